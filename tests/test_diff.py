@@ -381,9 +381,9 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     obj = "`workload/llama3-70b-pretrain-b200`"
     assert r.out.split("\n")[2].startswith("⚠️ ") and " (7 worse, 1 better);" in r.out
     assert "| object | metric | base | head | change | relative | direction |" in r.out
-    assert f"| {obj} | mfu | 59.86 % | 56.35 % | -3.51 points | -5.9 % | worse ▼ |" in r.out
-    assert f"| {obj} | memory\\_headroom | 0.67 GB | 97.48 GB | +96.81 GB | +14373.6 % | better ▲ |" in r.out
-    assert f"| {obj} | step\\_time | 2.928 s | 1.555 s | -1.373 s | -46.9 % | — |" in r.out   # per batch
+    assert f"| {obj} | mfu | 59.86 % | 55.81 % | -4.04 points | -6.8 % | worse ▼ |" in r.out
+    assert f"| {obj} | memory\\_headroom | 0.67 GB | 96.2 GB | +95.53 GB | +14183.1 % | better ▲ |" in r.out
+    assert f"| {obj} | step\\_time | 2.928 s | 1.57 s | -1.358 s | -46.4 % | — |" in r.out   # per batch
     _, doc = diff_json(base, head)
     mfu = metric(doc, "workload/llama3-70b-pretrain-b200", "mfu")
     assert (mfu["direction"], mfu["better"]) == ("worse", "higher")

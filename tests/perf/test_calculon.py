@@ -61,7 +61,7 @@ def test_side_by_side_with_calculon(side, capsys, monkeypatch):
     the two models on the same footing, without that cost; with it archgen is +21 % on Calculon's layout (+25 % before the fused gradient
     accumulation, `grad_accum_fusion`, of the nemo-2025 profile)."""
     hw, job, lay = side
-    import archgen.perf.train.training as T
+    import archgen.perf.train.tp_comm as T
     with_cost = float(estimate_training(hw, job, _layout(lay)).step_time)
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)
     theirs = estimate_training(hw, job, _layout(lay))

@@ -7,7 +7,7 @@ of them the switch moves off the critical path, from the mechanism the stack run
 
 * TP overlap: Transformer Engine's userbuffers (transformer_engine/pytorch/module/base.py `initialize_ub`,
   NVIDIA/TransformerEngine at d0067d0): `pipeline` reduce-scatters in 4 splits (the last one has no GEMM left),
-  `ring_exchange` in tp steps and `bulk` whole, each collective behind its own GEMM; see `perf.exposure.tp_exposed`.
+  `ring_exchange` in tp steps and `bulk` whole, each collective behind its own GEMM; see `perf.train.tp_comm`.
 * EP de-duplication: DeepEP/HybridEP send a token once per destination node (deepseek-ai/DeepEP README, "Normal
   kernels with NVLink and RDMA forwarding"); see `perf.exposure.expert_comm`.
 * DP parameter gather and gradient reduce-scatter: Megatron-core's bucketed overlap (megatron/core/distributed/
@@ -34,9 +34,9 @@ from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.buckets import mean_bucket
-from archgen.perf.train.exposure import tp_overlap_cost
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.training import estimate_training, layer_times, tp_gemms
+from archgen.perf.train.tp_comm import tp_gemms, tp_overlap_cost
+from archgen.perf.train.training import estimate_training, layer_times
 
 #: 64 MiB: 4,096 tokens x 8,192 hidden x 2 B (one micro-batch's activations, the TP all-reduce buffer).
 MIB = 2.0 ** 20
@@ -47,41 +47,54 @@ def _step(hw, job, layout):
 
 
 def test_tp_overlap_hides_each_collective_behind_its_own_gemm(h100):
-    """4 layers, h = 8192, TP 8 with SP, 4 micro-batches of 4,096 tokens, no PP, no DP.
+    """4 layers, h = 8192, TP 8 with SP, 4 micro-batches of 4,096 tokens, no PP, no DP, BF16.
 
-    Without overlap each layer sends per micro-batch two all-reduce equivalents forward (after attention and after
-    the MLP; with SP an all-gather plus a reduce-scatter, the same bytes) and two backward: 4 ar, ar the all-reduce
-    of T x h x 2 B = 64 MiB over 8 NVLink ranks; an all-gather or reduce-scatter of it takes ag = ar/2. With TE's
-    userbuffers (`exposure.tp_exposed`) each collective hides only behind its own GEMM:
+    Each TP pair of linear layers (QKV/projection, FC1/FC2) runs per micro-batch five collectives of
+    T x h x 2 B = 64 MiB over 8 NVLink ranks (`tp_comm`): forward the column-parallel input's all-gather (ag) and
+    the row-parallel output's reduce-scatter (rs); backward the output gradient's all-gather, the input's all-gather
+    again for the column-parallel wgrad and that layer's dgrad reduce-scatter.
+
+    Without overlap (TE's `Linear` at d0067d0, linear.py lines 992-999 and 1123-1133; Megatron-core layers.py at
+    d98e8a6, lines 666-712) the forward's two and the output gradient's gather block: 2 (ag + rs) + 2 ag; the
+    column-parallel backward's gather runs async beside its dgrad GEMM and its reduce-scatter beside its wgrad GEMM,
+    all four longer than their collective here (checked below): they hide, and take NCCL's 16 of the 132 SMs from
+    the GEMM for their time: 16/132 x 2 (ag + rs). With TE's userbuffers (`tp_comm.tp_exposed`) each collective
+    hides only behind its own GEMM:
 
     * the projection's and FC2's forward reduce-scatters run `pipeline` in 4 splits, the last split with no GEMM
-      left: ag/4 each shows, 2 x ag/4 = ar/4; and each of the 3 others shows where it outlasts the next quarter's
-      GEMM on the 116 SMs left: for the projection (T/4 x h x h/8) it does here, 3 (ag/4 - g(T/4, h, h/8)/keep);
+      left: rs/4 each shows; and each of the 3 others shows where it outlasts the next quarter's GEMM on the 116
+      SMs left: for the projection (T/4 x h x h/8) it does here, 3 (rs/4 - g(T/4, h, h/8)/keep);
     * the projection's dgrad gathers the output gradient `ring_exchange` in 8 steps of ag/7, each beside one
       512-row chunk of a GEMM only h/8 = 1,024 deep: 7 (ag/7 - g(T/8, h/8, h)) shows;
     * QKV's and FC1's ring all-gathers, FC2's dgrad ring and the `bulk` collectives beside the column-parallel
       dgrad/wgrad have GEMMs longer than their communication here (checked below) and hide.
 
-    The overlap costs the GEMMs their chunking and 16 SMs (`tp_overlap_cost`, derived by hand in
-    test_overlap_cost.py); the step moves by m x layers = 16 times the per-layer change.
+    The HBM the compute and the hidden collectives take together stays under its rate here (no contention). The
+    overlap costs the GEMMs their chunking and 16 SMs (`tp_overlap_cost`, derived by hand in test_overlap_cost.py);
+    the step moves by m x layers = 16 times the per-layer change.
     """
+    from archgen.perf.train import contention as C
     arch = Arch(layers=4, hidden=8192, heads=64, kv_heads=64, head_dim=128, ffn=32768, vocab=32768)
     layout = Layout(tp=8, pp=1, dp=1, micro_batch=1, sequence_parallel=True)
     plain, hidden = (_step(h100, Job(arch, 4096, 4, overlap_tp_comm=on), layout) for on in (False, True))
-    ar = float(collective_time(h100, "all_reduce", 4096 * 8192 * 2.0, 8, 8))
     assert 4096 * 8192 * 2.0 == 64 * MIB
-    ag, keep, T, h, f = ar / 2, 116 / 132, 4096.0, 8192.0, 32768.0
+    ag, rs, ar = (float(collective_time(h100, op, 64 * MIB, 8, 8)) for op in ("all_gather", "reduce_scatter",
+                                                                             "all_reduce"))
+    keep, T, h, f = 116 / 132, 4096.0, 8192.0, 32768.0
+    lt = layer_times(h100, Job(arch, 4096, 4), tp=8.0, mb=1.0, cp=1.0, ep=1.0, rc=0.0, sp=True)
+    assert float(lt.hbm + C.comm_share(h100, 2 * 64 * MIB * 7 / 8, ar)) < 1.0  # no HBM contention
     g = lambda m, n, k: float(K.gemm_time(h100, "bf16", m, n, k))  # noqa: E731
-    proj_f, proj_d = ag / 4 - g(T / 4, h, h / 8) / keep, ag / 7 - g(T / 8, h / 8, h)
+    assert max(ag, rs) < min(g(T, h, 3 * h / 8), g(h, 3 * h / 8, T), g(T, h, 2 * f / 8), g(h, 2 * f / 8, T)) * keep
+    proj_f, proj_d = rs / 4 - g(T / 4, h, h / 8) / keep, ag / 7 - g(T / 8, h / 8, h)
     assert proj_f > 0 and proj_d > 0  # the short projection GEMMs do not cover their pieces
-    assert ag / 4 < g(T / 4, h, f / 8) / keep and ag / 7 < g(T / 8, f / 8, h)  # FC2's do
+    assert rs / 4 < g(T / 4, h, f / 8) / keep and ag / 7 < g(T / 8, f / 8, h)  # FC2's do
     assert ag / 7 < g(T / 8, 3 * h / 8, h) and ag / 7 < g(T / 8, 2 * f / 8, h)  # QKV's and FC1's ring chunks do
-    assert ag < min(g(T, h, 3 * h / 8), g(h, 3 * h / 8, T), g(T, h, 2 * f / 8), g(h, 2 * f / 8, T)) * keep  # bulk
-    shown = ar / 4 + 3 * proj_f + 7 * proj_d
+    blocking = 2 * (ag + rs) + 2 * ag + 16 / 132 * 2 * (ag + rs)
+    shown = rs / 2 + 3 * proj_f + 7 * proj_d
     cost = float(tp_overlap_cost(h100, "bf16", 4096.0, 8.0, tp_gemms(arch, 8, 0.0), 1.0))
-    assert float(plain.tp_comm) == pytest.approx(16 * 4 * ar, rel=1e-12)
+    assert float(plain.tp_comm) == pytest.approx(16 * blocking, rel=1e-12)
     assert float(hidden.tp_comm) == pytest.approx(16 * (shown + cost), rel=1e-12)
-    assert float(plain.step_time - hidden.step_time) == pytest.approx(16 * (4 * ar - shown - cost), rel=1e-9)
+    assert float(plain.step_time - hidden.step_time) == pytest.approx(16 * (blocking - shown - cost), rel=1e-9)
     for part in ("compute", "dp_comm", "pp_comm", "optimizer", "bubble"):
         assert float(getattr(plain, part)) == pytest.approx(float(getattr(hidden, part)), rel=1e-12), part
 

@@ -43,7 +43,7 @@ def test_126_layers_on_pp16_v8_hold_the_embedding_and_the_loss_alone():
 
 def test_the_embedding_and_loss_stages_time_and_memory(h100):
     """Each rank class is timed on what it holds: rank 0 on 7 layers and the embedding, the middle ranks on 8 layers,
-    the last on 7 layers and the output layer with the loss; the busiest (a middle rank, 8 layers) sets the pace.
+    the last on 7 layers and the output layer with the loss; the busiest (a middle rank or the loss rank) sets the pace.
     Parameters by hand: rank 0 holds 7 layers and the vocab x h embedding, a middle rank 8 layers, tp 4 splits all."""
     job = Job(LLAMA405, 8192, 1536, "fp8")
     s = split(126, 16, 8)
@@ -55,10 +55,12 @@ def test_the_embedding_and_loss_stages_time_and_memory(h100):
     t = rk.t_rank - (s.layers * lt.total + s.embedding * lt.embed + s.loss * lt.logits)  # gradient accumulation
     # the accumulation is per parameter, so it follows the classes' parameters
     assert (t / p).tolist() == pytest.approx([float(t[1] / p[1])] * 3)
-    assert float(rk.t_max) == pytest.approx(float(rk.t_rank[1]))
+    assert float(rk.t_max) == pytest.approx(float(np.max(rk.t_rank)))
     assert float(rk.busiest) == 8.0
-    # the loss rank holds one fewer layer than a middle rank but the output layer: it is not the pace-setter here
-    assert float(rk.t_rank[2]) < float(rk.t_rank[1])
+    # the loss rank holds one fewer layer than a middle rank but the output layer, which takes about one layer's time
+    # here: the two within 0.1 % (the loss rank 0.02 % the slower since the TP collectives carry FP8 bytes, `tp_comm`)
+    assert float(rk.t_rank[2]) == pytest.approx(float(rk.t_rank[1]), rel=1e-3)
+    assert float(rk.t_rank[0]) < float(rk.t_rank[1])
     est = estimate_training(h100, job, Layout(4, 16, 4, 1, interleave=8, sequence_parallel=True))
     m = 1536 / 4
     assert float(est.compute) + float(est.tp_comm) == pytest.approx(m * float(rk.t_max), rel=1e-3)

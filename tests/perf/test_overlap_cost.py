@@ -21,7 +21,8 @@ import yaml
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.train.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept, tp_overlap_cost
+from archgen.perf.train.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
+from archgen.perf.train.tp_comm import tp_overlap_cost
 from archgen.scoring.scores import score_file
 
 DATA = Path(__file__).parent / "data"
@@ -57,13 +58,15 @@ def test_h100_tp_overlap_runs_and_the_cost_moves_them(monkeypatch):
     (`kernels.k_loop_efficiency`) brings them to +7.2 % and +11.1 %, and the loss charged as Transformer Engine's
     fused kernels move it (`cross_entropy` te, 10 B a logit where 36 B were charged) to +8.7 % and +11.1 %. Each TP
     collective hidden only behind its own GEMM (`exposure.tp_exposed`, issue 20 part 1) brings them to +7.3 % and
-    +8.2 %."""
+    +8.2 %; the all-gathers timed at the FP8 bytes TE's userbuffers carry, and each collective as its own operation
+    (`tp_comm`; an all-gather or reduce-scatter pays NCCL's latency of its own where half an all-reduce was
+    taken), to +8.7 % and +10.1 %."""
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml")}
     h100_rows = {k: e for k, e in errors.items() if k.startswith("nemo-h100-")}
     assert set(h100_rows) == {"nemo-h100-llama3-70b-fp8", "nemo-h100-llama31-405b-fp8"}
-    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.073, abs=0.01), h100_rows
-    assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.082, abs=0.01), h100_rows
-    import archgen.perf.train.training as T
+    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.087, abs=0.01), h100_rows
+    assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.101, abs=0.01), h100_rows
+    import archgen.perf.train.tp_comm as T
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)
     free = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml") if r.id in h100_rows}
     assert all(free[k] - e > 0.05 for k, e in h100_rows.items()), (free, h100_rows)
@@ -74,13 +77,14 @@ def test_megatron_bridge_405b_row_within_10_percent(accelerators):
     the shared modern file states it): +16.4 % before the cost of overlap was modelled, +4.7 % with it, +9.3 % since
     the fused gradient accumulation (`grad_accum_fusion`) took the per-micro-batch accumulation pass off, +6.4 %
     with the K loop's fixed cost per tile on Hopper (`kernels.k_loop_efficiency`), +3.4 % with each TP collective
-    hidden only behind its own GEMM (`exposure.tp_exposed`)."""
+    hidden only behind its own GEMM (`exposure.tp_exposed`), +5.3 % with the all-gathers at the FP8 bytes TE's
+    userbuffers carry and each collective timed as its own operation (`tp_comm`)."""
     from archgen.scoring.cases import predict, read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "nemo2606-h100-llama31-405b-fp8-1024gpu"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})
     got = predict(case, accelerators)["tokens_per_second"]
-    assert got / 333824 - 1 == pytest.approx(0.034, abs=0.01)
+    assert got / 333824 - 1 == pytest.approx(0.053, abs=0.01)
 
 
 def _modern_case(case_id: str, stack: str):
@@ -317,14 +321,14 @@ def test_ep_overlap_refuses_full_recomputation(h100):
 
 
 def test_tp_exposed_each_method_by_hand(h100):
-    """`exposure.tp_exposed` for one GEMM of each TE userbuffers method, from comm_gemm_overlap.cpp at d0067d0.
+    """`tp_comm.tp_exposed` for one GEMM of each TE userbuffers method, from comm_gemm_overlap.cpp at d0067d0.
 
     `ring_exchange` all-gather (`split_overlap_ag`, lines 1161-1192): tp - 1 sends of ag/(tp - 1), each beside one
     T/tp-row chunk's GEMM; `pipeline` reduce-scatter (`split_overlap_rs`, lines 611-715): 4 pieces of ag/4, the last
     with no GEMM left; `bulk` (lines 444-498): the whole collective beside the whole dgrad or wgrad GEMM, on the SMs
     its 16 leave. A GEMM long enough hides all but the pipeline's last piece; a short one shows its excess.
     """
-    from archgen.perf.train.exposure import tp_exposed
+    from archgen.perf.train.tp_comm import tp_exposed
     T, tp, ag, keep = 4096.0, 8.0, 4e-4, 116 / 132
     g = lambda m, n, k: float(K.gemm_time(h100, "bf16", m, n, k))  # noqa: E731
     big, small = (65536.0, 8192.0), (256.0, 1024.0)  # (n, k): a GEMM longer and one shorter than its collective
@@ -354,7 +358,7 @@ def test_tp_exposed_never_exceeds_the_collectives(h100):
 
     The no-overlap count (`training.layer_times`: 2 ag backward per pair) has no gather of the input for wgrad:
     it takes that as hidden behind the dgrad GEMM, as Megatron-core's own async all-gather would have it."""
-    from archgen.perf.train.exposure import tp_exposed
+    from archgen.perf.train.tp_comm import tp_exposed
     gemms = ((16.0, 16.0, "ring_exchange", 1.0), (16.0, 16.0, "pipeline", 1.0))  # tiny GEMMs: almost all shows
     for passes in (1.0, 2.0):
         got = float(tp_exposed(h100, "bf16", 4096.0, 8.0, gemms, passes, 1e-3))

@@ -16,12 +16,19 @@ DATA = Path(__file__).parent / "data"
 
 
 def test_overlap_hides_tp_communication_only(h100):
+    """The switch moves the TP communication (what shows, and the overlap's own GEMM cost, both in `tp_comm`) and
+    nothing else. GPT-3 175B at 2,048 tokens, TP 8, BF16: without userbuffers a layer exposes 0.91 ms of its TP
+    collectives (the column-parallel backward's two hide behind their GEMMs, `tp_comm.tp_sequence_parallel`); with
+    them 0.09 ms shows but the GEMMs' chunks and SM margin cost 0.92 ms (`tp_comm.tp_overlap_cost`), so the overlap
+    saves nothing here (tp_comm 3 % higher); under FP8 it saves."""
     from archgen.perf.hw.arch import Arch
     arch = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)
     lay = Layout(8, 8, 16, 1, 1, 1, 1, 0, True)
     plain = estimate_training(h100, Job(arch, 2048, 1536), lay)
     hidden = estimate_training(h100, Job(arch, 2048, 1536, overlap_tp_comm=True), lay)
-    assert float(hidden.tp_comm) < float(plain.tp_comm)
+    assert float(hidden.tp_comm) / float(plain.tp_comm) == pytest.approx(1.03, abs=0.01)
+    fp8 = [estimate_training(h100, Job(arch, 2048, 1536, "fp8", overlap_tp_comm=on), lay) for on in (False, True)]
+    assert float(fp8[1].tp_comm) < float(fp8[0].tp_comm)
     assert float(hidden.compute) == pytest.approx(float(plain.compute))
     for part in ("dp_comm", "pp_comm", "optimizer"):
         assert float(getattr(hidden, part)) == pytest.approx(float(getattr(plain, part)))

@@ -1,4 +1,4 @@
-"""Communication that overlap leaves exposed in a training step: TP (userbuffers), EP (all-to-all) and DP.
+"""Communication that overlap leaves exposed in a training step: EP (all-to-all), CP and DP; TP in `tp_comm`.
 
 Each function takes the collective times of `collectives` and the compute windows they can hide behind, and
 returns the time that stays on the critical path; arrays broadcast as in `training.estimate_training`.
@@ -10,7 +10,7 @@ multiprocessors (SMs) for its whole run, and the compute beside it runs on the r
   TransformerEngine at d0067d0, lines 349-390): the `pipeline` and `bulk` methods run their communication on
   `num_sm` 16 SMs with `set_sm_margin`, so their GEMMs are launched on the others; `ring_exchange` copies with the
   copy engines (`use_ce`, `num_sm` 1, no margin) but splits its GEMM into `tp` chunks, and `pipeline` into
-  `num_splits` 4 (`tp_overlap_cost`).
+  `num_splits` 4 (`tp_comm.tp_overlap_cost`).
 * NCCL's collectives run one CTA per channel on an SM each; NVIDIA's MLPerf NeMo configurations pin their
   communicators to `NCCL_MIN_CTAS=16` (mlcommons/training_results_v5.1 NVIDIA/benchmarks/llama31_8b/
   implementations/nemo/config_common.sh), `NCCL_CTAS` here, so DP communication that overlaps the backward or
@@ -25,8 +25,6 @@ import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
 from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
-from archgen.perf.hw import kernels as K
-from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
@@ -80,47 +78,6 @@ def sm_kept(hw: Hardware, sms):
         return where(n > sms, (n - sms) / where(n > 0, n, 1.0), 1.0)
 
 
-def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
-    """Extra GEMM time of one layer (every forward pass and the backward) under TE's default userbuffers overlap.
-
-    `gemms` holds (n, k, forward method, share of the layers) of each TP-split linear layer as `_layer_forward`
-    times it, with M = T:
-    QKV and FC1 gather their input with `ring_exchange` (tp chunks of T/tp rows), the projection and FC2
-    reduce-scatter their output with `pipeline` (4 chunks of T/4 rows, on the SMs `pipeline` leaves). In the
-    backward the row-parallel layers' dgrads gather the output gradient with `ring_exchange`; the column-parallel
-    layers' dgrad and wgrad run beside a `bulk` all-gather and reduce-scatter on the SMs `bulk` leaves; the
-    row-parallel wgrads overlap nothing. Each chunk takes the GEMM size ramp of its own rows (`kernels.gemm_time`).
-    """
-    keep = sm_kept(hw, UB_COMM_SMS)
-    g = K.gemm_time
-    fwd = bwd = 0.0
-    for n, k, method, share in gemms:
-        whole_f, dgrad, wgrad = g(hw, dtype, T, n, k), g(hw, dtype, T, k, n), g(hw, dtype, k, n, T)
-        if method == "ring_exchange":  # column-parallel: QKV, FC1
-            fwd = fwd + share * (tp * g(hw, dtype, T / tp, n, k) - whole_f)
-            bwd = bwd + share * (dgrad + wgrad) * (1.0 / keep - 1.0)
-        else:  # row-parallel: projection, FC2
-            fwd = fwd + share * (PIPELINE_SPLITS * g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep - whole_f)
-            bwd = bwd + share * (tp * g(hw, dtype, T / tp, k, n) - dgrad)
-    return passes * fwd + bwd
-
-
-def tp_gemms(a: Arch, tp, moe_share):
-    """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
-
-    See `exposure.tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of
-    the layers (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
-    """
-    q = a.heads * a.head_dim
-    out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
-           (a.hidden, q / tp, "pipeline", 1.0)]
-    if moe_share < 1.0:
-        dense = 1.0 - moe_share
-        out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
-                                                                                    dense)]
-    return tuple(out)
-
-
 def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
     """Exposed context-parallel communication of one layer per micro-batch, `kv_size` bytes of K and V on a rank.
 
@@ -135,49 +92,6 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
     x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
     return where(cp > 1, maximum(0.0, 3.0 * cp_t - attention * 3.5) + x_cp * minimum(3.0 * cp_t, attention * 3.5),
                  0.0)
-
-
-def tp_exposed(hw: Hardware, dtype: str, T, tp, gemms, passes, ag):
-    """TP communication left exposed by Transformer Engine's userbuffers overlap, per layer, each collective's own GEMM.
-
-    Each collective hides behind the GEMM it is paired with, not behind the layer's GEMMs in aggregate (issue 20
-    part 1). `gemms` as `tp_gemms` gives them; `ag` the time of one all-gather (or reduce-scatter) of the T x h
-    activation over the tp ranks. TE's default methods (transformer_engine/pytorch/module/base.py `initialize_ub` at
-    d0067d0, lines 350-360; `num_splits` tp for `ring_exchange` and 4 otherwise, line 387) and what each leaves
-    exposed (transformer_engine/common/comm_gemm_overlap/comm_gemm_overlap.cpp at d0067d0):
-
-    * `ring_exchange` all-gather (QKV and FC1 forward, the projection's and FC2's dgrad): tp chunks of T/tp rows;
-      chunk i's GEMM runs while chunk i is sent to the next rank, and GEMM i+1 waits for it (`split_overlap_ag`,
-      lines 1161-1192). So tp - 1 sends of ag/(tp - 1) each, and each shows only beyond its chunk's GEMM:
-      (tp - 1) max(0, ag/(tp - 1) - gemm(T/tp)).
-    * `pipeline` reduce-scatter (the projection's and FC2's forward): 4 chunks of T/4 rows on the SMs the kernel
-      leaves (`set_sm_margin`); chunk i's reduce-scatter runs beside GEMM i+1, and the last chunk's has no GEMM left
-      ("Last communication chunk with max SM", `split_overlap_rs`, lines 611-715): ag/4 + 3 max(0, ag/4 - gemm(T/4)).
-    * `bulk` (QKV's and FC1's backward): the input's all-gather (for wgrad) beside the dgrad GEMM and the dgrad
-      output's reduce-scatter beside the wgrad GEMM, each whole (`bulk_overlap`, lines 444-498): max(0, ag - dgrad)
-      and max(0, ag - wgrad), the GEMMs on the SMs the kernel leaves.
-    * The projection's and FC2's wgrad (`external`) reuse the output gradient their dgrad gathered: no collective.
-
-    Every forward pass (`passes`: the forward and a full recompute) pays the forward terms. The chunking and the SM
-    margin's own cost to the GEMMs is `tp_overlap_cost`; the buffers are timed at `ag`'s 16-bit bytes although TE
-    keeps its all-gather buffers in FP8 under an FP8 recipe (`fp8_buf`, base.py line 394), so under FP8 the
-    all-gathers here are an upper bound.
-    """
-    keep = sm_kept(hw, UB_COMM_SMS)
-    g = K.gemm_time
-    step = ag / maximum(tp - 1.0, 1.0)  # one ring step: a T/tp chunk to the next rank
-    piece = ag / PIPELINE_SPLITS
-    fwd = bwd = 0.0
-    for n, k, method, share in gemms:
-        if method == "ring_exchange":  # column-parallel: QKV, FC1
-            fwd = fwd + share * (tp - 1.0) * maximum(step - g(hw, dtype, T / tp, n, k), 0.0)
-            bwd = bwd + share * (maximum(ag - g(hw, dtype, T, k, n) / keep, 0.0)
-                                 + maximum(ag - g(hw, dtype, k, n, T) / keep, 0.0))
-        else:  # row-parallel: projection, FC2
-            fwd = fwd + share * (piece + (PIPELINE_SPLITS - 1.0) * maximum(
-                piece - g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep, 0.0))
-            bwd = bwd + share * (tp - 1.0) * maximum(step - g(hw, dtype, T / tp, k, n), 0.0)
-    return passes * fwd + bwd
 
 
 #: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core

@@ -36,8 +36,9 @@ from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
+from archgen.perf.train import tp_comm as TPC
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
-from archgen.perf.train.exposure import dp_exposure, expert_comm, tp_exposed, tp_gemms, tp_overlap_cost
+from archgen.perf.train.exposure import dp_exposure, expert_comm
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.loss import loss_time
 from archgen.perf.train.pipeline_split import split
@@ -208,16 +209,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
 
-    # Tensor-parallel collectives: 2 per layer forward (all-reduce, or all-gather + reduce-scatter with SP).
-    ar = collective_time(hw, "all_reduce", T * a.hidden * ACT_BYTES, tp, members_per_domain(hw, tp, 1))
+    # Tensor-parallel collectives: what each carries and what stays exposed (`tp_comm.tp_layer`).
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
-    tp_layer = 2.0 * (passes + 1.0) * ar
-    if job.overlap_tp_comm:  # chunked GEMMs hide most of it (TE userbuffers); see `tp_exposed`
-        shown = tp_exposed(hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes, ar / 2.0)
-        x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-        tp_layer = shown + x_tp * (tp_layer - shown) + tp_overlap_cost(  # the HBM beside what hides
-            hw, job.precision, T, tp, tp_gemms(a, tp, moe_share), passes)
-    tp_layer = where(tp > 1, tp_layer, 0.0)
+    tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
 
     # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
     kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
