@@ -212,7 +212,9 @@ REGISTRY: tuple[Metric, ...] = (
            "second over the accelerators used (idle ones count).", _E, _T + _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
            "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
-    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica.", _EI, _I, True),
+    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
+           "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
+           "`batch`.", _EI, _I, True),
     Metric("workload", "tflops_per_gpu", "FLOPS", "TFLOPS", 0, "Model TFLOP/s per accelerator", "Model FLOPs "
            "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
     Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "

@@ -33,7 +33,8 @@ class ServingRun:
         requests: Requests measured.
         iterations: Forward passes run.
         max_running: The most requests in flight at once (capped by the KV cache).
-        mean_running: Time-weighted mean of the requests decoding.
+        mean_running: Requests in flight: a stable open loop's arrival rate x mean latency (Little's law), else the
+            time-weighted mean of the requests decoding over the busy time.
         stable: False when an open loop's arrivals outrun the replica (the queue grows for the whole run).
         notes: What the run could not honour or does not model.
     """

@@ -139,9 +139,11 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
                     else "one decode step with `batch` sequences in flight per replica",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
-                           "time-weighted mean of the requests decoding per replica (at most the KV cache's "
-                           f"capacity, or `batch`), Poisson arrivals at {rate:.4g} requests/s per replica"
-                           if run is not None else
+                           "requests in flight per replica (queued, prefilling or decoding) by Little's law, the "
+                           f"Poisson arrivals' {rate:.4g} requests/s per replica x the mean request latency"
+                           if run is not None and run.stable else
+                           "requests decoding per replica, time-weighted over the full replica's busy time (at "
+                           "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
                            "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
