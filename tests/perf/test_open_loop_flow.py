@@ -57,3 +57,18 @@ def test_open_loop_concurrency_is_littles_law(tmp_path):
     latency = value(doc, "ttft") + 127 * value(doc, "tpot")
     assert value(doc, "concurrency") == pytest.approx(1.0 * latency, rel=1e-9)
     assert value(doc, "concurrency") < 1.0
+
+
+def test_a_run_breakdown_adds_up_to_its_tokens_per_second(tmp_path):
+    """The breakdown is the replica's time per request, output_len / tokens/s per replica, split as the run spent
+    it (prompts, decodes, and waiting for arrivals). Before, decode was 128 x TPOT / max_batch 3,699 where about 45
+    are in flight: 30.67 ms + 0.593 ms, 4,094 tokens/s per replica where the run served 2,560 (2,361 before the rate
+    was read as arrivals x output_len)."""
+    for rate in (8, 160):
+        doc = estimate(tmp_path, rate)
+        parts = doc["breakdown"]
+        assert set(parts) <= {"prefill_per_request", "decode_per_request", "idle_per_request"}
+        per_replica = value(doc, "tokens_per_second") / 8
+        assert sum(p["value"] for p in parts.values()) == pytest.approx(128 / per_replica, rel=1e-9)
+        assert all(p["value"] > 0 for p in parts.values())
+    assert "idle_per_request" in estimate(tmp_path, 8)["breakdown"]  # 1 request/s per replica of 0.79 s latency

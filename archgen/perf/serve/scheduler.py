@@ -50,7 +50,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.run import ServingRun, Stats, overrun
+from archgen.perf.serve.run import ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
@@ -177,6 +177,8 @@ class _Trace:
     iterations: int
     max_running: int
     mean_running: float
+    busy: float
+    prompt_busy: float
 
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
@@ -213,6 +215,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     joined = np.zeros(n_req, dtype=np.int64)  # `steps` when each sequence started decoding (never decreasing)
     joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
+    prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
     while nxt < n_req or lo < nxt:
         # admit what has arrived and fits
         while nxt < released and ready[nxt] <= now and nxt - lo < cap:
@@ -240,8 +243,10 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + sum(c for _, _, c in chunks)
             done = sum(o + c == inp for _, o, c in chunks)  # prompts finished: the first `done` chunks
-            dt = p.rest(n_tok, stepping + done) + p.dec_unit * tot * bool(stepping) \
-                + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
+            rest = p.rest(n_tok, stepping + done)
+            prompts = sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
+            dt = rest + p.dec_unit * tot * bool(stepping) + prompts
+            prompt_time += rest * (n_tok - stepping) / n_tok + prompts
             now += dt
             it += 1
             busy_time += dt
@@ -264,7 +269,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             more = min(gone, n_req - released)
             arrivals[released:released + more] = now
             released += more
-    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0)
+    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
+                  busy_time, prompt_time)
 
 
 def _prompts(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
@@ -319,7 +325,7 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
         offered = (n_req - 1) / float(arrivals[-1] - arrivals[0])
         # requests per second the replica serves: output tokens made in the measured window over its length, or
         # requests over the whole run, its drain included, without a window
-        served = _produced(first, finish, out, start, end) / out / (end - start) if warm and end > start \
+        served = tokens_made(first, finish, out, start, end) / out / (end - start) if warm and end > start \
             else n_req / float(np.nanmax(finish) - arrivals[0])
         # an open loop outrunning the replica: requests complete markedly slower than they arrive
         if served < 0.9 * offered:
@@ -331,24 +337,9 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
             # Little's law, the arrival rate x the mean request latency in flight (queued, prefilling or decoding)
             tps = offered * out
             running = offered * float(np.mean(latency))
+    busy = t.busy / float(np.nanmax(finish) - arrivals[0]) if t.busy else 0.0
     return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), t.iterations, t.max_running,
-                      running, stable, notes)
-
-
-def _produced(first: np.ndarray, finish: np.ndarray, out: int, start: float, end: float) -> float:
-    """Output tokens the requests make within [start, end]: the first at `first`, the other out - 1 evenly to `finish`.
-
-    Counting tokens, not finished requests, keeps the requests in flight at the window's edges from biasing the
-    rate: a window of ten latencies that counts finishes misses up to one latency's worth of them (-7.8 % at
-    20 requests/s per replica of Llama 3.1 70B on a DGX B200, 2,048 + 128 tokens).
-    """
-    made = float(np.sum((first >= start) & (first <= end)))
-    if out > 1:
-        inside = np.clip(np.minimum(finish, end) - np.maximum(first, start), 0.0, None)
-        length = finish - first
-        made += (out - 1) * float(np.sum(np.divide(inside, length, out=np.zeros_like(inside), where=length > 0)))
-    return made
-
+                      running, stable, notes, min(busy, 1.0), t.prompt_busy / t.busy if t.busy else 0.0)
 
 
 def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_tokens: int) -> float:
