@@ -276,7 +276,7 @@ REGISTRY: tuple[Metric, ...] = (
            "idle nodes as hot spares; a training job's range (`_low`, `_high`) runs from goodput_high to _low, the "
            "high end adding the hot spares goodput rests on.", _COST, _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
-           "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
+           "10⁶.", _COST, _T + _I, minimise=True),
     Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "
            "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "

@@ -155,8 +155,14 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)"}
+    limits = {}
+    if run is not None and not closed and run.stable and inf.arrival_rate is not None:
+        flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
+        why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
+               "raise arrival_rate to ask for more")
+        limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
-                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span)
+                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits)
 
 
 def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) -> dict[str, Q_]:
