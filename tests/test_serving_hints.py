@@ -60,3 +60,19 @@ def test_a_sweep_takes_cost_per_million_tokens_for_a_serving_job(tmp_path):
     header, *rows = (tmp_path / "out" / "l70-hints-sweep" / "points.csv").read_text(encoding="utf-8").splitlines()
     col = header.split(",").index("Cost per million tokens (USD)")
     assert len(rows) == 2 and all(float(r.split(",")[col]) > 0 for r in rows)
+
+
+def test_overrun_and_missed_sweep_points_say_why_they_are_not_feasible(tmp_path):
+    """At 160 requests/s, 16 and 32 accelerators (2 and 4 replicas) cannot keep up: before, Status "ok", Feasible
+    "yes", no reason. A point that misses a SHALL target had an empty Reason too."""
+    (tmp_path / "w.yaml").write_text(WORKLOAD.format(rate=160).replace("10000", "20000"), encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SWEEP.replace("[32, 64]", "[16, 64]"), encoding="utf-8")
+    got = run_cli("sweep", tmp_path / "s.yaml", "--path", SPECS, "--path", tmp_path, "--out", tmp_path / "out",
+                  "--formats", "csv")
+    header, *rows = (tmp_path / "out" / "l70-hints-sweep" / "points.csv").read_text(encoding="utf-8").splitlines()
+    assert got.code == 0 and len(rows) == 2, got.out + got.err
+    cols = header.split(",")
+    small, full = (dict(zip(cols, r.split(",", len(cols) - 1), strict=True)) for r in rows)
+    assert small["Feasible"] == "no" and small["Reason"].startswith("arrivals outrun the replicas")
+    assert "REQ-HINT-001 (SHALL) not met" in small["Reason"]
+    assert full["Feasible"] == "yes" and full["Reason"] == ""  # 64: 20,480 tokens/s, as they arrive
