@@ -292,7 +292,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
            "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
            "upper bound; without the PUE (the hall's energy per token is this x its `cost.energy.pue`) and not at "
-           "the typical draw `energy_cost_per_year` takes.", _S,
+           "the typical draw `energy_cost_per_year` takes. A serving job under an arrival rate is charged that draw "
+           "at any load (no source gives draw against load), so its figure falls as 1 / rate until the replicas "
+           "saturate: read it as the cost of the capacity held, not of the work done.", _S,
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
