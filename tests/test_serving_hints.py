@@ -76,3 +76,16 @@ def test_overrun_and_missed_sweep_points_say_why_they_are_not_feasible(tmp_path)
     assert small["Feasible"] == "no" and small["Reason"].startswith("arrivals outrun the replicas")
     assert "REQ-HINT-001 (SHALL) not met" in small["Reason"]
     assert full["Feasible"] == "yes" and full["Reason"] == ""  # 64: 20,480 tokens/s, as they arrive
+
+
+def test_replicas_is_a_sweep_axis(tmp_path):
+    """newuser19 had to sweep `accelerators` to vary the replicas; `replicas` is an inference axis, and more than
+    the accelerators hold is an invalid point with its reason."""
+    (tmp_path / "w.yaml").write_text(WORKLOAD.format(rate=160), encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(SWEEP.replace("accelerators: [32, 64]", "replicas: [8, 9]"), encoding="utf-8")
+    got = run_cli("sweep", tmp_path / "s.yaml", "--path", SPECS, "--path", tmp_path, "--out", tmp_path / "out",
+                  "--formats", "csv")
+    assert got.code == 0, got.out + got.err
+    _, eight, nine = (tmp_path / "out" / "l70-hints-sweep" / "points.csv").read_text(encoding="utf-8").splitlines()
+    assert "replicas 8" in eight and ",ok,yes," in eight
+    assert ",invalid,no," in nine and nine.endswith(",tp x replicas = 72 exceeds the 64 accelerators")
