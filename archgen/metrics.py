@@ -227,7 +227,9 @@ REGISTRY: tuple[Metric, ...] = (
            "second over the accelerators used (idle ones count).", _E, _T + _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
            "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
-    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica.", _EI, _I, True),
+    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
+           "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
+           "`batch`.", _EI, _I, True),
     Metric("workload", "tflops_per_gpu", "FLOPS", "TFLOPS", 0, "Model TFLOP/s per accelerator", "Model FLOPs "
            "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
     Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "
@@ -289,7 +291,7 @@ REGISTRY: tuple[Metric, ...] = (
            "idle nodes as hot spares; a training job's range (`_low`, `_high`) runs from goodput_high to _low, the "
            "high end adding the hot spares goodput rests on.", _COST, _T + _I, minimise=True),
     Metric("workload", "cost_per_million_tokens", "USD", "USD", 2, "Cost per million tokens", "Cost per token × "
-           "10⁶.", _COST, _T + _I, sweep=False, minimise=True),
+           "10⁶.", _COST, _T + _I, minimise=True),
     Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "
            "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
@@ -305,7 +307,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
            "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
            "upper bound; without the PUE (the hall's energy per token is this x its `cost.energy.pue`) and not at "
-           "the typical draw `energy_cost_per_year` takes.", _S,
+           "the typical draw `energy_cost_per_year` takes. A serving job under an arrival rate is charged that draw "
+           "at any load (no source gives draw against load), so its figure falls as 1 / rate until the replicas "
+           "saturate: read it as the cost of the capacity held, not of the work done.", _S,
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "

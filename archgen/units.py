@@ -91,8 +91,23 @@ COMMON_UNITS = (
 _NAME = re.compile(r"[^\W\d][\w°µΩ]*")
 
 
+#: What a rate counts, written as if it were a unit ('tokens/s', 'req/s'): a count is a number, so such a rate is
+#: '1/s' (what archgen prints as tokens/s or requests/s); "did you mean" offers the expression with each word as 1.
+_COUNTS = re.compile(r"(?<!\w)(?:tokens?|requests?|reqs?|quer(?:y|ies)|samples?|sequences?|seqs?)(?!\w)",
+                     re.IGNORECASE)
+
+
 def suggest_unit(text: str) -> str:
-    """'did you mean ...?' for a unit expression with unknown names: 'kw' → 'kW', 'btu/hr' → 'BTU/hr'; else ""."""
+    """'did you mean ...?' for a unit expression with unknown names: 'kw' → 'kW', 'btu/hr' → 'BTU/hr'; else "".
+
+    A count written as a unit becomes 1: 'tokens/s' and 'req/s' → '1/s'.
+    """
+    counted = _COUNTS.sub("1", text).replace(" ", "")
+    if counted == "1":
+        return "tokens and requests are counts, not units: write the number alone"
+    if counted != text.replace(" ", "") and _known(counted):
+        return (f"did you mean '{counted}'? (tokens and requests are counts, not units: their rates are written per "
+                "time, e.g. '1/s', which archgen prints as tokens/s)")
     options = [""]
     pos = 0
     for m in _NAME.finditer(text):

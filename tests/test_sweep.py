@@ -285,7 +285,7 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
     for w in shipped.workloads.values():
         est = w.estimate
         produced = {m for m in est.metrics if m in performance} | {"power", "accelerators"} | (
-            {"energy_per_token", "cost_per_token"} if est.kind != "collective" else set()) | (
+            {"energy_per_token", "cost_per_token", "cost_per_million_tokens"} if est.kind != "collective" else set()) | (
             {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "goodput_tokens_per_second_low",
              "goodput_tokens_per_second_high", "cost_per_token_low", "cost_per_token_high"} if est.kind == "training"
             else set()) | (

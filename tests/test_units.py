@@ -182,3 +182,18 @@ def test_relative_change_is_over_the_magnitude_of_the_base():
     assert relative_change(Q_(-10, "GB"), Q_(-5, "GB")) == 0.5  # a negative headroom that shrinks improves
     assert relative_change(Q_(0, "GB"), Q_(1, "GB")) is None
     assert relative_change(Q_(1, "GB"), Q_(1, "s")) is None
+
+
+@pytest.mark.parametrize(("unit", "hint"), [
+    ("tokens/s", "did you mean '1/s'?"), ("req/s", "did you mean '1/s'?"), ("requests/s", "did you mean '1/s'?"),
+    ("requests/min", "did you mean '1/min'?"), ("tokens", "tokens and requests are counts, not units"),
+])
+def test_a_count_written_as_a_unit_is_pointed_to_1_per_s(unit, hint):
+    """newuser19: `target: ">= 10 tokens/s"` (the unit every output prints) and `arrival_rate: 40 req/s` said
+    "unknown unit" with no hint. Tokens and requests are counts, not units (no registry entry: 'tokens/s' accepted as
+    '1/s' would also accept '40 tokens/s' as an arrival rate), so the hint names the rate in the one registry."""
+    with pytest.raises(ValidationError) as err:
+        M(p=f"10 {unit}")
+    e = err.value.errors()[0]
+    assert e["msg"] == f"unknown unit '{unit}'"
+    assert e["ctx"]["hint"].startswith(hint)

@@ -107,9 +107,10 @@ def not_met(j: Judgement) -> Violation:
     """The finding of a requirement judged not met (REQ001; PERF001 for a workload's own): value against target."""
     b, value = j.bound, j.outcome.value
     assert value is not None  # not met: judged on a value
+    why = f"; {j.outcome.note}" if j.outcome.note else ""  # what sets a value no design change moves
     return Violation(b.subject, b.owner, b.path + ("target",),
                      f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, value, b.subject)}, "
-                     f"target {b.req.target}", value, b.req.target.limit, b.req.id, miss_severity(b.req.level))
+                     f"target {b.req.target}{why}", value, b.req.target.limit, b.req.id, miss_severity(b.req.level))
 
 
 @check("REQ002", "requirements.metric")

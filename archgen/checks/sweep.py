@@ -47,17 +47,18 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
             out.append((("requirements", i, "id"), f"sweep '{sweep.id}': requirement id '{r.id}' is also a "
                                                    f"requirement of {whose} (at {other}); give the sweep's "
                                                    "requirement its own id"))
+    has = f"{a_or_an(job)} job has {', '.join(JOB_METRICS[job])}"
     for i, o in enumerate(sweep.objectives):
         if o.metric not in JOB_METRICS[job]:
             out.append((("objectives", i, "metric"), f"sweep '{sweep.id}': objective '{o.metric}' is not a metric "
-                                                     f"of a {job} job (workload '{workload.id}'), so no point would "
-                                                     f"have it; a {job} job has {', '.join(JOB_METRICS[job])}"))
+                                                     f"of {a_or_an(job)} job (workload '{workload.id}'), so no point "
+                                                     f"would have it; {has}"))
     for i, r in enumerate(sweep.requirements):
         if r.metric not in JOB_METRICS[job]:
             out.append((("requirements", i, "metric"), f"sweep '{sweep.id}': requirement {r.id} targets "
-                                                       f"'{r.metric}', which a {job} job does not have (workload "
-                                                       f"'{workload.id}'), so no point would be judged on it; a "
-                                                       f"{job} job has {', '.join(JOB_METRICS[job])}"))
+                                                       f"'{r.metric}', which {a_or_an(job)} job does not have "
+                                                       f"(workload '{workload.id}'), so no point would be judged on "
+                                                       f"it; {has}"))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)

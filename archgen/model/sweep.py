@@ -123,6 +123,9 @@ class Axes(Spec):
                                                                                                 "(inference).")
     output_len: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Generated tokens "
                                                                                                  "(inference).")
+    replicas: list[Annotated[int, Field(gt=0)]] | None = Field(
+        None, min_length=1, description="Serving replicas (inference; default all accelerators / tp); tp x replicas "
+                                        "beyond the accelerators is an invalid point.")
     arrival_rate: list[RequestRate] | None = Field(
         None, min_length=1, description="Requests per second arriving at the whole workload (inference, server "
                                         "scenario), e.g. ['10 1/s', '20 1/s']: the load at which TTFT and TPOT p99 "
@@ -181,7 +184,7 @@ class Axes(Spec):
 JOB_AXES = {
     "training": ("precision", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "global_batch",
                  "seq_len"),
-    "inference": ("precision", "tp", "batch", "input_len", "output_len", "arrival_rate"),
+    "inference": ("precision", "tp", "replicas", "batch", "input_len", "output_len", "arrival_rate"),
 }
 #: Axes that change the hardware the model runs on.
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",

@@ -208,20 +208,20 @@ def best_section(result: Result) -> Section:
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 
-#: How the table of points by reason shows a point that fits but is not feasible for a SHALL requirement not provided.
-NOT_JUDGED = "fits, a SHALL not provided"
+#: How the points-by-reason table shows a point that fits but is not feasible (`perf.explore.points.feasibility`).
+NOT_JUDGED = "fits, not feasible"
 
 
 def not_run_section(result: Result) -> Section:
-    """Why points could not run, do not fit, or fit with a SHALL requirement not provided, grouped by reason."""
+    """Why points could not run, do not fit, or fit and are not feasible, grouped by reason."""
     reasons = tally(result).reasons
-    section = Section("not-run", "Points that could not run, do not fit or miss a SHALL figure")
+    section = Section("not-run", "Points that could not run, do not fit or are not feasible")
     if not reasons:
-        return section.add(Para("Every point runs, fits and provides the figure of every SHALL requirement."))
+        return section.add(Para("Every point runs, fits and is feasible."))
     rows = tuple((NOT_JUDGED if status == "ok" else status, reason, n)
                  for (status, reason), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
-    return section.add(Table("not-run", "Points by reason (a point that fits is not feasible where a SHALL "
-                                        "requirement is not provided, as archgen check makes it an error)",
+    return section.add(Table("not-run", "Points by reason (a point that fits is not feasible where a SHALL is not "
+                                        "met or not provided, or where its arrivals outrun its replicas)",
                              (Column("Status"), Column("Reason"), Column("Points", align="right")), rows))
 
 

@@ -249,7 +249,7 @@ def test_an_open_loop_is_measured_in_its_steady_state(accelerators):
 
 def test_mlperf_server_and_offline_rows_are_scored():
     """The file's MLPerf v4.1 Llama 2 70B rows. NVIDIA, TensorRT-LLM on 8 x H100 (TP2 x 4) and 8 x H200 (TP1 x 8),
-    FP8: Server tokens/s within 10 % (a replica that keeps up serves what arrives); Server TTFT and TPOT 40-90 %
+    FP8: Server tokens/s within 10 % (a replica that keeps up serves what arrives, its arrival rate x output_len); Server TTFT and TPOT 40-90 %
     low: the model's replica is about 15 % faster at a batch of ~850 than the logs show (the Offline rows of the
     same systems, +15 % and +13 %; +18 % and +16 % before the FFN activation's bytes were charged, issue 20), and an
     open loop close to its capacity turns that into far fewer requests in
@@ -269,7 +269,9 @@ def test_mlperf_server_and_offline_rows_are_scored():
     for (scenario, system, metric), e in errors.items():
         amd = system == "8xmi300x"
         if metric == "tokens_per_second" and scenario == "server":
-            assert -0.10 <= e <= (0.10 if amd else 0.0), (system, e)  # AMD's groups: +-5 % over seeds
+            # a replica that keeps up serves the arrival rate x output_len (flow conservation): the logs' tokens/s
+            # lie within 10 % of their own offered rate (the H100 row 0.8 % under it)
+            assert -0.10 <= e <= 0.10, (system, e)
         elif metric == "tokens_per_second":
             assert 0.40 <= e <= 0.55 if amd else 0.10 <= e <= 0.20, (system, e)
         elif amd and metric.startswith("ttft"):

@@ -167,24 +167,30 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     return f"target {requirement.target} does not have the dimension of {metric}"
 
 
+OVERRUN = ("arrivals outrun the replicas: the queue grows for the whole run and TTFT has no upper bound (MLPerf "
+           "judges such a Server run INVALID)")   # why an open-loop serving point is not feasible (`feasibility`)
+
+
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
                 loose: set[str] | dict[str, Any], priced: str = "") -> tuple[bool, str]:
-    """Whether a point is feasible, and why not where a SHALL requirement is not provided: `check`'s rule.
+    """Whether a point is feasible, and why not: `check`'s rule.
 
-    Feasible: it fits and no requirement fails at its level (`model.requirements.fails`, the rule `check`'s REQ001
-    and REQ002 and `diff` and `gap` apply): a SHALL not met or not provided is a miss, as it is an error in `check`;
-    a SHOULD or MAY one is reported, not enforced. The reason names each SHALL not provided and why (`unprovided`);
-    "" where the point does not fit (its reason is the misfit) or none is missing. `loose` holds the ids of the
-    requirements met at one end only of an unknown blocking time (`derived.unsettled_at`).
+    Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
+    and gap apply it: a SHALL not met or not provided is a miss; a SHOULD or MAY one is reported, not enforced), and
+    an open-loop serving point's arrivals do not outrun its replicas (`OVERRUN`). The reason names the overrun, each
+    SHALL not provided and why (`unprovided`) and each SHALL not met; "" where the point does not fit (its reason is
+    the misfit). `loose`: ids of requirements met at one end only of an unknown blocking time (`unsettled_at`).
     """
     if not fits:
         return False, ""
     status = {r.id: Status.NOT_PROVIDED if met.get(r.id) is None else Status.MET if met[r.id] else Status.NOT_MET
               for r in requirements(problem)}
     missed = [r for r in requirements(problem) if fails(r.level, status[r.id])]
-    why = "; ".join(f"{r.id} ({r.level.upper()}) not provided: {unprovided(r, metrics, loose, priced)}"
-                    for r in missed if status[r.id] is Status.NOT_PROVIDED)
-    return not missed, why
+    overrun = math.isinf(metrics.get("ttft", 0.0))
+    why = [OVERRUN] * overrun + [
+        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced)}"
+                                         if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
+    return not missed and not overrun, "; ".join(why)
 
 
 def _job(workload: Workload, values: dict[str, Any]) -> Workload:

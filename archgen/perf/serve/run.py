@@ -33,9 +33,14 @@ class ServingRun:
         requests: Requests measured.
         iterations: Forward passes run.
         max_running: The most requests in flight at once (capped by the KV cache).
-        mean_running: Time-weighted mean of the requests decoding.
+        mean_running: Requests in flight: a stable open loop's arrival rate x mean latency (Little's law), else the
+            time-weighted mean of the requests decoding over the busy time.
         stable: False when an open loop's arrivals outrun the replica (the queue grows for the whole run).
         notes: What the run could not honour or does not model.
+        busy: Fraction of the run (first arrival to last finish) the replica spends in iterations.
+        prompt_share: Fraction of that busy time spent on prompts: each iteration's pass split by its tokens
+            (prompt chunks against decodes, the Vidur / Sarathi-Serve view of a hybrid batch), plus the prompts'
+            own attention.
     """
 
     ttft: Stats
@@ -47,6 +52,8 @@ class ServingRun:
     mean_running: float
     stable: bool = True
     notes: tuple[str, ...] = field(default=())
+    busy: float = 1.0
+    prompt_share: float = 0.0
 
 
 
@@ -65,3 +72,20 @@ def overrun(full: ServingRun, rate: float, out: int) -> ServingRun:
             f"requests/s and a request arriving t s into the run waits about {rate / cap - 1:.2g} t s more, so TTFT "
             "is unbounded (it grows with the run's length); MLPerf judges such a Server run INVALID, not slow")
     return replace(full, ttft=ttft, stable=False, notes=(*full.notes, note))
+
+
+def tokens_made(first: np.ndarray, finish: np.ndarray, out: int, start: float, end: float) -> float:
+    """Output tokens the requests make within [start, end]: the first at `first`, the other out - 1 evenly to `finish`.
+
+    Counting tokens, not finished requests, keeps the requests in flight at the window's edges from biasing the
+    rate: a window of ten latencies that counts finishes misses up to one latency's worth of them (-7.8 % at
+    20 requests/s per replica of Llama 3.1 70B on a DGX B200, 2,048 + 128 tokens).
+    """
+    made = float(np.sum((first >= start) & (first <= end)))
+    if out > 1:
+        inside = np.clip(np.minimum(finish, end) - np.maximum(first, start), 0.0, None)
+        length = finish - first
+        made += (out - 1) * float(np.sum(np.divide(inside, length, out=np.zeros_like(inside), where=length > 0)))
+    return made
+
+

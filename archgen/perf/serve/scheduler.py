@@ -26,7 +26,8 @@ Load, as serving benchmarks apply it:
 * open loop (`arrival_rate`): Poisson arrivals at a rate per replica, from a seeded generator (MLPerf Inference's
   Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), measured in
   its steady state (`simulate`: the arrivals span `OPEN_SPANS` request latencies, the first and the last left
-  out); tokens/s = output tokens finished in that window / its length. Under a harness batcher (`job.batcher`,
+  out); tokens/s = arrival rate x output_len when the replica keeps up (flow conservation), else the output
+  tokens it makes in that window / its length (`_measure`). Under a harness batcher (`job.batcher`,
   `perf.serve.batcher`) the queries reach the replica in groups; TTFT still counts from each one's arrival.
 
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
@@ -49,7 +50,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.run import ServingRun, Stats, overrun
+from archgen.perf.serve.run import ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
@@ -176,6 +177,8 @@ class _Trace:
     iterations: int
     max_running: int
     mean_running: float
+    busy: float
+    prompt_busy: float
 
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
@@ -212,6 +215,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     joined = np.zeros(n_req, dtype=np.int64)  # `steps` when each sequence started decoding (never decreasing)
     joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
+    prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
     while nxt < n_req or lo < nxt:
         # admit what has arrived and fits
         while nxt < released and ready[nxt] <= now and nxt - lo < cap:
@@ -239,8 +243,10 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + sum(c for _, _, c in chunks)
             done = sum(o + c == inp for _, o, c in chunks)  # prompts finished: the first `done` chunks
-            dt = p.rest(n_tok, stepping + done) + p.dec_unit * tot * bool(stepping) \
-                + sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
+            rest = p.rest(n_tok, stepping + done)
+            prompts = sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
+            dt = rest + p.dec_unit * tot * bool(stepping) + prompts
+            prompt_time += rest * (n_tok - stepping) / n_tok + prompts
             now += dt
             it += 1
             busy_time += dt
@@ -263,7 +269,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             more = min(gone, n_req - released)
             arrivals[released:released + more] = now
             released += more
-    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0)
+    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
+                  busy_time, prompt_time)
 
 
 def _prompts(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
@@ -292,7 +299,8 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
     """The run's statistics, over a closed loop's replacement requests or an open loop's measured window.
 
     An open loop's window: requests arriving from `warm` after the first arrival to `warm` before the last, and the
-    output tokens finished from `warm` after the first arrival to the last (the whole run when `warm` is 0).
+    output tokens made from `warm` after the first arrival to the last (the whole run when `warm` is 0). Its tokens/s
+    is the arrival rate x output_len unless those tokens fall under 90 % of it (the replica is then overrun).
     """
     out = job.output_len
     n_req = len(t.arrivals)
@@ -308,24 +316,30 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
     tpot = (finish[measured] - first[measured]) / (out - 1) if out > 1 else np.zeros(len(measured))
     latency = finish[measured] - arrivals[measured]
     notes = (UNMODELLED, *notes)
-    stable = True
+    stable, running = True, t.mean_running
     if concurrency is not None:
         tps = concurrency * out / float(np.mean(latency))
         if concurrency > cap:
             notes += (f"{concurrency} requests in flight, the KV cache admits {cap}: the rest wait in the queue",)
     else:
-        # requests per second completed: in the measured window, or over the whole run without one
-        served = int(np.sum((finish >= start) & (finish <= end))) / (end - start) if warm and end > start \
-            else n_req / float(np.nanmax(finish) - arrivals[0])
-        tps = served * out
         offered = (n_req - 1) / float(arrivals[-1] - arrivals[0])
+        # requests per second the replica serves: output tokens made in the measured window over its length, or
+        # requests over the whole run, its drain included, without a window
+        served = tokens_made(first, finish, out, start, end) / out / (end - start) if warm and end > start \
+            else n_req / float(np.nanmax(finish) - arrivals[0])
         # an open loop outrunning the replica: requests complete markedly slower than they arrive
         if served < 0.9 * offered:
             stable = False
+            tps = served * out
             notes += (f"arrivals ({arrival_rate:.4g}/s) outrun the replica: the queue grows for the whole run, so "
                       f"TTFT depends on the run's length ({n_req} requests)",)
+        else:  # a replica that keeps up finishes requests as they arrive (flow conservation), and holds, by
+            # Little's law, the arrival rate x the mean request latency in flight (queued, prefilling or decoding)
+            tps = offered * out
+            running = offered * float(np.mean(latency))
+    busy = t.busy / float(np.nanmax(finish) - arrivals[0]) if t.busy else 0.0
     return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), t.iterations, t.max_running,
-                      t.mean_running, stable, notes)
+                      running, stable, notes, min(busy, 1.0), t.prompt_busy / t.busy if t.busy else 0.0)
 
 
 def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_tokens: int) -> float:

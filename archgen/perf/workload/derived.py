@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -85,6 +86,8 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
         note = unsettled_note(req, o.value, unsettled) if o.value is not None else None
         if note:
             o = judge(req, None, note)
+        if o.status is Status.NOT_MET and req.metric in est.limits:  # a miss no hardware mends: say what sets it
+            o = replace(o, note=est.limits[req.metric])
         outcomes.append(on_assumed(o, assumed))
     return outcomes
 
@@ -180,7 +183,8 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
 
     Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
     `check` gives them), goodput tokens per second and cost per token (each with the ends goodput's ends make:
-    `goodput_tokens_per_second_low/high`, `cost_per_token_low/high`, the low cost from the high goodput) are
+    `goodput_tokens_per_second_low/high`, `cost_per_token_low/high`, the low cost from the high goodput; and cost per
+    million tokens) are
     added; only `MISFIT_KEEPS` are left when the point does not fit.
     `goodput` gives the job's goodput on the cluster, its range's ends and the idle nodes its cost range charges as
     hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none.
@@ -204,6 +208,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
+            m["cost_per_million_tokens"] = m["cost_per_token"] * 1e6  # as `analyse.cost` gives it
             # the dearest token is made at the low end of goodput with the hot spares it counts on charged
             f = base.failures if goodput is not None else None
             spares = charged_spares(spare_nodes * f.per_node, base.accelerators, base.utilisation) \

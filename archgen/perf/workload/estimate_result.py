@@ -32,3 +32,4 @@ class Estimate:
     misfit: str = ""  # why the job does not fit in accelerator memory ("" when it fits); PERF002 reports it
     bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
     span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)
+    limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
