@@ -7,7 +7,8 @@
   for ``it_power_typical``, ``Accelerators behind a leaf`` for ``leaf.accelerators_affected`` (a member of the
   ``failure.<tier>`` group, as the failure-case tables name it); any other snake_case key reads as words;
 - drops what only the design team uses: the spec file and line of each check finding (Location), the catalog's
-  engineering notes on unconfirmed inputs, and the pointers to archgen's own docs (``docs/perf-model.md``), which a
+  engineering notes on unconfirmed inputs (and the Location column from the CSV and XLSX tables too, which keep
+  every other cell), and the pointers to archgen's own docs (``docs/perf-model.md``), which a
   customer does not have: a short method appendix (`method_section`) says what they would have told;
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
@@ -23,7 +24,7 @@ from functools import cache
 from typing import Any
 
 from archgen import metrics
-from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
+from archgen.render.blocks import Bullets, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -119,13 +120,25 @@ def _block(b: Any, names: dict[str, str]) -> Any:
         return b
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
+    b = data_table(b)
+    rows = tuple(tuple(_text(v, names) if isinstance(v, str) else v for v in row) for row in b.rows)
+    return replace(b, caption=_text(b.caption, names), rows=rows)
+
+
+def data_table(b: Table) -> Table:
+    """A table of the customer edition's CSV and XLSX, as `customer` leaves it in the document.
+
+    The same cells (sources keep their full text), less the columns only the design team uses (`INTERNAL_COLUMNS`:
+    a requirement's spec file and line).
+    """
     keep = [i for i, c in enumerate(b.columns) if c.title not in INTERNAL_COLUMNS.get(b.id, ())]
-    columns: tuple[Column, ...] = tuple(b.columns[i] for i in keep)
-    rows = tuple(tuple(_text(row[i], names) if isinstance(row[i], str) else row[i] for i in keep) for row in b.rows)
+    if len(keep) == len(b.columns):
+        return b
     status = b.status_column
     if status is not None:
         status = keep.index(status) if status in keep else None
-    return replace(b, caption=_text(b.caption, names), columns=columns, rows=rows, status_column=status)
+    return replace(b, columns=tuple(b.columns[i] for i in keep),
+                   rows=tuple(tuple(row[i] for i in keep) for row in b.rows), status_column=status)
 
 
 def method_section() -> Section:

@@ -108,3 +108,20 @@ def test_key_components_count_the_cables_and_optics_of_the_bom(editions):
         # one BOM line per part, whatever powers its units draw (tests/analyse/test_bom.py::test_one_line_per_part)
         lines = re.findall(rf"^\| {part} \|(?: [^|]* \|){{4}} ([\d,]+) \|", bom, re.M)
         assert qty and lines and int(qty.group(1).replace(",", "")) == sum(int(n.replace(",", "")) for n in lines), part
+
+
+def test_customer_tables_leave_out_the_spec_locations(su_customer):
+    """newuser24: the customer edition's requirements.csv and the XLSX requirements sheet carried the Location column
+    (``specs/clusters/gb200-nvl72-su.yaml:111``), the internal repository's paths that docs/rendering.md says the
+    customer edition leaves out; every other column, and the rows, are those of the internal edition."""
+    import csv
+    import io
+
+    openpyxl = pytest.importorskip("openpyxl")
+    cust = list(csv.reader(io.StringIO((su_customer / "requirements.csv").read_text(encoding="utf-8"))))
+    assert "Location" not in cust[0] and "Status" in cust[0] and len(cust) > 10
+    assert not any(re.search(r"\.ya?ml:\d+", cell) for row in cust for cell in row)
+    sheet = openpyxl.load_workbook(su_customer / f"{SU}.xlsx")["requirements"]
+    cells = [c for row in sheet.iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    assert "Location" not in cells and not any(re.search(r"\.ya?ml:\d+", c) for c in cells)
+    assert sheet.max_row == len(cust)
