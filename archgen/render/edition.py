@@ -6,10 +6,11 @@
 - names metrics by their title in the metric registry (`archgen.metrics`), never by key: ``IT power (typical)``
   for ``it_power_typical``, ``Accelerators behind a leaf`` for ``leaf.accelerators_affected`` (a member of the
   ``failure.<tier>`` group, as the failure-case tables name it); any other snake_case key reads as words;
-- drops what only the design team uses: the spec file and line of each check finding (Location), the catalog's
-  engineering notes on unconfirmed inputs (and the Location column from the CSV and XLSX tables too, which keep
-  every other cell), and the pointers to archgen's own docs (``docs/perf-model.md``), which a
-  customer does not have: a short method appendix (`method_section`) says what they would have told;
+- drops what only the design team uses: the spec file and line of each check finding and requirement (Location;
+  from the CSV and XLSX tables too, which keep every other cell), any path of the design's repository that a
+  spec's text names (`_PATH`, such as a waiver's reason), the catalog's engineering notes on unconfirmed inputs,
+  and the pointers to archgen's own docs (``docs/perf-model.md``), which a customer does not have: a short method
+  appendix (`method_section`) says what they would have told;
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
 
@@ -32,6 +33,11 @@ INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), 
 #: that still names one ("Its accuracy ... is in docs/accuracy.md.") is left out whole.
 _DOCS_REF = re.compile(r"\s*\((?:see |as in )?docs/[\w./-]+\.md[^)]*\)")
 _DOCS = re.compile(r"docs/[\w./-]+\.md")
+#: A file of the design's repository written into a spec's text (a waiver's reason: "one SN2201 as its
+#: out-of-band switch (specs/catalog/racks/dgx-b200-compute.yaml)"), never part of a URL; in brackets it is left
+#: out, and a sentence that still names one is left out whole, as a pointer to archgen's docs is.
+_PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::\d+)?(?![\w/])")
+_PATH_REF = re.compile(r"\s*\((?:see |as in )?" + _PATH.pattern + r"\)")
 #: A snake_case key, possibly dotted: ``tokens_per_second_per_gpu``, ``leaf.accelerators_affected``.
 _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[._][a-z0-9]+)*(?![\w/-])")
 _NOT_READ = re.compile(r"\s*\(not read directly\)|[;,]?\s*\bnot read directly\b", re.I)
@@ -101,9 +107,9 @@ def reference(source: str) -> str:
 
 
 def _text(text: str, names: dict[str, str]) -> str:
-    text = _DOCS_REF.sub("", text)
-    if _DOCS.search(text):
-        text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not _DOCS.search(s))
+    text = _PATH_REF.sub("", _DOCS_REF.sub("", text))
+    if _DOCS.search(text) or _PATH.search(text):
+        text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not (_DOCS.search(s) or _PATH.search(s)))
     text = _KEY.sub(lambda m: names.get(m.group(0), words(m.group(0))), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
     return re.sub(r" +([.,;:)])", r"\1", text)

@@ -125,3 +125,22 @@ def test_customer_tables_leave_out_the_spec_locations(su_customer):
     cells = [c for row in sheet.iter_rows(values_only=True) for c in row if isinstance(c, str)]
     assert "Location" not in cells and not any(re.search(r"\.ya?ml:\d+", c) for c in cells)
     assert sheet.max_row == len(cust)
+
+
+def test_a_repository_path_in_a_waiver_reason_is_left_out():
+    """newuser24: the customer edition of the shipped DGX B200 SuperPOD showed its NET017 waiver's reason with the
+    spec file it points to, "(specs/catalog/racks/dgx-b200-compute.yaml)"; a sentence naming a path outside brackets
+    goes whole, as one naming archgen's docs does. A URL keeps its path."""
+    from archgen.render.blocks import Column, DocumentModel, Section, Table
+    from archgen.render.edition import customer
+
+    reason = ("Every compute rack carries one SN2201 as its out-of-band switch (specs/catalog/racks/dgx-b200-compute"
+              ".yaml), the three-system rack too. As examples/x/hall.yaml:12 states. Source: "
+              "https://github.com/o/r/blob/HEAD/specs/a.yaml")
+    table = Table("validation", "Validation report", (Column("Check"), Column("Location"), Column("Waiver")),
+                  (("NET017", "specs/clusters/dgx-b200-superpod.yaml:128", reason),))
+    doc = customer(DocumentModel("t", "cluster", "T", [], [Section("checks", "Checks", [table])]))
+    (out,) = doc.sections[0].blocks
+    assert [c.title for c in out.columns] == ["Check", "Waiver"]
+    assert out.rows[0][1] == ("Every compute rack carries one SN2201 as its out-of-band switch, the three-system "
+                              "rack too. Source: https://github.com/o/r/blob/HEAD/specs/a.yaml")
