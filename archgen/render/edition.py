@@ -25,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from archgen import metrics
-from archgen.render.blocks import Bullets, DocumentModel, Figure, Para, Section, Table
+from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -126,7 +126,7 @@ def _block(b: Any, names: dict[str, str]) -> Any:
         return b
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
-    b = data_table(b)
+    b = _public_columns(b)
     rows = tuple(tuple(_text(v, names) if isinstance(v, str) else v for v in row) for row in b.rows)
     return replace(b, caption=_text(b.caption, names), rows=rows)
 
@@ -134,9 +134,21 @@ def _block(b: Any, names: dict[str, str]) -> Any:
 def data_table(b: Table) -> Table:
     """A table of the customer edition's CSV and XLSX, as `customer` leaves it in the document.
 
-    The same cells (sources keep their full text), less the columns only the design team uses (`INTERNAL_COLUMNS`:
-    a requirement's spec file and line).
+    The same cells, less the columns only the design team uses (`INTERNAL_COLUMNS`: a requirement's spec file and
+    line); the sources keep their full text, written as the references list writes them (`reference`: no reading
+    notes such as "not read directly", a GitHub repository path as its URL).
     """
+    b = _public_columns(b)
+    cited = {i for row in b.rows for i, v in enumerate(row) if type(v) is Cite}
+    if not cited:
+        return b
+    rows = tuple(tuple(Cite(tuple(map(reference, v.sources)), v.numbers) if i in cited and type(v) is Cite else v
+                       for i, v in enumerate(row)) for row in b.rows)
+    return replace(b, rows=rows)
+
+
+def _public_columns(b: Table) -> Table:
+    """`b` without the columns of `INTERNAL_COLUMNS`."""
     keep = [i for i, c in enumerate(b.columns) if c.title not in INTERNAL_COLUMNS.get(b.id, ())]
     if len(keep) == len(b.columns):
         return b

@@ -144,3 +144,25 @@ def test_a_repository_path_in_a_waiver_reason_is_left_out():
     assert [c.title for c in out.columns] == ["Check", "Waiver"]
     assert out.rows[0][1] == ("Every compute rack carries one SN2201 as its out-of-band switch, the three-system "
                               "rack too. Source: https://github.com/o/r/blob/HEAD/specs/a.yaml")
+
+
+def test_customer_csv_cites_sources_as_the_references_list_does(su_customer):
+    """newuser24: the customer edition's bom.csv kept the team's reading notes ("...; not read directly", the
+    MI355X documents) and a catalog's repository path where the document's references give its URL; its CSV and
+    XLSX now write each source as the references list does (`edition.reference`), every source still there."""
+    from archgen.render.blocks import Cite, Column, Table
+    from archgen.render.edition import data_table
+    from archgen.render.tables import csv_bytes
+
+    table = Table("bom", "Bill of materials", (Column("Part"), Column("Source or rule")),
+                  (("x", Cite(("AMD guide (8-GPU nodes; not read directly)",
+                               "netbox-community/devicetype-library device-types/Nvidia/SN2201.yaml (PR 3560)"))),
+                   ("y", "one per PSU")))
+    rows = [r.split(",", 1) for r in csv_bytes(data_table(table)).decode().splitlines()]
+    assert "not read directly" not in rows[1][1] and "AMD guide (8-GPU nodes)" in rows[1][1]
+    assert "https://github.com/netbox-community/devicetype-library/blob/HEAD/device-types/Nvidia/SN2201.yaml" \
+        in rows[1][1] and rows[2] == ["y", "one per PSU"]
+    bom = (su_customer / "bom.csv").read_text(encoding="utf-8")
+    assert "not read directly" not in bom.lower()
+    assert "netbox-community/devicetype-library on GitHub" in bom
+    assert "https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html" in bom
