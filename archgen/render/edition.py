@@ -6,9 +6,11 @@
 - names metrics by their title in the metric registry (`archgen.metrics`), never by key: ``IT power (typical)``
   for ``it_power_typical``, ``Accelerators behind a leaf`` for ``leaf.accelerators_affected`` (a member of the
   ``failure.<tier>`` group, as the failure-case tables name it); any other snake_case key reads as words;
-- drops what only the design team uses: the spec file and line of each check finding (Location), the catalog's
-  engineering notes on unconfirmed inputs, and the pointers to archgen's own docs (``docs/perf-model.md``), which a
-  customer does not have: a short method appendix (`method_section`) says what they would have told;
+- drops what only the design team uses: the spec file and line of each check finding and requirement (Location;
+  from the CSV and XLSX tables too, which keep every other cell), any path of the design's repository that a
+  spec's text names (`_PATH`, such as a waiver's reason), the catalog's engineering notes on unconfirmed inputs,
+  and the pointers to archgen's own docs (``docs/perf-model.md``), which a customer does not have: a short method
+  appendix (`method_section`) says what they would have told;
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
 
@@ -23,7 +25,7 @@ from functools import cache
 from typing import Any
 
 from archgen import metrics
-from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
+from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -31,6 +33,11 @@ INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), 
 #: that still names one ("Its accuracy ... is in docs/accuracy.md.") is left out whole.
 _DOCS_REF = re.compile(r"\s*\((?:see |as in )?docs/[\w./-]+\.md[^)]*\)")
 _DOCS = re.compile(r"docs/[\w./-]+\.md")
+#: A file of the design's repository written into a spec's text (a waiver's reason: "one SN2201 as its
+#: out-of-band switch (specs/catalog/racks/dgx-b200-compute.yaml)"), never part of a URL; in brackets it is left
+#: out, and a sentence that still names one is left out whole, as a pointer to archgen's docs is.
+_PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::\d+)?(?![\w/])")
+_PATH_REF = re.compile(r"\s*\((?:see |as in )?" + _PATH.pattern + r"\)")
 #: A snake_case key, possibly dotted: ``tokens_per_second_per_gpu``, ``leaf.accelerators_affected``.
 _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[._][a-z0-9]+)*(?![\w/-])")
 _NOT_READ = re.compile(r"\s*\(not read directly\)|[;,]?\s*\bnot read directly\b", re.I)
@@ -100,9 +107,9 @@ def reference(source: str) -> str:
 
 
 def _text(text: str, names: dict[str, str]) -> str:
-    text = _DOCS_REF.sub("", text)
-    if _DOCS.search(text):
-        text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not _DOCS.search(s))
+    text = _PATH_REF.sub("", _DOCS_REF.sub("", text))
+    if _DOCS.search(text) or _PATH.search(text):
+        text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not (_DOCS.search(s) or _PATH.search(s)))
     text = _KEY.sub(lambda m: names.get(m.group(0), words(m.group(0))), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
     return re.sub(r" +([.,;:)])", r"\1", text)
@@ -119,13 +126,37 @@ def _block(b: Any, names: dict[str, str]) -> Any:
         return b
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
+    b = _public_columns(b)
+    rows = tuple(tuple(_text(v, names) if isinstance(v, str) else v for v in row) for row in b.rows)
+    return replace(b, caption=_text(b.caption, names), rows=rows)
+
+
+def data_table(b: Table) -> Table:
+    """A table of the customer edition's CSV and XLSX, as `customer` leaves it in the document.
+
+    The same cells, less the columns only the design team uses (`INTERNAL_COLUMNS`: a requirement's spec file and
+    line); the sources keep their full text, written as the references list writes them (`reference`: no reading
+    notes such as "not read directly", a GitHub repository path as its URL).
+    """
+    b = _public_columns(b)
+    cited = {i for row in b.rows for i, v in enumerate(row) if type(v) is Cite}
+    if not cited:
+        return b
+    rows = tuple(tuple(Cite(tuple(map(reference, v.sources)), v.numbers) if i in cited and type(v) is Cite else v
+                       for i, v in enumerate(row)) for row in b.rows)
+    return replace(b, rows=rows)
+
+
+def _public_columns(b: Table) -> Table:
+    """`b` without the columns of `INTERNAL_COLUMNS`."""
     keep = [i for i, c in enumerate(b.columns) if c.title not in INTERNAL_COLUMNS.get(b.id, ())]
-    columns: tuple[Column, ...] = tuple(b.columns[i] for i in keep)
-    rows = tuple(tuple(_text(row[i], names) if isinstance(row[i], str) else row[i] for i in keep) for row in b.rows)
+    if len(keep) == len(b.columns):
+        return b
     status = b.status_column
     if status is not None:
         status = keep.index(status) if status in keep else None
-    return replace(b, caption=_text(b.caption, names), columns=columns, rows=rows, status_column=status)
+    return replace(b, columns=tuple(b.columns[i] for i in keep),
+                   rows=tuple(tuple(row[i] for i in keep) for row in b.rows), status_column=status)
 
 
 def method_section() -> Section:

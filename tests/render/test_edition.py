@@ -108,3 +108,61 @@ def test_key_components_count_the_cables_and_optics_of_the_bom(editions):
         # one BOM line per part, whatever powers its units draw (tests/analyse/test_bom.py::test_one_line_per_part)
         lines = re.findall(rf"^\| {part} \|(?: [^|]* \|){{4}} ([\d,]+) \|", bom, re.M)
         assert qty and lines and int(qty.group(1).replace(",", "")) == sum(int(n.replace(",", "")) for n in lines), part
+
+
+def test_customer_tables_leave_out_the_spec_locations(su_customer):
+    """newuser24: the customer edition's requirements.csv and the XLSX requirements sheet carried the Location column
+    (``specs/clusters/gb200-nvl72-su.yaml:111``), the internal repository's paths that docs/rendering.md says the
+    customer edition leaves out; every other column, and the rows, are those of the internal edition."""
+    import csv
+    import io
+
+    openpyxl = pytest.importorskip("openpyxl")
+    cust = list(csv.reader(io.StringIO((su_customer / "requirements.csv").read_text(encoding="utf-8"))))
+    assert "Location" not in cust[0] and "Status" in cust[0] and len(cust) > 10
+    assert not any(re.search(r"\.ya?ml:\d+", cell) for row in cust for cell in row)
+    sheet = openpyxl.load_workbook(su_customer / f"{SU}.xlsx")["requirements"]
+    cells = [c for row in sheet.iter_rows(values_only=True) for c in row if isinstance(c, str)]
+    assert "Location" not in cells and not any(re.search(r"\.ya?ml:\d+", c) for c in cells)
+    assert sheet.max_row == len(cust)
+
+
+def test_a_repository_path_in_a_waiver_reason_is_left_out():
+    """newuser24: the customer edition of the shipped DGX B200 SuperPOD showed its NET017 waiver's reason with the
+    spec file it points to, "(specs/catalog/racks/dgx-b200-compute.yaml)"; a sentence naming a path outside brackets
+    goes whole, as one naming archgen's docs does. A URL keeps its path."""
+    from archgen.render.blocks import Column, DocumentModel, Section, Table
+    from archgen.render.edition import customer
+
+    reason = ("Every compute rack carries one SN2201 as its out-of-band switch (specs/catalog/racks/dgx-b200-compute"
+              ".yaml), the three-system rack too. As examples/x/hall.yaml:12 states. Source: "
+              "https://github.com/o/r/blob/HEAD/specs/a.yaml")
+    table = Table("validation", "Validation report", (Column("Check"), Column("Location"), Column("Waiver")),
+                  (("NET017", "specs/clusters/dgx-b200-superpod.yaml:128", reason),))
+    doc = customer(DocumentModel("t", "cluster", "T", [], [Section("checks", "Checks", [table])]))
+    (out,) = doc.sections[0].blocks
+    assert [c.title for c in out.columns] == ["Check", "Waiver"]
+    assert out.rows[0][1] == ("Every compute rack carries one SN2201 as its out-of-band switch, the three-system "
+                              "rack too. Source: https://github.com/o/r/blob/HEAD/specs/a.yaml")
+
+
+def test_customer_csv_cites_sources_as_the_references_list_does(su_customer):
+    """newuser24: the customer edition's bom.csv kept the team's reading notes ("...; not read directly", the
+    MI355X documents) and a catalog's repository path where the document's references give its URL; its CSV and
+    XLSX now write each source as the references list does (`edition.reference`), every source still there."""
+    from archgen.render.blocks import Cite, Column, Table
+    from archgen.render.edition import data_table
+    from archgen.render.tables import csv_bytes
+
+    table = Table("bom", "Bill of materials", (Column("Part"), Column("Source or rule")),
+                  (("x", Cite(("AMD guide (8-GPU nodes; not read directly)",
+                               "netbox-community/devicetype-library device-types/Nvidia/SN2201.yaml (PR 3560)"))),
+                   ("y", "one per PSU")))
+    rows = [r.split(",", 1) for r in csv_bytes(data_table(table)).decode().splitlines()]
+    assert "not read directly" not in rows[1][1] and "AMD guide (8-GPU nodes)" in rows[1][1]
+    assert "https://github.com/netbox-community/devicetype-library/blob/HEAD/device-types/Nvidia/SN2201.yaml" \
+        in rows[1][1] and rows[2] == ["y", "one per PSU"]
+    bom = (su_customer / "bom.csv").read_text(encoding="utf-8")
+    assert "not read directly" not in bom.lower()
+    assert "netbox-community/devicetype-library on GitHub" in bom
+    assert "https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html" in bom
