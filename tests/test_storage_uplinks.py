@@ -61,3 +61,33 @@ def test_an_oversubscribed_storage_fabric_bounds_the_checkpoint_bandwidth(tmp_pa
     assert c["storage_write_bandwidth_per_accelerator"].m_as("B/s") == pytest.approx(bound / 256)
     found = [f for f in result.findings if f.id == "REL011"]
     assert found and "uplinks" in found[0].message and found[0].location is not None
+
+
+def test_a_nic_carries_no_more_than_its_host_interface(tmp_path: Path) -> None:
+    """All four BlueField-3 ports (2 cards x 2 x 400G) on the storage fabric: 1.6 Tb/s of ports per node.
+
+    Each card sits on PCIe Gen5 x16, 32 GT/s x 16 lanes with 128b/130b encoding: 63.0 GB/s (504 Gb/s) per
+    direction (the PCI Express specifications' per-lane rates and encodings, as in the dgx-h100 catalog entry's
+    63 GB/s), so the node writes at most 2 x 63.0 GB/s = 126 GB/s, not 4 x 50 GB/s = 200 GB/s. The catalog's own
+    connectx-7-dual note says a 2 x 400G card cannot run both ports at full rate over PCIe Gen5 x16; before, the
+    checkpoint bound counted the ports at line rate.
+    """
+    yaml = YAML()
+    docs = list(yaml.load_all(FIXTURE.read_text(encoding="utf-8")))
+    cluster = docs[-1]
+    cluster["storage"]["write_bandwidth"] = cluster["storage"]["read_bandwidth"] = "100 TB/s"
+    fabric = cluster["fabrics"][0]
+    fabric["ports_per_node"] = 4
+    fabric["endpoints"]["extra"] = 128
+    out = tmp_path / "design.yaml"
+    with out.open("w", encoding="utf-8") as f:
+        yaml.dump_all([*docs, WORKLOAD], f)
+    result = run([out])
+    size = Arch.from_model(result.specs.get("llama3-70b")).params() * 14
+    pcie_gen5_x16 = 32e9 * 16 * 128 / 130 / 8            # B/s per direction
+    nodes = 32 * 2 * pcie_gen5_x16
+    assert nodes < 32 * 4 * 400e9 / 8
+    w = result.metrics["workload/ckpt-70b"]
+    assert w["checkpoint_write_time"].m_as("s") == pytest.approx(size / nodes)
+    c = result.metrics["cluster/b200-storage"]
+    assert c["storage_read_bandwidth_per_accelerator"].m_as("B/s") == pytest.approx(nodes / 256)

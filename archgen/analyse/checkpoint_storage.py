@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
+from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.nodes import nic_ports, nic_ports_rate
 from archgen.model.fabrics import checkpoint_role
 from archgen.model.workload import Workload
 from archgen.validate import Specs
@@ -154,18 +155,20 @@ def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
     Its ports on the fabrics that carry storage (`storage_fabrics`) at their line rate: a storage fabric of two
     400G ports per node gives 800 Gb/s even where the node's storage NICs have four ports (the other two on the
     front end) or run faster than the fabric. Where no such fabric reaches the node, its storage NICs' line rate;
-    without storage NICs, its converged or compute NICs.
+    without storage NICs, its converged or compute NICs. Each card carries at most its host interface
+    (`nic_ports_rate`: four 400G ports on two PCIe Gen5 x16 cards give 126 GB/s, not 200 GB/s).
     """
     node = compute_node(a.nodes)
     if node is not None:
-        wired = sum(fa.ports_per_node.get(node.part.id, 0) * fa.fabric.spec.speed.m_as("B/s")
-                    for fa in storage_fabrics(a))
+        wired = sum(nic_ports_rate(specs, node.part, fa.fabric.spec.nic_role or fa.fabric.spec.role,
+                                   fa.ports_per_node.get(node.part.id, 0), fa.fabric.spec.speed.m_as("B/s"),
+                                   fa.fabric.spec.nic_breakout) for fa in storage_fabrics(a))
         if wired > 0:
             return float(wired)
         for role in ("storage", "converged", "compute"):
-            nic = nic_bandwidth(specs, node.part, role)
-            if nic.m > 0:
-                return nic.m_as("B/s")
+            ports = nic_ports(specs, node.part, role)
+            if ports:
+                return nic_ports_rate(specs, node.part, role, ports, None)
     return 0.0
 
 
