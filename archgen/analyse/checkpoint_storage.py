@@ -165,11 +165,28 @@ def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
                                    fa.fabric.spec.nic_breakout) for fa in storage_fabrics(a))
         if wired > 0:
             return float(wired)
-        for role in ("storage", "converged", "compute"):
-            ports = nic_ports(specs, node.part, role)
-            if ports:
-                return nic_ports_rate(specs, node.part, role, ports, None)
+        path = unwired_path(specs, a)
+        if path is not None:
+            return path[2]
     return 0.0
+
+
+def unwired_path(specs: Specs, a: ClusterAnalysis) -> tuple[str, str, float] | None:
+    """(NIC role, NIC parts, B/s per node) a compute node is taken to reach storage over where no fabric carries it.
+
+    Its storage NICs, else its converged or compute NICs, every port at line rate (each card at most its host
+    interface). None where a fabric of the cluster carries storage (`storage_fabrics`), or the node has no NIC.
+    REL012 says the checkpoint figures rest on it.
+    """
+    node = compute_node(a.nodes)
+    if node is None or storage_fabrics(a):
+        return None
+    for role in ("storage", "converged", "compute"):
+        ports = nic_ports(specs, node.part, role)
+        if ports:
+            parts = ", ".join(sorted({slot.part for slot in node.part.nics if slot.role == role}))
+            return role, parts, nic_ports_rate(specs, node.part, role, ports, None)
+    return None
 
 
 def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] | None:
