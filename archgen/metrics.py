@@ -153,9 +153,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _OPS),
     Metric("cluster", "storage_write_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage write bandwidth per "
-           "accelerator", "Stated `storage.write_bandwidth`, bounded by the storage's own ports at line rate (REL010) "
-           "and the compute nodes' ports to storage, over the accelerators: what each gets when all write at "
-           "once.", _GP, maximise=True),
+           "accelerator", "Stated `storage.write_bandwidth`, bounded by the storage's own ports at line rate (REL010), "
+           "the leaf uplinks it crosses (REL011) and the compute nodes' ports to storage, over the accelerators: "
+           "what each gets when all write at once.", _GP, maximise=True),
     Metric("cluster", "storage_read_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage read bandwidth per "
            "accelerator", "As the write figure, from `storage.read_bandwidth`: what each accelerator gets when all "
            "read (restore) at once.", _GP, maximise=True),

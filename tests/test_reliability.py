@@ -321,7 +321,8 @@ def test_a_failure_free_cluster_needs_no_spares_and_says_nothing_of_them(tmp_pat
         in texts[0]
     assert texts[-2] == "Range: llama3-405b-16k: goodput 1.000 to 1.000 over the set's 95 % Poisson interval."
     assert goodput[0][2] == goodput[0][5] == "—"  # MTTI, interval
-    assert not [f.id for f in r.findings if f.id.startswith("REL")]
+    # REL012: the stand-in states `storage:` but builds no storage fabric (its checkpoints ride the nodes' NICs)
+    assert not [f.id for f in r.findings if f.id.startswith("REL") and f.id != "REL012"]
 
 
 def _reliability_document(r) -> tuple[list[str], list[list[str]]]:

@@ -11,7 +11,8 @@ import math
 from dataclasses import dataclass
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
+from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.nodes import nic_ports, nic_ports_rate
 from archgen.model.fabrics import checkpoint_role
 from archgen.model.workload import Workload
 from archgen.validate import Specs
@@ -107,39 +108,99 @@ def unbounded_why(a: ClusterAnalysis) -> str:
     return ""
 
 
+@dataclass(frozen=True)
+class UplinkBound:
+    """What the leaf uplinks of the fabrics carrying storage let the nodes write to it, all at once (B/s)."""
+
+    bandwidth: float
+    #: Per fabric bounded (two tiers or more): (fabric id, leaves holding endpoints per plane, uplink B/s).
+    fabrics: tuple[tuple[str, int, float], ...]
+
+
+def uplink_bound(a: ClusterAnalysis) -> UplinkBound | None:
+    """The most storage traffic the leaf tier of the fabrics carrying storage passes (B/s, one direction).
+
+    A parallel file system stripes a node's checkpoint over every storage port, so a leaf holding n_i of the N node
+    ports and s_i of the S storage ports sends W (n_i / N)(1 - s_i / S) up its uplinks u_i. The placement of the
+    storage ports on the leaves is not stated: the one that keeps most traffic on its leaf spreads them in
+    proportion (n_i / N = s_i / S = 1 / L over the L leaves holding endpoints), and summing over the leaves gives
+    W (1 - 1/L) <= U, the leaf tier's uplinks: W <= U L / (L - 1), an upper bound (storage on leaves of its own
+    carries less). One tier bounds nothing (every port on one switch); over several fabrics, the sum. The spine
+    tier of a three-tier fabric is not judged. None where no fabric carrying storage has two tiers or more.
+    """
+    found: list[tuple[str, int, float]] = []
+    total = 0.0
+    for fa in storage_fabrics(a):
+        leaf = fa.tier("leaf")
+        if fa.topology != "fat-tree" or fa.tiers_used < 2 or leaf is None or leaf.used_switches < 2:
+            return None
+        uplinks = leaf.used_switches * leaf.up * leaf.up_speed.m_as("B/s") * fa.planes
+        found.append((fa.fabric.spec.id, leaf.used_switches, float(uplinks)))
+        total += uplinks * leaf.used_switches / (leaf.used_switches - 1)
+    return UplinkBound(float(total), tuple(found)) if found else None
+
+
+def storage_cap(a: ClusterAnalysis) -> float:
+    """The most the fabrics carrying storage pass to it (B/s), infinite where nothing bounds it.
+
+    Its own ports (`storage_side`) and the leaf uplinks (`uplink_bound`), whichever is less.
+    """
+    side, up = storage_side(a), uplink_bound(a)
+    return min(side.bandwidth if side is not None else math.inf, up.bandwidth if up is not None else math.inf)
+
+
 def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
     """A compute node's bandwidth to storage (B/s), one direction.
 
     Its ports on the fabrics that carry storage (`storage_fabrics`) at their line rate: a storage fabric of two
     400G ports per node gives 800 Gb/s even where the node's storage NICs have four ports (the other two on the
     front end) or run faster than the fabric. Where no such fabric reaches the node, its storage NICs' line rate;
-    without storage NICs, its converged or compute NICs.
+    without storage NICs, its converged or compute NICs. Each card carries at most its host interface
+    (`nic_ports_rate`: four 400G ports on two PCIe Gen5 x16 cards give 126 GB/s, not 200 GB/s).
     """
     node = compute_node(a.nodes)
     if node is not None:
-        wired = sum(fa.ports_per_node.get(node.part.id, 0) * fa.fabric.spec.speed.m_as("B/s")
-                    for fa in storage_fabrics(a))
+        wired = sum(nic_ports_rate(specs, node.part, fa.fabric.spec.nic_role or fa.fabric.spec.role,
+                                   fa.ports_per_node.get(node.part.id, 0), fa.fabric.spec.speed.m_as("B/s"),
+                                   fa.fabric.spec.nic_breakout) for fa in storage_fabrics(a))
         if wired > 0:
             return float(wired)
-        for role in ("storage", "converged", "compute"):
-            nic = nic_bandwidth(specs, node.part, role)
-            if nic.m > 0:
-                return nic.m_as("B/s")
+        path = unwired_path(specs, a)
+        if path is not None:
+            return path[2]
     return 0.0
+
+
+def unwired_path(specs: Specs, a: ClusterAnalysis) -> tuple[str, str, float] | None:
+    """(NIC role, NIC parts, B/s per node) a compute node is taken to reach storage over where no fabric carries it.
+
+    Its storage NICs, else its converged or compute NICs, every port at line rate (each card at most its host
+    interface). None where a fabric of the cluster carries storage (`storage_fabrics`), or the node has no NIC.
+    REL012 says the checkpoint figures rest on it.
+    """
+    node = compute_node(a.nodes)
+    if node is None or storage_fabrics(a):
+        return None
+    for role in ("storage", "converged", "compute"):
+        ports = nic_ports(specs, node.part, role)
+        if ports:
+            parts = ", ".join(sorted({slot.part for slot in node.part.nics if slot.role == role}))
+            return role, parts, nic_ports_rate(specs, node.part, role, ports, None)
+    return None
 
 
 def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] | None:
     """(write, read) storage bandwidth (B/s) the cluster's compute nodes get when all of them write or read at once.
 
-    The stated `storage:` figures, bounded by the storage's own ports (`storage_side`, REL010) and by the compute
-    nodes' ports to storage (`node_storage_bandwidth` × nodes), as a checkpoint of every accelerator is written.
+    The stated `storage:` figures, bounded by the storage's own ports (`storage_side`, REL010), by the leaf uplinks
+    of the fabrics carrying it (`uplink_bound`, REL011) and by the compute nodes' ports to storage
+    (`node_storage_bandwidth` × nodes), as a checkpoint of every accelerator is written.
     None without `storage:`.
     """
     storage = a.cluster.spec.storage
     if storage is None:
         return None
-    side = storage_side(a)
-    cap = side.bandwidth if side is not None else math.inf
+    cap = storage_cap(a)
     links = node_storage_bandwidth(specs, a) * sum(nt.count for nt in a.nodes if nt.part.accelerators)
     bound = min(cap, links) if links > 0 else cap
     return min(storage.write_bandwidth.m_as("B/s"), bound), min(storage.read_bandwidth.m_as("B/s"), bound)

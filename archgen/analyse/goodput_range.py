@@ -8,10 +8,9 @@ range spans (every published rate set at both ends of its Poisson interval), and
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
-from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_side
+from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_cap
 from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
 from archgen.analyse.reliability import Reliability
 from archgen.perf.train.goodput import Failures
@@ -25,8 +24,7 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     host = node.part.host_memory if node is not None else None
     domain = spare_domain_nodes(a, rel.per_node)
     per_acc, per_node = rel.split()
-    side = storage_side(a)
-    cap = side.bandwidth if side is not None else math.inf   # the storage's own ports on its fabric
+    cap = storage_cap(a)   # the storage's own ports on its fabric and the leaf uplinks its traffic climbs
     return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
                     rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
                     min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
@@ -53,11 +55,12 @@ def node_types(cluster: ClusterDesign, design: Design | None = None) -> tuple[No
                  for _, (p, per) in sorted(found.items()))
 
 
-def nic_ports(design: Design, system: System, role: str, breakout: str | None = None) -> int:
+def nic_ports(design: Design | Specs, system: System, role: str, breakout: str | None = None) -> int:
     """Ports of a system's NICs of `role`; with a fabric's `nic_breakout`, a NIC that lists it gives n per port."""
+    specs = design.specs if isinstance(design, Design) else design
     total = 0
     for slot in system.nics:
-        nic = design.specs.get(slot.part)
+        nic = specs.get(slot.part)
         if slot.role == role and isinstance(nic, NIC):
             total += slot.count * nic.ports.count * (nic_split(nic, breakout) or 1)
     return total
@@ -106,3 +109,51 @@ def compute_accelerator(design: Design, nodes: tuple[NodeType, ...]) -> Accelera
     compute = compute_node(nodes)
     acc = design.specs.get(compute.part.accelerator) if compute and compute.part.accelerator else None
     return acc if isinstance(acc, Accelerator) else None
+
+
+#: PCI Express generation -> (transfer rate per lane, GT/s as transfers/s; line-code efficiency): Gen3 8, Gen4 16 and
+#: Gen5 32 GT/s with 128b/130b encoding, Gen6 64 GT/s in FLIT mode with no line code (its FLIT's CRC and FEC bytes are
+#: not subtracted, so Gen6 is an upper bound). The PCI-SIG specifications' rates as tabulated in Wikipedia, "PCI
+#: Express", History and revisions comparison table (https://en.wikipedia.org/wiki/PCI_Express); Gen5 x16 gives
+#: 63.0 GB/s per direction, the figure the dgx-h100 catalog entry states for its GPUs' host link.
+PCIE_LANE = {3: (8e9, 128 / 130), 4: (16e9, 128 / 130), 5: (32e9, 128 / 130), 6: (64e9, 1.0)}
+
+
+def host_interface_rate(nic: NIC) -> float | None:
+    """What a NIC's `host_interface` carries per direction (B/s): 'PCIe Gen5 x16' -> 63.0 GB/s.
+
+    None where it is not a PCIe generation and width archgen knows (on-board, blank, another bus): then nothing
+    bounds the card.
+    """
+    m = re.fullmatch(r"\s*PCIe\s+Gen\s*(\d)\s+x(\d+)\s*", nic.host_interface, re.IGNORECASE)
+    if m is None or int(m[1]) not in PCIE_LANE:
+        return None
+    rate, code = PCIE_LANE[int(m[1])]
+    return rate * code * int(m[2]) / 8
+
+
+def nic_ports_rate(design: Design | Specs, system: System, role: str, ports: int, speed: float | None,
+                   breakout: str | None = None) -> float:
+    """B/s (one direction) of `ports` fabric ports at `speed` B/s on a system's NICs of `role`.
+
+    `speed` None: each card's port line rate. Which card each port is on is not stated: they are spread over the
+    cards (each up to its own ports), the placement that carries most, and each card carries at most its
+    `host_interface` (`host_interface_rate`): two 400G ports of one PCIe Gen5 x16 card give 63.0 GB/s, not
+    100 GB/s. Ports beyond the cards' count (NET011) count at line rate.
+    """
+    specs = design.specs if isinstance(design, Design) else design
+    cards: list[tuple[int, float, float]] = []   # (ports, B/s per port, B/s of its host interface)
+    for slot in system.nics:
+        nic = specs.get(slot.part)
+        if slot.role == role and isinstance(nic, NIC):
+            line = speed if speed is not None else nic.ports.speed.m_as("B/s")
+            host = host_interface_rate(nic)
+            cards += [(nic.ports.count * (nic_split(nic, breakout) or 1), line,
+                       host if host is not None else math.inf)] * slot.count
+    on = [0] * len(cards)
+    left = ports
+    while left and any(on[i] < cards[i][0] for i in range(len(cards))):
+        i = min((i for i in range(len(cards)) if on[i] < cards[i][0]), key=lambda i: on[i])
+        on[i] += 1
+        left -= 1
+    return left * (speed or 0.0) + sum(min(k * line, host) for k, (_, line, host) in zip(on, cards, strict=True))

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from archgen.analyse.checkpoint_storage import unwired_path, uplink_bound
 from archgen.analyse.goodput import Goodput, no_checkpoint_target, storage_side
 from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Cluster, FailureRates
+from archgen.model.reliability import Storage
 from archgen.perf.workload.results import WorkloadResult
-from archgen.units import Q_
+from archgen.units import Q_, Q
 
 
 def _jobs(ctx: Context) -> Iterator[tuple[str, WorkloadResult, Goodput]]:
@@ -258,10 +261,9 @@ def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
     appliances × ports each, or its servers placed in racks), add storage nodes, or state the bandwidth the storage
     delivers through them.
     """
-    for path, a in sorted(ctx.clusters.items()):
-        storage = a.cluster.spec.storage
-        side = storage_side(a) if storage is not None else None
-        if storage is None or side is None:
+    for path, a, storage in _stored(ctx):
+        side = storage_side(a)
+        if side is None:
             continue
         for fid, stated, there in side.over:
             index = next(i for i, f in enumerate(a.cluster.spec.fabrics) if f.id == fid)
@@ -272,14 +274,79 @@ def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
         cap = Q_(side.bandwidth, "B/s").to("GB/s")
         fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
         counted = "; ".join(side.counted)
-        for key, stated_bw in (("write_bandwidth", storage.write_bandwidth),
-                               ("read_bandwidth", storage.read_bandwidth)):
-            if stated_bw.m_as("B/s") > side.bandwidth * (1 + 1e-9):
-                yield Violation(path, a.cluster.spec.id, ("storage", key),
-                                f"storage.{key} {stated_bw.to('GB/s'):.4g~P} exceeds the {side.ports} storage port(s) "
-                                f"of fabric {fabrics} at their line rate, {cap:.4g~P}: checkpoints are "
-                                f"{'written' if key == 'write_bandwidth' else 'restored'} at {cap:.4g~P} "
-                                f"(storage ports: {counted})", stated_bw.to("GB/s"), cap)
+        for key, stated_bw, verb in _over(storage, side.bandwidth):
+            yield Violation(path, a.cluster.spec.id, ("storage", key),
+                            f"storage.{key} {stated_bw:.4g~P} exceeds the {side.ports} storage port(s) of fabric "
+                            f"{fabrics} at their line rate, {cap:.4g~P}: checkpoints are {verb} at {cap:.4g~P} "
+                            f"(storage ports: {counted})", stated_bw, cap)
+
+
+@check("REL012", "rel.storage_unwired", severity="warning")
+def storage_has_a_fabric(ctx: Context) -> Iterator[Violation]:
+    """A cluster that states checkpoint `storage:` builds a fabric that carries it (role storage or converged).
+
+    Without one, archgen times checkpoints over the compute nodes' storage NICs (else converged or compute NICs)
+    at line rate (`analyse.checkpoint_storage.unwired_path`): a path the design does not build, so the checkpoint
+    times, goodput and storage bandwidth per accelerator rest on that assumption. A compute fabric cannot carry
+    `endpoints.storage`, so storage reached over it is the same assumption.
+
+    Fix: add the storage fabric (role `storage`, or `converged` with the front end), with the storage's ports in
+    `endpoints.storage` or `endpoints.extra`.
+    """
+    for path, a, _ in _stored(ctx):
+        found = unwired_path(ctx.design.specs, a)
+        if found is None:
+            continue
+        role, parts, rate = found
+        node = Q_(rate, "B/s").to("GB/s")
+        yield Violation(path, a.cluster.spec.id, ("storage",),
+                        f"no fabric of role storage or converged carries the cluster's storage: checkpoints are "
+                        f"timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
+                        f"each card at most its host interface), which no fabric of this design wires to the storage",
+                        node, None)
+
+
+def _stored(ctx: Context) -> Iterator[tuple[str, Any, Storage]]:
+    """(path, cluster analysis, its `storage:`) of each cluster that states checkpoint storage, in path order."""
+    for path, a in sorted(ctx.clusters.items()):
+        if a.cluster.spec.storage is not None:
+            yield path, a, a.cluster.spec.storage
+
+
+def _over(storage: Storage, bound: float) -> Iterator[tuple[str, Q, str]]:
+    """(key, stated bandwidth in GB/s, "written" or "restored") of each of `storage`'s bandwidths above `bound`."""
+    for key, stated_bw, verb in (("write_bandwidth", storage.write_bandwidth, "written"),
+                                 ("read_bandwidth", storage.read_bandwidth, "restored")):
+        if stated_bw.m_as("B/s") > bound * (1 + 1e-9):
+            yield key, stated_bw.to("GB/s"), verb
+
+
+@check("REL011", "rel.storage_uplinks", severity="warning")
+def storage_fits_its_uplinks(ctx: Context) -> Iterator[Violation]:
+    """A cluster's stated storage bandwidth fits through the leaf uplinks of the fabrics that carry it.
+
+    Checkpoint traffic striped over every storage port leaves a node's leaf in the share its other leaves hold; with
+    the storage's ports spread over the L leaves in proportion (the placement that keeps most of it on its leaf),
+    the leaf tier's uplinks U carry at most W = U L / (L - 1) (`analyse.checkpoint_storage.uplink_bound`), and an
+    oversubscribed storage fabric less than its ports do. Checkpoints are written and restored at no more; storage
+    on leaves of its own gets less still. Not judged on a fabric of one tier.
+
+    Fix: lower the storage fabric's oversubscription (more leaf uplinks), or state the bandwidth the storage
+    delivers through them.
+    """
+    for path, a, storage in _stored(ctx):
+        up = uplink_bound(a)
+        if up is None:
+            continue
+        cap = Q_(up.bandwidth, "B/s").to("GB/s")
+        how = "; ".join(f"'{fid}': {leaves} leaves, uplinks {Q_(u, 'B/s').to('GB/s'):.4g~P}"
+                        for fid, leaves, u in up.fabrics)
+        for key, stated_bw, verb in _over(storage, up.bandwidth):
+            yield Violation(path, a.cluster.spec.id, ("storage", key),
+                            f"storage.{key} {stated_bw:.4g~P} exceeds what the leaf uplinks of the fabric(s) carrying "
+                            f"storage pass, {cap:.4g~P} ({how}; U L / (L - 1), the storage's ports assumed spread over "
+                            f"the leaves in proportion and every transfer striped over them): checkpoints are {verb} "
+                            f"at no more than {cap:.4g~P}", stated_bw, cap)
 
 
 def _ratio(x: float) -> str:

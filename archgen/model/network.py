@@ -169,7 +169,9 @@ class NIC(Part):
     kind: Literal["NIC"] = "NIC"
     technology: Literal["infiniband", "ethernet", "vpi"] = Field(description="Protocols supported.")
     ports: Ports = Field(description="Network ports.")
-    host_interface: str = Field("", description="e.g. 'PCIe Gen5 x16'.")
+    host_interface: str = Field("", description=(
+        "e.g. 'PCIe Gen5 x16'. 'PCIe GenN xW' (Gen3 to Gen6) bounds what the card carries to storage "
+        "(docs/reliability.md); other text is descriptive."))
     power: PowerOrZero = Field(description="Maximum power, e.g. '25 W'.")
     transport: NetTransport | None = Field(None, description=(
         "The NCCL network transport that drives this adapter and the latency it declares. Read where the NIC "

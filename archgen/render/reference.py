@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.checkpoint_storage import uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
@@ -167,10 +168,16 @@ def storage(a: Any) -> Section:
     ports = (f"the storage's {side.ports} port(s) at line rate carry {fmt.q(Q_(side.bandwidth, 'B/s'), 'GB/s', 0)}: "
              f"{'; '.join(side.counted)}" if side is not None
              else f"the storage's own ports bound nothing: {unbounded_why(a)}")
+    up = uplink_bound(a)
+    uplinks = (f" The leaf uplinks pass at most {fmt.q(Q_(up.bandwidth, 'B/s'), 'GB/s', 0)} of it (U L / (L - 1): "
+               + "; ".join(f"'{fid}' {leaves} leaves, uplinks {fmt.q(Q_(u, 'B/s'), 'GB/s', 0)}"
+                           for fid, leaves, u in up.fabrics)
+               + "; the storage's ports assumed spread over the leaves in proportion, every transfer striped over "
+               "them; storage on leaves of its own gets less)." if up is not None else "")
     section.add(Para("Checkpoints are written and restored at the stated bandwidth (shown beside where the figure "
-                     "used differs), bounded by the storage's own ports on the fabrics that carry it and by the "
-                     "compute nodes' ports to storage, every node at once; the rows per accelerator are the storage "
-                     f"bandwidth metrics. {ports[0].upper()}{ports[1:]}."))
+                     "used differs), bounded by the storage's own ports on the fabrics that carry it, by their leaf "
+                     "uplinks and by the compute nodes' ports to storage, every node at once; the rows per "
+                     f"accelerator are the storage bandwidth metrics. {ports[0].upper()}{ports[1:]}.{uplinks}"))
     return section.add(Table("storage-system", "Storage system", ITEM_VALUE, tuple(srows)))
 
 
