@@ -23,7 +23,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
-from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note
+from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
 from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
@@ -384,8 +384,9 @@ def model_defaults(problem: SweepProblem) -> list[str]:
     """
     machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    return list(dict.fromkeys(line for hw in machines  # one line per distinct note
-                              for line in [*defaults_note(hw), *(n for d in dtypes for n in fp4_format_note(hw, d))]))
+    train = problem.workload.training is not None
+    return list(dict.fromkeys(line for hw in machines for line in [  # one line per distinct note
+        *defaults_note(hw), *(n for d in dtypes for n in (*fp4_format_note(hw, d), *fp8_copies_note(hw, d, train)))]))
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:
