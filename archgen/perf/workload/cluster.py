@@ -101,7 +101,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "", on.library,
                                 unset=on.transport if on.latency_unset and not what_if else "")
-    added = [n for n in (assumed_fabric_note(on, hw, gpus), note) if n]
+    added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus)) if n]
     if not added:
         return replace(est, cluster=on.cluster)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
@@ -142,6 +142,21 @@ def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> 
         return (f"placement.per_domain {per_domain}: {gpus} accelerators need {need} scale-up domains; cluster "
                 f"'{on.cluster}' has {have} of {size}")
     return None
+
+
+def scale_out_efficiency_note(on: Machine, hw: Hardware, gpus: int) -> str:
+    """What the estimate took as the share of the NICs' bandwidth a collective reaches, where no NCCL figure backs it.
+
+    `Hardware.scale_out_efficiency` (0.9) is an assumption checked against NCCL only: 46 to 48 GB/s ring all-reduce
+    busbw per 400 Gb/s NDR InfiniBand NIC (NVIDIA/nccl-tests issue 290), 0.92 to 0.96, and 0.955 on EFA
+    (docs/perf-model.md, Collectives). Where the job crosses scale-up domains and the accelerator's collective
+    library is another (RCCL on Pollara/RoCE), no measurement stands behind it, and the estimate says so.
+    """
+    if on.library == "NCCL" or gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
+        return ""
+    return (f"scale-out efficiency {hw.scale_out_efficiency:g} (the share of the NICs' bandwidth a collective "
+            f"reaches) is an assumption checked against NCCL only (NDR InfiniBand, EFA: 0.92 to 0.96 measured); no "
+            f"measurement with {on.library} backs it")
 
 
 def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:
