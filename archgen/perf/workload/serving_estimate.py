@@ -12,6 +12,7 @@ from archgen.errors import WorkloadError
 from archgen.model.workload import Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import MEMORY_RESERVE
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import estimate_serving
@@ -150,7 +151,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
-                              "its own; routed experts keep theirs (ffn_activation: fused)"}
+                              "its own; routed experts keep theirs (ffn_activation: fused)",
+            "memory_reserve": MEMORY_RESERVE}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span)
 
