@@ -191,11 +191,25 @@ def did_you_mean(name: object, known: Iterable[str], cutoff: float = 0.6, lead: 
     """
     known, text = list(known), str(name)
     same = [k for k in known if _folded(k) == _folded(text)]
-    close = same[:1] or difflib.get_close_matches(text, known, n=1, cutoff=cutoff)
+    close = same[:1] or _closest(text, known, cutoff)
     if not close:
         return ""
-    note = unlike(text, close[0])
-    return f"{lead}did you mean '{close[0]}'?{f' ({note})' if note else ''}"
+    note = unlike(text, close[0]) if len(close) == 1 else ""
+    offered = " or ".join(f"'{c}'" for c in close)
+    return f"{lead}did you mean {offered}?{f' ({note})' if note else ''}"
+
+
+def _closest(text: str, known: list[str], cutoff: float) -> list[str]:
+    """The known names closest to `text` (difflib ratio >= `cutoff`): every one tied for the best ratio.
+
+    Picking one of two names equally close would be arbitrary, and can steer the wrong way:
+    'bandwidth_per_accelerator' is as close to `bisection_per_accelerator` (half the injection on a 1:1 fabric) as
+    to `injection_per_accelerator` (0.72 each), so both are offered.
+    """
+    ratio = {k: difflib.SequenceMatcher(None, text, k).ratio() for k in
+             difflib.get_close_matches(text, known, n=len(known) or 1, cutoff=cutoff)}
+    best = max(ratio.values(), default=0.0)
+    return sorted(k for k, r in ratio.items() if r == best)
 
 
 def unlike(name: str, known: str) -> str:

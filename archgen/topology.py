@@ -35,7 +35,7 @@ class ScaleOutPath:
         tiers: Switch tiers of the fabric.
         in_network_reduction: Every tier's switch reduces in the network (SHARP), so a collective may use it.
         latency: Per-step latency the NICs' network transport declares (`NIC.transport`); None when no NIC on the
-            path states one (NCCL's own InfiniBand/RoCE transport: 0).
+            path states one (NCCL's own InfiniBand/RoCE transport: 0), or when `transport` leaves it unset.
         transport: Who declares `latency`, for the estimate's notes ("aws-ofi-nccl on NIC 'efa-v4'").
         assumed: No compute fabric is declared: the path is the compute NICs' line rate, taken as non-blocking
             (`analyse.network.nic_path`), and the estimate says so.

@@ -89,14 +89,17 @@ def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:
 def nic_transport(design: Design, system: System, role: str) -> tuple[Q | None, str]:
     """The network latency the transport of a system's NICs of `role` declares, and who declares it.
 
-    (None, "") when none of them states a `transport` (NCCL's own IB/RoCE transport, 0). Where NICs of one role
-    state different latencies, the greatest: a step waits for its slowest transport.
+    (None, "") when none of them states a `transport` (NCCL's own IB/RoCE transport, 0); (None, who) where the
+    transport leaves its latency unset (`NetTransport.latency`: not provided). Where NICs of one role state
+    different latencies, the greatest: a step waits for its slowest transport.
     """
-    stated = sorted(((nic.transport.latency.to("us"), f"{nic.transport.plugin} on NIC '{nic.id}'")
-                     for slot in system.nics if slot.role == role
-                     for nic in [design.specs.get(slot.part)] if isinstance(nic, NIC) and nic.transport),
+    nics = [nic for slot in system.nics if slot.role == role for nic in [design.specs.get(slot.part)]]
+    transports = [(nic.transport, f"{nic.transport.plugin} on NIC '{nic.id}'") for nic in nics
+                  if isinstance(nic, NIC) and nic.transport]
+    stated = sorted(((t.latency.to("us"), who) for t, who in transports if t.latency is not None),
                     key=lambda t: (t[0].magnitude, t[1]))
-    return stated[-1] if stated else (None, "")
+    unset = sorted(who for t, who in transports if t.latency is None)
+    return stated[-1] if stated else (None, unset[0]) if unset else (None, "")
 
 
 def compute_node(nodes: tuple[NodeType, ...]) -> NodeType | None:

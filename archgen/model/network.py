@@ -156,11 +156,12 @@ class NetTransport(Spec):
     """The NCCL network transport (built-in or net plugin) that drives an adapter, as its code declares itself."""
 
     plugin: str = Field(description="The transport, e.g. 'aws-ofi-nccl' (NCCL's net plugin for EFA).")
-    latency: DurationOrZero = Field(description=(
+    latency: DurationOrZero | None = Field(None, description=(
         "Per-message latency the transport declares in its properties (`ncclNetProperties_t.latency`), which NCCL "
         "adds to every step that crosses the network (`latencyInter` in its tuning model), e.g. '35 us' for "
         "aws-ofi-nccl on P5en/P6 platforms. NCCL's own InfiniBand/RoCE transport declares 0; cite the code in "
-        "the part's `source:`."))
+        "the part's `source:`. Leave it out where the code leaves the figure unset (ROCm/amd-anp writes 0 with the "
+        "comment 'Not set'): the network's latency is then not provided, none is added, and the estimate says so."))
 
 
 class NIC(Part):

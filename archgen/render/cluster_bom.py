@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.render import common, fmt
+from archgen.render import common, fmt, glossary
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.tables import bom_name, quantity
@@ -34,7 +34,7 @@ def appendices(scope: Scope, a: Any) -> Section:
                  "draw already holds are counted but left out of their line's total power. Structured cabling (MPO "
                  "trunks, patch panels) is not modelled. The same table is written as CSV and XLSX."),
             Table("bom", "Bill of materials", cols, tuple(rows)), Para(reconciled(a))),
-        common.glossary_section(), common.references_section()]
+        glossary.section(), common.references_section()]
     return section
 
 

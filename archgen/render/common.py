@@ -23,41 +23,6 @@ from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 LEVELS = {"shall": "SHALL", "should": "SHOULD", "may": "MAY"}
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
 
-GLOSSARY = (
-    ("ASHRAE", "American Society of Heating, Refrigerating and Air-Conditioning Engineers (TC 9.9 thermal classes)"),
-    ("A1–A4", "ASHRAE air-cooling equipment classes (allowable inlet temperature ranges)"),
-    ("BMC", "Baseboard management controller: a node's out-of-band management processor and its network port"),
-    ("BOM", "Bill of materials"),
-    ("busbw", "Bus bandwidth of a collective as nccl-tests defines it (algorithm bandwidth times a factor of the "
-              "collective and rank count)"),
-    ("CDU", "Coolant distribution unit: heat exchanger and pumps between facility water and the rack loop"),
-    ("CFM", "Cubic feet per minute (air flow)"),
-    ("DAC", "Direct-attach copper cable: a passive copper assembly with its connectors built on"),
-    ("DPU", "Data processing unit: a network adapter with its own processors (such as BlueField-3)"),
-    ("HBM", "High-bandwidth memory: the accelerator's stacked DRAM"),
-    ("MFU", "Model FLOP utilisation: model FLOP/s per accelerator over its dense peak"),
-    ("MPO", "Multi-fibre push-on connector (IEC 61754-7), on parallel optics"),
-    ("MTTI", "Mean time to interruption of a job"),
-    ("N, N+1, N+N", "Redundancy: no spare; one spare unit; a full second set (2N)"),
-    ("NIC", "Network interface card (network adapter)"),
-    ("NVLink", "NVIDIA's scale-up GPU interconnect"),
-    ("OOB", "Out-of-band: the management network, apart from the data fabrics"),
-    ("ORv3", "OCP Open Rack V3 (48 V/50 V DC busbar rack)"),
-    ("OSFP", "Octal small form-factor pluggable: an 8-lane transceiver cage and module"),
-    ("PDU", "Power distribution unit"),
-    ("PUE", "Power usage effectiveness: facility power over IT power"),
-    ("RHS / IHS", "Riding heat sink (a module without fins, cooled by the host's heat sink) / integrated heat sink"),
-    ("SU", "Scalable unit: the repeated building block of racks a cluster is laid out in"),
-    ("TCO", "Total cost of ownership: capital recovered per year plus energy and space"),
-    ("TGP", "Total graphics power: an accelerator's rated board power"),
-    ("U", "Rack unit, 1.75 in (44.45 mm)"),
-    ("UFM", "NVIDIA Unified Fabric Manager: the InfiniBand fabric's management appliance"),
-    ("W17–W45", "ASHRAE liquid-cooling classes (maximum facility water supply temperature)"),
-    ("XDR", "InfiniBand's 200 Gb/s-per-lane generation (800 Gb/s ports)"),
-    ("ΔT", "Temperature rise across equipment (coolant or air)"),
-)
-
-
 @dataclass
 class Scope:
     """What one document is about: the run, the target's object path, and the spec documents it draws on."""
@@ -355,12 +320,6 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
     items += missing
     section = Section("open-items", "Open items and gaps")
     return section.add(Bullets(tuple(items)) if items else Para("None."))
-
-
-def glossary_section() -> Section:
-    """Abbreviations used in archgen documents."""
-    return Section("glossary", "Glossary").add(
-        Table("glossary", "Glossary", (Column("Term"), Column("Meaning")), GLOSSARY))
 
 
 def references_section() -> Section:

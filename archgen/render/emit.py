@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from archgen.render import diagrams, tables
+from archgen.render import diagrams, glossary, tables
 from archgen.render.blocks import DocumentModel
 from archgen.render.edition import customer, data_table
 from archgen.render.env import environment, render_template
@@ -25,6 +25,7 @@ def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]]
     if edition == "customer":
         customer(doc)
         csv_tables = {name: data_table(t) for name, t in csv_tables.items()}
+    glossary.used(doc)                 # after the edition: the terms of the text the reader gets
     image_formats = tuple(f for f in ("svg", "png") if f in formats or (f == "svg" and "md" in formats))
     need_svg = any(f in formats for f in ("html", "pdf"))
     used = {f.name for f in doc.figure_blocks()}

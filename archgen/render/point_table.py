@@ -25,6 +25,7 @@ from archgen.model.requirements import Status
 from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements
+from archgen.perf.explore.tally import assumed
 from archgen.render import fmt
 from archgen.render.blocks import Column
 from archgen.render.tables import csv_cell
@@ -76,14 +77,14 @@ def layout_text(row: PointRow) -> str:
                       and not (k == "interleave" and v == 1))
 
 
-def hypothetical(row: PointRow) -> list[str]:
-    """The hardware a point assumes that the catalog does not have: every hardware axis not at factor 1.
+def hypothetical(row: PointRow, problem: SweepProblem | None = None) -> list[str]:
+    """The hardware a point assumes that the catalog does not have: every hardware axis not as catalogued.
 
     A factor other than 1 (×2 scale-out bandwidth) or a replaced figure ('1800 GB/s') describes a machine that does
-    not exist as catalogued, so a best point resting on it answers a what-if, not a purchase.
+    not exist as catalogued, so a best point resting on it answers a what-if, not a purchase; the cluster's own
+    `scale_up_size` or a figure equal to the catalogued one does not (`tally.as_catalogued`).
     """
-    return [f"{a} {level_text(v)}" for a, v in row.values.items()
-            if a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)]
+    return [f"{a} {level_text(row.values[a])}" for a in assumed(row.values, problem)]
 
 
 def number(q: Q | None) -> Any:
@@ -126,7 +127,7 @@ def cells(problem: SweepProblem, r: PointRow) -> tuple:
     met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.AT_RISK if q.id in r.at_risk
            else Status.MET if r.met[q.id] else Status.NOT_MET for q in reqs]
     hardware = any(a in HARDWARE_AXES for a in problem.axes)
-    flag = (("hypothetical" if hypothetical(r) else "as catalogued",) if hardware else ())
+    flag = (("hypothetical" if hypothetical(r, problem) else "as catalogued",) if hardware else ())
     return (r.index, *(level_text(r.values[a]) for a in problem.axes), layout_text(r),
             *(metric_cell(r, m) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
 
@@ -196,8 +197,7 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
         data.append([risky if q.id in r.at_risk else said[r.met.get(q.id)] for r in rows])
         at += 1
     if hardware:
-        data.append(["hypothetical" if any(a in HARDWARE_AXES and not (isinstance(v, float) and v == 1.0)
-                                           for a, v in r.values.items()) else "as catalogued" for r in rows])
+        data.append(["hypothetical" if assumed(r.values, problem) else "as catalogued" for r in rows])
         at += 1
     reason = _memo(cols[at], str)
     data.append([reason(r.reason) for r in rows])

@@ -14,7 +14,7 @@ from archgen.analyse.bom import cdu_power_gaps, cord_gaps, fitting_gaps, unit_po
 from archgen.analyse.rack import RackAnalysis
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
-from archgen.render import common, distribution, fmt
+from archgen.render import common, distribution, fmt, glossary
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.rack_power import air, cooling, power, ratio
@@ -267,5 +267,5 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
              "and their inlet, a rail kit per rack-mounted system or switch (EIA-19 racks), a blanking panel per "
              "free U on the front. The same table is written as CSV and XLSX."),
         bom_table(a.bom, scope.run.design.specs))
-    section.sections += [bom, common.glossary_section(), common.references_section()]
+    section.sections += [bom, glossary.section(), common.references_section()]
     return section

@@ -191,7 +191,7 @@ def best_section(result: Result) -> Section:
     for m, up in result.objectives:
         i = result.best.get(m)
         r = result.rows[i] if i is not None else None
-        assumed = hypothetical(r) if r else []
+        assumed = hypothetical(r, result.problem) if r else []
         if r is not None and assumed:
             flagged.append(f"{DISPLAY[m][0]} (point {r.index}): {', '.join(assumed)}")
         rows.append((DISPLAY[m][0], "max" if up else "min", shown(r, m) if r else None, r.index if r else None,

@@ -13,8 +13,8 @@ from archgen.units import Q_
 
 def test_pollara_notes_name_amds_plugin_not_nccl(shipped) -> None:
     notes = shipped.workloads["workload/allreduce-mi355x-th5"].estimate.notes
-    assert "no network latency added per step across scale-up domains (0, as amd-anp on NIC 'pollara-400' " \
-           "declares); not modelled beyond that" in notes
+    assert "network latency per step across scale-up domains not provided: amd-anp on NIC 'pollara-400' leaves " \
+           "it unset (`NIC.transport.latency`), so none is added; not modelled beyond that" in notes
     assert not any("NCCL's" in n for n in notes), notes
     assert shipped.clusters["cluster/mi355x-th5"].scale_out.transport == "amd-anp on NIC 'pollara-400'"
 

@@ -241,7 +241,7 @@ def test_every_abbreviation_the_documents_use_is_in_the_glossary():
     """
     import re
 
-    from archgen.render.common import GLOSSARY
+    from archgen.render.glossary import GLOSSARY
     from tests.render.conftest import GOLDEN
     terms = {t for term, _ in GLOSSARY for t in term.split(" / ")}
     candidates = ("TCO", "PUE", "MFU", "MTTI", "DAC", "XDR", "OSFP", "RHS", "IHS", "SU", "NIC", "DPU", "HBM", "OOB",

@@ -23,7 +23,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
-from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note
+from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
 from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
@@ -384,14 +384,14 @@ def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
 def model_defaults(problem: SweepProblem) -> list[str]:
     """Per accelerator of the sweep, the model's defaults its points take where the part states no figure.
 
-    In the words of `archgen estimate`'s note (`perf.workload.defaults_note`, the one helper): "not stated by
-    trainium2 or its system, so taken from the model's defaults: vector (FP32 FMA) efficiency ...". None for parts
-    that state every figure the estimates use.
+    In `archgen estimate`'s words (`perf.workload.defaults_note`): "not stated by trainium2 or its system, so taken
+    from the model's defaults: ...", and the FP4/FP8 format notes. None for parts that state every figure.
     """
     machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    return list(dict.fromkeys(line for hw in machines  # one line per distinct note
-                              for line in [*defaults_note(hw), *(n for d in dtypes for n in fp4_format_note(hw, d))]))
+    train = problem.workload.training is not None     # one line per distinct note
+    return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
+        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train)))]))
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

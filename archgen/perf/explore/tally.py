@@ -18,6 +18,7 @@ the workers. The parent process is left the merging, the document and the plot.
 from __future__ import annotations
 
 import bisect
+import math
 import pickle
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,9 @@ import numpy as np
 from archgen.model.sweep import CATEGORICAL, HARDWARE_AXES
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, best, objectives, pareto, requirements
 from archgen.perf.explore.vectorised import evaluate
+from archgen.perf.workload.estimate import precision
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q
 
 #: What a chunk keeps of its rows (`chunk`).
 Keep = Literal["list", "pickle", "none"]
@@ -39,12 +43,37 @@ def categories(problem: SweepProblem) -> list[str]:
     return [a for a in problem.axes if a in CATEGORICAL and len(problem.axes[a]) > 1]
 
 
-def catalogued(row: PointRow) -> bool:
-    """Whether a point runs on its hardware as catalogued: every hardware axis at factor 1."""
-    for a, v in row.values.items():
-        if a in _HARDWARE and not (isinstance(v, float) and v == 1.0):
-            return False
-    return True
+def catalogued(row: PointRow, problem: SweepProblem | None = None) -> bool:
+    """Whether a point runs on its hardware as catalogued: every hardware axis at its catalogued value (`assumed`)."""
+    return not assumed(row.values, problem)
+
+
+def assumed(values: dict[str, Any], problem: SweepProblem | None = None) -> list[str]:
+    """The hardware axes of a point's `values` that depart from its machine as catalogued (`as_catalogued`)."""
+    return [a for a, v in values.items() if a in _HARDWARE and not as_catalogued(values, a, v, problem)]
+
+
+def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: SweepProblem | None) -> bool:
+    """Whether hardware axis `axis` at `level` leaves a point's machine as its cluster catalogues it.
+
+    A factor scales a figure: 1 (1.0 or 1) leaves it. A `scale_up_size` equal to the cluster's, or a figure
+    ('1800 GB/s') equal to the catalogued one (the point's precision's peak), describes the machine as it is; that
+    takes `problem` (its `bases`, the point's cluster), without which any size or figure counts as assumed.
+    `latency` stands for two figures and is only ever scaled.
+    """
+    if not isinstance(level, Q) and axis != "scale_up_size":
+        return float(level) == 1.0
+    if problem is None or axis == "latency":
+        return False
+    base = problem.bases.get((values.get("cluster", ""), values.get("accelerator")))
+    if base is None:
+        return False
+    hw = base.hardware
+    if axis == "scale_up_size":
+        return int(level) == hw.scale_up_size
+    dtype = values.get("precision") or precision(problem.workload) or "bf16"
+    have = hw.peak.get(dtype) if axis == "peak" else getattr(hw, axis, None)
+    return have is not None and math.isclose(json_magnitude(level), float(have), rel_tol=1e-9)
 
 
 _HARDWARE = frozenset(HARDWARE_AXES)
@@ -57,7 +86,7 @@ class Fitting:
     values: dict[str, np.ndarray]    # objective metric -> SI value (NaN where a row lacks it)
     present: dict[str, np.ndarray]   # objective metric -> whether a row has it
     feasible: np.ndarray             # bool
-    catalogued: np.ndarray           # bool: every hardware axis at factor 1 (`catalogued`)
+    catalogued: np.ndarray           # bool: every hardware axis as catalogued (`catalogued`)
     group: np.ndarray                # index in `groups`
     groups: tuple[tuple, ...]        # each combination of the categorical axes' values, in order of first point
 
@@ -95,7 +124,7 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
     for m in goals:
         present[m] = np.array([m in d for d in metrics], dtype=bool)
         values[m] = np.array([d.get(m, np.nan) for d in metrics], dtype=float)
-    plain = [catalogued(r) for r in ok]
+    plain = [catalogued(r, problem) for r in ok]
     fit = Fitting(values, present, np.array([r.feasible for r in ok], dtype=bool), np.array(plain, dtype=bool),
                   np.array([groups[k] for k in keys], dtype=np.int64), tuple(groups))
     risky = {q.id: sum(1 for r in rows if q.id in r.at_risk) for q in requirements(problem)}

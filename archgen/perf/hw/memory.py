@@ -77,6 +77,15 @@ OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weight
 #: The bit of `OFFLOAD_CODES` that offloads weights (a model-only option: no stack archgen profiles runs it).
 WEIGHT_OFFLOAD = 4
 
+#: What the memory an estimate compares with HBM leaves out, said beside every estimate (its `conventions`): no
+#: source that archgen cites gives the memory a runtime holds back (the CUDA or HIP context, the caching allocator's
+#: fragmentation, NCCL/RCCL buffers, GEMM workspaces), so none is reserved (docs/perf-model.md, Limitations:
+#: Memory), and a small headroom (17 GB of an MI355X's 309.2 GB for Llama 3.1 405B on 1,024 of them) reads as the
+#: upper bound it is.
+MEMORY_RESERVE = ("none held back for the runtime (CUDA or HIP context, allocator fragmentation, collective "
+                  "buffers, workspaces: no cited source gives a figure); fits means the total is at most the HBM "
+                  "capacity, and the headroom is an upper bound")
+
 
 @quick_init
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class Machine:
     assumed_scale_out: bool = False  # no compute fabric: scale-out is the NICs' line rate, non-blocking (`nic_path`)
     per_node: int = 1     # accelerators of one node: a stated placement holds whole nodes (`placement_problem`)
     mesh_limit: int = 0   # a full-mesh domain: the most accelerators its part's `scale_up.links` join (0: no limit)
+    latency_unset: bool = False  # `transport` leaves its latency unset (`NetTransport.latency`): not provided
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -66,7 +67,8 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
                    rates, scale_out.transport if scale_out is not None else "", utilisation,
                    COLLECTIVE_LIBRARY.get(vendor, "the collective library"),
-                   bool(scale_out is not None and scale_out.assumed), per_node, mesh_limit(cluster, items, hw))
+                   bool(scale_out is not None and scale_out.assumed), per_node, mesh_limit(cluster, items, hw),
+                   bool(scale_out is not None and scale_out.transport and scale_out.latency is None))
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -97,8 +99,9 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
-                                else f"as {on.transport} declares" if on.transport else "", on.library)
-    added = [n for n in (assumed_fabric_note(on, hw, gpus), note) if n]
+                                else f"as {on.transport} declares" if on.transport else "", on.library,
+                                unset=on.transport if on.latency_unset and not what_if else "")
+    added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus)) if n]
     if not added:
         return replace(est, cluster=on.cluster)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
@@ -141,6 +144,21 @@ def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> 
     return None
 
 
+def scale_out_efficiency_note(on: Machine, hw: Hardware, gpus: int) -> str:
+    """What the estimate took as the share of the NICs' bandwidth a collective reaches, where no NCCL figure backs it.
+
+    `Hardware.scale_out_efficiency` (0.9) is an assumption checked against NCCL only: 46 to 48 GB/s ring all-reduce
+    busbw per 400 Gb/s NDR InfiniBand NIC (NVIDIA/nccl-tests issue 290), 0.92 to 0.96, and 0.955 on EFA
+    (docs/perf-model.md, Collectives). Where the job crosses scale-up domains and the accelerator's collective
+    library is another (RCCL on Pollara/RoCE), no measurement stands behind it, and the estimate says so.
+    """
+    if on.library == "NCCL" or gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
+        return ""
+    return (f"scale-out efficiency {hw.scale_out_efficiency:g} (the share of the NICs' bandwidth a collective "
+            f"reaches) is an assumption checked against NCCL only (NDR InfiniBand, EFA: 0.92 to 0.96 measured); no "
+            f"measurement with {on.library} backs it")
+
+
 def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:
     """What the estimate took for traffic between scale-up domains on a cluster with no compute fabric ("" if not).
 
@@ -156,15 +174,19 @@ def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:
             "modelled); declare the fabric (`fabrics`, role compute) to size it")
 
 
-def network_latency_note(hw: Hardware, gpus: int, source: str, library: str = "NCCL") -> str:
+def network_latency_note(hw: Hardware, gpus: int, source: str, library: str = "NCCL", unset: str = "") -> str:
     """What the estimate took as the network's latency per step, where `gpus` cross scale-up domains ("" if not).
 
     `source` says where it comes from ("as aws-ofi-nccl on NIC 'efa-v4' declares", from `ScaleOutPath.transport`);
     without one it is the `library`'s own InfiniBand/RoCE transport: NCCL's declares 0 (`src/transport/net_ib/init.cc`),
-    and the estimate adds none for another library's either. A declared 0 reads as none added, not as "0 us".
+    and the estimate adds none for another library's either. A declared 0 reads as none added, not as "0 us"; a
+    transport that leaves it unset (`unset`, "amd-anp on NIC 'pollara-400'") makes it not provided.
     """
     if gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
         return ""
+    if unset:
+        return (f"network latency per step across scale-up domains not provided: {unset} leaves it unset "
+                "(`NIC.transport.latency`), so none is added; not modelled beyond that")
     us = f"{hw.scale_out_latency * 1e6:.4g} us"
     if source and hw.scale_out_latency == 0:
         return f"no network latency added per step across scale-up domains (0, {source}); not modelled beyond that"

@@ -5,13 +5,17 @@ A part that leaves `efficiency.vector` or `efficiency.gemm_half_size` out, or a 
 each, as `perf.workload.efficiency_range` names the efficiencies taken at a point, so that a part nobody measured
 does not read as if it were. A training job that states no `stack` takes the newest profile, an NVIDIA stack's; on
 a part that states no CUDA compute capability (not an NVIDIA GPU) the stack note says so (`stack_origin`), and an
-FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`), which such a part may not run.
+FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`), which such a part may not run,
+an FP8 training job that its quantisation follows Transformer Engine on Hopper (`fp8_copies_note`), and a job that
+states an NVIDIA stack's switch (`cuda_switches_note`: CUDA graphs, a Transformer Engine FP8 recipe) that the switch
+is costed as it runs there.
 """
 
 from __future__ import annotations
 
 from archgen.model.accelerator import VECTOR_EFFICIENCY
 from archgen.model.system import HOST_LINK_EFFICIENCY
+from archgen.model.workload import Training
 from archgen.perf.hw.hardware import Hardware
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
@@ -59,3 +63,42 @@ def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
     return [f"FP4 is modelled as NVIDIA's NVFP4 (one E4M3 scale per 16 values, 0.5625 B per value, and its casts); "
             f"{hw.accelerator} states no CUDA compute capability, so its own FP4 format (e.g. OCP MXFP4, one E8M0 "
             "scale per 32 values) is not modelled"]
+
+
+def fp8_copies_note(hw: Hardware, precision: str | None, training: bool) -> list[str]:
+    """The note of FP8 training on a part that states no CUDA compute capability: quantised as on Hopper.
+
+    `perf.hw.quant` costs FP8 quantisation by Transformer Engine's rules, keyed on the compute capability: below 10
+    (Hopper) each quantised tensor is written twice, once transposed, because Hopper's FP8 GEMMs take one operand
+    layout; from 10 (Blackwell) once. A part with none (0) takes the Hopper rule; its own GEMM library's FP8 layouts
+    are not stated in its spec, so the second copy is an assumption, and the note says so.
+    """
+    if precision != "fp8" or not training or hw.compute_capability:
+        return []
+    return [f"FP8 quantisation is costed by Transformer Engine's rules for an NVIDIA GPU below compute capability 10 "
+            f"(Hopper: each quantised tensor written twice, once transposed, with its scaling and cast kernels); "
+            f"{hw.accelerator} states no CUDA compute capability, and whether its FP8 GEMMs take both operand "
+            "layouts (one copy, as on Blackwell) is not stated, so the second copy is an assumption"]
+
+
+#: The switches `cuda_switches_note` names, with what the model costs a stated value as.
+CUDA_SWITCHES = {"cuda_graphs": "Megatron-core's CUDA graphs", "fp8_recipe": "Transformer Engine's FP8 recipe"}
+
+
+def cuda_switches_note(hw: Hardware, training: Training | None) -> list[str]:
+    """The note of a job that states an NVIDIA stack's switch on a part with no CUDA compute capability.
+
+    `cuda_graphs` is costed as Megatron-core's CUDA graphs (`perf.train.host`: one replay per captured scope and
+    pass) and `fp8_recipe` as Transformer Engine's recipe on NVIDIA GPUs (`perf.hw.quant`); neither names the part's
+    own stack, so a stated value is costed as it runs on NVIDIA's, and the note says so rather than accepting it
+    silently (on a large dense job CUDA graphs may also change nothing: the host is hidden behind the GPU).
+    """
+    if training is None or hw.compute_capability:
+        return []
+    stated = [(f"{name} '{value}'", what) for name, what in CUDA_SWITCHES.items()
+              if (value := getattr(training, name)) not in (None, "none")]
+    if not stated:
+        return []
+    return [f"{' and '.join(s for s, _ in stated)} stated: costed as {' and '.join(w for _, w in stated)} on "
+            f"NVIDIA GPUs; {hw.accelerator} states no CUDA compute capability, and its own stack's equivalent is not "
+            "modelled"]

@@ -16,7 +16,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.bands import bands, family, run_scenario
-from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note
+from archgen.perf.workload.defaults_note import cuda_switches_note, defaults_note, fp4_format_note, fp8_copies_note
 from archgen.perf.workload.efficiency_range import link_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
@@ -78,7 +78,9 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     inf = workload.inference
     scenario = run_scenario(inf.scenario, inf.arrival_rate) if inf is not None else "offline"
     if est.fits:  # a misfit's last note is why it does not fit (a sweep's reason); it has no figure to qualify
-        est = replace(est, notes=[*est.notes, *defaults_note(hw), *fp4_format_note(hw, precision(workload))])
+        est = replace(est, notes=[*est.notes, *defaults_note(hw), *fp4_format_note(hw, precision(workload)),
+                                  *fp8_copies_note(hw, precision(workload), workload.training is not None),
+                                  *cuda_switches_note(hw, workload.training)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 

@@ -12,6 +12,7 @@ from archgen.errors import WorkloadError
 from archgen.model.workload import Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.memory import MEMORY_RESERVE
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
 from archgen.perf.serve.run import ServingRun
@@ -154,7 +155,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
-                              "its own; routed experts keep theirs (ffn_activation: fused)"}
+                              "its own; routed experts keep theirs (ffn_activation: fused)",
+            "memory_reserve": MEMORY_RESERVE}
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"

@@ -17,7 +17,7 @@ from archgen.model.switches import allowed, as_written, beyond_stack
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
@@ -197,7 +197,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     conv = {"flop_counting": "model FLOPs = 3 x forward (2 FLOP per MAC, full s^2 attention, logits included, "
                              "no recomputation)",
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
-                        f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s"}
+                        f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
+            "memory_reserve": MEMORY_RESERVE}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None)
