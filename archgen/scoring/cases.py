@@ -221,7 +221,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
                                 replicas=inf.replicas)
     pct = {} if run is None else {"ttft_p50": run.ttft.p50, "ttft_p99": run.ttft.p99, "tpot_p50": run.tpot.p50,
-                                  "tpot_p99": run.tpot.p99}
+                                  "tpot_p99": run.tpot.p99, "load": run.load}
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot), **pct}
 
