@@ -118,3 +118,12 @@ def test_estimate_states_the_load_bin_and_an_unmeasured_band(spec_tree):
     req = next(line for line in text.splitlines() if line.startswith("REQ-T-1"))
     assert req.startswith("REQ-T-1: ttft_p99 <= 2 s: met (no band: unmeasured at this load")
     assert f": {Status.MET.value} (" in req  # judged at the estimate alone, its band stated as unmeasured
+
+
+def test_req004_names_the_load_bin_its_band_comes_from(spec_tree):
+    """Near capacity the band is the near-capacity bin's: a target the pessimistic end misses is at risk (REQ004)."""
+    near = LIGHT_SERVER.replace("arrival_rate: 3 1/s", "arrival_rate: 28 1/s").replace('"<= 2 s"', '"<= 1 s"')
+    specs = spec_tree({"workloads/light.yaml": near})
+    out = run_cli("check", str(SPECS), str(specs), "--select", "REQ004").out
+    line = next(ln for ln in out.splitlines() if "REQ-T-1" in ln)
+    assert "taken near capacity (load >= 0.85), as this run is (load 0.9" in line
