@@ -203,7 +203,11 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
-    """The model's value (SI) for every metric the case measured."""
+    """The model's value (SI) for every metric the case measured; a simulated serving run's also has its `load`.
+
+    `load` (`perf.serve.run.ServingRun.load`) is no metric: it picks the load bin of the case's latency errors in the
+    band table (`perf.workload.bands.compute_table`, docs/gen_bands.py).
+    """
     if case.collective is not None:
         c = case.collective
         hw = case_hardware(case, accelerators, nvls=c.algorithm in ("nvls", "nvls_tree"))

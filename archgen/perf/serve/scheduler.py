@@ -365,7 +365,8 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     tokens/s are then the run's means, and memory holds the KV cache of the requests admitted at once (N beyond
     the KV capacity wait in the queue; an open loop's pool, `batch` or the capacity, is reserved whole, and is its
     `batch`; the run's `mean_running` says how many were decoding). Otherwise (offline, or server with no arrival
-    rate) the closed form alone, and no run.
+    rate) the closed form alone, and no run. A run's `load` is the requests per second it serves over the replica's
+    capacity, a closed loop that keeps as many in flight as it admits (`run.ServingRun.load`).
     """
     closed = job.scenario == "concurrency"
     if not closed and not (job.scenario == "server" and arrival_rate):
