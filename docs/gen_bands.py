@@ -34,8 +34,8 @@ def source() -> str:
         family = {c.id: case_family(c) for c in cf.cases}
         accelerator = {c.id: c.system.accelerator for c in cf.cases}
         results = score_cases(cf).results
-        scored += [(family[r.id], r.metric, r.error) for r in results]
-        on += [(family[r.id], r.metric, accelerator[r.id]) for r in results]
+        scored += [(family[r.id], r.metric, r.error, r.load) for r in results]
+        on += [(family[r.id], r.metric, accelerator[r.id], r.load) for r in results]
     return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on))
 
 

@@ -183,7 +183,7 @@ def _reason(o: Outcome, subject: str = "") -> str:
         return o.note or "—"
     if o.status is Status.AT_RISK and (end := o.pessimistic) is not None:
         return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"
-    return "—"
+    return o.note or "—"  # what sets a miss; a latency judged where its band is unmeasured at this load
 
 
 def requirements_section(scope: Scope) -> Section:

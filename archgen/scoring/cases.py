@@ -203,7 +203,11 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
 
 
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
-    """The model's value (SI) for every metric the case measured."""
+    """The model's value (SI) for every metric the case measured; a simulated serving run's also has its `load`.
+
+    `load` (`perf.serve.run.ServingRun.load`) is no metric: it picks the load bin of the case's latency errors in the
+    band table (`perf.workload.bands.compute_table`, docs/gen_bands.py).
+    """
     if case.collective is not None:
         c = case.collective
         hw = case_hardware(case, accelerators, nvls=c.algorithm in ("nvls", "nvls_tree"))
@@ -221,7 +225,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
                                 replicas=inf.replicas)
     pct = {} if run is None else {"ttft_p50": run.ttft.p50, "ttft_p99": run.ttft.p99, "tpot_p50": run.tpot.p50,
-                                  "tpot_p99": run.tpot.p99}
+                                  "tpot_p99": run.tpot.p99, "load": run.load}
     return {"tokens_per_second": float(est.tokens_per_second_replica) * inf.replicas,
             "time": float(est.ttft), "ttft": float(est.ttft), "tpot": float(est.tpot), **pct}
 

@@ -41,6 +41,7 @@ class CaseResult:
     predicted: float
     status: str
     source: str
+    load: float | None = None  # a simulated serving run's load (perf.serve.run.ServingRun.load): its band's bin
 
     @property
     def error(self) -> float:
@@ -91,7 +92,8 @@ def _results(case: Case, pred: dict[str, float]) -> list[CaseResult]:
             continue
         unit = METRIC_UNITS[m.metric]
         measured = float(measured_value(m).to(unit).magnitude)
-        results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source))
+        results.append(CaseResult(case.id, m.metric, unit, measured, pred[m.metric], case.status, case.source,
+                                  pred.get("load")))
     return results
 
 

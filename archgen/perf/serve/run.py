@@ -41,6 +41,11 @@ class ServingRun:
         prompt_share: Fraction of that busy time spent on prompts: each iteration's pass split by its tokens
             (prompt chunks against decodes, the Vidur / Sarathi-Serve view of a hybrid batch), plus the prompts'
             own attention.
+        load: Requests per second the replica serves (an open loop's arrival rate, a closed loop's completions)
+            over its capacity: a simulated closed loop that keeps as many requests in flight as the replica admits
+            (an open loop's `max_batch`, a closed loop's KV-cache capacity), the capacity `scheduler.simulate`
+            judges an open loop's overrun by; above 1 the arrivals outrun it. Set by `scheduler.estimate_serving`;
+            it picks a latency band's load bin (`perf.workload.bands.load_bin`).
     """
 
     ttft: Stats
@@ -54,6 +59,7 @@ class ServingRun:
     notes: tuple[str, ...] = field(default=())
     busy: float = 1.0
     prompt_share: float = 0.0
+    load: float = math.nan
 
 
 

@@ -365,14 +365,14 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     tokens/s are then the run's means, and memory holds the KV cache of the requests admitted at once (N beyond
     the KV capacity wait in the queue; an open loop's pool, `batch` or the capacity, is reserved whole, and is its
     `batch`; the run's `mean_running` says how many were decoding). Otherwise (offline, or server with no arrival
-    rate) the closed form alone, and no run.
+    rate) the closed form alone, and no run. A run's `load` is the requests per second it serves over the replica's
+    capacity, a closed loop that keeps as many in flight as it admits (`run.ServingRun.load`).
     """
     closed = job.scenario == "concurrency"
     if not closed and not (job.scenario == "server" and arrival_rate):
         return I.estimate_inference(hw, job, tp, batch), None
-    cap = int(float(I.estimate_inference(hw, job, tp, None).max_batch))
-    if batch is not None:
-        cap = min(cap, int(batch))
+    kv = int(float(I.estimate_inference(hw, job, tp, None).max_batch))
+    cap = kv if batch is None else min(kv, int(batch))
     est = I.estimate_inference(hw, job, tp, max(cap, 1))
     if cap < 1 or not bool(est.fits):
         return I.estimate_inference(hw, job, tp, batch), None
@@ -380,6 +380,12 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
         assert batch is not None, "the concurrency scenario states its batch (model.workload)"
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
                    arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas)
+    # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many
+    # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
+    admit = kv if closed else cap
+    full = simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas)
+    served = run.tokens_per_second if closed else float(arrival_rate) * job.output_len
+    run = replace(run, load=served / full.tokens_per_second)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
                   batch=float(batch) if closed and batch is not None else float(cap))

@@ -21,6 +21,14 @@ says how many are on the estimated part. Where none is, the model's error was ne
 part's own figures leave open (its stated efficiency ranges, `perf.workload.efficiency_range`) is not in the band's
 errors either: the band then spans both, each end of the estimate's span over those ranges taken with the model's
 error in the same direction (`Band.spread`), so a requirement met only at the optimistic end is at risk.
+
+A serving-under-load latency band (TTFT, TPOT and their percentiles) is kept per *load bin* as well: the run's load is
+its requests served per second per replica over the replica's capacity, both computed by the model
+(`perf.serve.run.ServingRun.load`; nothing fitted), binned by `load_bin`. An open loop magnifies a per-iteration error
+by about 1 / (1 - load), so errors seen near capacity (MLPerf's Server runs) say little of a lightly loaded replica,
+and the reverse. A bin holding fewer than `MIN_BIN` measurements gives no band ("unmeasured at this load", not
+provided: the latency percentiles at light load, which no scored run measured), and no bin borrows another's.
+Throughput under load is not binned: a replica that keeps up serves what arrives.
 """
 
 from __future__ import annotations
@@ -59,6 +67,36 @@ QUANTITIES: dict[str, dict[str, str]] = {
 KINDS = {"dense-training": "training", "moe-training": "training", "offline-serving": "inference",
          "serving-under-load": "inference", "moe-offline-serving": "inference", "moe-serving-under-load": "inference",
          "collectives": "collective"}
+
+
+#: The families whose latency bands are kept per load bin, and the quantities binned (`load_bin`).
+LOAD_FAMILIES = ("serving-under-load", "moe-serving-under-load")
+LOAD_QUANTITIES = ("ttft", "tpot", *(f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")))
+#: The load bins' edges, as fractions of the replica's capacity: stated choices, not fitted. A queue magnifies a
+#: relative error in its service time by about 1 / (1 - load) in its latency (M/M/1: latency = service time /
+#: (1 - load), Kleinrock, Queueing Systems vol. 1, 1975, eq. 3.26), so the edges are where that magnification is 2
+#: (load 0.5) and about 6.7 (load 0.85, the edge the lead's issue 20 named): errors seen in one bin are not those of
+#: another.
+LIGHT, NEAR_CAPACITY = 0.5, 0.85
+#: The fewest measurements a load bin's band is taken from: with fewer, its lowest and highest error are one or two
+#: runs' errors, not a spread (a stated rule, not fitted); the bin is then "unmeasured at this load".
+MIN_BIN = 3
+#: How each load bin is shown.
+LOAD_BINS = {"light": f"at light load (load < {LIGHT:g})",
+             "moderate": f"at moderate load ({LIGHT:g} <= load < {NEAR_CAPACITY:g})",
+             "near-capacity": f"near capacity (load >= {NEAR_CAPACITY:g})"}
+
+
+def load_bin(load: float) -> str:
+    """The load bin of a run at `load`, its requests per second over its replica's capacity (`LOAD_BINS`)."""
+    return "near-capacity" if load >= NEAR_CAPACITY else "moderate" if load >= LIGHT else "light"
+
+
+def _key(family_: str, quantity: str, load: float | None) -> str:
+    """The table key of `quantity` in `family_`: a binned quantity's carries its load bin, `ttft@near-capacity`."""
+    if family_ in LOAD_FAMILIES and quantity in LOAD_QUANTITIES and load is not None:
+        return f"{quantity}@{load_bin(load)}"
+    return quantity
 
 
 def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
@@ -128,11 +166,16 @@ class Band:
     on_accelerator: int | None = None
     spread: tuple[float, float] | None = None
     span: str = ""
+    load: float | None = None
+    bin: str = ""
 
     @property
     def measured(self) -> bool:
-        """Whether any published run of the family measured the metric (else the band is unknown, not zero)."""
-        return self.count > 0
+        """Whether published runs of the family measured the metric (else the band is unknown, not zero).
+
+        A load-binned band (`bin`) needs `MIN_BIN` measurements in its bin; with fewer it is unmeasured at this load.
+        """
+        return self.count >= (MIN_BIN if self.bin else 1)
 
     def values(self, estimate: Q) -> tuple[Q, Q] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
@@ -147,6 +190,12 @@ class Band:
 
     def describe(self) -> str:
         """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...')."""
+        if not self.measured and self.bin:
+            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity, "
+                    f"{LOAD_BINS[self.bin]}, where {self.count or 'no'} published {FAMILIES[self.family]} "
+                    f"measurement{'s' if self.count > 1 else ''} of {self.metric} "
+                    f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
+                    "load's band is borrowed (not provided)")
         if not self.measured:
             return f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
         side = ("" if self.low <= 0 <= self.high else
@@ -154,7 +203,12 @@ class Band:
                 f"{'below' if self.low > 0 else 'above'} the estimate")
         return (f"model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
                 f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
-                f"{self._on()}{side}{self._spread()}")
+                f"{self._bin()}{self._on()}{side}{self._spread()}")
+
+    def _bin(self) -> str:
+        if not self.bin or self.load is None:
+            return ""
+        return f" taken {LOAD_BINS[self.bin]}, as this run is (load {self.load:.2f} of its replica's capacity)"
 
     def _on(self) -> str:
         if self.on_accelerator is None:
@@ -173,26 +227,31 @@ Span = tuple[str, float, float, float]
 
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
-         span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None) -> Band | None:
+         span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
+         load: float | None = None) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
     no scored run of the family measured its quantity. Given an accelerator, the band counts the measurements taken
     on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
-    quantity, the band also spans it (`Band.spread`).
+    quantity, the band also spans it (`Band.spread`). A serving-under-load latency's band is its `load` bin's
+    (`load_bin`); a bin of fewer than `MIN_BIN` measurements gives an unmeasured band, never another bin's.
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
         return None
-    row = (TABLE if table is None else table).get(family_, {}).get(quantity)
-    if row is None:
-        return Band(family_, metric, 0, math.nan, math.nan, math.nan)
+    key = _key(family_, quantity, load)
+    bin_ = key.partition("@")[2]
+    at = load if bin_ else None
+    row = (TABLE if table is None else table).get(family_, {}).get(key)
+    if row is None or (bin_ and row[0] < MIN_BIN):
+        return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_)
     count, low, high, median = row
     if _maximise(metric) != _maximise(quantity):
         low, high = _turned(low, high)
     if not accelerator:
-        return Band(family_, metric, count, low, high, median)
-    n = (ON if on is None else on).get(family_, {}).get(quantity, {}).get(accelerator, 0)
+        return Band(family_, metric, count, low, high, median, load=at, bin=bin_)
+    n = (ON if on is None else on).get(family_, {}).get(key, {}).get(accelerator, 0)
     spread = _spread(family_, metric, span) if n == 0 and span is not None else None
     what = ""
     if spread is not None and span is not None:
@@ -201,7 +260,7 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
         unit = f" {m.dimension}" if m is not None and m.dimension else ""
         title = m.title[0].lower() + m.title[1:] if m is not None else name
         what = f"the {title} ({_g(lo)}{unit} to {_g(hi)}{unit} around {_g(point)}{unit})"
-    return Band(family_, metric, count, low, high, median, accelerator, n, spread, what)
+    return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_)
 
 
 def _g(x: float) -> str:
@@ -217,25 +276,29 @@ def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None
     return (lo / point, hi / point) if _maximise(metric) == _maximise(name) else (point / hi, point / lo)
 
 
-def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None) -> dict[str, Band]:
-    """The band of each of `names` that has one, on `accelerator` with its efficiency `span` (see `band`)."""
-    return {name: b for name in names if (b := band(family_, name, accelerator=accelerator, span=span)) is not None}
+def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
+          load: float | None = None) -> dict[str, Band]:
+    """The band of each of `names` that has one, on `accelerator` with its efficiency `span`, at `load` (`band`)."""
+    return {name: b for name in names
+            if (b := band(family_, name, accelerator=accelerator, span=span, load=load)) is not None}
 
 
-def compute_table(scored: Iterable[tuple[str, str, float]]) -> dict[str, dict[str, tuple[int, float, float, float]]]:
-    """The band table from scored measurements, each (family, metric measured, signed relative error).
+def compute_table(scored: Iterable[tuple[str, str, float] | tuple[str, str, float, float | None]]
+                  ) -> dict[str, dict[str, tuple[int, float, float, float]]]:
+    """The band table from scored measurements, each (family, metric measured, signed relative error[, load]).
 
     Each (family, quantity) gets (count, lowest, highest, median |error|), the errors turned into the quantity's
-    direction and rounded to 4 decimals (the generated table is compared as text). A metric that states no banded
-    quantity of its family is left out.
+    direction and rounded to 4 decimals (the generated table is compared as text); a serving-under-load latency is
+    kept per load bin of its run's `load` (`ttft@near-capacity`, `_key`). A metric that states no banded quantity of
+    its family is left out.
     """
     errors: dict[str, dict[str, list[float]]] = {}
-    for fam, metric, error in scored:
+    for fam, metric, error, *load in scored:
         quantity = QUANTITIES[KINDS[fam]].get(metric)
         if quantity is None:
             continue
         e = _turned(error, error)[0] if _maximise(metric) != _maximise(quantity) else error
-        errors.setdefault(fam, {}).setdefault(quantity, []).append(e)
+        errors.setdefault(fam, {}).setdefault(_key(fam, quantity, (load or [None])[0]), []).append(e)
     table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
     for fam in FAMILIES:
         for quantity, errs in sorted(errors.get(fam, {}).items()):
@@ -244,17 +307,18 @@ def compute_table(scored: Iterable[tuple[str, str, float]]) -> dict[str, dict[st
     return table
 
 
-def compute_on(scored: Iterable[tuple[str, str, str]]) -> dict[str, dict[str, dict[str, int]]]:
+def compute_on(scored: Iterable[tuple[str, str, str] | tuple[str, str, str, float | None]]
+               ) -> dict[str, dict[str, dict[str, int]]]:
     """Per (family, quantity), how many scored measurements were taken on each accelerator.
 
-    `scored` is (family, metric measured, accelerator) for each measurement `compute_table` counts.
+    `scored` is (family, metric measured, accelerator[, load]) for each measurement `compute_table` counts.
     """
     on: dict[str, dict[str, dict[str, int]]] = {}
-    for fam, metric, accelerator in scored:
+    for fam, metric, accelerator, *load in scored:
         quantity = QUANTITIES[KINDS[fam]].get(metric)
         if quantity is None:
             continue
-        row = on.setdefault(fam, {}).setdefault(quantity, {})
+        row = on.setdefault(fam, {}).setdefault(_key(fam, quantity, (load or [None])[0]), {})
         row[accelerator] = row.get(accelerator, 0) + 1
     return {fam: {q: dict(sorted(on[fam][q].items())) for q in sorted(on[fam])} for fam in FAMILIES if fam in on}
 

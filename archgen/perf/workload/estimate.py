@@ -104,5 +104,5 @@ def precision(workload: Workload) -> str | None:
 
 def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
-    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span),
+    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load),
                    hardware=hw.summary(precision(workload)))

@@ -33,3 +33,4 @@ class Estimate:
     bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
     span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
+    load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)

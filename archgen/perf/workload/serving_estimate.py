@@ -164,7 +164,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
-                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits)
+                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
+                    load=run.load if run is not None else None)
 
 
 def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) -> dict[str, Q]:
