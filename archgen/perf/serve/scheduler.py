@@ -384,7 +384,7 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
     admit = kv if closed else cap
     full = simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas)
-    served = run.tokens_per_second if closed else float(arrival_rate) * job.output_len
+    served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
     run = replace(run, load=served / full.tokens_per_second)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
