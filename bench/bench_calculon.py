@@ -213,7 +213,8 @@ def like_lines(data: dict, times: dict[str, tuple[float, object]]) -> list[str]:
     """The like-for-like comparison (issue 25's bar as tests/perf/test_calculon_optimum.py holds it)."""
     lines = ["", "### Like for like (the bar)", "",
              "archgen's search over the plans Calculon can state (`calculon_plans.search_like`: attention "
-             "materialized, dropout and no PP overlap stated, ZeRO 0 or 2, no context parallelism, no embedding or "
+             "materialized, dropout and no PP overlap stated, without TP overlap every TP collective exposed as "
+             "Calculon's `none`, ZeRO 0 or 2, no context parallelism, no embedding or "
              "loss slot, interleaving in whole micro-batch groups, weight offload searched) against Calculon's "
              "optimum over the plans archgen can state (`bench/calculon_optimum.py --like-archgen`). Why the rest "
              "of the gap is there, term by term: docs/perf-model.md.", "",

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from archgen.perf.explore.plan import PlanResult, search_plan
@@ -83,6 +83,12 @@ STACK = "nemo-2025"  # the default stack (archgen.model.switches.DEFAULT_STACK):
 #: (`pp_comm_exposed_time` is `pp_comm_link_time`; `Llm.Execution` has no knob for it), where Megatron-core's
 #: interleaved schedule overlaps them (`overlap_p2p_comm`). nemo-2025 runs flash attention without dropout.
 LIKE_STATED: dict[str, object] = {"attention": "materialized", "dropout": True, "overlap_p2p_comm": False}
+#: What Calculon's `tensor_par_overlap: none` (an archgen plan without TP overlap, `execution`) means, set on archgen's
+#: job: every TP collective on the critical path (calculon/llm/layers.py lines 935-937, `TPComm.get_exposed_net_time`
+#: is its whole `compute_net_time`; llm.py lines 1485-1495 and 1528 sum them into `tp_comm_exposed_time`).
+#: Transformer Engine and Megatron-core run the column-parallel backward's input re-gather and dgrad reduce-scatter
+#: async (`tp_comm`), a schedule Calculon cannot state; no stack has a switch for it (`Job.tp_async_backward`).
+LIKE_JOB: dict[str, object] = {"tp_async_backward": False}
 #: ZeRO stages Calculon can state: 0, and its `optimizer_sharding`, which splits the optimizer state and the weight
 #: gradients over dp (`shard_optimizer` of every layer; one block's gradients kept whole): ZeRO-2. ZeRO-1 keeps
 #: every gradient whole (Calculon would count it as ZeRO-2's), ZeRO-3 also shards the weights (no Calculon knob).
@@ -119,12 +125,13 @@ def search_like(case: Case, accelerators=None) -> tuple[PlanResult, float]:
     """archgen's plan search over the plans Calculon can state, and its CPU seconds (issue 25's like for like).
 
     Stack nemo-2025 (it allows every knob Calculon has: SP, TP overlap, ZeRO, activation and optimizer offload),
-    weight offload searched too (`model_only`: Calculon's mechanism), `LIKE_STATED` stated, no context parallelism
-    (Calculon has none), ZeRO in `LIKE_ZEROS`
-    (one search per stage, the fastest kept) and `LIKE_PIPELINE`. The pick is checked representable.
+    weight offload searched too (`model_only`: Calculon's mechanism), `LIKE_STATED` stated, `LIKE_JOB` set, no context
+    parallelism (Calculon has none), ZeRO in `LIKE_ZEROS` (one search per stage, the fastest kept) and
+    `LIKE_PIPELINE`. The pick is checked representable.
     """
     hw = hardware(case, accelerators)
-    job = Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(STACK, LIKE_STATED, "bf16"))
+    job = replace(Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(STACK, LIKE_STATED, "bf16")),
+                  **LIKE_JOB)  # type: ignore[arg-type]
     start = time.process_time()
     plans = [search_plan(hw, job, case.gpus, STACK, LIKE_STATED, fixed={"zero": z, "cp": 1}, pipeline=LIKE_PIPELINE,
                          model_only=True) for z in LIKE_ZEROS]
@@ -153,7 +160,8 @@ def execution(plan: PlanResult, case: Case) -> dict[str, object]:
     - interleave -> pipeline_interleaving (virtual stages per rank: Calculon's chunks per processor).
     - recompute none / selective / full -> none / attn_only / full.
     - sequence parallelism -> tensor_par_comm_type rs_ag (Megatron's SP), else ar; seq_par_ag_redo false.
-    - overlap_tp_comm -> tensor_par_overlap ring (TE userbuffers' ring exchange), else none.
+    - overlap_tp_comm -> tensor_par_overlap ring (TE userbuffers' ring exchange), else none (every TP collective
+      exposed: the like-for-like search sets `LIKE_JOB` for it).
     - overlap_grad_reduce -> data_par_overlap (where dp > 1).
     - ZeRO >= 1 -> optimizer_sharding. Calculon's sharding splits the optimizer state and the weight gradients over
       dp but one block's (`llm.py`: `_block_weight_grad_space_no_sharding` + the sharded rest), about ZeRO-2;

@@ -30,6 +30,7 @@ from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from tests.perf.calculon_plans import (
     CASES,
+    LIKE_JOB,
     LIKE_PIPELINE,
     LIKE_STATED,
     LIKE_ZEROS,
@@ -65,16 +66,18 @@ def layout_of(exe: dict) -> tuple[Layout, dict[str, object]]:
 
 
 def archgen_plan(case: Case, exe: dict, accelerators=None) -> tuple[Hardware, Job, Layout]:
-    """`exe` as archgen's estimate inputs (stack nemo-2025 with `LIKE_STATED`): `estimate_training(*archgen_plan(...))`.
+    """`exe` as archgen's estimate inputs (stack nemo-2025, `LIKE_STATED` stated, `LIKE_JOB` set).
+
+    `estimate_training(*archgen_plan(...))` estimates it.
     """
     lay, switches = layout_of(exe)
     job = replace(Job.from_knobs(case.arch, 2048, case.batch, "bf16", resolve(STACK, LIKE_STATED, "bf16")),
-                  **switches)  # type: ignore[arg-type]
+                  **switches, **LIKE_JOB)  # type: ignore[arg-type]
     return hardware(case, accelerators), job, lay
 
 
 def archgen_terms(case: Case, exe: dict, accelerators=None) -> dict[str, float]:
-    """The terms of `exe` in archgen's model (stack nemo-2025 with `LIKE_STATED`)."""
+    """The terms of `exe` in archgen's model (stack nemo-2025 with `LIKE_STATED`, `LIKE_JOB`)."""
     hw, job, lay = archgen_plan(case, exe, accelerators)
     est: TrainingEstimate = estimate_training(hw, job, lay)
     plain = estimate_training(hw, job, replace(lay, offload=0))
@@ -125,7 +128,7 @@ def main() -> None:
         pick = execution(plan, case)
         assert plan.estimate is not None
         got = calculon_terms(command, root, case, pick)
-        like = {"stack": STACK, "stated": LIKE_STATED, "zeros": list(LIKE_ZEROS), "model_only": True,
+        like = {"stack": STACK, "stated": LIKE_STATED, "job": LIKE_JOB, "zeros": list(LIKE_ZEROS), "model_only": True,
                 "pipeline": "no embedding or loss slot", "layout": plan.best, "switches": plan.switches,
                 "step_time_s": round(float(plan.estimate.step_time), 6),
                 "calculon": {"execution": pick, "sample_rate": round(float(got["sample_rate"]), 4),

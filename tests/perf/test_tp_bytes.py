@@ -97,3 +97,20 @@ def test_a_layer_without_overlap_under_mxfp8_by_hand(accelerators):
     shown = sum(max(0.0, one - g(4096, 8192, n)) + max(0.0, rs - g(8192, n, 4096)) for n in (qkv, fc1))
     want = 2 * (one + rs + both) + shown + 16 / b200.multiprocessors * (2 * (one + rs) - shown)
     assert float(lt.tp) == pytest.approx(want, rel=1e-12)
+
+
+def test_calculons_none_puts_every_tp_collective_on_the_critical_path(accelerators):
+    """`Job.tp_async_backward` off (Calculon's `tensor_par_overlap: none`: calculon-ai/calculon caa4b11,
+    calculon/llm/layers.py lines 935-937, a TPComm layer's exposed time is its whole network time): the layer above
+    exposes all five collectives of each pair, 2 (one + rs + both) + 2 (one + rs), and takes no SMs for them."""
+    b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
+    arch = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True)
+    job = Job(arch, 4096, 1, precision="fp8", fp8_recipe="mxfp8", tp_async_backward=False)
+    lt = layer_times(b200, job, tp=8.0, mb=1.0, cp=1.0, ep=1.0, rc=0.0, sp=True)
+    size = 4096 * 8192
+    one, both = (float(collective_time(b200, "all_gather", size * b, 8, 8)) for b in (1 + 1 / 32, 2 * (1 + 1 / 32)))
+    rs = float(collective_time(b200, "reduce_scatter", size * 2.0, 8, 8))
+    assert float(lt.tp) == pytest.approx(2 * (one + rs + both) + 2 * (one + rs), rel=1e-12)
+    async_on = layer_times(b200, Job(arch, 4096, 1, precision="fp8", fp8_recipe="mxfp8"), tp=8.0, mb=1.0, cp=1.0,
+                           ep=1.0, rc=0.0, sp=True)
+    assert float(async_on.tp) < float(lt.tp)  # the default hides part of the pairs (the test above)

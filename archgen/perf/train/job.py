@@ -53,6 +53,13 @@ class Job:
     A switch left out takes its value under `stacks.JOB_DEFAULTS` (a profile of the table in
     `archgen.model.switches`); `grad_reduce_dtype` None means fp16 gradients for fp16 training and the profile's
     fp32 main gradients otherwise (`stacks.resolve`'s precision rule).
+
+    `tp_async_backward` is not a switch (no stack lets a user turn it off): True, every stack's behaviour, runs the
+    column-parallel backward's input re-gather and dgrad reduce-scatter async beside their GEMMs without userbuffers
+    (`tp_comm`: Transformer Engine and Megatron-core do); False puts every TP collective on the critical path, as
+    Calculon's `tensor_par_overlap: none` does (calculon-ai/calculon caa4b11, calculon/llm/layers.py lines 935-937:
+    a `TPComm` layer's exposed time is its whole network time), for comparisons in Calculon's terms only
+    (tests/perf/calculon_plans.py `LIKE_JOB`).
     """
 
     arch: Arch
@@ -77,6 +84,7 @@ class Job:
     cuda_graphs: str = _D.cuda_graphs
     ddp_bucket_size: int | str = _D.ddp_bucket_size  # parameters per DDP bucket or "default" (`exposure.bucket_params`)
     cross_entropy: str = _D.cross_entropy
+    tp_async_backward: bool = True  # not a switch: see the docstring
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:

@@ -84,8 +84,9 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring); the MoE layers' MLP
     (`moe_share`), which `tp_gemms` leaves out, keeps an all-reduce's time per forward pass and one backward,
     exposed without userbuffers and hidden with them. Without userbuffers (`tp_sequence_parallel`) what hides runs
-    on the SMs NCCL leaves; with them (`tp_exposed`) the GEMMs pay their chunks and margin (`tp_overlap_cost`).
-    Either way what hides shares the HBM with the compute (`contention`; `hbm` the compute's share of its rate).
+    on the SMs NCCL leaves (nothing hides where `job.tp_async_backward` is off: Calculon's `none`); with them
+    (`tp_exposed`) the GEMMs pay their chunks and margin (`tp_overlap_cost`). Either way what hides shares the HBM
+    with the compute (`contention`; `hbm` the compute's share of its rate).
     """
     a, rec, dtype = job.arch, job.recipe, job.precision
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
@@ -99,6 +100,8 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
         seq = shown + x_tp * (total - shown) + tp_overlap_cost(hw, dtype, T, tp, gemms, passes)
     else:
         shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both)
+        if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
+            shown, hidden = shown + hidden, 0.0
         seq = shown + moe + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
     return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0)
 
