@@ -147,10 +147,16 @@ def reference(source: str) -> str:
     return text
 
 
-def _text(text: str, names: dict[str, str]) -> str:
+def without_paths(text: str) -> str:
+    """`text` without the repository's paths and archgen's docs: in brackets they go, a sentence naming one goes."""
     text = _PATH_REF.sub("", _DOCS_REF.sub("", text))
     if _DOCS.search(text) or _PATH.search(text):
         text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not (_DOCS.search(s) or _PATH.search(s)))
+    return re.sub(r" +([.,;:)])", r"\1", text)
+
+
+def _text(text: str, names: dict[str, str]) -> str:
+    text = without_paths(text)
     text = _KEY.sub(lambda m: names.get(m.group(0), words(m.group(0))), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
     return re.sub(r" +([.,;:)])", r"\1", text)
