@@ -1,4 +1,4 @@
-"""editions (newuser24 follow-up, item 3): `archgen gap --audience customer`, the report a partner receives.
+"""editions (newuser24 follow-up, items 3 and 4): `gap --audience customer`, and one project's requirements in another's.
 
 The README calls the gap report "a document or comment for the partner", but it printed our paths: the title
 "`tests/data/gap/proposal` against `tests/data/gap/requirements`" and each finding's file, line and column
@@ -50,3 +50,19 @@ def test_customer_gap_report_shows_a_waiver_not_its_reason():
 def test_an_unknown_gap_audience_is_a_usage_error():
     result = run_cli(*ARGS, "--audience", "partner")
     assert result.code == 2 and "unknown audience 'partner'; expected internal or customer" in result.err
+
+
+def test_render_warns_when_one_paths_requirements_reach_another_paths_objects(tmp_path):
+    """Item 4: `render specs examples` put the GB300 hall's `rack/*` and `cluster/*` requirements (examples/) in the
+    GB200 SU's and the DGX H100 rack's documents (specs/) with no word of it; globs apply across every PATH given
+    (README, Vendor proposals), so render now warns, naming the requirements file, the requirements and the objects."""
+    from tests.conftest import REPO, SPECS
+
+    example = REPO / "examples" / "gb300-nvl72-su"
+    both = run_cli("render", SPECS, example, "--target", "dgx-h100-4", "--formats", "md", "--out", tmp_path / "a")
+    assert "warning: examples/gb300-nvl72-su/requirements/gb300-hall.yaml applies its requirements to objects of " \
+        "another PATH given: " in both.err
+    assert re.search(r"REQ-GB300-PWR-001 on rack/[\w-]+, rack/[\w-]+, rack/[\w-]+ and \d+ more", both.err)
+    assert "warning: specs/requirements/ai-hall.yaml applies" in both.err  # and the other way round
+    alone = run_cli("render", SPECS, "--target", "dgx-h100-4", "--formats", "md", "--out", tmp_path / "b")
+    assert "applies its requirements to objects of another PATH" not in alone.err
