@@ -230,6 +230,9 @@ def gap_report(
         help="Our requirements: a file or directory of Requirements documents (repeatable).")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
     output: Output = None,
+    audience: Annotated[str, typer.Option(
+        metavar="AUDIENCE", help="internal (everything) or customer (no paths of ours: no folders in the title, no "
+        "file and line of a finding; waivers without their reasons).")] = "internal",
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -238,7 +241,7 @@ def gap_report(
     def body() -> tuple[str, int]:
         if fmt in ("md", "json"):  # an unknown format is named first
             check_output_file(output)
-        return report(proposal, against, fmt)
+        return report(proposal, against, fmt, audience)
 
     _run(body, output)
 

@@ -10,16 +10,24 @@ from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
 from archgen.pipeline import run
+from archgen.render import AUDIENCES
 
 FORMATS = ("md", "json")
 
 
-def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md") -> tuple[str, int]:
-    """The gap report in `fmt`; exit code 1 when a SHALL requirement fails or the proposal has error findings."""
+def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md",
+           audience: str = "internal") -> tuple[str, int]:
+    """The gap report in `fmt` for `audience`; exit code 1 when a SHALL requirement fails or the proposal errs.
+
+    The customer `audience` names no path of ours (`output.gap`); the proposal has error findings when it errs.
+    """
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
+    if audience not in AUDIENCES:
+        raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
     result = gap(proposal, against)
-    return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
+    text = output.to_json(result, audience) if fmt == "json" else output.markdown(result, audience)
+    return text, 1 if result.failing else 0
 
 
 def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from archgen.commands.common import check_out_dir, failing_note, spec_paths, split
 from archgen.errors import UsageError
+from archgen.load import shown_file
 from archgen.pipeline import run
 from archgen.render import AUDIENCES, render_all
 
@@ -22,6 +24,51 @@ def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats:
     result = run(spec_paths(paths), scaling=True if target is None else {target})
     written = render_all(result, out, target=target, formats=split(formats), templates=templates, progress=progress,
                          audience=audience)
+    for text in foreign_requirements(result, spec_paths(paths)):
+        note(text)
     if result.errors:
         note(failing_note(result.errors))
     return "".join(f"{p}\n" for p in written), 1 if result.errors else 0
+
+
+def foreign_requirements(result: Any, roots: Sequence[Path]) -> list[str]:
+    """A warning per Requirements file whose glob subjects (``rack/*``) bind objects of another PATH given.
+
+    Rendered together (`render specs examples`), a glob of one project's requirements applies to every project's
+    objects (README, Vendor proposals); a team that keeps vendor projects in one repository would otherwise send one
+    project's requirements in another's documents unawares. Requirements written with an object's own id, and a
+    PATH given alone, are never foreign.
+    """
+    if len(roots) < 2:
+        return []
+    sources = result.specs.sources
+    found: dict[Path, dict[str, set[str]]] = {}
+    for j in result.requirements:
+        b = j.bound
+        owner, subject_id = sources.get(b.owner), b.subject.split("/")[1] if b.subject.count("/") else ""
+        obj = sources.get(subject_id)
+        if not b.pattern or owner is None or obj is None:
+            continue
+        mine, theirs = _root(owner.file, roots), _root(obj.file, roots)
+        if mine is not None and theirs is not None and mine != theirs:
+            found.setdefault(owner.file, {}).setdefault(b.req.id, set()).add(b.subject)
+    return [f"warning: {shown_file(file)} applies its requirements to objects of another PATH given: "
+            + "; ".join(f"{rid} on {_some(sorted(subjects))}" for rid, subjects in sorted(reqs.items()))
+            + ". Its glob subjects match every PATH's objects; render each project on its own to keep them apart."
+            for file, reqs in sorted(found.items())]
+
+
+def _some(names: list[str], shown: int = 3) -> str:
+    """The first `shown` names, and how many more."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
+def _root(file: Path, roots: Sequence[Path]) -> Path | None:
+    """The PATH given that holds `file`, or None (the shipped catalog's library, say)."""
+    at = Path(file).resolve()
+    for root in roots:
+        r = Path(root).resolve()
+        if at == r or at.is_relative_to(r):
+            return r
+    return None

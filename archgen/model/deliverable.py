@@ -1,7 +1,8 @@
-"""What a design's document says about itself: customer, document number, revision, authors, readers, confidentiality.
+"""What a design's document says about itself: customer, number, revision, authors, readers, confidentiality, prices.
 
 `Rack.document` and `Cluster.document` carry it; the renderer prints it in the document-control table
 (docs/rendering.md). Every field is optional: a missing one is printed as "not stated", never invented.
+`show_prices` says whether the customer edition may show unit prices (`archgen.render.edition`).
 """
 
 from __future__ import annotations
@@ -23,3 +24,8 @@ class DocumentInfo(Spec):
     audience: str = Field("", description="Who reads it, e.g. 'customer data-centre and network teams'.")
     confidentiality: str = Field("", description="Confidentiality marking printed on every page, e.g. "
                                                  "'Confidential: customer and partner only'.")
+    show_prices: bool = Field(False, description=(
+        "Whether the customer edition may show unit prices and capex by part (the capex table's Unit price and "
+        "Total, the capex-by-kind chart). Default false: it shows the totals (capex, TCO, cost per "
+        "accelerator-hour and per token) and says the unit prices are withheld. The internal edition shows them "
+        "always."))

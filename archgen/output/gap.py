@@ -1,4 +1,9 @@
-"""`archgen gap`: a `Gap` as Markdown for a partner or as JSON (quantities in SI units)."""
+"""`archgen gap`: a `Gap` as Markdown for a partner or as JSON (quantities in SI units).
+
+`--audience customer` writes the edition a partner receives (the rules of `archgen.render.edition`): no path of our
+repository (the title names no folder, the findings no file and line, JSON no `file`/`line`/`column`), a waiver
+without its reason, and the repository paths a requirement's or finding's text names left out.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from archgen.metrics import unbounded
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render import fmt
+from archgen.render.edition import without_paths
 from archgen.units import Q
 
 
@@ -69,13 +75,17 @@ def summary_line(g: Gap) -> str:
     return text + "."
 
 
-def markdown(g: Gap) -> str:
+def markdown(g: Gap, audience: str = "internal") -> str:
     """The report as Markdown for a partner: summary, requirements, what is not provided, findings, objects.
 
-    As `archgen diff`'s, no ``@`` in it mentions anyone (`fmt.no_mentions`).
+    As `archgen diff`'s, no ``@`` in it mentions anyone (`fmt.no_mentions`). The customer `audience` names no path
+    of ours (module docstring).
     """
+    public = audience == "customer"
+    text = without_paths if public else (lambda t: t)
     icon = "❌" if g.failing else "✅"
-    title = (f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
+    title = ("## Gap report: the proposal against our requirements" if public else
+             f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
              f"`{' '.join(map(shown_file, g.against)) or 'requirements'}`")
     lines = [title, "", f"{icon} {summary_line(g)}", ""]
     if g.rows:
@@ -85,23 +95,29 @@ def markdown(g: Gap) -> str:
         for r in g.rows:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
-            lines.append(f"| {req.id} | {req.level.upper()} | {subject} | {fmt.md(req.statement)} | "
-                         f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r)} | {margin_text(r)} |")
+            lines.append(f"| {req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
+                         f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
         lines.append("")
         missing = [r for r in g.rows if r.status == "not provided"]
         if missing:
             lines += ["**Not provided:**", ""]
-            lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "") + f": {fmt.md(r.note)}"
-                      for r in missing]
+            lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")
+                      + f": {fmt.md(text(r.note))}" for r in missing]
             lines.append("")
     else:
         lines += ["No requirements.", ""]
     live = [f for f in g.findings if not f.waived]
     if live:
-        lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
-                  "|---|---|---|---|---|"]
-        lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
-                  f"{f'`{shown_location(f.location)}`' if f.location else ''} | {fmt.md(f.message)} |" for f in live]
+        if public:
+            lines += ["### Findings of the proposal", "", "| severity | check | object | message |",
+                      "|---|---|---|---|"]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {fmt.md(text(f.message))} |" for f in live]
+        else:
+            lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
+                      "|---|---|---|---|---|"]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
+                      f"{f'`{shown_location(f.location)}`' if f.location else ''} | {fmt.md(f.message)} |"
+                      for f in live]
         lines.append("")
     if g.objects:
         lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
@@ -118,9 +134,20 @@ def markdown(g: Gap) -> str:
 MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met", "not provided": "❓ not provided"}
 
 
-def _status_cell(r: GapRow) -> str:
+def _status_cell(r: GapRow, public: bool = False) -> str:
     mark = MARKS[r.status] + (f" (on assumed inputs: {fmt.md(', '.join(r.assumed))})" if r.assumed else "")
+    if r.waived and public:
+        return f"{mark} (waived)"
     return f"{mark} (waived: {fmt.md(r.waived.strip())})" if r.waived else mark
+
+
+def _public_row(row: dict) -> dict:
+    """A JSON row of the customer edition: no file, line or column of ours, a waiver without its reason."""
+    row = {k: v for k, v in row.items() if k not in ("file", "line", "column")}
+    row["waived"] = bool(row["waived"])
+    row["statement"] = without_paths(row["statement"])
+    row["note"] = row["note"] and without_paths(row["note"])
+    return row
 
 
 def _row_json(r: GapRow) -> dict:
@@ -135,8 +162,18 @@ def _row_json(r: GapRow) -> dict:
             "column": loc.column if loc else None}
 
 
-def to_json(g: Gap) -> str:
-    """The report in the JSON quantity contract (quantities as {"value", "unit"} in SI units)."""
+def to_json(g: Gap, audience: str = "internal") -> str:
+    """The report in the JSON quantity contract (quantities as {"value", "unit"} in SI units).
+
+    The customer `audience` leaves out `proposal`, `against` (our paths) and each finding's location.
+    """
+    if audience == "customer":
+        return dumps(document(
+            summary=g.summary() | {"line": summary_line(g)},
+            rows=[_public_row(_row_json(r)) for r in g.rows],
+            findings=[_public_finding(finding(f)) for f in g.findings],
+            objects=list(g.objects),
+        ), ascii_only=False)
     return dumps(document(
         proposal=[shown_file(p) for p in g.proposal],
         against=[shown_file(p) for p in g.against],
@@ -145,3 +182,13 @@ def to_json(g: Gap) -> str:
         findings=[finding(f) for f in g.findings],
         objects=list(g.objects),
     ), ascii_only=False)
+
+
+def _public_finding(f: dict) -> dict:
+    """A JSON finding of the customer edition: no location, a waiver without its reason, no paths in the message."""
+    f = {k: v for k, v in f.items() if k not in ("file", "line", "column", "location")}
+    if "waived" in f:
+        f["waived"] = bool(f["waived"])
+    if isinstance(f.get("message"), str):
+        f["message"] = without_paths(f["message"])
+    return f

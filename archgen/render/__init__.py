@@ -90,7 +90,7 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
             base = Path(out) / t.id
             for name in sorted(files):
                 written.append(write_atomic(base / name, files[name]))
-            _remove_stale(base, set(files), wanted)
+            _remove_stale(base, set(files), wanted, audience)
             step(t.id, None)
     return written
 
@@ -102,12 +102,15 @@ _WRITES = {"md": ("md", "svg"), "html": ("html",), "pdf": ("pdf",), "xlsx": ("xl
            "svg": ("svg",), "png": ("png",)}
 
 
-def _remove_stale(folder: Path, names: set[str], formats: tuple[str, ...]) -> None:
+def _remove_stale(folder: Path, names: set[str], formats: tuple[str, ...], edition: str = "internal") -> None:
     """Delete the files an earlier render wrote into `folder` that this one, in the same formats, did not.
 
     A rack that lost its CDU leaves no cooling diagram of the last run behind, while files of formats not asked
-    for this time, and files archgen never wrote (listed in no manifest), stay.
+    for this time, the other edition's documents and tables (`edition.edition_of`; the diagrams are the same in
+    both), and files archgen never wrote (listed in no manifest), stay.
     """
+    from archgen.render.edition import edition_of
+
     manifest = folder / MANIFEST
     try:
         before = set(manifest.read_text(encoding="utf-8").split("\n")) - {""}
@@ -115,7 +118,8 @@ def _remove_stale(folder: Path, names: set[str], formats: tuple[str, ...]) -> No
         before = set()
     produced = {ext for f in formats for ext in _WRITES.get(f, ())}
     stale = {n for n in before - names if "/" not in n and n not in ("", ".", "..", MANIFEST)
-             and n.rpartition(".")[2] in produced}
+             and n.rpartition(".")[2] in produced and (n.rpartition(".")[2] in ("svg", "png")
+                                                       or edition_of(n) == edition)}
     for name in sorted(stale):
         try:
             (folder / name).unlink(missing_ok=True)

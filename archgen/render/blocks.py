@@ -164,6 +164,10 @@ class DocumentModel:
     sections: list[Section]
     figures: dict[str, Any] = field(default_factory=dict)
     references: list[str] = field(default_factory=list)
+    #: the spec's `document.show_prices`: whether the customer edition may show unit prices and capex by part
+    show_prices: bool = False
+    #: which edition this is (`archgen.render.edition`): named in the HTML title, the PDF footer and file names
+    edition: str = "internal"
 
     def number(self, reference: Callable[[str], str] = str) -> DocumentModel:
         """Give every section its number (1, 1.1, ...), make ids unique and number the citations; returns self.

@@ -99,7 +99,8 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     sections += [s for s in (operations.reliability_section(scope.run, a), operations.cost_section(scope.run, a)) if s]
     missing += operations.open_items(scope.run, a)
     sections += [common.validation_section(scope), common.open_items_section(scope, missing), appendices(scope, a)]
-    return DocumentModel(spec.id, "cluster", title, control, sections).number()
+    return DocumentModel(spec.id, "cluster", title, control, sections,
+                         show_prices=spec.document.show_prices).number()
 
 
 def abstract(scope: Scope, a: Any) -> Section:

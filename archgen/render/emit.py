@@ -8,7 +8,7 @@ from typing import Any
 
 from archgen.render import diagrams, glossary, tables
 from archgen.render.blocks import DocumentModel
-from archgen.render.edition import customer, data_table
+from archgen.render.edition import customer, data_table, file_name
 from archgen.render.env import environment, render_template
 
 
@@ -20,7 +20,11 @@ def doc_table(doc: DocumentModel, table_id: str) -> Any:
 def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
                     formats: tuple[str, ...], templates: Path | None,
                     step: Callable[[str], None], edition: str = "internal") -> dict[str, bytes]:
-    """Diagrams, then the document (its customer edition when asked) in each format, then the tables."""
+    """Diagrams, then the document (its customer edition when asked) in each format, then the tables.
+
+    The document and table files of an edition other than the internal one carry its name (`edition.file_name`:
+    ``<target>.customer.pdf``); the diagrams, the same in both, keep theirs, which the Markdown links.
+    """
     files: dict[str, bytes] = {}
     if edition == "customer":
         customer(doc)
@@ -59,7 +63,8 @@ def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]]
     if "xlsx" in formats:
         step("xlsx")
         files[f"{doc.target}.xlsx"] = tables.xlsx_bytes(list(csv_tables.values()))
-    return files
+    diagram_files = {f"{name}.{f}" for name in figures for f in ("svg", "png")}
+    return {(k if k in diagram_files else file_name(k, edition)): v for k, v in files.items()}
 
 
 def _inline_svgs(doc: DocumentModel) -> dict[str, Any]:

@@ -26,6 +26,7 @@ def document_json(doc: DocumentModel) -> dict[str, Any]:
     return {"title": doc.title, "doc_id": control.get("Document number", control.get("Document", "")),
             "revision": control.get("Revision", ""),
             "confidentiality": control.get("Confidentiality", "").replace("not stated", ""),
+            "edition": "" if doc.edition == "internal" else f"{doc.edition} edition",
             "control": [list(row) for row in doc.control], "sections": [_section(s, doc) for s in doc.sections]}
 
 

@@ -95,7 +95,8 @@ def build(scope: Scope, analysis: RackAnalysis, counts: dict[str, int]) -> Docum
             "Fabrics, cabling and performance are described in the cluster documents that use this rack."]),
         appendices(scope, analysis),
     ]
-    return DocumentModel(spec.id, "rack", title, control, sections).number()
+    return DocumentModel(spec.id, "rack", title, control, sections,
+                         show_prices=spec.document.show_prices).number()
 
 
 def shared_counts(a: RackAnalysis, counts: dict[str, int]) -> dict[str, Any]:

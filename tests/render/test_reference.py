@@ -28,8 +28,8 @@ def customer(su_customer):
 
 
 def test_customer_edition_meets_the_bar(customer, shipped_run):
-    md = (customer / f"{SU}.md").read_text(encoding="utf-8")
-    html = (customer / f"{SU}.html").read_text(encoding="utf-8")
+    md = (customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    html = (customer / f"{SU}.customer.html").read_text(encoding="utf-8")
     keys = set(metric_titles())
     for text in (md.replace("\\_", "_"), re.sub(r"<wbr>|<[^>]+>", "", html)):
         assert "docs/" not in text and "not read directly" not in text.lower()
@@ -53,16 +53,16 @@ def test_customer_edition_meets_the_bar(customer, shipped_run):
 def test_port_map_has_one_row_per_cable(customer, shipped_run):
     a = shipped_run.clusters[f"cluster/{SU}"]
     cables = sum(t.physical for t in a.cabling.tiers)
-    rows = list(csv.DictReader(io.StringIO((customer / "portmap.csv").read_text(encoding="utf-8"))))
+    rows = list(csv.DictReader(io.StringIO((customer / "portmap.customer.csv").read_text(encoding="utf-8"))))
     assert len(rows) == cables == 1533
     assert len({r["Cable"] for r in rows}) == len(rows)
     assert set(rows[0]) >= {"A rack", "A U", "A device", "A port", "B rack", "B U", "B device", "B port", "Media",
                             "Run length (m)", "Ordered length (m)"}
     from openpyxl import load_workbook
-    sheet = load_workbook(customer / f"{SU}.xlsx", read_only=True)["portmap"]
+    sheet = load_workbook(customer / f"{SU}.customer.xlsx", read_only=True)["portmap"]
     assert sum(1 for _ in sheet.iter_rows()) == cables + 1
     # the BOM by size: one column per size of the growth series (1 and 2 SUs: 2 x is the 2-tier fabric's last)
-    by_size = list(csv.reader(io.StringIO((customer / "bom-by-size.csv").read_text(encoding="utf-8"))))
+    by_size = list(csv.reader(io.StringIO((customer / "bom-by-size.customer.csv").read_text(encoding="utf-8"))))
     assert by_size[0][3:] == ["1 unit, 576 accelerators", "2 units, 1,152 accelerators"]
     racks = {r[0]: r[3:] for r in by_size[1:] if r[1] == "Rack"}
     assert racks["gb200-nvl72"] == ["8", "16"]
