@@ -9,6 +9,7 @@ documents' open items list, split by the figures they enter:
 - its space cost, depreciation and discount rate (one `basis`) enter the space cost and the capital recovery;
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
   and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput;
+- a part class with no rate at all (REL004) is left out of them: that its failures do not matter is assumed;
 - a rate set measured on another accelerator than the cluster's (REL007) enters them too: its rates are sourced, but
   that they hold for this accelerator is assumed (a GB200 design on Llama 3's H100 rates).
 
@@ -75,6 +76,9 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
     stopping = {c.name for c in rel.classes if c.interrupts} if rel else set()   # a redundant PDU stops nothing
     failures = tuple(x for x, name in zip(every, rel.assumed if rel else (), strict=True)
                      if name == "site events" or name.split(" (")[0] in stopping)
+    if rel is not None and rel.unrated:   # a class with no rate (REL004) is left out: the MTTI is an upper bound
+        left = tuple(f"{name} failures (no rate: left out)" for name in rel.unrated)
+        every, failures = every + left, failures + left
     if rel is not None and rel.borrowed_input:   # sourced, but on another accelerator: that it carries over is assumed
         every, failures = every + (rel.borrowed_input,), failures + (rel.borrowed_input,)
     storage = a.cluster.spec.storage

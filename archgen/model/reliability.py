@@ -29,6 +29,8 @@ PART_CLASSES: dict[str, str] = {
     "switch": "one switch or switch tray",
     "transceiver": "one optical transceiver (per end)",
     "cable": "one copper cable assembly",
+    "backplane": ("one scale-up link through a rack's copper backplane (an NVL72 NVLink cable cartridge's link between "
+                  "an accelerator and a switch tray)"),
     "power_shelf": "one power shelf",
     "pdu": "one PDU",
     "cdu": "one coolant distribution unit (pumps included)",

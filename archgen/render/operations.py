@@ -70,6 +70,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
                   c.per_day * 365.25, (c.rate.basis + _per_server(c)) if c.rate else "—") for c in rel.classes)
+    rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
+                  for name, n in rel.unrated_units.items())
     section.add(Table("failure-rates", "Failure rates by part class", (
         Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
         Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))
