@@ -93,9 +93,12 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
             accelerators: int) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
 
-    None when the checkpoint has nowhere to go (no `storage:` and not in memory: REL006).
+    None when the checkpoint has nowhere to go (no `storage:` and not in memory, or storage NICs wired to nothing:
+    REL006).
     """
     cp = workload.checkpoint
+    if no_checkpoint_target(specs, a, workload):   # REL006: no storage, or none the nodes reach
+        return None
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
     central = for_job(failures_of(rel, specs, a), workload)   # its placement: the one the model times
