@@ -149,7 +149,8 @@ REGISTRY: tuple[Metric, ...] = (
            "(1 / interruptions per day).", _REL, maximise=True),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
            "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
-    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS),
+    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS,
+           maximise=True),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _OPS),
     Metric("cluster", "storage_write_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage write bandwidth per "
