@@ -34,6 +34,7 @@ from archgen.analyse.goodput_range import (
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
@@ -112,6 +113,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
+    if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:
+        job = replace(job, notes=(*job.notes, AT_STATED_BANDWIDTH))
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
                    checkpoint_size=size, band=band, unblocked=unblocked,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1

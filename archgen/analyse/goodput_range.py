@@ -27,9 +27,9 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     per_acc, per_node = rel.split()
     side = storage_side(a)
     cap = side.bandwidth if side is not None else math.inf   # the storage's own ports on its fabric
+    write, read = storage.checkpoint_bandwidth if storage else (0.0, 0.0)   # stated x efficiency, where given
     return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
-                    rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
-                    min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
+                    rel.node_repair_hours() * 3600, min(write, cap), min(read, cap), node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node,
                     fixed_wiring=(torus := compute_torus(a)) is not None and torus.ocs is None)

@@ -151,7 +151,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
             ("Energy per year", cost.energy_per_year), ("Space per year", cost.space_per_year),
             ("TCO per year", cost.tco_per_year))
     hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour), (used, cost.per_used_accelerator_hour),
-              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
+              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")),
+              ("TCO per goodput hour of the job's own accelerators", m.get("tco_per_job_goodput_accelerator_hour")))
     idle = "" if cost.utilisation >= 1 or cost.no_power else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
         f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
