@@ -338,7 +338,8 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
     95 % Poisson intervals" and "over the rate sets", as if it were the range over the catalog."""
     texts, _ = _reliability_document(_run(tmp_path, rates="field-h100-2024"))
     assert texts[0].endswith(" a mean time to interruption of 2.0 h (1.8 h to 2.2 h over the set's 95 % Poisson "
-                             "interval).")
+                             "interval; the uncertainty of switch, transceiver is not provided (their rates state no "
+                             "`events`), so the range is narrower than the rates are known).")
     assert texts[1] == ("Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval; "
                         f"{AT_STATED_BANDWIDTH}.")
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's

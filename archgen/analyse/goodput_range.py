@@ -61,7 +61,14 @@ def spanned(rel: Reliability) -> str:
     """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
     return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
             if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval (the design states "
-            "its set)")
+            f"its set){uncounted_words(rel)}")
+
+
+def uncounted_words(rel: Reliability) -> str:
+    """Where a named set's classes state no `events`: a clause saying their uncertainty is in no range, else ''."""
+    names = rel.uncounted()
+    return (f"; the uncertainty of {', '.join(names)} is not provided (their rates state no `events`), so the range "
+            "is narrower than the rates are known") if names and not rel.spread else ""
 
 
 #: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`).
@@ -72,5 +79,5 @@ BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the no
 def rate_sets(rel: Reliability) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
+            if rel.spread else f"that set's 95 % Poisson interval (the design states its set){uncounted_words(rel)}")
     return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"

@@ -116,6 +116,11 @@ class Reliability:
         lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
 
+    def uncounted(self) -> tuple[str, ...]:
+        """Interrupting classes whose rate states no `events`: their uncertainty is in no interval (not provided)."""
+        return tuple(sorted({c.name for c in self.classes if c.interrupts and c.per_day and c.rate is not None
+                             and not c.rate.events}))
+
     def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
         """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
 

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure as Chart
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
+from archgen.analyse.goodput_range import uncounted_words
 from archgen.metrics import UNBOUNDED
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -51,7 +52,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     m = a.metrics
     # the range is over every catalog set, or, where the cluster names one, over that set's own interval
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else "the set's 95 % Poisson interval")
+            if rel.spread else f"the set's 95 % Poisson interval{uncounted_words(rel)}")
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
         f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
