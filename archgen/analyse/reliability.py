@@ -229,8 +229,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                 add("cable" if part.media in COPPER_MEDIA else "transceiver", part, n,
                     interrupts=roles.get(t.fabric) != "management")
     link, su = a.cluster.scale_up_link, a.scale_up   # a backplane's links are in no cable tier (`switched_cables`)
-    if link is not None and link.media == "copper-backplane" and su is not None and su.links_needed:
-        add("backplane", link, su.links_needed * su.domains)
+    if link is not None and link.media == "copper-backplane" and su is not None and su.links_needed * su.domains:
+        add("backplane", link, su.links_needed * su.domains)   # none without a domain (a rack-id typo: NET008)
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         if isinstance(part, Switch):
