@@ -13,11 +13,9 @@ the shipped SU has 8 racks: 8 x 72 x 18 = 10,368.
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from tests.conftest import SPECS, run_specs
+from tests.conftest import shipped_edited
 
 CLUSTER = "cluster/gb200-nvl72-su"
 LINKS = 8 * 72 * 18
@@ -39,15 +37,11 @@ def test_mtti_names_the_backplane_it_leaves_out(shipped):
 @pytest.fixture(scope="module")
 def rated(tmp_path_factory):
     """The shipped specs with a user's set that gives the backplane a rate (on top of field-h100-2024)."""
-    root = tmp_path_factory.mktemp("backplane")
-    shutil.copytree(SPECS, root / "specs", ignore=shutil.ignore_patterns("catalog", "sweeps"))
-    path = root / "specs" / "clusters" / "gb200-nvl72-su.yaml"
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("facility: hall-liquid\nstorage:", "facility: hall-liquid\nfailure_rates: bp\n"
-                                 "storage:", 1), encoding="utf-8")
     rates = ("kind: FailureRates\nid: bp\nbase: field-h100-2024\nclasses:\n"
              "  backplane: {fit: 100, basis: assumed, source: 'a test rate'}\n")
-    return run_specs(root, {"bp.yaml": rates})
+    return shipped_edited(tmp_path_factory.mktemp("backplane"), "clusters/gb200-nvl72-su.yaml",
+                          "facility: hall-liquid\nstorage:", "facility: hall-liquid\nfailure_rates: bp\nstorage:",
+                          {"bp.yaml": rates})
 
 
 def test_a_given_backplane_rate_counts_every_link(rated):

@@ -10,11 +10,9 @@ unit of the class, one node (tray). On the shipped SU's 144 trays that doubles b
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from tests.conftest import SPECS, run_specs
+from tests.conftest import shipped_edited
 
 CLUSTER = "cluster/gb200-nvl72-su"
 #: Llama 3 405B, Table 5: 46 host and 63 software interruptions in 54 days on 2,048 8-GPU servers.
@@ -31,13 +29,9 @@ classes:
 @pytest.fixture(scope="module")
 def per_tray(tmp_path_factory):
     """The shipped specs with the GB200 SU naming the per-tray reading of the host and software rates."""
-    root = tmp_path_factory.mktemp("pernode")
-    shutil.copytree(SPECS, root / "specs", ignore=shutil.ignore_patterns("catalog", "sweeps"))
-    path = root / "specs" / "clusters" / "gb200-nvl72-su.yaml"
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("facility: hall-liquid\nstorage:", "facility: hall-liquid\nfailure_rates: per-tray\n"
-                                 "storage:", 1), encoding="utf-8")
-    return run_specs(root, {"per-tray.yaml": PER_NODE})
+    return shipped_edited(tmp_path_factory.mktemp("pernode"), "clusters/gb200-nvl72-su.yaml",
+                          "facility: hall-liquid\nstorage:", "facility: hall-liquid\nfailure_rates: per-tray\nstorage:",
+                          {"per-tray.yaml": PER_NODE})
 
 
 def test_a_rate_without_per_accelerators_applies_per_tray(per_tray, shipped):

@@ -12,12 +12,10 @@ Here the shipped GB200 SU (100 GB/s write, 200 GB/s read, as stated) with and wi
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from archgen.model.reliability import AT_STATED_BANDWIDTH
-from tests.conftest import SPECS, run_specs
+from tests.conftest import shipped_edited
 
 JOB = "workload/llama3-405b-pretrain-gb200"
 CLUSTER = "cluster/gb200-nvl72-su"
@@ -34,14 +32,8 @@ def test_without_an_efficiency_the_stated_bandwidth_is_used_and_said(shipped):
 @pytest.fixture(scope="module")
 def measured(tmp_path_factory):
     """The shipped specs with the SU's storage at Lablup's measured save and restore fractions."""
-    root = tmp_path_factory.mktemp("efficiency")
-    shutil.copytree(SPECS, root / "specs", ignore=shutil.ignore_patterns("catalog", "sweeps"))
-    path = root / "specs" / "clusters" / "gb200-nvl72-su.yaml"
-    text = path.read_text(encoding="utf-8")
-    assert STATED in text
-    path.write_text(text.replace(STATED, STATED.replace("basis:", "write_efficiency: 0.16, read_efficiency: 0.215, "
-                                                                   "basis:")), encoding="utf-8")
-    return run_specs(root, {})
+    return shipped_edited(tmp_path_factory.mktemp("efficiency"), "clusters/gb200-nvl72-su.yaml", STATED,
+                          STATED.replace("basis:", "write_efficiency: 0.16, read_efficiency: 0.215, basis:"))
 
 
 def test_a_stated_efficiency_sets_the_write_and_restore(measured, shipped):
