@@ -42,7 +42,8 @@ def unbounded(metric: str) -> str:
     `UNBOUNDED` for a job's cost (its high end), else "no upper bound": a served workload whose arrivals outrun its
     replicas has no TTFT (`perf.serve.run.overrun`), and goodput has nothing to do with it.
     """
-    return UNBOUNDED if metric.removesuffix("_high") in (*SPARE_RANGED, "tco_per_goodput_accelerator_hour") \
+    return UNBOUNDED if metric.removesuffix("_high") in (*SPARE_RANGED, "tco_per_goodput_accelerator_hour",
+                                                         "tco_per_job_goodput_accelerator_hour") \
         else "no upper bound"
 
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
@@ -149,7 +150,8 @@ REGISTRY: tuple[Metric, ...] = (
            "(1 / interruptions per day).", _REL, maximise=True),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
            "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
-    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS),
+    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS,
+           maximise=True),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _OPS),
     Metric("cluster", "storage_write_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage write bandwidth per "
@@ -189,12 +191,19 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
            "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST, minimise=True),
     Metric("cluster", "tco_per_goodput_accelerator_hour", "USD", "USD", 3, "TCO per goodput accelerator-hour",
-           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload.", _OPS,
-           minimise=True),
-    *(Metric("cluster", f"tco_per_goodput_accelerator_hour_{end}", "USD", "USD", 3,
-             f"TCO per goodput accelerator-hour ({end})", f"The {end} end of TCO per goodput accelerator-hour: TCO "
-             f"per used accelerator-hour over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS)
-      for end, at in (("low", "high"), ("high", "low"))),
+           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload: the whole "
+           "cluster's cost spread over all its accelerators, idle spares included, as if each ran at that goodput. "
+           "Per goodput hour of the job's own accelerators, the cluster's whole cost charged to them, it is this × "
+           "accelerators / the job's accelerators (1,152 / 1,080: 1.79 → 1.91 USD): "
+           "`tco_per_job_goodput_accelerator_hour`.", _OPS, minimise=True),
+    Metric("cluster", "tco_per_job_goodput_accelerator_hour", "USD", "USD", 3, "TCO per job goodput "
+           "accelerator-hour", "The whole cluster's TCO, idle spares included, per goodput hour of its largest "
+           "training workload's own accelerators: `tco_per_goodput_accelerator_hour` × accelerators / the job's "
+           "accelerators.", _OPS, minimise=True),
+    *(Metric("cluster", f"tco_per_{job}goodput_accelerator_hour_{end}", "USD", "USD", 3,
+             f"TCO per {title}goodput accelerator-hour ({end})", f"The {end} end of TCO per {title}goodput "
+             f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS)
+      for job, title in (("", ""), ("job_", "job ")) for end, at in (("low", "high"), ("high", "low"))),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
     Metric("cluster", "scale_out_capex_share", "", "percent", 1, "Cluster interconnect share of capex", "Every "

@@ -54,6 +54,19 @@ def run_specs(root: Path, files: dict[str, str | bytes], folder: str = "specs", 
         return run([Path(folder)], **options)
 
 
+def shipped_edited(root: Path, path: str, old: str, new: str, files: dict[str, str | bytes] | None = None) -> Run:
+    """`run_specs` of the shipped specs (less the catalog and sweeps) with `old` replaced by `new` once in `path`.
+
+    `path` is relative to specs/; `files` are added beside. Fails where `old` is not in the file.
+    """
+    shutil.copytree(SPECS, root / "specs", ignore=shutil.ignore_patterns("catalog", "sweeps"))
+    target = root / "specs" / path
+    text = target.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return run_specs(root, files or {})
+
+
 @pytest.fixture
 def spec_tree(tmp_path):
     """`spec_tree({name: yaml})` writes a spec directory and returns its path."""

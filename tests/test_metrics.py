@@ -73,3 +73,12 @@ def test_a_clusters_figures_from_its_largest_training_job_name_the_stage_that_se
     for name in (*LARGEST_JOB_METRICS, "tco_per_goodput_accelerator_hour"):
         m = metrics.lookup("cluster/c", name)
         assert m is not None and m.source == "analyse/operations_stage.py", m
+
+
+def test_a_clusters_goodput_reads_better_when_higher_as_its_jobs_does():
+    """Trial (fleet reliability engineer): `diff` showed cluster goodput's direction as "—", its job's as ▲.
+
+    The cluster's goodput is its largest training job's goodput (`LARGEST_JOB_METRICS`): the same direction.
+    """
+    assert metrics.find("workload", "goodput").better == "higher"
+    assert metrics.find("cluster", "goodput").better == "higher"

@@ -17,7 +17,7 @@ import pytest
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 
-from archgen.model.reliability import FailureRates
+from archgen.model.reliability import AT_STATED_BANDWIDTH, FailureRates
 from archgen.model.requirements import Status
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
@@ -319,7 +319,8 @@ def test_a_failure_free_cluster_needs_no_spares_and_says_nothing_of_them(tmp_pat
     texts, goodput = _reliability_document(r)
     assert "sees 0 interruptions per day, no part fails at these rates, so there is no mean time to interruption." \
         in texts[0]
-    assert texts[-2] == "Range: llama3-405b-16k: goodput 1.000 to 1.000 over the set's 95 % Poisson interval."
+    assert texts[-2] == ("Range: llama3-405b-16k: goodput 1.000 to 1.000 over the set's 95 % Poisson interval; "
+                         f"{AT_STATED_BANDWIDTH}.")
     assert goodput[0][2] == goodput[0][5] == "—"  # MTTI, interval
     # REL012: the stand-in states `storage:` but builds no storage fabric (its checkpoints ride the nodes' NICs)
     assert not [f.id for f in r.findings if f.id.startswith("REL") and f.id != "REL012"]
@@ -338,8 +339,10 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
     95 % Poisson intervals" and "over the rate sets", as if it were the range over the catalog."""
     texts, _ = _reliability_document(_run(tmp_path, rates="field-h100-2024"))
     assert texts[0].endswith(" a mean time to interruption of 2.0 h (1.8 h to 2.2 h over the set's 95 % Poisson "
-                             "interval).")
-    assert texts[1] == "Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval."
+                             "interval; the uncertainty of switch, transceiver is not provided (their rates state no "
+                             "`events`), so the range is narrower than the rates are known).")
+    assert texts[1] == ("Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval; "
+                        f"{AT_STATED_BANDWIDTH}.")
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
     assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[1]
 

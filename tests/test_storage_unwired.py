@@ -43,5 +43,7 @@ def test_storage_no_fabric_carries_is_reported_at_the_storage_key(tmp_path: Path
     assert "no fabric of role storage or converged" in f.message and "bluefield-3" in f.message
     # two BlueField-3 cards of 2 x 400G, each at most PCIe Gen5 x16: 32 GT/s x 16 x 128/130 / 8 = 63.0 GB/s
     assert f.value is not None and f.value.m_as("B/s") == pytest.approx(2 * 32e9 * 16 * 128 / 130 / 8)
-    # the figure it warns about is still given, on the stated assumption
-    assert result.metrics["workload/ckpt-70b"]["checkpoint_write_time"].m_as("s") > 0
+    # the nodes' storage NICs reach nothing either (NET023), so the checkpoint times are not provided (REL006, rel2);
+    # a NET023 waiver saying who builds that network restores them on the line-rate path REL012 describes
+    assert "checkpoint_write_time" not in result.metrics["workload/ckpt-70b"]
+    assert [f.id for f in result.findings if f.id == "REL006"] == ["REL006"]

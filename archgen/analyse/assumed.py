@@ -8,7 +8,9 @@ documents' open items list, split by the figures they enter:
 - a facility's energy price and PUE, and the idle draw taken as the average draw, enter the energy cost;
 - its space cost, depreciation and discount rate (one `basis`) enter the space cost and the capital recovery;
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
-  and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput;
+  and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput (assumed figures,
+  or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`);
+- a part class with no rate at all (REL004) is left out of them: that its failures do not matter is assumed;
 - a rate set measured on another accelerator than the cluster's (REL007) enters them too: its rates are sourced, but
   that they hold for this accelerator is assumed (a GB200 design on Llama 3's H100 rates).
 
@@ -54,7 +56,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
             continue
         cluster = out[cpath]
         job = jobs[cpath] if not r.workload.checkpoint.in_memory else tuple(
-            x for x in jobs[cpath] if not x.endswith(" checkpoint storage"))   # in memory: no storage written
+            x for x in jobs[cpath] if " checkpoint storage" not in x)   # in memory: no storage written
         m = {"job_cost_per_hour": cluster.get("tco_per_year", ())}
         m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
@@ -75,16 +77,20 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
     stopping = {c.name for c in rel.classes if c.interrupts} if rel else set()   # a redundant PDU stops nothing
     failures = tuple(x for x, name in zip(every, rel.assumed if rel else (), strict=True)
                      if name == "site events" or name.split(" (")[0] in stopping)
+    if rel is not None and rel.unrated:   # a class with no rate (REL004) is left out: the MTTI is an upper bound
+        left = tuple(f"{name} failures (no rate: left out)" for name in rel.unrated)
+        every, failures = every + left, failures + left
     if rel is not None and rel.borrowed_input:   # sourced, but on another accelerator: that it carries over is assumed
         every, failures = every + (rel.borrowed_input,), failures + (rel.borrowed_input,)
     storage = a.cluster.spec.storage
-    job = failures + ((f"{a.cluster.spec.id} checkpoint storage",)
-                      if storage is not None and storage.basis == "assumed" else ())
+    words = f"{a.cluster.spec.id} checkpoint storage" + (   # its peak, where no measured efficiency is given
+        " (at its stated bandwidth)" if storage is not None and storage.at_stated else "")
+    job = failures + ((words,) if storage is not None and (storage.basis == "assumed" or storage.at_stated) else ())
     m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
     m |= dict.fromkeys(("goodput", "checkpoint_interval"), job)
     if cost is not None:
         m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"))
-        m["tco_per_goodput_accelerator_hour"] = m["tco_per_year"] + job
+        m["tco_per_goodput_accelerator_hour"] = m["tco_per_job_goodput_accelerator_hour"] = m["tco_per_year"] + job
     return {k: v for k, v in m.items() if v}, job
 
 
@@ -94,7 +100,7 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
     The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures.
     """
     m, job = cluster_inputs(a, rel, cost)
-    job = tuple(x for x in job if not (in_memory and x.endswith(" checkpoint storage")))  # in memory: no storage
+    job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
     if cost is not None and (per_token := m.get("tco_per_year", ()) + job):
         said.append(f"cost per token on {', '.join(per_token)}")

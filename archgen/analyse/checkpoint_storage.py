@@ -11,8 +11,9 @@ import math
 from dataclasses import dataclass
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
 from archgen.analyse.nodes import nic_ports, nic_ports_rate
+from archgen.binding import matches
 from archgen.model.fabrics import checkpoint_role
 from archgen.model.workload import Workload
 from archgen.validate import Specs
@@ -219,4 +220,31 @@ def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -
         return None if node_storage_bandwidth(specs, a) > 0 else (
             f"checkpoints go to peer host memory (`checkpoint.in_memory`), but the nodes of cluster '{cluster.id}' "
             "have no storage, converged or compute NIC to send them over")
-    return None if cluster.storage is not None else f"cluster '{cluster.id}' gives no checkpoint `storage:`"
+    if cluster.storage is None:
+        return f"cluster '{cluster.id}' gives no checkpoint `storage:`"
+    return unwired_storage(specs, a)
+
+
+def unwired_storage(specs: Specs, a: ClusterAnalysis) -> str | None:
+    """Why the stated `storage:` is out of the compute nodes' reach: their storage NICs attach to no fabric; else None.
+
+    A node with NICs of role `storage` reaches its storage through them, on a fabric of role storage or converged
+    (`storage_fabrics`). Where no such fabric takes a port of the node, those NICs are wired to nothing the design
+    builds (NET023), and the stated bandwidth reaches the nodes over nothing: the write time is not the storage's to
+    set, nor the compute NICs' (a job does not checkpoint over its training fabric unless a design says so). A waiver
+    of that NET023 finding (subject `cluster/<id>/nics/storage`, saying who builds the storage network) states that
+    they are wired outside the design: the stated storage then reaches them at their storage NICs' line rate.
+    """
+    node = compute_node(a.nodes)
+    if node is None or nic_bandwidth(specs, node.part, "storage").m <= 0:
+        return None
+    if any(fa.ports_per_node.get(node.part.id, 0) for fa in storage_fabrics(a)):
+        return None
+    cluster = a.cluster.spec
+    subject = f"cluster/{cluster.id}/nics/storage"   # NET023's subject: a waiver there says who builds that network
+    if any(w.check == "NET023" and matches(w.subject or f"cluster/{cluster.id}", subject) for w in cluster.waivers):
+        return None
+    nics = sorted({slot.part for slot in node.part.nics if slot.role == "storage"})
+    return (f"cluster '{a.cluster.spec.id}' states `storage:`, but its nodes' storage NICs ({', '.join(nics)}) attach "
+            "to no fabric of role storage or converged (NET023), so the stated bandwidth reaches them over nothing "
+            "this design builds")

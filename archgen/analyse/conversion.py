@@ -33,7 +33,9 @@ POWER_METRICS = ("it_power", "it_power_typical", "shelf_loss", "facility_power",
                  "it_capacity_headroom", "cooling_headroom", "network_power", "optics_power", "power_average",
                  "power_idle", "energy_cost_per_year", "facility_energy_per_year", "tco_per_year",
                  "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour",
-                 "tco_per_goodput_accelerator_hour_low", "tco_per_goodput_accelerator_hour_high")
+                 "tco_per_goodput_accelerator_hour_low", "tco_per_goodput_accelerator_hour_high",
+                 "tco_per_job_goodput_accelerator_hour", "tco_per_job_goodput_accelerator_hour_low",
+                 "tco_per_job_goodput_accelerator_hour_high")
 FABRIC_POWER_METRICS = ("network_power", "optics_power")
 
 

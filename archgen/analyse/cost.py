@@ -46,14 +46,16 @@ HOURS_PER_YEAR = 8766.0
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
                  "tco_per_used_accelerator_hour", "tco_per_goodput_accelerator_hour",
                  "tco_per_goodput_accelerator_hour_low", "tco_per_goodput_accelerator_hour_high",
-                 "network_capex_share", "scale_out_capex_share")
+                 "tco_per_job_goodput_accelerator_hour", "tco_per_job_goodput_accelerator_hour_low",
+                 "tco_per_job_goodput_accelerator_hour_high", "network_capex_share", "scale_out_capex_share")
 #: A workload's figures that rest on its cluster's TCO.
 JOB_COST_METRICS = SPARE_RANGED
 #: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
 FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_recovery_factor", "capital_cost_per_year",
                     "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
                     "tco_per_goodput_accelerator_hour", "tco_per_goodput_accelerator_hour_low",
-                    "tco_per_goodput_accelerator_hour_high")
+                    "tco_per_goodput_accelerator_hour_high", "tco_per_job_goodput_accelerator_hour",
+                    "tco_per_job_goodput_accelerator_hour_low", "tco_per_job_goodput_accelerator_hour_high")
 #: The most months a price in one cluster's cost may be older than its newest: prices further apart are at two price
 #: levels, which one total must not add without adjusting them to one date (COST006; docs/reliability.md, Cost).
 PRICE_SPAN_MONTHS = 12

@@ -34,6 +34,7 @@ from archgen.analyse.goodput_range import (
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
@@ -93,9 +94,12 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
             accelerators: int) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
 
-    None when the checkpoint has nowhere to go (no `storage:` and not in memory: REL006).
+    None when the checkpoint has nowhere to go (no `storage:` and not in memory, or storage NICs wired to nothing:
+    REL006).
     """
     cp = workload.checkpoint
+    if no_checkpoint_target(specs, a, workload):   # REL006: no storage, or none the nodes reach
+        return None
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
     central = for_job(failures_of(rel, specs, a), workload)   # its placement: the one the model times
@@ -109,6 +113,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
+    if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:
+        job = replace(job, notes=(*job.notes, AT_STATED_BANDWIDTH))
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
                    checkpoint_size=size, band=band, unblocked=unblocked,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1

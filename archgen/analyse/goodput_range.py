@@ -25,9 +25,9 @@ def failures_of(rel: Reliability, specs: Specs, a: ClusterAnalysis) -> Failures:
     domain = spare_domain_nodes(a, rel.per_node)
     per_acc, per_node = rel.split()
     cap = storage_cap(a)   # the storage's own ports on its fabric and the leaf uplinks its traffic climbs
+    write, read = storage.checkpoint_bandwidth if storage else (0.0, 0.0)   # stated x efficiency, where given
     return Failures(per_acc, rel.site, rel.per_node, rel.nodes, rel.node_hardware_per_day(),
-                    rel.node_repair_hours() * 3600, min(storage.write_bandwidth.m_as("B/s"), cap) if storage else 0.0,
-                    min(storage.read_bandwidth.m_as("B/s"), cap) if storage else 0.0, node_storage_bandwidth(specs, a),
+                    rel.node_repair_hours() * 3600, min(write, cap), min(read, cap), node_storage_bandwidth(specs, a),
                     rel.detection(), host.link.m_as("B/s") * host.efficiency if host is not None else 0.0, domain,
                     rel.planned_per_accelerator_day, rel.planned_duration, per_node,
                     fixed_wiring=(torus := compute_torus(a)) is not None and torus.ocs is None)
@@ -59,7 +59,14 @@ def spanned(rel: Reliability) -> str:
     """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
     return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
             if rel.spread else f"the '{rel.rates_id or 'none'}' rate set's 95 % Poisson interval (the design states "
-            "its set)")
+            f"its set){uncounted_words(rel)}")
+
+
+def uncounted_words(rel: Reliability) -> str:
+    """Where a named set's classes state no `events`: a clause saying their uncertainty is in no range, else ''."""
+    names = rel.uncounted()
+    return (f"; the uncertainty of {', '.join(names)} is not provided (their rates state no `events`), so the range "
+            "is narrower than the rates are known") if names and not rel.spread else ""
 
 
 #: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`).
@@ -70,5 +77,5 @@ BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the no
 def rate_sets(rel: Reliability) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else "that set's 95 % Poisson interval (the design states its set)")
+            if rel.spread else f"that set's 95 % Poisson interval (the design states its set){uncounted_words(rel)}")
     return f"goodput from the '{rel.rates_id or 'none'}' rate set; its range (goodput_low, goodput_high) spans {over}"

@@ -135,7 +135,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = unsettled(extra, other)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra)}))
-    for cpath, (_, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
+    for cpath, (gpus, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"
         m = largest_est.metrics
@@ -143,9 +143,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         cm.update({k: m[k] for k in LARGEST_JOB_METRICS if k in m})
         used = cm.get("tco_per_used_accelerator_hour")
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
-            cm.update(goodput_hour_cost(used, cm))
+            cm.update(goodput_hour_cost(used, cm, clusters[cpath].accelerators / gpus))
         if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
-            ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used)
+            ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used, clusters[cpath].accelerators / gpus)
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
             _withhold(ops, cpath, (*LARGEST_JOB_METRICS, *GOODPUT_HOUR_METRICS), why)
@@ -154,20 +154,26 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
 
 
 #: The cost per goodput accelerator-hour and the ends of its range (`goodput_hour_cost`).
-GOODPUT_HOUR_METRICS = tuple(f"tco_per_goodput_accelerator_hour{end}" for end in ("", "_low", "_high"))
+GOODPUT_HOUR_METRICS = tuple(f"tco_per_{job}goodput_accelerator_hour{end}" for job in ("", "job_")
+                             for end in ("", "_low", "_high"))
 
 
-def goodput_hour_cost(used: Q, cm: dict[str, Q]) -> dict[str, Q]:
+def goodput_hour_cost(used: Q, cm: dict[str, Q], share: float) -> dict[str, Q]:
     """The cost per goodput accelerator-hour, `used` over the cluster's goodput, with the range goodput's range gives.
 
     Its low end is at `goodput_high`, its high end at `goodput_low` (infinite where that is 0: no goodput hour at any
     price), so a target met at the value but not at goodput's pessimistic end is at risk (REQ004), as goodput is.
+    The same per goodput hour of the job's own accelerators (`tco_per_job_goodput_accelerator_hour`): times `share`,
+    the cluster's accelerators over the job's, so that the idle ones' cost is charged to the job's hours.
     """
-    out = {"tco_per_goodput_accelerator_hour": used / cm["goodput"].m}
-    if "goodput_low" in cm and "goodput_high" in cm:
-        low, high = cm["goodput_high"].m, cm["goodput_low"].m
-        out["tco_per_goodput_accelerator_hour_low"] = used / low if low > 0 else used * math.inf
-        out["tco_per_goodput_accelerator_hour_high"] = used / high if high > 0 else used * math.inf
+    out = {}
+    for job, k in (("", 1.0), ("job_", share)):
+        name = f"tco_per_{job}goodput_accelerator_hour"
+        out[name] = used * k / cm["goodput"].m
+        if "goodput_low" in cm and "goodput_high" in cm:
+            low, high = cm["goodput_high"].m, cm["goodput_low"].m
+            out[f"{name}_low"] = used * k / low if low > 0 else used * math.inf
+            out[f"{name}_high"] = used * k / high if high > 0 else used * math.inf
     return out
 
 

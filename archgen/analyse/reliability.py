@@ -92,6 +92,7 @@ class Reliability:
     site_per_day: float
     rates_id: str
     unrated: tuple[str, ...] = ()
+    unrated_units: dict[str, int] = field(default_factory=dict)   # units of each `unrated` entry (left out, REL004)
     assumed: tuple[str, ...] = ()
     metrics: dict[str, Q] = field(default_factory=dict)
     site: tuple[tuple[float, float], ...] = ()  # (events per day, s the hall is down) of each site event
@@ -114,6 +115,11 @@ class Reliability:
             return 1.0, 1.0
         lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
+
+    def uncounted(self) -> tuple[str, ...]:
+        """Interrupting classes whose rate states no `events`: their uncertainty is in no interval (not provided)."""
+        return tuple(sorted({c.name for c in self.classes if c.interrupts and c.per_day and c.rate is not None
+                             and not c.rate.events}))
 
     def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
         """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
@@ -180,7 +186,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     rates = rates or rates_of(specs, a)
     chain = scope_chain(specs, rates)
     classes: dict[str, dict] = {}
-    unrated: set[str] = set()
+    unrated: dict[str, int] = {}
     assumed: set[str] = set()
 
     def add(name: str, part: object, units: int, interrupts: bool = True, accelerators: int = 0) -> None:
@@ -190,7 +196,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
         entry = classes.setdefault(key, {"name": name, "units": 0, "exposure": 0.0, "rates": [], "parts": set(),
                                          "interrupts": True})
         if rate is None:
-            unrated.add(f"{name} ({getattr(part, 'id', name)})")
+            label = f"{name} ({getattr(part, 'id', name)})"
+            unrated[label] = unrated.get(label, 0) + units
             return
         if rate.basis == "assumed":
             assumed.add(name if own is None else f"{name} ({getattr(part, 'id', name)})")
@@ -221,6 +228,9 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
             if isinstance(part, Link) and n and (part.media in COPPER_MEDIA or part.is_module):  # not a passive end
                 add("cable" if part.media in COPPER_MEDIA else "transceiver", part, n,
                     interrupts=roles.get(t.fabric) != "management")
+    link, su = a.cluster.scale_up_link, a.scale_up   # a backplane's links are in no cable tier (`switched_cables`)
+    if link is not None and link.media == "copper-backplane" and su is not None and su.links_needed * su.domains:
+        add("backplane", link, su.links_needed * su.domains)   # none without a domain (a rack-id typo: NET008)
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
         if isinstance(part, Switch):
@@ -243,7 +253,8 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     planned = next((r.planned for r in chain if r.planned is not None), None)
     rel = Reliability(a.cluster.spec.id, a.accelerators, a.node_count, per_node, out,
                       _domains(a, out, per_node, redundant, site), site,
-                      rates.id if rates else "", tuple(sorted(unrated)), tuple(sorted(assumed)), site=events,
+                      rates.id if rates else "", tuple(sorted(unrated)), dict(sorted(unrated.items())),
+                      tuple(sorted(assumed)), site=events,
                       planned_per_accelerator_day=planned.per_year / 365.25 / planned.per_accelerators if planned
                       else 0.0, planned_duration=planned.duration.m_as("s") if planned else 0.0,
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),

@@ -162,10 +162,13 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
 
     Without `storage:` archgen does not guess a write bandwidth (the compute NICs would write a terabyte in a
     fraction of a second): checkpoint times, goodput, spares and cost per goodput token are not provided, and so
-    are requirements on them. In-memory checkpoints need a NIC on the nodes to reach the peers' memory.
+    are requirements on them. Nor where `storage:` is stated but the nodes' storage NICs attach to no fabric of role
+    storage or converged (NET023): the stated bandwidth would reach them over nothing the design builds. In-memory
+    checkpoints need a NIC on the nodes to reach the peers' memory.
 
-    Fix: give the cluster's `storage:` (capacity, write and read bandwidth with their source), or checkpoint to
-    peer host memory (`checkpoint.in_memory: true`) from nodes that list their NICs.
+    Fix: give the cluster's `storage:` (capacity, write and read bandwidth with their source) and a storage fabric
+    its nodes' storage NICs attach to (or waive NET023 on `cluster/<id>/nics/storage`, saying who builds that
+    network), or checkpoint to peer host memory (`checkpoint.in_memory: true`) from nodes that list their NICs.
     """
     for path, r in sorted(ctx.workloads.items()):
         est, w = r.estimate, r.workload

@@ -52,7 +52,7 @@ def foreign_requirements(result: Any, roots: Sequence[Path]) -> list[str]:
         mine, theirs = _root(owner.file, roots), _root(obj.file, roots)
         if mine is not None and theirs is not None and mine != theirs:
             found.setdefault(owner.file, {}).setdefault(b.req.id, set()).add(b.subject)
-    return [f"warning: {shown_file(file)} applies its requirements to objects of another PATH given: "
+    return [f"warning: {shown_file(str(file))} applies its requirements to objects of another PATH given: "
             + "; ".join(f"{rid} on {_some(sorted(subjects))}" for rid, subjects in sorted(reqs.items()))
             + ". Its glob subjects match every PATH's objects; render each project on its own to keep them apart."
             for file, reqs in sorted(found.items())]

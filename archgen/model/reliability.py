@@ -29,6 +29,8 @@ PART_CLASSES: dict[str, str] = {
     "switch": "one switch or switch tray",
     "transceiver": "one optical transceiver (per end)",
     "cable": "one copper cable assembly",
+    "backplane": ("one scale-up link through a rack's copper backplane (an NVL72 NVLink cable cartridge's link between "
+                  "an accelerator and a switch tray)"),
     "power_shelf": "one power shelf",
     "pdu": "one PDU",
     "cdu": "one coolant distribution unit (pumps included)",
@@ -167,8 +169,34 @@ class Storage(Spec):
     capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
     write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
     read_bandwidth: Bandwidth = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
+    write_efficiency: float | None = Field(None, gt=0, le=1, description=(
+        "Fraction of `write_bandwidth` a checkpoint save reaches on this storage, as measured (say where in "
+        "`source`), e.g. 0.16. Left out: checkpoints are written at the stated bandwidth, and goodput says so. One "
+        "published measurement: saves at 16.0 % of 250 GB/s on an NFS-backed 504-GPU B200 cluster (Lablup, arXiv "
+        "2605.09370v5, abstract), a figure of that system, not a default."))
+    read_efficiency: float | None = Field(None, gt=0, le=1, description=(
+        "Fraction of `read_bandwidth` a restore reaches, as `write_efficiency` (Lablup: 21.5 % of 700 GB/s)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the figures come from.")
+
+    @property
+    def at_stated(self) -> bool:
+        """Whether checkpoints are written or restored at the stated bandwidth: an efficiency is left out."""
+        return self.write_efficiency is None or self.read_efficiency is None
+
+    @property
+    def checkpoint_bandwidth(self) -> tuple[float, float]:
+        """(write, read) a checkpoint reaches (B/s): the stated bandwidths times their efficiencies, where given."""
+        return (self.write_bandwidth.m_as("B/s") * (self.write_efficiency or 1.0),
+                self.read_bandwidth.m_as("B/s") * (self.read_efficiency or 1.0))
+
+
+#: Where a checkpoint is written at the stated storage bandwidth: what is measured elsewhere (a note beside goodput).
+AT_STATED_BANDWIDTH = (
+    "checkpoint write and restore times use the stated storage bandwidth (`storage:` gives no `write_efficiency` or "
+    "`read_efficiency`), so they are lower bounds and goodput an upper bound; one production measurement, an "
+    "NFS-backed 504-GPU B200 cluster, saved at 16.0 % of its 250 GB/s peak write and restored at 21.5 % of its "
+    "700 GB/s peak read (Lablup, arXiv 2605.09370v5, abstract)")
 
 
 class Checkpointing(Spec):

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure as Chart
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
+from archgen.analyse.goodput_range import uncounted_words
 from archgen.metrics import UNBOUNDED
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -51,7 +52,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     m = a.metrics
     # the range is over every catalog set, or, where the cluster names one, over that set's own interval
     over = (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"
-            if rel.spread else "the set's 95 % Poisson interval")
+            if rel.spread else f"the set's 95 % Poisson interval{uncounted_words(rel)}")
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
         f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
@@ -70,6 +71,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
                   c.per_day * 365.25, (c.rate.basis + _per_server(c)) if c.rate else "—") for c in rel.classes)
+    rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
+                  for name, n in rel.unrated_units.items())
     section.add(Table("failure-rates", "Failure rates by part class", (
         Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
         Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))
@@ -149,7 +152,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
             ("Energy per year", cost.energy_per_year), ("Space per year", cost.space_per_year),
             ("TCO per year", cost.tco_per_year))
     hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour), (used, cost.per_used_accelerator_hour),
-              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")))
+              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")),
+              ("TCO per goodput hour of the job's own accelerators", m.get("tco_per_job_goodput_accelerator_hour")))
     idle = "" if cost.utilisation >= 1 or cost.no_power else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
         f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")

@@ -225,7 +225,7 @@ def test_tpu_v4_price_list_equals_a_full_copy_of_the_parts(tmp_path):
     assert listed.metrics[cluster] == copied.metrics[cluster]
     assert not [f for f in listed.findings + copied.findings if f.id == "COST002" or f.severity == "error"]
     m = listed.metrics[cluster]
-    no_goodput = {f"tco_per_goodput_accelerator_hour{end}" for end in ("", "_low", "_high")}
+    no_goodput = {f"tco_per_{job}goodput_accelerator_hour{end}" for job in ("", "job_") for end in ("", "_low", "_high")}
     assert set(CAPEX_METRICS) - no_goodput <= set(m)  # no storage: no goodput (REL006)
     cost = listed.operations.cost[cluster]
     # 64 cubes of 16 four-chip trays, 4 OCS racks of 12 Palomar switches; a 4x4x4 cube has 3 x 48 ICI links inside,

@@ -55,3 +55,25 @@ def test_a_target_met_at_the_value_but_not_at_goodputs_low_end_is_at_risk(result
     assert status["REQ-COST-GP"] == "at risk"
     (finding,) = [f for f in result.findings if f.id == "REQ004" and f.requirement == "REQ-COST-GP"]
     assert "tco_per_goodput_accelerator_hour" in finding.message
+
+
+def test_the_job_reading_charges_the_whole_cluster_to_the_jobs_own_accelerators():
+    """Trial item 4: a job on 1,080 of 1,152 GPUs read 1.79 USD per goodput hour, the cluster's cost spread over all
+    1,152 (idle spares included). Per goodput hour of the job's own GPUs it is 1.79 x 1,152 / 1,080 = 1.91 USD:
+    `tco_per_job_goodput_accelerator_hour`, beside it, with its range on the same goodput ends."""
+    from archgen.analyse.operations_stage import goodput_hour_cost
+    from archgen.units import Q_
+
+    used, share = Q_(1.646, "USD"), 1152 / 1080
+    m = goodput_hour_cost(used, {"goodput": Q_(0.919, ""), "goodput_low": Q_(0.252, ""),
+                                 "goodput_high": Q_(0.976, "")}, share)
+    assert m["tco_per_goodput_accelerator_hour"].m == pytest.approx(1.79, abs=0.005)
+    assert m["tco_per_job_goodput_accelerator_hour"].m == pytest.approx(1.91, abs=0.005)
+    for end in ("", "_low", "_high"):
+        assert m[f"tco_per_job_goodput_accelerator_hour{end}"].m == pytest.approx(
+            m[f"tco_per_goodput_accelerator_hour{end}"].m * share)
+
+
+def test_a_job_on_every_accelerator_reads_the_same_both_ways(shipped):
+    m = shipped.clusters[CLUSTER].metrics   # the SU's 405B job runs on all 576 GPUs
+    assert m["tco_per_job_goodput_accelerator_hour"] == m["tco_per_goodput_accelerator_hour"]

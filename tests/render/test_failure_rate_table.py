@@ -28,7 +28,10 @@ def rows(shipped_run):
 
 
 def test_units_times_the_per_unit_rate_is_the_failures_a_year(rows):
-    for name, units, per_unit, per_year, _ in rows.values():
+    for name, units, per_unit, per_year, basis in rows.values():
+        if basis.startswith("not provided"):   # a class without a rate (REL004): no figure to multiply
+            assert per_unit is None and per_year is None, name
+            continue
         assert units * per_unit == pytest.approx(per_year, rel=1e-9), name
 
 
