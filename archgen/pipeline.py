@@ -182,7 +182,6 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     """
     from archgen import checks
     from archgen.analyse.operations_stage import analyse_operations
-    from archgen.analyse.scaling import scaling as grow
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
@@ -200,5 +199,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)
     findings = checks.run_checks(context, select, ignore)
     grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
-    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
+    series = {}
+    if grown:                                      # imported only for a growth series (documents)
+        from archgen.analyse.scaling import scaling as grow
+        series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
     return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements)
