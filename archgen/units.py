@@ -192,6 +192,26 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
     return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)
 
 
+def added(start: pint.Quantity, terms: Iterable[pint.Quantity]) -> pint.Quantity:
+    """`sum(terms, start)` to the last bit, with one Quantity built instead of one per term (issue 25).
+
+    As pint's addition (`PlainQuantity._add_sub`): a term in the running total's unit adds its magnitude, another
+    adds its magnitude converted to that unit; a term of another dimension raises. Offset or delta units, and any
+    term that is not multiplicative, take pint's own addition.
+    """
+    units, total = start._units, start.magnitude
+    plain = not start._get_non_multiplicative_units() and not start._get_delta_units()
+    for q in terms:
+        if plain and q._units == units:
+            total = total + q.magnitude
+        elif plain and not q._get_non_multiplicative_units():
+            total = total + q.to(units).magnitude
+        else:
+            done = Q_(total, units) + q
+            units, total = done._units, done.magnitude
+            plain = not done._get_non_multiplicative_units() and not done._get_delta_units()
+    return Q_(total, units)
+
 class Dim:
     """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from archgen.pint_import import pint
 from archgen.quantity_json import json_magnitude, json_unit
 from archgen.units import (
     Q_,
@@ -20,6 +21,7 @@ from archgen.units import (
     RackSpace,
     Temperature,
     TemperatureDelta,
+    added,
     format_quantity,
     parse_quantity,
     ureg,
@@ -182,3 +184,22 @@ def test_relative_change_is_over_the_magnitude_of_the_base():
     assert relative_change(Q_(-10, "GB"), Q_(-5, "GB")) == 0.5  # a negative headroom that shrinks improves
     assert relative_change(Q_(0, "GB"), Q_(1, "GB")) is None
     assert relative_change(Q_(1, "GB"), Q_(1, "s")) is None
+
+
+@pytest.mark.parametrize("start, terms", [
+    (Q_(0, "W"), [Q_(132, "kW"), Q_(1, "W"), Q_(0.1, "kW"), Q_(3, "W"), Q_(1e-3, "MW")]),  # mixed units
+    (Q_(0, "kW"), [Q_(132, "kW"), Q_(7, "kW")]),                                        # ints stay ints
+    (Q_(0, "kg"), []),
+    (Q_(1.5, "K"), [Q_(2, "delta_degC"), Q_(0.25, "K")]),                               # a delta unit: pint's own
+])
+def test_added_is_pints_sum_to_the_last_bit(start, terms) -> None:
+    """`added` gives pint's `sum(terms, start)`: the same magnitude (bits and type) in the same unit."""
+    want, got = sum(terms, start), added(start, terms)
+    assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+    assert got.magnitude == want.magnitude
+
+
+def test_added_refuses_another_dimension() -> None:
+    """A term of another dimension raises, as pint's addition does."""
+    with pytest.raises(pint.DimensionalityError):
+        added(Q_(0, "W"), [Q_(1, "kg")])
