@@ -205,7 +205,7 @@ def added(start: pint.Quantity, terms: Iterable[pint.Quantity]) -> pint.Quantity
         if plain and q._units == units:
             total = total + q.magnitude
         elif plain and not q._get_non_multiplicative_units():
-            total = total + q.to(units).magnitude
+            total = total + q._convert_magnitude_not_inplace(units)  # `q.to(units).magnitude`, no Quantity
         else:
             done = Q_(total, units) + q
             units, total = done._units, done.magnitude

@@ -6,7 +6,7 @@ Every result is a pint quantity; the formulas are written next to the constants 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
@@ -174,9 +174,12 @@ class RackAnalysis:
     bom: tuple[BomLine, ...] = ()
 
 
-def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
-    """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none)."""
-    space = _space(rack)
+def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None = None) -> RackAnalysis:
+    """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none).
+
+    `space`: the rack's space where already worked out (it does not depend on `optics`).
+    """
+    space = _space(rack) if space is None else space
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
     metrics: dict[str, Q] = {
@@ -363,14 +366,21 @@ def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:
     return rated.capacity if rated.capacity is not None else unit.capacity
 
 
-def analyse(design: Design, optics: dict[str, Q] | None = None, *,
-            only: Collection[str] | None = None) -> dict[str, RackAnalysis]:
+def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: Collection[str] | None = None,
+            known: Mapping[str, RackAnalysis] | None = None) -> dict[str, RackAnalysis]:
     """Analyse every rack of the design (with its bill of materials), keyed by its object path.
 
     `optics` maps a rack's path to the optics power beyond its parts' figures of its most loaded instance in the
     clusters (`analyse.optics.optics_by_rack`); racks missing from it hold none. `only`: just the racks of these
-    paths (the pipeline's second pass, after the clusters; `archgen estimate`'s one cluster).
+    paths (the pipeline's second pass, after the clusters; `archgen estimate`'s one cluster). `known`: analyses of
+    the first pass, whose space and bill of materials (neither depends on optics) are kept; power and cooling are
+    worked out again.
     """
-    optics = optics or {}
-    return {r.path: replace(analyse_rack(r, optics.get(r.path)), bom=tuple(rack_bom(r, design.specs)))
-            for r in design.racks if only is None or r.path in only}
+    optics, known = optics or {}, known or {}
+    out = {}
+    for r in design.racks:
+        if only is None or r.path in only:
+            first = known.get(r.path)
+            a = analyse_rack(r, optics.get(r.path), first.space if first else None)
+            out[r.path] = replace(a, bom=first.bom if first else tuple(rack_bom(r, design.specs)))
+    return out
