@@ -22,6 +22,7 @@ from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, seal, unsealed_removed
 from archgen.pint_import import pint
+from archgen.quantity_ops import m_as
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
@@ -73,6 +74,7 @@ def _build_registry() -> pint.UnitRegistry:
 ureg: pint.UnitRegistry = _build_registry()
 pint.set_application_registry(ureg)  # pickled quantities come back on this registry
 Q_ = ureg.Quantity
+Q_.m_as = m_as  # type: ignore[method-assign, assignment]  # its magnitude without the converted Quantity (issue 25)
 Quantity = pint.Quantity
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
@@ -191,26 +193,6 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
     b = float(base.magnitude)
     return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)
 
-
-def added(start: pint.Quantity, terms: Iterable[pint.Quantity]) -> pint.Quantity:
-    """`sum(terms, start)` to the last bit, with one Quantity built instead of one per term (issue 25).
-
-    As pint's addition (`PlainQuantity._add_sub`): a term in the running total's unit adds its magnitude, another
-    adds its magnitude converted to that unit; a term of another dimension raises. Offset or delta units, and any
-    term that is not multiplicative, take pint's own addition.
-    """
-    units, total = start._units, start.magnitude
-    plain = not start._get_non_multiplicative_units() and not start._get_delta_units()
-    for q in terms:
-        if plain and q._units == units:
-            total = total + q.magnitude
-        elif plain and not q._get_non_multiplicative_units():
-            total = total + q._convert_magnitude_not_inplace(units)  # `q.to(units).magnitude`, no Quantity
-        else:
-            done = Q_(total, units) + q
-            units, total = done._units, done.magnitude
-            plain = not done._get_non_multiplicative_units() and not done._get_delta_units()
-    return Q_(total, units)
 
 class Dim:
     """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""

@@ -7,11 +7,13 @@ import pickle
 import time
 from typing import Annotated
 
+import numpy as np
 import pytest
 from pydantic import BaseModel, ValidationError
 
 from archgen.pint_import import pint
 from archgen.quantity_json import json_magnitude, json_unit
+from archgen.quantity_ops import added, m_as
 from archgen.units import (
     Q_,
     Bandwidth,
@@ -21,7 +23,6 @@ from archgen.units import (
     RackSpace,
     Temperature,
     TemperatureDelta,
-    added,
     format_quantity,
     parse_quantity,
     ureg,
@@ -203,3 +204,17 @@ def test_added_refuses_another_dimension() -> None:
     """A term of another dimension raises, as pint's addition does."""
     with pytest.raises(pint.DimensionalityError):
         added(Q_(0, "W"), [Q_(1, "kg")])
+
+
+@pytest.mark.parametrize("q, unit", [
+    (Q_(132, "kW"), "kW"), (Q_(132, "kW"), "W"), (Q_(1105, "ft**3/min"), "m**3/s"), (Q_(35, "degC"), "K"),
+    (Q_(10, "delta_degF"), "K"), (Q_(1.8, "TB/s"), "bit/s"), (Q_(np.array([1.0, 2.5]), "GB"), "GiB"),
+    (Q_(2, "U"), ureg.U), (Q_(3.5, "m"), "mm"),
+])
+def test_m_as_is_pints(q, unit) -> None:
+    """The registry's `m_as` is pint's `to(unit).magnitude`: the same bits and type, offsets and arrays included."""
+    want = pint.Quantity.to(q, unit).magnitude
+    got = m_as(q, unit)
+    assert type(got) is type(want) and np.array_equal(got, want) and q.m_as(unit) is not None
+    with pytest.raises(pint.DimensionalityError):
+        m_as(Q_(1, "W"), "kg")

@@ -32,7 +32,8 @@ from archgen.model import CoolingUnit, Link, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import max_draw
-from archgen.units import Q_, Q, added
+from archgen.quantity_ops import added
+from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 if TYPE_CHECKING:   # cabling calls cluster_bom with its tiers' totals

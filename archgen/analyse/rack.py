@@ -19,7 +19,8 @@ from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
-from archgen.units import Q_, Q, added, apparent_power
+from archgen.quantity_ops import added
+from archgen.units import Q_, Q, apparent_power
 
 __all__ = ["busbar_flags", "external_flags", "on_pdus_flags", "port_share"]  # re-exported: their home was here
 

@@ -1,0 +1,54 @@
+"""Quantity operations a pipeline run makes thousands of times, to pint's last bit without its per-call cost.
+
+pint builds a Quantity for each `q.m_as(unit)` (through `q.to(unit)`) and each term of a `sum`, and checks units
+and dimensions at every step; in `archgen check specs/` these were a fifth of the pipeline's CPU (issue 25). Each
+function here makes the registry call pint makes, on the same magnitudes, so every figure keeps its bits and its
+magnitude type (tests/test_units.py holds them to pint's own results).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable
+from typing import Any
+
+from archgen.pint_import import pint
+
+__all__ = ["added", "m_as"]
+
+
+@functools.lru_cache(maxsize=4096)
+def _parsed(text: str, registry: Any) -> Any:
+    """`to_units_container(text, registry)`: the registry's preprocessors and parse, a pure function of the text."""
+    return pint.util.to_units_container(text, registry)
+
+
+def m_as(self: pint.Quantity, units: Any) -> Any:
+    """`Quantity.m_as`: the magnitude `self.to(units)` holds, by the same conversion, without building that Quantity.
+
+    The registry's Quantity takes it in place of pint's (`archgen.units`). A unit given as text is parsed once.
+    """
+    reg = self._REGISTRY
+    other = _parsed(units, reg) if type(units) is str else pint.util.to_units_container(units, reg)
+    return self._convert_magnitude_not_inplace(other)
+
+
+def added(start: pint.Quantity, terms: Iterable[pint.Quantity]) -> pint.Quantity:
+    """`sum(terms, start)` to the last bit, with one Quantity built instead of one per term.
+
+    As pint's addition (`PlainQuantity._add_sub`): a term in the running total's unit adds its magnitude, another
+    adds its magnitude converted to that unit; a term of another dimension raises. Offset or delta units, and any
+    term that is not multiplicative, take pint's own addition.
+    """
+    units, total = start._units, start.magnitude
+    plain = not start._get_non_multiplicative_units() and not start._get_delta_units()
+    for q in terms:
+        if plain and q._units == units:
+            total = total + q.magnitude
+        elif plain and not q._get_non_multiplicative_units():
+            total = total + q._convert_magnitude_not_inplace(units)  # `q.to(units).magnitude`, no Quantity
+        else:
+            done = start.__class__(total, units) + q
+            units, total = done._units, done.magnitude
+            plain = not done._get_non_multiplicative_units() and not done._get_delta_units()
+    return start.__class__(total, units)
