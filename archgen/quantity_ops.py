@@ -14,7 +14,7 @@ from typing import Any
 
 from archgen.pint_import import pint
 
-__all__ = ["added", "m_as"]
+__all__ = ["added", "m_as", "scaling_by_numbers"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,3 +52,31 @@ def added(start: pint.Quantity, terms: Iterable[pint.Quantity]) -> pint.Quantity
             units, total = done._units, done.magnitude
             plain = not done._get_non_multiplicative_units() and not done._get_delta_units()
     return start.__class__(total, units)
+
+
+def scaling_by_numbers(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own product and quotient by a plain number, without its checks.
+
+    pint's `_mul_div` with a number multiplies (divides) the magnitude and keeps the unit, after offset-unit and
+    operand-type checks and the registry's optional unit reductions. For a Quantity without offset units times a
+    float or int, or a float magnitude over a float, that is `magnitude * number` in the same unit; anything else
+    (offset units, arrays, numpy scalars, bools, Quantities, int division) goes to pint. Nothing changes where the
+    registry reduces or converts results (`auto_reduce_dimensions`, `autoconvert_to_preferred`).
+    """
+    reg = cls._REGISTRY
+    if getattr(reg, "auto_reduce_dimensions", False) or getattr(reg, "autoconvert_to_preferred", False):
+        return
+    pint_mul, pint_div = cls.__mul__, cls.__truediv__
+
+    def mul(self: Any, other: Any) -> Any:
+        if (type(other) is float or type(other) is int) and not self._get_non_multiplicative_units():
+            return self.__class__(self._magnitude * other, self._units)
+        return pint_mul(self, other)
+
+    def div(self: Any, other: Any) -> Any:
+        if type(other) is float and type(self._magnitude) is float and not self._get_non_multiplicative_units():
+            return self.__class__(self._magnitude / other, self._units)
+        return pint_div(self, other)
+
+    cls.__mul__ = cls.__rmul__ = mul
+    cls.__truediv__ = div

@@ -218,3 +218,26 @@ def test_m_as_is_pints(q, unit) -> None:
     assert type(got) is type(want) and np.array_equal(got, want) and q.m_as(unit) is not None
     with pytest.raises(pint.DimensionalityError):
         m_as(Q_(1, "W"), "kg")
+
+
+@pytest.mark.parametrize("q", [Q_(132, "kW"), Q_(1.8, "TB/s"), Q_(np.array([1.0, 2.5]), "GB"), Q_(10, "delta_degC"),
+                               Q_(35, "degC"), Q_(2.5, "W/m**2"), Q_(7, "")])
+@pytest.mark.parametrize("x", [2.0, 3, 0.1, True, np.float64(1.5), -0.0])
+def test_scaling_by_numbers_is_pints(q, x) -> None:
+    """q * x, x * q and q / x give pint's own result: the same magnitude (bits and type) and unit, or its error."""
+    for fast, slow in ((lambda: q * x, lambda: pint.Quantity.__mul__(q, x)),
+                       (lambda: x * q, lambda: pint.Quantity.__rmul__(q, x)),
+                       (lambda: q / x, lambda: pint.Quantity.__truediv__(q, x))):
+        try:
+            want = slow()
+        except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+            with pytest.raises(type(err)):
+                fast()
+            continue
+        if want is NotImplemented:  # pint declines (a bool): the operator then raises, as it did
+            with pytest.raises(TypeError):
+                fast()
+            continue
+        got = fast()
+        assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+        assert np.array_equal(got.magnitude, want.magnitude, equal_nan=True)
