@@ -14,7 +14,7 @@ from typing import Any
 
 from archgen.pint_import import pint
 
-__all__ = ["added", "m_as", "scaling_by_numbers"]
+__all__ = ["added", "adding_alike", "m_as", "scaling_by_numbers"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -80,3 +80,20 @@ def scaling_by_numbers(cls: Any) -> None:
 
     cls.__mul__ = cls.__rmul__ = mul
     cls.__truediv__ = div
+
+
+def adding_alike(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own sum of two Quantities in one unit, without its checks.
+
+    pint's `_add_sub` adds the magnitudes and keeps the unit where both operands are in the same multiplicative
+    unit, after operand-type, logarithmic-unit and dimension checks. That case is done here; any other (another
+    unit, offset or logarithmic units, a number, a datetime) goes to pint.
+    """
+    pint_add = cls.__add__
+
+    def add(self: Any, other: Any) -> Any:
+        if type(other) is type(self) and other._units == self._units and not self._get_non_multiplicative_units():
+            return self.__class__(self._magnitude + other._magnitude, self._units)
+        return pint_add(self, other)
+
+    cls.__add__ = add

@@ -241,3 +241,21 @@ def test_scaling_by_numbers_is_pints(q, x) -> None:
         got = fast()
         assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
         assert np.array_equal(got.magnitude, want.magnitude, equal_nan=True)
+
+
+@pytest.mark.parametrize("q, r", [
+    (Q_(132, "kW"), Q_(7, "kW")), (Q_(132, "kW"), Q_(7.5, "W")), (Q_(0.1, "kW"), Q_(0.2, "kW")),
+    (Q_(np.array([1.0, 2.5]), "GB"), Q_(np.array([0.5, 1.0]), "GB")), (Q_(35, "degC"), Q_(2, "degC")),
+    (Q_(35, "degC"), Q_(2, "delta_degC")), (Q_(10, "delta_degC"), Q_(2, "delta_degC")), (Q_(1, "W"), Q_(1, "kg")),
+])
+def test_adding_alike_is_pints(q, r) -> None:
+    """q + r gives pint's own result: the same magnitude (bits and type) and unit, or its error."""
+    try:
+        want = pint.Quantity.__add__(q, r)
+    except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+        with pytest.raises(type(err)):
+            q + r  # noqa: B018
+        return
+    got = q + r
+    assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+    assert np.array_equal(got.magnitude, want.magnitude)
