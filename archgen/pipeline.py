@@ -113,7 +113,8 @@ def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> A
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in optics_by_rack(clusters).items() if watts.m}
-    racks |= analyse(design, optics, only=optics)  # again where racks hold optics beyond their parts
+    racks |= analyse(design, optics, only=optics, known=racks)  # power and cooling again where racks hold optics
+    # beyond their parts (their space and BOM kept)
     clusters = at_feeds(clusters)                  # IT power at the feeds: power-shelf losses added
     return Analysed(specs, design, racks, clusters)
 
@@ -182,7 +183,6 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     """
     from archgen import checks
     from archgen.analyse.operations_stage import analyse_operations
-    from archgen.analyse.scaling import scaling as grow
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
@@ -200,5 +200,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)
     findings = checks.run_checks(context, select, ignore)
     grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
-    series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
+    series = {}
+    if grown:                                      # imported only for a growth series (documents)
+        from archgen.analyse.scaling import scaling as grow
+        series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
     return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements)

@@ -81,6 +81,12 @@ def _to_unit_expr(label: str) -> str:
             "kg/m^3": "kg/m**3", "m^3": "m**3", "": "dimensionless"}.get(label, label)
 
 
+@functools.lru_cache(maxsize=256)
+def _json_units(label: str) -> Any:
+    """The parsed unit of a JSON unit label, as `Quantity.to` parses it at every call."""
+    return pint.util.to_units_container(_to_unit_expr(label), ureg)
+
+
 def json_magnitude(q: pint.Quantity) -> float:
-    """Magnitude of `q` in the unit named by `json_unit`."""
-    return float(q.to(_to_unit_expr(json_unit(q))).magnitude)
+    """Magnitude of `q` in the unit named by `json_unit`: `q.to(unit).magnitude`, without building that Quantity."""
+    return float(q._convert_magnitude_not_inplace(_json_units(json_unit(q))))

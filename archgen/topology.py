@@ -1,17 +1,19 @@
-"""Fabric wiring patterns and networkx graphs at switch and node-group granularity.
+"""Fabric wiring patterns and graphs at switch and node-group granularity.
 
 `tier_pairs` is the closed-form wiring of a folded Clos (which leaf meets which spine, which spine which core, with
 how many parallel links); cabling and graphs both use it, so they cannot disagree. `clos_graph` turns one plane
 into a networkx graph: one vertex per switch and one per node group (the endpoints behind one leaf), edges weighted
-by capacity. Graphs are built only where a check or a test needs them (connectivity, single points of failure,
-min-cut bisection); the figures themselves come from closed forms in `archgen.analyse.network`.
+by capacity; `clos_links` gives the same nodes and edges as neighbour sets, on which NET013 finds connectivity and
+single points of failure without importing networkx (0.08 s CPU, a tenth of `archgen check specs/`). Graphs are
+built only where a check or a test needs them (connectivity, single points of failure, min-cut bisection); the
+figures themselves come from closed forms in `archgen.analyse.network`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # networkx costs ~0.1 s to import; only graph-building calls load it
     import networkx as nx
@@ -110,27 +112,48 @@ def tier_pairs(shape: ClosShape, tier: str) -> tuple[np.ndarray, np.ndarray, np.
     return lo.ravel(), np.minimum(hi.ravel(), max(shape.cores - 1, 0)), np.full(lo.size, pl, dtype=np.int64)
 
 
-def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: float = 1.0) -> nx.Graph:
-    """One plane as a graph: ('ep', i) node groups, ('leaf', i), ('spine', j), ('core', c); edge 'capacity' in Gb/s."""
-    import networkx as nx
-    g = nx.Graph()
+def _clos_edges(shape: ClosShape, leaf_endpoints: Sequence[int]) -> Iterator[tuple[tuple, tuple, int]]:
+    """One plane's edges as (node, node, links): node groups to their leaves, then each tier's `tier_pairs`.
+
+    A pair of switches may come more than once (their links add); `clos_graph` and `clos_links` both read it.
+    """
     for i, n in enumerate(leaf_endpoints):
         if n:
-            g.add_edge(("ep", i), ("leaf", i), capacity=n * speed_gbps, links=int(n))
-    for i in range(shape.leaves):
-        g.add_node(("leaf", i))
+            yield ("ep", i), ("leaf", i), int(n)
     tiers = [("leaf_spine", "leaf", "spine")] + ([("spine_core", "spine", "core")] if shape.tiers == 3 else [])
     if shape.tiers >= 2:
         for tier, low, up in tiers:
             lo, hi, w = tier_pairs(shape, tier)
             for a, b, m in zip(lo.tolist(), hi.tolist(), w.tolist(), strict=True):
-                key = ((low, a), (up, b))
-                if g.has_edge(*key):
-                    g.edges[key]["links"] += m
-                    g.edges[key]["capacity"] += m * speed_gbps
-                else:
-                    g.add_edge(*key, capacity=m * speed_gbps, links=m)
+                yield (low, a), (up, b), m
+
+
+def clos_graph(shape: ClosShape, leaf_endpoints: Sequence[int], speed_gbps: float = 1.0) -> nx.Graph:
+    """One plane as a graph: ('ep', i) node groups, ('leaf', i), ('spine', j), ('core', c); edge 'capacity' in Gb/s."""
+    import networkx as nx
+    g = nx.Graph()
+    for a, b, m in _clos_edges(shape, leaf_endpoints):
+        if g.has_edge(a, b):
+            g.edges[a, b]["links"] += m
+            g.edges[a, b]["capacity"] += m * speed_gbps
+        else:
+            g.add_edge(a, b, capacity=m * speed_gbps, links=m)
+    g.add_nodes_from(("leaf", i) for i in range(shape.leaves))
     return g
+
+
+def clos_links(shape: ClosShape, leaf_endpoints: Sequence[int]) -> dict[tuple, set[tuple]]:
+    """The nodes and edges of `clos_graph` as neighbour sets, without networkx (whose import costs 0.08 s CPU).
+
+    What NET013 needs (`connected`, `single_points_of_failure`); capacities and flows stay on `clos_graph`.
+    """
+    adj: dict[tuple, set[tuple]] = {}
+    for a, b, _ in _clos_edges(shape, leaf_endpoints):
+        adj.setdefault(a, set()).add(b)
+        adj.setdefault(b, set()).add(a)
+    for i in range(shape.leaves):
+        adj.setdefault(("leaf", i), set())
+    return adj
 
 
 def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> float:
@@ -151,22 +174,66 @@ def cut_capacity(g: nx.Graph, side_a: Sequence[int], side_b: Sequence[int]) -> f
     return float(nx.maximum_flow_value(d, "source", "sink"))
 
 
-def single_points_of_failure(g: nx.Graph) -> list[tuple[str, int]]:
+def single_points_of_failure(g: Mapping[Any, Iterable[Any]]) -> list[tuple[str, int]]:
     """Spine and core switches whose loss alone disconnects some node groups from others.
 
     An articulation point that only cuts off switches without endpoints (the one core above a spine of a one-pod
-    fabric) disconnects no node group, so it is not one: each candidate is removed in turn and the node groups'
-    components counted.
+    fabric) disconnects no node group, so it is not one: each candidate is removed in turn and the node groups
+    reached from one of them compared with all. `g` maps each node to its neighbours: `clos_links`, or a networkx
+    graph (`clos_graph`), on which this agrees with `networkx.articulation_points` (tests/test_topology.py).
     """
-    import networkx as nx
-    groups = {v for v in g if v[0] == "ep"}
-    out = []
-    for v in nx.articulation_points(g):
-        if v[0] in ("spine", "core"):
-            parts = nx.connected_components(g.subgraph(u for u in g if u != v))
-            if sum(1 for c in parts if c & groups) > 1:
-                out.append(v)
+    groups = [v for v in g if v[0] == "ep"]
+    out = [v for v in _articulation_points(g) if v[0] in ("spine", "core") and groups
+           and not all(u in _reached(g, groups[0], v) for u in groups)]
     return sorted(out)
+
+
+def _reached(g: Mapping[Any, Iterable[Any]], start: Any, without: Any = None) -> set:
+    """The nodes `start` reaches in `g` without passing through `without`."""
+    seen, todo = {start}, [start]
+    while todo:
+        for w in g[todo.pop()]:
+            if w != without and w not in seen:
+                seen.add(w)
+                todo.append(w)
+    return seen
+
+
+def _articulation_points(g: Mapping[Any, Iterable[Any]]) -> set:
+    """Nodes whose removal splits their component: Tarjan's low-link depth-first search, without recursion.
+
+    A root is one when it has two or more search-tree children; another node v when some child's subtree has no
+    edge back above v (low[child] >= disc[v]). Hopcroft & Tarjan, "Efficient algorithms for graph manipulation",
+    CACM 16(6), 1973.
+    """
+    disc: dict[Any, int] = {}
+    low: dict[Any, int] = {}
+    out = set()
+    for root in g:
+        if root in disc:
+            continue
+        disc[root] = low[root] = len(disc)
+        children = 0
+        stack = [(root, None, iter(g[root]))]
+        while stack:
+            v, parent, edges = stack[-1]
+            for w in edges:
+                if w not in disc:
+                    disc[w] = low[w] = len(disc)
+                    children += v == root
+                    stack.append((w, v, iter(g[w])))
+                    break
+                if w != parent:
+                    low[v] = min(low[v], disc[w])
+            else:
+                stack.pop()
+                if parent is not None:
+                    low[parent] = min(low[parent], low[v])
+                    if parent != root and low[v] >= disc[parent]:
+                        out.add(parent)
+        if children > 1:
+            out.add(root)
+    return out
 
 
 def clos_single_points(shape: ClosShape) -> list[tuple[str, int]] | None:
@@ -191,13 +258,12 @@ def clos_single_points(shape: ClosShape) -> list[tuple[str, int]] | None:
     return sorted([("spine", j) for j in range(shape.spines)] + ([("core", 0)] if shape.cores == 1 else []))
 
 
-def connected(g: nx.Graph) -> bool:
-    """Whether every node group reaches every other."""
-    import networkx as nx
+def connected(g: Mapping[Any, Iterable[Any]]) -> bool:
+    """Whether every node group reaches every other (`g` as `single_points_of_failure` takes it)."""
     groups = [v for v in g if v[0] == "ep"]
     if len(groups) < 2:
         return True
-    comp = nx.node_connected_component(g, groups[0])
+    comp = _reached(g, groups[0])
     return all(v in comp for v in groups)
 
 

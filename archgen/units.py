@@ -22,6 +22,7 @@ from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, seal, unsealed_removed
 from archgen.pint_import import pint
+from archgen.quantity_ops import adding_alike, m_as, scaling_by_numbers
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
@@ -73,6 +74,9 @@ def _build_registry() -> pint.UnitRegistry:
 ureg: pint.UnitRegistry = _build_registry()
 pint.set_application_registry(ureg)  # pickled quantities come back on this registry
 Q_ = ureg.Quantity
+Q_.m_as = m_as  # type: ignore[method-assign, assignment]  # its magnitude without the converted Quantity (issue 25)
+scaling_by_numbers(Q_)  # q * 2.0 and q / 2.0 without pint's per-call checks (issue 25)
+adding_alike(Q_)  # q + r in one unit without pint's per-call checks (issue 25)
 Quantity = pint.Quantity
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"

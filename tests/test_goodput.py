@@ -193,6 +193,22 @@ def test_poisson_interval_of_an_effective_count_is_the_chi_square_form():
     assert poisson_interval(2)[0] < lo < poisson_interval(3)[0] and poisson_interval(3)[1] < hi < poisson_interval(2)[1]
 
 
+@pytest.mark.parametrize("n", [0.5, 1, 2.5, 11, 18.52206977705652, 377, 1e4])
+@pytest.mark.parametrize("level", [0.95, 0.5, 1.0])
+def test_poisson_interval_stops_only_where_the_bisection_could_change_nothing(n, level):
+    """The bisection stops once its ends are adjacent doubles; the full 100 steps give the same bits."""
+    from archgen.perf.train.poisson import gamma_p
+
+    def full(a, want):
+        lo, hi = 0.0, a + 20 * math.sqrt(a) + 20
+        for _ in range(100):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if gamma_p(a, mid) < want else (lo, mid)
+        return (lo + hi) / 2
+
+    tail = (1 - level) / 2
+    assert poisson_interval.__wrapped__(n, level) == (full(n, tail) / n, full(n + 1, 1 - tail) / n)
+
 def test_bloom_counts_its_tied_embedding_once():
     """BLOOM was counted at 179.8 B parameters (untied output layer); it ties them and is published at 176.2 B."""
     from archgen.model.cases import CaseModel

@@ -94,3 +94,30 @@ def test_one_pod_bisection_is_not_cut_at_the_cores(spec_tree) -> None:
     g = topology.clos_graph(shape, fa.leaf_endpoints(), speed_gbps=400)
     cut = topology.cut_capacity(g, range(2), range(2, 4))
     assert cut == pytest.approx(fa.bisection.m_as("Gbit/s")) == pytest.approx(128 * 400 / 2)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"t{s.tiers}-l{s.leaves}-s{s.spines}-c{s.cores}")
+@pytest.mark.parametrize("endpoints", ["all", "gaps"])
+def test_plain_graph_algorithms_match_networkx(shape, endpoints) -> None:
+    """NET013's neighbour sets (`clos_links`) hold `clos_graph`'s nodes and edges, and its articulation points and
+    connectivity are networkx's, on every leaf with endpoints and with every third leaf empty (spare)."""
+    import networkx as nx
+    ends = [4] * shape.leaves if endpoints == "all" else [0 if i % 3 == 2 else 4 for i in range(shape.leaves)]
+    g, links = topology.clos_graph(shape, ends), topology.clos_links(shape, ends)
+    assert set(links) == set(g) and {frozenset(e) for e in g.edges} == {frozenset((a, b)) for a in links
+                                                                       for b in links[a]}
+    assert topology._articulation_points(links) == set(nx.articulation_points(g))
+    groups = {v for v in g if v[0] == "ep"}
+    by_nx = sorted(v for v in nx.articulation_points(g) if v[0] in ("spine", "core") and sum(
+        1 for c in nx.connected_components(g.subgraph(u for u in g if u != v)) if c & groups) > 1)
+    assert topology.single_points_of_failure(links) == topology.single_points_of_failure(g) == by_nx
+    assert topology.connected(links) == (len(groups) < 2 or nx.node_connected_component(
+        g, min(groups)) >= groups)
+
+
+def test_articulation_points_of_a_path_and_a_cycle() -> None:
+    """On a path a-b-c-d the inner nodes are articulation points; on a cycle none is (Hopcroft & Tarjan 1973)."""
+    path = {"a": {"b"}, "b": {"a", "c"}, "c": {"b", "d"}, "d": {"c"}}
+    cycle = {"a": {"b", "d"}, "b": {"a", "c"}, "c": {"b", "d"}, "d": {"c", "a"}}
+    assert topology._articulation_points(path) == {"b", "c"}
+    assert topology._articulation_points(cycle) == set()

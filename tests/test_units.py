@@ -7,10 +7,13 @@ import pickle
 import time
 from typing import Annotated
 
+import numpy as np
 import pytest
 from pydantic import BaseModel, ValidationError
 
+from archgen.pint_import import pint
 from archgen.quantity_json import json_magnitude, json_unit
+from archgen.quantity_ops import added, m_as
 from archgen.units import (
     Q_,
     Bandwidth,
@@ -197,3 +200,77 @@ def test_a_count_written_as_a_unit_is_pointed_to_1_per_s(unit, hint):
     e = err.value.errors()[0]
     assert e["msg"] == f"unknown unit '{unit}'"
     assert e["ctx"]["hint"].startswith(hint)
+
+
+@pytest.mark.parametrize("start, terms", [
+    (Q_(0, "W"), [Q_(132, "kW"), Q_(1, "W"), Q_(0.1, "kW"), Q_(3, "W"), Q_(1e-3, "MW")]),  # mixed units
+    (Q_(0, "kW"), [Q_(132, "kW"), Q_(7, "kW")]),                                        # ints stay ints
+    (Q_(0, "kg"), []),
+    (Q_(1.5, "K"), [Q_(2, "delta_degC"), Q_(0.25, "K")]),                               # a delta unit: pint's own
+])
+def test_added_is_pints_sum_to_the_last_bit(start, terms) -> None:
+    """`added` gives pint's `sum(terms, start)`: the same magnitude (bits and type) in the same unit."""
+    want, got = sum(terms, start), added(start, terms)
+    assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+    assert got.magnitude == want.magnitude
+
+
+def test_added_refuses_another_dimension() -> None:
+    """A term of another dimension raises, as pint's addition does."""
+    with pytest.raises(pint.DimensionalityError):
+        added(Q_(0, "W"), [Q_(1, "kg")])
+
+
+@pytest.mark.parametrize("q, unit", [
+    (Q_(132, "kW"), "kW"), (Q_(132, "kW"), "W"), (Q_(1105, "ft**3/min"), "m**3/s"), (Q_(35, "degC"), "K"),
+    (Q_(10, "delta_degF"), "K"), (Q_(1.8, "TB/s"), "bit/s"), (Q_(np.array([1.0, 2.5]), "GB"), "GiB"),
+    (Q_(2, "U"), ureg.U), (Q_(3.5, "m"), "mm"),
+])
+def test_m_as_is_pints(q, unit) -> None:
+    """The registry's `m_as` is pint's `to(unit).magnitude`: the same bits and type, offsets and arrays included."""
+    want = pint.Quantity.to(q, unit).magnitude
+    got = m_as(q, unit)
+    assert type(got) is type(want) and np.array_equal(got, want) and q.m_as(unit) is not None
+    with pytest.raises(pint.DimensionalityError):
+        m_as(Q_(1, "W"), "kg")
+
+
+@pytest.mark.parametrize("q", [Q_(132, "kW"), Q_(1.8, "TB/s"), Q_(np.array([1.0, 2.5]), "GB"), Q_(10, "delta_degC"),
+                               Q_(35, "degC"), Q_(2.5, "W/m**2"), Q_(7, "")])
+@pytest.mark.parametrize("x", [2.0, 3, 0.1, True, np.float64(1.5), -0.0])
+def test_scaling_by_numbers_is_pints(q, x) -> None:
+    """q * x, x * q and q / x give pint's own result: the same magnitude (bits and type) and unit, or its error."""
+    for fast, slow in ((lambda: q * x, lambda: pint.Quantity.__mul__(q, x)),
+                       (lambda: x * q, lambda: pint.Quantity.__rmul__(q, x)),
+                       (lambda: q / x, lambda: pint.Quantity.__truediv__(q, x))):
+        try:
+            want = slow()
+        except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+            with pytest.raises(type(err)):
+                fast()
+            continue
+        if want is NotImplemented:  # pint declines (a bool): the operator then raises, as it did
+            with pytest.raises(TypeError):
+                fast()
+            continue
+        got = fast()
+        assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+        assert np.array_equal(got.magnitude, want.magnitude, equal_nan=True)
+
+
+@pytest.mark.parametrize("q, r", [
+    (Q_(132, "kW"), Q_(7, "kW")), (Q_(132, "kW"), Q_(7.5, "W")), (Q_(0.1, "kW"), Q_(0.2, "kW")),
+    (Q_(np.array([1.0, 2.5]), "GB"), Q_(np.array([0.5, 1.0]), "GB")), (Q_(35, "degC"), Q_(2, "degC")),
+    (Q_(35, "degC"), Q_(2, "delta_degC")), (Q_(10, "delta_degC"), Q_(2, "delta_degC")), (Q_(1, "W"), Q_(1, "kg")),
+])
+def test_adding_alike_is_pints(q, r) -> None:
+    """q + r gives pint's own result: the same magnitude (bits and type) and unit, or its error."""
+    try:
+        want = pint.Quantity.__add__(q, r)
+    except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+        with pytest.raises(type(err)):
+            q + r  # noqa: B018
+        return
+    got = q + r
+    assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
+    assert np.array_equal(got.magnitude, want.magnitude)

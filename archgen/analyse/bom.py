@@ -32,6 +32,7 @@ from archgen.model import CoolingUnit, Link, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import max_draw
+from archgen.quantity_ops import added
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -141,8 +142,8 @@ def cord_gaps(rack: RackDesign) -> list[str]:
 
 def liquid_heat(rack: RackDesign) -> Q:
     """Heat a rack rejects to liquid: each system's and switch's maximum draw x its liquid fraction."""
-    return sum((max_draw(p.part) * p.part.cooling.liquid_fraction for p in rack.items
-                if isinstance(p.part, System | Switch)), Q_(0, "W")).to("kW")
+    return added(Q_(0, "W"), (max_draw(p.part) * p.part.cooling.liquid_fraction for p in rack.items
+                              if isinstance(p.part, System | Switch))).to("kW")
 
 
 def cdu_units(rack: RackDesign, racks: int) -> int:
@@ -193,7 +194,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     accessories: dict[str, BomLine] = {}
     for rid, n in sorted(cluster.rack_counts.items()):
         rack = cluster.rack_types[rid]
-        it = sum((unit_power(item.part) or Q_(0, "W") for item in rack.items), Q_(0, "W"))
+        it = added(Q_(0, "W"), (unit_power(item.part) or Q_(0, "W") for item in rack.items))
         lines.append(BomLine(rid, "Rack", n, it.to("kW"), "unit power: maximum draw of its placed parts, "
                              "itemised in the lines below"))
         for acc in rack_accessories(rack):
@@ -212,9 +213,9 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             sw, q = needed.get(t.switch.id, (t.switch, 0))
             needed[t.switch.id] = (sw, q + t.switches * fa.planes)
             p = p + t.switch.power.max * t.switches * fa.planes
-        p = p + sum((t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id), Q_(0, "W"))
+        p = p + added(Q_(0, "W"), (t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id))
         net_power[fa.fabric.spec.id] = p.to("kW")
-    scale_up = sum((t.optics_power for t in tiers if t.fabric == "scale_up"), Q_(0, "W"))
+    scale_up = added(Q_(0, "W"), (t.optics_power for t in tiers if t.fabric == "scale_up"))
     if scale_up.magnitude:    # its cables' optics, as every fabric's; its switches are compute (surplus_switch_power)
         net_power["scale_up"] = scale_up.to("kW")
     for sid, (sw, q) in sorted(needed.items()):
@@ -229,7 +230,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
         for mid, q in tc.modules.items():
             link, counted = modules[mid]
             modules[mid] = (link, counted + q)
-    optics = sum((t.optics_power for t in tiers), Q_(0, "W"))
+    optics = added(Q_(0, "W"), (t.optics_power for t in tiers))
     inside = _modules_inside_nodes(a, tiers)
     low: dict[str, Counter[float]] = {}
     for tc in tiers:
@@ -315,8 +316,8 @@ def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> 
     (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports.
     """
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
-    inside = sum((t.node_optics_power * _included_share(a, fabrics.get(t.fabric)) for t in tiers), Q_(0, "W"))
-    return (sum((t.optics_power for t in tiers), Q_(0, "W")) - inside).to("kW")
+    inside = added(Q_(0, "W"), (t.node_optics_power * _included_share(a, fabrics.get(t.fabric)) for t in tiers))
+    return (added(Q_(0, "W"), (t.optics_power for t in tiers)) - inside).to("kW")
 
 
 def _modules_inside_nodes(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> dict[str, int]:

@@ -6,11 +6,12 @@ per rack and the port map read them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
+from typing import TYPE_CHECKING, Any
 
 from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA, parse_breakout
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
@@ -20,9 +21,15 @@ __all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power",
 
 def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
     """Links one module end serves: rate / line rate, within its cage's ports and WDM optical ports (2 x FR4: 2)."""
-    n = max(1, round(float((link.rate / speed).to("").magnitude)))
+    n = _rate_ratio(link.rate.magnitude, link.rate._units, speed.magnitude, speed._units)
     n = min(n, link.optical_ports) if getattr(link, "optical_ports", None) else n
     return min(n, cage_ports) if cage_ports else n
+
+
+@functools.lru_cache(maxsize=1024)
+def _rate_ratio(rate: float, rate_units: Any, speed: float, speed_units: Any) -> int:
+    """max(1, round(rate / speed)), once per pair of rates: the cabling asks it of every run's ends (issue 25)."""
+    return max(1, round(float((Q_(rate, rate_units) / Q_(speed, speed_units)).to("").magnitude)))
 
 
 def module_power(link, speed: Q, cage_ports: int | None = None) -> Q:

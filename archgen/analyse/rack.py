@@ -6,7 +6,7 @@ Every result is a pint quantity; the formulas are written next to the constants 
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
@@ -19,6 +19,7 @@ from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
 from archgen.model.system import max_draw, typical_draw
+from archgen.quantity_ops import added
 from archgen.units import Q_, Q, apparent_power
 
 __all__ = ["busbar_flags", "external_flags", "on_pdus_flags", "port_share"]  # re-exported: their home was here
@@ -174,16 +175,19 @@ class RackAnalysis:
     bom: tuple[BomLine, ...] = ()
 
 
-def analyse_rack(rack: RackDesign, optics: Q | None = None) -> RackAnalysis:
-    """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none)."""
-    space = _space(rack)
+def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None = None) -> RackAnalysis:
+    """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none).
+
+    `space`: the rack's space where already worked out (it does not depend on `optics`).
+    """
+    space = _space(rack) if space is None else space
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
     cooling = _cooling(rack, power)
     metrics: dict[str, Q] = {
         "it_power": power.it_power, "it_power_typical": power.it_typical, "optics_power": power.optics,
         "rack_load": power.load,
         "input_power": power.input_power,
-        "feed_capacity_usable": sum((g.usable for g in power.feed_groups), Q_(0, "kW")),
+        "feed_capacity_usable": added(Q_(0, "kW"), (g.usable for g in power.feed_groups)),
         "heat_to_liquid": cooling.heat_liquid,
         "heat_to_air": cooling.heat_air, "coolant_flow": cooling.coolant_flow, "air_flow": cooling.air_flow,
         "u_used": Q_(space.used, "U"), "u_free": Q_(space.height - space.used, "U"), "weight": space.weight,
@@ -211,8 +215,8 @@ def _space(rack: RackDesign) -> Space:
                     overlaps.append((other, item))
     outside = tuple(p for p in rack.items if p.top > height)
     used = len({u for u, _ in occupied if u <= height})
-    payload = sum((m.weight for p in rack.items if (m := getattr(p.part, "mechanical", None)) is not None),
-                  Q_(0, "kg"))
+    payload = added(Q_(0, "kg"), (m.weight for p in rack.items
+                                   if (m := getattr(p.part, "mechanical", None)) is not None))
     weight = (payload + spec.form_factor.weight).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
@@ -270,7 +274,7 @@ def _power(rack: RackDesign, optics: Q) -> Power:
     named = tuple(sorted({p.part.id for p, out in zip(rack.items, outside, strict=True) if out}))
     busbar_voltage = min(s.output_voltage for s in shelves).to("V") if shelves else None
     return Power(it, other, load.to("kW"), (input_power + external).to("kW"), tuple(stages), arrangement, per_feed,
-                 factor, every, groups, equipment, optics, sum(typical, Q_(0, "kW")).to("kW"), fell_back, external,
+                 factor, every, groups, equipment, optics, added(Q_(0, "kW"), typical).to("kW"), fell_back, external,
                  named, busbar_voltage)
 
 
@@ -283,13 +287,12 @@ def _stage(claim: Shelves | Pdus | None, kind: str, key: str, count: int, capaci
 def _draw(rack: RackDesign, kinds: tuple[type[System | Switch | CoolingUnit], ...],
           among: list[bool] | None = None) -> Q:
     """Maximum draw of the placed items of `kinds` (a CDU's `power`), of those flagged in `among` when given."""
-    total = Q_(0, "W")
-    for i, p in enumerate(rack.items):
-        part = p.part  # of `kinds`, which are among these three
-        if isinstance(part, kinds) and isinstance(part, System | Switch | CoolingUnit) and (among is None or among[i]):
-            draw = part.power if isinstance(part, CoolingUnit) else max_draw(part)   # a system's NICs where excluded
-            total = total + (draw if draw is not None else Q_(0, "W"))
-    return total.to("kW")
+    none = Q_(0, "W")
+    draws = ((p.part.power if isinstance(p.part, CoolingUnit) else max_draw(p.part))  # NICs where excluded
+             for i, p in enumerate(rack.items)  # of `kinds`, which are among these three
+             if isinstance(p.part, kinds) and isinstance(p.part, System | Switch | CoolingUnit)
+             and (among is None or among[i]))
+    return added(none, (draw if draw is not None else none for draw in draws)).to("kW")
 
 
 def phase_factor(phases: int, basis: str) -> float:
@@ -364,14 +367,21 @@ def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:
     return rated.capacity if rated.capacity is not None else unit.capacity
 
 
-def analyse(design: Design, optics: dict[str, Q] | None = None, *,
-            only: Collection[str] | None = None) -> dict[str, RackAnalysis]:
+def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: Collection[str] | None = None,
+            known: Mapping[str, RackAnalysis] | None = None) -> dict[str, RackAnalysis]:
     """Analyse every rack of the design (with its bill of materials), keyed by its object path.
 
     `optics` maps a rack's path to the optics power beyond its parts' figures of its most loaded instance in the
     clusters (`analyse.optics.optics_by_rack`); racks missing from it hold none. `only`: just the racks of these
-    paths (the pipeline's second pass, after the clusters; `archgen estimate`'s one cluster).
+    paths (the pipeline's second pass, after the clusters; `archgen estimate`'s one cluster). `known`: analyses of
+    the first pass, whose space and bill of materials (neither depends on optics) are kept; power and cooling are
+    worked out again.
     """
-    optics = optics or {}
-    return {r.path: replace(analyse_rack(r, optics.get(r.path)), bom=tuple(rack_bom(r, design.specs)))
-            for r in design.racks if only is None or r.path in only}
+    optics, known = optics or {}, known or {}
+    out = {}
+    for r in design.racks:
+        if only is None or r.path in only:
+            first = known.get(r.path)
+            a = analyse_rack(r, optics.get(r.path), first.space if first else None)
+            out[r.path] = replace(a, bom=first.bom if first else tuple(rack_bom(r, design.specs)))
+    return out

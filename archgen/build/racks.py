@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from archgen.build.refs import Unresolved, resolve
@@ -22,9 +23,9 @@ class Placed:
     u: int
     slot: int
 
-    @property
+    @functools.cached_property
     def height(self) -> int:
-        """Height in whole rack units (0 for zero-U items)."""
+        """Height in whole rack units (0 for zero-U items); worked out once (`top` asks for it at every look)."""
         mech = getattr(self.part, "mechanical", None)
         return round(mech.height.m_as("U")) if mech else 0
 

@@ -248,7 +248,7 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
             spof = topology.clos_single_points(shape) if switches > MAX_CLOSED_FORM and \
                 not fa.tier("leaf").spare else None      # no spare leaf: every leaf holds endpoints
             if spof is None:
-                g = topology.clos_graph(shape, fa.leaf_endpoints())
+                g = topology.clos_links(shape, fa.leaf_endpoints())
                 if not topology.connected(g):
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
                                     "the fabric graph is not connected")

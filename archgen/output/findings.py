@@ -10,7 +10,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-from xml.sax.saxutils import escape, quoteattr
 
 from archgen import __version__, checks
 from archgen.checks import RESERVED, RESERVED_SEVERITY, Finding
@@ -183,6 +182,7 @@ _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     """JUnit XML: one test case per check that ran (default: all); a check with error findings fails."""
+    from xml.sax.saxutils import escape, quoteattr  # here: it imports urllib, http and ssl (~12 ms, issue 25)
     cases = []
     by_id: dict[str, list[Finding]] = {}
     for f in _shown(findings):
