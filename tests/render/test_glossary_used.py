@@ -18,7 +18,8 @@ def _md(run, tmp_path, target: str, audience: str = "internal") -> str:
     with shared_diagrams():
         render_all(run, tmp_path, target=target, formats=("md",), revision="test", progress=False,
                    audience=audience)
-    return (tmp_path / target / f"{target}.md").read_text(encoding="utf-8")
+    name = target if audience == "internal" else f"{target}.{audience}"   # <target>.customer.md (editions)
+    return (tmp_path / target / f"{name}.md").read_text(encoding="utf-8")
 
 
 def _glossary(md: str) -> tuple[set[str], str]:
