@@ -160,15 +160,27 @@ def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
     """
     node = compute_node(a.nodes)
     if node is not None:
-        wired = sum(nic_ports_rate(specs, node.part, fa.fabric.spec.nic_role or fa.fabric.spec.role,
-                                   fa.ports_per_node.get(node.part.id, 0), fa.fabric.spec.speed.m_as("B/s"),
-                                   fa.fabric.spec.nic_breakout) for fa in storage_fabrics(a))
+        wired = sum(node_fabric_rate(specs, a, fa) for fa in storage_fabrics(a))
         if wired > 0:
             return float(wired)
         path = unwired_path(specs, a)
         if path is not None:
             return path[2]
     return 0.0
+
+
+def node_fabric_rate(specs: Specs, a: ClusterAnalysis, fa: FabricAnalysis) -> float:
+    """What a compute node's ports on fabric `fa` carry (B/s, one direction): each card at most its host interface.
+
+    The fabric's ports per node at its line rate, spread over the node's NICs of its role (`nic_ports_rate`); 0
+    without a compute node or ports on it. The storage network table shows it beside the line rate.
+    """
+    node = compute_node(a.nodes)
+    if node is None:
+        return 0.0
+    s = fa.fabric.spec
+    return nic_ports_rate(specs, node.part, s.nic_role or s.role, fa.ports_per_node.get(node.part.id, 0),
+                          s.speed.m_as("B/s"), s.nic_breakout)
 
 
 def unwired_path(specs: Specs, a: ClusterAnalysis) -> tuple[str, str, float] | None:
