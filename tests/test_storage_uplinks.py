@@ -64,7 +64,7 @@ def test_an_oversubscribed_storage_fabric_bounds_the_checkpoint_bandwidth(tmp_pa
     assert found and "uplinks" in found[0].message and found[0].location is not None
 
 
-def _four_ports(tmp_path: Path) -> Path:
+def _four_ports(tmp_path: Path, **fabric_fields: str) -> Path:
     """The fixture with all four BlueField-3 ports of each node on the storage fabric, storage at 100 TB/s."""
     yaml = YAML()
     docs = list(yaml.load_all(FIXTURE.read_text(encoding="utf-8")))
@@ -73,10 +73,23 @@ def _four_ports(tmp_path: Path) -> Path:
     fabric = cluster["fabrics"][0]
     fabric["ports_per_node"] = 4
     fabric["endpoints"]["extra"] = 128
+    fabric.update(fabric_fields)
     out = tmp_path / "design.yaml"
     with out.open("w", encoding="utf-8") as f:
         yaml.dump_all([*docs, WORKLOAD], f)
     return out
+
+
+def test_net007_counts_each_nic_card_at_its_host_interface(tmp_path: Path) -> None:
+    """storage2 item 4: NET007 took 4 x 400 Gb/s for 8 GPUs = 200 Gb/s each and passed a 150 Gb/s floor, while the
+    two PCIe Gen5 x16 cards carry 2 x 504 Gb/s, 126 Gb/s per GPU; it now fails the floor, saying why."""
+    result = run([_four_ports(tmp_path, min_bandwidth_per_accelerator="150 Gb/s")])
+    (f,) = [f for f in result.findings if f.id == "NET007"]
+    pcie_gen5_x16 = 32e9 * 16 * 128 / 130            # bit/s per direction
+    assert f.value.m_as("bit/s") == pytest.approx(2 * pcie_gen5_x16 / 8)
+    assert "each NIC card at most its host interface" in f.message, f.message
+    assert not [f for f in run([_four_ports(tmp_path, min_bandwidth_per_accelerator="120 Gb/s")]).findings
+                if f.id == "NET007"]
 
 
 def test_the_storage_table_shows_the_host_interface_capped_rate_beside_the_line_rate(tmp_path: Path) -> None:
