@@ -260,9 +260,9 @@ REGISTRY: tuple[Metric, ...] = (
            _T, sweep=False),
     Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
            "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T,
-           sweep=False, minimise=True),
+           minimise=True),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
-           "read bandwidth.", _GP, _T, sweep=False, minimise=True),
+           "read bandwidth.", _GP, _T, minimise=True),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
            "the workload's own.", _GP, _T, sweep=False),
     Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "

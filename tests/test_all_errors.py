@@ -45,7 +45,10 @@ def test_fabric_keys_nothing_reads_are_all_refused_with_the_fabrics_other_errors
         "attach the nodes", "ports_per_node: 4")
     assert found["fabrics.0.endpoints.storage"] == (
         "endpoints.storage 4 given on a fabric of role 'compute', which carries no checkpoint storage: leave it out, "
-        "or give it on the storage (or converged) fabric", "endpoints: {nodes: false, extra: 8, storage: 4,")
+        "or give it on the storage (or converged) fabric (storage reached over the compute fabric, e.g. Lustre on "
+        "InfiniBand, is written as that fabric with `role: converged` and `nic_role: compute`: it carries the "
+        "scale-out traffic where the cluster has no compute fabric, and the checkpoints where it has no storage "
+        "fabric; docs/clusters.md)", "endpoints: {nodes: false, extra: 8, storage: 4,")
     assert found["fabrics.0.endpoints.systems"] == (
         "endpoints.systems ['dgx-h100'] given, but endpoints.nodes is false, so no node attaches: leave systems out, "
         "or attach the nodes", "systems: [dgx-h100]}")

@@ -104,7 +104,7 @@ def _edited(tmp_path: Path, write: str, edit: dict, requirement: dict | None = N
 
 
 def _storage_rows(result) -> dict[str, str]:   # noqa: ANN001 (a pipeline Result)
-    table = next(b for b in storage(result.clusters["cluster/b200-storage"]).blocks
+    table = next(b for b in storage(result.clusters["cluster/b200-storage"], result.specs).blocks
                  if getattr(b, "id", "") == "storage-system")
     return {row[0]: row[1] for row in table.rows}
 
@@ -153,7 +153,7 @@ def test_storage_ports_are_what_the_fabric_states(tmp_path: Path) -> None:
     assert plain.metrics["workload/ckpt-70b"]["checkpoint_write_time"].m_as("s") == pytest.approx(size / 320e9)
     assert not [f for f in plain.findings if f.id == "REL010"]
     assert "converged) states no endpoints.storage" in " ".join(
-        b.text for b in storage(plain.clusters["cluster/b200-storage"]).blocks if isinstance(b, Para))
+        b.text for b in storage(plain.clusters["cluster/b200-storage"], plain.specs).blocks if isinstance(b, Para))
     conv = run([_edited(tmp_path, "320 GB/s", {"role": "converged", "endpoints": {"extra": 8, "storage": 4}})])
     assert conv.metrics["workload/ckpt-70b"]["checkpoint_write_time"].m_as("s") == pytest.approx(size / 200e9)
     assert len([f for f in conv.findings if f.id == "REL010"]) == 2

@@ -63,7 +63,7 @@ def test_checkpoints_are_written_over_the_storage_fabric_not_every_storage_nic_p
 def test_the_storage_table_lists_the_storage_fabric_not_the_front_end_on_the_same_nics(tmp_path: Path) -> None:
     """A front end on the storage NICs (`nic_role: storage`) was listed as a fabric carrying storage traffic."""
     result = run([_design(tmp_path, "160 GB/s")])
-    table = next(b for b in storage(result.clusters["cluster/b200-storage"]).blocks
+    table = next(b for b in storage(result.clusters["cluster/b200-storage"], result.specs).blocks
                  if getattr(b, "id", "") == "storage-network")
     assert [row[0] for row in table.rows] == ["storage"]
 

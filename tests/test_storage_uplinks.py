@@ -14,6 +14,7 @@ from ruamel.yaml import YAML
 
 from archgen.perf.hw.arch import Arch
 from archgen.pipeline import run
+from archgen.render.reference import storage
 
 FIXTURE = Path(__file__).parent / "data" / "fabrics" / "b200-storage-400g.yaml"
 WORKLOAD = {"kind": "Workload", "id": "ckpt-70b", "name": "Llama 3.1 70B pre-training", "model": "llama3-70b",
@@ -61,6 +62,51 @@ def test_an_oversubscribed_storage_fabric_bounds_the_checkpoint_bandwidth(tmp_pa
     assert c["storage_write_bandwidth_per_accelerator"].m_as("B/s") == pytest.approx(bound / 256)
     found = [f for f in result.findings if f.id == "REL011"]
     assert found and "uplinks" in found[0].message and found[0].location is not None
+
+
+def _four_ports(tmp_path: Path, **fabric_fields: str) -> Path:
+    """The fixture with all four BlueField-3 ports of each node on the storage fabric, storage at 100 TB/s."""
+    yaml = YAML()
+    docs = list(yaml.load_all(FIXTURE.read_text(encoding="utf-8")))
+    cluster = docs[-1]
+    cluster["storage"]["write_bandwidth"] = cluster["storage"]["read_bandwidth"] = "100 TB/s"
+    fabric = cluster["fabrics"][0]
+    fabric["ports_per_node"] = 4
+    fabric["endpoints"]["extra"] = 128
+    fabric.update(fabric_fields)
+    out = tmp_path / "design.yaml"
+    with out.open("w", encoding="utf-8") as f:
+        yaml.dump_all([*docs, WORKLOAD], f)
+    return out
+
+
+def test_net007_counts_each_nic_card_at_its_host_interface(tmp_path: Path) -> None:
+    """storage2 item 4: NET007 took 4 x 400 Gb/s for 8 GPUs = 200 Gb/s each and passed a 150 Gb/s floor, while the
+    two PCIe Gen5 x16 cards carry 2 x 504 Gb/s, 126 Gb/s per GPU; it now fails the floor, saying why."""
+    result = run([_four_ports(tmp_path, min_bandwidth_per_accelerator="150 Gb/s")])
+    (f,) = [f for f in result.findings if f.id == "NET007"]
+    pcie_gen5_x16 = 32e9 * 16 * 128 / 130            # bit/s per direction
+    assert f.value.m_as("bit/s") == pytest.approx(2 * pcie_gen5_x16 / 8)
+    assert "each NIC card at most its host interface" in f.message, f.message
+    assert not [f for f in run([_four_ports(tmp_path, min_bandwidth_per_accelerator="120 Gb/s")]).findings
+                if f.id == "NET007"]
+
+
+def test_the_storage_table_shows_the_host_interface_capped_rate_beside_the_line_rate(tmp_path: Path) -> None:
+    """storage2 item 4: the storage network table's "Bandwidth per node" showed 4 x 400 Gb/s = 1,600 Gb/s, the
+    ports at line rate, while checkpoints used 2 PCIe Gen5 x16 cards' 2 x 504 Gb/s (the rate below). It now shows
+    the line rate and, beside it, the rate the model uses."""
+    result = run([_four_ports(tmp_path)])
+    table = next(b for b in storage(result.clusters["cluster/b200-storage"], result.specs).blocks
+                 if getattr(b, "id", "") == "storage-network")
+    titles = [c.title for c in table.columns]
+    (row,) = table.rows
+    line, used = row[titles.index("Line rate per node")], row[titles.index("Bandwidth per node used")]
+    assert line.m_as("Gbit/s") == pytest.approx(1600)
+    pcie_gen5_x16 = 32e9 * 16 * 128 / 130 / 8            # B/s per direction, as below
+    assert used.m_as("B/s") == pytest.approx(2 * pcie_gen5_x16)
+    assert result.metrics["cluster/b200-storage"]["storage_write_bandwidth_per_accelerator"].m_as("B/s") == \
+        pytest.approx(32 * used.m_as("B/s") / 256)   # the figure the model uses: every node at once, 256 GPUs
 
 
 def test_a_nic_carries_no_more_than_its_host_interface(tmp_path: Path) -> None:

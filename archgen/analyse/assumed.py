@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from archgen.analyse.checkpoint_storage import NOT_COSTED
+
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
     from archgen.analyse.network import ClusterAnalysis
@@ -97,13 +99,17 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
 def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool) -> str:
     """What a sweep's goodput and cost per token on cluster `a` rest on that is assumed, in words ("" for nothing).
 
-    The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures.
+    The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures. Where
+    a point has a cost per token and the cluster writes checkpoints to its `storage:`, it says that the storage is
+    costed at 0 (`checkpoint_storage.NOT_COSTED`).
     """
     m, job = cluster_inputs(a, rel, cost)
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
     if cost is not None and (per_token := m.get("tco_per_year", ()) + job):
         said.append(f"cost per token on {', '.join(per_token)}")
+    if cost is not None and a.cluster.spec.storage is not None and not in_memory:   # newuser23: silent before
+        said.append(NOT_COSTED.replace("the change", "a faster storage"))
     return "; ".join(said)
 
 

@@ -161,15 +161,27 @@ def node_storage_bandwidth(specs: Specs, a: ClusterAnalysis) -> float:
     """
     node = compute_node(a.nodes)
     if node is not None:
-        wired = sum(nic_ports_rate(specs, node.part, fa.fabric.spec.nic_role or fa.fabric.spec.role,
-                                   fa.ports_per_node.get(node.part.id, 0), fa.fabric.spec.speed.m_as("B/s"),
-                                   fa.fabric.spec.nic_breakout) for fa in storage_fabrics(a))
+        wired = sum(node_fabric_rate(specs, a, fa) for fa in storage_fabrics(a))
         if wired > 0:
             return float(wired)
         path = unwired_path(specs, a)
         if path is not None:
             return path[2]
     return 0.0
+
+
+def node_fabric_rate(specs: Specs, a: ClusterAnalysis, fa: FabricAnalysis) -> float:
+    """What a compute node's ports on fabric `fa` carry (B/s, one direction): each card at most its host interface.
+
+    The fabric's ports per node at its line rate, spread over the node's NICs of its role (`nic_ports_rate`); 0
+    without a compute node or ports on it. The storage network table shows it beside the line rate.
+    """
+    node = compute_node(a.nodes)
+    if node is None:
+        return 0.0
+    s = fa.fabric.spec
+    return nic_ports_rate(specs, node.part, s.nic_role or s.role, fa.ports_per_node.get(node.part.id, 0),
+                          s.speed.m_as("B/s"), s.nic_breakout)
 
 
 def unwired_path(specs: Specs, a: ClusterAnalysis) -> tuple[str, str, float] | None:
@@ -205,6 +217,13 @@ def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] |
     links = node_storage_bandwidth(specs, a) * sum(nt.count for nt in a.nodes if nt.part.accelerators)
     bound = min(cap, links) if links > 0 else cap
     return min(storage.write_bandwidth.m_as("B/s"), bound), min(storage.read_bandwidth.m_as("B/s"), bound)
+
+
+#: What the model leaves out of a cluster's checkpoint storage (docs/reliability.md, "Cost"): it is in no rack and
+#: its `storage:` states no price or draw, so a larger or faster storage changes goodput and cost per token at no
+#: cost; `archgen diff` and a sweep's document say so.
+NOT_COSTED = ("checkpoint storage has no price or power in archgen (its storage block states none): capex, IT "
+              "power and cost per token leave it out, so the change is costed at 0 and powered at 0")
 
 
 #: A training job's figures that need somewhere to write its checkpoints: `storage:`, or peer memory over NICs.

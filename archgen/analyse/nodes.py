@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
 from archgen.model import NIC, Accelerator, System
+from archgen.model.fabrics import FabricBase
 from archgen.model.network import parse_breakout
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -160,3 +161,16 @@ def nic_ports_rate(design: Design | Specs, system: System, role: str, ports: int
         on[i] += 1
         left -= 1
     return left * (speed or 0.0) + sum(min(k * line, host) for k, (_, line, host) in zip(on, cards, strict=True))
+
+
+def fabric_ports_rate(design: Design | Specs, system: System, fabric: FabricBase, ports: int) -> tuple[Q, Q]:
+    """(line rate per port, what the ports carry) of a system's `ports` on `fabric`, one direction.
+
+    A port runs at the lesser of its NIC's and the fabric's line rate; the ports carry that, each NIC card at most its
+    `host_interface` (`nic_ports_rate`): four 400G ports on two PCIe Gen5 x16 cards carry 126 GB/s, not 200 GB/s.
+    """
+    role = fabric.nic_role or fabric.role
+    have = nic_ports(design, system, role, fabric.nic_breakout)
+    line = min(nic_bandwidth(design, system, role) / have if have else fabric.speed, fabric.speed)
+    carried = Q_(nic_ports_rate(design, system, role, ports, line.m_as("B/s"), fabric.nic_breakout), "B/s")
+    return line, min(carried.to(line.units), line * ports)

@@ -16,7 +16,7 @@ from archgen.analyse.conversion import unpowered
 from archgen.analyse.cost import Cost, analyse_cost
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.nodes import compute_node
-from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS
+from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS
 from archgen.model.workload import Workload
 from archgen.units import Q
 from archgen.validate import Specs
@@ -31,10 +31,11 @@ POWER_METRICS = ("power", "energy_per_token")
 def rests_on(metric: str, job: str) -> tuple[str, ...]:
     """What a sweep point's `metric` of a `job` ("training", "inference", ...) rests on: `POWER`, `GOODPUT`, `PRICES`.
 
-    A training job's cost per token is per goodput token, so it rests on its goodput too; a serving job's is not.
+    A training job's cost per token is per goodput token, so it rests on its goodput too; a serving job's is not;
+    its checkpoint write and restore times rest on its checkpoint storage as goodput does (`GOODPUT`).
     """
     return (*((POWER,) if metric in POWER_METRICS else ()),
-            *((GOODPUT,) if job == "training" and metric in GOODPUT_METRICS else ()),
+            *((GOODPUT,) if job == "training" and metric in STORAGE_METRICS else ()),
             *((PRICES,) if metric in COST_OBJECTIVES else ()))
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen import topology
-from archgen.analyse.network import count, nic_bandwidth, nic_ports
+from archgen.analyse.network import count
+from archgen.analyse.nodes import fabric_ports_rate
 from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
@@ -100,7 +101,7 @@ def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
 
 @check("NET007", "network.nic_bandwidth")
 def nic_bandwidth_per_accelerator(ctx: Context) -> Iterator[Violation]:
-    """NIC bandwidth into the fabric per accelerator meets the requirement.
+    """NIC bandwidth into the fabric per accelerator, each card at most its host interface, meets the requirement.
 
     Fix: fit more or faster NICs, use more ports per node, or relax `min_bandwidth_per_accelerator`.
     """
@@ -113,16 +114,15 @@ def nic_bandwidth_per_accelerator(ctx: Context) -> Iterator[Violation]:
                 ports = fa.ports_per_node.get(nt.part.id, 0)
                 if not nt.part.accelerators:
                     continue
-                role = fa.fabric.spec.nic_role or fa.fabric.spec.role
-                have_ports = nic_ports(ctx.design, nt.part, role, fa.fabric.spec.nic_breakout)
-                speed = nic_bandwidth(ctx.design, nt.part, role) / have_ports if have_ports else fa.fabric.spec.speed
-                line = min(speed, fa.fabric.spec.speed)
-                per_acc = (line * ports / nt.part.accelerators).to(need.units)
+                line, carried = fabric_ports_rate(ctx.design, nt.part, fa.fabric.spec, ports)
+                per_acc = (carried / nt.part.accelerators).to(need.units)
                 if per_acc < need:
+                    cap = (f", each NIC card at most its host interface: {carried:.4g~P} in all"
+                           if carried < line * ports * (1 - 1e-9) else "")
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                     ("min_bandwidth_per_accelerator",),
-                                    f"{nt.part.id}: {ports} x {line:~P} for {nt.part.accelerators} accelerators = "
-                                    f"{per_acc:.4g~P} each, below {need:~P}", per_acc, need)
+                                    f"{nt.part.id}: {ports} x {line:~P}{cap} for {nt.part.accelerators} "
+                                    f"accelerators = {per_acc:.4g~P} each, below {need:~P}", per_acc, need)
 
 
 @check("NET008", "network.totals")

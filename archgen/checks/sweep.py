@@ -80,7 +80,7 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
     Those `check` judges on the workload (`build.Design.requirements_of`: its own, and those of `Requirements`
     documents on it), as the points are judged on them. A point computes its job's estimate and the sweep's own
     metrics (`model.sweep.JOB_METRICS`), not the figures of `check`'s operations stage (`mtti`, `time_to_train`,
-    `checkpoint_write_time`, ...); and of its own, power, goodput and cost per token only where its cluster gives
+    `spares`, ...); and of its own, power, goodput, cost per token and the checkpoint times only where its cluster gives
     what they rest on (`analyse.sweep_inputs.missing`: IT power, somewhere to write checkpoints, prices in USD for
     the chip the point runs). A requirement on a figure that no point of the sweep computes is not provided at every
     point; where its level makes not provided a failure (`model.requirements.fails`: SHALL, as `check` makes it an

@@ -20,7 +20,7 @@ from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, STORAGE_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.api import Machine, Stated, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
@@ -90,8 +90,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                     raise BuildError(f"sweep '{sweep.id}': {what} needs the cluster's IT power, and "
                                      f"{why} (name the link media of every fabric "
                                      "tier; docs/clusters.md)", where(*path))
-                if metric in GOODPUT_METRICS and nowhere:
-                    raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's goodput, "
+                if metric in STORAGE_METRICS and nowhere:
+                    raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's "
+                                     f"{'goodput' if metric in GOODPUT_METRICS else 'checkpoint storage'}, "
                                      f"and {nowhere} (REL006; docs/reliability.md)", where(*path))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
                 bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from archgen import metrics
+from archgen.analyse.checkpoint_storage import NOT_COSTED
 from archgen.checks import Finding
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
@@ -136,6 +137,8 @@ class Diff:
     requirements: tuple[RequirementChange, ...]
     head_errors: int
     bom: tuple[PartChange, ...] = ()
+    #: clusters whose checkpoint `storage:` changed, in words (`unpriced_storage`): costed at 0, powered at 0
+    not_costed: tuple[str, ...] = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -195,7 +198,23 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     reqs = tuple(RequirementChange(before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
                  if _status(before.get(k)) != _status(after.get(k)))
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
-                len(head.errors), bom_changes(base, head))
+                len(head.errors), bom_changes(base, head), unpriced_storage(base, head))
+
+
+def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:
+    """A sentence per cluster of both sides whose checkpoint `storage:` differs: what changed, and `NOT_COSTED`."""
+    out = []
+    for path in sorted(set(base.clusters) & set(head.clusters)):
+        old, new = base.clusters[path].cluster.spec.storage, head.clusters[path].cluster.spec.storage
+        if old == new:
+            continue
+        what = ("added" if old is None else "removed" if new is None else "; ".join(
+            f"{k.replace('_', ' ')} {getattr(old, k):~P} → {getattr(new, k):~P}"
+            for k in ("capacity", "write_bandwidth", "read_bandwidth") if getattr(old, k) != getattr(new, k))
+            or "its basis or source")
+        out.append(f"{path} checkpoint storage {'' if old is None or new is None else 'changed: '}{what}; "
+                   f"{NOT_COSTED}")
+    return tuple(out)
 
 
 def _withheld(run: Run, obj: str, name: str) -> str:

@@ -109,9 +109,13 @@ class FabricBase(Spec):
                                      "attach the nodes", beside=True))
         role = info.data.get("role")
         if endpoints.storage is not None and role is not None and role not in ("storage", "converged"):
+            over = (" (storage reached over the compute fabric, e.g. Lustre on InfiniBand, is written as that "
+                    "fabric with `role: converged` and `nic_role: compute`: it carries the scale-out traffic where the "
+                    "cluster has no compute fabric, and the checkpoints where it has no storage fabric; "
+                    "docs/clusters.md)" if role == "compute" else "")
             errors.append(FieldError(("storage",), f"endpoints.storage {endpoints.storage} given on a fabric of role "
                                      f"'{role}', which carries no checkpoint storage: leave it out, or give it on the "
-                                     "storage (or converged) fabric"))
+                                     f"storage (or converged) fabric{over}"))
         if endpoints.systems is not None and not endpoints.nodes:
             errors.append(FieldError(("systems",), f"endpoints.systems {endpoints.systems} given, but endpoints.nodes "
                                      "is false, so no node attaches: leave systems out, or attach the nodes"))

@@ -42,6 +42,13 @@ COST_OBJECTIVES = frozenset(name for name in SWEEP_METRICS if "USD" in SWEEP_MET
 GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tokens_per_second", "cost_per_token")
                              for end in ("", "_low", "_high")})
 
+#: A training point's checkpoint write and restore times (`perf.train.goodput.goodput_of`, the job's ports on the
+#: storage fabric at the point's accelerator count, as `check` gives them): like goodput, they need somewhere to
+#: write checkpoints.
+CHECKPOINT_TIMES = frozenset({"checkpoint_write_time", "checkpoint_restore_time"})
+#: Metrics a training point has only where its cluster has checkpoint storage (REL006): goodput's and the times.
+STORAGE_METRICS = GOODPUT_METRICS | CHECKPOINT_TIMES
+
 #: The metrics a point of each kind of job can have: its estimate's, then the sweep's own.
 JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.job_metrics(job, sweep=True))
                                            for job in metrics.JOBS}

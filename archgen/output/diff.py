@@ -193,6 +193,8 @@ def markdown(d: Diff) -> str:
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom)
+    if d.not_costed:
+        lines += ["### Not costed", "", *(f"- {md(n)}" for n in d.not_costed), ""]
     both = d.both_sided
     if both:
         lines += ["### Metrics", ""]
@@ -208,7 +210,7 @@ def markdown(d: Diff) -> str:
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
-            or d.objects_removed or d.bom):
+            or d.objects_removed or d.bom or d.not_costed):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
 
@@ -323,6 +325,7 @@ def to_json(d: Diff) -> str:
                   "presence": c.presence, "why": c.why or None,
                   "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
+        not_costed=list(d.not_costed),
         bom=[{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,
               "head": c.head, "change": c.change, "power_change": quantity(c.power),
               "cost_change": quantity(c.cost)} for c in d.bom],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.checkpoint_storage import uplink_bound
+from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
@@ -70,7 +70,7 @@ def growth(series: Scaling) -> tuple:
 
 def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
     """The reference-architecture sections, in the order a reference architecture gives them."""
-    out = [storage(a), control_plane(a), software(a), datacentre(scope, a)]
+    out = [storage(a, scope.run.design.specs), control_plane(a), software(a), datacentre(scope, a)]
     bom = bom_by_size(series)
     if bom is not None:
         out.append(Section("bom-by-size", "Bill of materials by scalable-unit count").add(
@@ -130,25 +130,33 @@ def _stated(value: Any) -> str:
 
 # ------------------------------------------------------------------------------------------------ storage
 
-def storage(a: Any) -> Section:
-    """The storage network (fabrics carrying storage) and the storage system the cluster states."""
+def storage(a: Any, specs: Any) -> Section:
+    """The storage network (fabrics carrying storage) and the storage system the cluster states.
+
+    A node's bandwidth on each storage fabric is its ports at line rate and, beside it, what the model uses: each NIC
+    card at most its `host_interface` (`checkpoint_storage.node_fabric_rate`; newuser23 found the table showing
+    1,600 Gb/s where two PCIe Gen5 x16 cards carry 1,008 Gb/s).
+    """
     c = a.cluster
     section = Section("storage", "Storage architecture")
     rows = []
     for fa in storage_fabrics(a):   # the fabrics checkpoints are written over, not a front end on the same NICs
         s = fa.fabric.spec
         ppn = max(fa.ports_per_node.values(), default=0)
+        rate = node_fabric_rate(specs, a, fa)
         rows.append((s.id, s.role, s.topology, s.speed, ppn, s.speed * ppn if ppn else None,
-                     getattr(getattr(s, "endpoints", None), "extra", 0)))
+                     Q_(rate, "B/s") if rate > 0 else None, getattr(getattr(s, "endpoints", None), "extra", 0)))
     if rows:
         section.add(Para("The storage network: each fabric that carries storage traffic, the ports each node has "
-                         "on it and their bandwidth (one direction), and the ports left for storage appliances and "
-                         "other endpoints that are not nodes."),
+                         "on it, their line rate and the bandwidth a compute node gets over them (one direction; "
+                         "each NIC card carries at most its PCIe host interface, the figure checkpoints use), and "
+                         "the ports left for storage appliances and other endpoints that are not nodes."),
                     Table("storage-network", "Storage network", (
                         Column("Fabric"), Column("Role"), Column("Topology"),
                         Column("Port speed", "Gbit/s", 0, "right"),
                         Column("Ports per node", digits=0, align="right"),
-                        Column("Bandwidth per node", "Gbit/s", 0, "right"),
+                        Column("Line rate per node", "Gbit/s", 0, "right"),
+                        Column("Bandwidth per node used", "Gbit/s", 0, "right"),
                         Column("Other endpoint ports", digits=0, align="right")), tuple(rows)))
     else:
         section.add(Para("No fabric of the design carries storage traffic (no fabric of role storage or converged)."))

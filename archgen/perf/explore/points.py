@@ -18,7 +18,7 @@ import numpy as np
 
 from archgen.errors import AnalyseError, ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
-from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, HARDWARE_AXES, JOB_AXES, SWEEP_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, HARDWARE_AXES, JOB_AXES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import goodput_of, unblocked_of
@@ -111,16 +111,16 @@ def stated_in(problem: SweepProblem) -> dict[str, tuple[str, str]]:
 def on_point(problem: SweepProblem) -> list[Requirement]:
     """The requirements judged on a point's own metrics (`derived.judge_points`, with the range and "at risk").
 
-    The sweep's, and the workload's on goodput or a figure made from it (`model.sweep.GOODPUT_METRICS`), which the
-    point derives (`derived.point_metrics`) and its estimate does not have; the workload's others are judged on the
-    estimate, with the model's error band, as `check` judges them.
+    The sweep's, and the workload's on goodput, a figure made from it or the checkpoint write and restore times
+    (`model.sweep.STORAGE_METRICS`), which the point derives (`derived.point_metrics`) and its estimate does not
+    have; the workload's others are judged on the estimate, with the model's error band, as `check` judges them.
     """
-    return [*(r for r in of_workload(problem) if r.metric in GOODPUT_METRICS), *problem.sweep.requirements]
+    return [*(r for r in of_workload(problem) if r.metric in STORAGE_METRICS), *problem.sweep.requirements]
 
 
 def on_estimate(problem: SweepProblem) -> list[Requirement]:
     """The workload's requirements judged on a point's estimate (the others are `on_point`)."""
-    return [r for r in of_workload(problem) if r.metric not in GOODPUT_METRICS]
+    return [r for r in of_workload(problem) if r.metric not in STORAGE_METRICS]
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not
@@ -160,7 +160,7 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"
-        if metric in GOODPUT_METRICS and "goodput" in metrics and not provides(metrics, "goodput"):
+        if metric in STORAGE_METRICS and "goodput" in metrics and not provides(metrics, "goodput"):
             return f"the point has no {metric}: {NO_GOODPUT}"
         return (f"the point has no {metric}" if metric in SWEEP_METRICS else
                 f"a sweep does not compute {metric} (archgen check of the workload does)")

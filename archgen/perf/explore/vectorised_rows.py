@@ -54,7 +54,7 @@ class PointSet:
     fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
     dtype: str
     #: the job's goodput on the cluster, its range's ends and the spares its cost charges (`goodput_of`: by count)
-    goodput: tuple[float, float, float, int] | None
+    goodput: tuple[float, float, float, int, float, float] | None
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,

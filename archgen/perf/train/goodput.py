@@ -289,12 +289,14 @@ def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[
 
 
 def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
-               ends: tuple[Failures, ...] = ()) -> tuple[float, float, float, int]:
-    """A sweep point's goodput, the low and high ends of its range, and the idle nodes its cost range charges.
+               ends: tuple[Failures, ...] = ()) -> tuple[float, float, float, int, float, float]:
+    """A sweep point's goodput, its range's low and high ends, the idle nodes its cost charges, its checkpoint times.
 
     The same `job_goodput` the REL stage runs, on `f` and on each of `ends` (`analyse.goodput.failure_ends`: the rate
     sets and Poisson intervals `check`'s range spans), and the same `spares_charged`; NaN without checkpoint storage,
-    or for the range without ends (0 spares without storage).
+    or for the range without ends (0 spares without storage). The checkpoint write and restore times (seconds) are
+    the central `job_goodput`'s, as `check` gives `checkpoint_write_time` and `checkpoint_restore_time`
+    (`analyse.goodput.workload_metrics`).
     """
     cp = workload.checkpoint
     return _goodputs(for_job(f, workload), tuple(for_job(e, workload) for e in ends), cp,
@@ -329,7 +331,7 @@ def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: f
 
 @functools.lru_cache(maxsize=4096)
 def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
-              target: float) -> tuple[float, float, float, int]:
+              target: float) -> tuple[float, float, float, int, float, float]:
     """`goodput_of`'s figures, kept: a sweep's points at one accelerator count share them.
 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
@@ -338,5 +340,7 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     spread = [e for e in (job_goodput(x, cp, size, gpus, target)
                           for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
     values = [e.goodput for e in spread]
-    return (g.goodput if g is not None else math.nan, min(values, default=math.nan), max(values, default=math.nan),
-            spares_charged(g, spread) if g is not None else 0)
+    if g is None:
+        return math.nan, min(values, default=math.nan), max(values, default=math.nan), 0, math.nan, math.nan
+    return (g.goodput, min(values, default=math.nan), max(values, default=math.nan), spares_charged(g, spread),
+            g.write_time, g.restore_time)
