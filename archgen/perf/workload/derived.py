@@ -180,7 +180,7 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
 
 
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
-                  goodput: Callable[[], tuple[float, float, float, int]] | None = None) -> dict[str, float]:
+                  goodput: Callable[[], tuple[float, ...]] | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
 
     Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
@@ -189,7 +189,9 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     million tokens) are
     added; only `MISFIT_KEEPS` are left when the point does not fit.
     `goodput` gives the job's goodput on the cluster, its range's ends and the idle nodes its cost range charges as
-    hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none.
+    hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none. Where it
+    also gives the job's MTTI and its ends (`goodput_of`'s last three), `mtti` is added where finite and its ends
+    where the high one is, as `check` gives them (`analyse.goodput.workload_metrics`).
     """
     m = dict(metrics)
     power = base.it_power * gpus / base.accelerators   # NaN: the cluster's IT power is not provided (no power metric)
@@ -201,9 +203,13 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
         low = high = math.nan
-        spare_nodes = 0
+        spare_nodes: float = 0
         if goodput is not None:
-            m["goodput"], low, high, spare_nodes = goodput()
+            m["goodput"], low, high, spare_nodes, *mtti = goodput()
+            if mtti and math.isfinite(mtti[0]):
+                m["mtti"] = mtti[0]
+            if mtti and math.isfinite(mtti[2]):
+                m["mtti_low"], m["mtti_high"] = mtti[1], mtti[2]
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
                 m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high
