@@ -117,3 +117,13 @@ def test_a_shall_on_mtti_is_judged_at_every_point_not_refused(tmp_path, cli, shi
     (doc,) = json.loads(r.out)["sweeps"]
     assert doc["summary"]["feasible"] == 3
     assert all("REQ-MTTI" in p["at_risk"] for p in doc["front"])
+
+
+def test_an_objective_on_a_ranges_end_goes_the_way_of_its_value():
+    """`mtti`, goodput and goodput tokens are maximised; so are their ends (an objective on `goodput_low` was
+    minimised unless told, and `diff` called neither direction of a change in it better)."""
+    from archgen.model.sweep import MAXIMISED
+
+    ends = {f"{m}_{e}" for m in ("mtti", "goodput", "goodput_tokens_per_second") for e in ("low", "high")}
+    assert ends | {"mtti", "goodput", "goodput_tokens_per_second"} <= MAXIMISED
+    assert not {"cost_per_token_low", "cost_per_token_high"} & MAXIMISED

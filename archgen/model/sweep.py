@@ -48,8 +48,8 @@ JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.jo
                                            for job in metrics.JOBS}
 
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
-MAXIMISED = frozenset(name for name in SWEEP_METRICS if (m := metrics.find("workload", name)) is not None
-                      and m.maximise)
+MAXIMISED = frozenset(name for name in SWEEP_METRICS
+                      if (m := metrics.find("workload", name) or metrics.find("point", name)) and m.maximise)
 
 #: Most points a sweep may have unless its `max_points` says more.
 DEFAULT_MAX_POINTS = 100_000
