@@ -222,7 +222,8 @@ class Objective(Spec):
     metric: str = Field(description="A workload metric (tokens_per_second, step_time, mfu, ttft, ...), or power, "
                                     "energy_per_token or accelerators.")
     goal: Literal["min", "max"] | None = Field(
-        None, description="Minimise or maximise; default: max for throughputs, MFU, headroom and busbw, else min.")
+        None, description="Minimise or maximise; default: max for throughputs, MFU, headroom, busbw, goodput and "
+                          "MTTI (and their ranges' ends), else min.")
 
     @field_validator("metric")
     @classmethod
