@@ -254,7 +254,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
            "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False,
            counts="interruptions", minimise=True),
-    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T, sweep=False,
+    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T,
            maximise=True),
     Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
            _T, sweep=False),
@@ -282,8 +282,8 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
              "rate sets and their 95 % Poisson intervals.",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
-             _T if subject == "workload" else (), sweep=subject == "workload" and name == "goodput",
-             counts="interruptions" if name == "interruptions_per_day" else "")
+             _T if subject == "workload" else (), sweep=subject == "workload" and name in ("goodput", "mtti"),
+             counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"))
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
                                              ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))),
@@ -322,7 +322,8 @@ REGISTRY: tuple[Metric, ...] = (
            _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
-             f"over goodput's range across the rate sets ({why}).", _S, _T, counts="tokens" if unit == "1/s" else "")
+             f"over goodput's range across the rate sets ({why}).", _S, _T, counts="tokens" if unit == "1/s" else "",
+             maximise=unit == "1/s")
       for end in ("low", "high")
       for name, dim, unit, digits, title, why in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),

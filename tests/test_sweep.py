@@ -12,7 +12,8 @@ from archgen.commands import sweep as sw
 from archgen.commands import sweep_problems, workers
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
-from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, evaluate, evaluate_point, pareto, summarise
+from archgen.perf.explore.point_axes import point_hardware as _hardware
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate, evaluate_point, pareto, summarise
 from archgen.perf.hw.hardware import Hardware
 from archgen.render.blocks import Para
 from archgen.render.sweep import overview
@@ -288,7 +289,7 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
             {"energy_per_token", "cost_per_token", "cost_per_million_tokens"} if est.kind != "collective" else set()) | (
             {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "goodput_tokens_per_second_low",
              "goodput_tokens_per_second_high", "cost_per_token_low", "cost_per_token_high", "checkpoint_write_time",
-             "checkpoint_restore_time"} if est.kind == "training"
+             "checkpoint_restore_time", "mtti", "mtti_low", "mtti_high"} if est.kind == "training"
             else set()) | (
             under_load if est.kind == "inference" else set())  # no shipped workload is served under load
         assert produced == set(JOB_METRICS[est.kind]), est.kind

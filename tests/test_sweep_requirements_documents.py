@@ -92,11 +92,12 @@ def test_a_sweep_requirement_may_not_reuse_a_documents_id(tmp_path, cli):
 def test_a_documents_shall_on_a_figure_no_point_computes_is_refused_at_its_line(tmp_path, cli):
     """As the workload's own (tests/test_sweep_workload_requirements.py): refused before any point runs, at the
     document's line, and SWP001 in `check`."""
-    specs = _specs(tmp_path, metric="mtti", target=">= 10 h")
+    specs = _specs(tmp_path, metric="checkpoint_blocking_time", target="<= 60 s")
     r = cli("sweep", _sweep(tmp_path), "--path", specs, "--out", tmp_path / "o")
     assert r.code == 1 and not (tmp_path / "o" / "t").exists()
     want = "job.yaml:7:13: error: sweep 't': Requirements 'job-acceptance' requirement REQ-JOB-001 on workload " \
-        f"'{WORKLOAD}' (SHALL) targets 'mtti', which a sweep does not compute"
+        f"'{WORKLOAD}' (SHALL) targets 'checkpoint_blocking_time', which a sweep does "\
+        "not compute"
     assert want in r.err, r.err
     checked = json.loads(cli("check", specs, _sweep(tmp_path), "--format", "json").out)
     swp = [f for f in checked["findings"] if f["id"] == "SWP001" and f["object"] == "sweep/t"]

@@ -58,6 +58,7 @@ def _swp001(cli, specs: Path, sweep: Path, sweep_id: str) -> list[tuple[str, int
 
 @pytest.mark.parametrize("metric, target, missing", [
     ("goodput", ">= 0.9", "cluster 'mi355x-th5' gives no checkpoint `storage:` (REL006); so no point"),
+    ("mtti", ">= 10 h", "cluster 'mi355x-th5' gives no checkpoint `storage:` (REL006); so no point"),
     ("cost_per_token", "<= 1 uUSD", "cluster 'mi355x-th5' gives no checkpoint `storage:` (REL006); mi355x-th5's "
                                     "capex rests on unpriced parts (mi355x-compute x16, mi355x-network x2, "
                                     "amd-mi355x-platform x64, arista-7060x6-64pe x12; COST002); so no point")])

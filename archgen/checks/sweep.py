@@ -79,8 +79,9 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
 
     Those `check` judges on the workload (`build.Design.requirements_of`: its own, and those of `Requirements`
     documents on it), as the points are judged on them. A point computes its job's estimate and the sweep's own
-    metrics (`model.sweep.JOB_METRICS`), not the figures of `check`'s operations stage (`mtti`, `time_to_train`,
-    `spares`, ...); and of its own, power, goodput, cost per token and the checkpoint times only where its cluster gives
+    metrics (`model.sweep.JOB_METRICS`), not the other figures of `check`'s operations stage (`time_to_train`,
+    `spares`, ...); and of its own, power, goodput, MTTI, cost per token and the checkpoint times only where its
+    cluster gives
     what they rest on (`analyse.sweep_inputs.missing`: IT power, somewhere to write checkpoints, prices in USD for
     the chip the point runs). A requirement on a figure that no point of the sweep computes is not provided at every
     point; where its level makes not provided a failure (`model.requirements.fails`: SHALL, as `check` makes it an
@@ -140,8 +141,8 @@ def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     """A sweep's axes, objectives and requirements apply to its workload's job, and it has a cluster to run on.
 
     The SHALL requirements `check` judges on the workload count too, its own and those of `Requirements` documents
-    on it: one on a figure no sweep point computes (`mtti`, `time_to_train`, which `archgen check` gives), or on
-    power, goodput or cost per token where no cluster of the sweep gives what they rest on (IT power, checkpoint
+    on it: one on a figure no sweep point computes (`time_to_train`, `spares`, which `archgen check` gives), or on
+    power, goodput, MTTI or cost per token where no cluster of the sweep gives what they rest on (IT power, checkpoint
     storage, prices in USD for the chip the points run), would be not provided at every point, so no point could be
     feasible; it is reported at the requirement's line in the file that states it.
 

@@ -38,9 +38,10 @@ SWEEP_METRICS: dict[str, str] = {m.name: m.dimension or "dimensionless"
 COST_OBJECTIVES = frozenset(name for name in SWEEP_METRICS if "USD" in SWEEP_METRICS[name])
 
 #: Metrics that rest on a training job's goodput (`perf.workload.derived.point_metrics`: cost per token is per goodput
-#: token): an objective on them needs somewhere to write checkpoints, and a table showing them shows goodput's range.
-GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tokens_per_second", "cost_per_token")
-                             for end in ("", "_low", "_high")})
+#: token) or come with it (the MTTI, from the same `perf.train.goodput.job_goodput`): an objective on them needs
+#: somewhere to write checkpoints, and a table showing them shows goodput's range.
+GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tokens_per_second", "cost_per_token",
+                                                         "mtti") for end in ("", "_low", "_high")})
 
 #: A training point's checkpoint write and restore times (`perf.train.goodput.goodput_of`, the job's ports on the
 #: storage fabric at the point's accelerator count, as `check` gives them): like goodput, they need somewhere to
@@ -54,8 +55,8 @@ JOB_METRICS: dict[str, tuple[str, ...]] = {job: tuple(m.name for m in metrics.jo
                                            for job in metrics.JOBS}
 
 #: Metrics an objective maximises unless told otherwise; every other metric is minimised.
-MAXIMISED = frozenset(name for name in SWEEP_METRICS if (m := metrics.find("workload", name)) is not None
-                      and m.maximise)
+MAXIMISED = frozenset(name for name in SWEEP_METRICS
+                      if (m := metrics.find("workload", name) or metrics.find("point", name)) and m.maximise)
 
 #: Most points a sweep may have unless its `max_points` says more.
 DEFAULT_MAX_POINTS = 100_000
@@ -93,6 +94,24 @@ RateLevel = Annotated[float | Q, *_level(Dim("TFLOPS", gt=0, label="a compute ra
 DataLevel = Annotated[float | Q, *_level(Dim("GB", gt=0, label="an amount of data", example="192 GB"),
                                         "an amount of data")]
 Factor = Annotated[float | Q, *_level(None, "")]
+
+#: A checkpoint interval of at least 1 s (as `Checkpointing.interval` takes it).
+_INTERVAL = Dim("s", ge=1, le=3.2e9, label="a checkpoint interval", example="30 min")
+
+
+def _interval(value: Any) -> Q | str:
+    """A `checkpoint_interval` level: a duration of at least 1 s, or 'optimal' (Daly's optimum, as `check` takes it)."""
+    if value == "optimal":
+        return value
+    if isinstance(value, str) and value.strip()[:1] not in tuple("0123456789.+-"):
+        raise PydanticCustomError("interval", "expected a duration such as '30 min', or optimal (Daly's optimum), "
+                                              "got '{value}'", {"value": value})
+    return _INTERVAL.validate(value)
+
+
+IntervalLevel = Annotated[Q | str, PlainValidator(_interval),
+                          PlainSerializer(lambda v: format_quantity(v) if isinstance(v, Q) else v, when_used="json"),
+                          WithJsonSchema({"anyOf": [{"type": "string", "const": "optimal"}, {"type": "string"}]})]
 
 
 class Axes(Spec):
@@ -137,6 +156,10 @@ class Axes(Spec):
         None, min_length=1, description="Requests per second arriving at the whole workload (inference, server "
                                         "scenario), e.g. ['10 1/s', '20 1/s']: the load at which TTFT and TPOT p99 "
                                         "meet a latency limit.")
+    checkpoint_interval: list[IntervalLevel] | None = Field(
+        None, min_length=1, description="Time between checkpoints (training), e.g. ['10 min', '1 h', optimal]: "
+                                        "'optimal' is Daly's optimum at the point, as `check` takes a job that "
+                                        "states none; default: the workload's `checkpoint.interval`.")
     # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
     peak: list[RateLevel] | None = Field(
         None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
@@ -190,7 +213,7 @@ class Axes(Spec):
 #: Axes that replace a field of a training or an inference job, by job kind.
 JOB_AXES = {
     "training": ("precision", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "global_batch",
-                 "seq_len"),
+                 "seq_len", "checkpoint_interval"),
     "inference": ("precision", "tp", "replicas", "batch", "input_len", "output_len", "arrival_rate"),
 }
 #: Axes that change the hardware the model runs on.
@@ -206,7 +229,8 @@ class Objective(Spec):
     metric: str = Field(description="A workload metric (tokens_per_second, step_time, mfu, ttft, ...), or power, "
                                     "energy_per_token or accelerators.")
     goal: Literal["min", "max"] | None = Field(
-        None, description="Minimise or maximise; default: max for throughputs, MFU, headroom and busbw, else min.")
+        None, description="Minimise or maximise; default: max for throughputs, MFU, headroom, busbw, goodput and "
+                          "MTTI (and their ranges' ends), else min.")
 
     @field_validator("metric")
     @classmethod

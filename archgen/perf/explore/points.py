@@ -8,7 +8,6 @@ over the axes, the last axis fastest). Metrics travel as floats in SI units (`qu
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from archgen.errors import AnalyseError, ArchgenError, WorkloadError
+from archgen.errors import ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
-from archgen.model.sweep import COST_OBJECTIVES, HARDWARE_AXES, JOB_AXES, STORAGE_METRICS, SWEEP_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.hw.hardware import Hardware
+from archgen.perf.explore.point_axes import point_hardware, point_job
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
@@ -28,10 +27,6 @@ from archgen.perf.workload.derived import judge_points, judge_requirements, judg
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
-from archgen.units import Q
-
-#: Job axes that replace a field of a training job's `parallelism`.
-_PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
 
 
 @dataclass(frozen=True)
@@ -193,60 +188,13 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     return not missed and not overrun, "; ".join(why)
 
 
-def _job(workload: Workload, values: dict[str, Any]) -> Workload:
-    """The workload with the point's job axes and accelerator count applied (validated later by the estimate)."""
-    update: dict[str, Any] = {}
-    if "accelerators" in values:
-        update["accelerators"] = values["accelerators"]
-    if workload.training is not None:
-        t = workload.training
-        par = {k: values[k] for k in _PARALLEL if k in values}
-        job: dict[str, Any] = {
-            k: values[k] for k in ("precision", "recompute", "global_batch", "seq_len") if k in values}
-        if par:
-            job["parallelism"] = t.parallelism.model_copy(update=par)
-        if job:
-            update["training"] = t.model_copy(update=job)
-    elif workload.inference is not None:
-        job = {k: values[k] for k in JOB_AXES["inference"] if k in values}
-        if job:
-            update["inference"] = workload.inference.model_copy(update=job)
-    return workload.model_copy(update=update) if update else workload
-
-
-def _hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0) -> Hardware:
-    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
-
-    A `scale_up_size` is refused on a torus (its dims are its size) and, on a full mesh, beyond `mesh_limit`, the
-    most accelerators the part's `scale_up.links` join (`Machine.mesh_limit`), as NET010 refuses it in a cluster.
-    """
-    for name in HARDWARE_AXES:
-        if name not in values:
-            continue
-        value = values[name]
-        if name == "scale_up_size":
-            if hw.torus and int(value) != hw.scale_up_size:   # the torus' dims are its size; they would stay
-                raise AnalyseError(f"scale_up_size {int(value)} on a {'x'.join(map(str, hw.torus))} torus of "
-                                   f"{hw.scale_up_size}: a torus' size is its dims, stated in the cluster")
-            if hw.scale_up_mesh and mesh_limit and int(value) > mesh_limit:
-                raise AnalyseError(f"scale_up_size {int(value)} on a full mesh: each accelerator needs "
-                                   f"{int(value) - 1} peer links, and {hw.accelerator}'s `scale_up.links` join at "
-                                   f"most {mesh_limit} (NET010); a larger domain is a switched one, another cluster")
-            hw = dataclasses.replace(hw, scale_up_size=int(value))
-        elif isinstance(value, Q):
-            hw = hw.with_value(name, json_magnitude(value), dtype)
-        else:
-            hw = hw.scaled(name, float(value), dtype)
-    return hw
-
-
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
     base = problem.bases[(values["cluster"], values.get("accelerator"))]
     try:
-        workload = _job(problem.workload, values)
-        hw = _hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit)
+        workload = point_job(problem.workload, values)
+        hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit)
         est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
                                   with_stack_range=False)  # a row shows no notes but the last when it does not fit
     except ArchgenError as err:

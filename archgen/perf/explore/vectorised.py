@@ -34,7 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.perf.explore.points import PointRow, SweepProblem, _hardware, _job, evaluate_point, of_workload, placed
+from archgen.perf.explore.point_axes import point_hardware, point_job
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload, placed
 from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
@@ -125,11 +126,11 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     first = values[0]
     base = problem.bases[(first["cluster"], first.get("accelerator"))]
     try:
-        workload = _job(problem.workload, first)
+        workload = point_job(problem.workload, first)
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = placed(workload, _hardware(base.hardware, first, dtype, base.mesh_limit), gpus, base)  # as estimate
+        hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit), gpus, base)  # as estimate
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 
@@ -140,8 +141,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     if setup is None:
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
-    goodput = (goodput_of(base.failures, workload, problem.model, gpus, base.failure_ends)
-               if base.failures is not None else None)
+    goodput = goodput_of(base.failures, workload, problem.model, gpus, base.failure_ends) if base.failures else None
     pts = PointSet(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype),
                    dtype, goodput)
     if setup.complete:
@@ -192,7 +192,7 @@ def _invalid_set(problem: SweepProblem, indices: np.ndarray, values: list[dict])
 
 
 def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
-    """Per point, each hardware field a vector axis changes, computed as `perf.explore.points._hardware` computes it."""
+    """Per point, each hardware field a vector axis changes, as `point_axes.point_hardware` computes it."""
     out: dict[str, np.ndarray] = {}
     for name in VECTOR_AXES:
         if name not in problem.axes:

@@ -29,7 +29,7 @@ from archgen.perf.explore.points import (
     unpriced,
 )
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.train.goodput import unblocked_of
+from archgen.perf.train.goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import judge_points, judged, point_metrics, unsettled_at
 from archgen.quantity_json import json_unit
@@ -53,8 +53,9 @@ class PointSet:
     hardware: Hardware             # the first point's (scalar fields)
     fields: dict[str, np.ndarray]  # per-point values of the fields the vector axes change
     dtype: str
-    #: the job's goodput on the cluster, its range's ends and the spares its cost charges (`goodput_of`: by count)
-    goodput: tuple[float, float, float, int, float, float] | None
+    #: the job's goodput on the cluster, its range's ends, the spares its cost charges and its MTTI with the ends of
+    #: its range (`goodput_of`: by count)
+    goodput: PointGoodput | None
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,

@@ -288,15 +288,22 @@ def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[
     return ends + tuple(replace(x, host_link=math.inf) for x in ends) if blocking_assumed else ends
 
 
+#: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
+#: checkpoint write and restore times (s), and the job's MTTI with its range's low and high end (s; infinite with no
+#: interruption).
+PointGoodput = tuple[float, float, float, int, float, float, float, float, float]
+
+
 def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
-               ends: tuple[Failures, ...] = ()) -> tuple[float, float, float, int, float, float]:
-    """A sweep point's goodput, its range's low and high ends, the idle nodes its cost charges, its checkpoint times.
+               ends: tuple[Failures, ...] = ()) -> PointGoodput:
+    """A sweep point's goodput and its range's ends, the spares its cost charges, checkpoint times, MTTI and ends.
 
     The same `job_goodput` the REL stage runs, on `f` and on each of `ends` (`analyse.goodput.failure_ends`: the rate
-    sets and Poisson intervals `check`'s range spans), and the same `spares_charged`; NaN without checkpoint storage,
-    or for the range without ends (0 spares without storage). The checkpoint write and restore times (seconds) are
-    the central `job_goodput`'s, as `check` gives `checkpoint_write_time` and `checkpoint_restore_time`
-    (`analyse.goodput.workload_metrics`).
+    sets and Poisson intervals `check`'s range spans), and the same `spares_charged`; the MTTI is that `job_goodput`'s
+    `mtti` and its ends the least and most over the same ends (`analyse.goodput.goodput`'s `band`). NaN without
+    checkpoint storage, or for the ranges without ends (0 spares without storage). The checkpoint write and
+    restore times (seconds) are the central `job_goodput`'s, as `check` gives `checkpoint_write_time` and
+    `checkpoint_restore_time` (`analyse.goodput.workload_metrics`).
     """
     cp = workload.checkpoint
     return _goodputs(for_job(f, workload), tuple(for_job(e, workload) for e in ends), cp,
@@ -331,16 +338,17 @@ def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: f
 
 @functools.lru_cache(maxsize=4096)
 def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
-              target: float) -> tuple[float, float, float, int, float, float]:
-    """`goodput_of`'s figures, kept: a sweep's points at one accelerator count share them.
+              target: float) -> PointGoodput:
+    """`goodput_of`'s figures, kept: a sweep's points at one accelerator count and interval share them.
 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
     spread = [e for e in (job_goodput(x, cp, size, gpus, target)
                           for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
-    values = [e.goodput for e in spread]
+    values, mttis = [e.goodput for e in spread], [e.mtti for e in spread]
+    low, high = min(values, default=math.nan), max(values, default=math.nan)
+    m_low, m_high = min(mttis, default=math.nan), max(mttis, default=math.nan)
     if g is None:
-        return math.nan, min(values, default=math.nan), max(values, default=math.nan), 0, math.nan, math.nan
-    return (g.goodput, min(values, default=math.nan), max(values, default=math.nan), spares_charged(g, spread),
-            g.write_time, g.restore_time)
+        return math.nan, low, high, 0, math.nan, math.nan, math.nan, m_low, m_high
+    return g.goodput, low, high, spares_charged(g, spread), g.write_time, g.restore_time, g.mtti, m_low, m_high

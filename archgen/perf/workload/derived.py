@@ -191,7 +191,9 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     `goodput` gives the job's goodput on the cluster, its range's ends and the idle nodes its cost range charges as
     hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none. Where it
     also gives the checkpoint write and restore times (seconds, not NaN), they are the point's
-    `checkpoint_write_time` and `checkpoint_restore_time`.
+    `checkpoint_write_time` and `checkpoint_restore_time`; the job's MTTI and its ends (`goodput_of`'s last
+    three) give `mtti` where finite and its ends where the high one is, as `check` gives them
+    (`analyse.goodput.workload_metrics`).
     """
     m = dict(metrics)
     power = base.it_power * gpus / base.accelerators   # NaN: the cluster's IT power is not provided (no power metric)
@@ -203,12 +205,16 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             m["energy_per_token"] = power / m["tokens_per_second"]
         tokens = m["tokens_per_second"]
         low = high = math.nan
-        spare_nodes = 0
+        spare_nodes: float = 0
         if goodput is not None:
-            m["goodput"], low, high, spare, *times = goodput()
+            m["goodput"], low, high, spare, write, restore, *mtti = goodput()
             spare_nodes = int(spare)
-            m.update({k: t for k, t in zip(("checkpoint_write_time", "checkpoint_restore_time"), times, strict=False)
-                      if t == t})
+            m.update({k: t for k, t in zip(("checkpoint_write_time", "checkpoint_restore_time"), (write, restore),
+                                           strict=True) if t == t})
+            if mtti and math.isfinite(mtti[0]):
+                m["mtti"] = mtti[0]
+            if mtti and math.isfinite(mtti[2]):
+                m["mtti_low"], m["mtti_high"] = mtti[1], mtti[2]
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
                 m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high

@@ -1,0 +1,71 @@
+"""A sweep point's axes applied: its workload (job axes, accelerator count, checkpoint interval) and its hardware.
+
+`perf.explore.points.evaluate_point` and the batched `perf.explore.vectorised.evaluate` both make a point's job and
+hardware here, so the two paths run the same workload on the same machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from archgen.errors import AnalyseError
+from archgen.model.sweep import HARDWARE_AXES, JOB_AXES
+from archgen.model.workload import Workload
+from archgen.perf.hw.hardware import Hardware
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q
+
+#: Job axes that replace a field of a training job's `parallelism`.
+_PARALLEL = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave")
+
+
+def point_job(workload: Workload, values: dict[str, Any]) -> Workload:
+    """The workload with the point's job axes and accelerator count applied (validated later by the estimate)."""
+    update: dict[str, Any] = {}
+    if "accelerators" in values:
+        update["accelerators"] = values["accelerators"]
+    if workload.training is not None:
+        t = workload.training
+        par = {k: values[k] for k in _PARALLEL if k in values}
+        job: dict[str, Any] = {
+            k: values[k] for k in ("precision", "recompute", "global_batch", "seq_len") if k in values}
+        if par:
+            job["parallelism"] = t.parallelism.model_copy(update=par)
+        if job:
+            update["training"] = t.model_copy(update=job)
+        if "checkpoint_interval" in values:   # 'optimal': none stated, Daly's optimum (`job_goodput`)
+            level = values["checkpoint_interval"]
+            update["checkpoint"] = workload.checkpoint.model_copy(
+                update={"interval": None if level == "optimal" else level})
+    elif workload.inference is not None:
+        job = {k: values[k] for k in JOB_AXES["inference"] if k in values}
+        if job:
+            update["inference"] = workload.inference.model_copy(update=job)
+    return workload.model_copy(update=update) if update else workload
+
+
+def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0) -> Hardware:
+    """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
+
+    A `scale_up_size` is refused on a torus (its dims are its size) and, on a full mesh, beyond `mesh_limit`, the
+    most accelerators the part's `scale_up.links` join (`Machine.mesh_limit`), as NET010 refuses it in a cluster.
+    """
+    for name in HARDWARE_AXES:
+        if name not in values:
+            continue
+        value = values[name]
+        if name == "scale_up_size":
+            if hw.torus and int(value) != hw.scale_up_size:   # the torus' dims are its size; they would stay
+                raise AnalyseError(f"scale_up_size {int(value)} on a {'x'.join(map(str, hw.torus))} torus of "
+                                   f"{hw.scale_up_size}: a torus' size is its dims, stated in the cluster")
+            if hw.scale_up_mesh and mesh_limit and int(value) > mesh_limit:
+                raise AnalyseError(f"scale_up_size {int(value)} on a full mesh: each accelerator needs "
+                                   f"{int(value) - 1} peer links, and {hw.accelerator}'s `scale_up.links` join at "
+                                   f"most {mesh_limit} (NET010); a larger domain is a switched one, another cluster")
+            hw = dataclasses.replace(hw, scale_up_size=int(value))
+        elif isinstance(value, Q):
+            hw = hw.with_value(name, json_magnitude(value), dtype)
+        else:
+            hw = hw.scaled(name, float(value), dtype)
+    return hw
