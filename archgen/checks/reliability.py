@@ -289,7 +289,7 @@ def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
 
 @check("REL012", "rel.storage_unwired", severity="warning")
 def storage_has_a_fabric(ctx: Context) -> Iterator[Violation]:
-    """Checkpoints to a storage network built outside the design are timed at the nodes' NIC line rate, an assumption.
+    """Checkpoint storage is reached over a fabric of this design, not timed at NIC line rate on an external network.
 
     Where no fabric of role storage or converged takes a port of the compute nodes and `storage.external_network`
     says who builds the network they reach the storage over, archgen times checkpoints over the nodes' storage NICs
