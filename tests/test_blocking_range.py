@@ -24,7 +24,8 @@ def _run(tmp_path: Path, requirements: str, asynchronous: bool = True):
     # checkpoint storage slow enough that the write matters: 18.6 GB at 1 MB/s, about 5 hours
     files["c.yaml"] = files["c.yaml"].replace(
         "facility: hall-liquid\n", "facility: hall-liquid\nstorage: {capacity: 1 PB, write_bandwidth: 1 MB/s, "
-        "read_bandwidth: 100 GB/s, basis: assumed, source: test storage}\n")
+        "read_bandwidth: 100 GB/s, basis: assumed, source: test storage, "
+        "external_network: the storage network is outside the test}\n")
     files["w.yaml"] = files["w.yaml"].replace(
         "checkpoint: {in_memory: true}", f"checkpoint: {{asynchronous: {str(asynchronous).lower()}}}") + requirements
     files["r.yaml"] = ("kind: Requirements\nid: r\nrequirements:\n  - {id: REQ-CL, statement: Cluster goodput, "

@@ -13,7 +13,7 @@ from archgen.analyse.goodput_range import spare_domain_nodes
 from tests.conftest import SPECS, run_specs
 
 STORAGE = ("storage: {capacity: 20 PB, write_bandwidth: 1 TB/s, read_bandwidth: 2 TB/s, basis: assumed, "
-           "source: design assumption}\n")
+           "source: design assumption, external_network: the site's storage network outside this design}\n")
 JOBS = """---
 kind: Workload
 id: l70-3840

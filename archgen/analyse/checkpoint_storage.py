@@ -11,9 +11,8 @@ import math
 from dataclasses import dataclass
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.network import ClusterAnalysis, compute_node, nic_bandwidth
+from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.nodes import nic_ports, nic_ports_rate
-from archgen.binding import matches
 from archgen.model.fabrics import checkpoint_role
 from archgen.model.workload import Workload
 from archgen.validate import Specs
@@ -184,15 +183,22 @@ def node_fabric_rate(specs: Specs, a: ClusterAnalysis, fa: FabricAnalysis) -> fl
                           s.speed.m_as("B/s"), s.nic_breakout)
 
 
+def reaches_storage(a: ClusterAnalysis) -> bool:
+    """Whether a fabric that carries storage (`storage_fabrics`) takes a port of the cluster's compute node."""
+    node = compute_node(a.nodes)
+    return node is not None and any(fa.ports_per_node.get(node.part.id, 0) for fa in storage_fabrics(a))
+
+
 def unwired_path(specs: Specs, a: ClusterAnalysis) -> tuple[str, str, float] | None:
     """(NIC role, NIC parts, B/s per node) a compute node is taken to reach storage over where no fabric carries it.
 
     Its storage NICs, else its converged or compute NICs, every port at line rate (each card at most its host
-    interface). None where a fabric of the cluster carries storage (`storage_fabrics`), or the node has no NIC.
-    REL012 says the checkpoint figures rest on it.
+    interface). None where a fabric that carries storage takes a port of the node (`reaches_storage`), or the node
+    has no NIC. Checkpoints to `storage:` use it only where `storage.external_network` says who builds that network
+    (REL012 says the figures rest on it; else REL006, not provided); in-memory checkpoints use it to reach peers.
     """
     node = compute_node(a.nodes)
-    if node is None or storage_fabrics(a):
+    if node is None or reaches_storage(a):
         return None
     for role in ("storage", "converged", "compute"):
         ports = nic_ports(specs, node.part, role)
@@ -241,29 +247,21 @@ def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -
             "have no storage, converged or compute NIC to send them over")
     if cluster.storage is None:
         return f"cluster '{cluster.id}' gives no checkpoint `storage:`"
-    return unwired_storage(specs, a)
+    return unwired_storage(a)
 
 
-def unwired_storage(specs: Specs, a: ClusterAnalysis) -> str | None:
-    """Why the stated `storage:` is out of the compute nodes' reach: their storage NICs attach to no fabric; else None.
+def unwired_storage(a: ClusterAnalysis) -> str | None:
+    """Why the stated `storage:` is out of the compute nodes' reach, in words; None where it is not.
 
-    A node with NICs of role `storage` reaches its storage through them, on a fabric of role storage or converged
-    (`storage_fabrics`). Where no such fabric takes a port of the node, those NICs are wired to nothing the design
-    builds (NET023), and the stated bandwidth reaches the nodes over nothing: the write time is not the storage's to
-    set, nor the compute NICs' (a job does not checkpoint over its training fabric unless a design says so). A waiver
-    of that NET023 finding (subject `cluster/<id>/nics/storage`, saying who builds the storage network) states that
-    they are wired outside the design: the stated storage then reaches them at their storage NICs' line rate.
+    A compute node reaches its storage over a fabric of role storage or converged that takes a port of it
+    (`reaches_storage`), or, where `storage.external_network` says who builds one outside the design, over that
+    network at its NICs' line rate (`unwired_path`, REL012). Neither: the stated bandwidth reaches the nodes over
+    nothing the design builds or names, and the write time is not the storage's to set, nor the compute NICs' (a job
+    does not checkpoint over its training fabric unless a design says so).
     """
-    node = compute_node(a.nodes)
-    if node is None or nic_bandwidth(specs, node.part, "storage").m <= 0:
+    storage, node = a.cluster.spec.storage, compute_node(a.nodes)
+    if storage is None or node is None or storage.external_network or reaches_storage(a):
         return None
-    if any(fa.ports_per_node.get(node.part.id, 0) for fa in storage_fabrics(a)):
-        return None
-    cluster = a.cluster.spec
-    subject = f"cluster/{cluster.id}/nics/storage"   # NET023's subject: a waiver there says who builds that network
-    if any(w.check == "NET023" and matches(w.subject or f"cluster/{cluster.id}", subject) for w in cluster.waivers):
-        return None
-    nics = sorted({slot.part for slot in node.part.nics if slot.role == "storage"})
-    return (f"cluster '{a.cluster.spec.id}' states `storage:`, but its nodes' storage NICs ({', '.join(nics)}) attach "
-            "to no fabric of role storage or converged (NET023), so the stated bandwidth reaches them over nothing "
-            "this design builds")
+    return (f"cluster '{a.cluster.spec.id}' states `storage:`, but no fabric of role storage or converged takes a "
+            "port of its compute nodes, and `storage.external_network` does not say who builds the network they "
+            "reach it over (add that fabric, or name its builder there)")

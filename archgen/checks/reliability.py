@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from archgen.analyse.checkpoint_storage import unwired_path, uplink_bound
+from archgen.analyse.checkpoint_storage import reaches_storage, storage_fabrics, unwired_path, uplink_bound
 from archgen.analyse.goodput import Goodput, no_checkpoint_target, storage_side
 from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
@@ -162,13 +162,16 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
 
     Without `storage:` archgen does not guess a write bandwidth (the compute NICs would write a terabyte in a
     fraction of a second): checkpoint times, goodput, spares and cost per goodput token are not provided, and so
-    are requirements on them. Nor where `storage:` is stated but the nodes' storage NICs attach to no fabric of role
-    storage or converged (NET023): the stated bandwidth would reach them over nothing the design builds. In-memory
-    checkpoints need a NIC on the nodes to reach the peers' memory.
+    are requirements on them. Nor where `storage:` is stated but no fabric of role storage or converged takes a
+    port of the compute nodes and `storage.external_network` does not say who builds the network they reach it over:
+    the stated bandwidth would reach them over nothing the design builds or names (with that statement the figures
+    are given at the nodes' NIC line rate, and REL012 says so instead). In-memory checkpoints need a NIC on the
+    nodes to reach the peers' memory.
 
     Fix: give the cluster's `storage:` (capacity, write and read bandwidth with their source) and a storage fabric
-    its nodes' storage NICs attach to (or waive NET023 on `cluster/<id>/nics/storage`, saying who builds that
-    network), or checkpoint to peer host memory (`checkpoint.in_memory: true`) from nodes that list their NICs.
+    that takes ports of its compute nodes, or, where that network is built outside the design, say by whom in
+    `storage.external_network`; or checkpoint to peer host memory (`checkpoint.in_memory: true`) from nodes that
+    list their NICs.
     """
     for path, r in sorted(ctx.workloads.items()):
         est, w = r.estimate, r.workload
@@ -286,27 +289,37 @@ def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
 
 @check("REL012", "rel.storage_unwired", severity="warning")
 def storage_has_a_fabric(ctx: Context) -> Iterator[Violation]:
-    """A cluster that states checkpoint `storage:` builds a fabric that carries it (role storage or converged).
+    """Checkpoint storage is reached over a fabric of this design, not timed at NIC line rate on an external network.
 
-    Without one, archgen times checkpoints over the compute nodes' storage NICs (else converged or compute NICs)
-    at line rate (`analyse.checkpoint_storage.unwired_path`): a path the design does not build, so the checkpoint
-    times, goodput and storage bandwidth per accelerator rest on that assumption. A compute fabric cannot carry
-    `endpoints.storage`, so storage reached over it is the same assumption.
+    Where no fabric of role storage or converged takes a port of the compute nodes and `storage.external_network`
+    says who builds the network they reach the storage over, archgen times checkpoints over the nodes' storage NICs
+    (else converged or compute NICs) at line rate (`analyse.checkpoint_storage.unwired_path`): a path this design
+    does not build, so the checkpoint times, goodput and storage bandwidth per accelerator rest on it. (Without that
+    statement they are not provided: REL006.) Also reported: `external_network` stated where a fabric of this
+    design does carry the storage to the nodes, which is then not used.
 
     Fix: add the storage fabric (role `storage`, or `converged` with the front end), with the storage's ports in
-    `endpoints.storage` or `endpoints.extra`.
+    `endpoints.storage` or `endpoints.extra`; or accept the line rate knowingly (waive this finding with the reason).
     """
-    for path, a, _ in _stored(ctx):
+    for path, a, storage in _stored(ctx):
+        if not storage.external_network:
+            continue
         found = unwired_path(ctx.design.specs, a)
         if found is None:
+            if reaches_storage(a):
+                yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
+                                "`storage.external_network` is stated, but fabric(s) "
+                                f"{', '.join(repr(fa.fabric.spec.id) for fa in storage_fabrics(a))} of this design "
+                                "carry the storage to the compute nodes: checkpoints are timed over them, and the "
+                                "statement is not used")
             continue
         role, parts, rate = found
         node = Q_(rate, "B/s").to("GB/s")
-        yield Violation(path, a.cluster.spec.id, ("storage",),
-                        f"no fabric of role storage or converged carries the cluster's storage: checkpoints are "
-                        f"timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
-                        f"each card at most its host interface), which no fabric of this design wires to the storage",
-                        node, None)
+        yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
+                        f"no fabric of role storage or converged takes a port of the compute nodes: checkpoints are "
+                        f"timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, each "
+                        f"card at most its host interface), on the network `storage.external_network` names "
+                        f"({storage.external_network}), which this design does not build", node, None)
 
 
 def _stored(ctx: Context) -> Iterator[tuple[str, Any, Storage]]:

@@ -178,6 +178,12 @@ class Storage(Spec):
         "Fraction of `read_bandwidth` a restore reaches, as `write_efficiency` (Lablup: 21.5 % of 700 GB/s)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the figures come from.")
+    external_network: str | None = Field(None, min_length=3, description=(
+        "Who builds the network the compute nodes reach this storage over, where no fabric of this design of role "
+        "storage or converged takes a port of them, e.g. \"Meta's own network to Tectonic, outside this stand-in\". "
+        "Given: checkpoints are timed over the nodes' storage NICs (else converged or compute NICs) at line rate, and "
+        "REL012 says the figures rest on that. Left out: checkpoint times, goodput and spares are not provided "
+        "(REL006)."))
 
     @property
     def at_stated(self) -> bool:
