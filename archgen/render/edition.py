@@ -15,7 +15,8 @@
   quantity and price basis but not its unit price or total, and the capex-by-kind chart is left out; the totals
   (capex, TCO, cost per accelerator-hour and per token) stay, and the cost section says the prices are withheld;
 - shows that a finding is waived, not the team's reason (the validation report's Waiver column reads "waived"), and
-  an open item's subject without the team's instruction (`_INSTRUCTIONS`: "(replace with quotes)", "Confirm x:");
+  an open item's subject and finding without the team's instruction: an item is an `archgen.open_item.OpenItem`
+  built from those parts, and this edition prints its `public` text, which has no place for the instruction;
 - gives "not stated (draft)" as the revision of a spec that states none (the internal edition's git commit);
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
@@ -31,6 +32,7 @@ from functools import cache
 from typing import Any
 
 from archgen import metrics
+from archgen.open_item import customer_text
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
@@ -46,13 +48,6 @@ _PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::
 _PATH_REF = re.compile(r"\s*\((?:see |as in )?" + _PATH.pattern + r"\)")
 #: A snake_case key, possibly dotted: ``tokens_per_second_per_gpu``, ``leaf.accelerators_affected``.
 _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[._][a-z0-9]+)*(?![\w/-])")
-#: The team's instructions in open items, each with what a customer reads instead: the subject stays.
-_INSTRUCTIONS = (
-    (re.compile(r" \((?:replace with quotes|a Prices document or `price:`)\)"), ""),
-    (re.compile(r" \((COST00\d); [^)]*\)"), r" (\1)"),
-    (re.compile(r"^Confirm ([^:]+): (.+?)\.?$"), r"\1: figures not confirmed from a public source: \2."),
-    (re.compile(r"; (?:name|place|replace|add|state|give|re-quote|set|confirm) [^.;]*(?=[.;])"), ""),
-)
 #: What the capex table keeps when unit prices are withheld (`DocumentModel.show_prices` false).
 _PRICE_COLUMNS = ("Unit price", "Total")
 _WITHHELD = ("Unit prices and the capex of each part are withheld in this edition; the totals above are computed "
@@ -69,10 +64,10 @@ def customer(doc: DocumentModel) -> DocumentModel:
     """The customer edition of a numbered document (the model is changed in place and returned)."""
     names = metric_titles()
     for section in doc.walk():
-        section.blocks = [_block(b, names) for b in section.blocks]
-        if section.id == "open-items":
-            section.blocks = [replace(b, items=tuple(map(_subject, b.items))) if isinstance(b, Bullets) else b
+        if section.id == "open-items":  # each item's subject and finding, not the team's instruction
+            section.blocks = [replace(b, items=tuple(map(customer_text, b.items))) if isinstance(b, Bullets) else b
                               for b in section.blocks]
+        section.blocks = [_block(b, names) for b in section.blocks]
         if not doc.show_prices and any(isinstance(b, Table) and b.id == "capex" for b in section.blocks):
             section.blocks = _withhold_prices(section.blocks)
     appendices = next((s for s in doc.sections if s.id == "appendices"), None)
@@ -208,13 +203,6 @@ def data_table(b: Table) -> Table:
     rows = tuple(tuple(Cite(tuple(map(reference, v.sources)), v.numbers) if i in cited and type(v) is Cite else v
                        for i, v in enumerate(row)) for row in b.rows)
     return replace(b, rows=rows)
-
-
-def _subject(item: str) -> str:
-    """An open item without the team's instruction (`_INSTRUCTIONS`)."""
-    for pattern, to in _INSTRUCTIONS:
-        item = pattern.sub(to, item)
-    return item
 
 
 def _withhold_prices(blocks: list[Any]) -> list[Any]:
