@@ -5,7 +5,9 @@
 
 - names metrics by their title in the metric registry (`archgen.metrics`), never by key: ``IT power (typical)``
   for ``it_power_typical``, ``Accelerators behind a leaf`` for ``leaf.accelerators_affected`` (a member of the
-  ``failure.<tier>`` group, as the failure-case tables name it); any other snake_case key reads as words;
+  ``failure.<tier>`` group, as the failure-case tables name it), ``MFU`` for ``mfu`` and ``Spares`` for ``spares``
+  in a table's Metric column (`bare_titles`; in sentences only the keys that are no word, such as ``mtti``); any
+  other snake_case key reads as words;
 - drops what only the design team uses: the spec file and line of each check finding and requirement (Location;
   from the CSV and XLSX tables too, which keep every other cell), any path of the design's repository that a
   spec's text names (`_PATH`, such as a waiver's reason), the catalog's engineering notes on unconfirmed inputs,
@@ -122,6 +124,32 @@ def metric_titles() -> dict[str, str]:
     return out
 
 
+def bare_titles() -> dict[str, str]:
+    """Every metric key with neither '_' nor '.' in it (``mfu``, ``goodput``, ``spares``), mapped to its title.
+
+    `metric_titles` leaves these out: as words in a sentence most are English (``goodput``, ``time``), so they are
+    named by title where they stand for a metric: a table's Metric column (`_metric_cell`), and in any text the
+    ones no reader could take for a word (`_acronyms`: ``mfu``, ``mtti``, ``busbw``).
+    """
+    return {m.name: m.title for m in metrics.REGISTRY if not re.search(r"[._<]", m.name)}
+
+
+@cache
+def _acronyms() -> re.Pattern[str]:
+    """The bare metric keys that are no English word, as whole words outside a code span.
+
+    Those whose title is capitals (``MTTI``) or does not hold the key (``busbw``, Bus bandwidth).
+    """
+    keys = sorted(k for k, t in bare_titles().items() if t.isupper() or k not in t.lower().split())
+    return re.compile(r"(?<![\w./:`-])(?:" + "|".join(keys) + r")(?![\w/`-])")
+
+
+def _metric_cell(cell: str, bare: dict[str, str]) -> str:
+    """A Metric column's cell with its bare key by title: ``mfu`` → ``MFU``, ``spares of workload/x`` likewise."""
+    key, sep, rest = cell.partition(" of ")
+    return bare[key] + sep + rest if key in bare else cell
+
+
 @cache
 def _dotted(names: tuple[str, ...]) -> re.Pattern[str]:
     """The metric keys with a '.' and no '_' (``leaf.oversubscription``), which `_KEY` does not catch."""
@@ -170,6 +198,8 @@ def _text(text: str, names: dict[str, str]) -> str:
     text = without_paths(text)
     text = _KEY.sub(lambda m: _key(m, names), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
+    text = _acronyms().sub(lambda m: m.group(0) if m.string.count("`", 0, m.start()) % 2
+                           else bare_titles()[m.group(0)], text)
     return re.sub(r" +([.,;:)])", r"\1", text)
 
 
@@ -185,7 +215,9 @@ def _block(b: Any, names: dict[str, str]) -> Any:
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
     b = _waived(_public_columns(b)) if b.id == "validation" else _public_columns(b)
-    rows = tuple(tuple(_text(v, names) if isinstance(v, str) else v for v in row) for row in b.rows)
+    bare, named = bare_titles(), {i for i, c in enumerate(b.columns) if c.title == "Metric"}
+    rows = tuple(tuple(_text(_metric_cell(v, bare) if i in named else v, names) if isinstance(v, str) else v
+                       for i, v in enumerate(row)) for row in b.rows)
     return replace(b, caption=_text(b.caption, names), rows=rows)
 
 

@@ -166,3 +166,18 @@ def test_customer_csv_cites_sources_as_the_references_list_does(su_customer):
     assert "not read directly" not in bom.lower()
     assert "netbox-community/devicetype-library on GitHub" in bom
     assert "https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html" in bom
+
+
+def test_bare_metric_keys_read_by_their_registry_title_in_the_customer_edition(editions):
+    """The rewording caught keys with '_' or '.' only: the customer edition's performance tables showed ``mfu``,
+    ``mtti``, ``spares``, ``goodput``. A table's Metric column names each by its registry title, and sentences the
+    bare keys that are no word (``mtti``, ``busbw``); the internal edition keeps the keys."""
+    md = (editions["customer"] / f"{SU}.customer.md").read_text(encoding="utf-8")
+    internal = (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
+    for key in ("mfu", "mtti", "spares", "goodput", "busbw", "tpot", "ttft"):
+        title = metrics.find("workload", key).title
+        assert f"\n| {title} | " in md and f"\n| {key} | " not in md, key
+        assert f"\n| {key} | " in internal, key
+    assert "MFU of workload/" in md and "mfu of workload/" in internal
+    for key in ("mtti", "busbw", "mfu"):
+        assert not re.search(rf"(?<![\w`/-]){key}(?![\w`/-])", md), key
