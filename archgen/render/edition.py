@@ -35,6 +35,7 @@ from typing import Any
 
 from archgen import metrics
 from archgen.open_item import customer_text
+from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
@@ -215,7 +216,8 @@ def _block(b: Any, names: dict[str, str]) -> Any:
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
     b = _waived(_public_columns(b)) if b.id == "validation" else _public_columns(b)
-    bare, named = bare_titles(), {i for i, c in enumerate(b.columns) if c.title == "Metric"}
+    bare = BREAKDOWN_TITLES if b.id.startswith("perf-breakdown-") else bare_titles()
+    named = {i for i, c in enumerate(b.columns) if c.title == ("Component" if bare is BREAKDOWN_TITLES else "Metric")}
     rows = tuple(tuple(_text(_metric_cell(v, bare) if i in named else v, names) if isinstance(v, str) else v
                        for i, v in enumerate(row)) for row in b.rows)
     return replace(b, caption=_text(b.caption, names), rows=rows)

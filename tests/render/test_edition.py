@@ -181,3 +181,16 @@ def test_bare_metric_keys_read_by_their_registry_title_in_the_customer_edition(e
     assert "MFU of workload/" in md and "mfu of workload/" in internal
     for key in ("mtti", "busbw", "mfu"):
         assert not re.search(rf"(?<![\w`/-]){key}(?![\w`/-])", md), key
+
+
+def test_time_breakdown_is_labelled_by_title(editions, shipped_run):
+    """The perf-*.svg diagrams labelled their bars with keys (``tp_comm``, ``prefill_per_request``); now with the
+    titles of `BREAKDOWN_TITLES` in both editions, and the customer edition's breakdown table names them so."""
+    from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
+    from archgen.render import performance
+    for r in performance.workloads_for(shipped_run, SU):
+        labels = [t.get_text() for t in performance.waterfall(r.estimate, r.workload.id).axes[0].get_yticklabels()]
+        assert labels and set(labels) <= set(BREAKDOWN_TITLES.values()), labels
+    md = (editions["customer"] / f"{SU}.customer.md").read_text(encoding="utf-8")
+    assert "\n| Tensor-parallel communication | " in md and "\n| Prefill per request | " in md
+    assert "\n| tp\\_comm | " in (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
