@@ -191,6 +191,8 @@ def test_time_breakdown_is_labelled_by_title(editions, shipped_run):
     for r in performance.workloads_for(shipped_run, SU):
         labels = [t.get_text() for t in performance.waterfall(r.estimate, r.workload.id).axes[0].get_yticklabels()]
         assert labels and set(labels) <= set(BREAKDOWN_TITLES.values()), labels
+    keys = {k for r in shipped_run.workloads.values() if r.estimate is not None for k in r.estimate.breakdown}
+    assert keys and keys <= set(BREAKDOWN_TITLES), keys - set(BREAKDOWN_TITLES)   # every shipped workload's
     md = (editions["customer"] / f"{SU}.customer.md").read_text(encoding="utf-8")
     assert "\n| Tensor-parallel communication | " in md and "\n| Prefill per request | " in md
     assert "\n| tp\\_comm | " in (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
