@@ -32,6 +32,7 @@ from archgen.model import CoolingUnit, Link, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import max_draw
+from archgen.open_item import OpenItem
 from archgen.quantity_ops import added
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -292,8 +293,8 @@ def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:
     unknown = sorted({opt.label for t in tiers for opt in t.options
                       if opt.a.media not in COPPER_MEDIA and not (opt.a.connector or opt.b.connector)
                       and any(label == opt.label and n for (label, _), n in t.by_option_bin.items())})
-    return gaps + [f"The fibre connector of {label} is not in the catalog, so its patch cords are listed without "
-                   f"one: set `connector` on the Link part." for label in unknown]
+    return gaps + [OpenItem("to", f"The fibre connector of {label} is not in the catalog, so its patch cords are "
+                            "listed without one", instruction="set `connector` on the Link part") for label in unknown]
 
 
 def unit_power(part: object) -> Q | None:

@@ -15,6 +15,7 @@ from archgen.analyse.bom_line import BomLine
 from archgen.build import RackDesign
 from archgen.build.racks import FITTINGS
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
+from archgen.open_item import OpenItem
 
 #: Part id and name of the line that stands for each field the rack does not state.
 NOT_PROVIDED = {
@@ -75,9 +76,9 @@ def fitting_gaps(rack: RackDesign) -> list[str]:
     if not missing:
         return []
     fields = ", ".join(f"`{f}`" for f in missing)
-    return [f"Parts of rack {rack.spec.id} are not provided: it states no {fields}, so the bill of materials lists "
-            f"them as not provided and capex leaves them out; name catalog Accessory parts there (docs/rendering.md, "
-            f"Bill of materials)."]
+    return [OpenItem("then", f"Parts of rack {rack.spec.id} are not provided",
+                     f"it states no {fields}, so the bill of materials lists them as not provided and capex leaves "
+                     "them out", "name catalog Accessory parts there (docs/rendering.md, Bill of materials)")]
 
 
 def cdu_power_gaps(racks: list[RackDesign]) -> list[str]:
@@ -89,9 +90,9 @@ def cdu_power_gaps(racks: list[RackDesign]) -> list[str]:
     placed = sorted({p.part.id for r in racks for p in r.items
                      if isinstance(p.part, CoolingUnit) and p.part.power is None})
     named = sorted({r.cdu.id for r in racks if r.cdu is not None and r.cdu.power is None} - set(placed))
-    out = [f"The electrical draw of {cdu} (its pumps and controls, `power`) is not stated: the rack's load, input "
-           f"power and heat count the placed unit as drawing nothing; set it from the CDU's datasheet."
-           for cdu in placed]
-    return out + [f"The electrical draw of {cdu} (its pumps and controls, `power`) is not stated: no figure counts "
-                  f"it (a cluster's `cdu_power` is not provided; the facility power's PUE is taken to hold it, "
-                  f"unchecked); set it from the CDU's datasheet." for cdu in named]
+    what = "The electrical draw of {} (its pumps and controls, `power`) is not stated"
+    out: list[str] = [OpenItem("then", what.format(cdu), "the rack's load, input power and heat count the placed unit "
+                               "as drawing nothing", "set it from the CDU's datasheet") for cdu in placed]
+    return out + [OpenItem("then", what.format(cdu), "no figure counts it (a cluster's `cdu_power` is not provided; "
+                           "the facility power's PUE is taken to hold it, unchecked)",
+                           "set it from the CDU's datasheet") for cdu in named]

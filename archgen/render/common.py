@@ -17,6 +17,7 @@ from archgen.load import shown_file
 from archgen.model import Part
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.requirements import Outcome, Status
+from archgen.open_item import OpenItem
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 
@@ -316,7 +317,8 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
             items.append(f"{part.id}: power.max {fmt.q(power.max, 'kW', 2)} is {what}.")
         if part.unconfirmed_fields():
             fields = part.unconfirmed_fields()
-            items.append(f"Confirm {part.id}: " + ("all figures" if fields == ["*"] else ", ".join(fields)) + ".")
+            items.append(OpenItem("confirm", part.id, "all figures" if fields == ["*"] else ", ".join(fields),
+                                  "Confirm"))
     items += missing
     section = Section("open-items", "Open items and gaps")
     return section.add(Bullets(tuple(items)) if items else Para("None."))

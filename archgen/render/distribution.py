@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.distribution import Distribution, distribution, phase_names
+from archgen.open_item import OpenItem
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 
@@ -26,12 +27,14 @@ def section(a: Any) -> tuple[Section | None, list[str]]:
     for c in d.cases:
         if c.short or c.dark:
             names = sorted({name.split(" at ")[0] for name, _, _ in c.short} | {n.split(" at ")[0] for n in c.dark})
-            open_items.append(f"With {c.lost} lost, {len(c.short)} part(s) keep fewer PSUs than full power needs "
-                              f"and {len(c.dark)} lose every PSU ({', '.join(names)}): feed each part's PSUs so that "
-                              f"either side reaches the N its PSU redundancy needs, or accept reduced performance.")
-    open_items.append("The outlet map is a proposal by stated rules (PSUs share their part's load equally; "
-                      "A/B sides alternate; each PSU on the least-loaded phase): confirm it against the PDU model's "
-                      "outlet banks and whether its outlets are wired line to neutral or line to line.")
+            open_items.append(OpenItem(
+                "to", f"With {c.lost} lost, {len(c.short)} part(s) keep fewer PSUs than full power needs and "
+                f"{len(c.dark)} lose every PSU ({', '.join(names)})", instruction="feed each part's PSUs so that "
+                "either side reaches the N its PSU redundancy needs, or accept reduced performance"))
+    open_items.append(OpenItem("to", "The outlet map is a proposal by stated rules (PSUs share their part's load "
+                               "equally; A/B sides alternate; each PSU on the least-loaded phase)",
+                               instruction="confirm it against the PDU model's outlet banks and whether its outlets "
+                               "are wired line to neutral or line to line"))
     sub = Section("distribution", "Power distribution").add(Para(
         f"PDU redundancy {d.redundancy}"
         + (": the PDUs form two sides, A (the first half) and B, and each part's PSUs alternate between them, so "

@@ -5,7 +5,9 @@
 
 - names metrics by their title in the metric registry (`archgen.metrics`), never by key: ``IT power (typical)``
   for ``it_power_typical``, ``Accelerators behind a leaf`` for ``leaf.accelerators_affected`` (a member of the
-  ``failure.<tier>`` group, as the failure-case tables name it); any other snake_case key reads as words;
+  ``failure.<tier>`` group, as the failure-case tables name it), ``MFU`` for ``mfu`` and ``Spares`` for ``spares``
+  in a table's Metric column (`bare_titles`; in sentences only the keys that are no word, such as ``mtti``); any
+  other snake_case key reads as words;
 - drops what only the design team uses: the spec file and line of each check finding and requirement (Location;
   from the CSV and XLSX tables too, which keep every other cell), any path of the design's repository that a
   spec's text names (`_PATH`, such as a waiver's reason), the catalog's engineering notes on unconfirmed inputs,
@@ -15,7 +17,8 @@
   quantity and price basis but not its unit price or total, and the capex-by-kind chart is left out; the totals
   (capex, TCO, cost per accelerator-hour and per token) stay, and the cost section says the prices are withheld;
 - shows that a finding is waived, not the team's reason (the validation report's Waiver column reads "waived"), and
-  an open item's subject without the team's instruction (`_INSTRUCTIONS`: "(replace with quotes)", "Confirm x:");
+  an open item's subject and finding without the team's instruction: an item is an `archgen.open_item.OpenItem`
+  built from those parts, and this edition prints its `public` text, which has no place for the instruction;
 - gives "not stated (draft)" as the revision of a spec that states none (the internal edition's git commit);
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
@@ -31,6 +34,8 @@ from functools import cache
 from typing import Any
 
 from archgen import metrics
+from archgen.open_item import customer_text
+from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
@@ -46,13 +51,6 @@ _PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::
 _PATH_REF = re.compile(r"\s*\((?:see |as in )?" + _PATH.pattern + r"\)")
 #: A snake_case key, possibly dotted: ``tokens_per_second_per_gpu``, ``leaf.accelerators_affected``.
 _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[._][a-z0-9]+)*(?![\w/-])")
-#: The team's instructions in open items, each with what a customer reads instead: the subject stays.
-_INSTRUCTIONS = (
-    (re.compile(r" \((?:replace with quotes|a Prices document or `price:`)\)"), ""),
-    (re.compile(r" \((COST00\d); [^)]*\)"), r" (\1)"),
-    (re.compile(r"^Confirm ([^:]+): (.+?)\.?$"), r"\1: figures not confirmed from a public source: \2."),
-    (re.compile(r"; (?:name|place|replace|add|state|give|re-quote|set|confirm) [^.;]*(?=[.;])"), ""),
-)
 #: What the capex table keeps when unit prices are withheld (`DocumentModel.show_prices` false).
 _PRICE_COLUMNS = ("Unit price", "Total")
 _WITHHELD = ("Unit prices and the capex of each part are withheld in this edition; the totals above are computed "
@@ -69,10 +67,10 @@ def customer(doc: DocumentModel) -> DocumentModel:
     """The customer edition of a numbered document (the model is changed in place and returned)."""
     names = metric_titles()
     for section in doc.walk():
-        section.blocks = [_block(b, names) for b in section.blocks]
-        if section.id == "open-items":
-            section.blocks = [replace(b, items=tuple(map(_subject, b.items))) if isinstance(b, Bullets) else b
+        if section.id == "open-items":  # each item's subject and finding, not the team's instruction
+            section.blocks = [replace(b, items=tuple(map(customer_text, b.items))) if isinstance(b, Bullets) else b
                               for b in section.blocks]
+        section.blocks = [_block(b, names) for b in section.blocks]
         if not doc.show_prices and any(isinstance(b, Table) and b.id == "capex" for b in section.blocks):
             section.blocks = _withhold_prices(section.blocks)
     appendices = next((s for s in doc.sections if s.id == "appendices"), None)
@@ -127,6 +125,32 @@ def metric_titles() -> dict[str, str]:
     return out
 
 
+def bare_titles() -> dict[str, str]:
+    """Every metric key with neither '_' nor '.' in it (``mfu``, ``goodput``, ``spares``), mapped to its title.
+
+    `metric_titles` leaves these out: as words in a sentence most are English (``goodput``, ``time``), so they are
+    named by title where they stand for a metric: a table's Metric column (`_metric_cell`), and in any text the
+    ones no reader could take for a word (`_acronyms`: ``mfu``, ``mtti``, ``busbw``).
+    """
+    return {m.name: m.title for m in metrics.REGISTRY if not re.search(r"[._<]", m.name)}
+
+
+@cache
+def _acronyms() -> re.Pattern[str]:
+    """The bare metric keys that are no English word, as whole words outside a code span.
+
+    Those whose title is capitals (``MTTI``) or does not hold the key (``busbw``, Bus bandwidth).
+    """
+    keys = sorted(k for k, t in bare_titles().items() if t.isupper() or k not in t.lower().split())
+    return re.compile(r"(?<![\w./:`-])(?:" + "|".join(keys) + r")(?![\w/`-])")
+
+
+def _metric_cell(cell: str, bare: dict[str, str]) -> str:
+    """A Metric column's cell with its bare key by title: ``mfu`` → ``MFU``, ``spares of workload/x`` likewise."""
+    key, sep, rest = cell.partition(" of ")
+    return bare[key] + sep + rest if key in bare else cell
+
+
 @cache
 def _dotted(names: tuple[str, ...]) -> re.Pattern[str]:
     """The metric keys with a '.' and no '_' (``leaf.oversubscription``), which `_KEY` does not catch."""
@@ -175,6 +199,8 @@ def _text(text: str, names: dict[str, str]) -> str:
     text = without_paths(text)
     text = _KEY.sub(lambda m: _key(m, names), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
+    text = _acronyms().sub(lambda m: m.group(0) if m.string.count("`", 0, m.start()) % 2
+                           else bare_titles()[m.group(0)], text)
     return re.sub(r" +([.,;:)])", r"\1", text)
 
 
@@ -190,7 +216,10 @@ def _block(b: Any, names: dict[str, str]) -> Any:
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
     b = _waived(_public_columns(b)) if b.id == "validation" else _public_columns(b)
-    rows = tuple(tuple(_text(v, names) if isinstance(v, str) else v for v in row) for row in b.rows)
+    bare = BREAKDOWN_TITLES if b.id.startswith("perf-breakdown-") else bare_titles()
+    named = {i for i, c in enumerate(b.columns) if c.title == ("Component" if bare is BREAKDOWN_TITLES else "Metric")}
+    rows = tuple(tuple(_text(_metric_cell(v, bare) if i in named else v, names) if isinstance(v, str) else v
+                       for i, v in enumerate(row)) for row in b.rows)
     return replace(b, caption=_text(b.caption, names), rows=rows)
 
 
@@ -208,13 +237,6 @@ def data_table(b: Table) -> Table:
     rows = tuple(tuple(Cite(tuple(map(reference, v.sources)), v.numbers) if i in cited and type(v) is Cite else v
                        for i, v in enumerate(row)) for row in b.rows)
     return replace(b, rows=rows)
-
-
-def _subject(item: str) -> str:
-    """An open item without the team's instruction (`_INSTRUCTIONS`)."""
-    for pattern, to in _INSTRUCTIONS:
-        item = pattern.sub(to, item)
-    return item
 
 
 def _withhold_prices(blocks: list[Any]) -> list[Any]:

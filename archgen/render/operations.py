@@ -15,6 +15,7 @@ from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
 from archgen.metrics import UNBOUNDED
+from archgen.open_item import OpenItem
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q_
@@ -230,28 +231,30 @@ def capex_chart(cost: Any) -> Chart:
 
 def open_items(run: Any, a: Any) -> list[str]:
     """What the cost and reliability figures rest on that is assumed or missing, for Open items."""
-    items = []
+    items: list[str] = []
     cost = run.operations.cost.get(a.cluster.path)
     if cost is not None and cost.assumed:
-        items.append("Cost rests on assumed figures (replace with quotes): " + ", ".join(cost.assumed) + ".")
+        items.append(OpenItem("aside", "Cost rests on assumed figures", ", ".join(cost.assumed), "replace with quotes"))
     if cost is not None and cost.unpriced:
         parts = [line.part for line in cost.unpriced if not line.no_media]
         tiers = [f"{line.part} x{line.quantity}" for line in cost.unpriced if line.no_media]
         if parts:
-            items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these parts "
-                         "are priced (a Prices document or `price:`): " + ", ".join(parts) + ".")
+            items.append(OpenItem("aside", "Capex, TCO and cost per accelerator-hour and per token are not provided "
+                                  "until these parts are priced", ", ".join(parts), "a Prices document or `price:`"))
         if tiers:
             items.append("Capex, TCO and cost per accelerator-hour and per token are not provided until these fabric "
                          "tiers name their link media (CAB003), whose cables and transceivers have no part to price: "
                          + ", ".join(tiers) + " links.")
     if cost is not None and cost.stale:
-        items.append(f"Capex adds prices more than {PRICE_SPAN_MONTHS} months older than the newest "
-                     f"({cost.dated[-1].date}), adjusted to no common date (COST006; re-quote them): "
-                     + ", ".join(f"{line.part} ({line.date})" for line in cost.stale) + ".")
+        items.append(OpenItem("check", f"Capex adds prices more than {PRICE_SPAN_MONTHS} months older than the newest "
+                              f"({cost.dated[-1].date}), adjusted to no common date",
+                              ", ".join(f"{line.part} ({line.date})" for line in cost.stale), "re-quote them",
+                              "COST006"))
     if cost is not None and cost.unracked:
-        items.append("Space cost and capex leave out the rack space (rack position, enclosure, PDU) of the switches "
-                     "placed in no rack (COST007; place them in racks): "
-                     + ", ".join(f"{line.part} x{line.quantity}" for line in cost.unracked) + ".")
+        items.append(OpenItem("check", "Space cost and capex leave out the rack space (rack position, enclosure, PDU) "
+                              "of the switches placed in no rack",
+                              ", ".join(f"{line.part} x{line.quantity}" for line in cost.unracked),
+                              "place them in racks", "COST007"))
     if cost is not None and cost.accessories:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")

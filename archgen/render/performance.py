@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen import display, metrics
+from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
@@ -292,7 +293,7 @@ def roofline(rf: Any, title: str) -> MplFigure:
 
 
 def waterfall(e: Any, title: str) -> MplFigure:
-    """Step (or request) time built up component by component, largest first."""
+    """Step (or request) time built up component by component, each bar named by its title (`BREAKDOWN_TITLES`)."""
     items = [(k, fmt.magnitude(v, "ms")) for k, v in e.breakdown.items() if fmt.magnitude(v, "ms")]
     fig = MplFigure(figsize=(7.0, 0.35 * len(items) + 1.0))
     ax = fig.subplots()
@@ -301,7 +302,7 @@ def waterfall(e: Any, title: str) -> MplFigure:
         ax.barh([i], [ms], left=[left], color="#5b8fd6", edgecolor="#333333", linewidth=0.4)
         ax.text(left + ms, i, f" {fmt.estimate_part(Q_(ms, 'ms'))}", va="center", fontsize=7)
         left += ms
-    ax.set_yticks(range(len(items)), [name for name, _ in items])
+    ax.set_yticks(range(len(items)), [BREAKDOWN_TITLES.get(name, name) for name, _ in items])
     ax.invert_yaxis()
     ax.set_xlabel("ms")
     ax.set_xlim(0, left * 1.2 or 1)

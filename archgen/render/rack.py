@@ -14,6 +14,7 @@ from archgen.analyse.bom import cdu_power_gaps, cord_gaps, fitting_gaps, unit_po
 from archgen.analyse.rack import RackAnalysis
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
+from archgen.open_item import OpenItem
 from archgen.render import common, distribution, fmt, glossary
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
@@ -117,9 +118,10 @@ def _external_items(a: RackAnalysis) -> list[str]:
     p = a.power
     if not p.external_parts:
         return []
-    return [f"{', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}): fed from outside the rack's shelves, "
-            "PDUs and feeds (power.external); state the circuit that feeds them (a PDU beside the shelves, a "
-            "facility outlet) and its protection."]
+    return [OpenItem("then", f"{', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)})",
+                     "fed from outside the rack's shelves, PDUs and feeds (power.external)",
+                     "state the circuit that feeds them (a PDU beside the shelves, a facility outlet) and its "
+                     "protection")]
 
 
 def abstract(scope: Scope, a: RackAnalysis) -> Section:

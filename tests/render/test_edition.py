@@ -166,3 +166,33 @@ def test_customer_csv_cites_sources_as_the_references_list_does(su_customer):
     assert "not read directly" not in bom.lower()
     assert "netbox-community/devicetype-library on GitHub" in bom
     assert "https://docs.nvidia.com/dgx/dgxgb200-user-guide/hardware.html" in bom
+
+
+def test_bare_metric_keys_read_by_their_registry_title_in_the_customer_edition(editions):
+    """The rewording caught keys with '_' or '.' only: the customer edition's performance tables showed ``mfu``,
+    ``mtti``, ``spares``, ``goodput``. A table's Metric column names each by its registry title, and sentences the
+    bare keys that are no word (``mtti``, ``busbw``); the internal edition keeps the keys."""
+    md = (editions["customer"] / f"{SU}.customer.md").read_text(encoding="utf-8")
+    internal = (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
+    for key in ("mfu", "mtti", "spares", "goodput", "busbw", "tpot", "ttft"):
+        title = metrics.find("workload", key).title
+        assert f"\n| {title} | " in md and f"\n| {key} | " not in md, key
+        assert f"\n| {key} | " in internal, key
+    assert "MFU of workload/" in md and "mfu of workload/" in internal
+    for key in ("mtti", "busbw", "mfu"):
+        assert not re.search(rf"(?<![\w`/-]){key}(?![\w`/-])", md), key
+
+
+def test_time_breakdown_is_labelled_by_title(editions, shipped_run):
+    """The perf-*.svg diagrams labelled their bars with keys (``tp_comm``, ``prefill_per_request``); now with the
+    titles of `BREAKDOWN_TITLES` in both editions, and the customer edition's breakdown table names them so."""
+    from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
+    from archgen.render import performance
+    for r in performance.workloads_for(shipped_run, SU):
+        labels = [t.get_text() for t in performance.waterfall(r.estimate, r.workload.id).axes[0].get_yticklabels()]
+        assert labels and set(labels) <= set(BREAKDOWN_TITLES.values()), labels
+    keys = {k for r in shipped_run.workloads.values() if r.estimate is not None for k in r.estimate.breakdown}
+    assert keys and keys <= set(BREAKDOWN_TITLES), keys - set(BREAKDOWN_TITLES)   # every shipped workload's
+    md = (editions["customer"] / f"{SU}.customer.md").read_text(encoding="utf-8")
+    assert "\n| Tensor-parallel communication | " in md and "\n| Prefill per request | " in md
+    assert "\n| tp\\_comm | " in (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from archgen.open_item import LAYOUTS, OpenItem
 from archgen.render import render_all
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.edition import customer, edition_of, file_name
@@ -68,20 +69,35 @@ def test_customer_open_items_keep_the_subject_not_the_team_instruction(su_custom
     assert "- qm9700: figures not confirmed from a public source: power.max" in items
 
 
-def test_open_item_instructions_are_removed_one_by_one():
-    doc = customer(DocumentModel("t", "rack", "T", [], [Section("open-items", "Open items", [Bullets((
+def test_open_items_are_records_whose_customer_text_has_no_place_for_the_instruction():
+    """Open items were strings whose instructions the customer edition cut out by patterns of their English, so an
+    item worded otherwise leaked its instruction; now each is an `OpenItem` (subject, finding, instruction) and the
+    customer edition prints its `public` text, while the internal edition keeps the text it printed before."""
+    items = (OpenItem("aside", "Cost rests on assumed figures", "x price", "replace with quotes"),
+             OpenItem("check", "Capex adds prices more than 18 months older than the newest (2025-01), adjusted to "
+                      "no common date", "y (2023-01)", "re-quote them", "COST006"),
+             OpenItem("confirm", "sn2201", "power.max, power.input", "Confirm"),
+             OpenItem("then", "The electrical draw of cdu (its pumps and controls) is not stated",
+                      "no figure counts it", "set it from the CDU's datasheet"),
+             OpenItem("to", "A new item worded as no earlier one", instruction="phone the vendor tomorrow"),
+             "A plain item: no instruction.")
+    assert items[:4] == (   # the internal edition's text, as before
         "Cost rests on assumed figures (replace with quotes): x price.",
         "Capex adds prices more than 18 months older than the newest (2025-01), adjusted to no common date "
         "(COST006; re-quote them): y (2023-01).",
         "Confirm sn2201: power.max, power.input.",
         "The electrical draw of cdu (its pumps and controls) is not stated: no figure counts it; set it from the "
-        "CDU's datasheet."))])]))
+        "CDU's datasheet.")
+    doc = customer(DocumentModel("t", "rack", "T", [], [Section("open-items", "Open items", [Bullets(items)])]))
     assert doc.sections[0].blocks[0].items == (
         "Cost rests on assumed figures: x price.",
         "Capex adds prices more than 18 months older than the newest (2025-01), adjusted to no common date "
         "(COST006): y (2023-01).",
         "sn2201: figures not confirmed from a public source: power.max, power.input.",
-        "The electrical draw of cdu (its pumps and controls) is not stated: no figure counts it.")
+        "The electrical draw of cdu (its pumps and controls) is not stated: no figure counts it.",
+        "A new item worded as no earlier one.",
+        "A plain item: no instruction.")
+    assert all("{instruction}" not in public for _, public in LAYOUTS.values())
 
 
 def test_both_editions_fit_in_one_folder_and_name_themselves(shipped_run, tmp_path):

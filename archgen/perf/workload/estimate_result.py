@@ -8,6 +8,17 @@ from archgen.model.requirements import Outcome
 from archgen.perf.workload.bands import Band, Span
 from archgen.units import Q
 
+#: The words a reader sees for each component of an estimate's time breakdown (`Estimate.breakdown`): a training
+#: step's (`training_estimate`), a served request's (`serving_estimate.run_breakdown`) and a collective's. The
+#: diagrams label their bars by these in both editions; the customer edition's breakdown table names them so too.
+BREAKDOWN_TITLES = {
+    "compute": "Compute", "tp_comm": "Tensor-parallel communication", "cp_comm": "Context-parallel communication",
+    "ep_comm": "Expert-parallel communication", "pp_comm": "Pipeline-parallel communication",
+    "dp_comm": "Data-parallel communication", "bubble": "Pipeline bubble", "optimizer": "Optimizer step",
+    "prefill_per_request": "Prefill per request", "decode_per_request": "Decode per request",
+    "idle_per_request": "Idle per request", "collective": "Collective",
+}
+
 
 @dataclass(frozen=True)
 class Estimate:

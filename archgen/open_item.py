@@ -1,0 +1,44 @@
+"""An open item of a document, kept as its parts: subject, finding and the design team's instruction.
+
+Its value is the text the internal edition prints (`layout`'s first form); `public` is what the customer edition
+prints, by the layout's second form, which has no place for the instruction: an item built here cannot carry the
+team's instruction into a customer's document, whatever its wording (docs/rendering.md, Document control and
+editions). A plain string among a document's open items has no instruction and reads the same in both editions.
+"""
+
+from __future__ import annotations
+
+#: How an item's parts read in each edition: (internal, customer). The customer form never holds {instruction}.
+LAYOUTS = {
+    "then": ("{subject}: {finding}; {instruction}.", "{subject}: {finding}."),
+    "to": ("{subject}: {instruction}.", "{subject}."),
+    "aside": ("{subject} ({instruction}): {finding}.", "{subject}: {finding}."),
+    "check": ("{subject} ({check}; {instruction}): {finding}.", "{subject} ({check}): {finding}."),
+    "confirm": ("{instruction} {subject}: {finding}.", "{subject}: figures not confirmed from a public source: "
+                                                       "{finding}."),
+}
+
+
+class OpenItem(str):
+    """An open item: the internal edition's text, with its `subject`, `finding`, `instruction` and `public` text."""
+
+    subject: str
+    finding: str
+    instruction: str
+    check: str
+    public: str
+
+    def __new__(cls, layout: str, subject: str, finding: str = "", instruction: str = "",
+                check: str = "") -> OpenItem:
+        """The item laid out as `LAYOUTS[layout]` says, in the internal edition's words (its `public` the other)."""
+        internal, public = LAYOUTS[layout]
+        parts = {"subject": subject, "finding": finding, "instruction": instruction, "check": check}
+        item = super().__new__(cls, internal.format(**parts))
+        item.subject, item.finding, item.instruction, item.check = subject, finding, instruction, check
+        item.public = public.format(**parts)
+        return item
+
+
+def customer_text(item: str) -> str:
+    """What the customer edition prints for an open item: its `public` text, a plain string as it is."""
+    return item.public if isinstance(item, OpenItem) else item
