@@ -215,6 +215,8 @@ def _block(b: Any, names: dict[str, str]) -> Any:
         return b
     if b.id == "references":
         return replace(b, rows=tuple((n, reference(s)) for n, s in b.rows))
+    if b.id == "glossary":   # a term keeps its own name ('busbw'), even where the text names the metric by title
+        return b
     b = _waived(_public_columns(b)) if b.id == "validation" else _public_columns(b)
     bare = BREAKDOWN_TITLES if b.id.startswith("perf-breakdown-") else bare_titles()
     named = {i for i, c in enumerate(b.columns) if c.title == ("Component" if bare is BREAKDOWN_TITLES else "Metric")}

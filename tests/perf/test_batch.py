@@ -166,7 +166,8 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 
 
 def _set(p: SweepProblem, levels, pos):
-    from archgen.perf.explore.points import _hardware, _job
+    from archgen.perf.explore.point_axes import point_hardware as _hardware
+    from archgen.perf.explore.point_axes import point_job as _job
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.layouts import enumerate_layouts
     from archgen.perf.workload.training_estimate import training_setup

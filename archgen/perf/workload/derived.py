@@ -207,10 +207,10 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
         low = high = math.nan
         spare_nodes: float = 0
         if goodput is not None:
-            m["goodput"], low, high, spare, write, restore, *mtti = goodput()
-            spare_nodes = int(spare)
-            m.update({k: t for k, t in zip(("checkpoint_write_time", "checkpoint_restore_time"), (write, restore),
-                                           strict=True) if t == t})
+            m["goodput"], low, high, spare, *rest = goodput()
+            spare_nodes, times, mtti = int(spare), rest[:2], rest[2:]
+            m.update({k: t for k, t in zip(("checkpoint_write_time", "checkpoint_restore_time"), times, strict=False)
+                      if t == t})
             if mtti and math.isfinite(mtti[0]):
                 m["mtti"] = mtti[0]
             if mtti and math.isfinite(mtti[2]):
