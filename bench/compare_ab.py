@@ -1,10 +1,11 @@
 """CPU of archgen commands in this checkout against another checkout of archgen, interleaved in one run.
 
-`python bench/bench_ab.py BASE [RUNS]`: BASE is a checkout with its own `.venv` (e.g. `git worktree add --detach
+`python bench/compare_ab.py BASE [RUNS]`: BASE is a checkout with its own `.venv` (e.g. `git worktree add --detach
 /tmp/base main && make -C /tmp/base .venv/.installed`). Each command runs in a fresh interpreter of each checkout,
 in that checkout's folder, alternating, so that the load of a shared machine hits both alike; the table gives the
 median CPU (user + system of the child) of each and their ratio, the measure issue 25 compares. Both checkouts are
-run once first, so their byte code and caches are warm. Prints the table; writes no file.
+run once first, so their byte code and caches are warm. Prints the table; writes no file. Not one of `make
+bench`'s `bench_*.py` (it needs a BASE checkout).
 """
 
 from __future__ import annotations
