@@ -10,32 +10,22 @@ but that it carries over to another accelerator is an assumption, so the require
 from __future__ import annotations
 
 import contextlib
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, SPECS
+from tests.conftest import REPO, shipped_edited
 
 BORROWED = "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; gb200 borrows them)"
 REQ = "  - {id: REQ-REL-MTTI, statement: MTTI of a job on every GPU, metric: mtti, target: \">= 1 h\"}\n"
+
+ANCHOR = "target: \"== 8\"}\n"   # the cluster's last requirement: REQ goes after it
 
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
     """`check` of the shipped specs with an MTTI target on the GB200 SU (its rates: the default H100 set)."""
-    from archgen.pipeline import run
-
-    root = tmp_path_factory.mktemp("borrowed")
-    specs = root / "specs"
-    shutil.copytree(SPECS, specs, ignore=shutil.ignore_patterns("catalog"))
-    path = specs / "clusters" / "gb200-nvl72-su.yaml"
-    text = path.read_text(encoding="utf-8")
-    anchor = "target: \"== 8\"}\n"
-    assert anchor in text
-    path.write_text(text.replace(anchor, anchor + REQ, 1), encoding="utf-8")
-    with contextlib.chdir(root):
-        return run([Path("specs")])
+    return shipped_edited(tmp_path_factory.mktemp("borrowed"), "clusters/gb200-nvl72-su.yaml", ANCHOR, ANCHOR + REQ)
 
 
 def test_a_requirement_met_on_borrowed_rates_names_the_set(result):

@@ -9,34 +9,21 @@ SU: its Llama 3.1 405B job on all 576 GPUs has goodput 0.796 (0.154 to 0.916), c
 
 from __future__ import annotations
 
-import contextlib
-import shutil
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import SPECS
+from tests.conftest import shipped_edited
 
 CLUSTER = "cluster/gb200-nvl72-su"
 REQ = ("  - {id: REQ-COST-GP, statement: Cost per goodput GPU-hour, metric: tco_per_goodput_accelerator_hour, "
        "target: \"<= 3 USD\"}\n")
 
+ANCHOR = "target: \"== 8\"}\n"   # the cluster's last requirement: REQ goes after it
+
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):
     """`check` of the shipped specs with a cost-per-goodput-hour target on the GB200 SU."""
-    from archgen.pipeline import run
-
-    root = tmp_path_factory.mktemp("gphour")
-    specs = root / "specs"
-    shutil.copytree(SPECS, specs, ignore=shutil.ignore_patterns("catalog"))
-    path = specs / "clusters" / "gb200-nvl72-su.yaml"
-    text = path.read_text(encoding="utf-8")
-    anchor = "target: \"== 8\"}\n"
-    assert anchor in text
-    path.write_text(text.replace(anchor, anchor + REQ, 1), encoding="utf-8")
-    with contextlib.chdir(root):
-        return run([Path("specs")])
+    return shipped_edited(tmp_path_factory.mktemp("gphour"), "clusters/gb200-nvl72-su.yaml", ANCHOR, ANCHOR + REQ)
 
 
 def test_its_ends_are_the_used_hour_cost_over_goodputs_ends(result):
