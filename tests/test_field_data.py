@@ -150,7 +150,7 @@ def _fewest_events_outside(ratio: float) -> int:
 def test_the_misses_against_the_figures_own_sampling_spread(rel):
     """Figure 7's MTTFs are rates (47.7 d is longer than the 7 days an RSC-1 job may run: runtime over failures, what
     archgen's MTTI inverts), measured from counts the paper does not give. A measured rate 1.07x (1.21x) the
-    range's top is outside beyond its own 95 % Poisson interval only if counted from at least 879 (116) failures:
+    range's highest rate is outside beyond its own 95 % Poisson interval only if counted from at least 879 (116) failures:
     879 x 47.7 d = 41,928 node-days, 7.5 % of RSC-1's ~556,000 in use, where jobs of one server or less took under
     10 % of the GPU time (Observation 7); 116 x 7.9 h on 128 nodes = 4,887 node-days, 0.88 %, where the paper gives
     no share for 1,024-GPU jobs. Neither bound is met or missed by anything the paper states."""
