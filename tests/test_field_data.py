@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from archgen.perf.train.poisson import poisson_interval
 from archgen.pipeline import run
 from archgen.units import Q_
 
@@ -30,7 +31,9 @@ RACK = Path(__file__).parents[1] / "specs" / "racks" / "dgx-h100-4.yaml"
 _WHY = ("; the paper's own r_f projects 28.8 h at 1,024 GPUs and is said to match 4-512-node jobs; it names per-job, "
         "correlated causes (a 1,024-GPU job that NODE_FAILed and was requeued 35 times, lemon nodes: 512+ GPU jobs "
         "failing 14 % -> 4 % once removed, 3.69x as rates) but not whether r_f leaves them out, and a factor from the "
-        "same paper would not be held out")
+        "same paper would not be held out; the miss exceeds the figure's own 95 % Poisson spread only if it rests on "
+        "more failures than test_the_misses_against_the_figures_own_sampling_spread gives (879 at 8 GPUs, 116 at "
+        "1,024), and the paper gives no count")
 #: Figures outside archgen's range, with the miss measured when this was written (the bar is not met for them).
 OUTSIDE = {
     "meta-rsc1-8gpu-job-mttf-held-out": "47.7 d measured; without the set built from the same figure the sets give "
@@ -128,6 +131,36 @@ def test_kokolis_projection_against_its_own_job_mttfs(rel):
     assert 24 / rsc1.interrupts_per_day(4096) == pytest.approx(7.2, abs=0.05)
     assert 24 / rsc1.interrupts_per_day(1024) / Q_(FIGURES["meta-rsc1-1024gpu-job-mttf"]["mttf"]).m_as("h") \
         == pytest.approx(3.65, abs=0.005)
+
+
+#: RSC-1 as Kokolis et al. give it (HPCA 2025, sections II and III): 16K A100 in 8-GPU DGX nodes (2,000 nodes),
+#: 83 % utilisation, 11 months of data; its node-days in use over that window, 11 x 365.25 / 12 days a month.
+RSC1_NODE_DAYS = 2000 * 11 * 365.25 / 12 * 0.83
+
+
+def _fewest_events_outside(ratio: float) -> int:
+    """The smallest count n at which a rate measured `ratio` x the range's top lies outside the range beyond its own
+    sampling spread: Garwood's 95 % low end on n events, times the measured rate, above the range's top."""
+    n = 1
+    while poisson_interval(n)[0] * ratio <= 1:
+        n += 1
+    return n
+
+
+def test_the_misses_against_the_figures_own_sampling_spread(rel):
+    """Figure 7's MTTFs are rates (47.7 d is longer than the 7 days an RSC-1 job may run: runtime over failures, what
+    archgen's MTTI inverts), measured from counts the paper does not give. A measured rate 1.07x (1.21x) the
+    range's highest rate is outside beyond its own 95 % Poisson interval only if counted from at least 879 (116) failures:
+    879 x 47.7 d = 41,928 node-days, 7.5 % of RSC-1's ~556,000 in use, where jobs of one server or less took under
+    10 % of the GPU time (Observation 7); 116 x 7.9 h on 128 nodes = 4,887 node-days, 0.88 %, where the paper gives
+    no share for 1,024-GPU jobs. Neither bound is met or missed by anything the paper states."""
+    for fid, fewest, share in (("meta-rsc1-8gpu-job-mttf", 879, 0.0754), ("meta-rsc1-1024gpu-job-mttf", 116, 0.0088)):
+        figure = FIGURES[fid]
+        low, measured, _ = _judge(rel, figure, figure["set"])
+        assert _fewest_events_outside(low / measured) == fewest
+        nodes = figure["gpus"] // 8
+        assert fewest * Q_(figure["mttf"]).m_as("day") * nodes / RSC1_NODE_DAYS == pytest.approx(share, abs=5e-5)
+    assert RSC1_NODE_DAYS == pytest.approx(555_789, abs=1)
 
 
 def test_network_only_set_takes_the_rest_from_its_base(rel):
