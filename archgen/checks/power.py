@@ -17,6 +17,7 @@ from archgen.checks.power_figures import (
     hall_units,
     input_span,
     shelf_range,
+    shelves_lost_with_a_feed,
     unconfirmed_power,
     within_input,
 )
@@ -72,7 +73,10 @@ def _group(p: Power, g: Stage) -> str:
 def feed_loss(ctx: Context) -> Iterator[Violation]:
     """With feed redundancy claimed, the rack still carries its full load with any one feed lost.
 
-    Fix: add a feed or raise the feed rating; or declare `redundancy: N` if none is intended.
+    The feeds left, and the power shelves left: a feed lost takes the shelves on it (`shelves_lost_with_a_feed`).
+
+    Fix: add a feed or raise the feed rating, give each shelf its own feed; or declare `redundancy: N` if none is
+    intended.
     """
     for path, a in ctx.racks.items():
         p = a.power
@@ -81,6 +85,7 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
                                 f"with one of {g.count} {g.kind} lost, {_kw(g.after_one_loss)} remain for "
                                 f"{_kw(g.load)}", g.load, g.after_one_loss)
+        yield from shelves_lost_with_a_feed(path, a)
 
 
 @check("PWR004", "power.conversion_loss")

@@ -161,3 +161,28 @@ def feeds_off_hall(ctx: Context) -> Iterator[Violation]:
                             f"feeds at {f.voltage:~P} {f.basis}{shown} in facility '{hall.id}', which distributes "
                             f"{hall.voltage:~P}: the feed capacity (PWR002) and the inputs' ratings (PWR006) were "
                             f"judged at {f.voltage:~P}", line.to("V"), hall.voltage.to("V"))
+
+
+
+def shelves_lost_with_a_feed(path: str, a: Any) -> Iterator[Violation]:
+    """PWR003's shelf side: the power shelves left when one feed is lost carry the busbar load.
+
+    Shelves plugged into the feeds (not behind PDUs) have one AC input each (`PowerShelf.input`), so a feed that is
+    lost takes the shelves on it with it. Spread as evenly as the feeds allow (the best case a spec that does not
+    map feeds to shelves can claim), one feed carries ⌈S / F⌉ of the S shelves on the F feeds left for them: 8
+    shelves of 33 kW on 2 feeds lose 4, and 132 kW remain. Nothing where the rack has no such shelves or claims no
+    feed redundancy (newuser25).
+    """
+    p, spec = a.power, a.rack.spec
+    shelves = next((st for st in p.stages if st.key == "shelves"), None)
+    if shelves is None or p.arrangement not in ("shelves", "side-by-side") or spec.power.feeds.redundancy == "N":
+        return
+    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.rack._power)
+    if feeds.count <= 0 or shelves.count <= 0:
+        return
+    lost = math.ceil(shelves.count / feeds.count)
+    left = shelves.unit_capacity * max(shelves.count - lost, 0)
+    if shelves.load > left:
+        yield Violation(path, spec.id, ("power", "feeds", "count"),
+                        f"with one of {feeds.count} {feeds.kind} lost, the {lost} power shelves on it go too: "
+                        f"{_kw(left)} of shelves remain for {_kw(shelves.load)}", shelves.load, left)
