@@ -1,4 +1,4 @@
-"""PWR003: a lost feed takes the power shelves on it (newuser25, finding 2).
+"""PWR003: a lost feed takes the power shelves on it (newuser25, finding 2); PWR007: one feed per shelf at most.
 
 Input: the shipped GB300 NVL72 rack (8 power shelves of 33 kW, N+1; busbar load 18 x 6 kW trays + 9 x 3.8 kW
 switch trays = 142.2 kW, the SN2201s being fed from outside) with its eight 60 A feeds replaced by two 400 A feeds,
@@ -44,3 +44,15 @@ def test_four_feeds_lose_two_shelves_and_six_carry_the_load(tmp_path):
 
 def test_one_feed_per_shelf_loses_one_shelf(tmp_path):
     assert _feed_loss(tmp_path, 8, "60 A") == []          # 7 x 33 = 231 kW for 142.2 kW: the shipped rack
+
+
+def test_more_feeds_than_shelf_inputs_is_an_error(tmp_path):
+    """newuser25, finding 3: 16 feeds N+N for 8 one-input shelves passed, PWR002 counting 8 x 34.5 kW of feeds usable
+    (415 V x 60 A x √3 x 0.8 each) though only 8 can be connected; now PWR007 says the other 8 connect to nothing."""
+    assert FEEDS in RACK
+    text = RACK.replace("id: gb300-nvl72", "id: r").replace(FEEDS, FEEDS.replace("count: 8", "count: 16")
+                                                            .replace("N+1", "N+N"))
+    result = run_specs(tmp_path, {"racks/r.yaml": text})
+    [f] = [f for f in result.findings if f.id == "PWR007"]
+    assert f.message == "16 feeds for 8 power shelves of one AC input each: 8 connect to nothing (expected at most 8)"
+    assert f.severity == "error" and (f.value.m, f.limit.m) == (16, 8)
