@@ -69,6 +69,11 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
     liquid = rack.cooling.liquid
     cdu = resolve(specs, rack.id, liquid.cdu if liquid else None, (CoolingUnit,), ("cooling", "liquid", "cdu"),
                   unresolved, f"rack/{rack.id}")
+    if cdu is not None and cdu.type not in CDU_TYPES:  # a rear door or CRAH cools air, not the trays' loop: REF002
+        unresolved.append(Unresolved(f"rack/{rack.id}", rack.id, cdu.id, ("cooling", "liquid", "cdu"),
+                                     "CoolingUnit of type 'in-rack-cdu' or 'in-row-cdu'",
+                                     f"CoolingUnit of type '{cdu.type}'"))
+        cdu = None
     facility = resolve(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
     shelves = rack.power.shelves
     stated = [(("cooling", "liquid", f), getattr(liquid, f) if liquid else None) for f in FITTINGS] + \
@@ -86,6 +91,10 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
     return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings))
 
 
+#: The `CoolingUnit.type`s a liquid path's `cdu` may name: a CDU exchanges the trays' loop heat into facility water.
+#: A rear-door heat exchanger (`rdhx`) or a CRAH cools air; counted as the CDU, its capacity would pass COOL001 for
+#: liquid heat it cannot take (newuser25).
+CDU_TYPES = ("in-rack-cdu", "in-row-cdu")
 #: The liquid path's fields that name Accessory parts, in BOM order.
 FITTINGS = ("manifold", "quick_disconnects", "hoses")
 #: The `Accessory.type` each field that names one takes.

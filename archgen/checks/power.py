@@ -13,10 +13,12 @@ from typing import Any
 from archgen.analyse.rack import Power, Stage, busbar_flags, external_flags
 from archgen.checks.power_figures import (
     _kw,
+    feeds_beyond_shelves,
     feeds_off_hall,
     hall_units,
     input_span,
     shelf_range,
+    shelves_lost_with_a_feed,
     unconfirmed_power,
     within_input,
 )
@@ -72,7 +74,10 @@ def _group(p: Power, g: Stage) -> str:
 def feed_loss(ctx: Context) -> Iterator[Violation]:
     """With feed redundancy claimed, the rack still carries its full load with any one feed lost.
 
-    Fix: add a feed or raise the feed rating; or declare `redundancy: N` if none is intended.
+    The feeds left, and the power shelves left: a feed lost takes the shelves on it (`shelves_lost_with_a_feed`).
+
+    Fix: add a feed or raise the feed rating, give each shelf its own feed; or declare `redundancy: N` if none is
+    intended.
     """
     for path, a in ctx.racks.items():
         p = a.power
@@ -81,6 +86,7 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
                                 f"with one of {g.count} {g.kind} lost, {_kw(g.after_one_loss)} remain for "
                                 f"{_kw(g.load)}", g.load, g.after_one_loss)
+        yield from shelves_lost_with_a_feed(path, a)
 
 
 @check("PWR004", "power.conversion_loss")
@@ -190,14 +196,14 @@ def _on_basis(voltage, basis: str, target: str, phases: int):
 
 @check("PWR007", "power.feeds_per_pdu")
 def feeds_per_pdu(ctx: Context) -> Iterator[Violation]:
-    """A rack with PDUs has one feed per PDU (a rack PDU has one input), and beside shelves feeds left for them.
+    """A rack has one feed per PDU and at most one per power shelf on the feeds (each has one input), none spare.
 
     With more feeds than PDUs, the feed capacity counted is not connected to anything; with fewer, some PDUs are
     not fed. With PDUs beside power shelves fed from the feeds, each PDU takes one feed and the shelves the rest,
-    so there must be more feeds than PDUs.
+    so there must be more feeds than PDUs, and no more left than shelves (`feeds_beyond_shelves`).
 
     Fix: make `power.feeds.count` the number of PDUs placed (plus the shelves' feeds when the PDUs stand beside
-    shelves), or place one PDU per feed.
+    shelves, at most one per shelf), or place one PDU per feed.
     """
     for path, a in ctx.racks.items():
         pdus = sum(1 for p in a.rack.items if isinstance(p.part, PDU))
@@ -207,6 +213,7 @@ def feeds_per_pdu(ctx: Context) -> Iterator[Violation]:
             need = f"more than {pdus}: one per PDU and the rest for the power shelves" if beside else f"{pdus}"
             yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
                             f"{feeds} feed(s) for {pdus} PDU(s) (expected {need})", Q_(feeds, ""), Q_(pdus, ""))
+        yield from feeds_beyond_shelves(path, a)
 
 
 @check("PWR008", "power.redundancy_placed")

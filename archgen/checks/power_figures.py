@@ -15,6 +15,7 @@ from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words
 from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
+from archgen.units import Q_
 
 
 def _kw(q) -> str:
@@ -161,3 +162,47 @@ def feeds_off_hall(ctx: Context) -> Iterator[Violation]:
                             f"feeds at {f.voltage:~P} {f.basis}{shown} in facility '{hall.id}', which distributes "
                             f"{hall.voltage:~P}: the feed capacity (PWR002) and the inputs' ratings (PWR006) were "
                             f"judged at {f.voltage:~P}", line.to("V"), hall.voltage.to("V"))
+
+
+
+def shelves_lost_with_a_feed(path: str, a: Any) -> Iterator[Violation]:
+    """PWR003's shelf side: the power shelves left when one feed is lost carry the busbar load.
+
+    Shelves plugged into the feeds (not behind PDUs) have one AC input each (`PowerShelf.input`), so a feed that is
+    lost takes the shelves on it with it. Spread as evenly as the feeds allow (the best case a spec that does not
+    map feeds to shelves can claim), one feed carries ⌈S / F⌉ of the S shelves on the F feeds left for them: 8
+    shelves of 33 kW on 2 feeds lose 4, and 132 kW remain. Nothing where the rack has no such shelves or claims no
+    feed redundancy (newuser25).
+    """
+    p, spec = a.power, a.rack.spec
+    shelves = next((st for st in p.stages if st.key == "shelves"), None)
+    if shelves is None or p.arrangement not in ("shelves", "side-by-side") or spec.power.feeds.redundancy == "N":
+        return
+    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.rack._power)
+    if feeds.count <= 0 or shelves.count <= 0:
+        return
+    lost = math.ceil(shelves.count / feeds.count)
+    left = shelves.unit_capacity * max(shelves.count - lost, 0)
+    if shelves.load > left:
+        yield Violation(path, spec.id, ("power", "feeds", "count"),
+                        f"with one of {feeds.count} {feeds.kind} lost, the {lost} power shelves on it go too: "
+                        f"{_kw(left)} of shelves remain for {_kw(shelves.load)}", shelves.load, left)
+
+
+def feeds_beyond_shelves(path: str, a: Any) -> Iterator[Violation]:
+    """PWR007's shelf side: power shelves plugged into the feeds take one feed each, so no more feeds than shelves.
+
+    A shelf has one AC input (`PowerShelf.input`): 16 feeds for 8 shelves leave 8 connected to nothing, yet PWR002
+    counted them (N+N of 16 x 34.5 kW: 276 kW usable) and the rack claimed 2N feeds its shelves cannot take
+    (newuser25). Beside PDUs, the feeds left after one per PDU are the shelves'.
+    """
+    p = a.power
+    shelves = sum(1 for item in a.rack.items if isinstance(item.part, PowerShelf))
+    if not shelves or p.arrangement not in ("shelves", "side-by-side"):
+        return
+    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.rack._power)
+    if feeds.count > shelves:
+        yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
+                        f"{feeds.count} {feeds.kind} for {shelves} power shelves of one AC input each: "
+                        f"{feeds.count - shelves} connect to nothing (expected at most {shelves})",
+                        Q_(feeds.count, ""), Q_(shelves, ""))

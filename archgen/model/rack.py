@@ -114,7 +114,8 @@ class LiquidPath(Spec):
     """The liquid loop serving the rack."""
 
     cdu: Ref = Field(description=(
-        "Id of the CoolingUnit (CDU) serving this rack. An in-row CDU stands outside the rack; an in-rack one "
+        "Id of the CoolingUnit (CDU) serving this rack, of `type` in-row-cdu or in-rack-cdu (a rear door or CRAH, "
+        "which cools air, is REF002). An in-row CDU stands outside the rack; an in-rack one "
         "(`type: in-rack-cdu`) is also placed in `slots`, `cdu_count` of them, for its U and weight (COOL012)."))
     cdu_count: int = Field(1, gt=0, le=1000, description=(
         "CDUs of that type serving one group of `racks_per_cdu` racks (not per rack): a cluster of n racks of this "
