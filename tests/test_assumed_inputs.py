@@ -110,4 +110,5 @@ def test_a_sweep_document_names_them_per_cluster(tmp_path):
     r = run_specs(tmp_path, PROPOSAL, "p")
     words = sweep_figures(r.specs, r.clusters["cluster/c"])[3]
     assert words.endswith("; cost per token on pdu-415v-60a-3ph price, hall-air energy price and PUE, "
-                          "hall-air space cost and depreciation")
+                          "hall-air space cost and depreciation, hall-air utilisation (not stated: every hour "
+                          "taken as used)")   # a job's hours are used hours (tests/analyse/test_unstated_utilisation.py)

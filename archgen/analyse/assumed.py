@@ -7,6 +7,8 @@ documents' open items list, split by the figures they enter:
 - a price (a part's, a rack's or a `Prices` document's) enters capex and everything built on it;
 - a facility's energy price and PUE, and the idle draw taken as the average draw, enter the energy cost;
 - its space cost, depreciation and discount rate (one `basis`) enter the space cost and the capital recovery;
+- a `utilisation` it does not state is taken as 1, every hour used, the lowest cost per used hour: that enters the
+  cost per used and per goodput accelerator-hour and a job's cost per hour and per token, never the owning cost;
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
   and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput (assumed figures,
   or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`);
@@ -23,6 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from archgen.analyse.checkpoint_storage import NOT_COSTED
+from archgen.analyse.cost import UNSTATED_UTILISATION
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -59,13 +62,14 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         cluster = out[cpath]
         job = jobs[cpath] if not r.workload.checkpoint.in_memory else tuple(
             x for x in jobs[cpath] if " checkpoint storage" not in x)   # in memory: no storage written
-        m = {"job_cost_per_hour": cluster.get("tco_per_year", ())}
+        used = cluster.get("tco_per_used_accelerator_hour", ())   # a job's hours are used hours
+        m = {"job_cost_per_hour": used}
         m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
             m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
-            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), cluster.get("tco_per_year", ()) + job)
+            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used + job)
         else:
-            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), cluster.get("tco_per_year", ()))
+            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
 
@@ -92,7 +96,8 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
     m |= dict.fromkeys(("goodput", "checkpoint_interval"), job)
     if cost is not None:
         m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"))
-        m["tco_per_goodput_accelerator_hour"] = m["tco_per_job_goodput_accelerator_hour"] = m["tco_per_year"] + job
+        m["tco_per_goodput_accelerator_hour"] = m["tco_per_job_goodput_accelerator_hour"] = \
+            m["tco_per_used_accelerator_hour"] + job
     return {k: v for k, v in m.items() if v}, job
 
 
@@ -106,7 +111,7 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
     m, job = cluster_inputs(a, rel, cost)
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
-    if cost is not None and (per_token := m.get("tco_per_year", ()) + job):
+    if cost is not None and (per_token := m.get("tco_per_used_accelerator_hour", ()) + job):
         said.append(f"cost per token on {', '.join(per_token)}")
     if cost is not None and a.cluster.spec.storage is not None and not in_memory:   # newuser23: silent before
         said.append(NOT_COSTED.replace("the change", "a faster storage"))
@@ -120,9 +125,10 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) 
     fc = facility.cost if facility is not None else None
     energy = (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
     space = (f"{facility.id} space cost and depreciation",) if facility and fc and fc.basis == "assumed" else ()
-    idle = tuple(x for x in assumed if x not in prices + energy + space)   # idle draws taken as the average
+    used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
+    idle = tuple(x for x in assumed if x not in prices + energy + space + used)   # idle draws taken as the average
     tco = prices + energy + idle + space
     return {"capex": prices, "network_capex_share": prices, "scale_out_capex_share": prices, "power_idle": idle,
             "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
             "space_cost_per_year": space, "capital_recovery_factor": space, "capital_cost_per_year": prices + space,
-            **dict.fromkeys(TCO_METRICS[:3], tco)}
+            **dict.fromkeys(TCO_METRICS[:2], tco), "tco_per_used_accelerator_hour": tco + used}

@@ -41,6 +41,8 @@ from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 HOURS_PER_YEAR = 8766.0
+#: A facility `cost:` that states no `utilisation`: every hour is taken as used (an assumed input, COST003).
+UNSTATED_UTILISATION = "utilisation (not stated: every hour taken as used)"
 
 #: Cluster figures that rest on every BOM line's price: not provided while one is unpriced.
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
@@ -245,6 +247,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         assumed += [f"{facility.id} {what}" for what, basis in (("energy price and PUE", fc.energy.basis),
                                                                 ("space cost and depreciation", fc.basis))
                     if basis == "assumed"]
+        if "utilisation" not in fc.model_fields_set:   # 1, the lowest cost per used hour, unless the hall says
+            assumed.append(f"{facility.id} {UNSTATED_UTILISATION}")
     average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
     utilisation = fc.utilisation if fc is not None else 1.0
     idle, idle_assumed = _load(specs, a, idle=True)

@@ -68,6 +68,8 @@ class FacilityCost(Spec):
     utilisation: float = Field(1.0, gt=0, le=1, description="Share of hours the cluster runs jobs; the average "
                                                             "load runs that share, the rest the idle load: each "
                                                             "part's `power.idle`, else its average draw (assumed, "
-                                                            "COST003), so energy is an upper bound.")
+                                                            "COST003), so energy is an upper bound. Unstated: 1, "
+                                                            "every hour used, the lowest cost per used hour, named "
+                                                            "as an assumed input (COST003, REQ005).")
     basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
     source: str = Field(min_length=3, description="Where they come from.")

@@ -2,7 +2,8 @@
 
 `--audience customer` writes the edition a partner receives (the rules of `archgen.render.edition`): no path of our
 repository (the title names no folder, the findings no file and line, JSON no `file`/`line`/`column`), a waiver
-without its reason, and the repository paths a requirement's or finding's text names left out.
+without its reason, the repository paths a requirement's or finding's text names left out, and the unit prices a
+finding names withheld (`edition.withheld_finding`: a report has no `document.show_prices` to allow them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from archgen.metrics import unbounded
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.render import fmt
-from archgen.render.edition import without_paths
+from archgen.render.edition import withheld_finding, without_paths
 from archgen.units import Q
 
 
@@ -111,7 +112,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         if public:
             lines += ["### Findings of the proposal", "", "| severity | check | object | message |",
                       "|---|---|---|---|"]
-            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {fmt.md(text(f.message))} |" for f in live]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {fmt.md(text(withheld_finding(f.id, f.message)))} |"
+                      for f in live]
         else:
             lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
                       "|---|---|---|---|---|"]
@@ -190,5 +192,5 @@ def _public_finding(f: dict) -> dict:
     if "waived" in f:
         f["waived"] = bool(f["waived"])
     if isinstance(f.get("message"), str):
-        f["message"] = without_paths(f["message"])
+        f["message"] = without_paths(withheld_finding(str(f.get("id", "")), f["message"]))
     return f

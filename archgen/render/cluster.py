@@ -19,7 +19,7 @@ from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
-from archgen.model import Part
+from archgen.model import Part, Prices
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
@@ -40,7 +40,9 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
     """Parts used by the cluster (rack types' parts, fabric switches, links) and the subjects of its findings.
 
     The subjects include the workloads that run on the cluster, so that their findings (PERF, REL, REQ on their
-    requirements) count in the document's status, validation report and open items as in its compliance matrix.
+    requirements) count in the document's status, validation report and open items as in its compliance matrix,
+    and the `Prices` lists that price a part or rack of its bill of materials (COST004 on a list whose price the
+    capex reads, or passes over for another list's), which enter its input digest and revision too.
     """
     specs = result.design.specs
     cluster = a.cluster
@@ -62,7 +64,10 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
             # links (cables, transceivers), CDUs and the switches no rack holds: placed parts are counted above
             if line.kind in ("Link", "CoolingUnit") or (line.kind == "Switch" and line.note == UNRACKED):
                 counts[part.id] += line.quantity
-    docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values())]
+    # the price lists that price a part or rack of its bill of materials: its capex reads them (or chose another)
+    billed = {line.part for line in getattr(cab, "bom", ())} | set(cluster.rack_counts)
+    lists = [d for d in specs.of(Prices) if billed & set(d.prices)]
+    docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values()), *lists]
     if cluster.facility is not None:
         docs.append(cluster.facility)
     if revision is None:
@@ -72,6 +77,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
     subjects = {cluster.path, cluster.spec.id, *(fa.fabric.path for fa in a.fabrics), *workloads,
                 *(f.object for f in result.findings if f.object.startswith(under)),
                 *(f"rack/{rid}" for rid in cluster.rack_counts), *(f"part/{p}" for p in parts),
+                *(f"prices/{d.id}" for d in lists),
                 *([f"facility/{cluster.facility.id}"] if cluster.facility is not None else [])}
     ordered = sorted(parts.values(), key=lambda p: (p.kind, p.id))
     return Scope(result, cluster.path, cluster.spec, ordered, subjects, revision, provenance.input_hash(docs),

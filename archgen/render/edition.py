@@ -16,6 +16,9 @@
 - withholds unit prices: unless the spec's `document.show_prices` is true, the capex table keeps each part's
   quantity and price basis but not its unit price or total, and the capex-by-kind chart is left out; the totals
   (capex, TCO, cost per accelerator-hour and per token) stay, and the cost section says the prices are withheld;
+  the findings whose messages name unit prices (`UNIT_PRICE_CHECKS`: two lists' prices of one part, a rack's
+  placed parts at theirs, a part at 0) read "[withheld]" for each amount (`without_prices`), in the validation
+  report and the open items, as in `archgen gap --audience customer`;
 - shows that a finding is waived, not the team's reason (the validation report's Waiver column reads "waived"), and
   an open item's subject and finding without the team's instruction: an item is an `archgen.open_item.OpenItem`
   built from those parts, and this edition prints its `public` text, which has no place for the instruction;
@@ -37,6 +40,7 @@ from archgen import metrics
 from archgen.open_item import customer_text
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
+from archgen.units import CURRENCIES
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -55,6 +59,11 @@ _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[.
 _PRICE_COLUMNS = ("Unit price", "Total")
 _WITHHELD = ("Unit prices and the capex of each part are withheld in this edition; the totals above are computed "
              "from every priced part in the bill of materials.")
+#: Checks whose messages name unit prices: COST004 (a part at two lists' prices; a rack's placed parts at their own),
+#: COST005 (a part priced at 0). Where unit prices are withheld, so are the amounts these messages name.
+UNIT_PRICE_CHECKS = ("COST004", "COST005")
+#: An amount of money as the checks write one: "28000 USD", "3,044,000 USD", "0.5 EUR".
+_MONEY = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)? ?(?:" + "|".join(CURRENCIES) + r")\b")
 #: The revision of a design whose spec states none (its internal git commit is no revision for a customer).
 UNREVISED = "not stated (draft)"
 _NOT_READ = re.compile(r"\s*\(not read directly\)|[;,]?\s*\bnot read directly\b", re.I)
@@ -70,6 +79,8 @@ def customer(doc: DocumentModel) -> DocumentModel:
         if section.id == "open-items":  # each item's subject and finding, not the team's instruction
             section.blocks = [replace(b, items=tuple(map(customer_text, b.items))) if isinstance(b, Bullets) else b
                               for b in section.blocks]
+        if not doc.show_prices:
+            section.blocks = [_priced_findings(b) for b in section.blocks]
         section.blocks = [_block(b, names) for b in section.blocks]
         if not doc.show_prices and any(isinstance(b, Table) and b.id == "capex" for b in section.blocks):
             section.blocks = _withhold_prices(section.blocks)
@@ -257,6 +268,27 @@ def _withhold_prices(blocks: list[Any]) -> list[Any]:
             continue
         out.append(b)
     return out
+
+
+def without_prices(text: str) -> str:
+    """`text` with every amount of money it names read as "[withheld]" (a COST004 or COST005 message)."""
+    return _MONEY.sub("[withheld]", text)
+
+
+def withheld_finding(check: str, message: str) -> str:
+    """A finding's message as an edition that withholds unit prices prints it (`UNIT_PRICE_CHECKS`)."""
+    return without_prices(message) if check in UNIT_PRICE_CHECKS else message
+
+
+def _priced_findings(b: Any) -> Any:
+    """The validation table's and open items' findings of `UNIT_PRICE_CHECKS` without the prices they name."""
+    if isinstance(b, Table) and b.id == "validation":
+        return replace(b, rows=tuple((row[0], withheld_finding(row[0], row[1]), *row[2:]) if isinstance(row[1], str)
+                                     else row for row in b.rows))
+    if isinstance(b, Bullets):   # an open item from a finding reads "COST004 (fail): <message>"
+        return replace(b, items=tuple(without_prices(i) if i.split(" (", 1)[0] in UNIT_PRICE_CHECKS else i
+                                      for i in b.items))
+    return b
 
 
 def _waived(b: Table) -> Table:
