@@ -61,3 +61,24 @@ def test_the_mi355x_workload_runs_primus(shipped) -> None:
     (stack,) = [n for n in notes if n.startswith("stack not stated")]
     assert "newest profile for this vendor (AMD accelerators" in stack and ", primus-2025;" in stack
     assert "describe NVIDIA stacks" not in stack
+
+
+def test_perf004_judges_an_amd_job_by_primus(tmp_path) -> None:
+    """PERF004 judges a workload that states no stack by the profile its estimate ran: on MI355X, primus-2025, which
+    offloads no activations (Primus trainer_base.yaml:113 has the optimizer offload only)."""
+    from tests.conftest import shipped_edited
+
+    job = "  global_batch: 512\n  precision: bf16\n"
+    run = shipped_edited(tmp_path, "clusters/mi355x-th5.yaml", job, job + "  parallelism: {offload: activations}\n")
+    (found,) = [f for f in run.findings if f.id == "PERF004"]
+    assert "states offload activations, which stack primus-2025 does not run" in found.message, found.message
+
+
+def test_a_stated_hybridep_switch_keeps_hybridep_on_amd() -> None:
+    """permute_in_dispatch is HybridEP's alone (the Training validator, read against nemo-2025's dispatcher): on AMD,
+    where the profile's dispatcher is DeepEP, the stated switch keeps the dispatcher it was validated with."""
+    t = Training(seq_len=4096, global_batch=256, precision="bf16", permute_in_dispatch=True)
+    knobs = training_knobs(on_vendor(t, "AMD"))
+    assert (knobs.moe_dispatcher, knobs.ep_dedup, knobs.permute_in_dispatch) == ("hybridep", True, True)
+    assert training_knobs(Training(seq_len=4096, global_batch=256, precision="bf16", stack="primus-2025"))\
+        .moe_dispatcher == "deepep"

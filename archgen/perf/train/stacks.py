@@ -198,7 +198,7 @@ def optimizer_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[st
 
 
 def dispatcher_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str, object]]:
-    """The profile value of `ep_dedup` or `moe_dispatcher` that the other, stated alone, changes.
+    """The profile value of `ep_dedup` or `moe_dispatcher` that the other (or `permute_in_dispatch`), stated, changes.
 
     Returned as switch -> (why, value). DeepEP and HybridEP deduplicate per node and Megatron-core's alltoall
     does not; a stated ep_dedup true under a profile whose dispatcher is alltoall reads as the flex dispatcher's
@@ -206,6 +206,11 @@ def dispatcher_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[s
     moe_flex_dispatcher_backend = "deepep").
     """
     d, e = stated.get("moe_dispatcher"), stated.get("ep_dedup")
+    if stated.get("permute_in_dispatch") and d is None and e is None and PROFILES[stack].moe_dispatcher != "hybridep":
+        # `StackSwitches` checked it against the stack the job was read with; on another vendor's profile
+        # (`on_vendor`: Primus's DeepEP) the stated HybridEP-only switch keeps its dispatcher
+        return {"moe_dispatcher": ("follows the stated permute_in_dispatch (HybridEP's kernels only)", "hybridep"),
+                "ep_dedup": ("follows the stated permute_in_dispatch (HybridEP's kernels only)", True)}
     if d is not None and e is None:
         return {"ep_dedup": (f"follows the stated moe_dispatcher {d}", d != "alltoall")}
     if e is not None and d is None and bool(e) != (PROFILES[stack].moe_dispatcher != "alltoall"):
