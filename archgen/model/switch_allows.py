@@ -67,8 +67,12 @@ ALLOWS: dict[str, ByStack] = {
                        (("none",), f"{_CORE}: no host offload in the 2024 recipe"),
                        (("none", "activations", "optimizer", "both"),
                         "Megatron-core --fine-grained-activation-offloading, --optimizer-cpu-offload"),
-                       (("none", "optimizer"), f"{_PRIMUS} modules/megatron/trainer_base.yaml:113: "
-                                 "optimizer_cpu_offload; no activation offload among its options")),
+                       (("none", "activations", "optimizer", "both"),
+                        f"{_PRIMUS} modules/megatron/trainer_base.yaml:113: optimizer_cpu_offload; activations: its "
+                        "Megatron-LM pin (third_party/Megatron-LM at d3528a2) has fine_grained_activation_offloading, "
+                        "which Primus's Kimi K3 attention checks (backends/megatron/core/transformer/kimi_k3/"
+                        "kimi_k3_mla_attention.py:451-457), and its zero-bubble schedule offloads activations "
+                        "(modules/megatron/zero_bubble.yaml:47 cpu_offload)")),
 }
 
 
