@@ -102,3 +102,19 @@ def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]
         if values != ("divisors",) and value not in values:
             out.append((name, value, values, by.setting(stack)[1]))
     return out
+
+
+#: Switches whose value under a stack its own published configurations split on, so a job that leaves them out may
+#: run either: each with the values they split between (the profile's first) and where that is read. An estimate
+#: under the stack gives its step time over them beside the profile's (`perf.workload.training_estimate.unsettled`).
+UNSETTLED: dict[str, dict[str, tuple[tuple[object, ...], str]]] = {
+    "primus-2025": {
+        "grad_accum_fusion": ((False, True), f"{_PRIMUS} examples/megatron/configs/MI300X and MI355X "
+                                             "*-pretrain.yaml: 134 of the 168 set gradient_accumulation_fusion false, "
+                                             "34 true"),
+        "cross_entropy": (("te", "unfused"), f"{_PRIMUS} examples/megatron/configs/MI300X and MI355X *-pretrain.yaml: "
+                                             "100 of the 168 set cross_entropy_fusion_impl 'te' with the loss "
+                                             "fusion, the others keep models/megatron/language_model.yaml:78-79 "
+                                             "(cross_entropy_loss_fusion false)"),
+    },
+}

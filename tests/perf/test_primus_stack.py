@@ -76,3 +76,37 @@ def test_a_stated_hybridep_switch_keeps_hybridep_on_amd() -> None:
     assert (knobs.moe_dispatcher, knobs.ep_dedup, knobs.permute_in_dispatch) == ("hybridep", True, True)
     assert training_knobs(Training(seq_len=4096, global_batch=256, precision="bf16", stack="primus-2025"))\
         .moe_dispatcher == "deepep"
+
+
+AMD_CASE = """\
+schema: archgen-validation/1
+cases:
+- id: amd-unstated
+  source: test
+  status: confirmed
+  system: {accelerator: mi300x, count: 8, scale_up: {domain: 8, bandwidth: "448 GB/s"}}
+  model: {layers: 24, hidden: 2048, heads: 16, ffn: 8192, vocab: 32000}
+  training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 1, dp: 8}
+  measured: [{metric: step_time, value: 1, unit: s}]
+"""
+
+
+def test_an_amd_case_ranges_over_what_primus_leaves_unsettled(tmp_path) -> None:
+    """An AMD case that states no stack is scored at primus-2025 and ranges over the switches AMD's configs split on
+    (gradient-accumulation fusion: 134 false / 34 true; cross entropy: 100 te / 68 unfused): the range holds the
+    score's prediction, and a case that states both has no such range."""
+    from archgen.scoring.cases import predict, read_cases
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.scoring.unstated import unsettled_range, unstated_range
+
+    path = tmp_path / "amd.yaml"
+    path.write_text(AMD_CASE, encoding="utf-8")
+    (case,), _ = read_cases(path)
+    accs = load_accelerators()
+    lo, hi = unsettled_range(case, accs)["step_time"]
+    got = predict(case, accs)["step_time"]
+    assert lo <= got <= hi and lo < hi
+    assert unstated_range(case, accs)["step_time"][0] <= lo
+    stated = case.model_copy(update={"training": case.training.model_copy(
+        update={"grad_accum_fusion": False, "cross_entropy": "te"})})
+    assert unsettled_range(stated, accs) == {}

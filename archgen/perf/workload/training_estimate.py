@@ -6,6 +6,7 @@ notes (the stack range, the efficiency range), and the elasticities.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
-from archgen.model.switch_allows import allowed, beyond_stack
+from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
@@ -27,6 +28,7 @@ from archgen.perf.train.stacks import (
     newest_why,
     on_vendor,
     open_knobs,
+    resolve,
     stated_knobs,
     training_knobs,
     variants,
@@ -183,6 +185,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(stack_range(t, arch, hw, lay, (job, lay, est)))
+    if with_stack_range:  # as the stack range: a sweep shows no notes
+        notes += unsettled(t, arch, hw, lay, est)
     beyond = beyond_stack(t)
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
@@ -223,6 +227,27 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None)
+
+
+def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
+    """A note with the step time over the switches the job's stack leaves unsettled (`switch_allows.UNSETTLED`).
+
+    Only those the job leaves out; every combination of their values, the layout kept. Information beside the
+    estimate (the profile's values), as the stack range is; none where the stack settles every switch.
+    """
+    open_ = {n: vals for n, (vals, _) in UNSETTLED.get(t.stack, {}).items() if getattr(t, n, None) is None}
+    if not open_:
+        return []
+    times = [float(est.step_time)]
+    for combo in itertools.product(*open_.values()):
+        knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+        times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
+                           .step_time))
+    split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
+    return [f"{t.stack} leaves unsettled what its published configurations split on ({split}; "
+            f"switch_allows.UNSETTLED): over them the step time spans {min(times):.4g} s to {max(times):.4g} s "
+            "with this layout"]
 
 
 def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, TrainingEstimate]
