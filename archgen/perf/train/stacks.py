@@ -304,12 +304,12 @@ def on_vendor(training: StatedT, vendor: str) -> StatedT:
     return out
 
 
-def newest_why(stack: str) -> str:
-    """Why a job that states no stack has `stack`: the newest profile, or the newest of its accelerator's vendor."""
+def newest(stack: str) -> str:
+    """What `stack` is to a job that states none: the newest profile, or the newest of its accelerator's vendor."""
     if stack == DEFAULT_STACK:
-        return "no stack stated: the newest profile"
+        return "the newest profile"
     vendors = " and ".join(v for v, own in VENDOR_STACKS.items() if own == stack)
-    return f"no stack stated: the newest profile for this vendor ({vendors} accelerators; switches.VENDOR_STACKS)"
+    return f"the newest profile for this vendor ({vendors} accelerators; switches.VENDOR_STACKS)"
 
 
 def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,
@@ -329,7 +329,7 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
     knobs = resolve(stack, stated, training.precision)
     rules = profile_rules(stack, stated, training.precision)
     out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
-                "" if named else newest_why(stack))]
+                "" if named else f"no stack stated: {newest(stack)}")]
     for name, switch in SWITCHES.items():
         value = getattr(knobs, name)
         unused = moot(name, layout or {}, moe, training.precision)

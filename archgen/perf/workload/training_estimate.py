@@ -25,7 +25,7 @@ from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, n
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import (
     Knobs,
-    newest_why,
+    newest,
     on_vendor,
     open_knobs,
     resolve,
@@ -268,6 +268,6 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             e = done[(job, layout)] = estimate_training(hw, job, layout)
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
-    return (f"stack not stated: estimated with {newest_why(t.stack).split(': ', 1)[1]}, {t.stack}; over the stack "
+    return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; over the stack "
             f"profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout"
             f"{stack_origin(hw, t.stack)}")
