@@ -143,7 +143,8 @@ def switches_section() -> list[str]:
     lines = ["## Training switches", "",
              "A Workload's `training` (and its `parallelism.sequence_parallel`) and a validation case's `training` "
              "may state", f"each switch; one left out takes the value of the job's `stack` profile (`{DEFAULT_STACK}`, "
-             "the newest, when the job", "names none). `archgen estimate --explain` shows where each value of an "
+             "the newest, when the job", "names none; on an AMD accelerator `primus-2025`, the newest for that "
+             "vendor). `archgen estimate --explain` shows where each value of an "
              "estimate came from. A switch the", "estimate's layout or model makes moot keeps its value there and "
              "reads 'not used' with the reason (JSON:", "`\"used\": false`): sequence parallelism and the TP overlap "
              "with tp = 1, the p2p overlap with pp = 1 or", "interleave = 1, the MoE switches (`ep_dedup`, "

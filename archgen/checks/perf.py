@@ -6,7 +6,9 @@ from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.requirements import not_met
-from archgen.model.switches import as_written, beyond_stack
+from archgen.model.switch_allows import beyond_stack
+from archgen.model.switches import as_written
+from archgen.perf.train.stacks import on_vendor
 
 
 @check("PERF001", "perf.target")
@@ -57,7 +59,10 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
 
     A stated value wins over the stack's profile and the estimate takes it as stated, but a stack that cannot
     run it (sequence parallelism or flash attention on Megatron-LM of 2021, ZeRO-3 on the 2024 recipe) is not the
-    stack that will run the job. What each stack allows is `archgen.model.switches.ALLOWS`, with its source.
+    stack that will run the job. What each stack allows is `archgen.model.switch_allows.ALLOWS`, with its source.
+
+    A workload that states no stack is judged against the one its estimate ran: its accelerator vendor's newest
+    profile (`stacks.on_vendor`: `primus-2025` on AMD).
 
     Fix: state the stack that runs the job (`training.stack`), or leave the switch out to take the stack's value.
     """
@@ -65,6 +70,7 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
         t = r.workload.training
         if t is None:
             continue
+        t = on_vendor(t, r.vendor)
         for name, value, allowed, source in beyond_stack(t):
             layout = name in type(t.parallelism).model_fields
             where = ("training", "parallelism", name) if layout else ("training", name)

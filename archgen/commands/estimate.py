@@ -99,23 +99,23 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     """
     from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
     from archgen.scoring import unstated
-    from archgen.scoring.cases import read_case_file, unfit_reason, virtual_stages
+    from archgen.scoring.cases import case_vendor, read_case_file, unfit_reason, virtual_stages
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
     cf = read_case_file(path)
     scores = score_cases(cf)
     scored = {r.id for r in scores.results}
+    accs = load_accelerators()
     used = {c.id: explain_switches(c.training, {"tp": c.training.tp, "pp": c.training.pp, "dp": c.training.dp,
                                                 "cp": c.training.cp, "ep": c.training.ep, "etp": c.training.etp,
                                                 "zero": c.training.zero, "interleave": virtual_stages(c.training)},
-                                   c.model.moe is not None if c.model else None)
+                                   c.model.moe is not None if c.model else None, case_vendor(c, accs))
             for c in cf.cases if explain and c.id in scored and c.training is not None}
     if fmt == "json":
         rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else row
                 for row in case_scores_json(scores)]
         return dumps(rows), 1 if scores.refused else 0
-    accs = load_accelerators()
     ranges = {c.id: (got, unstated.describe(unstated.open_knobs(c, accs))) for c in cf.cases
               if c.id in scored and (got := unstated.collective_range(c, accs) or unstated.serving_range(c, accs)
                                      or unstated.training_efficiency_range(c, accs))}
@@ -213,7 +213,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
             raise
         raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
                                           f"{on.accelerators} of cluster '{cluster.id}')") from None
-    used = explain_switches(workload.training, est.layout, model.moe is not None if model else None) \
+    used = explain_switches(workload.training, est.layout, model.moe is not None if model else None,
+                            on.hardware.vendor) \
         if explain and workload.training is not None else []
     extra: dict[str, object] = {"switches": switches_json(used)} if used else {}
     plan = None

@@ -15,6 +15,13 @@ The profiles (read from each framework's own code and recipes; nothing in them i
   --overlap-grad-reduce --overlap-param-gather --sequence-parallel --transformer-impl transformer_engine`).
 * `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
   recipes/) and NeMo's published performance configurations (scripts/performance/).
+* `primus-2025`: AMD's Primus (AMD-AGI/Primus at fd1eeab, Megatron-LM on ROCm): its module defaults
+  (primus/configs/modules/megatron/) and model bases (primus/configs/models/megatron/), and where AMD's 168 published
+  MI300X and MI355X LLM pre-training configs (examples/megatron/configs/*/*-pretrain.yaml) mostly set a switch, their
+  value; a switch Primus leaves out is Megatron-core's default, and each source says which.
+
+A job that states no stack takes the newest profile of its accelerator's vendor (`vendor_stack`: `primus-2025` on
+AMD, `nemo-2025` on any other).
 
 Two rules depend on the precision and are applied when a profile is resolved (`perf.train.stacks.resolve`): fp16
 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's `fp16_mixed`), and the FP8 parameter gather
@@ -32,10 +39,25 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.spec import Spec
 
 #: Training-stack profiles, oldest first (each switch's `ByStack` gives its value under each).
-STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025")
-Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025"]
-#: The profile of a Workload or a validation case that states no `stack`: the newest.
+STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025", "primus-2025")
+Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025", "primus-2025"]
+#: The profile of a Workload or a validation case that states no `stack`: the newest (on an AMD accelerator, the
+#: newest of its vendor, `VENDOR_STACKS`).
 DEFAULT_STACK: Stack = "nemo-2025"
+#: The newest profile of each vendor that has one of its own: AMD trains with Primus (ROCm; AMD-AGI/Primus README).
+VENDOR_STACKS: dict[str, Stack] = {"AMD": "primus-2025"}
+
+
+def vendor_stack(vendor: str) -> Stack:
+    """The profile a job on an accelerator of `vendor` takes where it states no stack (`DEFAULT_STACK` for others)."""
+    return VENDOR_STACKS.get(vendor, DEFAULT_STACK)
+
+
+def runs_on(stack: str, vendor: str) -> bool:
+    """Whether `stack` runs on `vendor`'s accelerators: a vendor's own profile on its own only (Primus is ROCm's)."""
+    own = [v for v, s in VENDOR_STACKS.items() if s == stack]
+    return not own or vendor in own
+
 AttentionKernel = Literal["flash", "materialized"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
@@ -65,6 +87,7 @@ class ByStack:
     megatron_lm_2021: Setting
     megatron_core_2024: Setting
     nemo_2025: Setting
+    primus_2025: Setting
 
     def setting(self, stack: str) -> Setting:
         """(value, source) under `stack`."""
@@ -76,6 +99,10 @@ _LM21 = "Megatron-LM v2.x (SC21)"
 _CORE = "Megatron-LM README"
 _ARGS = "Megatron-LM megatron/training/arguments.py"
 _BRIDGE = "Megatron-Bridge"
+_PRIMUS = "Primus fd1eeab"
+_PMODULE = "Primus fd1eeab primus/configs/modules/megatron"
+_PMODEL = "Primus fd1eeab primus/configs/models/megatron"
+_PEX = "Primus fd1eeab examples/megatron/configs/MI300X and MI355X *-pretrain.yaml"
 
 
 class SequenceParallel(Spec):
@@ -84,7 +111,8 @@ class SequenceParallel(Spec):
     sequence_parallel: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: sequence parallelism arrived in 2022 (Korthikanti et al., arXiv 2205.05198)"),
         (True, f"{_CORE}: --sequence-parallel"),
-        (True, f"{_BRIDGE} recipes: sequence_parallel with TP > 1"))] = Field(
+        (True, f"{_BRIDGE} recipes: sequence_parallel with TP > 1"),
+        (True, f"{_PMODEL}/language_model.yaml:166: sequence_parallel: true"))] = Field(
         None, description="Megatron sequence parallelism with TP; the stack's default when left out.")
 
 
@@ -92,56 +120,72 @@ class StackSwitches(Spec):
     """The training stack and the switches it sets; each left out (None) takes the stack's value."""
 
     stack: Stack = Field(DEFAULT_STACK, description="Training stack whose profile fills every switch left out; the "
-                                                    "newest (nemo-2025) when left out (docs/perf-model.md, Stack "
+                                                    "newest of the accelerator's vendor when left out (primus-2025 "
+                                                    "on AMD, nemo-2025 on others; docs/perf-model.md, Stack "
                                                     "profiles).")
     attention: Annotated[AttentionKernel | None, ByStack(
         ("materialized", f"{_LM21}: Megatron's fused softmax (FlashAttention postdates the runs)"),
         ("flash", f"{_CORE}: --transformer-impl transformer_engine (fused/flash attention)"),
-        ("flash", f"{_BRIDGE} recipes: Transformer Engine fused attention"))] = Field(
+        ("flash", f"{_BRIDGE} recipes: Transformer Engine fused attention"),
+        ("flash", f"{_PMODULE}/pre_trainer.yaml:30: use_flash_attn: true; {_PMODEL}/language_model.yaml:48: "
+                  "transformer_impl: transformer_engine (ROCm TE fused attention)"))] = Field(
         None, description="Attention kernel: flash or materialized scores.")
     distributed_optimizer: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: --DDP-impl local; --use-distributed-optimizer arrived in 2022"),
         (True, f"{_CORE}: --use-distributed-optimizer"),
-        (True, f"{_BRIDGE} recipes: use_distributed_optimizer=True"))] = Field(
+        (True, f"{_BRIDGE} recipes: use_distributed_optimizer=True"),
+        (True, f"{_PMODULE}/pre_trainer.yaml:32: use_distributed_optimizer: true (the dense MI355X "
+               "configs run torch FSDP2 instead: use_torch_fsdp2: true)"))] = Field(
         None, description="Shard optimizer state over DP ranks (ZeRO-1).")
     grad_reduce_dtype: Annotated[GradDtype | None, ByStack(
         ("fp32", f"{_LM21}: the local DDP all-reduces fp32 main gradients"),
         ("fp32", f"{_ARGS}: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'"),
-        ("fp32", f"{_BRIDGE} training/mixed_precision.py: bf16_mixed sets grad_reduce_in_fp32=True"))] = Field(
+        ("fp32", f"{_BRIDGE} training/mixed_precision.py: bf16_mixed sets grad_reduce_in_fp32=True"),
+        ("fp32", f"{_PMODULE}/trainer_base.yaml:41: grad_reduce_in_bf16: false, so Megatron-LM's fp32 "
+                 "reduction of bf16 training"))] = Field(
         None, description="Gradient buffer and DP reduction dtype.")
     param_gather_dtype: Annotated[GatherDtype | None, ByStack(
         ("bf16", f"{_LM21}: no distributed optimizer, no FP8 parameters"),
         ("bf16", f"{_ARGS}: --fp8-param-gather is off by default"),
-        ("fp8", f"{_BRIDGE} training/mixed_precision.py: the FP8 recipes set fp8_param_gather=True"))] = Field(
+        ("fp8", f"{_BRIDGE} training/mixed_precision.py: the FP8 recipes set fp8_param_gather=True"),
+        ("bf16", f"{_PMODULE}/trainer_base.yaml:59: fp8_param_gather: false"))] = Field(
         None, description="Distributed optimizer's weight all-gather dtype (fp8: fp8_param_gather, FP8 runs).")
     overlap_grad_reduce: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: the local DDP all-reduces after the backward pass"),
         (True, f"{_CORE}: --overlap-grad-reduce"),
-        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce with dp > 1"))] = Field(
+        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce with dp > 1"),
+        (True, f"{_PEX}: overlap_grad_reduce: true in 154 of the 168 (trainer_base.yaml:171 "
+               "false)"))] = Field(
         None, description="Overlap the DP gradient reduction with backward.")
     overlap_param_gather: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no distributed optimizer, so no parameter gather"),
         (True, f"{_CORE}: --overlap-param-gather"),
-        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather with dp > 1"))] = Field(
+        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather with dp > 1"),
+        (True, f"{_PEX}: overlap_param_gather: true in 126 of the 168, false with torch FSDP2 "
+               "(trainer_base.yaml:172 false)"))] = Field(
         None, description="Overlap the DP weight all-gather with forward.")
     overlap_tp_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no TP communication overlap"),
         (False, f"{_ARGS}: opt-in (--tp-comm-overlap)"),
         (True, f"{_BRIDGE} scripts/performance/utils/overrides.py, recipes/llama/h100/llama3.py: on with TP > 1 "
-               "and SP"))] = Field(
+               "and SP"),
+        (False, f"{_PMODEL}/language_model.yaml:180: tp_comm_overlap: false; none of the 168 sets "
+                "it"))] = Field(
         None, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
                           "Megatron-Core tp_comm_overlap); needs sequence parallelism: off where it is stated "
                           "off, and stated true without it an error.")
     overlap_p2p_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: blocking pipeline sends (--overlap-p2p-communication was opt-in)"),
         (True, f"{_ARGS}: the interleaved schedule overlaps its p2p (--no-overlap-p2p-communication turns it off)"),
-        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm with virtual pipelining"))] = Field(
+        (True, f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm with virtual pipelining"),
+        (True, f"{_PMODULE}/trainer_base.yaml:161: overlap_p2p_comm: true"))] = Field(
         None, description="Overlap the pipeline's point-to-point sends with the next chunk in the steady state of the "
                           "interleaved schedule; no effect without interleave.")
     ep_dedup: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
         (False, "Megatron-core alltoall dispatcher: every routed copy is sent, in BF16"),
-        (True, f"{_BRIDGE} MoE recipes: the flex dispatcher (see moe_dispatcher)"))] = Field(
+        (True, f"{_BRIDGE} MoE recipes: the flex dispatcher (see moe_dispatcher)"),
+        (True, f"{_PEX}: the MoE ones set use_turbo_deepep: true (see moe_dispatcher)"))] = Field(
         None, description="MoE dispatch sends a token once per destination node (DeepEP/HybridEP); left out, it "
                           "follows a stated moe_dispatcher (true for deepep and hybridep).")
     moe_dispatcher: Annotated[MoeDispatcher | None, ByStack(
@@ -150,7 +194,11 @@ class StackSwitches(Spec):
                      "alltoall for EP > 1"),
         ("hybridep", f"{_BRIDGE} 26.04-alpha.rc2 scripts/performance/configs: moe_flex_dispatcher_backend='hybridep' "
                      "in the Qwen3 (H100 EP16 included), Kimi, GPT-OSS and DeepSeek-V3 base configs (DeepEP only "
-                     "in DeepSeek-V3 B200 FP8-MX/NVFP4); v0.2.2's Qwen3 base configs already set hybridep"))] = Field(
+                     "in DeepSeek-V3 B200 FP8-MX/NVFP4); v0.2.2's Qwen3 base configs already set hybridep"),
+        ("deepep", f"{_PEX}: 36 of the 37 MoE ones set use_turbo_deepep: true (the model bases' "
+                   "alltoall, e.g. deepseek_v3_base.yaml:34, is then replaced): flex with Primus-Turbo's DeepEP "
+                   "(backends/megatron/patches/turbo/moe_dispatcher_patches.py:59-60); costed as NVIDIA's DeepEP, "
+                   "Turbo's own per-call cost unstated"))] = Field(
         None, description="MoE token dispatcher backend: alltoall (Megatron-core's NCCL all-to-all), deepep or "
                           "hybridep (the flex dispatcher's backends); sets the per-call host and synchronisation "
                           "cost (docs/perf-model.md, Training: MoE dispatcher per-call cost). Left out with "
@@ -159,17 +207,23 @@ class StackSwitches(Spec):
     overlap_ep_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
         (False, "Megatron-core alltoall dispatcher: no overlap"),
-        (False, f"{_BRIDGE}: overlap_moe_expert_parallel_comm stays off unless asked"))] = Field(
+        (False, f"{_BRIDGE}: overlap_moe_expert_parallel_comm stays off unless asked"),
+        (False, f"{_PMODULE}/trainer_base.yaml:235: overlap_moe_expert_parallel_comm: false; "
+                "primus_megatron_module.yaml:86: patch_moe_overlap: false"))] = Field(
         None, description="Overlap the MoE all-to-all with another micro-batch's compute.")
     dropout: Annotated[bool | None, ByStack(
         (True, "Megatron-LM: hidden and attention dropout 0.1"),
         (True, "Megatron-core transformer_config.py: hidden_dropout 0.1"),
-        (False, f"{_BRIDGE} Llama and Qwen model bridges: hidden_dropout=0.0"))] = Field(
+        (False, f"{_BRIDGE} Llama and Qwen model bridges: hidden_dropout=0.0"),
+        (False, f"{_PMODEL}/llama_base.yaml:12-13: hidden and attention dropout 0.0, which the Llama, Qwen, "
+                "Mixtral and DeepSeek bases extend (language_model.yaml:30 keeps 0.1)"))] = Field(
         None, description="Dropout on (its masks are stored with the activations).")
     fp8_recipe: Annotated[Fp8Recipe | None, ByStack(
         ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
         ("delayed", f"{_ARGS}: --fp8-recipe default 'delayed'"),
-        ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"))] = Field(
+        ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"),
+        ("delayed", f"{_PMODULE}/trainer_base.yaml:54: fp8_recipe: delayed; 163 of the 168 example configs "
+                    "leave it (3 tensorwise, 1 mxfp8)"))] = Field(
         None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
                           "or mxfp8 (block scaling; compute capability 10.0 or higher, as Transformer Engine "
                           "requires). An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
@@ -179,7 +233,9 @@ class StackSwitches(Spec):
         (False, "Megatron-core alltoall dispatcher: no HybridEP"),
         (False, "Megatron-core transformer_config.py at 3097d81 (the Megatron-LM commit Megatron-Bridge "
                 "26.04-alpha.rc2 pins): moe_permute_fusion_into_hybridep = False; the 26.04 performance configs "
-                "(scripts/performance/configs/qwen) do not set it"))] = Field(
+                "(scripts/performance/configs/qwen) do not set it"),
+        (False, f"{_PRIMUS}: no HybridEP (NVIDIA's); moe_permute_fusion_into_hybridep is left at "
+                "Megatron-core's default, False"))] = Field(
         None, description="HybridEP's dispatch and combine kernels write and read the tokens in expert order "
                           "themselves (Megatron-core moe_permute_fusion_into_hybridep true): no separate permute and "
                           "unpermute (docs/perf-model.md, Training: MoE token permutation). HybridEP only.")
@@ -191,7 +247,9 @@ class StackSwitches(Spec):
                "fuse_wgrad_accumulation from it (megatron/core/extensions/transformer_engine.py:180,302,659)"),
         (True, f"{_BRIDGE} 26.04-alpha.rc2 src/megatron/bridge/models/gpt_provider.py:200: default "
                "can_enable_gradient_accumulation_fusion() (utils/fusions.py:34: true wherever Transformer Engine "
-               "imports)"))] = Field(
+               "imports)"),
+        (False, f"{_PEX}: gradient_accumulation_fusion: false in 134 of the 168 "
+                "(language_model.yaml:178 true)"))] = Field(
         None, description="The weight-gradient GEMMs accumulate into the main gradient in their epilogue "
                           "(Megatron's gradient_accumulation_fusion; Transformer Engine fuse_wgrad_accumulation): no "
                           "separate accumulation pass for the linear layers' weights (docs/perf-model.md, Training: "
@@ -204,7 +262,9 @@ class StackSwitches(Spec):
         ("none", f"{_BRIDGE}: Megatron-core's default cuda_graph_impl 'none' (transformer_config.py at 3097d81); "
                  "recipes opt in per model and GPU: v0.4.0 scripts/performance/configs/qwen/"
                  "qwen3_workload_base_configs.py QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_BF16_V1 sets transformer_engine "
-                 "[moe_router, moe_preprocess], its FP8_CS_V1 twin none"))] = Field(
+                 "[moe_router, moe_preprocess], its FP8_CS_V1 twin none"),
+        ("none", f"{_PMODULE}/trainer_base.yaml:429: enable_cuda_graph: false; none of the 168 sets "
+                 "HIP graphs"))] = Field(
         None, description="Scopes of each layer captured in CUDA graphs (Megatron-core cuda_graph_scope, "
                           "'+'-joined: attn, moe_router, moe_preprocess; full_iteration: the whole iteration, "
                           "cuda_graph_impl local at Megatron-core 3097d81, full_iteration in later versions; none: "
@@ -217,7 +277,9 @@ class StackSwitches(Spec):
         (134217728, f"{_BRIDGE} src/megatron/bridge/training/comm_overlap.py at aae8200, `_get_optimizer_overlap_"
                     "cfgs`: bucket_size 128 * 1024 * 1024 with dp > 1, applied by `setup` with the distributed "
                     "optimizer only (lines 634-642; without it Megatron-core's default); NeMo 2's "
-                    "MegatronCommOverlapCallback the same"))] = Field(
+                    "MegatronCommOverlapCallback the same"),
+        ("default", f"{_PMODULE}/trainer_base.yaml:168: ddp_bucket_size: null, left to Megatron-core's "
+                    "default; no LLM config of the 168 sets it"))] = Field(
         None, description="Parameters per DDP bucket (Megatron-core `bucket_size`), each bucket's gradients "
                           "reduced and weights gathered as one collective with overlap_grad_reduce; 'default' is "
                           "Megatron-core's max(40M, 1M x the DP size without CP) (docs/perf-model.md, Training: DP).")
@@ -245,7 +307,9 @@ class StackSwitches(Spec):
                     "flags)"),
         ("te", f"{_BRIDGE} src/megatron/bridge/models/gpt_provider.py: cross_entropy_loss_fusion = True (v0.2.2:180, "
                "v0.4.0:196); scripts/performance set cross_entropy_fusion_impl = 'te' (v0.2.2 utils/helpers.py:108, "
-               "v0.4.0 utils/overrides.py:66)"))] = Field(
+               "v0.4.0 utils/overrides.py:66)"),
+        ("te", f"{_PEX}: cross_entropy_fusion_impl 'te' with cross_entropy_loss_fusion true in 100 of "
+               "the 168 (language_model.yaml:78-79: false, native)"))] = Field(
         None, description="The output layer's cross entropy: unfused (Megatron's vocab-parallel loss in FP32, 52 B a "
                           "logit), native (Megatron-core cross_entropy_loss_fusion with cross_entropy_fusion_impl "
                           "'native', 32 B) or te (impl 'te', Transformer Engine's Triton kernels, 10 B); "
@@ -315,78 +379,6 @@ def _rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
 
 #: The table: every training switch, by name, in declaration order.
 SWITCHES: dict[str, TrainingSwitch] = _rows(SequenceParallel, StackSwitches)
-
-
-#: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
-#: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
-#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8
-#: recipe change the numerics, and ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's
-#: choice.
-ALLOWS: dict[str, ByStack] = {
-    "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
-                                 ((False, True), f"{_CORE}: --sequence-parallel"),
-                                 ((False, True), f"{_BRIDGE}: sequence_parallel")),
-    "attention": ByStack((("materialized",), f"{_LM21}: fused softmax only (FlashAttention is 2022)"),
-                         (("flash", "materialized"), f"{_ARGS}: --transformer-impl transformer_engine or local"),
-                         (("flash", "materialized"), f"{_BRIDGE}: Transformer Engine or unfused attention")),
-    "overlap_tp_comm": ByStack(((False,), f"{_LM21}: no TP communication overlap"),
-                               ((False, True), f"{_ARGS}: --tp-comm-overlap (with --sequence-parallel)"),
-                               ((False, True), f"{_BRIDGE} training/comm_overlap.py: tp_comm_overlap")),
-    "overlap_p2p_comm": ByStack(((False, True), f"{_LM21}: --overlap-p2p-communication (opt-in)"),
-                                ((False, True), f"{_ARGS}: --no-overlap-p2p-communication turns it off"),
-                                ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm")),
-    "overlap_grad_reduce": ByStack(((False,), f"{_LM21}: the local DDP all-reduces after the backward pass"),
-                                   ((False, True), f"{_CORE}: --overlap-grad-reduce"),
-                                   ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce")),
-    "overlap_param_gather": ByStack(((False,), f"{_LM21}: no distributed optimizer"),
-                                    ((False, True), f"{_CORE}: --overlap-param-gather"),
-                                    ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather")),
-    "overlap_ep_comm": ByStack(((False,), f"{_LM21}: no MoE token dispatcher"),
-                               ((False,), "Megatron-core alltoall dispatcher: no overlap"),
-                               ((False, True), f"{_BRIDGE}: overlap_moe_expert_parallel_comm")),
-    "zero": ByStack(((0,), f"{_LM21}: no distributed optimizer (2022)"),
-                    ((0, 1), f"{_CORE}: --use-distributed-optimizer (optimizer state sharded, ZeRO-1)"),
-                    ((0, 1, 2, 3), "Megatron-core Megatron-FSDP: --data-parallel-sharding-strategy no_shard, optim, "
-                                   "optim_grads, optim_grads_params")),
-    "cp": ByStack(((1,), f"{_LM21}: no context parallelism"),
-                  (("divisors",), f"{_ARGS}: --context-parallel-size"),
-                  (("divisors",), f"{_BRIDGE}: context_parallel_size")),
-    "ep": ByStack(((1,), f"{_LM21}: no mixture-of-experts layers"),
-                  (("divisors",), f"{_ARGS}: --expert-model-parallel-size"),
-                  (("divisors",), f"{_BRIDGE}: expert_model_parallel_size")),
-    "offload": ByStack((("none",), f"{_LM21}: no host offload"),
-                       (("none",), f"{_CORE}: no host offload in the 2024 recipe"),
-                       (("none", "activations", "optimizer", "both"),
-                        "Megatron-core --fine-grained-activation-offloading, --optimizer-cpu-offload")),
-}
-
-
-def allowed(stack: str, name: str) -> tuple:
-    """The values `stack` can run for the switch or layout field `name` (`ALLOWS`; ("divisors",) for any divisor)."""
-    values = ALLOWS[name].setting(stack)[0]
-    assert isinstance(values, tuple), f"switches.ALLOWS[{name!r}] holds a tuple of values per stack"
-    return values
-
-
-def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]]:
-    """The switches and layout fields a training job states that its stack cannot run (`ALLOWS`).
-
-    Each as (name, stated value, the values the stack allows, where that is read). `training` is a Workload's
-    `training` (its layout fields under `parallelism`) or a case's. A stated value always wins over the profile (a
-    case may model a stack with a later feature added, as Korthikanti's rows run sequence parallelism on the
-    Megatron-LM of 2021); this names where such a statement leaves the stack that `ALLOWS` describes.
-    """
-    stack = training.stack
-    par = getattr(training, "parallelism", training)
-    out = []
-    for name, by in ALLOWS.items():
-        value = getattr(par, name, None) if name in type(par).model_fields else getattr(training, name, None)
-        if value is None:
-            continue
-        values = allowed(stack, name)
-        if values != ("divisors",) and value not in values:
-            out.append((name, value, values, by.setting(stack)[1]))
-    return out
 
 
 def as_written(value: object) -> str:

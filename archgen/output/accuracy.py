@@ -12,7 +12,7 @@ from archgen.output.estimate import show_switch, show_value
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_table import ON, TABLE
 from archgen.perf.workload.bands import FAMILIES, LOAD_BINS, MIN_BIN
-from archgen.scoring.cases import Refused, flash_attention_check, read_case_file, read_cases, training_fits
+from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
 from archgen.scoring.unstated import unstated_range
@@ -131,9 +131,10 @@ def switches_table(cases: Sequence[Case]) -> list[str]:
     lines = ["Training switches each case was scored with (`archgen estimate --cases FILE --explain`; each profile's "
              "values and their sources: [spec reference](spec-reference.md#training-switches)):", "",
              "| case | stack | stated | from the stack's profile |", "|---|---|---|---|"]
+    accs = load_accelerators()
     for c in training:
         assert c.training is not None, "kept above: cases with a training job"
-        used = explain(c.training)
+        used = explain(c.training, vendor=case_vendor(c, accs))
         stack, rest = used[0], used[1:]
         stated = ", ".join(f"{u.name}={show_switch(u.value)}" for u in rest if u.origin == "stated") or "—"
         profile = ", ".join(f"{u.name}={show_switch(u.value)}" for u in rest if u.origin != "stated") or "—"

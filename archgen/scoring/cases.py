@@ -3,10 +3,11 @@
 Defaults for what a case leaves out (the format's own defaults are in its header):
 
 * training: `micro_batch` 1; `interleave` 1 (or what `pipeline_layout` implies); `cp`, `ep` 1; `recompute` none;
-  every training switch a case leaves out takes the value of its `stack`'s profile, the newest (`nemo-2025`) when
-  it names none (`archgen.model.switches`, the one table of switches and their sources). A case from another era
-  states its stack: every case of the shared legacy file states `megatron-lm-2021`. For a case that states no
-  stack, `stack_range` gives the prediction over every profile (information; it enters no score).
+  every training switch a case leaves out takes the value of its `stack`'s profile, the newest of its accelerator's
+  vendor (`primus-2025` on AMD, else `nemo-2025`) when it names none (`archgen.model.switches`, the one table of
+  switches and their sources). A case from another era states its stack: every case of the shared legacy file
+  states `megatron-lm-2021`. For a case that states no stack, `stack_range` gives the prediction over every profile
+  that runs on its vendor (information; it enters no score).
 * system: NVLink SHARP (NVLS) is off unless a collective case asks for `algorithm: nvls` or `nvls_tree` (it needs the
   fabric manager's multicast support, which a measurement does not state), and then only on an accelerator that has
   it; SHARP on the scale-out switches only where `scale_out.in_network_reduction` says so; scale-out efficiency 0.9.
@@ -37,7 +38,7 @@ from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
-from archgen.perf.train.stacks import resolve, stated_knobs, variants
+from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.serving_estimate import attention_dp_problem, expert_problem
 from archgen.perf.workload.training_estimate import pipeline_options
@@ -235,7 +236,7 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
     """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
     assert t is not None, "called for training cases"
-    knobs = resolve(stack or t.stack, stated_knobs(t), t.precision)
+    knobs = resolve(stack or on_vendor(t, hw.vendor).stack, stated_knobs(t), t.precision)
     job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
@@ -255,8 +256,14 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     accs = accelerators if accelerators is not None else load_accelerators()
     hw = case_hardware(case, accs)
     preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
-             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack)]
+             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def case_vendor(case: Case, accelerators: dict[str, Accelerator]) -> str:
+    """The vendor of a case's accelerator ('' where the catalog has none): it picks the stack a case states none of."""
+    acc = accelerators.get(case.system.accelerator)
+    return acc.vendor if acc is not None else ""
 
 
 def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> bool | None:

@@ -4,7 +4,8 @@ A case is scored at the documented defaults (`scoring/cases.py`); where its sour
 prediction, the accuracy page and `archgen estimate --cases` also give the lowest and highest prediction over the
 values that knob takes in practice. None of these predictions enters a score.
 
-* Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest).
+* Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
+  and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
@@ -34,10 +35,20 @@ import dataclasses
 from itertools import product
 
 from archgen.model.accelerator import Accelerator
+from archgen.model.switch_allows import UNSETTLED
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
+from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
-from archgen.scoring.cases import Case, case_hardware, predict, stack_range, training_estimate, training_metrics
+from archgen.scoring.cases import (
+    Case,
+    case_hardware,
+    case_vendor,
+    predict,
+    stack_range,
+    training_estimate,
+    training_metrics,
+)
 from archgen.scoring.catalog import load_accelerators
 
 #: Latencies (s) that NCCL's network transports declare as their per-step `latency` (see the module docstring):
@@ -159,6 +170,26 @@ def training_efficiency_range(case: Case, accelerators: dict[str, Accelerator] |
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
+def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                    ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's range over the switches the case's stack leaves unsettled and the case leaves out.
+
+    `switch_allows.UNSETTLED` (Primus's configurations split on gradient-accumulation fusion and the fused cross
+    entropy); the stack is the stated one, or its accelerator vendor's newest (`stacks.on_vendor`). Empty otherwise.
+    """
+    t = case.training
+    accs = accelerators if accelerators is not None else load_accelerators()
+    if t is None:
+        return {}
+    stack = on_vendor(t, case_vendor(case, accs)).stack
+    open_ = {n: vals for n, (vals, _) in UNSETTLED.get(stack, {}).items() if getattr(t, n, None) is None}
+    if not open_:
+        return {}
+    preds = [predict(case.model_copy(update={"training": t.model_copy(update=dict(zip(open_, combo, strict=True)))}),
+                     accs) for combo in product(*open_.values())]
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                    ) -> dict[str, tuple[float, float]]:
     """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
@@ -166,5 +197,6 @@ def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = Non
         return collective_range(case, accelerators)
     if case.inference is not None:
         return serving_range(case, accelerators)
-    spans = [r for r in (stack_range(case, accelerators), training_efficiency_range(case, accelerators)) if r]
+    spans = [r for r in (stack_range(case, accelerators), training_efficiency_range(case, accelerators),
+                         unsettled_range(case, accelerators)) if r]
     return {k: (min(r[k][0] for r in spans), max(r[k][1] for r in spans)) for k in spans[0]} if spans else {}

@@ -241,7 +241,7 @@ training: {seq_len: 8192, global_batch: 256, precision: bf16, stack: megatron-co
 
 
 def test_an_older_stacks_sweep_searches_only_what_it_runs_batched_as_per_point(tmp_path):
-    """Megatron-core 2024 runs ZeRO 0-1 and no offload (`switches.ALLOWS`): no point's layout takes more, in the
+    """Megatron-core 2024 runs ZeRO 0-1 and no offload (`switch_allows.ALLOWS`): no point's layout takes more, in the
     batched path as in the per-point one, also where the memory binds (hbm_capacity 0.05)."""
     (tmp_path / "w.yaml").write_text(OLD_STACK, encoding="utf-8")
     path = tmp_path / "sweep.yaml"

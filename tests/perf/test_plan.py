@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.model.switches import ALLOWS
+from archgen.model.switch_allows import ALLOWS
 from archgen.perf.explore.plan import plan_text, search_plan
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import HostShare, hardware_for
@@ -143,7 +143,7 @@ def test_cli_search_plan_refuses_what_it_cannot_search(cli):
 
 @pytest.mark.parametrize("stack, zeros", [("megatron-lm-2021", {0}), ("megatron-core-2024", {0, 1})])
 def test_the_estimates_layout_search_keeps_to_the_stack_so_the_plan_is_never_slower(cli, tmp_path, stack, zeros):
-    """The estimate's own layout search takes only the ZeRO stages the stated stack runs (`switches.ALLOWS`), as the
+    """The estimate's own layout search takes only the ZeRO stages the stated stack runs (`switch_allows.ALLOWS`), as the
     plan search does: on the 2021 stack it took ZeRO-3 and the plan search's best read 18.8 % slower than it."""
     import json
 

@@ -65,7 +65,7 @@ def test_a_job_that_states_no_stack_takes_the_newest_profile():
     from archgen.model.switches import DEFAULT_STACK
     from archgen.perf.train.stacks import resolve, training_knobs
 
-    assert DEFAULT_STACK == STACKS[-1] == "nemo-2025"
+    assert DEFAULT_STACK == "nemo-2025" and STACKS[-1] == "primus-2025"  # the newest NVIDIA profile; AMD: primus
     t = Training(seq_len=2048, global_batch=64, precision="fp8", dropout=True)
     assert t.stack == "nemo-2025" and "stack" not in t.model_fields_set
     knobs = training_knobs(t)
@@ -209,11 +209,11 @@ training:
 
 
 def test_a_switch_stated_beyond_the_stack_is_said_and_estimated_as_stated(cli, tmp_path):
-    """Flash attention, sequence parallelism and ZeRO-1 are not in Megatron-LM of 2021 (`switches.ALLOWS`): the
+    """Flash attention, sequence parallelism and ZeRO-1 are not in Megatron-LM of 2021 (`switch_allows.ALLOWS`): the
     estimate notes them (PERF004 in `check`, tests/checks/cases/PERF004.yml) and takes them as stated."""
     import json
 
-    from archgen.model.switches import beyond_stack
+    from archgen.model.switch_allows import beyond_stack
     from tests.conftest import REPO
 
     t = Training(seq_len=2048, global_batch=64, stack="megatron-lm-2021", attention="flash",

@@ -2,7 +2,7 @@
 
 The layout search (`search.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute and ZeRO, and
 takes the switches (overlaps, sequence parallelism, attention kernel) from the stack's profile. A plan search also
-varies every switch and layout field the stack can run (`archgen.model.switches.ALLOWS`): sequence parallelism, the
+varies every switch and layout field the stack can run (`archgen.model.switch_allows.ALLOWS`): sequence parallelism, the
 attention kernel, TP, p2p, DP-reduce, parameter-gather and EP overlap, the ZeRO stage, CP, EP and host offload of
 activations and optimizer state. A switch the workload states is kept, not searched. Weight offload is in the model
 (`perf.train.offload`) but no stack archgen profiles runs it (`offload.WEIGHT_OFFLOAD_STACKS`): it is searched only
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.model.switches import allowed
+from archgen.model.switch_allows import allowed
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
 from archgen.perf.explore.plan_bound import layout as rows_layout
@@ -47,7 +47,7 @@ from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.stacks import stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.training_estimate import training_setup
+from archgen.perf.workload.training_estimate import on_its_vendor, training_setup
 
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules
@@ -252,6 +252,7 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     The stack is the workload's (the default profile when it states none); the switches and layout fields it states
     are kept. `model_only` also searches weight offload (`search_plan`).
     """
+    workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile
     t = workload.training
     assert t is not None, "a plan is searched for a training workload"
     assert model is not None, "its estimate, made first, refuses a training workload without its model"

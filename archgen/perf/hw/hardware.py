@@ -40,7 +40,7 @@ CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "gemm_k_fixed_steps",
                "vector_peak", "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency",
                "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth",
-               "unstated")
+               "unstated", "vendor")
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,7 @@ class Hardware:
     host_link_efficiency: float = HOST_LINK_EFFICIENCY
     host_memory_bandwidth: float = 0.0
     job_domain: int = 0  # accelerators of each domain the job's ranks fill in order, 0: all (`comm.placement`)
+    vendor: str = ""  # the accelerator's maker: a training job's stack where it states none (`switches.vendor_stack`)
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
@@ -360,7 +361,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
                          subject=(accelerator.id, ("scale_up",)))
     nvls = (su.in_network_reduction if su else False) if in_network_reduction is None else in_network_reduction
     return Hardware(
-        accelerator=accelerator.id,
+        accelerator=accelerator.id, vendor=accelerator.vendor,
         peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
         gemm_efficiency={k: v for k, v in eff.gemm.items()},
         gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
@@ -393,8 +394,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         all_to_all_efficiency=float(eff.all_to_all or 0.0),
         scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
         scale_out_latency=_si(scale_out_latency, "s"),
-        oversubscription=float(oversubscription),
-        pod=int(pod),
+        oversubscription=float(oversubscription), pod=int(pod),
         scale_out_reduction=bool(scale_out_reduction),
         **(host.fields() if host is not None else {}),
     )

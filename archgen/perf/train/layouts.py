@@ -282,7 +282,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                       ) -> dict[str, np.ndarray]:
     """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`.
 
-    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switches.ALLOWS`).
+    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`).
     """
     given = {k: v for k, v in (fixed or {}).items() if v is not None}
     num = {k: int(v) for k, v in given.items() if k not in ("recompute", "offload")}  # the integer fields

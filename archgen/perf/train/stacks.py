@@ -37,12 +37,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields, make_dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from archgen.errors import InternalError
 from archgen.model.switches import (
+    DEFAULT_STACK,
     STACKS,
     SWITCHES,
+    VENDOR_STACKS,
     AttentionKernel,
     BucketDefault,
     CrossEntropy,
@@ -51,6 +53,9 @@ from archgen.model.switches import (
     GatherDtype,
     GradDtype,
     MoeDispatcher,
+    StackSwitches,
+    runs_on,
+    vendor_stack,
 )
 from archgen.model.workload import Training
 
@@ -95,6 +100,9 @@ if TYPE_CHECKING:  # a workload's estimate does not import the validation cases'
 
     #: A training job as a Workload's `training` or a validation case's states it.
     StatedTraining = Training | CaseTraining
+
+#: A Workload's `training` or a case's, kept as the type it is (`on_vendor`).
+StatedT = TypeVar("StatedT", bound=StackSwitches)
 
 
 def _knobs(values: Mapping[str, object]) -> Knobs:
@@ -190,7 +198,7 @@ def optimizer_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[st
 
 
 def dispatcher_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[str, object]]:
-    """The profile value of `ep_dedup` or `moe_dispatcher` that the other, stated alone, changes.
+    """The profile value of `ep_dedup` or `moe_dispatcher` that the other (or `permute_in_dispatch`), stated, changes.
 
     Returned as switch -> (why, value). DeepEP and HybridEP deduplicate per node and Megatron-core's alltoall
     does not; a stated ep_dedup true under a profile whose dispatcher is alltoall reads as the flex dispatcher's
@@ -198,6 +206,11 @@ def dispatcher_rules(stack: str, stated: dict[str, object]) -> dict[str, tuple[s
     moe_flex_dispatcher_backend = "deepep").
     """
     d, e = stated.get("moe_dispatcher"), stated.get("ep_dedup")
+    if stated.get("permute_in_dispatch") and d is None and e is None and PROFILES[stack].moe_dispatcher != "hybridep":
+        # `StackSwitches` checked it against the stack the job was read with; on another vendor's profile
+        # (`on_vendor`: Primus's DeepEP) the stated HybridEP-only switch keeps its dispatcher
+        return {"moe_dispatcher": ("follows the stated permute_in_dispatch (HybridEP's kernels only)", "hybridep"),
+                "ep_dedup": ("follows the stated permute_in_dispatch (HybridEP's kernels only)", True)}
     if d is not None and e is None:
         return {"ep_dedup": (f"follows the stated moe_dispatcher {d}", d != "alltoall")}
     if e is not None and d is None and bool(e) != (PROFILES[stack].moe_dispatcher != "alltoall"):
@@ -277,14 +290,38 @@ def _no_dp(layout: Mapping[str, object], moe: bool | None) -> str | None:
     return "not used: dp x cp = 1 has no data-parallel collectives"
 
 
+def on_vendor(training: StatedT, vendor: str) -> StatedT:
+    """The training job as it runs on an accelerator of `vendor`: the vendor's newest profile where it states no stack.
+
+    `switches.vendor_stack` (`primus-2025` on AMD, `nemo-2025` on others); a stated stack is kept. The stack stays
+    unstated (not in `model_fields_set`), so what reads it (`explain`, the stack range) still calls it a default.
+    """
+    stack = vendor_stack(vendor)
+    if "stack" in training.model_fields_set or training.stack == stack:
+        return training
+    out = training.model_copy(update={"stack": stack})
+    out.__pydantic_fields_set__.discard("stack")
+    return out
+
+
+def newest(stack: str) -> str:
+    """What `stack` is to a job that states none: the newest profile, or the newest of its accelerator's vendor."""
+    if stack == DEFAULT_STACK:
+        return "the newest profile"
+    vendors = " and ".join(v for v, own in VENDOR_STACKS.items() if own == stack)
+    return f"the newest profile for this vendor ({vendors} accelerators; switches.VENDOR_STACKS)"
+
+
 def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,
-            moe: bool | None = None) -> list[Used]:
+            moe: bool | None = None, vendor: str = "") -> list[Used]:
     """The stack and every switch a training job's estimate uses (`training_knobs`), each with where it came from.
 
-    `training` is a Workload's `training` or a validation case's. Given the layout the estimate ran (`layout`: tp,
-    pp, interleave, dp, cp, ep, etp, zero) and whether the model has MoE layers (`moe`), a switch they or the
-    precision make moot (`moot`) keeps its value and says why it is not used (`Used.used` false).
+    `training` is a Workload's `training` or a validation case's, on an accelerator of `vendor` (its stack, left out,
+    is that vendor's newest profile: `on_vendor`). Given the layout the estimate ran (`layout`: tp, pp, interleave,
+    dp, cp, ep, etp, zero) and whether the model has MoE layers (`moe`), a switch they or the precision make moot
+    (`moot`) keeps its value and says why it is not used (`Used.used` false).
     """
+    training = on_vendor(training, vendor)
     stack = training.stack
     named = "stack" in training.model_fields_set
     origin = "profile" if named else "default"
@@ -292,7 +329,7 @@ def explain(training: StatedTraining, layout: Mapping[str, object] | None = None
     knobs = resolve(stack, stated, training.precision)
     rules = profile_rules(stack, stated, training.precision)
     out = [Used("stack", stack, "stated" if named else "default", None if named else stack,
-                "" if named else "no stack stated: the newest profile")]
+                "" if named else f"no stack stated: {newest(stack)}")]
     for name, switch in SWITCHES.items():
         value = getattr(knobs, name)
         unused = moot(name, layout or {}, moe, training.precision)
@@ -311,9 +348,13 @@ def open_knobs(stack_stated: bool, stated: dict[str, object]) -> list[str]:
     return [f.name for f in fields(Knobs) if stated.get(f.name) is None]
 
 
-def variants(stated: dict[str, object], precision: str, stack_stated: bool, stack: str) -> list[tuple[str, Knobs]]:
-    """Each stack profile's reading of a job whose stack is not stated (only its own when it is)."""
-    names = [stack] if stack_stated else sorted(PROFILES)
+def variants(stated: dict[str, object], precision: str, stack_stated: bool, stack: str,
+             vendor: str = "") -> list[tuple[str, Knobs]]:
+    """Each stack profile's reading of a job whose stack is not stated (only its own when it is).
+
+    The profiles that run on an accelerator of `vendor` (`switches.runs_on`: Primus on AMD's only).
+    """
+    names = [stack] if stack_stated else sorted(s for s in PROFILES if runs_on(s, vendor))
     return [(name, resolve(name, stated, precision)) for name in names]
 
 

@@ -3,8 +3,9 @@
 A part that leaves `efficiency.vector` or `efficiency.gemm_half_size` out, or a system whose `host_memory` leaves
 `efficiency` out, is estimated with a default measured on another part (or assumed): the estimate's note names
 each, as `perf.workload.efficiency_range` names the efficiencies taken at a point, so that a part nobody measured
-does not read as if it were. A training job that states no `stack` takes the newest profile, an NVIDIA stack's; on
-a part that states no CUDA compute capability (not an NVIDIA GPU) the stack note says so (`stack_origin`), and an
+does not read as if it were. A training job that states no `stack` takes the newest profile of its part's vendor
+(`primus-2025` on AMD), else an NVIDIA stack's; on a part that states no CUDA compute capability (not an NVIDIA GPU)
+that runs an NVIDIA stack the stack note says so (`stack_origin`), and an
 FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`), which such a part may not run,
 an FP8 training job that its quantisation follows Transformer Engine on Hopper (`fp8_copies_note`), and a job that
 states an NVIDIA stack's switch (`cuda_switches_note`: CUDA graphs, a Transformer Engine FP8 recipe) that the switch
@@ -14,6 +15,7 @@ is costed as it runs there.
 from __future__ import annotations
 
 from archgen.model.accelerator import VECTOR_EFFICIENCY
+from archgen.model.switches import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
 from archgen.perf.hw.hardware import Hardware
@@ -42,9 +44,12 @@ def defaults_note(hw: Hardware) -> list[str]:
     return [f"not stated by {hw.accelerator} or its system, so taken from the model's defaults: {'; '.join(used)}"]
 
 
-def stack_origin(hw: Hardware) -> str:
-    """What the stack note adds on a part that is not an NVIDIA GPU (it states no CUDA compute capability)."""
-    if hw.compute_capability:
+def stack_origin(hw: Hardware, stack: str = "") -> str:
+    """What the stack note adds on a part that is not an NVIDIA GPU (it states no CUDA compute capability).
+
+    Nothing where the job runs its vendor's own profile (`switches.VENDOR_STACKS`: Primus on AMD).
+    """
+    if hw.compute_capability or stack in VENDOR_STACKS.values():
         return ""
     return (f"; the profiles describe NVIDIA stacks on NVIDIA GPUs, and {hw.accelerator} states no CUDA compute "
             "capability, so its own stack's switches may differ")

@@ -20,7 +20,7 @@ from archgen.perf.workload.defaults_note import cuda_switches_note, defaults_not
 from archgen.perf.workload.efficiency_range import link_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
-from archgen.perf.workload.training_estimate import training_estimate
+from archgen.perf.workload.training_estimate import on_its_vendor, training_estimate
 from archgen.units import Q_
 
 
@@ -61,6 +61,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     Returns:
         The estimate, its requirements not judged (`perf.workload.derived.judge_requirements` judges them).
     """
+    workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile
     n = gpus or workload.accelerators
     if not n or n <= 0:
         raise WorkloadError(workload.id, "the number of accelerators must be positive")

@@ -34,6 +34,7 @@ class WorkloadResult:
     error: str = ""
     roofline: Roofline | None = None
     curve: tuple[tuple[float, ...], tuple[float, ...]] | None = None
+    vendor: str = ""  # its cluster's accelerator vendor: its stack where it states none (`stacks.on_vendor`)
 
     @property
     def path(self) -> str:
@@ -57,8 +58,10 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         cluster = specs.get(w.cluster) if w.cluster else None
         if not isinstance(cluster, Cluster) or (w.collective is None and not isinstance(model, Model)):
             continue
+        vendor = ""
         try:
             on = machine(cluster, specs.items, (scale_out or {}).get(cluster.id))
+            vendor = on.hardware.vendor
             est = estimate_on_cluster(w, model, on)
             running = est.metrics.get("concurrency")
             roofline = workload_roofline(w, model, on.hardware, est.layout,
@@ -66,9 +69,9 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
                 if model is not None else None
             curve = busbw_curve(on.hardware, w.collective.op, est.gpus, w.collective.algorithm) if w.collective \
                 else None
-            result = WorkloadResult(w, est, roofline=roofline, curve=curve)
+            result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
-            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err))
+            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err), vendor=vendor)
         out[result.path] = result
     return out
 

@@ -41,7 +41,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import ACT_BYTES
-from archgen.perf.train.stacks import training_knobs
+from archgen.perf.train.stacks import on_vendor, training_knobs
 from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
@@ -317,7 +317,7 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     arch = Arch.from_model(model)
     if workload.training is not None:
         t = workload.training
-        knobs = training_knobs(t)
+        knobs = training_knobs(on_vendor(t, hw.vendor))  # no stack stated: the vendor's newest profile
         return training_kernels(hw, arch, seq_len=t.seq_len, dtype=t.precision, attention=knobs.attention,
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
                                 micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,

@@ -6,6 +6,7 @@ notes (the stack range, the efficiency range), and the elasticities.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, replace
 
@@ -13,7 +14,8 @@ import numpy as np
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
-from archgen.model.switches import allowed, as_written, beyond_stack
+from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
+from archgen.model.switches import as_written
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -21,7 +23,17 @@ from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_n
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
-from archgen.perf.train.stacks import Knobs, open_knobs, stated_knobs, training_knobs, variants, zero_stages
+from archgen.perf.train.stacks import (
+    Knobs,
+    newest,
+    on_vendor,
+    open_knobs,
+    resolve,
+    stated_knobs,
+    training_knobs,
+    variants,
+    zero_stages,
+)
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.efficiency_range import over_range, span_note
@@ -48,6 +60,17 @@ class TrainingSetup:
     layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
     zeros: tuple[int, ...] = ZERO_STAGES  # ZeRO stages searched where zero is left out: the stack's (`ALLOWS`)
     offloads: tuple[int, ...] = OFFLOADS  # offloads tried where none fits and offload is left out: the stack's
+
+
+def on_its_vendor(workload: Workload, vendor: str) -> Workload:
+    """`workload` on an accelerator of `vendor`: a training job that states no stack takes the vendor's newest profile.
+
+    `stacks.on_vendor` (`primus-2025` on AMD); the estimate, its notes, the roofline and the plan search read it.
+    """
+    t = workload.training
+    if t is None or (moved := on_vendor(t, vendor)) is t:
+        return workload
+    return workload.model_copy(update={"training": moved})
 
 
 def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> TrainingSetup:
@@ -109,7 +132,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
-    A stack that cannot run ZeRO-3 or an offload (`switches.ALLOWS`: the 2021 Megatron-LM has no distributed
+    A stack that cannot run ZeRO-3 or an offload (`switch_allows.ALLOWS`: the 2021 Megatron-LM has no distributed
     optimizer, the 2024 recipe ZeRO-1 and no offload) does not get them from the search; the workload may still
     state them (PERF004).
     """
@@ -162,6 +185,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         est = estimate_training(hw, job, lay)
     if with_stack_range and "stack" not in t.model_fields_set and open_knobs(False, stated_knobs(t)):
         notes.append(stack_range(t, arch, hw, lay, (job, lay, est)))
+    if with_stack_range:  # as the stack range: a sweep shows no notes
+        notes += unsettled(t, arch, hw, lay, est)
     beyond = beyond_stack(t)
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
@@ -204,6 +229,27 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                     span=("step_time", s, *span) if span is not None else None)
 
 
+def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
+    """A note with the step time over the switches the job's stack leaves unsettled (`switch_allows.UNSETTLED`).
+
+    Only those the job leaves out; every combination of their values, the layout kept. Information beside the
+    estimate (the profile's values), as the stack range is; none where the stack settles every switch.
+    """
+    open_ = {n: vals for n, (vals, _) in UNSETTLED.get(t.stack, {}).items() if getattr(t, n, None) is None}
+    if not open_:
+        return []
+    times = [float(est.step_time)]
+    for combo in itertools.product(*open_.values()):
+        knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+        times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
+                           .step_time))
+    split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
+    return [f"{t.stack} leaves unsettled what its published configurations split on ({split}; "
+            f"switch_allows.UNSETTLED): over them the step time spans {min(times):.4g} s to {max(times):.4g} s "
+            "with this layout"]
+
+
 def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple[Job, Layout, TrainingEstimate]
                  ) -> str:
     """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
@@ -214,7 +260,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     """
     done = {(known[0], known[1]): known[2]}
     times = []
-    for name, knobs in variants(stated_knobs(t), t.precision, False, t.stack):
+    for name, knobs in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
@@ -222,5 +268,6 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             e = done[(job, layout)] = estimate_training(hw, job, layout)
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
-    return (f"stack not stated: estimated with the newest profile, {t.stack}; over the stack profiles the step time "
-            f"ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout{stack_origin(hw)}")
+    return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; over the stack "
+            f"profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout"
+            f"{stack_origin(hw, t.stack)}")

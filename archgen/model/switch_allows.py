@@ -1,0 +1,120 @@
+"""What each training stack can run: the values a plan search may try, and what a job states beyond its stack.
+
+Split from `archgen.model.switches` (the table of switches and their profile values), whose `ByStack` rows these are.
+"""
+
+from __future__ import annotations
+
+from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PRIMUS, ByStack, StackSwitches
+
+#: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
+#: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
+#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8
+#: recipe change the numerics, and ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's
+#: choice.
+ALLOWS: dict[str, ByStack] = {
+    "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
+                                 ((False, True), f"{_CORE}: --sequence-parallel"),
+                                 ((False, True), f"{_BRIDGE}: sequence_parallel"),
+                                 ((False, True), f"{_PRIMUS} models/megatron/language_model.yaml:166: "
+                                                 "sequence_parallel")),
+    "attention": ByStack((("materialized",), f"{_LM21}: fused softmax only (FlashAttention is 2022)"),
+                         (("flash", "materialized"), f"{_ARGS}: --transformer-impl transformer_engine or local"),
+                         (("flash", "materialized"), f"{_BRIDGE}: Transformer Engine or unfused attention"),
+                         (("flash", "materialized"), f"{_PRIMUS} modules/megatron/trainer_base.yaml:32: "
+                                    "use_flash_attn")),
+    "overlap_tp_comm": ByStack(((False,), f"{_LM21}: no TP communication overlap"),
+                               ((False, True), f"{_ARGS}: --tp-comm-overlap (with --sequence-parallel)"),
+                               ((False, True), f"{_BRIDGE} training/comm_overlap.py: tp_comm_overlap"),
+                               ((False, True), f"{_PRIMUS} models/megatron/language_model.yaml:180-196: "
+                                               "tp_comm_overlap and its userbuffers options (no MI300X or MI355X "
+                                               "config sets it)")),
+    "overlap_p2p_comm": ByStack(((False, True), f"{_LM21}: --overlap-p2p-communication (opt-in)"),
+                                ((False, True), f"{_ARGS}: --no-overlap-p2p-communication turns it off"),
+                                ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_p2p_comm"),
+                                ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:161: overlap_p2p_comm")),
+    "overlap_grad_reduce": ByStack(((False,), f"{_LM21}: the local DDP all-reduces after the backward pass"),
+                                   ((False, True), f"{_CORE}: --overlap-grad-reduce"),
+                                   ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_grad_reduce"),
+                                   ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:171: "
+                                                   "overlap_grad_reduce")),
+    "overlap_param_gather": ByStack(((False,), f"{_LM21}: no distributed optimizer"),
+                                    ((False, True), f"{_CORE}: --overlap-param-gather"),
+                                    ((False, True), f"{_BRIDGE} training/comm_overlap.py: overlap_param_gather"),
+                                    ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:172: "
+                                                    "overlap_param_gather")),
+    "overlap_ep_comm": ByStack(((False,), f"{_LM21}: no MoE token dispatcher"),
+                               ((False,), "Megatron-core alltoall dispatcher: no overlap"),
+                               ((False, True), f"{_BRIDGE}: overlap_moe_expert_parallel_comm"),
+                               ((False, True), f"{_PRIMUS} modules/megatron/trainer_base.yaml:235: "
+                                               "overlap_moe_expert_parallel_comm")),
+    "zero": ByStack(((0,), f"{_LM21}: no distributed optimizer (2022)"),
+                    ((0, 1), f"{_CORE}: --use-distributed-optimizer (optimizer state sharded, ZeRO-1)"),
+                    ((0, 1, 2, 3), "Megatron-core Megatron-FSDP: --data-parallel-sharding-strategy no_shard, optim, "
+                                   "optim_grads, optim_grads_params"),
+                    ((0, 1, 2, 3), f"{_PRIMUS} modules/megatron/trainer_base.yaml:183-195: "
+                                   "use_distributed_optimizer, data_parallel_sharding_strategy (Megatron-FSDP), "
+                                   "use_torch_fsdp2 (the dense MI355X configs)")),
+    "cp": ByStack(((1,), f"{_LM21}: no context parallelism"),
+                  (("divisors",), f"{_ARGS}: --context-parallel-size"),
+                  (("divisors",), f"{_BRIDGE}: context_parallel_size"),
+                  (("divisors",), f"{_PRIMUS}: context_parallel_size (Megatron-LM's)")),
+    "ep": ByStack(((1,), f"{_LM21}: no mixture-of-experts layers"),
+                  (("divisors",), f"{_ARGS}: --expert-model-parallel-size"),
+                  (("divisors",), f"{_BRIDGE}: expert_model_parallel_size"),
+                  (("divisors",), f"{_PRIMUS}: expert_model_parallel_size (Megatron-LM's)")),
+    "offload": ByStack((("none",), f"{_LM21}: no host offload"),
+                       (("none",), f"{_CORE}: no host offload in the 2024 recipe"),
+                       (("none", "activations", "optimizer", "both"),
+                        "Megatron-core --fine-grained-activation-offloading, --optimizer-cpu-offload"),
+                       (("none", "activations", "optimizer", "both"),
+                        f"{_PRIMUS} modules/megatron/trainer_base.yaml:113: optimizer_cpu_offload; activations: its "
+                        "Megatron-LM pin (third_party/Megatron-LM at d3528a2) has fine_grained_activation_offloading, "
+                        "which Primus's Kimi K3 attention checks (backends/megatron/core/transformer/kimi_k3/"
+                        "kimi_k3_mla_attention.py:451-457), and its zero-bubble schedule offloads activations "
+                        "(modules/megatron/zero_bubble.yaml:47 cpu_offload)")),
+}
+
+
+def allowed(stack: str, name: str) -> tuple:
+    """The values `stack` can run for the switch or layout field `name` (`ALLOWS`; ("divisors",) for any divisor)."""
+    values = ALLOWS[name].setting(stack)[0]
+    assert isinstance(values, tuple), f"switch_allows.ALLOWS[{name!r}] holds a tuple of values per stack"
+    return values
+
+
+def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]]:
+    """The switches and layout fields a training job states that its stack cannot run (`ALLOWS`).
+
+    Each as (name, stated value, the values the stack allows, where that is read). `training` is a Workload's
+    `training` (its layout fields under `parallelism`) or a case's. A stated value always wins over the profile (a
+    case may model a stack with a later feature added, as Korthikanti's rows run sequence parallelism on the
+    Megatron-LM of 2021); this names where such a statement leaves the stack that `ALLOWS` describes.
+    """
+    stack = training.stack
+    par = getattr(training, "parallelism", training)
+    out = []
+    for name, by in ALLOWS.items():
+        value = getattr(par, name, None) if name in type(par).model_fields else getattr(training, name, None)
+        if value is None:
+            continue
+        values = allowed(stack, name)
+        if values != ("divisors",) and value not in values:
+            out.append((name, value, values, by.setting(stack)[1]))
+    return out
+
+
+#: Switches whose value under a stack its own published configurations split on, so a job that leaves them out may
+#: run either: each with the values they split between (the profile's first) and where that is read. An estimate
+#: under the stack gives its step time over them beside the profile's (`perf.workload.training_estimate.unsettled`).
+UNSETTLED: dict[str, dict[str, tuple[tuple[object, ...], str]]] = {
+    "primus-2025": {
+        "grad_accum_fusion": ((False, True), f"{_PRIMUS} examples/megatron/configs/MI300X and MI355X "
+                                             "*-pretrain.yaml: 134 of the 168 set gradient_accumulation_fusion false, "
+                                             "34 true"),
+        "cross_entropy": (("te", "unfused"), f"{_PRIMUS} examples/megatron/configs/MI300X and MI355X *-pretrain.yaml: "
+                                             "100 of the 168 set cross_entropy_fusion_impl 'te' with the loss "
+                                             "fusion, the others keep models/megatron/language_model.yaml:78-79 "
+                                             "(cross_entropy_loss_fusion false)"),
+    },
+}
