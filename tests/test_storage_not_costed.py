@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from archgen.analyse.checkpoint_storage import NOT_COSTED
+from archgen.analyse.storage_cost import NOT_COSTED
 from tests.conftest import SPECS, run_cli
 
 CLUSTER = "clusters/dgx-b200-superpod.yaml"
