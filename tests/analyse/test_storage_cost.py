@@ -149,3 +149,15 @@ def test_diff_costs_a_priced_storage_change(tmp_path):
     doc = json.loads(run_cli("diff", base, half, "--format", "json").out)
     assert doc["not_costed"] == [f"{CLUSTER} checkpoint storage changed: its price, power, basis or source; {NO_POWER}"]
     assert NOT_COSTED not in " ".join(doc["not_costed"])
+
+
+def test_sweep_words_drop_the_note_where_the_storage_is_costed(base, stated):
+    """A sweep's document says beside each priced cluster's goodput what its cost leaves out (`sweep_words`): the
+    storage note stays without a price and power and goes with them, whose cost is then in each point's cost."""
+    from archgen.analyse.assumed import sweep_words
+
+    def words(run):
+        return sweep_words(run.clusters[CLUSTER], run.operations.reliability.get(CLUSTER),
+                           run.operations.cost[CLUSTER], in_memory=False)
+    assert NOT_COSTED.replace("the change", "a faster storage") in words(base)
+    assert "checkpoint storage has no" not in words(stated)
