@@ -308,8 +308,8 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
     The optics are those `analyse.bom.optics_outside_systems` counts, each module once; the power shelves' loss on
     both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
 
-    The checkpoint storage's typical (else maximum) draw is added where `storage.power` states it; it states no
-    idle draw, so its average stands in for that (assumed, as a part's).
+    The checkpoint storage's typical (else maximum) draw is added where `storage.power` states it, and with `idle`
+    its idle draw, else that average (assumed, as a part's).
 
     With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
     draw; and the ids of the parts whose idle draw is so assumed.
@@ -326,9 +326,10 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
             total = total + draw(part) * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
     total = (total + shelf_loss(a, draw)).to("kW")  # at the feeds, as `it_power`
-    stored = storage_draw(a, typical=True)   # the checkpoint storage's, where stated: outside the racks, no shelves
-    if idle and stored.m:
-        assumed.append(storage_name(a.cluster.spec.storage))  # type: ignore[arg-type]  # it draws: it is stated
+    stored = storage_draw(a, typical=True, idle=idle)   # the checkpoint storage's, where stated: no rack, no shelf
+    storage = a.cluster.spec.storage
+    if idle and storage is not None and storage.power is not None and storage.power.idle is None:
+        assumed.append(storage_name(storage))
     total = (total + stored).to("kW")
     return (total, sorted(set(assumed))) if idle else total
 

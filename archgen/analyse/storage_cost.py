@@ -30,13 +30,18 @@ NO_PRICE = ("checkpoint storage has no price in archgen (its storage block state
 STORAGE_KIND = "Storage"
 
 
-def storage_draw(a: ClusterAnalysis, typical: bool = False) -> Q:
-    """The checkpoint storage's maximum draw (with `typical`: its typical draw, else its maximum); 0 W unstated."""
+def storage_draw(a: ClusterAnalysis, typical: bool = False, idle: bool = False) -> Q:
+    """The checkpoint storage's maximum draw; 0 W where `storage.power` is not stated.
+
+    With `typical`: its typical draw, else its maximum; with `idle`: its idle draw, else that typical draw.
+    """
     storage = a.cluster.spec.storage
     power = storage.power if storage is not None else None
     if power is None:
         return Q_(0, "kW")
-    return (power.typical if typical and power.typical is not None else power.max).to("kW")
+    if idle and power.idle is not None:
+        return power.idle.to("kW")
+    return (power.typical if (typical or idle) and power.typical is not None else power.max).to("kW")
 
 
 def not_costed(storage: Storage | None, priced: bool) -> str:

@@ -170,14 +170,18 @@ class StoragePower(Spec):
     max: Power = Field(description="Maximum draw of the whole storage system (every appliance), e.g. '12 kW'.")
     typical: PowerOrZero | None = Field(None, description=(
         "Typical draw under load, where published; average-power figures and energy use it, else `max`."))
+    idle: PowerOrZero | None = Field(None, description=(
+        "Draw with no job running, where published; the hours the cluster idles (its facility's `utilisation`) "
+        "are costed at it, else at the typical draw (assumed, as a part's)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the draw is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the draw comes from (datasheet, table), or why assumed.")
 
     @model_validator(mode="after")
-    def _typical_within_max(self) -> StoragePower:
-        if self.typical is not None and self.typical > self.max:
-            raise FieldError(("typical",), f"a typical draw of {self.typical:~P} is above the maximum of "
-                                           f"{self.max:~P}; give the typical draw under load, at most `max`")
+    def _within_max(self) -> StoragePower:
+        over = [(name, q) for name in ("typical", "idle") if (q := getattr(self, name)) is not None and q > self.max]
+        raise_each([FieldError((name,), f"{'an' if name == 'idle' else 'a'} {name} draw of {q:~P} is above the "
+                                        f"maximum of {self.max:~P}; give at most `max`") for name, q in over],
+                   type(self).__name__)
         return self
 
 

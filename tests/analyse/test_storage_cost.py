@@ -161,3 +161,17 @@ def test_sweep_words_drop_the_note_where_the_storage_is_costed(base, stated):
                            run.operations.cost[CLUSTER], in_memory=False)
     assert NOT_COSTED.replace("the change", "a faster storage") in words(base)
     assert "checkpoint storage has no" not in words(stated)
+
+
+def test_idle_hours_at_the_stated_idle_draw_else_the_typical(tmp_path, base, stated):
+    """The idle load (the hours `utilisation` leaves idle) takes the storage's `idle` where stated, else its typical
+    draw, listed as assumed as a part's is (COST003)."""
+    from archgen.analyse.cost import _load
+
+    def idle(run):
+        return _load(run.specs, run.clusters[CLUSTER], idle=True)
+    (zero, _), (typical, typical_assumed) = idle(base), idle(stated)
+    assert (typical - zero).m_as("kW") == pytest.approx(15) and "checkpoint-storage" in typical_assumed
+    given = _with(tmp_path, PRICE, POWER.replace("typical: 15 kW", "typical: 15 kW, idle: 5 kW"))
+    low, low_assumed = idle(given)
+    assert (low - zero).m_as("kW") == pytest.approx(5) and "checkpoint-storage" not in low_assumed
