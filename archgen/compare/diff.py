@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from archgen import metrics
-from archgen.analyse.storage_cost import not_costed
+from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
@@ -219,10 +219,11 @@ def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:
             f"{k.replace('_', ' ')} {getattr(old, k):~P} → {getattr(new, k):~P}"
             for k in ("capacity", "write_bandwidth", "read_bandwidth") if getattr(old, k) != getattr(new, k))
             or "its price, power, basis or source")
-        said = left[1] or left[0]   # HEAD's words where it leaves something out, else BASE's
-        side = "" if left[1] or left[0] == left[1] else " (in BASE)"
-        out.append(f"{path} checkpoint storage {'' if old is None or new is None else 'changed: '}{what}; "
-                   f"{said}{side}")
+        said = left[1] or (   # HEAD's words where it leaves something out; else BASE left out what HEAD costs
+            "BASE's storage states no " + {NO_PRICE: "price", NO_POWER: "power"}.get(left[0], "price or power")
+            + " and HEAD's does: the capex and power changes hold the storage's whole "
+            + {NO_PRICE: "price", NO_POWER: "draw"}.get(left[0], "price and draw") + ", not only what the change costs")
+        out.append(f"{path} checkpoint storage {'' if old is None or new is None else 'changed: '}{what}; {said}")
     return tuple(out)
 
 

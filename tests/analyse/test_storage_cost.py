@@ -134,7 +134,8 @@ def _tree(dest, *keys: str):
 
 def test_diff_costs_a_priced_storage_change(tmp_path):
     """200 -> 400 GB/s with its price 1.0 -> 1.6 M USD and draw 20 -> 30 kW: the diff's capex and IT power move by
-    the difference, and no "Not costed" sentence is left; with only a price on HEAD, the sentence says the power."""
+    the difference, and no "Not costed" sentence is left; with only a price on HEAD, the sentence says the power;
+    from no price and power to both, it says the change holds the whole price and draw."""
     faster = ("write_bandwidth: 400 GB/s", PRICE.replace("1000000", "1600000"), POWER.replace("max: 20", "max: 30"))
     base = _tree(tmp_path / "base", PRICE, POWER)
     head = _tree(tmp_path / "head", *faster[1:])
@@ -149,6 +150,10 @@ def test_diff_costs_a_priced_storage_change(tmp_path):
     doc = json.loads(run_cli("diff", base, half, "--format", "json").out)
     assert doc["not_costed"] == [f"{CLUSTER} checkpoint storage changed: its price, power, basis or source; {NO_POWER}"]
     assert NOT_COSTED not in " ".join(doc["not_costed"])
+    plain = _tree(tmp_path / "plain")   # BASE states neither, HEAD both: the capex change is the whole price
+    (said,) = json.loads(run_cli("diff", plain, base, "--format", "json").out)["not_costed"]
+    assert said.endswith("BASE's storage states no price or power and HEAD's does: the capex and power changes hold "
+                         "the storage's whole price and draw, not only what the change costs")
 
 
 def test_sweep_words_drop_the_note_where_the_storage_is_costed(base, stated):
