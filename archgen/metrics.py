@@ -90,14 +90,16 @@ REGISTRY: tuple[Metric, ...] = (
            "whose system's maximum leaves them out), which `it_power` counts once from the cabling.", _N),
     Metric("cluster", "it_power", "W", "kW", 1, "IT power", "At the rack feeds (AC): `it_power_racks`, plus every "
            "transceiver and active cable end no part's figure holds (each once, from the cabling), the switches "
-           "outside any rack and `shelf_loss`; node-end optics inside a system's maximum count there only.", _C),
+           "outside any rack, the checkpoint storage's `storage.power.max` where stated, and `shelf_loss`; node-end "
+           "optics inside a system's maximum count there only.", _C),
     Metric("cluster", "shelf_loss", "W", "kW", 1, "Power-shelf loss", "Busbar (DC) draw of shelf-fed parts and "
            "optics x (1 / `PowerShelf.efficiency` - 1), in `it_power`: every rack at its AC feeds.", _C),
     Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum over the rack "
            "instances of their parts' typical draw, without the optics a rack's `it_power_typical` adds.", _N),
     Metric("cluster", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical IT power of the racks, plus "
-           "optics and switches outside any rack at their typical draw (else maximum), and the power shelves' loss "
-           "on the shelf-fed share: at the rack feeds, like `it_power`.", _C),
+           "optics, switches outside any rack and the checkpoint storage's `storage.power` at their typical draw "
+           "(else maximum), and the power shelves' loss on the shelf-fed share: at the rack feeds, like `it_power`.",
+           _C),
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
            "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
     Metric("cluster", "facility_power_peak", "W", "kW", 1, "Facility power at design conditions", "IT power times "
@@ -162,10 +164,12 @@ REGISTRY: tuple[Metric, ...] = (
            "accelerator", "As the write figure, from `storage.read_bandwidth`: what each accelerator gets when all "
            "read (restore) at once.", _GP, maximise=True),
     Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Bill of materials: parts and racks at their price (a "
-           "`Prices` document's, else their own `price.capex`); not provided while one is unpriced (COST002).",
+           "`Prices` document's, else their own `price.capex`), and the checkpoint storage where `storage:` prices it; "
+           "not provided while one part is unpriced (COST002).",
            _COST, minimise=True),
     Metric("cluster", "power_average", "W", "kW", 1, "Average power", "Average IT load: systems and switches at "
-           "typical draw where published, else maximum, plus optics.", _COST),
+           "typical draw where published, else maximum, plus optics, plus the checkpoint storage's `storage.power` "
+           "(typical, else max) where stated.", _COST),
     Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
            "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "

@@ -1,8 +1,9 @@
 """Faster checkpoint storage is not free, but archgen has no price or power for it (storage2 item 2).
 
 newuser23: in `archgen diff` (and a sweep), a faster `storage:` raised goodput and lowered cost per token with no
-cost and no power beside it, and nothing said so. The storage block states no price or draw, so the model cannot
-cost it; the diff now says the change is costed at 0 and powered at 0 (docs/reliability.md, "Cost").
+cost and no power beside it, and nothing said so. Where the storage block states no price or draw (as the shipped
+ones), the model cannot cost it; the diff says the change is costed at 0 and powered at 0 (docs/reliability.md,
+"Cost"). Where it states both, the change is costed (tests/analyse/test_storage_cost.py).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from archgen.analyse.checkpoint_storage import NOT_COSTED
+from archgen.analyse.storage_cost import NOT_COSTED
 from tests.conftest import SPECS, run_cli
 
 CLUSTER = "clusters/dgx-b200-superpod.yaml"

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from archgen.analyse.checkpoint_storage import NOT_COSTED
 from archgen.analyse.cost import UNSTATED_UTILISATION
+from archgen.analyse.storage_cost import not_costed
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -106,15 +106,16 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
 
     The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures. Where
     a point has a cost per token and the cluster writes checkpoints to its `storage:`, it says that the storage is
-    costed at 0 (`checkpoint_storage.NOT_COSTED`).
+    costed at 0 (`storage_cost.not_costed`: unless its `storage:` states a price and a power).
     """
     m, job = cluster_inputs(a, rel, cost)
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
     if cost is not None and (per_token := m.get("tco_per_used_accelerator_hour", ()) + job):
         said.append(f"cost per token on {', '.join(per_token)}")
-    if cost is not None and a.cluster.spec.storage is not None and not in_memory:   # newuser23: silent before
-        said.append(NOT_COSTED.replace("the change", "a faster storage"))
+    left = not_costed(a.cluster.spec.storage, cost.storage_priced) if cost is not None else ""
+    if left and not in_memory:   # newuser23: silent before; nothing to say where its price and power are stated
+        said.append(left.replace("the change", "a faster storage"))
     return "; ".join(said)
 
 

@@ -35,6 +35,7 @@ from archgen.analyse.rail_layout import rail_ends
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
+from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.tier_ends import fat_tree_ends
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
@@ -131,7 +132,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         a.metrics.update(_cluster_metrics(a, cab))
         typical, fell_back = _typical(design, racks, a, cab)
         a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + optics_outside_systems(a, cab.tiers)
-                                         + typical).to("kW")
+                                         + typical + storage_draw(a, typical=True)).to("kW")
         for fa in a.fabrics:
             fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
             fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
@@ -152,7 +153,9 @@ def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     # the lines of switches placed in no rack only (those in racks are in it_power_racks); None: in its parent
     loose = (line.total_power for line in cab.bom if line.note == UNRACKED)
     unplaced = sum((p for p in loose if p is not None), Q_(0, "kW"))
-    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced).to("kW")
+    # the checkpoint storage's stated draw stands outside every rack, as the unplaced switches (`storage_cost`)
+    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced
+                + storage_draw(a)).to("kW")
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **facility_metrics(a, it_power)}
 

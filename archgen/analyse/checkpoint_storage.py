@@ -225,13 +225,6 @@ def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] |
     return min(storage.write_bandwidth.m_as("B/s"), bound), min(storage.read_bandwidth.m_as("B/s"), bound)
 
 
-#: What the model leaves out of a cluster's checkpoint storage (docs/reliability.md, "Cost"): it is in no rack and
-#: its `storage:` states no price or draw, so a larger or faster storage changes goodput and cost per token at no
-#: cost; `archgen diff` and a sweep's document say so.
-NOT_COSTED = ("checkpoint storage has no price or power in archgen (its storage block states none): capex, IT "
-              "power and cost per token leave it out, so the change is costed at 0 and powered at 0")
-
-
 #: A training job's figures that need somewhere to write its checkpoints: `storage:`, or peer memory over NICs.
 CHECKPOINT_METRICS = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
                       "checkpoint_interval", "restart_time", "goodput", "goodput_low", "goodput_high",

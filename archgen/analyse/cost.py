@@ -4,12 +4,14 @@
 - Capex: every BOM line (racks, systems, switches, shelves, PDUs, CDUs, transceivers and cable assemblies) at its
   price; a system's price includes what is fitted in it. One unpriced line and capex is not provided, nor is any
   figure that rests on it (`CAPEX_METRICS`, and a workload's `JOB_COST_METRICS`): never a capex that counts a part
-  as free (COST002 names the parts).
+  as free (COST002 names the parts). The checkpoint `storage:` is one more line where it is priced (a `Prices`
+  document's price of its `id`, else its `price`); unpriced, it is left out, as before, and the documents say so
+  (`storage_cost.not_costed`): never "not provided" for it.
 - Energy: the average IT load (each system's and switch's `power.typical` where published, else `power.max`, plus
-  optics, and the power shelves' conversion loss on both: at the rack feeds) for the facility's `utilisation`
-  share of 8,766 h, the idle load (`power.idle` where a part states it, else its average draw: assumed) for the
-  rest, x PUE (the hall's energy, `facility_energy_per_year`, MWh) x electricity price; the peak is the cluster's
-  `it_power`.
+  optics, and the power shelves' conversion loss on both: at the rack feeds; plus the checkpoint storage's stated
+  draw) for the facility's `utilisation` share of 8,766 h, the idle load (`power.idle` where a part states it,
+  else its average draw: assumed) for the rest, x PUE (the hall's energy, `facility_energy_per_year`, MWh) x
+  electricity price; the peak is the cluster's `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
   r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
@@ -30,13 +32,13 @@ from typing import Literal, overload
 from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.storage_cost import STORAGE_KIND, storage_draw, storage_name
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
 from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.model.system import idle_draw, typical_draw
 from archgen.money import currency
-from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -172,6 +174,11 @@ class Cost:
         return tuple(line for line in self.lines if line.unracked)
 
     @property
+    def storage_priced(self) -> bool:
+        """Whether the capex holds the cluster's checkpoint storage (its `price`, or a price list's of its `id`)."""
+        return any(line.kind == STORAGE_KIND for line in self.lines)
+
+    @property
     def accessories(self) -> tuple[CapexLine, ...]:
         """BOM lines counted by rule with no catalog part to price (rails, blanking panels, cords, patch cords)."""
         return tuple(line for line in self.lines if not line.priceable)
@@ -227,6 +234,11 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                                price.basis if price else "", price.source if price else "", part is not None, doc,
                                date=str(price.date) if price else "", month=price.month if price else None,
                                unracked=line.note == UNRACKED))
+    storage = a.cluster.spec.storage   # the checkpoint storage, where priced: its list's price first, as a part's
+    price, doc = listed.get(storage.id or "", (storage.price, "")) if storage is not None else (None, "")
+    if storage is not None and price is not None:
+        lines.append(CapexLine(storage_name(storage), STORAGE_KIND, 1, price.capex, price.basis, price.source,
+                               listed=doc, date=str(price.date), month=price.month))
     # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
     lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
               for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]
@@ -249,6 +261,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                     if basis == "assumed"]
         if "utilisation" not in fc.model_fields_set:   # 1, the lowest cost per used hour, unless the hall says
             assumed.append(f"{facility.id} {UNSTATED_UTILISATION}")
+    if storage is not None and storage.power is not None and storage.power.basis == "assumed":
+        assumed.append(f"{storage_name(storage)} draw")
     average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
     utilisation = fc.utilisation if fc is not None else 1.0
     idle, idle_assumed = _load(specs, a, idle=True)
@@ -298,6 +312,9 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
     The optics are those `analyse.bom.optics_outside_systems` counts, each module once; the power shelves' loss on
     both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
 
+    The checkpoint storage's typical (else maximum) draw is added where `storage.power` states it, and with `idle`
+    its idle draw, else that average (assumed, as a part's).
+
     With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
     draw; and the ids of the parts whose idle draw is so assumed.
     """
@@ -313,6 +330,11 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
             total = total + draw(part) * line.quantity
     total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
     total = (total + shelf_loss(a, draw)).to("kW")  # at the feeds, as `it_power`
+    stored = storage_draw(a, typical=True, idle=idle)   # the checkpoint storage's, where stated: no rack, no shelf
+    storage = a.cluster.spec.storage
+    if idle and storage is not None and storage.power is not None and storage.power.idle is None:
+        assumed.append(storage_name(storage))
+    total = (total + stored).to("kW")
     return (total, sorted(set(assumed))) if idle else total
 
 
@@ -344,55 +366,3 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
         out = (t for part, t in network if part != c.scale_up_switch)
         m["scale_out_capex_share"] = (sum(out, Q_(0, c.currency)) / c.capex).to("")
     return m
-
-
-def workload_cost(c: Cost, accelerators: int, tokens_per_second: Q | None,
-                  goodput: tuple[float, float, float] | None = None, spares: float = 0.0,
-                  run_tokens: float | None = None) -> dict[str, Q]:
-    """A job's cost per hour (its accelerators' used hours) and per token from its cluster's cost, with their range.
-
-    `tokens_per_second` are the job's tokens per second before goodput, `goodput` a training job's goodput with the
-    low and high ends of its range (None for a serving job: cost per served token). The value charges the job's
-    accelerators per goodput token; the range's ends are `perf.workload.derived.cost_ends`', the one definition a
-    sweep point's range uses too: the low end the job's accelerators at goodput's high end, the high end those and
-    the `spares` (hot-spare accelerators, `derived.charged_spares`) at its low end. With the run's `run_tokens` (a
-    training job's `checkpoint.tokens`), its whole cost too: `job_cost` = cost per token x tokens, with the same range.
-    """
-    if c.per_used_accelerator_hour is None:
-        return {}
-    per_hour = c.per_used_accelerator_hour * accelerators
-    m = {"job_cost_per_hour": per_hour}
-    tps = tokens_per_second.m_as("1/s") if tokens_per_second is not None else 0.0
-    made = tps * (goodput[0] if goodput is not None else 1.0)
-    if made > 0:
-        per_token = cost_per_token(c.per_used_accelerator_hour, accelerators, made)
-        m["cost_per_token"] = per_token
-        m["cost_per_million_tokens"] = per_token * 1e6
-    ends = cost_ends(c.per_used_accelerator_hour, accelerators, spares, tps if made > 0 else None, goodput)
-    m.update(ends)
-    for end in ("low", "high"):
-        if f"cost_per_token_{end}" in ends:
-            m[f"cost_per_million_tokens_{end}"] = ends[f"cost_per_token_{end}"] * 1e6
-    for end in ("", "_low", "_high"):   # the run's tokens (a training job's `checkpoint.tokens`), where stated
-        if run_tokens and f"cost_per_token{end}" in m:
-            m[f"job_cost{end}"] = m[f"cost_per_token{end}"] * run_tokens
-    return m
-
-
-def spare_span(c: Cost, metric: str, job: int, spares: int, accelerators: int) -> str:
-    """What a job's cost range spans, in words (REQ004): its `job` accelerators, then the `spares` charged too.
-
-    `spares` are the hot-spare accelerators its goodput counts on, `accelerators` the cluster's; below full
-    utilisation, only those beyond the cluster's idle share are charged (`derived.charged_spares`). A cost per token
-    (`metric`) is per goodput token at goodput's high end at the low end, at its low end at the high end
-    (`derived.cost_ends`); a cost per hour spans the spares alone.
-    """
-    charged = charged_spares(spares, accelerators, c.utilisation)
-    idle = (f" ({(1 - c.utilisation) * accelerators:g} of them the cluster's idle share, (1 − utilisation "
-            f"{c.utilisation:g}) × {accelerators}, which its cost per used accelerator-hour already carries)"
-            if c.utilisation < 1 and spares else "")
-    low, high = ((" per goodput token at goodput_high", ", per goodput token at goodput_low")
-                 if metric != "job_cost_per_hour" else (" (the value)", ""))
-    which = "" if not charged else f" and the {spares}" if charged == spares else f" and {charged:g} of the {spares}"
-    return (f"range from the job's {job} accelerators{low} to {'those' if charged else 'the same'}{which}"
-            f"{' hot-spare accelerators its goodput counts on' * bool(charged)}{idle}{high}; docs/reliability.md")

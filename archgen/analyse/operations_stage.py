@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
-from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost, workload_cost
+from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     STORAGE_METRICS,
@@ -29,6 +29,7 @@ from archgen.analyse.goodput import (
     workload_metrics,
 )
 from archgen.analyse.goodput_notes import cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions

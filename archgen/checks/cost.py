@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -123,23 +124,29 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     manifolds); where a list prices a rack and none of the parts placed in it, which keep their own prices, a
     warning says that a quote for the populated rack would count them twice, unless the price states `rack: empty`
     (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:` on a part's price. A
-    price list may price parts and library racks this design does not use.
+    price list may price parts and library racks this design does not use. A cluster's checkpoint storage is priced
+    by its `storage.id`, which must name no catalog part or rack (the price would price both).
 
-    Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
-    make the two entries agree); price a fitted part into its system's price; split a populated rack's quote into
-    the empty rack and the parts placed in it, each priced in the list, or state `rack: empty` on a price that is
-    the enclosure's.
+    Fix: correct the id (a catalog part's, a rack's or a checkpoint storage's `storage.id`), or keep one price per
+    part (remove it from one list, or make the two entries agree); price a fitted part into its system's price;
+    split a populated rack's quote into the empty rack and the parts placed in it, each priced in the list, or state
+    `rack: empty` on a price that is the enclosure's.
     """
     specs = ctx.design.specs
     first: dict[str, tuple[str, Price]] = {}
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
+    stores = {s.id for a in ctx.clusters.values() if (s := a.cluster.spec.storage) is not None and s.id}
     for doc in sorted(specs.of(Prices), key=lambda d: d.id):
         for part, price in doc.prices.items():
             where = (f"prices/{doc.id}", doc.id, ("prices", part))
-            if not isinstance(specs.get(part), Part | Rack) and part not in specs.shelf:   # a library rack: unused
-                known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)]
+            catalog = isinstance(specs.get(part), Part | Rack) or part in specs.shelf   # a library rack: unused
+            if part in stores and catalog:
+                yield Violation(*where, f"{part} names a catalog part or rack and a cluster's checkpoint storage "
+                                        "(`storage.id`): this price would price both")
+            elif not catalog and part not in stores:
+                known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)] + sorted(stores)
                 yield Violation(*where, f"{part} is no catalog part or rack{did_you_mean(part, known, lead='; ')}")
                 continue
             if part in fitted and part not in billed:
@@ -270,3 +277,30 @@ def _placed_elsewhere(path: str, spec: Cluster, a: ClusterAnalysis, counted: Cou
                                            f"the '{', '.join(held)}' racks, where no tier puts them: the capex and "
                                            "space cost price those positions, not the switches' own, and their "
                                            "runs take the floor's longest length (CAB004)")
+
+
+@check("COST008", "cost.storage_half", severity="warning")
+def storage_costed_whole(ctx: Context) -> Iterator[Violation]:
+    """A cluster's checkpoint storage states both its price and its power, or neither.
+
+    With both, the storage is in the capex, TCO and costs per hour and per token, and its draw in IT power,
+    facility power and energy (docs/reliability.md, "Checkpoint storage: price and power"). With neither, the
+    documents say it is left out, as they did before these inputs existed. With one only, half of it is costed: a
+    larger or faster storage is charged its price and not its energy, or its energy and not its price, and the
+    cost per token reads lower than the storage makes it. It is a warning, not an error, since the stated half is a
+    real figure; the documents' Open items and `archgen diff` say which half is left out.
+
+    Fix: give the storage's `power` (`max`, and `typical` where published, with basis and source) beside its
+    `price`, or its `price` (or a `Prices` document's price of its `id`) beside its `power`.
+    """
+    for path, spec, cost in _costs(ctx):
+        left = not_costed(spec.storage, cost.storage_priced)
+        if left == NO_POWER:
+            yield Violation(path, spec.id, ("storage",), "checkpoint storage states a `price` and no `power`: its "
+                                                         "price is in capex, but IT power, facility power and energy "
+                                                         "leave its draw out, so cost per token reads low")
+        elif left == NO_PRICE:
+            yield Violation(path, spec.id, ("storage",), "checkpoint storage states a `power` and no `price` (nor "
+                                                         "does a `Prices` document price its `id`): its draw is in "
+                                                         "IT power and energy, but capex and TCO leave its price out, "
+                                                         "so cost per token reads low")

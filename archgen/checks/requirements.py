@@ -13,8 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from archgen.analyse.cost import JOB_COST_METRICS, spare_span
+from archgen.analyse.cost import JOB_COST_METRICS
 from archgen.analyse.goodput import BLOCKING_SPANNED, spanned
+from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Severity, Violation, check

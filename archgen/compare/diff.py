@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from archgen import metrics
-from archgen.analyse.checkpoint_storage import NOT_COSTED
+from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.checks.requirements import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
@@ -202,18 +202,28 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
 
 
 def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:
-    """A sentence per cluster of both sides whose checkpoint `storage:` differs: what changed, and `NOT_COSTED`."""
+    """A sentence per cluster of both sides whose `storage:` differs and a side leaves out its price or its power.
+
+    What changed, and what that side's cost and power figures leave out (`storage_cost.not_costed`: `NOT_COSTED`,
+    `NO_PRICE` or `NO_POWER`). Where both sides price and power their storage, a change is costed like any other: its
+    capex, IT power and cost per token are among the metrics, and no sentence is added.
+    """
     out = []
     for path in sorted(set(base.clusters) & set(head.clusters)):
         old, new = base.clusters[path].cluster.spec.storage, head.clusters[path].cluster.spec.storage
-        if old == new:
+        left = [not_costed(s, c is not None and c.storage_priced)
+                for s, c in ((old, base.operations.cost.get(path)), (new, head.operations.cost.get(path)))]
+        if old == new or not any(left):
             continue
         what = ("added" if old is None else "removed" if new is None else "; ".join(
             f"{k.replace('_', ' ')} {getattr(old, k):~P} → {getattr(new, k):~P}"
             for k in ("capacity", "write_bandwidth", "read_bandwidth") if getattr(old, k) != getattr(new, k))
-            or "its basis or source")
-        out.append(f"{path} checkpoint storage {'' if old is None or new is None else 'changed: '}{what}; "
-                   f"{NOT_COSTED}")
+            or "its price, power, basis or source")
+        said = left[1] or (   # HEAD's words where it leaves something out; else BASE left out what HEAD costs
+            "BASE's storage states no " + {NO_PRICE: "price", NO_POWER: "power"}.get(left[0], "price or power")
+            + " and HEAD's does: the capex and power changes hold the storage's whole "
+            + {NO_PRICE: "price", NO_POWER: "draw"}.get(left[0], "price and draw") + ", not only what the change costs")
+        out.append(f"{path} checkpoint storage {'' if old is None or new is None else 'changed: '}{what}; {said}")
     return tuple(out)
 
 

@@ -12,8 +12,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
-from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Q
+from archgen.model.cost import Price
+from archgen.model.spec import Document, FieldError, Id, Ref, Spec, raise_each
+from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power, PowerOrZero, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
@@ -163,8 +164,34 @@ class SiteEvent(Spec):
         return self
 
 
+class StoragePower(Spec):
+    """What a cluster's checkpoint storage draws, as its datasheet (or an estimate) states it."""
+
+    max: Power = Field(description="Maximum draw of the whole storage system (every appliance), e.g. '12 kW'.")
+    typical: PowerOrZero | None = Field(None, description=(
+        "Typical draw under load, where published; average-power figures and energy use it, else `max`."))
+    idle: PowerOrZero | None = Field(None, description=(
+        "Draw with no job running, where published; the hours the cluster idles (its facility's `utilisation`) "
+        "are costed at it, else at the typical draw (assumed, as a part's)."))
+    basis: Literal["sourced", "assumed"] = Field(description="Whether the draw is sourced or assumed.")
+    source: str = Field(min_length=3, description="Where the draw comes from (datasheet, table), or why assumed.")
+
+    @model_validator(mode="after")
+    def _within_max(self) -> StoragePower:
+        over = [(name, q) for name in ("typical", "idle") if (q := getattr(self, name)) is not None and q > self.max]
+        raise_each([FieldError((name,), f"{'an' if name == 'idle' else 'a'} {name} draw of {q:~P} is above the "
+                                        f"maximum of {self.max:~P}; give at most `max`") for name, q in over],
+                   type(self).__name__)
+        return self
+
+
 class Storage(Spec):
-    """The storage system a cluster writes checkpoints to (e.g. parallel file system appliances)."""
+    """The storage system a cluster writes checkpoints to (e.g. parallel file system appliances).
+
+    Its `price` and `power` are optional: given, the storage enters the cluster's capex, TCO and costs per hour and
+    per token, and its draw the IT power, facility power and energy, like a part on the bill of materials
+    (docs/reliability.md, "Checkpoint storage: price and power"); left out, they leave it out and say so.
+    """
 
     capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
     write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
@@ -184,6 +211,25 @@ class Storage(Spec):
         "Given: checkpoints are timed over the nodes' storage NICs (else converged or compute NICs) at line rate, and "
         "REL012 says the figures rest on that. Left out: checkpoint times, goodput and spares are not provided "
         "(REL006)."))
+    id: Id | None = Field(None, description=(
+        "A name a `Prices` document prices this storage by (as it prices a catalog part by its id), e.g. "
+        "`ddn-ai400x3-x4`: the list's price is taken before `price`. Left out: only `price` prices it."))
+    price: Price | None = Field(None, description=(
+        "Purchase price of the whole storage system (appliances, drives, licences as quoted), with its currency, "
+        "date, basis and source, as a catalog part's `price`, e.g. `{capex: 1200000 USD, date: '2025-06', basis: "
+        "assumed, source: '...'}`. Left out (and no `Prices` document naming `id`): capex and the costs on it "
+        "leave the storage out, and the documents say so."))
+    power: StoragePower | None = Field(None, description=(
+        "Draw of the whole storage system: `max` enters `it_power` (and facility power), `typical` (else `max`) "
+        "the average load and energy. Taken to stand in the cluster's hall, outside its racks (no shelf loss). "
+        "Left out: IT power and energy leave the storage out, and the documents say so."))
+
+    @model_validator(mode="after")
+    def _no_rack(self) -> Storage:
+        if self.price is not None and self.price.rack is not None:
+            raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
+                                                "a storage's `price` is the whole storage system's: leave it out")
+        return self
 
     @property
     def at_stated(self) -> bool:

@@ -19,6 +19,7 @@ from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.scaling import Scaling
+from archgen.analyse.storage_cost import storage_draw
 from archgen.model import Part, Prices
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
@@ -120,7 +121,8 @@ def abstract(scope: Scope, a: Any) -> Section:
     if spec.description:
         section.add(Para(spec.description))
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
-            ("IT power at the feeds (racks + optics + unplaced switches + shelf loss)",
+            ("IT power at the feeds (racks + optics + unplaced switches + shelf loss"
+             f"{' + checkpoint storage' if storage_draw(a).m else ''})",
              fmt.q(m.get("it_power"), "kW", 1)),
             ("Power-shelf loss (in IT power)", fmt.q(m.get("shelf_loss"), "kW", 1)),
             ("IT power (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.storage_cost import storage_draw
 from archgen.render import common, fmt, glossary
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.common import Scope
@@ -57,6 +58,11 @@ def reconciled(a: Any) -> str:
     if loss is not None and loss.m:  # the lines are the parts' own draw; IT power is at the feeds, after the shelves
         parts = (parts + loss).to("kW")
         text += f", {fmt.q(parts, 'kW', 1)} with the power shelves' loss ({fmt.q(loss, 'kW', 1)})"
+    stored = storage_draw(a)
+    if stored.m:   # on no BOM line: `storage.power` states it (`analyse.storage_cost`)
+        parts = (parts + stored).to("kW")
+        text += (f", {fmt.q(parts, 'kW', 1)} with the checkpoint storage's maximum draw ({fmt.q(stored, 'kW', 1)}, "
+                 "`storage.power`, on no line)")
     gap = (parts - it).to("kW")
     if abs(gap.m_as("kW")) < 0.05:
         return text + f", the cluster's IT power ({fmt.q(it, 'kW', 1)})."

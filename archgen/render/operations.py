@@ -14,6 +14,7 @@ from matplotlib.figure import Figure as Chart
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
+from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
 from archgen.metrics import UNBOUNDED
 from archgen.open_item import OpenItem
 from archgen.render import fmt
@@ -259,10 +260,16 @@ def open_items(run: Any, a: Any) -> list[str]:
         items.append("Capex leaves out the accessories the bill of materials counts by rule, which have no catalog "
                      "part to price: " + ", ".join(f"{line.part} x{line.quantity}" for line in cost.accessories) + ".")
     storage = a.cluster.spec.storage
-    if cost is not None and storage is not None:  # `storage:` has no price: its appliances are in no BOM line
-        items.append(f"Capex and IT power leave out the checkpoint storage ({storage.capacity:~P}, "
-                     f"{storage.write_bandwidth:~P} write), which `storage:` places in no rack and gives no price: a "
-                     "larger or faster storage raises goodput and lowers cost per token here at no cost.")
+    left = not_costed(storage, cost.storage_priced) if cost is not None else ""
+    if storage is not None and left:  # its appliances are in no BOM line: priced and powered only where it says so
+        held = f"the checkpoint storage ({storage.capacity:~P}, {storage.write_bandwidth:~P} write)"
+        items.append(
+            f"Capex and IT power leave out {held}, which `storage:` places in no rack and gives no price: a larger "
+            "or faster storage raises goodput and lowers cost per token here at no cost." if left == NOT_COSTED else
+            f"Capex leaves out {held}, to which `storage:` gives no `price` (its draw is in IT power): a larger or "
+            "faster storage lowers cost per token here without its price." if left == NO_PRICE else
+            f"IT power and energy leave out {held}, to which `storage:` gives no `power` (its price is in capex): a "
+            "larger or faster storage lowers cost per token here without its energy.")
     rel = run.operations.reliability.get(a.cluster.path)
     if rel is not None and rel.assumed:
         items.append("Reliability rests on assumed failure rates: " + ", ".join(rel.assumed) + ".")
