@@ -19,14 +19,16 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "endpoint_ports", "", "", 0, "Endpoint ports", "Ports of nodes and attached switches.", _F),
     Metric("fabric", "reserved_ports", "", "", 0, "Reserved ports", "Leaf ports held back for growth or "
            "services.", _F),
+    # a fabric's bandwidths are better higher, as throughput is (`archgen diff`: a taper that halves the bisection
+    # reads as worse, not as a change with no direction)
     Metric("fabric", "injection_bandwidth", "B/s", "Tbit/s", 1, "Injection bandwidth", "Bandwidth the endpoints "
-           "put into the fabric, one direction.", _F),
+           "put into the fabric, one direction.", _F, maximise=True),
     Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "Minimum over the tiers of "
-           "half the capacity entering the tier, one direction.", _F),
+           "half the capacity entering the tier, one direction.", _F, maximise=True),
     Metric("fabric", "injection_per_accelerator", "B/s", "Gbit/s", 0, "Injection per accelerator", "Injection "
-           "bandwidth over the accelerators.", _N),
+           "bandwidth over the accelerators.", _N, maximise=True),
     Metric("fabric", "bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection per accelerator", "Bisection "
-           "bandwidth over the accelerators.", _N),
+           "bandwidth over the accelerators.", _N, maximise=True),
     Metric("fabric", "hops_max", "", "", 0, "Hops", "Switch hops of the longest path (2 × tiers − 1).", _F),
     Metric("fabric", "max_endpoints", "", "", 0, "Largest endpoint count", "Endpoints the design's switches and "
            "tiers can take.", _F),

@@ -400,3 +400,26 @@ def test_a_change_with_no_better_direction_reads_as_neither():
     assert MetricChange("workload/w", "ttft", Q_(0.2, "s"), Q_(0.1, "s")).direction == "better"
     assert MetricChange("workload/w", "ttft", Q_(0.2, "s"), None).direction is None
 
+
+
+def test_a_fabric_tapered_reads_as_worse(tmp_path):
+    """newuser26: a 2:1 leaf tier on the shipped B200 SuperPOD cuts the compute fabric's bisection, and the comment
+    listed it with no direction, counting only the failure shares as worse. Bandwidth a fabric carries is better
+    higher, as throughput is. At 2:1 a 64-port QM9700 leaf splits 43 down / 21 up (docs/clusters.md Formulas,
+    u = ⌊k / (1 + o)⌋), a 32-node SU still takes 8 rail leaves, so the bisection is the 32 leaves' uplinks:
+    32 x 21 x 400 Gb/s / 2 over 1,016 GPUs = 132.3 Gb/s, against half the 400G injection (200 Gb/s) at 1:1."""
+    base = copy_specs(tmp_path / "base")
+    head = copy_specs(tmp_path / "head")
+    cluster = head / "clusters" / "dgx-b200-superpod.yaml"
+    text = cluster.read_text(encoding="utf-8")
+    old = '    group: su\n    oversubscription: "1:1"\n    max_oversubscription: "1:1"\n'
+    assert old in text
+    cluster.write_text(text.replace(old, '    group: su\n    oversubscription: "2:1"\n'), encoding="utf-8")
+    _, doc = diff_json(base, head)
+    obj = "cluster/dgx-b200-superpod/fabric/compute"
+    bisection = metric(doc, obj, "bisection_per_accelerator")
+    assert (bisection["base"]["value"], bisection["head"]["value"]) == pytest.approx(
+        (400e9 / 2 / 8, 32 * 21 * 400e9 / 2 / 1016 / 8))
+    assert (bisection["direction"], bisection["better"]) == ("worse", "higher")
+    assert metric(doc, obj, "bisection_bandwidth")["direction"] == "worse"
+    assert MetricChange(obj, "injection_per_accelerator", Q_(800, "Gb/s"), Q_(400, "Gb/s")).direction == "worse"

@@ -109,3 +109,18 @@ def test_unknown_key_in_a_fabric_is_located_and_suggested(spec_tree):
     result = run_cli("check", root)
     assert result.err == (f"{root / 'clusters' / 'c.yaml'}:17:10: error: fabrics.0.plnes: unknown key 'plnes'\n"
                           f"  hint: did you mean 'planes'?\n")
+
+
+@pytest.mark.parametrize(("value", "shown"), [("48", "48"), ("'33-64'", "'33-64'")])
+def test_a_bare_port_count_says_how_to_write_it(spec_tree, value, shown):
+    """newuser26: docs/clusters.md gives a tier's `down` and `up` as "a group, a range or a count", and `up: 48` read
+    "expected a mapping, got 48", naming neither the key it wants nor the form: the error now shows it."""
+    tree = files()
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  leaf: {rack: net}\n",
+                                                              f"  leaf: {{rack: net, up: {value}}}\n")
+    root = spec_tree(tree)
+    result = run_cli("check", root)
+    assert result.code == 1
+    assert result.err == (f"{root / 'clusters' / 'c.yaml'}:20:25: error: fabrics.0.leaf.up: expected the role's "
+                          f"ports as a mapping: {{ports: 32}} (a count), {{ports: '33-64'}} (a range) or "
+                          f"{{group: <port group>}}, each with an optional breakout, got {shown}\n")

@@ -11,7 +11,9 @@ Counting, three figures per tier kept apart:
 * links: logical port-to-port connections at the fabric rate;
 * cables: what an installer pulls, ⌈links / links per cable⌉, where a cable carries the `links_per_cable` of its
   parts (2 for an 800G cable split 2 x 400G across two planes or spines: one cable with its ends, as NVIDIA's
-  DGX SuperPOD B300 Spectrum-X table counts it), and a copper assembly the links of its narrower end's module;
+  DGX SuperPOD B300 Spectrum-X table counts it), and a copper assembly the links of its narrower end's module,
+  counted per pair of switches between tiers (an assembly joins two devices: 2 links of a pair on a DAC that
+  carries 4 take a whole one);
 * transceivers: optical modules at both ends; a module of rate r serves r / speed links (a twin-port 800G OSFP
   serves two 400G links), but no more than the ports of its cage, so modules per end = ⌈links / ports per module⌉.
   Access ports that do not end at a node (reserved, extra and switch management ports) end at a single-port cage.
@@ -48,6 +50,9 @@ from archgen.units import Q_, Q
 #: node (or, past the nodes' ports, a reserved port at a leaf) to a leaf, a torus's neighbour link from chip to chip,
 #: its OCS link from a chip to the circuit switch.
 NODE_ENDS = {"access": ("a",), "neighbour": ("a", "b"), "ocs": ("a",)}
+#: Tiers whose runs each join one pair of switches with the run's weight in links (`tier_ends`, `rail_layout`): a
+#: copper assembly serves one pair, so a pair takes ⌈links / links per assembly⌉ of them, as the port map cuts them.
+PAIR_TIERS = ("leaf_spine", "spine_core")
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 U_M = 0.04445
 
@@ -342,7 +347,11 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                 continue
             split = max(opt.a.links_per_cable, opt.b.links_per_cable)
             if opt.a.media in COPPER_MEDIA:  # a cable assembly: one orderable part with its ends built in
-                c = math.ceil(n / links_per_cable(opt, speed, a_cage))
+                per = links_per_cable(opt, speed, a_cage)
+                c = math.ceil(n / per)
+                if tr is not None and tier in PAIR_TIERS:   # each run joins one pair of switches: whole assemblies
+                    w = tr.weight[tr.option == i]
+                    c = int(((w + per - 1) // per).sum())
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c
                 power = power + (opt.a.power_per_end + opt.b.power_per_end) * c

@@ -118,5 +118,16 @@ class Tier(Spec):
         "against the switch's ports (NET001). Not on the top tier (nothing is above it). `down` alone fixes the down "
         "ports and `oversubscription` sets the up ports beside them."))
 
+    @field_validator("down", "up", mode="before")
+    @classmethod
+    def _port_use(cls, v: object) -> object:
+        # docs/clusters.md gives a role's ports as "a group, a range or a count": a bare `up: 48` read "expected a
+        # mapping", naming neither the key nor the form (newuser26)
+        if v is not None and not isinstance(v, dict | PortUse):
+            raise PydanticCustomError("expected", "the role's ports as a mapping: {ports: 32} (a count), "
+                                                  "{ports: '33-64'} (a range) or {group: <port group>}, each with "
+                                                  "an optional breakout")
+        return v
+
 
 

@@ -15,6 +15,7 @@ from collections import defaultdict
 import pytest
 
 from archgen.analyse.portmap import port_map
+from tests.conftest import shipped_edited
 
 SU, B200 = "cluster/gb200-nvl72-su", "cluster/dgx-b200-superpod"
 
@@ -95,3 +96,23 @@ def test_ports_ending_at_no_node_say_so(maps):
     for r in ufm:   # not a leaf looped to itself: the A end is the appliance, not placed
         assert r.a.rack == "not placed" and r.a.u is None and r.b.device.startswith("compute-leaf-")
         assert "reserved for UFM appliance" in r.note and "past" not in r.b.port
+
+
+def test_a_copper_assembly_joins_one_pair_of_switches(tmp_path):
+    """newuser26: a copper assembly is one cable between two devices, so a pair of switches joined by fewer links
+    than one assembly carries still takes a whole assembly, and the BOM counts one per pair as the port map does.
+
+    The GB200 SU's storage / in-band SN5600 leaves with 6 uplinks (`uplinks: 6`) over 3 spines (`spine.count: 3`):
+    2 leaves x 3 spines = 6 pairs of 6 / 3 = 2 links at 200G; a twin-port 800G DAC carries 4 x 200G, so 6 DACs, one
+    per pair (⌈2 / 4⌉ each). Before, the BOM divided the tier's 12 links by 4 and ordered 3 DACs for 6 pairs, while
+    the port map listed 6 (a 32-SU GB300 trial: 70 DACs in the BOM, 140 in the port map).
+    """
+    run = shipped_edited(tmp_path, "clusters/gb200-nvl72-su.yaml",
+                         "    leaf: {rack: gb200-su-eth}\n    spine: {rack: gb200-su-eth}\n",
+                         "    leaf: {rack: gb200-su-eth, uplinks: 6}\n    spine: {rack: gb200-su-eth, count: 3}\n")
+    a = run.clusters[SU]
+    tier = next(t for t in a.cabling.tiers if (t.fabric, t.tier) == ("storage-inband", "leaf_spine"))
+    rows = [r for r in port_map(a).rows if (r.fabric, r.tier) == ("storage-inband", "leaf_spine")]
+    assert tier.links == 2 * 6 == 12
+    assert [(r.links, r.media) for r in rows] == [(2, "dac-800g-osfp")] * 6
+    assert tier.cables == {"dac-800g-osfp": 6} and tier.modules == {"dac-800g-osfp": 6}

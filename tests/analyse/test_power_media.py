@@ -42,5 +42,7 @@ def test_media_on_the_tier_give_the_power(tmp_path):
     assert {"it_power", "facility_power", "power_average", "energy_cost_per_year", "network_power"} <= set(m)
     # 4,654.96 kW before the shelves' loss (130.2 kW); 4,797.9 kW before each SU's storage leaves stood in its own
     # rack and the compute spines stopped sharing the rail leaves' slots (tests/analyse/test_leaf_placement.py)
-    # 4,785.2 kW before rackfix fed the AC SN2201s from outside the busbar (no shelf loss on them)
-    assert round(m["it_power"].m_as("kW"), 1) == 4785.0
+    # 4,785.2 kW before rackfix fed the AC SN2201s from outside the busbar (no shelf loss on them); 4,785.0 kW
+    # before a copper assembly was counted per pair of switches (newuser26): the 960 compute leaf-spine pairs of one
+    # 400G link each take 960 twin-port DACs, not 480 (0.1 W a plug, 2 plugs, 480 more: +96 W)
+    assert round(m["it_power"].m_as("kW"), 1) == 4785.1
