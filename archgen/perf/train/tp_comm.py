@@ -25,8 +25,10 @@ module/_common.py `set_quantizer_usage_for_wgrad_all_gather`), both for the outp
 (`fill_userbuffers_buffer_for_all_gather`: "Userbuffers can only communicate one MXFP8 buffer at a time"); under
 MXFP8 the row-parallel wgrad needs the column-scaled output gradient, which cannot be made from the row-scaled one
 it gathered, so a second, column-wise all-gather runs (linear.py lines 1185-1215, layernorm_mlp.py lines 1316-1346).
-TE's userbuffers take no NVFP4 tensor ("Unsupported quantizer for Userbuffers", base.py line 754); the model times
-NVFP4 with the MXFP8 rule there, an assumption no source states.
+TE's userbuffers take no NVFP4 tensor (`fill_userbuffers_buffer_for_all_gather` raises "Unsupported quantizer for
+Userbuffers", base.py line 754), so under NVFP4 no userbuffers overlap runs whatever `overlap_tp_comm` says
+(`tp_layer`; a stated true is refused, `archgen.model.training_rules.tp_overlap_problem`): the collectives run as
+without it, the column-parallel backward's async pairs included.
 """
 
 from __future__ import annotations
@@ -83,8 +85,9 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     Without sequence parallelism: 2 all-reduces of T x h per forward pass and 2 backward, all exposed (as
     before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring); the MoE layers' MLP
     (`moe_share`), which `tp_gemms` leaves out, keeps an all-reduce's time per forward pass and one backward,
-    exposed without userbuffers and hidden with them. Without userbuffers (`tp_sequence_parallel`) what hides runs
-    on the SMs NCCL leaves (nothing hides where `job.tp_async_backward` is off: Calculon's `none`); with them
+    exposed without userbuffers and hidden with them. Without userbuffers (`tp_sequence_parallel`; always under
+    NVFP4, which TE's userbuffers refuse) what hides runs on the SMs NCCL leaves (nothing hides where
+    `job.tp_async_backward` is off: Calculon's `none`); with them
     (`tp_exposed`) the GEMMs pay their chunks and margin (`tp_overlap_cost`). Either way what hides shares the HBM
     with the compute (`contention`; `hbm` the compute's share of its rate).
     """
@@ -93,7 +96,8 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     gemms = tp_gemms(a, tp, moe_share)
     moe = moe_share * (passes + 1.0) * ar  # the MoE layers' MLP collectives
     x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-    if job.overlap_tp_comm:  # TE userbuffers: one-usage FP8 buffers, MXFP8's second gather of the output gradient
+    if job.overlap_tp_comm and rec != "nvfp4":  # userbuffers (none under NVFP4: module docstring); one-usage FP8
+        # buffers, MXFP8's second gather of the output gradient
         second = one if two_usages(rec) else 0.0
         shown = tp_exposed(hw, dtype, T, tp, gemms, passes, rs, one, second)
         total = tp_carried(gemms, passes, one, rs, one, one, second) + moe
