@@ -33,18 +33,50 @@ without it, the column-parallel backward's async pairs included.
 
 from __future__ import annotations
 
+import numpy as np
+
 from archgen.perf.comm.collectives import collective_times, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import maximum, where
+from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.exposure import NCCL_CTAS, PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
 from archgen.perf.train.job import Job
 
 #: Bytes of a 16-bit activation element: what the reduce-scatters and the all-reduces carry.
 ACT_BYTES = 2.0
+#: Compute streams a userbuffers overlap launches its GEMM's chunks on, round-robin: min(3, splits)
+#: (`NVTE_COMM_OVERLAP_MAX_STREAMS` 3, NVIDIA/TransformerEngine at d0067d0, transformer_engine/common/include/
+#: transformer_engine/comm_gemm_overlap.h line 20; `CommOverlapCore::initialize`, comm_gemm_overlap.cpp lines 130-134;
+#: passed as `_NUM_MAX_UB_STREAMS`, transformer_engine/pytorch/cpp_extensions/gemm.py line 37).
+UB_STREAMS = 3.0
+
+
+def chunk_gemm(hw: Hardware, dtype: str, T, splits, n, k):
+    """Time one of `splits` row chunks of a T-row GEMM (T x k by k x n) takes as TE's userbuffers run them.
+
+    TE launches chunk i on compute stream i mod `UB_STREAMS`, and a chunk waits only for its own input: `pipeline`'s
+    chunks for nothing but the layer's input (comm_gemm_overlap.cpp at d0067d0, `split_overlap_rs`, lines 718-731),
+    `ring_exchange`'s for the ring step that brings its rows (`split_overlap_ag`, lines 1175-1198). Whether the
+    streams run at once is the launch's `CUDA_DEVICE_MAX_CONNECTIONS`:
+
+    * before Blackwell (compute capability below 10) the stacks run one hardware queue with TP: Megatron-LM asserts
+      CUDA_DEVICE_MAX_CONNECTIONS=1 with tp > 1 there (megatron/training/arguments.py at d98e8a6, lines 1453-1479:
+      "requirement no longer exists since the Blackwell architecture"), and Megatron-Bridge sets 1 "to enforce kernel
+      queuing order from host to execution order on GPU" (scripts/performance/perf_plugins.py at 0fbfe7d3e, lines
+      228-248). In that one queue a `pipeline` chunk's launch sits behind the previous chunk's reduce-scatter, which
+      waits for that chunk's GEMM, and a `ring_exchange` chunk's behind the receive of its rows, whose one-block
+      kernel finds an SM as the previous GEMM drains: the chunks run one after the other, each on the tile and wave
+      ramp of its own T / splits rows (`kernels.gemm_time`);
+    * from Blackwell on, Megatron-Bridge sets 32 connections "to avoid serialization of streams" (the same lines):
+      up to s = min(3, splits) chunks run at once, and the ramp applies to the rows in flight together,
+      g(s T / splits) / s. The chunks were timed one after the other here too before (tp 8, 2,048 tokens: 256-row
+      chunks at 0.67 of the rate, where the streams' 768 rows run at 0.86, on the default 128-row ramp).
+    """
+    s = where(np.asarray(hw.compute_capability) >= 10.0, minimum(UB_STREAMS, splits), 1.0)
+    return K.gemm_time(hw, dtype, s * T / splits, n, k) / s
 
 
 def gather_bytes(rec: str | None, usages: float = 1.0) -> float:
@@ -176,16 +208,16 @@ def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
     row-parallel wgrads overlap nothing. Each chunk takes the GEMM size ramp of its own rows (`kernels.gemm_time`).
     """
     keep = sm_kept(hw, UB_COMM_SMS)
-    g = K.gemm_time
+    g, c = K.gemm_time, chunk_gemm
     fwd = bwd = 0.0
     for n, k, method, share in gemms:
         whole_f, dgrad, wgrad = g(hw, dtype, T, n, k), g(hw, dtype, T, k, n), g(hw, dtype, k, n, T)
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            fwd = fwd + share * (tp * g(hw, dtype, T / tp, n, k) - whole_f)
+            fwd = fwd + share * (tp * c(hw, dtype, T, tp, n, k) - whole_f)
             bwd = bwd + share * (dgrad + wgrad) * (1.0 / keep - 1.0)
         else:  # row-parallel: projection, FC2
-            fwd = fwd + share * (PIPELINE_SPLITS * g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep - whole_f)
-            bwd = bwd + share * (tp * g(hw, dtype, T / tp, k, n) - dgrad)
+            fwd = fwd + share * (PIPELINE_SPLITS * c(hw, dtype, T, PIPELINE_SPLITS, n, k) / keep - whole_f)
+            bwd = bwd + share * (tp * c(hw, dtype, T, tp, k, n) - dgrad)
     return passes * fwd + bwd
 
 
@@ -220,20 +252,20 @@ def tp_exposed(hw: Hardware, dtype: str, T, tp, gemms, passes, ag, gather=None, 
     margin's own cost to the GEMMs is `tp_overlap_cost`.
     """
     keep = sm_kept(hw, UB_COMM_SMS)
-    g = K.gemm_time
+    g, c = K.gemm_time, chunk_gemm
     gather = ag if gather is None else gather
     step = gather / maximum(tp - 1.0, 1.0)  # one ring step: a T/tp chunk to the next rank
     piece = ag / PIPELINE_SPLITS
     fwd = bwd = 0.0
     for n, k, method, share in gemms:
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            fwd = fwd + share * (tp - 1.0) * maximum(step - g(hw, dtype, T / tp, n, k), 0.0)
+            fwd = fwd + share * (tp - 1.0) * maximum(step - c(hw, dtype, T, tp, n, k), 0.0)
             bwd = bwd + share * (maximum(gather - g(hw, dtype, T, k, n) / keep, 0.0)
                                  + maximum(ag - g(hw, dtype, k, n, T) / keep, 0.0))
         else:  # row-parallel: projection, FC2
             fwd = fwd + share * (piece + (PIPELINE_SPLITS - 1.0) * maximum(
-                piece - g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep, 0.0))
-            bwd = bwd + share * ((tp - 1.0) * maximum(step - g(hw, dtype, T / tp, k, n), 0.0) + maximum(
+                piece - c(hw, dtype, T, PIPELINE_SPLITS, n, k) / keep, 0.0))
+            bwd = bwd + share * ((tp - 1.0) * maximum(step - c(hw, dtype, T, tp, k, n), 0.0) + maximum(
                 second - maximum(g(hw, dtype, T, k, n) - gather, 0.0), 0.0))
     return passes * fwd + bwd
 
