@@ -115,9 +115,9 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     """Exposed TP communication of one layer and micro-batch (every forward pass and the backward), seconds.
 
     Without sequence parallelism: 2 all-reduces of T x h per forward pass and 2 backward, all exposed (as
-    before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring); the MoE layers' MLP
-    (`moe_share`), which `tp_gemms` leaves out, keeps an all-reduce's time per forward pass and one backward,
-    exposed without userbuffers and hidden with them. Without userbuffers (`tp_sequence_parallel`; always under
+    before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring), a MoE layer's shared
+    experts among them (its routed experts' expert-TP collectives are the dispatcher's: `exposure.expert_comm`).
+    Without userbuffers (`tp_sequence_parallel`; always under
     NVFP4, which TE's userbuffers refuse) what hides runs on the SMs NCCL leaves (nothing hides where
     `job.tp_async_backward` is off: Calculon's `none`); with them
     (`tp_exposed`) the GEMMs pay their chunks and margin (`tp_overlap_cost`). Either way what hides shares the HBM
@@ -126,27 +126,35 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     a, rec, dtype = job.arch, job.recipe, job.precision
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
     gemms = tp_gemms(a, tp, moe_share)
-    moe = moe_share * (passes + 1.0) * ar  # the MoE layers' MLP collectives
     x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
     if job.overlap_tp_comm and rec != "nvfp4":  # userbuffers (none under NVFP4: module docstring); one-usage FP8
         # buffers, MXFP8's second gather of the output gradient
         second = one if two_usages(rec) else 0.0
         shown = tp_exposed(hw, dtype, T, tp, gemms, passes, rs, one, second)
-        total = tp_carried(gemms, passes, one, rs, one, one, second) + moe
+        total = tp_carried(gemms, passes, one, rs, one, one, second)
         seq = shown + x_tp * (total - shown) + tp_overlap_cost(hw, dtype, T, tp, gemms, passes)
     else:
         shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both)
         if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
             shown, hidden = shown + hidden, 0.0
-        seq = shown + moe + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
+        seq = shown + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
     return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0)
 
 
 def tp_gemms(a: Arch, tp, moe_share):
     """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
 
-    See `tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of the layers
-    (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
+    See `tp_overlap_cost`: QKV and the projection, the dense FFN's FC1 and FC2 on the dense share of the layers, and
+    a MoE layer's shared experts' FC1 and FC2 on the MoE share. Megatron-core's shared experts are an `MLP` on the
+    attention's TP group (megatron/core/transformer/moe/shared_experts.py at d98e8a6, `SharedExpertMLP.__init__`,
+    `tp_group=pg_collection.tp`), whose linear layers gather their input and reduce-scatter their output under
+    sequence parallelism with the `fc1`/`fc2` userbuffers (mlp.py lines 228 and 251), as the dense FFN's do. The
+    routed experts run no TP collective of their own: the MoE layer routes its T/tp sequence-parallel tokens
+    (moe_layer.py line 636 refuses tp > 1 without SP in training), and the dispatcher all-gathers the received
+    tokens over the expert-TP group after the all-to-all and reduce-scatters them before the combine
+    (token_dispatcher.py lines 741-751 and 824-832), which `exposure.expert_comm` times with the all-to-alls.
+    Before, each MoE layer charged an all-reduce of T x h per forward pass and one backward beside these, exposed
+    without userbuffers and hidden for nothing with them.
     """
     q = a.heads * a.head_dim
     out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
@@ -155,6 +163,10 @@ def tp_gemms(a: Arch, tp, moe_share):
         dense = 1.0 - moe_share
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
                                                                                     dense)]
+    if moe_share > 0.0 and a.shared_experts:
+        f = a.shared_experts * a.expert_ffn  # as `training._layer_forward` times the shared experts' GEMMs
+        out += [((a.ffn_mats - 1) * f / tp, a.hidden, "ring_exchange", moe_share), (a.hidden, f / tp, "pipeline",
+                                                                                    moe_share)]
     return tuple(out)
 
 
