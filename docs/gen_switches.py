@@ -23,6 +23,7 @@ from pathlib import Path
 from archgen.errors import ArchgenError
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.switches import SWITCHES
+from archgen.model.training_rules import tp_overlap_problem
 from archgen.perf.train.stacks import resolve, stated_knobs
 from archgen.scoring.cases import measured_value, predict, read_case_file
 from archgen.scoring.catalog import load_accelerators
@@ -100,10 +101,12 @@ def moves(accs: dict | None = None) -> Iterator[Move]:
                 for value in switch.values:
                     if getattr(knobs, name) == value:
                         continue
-                    try:
-                        after: tuple[float, ...] | None = _errors(_flipped(case, name, value), accs)
-                    except ArchgenError:
-                        after = None
+                    after: tuple[float, ...] | None = None
+                    if name != "overlap_tp_comm" or not tp_overlap_problem(t.precision, value):  # refused as stated
+                        try:
+                            after = _errors(_flipped(case, name, value), accs)
+                        except ArchgenError:
+                            after = None
                     yield Move(name, value, case.id, path.name, before, after)
 
 

@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen import metrics
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
-from archgen.model.training_rules import fp8_recipe_problem
+from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
 from archgen.model.workload import (
     Collective,
     Inference,
@@ -116,6 +116,8 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
     def _recipe_needs_fp8(self) -> CaseTraining:
         if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
             raise FieldError(("fp8_recipe",), problem)
+        if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm):
+            raise FieldError(("overlap_tp_comm",), problem)
         return self
 
 

@@ -173,7 +173,8 @@ class StackSwitches(Spec):
                 "it"))] = Field(
         None, description="Overlap tensor-parallel collectives with the layer GEMMs (Transformer Engine userbuffers, "
                           "Megatron-Core tp_comm_overlap); needs sequence parallelism: off where it is stated "
-                          "off, and stated true without it an error.")
+                          "off, and stated true without it an error. Off under fp4 (Transformer Engine's "
+                          "userbuffers take no NVFP4 tensor), and stated true there an error.")
     overlap_p2p_comm: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: blocking pipeline sends (--overlap-p2p-communication was opt-in)"),
         (True, f"{_ARGS}: the interleaved schedule overlaps its p2p (--no-overlap-p2p-communication turns it off)"),

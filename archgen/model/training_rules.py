@@ -47,3 +47,24 @@ def fp8_recipe_problem(precision: str, fp8_recipe: str | None) -> str | None:
     why = " (fp4 training follows Transformer Engine's NVFP4 recipe)" if precision == "fp4" else ""
     return f"fp8_recipe '{fp8_recipe}' applies to fp8 training; this job is {precision}{why}"
 
+
+
+#: Why Transformer Engine runs no userbuffers TP overlap under NVFP4, with the lines that say so.
+NVFP4_NO_TP_OVERLAP = ("Transformer Engine's userbuffers take no NVFP4 tensor: fill_userbuffers_buffer_for_all_gather "
+                       "raises 'Unsupported quantizer for Userbuffers' (NVIDIA/TransformerEngine at d0067d0, "
+                       "transformer_engine/pytorch/module/base.py line 754), and Megatron-Bridge's NVFP4 recipes turn "
+                       "the overlap off (NVIDIA-NeMo/Megatron-Bridge at 0fbfe7d3e, scripts/performance/configs/llama/"
+                       "llama3_llm_pretrain.py line 80: 'tp_comm_overlap = False if precision == \"nvfp4\"')")
+
+
+def tp_overlap_problem(precision: str, overlap_tp_comm: bool | None) -> str | None:
+    """Why a stated `overlap_tp_comm: true` cannot run at this precision; else None.
+
+    FP4 training is NVFP4 (`perf.hw.quant.recipe`), whose tensors Transformer Engine's userbuffers refuse
+    (`NVFP4_NO_TP_OVERLAP`): the stack would fail at the first all-gather, so the estimate would time a job no one
+    can run. The profile's own default is turned off instead (`perf.train.stacks.precision_rules`).
+    """
+    if not overlap_tp_comm or precision != "fp4":
+        return None
+    return (f"overlap_tp_comm true cannot run with fp4 (NVFP4) training: {NVFP4_NO_TP_OVERLAP}; expected "
+            "overlap_tp_comm false or left out")

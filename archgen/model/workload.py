@@ -15,7 +15,7 @@ from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
-from archgen.model.training_rules import fp8_recipe_problem, offload_problem, zero_problem
+from archgen.model.training_rules import fp8_recipe_problem, offload_problem, tp_overlap_problem, zero_problem
 from archgen.units import Duration, Information, RequestRate
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -172,6 +172,8 @@ class Training(StackSwitches, TrainingJob):
                              "and attention is stated materialized (Megatron-core's own attention asserts 'Context "
                              "parallelism is only supported by TEDotProductAttention!', megatron/core/transformer/"
                              "dot_product_attention.py); expected cp 1, or attention flash or left out")
+        if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm):
+            raise FieldError(("overlap_tp_comm",), problem)
         sp = self.parallelism.sequence_parallel
         if self.overlap_tp_comm and not (SWITCHES["sequence_parallel"].default(self.stack) if sp is None else sp):
             how = "is stated false" if sp is not None else f"is off under stack {self.stack}"

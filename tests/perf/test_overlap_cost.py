@@ -24,6 +24,7 @@ from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.train.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
 from archgen.perf.train.tp_comm import tp_overlap_cost
 from archgen.scoring.scores import score_file
+from archgen.units import Q_
 
 DATA = Path(__file__).parent / "data"
 
@@ -47,6 +48,33 @@ def test_tp_overlap_cost_is_chunked_gemms_and_the_sm_margin(h100):
     got = float(tp_overlap_cost(h100, "fp8", T, tp, ((n, k, "ring_exchange", 1.0), (k, n, "pipeline", 1.0)), 1.0))
     assert got == pytest.approx(ring_f + ring_b + pipe_f + pipe_b, rel=1e-12)
     assert ring_f > 0 and pipe_f > 0  # smaller chunks run lower on the size ramp
+
+
+def test_from_blackwell_on_three_chunks_run_at_once(accelerators):
+    """From Blackwell on Megatron-Bridge launches with 32 connections "to avoid serialization of streams"
+    (scripts/performance/perf_plugins.py at 0fbfe7d3e, lines 228-248; Megatron-LM asserts one connection with tp > 1
+    only below compute capability 10, arguments.py at d98e8a6, lines 1453-1479), and TE puts a split GEMM's chunks
+    round-robin on min(3, splits) compute streams, each waiting only for its own input (`NVTE_COMM_OVERLAP_MAX_STREAMS`
+    3, comm_gemm_overlap.h line 20 at d0067d0; `split_overlap_rs` lines 718-731, `split_overlap_ag` lines
+    1175-1198): three chunks in flight, on the ramp of their 3T/splits rows together (`tp_comm.chunk_gemm`). The
+    tp = 8 ring's chunks run as 8/3 GEMMs of 3T/8 rows, the pipeline's 4 as 4/3 GEMMs of 3T/4 rows on the SMs its 16
+    leave of B200's 148; on H100 (one connection) one by one, each on its own rows (the test above)."""
+    b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
+    assert b200.compute_capability >= 10 and b200.multiprocessors == 148
+    T, tp, n, k = 4096.0, 8.0, 2304.0, 16384.0
+    g = lambda m, nn, kk: float(K.gemm_time(b200, "fp8", m, nn, kk))  # noqa: E731
+    keep = 132 / 148
+    ring_f = 8 / 3 * g(3 * T / 8, n, k) - g(T, n, k)
+    ring_b = (g(T, k, n) + g(k, n, T)) * (1 / keep - 1)
+    pipe_f = 4 / 3 * g(3 * T / 4, k, n) / keep - g(T, k, n)
+    pipe_b = 8 / 3 * g(3 * T / 8, n, k) - g(T, n, k)
+    gemms = ((n, k, "ring_exchange", 1.0), (k, n, "pipeline", 1.0))
+    assert float(tp_overlap_cost(b200, "fp8", T, tp, gemms, 1.0)) == pytest.approx(ring_f + ring_b + pipe_f + pipe_b,
+                                                                                  rel=1e-12)
+    serial = tp * g(T / tp, n, k) - g(T, n, k)
+    assert 0 < ring_f < serial  # three chunks in flight run higher on the ramp than one
+    # at tp 2 both chunks run at once: the ring costs nothing beyond the whole GEMM
+    assert float(tp_overlap_cost(b200, "fp8", T, 2.0, gemms[:1], 1.0)) == pytest.approx(ring_b, rel=1e-9)
 
 
 def test_h100_tp_overlap_runs_and_the_cost_moves_them(monkeypatch):

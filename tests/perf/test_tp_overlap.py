@@ -47,3 +47,35 @@ def test_llama3_405b_table4_within_25_percent():
     errors = {r.id: r.error for r in results}
     assert set(errors) == {"llama3-405b-8k-8192gpu", "llama3-405b-8k-16384gpu"}
     assert all(abs(e) <= 0.25 for e in errors.values()), errors
+
+
+def test_on_a100_tes_default_overlap_costs_more_than_it_hides(accelerators):
+    """Korthikanti et al.'s 1T layer (h 25,600, 2,048 tokens, TP 8, full recompute, fp16) on A100 with sequence
+    parallelism: with TE's default userbuffers the `bulk` and `pipeline` GEMMs run on 92 of the 108 SMs for their
+    whole time (`set_sm_margin`, 16 communication SMs: comm_gemm_overlap.cpp at d0067d0, line 143; base.py
+    `initialize_ub`, lines 349-390), and the pipeline's last reduce-scatter piece has no GEMM left (rs/4 per
+    row-parallel GEMM and forward pass). That margin and those pieces alone exceed all the TP time the layer
+    exposes without userbuffers, so the overlap loses before its chunks are counted (on A100, one hardware queue:
+    Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with tp > 1 below Blackwell, arguments.py at d98e8a6, lines
+    1453-1479, so each chunk runs alone on its own rows, `tp_comm.chunk_gemm`). A documented consequence of TE's
+    defaults on a 108-SM part, not a modelling slip (docs/perf-model.md, "TP overlap as TE runs it")."""
+    from archgen.perf.comm.collectives import collective_time
+    from archgen.perf.hw import kernels as K
+    from archgen.perf.hw.arch import Arch
+    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.train.training import layer_times
+    from archgen.units import Q_
+    a100 = hardware_for(accelerators["a100-sxm4-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(200, "Gbit/s"))
+    assert a100.multiprocessors == 108 and a100.compute_capability < 10
+    T, h, f, passes, keep = 2048.0, 25600.0, 102400.0, 2.0, 92 / 108
+    arch = Arch(layers=128, hidden=25600, heads=160, kv_heads=160, head_dim=160, ffn=102400, vocab=51200)
+    g = lambda m, n, k: float(K.gemm_time(a100, "fp16", m, n, k))  # noqa: E731
+    cols, rows = ((3 * h / 8, h), (f / 8, h)), ((h, h / 8), (h, f / 8))  # (n, k): QKV, FC1; projection, FC2
+    margin = (sum(g(T, k, n) + g(k, n, T) for n, k in cols)
+              + passes * sum(4 * g(T / 4, n, k) for n, k in rows)) * (1 / keep - 1)
+    rs = float(collective_time(a100, "reduce_scatter", T * h * 2.0, 8, 8))
+    lt = {on: layer_times(a100, Job(arch, 2048, 512, "fp16", overlap_tp_comm=on), tp=8.0, mb=1.0, cp=1.0, ep=1.0,
+                          rc=2.0, sp=True) for on in (False, True)}
+    assert margin + passes * 2 * rs / 4 > float(lt[False].tp)
+    assert float(lt[True].tp) > margin + passes * 2 * rs / 4
+    assert float(lt[True].tp) > 3 * float(lt[False].tp)  # with the chunks, one by one on their own 256 rows

@@ -97,6 +97,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         if name in kept:
             return (kept[name],)
         got = allowed(stack, name)
+        if name == "overlap_tp_comm" and job.recipe == "nvfp4":  # TE's userbuffers refuse NVFP4 (`tp_comm`)
+            got = (False,)
         out = everything if got == ("divisors",) else got
         searched[name] = out
         return out

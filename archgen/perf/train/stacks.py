@@ -57,6 +57,7 @@ from archgen.model.switches import (
     runs_on,
     vendor_stack,
 )
+from archgen.model.training_rules import NVFP4_NO_TP_OVERLAP
 from archgen.model.workload import Training
 
 #: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
@@ -125,7 +126,8 @@ def resolve(stack: str, stated: dict[str, object], precision: str) -> Knobs:
     """The knobs of `stack`, with every stated (non-None) knob taking precedence.
 
     Precision-dependent defaults: fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's
-    `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only.
+    `fp16_mixed`); the FP8 parameter gather of `nemo-2025` applies to FP8 recipes only; FP4 (NVFP4) training runs
+    no userbuffers TP overlap (`precision_rules`).
     """
     base = asdict(PROFILES[stack]) | {name: rule[1] for name, rule in profile_rules(stack, stated, precision).items()}
     given = {k: v for k, v in stated.items() if v is not None and k in KNOBS}
@@ -163,6 +165,8 @@ def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]
                                     "fp16_mixed)", "fp16")
     if PROFILES[stack].param_gather_dtype == "fp8" and precision != "fp8":
         out["param_gather_dtype"] = ("the FP8 parameter gather applies to FP8 training only", "bf16")
+    if PROFILES[stack].overlap_tp_comm and precision == "fp4":  # a stated true is refused (`tp_overlap_problem`)
+        out["overlap_tp_comm"] = (f"off under fp4: {NVFP4_NO_TP_OVERLAP}", False)
     return out
 
 

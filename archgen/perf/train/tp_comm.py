@@ -25,24 +25,58 @@ module/_common.py `set_quantizer_usage_for_wgrad_all_gather`), both for the outp
 (`fill_userbuffers_buffer_for_all_gather`: "Userbuffers can only communicate one MXFP8 buffer at a time"); under
 MXFP8 the row-parallel wgrad needs the column-scaled output gradient, which cannot be made from the row-scaled one
 it gathered, so a second, column-wise all-gather runs (linear.py lines 1185-1215, layernorm_mlp.py lines 1316-1346).
-TE's userbuffers take no NVFP4 tensor ("Unsupported quantizer for Userbuffers", base.py line 754); the model times
-NVFP4 with the MXFP8 rule there, an assumption no source states.
+TE's userbuffers take no NVFP4 tensor (`fill_userbuffers_buffer_for_all_gather` raises "Unsupported quantizer for
+Userbuffers", base.py line 754), so under NVFP4 no userbuffers overlap runs whatever `overlap_tp_comm` says
+(`tp_layer`; a stated true is refused, `archgen.model.training_rules.tp_overlap_problem`): the collectives run as
+without it, the column-parallel backward's async pairs included.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from archgen.perf.comm.collectives import collective_times, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.numeric import maximum, where
+from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.exposure import NCCL_CTAS, PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
 from archgen.perf.train.job import Job
 
 #: Bytes of a 16-bit activation element: what the reduce-scatters and the all-reduces carry.
 ACT_BYTES = 2.0
+#: Compute streams a userbuffers overlap launches its GEMM's chunks on, round-robin: min(3, splits)
+#: (`NVTE_COMM_OVERLAP_MAX_STREAMS` 3, NVIDIA/TransformerEngine at d0067d0, transformer_engine/common/include/
+#: transformer_engine/comm_gemm_overlap.h line 20; `CommOverlapCore::initialize`, comm_gemm_overlap.cpp lines 130-134;
+#: passed as `_NUM_MAX_UB_STREAMS`, transformer_engine/pytorch/cpp_extensions/gemm.py line 37).
+UB_STREAMS = 3.0
+
+
+def chunk_gemm(hw: Hardware, dtype: str, T, splits, n, k):
+    """Time one of `splits` row chunks of a T-row GEMM (T x k by k x n) takes as TE's userbuffers run them.
+
+    TE launches chunk i on compute stream i mod `UB_STREAMS`, and a chunk waits only for its own input: `pipeline`'s
+    chunks for nothing but the layer's input (comm_gemm_overlap.cpp at d0067d0, `split_overlap_rs`, lines 718-731),
+    `ring_exchange`'s for the ring step that brings its rows (`split_overlap_ag`, lines 1175-1198). Whether the
+    streams run at once is the launch's `CUDA_DEVICE_MAX_CONNECTIONS`:
+
+    * before Blackwell (compute capability below 10) the stacks run one hardware queue with TP: Megatron-LM asserts
+      CUDA_DEVICE_MAX_CONNECTIONS=1 with tp > 1 there (megatron/training/arguments.py at d98e8a6, lines 1453-1479:
+      "requirement no longer exists since the Blackwell architecture"), and Megatron-Bridge sets 1 "to enforce kernel
+      queuing order from host to execution order on GPU" (scripts/performance/perf_plugins.py at 0fbfe7d3e, lines
+      228-248). In that one queue a `pipeline` chunk's launch sits behind the previous chunk's reduce-scatter, which
+      waits for that chunk's GEMM, and a `ring_exchange` chunk's behind the receive of its rows, whose one-block
+      kernel finds an SM as the previous GEMM drains: the chunks run one after the other, each on the tile and wave
+      ramp of its own T / splits rows (`kernels.gemm_time`);
+    * from Blackwell on, Megatron-Bridge sets 32 connections "to avoid serialization of streams" (the same lines):
+      up to s = min(3, splits) chunks run at once, and the ramp applies to the rows in flight together,
+      g(s T / splits) / s. The chunks were timed one after the other here too before (tp 8, 2,048 tokens: 256-row
+      chunks at 0.67 of the rate, where the streams' 768 rows run at 0.86, on the default 128-row ramp).
+    """
+    s = where(np.asarray(hw.compute_capability) >= 10.0, minimum(UB_STREAMS, splits), 1.0)
+    return K.gemm_time(hw, dtype, s * T / splits, n, k) / s
 
 
 def gather_bytes(rec: str | None, usages: float = 1.0) -> float:
@@ -81,36 +115,46 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     """Exposed TP communication of one layer and micro-batch (every forward pass and the backward), seconds.
 
     Without sequence parallelism: 2 all-reduces of T x h per forward pass and 2 backward, all exposed (as
-    before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring); the MoE layers' MLP
-    (`moe_share`), which `tp_gemms` leaves out, keeps an all-reduce's time per forward pass and one backward,
-    exposed without userbuffers and hidden with them. Without userbuffers (`tp_sequence_parallel`) what hides runs
-    on the SMs NCCL leaves (nothing hides where `job.tp_async_backward` is off: Calculon's `none`); with them
+    before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring), a MoE layer's shared
+    experts among them (its routed experts' expert-TP collectives are the dispatcher's: `exposure.expert_comm`).
+    Without userbuffers (`tp_sequence_parallel`; always under
+    NVFP4, which TE's userbuffers refuse) what hides runs on the SMs NCCL leaves (nothing hides where
+    `job.tp_async_backward` is off: Calculon's `none`); with them
     (`tp_exposed`) the GEMMs pay their chunks and margin (`tp_overlap_cost`). Either way what hides shares the HBM
     with the compute (`contention`; `hbm` the compute's share of its rate).
     """
     a, rec, dtype = job.arch, job.recipe, job.precision
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
     gemms = tp_gemms(a, tp, moe_share)
-    moe = moe_share * (passes + 1.0) * ar  # the MoE layers' MLP collectives
     x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-    if job.overlap_tp_comm:  # TE userbuffers: one-usage FP8 buffers, MXFP8's second gather of the output gradient
+    if job.overlap_tp_comm and rec != "nvfp4":  # userbuffers (none under NVFP4: module docstring); one-usage FP8
+        # buffers, MXFP8's second gather of the output gradient
         second = one if two_usages(rec) else 0.0
         shown = tp_exposed(hw, dtype, T, tp, gemms, passes, rs, one, second)
-        total = tp_carried(gemms, passes, one, rs, one, one, second) + moe
+        total = tp_carried(gemms, passes, one, rs, one, one, second)
         seq = shown + x_tp * (total - shown) + tp_overlap_cost(hw, dtype, T, tp, gemms, passes)
     else:
         shown, hidden = tp_sequence_parallel(hw, dtype, T, gemms, passes, one, rs, both)
         if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
             shown, hidden = shown + hidden, 0.0
-        seq = shown + moe + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
+        seq = shown + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
     return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0)
 
 
 def tp_gemms(a: Arch, tp, moe_share):
     """The TP-split linear layers of an average layer: (n, k, userbuffers method, share of the layers), M = tokens.
 
-    See `tp_overlap_cost`: QKV and the projection, and the dense FFN's FC1 and FC2 on the dense share of the layers
-    (TE's userbuffers overlap the attention and dense MLP, not the expert GEMMs).
+    See `tp_overlap_cost`: QKV and the projection, the dense FFN's FC1 and FC2 on the dense share of the layers, and
+    a MoE layer's shared experts' FC1 and FC2 on the MoE share. Megatron-core's shared experts are an `MLP` on the
+    attention's TP group (megatron/core/transformer/moe/shared_experts.py at d98e8a6, `SharedExpertMLP.__init__`,
+    `tp_group=pg_collection.tp`), whose linear layers gather their input and reduce-scatter their output under
+    sequence parallelism with the `fc1`/`fc2` userbuffers (mlp.py lines 228 and 251), as the dense FFN's do. The
+    routed experts run no TP collective of their own: the MoE layer routes its T/tp sequence-parallel tokens
+    (moe_layer.py line 636 refuses tp > 1 without SP in training), and the dispatcher all-gathers the received
+    tokens over the expert-TP group after the all-to-all and reduce-scatters them before the combine
+    (token_dispatcher.py lines 741-751 and 824-832), which `exposure.expert_comm` times with the all-to-alls.
+    Before, each MoE layer charged an all-reduce of T x h per forward pass and one backward beside these, exposed
+    without userbuffers and hidden for nothing with them.
     """
     q = a.heads * a.head_dim
     out = [((q + 2 * a.kv_heads * a.head_dim) / tp, a.hidden, "ring_exchange", 1.0),
@@ -119,6 +163,10 @@ def tp_gemms(a: Arch, tp, moe_share):
         dense = 1.0 - moe_share
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
                                                                                     dense)]
+    if moe_share > 0.0 and a.shared_experts:
+        f = a.shared_experts * a.expert_ffn  # as `training._layer_forward` times the shared experts' GEMMs
+        out += [((a.ffn_mats - 1) * f / tp, a.hidden, "ring_exchange", moe_share), (a.hidden, f / tp, "pipeline",
+                                                                                    moe_share)]
     return tuple(out)
 
 
@@ -172,16 +220,16 @@ def tp_overlap_cost(hw: Hardware, dtype: str, T, tp, gemms, passes):
     row-parallel wgrads overlap nothing. Each chunk takes the GEMM size ramp of its own rows (`kernels.gemm_time`).
     """
     keep = sm_kept(hw, UB_COMM_SMS)
-    g = K.gemm_time
+    g, c = K.gemm_time, chunk_gemm
     fwd = bwd = 0.0
     for n, k, method, share in gemms:
         whole_f, dgrad, wgrad = g(hw, dtype, T, n, k), g(hw, dtype, T, k, n), g(hw, dtype, k, n, T)
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            fwd = fwd + share * (tp * g(hw, dtype, T / tp, n, k) - whole_f)
+            fwd = fwd + share * (tp * c(hw, dtype, T, tp, n, k) - whole_f)
             bwd = bwd + share * (dgrad + wgrad) * (1.0 / keep - 1.0)
         else:  # row-parallel: projection, FC2
-            fwd = fwd + share * (PIPELINE_SPLITS * g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep - whole_f)
-            bwd = bwd + share * (tp * g(hw, dtype, T / tp, k, n) - dgrad)
+            fwd = fwd + share * (PIPELINE_SPLITS * c(hw, dtype, T, PIPELINE_SPLITS, n, k) / keep - whole_f)
+            bwd = bwd + share * (tp * c(hw, dtype, T, tp, k, n) - dgrad)
     return passes * fwd + bwd
 
 
@@ -216,20 +264,20 @@ def tp_exposed(hw: Hardware, dtype: str, T, tp, gemms, passes, ag, gather=None, 
     margin's own cost to the GEMMs is `tp_overlap_cost`.
     """
     keep = sm_kept(hw, UB_COMM_SMS)
-    g = K.gemm_time
+    g, c = K.gemm_time, chunk_gemm
     gather = ag if gather is None else gather
     step = gather / maximum(tp - 1.0, 1.0)  # one ring step: a T/tp chunk to the next rank
     piece = ag / PIPELINE_SPLITS
     fwd = bwd = 0.0
     for n, k, method, share in gemms:
         if method == "ring_exchange":  # column-parallel: QKV, FC1
-            fwd = fwd + share * (tp - 1.0) * maximum(step - g(hw, dtype, T / tp, n, k), 0.0)
+            fwd = fwd + share * (tp - 1.0) * maximum(step - c(hw, dtype, T, tp, n, k), 0.0)
             bwd = bwd + share * (maximum(gather - g(hw, dtype, T, k, n) / keep, 0.0)
                                  + maximum(ag - g(hw, dtype, k, n, T) / keep, 0.0))
         else:  # row-parallel: projection, FC2
             fwd = fwd + share * (piece + (PIPELINE_SPLITS - 1.0) * maximum(
-                piece - g(hw, dtype, T / PIPELINE_SPLITS, n, k) / keep, 0.0))
-            bwd = bwd + share * ((tp - 1.0) * maximum(step - g(hw, dtype, T / tp, k, n), 0.0) + maximum(
+                piece - c(hw, dtype, T, PIPELINE_SPLITS, n, k) / keep, 0.0))
+            bwd = bwd + share * ((tp - 1.0) * maximum(step - c(hw, dtype, T, tp, k, n), 0.0) + maximum(
                 second - maximum(g(hw, dtype, T, k, n) - gather, 0.0), 0.0))
     return passes * fwd + bwd
 
