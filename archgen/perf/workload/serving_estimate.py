@@ -152,6 +152,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
                     else "one decode step with `batch` sequences in flight per replica",
+            "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
+                                 "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
                            "requests in flight per replica (queued, prefilling or decoding) by Little's law, the "
                            f"Poisson arrivals' {rate:.4g} requests/s per replica x the mean request latency"
