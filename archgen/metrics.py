@@ -234,10 +234,15 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
            "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
            minimise=True),
-    Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens processed per second by the whole "
-           "job.", _E, _T + _I, True, counts="tokens"),
+    Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens per second of the whole job: a "
+           "training job's every token of its batches; a serving job's output tokens only, its prompts' not counted "
+           "(MLPerf's 'Completed tokens per second', trtllm-bench's 'Total Output Throughput', AIPerf's output "
+           "token throughput), so a figure that counts input + output (vLLM's 'Total Token throughput', "
+           "vllm-project/vllm benchmarks/benchmark_serving.py at 0049e29c41) is (input_len + output_len) / "
+           "output_len times it.", _E, _T + _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
-           "second over the accelerators used (idle ones count).", _E, _T + _I, True, counts="tokens"),
+           "second over the accelerators used (idle ones count); a serving job's output tokens.", _E, _T + _I, True,
+           counts="tokens"),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
            "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "

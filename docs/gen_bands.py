@@ -16,7 +16,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
-from archgen.perf.workload.bands import case_family, compute_on, compute_table, table_source  # noqa: E402
+from archgen.perf.workload.bands import (  # noqa: E402
+    case_family,
+    compute_context,
+    compute_on,
+    compute_table,
+    context_of,
+    table_source,
+)
 from archgen.scoring.cases import read_case_file  # noqa: E402
 from archgen.scoring.scores import score_cases  # noqa: E402
 
@@ -28,15 +35,18 @@ TABLE = ROOT / "archgen" / "perf" / "workload" / "band_table.py"
 
 def source() -> str:
     """The text band_table.py should hold."""
-    scored, on = [], []
+    scored, on, contexts = [], [], []
     for path in CASE_FILES:
         cf = read_case_file(path)
         family = {c.id: case_family(c) for c in cf.cases}
         accelerator = {c.id: c.system.accelerator for c in cf.cases}
+        context = {c.id: context_of(c) for c in cf.cases}
         results = score_cases(cf).results
         scored += [(family[r.id], r.metric, r.error, r.load) for r in results]
         on += [(family[r.id], r.metric, accelerator[r.id], r.load) for r in results]
-    return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on))
+        contexts += [(family[r.id], context[r.id]) for r in results]
+    return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on),
+                        compute_context(contexts))
 
 
 if __name__ == "__main__":

@@ -207,7 +207,7 @@ class Inference(Spec):
     replicas: int | None = Field(None, gt=0, description="Replicas; defaults to all accelerators / tp.")
     batch: int | Literal["max"] | None = Field(
         None, gt=0, description="Concurrent sequences per replica; defaults to (or 'max' asks for) the most that fits "
-                                "the KV cache.")
+                                "the KV cache, at most `max_num_tokens` (one decode token each per iteration).")
     input_len: int = Field(gt=0, description="Prompt tokens per request.")
     output_len: int = Field(gt=0, description="Generated tokens per request.")
     scenario: Scenario = Field(
@@ -228,7 +228,8 @@ class Inference(Spec):
     max_num_tokens: int = Field(
         MAX_NUM_TOKENS, gt=0, description="Tokens per iteration of a replica (TensorRT-LLM's max_num_tokens, vLLM's "
                                 "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
-                                "decodes, then prompt chunks within what is left.")
+                                "decodes, one token each, then prompt chunks within what is left; so at most this "
+                                "many sequences are in flight (per rank under attention_dp).")
     prefill: PrefillPolicy = Field(
         "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
                                "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "

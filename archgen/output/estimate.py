@@ -75,15 +75,17 @@ def band_json(b: Band, value: Q) -> dict[str, Any]:
     Its family, measurements (and those on the estimated accelerator), signed relative errors, the span over the
     part's stated efficiency ranges it also covers (`spread`, factors of the value; null where the part has
     measurements or states no range) and value range (`Band.values`); a serving-under-load latency's also its run's
-    `load` and load bin (`perf.workload.bands.load_bin`), whose measurements it counts (null elsewhere).
+    `load` and load bin (`perf.workload.bands.load_bin`), whose measurements it counts (null elsewhere); a job past
+    its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere).
     """
     ends = b.values(value)
     on = ({"accelerator": b.accelerator, "measurements": b.on_accelerator} if b.on_accelerator is not None else None)
     load = {"load": b.load, "bin": b.bin} if b.bin else None
+    context = {"tokens": b.context, "longest": b.longest} if b.longest else None
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
-                "error": None, "spread": None, "low": None, "high": None}
-    return {"family": b.family, "measurements": b.count, "on_accelerator": on, "load": load,
+                "context": context, "error": None, "spread": None, "low": None, "high": None}
+    return {"family": b.family, "measurements": b.count, "on_accelerator": on, "load": load, "context": context,
             "error": {"low": b.low, "high": b.high, "median": b.median},
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
             "low": to_json(ends[0]), "high": to_json(ends[1])}

@@ -57,6 +57,10 @@ from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
+#: Why the sequences in flight are at most the token budget: a decoding request takes one token of it each iteration.
+TOKEN_BUDGET_SOURCE = ("TensorRT-LLM schedules the requests in generation first, each taking one token of the "
+                       "max_num_tokens budget (NVIDIA/TensorRT-LLM docs/source/performance/"
+                       "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8)")
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
@@ -132,6 +136,7 @@ class InferenceEstimate:
     memory_per_gpu: np.ndarray | float
     capacity: float
     overhead_per_step: np.ndarray | float = 0.0
+    kv_batch: np.ndarray | float = 0.0
 
     @property
     def fits(self):
@@ -302,7 +307,10 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
     ranks = tp if adp else 1.0  # ranks that each hold their own sequences
-    max_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
+    kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
+    # each decoding sequence is one token of an iteration's budget (`TOKEN_BUDGET_SOURCE`): no more than
+    # max_num_tokens are in flight per rank that schedules its own, whatever the KV cache would hold
+    max_batch = np.minimum(kv_batch, job.max_num_tokens * ranks)
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
     fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation)
@@ -322,4 +330,5 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     return InferenceEstimate(
         tp=tp, batch=b, max_batch=max_batch, ttft=ttft, tpot=tpot, prefill_per_request=pre_req,
         tokens_per_second_replica=tps, tokens_per_second_per_gpu=tps / tp, weights_per_gpu=weights,
-        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed)
+        kv_per_sequence_per_gpu=kv_seq, memory_per_gpu=memory, capacity=hw.hbm_capacity, overhead_per_step=fixed,
+        kv_batch=kv_batch)

@@ -320,7 +320,8 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
     if concurrency is not None:
         tps = concurrency * out / float(np.mean(latency))
         if concurrency > cap:
-            notes += (f"{concurrency} requests in flight, the KV cache admits {cap}: the rest wait in the queue",)
+            notes += (f"{concurrency} requests in flight, the replica admits {cap} (its KV cache, at most "
+                      "max_num_tokens): the rest wait in the queue",)
     else:
         offered = (n_req - 1) / float(arrivals[-1] - arrivals[0])
         # requests per second the replica serves: output tokens made in the measured window over its length, or

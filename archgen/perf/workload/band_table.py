@@ -213,3 +213,12 @@ ON: dict[str, dict[str, dict[str, int]]] = {
         },
     },
 }
+
+#: Each family: the longest context (input + output tokens, or a training sequence) it scored.
+CONTEXT: dict[str, int] = {
+    'dense-training': 8192,
+    'moe-training': 4096,
+    'offline-serving': 22000,
+    'serving-under-load': 10084,
+    'moe-offline-serving': 573,
+}

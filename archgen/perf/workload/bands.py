@@ -29,6 +29,11 @@ by about 1 / (1 - load), so errors seen near capacity (MLPerf's Server runs) say
 and the reverse. A bin holding fewer than `MIN_BIN` measurements gives no band ("unmeasured at this load", not
 provided: the latency percentiles at light load, which no scored run measured), and no bin borrows another's.
 Throughput under load is not binned: a replica that keeps up serves what arrives.
+
+A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a serving request's input +
+output tokens, a training sequence): a job past it gives no band ("unmeasured at this context", not provided), as a
+load bin borrows no other's; attention, whose cost grows with the context, is a larger share there than in any run
+the errors come from.
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from archgen import metrics
-from archgen.perf.workload.band_table import ON, TABLE
+from archgen.perf.workload.band_table import CONTEXT, ON, TABLE
 from archgen.units import Q
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
@@ -168,14 +173,17 @@ class Band:
     span: str = ""
     load: float | None = None
     bin: str = ""
+    context: int = 0
+    longest: int = 0
 
     @property
     def measured(self) -> bool:
         """Whether published runs of the family measured the metric (else the band is unknown, not zero).
 
         A load-binned band (`bin`) needs `MIN_BIN` measurements in its bin; with fewer it is unmeasured at this load.
+        A job whose context is past the family's longest scored one (`longest`) is unmeasured at its context.
         """
-        return self.count >= (MIN_BIN if self.bin else 1)
+        return not self.longest and self.count >= (MIN_BIN if self.bin else 1)
 
     def values(self, estimate: Q) -> tuple[Q, Q] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
@@ -190,6 +198,10 @@ class Band:
 
     def describe(self) -> str:
         """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...')."""
+        if self.longest:
+            return (f"no band: unmeasured at this context; the job's {self.context:,} tokens are past the "
+                    f"{self.longest:,} of the longest published {FAMILIES[self.family]} measurement scored, and no "
+                    "shorter context's band is borrowed (not provided)")
         if not self.measured and self.bin:
             return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity, "
                     f"{LOAD_BINS[self.bin]}, where {self.count or 'no'} published {FAMILIES[self.family]} "
@@ -228,18 +240,22 @@ Span = tuple[str, float, float, float]
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-         load: float | None = None) -> Band | None:
+         load: float | None = None, context: int | None = None) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
     no scored run of the family measured its quantity. Given an accelerator, the band counts the measurements taken
     on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
     quantity, the band also spans it (`Band.spread`). A serving-under-load latency's band is its `load` bin's
-    (`load_bin`); a bin of fewer than `MIN_BIN` measurements gives an unmeasured band, never another bin's.
+    (`load_bin`); a bin of fewer than `MIN_BIN` measurements gives an unmeasured band, never another bin's. A
+    `context` past the family's longest scored one (`CONTEXT`) gives an unmeasured band too.
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
         return None
+    longest = CONTEXT.get(family_, 0)
+    if context is not None and longest and context > longest:
+        return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
     key = _key(family_, quantity, load)
     bin_ = key.partition("@")[2]
     at = load if bin_ else None
@@ -277,10 +293,25 @@ def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
-          load: float | None = None) -> dict[str, Band]:
-    """The band of each of `names` that has one, on `accelerator` with its efficiency `span`, at `load` (`band`)."""
+          load: float | None = None, context: int | None = None) -> dict[str, Band]:
+    """The band of each of `names` that has one (`band`): on `accelerator`, its `span`, at `load` and `context`."""
     return {name: b for name in names
-            if (b := band(family_, name, accelerator=accelerator, span=span, load=load)) is not None}
+            if (b := band(family_, name, accelerator=accelerator, span=span, load=load, context=context)) is not None}
+
+
+def context_of(job: object) -> int | None:
+    """A workload's or a case's context: a serving request's input + output tokens, a training sequence (else None)."""
+    inf, training = getattr(job, "inference", None), getattr(job, "training", None)
+    return inf.input_len + inf.output_len if inf is not None else training.seq_len if training is not None else None
+
+
+def compute_context(scored: Iterable[tuple[str, int | None]]) -> dict[str, int]:
+    """Per family, the longest context of its scored measurements, from (family, context) pairs."""
+    longest: dict[str, int] = {}
+    for fam, context in scored:
+        if context is not None:
+            longest[fam] = max(longest.get(fam, 0), context)
+    return {fam: longest[fam] for fam in FAMILIES if fam in longest}
 
 
 def compute_table(scored: Iterable[tuple[str, str, float] | tuple[str, str, float, float | None]]
@@ -332,8 +363,9 @@ def _median(values: list[float]) -> float:
 
 
 def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str],
-                 on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None) -> str:
-    """The text of `perf/workload/band_table.py` holding `table` and `on`, generated from the case files `sources`."""
+                 on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
+                 context: Mapping[str, int] | None = None) -> str:
+    """The text of `perf/workload/band_table.py` holding `table`, `on` and `context`, from the case files `sources`."""
     lines = ['"""The model\'s measured error by family of published runs: generated by `python docs/gen_bands.py`; do '
              'not edit.', "", "Each (family, quantity): (measurements, lowest and highest signed relative error, "
              "median |error|), from:", "", *[f"- {s}" for s in sources], '"""', "",
@@ -349,4 +381,6 @@ def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str
         for q, counts in quantities.items():
             lines += [f"        {q!r}: {{", *[f"            {a!r}: {n}," for a, n in counts.items()], "        },"]
         lines.append("    },")
+    lines += ["}", "", "#: Each family: the longest context (input + output tokens, or a training sequence) it scored.",
+              "CONTEXT: dict[str, int] = {", *[f"    {fam!r}: {n}," for fam, n in (context or {}).items()]]
     return "\n".join([*lines, "}"]) + "\n"

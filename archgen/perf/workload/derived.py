@@ -88,8 +88,9 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = judge(req, None, note)
         if o.status is Status.NOT_MET and req.metric in est.limits:  # a miss no hardware mends: say what sets it
             o = replace(o, note=est.limits[req.metric])
-        elif o.value is not None and not o.note and band is not None and band.bin and not band.measured:
-            o = replace(o, note=band.describe())  # judged at the estimate alone: its band is unmeasured at this load
+        elif o.value is not None and not o.note and band is not None and (band.bin or band.longest) \
+                and not band.measured:  # judged at the estimate alone: its band is unmeasured at this load or context
+            o = replace(o, note=band.describe())
         outcomes.append(on_assumed(o, assumed))
     return outcomes
 

@@ -14,7 +14,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, estimate_inference
+from archgen.perf.serve.inference import MEMORY_UTILISATION, TOKEN_BUDGET_SOURCE, ServeJob, estimate_inference
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.efficiency_range import over_range, span_note
@@ -71,7 +71,18 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
+    budget = inf.max_num_tokens * (tp if inf.attention_dp else 1)
+    if batch is not None and batch > budget and not closed and not (inf.scenario == "server" and inf.arrival_rate):
+        raise WorkloadError(workload.id, f"batch {batch:,} is more sequences than an iteration of "
+                            f"{budget:,} tokens decodes (max_num_tokens {inf.max_num_tokens:,}"
+                            f"{f' x {tp} attention-DP ranks' if inf.attention_dp else ''}): {TOKEN_BUDGET_SOURCE}; "
+                            "raise max_num_tokens or lower batch")
     e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
+    if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
+        notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f} by the token budget of "
+                     f"an iteration (max_num_tokens {inf.max_num_tokens:,}"
+                     f"{f' x {tp} attention-DP ranks' if inf.attention_dp else ''}), where the KV cache would hold "
+                     f"{float(e.kv_batch):,.0f}: {TOKEN_BUDGET_SOURCE}")
     if run is not None:
         notes.extend(run.notes)
         if inf.batcher is not None:
@@ -141,13 +152,16 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
                     else "one decode step with `batch` sequences in flight per replica",
+            "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
+                                 "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
                            "requests in flight per replica (queued, prefilling or decoding) by Little's law, the "
                            f"Poisson arrivals' {rate:.4g} requests/s per replica x the mean request latency"
                            if run is not None and run.stable else
                            "requests decoding per replica, time-weighted over the full replica's busy time (at "
                            "most the KV cache's capacity, or `batch`): arrivals outrun it" if run is not None else
-                           "sequences in flight per replica, as many as the KV cache holds unless `batch` is given",
+                           "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens) "
+                           "unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
             "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
                         f"tokens (kv_reserve: {inf.kv_reserve})",

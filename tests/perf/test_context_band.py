@@ -1,0 +1,64 @@
+"""A job past the longest context its family scored gets no band: unmeasured at this context, not provided.
+
+From newuser28's trial: Llama 3.1 70B FP8 at 100,000 + 2,000 tokens on a DGX B200 (TP 8) read tokens/s "band 475.7
+to 756.3 tokens/s: model error -8.4% to +45.6% ... on 53 offline serving measurements", where the longest of them is
+TensorRT-LLM's 20,000 + 2,000 (tests/data/validation-modern.yaml); at 102,000 tokens attention is a far larger share
+of the prefill and of every decode step than in any run those errors come from.
+"""
+
+from __future__ import annotations
+
+import json
+
+from archgen.perf.workload.band_table import CONTEXT
+from archgen.perf.workload.bands import band, compute_context
+from tests.conftest import SPECS, run_cli
+
+SERVE = ("kind: Workload\nid: long\nname: long prompts\nmodel: llama3-70b\ncluster: dgx-b200-superpod\n"
+         "accelerators: 8\ninference: {{precision: fp8, tp: 8, input_len: {n}, output_len: 2000}}\n"
+         "requirements:\n  - {{id: REQ-LONG-1, statement: Throughput, metric: tokens_per_second, "
+         "target: \">= 100 1/s\"}}\n")
+
+
+def _bands(spec_tree, n: int) -> dict:
+    specs = spec_tree({"workloads/long.yaml": SERVE.format(n=n)})
+    return json.loads(run_cli("estimate", "--workload", "long", "--format", "json", "--path", str(SPECS),
+                              "--path", str(specs)).out)["bands"]
+
+
+def test_the_longest_offline_context_scored_is_trtllms_20000_plus_2000():
+    assert CONTEXT["offline-serving"] == 20_000 + 2_000
+
+
+def test_the_longest_context_is_the_most_per_family():
+    got = compute_context([("offline-serving", 2_048 + 128), ("offline-serving", 20_000 + 2_000),
+                           ("dense-training", 8_192), ("collectives", None)])
+    assert got == {"dense-training": 8_192, "offline-serving": 22_000}
+
+
+def test_a_context_past_it_has_no_band(spec_tree):
+    tput = _bands(spec_tree, 100_000)["tokens_per_second"]
+    assert tput["measurements"] == 0
+    assert tput["context"] == {"tokens": 102_000, "longest": 22_000}
+    assert band("offline-serving", "tokens_per_second", context=102_000).describe().startswith(
+        "no band: unmeasured at this context; the job's 102,000 tokens are past the 22,000")
+
+
+def test_a_context_within_it_keeps_its_band(spec_tree):
+    tput = _bands(spec_tree, 20_000)["tokens_per_second"]
+    count = 53  # the offline serving family's measurements (perf/workload/band_table.py)
+    assert tput["measurements"] == count and tput["context"] is None
+
+
+def test_the_band_lookup_itself():
+    within, past = band("offline-serving", "tokens_per_second", context=22_000), \
+        band("offline-serving", "tokens_per_second", context=22_001)
+    assert within is not None and within.measured
+    assert past is not None and not past.measured and past.longest == 22_000
+
+
+def test_a_requirement_past_it_says_it_is_judged_on_the_estimate_alone(spec_tree):
+    specs = spec_tree({"workloads/long.yaml": SERVE.format(n=100_000)})
+    out = run_cli("estimate", "--workload", "long", "--path", str(SPECS), "--path", str(specs)).out
+    line = next(row for row in out.splitlines() if row.startswith("REQ-LONG-1"))
+    assert line.startswith("REQ-LONG-1: tokens_per_second >= 100 1/s: met (no band: unmeasured at this context")
