@@ -48,7 +48,7 @@ slots:
   - {at: 7, part: gb200-compute-tray, count: TRAYS}
   - {at: 25, part: test-nvl36-switch, count: 9}
 power:
-  feeds: {count: 8, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+  feeds: {count: 6, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
   shelves: {redundancy: N+N}
 cooling:
   liquid: {cdu: in-row-cdu-1.3mw, cdu_count: 2, cdu_redundancy: N+1, racks_per_cdu: 8, supply: 40 degC,
