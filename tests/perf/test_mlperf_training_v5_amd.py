@@ -88,3 +88,13 @@ def test_header_figures_are_the_models(cases, results, accelerators):
     c = cases["mlperf-t51-llama31-8b-8xmi355x-fp8"]
     est = training_estimate(c, case_hardware(c, accelerators))
     assert float(est.compute) / float(est.step_time) > 0.9
+
+
+def test_header_states_the_primus_reading(cases, accelerators):
+    """The header's information-only figures under primus-2025 (AMD's Primus profile, which these runs did not use)
+    are the model's, in row order and rounded as written."""
+    errors = []
+    for c in cases.values():
+        step = float(training_estimate(c, case_hardware(c, accelerators), stack="primus-2025").step_time)
+        errors.append(f"{(step / float(c.measured[0].value) - 1) * 100:.1f} %")
+    assert f"read {', '.join(errors)}" in " ".join(AMD.read_text(encoding="utf-8").replace("#", " ").split())
