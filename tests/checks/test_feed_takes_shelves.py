@@ -1,10 +1,10 @@
 """PWR003: a lost feed takes the power shelves on it (newuser25, finding 2); PWR007: one feed per shelf at most.
 
-Input: the shipped GB300 NVL72 rack (8 power shelves of 33 kW, N+1; busbar load 18 x 6 kW trays + 9 x 3.8 kW
-switch trays = 142.2 kW, the SN2201s being fed from outside) with its eight 60 A feeds replaced by two 400 A feeds,
-N+1. Before, PWR003 passed: one 415 V 400 A three-phase feed at 80 % carries 230 kW, more than the 146.6 kW input.
+Input: the shipped GB300 NVL72 rack (8 power shelves of 33 kW, N+1; busbar load 18 x 5.74 kW trays + 9 x 3.8 kW
+switch trays = 137.5 kW, the SN2201s being fed from outside) with its eight 60 A feeds replaced by two 400 A feeds,
+N+1. Before, PWR003 passed: one 415 V 400 A three-phase feed at 80 % carries 230 kW, more than the 141.8 kW input.
 But each shelf has one AC input (`PowerShelf.input`), so the lost feed takes its shelves with it: at best 4 of the 8,
-and the 4 left give 4 x 33 kW = 132 kW for 142.2 kW.
+and the 4 left give 4 x 33 kW = 132 kW for 137.5 kW.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from tests.conftest import SPECS, run_specs
 
 RACK = (SPECS / "catalog" / "racks" / "gb300-nvl72.yaml").read_text(encoding="utf-8")
 FEEDS = "feeds: {count: 8, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+1}"
-#: The busbar load, from the parts' catalog maxima (gb300-compute-tray 6 kW, nvlink5-switch-tray 3.8 kW).
-BUSBAR_KW = 18 * 6 + 9 * 3.8
+#: The busbar load, from the parts' catalog maxima (gb300-compute-tray 5.74 kW, nvlink5-switch-tray 3.8 kW).
+BUSBAR_KW = 18 * 5.74 + 9 * 3.8
 
 
 def _feed_loss(tmp_path, count: int, current: str) -> list:
@@ -43,7 +43,7 @@ def test_four_feeds_lose_two_shelves_and_six_carry_the_load(tmp_path):
 
 
 def test_one_feed_per_shelf_loses_one_shelf(tmp_path):
-    assert _feed_loss(tmp_path, 8, "60 A") == []          # 7 x 33 = 231 kW for 142.2 kW: the shipped rack
+    assert _feed_loss(tmp_path, 8, "60 A") == []          # 7 x 33 = 231 kW for 137.5 kW: the shipped rack
 
 
 def test_more_feeds_than_shelf_inputs_is_an_error(tmp_path):
