@@ -11,7 +11,10 @@ from typing import Any
 
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
 from archgen.checks.scope import coolant_supply
+from archgen.model import CoolingUnit
+from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
+from archgen.model.rack import Feeds
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
@@ -97,6 +100,35 @@ def _plus(temperature: Q, rise: Q) -> Q:
     return (temperature.to("K") + rise.to("K")).to("degC")
 
 
+def power_factor_text(feeds: Feeds) -> str:
+    """The feeds' power factor, marked assumed where the spec leaves it to the default (1.00, `Feeds.power_factor`)."""
+    if "power_factor" in feeds.model_fields_set:
+        return f"{feeds.power_factor:.2f}"
+    return f"{feeds.power_factor:.2f} (assumed: not stated in power.feeds.power_factor, the default)"
+
+
+def rated_at_text(rated: Conditions | None) -> str:
+    """The conditions a CDU's capacity is stated at, or that they are not stated (COOL010 says so too)."""
+    if rated is None:
+        return "not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)"
+    stated = [f"facility water {fmt.q(rated.water, 'degC', 1)}" if rated.water is not None else "",
+              f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
+              f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]
+    return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
+
+
+def _other_text(a: RackAnalysis) -> str:
+    """The draw of the rack's other equipment (placed CDUs); 'not provided' for the units that state no `power`."""
+    unstated = sorted({p.part.id for p in a.rack.items if isinstance(p.part, CoolingUnit) and p.part.power is None})
+    if not unstated:
+        return fmt.q(a.power.other_power, "kW", 1)
+    named = ", ".join(unstated)
+    if a.power.other_power.magnitude:
+        return (f"{fmt.q(a.power.other_power, 'kW', 1)} and, for {named}, not provided (no `power` stated: not in "
+                f"the load, feeds or heat below)")
+    return f"not provided ({named} states no `power`: not in the load, feeds or heat below)"
+
+
 def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
     p, feeds = a.power, a.rack.spec.power.feeds
@@ -105,7 +137,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
              f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
              f"its switches' ports and in the NICs of systems whose maximum leaves them out "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
-             f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
+             f"equipment in the rack {_other_text(a)}. {_chain_text(p)} the feeds supply "
              f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.{_external_text(p)}"),
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
@@ -124,7 +156,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
                            f"{fmt.q(feeds.current, 'A', 0)} breaker"),
                  ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
                  ("Continuous-load derating", fmt.pct(feeds.derating)),
-                 ("Power factor", f"{feeds.power_factor:.2f}"),
+                 ("Power factor", power_factor_text(feeds)),
                  ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
                  ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
     if len(p.stages) > 1:  # shelves and PDUs: say how they connect (ARRANGEMENTS) and how the feeds divide
@@ -188,6 +220,7 @@ def cooling(a: RackAnalysis) -> Section:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
                       ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
                                                       f"{fmt.q(c.cdu.usable, 'kW', 0)}"),
+                      ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
                       ("Racks sharing the CDU group", str(liquid.racks_per_cdu)),
                       ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"),
