@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.checks.power_figures import feed_loss_with_shelves
 from archgen.checks.scope import coolant_supply
 from archgen.model import CoolingUnit
 from archgen.model.cooling import Conditions
@@ -45,6 +46,19 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
                      f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, load, headroom,
                      fmt.pct(ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
     return rows
+
+
+def _feed_takes_shelves_rows(a: RackAnalysis) -> list[tuple]:
+    """The case PWR003 judges beside the stages': one feed lost with the power shelves on it (one AC input each)."""
+    loss = feed_loss_with_shelves(a)
+    if loss is None:
+        return []
+    sh, headroom = loss.shelves, loss.left - loss.shelves.load
+    word = "shelf" if loss.lost == 1 else "shelves"
+    return [("Power shelves", f"one feed lost, with the {loss.lost} {word} on it (⌈{sh.count} / {loss.feeds.count}⌉, "
+             "one AC input each; PWR003)", f"1 of {loss.feeds.count} feeds, {loss.lost} of {sh.count} shelves",
+             f"{sh.count - loss.lost} × {fmt.q(sh.unit_capacity, 'kW', 1)}", loss.left, sh.load, headroom,
+             fmt.pct(ratio(headroom, loss.left), 1), "pass" if headroom.magnitude >= 0 else "fail")]
 
 
 def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
@@ -169,6 +183,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
         section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
                                                  _busbar_rows(a)))
     failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
+    failure += _feed_takes_shelves_rows(a)
     case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
                  Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
                  Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))

@@ -21,12 +21,15 @@ FEEDS = "feeds: {count: 8, voltage: 415 V, basis: line-to-line, phases: 3, curre
 BUSBAR_KW = 18 * 5.74 + 9 * 3.8
 
 
-def _feed_loss(tmp_path, count: int, current: str) -> list:
+def _run(tmp_path, count: int, current: str):
     assert FEEDS in RACK
     text = RACK.replace("id: gb300-nvl72", "id: r").replace(FEEDS, FEEDS.replace("count: 8", f"count: {count}")
                                                             .replace("current: 60 A", f"current: {current}"))
-    result = run_specs(tmp_path, {"racks/r.yaml": text})
-    return [f for f in result.findings if f.id == "PWR003"]
+    return run_specs(tmp_path, {"racks/r.yaml": text})
+
+
+def _feed_loss(tmp_path, count: int, current: str) -> list:
+    return [f for f in _run(tmp_path, count, current).findings if f.id == "PWR003"]
 
 
 def test_two_feeds_for_eight_shelves_lose_four_shelves_with_one(tmp_path):
@@ -56,3 +59,17 @@ def test_more_feeds_than_shelf_inputs_is_an_error(tmp_path):
     [f] = [f for f in result.findings if f.id == "PWR007"]
     assert f.message == "16 feeds for 8 power shelves of one AC input each: 8 connect to nothing (expected at most 8)"
     assert f.severity == "error" and (f.value.m, f.limit.m) == (16, 8)
+
+
+def test_the_rack_document_lists_the_case_pwr003_judges(tmp_path):
+    """newuser25 (open 7): the failure-case table had no row for a lost feed taking its shelves; the case PWR003
+    reports (4 of 8 shelves with one of 2 feeds: 132.0 kW for the busbar load) is now a row of its own."""
+    from archgen.render.blocks import Table
+    from archgen.render.rack_power import power
+    section = power(_run(tmp_path, 2, "400 A").racks["rack/r"])
+    [table] = [b for sub in section.sections for b in sub.blocks if isinstance(b, Table) and b.id == "failure-cases"]
+    [row] = [r for r in table.rows if str(r[1]).startswith("one feed lost")]
+    assert row[1] == "one feed lost, with the 4 shelves on it (⌈8 / 2⌉, one AC input each; PWR003)"
+    assert row[2:4] == ("1 of 2 feeds, 4 of 8 shelves", "4 × 33.0 kW")
+    assert (row[4].m_as("kW"), row[5].m_as("kW")) == (pytest.approx(4 * 33), pytest.approx(BUSBAR_KW))
+    assert row[-1] == "fail"
