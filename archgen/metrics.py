@@ -52,8 +52,9 @@ _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, a
 
 REGISTRY: tuple[Metric, ...] = (
     # racks
-    Metric("rack", "it_power", "W", "kW", 1, "IT power", "Maximum draw of the systems and switches placed in the "
-           "rack.", _R),
+    Metric("rack", "it_power", "W", "kW", 1, "IT power at the equipment", "Maximum draw of the systems and "
+           "switches placed in the rack, at their own inputs: a shelf-fed part's at the DC busbar, before the power "
+           "shelves' losses (`input_power` adds them).", _R),
     Metric("rack", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical draw of the systems and "
            "switches placed where the datasheet states one, else their maximum, plus optics (for energy; budgets "
            "stay on the maximum).", _R),
@@ -88,10 +89,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum over the rack instances of their "
            "parts' maximum draw, without the optics a rack's `it_power` adds (modules in switch ports and in NICs "
            "whose system's maximum leaves them out), which `it_power` counts once from the cabling.", _N),
-    Metric("cluster", "it_power", "W", "kW", 1, "IT power", "At the rack feeds (AC): `it_power_racks`, plus every "
-           "transceiver and active cable end no part's figure holds (each once, from the cabling), the switches "
-           "outside any rack, the checkpoint storage's `storage.power.max` where stated, and `shelf_loss`; node-end "
-           "optics inside a system's maximum count there only.", _C),
+    Metric("cluster", "it_power", "W", "kW", 1, "IT power at the rack feeds", "At the rack feeds (AC): "
+           "`it_power_racks`, plus every transceiver and active cable end no part's figure holds (each once, from the "
+           "cabling), the switches outside any rack, the checkpoint storage's `storage.power.max` where stated, and "
+           "`shelf_loss`; node-end optics inside a system's maximum count there only.", _C),
     Metric("cluster", "shelf_loss", "W", "kW", 1, "Power-shelf loss", "Busbar (DC) draw of shelf-fed parts and "
            "optics x (1 / `PowerShelf.efficiency` - 1), in `it_power`: every rack at its AC feeds.", _C),
     Metric("cluster", "it_power_typical_racks", "W", "kW", 1, "Typical IT power of the racks", "Sum over the rack "

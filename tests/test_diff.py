@@ -335,7 +335,7 @@ def test_own_repository_catalog_is_the_library(own_repo):
     """In archgen's own repository a revision's specs/catalog is the library, as the checkout's is: no false change.
 
     Before, the export's catalog loaded as the user's parts: every library rack joined BASE, and the GB300 NVL72
-    (142.4 kW) failed the hall's 132 kW budget there, shown as a resolved REQ001 and a removed rack.
+    (then 142.4 kW) failed the hall's 132 kW budget there, shown as a resolved REQ001 and a removed rack.
     """
     for base, head in (("HEAD", "specs"), ("main", "main")):
         code, doc = diff_json(base, head)

@@ -206,14 +206,24 @@ def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
 
     A CDU that states `rated_at` (e.g. {water: 32 degC}) in a hall with warmer facility water, warmer air or a higher
     altitude has no stated capacity there unless a `derating` row at conditions at least as hard covers the hall;
-    COOL001 then counts that row's capacity. Capacity is not interpolated between rows.
+    COOL001 then counts that row's capacity. Capacity is not interpolated between rows. A CDU that states no
+    `rated_at` is an info finding: COOL001 counts its capacity as stated, but whether the hall's water and air are
+    conditions it holds at is not known.
 
     Fix: add the datasheet's capacity at the hall's conditions to the CDU's `derating`, choose a CDU rated for them,
-    or lower the facility water temperature.
+    or lower the facility water temperature; for a CDU without `rated_at`, state the conditions its datasheet gives
+    the capacity at.
     """
     for path, a in ctx.racks.items():
         unit, hall = a.rack.cdu, a.rack.facility
         if unit is None or hall is None or a.rack.spec.cooling.liquid is None:
+            continue
+        if unit.rated_at is None:
+            water = f" (facility water {hall.water.supply.to('degC'):.0f~P})" if hall.water is not None else ""
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
+                            f"CDU {unit.id} states no rated_at: its {unit.capacity.to('kW'):.0f~P} is counted as "
+                            f"stated (COOL001), not known to hold at facility '{hall.id}'{water}",
+                            severity="info")
             continue
         rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
         if rated.capacity is None:

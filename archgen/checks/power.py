@@ -371,7 +371,7 @@ def part_input(ctx: Context) -> Iterator[Violation]:
 def busbar_rating(ctx: Context) -> Iterator[Violation]:
     """The current on the shelves' DC busbar (their load / output voltage) is within the busbar's stated rating.
 
-    I = P / V at the shelves' output voltage: 142.2 kW on a 50 V busbar is 2,844 A. Judged where the rack states
+    I = P / V at the shelves' output voltage: 137.5 kW on a 50 V busbar is 2,750 A. Judged where the rack states
     `power.shelves.busbar_rating`; the rack document shows the current either way.
 
     Fix: move load off the busbar (fewer trays, or parts on PDUs), or use a busbar rated for the current.

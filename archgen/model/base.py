@@ -146,7 +146,10 @@ class Electrical(Spec):
     max: PowerOrZero = Field(description=(
         "Maximum power draw (nameplate or datasheet maximum), e.g. '14.3 kW'; may be left out when `psus` gives "
         "count, capacity and redundancy (then the active PSUs' output, `max_basis: psu-active`). Where neither is "
-        "published, state the best estimate and list `power.max` under the part's `unconfirmed:` (PWR012 names it)."))
+        "published, state the best estimate and list `power.max` under the part's `unconfirmed:` (PWR012 names it). "
+        "It is the draw at the part's own input: its plug, or for a part fed from a rack's DC busbar (`input: {type: "
+        "dc}`) the busbar, so the power shelves' losses are not in it and the analysis adds them once. A figure "
+        "derived from a rack's power at its feeds is first brought to the busbar (x the shelves' efficiency)."))
     typical: PowerOrZero | None = Field(None, description=(
         "Typical draw under load, when published; average-power metrics (`it_power_typical`) use it, budgets use "
         "`max`."))

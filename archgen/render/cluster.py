@@ -121,11 +121,11 @@ def abstract(scope: Scope, a: Any) -> Section:
     if spec.description:
         section.add(Para(spec.description))
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
-            ("IT power at the feeds (racks + optics + unplaced switches + shelf loss"
+            ("IT power at the rack feeds (racks + optics + unplaced switches + shelf loss"
              f"{' + checkpoint storage' if storage_draw(a).m else ''})",
              fmt.q(m.get("it_power"), "kW", 1)),
-            ("Power-shelf loss (in IT power)", fmt.q(m.get("shelf_loss"), "kW", 1)),
-            ("IT power (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
+            ("Power-shelf loss (in IT power at the rack feeds)", fmt.q(m.get("shelf_loss"), "kW", 1)),
+            ("IT power at the rack feeds (typical, for energy)", fmt.q(m.get("it_power_typical"), "kW", 1)),
             ("Network power (switches and optics)", fmt.q(m.get("network_power"), "kW", 1)),
             ("Links", m["links"].magnitude if "links" in m else None)]
     if a.scale_up is not None:
@@ -188,7 +188,7 @@ def rack_types(scope: Scope, a: Any) -> Section:
         rows.append((rid, n, r.space.used, r.power.it_power, r.cooling.heat_liquid, r.cooling.heat_air,
                      r.space.weight, r.space.floor_load))
     cols = (Column("Rack type"), Column("Count", digits=0, align="right"), Column("U used", digits=0, align="right"),
-            Column("IT power", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
+            Column("IT power at the equipment", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"), Column("Weight", "kg", 0, "right"),
             Column("Floor load", "kg/m**2", 0, "right"))
     section.add(Para("Per-rack figures; each rack type has its own rack document with the full power and cooling "
@@ -208,13 +208,17 @@ def power_cooling(scope: Scope, a: Any) -> Section:
                          r.cooling.heat_air * n))
     if rows:
         rows.append(("All racks", *(sum(col[1:], col[0]) for col in list(zip(*rows, strict=True))[1:])))
-    cols = (Column("Rack type"), Column("Racks", digits=0, align="right"), Column("IT power", "kW", 1, "right"),
-            Column("Input power", "kW", 1, "right"), Column("Heat to liquid", "kW", 1, "right"),
+    cols = (Column("Rack type"), Column("Racks", digits=0, align="right"),
+            Column("IT power at the equipment", "kW", 1, "right"), Column("Input power at the rack feeds", "kW", 1,
+                                                                         "right"),
+            Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"))
     section = Section("power", "Power and cooling").add(
         Para("Rack figures times the number of racks of each type; a rack type's figures include the transceivers "
-             "in its switches' ports for its most loaded rack. The cluster IT power below counts each transceiver "
-             "once, and switches outside any rack."),
+             "in its switches' ports for its most loaded rack. IT power at the equipment is the parts' maximum "
+             "draw at their own inputs (a shelf-fed part's at the DC busbar); input power at the rack feeds adds "
+             "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
+             "switches outside any rack."),
         Table("power-by-rack", "Power and heat by rack type", cols, tuple(rows)),
         Para(typical_text(scope.metrics.get("it_power_typical"), a.typical_from_max, at_feeds=True)))
     net = getattr(a.cabling, "network_power", {}) or {}

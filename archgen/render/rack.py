@@ -139,8 +139,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
         section.add(Para(spec.description))
     rows = [("Accelerators", accel), ("Systems (trays, nodes)", len(systems)),
             ("Rack units used / free", f"{a.space.used} / {a.space.height - a.space.used} U"),
-            ("IT power (maximum)", fmt.q(a.power.it_power, "kW", 1)),
-            ("IT power (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
+            ("IT power at the equipment (maximum)", fmt.q(a.power.it_power, "kW", 1)),
+            ("IT power at the equipment (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)),

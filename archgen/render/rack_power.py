@@ -10,8 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.checks.power_figures import feed_loss_with_shelves
 from archgen.checks.scope import coolant_supply
+from archgen.model import CoolingUnit
+from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
+from archgen.model.rack import Feeds
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
@@ -42,6 +46,19 @@ def _failure_rows(name: str, stage: Stage, load: Any) -> list[tuple]:
                      f"{stage.count - lost} × {fmt.q(stage.unit_capacity, 'kW', 1)}", capacity, load, headroom,
                      fmt.pct(ratio(headroom, capacity), 1), "pass" if headroom.magnitude >= 0 else "fail"))
     return rows
+
+
+def _feed_takes_shelves_rows(a: RackAnalysis) -> list[tuple]:
+    """The case PWR003 judges beside the stages': one feed lost with the power shelves on it (one AC input each)."""
+    loss = feed_loss_with_shelves(a)
+    if loss is None:
+        return []
+    sh, headroom = loss.shelves, loss.left - loss.shelves.load
+    word = "shelf" if loss.lost == 1 else "shelves"
+    return [("Power shelves", f"one feed lost, with the {loss.lost} {word} on it (⌈{sh.count} / {loss.feeds.count}⌉, "
+             "one AC input each; PWR003)", f"1 of {loss.feeds.count} feeds, {loss.lost} of {sh.count} shelves",
+             f"{sh.count - loss.lost} × {fmt.q(sh.unit_capacity, 'kW', 1)}", loss.left, sh.load, headroom,
+             fmt.pct(ratio(headroom, loss.left), 1), "pass" if headroom.magnitude >= 0 else "fail")]
 
 
 def typical_text(typical: Q | None, fell_back: tuple[str, ...], at_feeds: bool = False) -> str:
@@ -97,6 +114,35 @@ def _plus(temperature: Q, rise: Q) -> Q:
     return (temperature.to("K") + rise.to("K")).to("degC")
 
 
+def power_factor_text(feeds: Feeds) -> str:
+    """The feeds' power factor, marked assumed where the spec leaves it to the default (1.00, `Feeds.power_factor`)."""
+    if "power_factor" in feeds.model_fields_set:
+        return f"{feeds.power_factor:.2f}"
+    return f"{feeds.power_factor:.2f} (assumed: not stated in power.feeds.power_factor, the default)"
+
+
+def rated_at_text(rated: Conditions | None) -> str:
+    """The conditions a CDU's capacity is stated at, or that they are not stated (COOL010 says so too)."""
+    if rated is None:
+        return "not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)"
+    stated = [f"facility water {fmt.q(rated.water, 'degC', 1)}" if rated.water is not None else "",
+              f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
+              f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]
+    return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
+
+
+def _other_text(a: RackAnalysis) -> str:
+    """The draw of the rack's other equipment (placed CDUs); 'not provided' for the units that state no `power`."""
+    unstated = sorted({p.part.id for p in a.rack.items if isinstance(p.part, CoolingUnit) and p.part.power is None})
+    if not unstated:
+        return fmt.q(a.power.other_power, "kW", 1)
+    named = ", ".join(unstated)
+    if a.power.other_power.magnitude:
+        return (f"{fmt.q(a.power.other_power, 'kW', 1)} and, for {named}, not provided (no `power` stated: not in "
+                f"the load, feeds or heat below)")
+    return f"not provided ({named} states no `power`: not in the load, feeds or heat below)"
+
+
 def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
     p, feeds = a.power, a.rack.spec.power.feeds
@@ -105,7 +151,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
              f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
              f"its switches' ports and in the NICs of systems whose maximum leaves them out "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
-             f"equipment in the rack {fmt.q(p.other_power, 'kW', 1)}. {_chain_text(p)} the feeds supply "
+             f"equipment in the rack {_other_text(a)}. {_chain_text(p)} the feeds supply "
              f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.{_external_text(p)}"),
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
@@ -124,7 +170,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
                            f"{fmt.q(feeds.current, 'A', 0)} breaker"),
                  ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
                  ("Continuous-load derating", fmt.pct(feeds.derating)),
-                 ("Power factor", f"{feeds.power_factor:.2f}"),
+                 ("Power factor", power_factor_text(feeds)),
                  ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
                  ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
     if len(p.stages) > 1:  # shelves and PDUs: say how they connect (ARRANGEMENTS) and how the feeds divide
@@ -137,6 +183,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
         section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
                                                  _busbar_rows(a)))
     failure = [row for st in p.stages + p.feed_groups for row in _failure_rows(fmt.sentence(st.kind), st, st.load)]
+    failure += _feed_takes_shelves_rows(a)
     case_cols = (Column("Stage"), Column("Case"), Column("Lost"), Column("Carried by"),
                  Column("Capacity", "kW", 1, "right"), Column("Load", "kW", 1, "right"),
                  Column("Headroom", "kW", 1, "right"), Column("Margin", align="right"), Column("Status"))
@@ -188,6 +235,7 @@ def cooling(a: RackAnalysis) -> Section:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
                       ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
                                                       f"{fmt.q(c.cdu.usable, 'kW', 0)}"),
+                      ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
                       ("Racks sharing the CDU group", str(liquid.racks_per_cdu)),
                       ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"),

@@ -51,6 +51,6 @@ def test_cluster_typical_power_is_max_less_each_switch_and_system_typical_saving
 def test_documents_state_the_rule_and_the_psu_rating(result, tmp_path, drawn_once):
     render_all(result, tmp_path, target="gb200-su-eth", formats=("md",), revision="test")
     md = (tmp_path / "gb200-su-eth" / "gb200-su-eth.md").read_text(encoding="utf-8")
-    assert "| IT power (typical, for energy) | 6.9 kW |" in md
+    assert "| IT power at the equipment (typical, for energy) | 6.9 kW |" in md
     assert "Every part states a typical draw." in md
     assert "sn5600: power.max 3.00 kW is a power-supply rating, not a draw" in md

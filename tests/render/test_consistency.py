@@ -207,7 +207,7 @@ def test_cost_paragraph_reads_the_it_load_as_the_key_metrics(shipped, tmp_path):
     from tests.render.conftest import render_text
     render_text(shipped, tmp_path, ["dgx-b200-superpod"], ("md",))
     md = (tmp_path / "dgx-b200-superpod" / "dgx-b200-superpod.md").read_text(encoding="utf-8")
-    peak = re.search(r"^\| IT power at the feeds \(racks \+ optics \+ unplaced switches \+ shelf loss\) \| "
+    peak = re.search(r"^\| IT power at the rack feeds \(racks \+ optics \+ unplaced switches \+ shelf loss\) \| "
                      r"([\d,.]+ kW) \|", md, re.M)[1]
-    typical = re.search(r"^\| IT power \(typical, for energy\) \| ([\d,.]+ kW) \|", md, re.M)[1]
+    typical = re.search(r"^\| IT power at the rack feeds \(typical, for energy\) \| ([\d,.]+ kW) \|", md, re.M)[1]
     assert f"energy at the average IT load {typical} (peak {peak})" in md
