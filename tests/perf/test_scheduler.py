@@ -18,8 +18,10 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.batcher import open_arrivals
+from archgen.perf.serve.chunks import prompt_chunks as _prompts
+from archgen.perf.serve.chunks import prompt_work
 from archgen.perf.serve.inference import ServeJob, _forward, estimate_inference, fixed_per_pass
-from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _loop, _Pass, _prompts, estimate_serving, simulate
+from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _loop, _Pass, estimate_serving, simulate
 from archgen.scoring.scores import score_case_file
 from archgen.units import Q_
 from tests.conftest import SPECS, run_cli
@@ -177,6 +179,33 @@ def test_separate_prefill_takes_whole_prompts_within_the_budget():
     `max_num_batched_tokens`); `chunked` gives the decodes their tokens first and cuts the last prompt to fit."""
     assert _prompts([7, 8, 9], 0, 1000, 2500, 300, True) == [(7, 0, 1000), (8, 0, 1000)]
     assert _prompts([7, 8, 9], 400, 1000, 2500, 300, False) == [(7, 400, 600), (8, 0, 1000), (9, 0, 600)]
+
+
+def test_prompt_work_is_the_sums_over_the_listed_chunks_to_the_bit():
+    """`prompt_work` (what `_loop` runs) against the sums over `prompt_chunks`' list that it stands for: tokens,
+    prompts finished, the attention seconds added in the same order (the same float, not only close) and the head
+    prompt's offset after it, over budgets that end inside the head prompt, on a prompt's edge, inside a later one,
+    or leave nothing after the decodes, with `separate` and chunked prefill."""
+    def prompt(n):  # a causal prompt's attention core: quadratic, with roundings that depend on the order of adding
+        return 0.0 if n <= 0 else 1e-7 * n * n / 3.0 + 0.1 / n
+    cases = 0
+    for inp in (1, 7, 100, 1000):
+        for waiting in (1, 2, 5, 40):
+            for head in sorted({0, 1, inp // 2, inp - 1} - {inp} if inp > 1 else {0}):
+                for budget in (inp, 2 * inp + 3, 257, 8192):
+                    for decodes in (0, 3, budget):
+                        for separate in (False, True):
+                            if separate and (head or budget < inp):
+                                continue  # a separate prompt is never part done, and fits the budget (`_loop`)
+                            chunks = _prompts(range(waiting), head, inp, budget, decodes, separate)
+                            seconds = sum(prompt(o + c) - prompt(o) for _, o, c in chunks)
+                            offset = head if not chunks else (0 if sum(chunks[-1][1:]) == inp else sum(chunks[-1][1:]))
+                            want = (sum(c for _, _, c in chunks), sum(o + c == inp for _, o, c in chunks), seconds, offset)
+                            got = prompt_work(prompt, waiting, head, inp, budget, decodes, separate)
+                            assert got[:2] == want[:2] and got[3] == want[3], (inp, waiting, head, budget, decodes)
+                            assert got[2].hex() == float(want[2]).hex(), (inp, waiting, head, budget, decodes)
+                            cases += 1
+    assert cases > 600
 
 
 def test_separate_prefill_needs_prompts_within_the_budget():

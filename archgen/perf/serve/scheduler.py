@@ -41,7 +41,6 @@ padding, varying request lengths.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -50,6 +49,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
+from archgen.perf.serve.chunks import prompt_work
 from archgen.perf.serve.run import ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
@@ -239,12 +239,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += spent
             steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
-            chunks = _prompts(range(hi, nxt), prefilled, inp, max_num_tokens, b, separate)
+            chunked, done, prompts, prefilled = prompt_work(p.prompt, nxt - hi, prefilled, inp, max_num_tokens, b,
+                                                            separate)  # `done`: the first prompts, finished
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
-            n_tok = stepping + sum(c for _, _, c in chunks)
-            done = sum(o + c == inp for _, o, c in chunks)  # prompts finished: the first `done` chunks
+            n_tok = stepping + chunked
             rest = p.rest(n_tok, stepping + done)
-            prompts = sum(p.prompt(o + c) - p.prompt(o) for _, o, c in chunks)
             dt = rest + p.dec_unit * tot * bool(stepping) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts
             now += dt
@@ -256,8 +255,6 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             joined[hi:hi + done] = steps
             joined_sum += done * steps
             hi += done
-            if chunks:  # the prompt now at the head has this much done
-                prefilled = 0 if chunks[-1][1] + chunks[-1][2] == inp else chunks[-1][1] + chunks[-1][2]
         max_running = max(max_running, nxt - lo)
         if lo == hi or steps - joined[lo] < last:  # none decoding, or none ended
             continue
@@ -271,27 +268,6 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             released += more
     return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
                   busy_time, prompt_time)
-
-
-def _prompts(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
-    """An iteration's prompt work, (request, offset, tokens), in arrival order.
-
-    Chunks within what the `decodes` leave of the `budget`, the first from its offset `head`; under `separate` whole
-    prompts within the budget.
-    """
-    if separate:
-        return [(r, 0, inp) for r in queue[:budget // inp]]
-    budget -= decodes
-    chunks: list[tuple[int, int, int]] = []
-    off = head
-    for r in queue:
-        if budget <= 0:
-            break
-        c = min(inp - off, budget)
-        chunks.append((r, off, c))
-        budget -= c
-        off = 0
-    return chunks
 
 
 def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,

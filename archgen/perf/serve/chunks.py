@@ -1,0 +1,62 @@
+"""An iteration's prompt work under chunked or separate prefill (`scheduler`): which prompts, and their sums."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+
+def prompt_chunks(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
+    """An iteration's prompt work, (request, offset, tokens), in arrival order.
+
+    Chunks within what the `decodes` leave of the `budget`, the first from its offset `head`; under `separate` whole
+    prompts within the budget.
+    """
+    if separate:
+        return [(r, 0, inp) for r in queue[:budget // inp]]
+    budget -= decodes
+    chunks: list[tuple[int, int, int]] = []
+    off = head
+    for r in queue:
+        if budget <= 0:
+            break
+        c = min(inp - off, budget)
+        chunks.append((r, off, c))
+        budget -= c
+        off = 0
+    return chunks
+
+
+def prompt_work(prompt: Callable[[int], float], waiting: int, head: int, inp: int, budget: int, decodes: int,
+                 separate: bool) -> tuple[int, int, float, int]:
+    """What `prompt_chunks`' chunks for the `waiting` admitted prompts add up to, without listing them.
+
+    (tokens, prompts finished, attention core seconds, tokens done of the prompt then at the head), where
+    `prompt(length)` is the attention core of a causal prompt of `length` tokens. The chunks are a part of the head
+    prompt from `head`, whole prompts and a part of the next, so the sums follow from their counts. The seconds are
+    added chunk by chunk in arrival order, as `sum` over `prompt_chunks`' list adds them, so the result is the same
+    float (tests/perf/test_scheduler.py compares the two); an iteration then costs a few operations, not one per chunk.
+    """
+    if separate:  # whole prompts within the budget; the head prompt is never part done
+        whole = min(waiting, budget // inp)
+        return whole * inp, whole, _repeated(0.0, prompt(inp), whole), 0
+    left = budget - decodes
+    if left <= 0:
+        return 0, 0, 0.0, head
+    tokens = min(inp - head, left)
+    seconds = prompt(head + tokens) - prompt(head)
+    if head + tokens < inp:  # the budget ends inside the head prompt
+        return tokens, 0, seconds, head + tokens
+    left -= tokens
+    whole = min(waiting - 1, left // inp)
+    seconds = _repeated(seconds, prompt(inp), whole)
+    tokens, left = tokens + whole * inp, left - whole * inp
+    if left > 0 and whole + 1 < waiting:  # a part of the next prompt, from its start
+        return tokens + left, whole + 1, seconds + prompt(left), left
+    return tokens, whole + 1, seconds, 0
+
+
+def _repeated(total: float, value: float, times: int) -> float:
+    """`total` + `value` added `times` times one at a time (a float sum's rounding, as `sum` over a list gives)."""
+    for _ in range(times):
+        total += value
+    return total
