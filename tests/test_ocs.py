@@ -111,3 +111,19 @@ def test_v5p_largest_slice_of_a_140_cube_pod(tmp_path: Path) -> None:
                                        "palomar-ocs has 136 ports: expected at least 99 OCSes"]
     too_big = _cluster(tmp_path / "big", cubes_in_pod=True, dims=[16, 24, 24], ocs=ocs)
     assert "a 16x24x24 slice joins 9216 chips; the pod's 140 cubes hold 8960" in " ".join(_net(too_big, "NET020"))
+
+
+def test_slice_figures_per_accelerator_are_over_the_slice(tmp_path: Path) -> None:
+    """A slice's injection and bisection per accelerator are over its own chips, not over the pod's.
+
+    TPU v5p (module docstring): 4,800 Gb/s of ICI per chip = 6 links x 800 Gb/s, whatever the slice. The 16x16x24
+    slice's bisection cuts its largest dimension: 2 x 6,144 / 24 = 512 links x 800 Gb/s, over its 6,144 chips.
+    Before, both were divided by the pod's 8,960 chips: 3,291 Gb/s injection per chip (6,144 x 4,800 / 8,960).
+    """
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    m = result.metrics["cluster/tpu-v4-pod/fabric/ici"]
+    assert m["injection_per_accelerator"].m_as("Gbit/s") == 4800
+    assert m["bisection_per_accelerator"].m_as("Gbit/s") == 2 * 6144 / 24 * 800 / 6144
+    whole = _cluster(tmp_path / "v4").metrics["cluster/tpu-v4-pod/fabric/ici"]   # a whole pod: over all its chips
+    assert whole["injection_per_accelerator"].m_as("Gbit/s") == 6 * 400

@@ -360,9 +360,9 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     }
     if wired_rails(fa):
         m["rails"] = count(fa.rails)
-    if fa.accelerators:
-        m["injection_per_accelerator"] = (fa.injection / fa.accelerators).to("Gbit/s")
-        m["bisection_per_accelerator"] = (fa.bisection / fa.accelerators).to("Gbit/s")
+    if fa.served:
+        m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
+        m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")
     for t in fa.tiers:
         m[f"{t.name}.switches"] = count(t.switches * p)
         m[f"{t.name}.ports_used"] = count(t.ports_used * p)
