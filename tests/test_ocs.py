@@ -127,3 +127,26 @@ def test_slice_figures_per_accelerator_are_over_the_slice(tmp_path: Path) -> Non
     assert m["bisection_per_accelerator"].m_as("Gbit/s") == 2 * 6144 / 24 * 800 / 6144
     whole = _cluster(tmp_path / "v4").metrics["cluster/tpu-v4-pod/fabric/ici"]   # a whole pod: over all its chips
     assert whole["injection_per_accelerator"].m_as("Gbit/s") == 6 * 400
+
+
+def test_a_job_larger_than_its_slice_is_refused(tmp_path: Path) -> None:
+    """A job over more chips than the slice's torus joins is PERF003, not ICI links between slices that do not exist.
+
+    TPU v5p: the 16x16x24 slice joins 6,144 of the pod's 8,960 chips (module docstring); slices meet only over the
+    data-centre network (Google Cloud TPU Multislice), which this cluster does not model. Before, a 1 GiB all-reduce
+    over all 8,960 ran on a 16x16x24 torus with a fourth, invented dimension of the rest at ICI speed, and a 6,144-chip
+    job is still estimated.
+    """
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "jobs.yaml").write_text(
+        "kind: Workload\nid: all-chips\ncluster: tpu-v4-pod\ncollective: {op: all_reduce, size: 1 GiB}\n---\n"
+        "kind: Workload\nid: one-slice\ncluster: tpu-v4-pod\naccelerators: 6144\n"
+        "collective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    assert _net(result, "PERF003") == [
+        "PERF003 all-chips cannot be estimated: asks for 8960 accelerators; the 16x16x24 torus of cluster "
+        "'tpu-v4-pod' joins 6144 of its 8960, and no scale-out fabric joins it to the others (slices of a pod meet "
+        "only over the data-centre network, not modelled): expected at most 6144"]
+    assert "time" in result.metrics["workload/one-slice"]

@@ -16,6 +16,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
@@ -94,6 +96,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
+    if problem := torus_problem(hardware or on.hardware, gpus, on):
+        raise WorkloadError(workload.id, problem)
     hw = placed(workload, hardware or on.hardware, gpus, on)  # its share of each domain (`comm.placement`)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
@@ -120,6 +124,22 @@ def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware
         err.subject = (workload.id, ("placement", "per_domain"))
         raise err
     return job_share(hw, gpus, stated)
+
+
+def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
+    """Why a job of `gpus` cannot run on the torus of `on`, or None: more chips than the torus joins, none beyond it.
+
+    A torus through OCSes may be a slice of a larger pod (`ocs.cubes`): the cluster holds the pod's chips, the ICI
+    joins one slice's, and slices meet only over the data-centre network (Google Cloud TPU Multislice), which a
+    cluster with no scale-out fabric does not model. The torus collectives would otherwise add the rest as one
+    more line of ICI links that does not exist (`perf.comm.torus.sub_torus`).
+    """
+    chips = math.prod(hw.torus) if hw.torus else 0
+    if not chips or gpus <= chips or bool(np.any(np.asarray(hw.scale_out_bandwidth) > 0)):
+        return None
+    return (f"asks for {gpus} accelerators; the {'x'.join(map(str, hw.torus))} torus of cluster '{on.cluster}' "
+            f"joins {chips} of its {on.accelerators}, and no scale-out fabric joins it to the others (slices of a "
+            f"pod meet only over the data-centre network, not modelled): expected at most {chips}")
 
 
 def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> str | None:
