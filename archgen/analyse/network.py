@@ -293,7 +293,8 @@ def torus_path(fa: FabricAnalysis) -> TorusPath:
     assert isinstance(spec, Torus), "torus_path reads a torus"
     link = (spec.speed * spec.links_per_neighbour).to("Gbit/s")
     per_chip = (fa.injection / max(fa.endpoint_ports, 1)).to("Gbit/s")
-    return TorusPath(per_chip, 1.0, 0, 0, dims=tuple(spec.dims), link=link, wraparound=spec.wraparound)
+    cube = tuple(spec.ocs.cube) if spec.ocs is not None and spec.wraparound else ()
+    return TorusPath(per_chip, 1.0, 0, 0, dims=tuple(spec.dims), link=link, wraparound=spec.wraparound, cube=cube)
 
 
 def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None:
