@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 
 from archgen.analyse.topologies import ocs_figures
 from archgen.pipeline import run
+from archgen.render.cluster_fabrics import bisection_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,8 +127,11 @@ def test_slice_figures_per_accelerator_are_over_the_slice(tmp_path: Path) -> Non
     m = result.metrics["cluster/tpu-v4-pod/fabric/ici"]
     assert m["injection_per_accelerator"].m_as("Gbit/s") == 4800
     assert m["bisection_per_accelerator"].m_as("Gbit/s") == 2 * 6144 / 24 * 800 / 6144
-    whole = _cluster(tmp_path / "v4").metrics["cluster/tpu-v4-pod/fabric/ici"]   # a whole pod: over all its chips
-    assert whole["injection_per_accelerator"].m_as("Gbit/s") == 6 * 400
+    assert "(one direction, over the slice's 6,144 accelerators;" in bisection_text(
+        result.clusters["cluster/tpu-v4-pod"].fabrics[0])   # the document says which accelerators
+    whole = _cluster(tmp_path / "v4")   # a whole pod: over all its chips
+    assert whole.metrics["cluster/tpu-v4-pod/fabric/ici"]["injection_per_accelerator"].m_as("Gbit/s") == 6 * 400
+    assert "over all accelerators" in bisection_text(whole.clusters["cluster/tpu-v4-pod"].fabrics[0])
 
 
 def test_a_job_larger_than_its_slice_is_refused(tmp_path: Path) -> None:
