@@ -133,10 +133,13 @@ def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware
 def job_slice(hw: Hardware, gpus: int, on: Machine) -> Hardware:
     """`hw` with a job of whole OCS cubes on its own slice: the job's sub-torus, each of its rings closed.
 
-    The OCSes join a job's cubes into a torus of its own (Jouppi et al., ISCA 2023: slices of whole 4x4x4 cubes;
-    Google Cloud TPU v4 documentation, https://cloud.google.com/tpu/docs/v4: a slice wraps every dimension that is
-    a multiple of 4), so a 16x16x4 job on the 16x16x16 pod closes its third dimension through them, as the same job
-    on a 16x16x4 slice does. A job that is not whole cubes, or a torus without OCSes, keeps the cluster's torus.
+    The OCSes rewire a job's cubes into a torus of its own (Jouppi et al., ISCA 2023, as summarised at
+    https://glennklockwood.com/garden/processors/TPUv4: "a job ... land[s] on a tight torus topology ... using
+    optical switching"), so a 16x16x4 job on the 16x16x16 pod closes its third dimension through them, as the same
+    job on a 16x16x4 slice does. Google's v4 page (https://cloud.google.com/tpu/docs/v4) names tori on slices whose
+    every dimension is a multiple of 4 and gives only twisted shapes (2A=B=C, 2A=2B=C) as examples; whether every
+    other shape of whole cubes wraps is not stated there. A job that is not whole cubes, or a torus without OCSes,
+    keeps the cluster's torus.
     """
     if not on.ocs_cube or not hw.torus or gpus >= math.prod(hw.torus):
         return hw
