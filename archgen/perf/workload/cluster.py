@@ -161,8 +161,9 @@ def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
     if not chips or gpus <= chips or bool(np.any(np.asarray(hw.scale_out_bandwidth) > 0)):
         return None
     return (f"asks for {gpus} accelerators; the {'x'.join(map(str, hw.torus))} torus of cluster '{on.cluster}' "
-            f"joins {chips} of its {on.accelerators}, and no scale-out fabric joins it to the others (slices of a "
-            f"pod meet only over the data-centre network, not modelled): expected at most {chips}")
+            f"joins {chips} of its {on.accelerators}, and nothing the model times joins it to the others (slices of "
+            f"an OCS pod meet only over the data-centre network; multislice is not modelled): expected at most "
+            f"{chips}")
 
 
 def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> str | None:
