@@ -26,9 +26,9 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "Minimum over the tiers of "
            "half the capacity entering the tier, one direction.", _F, maximise=True),
     Metric("fabric", "injection_per_accelerator", "B/s", "Gbit/s", 0, "Injection per accelerator", "Injection "
-           "bandwidth over the accelerators.", _N, maximise=True),
+           "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's).", _N, maximise=True),
     Metric("fabric", "bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection per accelerator", "Bisection "
-           "bandwidth over the accelerators.", _N, maximise=True),
+           "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's).", _N, maximise=True),
     Metric("fabric", "hops_max", "", "", 0, "Hops", "Switch hops of the longest path (2 × tiers − 1).", _F),
     Metric("fabric", "max_endpoints", "", "", 0, "Largest endpoint count", "Endpoints the design's switches and "
            "tiers can take.", _F),

@@ -61,11 +61,14 @@ class TorusPath(ScaleOutPath):
         dims: Chips along each dimension.
         link: Bandwidth of one link per direction (all parallel links to a neighbour together).
         wraparound: Whether each ring closes.
+        cube: Chips along each dimension of one OCS cube (empty: no OCSes). A job of whole cubes is its own slice,
+            whose rings close through the OCSes (Jouppi et al., ISCA 2023).
     """
 
     dims: tuple[int, ...] = ()
     link: Q | None = None
     wraparound: bool = True
+    cube: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

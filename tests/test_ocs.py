@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from archgen.analyse.topologies import ocs_figures
 from archgen.pipeline import run
+from archgen.render.cluster_fabrics import bisection_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -111,3 +113,65 @@ def test_v5p_largest_slice_of_a_140_cube_pod(tmp_path: Path) -> None:
                                        "palomar-ocs has 136 ports: expected at least 99 OCSes"]
     too_big = _cluster(tmp_path / "big", cubes_in_pod=True, dims=[16, 24, 24], ocs=ocs)
     assert "a 16x24x24 slice joins 9216 chips; the pod's 140 cubes hold 8960" in " ".join(_net(too_big, "NET020"))
+
+
+def test_slice_figures_per_accelerator_are_over_the_slice(tmp_path: Path) -> None:
+    """A slice's injection and bisection per accelerator are over its own chips, not over the pod's.
+
+    TPU v5p (module docstring): 4,800 Gb/s of ICI per chip = 6 links x 800 Gb/s, whatever the slice. The 16x16x24
+    slice's bisection cuts its largest dimension: 2 x 6,144 / 24 = 512 links x 800 Gb/s, over its 6,144 chips.
+    Before, both were divided by the pod's 8,960 chips: 3,291 Gb/s injection per chip (6,144 x 4,800 / 8,960).
+    """
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    m = result.metrics["cluster/tpu-v4-pod/fabric/ici"]
+    assert m["injection_per_accelerator"].m_as("Gbit/s") == 4800
+    assert m["bisection_per_accelerator"].m_as("Gbit/s") == 2 * 6144 / 24 * 800 / 6144
+    assert "(one direction, over the slice's 6,144 accelerators;" in bisection_text(
+        result.clusters["cluster/tpu-v4-pod"].fabrics[0])   # the document says which accelerators
+    whole = _cluster(tmp_path / "v4")   # a whole pod: over all its chips
+    assert whole.metrics["cluster/tpu-v4-pod/fabric/ici"]["injection_per_accelerator"].m_as("Gbit/s") == 6 * 400
+    assert "over all accelerators" in bisection_text(whole.clusters["cluster/tpu-v4-pod"].fabrics[0])
+
+
+def test_a_job_larger_than_its_slice_is_refused(tmp_path: Path) -> None:
+    """A job over more chips than the slice's torus joins is PERF003, not ICI links between slices that do not exist.
+
+    TPU v5p: the 16x16x24 slice joins 6,144 of the pod's 8,960 chips (module docstring); slices meet only over the
+    data-centre network (Google Cloud TPU Multislice), which this cluster does not model. Before, a 1 GiB all-reduce
+    over all 8,960 ran on a 16x16x24 torus with a fourth, invented dimension of the rest at ICI speed, and a 6,144-chip
+    job is still estimated.
+    """
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "jobs.yaml").write_text(
+        "kind: Workload\nid: all-chips\ncluster: tpu-v4-pod\ncollective: {op: all_reduce, size: 1 GiB}\n---\n"
+        "kind: Workload\nid: one-slice\ncluster: tpu-v4-pod\naccelerators: 6144\n"
+        "collective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    assert _net(result, "PERF003") == [
+        "PERF003 all-chips cannot be estimated: asks for 8960 accelerators; the 16x16x24 torus of cluster "
+        "'tpu-v4-pod' joins 6144 of its 8960, and nothing the model times joins it to the others (slices of an OCS "
+        "pod meet only over the data-centre network; multislice is not modelled): expected at most 6144"]
+    assert "time" in result.metrics["workload/one-slice"]
+
+
+def test_a_job_of_whole_cubes_closes_its_rings_through_the_ocses(tmp_path: Path) -> None:
+    """A 1,024-chip job on the 16x16x16 pod is a 16x16x4 slice whose third dimension wraps through the OCSes.
+
+    Jouppi et al. (ISCA 2023) rewire a job's cubes into a torus of its own (perf.workload.cluster.job_slice). Bucket all-reduce of S = 1 GiB on 16x16x4, every
+    dimension a closed ring at 2B, B = 50 GB/s x 0.8 (tpu-v4: 400 Gb/s links, default link efficiency), alpha 1 us:
+    the busiest dimension carries 2 (S/3)(15/16 + 15/64 + 15/1024) (perf.comm.torus), plus 2 (15 + 15 + 3) hops.
+    Before, the same job on the pod ran its dimension of 4 as an open line at B: 14.38 ms, not 10.68 ms.
+    """
+    jobs = "kind: Workload\nid: quarter\ncluster: tpu-v4-pod\naccelerators: 1024\ncollective: {op: all_reduce, size: 1 GiB}\n"
+    size, b = 2.0**30, 50e9 * 0.8
+    want = 2 * size / 3 * (15 / 16 + 15 / 64 + 15 / 1024) / (2 * b) + 2 * 33 * 1e-6
+    times = []
+    for name, ici in (("pod", {}), ("slice", {"dims": [16, 16, 4], "ocs": {
+            "switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 64}})):
+        (tmp_path / name / "specs").mkdir(parents=True)
+        (tmp_path / name / "specs" / "jobs.yaml").write_text(jobs, encoding="utf-8")
+        times.append(_cluster(tmp_path / name, **ici).metrics["workload/quarter"]["time"].m_as("s"))
+    assert times[0] == times[1] == pytest.approx(want, rel=1e-9)

@@ -104,6 +104,15 @@ class FabricAnalysis:
         return t
 
     @property
+    def served(self) -> int:
+        """Accelerators its injection and bisection are over: a torus slice's chips, else all the cluster's.
+
+        A torus through OCSes may be a slice of a larger pod (`ocs.cubes`, TPU v5p: a 16x16x24 slice of 8,960 chips):
+        its figures are one slice's, so a figure per accelerator is over the slice's chips, not the pod's.
+        """
+        return min(self.accelerators, self.endpoint_ports) if self.topology == "torus" else self.accelerators
+
+    @property
     def buildable(self) -> bool:
         """Whether its switches can build it as specified: no NET001 (radix short) and no NET003 (tiers short).
 

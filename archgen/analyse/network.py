@@ -293,7 +293,8 @@ def torus_path(fa: FabricAnalysis) -> TorusPath:
     assert isinstance(spec, Torus), "torus_path reads a torus"
     link = (spec.speed * spec.links_per_neighbour).to("Gbit/s")
     per_chip = (fa.injection / max(fa.endpoint_ports, 1)).to("Gbit/s")
-    return TorusPath(per_chip, 1.0, 0, 0, dims=tuple(spec.dims), link=link, wraparound=spec.wraparound)
+    cube = tuple(spec.ocs.cube) if spec.ocs is not None and spec.wraparound else ()
+    return TorusPath(per_chip, 1.0, 0, 0, dims=tuple(spec.dims), link=link, wraparound=spec.wraparound, cube=cube)
 
 
 def nic_path(design: Design, nodes: tuple[NodeType, ...]) -> ScaleOutPath | None:
@@ -360,9 +361,9 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     }
     if wired_rails(fa):
         m["rails"] = count(fa.rails)
-    if fa.accelerators:
-        m["injection_per_accelerator"] = (fa.injection / fa.accelerators).to("Gbit/s")
-        m["bisection_per_accelerator"] = (fa.bisection / fa.accelerators).to("Gbit/s")
+    if fa.served:
+        m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
+        m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")
     for t in fa.tiers:
         m[f"{t.name}.switches"] = count(t.switches * p)
         m[f"{t.name}.ports_used"] = count(t.ports_used * p)

@@ -88,14 +88,14 @@ def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
                                         f"{spec.max_oversubscription:g}:1", count(ratio),
                                         count(spec.max_oversubscription))
             need = spec.min_bisection_per_accelerator
-            if need is not None and fa.accelerators:
-                have = (fa.bisection / fa.accelerators).to(need.units)
+            if need is not None and fa.served:
+                have = (fa.bisection / fa.served).to(need.units)
                 if have < need:
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
                                     ("min_bisection_per_accelerator",),
                                     f"bisection {have:.4g~P} per accelerator (one direction, over all "
                                     f"accelerators; full bisection is half the injection of "
-                                    f"{(fa.injection / fa.accelerators).to(need.units):.4g~P}) is below "
+                                    f"{(fa.injection / fa.served).to(need.units):.4g~P}) is below "
                                     f"{need:~P}", have, need)
 
 

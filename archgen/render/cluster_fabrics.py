@@ -31,8 +31,10 @@ def bisection_text(fa: Any) -> str:
     if bis is None or inj is None or share is None:
         return "no accelerator's node injects into it (bisection per accelerator does not apply)"
     bis, inj = bis.to("Gbit/s"), inj.to("Gbit/s")
-    return (f"bisection {fmt.q(bis, digits=fmt.digits_for(bis))} per accelerator (one direction, over all "
-            f"accelerators; {fmt.pct(share, 0)} of full bisection, which is half the injection of "
+    over = (f"over the slice's {fa.served:,} accelerators" if fa.served < fa.accelerators  # a torus slice of a pod
+            else "over all accelerators")
+    return (f"bisection {fmt.q(bis, digits=fmt.digits_for(bis))} per accelerator (one direction, {over}; "
+            f"{fmt.pct(share, 0)} of full bisection, which is half the injection of "
             f"{fmt.q(inj, digits=fmt.digits_for(inj))} per accelerator)")
 
 
@@ -62,7 +64,9 @@ def fabrics(scope: Scope, a: Any) -> Section:
                      "two halves, divided by all the accelerators: each half can send to the other at most this "
                      "much per accelerator of the cluster, so a non-blocking fabric's bisection per accelerator "
                      "is half its injection (full bisection, 100 %), not a 2:1 taper. Oversubscription is "
-                     "down:up bandwidth at a tier (1.00 is non-blocking)."),
+                     "down:up bandwidth at a tier (1.00 is non-blocking)."
+                     + (" A torus that is a slice of a larger pod divides by the slice's accelerators, whose "
+                        "links it is." if any(fa.served < fa.accelerators for fa in a.fabrics) else "")),
                 Table("fabrics", "Fabrics", cols, tuple(summary)))
     if a.fabrics:
         section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))

@@ -16,10 +16,13 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.placement import job_share
+from archgen.perf.comm.torus import sub_torus
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate
@@ -48,6 +51,7 @@ class Machine:
     per_node: int = 1     # accelerators of one node: a stated placement holds whole nodes (`placement_problem`)
     mesh_limit: int = 0   # a full-mesh domain: the most accelerators its part's `scale_up.links` join (0: no limit)
     latency_unset: bool = False  # `transport` leaves its latency unset (`NetTransport.latency`): not provided
+    ocs_cube: tuple[int, ...] = ()  # a torus through OCSes: its cube; a job of whole cubes is a slice (`job_slice`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -68,7 +72,8 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    rates, scale_out.transport if scale_out is not None else "", utilisation,
                    COLLECTIVE_LIBRARY.get(vendor, "the collective library"),
                    bool(scale_out is not None and scale_out.assumed), per_node, mesh_limit(cluster, items, hw),
-                   bool(scale_out is not None and scale_out.transport and scale_out.latency is None))
+                   bool(scale_out is not None and scale_out.transport and scale_out.latency is None),
+                   scale_out.cube if isinstance(scale_out, TorusPath) else ())
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -94,7 +99,10 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
-    hw = placed(workload, hardware or on.hardware, gpus, on)  # its share of each domain (`comm.placement`)
+    if problem := torus_problem(hardware or on.hardware, gpus, on):
+        raise WorkloadError(workload.id, problem)
+    # its own slice of an OCS pod (`job_slice`), and its share of each domain (`comm.placement`)
+    hw = placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
@@ -120,6 +128,42 @@ def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware
         err.subject = (workload.id, ("placement", "per_domain"))
         raise err
     return job_share(hw, gpus, stated)
+
+
+def job_slice(hw: Hardware, gpus: int, on: Machine) -> Hardware:
+    """`hw` with a job of whole OCS cubes on its own slice: the job's sub-torus, each of its rings closed.
+
+    The OCSes rewire a job's cubes into a torus of its own (Jouppi et al., ISCA 2023, as summarised at
+    https://glennklockwood.com/garden/processors/TPUv4: "a job ... land[s] on a tight torus topology ... using
+    optical switching"), so a 16x16x4 job on the 16x16x16 pod closes its third dimension through them, as the same
+    job on a 16x16x4 slice does. Google's v4 page (https://cloud.google.com/tpu/docs/v4) names tori on slices whose
+    every dimension is a multiple of 4 and gives only twisted shapes (2A=B=C, 2A=2B=C) as examples; whether every
+    other shape of whole cubes wraps is not stated there. A job that is not whole cubes, or a torus without OCSes,
+    keeps the cluster's torus.
+    """
+    if not on.ocs_cube or not hw.torus or gpus >= math.prod(hw.torus):
+        return hw
+    shape = sub_torus(hw.torus, gpus)
+    if len(shape) != len(on.ocs_cube) or any(t % c for t, c in zip(shape, on.ocs_cube, strict=True)):
+        return hw
+    return replace(hw, torus=tuple(shape))
+
+
+def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
+    """Why a job of `gpus` cannot run on the torus of `on`, or None: more chips than the torus joins, none beyond it.
+
+    A torus through OCSes may be a slice of a larger pod (`ocs.cubes`): the cluster holds the pod's chips, the ICI
+    joins one slice's, and slices meet only over the data-centre network (Google Cloud TPU Multislice), which a
+    cluster with no scale-out fabric does not model. The torus collectives would otherwise add the rest as one
+    more line of ICI links that does not exist (`perf.comm.torus.sub_torus`).
+    """
+    chips = math.prod(hw.torus) if hw.torus else 0
+    if not chips or gpus <= chips or bool(np.any(np.asarray(hw.scale_out_bandwidth) > 0)):
+        return None
+    return (f"asks for {gpus} accelerators; the {'x'.join(map(str, hw.torus))} torus of cluster '{on.cluster}' "
+            f"joins {chips} of its {on.accelerators}, and nothing the model times joins it to the others (slices of "
+            f"an OCS pod meet only over the data-centre network; multislice is not modelled): expected at most "
+            f"{chips}")
 
 
 def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> str | None:
