@@ -1,6 +1,7 @@
 """Cost: capex from the cluster's BOM, opex from its analysed load, TCO per year and per accelerator-hour.
 
-- Prices: a `Prices` document's price of a part or rack where one lists it, else the part's own `price`.
+- Prices: a `Prices` document's price of a part or rack where one of the cluster's proposal lists it
+  (`analyse.price_scope`), else the part's own `price`.
 - Capex: every BOM line (racks, systems, switches, shelves, PDUs, CDUs, transceivers and cable assemblies) at its
   price; a system's price includes what is fitted in it. One unpriced line and capex is not provided, nor is any
   figure that rests on it (`CAPEX_METRICS`, and a workload's `JOB_COST_METRICS`): never a capex that counts a part
@@ -30,10 +31,10 @@ from typing import Literal, overload
 from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.price_scope import lists_for
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
 from archgen.model.cost import Price
-from archgen.model.prices import Prices
 from archgen.model.system import idle_draw, typical_draw
 from archgen.money import currency
 from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
@@ -199,13 +200,14 @@ def capital_recovery(rate: float, years: float) -> float:
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
 
 
-def price_list(specs: Specs) -> dict[str, tuple[Price, str]]:
-    """The `Prices` documents' prices by part or rack id, with the document each comes from.
+def price_list(specs: Specs, cluster: str) -> dict[str, tuple[Price, str]]:
+    """The prices of the `Prices` lists of cluster `cluster`'s proposal by part or rack id, with the list of each.
 
-    Where two lists price one part, the first by document id gives it (COST004 reports the disagreement).
+    Only lists of its own proposal (`price_scope.lists_for`); where two price one part, the first by document id
+    gives it (COST004 reports the disagreement).
     """
     out: dict[str, tuple[Price, str]] = {}
-    for doc in sorted(specs.of(Prices), key=lambda d: d.id):
+    for doc in lists_for(specs, cluster):
         for part, price in doc.prices.items():
             out.setdefault(part, (price, doc.id))
     return out
@@ -213,7 +215,7 @@ def price_list(specs: Specs) -> dict[str, tuple[Price, str]]:
 
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
-    listed = price_list(specs)
+    listed = price_list(specs, a.cluster.spec.id)
     lines: list[CapexLine] = []
     for line in a.cabling.bom if a.cabling is not None else ():
         if not line.provided:   # a part the spec does not state: capex leaves it out, the open items say so

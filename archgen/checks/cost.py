@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.price_scope import one_proposal
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -117,13 +118,14 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
 
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used and the other is reported here. A price of a part fitted
-    in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted, since the system's price is
-    the price of what is fitted in it: a warning says so. A rack's price is the empty rack's (enclosure, busbar,
-    manifolds); where a list prices a rack and none of the parts placed in it, which keep their own prices, a
-    warning says that a quote for the populated rack would count them twice, unless the price states `rack: empty`
-    (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:` on a part's price. A
-    price list may price parts and library racks this design does not use.
+    one part differently, the first by document id is used and the other is reported here. Lists of two proposals
+    (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
+    price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
+    since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
+    rack's (enclosure, busbar, manifolds); where a list prices a rack and none of the parts placed in it, which keep
+    their own prices, a warning says that a quote for the populated rack would count them twice, unless the price
+    states `rack: empty` (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:`
+    on a part's price. A price list may price parts and library racks this design does not use.
 
     Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
     make the two entries agree); price a fitted part into its system's price; split a populated rack's quote into
@@ -131,7 +133,7 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     the enclosure's.
     """
     specs = ctx.design.specs
-    first: dict[str, tuple[str, Price]] = {}
+    first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
@@ -153,11 +155,11 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                                         "counted twice")
             elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
                 yield Violation(*where, twice[(doc.id, part)], severity="warning")
-            if part not in first:
-                first[part] = (doc.id, price)
-            elif first[part][1] != price:
-                yield Violation(*where, f"{part} is priced {price.capex:~P} here and {first[part][1].capex:~P} in "
-                                        f"Prices '{first[part][0]}', which is used")
+            other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
+            if other is not None and other[1] != price:   # another proposal's list prices other clusters
+                yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
+                                        f"Prices '{other[0]}', which is used")
+            first.setdefault(part, []).append((doc.id, price))
 
 
 @check("COST005", "cost.free_part", severity="warning")
