@@ -31,10 +31,9 @@ from typing import Literal, overload
 from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.price_scope import lists_for
+from archgen.analyse.price_scope import price_list
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
-from archgen.model.cost import Price
 from archgen.model.system import idle_draw, typical_draw
 from archgen.money import currency
 from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
@@ -44,6 +43,8 @@ from archgen.validate import Specs
 HOURS_PER_YEAR = 8766.0
 #: A facility `cost:` that states no `utilisation`: every hour is taken as used (an assumed input, COST003).
 UNSTATED_UTILISATION = "utilisation (not stated: every hour taken as used)"
+#: One that states no `discount_rate`: capital costs nothing, 1/n a year (straight line; an assumed input, COST003).
+UNSTATED_DISCOUNT_RATE = "discount rate (not stated: 0, straight-line depreciation)"
 
 #: Cluster figures that rest on every BOM line's price: not provided while one is unpriced.
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
@@ -200,19 +201,6 @@ def capital_recovery(rate: float, years: float) -> float:
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
 
 
-def price_list(specs: Specs, cluster: str) -> dict[str, tuple[Price, str]]:
-    """The prices of the `Prices` lists of cluster `cluster`'s proposal by part or rack id, with the list of each.
-
-    Only lists of its own proposal (`price_scope.lists_for`); where two price one part, the first by document id
-    gives it (COST004 reports the disagreement).
-    """
-    out: dict[str, tuple[Price, str]] = {}
-    for doc in lists_for(specs, cluster):
-        for part, price in doc.prices.items():
-            out.setdefault(part, (price, doc.id))
-    return out
-
-
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
     listed = price_list(specs, a.cluster.spec.id)
@@ -249,8 +237,9 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         assumed += [f"{facility.id} {what}" for what, basis in (("energy price and PUE", fc.energy.basis),
                                                                 ("space cost and depreciation", fc.basis))
                     if basis == "assumed"]
-        if "utilisation" not in fc.model_fields_set:   # 1, the lowest cost per used hour, unless the hall says
-            assumed.append(f"{facility.id} {UNSTATED_UTILISATION}")
+        assumed += [f"{facility.id} {words}" for key, words in (("discount_rate", UNSTATED_DISCOUNT_RATE),
+                                                                 ("utilisation", UNSTATED_UTILISATION))
+                    if key not in fc.model_fields_set]   # 0 and 1: the lowest cost, unless the hall says
     average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
     utilisation = fc.utilisation if fc is not None else 1.0
     idle, idle_assumed = _load(specs, a, idle=True)

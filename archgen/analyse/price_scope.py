@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.validate import Specs
 
@@ -41,3 +42,16 @@ def one_proposal(specs: Specs, first: str, second: str) -> bool:
 def lists_for(specs: Specs, cluster: str) -> list[Prices]:
     """The `Prices` lists that price cluster `cluster`'s parts, by id."""
     return [d for d in specs.of(Prices) if prices_cluster(specs, d.id, cluster)]
+
+
+def price_list(specs: Specs, cluster: str) -> dict[str, tuple[Price, str]]:
+    """The prices of the `Prices` lists of cluster `cluster`'s proposal by part or rack id, with the list of each.
+
+    Only lists of its own proposal (`lists_for`); where two price one part, the first by document id
+    gives it (COST004 reports the disagreement).
+    """
+    out: dict[str, tuple[Price, str]] = {}
+    for doc in lists_for(specs, cluster):
+        for part, price in doc.prices.items():
+            out.setdefault(part, (price, doc.id))
+    return out
