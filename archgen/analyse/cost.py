@@ -35,7 +35,7 @@ from archgen.analyse.price_scope import price_list
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
 from archgen.model.system import idle_draw, typical_draw
-from archgen.money import currency
+from archgen.money import by_currency, currency
 from archgen.perf.workload.derived import charged_spares, cost_ends, cost_per_token
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -229,9 +229,14 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     if fc is not None:
         currencies |= {currency(fc.energy.price), currency(fc.space_per_rack)}
     cur = currencies.pop() if len(currencies) == 1 else None
-    if cur is None:
-        problems.append(f"prices in several currencies ({', '.join(sorted(c for c in currencies if c))}); archgen "
-                        "does not convert them: give every price in one currency")
+    several = "prices in several currencies ({}); archgen does not convert them: give every price in one currency"
+    if cur is None:   # COST001 names the lines of each currency (newuser27: 4 EUR lines among 15 USD ones)
+        named = [(line.part + (f" (Prices {line.listed})" if line.listed else ""), line.unit_price)
+                 for line in lines if line.unit_price is not None]
+        if fc is not None and facility is not None:
+            named += [(f"{facility.id} energy price", fc.energy.price), (f"{facility.id} rent", fc.space_per_rack)]
+        problems.append(several.format(by_currency(named)))
+    several = several.format(", ".join(sorted(c for c in currencies if c)))
     assumed = sorted({f"{line.part} price" for line in lines if line.basis == "assumed"})
     if fc is not None and facility is not None:   # fc is the facility's cost
         assumed += [f"{facility.id} {what}" for what, basis in (("energy price and PUE", fc.energy.basis),
@@ -257,7 +262,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
-                    no_opex=f"{'; '.join(problems)} (COST001)", facility_energy=mwh,
+                    no_opex=f"{several} (COST001)", facility_energy=mwh,
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:

@@ -73,7 +73,9 @@ def _costs(ctx: Context) -> Iterator[tuple[str, Cluster, Cost]]:
 def one_currency(ctx: Context) -> Iterator[Violation]:
     """A cluster's prices and facility costs are in one currency.
 
-    archgen does not convert currencies, so capex and TCO are not computed across two.
+    archgen does not convert currencies, so capex and TCO are not computed across two. The message names what is
+    priced in each currency: the parts and racks (with the `Prices` list of each) and the facility's energy price
+    and rent, the first five of each currency, then how many more.
 
     Fix: give every price of the cluster's parts, racks and facility in one currency.
     """

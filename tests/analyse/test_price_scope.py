@@ -74,3 +74,21 @@ def test_one_folder_is_one_proposal(tmp_path):
     assert one.operations.cost[B200].capex.m == (apart.operations.cost[B200].capex.m - sr8 * (CATALOG_SR8 - 600)
                                                   - 48 * (22000 - 21345))   # vendor A's QM9700 price, first by id
     assert [f.object for f in one.findings if f.id == "COST004"] == ["prices/vendorb-quote"]
+
+
+def test_cost001_names_the_lines_of_each_currency(tmp_path):
+    """newuser27 finding 5: COST001 said "several currencies (EUR, USD)" and named no line in either."""
+    project = _tree(tmp_path)
+    quote = project / "b200" / "quote.yaml"
+    quote.write_text(QUOTE_B.replace("22000 USD", "20000 EUR"), encoding="utf-8")
+    found = _run(project, "b200")
+    [cost001] = [f for f in found.findings if f.id == "COST001"]
+    cost = found.operations.cost[B200]
+    usd = list(dict.fromkeys(line.part for line in cost.lines if line.unit_price is not None and line.part != "qm9700"))
+    assert len(usd) > 5
+    assert cost001.message == (f"prices in several currencies (EUR: qm9700 (Prices vendorb-quote); USD: "
+                               f"{', '.join(usd[:5])} and {len(usd) - 5 + 2} more); archgen does not convert them: "
+                               "give every price in one currency")   # + 2: the hall's energy price and rent
+    # a requirement on the capex keeps its short reason
+    assert cost.no_opex == "prices in several currencies (EUR, USD); archgen does not convert them: give every " \
+                           "price in one currency (COST001)"
