@@ -10,8 +10,8 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model import Cluster, Part, Rack, System
-from archgen.model.cost import Price
+from archgen.model import Cluster, Facility, Part, Rack, System
+from archgen.model.cost import Price, month_of
 from archgen.model.prices import Prices
 from archgen.money import currency
 from archgen.units import Q
@@ -197,6 +197,11 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     rests on, oldest to newest, are stated as information; a price more than 12 months older than the newest is a
     warning that names it.
 
+    Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
+    it is a warning too, by the same rule: it is at an older price level than the one the cost is for. That date is
+    the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only compared
+    with each other (a quote whose every line is five years old is then one base year, stated as information).
+
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
     `price:` or its `Prices` line), with the adjustment in `source:`.
     """
@@ -204,6 +209,7 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
         dated = cost.dated
         if not dated:
             continue
+        yield from _older_than_as_of(path, spec, cost, ctx.clusters[path].cluster.facility)
         newest = dated[-1]
         stale = cost.stale
         if not stale:
@@ -217,6 +223,22 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
                                            f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
                                            f"months older than the newest ({newest.part}, {newest.date}); the capex "
                                            "adds them as they are, adjusted to no common date")
+
+
+def _older_than_as_of(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
+    """COST006 for prices dated more than `PRICE_SPAN_MONTHS` before the facility's `cost.as_of`, where stated."""
+    fc = facility.cost if facility is not None else None
+    if facility is None or fc is None or fc.as_of is None:
+        return
+    limit = month_of(fc.as_of)
+    old = [line for line in cost.dated if line.month is not None and limit - line.month > PRICE_SPAN_MONTHS]
+    if old:
+        named = ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
+                          for line in old)
+        yield Violation(path, spec.id, (), f"{named} {'is' if len(old) == 1 else 'are'} dated more than "
+                                           f"{PRICE_SPAN_MONTHS} months before {facility.id}'s cost date, "
+                                           f"{fc.as_of} (`cost.as_of`); the capex adds them as they are, adjusted "
+                                           "to no common date")
 
 
 @check("COST007", "cost.unracked", severity="warning")
