@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.price_scope import one_proposal
+from archgen.analyse.price_scope import one_proposal, prices_cluster
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Facility, Part, Rack, System
@@ -127,7 +127,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     rack's (enclosure, busbar, manifolds); where a list prices a rack and none of the parts placed in it, which keep
     their own prices, a warning says that a quote for the populated rack would count them twice, unless the price
     states `rack: empty` (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:`
-    on a part's price. A price list may price parts and library racks this design does not use.
+    on a part's price. A price list may price parts and library racks this design does not use. A list never prices
+    the clusters of another proposal; where it lists parts on one's bill of materials, information says so.
 
     Fix: correct the id (a catalog part's or a rack's), or keep one price per part (remove it from one list, or
     make the two entries agree); price a fitted part into its system's price; split a populated rack's quote into
@@ -162,6 +163,23 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
                                         f"Prices '{other[0]}', which is used")
             first.setdefault(part, []).append((doc.id, price))
+        yield from _other_proposals(ctx, doc)
+
+
+def _other_proposals(ctx: Context, doc: Prices) -> Iterator[Violation]:
+    """COST004 information: parts a list prices on the bill of materials of another proposal's cluster.
+
+    The list does not price them there (`analyse.price_scope`): the cluster keeps its own proposal's prices.
+    """
+    specs = ctx.design.specs
+    for _, spec, cost in _costs(ctx):
+        parts = sorted({line.part for line in cost.lines} & set(doc.prices))
+        if parts and not prices_cluster(specs, doc.id, spec.id):
+            named = ", ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
+            yield Violation(f"prices/{doc.id}", doc.id, ("prices",),
+                            f"prices {named}, on the bill of materials of cluster '{spec.id}', which it does not "
+                            "price: that cluster is loaded from another folder named on the command line (another "
+                            "proposal), whose own lists and the parts' own prices price it", severity="info")
 
 
 @check("COST005", "cost.free_part", severity="warning")

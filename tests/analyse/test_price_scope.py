@@ -58,8 +58,15 @@ def test_another_proposals_list_prices_no_part_of_a_cluster(tmp_path):
     assert "mmf-800g-sr8 price" in cost.assumed
     [sr8] = {line.listed for line in cost.lines if line.part == "mmf-800g-sr8"}
     assert sr8 == ""   # its catalog price, not vendor A's
-    # two proposals' lists price the QM9700 differently: no disagreement, each prices its own cluster
-    assert not [f for f in both.findings if f.id == "COST004"]
+    # two proposals' lists price the QM9700 differently: no disagreement, each prices its own cluster; information
+    # names what each lists of the other's bill of materials
+    found = sorted((f.severity, f.object, f.message) for f in both.findings if f.id == "COST004")
+    tail = ("which it does not price: that cluster is loaded from another folder named on the command line (another "
+            "proposal), whose own lists and the parts' own prices price it")
+    assert found == [
+        ("info", "prices/vendora-quote", f"prices mmf-800g-sr8, qm9700, on the bill of materials of cluster "
+                                         f"'dgx-b200-superpod', {tail}"),
+        ("info", "prices/vendorb-quote", f"prices qm9700, on the bill of materials of cluster 'gb200-nvl72-su', {tail}")]
     qm = {path: [line.unit_price.m for line in c.lines if line.part == "qm9700"][0]
           for path, c in both.operations.cost.items()}
     assert qm == {B200: 22000, GB200: 21345}
