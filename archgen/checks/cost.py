@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
+from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal, prices_cluster
 from archgen.checks.registry import Context, Violation, check
@@ -235,9 +235,8 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
                      else f"all dated {newest.date}")
             yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}", severity="info")
             continue
-        named = ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
-                          for line in stale)
-        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: {named} "
+        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: "
+                                           f"{_dated_names(stale)} "
                                            f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
                                            f"months older than the newest ({newest.part}, {newest.date}); the capex "
                                            "adds them as they are, adjusted to no common date")
@@ -251,12 +250,16 @@ def _older_than_as_of(path: str, spec: Cluster, cost: Cost, facility: Facility |
     limit = month_of(fc.as_of)
     old = [line for line in cost.dated if line.month is not None and limit - line.month > PRICE_SPAN_MONTHS]
     if old:
-        named = ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
-                          for line in old)
-        yield Violation(path, spec.id, (), f"{named} {'is' if len(old) == 1 else 'are'} dated more than "
+        yield Violation(path, spec.id, (), f"{_dated_names(old)} {'is' if len(old) == 1 else 'are'} dated more than "
                                            f"{PRICE_SPAN_MONTHS} months before {facility.id}'s cost date, "
                                            f"{fc.as_of} (`cost.as_of`); the capex adds them as they are, adjusted "
                                            "to no common date")
+
+
+def _dated_names(lines: Iterable[CapexLine]) -> str:
+    """Priced lines as COST006 names them: 'r1 (2023-02), qm9700 (2026-11, Prices vendorb-quote)'."""
+    return ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
+                     for line in lines)
 
 
 @check("COST007", "cost.unracked", severity="warning")
