@@ -103,14 +103,19 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
     return {k: v for k, v in m.items() if v}, job
 
 
-def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool) -> str:
+def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool,
+                swept: tuple[str, ...] = ()) -> str:
     """What a sweep's goodput and cost per token on cluster `a` rest on that is assumed, in words ("" for nothing).
 
     The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures. Where
     a point has a cost per token and the cluster writes checkpoints to its `storage:`, it says that the storage is
-    costed at 0 (`checkpoint_storage.NOT_COSTED`).
+    costed at 0 (`checkpoint_storage.NOT_COSTED`). A facility level the sweep gives on an axis (`swept`:
+    `utilisation`, `discount_rate`) is no unstated input of its points.
     """
     m, job = cluster_inputs(a, rel, cost)
+    given = tuple(words for name, words in (("utilisation", UNSTATED_UTILISATION),
+                                            ("discount_rate", UNSTATED_DISCOUNT_RATE)) if name in swept)
+    m = {k: tuple(x for x in v if not x.endswith(given)) if given else v for k, v in m.items()}
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
     if cost is not None and (per_token := m.get("tco_per_used_accelerator_hour", ()) + job):
