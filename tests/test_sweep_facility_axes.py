@@ -93,3 +93,10 @@ def test_a_facility_axis_on_a_hall_without_cost_is_refused(tmp_path):
     with pytest.raises(BuildError, match=r"axis 'utilisation' changes the facility's cost, and cluster "
                                          r"'dgx-b200-superpod' has facility 'hall-air' with no `cost:`"):
         sweep_problems.problems(specs, clusters, sweeps)
+
+
+def test_a_level_reads_as_a_share_not_a_factor():
+    from archgen.render.point_table import level_text
+
+    assert (level_text(0.8, "utilisation"), level_text(0.08, "discount_rate"), level_text(1.5, "peak")) == \
+        ("0.8", "0.08", "×1.5")
