@@ -180,6 +180,7 @@ def metrics_page() -> str:
                   "|---|---|" + ("---|" if jobs else "") + "---|---|"]
         for m in metrics.declared(kind):
             unit = f"{m.unit} (shown as {m.rate_unit()})" if m.rate_unit() else m.unit or "—"
+            unit += f" (a target may say {m.unit}/{m.per})" if m.per else ""   # the amount for one hour
             job = f"{', '.join(m.jobs)} | " if jobs else ""
             lines.append(f"| `{m.name}` | {unit} | {job}{m.description} | `archgen/{m.source}` |")
         lines.append("")

@@ -44,6 +44,8 @@ class Metric:
             than goodput and cost per token are the pipeline's only).
         counts: For a rate (a unit ``1/<time>``), what it counts (``tokens``), so that it reads ``tokens/s``, not
             ``1/s``, wherever it shows (`rate_unit`).
+        per: For an amount of money per hour of something (an accelerator-hour, a job's hour), that time (``h``):
+            a target may give it as a currency per time (``<= 2.5 USD/h``), the amount for one (`as_limit`).
     """
 
     subject: str
@@ -59,6 +61,7 @@ class Metric:
     sweep: bool = True
     minimise: bool = False
     counts: str = ""
+    per: str = ""
 
     @property
     def better(self) -> str | None:
@@ -85,6 +88,18 @@ class Metric:
             cur = currency(value)
             return cur is not None and (value / Q_(1, cur) * Q_(1, "USD")).is_compatible_with(self.dimension)
         return value.is_compatible_with(self.dimension or "dimensionless")
+
+    def as_limit(self, value: Q) -> Q:
+        """`value` as a limit on this metric: a currency per time on a metric `per` a time is the amount for one.
+
+        ``2.5 USD/h`` on a cost per accelerator-hour is ``2.5 USD``, ``0.05 USD/min`` ``3 USD``; any other value is
+        returned as it is (`accepts` then judges it).
+        """
+        cur = currency(value) if self.per and self.money else None
+        if cur is None or self.accepts(value):
+            return value
+        amount = value * Q_(1, self.per)
+        return amount.to(cur) if amount.is_compatible_with(cur) else value
 
     def unit_of(self, value: Q | None) -> str:
         """The unit `value` is shown in: the declared one, in the value's own currency for money."""

@@ -192,22 +192,23 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
            _COST, minimise=True),
     Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
-           "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST, minimise=True),
+           "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST, minimise=True, per="h"),
     Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
-           "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST, minimise=True),
+           "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST, minimise=True,
+           per="h"),
     Metric("cluster", "tco_per_goodput_accelerator_hour", "USD", "USD", 3, "TCO per goodput accelerator-hour",
            "TCO per used accelerator-hour over the goodput of the cluster's largest training workload: the whole "
            "cluster's cost spread over all its accelerators, idle spares included, as if each ran at that goodput. "
            "Per goodput hour of the job's own accelerators, the cluster's whole cost charged to them, it is this × "
            "accelerators / the job's accelerators (1,152 / 1,080: 1.79 → 1.91 USD): "
-           "`tco_per_job_goodput_accelerator_hour`.", _OPS, minimise=True),
+           "`tco_per_job_goodput_accelerator_hour`.", _OPS, minimise=True, per="h"),
     Metric("cluster", "tco_per_job_goodput_accelerator_hour", "USD", "USD", 3, "TCO per job goodput "
            "accelerator-hour", "The whole cluster's TCO, idle spares included, per goodput hour of its largest "
            "training workload's own accelerators: `tco_per_goodput_accelerator_hour` × accelerators / the job's "
-           "accelerators.", _OPS, minimise=True),
+           "accelerators.", _OPS, minimise=True, per="h"),
     *(Metric("cluster", f"tco_per_{job}goodput_accelerator_hour_{end}", "USD", "USD", 3,
              f"TCO per {title}goodput accelerator-hour ({end})", f"The {end} end of TCO per {title}goodput "
-             f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS)
+             f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS, per="h")
       for job, title in (("", ""), ("job_", "job ")) for end, at in (("low", "high"), ("high", "low"))),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
@@ -304,7 +305,8 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _GP, _T,
            sweep=False),
     Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per used accelerator-hour × "
-           "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False),
+           "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False,
+           per="h"),
     Metric("workload", "cost_per_token", "USD", "µUSD", 3, "Cost per token", "Job cost per hour over tokens per "
            "hour (goodput tokens for training), the job's accelerators only, while its goodput counts the cluster's "
            "idle nodes as hot spares; a training job's range (`_low`, `_high`) runs from goodput_high to _low, the "
@@ -316,7 +318,7 @@ REGISTRY: tuple[Metric, ...] = (
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
-             sweep=False)
+             sweep=False, per="h" if name == SPARE_RANGED[0] else "")
       for end in ("low", "high") for name, (unit, digits, title) in zip(SPARE_RANGED, (
           ("USD", 2, "Job cost per hour"), ("µUSD", 3, "Cost per token"), ("USD", 2, "Cost per million tokens"),
           ("USD", 0, "Job cost")),
@@ -380,7 +382,14 @@ def unknown(name: str, subjects: Iterable[str]) -> str | None:
 def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | None:
     """Why a limit cannot be compared with metric `name` of `subjects` (its dimension differs), or None."""
     found = [m for s in subjects if (m := find(s, name)) is not None]
-    if not found or any(m.accepts(limit) for m in found):
+    if not found or any(m.accepts(m.as_limit(limit)) for m in found):
         return None
     unit = found[0].unit if found[0].dimension else ""
-    return f"is not comparable with {name} (expected {unit or 'a number'})"
+    per = ", or a currency per time such as 'USD/h'" if found[0].per else ""
+    return f"is not comparable with {name} (expected {unit or 'a number'}{per})"
+
+
+def as_limit(name: str, limit: Q, subjects: Iterable[str]) -> Q:
+    """A target's limit on metric `name` of `subjects` in the metric's dimension (`Metric.as_limit`: USD/h → USD)."""
+    found = next((m for s in subjects if (m := find(s, name)) is not None), None)
+    return limit if found is None else found.as_limit(limit)

@@ -6,6 +6,7 @@ converts them; a field declared in USD accepts any one of them in its place, and
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 from pydantic_core import PydanticCustomError
@@ -41,6 +42,21 @@ def currency(q: Q) -> str | None:
     dims = q.dimensionality
     found = [c for c in CURRENCIES if dims.get(f"[currency_{c.lower()}]", 0)]
     return found[0] if len(found) == 1 else None
+
+
+
+def by_currency(named: Iterable[tuple[str, Q]], few: int = 5) -> str:
+    """Names grouped by their amount's currency, each once, the first `few` of each: 'EUR: a, b; USD: c and 3 more'.
+
+    Currencies by name, names in the order given (an amount of no one currency under "no currency").
+    """
+    groups: dict[str, list[str]] = {}
+    for name, q in named:
+        names = groups.setdefault(currency(q) or "no currency", [])
+        if name not in names:
+            names.append(name)
+    return "; ".join(f"{cur}: {', '.join(names[:few])}" + (f" and {len(names) - few} more" if len(names) > few else "")
+                     for cur, names in sorted(groups.items()))
 
 
 name_dimensions([Money, EnergyPrice, MoneyRate])  # "'5 USD' which is an amount of money"

@@ -7,7 +7,7 @@ command that stops before them (`archgen validate`, `archgen estimate`) does not
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -15,6 +15,7 @@ from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
 from archgen.snapshot import derived, validated
+from archgen.spec_files import roots
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, validate
@@ -140,7 +141,7 @@ def built(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[Spe
     references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
     validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
     """
-    specs = validated(paths, lambda: validate(*load(paths, catalog)), catalog)
+    specs = validated(paths, lambda: replace(validate(*load(paths, catalog)), roots=roots(paths)), catalog)
     return specs, build(specs)
 
 

@@ -257,3 +257,19 @@ def _resolved(f: Path, folders: dict[Path, Path]) -> Path:
 def _real_folder(folder: Path, folders: dict[Path, Path]) -> Path:
     """`folder.resolve(strict=True)`, kept in `folders`."""
     return folders[folder] if folder in folders else folders.setdefault(folder, folder.resolve(strict=True))
+
+
+def roots(paths: Iterable[str | Path]) -> tuple[str, ...]:
+    """The folders the specs under `paths` are loaded from, resolved: each named folder, and a named file's own.
+
+    A vendor's proposal is what one of them holds: a `Prices` list prices the clusters of its own folder and the
+    folders under it, never another's (`analyse.price_scope`), so `archgen gap b200/ gb200/` prices each proposal by
+    its own quote.
+    """
+    out: list[str] = []
+    for p in paths:
+        real = Path(p).resolve()
+        folder = str(real if real.is_dir() else real.parent)
+        if folder not in out:
+            out.append(folder)
+    return tuple(out)

@@ -26,11 +26,11 @@ class Specs:
 
     items: Mapping[str, Document]
     sources: Mapping[str, Source]
-    #: The shipped library's models and racks that no spec names (`LIBRARY_KINDS`): validated, listed by
-    #: `archgen catalog`, offered by "did you mean", but not part of the design (nothing analyses them).
+    #: The library's models and racks no spec names (`LIBRARY_KINDS`): validated and listed, never analysed.
     shelf: Mapping[str, tuple[Document, Source]] = field(default_factory=dict)
-    #: Keys the documents gave under a name since renamed (`archgen.model.renamed`), moved: SPC003 warnings.
-    renamed: tuple[RenamedKey, ...] = ()
+    renamed: tuple[RenamedKey, ...] = ()  # keys given under a name since renamed (`model.renamed`): SPC003
+    #: The folders they were loaded from, resolved (`spec_files.roots`): a proposal each (`analyse.price_scope`).
+    roots: tuple[str, ...] = ()
 
     def get(self, ref: str) -> Document | None:
         """The document with id `ref`, or None."""

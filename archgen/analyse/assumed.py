@@ -9,6 +9,8 @@ documents' open items list, split by the figures they enter:
 - its space cost, depreciation and discount rate (one `basis`) enter the space cost and the capital recovery;
 - a `utilisation` it does not state is taken as 1, every hour used, the lowest cost per used hour: that enters the
   cost per used and per goodput accelerator-hour and a job's cost per hour and per token, never the owning cost;
+- a `discount_rate` it does not state is taken as 0 (straight-line depreciation, capital that costs nothing), the
+  lowest capital cost: that enters the capital recovery factor, the capital cost and every TCO figure built on it;
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
   and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput (assumed figures,
   or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`);
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from archgen.analyse.cost import UNSTATED_UTILISATION
+from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
 from archgen.analyse.storage_cost import not_costed
 
 if TYPE_CHECKING:
@@ -101,14 +103,19 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
     return {k: v for k, v in m.items() if v}, job
 
 
-def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool) -> str:
+def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool,
+                swept: tuple[str, ...] = ()) -> str:
     """What a sweep's goodput and cost per token on cluster `a` rest on that is assumed, in words ("" for nothing).
 
     The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures. Where
     a point has a cost per token and the cluster writes checkpoints to its `storage:`, it says that the storage is
-    costed at 0 (`storage_cost.not_costed`: unless its `storage:` states a price and a power).
+    costed at 0 (`storage_cost.not_costed`: unless its `storage:` states a price and a power). A facility level the
+    sweep gives on an axis (`swept`: `utilisation`, `discount_rate`) is no unstated input of its points.
     """
     m, job = cluster_inputs(a, rel, cost)
+    given = tuple(words for name, words in (("utilisation", UNSTATED_UTILISATION),
+                                            ("discount_rate", UNSTATED_DISCOUNT_RATE)) if name in swept)
+    m = {k: tuple(x for x in v if not x.endswith(given)) if given else v for k, v in m.items()}
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
     if cost is not None and (per_token := m.get("tco_per_used_accelerator_hour", ()) + job):
@@ -127,9 +134,11 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) 
     energy = (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
     space = (f"{facility.id} space cost and depreciation",) if facility and fc and fc.basis == "assumed" else ()
     used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
-    idle = tuple(x for x in assumed if x not in prices + energy + space + used)   # idle draws taken as the average
-    tco = prices + energy + idle + space
+    rate = tuple(x for x in assumed if x.endswith(UNSTATED_DISCOUNT_RATE))   # capital taken as costing nothing
+    idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
+    tco = prices + energy + idle + space + rate
     return {"capex": prices, "network_capex_share": prices, "scale_out_capex_share": prices, "power_idle": idle,
             "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
-            "space_cost_per_year": space, "capital_recovery_factor": space, "capital_cost_per_year": prices + space,
+            "space_cost_per_year": space, "capital_recovery_factor": space + rate,
+            "capital_cost_per_year": prices + space + rate,
             **dict.fromkeys(TCO_METRICS[:2], tco), "tco_per_used_accelerator_hour": tco + used}

@@ -1,6 +1,7 @@
 """Cost: capex from the cluster's BOM, opex from its analysed load, TCO per year and per accelerator-hour.
 
-- Prices: a `Prices` document's price of a part or rack where one lists it, else the part's own `price`.
+- Prices: a `Prices` document's price of a part or rack where one of the cluster's proposal lists it
+  (`analyse.price_scope`), else the part's own `price`.
 - Capex: every BOM line (racks, systems, switches, shelves, PDUs, CDUs, transceivers and cable assemblies) at its
   price; a system's price includes what is fitted in it. One unpriced line and capex is not provided, nor is any
   figure that rests on it (`CAPEX_METRICS`, and a workload's `JOB_COST_METRICS`): never a capex that counts a part
@@ -32,19 +33,20 @@ from typing import Literal, overload
 from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.price_scope import price_list
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_draw, storage_name
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Switch, System
-from archgen.model.cost import Price
-from archgen.model.prices import Prices
 from archgen.model.system import idle_draw, typical_draw
-from archgen.money import currency
+from archgen.money import by_currency, currency
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 HOURS_PER_YEAR = 8766.0
 #: A facility `cost:` that states no `utilisation`: every hour is taken as used (an assumed input, COST003).
 UNSTATED_UTILISATION = "utilisation (not stated: every hour taken as used)"
+#: One that states no `discount_rate`: capital costs nothing, 1/n a year (straight line; an assumed input, COST003).
+UNSTATED_DISCOUNT_RATE = "discount rate (not stated: 0, straight-line depreciation)"
 
 #: Cluster figures that rest on every BOM line's price: not provided while one is unpriced.
 CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
@@ -206,21 +208,9 @@ def capital_recovery(rate: float, years: float) -> float:
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
 
 
-def price_list(specs: Specs) -> dict[str, tuple[Price, str]]:
-    """The `Prices` documents' prices by part or rack id, with the document each comes from.
-
-    Where two lists price one part, the first by document id gives it (COST004 reports the disagreement).
-    """
-    out: dict[str, tuple[Price, str]] = {}
-    for doc in sorted(specs.of(Prices), key=lambda d: d.id):
-        for part, price in doc.prices.items():
-            out.setdefault(part, (price, doc.id))
-    return out
-
-
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
-    listed = price_list(specs)
+    listed = price_list(specs, a.cluster.spec.id)
     lines: list[CapexLine] = []
     for line in a.cabling.bom if a.cabling is not None else ():
         if not line.provided:   # a part the spec does not state: capex leaves it out, the open items say so
@@ -251,16 +241,22 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     if fc is not None:
         currencies |= {currency(fc.energy.price), currency(fc.space_per_rack)}
     cur = currencies.pop() if len(currencies) == 1 else None
-    if cur is None:
-        problems.append(f"prices in several currencies ({', '.join(sorted(c for c in currencies if c))}); archgen "
-                        "does not convert them: give every price in one currency")
+    several = "prices in several currencies ({}); archgen does not convert them: give every price in one currency"
+    if cur is None:   # COST001 names the lines of each currency (newuser27: 4 EUR lines among 15 USD ones)
+        named = [(line.part + (f" (Prices {line.listed})" if line.listed else ""), line.unit_price)
+                 for line in lines if line.unit_price is not None]
+        if fc is not None and facility is not None:
+            named += [(f"{facility.id} energy price", fc.energy.price), (f"{facility.id} rent", fc.space_per_rack)]
+        problems.append(several.format(by_currency(named)))
+    several = several.format(", ".join(sorted(c for c in currencies if c)))
     assumed = sorted({f"{line.part} price" for line in lines if line.basis == "assumed"})
     if fc is not None and facility is not None:   # fc is the facility's cost
         assumed += [f"{facility.id} {what}" for what, basis in (("energy price and PUE", fc.energy.basis),
                                                                 ("space cost and depreciation", fc.basis))
                     if basis == "assumed"]
-        if "utilisation" not in fc.model_fields_set:   # 1, the lowest cost per used hour, unless the hall says
-            assumed.append(f"{facility.id} {UNSTATED_UTILISATION}")
+        assumed += [f"{facility.id} {words}" for key, words in (("discount_rate", UNSTATED_DISCOUNT_RATE),
+                                                                 ("utilisation", UNSTATED_UTILISATION))
+                    if key not in fc.model_fields_set]   # 0 and 1: the lowest cost, unless the hall says
     if storage is not None and storage.power is not None and storage.power.basis == "assumed":
         assumed.append(f"{storage_name(storage)} draw")
     average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
@@ -280,7 +276,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     if cur is None:
         return Cost(a.cluster.spec.id, None, tuple(lines), None, average, peak, None, None, None, None, None,
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
-                    no_opex=f"{'; '.join(problems)} (COST001)", facility_energy=mwh,
+                    no_opex=f"{several} (COST001)", facility_energy=mwh,
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
     energy = space = capital = tco = per_hour = crf = None
     if fc is not None:

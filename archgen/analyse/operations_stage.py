@@ -202,13 +202,14 @@ def _withhold(ops: Operations, path: str, metrics: tuple[str, ...], why: str) ->
         reasons[name] = f"{reasons[name]}; {why}" if name in reasons else why
 
 
-def sweep_figures(specs: Specs, a: ClusterAnalysis,
-                  in_memory: bool = False) -> tuple[Failures, tuple[Failures, ...], float | None, str, float]:
+def sweep_figures(specs: Specs, a: ClusterAnalysis, in_memory: bool = False,
+                  swept: tuple[str, ...] = ()) -> tuple[Failures, tuple[Failures, ...], float | None, str, float]:
     """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
 
     The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`);
     in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`); and
-    the facility's utilisation, the idle share the cost range leaves uncharged (`derived.charged_spares`).
+    the facility's utilisation, the idle share the cost range leaves uncharged (`derived.charged_spares`). `swept`:
+    the facility axes the sweep gives (`sweep_words`).
     """
     rel = analyse_reliability(specs, a)
     cost = analyse_cost(specs, a)
@@ -216,7 +217,24 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis,
     central = failures_of(rel, specs, a)
     return (central, failure_ends(rel, specs, a),
             per_hour.m_as("USD") if per_hour is not None else None, "; ".join(filter(None, (
-                rate_sets(rel), sweep_words(a, rel, cost, in_memory)))),
+                rate_sets(rel), sweep_words(a, rel, cost, in_memory, swept)))),
+            cost.utilisation if cost is not None else 1.0)
+
+
+def facility_figures(specs: Specs, a: ClusterAnalysis, utilisation: float | None,
+                     rate: float | None) -> tuple[float | None, float]:
+    """A sweep point's cost per accelerator-hour (USD; None: not provided) and utilisation at its facility levels.
+
+    The cluster's cost analysed with its facility's `cost:` taking the sweep's `utilisation` and `discount_rate`
+    levels (None: the hall's own), as `sweep_figures` gives them at the hall's own; the facility has a `cost:`.
+    """
+    facility = a.cluster.facility
+    assert facility is not None and facility.cost is not None, "the sweep refuses a facility axis on a hall without"
+    levels = {k: v for k, v in (("utilisation", utilisation), ("discount_rate", rate)) if v is not None}
+    hall = facility.model_copy(update={"cost": facility.cost.model_copy(update=levels)})
+    cost = analyse_cost(specs, replace(a, cluster=replace(a.cluster, facility=hall)))
+    per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
+    return (per_hour.m_as("USD") if per_hour is not None else None,
             cost.utilisation if cost is not None else 1.0)
 
 

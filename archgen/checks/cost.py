@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
-from archgen.analyse.cost import PRICE_SPAN_MONTHS, Cost
+from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.price_scope import one_proposal, prices_cluster
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model import Cluster, Part, Rack, System
-from archgen.model.cost import Price
+from archgen.model import Cluster, Facility, Part, Rack, System
+from archgen.model.cost import Price, month_of
 from archgen.model.prices import Prices
 from archgen.money import currency
 from archgen.units import Q
@@ -73,7 +74,9 @@ def _costs(ctx: Context) -> Iterator[tuple[str, Cluster, Cost]]:
 def one_currency(ctx: Context) -> Iterator[Violation]:
     """A cluster's prices and facility costs are in one currency.
 
-    archgen does not convert currencies, so capex and TCO are not computed across two.
+    archgen does not convert currencies, so capex and TCO are not computed across two. The message names what is
+    priced in each currency: the parts and racks (with the `Prices` list of each) and the facility's energy price
+    and rent, the first five of each currency, then how many more.
 
     Fix: give every price of the cluster's parts, racks and facility in one currency.
     """
@@ -118,14 +121,17 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     """A `Prices` document prices parts and racks that exist, and each at one price across the run's lists.
 
     A price under an id that names nothing prices nothing (the part it meant stays unpriced); where two lists price
-    one part differently, the first by document id is used and the other is reported here. A price of a part fitted
-    in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted, since the system's price is
-    the price of what is fitted in it: a warning says so. A rack's price is the empty rack's (enclosure, busbar,
-    manifolds); where a list prices a rack and none of the parts placed in it, which keep their own prices, a
-    warning says that a quote for the populated rack would count them twice, unless the price states `rack: empty`
-    (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:` on a part's price. A
-    price list may price parts and library racks this design does not use. A cluster's checkpoint storage is priced
-    by its `storage.id`, which must name no catalog part or rack (the price would price both).
+    one part differently, the first by document id is used and the other is reported here. Lists of two proposals
+    (two folders named on the command line: `analyse.price_scope`) price no cluster in common and never disagree. A
+    price of a part fitted in a system on a cluster's bill of materials (an accelerator, a NIC) is not counted,
+    since the system's price is the price of what is fitted in it: a warning says so. A rack's price is the empty
+    rack's (enclosure, busbar, manifolds); where a list prices a rack and none of the parts placed in it, which keep
+    their own prices, a warning says that a quote for the populated rack would count them twice, unless the price
+    states `rack: empty` (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:`
+    on a part's price. A price list may price parts and library racks this design does not use. A list never prices
+    the clusters of another proposal; where it lists parts on one's bill of materials, information says so. A cluster's
+    checkpoint storage is priced by its `storage.id`, which must name no catalog part or rack (the price would
+    price both).
 
     Fix: correct the id (a catalog part's, a rack's or a checkpoint storage's `storage.id`), or keep one price per
     part (remove it from one list, or make the two entries agree); price a fitted part into its system's price;
@@ -133,7 +139,7 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     `rack: empty` on a price that is the enclosure's.
     """
     specs = ctx.design.specs
-    first: dict[str, tuple[str, Price]] = {}
+    first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
@@ -160,11 +166,28 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                                         "counted twice")
             elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
                 yield Violation(*where, twice[(doc.id, part)], severity="warning")
-            if part not in first:
-                first[part] = (doc.id, price)
-            elif first[part][1] != price:
-                yield Violation(*where, f"{part} is priced {price.capex:~P} here and {first[part][1].capex:~P} in "
-                                        f"Prices '{first[part][0]}', which is used")
+            other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
+            if other is not None and other[1] != price:   # another proposal's list prices other clusters
+                yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
+                                        f"Prices '{other[0]}', which is used")
+            first.setdefault(part, []).append((doc.id, price))
+        yield from _other_proposals(ctx, doc)
+
+
+def _other_proposals(ctx: Context, doc: Prices) -> Iterator[Violation]:
+    """COST004 information: parts a list prices on the bill of materials of another proposal's cluster.
+
+    The list does not price them there (`analyse.price_scope`): the cluster keeps its own proposal's prices.
+    """
+    specs = ctx.design.specs
+    for _, spec, cost in _costs(ctx):
+        parts = sorted({line.part for line in cost.lines} & set(doc.prices))
+        if parts and not prices_cluster(specs, doc.id, spec.id):
+            named = ", ".join(parts[:5]) + (f" and {len(parts) - 5} more" if len(parts) > 5 else "")
+            yield Violation(f"prices/{doc.id}", doc.id, ("prices",),
+                            f"prices {named}, on the bill of materials of cluster '{spec.id}', which it does not "
+                            "price: that cluster is loaded from another folder named on the command line (another "
+                            "proposal), whose own lists and the parts' own prices price it", severity="info")
 
 
 @check("COST005", "cost.free_part", severity="warning")
@@ -200,6 +223,11 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     rests on, oldest to newest, are stated as information; a price more than 12 months older than the newest is a
     warning that names it.
 
+    Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
+    it is a warning too, by the same rule: it is at an older price level than the one the cost is for. That date is
+    the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only compared
+    with each other (a quote whose every line is five years old is then one base year, stated as information).
+
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
     `price:` or its `Prices` line), with the adjustment in `source:`.
     """
@@ -207,6 +235,7 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
         dated = cost.dated
         if not dated:
             continue
+        yield from _older_than_as_of(path, spec, cost, ctx.clusters[path].cluster.facility)
         newest = dated[-1]
         stale = cost.stale
         if not stale:
@@ -214,12 +243,31 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
                      else f"all dated {newest.date}")
             yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}", severity="info")
             continue
-        named = ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
-                          for line in stale)
-        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: {named} "
+        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: "
+                                           f"{_dated_names(stale)} "
                                            f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
                                            f"months older than the newest ({newest.part}, {newest.date}); the capex "
                                            "adds them as they are, adjusted to no common date")
+
+
+def _older_than_as_of(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
+    """COST006 for prices dated more than `PRICE_SPAN_MONTHS` before the facility's `cost.as_of`, where stated."""
+    fc = facility.cost if facility is not None else None
+    if facility is None or fc is None or fc.as_of is None:
+        return
+    limit = month_of(fc.as_of)
+    old = [line for line in cost.dated if line.month is not None and limit - line.month > PRICE_SPAN_MONTHS]
+    if old:
+        yield Violation(path, spec.id, (), f"{_dated_names(old)} {'is' if len(old) == 1 else 'are'} dated more than "
+                                           f"{PRICE_SPAN_MONTHS} months before {facility.id}'s cost date, "
+                                           f"{fc.as_of} (`cost.as_of`); the capex adds them as they are, adjusted "
+                                           "to no common date")
+
+
+def _dated_names(lines: Iterable[CapexLine]) -> str:
+    """Priced lines as COST006 names them: 'r1 (2023-02), qm9700 (2026-11, Prices vendorb-quote)'."""
+    return ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
+                     for line in lines)
 
 
 @check("COST007", "cost.unracked", severity="warning")

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
-from archgen.analyse.operations_stage import sweep_figures
+from archgen.analyse.operations_stage import facility_figures, sweep_figures
 from archgen.build import build
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, STORAGE_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, STORAGE_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.api import Machine, Stated, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
@@ -76,7 +76,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
             why = unpowered(a)
             given = None if why else a.metrics.get("it_power")
             power = given.m_as("W") if given is not None else math.nan
-            failures, ends, per_hour, rates, utilisation = sweep_figures(specs, a, workload.checkpoint.in_memory)
+            failures, ends, per_hour, rates, utilisation = sweep_figures(specs, a, workload.checkpoint.in_memory,
+                                                                           tuple(sweep.axes.given()))
             nowhere = (no_checkpoint_target(specs, a, workload)
                        if workload.training is not None else None)
             for what, metric, path in asked:
@@ -109,12 +110,40 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                              f"'{cid}' prices its own '{own}' systems, not '{aid}' ones (model a "
                                              f"cluster of '{aid}' systems with their prices and put it on the "
                                              "`cluster` axis; docs/sweeps.md)", where("axes", "accelerator", j))
+        facility = _facility_levels(specs, sweep, ids, clusters, where)
         axes = sweep.axes.given()
         if sweep.axes.cluster is None:
             axes = {"cluster": ids, **axes}
         stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
                        for b in design.requirements_of(f"workload/{workload.id}") if b.owner != workload.id)
-        out.append(SweepProblem(sweep, workload, model, bases, axes, stated))
+        out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility))
+    return out
+
+
+def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: dict,
+                     where: Callable[..., Location | None]) -> dict[tuple[str, float | None, float | None],
+                                                                 tuple[float | None, float]]:
+    """Each cluster's cost per accelerator-hour and utilisation at each level of the facility axes (`FACILITY_AXES`).
+
+    A facility axis on a cluster whose hall gives no `cost:` is refused at its line: it would change nothing.
+    """
+    given = [name for name in FACILITY_AXES if getattr(sweep.axes, name) is not None]
+    if not given:
+        return {}
+    out: dict[tuple[str, float | None, float | None], tuple[float | None, float]] = {}
+    none: list[float | None] = [None]   # an axis not swept: the hall's own level
+    levels = ([*sweep.axes.utilisation] if sweep.axes.utilisation else none,
+              [*sweep.axes.discount_rate] if sweep.axes.discount_rate else none)
+    for cid in ids:
+        a = clusters[f"cluster/{cid}"]
+        hall = a.cluster.facility
+        if hall is None or hall.cost is None:
+            which = "names no facility" if hall is None else f"has facility '{hall.id}' with no `cost:`"
+            raise BuildError(f"sweep '{sweep.id}': axis '{given[0]}' changes the facility's cost, and cluster "
+                             f"'{cid}' {which} (docs/reliability.md, Cost)", where("axes", given[0]))
+        for u in levels[0]:
+            for r in levels[1]:
+                out[(cid, u, r)] = facility_figures(specs, a, u, r)
     return out
 
 

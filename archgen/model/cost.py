@@ -30,21 +30,31 @@ class Price(Spec):
     @property
     def month(self) -> int:
         """The month the price held, counted from year 0 (year x 12 + month - 1), to compare prices' dates."""
-        text = str(self.date)
-        return int(text[:4]) * 12 + int(text[5:7]) - 1
+        return month_of(self.date)
 
     @field_validator("date", mode="before")
     @classmethod
     def _date(cls, value: object) -> object:
-        if isinstance(value, datetime.date):
-            return value
-        text = str(value)
-        if len(text) == 7 and text[4] == "-" and text[:4].isdigit() and text[5:].isdigit() and 1 <= int(text[5:]) <= 12:
-            return text
-        try:
-            return datetime.date.fromisoformat(text)
-        except ValueError:
-            raise ValueError(f"expected a date such as '2025-03' or '2025-03-16', got '{text}'") from None
+        return _month_or_day(value)
+
+
+def month_of(date: datetime.date | str) -> int:
+    """A date's month counted from year 0 (year x 12 + month - 1): '2025-03' and '2025-03-16' are 24302."""
+    text = str(date)
+    return int(text[:4]) * 12 + int(text[5:7]) - 1
+
+
+def _month_or_day(value: object) -> object:
+    """A date as a spec gives one: a month ('2025-03') or a day ('2025-03-16'); anything else a validation error."""
+    if isinstance(value, datetime.date):
+        return value
+    text = str(value)
+    if len(text) == 7 and text[4] == "-" and text[:4].isdigit() and text[5:].isdigit() and 1 <= int(text[5:]) <= 12:
+        return text
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"expected a date such as '2025-03' or '2025-03-16', got '{text}'") from None
 
 
 class Energy(Spec):
@@ -64,7 +74,8 @@ class FacilityCost(Spec):
                                                   "month, e.g. '1500 USD/month'.")
     depreciation_years: float = Field(gt=0, le=30, description="Years over which capital is recovered, e.g. 5.")
     discount_rate: float = Field(0.0, ge=0, le=1, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
-                                                              "line depreciation.")
+                                                              "line depreciation. Unstated: 0, the lowest capital "
+                                                              "cost, named as an assumed input (COST003, REQ005).")
     utilisation: float = Field(1.0, gt=0, le=1, description="Share of hours the cluster runs jobs; the average "
                                                             "load runs that share, the rest the idle load: each "
                                                             "part's `power.idle`, else its average draw (assumed, "
@@ -73,3 +84,13 @@ class FacilityCost(Spec):
                                                             "as an assumed input (COST003, REQ005).")
     basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
     source: str = Field(min_length=3, description="Where they come from.")
+    as_of: datetime.date | str | None = Field(None, description=(
+        "The date the cost is for, e.g. '2026-12' (the buyer's decision or the quote's due date): a price on the "
+        "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "
+        "level, which archgen adjusts to no date). Unstated: prices are only compared with each other, never with "
+        "today's date, so a run's output stays the same."))
+
+    @field_validator("as_of", mode="before")
+    @classmethod
+    def _as_of(cls, value: object) -> object:
+        return None if value is None else _month_or_day(value)

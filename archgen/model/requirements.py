@@ -156,7 +156,9 @@ def _of(kinds: tuple[str, ...]) -> AfterValidator:
     def check(req: Requirement) -> Requirement:
         if problem := metric_problem(req, kinds):
             raise FieldError((problem[0],), problem[1])
-        return req
+        kind = metrics.subject_kind(req.subject) if req.subject else None
+        limit = metrics.as_limit(req.metric, req.target.limit, (kind,) if kind else kinds)   # 2.5 USD/h → 2.5 USD
+        return req if limit is req.target.limit else req.model_copy(update={"target": Target(req.target.op, limit)})
 
     return AfterValidator(check)
 

@@ -160,6 +160,15 @@ class Axes(Spec):
         None, min_length=1, description="Time between checkpoints (training), e.g. ['10 min', '1 h', optimal]: "
                                         "'optimal' is Daly's optimum at the point, as `check` takes a job that "
                                         "states none; default: the workload's `checkpoint.interval`.")
+    # the hall's cost (the cluster's facility `cost:`, each level in place of its own)
+    utilisation: list[Annotated[float, Field(gt=0, le=1)]] | None = Field(
+        None, min_length=1, description="Shares of hours the cluster runs jobs, e.g. [1, 0.8, 0.5], in place of its "
+                                        "facility's `cost.utilisation`: the cost per used accelerator-hour, and so "
+                                        "cost per token, at each (docs/reliability.md, Cost).")
+    discount_rate: list[Annotated[float, Field(ge=0, le=1)]] | None = Field(
+        None, min_length=1, description="Yearly costs of capital, e.g. [0, 0.08, 0.12], in place of the facility's "
+                                        "`cost.discount_rate`: the capital recovery factor, TCO and cost per token "
+                                        "at each.")
     # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
     peak: list[RateLevel] | None = Field(
         None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
@@ -219,6 +228,8 @@ JOB_AXES = {
 #: Axes that change the hardware the model runs on.
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",
                  "scale_up_size", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
+#: Axes that change the cluster's facility cost (`cost.utilisation`, `cost.discount_rate`): its cost per hour.
+FACILITY_AXES = ("utilisation", "discount_rate")
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.
 CATEGORICAL = ("cluster", "accelerator", "precision")
 

@@ -31,7 +31,7 @@ def summary(result: Result) -> str:
             lines.append(f"  best {metric}: no feasible point")
             continue
         r = result.rows[i]
-        axes = ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items())
+        axes = ", ".join(f"{k} {level_text(v, k)}" for k, v in r.values.items())
         lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
     lines += [f"  judged: {judged(result)}"] if requirements(result.problem) else []
     lines += [f"  not feasible: {n:,} point(s) fit, and {reason}" for reason, n in unprovided(result)]

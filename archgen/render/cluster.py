@@ -18,9 +18,10 @@ from typing import Any
 from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.portmap import PortMap, port_map
+from archgen.analyse.price_scope import lists_for
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
-from archgen.model import Part, Prices
+from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
@@ -67,7 +68,7 @@ def cluster_scope(result: Any, a: Any, revision: str | None, date: str | None) -
                 counts[part.id] += line.quantity
     # the price lists that price a part or rack of its bill of materials: its capex reads them (or chose another)
     billed = {line.part for line in getattr(cab, "bom", ())} | set(cluster.rack_counts)
-    lists = [d for d in specs.of(Prices) if billed & set(d.prices)]
+    lists = [d for d in lists_for(specs, cluster.spec.id) if billed & set(d.prices)]   # its own proposal's
     docs = [cluster.spec, *parts.values(), *(r.spec for r in cluster.rack_types.values()), *lists]
     if cluster.facility is not None:
         docs.append(cluster.facility)

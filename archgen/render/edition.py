@@ -19,6 +19,9 @@
   the findings whose messages name unit prices (`UNIT_PRICE_CHECKS`: two lists' prices of one part, a rack's
   placed parts at theirs, a part at 0) read "[withheld]" for each amount (`without_prices`), in the validation
   report and the open items, as in `archgen gap --audience customer`;
+- names no price list, with or without `document.show_prices`: the capex table's Basis reads "sourced", not
+  "sourced (Prices a-negotiated)", and a finding's "in Prices 'a-negotiated'" reads "in a price list"
+  (`without_lists`), so that a vendor does not learn which other books we hold or what they are called;
 - shows that a finding is waived, not the team's reason (the validation report's Waiver column reads "waived"), and
   an open item's subject and finding without the team's instruction: an item is an `archgen.open_item.OpenItem`
   built from those parts, and this edition prints its `public` text, which has no place for the instruction;
@@ -64,6 +67,10 @@ _WITHHELD = ("Unit prices and the capex of each part are withheld in this editio
 UNIT_PRICE_CHECKS = ("COST004", "COST005")
 #: An amount of money as the checks write one: "28000 USD", "3,044,000 USD", "0.5 EUR".
 _MONEY = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)? ?(?:" + "|".join(CURRENCIES) + r")\b")
+#: A price list a finding or the capex table names ("in Prices 'a-negotiated'", "(2026-11, Prices vendorb-quote)"):
+#: a customer edition names none, which would tell one vendor which other books we hold and what they are called.
+_LIST = re.compile(r"\bPrices '[^']*'|\bPrices [A-Za-z0-9][\w.-]*(?=[),;])")
+_LIST_NOTE = re.compile(r" \(Prices [^)]*\)")
 #: The revision of a design whose spec states none (its internal git commit is no revision for a customer).
 UNREVISED = "not stated (draft)"
 _NOT_READ = re.compile(r"\s*\(not read directly\)|[;,]?\s*\bnot read directly\b", re.I)
@@ -79,8 +86,7 @@ def customer(doc: DocumentModel) -> DocumentModel:
         if section.id == "open-items":  # each item's subject and finding, not the team's instruction
             section.blocks = [replace(b, items=tuple(map(customer_text, b.items))) if isinstance(b, Bullets) else b
                               for b in section.blocks]
-        if not doc.show_prices:
-            section.blocks = [_priced_findings(b) for b in section.blocks]
+        section.blocks = [_priced_findings(b, doc.show_prices) for b in section.blocks]
         section.blocks = [_block(b, names) for b in section.blocks]
         if not doc.show_prices and any(isinstance(b, Table) and b.id == "capex" for b in section.blocks):
             section.blocks = _withhold_prices(section.blocks)
@@ -275,19 +281,34 @@ def without_prices(text: str) -> str:
     return _MONEY.sub("[withheld]", text)
 
 
-def withheld_finding(check: str, message: str) -> str:
-    """A finding's message as an edition that withholds unit prices prints it (`UNIT_PRICE_CHECKS`)."""
-    return without_prices(message) if check in UNIT_PRICE_CHECKS else message
+def without_lists(text: str) -> str:
+    """`text` with every price list it names read as "a price list" (`_LIST`)."""
+    return _LIST.sub("a price list", text)
 
 
-def _priced_findings(b: Any) -> Any:
-    """The validation table's and open items' findings of `UNIT_PRICE_CHECKS` without the prices they name."""
+def withheld_finding(check: str, message: str, prices: bool = False) -> str:
+    """A finding's message as a customer edition prints it: no price list named (`without_lists`).
+
+    Unless `prices` (the spec's `document.show_prices`), the messages of `UNIT_PRICE_CHECKS` name no amount of money.
+    """
+    message = without_lists(message)
+    return without_prices(message) if check in UNIT_PRICE_CHECKS and not prices else message
+
+
+def _priced_findings(b: Any, prices: bool) -> Any:
+    """The validation table's and open items' findings as `withheld_finding` gives them, the capex table's Basis too.
+
+    The Basis names no price list: "sourced (Prices a-negotiated)" reads "sourced".
+    """
     if isinstance(b, Table) and b.id == "validation":
-        return replace(b, rows=tuple((row[0], withheld_finding(row[0], row[1]), *row[2:]) if isinstance(row[1], str)
-                                     else row for row in b.rows))
+        return replace(b, rows=tuple((row[0], withheld_finding(row[0], row[1], prices), *row[2:])
+                                     if isinstance(row[1], str) else row for row in b.rows))
     if isinstance(b, Bullets):   # an open item from a finding reads "COST004 (fail): <message>"
-        return replace(b, items=tuple(without_prices(i) if i.split(" (", 1)[0] in UNIT_PRICE_CHECKS else i
-                                      for i in b.items))
+        return replace(b, items=tuple(withheld_finding(i.split(" (", 1)[0], i, prices) for i in b.items))
+    if isinstance(b, Table) and b.id == "capex":
+        at = [i for i, c in enumerate(b.columns) if c.title == "Basis"]
+        return replace(b, rows=tuple(tuple(_LIST_NOTE.sub("", v) if i in at and isinstance(v, str) else v
+                                           for i, v in enumerate(row)) for row in b.rows))
     return b
 
 

@@ -12,6 +12,7 @@ workers that evaluate the points also write their part of the file (`commands.wo
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 from collections.abc import Callable, Sequence
@@ -22,7 +23,7 @@ import numpy as np
 from archgen import metrics as registry
 from archgen.metrics import unbounded as unbounded_text
 from archgen.model.requirements import Status
-from archgen.model.sweep import GOODPUT_METRICS, HARDWARE_AXES
+from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, HARDWARE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements
 from archgen.perf.explore.tally import assumed
@@ -62,12 +63,15 @@ def metric_names(problem: SweepProblem) -> list[str]:
     return names
 
 
-def level_text(level: Any) -> str:
-    """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is."""
+def level_text(level: Any, axis: str = "") -> str:
+    """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is.
+
+    A facility axis's level (`FACILITY_AXES`: a utilisation, a discount rate) is a share, not a factor: '0.8'.
+    """
     if isinstance(level, Q):
         return fmt.q(level, digits=0 if float(level.magnitude).is_integer() else 2)
     if isinstance(level, float):
-        return f"×{level:g}"
+        return f"{level:g}" if axis in FACILITY_AXES else f"×{level:g}"
     return str(level)
 
 
@@ -84,7 +88,7 @@ def hypothetical(row: PointRow, problem: SweepProblem | None = None) -> list[str
     not exist as catalogued, so a best point resting on it answers a what-if, not a purchase; the cluster's own
     `scale_up_size` or a figure equal to the catalogued one does not (`tally.as_catalogued`).
     """
-    return [f"{a} {level_text(row.values[a])}" for a in assumed(row.values, problem)]
+    return [f"{a} {level_text(row.values[a], a)}" for a in assumed(row.values, problem)]
 
 
 def number(q: Q | None) -> Any:
@@ -128,7 +132,7 @@ def cells(problem: SweepProblem, r: PointRow) -> tuple:
            else Status.MET if r.met[q.id] else Status.NOT_MET for q in reqs]
     hardware = any(a in HARDWARE_AXES for a in problem.axes)
     flag = (("hypothetical" if hypothetical(r, problem) else "as catalogued",) if hardware else ())
-    return (r.index, *(level_text(r.values[a]) for a in problem.axes), layout_text(r),
+    return (r.index, *(level_text(r.values[a], a) for a in problem.axes), layout_text(r),
             *(metric_cell(r, m) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
 
 
@@ -177,7 +181,7 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
     data: list[list[str]] = [[str(r.index) for r in rows]]
     at += 1
     for a in axes:
-        cell = _memo(cols[at], level_text)
+        cell = _memo(cols[at], functools.partial(level_text, axis=a))
         data.append([cell(r.values[a]) for r in rows])
         at += 1
     layout = _memo(cols[at], lambda key: layout_text(PointRow(0, {}, "", "", layout=dict(key))))

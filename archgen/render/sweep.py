@@ -122,7 +122,7 @@ def overview(result: Result) -> Section:
                            "requirement on goodput, goodput tokens or cost per token met at the central value but "
                            "not at one end of that range is at risk: the point stays feasible.")
                       for cid, text in said))
-    axes = tuple((name, ", ".join(level_text(v) for v in levels), len(levels)) for name, levels in p.axes.items())
+    axes = tuple((name, ", ".join(level_text(v, name) for v in levels), len(levels)) for name, levels in p.axes.items())
     section.add(Table("axes", "Axes (the points are their product; the last axis varies fastest)",
                       (Column("Axis"), Column("Values"), Column("Count", align="right")), axes))
     reqs = requirements(p)
@@ -195,7 +195,7 @@ def best_section(result: Result) -> Section:
         if r is not None and assumed:
             flagged.append(f"{DISPLAY[m][0]} (point {r.index}): {', '.join(assumed)}")
         rows.append((DISPLAY[m][0], "max" if up else "min", shown(r, m) if r else None, r.index if r else None,
-                     ", ".join(f"{k} {level_text(v)}" for k, v in r.values.items()) if r else "—",
+                     ", ".join(f"{k} {level_text(v, k)}" for k, v in r.values.items()) if r else "—",
                      layout_text(r) if r else "—",
                      ("hypothetical: " + ", ".join(assumed)) if assumed else "as catalogued" if r else "—"))
     cols = (Column("Objective"), Column("Goal"), Column("Best"), Column("Point #", align="right"), Column("Axes"),

@@ -73,7 +73,7 @@ def test_prices_in_two_currencies_are_an_error(tmp_path):
     """One line in EUR beside the catalog's USD: COST001, an error, and no capex or TCO."""
     r = run([_design(tmp_path / "a", QUOTE.replace("28000 USD", "26000 EUR"))])
     found = [(f.severity, f.message) for f in r.findings if f.id == "COST001"]
-    assert [s for s, _ in found] == ["error"] and "EUR, USD" in found[0][1]
+    assert [s for s, _ in found] == ["error"] and "(EUR: qm9700 (Prices vendor-a-2026); USD: " in found[0][1]
     assert "capex" not in r.metrics[CLUSTER] and "tco_per_year" not in r.metrics[CLUSTER]
 
 

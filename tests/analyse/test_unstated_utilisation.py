@@ -41,9 +41,11 @@ requirements:
 UNSTATED = "our-hall utilisation (not stated: every hour taken as used)"
 
 
-def _gap(root, utilisation: str = ""):
+def _gap(root, utilisation: str = "", rate: str = "  discount_rate: 0.10\n"):
+    """`gap` of a proposal on our hall with its `utilisation` line (none by default) and its `rate` line."""
+    hall = HALL.replace("  discount_rate: 0.10\n", rate)
     files = {"c.yaml": PROPOSAL["c.yaml"].replace("hall-air", "our-hall"), "quote.yaml": PROPOSAL["quote.yaml"] + PDU,
-             "hall.yaml": HALL.replace("  basis: sourced\n  source: \"our col",
+             "hall.yaml": hall.replace("  basis: sourced\n  source: \"our col",
                                        f"{utilisation}  basis: sourced\n  source: \"our col")}
     write_tree(root / "p", files)
     write_tree(root / "r", {"buyer.yaml": REQUIREMENTS})

@@ -46,10 +46,30 @@ def _doc(show_prices: bool) -> DocumentModel:
 
 def test_customer_document_withholds_unit_prices_in_findings():
     table, items = _doc(False).sections[0].blocks[0], _doc(False).sections[1].blocks[0]
-    assert [r[1] for r in table.rows] == [without_prices(MESSAGE), without_prices(FREE), "capex = 65,944,810 USD"]
-    assert items.items == (f"COST004 (fail): {without_prices(MESSAGE)}", "REQ004 (warn): capex = 65,944,810 USD")
-    shown = _doc(True).sections[0].blocks[0]
-    assert shown.rows[0][1] == MESSAGE
+    withheld = "qm9700 is priced [withheld] here and [withheld] in a price list, which is used"   # no list named
+    assert [r[1] for r in table.rows] == [withheld, without_prices(FREE), "capex = 65,944,810 USD"]
+    assert items.items == (f"COST004 (fail): {withheld}", "REQ004 (warn): capex = 65,944,810 USD")
+    shown = _doc(True).sections[0].blocks[0]   # prices shown; the list still not named (cost2, newuser27 finding 4)
+    assert shown.rows[0][1] == "qm9700 is priced 28000 USD here and 21345 USD in a price list, which is used"
+
+
+def test_customer_capex_table_names_no_price_list():
+    """newuser27 finding 4: the customer edition's "Parts priced" Basis read "sourced (Prices a-negotiated)"."""
+    cols = (Column("Part"), Column("Unit price"), Column("Total"), Column("Basis"), Column("Price date"))
+    capex = Table("capex", "Capex by part (USD)", cols, (("qm9700", 21345, 48 * 21345, "sourced (Prices a-negotiated)",
+                                                          "2026-10"), ("sn2201", 4500, 4500, "assumed", "2025-01"),
+                                                         ("rails", None, None, "accessory, not priced", None)))
+    findings = Bullets(("COST006 (warn): prices are dated 2025-01 to 2026-11: sn2201 (2025-01, Prices vendorb-quote) "
+                        "is more than 12 months older", "COST001 (fail): EUR: mi355x (Prices acme-eu); USD: rest"))
+    for show in (False, True):
+        doc = customer(DocumentModel("t", "cluster", "T", [], [Section("cost", "C", [capex, findings])],
+                                     show_prices=show))
+        table = next(b for b in doc.sections[0].blocks if isinstance(b, Table))
+        basis = [c.title for c in table.columns].index("Basis")
+        assert [r[basis] for r in table.rows] == ["sourced", "assumed", "accessory, not priced"]
+        bullets = next(b for b in doc.sections[0].blocks if isinstance(b, Bullets))
+        assert bullets.items == ("COST006 (warn): prices are dated 2025-01 to 2026-11: sn2201 (2025-01, a price list) "
+                                 "is more than 12 months older", "COST001 (fail): EUR: mi355x (a price list); USD: rest")
 
 
 def test_gap_customer_edition_withholds_the_other_lists_price(tmp_path):
@@ -67,3 +87,5 @@ def test_gap_customer_edition_withholds_the_other_lists_price(tmp_path):
         assert "21345" not in text and "28000" not in text
     found = [f for f in json.loads(to_json(g, "customer"))["findings"] if f["id"] == "COST004"]
     assert found and "[withheld]" in found[0]["message"]
+    messages = [f["message"] for f in json.loads(to_json(g, "customer"))["findings"]]
+    assert not [m for m in messages if "a-negotiated" in m]   # nor the other book's name (cost2)

@@ -1,4 +1,4 @@
-"""A sweep point's axes applied: its workload (job axes, accelerator count, checkpoint interval) and its hardware.
+"""A sweep point's axes applied: its workload (job axes, accelerator count, checkpoint interval), hardware and cost.
 
 `perf.explore.points.evaluate_point` and the batched `perf.explore.vectorised.evaluate` both make a point's job and
 hardware here, so the two paths run the same workload on the same machine.
@@ -10,7 +10,7 @@ import dataclasses
 from typing import Any
 
 from archgen.errors import AnalyseError
-from archgen.model.sweep import HARDWARE_AXES, JOB_AXES
+from archgen.model.sweep import FACILITY_AXES, HARDWARE_AXES, JOB_AXES
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.quantity_json import json_magnitude
@@ -69,3 +69,18 @@ def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit:
         else:
             hw = hw.scaled(name, float(value), dtype)
     return hw
+
+
+def point_base(problem: Any, values: dict[str, Any]) -> Any:
+    """The point's machine (`SweepProblem.bases`) at its levels of the facility axes (`FACILITY_AXES`).
+
+    Their cost per accelerator-hour and utilisation are the cluster's analysed at those levels
+    (`SweepProblem.facility`); a chip swapped in for the cluster's own keeps no price (`unpriced`).
+    """
+    base = problem.bases[(values["cluster"], values.get("accelerator"))]
+    if not any(name in values for name in FACILITY_AXES):
+        return base
+    per_hour, utilisation = problem.facility[(values["cluster"], values.get("utilisation"),
+                                              values.get("discount_rate"))]
+    cost = per_hour if base.cost_per_accelerator_hour is not None else None
+    return dataclasses.replace(base, cost_per_accelerator_hour=cost, utilisation=utilisation)

@@ -19,7 +19,7 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.explore.point_axes import point_hardware, point_job
+from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
@@ -52,6 +52,9 @@ class SweepProblem:
     bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
     axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
     documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
+    #: By (cluster, utilisation, discount rate) level of the facility axes (None where not swept): the cost per
+    #: accelerator-hour in USD (None: not provided) and the utilisation (`analyse.operations_stage.facility_figures`).
+    facility: dict[tuple[str, float | None, float | None], tuple[float | None, float]] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -191,7 +194,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     """Estimate one point: its workload on its cluster's hardware, with power and every requirement judged."""
     values = problem.point(index)
-    base = problem.bases[(values["cluster"], values.get("accelerator"))]
+    base = point_base(problem, values)
     try:
         workload = point_job(problem.workload, values)
         hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit)

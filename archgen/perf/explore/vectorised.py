@@ -34,7 +34,7 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.perf.explore.point_axes import point_hardware, point_job
+from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload, placed
 from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
@@ -124,7 +124,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     values = [dict(zip(names, v, strict=True)) for v in zip(
         *([problem.axes[n][i] for i in levels[n][pos].tolist()] for n in names), strict=True)]
     first = values[0]
-    base = problem.bases[(first["cluster"], first.get("accelerator"))]
+    base = point_base(problem, first)   # a set holds one level of the facility axes (not `VECTOR_AXES`)
     try:
         workload = point_job(problem.workload, first)
         gpus = workload.accelerators or base.accelerators

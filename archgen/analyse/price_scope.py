@@ -1,0 +1,57 @@
+"""Which `Prices` lists price which clusters: a list prices the clusters of its own proposal (docs/reliability.md).
+
+A proposal is a folder the specs were loaded from (`Specs.roots`: a folder named on the command line, or the folder
+of a file named there). A list prices the clusters loaded from its own folder and the folders under it: with
+`archgen gap b200/ gb200/`, vendor B's quote in `b200/` prices the B200 cluster only, and a part it leaves out stays
+unpriced (or at its catalog price, assumed) even where vendor A's quote in `gb200/` prices that part. One folder
+(`archgen check specs/`) is one proposal: every list prices every cluster, as before. A list or cluster loaded from
+no such folder (the shipped catalog, or specs built without their paths) belongs to every proposal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from archgen.model.cost import Price
+from archgen.model.prices import Prices
+from archgen.validate import Specs
+
+
+def root(specs: Specs, ref: str) -> Path | None:
+    """The folder (of `specs.roots`) that document `ref` was loaded from: the deepest holding it; None for none."""
+    src = specs.sources.get(ref)
+    if src is None or not specs.roots:
+        return None
+    real = Path(src.file).resolve()
+    holding = [Path(r) for r in specs.roots if real.is_relative_to(r)]
+    return max(holding, key=lambda p: len(p.parts)) if holding else None
+
+
+def prices_cluster(specs: Specs, prices: str, cluster: str) -> bool:
+    """Whether the `Prices` list `prices` prices the parts of cluster `cluster`: one is of the other's proposal."""
+    own, theirs = root(specs, prices), root(specs, cluster)
+    return own is None or theirs is None or theirs.is_relative_to(own)
+
+
+def one_proposal(specs: Specs, first: str, second: str) -> bool:
+    """Whether two `Prices` lists may price one cluster (so that two prices of one part in them disagree, COST004)."""
+    a, b = root(specs, first), root(specs, second)
+    return a is None or b is None or a.is_relative_to(b) or b.is_relative_to(a)
+
+
+def lists_for(specs: Specs, cluster: str) -> list[Prices]:
+    """The `Prices` lists that price cluster `cluster`'s parts, by id."""
+    return [d for d in specs.of(Prices) if prices_cluster(specs, d.id, cluster)]
+
+
+def price_list(specs: Specs, cluster: str) -> dict[str, tuple[Price, str]]:
+    """The prices of the `Prices` lists of cluster `cluster`'s proposal by part or rack id, with the list of each.
+
+    Only lists of its own proposal (`lists_for`); where two price one part, the first by document id
+    gives it (COST004 reports the disagreement).
+    """
+    out: dict[str, tuple[Price, str]] = {}
+    for doc in lists_for(specs, cluster):
+        for part, price in doc.prices.items():
+            out.setdefault(part, (price, doc.id))
+    return out

@@ -1,0 +1,102 @@
+"""Sweep axes over the hall's `utilisation` and `discount_rate` (newuser27's open finding 7).
+
+A buyer swept utilisation (0.8 / 0.5 / 0.2) by editing the hall file once per point. The axes now put each level in
+place of the facility's `cost.utilisation` / `cost.discount_rate`; a point's cost per token is the job's cost per
+used accelerator-hour over its tokens (docs/reliability.md, Cost), so at one layout it scales with that hourly cost,
+which the test derives from the cluster's own capex, energy and rent:
+per used hour = (capex x CRF(r, n) + energy(u) + rent) / (accelerators x 8,766 h x u), with
+energy(u) = (average load x u + idle load x (1 - u)) x 8,766 h x PUE x price.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.analyse.cost import HOURS_PER_YEAR, capital_recovery
+
+CLUSTER = "cluster/dgx-b200-superpod"
+SWEEP = """kind: Sweep
+id: hall
+workload: llama3-70b-pretrain-b200
+axes:
+  accelerators: [512]
+  utilisation: [1, 0.5]
+  discount_rate: [0, 0.08]
+objectives:
+  - {metric: cost_per_token}
+"""
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    from archgen.perf.explore.points import evaluate
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.test_sweep import problem_of
+
+    problem = problem_of(tmp_path_factory.mktemp("hall"), SWEEP)
+    return problem, evaluate(problem, 0, 4), batched(problem, 0, 4)
+
+
+def _per_used_hour(shipped, u: float, r: float) -> float:
+    cost = shipped.operations.cost[CLUSTER]
+    hall = shipped.clusters[CLUSTER].cluster.facility.cost
+    load = cost.power_average.m_as("kW") * u + cost.power_idle.m_as("kW") * (1 - u)
+    energy = load * HOURS_PER_YEAR * hall.energy.pue * hall.energy.price.m_as("USD/kWh")
+    tco = cost.capex.m_as("USD") * capital_recovery(r, hall.depreciation_years) + energy \
+        + cost.space_per_year.m_as("USD")
+    return tco / (shipped.metrics[CLUSTER]["accelerators"].m * HOURS_PER_YEAR * u)
+
+
+def test_cost_per_token_follows_the_hourly_cost_at_each_level(rows, shipped):
+    problem, one, batched = rows
+    levels = [(problem.point(i)["utilisation"], problem.point(i)["discount_rate"]) for i in range(4)]
+    assert levels == [(1, 0), (1, 0.08), (0.5, 0), (0.5, 0.08)]
+    for path in (one, batched):
+        tokens = {lv: row.metrics["cost_per_token"] for lv, row in zip(levels, path, strict=True)}
+        for lv in levels:   # same layout at every level (cost is no search input): the ratio is the hourly cost's
+            assert tokens[lv] / tokens[(1, 0.08)] == pytest.approx(
+                _per_used_hour(shipped, *lv) / _per_used_hour(shipped, 1, 0.08), rel=1e-9)
+
+
+def test_the_halls_own_levels_give_checks_hourly_cost(rows, shipped):
+    """hall-air states 8 % and no utilisation (1): the point at (1, 0.08) is priced as `check` prices the cluster."""
+    problem, _, _ = rows
+    per_hour, utilisation = problem.facility[("dgx-b200-superpod", 1, 0.08)]
+    assert utilisation == 1
+    assert per_hour == pytest.approx(shipped.metrics[CLUSTER]["tco_per_used_accelerator_hour"].m_as("USD"), rel=1e-12)
+
+
+def test_a_swept_level_is_no_unstated_input(rows, tmp_path):
+    """hall-air states no utilisation: a sweep names it as assumed under cost per token, unless it sweeps it."""
+    from tests.test_sweep import problem_of
+
+    swept, _, _ = rows
+    plain = problem_of(tmp_path, SWEEP.replace("  utilisation: [1, 0.5]\n  discount_rate: [0, 0.08]\n", ""))
+    unstated = "hall-air utilisation (not stated: every hour taken as used)"
+    assert unstated in plain.bases[("dgx-b200-superpod", None)].rates
+    assert unstated not in swept.bases[("dgx-b200-superpod", None)].rates
+
+
+def test_a_facility_axis_on_a_hall_without_cost_is_refused(tmp_path):
+    """hall-air without its `cost:` (shadowed by a copy here): the axis would change nothing, so it is refused."""
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+    from archgen.errors import BuildError
+    from tests.conftest import SPECS
+    from tests.test_sweep import sweep_file
+
+    hall = (SPECS / "catalog" / "facilities" / "hall-air.yaml").read_text(encoding="utf-8")
+    (tmp_path / "hall").mkdir()
+    (tmp_path / "hall" / "hall-air.yaml").write_text(hall[:hall.index("\ncost:")] + "\n", encoding="utf-8")
+    text = SWEEP.replace("{metric: cost_per_token}", "{metric: goodput_tokens_per_second}")
+    specs, clusters, sweeps = sw.load(sweep_file(tmp_path, text), [SPECS, tmp_path / "hall"])
+    with pytest.raises(BuildError, match=r"axis 'utilisation' changes the facility's cost, and cluster "
+                                         r"'dgx-b200-superpod' has facility 'hall-air' with no `cost:`"):
+        sweep_problems.problems(specs, clusters, sweeps)
+
+
+def test_a_level_reads_as_a_share_not_a_factor():
+    from archgen.render.point_table import level_text
+
+    assert (level_text(0.8, "utilisation"), level_text(0.08, "discount_rate"), level_text(1.5, "peak")) == \
+        ("0.8", "0.08", "×1.5")
