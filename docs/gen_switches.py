@@ -7,7 +7,8 @@ value, everything else as the case states it. The move is the change of the case
 in percentage points, the largest over the metrics the case measured. A value that is already the case's own
 (stated, or its stack's profile) moves nothing and is not tried; an FP8 recipe is tried on FP8 cases only (a 16-bit
 job has none); `ep_dedup` and `moe_dispatcher` must agree, so flipping one leaves the other to follow it. A flip the
-model refuses (a layout that no longer fits its rules) is counted as refused, not as a move.
+model refuses (a layout that no longer fits its rules, or a pair of switches a workload may not state together:
+`refusals`, what the flip adds to what the case states) is counted as refused, not as a move.
 
 `--check` writes nothing and exits 1 when docs/switches.md is stale. The covering tests and their sources are listed
 by hand in `COVERAGE`; tests/perf/test_switch_coverage.py holds each switch that moves a case by more than
@@ -23,9 +24,9 @@ from pathlib import Path
 from archgen.errors import ArchgenError
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.switches import SWITCHES
-from archgen.model.training_rules import tp_overlap_problem
+from archgen.model.training_rules import sp_source, tp_overlap_problem, tp_overlap_sp_problem
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.scoring.cases import measured_value, predict, read_case_file
+from archgen.scoring.cases import measured_value, predict, read_case_file, training_problems
 from archgen.scoring.catalog import load_accelerators
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,6 +81,22 @@ def _flipped(case: Case, name: str, value: object) -> Case:
     return case.model_copy(update={"training": t.model_copy(update=update)})
 
 
+def refusals(case: Case) -> set[str]:
+    """Why the stack refuses a training case as stated.
+
+    Its layout's rules (`scoring.cases.training_problems`: MoE at tp > 1 without sequence parallelism among them)
+    and, as a workload's `Training` refuses them, a stated overlap_tp_comm true under FP4 or without sequence
+    parallelism (`training_rules`).
+    """
+    t = case.training
+    assert t is not None
+    knobs = resolve(t.stack, stated_knobs(t), t.precision)
+    out = {m for _, m in training_problems(case)}
+    how = sp_source(t.sequence_parallel, t.stack)
+    return out | {p for p in (tp_overlap_problem(t.precision, t.overlap_tp_comm),
+                              tp_overlap_sp_problem(t.overlap_tp_comm, knobs.sequence_parallel, how)) if p}
+
+
 def moves(accs: dict | None = None) -> Iterator[Move]:
     """Every (switch, value) flip of every scorable training case, in file, case and table order."""
     accs = accs if accs is not None else load_accelerators()
@@ -102,9 +119,10 @@ def moves(accs: dict | None = None) -> Iterator[Move]:
                     if getattr(knobs, name) == value:
                         continue
                     after: tuple[float, ...] | None = None
-                    if name != "overlap_tp_comm" or not tp_overlap_problem(t.precision, value):  # refused as stated
+                    flipped = _flipped(case, name, value)
+                    if not refusals(flipped) - refusals(case):  # what the flip makes the stack refuse
                         try:
-                            after = _errors(_flipped(case, name, value), accs)
+                            after = _errors(flipped, accs)
                         except ArchgenError:
                             after = None
                     yield Move(name, value, case.id, path.name, before, after)

@@ -93,9 +93,11 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
 
     Accuracy is reported, not judged, here. A case the model cannot score (invalid fields, an unknown accelerator,
     a layout the model refuses) is reported with its located problems and the other cases are still scored; a
-    problem of the file itself (YAML, schema, no cases) raises `ValidateError`. The text also gives each collective
-    and serving case's range over the knobs its source leaves open (`perf.unstated`; not scored). `explain` adds
-    each scored training case's switches and where each came from (JSON: a `switches` list on each of its rows).
+    problem of the file itself (YAML, schema, no cases) raises `ValidateError`. The text and the JSON (`unstated` on
+    a row) also give each case's range over what it leaves unstated, as the accuracy page does
+    (`scoring.unstated.unstated_span`: stack profiles, unsettled switches, open knobs and efficiencies; not scored).
+    `explain` adds each scored training case's switches and where each came from (JSON: a `switches` list on each of
+    its rows).
     """
     from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
     from archgen.scoring import unstated
@@ -112,13 +114,11 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                                                 "zero": c.training.zero, "interleave": virtual_stages(c.training)},
                                    c.model.moe is not None if c.model else None, case_vendor(c, accs))
             for c in cf.cases if explain and c.id in scored and c.training is not None}
+    ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
     if fmt == "json":
         rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else row
-                for row in case_scores_json(scores)]
+                for row in case_scores_json(scores, ranges)]
         return dumps(rows), 1 if scores.refused else 0
-    ranges = {c.id: (got, unstated.describe(unstated.open_knobs(c, accs))) for c in cf.cases
-              if c.id in scored and (got := unstated.collective_range(c, accs) or unstated.serving_range(c, accs)
-                                     or unstated.training_efficiency_range(c, accs))}
     unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
              and (why := unfit_reason(c, accs)) is not None}
     text = case_scores_text(scores, ranges, unfit) + (case_switches_text(used) if used else "")

@@ -68,3 +68,40 @@ def tp_overlap_problem(precision: str, overlap_tp_comm: bool | None) -> str | No
         return None
     return (f"overlap_tp_comm true cannot run with fp4 (NVFP4) training: {NVFP4_NO_TP_OVERLAP}; expected "
             "overlap_tp_comm false or left out")
+
+
+#: Megatron-core refuses MoE training with tensor parallelism and no sequence parallelism (NVIDIA/Megatron-LM at
+#: d98e8a6, megatron/core/transformer/moe/moe_layer.py line 636, `MoELayer.forward`, on the attention's TP group).
+MOE_TP_NEEDS_SP = ("Megatron-core's MoELayer raises 'During training, performance may degrade if MoE and tensor "
+                   "parallelism are enabled without also enabling sequence parallelism' (NVIDIA/Megatron-LM at "
+                   "d98e8a6, megatron/core/transformer/moe/moe_layer.py line 636)")
+
+
+def moe_tp_problem(experts: int, tp: int | None, sp: bool, how: str = "is off") -> str | None:
+    """Why an MoE model cannot train at `tp` without sequence parallelism (`sp` as resolved); else None.
+
+    `how` says where sp's value came from ("is stated false", "is off under stack X"). The layout searches keep to
+    the same rule (`perf.train.refused.moe_tp_refused`).
+    """
+    if not experts or tp is None or tp <= 1 or sp:
+        return None
+    return (f"an MoE model ({experts} experts) at tp {tp} needs sequence parallelism in training, which {how}: "
+            f"{MOE_TP_NEEDS_SP}; expected sequence_parallel true, or tp 1")
+
+
+def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str) -> str | None:
+    """Why a stated `overlap_tp_comm: true` cannot run without sequence parallelism (`sp` as resolved); else None.
+
+    `how` says where sp's value came from. Megatron-LM asserts it (megatron/training/arguments.py: 'Tensor parallel
+    communication/GEMM overlap can happen only when sequence parallelism is enabled').
+    """
+    if not overlap_tp_comm or sp:
+        return None
+    return (f"overlap_tp_comm true needs sequence parallelism, which {how} (Megatron-LM arguments.py: 'Tensor "
+            "parallel communication/GEMM overlap can happen only when sequence parallelism is enabled'); expected "
+            "sequence_parallel true, or overlap_tp_comm false or left out")
+
+
+def sp_source(stated: bool | None, stack: str) -> str:
+    """How a job's sequence parallelism came to be off, for the messages above: stated, or the stack's default."""
+    return "is stated false" if stated is not None else f"is off under stack {stack}"

@@ -15,7 +15,14 @@ from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
-from archgen.model.training_rules import fp8_recipe_problem, offload_problem, tp_overlap_problem, zero_problem
+from archgen.model.training_rules import (
+    fp8_recipe_problem,
+    offload_problem,
+    sp_source,
+    tp_overlap_problem,
+    tp_overlap_sp_problem,
+    zero_problem,
+)
 from archgen.units import Duration, Information, RequestRate
 
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -175,12 +182,9 @@ class Training(StackSwitches, TrainingJob):
         if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm):
             raise FieldError(("overlap_tp_comm",), problem)
         sp = self.parallelism.sequence_parallel
-        if self.overlap_tp_comm and not (SWITCHES["sequence_parallel"].default(self.stack) if sp is None else sp):
-            how = "is stated false" if sp is not None else f"is off under stack {self.stack}"
-            raise FieldError(("overlap_tp_comm",), f"overlap_tp_comm true needs sequence parallelism, which {how} "
-                             "(Megatron-LM arguments.py: 'Tensor parallel communication/GEMM overlap can happen only "
-                             "when sequence parallelism is enabled'); expected parallelism.sequence_parallel true, or "
-                             "overlap_tp_comm false or left out")
+        on = bool(SWITCHES["sequence_parallel"].default(self.stack)) if sp is None else sp
+        if problem := tp_overlap_sp_problem(self.overlap_tp_comm, on, sp_source(sp, self.stack)):
+            raise FieldError(("overlap_tp_comm",), problem)
         return self
 
 

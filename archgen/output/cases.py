@@ -15,16 +15,25 @@ from archgen.scoring.scores import CaseResult, Scores, summary
 from archgen.units import Q_
 
 
-def case_results_json(results: list[CaseResult]) -> list[dict[str, Any]]:
-    """The `estimate --cases --format json` list."""
+def case_results_json(results: list[CaseResult], ranges: dict[str, tuple[dict[str, tuple[float, float]], str]]
+                      | None = None) -> list[dict[str, Any]]:
+    """The `estimate --cases --format json` list (`ranges`: as `case_scores_json` takes them)."""
     out = []
     for r in results:
-        unit = "" if r.unit == "dimensionless" else r.unit
-        out.append({"id": r.id, "metric": r.metric,
-                    "measured": to_json(Q_(r.measured, r.unit)) if unit else {"value": r.measured, "unit": ""},
-                    "predicted": to_json(Q_(r.predicted, r.unit)) if unit else {"value": r.predicted, "unit": ""},
-                    "error": r.error})
+        row = {"id": r.id, "metric": r.metric, "measured": _quantity(r.measured, r.unit),
+               "predicted": _quantity(r.predicted, r.unit), "error": r.error}
+        span, over = (ranges or {}).get(r.id, ({}, ""))
+        if r.metric in span:
+            lo, hi = span[r.metric]
+            row["unstated"] = {"low": _quantity(lo, r.unit), "high": _quantity(hi, r.unit),
+                               "errors": [lo / r.measured - 1.0, hi / r.measured - 1.0], "over": over}
+        out.append(row)
     return out
+
+
+def _quantity(value: float, unit: str) -> dict[str, Any]:
+    """A figure of a case result in JSON: a quantity, or a plain number where it has no unit."""
+    return {"value": value, "unit": ""} if unit == "dimensionless" else to_json(Q_(value, unit))
 
 
 def refused_json(r: Refused) -> dict[str, Any]:
@@ -37,11 +46,16 @@ def refused_json(r: Refused) -> dict[str, Any]:
     return {"id": r.id, "refused": True, "problems": [one(p) for p in r.problems]}
 
 
-def case_scores_json(scores: Scores) -> list[dict[str, Any]]:
-    """Every case of a file in order: its metrics' results, or one refused object."""
+def case_scores_json(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None
+                     ) -> list[dict[str, Any]]:
+    """Every case of a file in order: its metrics' results, or one refused object.
+
+    `ranges` as `case_scores_text` takes them: a row whose metric has one gets `unstated`, its lowest and highest
+    prediction (quantities), their errors and what they span (`over`); none of them is scored.
+    """
     out: list[dict[str, Any]] = []
     for e in scores.entries:
-        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e)
+        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e, ranges)
     return out
 
 

@@ -26,6 +26,7 @@ from archgen.errors import SpecProblem, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, SCHEMA, Case, CaseModel, CaseTraining, Measurement
+from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
@@ -146,6 +147,28 @@ def measured_value(m: Measurement) -> Q:
     return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
 
 
+def training_problems(case: Case) -> list[tuple[str, str]]:
+    """(key of `training`, or "" for the whole layout; why) of a training case's layout the stack refuses.
+
+    The layout's rules (`layouts.layout_problems`) and an MoE model at tp > 1 without sequence parallelism
+    (`training_rules.moe_tp_problem`), at the key that turned it off. Empty for any other case.
+    """
+    t = case.training
+    if t is None or case.model is None:
+        return []
+    arch = Arch.from_model(case.model)
+    knobs = resolve(t.stack, stated_knobs(t), t.precision)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)  # its switches: the EP overlap's rule
+    out = [("", str(m)) for m in layout_problems(
+        arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp, ep=t.ep, micro_batch=t.micro_batch,
+        interleave=virtual_stages(t), pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
+        host_memory=case.system.host_memory is not None, etp=t.etp, recompute=RECOMPUTE_CODES[t.recompute])]
+    sp = t.sequence_parallel
+    if problem := moe_tp_problem(arch.experts, t.tp, knobs.sequence_parallel, sp_source(sp, t.stack)):
+        out.append(("sequence_parallel" if sp is not None else "tp", problem))
+    return out
+
+
 def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
     out = []
     for j, m in enumerate(case.measured):
@@ -160,18 +183,10 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
             out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "value")), path=f"{case.id}.measured",
                                    value=f"{m.value:.10g} {m.unit}".strip(),
                                    expected=f"{m.metric} of at most {CEILINGS[m.metric]:g~P} (beyond any hardware)"))
-    t = case.training
-    if t is not None and case.model is not None:
-        where = doc.locate(("cases", i, "training"))
-        arch = Arch.from_model(case.model)
-        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision,  # its switches: the EP overlap's rule
-                             resolve(t.stack, stated_knobs(t), t.precision))
-        problems = layout_problems(arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp,
-                                   ep=t.ep, micro_batch=t.micro_batch, interleave=virtual_stages(t),
-                                   pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
-                                   host_memory=case.system.host_memory is not None, etp=t.etp,
-                                   recompute=RECOMPUTE_CODES[t.recompute])
-        out += [SpecProblem(where, path=f"{case.id}.training", message=m) for m in problems]
+    for key, message in training_problems(case):
+        path = ("cases", i, "training") + ((key,) if key else ())
+        out.append(SpecProblem(doc.locate(path), path=".".join((case.id, "training", key)).rstrip("."),
+                               message=message))
     inf = case.inference
     if inf is not None:
         where = doc.locate(("cases", i, "inference"))
@@ -248,7 +263,8 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
 def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) -> dict[str, tuple[float, float]]:
     """Each measured metric's lowest and highest prediction over the stack profiles.
 
-    Only for a training case that states no stack (its stated switches kept); empty otherwise.
+    Only for a training case that states no stack (its stated switches kept; the profiles that refuse its layout
+    left out: `stacks.variants`); empty otherwise.
     """
     t = case.training
     if t is None or "stack" in t.model_fields_set:
@@ -256,7 +272,8 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     accs = accelerators if accelerators is not None else load_accelerators()
     hw = case_hardware(case, accs)
     preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
-             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor)]
+             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor,
+                                     Arch.from_model(_model(case)).experts, t.tp)]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

@@ -36,6 +36,7 @@ from itertools import product
 
 from archgen.model.accelerator import Accelerator
 from archgen.model.switch_allows import UNSETTLED
+from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.train.stacks import on_vendor
@@ -179,24 +180,48 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
     """
     t = case.training
     accs = accelerators if accelerators is not None else load_accelerators()
-    if t is None:
-        return {}
-    stack = on_vendor(t, case_vendor(case, accs)).stack
-    open_ = {n: vals for n, (vals, _) in UNSETTLED.get(stack, {}).items() if getattr(t, n, None) is None}
-    if not open_:
+    open_ = unsettled_switches(case, accs)
+    if t is None or not open_:
         return {}
     preds = [predict(case.model_copy(update={"training": t.model_copy(update=dict(zip(open_, combo, strict=True)))}),
                      accs) for combo in product(*open_.values())]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 
+def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, tuple[object, ...]]:
+    """The switches of `unsettled_range` with the values it takes them at (empty for any other case)."""
+    t = case.training
+    if t is None:
+        return {}
+    stack = on_vendor(t, case_vendor(case, accelerators)).stack
+    return {n: vals for n, (vals, _) in UNSETTLED.get(stack, {}).items() if getattr(t, n, None) is None}
+
+
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                    ) -> dict[str, tuple[float, float]]:
     """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
-    if case.collective is not None:
-        return collective_range(case, accelerators)
-    if case.inference is not None:
-        return serving_range(case, accelerators)
-    spans = [r for r in (stack_range(case, accelerators), training_efficiency_range(case, accelerators),
-                         unsettled_range(case, accelerators)) if r]
-    return {k: (min(r[k][0] for r in spans), max(r[k][1] for r in spans)) for k in spans[0]} if spans else {}
+    return unstated_span(case, accelerators)[0]
+
+
+def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
+                  ) -> tuple[dict[str, tuple[float, float]], str]:
+    """`unstated_range` and what it spans, in words: the one reading of the accuracy page and `estimate --cases`.
+
+    A training case's range is the widest over the stack profiles (`cases.stack_range`, a case that states no
+    stack), the accelerator's stated efficiency ranges (`training_efficiency_range`) and the switches its stack
+    leaves unsettled (`unsettled_range`); the words name each that moved it. ({}, "") where none is open.
+    """
+    accs = accelerators if accelerators is not None else load_accelerators()
+    if case.collective is not None or case.inference is not None:
+        got = collective_range(case, accs) if case.collective is not None else serving_range(case, accs)
+        return got, describe(open_knobs(case, accs)) if got else ""
+    switches = unsettled_switches(case, accs)
+    parts = [(stack_range(case, accs), "the stack profiles (the case states none)"),
+             (training_efficiency_range(case, accs), describe(open_knobs(case, accs))),
+             (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
+                 f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")")]
+    spans = [(r, words) for r, words in parts if r]
+    if not spans:
+        return {}, ""
+    return ({k: (min(r[k][0] for r, _ in spans), max(r[k][1] for r, _ in spans)) for k in spans[0][0]},
+            "; ".join(words for _, words in spans))

@@ -18,6 +18,7 @@ from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import ep_overlap_refused
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
+from archgen.perf.train.refused import moe_tp_refused
 from archgen.perf.train.training import estimate_training
 
 #: Job switches a plan search varies (fields of `job.Job`); sequence parallelism is a `Layout` field.
@@ -144,6 +145,8 @@ class Search:
                 if combo["overlap_ep_comm"]:  # the layouts Megatron-core refuses with it (`ep_overlap_problems`)
                     vpp, full = ep_overlap_refused(sub["ep"], sub["pp"], sub["interleave"], sub["recompute"])
                     ok = ok & ~vpp & ~full
+                if not sp:  # MoE at tp > 1 needs sequence parallelism (`refused.moe_tp_refused`)
+                    ok = ok & ~moe_tp_refused(b.job.arch.experts, sub["tp"], sp)
                 if combo["attention"] == "materialized":  # CP runs on Transformer Engine's attention only
                     ok = ok & (sub["cp"] == 1)  # (`layouts.layout_problems`, `refused.CP_NEEDS_TE_ATTENTION`)
                 t = np.where(ok, step, np.inf)

@@ -19,6 +19,7 @@ from archgen.perf.explore.vectorised_bounds import Prepared, prepare
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.layouts import enumerate_layouts
+from archgen.perf.train.refused import without_refused_tp
 from archgen.perf.workload.training_estimate import TrainingSetup, training_setup
 
 
@@ -43,8 +44,9 @@ def preparation(workload: Workload, arch: Arch, hw: Hardware, gpus: int, availab
     """
     try:
         setup = training_setup(workload, arch, hw, gpus) if gpus <= available else None
-        lay = None if setup is None or setup.complete else enumerate_layouts(arch, setup.job, gpus, hw, setup.fixed,
-                                                                           setup.pipeline, setup.zeros)
+        lay = None if setup is None or setup.complete else without_refused_tp(enumerate_layouts(
+            arch, setup.job, gpus, hw, setup.fixed, setup.pipeline, setup.zeros), setup.job,
+            setup.knobs.sequence_parallel)  # as `search_training` keeps them
     except ArchgenError:
         return Preparation(None, None, None)
     if setup is None or (lay is not None and len(lay["tp"]) == 0):

@@ -130,29 +130,44 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     `combined_1f1b_schedule_for_no_pipelining`): their four all-to-alls run alone, the `edge` saving lost once per
     such chunk (how many a step leaves: `unpaired_chunks`).
 
-    Under MoE parallel folding (`experts`) the EP group's members are etp ranks apart (etp defaults to tp), and with
-    etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (the combine reduce-scatters
-    them): the gathered buffer is etp times a rank's T/tp tokens' top_k copies, inside a scale-up domain.
+    Under MoE parallel folding (`experts`) etp defaults to tp. The two dispatchers move the expert-TP copies
+    differently (Megatron-core megatron/core/transformer/moe/token_dispatcher.py at d98e8a6):
+
+    * alltoall (`MoEAlltoAllTokenDispatcher`): the all-to-all runs over the EP group, whose members are etp ranks
+      apart, and with etp > 1 the dispatch all-gathers the received tokens over the expert-TP group (lines 741-751;
+      the combine reduce-scatters them, lines 824-832): the gathered buffer is etp times a rank's T/tp tokens'
+      top_k copies, inside a scale-up domain.
+    * deepep and hybridep (`MoEFlexTokenDispatcher`): one all-to-all over the tp_ep group of etp·ep consecutive
+      ranks (lines 1836-1850: `group=self.tp_ep_group`, `num_experts=self.tp_size * num_moe_experts`), the routing
+      map repeated for each of a target's etp ranks (`_initialize_metadata`, lines 1906-1917), so each token goes
+      to every expert-TP rank of its experts' EP ranks and nothing is gathered afterwards: a rank sends etp·top_k
+      copies of its T/tp tokens. With de-duplication a token still crosses to each other domain once: an EP
+      rank's etp ranks are consecutive, so in one domain where etp divides the domain's share of the group (the
+      formula assumes so), and the domains hit follow from the top_k EP ranks alone.
 
     HybridEP across nodes on the H100 of its README's table (8 ranks a node, as measured) takes the README's
     kernel-only rates at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged).
     """
     a = job.arch
     etp = tp if etp is None else etp
-    k_ep = members_per_domain(hw, ep, etp)
-    size = T * a.top_k * a.hidden * 2.0 / tp
+    flex = job.moe_dispatcher != "alltoall"
+    group, k_ep = dispatch_group(hw, job, ep, etp)
+    copies = a.top_k * (etp if flex else 1.0)  # of each of the rank's T/tp tokens
+    size = T * copies * a.hidden * 2.0 / tp
     if job.ep_dedup:
-        domains = maximum(ep / k_ep, 1.0)
-        copies_out = a.top_k * (1.0 - k_ep / ep)
+        domains = maximum(group / k_ep, 1.0)
+        copies_out = copies * (1.0 - k_ep / group)
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
-    a2a = collective_time(hw, "all_to_all", size, ep, k_ep)
+    a2a = collective_time(hw, "all_to_all", size, group, k_ep)
     if job.moe_dispatcher == "hybridep" and hw.accelerator == KERNEL_PLATFORM:  # its measured kernel rates
-        measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, k_ep)) / 2.0
-        a2a = where((np.asarray(k_ep) == 8) & (np.asarray(ep) > k_ep), measured, a2a)
-    a2a = a2a + where(np.asarray(etp) > 1, collective_time(hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp,
-                                                               etp, members_per_domain(hw, etp, 1)), 0.0)
-    cost, cost_f = dispatcher_cost(hw, job, T / tp, ep, k_ep, passes)
+        # nodes hit follow from the EP ranks: ep of them, group/k_ep nodes (an EP rank's etp ranks in one node)
+        measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, ep * k_ep / group)) / 2.0
+        a2a = where((np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
+    if not flex:  # the all-to-all dispatcher's expert-TP gather (reduce-scatter in the combine)
+        a2a = a2a + where(np.asarray(etp) > 1, collective_time(
+            hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp, etp, members_per_domain(hw, etp, 1)), 0.0)
+    cost, cost_f = dispatcher_cost(hw, job, T / tp, group, k_ep, passes, etp if flex else 1.0)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
     alone = t  # without the overlap (`edge`)
     if job.overlap_ep_comm:
@@ -160,13 +175,25 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
         shown = [maximum(0.0, a2a - w) for w in windows]
         lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
-        received = T * a.top_k * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(ep, 1.0))
+        received = T * copies * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(group, 1.0))
         lost = lost + C.excess(hbm, C.comm_share(hw, received, a2a))
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
+    live = ep * etp > 1  # either dispatcher runs with etp > 1 at ep 1 (the expert-TP gather; flex: DeepEP's tp x ep)
     if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
-        return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0), where(ep > 1, alone - t, 0.0)
-    return where(ep > 1, t, 0.0), where(ep > 1, t_f, 0.0)
+        return where(live, t, 0.0), where(live, t_f, 0.0), where(live, alone - t, 0.0)
+    return where(live, t, 0.0), where(live, t_f, 0.0)
+
+
+def dispatch_group(hw: Hardware, job: Job, ep, etp):
+    """(ranks, ranks per scale-up domain) of the group an MoE layer's dispatch all-to-all runs over.
+
+    The EP group (members etp ranks apart) for the all-to-all dispatcher; the tp_ep group of etp·ep consecutive
+    ranks for the flex dispatchers, deepep and hybridep (`expert_comm`).
+    """
+    if job.moe_dispatcher == "alltoall":
+        return ep, members_per_domain(hw, ep, etp)
+    return etp * ep, members_per_domain(hw, etp * ep, 1)
 
 
 def unpaired_chunks(pp, v, m):
@@ -182,7 +209,7 @@ def unpaired_chunks(pp, v, m):
     return where(pp > 1, minimum(m * v, 2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0), 1.0)
 
 
-def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
+def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0):
     """The token dispatcher's per-call host and synchronisation cost of one MoE layer per micro-batch: (all, forward).
 
     `forward` is the part the first forward pass's dispatch and combine take (the rest is the recompute's and the
@@ -190,14 +217,15 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes):
 
     From `archgen.perf.comm.dispatcher`: with `moe_dispatcher` hybridep each forward dispatch (`passes` of them: the
     forward and any recompute) pays HybridEP's fixed dispatch cost and all-gathers the routing map (one byte per
-    token and expert, over the EP group), and every other call (the forward combines and the two backward calls)
+    token and expert, over its group: `ep` ranks, k_ep per domain, the tp_ep group, whose routing map has etp
+    columns per expert, `etp`), and every other call (the forward combines and the two backward calls)
     its fixed combine cost; alltoall and deepep publish no figure (0). On the critical path: a stream
     synchronisation stalls both streams, so no overlap window hides it.
     """
     if job.moe_dispatcher != "hybridep":
         return 0.0, 0.0
     disp, comb = fixed_costs(ep, ep / k_ep)
-    gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * 1.0, ep, k_ep)
+    gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * etp, ep, k_ep)
     total = passes * (disp + gather) + (passes + 2.0) * comb
     return total, disp + gather + comb
 

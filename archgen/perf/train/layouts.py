@@ -1,12 +1,12 @@
 """Parallel-layout validation and search: every valid TP, PP, DP, micro-batch, interleave, recompute, ZeRO, offload.
 
-The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops
-those that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration.
-Interleaving goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow), trying only
-the divisors an interleaved split needs (`interleaves`); every enumeration is of divisors, so a search's work is
-bounded by the divisors of the accelerators, the heads and the batch, not by their size (issue 23 item 5). Where the
-system has host memory and no layout fits, every layout is evaluated again with each offload
-(`memory.OFFLOAD_CODES`): offload only adds copy time, so the search turns to it where memory binds.
+The search enumerates the layouts with numpy, evaluates them in one vectorised call of `estimate_training`, drops those
+that do not fit in HBM and returns the fastest. Fixed fields of a `Parallelism` restrict the enumeration. Interleaving
+goes up to one layer per virtual stage (layers / pp, as Calculon and Megatron-core allow), trying only the divisors an
+interleaved split needs (`interleaves`); every enumeration is of divisors, so a search's work is bounded by the divisors
+of the accelerators, the heads and the batch, not by their size (issue 23 item 5). Where the system has host memory and
+no layout fits, every layout is evaluated again with each offload (`memory.OFFLOAD_CODES`): offload only adds copy time,
+so the search turns to it where memory binds.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from archgen.perf.train.refused import (
     OPTIMIZER_OFFLOAD_NEEDS_DO,
     optimizer_offload_refused,
     without_refused_offloads,
+    without_refused_tp,
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 
@@ -348,7 +349,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         gpus: Accelerators in the job.
         fixed: Layout fields given by the workload (tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero,
             offload).
-        sequence_parallel: Whether TP layouts use sequence parallelism.
+        sequence_parallel: Whether TP layouts use sequence parallelism (without it an MoE model's are refused).
         pipeline: How the layers are placed on the pipeline ranks.
         zeros: The ZeRO stages tried where `fixed` leaves `zero` out (the stack's: `TrainingSetup.zeros`).
         offloads: The offload codes tried where no layout fits and `fixed` leaves `offload` out (the stack's).
@@ -358,7 +359,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     """
     if gpus <= 0:
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
-    lay = enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros)
+    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job, sequence_parallel)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
     step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
@@ -379,8 +380,7 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     if lay["etp"][i] != lay["tp"][i]:  # a stated etp that folds the experts differently from the attention
         best["etp"] = int(lay["etp"][i])
     best["recompute"] = names[num["recompute"]]
-    code = num["offload"]
-    del best["offload"]
+    code = int(best.pop("offload"))
     if code:
         best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
     one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],

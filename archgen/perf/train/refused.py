@@ -2,12 +2,15 @@
 
 The rules here are used by every path that builds a layout (`layouts.layout_problems`, the layout search's offload
 retry `layouts.search_training`, the sweeps' `perf.explore.vectorised` and the plan search `perf.explore.plan`), so a
-layout one of them refuses is refused by all.
+layout one of them refuses is refused by all. A stated layout is refused with the same messages (`model.training_rules`,
+`scoring.cases.training_problems`, `perf.workload.training_estimate.training_setup`).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from archgen.perf.train.job import Job
 
 #: Megatron-LM refuses optimizer offload without the distributed optimizer: `--optimizer-cpu-offload` needs
 #: `--use-precision-aware-optimizer` (megatron/training/arguments.py at d98e8a6, line 1885: "The optimizer cpu offload
@@ -47,3 +50,22 @@ def without_refused_offloads(lay: dict[str, np.ndarray], zeros: tuple[int, ...])
         lay = dict(lay, zero=np.where(refused & (lay["dp"] == 1), float(min(sharded)), lay["zero"]))
         refused = optimizer_offload_refused(lay["offload"], lay["zero"])
     return {k: v[~refused] for k, v in lay.items()}
+
+
+def moe_tp_refused(experts, tp, sp):
+    """Whether Megatron-core refuses the layouts: an MoE model trained at tp > 1 without sequence parallelism.
+
+    `MoELayer.forward` raises on it (`training_rules.MOE_TP_NEEDS_SP`; a stated layout's message is
+    `training_rules.moe_tp_problem`). `experts` the model's, `sp` the job's; numbers or arrays of layouts alike.
+    """
+    return (np.asarray(tp) > 1) & (experts > 0) & ~np.asarray(sp, dtype=bool)
+
+
+def without_refused_tp(lay: dict[str, np.ndarray], job: Job, sp) -> dict[str, np.ndarray]:
+    """The layouts of `lay` less those `moe_tp_refused` for `job`'s model.
+
+    The rule of the layout search (`search_training`) and the sweeps' (`vectorised_sets.preparation`); the plan
+    search applies `moe_tp_refused` to its plans without sequence parallelism (`plan_bound.Search`).
+    """
+    keep = ~moe_tp_refused(job.arch.experts, lay["tp"], sp)
+    return lay if keep.all() else {k: v[keep] for k, v in lay.items()}

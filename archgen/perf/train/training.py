@@ -98,14 +98,18 @@ class TrainingEstimate:
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None):
     """GEMM + attention + element-wise forward time of one layer for one micro-batch (`attn`: the core's, if known).
 
+    An MoE layer's router GEMM runs on the tokens the rank holds: under sequence parallelism T/tp (Megatron-core
+    at d98e8a6: `MoELayer.route` passes the layer's sequence-parallel input to the router, moe_layer.py line 451,
+    whose `gating` multiplies it by the whole [experts, hidden] weight, router.py line 111), without it all T.
+
     Returns (total, attention core, quantisation, GEMM backward minus twice the GEMM forward, HBM bytes): the second
     and third are shares of the total; the fourth corrects the backward's "twice the forward" for its GEMMs' own
     shapes; the last is what the pass moves once (GEMM operands and outputs, attention's Q, K, V and O, element-wise).
     """
     a, dt, q = job.arch, job.precision, job.arch.heads * job.arch.head_dim
     shapes = [(T, n, k) for _, n, k in a.attn_gemms(tp)]
-    if moe:
-        shapes.append((T, a.experts, a.hidden))
+    if moe:  # the router's GEMM: the rank's T/tp sequence-parallel tokens (the router weight is not split)
+        shapes.append((T / where(sp, tp, 1.0), a.experts, a.hidden))
         f = a.shared_experts * a.expert_ffn
         if a.shared_experts:
             shapes += [(T, (a.ffn_mats - 1) * f / tp, a.hidden), (T, a.hidden, f / tp)]

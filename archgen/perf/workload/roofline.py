@@ -202,7 +202,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
     T = micro_batch * s_q
     out = _projections(hw, a, dtype, phase, T, tp)
     if a.experts:
-        out.append(_gemm(hw, dtype, "router", phase, T, a.experts, a.hidden))
+        out.append(_gemm(hw, dtype, "router", phase, T / tp if sequence_parallel else T, a.experts, a.hidden))
         out += _ffn(hw, a, dtype, phase, T, tp, experts_local=a.experts / ep)
         if a.shared_experts:
             f = a.shared_experts * a.expert_ffn

@@ -16,12 +16,20 @@ from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
 from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
+from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, layout_problems, no_layout_reason, search_training
+from archgen.perf.train.layouts import (
+    OFFLOADS,
+    ZERO_STAGES,
+    LayoutProblem,
+    layout_problems,
+    no_layout_reason,
+    search_training,
+)
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.stacks import (
     Knobs,
@@ -112,6 +120,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
                                 scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
                                 host_memory=host, etp=p.etp)
         problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
+    if problem := moe_tp_problem(arch.experts, p.tp, knobs.sequence_parallel, sp_source(p.sequence_parallel, t.stack)):
+        problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
     if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw):
@@ -260,7 +270,10 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     """
     done = {(known[0], known[1]): known[2]}
     times = []
-    for name, knobs in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor):
+    every = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor)
+    run = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, int(lay.tp))
+    refusing = sorted({n for n, _ in every} - {n for n, _ in run})
+    for name, knobs in run:
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
@@ -270,4 +283,5 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     lo, hi = min(times), max(times)
     return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; over the stack "
             f"profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout"
-            f"{stack_origin(hw, t.stack)}")
+            + (f" ({', '.join(refusing)} left out: an MoE model at tp {int(lay.tp)} needs sequence parallelism, "
+               "which they do not run)" if refusing else "") + stack_origin(hw, t.stack))
