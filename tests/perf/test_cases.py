@@ -206,8 +206,8 @@ def _training(training: str) -> str:
 def test_unknown_stack_is_located_with_a_suggestion(tmp_path):
     text = _training("{seq_len: 2048, global_batch: 64, precision: bf16, tp: 1, pp: 8, dp: 1, stack: nemo-2024}")
     assert messages(tmp_path, text) == (
-        "cases.yaml:8:92: error: cases.0.training.stack: expected one of 'megatron-lm-2021', 'megatron-core-2024' or "
-        "'nemo-2025', got 'nemo-2024'\n  hint: did you mean 'nemo-2025'?")
+        "cases.yaml:8:92: error: cases.0.training.stack: expected one of 'megatron-lm-2021', 'megatron-core-2024', "
+        "'nemo-2025' or 'primus-2025', got 'nemo-2024'\n  hint: did you mean 'nemo-2025'?")
 
 
 def test_layout_that_does_not_divide_even_with_the_slots(tmp_path):
