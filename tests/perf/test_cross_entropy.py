@@ -49,6 +49,6 @@ def test_the_stack_profiles_and_a_stated_value():
     """Megatron-LM 2021 and Megatron-core 2024 run the unfused loss, NeMo/Megatron-Bridge Transformer Engine's; a
     stated value wins over the profile; an internal job takes the Megatron-core profile's."""
     assert {s: p.cross_entropy for s, p in PROFILES.items()} == {
-        "megatron-lm-2021": "unfused", "megatron-core-2024": "unfused", "nemo-2025": "te"}
+        "megatron-lm-2021": "unfused", "megatron-core-2024": "unfused", "nemo-2025": "te", "primus-2025": "te"}
     assert resolve("nemo-2025", {"cross_entropy": "native"}, "fp8").cross_entropy == "native"
     assert Job(LLAMA3_8B, 8192, 128, "bf16").cross_entropy == "unfused"
