@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from archgen.analyse.cabling import PAIR_TIERS
-from archgen.analyse.link_ends import link_speed, links_per_cable
+from archgen.analyse.link_ends import SWITCH_ENDS, link_speed, links_per_cable
 from archgen.analyse.network import count
 from archgen.checks.registry import Context, Violation
 from archgen.model.fabrics import LINK_TIERS
@@ -19,7 +19,6 @@ from archgen.topology import tier_pairs
 
 #: Pairs named in a finding; the rest are counted.
 NAMED = 3
-_ENDS = {"leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
 
 
 def split_copper(ctx: Context) -> Iterator[Violation]:
@@ -44,7 +43,7 @@ def split_copper(ctx: Context) -> Iterator[Violation]:
             pairs = None
             if fa.topology == "fat-tree" and len(tr.weight) == len(tier_pairs(fa.shape, tr.tier)[0]) * fa.planes:
                 lo, hi, _ = tier_pairs(fa.shape, tr.tier)
-                low, up = (fa.tier_at(e).switches for e in _ENDS[tr.tier])
+                low, up = (fa.tier_at(e).switches for e in SWITCH_ENDS[tr.tier])
                 pairs = (np.concatenate([p * low + lo for p in range(fa.planes)]),
                          np.concatenate([p * up + hi for p in range(fa.planes)]))
             for i, opt in enumerate(options.get((tr.fabric, tr.tier), ())):
@@ -55,7 +54,7 @@ def split_copper(ctx: Context) -> Iterator[Violation]:
                 bad = np.flatnonzero((tr.option == i) & (tr.weight % leg != 0))
                 if not len(bad):
                     continue
-                lower, upper = _ENDS[tr.tier]
+                lower, upper = SWITCH_ENDS[tr.tier]
                 named = "" if pairs is None else ": " + ", ".join(
                     f"{tr.fabric}-{lower}-{pairs[0][j] + 1:02d} to {tr.fabric}-{upper}-{pairs[1][j] + 1:02d} "
                     f"({int(tr.weight[j])})" for j in bad[:NAMED]) + (f" and {len(bad) - NAMED} more"
