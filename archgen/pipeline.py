@@ -114,8 +114,9 @@ def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> A
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in optics_by_rack(clusters).items() if watts.m}
-    racks |= analyse(design, optics, only=optics, known=racks)  # power and cooling again where racks hold optics
-    # beyond their parts (their space and BOM kept)
+    held = {path: watts for path, watts in optics_by_rack(clusters, held=True).items() if watts.m}
+    racks |= analyse(design, optics, only=optics.keys() | held.keys(), known=racks, held=held)  # power and cooling
+    # again where racks hold optics beyond their parts (their space and BOM kept)
     clusters = at_feeds(clusters)                  # IT power at the feeds: power-shelf losses added
     return Analysed(specs, design, racks, clusters)
 

@@ -214,7 +214,8 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             sw, q = needed.get(t.switch.id, (t.switch, 0))
             needed[t.switch.id] = (sw, q + t.switches * fa.planes)
             p = p + t.switch.power.max * t.switches * fa.planes
-        p = p + added(Q_(0, "W"), (t.optics_power for t in tiers if t.fabric == fa.fabric.spec.id))
+        p = p + added(Q_(0, "W"), (t.optics_power - t.switch_optics_power for t in tiers
+                                   if t.fabric == fa.fabric.spec.id))   # a switch's figure may hold its modules
         net_power[fa.fabric.spec.id] = p.to("kW")
     scale_up = added(Q_(0, "W"), (t.optics_power for t in tiers if t.fabric == "scale_up"))
     if scale_up.magnitude:    # its cables' optics, as every fabric's; its switches are compute (surplus_switch_power)
@@ -233,6 +234,11 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             modules[mid] = (link, counted + q)
     optics = added(Q_(0, "W"), (t.optics_power for t in tiers))
     inside = _modules_inside_nodes(a, tiers)
+    in_switches: Counter[str] = Counter()
+    for tc in tiers:
+        in_switches.update(tc.switch_modules)
+    holders = ", ".join(sorted({tn.switch.id for fa in a.fabrics for tn in fa.tiers
+                                if tn.switch is not None and tn.switch.power_includes_optics}))
     low: dict[str, Counter[float]] = {}
     for tc in tiers:
         for (mid, watts), n in tc.reduced.items():
@@ -241,11 +247,13 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     for mid, (link, q) in sorted(modules.items()):
         if q:
             copper = link.media in COPPER_MEDIA
-            n_in = min(inside.get(mid, 0), q)
+            n_in = min(inside.get(mid, 0) + in_switches.get(mid, 0), q)
             note = ("cable assemblies" if copper else "transceivers" if link.is_module
                     else "fibre ends at passive ports (no transceiver)")
-            if n_in:
+            if inside.get(mid, 0):
                 note += f"; those at node ends draw inside {within}'s maximum (its power includes its optics)"
+            if in_switches.get(mid, 0):
+                note += f"; those in {holders}'s ports draw inside its maximum (its power includes its optics)"
             full, rest, rest_in, split = link.power_per_end * (2 if copper else 1), q, n_in, []
             for watts, n_low in sorted(low.get(mid, {}).items()):   # run below its rate: a group at that power
                 at = min(rest_in, n_low)       # the slow ones are a NIC's single-port cage: node ends first
@@ -310,15 +318,19 @@ def unit_power(part: object) -> Q | None:
     return None
 
 
-def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> Q:
+def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling], typical: bool = False) -> Q:
     """The cluster's optics less the node-end modules its systems' `power.max` already holds, so each counts once.
 
     Node-end modules (`TierCabling.node_optics_power`) are inside a system's figure where it says so
-    (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports.
+    (`System.power_includes_optics`); a fabric whose nodes differ splits them by the nodes' share of its ports. So
+    are the modules in the ports of a switch whose figure holds them (`Switch.power_includes_optics`), except at
+    `typical` draw where the switch states a typical: that is taken with passive cables (SN5600's 940 W).
     """
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
-    inside = added(Q_(0, "W"), (t.node_optics_power * _included_share(a, fabrics.get(t.fabric)) for t in tiers))
-    return (added(Q_(0, "W"), (t.optics_power for t in tiers)) - inside).to("kW")
+    inside = added(Q_(0, "W"), (t.node_optics_power * _included_share(a, fabrics.get(t.fabric))
+                                + t.switch_optics_power for t in tiers))
+    held = added(Q_(0, "W"), (t.switch_optics_power - t.switch_optics_typical for t in tiers if typical))
+    return (added(Q_(0, "W"), (t.optics_power for t in tiers)) - inside + held).to("kW")
 
 
 def _modules_inside_nodes(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> dict[str, int]:

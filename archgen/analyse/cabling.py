@@ -29,7 +29,14 @@ import numpy as np
 
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
 from archgen.analyse.facility import facility_metrics
-from archgen.analyse.link_ends import _ports_per_module, link_speed, links_per_cable, module_power, node_cage_ports
+from archgen.analyse.link_ends import (
+    _ports_per_module,
+    link_speed,
+    links_per_cable,
+    module_power,
+    node_cage_ports,
+    optics_inside,
+)
 from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.other_ports import rack_xy
 from archgen.analyse.placement import Taken, place_switches, unplaced
@@ -106,6 +113,11 @@ class TierCabling:
     over_where: tuple[tuple[int, int, int], ...] = ()
     #: Modules run below their rate at a lower power (`Link.power_at`): (part, watts each) -> modules.
     reduced: dict[tuple[str, float], int] = field(default_factory=dict)
+    #: Optical modules in switch ports that the switch's `power.max` holds (`Switch.power_includes_optics`), by part.
+    switch_optics_power: Q = Q_(0, "W")
+    switch_modules: dict[str, int] = field(default_factory=dict)
+    #: Of it, what the switches' typical holds too (no `typical` stated); the rest the typical IT power adds.
+    switch_optics_typical: Q = Q_(0, "W")
 
     @property
     def physical(self) -> int:
@@ -136,8 +148,8 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         cab = analyse_cabling(a)
         a.metrics.update(_cluster_metrics(a, cab))
         typical, fell_back = _typical(design, racks, a, cab)
-        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + optics_outside_systems(a, cab.tiers)
-                                         + typical + storage_draw(a, typical=True)).to("kW")
+        a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + typical + storage_draw(a, typical=True)
+                                         + optics_outside_systems(a, cab.tiers, typical=True)).to("kW")
         for fa in a.fabrics:
             fa.metrics["network_power"] = cab.network_power.get(fa.fabric.spec.id, Q_(0, "kW"))
             fa.metrics["optics_power"] = sum((t.optics_power for t in cab.tiers if t.fabric == fa.fabric.spec.id),
@@ -252,7 +264,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 tr = None
             tiers.append(_tier_totals(fa.fabric.spec.id, tier_name, fa.links[tier_name] * fa.planes, options, tr,
                                       node_cage_ports(a, fa) if tier_name == "access" else None,
-                                      link_speed(fa, tier_name)))
+                                      link_speed(fa, tier_name), optics_inside(fa, tier_name),
+                                      optics_inside(fa, tier_name, typical=True)))
     su = a.scale_up   # a torus scale-up domain's cables between systems: counted as a torus fabric's neighbour links
     if su is not None and su.cables:
         options, speed = scale_up_cables(cluster)
@@ -294,7 +307,8 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
 
 
 def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, ...], tr: TierRuns | None,
-                 a_cage_ports: int | None, speed: Q) -> TierCabling:
+                 a_cage_ports: int | None, speed: Q, in_switch: tuple[str, ...] = (),
+                 in_typical: tuple[str, ...] = ()) -> TierCabling:
     by: dict[tuple[str, float], int] = {}
     per_option = np.zeros(max(len(options), 1), dtype=np.int64)
     single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
@@ -337,6 +351,8 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
         by[(options[0].label, 0.0)] = links
     modules: dict[str, int] = {}
     at_nodes: Counter[str] = Counter()
+    at_switches: Counter[str] = Counter()
+    switch_power = switch_typical = Q_(0, "W")
     reduced: Counter[tuple[str, float]] = Counter()
     cables: dict[str, int] = {}
     power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
@@ -367,9 +383,13 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                 power = power + watts * k
                 node_power = node_power + (watts * k if side in at_node else Q_(0, "W"))
                 at_nodes[end.id] += k if side in at_node else 0
+                if side in in_switch and side not in at_node:
+                    switch_power, at_switches[end.id] = switch_power + watts * k, at_switches[end.id] + k
+                    switch_typical = switch_typical + (watts * k if side in in_typical else Q_(0, "W"))
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
-                       tuple(where), dict(reduced))
+                       tuple(where), dict(reduced), switch_power.to("W"), {m: n for m, n in at_switches.items() if n},
+                       switch_typical.to("W"))

@@ -305,8 +305,8 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: Literal[True]) -> tuple[Q, lis
 def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, list[str]]:
     """Average IT load: typical (else maximum) draw of systems and switches, plus optics outside their figures.
 
-    The optics are those `analyse.bom.optics_outside_systems` counts, each module once; the power shelves' loss on
-    both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
+    The optics are those `analyse.bom.optics_outside_systems` counts at typical draw, each module once; the power
+    shelves' loss on both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
 
     The checkpoint storage's typical (else maximum) draw is added where `storage.power` states it, and with `idle`
     its idle draw, else that average (assumed, as a part's).
@@ -324,7 +324,8 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
             if idle and idle_draw(part) is None:
                 assumed.append(part.id)
             total = total + draw(part) * line.quantity
-    total = (total + (optics_outside_systems(a, a.cabling.tiers) if a.cabling is not None else Q_(0, "kW"))).to("kW")
+    optics = optics_outside_systems(a, a.cabling.tiers, typical=True) if a.cabling is not None else Q_(0, "kW")
+    total = (total + optics).to("kW")
     total = (total + shelf_loss(a, draw)).to("kW")  # at the feeds, as `it_power`
     stored = storage_draw(a, typical=True, idle=idle)   # the checkpoint storage's, where stated: no rack, no shelf
     storage = a.cluster.spec.storage

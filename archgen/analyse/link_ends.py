@@ -16,7 +16,10 @@ from archgen.units import Q_, Q
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports"]
+__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports", "optics_inside"]
+
+#: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
+SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
 
 
 def _ports_per_module(link, speed: Q, cage_ports: int | None = None) -> int:
@@ -74,3 +77,15 @@ def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     role, split = fa.fabric.spec.nic_role or fa.fabric.spec.role, fa.fabric.spec.nic_breakout   # '2x400G': 2 each
     per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
     return min(per, default=1) * (parse_breakout(split)[0] if split else 1)
+
+
+def optics_inside(fa: FabricAnalysis, tier: str, typical: bool = False) -> tuple[str, ...]:
+    """The ends ('a', 'b') of a fat tree's `tier` in switches whose `power.max` holds their ports' modules.
+
+    Optical modules only: a copper assembly is one BOM item with both ends built in, so its active ends stay added.
+    `typical`: only those whose typical draw holds them too, the switches that state no `typical` (their maximum
+    stands for it); a stated typical is taken with passive cables, as datasheets give it.
+    """
+    return tuple(side for side, name in zip(("a", "b"), SWITCH_ENDS[tier], strict=True)
+                 if name and (t := fa.tier(name)) is not None and t.switch is not None
+                 and t.switch.power_includes_optics and not (typical and t.switch.power.typical is not None))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.analyse.cabling import TierRuns, _ports_per_module, link_speed, links_per_cable, node_cage_ports
-from archgen.analyse.link_ends import module_power
+from archgen.analyse.link_ends import module_power, optics_inside
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import LinkOption
 from archgen.model import System
@@ -21,28 +21,35 @@ from archgen.model.network import COPPER_MEDIA
 from archgen.units import Q_, Q
 
 
-def optics_by_rack(clusters: dict[str, ClusterAnalysis]) -> dict[str, Q]:
-    """Optics power per rack path: its most loaded instance in any cluster (for its budgets)."""
+def optics_by_rack(clusters: dict[str, ClusterAnalysis], held: bool = False) -> dict[str, Q]:
+    """Optics power per rack path: its most loaded instance in any cluster (for its budgets).
+
+    `held`: instead, the modules in the ports of switches whose `power.max` holds them but whose stated `typical`
+    (with passive cables) does not, which the rack's typical draw adds (`Switch.power_includes_optics`).
+    """
     out: dict[str, Q] = {}
     for a in clusters.values():
-        for rid, q in rack_optics(a).items():
+        for rid, q in rack_optics(a, held).items():
             path = f"rack/{rid}"
             out[path] = max(out.get(path, q), q)
     return out
 
 
-def rack_optics(a: ClusterAnalysis) -> dict[str, Q]:
+def rack_optics(a: ClusterAnalysis, held: bool = False) -> dict[str, Q]:
     """Optics power of the most loaded rack instance of each rack type of one cluster."""
     if a.cabling is None or not a.cabling.runs:
         return {}
     worst: dict[str, float] = {}
-    for inst, w in zip(a.cluster.instances, instance_optics(a).tolist(), strict=True):
+    for inst, w in zip(a.cluster.instances, instance_optics(a, held).tolist(), strict=True):
         worst[inst.rack.spec.id] = max(worst.get(inst.rack.spec.id, 0.0), w)
     return {rid: Q_(w, "W").to("kW") for rid, w in sorted(worst.items())}
 
 
-def instance_optics(a: ClusterAnalysis) -> np.ndarray:
-    """Optics power (W) each rack instance of a cluster holds beyond its parts' figures, in instance order."""
+def instance_optics(a: ClusterAnalysis, held: bool = False) -> np.ndarray:
+    """Optics power (W) each rack instance of a cluster holds beyond its parts' figures, in instance order.
+
+    `held`: the modules a switch's maximum holds and its stated typical does not (`optics_by_rack`).
+    """
     watts = np.zeros(len(a.cluster.instances), dtype=float)
     cab = a.cabling
     if cab is None or not cab.runs:
@@ -51,8 +58,10 @@ def instance_optics(a: ClusterAnalysis) -> np.ndarray:
     fabrics = {fa.fabric.spec.id: fa for fa in a.fabrics}
     for tr in cab.runs:
         fa = fabrics[tr.fabric]
+        inside = optics_inside(fa, tr.tier)
+        only = tuple(s for s in inside if s not in optics_inside(fa, tr.tier, typical=True)) if held else None
         _rack_end_power(fa, tr.tier, tr, options[(tr.fabric, tr.tier)], _modules_left_out(a, tr),
-                        node_cage_ports(a, fa), watts)
+                        node_cage_ports(a, fa), watts, inside, only)
     return watts
 
 
@@ -70,13 +79,16 @@ def _modules_left_out(a: ClusterAnalysis, tr: TierRuns) -> np.ndarray:
 
 
 def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[LinkOption, ...],
-                    node_left_out: np.ndarray, node_cage: int, out: np.ndarray) -> None:
+                    node_left_out: np.ndarray, node_cage: int, out: np.ndarray,
+                    in_switch: tuple[str, ...] = (), only: tuple[str, ...] | None = None) -> None:
     """Add the modules and active-cable ends of one tier's runs that no part's figure holds to `out` (W/rack).
 
     Those are the switch ends, the B end of every tier and the A end of the switch tiers, and the node ends (an
     access run's A end) of systems whose `power.max` leaves their modules out (`node_left_out`); an access run's A
     end that is no node is a switch port at a leaf, in a single-port cage. Modules per rack are ⌈links / ports per
-    module⌉ with the cages of the cluster totals (`analyse.cabling`); unplaced ends hold none.
+    module⌉ with the cages of the cluster totals (`analyse.cabling`); unplaced ends hold none. An optical module in
+    the port of a switch whose `power.max` holds it (`in_switch`, `Switch.power_includes_optics`) adds nothing;
+    `only`: count just the optical modules at these ends (the held ones a stated typical leaves out).
     """
     if not options or not len(tr.length):
         return
@@ -92,11 +104,12 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
             for i, opt in enumerate(options):
                 end = getattr(opt, side)
                 sel = mask & (tr.option == i) & (rack >= 0)
-                if not sel.any() or end.power_per_end.magnitude == 0:
+                copper = opt.a.media in COPPER_MEDIA
+                if not sel.any() or end.power_per_end.magnitude == 0 or (
+                        (side in in_switch and not copper) if only is None else (side not in only or copper)):
                     continue
                 links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
                 cage = a_cage if side == "a" else None
-                copper = opt.a.media in COPPER_MEDIA
                 per = links_per_cable(opt, speed, a_cage) if copper else _ports_per_module(end, speed, cage)
                 watts = end.power_per_end if copper else module_power(end, speed, cage)
                 out += np.ceil(links / per) * watts.m_as("W")

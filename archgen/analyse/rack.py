@@ -122,6 +122,8 @@ class Power:
     external: Q = Q_(0, "kW")
     external_parts: tuple[str, ...] = ()
     busbar_voltage: Q | None = None
+    #: Modules in switch ports that the switch's `power.max` holds but its stated typical does not: in `it_typical`.
+    optics_held: Q = Q_(0, "kW")
 
     @property
     def busbar_current(self) -> Q | None:
@@ -134,7 +136,7 @@ class Power:
     @property
     def it_typical(self) -> Q:
         """IT power at typical draw (energy, opex): `equipment_typical` plus the optics; budgets stay on `it_power`."""
-        return self.equipment_typical + (self.optics or Q_(0, "kW"))
+        return self.equipment_typical + (self.optics or Q_(0, "kW")) + self.optics_held
 
     @property
     def conversion(self) -> Stage | None:
@@ -175,13 +177,16 @@ class RackAnalysis:
     bom: tuple[BomLine, ...] = ()
 
 
-def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None = None) -> RackAnalysis:
+def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None = None,
+                 held: Q | None = None) -> RackAnalysis:
     """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none).
 
-    `space`: the rack's space where already worked out (it does not depend on `optics`).
+    `space`: the rack's space where already worked out (it does not depend on `optics`). `held`: the modules its
+    switches' maximum holds and their stated typical does not (`Power.optics_held`).
     """
     space = _space(rack) if space is None else space
     power = _power(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
+    power = power if held is None else replace(power, optics_held=held.to("kW"))
     cooling = _cooling(rack, power)
     metrics: dict[str, Q] = {
         "it_power": power.it_power, "it_power_typical": power.it_typical, "optics_power": power.optics,
@@ -368,20 +373,21 @@ def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:
 
 
 def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: Collection[str] | None = None,
-            known: Mapping[str, RackAnalysis] | None = None) -> dict[str, RackAnalysis]:
+            known: Mapping[str, RackAnalysis] | None = None, held: Mapping[str, Q] | None = None
+            ) -> dict[str, RackAnalysis]:
     """Analyse every rack of the design (with its bill of materials), keyed by its object path.
 
     `optics` maps a rack's path to the optics power beyond its parts' figures of its most loaded instance in the
     clusters (`analyse.optics.optics_by_rack`); racks missing from it hold none. `only`: just the racks of these
     paths (the pipeline's second pass, after the clusters; `archgen estimate`'s one cluster). `known`: analyses of
     the first pass, whose space and bill of materials (neither depends on optics) are kept; power and cooling are
-    worked out again.
+    worked out again. `held`: by rack path, the modules its switches' maximum holds and their typical does not.
     """
-    optics, known = optics or {}, known or {}
+    optics, known, held = optics or {}, known or {}, held or {}
     out = {}
     for r in design.racks:
         if only is None or r.path in only:
             first = known.get(r.path)
-            a = analyse_rack(r, optics.get(r.path), first.space if first else None)
+            a = analyse_rack(r, optics.get(r.path), first.space if first else None, held.get(r.path))
             out[r.path] = replace(a, bom=first.bom if first else tuple(rack_bom(r, design.specs)))
     return out

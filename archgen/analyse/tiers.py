@@ -118,7 +118,9 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
     The top tier has no up ports (all its ports face down; `up` there is refused at validation or by
     `top_tier_ports`). Below it: `up` ports (or fixed `uplinks`) fix the split; `down` ports alone fix the down
     side and the oversubscription o sets the up ports beside them, u = ⌊d·s / (o·s_up)⌋ at the uplink rate
-    s_up, which must fit in the rest of the down group (NET001); neither: u = ⌊k/(1+o)⌋, d = k − u, or with
+    s_up, which must fit in the rest of the down group (NET001); neither: u = ⌊k/(1+o)⌋, d = k − u, in whole cages
+    where the ports break out b ways (u = b·⌊(k/b)/(1+o)⌋: a 64-cage SN5610 at 4 x 200G and 2:1 takes 84 up, 21
+    cages, not 85, which split a cage between roles and made the spines divide 85), or with
     `uplink_speed` at another rate than the down ports, the group's physical ports split by bandwidth (`_by_rate`).
     Uplinks faster than the group's ports are NET019 at `uplink_speed`.
     """
@@ -140,8 +142,9 @@ def split(fabric: BoundFabric, tier: str, speed: Q, top: bool) -> TierSplit:
                                 f"{group.speed:~P}, or `up` ports of a faster group", up_speed, group.speed))
     if plan.down is None and group is not None and per_port and plan.breakout and up_speed != speed:
         return _by_rate(plan, speed, up_speed, per_port, over, problems)
-    if plan.down is None:
-        up = up_ports(plan.radix, 1 + over)
+    if plan.down is None:   # whole cages up where the ports break out: no cage split between down and up roles
+        b = plan.breakout if plan.breakout > 1 and plan.radix % plan.breakout == 0 else 1
+        up = up_ports(plan.radix // b, 1 + over) * b
         return TierSplit(plan, plan.radix - up, up, up_speed, tuple(problems))
     up = up_ports(plan.down * speed.m_as("Gbit/s") / up_speed.m_as("Gbit/s"), over)
     per_port = max(per_port, 1)

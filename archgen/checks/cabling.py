@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from archgen.analyse.network import count
 from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
+from archgen.checks.copper_pairs import split_copper
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import NIC, Switch
 from archgen.model.fabrics import LINK_TIERS
@@ -322,6 +323,20 @@ _SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_cor
 
 def _tier_key(tier: str, topology: str) -> str:
     return LINK_TIERS[topology][tier]
+
+
+@check("CAB008", "cabling.copper_split", severity="warning")
+def copper_split(ctx: Context) -> Iterator[Violation]:
+    """Each switch pair's links on copper fill whole assemblies, so no cage holds lanes to two far switches.
+
+    A straight DAC or ACC joins one cage to one cage; a pair with fewer links than it carries (2 x 200G on a 4 x
+    200G DAC) takes a whole one with lanes idle, and the next pair's links land in the same cage (newuser26).
+    A splitter part (`links_per_cable`) is counted by its legs. How: `archgen.checks.copper_pairs`.
+
+    Fix: give each pair a multiple of the assembly's links (`uplinks`, `spine.count`), state a splitter part with
+    `links_per_cable`, or list an optical option for the tier.
+    """
+    yield from split_copper(ctx)
 
 
 @check("CAB006", "cabling.length_bins", severity="warning")

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen import topology
 from archgen.analyse.network import count
 from archgen.analyse.nodes import fabric_ports_rate
 from archgen.analyse.tier_problems import unbuilt_keys
+from archgen.checks import fabric_shape as shape
 from archgen.checks import network_roles as roles
 from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
 from archgen.checks.proportion import surplus, violations
 from archgen.checks.registry import Context, Violation, check
-
-#: Graphs larger than this (switch vertices per plane) are not built for the failure check.
-MAX_GRAPH_SWITCHES = 20_000
-#: Above this many switches per plane the failure check uses the closed form instead of the graph.
-MAX_CLOSED_FORM = 2_000
-
 
 #: The problems the analysers found, as violations of one check (held in `network_roles`, beside NET011's).
 _fabric_problems, _cluster_problems = roles.fabric_problems, roles.cluster_problems
@@ -237,28 +231,20 @@ def single_points_of_failure(ctx: Context) -> Iterator[Violation]:
 
     Fix: use at least two spines (and cores), each leaf connected to more than one.
     """
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            if fa.topology != "fat-tree":
-                continue
-            shape = fa.shape
-            switches = shape.leaves + shape.spines + shape.cores
-            if fa.tiers_used < 2 or switches > MAX_GRAPH_SWITCHES or not fa.buildable:
-                continue                                 # an unbuildable fabric's graph says nothing (NET001/NET003)
-            spof = topology.clos_single_points(shape) if switches > MAX_CLOSED_FORM and \
-                not fa.tier("leaf").spare else None      # no spare leaf: every leaf holds endpoints
-            if spof is None:
-                g = topology.clos_links(shape, fa.leaf_endpoints())
-                if not topology.connected(g):
-                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
-                                    "the fabric graph is not connected")
-                    continue
-                spof = topology.single_points_of_failure(g)
-            if spof:
-                names = ", ".join(f"{t} {i}" for t, i in spof[:5])
-                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path,
-                                f"{len(spof)} switch(es) whose loss disconnects node groups: {names}",
-                                count(len(spof)), count(0))
+    yield from shape.single_points(ctx)
+
+
+@check("NET027", "network.idle_core", severity="warning")
+def idle_core(ctx: Context) -> Iterator[Violation]:
+    """A 3-tier fat tree holds more than one pod; in one pod its cores and spine-core links carry no traffic.
+
+    `tiers: 3` over leaves that fit under one pod's spines (newuser26: 128 leaves on 144-port spines built 144
+    cores, 20,736 spine-core links and about 760 kW that no path uses). The finding gives the idle switches,
+    links, transceivers and their power.
+
+    Fix: set `tiers: 2` (or `auto`); keep `tiers: 3` only for growth, and waive the finding saying so.
+    """
+    yield from shape.idle_core(ctx)
 
 
 @check("NET014", "network.structure")

@@ -310,7 +310,8 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     a whole-system maximum input) or they are added to it ("NICs added", `power_includes_nics: false`), and the
     added NICs' unconfirmed `power` is named too, and so is a power shelf's unconfirmed `efficiency`, on which the
     cluster's IT power at the rack feeds rests (its shelves' loss); where the shelf states an `efficiency_range`,
-    the finding gives the cluster's IT power at both ends.
+    the finding gives the cluster's IT power at both ends. A cable's or transceiver's unconfirmed `power_per_end` is
+    named with the count whose draw the IT power adds (modules drawing inside a node's maximum add nothing).
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
     knowingly (waive this finding with the reason).

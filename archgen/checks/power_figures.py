@@ -14,7 +14,7 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words
-from archgen.model import NIC, Accelerator, CoolingUnit, Part, PowerShelf, Switch, System
+from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.units import Q_
 
@@ -67,7 +67,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
 #: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
 POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
     (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
-    (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)))
+    (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)), (Link, ("power_per_end",)))
 
 
 def unconfirmed_power(ctx: Context, path: str) -> list[str]:
@@ -76,7 +76,9 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
     A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
     draw is built on, and that a sweep over accelerators re-powers the system by). A system with NICs says whether
     its figure includes them or they are added to it (`System.power_includes_nics`); the `power` of the NICs added
-    is named where unconfirmed.
+    is named where unconfirmed. A cable's or transceiver's `power_per_end` is named with the count whose draw the
+    IT power adds (the BOM's transceivers or cable assemblies, less those drawing inside a node's maximum, which
+    adds nothing: `System.power_includes_optics`).
     """
     a = ctx.clusters[path]
     out: dict[str, list[str]] = {}   # 'part field' -> where (a switch partly in no rack has two BOM lines)
@@ -86,6 +88,11 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
         fitted = [(specs.get(part.accelerator), f"fitted in {part.id}")] if isinstance(part, System) and \
             part.accelerator else []
         placed = f"{line.quantity} in no rack" if line.note == UNRACKED else f"{line.quantity} placed"
+        if isinstance(part, Link):
+            if line.quantity <= line.in_parent:
+                continue      # every one draws inside a node's maximum: the IT power does not rest on its figure
+            placed = f"{line.quantity - line.in_parent} {line.note.split(';')[0]}" + (
+                f", {line.in_parent} more inside a node's maximum" if line.in_parent else "")
         if isinstance(part, System) and part.nics:
             added = part.nic_power is not None    # only the NICs whose power is added to the system's figure
             fitted += [(specs.get(n.part), f"{n.count} in each {part.id}, added to its power")

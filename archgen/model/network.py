@@ -126,6 +126,13 @@ class Switch(Part):
                            "(NCCL CollNet) and NVLS+SHARP collectives; cite it in `source:`.")
     mechanical: Mechanical = Field(description="Height, weight and depth.")
     power: Electrical = Field(description="Maximum draw, without optics unless stated.")
+    power_includes_optics: bool = Field(False, description=(
+        "Whether `power.max` includes the optical modules in the switch's own ports: false (default) for a "
+        "datasheet's figure with passive cables, so the cabling's modules at its ports are added to its rack's "
+        "budgets and the cluster's IT power; true where the figure holds them (a PSU rating the source says covers "
+        "the ports' modules, as the SN5000 manual's 18 W per port with its 3 kW PSU), and then they are counted "
+        "once, inside it. A stated `typical` is taken with passive cables (modules added to the cluster's typical "
+        "IT power); active copper ends are always added (docs/clusters.md, Power)."))
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid.")
 
     @model_validator(mode="after")

@@ -73,8 +73,31 @@ def test_gb200_su_racks_add_up_to_the_cluster(shipped):
     loss = cluster.metrics["shelf_loss"].m_as("kW")
     assert loss == pytest.approx(8 * (131.61 - 0.197) * (1 / 0.97 - 1), abs=0.01)   # SN2201s off the busbar
     assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(total + loss)
-    assert cluster.metrics["optics_power"].m_as("kW") - watts.sum() / 1000 == pytest.approx(576 * 9 / 1000
-                                                                                           + 288 * 6.5 / 1000)
+    # the node ends inside the trays' figure, and the storage leaves' 72 twin-port SR8 modules (17 W) inside the
+    # SN5600's `power.max`, which holds its ports' modules (`power_includes_optics`; newuser26 open 5)
+    assert cluster.metrics["optics_power"].m_as("kW") - watts.sum() / 1000 == pytest.approx(
+        576 * 9 / 1000 + 288 * 6.5 / 1000 + 72 * 17 / 1000)
+
+
+def test_a_switch_whose_figure_holds_its_modules_adds_none(spec_tree):
+    # The first test's cluster with a QM9700 leaf whose power.max is said to hold its ports' modules: the 16
+    # switch-end SR8 modules (16 x 17 W = 272 W) leave the network rack's optics and the cluster's IT power, which is
+    # the racks' equipment alone; the cluster's optics power still reports every module (544 W), and the BOM line
+    # marks the 16 as drawing inside the switch's maximum (newuser26: SN5600's 3 kW PSU rating, up to 64 x 17 W).
+    text = (SPECS / "catalog" / "switches" / "qm9700.yaml").read_text(encoding="utf-8")
+    held = text.replace("id: qm9700\n", "id: qm9700-held\n", 1) + "power_includes_optics: true\n"
+    tree = files(racks=1, sus=1, tiers=1)
+    tree = {k: v.replace("qm9700", "qm9700-held") for k, v in tree.items()}
+    result = run([spec_tree({**tree, "switches/qm9700-held.yaml": held})])
+    net, c4 = result.racks["rack/net"], result.racks["rack/c4"]
+    assert net.power.optics.m_as("W") == 0
+    cluster = result.clusters["cluster/c"]
+    assert cluster.metrics["optics_power"].m_as("W") == pytest.approx(32 * 17)
+    equipment = c4.power.equipment + net.power.equipment
+    assert cluster.metrics["it_power"].m_as("W") == pytest.approx(equipment.m_as("W"))
+    [line] = [ln for ln in cluster.cabling.bom if ln.part == "mmf-800g-sr8"]
+    assert (line.quantity, line.in_parent) == (32, 32)      # 16 inside the DGX H100s, 16 inside the leaf
+    assert "those in qm9700-held's ports draw inside its maximum" in line.note
 
 
 def test_shipped_clusters_count_each_transceiver_once(shipped):
@@ -85,6 +108,7 @@ def test_shipped_clusters_count_each_transceiver_once(shipped):
         unplaced = sum((line.total_power for line in cluster.cabling.bom if line.note == "not placed in a rack"),
                        0 * racks)
         nodes = sum((t.node_optics_power for t in cluster.cabling.tiers), 0 * racks)  # inside every shipped system
+        nodes = nodes + sum((t.switch_optics_power for t in cluster.cabling.tiers), 0 * racks)  # and in SN5600's
         expected = racks + cluster.metrics["optics_power"] - nodes + unplaced + cluster.metrics["shelf_loss"]
         assert cluster.metrics["it_power"].m_as("kW") == pytest.approx(expected.m_as("kW"))
         # an end stated only as a count (the DGX's UFM and storage appliance ports) stands in no rack: its module

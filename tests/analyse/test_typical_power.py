@@ -24,8 +24,11 @@ def test_rack_typical_power_uses_stated_typicals(result):
     # 8 QM9700 at 747 W instead of 1,176 W: 8 x 0.429 kW = 3.432 kW below the maximum
     assert leaf.metrics["it_power"].m_as("kW") - leaf.metrics["it_power_typical"].m_as("kW") == pytest.approx(3.432)
     eth = result.racks["rack/gb200-su-eth"]
-    # 5 SN5600 at 940 W instead of the 3 kW PSU rating: 5 x 2.06 kW = 10.3 kW
-    assert eth.metrics["it_power"].m_as("kW") - eth.metrics["it_power_typical"].m_as("kW") == pytest.approx(10.3)
+    # 5 SN5600 at 940 W instead of the 3 kW PSU rating: 5 x 2.06 kW = 10.3 kW, less the 72 storage-leaf SR8 modules
+    # (17 W) the rating holds and the typical (with passive cables) does not: 10.3 - 1.224 kW
+    assert eth.power.optics_held.m_as("kW") == pytest.approx(72 * 17 / 1000)
+    assert eth.metrics["it_power"].m_as("kW") - eth.metrics["it_power_typical"].m_as("kW") == pytest.approx(
+        10.3 - 72 * 17 / 1000)
     assert eth.power.typical_from_max == ()          # SN5600 and SN4600C both state a typical draw
 
 
@@ -43,8 +46,12 @@ def test_cluster_typical_power_is_max_less_each_switch_and_system_typical_saving
         part = result.specs.get(line.part)
         if isinstance(part, System | Switch) and part.power.typical is not None:
             saving += (part.power.max - part.power.typical).m_as("kW") * line.quantity
+    # less the modules a switch's maximum holds and its typical (with passive cables) does not: the GB200 SU's
+    # SN5600 storage leaves, 72 x 17 W (`Switch.power_includes_optics`)
+    held = sum((t.switch_optics_power - t.switch_optics_typical).m_as("kW") for t in a.cabling.tiers)
+    assert held == pytest.approx(72 * 17 / 1000 if cluster == "cluster/gb200-nvl72-su" else 0)
     m = a.metrics
-    assert m["it_power"].m_as("kW") - m["it_power_typical"].m_as("kW") == pytest.approx(saving)
+    assert m["it_power"].m_as("kW") - m["it_power_typical"].m_as("kW") == pytest.approx(saving - held)
     assert saving > 0
 
 

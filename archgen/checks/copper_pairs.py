@@ -1,0 +1,69 @@
+"""CAB008's finding: straight copper assemblies between switch tiers that a switch pair's links cannot fill.
+
+`checks/cabling.py` registers the check; this module holds what it finds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from archgen.analyse.cabling import PAIR_TIERS
+from archgen.analyse.link_ends import SWITCH_ENDS, link_speed, links_per_cable
+from archgen.analyse.network import count
+from archgen.checks.registry import Context, Violation
+from archgen.model.fabrics import LINK_TIERS
+from archgen.model.network import COPPER_MEDIA
+from archgen.topology import tier_pairs
+
+#: Pairs named in a finding; the rest are counted.
+NAMED = 3
+
+
+def split_copper(ctx: Context) -> Iterator[Violation]:
+    """CAB008: switch pairs of a tier whose links on a straight copper assembly are not a whole number of them.
+
+    An assembly of `per` links (its narrower end's module at the tier's line rate) joins one cage to one cage, so a
+    pair of w links takes ⌈w / per⌉ assemblies, as the BOM and the port map count them. Where w is not a multiple
+    of per, the last assembly's other lanes go unused; the port map numbers the pair's links port after port, so
+    the next pair's links fall on the lanes of that same cage, which no straight cable reaches. A splitter part
+    (`links_per_cable` > 1) ends in several far cages: each of its legs carries per / links_per_cable links, and
+    a pair whose links fill whole legs is counted as it (no finding).
+    """
+    for c in ctx.clusters.values():
+        if c.cabling is None:
+            continue
+        fabrics = {fa.fabric.spec.id: fa for fa in c.fabrics}
+        options = {(t.fabric, t.tier): t.options for t in c.cabling.tiers}
+        for tr in c.cabling.runs:
+            fa = fabrics.get(tr.fabric)
+            if fa is None or tr.tier not in PAIR_TIERS or not len(tr.weight):
+                continue
+            pairs = None
+            if fa.topology == "fat-tree" and len(tr.weight) == len(tier_pairs(fa.shape, tr.tier)[0]) * fa.planes:
+                lo, hi, _ = tier_pairs(fa.shape, tr.tier)
+                low, up = (fa.tier_at(e).switches for e in SWITCH_ENDS[tr.tier])
+                pairs = (np.concatenate([p * low + lo for p in range(fa.planes)]),
+                         np.concatenate([p * up + hi for p in range(fa.planes)]))
+            for i, opt in enumerate(options.get((tr.fabric, tr.tier), ())):
+                if opt.a.media not in COPPER_MEDIA:
+                    continue
+                per = links_per_cable(opt, link_speed(fa, tr.tier))
+                leg = max(per // max(opt.a.links_per_cable, opt.b.links_per_cable), 1)
+                bad = np.flatnonzero((tr.option == i) & (tr.weight % leg != 0))
+                if not len(bad):
+                    continue
+                lower, upper = SWITCH_ENDS[tr.tier]
+                named = "" if pairs is None else ": " + ", ".join(
+                    f"{tr.fabric}-{lower}-{pairs[0][j] + 1:02d} to {tr.fabric}-{upper}-{pairs[1][j] + 1:02d} "
+                    f"({int(tr.weight[j])})" for j in bad[:NAMED]) + (f" and {len(bad) - NAMED} more"
+                                                                     if len(bad) > NAMED else "")
+                yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.tiers[LINK_TIERS[fa.topology][tr.tier]]
+                                .links_path, f"{tr.tier}: {len(bad)} of {int((tr.option == i).sum())} switch pairs "
+                                f"on {opt.label} hold a number of links (in brackets) that is not a multiple of the "
+                                f"{leg} one {'leg' if leg < per else 'assembly'} carries{named}; a straight "
+                                "assembly joins one cage to one cage, so each such pair leaves lanes of its last "
+                                "assembly idle, and the port map puts the next pair's links in that same cage, "
+                                "which no straight cable reaches",
+                                count(len(bad)), count(0))
