@@ -23,7 +23,7 @@ from archgen.checks.power_figures import (
     within_input,
 )
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import feed_words, over_hall
+from archgen.checks.scope import over_hall
 from archgen.model import PowerShelf, Switch, System
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
@@ -275,12 +275,12 @@ def chain(ctx: Context) -> Iterator[Violation]:
 def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
 
+    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`).
+
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
-    for path, c, hall, it, cap in over_hall(ctx.clusters, "critical_it_power"):
-        yield Violation(path, c.cluster.spec.id, ("facility",),
-                        f"{feed_words(c.metrics)} {_kw(it)} exceeds facility '{hall.id}''s critical IT power "
-                        f"{_kw(cap)} by {_kw(it - cap)}", it.to("kW"), cap.to("kW"))
+    for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
+        yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
 
 
 @check("PWR011", "power.hall_redundancy")
