@@ -117,7 +117,9 @@ class PDU(Part):
     basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What `voltage` is measured between.")
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Input current rating per phase.")
-    outlets: int = Field(0, ge=0, le=1000, description="Number of outlets.")
+    outlets: int = Field(0, ge=0, le=1000, description=(
+        "Number of outlets; where stated, each PDU must have one for every PSU cord the rack's outlet map puts on it "
+        "(PWR016). 0: not stated, not judged."))
     capacity: PowerRating | None = Field(None, description=(
         "Rated capacity when published, in kVA or kW as its maker states it (the feeds' `power_factor` applies to kVA "
         "only: kW is real power already); else "
