@@ -375,6 +375,7 @@ Information = Annotated[Q, Dim("GB", gt=0, floor=1e-9, le=1e12, label="an amount
 Length = Annotated[Q, Dim("m", gt=0, floor=1e-3, le=1e5, label="a length", example="3 m")]
 LengthOrZero = Annotated[Q, Dim("m", ge=0, le=1e5, label="a length", example="0.6 m")]
 RackSpace = Annotated[Q, Dim("U", gt=0, le=100, label="a rack height", example="2 U")]
+ZeroURackSpace = Annotated[Q, Dim("U", ge=0, le=100, label="a rack height", example="0 U")]  # a 0U PDU
 Mass = Annotated[Q, Dim("kg", gt=0, le=1e6, label="a mass", example="34 kg")]
 AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, le=1e5, label="a floor loading", example="1200 kg/m**2")]
 Duration = Annotated[Q, Dim("s", gt=0, le=3.2e9, label="a time", example="2 us")]

@@ -6,6 +6,7 @@ Every result is a pint quantity; the formulas are written next to the constants 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -49,6 +50,7 @@ class Space:
     weight: Q
     footprint: Q
     floor_load: Q
+    unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
 
 
 @dataclass(frozen=True)
@@ -224,8 +226,9 @@ def _space(rack: RackDesign) -> Space:
                                    if (m := getattr(p.part, "mechanical", None)) is not None))
     weight = (payload + spec.form_factor.weight).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
+    unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"))
+                 (weight / footprint).to("kg/m**2"), tuple(f"{k} x{n}" for k, n in sorted(unweighed.items())))
 
 
 def _power(rack: RackDesign, optics: Q) -> Power:

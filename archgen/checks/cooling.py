@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import coolant_supply, feed_words, over_hall
+from archgen.checks.scope import coolant_supply, over_hall
 from archgen.model import Rack
 from archgen.model.cooling import describe, rated_capacity
 from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
@@ -191,13 +191,14 @@ def plausible_temperature(ctx: Context) -> Iterator[Violation]:
 def facility_cooling(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power, all of which becomes heat, is within its facility's stated `cooling_capacity`.
 
+    Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
+    above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
+
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`).
     """
-    for path, c, hall, it, cap in over_hall(ctx.clusters, "cooling_capacity"):
-        yield Violation(path, c.cluster.spec.id, ("facility",),
-                        f"{feed_words(c.metrics, 'IT heat')} {it.to('kW'):.1f~P} "
-                        f"exceeds facility '{hall.id}''s cooling capacity "
-                        f"{cap.to('kW'):.1f~P} by {(it - cap).to('kW'):.1f~P}", it.to("kW"), cap.to("kW"))
+    for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
+                                                            "IT heat"):
+        yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
 
 
 @check("COOL010", "cooling.cdu_rated_conditions")

@@ -34,30 +34,59 @@ def no_overlap(ctx: Context) -> Iterator[Violation]:
                             f"U{first.u}-U{first.top} (slot {first.slot + 1})")
 
 
+def _without(a) -> str:
+    """', without the weight of pdu-x x4, which states none', or '' where every placed part states its weight."""
+    names = a.space.unweighed
+    return f", without the weight of {', '.join(names)}, which state{'s' if len(names) == 1 else ''} none" \
+        if names else ""
+
+
 @check("MECH003", "mechanical.payload")
 def payload(ctx: Context) -> Iterator[Violation]:
     """The weight of the installed equipment is within the rack's rated payload.
 
-    Fix: remove equipment, or choose a rack with a higher `form_factor.max_payload`.
+    A placed part that states no `mechanical` weight (a PDU may leave it out) is not in the payload: the payload is
+    then a floor, an error above the limit and, within it, an info finding that names the parts left out and the
+    weight they must stay under together, never a silent pass.
+
+    Fix: remove equipment, or choose a rack with a higher `form_factor.max_payload`; state every part's weight.
     """
     for path, a in ctx.racks.items():
         limit = a.rack.spec.form_factor.max_payload
         if a.space.payload > limit:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
                             f"installed equipment weighs {a.space.payload:.1f~P}, above the rated payload "
-                            f"{limit:~P}", a.space.payload, limit)
+                            f"{limit:~P}{_without(a)}", a.space.payload, limit)
+        elif a.space.unweighed:
+            yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
+                            f"installed equipment weighs {a.space.payload:.1f~P}{_without(a)}: within the rated "
+                            f"payload {limit:~P} only if they weigh under {(limit - a.space.payload).to('kg'):.1f~P} "
+                            "together", a.space.payload, limit, severity="info")
 
 
 @check("MECH004", "mechanical.floor_load")
 def floor_load(ctx: Context) -> Iterator[Violation]:
     """The rack's weight over its footprint is within the facility's floor rating.
 
-    Fix: spread the load (spreader plates, lighter configuration) or install in a hall with a higher `floor_rating`.
+    As MECH003, parts that state no weight leave the floor load a floor: within the rating, an info finding names
+    them and the weight they must stay under together (the margin times the rack's footprint).
+
+    Fix: spread the load (spreader plates, lighter configuration) or install in a hall with a higher `floor_rating`;
+    state every part's weight.
     """
     for path, a in ctx.racks.items():
         fac = a.rack.facility
-        if fac is not None and a.space.floor_load > fac.floor_rating:
+        if fac is None:
+            continue
+        figures = (f"floor load {a.space.floor_load:.0f~P} ({a.space.weight:.0f~P} on {a.space.footprint:.3f~P}"
+                   f"{_without(a)})")
+        if a.space.floor_load > fac.floor_rating:
             yield Violation(path, a.rack.spec.id, ("facility",),
-                            f"floor load {a.space.floor_load:.0f~P} ({a.space.weight:.0f~P} on "
-                            f"{a.space.footprint:.3f~P}) exceeds the floor rating {fac.floor_rating:~P} of {fac.id}",
+                            f"{figures} exceeds the floor rating {fac.floor_rating:~P} of {fac.id}",
                             a.space.floor_load, fac.floor_rating)
+        elif a.space.unweighed:
+            spare = ((fac.floor_rating - a.space.floor_load) * a.space.footprint).to("kg")
+            yield Violation(path, a.rack.spec.id, ("facility",),
+                            f"{figures}: within the floor rating {fac.floor_rating:~P} of {fac.id} only if they "
+                            f"weigh under {spare:.1f~P} together", a.space.floor_load, fac.floor_rating,
+                            severity="info")

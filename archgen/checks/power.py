@@ -10,21 +10,21 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from archgen.analyse.rack import Power, Stage, busbar_flags, external_flags
+from archgen.analyse.rack import Power, Stage
 from archgen.checks.power_figures import (
     _kw,
     feeds_beyond_shelves,
     feeds_off_hall,
     hall_units,
-    input_span,
+    outlet_counts,
+    part_inputs,
     shelf_range,
     shelves_lost_with_a_feed,
     unconfirmed_power,
-    within_input,
 )
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import feed_words, over_hall
-from archgen.model import PowerShelf, Switch, System
+from archgen.checks.scope import over_hall
+from archgen.model import PowerShelf
 from archgen.model.power import PDU, VOLTAGE_TOLERANCE
 from archgen.units import Q_
 
@@ -275,12 +275,12 @@ def chain(ctx: Context) -> Iterator[Violation]:
 def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
 
+    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`).
+
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
-    for path, c, hall, it, cap in over_hall(ctx.clusters, "critical_it_power"):
-        yield Violation(path, c.cluster.spec.id, ("facility",),
-                        f"{feed_words(c.metrics)} {_kw(it)} exceeds facility '{hall.id}''s critical IT power "
-                        f"{_kw(cap)} by {_kw(it - cap)}", it.to("kW"), cap.to("kW"))
+    for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
+        yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
 
 
 @check("PWR011", "power.hall_redundancy")
@@ -336,36 +336,7 @@ def part_input(ctx: Context) -> Iterator[Violation]:
     Fix: power an AC part beside the shelves (place PDUs and name it in `power.pdus.serves`), name it in
     `power.external` where the integrator feeds it from outside the rack, or choose the part's other input model.
     """
-    for path, a in ctx.racks.items():
-        rack, owner = a.rack, a.rack.spec.id
-        bus, ext, seen = busbar_flags(rack), external_flags(rack), set()
-        volts = a.power.busbar_voltage
-        for i, item in enumerate(rack.items):
-            part = item.part
-            given = part.power.input if isinstance(part, System | Switch) else None
-            if given is None or item.slot in seen:
-                continue
-            seen.add(item.slot)
-            key, span = ("slots", item.slot, "part"), input_span(given)
-            if bus[i] and given.type == "ac":
-                yield Violation(path, owner, key, f"{part.id} takes AC{span} but sits on the power shelves' "
-                                f"{volts:~P} DC busbar, whose budget carries it; no PDU (power.pdus.serves) or "
-                                f"outside feed (power.external) is stated for it")
-            elif bus[i] and not within_input(volts, given):
-                yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
-                                volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
-                                else given.voltage_min)
-            elif not bus[i] and not ext[i] and given.type == "dc":
-                yield Violation(path, owner, key, f"{part.id} takes DC{span} but is fed AC from the rack's "
-                                f"{'PDUs' if any(isinstance(p.part, PDU) for p in rack.items) else 'feeds'}")
-        placed = {p.part.id: p.part for p in rack.items}
-        serves = set(rack.spec.power.pdus.serves) if rack.spec.power.pdus else set()
-        for j, ref in enumerate(rack.spec.power.external):
-            part = placed.get(ref)
-            why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
-                   if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
-            if why:
-                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")
+    yield from part_inputs(ctx)
 
 
 @check("PWR014", "power.busbar_rating")
@@ -398,3 +369,17 @@ def hall_voltage(ctx: Context) -> Iterator[Violation]:
     Fix: state the rack's feeds at the hall's voltage (line-to-neutral: the hall's / √3), or correct the hall's.
     """
     yield from feeds_off_hall(ctx)
+
+
+@check("PWR016", "power.pdu_outlets")
+def pdu_outlets(ctx: Context) -> Iterator[Violation]:
+    """Each PDU that states its `outlets` has one for every PSU cord the rack's outlet map puts on it.
+
+    The outlet map is the rack document's (`analyse.distribution`: a part's PSUs alternate between the A and B sides
+    under N+N, else go round the PDUs in turn), one cord per PSU of each placed system and switch. Parts whose PSUs
+    the catalog does not give are not in the map: where the counted cords fit, an info finding names them, since
+    their cords may not (`outlets` left at 0 is not judged). Outlet types (C13, C19) are not compared.
+
+    Fix: more PDUs or PDUs with more outlets; state the PSUs (`power.psus`) of the parts the map leaves out.
+    """
+    yield from outlet_counts(ctx)

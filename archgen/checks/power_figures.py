@@ -1,6 +1,6 @@
 """Helpers of the PWR checks: hall UPS and generators (PWR011), unconfirmed figures (PWR012), inputs (PWR013).
 
-And the hall's voltage (PWR015).
+And the hall's voltage (PWR015); the PDUs' outlets (PWR016) are checked here.
 """
 
 from __future__ import annotations
@@ -12,10 +12,13 @@ from typing import Any
 
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
+from archgen.analyse.distribution import distribution
+from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
+from archgen.model.power import PDU
 from archgen.units import Q_
 
 
@@ -236,3 +239,66 @@ def feeds_beyond_shelves(path: str, a: Any) -> Iterator[Violation]:
                         f"{feeds.count} {feeds.kind} for {shelves} power shelves of one AC input each: "
                         f"{feeds.count - shelves} connect to nothing (expected at most {shelves})",
                         Q_(feeds.count, ""), Q_(shelves, ""))
+
+
+def outlet_counts(ctx: Context) -> Iterator[Violation]:
+    """PWR016: PSU cords per PDU in the outlet map against each PDU's stated `outlets`."""
+    for path, a in ctx.racks.items():
+        power = a.power
+        if power.conversion is None or power.conversion_kind != "PDUs":
+            continue
+        placed = [item for item in a.rack.items if isinstance(item.part, PDU)]
+        pdus = [item.part for item in placed]
+        if not any(p.outlets for p in pdus):
+            continue
+        d = distribution(a.rack, power.conversion.unit_capacity, power.optics)
+        if d is None:
+            continue
+        cords = [sum(1 for o in d.outlets if o.pdu == i + 1) for i in range(len(pdus))]
+        over = [(i, n, p) for i, (n, p) in enumerate(zip(cords, pdus, strict=True)) if p.outlets and n > p.outlets]
+        if over:
+            words = "; ".join(f"PDU {i + 1} ({p.id}) {n} cords for {p.outlets} outlets" for i, n, p in over)
+            yield Violation(path, a.rack.spec.id, ("slots", placed[over[0][0]].slot, "part"),
+                            f"the outlet map puts more PSU cords on a PDU than it has outlets: {words} "
+                            f"({sum(cords)} cords over {len(pdus)} PDUs)",
+                            Q_(max(n for _, n, _ in over), ""), Q_(min(p.outlets for _, _, p in over), ""))
+        elif d.unmapped:
+            slot = next(item.slot for item in a.rack.items if item.part.id == d.unmapped[0])
+            yield Violation(path, a.rack.spec.id, ("slots", slot, "part"),
+                            f"not judged for {', '.join(d.unmapped)}: the catalog gives no PSUs, so their cords "
+                            f"are not in the outlet map; the {sum(cords)} counted fit the PDUs' "
+                            f"{sum(p.outlets for p in pdus)} outlets", severity="info")
+
+
+def part_inputs(ctx: Context) -> Iterator[Violation]:
+    """PWR013: each placed part's stated power input against what feeds it (busbar DC, PDUs or feeds AC)."""
+    for path, a in ctx.racks.items():
+        rack, owner = a.rack, a.rack.spec.id
+        bus, ext, seen = busbar_flags(rack), external_flags(rack), set()
+        volts = a.power.busbar_voltage
+        for i, item in enumerate(rack.items):
+            part = item.part
+            given = part.power.input if isinstance(part, System | Switch) else None
+            if given is None or item.slot in seen:
+                continue
+            seen.add(item.slot)
+            key, span = ("slots", item.slot, "part"), input_span(given)
+            if bus[i] and given.type == "ac":
+                yield Violation(path, owner, key, f"{part.id} takes AC{span} but sits on the power shelves' "
+                                f"{volts:~P} DC busbar, whose budget carries it; no PDU (power.pdus.serves) or "
+                                f"outside feed (power.external) is stated for it")
+            elif bus[i] and not within_input(volts, given):
+                yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
+                                volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
+                                else given.voltage_min)
+            elif not bus[i] and not ext[i] and given.type == "dc":
+                yield Violation(path, owner, key, f"{part.id} takes DC{span} but is fed AC from the rack's "
+                                f"{'PDUs' if any(isinstance(p.part, PDU) for p in rack.items) else 'feeds'}")
+        placed = {p.part.id: p.part for p in rack.items}
+        serves = set(rack.spec.power.pdus.serves) if rack.spec.power.pdus else set()
+        for j, ref in enumerate(rack.spec.power.external):
+            part = placed.get(ref)
+            why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
+                   if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
+            if why:
+                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")

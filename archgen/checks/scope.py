@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from archgen.analyse.conversion import unpowered
+from archgen.checks.registry import Severity
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
 
@@ -117,12 +119,17 @@ def _busbar_rated(r: Any) -> bool:
     return r.spec.power.shelves is not None and r.spec.power.shelves.busbar_rating is not None
 
 
+def _outlets(r: Any) -> bool:
+    """A rack with a PDU that states its outlets has counts for PWR016 to compare."""
+    return any(getattr(p.part, "outlets", 0) for p in r.items)
+
+
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
-    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated,
+    "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
     "PWR015": lambda r: _hall_states("voltage")(r.facility),
 }
 #: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
@@ -152,18 +159,40 @@ def applies(check_id: str, subjects: Iterable[str], racks: Iterable[Any] = (), h
     return need is None or any(need(r) for r in racks)
 
 
-def over_hall(clusters: Any, capacity: str) -> Iterator[tuple[str, Any, Any, Any, Any]]:
-    """Each cluster whose IT power exceeds what its hall states as `capacity`, with the figures compared.
+def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
+              ) -> Iterator[tuple[str, Any, Any, str, Any, Any, Severity | None]]:
+    """Each cluster whose IT power exceeds what its hall states as `capacity`, or cannot be compared with it.
 
-    (path, cluster analysis, hall, IT power, the capacity): PWR010 for `critical_it_power`, COOL009 for
-    `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`). The IT power here is
-    what the rack feeds carry (`feed_power`): with the racks' own cooling units, as the headroom metrics count it.
+    (path, cluster analysis, hall, message, value, limit, severity): PWR010 for `critical_it_power`, COOL009 for
+    `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`), `label` naming it in
+    the message. The IT power here is what the rack feeds carry (`feed_power`): with the racks' own cooling units,
+    as the headroom metrics count it. Where it is not provided (a fabric tier names no link media, so its
+    transceivers' draw is unknown: `analyse.conversion.unpowered`), the racks' own IT power (`it_power_racks`) is a
+    floor under it, since everything else only adds: above the capacity, the cluster fails on the floor alone (an
+    error); within it, the check cannot judge and says so (an info finding), never a silent pass.
     """
     for path, c in clusters.items():
         hall, it = c.cluster.facility, feed_power(c.metrics)
         limit = hall_capacity(hall, capacity) if hall is not None else None
-        if limit is not None and it is not None and it > limit:
-            yield path, c, hall, it, limit
+        if limit is None:
+            continue
+        against = f"facility '{hall.id}''s {label} {limit.to('kW'):.1f~P}"
+        if it is not None:
+            if it > limit:
+                yield (path, c, hall, f"{feed_words(c.metrics, what)} {it.to('kW'):.1f~P} exceeds {against} by "
+                       f"{(it - limit).to('kW'):.1f~P}", it.to("kW"), limit.to("kW"), None)
+            continue
+        floor = c.metrics.get("it_power_racks")
+        if floor is None:
+            continue
+        why = unpowered(c) or f"{c.cluster.spec.id}'s {what} is not provided"
+        if floor > limit:
+            yield (path, c, hall, f"{what} of the racks alone {floor.to('kW'):.1f~P} exceeds {against} by "
+                   f"{(floor - limit).to('kW'):.1f~P}, before the rest ({why})", floor.to("kW"), limit.to("kW"),
+                   None)
+        else:
+            yield (path, c, hall, f"not judged: {why}; the racks alone draw {floor.to('kW'):.1f~P} of {against}",
+                   floor.to("kW"), limit.to("kW"), "info")
 
 
 def feed_power(metrics: Any) -> Any:

@@ -9,7 +9,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Mechanical, Part, Psus, spare_units
 from archgen.model.spec import FieldError, Spec
-from archgen.units import Current, Dim, Power, Q, Voltage
+from archgen.units import Current, Dim, Power, Q, Voltage, ZeroURackSpace
 
 #: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes kVA watts
 #: (`analyse.rack.pdu_capacity`; a kW rating is taken as it is), so unlike `Power` it takes volt-amperes.
@@ -103,6 +103,12 @@ class PowerShelf(Part):
             f"redundancy held back, or the PSUs' redundancy as published"))
 
 
+class PduMechanical(Mechanical):
+    """Size and weight of a PDU: a vertical (0U) one, mounted in the rack's side channel, takes `height: 0 U`."""
+
+    height: ZeroURackSpace = Field(description="Height in rack units: '0 U' for a vertical PDU, e.g. '1 U'.")
+
+
 class PDU(Part):
     """A rack power distribution unit."""
 
@@ -111,9 +117,13 @@ class PDU(Part):
     basis: Literal["line-to-line", "line-to-neutral"] = Field(description="What `voltage` is measured between.")
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Input current rating per phase.")
-    outlets: int = Field(0, ge=0, le=1000, description="Number of outlets.")
+    outlets: int = Field(0, ge=0, le=1000, description=(
+        "Number of outlets; where stated, each PDU must have one for every PSU cord the rack's outlet map puts on it "
+        "(PWR016). 0: not stated, not judged."))
     capacity: PowerRating | None = Field(None, description=(
         "Rated capacity when published, in kVA or kW as its maker states it (the feeds' `power_factor` applies to kVA "
         "only: kW is real power already); else "
         "derived from V, A, phases."))
-    mechanical: Mechanical | None = Field(None, description="Size and weight; 0U PDUs still have weight.")
+    mechanical: PduMechanical | None = Field(None, description=(
+        "Size and weight, e.g. {height: 0 U, weight: 12 kg} for a vertical PDU (0U PDUs still have weight); not "
+        "stated, the rack's payload and floor load leave it out and say so (MECH003, MECH004)."))

@@ -49,3 +49,9 @@ def test_facility_capacity_checks_apply_only_where_the_hall_states_the_capacity(
     stated = replace(rack, facility=hall)
     assert applies("PWR010", ["cluster/gb200-nvl72-su"], [stated])
     assert not applies("COOL009", ["cluster/gb200-nvl72-su"], [stated])
+
+
+def test_outlet_check_applies_only_where_a_pdu_states_its_outlets(shipped) -> None:
+    """PWR016 compares PSU cords with a PDU's `outlets`: the shipped 415 V PDU states none (no datasheet), so the
+    DGX H100 rack's document must not list PWR016 as passed."""
+    assert not applies("PWR016", ["rack/dgx-h100-4"], [_rack(shipped, "dgx-h100-4")])
