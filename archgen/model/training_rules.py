@@ -89,16 +89,30 @@ def moe_tp_problem(experts: int, tp: int | None, sp: bool, how: str = "is off") 
             f"{MOE_TP_NEEDS_SP}; expected sequence_parallel true, or tp 1")
 
 
-def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str) -> str | None:
+#: Megatron-LM turns sequence parallelism off at tp 1 and then asserts the TP overlap's need of it (NVIDIA/Megatron-LM
+#: at d98e8a6, megatron/training/arguments.py lines 1433-1442), so a TP overlap asked for at tp 1 is refused whatever
+#: sequence_parallel says; Megatron-Bridge turns it off there instead (NVIDIA-NeMo/Megatron-Bridge at aae8200,
+#: src/megatron/bridge/training/comm_overlap.py lines 440-443: "Disabling tensor parallel communication overlap due
+#: to TP size < 2").
+TP_OVERLAP_NEEDS_SP = ("Megatron-LM asserts 'Tensor parallel communication/GEMM overlap can happen only when sequence "
+                       "parallelism is enabled' after turning sequence parallelism off at tp 1 (NVIDIA/Megatron-LM at "
+                       "d98e8a6, megatron/training/arguments.py lines 1433-1442)")
+
+
+def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str, tp: int | None = None) -> str | None:
     """Why a stated `overlap_tp_comm: true` cannot run without sequence parallelism (`sp` as resolved); else None.
 
-    `how` says where sp's value came from. Megatron-LM asserts it (megatron/training/arguments.py: 'Tensor parallel
-    communication/GEMM overlap can happen only when sequence parallelism is enabled').
+    `how` says where sp's value came from; `tp` (None where the layout leaves it to the search): at tp 1 sequence
+    parallelism is off whatever is stated (`TP_OVERLAP_NEEDS_SP`). One rule for a Workload's `Training` and a
+    validation case (`scoring.cases.training_problems`).
     """
-    if not overlap_tp_comm or sp:
+    if not overlap_tp_comm or (sp and tp != 1):
         return None
-    return (f"overlap_tp_comm true needs sequence parallelism, which {how} (Megatron-LM arguments.py: 'Tensor "
-            "parallel communication/GEMM overlap can happen only when sequence parallelism is enabled'); expected "
+    if tp == 1:
+        return (f"overlap_tp_comm true cannot run at tp 1, where there is no TP communication to overlap and "
+                f"sequence parallelism is off: {TP_OVERLAP_NEEDS_SP}; expected overlap_tp_comm false or left out "
+                "(Megatron-Bridge turns it off at tp 1), or tp > 1 with sequence parallelism")
+    return (f"overlap_tp_comm true needs sequence parallelism, which {how}: {TP_OVERLAP_NEEDS_SP}; expected "
             "sequence_parallel true, or overlap_tp_comm false or left out")
 
 
