@@ -119,3 +119,27 @@ def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str, tp: 
 def sp_source(stated: bool | None, stack: str) -> str:
     """How a job's sequence parallelism came to be off, for the messages above: stated, or the stack's default."""
     return "is stated false" if stated is not None else f"is off under stack {stack}"
+
+
+#: Megatron-core's rules for overlapping the shared experts with the token dispatcher (NVIDIA/Megatron-LM at d98e8a6,
+#: megatron/core/transformer/transformer_config.py): "moe_shared_expert_overlap only works with alltoall or flex
+#: token dispatcher" (lines 1820-1826; every `moe_dispatcher` value is one of them: deepep and hybridep are the flex
+#: dispatcher's backends), "shared_experts recompute cannot work with --moe-shared-expert-overlap" (lines 1994-1998;
+#: the model's recompute options, none, selective and full, never name the shared experts), and "disable
+#: moe_shared_expert_overlap when enabling overlap_moe_expert_parallel_comm" (lines 3040-3041), which Megatron-Bridge
+#: asserts as well (src/megatron/bridge/training/comm_overlap.py at fd5c473, 26.04-alpha.rc2, lines 500-501).
+SHARED_OVERLAP_EXCLUSIVE = ("Megatron-core asserts 'disable moe_shared_expert_overlap when enabling "
+                            "overlap_moe_expert_parallel_comm' (NVIDIA/Megatron-LM at d98e8a6, megatron/core/"
+                            "transformer/transformer_config.py lines 3040-3041)")
+
+
+def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overlap: bool | None) -> str | None:
+    """Why `moe_shared_expert_overlap` true cannot run beside `overlap_ep_comm` true (both as resolved); else None.
+
+    The only rule of `SHARED_OVERLAP_EXCLUSIVE`'s three a job can break here. A Workload's and a case's switches
+    (`StackSwitches`), a flipped case (`scoring.cases.training_problems`) and the plan search keep to it.
+    """
+    if not (overlap_ep_comm and moe_shared_expert_overlap):
+        return None
+    return (f"moe_shared_expert_overlap true cannot run with overlap_ep_comm true: {SHARED_OVERLAP_EXCLUSIVE}; "
+            "expected one of them false or left out")

@@ -26,7 +26,13 @@ from archgen.errors import AnalyseError, SpecProblem, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, SCHEMA, Case, CaseModel, CaseTraining, Measurement
-from archgen.model.training_rules import moe_tp_problem, sp_source, tp_overlap_problem, tp_overlap_sp_problem
+from archgen.model.training_rules import (
+    moe_tp_problem,
+    shared_overlap_problem,
+    sp_source,
+    tp_overlap_problem,
+    tp_overlap_sp_problem,
+)
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
@@ -152,7 +158,8 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
 
     The layout's rules (`layouts.layout_problems`), an MoE model at tp > 1 without sequence parallelism
     (`training_rules.moe_tp_problem`, at the key that turned it off), and a stated overlap_tp_comm true under FP4 or
-    without sequence parallelism (at tp 1 included), as a workload's `Training` refuses them (the same functions).
+    without sequence parallelism (at tp 1 included) or the shared experts' overlap beside the EP overlap, as a
+    workload's `Training` refuses them (the same functions).
     `read_case_file` refuses a case with any, and `predict` a case built otherwise (a flipped switch). Empty for any
     other case.
     """
@@ -171,7 +178,10 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
         out.append(("sequence_parallel" if sp is not None else "tp", problem))
     overlap = (tp_overlap_problem(t.precision, t.overlap_tp_comm),
                tp_overlap_sp_problem(t.overlap_tp_comm, knobs.sequence_parallel, sp_source(sp, t.stack), t.tp))
-    return out + [("overlap_tp_comm", p) for p in overlap if p]
+    out += [("overlap_tp_comm", p) for p in overlap if p]
+    if problem := shared_overlap_problem(knobs.overlap_ep_comm, knobs.moe_shared_expert_overlap):
+        out.append(("moe_shared_expert_overlap", problem))
+    return out
 
 
 def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:

@@ -84,6 +84,7 @@ if TYPE_CHECKING:
         ep_dedup: bool
         moe_dispatcher: MoeDispatcher
         overlap_ep_comm: bool
+        moe_shared_expert_overlap: bool
         dropout: bool
         fp8_recipe: Fp8Recipe
         permute_in_dispatch: bool
@@ -248,7 +249,7 @@ class Used:
 
 
 #: MoE switches: moot for a model without MoE layers.
-MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch")
+MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch", "moe_shared_expert_overlap")
 
 
 def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: str | None = None) -> str | None:
