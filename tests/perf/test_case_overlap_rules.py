@@ -69,3 +69,12 @@ def test_the_project_files_state_what_ran():
         assert not cf.refused
     assert all(c.training.overlap_tp_comm is False for c in read_case_file(NEMO).cases if c.training.tp == 1)
     assert all(c.training.overlap_tp_comm is None for c in read_case_file(LLAMA).cases)
+
+
+def test_a_case_without_a_stack_ranges_over_the_profiles_that_run_its_overlap():
+    from archgen.perf.train.stacks import variants
+
+    names = [n for n, _ in variants({"overlap_tp_comm": True}, "bf16", False, "nemo-2025", "NVIDIA", 0, 8)]
+    assert names == ["megatron-core-2024", "nemo-2025"]  # megatron-lm-2021 has no sequence parallelism to run it on
+    names = [n for n, _ in variants({}, "bf16", False, "nemo-2025", "NVIDIA", 0, 8)]
+    assert names == ["megatron-core-2024", "megatron-lm-2021", "nemo-2025"]
