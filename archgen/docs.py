@@ -148,8 +148,8 @@ def switches_section() -> list[str]:
              "estimate came from. A switch the", "estimate's layout or model makes moot keeps its value there and "
              "reads 'not used' with the reason (JSON:", "`\"used\": false`): sequence parallelism and the TP overlap "
              "with tp = 1, the p2p overlap with pp = 1 or", "interleave = 1, the MoE switches (`ep_dedup`, "
-             "`moe_dispatcher`, `overlap_ep_comm`, `permute_in_dispatch`) for a", "dense model, the FP8 recipe "
-             "outside FP8 training; flipping it moves no number.", "",
+             "`moe_dispatcher`, `overlap_ep_comm`, `permute_in_dispatch`,", "`moe_shared_expert_overlap`) for a "
+             "dense model, the FP8 recipe outside FP8 training; flipping it moves no number.", "",
              "| switch | values | " + " | ".join(f"`{s}`" for s in STACKS) + " |",
              "|---|---|" + "---|" * len(STACKS)]
     for name, sw in SWITCHES.items():

@@ -24,7 +24,6 @@ from pathlib import Path
 from archgen.errors import ArchgenError
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.switches import SWITCHES
-from archgen.model.training_rules import sp_source, tp_overlap_problem, tp_overlap_sp_problem
 from archgen.perf.train.stacks import resolve, stated_knobs
 from archgen.scoring.cases import measured_value, predict, read_case_file, training_problems
 from archgen.scoring.catalog import load_accelerators
@@ -82,19 +81,12 @@ def _flipped(case: Case, name: str, value: object) -> Case:
 
 
 def refusals(case: Case) -> set[str]:
-    """Why the stack refuses a training case as stated.
+    """Why the stack refuses a training case as stated: `scoring.cases.training_problems`, which `predict` applies.
 
-    Its layout's rules (`scoring.cases.training_problems`: MoE at tp > 1 without sequence parallelism among them)
-    and, as a workload's `Training` refuses them, a stated overlap_tp_comm true under FP4 or without sequence
-    parallelism (`training_rules`).
+    Its layout's rules, MoE at tp > 1 without sequence parallelism, and a stated overlap_tp_comm true under FP4 or
+    without sequence parallelism, as a workload's `Training` refuses them.
     """
-    t = case.training
-    assert t is not None
-    knobs = resolve(t.stack, stated_knobs(t), t.precision)
-    out = {m for _, m in training_problems(case)}
-    how = sp_source(t.sequence_parallel, t.stack)
-    return out | {p for p in (tp_overlap_problem(t.precision, t.overlap_tp_comm),
-                              tp_overlap_sp_problem(t.overlap_tp_comm, knobs.sequence_parallel, how)) if p}
+    return {m for _, m in training_problems(case)}
 
 
 def moves(accs: dict | None = None) -> Iterator[Move]:

@@ -36,7 +36,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.spec import Spec
+from archgen.model.spec import FieldError, Spec
+from archgen.model.training_rules import shared_overlap_problem
 
 #: Training-stack profiles, oldest first (each switch's `ByStack` gives its value under each).
 STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025", "primus-2025")
@@ -212,6 +213,15 @@ class StackSwitches(Spec):
         (False, f"{_PMODULE}/trainer_base.yaml:235: overlap_moe_expert_parallel_comm: false; "
                 "primus_megatron_module.yaml:86: patch_moe_overlap: false"))] = Field(
         None, description="Overlap the MoE all-to-all with another micro-batch's compute.")
+    moe_shared_expert_overlap: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no MoE token dispatcher"),
+        (False, "Megatron-core transformer_config.py at d98e8a6:717: moe_shared_expert_overlap = False"),
+        (False, f"{_BRIDGE} 26.04-alpha.rc2 training/flex_dispatcher_backend.py:72: the profile's flex dispatcher "
+                "sets it False (over the DeepSeek, GLM and Kimi providers' True)"),
+        (False, f"{_PMODEL}/language_model.yaml:108: false; 47 of the 168 set it false, none true"))] = Field(
+        None, description="The shared experts' FC1 beside the MoE dispatch and FC2 beside the combine (Megatron-core "
+                          "moe_shared_expert_overlap), not before the router (docs/perf-model.md, Training: "
+                          "shared-expert overlap). An error with overlap_ep_comm true (exclusive in Megatron-core).")
     dropout: Annotated[bool | None, ByStack(
         (True, "Megatron-LM: hidden and attention dropout 0.1"),
         (True, "Megatron-core transformer_config.py: hidden_dropout 0.1"),
@@ -324,6 +334,8 @@ class StackSwitches(Spec):
             raise ValueError(f"ep_dedup {str(e).lower()} contradicts moe_dispatcher {d!r}; expected ep_dedup "
                              f"{str(d != 'alltoall').lower()} (deepep and hybridep send a token once per node, "
                              "alltoall every routed copy) or leave ep_dedup out")
+        if problem := shared_overlap_problem(self.overlap_ep_comm, self.moe_shared_expert_overlap):
+            raise FieldError(("moe_shared_expert_overlap",), problem)
         if self.permute_in_dispatch:
             used = d if d is not None else ("alltoall" if e is False else SWITCHES["moe_dispatcher"].default(
                 self.stack))

@@ -89,19 +89,57 @@ def moe_tp_problem(experts: int, tp: int | None, sp: bool, how: str = "is off") 
             f"{MOE_TP_NEEDS_SP}; expected sequence_parallel true, or tp 1")
 
 
-def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str) -> str | None:
+#: Megatron-LM turns sequence parallelism off at tp 1 and then asserts the TP overlap's need of it (NVIDIA/Megatron-LM
+#: at d98e8a6, megatron/training/arguments.py lines 1433-1442), so a TP overlap asked for at tp 1 is refused whatever
+#: sequence_parallel says; Megatron-Bridge turns it off there instead (NVIDIA-NeMo/Megatron-Bridge at aae8200,
+#: src/megatron/bridge/training/comm_overlap.py lines 440-443: "Disabling tensor parallel communication overlap due
+#: to TP size < 2").
+TP_OVERLAP_NEEDS_SP = ("Megatron-LM asserts 'Tensor parallel communication/GEMM overlap can happen only when sequence "
+                       "parallelism is enabled' after turning sequence parallelism off at tp 1 (NVIDIA/Megatron-LM at "
+                       "d98e8a6, megatron/training/arguments.py lines 1433-1442)")
+
+
+def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str, tp: int | None = None) -> str | None:
     """Why a stated `overlap_tp_comm: true` cannot run without sequence parallelism (`sp` as resolved); else None.
 
-    `how` says where sp's value came from. Megatron-LM asserts it (megatron/training/arguments.py: 'Tensor parallel
-    communication/GEMM overlap can happen only when sequence parallelism is enabled').
+    `how` says where sp's value came from; `tp` (None where the layout leaves it to the search): at tp 1 sequence
+    parallelism is off whatever is stated (`TP_OVERLAP_NEEDS_SP`). One rule for a Workload's `Training` and a
+    validation case (`scoring.cases.training_problems`).
     """
-    if not overlap_tp_comm or sp:
+    if not overlap_tp_comm or (sp and tp != 1):
         return None
-    return (f"overlap_tp_comm true needs sequence parallelism, which {how} (Megatron-LM arguments.py: 'Tensor "
-            "parallel communication/GEMM overlap can happen only when sequence parallelism is enabled'); expected "
+    if tp == 1:
+        return (f"overlap_tp_comm true cannot run at tp 1, where there is no TP communication to overlap and "
+                f"sequence parallelism is off: {TP_OVERLAP_NEEDS_SP}; expected overlap_tp_comm false or left out "
+                "(Megatron-Bridge turns it off at tp 1), or tp > 1 with sequence parallelism")
+    return (f"overlap_tp_comm true needs sequence parallelism, which {how}: {TP_OVERLAP_NEEDS_SP}; expected "
             "sequence_parallel true, or overlap_tp_comm false or left out")
 
 
 def sp_source(stated: bool | None, stack: str) -> str:
     """How a job's sequence parallelism came to be off, for the messages above: stated, or the stack's default."""
     return "is stated false" if stated is not None else f"is off under stack {stack}"
+
+
+#: Megatron-core's rules for overlapping the shared experts with the token dispatcher (NVIDIA/Megatron-LM at d98e8a6,
+#: megatron/core/transformer/transformer_config.py): "moe_shared_expert_overlap only works with alltoall or flex
+#: token dispatcher" (lines 1820-1826; every `moe_dispatcher` value is one of them: deepep and hybridep are the flex
+#: dispatcher's backends), "shared_experts recompute cannot work with --moe-shared-expert-overlap" (lines 1994-1998;
+#: the model's recompute options, none, selective and full, never name the shared experts), and "disable
+#: moe_shared_expert_overlap when enabling overlap_moe_expert_parallel_comm" (lines 3040-3041), which Megatron-Bridge
+#: asserts as well (src/megatron/bridge/training/comm_overlap.py at fd5c473, 26.04-alpha.rc2, lines 500-501).
+SHARED_OVERLAP_EXCLUSIVE = ("Megatron-core asserts 'disable moe_shared_expert_overlap when enabling "
+                            "overlap_moe_expert_parallel_comm' (NVIDIA/Megatron-LM at d98e8a6, megatron/core/"
+                            "transformer/transformer_config.py lines 3040-3041)")
+
+
+def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overlap: bool | None) -> str | None:
+    """Why `moe_shared_expert_overlap` true cannot run beside `overlap_ep_comm` true (both as resolved); else None.
+
+    The only rule of `SHARED_OVERLAP_EXCLUSIVE`'s three a job can break here. A Workload's and a case's switches
+    (`StackSwitches`), a flipped case (`scoring.cases.training_problems`) and the plan search keep to it.
+    """
+    if not (overlap_ep_comm and moe_shared_expert_overlap):
+        return None
+    return (f"moe_shared_expert_overlap true cannot run with overlap_ep_comm true: {SHARED_OVERLAP_EXCLUSIVE}; "
+            "expected one of them false or left out")

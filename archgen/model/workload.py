@@ -183,7 +183,7 @@ class Training(StackSwitches, TrainingJob):
             raise FieldError(("overlap_tp_comm",), problem)
         sp = self.parallelism.sequence_parallel
         on = bool(SWITCHES["sequence_parallel"].default(self.stack)) if sp is None else sp
-        if problem := tp_overlap_sp_problem(self.overlap_tp_comm, on, sp_source(sp, self.stack)):
+        if problem := tp_overlap_sp_problem(self.overlap_tp_comm, on, sp_source(sp, self.stack), self.parallelism.tp):
             raise FieldError(("overlap_tp_comm",), problem)
         return self
 

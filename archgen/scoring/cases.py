@@ -22,11 +22,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import SpecProblem, ValidateError
+from archgen.errors import AnalyseError, SpecProblem, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, SCHEMA, Case, CaseModel, CaseTraining, Measurement
-from archgen.model.training_rules import moe_tp_problem, sp_source
+from archgen.model.training_rules import (
+    moe_tp_problem,
+    shared_overlap_problem,
+    sp_source,
+    tp_overlap_problem,
+    tp_overlap_sp_problem,
+)
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
@@ -150,8 +156,12 @@ def measured_value(m: Measurement) -> Q:
 def training_problems(case: Case) -> list[tuple[str, str]]:
     """(key of `training`, or "" for the whole layout; why) of a training case's layout the stack refuses.
 
-    The layout's rules (`layouts.layout_problems`) and an MoE model at tp > 1 without sequence parallelism
-    (`training_rules.moe_tp_problem`), at the key that turned it off. Empty for any other case.
+    The layout's rules (`layouts.layout_problems`), an MoE model at tp > 1 without sequence parallelism
+    (`training_rules.moe_tp_problem`, at the key that turned it off), and a stated overlap_tp_comm true under FP4 or
+    without sequence parallelism (at tp 1 included) or the shared experts' overlap beside the EP overlap, as a
+    workload's `Training` refuses them (the same functions).
+    `read_case_file` refuses a case with any, and `predict` a case built otherwise (a flipped switch). Empty for any
+    other case.
     """
     t = case.training
     if t is None or case.model is None:
@@ -166,6 +176,11 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     sp = t.sequence_parallel
     if problem := moe_tp_problem(arch.experts, t.tp, knobs.sequence_parallel, sp_source(sp, t.stack)):
         out.append(("sequence_parallel" if sp is not None else "tp", problem))
+    overlap = (tp_overlap_problem(t.precision, t.overlap_tp_comm),
+               tp_overlap_sp_problem(t.overlap_tp_comm, knobs.sequence_parallel, sp_source(sp, t.stack), t.tp))
+    out += [("overlap_tp_comm", p) for p in overlap if p]
+    if problem := shared_overlap_problem(knobs.overlap_ep_comm, knobs.moe_shared_expert_overlap):
+        out.append(("moe_shared_expert_overlap", problem))
     return out
 
 
@@ -221,6 +236,8 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
 def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float]:
     """The model's value (SI) for every metric the case measured; a simulated serving run's also has its `load`.
 
+    A training case the stack refuses (`training_problems`) is an `AnalyseError`, whoever built it.
+
     `load` (`perf.serve.run.ServingRun.load`) is no metric: it picks the load bin of the case's latency errors in the
     band table (`perf.workload.bands.compute_table`, docs/gen_bands.py).
     """
@@ -233,6 +250,9 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
     hw = case_hardware(case, accelerators)
     if case.training is not None:
+        if problems := training_problems(case):  # a case not read by `read_case_file` (a flipped switch) as well
+            raise AnalyseError(f"case '{case.id}': the stack refuses its training: "
+                               + "; ".join(f"{k or 'layout'}: {m}" for k, m in problems))
         return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"

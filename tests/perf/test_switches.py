@@ -110,8 +110,8 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
         "grad_reduce_dtype=fp16, overlap_grad_reduce=true, overlap_param_gather=true, "
         "grad_accum_fusion=true, cuda_graphs=none, ddp_bucket_size=134217728, cross_entropy=te; stated: dropout=true; "
         "not used: sequence_parallel=true, param_gather_dtype=bf16, overlap_tp_comm=true, overlap_p2p_comm=true, "
-        "ep_dedup=true, "
-        "moe_dispatcher=hybridep, overlap_ep_comm=false, fp8_recipe=tensorwise, permute_in_dispatch=false")
+        "ep_dedup=true, moe_dispatcher=hybridep, overlap_ep_comm=false, moe_shared_expert_overlap=false, "
+        "fp8_recipe=tensorwise, permute_in_dispatch=false")
     assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
                                       "attention=materialized,")
     rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)
@@ -169,7 +169,7 @@ def test_estimate_workload_explain(cli):
     assert len(block) == 1 + 1 + len(SWITCHES)
     assert block[1].split() == ["stack", "nemo-2025", "default", "(profile", "nemo-2025):", "no", "stack", "stated:",
                                 "the", "newest", "profile"]
-    assert "  overlap_param_gather   true           default (profile nemo-2025): " \
+    assert "  overlap_param_gather       true           default (profile nemo-2025): " \
            + SWITCHES["overlap_param_gather"].source("nemo-2025") in block
     doc = json.loads(cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", specs, "--explain",
                          "--format", "json").out)

@@ -71,3 +71,15 @@ def test_a_stated_tp_overlap_without_sequence_parallelism_is_an_error(cli, tmp_p
     r = run(cli, tmp_path, extra, sp)
     assert r.code == 1
     assert f"training.overlap_tp_comm: overlap_tp_comm true needs sequence parallelism, {why}" in r.out + r.err
+
+
+def test_a_stated_tp_overlap_at_tp_1_is_an_error(cli, tmp_path):
+    # Megatron-LM turns sequence parallelism off at tp 1, then asserts (arguments.py at d98e8a6, lines 1433-1442)
+    r = run(cli, tmp_path, "  overlap_tp_comm: true\n", ", sequence_parallel: true").out  # tp 8: runs
+    assert json.loads(r)["metrics"]["step_time"]
+    text = WORKLOAD.format(extra="  overlap_tp_comm: true\n", sp=", sequence_parallel: true").replace(
+        "tp: 8, pp: 1, dp: 72", "tp: 1, pp: 8, dp: 72")
+    (tmp_path / "w.yaml").write_text(text, encoding="utf-8")
+    r2 = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "l70-nosp", "--format", "json")
+    assert r2.code == 1
+    assert "training.overlap_tp_comm: overlap_tp_comm true cannot run at tp 1" in r2.out + r2.err

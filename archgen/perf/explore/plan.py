@@ -137,9 +137,10 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
     sps = values("sequence_parallel", (False, True))
     # overlaps that never cost time in the model are on wherever the stack allows them (dominance, not search)
     fixed_on = {s: (kept[s] if s in kept else True in values(s, ())) for s in DOMINANT}
-    free = [s for s in JOB_SWITCHES if s not in DOMINANT and (s != "overlap_ep_comm" or a.experts)]
+    ep_free = a.experts and not job.moe_shared_expert_overlap  # exclusive (`training_rules.shared_overlap_problem`)
+    free = [s for s in JOB_SWITCHES if s not in DOMINANT and (s != "overlap_ep_comm" or ep_free)]
     combos = [fixed_on | dict(zip(free, c, strict=True)) for c in itertools.product(*(values(s, ()) for s in free))]
-    combos = [c | ({} if a.experts else {"overlap_ep_comm": job.overlap_ep_comm}) for c in combos]
+    combos = [c | ({} if ep_free else {"overlap_ep_comm": job.overlap_ep_comm}) for c in combos]
     plans = [(c, sp) for c, sp in itertools.product(combos, sps) if sp or not c["overlap_tp_comm"]]
     space = n * len(plans) * (2 if wide else 1)  # with weight offload every layout again with the weight bit
     if n == 0:

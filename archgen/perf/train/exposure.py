@@ -21,10 +21,13 @@ An accelerator whose catalog entry gives no SM count (`multiprocessors`) keeps e
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
 from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
+from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
@@ -169,20 +172,67 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
             hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp, etp, members_per_domain(hw, etp, 1)), 0.0)
     cost, cost_f = dispatcher_cost(hw, job, T / tp, group, k_ep, passes, etp if flex else 1.0)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
-    alone = t  # without the overlap (`edge`)
+    received = T * copies * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(group, 1.0))
+    if job.moe_shared_expert_overlap and a.shared_experts and not job.overlap_ep_comm:  # exclusive (`Training`)
+        t, t_f = shared_overlap(hw, job, T, tp, passes, a2a, ep_overlap_loss(hw, job, received, a2a, hbm), cost,
+                                cost_f)
+    alone = t  # without the EP overlap (`edge`); the shared experts' overlap pairs nothing, every chunk keeps it
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
         shown = [maximum(0.0, a2a - w) for w in windows]
-        lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
-        received = T * copies * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(group, 1.0))
-        lost = lost + C.excess(hbm, C.comm_share(hw, received, a2a))
+        lost = ep_overlap_loss(hw, job, received, a2a, hbm)
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     live = ep * etp > 1  # either dispatcher runs with etp > 1 at ep 1 (the expert-TP gather; flex: DeepEP's tp x ep)
     if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
         return where(live, t, 0.0), where(live, t_f, 0.0), where(live, alone - t, 0.0)
     return where(live, t, 0.0), where(live, t_f, 0.0)
+
+
+def ep_overlap_loss(hw: Hardware, job: Job, received, a2a, hbm):
+    """Share of the compute beside an MoE all-to-all that the all-to-all costs it while it hides behind it.
+
+    The dispatcher's kernels hold `EP_COMM_SMS` (HybridEP: `HYBRIDEP_COMM_SMS`) SMs, and the `received` bytes it
+    stores share the HBM with the compute (`contention`, `hbm` the compute's share of the HBM rate).
+    """
+    lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
+    return lost + C.excess(hbm, C.comm_share(hw, received, a2a))
+
+
+def shared_shapes(arch, T, tp) -> list[tuple[Any, float, float]]:
+    """(m, n, k) of the shared experts' FC1 and FC2 GEMMs of one MoE layer on T tokens (none without them).
+
+    FC1 (gate and up projections, `ffn_mats` - 1 of them) and FC2 over the T tokens, split over tp as the
+    attention's TP group splits them (`tp_comm`), as `training._layer_forward` times them.
+    """
+    f = arch.shared_experts * arch.expert_ffn
+    if not arch.shared_experts:
+        return []
+    return [(T, (arch.ffn_mats - 1) * f / tp, arch.hidden), (T, arch.hidden, f / tp)]
+
+
+def shared_overlap(hw: Hardware, job: Job, T, tp, passes, a2a, lost, cost, cost_f):
+    """(total, forward) exposed MoE all-to-all time of a layer and micro-batch beside the shared experts' GEMMs.
+
+    `moe_shared_expert_overlap`.
+    Megatron-core (megatron/core/transformer/moe/token_dispatcher.py at d98e8a6) launches the shared experts' FC1 on
+    their own stream right after the dispatch's token all-to-all and their FC2 after the combine's (alltoall: lines
+    657-717 and 860-873; flex, DeepEP and HybridEP: lines 1972-1979), and orders their backward so that the
+    all-to-all's gradient is launched first beside their GEMMs' backward (shared_experts.py lines 310-320,
+    `_BackwardStreamWait`). Each all-to-all of a forward pass (the forward and a full recompute's, `passes`) shows
+    only beyond its GEMM's forward, and each of the backward beyond that GEMM's backward; what hides costs the GEMM
+    `lost` of its pace (`ep_overlap_loss`, as under `overlap_ep_comm`). Assumed, as the code's comments say, that
+    the device runs the two streams at once (CUDA_DEVICE_MAX_CONNECTIONS > 1 for FC1; Megatron states no measured
+    overlap). The shared experts' sequence-parallel gather and scatter around them are not re-timed.
+    """
+    fc1, fc2 = (K.gemm_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
+    b1, b2 = (K.gemm_backward_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
+    fwd = [maximum(0.0, a2a - w) for w in (fc1, fc2)]  # dispatch beside FC1, combine beside FC2
+    bwd = [maximum(0.0, a2a - w) for w in (b2, b1)]  # combine's gradient beside FC2's, dispatch's beside FC1's
+    shown_f = fwd[0] + fwd[1]
+    t = passes * (shown_f + lost * (2.0 * a2a - shown_f)) + bwd[0] + bwd[1] + lost * (2.0 * a2a - bwd[0] - bwd[1])
+    return t + cost, shown_f + lost * (2.0 * a2a - shown_f) + cost_f
 
 
 def dispatch_group(hw: Hardware, job: Job, ep, etp):

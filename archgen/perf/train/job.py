@@ -84,6 +84,7 @@ class Job:
     cuda_graphs: str = _D.cuda_graphs
     ddp_bucket_size: int | str = _D.ddp_bucket_size  # parameters per DDP bucket or "default" (`exposure.bucket_params`)
     cross_entropy: str = _D.cross_entropy
+    moe_shared_expert_overlap: bool = _D.moe_shared_expert_overlap
     tp_async_backward: bool = True  # not a switch: see the docstring
 
     @classmethod
@@ -93,7 +94,8 @@ class Job:
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
-                   knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy)
+                   knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
+                   knobs.moe_shared_expert_overlap)
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

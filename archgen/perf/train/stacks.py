@@ -57,7 +57,7 @@ from archgen.model.switches import (
     runs_on,
     vendor_stack,
 )
-from archgen.model.training_rules import NVFP4_NO_TP_OVERLAP, moe_tp_problem
+from archgen.model.training_rules import NVFP4_NO_TP_OVERLAP, moe_tp_problem, tp_overlap_sp_problem
 from archgen.model.workload import Training
 
 #: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
@@ -84,6 +84,7 @@ if TYPE_CHECKING:
         ep_dedup: bool
         moe_dispatcher: MoeDispatcher
         overlap_ep_comm: bool
+        moe_shared_expert_overlap: bool
         dropout: bool
         fp8_recipe: Fp8Recipe
         permute_in_dispatch: bool
@@ -248,7 +249,7 @@ class Used:
 
 
 #: MoE switches: moot for a model without MoE layers.
-MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch")
+MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch", "moe_shared_expert_overlap")
 
 
 def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: str | None = None) -> str | None:
@@ -357,11 +358,14 @@ def variants(stated: dict[str, object], precision: str, stack_stated: bool, stac
     """Each stack profile's reading of a job whose stack is not stated (only its own when it is).
 
     The profiles that run on an accelerator of `vendor` (`switches.runs_on`: Primus on AMD's only), less those that
-    refuse an MoE model of `experts` at `tp` for want of sequence parallelism (`training_rules.moe_tp_problem`).
+    refuse an MoE model of `experts` at `tp` for want of sequence parallelism (`training_rules.moe_tp_problem`) or a
+    stated TP overlap for the same want (`training_rules.tp_overlap_sp_problem`, the rule a case file keeps).
     """
     names = [stack] if stack_stated else sorted(s for s in PROFILES if runs_on(s, vendor))
     out = [(name, resolve(name, stated, precision)) for name in names]
-    return [(n, k) for n, k in out if stack_stated or not moe_tp_problem(experts, tp, k.sequence_parallel)]
+    return [(n, k) for n, k in out if stack_stated or not (
+        moe_tp_problem(experts, tp, k.sequence_parallel)
+        or tp_overlap_sp_problem(bool(stated.get("overlap_tp_comm")), k.sequence_parallel, "", tp))]
 
 
 def stated_knobs(training: StatedTraining) -> dict[str, object]:

@@ -110,9 +110,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     shapes = [(T, n, k) for _, n, k in a.attn_gemms(tp)]
     if moe:  # the router's GEMM: the rank's T/tp sequence-parallel tokens (the router weight is not split)
         shapes.append((T / where(sp, tp, 1.0), a.experts, a.hidden))
-        f = a.shared_experts * a.expert_ffn
-        if a.shared_experts:
-            shapes += [(T, (a.ffn_mats - 1) * f / tp, a.hidden), (T, a.hidden, f / tp)]
+        shapes += X.shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
     else:
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
