@@ -168,6 +168,12 @@ def test_a_rate_reads_as_what_it_counts_everywhere(example):
     assert metric_value(ipd, Q_(0.28, "1/day")) == "0.28 interruptions/day"
     assert target_text(Target.parse(">= 600000 1/s"), tps) == ">= 600,000 tokens/s"
     assert target_text(Target.parse("<= 0.45 s"), metrics.find("workload", "ttft_p99")) == "<= 0.45 s"
+    # MFU's target read '>= 0.35' beside the estimate '55.51 % (34.46 % to 64.86 %)' (newuser31): a fraction is
+    # shown as the metric is, in percent; one written in percent stays so
+    mfu = metrics.find("workload", "mfu")
+    assert metric_value(mfu, Q_(0.5551, "")) == "55.51 %"
+    assert target_text(Target.parse(">= 0.35"), mfu) == ">= 35 %"
+    assert target_text(Target.parse(">= 35 %"), mfu) == ">= 35 %"
     r = example.workloads["workload/llama3-405b-pretrain-gb300"]
     text = " ".join(str(c) for t in _tables(performance.section([r])).values() for row in t.rows for c in row)
     assert "tokens/s" in text and "interruptions/day" in text
