@@ -96,10 +96,16 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
 def target_text(target: object, metric: Metric | None) -> str:
     """A requirement's target as written, but for a rate in the words its metric shows it in (``>= 600,000 tokens/s``).
 
-    A target on a rate (`Metric.rate_unit`) is given in the metric's display unit, its number as written; any other
-    keeps its stated form (``<= 0.45 s``).
+    A target on a rate (`Metric.rate_unit`) is given in the metric's display unit, its number as written; so is a
+    bare number on a metric shown in percent (``>= 0.35`` on MFU reads ``>= 35 %``, beside an estimate of
+    ``55.51 %``: a reader should not have to guess that 0.35 is a fraction); any other keeps its stated form
+    (``<= 0.45 s``).
     """
     limit, op = getattr(target, "limit", None), getattr(target, "op", "")
+    if (metric is not None and metric.unit == "percent" and limit is not None and metric.accepts(limit)
+            and limit.unitless):
+        shown = float(metric.display(limit).magnitude)
+        return f"{op} {shown:,.6g} %"
     rate = metric.rate_unit() if metric is not None else None
     if metric is None or rate is None or limit is None or not metric.accepts(limit):
         return str(target)

@@ -81,12 +81,14 @@ def fabrics(scope: Scope, a: Any) -> Section:
             p = getattr(part, "ports", None)
             on = _fabrics_of(a, nt.part.id, nic.role)
             ports.append((nt.part.id, nt.count, nic.role, nic.part, nic.count, p.count * nic.count if p else None,
+                          sum(fa.ports_per_node.get(nt.part.id, 0) for fa in on),
                           ", ".join(fa.fabric.spec.id for fa in on) or "—",
                           min((fa.fabric.spec.speed for fa in on), default=None), p.speed if p else None))
     if ports:
         port_cols = (Column("Node"), Column("Nodes", digits=0, align="right"), Column("Role"), Column("NIC"),
                      Column("NICs per node", digits=0, align="right"),
-                     Column("Ports per node", digits=0, align="right"), Column("Fabric"),
+                     Column("NIC ports per node", digits=0, align="right"),
+                     Column("Ports cabled per node", digits=0, align="right"), Column("Fabric"),
                      Column("Speed the fabric runs", "Gbit/s", 0, "right"),
                      Column("NIC port rating", "Gbit/s", 0, "right"))
         section.sub("port-map", "Per-node port map", Table("port-map", "Per-node port map", port_cols, tuple(ports)))

@@ -163,8 +163,16 @@ def _acronyms() -> re.Pattern[str]:
 
 
 def _metric_cell(cell: str, bare: dict[str, str]) -> str:
-    """A Metric column's cell with its bare key by title: ``mfu`` → ``MFU``, ``spares of workload/x`` likewise."""
+    """A Metric column's cell with its key by title: ``mfu`` → ``MFU``, ``spares of workload/x`` likewise.
+
+    Where the cell names its object (``it_power of rack/x``) the title is that kind of object's metric's: a rack's
+    ``it_power`` is "IT power at the equipment", a cluster's "IT power at the rack feeds" (`metrics.lookup`), so a
+    rack's requirement never reads as a figure at the feeds that it is not.
+    """
     key, sep, rest = cell.partition(" of ")
+    m = metrics.lookup(rest, key) if sep and bare is not BREAKDOWN_TITLES else None
+    if m is not None:
+        return m.title + sep + rest
     return bare[key] + sep + rest if key in bare else cell
 
 

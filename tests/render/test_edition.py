@@ -17,7 +17,7 @@ from archgen.errors import UsageError
 from archgen.model.deliverable import DocumentInfo
 from archgen.render import render_all
 from archgen.render.common import document_control
-from archgen.render.edition import metric_titles, reference
+from archgen.render.edition import _metric_cell, bare_titles, metric_titles, reference
 
 SU = "gb200-nvl72-su"
 
@@ -196,3 +196,13 @@ def test_time_breakdown_is_labelled_by_title(editions, shipped_run):
     md = (editions["customer"] / f"{SU}.customer.md").read_text(encoding="utf-8")
     assert "\n| Tensor-parallel communication | " in md and "\n| Prefill per request | " in md
     assert "\n| tp\\_comm | " in (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
+
+
+def test_a_metric_cell_takes_the_title_of_its_objects_kind():
+    # a rack's it_power is at the equipment (before the power shelves' losses), a cluster's at the rack feeds: the
+    # customer edition printed "IT power at the rack feeds of rack/gb200-nvl72 ... 131.6 kW" beside an input power
+    # at the feeds of 135.7 kW (newuser31)
+    assert _metric_cell("it_power of rack/x", bare_titles()) == f"{metrics.find('rack', 'it_power').title} of rack/x"
+    assert _metric_cell("it_power of cluster/x", bare_titles()) == \
+        f"{metrics.find('cluster', 'it_power').title} of cluster/x"
+    assert _metric_cell("mfu of workload/x", bare_titles()) == "MFU of workload/x"

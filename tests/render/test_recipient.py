@@ -168,6 +168,12 @@ def test_a_rate_reads_as_what_it_counts_everywhere(example):
     assert metric_value(ipd, Q_(0.28, "1/day")) == "0.28 interruptions/day"
     assert target_text(Target.parse(">= 600000 1/s"), tps) == ">= 600,000 tokens/s"
     assert target_text(Target.parse("<= 0.45 s"), metrics.find("workload", "ttft_p99")) == "<= 0.45 s"
+    # MFU's target read '>= 0.35' beside the estimate '55.51 % (34.46 % to 64.86 %)' (newuser31): a fraction is
+    # shown as the metric is, in percent; one written in percent stays so
+    mfu = metrics.find("workload", "mfu")
+    assert metric_value(mfu, Q_(0.5551, "")) == "55.51 %"
+    assert target_text(Target.parse(">= 0.35"), mfu) == ">= 35 %"
+    assert target_text(Target.parse(">= 35 %"), mfu) == ">= 35 %"
     r = example.workloads["workload/llama3-405b-pretrain-gb300"]
     text = " ".join(str(c) for t in _tables(performance.section([r])).values() for row in t.rows for c in row)
     assert "tokens/s" in text and "interruptions/day" in text
@@ -235,6 +241,23 @@ def test_a_nodes_port_speed_is_the_one_its_fabric_runs(example):
     assert storage["Speed the fabric runs"].m_as("Gbit/s") == 200
     assert storage["NIC port rating"].m_as("Gbit/s") == 400
     assert rows["compute"]["Speed the fabric runs"].m_as("Gbit/s") == 800
+    assert storage["NIC ports per node"] == 2 and storage["Ports cabled per node"] == 2
+
+
+def test_the_port_map_tells_the_nics_ports_from_those_cabled(shipped_run):
+    """The GB200 SU's per-node port map read 'Ports per node 4' for the two BlueField-3 (2 ports each) while the
+    storage fabric states ports_per_node 2, and its port map and storage section cable 2 per tray (newuser31)."""
+    from archgen.render import cluster, cluster_fabrics
+    a = shipped_run.clusters["cluster/gb200-nvl72-su"]
+    scope, _ = cluster.cluster_scope(shipped_run, a, None, None)
+    table = _tables(cluster_fabrics.fabrics(scope, a))["port-map"]
+    titles = [c.title for c in table.columns]
+    rows = {row[2]: dict(zip(titles, row, strict=True)) for row in table.rows}
+    fabric = next(f for f in a.fabrics if f.fabric.spec.id == "storage-inband")
+    nic = shipped_run.design.specs.get("bluefield-3")
+    assert rows["storage"]["NIC ports per node"] == 2 * nic.ports.count == 4
+    assert rows["storage"]["Ports cabled per node"] == fabric.fabric.spec.ports_per_node == 2
+    assert rows["compute"]["NIC ports per node"] == rows["compute"]["Ports cabled per node"] == 4
 
 
 def test_every_abbreviation_the_documents_use_is_in_the_glossary():
