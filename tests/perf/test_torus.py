@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from archgen.perf.comm.collectives import collective_time
-from archgen.perf.comm.torus import sub_torus
+from archgen.perf.comm.torus import forms_slice, nearest_slices, sub_torus
 from archgen.perf.hw.hardware import Hardware
 
 B = 50e9          # one link per direction (TPU v4 ICI, 400 Gb/s)
@@ -92,3 +92,12 @@ def test_vectorised_like_the_switched_model() -> None:
     t = collective_time(hw, "all_reduce", 1e8, n)
     assert t == pytest.approx([collective_time(hw, "all_reduce", 1e8, float(x)) for x in n])
     assert collective_time(hw, "all_reduce", 1e8, 1) == 0.0
+
+
+def test_a_count_forms_a_slice_when_each_dimension_takes_a_divisor() -> None:
+    """n chips form a sub-torus when n = t1·t2·t3 with t_i dividing d_i; otherwise the nearest counts that do."""
+    assert forms_slice((16, 16, 16), 1024) and not forms_slice((16, 16, 16), 1000)
+    assert forms_slice((4, 4), 8) and not forms_slice((4, 4), 5) and not forms_slice((4, 4, 4), 48)
+    assert nearest_slices((16, 16, 16), 1000) == [(512, [16, 16, 2]), (1024, [16, 16, 4])]
+    assert forms_slice((16, 16, 24), 96) and sub_torus((16, 16, 24), 96) == [16, 2, 3]
+    assert nearest_slices((4, 4), 20) == [(16, [4, 4])]

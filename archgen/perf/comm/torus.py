@@ -32,6 +32,7 @@ hierarchical) do not exist on a torus and fall back to the bucket algorithm.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -50,6 +51,24 @@ def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:
     if left > 1:                 # n does not tile the torus: the rest as one more (folded) line
         out.append(left)
     return out
+
+
+def forms_slice(dims: tuple[int, ...], n: int) -> bool:
+    """Whether n chips form a sub-torus of `dims`: a size along each dimension that divides it (no folded line).
+
+    Taking each dimension's largest share in turn (`sub_torus`) finds such a shape whenever one exists: a divisor m
+    of d1·d2 splits as gcd(m, d1) times a divisor of d2.
+    """
+    return len(sub_torus(dims, n)) <= len(dims)
+
+
+def nearest_slices(dims: tuple[int, ...], n: int) -> list[tuple[int, list[int]]]:
+    """The chip counts next below and above n that form a sub-torus of `dims`, each with its shape (`sub_torus`)."""
+    counts = {math.prod(c) for c in itertools.product(*([t for t in range(1, d + 1) if d % t == 0] for d in dims))}
+    below = [c for c in counts if c < n]
+    above = [c for c in counts if c > n]
+    picked = ([max(below)] if below else []) + ([min(above)] if above else [])
+    return [(c, sub_torus(dims, c)) for c in picked]
 
 
 def _dim_bandwidth(hw: Hardware, t: int, d: int | None) -> float:

@@ -22,7 +22,7 @@ from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.placement import job_share
-from archgen.perf.comm.torus import sub_torus
+from archgen.perf.comm.torus import forms_slice, nearest_slices, sub_torus
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate
@@ -101,6 +101,10 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     if problem := torus_problem(hardware or on.hardware, gpus, on):
         raise WorkloadError(workload.id, problem)
+    if problem := slice_problem(hardware or on.hardware, gpus, on):
+        err = WorkloadError(workload.id, problem)
+        err.subject = (workload.id, ("accelerators",)) if workload.accelerators else None
+        raise err
     # its own slice of an OCS pod (`job_slice`), and its share of each domain (`comm.placement`)
     hw = placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
@@ -164,6 +168,23 @@ def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
             f"joins {chips} of its {on.accelerators}, and nothing the model times joins it to the others (slices of "
             f"an OCS pod meet only over the data-centre network; multislice is not modelled): expected at most "
             f"{chips}")
+
+
+def slice_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
+    """Why `gpus` chips of a torus cannot run as one job, or None: they form no sub-torus of it.
+
+    A job inside one torus runs on a slice, a size along each dimension that divides it: Cloud TPU runs jobs on
+    slice shapes only (https://cloud.google.com/tpu/docs/v4, "Supported configurations"; Jouppi et al., ISCA 2023,
+    slices of whole 4x4x4 cubes). The torus collectives would otherwise add the chips left over as one more line of
+    ICI links that does not exist (`perf.comm.torus.sub_torus`: 1,000 chips of 16x16x16 as 8 chips and a line of
+    125). A job over several torus domains joined by a scale-out fabric (Trn2 instances over EFA) is not judged here.
+    """
+    if not hw.torus or gpus > math.prod(hw.torus) or forms_slice(hw.torus, gpus):
+        return None
+    near = " or ".join(f"{c} ({'x'.join(map(str, s))})" for c, s in nearest_slices(hw.torus, gpus))
+    return (f"asks for {gpus} accelerators, which form no slice of the {'x'.join(map(str, hw.torus))} torus of "
+            f"cluster '{on.cluster}' (a job runs on a sub-torus: along each dimension a size that divides it; "
+            f"Cloud TPU runs jobs on slice shapes only): expected {near}")
 
 
 def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> str | None:
