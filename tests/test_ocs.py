@@ -180,9 +180,11 @@ def test_a_job_of_whole_cubes_closes_its_rings_through_the_ocses(tmp_path: Path)
 def test_a_job_that_forms_no_slice_is_refused(tmp_path: Path) -> None:
     """1,000 chips of the 16x16x16 pod form no slice: PERF003 at the workload's `accelerators`, with the nearest.
 
-    Cloud TPU runs jobs on slice shapes only (https://cloud.google.com/tpu/docs/v4); every dimension is 16, so a
-    slice holds 2^k chips: 512 (16x16x2) and 1,024 (16x16x4) are the nearest. Before, 1,000 ran as 8 chips along the
-    first dimension and an invented line of 125 at ICI speed: a 1 GiB all-reduce in 28.81 ms (1,024: 10.68 ms).
+    Cloud TPU v4 slices are AxBxC with A, B, C all at most 4 or all multiples of 4
+    (https://cloud.google.com/tpu/docs/types-topologies): above one 4x4x4 cube, whole cubes. 1,000 is 15.6 cubes; the
+    nearest are 15 cubes, 960 chips (1x3x5 cubes, the shape closest to a cube: 4x12x20) and 16, 1,024 (16x16x4, the
+    pod's sub-torus). Before, 1,000 ran as 8 chips along the first dimension and an invented line of 125 at ICI
+    speed: a 1 GiB all-reduce in 28.81 ms (1,024: 10.68 ms).
     """
     specs = tmp_path / "specs"
     specs.mkdir()
@@ -192,7 +194,7 @@ def test_a_job_that_forms_no_slice_is_refused(tmp_path: Path) -> None:
     result = _cluster(tmp_path)
     assert _net(result, "PERF003") == [
         "PERF003 thousand cannot be estimated: asks for 1000 accelerators, which form no slice of the 16x16x16 torus "
-        "of cluster 'tpu-v4-pod' (a job runs on a sub-torus: along each dimension a size that divides it; Cloud TPU "
-        "runs jobs on slice shapes only): expected 512 (16x16x2) or 1024 (16x16x4)"]
+        "of cluster 'tpu-v4-pod' (a job runs on a sub-torus of one cube or on whole cubes joined through the OCSes; "
+        "Cloud TPU runs jobs on slice shapes only): expected 960 (4x12x20) or 1024 (16x16x4)"]
     found = next(f for f in result.findings if f.id == "PERF003")
     assert found.location.line == 4 and found.location.file.endswith("jobs.yaml")   # `accelerators: 1000`

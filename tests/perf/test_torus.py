@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from archgen.perf.comm.collectives import collective_time
-from archgen.perf.comm.torus import forms_slice, nearest_slices, sub_torus
+from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import Hardware
 
 B = 50e9          # one link per direction (TPU v4 ICI, 400 Gb/s)
@@ -95,9 +95,12 @@ def test_vectorised_like_the_switched_model() -> None:
 
 
 def test_a_count_forms_a_slice_when_each_dimension_takes_a_divisor() -> None:
-    """n chips form a sub-torus when n = t1·t2·t3 with t_i dividing d_i; otherwise the nearest counts that do."""
-    assert forms_slice((16, 16, 16), 1024) and not forms_slice((16, 16, 16), 1000)
-    assert forms_slice((4, 4), 8) and not forms_slice((4, 4), 5) and not forms_slice((4, 4, 4), 48)
-    assert nearest_slices((16, 16, 16), 1000) == [(512, [16, 16, 2]), (1024, [16, 16, 4])]
-    assert forms_slice((16, 16, 24), 96) and sub_torus((16, 16, 24), 96) == [16, 2, 3]
-    assert nearest_slices((4, 4), 20) == [(16, [4, 4])]
+    """n chips form a sub-torus when n = t1·t2·t3 with t_i dividing d_i; whole cubes take the shape closest to a cube.
+
+    Cloud TPU's default topology is the one most similar to a cube (https://cloud.google.com/tpu/docs/types-topologies);
+    v5p's largest slice, 96 cubes of 4x4x4, is 16x16x24 (https://cloud.google.com/tpu/docs/v5p).
+    """
+    assert 1024 in slice_counts((16, 16, 16)) and 1000 not in slice_counts((16, 16, 16))
+    assert sorted(slice_counts((4, 4))) == [1, 2, 4, 8, 16] and 48 not in slice_counts((4, 4, 4))
+    assert 96 in slice_counts((16, 16, 24)) and sub_torus((16, 16, 24), 96) == [16, 2, 3]
+    assert cube_grid(60, 3) == [3, 4, 5] and cube_grid(96, 3) == [4, 4, 6] and cube_grid(8, 3) == [2, 2, 2]

@@ -53,22 +53,26 @@ def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:
     return out
 
 
-def forms_slice(dims: tuple[int, ...], n: int) -> bool:
-    """Whether n chips form a sub-torus of `dims`: a size along each dimension that divides it (no folded line).
+def slice_counts(dims: tuple[int, ...]) -> set[int]:
+    """Every chip count that forms a sub-torus of `dims`: the products of a divisor of each side.
 
     Taking each dimension's largest share in turn (`sub_torus`) finds such a shape whenever one exists: a divisor m
     of d1·d2 splits as gcd(m, d1) times a divisor of d2.
     """
-    return len(sub_torus(dims, n)) <= len(dims)
+    return {math.prod(c) for c in itertools.product(*([t for t in range(1, d + 1) if d % t == 0] for d in dims))}
 
 
-def nearest_slices(dims: tuple[int, ...], n: int) -> list[tuple[int, list[int]]]:
-    """The chip counts next below and above n that form a sub-torus of `dims`, each with its shape (`sub_torus`)."""
-    counts = {math.prod(c) for c in itertools.product(*([t for t in range(1, d + 1) if d % t == 0] for d in dims))}
-    below = [c for c in counts if c < n]
-    above = [c for c in counts if c > n]
-    picked = ([max(below)] if below else []) + ([min(above)] if above else [])
-    return [(c, sub_torus(dims, c)) for c in picked]
+def cube_grid(cubes: int, ndims: int) -> list[int]:
+    """Cubes along each dimension of a slice of `cubes` cubes, the shape closest to a cube (smallest side first).
+
+    Cloud TPU's default topology for a chip count is the one most similar to a cube
+    (https://cloud.google.com/tpu/docs/types-topologies, "Topology variants"): 60 cubes are 3x4x5.
+    """
+    def grids(k: int, n: int) -> list[tuple[int, ...]]:
+        if n == 1:
+            return [(k,)]
+        return [(f, *rest) for f in range(1, k + 1) if k % f == 0 for rest in grids(k // f, n - 1) if f <= rest[0]]
+    return list(min(grids(cubes, ndims), key=lambda g: (max(g) - min(g), max(g))))
 
 
 def _dim_bandwidth(hw: Hardware, t: int, d: int | None) -> float:
