@@ -198,3 +198,19 @@ def test_a_job_that_forms_no_slice_is_refused(tmp_path: Path) -> None:
         "Cloud TPU runs jobs on slice shapes only): expected 960 (4x12x20) or 1024 (16x16x4)"]
     found = next(f for f in result.findings if f.id == "PERF003")
     assert found.location.line == 4 and found.location.file.endswith("jobs.yaml")   # `accelerators: 1000`
+
+
+def test_ocses_their_racks_cannot_hold_are_net012_as_switches_are(tmp_path: Path) -> None:
+    """144 OCSes (TPU v5p's 140-cube pod, module docstring) in 4 racks of 12 (tpu-v4-ocs): NET012 at `ocs.rack`.
+
+    A switch tier whose racks hold too few is NET012 (analyse.placement.place_switches); an OCS is a switch part of
+    the torus' `ocs` tier. Before, only COST007 and PWR012's "96 in no rack" said so. The shipped v4 pod's 48 fit.
+    """
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    assert _net(result, "NET012") == ["NET012 cluster/tpu-v4-pod/fabric/ici: ocs needs 144 x palomar-ocs; the "
+                                      "'tpu-v4-ocs' racks hold 48"]
+    found = next(f for f in result.findings if f.id == "NET012")
+    line = (tmp_path / "specs" / "clusters" / "pod.yaml").read_text(encoding="utf-8").splitlines()[found.location.line - 1]
+    assert found.severity == "warning" and line.strip().startswith("rack: tpu-v4-ocs"), line
+    assert not _net(_cluster(tmp_path / "v4"), "NET012")
