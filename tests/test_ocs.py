@@ -214,3 +214,13 @@ def test_ocses_their_racks_cannot_hold_are_net012_as_switches_are(tmp_path: Path
     line = (tmp_path / "specs" / "clusters" / "pod.yaml").read_text(encoding="utf-8").splitlines()[found.location.line - 1]
     assert found.severity == "warning" and line.strip().startswith("rack: tpu-v4-ocs"), line
     assert not _net(_cluster(tmp_path / "v4"), "NET012")
+
+
+def test_estimate_on_a_pod_with_no_scale_out_says_what_is_not_modelled(cli) -> None:
+    """A TPU pod's slices meet over the hosts' data-centre network (Cloud TPU Multislice), which is not modelled.
+
+    Before, the "hardware per accelerator" block read "scale_out_bandwidth 0 Gb/s", like a figure of a fabric.
+    """
+    out = cli("estimate", "--workload", "allreduce-tpu-v4-pod").out
+    assert ("  scale_out_bandwidth          none: no scale-out fabric is modelled (a TPU pod's data-centre network "
+            "and multislice are not)\n") in out
