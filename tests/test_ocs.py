@@ -245,3 +245,20 @@ def test_estimate_on_a_design_check_refuses_says_so(tmp_path: Path, cli) -> None
             "NET016 the torus runs 800 Gb/s per link and direction;") in out
     assert "): the estimate runs on the design as stated\n" in out
     assert "fails `archgen check`" not in cli("estimate", "--workload", "allreduce-tpu-v4-pod").out
+
+
+def test_a_job_of_whole_cubes_takes_the_shape_closest_to_a_cube(tmp_path: Path) -> None:
+    """512 chips of the 16x16x16 pod run on an 8x8x8 slice of 8 cubes, every ring closed through the OCSes.
+
+    Cloud TPU's default topology for a chip count is the one most similar to a cube
+    (https://cloud.google.com/tpu/docs/types-topologies). Bucket all-reduce of S = 1 GiB on 8x8x8 (perf.comm.torus),
+    B = 50 GB/s x 0.8 as above: each dimension carries 2 (S/3)(7/8 + 7/64 + 7/512) at 2B, plus 2 (7 + 7 + 7) hops.
+    Before, the job ran on a 16x16x2 patch of the pod with its dimension of 2 open: 12.91 ms, not 8.97 ms.
+    """
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "jobs.yaml").write_text("kind: Workload\nid: eighth\ncluster: tpu-v4-pod\naccelerators: 512\n"
+                                                  "collective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
+    size, b = 2.0**30, 50e9 * 0.8
+    want = 2 * size / 3 * (7 / 8 + 7 / 64 + 7 / 512) / (2 * b) + 2 * 21 * 1e-6
+    got = _cluster(tmp_path).metrics["workload/eighth"]["time"].m_as("s")
+    assert got == pytest.approx(want, rel=1e-9)
