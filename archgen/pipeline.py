@@ -147,20 +147,33 @@ def built(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[Spe
 
 
 def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPath]:
-    """The sized compute fabric of the clusters `ids` only, by cluster id.
+    """The sized compute fabric of the clusters `ids` only, by cluster id (`cluster_network`)."""
+    return cluster_network(design, ids)[0]
+
+
+def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, ScaleOutPath],
+                                                                    dict[str, tuple[tuple[str, str], ...]]]:
+    """The sized compute fabric of the clusters `ids` only, and the network problems found sizing them, by cluster id.
 
     What `archgen estimate` needs of a design: those clusters' racks and networks analysed; no cabling, BOM or other
-    cluster (issue 25). The console script keeps it beside its validated specs (`snapshot.derived`).
+    cluster (issue 25). The problems are (check id, message) of the cluster, its scale-up domain and its fabrics, as
+    `archgen check` reports them, so that an estimate on a design `check` refuses can say so. The console script
+    keeps both beside its validated specs (`snapshot.derived`).
     """
 
-    def sized() -> dict[str, ScaleOutPath]:
+    def sized() -> dict:
         from archgen.analyse.network import analyse_cluster
         from archgen.analyse.rack import analyse
         chosen = [c for c in design.clusters if c.spec.id in ids]
         racks = analyse(design, only={f"rack/{rid}" for c in chosen for rid in c.rack_types})
-        return scale_out_paths({c.path: analyse_cluster(design, c, racks) for c in chosen})
+        analysed = {c.path: analyse_cluster(design, c, racks) for c in chosen}
+        problems = {a.cluster.spec.id: tuple((p.check, p.message) for p in (
+            *a.problems, *(a.scale_up.problems if a.scale_up is not None else ()),
+            *(p for fa in a.fabrics for p in fa.problems))) for a in analysed.values()}
+        return {"paths": scale_out_paths(analysed), "problems": problems}
 
-    return derived(design.specs, "cluster_paths\0" + "\0".join(sorted(ids)), dict, sized)
+    got = derived(design.specs, "cluster_network\0" + "\0".join(sorted(ids)), dict, sized)
+    return got["paths"], got["problems"]
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,

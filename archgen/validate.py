@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import types
-import typing
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -16,6 +14,7 @@ from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
+from archgen.model.spec_paths import fields_at, untagged
 from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 
@@ -240,12 +239,13 @@ def _one_branch(doc: Source, prefix: tuple, err: Mapping) -> Mapping | None:
 
 
 def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
-    rel = _untagged(cls, _unwrapped(doc, prefix, err["loc"]))
+    raw = _unwrapped(doc, prefix, err["loc"])   # with the tag of a discriminated union's member (fabrics.0.torus)
+    rel = untagged(cls, raw)
     loc = prefix + rel
     path = ".".join(str(p) for p in loc)
     kind, ctx, value = err["type"], err.get("ctx") or {}, err.get("input")
     if kind == "extra_forbidden":
-        allowed = _fields_at(cls, rel[:-1])
+        allowed = fields_at(cls, raw[:-1])   # the keys of the union's member the document names
         hint = did_you_mean(loc[-1], allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else "")
         return SpecProblem(doc.locate(loc), path, f"unknown key '{loc[-1]}'", hint=hint)
     if kind == "missing":
@@ -305,24 +305,6 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
-    """Allowed keys of the model reached by following `loc` from `cls` (for 'did you mean')."""
-    current: object = cls
-    for part in loc:
-        model = _model_of(current)
-        if model is None:
-            return []
-        if isinstance(part, int):
-            current = _item_of(current)
-            continue
-        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
-        if field is None:
-            return []
-        current = field.annotation
-    model = _model_of(current)
-    return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
-
-
 def _unwrapped(doc: Source, prefix: tuple, loc: tuple) -> tuple:
     """`loc` less pydantic's wrapper steps ('function-after[...]'), which hold '['.
 
@@ -346,55 +328,3 @@ def _child(node: object, step: object) -> object:
     if isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
         return node[step]
     return None
-
-
-def _untagged(cls: type[BaseModel], loc: tuple) -> tuple:
-    """`loc` less the tags pydantic puts after a discriminated-union item: fabrics.0.fat-tree.x → fabrics.0.x.
-
-    A tag is dropped only where it is not a key of the model at that point and is a value of the union's
-    discriminator, so the path matches the user's YAML (and its line, and the keys offered by "did you mean").
-    """
-    out: list = []
-    current: object = cls
-    for part in loc:
-        if isinstance(part, int):
-            out.append(part)
-            current = _item_of(current)
-            continue
-        model = _model_of(current)
-        field = None if model is None else next(
-            (f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
-        if field is None and part in _tags(current):
-            continue
-        out.append(part)
-        current = field.annotation if field else None
-    return tuple(out)
-
-
-def _tags(tp: object) -> set[str]:
-    """Discriminator values of an ``Annotated[A | B, Field(discriminator=...)]`` type; empty for any other type."""
-    key = next((m.discriminator for m in getattr(tp, "__metadata__", ()) if getattr(m, "discriminator", None)), None)
-    if not isinstance(key, str):
-        return set()
-    base = typing.get_args(tp)[0]
-    tags: set[str] = set()
-    for member in typing.get_args(base) or (base,):
-        field = member.model_fields.get(key) if isinstance(member, type) and issubclass(member, BaseModel) else None
-        if field is not None:
-            tags.update(v for v in typing.get_args(field.annotation) if isinstance(v, str))
-    return tags
-
-
-def _model_of(tp: object) -> type[BaseModel] | None:
-    """The first model in an annotation (`core_schemas.nested_models`), or None."""
-    return next(iter(core_schemas.nested_models(tp)), None)
-
-
-def _item_of(tp: object) -> object:
-    origin = typing.get_origin(tp)
-    if origin in (list, tuple, set) or isinstance(tp, types.GenericAlias):
-        return typing.get_args(tp)[0] if typing.get_args(tp) else tp
-    for arg in typing.get_args(tp):
-        if typing.get_origin(arg) in (list, tuple):
-            return typing.get_args(arg)[0]
-    return tp

@@ -175,3 +175,90 @@ def test_a_job_of_whole_cubes_closes_its_rings_through_the_ocses(tmp_path: Path)
         (tmp_path / name / "specs" / "jobs.yaml").write_text(jobs, encoding="utf-8")
         times.append(_cluster(tmp_path / name, **ici).metrics["workload/quarter"]["time"].m_as("s"))
     assert times[0] == times[1] == pytest.approx(want, rel=1e-9)
+
+
+def test_a_job_that_forms_no_slice_is_refused(tmp_path: Path) -> None:
+    """1,000 chips of the 16x16x16 pod form no slice: PERF003 at the workload's `accelerators`, with the nearest.
+
+    Cloud TPU v4 slices are AxBxC with A, B, C all at most 4 or all multiples of 4
+    (https://cloud.google.com/tpu/docs/types-topologies): above one 4x4x4 cube, whole cubes. 1,000 is 15.6 cubes; the
+    nearest are 15 cubes, 960 chips (1x3x5 cubes, the shape closest to a cube: 4x12x20) and 16, 1,024 (16x16x4, the
+    pod's sub-torus). Before, 1,000 ran as 8 chips along the first dimension and an invented line of 125 at ICI
+    speed: a 1 GiB all-reduce in 28.81 ms (1,024: 10.68 ms).
+    """
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "jobs.yaml").write_text(
+        "kind: Workload\nid: thousand\ncluster: tpu-v4-pod\naccelerators: 1000\n"
+        "collective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
+    result = _cluster(tmp_path)
+    assert _net(result, "PERF003") == [
+        "PERF003 thousand cannot be estimated: asks for 1000 accelerators, which form no slice of the 16x16x16 torus "
+        "of cluster 'tpu-v4-pod' (a job runs on a sub-torus of one cube or on whole cubes joined through the OCSes; "
+        "Cloud TPU runs jobs on slice shapes only): expected 960 (4x12x20) or 1024 (16x16x4)"]
+    found = next(f for f in result.findings if f.id == "PERF003")
+    assert found.location.line == 4 and found.location.file.endswith("jobs.yaml")   # `accelerators: 1000`
+
+
+def test_ocses_their_racks_cannot_hold_are_net012_as_switches_are(tmp_path: Path) -> None:
+    """144 OCSes (TPU v5p's 140-cube pod, module docstring) in 4 racks of 12 (tpu-v4-ocs): NET012 at `ocs.rack`.
+
+    A switch tier whose racks hold too few is NET012 (analyse.placement.place_switches); an OCS is a switch part of
+    the torus' `ocs` tier. Before, only COST007 and PWR012's "96 in no rack" said so. The shipped v4 pod's 48 fit.
+    """
+    ocs = {"switch": "palomar-ocs", "cube": [4, 4, 4], "rack": "tpu-v4-ocs", "cubes": 140}
+    result = _cluster(tmp_path, cubes_in_pod=True, dims=[16, 16, 24], speed="800 Gb/s", ocs=ocs)
+    assert _net(result, "NET012") == ["NET012 cluster/tpu-v4-pod/fabric/ici: ocs needs 144 x palomar-ocs; the "
+                                      "'tpu-v4-ocs' racks hold 48"]
+    found = next(f for f in result.findings if f.id == "NET012")
+    line = (tmp_path / "specs" / "clusters" / "pod.yaml").read_text(encoding="utf-8").splitlines()[found.location.line - 1]
+    assert found.severity == "warning" and line.strip().startswith("rack: tpu-v4-ocs"), line
+    assert not _net(_cluster(tmp_path / "v4"), "NET012")
+
+
+def test_estimate_on_a_pod_with_no_scale_out_says_what_is_not_modelled(cli) -> None:
+    """A TPU pod's slices meet over the hosts' data-centre network (Cloud TPU Multislice), which is not modelled.
+
+    Before, the "hardware per accelerator" block read "scale_out_bandwidth 0 Gb/s", like a figure of a fabric.
+    """
+    out = cli("estimate", "--workload", "allreduce-tpu-v4-pod").out
+    assert ("  scale_out_bandwidth          none: no scale-out fabric is modelled (a TPU pod's data-centre network "
+            "and multislice are not)\n") in out
+
+
+def test_estimate_on_a_design_check_refuses_says_so(tmp_path: Path, cli) -> None:
+    """`estimate` on a cluster whose network `check` refuses (NET016: 800 Gb/s links on tpu-v4's 400 Gb/s) says so.
+
+    Before, it printed the all-reduce at the doubled rate (470.5 GB/s busbw) with no word of the error. The shipped
+    pod, whose only network finding (NET024) is waived, has no such note.
+    """
+    yaml = YAML()
+    cluster = next(iter(yaml.load_all((ROOT / "specs" / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8"))))
+    cluster["fabrics"][0]["speed"] = "800 Gb/s"
+    (tmp_path / "specs").mkdir()
+    with (tmp_path / "specs" / "pod.yaml").open("w", encoding="utf-8") as out:
+        yaml.dump(cluster, out)
+    (tmp_path / "specs" / "jobs.yaml").write_text(
+        "kind: Workload\nid: ar\ncluster: tpu-v4-pod\ncollective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
+    out = cli("estimate", "--workload", "ar", str(tmp_path / "specs"), str(ROOT / "specs" / "racks")).out
+    assert ("note: cluster 'tpu-v4-pod' fails `archgen check` (1 error(s) in what this estimate reads, NET016; first: "
+            "NET016 the torus runs 800 Gb/s per link and direction;") in out
+    assert "): the estimate runs on the design as stated\n" in out
+    assert "fails `archgen check`" not in cli("estimate", "--workload", "allreduce-tpu-v4-pod").out
+
+
+def test_a_job_of_whole_cubes_takes_the_shape_closest_to_a_cube(tmp_path: Path) -> None:
+    """512 chips of the 16x16x16 pod run on an 8x8x8 slice of 8 cubes, every ring closed through the OCSes.
+
+    Cloud TPU's default topology for a chip count is the one most similar to a cube
+    (https://cloud.google.com/tpu/docs/types-topologies). Bucket all-reduce of S = 1 GiB on 8x8x8 (perf.comm.torus),
+    B = 50 GB/s x 0.8 as above: each dimension carries 2 (S/3)(7/8 + 7/64 + 7/512) at 2B, plus 2 (7 + 7 + 7) hops.
+    Before, the job ran on a 16x16x2 patch of the pod with its dimension of 2 open: 12.91 ms, not 8.97 ms.
+    """
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "jobs.yaml").write_text("kind: Workload\nid: eighth\ncluster: tpu-v4-pod\naccelerators: 512\n"
+                                                  "collective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
+    size, b = 2.0**30, 50e9 * 0.8
+    want = 2 * size / 3 * (7 / 8 + 7 / 64 + 7 / 512) / (2 * b) + 2 * 21 * 1e-6
+    got = _cluster(tmp_path).metrics["workload/eighth"]["time"].m_as("s")
+    assert got == pytest.approx(want, rel=1e-9)

@@ -67,13 +67,15 @@ kind: Workload
 id: l70-fixed
 model: llama3-70b
 cluster: tpu-v4-pod
-accelerators: 192
-training: {seq_len: 8192, global_batch: 192, precision: bf16}
+accelerators: 128
+training: {seq_len: 8192, global_batch: 128, precision: bf16}
 """
 
 
 def _fixed_torus(tmp_path):
-    """Four cube racks wired as one 8x8x4 torus without OCSes (256 chips), with storage, and a 192-chip job."""
+    """Four cube racks wired as one 8x8x4 torus without OCSes (256 chips), with storage, and a 128-chip job (8x8x2).
+
+    192 chips (8x8x3) form no sub-torus of 8x8x4: PERF003 (`perf.workload.cluster.slice_problem`)."""
     cluster = (SPECS / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8")
     cluster = (cluster.replace("racks: [{rack: tpu-v4-cube, count: 16}]", "racks: [{rack: tpu-v4-cube, count: 4}]")
                .replace("  - {unit: row, count: 4}\n  - {rack: tpu-v4-ocs, count: 4, new_row: true}\n",
@@ -89,12 +91,12 @@ def _fixed_torus(tmp_path):
 
 
 def test_a_torus_without_ocs_takes_no_spare(tmp_path) -> None:
-    """Fixed wiring cannot swap an idle tray into a failed one's place (tpuamd finding 3): the 192-chip job's 16 idle
+    """Fixed wiring cannot swap an idle tray into a failed one's place (tpuamd finding 3): the 128-chip job's 32 idle
     trays are no spares; every hardware failure waits for its repair, and `spares` is not provided, with why."""
     result = _fixed_torus(tmp_path)
     assert result.metrics["cluster/tpu-v4-pod"]["accelerators"].m == 256
     g = result.operations.goodput["workload/l70-fixed"]
-    assert g.fixed_wiring and g.spares_available == 0 and g.spares_needed is None     # was 16 trays available
+    assert g.fixed_wiring and g.spares_available == 0 and g.spares_needed is None     # was 16 trays available (a 192-chip job)
     assert "spares" not in result.metrics["workload/l70-fixed"]
     assert "a torus wired without OCSes takes no hot spare" in result.operations.withheld["workload/l70-fixed"]["spares"]
     assert g.wait > 0                                     # every hardware failure waits for its repair

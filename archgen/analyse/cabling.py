@@ -240,6 +240,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     trunks: tuple[TierRuns, ...] = ()
     for fa in a.fabrics:
         if fa.topology not in ("fat-tree", "rail-only"):   # counts and media by the first option, no lengths
+            if known and fa.tiers:   # a torus' OCSes stand in their rack type's slots, as switches do (NET012)
+                loose += unplaced(fa, place_switches(cluster, fa, problems, taken))
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
                 tiers.append(_tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,

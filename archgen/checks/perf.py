@@ -44,13 +44,15 @@ def fits_memory(ctx: Context) -> Iterator[Violation]:
 def runs(ctx: Context) -> Iterator[Violation]:
     """A workload's parallel layout can run on its cluster (divides the accelerators, layers and heads).
 
+    On a torus, the job's accelerators form a slice of it (a size along each dimension that divides it).
+
     Fix: choose TP/PP/DP that multiply to the accelerators used and divide the model's layers and heads, or
-    leave them out to have archgen search them.
+    leave them out to have archgen search them; on a torus, ask for a count that forms a slice.
     """
     for path, r in ctx.workloads.items():
         if r.error:
-            yield Violation(path, r.workload.id, ("training",) if r.workload.training else ("inference",),
-                            f"{r.workload.id} cannot be estimated: {r.error}")
+            at = r.error_at or (("training",) if r.workload.training else ("inference",))
+            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated: {r.error}")
 
 
 @check("PERF004", "perf.stack", severity="warning")

@@ -38,7 +38,7 @@ from archgen.perf.api import (
     plan_text,
     precision,
 )
-from archgen.pipeline import built, cluster_paths
+from archgen.pipeline import built, cluster_network
 from archgen.topology import ScaleOutPath
 
 FORMATS = ("text", "json")
@@ -74,13 +74,36 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
     specs, design = built(paths)
     doc = specs.items.get(workload)
     target = cluster or getattr(doc, "cluster", None)
-    scale_out = cluster_paths(design, {target} if target else set())  # that cluster only; no checks run
+    scale_out, problems = cluster_network(design, {target} if target else set())  # that cluster only; no checks
+    on = specs.items.get(target) if target else None
+    refused = input_errors(on, problems.get(target or "", ())) if isinstance(on, Cluster) else ""
     bound = [b.req for b in design.workload_requirements if b.owner == workload]
     job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
     with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
         return estimate_workload(specs.items, cluster, workload, fmt, scale_out, factors, explain,
                                  search_plan, bound, model_only,
-                                 design.rests_note(f"cluster/{target}") if target else "")
+                                 design.rests_note(f"cluster/{target}") if target else "", refused)
+
+
+#: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
+#: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
+#: a torus' or dragonfly's shape against the accelerators (NET020).
+INPUT_CHECKS = ("NET010", "NET016", "NET020")
+
+
+def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:
+    """A note that `archgen check` refuses the network figures the estimate runs on ("" where it does not).
+
+    The errors are the network analysis' (`pipeline.cluster_network`) of `INPUT_CHECKS` the cluster does not waive:
+    the estimate still runs on the design as stated, and says that it is one `check` refuses.
+    """
+    waived = {w.check for w in cluster.waivers}
+    errors = [(c, m) for c, m in problems if c in INPUT_CHECKS and c not in waived]
+    if not errors:
+        return ""
+    ids = ", ".join(sorted({c for c, _ in errors}))
+    return (f"cluster '{cluster.id}' fails `archgen check` ({len(errors)} error(s) in what this estimate reads, {ids}; "
+            f"first: {errors[0][0]} {errors[0][1]}): the estimate runs on the design as stated")
 
 
 def _check_format(fmt: str) -> None:
@@ -177,7 +200,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
                       scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
                       explain: bool = False, search_plan: bool = False,
                       requirements: Sequence[Requirement] | None = None, model_only: bool = False,
-                      rests: str = "") -> tuple[str, int]:
+                      rests: str = "", refused: str = "") -> tuple[str, int]:
     """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
 
     The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
@@ -190,7 +213,8 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     `model_only` has that search also try weight offload, which no stack runs (a plan taking it says so).
     `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
     judged once on each estimate (the baseline and the what-if); `rests` names the unresolved references the
-    cluster rests on (`build.Design.rests_note`), which leave every requirement not provided, as `check` does.
+    cluster rests on (`build.Design.rests_note`), which leave every requirement not provided, as `check` does;
+    `refused` says that `check` refuses network figures it reads (`input_errors`), a note first on every estimate.
     """
     _check_format(fmt)
     workload = _item(items, Workload, workload_id)
@@ -206,6 +230,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
     on = machine(cluster, items, (scale_out or {}).get(cluster.id))
     moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
         if workload.cluster and cluster.id != workload.cluster else []
+    moved += [refused] if refused else []
     try:
         est = _judged(estimate_on_cluster(workload, model, on), requirements, moved, rests)
     except WorkloadError as err:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from archgen.model.fabric_parts import (
     DragonflyLinks,
@@ -335,6 +335,21 @@ class Torus(FabricBase):
     links_per_neighbour: int = Field(1, gt=0, le=16, description="Parallel links to each neighbour.")
     ocs: Ocs | None = Field(None, description="Optical circuit switches joining cubes.")
     links: TorusLinks = Field(default_factory=TorusLinks, description="Link options per link class.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_twisted(cls, data: object) -> object:
+        """A twisted torus is refused with why, not as an unknown key: its rings are not modelled.
+
+        Google's twisted tori (TPU v4 slices AxBxC with 2A=B=C or 2A=2B=C, https://cloud.google.com/tpu/docs/v4)
+        offset the wraparound links of one dimension; the torus figures and collectives here wrap each ring on its
+        own dimension (docs/perf-model.md, Limitations).
+        """
+        if isinstance(data, dict) and "twisted" in data:
+            raise FieldError(("twisted",), "twisted tori (Google's TPU v4 2A=B=C and 2A=2B=C slices) are not "
+                             "modelled: the torus figures and collectives wrap each dimension's ring on itself; "
+                             "remove twisted to size the plain torus")
+        return data
 
     @field_validator("ocs")
     @classmethod

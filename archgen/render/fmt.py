@@ -26,6 +26,10 @@ from archgen.pint_import import pint
 
 #: A scale-out latency of zero as what it is: no transport declares one, and the model adds none of its own.
 NO_SCALE_OUT_LATENCY = "none added: the network transport declares none; not modelled beyond that"
+#: A scale-out bandwidth of zero as what it is: nothing joins the scale-up domains that the model times. Chips of
+#: different TPU slices communicate through their hosts over the data-centre network, Cloud TPU Multislice
+#: (https://cloud.google.com/tpu/docs/multislice-introduction); neither is modelled.
+NO_SCALE_OUT = "none: no scale-out fabric is modelled (a TPU pod's data-centre network and multislice are not)"
 
 
 def hardware_value(name: str, value: pint.Quantity) -> str:
@@ -35,8 +39,10 @@ def hardware_value(name: str, value: pint.Quantity) -> str:
     figures beside it are (not 180 GiB beside 173.9 GB), followed by the figure in its own binary unit where it has
     one, as the catalog and the datasheets write it ("199.7 GB (186 GiB)": a partner looks for NVIDIA's "186 GB");
     and a latency in us; a scale-out latency of zero reads `NO_SCALE_OUT_LATENCY`, not "0 us", which read like a
-    measured figure.
+    measured figure, and a scale-out bandwidth of zero `NO_SCALE_OUT`, not "0 Gb/s".
     """
+    if name == "scale_out_bandwidth" and value.magnitude == 0:
+        return NO_SCALE_OUT
     if value.is_compatible_with("B"):
         own = f"{value.units:~P}"
         return _figure(value, "GB") + (f" ({_figure(value, own)})" if own.endswith("iB") else "")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from archgen.perf.comm.collectives import collective_time
-from archgen.perf.comm.torus import sub_torus
+from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import Hardware
 
 B = 50e9          # one link per direction (TPU v4 ICI, 400 Gb/s)
@@ -92,3 +92,15 @@ def test_vectorised_like_the_switched_model() -> None:
     t = collective_time(hw, "all_reduce", 1e8, n)
     assert t == pytest.approx([collective_time(hw, "all_reduce", 1e8, float(x)) for x in n])
     assert collective_time(hw, "all_reduce", 1e8, 1) == 0.0
+
+
+def test_a_count_forms_a_slice_when_each_dimension_takes_a_divisor() -> None:
+    """n chips form a sub-torus when n = t1·t2·t3 with t_i dividing d_i; whole cubes take the shape closest to a cube.
+
+    Cloud TPU's default topology is the one most similar to a cube (https://cloud.google.com/tpu/docs/types-topologies);
+    v5p's largest slice, 96 cubes of 4x4x4, is 16x16x24 (https://cloud.google.com/tpu/docs/v5p).
+    """
+    assert 1024 in slice_counts((16, 16, 16)) and 1000 not in slice_counts((16, 16, 16))
+    assert sorted(slice_counts((4, 4))) == [1, 2, 4, 8, 16] and 48 not in slice_counts((4, 4, 4))
+    assert 96 in slice_counts((16, 16, 24)) and sub_torus((16, 16, 24), 96) == [16, 2, 3]
+    assert cube_grid(60, 3) == [3, 4, 5] and cube_grid(96, 3) == [4, 4, 6] and cube_grid(8, 3) == [2, 2, 2]

@@ -32,6 +32,7 @@ hierarchical) do not exist on a torus and fall back to the bucket algorithm.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import numpy as np
@@ -50,6 +51,28 @@ def sub_torus(dims: tuple[int, ...], n: int) -> list[int]:
     if left > 1:                 # n does not tile the torus: the rest as one more (folded) line
         out.append(left)
     return out
+
+
+def slice_counts(dims: tuple[int, ...]) -> set[int]:
+    """Every chip count that forms a sub-torus of `dims`: the products of a divisor of each side.
+
+    Taking each dimension's largest share in turn (`sub_torus`) finds such a shape whenever one exists: a divisor m
+    of d1·d2 splits as gcd(m, d1) times a divisor of d2.
+    """
+    return {math.prod(c) for c in itertools.product(*([t for t in range(1, d + 1) if d % t == 0] for d in dims))}
+
+
+def cube_grid(cubes: int, ndims: int) -> list[int]:
+    """Cubes along each dimension of a slice of `cubes` cubes, the shape closest to a cube (smallest side first).
+
+    Cloud TPU's default topology for a chip count is the one most similar to a cube
+    (https://cloud.google.com/tpu/docs/types-topologies, "Topology variants"): 60 cubes are 3x4x5.
+    """
+    def grids(k: int, n: int) -> list[tuple[int, ...]]:
+        if n == 1:
+            return [(k,)]
+        return [(f, *rest) for f in range(1, k + 1) if k % f == 0 for rest in grids(k // f, n - 1) if f <= rest[0]]
+    return list(min(grids(cubes, ndims), key=lambda g: (max(g) - min(g), max(g))))
 
 
 def _dim_bandwidth(hw: Hardware, t: int, d: int | None) -> float:

@@ -22,7 +22,7 @@ from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.placement import job_share
-from archgen.perf.comm.torus import sub_torus
+from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate
@@ -101,6 +101,10 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     if problem := torus_problem(hardware or on.hardware, gpus, on):
         raise WorkloadError(workload.id, problem)
+    if problem := slice_problem(hardware or on.hardware, gpus, on):
+        err = WorkloadError(workload.id, problem)
+        err.subject = (workload.id, ("accelerators",)) if workload.accelerators else None
+        raise err
     # its own slice of an OCS pod (`job_slice`), and its share of each domain (`comm.placement`)
     hw = placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
@@ -131,7 +135,7 @@ def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware
 
 
 def job_slice(hw: Hardware, gpus: int, on: Machine) -> Hardware:
-    """`hw` with a job of whole OCS cubes on its own slice: the job's sub-torus, each of its rings closed.
+    """`hw` with a job of whole OCS cubes on its own slice (`slice_shape`), each of its rings closed.
 
     The OCSes rewire a job's cubes into a torus of its own (Jouppi et al., ISCA 2023, as summarised at
     https://glennklockwood.com/garden/processors/TPUv4: "a job ... land[s] on a tight torus topology ... using
@@ -141,12 +145,31 @@ def job_slice(hw: Hardware, gpus: int, on: Machine) -> Hardware:
     other shape of whole cubes wraps is not stated there. A job that is not whole cubes, or a torus without OCSes,
     keeps the cluster's torus.
     """
-    if not on.ocs_cube or not hw.torus or gpus >= math.prod(hw.torus):
+    if not on.ocs_cube or not hw.torus or gpus >= math.prod(hw.torus) or gpus % math.prod(on.ocs_cube):
         return hw
-    shape = sub_torus(hw.torus, gpus)
-    if len(shape) != len(on.ocs_cube) or any(t % c for t, c in zip(shape, on.ocs_cube, strict=True)):
-        return hw
-    return replace(hw, torus=tuple(shape))
+    return replace(hw, torus=tuple(slice_shape(hw.torus, gpus, on.ocs_cube)))
+
+
+def slice_shape(dims: tuple[int, ...], gpus: int, cube: tuple[int, ...] = ()) -> list[int]:
+    """Chips along each dimension of the slice a job of `gpus` runs on; more entries than `dims` where none holds it.
+
+    Without OCSes, a sub-torus of the torus: along each dimension a size that divides it, the first dimensions first
+    (`perf.comm.torus.sub_torus`). Through OCSes (`cube`) a slice is a sub-torus of one cube, or whole cubes in any
+    shape (Cloud TPU: AxBxC "all <=4 or all integer multiples of 4", https://cloud.google.com/tpu/docs/types-topologies;
+    v5p's 16x16x24 on 4x4x4 cubes): the sub-torus of the torus where it is whole cubes, else the shape of cubes
+    closest to a cube (`cube_grid`; 3,840 chips, 60 cubes, are 12x16x20).
+    """
+    if not cube:
+        return sub_torus(dims, gpus)
+    per_cube = math.prod(cube)
+    if gpus <= per_cube:
+        return sub_torus(tuple(cube), gpus)
+    if gpus % per_cube:
+        return [*cube, gpus]      # no slice: part of a cube beyond whole ones
+    shape = sub_torus(dims, gpus)
+    if len(shape) == len(cube) and not any(t % c for t, c in zip(shape, cube, strict=True)):
+        return shape
+    return [g * c for g, c in zip(cube_grid(gpus // per_cube, len(cube)), cube, strict=True)]
 
 
 def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
@@ -164,6 +187,33 @@ def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
             f"joins {chips} of its {on.accelerators}, and nothing the model times joins it to the others (slices of "
             f"an OCS pod meet only over the data-centre network; multislice is not modelled): expected at most "
             f"{chips}")
+
+
+def slice_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
+    """Why `gpus` chips of a torus cannot run as one job, or None: they form no slice of it (`slice_shape`).
+
+    A job inside one torus runs on a slice: Cloud TPU runs jobs on slice shapes only
+    (https://cloud.google.com/tpu/docs/types-topologies: AxBxC, each at most 4 or all multiples of 4; Jouppi et al.,
+    ISCA 2023, slices of whole 4x4x4 cubes). The model times a slice whose sizes divide the torus' (its groups tile
+    it) or, through OCSes, any shape of whole cubes; a box that divides no dimension would run that dimension as an
+    open line with no wraparound, which the torus collectives do not model. They would otherwise add the chips left
+    over as one more line of ICI links that does not exist (1,000 chips of 16x16x16 as 8 chips and a line of 125).
+    A job over several torus domains joined by a scale-out fabric (Trn2 instances over EFA) is not judged here.
+    """
+    chips = math.prod(hw.torus) if hw.torus else 0
+    if not chips or gpus > chips or len(slice_shape(hw.torus, gpus, on.ocs_cube)) == len(hw.torus):
+        return None
+    cube = on.ocs_cube
+    counts = slice_counts(cube) | set(range(0, chips + 1, math.prod(cube))) if cube else slice_counts(hw.torus)
+    near = [max((c for c in counts if 0 < c < gpus), default=0), min((c for c in counts if c > gpus), default=0)]
+    shown = " or ".join(f"{c} ({'x'.join(map(str, slice_shape(hw.torus, c, cube)))})" for c in near if c)
+    return (f"asks for {gpus} accelerators, which form no slice of the {'x'.join(map(str, hw.torus))} torus of "
+            f"cluster '{on.cluster}' (a job runs on a sub-torus{_OCS_SLICE if cube else _SUB_TORUS}; Cloud TPU runs "
+            f"jobs on slice shapes only): expected {shown}")
+
+
+_OCS_SLICE = " of one cube or on whole cubes joined through the OCSes"
+_SUB_TORUS = ": along each dimension a size that divides it"
 
 
 def placement_problem(per_domain: int, hw: Hardware, gpus: int, on: Machine) -> str | None:

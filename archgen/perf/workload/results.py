@@ -35,6 +35,7 @@ class WorkloadResult:
     roofline: Roofline | None = None
     curve: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     vendor: str = ""  # its cluster's accelerator vendor: its stack where it states none (`stacks.on_vendor`)
+    error_at: tuple[str | int, ...] = ()  # the workload's field the error is about (`ArchgenError.subject`), if any
 
     @property
     def path(self) -> str:
@@ -71,7 +72,9 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
                 else None
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
-            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err), vendor=vendor)
+            at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
+            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err), vendor=vendor,
+                                    error_at=at)
         out[result.path] = result
     return out
 

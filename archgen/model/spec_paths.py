@@ -1,0 +1,101 @@
+"""Following a validation error's path through the spec models: lists, nested models and discriminated unions.
+
+`archgen.validate` reads pydantic's `loc` with these to point at the user's YAML (the union's tag dropped:
+`untagged`) and to offer the keys allowed where an unknown key stands (`fields_at`, the tagged member's keys).
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+
+from pydantic import BaseModel
+
+from archgen.model import core_schemas
+
+
+def fields_at(cls: type[BaseModel], loc: tuple) -> list[str]:
+    """Allowed keys of the model reached by following `loc` from `cls` (for 'did you mean').
+
+    `loc` keeps pydantic's tag after a discriminated-union item (fabrics.0.torus): the keys are that member's, not
+    the union's first (a torus fabric's dims and ocs, not a fat tree's tiers).
+    """
+    current: object = cls
+    for part in loc:
+        model = _model_of(current)
+        if model is None:
+            return []
+        if isinstance(part, int):
+            current = _item_of(current)
+            continue
+        field = next((f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None and (member := _tagged(current, part)) is not None:
+            current = member
+            continue
+        if field is None:
+            return []
+        current = field.annotation
+    model = _model_of(current)
+    return sorted((f.alias or n) for n, f in model.model_fields.items()) if model else []
+
+
+def untagged(cls: type[BaseModel], loc: tuple) -> tuple:
+    """`loc` less the tags pydantic puts after a discriminated-union item: fabrics.0.fat-tree.x → fabrics.0.x.
+
+    A tag is dropped only where it is not a key of the model at that point and is a value of the union's
+    discriminator, so the path matches the user's YAML (and its line, and the keys offered by "did you mean").
+    """
+    out: list = []
+    current: object = cls
+    for part in loc:
+        if isinstance(part, int):
+            out.append(part)
+            current = _item_of(current)
+            continue
+        model = _model_of(current)
+        field = None if model is None else next(
+            (f for n, f in model.model_fields.items() if (f.alias or n) == part), None)
+        if field is None and part in _tags(current):
+            continue
+        out.append(part)
+        current = field.annotation if field else None
+    return tuple(out)
+
+
+def _tags(tp: object) -> set[str]:
+    """Discriminator values of an ``Annotated[A | B, Field(discriminator=...)]`` type; empty for any other type."""
+    key = next((m.discriminator for m in getattr(tp, "__metadata__", ()) if getattr(m, "discriminator", None)), None)
+    if not isinstance(key, str):
+        return set()
+    base = typing.get_args(tp)[0]
+    tags: set[str] = set()
+    for member in typing.get_args(base) or (base,):
+        field = member.model_fields.get(key) if isinstance(member, type) and issubclass(member, BaseModel) else None
+        if field is not None:
+            tags.update(v for v in typing.get_args(field.annotation) if isinstance(v, str))
+    return tags
+
+
+def _tagged(tp: object, tag: object) -> type[BaseModel] | None:
+    """The member of a discriminated union (`_tags`) whose discriminator takes `tag`, or None."""
+    if not isinstance(tag, str) or tag not in _tags(tp):
+        return None
+    key = next(m.discriminator for m in getattr(tp, "__metadata__", ()) if getattr(m, "discriminator", None))
+    base = typing.get_args(tp)[0]
+    return next((m for m in typing.get_args(base) or (base,) if isinstance(m, type) and issubclass(m, BaseModel)
+                 and (f := m.model_fields.get(key)) is not None and tag in typing.get_args(f.annotation)), None)
+
+
+def _model_of(tp: object) -> type[BaseModel] | None:
+    """The first model in an annotation (`core_schemas.nested_models`), or None."""
+    return next(iter(core_schemas.nested_models(tp)), None)
+
+
+def _item_of(tp: object) -> object:
+    origin = typing.get_origin(tp)
+    if origin in (list, tuple, set) or isinstance(tp, types.GenericAlias):
+        return typing.get_args(tp)[0] if typing.get_args(tp) else tp
+    for arg in typing.get_args(tp):
+        if typing.get_origin(arg) in (list, tuple):
+            return typing.get_args(arg)[0]
+    return tp
