@@ -116,9 +116,19 @@ def _plus(temperature: Q, rise: Q) -> Q:
 
 def power_factor_text(feeds: Feeds) -> str:
     """The feeds' power factor, marked assumed where the spec leaves it to the default (1.00, `Feeds.power_factor`)."""
-    if "power_factor" in feeds.model_fields_set:
-        return f"{feeds.power_factor:.2f}"
-    return f"{feeds.power_factor:.2f} (assumed: not stated in power.feeds.power_factor, the default)"
+    return _stated_or_assumed(feeds, "power_factor", f"{feeds.power_factor:.2f}")
+
+
+def derating_text(feeds: Feeds) -> str:
+    """The feeds' continuous-load derating, marked assumed where left to the default (80 %, NEC 210.20(A))."""
+    return _stated_or_assumed(feeds, "derating", fmt.pct(feeds.derating), ", NEC 210.20(A) continuous load")
+
+
+def _stated_or_assumed(feeds: Feeds, name: str, shown: str, why: str = "") -> str:
+    """`shown` as stated, or marked assumed where `power.feeds.<name>` is left to its default."""
+    if name in feeds.model_fields_set:
+        return shown
+    return f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})"
 
 
 def rated_at_text(rated: Conditions | None) -> str:
@@ -169,7 +179,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     feed_rows = (("Feeds", f"{feeds.count} × {fmt.q(feeds.voltage, 'V', 0)} {feeds.basis}, {feeds.phases}-phase, "
                            f"{fmt.q(feeds.current, 'A', 0)} breaker"),
                  ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
-                 ("Continuous-load derating", fmt.pct(feeds.derating)),
+                 ("Continuous-load derating", derating_text(feeds)),
                  ("Power factor", power_factor_text(feeds)),
                  ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
                  ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))

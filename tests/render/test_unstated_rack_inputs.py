@@ -58,6 +58,19 @@ def test_a_stated_power_factor_is_shown_as_stated(tmp_path):
     assert _rows(power(a), "feeds")["Power factor"] == "0.95"
 
 
+def test_a_defaulted_derating_is_marked_assumed(tmp_path):
+    # thermal2: "Continuous-load derating | 80 %" read as stated; the 0.8 is NEC 210.20(A)'s 125 % rule (1 / 1.25).
+    a = _run(tmp_path).racks["rack/r"]
+    assert _rows(power(a), "feeds")["Continuous-load derating"] == (
+        "80 % (assumed: not stated in power.feeds.derating, the default, NEC 210.20(A) continuous load)")
+
+
+def test_a_stated_derating_is_shown_as_stated(tmp_path):
+    text = RACK.replace(FEEDS, FEEDS.replace("redundancy: N+N}", "redundancy: N+N, derating: 1.0}"))
+    a = _run(tmp_path, text).racks["rack/r"]
+    assert _rows(power(a), "feeds")["Continuous-load derating"] == "100 %"
+
+
 def test_unstated_cdu_rating_conditions_are_said_and_found(tmp_path):
     result = _run(tmp_path)
     rows = _rows(cooling(result.racks["rack/r"]), "liquid")
