@@ -316,6 +316,25 @@ def racks_in_cluster_hall(ctx: Context) -> Iterator[Violation]:
                                 f"{against}")
 
 
+@check("COOL014", "cooling.rear_door_capacity", severity="warning")
+def rear_door_capacity(ctx: Context) -> Iterator[Violation]:
+    """The rack's heat to air is within its rear door's capacity (at the hall's conditions, as a CDU's).
+
+    A rear door (`cooling.air.rear_door`) takes the rack's exhaust heat into its water up to its capacity; the hall's
+    air takes the rest, which a room-neutral design does not plan for. The rack's heat to air (metric
+    `heat_to_air`) already counts the excess as the hall's.
+
+    Fix: a door of larger capacity, less air-cooled equipment in the rack, or plan the hall's air for the excess.
+    """
+    for path, a in ctx.racks.items():
+        door = a.cooling.rear_door
+        if door is not None and door.excess.magnitude > 0:
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "rear_door"),
+                            f"heat to air {door.air_heat:.1f~P} exceeds rear door {door.unit.id}'s capacity "
+                            f"{door.capacity:.1f~P}: the hall's air takes the other {door.excess:.1f~P}",
+                            door.air_heat, door.capacity)
+
+
 def _size(unit: object) -> str:
     """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
     m = getattr(unit, "mechanical", None)

@@ -149,6 +149,13 @@ class AirPath(Spec):
     class_: AirClass = Field(alias="class", description="ASHRAE air class of the equipment.")
     delta_t: TemperatureDelta = Field(
         description="Inlet-to-exhaust air temperature rise, e.g. '20 K' ('20 degC' is read as 20 K).")
+    rear_door: Ref | None = Field(None, description=(
+        "Id of the rear-door heat exchanger on this rack: a CoolingUnit of `type: rdhx` (another type is REF002). "
+        "It takes up to its `capacity` (at the hall's conditions, as a CDU's) of the rack's heat to air into its "
+        "water; the hall's air takes the rest, and COOL014 warns where the air heat exceeds the door's capacity. "
+        "One door per rack; it takes no U (a door is not placed in `slots`: REF002). The air flow the equipment "
+        "needs (COOL007) is unchanged: the door cools the exhaust after the equipment has heated it. Its own "
+        "`power` (an active door's fans) is shown, not added to the rack's power chain."))
 
 
 class CoolingPaths(Spec):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.analyse.rear_door import RearDoor
 from archgen.checks.power_figures import feed_loss_with_shelves
 from archgen.checks.scope import coolant_supply
 from archgen.model import CoolingUnit
@@ -141,6 +142,21 @@ def rated_at_text(rated: Conditions | None) -> str:
     return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
 
 
+def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
+    """The air path's rear-door rows: the unit, its capacity at the hall, the air heat it takes and leaves (COOL014)."""
+    if door is None:
+        return []
+    unit = door.unit
+    draw = (f"{fmt.q(unit.power, 'kW', 2)}, shown, not in the rack's power chain (where the door is fed from is not "
+            "modelled)" if unit.power is not None else "not provided (no `power` stated)")
+    return [("Rear door", f"{unit.name or unit.id} ({unit.type}), capacity {fmt.q(door.capacity, 'kW', 1)} at the "
+                          f"hall's conditions (rated at: {rated_at_text(unit.rated_at)})"),
+            ("Air heat before the door / into its water / to the hall",
+             f"{fmt.q(door.air_heat, 'kW', 1)} / {fmt.q(door.taken, 'kW', 1)} / {fmt.q(door.excess, 'kW', 1)}"
+             + (" (COOL014)" if door.excess.magnitude > 0 else "")),
+            ("Rear door's own draw", draw)]
+
+
 def _other_text(a: RackAnalysis) -> str:
     """The draw of the rack's other equipment (placed CDUs); 'not provided' for the units that state no `power`."""
     unstated = sorted({p.part.id for p in a.rack.items if isinstance(p.part, CoolingUnit) and p.part.power is None})
@@ -211,19 +227,25 @@ def cooling(a: RackAnalysis) -> Section:
     """Heat split, liquid loop and CDU, air path."""
     c, spec = a.cooling, a.rack.spec
     liquid, air_path = spec.cooling.liquid, spec.cooling.air
-    share = ratio(c.heat_liquid, c.heat) or 0.0
+    share, door = ratio(c.heat_liquid, c.heat) or 0.0, c.rear_door
+    to_door = (f", {fmt.q(door.taken, 'kW', 1)} ({fmt.pct(ratio(door.taken, c.heat))}) through the rear door's "
+               "water") if door is not None else ""
+    air_share, medium = ratio(c.heat_air, c.heat) or 0.0, "the hall's air" if door is not None else "the air"
     section = Section("cooling", "Cooling").add(
         Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
-             f"({fmt.pct(share)}) leaves through the liquid loop and {fmt.q(c.heat_air, 'kW', 1)} "
-             f"({fmt.pct(1 - share)}) through the air."),
+             f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {fmt.q(c.heat_air, 'kW', 1)} "
+             f"({fmt.pct(air_share)}) through {medium}."),
         Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
                                          "its usable capacity"))
     rows = [("Liquid", c.heat_liquid, fmt.pct(share),
              f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
              fmt.q(c.coolant_flow, "L/min", 1),
              fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
-            ("Air", c.heat_air, fmt.pct(1 - share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+            ("Air", c.heat_air, fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
              air(c.air_flow), "—")]
+    if door is not None:  # the air flow above is the equipment's, before the door cools it
+        rows.insert(1, ("Rear door", door.taken, fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
+                        "not provided (the door states no water flow or ΔT)", "—"))
     cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
             Column("Flow required", align="right"), Column("Flow per kW", align="right"))
     section.add(Table("heat-split", "Heat split and flows", cols, tuple(rows)))
@@ -261,6 +283,7 @@ def cooling(a: RackAnalysis) -> Section:
              ("Air flow required", air(c.air_flow)),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
+    arows += door_rows(door)
     facility = a.rack.facility
     if facility is not None:
         arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
