@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.facility_water import GroupWater, facility_water
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
 from archgen.analyse.rear_door import RearDoor
 from archgen.checks.power_figures import feed_loss_with_shelves
@@ -140,6 +141,29 @@ def rated_at_text(rated: Conditions | None) -> str:
               f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
               f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]
     return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
+
+
+def water_text(fw: GroupWater | None) -> str:
+    """Facility water flow and return of a CDU group (`analyse.facility_water`), or why they are not provided."""
+    if fw is None:
+        return "—"
+    if fw.flow is None or fw.delta_t is None:
+        return f"not provided ({fw.missing})"
+    flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
+            "(Q / (ρ c_p ΔT), water)")
+    if fw.back is None or fw.supply is None:
+        return f"{flow}; return not provided ({fw.missing})"
+    return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
+
+
+def water_rows(racks: list[tuple[RackAnalysis, int]]) -> list[tuple[str, str]]:
+    """A cluster's facility water per rack type with a CDU: `n` racks' liquid heat at its CDU's facility ΔT."""
+    out = []
+    for r, n in racks:
+        fw = facility_water(r, r.cooling.heat_liquid * n)
+        if fw is not None and r.cooling.heat_liquid.magnitude:
+            out.append((f"Facility water, {n} × {r.rack.spec.id}", water_text(fw)))
+    return out
 
 
 def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
@@ -275,6 +299,7 @@ def cooling(a: RackAnalysis) -> Section:
                                                               f"{fmt.q(c.cdu_flow, 'L/min', 0)}")]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
+            lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
         section.sub("liquid", "Liquid loop and CDU",
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
     lo, hi = AIR_CLASS_RANGE[air_path.class_]

@@ -91,16 +91,19 @@ floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
 """
 
 
-def test_the_hall_air_load_is_relieved_by_the_doors(tmp_path):
+def dc_needs(run) -> dict[str, str]:
+    """The rows of cluster c's data-centre requirements table ('What the design needs from the hall')."""
     from archgen.render.cluster import cluster_scope
     from archgen.render.reference import datacentre
 
-    files = {**_files(), "clusters/c.yaml": CLUSTER}
-    run = run_specs(tmp_path, files)
     a = run.clusters["cluster/c"]
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")
     [needs] = [b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == "dc-needs"]
-    rows = dict(needs.rows)
+    return dict(needs.rows)
+
+
+def test_the_hall_air_load_is_relieved_by_the_doors(tmp_path):
+    rows = dc_needs(run_specs(tmp_path, {**_files(), "clusters/c.yaml": CLUSTER}))
     # 3 racks: 3 x 10 kW into the doors' water, 3 x (12.16 - 10) kW = 6.48 kW to the hall's air
     assert rows["Heat to the rear doors' water"] == "30.0 kW"
     assert rows["Heat to air (after the rear doors)"] == "6.5 kW"
