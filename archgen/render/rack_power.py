@@ -171,10 +171,12 @@ def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
     if door is None:
         return []
     unit = door.unit
+    rated = (f"rated at {rated_at_text(unit.rated_at)}" if unit.rated_at is not None else
+             "rated at: not stated (rated_at), counted as stated")
     draw = (f"{fmt.q(unit.power, 'kW', 2)}, shown, not in the rack's power chain (where the door is fed from is not "
             "modelled)" if unit.power is not None else "not provided (no `power` stated)")
     return [("Rear door", f"{unit.name or unit.id} ({unit.type}), capacity {fmt.q(door.capacity, 'kW', 1)} at the "
-                          f"hall's conditions (rated at: {rated_at_text(unit.rated_at)})"),
+                          f"hall's conditions ({rated})"),
             ("Air heat before the door / into its water / to the hall",
              f"{fmt.q(door.air_heat, 'kW', 1)} / {fmt.q(door.taken, 'kW', 1)} / {fmt.q(door.excess, 'kW', 1)}"
              + (" (COOL014)" if door.excess.magnitude > 0 else "")),
@@ -268,6 +270,8 @@ def cooling(a: RackAnalysis) -> Section:
             ("Air", c.heat_air, fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
              air(c.air_flow), "—")]
     if door is not None:  # the air flow above is the equipment's, before the door cools it
+        rows[-1] = (*rows[-1][:4], f"{air(c.air_flow)} through the equipment, for its "
+                                   f"{fmt.q(door.air_heat, 'kW', 1)} before the door", "—")
         rows.insert(1, ("Rear door", door.taken, fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
                         "not provided (the door states no water flow or ΔT)", "—"))
     cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
@@ -312,7 +316,8 @@ def cooling(a: RackAnalysis) -> Section:
     facility = a.rack.facility
     if facility is not None:
         arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
-                  ("Exhaust air (inlet + ΔT)", fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
+                  ("Exhaust air (inlet + ΔT)" + (", before the rear door" if door is not None else ""),
+                   fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
         if facility.water is not None:
             arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
     section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))

@@ -57,6 +57,11 @@ def test_the_rack_document_shows_the_door(tmp_path):
     rows = dict(air.blocks[0].rows)
     assert rows["Air heat before the door / into its water / to the hall"] == "12.2 kW / 10.0 kW / 2.2 kW (COOL014)"
     assert rows["Rear door's own draw"] == "not provided (no `power` stated)"
+    [split] = [b for b in section.blocks if getattr(b, "id", "") == "heat-split"]
+    paths = {row[0]: row for row in split.rows}
+    assert paths["Rear door"][1].m_as("kW") == pytest.approx(10.0)
+    assert paths["Air"][1].m_as("kW") == pytest.approx(AIR - 10.0)
+    assert paths["Air"][4].endswith("through the equipment, for its 12.2 kW before the door")
 
 
 def test_a_door_placed_in_slots_is_refused(tmp_path):
