@@ -50,8 +50,8 @@ def _hall_states(field: str) -> Callable[[Any], bool]:
 
 
 def _rated_cdu(r: Any) -> bool:
-    """A rack with a CDU, in a hall, has its capacity's conditions for COOL010 to compare (or to find unstated)."""
-    return _liquid(r) and r.facility is not None and r.cdu is not None
+    """A rack with a CDU or rear door, in a hall, has a capacity's conditions for COOL010 to judge."""
+    return r.facility is not None and (_liquid(r) and r.cdu is not None or r.rear_door is not None)
 
 
 def _hall_units(hall: Any) -> bool:

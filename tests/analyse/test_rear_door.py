@@ -112,3 +112,22 @@ def test_the_hall_air_load_is_relieved_by_the_doors(tmp_path):
     # 3 racks: 3 x 10 kW into the doors' water, 3 x (12.16 - 10) kW = 6.48 kW to the hall's air
     assert rows["Heat to the rear doors' water"] == "30.0 kW"
     assert rows["Heat to air (after the rear doors)"] == "6.5 kW"
+
+
+def test_a_doors_rating_conditions_are_judged_as_a_cdus(tmp_path):
+    # COOL010 judged only the CDU: a door rated at 20 °C air in hall-liquid (25 °C inlet air) was counted at its 10 kW.
+    files = _files()
+    files["catalog/door.yaml"] += "rated_at: {ambient: 20 degC}\n"
+    result = run_specs(tmp_path, files)
+    doors = [f for f in result.findings if f.id == "COOL010" and "rear door" in f.message]
+    assert [f.message for f in doors] == ["rear door door-10kw is rated 10 kW at conditions facility 'hall-liquid' "
+                                          "does not meet (hall air 25 °C, rated at 20 °C)"]
+    assert doors[0].severity == "error"
+
+
+def test_a_door_with_no_rating_conditions_is_an_info_finding(tmp_path):
+    result = run_specs(tmp_path, _files())
+    [door] = [f for f in result.findings if f.id == "COOL010" and "rear door" in f.message]
+    assert door.severity == "info"
+    assert door.message == ("rear door door-10kw states no rated_at: its 10 kW is counted as stated (COOL014), not "
+                            "known to hold at facility 'hall-liquid' (facility water 30 °C)")
