@@ -68,11 +68,14 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("rack", "heat_to_liquid", "W", "kW", 1, "Heat to liquid", "Heat the liquid loop takes (the liquid-cooled "
            "share of the input power).", _R),
     Metric("rack", "heat_to_air", "W", "kW", 1, "Heat to air", "Heat the room air takes (the rest of the input "
-           "power).", _R),
+           "power, less what a rear door takes).", _R),
+    Metric("rack", "heat_to_rear_door", "W", "kW", 1, "Heat to the rear door", "Heat the rack's rear-door heat "
+           "exchanger (`cooling.air.rear_door`) takes from its exhaust air into its water: the air-side heat, up to "
+           "the door's capacity.", _R),
     Metric("rack", "coolant_flow", "m**3/s", "L/min", 1, "Coolant flow", "Liquid flow that carries the heat to "
            "liquid at the rack's ΔT (Q = P / (ρ c_p ΔT)).", _R),
-    Metric("rack", "air_flow", "m**3/s", "ft**3/min", 0, "Air flow", "Air flow that carries the heat to air at the "
-           "rack's air ΔT.", _R),
+    Metric("rack", "air_flow", "m**3/s", "ft**3/min", 0, "Air flow", "Air flow through the equipment that carries "
+           "its air-side heat at the rack's air ΔT (a rear door cools that air afterwards).", _R),
     Metric("rack", "u_used", "m", "U", 0, "U used", "Rack units taken by placed parts.", _R),
     Metric("rack", "u_free", "m", "U", 0, "U free", "Rack units left.", _R),
     Metric("rack", "weight", "kg", "kg", 0, "Weight", "Weight as installed: the enclosure and every placed part.", _R),

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
 from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share, shelf_efficiency
+from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, PowerShelf, Switch, System
 from archgen.model.base import spare_units
-from archgen.model.cooling import rated_capacity
 from archgen.model.facility import pressure_ratio
 from archgen.model.power import PDU
 from archgen.model.rack import Feeds, Pdus, Shelves
@@ -165,6 +165,7 @@ class CoolingSplit:
     cdu_flow: Q | None
     cdu_load: Q
     cdu_flow_needed: Q
+    rear_door: RearDoor | None = None  # `heat_air` is what the hall's air takes, after the door
 
 
 @dataclass(frozen=True)
@@ -201,6 +202,8 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None 
         "floor_load": space.floor_load,
         "accelerators": Q_(sum(p.part.accelerators for p in rack.items if isinstance(p.part, System)), ""),
     }
+    if cooling.rear_door is not None:
+        metrics["heat_to_rear_door"] = cooling.rear_door.taken
     if power.conversion:
         metrics["conversion_capacity_usable"] = power.conversion.usable
     return RackAnalysis(rack, space, power, cooling, metrics)
@@ -357,22 +360,14 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
     rho, cp = AIR
     altitude = rack.facility.altitude if rack.facility is not None else None
     air_flow = volume_flow(air, rho * pressure_ratio(altitude), cp, spec.cooling.air.delta_t).to("ft**3/min")
-    return CoolingSplit(heat, liquid, air, coolant_flow, air_flow, declared_flow, cdu, cdu_flow, cdu_load,
-                   cdu_flow_needed)
+    door = rear_door(rack, air)  # the equipment's air flow (above) is the same with a door: it cools the exhaust
+    return CoolingSplit(heat, liquid, air - door.taken if door else air, coolant_flow, air_flow, declared_flow, cdu,
+                        cdu_flow, cdu_load, cdu_flow_needed, door)
 
 
 def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:
-    """One CDU's (`unit`, the rack's) capacity at its hall's conditions (`model.cooling.rated_capacity`).
-
-    Its `capacity` where the hall meets the conditions it is stated at (or it states none), the covering derating
-    row's where one covers them; where none does, the stated capacity, and COOL010 reports that the design cannot
-    count on it.
-    """
-    hall = rack.facility
-    if hall is None:
-        return unit.capacity
-    rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
-    return rated.capacity if rated.capacity is not None else unit.capacity
+    """One CDU's (`unit`, the rack's) capacity at its hall's conditions (`analyse.rear_door.unit_capacity`)."""
+    return unit_capacity(rack, unit)
 
 
 def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: Collection[str] | None = None,

@@ -46,6 +46,8 @@ class RackDesign:
     #: The Accessory parts it names, by field (`cooling.liquid`'s manifold, quick_disconnects, hoses;
     #: `power.shelves.cords` as cords), where they resolve.
     fittings: tuple[tuple[str, Accessory], ...] = ()
+    #: The rear-door heat exchanger `cooling.air.rear_door` names, where it resolves to a unit of type rdhx.
+    rear_door: CoolingUnit | None = None
 
     def fitting(self, field: str) -> Accessory | None:
         """The Accessory the rack's `field` names (a `FITTINGS` field or "cords"), or None (not stated or resolved)."""
@@ -58,10 +60,15 @@ class RackDesign:
 
 
 def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDesign:
-    """Bind a rack's slot parts (each `count` times, stacked from its `at`), its CDU and its facility."""
+    """Bind a rack's slot parts (each `count` times, stacked from its `at`), its CDU, rear door and facility."""
     items: list[Placed] = []
     for i, slot in enumerate(rack.slots):
         part = resolve(specs, rack.id, slot.part, PLACEABLE, ("slots", i, "part"), unresolved, f"rack/{rack.id}")
+        if isinstance(part, CoolingUnit) and part.type == "rdhx":  # a door takes no U: cooling.air.rear_door
+            unresolved.append(Unresolved(f"rack/{rack.id}", rack.id, part.id, ("slots", i, "part"),
+                                         "placeable part (a rear door is named in cooling.air.rear_door)",
+                                         "CoolingUnit of type 'rdhx'"))
+            continue
         if part is None:
             continue
         height = Placed(part, slot.at, i).height or 0
@@ -74,6 +81,12 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
                                      "CoolingUnit of type 'in-rack-cdu' or 'in-row-cdu'",
                                      f"CoolingUnit of type '{cdu.type}'"))
         cdu = None
+    door = resolve(specs, rack.id, rack.cooling.air.rear_door, (CoolingUnit,), ("cooling", "air", "rear_door"),
+                   unresolved, f"rack/{rack.id}")
+    if door is not None and door.type != "rdhx":  # a CDU or CRAH is no rear door: REF002
+        unresolved.append(Unresolved(f"rack/{rack.id}", rack.id, door.id, ("cooling", "air", "rear_door"),
+                                     "CoolingUnit of type 'rdhx'", f"CoolingUnit of type '{door.type}'"))
+        door = None
     facility = resolve(specs, rack.id, rack.facility, (Facility,), ("facility",), unresolved, f"rack/{rack.id}")
     shelves = rack.power.shelves
     stated = [(("cooling", "liquid", f), getattr(liquid, f) if liquid else None) for f in FITTINGS] + \
@@ -88,7 +101,7 @@ def bind_rack(specs: Specs, rack: Rack, unresolved: list[Unresolved]) -> RackDes
                                          f"Accessory of type '{part.type}'"))
         elif part is not None:
             fittings.append((where[-1], part))
-    return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings))
+    return RackDesign(rack, tuple(items), cdu, facility, tuple(fittings), door)
 
 
 #: The `CoolingUnit.type`s a liquid path's `cdu` may name: a CDU exchanges the trays' loop heat into facility water.

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, over_hall
-from archgen.model import Rack
+from archgen.model import CoolingUnit, Rack
 from archgen.model.cooling import describe, rated_capacity
 from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
 from archgen.units import Q_, Q
@@ -203,7 +204,7 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
 
 @check("COOL010", "cooling.cdu_rated_conditions")
 def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
-    """The CDU's capacity is stated at conditions its hall meets, or a derating row of its datasheet covers them.
+    """The CDU's (and a rear door's) capacity is stated at conditions its hall meets, or a derating row covers them.
 
     A CDU that states `rated_at` (e.g. {water: 32 degC}) in a hall with warmer facility water, warmer air or a higher
     altitude has no stated capacity there unless a `derating` row at conditions at least as hard covers the hall;
@@ -216,23 +217,35 @@ def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
     the capacity at.
     """
     for path, a in ctx.racks.items():
-        unit, hall = a.rack.cdu, a.rack.facility
-        if unit is None or hall is None or a.rack.spec.cooling.liquid is None:
+        hall = a.rack.facility
+        if hall is None:
             continue
-        if unit.rated_at is None:
-            water = f" (facility water {hall.water.supply.to('degC'):.0f~P})" if hall.water is not None else ""
-            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
-                            f"CDU {unit.id} states no rated_at: its {unit.capacity.to('kW'):.0f~P} is counted as "
-                            f"stated (COOL001), not known to hold at facility '{hall.id}'{water}",
-                            severity="info")
-            continue
-        rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
-        if rated.capacity is None:
-            _, limit, value = rated.unmet[0]
-            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
-                            f"CDU {unit.id} is rated {unit.capacity.to('kW'):.0f~P} at conditions facility "
-                            f"'{hall.id}' does not meet ({describe(rated.unmet, 'hall air')}){_rows(unit.derating)}",
-                            value, limit)
+        for unit, where, kind, judge in _rated_units(a):
+            if unit.rated_at is None:
+                water = f" (facility water {hall.water.supply.to('degC'):.0f~P})" if hall.water is not None else ""
+                yield Violation(path, a.rack.spec.id, where,
+                                f"{kind} {unit.id} states no rated_at: its {unit.capacity.to('kW'):.0f~P} is counted "
+                                f"as stated ({judge}), not known to hold at facility '{hall.id}'{water}",
+                                severity="info")
+                continue
+            rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
+            if rated.capacity is None:
+                _, limit, value = rated.unmet[0]
+                unmet = f"({describe(rated.unmet, 'hall air')}){_rows(unit.derating)}"
+                yield Violation(path, a.rack.spec.id, where,
+                                f"{kind} {unit.id} is rated {unit.capacity.to('kW'):.0f~P} at conditions facility "
+                                f"'{hall.id}' does not meet {unmet}", value, limit)
+
+
+def _rated_units(a: Any) -> list[tuple[CoolingUnit, tuple[str, ...], str, str]]:
+    """The rack's CDU (with a liquid path) and rear door: (unit, its field, what it is, the check counting it)."""
+    rack = a.rack
+    out: list[tuple[CoolingUnit, tuple[str, ...], str, str]] = []
+    if rack.cdu is not None and rack.spec.cooling.liquid is not None:
+        out.append((rack.cdu, ("cooling", "liquid", "cdu"), "CDU", "COOL001"))
+    if rack.rear_door is not None:
+        out.append((rack.rear_door, ("cooling", "air", "rear_door"), "rear door", "COOL014"))
+    return out
 
 
 def _rows(derating: list) -> str:
@@ -315,6 +328,25 @@ def racks_in_cluster_hall(ctx: Context) -> Iterator[Violation]:
                                 f"rack '{rid}' ({c.rack_counts.get(rid, 0)} placed) {judged}, but the cluster stands "
                                 f"in '{hall.id}': the rack's floor load, facility water, inlet air and altitude were "
                                 f"{against}")
+
+
+@check("COOL014", "cooling.rear_door_capacity", severity="warning")
+def rear_door_capacity(ctx: Context) -> Iterator[Violation]:
+    """The rack's heat to air is within its rear door's capacity (at the hall's conditions, as a CDU's).
+
+    A rear door (`cooling.air.rear_door`) takes the rack's exhaust heat into its water up to its capacity; the hall's
+    air takes the rest, which a room-neutral design does not plan for. The rack's heat to air (metric
+    `heat_to_air`) already counts the excess as the hall's.
+
+    Fix: a door of larger capacity, less air-cooled equipment in the rack, or plan the hall's air for the excess.
+    """
+    for path, a in ctx.racks.items():
+        door = a.cooling.rear_door
+        if door is not None and door.excess.magnitude > 0:
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "rear_door"),
+                            f"heat to air {door.air_heat:.1f~P} exceeds rear door {door.unit.id}'s capacity "
+                            f"{door.capacity:.1f~P}: the hall's air takes the other {door.excess:.1f~P}",
+                            door.air_heat, door.capacity)
 
 
 def _size(unit: object) -> str:

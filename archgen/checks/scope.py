@@ -52,8 +52,8 @@ def _hall_states(field: str) -> Callable[[Any], bool]:
 
 
 def _rated_cdu(r: Any) -> bool:
-    """A rack with a CDU, in a hall, has its capacity's conditions for COOL010 to compare (or to find unstated)."""
-    return _liquid(r) and r.facility is not None and r.cdu is not None
+    """A rack with a CDU or rear door, in a hall, has a capacity's conditions for COOL010 to judge."""
+    return r.facility is not None and (_liquid(r) and r.cdu is not None or r.rear_door is not None)
 
 
 def _hall_units(hall: Any) -> bool:
@@ -127,7 +127,7 @@ def _outlets(r: Any) -> bool:
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
-    "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu,
+    "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu, "COOL014": lambda r: r.rear_door is not None,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
     "PWR015": lambda r: _hall_states("voltage")(r.facility),
@@ -235,6 +235,7 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "COOL003": lambda: (water.supply, Q_(LIQUID_CLASS_MAX[lp.class_], "degC")) if lp and water else None,
         "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
         a.rack.cdu.approach else None,
+        "COOL014": lambda: (c.rear_door.air_heat, c.rear_door.capacity) if c.rear_door else None,
         "COOL007": lambda: (c.air_flow.to("m**3/h"), c.declared_air_flow.to("m**3/h"))  # SI, as the air path
         if c.declared_air_flow is not None else None,
         "PWR014": lambda: (p.busbar_current, a.rack.spec.power.shelves.busbar_rating) if _busbar_rated(a.rack) and

@@ -72,6 +72,10 @@ class CoolingUnit(Part):
     flow: FlowRate | None = Field(None, description="Maximum secondary (technology cooling system) flow.")
     approach: TemperatureDelta | None = Field(
         None, description="Approach temperature: secondary supply minus facility water supply at rated capacity.")
+    facility_delta_t: TemperatureDelta | None = Field(None, description=(
+        "Facility-side (primary) water temperature rise across the CDU at rated capacity, as its datasheet states "
+        "it, e.g. '10 K': the rack and cluster documents give the facility water flow per CDU group, Q / (ρ c_p "
+        "ΔT) with water's properties, and its return (facility supply + ΔT). Not stated: not provided."))
     pumps: Pumps | None = Field(None, description="Pumps and their redundancy.")
     power: PowerOrZero | None = Field(None, description="Electrical draw (pumps, fans, controls).")
     mechanical: Mechanical | None = Field(None, description="Size and weight, for in-rack units.")

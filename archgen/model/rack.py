@@ -44,7 +44,11 @@ class Feeds(Spec):
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
     redundancy: Redundancy = Field("N", description="N, N+1 or N+N (also written 2N).")
-    derating: float = Field(0.8, gt=0, le=1, description="Continuous-load factor; 80 % per NEC 210.20 by default.")
+    derating: float = Field(0.8, gt=0, le=1, description=(
+        "Continuous-load factor: the share of the breaker rating the feed carries continuously. Default 0.8: NEC "
+        "(NFPA 70) 210.20(A) rates a branch circuit's overcurrent device at no less than 125 % of its continuous load "
+        "(1 / 1.25 = 0.8); 1.0 for an assembly listed for 100 % operation (its exception). The rack document marks "
+        "the default as assumed."))
     power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
 
 
@@ -145,6 +149,13 @@ class AirPath(Spec):
     class_: AirClass = Field(alias="class", description="ASHRAE air class of the equipment.")
     delta_t: TemperatureDelta = Field(
         description="Inlet-to-exhaust air temperature rise, e.g. '20 K' ('20 degC' is read as 20 K).")
+    rear_door: Ref | None = Field(None, description=(
+        "Id of the rear-door heat exchanger on this rack: a CoolingUnit of `type: rdhx` (another type is REF002). "
+        "It takes up to its `capacity` (at the hall's conditions, as a CDU's) of the rack's heat to air into its "
+        "water; the hall's air takes the rest, and COOL014 warns where the air heat exceeds the door's capacity. "
+        "One door per rack; it takes no U (a door is not placed in `slots`: REF002). The air flow the equipment "
+        "needs (COOL007) is unchanged: the door cools the exhaust after the equipment has heated it. Its own "
+        "`power` (an active door's fans) is shown, not added to the rack's power chain."))
 
 
 class CoolingPaths(Spec):

@@ -243,19 +243,23 @@ def cooling_split(a: RackAnalysis) -> Figure:
     fig = Figure(figsize=(7.0, 2.2))
     axes = fig.subplots(1, panels, squeeze=False)[0]
     ax = axes[0]
-    liquid, air = fmt.magnitude(c.heat_liquid, "kW"), fmt.magnitude(c.heat_air, "kW")
-    ax.barh([0], [liquid], color="#50c8c8", edgecolor="#333333", linewidth=0.4, label="liquid")
-    ax.barh([0], [air], left=[liquid], color="#f0c27b", edgecolor="#333333", linewidth=0.4, label="air")
-    total = liquid + air or 1.0
-    for x0, w, q in ((0, liquid, c.heat_liquid), (liquid, air, c.heat_air)):
+    parts = [("liquid", c.heat_liquid, "#50c8c8")]
+    if c.rear_door is not None:  # the rear door's water takes part of the air heat
+        parts.append(("rear door", c.rear_door.taken, "#7ba7f0"))
+    parts.append(("air", c.heat_air, "#f0c27b"))
+    widths = [fmt.magnitude(q, "kW") for _, q, _ in parts]
+    total, x0 = sum(widths) or 1.0, 0.0
+    for (label, q, colour), w in zip(parts, widths, strict=True):
+        ax.barh([0], [w], left=[x0], color=colour, edgecolor="#333333", linewidth=0.4, label=label)
         if w / total > 0.12:
             ax.text(x0 + w / 2, 0, f"{fmt.q(q, 'kW', 1)}\n{fmt.pct(w / total)}", ha="center", va="center",
                     fontsize=7)
+        x0 += w
     ax.set_yticks([])
     ax.set_xlabel("kW")
     ax.set_xlim(0, total * 1.05)
     ax.set_title(f"Heat split of {fmt.q(c.heat, 'kW', 1)}", loc="left", y=1.0)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=2, frameon=False, fontsize=7)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=len(parts), frameon=False, fontsize=7)
     if c.cdu is not None:
         ax2 = axes[1]
         values = [c.cdu_load, c.cdu.usable, c.cdu.unit_capacity * c.cdu.count]

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.facility_water import GroupWater, facility_water
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.analyse.rear_door import RearDoor
 from archgen.checks.power_figures import feed_loss_with_shelves
 from archgen.checks.scope import coolant_supply
 from archgen.model import CoolingUnit
@@ -116,9 +118,19 @@ def _plus(temperature: Q, rise: Q) -> Q:
 
 def power_factor_text(feeds: Feeds) -> str:
     """The feeds' power factor, marked assumed where the spec leaves it to the default (1.00, `Feeds.power_factor`)."""
-    if "power_factor" in feeds.model_fields_set:
-        return f"{feeds.power_factor:.2f}"
-    return f"{feeds.power_factor:.2f} (assumed: not stated in power.feeds.power_factor, the default)"
+    return _stated_or_assumed(feeds, "power_factor", f"{feeds.power_factor:.2f}")
+
+
+def derating_text(feeds: Feeds) -> str:
+    """The feeds' continuous-load derating, marked assumed where left to the default (80 %, NEC 210.20(A))."""
+    return _stated_or_assumed(feeds, "derating", fmt.pct(feeds.derating), ", NEC 210.20(A) continuous load")
+
+
+def _stated_or_assumed(feeds: Feeds, name: str, shown: str, why: str = "") -> str:
+    """`shown` as stated, or marked assumed where `power.feeds.<name>` is left to its default."""
+    if name in feeds.model_fields_set:
+        return shown
+    return f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})"
 
 
 def rated_at_text(rated: Conditions | None) -> str:
@@ -129,6 +141,46 @@ def rated_at_text(rated: Conditions | None) -> str:
               f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
               f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]
     return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
+
+
+def water_text(fw: GroupWater | None) -> str:
+    """Facility water flow and return of a CDU group (`analyse.facility_water`), or why they are not provided."""
+    if fw is None:
+        return "—"
+    if fw.flow is None or fw.delta_t is None:
+        return f"not provided ({fw.missing})"
+    flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
+            "(Q / (ρ c_p ΔT), water)")
+    if fw.back is None or fw.supply is None:
+        return f"{flow}; return not provided ({fw.missing})"
+    return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
+
+
+def water_rows(racks: list[tuple[RackAnalysis, int]]) -> list[tuple[str, str]]:
+    """A cluster's facility water per rack type with a CDU: `n` racks' liquid heat at its CDU's facility ΔT."""
+    out = []
+    for r, n in racks:
+        fw = facility_water(r, r.cooling.heat_liquid * n)
+        if fw is not None and r.cooling.heat_liquid.magnitude:
+            out.append((f"Facility water, {n} × {r.rack.spec.id}", water_text(fw)))
+    return out
+
+
+def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
+    """The air path's rear-door rows: the unit, its capacity at the hall, the air heat it takes and leaves (COOL014)."""
+    if door is None:
+        return []
+    unit = door.unit
+    rated = (f"rated at {rated_at_text(unit.rated_at)}" if unit.rated_at is not None else
+             "rated at: not stated (rated_at), counted as stated")
+    draw = (f"{fmt.q(unit.power, 'kW', 2)}, shown, not in the rack's power chain (where the door is fed from is not "
+            "modelled)" if unit.power is not None else "not provided (no `power` stated)")
+    return [("Rear door", f"{unit.name or unit.id} ({unit.type}), capacity {fmt.q(door.capacity, 'kW', 1)} at the "
+                          f"hall's conditions ({rated})"),
+            ("Air heat before the door / into its water / to the hall",
+             f"{fmt.q(door.air_heat, 'kW', 1)} / {fmt.q(door.taken, 'kW', 1)} / {fmt.q(door.excess, 'kW', 1)}"
+             + (" (COOL014)" if door.excess.magnitude > 0 else "")),
+            ("Rear door's own draw", draw)]
 
 
 def _other_text(a: RackAnalysis) -> str:
@@ -169,7 +221,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     feed_rows = (("Feeds", f"{feeds.count} × {fmt.q(feeds.voltage, 'V', 0)} {feeds.basis}, {feeds.phases}-phase, "
                            f"{fmt.q(feeds.current, 'A', 0)} breaker"),
                  ("Apparent power per feed", f"{phase} (factor {p.phase_factor:.3f})"),
-                 ("Continuous-load derating", fmt.pct(feeds.derating)),
+                 ("Continuous-load derating", derating_text(feeds)),
                  ("Power factor", power_factor_text(feeds)),
                  ("Usable power per feed", fmt.q(p.feed_capacity, "kW", 1)),  # as the budget table
                  ("Feed redundancy", f"{feeds.redundancy} ({p.feeds.spare} feed(s) held in reserve)"))
@@ -201,19 +253,27 @@ def cooling(a: RackAnalysis) -> Section:
     """Heat split, liquid loop and CDU, air path."""
     c, spec = a.cooling, a.rack.spec
     liquid, air_path = spec.cooling.liquid, spec.cooling.air
-    share = ratio(c.heat_liquid, c.heat) or 0.0
+    share, door = ratio(c.heat_liquid, c.heat) or 0.0, c.rear_door
+    to_door = (f", {fmt.q(door.taken, 'kW', 1)} ({fmt.pct(ratio(door.taken, c.heat))}) through the rear door's "
+               "water") if door is not None else ""
+    air_share, medium = ratio(c.heat_air, c.heat) or 0.0, "the hall's air" if door is not None else "the air"
     section = Section("cooling", "Cooling").add(
         Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
-             f"({fmt.pct(share)}) leaves through the liquid loop and {fmt.q(c.heat_air, 'kW', 1)} "
-             f"({fmt.pct(1 - share)}) through the air."),
+             f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {fmt.q(c.heat_air, 'kW', 1)} "
+             f"({fmt.pct(air_share)}) through {medium}."),
         Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
                                          "its usable capacity"))
     rows = [("Liquid", c.heat_liquid, fmt.pct(share),
              f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
              fmt.q(c.coolant_flow, "L/min", 1),
              fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
-            ("Air", c.heat_air, fmt.pct(1 - share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+            ("Air", c.heat_air, fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
              air(c.air_flow), "—")]
+    if door is not None:  # the air flow above is the equipment's, before the door cools it
+        rows[-1] = (*rows[-1][:4], f"{air(c.air_flow)} through the equipment, for its "
+                                   f"{fmt.q(door.air_heat, 'kW', 1)} before the door", "—")
+        rows.insert(1, ("Rear door", door.taken, fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
+                        "not provided (the door states no water flow or ΔT)", "—"))
     cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
             Column("Flow required", align="right"), Column("Flow per kW", align="right"))
     section.add(Table("heat-split", "Heat split and flows", cols, tuple(rows)))
@@ -243,6 +303,7 @@ def cooling(a: RackAnalysis) -> Section:
                                                               f"{fmt.q(c.cdu_flow, 'L/min', 0)}")]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
+            lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
         section.sub("liquid", "Liquid loop and CDU",
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
@@ -251,10 +312,12 @@ def cooling(a: RackAnalysis) -> Section:
              ("Air flow required", air(c.air_flow)),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
+    arows += door_rows(door)
     facility = a.rack.facility
     if facility is not None:
         arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
-                  ("Exhaust air (inlet + ΔT)", fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
+                  ("Exhaust air (inlet + ΔT)" + (", before the rear door" if door is not None else ""),
+                   fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
         if facility.water is not None:
             arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
     section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))

@@ -19,6 +19,7 @@ from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
+from archgen.render.rack_power import water_rows
 from archgen.units import Q_
 
 NOT_PROVIDED = "not provided"
@@ -279,9 +280,14 @@ def datacentre(scope: Any, a: Any) -> Section:
     racks = [r for r in racks if r is not None]
     liquid = sum((r.cooling.heat_liquid * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
     air = sum((r.cooling.heat_air * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
+    doors = sum((r.metrics.get("heat_to_rear_door", Q_(0, "kW")) * a.cluster.rack_counts[r.rack.spec.id]
+                 for r in racks), Q_(0, "kW"))
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
     need = [("IT power at the rack feeds (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
-            ("Heat to liquid", fmt.q(liquid, "kW", 1)), ("Heat to air", fmt.q(air, "kW", 1)),
+            ("Heat to liquid", fmt.q(liquid, "kW", 1)),
+            *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
+            *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
+            ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
             ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—")]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "

@@ -9,6 +9,8 @@ COOL010 was not applicable, so COOL001's pass read as clean; and the power text 
 
 from __future__ import annotations
 
+import pytest
+
 from archgen.render.blocks import Para, Section, Table
 from archgen.render.rack_power import cooling, power
 from tests.conftest import run_specs
@@ -52,10 +54,19 @@ def test_a_defaulted_power_factor_is_marked_assumed(tmp_path):
         "1.00 (assumed: not stated in power.feeds.power_factor, the default)")
 
 
-def test_a_stated_power_factor_is_shown_as_stated(tmp_path):
-    text = RACK.replace(FEEDS, FEEDS.replace("redundancy: N+N}", "redundancy: N+N, power_factor: 0.95}"))
+def test_a_defaulted_derating_is_marked_assumed(tmp_path):
+    # thermal2: "Continuous-load derating | 80 %" read as stated; the 0.8 is NEC 210.20(A)'s 125 % rule (1 / 1.25).
+    a = _run(tmp_path).racks["rack/r"]
+    assert _rows(power(a), "feeds")["Continuous-load derating"] == (
+        "80 % (assumed: not stated in power.feeds.derating, the default, NEC 210.20(A) continuous load)")
+
+
+@pytest.mark.parametrize(("stated", "row", "shown"), [("power_factor: 0.95", "Power factor", "0.95"),
+                                                    ("derating: 1.0", "Continuous-load derating", "100 %")])
+def test_a_stated_feed_factor_is_shown_as_stated(tmp_path, stated, row, shown):
+    text = RACK.replace(FEEDS, FEEDS.replace("redundancy: N+N}", f"redundancy: N+N, {stated}}}"))
     a = _run(tmp_path, text).racks["rack/r"]
-    assert _rows(power(a), "feeds")["Power factor"] == "0.95"
+    assert _rows(power(a), "feeds")[row] == shown
 
 
 def test_unstated_cdu_rating_conditions_are_said_and_found(tmp_path):
