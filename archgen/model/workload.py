@@ -204,7 +204,8 @@ class Inference(Spec):
     kv_precision: Precision | None = Field(
         None, description="KV-cache data type; defaults to `precision` (FP8 under FP4 weights).")
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size of a replica; searched when left out.")
-    replicas: int | None = Field(None, gt=0, description="Replicas; defaults to all accelerators / tp.")
+    replicas: int | None = Field(None, gt=0, description="Replicas; defaults to as many as lie inside the scale-up "
+                                 "domains, none straddling two (accelerators / tp where tp divides the domain).")
     batch: int | Literal["max"] | None = Field(
         None, gt=0, description="Concurrent sequences per replica; defaults to (or 'max' asks for) the most that fits "
                                 "the KV cache, at most `max_num_tokens` (one decode token each per iteration).")

@@ -179,6 +179,11 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
             out.append(SpecProblem(where, path=f"{case.id}.inference",
                                    message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
                                            f"{case.system.count}"))
+        share = case.system.scale_up.job_domain or case.system.scale_up.domain
+        if inf.tp > share:
+            out.append(SpecProblem(where, path=f"{case.id}.inference",
+                                   message=f"tp {inf.tp} exceeds the {share} accelerators of a scale-up domain the "
+                                           "case holds: a replica lies inside one domain"))
         if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
             out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
                                    message=problem))

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.workload import MAX_NUM_TOKENS
-from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.comm.placement import replica_members
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -237,7 +238,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         else 0.0
     ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation)
     ew = K.memory_time(hw, mine * (ACT_BYTES * 11.0 * a.hidden * a.layers + ffn_local) + tokens * ffn_routed)
-    k_tp = members_per_domain(hw, tp, 1)
+    k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
         send = mine * a.top_k * a.hidden
         a2a = collective_time(hw, "all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)], tp, k_tp) \

@@ -10,6 +10,7 @@ import math
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
 from archgen.model.workload import Workload
+from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE
@@ -35,17 +36,18 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
+    share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
     if inf.tp is None:
-        cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0
+        cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= share and gpus % t == 0
                  and (arch.heads % t == 0 or inf.attention_dp) and t % inf.ep == 0]
         best, best_tp = -1.0, None
         for t in cands:
-            reps = inf.replicas or max(gpus // t, 1)
+            reps = inf.replicas or max(replicas_inside(hw, gpus, t), 1)
             e = estimate_serving(hw, job, t, batch, replica_rate(inf.arrival_rate, reps), replicas=reps)[0]
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
-            why = f"the model does not fit on up to {hw.scale_up_size} x {hw.accelerator}"
+            why = f"the model does not fit on up to {share} x {hw.accelerator}"
             if inf.batch is not None and cands:
                 most = float(estimate_inference(hw, job, cands[-1], None).max_batch)
                 if most >= 1:
@@ -62,9 +64,18 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                              f"{hw.scale_up_size} accelerators")
         if arch.heads % tp and not inf.attention_dp:
             raise WorkloadError(workload.id, f"tp ({tp}) does not divide the {arch.heads} attention heads")
-    replicas = inf.replicas or max(gpus // tp, 1)
+    replicas = inf.replicas or max(replicas_inside(hw, gpus, tp), 1)
     if replicas * tp > gpus:
         raise WorkloadError(workload.id, f"tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
+    if tp > share:
+        raise WorkloadError(workload.id, f"tp ({tp}) exceeds the {share} accelerators the job holds in each "
+                            f"scale-up domain of {hw.scale_up_size} (placement.per_domain): a replica lies inside "
+                            "one domain; lower tp or raise placement.per_domain")
+    if replicas > replicas_inside(hw, gpus, tp):
+        raise WorkloadError(workload.id, f"{replicas} replicas of tp {tp} do not fit inside the scale-up domains: "
+                            f"each share of {share} accelerators holds {share // tp}, so the {gpus} accelerators hold "
+                            f"{replicas_inside(hw, gpus, tp)} replicas without one straddling two domains (a replica "
+                            "lies inside one domain)")
     if replicas * tp < gpus:
         notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
     if inf.scenario == "server" and inf.arrival_rate is None:
