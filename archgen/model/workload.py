@@ -197,6 +197,12 @@ class Batcher(Spec):
     timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
 
 
+#: Why `inference.disaggregated` is refused: the model runs a request's prefill and decode on the same replica.
+DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of accelerators, decodes on another, the "
+                 "KV cache sent between them) is not modelled: every replica runs both its prompts and its decodes "
+                 "(docs/perf-model.md, Limitations); remove disaggregated")
+
+
 class Inference(Spec):
     """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
 
@@ -256,6 +262,14 @@ class Inference(Spec):
         False, description="Attention data parallelism (TensorRT-LLM's enable_attention_dp, SGLang's DP attention): "
                            "each of the replica's tp ranks runs the whole attention on its own requests; the experts "
                            "stay split over the replica.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_modelled(cls, data: object) -> object:
+        """A key naming serving the model does not run is refused as such, not as an unknown key."""
+        if isinstance(data, dict) and "disaggregated" in data:
+            raise FieldError(("disaggregated",), DISAGGREGATED)
+        return data
 
     @field_validator("batch", mode="before")
     @classmethod
