@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from archgen.model.engine import DISAGGREGATED, MAX_BATCH_SIZE, MAX_NUM_TOKENS
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -184,10 +185,6 @@ class Training(StackSwitches, TrainingJob):
         return self
 
 
-#: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
-#: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
-#: of 70 GB or more (`vllm/engine/arg_utils.py`), both 8,192.
-MAX_NUM_TOKENS = 8192
 
 
 class Batcher(Spec):
@@ -197,10 +194,6 @@ class Batcher(Spec):
     timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
 
 
-#: Why `inference.disaggregated` is refused: the model runs a request's prefill and decode on the same replica.
-DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of accelerators, decodes on another, the "
-                 "KV cache sent between them) is not modelled: every replica runs both its prompts and its decodes "
-                 "(docs/perf-model.md, Limitations); remove disaggregated")
 
 
 class Inference(Spec):
@@ -237,6 +230,10 @@ class Inference(Spec):
                                 "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
                                 "decodes, one token each, then prompt chunks within what is left; so at most this "
                                 "many sequences are in flight (per rank under attention_dp).")
+    max_batch_size: int = Field(
+        MAX_BATCH_SIZE, gt=0, description="Sequences a replica schedules at once (TensorRT-LLM's max_batch_size, "
+                                          "2,048 by default; per rank under attention_dp): the sequences in flight "
+                                          "are at most this, the KV cache's capacity and max_num_tokens.")
     prefill: PrefillPolicy = Field(
         "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
                                "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "

@@ -17,11 +17,13 @@ from archgen.pipeline import run
 from tests.conftest import SPECS
 
 SERVE = ("kind: Workload\nid: short\nname: short requests\nmodel: llama3-8b\ncluster: dgx-b200-superpod\n"
-         "accelerators: 8\ninference: {{precision: fp8, tp: 1, input_len: 128, output_len: 128{extra}}}\n")
+         "accelerators: 8\ninference: {{precision: fp8, tp: 1, input_len: 128, output_len: 128, "
+         "max_batch_size: {most}{extra}}}\n")
 
 
-def _estimate(spec_tree, extra: str = ""):
-    root = spec_tree({"w.yaml": SERVE.format(extra=extra)})
+def _estimate(spec_tree, extra: str = "", most: int = 16384):
+    """The job with an engine `max_batch_size` of `most` (above the budget by default, so that the budget binds)."""
+    root = spec_tree({"w.yaml": SERVE.format(extra=extra, most=most)})
     return run([root, SPECS / "clusters", SPECS / "racks"]).workloads["workload/short"]
 
 
@@ -43,7 +45,7 @@ def test_offline_batch_is_capped_at_the_token_budget(spec_tree):
     result = _estimate(spec_tree)
     est = result.estimate
     assert est.metrics["concurrency"].m == 8192
-    assert any("capped at 8,192 by the token budget" in n for n in est.notes)
+    assert any("capped at 8,192, an iteration of 8,192 tokens decodes" in n for n in est.notes)
 
 
 def test_a_smaller_budget_caps_the_batch_and_shortens_the_step(spec_tree):
@@ -61,3 +63,16 @@ def test_a_stated_offline_batch_above_the_budget_is_refused(spec_tree):
 def test_a_closed_loop_above_the_budget_queues(spec_tree):
     est = _estimate(spec_tree, ", scenario: concurrency, batch: 9000").estimate
     assert any("the replica admits 8192" in n for n in est.notes)
+
+
+def test_the_default_max_batch_size_caps_the_batch_below_the_budget(spec_tree):
+    """TensorRT-LLM's max_batch_size: "The default value is 2048" (the same tuning document): 2,048 sequences."""
+    est = _estimate(spec_tree, most=2048).estimate
+    assert est.metrics["concurrency"].m == 2048
+    assert any("capped at 2,048, the engine's max_batch_size (2,048) runs at once" in n for n in est.notes)
+
+
+def test_a_stated_offline_batch_above_max_batch_size_is_refused(spec_tree):
+    result = _estimate(spec_tree, ", batch: 4096", most=2048)
+    assert result.estimate is None
+    assert "batch 4,096 is more sequences than the engine's max_batch_size (2,048) runs at once" in result.error

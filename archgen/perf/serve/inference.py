@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.model.workload import MAX_NUM_TOKENS
+from archgen.model.engine import MAX_BATCH_SIZE, MAX_NUM_TOKENS
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.comm.placement import replica_members
 from archgen.perf.hw import kernels as K
@@ -62,6 +62,10 @@ PREFILL_CHUNK = MAX_NUM_TOKENS
 TOKEN_BUDGET_SOURCE = ("TensorRT-LLM schedules the requests in generation first, each taking one token of the "
                        "max_num_tokens budget (NVIDIA/TensorRT-LLM docs/source/performance/"
                        "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8)")
+#: Why the sequences in flight are at most `max_batch_size`, and its default.
+BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
+                     "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
+                     "at 16d2467ea8; per rank under attention DP)")
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
@@ -97,12 +101,14 @@ class ServeJob:
         scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
             the closed form here is the offline one, `perf.serve.scheduler` simulates the others.
         max_num_tokens: Tokens per iteration (TensorRT-LLM's `max_num_tokens`, vLLM's `max_num_batched_tokens`):
-            the offline prefill chunk and the simulated iteration's budget.
+            the offline prefill chunk and the simulated iteration's budget, per rank under attention DP.
         batcher: Server scenario: a harness batcher's (group size, timeout in seconds), `perf.serve.batcher`.
         prefill: How the simulated replica takes prompts: 'chunked' (mixed with the decodes, cut to the budget) or
             'separate' (whole, in iterations of their own while the decodes wait), `perf.serve.scheduler`.
         ffn_activation: The FFN activation as a kernel of its own ('separate') or in the up/gate GEMM's epilogue
             ('fused'), `perf.serve.ffn`.
+        max_batch_size: Sequences scheduled at once (TensorRT-LLM's `max_batch_size`, `model.workload.MAX_BATCH_SIZE`),
+            per rank under attention DP.
     """
 
     arch: Arch
@@ -118,6 +124,7 @@ class ServeJob:
     batcher: tuple[int, float] | None = None
     prefill: str = "chunked"
     ffn_activation: str = "separate"
+    max_batch_size: int = MAX_BATCH_SIZE
 
 
 @dataclass(frozen=True)
@@ -310,8 +317,9 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     ranks = tp if adp else 1.0  # ranks that each hold their own sequences
     kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     # each decoding sequence is one token of an iteration's budget (`TOKEN_BUDGET_SOURCE`): no more than
-    # max_num_tokens are in flight per rank that schedules its own, whatever the KV cache would hold
-    max_batch = np.minimum(kv_batch, job.max_num_tokens * ranks)
+    # max_num_tokens are in flight per rank that schedules its own, nor more than the engine's max_batch_size,
+    # whatever the KV cache would hold
+    max_batch = np.minimum(kv_batch, min(job.max_num_tokens, job.max_batch_size) * ranks)
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
     fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation)

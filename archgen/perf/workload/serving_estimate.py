@@ -15,7 +15,13 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.inference import MEMORY_UTILISATION, TOKEN_BUDGET_SOURCE, ServeJob, estimate_inference
+from archgen.perf.serve.inference import (
+    BATCH_SIZE_SOURCE,
+    MEMORY_UTILISATION,
+    TOKEN_BUDGET_SOURCE,
+    ServeJob,
+    estimate_inference,
+)
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.efficiency_range import over_range, span_note
@@ -32,7 +38,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
-                   inf.ffn_activation)
+                   inf.ffn_activation, inf.max_batch_size)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
@@ -82,18 +88,15 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
-    budget = inf.max_num_tokens * (tp if inf.attention_dp else 1)
-    if batch is not None and batch > budget and not closed and not (inf.scenario == "server" and inf.arrival_rate):
-        raise WorkloadError(workload.id, f"batch {batch:,} is more sequences than an iteration of "
-                            f"{budget:,} tokens decodes (max_num_tokens {inf.max_num_tokens:,}"
-                            f"{f' x {tp} attention-DP ranks' if inf.attention_dp else ''}): {TOKEN_BUDGET_SOURCE}; "
-                            "raise max_num_tokens or lower batch")
+    cap, by_budget = engine_cap(inf.max_num_tokens, inf.max_batch_size, tp if inf.attention_dp else 1)
+    if batch is not None and batch > cap and not closed and not (inf.scenario == "server" and inf.arrival_rate):
+        raise WorkloadError(workload.id, f"batch {batch:,} is more sequences than {by_budget}; raise "
+                            f"{'max_num_tokens' if inf.max_num_tokens < inf.max_batch_size else 'max_batch_size'} or "
+                            "lower batch")
     e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
     if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
-        notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f} by the token budget of "
-                     f"an iteration (max_num_tokens {inf.max_num_tokens:,}"
-                     f"{f' x {tp} attention-DP ranks' if inf.attention_dp else ''}), where the KV cache would hold "
-                     f"{float(e.kv_batch):,.0f}: {TOKEN_BUDGET_SOURCE}")
+        notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f}, {by_budget}, where the "
+                     f"KV cache would hold {float(e.kv_batch):,.0f}")
     if run is not None:
         notes.extend(run.notes)
         if inf.batcher is not None:
@@ -191,6 +194,20 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
                     load=run.load if run is not None else None)
+
+
+def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int) -> tuple[int, str]:
+    """The most sequences a replica runs at once by its engine's limits, and which limit it is, in words.
+
+    Each of its `ranks` scheduling ranks (tp under attention DP, else 1) runs at most `max_batch_size` sequences and
+    decodes at most `max_num_tokens`, one token each (`inference.TOKEN_BUDGET_SOURCE`, `BATCH_SIZE_SOURCE`).
+    """
+    per = f" x {ranks} attention-DP ranks" if ranks > 1 else ""
+    if max_batch_size < max_num_tokens:
+        return max_batch_size * ranks, (f"the engine's max_batch_size ({max_batch_size:,}{per}) runs at once: "
+                                        f"{BATCH_SIZE_SOURCE}")
+    return max_num_tokens * ranks, (f"an iteration of {max_num_tokens * ranks:,} tokens decodes (max_num_tokens "
+                                    f"{max_num_tokens:,}{per}): {TOKEN_BUDGET_SOURCE}")
 
 
 def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) -> dict[str, Q]:
