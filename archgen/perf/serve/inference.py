@@ -26,8 +26,9 @@ step with b sequences, both with their fixed costs):
 
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
-  TPOT = t_dec(b). Prompts are prefilled in chunks of the job's `max_num_tokens` (TensorRT-LLM's token budget per
-  iteration, `PREFILL_CHUNK` by default).
+  TPOT = t_dec(b). Prompts are prefilled in passes of the job's `max_num_tokens` (TensorRT-LLM's token budget per
+  iteration, `PREFILL_CHUNK` by default; per rank under attention DP), several prompts a pass; a prompt longer than
+  that runs whole in a pass of its own (`WHOLE_PROMPTS`).
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
@@ -62,6 +63,21 @@ PREFILL_CHUNK = MAX_NUM_TOKENS
 TOKEN_BUDGET_SOURCE = ("TensorRT-LLM schedules the requests in generation first, each taking one token of the "
                        "max_num_tokens budget (NVIDIA/TensorRT-LLM docs/source/performance/"
                        "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8)")
+#: Why a replica under attention DP has tp of each engine limit (`scheduling_ranks`), the rule the model takes.
+RANK_LIMITS = ("under attention DP each rank schedules its own requests within its own max_num_tokens and "
+               "max_batch_size: TensorRT-LLM admits tp x max_num_active_requests to the replica (NVIDIA/TensorRT-LLM "
+               "tensorrt_llm/_torch/pyexecutor/executor_request_queue.py at 007a7508b8, "
+               "_fetch_new_requests_attention_dp), and NVIDIA's DeepSeek-R1 B200 run states '--max_batch_size: Max "
+               "batch size in each rank', 384 with max_num_tokens 1,536 at concurrency 3,072 on tp 8 "
+               "(docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md at f0c873f5ff), where one "
+               "budget for the replica would not hold its 3,072 decodes")
+#: Why an offline prompt longer than max_num_tokens is prefilled whole, not in chunks: context chunking is opt-in in
+#: TensorRT-LLM, and without it max_num_tokens must cover the longest prompt.
+WHOLE_PROMPTS = ("TensorRT-LLM chunks a prompt only with context chunking on, which is opt-in (trtllm-bench "
+                 "'--enable_chunked_context', docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md "
+                 "at f0c873f5ff; 'it's recommended that you always enable it', docs/source/performance/"
+                 "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8), and without it 'max num tokens [must] "
+                 "be at least as large as the longest prompt' (the same document)")
 #: Why the sequences in flight are at most `max_batch_size`, and its default.
 BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
@@ -150,6 +166,14 @@ class InferenceEstimate:
     def fits(self):
         """Whether at least one sequence is in flight and the weights and the KV cache of `batch` sequences fit."""
         return (self.batch >= 1) & (self.memory_per_gpu <= self.capacity)
+
+
+def scheduling_ranks(job: ServeJob, tp):
+    """Ranks of a replica that each schedule their own requests: its tp under attention DP, else one.
+
+    Each has its own max_num_tokens and max_batch_size (`RANK_LIMITS`).
+    """
+    return tp if job.attention_dp else 1
 
 
 def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
@@ -314,7 +338,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     mean_ctx = job.input_len + job.output_len / 2.0
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
-    ranks = tp if adp else 1.0  # ranks that each hold their own sequences
+    ranks = scheduling_ranks(job, tp) + 0.0  # ranks that each hold and schedule their own sequences (`RANK_LIMITS`)
     kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     # each decoding sequence is one token of an iteration's budget (`TOKEN_BUDGET_SOURCE`): no more than
     # max_num_tokens are in flight per rank that schedules its own, nor more than the engine's max_batch_size,
@@ -330,7 +354,8 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     inp = float(job.input_len)
     t_dec = step(b_eff)
     t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
-    chunk = max(job.max_num_tokens, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
+    # a pass of max_num_tokens prompt tokens a rank, or one whole prompt where it is longer (`WHOLE_PROMPTS`)
+    chunk = max(job.max_num_tokens, job.input_len) * ranks
     t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
     pre_req = t_chunk * inp / chunk
     ttft, tpot = t_pre, t_dec

@@ -50,7 +50,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.run import ServingRun, Stats, overrun, tokens_made
+from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
@@ -61,9 +61,6 @@ CLOSED_ROUNDS = 3
 #: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
 OPEN_SPANS = 10
 OPEN_MAX = 20000
-#: A busy fraction this close to 1 is 1: a run never idle sums its iterations' times to its clock's last reading
-#: within float rounding (a closed loop of DeepSeek-V3 on GB200 at concurrency 256 read 1.033e-14 ms idle a request).
-BUSY_NOISE = 1e-9
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
@@ -140,7 +137,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("no sequence fits in the KV cache")
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
-    p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
+    p = _Pass(hw, job, tp, max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1)
     if concurrency is not None:
         return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
     assert arrival_rate is not None, "exactly one of the two is given (checked above)"
@@ -205,6 +202,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     """
     ready = arrivals if handed is None else handed
     inp, last = job.input_len, job.output_len - 1
+    ranks = int(I.scheduling_ranks(job, p.tp))
     separate = job.prefill == "separate"
     if separate and inp > max_num_tokens:
         raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
@@ -242,7 +240,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += spent
             steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
-            chunks = _prompts(range(hi, nxt), prefilled, inp, max_num_tokens, b, separate)
+            chunks = _prompts(range(hi, nxt), prefilled, inp, max_num_tokens, b, separate, ranks)
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + sum(c for _, _, c in chunks)
             done = sum(o + c == inp for _, o, c in chunks)  # prompts finished: the first `done` chunks
@@ -276,23 +274,26 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                   busy_time, prompt_time)
 
 
-def _prompts(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
+def _prompts(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool,
+             ranks: int = 1) -> list[tuple]:
     """An iteration's prompt work, (request, offset, tokens), in arrival order.
 
     Chunks within what the `decodes` leave of the `budget`, the first from its offset `head`; under `separate` whole
-    prompts within the budget.
+    prompts within the budget. Under attention DP each of the replica's `ranks` has a budget of its own
+    (`inference.RANK_LIMITS`): the replica's is ranks x budget, shared as `inference._forward` times the pass (every
+    rank takes 1/ranks of the tokens), so a prompt is not held to one rank's.
     """
     if separate:
-        return [(r, 0, inp) for r in queue[:budget // inp]]
-    budget -= decodes
+        return [(r, 0, inp) for r in queue[:ranks * (budget // inp)]]
+    left = ranks * budget - decodes
     chunks: list[tuple[int, int, int]] = []
     off = head
     for r in queue:
-        if budget <= 0:
+        if left <= 0:
             break
-        c = min(inp - off, budget)
+        c = min(inp - off, left)
         chunks.append((r, off, c))
-        budget -= c
+        left -= c
         off = 0
     return chunks
 

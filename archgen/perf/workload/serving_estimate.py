@@ -19,6 +19,7 @@ from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
     MEMORY_UTILISATION,
     TOKEN_BUDGET_SOURCE,
+    WHOLE_PROMPTS,
     ServeJob,
     estimate_inference,
 )
@@ -97,6 +98,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
         notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f}, {by_budget}, where the "
                      f"KV cache would hold {float(e.kv_batch):,.0f}")
+    if run is None and inf.input_len > inf.max_num_tokens:
+        notes.append(f"input_len {inf.input_len:,} is above max_num_tokens {inf.max_num_tokens:,}: the offline form "
+                     f"prefills each prompt whole, in a pass of {inf.input_len:,} tokens of its own, as an engine "
+                     f"without context chunking must (its max_num_tokens at least the prompt): {WHOLE_PROMPTS}")
     if run is not None:
         notes.extend(run.notes)
         if inf.batcher is not None:
