@@ -30,6 +30,13 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
 
+#: Why a TTFT target is not judged on the offline closed form (nor on `server` without an arrival rate).
+OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request is queued at once (trtllm-bench "
+                "throughput; MLPerf's Offline scenario sets no latency bound), so a request's first token waits for "
+                "the queue ahead of it; the figure shown is one prefill on an idle replica, while the decodes run "
+                "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
+                "batch, to judge TTFT on a simulated run")
+
 
 def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
                      with_sensitivity: bool) -> Estimate:
@@ -167,7 +174,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
-                    if run is not None else "one request's prefill on an idle replica (no queueing)",
+                    if run is not None else "one request's prefill on an idle replica (no queueing), not an offline "
+                    "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
                     else "one decode step with `batch` sequences in flight per replica",
@@ -196,9 +204,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
+    unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
-                    load=run.load if run is not None else None)
+                    load=run.load if run is not None else None, unjudged=unjudged)
 
 
 def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int) -> tuple[int, str]:
