@@ -81,6 +81,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
     for path, r in workloads.items():
         est, w = r.estimate, r.workload
+        for name, why in (est.unjudged if est is not None else {}).items():  # shown, no target judged on it
+            _withhold(ops, path, (name,), why)
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
         if a is None or est is None or not est.fits or (w.training is None and w.inference is None):
             continue

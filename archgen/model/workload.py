@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from archgen.model.engine import DISAGGREGATED, MAX_BATCH_SIZE, MAX_NUM_TOKENS
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -188,10 +189,6 @@ class Training(StackSwitches, TrainingJob):
         return self
 
 
-#: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
-#: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
-#: of 70 GB or more (`vllm/engine/arg_utils.py`), both 8,192.
-MAX_NUM_TOKENS = 8192
 
 
 class Batcher(Spec):
@@ -201,6 +198,8 @@ class Batcher(Spec):
     timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
 
 
+
+
 class Inference(Spec):
     """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
 
@@ -208,7 +207,8 @@ class Inference(Spec):
     kv_precision: Precision | None = Field(
         None, description="KV-cache data type; defaults to `precision` (FP8 under FP4 weights).")
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size of a replica; searched when left out.")
-    replicas: int | None = Field(None, gt=0, description="Replicas; defaults to all accelerators / tp.")
+    replicas: int | None = Field(None, gt=0, description="Replicas; defaults to as many as lie inside the scale-up "
+                                 "domains, none straddling two (accelerators / tp where tp divides the domain).")
     batch: int | Literal["max"] | None = Field(
         None, gt=0, description="Concurrent sequences per replica; defaults to (or 'max' asks for) the most that fits "
                                 "the KV cache, at most `max_num_tokens` (one decode token each per iteration).")
@@ -234,6 +234,10 @@ class Inference(Spec):
                                 "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
                                 "decodes, one token each, then prompt chunks within what is left; so at most this "
                                 "many sequences are in flight (per rank under attention_dp).")
+    max_batch_size: int = Field(
+        MAX_BATCH_SIZE, gt=0, description="Sequences a replica schedules at once (TensorRT-LLM's max_batch_size, "
+                                          "2,048 by default; per rank under attention_dp): the sequences in flight "
+                                          "are at most this, the KV cache's capacity and max_num_tokens.")
     prefill: PrefillPolicy = Field(
         "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
                                "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "
@@ -259,6 +263,14 @@ class Inference(Spec):
         False, description="Attention data parallelism (TensorRT-LLM's enable_attention_dp, SGLang's DP attention): "
                            "each of the replica's tp ranks runs the whole attention on its own requests; the experts "
                            "stay split over the replica.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_modelled(cls, data: object) -> object:
+        """A key naming serving the model does not run is refused as such, not as an unknown key."""
+        if isinstance(data, dict) and "disaggregated" in data:
+            raise FieldError(("disaggregated",), DISAGGREGATED)
+        return data
 
     @field_validator("batch", mode="before")
     @classmethod

@@ -209,6 +209,11 @@ def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
             out.append(SpecProblem(where, path=f"{case.id}.inference",
                                    message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
                                            f"{case.system.count}"))
+        share = case.system.scale_up.job_domain or case.system.scale_up.domain
+        if inf.tp > share:
+            out.append(SpecProblem(where, path=f"{case.id}.inference",
+                                   message=f"tp {inf.tp} exceeds the {share} accelerators of a scale-up domain the "
+                                           "case holds: a replica lies inside one domain"))
         if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
             out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
                                    message=problem))
@@ -316,7 +321,7 @@ def serve_job(case: Case) -> ServeJob:
     assert inf is not None, "called for serving cases"
     return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
-                    inf.prefill, inf.ffn_activation)
+                    inf.prefill, inf.ffn_activation, inf.max_batch_size)
 
 
 def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:

@@ -36,7 +36,8 @@ def errors():
 def _job(case) -> ServeJob:
     inf = case.inference
     return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                    inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill)
+                    inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
+                    max_batch_size=inf.max_batch_size)
 
 
 def test_every_row_parses_and_predicts(cases, errors):

@@ -48,7 +48,8 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
     for cid, c in cases.items():
         inf = c.inference
         job = ServeJob(Arch.from_model(_model(c)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                       inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill)
+                       inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
+                       max_batch_size=inf.max_batch_size)
         held = float(estimate_inference(case_hardware(c, accelerators), job, inf.tp, None).max_batch)
         if cid in stated:
             assert inf.batch == "max" and held < stated[cid], cid

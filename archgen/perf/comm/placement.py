@@ -10,7 +10,7 @@ import numpy as np
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import NUMBER, as_float
 
-__all__ = ["job_domain", "job_share", "members_per_domain"]
+__all__ = ["domain_share", "job_domain", "job_share", "members_per_domain", "replica_members", "replicas_inside"]
 
 
 def members_per_domain(hw: Hardware, n, stride):
@@ -29,13 +29,40 @@ def members_per_domain(hw: Hardware, n, stride):
     D is `hw.job_domain` where the job fills only part of each domain (a job smaller than one; a Slurm segment of
     16 four-GPU trays, 64 of an NVL72's 72), else the domain size.
     """
-    d = hw.job_domain or hw.scale_up_size
+    d = domain_share(hw)
     if isinstance(n, NUMBER) and isinstance(stride, NUMBER):
         st, k = max(int(round(stride)), 1), max(int(round(n)), 1)
         return float(min(k, max(1, math.gcd(d, st * k) // st)))
     st = np.maximum(np.rint(as_float(stride)), 1.0).astype(np.int64)
     k = np.maximum(np.rint(as_float(n)), 1.0).astype(np.int64)
     return np.minimum(k, np.maximum(np.gcd(d, st * k) // st, 1)).astype(float)
+
+
+def domain_share(hw: Hardware) -> int:
+    """Accelerators of each scale-up domain the job holds: `hw.job_domain` where it holds a part, else the domain."""
+    return hw.job_domain or hw.scale_up_size
+
+
+def replica_members(hw: Hardware, tp):
+    """Ranks of a serving replica of `tp` in one scale-up domain: all of them.
+
+    A replica lies inside one domain (`perf.serve.inference`; `serving_estimate` refuses a tp above the job's share
+    of a domain), so its TP or EP collectives never leave it, whatever else the job holds: the rank order of a
+    training job (`members_per_domain`) does not apply, and a job of 70 of an NVL72's 72 places a replica of 8 on
+    8 NVLink peers as one of 72 does (newuser28: 47.27 ms TPOT instead of 16.23 with gcd(70, 8) = 2 per domain).
+    Capped at the share only for a caller that did not refuse a larger tp (a bound, as `members_per_domain`'s).
+    """
+    return np.minimum(tp, domain_share(hw))
+
+
+def replicas_inside(hw: Hardware, gpus: int, tp: int) -> int:
+    """Replicas of `tp` that fit inside the scale-up domains of a job of `gpus`, none straddling two.
+
+    Each whole share of a domain (`domain_share`) holds share // tp; the job's last, partial share its own
+    remainder // tp. 144 of NVL72 at tp 16: 2 x 4 = 8 (144 // 16 = 9 would put one across two racks).
+    """
+    share = domain_share(hw)
+    return (gpus // share) * (share // tp) + (gpus % share) // tp
 
 
 def job_domain(domain: int, gpus: int, per_domain: int = 0) -> int:

@@ -220,7 +220,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
     statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
     for r in judged_here:
-        if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric):
+        if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
+                and r.metric not in est.unjudged:
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
             statuses[r.id] = status[0] if status else None
     met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})

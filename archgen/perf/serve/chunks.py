@@ -5,15 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 
-def prompt_chunks(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool) -> list[tuple]:
+def prompt_chunks(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool,
+                  ranks: int = 1) -> list[tuple]:
     """An iteration's prompt work, (request, offset, tokens), in arrival order.
 
     Chunks within what the `decodes` leave of the `budget`, the first from its offset `head`; under `separate` whole
-    prompts within the budget.
+    prompts within the budget. Under attention DP each of the replica's `ranks` has a budget of its own
+    (`inference.RANK_LIMITS`): the replica's is ranks x budget, shared as `inference._forward` times the pass (every
+    rank takes 1/ranks of the tokens), so a prompt is not held to one rank's.
     """
     if separate:
-        return [(r, 0, inp) for r in queue[:budget // inp]]
-    budget -= decodes
+        return [(r, 0, inp) for r in queue[:ranks * (budget // inp)]]
+    budget = ranks * budget - decodes
     chunks: list[tuple[int, int, int]] = []
     off = head
     for r in queue:
@@ -27,7 +30,7 @@ def prompt_chunks(queue: Sequence[int], head: int, inp: int, budget: int, decode
 
 
 def prompt_work(prompt: Callable[[int], float], waiting: int, head: int, inp: int, budget: int, decodes: int,
-                 separate: bool) -> tuple[int, int, float, int]:
+                 separate: bool, ranks: int = 1) -> tuple[int, int, float, int]:
     """What `prompt_chunks`' chunks for the `waiting` admitted prompts add up to, without listing them.
 
     (tokens, prompts finished, attention core seconds, tokens done of the prompt then at the head), where
@@ -37,9 +40,9 @@ def prompt_work(prompt: Callable[[int], float], waiting: int, head: int, inp: in
     float (tests/perf/test_scheduler.py compares the two); an iteration then costs a few operations, not one per chunk.
     """
     if separate:  # whole prompts within the budget; the head prompt is never part done
-        whole = min(waiting, budget // inp)
+        whole = min(waiting, ranks * (budget // inp))
         return whole * inp, whole, _repeated(0.0, prompt(inp), whole), 0
-    left = budget - decodes
+    left = ranks * budget - decodes
     if left <= 0:
         return 0, 0, 0.0, head
     tokens = min(inp - head, left)

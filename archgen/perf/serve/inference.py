@@ -26,8 +26,9 @@ step with b sequences, both with their fixed costs):
 
 * offline (`trtllm-bench throughput`: every request queued at once, `batch` in flight):
   tokens/s = b · out / (b · t_pre,chunked + out · t_dec(b)); TTFT = t_pre on an idle replica (no queueing);
-  TPOT = t_dec(b). Prompts are prefilled in chunks of the job's `max_num_tokens` (TensorRT-LLM's token budget per
-  iteration, `PREFILL_CHUNK` by default).
+  TPOT = t_dec(b). Prompts are prefilled in passes of the job's `max_num_tokens` (TensorRT-LLM's token budget per
+  iteration, `PREFILL_CHUNK` by default; per rank under attention DP), several prompts a pass; a prompt longer than
+  that runs whole in a pass of its own (`WHOLE_PROMPTS`).
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
@@ -46,8 +47,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.model.workload import MAX_NUM_TOKENS
-from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.model.engine import MAX_BATCH_SIZE, MAX_NUM_TOKENS
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.comm.placement import replica_members
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -61,6 +63,25 @@ PREFILL_CHUNK = MAX_NUM_TOKENS
 TOKEN_BUDGET_SOURCE = ("TensorRT-LLM schedules the requests in generation first, each taking one token of the "
                        "max_num_tokens budget (NVIDIA/TensorRT-LLM docs/source/performance/"
                        "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8)")
+#: Why a replica under attention DP has tp of each engine limit (`scheduling_ranks`), the rule the model takes.
+RANK_LIMITS = ("under attention DP each rank schedules its own requests within its own max_num_tokens and "
+               "max_batch_size: TensorRT-LLM admits tp x max_num_active_requests to the replica (NVIDIA/TensorRT-LLM "
+               "tensorrt_llm/_torch/pyexecutor/executor_request_queue.py at 007a7508b8, "
+               "_fetch_new_requests_attention_dp), and NVIDIA's DeepSeek-R1 B200 run states '--max_batch_size: Max "
+               "batch size in each rank', 384 with max_num_tokens 1,536 at concurrency 3,072 on tp 8 "
+               "(docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md at f0c873f5ff), where one "
+               "budget for the replica would not hold its 3,072 decodes")
+#: Why an offline prompt longer than max_num_tokens is prefilled whole, not in chunks: context chunking is opt-in in
+#: TensorRT-LLM, and without it max_num_tokens must cover the longest prompt.
+WHOLE_PROMPTS = ("TensorRT-LLM chunks a prompt only with context chunking on, which is opt-in (trtllm-bench "
+                 "'--enable_chunked_context', docs/source/blogs/Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md "
+                 "at f0c873f5ff; 'it's recommended that you always enable it', docs/source/performance/"
+                 "tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8), and without it 'max num tokens [must] "
+                 "be at least as large as the longest prompt' (the same document)")
+#: Why the sequences in flight are at most `max_batch_size`, and its default.
+BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedules at once ('The default value is "
+                     "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
+                     "at 16d2467ea8; per rank under attention DP)")
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
 #: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
@@ -96,12 +117,14 @@ class ServeJob:
         scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
             the closed form here is the offline one, `perf.serve.scheduler` simulates the others.
         max_num_tokens: Tokens per iteration (TensorRT-LLM's `max_num_tokens`, vLLM's `max_num_batched_tokens`):
-            the offline prefill chunk and the simulated iteration's budget.
+            the offline prefill chunk and the simulated iteration's budget, per rank under attention DP.
         batcher: Server scenario: a harness batcher's (group size, timeout in seconds), `perf.serve.batcher`.
         prefill: How the simulated replica takes prompts: 'chunked' (mixed with the decodes, cut to the budget) or
             'separate' (whole, in iterations of their own while the decodes wait), `perf.serve.scheduler`.
         ffn_activation: The FFN activation as a kernel of its own ('separate') or in the up/gate GEMM's epilogue
             ('fused'), `perf.serve.ffn`.
+        max_batch_size: Sequences scheduled at once (TensorRT-LLM's `max_batch_size`, `model.workload.MAX_BATCH_SIZE`),
+            per rank under attention DP.
     """
 
     arch: Arch
@@ -117,6 +140,7 @@ class ServeJob:
     batcher: tuple[int, float] | None = None
     prefill: str = "chunked"
     ffn_activation: str = "separate"
+    max_batch_size: int = MAX_BATCH_SIZE
 
 
 @dataclass(frozen=True)
@@ -142,6 +166,14 @@ class InferenceEstimate:
     def fits(self):
         """Whether at least one sequence is in flight and the weights and the KV cache of `batch` sequences fit."""
         return (self.batch >= 1) & (self.memory_per_gpu <= self.capacity)
+
+
+def scheduling_ranks(job: ServeJob, tp):
+    """Ranks of a replica that each schedule their own requests: its tp under attention DP, else one.
+
+    Each has its own max_num_tokens and max_batch_size (`RANK_LIMITS`).
+    """
+    return tp if job.attention_dp else 1
 
 
 def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
@@ -237,7 +269,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         else 0.0
     ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation)
     ew = K.memory_time(hw, mine * (ACT_BYTES * 11.0 * a.hidden * a.layers + ffn_local) + tokens * ffn_routed)
-    k_tp = members_per_domain(hw, tp, 1)
+    k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
         send = mine * a.top_k * a.hidden
         a2a = collective_time(hw, "all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)], tp, k_tp) \
@@ -306,11 +338,12 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     mean_ctx = job.input_len + job.output_len / 2.0
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
-    ranks = tp if adp else 1.0  # ranks that each hold their own sequences
+    ranks = scheduling_ranks(job, tp) + 0.0  # ranks that each hold and schedule their own sequences (`RANK_LIMITS`)
     kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks
     # each decoding sequence is one token of an iteration's budget (`TOKEN_BUDGET_SOURCE`): no more than
-    # max_num_tokens are in flight per rank that schedules its own, whatever the KV cache would hold
-    max_batch = np.minimum(kv_batch, job.max_num_tokens * ranks)
+    # max_num_tokens are in flight per rank that schedules its own, nor more than the engine's max_batch_size,
+    # whatever the KV cache would hold
+    max_batch = np.minimum(kv_batch, min(job.max_num_tokens, job.max_batch_size) * ranks)
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
     fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation)
@@ -321,7 +354,8 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     inp = float(job.input_len)
     t_dec = step(b_eff)
     t_pre = _forward(hw, job, inp, tp, context=inp, batch=1.0, prefill=True, local=inp) + fixed
-    chunk = max(job.max_num_tokens, job.input_len) * ranks  # under attention DP each rank prefills its own chunk
+    # a pass of max_num_tokens prompt tokens a rank, or one whole prompt where it is longer (`WHOLE_PROMPTS`)
+    chunk = max(job.max_num_tokens, job.input_len) * ranks
     t_chunk = _forward(hw, job, chunk, tp, context=inp, batch=chunk / inp, prefill=True) + fixed
     pre_req = t_chunk * inp / chunk
     ttft, tpot = t_pre, t_dec

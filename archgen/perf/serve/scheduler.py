@@ -50,7 +50,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import prompt_work
-from archgen.perf.serve.run import ServingRun, Stats, overrun, tokens_made
+from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
@@ -137,7 +137,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("no sequence fits in the KV cache")
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
-    p = _Pass(hw, job, tp, max(max_num_tokens, int(max_batch)) + 1)
+    p = _Pass(hw, job, tp, max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1)
     if concurrency is not None:
         return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
     assert arrival_rate is not None, "exactly one of the two is given (checked above)"
@@ -202,6 +202,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     """
     ready = arrivals if handed is None else handed
     inp, last = job.input_len, job.output_len - 1
+    ranks = int(I.scheduling_ranks(job, p.tp))
     separate = job.prefill == "separate"
     if separate and inp > max_num_tokens:
         raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
@@ -240,7 +241,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
             chunked, done, prompts, prefilled = prompt_work(p.prompt, nxt - hi, prefilled, inp, max_num_tokens, b,
-                                                            separate)  # `done`: the first prompts, finished
+                                                            separate, ranks)  # `done`: the first prompts, finished
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
             rest = p.rest(n_tok, stepping + done)
@@ -315,6 +316,8 @@ def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: 
             tps = offered * out
             running = offered * float(np.mean(latency))
     busy = t.busy / float(np.nanmax(finish) - arrivals[0]) if t.busy else 0.0
+    if busy > 1.0 - BUSY_NOISE:  # the iterations' summed times against the clock they advanced: float noise
+        busy = 1.0
     return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), t.iterations, t.max_running,
                       running, stable, notes, min(busy, 1.0), t.prompt_busy / t.busy if t.busy else 0.0)
 

@@ -64,11 +64,13 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
 
     Not provided where the job has no such metric, saying why: the reason `withheld` gives for a metric not provided
     (by metric name, `analyse.operations.Operations.withheld`), else that the job has none; a job that does not fit has
-    only its memory metrics judged (`judged`). `unsettled` gives, by metric, the other end of a figure that rests on
-    an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided; `assumed`
-    the assumed inputs a figure rests on, by metric (`Operations.assumed`): a requirement met on it names them.
-    `rests` names the unresolved references the job rests on through its cluster (`build.Design.rests_note`): then
-    none is judged, each is not provided, as a requirement on any object resting on one is.
+    only its memory metrics judged (`judged`); a metric the estimate shows but names in `Estimate.unjudged` (an
+    offline serving job's TTFT) is not provided, with that reason. `unsettled` gives, by metric, the other end of a
+    figure that rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not
+    provided; `assumed` the assumed inputs a figure rests on, by metric (`Operations.assumed`): a requirement met on
+    it names them. `rests` names the unresolved references the job rests on through its cluster
+    (`build.Design.rests_note`): then none is judged, each is not provided, as a requirement on any object resting on
+    one is.
     """
     if rests:
         return [judge(req, None, f"it {rests}") for req in requirements]
@@ -83,6 +85,8 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                       ends if ends is not None or value is None else spread(est.metrics, req.metric))
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
+        if o.value is not None and req.metric in est.unjudged:  # shown, but no operating point a target can hold
+            o = judge(req, None, est.unjudged[req.metric])
         note = unsettled_note(req, o.value, unsettled) if o.value is not None else None
         if note:
             o = judge(req, None, note)

@@ -45,3 +45,4 @@ class Estimate:
     span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
+    unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)

@@ -10,17 +10,32 @@ import math
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
 from archgen.model.workload import Workload
+from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.inference import MEMORY_UTILISATION, TOKEN_BUDGET_SOURCE, ServeJob, estimate_inference
+from archgen.perf.serve.inference import (
+    BATCH_SIZE_SOURCE,
+    MEMORY_UTILISATION,
+    TOKEN_BUDGET_SOURCE,
+    WHOLE_PROMPTS,
+    ServeJob,
+    estimate_inference,
+)
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
+
+#: Why a TTFT target is not judged on the offline closed form (nor on `server` without an arrival rate).
+OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request is queued at once (trtllm-bench "
+                "throughput; MLPerf's Offline scenario sets no latency bound), so a request's first token waits for "
+                "the queue ahead of it; the figure shown is one prefill on an idle replica, while the decodes run "
+                "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
+                "batch, to judge TTFT on a simulated run")
 
 
 def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
@@ -31,21 +46,22 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
-                   inf.ffn_activation)
+                   inf.ffn_activation, inf.max_batch_size)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
+    share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
     if inf.tp is None:
-        cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= hw.scale_up_size and gpus % t == 0
+        cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= share and gpus % t == 0
                  and (arch.heads % t == 0 or inf.attention_dp) and t % inf.ep == 0]
         best, best_tp = -1.0, None
         for t in cands:
-            reps = inf.replicas or max(gpus // t, 1)
+            reps = inf.replicas or max(replicas_inside(hw, gpus, t), 1)
             e = estimate_serving(hw, job, t, batch, replica_rate(inf.arrival_rate, reps), replicas=reps)[0]
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
-            why = f"the model does not fit on up to {hw.scale_up_size} x {hw.accelerator}"
+            why = f"the model does not fit on up to {share} x {hw.accelerator}"
             if inf.batch is not None and cands:
                 most = float(estimate_inference(hw, job, cands[-1], None).max_batch)
                 if most >= 1:
@@ -62,27 +78,37 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                              f"{hw.scale_up_size} accelerators")
         if arch.heads % tp and not inf.attention_dp:
             raise WorkloadError(workload.id, f"tp ({tp}) does not divide the {arch.heads} attention heads")
-    replicas = inf.replicas or max(gpus // tp, 1)
+    replicas = inf.replicas or max(replicas_inside(hw, gpus, tp), 1)
     if replicas * tp > gpus:
         raise WorkloadError(workload.id, f"tp x replicas = {tp * replicas} exceeds the {gpus} accelerators")
+    if tp > share:
+        raise WorkloadError(workload.id, f"tp ({tp}) exceeds the {share} accelerators the job holds in each "
+                            f"scale-up domain of {hw.scale_up_size} (placement.per_domain): a replica lies inside "
+                            "one domain; lower tp or raise placement.per_domain")
+    if replicas > replicas_inside(hw, gpus, tp):
+        raise WorkloadError(workload.id, f"{replicas} replicas of tp {tp} do not fit inside the scale-up domains: "
+                            f"each share of {share} accelerators holds {share // tp}, so the {gpus} accelerators hold "
+                            f"{replicas_inside(hw, gpus, tp)} replicas without one straddling two domains (a replica "
+                            "lies inside one domain)")
     if replicas * tp < gpus:
         notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
     if inf.scenario == "server" and inf.arrival_rate is None:
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
-    budget = inf.max_num_tokens * (tp if inf.attention_dp else 1)
-    if batch is not None and batch > budget and not closed and not (inf.scenario == "server" and inf.arrival_rate):
-        raise WorkloadError(workload.id, f"batch {batch:,} is more sequences than an iteration of "
-                            f"{budget:,} tokens decodes (max_num_tokens {inf.max_num_tokens:,}"
-                            f"{f' x {tp} attention-DP ranks' if inf.attention_dp else ''}): {TOKEN_BUDGET_SOURCE}; "
-                            "raise max_num_tokens or lower batch")
+    cap, by_budget = engine_cap(inf.max_num_tokens, inf.max_batch_size, tp if inf.attention_dp else 1)
+    if batch is not None and batch > cap and not closed and not (inf.scenario == "server" and inf.arrival_rate):
+        raise WorkloadError(workload.id, f"batch {batch:,} is more sequences than {by_budget}; raise "
+                            f"{'max_num_tokens' if inf.max_num_tokens < inf.max_batch_size else 'max_batch_size'} or "
+                            "lower batch")
     e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
     if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
-        notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f} by the token budget of "
-                     f"an iteration (max_num_tokens {inf.max_num_tokens:,}"
-                     f"{f' x {tp} attention-DP ranks' if inf.attention_dp else ''}), where the KV cache would hold "
-                     f"{float(e.kv_batch):,.0f}: {TOKEN_BUDGET_SOURCE}")
+        notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f}, {by_budget}, where the "
+                     f"KV cache would hold {float(e.kv_batch):,.0f}")
+    if run is None and inf.input_len > inf.max_num_tokens:
+        notes.append(f"input_len {inf.input_len:,} is above max_num_tokens {inf.max_num_tokens:,}: the offline form "
+                     f"prefills each prompt whole, in a pass of {inf.input_len:,} tokens of its own, as an engine "
+                     f"without context chunking must (its max_num_tokens at least the prompt): {WHOLE_PROMPTS}")
     if run is not None:
         notes.extend(run.notes)
         if inf.batcher is not None:
@@ -148,7 +174,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
-                    if run is not None else "one request's prefill on an idle replica (no queueing)",
+                    if run is not None else "one request's prefill on an idle replica (no queueing), not an offline "
+                    "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
                     "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
                     else "one decode step with `batch` sequences in flight per replica",
@@ -177,9 +204,24 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         why = (f"the offered load, {flow}, sets it: a server run serves what arrives, so no hardware raises it; "
                "raise arrival_rate to ask for more")
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
+    unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
-                    load=run.load if run is not None else None)
+                    load=run.load if run is not None else None, unjudged=unjudged)
+
+
+def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int) -> tuple[int, str]:
+    """The most sequences a replica runs at once by its engine's limits, and which limit it is, in words.
+
+    Each of its `ranks` scheduling ranks (tp under attention DP, else 1) runs at most `max_batch_size` sequences and
+    decodes at most `max_num_tokens`, one token each (`inference.TOKEN_BUDGET_SOURCE`, `BATCH_SIZE_SOURCE`).
+    """
+    per = f" x {ranks} attention-DP ranks" if ranks > 1 else ""
+    if max_batch_size < max_num_tokens:
+        return max_batch_size * ranks, (f"the engine's max_batch_size ({max_batch_size:,}{per}) runs at once: "
+                                        f"{BATCH_SIZE_SOURCE}")
+    return max_num_tokens * ranks, (f"an iteration of {max_num_tokens * ranks:,} tokens decodes (max_num_tokens "
+                                    f"{max_num_tokens:,}{per}): {TOKEN_BUDGET_SOURCE}")
 
 
 def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) -> dict[str, Q]:

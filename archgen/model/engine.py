@@ -1,0 +1,20 @@
+"""A serving engine's defaults where a job states none, and the serving the model refuses as not modelled."""
+
+from __future__ import annotations
+
+__all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS"]
+
+#: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
+#: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
+#: of 70 GB or more (`vllm/engine/arg_utils.py`), both 8,192.
+MAX_NUM_TOKENS = 8192
+#: Sequences an engine rank schedules at once unless stated: TensorRT-LLM's default max_batch_size ("The default value
+#: is 2048", NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8),
+#: per rank under attention DP ("`--max_batch_size`: Max batch size in each rank", docs/source/blogs/
+#: Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md at f0c873f5ff).
+MAX_BATCH_SIZE = 2048
+
+#: Why `inference.disaggregated` is refused: the model runs a request's prefill and decode on the same replica.
+DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of accelerators, decodes on another, the "
+                 "KV cache sent between them) is not modelled: every replica runs both its prompts and its decodes "
+                 "(docs/perf-model.md, Limitations); remove disaggregated")
