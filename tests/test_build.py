@@ -81,7 +81,8 @@ def test_workload_requirements_are_bound_in_build_and_judged_once_by_the_pipelin
     bound = shipped.design.workload_requirements
     written = [(f"workload/{w.id}", w.id, ("requirements", i), q) for w in shipped.specs.of(Workload)
                for i, q in enumerate(w.requirements)]
-    assert len(written) >= 9 and [(b.subject, b.owner, b.path, b.req) for b in bound] == written
+    # 8 since serve2 took the offline serving job's TTFT target out (an offline run has no TTFT to judge)
+    assert len(written) >= 8 and [(b.subject, b.owner, b.path, b.req) for b in bound] == written
     assert not {b.owner for b in shipped.design.requirements} & {b.owner for b in bound}  # PERF001 reports them, not REQ
     for path, r in shipped.workloads.items():
         assert r.estimate is not None

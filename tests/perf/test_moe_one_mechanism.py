@@ -61,7 +61,8 @@ def _serving(case, accelerators) -> dict:
     adds to it, its forward passes, its kernels per pass, and the part of its time in the expert GEMMs."""
     inf, hw = case.inference, case_hardware(case, accelerators)
     job = I.ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
-                     inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill)
+                     inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
+                     max_batch_size=inf.max_batch_size)   # the row's stated engine cap (serve2)
     est = I.estimate_inference(hw, job, 1, None if inf.batch == "max" else inf.batch)
     b, out, inp, a = float(est.batch), inf.output_len, inf.input_len, job.arch
     chunk = max(job.max_num_tokens, inp)
