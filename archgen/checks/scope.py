@@ -182,10 +182,9 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
                 yield (path, c, hall, f"{feed_words(c.metrics, what)} {it.to('kW'):.1f~P} exceeds {against} by "
                        f"{(it - limit).to('kW'):.1f~P}", it.to("kW"), limit.to("kW"), None)
             continue
-        floor = c.metrics.get("it_power_racks")
+        floor, why = it_floor(c, what)
         if floor is None:
             continue
-        why = unpowered(c) or f"{c.cluster.spec.id}'s {what} is not provided"
         if floor > limit:
             yield (path, c, hall, f"{what} of the racks alone {floor.to('kW'):.1f~P} exceeds {against} by "
                    f"{(floor - limit).to('kW'):.1f~P}, before the rest ({why})", floor.to("kW"), limit.to("kW"),
@@ -193,6 +192,16 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
         else:
             yield (path, c, hall, f"not judged: {why}; the racks alone draw {floor.to('kW'):.1f~P} of {against}",
                    floor.to("kW"), limit.to("kW"), "info")
+
+
+def it_floor(c: Any, what: str = "IT power") -> tuple[Any, str]:
+    """A floor under a cluster's IT power where it is not provided, and why it is not: (None, "") where none.
+
+    The racks' own IT power (`it_power_racks`): transceivers, unplaced switches, shelf loss and storage only add to
+    it. The reason names the links without media (`analyse.conversion.unpowered`) where those are the cause.
+    """
+    floor = c.metrics.get("it_power_racks")
+    return floor, (unpowered(c) or f"{c.cluster.spec.id}'s {what} is not provided") if floor is not None else ""
 
 
 def feed_power(metrics: Any) -> Any:
