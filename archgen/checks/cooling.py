@@ -124,22 +124,33 @@ def liquid_path(ctx: Context) -> Iterator[Violation]:
 
 @check("COOL007", "cooling.air_flow")
 def air_flow(ctx: Context) -> Iterator[Violation]:
-    """The systems' rated air flow carries the rack's air-side heat within its allowed air ΔT.
+    """The systems' rated air flow carries their own air-side heat within the rack's allowed air ΔT.
 
     The air needed is V̇ = Q̇ / (ρ c_p ΔT), with ρ at 20 °C scaled by the barometric pressure at the hall's `altitude`
-    where it states one (ASHRAE Handbook, Fundamentals, ch. 1, eq. 3): thinner air carries less heat per m³.
+    where it states one (ASHRAE Handbook, Fundamentals, ch. 1, eq. 3): thinner air carries less heat per m³. Like
+    with like (`analyse.air_flow`): the flows the systems state against the heat of those systems (maximum draw less
+    the liquid-cooled share); systems that state no flow move their own air and are named as not judged (an info
+    finding where the stating ones pass).
 
     Fix: raise the allowed `cooling.air.delta_t`, or move heat to liquid.
     """
     for path, a in ctx.racks.items():
-        c = a.cooling
-        if c.declared_air_flow is not None and c.declared_air_flow < c.air_flow:
-            hall = a.rack.facility
-            high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
+        c, rated = a.cooling, a.cooling.rated
+        if rated is None or c.rated_needed is None:
+            continue
+        hall = a.rack.facility
+        high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
+        rest = f"; not judged: {', '.join(rated.unstated)}, which state no air flow" if rated.unstated else ""
+        if c.rated_needed > rated.flow:
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
-                            f"systems move {_air(c.declared_air_flow)} of air; {_air(c.air_flow)} are needed for "
-                            f"{c.heat_air.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}",
-                            c.declared_air_flow, c.air_flow)
+                            f"systems move {_air(rated.flow)} of air; {_air(c.rated_needed)} are needed for their "
+                            f"{rated.heat.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}{rest}",
+                            rated.flow, c.rated_needed)
+        elif rest:
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
+                            f"systems stating an air flow move {_air(rated.flow)}, enough for their "
+                            f"{rated.heat.to('kW'):.1f~P} ({_air(c.rated_needed)} needed){rest}", rated.flow,
+                            c.rated_needed, severity="info")
 
 
 def _air(flow: Q) -> str:

@@ -245,8 +245,8 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
         a.rack.cdu.approach else None,
         "COOL014": lambda: (c.rear_door.air_heat, c.rear_door.capacity) if c.rear_door else None,
-        "COOL007": lambda: (c.air_flow.to("m**3/h"), c.declared_air_flow.to("m**3/h"))  # SI, as the air path
-        if c.declared_air_flow is not None else None,
+        "COOL007": lambda: (c.rated_needed.to("m**3/h"), c.rated.flow.to("m**3/h"))  # SI, as the air path
+        if c.rated is not None and c.rated_needed is not None else None,
         "PWR014": lambda: (p.busbar_current, a.rack.spec.power.shelves.busbar_rating) if _busbar_rated(a.rack) and
         p.busbar_current is not None else None,
     }
