@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, over_hall
 from archgen.model import CoolingUnit, Rack
@@ -364,3 +365,15 @@ def _size(unit: object) -> str:
     """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
     m = getattr(unit, "mechanical", None)
     return f"({m.height:~P}, {m.weight:~P})" if m is not None else "unit"
+
+
+@check("COOL015", "cooling.inlet_range")
+def inlet_range(ctx: Context) -> Iterator[Violation]:
+    """The hall's inlet air is within the operating range each placed system or switch states for itself.
+
+    A part's `cooling.inlet_min` and `inlet_max`, from its datasheet (DGX H100/H200: 5-30 °C), may be narrower than
+    the rack's ASHRAE class (COOL005): 33 °C passes A2 and overheats a DGX H100 (`checks.inlet_range`).
+
+    Fix: lower the facility's `air.supply`, or place equipment rated for warmer inlet air.
+    """
+    yield from outside_inlet(ctx)

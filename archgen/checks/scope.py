@@ -71,6 +71,13 @@ def _water(r: Any) -> bool:
     return r.facility is not None and r.facility.water is not None and _liquid(r)
 
 
+def _inlet_stated(r: Any) -> bool:
+    """A rack in a hall with a part stating its own inlet air range has a range for COOL015 to judge."""
+    return _facility(r) and any(getattr(getattr(p.part, "cooling", None), "inlet_max", None) is not None or
+                                getattr(getattr(p.part, "cooling", None), "inlet_min", None) is not None
+                                for p in r.items)
+
+
 def _air_flow(r: Any) -> bool:
     """A rack one of whose systems states its rated air flow has a figure for COOL007 to compare."""
     return any(getattr(p.part, "airflow", None) is not None for p in r.items)
@@ -130,7 +137,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu, "COOL014": lambda r: r.rear_door is not None,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
-    "PWR015": lambda r: _hall_states("voltage")(r.facility),
+    "PWR015": lambda r: _hall_states("voltage")(r.facility), "COOL015": _inlet_stated,
 }
 #: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be
