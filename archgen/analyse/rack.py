@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
+from archgen.analyse.air_flow import RatedAir, rated_air
 from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
 from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share, shelf_efficiency
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
@@ -166,6 +167,8 @@ class CoolingSplit:
     cdu_load: Q
     cdu_flow_needed: Q
     rear_door: RearDoor | None = None  # `heat_air` is what the hall's air takes, after the door
+    rated: RatedAir | None = None      # the systems stating their air flow, and their heat (`analyse.air_flow`)
+    rated_needed: Q | None = None      # the air their heat needs at the rack's ΔT: COOL007 compares the two
 
 
 @dataclass(frozen=True)
@@ -355,14 +358,14 @@ def _cooling(rack: RackDesign, power: Power) -> CoolingSplit:
                     spare_units(path.cdu_redundancy, path.cdu_count))
         if unit.flow is not None:
             cdu_flow = (unit.flow * (cdu.count - cdu.spare)).to("L/min")
-    declared = [p.part.airflow for p in rack.items if isinstance(p.part, System) and p.part.airflow is not None]
-    declared_flow = sum(declared, Q_(0, "m**3/s")).to("ft**3/min") if declared else None
-    rho, cp = AIR
-    altitude = rack.facility.altitude if rack.facility is not None else None
-    air_flow = volume_flow(air, rho * pressure_ratio(altitude), cp, spec.cooling.air.delta_t).to("ft**3/min")
+    (rho, cp), rated, dt = AIR, rated_air(rack), spec.cooling.air.delta_t
+    rho = rho * pressure_ratio(rack.facility.altitude if rack.facility is not None else None)
+    air_flow = volume_flow(air, rho, cp, dt).to("ft**3/min")
+    rated_needed = volume_flow(rated.heat, rho, cp, dt).to("ft**3/min") if rated else None
     door = rear_door(rack, air)  # the equipment's air flow (above) is the same with a door: it cools the exhaust
-    return CoolingSplit(heat, liquid, air - door.taken if door else air, coolant_flow, air_flow, declared_flow, cdu,
-                        cdu_flow, cdu_load, cdu_flow_needed, door)
+    return CoolingSplit(heat, liquid, air - door.taken if door else air, coolant_flow, air_flow,
+                        rated.flow if rated else None, cdu, cdu_flow, cdu_load, cdu_flow_needed, door, rated,
+                        rated_needed)
 
 
 def cdu_capacity(rack: RackDesign, unit: CoolingUnit) -> Q:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, over_hall
 from archgen.model import CoolingUnit, Rack
@@ -124,22 +125,33 @@ def liquid_path(ctx: Context) -> Iterator[Violation]:
 
 @check("COOL007", "cooling.air_flow")
 def air_flow(ctx: Context) -> Iterator[Violation]:
-    """The systems' rated air flow carries the rack's air-side heat within its allowed air ΔT.
+    """The systems' rated air flow carries their own air-side heat within the rack's allowed air ΔT.
 
     The air needed is V̇ = Q̇ / (ρ c_p ΔT), with ρ at 20 °C scaled by the barometric pressure at the hall's `altitude`
-    where it states one (ASHRAE Handbook, Fundamentals, ch. 1, eq. 3): thinner air carries less heat per m³.
+    where it states one (ASHRAE Handbook, Fundamentals, ch. 1, eq. 3): thinner air carries less heat per m³. Like
+    with like (`analyse.air_flow`): the flows the systems state against the heat of those systems (maximum draw less
+    the liquid-cooled share); systems that state no flow move their own air and are named as not judged (an info
+    finding where the stating ones pass).
 
     Fix: raise the allowed `cooling.air.delta_t`, or move heat to liquid.
     """
     for path, a in ctx.racks.items():
-        c = a.cooling
-        if c.declared_air_flow is not None and c.declared_air_flow < c.air_flow:
-            hall = a.rack.facility
-            high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
+        c, rated = a.cooling, a.cooling.rated
+        if rated is None or c.rated_needed is None:
+            continue
+        hall = a.rack.facility
+        high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
+        rest = f"; not judged: {', '.join(rated.unstated)}, which state no air flow" if rated.unstated else ""
+        if c.rated_needed > rated.flow:
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
-                            f"systems move {_air(c.declared_air_flow)} of air; {_air(c.air_flow)} are needed for "
-                            f"{c.heat_air.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}",
-                            c.declared_air_flow, c.air_flow)
+                            f"systems move {_air(rated.flow)} of air; {_air(c.rated_needed)} are needed for their "
+                            f"{rated.heat.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}{rest}",
+                            rated.flow, c.rated_needed)
+        elif rest:
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
+                            f"systems stating an air flow move {_air(rated.flow)}, enough for their "
+                            f"{rated.heat.to('kW'):.1f~P} ({_air(c.rated_needed)} needed){rest}", rated.flow,
+                            c.rated_needed, severity="info")
 
 
 def _air(flow: Q) -> str:
@@ -353,3 +365,15 @@ def _size(unit: object) -> str:
     """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
     m = getattr(unit, "mechanical", None)
     return f"({m.height:~P}, {m.weight:~P})" if m is not None else "unit"
+
+
+@check("COOL015", "cooling.inlet_range")
+def inlet_range(ctx: Context) -> Iterator[Violation]:
+    """The hall's inlet air is within the operating range each placed system or switch states for itself.
+
+    A part's `cooling.inlet_min` and `inlet_max`, from its datasheet (DGX H100/H200: 5-30 °C), may be narrower than
+    the rack's ASHRAE class (COOL005): 33 °C passes A2 and overheats a DGX H100 (`checks.inlet_range`).
+
+    Fix: lower the facility's `air.supply`, or place equipment rated for warmer inlet air.
+    """
+    yield from outside_inlet(ctx)

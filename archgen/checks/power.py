@@ -291,8 +291,10 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     redundancy (N+k: k; N+N: half) carry the cluster's IT power; where it states `generator_units`, the sets less
     theirs carry the facility power at design conditions (IT power x the hall's `peak_pue`). Without a `peak_pue`
     they are judged on the annual PUE (`cost.energy.pue`), and the finding says so: an annual average is below the
-    design day's, so a pass is optimistic (an info finding; not judged without either PUE). With N+1 that is any
-    one unit down, with 2N one side alone.
+    design day's, so a pass is optimistic (an info finding; without either PUE an info finding, not judged). With
+    N+1 that is any one unit down, with 2N one side alone. Without an IT power (links without media, CAB003) the
+    racks' own draw (x the PUE for the generators) is its floor (`scope.it_floor`): above the usable capacity an
+    error, within it an info finding, not judged.
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given.

@@ -15,7 +15,7 @@ from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.checks.registry import Context, Violation
-from archgen.checks.scope import feed_power, feed_words
+from archgen.checks.scope import feed_power, feed_words, it_floor
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.power import PDU
@@ -48,12 +48,19 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
         stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, feed_power(m), feed_words(m), ""),
                   ("generators", "generator", "sets", feeds.generators, feeds.generator_units, gen_load, gen_what,
                    gen_why))
+        floor, unknown = it_floor(c)
+        pue = peak if peak is not None else annual
         for key, label, kind, redundancy, units, load, what, why in stages:
-            if units is None or load is None:
+            if units is None:
                 continue
             red = redundancy or "N"
             usable = units.capacity * max(units.count - spare_units(red, units.count), 0)
             basis = f"({red} of {units.count} x {_kw(units.capacity)} {label} {kind}, feeds.{key})"
+            if load is None:
+                yield from _units_on_floor(path, c, key, label, usable, basis,
+                                           None if floor is None or (key == "generators" and pue is None) else
+                                           floor * (pue if key == "generators" else 1), unknown)
+                continue
             if load > usable:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
                                 f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}", load.to("kW"),
@@ -65,6 +72,30 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 f"{basis}; the design day's mechanical load is above the year's average, so this "
                                 "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
                                 severity="info")
+
+
+def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis: str, floor: Any, unknown: str
+                    ) -> Iterator[Violation]:
+    """PWR011 where the load is not provided: the racks' own draw (x the PUE for generators) is a floor under it.
+
+    Above the usable capacity an error on the floor alone; within it an info finding, not judged (`scope.it_floor`).
+    """
+    hall = c.cluster.facility
+    if floor is None:
+        why = unknown if unknown and key != "generators" else "the hall states neither `peak_pue` nor " \
+            "`cost.energy.pue`, so its facility power is not provided"
+        yield Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s usable {label} "
+                        f"capacity {_kw(usable)} {basis}: {why}", severity="info")
+        return
+    times = " x the PUE" if key == "generators" else ""
+    if floor > usable:
+        yield Violation(path, c.cluster.spec.id, ("facility",), f"the racks' own IT power{times} alone, "
+                        f"{_kw(floor)}, exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis} "
+                        f"by {_kw(floor - usable)}, before the rest ({unknown})", floor.to("kW"), usable.to("kW"))
+    else:
+        yield Violation(path, c.cluster.spec.id, ("facility",), f"not judged: {unknown}; the racks' own IT power"
+                        f"{times} alone is {_kw(floor)} of facility '{hall.id}''s usable {label} capacity "
+                        f"{_kw(usable)} {basis}", floor.to("kW"), usable.to("kW"), severity="info")
 
 
 #: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.

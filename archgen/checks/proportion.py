@@ -10,6 +10,8 @@ Not a check module. Two signs that a fabric was sized by defaults nobody looked 
   scale-up domain's cables too, and `it_power` holds each once, inside a system's `power.max` where
   `System.power_includes_optics` says so and added otherwise (`analyse.bom.optics_outside_systems`), so the share
   is of like with like;
+  Where the IT power is not provided (links without media, CAB003) the share is not judged, and an info finding
+  says so: the unknown transceivers add to both its sides, so the racks' own draw bounds it neither way;
 * a tier whose switches use under a quarter of their ports, where more than two of them stand (two are the fewest
   without a single point of failure, so a pair of lightly used management spines is not reported).
 """
@@ -20,6 +22,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.network import count
 from archgen.checks.registry import Context, Violation
+from archgen.checks.scope import it_floor
 from archgen.model import Switch
 
 #: Network power above this share of IT power is out of proportion (the issue's figure; see the module docstring).
@@ -32,6 +35,12 @@ def violations(ctx: Context) -> Iterator[Violation]:
     """NET021's findings: per cluster its network power share, per fabric tier its ports in use."""
     for c in ctx.clusters.values():
         net, it = c.metrics.get("network_power"), c.metrics.get("it_power")
+        floor, unknown = it_floor(c)
+        if it is None and floor is not None:
+            # no floor under the share: the transceivers' unknown draw adds to both network and IT power
+            yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",), f"network power share not judged: "
+                            f"{unknown}, and it adds to both sides of the share (the racks alone draw "
+                            f"{floor.to('kW'):.1f~P})", severity="info")
         if net is not None and it is not None and it.magnitude > 0:
             share = float((net / it).to("").magnitude)
             if share > NETWORK_SHARE:

@@ -71,6 +71,13 @@ def _water(r: Any) -> bool:
     return r.facility is not None and r.facility.water is not None and _liquid(r)
 
 
+def _inlet_stated(r: Any) -> bool:
+    """A rack in a hall with a part stating its own inlet air range has a range for COOL015 to judge."""
+    return _facility(r) and any(getattr(getattr(p.part, "cooling", None), "inlet_max", None) is not None or
+                                getattr(getattr(p.part, "cooling", None), "inlet_min", None) is not None
+                                for p in r.items)
+
+
 def _air_flow(r: Any) -> bool:
     """A rack one of whose systems states its rated air flow has a figure for COOL007 to compare."""
     return any(getattr(p.part, "airflow", None) is not None for p in r.items)
@@ -130,7 +137,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu, "COOL014": lambda r: r.rear_door is not None,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
-    "PWR015": lambda r: _hall_states("voltage")(r.facility),
+    "PWR015": lambda r: _hall_states("voltage")(r.facility), "COOL015": _inlet_stated,
 }
 #: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be
@@ -182,10 +189,9 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
                 yield (path, c, hall, f"{feed_words(c.metrics, what)} {it.to('kW'):.1f~P} exceeds {against} by "
                        f"{(it - limit).to('kW'):.1f~P}", it.to("kW"), limit.to("kW"), None)
             continue
-        floor = c.metrics.get("it_power_racks")
+        floor, why = it_floor(c, what)
         if floor is None:
             continue
-        why = unpowered(c) or f"{c.cluster.spec.id}'s {what} is not provided"
         if floor > limit:
             yield (path, c, hall, f"{what} of the racks alone {floor.to('kW'):.1f~P} exceeds {against} by "
                    f"{(floor - limit).to('kW'):.1f~P}, before the rest ({why})", floor.to("kW"), limit.to("kW"),
@@ -193,6 +199,16 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
         else:
             yield (path, c, hall, f"not judged: {why}; the racks alone draw {floor.to('kW'):.1f~P} of {against}",
                    floor.to("kW"), limit.to("kW"), "info")
+
+
+def it_floor(c: Any, what: str = "IT power") -> tuple[Any, str]:
+    """A floor under a cluster's IT power where it is not provided, and why it is not: (None, "") where none.
+
+    The racks' own IT power (`it_power_racks`): transceivers, unplaced switches, shelf loss and storage only add to
+    it. The reason names the links without media (`analyse.conversion.unpowered`) where those are the cause.
+    """
+    floor = c.metrics.get("it_power_racks")
+    return floor, (unpowered(c) or f"{c.cluster.spec.id}'s {what} is not provided") if floor is not None else ""
 
 
 def feed_power(metrics: Any) -> Any:
@@ -236,8 +252,8 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
         a.rack.cdu.approach else None,
         "COOL014": lambda: (c.rear_door.air_heat, c.rear_door.capacity) if c.rear_door else None,
-        "COOL007": lambda: (c.air_flow.to("m**3/h"), c.declared_air_flow.to("m**3/h"))  # SI, as the air path
-        if c.declared_air_flow is not None else None,
+        "COOL007": lambda: (c.rated_needed.to("m**3/h"), c.rated.flow.to("m**3/h"))  # SI, as the air path
+        if c.rated is not None and c.rated_needed is not None else None,
         "PWR014": lambda: (p.busbar_current, a.rack.spec.power.shelves.busbar_rating) if _busbar_rated(a.rack) and
         p.busbar_current is not None else None,
     }

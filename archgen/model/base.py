@@ -14,7 +14,7 @@ from pydantic_core import PydanticCustomError
 from archgen.model.cost import Price
 from archgen.model.reliability import FailureRate
 from archgen.model.spec import Document, FieldError, Spec
-from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace, Voltage
+from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace, Temperature, Voltage
 
 _REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
 
@@ -89,6 +89,18 @@ class Cooling(Spec):
     type: Literal["air", "liquid", "hybrid"] = Field("air", description="air, liquid (cold plates) or hybrid.")
     liquid_fraction: float = Field(
         0.0, ge=0, le=1, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
+    inlet_min: Temperature | None = Field(None, description=(
+        "Lowest inlet (ambient) air temperature the datasheet allows in operation, e.g. '5 degC' (DGX H100/H200 "
+        "User Guide: 5-30 °C); COOL015 compares the hall's air supply with it. Left out: not stated, not judged."))
+    inlet_max: Temperature | None = Field(None, description=(
+        "Highest inlet (ambient) air temperature the datasheet allows in operation, e.g. '30 degC'; COOL015 compares "
+        "the hall's air supply with it (it may be below the rack's ASHRAE class allows: A2 is 10-35 °C)."))
+
+    @model_validator(mode="after")
+    def _inlet_ordered(self) -> Cooling:
+        if self.inlet_min is not None and self.inlet_max is not None and self.inlet_min > self.inlet_max:
+            raise FieldError(("inlet_min",), f"{self.inlet_min:~P} is above inlet_max {self.inlet_max:~P}")
+        return self
 
 
 class Mechanical(Spec):

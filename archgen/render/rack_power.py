@@ -312,6 +312,10 @@ def cooling(a: RackAnalysis) -> Section:
              ("Air flow required", air(c.air_flow)),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
+    if c.rated is not None and c.rated_needed is not None:   # COOL007's like-for-like figure
+        arows.append((f"Air flow required by the systems stating one ({fmt.q(c.rated.heat, 'kW', 1)})",
+                      air(c.rated_needed) + (f"; not judged: {', '.join(c.rated.unstated)}" if c.rated.unstated
+                                              else "")))
     arows += door_rows(door)
     facility = a.rack.facility
     if facility is not None:

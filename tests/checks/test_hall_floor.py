@@ -68,3 +68,36 @@ def test_racks_within_the_hall_are_not_judged_and_not_passed(tmp_path) -> None:
     table = next(b for b in validation_section(scope).blocks if getattr(b, "kind", "") == "table")
     status = {row[0]: row[3] for row in table.rows}
     assert status["PWR010"] == "info" and status["COOL009"] == "info"
+
+
+def _ups_specs(ups: str, generators: str = "") -> str:
+    return _specs("1000 kW", "1000 kW").replace(
+        "critical_it_power: 1000 kW\n", f"critical_it_power: 1000 kW\nfeeds: {{ups: N+1, ups_units: {ups}"
+        f"{', generators: N+1, generator_units: ' + generators if generators else ''}}}\npeak_pue: 1.3\n")
+
+
+def test_ups_under_the_racks_alone_fails(tmp_path) -> None:
+    """PWR011 (lab2, newuser29 open 1): N+1 of 2 x 100 kW leaves 100 kW usable, under the racks' 114.596 kW."""
+    run = run_specs(tmp_path, {"specs.yaml": _ups_specs("{count: 2, capacity: 100 kW}")})
+    assert run.clusters["cluster/c"].metrics.get("it_power") is None
+    (f,) = [f for f in run.findings if f.id == "PWR011"]
+    assert f.severity == "error" and "racks' own IT power alone" in f.message
+    assert f.value.m_as("kW") == pytest.approx(FLOOR_KW) and f.limit.m_as("kW") == pytest.approx(100.0)
+
+
+def test_ups_over_the_racks_alone_is_not_judged_and_generators_take_the_pue(tmp_path) -> None:
+    """N+1 of 3 x 100 kW UPS (200 kW) is above the floor: not judged. Generators N+1 of 2 x 100 kW carry the floor x
+    peak PUE 1.3 = 148.97 kW: over 100 kW usable, an error."""
+    run = run_specs(tmp_path, {"specs.yaml": _ups_specs("{count: 3, capacity: 100 kW}",
+                                                        "{count: 2, capacity: 100 kW}")})
+    found = sorted((f for f in run.findings if f.id == "PWR011"), key=lambda f: f.severity)
+    assert [f.severity for f in found] == ["error", "info"]
+    assert found[0].value.m_as("kW") == pytest.approx(FLOOR_KW * 1.3)
+    assert found[1].message.startswith("not judged: ") and found[1].limit.m_as("kW") == pytest.approx(200.0)
+
+
+def test_network_share_without_it_power_is_not_judged(tmp_path) -> None:
+    """NET021 (newuser29 open 1): the unknown transceivers add to both sides of the share, so an info finding."""
+    run = run_specs(tmp_path, {"specs.yaml": _specs("1000 kW", "1000 kW")})
+    (f,) = [f for f in run.findings if f.id == "NET021"]
+    assert f.severity == "info" and f.message.startswith("network power share not judged: ")
