@@ -116,3 +116,29 @@ def test_a_copper_assembly_joins_one_pair_of_switches(tmp_path):
     assert tier.links == 2 * 6 == 12
     assert [(r.links, r.media) for r in rows] == [(2, "dac-800g-osfp")] * 6
     assert tier.cables == {"dac-800g-osfp": 6} and tier.modules == {"dac-800g-osfp": 6}
+
+
+def test_length_bins_and_run_list_count_the_port_maps_cables(maps):
+    """deliv2 (newuser31 finding 2): the length bins and cabling.csv count cables, as the BOM and the port map do.
+
+    Before, they counted links: the SU's compute leaf-spine bins summed to 576 (its 288 twin-port DACs' links) and
+    the storage leaf-spine bins to 384 (96 DACs broken out 4 x 200G), so a vendor ordering from them bought 960 DACs,
+    not 384. Per tier: the bins' cables == the BOM's cables == the port map's rows, and so do cabling.csv's rows.
+    """
+    from archgen.render.cabling import run_list
+
+    for _path, (a, pm) in maps.items():
+        listed = pm.by_tier()
+        csv: dict[tuple[str, str], int] = defaultdict(int)
+        for row in run_list(a).rows:
+            csv[(row[0], row[1])] += row[-1]
+        for t in a.cabling.tiers:
+            assert sum(t.cables_by_bin.values()) == t.physical, (_path, t.fabric, t.tier)
+            if (t.fabric, t.tier) in listed:
+                assert listed[(t.fabric, t.tier)] == t.physical
+                title = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine"}.get(t.tier, t.tier)
+                assert csv[(t.fabric, title)] == t.physical, (_path, t.fabric, t.tier)
+    tiers = {(t.fabric, t.tier): t for t in maps[SU][0].cabling.tiers}
+    assert sum(tiers[("compute", "leaf_spine")].cables_by_bin.values()) == 576 // 2 == 288
+    assert sum(tiers[("compute", "leaf_spine")].by_option_bin.values()) == 576     # the links they carry
+    assert sum(tiers[("storage-inband", "leaf_spine")].cables_by_bin.values()) == 384 // 4 == 96
