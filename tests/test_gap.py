@@ -377,7 +377,13 @@ def test_shipped_requirements_are_met_by_the_shipped_designs():
     r = run_cli("gap", SPECS, "--against", SPECS / "requirements", "--format", "json")
     assert r.code == 0, r.out[-2000:]
     doc = json.loads(r.out)
-    assert doc["summary"]["rows"] > 0 and doc["summary"]["met"] == doc["summary"]["rows"]
+    # one open finding, waived with its reason (deliv2): a busway supplies the rack's input power, and the GB200
+    # NVL72 rack draws more at its feeds than REQ-HALL-PWR-001's 132 kW (its switch trays at their 3.8 kW upper bound)
+    assert doc["summary"]["rows"] > 0 and doc["summary"]["met"] == doc["summary"]["rows"] - 1
+    [over] = [row for row in doc["rows"] if row["status"] != "met"]
+    assert (over["requirement"], over["subject"], over["metric"], over["status"]) == (
+        "REQ-HALL-PWR-001", "rack/gb200-nvl72", "input_power", "not met")
+    assert over["value"]["value"] > 132_000 and over["waived"].startswith("Open finding, not a pass")
     assert doc["summary"]["errors"] == 0
     warnings = {(f["id"], f["object"]) for f in doc["findings"] if f["severity"] == "warning" and not f.get("waived")}
     assert warnings == {("COST002", "cluster/mi355x-th5"), ("COST002", "cluster/tpu-v4-pod"),   # parts unpriced
@@ -445,3 +451,17 @@ def test_metric_on_an_unresolved_part_is_not_provided(tmp_path):
                         "leaf.oversubscription is not known")
     assert rows[("REQ-HALL-CL-001", "cluster/acme-pod")].status == "not provided"
     assert rows[("REQ-HALL-MECH-001", "rack/acme-r4")].status == "not met"           # weight does not need the NIC
+
+
+def test_what_a_feed_or_busway_supplies_is_judged_at_the_feeds():
+    """deliv2 (newuser31 finding 1): the per-rack power budgets of a hall's busways and the GB200 NVL72 rack's 132 kW
+    judged `it_power` (at the equipment, 131.6 kW) while a busway supplies `input_power` (at the feeds, after the
+    power shelves' losses: 135.7 kW), a plausible pass. The shipped ones judge the input power now."""
+    import yaml
+
+    files = ("specs/requirements/ai-hall.yaml", "specs/catalog/racks/gb200-nvl72.yaml",
+             "specs/catalog/racks/gb300-nvl72.yaml", "examples/gb300-nvl72-su/requirements/gb300-hall.yaml")
+    metric = {q["id"]: q["metric"] for f in files for d in yaml.safe_load_all((REPO / f).read_text(encoding="utf-8"))
+              for q in d.get("requirements", ())}
+    assert [metric[i] for i in ("REQ-HALL-PWR-001", "REQ-PWR-001", "REQ-PWR-030", "REQ-GB300-PWR-001")] == [
+        "input_power"] * 4

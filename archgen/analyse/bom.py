@@ -274,11 +274,10 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     cords: Counter[tuple[str, str, float]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
-        for (label, length), n in t.by_option_bin.items():
+        for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
             opt = optical.get(label)
             if opt is not None and n:
-                split = max(opt.a.links_per_cable, opt.b.links_per_cable)
-                cords[(opt.a.media, opt.a.connector or opt.b.connector, float(length))] += -(-n // split)
+                cords[(opt.a.media, opt.a.connector or opt.b.connector, float(length))] += n
     lines = []
     for (media, connector, length), n in sorted(cords.items()):
         size = f"{length:g} m" if length else "length not known"

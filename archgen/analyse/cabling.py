@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
+from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, run_cables
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import (
     _ports_per_module,
@@ -57,9 +58,6 @@ from archgen.units import Q_, Q
 #: node (or, past the nodes' ports, a reserved port at a leaf) to a leaf, a torus's neighbour link from chip to chip,
 #: its OCS link from a chip to the circuit switch.
 NODE_ENDS = {"access": ("a",), "neighbour": ("a", "b"), "ocs": ("a",)}
-#: Tiers whose runs each join one pair of switches with the run's weight in links (`tier_ends`, `rail_layout`): a
-#: copper assembly serves one pair, so a pair takes ⌈links / links per assembly⌉ of them, as the port map cuts them.
-PAIR_TIERS = ("leaf_spine", "spine_core")
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 U_M = 0.04445
 
@@ -118,6 +116,9 @@ class TierCabling:
     switch_modules: dict[str, int] = field(default_factory=dict)
     #: Of it, what the switches' typical holds too (no `typical` stated); the rest the typical IT power adds.
     switch_optics_typical: Q = Q_(0, "W")
+    #: Cables per (link option, length bin), what a vendor orders (`by_option_bin` counts links); per run: `cable_bins`.
+    cables_by_bin: dict[tuple[str, float], int] = field(default_factory=dict)
+    run_cables: np.ndarray | None = None
 
     @property
     def physical(self) -> int:
@@ -319,16 +320,14 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
     unplaced_over: list[tuple[LinkOption, int, float]] = []   # the same, at a switch placed in no rack
     where: list[tuple[int, int, int]] = []   # per `over` entry: its longest run, racks at either end
     max_len = None
-    n_unplaced, assumed = 0, None
+    n_unplaced, assumed, per_run = 0, None, None
+    cable_bins: dict[tuple[str, float], int] = {}
     if tr is not None and len(tr.length):
         if options:
-            keys = tr.option * 10_000_000 + np.round(tr.bin * 100).astype(np.int64)
-            uniq, inv = np.unique(keys, return_inverse=True)
-            sums = np.bincount(inv, weights=tr.weight).astype(np.int64)
-            for k, s in zip(uniq, sums, strict=True):
-                o = int(k // 10_000_000)
-                by[(options[o].label, (k % 10_000_000) / 100)] = int(s)
-                per_option[o] += int(s)
+            by = bin_cables(tr, options, tr.weight)
+            per_option[:len(options)] = np.bincount(tr.option, weights=tr.weight, minlength=len(options))
+            per_run = run_cables(tr, options, speed, a_cage_ports)
+            cable_bins = bin_cables(tr, options, per_run)
             if tier == "access":
                 other = tr.group < 0
                 single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
@@ -394,4 +393,5 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
                        tuple(where), dict(reduced), switch_power.to("W"), {m: n for m, n in at_switches.items() if n},
-                       switch_typical.to("W"))
+                       switch_typical.to("W"), cable_bins if per_run is not None else
+                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run)

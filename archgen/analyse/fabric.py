@@ -91,6 +91,8 @@ class FabricAnalysis:
     metrics: dict[str, Q] = field(default_factory=dict)
     topology: str = "fat-tree"
     figures: dict[str, Q] = field(default_factory=dict)
+    #: Of `endpoint_ports`, the compute nodes' management ports (`endpoints.node_management`), placed at the nodes.
+    node_mgmt_ports: int = 0
 
     def tier(self, name: str) -> TierCount | None:
         """The tier named `name`, if the fabric has it."""
@@ -148,7 +150,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     ports_per_node, n_node_ports, node_problems = node_ports(design, fabric, nodes)
     switch_ports = other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
     reserved = sum(r.ports for r in spec.reserved)
-    endpoint_ports = n_node_ports + switch_ports + spec.endpoints.extra
+    node_mgmt = node_management_ports(spec, nodes)   # BMC ports at the nodes (`endpoints.node_management`)
+    endpoint_ports = n_node_ports + switch_ports + spec.endpoints.extra + node_mgmt
     # rails: fabric ports per scale-up domain of the compute node type, one rail each, per plane
     compute = compute_node(nodes)
     ppn = ports_per_node.get(compute.part.id, 0) if compute else 0
@@ -158,7 +161,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     unit_ports = sum(cluster.unit_counts.get(u, 0) * n * nt.per_rack.get(rid, 0) * ports_per_node.get(nt.part.id, 0)
                      for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
     demand = PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(n_node_ports / planes),
-                          unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra) / planes),
+                          unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra + node_mgmt) / planes),
                           math.ceil(reserved / planes), n_rails, groups, group_domains)
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
@@ -182,7 +185,13 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
                           bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
-                          failure, problems)
+                          failure, problems, node_mgmt_ports=node_mgmt)
+
+
+def node_management_ports(spec: object, nodes: tuple[NodeType, ...]) -> int:
+    """Management ports at the compute nodes (`endpoints.node_management` per system with accelerators)."""
+    per = getattr(getattr(spec, "endpoints", None), "node_management", 0)
+    return per * sum(nt.count for nt in nodes if nt.part.accelerators) if per else 0
 
 
 def node_ports(design: Design, fabric: BoundFabric, nodes: tuple[NodeType, ...]) -> tuple[dict[str, int], int, list]:

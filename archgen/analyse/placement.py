@@ -334,15 +334,22 @@ def other_ends(cluster: ClusterDesign, fa: FabricAnalysis, extra: int) -> np.nda
 
     In the order `analyse.portmap` names them: the management ports of the switches in the cluster's racks first
     (where the fabric takes them, `endpoints.switches`: the switches `analyse.fabric.other_switches` counts, rack
-    instance by instance, bottom U first), then `endpoints.extra` and `reserved` ports, which the spec states only
+    instance by instance, bottom U first), then the compute nodes' management ports (`endpoints.node_management`)
+    where each node stands, likewise, then `endpoints.extra` and `reserved` ports, which the spec states only
     as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`). Which leaf
     each lands on is `analyse.other_ports.other_port_leaves`'s.
     """
     out = np.full((max(extra, 0), 2), -1, dtype=np.int64)
-    if _fat_tree(fa).endpoints.switches:
-        slots = [(i, item.u) for i, inst in enumerate(cluster.instances)
-                 for item in sorted(inst.rack.items, key=lambda p: p.u) if isinstance(item.part, Switch)]
-        n = min(len(slots), len(out), max(fa.endpoint_ports - fa.node_ports - _fat_tree(fa).endpoints.extra, 0))
+    ends = _fat_tree(fa).endpoints
+    switch_ports = max(fa.endpoint_ports - fa.node_ports - ends.extra - fa.node_mgmt_ports, 0)
+    items = [(i, item) for i, inst in enumerate(cluster.instances)
+             for item in sorted(inst.rack.items, key=lambda p: p.u)]
+    switches = [(i, item.u) for i, item in items if isinstance(item.part, Switch)]
+    nodes = [(i, item.u) for i, item in items if isinstance(item.part, System) and item.part.accelerators
+             for _ in range(ends.node_management)]
+    for slots, first, k in ((switches, 0, switch_ports if ends.switches else 0),
+                            (nodes, switch_ports, fa.node_mgmt_ports)):   # then the nodes' management ports
+        n = min(len(slots), max(len(out) - first, 0), k)
         if n:
-            out[:n] = np.array(slots[:n], dtype=np.int64)
+            out[first:first + n] = np.array(slots[:n], dtype=np.int64)
     return out

@@ -219,8 +219,9 @@ def _rack(names: tuple[str, ...], i: int) -> str:
 def _extra_names(fa: FabricAnalysis, n: int) -> list[tuple[str, str]]:
     """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
     spec = fa.fabric.spec
-    switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra, 0)
+    switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra - fa.node_mgmt_ports, 0)
     kinds = [("switch management port", "a switch's management port")] * switch_ports
+    kinds += [("node management port", "a node's management (BMC) port")] * fa.node_mgmt_ports
     kinds += [("other endpoint", "an endpoint other than a node, stated only as a count")] * spec.endpoints.extra
     for r in spec.reserved:
         kinds += [(r.name, f"reserved for {r.name}")] * r.ports

@@ -28,6 +28,10 @@ class Endpoints(Spec):
         None, min_length=1, description="System types whose NICs attach (default: every placed system with NIC "
         "ports of `nic_role`), e.g. `[dgx-b200]` on a front end that borrows the storage NICs beside storage servers.")
     switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
+    node_management: int = Field(
+        0, ge=0, le=64, description="Management ports per compute node (a system with accelerators) that are not its "
+        "NICs, such as a GB200 compute tray's BMC port: each is cabled from where its node stands, so the port map "
+        "and the cable lengths place it, and their number grows with the nodes.")
     extra: int = Field(0, ge=0, le=10_000_000, description="Other ports (storage appliances, servers, PDUs).")
     storage: int | None = Field(
         None, ge=0, le=10_000_000, description="Of the endpoints that are not compute nodes (`extra`, `reserved`, "

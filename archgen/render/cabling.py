@@ -10,7 +10,9 @@ from typing import Any
 
 import numpy as np
 
+from archgen.analyse.cable_bins import whole
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
+from archgen.render.wiring import TIER_TITLES
 
 NO_RACK = "(no rack)"
 
@@ -22,10 +24,11 @@ def cabling(a: Any) -> Section:
     for t in cab.tiers:
         media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
         cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
-        rows.append((t.fabric, t.tier, t.links, t.physical, t.transceivers, media, cables, t.optics_power,
+        tier = TIER_TITLES.get(t.tier, t.tier)   # as portmap.csv names it
+        rows.append((t.fabric, tier, t.links, t.physical, t.transceivers, media, cables, t.optics_power,
                      t.max_length))
-        for (part, length), n in sorted(t.by_option_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
-            bins.append((t.fabric, t.tier, part, f"{float(length):g} m", n))
+        for (part, length), n in sorted(t.cables_by_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
+            bins.append((t.fabric, tier, part, f"{float(length):g} m", t.by_option_bin.get((part, length), 0), n))
     cols = (Column("Fabric"), Column("Tier"), Column("Links", digits=0, align="right"),
             Column("Cables", digits=0, align="right"), Column("Transceivers", digits=0, align="right"),
             Column("Modules / cable ends"), Column("Cables by type"), Column("Optics power", "kW", 2, "right"),
@@ -41,19 +44,26 @@ def cabling(a: Any) -> Section:
                  "tier's first link option, whatever the distance, and no reach is checked (CAB007 where options "
                  "after the first go unread)." if any(t.max_length is None and t.links for t in cab.tiers) else "")),
         Table("cabling-tiers", "Links, modules and cables per tier", cols, tuple(rows)))
-    section.sub("length-bins", "Length bins", Table("length-bins", "Runs per link type and length bin",
-                                                    (Column("Fabric"), Column("Tier"), Column("Link"),
-                                                     Column("Bin"), Column("Runs", digits=0, align="right")),
-                                                    tuple(bins)))
+    section.sub("length-bins", "Length bins", Para(
+        "Cables to order per link type and length bin, counted as the bill of materials and the port map count them "
+        "(a cable carrying two links, such as a twin-port DAC, once); the links they carry beside them."),
+        Table("length-bins", "Cables per link type and length bin",
+              (Column("Fabric"), Column("Tier"), Column("Link"), Column("Bin"),
+               Column("Links", digits=0, align="right"), Column("Cables", digits=0, align="right")), tuple(bins)))
     if cab.problems:
         section.add(Bullets(tuple(p.message for p in cab.problems)))
     return section
 
 
 def run_list(a: Any) -> Table:
-    """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) counted once."""
+    """The deduplicated A→Z cable-run list: identical runs (same racks, U, link and bin) in one row.
+
+    A row counts the links it carries and the cables to order (`cable_bins.run_cables`, rounded up per row), tiers
+    named as portmap.csv names them.
+    """
     cab = a.cabling
     options = {(t.fabric, t.tier): t.options for t in cab.tiers}
+    shares = {(t.fabric, t.tier): t.run_cables for t in cab.tiers}
     rows = []
     for r in (*cab.runs, *cab.trunk_runs):   # a multi-rack scale-up domain's trunks after the fabrics'
         if len(r.a_rack) == 0:
@@ -61,20 +71,23 @@ def run_list(a: Any) -> Table:
         keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])
         uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
         weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
+        share = shares.get((r.fabric, r.tier))
+        cables = np.bincount(inverse.ravel(), weights=r.weight if share is None else share, minlength=uniq.shape[1])
         lengths = np.zeros(uniq.shape[1])
         np.maximum.at(lengths, inverse.ravel(), r.length)
         opts = options.get((r.fabric, r.tier), ())
         # plain lists, not a numpy scalar per cell: 10^5 distinct runs at 131,072 GPUs (`bench/bench_render.py`)
         ends = uniq.astype(np.int64).T.tolist()
-        for (a_rack, a_u, b_rack, b_u, opt, bin_mm), length, weight in zip(ends, lengths.tolist(), weights.tolist(),
-                                                                            strict=True):
+        tier = TIER_TITLES.get(r.tier, r.tier)
+        for (a_rack, a_u, b_rack, b_u, opt, bin_mm), length, weight, n in zip(ends, lengths.tolist(), weights.tolist(),
+                                                                               cables.tolist(), strict=True):
             link = opts[opt] if 0 <= opt < len(opts) else None
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
-            rows.append((r.fabric, r.tier, _rack_name(cab, a_rack), _u(a_u), _rack_name(cab, b_rack), _u(b_u), name,
-                         length, bin_mm / 1000, int(weight)))
+            rows.append((r.fabric, tier, _rack_name(cab, a_rack), _u(a_u), _rack_name(cab, b_rack), _u(b_u), name,
+                         length, bin_mm / 1000, int(weight), whole(n)))
     cols = (Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0), Column("Z rack"),
             Column("Z U", digits=0), Column("Link"), Column("Length (m)", digits=1), Column("Bin (m)", digits=1),
-            Column("Runs", digits=0))
+            Column("Links", digits=0), Column("Cables", digits=0))
     return Table("cabling", "Cable runs", cols, tuple(rows))
 
 

@@ -95,13 +95,14 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
                     "the spare model (REL009)" if g.spares_overrun else "") for wid, g in found if g.band]
+        cols = (Column("Workload"), Column("Accelerators", digits=0, align="right"), Column("MTTI", "h", 1, "right"),
+                Column("Checkpoint", "TB", 2, "right"), Column("Write", "s", 1, "right"),
+                Column("Interval", "min", 1, "right"), Column("Restart + repair wait", "min", 1, "right"),
+                Column("Goodput", digits=3, align="right"), Column("Spares needed", digits=0, align="right"),
+                Column("Spares idle", digits=0, align="right"))
         section.add(Table("goodput", "Training jobs: checkpoints, restarts and goodput (effective training time "
-                          "ratio)", (Column("Workload"), Column("Accelerators", digits=0, align="right"),
-                                     Column("MTTI", "h", 1, "right"), Column("Checkpoint", "TB", 2, "right"),
-                                     Column("Write", "s", 1, "right"), Column("Interval", "min", 1, "right"),
-                                     Column("Restart", "min", 1, "right"), Column("Goodput", digits=3, align="right"),
-                                     Column("Spares needed", digits=0, align="right"),
-                                     Column("Spares idle", digits=0, align="right")), rows))
+                          "ratio); a restart includes the expected wait for a repair, the mean repair time times "
+                          "the chance that no hot spare is free", cols, rows))
         section.add(Figure("fig-goodput", "goodput", "Goodput against checkpoint interval; the dot is the interval "
                            "used"))
         if notes:

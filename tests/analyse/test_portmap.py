@@ -116,3 +116,48 @@ def test_a_copper_assembly_joins_one_pair_of_switches(tmp_path):
     assert tier.links == 2 * 6 == 12
     assert [(r.links, r.media) for r in rows] == [(2, "dac-800g-osfp")] * 6
     assert tier.cables == {"dac-800g-osfp": 6} and tier.modules == {"dac-800g-osfp": 6}
+
+
+def test_length_bins_and_run_list_count_the_port_maps_cables(maps):
+    """deliv2 (newuser31 finding 2): the length bins and cabling.csv count cables, as the BOM and the port map do.
+
+    Before, they counted links: the SU's compute leaf-spine bins summed to 576 (its 288 twin-port DACs' links) and
+    the storage leaf-spine bins to 384 (96 DACs broken out 4 x 200G), so a vendor ordering from them bought 960 DACs,
+    not 384. Per tier: the bins' cables == the BOM's cables == the port map's rows, and so do cabling.csv's rows.
+    """
+    from archgen.render.cabling import run_list
+
+    for _path, (a, pm) in maps.items():
+        listed = pm.by_tier()
+        csv: dict[tuple[str, str], int] = defaultdict(int)
+        for row in run_list(a).rows:
+            csv[(row[0], row[1])] += row[-1]
+        for t in a.cabling.tiers:
+            assert sum(t.cables_by_bin.values()) == t.physical, (_path, t.fabric, t.tier)
+            if (t.fabric, t.tier) in listed:
+                assert listed[(t.fabric, t.tier)] == t.physical
+                title = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine"}.get(t.tier, t.tier)
+                assert csv[(t.fabric, title)] == t.physical, (_path, t.fabric, t.tier)
+    tiers = {(t.fabric, t.tier): t for t in maps[SU][0].cabling.tiers}
+    assert sum(tiers[("compute", "leaf_spine")].cables_by_bin.values()) == 576 // 2 == 288
+    assert sum(tiers[("compute", "leaf_spine")].by_option_bin.values()) == 576     # the links they carry
+    assert sum(tiers[("storage-inband", "leaf_spine")].cables_by_bin.values()) == 384 // 4 == 96
+
+
+def test_compute_tray_bmc_ports_stand_at_their_trays(maps):
+    """deliv2 (newuser31 finding 3): the SU's 144 compute-tray BMC ports were `endpoints.extra`, "not placed", each
+    cable ordered at the floor's longest run (15 m, 144 runs). As `endpoints.node_management: 1` each stands at its
+    tray (rack and U) and runs to the nearest OOB leaf with a free port, in its own rack first: 18 per rack where the
+    rack holds a derived leaf. The fabric derives 6 leaves (273 ports over 48-port SN2201s) and places them in racks
+    01-03 and 05-07, so racks 04 and 08 reach a neighbour's leaf: no BMC run is longer than between adjacent racks."""
+    a, pm = maps[SU]
+    bmc = [r for r in pm.rows if r.fabric == "oob" and r.a.device.startswith("gb200-compute-tray")]
+    assert len(bmc) == 144 and {r.a.port for r in bmc} == {"mgmt"}
+    assert all(r.a.rack != "not placed" and r.a.u is not None for r in bmc)
+    per_rack = defaultdict(int)
+    for r in bmc:
+        per_rack[r.a.rack] += 1
+    assert set(per_rack.values()) == {18}                   # 18 trays per NVL72 rack, each its own port
+    own = {r.a.rack for r in bmc if r.a.rack == r.b.rack}
+    assert len(own) == 6 and sum(r.a.rack == r.b.rack for r in bmc) == 6 * 18
+    assert max(r.ordered for r in bmc) < 15.0                # none at the floor's longest run any more

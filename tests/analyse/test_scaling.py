@@ -125,14 +125,13 @@ def test_series_ends_where_a_fixed_leaf_count_runs_short(spec_tree) -> None:
 
 
 def test_counts_written_in_the_fabrics_are_named_as_kept(shipped) -> None:
-    """What the layout does not multiply is said, not silently held: the GB200 SU's OOB fabric takes its 144 tray
-    BMC ports as `endpoints.extra` and 2 spines as `spine.count`, so at 2 × the design its access cables are
-    2 × 129 switch management ports + the same 144 (402, not 546) and the document must say why."""
+    """What the layout does not multiply is said, not silently held: the GB200 SU's OOB fabric keeps 2 spines
+    (`spine.count`). Its 144 tray BMC ports were `endpoints.extra` (kept: 402 access cables at 2 x, not 546, newuser31
+    finding 4); as `endpoints.node_management: 1` they grow with the trays (deliv2): 2 x (129 + 144) = 546."""
     series = _series(shipped, "gb200-nvl72-su")
-    assert series.kept == ("fabric oob: 144 extra endpoint ports (`endpoints.extra`)",
-                           "fabric oob: 2 spine switches (`spine.count`)")
+    assert series.kept == ("fabric oob: 2 spine switches (`spine.count`)",)
     cat6a = [dict((line[0], line[3]) for line in p.bom)["cat6a-1g"] for p in series.points]
-    assert cat6a == [129 + 144, 2 * 129 + 144]
+    assert cat6a == [129 + 144, 2 * (129 + 144)] == [273, 546]
     b200 = _series(shipped, "dgx-b200-superpod")
     assert b200.kept == ("fabric compute: 4 reserved leaf ports (UFM appliance)",      # in the spec's order
                          "fabric storage: 32 extra endpoint ports (`endpoints.extra`)",

@@ -174,7 +174,7 @@ def test_switches_the_racks_cannot_hold_charge_no_rack():
     core_ends = runs["spine_core"].b_rack
     assert (core_ends == -1).all()          # no slot is left for any of the 128 cores
     rows = run_list(result.clusters["cluster/bench-b200-8192"]).rows
-    assert {row[4] for row in rows if row[1] == "spine_core"} == {NO_RACK}
+    assert {row[4] for row in rows if row[1] == "spine to core"} == {NO_RACK}
 
 
 def test_it_power_racks_is_the_racks_without_their_optics(shipped):

@@ -41,7 +41,10 @@ def test_cluster_sections_and_diagrams(cluster_out):
 def test_run_list_counts_every_link_once(cluster_out):
     folder, _, analysis = cluster_out
     rows = list(csv.DictReader(io.StringIO((folder / "cabling.csv").read_text(encoding="utf-8"))))
-    assert sum(int(r["Runs"]) for r in rows) == sum(t.links for t in analysis.cabling.tiers)
+    assert sum(int(r["Links"]) for r in rows) == sum(t.links for t in analysis.cabling.tiers)
+    laid_out = {(t.fabric, t.tier) for t in analysis.cabling.runs}   # cables: as the BOM counts them (deliv2)
+    assert sum(int(r["Cables"]) for r in rows) == sum(t.physical for t in analysis.cabling.tiers
+                                                       if (t.fabric, t.tier) in laid_out)
     keys = [(r["Fabric"], r["Tier"], r["A rack"], r["A U"], r["Z rack"], r["Z U"], r["Link"], r["Bin (m)"])
             for r in rows]
     assert len(keys) == len(set(keys))

@@ -68,6 +68,6 @@ def test_the_port_map_lists_every_trunk_cable_with_both_ends(pod) -> None:
 
 def test_the_run_list_holds_the_trunk_runs(pod) -> None:
     """cabling.csv listed the fabrics' runs only; the trunks are its runs between the racks of a domain."""
-    rows = [r for r in run_list(pod).rows if r[:2] == ("scale_up", "trunk")]
-    assert sum(r[-1] for r in rows) == 2 * PER_PAIR
+    rows = [r for r in run_list(pod).rows if r[:2] == ("scale_up", wiring.TIER_TITLES["trunk"])]
+    assert sum(r[-2] for r in rows) == sum(r[-1] for r in rows) == 2 * PER_PAIR   # links; cables, one link each
     assert {(r[2], r[4]) for r in rows} == {("nvl36-01", "nvl36-02"), ("nvl36-03", "nvl36-04")}

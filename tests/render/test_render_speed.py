@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from archgen.analyse import portmap
-from archgen.render import cabling, cluster, tables
+from archgen.analyse.cable_bins import whole
+from archgen.render import cabling, cluster, tables, wiring
 from archgen.render.blocks import Cite, Column, Table
 from archgen.units import Q_
 from tests.render.conftest import render_text
@@ -78,6 +79,8 @@ def reference_run_list(a) -> Table:
         keys = np.stack([r.a_rack, r.a_u, r.b_rack, r.b_u, r.option, np.round(r.bin * 1000).astype(np.int64)])
         uniq, inverse = np.unique(keys, axis=1, return_inverse=True)
         weights = np.bincount(inverse.ravel(), weights=r.weight, minlength=uniq.shape[1])
+        share = next(t.run_cables for t in cab.tiers if (t.fabric, t.tier) == (r.fabric, r.tier))
+        cables = np.bincount(inverse.ravel(), weights=share, minlength=uniq.shape[1])
         lengths = np.zeros(uniq.shape[1])
         np.maximum.at(lengths, inverse.ravel(), r.length)
         opts = options.get((r.fabric, r.tier), ())
@@ -85,9 +88,9 @@ def reference_run_list(a) -> Table:
             a_rack, a_u, b_rack, b_u, opt, bin_mm = (int(x) for x in uniq[:, j])
             link = opts[opt] if 0 <= opt < len(opts) else None
             name = "—" if link is None else (link.a.id if link.a.id == link.b.id else f"{link.a.id} / {link.b.id}")
-            rows.append((r.fabric, r.tier, cabling._rack_name(cab, a_rack), cabling._u(a_u),
-                         cabling._rack_name(cab, b_rack), cabling._u(b_u), name, float(lengths[j]), bin_mm / 1000,
-                         int(weights[j])))
+            rows.append((r.fabric, wiring.TIER_TITLES.get(r.tier, r.tier), cabling._rack_name(cab, a_rack),
+                         cabling._u(a_u), cabling._rack_name(cab, b_rack), cabling._u(b_u), name, float(lengths[j]),
+                         bin_mm / 1000, int(weights[j]), whole(float(cables[j]))))
     return Table("cabling", "Cable runs", cabling.run_list(a).columns, tuple(rows))
 
 

@@ -1,0 +1,55 @@
+"""Cables per run and per length bin: what a vendor orders, counted the way the BOM and the port map count cables.
+
+A run of a tier carries `weight` links. A cable carries `links_per_cable` of them (a twin-port 800G DAC between a
+leaf and a spine carries two 400G links; a node's twin-port cage takes one cable for two ports). On a tier whose
+runs each join one pair of switches (`PAIR_TIERS`), a copper assembly serves one pair, so a run takes whole
+assemblies, ⌈links / links per assembly⌉, as `cabling._tier_totals` and the port map cut them. Elsewhere a run
+holds its share, links / links per cable, and a bin (or a row of the run list) rounds its sum up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from archgen.analyse.link_ends import links_per_cable
+from archgen.build import LinkOption
+from archgen.model.network import COPPER_MEDIA
+from archgen.units import Q
+
+#: Tiers whose runs each join one pair of switches with the run's weight in links (`tier_ends`, `rail_layout`): a
+#: copper assembly serves one pair, so a pair takes ⌈links / links per assembly⌉ of them, as the port map cuts them.
+PAIR_TIERS = ("leaf_spine", "spine_core")
+
+
+def run_cables(tr: Any, options: Sequence[LinkOption], speed: Q, a_cage: int | None) -> np.ndarray:
+    """Cables of each run of `tr` (a `cabling.TierRuns`): whole assemblies on a pair tier's copper, else a share.
+
+    An access run whose A end is no node (`group` < 0: a reserved port, an extra endpoint) has one port per cage, as
+    `_tier_totals` counts it.
+    """
+    if not options or not len(tr.weight):
+        return np.zeros(len(tr.weight))
+    at_node = np.array([links_per_cable(o, speed, a_cage) for o in options], dtype=float)
+    alone = np.array([links_per_cable(o, speed, 1) for o in options], dtype=float)
+    copper = np.array([o.a.media in COPPER_MEDIA for o in options])
+    opt = np.clip(tr.option, 0, len(options) - 1)
+    per = np.where((tr.group < 0) & (tr.tier == "access"), alone[opt], at_node[opt])
+    share = tr.weight / per
+    return np.where(copper[opt] & (tr.tier in PAIR_TIERS), np.ceil(share - 1e-9), share)
+
+
+def whole(n: float) -> int:
+    """Cables ordered for a sum of runs' shares: rounded up (a share of a cable is a cable)."""
+    return int(np.ceil(n - 1e-9))
+
+
+def bin_cables(tr: Any, options: Sequence[LinkOption], cables: np.ndarray) -> dict[tuple[str, float], int]:
+    """Cables per (link option label, length bin) of one tier's runs, each bin rounded up."""
+    keys = tr.option * 10_000_000 + np.round(tr.bin * 100).astype(np.int64)
+    uniq, inv = np.unique(keys, return_inverse=True)
+    sums = np.bincount(inv.ravel(), weights=cables, minlength=len(uniq))
+    return {(options[int(k // 10_000_000)].label, (int(k) % 10_000_000) / 100): whole(s)
+            for k, s in zip(uniq.tolist(), sums.tolist(), strict=True)}
