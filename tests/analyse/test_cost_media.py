@@ -33,7 +33,6 @@ def _proposal(root: Path, spine_core: str = "") -> Path:
                      ("expect: {accelerators: 576, nodes: 144, racks: 10}\n", ""),
                      ('target: "== 8"', 'target: "== 32"'),
                      ("    tiers: 2\n    rail_optimized: true", "    tiers: auto\n    rail_optimized: true"),
-                     ("extra: 144}", "extra: 576}"),
                      ("      leaf_spine: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]\n",
                       "      leaf_spine: [dac-800g-osfp, acc-800g-osfp, mmf-800g-sr8, smf-800g-dr8]\n" + spine_core)):
         assert old in text, old

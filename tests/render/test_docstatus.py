@@ -61,7 +61,7 @@ def covered(design, document):
 def test_the_status_line_names_the_workload_warning(document, covered):
     md, _, _ = document
     live = [f["id"] for f in covered if not f.get("waived") and f["severity"] == "warning"]
-    assert "REQ004" in live and not any(f["severity"] == "error" for f in covered)
+    assert "REQ004" in live and not any(f["severity"] == "error" and not f.get("waived") for f in covered)
     [line] = [x for x in md.splitlines() if x.startswith("| Status |")]
     assert "all checks pass" not in line
     info = sum(1 for f in covered if not f.get("waived") and f["severity"] == "info")

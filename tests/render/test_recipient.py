@@ -62,7 +62,7 @@ def test_a_management_fabric_reads_as_the_ports_it_takes(example):
     assert "576 ports\n(compute)" in texts and "288 ports\n(converged)" in texts
     oob = next(fa for fa in a.fabrics if fa.fabric.spec.id == "oob")
     shape = cluster_fabrics._shape(oob)
-    assert "251 other endpoint ports (107 switch management, 144 stated as a count)" in shape
+    assert "251 other endpoint ports (107 switch management, 144 node management (BMC))" in shape
     assert cluster_fabrics._reach(oob) == "no accelerator's node on it, up to 3,072 endpoint ports"
     compute = next(fa for fa in a.fabrics if fa.fabric.spec.id == "compute")
     assert "other endpoint" not in cluster_fabrics._shape(compute)
@@ -95,8 +95,9 @@ def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(t
     # the rail leaves' slots (tests/analyse/test_leaf_placement.py): fewer optical runs across the rows
     # 4,894.2 kW and 5,035.0 kW (loss 140.8 kW) before the GB300 tray's figure came to the busbar (6 -> 5.74 kW):
     # 32 racks x 18 trays x 0.26 kW = 149.8 kW less at the busbar, / 0.97 = 154.4 kW less at the feeds
-    assert round((m["it_power"] - m["shelf_loss"]).m_as("kW"), 1) == 4744.5
-    assert round(m["it_power"].m_as("kW"), 1) == 4880.6                # at the feeds: the shelves' 136.1 kW loss too
+    # 4,744.5 kW before the trays' BMC ports took management leaf ports (deliv2: one more SN2201, 98 W)
+    assert round((m["it_power"] - m["shelf_loss"]).m_as("kW"), 1) == 4744.6
+    assert round(m["it_power"].m_as("kW"), 1) == 4880.7                # at the feeds: the shelves' 136.1 kW loss too
     # (5,035.2 kW and 140.9 kW before rackfix, when the shelves carried the AC SN2201s too)
 
 
@@ -106,7 +107,9 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     The 6 OOB leaves stand in racks nvl72-01..03; the management ports of the switches in the su-ib and su-eth racks
     and of racks 04-08 cannot be 1 m away. A switch's management port now stands where the switch does and its run
     is measured; a port the spec states only as a count (the 144 tray BMCs) is not placed and takes the floor's
-    longest run, and says so. The document's excerpt shows the note and the first cable of each kind.
+    longest run, and says so. The document's excerpt shows the note and the first cable of each kind. Since deliv2 the
+    trays' BMC ports are stated per node (`endpoints.node_management`) and stand at their trays, so every run is
+    measured from where its ends stand.
     """
     from archgen.analyse.cabling import floor_span, rack_xy
     from archgen.analyse.portmap import port_map
@@ -116,8 +119,9 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     assert len(rows) == 251
     placed = [r for r in rows if r.a.rack != "not placed"]
     unplaced = [r for r in rows if r.a.rack == "not placed"]
-    assert (len(placed), len(unplaced)) == (107, 144)
+    assert (len(placed), len(unplaced)) == (251, 0)
     assert all(r.a.port == "mgmt" and "measured from where it stands" in r.note for r in placed)
+    assert sum("node's management (BMC) port" in r.note for r in placed) == 144
     far = [r for r in placed if r.a.rack != r.b.rack]
     assert far and all(r.ordered > 1.0 for r in far)
     assert {r.a.rack for r in placed} >= {"su01/gb300-su-ib-01", "su01/gb300-su-eth-01", "su01/gb300-nvl72-08"}
@@ -127,7 +131,7 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     table = next(b for sub in wiring.section(a, port_map(a)).sections for b in sub.blocks
                  if isinstance(b, Table) and b.id == "portmap-excerpt")
     assert table.columns[-1].title == "Note"
-    assert any(row[0].startswith("oob-A-") and "floor's longest run" in row[-1] for row in table.rows)
+    assert not any("floor's longest run" in row[-1] for row in table.rows)   # deliv2: every BMC run measured
 
 
 def test_the_bom_total_power_is_the_it_power(example, shipped):
