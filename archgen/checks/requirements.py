@@ -19,7 +19,7 @@ from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.registry import Context, Severity, Violation, check
-from archgen.display import metric_value
+from archgen.display import metric_value, target_text
 from archgen.errors import did_you_mean
 from archgen.metrics import lookup
 from archgen.model.requirements import (
@@ -250,7 +250,8 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     what = band.describe() if band is not None else spans
     inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
     return Violation(subject, owner, path,
-                     f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets {req.target}, "
+                     f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets "
+                     f"{target_text(req.target, lookup(subject, req.metric))}, "
                      f"but the pessimistic end of its {'band' if band is not None else 'range'}, "
                      f"{shown(req, end, subject)}, does not "
                      f"({what}){inputs}", end, req.target.limit, req.id)
@@ -274,7 +275,8 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
         if o.assumed and o.status is Status.MET and o.value is not None:
             yield Violation(b.subject, b.owner, b.path + ("target",),
                             f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
-                            f"meets {b.req.target} on assumed inputs: {', '.join(o.assumed)}", o.value,
+                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} on assumed inputs: "
+                            f"{', '.join(o.assumed)}", o.value,
                             b.req.target.limit, b.req.id)
 
 
