@@ -269,7 +269,7 @@ def test_arista_7060x6_power_is_the_data_sheets_not_the_psu_rating() -> None:
     arista = _part("arista-7060x6-64pe")
     assert _close(arista.power.max, "2218 W") and _close(arista.power.typical, "640 W")
     assert arista.power.max_basis == "stated" and arista.power.max < Q_(2400, "W")
-    assert set(arista.unconfirmed_fields()) == {"power.max", "power.typical"}  # the PDF itself was not read
+    assert set(arista.unconfirmed_fields()) == {"power.max", "power.typical", "power_includes_optics"}  # PDF not read
     assert any("Model Comparison" in s and "page 5" in s for s in _raw("arista-7060x6-64pe")["source"])
 
 def test_dgx_b300_rack_power_matches_the_superpod_ra() -> None:

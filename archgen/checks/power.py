@@ -314,6 +314,8 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     cluster's IT power at the rack feeds rests (its shelves' loss); where the shelf states an `efficiency_range`,
     the finding gives the cluster's IT power at both ends. A cable's or transceiver's unconfirmed `power_per_end` is
     named with the count whose draw the IT power adds (modules drawing inside a node's maximum add nothing).
+    A switch whose source leaves unstated whether its maximum holds its ports' modules lists
+    `power_includes_optics` as unconfirmed, and it is named too: the IT power adds those modules on top (or not).
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
     knowingly (waive this finding with the reason).

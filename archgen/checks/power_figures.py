@@ -100,8 +100,9 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
 
 #: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
 POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
-    (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical")), (CoolingUnit, ("power",)),
-    (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)), (Link, ("power_per_end",)))
+    (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical", "power_includes_optics")),
+    (CoolingUnit, ("power",)), (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)),
+    (Link, ("power_per_end",)))
 
 
 def unconfirmed_power(ctx: Context, path: str) -> list[str]:

@@ -27,4 +27,4 @@ def test_a_partly_unracked_switch_is_named_once_and_not_as_placed(tmp_path: Path
     assert "q3400 x24" in cost[0], cost       # 16 racked rail leaves + 8 spines in no rack
     power = [f.message for f in r.findings if f.id == "PWR012"]
     assert len(power) == 1 and power[0].count("q3400 power.max") == 1, power
-    assert "q3400 power.max (16 placed; 8 in no rack)" in power[0], power
+    assert "q3400 power.max and power_includes_optics (16 placed; 8 in no rack)" in power[0], power
