@@ -115,6 +115,16 @@ def test_no_page_ends_with_a_heading_or_a_caption(pdfs):
     assert headings > 10 * len(pdfs) and stranded == []
 
 
+def test_a_unit_in_a_table_never_breaks_at_its_slash(pdfs):
+    """newuser31 (open item 6): narrow headings wrapped "Up speed (Gb/s)" as "(Gb/" over "s)", and cells "755 GB/"
+    over "s" and "interruptions/" over "day". A word with a slash breaks there only when it is long enough for
+    `fmt.breakable` to give it break opportunities (U+200B, kept by pdftotext); a lone "/" is a page number's.
+    The customer edition: an internal one's prose breaks its docs paths, and a table too wide for the page (the
+    requirements matrix with its Location column) squeezes a column below its longest word."""
+    pdf = next(p for p in pdfs if p.stem == "gb200-nvl72-su.customer")
+    broken = {w[4] for page in pages(pdf) for w in page if w[4].endswith("/") and w[4] != "/" and "\u200b" not in w[4]}
+    assert broken == set()
+
 def test_long_tables_break_with_their_header_repeated_and_short_sections_share_pages(pdfs):
     """The BOM of the GB200 SU does not fit one page: each page it covers starts with its header row; and the
     first sections no longer take a page each (pages 2-6 held one short section each)."""
