@@ -73,6 +73,9 @@ _LIST = re.compile(r"\bPrices '[^']*'|\bPrices [A-Za-z0-9][\w.-]*(?=[),;])")
 _LIST_NOTE = re.compile(r" \(Prices [^)]*\)")
 #: The revision of a design whose spec states none (its internal git commit is no revision for a customer).
 UNREVISED = "not stated (draft)"
+#: A space left before punctuation when a path or note is taken out ("shown (see docs/x.md)." → "shown ."); an
+#: ellipsis keeps the space written before it, as in "1, 2, 4, ... times".
+_SPACE_BEFORE = re.compile(r" +(?!\.\.\.)([.,;:)])")
 _NOT_READ = re.compile(r"\s*\(not read directly\)|[;,]?\s*\bnot read directly\b", re.I)
 #: "owner/repo path/file.ext [line N] [at COMMIT]", how the catalog cites a file of a public repository.
 _GITHUB = re.compile(r"^([A-Za-z0-9][\w.-]*/[\w.-]+) ((?:[\w.-]+/)*[\w.-]+\.\w+)"
@@ -205,7 +208,7 @@ def without_paths(text: str) -> str:
     text = _PATH_REF.sub("", _DOCS_REF.sub("", text))
     if _DOCS.search(text) or _PATH.search(text):
         text = " ".join(s for s in re.split(r"(?<=\.)\s+", text) if not (_DOCS.search(s) or _PATH.search(s)))
-    return re.sub(r" +([.,;:)])", r"\1", text)
+    return _SPACE_BEFORE.sub(r"\1", text)
 
 
 def _key(m: re.Match[str], names: dict[str, str]) -> str:
@@ -226,7 +229,7 @@ def _text(text: str, names: dict[str, str]) -> str:
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
     text = _acronyms().sub(lambda m: m.group(0) if m.string.count("`", 0, m.start()) % 2
                            else bare_titles()[m.group(0)], text)
-    return re.sub(r" +([.,;:)])", r"\1", text)
+    return _SPACE_BEFORE.sub(r"\1", text)
 
 
 def _block(b: Any, names: dict[str, str]) -> Any:

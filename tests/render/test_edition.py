@@ -206,3 +206,16 @@ def test_a_metric_cell_takes_the_title_of_its_objects_kind():
     assert _metric_cell("it_power of cluster/x", bare_titles()) == \
         f"{metrics.find('cluster', 'it_power').title} of cluster/x"
     assert _metric_cell("mfu of workload/x", bare_titles()) == "MFU of workload/x"
+
+
+def test_an_ellipsis_after_a_comma_keeps_its_space():
+    """newuser31 (open item 6): the customer edition's clean-up of a space before punctuation turned "1, 2, 4, ...
+    times the layout" (render/reference.py, the growth section) into "1, 2, 4,... times"; an ellipsis stays as
+    written, while the space a removed docs link leaves before a full stop still goes."""
+    from archgen.render.blocks import DocumentModel, Para, Section
+    from archgen.render.edition import customer
+
+    text = "The same analysis at 1, 2, 4, ... times the layout (see docs/rendering.md)."
+    doc = customer(DocumentModel("t", "cluster", "T", [], [Section("growth", "Growth", [Para(text)])]))
+    (out,) = doc.sections[0].blocks
+    assert out.text == "The same analysis at 1, 2, 4, ... times the layout."

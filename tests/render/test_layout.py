@@ -115,6 +115,35 @@ def test_no_page_ends_with_a_heading_or_a_caption(pdfs):
     assert headings > 10 * len(pdfs) and stranded == []
 
 
+def test_a_unit_in_a_table_never_breaks_at_its_slash(pdfs):
+    """newuser31 (open item 6): narrow headings wrapped "Up speed (Gb/s)" as "(Gb/" over "s)", and cells "755 GB/"
+    over "s" and "interruptions/" over "day". A word with a slash breaks there only when it is long enough for
+    `fmt.breakable` to give it break opportunities (U+200B, kept by pdftotext); a lone "/" is a page number's.
+    The customer edition: an internal one's prose breaks its docs paths, and a table too wide for the page (the
+    requirements matrix with its Location column) squeezes a column below its longest word."""
+    pdf = next(p for p in pdfs if p.stem == "gb200-nvl72-su.customer")
+    broken = {w[4] for page in pages(pdf) for w in page if w[4].endswith("/") and w[4] != "/" and "\u200b" not in w[4]}
+    assert broken == set()
+
+
+def test_a_table_that_fits_a_page_does_not_start_at_a_page_foot(pdfs):
+    """newuser31 (open item 6): Table 14, the failure cases of fabric compute (section 8.3 of the GB200 SU), began with
+    its caption, header and one row at the foot of page 10, its header repeated over the rest on page 11. A table
+    that fits one page moves whole (as document.css's ``page-break-inside: avoid``): no page ends a table's first
+    piece whose header the next page repeats, with fewer than three lines after its caption."""
+    stranded = []
+    for pdf in pdfs:
+        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                              check=True).stdout
+        texts = [[" ".join(line.split()) for line in page.splitlines() if line.strip()] for page in text.split("\f")]
+        for n, (page, after) in enumerate(zip(texts, texts[1:], strict=False), 1):
+            body = page[:-1]  # less the footer
+            captions = [i for i, line in enumerate(body) if line.startswith("Table ")]
+            if captions and after and len(body) - captions[-1] <= 3 and after[0] == body[min(captions[-1] + 1,
+                                                                                              len(body) - 1)]:
+                stranded.append((pdf.name, n, body[captions[-1]]))
+    assert stranded == []
+
 def test_long_tables_break_with_their_header_repeated_and_short_sections_share_pages(pdfs):
     """The BOM of the GB200 SU does not fit one page: each page it covers starts with its header row; and the
     first sections no longer take a page each (pages 2-6 held one short section each)."""
