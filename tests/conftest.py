@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import shutil
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,6 +21,16 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parent.parent
 SPECS = REPO / "specs"
+
+
+def docs_script(name: str) -> ModuleType:
+    """`docs/<name>.py`, a generator script, as a module (registered under its name, as its own imports expect)."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "docs" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -12,6 +12,7 @@ import pytest
 
 from archgen.output.accuracy import MEDIAN_TARGET, OUTSIDE_WORST_BAR, WORST_TARGET, worst_bar
 from archgen.scoring.scores import score_file, summary
+from tests.conftest import docs_script
 
 from .conftest import CASES
 
@@ -70,13 +71,10 @@ def test_families(results, family, bar):
 def test_accuracy_page_is_current():
     """docs/accuracy.md is what `python docs/gen_accuracy.py` prints (its `page()`, here in-process, as test_bands
     reads gen_bands: an interpreter less)."""
-    import importlib.util
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("gen_accuracy", root / "docs" / "gen_accuracy.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = docs_script("gen_accuracy")
     assert (root / "docs" / "accuracy.md").read_text(encoding="utf-8") == gen.page(), \
         "regenerate: python docs/gen_accuracy.py > docs/accuracy.md"
 
@@ -87,13 +85,10 @@ def test_accuracy_page_lists_every_public_case_file():
     (docs/gen_bands.py scores the page's files): a file left off takes its misses out of every band. The AWS EFA
     dispatcher A/B, FlashAttention-2's Table 1 and Korthikanti's Table 5 were left off until 2026-12, and with them
     the worst MoE training miss (-88.1 % step time against -67.8 %)."""
-    import importlib.util
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    spec = importlib.util.spec_from_file_location("gen_accuracy", root / "docs" / "gen_accuracy.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = docs_script("gen_accuracy")
     listed = {p.name for p in (*gen.INDEPENDENT.values(), *gen.KERNELS.values())}
     case_files = {p.name for p in (root / "tests" / "perf" / "data").glob("*.yaml")
                   if "schema: archgen-validation/1" in p.read_text(encoding="utf-8")}

@@ -3,7 +3,6 @@ generated table current against the model."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 
@@ -12,7 +11,7 @@ import pytest
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.bands import FAMILIES, band, compute_table, family
 from archgen.units import Q_
-from tests.conftest import REPO, SPECS, run_cli
+from tests.conftest import REPO, SPECS, docs_script, run_cli
 
 #: A small fixture of scored measurements, (family, metric, (predicted - measured) / measured).
 SCORED = [
@@ -85,9 +84,7 @@ def test_families(args, expected):
 
 def test_band_table_is_current():
     """The generated table equals what the case files give with the model as it is: `python docs/gen_bands.py`."""
-    spec = importlib.util.spec_from_file_location("gen_bands", REPO / "docs" / "gen_bands.py")
-    gen = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(gen)
+    gen = docs_script("gen_bands")
     assert (REPO / "archgen" / "perf" / "workload" / "band_table.py").read_text(encoding="utf-8") == gen.source(), \
         "stale: run python docs/gen_bands.py"
 

@@ -7,20 +7,15 @@ such a figure must come with `efficiency.gemm_range`, so that the estimate shows
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+
+from tests.conftest import docs_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("gen_efficiencies", ROOT / "docs" / "gen_efficiencies.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_efficiencies"] = module
-    spec.loader.exec_module(module)
-    return module
+    return docs_script("gen_efficiencies")
 
 
 def test_efficiencies_page_is_current(accelerators):

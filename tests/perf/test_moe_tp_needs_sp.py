@@ -9,9 +9,7 @@ other refused layouts (`perf/train/refused.py`). Qwen3-30B-A3B (128 experts) is 
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -23,8 +21,7 @@ from archgen.perf.train.layouts import search_training
 from archgen.perf.train.refused import moe_tp_refused
 from archgen.perf.train.stacks import resolve
 from archgen.scoring.cases import read_case_file
-from tests.conftest import REPO as ROOT
-from tests.conftest import SPECS
+from tests.conftest import SPECS, docs_script
 
 Q30 = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
            experts=128, top_k=8, expert_ffn=768)
@@ -107,12 +104,7 @@ def test_a_case_is_refused_at_its_key(tmp_path):
 
 
 def _gen():
-    spec = importlib.util.spec_from_file_location("gen_switches", ROOT / "docs" / "gen_switches.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_switches"] = module
-    spec.loader.exec_module(module)
-    return module
+    return docs_script("gen_switches")
 
 
 def test_the_switch_page_counts_what_the_workload_refuses(tmp_path):

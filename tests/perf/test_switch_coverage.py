@@ -7,14 +7,13 @@ scored files); the covering tests and their sources are its `COVERAGE`.
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 from archgen.model.switches import SWITCHES
+from tests.conftest import docs_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,12 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def gen():
     """docs/gen_switches.py as a module."""
-    spec = importlib.util.spec_from_file_location("gen_switches", ROOT / "docs" / "gen_switches.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_switches"] = module
-    spec.loader.exec_module(module)
-    return module
+    return docs_script("gen_switches")
 
 
 @pytest.fixture(scope="module")
