@@ -366,9 +366,8 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
             if opt.a.media in COPPER_MEDIA:  # a cable assembly: one orderable part with its ends built in
                 per = links_per_cable(opt, speed, a_cage)
                 c = math.ceil(n / per)
-                if tr is not None and tier in PAIR_TIERS:   # each run joins one pair of switches: whole assemblies
-                    w = tr.weight[tr.option == i]
-                    c = int(((w + per - 1) // per).sum())
+                if tr is not None and per_run is not None and tier in PAIR_TIERS:   # one pair of switches a run:
+                    c = int(per_run[tr.option == i].sum())   # `run_cables`' whole assemblies, as the bins count them
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c
                 power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
