@@ -6,12 +6,17 @@ __all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
-#: of 70 GB or more (`vllm/engine/arg_utils.py`), both 8,192.
+#: of 70 GiB or more other than an A100 (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d,
+#: `EngineArgs._set_default_args`: OPENAI_API_SERVER 8,192; LLM_CLASS 16,384), both 8,192.
 MAX_NUM_TOKENS = 8192
 #: Sequences an engine rank schedules at once unless stated: TensorRT-LLM's default max_batch_size ("The default value
 #: is 2048", NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md at 16d2467ea8),
 #: per rank under attention DP ("`--max_batch_size`: Max batch size in each rank", docs/source/blogs/
-#: Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md at f0c873f5ff).
+#: Best_perf_practice_on_DeepSeek-R1_in_TensorRT-LLM.md at f0c873f5ff). vLLM's own default max_num_seqs is lower and
+#: this default does not stand for it: 1,024 on a GPU of 70 GiB or more other than an A100, 256 on others, for both the
+#: API server and the offline LLM class (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d,
+#: `EngineArgs._set_default_args`; at 001999d2, `EngineArgs.__post_init__`: 1,024 under VLLM_USE_V1, 256 on V0). A
+#: vLLM job states its max_num_seqs as `max_batch_size`.
 MAX_BATCH_SIZE = 2048
 
 #: Why `inference.disaggregated` is refused: the model runs a request's prefill and decode on the same replica.

@@ -237,7 +237,8 @@ class Inference(Spec):
     max_batch_size: int = Field(
         MAX_BATCH_SIZE, gt=0, description="Sequences a replica schedules at once (TensorRT-LLM's max_batch_size, "
                                           "2,048 by default; per rank under attention_dp): the sequences in flight "
-                                          "are at most this, the KV cache's capacity and max_num_tokens.")
+                                          "are at most this, the KV cache's capacity and max_num_tokens. State vLLM's "
+                                          "max_num_seqs here: 1,024 by default on 70 GiB+ GPUs, 256 on others.")
     prefill: PrefillPolicy = Field(
         "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
                                "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "
