@@ -27,6 +27,10 @@ LIQUID_CLASS_MAX: dict[str, float] = {"W17": 17, "W27": 27, "W32": 32, "W40": 40
 #: of the classes (and vendors who copy it, e.g. Microsoft's Azure Stack Edge specifications) start at 950 m.
 ALTITUDE_DERATING: dict[str, float] = {"A1": 300, "A2": 300, "A3": 175, "A4": 125}
 DERATE_ABOVE = Q_(900, "m")
+#: The keys of a Facility that state each rating condition: for a unit in the hall (`Facility.indoor`) and for its
+#: heat-rejection plant (`Facility.outdoor`).
+INDOOR_KEYS = {"water": "water.supply", "ambient": "air.supply", "altitude": "altitude"}
+OUTDOOR_KEYS = {"ambient": "outdoor_design", "altitude": "altitude"}
 MAX_ELEVATION = Q_(3050, "m")
 
 
