@@ -206,6 +206,7 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
 
     Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
     above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
+    Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`).
     """

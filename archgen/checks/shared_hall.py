@@ -1,0 +1,46 @@
+"""Clusters that name one hall: what they draw from it together, beside what each draws alone.
+
+PWR010, COOL009 and PWR011 judge each cluster against its hall's capacity as if it had the hall to itself: a
+directory of specs may hold alternatives for one hall (the shipped GB200, MI355X and TPU clusters all name
+`hall-liquid`) as well as clusters that share it (a campus planner's halls of several scalable units), and nothing in
+the specs tells the two apart. Where the clusters of one run that name a hall exceed its capacity together while the
+cluster judged fits alone, the check says so in a warning, so a shared hall is never passed on each cluster's share;
+alternatives are checked in runs of their own (a waiver would also hide the cluster's own overload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from archgen.units import Q
+
+#: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
+Load = Callable[[Any], Q | None]
+
+
+def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str
+                ) -> tuple[str, Q] | None:
+    """The warning's message and the hall's total where `path`'s cluster (`own`) fits `limit`, but not with its peers.
+
+    Peers are the other clusters of `clusters` naming the same hall (by id); each counts `share(c)`, its load or a
+    floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `against`
+    names the capacity ("facility 'h''s critical IT power 1500.0 kW"). None where the cluster has no peers or the
+    hall carries them all.
+    """
+    hall = clusters[path].cluster.facility
+    if hall is None:
+        return None
+    named = [(c.cluster.spec.id, share(c)) for p, c in clusters.items()
+             if p != path and c.cluster.facility is not None and c.cluster.facility.id == hall.id]
+    shares: list[tuple[str, Q]] = [(cid, q) for cid, q in named if q is not None]
+    if not shares:
+        return None
+    total = sum((q for _, q in shares), own).to("kW")
+    if total <= limit:
+        return None
+    others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
+    return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries "
+            f"{total:.1f~P}, over {against} by {(total - limit).to('kW'):.1f~P}; this cluster alone "
+            f"({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, so if they share "
+            "it the hall does not carry them (alternatives for one hall: check each in a run of its own)"), total
