@@ -296,11 +296,13 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     design day's, so a pass is optimistic (an info finding; without either PUE an info finding, not judged). With
     N+1 that is any one unit down, with 2N one side alone. Without an IT power (links without media, CAB003) the
     racks' own draw (x the PUE for the generators) is its floor (`scope.it_floor`): above the usable capacity an
-    error, within it an info finding, not judged. Clusters of the run that name one hall and exceed its units
-    together, each within them alone, are a warning on each (`shared_hall`).
+    error, within it an info finding, not judged. Generator sets count at the hall's outdoor conditions where they
+    state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
+    known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
+    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`).
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
-    `peak_pue` (design conditions) where only its annual PUE is given.
+    `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
     """
     yield from hall_units(ctx)
 

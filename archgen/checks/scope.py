@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
+from archgen.checks.hall_figures import shared_hall
 from archgen.checks.registry import Severity
-from archgen.checks.shared_hall import shared_hall
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
 
