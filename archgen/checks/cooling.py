@@ -9,8 +9,8 @@ from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, over_hall
 from archgen.model import CoolingUnit, Rack
-from archgen.model.cooling import describe, rated_capacity
-from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
+from archgen.model.cooling import counted, describe, rated_capacity, stated_only, unstated
+from archgen.model.facility import INDOOR_KEYS, LIQUID_CLASS_MAX, MAX_ELEVATION, OUTDOOR_KEYS, Facility, allowable_air
 from archgen.units import Q_, Q
 
 
@@ -206,6 +206,7 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
 
     Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
     above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
+    Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`).
     """
@@ -222,7 +223,8 @@ def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
     altitude has no stated capacity there unless a `derating` row at conditions at least as hard covers the hall;
     COOL001 then counts that row's capacity. Capacity is not interpolated between rows. A CDU that states no
     `rated_at` is an info finding: COOL001 counts its capacity as stated, but whether the hall's water and air are
-    conditions it holds at is not known.
+    conditions it holds at is not known; so is one whose `rated_at` states a condition the hall does not (an
+    altitude, in a hall that states none): that condition was not compared.
 
     Fix: add the datasheet's capacity at the hall's conditions to the CDU's `derating`, choose a CDU rated for them,
     or lower the facility water temperature; for a CDU without `rated_at`, state the conditions its datasheet gives
@@ -247,6 +249,12 @@ def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, a.rack.spec.id, where,
                                 f"{kind} {unit.id} is rated {unit.capacity.to('kW'):.0f~P} at conditions facility "
                                 f"'{hall.id}' does not meet {unmet}", value, limit)
+            elif missing := unstated(unit.rated_at, hall.indoor()):
+                yield Violation(path, a.rack.spec.id, where,
+                                f"not judged: {kind} {unit.id} is rated at "
+                                f"{stated_only(missing, 'hall air', INDOOR_KEYS, f'facility {hall.id!r}')}: "
+                                f"{counted(rated.capacity, unit.capacity)} ({judge}), not known to hold there",
+                                severity="info")
 
 
 def _rated_units(a: Any) -> list[tuple[CoolingUnit, tuple[str, ...], str, str]]:
@@ -271,10 +279,12 @@ def plant_rated_conditions(ctx: Context) -> Iterator[Violation]:
 
     A plant rated at an ambient below the site's `outdoor_design`, or at an altitude below the site's `altitude`, has
     no stated capacity there unless a `cooling_derating` row at conditions at least as hard covers the site; COOL009
-    and `cooling_headroom` then count that row. Capacity is not interpolated between rows.
+    and `cooling_headroom` then count that row. Capacity is not interpolated between rows. A rating condition the
+    site does not state (a plant rated at 35 °C outdoor air in a hall with no `outdoor_design`) is not compared: an
+    info finding says the capacity is counted as stated, not known to hold at the site.
 
-    Fix: add the plant's capacity at the site's design conditions to `cooling_derating` (from the chiller or dry
-    cooler selection), or state a plant rated for them.
+    Fix: state the site's `outdoor_design` and `altitude`; add the plant's capacity at the site's design conditions
+    to `cooling_derating` (from the chiller or dry cooler selection), or state a plant rated for them.
     """
     for fac in ctx.design.specs.of(Facility):
         if fac.cooling_capacity is None:
@@ -286,6 +296,12 @@ def plant_rated_conditions(ctx: Context) -> Iterator[Violation]:
                             f"cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at conditions the site "
                             f"does not meet ({describe(rated.unmet, 'outdoor air')}){_rows(fac.cooling_derating)}",
                             value, limit)
+        elif missing := unstated(fac.cooling_rated_at, fac.outdoor()):
+            yield Violation(f"facility/{fac.id}", fac.id, ("cooling_rated_at",),
+                            f"not judged: cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at "
+                            f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
+                            f"{counted(rated.capacity, fac.cooling_capacity)} (COOL009, `cooling_headroom`), not known"
+                            " to hold at the site", severity="info")
 
 
 @check("COOL012", "cooling.in_rack_cdu_placed")

@@ -275,7 +275,9 @@ def chain(ctx: Context) -> Iterator[Violation]:
 def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
 
-    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`).
+    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). A
+    cluster within it alone whose hall other clusters of the run name too is a warning where they exceed it together
+    (`shared_hall`: archgen cannot tell clusters sharing a hall from alternatives for it).
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
@@ -294,10 +296,13 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     design day's, so a pass is optimistic (an info finding; without either PUE an info finding, not judged). With
     N+1 that is any one unit down, with 2N one side alone. Without an IT power (links without media, CAB003) the
     racks' own draw (x the PUE for the generators) is its floor (`scope.it_floor`): above the usable capacity an
-    error, within it an info finding, not judged.
+    error, within it an info finding, not judged. Generator sets count at the hall's outdoor conditions where they
+    state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
+    known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
+    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`).
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
-    `peak_pue` (design conditions) where only its annual PUE is given.
+    `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
     """
     yield from hall_units(ctx)
 

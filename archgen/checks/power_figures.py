@@ -14,6 +14,7 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.rack import busbar_flags, external_flags
+from archgen.checks.hall_figures import generators_at_site, shared_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words, it_floor
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
@@ -54,8 +55,16 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             if units is None:
                 continue
             red = redundancy or "N"
-            usable = units.capacity * max(units.count - spare_units(red, units.count), 0)
-            basis = f"({red} of {units.count} x {_kw(units.capacity)} {label} {kind}, feeds.{key})"
+            each, site = units.capacity, ""
+            if key == "generators":
+                rated = units.at_site(hall)
+                yield from generators_at_site(path, c, units, rated)
+                if rated.capacity is None:
+                    continue
+                each = rated.capacity
+                site = f", {_kw(each)} each at the site (a derating row)" if each != units.capacity else ""
+            usable = each * max(units.count - spare_units(red, units.count), 0)
+            basis = f"({red} of {units.count} x {_kw(units.capacity)} {label} {kind}{site}, feeds.{key})"
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
                                            None if floor is None or (key == "generators" and pue is None) else
@@ -65,13 +74,33 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
                                 f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}", load.to("kW"),
                                 usable.to("kW"))
-            elif key == "generators" and peak is None:
+            elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
+                                       f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}"):
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
+                                usable.to("kW"), severity="warning")
+            if load <= usable and key == "generators" and peak is None:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"generator sets judged on the annual PUE "
                                 f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): facility power "
                                 f"{_kw(load)} within facility '{hall.id}''s usable generator capacity {_kw(usable)} "
                                 f"{basis}; the design day's mechanical load is above the year's average, so this "
                                 "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
                                 severity="info")
+
+
+def _share(key: str, peak: float | None) -> Any:
+    """A peer cluster's load on the hall's UPS (feed power) or generators (its facility power), else a floor under it.
+
+    The floor is the racks' own IT power, times the PUE the load would use for the generators (`_units_on_floor`).
+    """
+    def share(c: Any) -> Any:
+        m = c.metrics
+        if key == "ups":
+            return feed_power(m) if feed_power(m) is not None else m.get("it_power_racks")
+        load = m.get("facility_power_peak" if peak is not None else "facility_power")
+        hall, floor = c.cluster.facility, m.get("it_power_racks")
+        pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
+        return load if load is not None else None if floor is None or pue is None else floor * pue
+    return share
 
 
 def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis: str, floor: Any, unknown: str

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
+from archgen.checks.hall_figures import shared_hall
 from archgen.checks.registry import Severity
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
@@ -172,11 +173,13 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
 
     (path, cluster analysis, hall, message, value, limit, severity): PWR010 for `critical_it_power`, COOL009 for
     `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`), `label` naming it in
-    the message. The IT power here is what the rack feeds carry (`feed_power`): with the racks' own cooling units,
-    as the headroom metrics count it. Where it is not provided (a fabric tier names no link media, so its
-    transceivers' draw is unknown: `analyse.conversion.unpowered`), the racks' own IT power (`it_power_racks`) is a
-    floor under it, since everything else only adds: above the capacity, the cluster fails on the floor alone (an
-    error); within it, the check cannot judge and says so (an info finding), never a silent pass.
+    the message. A cluster within the capacity alone whose hall other clusters of the run also name, and which
+    exceeds it with theirs, is a warning (`shared_hall`). The IT power here is what the rack feeds carry
+    (`feed_power`): with the racks' own cooling units, as the headroom metrics count it. Where it is not provided
+    (a fabric tier names no link media, so its transceivers' draw is unknown: `analyse.conversion.unpowered`), the
+    racks' own IT power (`it_power_racks`) is a floor under it, since everything else only adds: above the capacity,
+    the cluster fails on the floor alone (an error); within it, the check cannot judge and says so (an info
+    finding), never a silent pass.
     """
     for path, c in clusters.items():
         hall, it = c.cluster.facility, feed_power(c.metrics)
@@ -188,6 +191,8 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
             if it > limit:
                 yield (path, c, hall, f"{feed_words(c.metrics, what)} {it.to('kW'):.1f~P} exceeds {against} by "
                        f"{(it - limit).to('kW'):.1f~P}", it.to("kW"), limit.to("kW"), None)
+            elif shared := shared_hall(clusters, path, it, _feed_or_floor, limit, against):
+                yield (path, c, hall, shared[0], shared[1], limit.to("kW"), "warning")
             continue
         floor, why = it_floor(c, what)
         if floor is None:
@@ -199,6 +204,12 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
         else:
             yield (path, c, hall, f"not judged: {why}; the racks alone draw {floor.to('kW'):.1f~P} of {against}",
                    floor.to("kW"), limit.to("kW"), "info")
+
+
+def _feed_or_floor(c: Any) -> Any:
+    """A cluster's `feed_power`, or the racks' own IT power (a floor under it) where that is not provided."""
+    it = feed_power(c.metrics)
+    return it if it is not None else c.metrics.get("it_power_racks")
 
 
 def it_floor(c: Any, what: str = "IT power") -> tuple[Any, str]:

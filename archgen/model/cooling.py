@@ -150,6 +150,34 @@ def rated_capacity(nominal: Q, rated_at: Conditions | None, derating: list[Ratin
     return Rated(None, None, unmet)
 
 
+def unstated(rated_at: Conditions | None, site: dict[str, Any]) -> tuple[tuple[str, Q], ...]:
+    """The conditions `rated_at` states that the site leaves unstated: (name, rated), in `CONDITIONS` order.
+
+    `rated_capacity` compares only the conditions both state, so a capacity rated at 35 °C outdoor air at a site
+    whose design dry-bulb is not stated is counted in full without having been compared: its caller says so.
+    """
+    if rated_at is None:
+        return ()
+    return tuple((n, getattr(rated_at, n)) for n in CONDITIONS
+                 if getattr(rated_at, n) is not None and site.get(n) is None)
+
+
+def stated_only(conditions: tuple[tuple[str, Q], ...], air: str, keys: dict[str, str], site: str) -> str:
+    """"outdoor air 35 °C, altitude 0 m, but the hall states no `outdoor_design` nor `altitude`" (`unstated`'s).
+
+    `keys` names the site's key stating each condition (`facility.INDOOR_KEYS`, `OUTDOOR_KEYS`).
+    """
+    names = {"water": "facility water", "ambient": air, "altitude": "altitude"}
+    rated = ", ".join(f"{names[n]} {q:~P}" for n, q in conditions)
+    return f"{rated}, but {site} states no " + " nor ".join(f"`{keys[n]}`" for n, _ in conditions)
+
+
+def counted(capacity: Q, nominal: Q) -> str:
+    """'1500 kW is counted as stated', or '1300 kW of a derating row is counted' where a row covers the site."""
+    return f"{capacity.to('kW'):.0f~P} " + ("is counted as stated" if capacity == nominal else
+                                           "of a derating row is counted")
+
+
 def describe(conditions: Unmet, air: str = "air") -> str:
     """'facility water 30 °C, rated at 25 °C; ...' for the conditions a site exceeds (`air` names the ambient)."""
     names = {"water": "facility water", "ambient": air, "altitude": "altitude"}

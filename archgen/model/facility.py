@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from archgen.model.base import Redundancy
-from archgen.model.cooling import Conditions, Rating, derating_needs_rating, rated_capacity
+from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Spec, raise_each
@@ -27,6 +27,10 @@ LIQUID_CLASS_MAX: dict[str, float] = {"W17": 17, "W27": 27, "W32": 32, "W40": 40
 #: of the classes (and vendors who copy it, e.g. Microsoft's Azure Stack Edge specifications) start at 950 m.
 ALTITUDE_DERATING: dict[str, float] = {"A1": 300, "A2": 300, "A3": 175, "A4": 125}
 DERATE_ABOVE = Q_(900, "m")
+#: The keys of a Facility that state each rating condition: for a unit in the hall (`Facility.indoor`) and for its
+#: heat-rejection plant (`Facility.outdoor`).
+INDOOR_KEYS = {"water": "water.supply", "ambient": "air.supply", "altitude": "altitude"}
+OUTDOOR_KEYS = {"ambient": "outdoor_design", "altitude": "altitude"}
 MAX_ELEVATION = Q_(3050, "m")
 
 
@@ -54,6 +58,12 @@ def pressure_ratio(altitude: Q | None) -> float:
     if altitude is None:
         return 1.0
     return (1 - 2.25577e-5 * altitude.to("m").magnitude) ** 5.2559
+
+
+def no_water(rated_at: Conditions | None, derating: list[Rating], prefix: str, why: str) -> list[FieldError]:
+    """An error at each `water` of a rating against outdoor conditions (the hall's plant, its generator sets)."""
+    rows = [((f"{prefix}rated_at",), rated_at)] + [((f"{prefix}derating", i), r) for i, r in enumerate(derating)]
+    return [FieldError(key + ("water",), why) for key, row in rows if row is not None and row.water is not None]
 
 
 class FacilityWater(Spec):
@@ -84,6 +94,24 @@ class Units(Spec):
     capacity: Power = Field(description=(
         "Each unit's rated real-power output, e.g. '500 kW' (a UPS module's kW rating; a generator set's rating for "
         "the duty it serves, e.g. prime or data-centre continuous)."))
+    rated_at: Conditions | None = Field(None, description=(
+        "Generator sets only: the outdoor conditions `capacity` is stated at, as the datasheet states them, e.g. "
+        "{ambient: 40 degC, altitude: 1000 m}; a site hotter (`outdoor_design`) or higher (`altitude`) counts the "
+        "`derating` row covering it, and without one the sets have no stated capacity there (PWR011)."))
+    derating: list[Rating] = Field(default_factory=list, description=(
+        "Generator sets only: each set's capacity at harder outdoor conditions, as the datasheet's derating table "
+        "states it, e.g. [{ambient: 45 degC, altitude: 2000 m, capacity: 1.8 MW}] (no interpolation)."))
+
+    @model_validator(mode="after")
+    def _outdoor(self) -> Units:
+        raise_each(derating_needs_rating(self.rated_at, self.derating, "") + no_water(
+            self.rated_at, self.derating, "", "a generator set is rated against outdoor `ambient` and `altitude`"),
+            type(self).__name__)
+        return self
+
+    def at_site(self, hall: Facility) -> Rated:
+        """Each unit's capacity at the hall's outdoor conditions (`rated_capacity`; None where no row covers them)."""
+        return rated_capacity(self.capacity, self.rated_at, self.derating, hall.outdoor())
 
 
 class UpstreamFeeds(Spec):
@@ -101,6 +129,15 @@ class UpstreamFeeds(Spec):
         "Generator sets and each one's rating, e.g. {count: 5, capacity: 2 MW}: with `generators` redundancy held "
         "back they carry the cluster's facility power, IT power x PUE (PWR011)."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
+
+    @model_validator(mode="after")
+    def _ups_rating(self) -> UpstreamFeeds:
+        units = self.ups_units
+        if units is not None and (units.rated_at is not None or units.derating):
+            raise FieldError(("ups_units", "rated_at" if units.rated_at is not None else "derating"),
+                             "UPS modules are counted at their stated rating: the hall states no UPS-room "
+                             "conditions to derate them for (state the module's rating at the site)")
+        return self
 
 
 class Facility(Document):
@@ -156,11 +193,8 @@ class Facility(Document):
         if self.cooling_rated_at is not None and self.cooling_capacity is None:
             errors.append(FieldError(("cooling_rated_at",), "conditions without a `cooling_capacity` to state them "
                                                             "for"))
-        rows = [(("cooling_rated_at",), self.cooling_rated_at)] + [
-            (("cooling_derating", i), r) for i, r in enumerate(self.cooling_derating)]
-        errors += [FieldError(key + ("water",), "the plant is rated against outdoor `ambient` and `altitude`; "
-                                                "facility water is what it delivers (`water.supply`)")
-                   for key, row in rows if row is not None and row.water is not None]
+        errors += no_water(self.cooling_rated_at, self.cooling_derating, "cooling_", "the plant is rated against "
+                           "outdoor `ambient` and `altitude`; facility water is what it delivers (`water.supply`)")
         raise_each(errors, type(self).__name__)
         return self
 

@@ -305,7 +305,8 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
         ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") if feeds else NOT_PROVIDED),
         ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
-        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets") if feeds else NOT_PROVIDED),
+        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) if feeds else
+         NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m)
@@ -321,11 +322,17 @@ def datacentre(scope: Any, a: Any) -> Section:
                              tuple(rows)))
 
 
-def _units(redundancy: str | None, units: Any, kind: str) -> str:
-    """'N+1 (3 x 150 kW modules)': a stated redundancy with the units it holds, where the hall states them."""
+def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> str:
+    """'N+1 (3 x 150 kW modules)': a stated redundancy with the units it holds, where the hall states them.
+
+    With `hall`, generator sets' capacity at its outdoor conditions where that is not the stated one (PWR011).
+    """
     if units is None:
         return _stated(redundancy)
-    return f"{redundancy or 'N'} ({units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind})"
+    each = units.at_site(hall).capacity if hall is not None else units.capacity
+    site = "" if each == units.capacity else "; stated at conditions the site does not meet (PWR011)" if each is \
+        None else f"; {fmt.q(each, 'kW', 0)} each at the site's conditions"
+    return f"{redundancy or 'N'} ({units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind}{site})"
 
 
 def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:

@@ -104,3 +104,27 @@ def test_a_rack_document_carries_its_hall_s_findings(tmp_path) -> None:
     result = run([tmp_path / "specs"])
     scope, _ = rack_scope(result, result.racks["rack/r"], "test", None)
     assert [f.id for f in scope.findings() if f.id.startswith("COOL")] == ["COOL011"]
+
+
+def test_generator_sets_count_the_row_covering_the_site_and_ups_modules_refuse_conditions() -> None:
+    """Generator sets are rated against outdoor air and altitude, as the hall's plant is (newuser35).
+
+    Row: the Atlas Copco QAS 500 manual's derating table, p. 96 (90 % at 2000 m and 40 °C;
+    https://www.easymanua.ls/atlas-copco/qas-500-volvo-s2a-app/manual?p=96), applied to a 2,000 kW set.
+    """
+    from archgen.render.reference import _units
+    base = {"id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}, "altitude": "2000 m",
+            "outdoor_design": "40 degC"}
+    sets = {"count": 2, "capacity": "2000 kW", "rated_at": {"ambient": "40 degC", "altitude": "1000 m"}}
+    rows = [{"ambient": "40 degC", "altitude": "2000 m", "capacity": "1800 kW"}]
+    hall = Facility.model_validate({**base, "feeds": {"generators": "N+1", "generator_units": {**sets,
+                                                                                              "derating": rows}}})
+    assert hall.feeds.generator_units.at_site(hall).capacity == Q_(1800, "kW")
+    assert _units("N+1", hall.feeds.generator_units, "sets", hall) == \
+        "N+1 (2 x 2,000 kW sets; 1,800 kW each at the site's conditions)"
+    bare = Facility.model_validate({**base, "feeds": {"generator_units": sets}})
+    assert bare.feeds.generator_units.at_site(bare).capacity is None
+    with pytest.raises(ValueError, match="outdoor `ambient` and `altitude`"):
+        Facility.model_validate({**base, "feeds": {"generator_units": {**sets, "rated_at": {"water": "30 degC"}}}})
+    with pytest.raises(ValueError, match="UPS modules are counted at their stated rating"):
+        Facility.model_validate({**base, "feeds": {"ups_units": {**sets, "rated_at": {"altitude": "1000 m"}}}})

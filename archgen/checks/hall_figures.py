@@ -1,0 +1,77 @@
+"""The hall's side of PWR010, COOL009 and PWR011: clusters sharing a hall, and generator sets at the site.
+
+PWR010, COOL009 and PWR011 judge each cluster against its hall's capacity as if it had the hall to itself: a
+directory of specs may hold alternatives for one hall (the shipped GB200, MI355X and TPU clusters all name
+`hall-liquid`) as well as clusters that share it (a campus planner's halls of several scalable units), and nothing in
+the specs tells the two apart. Where the clusters of one run that name a hall exceed its capacity together while the
+cluster judged fits alone, the check says so in a warning, so a shared hall is never passed on each cluster's share;
+alternatives are checked in runs of their own (a waiver would also hide the cluster's own overload).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from archgen.checks.registry import Violation
+from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
+from archgen.model.facility import OUTDOOR_KEYS
+from archgen.units import Q
+
+#: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
+Load = Callable[[Any], Q | None]
+
+
+def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str
+                ) -> tuple[str, Q] | None:
+    """The warning's message and the hall's total where `path`'s cluster (`own`) fits `limit`, but not with its peers.
+
+    Peers are the other clusters of `clusters` naming the same hall (by id); each counts `share(c)`, its load or a
+    floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `against`
+    names the capacity ("facility 'h''s critical IT power 1500.0 kW"). None where the cluster has no peers or the
+    hall carries them all.
+    """
+    hall = clusters[path].cluster.facility
+    if hall is None:
+        return None
+    named = [(c.cluster.spec.id, share(c)) for p, c in clusters.items()
+             if p != path and c.cluster.facility is not None and c.cluster.facility.id == hall.id]
+    shares: list[tuple[str, Q]] = [(cid, q) for cid, q in named if q is not None]
+    if not shares:
+        return None
+    total = sum((q for _, q in shares), own).to("kW")
+    if total <= limit:
+        return None
+    others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
+    return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries "
+            f"{total:.1f~P}, over {against} by {(total - limit).to('kW'):.1f~P}; this cluster alone "
+            f"({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, so if they share "
+            "it the hall does not carry them (alternatives for one hall: check each in a run of its own)"), total
+
+
+def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
+    """PWR011's findings on the generator sets' rating at the site's outdoor conditions (`Units.at_site`).
+
+    Rated at conditions the site exceeds with no `derating` row covering them: an error, the sets have no stated
+    capacity there. Rated at conditions the site does not state, or at none while the site states its outdoor
+    design or altitude: an info finding, the capacity counted as stated is not known to hold (as COOL010, COOL011).
+    """
+    hall, cid = c.cluster.facility, c.cluster.spec.id
+    stated = f"generator sets of {units.capacity.to('kW'):.1f~P}"
+    if rated.capacity is None:
+        _, limit, value = rated.unmet[0]
+        rows = f"; its {len(units.derating)} derating row(s) do not cover them" if units.derating else ""
+        yield Violation(path, cid, ("facility",), f"facility '{hall.id}''s {stated} are rated at conditions the site "
+                        f"does not meet ({describe(rated.unmet, 'outdoor air')}){rows}: their capacity there is not "
+                        "stated, so they are not counted", value, limit)
+    elif missing := unstated(units.rated_at, hall.outdoor()):
+        yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} are rated at "
+                        f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
+                        f"each set's {counted(rated.capacity, units.capacity)}, not known to hold at the site",
+                        severity="info")
+    elif units.rated_at is None and (site := [f"{n} {q:~P}" for n, q in hall.outdoor().items() if q is not None]):
+        where = ", ".join(s.replace("ambient", "outdoor design dry-bulb") for s in site)
+        yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} state no `rated_at`:"
+                        f" each is counted as stated, not known to hold at the site's {where} (a set's output falls "
+                        "with hotter and thinner intake air; state the datasheet's rating conditions and derating "
+                        "rows)", severity="info")
