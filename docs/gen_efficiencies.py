@@ -36,7 +36,8 @@ source that states it (its part's `efficiency.source`, with the file and revisio
 from a sibling part or a model default, with no measurement of its own). `default` means the part does not state the
 field and the model's default applies (its source, or why it has none, is in the code section); an estimate on such
 a part names each default it took and its origin in a note (`perf/workload/defaults_note.py`: `vector`,
-`gemm_half_size` and a system's host link `efficiency`). On NVIDIA parts
+`gemm_half_size`, `in_network_reduction` where NVLS runs, which takes NCCL's `NVLS_EFFICIENCY` for the part's
+generation, a `scale_up` with no `latency`, and a system's host link `efficiency`). On NVIDIA parts
 fp16 takes bf16's measured fraction: the datasheets give both the same tensor-core peak, and no MAMF table measures
 fp16 separately.
 
@@ -116,7 +117,9 @@ CODE_CONSTANTS = (
     ("KERNEL_OVERHEAD", "1.3 us", "archgen/perf/hw/kernels.py",
      "Hazy Research, \"Look Ma, No Bubbles!\" (2025-05-27): about 1.3 us per kernel with CUDA graphs on an H100."),
     ("NVLS_EFFICIENCY", "0.85 / 0.74", "archgen/perf/comm/nccl.py",
-     "NVIDIA/nccl src/graph/tuning.cc line 139 (nvlsEfficiency per generation: Hopper, Blackwell)."),
+     "NVIDIA/nccl src/graph/tuning.cc line 139 (nvlsEfficiency per generation: Hopper, Blackwell). The figure a "
+     "part that leaves efficiency.in_network_reduction out takes for its compute capability (it was 0.8, which "
+     "NCCL gives no generation); the estimate's note names it."),
     ("Hardware.vector_efficiency", "0.926", "archgen/model/accelerator.py (VECTOR_EFFICIENCY, default of "
      "Efficiency.vector)",
      "OpenCL-Benchmark FP32 FMA loop on a B200: 69.464 of 75 TFLOP/s (ProjectPhysX/OpenCL-Benchmark README.md at "

@@ -41,3 +41,18 @@ def test_a_block_that_does_not_tile_the_cube_is_an_error(tmp_path) -> None:
     result = run_specs(tmp_path, {"clusters/pod.yaml": cluster, "racks/cube.yaml": racks, "tray.yaml": tray})
     msgs = [f.message for f in result.findings if f.id == "NET020"]
     assert any("torus_block 3x1x1 does not tile the cube 4x4x4" in m for m in msgs), msgs
+
+
+def test_torus_cables_run_at_the_torus_line_rate(tmp_path) -> None:
+    """newuser37: an 800 Gb/s torus (Ironwood's ICI, 1.2 TB/s bidirectional over six links, Hot Chips 2025 as
+    reported) cabled with the TPU v4 ICI parts (400 Gb/s, tpu-v4.yaml's source) passed CAB002, which judged fat trees
+    only, and the BOM counted 400G cables. The chip-end parts are errors; the OCS end (rate agnostic) is not."""
+    assert not [f for f in _pod(tmp_path / "v4").findings if f.id == "CAB002"]   # the shipped 400G pod
+    cluster = (SPECS / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8")
+    fast = cluster.replace("speed: 400 Gb/s", "speed: 800 Gb/s")
+    assert fast != cluster
+    racks = (SPECS / "racks" / "tpu-v4-cube.yaml").read_text(encoding="utf-8")
+    result = run_specs(tmp_path / "v7", {"clusters/pod.yaml": fast, "racks/cube.yaml": racks})
+    msgs = sorted(f.message for f in result.findings if f.id == "CAB002")
+    assert msgs == ["ici-v4-copper runs at 400 Gb/s, not the 800 Gb/s of this torus' links or a multiple of it",
+                    "ici-v4-optical runs at 400 Gb/s, not the 800 Gb/s of this torus' links or a multiple of it"]

@@ -9,6 +9,7 @@ from archgen.analyse.network import count
 from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
+from archgen.checks.line_rate import line_rates
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import NIC, Switch
 from archgen.model.fabrics import LINK_TIERS
@@ -172,7 +173,8 @@ def _mismatch(module: Q, port: Q) -> bool:
 def media_rate(ctx: Context) -> Iterator[Violation]:
     """Each link option runs at the tier's line rate and the lane rate of its ports, in a media offered at that rate.
 
-    A module must carry one or a whole number (2, 4, 8) of the tier's ports. Its lanes may not be faster than
+    A module must carry one or a whole number (2, 4, 8) of the tier's ports; a torus's chip-to-chip links and the
+    chip end of its OCS fibres run at the fabric's speed (`checks.line_rate`). Its lanes may not be faster than
     those of the switch or NIC ports it plugs into (where they declare `lanes`), must be the same at both ends,
     and at 200G-PAM4 (XDR) must equal the port's: XDR ports do not downshift to 100G-PAM4 (NDR) media. Passive
     copper and multimode are not offered at 200 Gb/s per lane or more. Source: NVIDIA LinkX 800G 200G-PAM4 list,
@@ -181,24 +183,7 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
     Fix: pick link parts whose rate is the fabric speed or a multiple (twin-port) and whose lanes match the ports,
     and LACC or single-mode at XDR.
     """
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            if fa.fabric.spec.topology != "fat-tree" or fa.tier("leaf") is None:
-                continue
-            for key, t in fa.fabric.tiers.items():
-                tier = fa.tier(key)
-                if tier is None:
-                    continue
-                speed = fa.fabric.spec.speed if key == "leaf" else fa.tier("leaf").up_speed
-                for opt in t.links:
-                    ends = ((opt.a, "a"),) if opt.a.id == opt.b.id else ((opt.a, "a"), (opt.b, "b"))
-                    for end, tag in ends:
-                        ratio = float((end.rate / speed).to("").magnitude)
-                        path = opt.path + ((tag,) if opt.a.id != opt.b.id else ())
-                        if ratio < 1 - 1e-9 or abs(ratio - round(ratio)) > 1e-9 or round(ratio) not in (1, 2, 4, 8):
-                            yield Violation(fa.fabric.path, c.cluster.spec.id, path,
-                                            f"{end.id} runs at {end.rate:~P}, not the {speed:~P} of this tier or a "
-                                            "multiple of it", end.rate, speed)
+    yield from line_rates(ctx)
     seen: set[tuple] = set()
     for c, fa, key, opt, end, tag, ports, path in _options(ctx):
         lane = (end.rate / end.lanes).to("Gbit/s")

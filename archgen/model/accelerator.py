@@ -105,10 +105,12 @@ class Efficiency(Spec):
         None, description="Lowest and highest `scale_up` figure the sources support where this part has no "
                           "measurement of its own (the catalog's measured parts), e.g. [0.61, 0.824]; `scale_up` "
                           "holds the point used. Estimates on it state the range their metrics span.")
-    in_network_reduction: float = Field(
-        0.8, gt=0, le=1,
+    in_network_reduction: float | None = Field(
+        None, gt=0, le=1,
         description="NVLS (in-switch reduction) efficiency: NCCL's `nvlsEfficiency` for the generation "
-                    "(src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell).")
+                    "(src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell). Left out, NCCL's own figure for the "
+                    "generation its `compute_capability` gives (what NCCL itself uses; not a measurement of this "
+                    "part), which estimates name.")
     all_to_all: float | None = Field(
         None, gt=0, le=1, description="nccl-tests all-to-all bus bandwidth over the scale-up link bandwidth, large "
                                       "messages; left out, the ring figure `scale_up` is used.")

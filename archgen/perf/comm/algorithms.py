@@ -131,7 +131,9 @@ def _tree(hw: Hardware, t: Topo, proto: int):
 
 def _nvls_bus(hw: Hardware, t: Topo, all_reduce: bool):
     heads = minimum(t.k, float(nccl.MAX_NVLS_ARITY))
-    return nccl.nvls_bus(t.gen if t.gen is not None else 2, hw.nvls_efficiency, t.up, heads, all_reduce, t.k)
+    gen = t.gen if t.gen is not None else 2
+    efficiency = hw.nvls_efficiency or nccl.NVLS_EFFICIENCY[gen]  # 0: the part states none, NCCL's for its generation
+    return nccl.nvls_bus(gen, efficiency, t.up, heads, all_reduce, t.k)
 
 
 def _nvls(hw: Hardware, t: Topo, op: str, mask=None):

@@ -18,7 +18,7 @@ point follow the rule of `perf.hw.measured_range`; here:
 
 from __future__ import annotations
 
-from archgen.model.accelerator import Efficiency
+from archgen.model.accelerator import Accelerator, Efficiency
 from archgen.perf.hw.measured_range import Range, held_inside
 
 #: Lowest and highest measured fraction in the shipped catalog, per efficiency, each end with the part and source its
@@ -61,3 +61,20 @@ def effective_range(eff: Efficiency, name: str) -> Range | None:
     if stated is not None:
         return (float(stated[0]), float(stated[1]))
     return MEASURED_RANGE[name] if name in unstated(eff) else None
+
+
+def unstated_defaults(accelerator: Accelerator, nvls: bool, scale_up_size: int) -> tuple[str, ...]:
+    """The figures besides those of `NAMES` that `accelerator` leaves to the model's defaults, as estimates name them.
+
+    'vector' and 'gemm_half_size' where its `efficiency` states neither. In a domain of more than one: 'nvls' where
+    NVLS runs (`nvls`, with a CUDA compute capability: NCCL enables it on nothing else) and
+    `efficiency.in_network_reduction` is unstated, so NCCL's figure for the generation applies; 'latency' where its
+    `scale_up` states no `latency`, so NCCL's 1.9 us NVLink LL128 step applies whatever the link.
+    """
+    eff, su = accelerator.efficiency, accelerator.scale_up
+    names = [n for n in ("vector", "gemm_half_size") if n not in eff.model_fields_set]
+    if scale_up_size > 1 and nvls and accelerator.compute_capability and eff.in_network_reduction is None:
+        names.append("nvls")
+    if scale_up_size > 1 and su is not None and "latency" not in su.model_fields_set:
+        names.append("latency")
+    return tuple(names)

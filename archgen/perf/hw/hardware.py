@@ -79,8 +79,8 @@ class Hardware:
             no measurement of its own (`perf.workload.efficiency_range`); empty when measured.
         assumed_efficiencies: Which of 'hbm', 'flash' and 'scale_up' the part states neither as a figure nor as a
             range: each then has an assumed point and the catalog's measured range (`perf.hw.assumed_efficiency`).
-        unstated: Which of 'vector' and 'gemm_half_size' the part leaves to the model's default (an estimate's
-            note names each, `perf.workload.defaults_note`).
+        unstated: Which of 'vector', 'gemm_half_size', 'nvls' and 'latency' the part leaves to the model's default
+            (an estimate's note names each, `perf.workload.defaults_note`; `assumed_efficiency.unstated_defaults`).
         host_link_default: Whether `host_link_efficiency` is the model's default (the system states none).
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension of a chip-to-chip torus: the whole cluster (TPU ICI) or each scale-up
@@ -91,7 +91,7 @@ class Hardware:
         scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
             `scale_up_bandwidth` is split over links to its `scale_up_size` - 1 peers, so a group of k of them in
             one domain reaches (k - 1) / (size - 1) of it (`perf.comm.algorithms.mesh_share`).
-        nvls_efficiency: NCCL's NVLS efficiency for the accelerator's generation (src/graph/tuning.cc).
+        nvls_efficiency: The part's NVLS efficiency; 0 takes NCCL's for its generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets only NCCL's Simple protocol.
         multiprocessors: Streaming multiprocessors; 0 when unknown (overlapped communication then slows no
@@ -135,7 +135,7 @@ class Hardware:
     torus_wraparound: bool = True
     in_network_reduction: bool = False
     scale_up_mesh: bool = False
-    nvls_efficiency: float = 0.8
+    nvls_efficiency: float = 0.0
     compute_capability: float = 0.0
     multiprocessors: float = 0.0
     all_to_all_efficiency: float = 0.0
@@ -378,7 +378,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         flash_efficiency=assumed_efficiency.point(eff, "flash"),
         flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
         assumed_efficiencies=assumed_efficiency.unstated(eff),
-        unstated=tuple(n for n in ("vector", "gemm_half_size") if n not in eff.model_fields_set),
+        unstated=assumed_efficiency.unstated_defaults(accelerator, bool(nvls), scale_up_size),
         l2_capacity=_si(accelerator.l2_cache, "B"),
         l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),
@@ -388,7 +388,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
         in_network_reduction=bool(nvls),
         scale_up_mesh=bool(scale_up_mesh),
-        nvls_efficiency=eff.in_network_reduction,
+        nvls_efficiency=eff.in_network_reduction or 0.0,
         compute_capability=float(accelerator.compute_capability or 0.0),
         multiprocessors=float(accelerator.multiprocessors or 0),
         all_to_all_efficiency=float(eff.all_to_all or 0.0),

@@ -25,8 +25,9 @@ from archgen.perf.comm.placement import job_share
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.estimate import estimate
+from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
 from archgen.units import Q_
 
@@ -52,6 +53,7 @@ class Machine:
     mesh_limit: int = 0   # a full-mesh domain: the most accelerators its part's `scale_up.links` join (0: no limit)
     latency_unset: bool = False  # `transport` leaves its latency unset (`NetTransport.latency`): not provided
     ocs_cube: tuple[int, ...] = ()  # a torus through OCSes: its cube; a job of whole cubes is a slice (`job_slice`)
+    unconfirmed: tuple[str, ...] = ()  # the accelerator's figures the model reads that it marks unconfirmed
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -67,13 +69,15 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
             rates: str = "", utilisation: float = 1.0) -> Machine:
     """The `Machine` of a cluster (see `cluster_hardware`)."""
     hw, total, per_rack, per_node = cluster_hardware(cluster, items, scale_out)
-    vendor = getattr(items.get(hw.accelerator), "vendor", "")
+    part = items.get(hw.accelerator)
+    vendor = getattr(part, "vendor", "")
     return Machine(cluster.id, hw, total, per_rack, it_power, failures, failure_ends, cost_per_accelerator_hour,
                    rates, scale_out.transport if scale_out is not None else "", utilisation,
                    COLLECTIVE_LIBRARY.get(vendor, "the collective library"),
                    bool(scale_out is not None and scale_out.assumed), per_node, mesh_limit(cluster, items, hw),
                    bool(scale_out is not None and scale_out.transport and scale_out.latency is None),
-                   scale_out.cube if isinstance(scale_out, TorusPath) else ())
+                   scale_out.cube if isinstance(scale_out, TorusPath) else (),
+                   unconfirmed_figures(part) if isinstance(part, Accelerator) else ())
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -113,7 +117,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "", on.library,
                                 unset=on.transport if on.latency_unset and not what_if else "")
-    added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus)) if n]
+    added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
+                         *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload))) if n]
     if not added:
         return replace(est, cluster=on.cluster)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)

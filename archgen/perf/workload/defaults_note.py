@@ -1,15 +1,15 @@
 """The figures an estimate takes from the model's defaults because the part states none, named with their origin.
 
-A part that leaves `efficiency.vector` or `efficiency.gemm_half_size` out, or a system whose `host_memory` leaves
-`efficiency` out, is estimated with a default measured on another part (or assumed): the estimate's note names
-each, as `perf.workload.efficiency_range` names the efficiencies taken at a point, so that a part nobody measured
-does not read as if it were. A training job that states no `stack` takes the newest profile of its part's vendor
-(`primus-2025` on AMD), else an NVIDIA stack's; on a part that states no CUDA compute capability (not an NVIDIA GPU)
-that runs an NVIDIA stack the stack note says so (`stack_origin`), and an
-FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`), which such a part may not run,
-an FP8 training job that its quantisation follows Transformer Engine on Hopper (`fp8_copies_note`), and a job that
-states an NVIDIA stack's switch (`cuda_switches_note`: CUDA graphs, a Transformer Engine FP8 recipe) that the switch
-is costed as it runs there.
+A part that leaves `efficiency.vector`, `efficiency.gemm_half_size`, `efficiency.in_network_reduction` (where NVLS
+runs) or `scale_up.latency` out, or a system whose `host_memory` leaves `efficiency` out, is estimated with a
+default measured on another part (or assumed): the estimate's note names each, as `perf.workload.efficiency_range`
+names the efficiencies taken at a point, so that a part nobody measured does not read as if it were. A training job
+that states no `stack` takes the newest profile of its part's vendor (`primus-2025` on AMD), else an NVIDIA stack's;
+on a part that states no CUDA compute capability (not an NVIDIA GPU) that runs an NVIDIA stack the stack note says
+so (`stack_origin`), and an FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`),
+which such a part may not run, an FP8 training job that its quantisation follows Transformer Engine on Hopper
+(`fp8_copies_note`), and a job that states an NVIDIA stack's switch (`cuda_switches_note`: CUDA graphs, a
+Transformer Engine FP8 recipe) that the switch is costed as it runs there.
 """
 
 from __future__ import annotations
@@ -25,20 +25,31 @@ ORIGINS: dict[str, str] = {
     "vector": f"vector (FP32 FMA) efficiency {VECTOR_EFFICIENCY:g}, a B200's OpenCL-Benchmark rate "
               "(`model.accelerator.VECTOR_EFFICIENCY`)",
     "gemm_half_size": "GEMM size ramp gemm_half_size 128, one tensor-core tile: an assumption, not a measurement",
+    "nvls": "NVLS (in-switch reduction) efficiency, NCCL's nvlsEfficiency for its compute capability's generation "
+            "(src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell and later): NCCL's tuning figure, not a measurement",
+    "latency": "scale-up latency 1.9 us per ring step, NCCL's LL128 step over NVLink (`model.accelerator.ScaleUp`), "
+               "whatever the part's link",
     "host_link": f"host link efficiency {HOST_LINK_EFFICIENCY:g}, nvbandwidth's host-to-device copy on an H100 over "
                  "PCIe Gen5 x16 (`model.system.HOST_LINK_EFFICIENCY`)",
 }
 
 
-def defaults_used(hw: Hardware) -> list[str]:
+#: The defaults a collective's time reads (a collective workload's note names only these).
+COLLECTIVE_DEFAULTS = ("nvls", "latency")
+
+
+def defaults_used(hw: Hardware, collective: bool = False) -> list[str]:
     """The defaults `hw` was built with, in words with their origin (empty where the part states every figure)."""
     names = [*hw.unstated, *(["host_link"] if hw.host_link_default and hw.host_capacity > 0 else [])]
-    return [ORIGINS[n] for n in names]
+    return [ORIGINS[n] for n in names if not collective or n in COLLECTIVE_DEFAULTS]
 
 
-def defaults_note(hw: Hardware) -> list[str]:
-    """An estimate's note naming the defaults it took for `hw`'s part (none where it took none)."""
-    used = defaults_used(hw)
+def defaults_note(hw: Hardware, collective: bool = False) -> list[str]:
+    """An estimate's note naming the defaults it took for `hw`'s part (none where it took none).
+
+    Of a collective workload, only those its time reads (`COLLECTIVE_DEFAULTS`).
+    """
+    used = defaults_used(hw, collective)
     if not used:
         return []
     return [f"not stated by {hw.accelerator} or its system, so taken from the model's defaults: {'; '.join(used)}"]

@@ -40,7 +40,7 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     return Estimate(workload.id, "collective", hw.accelerator, gpus, {"op": c.op, "algorithm": c.algorithm},
                     metrics, {"collective": Q_(t, "s")}, {}, True,
                     notes=[f"{c.op} of {c.size:~P} over {gpus} accelerators; size and busbw as nccl-tests "
-                           "defines them", *link_note(hw, busbw_at)])
+                           "defines them", *link_note(hw, busbw_at), *defaults_note(hw, collective=True)])
 
 
 def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,

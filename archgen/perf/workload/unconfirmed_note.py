@@ -1,0 +1,50 @@
+"""The figures of its accelerator an estimate rests on that the part lists as unconfirmed, named in a note.
+
+A part drafted from announcements (NVIDIA Rubin, AMD MI455X, Google TPU v7 before their datasheets) lists its peaks,
+HBM bandwidth or scale-up link under `unconfirmed:` (docs/catalog-audit.md). The estimate's band spans the model's
+error and the part's stated efficiency ranges, not those figures, so an MFU or a step time on them read as one on
+datasheet figures. `check` names the unconfirmed figures a cluster's power rests on (PWR012); this note does the same
+for an estimate: the figures the performance model reads (`FIGURES`, the peak of the job's data type and BF16's,
+which attention and the other unquantised kernels run at) that the part states and marks, itself or a field above it
+(`model.base.Part.is_unconfirmed`). A collective reads only the scale-up link's (`COLLECTIVE_FIGURES`).
+"""
+
+from __future__ import annotations
+
+from archgen.model.accelerator import Accelerator
+
+#: The figures besides the peaks that the model reads from an accelerator (`perf.hw.hardware.hardware_for`).
+FIGURES = ("memory", "memory_bandwidth", "vector_peak", "l2_cache", "l2_bandwidth", "multiprocessors",
+           "scale_up.bandwidth", "scale_up.links", "scale_up.latency")
+
+#: Of those, what a collective's time reads.
+COLLECTIVE_FIGURES = ("scale_up.bandwidth", "scale_up.links", "scale_up.latency")
+
+
+def _stated(acc: Accelerator, dotted: str) -> bool:
+    """Whether the part states `dotted` (a default it leaves is named by `perf.workload.defaults_note` instead)."""
+    owner: object = acc
+    *parents, name = dotted.split(".")
+    for parent in parents:
+        owner = getattr(owner, parent, None)
+        if owner is None:
+            return False
+    return name in getattr(owner, "model_fields_set", ()) and getattr(owner, name) is not None
+
+
+def unconfirmed_figures(acc: Accelerator) -> tuple[str, ...]:
+    """The figures the model may read that `acc` states and marks unconfirmed: peaks per data type, then `FIGURES`."""
+    named = [*(f"peak.{dt}" for dt in acc.peak), *(f for f in FIGURES if _stated(acc, f))]
+    return tuple(f for f in named if acc.is_unconfirmed(f))
+
+
+def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None) -> list[str]:
+    """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective)."""
+    peaks = {f"peak.{precision}", "peak.bf16"}
+    read = [f for f in figures if (f in COLLECTIVE_FIGURES if precision is None else
+                                   f in peaks or not f.startswith("peak."))]
+    if not read:
+        return []
+    return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
+            f"public source): {', '.join(read)}; the band spans the model's error and stated efficiency ranges, not "
+            "these"]

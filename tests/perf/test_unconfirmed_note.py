@@ -1,0 +1,47 @@
+"""An estimate names the figures of its accelerator it rests on that the part lists as unconfirmed (newuser37).
+
+A Rubin part drafted from NVIDIA's GTC 2025 / CES 2026 announcements (`unconfirmed: [peak, memory_bandwidth,
+scale_up, ...]`) gave "mfu 53.64 %, band 24.27 % to 68.22 %" and "mfu_peak: dense fp8 peak of rubin: 16,600
+TFLOP/s" with no word that the peak, the HBM bandwidth and the NVLink 6 bandwidth were announced figures: the band
+spans the model's error and the efficiency ranges, not them. `check` says as much of a cluster's power (PWR012).
+"""
+
+from __future__ import annotations
+
+import json
+
+from archgen.model.accelerator import Accelerator
+from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note
+from tests.conftest import SPECS
+
+
+def _part(unconfirmed) -> Accelerator:
+    return Accelerator.model_validate({
+        "kind": "Accelerator", "id": "rubin-draft", "source": "announced", "memory": "288 GB",
+        "memory_bandwidth": "22 TB/s", "peak": {"bf16": "8300 TFLOPS", "fp8": "16600 TFLOPS", "fp4": "50000 TFLOPS"},
+        "tdp": "1800 W", "scale_up": {"technology": "NVLink 6", "bandwidth": "1800 GB/s", "links": 18},
+        "unconfirmed": unconfirmed})
+
+
+def test_the_figures_a_job_reads_are_named_and_no_others():
+    figures = unconfirmed_figures(_part(["peak", "memory_bandwidth", "scale_up", "tdp"]))
+    # scale_up.latency is marked (under scale_up) but not stated: the defaults note names it, not this one
+    assert figures == ("peak.bf16", "peak.fp8", "peak.fp4", "memory_bandwidth", "scale_up.bandwidth",
+                       "scale_up.links")
+    [note] = unconfirmed_note("rubin-draft", figures, "fp8")
+    assert "peak.bf16, peak.fp8, memory_bandwidth, scale_up.bandwidth, scale_up.links;" in note
+    assert "peak.fp4" not in note and "tdp" not in note   # an FP8 job reads no FP4 peak; power is PWR012's
+    [collective] = unconfirmed_note("rubin-draft", figures, None)
+    assert "scale_up.bandwidth, scale_up.links;" in collective and "peak" not in collective
+
+
+def test_a_part_whose_figures_are_confirmed_gets_no_note():
+    assert unconfirmed_figures(_part([])) == ()
+    assert unconfirmed_note("x", unconfirmed_figures(_part(["tdp", "efficiency"])), "bf16") == []
+
+
+def test_the_shipped_tpu_v4_collective_says_its_ici_figures_are_unconfirmed(cli):
+    notes = json.loads(cli("estimate", str(SPECS), "--workload", "allreduce-tpu-v4-pod", "--format", "json").out)[
+        "notes"]
+    [note] = [n for n in notes if n.startswith("the estimate rests on figures tpu-v4 lists as unconfirmed")]
+    assert "scale_up.bandwidth, scale_up.latency;" in note   # tpu-v4.yaml: unconfirmed [scale_up.bandwidth, ...]
