@@ -203,8 +203,8 @@ def best_section(result: Result) -> Section:
     section = Section("best", "Best point per objective")
     if flagged:
         section.add(Para("Hypothetical hardware: these best points assume hardware the catalog does not have (a "
-                         "factor other than 1 on a hardware axis, or a replaced figure), so they answer a what-if, "
-                         "not which platform to buy: " + "; ".join(flagged) + ".", "note"))
+                         "factor other than 1 on a hardware axis, a replaced figure or chip), so they answer a "
+                         "what-if, not which platform to buy: " + "; ".join(flagged) + ".", "note"))
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 
@@ -265,7 +265,7 @@ def pareto_figure(result: Result) -> MplFigure:
 
     Colour: the combination of the categorical axes that vary (cluster, accelerator, precision), so that "DGX B200
     against GB200" reads off the plot. Filled markers are feasible, hollow ones fit but miss a SHALL target; a
-    triangle marks a point on hypothetical hardware (a hardware factor other than 1). The front is a line.
+    triangle marks a point on hypothetical hardware (`tally.assumed`). The front is a line.
     """
     (mx, _), (my, _) = result.objectives[:2]
     fig = MplFigure(figsize=(8.0, 4.4))
