@@ -75,7 +75,8 @@ def test_not_provided(report):
     assert storage.note == "no object matches 'cluster/*/fabric/storage'" and storage.failing   # a SHALL
     per_rack = rows[("REQ-HALL-EFF-001", "workload/acme-allreduce")]  # a collective has no per-rack throughput
     assert per_rack.status == "not provided" and not per_rack.failing
-    assert per_rack.note == "workload/acme-allreduce has no metric 'tokens_per_second_per_rack'"
+    assert per_rack.note == ("workload/acme-allreduce is a collective job: 'tokens_per_second_per_rack' is a metric "
+                             "of inference jobs")
 
 
 def test_glob_subjects(report):

@@ -9,7 +9,7 @@ REQ001, REQ002, REQ004 and REQ005 report those `Judgement`s and documents list t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,9 +18,9 @@ from archgen.analyse.goodput import BLOCKING_SPANNED, spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
+from archgen.checks.absent import absent, suggest
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import metric_value, target_text
-from archgen.errors import did_you_mean
 from archgen.metrics import lookup
 from archgen.model.requirements import (
     Outcome,
@@ -332,21 +332,17 @@ def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
                                "as 'rack/*'")
         if b.pattern:
             return "subject", f"{b.subject} (matched by '{b.pattern}') has no metrics"
-        return "subject", f"unknown subject '{b.subject}'{_suggest(b.subject, metrics)}"
+        return "subject", f"unknown subject '{b.subject}'{suggest(b.subject, metrics)}"
     why = (withheld or {}).get(b.subject, {}).get(b.req.metric)
     if why:
         return "metric", f"{b.subject}'s {b.req.metric} is not provided: {why}"
     if b.req.metric not in known:
-        return "metric", f"{b.subject} has no metric '{b.req.metric}'{_suggest(b.req.metric, known)}"
+        return "metric", absent(b.subject, b.req.metric, known)
     if not known[b.req.metric].is_compatible_with(b.req.target.limit):
         return "target", (f"target {b.req.target} does not have the dimension of {b.req.metric} "
                           f"({known[b.req.metric].dimensionality})")
     note = unsettled_note(b.req, known[b.req.metric], (unsettled or {}).get(b.subject))
     return ("metric", f"{b.subject}'s {b.req.metric} is not provided: {note}") if note else None
-
-
-def _suggest(name: str, known: Iterable[str]) -> str:
-    return did_you_mean(name, known, cutoff=0.7, lead="; ")
 
 
 @check("REQ003", "requirements.id")

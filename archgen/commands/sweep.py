@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
+from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
 from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
-from archgen.commands.sweep_problems import problems
+from archgen.commands.sweep_problems import failing, problems
 from archgen.commands.workers import SCHEDULER_WORKERS, executor, submit, worker_count
 from archgen.errors import LoadError, UsageError
 from archgen.model.sweep import Sweep
@@ -104,7 +105,8 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
     `points.csv` is written by whoever evaluates its chunks and left there by sweep id. Without `rows`, workers send
     back only the rows of the front and best points (`workers.evaluate_all`). With a pool, the specs are checked,
     and the modules named in `preload` imported (those the caller reads the results with), while its workers
-    evaluate.
+    evaluate. A sweep over a cluster the checks fail (`sweep_problems.failing`) is evaluated again knowing it, so that
+    its points are not feasible (`perf.explore.points.feasibility`).
     """
     workers, _ = worker_count(workers)
     analysed, sweeps = analyse(sweep_file, paths)
@@ -117,6 +119,11 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
         n = workers if scheduler is None else SCHEDULER_WORKERS
         pending = [owned.enter_context(submit(p, pool, n, texts is not None, rows)) for p in todo]
         errors = judged(*analysed).errors  # the specs checked meanwhile
+        for k, p in enumerate(todo):   # a sweep over a cluster the checks fail: its points are not feasible
+            if why := failing(p, analysed.clusters, errors):   # (rare: evaluated again, knowing it)
+                pending[k].cancel()
+                todo[k] = replace(p, failing=why)
+                pending[k] = owned.enter_context(submit(todo[k], pool, n, texts is not None, rows))
         for name in preload:
             import_module(name)
         results = []

@@ -16,6 +16,7 @@ from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.operations_stage import facility_figures, sweep_figures
 from archgen.build import build
+from archgen.checks import Finding
 from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
@@ -117,6 +118,22 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
         stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
                        for b in design.requirements_of(f"workload/{workload.id}") if b.owner != workload.id)
         out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility))
+    return out
+
+
+def failing(problem: SweepProblem, clusters: dict, errors: Sequence[Finding]) -> dict[str, str]:
+    """The clusters of `problem` that `archgen check` fails, by id: their unwaived error findings, in words.
+
+    A cluster's findings are those about it, its fabrics and the racks it places (`check`'s error findings of the
+    design the points run on); a workload's own (a PERF001 of the sweep's base job) are the points' to judge.
+    """
+    out = {}
+    for cid in problem.axes["cluster"]:
+        racks = {f"rack/{rid}" for rid in clusters[f"cluster/{cid}"].cluster.rack_counts}
+        mine = sorted({f"{f.id} {f.requirement + ' ' if f.requirement else ''}on {f.object}" for f in errors
+                       if f.object == f"cluster/{cid}" or f.object.startswith(f"cluster/{cid}/") or f.object in racks})
+        if mine:
+            out[cid] = ", ".join(mine)
     return out
 
 

@@ -228,6 +228,9 @@ JOB_AXES = {
 #: Axes that change the hardware the model runs on.
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",
                  "scale_up_size", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
+#: Axes whose levels may leave a point's machine as no catalogued one is (hypothetical hardware): the hardware axes,
+#: and another chip in the cluster's fabric (`perf.explore.tally.assumed`).
+MACHINE_AXES = ("accelerator", *HARDWARE_AXES)
 #: Axes that change the cluster's facility cost (`cost.utilisation`, `cost.discount_rate`): its cost per hour.
 FACILITY_AXES = ("utilisation", "discount_rate")
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.

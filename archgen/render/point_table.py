@@ -23,7 +23,7 @@ import numpy as np
 from archgen import metrics as registry
 from archgen.metrics import unbounded as unbounded_text
 from archgen.model.requirements import Status
-from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, HARDWARE_AXES
+from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, MACHINE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements
 from archgen.perf.explore.tally import assumed
@@ -120,7 +120,7 @@ def columns(problem: SweepProblem) -> tuple[Column, ...]:
     for m in metric_names(problem):
         title, _, shown, digits = DISPLAY[m]
         cols.append(Column(title, None if shown in PLAIN else shown, digits, "right"))
-    hardware = any(a in HARDWARE_AXES for a in problem.axes)
+    hardware = any(a in MACHINE_AXES for a in problem.axes)
     return (*cols, Column("Status"), Column("Feasible"), *(Column(r.id) for r in requirements(problem)),
             *((Column("Hardware"),) if hardware else ()), Column("Reason"))
 
@@ -130,7 +130,7 @@ def cells(problem: SweepProblem, r: PointRow) -> tuple:
     reqs = requirements(problem)
     met = [Status.NOT_PROVIDED if r.met.get(q.id) is None else Status.AT_RISK if q.id in r.at_risk
            else Status.MET if r.met[q.id] else Status.NOT_MET for q in reqs]
-    hardware = any(a in HARDWARE_AXES for a in problem.axes)
+    hardware = any(a in MACHINE_AXES for a in problem.axes)
     flag = (("hypothetical" if hypothetical(r, problem) else "as catalogued",) if hardware else ())
     return (r.index, *(level_text(r.values[a], a) for a in problem.axes), layout_text(r),
             *(metric_cell(r, m) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
@@ -176,7 +176,7 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
     """`rows` as CSV (the header first when `header`), equal to `tables.csv_bytes` of their table of points."""
     cols = columns(problem)
     axes, metric_list, reqs = list(problem.axes), metric_names(problem), requirements(problem)
-    hardware = any(a in HARDWARE_AXES for a in problem.axes)
+    hardware = any(a in MACHINE_AXES for a in problem.axes)
     at = 0
     data: list[list[str]] = [[str(r.index) for r in rows]]
     at += 1

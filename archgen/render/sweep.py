@@ -203,8 +203,8 @@ def best_section(result: Result) -> Section:
     section = Section("best", "Best point per objective")
     if flagged:
         section.add(Para("Hypothetical hardware: these best points assume hardware the catalog does not have (a "
-                         "factor other than 1 on a hardware axis, or a replaced figure), so they answer a what-if, "
-                         "not which platform to buy: " + "; ".join(flagged) + ".", "note"))
+                         "factor other than 1 on a hardware axis, a replaced figure or chip), so they answer a "
+                         "what-if, not which platform to buy: " + "; ".join(flagged) + ".", "note"))
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 
@@ -221,7 +221,7 @@ def not_run_section(result: Result) -> Section:
     rows = tuple((NOT_JUDGED if status == "ok" else status, reason, n)
                  for (status, reason), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
     return section.add(Table("not-run", "Points by reason (a point that fits is not feasible where a SHALL is not "
-                                        "met or not provided, or where its arrivals outrun its replicas)",
+                                        "met or not provided, its arrivals outrun its replicas or its cluster fails)",
                              (Column("Status"), Column("Reason"), Column("Points", align="right")), rows))
 
 
@@ -253,10 +253,10 @@ def conventions_section(result: Result) -> Section:
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
         "cluster); hardware factors change the speed, not the power, and another accelerator changes it by the "
         "difference of the parts' TDP. Energy per token is power / tokens per second: IT energy, without the PUE.",
-        "Feasible: the point fits in memory and meets every SHALL requirement, by the rule archgen check applies "
-        "(a SHALL not met or not provided is an error there): a point that does not provide a SHALL requirement's "
-        "figure is not feasible, and the points by reason say why; SHOULD and MAY requirements are reported, not "
-        "enforced.",
+        "Feasible: the point fits in memory, its cluster has no error finding in archgen check, and it meets every "
+        "SHALL requirement by the rule archgen check applies (a SHALL not met or not provided is an error there): a "
+        "point that does not provide a SHALL requirement's figure is not feasible, and the points by reason say why; "
+        "SHOULD and MAY requirements are reported, not enforced.",
     )))
 
 
@@ -265,7 +265,7 @@ def pareto_figure(result: Result) -> MplFigure:
 
     Colour: the combination of the categorical axes that vary (cluster, accelerator, precision), so that "DGX B200
     against GB200" reads off the plot. Filled markers are feasible, hollow ones fit but miss a SHALL target; a
-    triangle marks a point on hypothetical hardware (a hardware factor other than 1). The front is a line.
+    triangle marks a point on hypothetical hardware (`tally.assumed`). The front is a line.
     """
     (mx, _), (my, _) = result.objectives[:2]
     fig = MplFigure(figsize=(8.0, 4.4))

@@ -55,6 +55,9 @@ class SweepProblem:
     #: By (cluster, utilisation, discount rate) level of the facility axes (None where not swept): the cost per
     #: accelerator-hour in USD (None: not provided) and the utilisation (`analyse.operations_stage.facility_figures`).
     facility: dict[tuple[str, float | None, float | None], tuple[float | None, float]] = field(default_factory=dict)
+    #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
+    #: not feasible (`feasibility`).
+    failing: dict[str, str] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -170,14 +173,16 @@ OVERRUN = ("arrivals outrun the replicas: the queue grows for the whole run and 
 
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
-                loose: set[str] | dict[str, Any], priced: str = "") -> tuple[bool, str]:
+                loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
     Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
     and gap apply it: a SHALL not met or not provided is a miss; a SHOULD or MAY one is reported, not enforced), and
-    an open-loop serving point's arrivals do not outrun its replicas (`OVERRUN`). The reason names the overrun, each
-    SHALL not provided and why (`unprovided`) and each SHALL not met; "" where the point does not fit (its reason is
-    the misfit). `loose`: ids of requirements met at one end only of an unknown blocking time (`unsettled_at`).
+    an open-loop serving point's arrivals do not outrun its replicas (`OVERRUN`), and its `cluster` passes `archgen
+    check` (not in `SweepProblem.failing`: a design the checks reject is no option to rank). The reason names the
+    overrun, each SHALL not provided and why (`unprovided`), each SHALL not met and the cluster's error findings; ""
+    where the point does not fit (its reason is the misfit). `loose`: ids of requirements met at one end only of an
+    unknown blocking time (`unsettled_at`).
     """
     if not fits:
         return False, ""
@@ -185,10 +190,12 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
               for r in requirements(problem)}
     missed = [r for r in requirements(problem) if fails(r.level, status[r.id])]
     overrun = math.isinf(metrics.get("ttft", 0.0))
+    failing = problem.failing.get(cluster, "")
     why = [OVERRUN] * overrun + [
         f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced)}"
                                          if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
-    return not missed and not overrun, "; ".join(why)
+    why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing)
+    return not missed and not overrun and not failing, "; ".join(why)
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
@@ -226,7 +233,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             statuses[r.id] = status[0] if status else None
     met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
     met = {r.id: met[r.id] for r in requirements(problem)}   # in the order of `requirements`
-    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base))
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
                     tuple(k for k, status in statuses.items() if status is Status.AT_RISK))

@@ -49,8 +49,19 @@ def catalogued(row: PointRow, problem: SweepProblem | None = None) -> bool:
 
 
 def assumed(values: dict[str, Any], problem: SweepProblem | None = None) -> list[str]:
-    """The hardware axes of a point's `values` that depart from its machine as catalogued (`as_catalogued`)."""
-    return [a for a, v in values.items() if a in _HARDWARE and not as_catalogued(values, a, v, problem)]
+    """The axes of a point's `values` that depart from its machine as catalogued (`as_catalogued`, `own_chip`).
+
+    The hardware axes, and an `accelerator` other than the cluster's own: the chip in the cluster's scale-up domain and
+    scale-out path is a machine no catalog entry is (docs/sweeps.md, Axes).
+    """
+    return [a for a, v in values.items() if (a in _HARDWARE and not as_catalogued(values, a, v, problem))
+            or (a == "accelerator" and not own_chip(values, problem))]
+
+
+def own_chip(values: dict[str, Any], problem: SweepProblem | None) -> bool:
+    """Whether a point's `accelerator` is its cluster's own chip (without `problem`, as any figure, assumed not)."""
+    base = problem.bases.get((values.get("cluster", ""), None)) if problem is not None else None
+    return base is not None and values.get("accelerator") == base.hardware.accelerator
 
 
 def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: SweepProblem | None) -> bool:

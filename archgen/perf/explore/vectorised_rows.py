@@ -111,7 +111,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
     priced = unpriced(problem, base)
-    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced) for p in range(len(fits))]
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced, base.cluster)
+                for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
     return [PointRow(indices[p], values[p], base.cluster, "ok" if fits[p] else "does not fit",
