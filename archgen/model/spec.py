@@ -97,6 +97,11 @@ class Waiver(Spec):
         "requirement subjects are ('rack/*', 'cluster/*/fabric/*'; '*' does not cross '/'); default: the document's "
         "own object ('rack/<id>', 'part/<id>', 'cluster/<id>'), so a waiver never hides findings about other "
         "objects unless it names them."))
+    requirement: str = Field("", pattern=r"^([A-Z][A-Z0-9]*(-[A-Z0-9]+)+)?$", description=(
+        "The requirement whose findings are waived (REQ001-REQ005, PERF001: a requirement not met, not provided, "
+        "at risk, on assumed inputs), e.g. 'REQ-PWR-001'. A finding about a requirement is waived only by a waiver "
+        "that names it, so that a waiver written for one requirement never hides another that the object starts "
+        "to miss; a waiver without `requirement` covers only findings about no requirement."))
     reason: str = Field(min_length=3, description="Why the finding is accepted.")
 
     @field_validator("check")
