@@ -18,7 +18,8 @@ def unknown_reference(ctx: Context) -> Iterator[Violation]:
     racks a design does not use yet); with no close id the message names the command that lists the ids of that
     kind.
 
-    Fix: correct the id, or add the part to the catalog (`archgen catalog list --kind <Kind>` shows the ids).
+    Fix: correct the id, or add the part to the catalog (`archgen catalog list --kind <Kind>` shows the ids); a
+    waiver of REF001 is refused, since the objects that hold the reference are analysed without it.
     """
     specs = ctx.design.specs
     kind_of = {**{k: d.kind for k, (d, _) in specs.shelf.items()}, **{k: d.kind for k, d in specs.items.items()}}
@@ -37,7 +38,7 @@ def unknown_reference(ctx: Context) -> Iterator[Violation]:
 def wrong_kind(ctx: Context) -> Iterator[Violation]:
     """A reference names a document of the wrong kind.
 
-    Fix: point the reference at a document of the kind the field expects.
+    Fix: point the reference at a document of the kind the field expects; a waiver of REF002 is refused.
     """
     for u in ctx.design.unresolved:
         if u.found:

@@ -139,16 +139,16 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     specs = ctx.design.specs
     findings: list[Finding] = []
     used_waivers: set[tuple[str, int]] = set()
-    unwaived: dict[tuple[str, str], set[str]] = {}      # (owner, check) -> subjects no waiver covered
+    unwaived: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (owner, check) -> (subject, requirement) unwaived
     for chk in sorted(REGISTRY.values(), key=lambda c: c.id):
         if not selected(chk.id, select, ignore):
             continue
         for v in chk.func(ctx):
-            found = waiver(specs.get(v.owner), (chk.id, *chk.aliases), v.subject)
+            found = waiver(specs.get(v.owner), (chk.id, *chk.aliases), v.subject, v.requirement)
             if found is not None:
                 used_waivers.add((v.owner, found[0]))
             else:
-                unwaived.setdefault((v.owner, chk.id), set()).add(v.subject)
+                unwaived.setdefault((v.owner, chk.id), set()).add((v.subject, v.requirement))
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
                                     v.requirement, found[1] if found else ""))
@@ -156,15 +156,14 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
                 if (doc_id, i) not in used_waivers and selected(w.check, select, ignore):
-                    others = sorted(unwaived.get((doc_id, w.check), ()))
-                    hint = (f"; its {w.check} findings in this document are about {', '.join(others)}: name one "
-                            f"as `subject` (a glob such as 'rack/*' covers several)" if others else "")
                     findings.append(Finding("SPC002", RESERVED_SEVERITY["SPC002"], object_path(doc),
                                             specs.locate(doc_id, ("waivers", i)),
                                             f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
-                                            f"{hint}", RESERVED["SPC002"],
-                                            "Remove the waiver, or set its `subject` to the object path of the "
-                                            "finding."))
+                                            f"{f' about {w.requirement}' if w.requirement else ''}"
+                                            f"{_unused_hint(doc, w, unwaived.get((doc_id, w.check), set()))}",
+                                            RESERVED["SPC002"], "Remove the waiver, or set its `subject` to the "
+                                            "object path of the finding and its `requirement` to the id of the "
+                                            "requirement the finding is about."))
     if selected("SPC003", select, ignore):
         for moved in specs.renamed:
             owner = specs.get(moved.owner)
@@ -173,20 +172,39 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
 
 
+def _unused_hint(doc: object, w: object, unwaived: set[tuple[str, str]]) -> str:
+    """What an unused waiver would have to name to cover the findings of its check in its document; "" if none.
+
+    `unwaived`: (subject, requirement) of those findings. Where some are about the waiver's subject, they differ
+    in their requirement (a waiver covers one requirement's findings: `waiver`); else in their subject.
+    """
+    near = sorted({r for s, r in unwaived if matches(waiver_subject(doc, w), s)})
+    check = getattr(w, "check", "")
+    if near:
+        return (f"; its {check} findings about {waiver_subject(doc, w)} in this document are about requirement(s) "
+                f"{', '.join(near)}: a waiver covers the findings of the one requirement it names as `requirement`")
+    others = sorted({s for s, _ in unwaived})
+    return (f"; its {check} findings in this document are about {', '.join(others)}: name one as `subject` (a "
+            "glob such as 'rack/*' covers several)" if others else "")
+
+
 def waiver_subject(doc: object, w: object) -> str:
     """The object path or glob a waiver covers: its `subject`, or else the document's own object path."""
     return getattr(w, "subject", "") or object_path(doc)
 
 
-def waiver(doc: object, ids: tuple[str, ...], subject: str) -> tuple[int, str] | None:
+def waiver(doc: object, ids: tuple[str, ...], subject: str, requirement: str = "") -> tuple[int, str] | None:
     """The waiver in `doc` of a finding of a check (its id and aliases) about `subject`: (index, reason), or None.
 
     The one place a waiver is matched (`check`, `render`, `diff` through the findings; `gap` for its rows). A
     waiver covers the findings of its check whose subject matches its `subject` (an object path or a glob, as
-    requirement subjects are), by default only those about the document itself. The first matching one wins.
+    requirement subjects are), by default only those about the document itself, and whose `requirement` (the id of
+    the requirement a REQ or PERF001 finding is about; "" for other findings) is the waiver's own: a waiver of
+    REQ001 written for a rack's power requirement covered its weight requirement too, so a pull request that made
+    the rack too heavy passed (newuser32's trial). The first matching one wins.
     """
     for i, w in enumerate(getattr(doc, "waivers", ())):
-        if w.check in ids and matches(waiver_subject(doc, w), subject):
+        if w.check in ids and w.requirement == requirement and matches(waiver_subject(doc, w), subject):
             return i, w.reason
     return None
 

@@ -95,7 +95,12 @@ class RequirementState:
 
 @dataclass(frozen=True)
 class RequirementChange:
-    """A requirement whose status differs between BASE and HEAD (None: the requirement is absent there)."""
+    """A requirement whose status, definition or waiver differs between BASE and HEAD (None: absent there).
+
+    A target, level or metric edited with the status unchanged (a weight limit raised from 1,400 to 9,000 kg, met
+    on both sides) read "No differences" with ✅, and a miss newly waived "0 requirement(s) newly failing"
+    (newuser32's trial): a reviewer of the comment never saw the requirement move.
+    """
 
     base: RequirementState | None
     head: RequirementState | None
@@ -121,6 +126,21 @@ class RequirementChange:
         """
         return (self.head is not None and fails(self.head.level, self.head.status) and not self.head.waived
                 and (self.base is None or not fails(self.base.level, self.base.status)))
+
+    def newly(self, status: str) -> bool:
+        """HEAD's status is `status` ("met", "at risk") and BASE's was not, or BASE lacked the requirement."""
+        return self.head is not None and self.head.status == status and _status(self.base) != status
+
+    @property
+    def redefined(self) -> bool:
+        """Both sides have the requirement, with another target, level or metric in HEAD."""
+        return self.base is not None and self.head is not None and _definition(self.base) != _definition(self.head)
+
+    @property
+    def newly_waived(self) -> bool:
+        """HEAD misses the requirement under a waiver, where BASE met it, lacked it or missed it unwaived."""
+        return (self.head is not None and self.head.status != "met" and bool(self.head.waived)
+                and (self.base is None or self.base.status == "met" or not self.base.waived))
 
 
 @dataclass(frozen=True)
@@ -172,8 +192,11 @@ class Diff:
             "findings_new_errors": sum(f.severity == "error" for f in new),
             "findings_resolved": len(self.resolved_findings),
             "requirements_failing": sum(r.failing for r in self.requirements),
-            "requirements_met": sum(r.head is not None and r.head.status == "met" for r in self.requirements),
-            "requirements_at_risk": sum(r.head is not None and r.head.status == "at risk" for r in self.requirements),
+            "requirements_met": sum(r.newly("met") for r in self.requirements),
+            "requirements_at_risk": sum(r.newly("at risk") for r in self.requirements),
+            "requirements_redefined": sum(r.redefined for r in self.requirements),
+            "requirements_newly_waived": sum(r.newly_waived for r in self.requirements),
+            "requirements_removed": sum(r.head is None for r in self.requirements),
             "head_errors": self.head_errors,
             "failing": self.failing,
         }
@@ -196,7 +219,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     new_findings, resolved = match_findings(base.findings, head.findings)
     before, after = requirement_states(base), requirement_states(head)
     reqs = tuple(RequirementChange(before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
-                 if _status(before.get(k)) != _status(after.get(k)))
+                 if _status(before.get(k)) != _status(after.get(k)) or _as_judged(before[k]) != _as_judged(after[k]))
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head))
 
@@ -235,6 +258,15 @@ def _withheld(run: Run, obj: str, name: str) -> str:
 
 def _status(state: RequirementState | None) -> str:
     return "absent" if state is None else state.status
+
+
+def _definition(state: RequirementState) -> tuple[str, str, str]:
+    return (state.target, state.level, state.metric)
+
+
+def _as_judged(state: RequirementState) -> tuple:
+    """What a requirement change is listed for besides its status: its definition and whether a waiver covers it."""
+    return (*_definition(state), bool(state.waived))
 
 
 def _magnitude(q: Q) -> float:

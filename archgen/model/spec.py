@@ -80,16 +80,40 @@ _whole = Spec._whole_numbers_in_reach.__func__  # type: ignore[attr-defined]
 _whole.__signature__ = inspect.signature(_whole)
 
 
+#: Checks no waiver covers, with why: a reference that does not resolve leaves its document out of every figure of
+#: the objects that name it (a rack's power, weight and cost without the part), so a waived REF001 passed a pull
+#: request on numbers that look whole (newuser32's trial: a rack's `it_power` of 40.9 kW without its misspelt part,
+#: exit 0). The fix is the reference, never a reason.
+UNWAIVABLE = {"REF001": "a reference that names no document", "REF002": "a reference to a document of the wrong kind"}
+
+
 class Waiver(Spec):
     """A check deliberately waived for this document, with a reason."""
 
-    check: str = Field(pattern=r"^[A-Z]{2,4}[0-9]{3}$", description="Check id, e.g. 'CAT001'.")
+    check: str = Field(pattern=r"^[A-Z]{2,4}[0-9]{3}$", description=(
+        "Check id, e.g. 'CAT001'; REF001 and REF002 cannot be waived (correct the reference)."))
     subject: str = Field("", pattern=r"^([a-z]+(/[A-Za-z0-9._*?\[\]!-]+)+)?$", description=(
         "Object path of the findings waived, e.g. 'cluster/c/fabric/oob', or a glob over object paths as "
         "requirement subjects are ('rack/*', 'cluster/*/fabric/*'; '*' does not cross '/'); default: the document's "
         "own object ('rack/<id>', 'part/<id>', 'cluster/<id>'), so a waiver never hides findings about other "
         "objects unless it names them."))
+    requirement: str = Field("", pattern=r"^([A-Z][A-Z0-9]*(-[A-Z0-9]+)+)?$", description=(
+        "The requirement whose findings are waived (REQ001-REQ005, PERF001: a requirement not met, not provided, "
+        "at risk, on assumed inputs), e.g. 'REQ-PWR-001'. A finding about a requirement is waived only by a waiver "
+        "that names it, so that a waiver written for one requirement never hides another that the object starts "
+        "to miss; a waiver without `requirement` covers only findings about no requirement."))
     reason: str = Field(min_length=3, description="Why the finding is accepted.")
+
+    @field_validator("check")
+    @classmethod
+    def _waivable(cls, value: str) -> str:
+        """Refuse a waiver of a check in `UNWAIVABLE`: its figures would pass without the part it names."""
+        if value in UNWAIVABLE:
+            raise PydanticCustomError("unwaivable", "{check} cannot be waived ({what}): the objects that hold it are "
+                                      "analysed without it, so their figures would pass incomplete; correct the "
+                                      "reference instead",
+                                      {"check": value, "what": UNWAIVABLE[value]})
+        return value
 
 
 class Document(Spec):

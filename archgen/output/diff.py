@@ -7,7 +7,7 @@ import math
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange
-from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementState
+from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.output.gap import MARKS
@@ -127,9 +127,17 @@ def summary_line(d: Diff) -> str:
         parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials")
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s)), "
                  f"{s['findings_resolved']} resolved")
-    parts.append(f"{s['requirements_failing']} requirement(s) newly failing, {s['requirements_met']} newly met")
+    parts.append(f"{s['requirements_failing']} requirement(s) newly failing, {s['requirements_met']} newly met"
+                 + "".join(f", {s[f'requirements_{k}']} {k.replace('_', ' ')}" for k in _REQUIREMENT_MOVES
+                           if s[f"requirements_{k}"]))
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
     return "; ".join(parts) + f". {verdict}."
+
+
+#: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
+#: them and the comment starts ⚠️, not ✅. "redefined": another target, level or metric; "newly waived": a miss a
+#: waiver covers; "removed": a requirement HEAD no longer has.
+_REQUIREMENT_MOVES = ("redefined", "newly_waived", "removed")
 
 
 def _presence_key(presence: str) -> str:
@@ -170,15 +178,16 @@ def markdown(d: Diff) -> str:
     every pull request that listed it.
     """
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
-    icon = "❌" if d.failing else "⚠️" if d.summary()["metrics_worse"] or lost else "✅"   # passes, but look
+    s = d.summary()
+    moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
+    icon = "❌" if d.failing else "⚠️" if s["metrics_worse"] or lost or moved else "✅"   # passes, but look
     lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
              f"{icon} {summary_line(d)}", ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
         for r in d.requirements:
-            s = r.state
-            lines.append(f"| {s.requirement} | `{s.object}` | {md(s.statement)} | {md(s.target)} | "
+            lines.append(f"| {r.state.requirement} | `{r.state.object}` | {md(r.state.statement)} | {_target(r)} | "
                          f"{_status_cell(r.base)} | {_status_cell(r.head)} | {_value(r.base)} → {_value(r.head)} |")
         lines.append("")
     for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
@@ -301,11 +310,26 @@ def power_and_cost(d: Diff) -> list[MetricChange]:
                   key=lambda c: (c.object, POWER_AND_COST.index(c.metric)))
 
 
+def _target(r: RequirementChange) -> str:
+    """The target with its level (SHALL, SHOULD, MAY); base → head where the requirement was redefined."""
+    def text(state: RequirementState) -> str:
+        return md(f"{state.level.upper()} {state.metric} {state.target}")
+    if r.redefined:
+        assert r.base is not None and r.head is not None   # redefined: both sides have it
+        return f"{text(r.base)} → **{text(r.head)}**"
+    return md(r.state.target)
+
+
 def _status_cell(state: RequirementState | None) -> str:
     if state is None:
         return "absent"
     mark = MARKS[state.status]
     return f"{mark} (waived)" if state.waived else mark
+
+
+def _definition_json(state: RequirementState | None) -> dict | None:
+    """BASE's target, level and metric of a requirement HEAD redefined (HEAD's are the row's own)."""
+    return None if state is None else {"target": state.target, "level": state.level, "metric": state.metric}
 
 
 def _state_json(state: RequirementState | None) -> dict | None:
@@ -334,5 +358,8 @@ def to_json(d: Diff) -> str:
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": r.state.statement, "target": r.state.target,
                        "level": r.state.level, "base": _state_json(r.base),
-                       "head": _state_json(r.head), "failing": r.failing} for r in d.requirements],
+                       "head": _state_json(r.head), "failing": r.failing, "redefined": r.redefined,
+                       "newly_waived": r.newly_waived,
+                       "base_definition": _definition_json(r.base) if r.redefined else None}
+                      for r in d.requirements],
     ), ascii_only=False)

@@ -56,15 +56,19 @@ def test_registering_a_duplicate_id_fails():
 
 def test_waiver_covers_only_findings_about_its_subject(tmp_path):
     """Issue 11, item 10: `check` applies a waiver per subject. Our hall requirements fail twice on ACME's rack
-    acme-r4 (REQ001); a waiver naming rack/acme-r4 waives both, one naming rack/acme-net neither."""
+    acme-r4 (REQ001, weight and free space); a waiver naming rack/acme-r4 and the weight requirement waives that
+    one (newuser32: a waiver covers the requirement it names), one naming rack/acme-net neither."""
     from archgen.pipeline import run
     from tests.test_gap import fixed_proposal, requirements_without
 
     def req001(subject: str, root) -> list:
         reqs = requirements_without(root / "r", "REQ-HALL-NET-002", extra=(
-            f"waivers:\n  - {{check: REQ001, subject: {subject}, reason: a lighter frame in rev C}}\n"))
+            f"waivers:\n  - {{check: REQ001, subject: {subject}, requirement: REQ-HALL-MECH-001, reason: a lighter "
+            "frame in rev C}\n"))
         result = run([fixed_proposal(root / "p"), reqs])
-        return sorted((f.object, bool(f.waived)) for f in result.findings if f.id == "REQ001")
+        return sorted((f.object, f.requirement, bool(f.waived)) for f in result.findings if f.id == "REQ001")
 
-    assert req001("rack/acme-r4", tmp_path / "a") == [("rack/acme-r4", True)] * 2
-    assert req001("rack/acme-net", tmp_path / "b") == [("rack/acme-r4", False)] * 2
+    assert req001("rack/acme-r4", tmp_path / "a") == [("rack/acme-r4", "REQ-HALL-MECH-001", True),
+                                                      ("rack/acme-r4", "REQ-HALL-MECH-002", False)]
+    assert req001("rack/acme-net", tmp_path / "b") == [("rack/acme-r4", "REQ-HALL-MECH-001", False),
+                                                       ("rack/acme-r4", "REQ-HALL-MECH-002", False)]

@@ -71,7 +71,7 @@ def test_estimate_leaves_them_not_provided_too(tmp_path, cli):
 def test_a_waiver_the_typo_leaves_unused_is_folded_under_it(tmp_path, cli):
     """A waived miss (PERF001 of a 1 ms target) becomes not provided with the typo, so its waiver matches nothing:
     that SPC002 follows from the typo too, and is folded under the REF001 with the requirement's REQ002."""
-    own = OWN.replace('"<= 1 s"', '"<= 1 ms"') + "waivers: [{check: PERF001, reason: target under review}]\n"
+    own = OWN.replace('"<= 1 s"', '"<= 1 ms"') + "waivers: [{check: PERF001, requirement: REQ-OWN-1, reason: target under review}]\n"
     for rack, expected in ((RACK, {("PERF001", None)}),
                            (RACK.replace("part: sn2201,", "part: sn2210,"),
                             {("REQ002", "REF001 rack/gb300-nvl72: 'sn2210'"),

@@ -1,0 +1,69 @@
+"""`archgen diff` shows a requirement that a pull request redefines, waives or removes (newuser32's trial).
+
+Before, only a change of status was listed: raising a SHALL weight limit from 1,400 to 9,000 kg, met on both sides,
+read "✅ ... No differences."; a target tightened under a new waiver (45 → 30 kW at 40.9 kW) read "✅ ... 0
+requirement(s) newly failing" with the HEAD target alone in its row, and a requirement deleted was counted nowhere
+in the summary. Each now has a count in the summary, the comment starts ⚠️, and the row shows base → head.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import SPECS, run_cli, write_tree
+
+RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
+POWER = '{id: REQ-PWR-010, statement: Rack IT load, metric: it_power, target: "<= 45 kW"}'   # 40.9 kW: met
+FLOOR = '  - {id: REQ-MECH-010, statement: Floor load within the hall rating, metric: floor_load, target: "<= 1200 kg/m**2"}\n'
+
+
+def _sides(tmp_path: Path, head: str) -> tuple[Path, Path]:
+    assert POWER in RACK and FLOOR in RACK
+    return (write_tree(tmp_path / "base", {"rack.yaml": RACK}), write_tree(tmp_path / "head", {"rack.yaml": head}))
+
+
+def test_a_target_relaxed_with_the_status_unchanged_is_shown(tmp_path):
+    base, head = _sides(tmp_path, RACK.replace('target: "<= 45 kW"', 'target: "<= 90 kW"'))
+    r = run_cli("diff", base, head)
+    assert r.code == 0
+    assert "⚠️ 0 metric(s) changed in 0 object(s); 0 new finding(s) (0 error(s)), 0 resolved; 0 requirement(s) " \
+           "newly failing, 0 newly met, 1 redefined. HEAD has no error findings." in r.out   # was ✅, No differences
+    assert "| REQ-PWR-010 | `rack/dgx-h100-4` | Rack IT load | SHALL it\\_power \\<= 45 kW → **SHALL it\\_power " \
+           "\\<= 90 kW** | ✅ met | ✅ met | 40.9 kW → 40.9 kW |" in r.out
+    [row] = json.loads(run_cli("diff", base, head, "--format", "json").out)["requirements"]
+    assert (row["target"], row["redefined"], row["base_definition"]) == \
+        ("<= 90 kW", True, {"target": "<= 45 kW", "level": "shall", "metric": "it_power"})
+
+
+def test_a_level_lowered_is_shown(tmp_path):
+    base, head = _sides(tmp_path, RACK.replace(POWER, POWER[:-1] + ", level: may}"))
+    r = run_cli("diff", base, head)
+    assert "SHALL it\\_power \\<= 45 kW → **MAY it\\_power \\<= 45 kW**" in r.out and r.out.startswith("## ")
+    assert "1 redefined" in r.out and "⚠️" in r.out
+
+
+def test_a_miss_under_a_new_waiver_is_counted(tmp_path):
+    waived = RACK.replace('target: "<= 45 kW"', 'target: "<= 30 kW"') + \
+        "waivers: [{check: REQ001, requirement: REQ-PWR-010, reason: accepted for this pull request}]\n"
+    base, head = _sides(tmp_path, waived)
+    r = run_cli("diff", base, head)
+    assert r.code == 0                                   # waived: the miss does not fail the job
+    assert "0 requirement(s) newly failing, 0 newly met, 1 redefined, 1 newly waived." in r.out
+    assert r.out.split("\n")[2].startswith("⚠️")         # was ✅
+    assert "| ✅ met | ❌ not met (waived) | 40.9 kW → 40.9 kW |" in r.out
+
+
+def test_a_requirement_removed_is_counted(tmp_path):
+    base, head = _sides(tmp_path, RACK.replace(FLOOR, ""))
+    r = run_cli("diff", base, head)
+    assert r.code == 0
+    assert "0 requirement(s) newly failing, 0 newly met, 1 removed." in r.out and r.out.split("\n")[2][0] == "⚠"
+    doc = json.loads(run_cli("diff", base, head, "--format", "json").out)
+    assert (doc["summary"]["requirements_removed"], doc["summary"]["requirements_redefined"]) == (1, 0)
+
+
+def test_an_unchanged_requirement_is_not_listed(tmp_path):
+    base, head = _sides(tmp_path, RACK.replace("name: DGX H100 rack", "name: DGX H100 rack, renamed"))
+    r = run_cli("diff", base, head)
+    assert "### Requirements" not in r.out and r.out.split("\n")[2].startswith("✅")
