@@ -159,3 +159,9 @@ class Accelerator(Part):
     efficiency: Efficiency = Field(
         default_factory=Efficiency,
         description="Achievable fractions of peak from microbenchmarks (GEMM per dtype, HBM, links).")
+
+    @property
+    def latency_unsourced(self) -> bool:
+        """Whether its scale-up step latency is no figure of its own link: left to the default, or unconfirmed."""
+        su = self.scale_up
+        return su is not None and ("latency" not in su.model_fields_set or self.is_unconfirmed("scale_up.latency"))

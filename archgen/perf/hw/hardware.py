@@ -79,8 +79,8 @@ class Hardware:
             no measurement of its own (`perf.workload.efficiency_range`); empty when measured.
         assumed_efficiencies: Which of 'hbm', 'flash' and 'scale_up' the part states neither as a figure nor as a
             range: each then has an assumed point and the catalog's measured range (`perf.hw.assumed_efficiency`).
-        unstated: Which of 'vector' and 'gemm_half_size' the part leaves to the model's default (an estimate's
-            note names each, `perf.workload.defaults_note`).
+        unstated: Which of 'vector', 'gemm_half_size' (the model's defaults) and 'scale_up_latency' (default or
+            unconfirmed: `Accelerator.latency_unsourced`) an estimate's note names (`perf.workload.defaults_note`).
         host_link_default: Whether `host_link_efficiency` is the model's default (the system states none).
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension of a chip-to-chip torus: the whole cluster (TPU ICI) or each scale-up
@@ -369,8 +369,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
                                **{k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()}},
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
-        vector_peak=_si(accelerator.vector_peak, "FLOPS"),
-        vector_efficiency=eff.vector,
+        vector_peak=_si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
         hbm_capacity=_si(accelerator.memory, "B"),
         hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
         hbm_efficiency=assumed_efficiency.point(eff, "hbm"),
@@ -378,7 +377,8 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         flash_efficiency=assumed_efficiency.point(eff, "flash"),
         flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
         assumed_efficiencies=assumed_efficiency.unstated(eff),
-        unstated=tuple(n for n in ("vector", "gemm_half_size") if n not in eff.model_fields_set),
+        unstated=(*(n for n in ("vector", "gemm_half_size") if n not in eff.model_fields_set),
+                  *(("scale_up_latency",) if scale_up_size > 1 and accelerator.latency_unsourced else ())),
         l2_capacity=_si(accelerator.l2_cache, "B"),
         l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),
