@@ -161,3 +161,4 @@ class Accelerator(Part):
     efficiency: Efficiency = Field(
         default_factory=Efficiency,
         description="Achievable fractions of peak from microbenchmarks (GEMM per dtype, HBM, links).")
+

@@ -69,7 +69,9 @@ def unstated_defaults(accelerator: Accelerator, nvls: bool, scale_up_size: int) 
     'vector' and 'gemm_half_size' where its `efficiency` states neither. In a domain of more than one: 'nvls' where
     NVLS runs (`nvls`, with a CUDA compute capability: NCCL enables it on nothing else) and
     `efficiency.in_network_reduction` is unstated, so NCCL's figure for the generation applies; 'latency' where its
-    `scale_up` states no `latency`, so NCCL's 1.9 us NVLink LL128 step applies whatever the link.
+    `scale_up` states no `latency`, so NCCL's 1.9 us NVLink LL128 step applies whatever the link; 'scale_up_latency'
+    where it states one but marks it unconfirmed (the AMD parts' xGMI carries NVLink's step;
+    `defaults_note.latency_note`).
     """
     eff, su = accelerator.efficiency, accelerator.scale_up
     names = [n for n in ("vector", "gemm_half_size") if n not in eff.model_fields_set]
@@ -77,4 +79,6 @@ def unstated_defaults(accelerator: Accelerator, nvls: bool, scale_up_size: int) 
         names.append("nvls")
     if scale_up_size > 1 and su is not None and "latency" not in su.model_fields_set:
         names.append("latency")
+    elif scale_up_size > 1 and accelerator.is_unconfirmed("scale_up.latency"):
+        names.append("scale_up_latency")
     return tuple(names)

@@ -80,7 +80,8 @@ class Hardware:
         assumed_efficiencies: Which of 'hbm', 'flash' and 'scale_up' the part states neither as a figure nor as a
             range: each then has an assumed point and the catalog's measured range (`perf.hw.assumed_efficiency`).
         unstated: Which of 'vector', 'gemm_half_size', 'nvls' and 'latency' the part leaves to the model's default
-            (an estimate's note names each, `perf.workload.defaults_note`; `assumed_efficiency.unstated_defaults`).
+            (an estimate's note names each, `perf.workload.defaults_note`; `assumed_efficiency.unstated_defaults`),
+            and 'scale_up_latency' where it states a step latency it marks unconfirmed (`defaults_note.latency_note`).
         host_link_default: Whether `host_link_efficiency` is the model's default (the system states none).
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension of a chip-to-chip torus: the whole cluster (TPU ICI) or each scale-up
@@ -369,8 +370,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
                                **{k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()}},
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
-        vector_peak=_si(accelerator.vector_peak, "FLOPS"),
-        vector_efficiency=eff.vector,
+        vector_peak=_si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
         hbm_capacity=_si(accelerator.memory, "B"),
         hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
         hbm_efficiency=assumed_efficiency.point(eff, "hbm"),

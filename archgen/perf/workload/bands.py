@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 from archgen import metrics
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
     from archgen.model.cases import Case
@@ -273,10 +273,20 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     if spread is not None and span is not None:
         name, point, lo, hi = span
         m = metrics.find("workload", name)
-        unit = f" {m.dimension}" if m is not None and m.dimension else ""
+        scale, unit = _shown(m)
         title = m.title[0].lower() + m.title[1:] if m is not None else name
-        what = f"the {title} ({_g(lo)}{unit} to {_g(hi)}{unit} around {_g(point)}{unit})"
+        what = (f"the {title} ({_g(lo * scale)}{unit} to {_g(hi * scale)}{unit} around "
+                f"{_g(point * scale)}{unit})")
     return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_)
+
+
+def _shown(m: metrics.Metric | None) -> tuple[float, str]:
+    """The factor from a metric's SI value to the unit it is shown in, and that unit: a busbw's span in GB/s."""
+    if m is None or not m.dimension:
+        return 1.0, ""
+    if not m.unit or m.unit == m.dimension or m.unit == "percent":
+        return 1.0, f" {m.dimension}"
+    return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"
 
 
 def _g(x: float) -> str:

@@ -41,7 +41,7 @@ COLLECTIVE_DEFAULTS = ("nvls", "latency")
 def defaults_used(hw: Hardware, collective: bool = False) -> list[str]:
     """The defaults `hw` was built with, in words with their origin (empty where the part states every figure)."""
     names = [*hw.unstated, *(["host_link"] if hw.host_link_default and hw.host_capacity > 0 else [])]
-    return [ORIGINS[n] for n in names if not collective or n in COLLECTIVE_DEFAULTS]
+    return [ORIGINS[n] for n in names if n in ORIGINS and (not collective or n in COLLECTIVE_DEFAULTS)]
 
 
 def defaults_note(hw: Hardware, collective: bool = False) -> list[str]:
@@ -53,6 +53,23 @@ def defaults_note(hw: Hardware, collective: bool = False) -> list[str]:
     if not used:
         return []
     return [f"not stated by {hw.accelerator} or its system, so taken from the model's defaults: {'; '.join(used)}"]
+
+
+def latency_note(hw: Hardware) -> list[str]:
+    """The note of an estimate whose scale-up step latency no source gives for the part's link (none otherwise).
+
+    Every collective step inside the scale-up domain takes `scale_up.latency` (`perf.comm`, NCCL's tuning model);
+    where the part marks it unconfirmed (the AMD parts' xGMI carries NVLink's 1.9 us, TPU v4's ICI an assumed
+    1 us) or leaves it to the default (`model.accelerator.ScaleUp.latency`, NCCL's LL128 step over NVLink), the
+    figure is not the link's, and a job of small collectives (TP decode) rests on it: the note says so, and the
+    estimate's `latency` elasticity says how much.
+    """
+    if "scale_up_latency" not in hw.unstated:
+        return []
+    return [f"scale-up latency {hw.scale_up_latency * 1e6:.3g} us per collective step of {hw.accelerator} is not "
+            "a figure of its own link: the part marks `scale_up.latency` unconfirmed or leaves it to the model's "
+            "default (1.9 us, NCCL's tuning-model LL128 step over NVLink); every collective step inside the "
+            "scale-up domain takes it (elasticity: latency)"]
 
 
 def stack_origin(hw: Hardware, stack: str = "") -> str:

@@ -117,13 +117,25 @@ def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -
     return (min(ends), max(ends)) if ends else None
 
 
-def link_note(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> list[str]:
+def _link_only(hw: Hardware) -> Hardware:
+    """`hw` with only its scale-up link range: a collective's time depends on no GEMM, HBM or flash efficiency."""
+    return dataclasses.replace(hw, gemm_efficiency_range={}, hbm_efficiency_range=(), flash_efficiency_range=())
+
+
+def link_span(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> tuple[float, float] | None:
+    """A collective's busbw (`busbw_at`, B/s) at the ends of the scale-up link efficiency range (None unstated)."""
+    return over_range(_link_only(hw), "", busbw_at)
+
+
+def link_note(hw: Hardware, busbw_at: Callable[[Hardware], float],
+              span: tuple[float, float] | None = None) -> list[str]:
     """A collective's note: its busbw (`busbw_at`, B/s) at the ends of the scale-up link efficiency range, if stated.
 
-    Only the link's range applies: a collective's time depends on no GEMM, HBM or flash-attention efficiency.
+    Only the link's range applies (`link_span`, or the `span` already taken with it, in B/s).
     """
-    link_only = dataclasses.replace(hw, gemm_efficiency_range={}, hbm_efficiency_range=(), flash_efficiency_range=())
-    return efficiency_note(link_only, "", lambda h: busbw_at(h) / 1e9, "the busbw", "GB/s")
+    ends = span if span is not None else link_span(hw, busbw_at)
+    return span_note(_link_only(hw), "", None if ends is None else (ends[0] / 1e9, ends[1] / 1e9), "the busbw",
+                     "GB/s")
 
 
 def efficiency_note(hw: Hardware, dtype: str, step_at: Callable[[Hardware], float], what: str = "the step time",

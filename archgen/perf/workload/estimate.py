@@ -16,8 +16,14 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.bands import bands, context_of, family, run_scenario
-from archgen.perf.workload.defaults_note import cuda_switches_note, defaults_note, fp4_format_note, fp8_copies_note
-from archgen.perf.workload.efficiency_range import link_note
+from archgen.perf.workload.defaults_note import (
+    cuda_switches_note,
+    defaults_note,
+    fp4_format_note,
+    fp8_copies_note,
+    latency_note,
+)
+from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
 from archgen.perf.workload.training_estimate import on_its_vendor, training_estimate
@@ -37,10 +43,13 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
     t = float(collective_time(hw, c.op, size, gpus, algorithm=c.algorithm))
     busbw = float(bus_bandwidth(c.op, size, t, gpus))
     metrics = {"busbw": Q_(busbw, "B/s"), "time": Q_(t, "s")}
+    ends = link_span(hw, busbw_at)  # the band spans it where no collective was measured on the part (bands.band)
     return Estimate(workload.id, "collective", hw.accelerator, gpus, {"op": c.op, "algorithm": c.algorithm},
                     metrics, {"collective": Q_(t, "s")}, {}, True,
                     notes=[f"{c.op} of {c.size:~P} over {gpus} accelerators; size and busbw as nccl-tests "
-                           "defines them", *link_note(hw, busbw_at), *defaults_note(hw, collective=True)])
+                           "defines them", *link_note(hw, busbw_at, ends), *defaults_note(hw, collective=True),
+                           *(latency_note(hw) if gpus > 1 and hw.scale_up_size > 1 else [])],
+                    span=("busbw", busbw, *ends) if ends is not None else None)
 
 
 def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | None = None, *,
@@ -79,7 +88,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     inf = workload.inference
     scenario = run_scenario(inf.scenario, inf.arrival_rate) if inf is not None else "offline"
     if est.fits:  # a misfit's last note is why it does not fit (a sweep's reason); it has no figure to qualify
-        est = replace(est, notes=[*est.notes, *defaults_note(hw), *fp4_format_note(hw, precision(workload)),
+        est = replace(est, notes=[*est.notes, *defaults_note(hw), *latency_note(hw),
+                                  *fp4_format_note(hw, precision(workload)),
                                   *fp8_copies_note(hw, precision(workload), workload.training is not None),
                                   *cuda_switches_note(hw, workload.training)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))

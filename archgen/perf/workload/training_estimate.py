@@ -46,6 +46,7 @@ from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estim
 from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.nvidia_only import hybridep_problem
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
 
@@ -124,7 +125,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
-    if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw):
+    if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw) or hybridep_problem(
+            hw, t, knobs.moe_dispatcher, bool(arch.experts)):
         raise WorkloadError(workload.id, problem)
     stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
               "interleave": interleave, "recompute": t.recompute, "zero": zero}
@@ -271,8 +273,10 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     done = {(known[0], known[1]): known[2]}
     times = []
     every = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor)
-    run = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, int(lay.tp))
-    refusing = sorted({n for n, _ in every} - {n for n, _ in run})
+    kept = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, int(lay.tp))
+    refusing = sorted({n for n, _ in every} - {n for n, _ in kept})
+    run = [(n, k) for n, k in kept if not hybridep_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
+    nvidia = sorted({n for n, _ in kept} - {n for n, _ in run})  # HybridEP on a part it does not run on
     for name, knobs in run:
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
@@ -284,4 +288,6 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; over the stack "
             f"profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout"
             + (f" ({', '.join(refusing)} left out: an MoE model at tp {int(lay.tp)} needs sequence parallelism, "
-               "which they do not run)" if refusing else "") + stack_origin(hw, t.stack))
+               "which they do not run)" if refusing else "")
+            + (f" ({', '.join(nvidia)} left out: its HybridEP runs on NVIDIA GPUs only)" if nvidia else "")
+            + stack_origin(hw, t.stack))

@@ -1,0 +1,86 @@
+"""HybridEP is NVIDIA's alone: a MoE training job whose dispatcher resolves to it on an AMD part is refused.
+
+newuser36's trial (an AMD MI355X neocloud): Qwen3-30B-A3B on 64 MI355X with `moe_dispatcher: hybridep` was estimated
+(step 1.236 s, HybridEP's dispatch costed as on an H100) with no word that HybridEP does not run there: it is
+"specifically designed to leverage NVIDIA GPU hardware capabilities", TMA instructions over NVLink, built for CUDA
+architectures 9.0 and 10.0 (deepseek-ai/DeepEP at 5fbafce, docs/README_Hybrid-EP.md). The same happened where the
+dispatcher was not stated: under a stated `nemo-2025` (its performance configs' HybridEP) or following a stated
+`permute_in_dispatch`. CUDA graphs and the FP8 recipe, which AMD's stack has its own of, keep their note
+(`defaults_note.cuda_switches_note`); HybridEP has no ROCm build, so the job is refused with what to state instead.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import SPECS
+
+JOB = """kind: Workload
+id: moe-amd
+name: Qwen3-30B-A3B on 64 MI355X
+model: qwen3-30b-a3b
+cluster: {cluster}
+accelerators: 64
+training: {{seq_len: 4096, global_batch: 512, precision: bf16, {switches}parallelism: {{tp: 1, pp: 1, ep: 8}}}}
+"""
+
+
+def _estimate(cli, tmp_path, switches: str, cluster: str = "mi355x-th5", model: str = "qwen3-30b-a3b"):
+    text = JOB.format(cluster=cluster, switches=switches).replace("qwen3-30b-a3b", model)
+    (tmp_path / "job.yaml").write_text(text, encoding="utf-8")
+    return cli("estimate", str(SPECS), str(tmp_path), "--workload", "moe-amd")
+
+
+@pytest.mark.parametrize(("switches", "origin"), [
+    ("moe_dispatcher: hybridep, ", "(stated)"),
+    ("stack: nemo-2025, ", "(the nemo-2025 profile's)"),
+    ("permute_in_dispatch: true, ", "(following the stated permute_in_dispatch, HybridEP's alone)"),
+])
+def test_hybridep_on_an_amd_part_is_refused_at_the_job(cli, tmp_path, switches, origin):
+    r = _estimate(cli, tmp_path, switches)
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "job.yaml:7:1: error: workload 'moe-amd': moe_dispatcher hybridep " + origin + " cannot run on mi355x" \
+        in r.err
+    assert "deepseek-ai/DeepEP at 5fbafce, docs/README_Hybrid-EP.md" in r.err
+    assert "expected moe_dispatcher deepep (Primus-Turbo's DeepEP, the primus-2025 profile's) or alltoall" in r.err
+
+
+def test_deepep_and_the_primus_default_run_on_amd(cli, tmp_path):
+    for switches in ("moe_dispatcher: deepep, ", "moe_dispatcher: alltoall, ", ""):
+        r = _estimate(cli, tmp_path, switches)
+        assert r.code == 0 and "step_time" in r.out, switches
+
+
+def test_hybridep_on_an_nvidia_part_runs(cli, tmp_path):
+    r = _estimate(cli, tmp_path, "moe_dispatcher: hybridep, ", cluster="dgx-b200-superpod")
+    assert r.code == 0 and "step_time" in r.out
+
+
+def test_a_dense_model_on_amd_keeps_a_moot_hybridep(cli, tmp_path):
+    """The dispatcher of a model without MoE layers dispatches nothing (`stacks.moot`): not refused."""
+    (tmp_path / "job.yaml").write_text(JOB.format(cluster="mi355x-th5", switches="moe_dispatcher: hybridep, ")
+                                       .replace("qwen3-30b-a3b", "llama3-8b").replace("ep: 8", "ep: 1"),
+                                       encoding="utf-8")
+    r = cli("estimate", str(SPECS), str(tmp_path), "--workload", "moe-amd")
+    assert r.code == 0 and "step_time" in r.out
+
+
+def test_the_stack_range_of_an_amd_moe_job_leaves_nemo_out(cli, tmp_path):
+    """A job that states no stack ranges over the profiles that run on its part: nemo-2025's HybridEP does not."""
+    r = _estimate(cli, tmp_path, "")
+    (note,) = [ln for ln in r.out.splitlines() if ln.startswith("note: stack not stated")]
+    assert "(nemo-2025 left out: its HybridEP runs on NVIDIA GPUs only)" in note and "(nemo-2025)" not in note
+
+
+def test_a_sweep_marks_its_hybridep_points_on_amd_as_could_not_run(cli, tmp_path):
+    (tmp_path / "sweep.yaml").write_text("""kind: Sweep
+id: moe-amd-sweep
+name: MoE on MI355X with HybridEP
+workload: moe-amd
+axes: {accelerators: [64, 128]}
+objectives: [{metric: tokens_per_second}]
+""", encoding="utf-8")
+    _estimate(cli, tmp_path, "moe_dispatcher: hybridep, ")   # writes job.yaml
+    r = cli("sweep", str(tmp_path / "sweep.yaml"), "--path", str(SPECS), "--path", str(tmp_path), "--out",
+            str(tmp_path / "out"), "--format", "text")
+    assert "2 points, 0 fit, 0 feasible, 2 could not run" in r.out
