@@ -56,6 +56,15 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
     'moe-offline-serving': {
         'tokens_per_second': (6, 0.2978, 1.7614, 0.4185),
     },
+    'moe-serving-under-load': {
+        'tokens_per_second': (3, 0.0067, 0.0551, 0.012),
+        'tpot@light': (3, -0.7707, -0.635, 0.653),
+        'tpot_p50@light': (3, -0.7793, -0.6062, 0.653),
+        'tpot_p99@light': (3, -0.7919, -0.6236, 0.6622),
+        'ttft@light': (3, -0.9684, -0.9409, 0.9464),
+        'ttft_p50@light': (3, -0.9671, -0.9391, 0.9432),
+        'ttft_p99@light': (3, -0.9827, -0.9586, 0.9693),
+    },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0691),
     },
@@ -209,6 +218,43 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'mi325x': 1,
         },
     },
+    'moe-serving-under-load': {
+        'tokens_per_second': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'tpot@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'tpot_p50@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'tpot_p99@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'ttft@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'ttft_p50@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'ttft_p99@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+    },
     'collectives': {
         'time': {
             'b200-sxm-180gb': 4,
@@ -227,4 +273,5 @@ CONTEXT: dict[str, int] = {
     'offline-serving': 22000,
     'serving-under-load': 10084,
     'moe-offline-serving': 4540,
+    'moe-serving-under-load': 4552,
 }
