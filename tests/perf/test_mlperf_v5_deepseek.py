@@ -133,3 +133,30 @@ def test_mlperf_deepseek_latency_limits_are_at_risk_not_met_on_the_estimate_alon
     check = run_cli("check", str(SPECS), str(specs)).out
     assert "REQ004 workload/dsr1-mlperf-server: REQ-DSR1-TPOT" in check
     assert "REQ004 workload/dsr1-mlperf-server: REQ-DSR1-TTFT" in check
+
+
+SWEEP = """
+kind: Sweep
+id: dsr1-rate
+workload: dsr1-mlperf-server
+axes:
+  arrival_rate: ["5.02 1/s"]
+objectives:
+  - {metric: tpot_p99}
+requirements:
+  - {id: REQ-SWP-TPOT, statement: MLPerf deepseek-r1 TPOT p99, metric: tpot_p99, target: "<= 80 ms"}
+"""
+
+
+def test_a_sweep_point_is_at_risk_where_the_estimate_is(spec_tree, tmp_path):
+    """The same job as a sweep point: its workload's MLPerf limits and the sweep's own TPOT p99 target are at risk
+    there, as `estimate` and `check` judge them (the light-load band above). Before (newuser33) the sweep judged
+    them on the estimate alone: "met" in every column and 0 at risk, so a rate search over the point read MLPerf's
+    limits as held at 4 times the rate the B200 run sustained."""
+    specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER, "sweeps/dsr1.yaml": SWEEP})
+    out = run_cli("sweep", str(specs / "sweeps" / "dsr1.yaml"), "--path", str(SPECS), "--path", str(specs), "--out",
+                  str(tmp_path / "o"), "--format", "json").out
+    (doc,) = json.loads(out)["sweeps"]
+    (point,) = doc["front"]
+    assert set(point["at_risk"]) == {"REQ-DSR1-TTFT", "REQ-DSR1-TPOT", "REQ-SWP-TPOT"}
+    assert all(point["requirements"][r] for r in point["at_risk"])   # at risk passes: the point stays feasible
