@@ -163,18 +163,18 @@ def test_moe_offline_serving_rests_on_moe_measurements_only(spec_tree):
 
 
 def test_moe_serving_under_load_has_no_band_from_dense_serving(spec_tree):
-    """A MoE serving-under-load estimate takes its band from MoE Server runs only (MLPerf v5.1 DeepSeek-R1 on B200,
-    GB200 and GB300, tests/perf/data/mlperf-inference-v5-deepseek.yaml, newuser33: tokens/s +0.7 % to +5.5 %),
-    never the dense models': MoE training's error (-88.1 % to +5.5 %) shows how far dense figures are from telling
-    what a MoE job's is. Before newuser33 no MoE Server run was scored and the estimate had no band."""
+    """A MoE serving-under-load estimate takes no band from dense serving: MoE training's error (-88.1 % to +5.5 %)
+    shows how far dense figures are from telling what a MoE job's is. Its latencies at light load now have the
+    DeepSeek-R1 Server rows' bands (tests/perf/test_mlperf_v5_deepseek.py); its tokens/s still has none: those
+    rows' throughput is an open loop's, which serves what arrives (error ~0 whatever the replica's speed), and
+    would wrongly narrow a closed loop's tokens/s, which is as far off as its TPOT (newuser33)."""
     specs = spec_tree({"workloads/moe.yaml": MOE_SERVING})
-    count, low, high, median = TABLE["moe-serving-under-load"]["tokens_per_second"]
-    assert count == 3 and 0 < low < high < 0.06
+    assert "tokens_per_second" not in TABLE["moe-serving-under-load"]
     doc = json.loads(run_cli("estimate", "--workload", "mixtral-server", "--format", "json", "--path", str(SPECS),
                              "--path", str(specs)).out)
     tput = doc["bands"]["tokens_per_second_per_gpu"]
-    assert (tput["family"], tput["measurements"]) == ("moe-serving-under-load", 3)
-    assert tput["error"] == {"low": low, "high": high, "median": median}
+    assert tput["family"] == "moe-serving-under-load"
+    assert tput["measurements"] == 0 and tput["error"] is None
     text = run_cli("estimate", "--workload", "mixtral-server", "--path", str(SPECS), "--path", str(specs)).out
     row = next(line for line in text.splitlines() if line.strip().startswith("tokens_per_second_per_gpu"))
-    assert "on 3 MoE serving under load measurements" in row and "no band" not in row
+    assert "no band: no published MoE serving under load measurement of tokens_per_second_per_gpu" in row

@@ -57,7 +57,6 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'tokens_per_second': (6, 0.2978, 1.7614, 0.4185),
     },
     'moe-serving-under-load': {
-        'tokens_per_second': (3, 0.0067, 0.0551, 0.012),
         'tpot@light': (3, -0.7707, -0.635, 0.653),
         'tpot_p50@light': (3, -0.7793, -0.6062, 0.653),
         'tpot_p99@light': (3, -0.7919, -0.6236, 0.6622),
@@ -219,11 +218,6 @@ ON: dict[str, dict[str, dict[str, int]]] = {
         },
     },
     'moe-serving-under-load': {
-        'tokens_per_second': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
         'tpot@light': {
             'b200-sxm-180gb': 1,
             'gb200': 1,
