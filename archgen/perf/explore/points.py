@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,10 +23,20 @@ from archgen.perf.explore.point_axes import point_base, point_hardware, point_jo
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
-from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import (
+    judge_points,
+    judge_requirements,
+    judged,
+    point_metrics,
+    risky_points,
+    unsettled_at,
+)
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
+
+if TYPE_CHECKING:
+    from archgen.perf.workload.estimate_result import Estimate
 
 
 @dataclass(frozen=True)
@@ -222,7 +232,10 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
     other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0)) \
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
-    met = {o.requirement.id: o.met for o in judge_requirements(on_estimate(problem), est)}
+    outcomes = judge_requirements(on_estimate(problem), est)
+    met = {o.requirement.id: o.met for o in outcomes}
+    risky = {o.requirement.id for o in outcomes if o.status in PASSING and o.value is not None
+             and estimate_at_risk(o.requirement, float(o.value.magnitude), str(o.value.units), est)}
     judged_here = on_point(problem)
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
     statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
@@ -231,12 +244,29 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                 and r.metric not in est.unjudged:
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
             statuses[r.id] = status[0] if status else None
+            if statuses[r.id] is Status.MET and estimate_at_risk(r, metrics[r.metric], SWEEP_METRICS.get(r.metric, ""),
+                                                                 est):
+                statuses[r.id] = Status.AT_RISK   # a sweep's own target on a banded figure (the workload's do too)
     met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
     met = {r.id: met[r.id] for r in requirements(problem)}   # in the order of `requirements`
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
-                    tuple(k for k, status in statuses.items() if status is Status.AT_RISK))
+                    tuple(r.id for r in requirements(problem) if r.id in risky
+                          or statuses.get(r.id) is Status.AT_RISK))
+
+
+def estimate_at_risk(req: Requirement, value: float, unit: str, est: Estimate) -> bool:
+    """Whether `req`, met by `value` (in `unit`) of a point's estimate, is at risk there (REQ004, as `check` has it).
+
+    On the metric's error band without the span over the part's stated efficiency ranges (`derived.band_factors`,
+    which the batched path computes the same way), so that both paths mark the same points; a metric the estimate
+    gives no band (goodput and what derives from it, memory) never is.
+    """
+    b = est.bands.get(req.metric)
+    if b is None or not b.measured:
+        return False
+    return risky_points(req, [value], [(1 / (1 + b.high), 1 / (1 + b.low))], unit)[0]
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.model.requirements import PASSING, Status, judge_each
+from archgen.model.requirements import PASSING, Requirement, Status, judge_each
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.explore.points import (
     PointRow,
@@ -28,10 +28,19 @@ from archgen.perf.explore.points import (
     requirements,
     unpriced,
 )
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.cluster import Machine
-from archgen.perf.workload.derived import judge_points, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import (
+    band_factors,
+    judge_points,
+    judged,
+    point_metrics,
+    risky_points,
+    unsettled_at,
+)
+from archgen.perf.workload.estimate import family
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -86,13 +95,16 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                       if free == free else None)
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
+    risk: list[list[str]] = [[] for _ in rows]
     for req in on_estimate(problem):
         verdicts = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
             got[req.id] = verdicts[j] if use and verdicts is not None and j is not None else None
-    risk: list[list[str]] = [[] for _ in rows]
+        if verdicts is not None:   # met at the value, at risk where one end of its band is not (points.evaluate_point)
+            for p in _at_risk(pts, req, metrics[req.metric], where, take, met):
+                risk[p].append(req.id)
     loose: list[set[str]] = [set() for _ in rows]
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
@@ -108,6 +120,10 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             met[p][req.id] = status in PASSING
             if status is Status.AT_RISK:
                 risk[p].append(req.id)
+        if req.metric in metrics:   # a target on a banded figure of the estimate, as the workload's own above
+            for p in _at_risk(pts, req, metrics[req.metric], where, take, met):
+                if req.id not in risk[p]:
+                    risk[p].append(req.id)
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
     priced = unpriced(problem, base)
@@ -119,6 +135,25 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
                      outcomes[p][1] if fits[p] else notes[p], layouts.get(p, {}), rows[p], met[p],
                      outcomes[p][0], tuple(risk[p]))
             for p in range(len(fits))]
+
+
+def _at_risk(pts: PointSet, req: Requirement, column: tuple[Any, str], where: dict[int, int], take: slice,
+             met: list[dict[str, bool | None]]) -> list[int]:
+    """The points (of `take`) where the workload's `req` is met by the estimate but not at one end of its band.
+
+    `column` holds the chosen points' values and their unit; the band is `derived.band_factors`', as the per-point
+    path (`points.estimate_at_risk`) takes it.
+    """
+    problem = pts.problem
+    t = problem.workload.training
+    assert t is not None and problem.model is not None, "batched only for a training job (evaluate)"
+    fam = family("training", bool(Arch.from_model(problem.model).experts))
+    have = [p for p, got in enumerate(met) if got.get(req.id) and p in where]
+    values = [float(column[0][where[p]]) for p in have]
+    contexts = [int(v.get("seq_len", t.seq_len)) for v in pts.values[take]]
+    factors = [band_factors(fam, req.metric, pts.hardware.accelerator, context=contexts[p]) for p in have]
+    risky = risky_points(req, values, factors, column[1]) if have else []
+    return [p for p, r in zip(have, risky, strict=True) if r]
 
 
 def _json_unit(unit: str) -> str:

@@ -38,6 +38,7 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
+from archgen.perf.workload.bands import band
 from archgen.units import Q_
 
 if TYPE_CHECKING:
@@ -134,6 +135,36 @@ def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]]
     if met is None or low is None or high is None:
         return None
     return [status_of(m, (lo, hi)) for m, lo, hi in zip(met, low, high, strict=True)]
+
+
+def band_factors(family_: str, metric: str, accelerator: str, load: float | None = None,
+                 context: int | None = None) -> tuple[float, float] | None:
+    """What an estimate of `metric` is multiplied by at the two ends of its error band, for a sweep point.
+
+    The model's measured error alone (`perf.workload.bands.band` of `family_` on `accelerator`, at `load` and
+    `context`): (1 / (1 + high), 1 / (1 + low)), as `Band.values`, without the span over the part's stated efficiency
+    ranges that `archgen estimate` adds where none of the band's runs is on the part (a batch of training points
+    computes none). None where no scored run measured the metric there (no band: judged on the estimate alone).
+    """
+    b = band(family_, metric, accelerator=accelerator, load=load, context=context)
+    return None if b is None or not b.measured else (1 / (1 + b.high), 1 / (1 + b.low))
+
+
+def risky_points(requirement: Requirement, values: Sequence[float], factors: Sequence[tuple[float, float] | None],
+                 unit: str) -> list[bool]:
+    """Which of `values` (a sweep's points, in `unit`) meet `requirement` but not at one end of their band.
+
+    `factors` per point are `band_factors`' (None: no band, never at risk). The one "at risk" rule (REQ004,
+    `model.requirements.status_of`) on arrays, so that a sweep marks a workload's requirement at risk at a point where
+    `archgen estimate` and `check` would (before, a sweep judged them on the estimate alone: newuser33).
+    """
+    ones = [f or (1.0, 1.0) for f in factors]
+    columns = [values, [v * f[0] for v, f in zip(values, ones, strict=True)],
+               [v * f[1] for v, f in zip(values, ones, strict=True)]]
+    met, low, high = (judge_each(requirement, Q_(np.asarray(c, dtype=float), unit)) for c in columns)
+    if met is None or low is None or high is None:
+        return [False] * len(values)
+    return [status_of(m, (lo, hi)) is Status.AT_RISK for m, lo, hi in zip(met, low, high, strict=True)]
 
 
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:
