@@ -192,7 +192,10 @@ def test_a_sweep_point_charges_the_same_spares_on_both_paths(tmp_path, shipped):
     p = problem_of(tmp_path, SWEEP.replace("TARGET", f"{target:.6e}"))
     for row in (evaluate_sweep(p)[0], *batched(p, 0, 1)):
         assert row.metrics["cost_per_token_high"] == pytest.approx(dearest)
-        assert (row.met["REQ-SWP-C"], row.met["REQ-SWP-R"], row.at_risk) == (False, True, ("REQ-SWP-R",))
+        # REQ-PERF-020 (the workload's own MFU >= 35 %) is at risk as `check` says since newuser33's a8d8e7ca: the
+        # band's pessimistic end is about 34.5 %; before, a sweep point kept only met / not met
+        assert (row.met["REQ-SWP-C"], row.met["REQ-SWP-R"], row.at_risk) == (False, True,
+                                                                            ("REQ-PERF-020", "REQ-SWP-R"))
         assert Status.AT_RISK in cells(p, row)
     text = " ".join(b.text for b in overview(summarise(p, evaluate_sweep(p))).blocks if isinstance(b, Para))
     assert "Cost per token charges the point's own accelerators, while its goodput counts the cluster's idle nodes " \
