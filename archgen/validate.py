@@ -44,6 +44,11 @@ class Specs:
         src = self.sources.get(ref)
         return src.locate(tuple(path)) if src else None
 
+    def key(self, ref: str, path: Sequence[str | int] = ()) -> str:
+        """A field of document `ref` as a key path that no unrelated edit moves (`load.SourceDocument.key`)."""
+        src = self.sources.get(ref)
+        return src.key(tuple(path)) if src else ".".join(str(p) for p in path)
+
 
 #: Kinds of the shipped library (`specs/catalog/models/`, `specs/catalog/racks/`) that join a design only when one
 #: of its documents names them: a catalog rack is analysed, and a model estimated, only where a spec uses it.
