@@ -59,6 +59,26 @@ class SourceDocument:
                 return Location(self.file, *pos)
         return Location(self.file)
 
+    def key(self, path: Sequence[str | int] = ()) -> str:
+        """A field's key path as one text that no unrelated edit moves: ``fabrics[compute].core.rack``.
+
+        A list item is named by its `id` where it has one (``requirements[REQ-PWR-001].target``), so that adding an
+        item before it does not rename it; else by its index (``racks[3]``). Keys not in the data (a default, a key
+        given under its old name) are kept as they are.
+        """
+        out: list[str] = []
+        node: Any = self.data
+        for step in path:
+            if isinstance(step, int):
+                item = node[step] if isinstance(node, list) and 0 <= step < len(node) else None
+                ident = item.get("id") if isinstance(item, dict) else None
+                out[-1:] = [f"{out[-1] if out else ''}[{ident if isinstance(ident, str) and ident else step}]"]
+                node = item
+            else:
+                out.append(str(step))
+                node = node.get(step) if isinstance(node, dict) else None
+        return ".".join(out)
+
 
 def shown(location: Location | None) -> Location | None:
     """A location with its file as `shown_file` gives it (None stays None)."""

@@ -30,6 +30,8 @@ class Specs:
     renamed: tuple[RenamedKey, ...] = ()  # keys given under a name since renamed (`model.renamed`): SPC003
     #: The folders they were loaded from, resolved (`spec_files.roots`): a proposal each (`analyse.price_scope`).
     roots: tuple[str, ...] = ()
+    #: The shipped catalog's document that a spec document of the same id replaced, by id (CAT007 compares them).
+    replaced: Mapping[str, Source] = field(default_factory=dict)
 
     def get(self, ref: str) -> Document | None:
         """The document with id `ref`, or None."""
@@ -43,6 +45,11 @@ class Specs:
         """Source location of a field of document `ref` (the deepest existing prefix of `path`)."""
         src = self.sources.get(ref)
         return src.locate(tuple(path)) if src else None
+
+    def key(self, ref: str, path: Sequence[str | int] = ()) -> str:
+        """A field of document `ref` as a key path that no unrelated edit moves (`load.SourceDocument.key`)."""
+        src = self.sources.get(ref)
+        return src.key(tuple(path)) if src else ".".join(str(p) for p in path)
 
 
 #: Kinds of the shipped library (`specs/catalog/models/`, `specs/catalog/racks/`) that join a design only when one
@@ -125,7 +132,8 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     if problems:
         raise ValidateError(problems)
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
-    return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed))
+    return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed),
+                 replaced={d.id: d for d in library if d.id in user_ids and d.id in items})
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:

@@ -87,7 +87,7 @@ def test_sarif_junit_github(spec_tree):
     assert sarif["version"] == "2.1.0"
     res = sarif["runs"][0]["results"]
     assert {r["ruleId"] for r in res} >= {"PWR002", "REQ001"}
-    assert all(len(r["partialFingerprints"]["archgenPath/v1"]) == 32 for r in res)
+    assert all(len(r["partialFingerprints"]["archgenFinding/v2"]) == 32 for r in res)
     suite = ET.fromstring(run_cli("check", root, "--format", "junit").out)
     failed = {tc.get("name") for tc in suite if tc.find("failure") is not None}
     assert {"PWR002", "REQ001"} <= failed and suite.get("failures") == str(len(failed))
@@ -235,8 +235,9 @@ def test_reports_show_spec_files_relative_to_the_working_directory(spec_tree, tm
     root = spec_tree({"r.yaml": OVERLOADED})
     monkeypatch.chdir(tmp_path)
     res = json.loads(run_cli("check", root, "--format", "sarif").out)["runs"][0]["results"]
-    uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in res for loc in r.get("locations", [])}
-    assert uris == {"specs/r.yaml"}
+    uris = {(art["uriBaseId"], art["uri"]) for r in res for loc in r.get("locations", [])
+            if (art := loc["physicalLocation"]["artifactLocation"])}
+    assert uris == {("%SRCROOT%", "specs/r.yaml"), ("ARCHGEN_CATALOG", "systems/dgx-h100.yaml")}  # + a waived one
     doc = json.loads(run_cli("check", root, "--format", "json").out)
     assert {f["file"] for f in doc["findings"]} == {"specs/r.yaml", "catalog/systems/dgx-h100.yaml"}  # + a waiver
     for fmt in ("github", "junit", "text"):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-from archgen.checks.registry import Context, Violation, check
+from archgen.checks.registry import Context, Violation, check, object_path
+from archgen.load import shown
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
-from archgen.units import Q_
+from archgen.units import Q_, parse_quantity
 
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05
@@ -142,6 +144,83 @@ def switching_capacity(ctx: Context) -> Iterator[Violation]:
             yield Violation(f"part/{part.id}", part.id, ("switching_capacity",),
                             f"{cap:~P} is more than the ports carry in one direction, {ports:~.4gP}{both}: give "
                             f"one direction, at most {ports:~.4gP}", cap, ports)
+
+
+#: How many differing fields CAT007 names before it counts the rest; a value longer than this is named, not quoted.
+MAX_NAMED = 6
+MAX_QUOTED = 40
+
+
+@check("CAT007", "catalog.replaced", severity="warning")
+def replaced(ctx: Context) -> Iterator[Violation]:
+    """A spec document with a shipped catalog entry's id has the entry's figures, or says why it differs.
+
+    A document whose id is a catalog entry's takes the entry's place in every rack, cluster and workload that names
+    it, in this project only, with no other trace: a pull request that adds `id: nvlink5-switch-tray` with a
+    0.5 kW `power.max` (3.8 kW shipped) lowers the GB200 NVL72 rack's power by 29.7 kW and turns a failing
+    requirement into a met one. The finding names the entry and each field that differs (values compared as
+    quantities where both are, so `3800 W` is `3.8 kW`; a key given on one side only differs). A warning: the
+    replacement may be meant (a corrected figure, a variant), so it does not fail `check`, but it is counted and
+    annotated where a reviewer sees it, and `--strict` fails on it until it is waived with its reason.
+
+    Fix: give the document an id of its own and name that where it is used; or, to replace the catalog entry on
+    purpose, waive CAT007 in the document with the reason and the source of its figures.
+    """
+    specs = ctx.design.specs
+    for ref, shipped in sorted(specs.replaced.items()):
+        doc, src = specs.get(ref), specs.sources.get(ref)
+        if doc is None or src is None:
+            continue
+        fields = differing(shipped.data, src.data)
+        if not fields:
+            continue
+        said = [f"{path} {_quoted(a)} → {_quoted(b)}" if _short(a) and _short(b) else path
+                for path, a, b in fields[:MAX_NAMED]]
+        more = f" and {len(fields) - MAX_NAMED} more" if len(fields) > MAX_NAMED else ""
+        yield Violation(object_path(doc), ref, ("id",),
+                        f"replaces the shipped catalog's {shipped.kind} '{ref}' ({shown(shipped.locate(('id',)))}) "
+                        f"in this project, with different {'; '.join(said)}{more}")
+
+
+def differing(shipped: Any, given: Any, at: str = "") -> list[tuple[str, Any, Any]]:
+    """The fields of `given` that differ from `shipped` (plain YAML data): (key path, shipped value, given value).
+
+    Mappings are compared key by key and lists item by item (an item named by its `id` where it has one, as
+    `load.SourceDocument.key` names it); a key on one side only has `None` on the other. Two values that both read
+    as quantities are equal when they are the same quantity.
+    """
+    if isinstance(shipped, dict) and isinstance(given, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for k in sorted(set(shipped) | set(given), key=str):
+            out += differing(shipped.get(k), given.get(k), f"{at}.{k}" if at else str(k))
+        return out
+    if isinstance(shipped, list) and isinstance(given, list) and len(shipped) == len(given):
+        out = []
+        for i, (a, b) in enumerate(zip(shipped, given, strict=True)):
+            name = a.get("id") if isinstance(a, dict) and isinstance(b, dict) and a.get("id") == b.get("id") else None
+            out += differing(a, b, f"{at}[{name if isinstance(name, str) and name else i}]")
+        return out
+    return [] if _same(shipped, given) else [(at, shipped, given)]
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a == b:
+        return True
+    if isinstance(a, str) and isinstance(b, str):
+        try:
+            qa, qb = parse_quantity(a), parse_quantity(b)
+        except ValueError:
+            return False
+        return bool(qa.dimensionality == qb.dimensionality and abs(qa - qb.to(qa.units)) <= abs(qa) * 1e-12)
+    return False
+
+
+def _short(value: Any) -> bool:
+    return value is None or not isinstance(value, dict | list) and len(str(value)) <= MAX_QUOTED
+
+
+def _quoted(value: Any) -> str:
+    return "(not given)" if value is None else str(value)
 
 
 def _show(q) -> str:

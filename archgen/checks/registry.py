@@ -65,6 +65,10 @@ class Finding:
     waived: str = ""
     #: The REF finding this one most likely follows from (`checks.cascade`), e.g. "REF001 rack/r: 'q340'"; "" if none.
     caused_by: str = ""
+    #: The field of its document the finding is about, as a key path (`core.rack`, `waivers.REQ001.rack/r`): what
+    #: tells two findings of one check on one object apart, unlike the line, which moves with unrelated edits (the
+    #: SARIF fingerprint, `output.findings.fingerprint`). "" for the document as a whole.
+    key: str = ""
 
 
 def tally(findings: Iterable[Finding]) -> dict[str, int]:
@@ -151,7 +155,7 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                 unwaived.setdefault((v.owner, chk.id), set()).add((v.subject, v.requirement))
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
-                                    v.requirement, found[1] if found else ""))
+                                    v.requirement, found[1] if found else "", key=specs.key(v.owner, v.path)))
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
@@ -163,12 +167,13 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                                             f"{_unused_hint(doc, w, unwaived.get((doc_id, w.check), set()))}",
                                             RESERVED["SPC002"], "Remove the waiver, or set its `subject` to the "
                                             "object path of the finding and its `requirement` to the id of the "
-                                            "requirement the finding is about."))
+                                            "requirement the finding is about.",
+                                            key=_waiver_key(doc, w)))
     if selected("SPC003", select, ignore):
         for moved in specs.renamed:
             owner = specs.get(moved.owner)
             findings.append(Finding("SPC003", RESERVED_SEVERITY["SPC003"], object_path(owner) if owner else moved.owner,
-                                    moved.location, moved.text, RESERVED["SPC003"], moved.hint))
+                                    moved.location, moved.text, RESERVED["SPC003"], moved.hint, key=moved.old))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
 
 
@@ -186,6 +191,12 @@ def _unused_hint(doc: object, w: object, unwaived: set[tuple[str, str]]) -> str:
     others = sorted({s for s, _ in unwaived})
     return (f"; its {check} findings in this document are about {', '.join(others)}: name one as `subject` (a "
             "glob such as 'rack/*' covers several)" if others else "")
+
+
+def _waiver_key(doc: object, w: object) -> str:
+    """An unused waiver's key path, by what it names rather than its index: ``waivers[REQ001 rack/r REQ-1]``."""
+    named = (getattr(w, "check", ""), waiver_subject(doc, w), getattr(w, "requirement", ""))
+    return f"waivers[{' '.join(n for n in named if n)}]"
 
 
 def waiver_subject(doc: object, w: object) -> str:
@@ -214,3 +225,4 @@ def object_path(doc: object) -> str:
     from archgen.model import Part
     kind = "part" if isinstance(doc, Part) else type(doc).__name__.lower()
     return f"{kind}/{getattr(doc, 'id', '')}"
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,7 +14,7 @@ from urllib.parse import quote
 from archgen import __version__, checks
 from archgen.checks import RESERVED, RESERVED_SEVERITY, Finding
 from archgen.checks.cascade import CAUSES, cause_of
-from archgen.errors import SpecProblem
+from archgen.errors import Location, SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.units import Q
@@ -29,7 +29,7 @@ def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Fin
     """Schema/unit problems (or unreadable files) as findings, so every output format can carry them."""
     out = []
     for p in problems:
-        out.append(Finding(check_id, "error", p.path, p.location, p.text, RESERVED[check_id], p.hint))
+        out.append(Finding(check_id, "error", p.path, p.location, p.text, RESERVED[check_id], p.hint, key=p.path))
     return out
 
 
@@ -137,8 +137,53 @@ def in_repository(file: str) -> str:
     return file if inside == ".." or inside.startswith("../") else Path(inside).as_posix()
 
 
+#: The `partialFingerprints` key of archgen's fingerprint (SARIF 2.1.0 3.27.17: a version in the name, so that a
+#: consumer never compares fingerprints made two ways). v1 hashed file, check and object only, which two findings of
+#: one check on one object share (REQ001 on two requirements of one rack; NET025 on two keys of one fabric).
+FINGERPRINT = "archgenFinding/v2"
+_NUMBER = re.compile(r"[0-9][0-9.,]*")
+
+
+def _sarif_location(f: Finding) -> Location | None:
+    """A finding's location as SARIF names it: shown, and named from the repository's root (`in_repository`)."""
+    loc = shown(f.location)
+    if loc and f.location and packaged(f.location.file) is None:
+        loc = replace(loc, file=in_repository(loc.file))
+    return loc
+
+
+def fingerprints(findings: Sequence[Finding]) -> list[str]:
+    """Each finding's SARIF partial fingerprint (`FINGERPRINT`): unique in the report, equal on a rerun.
+
+    A hash of what identifies the finding and no edit elsewhere moves: its file, check, object, requirement and key
+    path (`Finding.key`, list items named by id), never its line or its numbers. Findings that still agree on all of
+    those (two problems of one field) are told apart by their rank among themselves, ordered by their message with
+    its numbers left out, then by position, so that the common case depends on no other finding.
+    """
+    def base(f: Finding) -> str:
+        loc = _sarif_location(f)
+        return "|".join((loc.file if loc else "", f.id, f.object, f.requirement, f.key))
+
+    bases = [base(f) for f in findings]
+    rank = [0] * len(findings)
+    groups: dict[str, list[int]] = {}
+    for i, b in enumerate(bases):
+        groups.setdefault(b, []).append(i)
+    for same in groups.values():
+        order = sorted(same, key=lambda i: (_NUMBER.sub("#", findings[i].message), findings[i].location or Location(""),
+                                            findings[i].message))
+        for n, i in enumerate(order):
+            rank[i] = n
+    keyed = (b if not n else f"{b}|{n}" for b, n in zip(bases, rank, strict=True))
+    return [hashlib.sha256(k.encode()).hexdigest()[:32] for k in keyed]
+
+
 def sarif(findings: list[Finding]) -> str:
-    """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints."""
+    """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints (`fingerprints`).
+
+    A waived finding is a result with a suppression (3.27.23, 3.35): kind ``inSource`` (the waiver is written in
+    the spec file) and the waiver's reason as its justification, so that a reviewer sees what is waived and why.
+    """
     rules = [{"id": c.id, "name": c.name, "shortDescription": {"text": c.summary}, "help": {"text": c.fix},
               "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]}} for c in sorted(checks.REGISTRY.values(),
                                                                                          key=lambda c: c.id)]
@@ -146,16 +191,10 @@ def sarif(findings: list[Finding]) -> str:
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
     packaged_used = False
-    for f in findings:
-        if f.waived:
-            continue
-        loc = shown(f.location)
-        if loc and f.location and packaged(f.location.file) is None:
-            loc = replace(loc, file=in_repository(loc.file))
-        r: dict[str, Any] = {
-            "ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": said(f)},
-             "partialFingerprints": {"archgenPath/v1": hashlib.sha256(
-                 f"{loc.file if loc else ''}|{f.id}|{f.object}".encode()).hexdigest()[:32]}}
+    for f, print_ in zip(findings, fingerprints(findings), strict=True):
+        loc = _sarif_location(f)
+        r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": said(f)},
+                             "partialFingerprints": {FINGERPRINT: print_}}
         if f.location and loc:
             region: dict[str, int] = {"startLine": max(loc.line, 1)}
             if loc.column:
@@ -165,6 +204,8 @@ def sarif(findings: list[Finding]) -> str:
             artifact = ({"uri": quote(inside), "uriBaseId": CATALOG_BASE} if inside is not None  # RFC 3986
                         else {"uri": quote(loc.file), "uriBaseId": "%SRCROOT%"})
             r["locations"] = [{"physicalLocation": {"artifactLocation": artifact, "region": region}}]
+        if f.waived:
+            r["suppressions"] = [{"kind": "inSource", "justification": f.waived.strip()}]
         if f.caused_by:                           # SARIF 3.8: a property bag for what the format has no field for
             r["properties"] = {"causedBy": f.caused_by}
         results.append(r)
