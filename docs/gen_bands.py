@@ -2,9 +2,10 @@
 
 Scores every case file the accuracy page lists (docs/gen_accuracy.py: the two scoring files, copies of
 ../shared/data, and the project's further public cases under tests/perf/data) and writes the band of each
-(family, quantity) (`archgen.perf.workload.bands.compute_table`) and how many of its measurements each accelerator
-has (`compute_on`). `--check` writes nothing and exits 1 when the table
-is stale; tests/perf/test_bands.py runs the same comparison. Regenerate after any change that moves a prediction.
+(family, quantity) (`archgen.perf.workload.bands.compute_table`), how many of its measurements each accelerator
+has (`compute_on`) and each accelerator vendor's own errors (`band_source.compute_vendor`). `--check` writes nothing
+and exits 1 when the table is stale; tests/perf/test_bands.py runs the same comparison. Regenerate after any change
+that moves a prediction.
 """
 
 from __future__ import annotations
@@ -16,15 +17,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
+from archgen.perf.workload.band_source import compute_vendor, table_source  # noqa: E402
 from archgen.perf.workload.bands import (  # noqa: E402
     case_family,
     compute_context,
     compute_on,
     compute_table,
     context_of,
-    table_source,
 )
-from archgen.scoring.cases import read_case_file  # noqa: E402
+from archgen.scoring.cases import case_vendor, read_case_file  # noqa: E402
+from archgen.scoring.catalog import load_accelerators  # noqa: E402
 from archgen.scoring.scores import score_cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,18 +37,21 @@ TABLE = ROOT / "archgen" / "perf" / "workload" / "band_table.py"
 
 def source() -> str:
     """The text band_table.py should hold."""
-    scored, on, contexts = [], [], []
+    scored, on, contexts, vendors = [], [], [], []
+    accelerators = load_accelerators()
     for path in CASE_FILES:
         cf = read_case_file(path)
         family = {c.id: case_family(c) for c in cf.cases}
         accelerator = {c.id: c.system.accelerator for c in cf.cases}
+        vendor = {c.id: case_vendor(c, accelerators) for c in cf.cases}
         context = {c.id: context_of(c) for c in cf.cases}
         results = score_cases(cf).results
         scored += [(family[r.id], r.metric, r.error, r.load) for r in results]
         on += [(family[r.id], r.metric, accelerator[r.id], r.load) for r in results]
+        vendors += [(family[r.id], r.metric, vendor[r.id], r.error, r.load) for r in results]
         contexts += [(family[r.id], context[r.id]) for r in results]
     return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on),
-                        compute_context(contexts))
+                        compute_context(contexts), compute_vendor(vendors))
 
 
 if __name__ == "__main__":

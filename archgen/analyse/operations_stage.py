@@ -251,5 +251,5 @@ def serving_cost_bands(est: Estimate, cost: dict[str, Q]) -> dict[str, Band]:
     if est.kind != "inference" or tput is None:
         return {}
     return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens") if k in cost],
-                 accelerator=tput.accelerator, span=est.span, context=tput.context or None)
+                 accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 

@@ -10,7 +10,7 @@ from archgen.model.cases import Case
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_switch, show_value
 from archgen.perf.train.stacks import explain
-from archgen.perf.workload.band_table import ON, TABLE
+from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import FAMILIES, LOAD_BINS, MIN_BIN
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.scoring.catalog import load_accelerators
@@ -240,6 +240,23 @@ def band_section() -> list[str]:
                   for q, (n, lo, hi, med) in rows.items()]
         if not rows:
             lines.append(f"| {shown} | — | 0 | — | — | — | — |")
+    return lines + ["", *vendor_section()]
+
+
+def vendor_section() -> list[str]:
+    """Each band's errors by the vendor of the accelerators they were measured on (`band_source.compute_vendor`)."""
+    lines = ["## Error bands by vendor", "",
+             "The same measurements by the vendor of the accelerator each was taken on. A family's median |error| is "
+             "over every part; where every measurement of a vendor's parts misses by more than it (last column), "
+             "an estimate on that vendor's part says so beside its band, with that vendor's own errors, and the "
+             "family's median is not typical of those parts. Computed from the cases, as the bands are.", "",
+             "| family | quantity | vendor | measurements | lowest error | highest error | median \\|error\\| "
+             "| all beyond the family median |", "|---|---|---|---:|---:|---:|---:|---|"]
+    for fam, shown in FAMILIES.items():
+        for q, by in VENDOR.get(fam, {}).items():
+            lines += [f"| {shown} | {q} | {v} | {n} | {lo:+.1%} | {hi:+.1%} | {med:.1%} | "
+                      f"{f'yes (family {TABLE[fam][q][3]:.1%})' if beyond else 'no'} |"
+                      for v, (n, lo, hi, med, beyond) in by.items()]
     return lines + [""]
 
 

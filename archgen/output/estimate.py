@@ -76,17 +76,21 @@ def band_json(b: Band, value: Q) -> dict[str, Any]:
     part's stated efficiency ranges it also covers (`spread`, factors of the value; null where the part has
     measurements or states no range) and value range (`Band.values`); a serving-under-load latency's also its run's
     `load` and load bin (`perf.workload.bands.load_bin`), whose measurements it counts (null elsewhere); a job past
-    its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere).
+    its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
+    measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`), `vendor`: that
+    vendor, its measurements and their errors (null elsewhere).
     """
     ends = b.values(value)
     on = ({"accelerator": b.accelerator, "measurements": b.on_accelerator} if b.on_accelerator is not None else None)
+    vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
+               "median": b.typical[3]} if b.typical is not None else None)
     load = {"load": b.load, "bin": b.bin} if b.bin else None
     context = {"tokens": b.context, "longest": b.longest} if b.longest else None
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
-                "context": context, "error": None, "spread": None, "low": None, "high": None}
+                "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None}
     return {"family": b.family, "measurements": b.count, "on_accelerator": on, "load": load, "context": context,
-            "error": {"low": b.low, "high": b.high, "median": b.median},
+            "error": {"low": b.low, "high": b.high, "median": b.median}, "vendor": vendor,
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
             "low": to_json(ends[0]), "high": to_json(ends[1])}
 

@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen import display, metrics
+from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -93,10 +94,11 @@ def section(results: list[Any]) -> Section | None:
                                 for k, v in e.breakdown.items())))
             sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
         if getattr(r, "curve", None) is not None:
-            sub.add(Figure(f"fig-nccl-{fmt.slug(w.id)}", f"nccl-{fmt.slug(w.id)}",
-                           f"Predicted nccl-tests curve of {w.collective.op} on {e.gpus:,} accelerators "
-                           "(busbw against message size, NCCL's algorithm and protocol choice) with the workload's "
-                           "busbw targets"))
+            tests, choice = curve_names(getattr(r, "vendor", ""))
+            name = f"{tests.partition('-')[0]}-{fmt.slug(w.id)}"
+            sub.add(Figure(f"fig-{name}", name,
+                           f"Predicted {tests} curve of {w.collective.op} on {e.gpus:,} accelerators "
+                           f"(busbw against message size, {choice}) with the workload's busbw targets"))
         if r.roofline is not None:
             sub.add(*roofline_blocks(r.roofline, w.id))
         if e.memory:
@@ -177,8 +179,27 @@ def figures(results: list[Any]) -> dict[str, Callable[[], MplFigure]]:
         if r.estimate is not None and r.roofline is not None:
             out[f"roofline-{fmt.slug(r.workload.id)}"] = partial(roofline, r.roofline, r.workload.id)
         if r.estimate is not None and getattr(r, "curve", None) is not None:
-            out[f"nccl-{fmt.slug(r.workload.id)}"] = partial(busbw_curve, r)
+            tests = curve_names(getattr(r, "vendor", ""))[0]
+            out[f"{tests.partition('-')[0]}-{fmt.slug(r.workload.id)}"] = partial(busbw_curve, r)
     return out
+
+
+def curve_names(vendor: str) -> tuple[str, str]:
+    """The benchmark a collective's curve is named after, and whose algorithm choice it shows, by accelerator vendor.
+
+    The vendor's library (`COLLECTIVE_LIBRARY`) names the benchmark: nccl-tests for NCCL, rccl-tests
+    (github.com/ROCm/rccl-tests) for RCCL, which reports busbw as nccl-tests defines it. The model picks algorithm
+    and protocol by NCCL's tuning model on every part (`perf.comm.collectives`); RCCL keeps its own per-platform
+    tables (ROCm/rccl at 0cbce2a, src/graph/tuning.cc rcclTuningModel, chosen by src/graph/rome_models.cc), which
+    are not modelled, so another library's curve says so rather than naming NCCL's choice as its own. Another
+    vendor's part reads "collective-tests", its library unnamed.
+    """
+    library = COLLECTIVE_LIBRARY.get(vendor, "")
+    if library == "NCCL":
+        return "nccl-tests", "NCCL's algorithm and protocol choice"
+    own = f"{library}'s own tuning tables are" if library else "the part's own collective library is"
+    return (f"{(library or 'collective').lower()}-tests",
+            f"algorithm and protocol as NCCL's tuning model picks them; {own} not modelled")
 
 
 def _size_tick(value: float, _pos: object) -> str:
@@ -211,7 +232,7 @@ def busbw_curve(r: Any) -> MplFigure:
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.6g}"))
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_minor_locator(NullLocator())
-    ax.set_xlabel("message size (nccl-tests)")
+    ax.set_xlabel(f"message size ({curve_names(getattr(r, 'vendor', ''))[0]})")
     ax.set_ylabel("busbw (GB/s)")
     ax.grid(which="major", color="#dddddd", linewidth=0.5)
     ax.legend(loc="upper left", fontsize=6.5, frameon=False)

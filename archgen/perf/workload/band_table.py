@@ -269,3 +269,91 @@ CONTEXT: dict[str, int] = {
     'moe-offline-serving': 4540,
     'moe-serving-under-load': 4552,
 }
+
+#: Each (family, quantity) and accelerator vendor: (measurements, lowest and highest error, median |error|,
+#: every |error| beyond the family's median |error|) (`band_source.compute_vendor`).
+VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] = {
+    'collectives': {
+        'time': {
+            'AMD': (1, -0.0664, -0.0664, 0.0664, False),
+            'NVIDIA': (13, -0.1761, 0.1575, 0.0718, False),
+        },
+    },
+    'dense-training': {
+        'step_time': {
+            'AMD': (3, -0.1777, -0.0844, 0.1373, False),
+            'NVIDIA': (84, -0.3792, 0.1683, 0.0859, False),
+        },
+    },
+    'moe-offline-serving': {
+        'tokens_per_second': {
+            'AMD': (2, 0.3606, 0.4764, 0.4185, True),
+            'NVIDIA': (2, 0.2978, 0.3134, 0.3056, False),
+        },
+    },
+    'moe-training': {
+        'step_time': {
+            'NVIDIA': (38, -0.8965, 0.0305, 0.3251, False),
+        },
+    },
+    'offline-serving': {
+        'tokens_per_second': {
+            'AMD': (2, 0.2113, 0.4559, 0.3336, True),
+            'NVIDIA': (51, -0.0842, 0.2543, 0.0481, False),
+        },
+    },
+    'serving-under-load': {
+        'tokens_per_second': {
+            'AMD': (2, 0.0293, 0.0794, 0.0543, False),
+            'NVIDIA': (18, -0.0001, 0.2229, 0.0409, False),
+        },
+        'tpot@light': {
+            'NVIDIA': (3, -0.1825, -0.1623, 0.1625, False),
+        },
+        'tpot@moderate': {
+            'AMD': (2, -0.6903, -0.1707, 0.4305, False),
+            'NVIDIA': (7, -0.782, 0.0578, 0.173, False),
+        },
+        'tpot@near-capacity': {
+            'NVIDIA': (8, -0.4413, 0.1073, 0.1127, False),
+        },
+        'tpot_p50@moderate': {
+            'AMD': (2, -0.6891, -0.2247, 0.4569, False),
+            'NVIDIA': (6, -0.7757, 0.1655, 0.3475, False),
+        },
+        'tpot_p50@near-capacity': {
+            'NVIDIA': (3, -0.448, 0.1713, 0.1713, False),
+        },
+        'tpot_p99@moderate': {
+            'AMD': (2, -0.7421, -0.3301, 0.5361, False),
+            'NVIDIA': (6, -0.8277, 0.1855, 0.3594, False),
+        },
+        'tpot_p99@near-capacity': {
+            'NVIDIA': (3, -0.4219, 0.2166, 0.2166, False),
+        },
+        'ttft@light': {
+            'NVIDIA': (4, -0.1184, 0.4089, 0.0916, False),
+        },
+        'ttft@moderate': {
+            'AMD': (2, -0.9035, -0.1398, 0.5217, False),
+            'NVIDIA': (7, -0.975, 0.5813, 0.4287, False),
+        },
+        'ttft@near-capacity': {
+            'NVIDIA': (8, -0.5748, 0.725, 0.164, False),
+        },
+        'ttft_p50@moderate': {
+            'AMD': (2, -0.8993, -0.133, 0.5162, False),
+            'NVIDIA': (6, -0.9739, 0.5577, 0.4781, False),
+        },
+        'ttft_p50@near-capacity': {
+            'NVIDIA': (3, -0.5453, 0.0127, 0.3197, False),
+        },
+        'ttft_p99@moderate': {
+            'AMD': (2, -0.9033, -0.2324, 0.5678, False),
+            'NVIDIA': (6, -0.9779, 0.6699, 0.5726, False),
+        },
+        'ttft_p99@near-capacity': {
+            'NVIDIA': (3, -0.6394, 3.4159, 0.6394, False),
+        },
+    },
+}

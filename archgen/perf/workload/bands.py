@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from archgen import metrics
-from archgen.perf.workload.band_table import CONTEXT, ON, TABLE
+from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
@@ -175,6 +175,8 @@ class Band:
     bin: str = ""
     context: int = 0
     longest: int = 0
+    vendor: str = ""  # the estimated part's vendor, where its own measurements all miss beyond the median (`typical`)
+    typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
 
     @property
     def measured(self) -> bool:
@@ -215,7 +217,7 @@ class Band:
                 f"{'below' if self.low > 0 else 'above'} the estimate")
         return (f"model error {self.low:+.1%} to {self.high:+.1%}, median |error| {self.median:.1%}, on "
                 f"{self.count} {FAMILIES[self.family]} measurement{'s' if self.count != 1 else ''}"
-                f"{self._bin()}{self._on()}{side}{self._spread()}")
+                f"{self._bin()}{self._on()}{side}{self._spread()}{self._vendor()}")
 
     def _bin(self) -> str:
         if not self.bin or self.load is None:
@@ -226,6 +228,15 @@ class Band:
         if self.on_accelerator is None:
             return ""
         return f", {self.on_accelerator or 'none'} of them on {self.accelerator}"
+
+    def _vendor(self) -> str:
+        """Where every measurement on the part's vendor misses by more than the median, so the median is not its."""
+        if self.typical is None:
+            return ""
+        n, low, high, med = self.typical
+        return (f"; the {n} of them on {self.vendor}'s parts {'all miss' if n > 1 else 'misses'} by more than that "
+                f"median ({low:+.1%}{f' to {high:+.1%}' if n > 1 else ''}, median |error| {med:.1%}), so that median "
+                f"is not typical of {self.vendor}'s parts (docs/accuracy.md, Error bands by vendor)")
 
     def _spread(self) -> str:
         if self.spread is None:
@@ -240,7 +251,7 @@ Span = tuple[str, float, float, float]
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-         load: float | None = None, context: int | None = None) -> Band | None:
+         load: float | None = None, context: int | None = None, vendor: str = "") -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
@@ -248,7 +259,9 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
     quantity, the band also spans it (`Band.spread`). A serving-under-load latency's band is its `load` bin's
     (`load_bin`); a bin of fewer than `MIN_BIN` measurements gives an unmeasured band, never another bin's. A
-    `context` past the family's longest scored one (`CONTEXT`) gives an unmeasured band too.
+    `context` past the family's longest scored one (`CONTEXT`) gives an unmeasured band too. Where every measurement
+    on the part's `vendor` misses by more than the family's median |error| (`VENDOR`, `band_source.compute_vendor`),
+    the band names the vendor's own errors, so the median does not read as typical of its parts.
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
@@ -277,7 +290,13 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
         title = m.title[0].lower() + m.title[1:] if m is not None else name
         what = (f"the {title} ({_g(lo * scale)}{unit} to {_g(hi * scale)}{unit} around "
                 f"{_g(point * scale)}{unit})")
-    return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_)
+    mine = VENDOR.get(family_, {}).get(key, {}).get(vendor)
+    typical = None
+    if mine is not None and mine[4]:
+        v_low, v_high = _turned(mine[1], mine[2]) if _maximise(metric) != _maximise(quantity) else mine[1:3]
+        typical = (mine[0], v_low, v_high, mine[3])
+    return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_,
+                vendor=vendor if typical else "", typical=typical)
 
 
 def _shown(m: metrics.Metric | None) -> tuple[float, str]:
@@ -303,10 +322,10 @@ def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
-          load: float | None = None, context: int | None = None) -> dict[str, Band]:
-    """The band of each of `names` that has one (`band`): on `accelerator`, its `span`, at `load` and `context`."""
-    return {name: b for name in names
-            if (b := band(family_, name, accelerator=accelerator, span=span, load=load, context=context)) is not None}
+          load: float | None = None, context: int | None = None, vendor: str = "") -> dict[str, Band]:
+    """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, at `load`."""
+    return {name: b for name in names if (b := band(family_, name, accelerator=accelerator, span=span, load=load,
+                                                    context=context, vendor=vendor)) is not None}
 
 
 def context_of(job: object) -> int | None:
@@ -333,6 +352,18 @@ def compute_table(scored: Iterable[tuple[str, str, float] | tuple[str, str, floa
     kept per load bin of its run's `load` (`ttft@near-capacity`, `_key`). A metric that states no banded quantity of
     its family is left out.
     """
+    errors = quantity_errors(scored)
+    table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
+    for fam in FAMILIES:
+        for quantity, errs in sorted(errors.get(fam, {}).items()):
+            table.setdefault(fam, {})[quantity] = (len(errs), round(min(errs), 4), round(max(errs), 4),
+                                                   round(median_of([abs(e) for e in errs]), 4))
+    return table
+
+
+def quantity_errors(scored: Iterable[tuple[str, str, float] | tuple[str, str, float, float | None]]
+                    ) -> dict[str, dict[str, list[float]]]:
+    """Per family and table key (`_key`), the signed errors of `scored` turned into the quantity's direction."""
     errors: dict[str, dict[str, list[float]]] = {}
     for fam, metric, error, *load in scored:
         quantity = QUANTITIES[KINDS[fam]].get(metric)
@@ -340,12 +371,7 @@ def compute_table(scored: Iterable[tuple[str, str, float] | tuple[str, str, floa
             continue
         e = _turned(error, error)[0] if _maximise(metric) != _maximise(quantity) else error
         errors.setdefault(fam, {}).setdefault(_key(fam, quantity, (load or [None])[0]), []).append(e)
-    table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
-    for fam in FAMILIES:
-        for quantity, errs in sorted(errors.get(fam, {}).items()):
-            table.setdefault(fam, {})[quantity] = (len(errs), round(min(errs), 4), round(max(errs), 4),
-                                                   round(_median([abs(e) for e in errs]), 4))
-    return table
+    return errors
 
 
 def compute_on(scored: Iterable[tuple[str, str, str] | tuple[str, str, str, float | None]]
@@ -364,33 +390,10 @@ def compute_on(scored: Iterable[tuple[str, str, str] | tuple[str, str, str, floa
     return {fam: {q: dict(sorted(on[fam][q].items())) for q in sorted(on[fam])} for fam in FAMILIES if fam in on}
 
 
-def _median(values: list[float]) -> float:
+def median_of(values: list[float]) -> float:
+    """The median of `values` (nan for none)."""
     s = sorted(values)
     if not s:
         return math.nan
     mid = len(s) // 2
     return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
-
-
-def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str],
-                 on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-                 context: Mapping[str, int] | None = None) -> str:
-    """The text of `perf/workload/band_table.py` holding `table`, `on` and `context`, from the case files `sources`."""
-    lines = ['"""The model\'s measured error by family of published runs: generated by `python docs/gen_bands.py`; do '
-             'not edit.', "", "Each (family, quantity): (measurements, lowest and highest signed relative error, "
-             "median |error|), from:", "", *[f"- {s}" for s in sources], '"""', "",
-             "TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {"]
-    for fam, rows in table.items():
-        lines.append(f"    {fam!r}: {{")
-        lines += [f"        {q!r}: ({n}, {lo!r}, {hi!r}, {med!r})," for q, (n, lo, hi, med) in rows.items()]
-        lines.append("    },")
-    lines += ["}", "", "#: Each (family, quantity): how many of its measurements were taken on each accelerator.",
-              "ON: dict[str, dict[str, dict[str, int]]] = {"]
-    for fam, quantities in (on or {}).items():
-        lines.append(f"    {fam!r}: {{")
-        for q, counts in quantities.items():
-            lines += [f"        {q!r}: {{", *[f"            {a!r}: {n}," for a, n in counts.items()], "        },"]
-        lines.append("    },")
-    lines += ["}", "", "#: Each family: the longest context (input + output tokens, or a training sequence) it scored.",
-              "CONTEXT: dict[str, int] = {", *[f"    {fam!r}: {n}," for fam, n in (context or {}).items()]]
-    return "\n".join([*lines, "}"]) + "\n"

@@ -115,5 +115,6 @@ def precision(workload: Workload) -> str | None:
 
 def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
-    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload)),
+    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload),
+                                    hw.vendor),
                    hardware=hw.summary(precision(workload)))

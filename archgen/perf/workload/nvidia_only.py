@@ -6,6 +6,10 @@ the part has an equivalent, whose cost is not modelled. HybridEP has none: NVIDI
 for NVIDIA GPUs alone (`HYBRIDEP_NVIDIA_ONLY`), so a MoE job whose dispatcher resolves to it on such a part (stated,
 following a stated `permute_in_dispatch`, or the `nemo-2025` profile's) is refused with what it may state instead:
 the estimate would time a job no one can run, as `model.training_rules` refuses NVFP4 with the TP overlap.
+
+The TP communication overlap has an equivalent on ROCm, unlike HybridEP: ROCm's Transformer Engine runs its own
+comm-GEMM overlap (`ROCM_TP_OVERLAP`), so an overlap the job turns on there is kept, and costed as NVIDIA's userbuffers
+run it; the estimate says so (`tp_overlap_note`) rather than accepting it silently.
 """
 
 from __future__ import annotations
@@ -37,3 +41,36 @@ def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: boo
     return (f"moe_dispatcher hybridep ({origin}) cannot run on {hw.accelerator}: {HYBRIDEP_NVIDIA_ONLY}, and "
             f"{hw.accelerator} states no CUDA compute capability; expected moe_dispatcher deepep (Primus-Turbo's "
             "DeepEP, the primus-2025 profile's) or alltoall, with permute_in_dispatch false or left out")
+
+
+#: ROCm's Transformer Engine comm-GEMM overlap, with the lines that describe it.
+ROCM_TP_OVERLAP = ("ROCm's Transformer Engine runs its own comm-GEMM overlap, not NVIDIA's userbuffers kernels: "
+                   "copy-engine transfers (hipMemcpyAsync, flags by hipStreamWriteValue64) on several rings over the "
+                   "scale-up links, its all-gather overlap for tp 2, 4 and 8 only ('ROCm supports TP sizes of 2, 4, 8 "
+                   "only.'; ROCm/TransformerEngine at 26b3b92f, transformer_engine/common/comm_gemm_overlap/"
+                   "rocm_comm_gemm_overlap.cpp, rocm_split_overlap_ag and rocm_split_overlap_rs), and none before it "
+                   "(at ac80527d, October 2024: transformer_engine/pytorch/csrc/extensions/pybind.cpp line 11, 'rocm "
+                   "does not support comm gemm overlap yet', build_tools/pytorch.py building userbuffers only off "
+                   "ROCm)")
+
+
+def tp_overlap_note(hw: Hardware, training: Training, overlap: bool, tp: int) -> list[str]:
+    """The note of a training job whose TP overlap is on, at `tp` > 1, on a part with no CUDA compute capability.
+
+    `overlap` is the job's resolved `overlap_tp_comm` (stated, or its stack profile's: `nemo-2025` turns it on, AMD's
+    `primus-2025` leaves it off). The model costs it as Transformer Engine's userbuffers on NVIDIA GPUs
+    (`perf.train.tp_comm`); ROCm's runs another algorithm (`ROCM_TP_OVERLAP`) whose hidden share no published
+    measurement gives, so the note says the overlap is costed as NVIDIA's, and names a tp ROCm's all-gather overlap
+    does not take. Not a refusal: the switch exists on ROCm. Another vendor's part (a TPU) is told only that its
+    own stack's equivalent is not modelled, as `defaults_note.cuda_switches_note` tells it of CUDA graphs.
+    """
+    if not overlap or tp <= 1 or np.all(np.asarray(hw.compute_capability, dtype=float) > 0):
+        return []
+    origin = "stated" if training.overlap_tp_comm else f"the {training.stack or 'default'} profile's"
+    head = (f"overlap_tp_comm on ({origin}) at tp {tp}: costed as Transformer Engine's userbuffers overlap on NVIDIA "
+            f"GPUs, and {hw.accelerator} states no CUDA compute capability")
+    if hw.vendor != "AMD":  # no ROCm: the part's own stack (XLA on a TPU) is not modelled
+        return [f"{head}; its own stack's equivalent is not modelled"]
+    other = "" if tp in (2, 4, 8) else f"; tp {tp} is not one of ROCm's 2, 4 and 8"
+    return [f"{head}; {ROCM_TP_OVERLAP}{other}. How much of ROCm's overlap hides its collectives is not measured, "
+            "so the TP communication time is NVIDIA's figure"]

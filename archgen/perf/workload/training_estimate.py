@@ -46,7 +46,7 @@ from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estim
 from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.nvidia_only import hybridep_problem
+from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_
 
@@ -203,6 +203,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
+    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
     fits = bool(est.fits)
