@@ -37,8 +37,9 @@ import numpy as np
 from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports, other_ends
-from archgen.model import Switch, System
+from archgen.analyse.placement import access_ports, device_ends, other_ends
+from archgen.build import ClusterDesign
+from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
@@ -148,13 +149,17 @@ def _tray_end(racks: tuple[str, ...], rack: int, trays: list[tuple[int, str]], k
 
 
 def _node_names(a: ClusterAnalysis) -> dict[tuple[int, int], str]:
-    """(rack instance, U) of every system and switch -> its name, ``<part>-<k>`` counted from the bottom of its rack."""
+    """(rack instance, U) of every system, switch, power shelf and PDU -> its name, ``<part>-<k>`` from the bottom.
+
+    Systems and switches first: a power part never takes the name of a U one of them holds.
+    """
     out: dict[tuple[int, int], str] = {}
     for ri, inst in enumerate(a.cluster.instances):
         seen: dict[str, int] = {}
-        for item in sorted((i for i in inst.rack.items if isinstance(i.part, System | Switch)), key=lambda i: i.u):
-            seen[item.part.id] = seen.get(item.part.id, 0) + 1
-            out[(ri, item.u)] = f"{item.part.id}-{seen[item.part.id]:02d}"
+        for kinds in (System | Switch, PowerShelf | PDU):
+            for item in sorted((i for i in inst.rack.items if isinstance(i.part, kinds)), key=lambda i: i.u):
+                seen[item.part.id] = seen.get(item.part.id, 0) + 1
+                out.setdefault((ri, item.u), f"{item.part.id}-{seen[item.part.id]:02d}")
     return out
 
 
@@ -216,16 +221,19 @@ def _rack(names: tuple[str, ...], i: int) -> str:
     return names[i] if i >= 0 else NO_RACK
 
 
-def _extra_names(fa: FabricAnalysis, n: int) -> list[tuple[str, str]]:
+def _extra_names(cluster: ClusterDesign, fa: FabricAnalysis, n: int) -> list[tuple[str, str, str]]:
     """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
     spec = fa.fabric.spec
     switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra - fa.node_mgmt_ports, 0)
-    kinds = [("switch management port", "a switch's management port")] * switch_ports
-    kinds += [("node management port", "a node's management (BMC) port")] * fa.node_mgmt_ports
-    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count")] * spec.endpoints.extra
+    label = {"Switch": "switch", "PowerShelf": "power shelf", "PDU": "PDU"}
+    kinds = [(f"{label.get(kind, kind)} management port", f"a {label.get(kind, kind)}'s management port", port)
+             for _, _, kind, port in device_ends(cluster, spec.endpoints)][:switch_ports]
+    kinds += [("switch management port", "a switch's management port", "mgmt")] * (switch_ports - len(kinds))
+    kinds += [("node management port", "a node's management (BMC) port", "mgmt")] * fa.node_mgmt_ports
+    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count", "—")] * spec.endpoints.extra
     for r in spec.reserved:
-        kinds += [(r.name, f"reserved for {r.name}")] * r.ports
-    kinds += [("reserved", "reserved port")] * max(n - len(kinds), 0)
+        kinds += [(r.name, f"reserved for {r.name}", "—")] * r.ports
+    kinds += [("reserved", "reserved port", "—")] * max(n - len(kinds), 0)
     return kinds[:n]
 
 
@@ -247,17 +255,17 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             b_index = tr.b_switch
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
-        kinds = _extra_names(fa, extra)
+        kinds = _extra_names(a.cluster, fa, extra)
         at = other_ends(a.cluster, fa, extra)
         a_dev = [names.get((int(r), int(u)), f"node@U{u}") for r, u in zip(node_rack, node_u, strict=True)]
         a_port = [f"{fa.fabric.spec.nic_role or fa.fabric.spec.role}-{p + 1}" for p in port_no]
-        a_dev += [names.get((int(r), int(u)), kind) if r >= 0 else kind for (kind, _), (r, u) in zip(kinds, at,
-                                                                                                   strict=True)]
-        a_port += ["mgmt" if r >= 0 else "—" for r, _ in at]
+        a_dev += [names.get((int(r), int(u)), kind) if r >= 0 else kind for (kind, _, _), (r, u) in zip(kinds, at,
+                                                                                                      strict=True)]
+        a_port += [port if r >= 0 else "—" for (_, _, port), (r, _) in zip(kinds, at, strict=True)]
         notes = [""] * k + [f"{why}: measured from where it stands" if r >= 0 else
                             f"{why}: where it stands is not stated, so its end is not placed; length assumed the "
                             "floor's longest run (corner to corner), as the BOM orders it"
-                            for (_, why), (r, _) in zip(kinds, at, strict=True)]
+                            for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
         a_switch, placed_ends = None, k + int((at[:, 0] >= 0).sum())
         weights = np.ones(n, dtype=np.int64)
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
