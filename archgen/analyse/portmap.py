@@ -36,6 +36,7 @@ import numpy as np
 
 from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.link_ends import splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.build import ClusterDesign
@@ -266,7 +267,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                             f"{why}: where it stands is not stated, so its end is not placed; length assumed the "
                             "floor's longest run (corner to corner), as the BOM orders it"
                             for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
-        a_switch, placed_ends = None, k + int((at[:, 0] >= 0).sum())
+        a_switch, placed_ends, k_nodes = None, k + int((at[:, 0] >= 0).sum()), k
         weights = np.ones(n, dtype=np.int64)
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
     else:
@@ -278,7 +279,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         b_index = np.concatenate([p * n_up + hi for p in range(fa.planes)])
         weights = np.tile(w, fa.planes)
         a_dev = [_switch_name(fid, low, int(i)) for i in a_switch]
-        placed_ends = n
+        placed_ends, k_nodes = n, 0
         a_port, notes, cage = [""] * n, [""] * n, [None] * n
     b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
     low_ports, up_ports = _Numbering.of(fa, low), _Numbering.of(fa, up)   # once per tier, not once per cable
@@ -288,8 +289,11 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     option, length, length_bin, weight = tr.option.tolist(), tr.length.tolist(), tr.bin.tolist(), weights.tolist()
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
+    legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
-        groups.setdefault((a_dev[i], a_rack[i], b_dev[i], option[i]), []).append(i)
+        split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
+        groups.setdefault(("", -1, b_dev[i], option[i]) if split else (a_dev[i], a_rack[i], b_dev[i], option[i]),
+                          []).append(i)
     for idx in sorted(groups.values(), key=lambda ix: ix[0]):
         i0 = idx[0]
         opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
@@ -299,14 +303,17 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            if low is None:   # the access tier: a node's (or an unplaced end's) own ports
+            if low is None and len({a_dev[x] for x in chunk}) > 1:   # a splitter's legs at several nodes
+                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
+            elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
                 a_ports = _ports(low_ports, a_dev[j], True, len(chunk), counters)
             b_ports = _ports(up_ports, b_dev[j], False, len(chunk), counters)
             placed = j < placed_ends
+            a_devs = " + ".join(dict.fromkeys(a_dev[x] for x in chunk))
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
-                        a_u[j] if placed and a_u[j] >= 0 else None, a_dev[j], a_ports)
+                        a_u[j] if placed and a_u[j] >= 0 else None, a_devs, a_ports)
             b_end = End(_rack(racks, b_rack[j]), b_u[j] if b_u[j] >= 0 else None, b_dev[j], b_ports)
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
                                  float(max(length[x] for x in chunk)), float(max(length_bin[x] for x in chunk)),
