@@ -281,10 +281,13 @@ class RailOnly(FabricBase):
 #: Tier keys of a fat tree that the rail-only sizing (`archgen.analyse.topologies`) does not read, and why.
 _RAIL_IGNORED = {
     "leaf": dict.fromkeys(("up", "uplinks", "uplink_speed"), "a rail leaf's uplinks are its down ports split by "
-                          "`oversubscription`") | {"count": "a rail's leaves are derived from its scale-up domains"},
+                          "`oversubscription`") | {"count": "a rail's leaves are derived from its scale-up domains",
+                                                   "serves_racks": "a rail's leaves are sized by its rails, not "
+                                                   "the ports of a rack"},
     "spine": dict.fromkeys(("up", "uplinks", "uplink_speed", "oversubscription"), "a rail's spines are its top tier, "
                            "with nothing above them") | {"count": "a rail's spines are derived from its leaves' "
-                                                                  "uplinks"},
+                                                                  "uplinks", "serves_racks": "only a fat tree's "
+                                                                  "leaves are sized per rack"},
 }
 
 

@@ -72,3 +72,13 @@ def test_serves_racks_only_on_leaves_with_their_rack(tmp_path, tier, text):
                                          else ln for ln in lines) + "\n"
     with pytest.raises(SpecError, match=text):
         run_specs(tmp_path, files)
+
+
+def test_serves_racks_on_a_rail_only_fabric_is_refused(tmp_path):
+    """A rail's leaves are sized by its rails: `leaf.serves_racks` there would be read by nothing."""
+    files = case_files("CAB007", "pass_rail_only_laid_out")
+    files["clusters/c.yaml"] = files["clusters/c.yaml"].replace(
+        "  switch: q3400\n", "  switch: q3400\n  leaf: {rack: gb300-nvl72, serves_racks: 1}\n")
+    assert "serves_racks: 1" in files["clusters/c.yaml"]
+    with pytest.raises(SpecError, match="leaf.serves_racks given, but a rail-only fabric does not read it"):
+        run_specs(tmp_path, files)
