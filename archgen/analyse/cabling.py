@@ -37,6 +37,7 @@ from archgen.analyse.link_ends import (
     module_power,
     node_cage_ports,
     optics_inside,
+    splitter_legs,
 )
 from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.other_ports import rack_xy
@@ -368,11 +369,12 @@ def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, 
                 c = math.ceil(n / per)
                 if tr is not None and per_run is not None and tier in PAIR_TIERS:   # one pair of switches a run:
                     c = int(per_run[tr.option == i].sum())   # `run_cables`' whole assemblies, as the bins count them
+                legs = splitter_legs(opt)   # a splitter: one B end and `legs` A ends an assembly
                 cables[opt.label] = cables.get(opt.label, 0) + c
                 modules[opt.a.id] = modules.get(opt.a.id, 0) + c
-                power = power + (opt.a.power_per_end + opt.b.power_per_end) * c
-                node_power = node_power + sum((e.power_per_end * c for e, side in ((opt.a, "a"), (opt.b, "b"))
-                                               if side in at_node), Q_(0, "W"))
+                power = power + (opt.a.power_per_end * legs + opt.b.power_per_end) * c
+                node_power = node_power + sum((e.power_per_end * k * c for e, k, side in
+                                               ((opt.a, legs, "a"), (opt.b, 1, "b")) if side in at_node), Q_(0, "W"))
                 continue
             for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
                 k = math.ceil(n / _ports_per_module(end, speed, cage))

@@ -35,6 +35,7 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports, nic_split
+from archgen.analyse.rack_ports import device_ports, rack_groups, rack_leaf_problems
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import (
     TIERS,
@@ -48,7 +49,7 @@ from archgen.analyse.tiers import (
 )
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError
-from archgen.model import NIC, Switch
+from archgen.model import NIC
 from archgen.model.cluster import FatTree, RailOnly
 from archgen.model.network import parse_breakout
 from archgen.topology import ClosShape
@@ -93,6 +94,8 @@ class FabricAnalysis:
     figures: dict[str, Q] = field(default_factory=dict)
     #: Of `endpoint_ports`, the compute nodes' management ports (`endpoints.node_management`), placed at the nodes.
     node_mgmt_ports: int = 0
+    #: Of `endpoint_ports`, the power shelves' and PDUs' management ports (`endpoints.power`).
+    power_mgmt_ports: int = 0
 
     def tier(self, name: str) -> TierCount | None:
         """The tier named `name`, if the fabric has it."""
@@ -148,7 +151,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     planes = spec.planes
     # endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
     ports_per_node, n_node_ports, node_problems = node_ports(design, fabric, nodes)
-    switch_ports = other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
+    switch_ports = device_ports(cluster, spec.endpoints)   # switch, power-shelf and PDU management ports
     reserved = sum(r.ports for r in spec.reserved)
     node_mgmt = node_management_ports(spec, nodes)   # BMC ports at the nodes (`endpoints.node_management`)
     endpoint_ports = n_node_ports + switch_ports + spec.endpoints.extra + node_mgmt
@@ -162,7 +165,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                      for u, members in cluster.unit_racks.items() for rid, n in members for nt in nodes)
     demand = PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(n_node_ports / planes),
                           unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra + node_mgmt) / planes),
-                          math.ceil(reserved / planes), n_rails, groups, group_domains)
+                          math.ceil(reserved / planes), n_rails, groups, group_domains,
+                          rack_groups(cluster, spec, nodes, ports_per_node))
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
@@ -171,6 +175,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
              else Upper(leaf.assigned if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
+                *rack_leaf_problems(cluster, fabric, demand.racks, leaf.down),
                 *(top_tier_ports(fabric, tiers_used) if spec.tiers == "auto" else ()))
     problems += tuple(radix_problems(fabric.owner_path, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
@@ -185,7 +190,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
                           bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
-                          failure, problems, node_mgmt_ports=node_mgmt)
+                          failure, problems, node_mgmt_ports=node_mgmt,
+                          power_mgmt_ports=device_ports(cluster, spec.endpoints, power_only=True))
 
 
 def node_management_ports(spec: object, nodes: tuple[NodeType, ...]) -> int:
@@ -377,11 +383,5 @@ def _group(cluster: ClusterDesign, spec, compute: NodeType | None, nodes_per_dom
     return name, domains(name), sum(cluster.unit_counts[u] for u in holding)
 
 
-def other_switches(design: Design, cluster: ClusterDesign, fabric: BoundFabric) -> int:
-    """Switches placed in the cluster's racks (one management port each), other than this fabric's own leaves."""
-    n = 0
-    for rid, racks in cluster.rack_counts.items():
-        n += racks * sum(1 for p in cluster.rack_types[rid].items if isinstance(p.part, Switch))
-    return n
 
 

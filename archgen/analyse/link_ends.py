@@ -16,7 +16,8 @@ from archgen.units import Q_, Q
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports", "optics_inside"]
+__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports", "optics_inside",
+           "splitter_legs"]
 
 #: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
 SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -48,14 +49,31 @@ def module_power(link, speed: Q, cage_ports: int | None = None) -> Q:
     return link.power_per_end
 
 
+def splitter_legs(opt: LinkOption) -> int:
+    """A-end legs of one copper assembly: the B end's rate over the A end's where the A part is narrower, else 1.
+
+    A copper option whose A end is a narrower part than its B end (``{a: dac-400g, b: dac-800g-osfp}``) is a
+    splitter: one assembly with one end in the switch cage and rate(B) / rate(A) legs at the ports below it (an 800G
+    twin-port OSFP to 2 x 400G: NVIDIA MCP7Y00; 1:4 to 4 x 200G: MCP7Y50).
+    """
+    if opt.a.media not in COPPER_MEDIA or opt.a.id == opt.b.id or opt.b.rate <= opt.a.rate:
+        return 1
+    return _rate_ratio(opt.b.rate.magnitude, opt.b.rate._units, opt.a.rate.magnitude, opt.a.rate._units)
+
+
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
     """Links one physical cable of `opt` carries at line rate `speed`.
 
     Its parts' `links_per_cable` (a split cable), and for a copper assembly the links of its narrower end's module,
-    if more; the BOM's cable counts and the port map's cables both use it.
+    if more; a splitter (`splitter_legs`) carries its legs' links, each leg those of its A end's module in its cage,
+    at most the B end's. The BOM's cable counts, the length bins and the port map's cables all use it.
     """
     split = max(opt.a.links_per_cable, opt.b.links_per_cable)
     if opt.a.media in COPPER_MEDIA:
+        legs = splitter_legs(opt)
+        if legs > 1:   # one assembly: one B end in the switch, `legs` A ends at the ports below
+            leg = _ports_per_module(opt.a, speed, a_cage)
+            return max(min(legs * leg, _ports_per_module(opt.b, speed)), split)
         return max(min(_ports_per_module(opt.a, speed, a_cage), _ports_per_module(opt.b, speed)), split)
     return split
 

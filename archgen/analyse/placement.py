@@ -14,6 +14,7 @@ import numpy as np
 
 from archgen.analyse.network import FabricAnalysis, Problem, count
 from archgen.analyse.other_ports import rack_xy
+from archgen.analyse.rack_ports import part_ports
 from archgen.analyse.rail_layout import rail_access_ports
 from archgen.build import ClusterDesign
 from archgen.model import Switch, System
@@ -329,25 +330,38 @@ def access_ports(cluster: ClusterDesign, fa: FabricAnalysis) -> tuple[np.ndarray
     return node_rack[rep], node_u[rep], plane, leaves
 
 
+def device_ends(cluster: ClusterDesign, ends: object) -> list[tuple[int, int, str, str]]:
+    """(rack instance, U, part kind, port name) of each management port of a part in the racks that `ends` takes.
+
+    Rack instance by instance, bottom U first, each part's `management_ports` in turn (`analyse.rack_ports`): a
+    GB200 NVLink switch tray's three, a power shelf's one where `endpoints.power` takes them.
+    """
+    out = []
+    for i, inst in enumerate(cluster.instances):
+        for item in sorted(inst.rack.items, key=lambda p: p.u):
+            n = part_ports(item.part, ends)
+            out += [(i, item.u, item.part.kind, "mgmt" if n == 1 else f"mgmt{k + 1}") for k in range(n)]
+    return out
+
+
 def other_ends(cluster: ClusterDesign, fa: FabricAnalysis, extra: int) -> np.ndarray:
     """(rack instance, U) of each of `extra` access ports ending at no node; (-1, -1) where it stands is not known.
 
-    In the order `analyse.portmap` names them: the management ports of the switches in the cluster's racks first
-    (where the fabric takes them, `endpoints.switches`: the switches `analyse.fabric.other_switches` counts, rack
-    instance by instance, bottom U first), then the compute nodes' management ports (`endpoints.node_management`)
-    where each node stands, likewise, then `endpoints.extra` and `reserved` ports, which the spec states only
-    as counts: no rack, so their runs take the floor's longest length (`analyse.cabling.floor_span`). Which leaf
-    each lands on is `analyse.other_ports.other_port_leaves`'s.
+    In the order `analyse.portmap` names them: the management ports of the parts in the cluster's racks first
+    (where the fabric takes them, `endpoints.switches` and `endpoints.power`: `device_ends`), then the compute
+    nodes' management ports (`endpoints.node_management`) where each node stands, likewise, then `endpoints.extra`
+    and `reserved` ports, which the spec states only as counts: no rack, so their runs take the floor's longest
+    length (`analyse.cabling.floor_span`). Which leaf each lands on is `analyse.other_ports.other_port_leaves`'s.
     """
     out = np.full((max(extra, 0), 2), -1, dtype=np.int64)
     ends = _fat_tree(fa).endpoints
     switch_ports = max(fa.endpoint_ports - fa.node_ports - ends.extra - fa.node_mgmt_ports, 0)
     items = [(i, item) for i, inst in enumerate(cluster.instances)
              for item in sorted(inst.rack.items, key=lambda p: p.u)]
-    switches = [(i, item.u) for i, item in items if isinstance(item.part, Switch)]
+    switches = [(i, u) for i, u, _, _ in device_ends(cluster, ends)]
     nodes = [(i, item.u) for i, item in items if isinstance(item.part, System) and item.part.accelerators
              for _ in range(ends.node_management)]
-    for slots, first, k in ((switches, 0, switch_ports if ends.switches else 0),
+    for slots, first, k in ((switches, 0, switch_ports),
                             (nodes, switch_ports, fa.node_mgmt_ports)):   # then the nodes' management ports
         n = min(len(slots), max(len(out) - first, 0), k)
         if n:

@@ -36,9 +36,11 @@ import numpy as np
 
 from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.link_ends import splitter_legs
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.placement import access_ports, other_ends
-from archgen.model import Switch, System
+from archgen.analyse.placement import access_ports, device_ends, other_ends
+from archgen.build import ClusterDesign
+from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
@@ -148,13 +150,17 @@ def _tray_end(racks: tuple[str, ...], rack: int, trays: list[tuple[int, str]], k
 
 
 def _node_names(a: ClusterAnalysis) -> dict[tuple[int, int], str]:
-    """(rack instance, U) of every system and switch -> its name, ``<part>-<k>`` counted from the bottom of its rack."""
+    """(rack instance, U) of every system, switch, power shelf and PDU -> its name, ``<part>-<k>`` from the bottom.
+
+    Systems and switches first: a power part never takes the name of a U one of them holds.
+    """
     out: dict[tuple[int, int], str] = {}
     for ri, inst in enumerate(a.cluster.instances):
         seen: dict[str, int] = {}
-        for item in sorted((i for i in inst.rack.items if isinstance(i.part, System | Switch)), key=lambda i: i.u):
-            seen[item.part.id] = seen.get(item.part.id, 0) + 1
-            out[(ri, item.u)] = f"{item.part.id}-{seen[item.part.id]:02d}"
+        for kinds in (System | Switch, PowerShelf | PDU):
+            for item in sorted((i for i in inst.rack.items if isinstance(i.part, kinds)), key=lambda i: i.u):
+                seen[item.part.id] = seen.get(item.part.id, 0) + 1
+                out.setdefault((ri, item.u), f"{item.part.id}-{seen[item.part.id]:02d}")
     return out
 
 
@@ -216,16 +222,19 @@ def _rack(names: tuple[str, ...], i: int) -> str:
     return names[i] if i >= 0 else NO_RACK
 
 
-def _extra_names(fa: FabricAnalysis, n: int) -> list[tuple[str, str]]:
+def _extra_names(cluster: ClusterDesign, fa: FabricAnalysis, n: int) -> list[tuple[str, str, str]]:
     """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
     spec = fa.fabric.spec
     switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra - fa.node_mgmt_ports, 0)
-    kinds = [("switch management port", "a switch's management port")] * switch_ports
-    kinds += [("node management port", "a node's management (BMC) port")] * fa.node_mgmt_ports
-    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count")] * spec.endpoints.extra
+    label = {"Switch": "switch", "PowerShelf": "power shelf", "PDU": "PDU"}
+    kinds = [(f"{label.get(kind, kind)} management port", f"a {label.get(kind, kind)}'s management port", port)
+             for _, _, kind, port in device_ends(cluster, spec.endpoints)][:switch_ports]
+    kinds += [("switch management port", "a switch's management port", "mgmt")] * (switch_ports - len(kinds))
+    kinds += [("node management port", "a node's management (BMC) port", "mgmt")] * fa.node_mgmt_ports
+    kinds += [("other endpoint", "an endpoint other than a node, stated only as a count", "—")] * spec.endpoints.extra
     for r in spec.reserved:
-        kinds += [(r.name, f"reserved for {r.name}")] * r.ports
-    kinds += [("reserved", "reserved port")] * max(n - len(kinds), 0)
+        kinds += [(r.name, f"reserved for {r.name}", "—")] * r.ports
+    kinds += [("reserved", "reserved port", "—")] * max(n - len(kinds), 0)
     return kinds[:n]
 
 
@@ -247,18 +256,18 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             b_index = tr.b_switch
         node_key = node_rack * 10_000 + node_u
         port_no = _rank(node_key)
-        kinds = _extra_names(fa, extra)
+        kinds = _extra_names(a.cluster, fa, extra)
         at = other_ends(a.cluster, fa, extra)
         a_dev = [names.get((int(r), int(u)), f"node@U{u}") for r, u in zip(node_rack, node_u, strict=True)]
         a_port = [f"{fa.fabric.spec.nic_role or fa.fabric.spec.role}-{p + 1}" for p in port_no]
-        a_dev += [names.get((int(r), int(u)), kind) if r >= 0 else kind for (kind, _), (r, u) in zip(kinds, at,
-                                                                                                   strict=True)]
-        a_port += ["mgmt" if r >= 0 else "—" for r, _ in at]
+        a_dev += [names.get((int(r), int(u)), kind) if r >= 0 else kind for (kind, _, _), (r, u) in zip(kinds, at,
+                                                                                                      strict=True)]
+        a_port += [port if r >= 0 else "—" for (_, _, port), (r, _) in zip(kinds, at, strict=True)]
         notes = [""] * k + [f"{why}: measured from where it stands" if r >= 0 else
                             f"{why}: where it stands is not stated, so its end is not placed; length assumed the "
                             "floor's longest run (corner to corner), as the BOM orders it"
-                            for (_, why), (r, _) in zip(kinds, at, strict=True)]
-        a_switch, placed_ends = None, k + int((at[:, 0] >= 0).sum())
+                            for (_, why, _), (r, _) in zip(kinds, at, strict=True)]
+        a_switch, placed_ends, k_nodes = None, k + int((at[:, 0] >= 0).sum()), k
         weights = np.ones(n, dtype=np.int64)
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
     else:
@@ -270,7 +279,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         b_index = np.concatenate([p * n_up + hi for p in range(fa.planes)])
         weights = np.tile(w, fa.planes)
         a_dev = [_switch_name(fid, low, int(i)) for i in a_switch]
-        placed_ends = n
+        placed_ends, k_nodes = n, 0
         a_port, notes, cage = [""] * n, [""] * n, [None] * n
     b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
     low_ports, up_ports = _Numbering.of(fa, low), _Numbering.of(fa, up)   # once per tier, not once per cable
@@ -280,8 +289,11 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     option, length, length_bin, weight = tr.option.tolist(), tr.length.tolist(), tr.bin.tolist(), weights.tolist()
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
+    legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
-        groups.setdefault((a_dev[i], a_rack[i], b_dev[i], option[i]), []).append(i)
+        split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
+        groups.setdefault(("", -1, b_dev[i], option[i]) if split else (a_dev[i], a_rack[i], b_dev[i], option[i]),
+                          []).append(i)
     for idx in sorted(groups.values(), key=lambda ix: ix[0]):
         i0 = idx[0]
         opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
@@ -291,14 +303,17 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         for c in range(math.ceil(len(links) / per)):
             chunk = links[c * per:(c + 1) * per]
             j = chunk[0]
-            if low is None:   # the access tier: a node's (or an unplaced end's) own ports
+            if low is None and len({a_dev[x] for x in chunk}) > 1:   # a splitter's legs at several nodes
+                a_ports = ", ".join(dict.fromkeys(f"{a_dev[x]} {a_port[x]}" for x in chunk))
+            elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
                 a_ports = _ports(low_ports, a_dev[j], True, len(chunk), counters)
             b_ports = _ports(up_ports, b_dev[j], False, len(chunk), counters)
             placed = j < placed_ends
+            a_devs = " + ".join(dict.fromkeys(a_dev[x] for x in chunk))
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
-                        a_u[j] if placed and a_u[j] >= 0 else None, a_dev[j], a_ports)
+                        a_u[j] if placed and a_u[j] >= 0 else None, a_devs, a_ports)
             b_end = End(_rack(racks, b_rack[j]), b_u[j] if b_u[j] >= 0 else None, b_dev[j], b_ports)
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
                                  float(max(length[x] for x in chunk)), float(max(length_bin[x] for x in chunk)),

@@ -194,11 +194,16 @@ class PlaneDemand:
     rails: int
     groups: int
     group_domains: int
+    #: Access ports of each group of racks whose leaves stand among them (`leaf.serves_racks`); () if unset.
+    racks: tuple[int, ...] = ()
 
     def leaves(self, down: int) -> tuple[int, int, int]:
-        """Leaves, leaves per group instance and rails per leaf, for leaves of `down` access ports."""
+        """Leaves, leaves per group instance and rails per leaf (rack groups: ⌈ports / down⌉ each), for `down` ports."""
         if down <= 0:
             return 0, 0, 0
+        if self.racks:   # the other ports on the groups' free ports, then leaves of their own
+            local, rest = sum(math.ceil(p / down) for p in self.racks), self.endpoints + self.reserved
+            return local + math.ceil(max(rest - local * down, 0) / down), 0, 0
         if not (self.rail_optimized and self.groups and self.group_domains):
             return math.ceil(self.endpoints / down), 0, 0
         rpl = max(down // self.group_domains, 1)  # 1 where a group's domains outnumber the down ports
@@ -212,6 +217,9 @@ class PlaneDemand:
     def why(self, down: int) -> str:
         """How the leaves of `down` access ports are counted (for a message)."""
         need, per_group, _ = self.leaves(down)
+        if self.racks:
+            return (f"{len(self.racks)} group(s) of racks of {', '.join(str(p) for p in sorted(set(self.racks)))} "
+                    f"ports, {down} per leaf, the ports of other racks on their free ports or leaves of their own")
         if not per_group:
             return f"{self.endpoints} endpoint ports / {down} down ports, rounded up"
         extra = need - self.groups * per_group

@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archgen.analyse.fabric import FabricAnalysis, node_management_ports, node_ports, other_switches, rails
+from archgen.analyse.fabric import FabricAnalysis, device_ports, node_management_ports, node_ports, rails
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem, tier_ports, up_ports
 from archgen.analyse.tiers import TierCount
@@ -232,7 +232,7 @@ def _endpoints(design: Design, cluster: ClusterDesign, fabric: BoundFabric,
                nodes: tuple[NodeType, ...]) -> tuple[dict[str, int], int, int, list[Problem]]:
     ports_per_node, n_ports, problems = node_ports(design, fabric, nodes)
     spec = fabric.spec
-    switches = other_switches(design, cluster, fabric) if spec.endpoints.switches else 0
+    switches = device_ports(cluster, spec.endpoints)
     return (ports_per_node, n_ports, n_ports + switches + spec.endpoints.extra + node_management_ports(spec, nodes),
             problems)
 

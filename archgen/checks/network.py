@@ -384,3 +384,16 @@ def nic_faster_than_fabric(ctx: Context) -> Iterator[Violation]:
             for p in (p for p in fa.problems if p.check == "NET026"):
                 yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
                                 severity=None if fa.fabric.spec.role == "compute" else "info")
+
+
+@check("NET028", "network.leaves_per_rack", severity="warning")
+def leaves_per_rack(ctx: Context) -> Iterator[Violation]:
+    """A rack type holds the leaves its racks' ports need where the leaves are sized per rack (`leaf.serves_racks`).
+
+    Each group of racks needs ⌈its ports / leaf down ports⌉ leaves (BMC, switch and power-shelf management ports).
+
+    Fix: set the leaf switch's slot count in the rack type to the leaves the finding gives (more are unused, fewer
+    send ports to leaves in other racks), or change `leaf.serves_racks`; for ports that should not be cabled, set
+    the parts' `management_ports` or the fabric's `endpoints`.
+    """
+    yield from _fabric_problems(ctx, "NET028")

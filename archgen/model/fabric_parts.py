@@ -27,7 +27,12 @@ class Endpoints(Spec):
     systems: list[Ref] | None = Field(
         None, min_length=1, description="System types whose NICs attach (default: every placed system with NIC "
         "ports of `nic_role`), e.g. `[dgx-b200]` on a front end that borrows the storage NICs beside storage servers.")
-    switches: bool = Field(False, description="One management port per switch of the cluster's other fabrics (OOB).")
+    switches: bool = Field(False, description=(
+        "The management ports of the switches placed in the cluster's racks (OOB): each switch's "
+        "`management_ports`, one unless its part states more (a GB200 NVLink switch tray's BMC, ComE1 and ComE2)."))
+    power: bool = Field(False, description=(
+        "The management ports of the power shelves and PDUs placed in the cluster's racks (OOB): each part's "
+        "`management_ports`, none where its part states none."))
     node_management: int = Field(
         0, ge=0, le=64, description="Management ports per compute node (a system with accelerators) that are not its "
         "NICs, such as a GB200 compute tray's BMC port: each is cabled from where its node stands, so the port map "

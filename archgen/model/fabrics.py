@@ -196,6 +196,11 @@ class FatTree(FabricBase):
         if tiers == 1 and name == "leaf" and tier.count not in (None, 1):
             errors.append(FieldError(("count",), f"{tier.count} leaves given, but a 1-tier fabric is one switch per "
                                      "plane: leave leaf.count out (or 1), or set tiers: 2 to join several leaves"))
+        if tier.serves_racks is not None and (name != "leaf" or tier.rack is None):
+            errors.append(FieldError(("serves_racks",), f"{name}.serves_racks given, but only the leaves are sized "
+                                     "per rack, and they need the rack type they stand in: give leaf.rack beside "
+                                     "leaf.serves_racks" if name == "leaf" else f"{name}.serves_racks given, but "
+                                     "only the leaves are sized per rack: move it to the leaf tier"))
         level = TIER_NAMES.index(name) + 1
         if tiers != "auto" and level > tiers:
             given = _given(tier, ("count", *TIER_KEYS))
@@ -216,7 +221,7 @@ class FatTree(FabricBase):
 
 
 #: A tier's keys other than `count`, in the order a message names them.
-TIER_KEYS = ("switch", "oversubscription", "uplinks", "uplink_speed", "rack", "down", "up")
+TIER_KEYS = ("switch", "oversubscription", "uplinks", "uplink_speed", "rack", "serves_racks", "down", "up")
 #: The keys of a tier's uplinks: read only where a tier above takes them.
 UPLINK_KEYS = ("up", "uplinks", "uplink_speed", "oversubscription")
 
@@ -276,10 +281,13 @@ class RailOnly(FabricBase):
 #: Tier keys of a fat tree that the rail-only sizing (`archgen.analyse.topologies`) does not read, and why.
 _RAIL_IGNORED = {
     "leaf": dict.fromkeys(("up", "uplinks", "uplink_speed"), "a rail leaf's uplinks are its down ports split by "
-                          "`oversubscription`") | {"count": "a rail's leaves are derived from its scale-up domains"},
+                          "`oversubscription`") | {"count": "a rail's leaves are derived from its scale-up domains",
+                                                   "serves_racks": "a rail's leaves are sized by its rails, not "
+                                                   "the ports of a rack"},
     "spine": dict.fromkeys(("up", "uplinks", "uplink_speed", "oversubscription"), "a rail's spines are its top tier, "
                            "with nothing above them") | {"count": "a rail's spines are derived from its leaves' "
-                                                                  "uplinks"},
+                                                                  "uplinks", "serves_racks": "only a fat tree's "
+                                                                  "leaves are sized per rack"},
 }
 
 

@@ -134,6 +134,9 @@ class Switch(Part):
         "once, inside it. A stated `typical` is taken with passive cables (modules added to the cluster's typical "
         "IT power); active copper ends are always added (docs/clusters.md, Power)."))
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid.")
+    management_ports: int = Field(1, ge=0, le=16, description=(
+        "Out-of-band management ports (RJ45) a management fabric with `endpoints.switches` cables to its leaves: "
+        "1 unless the source states more (a GB200 NVLink switch tray: BMC, ComE1, ComE2)."))
 
     @model_validator(mode="after")
     def _unique_groups(self) -> Switch:

@@ -110,6 +110,12 @@ class Tier(Spec):
         "tier the fabric builds. Fewer than the fabric needs is NET018; spines and cores must divide the uplinks "
         "below them (NET002); extra leaves are spares (docs/clusters.md)."))
     rack: Ref | None = Field(None, description="Rack type holding this tier's switches (for cable lengths).")
+    serves_racks: int | None = Field(None, gt=0, le=1000, description=(
+        "Leaves only, with `rack`: the leaves stand in the racks of that type, one group per this many racks, and "
+        "each group gets the fewest leaves its racks' ports fill: ⌈ports of the group's racks / leaf down ports⌉ "
+        "(a management fabric's BMC, switch and power-shelf management ports per rack; the radix from the "
+        "catalog). The ports of other racks fill the groups' free ports, then leaves of their own. Racks whose "
+        "slots hold fewer or more leaves than that is NET028 (docs/clusters.md, Formulas: leaves per rack)."))
     down: PortUse | None = Field(None, description=(
         "Ports toward the tier below (endpoints at the leaf), e.g. {ports: '1-32', breakout: 2x400G}; with `up` it "
         "fixes the split instead of `oversubscription` (docs/clusters.md, Ports)."))

@@ -135,13 +135,16 @@ def _shape(fa: Any) -> str:
 
 
 def _other_endpoints(fa: Any) -> str:
-    """The fabric's endpoint ports that are no node's NICs' (switch and node management ports, `endpoints.extra`)."""
+    """The fabric's endpoint ports that are no node's NICs' (switch, power and node management, `endpoints.extra`)."""
     others = fa.endpoint_ports - fa.node_ports
     if others <= 0:
         return ""
     extra = min(getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) or 0, others)
     bmc = min(fa.node_mgmt_ports, others - extra)
-    what = [f"{others - extra - bmc:,} switch management" if others > extra + bmc else "",
+    power = min(getattr(fa, "power_mgmt_ports", 0), others - extra - bmc)
+    switch = others - extra - bmc - power
+    what = [f"{switch:,} switch management" if switch > 0 else "",
+            f"{power:,} power shelf and PDU management" if power else "",
             f"{bmc:,} node management (BMC)" if bmc else "", f"{extra:,} stated as a count" if extra else ""]
     return f"{others:,} other endpoint ports ({', '.join(w for w in what if w)}), "
 

@@ -46,35 +46,52 @@ def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
     if isinstance(b, Table):
         rows = [[fmt.breakable(c) for c in row] for row in b.text()]
         headings = [fmt.breakable(c.heading) for c in b.columns]
-        return {"kind": "table", "caption": b.caption, "headings": headings, "widths": widths(headings, rows),
+        wide = narrowest(headings, rows) > TEXT_WIDTH      # its words alone overfill a portrait page: landscape
+        return {"kind": "table", "caption": b.caption, "headings": headings, "landscape": wide,
+                "widths": widths(headings, rows, LANDSCAPE_WIDTH if wide else TEXT_WIDTH),
                 "aligns": [c.align for c in b.columns], "rows": rows, "status_column": b.status_column}
     raise InternalError(f"unknown block {type(b).__name__}")
 
 
 #: The text width (A4, 210 mm, less 2 × 16 mm margins) and one table column's insets, in pt.
 TEXT_WIDTH, INSETS = 504.6, 7.0
+#: The text width of a landscape A4 page (297 mm less 2 × 16 mm), in pt: a table whose columns' longest words alone
+#: are wider than `TEXT_WIDTH` is set on one (templates/document.typ), where the requirements compliance matrix's 12
+#: columns fit without a word broken ("tokens/ s" over two lines, where Typst squeezed every column below its words).
+LANDSCAPE_WIDTH = 751.2
 #: Widths of one character of 7.5 pt table text in pt, with a margin: Libertinus Serif regular (digits are 0.5 em,
 #: most letters less) and bold (the heading row), as measured with pdftotext on the rendered documents.
 CHAR, BOLD = 4.0, 4.8
 #: A capital letter in CHARs: 7.5 pt "SHALL" is 22.3 pt wide (4.45 pt a letter), "SHOULD" about 28.6 pt (4.8 pt),
 #: where lower case is under 4 pt ("assumed", 3.8 pt a letter; pdftotext -bbox on a rendered cluster document).
 CAPITAL = 1.25
-def widths(headings: list[str], rows: list[list[str]]) -> list[str | float]:
+def _word_widths(headings: list[str], rows: list[list[str]]) -> list[float]:
+    """Per column, the width of its longest unbreakable word (heading in bold) with the insets, in pt."""
+    cols = list(zip(headings, *rows, strict=True))
+    return [max(BOLD * _word(col[0]), CHAR * max((_word(c) for c in col[1:]), default=0)) + INSETS for col in cols]
+
+
+def narrowest(headings: list[str], rows: list[list[str]]) -> float:
+    """The least width a table takes with no word broken: its columns' longest words side by side, in pt."""
+    return sum(_word_widths(headings, rows))
+
+
+def widths(headings: list[str], rows: list[list[str]], text_width: float = TEXT_WIDTH) -> list[str | float]:
     """Typst column widths from the content: all ``"auto"`` when every cell fits on one line, else weights (pt, fr).
 
     A column never gets less than its longest word (so no word is broken or overflows its cell); the width left
     over goes to the columns that still wrap, in proportion to their mean text length, a column never getting more
     than its longest cell. So a column of prose wraps, and one long column cannot squeeze the others to a letter a
-    line.
+    line. `text_width`: the page's (`LANDSCAPE_WIDTH` for a table set on a landscape page).
     """
     cols = list(zip(headings, *rows, strict=True))
     natural = [max(BOLD * len(col[0]), CHAR * max((len(c) for c in col[1:]), default=0)) + INSETS for col in cols]
-    if sum(natural) <= TEXT_WIDTH:
+    if sum(natural) <= text_width:
         return ["auto"] * len(cols)
-    width = [max(BOLD * _word(col[0]), CHAR * max((_word(c) for c in col[1:]), default=0)) + INSETS for col in cols]
+    width = _word_widths(headings, rows)
     mean = [max(sum(len(c) for c in col[1:]) / max(len(col) - 1, 1), 1.0) for col in cols]
     open_ = {i for i, (w, n) in enumerate(zip(width, natural, strict=True)) if w < n}
-    while open_ and (left := TEXT_WIDTH - sum(width)) > 0.5:
+    while open_ and (left := text_width - sum(width)) > 0.5:
         total = sum(mean[i] for i in open_)
         for i in sorted(open_):
             width[i] = min(natural[i], width[i] + left * mean[i] / total)

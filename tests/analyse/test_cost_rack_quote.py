@@ -28,6 +28,11 @@ SPLIT = QUOTE.replace("3400000 USD", "60000 USD") + (
     '  gb200-compute-tray: {capex: 165000 USD, date: "2025-06", basis: sourced, source: "Vendor A quote line 2"}\n')
 
 
+#: The shipped GB200 SU's capex: 27,715,330 USD before its OOB leaves were sized per rack (481 Cat6a at 10 USD, not
+#: 273; 64 100G SR4 modules at 200 USD, not 24: + 10,080 USD).
+SU_CAPEX = 27_715_330 + (481 - 273) * 10 + (64 - 24) * 200
+
+
 def _design(root: Path, prices: str) -> Path:
     root.mkdir(parents=True)
     (root / "cluster.yaml").write_text((SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
@@ -45,7 +50,7 @@ def test_a_rack_quote_beside_its_contents_own_prices_is_flagged(tmp_path):
     assert message.startswith("gb200-nvl72 is priced 3,400,000 USD here as the empty rack")
     assert "gb200-compute-tray x18 at 150,000 USD" in message and "nvlink5-switch-tray x9 at 30,000 USD" in message
     assert "3,044,000 USD a rack" in message                  # 18 x 150k + 9 x 30k + 8 x 8k + 2 x 5k
-    assert r.metrics[CLUSTER]["capex"].m == 27_715_330 - 8 * 50_000 + 8 * 3_400_000   # counted as the prices say
+    assert r.metrics[CLUSTER]["capex"].m == SU_CAPEX - 8 * 50_000 + 8 * 3_400_000   # counted as the prices say
 
 
 def test_a_quote_that_prices_the_contents_too_is_not_flagged(tmp_path):
@@ -62,7 +67,7 @@ def test_an_enclosure_quote_that_says_so_is_not_flagged(tmp_path):
     """`rack: empty` states what the price covers: no warning (before, the same quote read as a populated rack)."""
     r = run([_design(tmp_path / "a", ENCLOSURE.replace("basis: sourced,", "basis: sourced, rack: empty,"))])
     assert not [f for f in r.findings if f.id == "COST004"]
-    assert r.metrics[CLUSTER]["capex"].m == 27_715_330 - 8 * 50_000 + 8 * 45_000
+    assert r.metrics[CLUSTER]["capex"].m == SU_CAPEX - 8 * 50_000 + 8 * 45_000
 
 
 def test_an_enclosure_quote_that_does_not_say_so_is_still_flagged(tmp_path):

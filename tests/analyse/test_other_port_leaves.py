@@ -39,7 +39,9 @@ def test_spine_row_management_ports_reach_a_near_leaf(tmp_path: Path) -> None:
     cab = r.clusters["cluster/gb300-xdr"].cabling
     tr = next(t for t in cab.runs if (t.fabric, t.tier) == ("oob", "access"))
     placed = tr.a_rack >= 0                                   # management ports; the BMC count has no rack
-    assert int(placed.sum()) == 7220
+    # 7,220 switch management ports with one per switch; a GB300 rack's 9 NVLink switch trays have three each (BMC,
+    # ComE1, ComE2: nvlink5-switch-tray), 65 SUs x 8 racks x 9 trays x 2 more = 9,360
+    assert int(placed.sum()) == 7220 + 65 * 8 * 9 * 2 == 16580
     assert float(tr.length[placed].max()) < 40                # was 229.4 m, then 86.6 m (SUs 53-65 had no leaf)
     # the 832 OOB leaves (management and BMC-count ports only) spread over the 1,040 slots: every SU holds some
     assert len({cab.rack_names[i].split("/")[0] for i in set(tr.b_rack.tolist()) if i >= 0}) == 65

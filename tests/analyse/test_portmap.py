@@ -31,9 +31,9 @@ def test_one_row_per_cable_of_the_bom(maps):
                                 {(r.fabric, r.tier) for r in a.cabling.runs}}
         assert len({r.id for r in pm.rows}) == len(pm.rows)
     a, pm = maps[SU]
-    # 576 compute + 288 storage node ports, 273 OOB access ports; 576 leaf-spine links in 288 twin-port DACs,
-    # 384 storage links in 96 DACs broken out 4 x 200G, 12 OOB uplinks
-    assert len(pm.rows) == 576 + 288 + 288 + 96 + 273 + 12 == 1533
+    # 576 compute + 288 storage node ports, 481 OOB access ports (test_management_leaves); 576 leaf-spine links in 288
+    # twin-port DACs, 384 storage links in 96 DACs broken out 4 x 200G, 32 OOB uplinks (16 leaves x 2)
+    assert len(pm.rows) == 576 + 288 + 288 + 96 + 481 + 32 == 1761
     assert {r.links for r in pm.rows if r.fabric == "compute" and r.tier == "leaf_spine"} == {2}
     b200 = maps[B200][1].by_tier()
     assert b200[("compute", "access")] == 1020 and b200[("compute", "leaf_spine")] == 1024
@@ -147,9 +147,9 @@ def test_length_bins_and_run_list_count_the_port_maps_cables(maps):
 def test_compute_tray_bmc_ports_stand_at_their_trays(maps):
     """deliv2 (newuser31 finding 3): the SU's 144 compute-tray BMC ports were `endpoints.extra`, "not placed", each
     cable ordered at the floor's longest run (15 m, 144 runs). As `endpoints.node_management: 1` each stands at its
-    tray (rack and U) and runs to the nearest OOB leaf with a free port, in its own rack first: 18 per rack where the
-    rack holds a derived leaf. The fabric derives 6 leaves (273 ports over 48-port SN2201s) and places them in racks
-    01-03 and 05-07, so racks 04 and 08 reach a neighbour's leaf: no BMC run is longer than between adjacent racks."""
+    tray (rack and U) and runs to the nearest OOB leaf with a free port, in its own rack first. The OOB leaves are
+    sized per rack (`leaf.serves_racks: 1`, 55 ports, 2 SN2201 each), so every rack's 18 BMC ports stay in it; before,
+    6 pooled leaves stood in racks 01-03 and 05-07 and racks 04 and 08 reached a neighbour's."""
     a, pm = maps[SU]
     bmc = [r for r in pm.rows if r.fabric == "oob" and r.a.device.startswith("gb200-compute-tray")]
     assert len(bmc) == 144 and {r.a.port for r in bmc} == {"mgmt"}
@@ -159,5 +159,5 @@ def test_compute_tray_bmc_ports_stand_at_their_trays(maps):
         per_rack[r.a.rack] += 1
     assert set(per_rack.values()) == {18}                   # 18 trays per NVL72 rack, each its own port
     own = {r.a.rack for r in bmc if r.a.rack == r.b.rack}
-    assert len(own) == 6 and sum(r.a.rack == r.b.rack for r in bmc) == 6 * 18
+    assert len(own) == 8 and sum(r.a.rack == r.b.rack for r in bmc) == 8 * 18
     assert max(r.ordered for r in bmc) < 15.0                # none at the floor's longest run any more

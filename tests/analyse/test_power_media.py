@@ -46,5 +46,6 @@ def test_media_on_the_tier_give_the_power(tmp_path):
     # before a copper assembly was counted per pair of switches (newuser26): the 960 compute leaf-spine pairs of one
     # 400G link each take 960 twin-port DACs, not 480 (0.1 W a plug, 2 plugs, 480 more: +96 W); 4,785.1 kW before
     # the SN5600's power.max held its ports' modules (newuser26): its 288 access and 432 leaf-spine twin-port SR8
-    # modules, 720 x 17 W = 12.24 kW, are inside its figure, not added on top
-    assert round(m["it_power"].m_as("kW"), 1) == 4772.9
+    # modules, 720 x 17 W = 12.24 kW, are inside its figure, not added on top; 4,772.9 kW before the OOB leaves were
+    # sized per rack: 64 SN2201 for the 4 SUs, not 23 pooled, 82 more uplinks, 164 SR4 modules x 3.5 W = +0.57 kW
+    assert round(m["it_power"].m_as("kW"), 1) == 4773.4

@@ -27,25 +27,25 @@ def test_shipped_examples_are_clean(shipped):
 
 
 #: The GB200 NVL72 rack's SN2201 pair, fed from outside its chain, and its input power (test_gb200_nvl72_power).
-EXTERNAL = 0.196 + 0.007 * 96 / (96 + 9 * 144)
-GB200_INPUT = (131.603 - EXTERNAL) / 0.97 + EXTERNAL
+EXTERNAL = 0.196 + 0.014 * 96 / (96 + 9 * 144)
+GB200_INPUT = (131.610 - EXTERNAL) / 0.97 + EXTERNAL
 
 
 def test_gb200_nvl72_power(shipped):
     a = shipped.racks["rack/gb200-nvl72"]
     # Equipment: 18 trays x 5.4 kW + 9 switch trays x 3.8 kW + 2 x 0.098 kW = 97.2 + 34.2 + 0.196 = 131.596 kW
     assert a.power.equipment.m_as("kW") == pytest.approx(131.596)
-    # Optics in the rack's switch ports: its OOB leaf's two 100 Gb/s QSFP28 uplinks, one 100G SR4 module each
-    # (3.5 W, mmf-100g-sr4). The SU's OOB leaves (management ports only) spread one to a rack; before netfix4 they
-    # filled the slots in floor order, two to a rack, and the most loaded rack held four (14 W, 131.610 kW)
-    assert a.power.optics.m_as("kW") == pytest.approx(2 * 0.0035)
-    assert a.power.it_power.m_as("kW") == pytest.approx(131.603)
+    # Optics in the rack's switch ports: its two OOB leaves' two 100 Gb/s QSFP28 uplinks each, one 100G SR4 module
+    # per uplink (3.5 W, mmf-100g-sr4). The SU's OOB leaves are sized per rack (`leaf.serves_racks`: 55 management
+    # ports, 2 SN2201 each); before, 6 pooled leaves spread one to a rack (7 W, 131.603 kW)
+    assert a.power.optics.m_as("kW") == pytest.approx(4 * 0.0035)
+    assert a.power.it_power.m_as("kW") == pytest.approx(131.610)
     # Shelves N+N: 8 shelves, 4 usable x 33 kW = 132 kW
     assert a.power.conversion.usable.m_as("kW") == pytest.approx(132)
     # The two AC SN2201 are fed from outside the shelves (power.external): 2 x 0.098 kW and their ports' share of
     # the optics (96 of the rack's 96 + 9 x 144 switch ports) = 0.19648 kW, with no shelf loss on it.
     assert a.power.external.m_as("kW") == pytest.approx(EXTERNAL)
-    # Input: the busbar's (131.603 - 0.196) kW / 0.97 + 0.196 kW = 135.667 kW (135.674 before netfix4)
+    # Input: the busbar's (131.610 - 0.197) kW / 0.97 + 0.197 kW = 135.674 kW (135.667 with one OOB leaf a rack)
     assert a.power.input_power.m_as("kW") == pytest.approx(GB200_INPUT)
     # Feed: 415 V x 60 A x sqrt(3) x 0.8 (NEC 210.20 continuous) = 34.501 kW; N+N of 8 -> 4 x 34.501 = 138.01 kW
     assert a.power.feed_capacity.m_as("kW") == pytest.approx(415 * 60 * math.sqrt(3) * 0.8 / 1000)
@@ -56,7 +56,7 @@ def test_gb200_nvl72_cooling(shipped):
     a = shipped.racks["rack/gb200-nvl72"]
     # Heat to liquid: 0.85 x (97.2 + 34.2) kW = 111.69 kW
     assert a.cooling.heat_liquid.m_as("kW") == pytest.approx(111.69)
-    # Heat to air: all input power (conversion losses included) minus liquid = 135.667 - 111.69 = 23.977 kW
+    # Heat to air: all input power (conversion losses included) minus liquid = 135.674 - 111.69 = 23.984 kW
     assert a.cooling.heat_air.m_as("kW") == pytest.approx(GB200_INPUT - 111.69)
     # PG25 flow: V = Q / (rho c_p dT) = 111,690 W / (1015 kg/m3 x 3930 J/kg/K x 10 K) = 2.800e-3 m3/s = 168.0 L/min
     assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(111690 / (1015 * 3930 * 10) * 60000)
@@ -121,5 +121,5 @@ def test_coolant_and_air_delta_t_in_degrees_is_a_difference(tmp_path, delta_t):
                     encoding="utf-8")
     a = run([tmp_path / "specs"]).racks["rack/gb200-nvl72"]
     assert a.cooling.coolant_flow.m_as("L/min") == pytest.approx(168.0, abs=0.1)
-    # Air: V = 23,977 W / (1.204 kg/m3 x 1006 J/kg/K x 20 K) = 0.9898 m3/s = 2097 CFM
+    # Air: V = 23,984 W / (1.204 kg/m3 x 1006 J/kg/K x 20 K) = 0.9901 m3/s = 2098 CFM
     assert a.cooling.air_flow.m_as("m**3/s") == pytest.approx((GB200_INPUT - 111.69) * 1000 / (1.204 * 1006 * 20))

@@ -127,11 +127,13 @@ def test_series_ends_where_a_fixed_leaf_count_runs_short(spec_tree) -> None:
 def test_counts_written_in_the_fabrics_are_named_as_kept(shipped) -> None:
     """What the layout does not multiply is said, not silently held: the GB200 SU's OOB fabric keeps 2 spines
     (`spine.count`). Its 144 tray BMC ports were `endpoints.extra` (kept: 402 access cables at 2 x, not 546, newuser31
-    finding 4); as `endpoints.node_management: 1` they grow with the trays (deliv2): 2 x (129 + 144) = 546."""
+    finding 4); as `endpoints.node_management: 1` they grow with the trays (deliv2). Per SU: 144 BMC + 8 racks x (9
+    NVLink trays x 3 + 2 SN2201 + 8 power shelves) + 41 network-rack switches = 481; 2 x 481 = 962."""
     series = _series(shipped, "gb200-nvl72-su")
     assert series.kept == ("fabric oob: 2 spine switches (`spine.count`)",)
     cat6a = [dict((line[0], line[3]) for line in p.bom)["cat6a-1g"] for p in series.points]
-    assert cat6a == [129 + 144, 2 * (129 + 144)] == [273, 546]
+    per_su = 144 + 8 * (9 * 3 + 2 + 8) + 41
+    assert cat6a == [per_su, 2 * per_su] == [481, 962]
     b200 = _series(shipped, "dgx-b200-superpod")
     assert b200.kept == ("fabric compute: 4 reserved leaf ports (UFM appliance)",      # in the spec's order
                          "fabric storage: 32 extra endpoint ports (`endpoints.extra`)",

@@ -58,6 +58,8 @@ def test_cluster_typical_power_is_max_less_each_switch_and_system_typical_saving
 def test_documents_state_the_rule_and_the_psu_rating(result, tmp_path, drawn_once):
     render_all(result, tmp_path, target="gb200-su-eth", formats=("md",), revision="test")
     md = (tmp_path / "gb200-su-eth" / "gb200-su-eth.md").read_text(encoding="utf-8")
-    assert "| IT power at the equipment (typical, for energy) | 6.9 kW |" in md
+    # 6.9 kW before the SU's OOB leaves were sized per rack: 16 leaves' 32 uplinks end on the rack's two SN4600C
+    # spines instead of 6 leaves' 12, 20 more 100G SR4 modules x 3.5 W = +0.07 kW (mmf-100g-sr4)
+    assert "| IT power at the equipment (typical, for energy) | 7.0 kW |" in md
     assert "Every part states a typical draw." in md
     assert "sn5600: power.max 3.00 kW is a power-supply rating, not a draw" in md

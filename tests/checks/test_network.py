@@ -33,10 +33,12 @@ def test_surplus_counts_tiers_without_a_rack_against_it(spec_tree) -> None:
         "rack: 2)"]
 
 
-def test_surplus_of_the_gb200_management_switches(shipped) -> None:
-    """Two SN2201 per NVL72 rack against the 6 OOB leaves derived; the NVLink switch trays (scale-up) are not counted."""
-    assert _surplus(shipped, "gb200-nvl72-su") == [
-        "sn2201 in the 'gb200-nvl72' racks: 16 placed (8 x 2 per rack), the fabrics derive 6 (oob leaf: 6)"]
+def test_no_surplus_of_the_gb200_management_switches(shipped) -> None:
+    """Two SN2201 per NVL72 rack, and the OOB leaves sized per rack derive 2 each (55 ports; test_management_leaves).
+
+    Before `leaf.serves_racks` the SU's OOB pooled its ports into 6 leaves and 10 of the 16 stood unused.
+    """
+    assert _surplus(shipped, "gb200-nvl72-su") == []
 
 
 def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> None:
@@ -44,7 +46,7 @@ def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> 
     assert _surplus(shipped, "dgx-b200-superpod") == [
         "sn2201 in the 'dgx-b200-compute-3' racks: 1 placed (1 x 1 per rack), the fabrics derive none there"]
     found = [f for f in shipped.findings if f.id == "NET017"]
-    assert len(found) == 2 and all("top-of-rack" in f.waived for f in found)
+    assert len(found) == 1 and all("top-of-rack" in f.waived for f in found)
 
 
 def _superpod_expecting(tmp_path: Path, expect: str) -> list:

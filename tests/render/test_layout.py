@@ -40,10 +40,15 @@ def pdfs(every_document, su_customer):
 
 def pages(pdf: Path) -> list[list[tuple[float, float, float, float, str]]]:
     """The words of each page with their boxes (x0, y0, x1, y1, text), y growing downward."""
+    return [words for _, words in sized_pages(pdf)]
+
+
+def sized_pages(pdf: Path) -> list[tuple[tuple[float, float], list[tuple[float, float, float, float, str]]]]:
+    """Each page's (width, height) in pt, A4 upright or on its side (a landscape table), and its words (`pages`)."""
     xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
                          timeout=120).stdout
-    return [[(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in WORD.findall(page)]
-            for page in re.findall(r"<page .*?</page>", xml, re.S)]
+    return [((float(w), float(h)), [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in WORD.findall(p)])
+            for w, h, p in re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', xml, re.S)]
 
 
 def overlaps(words: list[tuple[float, float, float, float, str]]) -> list[tuple[str, str]]:
@@ -87,15 +92,16 @@ def test_no_word_overlaps_another_or_crosses_the_margins(pdfs):
     and over the footer) and 42 words below the page."""
     problems = []
     for pdf in pdfs:
-        for n, words in enumerate(pages(pdf), 1):
+        for n, ((width, height), words) in enumerate(sized_pages(pdf), 1):
             assert words, f"{pdf.name} p{n}: no text"
+            assert {round(width), round(height)} == {round(WIDTH), round(HEIGHT)}, (pdf.name, n, width, height)
             if hits := overlaps(words):
                 problems.append(f"{pdf.name} p{n}: {len(hits)} overlapping word pair(s), e.g. {hits[0]}")
-            outside = [w[4] for w in words if w[0] < LEFT - 1 or w[2] > WIDTH - RIGHT + 1 or w[1] < TOP - 8]
+            outside = [w[4] for w in words if w[0] < LEFT - 1 or w[2] > width - RIGHT + 1 or w[1] < TOP - 8]
             if outside:
                 problems.append(f"{pdf.name} p{n}: words in the side or top margin: {outside[:3]}")
-            footer = {round(w[1]) for w in words if w[1] > HEIGHT - BOTTOM}
-            if len(footer) != 1 or max(w[3] for w in words) > HEIGHT:
+            footer = {round(w[1]) for w in words if w[1] > height - BOTTOM}
+            if len(footer) != 1 or max(w[3] for w in words) > height:
                 problems.append(f"{pdf.name} p{n}: text below the text area other than the footer line")
     assert problems == []
 
@@ -150,7 +156,7 @@ def test_long_tables_break_with_their_header_repeated_and_short_sections_share_p
     pdf = next(p for p in pdfs if p.stem == "gb200-nvl72-su" and p.parent.parent.name != "customer")
     text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
                           check=True).stdout.split("\f")
-    header = re.compile(r"^\s*Part\s+Name\s+Part\s+Kind\s+Note\s+Qty", re.M)  # "Part number" wraps
+    header = re.compile(r"^\s*Part\s+Name\s+Part(\s+number)?\s+Kind\s+Note\s+Qty", re.M)  # on a landscape page
     bom = [n for n, page in enumerate(text, 1) if header.search(page)]
     assert len(bom) >= 2, bom
     first = [n for n, page in enumerate(text, 1) for title in ("Conventions", "Requirements and assumptions")
@@ -165,3 +171,21 @@ def test_poppler_reads_the_pdf_without_a_syntax_error(pdfs):
         info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
         assert info.stderr == "", (pdf.name, info.stderr)
         assert "Tagged:          yes" in info.stdout
+
+
+def test_a_table_too_wide_for_a_portrait_page_is_set_on_a_landscape_one(pdfs):
+    """The requirements compliance matrix (12 columns) and the bill of materials need more than a portrait page's
+    504.6 pt for their columns' longest words alone (pdf.py `narrowest`: about 615 and 551 pt in the GB200 SU), so
+    Typst squeezed every column below its words and they broke inside ("tokens/ s", "specs/ catalog/ racks/ ...").
+    Each is now set on landscape pages (751.2 pt wide), and no cell word on them breaks: none ends in a slash or a
+    hyphen that its text does not hold."""
+    for pdf in (p for p in pdfs if p.stem in ("gb200-nvl72-su", "gb200-nvl72-su.customer")):
+        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
+                              check=True).stdout.split("\f")
+        sized = sized_pages(pdf)
+        for caption in ("Requirements compliance matrix",) + (("Bill of materials",) if "customer" not in pdf.stem
+                                                             else ()):
+            [first] = [n for n, page in enumerate(text) if re.search(rf"Table \d+: {caption}$", page, re.M)][:1]
+            (width, height), words = sized[first]
+            assert width > height, (pdf.name, caption, first + 1)
+            assert not [w[4] for w in words if w[4].endswith("/") and w[4] != "/" and "\u200b" not in w[4]]

@@ -57,12 +57,14 @@ def test_a_management_fabric_reads_as_the_ports_it_takes(example):
     a = example.clusters["cluster/gb300-nvl72-su"]
     fig = cluster_diagrams.topology(a)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
-    assert "251 ports\n(management)" in texts
+    # 251 before the OOB leaves were sized per rack: the 64 power shelves' and 144 more NVLink tray ports (3 each)
+    assert "459 ports\n(management)" in texts
     assert "0 ports\n(management)" not in texts
     assert "576 ports\n(compute)" in texts and "288 ports\n(converged)" in texts
     oob = next(fa for fa in a.fabrics if fa.fabric.spec.id == "oob")
     shape = cluster_fabrics._shape(oob)
-    assert "251 other endpoint ports (107 switch management, 144 node management (BMC))" in shape
+    assert ("459 other endpoint ports (251 switch management, 64 power shelf and PDU management, 144 node management "
+            "(BMC))") in shape
     assert cluster_fabrics._reach(oob) == "no accelerator's node on it, up to 3,072 endpoint ports"
     compute = next(fa for fa in a.fabrics if fa.fabric.spec.id == "compute")
     assert "other endpoint" not in cluster_fabrics._shape(compute)
@@ -95,9 +97,11 @@ def test_switches_of_a_model_some_in_racks_and_some_not_count_once_in_it_power(t
     # the rail leaves' slots (tests/analyse/test_leaf_placement.py): fewer optical runs across the rows
     # 4,894.2 kW and 5,035.0 kW (loss 140.8 kW) before the GB300 tray's figure came to the busbar (6 -> 5.74 kW):
     # 32 racks x 18 trays x 0.26 kW = 149.8 kW less at the busbar, / 0.97 = 154.4 kW less at the feeds
-    # 4,744.5 kW before the trays' BMC ports took management leaf ports (deliv2: one more SN2201, 98 W)
-    assert round((m["it_power"] - m["shelf_loss"]).m_as("kW"), 1) == 4744.6
-    assert round(m["it_power"].m_as("kW"), 1) == 4880.7                # at the feeds: the shelves' 136.1 kW loss too
+    # 4,744.5 kW before the trays' BMC ports took management leaf ports (deliv2: one more SN2201, 98 W); 4,744.6 and
+    # 4,880.7 kW before the OOB leaves were sized per rack: 64 for the 4 SUs (2 in each NVL72 rack), not 21 pooled,
+    # 86 more uplinks, 172 more 100G SR4 modules x 3.5 W = +0.6 kW
+    assert round((m["it_power"] - m["shelf_loss"]).m_as("kW"), 1) == 4745.2
+    assert round(m["it_power"].m_as("kW"), 1) == 4881.3                # at the feeds: the shelves' 136.1 kW loss too
     # (5,035.2 kW and 140.9 kW before rackfix, when the shelves carried the AC SN2201s too)
 
 
@@ -116,11 +120,11 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     from archgen.render import wiring
     a = example.clusters["cluster/gb300-nvl72-su"]
     rows = [r for r in port_map(a).rows if r.fabric == "oob" and r.tier == "access"]
-    assert len(rows) == 251
+    assert len(rows) == 459      # 251 before the power shelves' and the NVLink trays' 2nd and 3rd ports (test above)
     placed = [r for r in rows if r.a.rack != "not placed"]
     unplaced = [r for r in rows if r.a.rack == "not placed"]
-    assert (len(placed), len(unplaced)) == (251, 0)
-    assert all(r.a.port == "mgmt" and "measured from where it stands" in r.note for r in placed)
+    assert (len(placed), len(unplaced)) == (459, 0)
+    assert all(r.a.port.startswith("mgmt") and "measured from where it stands" in r.note for r in placed)
     assert sum("node's management (BMC) port" in r.note for r in placed) == 144
     far = [r for r in placed if r.a.rack != r.b.rack]
     assert far and all(r.ordered > 1.0 for r in far)
@@ -197,7 +201,8 @@ def test_cost_totals_are_whole_currency_units(example):
     # 1,148,617 before the power shelves' loss counted in the average load (at the rack feeds)
     # 1,181,788 before the SN2201s came off the shelves' busbar (power.external, no shelf loss on them)
     # 1,181,742 before the GB300 tray's figure came to the busbar (6 -> 5.74 kW; the average load is at the feeds)
-    assert summary["Energy per year"] == "1,145,404" and summary["Space per year"] == "264,000"
+    # 1,145,404 before the OOB leaves were sized per rack (16, not 6: 40 more 100G SR4 modules, 0.14 kW)
+    assert summary["Energy per year"] == "1,145,537" and summary["Space per year"] == "264,000"
     assert all("." not in v for v in summary.values())
     hourly = tables["cost-hourly"].text()
     assert [name for name, _ in hourly][0] == "TCO per accelerator-hour (owned)"

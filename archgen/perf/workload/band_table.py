@@ -287,8 +287,28 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'moe-offline-serving': {
         'tokens_per_second': {
-            'AMD': (2, 0.3606, 0.4764, 0.4185, True),
-            'NVIDIA': (2, 0.2978, 0.3134, 0.3056, False),
+            'AMD': (2, 0.3606, 0.4764, 0.4185, False),
+            'NVIDIA': (4, 0.2978, 1.7614, 0.965, False),
+        },
+    },
+    'moe-serving-under-load': {
+        'tpot@light': {
+            'NVIDIA': (3, -0.7707, -0.635, 0.653, False),
+        },
+        'tpot_p50@light': {
+            'NVIDIA': (3, -0.7793, -0.6062, 0.653, False),
+        },
+        'tpot_p99@light': {
+            'NVIDIA': (3, -0.7919, -0.6236, 0.6622, False),
+        },
+        'ttft@light': {
+            'NVIDIA': (3, -0.9684, -0.9409, 0.9464, False),
+        },
+        'ttft_p50@light': {
+            'NVIDIA': (3, -0.9671, -0.9391, 0.9432, False),
+        },
+        'ttft_p99@light': {
+            'NVIDIA': (3, -0.9827, -0.9586, 0.9693, False),
         },
     },
     'moe-training': {
