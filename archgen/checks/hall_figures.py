@@ -75,3 +75,18 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
                         f" each is counted as stated, not known to hold at the site's {where} (a set's output falls "
                         "with hotter and thinner intake air; state the datasheet's rating conditions and derating "
                         "rows)", severity="info")
+
+
+def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, units: Any) -> Violation:
+    """PWR011's info finding where the hall states units (`feeds.ups_units`) but not their redundancy (`feeds.ups`).
+
+    The units are judged as N, every one carrying the load and none held back: the least conservative reading, an
+    assumption the finding names (as the annual PUE taken for a design-day one), so the pass does not read as one on
+    a stated scheme.
+    """
+    hall, field = c.cluster.facility, "ups_units" if key == "ups" else "generator_units"
+    return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
+                     f"{kind} (`feeds.{field}`, {units.count} x {units.capacity.to('kW'):.1f~P}) but no "
+                     f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
+                     "none held back for a failure or maintenance, the least conservative reading (an assumption); "
+                     f"state `feeds.{key}` (N, N+1, N+N)", severity="info")

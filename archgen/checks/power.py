@@ -299,7 +299,8 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     error, within it an info finding, not judged. Generator sets count at the hall's outdoor conditions where they
     state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
     known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
-    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`).
+    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`). Units stated
+    without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key.
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.

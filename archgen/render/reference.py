@@ -332,7 +332,8 @@ def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> s
     each = units.at_site(hall).capacity if hall is not None else units.capacity
     site = "" if each == units.capacity else "; stated at conditions the site does not meet (PWR011)" if each is \
         None else f"; {fmt.q(each, 'kW', 0)} each at the site's conditions"
-    return f"{redundancy or 'N'} ({units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind}{site})"
+    scheme = f"{redundancy} (" if redundancy else "not stated (judged as N; "   # PWR011's info finding says so
+    return f"{scheme}{units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind}{site})"
 
 
 def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
