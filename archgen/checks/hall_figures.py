@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from archgen.analyse.facility import rack_heat
 from archgen.checks.registry import Violation
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
@@ -90,3 +91,43 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
                      f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
                      "none held back for a failure or maintenance, the least conservative reading (an assumption); "
                      f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+
+
+def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
+    """COOL009's air side: the racks' heat to air (`rack_heat`, after rear doors) within the hall's air capacity.
+
+    `cooling_capacity` holds liquid and air together, so a water-only plant passed the heat the racks put in the
+    room air (newuser35: 252.7 kW in hall A). Where the hall states `air_cooling_capacity`: the racks' heat to air
+    above it is an error; clusters of the run naming the hall above it together a warning (`shared_hall`); and the
+    heat of parts in no rack (the cluster's `feed_power` less its racks' heat), whose medium no spec states, is
+    counted as air where it would tip the balance: an info finding, not judged, as where the feed power is not
+    provided. Where the hall states a `cooling_capacity` but no air side, an info finding says it is not judged.
+    """
+    for path, c in clusters.items():
+        hall, cid = c.cluster.facility, c.cluster.spec.id
+        if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
+            continue
+        heat, cap = rack_heat(c.cluster, racks), hall.air_cooling_capacity
+        air = f"the racks' heat to air {heat.air:.1f~P}"
+        if cap is None:
+            if heat.air.magnitude > 0:
+                yield Violation(path, cid, ("facility",), f"not judged: {air}; facility '{hall.id}' states its "
+                                "`cooling_capacity` (liquid and air together) but no `air_cooling_capacity`, so "
+                                "whether its air side takes that heat is not known", heat.air, severity="info")
+            continue
+        against = f"facility '{hall.id}''s air-side cooling capacity {cap.to('kW'):.1f~P}"
+        fed = feed_power(c)
+        rest = None if fed is None else max(fed - heat.total, 0 * heat.total)
+        if heat.air > cap:
+            yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
+                            heat.air, cap.to("kW"))
+        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p.cluster, racks).air, cap,
+                                   against):
+            yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
+                            severity="warning")
+        elif rest is None or heat.air + rest > cap:
+            why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
+                   if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "
+                   f"{rest.to('kW'):.1f~P} of heat whose medium no spec states, over it if it goes to air")
+            yield Violation(path, cid, ("facility",), f"not judged: {air} is within {against}, but {why}",
+                            heat.air, cap.to("kW"), severity="info")

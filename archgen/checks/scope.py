@@ -144,7 +144,8 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be
 #: the hall its racks name (COOL013); a rack document's, the rack's.
 HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
-    "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
+    "PWR010": _hall_states("critical_it_power"),
+    "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
     "PWR011": _hall_units, "COOL011": _hall_rated,
 }
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
+from archgen.analyse.facility import rack_heat
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
@@ -278,10 +279,8 @@ def datacentre(scope: Any, a: Any) -> Section:
     m, hall = scope.metrics, a.cluster.facility
     racks = [scope.run.racks.get(f"rack/{rid}") for rid in sorted(a.cluster.rack_counts)]
     racks = [r for r in racks if r is not None]
-    liquid = sum((r.cooling.heat_liquid * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
-    air = sum((r.cooling.heat_air * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
-    doors = sum((r.metrics.get("heat_to_rear_door", Q_(0, "kW")) * a.cluster.rack_counts[r.rack.spec.id]
-                 for r in racks), Q_(0, "kW"))
+    heat = rack_heat(a.cluster, scope.run.racks)
+    liquid, air, doors = heat.liquid, heat.air, heat.doors
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
     need = [("IT power at the rack feeds (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
             ("Heat to liquid", fmt.q(liquid, "kW", 1)),
@@ -310,6 +309,8 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m)
+    rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
+                 f"{fmt.q(hall.air_cooling_capacity, 'kW', 0)} for {fmt.q(air, 'kW', 1)} of heat to air (COOL009)"))
     if hall.water is not None:
         rows.append(("Facility water supply", fmt.q(hall.water.supply, "degC", 0)))
     elif liquid.m_as("kW") > 0:

@@ -14,3 +14,44 @@ def test_units_without_redundancy_read_not_stated() -> None:
     assert _units(hall.feeds.ups, hall.feeds.ups_units, "modules") == \
         "not stated (judged as N; 4 x 500 kW modules)"
     assert _units("N", hall.feeds.ups_units, "modules") == "N (4 x 500 kW modules)"
+
+
+_AIR_HALL = """kind: Facility
+id: h
+floor_rating: 2500 kg/m**2
+water: {supply: 30 degC}
+air: {supply: 25 degC}
+air_cooling_capacity: 0 kW
+---
+kind: Cluster
+id: c
+facility: h
+units:
+- id: su
+  racks:
+  - {rack: gb200-nvl72, count: 2}
+layout:
+- {unit: su, count: 1}
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+"""
+
+
+def test_air_side_is_judged_and_shown(tmp_path) -> None:
+    """A water-only plant (air side 0 kW) fails the two GB200 NVL72 racks' heat to air, 47.9 kW (COOL009).
+
+    The 47.9 kW is each rack's heat_to_air x 2: the rack analysis' heat split, 24.0 kW of the rack's 135.7 kW at its
+    feeds after the 111.7 kW its liquid loop takes. The cluster document's hall table gives the air side beside it.
+    """
+    from archgen.analyse.facility import rack_heat
+    from archgen.render.cluster import cluster_scope
+    from archgen.render.reference import datacentre
+    from tests.conftest import run_specs
+    run = run_specs(tmp_path, {"specs.yaml": _AIR_HALL})
+    a = run.clusters["cluster/c"]
+    air = run.racks["rack/gb200-nvl72"].cooling.heat_air * 2
+    assert rack_heat(a.cluster, run.racks).air == air.to("kW")
+    [cool] = [f for f in run.findings if f.id == "COOL009"]
+    assert cool.severity == "error" and cool.value == air.to("kW")
+    scope, _ = cluster_scope(run, a, "r", "2026-01-01")
+    rows = dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == "dc-hall").rows)
+    assert rows["Air-side cooling capacity"] == "0 kW for 47.9 kW of heat to air (COOL009)"
