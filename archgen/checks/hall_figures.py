@@ -15,9 +15,10 @@ from typing import Any
 
 from archgen.analyse.facility import rack_heat
 from archgen.checks.registry import Violation
+from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 #: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
 Load = Callable[[Any], Q | None]
@@ -131,3 +132,39 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
                    f"{rest.to('kW'):.1f~P} of heat whose medium no spec states, over it if it goes to air")
             yield Violation(path, cid, ("facility",), f"not judged: {air} is within {against}, but {why}",
                             heat.air, cap.to("kW"), severity="info")
+
+
+def wasted_units(fac: Any) -> Iterator[Violation]:
+    """PWR017: a hall's UPS modules or generator sets whose stated redundancy leaves a unit adding no capacity.
+
+    N+N with an odd count: the smaller side is what PWR011 counts (`spare_units` holds back the larger half), the
+    same as one unit fewer gives, so the odd unit adds nothing. N+k with k at least the count: no unit is left to
+    carry the load. Units without a stated redundancy are PWR011's info finding, not this.
+    """
+    feeds = fac.feeds
+    if feeds is None:
+        return
+    for field, label, red, units in (("ups_units", "UPS modules", feeds.ups, feeds.ups_units),
+                                     ("generator_units", "generator sets", feeds.generators, feeds.generator_units)):
+        if units is None or red is None:
+            continue
+        n, each = units.count, units.capacity.to("kW")
+        usable = max(n - spare_units(red, n), 0)
+        if red == "N+N" and n % 2:
+            side = (n + 1) // 2
+            message = (f"N+N (2N) with an odd number of {label} ({n} x {each:.1f~P}): the sides cannot be equal, so "
+                       f"the smaller, {usable} x {each:.1f~P}, is what PWR011 counts, as {n - 1} would give: the "
+                       f"{_nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
+                       f" gives {(n - 1) * each:.1f~P})")
+        elif usable == 0:
+            message = (f"{red} of {n} {label} holds every one back as a spare: none is left to carry the load "
+                       "(PWR011 counts 0 kW)")
+        else:
+            continue
+        yield Violation(f"facility/{fac.id}", fac.id, ("feeds", field, "count"), message, Q_(usable, ""), Q_(n, ""))
+
+
+def _nth(n: int) -> str:
+    """'3rd', '5th', '21st': the ordinal of a unit count."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"

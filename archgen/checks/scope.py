@@ -29,7 +29,8 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities, and the
 #: power figures a cluster's power rests on.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
-                                              "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",)}
+                                              "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",),
+                                              "PWR017": ("facility",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -146,7 +147,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
 HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"),
     "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
-    "PWR011": _hall_units, "COOL011": _hall_rated,
+    "PWR011": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units,
 }
 
 
