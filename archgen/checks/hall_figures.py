@@ -168,3 +168,46 @@ def _nth(n: int) -> str:
     """'3rd', '5th', '21st': the ordinal of a unit count."""
     tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{tail}"
+
+
+#: Uptime Institute, "Data Center Site Infrastructure Tier Standard: Topology" (2009-2012 edition), the clauses
+#: PWR018 judges a tier claim by, as transcribed at http://www.dpair.com/design-data-center/data-center-tier/tier-iii/
+#: (Tier III) and http://www.gpxglobal.net/gpx-differentials/uptime-institute-tier-iv-fault-tolerance/teir-iv-requirements/
+#: (Tier IV); the Uptime PDF itself (copies: scribd.com/document/239880895, studylib.net/doc/25866472) was not read
+#: in full. Tier III: "a concurrently maintainable data center has redundant capacity components and multiple
+#: independent distribution paths serving the computer equipment" and "Each and every capacity component and element
+#: in the distribution paths can be removed from service on a planned basis without impacting any of the computer
+#: equipment". Tier IV: "multiple, independent, physically isolated systems that provide redundant capacity components".
+#: Utility feeds are not judged: "Tier III and IV engine-generator systems are considered the primary power source for
+#: the data center. The local power utility is an economic alternative." (the same Tier III transcription).
+TIER_CLAUSES = {3: "\"redundant capacity components\", each of which \"can be removed from service on a "
+                   "planned basis without impacting any of the computer equipment\"",
+                4: "\"multiple, independent, physically isolated systems that provide redundant capacity "
+                   "components\""}
+_MAINTAINABLE = ("`concurrently_maintainable` (\"Each and every capacity component ... can be removed from service "
+                 "on a planned basis without impacting any of the computer equipment\")")
+
+
+def tier_contradictions(fac: Any) -> Iterator[Violation]:
+    """PWR018: a hall claiming Uptime Tier III or IV, or `concurrently_maintainable`, whose stated redundancy is N.
+
+    A capacity component (UPS module, generator set, the cooling plant's chillers and pumps) at N has no redundant
+    one, so taking one out takes capacity from the load. Only what the hall states is compared: an unstated
+    redundancy, utility feeds (the Standard takes the generator sets as the primary source), distribution paths,
+    TIA-942 and EN 50600 ratings are not (docs/facility.md).
+    """
+    feeds, tier = fac.feeds, fac.tier
+    level = tier.level if tier is not None and tier.standard == "Uptime Institute" and tier.level >= 3 else None
+    if feeds is None or (level is None and fac.concurrently_maintainable is not True):
+        return
+    at_n = [f"{what} (`feeds.{key}: N`)" for key, what in (("ups", "UPS"), ("generators", "generator sets"),
+                                                           ("cooling", "cooling plant"))
+            if getattr(feeds, key) == "N"]
+    if not at_n:
+        return
+    claims = ([f"Uptime Institute Tier {'III' if level == 3 else 'IV'} ({TIER_CLAUSES[level]})"] if level else []) + \
+        ([_MAINTAINABLE] if fac.concurrently_maintainable else [])
+    yield Violation(f"facility/{fac.id}", fac.id, ("tier",) if level else ("concurrently_maintainable",),
+                    f"facility '{fac.id}' claims {' and '.join(claims)}, but states no redundant capacity components "
+                    f"for its {', '.join(at_n)}: with N, a unit taken out of service leaves less than the load needs "
+                    "(Uptime Institute, Tier Standard: Topology)")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.feed_inputs import feeds_into_inputs
-from archgen.checks.hall_figures import wasted_units
+from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.power_figures import (
     _kw,
     feeds_beyond_shelves,
@@ -350,3 +350,19 @@ def hall_units_wasted(ctx: Context) -> Iterator[Violation]:
     """
     for fac in ctx.design.specs.of(Facility):
         yield from wasted_units(fac)
+
+
+@check("PWR018", "power.tier_redundancy", severity="warning")
+def tier_redundancy(ctx: Context) -> Iterator[Violation]:
+    """A hall's Uptime Tier III or IV claim, or `concurrently_maintainable`, has redundant UPS, generators and cooling.
+
+    The Tier Standard: Topology asks both tiers for redundant capacity components, each removable on a planned basis
+    without impacting the IT load; a hall stating `feeds.ups`, `generators` or `cooling` as N contradicts that
+    (`hall_figures.tier_contradictions` quotes the clauses). One utility feed is not a finding: the Standard takes the
+    generator sets as the primary power source. Unstated redundancy, distribution paths and TIA-942 or EN 50600
+    ratings are not judged.
+
+    Fix: state the redundancy the hall has (N+1, 2N) with its units, or the tier the hall meets.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from tier_contradictions(fac)
