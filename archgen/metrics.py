@@ -118,13 +118,14 @@ REGISTRY: tuple[Metric, ...] = (
            "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
            "CDU's pumps are in the PUE's overhead); shown where some rack's cooling units draw.", _N),
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
-           "`critical_it_power` less what the rack feeds carry (IT power plus `rack_cooling_power`); negative when "
-           "the hall cannot power it.", _C,
+           "`critical_it_power` less what the rack feeds (IT power, `rack_cooling_power`) of every cluster of the run "
+           "naming the hall carry; negative when it cannot power them; not provided where one has no IT power.", _C,
            maximise=True),
     Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
            "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
-           "conditions) less the cluster's IT power plus `rack_cooling_power` (all of it becomes heat); negative "
-           "when the hall cannot cool it; not provided where no stated rating covers the site (COOL011).", _C,
+           "conditions) less the IT power plus `rack_cooling_power` (all of it becomes heat) of every cluster of the "
+           "run that names the hall; negative when the hall cannot cool them; not provided where no stated rating "
+           "covers the site (COOL011), or a cluster in the hall has no IT power.", _C,
            maximise=True),
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
            "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "

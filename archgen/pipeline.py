@@ -197,6 +197,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     evaluate (`commands.sweep.evaluate_sweeps`).
     """
     from archgen import checks
+    from archgen.analyse.facility import hall_headrooms
     from archgen.analyse.operations_stage import analyse_operations
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
@@ -210,6 +211,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld,  # once, as bound
                                 operations.unsettled, operations.assumed, rests)
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
+    for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
+        metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
                              operations.unsettled, operations.assumed)
     context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
 from archgen.analyse.network import ClusterAnalysis
 from archgen.units import Q_, Q
 
@@ -30,6 +34,64 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
     return out
 
 
+#: The metrics of a cluster that are its hall's capacity less a load (`facility_metrics`), by the capacity's field.
+HEADROOMS = {"it_capacity_headroom": "critical_it_power", "cooling_headroom": "cooling_capacity"}
+
+
+def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, Q | None]]:
+    """By cluster path, its headroom metrics as its hall's, where other clusters of the run name the hall too.
+
+    Each is the hall's capacity less the feed load of every cluster of the run that names it, as PWR010 and COOL009
+    judge them together (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's.
+    Only clusters whose hall another cluster of the run names are listed; a headroom is None (not provided) where some
+    such cluster's IT power is not provided, so the hall's load is not known. A cluster alone in its hall keeps its
+    own figures (`facility_metrics`).
+    """
+    halls: dict[str, list[ClusterAnalysis]] = {}
+    for c in clusters.values():
+        if c.cluster.facility is not None:
+            halls.setdefault(c.cluster.facility.id, []).append(c)
+    out: dict[str, dict[str, Q | None]] = {}
+    for group in (g for g in halls.values() if len(g) > 1):
+        loads = [feed_load(c.metrics["it_power"], c.metrics) if "it_power" in c.metrics else None for c in group]
+        total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW"))
+        for c in group:
+            got = {name: total if total is None else (c.metrics[name] + feed_load(c.metrics["it_power"], c.metrics)
+                                                      - total).to("kW")
+                   for name in HEADROOMS if name in c.metrics}
+            if got:
+                out[c.cluster.path] = got
+    return out
+
+
 def feed_load(it_power: Q, metrics: dict[str, Q]) -> Q:
     """What the cluster's rack feeds carry: its IT power plus its racks' own cooling units (`rack_cooling_power`)."""
     return (it_power + metrics.get("rack_cooling_power", Q_(0, "kW"))).to("kW")
+
+
+@dataclass(frozen=True)
+class RackHeat:
+    """A cluster's rack heat by medium, over every rack instance: what the rack analyses split (`CoolingSplit`)."""
+
+    liquid: Q   # to the racks' liquid loops
+    doors: Q    # to the rear doors' water
+    air: Q      # to the hall's air, after the rear doors
+    total: Q    # all the racks' heat (their input power)
+
+
+def rack_heat(cluster: Any, racks: Mapping[str, Any]) -> RackHeat:
+    """`cluster`'s racks' heat by medium, each rack type's analysis (`racks`, by 'rack/<id>') times its count.
+
+    Parts in no rack (switches placed nowhere, checkpoint storage, optics the cabling adds) are not split by medium:
+    their heat is the cluster's feed power less `total`.
+    """
+    sums = {"liquid": Q_(0, "kW"), "doors": Q_(0, "kW"), "air": Q_(0, "kW"), "total": Q_(0, "kW")}
+    for rid, n in cluster.rack_counts.items():
+        r = racks.get(f"rack/{rid}")
+        if r is None:
+            continue
+        c = r.cooling
+        for key, q in (("liquid", c.heat_liquid), ("doors", r.metrics.get("heat_to_rear_door", Q_(0, "kW"))),
+                       ("air", c.heat_air), ("total", c.heat)):
+            sums[key] = (sums[key] + q * n).to("kW")
+    return RackHeat(**sums)

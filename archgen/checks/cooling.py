@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import coolant_supply, over_hall
+from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.model import CoolingUnit, Rack
 from archgen.model.cooling import counted, describe, rated_capacity, stated_only, unstated
 from archgen.model.facility import INDOOR_KEYS, LIQUID_CLASS_MAX, MAX_ELEVATION, OUTDOOR_KEYS, Facility, allowable_air
@@ -202,17 +203,20 @@ def plausible_temperature(ctx: Context) -> Iterator[Violation]:
 
 @check("COOL009", "cooling.facility_capacity")
 def facility_cooling(ctx: Context) -> Iterator[Violation]:
-    """The cluster's IT power, all of which becomes heat, is within its facility's stated `cooling_capacity`.
+    """The cluster's IT power, all of which becomes heat, is within its hall's `cooling_capacity`; its air side too.
 
     Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
     above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
     Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
+    The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`).
 
-    Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`).
+    Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`); for the
+    air side, more air-side capacity (`air_cooling_capacity`), rear doors, or racks that put less heat in the air.
     """
     for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
                                                             "IT heat"):
         yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
+    yield from air_side(ctx.clusters, ctx.racks, lambda c: feed_power(c.metrics))
 
 
 @check("COOL010", "cooling.cdu_rated_conditions")

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from archgen.analyse.facility import rack_heat
 from archgen.checks.registry import Violation
+from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 #: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
 Load = Callable[[Any], Q | None]
@@ -75,3 +77,137 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
                         f" each is counted as stated, not known to hold at the site's {where} (a set's output falls "
                         "with hotter and thinner intake air; state the datasheet's rating conditions and derating "
                         "rows)", severity="info")
+
+
+def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, units: Any) -> Violation:
+    """PWR011's info finding where the hall states units (`feeds.ups_units`) but not their redundancy (`feeds.ups`).
+
+    The units are judged as N, every one carrying the load and none held back: the least conservative reading, an
+    assumption the finding names (as the annual PUE taken for a design-day one), so the pass does not read as one on
+    a stated scheme.
+    """
+    hall, field = c.cluster.facility, "ups_units" if key == "ups" else "generator_units"
+    return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
+                     f"{kind} (`feeds.{field}`, {units.count} x {units.capacity.to('kW'):.1f~P}) but no "
+                     f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
+                     "none held back for a failure or maintenance, the least conservative reading (an assumption); "
+                     f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+
+
+def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
+    """COOL009's air side: the racks' heat to air (`rack_heat`, after rear doors) within the hall's air capacity.
+
+    `cooling_capacity` holds liquid and air together, so a water-only plant passed the heat the racks put in the
+    room air (newuser35: 252.7 kW in hall A). Where the hall states `air_cooling_capacity`: the racks' heat to air
+    above it is an error; clusters of the run naming the hall above it together a warning (`shared_hall`); and the
+    heat of parts in no rack (the cluster's `feed_power` less its racks' heat), whose medium no spec states, is
+    counted as air where it would tip the balance: an info finding, not judged, as where the feed power is not
+    provided. Where the hall states a `cooling_capacity` but no air side, an info finding says it is not judged.
+    """
+    for path, c in clusters.items():
+        hall, cid = c.cluster.facility, c.cluster.spec.id
+        if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
+            continue
+        heat, cap = rack_heat(c.cluster, racks), hall.air_cooling_capacity
+        air = f"the racks' heat to air {heat.air:.1f~P}"
+        if cap is None:
+            if heat.air.magnitude > 0:
+                yield Violation(path, cid, ("facility",), f"not judged: {air}; facility '{hall.id}' states its "
+                                "`cooling_capacity` (liquid and air together) but no `air_cooling_capacity`, so "
+                                "whether its air side takes that heat is not known", heat.air, severity="info")
+            continue
+        against = f"facility '{hall.id}''s air-side cooling capacity {cap.to('kW'):.1f~P}"
+        fed = feed_power(c)
+        rest = None if fed is None else max(fed - heat.total, 0 * heat.total)
+        if heat.air > cap:
+            yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
+                            heat.air, cap.to("kW"))
+        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p.cluster, racks).air, cap,
+                                   against):
+            yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
+                            severity="warning")
+        elif rest is None or heat.air + rest > cap:
+            why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
+                   if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "
+                   f"{rest.to('kW'):.1f~P} of heat whose medium no spec states, over it if it goes to air")
+            yield Violation(path, cid, ("facility",), f"not judged: {air} is within {against}, but {why}",
+                            heat.air, cap.to("kW"), severity="info")
+
+
+def wasted_units(fac: Any) -> Iterator[Violation]:
+    """PWR017: a hall's UPS modules or generator sets whose stated redundancy leaves a unit adding no capacity.
+
+    N+N with an odd count: the smaller side is what PWR011 counts (`spare_units` holds back the larger half), the
+    same as one unit fewer gives, so the odd unit adds nothing. N+k with k at least the count: no unit is left to
+    carry the load. Units without a stated redundancy are PWR011's info finding, not this.
+    """
+    feeds = fac.feeds
+    if feeds is None:
+        return
+    for field, label, red, units in (("ups_units", "UPS modules", feeds.ups, feeds.ups_units),
+                                     ("generator_units", "generator sets", feeds.generators, feeds.generator_units)):
+        if units is None or red is None:
+            continue
+        n, each = units.count, units.capacity.to("kW")
+        usable = max(n - spare_units(red, n), 0)
+        if red == "N+N" and n % 2:
+            side = (n + 1) // 2
+            message = (f"N+N (2N) with an odd number of {label} ({n} x {each:.1f~P}): the sides cannot be equal, so "
+                       f"the smaller, {usable} x {each:.1f~P}, is what PWR011 counts, as {n - 1} would give: the "
+                       f"{_nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
+                       f" gives {(n - 1) * each:.1f~P})")
+        elif usable == 0:
+            message = (f"{red} of {n} {label} holds every one back as a spare: none is left to carry the load "
+                       "(PWR011 counts 0 kW)")
+        else:
+            continue
+        yield Violation(f"facility/{fac.id}", fac.id, ("feeds", field, "count"), message, Q_(usable, ""), Q_(n, ""))
+
+
+def _nth(n: int) -> str:
+    """'3rd', '5th', '21st': the ordinal of a unit count."""
+    tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{tail}"
+
+
+#: Uptime Institute, "Data Center Site Infrastructure Tier Standard: Topology" (2009-2012 edition), the clauses
+#: PWR018 judges a tier claim by, as transcribed at http://www.dpair.com/design-data-center/data-center-tier/tier-iii/
+#: (Tier III) and http://www.gpxglobal.net/gpx-differentials/uptime-institute-tier-iv-fault-tolerance/teir-iv-requirements/
+#: (Tier IV); the Uptime PDF itself (copies: scribd.com/document/239880895, studylib.net/doc/25866472) was not read
+#: in full. Tier III: "a concurrently maintainable data center has redundant capacity components and multiple
+#: independent distribution paths serving the computer equipment" and "Each and every capacity component and element
+#: in the distribution paths can be removed from service on a planned basis without impacting any of the computer
+#: equipment". Tier IV: "multiple, independent, physically isolated systems that provide redundant capacity components".
+#: Utility feeds are not judged: "Tier III and IV engine-generator systems are considered the primary power source for
+#: the data center. The local power utility is an economic alternative." (the same Tier III transcription).
+TIER_CLAUSES = {3: "\"redundant capacity components\", each of which \"can be removed from service on a "
+                   "planned basis without impacting any of the computer equipment\"",
+                4: "\"multiple, independent, physically isolated systems that provide redundant capacity "
+                   "components\""}
+_MAINTAINABLE = ("`concurrently_maintainable` (\"Each and every capacity component ... can be removed from service "
+                 "on a planned basis without impacting any of the computer equipment\")")
+
+
+def tier_contradictions(fac: Any) -> Iterator[Violation]:
+    """PWR018: a hall claiming Uptime Tier III or IV, or `concurrently_maintainable`, whose stated redundancy is N.
+
+    A capacity component (UPS module, generator set, the cooling plant's chillers and pumps) at N has no redundant
+    one, so taking one out takes capacity from the load. Only what the hall states is compared: an unstated
+    redundancy, utility feeds (the Standard takes the generator sets as the primary source), distribution paths,
+    TIA-942 and EN 50600 ratings are not (docs/facility.md).
+    """
+    feeds, tier = fac.feeds, fac.tier
+    level = tier.level if tier is not None and tier.standard == "Uptime Institute" and tier.level >= 3 else None
+    if feeds is None or (level is None and fac.concurrently_maintainable is not True):
+        return
+    at_n = [f"{what} (`feeds.{key}: N`)" for key, what in (("ups", "UPS"), ("generators", "generator sets"),
+                                                           ("cooling", "cooling plant"))
+            if getattr(feeds, key) == "N"]
+    if not at_n:
+        return
+    claims = ([f"Uptime Institute Tier {'III' if level == 3 else 'IV'} ({TIER_CLAUSES[level]})"] if level else []) + \
+        ([_MAINTAINABLE] if fac.concurrently_maintainable else [])
+    yield Violation(f"facility/{fac.id}", fac.id, ("tier",) if level else ("concurrently_maintainable",),
+                    f"facility '{fac.id}' claims {' and '.join(claims)}, but states no redundant capacity components "
+                    f"for its {', '.join(at_n)}: with N, a unit taken out of service leaves less than the load needs "
+                    "(Uptime Institute, Tier Standard: Topology)")

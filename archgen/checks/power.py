@@ -6,11 +6,11 @@ its parts list as `unconfirmed:` says so (PWR012).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
-from typing import Any
 
 from archgen.analyse.rack import Power, Stage
+from archgen.checks.feed_inputs import feeds_into_inputs
+from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.power_figures import (
     _kw,
     feeds_beyond_shelves,
@@ -24,8 +24,8 @@ from archgen.checks.power_figures import (
 )
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import over_hall
-from archgen.model import PowerShelf
-from archgen.model.power import PDU, VOLTAGE_TOLERANCE
+from archgen.model import Facility, PowerShelf
+from archgen.model.power import PDU
 from archgen.units import Q_
 
 
@@ -133,65 +133,7 @@ def feed_matches_input(ctx: Context) -> Iterator[Violation]:
 
     Fix: choose PDUs or shelves rated for the feed (voltage, phases, current), or change the feeds.
     """
-    for path, a in ctx.racks.items():
-        spec = a.rack.spec
-        f = spec.power.feeds
-        pdus = _unique(a, PDU)
-        behind = spec.power.shelves is not None and spec.power.shelves.fed_from == "pdus" and pdus
-        units = pdus + ([] if behind else [(s, s.input) for s, _ in _unique(a, PowerShelf)])
-        supply = ("feed", f.voltage, f.basis, f.phases, f.current)  # a feed's breaker; a PDU's outlets: None
-        for unit, rating in units:
-            yield from _suits(path, spec.id, ("power", "feeds"), supply, unit, rating)
-        if behind:
-            for shelf, _ in _unique(a, PowerShelf):
-                for pdu, _ in pdus:
-                    yield from _suits(path, spec.id, ("power", "shelves", "fed_from"),
-                                      (f"PDU {pdu.id}", pdu.voltage, pdu.basis, pdu.phases, None), shelf, shelf.input)
-
-
-def _unique(a, kind: type[Any]) -> list:
-    """The distinct parts of `kind` placed in the rack with their input rating (a PDU is its own rating)."""
-    by_id = {p.part.id: p.part for p in a.rack.items if isinstance(p.part, kind)}
-    parts = [by_id[k] for k in sorted(by_id)]
-    return [(p, p) for p in parts]
-
-
-def _suits(path: str, owner: str, key: tuple, supply: tuple, unit, rating) -> Iterator[Violation]:
-    """Violations of one supply (what, voltage, basis, phases, breaker current or None) into one unit's input."""
-    what, volts, basis, phases, current = supply
-    name = f"{'PDU' if isinstance(unit, PDU) else 'power shelf'} {unit.id}"
-    outlets = current is None  # a PDU's outlets: a 1-phase input takes a 3-phase PDU's line-to-neutral voltage
-    if phases < rating.phases or (phases != rating.phases and not outlets):
-        yield Violation(path, owner, key + ("phases",), f"{phases}-phase {what} into {rating.phases}-phase {name}")
-        return
-    target = rating.basis if phases == rating.phases else "line-to-neutral"  # 1-phase input on a 3-phase supply
-    restated = _on_basis(volts, basis, target, phases)
-    low, high = _range(rating)
-    if not low <= restated <= high:
-        shown = "" if (basis, phases) == (target, rating.phases) else f" ({restated.to('V'):.0f~P} {target})"
-        allowed = (f"{VOLTAGE_TOLERANCE:.0%} from {name}'s rated {rating.voltage:~P} {rating.basis}"
-                   if getattr(rating, "voltage_min", None) is None and getattr(rating, "voltage_max", None) is None
-                   else f"outside {name}'s rated {low.to('V'):.0f~P} to {high.to('V'):.0f~P} {rating.basis}")
-        lead = "more than " if allowed[0].isdigit() else ""
-        yield Violation(path, owner, key + ("voltage",), f"{what} voltage {volts:~P} {basis}{shown} is {lead}{allowed}",
-                        restated.to("V"), rating.voltage)
-    if current is not None and rating.current is not None and current > rating.current:
-        yield Violation(path, owner, key + ("current",), f"{what} breaker {current:~P} is above {name}'s input "
-                                                          f"rating {rating.current:~P}", current, rating.current)
-
-
-def _range(rating) -> tuple:
-    """A rating's allowed voltage range: a shelf's rated range (or ±10 %), a PDU's nominal ±10 % (IEC 60038)."""
-    if isinstance(rating, PDU):
-        return rating.voltage * (1 - VOLTAGE_TOLERANCE), rating.voltage * (1 + VOLTAGE_TOLERANCE)
-    return rating.voltage_range()
-
-
-def _on_basis(voltage, basis: str, target: str, phases: int):
-    """A three-phase voltage restated on another basis: V(L-L) = √3 × V(L-N)."""
-    if phases == 1 or basis == target:
-        return voltage
-    return voltage * math.sqrt(3) if target == "line-to-line" else voltage / math.sqrt(3)
+    yield from feeds_into_inputs(ctx)
 
 
 @check("PWR007", "power.feeds_per_pdu")
@@ -299,7 +241,8 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     error, within it an info finding, not judged. Generator sets count at the hall's outdoor conditions where they
     state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
     known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
-    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`).
+    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`). Units stated
+    without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key.
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
@@ -392,3 +335,34 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
     Fix: more PDUs or PDUs with more outlets; state the PSUs (`power.psus`) of the parts the map leaves out.
     """
     yield from outlet_counts(ctx)
+
+
+@check("PWR017", "power.hall_units_wasted", severity="warning")
+def hall_units_wasted(ctx: Context) -> Iterator[Violation]:
+    """A hall's UPS modules and generator sets are a count their stated redundancy uses: 2N with an even number.
+
+    N+N (2N) splits the units into two sides, each to carry the load alone. With an odd count the sides cannot be
+    equal and PWR011 counts the smaller (3 modules at 2N: 1 usable, as 2 would give), so the odd unit adds no usable
+    capacity: as PWR005 for a rack's feeds, shelves and PDUs. An N+k that holds back every unit (N+2 of 2) leaves
+    none to carry the load (`hall_figures.wasted_units`).
+
+    Fix: make a 2N count even (one more unit, or one fewer), or state N+1 (all but one usable).
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from wasted_units(fac)
+
+
+@check("PWR018", "power.tier_redundancy", severity="warning")
+def tier_redundancy(ctx: Context) -> Iterator[Violation]:
+    """A hall's Uptime Tier III or IV claim, or `concurrently_maintainable`, has redundant UPS, generators and cooling.
+
+    The Tier Standard: Topology asks both tiers for redundant capacity components, each removable on a planned basis
+    without impacting the IT load; a hall stating `feeds.ups`, `generators` or `cooling` as N contradicts that
+    (`hall_figures.tier_contradictions` quotes the clauses). One utility feed is not a finding: the Standard takes the
+    generator sets as the primary power source. Unstated redundancy, distribution paths and TIA-942 or EN 50600
+    ratings are not judged.
+
+    Fix: state the redundancy the hall has (N+1, 2N) with its units, or the tier the hall meets.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from tier_contradictions(fac)

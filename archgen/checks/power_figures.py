@@ -14,7 +14,7 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.rack import busbar_flags, external_flags
-from archgen.checks.hall_figures import generators_at_site, shared_hall
+from archgen.checks.hall_figures import generators_at_site, redundancy_not_stated, shared_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words, it_floor
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
@@ -56,6 +56,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 continue
             red = redundancy or "N"
             each, site = units.capacity, ""
+            if redundancy is None:
+                yield redundancy_not_stated(path, c, key, label, kind, units)
             if key == "generators":
                 rated = units.at_site(hall)
                 yield from generators_at_site(path, c, units, rated)
@@ -64,7 +66,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 each = rated.capacity
                 site = f", {_kw(each)} each at the site (a derating row)" if each != units.capacity else ""
             usable = each * max(units.count - spare_units(red, units.count), 0)
-            basis = f"({red} of {units.count} x {_kw(units.capacity)} {label} {kind}{site}, feeds.{key})"
+            basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {_kw(units.capacity)} {label} "
+                     f"{kind}{site}, feeds.{key})")
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
                                            None if floor is None or (key == "generators" and pue is None) else

@@ -29,7 +29,8 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: Checks that judge other kinds than their prefix's: a cluster against its facility's stated capacities, and the
 #: power figures a cluster's power rests on.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
-                                              "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",)}
+                                              "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",),
+                                              "PWR017": ("facility",), "PWR018": ("facility",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -61,6 +62,13 @@ def _hall_units(hall: Any) -> bool:
     """Whether a hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
     feeds = hall.feeds if hall is not None else None
     return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
+
+
+def _tier_claimed(hall: Any) -> bool:
+    """Whether a hall claims an Uptime tier or concurrent maintainability and states some redundancy (PWR018)."""
+    feeds = hall.feeds if hall is not None else None
+    return feeds is not None and (hall.tier is not None or hall.concurrently_maintainable is True) and \
+        any(getattr(feeds, key) is not None for key in ("ups", "generators", "cooling"))
 
 
 def _hall_rated(hall: Any) -> bool:
@@ -144,8 +152,9 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be
 #: the hall its racks name (COOL013); a rack document's, the rack's.
 HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
-    "PWR010": _hall_states("critical_it_power"), "COOL009": _hall_states("cooling_capacity"),
-    "PWR011": _hall_units, "COOL011": _hall_rated,
+    "PWR010": _hall_states("critical_it_power"),
+    "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
+    "PWR011": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units, "PWR018": _tier_claimed,
 }
 
 

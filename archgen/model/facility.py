@@ -11,7 +11,7 @@ from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rati
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Spec, raise_each
-from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, Q, Temperature, Voltage
+from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, PowerOrZero, Q, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
 LiquidClass = Literal["W17", "W27", "W32", "W40", "W45", "W+"]
@@ -156,6 +156,10 @@ class Facility(Document):
     cooling_capacity: Power | None = Field(None, description=(
         "IT heat the hall's cooling plant can reject (liquid and air together), e.g. '1.5 MW'; a cluster's IT power,"
         " all of which becomes heat, is measured against it (metric `cooling_headroom`)."))
+    air_cooling_capacity: PowerOrZero | None = Field(None, description=(
+        "Heat the hall's air side (CRAHs, fan walls, in-row air coolers) can take from the room air, part of "
+        "`cooling_capacity`, e.g. '300 kW': the racks' heat to air (after any rear doors) is measured against it "
+        "(COOL009); counted as stated, at no stated conditions. A water-only plant states 0 kW."))
     peak_pue: float | None = Field(None, ge=1, le=5, description=(
         "Facility power over IT power at design conditions: full IT load on the design day (the site's outdoor "
         "design dry-bulb), the 'design PUE' or 'peak PUE' a facility engineer sizes plant on, e.g. 1.35 (ASHRAE "

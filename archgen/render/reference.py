@@ -19,14 +19,11 @@ from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
-from archgen.render.rack_power import water_rows
+from archgen.render.datacentre import ITEM_VALUE, NOT_PROVIDED, _stated, datacentre
 from archgen.units import Q_
 
-NOT_PROVIDED = "not provided"
 #: Sizes of the design the document's BOM-by-size table shows (bom-by-size.csv holds every size of the series).
 MAX_SIZES = 5
-_ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
-ITEM_VALUE = (Column("Item"), Column("Value"))
 
 
 def kept_sentence(series: Scaling) -> str:
@@ -119,14 +116,6 @@ def unlaid(series: Scaling | None) -> tuple:
                  "lengths, so their length bins, their reach and any run beyond it are not known at that size, and "
                  "those lines are not a design."),
             Bullets(tuple(rows)))
-
-
-def _yes_no(value: bool | None) -> str:
-    return NOT_PROVIDED if value is None else ("yes" if value else "no")
-
-
-def _stated(value: Any) -> str:
-    return str(value) if value not in (None, "") else NOT_PROVIDED
 
 
 # ------------------------------------------------------------------------------------------------ storage
@@ -261,117 +250,6 @@ def software(a: Any) -> Section:
             + ("" if sw is not None else " The design states no software stack.")),
         Table("software", "Software stack", (Column("Layer"), Column("Stated")), rows))
     return section
-
-
-# ------------------------------------------------------------------------------------------------ data centre
-
-def _tier_text(tier: Any) -> str:
-    if tier is None:
-        return NOT_PROVIDED
-    name = {"Uptime Institute": f"Uptime Institute Tier {_ROMAN[tier.level]}", "TIA-942": f"TIA-942 Rated {tier.level}",
-            "EN 50600": f"EN 50600 Availability Class {tier.level}"}[tier.standard]
-    return f"{name} ({'certified' if tier.certified else 'design, not certified'})"
-
-
-def datacentre(scope: Any, a: Any) -> Section:
-    """What the hall must provide: rating, maintainability, feeds, power, cooling, floor; against what it states."""
-    m, hall = scope.metrics, a.cluster.facility
-    racks = [scope.run.racks.get(f"rack/{rid}") for rid in sorted(a.cluster.rack_counts)]
-    racks = [r for r in racks if r is not None]
-    liquid = sum((r.cooling.heat_liquid * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
-    air = sum((r.cooling.heat_air * a.cluster.rack_counts[r.rack.spec.id] for r in racks), Q_(0, "kW"))
-    doors = sum((r.metrics.get("heat_to_rear_door", Q_(0, "kW")) * a.cluster.rack_counts[r.rack.spec.id]
-                 for r in racks), Q_(0, "kW"))
-    heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
-    need = [("IT power at the rack feeds (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
-            ("Heat to liquid", fmt.q(liquid, "kW", 1)),
-            *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
-            *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
-            ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
-            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—")]
-    section = Section("datacentre", "Data-centre requirements").add(
-        Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
-             "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "
-             "of the racks and its capacities."),
-        Table("dc-needs", "What the design needs from the hall", ITEM_VALUE, tuple(need)))
-    if hall is None:
-        return section.add(Para(f"Facility: {NOT_PROVIDED}. The cluster names no facility, so its rating, feeds "
-                                "and capacities are not compared."))
-    feeds = hall.feeds
-    rows: list[tuple[str, str]] = [
-        ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
-        ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
-        ("Utility feeds", _stated(feeds.utility_feeds if feeds else None)),
-        ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
-        ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") if feeds else NOT_PROVIDED),
-        ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
-        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) if feeds else
-         NOT_PROVIDED),
-        ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
-        ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
-    rows += _capacity(hall, m)
-    if hall.water is not None:
-        rows.append(("Facility water supply", fmt.q(hall.water.supply, "degC", 0)))
-    elif liquid.m_as("kW") > 0:
-        rows.append(("Facility water supply", f"{NOT_PROVIDED} (the racks reject heat to liquid)"))
-    rows += [("Inlet air supply", fmt.q(hall.air.supply, "degC", 0)),
-             ("Floor rating", fmt.q(hall.floor_rating, "kg/m**2", 0))]
-    rows += [(label, fmt.q(q, unit, 0)) for label, q, unit in (
-        ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
-    return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
-                             tuple(rows)))
-
-
-def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> str:
-    """'N+1 (3 x 150 kW modules)': a stated redundancy with the units it holds, where the hall states them.
-
-    With `hall`, generator sets' capacity at its outdoor conditions where that is not the stated one (PWR011).
-    """
-    if units is None:
-        return _stated(redundancy)
-    each = units.at_site(hall).capacity if hall is not None else units.capacity
-    site = "" if each == units.capacity else "; stated at conditions the site does not meet (PWR011)" if each is \
-        None else f"; {fmt.q(each, 'kW', 0)} each at the site's conditions"
-    return f"{redundancy or 'N'} ({units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind}{site})"
-
-
-def _capacity(hall: Any, m: dict) -> list[tuple[str, str]]:
-    out = []
-    for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
-                                 ("Cooling capacity", hall.cooling_capacity, "cooling_headroom")):
-        at_site = hall.cooling_at_site() if headroom == "cooling_headroom" else cap
-        if cap is None:
-            out.append((label, NOT_PROVIDED))
-        elif at_site is None:
-            out.append((label, f"{fmt.q(cap, 'kW', 0)} stated at conditions the site does not meet (COOL011)"))
-        elif at_site != cap:
-            out.append((label, f"{fmt.q(at_site, 'kW', 0)} at the site's conditions ({fmt.q(cap, 'kW', 0)} as "
-                               f"rated), headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
-        else:
-            out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {fmt.q(m.get(headroom), 'kW', 1)}"))
-    if hall.cost is not None:
-        out.append(("Facility power (IT power × PUE)",
-                    f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"))
-    gens = hall.feeds is not None and hall.feeds.generator_units is not None and hall.cost is not None
-    out.append(("Facility power at design conditions (IT power × peak PUE)", f"{NOT_PROVIDED}: no `peak_pue` "
-                "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
-                if hall.peak_pue is None else
-                f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}"))
-    energy = m.get("facility_energy_per_year")
-    out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
-                "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else
-                f"{fmt.q(energy, 'MWh', 0)} at utilisation {hall.cost.utilisation:g}" + (
-                    " (idle hours at each part's `power.idle`, else its average draw: an upper bound)"
-                    if hall.cost.utilisation < 1 else "")))
-    if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
-        overhead = (m["facility_power"] - m["it_power"]).to("kW")
-        for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),
-                           ("rack_cooling_power", "In-rack cooling units' draw (on the rack feeds)")):
-            if key in m:
-                out.append((label, f"{fmt.q(m[key], 'kW', 1)} of the {fmt.q(overhead, 'kW', 1)} the PUE adds to "
-                                   "IT power" + ("" if m[key] <= overhead else
-                                                 ": more than all of it, so the PUE is too low")))
-    return out
 
 
 # ------------------------------------------------------------------------------------------------ BOM by size

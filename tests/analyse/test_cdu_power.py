@@ -14,7 +14,7 @@ import pytest
 from archgen.analyse.bom import cluster_bom_gaps
 from archgen.analyse.fittings import cdu_power_gaps
 from archgen.pipeline import run
-from archgen.render.reference import _capacity
+from archgen.render.datacentre import _capacity
 from tests.analyse.test_cost import CLUSTER, _design
 from tests.conftest import SPECS, case_files, run_specs
 

@@ -77,7 +77,7 @@ def test_the_plant_is_rated_against_outdoor_air_not_water() -> None:
 
 def test_the_data_centre_section_shows_units_and_derated_cooling() -> None:
     """The hall table states the UPS modules beside the redundancy and the cooling the site can count on."""
-    from archgen.render.reference import _capacity, _units
+    from archgen.render.datacentre import _capacity, _units
     hall = Facility.model_validate({
         "id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}, "cooling_capacity": "1 MW",
         "outdoor_design": "38 degC", "cooling_rated_at": {"ambient": "35 degC"},
@@ -112,7 +112,7 @@ def test_generator_sets_count_the_row_covering_the_site_and_ups_modules_refuse_c
     Row: the Atlas Copco QAS 500 manual's derating table, p. 96 (90 % at 2000 m and 40 °C;
     https://www.easymanua.ls/atlas-copco/qas-500-volvo-s2a-app/manual?p=96), applied to a 2,000 kW set.
     """
-    from archgen.render.reference import _units
+    from archgen.render.datacentre import _units
     base = {"id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}, "altitude": "2000 m",
             "outdoor_design": "40 degC"}
     sets = {"count": 2, "capacity": "2000 kW", "rated_at": {"ambient": "40 degC", "altitude": "1000 m"}}

@@ -99,7 +99,7 @@ floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
 def dc_needs(run) -> dict[str, str]:
     """The rows of cluster c's data-centre requirements table ('What the design needs from the hall')."""
     from archgen.render.cluster import cluster_scope
-    from archgen.render.reference import datacentre
+    from archgen.render.datacentre import datacentre
 
     a = run.clusters["cluster/c"]
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")

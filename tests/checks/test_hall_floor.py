@@ -47,7 +47,8 @@ fabrics:
 def _hall_findings(tmp_path, critical: str, cooling: str):
     run = run_specs(tmp_path, {"specs.yaml": _specs(critical, cooling)})
     assert run.clusters["cluster/c"].metrics.get("it_power") is None     # the premise: not provided
-    return run, {f.id: f for f in run.findings if f.id in ("PWR010", "COOL009")}
+    # COOL009's air-side finding (the hall states no `air_cooling_capacity`: info) is another test's (hall2)
+    return run, {f.id: f for f in run.findings if f.id in ("PWR010", "COOL009") and "heat to air" not in f.message}
 
 
 def test_racks_alone_over_the_hall_fail(tmp_path) -> None:
