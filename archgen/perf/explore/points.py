@@ -87,8 +87,9 @@ class PointRow:
     metrics: dict[str, float] = field(default_factory=dict)
     met: dict[str, bool | None] = field(default_factory=dict)
     feasible: bool = False
-    #: sweep requirements the point meets at its central value but not at one end of the value's range over the
-    #: failure-rate sets (goodput and what derives from it): `check`'s REQ004 "at risk", a warning; still feasible
+    #: requirements the point meets at its central value but not at one end of the value's range: the model's error
+    #: band (an estimate's metric) or the range over the failure-rate sets (goodput and what derives from it):
+    #: `check`'s REQ004 "at risk", a warning; still feasible
     at_risk: tuple[str, ...] = ()
 
 
@@ -222,21 +223,25 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
     other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0)) \
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
-    met = {o.requirement.id: o.met for o in judge_requirements(on_estimate(problem), est)}
+    # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
+    statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
+                                                                                                  est)}
     judged_here = on_point(problem)
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
-    statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
-    for r in judged_here:
+    for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one
+        statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
                 and r.metric not in est.unjudged:
-            status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
+            band = est.bands.get(r.metric)
+            status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
+                                  [band.values(metrics[r.metric]) if band is not None else None])
             statuses[r.id] = status[0] if status else None
-    met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
-    met = {r.id: met[r.id] for r in requirements(problem)}   # in the order of `requirements`
+    order = [r.id for r in requirements(problem)]
+    met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
-                    tuple(k for k, status in statuses.items() if status is Status.AT_RISK))
+                    tuple(k for k in order if statuses[k] is Status.AT_RISK))
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

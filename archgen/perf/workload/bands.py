@@ -41,11 +41,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from archgen import metrics
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE
 from archgen.units import Q_, Q
+
+#: An estimate's value: a quantity, or a float in SI units (a sweep point's).
+E = TypeVar("E", Q, float)
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
     from archgen.model.cases import Case
@@ -185,7 +188,7 @@ class Band:
         """
         return not self.longest and self.count >= (MIN_BIN if self.bin else 1)
 
-    def values(self, estimate: Q) -> tuple[Q, Q] | None:
+    def values(self, estimate: E) -> tuple[E, E] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
 
         With a `spread` (s_low, s_high) the ends are [p*s_low/(1+high), p*s_high/(1+low)]: each end of the span over

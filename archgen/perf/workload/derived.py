@@ -118,17 +118,22 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
     return out
 
 
-def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]], unit: str) -> list[Status] | None:
+def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]], unit: str,
+                 bands: Sequence[tuple[float, float] | None] | None = None) -> list[Status] | None:
     """A sweep requirement judged on the metric of each of `points` (floats in `unit`), with the metric's range.
 
-    The range is the metric's `_low` and `_high` where a point has them (`spread`: goodput and what derives from it,
-    over the failure-rate sets): the value and each end are judged on arrays (`judge_each`) and the status is
-    `status_of`'s, so that a point met at its value but not at one end is at risk, as `check` judges it (REQ004).
-    Every point must have the metric; the per-point path passes one point, the batched path many. None where the
-    values do not have the target's dimension (each not provided).
+    The range is the ends of the metric's error band where `bands` gives them for the point (the model's measured
+    error, `perf.workload.bands.Band.values`, as `judge_requirements` takes it from an estimate), else the metric's
+    `_low` and `_high` where a point has them (`spread`: goodput and what derives from it, over the failure-rate
+    sets): the value and each end are judged on arrays (`judge_each`) and the status is `status_of`'s, so that a
+    point met at its value but not at one end is at risk, as `check` judges it (REQ004). Every point must have the
+    metric; the per-point path passes one point, the batched path many. None where the values do not have the
+    target's dimension (each not provided).
     """
     values = [p[requirement.metric] for p in points]
-    ends = [spread(p, requirement.metric) or (v, v) for p, v in zip(points, values, strict=True)]  # none: the value
+    band_ends = bands or [None] * len(points)
+    ends = [b or spread(p, requirement.metric) or (v, v)   # none: the value
+            for p, v, b in zip(points, values, band_ends, strict=True)]
     met, low, high = (judge_each(requirement, Q_(np.asarray(column, dtype=float), unit))
                       for column in (values, [e[0] for e in ends], [e[1] for e in ends]))
     if met is None or low is None or high is None:
