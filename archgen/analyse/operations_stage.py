@@ -24,6 +24,7 @@ from archgen.analyse.goodput import (
     goodput,
     no_checkpoint_target,
     rate_sets,
+    run_bands,
     storage_metrics,
     unblocked_metrics,
     workload_metrics,
@@ -137,7 +138,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if other:
             ops.unsettled[path] = unsettled(extra, other)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
-                                                bands={**est.bands, **serving_cost_bands(est, extra)}))
+                                                bands={**est.bands, **serving_cost_bands(est, extra),
+                                                       **run_bands(est, extra)}))
     for cpath, (gpus, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"

@@ -59,10 +59,13 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
                             "moe-offline-serving": "MoE offline serving",
                             "moe-serving-under-load": "MoE serving under load", "collectives": "collectives"}
 #: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, the
-#: reliability figures and a training job's cost, whose range is its spares' (`display.range_basis`)).
+#: reliability figures and a training job's cost per token and per hour, whose range is its spares'
+#: (`display.range_basis`)). A training run's time and whole cost are its tokens over its tokens/s, so the step time's
+#: band, at each end of their own range where they have one (`analyse.goodput.run_bands`, `derived.band_ends`).
 QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                          "tflops_per_gpu", "mfu")},
+                                          "tflops_per_gpu", "mfu", "time_to_train", "goodput_time_to_train",
+                                          "job_cost")},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
@@ -278,8 +281,7 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
         m = metrics.find("workload", name)
         scale, unit = _shown(m)
         title = m.title[0].lower() + m.title[1:] if m is not None else name
-        what = (f"the {title} ({_g(lo * scale)}{unit} to {_g(hi * scale)}{unit} around "
-                f"{_g(point * scale)}{unit})")
+        what = f"the {title} ({lo * scale:.4g}{unit} to {hi * scale:.4g}{unit} around {point * scale:.4g}{unit})"
     return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_)
 
 
@@ -290,10 +292,6 @@ def _shown(m: metrics.Metric | None) -> tuple[float, str]:
     if not m.unit or m.unit == m.dimension or m.unit == "percent":
         return 1.0, f" {m.dimension}"
     return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"
-
-
-def _g(x: float) -> str:
-    return f"{x:.4g}"
 
 
 def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None:

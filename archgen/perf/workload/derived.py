@@ -38,9 +38,10 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
-from archgen.units import Q_
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
+    from archgen.perf.workload.bands import Band
     from archgen.perf.workload.cluster import Machine
     from archgen.perf.workload.estimate_result import Estimate
 
@@ -80,9 +81,8 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
         if not judged(req.metric, bool(est.fits)):  # its metrics are dropped or meaningless: say why
             o = judge(req, None, DOES_NOT_FIT)
         else:
-            ends = band.values(value) if band is not None and value is not None else None
             o = judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
-                      ends if ends is not None or value is None else spread(est.metrics, req.metric))
+                      band_ends(band, value, est.metrics, req.metric) if value is not None else None)
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
         if o.value is not None and req.metric in est.unjudged:  # shown, but no operating point a target can hold
@@ -97,6 +97,21 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = replace(o, note=band.describe())
         outcomes.append(on_assumed(o, assumed))
     return outcomes
+
+
+def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:
+    """Where an estimate's `value` of `metric` may lie: its band's ends (`Band.values`), else its own range (`spread`).
+
+    A metric with both, a training run's whole cost (the model's error on its tokens/s, and `job_cost_low/high`, the
+    range its goodput and spares give), takes the band at each end of its range: from the band's low end at the
+    range's low end to its high end at the range's high end, each end with the model's error in the same direction.
+    """
+    own = spread(metrics, metric)
+    ends = band.values(value) if band is not None else None
+    if ends is None or own is None or band is None:
+        return ends if ends is not None else own
+    low, high = band.values(own[0]), band.values(own[1])
+    return (low[0], high[1]) if low is not None and high is not None else ends
 
 
 def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, float],
