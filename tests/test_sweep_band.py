@@ -31,6 +31,12 @@ def _problem(tmp_path: Path, text: str, *paths: Path):
     return sweep_problems.problems(specs, clusters, sweeps)[0]
 
 
+def _single(workload: str, gpus: int, objective: str, requirement: str = "") -> str:
+    """A sweep of one point: `workload` on `gpus` accelerators, with a sweep `requirement` (flow YAML) if given."""
+    return (f"kind: Sweep\nid: one\nworkload: {workload}\naxes:\n  accelerators: [{gpus}]\n"
+            f"objectives: [{{metric: {objective}}}]\n" + (f"requirements:\n  - {requirement}\n" if requirement else ""))
+
+
 def _risk_counts(problem, rows) -> dict[str, int]:
     table = next(b for b in overview(summarise(problem, rows)).blocks if getattr(b, "id", None) == "requirements")
     return {row[0]: row[8] for row in table.rows}
@@ -59,13 +65,7 @@ def test_a_point_and_check_of_the_same_design_agree_and_the_document_counts_it(t
     est = shipped.workloads[path].estimate
     checked = {o.requirement.id: o.status for o in est.requirements}
     assert Status.AT_RISK in checked.values()
-    p = _problem(tmp_path, f"""kind: Sweep
-id: same
-workload: llama3-405b-pretrain-gb200
-axes:
-  accelerators: [{est.gpus}]
-objectives: [{{metric: tokens_per_second}}]
-""")
+    p = _problem(tmp_path, _single("llama3-405b-pretrain-gb200", est.gpus, "tokens_per_second"))
     for row in (evaluate_point(p, 0), *batched(p, 0, 1)):
         assert row.layout == est.layout
         assert {k: v for k, v in row.met.items()} == {k: s is Status.MET or s is Status.AT_RISK
@@ -106,3 +106,41 @@ def test_an_unmeasured_part_widens_each_points_band_by_its_own_span_on_both_path
                          "--format", "json").out)
     assert [r["status"] for r in est["requirements"]] == ["at risk"]
     assert est["metrics"]["step_time"]["value"] == pytest.approx(own.metrics["step_time"], rel=1e-12)
+
+
+def test_a_serving_points_cost_per_token_carries_its_throughputs_band_as_in_check(tmp_path, shipped):
+    """A serving job's cost per token is its cost per hour over its tokens/s, so `check` gives it the throughput's band
+    (`derived.serving_cost_bands`); a sweep point judged it on its value alone. The shipped GB200 serving job: a
+    target between its value and the band's pessimistic end is at risk on both."""
+    from archgen.model.requirements import Requirement
+    from archgen.perf.workload.derived import judge_requirements
+    est = shipped.workloads["workload/llama3-70b-serve-gb200"].estimate
+    value = est.metrics["cost_per_token"].m_as("USD")
+    worst = est.bands["cost_per_token"].values(est.metrics["cost_per_token"])[1].m_as("USD")
+    target = f"<= {(value + worst) / 2:.6e} USD"
+    [checked] = judge_requirements([Requirement(id="REQ-S-001", statement="c", metric="cost_per_token",
+                                                target=target)], est)
+    assert checked.status is Status.AT_RISK
+    p = _problem(tmp_path, _single("llama3-70b-serve-gb200", est.gpus, "cost_per_token",
+                                   f"{{id: REQ-S-001, statement: c, metric: cost_per_token, target: '{target}'}}"))
+    row = evaluate_point(p, 0)
+    assert row.metrics["cost_per_token"] == pytest.approx(value, rel=1e-12)
+    assert row.met["REQ-S-001"] is True and "REQ-S-001" in row.at_risk
+
+
+def test_a_serving_point_on_an_unmeasured_part_spans_its_ranges_as_estimate_does(tmp_path, cli):
+    """A serving estimate took its span over the part's stated ranges only where it computed elasticities, which a
+    sweep's points do not: on Trainium2 (no offline serving measurement) a point's throughput band was the model's
+    error alone. 216.4 tokens/s per accelerator: low end 216.4 / 1.4559 = 148.6 by the error alone, 117.7 with the
+    span (`estimate`'s band); a target of 130 is at risk, as `estimate` of the same design judges it."""
+    est = json.loads(cli("estimate", str(SPECS), str(TRN2), "--workload", "llama3-70b-serve-trn2", "--format",
+                         "json").out)
+    b = est["bands"]["tokens_per_second_per_gpu"]
+    value = est["metrics"]["tokens_per_second_per_gpu"]["value"]
+    assert b["low"]["value"] < 130 < value / (1 + b["error"]["high"])
+    p = _problem(tmp_path, _single("llama3-70b-serve-trn2", 16, "tokens_per_second_per_gpu",
+                                   "{id: REQ-S-002, statement: t, metric: tokens_per_second_per_gpu, target: '>= 130 1/s'}"),
+                 TRN2)
+    row = evaluate_point(p, 0)
+    assert row.metrics["tokens_per_second_per_gpu"] == pytest.approx(value, rel=1e-12)
+    assert row.met["REQ-S-002"] is True and row.at_risk == ("REQ-S-002",)

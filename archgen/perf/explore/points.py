@@ -23,7 +23,14 @@ from archgen.perf.explore.point_axes import point_base, point_hardware, point_jo
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
-from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import (
+    judge_points,
+    judge_requirements,
+    judged,
+    point_metrics,
+    serving_cost_bands,
+    unsettled_at,
+)
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
@@ -232,7 +239,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
                 and r.metric not in est.unjudged:
-            band = est.bands.get(r.metric)
+            band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric)   # as `check` adds it
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
                                   [band.values(metrics[r.metric]) if band is not None else None])
             statuses[r.id] = status[0] if status else None

@@ -69,7 +69,7 @@ QUANTITIES: dict[str, dict[str, str]] = {
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
-                  # turned (added where the cost is, `analyse.operations_stage.serving_cost_bands`)
+                  # turned (added where the cost is, `perf.workload.derived.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},

@@ -38,6 +38,7 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
+from archgen.perf.workload.bands import bands
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -257,3 +258,18 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
+
+
+def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
+    """The bands of a serving job's cost per token: its throughput's, turned (cost per hour over tokens per second).
+
+    The cost per hour is the cluster's, exact as far as the model goes; what the published runs leave open is the
+    tokens per second, so the cost per token may lie in [cost / high tokens/s, cost / low tokens/s]. A training
+    job's cost has its spares' range instead (`display.range_basis`) and no band here. `cost` holds the cost metrics
+    (`check`'s, added by `analyse.operations_stage`, or a sweep point's); the bands are those of its names.
+    """
+    tput = est.bands.get("tokens_per_second")
+    if est.kind != "inference" or tput is None:
+        return {}
+    return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens") if k in cost],
+                 accelerator=tput.accelerator, span=est.span, context=tput.context or None)
