@@ -18,7 +18,8 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
                              "bridge-26.04-qwen3-30b.yaml", "bridge-26.02-qwen3-30b-h100-ep8.yaml",
                              "bridge-26.04.01.yaml", "bridge-26.10.yaml",
                              "fa2-gpt3-table1.yaml", "korthikanti-table5.yaml", "aws-dispatcher-efa.yaml",
-                             "mlperf-inference-v5.yaml", "mlperf-inference-v5-moe.yaml", "mlperf-training-v5.yaml",
+                             "mlperf-inference-v5.yaml", "mlperf-inference-v5-moe.yaml",
+                             "mlperf-inference-v5-deepseek.yaml", "mlperf-training-v5.yaml",
                              "mlperf-training-v5-amd.yaml")}
 #: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}

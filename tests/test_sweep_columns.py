@@ -31,7 +31,7 @@ def _odd_rows(result: Result) -> list[PointRow]:
             PointRow(900, ok.values, ok.cluster, "invalid", "tp 3 does not divide 64 heads, nor 8 KV heads"),
             PointRow(901, ok.values, ok.cluster, "invalid", "=HYPERLINK(\"x\")"),
             dataclasses.replace(ok, index=902, status="does not fit", reason="needs 212 GB, has 180 GB",
-                                metrics=memory, met={}, feasible=False, at_risk=()),
+                                metrics=memory, met={}, feasible=False),
             dataclasses.replace(ok, index=903, metrics={k: v for k, v in ok.metrics.items() if k != "mfu"},
                                 layout={"tp": 8, "pp": 1, "dp": 16, "cp": 1, "ep": 1, "interleave": 1})]
 

@@ -62,7 +62,8 @@ def test_check_fails_the_design_and_the_sweep_now_says_so_at_its_point(tmp_path,
     assert lines[0].split(",")[-6:] == ["Feasible", "REQ-PERF-001", "REQ-PERF-002", "REQ-JOB-001", "Hardware",
                                         "Reason"]
     assert lines[1].split(",")[-6:-2] == ["no", "met", "met", "not met"]
-    # twice the peak meets 2.5 s at 1.57 s, but not at its band's slow end, 1.57 s / (1 - 0.379) = 2.53 s: at risk
+    # the point on twice the peak (1.57 s) is met but at risk: dense training's band (-37.9 % to +16.8 %) puts its
+    # pessimistic end at 1.57 / 0.621 = 2.53 s, as `check` and `estimate` judge it (newuser33: before, 0 at risk)
     assert "| REQ-JOB-001 | Step time of one global batch | SHALL | step\\_time | \\<= 2.5 s | 1 | 1 | 0 | 1 | " \
         "Requirements job-acceptance |" in \
         (tmp_path / "o" / "t" / "t.md").read_text(encoding="utf-8")

@@ -198,7 +198,8 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
             False: csv_cell(Status.NOT_MET, cols[at])}
     risky = csv_cell(Status.AT_RISK, cols[at])
     for q in reqs:
-        data.append([risky if q.id in r.at_risk else said[r.met.get(q.id)] for r in rows])
+        data.append([risky if q.id in r.at_risk and r.met.get(q.id) is not None else said[r.met.get(q.id)]
+                     for r in rows])   # as `cells`: a requirement not judged at a point is never at risk there
         at += 1
     if hardware:
         data.append(["hypothetical" if assumed(r.values, problem) else "as catalogued" for r in rows])

@@ -60,8 +60,11 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
 def test_offline_throughput_errors_and_the_band_they_give():
     """+31 % and +30 % on H200, +36 % on MI325X, +48 % on MI300X: high on every row (docs/perf-model.md; +39, +37, +43
     and +55 % before the FFN activation's and the MoE combine's bytes were charged, issue 20). The band of
-    `moe-offline-serving` tokens/s is exactly these four errors (it had no measurement before)."""
+    `moe-offline-serving` tokens/s starts at the lowest of these four errors (it had no measurement before them); since
+    newuser33 it also holds the two DeepSeek-R1 Offline rows, +162 % and +176 %."""
     errors = {r.id: r.error for r in score_case_file(MOE).results}
     assert len(errors) == 4 and all(0.25 <= e <= 0.50 for e in errors.values())
     count, low, high, _ = TABLE["moe-offline-serving"]["tokens_per_second"]
-    assert (count, low, high) == (4, round(min(errors.values()), 4), round(max(errors.values()), 4))
+    # the band's low end is the lowest of these; its high end and the other two rows are DeepSeek-R1's
+    # (tests/perf/test_mlperf_v5_deepseek.py)
+    assert (count, low) == (6, round(min(errors.values()), 4)) and high > max(errors.values())

@@ -21,6 +21,7 @@ Each (family, quantity): (measurements, lowest and highest signed relative error
 - tests/perf/data/aws-dispatcher-efa.yaml
 - tests/perf/data/mlperf-inference-v5.yaml
 - tests/perf/data/mlperf-inference-v5-moe.yaml
+- tests/perf/data/mlperf-inference-v5-deepseek.yaml
 - tests/perf/data/mlperf-training-v5.yaml
 - tests/perf/data/mlperf-training-v5-amd.yaml
 """
@@ -53,7 +54,15 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity': (3, -0.6394, 3.4159, 0.6394),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (4, 0.2978, 0.4764, 0.337),
+        'tokens_per_second': (6, 0.2978, 1.7614, 0.4185),
+    },
+    'moe-serving-under-load': {
+        'tpot@light': (3, -0.7707, -0.635, 0.653),
+        'tpot_p50@light': (3, -0.7793, -0.6062, 0.653),
+        'tpot_p99@light': (3, -0.7919, -0.6236, 0.6622),
+        'ttft@light': (3, -0.9684, -0.9409, 0.9464),
+        'ttft_p50@light': (3, -0.9671, -0.9391, 0.9432),
+        'ttft_p99@light': (3, -0.9827, -0.9586, 0.9693),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0691),
@@ -201,9 +210,43 @@ ON: dict[str, dict[str, dict[str, int]]] = {
     },
     'moe-offline-serving': {
         'tokens_per_second': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
             'h200-sxm-141gb': 2,
             'mi300x': 1,
             'mi325x': 1,
+        },
+    },
+    'moe-serving-under-load': {
+        'tpot@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'tpot_p50@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'tpot_p99@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'ttft@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'ttft_p50@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
+        },
+        'ttft_p99@light': {
+            'b200-sxm-180gb': 1,
+            'gb200': 1,
+            'gb300': 1,
         },
     },
     'collectives': {
@@ -223,5 +266,6 @@ CONTEXT: dict[str, int] = {
     'moe-training': 4096,
     'offline-serving': 22000,
     'serving-under-load': 10084,
-    'moe-offline-serving': 573,
+    'moe-offline-serving': 4540,
+    'moe-serving-under-load': 4552,
 }

@@ -67,9 +67,8 @@ def latency_note(hw: Hardware) -> list[str]:
     if "scale_up_latency" not in hw.unstated:
         return []
     return [f"scale-up latency {hw.scale_up_latency * 1e6:.3g} us per collective step of {hw.accelerator} is not "
-            "a figure of its own link: the part marks `scale_up.latency` unconfirmed or leaves it to the model's "
-            "default (1.9 us, NCCL's tuning-model LL128 step over NVLink); every collective step inside the "
-            "scale-up domain takes it (elasticity: latency)"]
+            "a figure of its own link: the part marks `scale_up.latency` unconfirmed (its catalog notes say where the "
+            "figure comes from); every collective step inside the scale-up domain takes it (elasticity: latency)"]
 
 
 def stack_origin(hw: Hardware, stack: str = "") -> str:
