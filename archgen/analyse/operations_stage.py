@@ -24,6 +24,7 @@ from archgen.analyse.goodput import (
     goodput,
     no_checkpoint_target,
     rate_sets,
+    run_bands,
     storage_metrics,
     unblocked_metrics,
     workload_metrics,
@@ -37,9 +38,7 @@ from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.bands import Band, bands
-from archgen.perf.workload.derived import charged_spares
-from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.derived import charged_spares, serving_cost_bands
 from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -137,7 +136,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if other:
             ops.unsettled[path] = unsettled(extra, other)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
-                                                bands={**est.bands, **serving_cost_bands(est, extra)}))
+                                                bands={**est.bands, **serving_cost_bands(est, extra),
+                                                       **run_bands(est, extra)}))
     for cpath, (gpus, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"
@@ -238,18 +238,3 @@ def facility_figures(specs: Specs, a: ClusterAnalysis, utilisation: float | None
     per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
     return (per_hour.m_as("USD") if per_hour is not None else None,
             cost.utilisation if cost is not None else 1.0)
-
-
-def serving_cost_bands(est: Estimate, cost: dict[str, Q]) -> dict[str, Band]:
-    """The bands of a serving job's cost per token: its throughput's, turned (cost per hour over tokens per second).
-
-    The cost per hour is the cluster's, exact as far as the model goes; what the published runs leave open is the
-    tokens per second, so the cost per token may lie in [cost / high tokens/s, cost / low tokens/s]. A training
-    job's cost has its spares' range instead (`display.range_basis`) and no band here.
-    """
-    tput = est.bands.get("tokens_per_second")
-    if est.kind != "inference" or tput is None:
-        return {}
-    return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens") if k in cost],
-                 accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
-

@@ -212,8 +212,9 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
         b, o = j.bound, j.outcome
         if o.status is Status.AT_RISK:
             band = bands.get(b.subject, {}).get(b.req.metric)
+            own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)
             yield _at_risk(o, b.subject, b.owner, b.path + ("target",), band,
-                           None if band is not None else _range_spans(ctx, b.subject, b.req.metric))
+                           None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric))
 
 
 def _range_spans(ctx: Context, subject: str, metric: str) -> str:
@@ -244,10 +245,14 @@ def _cluster_of(ctx: Context, path: str) -> str | None:
 
 
 def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | None, spans: str | None) -> Violation:
-    """REQ004's finding; without a performance band, the range is a reliability figure's (`spans` says over what)."""
+    """REQ004's finding; without a performance band, the range is a reliability figure's (`spans` says over what).
+
+    With both (a run's whole cost: the model's error and its spares' range), the band is taken at each end of the range.
+    """
     req, end = o.requirement, o.pessimistic
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
-    what = band.describe() if band is not None else spans
+    what = spans if band is None else band.describe() if spans is None else \
+        f"{band.describe()}; taken at each end of its {spans}"
     inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
     return Violation(subject, owner, path,
                      f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets "

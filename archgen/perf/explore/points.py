@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -28,15 +28,12 @@ from archgen.perf.workload.derived import (
     judge_requirements,
     judged,
     point_metrics,
-    risky_points,
+    serving_cost_bands,
     unsettled_at,
 )
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
-
-if TYPE_CHECKING:
-    from archgen.perf.workload.estimate_result import Estimate
 
 
 @dataclass(frozen=True)
@@ -97,8 +94,9 @@ class PointRow:
     metrics: dict[str, float] = field(default_factory=dict)
     met: dict[str, bool | None] = field(default_factory=dict)
     feasible: bool = False
-    #: sweep requirements the point meets at its central value but not at one end of the value's range over the
-    #: failure-rate sets (goodput and what derives from it): `check`'s REQ004 "at risk", a warning; still feasible
+    #: requirements the point meets at its central value but not at one end of the value's range: the model's error
+    #: band (an estimate's metric) or the range over the failure-rate sets (goodput and what derives from it):
+    #: `check`'s REQ004 "at risk", a warning; still feasible
     at_risk: tuple[str, ...] = ()
 
 
@@ -232,41 +230,25 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
     other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0)) \
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
-    outcomes = judge_requirements(on_estimate(problem), est)
-    met = {o.requirement.id: o.met for o in outcomes}
-    risky = {o.requirement.id for o in outcomes if o.status in PASSING and o.value is not None
-             and estimate_at_risk(o.requirement, float(o.value.magnitude), str(o.value.units), est)}
+    # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
+    statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
+                                                                                                  est)}
     judged_here = on_point(problem)
     loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
-    statuses: dict[str, Status | None] = {}   # the requirements judged on this point's metrics (one of a batch)
-    for r in judged_here:
+    for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one
+        statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
                 and r.metric not in est.unjudged:
-            status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""))
+            band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric)   # as `check` adds it
+            status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
+                                  [band.values(metrics[r.metric]) if band is not None else None])
             statuses[r.id] = status[0] if status else None
-            if statuses[r.id] is Status.MET and estimate_at_risk(r, metrics[r.metric], SWEEP_METRICS.get(r.metric, ""),
-                                                                 est):
-                statuses[r.id] = Status.AT_RISK   # a sweep's own target on a banded figure (the workload's do too)
-    met.update({r.id: None if statuses.get(r.id) is None else statuses[r.id] in PASSING for r in judged_here})
-    met = {r.id: met[r.id] for r in requirements(problem)}   # in the order of `requirements`
+    order = [r.id for r in requirements(problem)]
+    met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
-                    tuple(r.id for r in requirements(problem) if r.id in risky
-                          or statuses.get(r.id) is Status.AT_RISK))
-
-
-def estimate_at_risk(req: Requirement, value: float, unit: str, est: Estimate) -> bool:
-    """Whether `req`, met by `value` (in `unit`) of a point's estimate, is at risk there (REQ004, as `check` has it).
-
-    On the metric's error band without the span over the part's stated efficiency ranges (`derived.band_factors`,
-    which the batched path computes the same way), so that both paths mark the same points; a metric the estimate
-    gives no band (goodput and what derives from it, memory) never is.
-    """
-    b = est.bands.get(req.metric)
-    if b is None or not b.measured:
-        return False
-    return risky_points(req, [value], [(1 / (1 + b.high), 1 / (1 + b.low))], unit)[0]
+                    tuple(k for k in order if statuses[k] is Status.AT_RISK))
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

@@ -36,12 +36,15 @@ import numpy as np
 from archgen.errors import ArchgenError
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload, placed
+from archgen.perf.explore.set_bands import step_span
 from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
 from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
 from archgen.perf.explore.vectorised_bounds import layout_of as _layout
 from archgen.perf.explore.vectorised_bounds import prepare as _prepare  # noqa: F401 (tests/perf/test_batch.py)
+from archgen.perf.explore.vectorised_least import least as _least
+from archgen.perf.explore.vectorised_least import least_floor as _least_floor
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
 from archgen.perf.explore.vectorised_sets import Cached, Preparation, preparation
 from archgen.perf.hw.arch import Arch
@@ -290,48 +293,10 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
     chosen = np.flatnonzero(best >= 0)
     at = np.zeros(count, dtype=int)
     at[p[head]] = head
-    rows = _rows(pts, prep, take, chosen, best, _Timed(*(f[at[chosen]] for f in timed)))
+    rows = _rows(pts, prep, take, chosen, best, _Timed(*(f[at[chosen]] for f in timed)), setup)
     for q in np.flatnonzero(odd).tolist():
         rows[q] = evaluate_point(pts.problem, int(pts.indices[offset + q]))
     return rows
-
-
-def _least_floor(fp: np.ndarray, ff: np.ndarray) -> np.ndarray:
-    """Each point's pair of least floor, the first on ties (what a stable sort by point, then floor, puts first).
-
-    The pairs come grouped by point in ascending order (rows of the round's cut): a reduction per group, no sort.
-    """
-    if not len(fp) or np.any(fp[1:] < fp[:-1]):
-        by = np.lexsort((ff, fp))
-        return by[np.r_[True, fp[by][1:] != fp[by][:-1]]] if len(by) else by
-    starts = np.flatnonzero(np.r_[True, fp[1:] != fp[:-1]])
-    least = np.minimum.reduceat(ff, starts)
-    at = np.where(ff == np.repeat(least, np.diff(np.r_[starts, len(ff)])), np.arange(len(ff)), len(ff))
-    return np.minimum.reduceat(at, starts)
-
-
-def _least(bound: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each row's `k` least plans in order (the least bound first, the first plan on ties), and their bounds.
-
-    What a stable `np.argsort` puts first, at the cost of a partition for the many plans no round reaches.
-    """
-    if k >= bound.shape[1]:
-        order = np.argsort(bound, axis=1, kind="stable")
-        return order, np.take_along_axis(bound, order, axis=1)
-    # a row's k-th least bound is at most that of any k of its plans: those of least bound at the batch's first
-    # point give each row a ceiling, and a plan above every row's ceiling is no row's; the rest are partitioned
-    few = np.argpartition(bound[0], 2 * k - 1)[:2 * k] if bound.shape[1] > 2 * k else np.arange(bound.shape[1])
-    ceiling = np.partition(bound[:, few], k - 1, axis=1)[:, k - 1]
-    cols = np.flatnonzero(np.any(bound <= ceiling[:, None], axis=0))
-    if k <= len(cols) < bound.shape[1] // 2 and not np.isnan(ceiling).any():
-        part = cols[np.argpartition(bound[:, cols], k - 1, axis=1)[:, :k]]
-        vals = np.take_along_axis(bound, part, axis=1)
-        by = np.lexsort((part, vals))
-        return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
-    part = np.argpartition(bound, k - 1, axis=1)[:, :k]
-    vals = np.take_along_axis(bound, part, axis=1)
-    by = np.lexsort((part, vals))
-    return np.take_along_axis(part, by, axis=1), np.take_along_axis(vals, by, axis=1)
 
 
 class _Timed(NamedTuple):
@@ -344,11 +309,12 @@ class _Timed(NamedTuple):
     total: np.ndarray  # memory per accelerator
 
 
-def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray,
-          est: _Timed) -> list[PointRow]:
+def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: np.ndarray, est: _Timed,
+          setup) -> list[PointRow]:
     """Rows of searched points: `est` times the best layout (`best`) of each point `chosen` (the others: none fits).
 
-    The estimates are those the search timed the layouts with (the same numbers a new estimate gives).
+    The estimates are those the search timed the layouts with (the same numbers a new estimate gives); each chosen
+    layout is re-timed on other hardware only where its band spans the part's stated ranges (`finish`'s `span_of`).
     """
     count = len(best)
     metrics = {}
@@ -374,7 +340,9 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
                 shared[r]["offload"] = _OFFLOADS[int(prep.lay["offload"][r])]
         layouts[p] = shared[r]
     note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)
-    return finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count)
+    return finish(pts, take, best >= 0, chosen, metrics, layouts, [note] * count, lambda: step_span(  # when it spans
+        _batch_hw(pts, (take.start or 0) + chosen, (len(chosen),)), pts.dtype,
+        lambda h: estimate_training(h, setup.job, _layout(prep.lay, setup, best[chosen])).step_time))
 
 
 def _complete(pts: PointSet, setup) -> list[PointRow]:
@@ -382,10 +350,10 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
     lay = setup.layout
     count = len(pts.indices)
     hw = _batch_hw(pts, slice(None), (count,))
-    est = estimate_training(hw, setup.job, Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"],
-                                                  lay["ep"], lay["interleave"], RECOMPUTE_CODES[lay["recompute"]],
-                                                  setup.knobs.sequence_parallel, lay["zero"], setup.pipeline,
-                                                  OFFLOAD_CODES[lay.get("offload", "none")], lay.get("etp")))
+    given = Layout(lay["tp"], lay["pp"], lay["dp"], lay["micro_batch"], lay["cp"], lay["ep"], lay["interleave"],
+                   RECOMPUTE_CODES[lay["recompute"]], setup.knobs.sequence_parallel, lay["zero"], setup.pipeline,
+                   OFFLOAD_CODES[lay.get("offload", "none")], lay.get("etp"))
+    est = estimate_training(hw, setup.job, given)
     every = np.arange(count)
     total = np.broadcast_to(np.asarray(est.memory.total, dtype=float), (count,))
     cap = np.broadcast_to(np.asarray(hw.hbm_capacity, dtype=float), (count,))
@@ -397,4 +365,5 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
     metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), UNITS[k]) for k, v in raw.items()}
     notes = ["" if f else does_not_fit_note(t, c)
              for f, t, c in zip(fit.tolist(), total.tolist(), cap.tolist(), strict=True)]
-    return finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes)
+    return finish(pts, slice(None), fit, every, metrics, dict.fromkeys(every.tolist(), dict(lay)), notes,
+                  lambda: step_span(hw, pts.dtype, lambda h: estimate_training(h, setup.job, given).step_time))

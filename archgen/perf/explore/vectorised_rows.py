@@ -10,14 +10,16 @@ risk" rule, `perf.workload.derived.judge_points`, as on the per-point path).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.model.requirements import PASSING, Requirement, Status, judge_each
+from archgen.model.requirements import PASSING, Requirement, Status, judge_each, status_of
 from archgen.model.sweep import SWEEP_METRICS
+from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
     PointRow,
     SweepProblem,
@@ -28,19 +30,11 @@ from archgen.perf.explore.points import (
     requirements,
     unpriced,
 )
-from archgen.perf.hw.arch import Arch
+from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.cluster import Machine
-from archgen.perf.workload.derived import (
-    band_factors,
-    judge_points,
-    judged,
-    point_metrics,
-    risky_points,
-    unsettled_at,
-)
-from archgen.perf.workload.estimate import family
+from archgen.perf.workload.derived import judge_points, judged, point_metrics, unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -68,13 +62,16 @@ class PointSet:
 
 
 def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metrics: dict,
-           layouts: dict[int, dict], notes: list[str]) -> list[PointRow]:
+           layouts: dict[int, dict], notes: list[str], span_of: StepAt | None = None) -> list[PointRow]:
     """Rows as `perf.explore.points.evaluate_point` builds them: the sweep's own metrics, requirements, feasibility.
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`. Power,
     energy per token, goodput and cost per token are `perf.workload.derived.point_metrics`, point by point, as on the
     per-point path; the requirements are judged on arrays (`model.requirements.judge_each`; a sweep's own through
-    `perf.workload.derived.judge_points`, as on the per-point path).
+    `perf.workload.derived.judge_points`, as on the per-point path), each with the model's error band the point's
+    estimate carries (`perf.explore.set_bands`). `span_of` gives the least and greatest step time of the points
+    `chosen` (their layouts re-timed) over the part's stated ranges, which a band spans on a part with no
+    measurement of its own (`set_bands.spans`).
     """
     problem = pts.problem
     base = pts.base
@@ -94,21 +91,29 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan, 0))
                       if free == free else None)
     met: list[dict[str, bool | None]] = [{} for _ in rows]
-    # the workload's requirements, on the estimate's metrics (memory ones also when the layout does not fit)
     risk: list[list[str]] = [[] for _ in rows]
+    band = _bands(pts, chosen, metrics, span_of)
+    # the workload's requirements, on the estimate's metrics with their band (memory ones also when the layout does
+    # not fit), as `check` judges them: met, at risk (REQ004) or not met
     for req in on_estimate(problem):
-        verdicts = judge_each(req, Q_(*metrics[req.metric])) if req.metric in metrics else None
+        verdicts = None
+        if req.metric in metrics:
+            vals, unit = metrics[req.metric]
+            verdicts = _statuses(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen))))
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
-            got[req.id] = verdicts[j] if use and verdicts is not None and j is not None else None
-        if verdicts is not None:   # met at the value, at risk where one end of its band is not (points.evaluate_point)
-            for p in _at_risk(pts, req, metrics[req.metric], where, take, met):
+            status = verdicts[j] if use and verdicts is not None and j is not None else None
+            got[req.id] = None if status is None else status in PASSING
+            if status is Status.AT_RISK:
                 risk[p].append(req.id)
     loose: list[set[str]] = [set() for _ in rows]
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
-        statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric])
+        ends = band.ends(req.metric, np.asarray([rows[p][req.metric] for p in have], dtype=float),
+                         np.asarray([where.get(p, 0) for p in have], dtype=int)) if have else None
+        statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric],
+                                None if ends is None else list(zip(ends[0].tolist(), ends[1].tolist(), strict=True)))
         for got in met:
             got[req.id] = None
         for p, status in zip(have, [None] * len(have) if statuses is None else statuses, strict=True):
@@ -120,12 +125,9 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             met[p][req.id] = status in PASSING
             if status is Status.AT_RISK:
                 risk[p].append(req.id)
-        if req.metric in metrics:   # a target on a banded figure of the estimate, as the workload's own above
-            for p in _at_risk(pts, req, metrics[req.metric], where, take, met):
-                if req.id not in risk[p]:
-                    risk[p].append(req.id)
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
+    risk = [sorted(ids, key=order.index) if len(ids) > 1 else ids for ids in risk]   # in the order of `requirements`
     priced = unpriced(problem, base)
     outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced, base.cluster)
                 for p in range(len(fits))]
@@ -137,26 +139,35 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
             for p in range(len(fits))]
 
 
-def _at_risk(pts: PointSet, req: Requirement, column: tuple[Any, str], where: dict[int, int], take: slice,
-             met: list[dict[str, bool | None]]) -> list[int]:
-    """The points (of `take`) where the workload's `req` is met by the estimate but not at one end of its band.
-
-    `column` holds the chosen points' values and their unit; the band is `derived.band_factors`', as the per-point
-    path (`points.estimate_at_risk`) takes it.
-    """
-    problem = pts.problem
-    t = problem.workload.training
-    assert t is not None and problem.model is not None, "batched only for a training job (evaluate)"
-    fam = family("training", bool(Arch.from_model(problem.model).experts))
-    have = [p for p, got in enumerate(met) if got.get(req.id) and p in where]
-    values = [float(column[0][where[p]]) for p in have]
-    contexts = [int(v.get("seq_len", t.seq_len)) for v in pts.values[take]]
-    factors = [band_factors(fam, req.metric, pts.hardware.accelerator, context=contexts[p]) for p in have]
-    risky = risky_points(req, values, factors, column[1]) if have else []
-    return [p for p, r in zip(have, risky, strict=True) if r]
-
-
 def _json_unit(unit: str) -> str:
     """The unit a metric in `unit` is reported in (`quantity_json.json_magnitude`)."""
     label = json_unit(Q_(1.0, unit))
     return {"FLOP/s": "FLOPS", "": "dimensionless"}.get(label, label)
+
+
+#: The least and greatest step time of a batch's chosen points, each at its layout, over the part's stated ranges
+#: (`set_bands.step_span`; `finish`'s `span_of`, called only where the band spans them).
+StepAt = Callable[[], tuple[np.ndarray, np.ndarray]]
+
+
+def _bands(pts: PointSet, chosen: np.ndarray, metrics: dict, span_of: StepAt | None) -> PointBands:
+    """The model's error band of the points `chosen` (`set_bands`), spanning their ranges where the part's does."""
+    problem = pts.problem
+    assert problem.model is not None, "batched only with the workload's model (vectorised.evaluate)"
+    got = set_bands(point_job(problem.workload, pts.values[0]), problem.model, pts.hardware, list(UNITS))
+    if span_of is None or not len(chosen) or "step_time" not in metrics or not spans(got, pts.hardware, pts.dtype):
+        return PointBands(got)
+    lo, hi = span_of()
+    return PointBands(got, (np.asarray(metrics["step_time"][0], dtype=float), lo, hi))
+
+
+def _statuses(req: Requirement, values: np.ndarray, unit: str,
+              ends: tuple[np.ndarray, np.ndarray] | None) -> list[Status] | None:
+    """`model.requirements.judge` of `req` on each of `values` (in `unit`) with its band's `ends` (`status_of`)."""
+    met = judge_each(req, Q_(values, unit))
+    if met is None:
+        return None
+    if ends is None:
+        return [status_of(m) for m in met]
+    low, high = (judge_each(req, Q_(e, unit)) or [] for e in ends)
+    return [status_of(m, (a, b)) for m, a, b in zip(met, low, high, strict=True)]

@@ -41,11 +41,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from archgen import metrics
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
+
+#: An estimate's value: a quantity, or a float in SI units (a sweep point's).
+E = TypeVar("E", Q, float)
 
 if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
     from archgen.model.cases import Case
@@ -56,14 +59,17 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
                             "moe-offline-serving": "MoE offline serving",
                             "moe-serving-under-load": "MoE serving under load", "collectives": "collectives"}
 #: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, the
-#: reliability figures and a training job's cost, whose range is its spares' (`display.range_basis`)).
+#: reliability figures and a training job's cost per token and per hour, whose range is its spares'
+#: (`display.range_basis`)). A training run's time and whole cost are its tokens over its tokens/s, so the step time's
+#: band, at each end of their own range where they have one (`analyse.goodput.run_bands`, `derived.band_ends`).
 QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                          "tflops_per_gpu", "mfu")},
+                                          "tflops_per_gpu", "mfu", "time_to_train", "goodput_time_to_train",
+                                          "job_cost")},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
-                  # turned (added where the cost is, `analyse.operations_stage.serving_cost_bands`)
+                  # turned (added where the cost is, `perf.workload.derived.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},
@@ -187,7 +193,7 @@ class Band:
         """
         return not self.longest and self.count >= (MIN_BIN if self.bin else 1)
 
-    def values(self, estimate: Q) -> tuple[Q, Q] | None:
+    def values(self, estimate: E) -> tuple[E, E] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
 
         With a `spread` (s_low, s_high) the ends are [p*s_low/(1+high), p*s_high/(1+low)]: each end of the span over
@@ -288,8 +294,7 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
         m = metrics.find("workload", name)
         scale, unit = _shown(m)
         title = m.title[0].lower() + m.title[1:] if m is not None else name
-        what = (f"the {title} ({_g(lo * scale)}{unit} to {_g(hi * scale)}{unit} around "
-                f"{_g(point * scale)}{unit})")
+        what = f"the {title} ({lo * scale:.4g}{unit} to {hi * scale:.4g}{unit} around {point * scale:.4g}{unit})"
     mine = VENDOR.get(family_, {}).get(key, {}).get(vendor)
     typical = None
     if mine is not None and mine[4]:
@@ -306,10 +311,6 @@ def _shown(m: metrics.Metric | None) -> tuple[float, str]:
     if not m.unit or m.unit == m.dimension or m.unit == "percent":
         return 1.0, f" {m.dimension}"
     return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"
-
-
-def _g(x: float) -> str:
-    return f"{x:.4g}"
 
 
 def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None:

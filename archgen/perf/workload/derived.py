@@ -38,10 +38,11 @@ from archgen.model.requirements import (
     status_of,
     unsettled_note,
 )
-from archgen.perf.workload.bands import band
-from archgen.units import Q_
+from archgen.perf.workload.bands import bands
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
+    from archgen.perf.workload.bands import Band
     from archgen.perf.workload.cluster import Machine
     from archgen.perf.workload.estimate_result import Estimate
 
@@ -81,9 +82,8 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
         if not judged(req.metric, bool(est.fits)):  # its metrics are dropped or meaningless: say why
             o = judge(req, None, DOES_NOT_FIT)
         else:
-            ends = band.values(value) if band is not None and value is not None else None
             o = judge(req, value, "" if value is not None else f"the {est.kind} job has no {req.metric}",
-                      ends if ends is not None or value is None else spread(est.metrics, req.metric))
+                      band_ends(band, value, est.metrics, req.metric) if value is not None else None)
         if o.value is None and withheld and req.metric in withheld:
             o = judge(req, None, withheld[req.metric])
         if o.value is not None and req.metric in est.unjudged:  # shown, but no operating point a target can hold
@@ -98,6 +98,21 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = replace(o, note=band.describe())
         outcomes.append(on_assumed(o, assumed))
     return outcomes
+
+
+def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str) -> tuple[Q, Q] | None:
+    """Where an estimate's `value` of `metric` may lie: its band's ends (`Band.values`), else its own range (`spread`).
+
+    A metric with both, a training run's whole cost (the model's error on its tokens/s, and `job_cost_low/high`, the
+    range its goodput and spares give), takes the band at each end of its range: from the band's low end at the
+    range's low end to its high end at the range's high end, each end with the model's error in the same direction.
+    """
+    own = spread(metrics, metric)
+    ends = band.values(value) if band is not None else None
+    if ends is None or own is None or band is None:
+        return ends if ends is not None else own
+    low, high = band.values(own[0]), band.values(own[1])
+    return (low[0], high[1]) if low is not None and high is not None else ends
 
 
 def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, float],
@@ -119,52 +134,27 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
     return out
 
 
-def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]], unit: str) -> list[Status] | None:
+def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]], unit: str,
+                 bands: Sequence[tuple[float, float] | None] | None = None) -> list[Status] | None:
     """A sweep requirement judged on the metric of each of `points` (floats in `unit`), with the metric's range.
 
-    The range is the metric's `_low` and `_high` where a point has them (`spread`: goodput and what derives from it,
-    over the failure-rate sets): the value and each end are judged on arrays (`judge_each`) and the status is
-    `status_of`'s, so that a point met at its value but not at one end is at risk, as `check` judges it (REQ004).
-    Every point must have the metric; the per-point path passes one point, the batched path many. None where the
-    values do not have the target's dimension (each not provided).
+    The range is the ends of the metric's error band where `bands` gives them for the point (the model's measured
+    error, `perf.workload.bands.Band.values`, as `judge_requirements` takes it from an estimate), else the metric's
+    `_low` and `_high` where a point has them (`spread`: goodput and what derives from it, over the failure-rate
+    sets): the value and each end are judged on arrays (`judge_each`) and the status is `status_of`'s, so that a
+    point met at its value but not at one end is at risk, as `check` judges it (REQ004). Every point must have the
+    metric; the per-point path passes one point, the batched path many. None where the values do not have the
+    target's dimension (each not provided).
     """
     values = [p[requirement.metric] for p in points]
-    ends = [spread(p, requirement.metric) or (v, v) for p, v in zip(points, values, strict=True)]  # none: the value
+    band_ends = bands or [None] * len(points)
+    ends = [b or spread(p, requirement.metric) or (v, v)   # none: the value
+            for p, v, b in zip(points, values, band_ends, strict=True)]
     met, low, high = (judge_each(requirement, Q_(np.asarray(column, dtype=float), unit))
                       for column in (values, [e[0] for e in ends], [e[1] for e in ends]))
     if met is None or low is None or high is None:
         return None
     return [status_of(m, (lo, hi)) for m, lo, hi in zip(met, low, high, strict=True)]
-
-
-def band_factors(family_: str, metric: str, accelerator: str, load: float | None = None,
-                 context: int | None = None) -> tuple[float, float] | None:
-    """What an estimate of `metric` is multiplied by at the two ends of its error band, for a sweep point.
-
-    The model's measured error alone (`perf.workload.bands.band` of `family_` on `accelerator`, at `load` and
-    `context`): (1 / (1 + high), 1 / (1 + low)), as `Band.values`, without the span over the part's stated efficiency
-    ranges that `archgen estimate` adds where none of the band's runs is on the part (a batch of training points
-    computes none). None where no scored run measured the metric there (no band: judged on the estimate alone).
-    """
-    b = band(family_, metric, accelerator=accelerator, load=load, context=context)
-    return None if b is None or not b.measured else (1 / (1 + b.high), 1 / (1 + b.low))
-
-
-def risky_points(requirement: Requirement, values: Sequence[float], factors: Sequence[tuple[float, float] | None],
-                 unit: str) -> list[bool]:
-    """Which of `values` (a sweep's points, in `unit`) meet `requirement` but not at one end of their band.
-
-    `factors` per point are `band_factors`' (None: no band, never at risk). The one "at risk" rule (REQ004,
-    `model.requirements.status_of`) on arrays, so that a sweep marks a workload's requirement at risk at a point where
-    `archgen estimate` and `check` would (before, a sweep judged them on the estimate alone: newuser33).
-    """
-    ones = [f or (1.0, 1.0) for f in factors]
-    columns = [values, [v * f[0] for v, f in zip(values, ones, strict=True)],
-               [v * f[1] for v, f in zip(values, ones, strict=True)]]
-    met, low, high = (judge_each(requirement, Q_(np.asarray(c, dtype=float), unit)) for c in columns)
-    if met is None or low is None or high is None:
-        return [False] * len(values)
-    return [status_of(m, (lo, hi)) is Status.AT_RISK for m, lo, hi in zip(met, low, high, strict=True)]
 
 
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:
@@ -268,3 +258,18 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
+
+
+def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
+    """The bands of a serving job's cost per token: its throughput's, turned (cost per hour over tokens per second).
+
+    The cost per hour is the cluster's, exact as far as the model goes; what the published runs leave open is the
+    tokens per second, so the cost per token may lie in [cost / high tokens/s, cost / low tokens/s]. A training
+    job's cost has its spares' range instead (`display.range_basis`) and no band here. `cost` holds the cost metrics
+    (`check`'s, added by `analyse.operations_stage`, or a sweep point's); the bands are those of its names.
+    """
+    tput = est.bands.get("tokens_per_second")
+    if est.kind != "inference" or tput is None:
+        return {}
+    return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens") if k in cost],
+                 accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)

@@ -25,7 +25,8 @@ from archgen.perf.serve.inference import (
 )
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
-from archgen.perf.workload.efficiency_range import over_range, span_note
+from archgen.perf.workload.bands import band, family, run_scenario
+from archgen.perf.workload.efficiency_range import over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
@@ -36,6 +37,19 @@ OFFLINE_TTFT = ("an offline run has no TTFT to hold a target to: every request i
                 "the queue ahead of it; the figure shown is one prefill on an idle replica, while the decodes run "
                 "{batch:,.0f} in flight. State scenario: server with an arrival_rate, or scenario: concurrency with "
                 "batch, to judge TTFT on a simulated run")
+
+
+def spans_ranges(workload: Workload, arch: Arch, hw: Hardware) -> bool:
+    """Whether a serving job's throughput band spans its span over the part's stated efficiency ranges.
+
+    Where no published run of its family was measured on the part (`bands.Band.spread`): the span is then taken even
+    where elasticities are not (a sweep's points), so that a point's band is the one `check` gives the same design.
+    """
+    inf = workload.inference
+    assert inf is not None, "called for an inference workload"
+    fam = family("inference", bool(arch.experts), run_scenario(inf.scenario, inf.arrival_rate))
+    b = band(fam, "tokens_per_second_per_gpu", accelerator=hw.accelerator)
+    return b is not None and b.measured and b.on_accelerator == 0 and bool(range_ends(hw, inf.precision))
 
 
 def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gpus_per_rack: int | None,
@@ -152,12 +166,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
          "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
     sens, span = {}, None
-    if with_sensitivity and fits:
+    if fits and (with_sensitivity or spans_ranges(workload, arch, hw)):
         def tput(h: Hardware) -> float:
             # a batch left out follows the KV-cache capacity
             x = estimate_serving(h, job, tp, batch, rate, replicas=replicas)[0]
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
-        sens = elasticities(hw, tput, inf.precision)
+        sens = elasticities(hw, tput, inf.precision) if with_sensitivity else {}
         ends = over_range(hw, inf.precision, tput)
         tps_metric = registry.find("workload", "tokens_per_second_per_gpu")
         notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
