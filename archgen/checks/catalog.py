@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from archgen.checks.registry import Context, Violation, check
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
+from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
 from archgen.units import Q_
 
 #: How far a published heat output may exceed the maximum draw before it is flagged.
@@ -142,6 +143,46 @@ def switching_capacity(ctx: Context) -> Iterator[Violation]:
             yield Violation(f"part/{part.id}", part.id, ("switching_capacity",),
                             f"{cap:~P} is more than the ports carry in one direction, {ports:~.4gP}{both}: give "
                             f"one direction, at most {ports:~.4gP}", cap, ports)
+
+
+@check("CAT007", "catalog.compute_capability", severity="warning")
+def compute_capability(ctx: Context) -> Iterator[Violation]:
+    """An NVIDIA accelerator states its CUDA compute capability, on which the performance model keys its generation.
+
+    Without it the part is modelled as not an NVIDIA GPU (`perf.hw.generation.WITHOUT`): collectives on NCCL's
+    Simple protocol only, no NVLS, FP8 training quantised by Hopper's rule, TP-overlap chunks on one stream, and
+    HybridEP refused. Its estimates say so too.
+
+    Fix: state `compute_capability` from NVIDIA's CUDA GPUs table (developer.nvidia.com/cuda-gpus), e.g. 10.0 for
+    Blackwell; where NVIDIA has not published it, state the figure you can stand behind and list
+    `compute_capability` under `unconfirmed:`.
+    """
+    for part in ctx.design.specs.of(Accelerator):
+        if generation_unstated(part.vendor, part.compute_capability):
+            yield Violation(f"part/{part.id}", part.id, ("vendor",),
+                            f"vendor '{part.vendor}' but no compute_capability: the performance model takes "
+                            f"{part.id} as no NVIDIA generation: {assumed_without(True)}")
+
+
+@check("CAT008", "catalog.unused_in_network_reduction", severity="warning")
+def unused_in_network_reduction(ctx: Context) -> Iterator[Violation]:
+    """An accelerator that states in-network reduction states a compute capability the model runs NVLS on (9.0 up).
+
+    NCCL runs NVLS (NVLink SHARP) from Hopper, compute capability 9.0 (src/graph/tuning.cc 139: `nvlsEfficiency` 0
+    before it); the model does the same, so `scale_up.in_network_reduction: true` on a part below it, or with none,
+    is never used, and its collectives are costed without in-switch reduction.
+
+    Fix: state the part's `compute_capability` (NVIDIA's CUDA GPUs table); if it has no NVLS, set
+    `scale_up.in_network_reduction: false`.
+    """
+    for part in ctx.design.specs.of(Accelerator):
+        su = part.scale_up
+        if su is not None and nvls_unused(su.in_network_reduction, part.compute_capability):
+            cc = (f"compute capability {part.compute_capability:.1f}" if part.compute_capability
+                  else "no compute capability")
+            yield Violation(f"part/{part.id}", part.id, ("scale_up", "in_network_reduction"),
+                            f"in_network_reduction true with {cc}: the model runs NVLS from {NVLS_FROM:.1f} (Hopper) "
+                            "only, as NCCL does, so it costs this part's collectives without in-switch reduction")
 
 
 def _show(q) -> str:
