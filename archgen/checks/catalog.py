@@ -46,16 +46,28 @@ def accelerator_count(ctx: Context) -> Iterator[Violation]:
 def cooling_type(ctx: Context) -> Iterator[Violation]:
     """A part's cooling type agrees with its liquid fraction (air: 0; liquid: above 0; hybrid: between 0 and 1).
 
-    Fix: set `cooling.type` and `cooling.liquid_fraction` consistently.
+    `cooling.liquid_fraction` is the share of the part's heat its liquid loop removes, and defaults to 0 (air
+    cooled): a part stated `liquid` or `hybrid` without it is read as sending no heat to liquid. The finding sits
+    at the fraction where it is stated, else at the type.
+
+    Fix: state `cooling.liquid_fraction`: 1 for a part whose heat all goes to liquid, less where its fans still take
+    some (the share its vendor states; where none does, your estimate, listed under `unconfirmed:`); or set
+    `cooling.type` to what the fraction says.
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch):
         c = part.cooling
         ok = {"air": c.liquid_fraction == 0, "liquid": c.liquid_fraction > 0,
               "hybrid": 0 < c.liquid_fraction < 1}[c.type]
-        if not ok:
-            yield Violation(f"part/{part.id}", part.id, ("cooling",),
-                            f"cooling type '{c.type}' with liquid_fraction {c.liquid_fraction:g}")
+        if ok:
+            continue
+        stated = "liquid_fraction" in c.model_fields_set
+        fraction = (f"liquid_fraction {c.liquid_fraction:g}" if stated else
+                    "no liquid_fraction (it defaults to 0: all heat to air)")
+        want = {"air": "0 (or type liquid or hybrid)", "liquid": "above 0, e.g. 1 where all heat goes to liquid",
+                "hybrid": "between 0 and 1"}[c.type]
+        yield Violation(f"part/{part.id}", part.id, ("cooling", "liquid_fraction" if stated else "type"),
+                        f"cooling type '{c.type}' with {fraction}: state liquid_fraction {want}")
 
 
 @check("CAT004", "catalog.accelerator_power")
