@@ -20,6 +20,7 @@ from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
+from archgen.perf.hw.peak_needed import missing_peak
 from archgen.units import Q_, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
@@ -34,12 +35,6 @@ PARAMETERS: dict[str, str] = {
 
 #: Further parameters `Hardware.scaled` accepts for what-if studies (not in the default sensitivity set).
 EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
-
-#: Why an FP8 or FP4 job reads the BF16 peak (`kernels.training_core_dtype`, `serve.inference.EMBEDDING_DTYPE`).
-BF16_UNDER_LOW_PRECISION = (
-    ": FP8 and FP4 jobs need it too, since only the transformer layers' linear GEMMs run in FP8 or FP4: the "
-    "attention core and the output layer of a training job stay in BF16 (Transformer Engine's recipes quantise "
-    "the linear GEMMs only), and a serving job computes its logits in BF16")
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
@@ -168,19 +163,9 @@ class Hardware:
     vendor: str = ""  # the accelerator's maker: a training job's stack where it states none (`switches.vendor_stack`)
 
     def peak_for(self, dtype: str) -> float:
-        """Dense peak FLOP/s for `dtype`; a clear error, at the part's `peak`, when the accelerator has none.
-
-        A missing BF16 peak is never defaulted (from the FP8 one, say): the error says why an FP8 or FP4 job needs
-        it (`BF16_UNDER_LOW_PRECISION`) and what to state.
-        """
+        """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""
         if dtype not in self.peak:
-            have = ", ".join(sorted(self.peak))
-            why = BF16_UNDER_LOW_PRECISION if dtype == "bf16" and {"fp8", "fp4"} & set(self.peak) else ""
-            raise AnalyseError(f"accelerator '{self.accelerator}' has no {dtype} peak (it has: {have}){why}; state "
-                               f"`peak.{dtype}`, the dense figure from the vendor's datasheet (docs/adding-a-part.md); "
-                               f"where only announced or derived, state the figure you can stand behind and list "
-                               f"`peak.{dtype}` under `unconfirmed:`, which estimates then name",
-                               subject=(self.accelerator, ("peak",)))
+            raise AnalyseError(missing_peak(self.accelerator, dtype, self.peak), subject=(self.accelerator, ("peak",)))
         return self.peak[dtype]
 
     def gemm_rate(self, dtype: str) -> float:
