@@ -46,6 +46,8 @@ def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
     if isinstance(b, Table):
         rows = [[fmt.breakable(c) for c in row] for row in b.text()]
         headings = [fmt.breakable(c.heading) for c in b.columns]
+        if sum(least(headings, rows)) > TEXT_WIDTH:   # its longest words do not fit: names wrap at their joints
+            rows = [[fmt.breakable_names(c) for c in row] for row in b.text()]
         return {"kind": "table", "caption": b.caption, "headings": headings, "widths": widths(headings, rows),
                 "aligns": [c.align for c in b.columns], "rows": rows, "status_column": b.status_column}
     raise InternalError(f"unknown block {type(b).__name__}")
@@ -71,7 +73,7 @@ def widths(headings: list[str], rows: list[list[str]]) -> list[str | float]:
     natural = [max(BOLD * len(col[0]), CHAR * max((len(c) for c in col[1:]), default=0)) + INSETS for col in cols]
     if sum(natural) <= TEXT_WIDTH:
         return ["auto"] * len(cols)
-    width = [max(BOLD * _word(col[0]), CHAR * max((_word(c) for c in col[1:]), default=0)) + INSETS for col in cols]
+    width = least(headings, rows)
     mean = [max(sum(len(c) for c in col[1:]) / max(len(col) - 1, 1), 1.0) for col in cols]
     open_ = {i for i, (w, n) in enumerate(zip(width, natural, strict=True)) if w < n}
     while open_ and (left := TEXT_WIDTH - sum(width)) > 0.5:
@@ -80,6 +82,12 @@ def widths(headings: list[str], rows: list[list[str]]) -> list[str | float]:
             width[i] = min(natural[i], width[i] + left * mean[i] / total)
         open_ = {i for i in open_ if width[i] < natural[i]}
     return [round(w, 1) for w in width]
+
+
+def least(headings: list[str], rows: list[list[str]]) -> list[float]:
+    """Each column's least width (pt): its longest unbreakable word and the insets."""
+    return [max(BOLD * _word(col[0]), CHAR * max((_word(c) for c in col[1:]), default=0)) + INSETS
+            for col in zip(headings, *rows, strict=True)]
 
 
 def _word(text: str) -> float:

@@ -38,11 +38,19 @@ def unconfirmed_figures(acc: Accelerator) -> tuple[str, ...]:
     return tuple(f for f in named if acc.is_unconfirmed(f))
 
 
-def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None) -> list[str]:
-    """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective)."""
+def unconfirmed_read(figures: tuple[str, ...], precision: str | None) -> tuple[str, ...]:
+    """Which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective)."""
     peaks = {f"peak.{precision}", "peak.bf16"}
-    read = [f for f in figures if (f in COLLECTIVE_FIGURES if precision is None else
-                                   f in peaks or not f.startswith("peak."))]
+    return tuple(f for f in figures if (f in COLLECTIVE_FIGURES if precision is None else
+                                        f in peaks or not f.startswith("peak.")))
+
+
+def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None) -> list[str]:
+    """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective).
+
+    A requirement judged on the estimate says the same in the compliance matrix (`analyse.assumed`, REQ005).
+    """
+    read = unconfirmed_read(figures, precision)
     if not read:
         return []
     return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
