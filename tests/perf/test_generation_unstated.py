@@ -20,6 +20,7 @@ from archgen.perf.workload.defaults_note import (
     nvls_note,
     stack_origin,
 )
+from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_read
 
 GIB8 = 8 * 2**30
 
@@ -78,3 +79,10 @@ def test_nvls_below_hopper_or_without_a_capability_is_said_to_be_unused():
     assert "states no compute capability" in nvls_note(other)[0]
     assert nvls_note(hardware_for(_part(compute_capability=9.0), scale_up_size=8)) == []
     assert nvls_note(hardware_for(_part(compute_capability=8.0), scale_up_size=1)) == []   # no domain to reduce in
+
+
+def test_a_capability_stated_unconfirmed_is_named_where_the_estimate_reads_it():
+    # CAT007's fix: state the figure you can stand behind, listed unconfirmed; the estimate then names it
+    part = _part(compute_capability=10.0, unconfirmed=["compute_capability"])
+    assert unconfirmed_read(unconfirmed_figures(part), None) == ("compute_capability",)   # a collective reads it
+    assert generation_note(hardware_for(part, scale_up_size=72), training=True) == []
