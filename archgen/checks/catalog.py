@@ -157,7 +157,7 @@ def switching_capacity(ctx: Context) -> Iterator[Violation]:
                             f"one direction, at most {ports:~.4gP}", cap, ports)
 
 
-@check("CAT007", "catalog.compute_capability", severity="warning")
+@check("CAT008", "catalog.compute_capability", severity="warning")
 def compute_capability(ctx: Context) -> Iterator[Violation]:
     """An NVIDIA accelerator states its CUDA compute capability, on which the performance model keys its generation.
 
@@ -176,7 +176,7 @@ def compute_capability(ctx: Context) -> Iterator[Violation]:
                             f"{part.id} as no NVIDIA generation: {assumed_without(True)}")
 
 
-@check("CAT008", "catalog.unused_in_network_reduction", severity="warning")
+@check("CAT009", "catalog.unused_in_network_reduction", severity="warning")
 def unused_in_network_reduction(ctx: Context) -> Iterator[Violation]:
     """An accelerator that states in-network reduction states a compute capability the model runs NVLS on (9.0 up).
 

@@ -52,7 +52,7 @@ class ScaleUp(Spec):
     in_network_reduction: bool = Field(
         False, description="Whether the scale-up switches can reduce in the network (NVLink SHARP / NVLS). The model "
                            "uses it only on a part whose `compute_capability` is 9.0 or above, as NCCL runs NVLS "
-                           "from Hopper; elsewhere it is flagged (CAT008) and estimates say it is not used.")
+                           "from Hopper; elsewhere it is flagged (CAT009) and estimates say it is not used.")
 
 
 class Efficiency(Spec):
@@ -166,7 +166,7 @@ class Accelerator(Part):
                                 "protocols, NVLS (from 9.0), FP8 quantisation's copies (one from 10.0, two below). "
                                 "Left out (non-NVIDIA parts), the collective model uses NCCL's Simple protocol only, "
                                 "no NVLS, and FP8 training is quantised by the Hopper rule; an NVIDIA part that "
-                                "leaves it out is flagged (CAT007) and its estimates say so.")
+                                "leaves it out is flagged (CAT008) and its estimates say so.")
     multiprocessors: int | None = Field(
         None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
                                 "that overlaps compute takes some of them (`perf.exposure`). Left out, overlapped "

@@ -4,7 +4,7 @@ NVIDIA has not published Rubin's compute capability, so a part drafted from its 
 it out: `perf.comm.nccl.generation` then gave no generation, the model ran NCCL's Simple protocol only and no NVLS
 (its `scale_up.in_network_reduction: true` dropped silently), costed FP8 training by Hopper's rule, and its notes
 read as if it were not an NVIDIA GPU ("its own stack's switches may differ"). The numbers stay (nothing is guessed
-for it); `archgen check` flags the part (CAT007, CAT008) and the estimate names what it assumed.
+for it); `archgen check` flags the part (CAT008, CAT009) and the estimate names what it assumed.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def test_nvls_below_hopper_or_without_a_capability_is_said_to_be_unused():
 
 
 def test_a_capability_stated_unconfirmed_is_named_where_the_estimate_reads_it():
-    # CAT007's fix: state the figure you can stand behind, listed unconfirmed; the estimate then names it
+    # CAT008's fix: state the figure you can stand behind, listed unconfirmed; the estimate then names it
     part = _part(compute_capability=10.0, unconfirmed=["compute_capability"])
     assert unconfirmed_read(unconfirmed_figures(part), None) == ("compute_capability",)   # a collective reads it
     assert generation_note(hardware_for(part, scale_up_size=72), training=True) == []

@@ -81,7 +81,7 @@ def generation_note(hw: Hardware, training: bool) -> list[str]:
 
     The model keys NVIDIA's generation on the compute capability (`perf.hw.generation`); without it the part is
     modelled as not an NVIDIA GPU, which no NVIDIA GPU is, so the note names each assumption (those of training
-    only for a training job) and what to state. `archgen check` flags the part too (CAT007).
+    only for a training job) and what to state. `archgen check` flags the part too (CAT008).
     """
     if not generation_unstated(hw.vendor, hw.compute_capability):
         return []

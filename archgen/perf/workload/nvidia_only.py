@@ -42,7 +42,7 @@ def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: boo
 
 
 def _state_it(hw: Hardware) -> str:
-    """What an NVIDIA part that states no compute capability should state (`perf.hw.generation`, CAT007)."""
+    """What an NVIDIA part that states no compute capability should state (`perf.hw.generation`, CAT008)."""
     if not is_nvidia(hw.vendor):
         return ""
-    return " (an NVIDIA part: state its `compute_capability`, CAT007)"
+    return " (an NVIDIA part: state its `compute_capability`, CAT008)"

@@ -15,7 +15,7 @@ from archgen.model.accelerator import Accelerator
 
 #: The figures besides the peaks that the model reads from an accelerator (`perf.hw.hardware.hardware_for`); the
 #: compute capability picks NCCL's tables and the FP8 rule (`perf.hw.generation`), and a part whose generation's
-#: figure is not yet published states it unconfirmed (CAT007's fix).
+#: figure is not yet published states it unconfirmed (CAT008's fix).
 FIGURES = ("memory", "memory_bandwidth", "vector_peak", "l2_cache", "l2_bandwidth", "compute_capability",
            "multiprocessors", "scale_up.bandwidth", "scale_up.links", "scale_up.latency")
 
