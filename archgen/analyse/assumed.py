@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
 from archgen.analyse.storage_cost import not_costed
+from archgen.metrics import declared
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -72,8 +73,35 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used + job)
         else:
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used)
+        m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
+
+
+#: The workload metrics the performance model computes (the registry's, by the module that computes each).
+PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.startswith("perf/"))
+#: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own.
+RATE_FIGURES = ("cost_per_token", "cost_per_million_tokens", "goodput_tokens_per_second", "goodput_time_to_train")
+#: The estimate's metrics that read the part's HBM capacity only (of its figures the estimate reads).
+MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
+
+
+def _on_unconfirmed(m: dict[str, tuple[str, ...]], est: Any) -> dict[str, tuple[str, ...]]:
+    """`m` with the part's unconfirmed figures the estimate read (`Estimate.unconfirmed`) added to what rests on them.
+
+    The estimate's note names them (`perf.workload.unconfirmed_note`); a requirement judged on one of its metrics,
+    or on a figure built on its rate, names them too ("met (on assumed inputs: rubin peak.fp8 (unconfirmed))",
+    REQ005), so the compliance matrix does not read an announced peak as a datasheet's. The memory metrics rest on
+    `memory` alone.
+    """
+    if est is None or not est.unconfirmed:
+        return m
+    words = {f: f"{est.accelerator} {f} (unconfirmed)" for f in est.unconfirmed}
+    out = dict(m)
+    for metric in (*(k for k in est.metrics if k in PERF_METRICS), *(f for f in RATE_FIGURES if f in est.metrics)):
+        own = tuple(w for f, w in words.items() if metric not in MEMORY_METRICS or f == "memory")
+        out[metric] = tuple(dict.fromkeys(out.get(metric, ()) + own))
+    return out
 
 
 def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,

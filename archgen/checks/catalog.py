@@ -9,6 +9,7 @@ from archgen.checks.registry import Context, Violation, check, object_path
 from archgen.load import shown
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
+from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
 from archgen.units import Q_, parse_quantity
 
 #: How far a published heat output may exceed the maximum draw before it is flagged.
@@ -47,16 +48,28 @@ def accelerator_count(ctx: Context) -> Iterator[Violation]:
 def cooling_type(ctx: Context) -> Iterator[Violation]:
     """A part's cooling type agrees with its liquid fraction (air: 0; liquid: above 0; hybrid: between 0 and 1).
 
-    Fix: set `cooling.type` and `cooling.liquid_fraction` consistently.
+    `cooling.liquid_fraction` is the share of the part's heat its liquid loop removes, and defaults to 0 (air
+    cooled): a part stated `liquid` or `hybrid` without it is read as sending no heat to liquid. The finding sits
+    at the fraction where it is stated, else at the type.
+
+    Fix: state `cooling.liquid_fraction`: 1 for a part whose heat all goes to liquid, less where its fans still take
+    some (the share its vendor states; where none does, your estimate, listed under `unconfirmed:`); or set
+    `cooling.type` to what the fraction says.
     """
     specs = ctx.design.specs
     for part in specs.of(System) + specs.of(Switch):
         c = part.cooling
         ok = {"air": c.liquid_fraction == 0, "liquid": c.liquid_fraction > 0,
               "hybrid": 0 < c.liquid_fraction < 1}[c.type]
-        if not ok:
-            yield Violation(f"part/{part.id}", part.id, ("cooling",),
-                            f"cooling type '{c.type}' with liquid_fraction {c.liquid_fraction:g}")
+        if ok:
+            continue
+        stated = "liquid_fraction" in c.model_fields_set
+        fraction = (f"liquid_fraction {c.liquid_fraction:g}" if stated else
+                    "no liquid_fraction (it defaults to 0: all heat to air)")
+        want = {"air": "0 (or type liquid or hybrid)", "liquid": "above 0, e.g. 1 where all heat goes to liquid",
+                "hybrid": "between 0 and 1"}[c.type]
+        yield Violation(f"part/{part.id}", part.id, ("cooling", "liquid_fraction" if stated else "type"),
+                        f"cooling type '{c.type}' with {fraction}: state liquid_fraction {want}")
 
 
 @check("CAT004", "catalog.accelerator_power")
@@ -221,6 +234,46 @@ def _short(value: Any) -> bool:
 
 def _quoted(value: Any) -> str:
     return "(not given)" if value is None else str(value)
+
+
+@check("CAT008", "catalog.compute_capability", severity="warning")
+def compute_capability(ctx: Context) -> Iterator[Violation]:
+    """An NVIDIA accelerator states its CUDA compute capability, on which the performance model keys its generation.
+
+    Without it the part is modelled as not an NVIDIA GPU (`perf.hw.generation.WITHOUT`): collectives on NCCL's
+    Simple protocol only, no NVLS, FP8 training quantised by Hopper's rule, TP-overlap chunks on one stream, and
+    HybridEP refused. Its estimates say so too.
+
+    Fix: state `compute_capability` from NVIDIA's CUDA GPUs table (developer.nvidia.com/cuda-gpus), e.g. 10.0 for
+    Blackwell; where NVIDIA has not published it, state the figure you can stand behind and list
+    `compute_capability` under `unconfirmed:`.
+    """
+    for part in ctx.design.specs.of(Accelerator):
+        if generation_unstated(part.vendor, part.compute_capability):
+            yield Violation(f"part/{part.id}", part.id, ("vendor",),
+                            f"vendor '{part.vendor}' but no compute_capability: the performance model takes "
+                            f"{part.id} as no NVIDIA generation: {assumed_without(True)}")
+
+
+@check("CAT009", "catalog.unused_in_network_reduction", severity="warning")
+def unused_in_network_reduction(ctx: Context) -> Iterator[Violation]:
+    """An accelerator that states in-network reduction states a compute capability the model runs NVLS on (9.0 up).
+
+    NCCL runs NVLS (NVLink SHARP) from Hopper, compute capability 9.0 (src/graph/tuning.cc 139: `nvlsEfficiency` 0
+    before it); the model does the same, so `scale_up.in_network_reduction: true` on a part below it, or with none,
+    is never used, and its collectives are costed without in-switch reduction.
+
+    Fix: state the part's `compute_capability` (NVIDIA's CUDA GPUs table); if it has no NVLS, set
+    `scale_up.in_network_reduction: false`.
+    """
+    for part in ctx.design.specs.of(Accelerator):
+        su = part.scale_up
+        if su is not None and nvls_unused(su.in_network_reduction, part.compute_capability):
+            cc = (f"compute capability {part.compute_capability:.1f}" if part.compute_capability
+                  else "no compute capability")
+            yield Violation(f"part/{part.id}", part.id, ("scale_up", "in_network_reduction"),
+                            f"in_network_reduction true with {cc}: the model runs NVLS from {NVLS_FROM:.1f} (Hopper) "
+                            "only, as NCCL does, so it costs this part's collectives without in-switch reduction")
 
 
 def _show(q) -> str:

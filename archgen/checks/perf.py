@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.requirements import not_met
+from archgen.load import shown
 from archgen.model.switch_allows import beyond_stack
 from archgen.model.switches import as_written
 from archgen.perf.train.stacks import on_vendor
@@ -52,7 +53,9 @@ def runs(ctx: Context) -> Iterator[Violation]:
     for path, r in ctx.workloads.items():
         if r.error:
             at = r.error_at or (("training",) if r.workload.training else ("inference",))
-            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated: {r.error}")
+            there = ctx.design.specs.locate(*r.error_elsewhere) if r.error_elsewhere else None
+            where = f" ({r.error_elsewhere[0]} at {shown(there)})" if there and there.line else ""
+            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated{where}: {r.error}")
 
 
 @check("PERF004", "perf.stack", severity="warning")

@@ -267,13 +267,15 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
     """A requirement is met on figures that rest on sourced inputs, not on assumed ones.
 
     A price, a facility's energy price, PUE, rent or depreciation, a failure rate, site events or checkpoint storage
-    given with `basis: assumed` is an engineering estimate to be confirmed; a requirement met on a figure that rests
-    on one is met only as far as the estimate holds. The finding names those inputs (the compliance matrix shows
-    the requirement as "met (on assumed inputs: ...)"); it is information and changes no exit code. A requirement
-    at risk on such a figure is REQ004's and names them there too.
+    given with `basis: assumed` is an engineering estimate to be confirmed, and so is an accelerator's figure listed
+    under `unconfirmed:` that a workload's estimate reads (an announced peak: `analyse.assumed`); a requirement met on
+    a figure that rests on one is met only as far as the estimate holds. The finding names those inputs (the
+    compliance matrix shows the requirement as "met (on assumed inputs: ...)"); it is information and changes no
+    exit code. A requirement at risk on such a figure is REQ004's and names them there too.
 
     Fix: replace the assumed inputs with sourced ones (a quote, a measured rate: `basis: sourced` with its
-    `source:`), or accept the estimate knowingly (waive this finding with the reason).
+    `source:`; a part's datasheet figure, taken off its `unconfirmed:` list), or accept the estimate knowingly
+    (waive this finding with the reason).
     """
     for j in ctx.requirements:
         b, o = j.bound, j.outcome

@@ -30,6 +30,15 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 VECTOR_EFFICIENCY = 0.926
 
 
+#: The `vendor` of NVIDIA's parts, compared without case (`is_nvidia`).
+NVIDIA = "NVIDIA"
+
+
+def is_nvidia(vendor: str) -> bool:
+    """Whether a part's `vendor` is NVIDIA (case and surrounding spaces aside)."""
+    return vendor.strip().casefold() == NVIDIA.casefold()
+
+
 class ScaleUp(Spec):
     """The accelerator's scale-up link (NVLink, Infinity Fabric)."""
 
@@ -41,7 +50,9 @@ class ScaleUp(Spec):
         description="Latency of one step of a ring collective over this link (NCCL's tuning model uses 1.9 us per "
                     "NVLink hop for the LL128 protocol).")
     in_network_reduction: bool = Field(
-        False, description="Whether the scale-up switches can reduce in the network (NVLink SHARP / NVLS).")
+        False, description="Whether the scale-up switches can reduce in the network (NVLink SHARP / NVLS). The model "
+                           "uses it only on a part whose `compute_capability` is 9.0 or above, as NCCL runs NVLS "
+                           "from Hopper; elsewhere it is flagged (CAT009) and estimates say it is not used.")
 
 
 class Efficiency(Spec):
@@ -151,8 +162,11 @@ class Accelerator(Part):
         "`archgen check` then names it among the figures a cluster's power rests on (PWR012)."))
     compute_capability: float | None = Field(
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
-                                "its per-generation tuning constants on it. Left out (non-NVIDIA parts), the "
-                                "collective model uses NCCL's Simple protocol only.")
+                                "its per-generation tuning constants on it, and so does the model: the LL and LL128 "
+                                "protocols, NVLS (from 9.0), FP8 quantisation's copies (one from 10.0, two below). "
+                                "Left out (non-NVIDIA parts), the collective model uses NCCL's Simple protocol only, "
+                                "no NVLS, and FP8 training is quantised by the Hopper rule; an NVIDIA part that "
+                                "leaves it out is flagged (CAT008) and its estimates say so.")
     multiprocessors: int | None = Field(
         None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
                                 "that overlaps compute takes some of them (`perf.exposure`). Left out, overlapped "

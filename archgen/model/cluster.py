@@ -36,6 +36,7 @@ from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
 from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec, raise_each
+from archgen.model.technology import ScaleUpTechnology
 from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
@@ -112,9 +113,9 @@ class ScaleUp(Spec):
     """
 
     domain: Literal["node", "rack"] = Field(description="What one domain is: one node (DGX) or one rack (NVL72).")
-    technology: Literal["nvlink", "infinity-fabric", "ethernet", "ualink", "neuronlink"] = Field(
-        "nvlink", description="Scale-up technology: nvlink, infinity-fabric (AMD xGMI), ethernet (e.g. ESUN, "
-        "Gaudi RoCE), ualink or neuronlink (AWS Trainium).")
+    technology: ScaleUpTechnology = Field(
+        "nvlink", description="Scale-up technology (`model.technology.TECHNOLOGIES`, the list a `Switch` reads too): "
+        "nvlink, infinity-fabric (AMD xGMI), ethernet (e.g. ESUN, Gaudi RoCE), ualink or neuronlink (AWS Trainium).")
     topology: Literal["switched", "mesh", "torus"] = Field(
         "switched", description="switched (every accelerator one switch hop away), mesh (direct links between "
         "every pair, inside a node) or torus (direct links to the neighbours along `dims`, wraparound, no switch).")

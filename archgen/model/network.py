@@ -10,6 +10,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
 from archgen.model.spec import FieldError, Id, Spec, raise_each
+from archgen.model.technology import SwitchTechnology
 from archgen.units import Bandwidth, DurationOrZero, Length, LengthOrZero, PowerOrZero, Q
 
 #: Cages a port or module may name. OSFP comes with two tops that do not interchange: IHS (integrated, finned heat
@@ -107,9 +108,10 @@ class Switch(Part):
     """A network switch (box or tray)."""
 
     kind: Literal["Switch"] = "Switch"
-    technology: Literal["infiniband", "ethernet", "nvlink", "optical-circuit"] = Field(description=(
-        "Fabric technology; 'optical-circuit' for an optical circuit switch, whose mirrors steer light at any line "
-        "rate: every port of it serves a fabric, whatever `ports.speed` says."))
+    technology: SwitchTechnology = Field(description=(
+        "Fabric technology (`model.technology.TECHNOLOGIES`, the list a cluster's `scale_up.technology` reads too): "
+        "infiniband, ethernet, nvlink, ualink, or 'optical-circuit' for an optical circuit switch, whose mirrors "
+        "steer light at any line rate: every port of it serves a fabric, whatever `ports.speed` says."))
     asic: str = Field("", description="Switch ASIC, e.g. 'Quantum-2'.")
     ports: Ports = Field(description="Ports at their native speed: the group fabrics use unless a tier names another.")
     port_groups: list[Ports] = Field(default_factory=list, description=(

@@ -166,6 +166,20 @@ def breakable(text: str) -> str:
     return " ".join(_SOFT.sub("\\1\u200b", w) if len(w) > LONG_WORD else w for w in text.split(" "))
 
 
+#: A joint inside a name (`memory_bandwidth`, `b200-sxm-180gb`): an underscore or a hyphen between a letter or digit
+#: and a letter, never a minus sign, a decimal point or a unit's slash.
+_JOINT = re.compile(r"(?<=[A-Za-z0-9])([_\-])(?=[A-Za-z])")
+
+
+def breakable_names(text: str) -> str:
+    """`breakable` text with a break opportunity after every joint inside a name, whatever the word's length.
+
+    For a table too wide for the page at its longest words (`render.pdf.widths`), so that a name wraps at its joints
+    rather than squeeze a short column's word ("SHOULD") over the next cell.
+    """
+    return _JOINT.sub("\\1\u200b", breakable(text))
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|&~$!])")
 _MD_LINE_START = re.compile(r"^(\s*)([-+*=]|\d+[.)])(?=\s|$)")
 

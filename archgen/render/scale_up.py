@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.model.technology import TECHNOLOGIES
 from archgen.render import fmt
 
-#: `scale_up.technology` in words (archgen/model/cluster.py `ScaleUp.technology`: AMD's xGMI is Infinity Fabric).
-TECHNOLOGY = {"nvlink": "NVLink", "infinity-fabric": "Infinity Fabric (AMD xGMI)", "ethernet": "Ethernet",
-              "ualink": "UALink", "neuronlink": "NeuronLink"}
+#: `scale_up.technology` in words (`model.technology.TECHNOLOGIES`: AMD's xGMI is Infinity Fabric).
+TECHNOLOGY = {name: kind.words for name, kind in TECHNOLOGIES.items()}
 
 #: `scale_up.topology` in words, as the model describes each shape.
 TOPOLOGY = {"switched": "switched (one switch hop between any two accelerators)",

@@ -22,7 +22,13 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
-from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
+from archgen.perf.workload.defaults_note import (
+    defaults_note,
+    fp4_format_note,
+    fp8_copies_note,
+    generation_note,
+    nvls_note,
+)
 from archgen.perf.workload.derived import (
     judge_points,
     judge_requirements,
@@ -362,7 +368,7 @@ def model_defaults(problem: SweepProblem) -> list[str]:
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
     train = problem.workload.training is not None     # one line per distinct note
     return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
-        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train)))]))
+        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)]))
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

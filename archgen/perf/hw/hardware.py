@@ -20,6 +20,7 @@ from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
+from archgen.perf.hw.peak_needed import missing_peak
 from archgen.units import Q_, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
@@ -162,10 +163,9 @@ class Hardware:
     vendor: str = ""  # the accelerator's maker: a training job's stack where it states none (`switches.vendor_stack`)
 
     def peak_for(self, dtype: str) -> float:
-        """Dense peak FLOP/s for `dtype`; a clear error when the accelerator has none."""
+        """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""
         if dtype not in self.peak:
-            have = ", ".join(sorted(self.peak))
-            raise AnalyseError(f"accelerator '{self.accelerator}' has no {dtype} peak (it has: {have})")
+            raise AnalyseError(missing_peak(self.accelerator, dtype, self.peak), subject=(self.accelerator, ("peak",)))
         return self.peak[dtype]
 
     def gemm_rate(self, dtype: str) -> float:

@@ -27,7 +27,7 @@ from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostSh
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note
+from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note, unconfirmed_read
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
 from archgen.units import Q_
 
@@ -119,11 +119,12 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                                 unset=on.transport if on.latency_unset and not what_if else "")
     added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
                          *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload))) if n]
+    read = unconfirmed_read(on.unconfirmed, precision(workload))
     if not added:
-        return replace(est, cluster=on.cluster)
+        return replace(est, cluster=on.cluster, unconfirmed=read)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
     notes = [*est.notes, *added] if est.fits or not est.notes else [*est.notes[:-1], *added, est.notes[-1]]
-    return replace(est, cluster=on.cluster, notes=notes)
+    return replace(est, cluster=on.cluster, notes=notes, unconfirmed=read)
 
 
 def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware:

@@ -9,15 +9,19 @@ on a part that states no CUDA compute capability (not an NVIDIA GPU) that runs a
 so (`stack_origin`), and an FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`),
 which such a part may not run, an FP8 training job that its quantisation follows Transformer Engine on Hopper
 (`fp8_copies_note`), and a job that states an NVIDIA stack's switch (`cuda_switches_note`: CUDA graphs, a
-Transformer Engine FP8 recipe) that the switch is costed as it runs there.
+Transformer Engine FP8 recipe) that the switch is costed as it runs there. An NVIDIA part that states no compute
+capability gets none of these (its stacks are NVIDIA's) but one note naming what the model then assumes
+(`generation_note`, `perf.hw.generation`), and a part whose stated NVLS the model does not run is told so
+(`nvls_note`).
 """
 
 from __future__ import annotations
 
-from archgen.model.accelerator import VECTOR_EFFICIENCY
+from archgen.model.accelerator import VECTOR_EFFICIENCY, is_nvidia
 from archgen.model.switches import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
+from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
 from archgen.perf.hw.hardware import Hardware
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
@@ -71,12 +75,42 @@ def latency_note(hw: Hardware) -> list[str]:
             "figure comes from); every collective step inside the scale-up domain takes it (elasticity: latency)"]
 
 
+def generation_note(hw: Hardware, training: bool) -> list[str]:
+    """The note of an estimate on an NVIDIA part that states no compute capability: what the model took instead.
+
+    The model keys NVIDIA's generation on the compute capability (`perf.hw.generation`); without it the part is
+    modelled as not an NVIDIA GPU, which no NVIDIA GPU is, so the note names each assumption (those of training
+    only for a training job) and what to state. `archgen check` flags the part too (CAT008).
+    """
+    if not generation_unstated(hw.vendor, hw.compute_capability):
+        return []
+    nvls = hw.in_network_reduction and hw.scale_up_size > 1
+    return [f"{hw.accelerator} is an NVIDIA part (`vendor`) that states no `compute_capability`, on which the model "
+            f"keys NVIDIA's generation, so it is modelled as no NVIDIA generation: {assumed_without(training, nvls)}; "
+            "state `compute_capability` (NVIDIA's CUDA GPUs table), listed under `unconfirmed:` where NVIDIA has not "
+            "published it"]
+
+
+def nvls_note(hw: Hardware) -> list[str]:
+    """The note of an estimate on a part that states NVLS the model does not run (below 9.0, or no capability).
+
+    Left to `generation_note` on an NVIDIA part that states no compute capability, which says it already.
+    """
+    if (hw.scale_up_size <= 1 or not nvls_unused(hw.in_network_reduction, hw.compute_capability)
+            or generation_unstated(hw.vendor, hw.compute_capability)):
+        return []
+    cc = f"compute capability {hw.compute_capability:.1f}" if hw.compute_capability else "no compute capability"
+    return [f"{hw.accelerator} states `scale_up.in_network_reduction: true`, which the model does not use: NCCL runs "
+            f"NVLS from compute capability {NVLS_FROM:.1f} (Hopper; src/graph/tuning.cc nvlsEfficiency) and "
+            f"{hw.accelerator} states {cc}, so its collectives are costed without in-switch reduction"]
+
+
 def stack_origin(hw: Hardware, stack: str = "") -> str:
     """What the stack note adds on a part that is not an NVIDIA GPU (it states no CUDA compute capability).
 
     Nothing where the job runs its vendor's own profile (`switches.VENDOR_STACKS`: Primus on AMD).
     """
-    if hw.compute_capability or stack in VENDOR_STACKS.values():
+    if hw.compute_capability or stack in VENDOR_STACKS.values() or is_nvidia(hw.vendor):
         return ""
     return (f"; the profiles describe NVIDIA stacks on NVIDIA GPUs, and {hw.accelerator} states no CUDA compute "
             "capability, so its own stack's switches may differ")
@@ -90,7 +124,7 @@ def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
     another format (the OCP MX specification v1.0's MXFP4: one E8M0 scale per 32 values, 0.53125 B), so on such a
     part the figures rest on NVIDIA's format, and the note says so rather than the estimate reading as that part's.
     """
-    if precision != "fp4" or hw.compute_capability:
+    if precision != "fp4" or hw.compute_capability or is_nvidia(hw.vendor):
         return []
     return [f"FP4 is modelled as NVIDIA's NVFP4 (one E4M3 scale per 16 values, 0.5625 B per value, and its casts); "
             f"{hw.accelerator} states no CUDA compute capability, so its own FP4 format (e.g. OCP MXFP4, one E8M0 "
@@ -105,7 +139,7 @@ def fp8_copies_note(hw: Hardware, precision: str | None, training: bool) -> list
     layout; from 10 (Blackwell) once. A part with none (0) takes the Hopper rule; its own GEMM library's FP8 layouts
     are not stated in its spec, so the second copy is an assumption, and the note says so.
     """
-    if precision != "fp8" or not training or hw.compute_capability:
+    if precision != "fp8" or not training or hw.compute_capability or is_nvidia(hw.vendor):
         return []
     return [f"FP8 quantisation is costed by Transformer Engine's rules for an NVIDIA GPU below compute capability 10 "
             f"(Hopper: each quantised tensor written twice, once transposed, with its scaling and cast kernels); "
@@ -125,7 +159,7 @@ def cuda_switches_note(hw: Hardware, training: Training | None) -> list[str]:
     own stack, so a stated value is costed as it runs on NVIDIA's, and the note says so rather than accepting it
     silently (on a large dense job CUDA graphs may also change nothing: the host is hidden behind the GPU).
     """
-    if training is None or hw.compute_capability:
+    if training is None or hw.compute_capability or is_nvidia(hw.vendor):
         return []
     stated = [(f"{name} '{value}'", what) for name, what in CUDA_SWITCHES.items()
               if (value := getattr(training, name)) not in (None, "none")]

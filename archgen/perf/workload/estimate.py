@@ -21,7 +21,9 @@ from archgen.perf.workload.defaults_note import (
     defaults_note,
     fp4_format_note,
     fp8_copies_note,
+    generation_note,
     latency_note,
+    nvls_note,
 )
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
@@ -48,7 +50,8 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
                     metrics, {"collective": Q_(t, "s")}, {}, True,
                     notes=[f"{c.op} of {c.size:~P} over {gpus} accelerators; size and busbw as nccl-tests "
                            "defines them", *link_note(hw, busbw_at, ends), *defaults_note(hw, collective=True),
-                           *(latency_note(hw) if gpus > 1 and hw.scale_up_size > 1 else [])],
+                           *(latency_note(hw) if gpus > 1 and hw.scale_up_size > 1 else []),
+                           *generation_note(hw, training=False), *nvls_note(hw)],
                     span=("busbw", busbw, *ends) if ends is not None else None)
 
 
@@ -91,7 +94,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
         est = replace(est, notes=[*est.notes, *defaults_note(hw), *latency_note(hw),
                                   *fp4_format_note(hw, precision(workload)),
                                   *fp8_copies_note(hw, precision(workload), workload.training is not None),
-                                  *cuda_switches_note(hw, workload.training)])
+                                  *cuda_switches_note(hw, workload.training),
+                                  *generation_note(hw, workload.training is not None), *nvls_note(hw)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 

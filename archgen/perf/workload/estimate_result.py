@@ -46,3 +46,4 @@ class Estimate:
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
     unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)
+    unconfirmed: tuple[str, ...] = ()  # the part's figures it reads that the part lists unconfirmed (cluster.py)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from archgen.model.accelerator import is_nvidia
 from archgen.model.workload import Training
 from archgen.perf.hw.hardware import Hardware
 
@@ -39,8 +40,16 @@ def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: boo
               "following the stated permute_in_dispatch, HybridEP's alone" if training.permute_in_dispatch else
               f"the {training.stack} profile's")
     return (f"moe_dispatcher hybridep ({origin}) cannot run on {hw.accelerator}: {HYBRIDEP_NVIDIA_ONLY}, and "
-            f"{hw.accelerator} states no CUDA compute capability; expected moe_dispatcher deepep (Primus-Turbo's "
-            "DeepEP, the primus-2025 profile's) or alltoall, with permute_in_dispatch false or left out")
+            f"{hw.accelerator} states no CUDA compute capability{_state_it(hw)}; expected moe_dispatcher deepep "
+            "(Primus-Turbo's DeepEP, the primus-2025 profile's) or alltoall, with permute_in_dispatch false or left "
+            "out")
+
+
+def _state_it(hw: Hardware) -> str:
+    """What an NVIDIA part that states no compute capability should state (`perf.hw.generation`, CAT008)."""
+    if not is_nvidia(hw.vendor):
+        return ""
+    return " (an NVIDIA part: state its `compute_capability`, CAT008)"
 
 
 #: ROCm's Transformer Engine comm-GEMM overlap, with the lines that describe it.

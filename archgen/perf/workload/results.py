@@ -36,6 +36,8 @@ class WorkloadResult:
     curve: tuple[tuple[float, ...], tuple[float, ...]] | None = None
     vendor: str = ""  # its cluster's accelerator vendor: its stack where it states none (`stacks.on_vendor`)
     error_at: tuple[str | int, ...] = ()  # the workload's field the error is about (`ArchgenError.subject`), if any
+    #: Another document's field the error is about (a part's `peak`), which PERF003 names with its line; else None.
+    error_elsewhere: tuple[str, tuple[str | int, ...]] | None = None
 
     @property
     def path(self) -> str:
@@ -74,7 +76,7 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
             result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err), vendor=vendor,
-                                    error_at=at)
+                                    error_at=at, error_elsewhere=err.subject if err.subject and not at else None)
         out[result.path] = result
     return out
 

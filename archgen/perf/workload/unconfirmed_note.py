@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from archgen.model.accelerator import Accelerator
 
-#: The figures besides the peaks that the model reads from an accelerator (`perf.hw.hardware.hardware_for`).
-FIGURES = ("memory", "memory_bandwidth", "vector_peak", "l2_cache", "l2_bandwidth", "multiprocessors",
-           "scale_up.bandwidth", "scale_up.links", "scale_up.latency")
+#: The figures besides the peaks that the model reads from an accelerator (`perf.hw.hardware.hardware_for`); the
+#: compute capability picks NCCL's tables and the FP8 rule (`perf.hw.generation`), and a part whose generation's
+#: figure is not yet published states it unconfirmed (CAT008's fix).
+FIGURES = ("memory", "memory_bandwidth", "vector_peak", "l2_cache", "l2_bandwidth", "compute_capability",
+           "multiprocessors", "scale_up.bandwidth", "scale_up.links", "scale_up.latency")
 
 #: Of those, what a collective's time reads.
-COLLECTIVE_FIGURES = ("scale_up.bandwidth", "scale_up.links", "scale_up.latency")
+COLLECTIVE_FIGURES = ("compute_capability", "scale_up.bandwidth", "scale_up.links", "scale_up.latency")
 
 
 def _stated(acc: Accelerator, dotted: str) -> bool:
@@ -38,11 +40,19 @@ def unconfirmed_figures(acc: Accelerator) -> tuple[str, ...]:
     return tuple(f for f in named if acc.is_unconfirmed(f))
 
 
-def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None) -> list[str]:
-    """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective)."""
+def unconfirmed_read(figures: tuple[str, ...], precision: str | None) -> tuple[str, ...]:
+    """Which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective)."""
     peaks = {f"peak.{precision}", "peak.bf16"}
-    read = [f for f in figures if (f in COLLECTIVE_FIGURES if precision is None else
-                                   f in peaks or not f.startswith("peak."))]
+    return tuple(f for f in figures if (f in COLLECTIVE_FIGURES if precision is None else
+                                        f in peaks or not f.startswith("peak.")))
+
+
+def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None) -> list[str]:
+    """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective).
+
+    A requirement judged on the estimate says the same in the compliance matrix (`analyse.assumed`, REQ005).
+    """
+    read = unconfirmed_read(figures, precision)
     if not read:
         return []
     return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
