@@ -50,6 +50,7 @@ def test_tp_decode_on_mi355x_names_the_latency_it_rests_on(cli, tmp_path):
 def test_a_collective_inside_the_domain_names_it(cli):
     out = cli("estimate", str(SPECS), "--workload", "allreduce-mi355x-th5").out
     assert f"note: {NOTE}" in out
+    assert "RCCL's own steps inside the domain (`perf.comm.rccl`) scale with it / 1.9 us" in out
 
 
 def test_a_part_whose_latency_is_nvlinks_own_has_no_such_note(cli):
