@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from archgen.perf.comm import rccl
@@ -91,3 +92,15 @@ def test_corrections_steer_the_choice_only(mi300x):
     plain = float(fastest([tree_ll], 64.0))
     assert plain == pytest.approx((12.0 + 2 * 7 * 0.9) * 1e-6 + 2 * 64.0 / (0.06 * _up(mi300x)), rel=1e-12)
     assert steered == pytest.approx((12.0 + 2 * 7 * 0.9) * 1e-6 + 2 * 64.0 / (0.06 * 0.1 * _up(mi300x)), rel=1e-12)
+
+
+def test_groups_as_arrays_match_one_by_one(mi300x):
+    # groups inside a node (RCCL) and across nodes (NCCL's path) in one call: each as when timed alone
+    hw = dataclasses.replace(mi300x, scale_out_bandwidth=50e9)
+    ns = np.array([2.0, 4.0, 8.0, 16.0, 64.0] * 3)
+    sizes = np.repeat([1024.0, 2.0**20, 2.0**30], 5)
+    for op in ("all_reduce", "all_gather", "reduce_scatter"):
+        for algorithm in ("auto", "ring", "pat"):
+            many = collective_time(hw, op, sizes, ns, algorithm=algorithm)
+            one = [float(collective_time(hw, op, float(s), float(n), algorithm=algorithm)) for s, n in zip(sizes, ns, strict=True)]
+            assert np.array_equal(many, np.array(one)), (op, algorithm)

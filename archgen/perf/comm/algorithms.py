@@ -287,7 +287,7 @@ def fastest(cands: list, size, choosing: bool = False):
     operation itself: an estimate's ~45 candidates, two calls fewer each, issue 25). RCCL's candidates (an AMD
     part) take `rccl.fastest`, which chooses with RCCL's size corrections and times without them (`choosing`: with).
     """
-    if any(c[3] == CORRECTED for c in cands):
+    if cands and cands[0][3] == CORRECTED:  # an AMD part's list (`rccl.split` puts RCCL's first)
         best = rccl.fastest([c for c in cands if c[3] == CORRECTED], size, choosing)
         rest = [c for c in cands if c[3] != CORRECTED]  # NCCL's, across domains (`rccl.split`)
         return minimum(best, fastest(rest, size)) if rest else best

@@ -58,19 +58,24 @@ def split(t, build) -> list:
     ring Simple's 320 us per network step (table 5) and the ring corrections of 0.1 read as a time put a 2-node
     128 MiB ring all-reduce far below the 249.4 GB/s busbw AMD measured (ROCm/rocm-systems#9406), so they steer
     RCCL's choice there rather than time it, and no RCCL figure for that time was found (docs/perf-model.md).
-    Where groups are arrays, both lists are kept, each masked to its groups.
+    Where groups are arrays, both lists are kept, each masked to its groups. RCCL's candidates come first.
     """
     cross = t.cross
     table = t.rccl
     try:
         if not isinstance(cross, np.ndarray):
             t.rccl = None if cross else table
-            return build()
-        inside = [(n, _masked(c, ~cross)) for n, c in build()]
+            return _corrected_first(build())
+        inside = [(n, _masked(c, ~cross)) for n, c in _corrected_first(build())]
         t.rccl = None
         return inside + [(n, _masked(c, cross)) for n, c in build()]
     finally:
         t.rccl = table
+
+
+def _corrected_first(named: list) -> list:
+    """RCCL's (`CORRECTED`) candidates first, so that `algorithms.fastest` tells such a list by its first."""
+    return sorted(named, key=lambda nc: nc[1] is None or nc[1][3] != CORRECTED)
 
 
 def _masked(c, where_):
