@@ -188,15 +188,19 @@ def curve_names(vendor: str) -> tuple[str, str]:
     """The benchmark a collective's curve is named after, and whose algorithm choice it shows, by accelerator vendor.
 
     The vendor's library (`COLLECTIVE_LIBRARY`) names the benchmark: nccl-tests for NCCL, rccl-tests
-    (github.com/ROCm/rccl-tests) for RCCL, which reports busbw as nccl-tests defines it. The model picks algorithm
-    and protocol by NCCL's tuning model on every part (`perf.comm.collectives`); RCCL keeps its own per-platform
-    tables (ROCm/rccl at 0cbce2a, src/graph/tuning.cc rcclTuningModel, chosen by src/graph/rome_models.cc), which
-    are not modelled, so another library's curve says so rather than naming NCCL's choice as its own. Another
-    vendor's part reads "collective-tests", its library unnamed.
+    (github.com/ROCm/rccl-tests) for RCCL, which reports busbw as nccl-tests defines it. On an AMD part the model
+    picks algorithm and protocol inside a node by RCCL's own table (`perf.comm.rccl`: ROCm/rccl at 0cbce2a,
+    src/graph/tuning.cc rcclTuningModel, chosen by src/graph/rome_models.cc), and across nodes by NCCL's tuning
+    model, RCCL's network figures not being used; the caption says so. Another vendor's part reads
+    "collective-tests", its library unnamed, with NCCL's choice.
     """
     library = COLLECTIVE_LIBRARY.get(vendor, "")
     if library == "NCCL":
         return "nccl-tests", "NCCL's algorithm and protocol choice"
+    if library == "RCCL":
+        return "rccl-tests", ("RCCL's algorithm and protocol choice inside a node (its tuning table, ROCm/rccl "
+                              "0cbce2a); across nodes as NCCL's tuning model picks them, RCCL's network figures "
+                              "not modelled")
     own = f"{library}'s own tuning tables are" if library else "the part's own collective library is"
     return (f"{(library or 'collective').lower()}-tests",
             f"algorithm and protocol as NCCL's tuning model picks them; {own} not modelled")

@@ -46,10 +46,10 @@ def curve_hardware(curve: dict, accelerators: dict[str, Accelerator]) -> Hardwar
 
 
 def choice(hw: Hardware, op: str, size: float, n: int) -> str:
-    """The (algorithm, protocol) NCCL's tuning model takes for one message, as 'Ring/LL128' ('auto')."""
+    """The (algorithm, protocol) NCCL's (on AMD RCCL's) tuning model takes for one message, as 'Ring/LL128' ('auto')."""
     k = float(min(n, hw.scale_up_size))
     named = labelled(hw, Topo(hw, float(n), k), op)
-    times = [float(fastest([c], float(size))) for _, c in named]
+    times = [float(fastest([c], float(size), choosing=True)) for _, c in named]
     return named[int(np.argmin(times))][0]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf.comm import nccl
+from archgen.perf.comm import nccl, rccl
 from archgen.perf.comm.nccl import LL, LL128, SIMPLE
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
@@ -90,6 +90,9 @@ class Topo:
         self.channels = where(self.cross, k, inside)
         self.intra_scale = hw.scale_up_latency / (nccl.NVLINK_REFERENCE * nccl.US)
         self.net_extra = hw.scale_out_latency / nccl.US
+        # RCCL's own table on an AMD part (`rccl`), None where NCCL's tuning model applies
+        self.rccl = (rccl.table_for(hw.scale_up_size)
+                     if rccl.uses_rccl(hw.vendor, hw.compute_capability) else None)
         self._factors: dict[str, object] = {}
 
     def factor(self, op: str):
@@ -104,12 +107,20 @@ class Topo:
 # (tuning.cc 651: latency + bytes / bandwidth). Its figures are plain floats or arrays over the groups; `f` None
 # stands for 1 (the size itself). `kind` adds what depends on the size: the multi-node ring's plateau on the
 # latency (`PLATEAU`, extra = (cross, channels·n, factor)) or the tree's correction on the bandwidth (`TREE`,
-# extra = the protocol, and 2·size for f). `mask` (None: everywhere) says where the candidate runs at all.
-PLAIN, PLATEAU, TREE = 0, 1, 2
+# extra = the protocol, and 2·size for f), or RCCL's size correction on the bandwidth (`CORRECTED`, extra =
+# (where it applies, the `rccl.TuningTable`, 'ring' or 'tree', the protocol)). `mask` (None: everywhere) says where the
+# candidate runs at all.
+PLAIN, PLATEAU, TREE, CORRECTED = 0, 1, 2, rccl.CORRECTED
+#: Kinds whose `extra` holds figures per group (gathered and reshaped with the candidate's own).
+PER_GROUP = (PLATEAU, CORRECTED)
+#: A tree all-reduce moves 2·size over its bus bandwidth (algbw = busbw / 2).
+TWO = 2.0
 
 
 def _ring(hw: Hardware, t: Topo, op: str, proto: int):
     """NCCL Ring (tuning.cc 393-411 latency; algbw = busbw x n / steps); None where the protocol does not run."""
+    if t.rccl is not None:
+        return _rccl(t, op, "ring", proto)
     if t.gen is None and proto != SIMPLE:
         return None
     bus = nccl.ring_protocol_bw(t.gen, proto, t.ring, t.channels, t.nodes)
@@ -122,11 +133,31 @@ def _ring(hw: Hardware, t: Topo, op: str, proto: int):
 
 def _tree(hw: Hardware, t: Topo, proto: int):
     """NCCL Tree all-reduce: a chain in each domain, double binary trees between domains (algbw = busbw / 2)."""
+    if t.rccl is not None:
+        return _rccl(t, "all_reduce", "tree", proto)
     if t.gen is None and proto != SIMPLE:
         return None
     gen = 2 if t.gen is None else t.gen
     bus = nccl.tree_protocol_bw(gen, proto, t.ring, t.channels, t.nodes)  # x the mid-size correction (`TREE`)
     return (nccl.tree_latency(proto, t.n, t.nodes, t.intra_scale, t.net_extra), None, bus, TREE, proto, None)
+
+
+def _rccl(t: Topo, op: str, algorithm: str, proto: int):
+    """RCCL's Ring or Tree (`rccl`): its latency, the bus x its ratio, its size correction; None where it is off.
+
+    A ratio of 0 (LL128 in the xGMI mesh table) or LL128 anywhere (tuning.cc 509-519) means RCCL does not run it.
+    The ring's correction applies across nodes only (tuning.cc 655), the tree's always (651).
+    """
+    table = t.rccl
+    assert table is not None
+    if proto == LL128 or table.bw_ratio[0][algorithm][proto] == 0.0:
+        return None
+    bus = t.ring * rccl.ratio(table, algorithm, proto, t.nodes)
+    if algorithm == "ring":
+        lat = rccl.ring_latency(table, proto, op, t.n, t.nodes, t.intra_scale, t.net_extra)
+        return (lat, t.factor(op), bus, CORRECTED, (t.cross, table, algorithm, proto), None)
+    lat = rccl.tree_latency(table, proto, t.n, t.nodes, t.intra_scale, t.net_extra)
+    return (lat, TWO, bus, CORRECTED, (True, table, algorithm, proto), None)
 
 
 def _nvls_bus(hw: Hardware, t: Topo, all_reduce: bool):
@@ -191,7 +222,16 @@ def _ring_tree(hw: Hardware, t: Topo, op: str, mask=None) -> list:
 
 
 def candidates(hw: Hardware, t: Topo, op: str, algorithm: str) -> list:
-    """The (algorithm, protocol) candidates `algorithm` stands for; the collective takes the fastest that runs."""
+    """The (algorithm, protocol) candidates `algorithm` stands for; the collective takes the fastest that runs.
+
+    On an AMD part RCCL's inside one domain and NCCL's (as on any part without NVLink) across (`rccl.split`).
+    """
+    if t.rccl is None:
+        return _candidates(hw, t, op, algorithm)
+    return [c for _, c in rccl.split(t, lambda: [("", c) for c in _candidates(hw, t, op, algorithm)])]
+
+
+def _candidates(hw: Hardware, t: Topo, op: str, algorithm: str) -> list:
     ar = op == "all_reduce"
     if algorithm == "ring":
         out = [_ring(hw, t, op, proto) for proto in (LL, LL128, SIMPLE)]
@@ -206,15 +246,23 @@ def candidates(hw: Hardware, t: Topo, op: str, algorithm: str) -> list:
     elif algorithm == "sharp":
         out = [_sharp(hw, t)] if ar else _ring_tree(hw, t, op)
     else:  # auto: the fastest of what NCCL enables by default (no CollNet)
-        out = [c for _, c in labelled(hw, t, op)]
+        out = [c for _, c in _labelled(hw, t, op)]
     return [c for c in out if c is not None]
 
 
 def labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
-    """The candidates NCCL enables by default (`candidates` under 'auto'), each with its name ('Ring/LL128')."""
+    """The candidates NCCL (RCCL) enables by default (`candidates` under 'auto'), each with its name ('Ring/LL128')."""
+    if t.rccl is None:
+        return _labelled(hw, t, op)
+    return rccl.split(t, lambda: _labelled(hw, t, op))
+
+
+def _labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
     ar = op == "all_reduce"
-    names = [f"Ring/{p}" for p in nccl.PROTOCOLS] + ([f"Tree/{p}" for p in nccl.PROTOCOLS] if ar else ["PAT/Simple"])
-    out = _ring_tree(hw, t, op) + ([] if ar else [_pat(hw, t)])
+    pat = not ar and t.rccl is None  # RCCL (0cbce2a) has no PAT algorithm
+    names = [f"Ring/{p}" for p in nccl.PROTOCOLS] + ([f"Tree/{p}" for p in nccl.PROTOCOLS] if ar else [])
+    names += ["PAT/Simple"] if pat else []
+    out = _ring_tree(hw, t, op) + ([_pat(hw, t)] if pat else [])
     if hw.in_network_reduction and t.gen is not None and t.gen >= 2:
         names += ["NVLSTree/Simple", "NVLS/Simple"] if ar else ["NVLS/Simple"]
         out += [_nvls_tree(hw, t, t.cross)] if ar else []
@@ -227,7 +275,7 @@ def _bool(x):
     return np.asarray(x, dtype=bool) if isinstance(x, np.ndarray) else np.bool_(x)
 
 
-def fastest(cands: list, size):
+def fastest(cands: list, size, choosing: bool = False):
     """The least time over the candidates for messages of `size` bytes (plain float for scalars, else arrays).
 
     Each candidate's time is computed with the same operations, in the same order, as NCCL's formula reads, so the
@@ -236,8 +284,13 @@ def fastest(cands: list, size):
     size as a number against candidates of numbers (`collectives`' cached ones) stays in plain floats: the helpers
     (`_plus`, `unless`, `numeric.where`, `numeric.minimum`) take the scalar branch, and `_plus` and `unless` are
     only called where an operand is an array (their scalar branch, `lat + t` and `t if mask else inf`, is the
-    operation itself: an estimate's ~45 candidates, two calls fewer each, issue 25).
+    operation itself: an estimate's ~45 candidates, two calls fewer each, issue 25). RCCL's candidates (an AMD
+    part) take `rccl.fastest`, which chooses with RCCL's size corrections and times without them (`choosing`: with).
     """
+    if cands and cands[0][3] == CORRECTED:  # an AMD part's list (`rccl.split` puts RCCL's first)
+        best = rccl.fastest([c for c in cands if c[3] == CORRECTED], size, choosing)
+        rest = [c for c in cands if c[3] != CORRECTED]  # NCCL's, across domains (`rccl.split`)
+        return minimum(best, fastest(rest, size)) if rest else best
     scaled: dict[int, object] = {}
     tree = None
     best = None

@@ -32,7 +32,7 @@ from archgen.errors import AnalyseError
 from archgen.perf.comm import nccl, torus
 from archgen.perf.comm.algorithms import (
     BASE_LATENCY,
-    PLATEAU,
+    PER_GROUP,
     Topo,
     all_to_all,
     busbw_factor,
@@ -175,7 +175,7 @@ _MANY = 256
 #: same (`_hw_key`, the memo's key).
 HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scale_up_latency", "in_network_reduction",
              "scale_up_mesh", "nvls_efficiency", "compute_capability", "all_to_all_efficiency", "scale_out_bandwidth",
-             "scale_out_efficiency", "scale_out_latency", "scale_out_reduction", "oversubscription", "pod")
+             "scale_out_efficiency", "scale_out_latency", "scale_out_reduction", "oversubscription", "pod", "vendor")
 
 
 #: The hardware figures a collective reads, as a tuple (all numbers: hashable; arrays make it unhashable).
@@ -289,7 +289,7 @@ class _Groups:
         cands = self.candidates(op)
         if _trailing(size, n, cands):  # (..., groups, c) sizes against (..., groups, 1) groups: c first
             front = lambda x: np.moveaxis(x, -1, 0) if isinstance(x, np.ndarray) else x  # noqa: E731
-            cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind == PLATEAU
+            cands = [(front(lat), front(f), front(bus), kind, tuple(front(e) for e in extra) if kind in PER_GROUP
                       else extra, front(mask)) for lat, f, bus, kind, extra, mask in cands]
             t = unless(front(n) > 1, fastest(cands, np.ascontiguousarray(front(size))), 0.0)
             return np.ascontiguousarray(np.moveaxis(t, 0, -1))
@@ -326,7 +326,7 @@ def _trailing(size, n, cands: list) -> bool:
     """
     if not isinstance(size, np.ndarray) or size.ndim < 2 or not 1 < size.shape[-1] <= 16:
         return False
-    figures = [n] + [x for c in cands for x in (c[0], c[1], c[2], c[5], *(c[4] if c[3] == PLATEAU else ()))]
+    figures = [n] + [x for c in cands for x in (c[0], c[1], c[2], c[5], *(c[4] if c[3] in PER_GROUP else ()))]
     return all(x.ndim == size.ndim and x.shape[-1] == 1 for x in figures if isinstance(x, np.ndarray))
 
 
@@ -368,7 +368,7 @@ def _gather(cands: list, index: np.ndarray) -> list:
 
     out = []
     for lat, f, bus, kind, extra, mask in cands:
-        if kind == PLATEAU:
+        if kind in PER_GROUP:
             extra = tuple(at(e) for e in extra)
         out.append((at(lat), at(f), at(bus), kind, extra, at(mask)))
     return out

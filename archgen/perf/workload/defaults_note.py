@@ -21,6 +21,7 @@ from archgen.model.accelerator import VECTOR_EFFICIENCY, is_nvidia
 from archgen.model.switches import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
+from archgen.perf.comm.rccl import uses_rccl
 from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
 from archgen.perf.hw.hardware import Hardware
 
@@ -62,7 +63,8 @@ def defaults_note(hw: Hardware, collective: bool = False) -> list[str]:
 def latency_note(hw: Hardware) -> list[str]:
     """The note of an estimate whose scale-up step latency no source gives for the part's link (none otherwise).
 
-    Every collective step inside the scale-up domain takes `scale_up.latency` (`perf.comm`, NCCL's tuning model);
+    Every collective step inside the scale-up domain takes `scale_up.latency` (`perf.comm`, NCCL's tuning model; on
+    an AMD part RCCL's own steps scaled by it / 1.9 us, `perf.comm.rccl`, and p2p and all-to-all take it as it is);
     where the part marks it unconfirmed (the AMD parts' xGMI carries NVLink's 1.9 us, TPU v4's ICI an assumed
     1 us) or leaves it to the default (`model.accelerator.ScaleUp.latency`, NCCL's LL128 step over NVLink), the
     figure is not the link's, and a job of small collectives (TP decode) rests on it: the note says so, and the
@@ -70,9 +72,13 @@ def latency_note(hw: Hardware) -> list[str]:
     """
     if "scale_up_latency" not in hw.unstated:
         return []
+    rccl = uses_rccl(hw.vendor, hw.compute_capability)
+    takes = ("every collective step inside the scale-up domain takes it" if not rccl
+             else "RCCL's own steps inside the domain (`perf.comm.rccl`) scale with it / 1.9 us, and point-to-point "
+                  "sends and all-to-all take it")
     return [f"scale-up latency {hw.scale_up_latency * 1e6:.3g} us per collective step of {hw.accelerator} is not "
             "a figure of its own link: the part marks `scale_up.latency` unconfirmed (its catalog notes say where the "
-            "figure comes from); every collective step inside the scale-up domain takes it (elasticity: latency)"]
+            f"figure comes from); {takes} (elasticity: latency)"]
 
 
 def generation_note(hw: Hardware, training: bool) -> list[str]:
