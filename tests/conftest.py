@@ -236,6 +236,19 @@ FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tes
          "tests/test_fabric_examples.py::test_examples_render")
 
 
+def pytest_configure(config):
+    """Have glibc's malloc keep large freed blocks for reuse in every test process, as `archgen sweep` and its
+    workers do (`archgen.startup.keep_freed_memory`).
+
+    The plan searches, batched sweeps and layout searches the tests run allocate numpy arrays of 1-8 MB; glibc gave
+    each a mapping of its own and handed it back when freed, so every page was faulted in anew. Only where pages
+    come from changes, not what a test computes or sees; a test's child interpreters keep glibc's defaults
+    (test_startup measures both in children of their own).
+    """
+    from archgen.startup import keep_freed_memory
+    keep_freed_memory()
+
+
 def pytest_collection_modifyitems(items):
     """Run `FIRST` first, in their order; every other test keeps its place."""
     items[:] = sorted(items, key=lambda item: next((i for i, p in enumerate(FIRST) if item.nodeid.startswith(p)),

@@ -166,3 +166,36 @@ def test_search_plan_with_cases_is_a_usage_error(cli, flags):
     res = cli("estimate", "--cases", CASES, *flags)
     assert res.code == 2
     assert res.err == "error: --search-plan searches a training workload's plan: give it with --workload, not --cases\n"
+
+
+def test_a_plan_evaluated_in_row_chunks_is_the_one_call_bit_for_bit(hw, monkeypatch):
+    """`plan_bound.Search` evaluates each plan `ROWS` layouts per `estimate_training` call: with chunks of 500
+    rows (the 256-GPU exhaustive search's 509 and 1,749 rows in 2 and 4 chunks, the last one short), every step
+    time and fit is the bits the one call over all the rows gives, and so is the search's outcome."""
+    import numpy as np
+
+    from archgen.perf.explore import plan_bound
+    from archgen.perf.train.training import estimate_training
+
+    chunked, seen = plan_bound.Search._times, []
+
+    def checked(self, job, sub, todo):  # type: ignore[no-untyped-def]
+        got, n = chunked(self, job, sub, todo), len(sub["tp"])
+        whole = estimate_training(self.bounds.hw, job, plan_bound.layout(
+            {k: np.tile(v, len(todo)) for k, v in sub.items()}, np.repeat(todo, n), self.bounds.pipeline))
+        step, fits = (np.broadcast_to(f, (n * len(todo),)) for f in (whole.step_time, whole.fits))
+        for j, sp in enumerate(todo):
+            assert got[sp][0].tobytes() == np.ascontiguousarray(step[j * n:(j + 1) * n]).tobytes()
+            assert np.array_equal(got[sp][1], fits[j * n:(j + 1) * n])
+        seen.append(n)
+        return got
+
+    job = _job("megatron-core-2024", 512)
+    one = search_plan(hw, job, 256, "megatron-core-2024", {}, exhaustive=True)
+    monkeypatch.setattr(plan_bound, "ROWS", 500)
+    monkeypatch.setattr(plan_bound.Search, "_times", checked)
+    many = search_plan(hw, job, 256, "megatron-core-2024", {}, exhaustive=True)
+    assert max(seen) > 500 and any(n % 500 for n in seen)   # several chunks, a short last one
+    assert (many.best, many.switches, many.evaluated, many.fitting) == (one.best, one.switches, one.evaluated,
+                                                                      one.fitting)
+    assert float(many.estimate.step_time) == float(one.estimate.step_time)
