@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.rack import RackAnalysis
     from archgen.analyse.scaling import Scaling
+    from archgen.checks.as_of import AsOf
     from archgen.checks.requirements import Judgement
     from archgen.perf.workload.results import WorkloadResult
 
@@ -43,6 +44,7 @@ class Run:
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
     requirements: tuple[Judgement, ...] = ()  # every requirement of the design, judged once
+    as_of: AsOf | None = None  # the date waivers' `expires` was judged on, where a waiver states one (`checks.as_of`)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -177,20 +179,21 @@ def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, Sca
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-        scaling: bool | Collection[str] = False, catalog: Path | None = None) -> Run:
+        scaling: bool | Collection[str] = False, catalog: Path | None = None, as_of: AsOf | None = None) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 
     `scaling` also re-analyses each cluster (True), or each cluster whose id it holds, at 1, 2, 4, ... times its
     layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
     (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
-    `archgen check` does not. `catalog` stands for the shipped catalog (`load`).
+    `archgen check` does not. `catalog` stands for the shipped catalog (`load`). `as_of`: `--as-of`, the date
+    waivers' `expires` is judged on (else SOURCE_DATE_EPOCH, else today: `checks.as_of.resolve`).
     """
-    return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling)
+    return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling, as_of=as_of)
 
 
 def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], clusters: dict[str, ClusterAnalysis],
            select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-           scaling: bool | Collection[str] = False) -> Run:
+           scaling: bool | Collection[str] = False, as_of: AsOf | None = None) -> Run:
     """The stages of `run` after `analyse_paths` (whose result it takes): workloads, operations, checks, growth.
 
     `archgen sweep` needs only the analysed clusters to start its workers, and runs these stages while they
@@ -199,6 +202,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen import checks
     from archgen.analyse.facility import hall_headrooms
     from archgen.analyse.operations_stage import analyse_operations
+    from archgen.checks.registry import judging
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
@@ -215,11 +219,13 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
                              operations.unsettled, operations.assumed)
-    context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)
+    on = judging(specs.items.values(), as_of)      # read only where a waiver states `expires`
+    context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements, on)
     findings = checks.run_checks(context, select, ignore)
     grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
     series = {}
     if grown:                                      # imported only for a growth series (documents)
         from archgen.analyse.scaling import scaling as grow
         series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
-    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements,
+               on)

@@ -109,7 +109,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
         o = outcome(b, result.metrics, result.design, result.operations.withheld, bands,
                     result.operations.unsettled, result.operations.assumed)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
-        found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner, b.req.id)
+        found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner, b.req.id,
+                       result.as_of)
         waived = found[1] if found and o.status not in PASSING else ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
                         o.note, waived, o.assumed))
