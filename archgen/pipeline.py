@@ -6,6 +6,7 @@ command that stops before them (`archgen validate`, `archgen estimate`) does not
 
 from __future__ import annotations
 
+import filecmp
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -87,6 +88,7 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
     A catalog file reached by walking a directory above the catalog (`archgen check specs/` in a checkout) is the
     library's, as if not named; one named inside the catalog (a file or folder of it) is the user's. `archgen diff`
     gives `catalog`: a revision's own `specs/catalog` stands for the shipped one (`commands.diff.spec_source`).
+    A copy of the catalog in a project (`cp -r specs/ project/`) is the library's where unchanged (`_shipped_copies`).
     """
     docs = load_paths(paths)
     catalog = shipped_catalog() if catalog is None else catalog
@@ -98,12 +100,44 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
     real = real_paths({d.file for d in docs})   # each file resolved once
     walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
               and not any(real[d.file].is_relative_to(n) for n in named)]
-    skipped = {id(d) for d in walked}
+    skipped = {id(d) for d in walked} | _shipped_copies(docs, real, paths, resolved)
     mine = [d for d in docs if id(d) not in skipped]
     # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
     loaded = {r for r in real.values() if r.is_relative_to(resolved)}
     files = find_files([catalog])      # found once: each file vetted (links out of the tree refused) and resolved
     return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files, found=True)
+
+
+def _shipped_copies(docs: Iterable[SourceDocument], real: dict[str, Path], paths: Sequence[str | Path],
+                    catalog: Path) -> set[int]:
+    """The documents (by `id`) of files that are unchanged copies of the shipped catalog's, reached by walking.
+
+    A project started by copying the repository's `specs/` holds `specs/catalog`: loaded as the project's own, its
+    racks joined the design as the project's (a library rack joins only where named), and the GB300 NVL72 at
+    142 kW failed the example hall's 132 kW busway budget, an error absent in the repository (newuser32's and
+    newuser34's trials). A file under a folder named `catalog`, reached by walking a folder above it, that is
+    byte for byte the shipped catalog's file at the same path below `catalog/` is the library's, as the repository's
+    own catalog is when walked. An edited copy stays the project's, and CAT007 names what it changes; a file named
+    itself, or walked from the copy's `catalog/` folder named, is the project's.
+    """
+    named = [Path(p).resolve() for p in paths]
+    same: dict[Path, bool] = {}
+    out = set()
+    for d in docs:
+        file = real[d.file]
+        parts = file.parts
+        if "catalog" not in parts[:-1] or file.is_relative_to(catalog):
+            continue
+        at = len(parts) - 2 - parts[-2::-1].index("catalog")     # the innermost `catalog` folder above the file
+        folder = Path(*parts[:at + 1])
+        if not any(folder != n and folder.is_relative_to(n) for n in named):
+            continue
+        if file not in same:
+            shipped = catalog.joinpath(*parts[at + 1:])
+            same[file] = shipped.is_file() and filecmp.cmp(file, shipped, shallow=False)
+        if same[file]:
+            out.add(id(d))
+    return out
 
 
 def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
