@@ -74,8 +74,41 @@ def test_an_as_of_that_is_no_date_is_refused(tmp_path, cli, monkeypatch):
     assert "--as-of '31/03/2027' is not a date: give a day as YYYY-MM-DD" in r.err
 
 
-def test_gap_and_diff_take_as_of(tmp_path, cli, monkeypatch):
+def test_diff_takes_as_of_and_names_it(tmp_path, cli, monkeypatch):
     _tree(tmp_path, monkeypatch)
     before = cli("diff", "specs", "specs", "--as-of", "2027-03-31")
-    after = cli("diff", "specs", "specs", "--as-of", "2027-04-01")
+    after = cli("diff", "specs", "specs", "--as-of", "2027-04-01", "--format", "json")
     assert (before.code, after.code) == (0, 1)              # HEAD has an unwaived error once the waiver expires
+    assert before.out.split("\n")[2].endswith(" Waivers judged as of 2027-03-31 (--as-of).")
+    assert json.loads(after.out)["summary"]["waivers_as_of"] == "2027-04-01 (--as-of)"
+
+
+OURS = """kind: Requirements
+id: ours
+requirements:
+  - {id: REQ-OURS-001, statement: Rack IT load, subject: "rack/*", metric: it_power, target: "<= 30 kW"}
+waivers:
+  - {check: REQ001, subject: "rack/*", requirement: REQ-OURS-001, reason: accepted until the PDU swap,
+     owner: dc-power-team, expires: 2027-03-31}
+"""
+
+
+def test_gap_takes_as_of_and_names_it(tmp_path, cli, monkeypatch):
+    write_tree(tmp_path / "vendor", {"rack.yaml": RACK})
+    write_tree(tmp_path / "ours", {"reqs.yaml": OURS})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = cli("gap", "vendor", "--against", "ours", "--as-of", "2027-03-31")
+    assert before.code == 0                                 # the 40.9 kW rack's miss of 30 kW is waived
+    assert before.out.split("\n")[2].endswith("; 1 result(s) waived. Waivers judged as of 2027-03-31 (--as-of).")
+    after = json.loads(cli("gap", "vendor", "--against", "ours", "--as-of", "2027-04-01", "--format", "json").out)
+    assert (after["summary"]["failing"], after["summary"]["waived"]) == (True, 0)
+    assert "SPC004" in [f["id"] for f in after["findings"] if f["severity"] == "warning"]
+
+
+def test_without_expires_diff_and_gap_name_no_date(tmp_path, cli, monkeypatch):
+    write_tree(tmp_path / "vendor", {"rack.yaml": RACK})
+    write_tree(tmp_path / "ours", {"reqs.yaml": OURS.replace(", expires: 2027-03-31", "")})
+    monkeypatch.chdir(tmp_path)
+    assert "judged as of" not in cli("gap", "vendor", "--against", "ours").out
+    assert "judged as of" not in cli("diff", "vendor", "vendor").out

@@ -159,6 +159,8 @@ class Diff:
     bom: tuple[PartChange, ...] = ()
     #: clusters whose checkpoint `storage:` changed, in words (`unpriced_storage`): costed at 0, powered at 0
     not_costed: tuple[str, ...] = ()
+    #: the date both sides' waivers' `expires` was judged on, where a waiver states one (`checks.as_of`); else ""
+    as_of: str = ""
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -204,6 +206,7 @@ class Diff:
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
             "head_errors": self.head_errors,
             "failing": self.failing,
+            **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }
 
 
@@ -227,7 +230,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                  for k in sorted(set(before) | set(after), key=lambda k: (k[1], k[0]))
                  if _status(before.get(k)) != _status(after.get(k)) or _as_judged(before[k]) != _as_judged(after[k]))
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
-                len(head.errors), bom_changes(base, head), unpriced_storage(base, head))
+                len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
+                str(head.as_of or base.as_of or ""))
 
 
 def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:

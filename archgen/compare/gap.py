@@ -58,6 +58,7 @@ class Gap:
     rows: tuple[GapRow, ...]
     findings: tuple[Finding, ...]
     objects: tuple[str, ...]
+    as_of: str = ""   # the date waivers' `expires` was judged on, where one states it (`checks.as_of`); else ""
 
     @property
     def errors(self) -> list[Finding]:
@@ -85,6 +86,7 @@ class Gap:
             "warnings": sum(f.severity == "warning" for f in live),
             "objects": len(self.objects),
             "failing": self.failing,
+            **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }
 
 
@@ -122,7 +124,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     objects = {object_path(doc) for doc_id, doc in specs.items.items()
                if Path(specs.sources[doc_id].file).resolve() in files}
     objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
-    return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)))
+    return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
+               str(result.as_of or ""))
 
 
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

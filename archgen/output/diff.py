@@ -132,7 +132,7 @@ def summary_line(d: Diff) -> str:
                  + "".join(", " + _moves(s, k, k.replace("_", " ")) for k in _REQUIREMENT_MOVES
                            if s[f"requirements_{k}"]))
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
-    return "; ".join(parts) + f". {verdict}."
+    return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
 
 def _moves(s: dict, kind: str, label: str) -> str:
