@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.rack import RackAnalysis
     from archgen.analyse.scaling import Scaling
-    from archgen.checks.as_of import AsOf
+    from archgen.as_of import AsOf
     from archgen.checks.requirements import Judgement
     from archgen.perf.workload.results import WorkloadResult
 
@@ -45,7 +45,7 @@ class Run:
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
     requirements: tuple[Judgement, ...] = ()  # every requirement of the design, judged once
-    as_of: AsOf | None = None  # the date waivers' `expires` was judged on, where a waiver states one (`checks.as_of`)
+    as_of: AsOf | None = None  # the date waivers' `expires` was judged on, where a waiver states one (`as_of`)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -220,7 +220,7 @@ def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple
     layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
     (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
     `archgen check` does not. `catalog` stands for the shipped catalog (`load`). `as_of`: `--as-of`, the date
-    waivers' `expires` is judged on (else SOURCE_DATE_EPOCH, else today: `checks.as_of.resolve`).
+    waivers' `expires` is judged on (else SOURCE_DATE_EPOCH, else today: `as_of.resolve`).
     """
     return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling, as_of=as_of)
 

@@ -1,6 +1,6 @@
 """A waiver's `owner` and `expires` (newuser32's trial: `reason` needed only 3 characters, and a waiver waived for
 ever). An expired waiver waives nothing: its finding counts again, and SPC004 names the waiver. The day judged on is
-`--as-of`, else SOURCE_DATE_EPOCH, else today (`checks.as_of`), named in the output only where a waiver states
+`--as-of`, else SOURCE_DATE_EPOCH, else today (`as_of`), named in the output only where a waiver states
 `expires`, so that a run without one prints no date and reads no clock.
 """
 
@@ -112,3 +112,20 @@ def test_without_expires_diff_and_gap_name_no_date(tmp_path, cli, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert "judged as of" not in cli("gap", "vendor", "--against", "ours").out
     assert "judged as of" not in cli("diff", "vendor", "vendor").out
+
+
+def test_estimate_honours_an_expired_waiver_of_an_input_check(monkeypatch):
+    """`estimate` notes the network errors `check` gives (NET010 ...) unless waived; an expired waiver is not one."""
+    import datetime
+
+    from archgen.commands.estimate import input_errors
+    from archgen.model import Cluster
+    from archgen.model.spec import Waiver
+
+    waiver = Waiver(check="NET010", reason="accepted for the pilot", expires=datetime.date(2027, 3, 31))
+    cluster = Cluster.model_construct(id="c", waivers=[waiver])
+    problems = [("NET010", "the leaf has 64 ports, 72 are used")]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH_2027_04_01)
+    assert input_errors(cluster, problems).startswith("cluster 'c' fails `archgen check` (1 error(s)")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(EPOCH_2027_04_01) - 86400))      # 2027-03-31: still waived
+    assert input_errors(cluster, problems) == ""

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from archgen.analyse.operations import Operations
+from archgen.as_of import AsOf, resolve
 from archgen.binding import matches
 from archgen.build import Design
-from archgen.checks.as_of import AsOf, resolve
 from archgen.errors import InternalError, Location
 from archgen.units import Q
 from archgen.validate import Specs
@@ -34,7 +34,7 @@ class Context:
     workloads: dict = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     requirements: tuple = ()  # every requirement judged once (`checks.requirements.judge_all`)
-    as_of: AsOf | None = None  # `--as-of`: the date waivers' `expires` is judged on (`checks.as_of.resolve`)
+    as_of: AsOf | None = None  # `--as-of`: the date waivers' `expires` is judged on (`as_of.resolve`)
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ def _expired(specs: Specs, on: AsOf, select: tuple[str, ...], ignore: tuple[str,
 
 
 def judging(docs: Iterable[object], explicit: AsOf | None) -> AsOf | None:
-    """The date to judge waivers on (`checks.as_of.resolve`), where some waiver of `docs` states `expires`; else None.
+    """The date to judge waivers on (`as_of.resolve`), where some waiver of `docs` states `expires`; else None.
 
     None reads no date, so a run whose waivers never expire prints none and reads no clock.
     """

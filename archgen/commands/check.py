@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from archgen.as_of import given
 from archgen.checks import REGISTRY
-from archgen.checks.as_of import given
 from archgen.checks.registry import selected
 from archgen.checks.requirements import workload_bands
 from archgen.commands.common import check_codes, spec_paths
@@ -19,7 +19,7 @@ def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ign
           show_waived: bool = False, strict: bool = False, as_of: str | None = None) -> tuple[str, int]:
     """The report and exit code: 1 with error findings (or, if `strict`, unwaived warnings), 2 for unreadable input.
 
-    `as_of`: `--as-of`, the day waivers' `expires` is judged on (`checks.as_of`).
+    `as_of`: `--as-of`, the day waivers' `expires` is judged on (`as_of`).
 
     Schema and unit errors (`ValidateError`) are raised for text, and reported as `SPC001` findings (`SPC000` when a
     file cannot be read) in the machine formats.

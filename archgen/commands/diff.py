@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
-from archgen.checks.as_of import given
+from archgen.as_of import given
 from archgen.compare.diff import compare
 from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
@@ -35,7 +35,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
          as_of: str | None = None) -> tuple[str, int]:
     """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
 
-    `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`checks.as_of`), one date for both.
+    `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`as_of`), one date for both.
 
     HEAD fails when a requirement newly fails or it has error findings. A side whose specs have errors raises them,
     headed by which side it is.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from archgen.checks.as_of import AsOf, given
+from archgen.as_of import AsOf, given
 from archgen.compare.gap import Gap, judge_proposal
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog

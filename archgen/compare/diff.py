@@ -159,7 +159,7 @@ class Diff:
     bom: tuple[PartChange, ...] = ()
     #: clusters whose checkpoint `storage:` changed, in words (`unpriced_storage`): costed at 0, powered at 0
     not_costed: tuple[str, ...] = ()
-    #: the date both sides' waivers' `expires` was judged on, where a waiver states one (`checks.as_of`); else ""
+    #: the date both sides' waivers' `expires` was judged on, where a waiver states one (`as_of`); else ""
     as_of: str = ""
 
     @property

@@ -58,7 +58,7 @@ class Gap:
     rows: tuple[GapRow, ...]
     findings: tuple[Finding, ...]
     objects: tuple[str, ...]
-    as_of: str = ""   # the date waivers' `expires` was judged on, where one states it (`checks.as_of`); else ""
+    as_of: str = ""   # the date waivers' `expires` was judged on, where one states it (`as_of`); else ""
 
     @property
     def errors(self) -> list[Finding]:

@@ -49,7 +49,7 @@ def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict
 def text(findings: list[Finding], *, show_waived: bool = False, as_of: object = None) -> str:
     """flake8-style lines: ``file:line:col: severity: ID object: message``.
 
-    `as_of`: the date waivers' `expires` was judged on (`checks.as_of.AsOf`), named on the summary line; None where
+    `as_of`: the date waivers' `expires` was judged on (`as_of.AsOf`), named on the summary line; None where
     no waiver states `expires`, and then no date is printed.
 
     A finding that follows from a REF finding (`caused_by`) is folded under it: printed after it, indented, with no
