@@ -62,6 +62,7 @@ Unconfirmed = Annotated[bool, typer.Option(help="List only parts with unconfirme
 SpecPaths = Annotated[list[Path] | None, typer.Option(
     "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
+AsOf = Annotated[str | None, typer.Option("--as-of", metavar="DATE", help="Judge waiver expiry on DATE (YYYY-MM-DD).")]
 _STATE = {"debug": False}
 
 
@@ -148,9 +149,9 @@ def check(
         metavar="IDS", help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
     ignore: Annotated[str, typer.Option(metavar="IDS", help="Skip these check IDs or prefixes.")] = "",
     show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
-    strict: Annotated[bool, typer.Option(help="Exit 1 on unwaived warnings too (at-risk and should "
-                                                "requirements, unused waivers, renamed keys), not only on errors.")
-                      ] = False,
+    strict: Annotated[bool, typer.Option(help="Exit 1 on unwaived warnings too (at-risk and should requirements, "
+                                         "unused or expired waivers, renamed keys), not only on errors.")] = False,
+    as_of: AsOf = None,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
     from archgen.commands.check import check as command
@@ -158,7 +159,7 @@ def check(
 
     def body() -> tuple[str, int]:
         check_output_file(output)
-        return command(paths, fmt, select, ignore, show_waived, strict)
+        return command(paths, fmt, select, ignore, show_waived, strict, as_of)
 
     _run(body, output, raw=fmt == "github")   # annotations are GitHub's workflow commands, each escaped
 
@@ -200,6 +201,7 @@ def diff(
     threshold: Annotated[float, typer.Option(
         metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
     output: Output = None,
+    as_of: AsOf = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import diff as command
@@ -207,7 +209,7 @@ def diff(
 
     def body() -> tuple[str, int]:
         try:
-            text, code = command(base, head, fmt, path, threshold)
+            text, code = command(base, head, fmt, path, threshold, as_of)
             return (text if output is None else for_comment(text, fmt, output)), code
         except ArchgenError as err:          # a side that cannot be analysed: the report says so, as stderr does
             if isinstance(err, UsageError) or fmt not in ("md", "json"):
@@ -233,6 +235,7 @@ def gap_report(
     audience: Annotated[str, typer.Option(
         metavar="AUDIENCE", help="internal (everything) or customer (no paths of ours: no folders in the title, no "
         "file and line of a finding; waivers without their reasons).")] = "internal",
+    as_of: AsOf = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -241,7 +244,7 @@ def gap_report(
     def body() -> tuple[str, int]:
         if fmt in ("md", "json"):  # an unknown format is named first
             check_output_file(output)
-        return report(proposal, against, fmt, audience)
+        return report(proposal, against, fmt, audience, as_of)
 
     _run(body, output)
 
@@ -296,8 +299,7 @@ def catalog_show(
 
 @app.command()
 def schema(out: Annotated[Path | None, typer.Option(
-    metavar="DIR", help="Write one <Kind>.schema.json per kind into DIR.")] = None,
-           ) -> None:
+        metavar="DIR", help="Write one <Kind>.schema.json per kind into DIR.")] = None) -> None:
     """JSON Schema of every spec kind, for editors (yaml-language-server)."""
     from archgen.commands.schema import schema as command
     _run(lambda: command(out))

@@ -6,6 +6,7 @@ command that stops before them (`archgen validate`, `archgen estimate`) does not
 
 from __future__ import annotations
 
+import filecmp
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.rack import RackAnalysis
     from archgen.analyse.scaling import Scaling
+    from archgen.as_of import AsOf
     from archgen.checks.requirements import Judgement
     from archgen.perf.workload.results import WorkloadResult
 
@@ -43,6 +45,7 @@ class Run:
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     scaling: dict[str, Scaling] = field(default_factory=dict)  # by cluster path, when asked for (documents)
     requirements: tuple[Judgement, ...] = ()  # every requirement of the design, judged once
+    as_of: AsOf | None = None  # the date waivers' `expires` was judged on, where a waiver states one (`as_of`)
 
     @property
     def errors(self) -> list[checks.Finding]:
@@ -85,6 +88,7 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
     A catalog file reached by walking a directory above the catalog (`archgen check specs/` in a checkout) is the
     library's, as if not named; one named inside the catalog (a file or folder of it) is the user's. `archgen diff`
     gives `catalog`: a revision's own `specs/catalog` stands for the shipped one (`commands.diff.spec_source`).
+    A copy of the catalog in a project (`cp -r specs/ project/`) is the library's where unchanged (`_shipped_copies`).
     """
     docs = load_paths(paths)
     catalog = shipped_catalog() if catalog is None else catalog
@@ -96,12 +100,44 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
     real = real_paths({d.file for d in docs})   # each file resolved once
     walked = [d for d in docs if any(real[d.file].is_relative_to(r) for r in roots)
               and not any(real[d.file].is_relative_to(n) for n in named)]
-    skipped = {id(d) for d in walked}
+    skipped = {id(d) for d in walked} | _shipped_copies(docs, real, paths, resolved)
     mine = [d for d in docs if id(d) not in skipped]
     # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
     loaded = {r for r in real.values() if r.is_relative_to(resolved)}
     files = find_files([catalog])      # found once: each file vetted (links out of the tree refused) and resolved
     return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files, found=True)
+
+
+def _shipped_copies(docs: Iterable[SourceDocument], real: dict[str, Path], paths: Sequence[str | Path],
+                    catalog: Path) -> set[int]:
+    """The documents (by `id`) of files that are unchanged copies of the shipped catalog's, reached by walking.
+
+    A project started by copying the repository's `specs/` holds `specs/catalog`: loaded as the project's own, its
+    racks joined the design as the project's (a library rack joins only where named), and the GB300 NVL72 at
+    142 kW failed the example hall's 132 kW busway budget, an error absent in the repository (newuser32's and
+    newuser34's trials). A file under a folder named `catalog`, reached by walking a folder above it, that is
+    byte for byte the shipped catalog's file at the same path below `catalog/` is the library's, as the repository's
+    own catalog is when walked. An edited copy stays the project's, and CAT007 names what it changes; a file named
+    itself, or walked from the copy's `catalog/` folder named, is the project's.
+    """
+    named = [Path(p).resolve() for p in paths]
+    same: dict[Path, bool] = {}
+    out = set()
+    for d in docs:
+        file = real[d.file]
+        parts = file.parts
+        if "catalog" not in parts[:-1] or file.is_relative_to(catalog):
+            continue
+        at = len(parts) - 2 - parts[-2::-1].index("catalog")     # the innermost `catalog` folder above the file
+        folder = Path(*parts[:at + 1])
+        if not any(folder != n and folder.is_relative_to(n) for n in named):
+            continue
+        if file not in same:
+            shipped = catalog.joinpath(*parts[at + 1:])
+            same[file] = shipped.is_file() and filecmp.cmp(file, shipped, shallow=False)
+        if same[file]:
+            out.add(id(d))
+    return out
 
 
 def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
@@ -177,20 +213,21 @@ def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, Sca
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-        scaling: bool | Collection[str] = False, catalog: Path | None = None) -> Run:
+        scaling: bool | Collection[str] = False, catalog: Path | None = None, as_of: AsOf | None = None) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 
     `scaling` also re-analyses each cluster (True), or each cluster whose id it holds, at 1, 2, 4, ... times its
     layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
     (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
-    `archgen check` does not. `catalog` stands for the shipped catalog (`load`).
+    `archgen check` does not. `catalog` stands for the shipped catalog (`load`). `as_of`: `--as-of`, the date
+    waivers' `expires` is judged on (else SOURCE_DATE_EPOCH, else today: `as_of.resolve`).
     """
-    return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling)
+    return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling, as_of=as_of)
 
 
 def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], clusters: dict[str, ClusterAnalysis],
            select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-           scaling: bool | Collection[str] = False) -> Run:
+           scaling: bool | Collection[str] = False, as_of: AsOf | None = None) -> Run:
     """The stages of `run` after `analyse_paths` (whose result it takes): workloads, operations, checks, growth.
 
     `archgen sweep` needs only the analysed clusters to start its workers, and runs these stages while they
@@ -199,6 +236,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen import checks
     from archgen.analyse.facility import hall_headrooms
     from archgen.analyse.operations_stage import analyse_operations
+    from archgen.checks.registry import judging
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
@@ -215,11 +253,13 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
                              operations.unsettled, operations.assumed)
-    context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements)
+    on = judging(specs.items.values(), as_of)      # read only where a waiver states `expires`
+    context = checks.Context(design, racks, metrics, clusters, workloads, operations, requirements, on)
     findings = checks.run_checks(context, select, ignore)
     grown = {c.cluster.spec.id for c in clusters.values()} if scaling is True else set(scaling or ())
     series = {}
     if grown:                                      # imported only for a growth series (documents)
         from archgen.analyse.scaling import scaling as grow
         series = {path: grow(design, racks, c.cluster) for path, c in clusters.items() if c.cluster.spec.id in grown}
-    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements)
+    return Run(specs, design, racks, metrics, findings, clusters, workloads, operations, series, requirements,
+               on)

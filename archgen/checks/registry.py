@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from archgen.analyse.operations import Operations
+from archgen.as_of import AsOf, resolve
 from archgen.binding import matches
 from archgen.build import Design
 from archgen.errors import InternalError, Location
 from archgen.units import Q
+from archgen.validate import Specs
 
 Severity = Literal["error", "warning", "info"]
 ID_RE = re.compile(r"^[A-Z]{2,4}[0-9]{3}$")
@@ -32,6 +34,7 @@ class Context:
     workloads: dict = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
     requirements: tuple = ()  # every requirement judged once (`checks.requirements.judge_all`)
+    as_of: AsOf | None = None  # `--as-of`: the date waivers' `expires` is judged on (`as_of.resolve`)
 
 
 @dataclass(frozen=True)
@@ -109,10 +112,11 @@ class Check:
 RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
             "SPC001": "Spec does not match the schema or has a unit error",
             "SPC002": "Unused waiver",
-            "SPC003": "Spec key under a name since renamed (the old name still works, for now)"}
+            "SPC003": "Spec key under a name since renamed (the old name still works, for now)",
+            "SPC004": "Expired waiver (its findings count again)"}
 #: Severity of each reserved ID's findings.
 RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning",
-                                          "SPC003": "warning"}
+                                          "SPC003": "warning", "SPC004": "warning"}
 
 REGISTRY: dict[str, Check] = {}
 
@@ -144,11 +148,12 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     findings: list[Finding] = []
     used_waivers: set[tuple[str, int]] = set()
     unwaived: dict[tuple[str, str], set[tuple[str, str]]] = {}  # (owner, check) -> (subject, requirement) unwaived
+    on = judging(specs.items.values(), ctx.as_of)
     for chk in sorted(REGISTRY.values(), key=lambda c: c.id):
         if not selected(chk.id, select, ignore):
             continue
         for v in chk.func(ctx):
-            found = waiver(specs.get(v.owner), (chk.id, *chk.aliases), v.subject, v.requirement)
+            found = waiver(specs.get(v.owner), (chk.id, *chk.aliases), v.subject, v.requirement, on)
             if found is not None:
                 used_waivers.add((v.owner, found[0]))
             else:
@@ -159,7 +164,7 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
-                if (doc_id, i) not in used_waivers and selected(w.check, select, ignore):
+                if (doc_id, i) not in used_waivers and selected(w.check, select, ignore) and not expired(w, on):
                     findings.append(Finding("SPC002", RESERVED_SEVERITY["SPC002"], object_path(doc),
                                             specs.locate(doc_id, ("waivers", i)),
                                             f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
@@ -169,12 +174,55 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                                             "object path of the finding and its `requirement` to the id of the "
                                             "requirement the finding is about.",
                                             key=_waiver_key(doc, w)))
+    if on is not None and selected("SPC004", select, ignore):
+        findings.extend(_expired(specs, on, select, ignore))
     if selected("SPC003", select, ignore):
         for moved in specs.renamed:
             owner = specs.get(moved.owner)
             findings.append(Finding("SPC003", RESERVED_SEVERITY["SPC003"], object_path(owner) if owner else moved.owner,
                                     moved.location, moved.text, RESERVED["SPC003"], moved.hint, key=moved.old))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
+
+
+def _expired(specs: Specs, on: AsOf, select: tuple[str, ...], ignore: tuple[str, ...]) -> Iterator[Finding]:
+    """SPC004 for each waiver whose `expires` is before `on`: its findings are back, and this names the waiver."""
+    for doc_id, doc in sorted(specs.items.items()):
+        for i, w in enumerate(doc.waivers):
+            if expired(w, on) and selected(w.check, select, ignore):
+                owner = f" (owner {w.owner})" if w.owner else ""
+                about = f" about {w.requirement}" if w.requirement else ""
+                yield Finding("SPC004", RESERVED_SEVERITY["SPC004"], object_path(doc),
+                              specs.locate(doc_id, ("waivers", i, "expires")),
+                              f"waiver of {w.check} for {waiver_subject(doc, w)}{about}{owner} expired on "
+                              f"{w.expires} (waivers judged as of {on}): it no longer waives, so its findings "
+                              "count again", RESERVED["SPC004"],
+                              "Fix what the waiver accepted, or, if it is still accepted, renew it: a later "
+                              "`expires` (and the `owner` who accepts it again).", key=_waiver_key(doc, w))
+
+
+def judging(docs: Iterable[object], explicit: AsOf | None) -> AsOf | None:
+    """The date to judge waivers on (`as_of.resolve`), where some waiver of `docs` states `expires`; else None.
+
+    None reads no date, so a run whose waivers never expire prints none and reads no clock.
+    """
+    if any(w.expires is not None for doc in docs for w in getattr(doc, "waivers", ())):
+        return resolve(explicit)
+    return None
+
+
+def expired(w: object, on: AsOf | None) -> bool:
+    """Whether waiver `w` has expired on `on`: its `expires` (the last day it waives) is before that date."""
+    expires = getattr(w, "expires", None)
+    return on is not None and expires is not None and expires < on.date
+
+
+def waived_text(w: object, on: AsOf | None) -> str:
+    """What a finding's `waived` says: the waiver's reason, with its owner and expiry (and the date judged on)."""
+    owner, expires = getattr(w, "owner", ""), getattr(w, "expires", None)
+    said = [f"owner {owner}"] if owner else []
+    if expires is not None:
+        said.append(f"until {expires}, judged as of {on}")
+    return f"{getattr(w, 'reason', '')} ({'; '.join(said)})" if said else getattr(w, "reason", "")
 
 
 def _unused_hint(doc: object, w: object, unwaived: set[tuple[str, str]]) -> str:
@@ -204,19 +252,22 @@ def waiver_subject(doc: object, w: object) -> str:
     return getattr(w, "subject", "") or object_path(doc)
 
 
-def waiver(doc: object, ids: tuple[str, ...], subject: str, requirement: str = "") -> tuple[int, str] | None:
-    """The waiver in `doc` of a finding of a check (its id and aliases) about `subject`: (index, reason), or None.
+def waiver(doc: object, ids: tuple[str, ...], subject: str, requirement: str = "",
+           on: AsOf | None = None) -> tuple[int, str] | None:
+    """The waiver in `doc` of a finding of a check (its id and aliases) about `subject`: (index, text), or None.
 
     The one place a waiver is matched (`check`, `render`, `diff` through the findings; `gap` for its rows). A
     waiver covers the findings of its check whose subject matches its `subject` (an object path or a glob, as
     requirement subjects are), by default only those about the document itself, and whose `requirement` (the id of
     the requirement a REQ or PERF001 finding is about; "" for other findings) is the waiver's own: a waiver of
     REQ001 written for a rack's power requirement covered its weight requirement too, so a pull request that made
-    the rack too heavy passed (newuser32's trial). The first matching one wins.
+    the rack too heavy passed (newuser32's trial). A waiver expired on `on` (`judging`) waives nothing. The first
+    matching one wins; its text is its reason, with its owner and expiry (`waived_text`).
     """
     for i, w in enumerate(getattr(doc, "waivers", ())):
-        if w.check in ids and w.requirement == requirement and matches(waiver_subject(doc, w), subject):
-            return i, w.reason
+        if (w.check in ids and w.requirement == requirement and matches(waiver_subject(doc, w), subject)
+                and not expired(w, on)):
+            return i, waived_text(w, on)
     return None
 
 

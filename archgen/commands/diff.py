@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
+from archgen.as_of import given
 from archgen.compare.diff import compare
 from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
@@ -30,8 +31,11 @@ from archgen.spec_files import printable
 FORMATS = ("md", "json")
 
 
-def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1) -> tuple[str, int]:
+def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1,
+         as_of: str | None = None) -> tuple[str, int]:
     """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
+
+    `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`as_of`), one date for both.
 
     HEAD fails when a requirement newly fails or it has error findings. A side whose specs have errors raises them,
     headed by which side it is.
@@ -41,11 +45,13 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
         raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
     runs = []
+    on = given(as_of)
     with ExitStack() as stack:
         for name, arg in (("BASE", base), ("HEAD", head)):
             source = stack.enter_context(spec_source(arg, path))
             try:
-                runs.append((relocate_run(run([source.directory], catalog=source.catalog), source), source.label))
+                analysed = run([source.directory], catalog=source.catalog, as_of=on)
+                runs.append((relocate_run(analysed, source), source.label))
             except SpecError as err:
                 raise relocate_error(err, source, f"archgen diff: {name} {source.label} cannot be analysed:") \
                     from None

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from archgen import metrics
+from archgen.as_of import resolve
 from archgen.binding import workload_requirements
 from archgen.commands.common import located
 from archgen.errors import UsageError, WorkloadError, did_you_mean
@@ -95,9 +96,11 @@ def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:
     """A note that `archgen check` refuses the network figures the estimate runs on ("" where it does not).
 
     The errors are the network analysis' (`pipeline.cluster_network`) of `INPUT_CHECKS` the cluster does not waive:
-    the estimate still runs on the design as stated, and says that it is one `check` refuses.
+    the estimate still runs on the design as stated, and says that it is one `check` refuses. A waiver past its
+    `expires` waives nothing, as in `check` (judged on SOURCE_DATE_EPOCH, else today: `as_of`).
     """
-    waived = {w.check for w in cluster.waivers}
+    on = resolve(None).date if any(w.expires is not None for w in cluster.waivers) else None
+    waived = {w.check for w in cluster.waivers if on is None or w.expires is None or w.expires >= on}
     errors = [(c, m) for c, m in problems if c in INPUT_CHECKS and c not in waived]
     if not errors:
         return ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from archgen.as_of import AsOf, given
 from archgen.compare.gap import Gap, judge_proposal
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
@@ -16,7 +17,7 @@ FORMATS = ("md", "json")
 
 
 def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md",
-           audience: str = "internal") -> tuple[str, int]:
+           audience: str = "internal", as_of: str | None = None) -> tuple[str, int]:
     """The gap report in `fmt` for `audience`; exit code 1 when a SHALL requirement fails or the proposal errs.
 
     The customer `audience` names no path of ours (`output.gap`); the proposal has error findings when it errs.
@@ -25,12 +26,12 @@ def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: s
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if audience not in AUDIENCES:
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
-    result = gap(proposal, against)
+    result = gap(proposal, against, given(as_of))
     text = output.to_json(result, audience) if fmt == "json" else output.markdown(result, audience)
     return text, 1 if result.failing else 0
 
 
-def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
+def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: AsOf | None = None) -> Gap:
     """Run the proposal with our requirements and judge every requirement on the proposal's objects.
 
     `against` holds only `Requirements` documents (a facility or parts we prescribe go into `proposal`); a file
@@ -57,7 +58,7 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path]) -> Gap:
             "no .yaml/.yml files in the proposal" if not given else
             f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
             "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
-    result = run([*_unwalked(theirs, proposal), *ours])
+    result = run([*_unwalked(theirs, proposal), *ours], as_of=as_of)
     return judge_proposal(result, {d.id for d in docs}, {f.resolve() for f in theirs},
                  tuple(str(p) for p in proposal), tuple(str(p) for p in against))
 

@@ -159,6 +159,8 @@ class Diff:
     bom: tuple[PartChange, ...] = ()
     #: clusters whose checkpoint `storage:` changed, in words (`unpriced_storage`): costed at 0, powered at 0
     not_costed: tuple[str, ...] = ()
+    #: the date both sides' waivers' `expires` was judged on, where a waiver states one (`as_of`); else ""
+    as_of: str = ""
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -176,8 +178,16 @@ class Diff:
         return self.head_errors > 0 or any(r.failing for r in self.requirements)
 
     def summary(self) -> dict:
-        """Counts for the summary line and the JSON `summary`."""
+        """Counts for the summary line and the JSON `summary`.
+
+        `requirements_<kind>` counts requirements (by id), `requirement_objects_<kind>` the objects they are judged
+        on: one edit of a `rack/*` target is 1 requirement redefined on 12 racks, where it counted 12.
+        """
         new = self.new_findings
+        moves = {"failing": lambda r: r.failing, "met": lambda r: r.newly("met"),
+                 "at_risk": lambda r: r.newly("at risk"), "redefined": lambda r: r.redefined,
+                 "newly_waived": lambda r: r.newly_waived, "removed": lambda r: r.head is None}
+        rows = {k: [r for r in self.requirements if moved(r)] for k, moved in moves.items()}
         return {
             "metrics_changed": len(self.metrics),
             "metrics_better": sum(m.direction == "better" for m in self.metrics),
@@ -190,15 +200,13 @@ class Diff:
             "parts_changed": len(self.bom),
             "findings_new": len(new),
             "findings_new_errors": sum(f.severity == "error" for f in new),
+            "findings_new_warnings": sum(f.severity == "warning" for f in new),
             "findings_resolved": len(self.resolved_findings),
-            "requirements_failing": sum(r.failing for r in self.requirements),
-            "requirements_met": sum(r.newly("met") for r in self.requirements),
-            "requirements_at_risk": sum(r.newly("at risk") for r in self.requirements),
-            "requirements_redefined": sum(r.redefined for r in self.requirements),
-            "requirements_newly_waived": sum(r.newly_waived for r in self.requirements),
-            "requirements_removed": sum(r.head is None for r in self.requirements),
+            **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
+            **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
             "head_errors": self.head_errors,
             "failing": self.failing,
+            **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }
 
 
@@ -218,10 +226,12 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
     before, after = requirement_states(base), requirement_states(head)
-    reqs = tuple(RequirementChange(before.get(k), after.get(k)) for k in sorted(set(before) | set(after))
+    reqs = tuple(RequirementChange(before.get(k), after.get(k))            # by requirement, then object
+                 for k in sorted(set(before) | set(after), key=lambda k: (k[1], k[0]))
                  if _status(before.get(k)) != _status(after.get(k)) or _as_judged(before[k]) != _as_judged(after[k]))
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
-                len(head.errors), bom_changes(base, head), unpriced_storage(base, head))
+                len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
+                str(head.as_of or base.as_of or ""))
 
 
 def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:

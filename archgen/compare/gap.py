@@ -58,6 +58,7 @@ class Gap:
     rows: tuple[GapRow, ...]
     findings: tuple[Finding, ...]
     objects: tuple[str, ...]
+    as_of: str = ""   # the date waivers' `expires` was judged on, where one states it (`as_of`); else ""
 
     @property
     def errors(self) -> list[Finding]:
@@ -85,6 +86,7 @@ class Gap:
             "warnings": sum(f.severity == "warning" for f in live),
             "objects": len(self.objects),
             "failing": self.failing,
+            **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }
 
 
@@ -109,7 +111,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
         o = outcome(b, result.metrics, result.design, result.operations.withheld, bands,
                     result.operations.unsettled, result.operations.assumed)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
-        found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner, b.req.id)
+        found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner, b.req.id,
+                       result.as_of)
         waived = found[1] if found and o.status not in PASSING else ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
                         o.note, waived, o.assumed))
@@ -121,7 +124,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     objects = {object_path(doc) for doc_id, doc in specs.items.items()
                if Path(specs.sources[doc_id].file).resolve() in files}
     objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
-    return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)))
+    return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
+               str(result.as_of or ""))
 
 
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

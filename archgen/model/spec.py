@@ -6,6 +6,7 @@ spec module.
 
 from __future__ import annotations
 
+import datetime
 import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated
@@ -103,6 +104,12 @@ class Waiver(Spec):
         "that names it, so that a waiver written for one requirement never hides another that the object starts "
         "to miss; a waiver without `requirement` covers only findings about no requirement."))
     reason: str = Field(min_length=3, description="Why the finding is accepted.")
+    owner: str = Field("", description=(
+        "Who accepted the finding and answers for the waiver (a person or team), shown with its reason."))
+    expires: datetime.date | None = Field(None, description=(
+        "The last day the waiver waives, e.g. 2027-03-31: judged against `--as-of DATE`, else SOURCE_DATE_EPOCH, "
+        "else today's date, never a clock inside the specs; from the day after, its findings count again and a "
+        "warning (SPC004) names the expired waiver. Unstated: the waiver never expires."))
 
     @field_validator("check")
     @classmethod

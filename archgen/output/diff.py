@@ -125,13 +125,20 @@ def summary_line(d: Diff) -> str:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     if s["parts_changed"]:
         parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials")
-    parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s)), "
+    warned = f", {s['findings_new_warnings']} warning(s)" if s["findings_new_warnings"] else ""
+    parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s){warned}), "
                  f"{s['findings_resolved']} resolved")
-    parts.append(f"{s['requirements_failing']} requirement(s) newly failing, {s['requirements_met']} newly met"
-                 + "".join(f", {s[f'requirements_{k}']} {k.replace('_', ' ')}" for k in _REQUIREMENT_MOVES
+    parts.append(_moves(s, "failing", "requirement(s) newly failing") + ", " + _moves(s, "met", "newly met")
+                 + "".join(", " + _moves(s, k, k.replace("_", " ")) for k in _REQUIREMENT_MOVES
                            if s[f"requirements_{k}"]))
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
-    return "; ".join(parts) + f". {verdict}."
+    return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
+
+
+def _moves(s: dict, kind: str, label: str) -> str:
+    """A kind of requirement change by requirement, with its objects where more: '1 redefined (on 12 objects)'."""
+    ids, objects = s[f"requirements_{kind}"], s[f"requirement_objects_{kind}"]
+    return f"{ids} {label}" + (f" (on {objects} objects)" if objects > ids else "")
 
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
@@ -180,15 +187,22 @@ def markdown(d: Diff) -> str:
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
     s = d.summary()
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
-    icon = "❌" if d.failing else "⚠️" if s["metrics_worse"] or lost or moved else "✅"   # passes, but look
+    look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"]
+    icon = "❌" if d.failing else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
              f"{icon} {summary_line(d)}", ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
-        for r in d.requirements:
-            lines.append(f"| {r.state.requirement} | `{r.state.object}` | {md(r.state.statement)} | {_target(r)} | "
+        above = None
+        for r in d.requirements:       # by requirement: its objects under it, the requirement named once
+            if above is not None and above.state.requirement == r.state.requirement:
+                named = ("", "↳", "" if _target(above) == _target(r) else _target(r))
+            else:
+                named = (r.state.requirement, md(r.state.statement), _target(r))
+            lines.append(f"| {named[0]} | `{r.state.object}` | {named[1]} | {named[2]} | "
                          f"{_status_cell(r.base)} | {_status_cell(r.head)} | {_value(r.base)} → {_value(r.head)} |")
+            above = r
         lines.append("")
     for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:

@@ -46,8 +46,11 @@ def summary(findings: list[Finding], ran: Collection[str] | None = None) -> dict
             "waived": t["waived"]}
 
 
-def text(findings: list[Finding], *, show_waived: bool = False) -> str:
+def text(findings: list[Finding], *, show_waived: bool = False, as_of: object = None) -> str:
     """flake8-style lines: ``file:line:col: severity: ID object: message``.
+
+    `as_of`: the date waivers' `expires` was judged on (`as_of.AsOf`), named on the summary line; None where
+    no waiver states `expires`, and then no date is printed.
 
     A finding that follows from a REF finding (`caused_by`) is folded under it: printed after it, indented, with no
     line of its own in the file order; a REF finding with such followers comes first (docs/checks.md, "Error
@@ -65,7 +68,8 @@ def text(findings: list[Finding], *, show_waived: bool = False) -> str:
         lines.append(_line(f))
         lines += ["    " + _line(g) for g in (under.get(cause_of(f), []) if f.id in CAUSES else [])]
     s = summary(findings)
-    lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info, {s['waived']} waived")
+    judged = f" (waivers judged as of {as_of})" if as_of is not None else ""
+    lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info, {s['waived']} waived{judged}")
     return "\n".join(lines) + "\n"
 
 

@@ -73,7 +73,7 @@ def summary_line(g: Gap) -> str:
     text += f". The proposal has {s['errors']} error and {s['warnings']} warning finding(s)"
     if s["waived"]:
         text += f"; {s['waived']} result(s) waived"
-    return text + "."
+    return text + "." + (f" Waivers judged as of {g.as_of}." if g.as_of else "")
 
 
 def markdown(g: Gap, audience: str = "internal") -> str:
