@@ -23,7 +23,8 @@ import yaml
 
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.comm.placement import replica_members
-from archgen.scoring.cases import case_hardware, predict, read_case_file
+from archgen.perf.serve import inference as I
+from archgen.scoring.cases import case_hardware, predict, read_case_file, serve_job
 
 DATA = Path(__file__).parent / "data"
 A2A = yaml.safe_load((DATA / "trtllm-nvlink-a2a-gb200.yaml").read_text(encoding="utf-8"))
@@ -88,3 +89,34 @@ def test_imbalance_across_attention_dp_ranks_sizes_a_tenth_of_the_gap(accelerato
     assert ADP_SOL / ADP_ACTUAL == pytest.approx(1.11, abs=0.005)
     assert model / ADP_SOL == pytest.approx(2.34, abs=0.02)
     assert model / measured == pytest.approx(2.76, abs=0.02)
+
+
+def test_unequal_output_lengths_lengthen_the_context_a_step_reads():
+    """A slot holds a request for as many steps as it has output tokens, so the sequences in flight are the requests
+    weighted by their length L: the mean context a step reads is E[L (I + L/2)] / E[L], not E[I] + E[L] / 2. The
+    dataset's reference outputs (tests/perf/data/mlperf-deepseek-r1-lengths.yaml) have a coefficient of variation of
+    1.25 (median 2,196, mean 4,043, up to 32,768), which puts the context at 5,826 instead of 2,826; scaled to the B200
+    run's mean of 3,736 generated tokens (the spread taken as the reference's), 5,431 instead of 2,672."""
+    d = yaml.safe_load((DATA / "mlperf-deepseek-r1-lengths.yaml").read_text(encoding="utf-8"))
+    m, m2, mi = d["mean_output"], d["mean_output_sq"], d["mean_output_x_input"]
+    assert (m2 / m**2 - 1.0) ** 0.5 == pytest.approx(1.25, abs=0.005)
+    assert (mi + m2 / 2.0) / m == pytest.approx(5826, abs=1)
+    s = 3736.0 / m  # the B200 Offline run's generated mean
+    assert (mi + s * m2 / 2.0) / m == pytest.approx(5431, abs=1)
+    assert d["mean_input"] + 3736.0 / 2.0 == pytest.approx(2672, abs=1)
+
+
+def test_the_longer_context_sizes_an_eighth_of_the_gap(accelerators):
+    """The model's B200 Offline step read at that context, all else equal (the 512-a-rank cap still binds: 5,431
+    tokens of 35,136 B is 191 MB a sequence, ~606 in a rank's 116 GB): 42.8 -> 52.9 ms, and tokens/s +161.7 % ->
+    +115.4 % of the measured 33,379. Not charged: the simulated scenarios give every request one length, and a field
+    stating the spread would need every scored row's dataset read (docs/perf-model.md, Limitations)."""
+    row = _row("offline-8xb200")
+    hw, job = case_hardware(row, accelerators), serve_job(row)
+    est = I.estimate_inference(hw, job, 8.0)
+    b, fixed, length = float(est.batch), float(est.overhead_per_step), float(job.output_len)
+    step = float(I._forward(hw, job, b, 8.0, context=5431.0, batch=b, prefill=False)) + fixed
+    assert b == 4096 and float(est.tpot) * 1e3 == pytest.approx(42.8, abs=0.05)
+    assert step * 1e3 == pytest.approx(52.9, abs=0.05)
+    tps = b * length / (b * float(est.prefill_per_request) + length * step)
+    assert tps / row.measured[0].value - 1.0 == pytest.approx(1.154, abs=0.001)
