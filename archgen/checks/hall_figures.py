@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from archgen.analyse.facility import rack_heat
+from archgen.analyse.rack_heat import rack_heat
 from archgen.checks.registry import Violation
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
@@ -108,7 +108,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
             continue
-        heat, cap = rack_heat(c.cluster, racks), hall.air_cooling_capacity
+        heat, cap = rack_heat(c, racks), hall.air_cooling_capacity
         air = f"the racks' heat to air {heat.air:.1f~P}"
         if cap is None:
             if heat.air.magnitude > 0:
@@ -122,7 +122,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         if heat.air > cap:
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
                             heat.air, cap.to("kW"))
-        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p.cluster, racks).air, cap,
+        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p, racks).air, cap,
                                    against):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
                             severity="warning")

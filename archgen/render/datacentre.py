@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.facility import rack_heat
+from archgen.analyse.rack_heat import rack_heat
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_power import water_rows
@@ -39,7 +39,7 @@ def datacentre(scope: Any, a: Any) -> Section:
     m, hall = scope.metrics, a.cluster.facility
     racks = [scope.run.racks.get(f"rack/{rid}") for rid in sorted(a.cluster.rack_counts)]
     racks = [r for r in racks if r is not None]
-    heat = rack_heat(a.cluster, scope.run.racks)
+    heat = rack_heat(a, scope.run.racks)
     liquid, air, doors = heat.liquid, heat.air, heat.doors
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
     need = [("IT power at the rack feeds (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
