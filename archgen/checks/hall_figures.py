@@ -154,7 +154,7 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
             side = (n + 1) // 2
             message = (f"N+N (2N) with an odd number of {label} ({n} x {each:.1f~P}): the sides cannot be equal, so "
                        f"the smaller, {usable} x {each:.1f~P}, is what PWR011 counts, as {n - 1} would give: the "
-                       f"{_nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
+                       f"{nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
                        f" gives {(n - 1) * each:.1f~P})")
         elif usable == 0:
             message = (f"{red} of {n} {label} holds every one back as a spare: none is left to carry the load "
@@ -164,7 +164,7 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
         yield Violation(f"facility/{fac.id}", fac.id, ("feeds", field, "count"), message, Q_(usable, ""), Q_(n, ""))
 
 
-def _nth(n: int) -> str:
+def nth(n: int) -> str:
     """'3rd', '5th', '21st': the ordinal of a unit count."""
     tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{tail}"

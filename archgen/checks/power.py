@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
+from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_figures import (
     _kw,
     feeds_beyond_shelves,
@@ -105,18 +106,16 @@ def conversion_loss(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR005", "power.redundancy_pairs", severity="warning")
 def redundancy_pairs(ctx: Context) -> Iterator[Violation]:
-    """An N+N (2N) group has an even number of units, one half per side.
+    """An N+N (2N) group has an even number of units, one half per side: feeds, shelves, PDUs, CDUs and PSUs.
+
+    With an odd count the smaller side carries the load alone, as one unit fewer would: the odd unit adds no usable
+    capacity (the message gives what is usable). The rack's CDU group (`cooling.liquid.cdu_redundancy`) and the PSUs
+    of each part it places (`psus`, named once per rack) count alike (`odd_pairs`; PWR017 for a hall's units).
 
     Fix: make the count even, or state N+1.
     """
     for path, a in ctx.racks.items():
-        feeds = a.rack.spec.power.feeds
-        if feeds.redundancy == "N+N" and feeds.count % 2:
-            yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
-                            f"N+N with an odd number of feeds ({feeds.count})")
-        for st in a.power.stages:
-            if st.redundancy == "N+N" and st.count % 2:
-                yield Violation(path, a.rack.spec.id, _key(st), f"N+N with an odd number of {st.kind} ({st.count})")
+        yield from odd_pairs(path, a)
 
 
 @check("PWR006", "power.feed_matches_input")

@@ -107,8 +107,11 @@ def _claims(stage: str) -> Callable[[Any], bool]:
 
 
 def _two_n(r: Any) -> bool:
-    group = r.spec.power.shelves or r.spec.power.pdus
-    return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "")
+    """A rack with an N+N group for PWR005: its feeds, shelves or PDUs, its CDU group, or a part's PSUs."""
+    group, lp = r.spec.power.shelves or r.spec.power.pdus, r.spec.cooling.liquid
+    psus = (getattr(p.part, "psus", None) or getattr(getattr(p.part, "power", None), "psus", None) for p in r.items)
+    return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "",
+                     lp.cdu_redundancy if lp else "", *(u.redundancy for u in psus if u is not None))
 
 
 def _temperatures(r: Any) -> bool:
