@@ -86,12 +86,39 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
     assumption the finding names (as the annual PUE taken for a design-day one), so the pass does not read as one on
     a stated scheme.
     """
-    hall, field = c.cluster.facility, "ups_units" if key == "ups" else "generator_units"
+    hall, field = c.cluster.facility, {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
     return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
                      f"{kind} (`feeds.{field}`, {units.count} x {units.capacity.to('kW'):.1f~P}) but no "
                      f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
                      "none held back for a failure or maintenance, the least conservative reading (an assumption); "
                      f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+
+
+def utility_unjudged(feeds: Any) -> bool:
+    """Whether `feeds` states a utility count, voltage or redundancy but no capacity (`utility_units`).
+
+    PWR011's info finding (`utility_not_stated`). A hall that says nothing of its utility gets none: its document's
+    row reads "not provided", as for any figure not stated.
+    """
+    return feeds is not None and feeds.utility_units is None and any(v is not None for v in (
+        feeds.utility_feeds, feeds.utility_voltage, feeds.utility))
+
+
+def utility_not_stated(path: str, c: Any) -> Violation:
+    """PWR011's info finding where the hall states its upstream `feeds` but no utility capacity (`utility_units`).
+
+    The utility is then not judged: `utility_feeds` (a count) and `utility_voltage` say nothing of what a feed
+    delivers, so any utility would pass. The finding names the keys that would let PWR011 judge it.
+    """
+    hall = c.cluster.facility
+    feeds = hall.feeds
+    said = [f"`feeds.{k}: {v:~P}`" if hasattr(v, "units") else f"`feeds.{k}: {v}`"
+            for k, v in (("utility_feeds", feeds.utility_feeds), ("utility_voltage", feeds.utility_voltage),
+                         ("utility", feeds.utility)) if v is not None]
+    return Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s utility feeds "
+                     f"({', '.join(said) if said else 'none stated'}): no capacity per feed, so whether they carry the "
+                     "facility power is not known; state `feeds.utility_units` ({count, capacity})"
+                     + ("" if feeds.utility else " and `feeds.utility` (N, N+1, N+N)"), severity="info")
 
 
 def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
@@ -135,7 +162,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
 
 
 def wasted_units(fac: Any) -> Iterator[Violation]:
-    """PWR017: a hall's UPS modules or generator sets whose stated redundancy leaves a unit adding no capacity.
+    """PWR017: a hall's UPS modules, generator sets or utility feeds whose redundancy leaves a unit adding nothing.
 
     N+N with an odd count: the smaller side is what PWR011 counts (`spare_units` holds back the larger half), the
     same as one unit fewer gives, so the odd unit adds nothing. N+k with k at least the count: no unit is left to
@@ -145,7 +172,8 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
     if feeds is None:
         return
     for field, label, red, units in (("ups_units", "UPS modules", feeds.ups, feeds.ups_units),
-                                     ("generator_units", "generator sets", feeds.generators, feeds.generator_units)):
+                                     ("generator_units", "generator sets", feeds.generators, feeds.generator_units),
+                                     ("utility_units", "utility feeds", feeds.utility, feeds.utility_units)):
         if units is None or red is None:
             continue
         n, each = units.count, units.capacity.to("kW")

@@ -228,7 +228,7 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR011", "power.hall_redundancy")
 def hall_redundancy(ctx: Context) -> Iterator[Violation]:
-    """The hall's UPS modules and generator sets carry the cluster with their stated redundancy held back.
+    """The hall's UPS modules, generator sets and utility feeds carry the cluster with their redundancy held back.
 
     Where the facility's `feeds` states `ups_units` (and `ups: N+1`, `N+N`…), the modules less the spares of that
     redundancy (N+k: k; N+N: half) carry the cluster's IT power; where it states `generator_units`, the sets less
@@ -241,7 +241,9 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
     known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
     hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`). Units stated
-    without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key.
+    without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key. Utility
+    feeds (`utility_units`, `utility:`) carry the facility power as the generator sets do, at their stated capacity;
+    a utility count, voltage or redundancy without `utility_units` is an info finding, not judged.
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
@@ -338,7 +340,7 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR017", "power.hall_units_wasted", severity="warning")
 def hall_units_wasted(ctx: Context) -> Iterator[Violation]:
-    """A hall's UPS modules and generator sets are a count their stated redundancy uses: 2N with an even number.
+    """A hall's UPS modules, generator sets and utility feeds are a count their redundancy uses: 2N with an even one.
 
     N+N (2N) splits the units into two sides, each to carry the load alone. With an odd count the sides cannot be
     equal and PWR011 counts the smaller (3 modules at 2N: 1 usable, as 2 would give), so the odd unit adds no usable

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
-from archgen.checks.hall_figures import shared_hall
+from archgen.checks.hall_figures import shared_hall, utility_unjudged
 from archgen.checks.registry import Severity
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
@@ -59,9 +59,13 @@ def _rated_cdu(r: Any) -> bool:
 
 
 def _hall_units(hall: Any) -> bool:
-    """Whether a hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
+    """Whether a hall states UPS modules, generator sets or utility feeds (PWR011 compares the cluster's load).
+
+    Or a utility count, voltage or redundancy without their capacity: PWR011's info finding (`utility_unjudged`).
+    """
     feeds = hall.feeds if hall is not None else None
-    return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
+    return feeds is not None and (utility_unjudged(feeds) or any(u is not None for u in (
+        feeds.ups_units, feeds.generator_units, feeds.utility_units)))
 
 
 def _tier_claimed(hall: Any) -> bool:

@@ -119,6 +119,13 @@ class UpstreamFeeds(Spec):
 
     utility_feeds: Count | None = Field(None, description="Independent utility feeds to the site, e.g. 2.")
     utility_voltage: Voltage | None = Field(None, description="Utility (medium) voltage, e.g. '13.8 kV'.")
+    utility: Redundancy | None = Field(None, description=(
+        "Utility feed redundancy: N, N+1 or N+N (2N, each side able to carry the site alone)."))
+    utility_units: Units | None = Field(None, description=(
+        "Utility feeds and each one's capacity, the real power the feed (its service or transformer) can deliver, "
+        "e.g. {count: 2, capacity: 2.5 MW}: with `utility` redundancy held back they carry the cluster's facility "
+        "power at design conditions, as the generator sets do (PWR011). `count` is `utility_feeds` where both are "
+        "given."))
     ups: Redundancy | None = Field(None, description="UPS redundancy: N, N+1 or N+N (2N).")
     ups_autonomy: Duration | None = Field(None, description="UPS ride-through at full load, e.g. '5 min'.")
     generators: Redundancy | None = Field(None, description="Standby generator redundancy: N, N+1 or N+N (2N).")
@@ -132,11 +139,17 @@ class UpstreamFeeds(Spec):
 
     @model_validator(mode="after")
     def _ups_rating(self) -> UpstreamFeeds:
-        units = self.ups_units
-        if units is not None and (units.rated_at is not None or units.derating):
-            raise FieldError(("ups_units", "rated_at" if units.rated_at is not None else "derating"),
-                             "UPS modules are counted at their stated rating: the hall states no UPS-room "
-                             "conditions to derate them for (state the module's rating at the site)")
+        for key, units, what in (("ups_units", self.ups_units, "UPS modules are counted at their stated rating: the "
+                                  "hall states no UPS-room conditions to derate them for (state the module's "
+                                  "rating at the site)"),
+                                 ("utility_units", self.utility_units, "utility feeds are counted at their stated "
+                                  "capacity: outdoor conditions do not derate a feed (state what it delivers)")):
+            if units is not None and (units.rated_at is not None or units.derating):
+                raise FieldError((key, "rated_at" if units.rated_at is not None else "derating"), what)
+        if self.utility_units is not None and self.utility_feeds not in (None, self.utility_units.count):
+            raise FieldError(("utility_units", "count"), f"utility_units.count is {self.utility_units.count} but "
+                             f"utility_feeds is {self.utility_feeds}: one count of feeds (state one, or make them "
+                             "agree)")
         return self
 
 
