@@ -34,12 +34,17 @@ def odd_pairs(path: str, a: Any) -> Iterator[Violation]:
                    " at the hall's conditions")
     seen: set[str] = set()
     for item in a.rack.items:
-        psus = getattr(item.part, "psus", None) or getattr(getattr(item.part, "power", None), "psus", None)
+        psus = part_psus(item.part)
         if psus is None or psus.redundancy != "N+N" or not psus.count % 2 or item.part.id in seen:
             continue
         seen.add(item.part.id)
         yield _odd(path, rid, ("slots", item.slot, "part"), f"PSUs in each {item.part.id}", psus.count,
                    psus.capacity)
+
+
+def part_psus(part: Any) -> Any:
+    """A placed part's PSUs as the catalog gives them: a shelf's `psus`, a system's or switch's `power.psus`."""
+    return getattr(part, "psus", None) or getattr(getattr(part, "power", None), "psus", None)
 
 
 def _odd(path: str, rid: str, key: tuple, label: str, n: int, each: Q | None, at: str = "") -> Violation:

@@ -12,6 +12,7 @@ from typing import Any
 
 from archgen.analyse.conversion import unpowered
 from archgen.checks.hall_figures import shared_hall, utility_unjudged
+from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
@@ -113,7 +114,7 @@ def _claims(stage: str) -> Callable[[Any], bool]:
 def _two_n(r: Any) -> bool:
     """A rack with an N+N group for PWR005: its feeds, shelves or PDUs, its CDU group, or a part's PSUs."""
     group, lp = r.spec.power.shelves or r.spec.power.pdus, r.spec.cooling.liquid
-    psus = (getattr(p.part, "psus", None) or getattr(getattr(p.part, "power", None), "psus", None) for p in r.items)
+    psus = (part_psus(p.part) for p in r.items)
     return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "",
                      lp.cdu_redundancy if lp else "", *(u.redundancy for u in psus if u is not None))
 

@@ -88,12 +88,12 @@ class SiteTier(Spec):
 
 
 class Units(Spec):
-    """A set of identical units upstream of the racks (UPS modules, generator sets) and each one's rating."""
+    """Identical units upstream of the racks (UPS modules, generator sets, utility feeds) and each one's rating."""
 
     count: Count = Field(description="Units installed, spares included, e.g. 4.")
     capacity: Power = Field(description=(
         "Each unit's rated real-power output, e.g. '500 kW' (a UPS module's kW rating; a generator set's rating for "
-        "the duty it serves, e.g. prime or data-centre continuous)."))
+        "the duty it serves, e.g. prime or data-centre continuous; what a utility feed's service delivers)."))
     rated_at: Conditions | None = Field(None, description=(
         "Generator sets only: the outdoor conditions `capacity` is stated at, as the datasheet states them, e.g. "
         "{ambient: 40 degC, altitude: 1000 m}; a site hotter (`outdoor_design`) or higher (`altitude`) counts the "
