@@ -5,7 +5,9 @@ Before, the racks' heat summed each rack type's analysis over its instances, and
 of the type's most loaded instance (its budgets need the worst). The cluster's IT power counts each module once,
 from the cabling. The shipped DGX B200 SuperPOD read 1,924.437 kW of rack heat for 1,923.568 kW at the feeds:
 0.87 kW created, the 1,049 W by which the less loaded leaf, spine and compute racks were counted as the most loaded
-one, less the 180 W of modules at link ends in no rack (endpoints stated as a count).
+one, less the 180 W of modules at link ends in no rack (endpoints stated as a count). hall2's 14 W on the GB200 SU
+(before the OOB leaves were sized per rack, main d608e885) had the same cause: its Ethernet racks' optics were
+5,070.8 W as the most loaded instance x count, 5,056.8 W instance by instance, as the cabling counts them.
 """
 
 from __future__ import annotations
