@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.rack_heat import rack_heat
 from archgen.checks.registry import Violation
 from archgen.model.base import spare_units
@@ -92,6 +93,27 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
                      f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
                      "none held back for a failure or maintenance, the least conservative reading (an assumption); "
                      f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+
+
+def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violation | None]:
+    """PWR011's UPS load (`load`, the feed power, named `words`), with the in-row CDUs' pumps where on the UPS.
+
+    `feeds.cdus_on_ups: true` adds the cluster's `cdu_power` (each in-row CDU's stated draw x the CDUs it buys).
+    Where one of its in-row CDUs states no draw, the load stays the feed power and an info finding says the UPS is
+    judged without the pumps (an optimistic margin).
+    """
+    hall = c.cluster.facility
+    if load is None or not hall.feeds.cdus_on_ups:
+        return load, words, None
+    pumps = cluster_cdu_power(c)
+    if pumps is None:
+        return load, words, Violation(c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' "
+                                      "puts its in-row CDUs' pumps on the UPS (`feeds.cdus_on_ups`), but a CDU the "
+                                      "cluster buys states no `power`: the UPS is judged on the feed power without "
+                                      "them, so its margin is optimistic", severity="info")
+    if not pumps.m:
+        return load, words, None
+    return (load + pumps).to("kW"), f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", None
 
 
 def utility_unjudged(feeds: Any) -> bool:

@@ -243,7 +243,8 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`). Units stated
     without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key. Utility
     feeds (`utility_units`, `utility:`) carry the facility power as the generator sets do, at their stated capacity;
-    a utility count, voltage or redundancy without `utility_units` is an info finding, not judged.
+    a utility count, voltage or redundancy without `utility_units` is an info finding, not judged. With
+    `feeds.cdus_on_ups: true` the UPS load holds the in-row CDUs' pumps (`cdu_power`; `hall_figures.ups_pumps`).
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.

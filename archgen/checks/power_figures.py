@@ -18,6 +18,7 @@ from archgen.checks.hall_figures import (
     generators_at_site,
     redundancy_not_stated,
     shared_hall,
+    ups_pumps,
     utility_not_stated,
     utility_unjudged,
 )
@@ -52,7 +53,10 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
         gen_why = (f"; IT power x peak PUE {peak:g}" if peak is not None else
                    f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no `peak_pue`): the design "
                    "day's mechanical load is above the year's average, so this is optimistic")
-        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, feed_power(m), feed_words(m), ""),
+        ups, ups_what, pumps = ups_pumps(c, feed_power(m), feed_words(m))
+        if pumps is not None and feeds.ups_units is not None:
+            yield pumps
+        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, ups, ups_what, ""),
                   ("generators", "generator", "sets", feeds.generators, feeds.generator_units, gen_load, gen_what,
                    gen_why),
                   ("utility", "utility", "feeds", feeds.utility, feeds.utility_units, gen_load, gen_what, gen_why))
@@ -106,8 +110,8 @@ def _share(key: str, peak: float | None) -> Any:
     """
     def share(c: Any) -> Any:
         m = c.metrics
-        if key == "ups":
-            return feed_power(m) if feed_power(m) is not None else m.get("it_power_racks")
+        if key == "ups":   # with the in-row CDUs' pumps where the hall puts them on the UPS
+            return ups_pumps(c, feed_power(m), "")[0] if feed_power(m) is not None else m.get("it_power_racks")
         load = m.get("facility_power_peak" if peak is not None else "facility_power")
         hall, floor = c.cluster.facility, m.get("it_power_racks")
         pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None

@@ -136,6 +136,10 @@ class UpstreamFeeds(Spec):
         "Generator sets and each one's rating, e.g. {count: 5, capacity: 2 MW}: with `generators` redundancy held "
         "back they carry the cluster's facility power, IT power x PUE (PWR011)."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
+    cdus_on_ups: bool | None = Field(None, description=(
+        "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "
+        "generator sets take the load): PWR011 then adds their draw (`cdu_power`) to the UPS load. Not stated: "
+        "not added (in-rack CDUs are on the rack feeds, and so always in it)."))
 
     @model_validator(mode="after")
     def _ups_rating(self) -> UpstreamFeeds:
