@@ -317,6 +317,12 @@ def unit_power(part: object) -> Q | None:
     return None
 
 
+def unplaced_power(bom: Sequence[BomLine]) -> Q:
+    """Draw of the switches placed in no rack: their lines of a cluster's `bom` (those in racks are in its racks)."""
+    loose = (line.total_power for line in bom if line.note == UNRACKED)   # None: in its parent line
+    return sum((p for p in loose if p is not None), Q_(0, "kW")).to("kW")
+
+
 def optics_outside_systems(a: ClusterAnalysis, tiers: Sequence[TierCabling], typical: bool = False) -> Q:
     """The cluster's optics less the node-end modules its systems' `power.max` already holds, so each counts once.
 

@@ -6,9 +6,8 @@ cables run in overhead trays laid as a grid above the racks, so a run between tw
 ``|Δheight| + in_rack``. Each run takes the first link option of its tier whose reach covers it (and whose minimum
 length it meets), and is ordered in the next length bin up.
 
-Counting, three figures per tier kept apart:
+Counting, three figures per tier kept apart (links: logical port-to-port connections at the fabric rate):
 
-* links: logical port-to-port connections at the fabric rate;
 * cables: what an installer pulls, ⌈links / links per cable⌉, where a cable carries the `links_per_cable` of its
   parts (2 for an 800G cable split 2 x 400G across two planes or spines: one cable with its ends, as NVIDIA's
   DGX SuperPOD B300 Spectrum-X table counts it), and a copper assembly the links of its narrower end's module,
@@ -27,7 +26,14 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.analyse.bom import UNRACKED, BomLine, cluster_bom, optics_outside_systems, surplus_switch_power
+from archgen.analyse.bom import (
+    UNRACKED,
+    BomLine,
+    cluster_bom,
+    optics_outside_systems,
+    surplus_switch_power,
+    unplaced_power,
+)
 from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, run_cables
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import (
@@ -169,12 +175,8 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
 
 def _cluster_metrics(a: ClusterAnalysis, cab: Cabling) -> dict[str, Q]:
     net = sum(cab.network_power.values(), Q_(0, "kW")) + surplus_switch_power(a)
-    # the lines of switches placed in no rack only (those in racks are in it_power_racks); None: in its parent
-    loose = (line.total_power for line in cab.bom if line.note == UNRACKED)
-    unplaced = sum((p for p in loose if p is not None), Q_(0, "kW"))
-    # the checkpoint storage's stated draw stands outside every rack, as the unplaced switches (`storage_cost`)
-    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced
-                + storage_draw(a)).to("kW")
+    it_power = (a.metrics["it_power_racks"] + optics_outside_systems(a, cab.tiers) + unplaced_power(cab.bom)
+                + storage_draw(a)).to("kW")   # the last two stand outside every rack (`rack_heat.unracked_heat`)
     return {"network_power": net.to("kW"), "optics_power": cab.optics_power.to("kW"), "it_power": it_power,
             "links": count(sum(t.links for t in cab.tiers)), **facility_metrics(a, it_power)}
 

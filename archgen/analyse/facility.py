@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from archgen.analyse.network import ClusterAnalysis
 from archgen.units import Q_, Q
@@ -68,30 +66,3 @@ def feed_load(it_power: Q, metrics: dict[str, Q]) -> Q:
     """What the cluster's rack feeds carry: its IT power plus its racks' own cooling units (`rack_cooling_power`)."""
     return (it_power + metrics.get("rack_cooling_power", Q_(0, "kW"))).to("kW")
 
-
-@dataclass(frozen=True)
-class RackHeat:
-    """A cluster's rack heat by medium, over every rack instance: what the rack analyses split (`CoolingSplit`)."""
-
-    liquid: Q   # to the racks' liquid loops
-    doors: Q    # to the rear doors' water
-    air: Q      # to the hall's air, after the rear doors
-    total: Q    # all the racks' heat (their input power)
-
-
-def rack_heat(cluster: Any, racks: Mapping[str, Any]) -> RackHeat:
-    """`cluster`'s racks' heat by medium, each rack type's analysis (`racks`, by 'rack/<id>') times its count.
-
-    Parts in no rack (switches placed nowhere, checkpoint storage, optics the cabling adds) are not split by medium:
-    their heat is the cluster's feed power less `total`.
-    """
-    sums = {"liquid": Q_(0, "kW"), "doors": Q_(0, "kW"), "air": Q_(0, "kW"), "total": Q_(0, "kW")}
-    for rid, n in cluster.rack_counts.items():
-        r = racks.get(f"rack/{rid}")
-        if r is None:
-            continue
-        c = r.cooling
-        for key, q in (("liquid", c.heat_liquid), ("doors", r.metrics.get("heat_to_rear_door", Q_(0, "kW"))),
-                       ("air", c.heat_air), ("total", c.heat)):
-            sums[key] = (sums[key] + q * n).to("kW")
-    return RackHeat(**sums)

@@ -50,7 +50,21 @@ def instance_optics(a: ClusterAnalysis, held: bool = False) -> np.ndarray:
 
     `held`: the modules a switch's maximum holds and its stated typical does not (`optics_by_rack`).
     """
-    watts = np.zeros(len(a.cluster.instances), dtype=float)
+    return _end_optics(a, held)[:-1]
+
+
+def unracked_optics(a: ClusterAnalysis) -> Q:
+    """Optics power beyond the parts' figures at link ends in no rack (a switch placed nowhere, a counted endpoint).
+
+    With `instance_optics` summed, every module `analyse.bom.optics_outside_systems` counts (the heat of parts in no
+    rack, `analyse.rack_heat.unracked_heat`).
+    """
+    return Q_(float(_end_optics(a)[-1]), "W").to("kW")
+
+
+def _end_optics(a: ClusterAnalysis, held: bool = False) -> np.ndarray:
+    """`instance_optics` with one more slot last: the ends in no rack."""
+    watts = np.zeros(len(a.cluster.instances) + 1, dtype=float)
     cab = a.cabling
     if cab is None or not cab.runs:
         return watts
@@ -86,8 +100,9 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
     Those are the switch ends, the B end of every tier and the A end of the switch tiers, and the node ends (an
     access run's A end) of systems whose `power.max` leaves their modules out (`node_left_out`); an access run's A
     end that is no node is a switch port at a leaf, in a single-port cage. Modules per rack are ⌈links / ports per
-    module⌉ with the cages of the cluster totals (`analyse.cabling`); unplaced ends hold none. An optical module in
-    the port of a switch whose `power.max` holds it (`in_switch`, `Switch.power_includes_optics`) adds nothing;
+    module⌉ with the cages of the cluster totals (`analyse.cabling`); ends in no rack (a switch placed nowhere, an
+    endpoint stated as a count) go to `out`'s last slot. An optical module in the port of a switch whose
+    `power.max` holds it (`in_switch`, `Switch.power_includes_optics`) adds nothing;
     `only`: count just the optical modules at these ends (the held ones a stated typical leaves out).
     """
     if not options or not len(tr.length):
@@ -103,12 +118,13 @@ def _rack_end_power(fa: FabricAnalysis, tier: str, tr: TierRuns, options: tuple[
         for rack, side, mask in ((tr.b_rack, "b", runs), (tr.a_rack, "a", runs & a_counted)):
             for i, opt in enumerate(options):
                 end = getattr(opt, side)
-                sel = mask & (tr.option == i) & (rack >= 0)
+                sel = mask & (tr.option == i)
                 copper = opt.a.media in COPPER_MEDIA
                 if not sel.any() or end.power_per_end.magnitude == 0 or (
                         (side in in_switch and not copper) if only is None else (side not in only or copper)):
                     continue
-                links = np.bincount(rack[sel], weights=tr.weight[sel], minlength=len(out))
+                where = np.where(rack[sel] >= 0, rack[sel], len(out) - 1)   # an end in no rack: the last slot
+                links = np.bincount(where, weights=tr.weight[sel], minlength=len(out))
                 cage = a_cage if side == "a" else None
                 per = links_per_cable(opt, speed, a_cage) if copper else _ports_per_module(end, speed, cage)
                 watts = end.power_per_end if copper else module_power(end, speed, cage)

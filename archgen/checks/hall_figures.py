@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from archgen.analyse.facility import rack_heat
+from archgen.analyse.cdu_power import cluster_cdu_power
+from archgen.analyse.rack_heat import rack_heat
 from archgen.checks.registry import Violation
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
@@ -86,12 +87,60 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
     assumption the finding names (as the annual PUE taken for a design-day one), so the pass does not read as one on
     a stated scheme.
     """
-    hall, field = c.cluster.facility, "ups_units" if key == "ups" else "generator_units"
+    hall, field = c.cluster.facility, {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
     return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
                      f"{kind} (`feeds.{field}`, {units.count} x {units.capacity.to('kW'):.1f~P}) but no "
                      f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
                      "none held back for a failure or maintenance, the least conservative reading (an assumption); "
                      f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+
+
+def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violation | None]:
+    """PWR011's UPS load (`load`, the feed power, named `words`), with the in-row CDUs' pumps where on the UPS.
+
+    `feeds.cdus_on_ups: true` adds the cluster's `cdu_power` (each in-row CDU's stated draw x the CDUs it buys).
+    Where one of its in-row CDUs states no draw, the load stays the feed power and an info finding says the UPS is
+    judged without the pumps (an optimistic margin).
+    """
+    hall = c.cluster.facility
+    if load is None or not hall.feeds.cdus_on_ups:
+        return load, words, None
+    pumps = cluster_cdu_power(c)
+    if pumps is None:
+        return load, words, Violation(c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' "
+                                      "puts its in-row CDUs' pumps on the UPS (`feeds.cdus_on_ups`), but a CDU the "
+                                      "cluster buys states no `power`: the UPS is judged on the feed power without "
+                                      "them, so its margin is optimistic", severity="info")
+    if not pumps.m:
+        return load, words, None
+    return (load + pumps).to("kW"), f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", None
+
+
+def utility_unjudged(feeds: Any) -> bool:
+    """Whether `feeds` states a utility count, voltage or redundancy but no capacity (`utility_units`).
+
+    PWR011's info finding (`utility_not_stated`). A hall that says nothing of its utility gets none: its document's
+    row reads "not provided", as for any figure not stated.
+    """
+    return feeds is not None and feeds.utility_units is None and any(v is not None for v in (
+        feeds.utility_feeds, feeds.utility_voltage, feeds.utility))
+
+
+def utility_not_stated(path: str, c: Any) -> Violation:
+    """PWR011's info finding where the hall states its upstream `feeds` but no utility capacity (`utility_units`).
+
+    The utility is then not judged: `utility_feeds` (a count) and `utility_voltage` say nothing of what a feed
+    delivers, so any utility would pass. The finding names the keys that would let PWR011 judge it.
+    """
+    hall = c.cluster.facility
+    feeds = hall.feeds
+    said = [f"`feeds.{k}: {v:~P}`" if hasattr(v, "units") else f"`feeds.{k}: {v}`"
+            for k, v in (("utility_feeds", feeds.utility_feeds), ("utility_voltage", feeds.utility_voltage),
+                         ("utility", feeds.utility)) if v is not None]
+    return Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s utility feeds "
+                     f"({', '.join(said) if said else 'none stated'}): no capacity per feed, so whether they carry the "
+                     "facility power is not known; state `feeds.utility_units` ({count, capacity})"
+                     + ("" if feeds.utility else " and `feeds.utility` (N, N+1, N+N)"), severity="info")
 
 
 def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
@@ -108,7 +157,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
             continue
-        heat, cap = rack_heat(c.cluster, racks), hall.air_cooling_capacity
+        heat, cap = rack_heat(c, racks), hall.air_cooling_capacity
         air = f"the racks' heat to air {heat.air:.1f~P}"
         if cap is None:
             if heat.air.magnitude > 0:
@@ -122,7 +171,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         if heat.air > cap:
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
                             heat.air, cap.to("kW"))
-        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p.cluster, racks).air, cap,
+        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p, racks).air, cap,
                                    against):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
                             severity="warning")
@@ -135,7 +184,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
 
 
 def wasted_units(fac: Any) -> Iterator[Violation]:
-    """PWR017: a hall's UPS modules or generator sets whose stated redundancy leaves a unit adding no capacity.
+    """PWR017: a hall's UPS modules, generator sets or utility feeds whose redundancy leaves a unit adding nothing.
 
     N+N with an odd count: the smaller side is what PWR011 counts (`spare_units` holds back the larger half), the
     same as one unit fewer gives, so the odd unit adds nothing. N+k with k at least the count: no unit is left to
@@ -145,7 +194,8 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
     if feeds is None:
         return
     for field, label, red, units in (("ups_units", "UPS modules", feeds.ups, feeds.ups_units),
-                                     ("generator_units", "generator sets", feeds.generators, feeds.generator_units)):
+                                     ("generator_units", "generator sets", feeds.generators, feeds.generator_units),
+                                     ("utility_units", "utility feeds", feeds.utility, feeds.utility_units)):
         if units is None or red is None:
             continue
         n, each = units.count, units.capacity.to("kW")
@@ -154,7 +204,7 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
             side = (n + 1) // 2
             message = (f"N+N (2N) with an odd number of {label} ({n} x {each:.1f~P}): the sides cannot be equal, so "
                        f"the smaller, {usable} x {each:.1f~P}, is what PWR011 counts, as {n - 1} would give: the "
-                       f"{_nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
+                       f"{nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
                        f" gives {(n - 1) * each:.1f~P})")
         elif usable == 0:
             message = (f"{red} of {n} {label} holds every one back as a spare: none is left to carry the load "
@@ -164,7 +214,7 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
         yield Violation(f"facility/{fac.id}", fac.id, ("feeds", field, "count"), message, Q_(usable, ""), Q_(n, ""))
 
 
-def _nth(n: int) -> str:
+def nth(n: int) -> str:
     """'3rd', '5th', '21st': the ordinal of a unit count."""
     tail = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{tail}"

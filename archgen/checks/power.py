@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from archgen.analyse.rack import Power, Stage
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
+from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_figures import (
     _kw,
     feeds_beyond_shelves,
@@ -105,18 +106,16 @@ def conversion_loss(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR005", "power.redundancy_pairs", severity="warning")
 def redundancy_pairs(ctx: Context) -> Iterator[Violation]:
-    """An N+N (2N) group has an even number of units, one half per side.
+    """An N+N (2N) group has an even number of units, one half per side: feeds, shelves, PDUs, CDUs and PSUs.
+
+    With an odd count the smaller side carries the load alone, as one unit fewer would: the odd unit adds no usable
+    capacity (the message gives what is usable). The rack's CDU group (`cooling.liquid.cdu_redundancy`) and the PSUs
+    of each part it places (`psus`, named once per rack) count alike (`odd_pairs`; PWR017 for a hall's units).
 
     Fix: make the count even, or state N+1.
     """
     for path, a in ctx.racks.items():
-        feeds = a.rack.spec.power.feeds
-        if feeds.redundancy == "N+N" and feeds.count % 2:
-            yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
-                            f"N+N with an odd number of feeds ({feeds.count})")
-        for st in a.power.stages:
-            if st.redundancy == "N+N" and st.count % 2:
-                yield Violation(path, a.rack.spec.id, _key(st), f"N+N with an odd number of {st.kind} ({st.count})")
+        yield from odd_pairs(path, a)
 
 
 @check("PWR006", "power.feed_matches_input")
@@ -229,7 +228,7 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR011", "power.hall_redundancy")
 def hall_redundancy(ctx: Context) -> Iterator[Violation]:
-    """The hall's UPS modules and generator sets carry the cluster with their stated redundancy held back.
+    """The hall's UPS modules, generator sets and utility feeds carry the cluster with their redundancy held back.
 
     Where the facility's `feeds` states `ups_units` (and `ups: N+1`, `N+N`…), the modules less the spares of that
     redundancy (N+k: k; N+N: half) carry the cluster's IT power; where it states `generator_units`, the sets less
@@ -242,7 +241,10 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
     known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
     hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`). Units stated
-    without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key.
+    without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key. Utility
+    feeds (`utility_units`, `utility:`) carry the facility power as the generator sets do, at their stated capacity;
+    a utility count, voltage or redundancy without `utility_units` is an info finding, not judged. With
+    `feeds.cdus_on_ups: true` the UPS load holds the in-row CDUs' pumps (`cdu_power`; `hall_figures.ups_pumps`).
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
@@ -339,7 +341,7 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR017", "power.hall_units_wasted", severity="warning")
 def hall_units_wasted(ctx: Context) -> Iterator[Violation]:
-    """A hall's UPS modules and generator sets are a count their stated redundancy uses: 2N with an even number.
+    """A hall's UPS modules, generator sets and utility feeds are a count their redundancy uses: 2N with an even one.
 
     N+N (2N) splits the units into two sides, each to carry the load alone. With an odd count the sides cannot be
     equal and PWR011 counts the smaller (3 modules at 2N: 1 usable, as 2 would give), so the odd unit adds no usable

@@ -14,7 +14,14 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.rack import busbar_flags, external_flags
-from archgen.checks.hall_figures import generators_at_site, redundancy_not_stated, shared_hall
+from archgen.checks.hall_figures import (
+    generators_at_site,
+    redundancy_not_stated,
+    shared_hall,
+    ups_pumps,
+    utility_not_stated,
+    utility_unjudged,
+)
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words, it_floor
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
@@ -46,9 +53,15 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
         gen_why = (f"; IT power x peak PUE {peak:g}" if peak is not None else
                    f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no `peak_pue`): the design "
                    "day's mechanical load is above the year's average, so this is optimistic")
-        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, feed_power(m), feed_words(m), ""),
+        ups, ups_what, pumps = ups_pumps(c, feed_power(m), feed_words(m))
+        if pumps is not None and feeds.ups_units is not None:
+            yield pumps
+        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, ups, ups_what, ""),
                   ("generators", "generator", "sets", feeds.generators, feeds.generator_units, gen_load, gen_what,
-                   gen_why))
+                   gen_why),
+                  ("utility", "utility", "feeds", feeds.utility, feeds.utility_units, gen_load, gen_what, gen_why))
+        if utility_unjudged(feeds):
+            yield utility_not_stated(path, c)
         floor, unknown = it_floor(c)
         pue = peak if peak is not None else annual
         for key, label, kind, redundancy, units, load, what, why in stages:
@@ -70,8 +83,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                      f"{kind}{site}, feeds.{key})")
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
-                                           None if floor is None or (key == "generators" and pue is None) else
-                                           floor * (pue if key == "generators" else 1), unknown)
+                                           None if floor is None or (key != "ups" and pue is None) else
+                                           floor * (pue if key != "ups" else 1), unknown)
                 continue
             if load > usable:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
@@ -81,10 +94,10 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                        f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}"):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
                                 usable.to("kW"), severity="warning")
-            if load <= usable and key == "generators" and peak is None:
-                yield Violation(path, c.cluster.spec.id, ("facility",), f"generator sets judged on the annual PUE "
+            if load <= usable and key != "ups" and peak is None:
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"{label} {kind} judged on the annual PUE "
                                 f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): facility power "
-                                f"{_kw(load)} within facility '{hall.id}''s usable generator capacity {_kw(usable)} "
+                                f"{_kw(load)} within facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
                                 f"{basis}; the design day's mechanical load is above the year's average, so this "
                                 "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
                                 severity="info")
@@ -97,8 +110,8 @@ def _share(key: str, peak: float | None) -> Any:
     """
     def share(c: Any) -> Any:
         m = c.metrics
-        if key == "ups":
-            return feed_power(m) if feed_power(m) is not None else m.get("it_power_racks")
+        if key == "ups":   # with the in-row CDUs' pumps where the hall puts them on the UPS
+            return ups_pumps(c, feed_power(m), "")[0] if feed_power(m) is not None else m.get("it_power_racks")
         load = m.get("facility_power_peak" if peak is not None else "facility_power")
         hall, floor = c.cluster.facility, m.get("it_power_racks")
         pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
@@ -114,12 +127,12 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
     """
     hall = c.cluster.facility
     if floor is None:
-        why = unknown if unknown and key != "generators" else "the hall states neither `peak_pue` nor " \
+        why = unknown if unknown and key == "ups" else "the hall states neither `peak_pue` nor " \
             "`cost.energy.pue`, so its facility power is not provided"
         yield Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s usable {label} "
                         f"capacity {_kw(usable)} {basis}: {why}", severity="info")
         return
-    times = " x the PUE" if key == "generators" else ""
+    times = " x the PUE" if key != "ups" else ""
     if floor > usable:
         yield Violation(path, c.cluster.spec.id, ("facility",), f"the racks' own IT power{times} alone, "
                         f"{_kw(floor)}, exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis} "

@@ -11,7 +11,8 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
-from archgen.checks.hall_figures import shared_hall
+from archgen.checks.hall_figures import shared_hall, utility_unjudged
+from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
@@ -59,9 +60,13 @@ def _rated_cdu(r: Any) -> bool:
 
 
 def _hall_units(hall: Any) -> bool:
-    """Whether a hall states UPS modules or generator sets (PWR011 compares the cluster's load with them)."""
+    """Whether a hall states UPS modules, generator sets or utility feeds (PWR011 compares the cluster's load).
+
+    Or a utility count, voltage or redundancy without their capacity: PWR011's info finding (`utility_unjudged`).
+    """
     feeds = hall.feeds if hall is not None else None
-    return feeds is not None and (feeds.ups_units is not None or feeds.generator_units is not None)
+    return feeds is not None and (utility_unjudged(feeds) or any(u is not None for u in (
+        feeds.ups_units, feeds.generator_units, feeds.utility_units)))
 
 
 def _tier_claimed(hall: Any) -> bool:
@@ -107,8 +112,11 @@ def _claims(stage: str) -> Callable[[Any], bool]:
 
 
 def _two_n(r: Any) -> bool:
-    group = r.spec.power.shelves or r.spec.power.pdus
-    return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "")
+    """A rack with an N+N group for PWR005: its feeds, shelves or PDUs, its CDU group, or a part's PSUs."""
+    group, lp = r.spec.power.shelves or r.spec.power.pdus, r.spec.cooling.liquid
+    psus = (part_psus(p.part) for p in r.items)
+    return "N+N" in (r.spec.power.feeds.redundancy, group.redundancy if group else "",
+                     lp.cdu_redundancy if lp else "", *(u.redundancy for u in psus if u is not None))
 
 
 def _temperatures(r: Any) -> bool:

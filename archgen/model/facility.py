@@ -88,12 +88,12 @@ class SiteTier(Spec):
 
 
 class Units(Spec):
-    """A set of identical units upstream of the racks (UPS modules, generator sets) and each one's rating."""
+    """Identical units upstream of the racks (UPS modules, generator sets, utility feeds) and each one's rating."""
 
     count: Count = Field(description="Units installed, spares included, e.g. 4.")
     capacity: Power = Field(description=(
         "Each unit's rated real-power output, e.g. '500 kW' (a UPS module's kW rating; a generator set's rating for "
-        "the duty it serves, e.g. prime or data-centre continuous)."))
+        "the duty it serves, e.g. prime or data-centre continuous; what a utility feed's service delivers)."))
     rated_at: Conditions | None = Field(None, description=(
         "Generator sets only: the outdoor conditions `capacity` is stated at, as the datasheet states them, e.g. "
         "{ambient: 40 degC, altitude: 1000 m}; a site hotter (`outdoor_design`) or higher (`altitude`) counts the "
@@ -119,6 +119,13 @@ class UpstreamFeeds(Spec):
 
     utility_feeds: Count | None = Field(None, description="Independent utility feeds to the site, e.g. 2.")
     utility_voltage: Voltage | None = Field(None, description="Utility (medium) voltage, e.g. '13.8 kV'.")
+    utility: Redundancy | None = Field(None, description=(
+        "Utility feed redundancy: N, N+1 or N+N (2N, each side able to carry the site alone)."))
+    utility_units: Units | None = Field(None, description=(
+        "Utility feeds and each one's capacity, the real power the feed (its service or transformer) can deliver, "
+        "e.g. {count: 2, capacity: 2.5 MW}: with `utility` redundancy held back they carry the cluster's facility "
+        "power at design conditions, as the generator sets do (PWR011). `count` is `utility_feeds` where both are "
+        "given."))
     ups: Redundancy | None = Field(None, description="UPS redundancy: N, N+1 or N+N (2N).")
     ups_autonomy: Duration | None = Field(None, description="UPS ride-through at full load, e.g. '5 min'.")
     generators: Redundancy | None = Field(None, description="Standby generator redundancy: N, N+1 or N+N (2N).")
@@ -129,14 +136,24 @@ class UpstreamFeeds(Spec):
         "Generator sets and each one's rating, e.g. {count: 5, capacity: 2 MW}: with `generators` redundancy held "
         "back they carry the cluster's facility power, IT power x PUE (PWR011)."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
+    cdus_on_ups: bool | None = Field(None, description=(
+        "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "
+        "generator sets take the load): PWR011 then adds their draw (`cdu_power`) to the UPS load. Not stated: "
+        "not added (in-rack CDUs are on the rack feeds, and so always in it)."))
 
     @model_validator(mode="after")
     def _ups_rating(self) -> UpstreamFeeds:
-        units = self.ups_units
-        if units is not None and (units.rated_at is not None or units.derating):
-            raise FieldError(("ups_units", "rated_at" if units.rated_at is not None else "derating"),
-                             "UPS modules are counted at their stated rating: the hall states no UPS-room "
-                             "conditions to derate them for (state the module's rating at the site)")
+        for key, units, what in (("ups_units", self.ups_units, "UPS modules are counted at their stated rating: the "
+                                  "hall states no UPS-room conditions to derate them for (state the module's "
+                                  "rating at the site)"),
+                                 ("utility_units", self.utility_units, "utility feeds are counted at their stated "
+                                  "capacity: outdoor conditions do not derate a feed (state what it delivers)")):
+            if units is not None and (units.rated_at is not None or units.derating):
+                raise FieldError((key, "rated_at" if units.rated_at is not None else "derating"), what)
+        if self.utility_units is not None and self.utility_feeds not in (None, self.utility_units.count):
+            raise FieldError(("utility_units", "count"), f"utility_units.count is {self.utility_units.count} but "
+                             f"utility_feeds is {self.utility_feeds}: one count of feeds (state one, or make them "
+                             "agree)")
         return self
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.facility import rack_heat
+from archgen.analyse.rack_heat import rack_heat
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_power import water_rows
@@ -39,7 +39,7 @@ def datacentre(scope: Any, a: Any) -> Section:
     m, hall = scope.metrics, a.cluster.facility
     racks = [scope.run.racks.get(f"rack/{rid}") for rid in sorted(a.cluster.rack_counts)]
     racks = [r for r in racks if r is not None]
-    heat = rack_heat(a.cluster, scope.run.racks)
+    heat = rack_heat(a, scope.run.racks)
     liquid, air, doors = heat.liquid, heat.air, heat.doors
     heaviest = max(racks, key=lambda r: r.space.floor_load.m_as("kg/m**2"), default=None)
     need = [("IT power at the rack feeds (maximum)", fmt.q(m.get("it_power"), "kW", 1)),
@@ -60,7 +60,7 @@ def datacentre(scope: Any, a: Any) -> Section:
     rows: list[tuple[str, str]] = [
         ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
         ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
-        ("Utility feeds", _stated(feeds.utility_feeds if feeds else None)),
+        ("Utility feeds", _utility(feeds)),
         ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
         ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") if feeds else NOT_PROVIDED),
         ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
@@ -82,6 +82,17 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
     return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
                              tuple(rows)))
+
+
+def _utility(feeds: Any) -> str:
+    """'N+1 (3 x 2,500 kW feeds)' where the hall states each feed's capacity (PWR011), else the count as stated."""
+    if feeds is None:
+        return NOT_PROVIDED
+    if feeds.utility_units is not None:
+        return _units(feeds.utility, feeds.utility_units, "feeds")
+    scheme = f" ({feeds.utility})" if feeds.utility else ""
+    count = _stated(feeds.utility_feeds)
+    return f"{count}{scheme}; capacity per feed not provided" if feeds.utility_feeds or feeds.utility else count
 
 
 def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> str:

@@ -46,14 +46,14 @@ def test_air_side_is_judged_and_shown(tmp_path) -> None:
     The 47.9 kW is each rack's heat_to_air x 2: the rack analysis' heat split, 24.0 kW of the rack's 135.7 kW at its
     feeds after the 111.7 kW its liquid loop takes. The cluster document's hall table gives the air side beside it.
     """
-    from archgen.analyse.facility import rack_heat
+    from archgen.analyse.rack_heat import rack_heat
     from archgen.render.cluster import cluster_scope
     from archgen.render.datacentre import datacentre
     from tests.conftest import run_specs
     run = run_specs(tmp_path, {"specs.yaml": _AIR_HALL})
     a = run.clusters["cluster/c"]
     air = run.racks["rack/gb200-nvl72"].cooling.heat_air * 2
-    assert rack_heat(a.cluster, run.racks).air == air.to("kW")
+    assert rack_heat(a, run.racks).air == air.to("kW")
     [cool] = [f for f in run.findings if f.id == "COOL009"]
     assert cool.severity == "error" and cool.value == air.to("kW")
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")
