@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, cast
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Part
 from archgen.model.spec import FieldError, Spec, raise_each
@@ -30,13 +30,23 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 VECTOR_EFFICIENCY = 0.926
 
 
-#: The `vendor` of NVIDIA's parts, compared without case (`is_nvidia`).
+#: The `vendor` of NVIDIA's and AMD's parts: the model keys NVIDIA's generation (`perf.hw.generation`), the collective
+#: library (`perf.workload.cluster.COLLECTIVE_LIBRARY`, `perf.comm.rccl.uses_rccl`) and the default stack
+#: (`model.switches.VENDOR_STACKS`) on them. An accelerator's `vendor` is read as one of them whatever its case
+#: (`vendor_name`), so that every one of those rules takes 'Nvidia' or 'amd' for the same vendor.
 NVIDIA = "NVIDIA"
+AMD = "AMD"
+
+
+def vendor_name(vendor: str) -> str:
+    """`vendor` as the model keys it: NVIDIA or AMD whatever the case and surrounding spaces, else as stated."""
+    key = vendor.strip().casefold()
+    return next((v for v in (NVIDIA, AMD) if v.casefold() == key), vendor)
 
 
 def is_nvidia(vendor: str) -> bool:
     """Whether a part's `vendor` is NVIDIA (case and surrounding spaces aside)."""
-    return vendor.strip().casefold() == NVIDIA.casefold()
+    return vendor_name(vendor) == NVIDIA
 
 
 class ScaleUp(Spec):
@@ -175,4 +185,9 @@ class Accelerator(Part):
     efficiency: Efficiency = Field(
         default_factory=Efficiency,
         description="Achievable fractions of peak from microbenchmarks (GEMM per dtype, HBM, links).")
+
+    @field_validator("vendor")
+    @classmethod
+    def _vendor_as_keyed(cls, value: str) -> str:
+        return vendor_name(value)
 

@@ -20,6 +20,7 @@ import numpy as np
 
 from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
+from archgen.model.accelerator import AMD, NVIDIA
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.placement import job_share
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
@@ -60,7 +61,7 @@ class Machine:
 #: NVIDIA's NCCL (github.com/NVIDIA/nccl) and AMD's RCCL, its ROCm fork (github.com/ROCm/rccl), which AMD's AI NICs
 #: drive through the ANP net plugin (github.com/ROCm/amd-anp, "extends AMD's RCCL library"). Another vendor's
 #: accelerator reads "the collective library".
-COLLECTIVE_LIBRARY = {"NVIDIA": "NCCL", "AMD": "RCCL"}
+COLLECTIVE_LIBRARY = {NVIDIA: "NCCL", AMD: "RCCL"}
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,

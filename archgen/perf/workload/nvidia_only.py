@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.model.accelerator import is_nvidia
+from archgen.model.accelerator import AMD, is_nvidia
 from archgen.model.workload import Training
 from archgen.perf.hw.hardware import Hardware
 
@@ -78,7 +78,7 @@ def tp_overlap_note(hw: Hardware, training: Training, overlap: bool, tp: int) ->
     origin = "stated" if training.overlap_tp_comm else f"the {training.stack or 'default'} profile's"
     head = (f"overlap_tp_comm on ({origin}) at tp {tp}: costed as Transformer Engine's userbuffers overlap on NVIDIA "
             f"GPUs, and {hw.accelerator} states no CUDA compute capability")
-    if hw.vendor != "AMD":  # no ROCm: the part's own stack (XLA on a TPU) is not modelled
+    if hw.vendor != AMD:  # no ROCm: the part's own stack (XLA on a TPU) is not modelled
         return [f"{head}; its own stack's equivalent is not modelled"]
     other = "" if tp in (2, 4, 8) else f"; tp {tp} is not one of ROCm's 2, 4 and 8"
     return [f"{head}; {ROCM_TP_OVERLAP}{other}. How much of ROCm's overlap hides its collectives is not measured, "
