@@ -65,10 +65,11 @@ def latency_note(hw: Hardware) -> list[str]:
 
     Every collective step inside the scale-up domain takes `scale_up.latency` (`perf.comm`, NCCL's tuning model; on
     an AMD part RCCL's own steps scaled by it / 1.9 us, `perf.comm.rccl`, and p2p and all-to-all take it as it is);
-    where the part marks it unconfirmed (the AMD parts' xGMI carries NVLink's 1.9 us, TPU v4's ICI an assumed
-    1 us) or leaves it to the default (`model.accelerator.ScaleUp.latency`, NCCL's LL128 step over NVLink), the
-    figure is not the link's, and a job of small collectives (TP decode) rests on it: the note says so, and the
-    estimate's `latency` elasticity says how much.
+    where the part states it and marks it unconfirmed (the AMD parts' xGMI carries NVLink's 1.9 us, TPU v4's ICI an
+    assumed 1 us), the figure is not the link's, and a job of small collectives (TP decode) rests on it: the note
+    says so, and the estimate's `latency` elasticity says how much. The unconfirmed-figures note then leaves it out
+    (`unconfirmed_note`'s `told`). A part that leaves it to the default (`model.accelerator.ScaleUp.latency`, NCCL's
+    LL128 step over NVLink) is named by `defaults_note` (`ORIGINS['latency']`) instead.
     """
     if "scale_up_latency" not in hw.unstated:
         return []
