@@ -174,8 +174,9 @@ class Accelerator(Part):
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
                                 "its per-generation tuning constants on it, and so does the model: the LL and LL128 "
                                 "protocols, NVLS (from 9.0), FP8 quantisation's copies (one from 10.0, two below). "
-                                "Left out (non-NVIDIA parts), the collective model uses NCCL's Simple protocol only, "
-                                "no NVLS, and FP8 training is quantised by the Hopper rule; an NVIDIA part that "
+                                "Left out (non-NVIDIA parts), the collective model uses NCCL's Simple protocol only "
+                                "(an AMD part: RCCL's own tuning model inside its scale-up domain), no NVLS, and FP8 "
+                                "training is quantised by the Hopper rule; an NVIDIA part that "
                                 "leaves it out is flagged (CAT008) and its estimates say so.")
     multiprocessors: int | None = Field(
         None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
