@@ -39,6 +39,15 @@ def generation_unstated(vendor: str, compute_capability: float | None) -> bool:
     return is_nvidia(vendor) and not compute_capability
 
 
+def another_vendors(vendor: str, compute_capability: float | None) -> bool:
+    """Whether a part is not NVIDIA's and states no CUDA compute capability: NVIDIA's stack is not its own.
+
+    The stack, FP4, FP8 and CUDA-switch notes say so (`perf.workload.defaults_note`); an NVIDIA part without a
+    compute capability is `generation_unstated`'s instead.
+    """
+    return not compute_capability and not is_nvidia(vendor)
+
+
 def nvls_unused(in_network_reduction: bool, compute_capability: float | None) -> bool:
     """Whether a part states in-network reduction that the model never runs (no compute capability, or below 9.0)."""
     return bool(in_network_reduction) and (compute_capability or 0.0) < NVLS_FROM
