@@ -341,14 +341,15 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR017", "power.hall_units_wasted", severity="warning")
 def hall_units_wasted(ctx: Context) -> Iterator[Violation]:
-    """A hall's UPS modules, generator sets and utility feeds are a count their redundancy uses: 2N with an even one.
+    """A hall's UPS modules, generator sets and utility feeds: counts their redundancy uses (2N even, N+k spares).
 
     N+N (2N) splits the units into two sides, each to carry the load alone. With an odd count the sides cannot be
     equal and PWR011 counts the smaller (3 modules at 2N: 1 usable, as 2 would give), so the odd unit adds no usable
     capacity: as PWR005 for a rack's feeds, shelves and PDUs. An N+k that holds back every unit (N+2 of 2) leaves
     none to carry the load (`hall_figures.wasted_units`).
 
-    Fix: make a 2N count even (one more unit, or one fewer), or state N+1 (all but one usable).
+    Fix: make a 2N count even (one more unit, or one fewer), or state N+1 (all but one usable); an N+k needs more
+    than k units.
     """
     for fac in ctx.design.specs.of(Facility):
         yield from wasted_units(fac)

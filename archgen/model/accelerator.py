@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, cast
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Part
 from archgen.model.spec import FieldError, Spec, raise_each
@@ -30,13 +30,23 @@ Fraction = Annotated[float, Field(gt=0, le=1)]
 VECTOR_EFFICIENCY = 0.926
 
 
-#: The `vendor` of NVIDIA's parts, compared without case (`is_nvidia`).
+#: The `vendor` of NVIDIA's and AMD's parts: the model keys NVIDIA's generation (`perf.hw.generation`), the collective
+#: library (`perf.workload.cluster.COLLECTIVE_LIBRARY`, `perf.comm.rccl.uses_rccl`) and the default stack
+#: (`model.switches.VENDOR_STACKS`) on them. An accelerator's `vendor` is read as one of them whatever its case
+#: (`vendor_name`), so that every one of those rules takes 'Nvidia' or 'amd' for the same vendor.
 NVIDIA = "NVIDIA"
+AMD = "AMD"
+
+
+def vendor_name(vendor: str) -> str:
+    """`vendor` as the model keys it: NVIDIA or AMD whatever the case and surrounding spaces, else as stated."""
+    key = vendor.strip().casefold()
+    return next((v for v in (NVIDIA, AMD) if v.casefold() == key), vendor)
 
 
 def is_nvidia(vendor: str) -> bool:
     """Whether a part's `vendor` is NVIDIA (case and surrounding spaces aside)."""
-    return vendor.strip().casefold() == NVIDIA.casefold()
+    return vendor_name(vendor) == NVIDIA
 
 
 class ScaleUp(Spec):
@@ -164,8 +174,9 @@ class Accelerator(Part):
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
                                 "its per-generation tuning constants on it, and so does the model: the LL and LL128 "
                                 "protocols, NVLS (from 9.0), FP8 quantisation's copies (one from 10.0, two below). "
-                                "Left out (non-NVIDIA parts), the collective model uses NCCL's Simple protocol only, "
-                                "no NVLS, and FP8 training is quantised by the Hopper rule; an NVIDIA part that "
+                                "Left out (non-NVIDIA parts), the collective model uses NCCL's Simple protocol only "
+                                "(an AMD part: RCCL's own tuning model inside its scale-up domain), no NVLS, and FP8 "
+                                "training is quantised by the Hopper rule; an NVIDIA part that "
                                 "leaves it out is flagged (CAT008) and its estimates say so.")
     multiprocessors: int | None = Field(
         None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
@@ -175,4 +186,9 @@ class Accelerator(Part):
     efficiency: Efficiency = Field(
         default_factory=Efficiency,
         description="Achievable fractions of peak from microbenchmarks (GEMM per dtype, HBM, links).")
+
+    @field_validator("vendor")
+    @classmethod
+    def _vendor_as_keyed(cls, value: str) -> str:
+        return vendor_name(value)
 

@@ -36,6 +36,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from archgen.model.accelerator import AMD
 from archgen.model.spec import FieldError, Spec
 from archgen.model.training_rules import shared_overlap_problem
 
@@ -46,7 +47,7 @@ Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025", "primus-2
 #: newest of its vendor, `VENDOR_STACKS`).
 DEFAULT_STACK: Stack = "nemo-2025"
 #: The newest profile of each vendor that has one of its own: AMD trains with Primus (ROCm; AMD-AGI/Primus README).
-VENDOR_STACKS: dict[str, Stack] = {"AMD": "primus-2025"}
+VENDOR_STACKS: dict[str, Stack] = {AMD: "primus-2025"}
 
 
 def vendor_stack(vendor: str) -> Stack:

@@ -90,3 +90,19 @@ def test_a_tpu_is_not_told_of_rocm(accelerators):
     (note,) = tp_overlap_note(hw, Training(seq_len=4096, global_batch=8, precision="bf16"), True, 2)
     assert note.endswith("tpu-v4 states no CUDA compute capability; its own stack's equivalent is not modelled")
     assert "ROCm" not in note
+
+
+def test_an_nvidia_part_without_a_compute_capability_is_left_to_the_generation_note():
+    """It runs NVIDIA's stack: "its own stack's equivalent is not modelled" was false there (review of the merges:
+    generation_note already names the overlap's single stream, as the other stack notes leave it to that note)."""
+    from archgen.model.accelerator import Accelerator
+    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.workload.defaults_note import generation_note
+    part = Accelerator.model_validate({
+        "kind": "Accelerator", "id": "rubin-draft", "vendor": "NVIDIA", "source": "announced", "memory": "288 GB",
+        "memory_bandwidth": "22 TB/s", "peak": {"bf16": "8300 TFLOPS"}, "tdp": "1800 W",
+        "scale_up": {"technology": "NVLink 6", "bandwidth": "1800 GB/s", "links": 18}})
+    hw = hardware_for(part, scale_up_size=72)
+    assert tp_overlap_note(hw, Training(seq_len=4096, global_batch=8, precision="bf16"), True, 8) == []
+    (note,) = generation_note(hw, training=True)
+    assert "TP-overlap GEMM chunks on one stream" in note

@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from archgen.model.accelerator import AMD
 from archgen.perf.comm.nccl import log2i
 from archgen.perf.hw.numeric import maximum, where
 
@@ -149,7 +150,7 @@ NET_OVERHEAD = 1.0
 
 def uses_rccl(vendor: str, compute_capability: float) -> bool:
     """Whether a part's collectives run RCCL: an AMD part (it states no CUDA compute capability)."""
-    return vendor == "AMD" and not compute_capability
+    return vendor == AMD and not compute_capability
 
 
 def table_for(domain) -> TuningTable:

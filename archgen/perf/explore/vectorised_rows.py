@@ -3,8 +3,9 @@
 `perf.explore.vectorised` times a layout set's points (the training metrics of each, as arrays); `finish` turns them
 into the `PointRow`s `perf.explore.points.evaluate_point` returns, point for point: power, energy per token, goodput and
 cost per token from `perf.workload.derived` as on the per-point path, and each requirement judged by
-`model.requirements.judge_each`, the array form of the one judgement (a sweep's own with its range and the one "at
-risk" rule, `perf.workload.derived.judge_points`, as on the per-point path).
+`model.requirements.judge_each`, the array form of the one judgement, with the model's error band the point's estimate
+would carry (`perf.explore.set_bands`) and the one "at risk" rule (`model.requirements.status_of`; a sweep's own and
+those on goodput through `perf.workload.derived.judge_points`, with their range), as on the per-point path.
 """
 
 from __future__ import annotations

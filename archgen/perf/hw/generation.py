@@ -3,8 +3,9 @@
 NCCL keys its tuning tables on the compute capability (`perf.comm.nccl.generation`: the LL and LL128 protocols, NVLS
 from Hopper), Transformer Engine its FP8 operand layouts (`perf.hw.quant`: one quantised copy from 10.0, two below)
 and Megatron-Bridge its TP-overlap streams (`perf.train.tp_comm`: several from 10.0). A part that states none (0 in
-`Hardware`) is read as not an NVIDIA GPU and given what `WITHOUT` lists. That is right for an AMD, Google or Intel
-part; an NVIDIA part that leaves it out (a new generation whose figure is not yet published) gets the same, which
+`Hardware`) is read as not an NVIDIA GPU and given what `WITHOUT` lists (an AMD part's collectives inside its
+scale-up domain take RCCL's own table instead, `perf.comm.rccl`). That is right for an AMD, Google or Intel part; an
+NVIDIA part that leaves it out (a new generation whose figure is not yet published) gets the same, which
 no NVIDIA GPU runs: `archgen check` flags it (CAT008) and its estimates say what they assumed (`perf.workload.
 defaults_note.generation_note`). A part that states `scale_up.in_network_reduction: true` below Hopper, or with no
 compute capability, has NVLS the model never uses: CAT009 and `defaults_note.nvls_note` say so.
@@ -36,6 +37,15 @@ ANY_ESTIMATE = 2
 def generation_unstated(vendor: str, compute_capability: float | None) -> bool:
     """Whether a part is NVIDIA's (`vendor`) and states no compute capability."""
     return is_nvidia(vendor) and not compute_capability
+
+
+def another_vendors(vendor: str, compute_capability: float | None) -> bool:
+    """Whether a part is not NVIDIA's and states no CUDA compute capability: NVIDIA's stack is not its own.
+
+    The stack, FP4, FP8 and CUDA-switch notes say so (`perf.workload.defaults_note`); an NVIDIA part without a
+    compute capability is `generation_unstated`'s instead.
+    """
+    return not compute_capability and not is_nvidia(vendor)
 
 
 def nvls_unused(in_network_reduction: bool, compute_capability: float | None) -> bool:

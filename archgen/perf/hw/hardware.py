@@ -95,7 +95,7 @@ class Hardware:
             one domain reaches (k - 1) / (size - 1) of it (`perf.comm.algorithms.mesh_share`).
         nvls_efficiency: The part's NVLS efficiency; 0 takes NCCL's for its generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
-            then gets only NCCL's Simple protocol.
+            then gets NCCL's Simple protocol only (an AMD part: RCCL's table inside a domain, `perf.comm.rccl`).
         multiprocessors: Streaming multiprocessors; 0 when unknown (overlapped communication then slows no
             compute, `perf.train.exposure`).
         all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.

@@ -20,11 +20,13 @@ import numpy as np
 
 from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
+from archgen.model.accelerator import AMD, NVIDIA
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.placement import job_share
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
 from archgen.perf.train.goodput import Failures
+from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note, unconfirmed_read
@@ -60,7 +62,7 @@ class Machine:
 #: NVIDIA's NCCL (github.com/NVIDIA/nccl) and AMD's RCCL, its ROCm fork (github.com/ROCm/rccl), which AMD's AI NICs
 #: drive through the ANP net plugin (github.com/ROCm/amd-anp, "extends AMD's RCCL library"). Another vendor's
 #: accelerator reads "the collective library".
-COLLECTIVE_LIBRARY = {"NVIDIA": "NCCL", "AMD": "RCCL"}
+COLLECTIVE_LIBRARY = {NVIDIA: "NCCL", AMD: "RCCL"}
 
 
 def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOutPath | None = None,
@@ -117,8 +119,9 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     note = network_latency_note(hw, gpus, "as the what-if sets it" if what_if
                                 else f"as {on.transport} declares" if on.transport else "", on.library,
                                 unset=on.transport if on.latency_unset and not what_if else "")
+    told = ("scale_up.latency",) if set(latency_note(hw)) & set(est.notes) else ()   # its own note names it
     added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
-                         *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload))) if n]
+                         *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told)) if n]
     read = unconfirmed_read(on.unconfirmed, precision(workload))
     if not added:
         return replace(est, cluster=on.cluster, unconfirmed=read)

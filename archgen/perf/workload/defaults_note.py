@@ -17,12 +17,18 @@ capability gets none of these (its stacks are NVIDIA's) but one note naming what
 
 from __future__ import annotations
 
-from archgen.model.accelerator import VECTOR_EFFICIENCY, is_nvidia
+from archgen.model.accelerator import VECTOR_EFFICIENCY
 from archgen.model.switches import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
 from archgen.perf.comm.rccl import uses_rccl
-from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
+from archgen.perf.hw.generation import (
+    NVLS_FROM,
+    another_vendors,
+    assumed_without,
+    generation_unstated,
+    nvls_unused,
+)
 from archgen.perf.hw.hardware import Hardware
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
@@ -65,10 +71,11 @@ def latency_note(hw: Hardware) -> list[str]:
 
     Every collective step inside the scale-up domain takes `scale_up.latency` (`perf.comm`, NCCL's tuning model; on
     an AMD part RCCL's own steps scaled by it / 1.9 us, `perf.comm.rccl`, and p2p and all-to-all take it as it is);
-    where the part marks it unconfirmed (the AMD parts' xGMI carries NVLink's 1.9 us, TPU v4's ICI an assumed
-    1 us) or leaves it to the default (`model.accelerator.ScaleUp.latency`, NCCL's LL128 step over NVLink), the
-    figure is not the link's, and a job of small collectives (TP decode) rests on it: the note says so, and the
-    estimate's `latency` elasticity says how much.
+    where the part states it and marks it unconfirmed (the AMD parts' xGMI carries NVLink's 1.9 us, TPU v4's ICI an
+    assumed 1 us), the figure is not the link's, and a job of small collectives (TP decode) rests on it: the note
+    says so, and the estimate's `latency` elasticity says how much. The unconfirmed-figures note then leaves it out
+    (`unconfirmed_note`'s `told`). A part that leaves it to the default (`model.accelerator.ScaleUp.latency`, NCCL's
+    LL128 step over NVLink) is named by `defaults_note` (`ORIGINS['latency']`) instead.
     """
     if "scale_up_latency" not in hw.unstated:
         return []
@@ -116,7 +123,7 @@ def stack_origin(hw: Hardware, stack: str = "") -> str:
 
     Nothing where the job runs its vendor's own profile (`switches.VENDOR_STACKS`: Primus on AMD).
     """
-    if hw.compute_capability or stack in VENDOR_STACKS.values() or is_nvidia(hw.vendor):
+    if not another_vendors(hw.vendor, hw.compute_capability) or stack in VENDOR_STACKS.values():
         return ""
     return (f"; the profiles describe NVIDIA stacks on NVIDIA GPUs, and {hw.accelerator} states no CUDA compute "
             "capability, so its own stack's switches may differ")
@@ -130,7 +137,7 @@ def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
     another format (the OCP MX specification v1.0's MXFP4: one E8M0 scale per 32 values, 0.53125 B), so on such a
     part the figures rest on NVIDIA's format, and the note says so rather than the estimate reading as that part's.
     """
-    if precision != "fp4" or hw.compute_capability or is_nvidia(hw.vendor):
+    if precision != "fp4" or not another_vendors(hw.vendor, hw.compute_capability):
         return []
     return [f"FP4 is modelled as NVIDIA's NVFP4 (one E4M3 scale per 16 values, 0.5625 B per value, and its casts); "
             f"{hw.accelerator} states no CUDA compute capability, so its own FP4 format (e.g. OCP MXFP4, one E8M0 "
@@ -145,7 +152,7 @@ def fp8_copies_note(hw: Hardware, precision: str | None, training: bool) -> list
     layout; from 10 (Blackwell) once. A part with none (0) takes the Hopper rule; its own GEMM library's FP8 layouts
     are not stated in its spec, so the second copy is an assumption, and the note says so.
     """
-    if precision != "fp8" or not training or hw.compute_capability or is_nvidia(hw.vendor):
+    if precision != "fp8" or not training or not another_vendors(hw.vendor, hw.compute_capability):
         return []
     return [f"FP8 quantisation is costed by Transformer Engine's rules for an NVIDIA GPU below compute capability 10 "
             f"(Hopper: each quantised tensor written twice, once transposed, with its scaling and cast kernels); "
@@ -165,7 +172,7 @@ def cuda_switches_note(hw: Hardware, training: Training | None) -> list[str]:
     own stack, so a stated value is costed as it runs on NVIDIA's, and the note says so rather than accepting it
     silently (on a large dense job CUDA graphs may also change nothing: the host is hidden behind the GPU).
     """
-    if training is None or hw.compute_capability or is_nvidia(hw.vendor):
+    if training is None or not another_vendors(hw.vendor, hw.compute_capability):
         return []
     stated = [(f"{name} '{value}'", what) for name, what in CUDA_SWITCHES.items()
               if (value := getattr(training, name)) not in (None, "none")]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.model.accelerator import is_nvidia
+from archgen.model.accelerator import AMD, is_nvidia
 from archgen.model.workload import Training
 from archgen.perf.hw.hardware import Hardware
 
@@ -71,14 +71,17 @@ def tp_overlap_note(hw: Hardware, training: Training, overlap: bool, tp: int) ->
     (`perf.train.tp_comm`); ROCm's runs another algorithm (`ROCM_TP_OVERLAP`) whose hidden share no published
     measurement gives, so the note says the overlap is costed as NVIDIA's, and names a tp ROCm's all-gather overlap
     does not take. Not a refusal: the switch exists on ROCm. Another vendor's part (a TPU) is told only that its
-    own stack's equivalent is not modelled, as `defaults_note.cuda_switches_note` tells it of CUDA graphs.
+    own stack's equivalent is not modelled, as `defaults_note.cuda_switches_note` tells it of CUDA graphs. An NVIDIA
+    part that states no compute capability runs NVIDIA's stack: `defaults_note.generation_note` names the overlap's
+    single stream there, as the other notes of `defaults_note` leave such a part to it.
     """
-    if not overlap or tp <= 1 or np.all(np.asarray(hw.compute_capability, dtype=float) > 0):
+    if (not overlap or tp <= 1 or np.all(np.asarray(hw.compute_capability, dtype=float) > 0)
+            or is_nvidia(hw.vendor)):
         return []
     origin = "stated" if training.overlap_tp_comm else f"the {training.stack or 'default'} profile's"
     head = (f"overlap_tp_comm on ({origin}) at tp {tp}: costed as Transformer Engine's userbuffers overlap on NVIDIA "
             f"GPUs, and {hw.accelerator} states no CUDA compute capability")
-    if hw.vendor != "AMD":  # no ROCm: the part's own stack (XLA on a TPU) is not modelled
+    if hw.vendor != AMD:  # no ROCm: the part's own stack (XLA on a TPU) is not modelled
         return [f"{head}; its own stack's equivalent is not modelled"]
     other = "" if tp in (2, 4, 8) else f"; tp {tp} is not one of ROCm's 2, 4 and 8"
     return [f"{head}; {ROCM_TP_OVERLAP}{other}. How much of ROCm's overlap hides its collectives is not measured, "

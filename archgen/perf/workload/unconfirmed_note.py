@@ -47,12 +47,15 @@ def unconfirmed_read(figures: tuple[str, ...], precision: str | None) -> tuple[s
                                         f in peaks or not f.startswith("peak.")))
 
 
-def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None) -> list[str]:
+def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None,
+                     told: tuple[str, ...] = ()) -> list[str]:
     """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective).
 
-    A requirement judged on the estimate says the same in the compliance matrix (`analyse.assumed`, REQ005).
+    `told`: figures a note of their own already names (`scale_up.latency`, `defaults_note.latency_note`), left out
+    here so that an estimate names each once. A requirement judged on the estimate names them all in the compliance
+    matrix (`analyse.assumed`, REQ005).
     """
-    read = unconfirmed_read(figures, precision)
+    read = tuple(f for f in unconfirmed_read(figures, precision) if f not in told)
     if not read:
         return []
     return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
