@@ -1,0 +1,56 @@
+"""The serving simulation's fast paths give the same floats as the obvious ones (issue 25: an estimate in a second).
+
+`scheduler._Pass` times iteration sizes a block at a time, where it timed every size up to max_num_tokens x ranks
+(262,145 for DeepSeek-R1 at TP32 with attention DP) at once; the forward pass is elementwise in the token count, so
+each size must read the same float either way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import yaml
+
+from archgen.model.workload import Model
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.serve import inference as I
+from archgen.perf.serve.scheduler import _Pass
+from tests.conftest import SPECS
+
+LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
+
+
+def _deepseek() -> Arch:
+    doc = yaml.safe_load((SPECS / "catalog" / "models" / "deepseek-v3.yaml").read_text(encoding="utf-8"))
+    return Arch.from_model(Model.model_validate(doc))
+
+
+def _every_size(hw, job: I.ServeJob, tp: int, most: int) -> tuple[np.ndarray, np.ndarray]:
+    """The pass and extra logits of every size 0..most, evaluated in one call each (the reference)."""
+    n = np.arange(1, most + 1, dtype=float)
+    fixed = float(I.fixed_per_pass(job.arch, float(tp), job.attention_dp, job.precision, job.ffn_activation))
+    body = np.concatenate(([0.0], I._forward(hw, job, n, float(tp), context=1.0, batch=0.0, prefill=False,
+                                             attention=False, sampled=np.ones_like(n)) + fixed))
+    out = I.output_time(hw, job.arch, n, 1.0 if job.attention_dp else float(tp))
+    return body, np.concatenate(([out[0]], out)) - out[0]
+
+
+@pytest.mark.parametrize("case", ["deepseek-adp-gb200", "llama70-tp2-h100"])
+def test_block_timing_equals_every_size_at_once(accelerators, case):
+    """Every size's pass, and its extra logits, equal bit for bit (not approximately) the all-at-once arrays."""
+    if case == "deepseek-adp-gb200":
+        hw = hardware_for(accelerators["gb200"], scale_up_size=72)
+        job = I.ServeJob(_deepseek(), 1024, 1024, "fp4", ep=32, attention_dp=True, scenario="concurrency",
+                         kv_precision="fp8")
+        tp, most = 32, 5000
+    else:
+        hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+        job = I.ServeJob(LLAMA70, 2048, 128, "fp8", scenario="concurrency")
+        tp, most = 2, 3 * _Pass.BLOCK + 17
+    body, logits = _every_size(hw, job, tp, most)
+    p = _Pass(hw, job, tp, most)
+    got = np.array([p.rest(n, 1) for n in range(most + 1)])
+    assert np.array_equal(got, body + logits[1])
+    got = np.array([p.rest(5, s) for s in range(most + 1)])
+    assert np.array_equal(got, body[5] + logits[np.maximum(np.arange(most + 1), 1)])
