@@ -1,6 +1,6 @@
 """The serving simulation's fast paths give the same floats as the obvious ones (issue 25: an estimate in a second).
 
-`scheduler._Pass` times iteration sizes a block at a time, where it timed every size up to max_num_tokens x ranks
+`iteration.Pass` (the scheduler's `_Pass`) times iteration sizes a block at a time, where it timed every size up to max_num_tokens x ranks
 (262,145 for DeepSeek-R1 at TP32 with attention DP) at once; the forward pass is elementwise in the token count, so
 each size must read the same float either way.
 """
@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 import yaml
 
+from archgen.errors import InternalError
 from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve import inference as I
-from archgen.perf.serve.scheduler import _Pass
+from archgen.perf.serve.scheduler import _loop, _Pass
 from tests.conftest import SPECS
 
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
@@ -54,3 +55,12 @@ def test_block_timing_equals_every_size_at_once(accelerators, case):
     assert np.array_equal(got, body + logits[1])
     got = np.array([p.rest(5, s) for s in range(most + 1)])
     assert np.array_equal(got, body[5] + logits[np.maximum(np.arange(most + 1), 1)])
+
+
+def test_admission_refuses_requests_out_of_order(accelerators):
+    """Admission bisects the requests that have reached the replica, so it needs them in order; out of order is an
+    internal error, not a silently different run."""
+    hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+    job = I.ServeJob(LLAMA70, 100, 10, "fp8", scenario="server")
+    with pytest.raises(InternalError, match="in order"):
+        _loop(_Pass(hw, job, 2), job, np.array([0.0, 2.0, 1.0]), 4, None, job.max_num_tokens)

@@ -50,6 +50,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import prompt_work
+from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
@@ -64,69 +65,6 @@ OPEN_MAX = 20000
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
-
-
-class _Pass:
-    """Iteration time of a replica: the forward pass's parts, evaluated once per block of iteration sizes.
-
-    The pass is an elementwise function of the token count, so a block of `BLOCK` sizes is evaluated the first time
-    an iteration of one of them runs, and a run evaluates only the sizes near those it uses: under attention DP the
-    sizes go up to `max_num_tokens` x the ranks (262,145 for DeepSeek-R1 at TP32), where a run uses a few blocks.
-    Each size's value is the same float as evaluating every size at once (tests/perf/test_serve_speed.py).
-    """
-
-    #: Iteration sizes evaluated together: one `_forward` call costs about as much for 1 as for 1,024 sizes.
-    BLOCK = 1024
-
-    def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = MAX_NUM_TOKENS):
-        self.hw, self.job, self.tp, self.most = hw, job, float(tp), most
-        self.fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation))
-        # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
-        self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
-                                                                 batch=1.0, prefill=False))
-        if job.attention_dp:
-            self.dec_unit /= self.tp  # a rank attends its own 1/tp of the sequences
-        self._out1 = I.output_time(hw, job.arch, np.ones(1), 1.0 if job.attention_dp else self.tp)[0]
-        self._blocks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._prompt: dict[int, float] = {}
-
-    def _block(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        """The `BLOCK` sizes from `i` x `BLOCK`: each size's pass and its extra logits, evaluated once.
-
-        The pass over n tokens without its attention core, with one token's logits, plus the fixed costs; and the
-        logits GEMM and sampling of n tokens beyond the one in it (`inference.output_time`); size 0 is an empty pass
-        (0) and one logit (no extra).
-        """
-        got = self._blocks.get(i)
-        if got is None:
-            job = self.job
-            n = np.arange(max(i * self.BLOCK, 1), min((i + 1) * self.BLOCK, self.most + 1), dtype=float)
-            body = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
-                              sampled=np.ones_like(n)) + self.fixed
-            logits = I.output_time(self.hw, job.arch, n, 1.0 if job.attention_dp else self.tp) - self._out1
-            if i == 0:
-                body, logits = np.concatenate(([0.0], body)), np.concatenate(([0.0], logits))
-            got = self._blocks[i] = (body, logits)
-        return got
-
-    def rest(self, tokens: int, sampled: int) -> float:
-        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
-        if not 0 <= tokens <= self.most or sampled > self.most:
-            raise InternalError(f"an iteration of {tokens} tokens, {sampled} sampled, beyond the {self.most} timed")
-        sampled = max(sampled, 1)
-        return float(self._block(tokens // self.BLOCK)[0][tokens % self.BLOCK]
-                     + self._block(sampled // self.BLOCK)[1][sampled % self.BLOCK])
-
-    def prompt(self, length: int) -> float:
-        """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""
-        if length <= 0:
-            return 0.0
-        t = self._prompt.get(length)
-        if t is None:
-            one = I.attention_core(self.hw, self.job, self.tp, tokens=float(length), context=float(length),
-                                   batch=1.0, prefill=True)
-            t = self._prompt[length] = self.job.arch.layers * float(one)
-        return t
 
 
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
@@ -219,7 +157,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
           max_num_tokens: int, handed: np.ndarray | None = None) -> _Trace:
     """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free.
 
-    Requests reach the replica at `handed` (default their arrivals: no harness batcher); TTFT counts from `arrivals`.
+    Requests reach the replica at `handed` (default their arrivals: no harness batcher), in order (Poisson arrivals,
+    a batcher's groups, a closed loop's releases as slots free), so admission finds the arrived ones by bisection;
+    TTFT counts from `arrivals`.
     The requests in the replica are always consecutive ones: `lo` to `hi` decoding, `hi` to `nxt` admitted with
     their prompt not finished. Prompts are admitted and finish in arrival order, and every decoding sequence takes
     each decode step from its first token on, `output_len - 1` in all, so they end in that order too: a sequence's
@@ -227,6 +167,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     a few scalar operations, not a pass over every sequence.
     """
     ready = arrivals if handed is None else handed
+    known = ready[np.isfinite(ready)]  # a closed loop's later requests are released as slots free
+    if np.any(known[1:] < known[:-1]):
+        raise InternalError("requests must reach the replica in order (admission takes them so)")
     inp, last = job.input_len, job.output_len - 1
     ranks = int(I.scheduling_ranks(job, p.tp))
     separate = job.prefill == "separate"
@@ -244,9 +187,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     max_running, busy_time, running_time = 0, 0.0, 0.0
     prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
     while nxt < n_req or lo < nxt:
-        # admit what has arrived and fits
-        while nxt < released and ready[nxt] <= now and nxt - lo < cap:
-            nxt += 1
+        # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
+        # those up to the first not yet arrived, within the released ones and the cap
+        end = min(released, lo + cap)
+        if nxt < end and ready[nxt] <= now:
+            nxt += int(ready[nxt:end].searchsorted(now, side="right"))
         if lo == nxt:  # idle until the next arrival
             now = max(now, float(ready[nxt]))
             continue

@@ -1,0 +1,72 @@
+"""Iteration time of a serving replica (`scheduler`): the forward pass's parts by iteration size, and prompts'."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.errors import InternalError
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve import inference as I
+
+
+class Pass:
+    """Iteration time of a replica: the forward pass's parts, evaluated once per block of iteration sizes.
+
+    The pass is an elementwise function of the token count, so a block of `BLOCK` sizes is evaluated the first time
+    an iteration of one of them runs, and a run evaluates only the sizes near those it uses: under attention DP the
+    sizes go up to `max_num_tokens` x the ranks (262,145 for DeepSeek-R1 at TP32), where a run uses a few blocks.
+    Each size's value is the same float as evaluating every size at once (tests/perf/test_serve_speed.py).
+    """
+
+    #: Iteration sizes evaluated together: one `_forward` call costs about as much for 1 as for 1,024 sizes.
+    BLOCK = 1024
+
+    def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = I.PREFILL_CHUNK):
+        self.hw, self.job, self.tp, self.most = hw, job, float(tp), most
+        self.fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation))
+        # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
+        self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
+                                                                 batch=1.0, prefill=False))
+        if job.attention_dp:
+            self.dec_unit /= self.tp  # a rank attends its own 1/tp of the sequences
+        self._out1 = I.output_time(hw, job.arch, np.ones(1), 1.0 if job.attention_dp else self.tp)[0]
+        self._blocks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._prompt: dict[int, float] = {}
+
+    def _block(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """The `BLOCK` sizes from `i` x `BLOCK`: each size's pass and its extra logits, evaluated once.
+
+        The pass over n tokens without its attention core, with one token's logits, plus the fixed costs; and the
+        logits GEMM and sampling of n tokens beyond the one in it (`inference.output_time`); size 0 is an empty pass
+        (0) and one logit (no extra).
+        """
+        got = self._blocks.get(i)
+        if got is None:
+            job = self.job
+            n = np.arange(max(i * self.BLOCK, 1), min((i + 1) * self.BLOCK, self.most + 1), dtype=float)
+            body = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
+                              sampled=np.ones_like(n)) + self.fixed
+            logits = I.output_time(self.hw, job.arch, n, 1.0 if job.attention_dp else self.tp) - self._out1
+            if i == 0:
+                body, logits = np.concatenate(([0.0], body)), np.concatenate(([0.0], logits))
+            got = self._blocks[i] = (body, logits)
+        return got
+
+    def rest(self, tokens: int, sampled: int) -> float:
+        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
+        if not 0 <= tokens <= self.most or sampled > self.most:
+            raise InternalError(f"an iteration of {tokens} tokens, {sampled} sampled, beyond the {self.most} timed")
+        sampled = max(sampled, 1)
+        return float(self._block(tokens // self.BLOCK)[0][tokens % self.BLOCK]
+                     + self._block(sampled // self.BLOCK)[1][sampled % self.BLOCK])
+
+    def prompt(self, length: int) -> float:
+        """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""
+        if length <= 0:
+            return 0.0
+        t = self._prompt.get(length)
+        if t is None:
+            one = I.attention_core(self.hw, self.job, self.tp, tokens=float(length), context=float(length),
+                                   batch=1.0, prefill=True)
+            t = self._prompt[length] = self.job.arch.layers * float(one)
+        return t
