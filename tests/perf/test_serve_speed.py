@@ -7,6 +7,9 @@ each size must read the same float either way.
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import yaml
@@ -16,7 +19,7 @@ from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve import inference as I
-from archgen.perf.serve.scheduler import _loop, _Pass
+from archgen.perf.serve.scheduler import _loop, _Pass, estimate_serving, simulate
 from tests.conftest import SPECS
 
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
@@ -44,7 +47,7 @@ def test_block_timing_equals_every_size_at_once(accelerators, case):
         hw = hardware_for(accelerators["gb200"], scale_up_size=72)
         job = I.ServeJob(_deepseek(), 1024, 1024, "fp4", ep=32, attention_dp=True, scenario="concurrency",
                          kv_precision="fp8")
-        tp, most = 32, 5000
+        tp, most = 32, 2 * _Pass.BLOCK + 999
     else:
         hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
         job = I.ServeJob(LLAMA70, 2048, 128, "fp8", scenario="concurrency")
@@ -64,3 +67,19 @@ def test_admission_refuses_requests_out_of_order(accelerators):
     job = I.ServeJob(LLAMA70, 100, 10, "fp8", scenario="server")
     with pytest.raises(InternalError, match="in order"):
         _loop(_Pass(hw, job, 2), job, np.array([0.0, 2.0, 1.0]), 4, None, job.max_num_tokens)
+
+
+def test_an_estimate_without_its_load_is_the_same_estimate(accelerators):
+    """`load=False` (the sensitivities' and the tp search's calls, which read tokens/s) leaves the capacity run out
+    and every other figure as it was; a closed loop holding as many as it admits is its own capacity run, load 1."""
+    hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+    job = I.ServeJob(LLAMA70, 1000, 50, "fp8", scenario="concurrency")
+    est, run = estimate_serving(hw, job, 2, 40)
+    quick, bare = estimate_serving(hw, job, 2, 40, load=False)
+    assert run is not None and bare is not None
+    assert quick == est and replace(bare, load=run.load) == run and math.isnan(bare.load)
+    kv = int(float(I.estimate_inference(hw, job, 2, None).max_batch))
+    _, whole = estimate_serving(hw, job, 2, kv)
+    assert whole is not None and whole.load == 1.0
+    alone = simulate(hw, job, 2, max_batch=kv, concurrency=kv)
+    assert whole.tokens_per_second / alone.tokens_per_second == 1.0

@@ -69,7 +69,7 @@ UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not
 
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
              arrival_rate: float | None = None, requests: int | None = None, seed: int = 0,
-             max_num_tokens: int | None = None, replicas: int = 1) -> ServingRun:
+             max_num_tokens: int | None = None, replicas: int = 1, timing: _Pass | None = None) -> ServingRun:
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
     An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
@@ -91,6 +91,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         seed: Seed of the arrival process (an open loop is deterministic for a seed).
         max_num_tokens: Token budget of an iteration (default the job's `max_num_tokens`).
         replicas: Replicas a harness batcher (`job.batcher`) hands its groups to in turn.
+        timing: The iteration times of this `hw`, `job` and `tp` another run has evaluated (`iteration.Pass`, its
+            sizes up to the budget of every rank or `max_batch`), shared; default evaluated afresh.
 
     Returns:
         The run's latency statistics and throughput.
@@ -101,7 +103,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("no sequence fits in the KV cache")
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
-    p = _Pass(hw, job, tp, max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1)
+    most = max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1
+    p = timing if timing is not None and timing.most >= most else _Pass(hw, job, tp, most)
     if concurrency is not None:
         return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
     assert arrival_rate is not None, "exactly one of the two is given (checked above)"
@@ -308,7 +311,8 @@ def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_
 
 
 def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, arrival_rate: float | None = None,
-                     seed: int = 0, replicas: int = 1) -> tuple[I.InferenceEstimate, ServingRun | None]:
+                     seed: int = 0, replicas: int = 1, load: bool = True
+                     ) -> tuple[I.InferenceEstimate, ServingRun | None]:
     """A replica's estimate in its scenario: the offline closed form, or a simulated run under load.
 
     `concurrency` (batch = N) runs the closed loop; `server` with an `arrival_rate` (requests per second at this
@@ -317,7 +321,8 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     the KV capacity wait in the queue; an open loop's pool, `batch` or the capacity, is reserved whole, and is its
     `batch`; the run's `mean_running` says how many were decoding). Otherwise (offline, or server with no arrival
     rate) the closed form alone, and no run. A run's `load` is the requests per second it serves over the replica's
-    capacity, a closed loop that keeps as many in flight as it admits (`run.ServingRun.load`).
+    capacity, a closed loop that keeps as many in flight as it admits (`run.ServingRun.load`); `load=False` leaves
+    it unset (NaN) and that run out, for a caller that reads only the estimate's figures (the sensitivities).
     """
     closed = job.scenario == "concurrency"
     if not closed and not (job.scenario == "server" and arrival_rate):
@@ -329,14 +334,18 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
         return I.estimate_inference(hw, job, tp, batch), None
     if closed:
         assert batch is not None, "the concurrency scenario states its batch (model.workload)"
+    # both runs time the same iterations: one evaluation of each size (`iteration.Pass`) serves them
+    timing = _Pass(hw, job, int(tp), max(job.max_num_tokens * int(I.scheduling_ranks(job, int(tp))), kv) + 1)
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
-                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas)
+                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas, timing=timing)
     # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many
     # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
     admit = kv if closed else cap
-    full = simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas)
-    served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
-    run = replace(run, load=served / full.tokens_per_second)
+    if load:  # a closed loop of `admit` is the run itself (the same arguments) when it holds as many as it admits
+        full = run if closed and batch == admit else \
+            simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)
+        served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
+        run = replace(run, load=served / full.tokens_per_second)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
                   batch=float(batch) if closed and batch is not None else float(cap))
