@@ -1,5 +1,8 @@
 """Cold-start benchmark: `archgen --version`, `estimate`, `validate` and `check` as ratios to `import pydantic, pint`.
 
+The estimates are a training one and issue 25's serving one (bench/specs/serve-deepseek-r1: a simulated closed loop
+of 2,048 requests; 4.2 s of CPU before the simulation's speed-ups, 0.6 s after, on the project's shared machine).
+
 Each command runs in a fresh interpreter, alternating with the baseline so that machine noise hits both; the
 table reports medians of wall time and of CPU time (user + system of the child, the measure issue 25 compares) and
 their ratios to the baseline measured in the same run (issue bar: check within 3x).
@@ -22,6 +25,11 @@ COMMANDS = {
     "archgen --version": [str(BIN / "archgen"), "--version"],
     "archgen estimate --workload llama3-70b-pretrain-b200": [str(BIN / "archgen"), "estimate", "--workload",
                                                              "llama3-70b-pretrain-b200"],
+    # issue 25's serving estimate (newuser33): DeepSeek-R1 FP4 at TP32 with attention DP on a GB200 NVL72, a closed
+    # loop of 2,048 requests, with its sensitivities and efficiency range (29 simulated estimates)
+    "archgen estimate (DeepSeek-R1 TP32 GB200 NVL72, concurrency 2,048)": [
+        str(BIN / "archgen"), "estimate", "specs", "bench/specs/serve-deepseek-r1", "--workload",
+        "bench-serve-deepseek-r1-tp32-c2048"],
     "archgen validate specs/": [str(BIN / "archgen"), "validate", "specs/"],
     "archgen check specs/": [str(BIN / "archgen"), "check", "specs/"],
 }
