@@ -32,35 +32,46 @@ class Pass:
         if job.attention_dp:
             self.dec_unit /= self.tp  # a rank attends its own 1/tp of the sequences
         self._out1 = I.output_time(hw, job.arch, np.ones(1), 1.0 if job.attention_dp else self.tp)[0]
-        self._blocks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        # by block, as Python floats (the float64 values; a Python float's sum is the same IEEE sum): each size's
+        # pass, and its extra logits; None until an iteration of that block runs
+        self._body: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
+        self._extra: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
         self._prompt: dict[int, float] = {}
 
-    def _block(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+    def _block(self, i: int) -> tuple[list[float], list[float]]:
         """The `BLOCK` sizes from `i` x `BLOCK`: each size's pass and its extra logits, evaluated once.
 
         The pass over n tokens without its attention core, with one token's logits, plus the fixed costs; and the
         logits GEMM and sampling of n tokens beyond the one in it (`inference.output_time`); size 0 is an empty pass
         (0) and one logit (no extra).
         """
-        got = self._blocks.get(i)
-        if got is None:
+        body, extra = self._body[i], self._extra[i]
+        if body is None or extra is None:
             job = self.job
             n = np.arange(max(i * self.BLOCK, 1), min((i + 1) * self.BLOCK, self.most + 1), dtype=float)
-            body = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
-                              sampled=np.ones_like(n)) + self.fixed
+            passes = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
+                                sampled=np.ones_like(n)) + self.fixed
             logits = I.output_time(self.hw, job.arch, n, 1.0 if job.attention_dp else self.tp) - self._out1
             if i == 0:
-                body, logits = np.concatenate(([0.0], body)), np.concatenate(([0.0], logits))
-            got = self._blocks[i] = (body, logits)
-        return got
+                passes, logits = np.concatenate(([0.0], passes)), np.concatenate(([0.0], logits))
+            body = self._body[i] = passes.tolist()
+            extra = self._extra[i] = logits.tolist()
+        return body, extra
 
     def rest(self, tokens: int, sampled: int) -> float:
         """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
-        if not 0 <= tokens <= self.most or sampled > self.most:
+        if sampled < 1:
+            sampled = 1
+        if tokens < 0 or tokens > self.most or sampled > self.most:
             raise InternalError(f"an iteration of {tokens} tokens, {sampled} sampled, beyond the {self.most} timed")
-        sampled = max(sampled, 1)
-        return float(self._block(tokens // self.BLOCK)[0][tokens % self.BLOCK]
-                     + self._block(sampled // self.BLOCK)[1][sampled % self.BLOCK])
+        size = self.BLOCK
+        body = self._body[tokens // size]
+        if body is None:
+            body = self._block(tokens // size)[0]
+        extra = self._extra[sampled // size]
+        if extra is None:
+            extra = self._block(sampled // size)[1]
+        return body[tokens % size] + extra[sampled % size]
 
     def prompt(self, length: int) -> float:
         """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""

@@ -41,6 +41,7 @@ padding, varying request lengths.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -185,7 +186,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
     steps = 0  # decode steps taken so far
-    joined = np.zeros(n_req, dtype=np.int64)  # `steps` when each sequence started decoding (never decreasing)
+    joined = [0] * n_req  # `steps` when each sequence started decoding (never decreasing; Python ints: an
+    # iteration reads one or a few, where a numpy scalar costs more than the arithmetic)
     joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
     prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
@@ -202,7 +204,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
         tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
-            jump = last - (steps - int(joined[lo]))  # the first sequence has the fewest steps left
+            jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
             dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
             ends = now + dts.cumsum()
             if nxt < released and b < cap:  # an arrival can join before the next finish
@@ -227,14 +229,14 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             running_time += b * dt
             steps += bool(stepping)
             first[hi:hi + done] = now
-            joined[hi:hi + done] = steps
+            joined[hi:hi + done] = [steps] * done
             joined_sum += done * steps
             hi += done
         max_running = max(max_running, nxt - lo)
         if lo == hi or steps - joined[lo] < last:  # none decoding, or none ended
             continue
-        gone = int(joined[lo:hi].searchsorted(steps - last, side="right"))  # those with no step left
-        joined_sum -= int(joined[lo:lo + gone].sum())
+        gone = bisect_right(joined, steps - last, lo, hi) - lo  # those with no step left
+        joined_sum -= sum(joined[lo:lo + gone])
         finish[lo:lo + gone] = now
         lo += gone
         if concurrency is not None:  # each client sends its next request at once
