@@ -205,13 +205,18 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
-            dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
-            ends = now + dts.cumsum()
-            if nxt < released and b < cap:  # an arrival can join before the next finish
-                jump = min(jump, int(ends.searchsorted(ready[nxt], side="left")) + 1)
-            now = float(ends[jump - 1])
+            arriving = nxt < released and b < cap  # an arrival can join before the next finish
+            step = p.rest(b, b) + p.dec_unit * tot  # the first step's time, as the first of `dts` below
+            if jump == 1 or (arriving and now + step >= ready[nxt]):  # one step: what the vectorised jump gives
+                jump, now, spent = 1, now + step, step
+            else:
+                dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
+                ends = now + dts.cumsum()
+                if arriving:
+                    jump = min(jump, int(ends.searchsorted(ready[nxt], side="left")) + 1)
+                now = float(ends[jump - 1])
+                spent = float(dts[:jump].sum())
             it += jump
-            spent = float(dts[:jump].sum())
             running_time += b * spent
             busy_time += spent
             steps += jump
