@@ -19,7 +19,7 @@ from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve import inference as I
-from archgen.perf.serve.scheduler import _loop, _Pass, estimate_serving, simulate
+from archgen.perf.serve.scheduler import FEW_STEPS, _few_steps, _loop, _Pass, estimate_serving, simulate
 from tests.conftest import SPECS
 
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
@@ -83,3 +83,38 @@ def test_an_estimate_without_its_load_is_the_same_estimate(accelerators):
     assert whole is not None and whole.load == 1.0
     alone = simulate(hw, job, 2, max_batch=kv, concurrency=kv)
     assert whole.tokens_per_second / alone.tokens_per_second == 1.0
+
+
+def test_numpy_sums_few_terms_in_order():
+    """`scheduler._few_steps` adds a jump's steps in order where `_loop` summed them with numpy: the same float only
+    while numpy's sum of up to `FEW_STEPS` terms adds them in order (numpy 2.4's pairwise sum does below 8)."""
+    rng = np.random.default_rng(0)
+    for m in range(1, FEW_STEPS + 1):
+        for _ in range(2000):
+            a = rng.random(m) * rng.choice([1e-4, 1.0, 1e3], m)
+            total = 0.0
+            for x in a.tolist():
+                total += x
+            assert total == float(a.sum())
+
+
+def test_few_steps_are_the_vectorised_jump():
+    """Steps, end and time spent of a short decode jump equal, bit for bit, what `_loop`'s arrays give, with and
+    without an arrival cutting it; None when the jump runs past `FEW_STEPS`."""
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(3000):
+        rest, unit, tot = rng.random() * 1e-2, rng.random() * 1e-9, float(rng.integers(1, 10**7))
+        b, now, jump = int(rng.integers(1, 4096)), rng.random() * 100.0, int(rng.integers(1, 12))
+        dts = rest + unit * (tot + b * np.arange(jump))
+        ends = now + dts.cumsum()
+        due = float(ends[int(rng.integers(0, jump))]) - rng.random() * float(dts[0]) if rng.random() < 0.7 \
+            else np.inf
+        want = jump if due == np.inf else min(jump, int(ends.searchsorted(due, side="left")) + 1)
+        got = _few_steps(rest, unit, tot, b, now, jump, due)
+        if want > FEW_STEPS:
+            assert got is None
+            continue
+        assert got == (want, float(ends[want - 1]), float(dts[:want].sum()))
+        checked += 1
+    assert checked > 1000

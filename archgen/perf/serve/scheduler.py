@@ -63,6 +63,9 @@ CLOSED_ROUNDS = 3
 #: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
 OPEN_SPANS = 10
 OPEN_MAX = 20000
+#: Decode jumps of up to this many steps are timed step by step (`_few_steps`): numpy 2.4 sums up to 7 terms in
+#: order (its pairwise sum starts blocks at 8), the order a Python loop adds them.
+FEW_STEPS = 7
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
@@ -205,15 +208,15 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
-            arriving = nxt < released and b < cap  # an arrival can join before the next finish
-            step = p.rest(b, b) + p.dec_unit * tot  # the first step's time, as the first of `dts` below
-            if jump == 1 or (arriving and now + step >= ready[nxt]):  # one step: what the vectorised jump gives
-                jump, now, spent = 1, now + step, step
+            due = float(ready[nxt]) if nxt < released and b < cap else np.inf  # an arrival can join before then
+            taken = _few_steps(p.rest(b, b), p.dec_unit, tot, b, now, jump, due)
+            if taken is not None:
+                jump, now, spent = taken
             else:
                 dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
                 ends = now + dts.cumsum()
-                if arriving:
-                    jump = min(jump, int(ends.searchsorted(ready[nxt], side="left")) + 1)
+                if due < np.inf:
+                    jump = min(jump, int(ends.searchsorted(due, side="left")) + 1)
                 now = float(ends[jump - 1])
                 spent = float(dts[:jump].sum())
             it += jump
@@ -250,6 +253,23 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             released += more
     return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
                   busy_time, prompt_time)
+
+
+def _few_steps(rest: float, unit: float, tot: float, b: int, now: float, jump: int,
+               due: float) -> tuple[int, float, float] | None:
+    """The decode jump `_loop` times with arrays, step by step where it ends within `FEW_STEPS`: (steps, end, time).
+
+    The steps run to the next finish (`jump`) or to the first ending at or after `due`; None when that is beyond
+    `FEW_STEPS`. Each step's time is `dts`' element (rest + unit x (tot + b k)), the ends are `now` + the running sum
+    as `cumsum` adds, and the time spent is the sum numpy's `sum` gives for so few terms, which adds them in order
+    (tests/perf/test_serve_speed.py holds it to numpy's), so the floats are the vectorised jump's.
+    """
+    spent = 0.0
+    for k in range(min(jump, FEW_STEPS)):
+        spent += rest + unit * (tot + b * k)
+        if k + 1 == jump or now + spent >= due:
+            return k + 1, now + spent, spent
+    return None
 
 
 def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,
