@@ -1,9 +1,9 @@
 """Cold-start benchmark: `archgen --version`, `estimate`, `validate` and `check` as ratios to `import pydantic, pint`.
 
 The estimates are a training one and two serving ones (bench/specs/serve-deepseek-r1): issue 25's closed loop of
-2,048 requests at TP32 on a GB200 NVL72 (CPU 4.89 s on main at 7620e3ad, 14.7x the baseline, against 0.67 s, 2.0x,
+2,048 requests at TP32 on a GB200 NVL72 (CPU 5.31 s on main at 7620e3ad, 14.8x the baseline, against 0.74 s, 2.1x,
 after the simulation's speed-ups, interleaved on the project's shared machine) and an open loop at MLPerf v5.1's
-DeepSeek-R1 Server settings on a DGX B200 (3.13 s, 9.4x, against 2.45 s, 7.4x).
+DeepSeek-R1 Server settings on a DGX B200 (3.31 s, 9.2x, against 1.93 s, 5.4x).
 
 Each command runs in a fresh interpreter, alternating with the baseline so that machine noise hits both; the
 table reports medians of wall time and of CPU time (user + system of the child, the measure issue 25 compares) and
