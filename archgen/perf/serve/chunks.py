@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 
 def prompt_chunks(queue: Sequence[int], head: int, inp: int, budget: int, decodes: int, separate: bool,
@@ -58,8 +59,13 @@ def prompt_work(prompt: Callable[[int], float], waiting: int, head: int, inp: in
     return tokens, whole + 1, seconds, 0
 
 
+@lru_cache(maxsize=1 << 16)
 def _repeated(total: float, value: float, times: int) -> float:
-    """`total` + `value` added `times` times one at a time (a float sum's rounding, as `sum` over a list gives)."""
+    """`total` + `value` added `times` times one at a time (a float sum's rounding, as `sum` over a list gives).
+
+    Cached: a run's iterations repeat the same few sums (DeepSeek-R1 at TP32 on GB200, 2,048 in flight: 3,061
+    distinct of 39,000, adding 7.8 million times), and the result is a pure function of the three.
+    """
     for _ in range(times):
         total += value
     return total

@@ -41,6 +41,7 @@ padding, varying request lengths.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -50,6 +51,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import prompt_work
+from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
@@ -61,51 +63,17 @@ CLOSED_ROUNDS = 3
 #: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
 OPEN_SPANS = 10
 OPEN_MAX = 20000
+#: Decode jumps of up to this many steps are timed step by step (`_few_steps`): numpy 2.4 sums up to 7 terms in
+#: order (its pairwise sum starts blocks at 8), the order a Python loop adds them.
+FEW_STEPS = 7
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
 
 
-class _Pass:
-    """Iteration time of a replica: the forward pass's parts, evaluated once over every iteration size."""
-
-    def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = MAX_NUM_TOKENS):
-        self.hw, self.job, self.tp = hw, job, float(tp)
-        fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation))
-        # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
-        self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
-                                                                 batch=1.0, prefill=False))
-        if job.attention_dp:
-            self.dec_unit /= self.tp  # a rank attends its own 1/tp of the sequences
-        n = np.arange(1, most + 1, dtype=float)
-        one = np.ones_like(n)
-        # the pass over n tokens without its attention core, with one token's logits, plus the fixed costs; and
-        # the logits GEMM and sampling of n tokens (`inference.output_time`)
-        self._body = np.concatenate(([0.0], I._forward(hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False,
-                                                       attention=False, sampled=one) + fixed))
-        out = I.output_time(hw, job.arch, n, 1.0 if job.attention_dp else self.tp)
-        self._logits = np.concatenate(([out[0]], out)) - out[0]  # extra logits beyond the one in `_body`
-        self._prompt: dict[int, float] = {}
-
-    def rest(self, tokens: int, sampled: int) -> float:
-        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
-        return float(self._body[tokens] + self._logits[max(sampled, 1)])
-
-    def prompt(self, length: int) -> float:
-        """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""
-        if length <= 0:
-            return 0.0
-        t = self._prompt.get(length)
-        if t is None:
-            one = I.attention_core(self.hw, self.job, self.tp, tokens=float(length), context=float(length),
-                                   batch=1.0, prefill=True)
-            t = self._prompt[length] = self.job.arch.layers * float(one)
-        return t
-
-
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
              arrival_rate: float | None = None, requests: int | None = None, seed: int = 0,
-             max_num_tokens: int | None = None, replicas: int = 1) -> ServingRun:
+             max_num_tokens: int | None = None, replicas: int = 1, timing: _Pass | None = None) -> ServingRun:
     """Run one replica under a closed loop of `concurrency` requests or Poisson arrivals at `arrival_rate` per second.
 
     An open loop is measured in its steady state: unless `requests` fixes the run's length, the arrivals are
@@ -127,6 +95,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         seed: Seed of the arrival process (an open loop is deterministic for a seed).
         max_num_tokens: Token budget of an iteration (default the job's `max_num_tokens`).
         replicas: Replicas a harness batcher (`job.batcher`) hands its groups to in turn.
+        timing: The iteration times of this `hw`, `job` and `tp` another run has evaluated (`iteration.Pass`, its
+            sizes up to the budget of every rank or `max_batch`), shared; default evaluated afresh.
 
     Returns:
         The run's latency statistics and throughput.
@@ -137,7 +107,8 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("no sequence fits in the KV cache")
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
-    p = _Pass(hw, job, tp, max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1)
+    most = max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1
+    p = timing if timing is not None and timing.most >= most else _Pass(hw, job, tp, most)
     if concurrency is not None:
         return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
     assert arrival_rate is not None, "exactly one of the two is given (checked above)"
@@ -193,7 +164,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
           max_num_tokens: int, handed: np.ndarray | None = None) -> _Trace:
     """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free.
 
-    Requests reach the replica at `handed` (default their arrivals: no harness batcher); TTFT counts from `arrivals`.
+    Requests reach the replica at `handed` (default their arrivals: no harness batcher), in order (Poisson arrivals,
+    a batcher's groups, a closed loop's releases as slots free), so admission finds the arrived ones by bisection;
+    TTFT counts from `arrivals`.
     The requests in the replica are always consecutive ones: `lo` to `hi` decoding, `hi` to `nxt` admitted with
     their prompt not finished. Prompts are admitted and finish in arrival order, and every decoding sequence takes
     each decode step from its first token on, `output_len - 1` in all, so they end in that order too: a sequence's
@@ -201,6 +174,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     a few scalar operations, not a pass over every sequence.
     """
     ready = arrivals if handed is None else handed
+    known = ready[np.isfinite(ready)]  # a closed loop's later requests are released as slots free
+    if np.any(known[1:] < known[:-1]):
+        raise InternalError("requests must reach the replica in order (admission takes them so)")
     inp, last = job.input_len, job.output_len - 1
     ranks = int(I.scheduling_ranks(job, p.tp))
     separate = job.prefill == "separate"
@@ -213,14 +189,17 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
     steps = 0  # decode steps taken so far
-    joined = np.zeros(n_req, dtype=np.int64)  # `steps` when each sequence started decoding (never decreasing)
+    joined = [0] * n_req  # `steps` when each sequence started decoding (never decreasing; Python ints: an
+    # iteration reads one or a few, where a numpy scalar costs more than the arithmetic)
     joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
     prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
     while nxt < n_req or lo < nxt:
-        # admit what has arrived and fits
-        while nxt < released and ready[nxt] <= now and nxt - lo < cap:
-            nxt += 1
+        # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
+        # those up to the first not yet arrived, within the released ones and the cap
+        end = min(released, lo + cap)
+        if nxt < end and ready[nxt] <= now:
+            nxt += int(ready[nxt:end].searchsorted(now, side="right"))
         if lo == nxt:  # idle until the next arrival
             now = max(now, float(ready[nxt]))
             continue
@@ -228,14 +207,19 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
         tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
-            jump = last - (steps - int(joined[lo]))  # the first sequence has the fewest steps left
-            dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
-            ends = now + dts.cumsum()
-            if nxt < released and b < cap:  # an arrival can join before the next finish
-                jump = min(jump, int(ends.searchsorted(ready[nxt], side="left")) + 1)
-            now = float(ends[jump - 1])
+            jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
+            due = float(ready[nxt]) if nxt < released and b < cap else np.inf  # an arrival can join before then
+            taken = _few_steps(p.rest(b, b), p.dec_unit, tot, b, now, jump, due)
+            if taken is not None:
+                jump, now, spent = taken
+            else:
+                dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
+                ends = now + dts.cumsum()
+                if due < np.inf:
+                    jump = min(jump, int(ends.searchsorted(due, side="left")) + 1)
+                now = float(ends[jump - 1])
+                spent = float(dts[:jump].sum())
             it += jump
-            spent = float(dts[:jump].sum())
             running_time += b * spent
             busy_time += spent
             steps += jump
@@ -253,14 +237,14 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             running_time += b * dt
             steps += bool(stepping)
             first[hi:hi + done] = now
-            joined[hi:hi + done] = steps
+            joined[hi:hi + done] = [steps] * done
             joined_sum += done * steps
             hi += done
         max_running = max(max_running, nxt - lo)
         if lo == hi or steps - joined[lo] < last:  # none decoding, or none ended
             continue
-        gone = int(joined[lo:hi].searchsorted(steps - last, side="right"))  # those with no step left
-        joined_sum -= int(joined[lo:lo + gone].sum())
+        gone = bisect_right(joined, steps - last, lo, hi) - lo  # those with no step left
+        joined_sum -= sum(joined[lo:lo + gone])
         finish[lo:lo + gone] = now
         lo += gone
         if concurrency is not None:  # each client sends its next request at once
@@ -269,6 +253,23 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             released += more
     return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
                   busy_time, prompt_time)
+
+
+def _few_steps(rest: float, unit: float, tot: float, b: int, now: float, jump: int,
+               due: float) -> tuple[int, float, float] | None:
+    """The decode jump `_loop` times with arrays, step by step where it ends within `FEW_STEPS`: (steps, end, time).
+
+    The steps run to the next finish (`jump`) or to the first ending at or after `due`; None when that is beyond
+    `FEW_STEPS`. Each step's time is `dts`' element (rest + unit x (tot + b k)), the ends are `now` + the running sum
+    as `cumsum` adds, and the time spent is the sum numpy's `sum` gives for so few terms, which adds them in order
+    (tests/perf/test_serve_speed.py holds it to numpy's), so the floats are the vectorised jump's.
+    """
+    spent = 0.0
+    for k in range(min(jump, FEW_STEPS)):
+        spent += rest + unit * (tot + b * k)
+        if k + 1 == jump or now + spent >= due:
+            return k + 1, now + spent, spent
+    return None
 
 
 def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,
@@ -337,7 +338,8 @@ def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_
 
 
 def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, arrival_rate: float | None = None,
-                     seed: int = 0, replicas: int = 1) -> tuple[I.InferenceEstimate, ServingRun | None]:
+                     seed: int = 0, replicas: int = 1, load: bool = True
+                     ) -> tuple[I.InferenceEstimate, ServingRun | None]:
     """A replica's estimate in its scenario: the offline closed form, or a simulated run under load.
 
     `concurrency` (batch = N) runs the closed loop; `server` with an `arrival_rate` (requests per second at this
@@ -346,7 +348,8 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     the KV capacity wait in the queue; an open loop's pool, `batch` or the capacity, is reserved whole, and is its
     `batch`; the run's `mean_running` says how many were decoding). Otherwise (offline, or server with no arrival
     rate) the closed form alone, and no run. A run's `load` is the requests per second it serves over the replica's
-    capacity, a closed loop that keeps as many in flight as it admits (`run.ServingRun.load`).
+    capacity, a closed loop that keeps as many in flight as it admits (`run.ServingRun.load`); `load=False` leaves
+    it unset (NaN) and that run out, for a caller that reads only the estimate's figures (the sensitivities).
     """
     closed = job.scenario == "concurrency"
     if not closed and not (job.scenario == "server" and arrival_rate):
@@ -358,14 +361,18 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
         return I.estimate_inference(hw, job, tp, batch), None
     if closed:
         assert batch is not None, "the concurrency scenario states its batch (model.workload)"
+    # both runs time the same iterations: one evaluation of each size (`iteration.Pass`) serves them
+    timing = _Pass(hw, job, int(tp), max(job.max_num_tokens * int(I.scheduling_ranks(job, int(tp))), kv) + 1)
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
-                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas)
+                   arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas, timing=timing)
     # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many
     # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
     admit = kv if closed else cap
-    full = simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas)
-    served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
-    run = replace(run, load=served / full.tokens_per_second)
+    if load:  # a closed loop of `admit` is the run itself (the same arguments) when it holds as many as it admits
+        full = run if closed and batch == admit else \
+            simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)
+        served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
+        run = replace(run, load=served / full.tokens_per_second)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
                   batch=float(batch) if closed and batch is not None else float(cap))

@@ -71,7 +71,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         best, best_tp = -1.0, None
         for t in cands:
             reps = inf.replicas or max(replicas_inside(hw, gpus, t), 1)
-            e = estimate_serving(hw, job, t, batch, replica_rate(inf.arrival_rate, reps), replicas=reps)[0]
+            e = estimate_serving(hw, job, t, batch, replica_rate(inf.arrival_rate, reps), replicas=reps,
+                                 load=False)[0]  # its tokens/s picks the tp
             if bool(e.fits) and float(e.tokens_per_second_per_gpu) > best:
                 best, best_tp = float(e.tokens_per_second_per_gpu), t
         if best_tp is None:
@@ -169,7 +170,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if fits and (with_sensitivity or spans_ranges(workload, arch, hw)):
         def tput(h: Hardware) -> float:
             # a batch left out follows the KV-cache capacity
-            x = estimate_serving(h, job, tp, batch, rate, replicas=replicas)[0]
+            x = estimate_serving(h, job, tp, batch, rate, replicas=replicas, load=False)[0]  # tokens/s only
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
         sens = elasticities(hw, tput, inf.precision) if with_sensitivity else {}
         ends = over_range(hw, inf.precision, tput)

@@ -1,0 +1,85 @@
+"""Iteration time of a serving replica (`scheduler`): the forward pass's parts by iteration size, and prompts'."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.errors import InternalError
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve import inference as I
+
+
+class Pass:
+    """Iteration time of a replica: the forward pass's parts, evaluated once per block of iteration sizes.
+
+    The pass is an elementwise function of the token count, so a block of `BLOCK` sizes is evaluated the first time
+    an iteration of one of them runs, and a run evaluates only the sizes near those it uses: under attention DP the
+    sizes go up to `max_num_tokens` x the ranks (262,145 for DeepSeek-R1 at TP32), where a run uses fewer.
+    Each size's value is the same float as evaluating every size at once (tests/perf/test_serve_speed.py).
+    """
+
+    #: Iteration sizes evaluated together. One `_forward` call over DeepSeek-V3 FP4 with attention DP at TP32 on
+    #: GB200 took 0.14 ms for 1 size, 0.25 for 1,024, 0.51 for 4,096, 2.2 for 16,384 (CPU time on this project's
+    #: shared machine); a closed loop at the KV capacity uses every size up to its 65,536 decodes and a few beyond.
+    BLOCK = 4096
+
+    def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = I.PREFILL_CHUNK):
+        self.hw, self.job, self.tp, self.most = hw, job, float(tp), most
+        self.fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation))
+        # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
+        self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,
+                                                                 batch=1.0, prefill=False))
+        if job.attention_dp:
+            self.dec_unit /= self.tp  # a rank attends its own 1/tp of the sequences
+        self._out1 = I.output_time(hw, job.arch, np.ones(1), 1.0 if job.attention_dp else self.tp)[0]
+        # by block, as Python floats (the float64 values; a Python float's sum is the same IEEE sum): each size's
+        # pass, and its extra logits; None until an iteration of that block runs
+        self._body: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
+        self._extra: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
+        self._prompt: dict[int, float] = {}
+
+    def _block(self, i: int) -> tuple[list[float], list[float]]:
+        """The `BLOCK` sizes from `i` x `BLOCK`: each size's pass and its extra logits, evaluated once.
+
+        The pass over n tokens without its attention core, with one token's logits, plus the fixed costs; and the
+        logits GEMM and sampling of n tokens beyond the one in it (`inference.output_time`); size 0 is an empty pass
+        (0) and one logit (no extra).
+        """
+        body, extra = self._body[i], self._extra[i]
+        if body is None or extra is None:
+            job = self.job
+            n = np.arange(max(i * self.BLOCK, 1), min((i + 1) * self.BLOCK, self.most + 1), dtype=float)
+            passes = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
+                                sampled=np.ones_like(n)) + self.fixed
+            logits = I.output_time(self.hw, job.arch, n, 1.0 if job.attention_dp else self.tp) - self._out1
+            if i == 0:
+                passes, logits = np.concatenate(([0.0], passes)), np.concatenate(([0.0], logits))
+            body = self._body[i] = passes.tolist()
+            extra = self._extra[i] = logits.tolist()
+        return body, extra
+
+    def rest(self, tokens: int, sampled: int) -> float:
+        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
+        if sampled < 1:
+            sampled = 1
+        if tokens < 0 or tokens > self.most or sampled > self.most:
+            raise InternalError(f"an iteration of {tokens} tokens, {sampled} sampled, beyond the {self.most} timed")
+        size = self.BLOCK
+        body = self._body[tokens // size]
+        if body is None:
+            body = self._block(tokens // size)[0]
+        extra = self._extra[sampled // size]
+        if extra is None:
+            extra = self._block(sampled // size)[1]
+        return body[tokens % size] + extra[sampled % size]
+
+    def prompt(self, length: int) -> float:
+        """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""
+        if length <= 0:
+            return 0.0
+        t = self._prompt.get(length)
+        if t is None:
+            one = I.attention_core(self.hw, self.job, self.tp, tokens=float(length), context=float(length),
+                                   batch=1.0, prefill=True)
+            t = self._prompt[length] = self.job.arch.layers * float(one)
+        return t
