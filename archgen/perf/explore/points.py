@@ -24,6 +24,7 @@ from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import defaults_note, fp4_format_note, fp8_copies_note
 from archgen.perf.workload.derived import (
+    NO_BAND,
     judge_points,
     judge_requirements,
     judged,
@@ -261,12 +262,13 @@ def estimate_at_risk(req: Requirement, value: float, unit: str, est: Estimate) -
 
     On the metric's error band without the span over the part's stated efficiency ranges (`derived.band_factors`,
     which the batched path computes the same way), so that both paths mark the same points; a metric the estimate
-    gives no band (goodput and what derives from it, memory) never is.
+    gives no band (goodput and what derives from it, memory) never is; one whose band no scored run measured (this
+    family, load or context) always is where met (`derived.NO_BAND`, `model.requirements.unbanded`).
     """
     b = est.bands.get(req.metric)
-    if b is None or not b.measured:
+    if b is None:
         return False
-    return risky_points(req, [value], [(1 / (1 + b.high), 1 / (1 + b.low))], unit)[0]
+    return risky_points(req, [value], [(1 / (1 + b.high), 1 / (1 + b.low)) if b.measured else NO_BAND], unit)[0]
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

@@ -36,6 +36,7 @@ from archgen.model.requirements import (
     on_assumed,
     spread,
     status_of,
+    unbanded,
     unsettled_note,
 )
 from archgen.perf.workload.bands import band
@@ -93,9 +94,10 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = judge(req, None, note)
         if o.status is Status.NOT_MET and req.metric in est.limits:  # a miss no hardware mends: say what sets it
             o = replace(o, note=est.limits[req.metric])
-        elif o.value is not None and not o.note and band is not None and (band.bin or band.longest) \
-                and not band.measured:  # judged at the estimate alone: its band is unmeasured at this load or context
-            o = replace(o, note=band.describe())
+        elif o.value is not None and not o.note and band is not None and not band.measured:
+            # judged at the estimate alone: no run measured its band (this family, load or context): met is at risk
+            o = unbanded(o, band.describe()) if o.status is Status.MET else \
+                replace(o, note=band.describe()) if band.bin or band.longest else o
         outcomes.append(on_assumed(o, assumed))
     return outcomes
 
@@ -144,17 +146,25 @@ def band_factors(family_: str, metric: str, accelerator: str, load: float | None
     The model's measured error alone (`perf.workload.bands.band` of `family_` on `accelerator`, at `load` and
     `context`): (1 / (1 + high), 1 / (1 + low)), as `Band.values`, without the span over the part's stated efficiency
     ranges that `archgen estimate` adds where none of the band's runs is on the part (a batch of training points
-    computes none). None where no scored run measured the metric there (no band: judged on the estimate alone).
+    computes none). None where the metric carries no band (memory: judged on the estimate alone); `NO_BAND` where
+    no scored run measured it there (this family, load or context), so that a target met there is at risk.
     """
     b = band(family_, metric, accelerator=accelerator, load=load, context=context)
-    return None if b is None or not b.measured else (1 / (1 + b.high), 1 / (1 + b.low))
+    return None if b is None else NO_BAND if not b.measured else (1 / (1 + b.high), 1 / (1 + b.low))
+
+
+#: The factors of a band no scored run measured (`band_factors`): its ends are unknown, and an unknown end meets no
+#: target (every comparison with NaN is false), so a target met at the estimate is at risk (`model.requirements.
+#: unbanded`, as `check` has it).
+NO_BAND = (math.nan, math.nan)
 
 
 def risky_points(requirement: Requirement, values: Sequence[float], factors: Sequence[tuple[float, float] | None],
                  unit: str) -> list[bool]:
     """Which of `values` (a sweep's points, in `unit`) meet `requirement` but not at one end of their band.
 
-    `factors` per point are `band_factors`' (None: no band, never at risk). The one "at risk" rule (REQ004,
+    `factors` per point are `band_factors`' (None: the metric carries no band, never at risk; `NO_BAND`: no run
+    measured it, at risk wherever met). The one "at risk" rule (REQ004,
     `model.requirements.status_of`) on arrays, so that a sweep marks a workload's requirement at risk at a point where
     `archgen estimate` and `check` would (before, a sweep judged them on the estimate alone: newuser33).
     """
