@@ -34,18 +34,18 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8965, 0.0305, 0.3251),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0842, 0.4559, 0.0487),
+        'tokens_per_second': (53, -0.0842, 0.4559, 0.0481),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
         'tpot@light@closed': (3, -0.1825, -0.1623, 0.1625),
         'tpot@moderate@closed': (1, -0.15, -0.15, 0.15),
-        'tpot@moderate@poisson': (8, -0.782, 0.0578, 0.3413),
+        'tpot@moderate@poisson': (8, -0.782, 0.2268, 0.3682),
         'tpot@near-capacity@closed': (5, -0.1338, -0.0506, 0.0796),
         'tpot@near-capacity@poisson': (3, -0.4413, 0.1073, 0.1549),
-        'tpot_p50@moderate@poisson': (8, -0.7757, 0.1655, 0.3648),
+        'tpot_p50@moderate@poisson': (8, -0.7757, 0.2191, 0.3648),
         'tpot_p50@near-capacity@poisson': (3, -0.448, 0.1713, 0.1713),
-        'tpot_p99@moderate@poisson': (8, -0.8277, 0.1855, 0.4317),
+        'tpot_p99@moderate@poisson': (8, -0.8277, 0.3006, 0.4317),
         'tpot_p99@near-capacity@poisson': (3, -0.4219, 0.2166, 0.2166),
         'ttft@light@closed': (4, -0.1184, 0.4089, 0.0916),
         'ttft@moderate@closed': (1, 0.1731, 0.1731, 0.1731),
@@ -61,12 +61,12 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'tokens_per_second': (6, 0.2978, 1.7614, 0.4185),
     },
     'moe-serving-under-load': {
-        'tpot@light@poisson': (3, -0.7707, -0.635, 0.653),
-        'tpot_p50@light@poisson': (3, -0.7793, -0.6062, 0.653),
-        'tpot_p99@light@poisson': (3, -0.7919, -0.6236, 0.6622),
-        'ttft@light@poisson': (3, -0.9684, -0.9409, 0.9464),
-        'ttft_p50@light@poisson': (3, -0.9671, -0.9391, 0.9432),
-        'ttft_p99@light@poisson': (3, -0.9827, -0.9586, 0.9693),
+        'tpot@light@poisson': (3, -0.653, -0.6063, 0.635),
+        'tpot_p50@light@poisson': (3, -0.653, -0.6062, 0.6213),
+        'tpot_p99@light@poisson': (3, -0.6622, -0.6236, 0.6407),
+        'ttft@light@poisson': (3, -0.9486, -0.9409, 0.9464),
+        'ttft_p50@light@poisson': (3, -0.9464, -0.9391, 0.9432),
+        'ttft_p99@light@poisson': (3, -0.9723, -0.9586, 0.9693),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0691),
@@ -229,22 +229,22 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'moe-serving-under-load': {
         'tpot@light@poisson': {
-            'NVIDIA': (3, -0.7707, -0.635, 0.653, False),
+            'NVIDIA': (3, -0.653, -0.6063, 0.635, False),
         },
         'tpot_p50@light@poisson': {
-            'NVIDIA': (3, -0.7793, -0.6062, 0.653, False),
+            'NVIDIA': (3, -0.653, -0.6062, 0.6213, False),
         },
         'tpot_p99@light@poisson': {
-            'NVIDIA': (3, -0.7919, -0.6236, 0.6622, False),
+            'NVIDIA': (3, -0.6622, -0.6236, 0.6407, False),
         },
         'ttft@light@poisson': {
-            'NVIDIA': (3, -0.9684, -0.9409, 0.9464, False),
+            'NVIDIA': (3, -0.9486, -0.9409, 0.9464, False),
         },
         'ttft_p50@light@poisson': {
-            'NVIDIA': (3, -0.9671, -0.9391, 0.9432, False),
+            'NVIDIA': (3, -0.9464, -0.9391, 0.9432, False),
         },
         'ttft_p99@light@poisson': {
-            'NVIDIA': (3, -0.9827, -0.9586, 0.9693, False),
+            'NVIDIA': (3, -0.9723, -0.9586, 0.9693, False),
         },
     },
     'moe-training': {
@@ -255,7 +255,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.2113, 0.4559, 0.3336, True),
-            'NVIDIA': (51, -0.0842, 0.2543, 0.0481, False),
+            'NVIDIA': (51, -0.0842, 0.2543, 0.0475, False),
         },
     },
     'serving-under-load': {
@@ -271,7 +271,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'tpot@moderate@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False),
-            'NVIDIA': (6, -0.782, 0.0578, 0.3413, False),
+            'NVIDIA': (6, -0.782, 0.2268, 0.3682, False),
         },
         'tpot@near-capacity@closed': {
             'NVIDIA': (5, -0.1338, -0.0506, 0.0796, False),
@@ -281,14 +281,14 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'tpot_p50@moderate@poisson': {
             'AMD': (2, -0.6891, -0.2247, 0.4569, False),
-            'NVIDIA': (6, -0.7757, 0.1655, 0.3475, False),
+            'NVIDIA': (6, -0.7757, 0.2191, 0.362, False),
         },
         'tpot_p50@near-capacity@poisson': {
             'NVIDIA': (3, -0.448, 0.1713, 0.1713, False),
         },
         'tpot_p99@moderate@poisson': {
             'AMD': (2, -0.7421, -0.3301, 0.5361, False),
-            'NVIDIA': (6, -0.8277, 0.1855, 0.3594, False),
+            'NVIDIA': (6, -0.8277, 0.3006, 0.417, False),
         },
         'tpot_p99@near-capacity@poisson': {
             'NVIDIA': (3, -0.4219, 0.2166, 0.2166, False),
