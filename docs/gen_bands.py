@@ -17,14 +17,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
-from archgen.perf.workload.band_source import compute_vendor, table_source  # noqa: E402
-from archgen.perf.workload.bands import (  # noqa: E402
-    case_family,
+from archgen.perf.workload.band_source import (  # noqa: E402
     compute_context,
     compute_on,
     compute_table,
-    context_of,
+    compute_vendor,
+    table_source,
 )
+from archgen.perf.workload.bands import arrival_of, case_family, context_of  # noqa: E402
 from archgen.scoring.cases import case_vendor, read_case_file  # noqa: E402
 from archgen.scoring.catalog import load_accelerators  # noqa: E402
 from archgen.scoring.scores import score_cases  # noqa: E402
@@ -45,10 +45,11 @@ def source() -> str:
         accelerator = {c.id: c.system.accelerator for c in cf.cases}
         vendor = {c.id: case_vendor(c, accelerators) for c in cf.cases}
         context = {c.id: context_of(c) for c in cf.cases}
+        arrival = {c.id: arrival_of(c.inference.scenario) if c.inference is not None else "" for c in cf.cases}
         results = score_cases(cf).results
-        scored += [(family[r.id], r.metric, r.error, r.load) for r in results]
-        on += [(family[r.id], r.metric, accelerator[r.id], r.load) for r in results]
-        vendors += [(family[r.id], r.metric, vendor[r.id], r.error, r.load) for r in results]
+        scored += [(family[r.id], r.metric, r.error, r.load, arrival[r.id]) for r in results]
+        on += [(family[r.id], r.metric, accelerator[r.id], r.load, arrival[r.id]) for r in results]
+        vendors += [(family[r.id], r.metric, vendor[r.id], r.error, r.load, arrival[r.id]) for r in results]
         contexts += [(family[r.id], context[r.id]) for r in results]
     return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on),
                         compute_context(contexts), compute_vendor(vendors))

@@ -30,6 +30,7 @@ from archgen.model.requirements import (
     miss_severity,
     on_assumed,
     spread,
+    unbanded,
     unsettled_note,
 )
 from archgen.perf.workload.bands import Band
@@ -184,7 +185,10 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     ends = band.values(value) if band is not None and value is not None else None
     if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
         ends = spread(metrics.get(b.subject, {}), b.req.metric)
-    return on_assumed(judge(b.req, value, band=ends), (assumed or {}).get(b.subject))
+    o = judge(b.req, value, band=ends)
+    if band is not None and not band.measured:   # an estimate no published run bounds: met is at risk (REQ004)
+        o = unbanded(o, band.describe())
+    return on_assumed(o, (assumed or {}).get(b.subject))
 
 
 def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:
@@ -204,13 +208,23 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     none. The finding says which the range spans, and its value is that end. Both a workload's own requirements
     and those of Requirements documents on it are judged.
 
+    A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
+    context was scored: `Band.measured`) is at risk too, with that reason: nothing bounds the model's error there, so
+    the estimate meeting the target is not a pass (issue 20 part 7).
+
     Fix: leave more margin (faster hardware, another layout), have the figure measured on the system, or revise the
-    target with its owner knowing the model's error.
+    target with its owner knowing the model's error; for a figure with no band, add a published measurement of the
+    family at that load and context to the scored cases (docs/perf-model.md, Error bands).
     """
     bands = workload_bands(ctx.workloads)
     for j in ctx.requirements:
         b, o = j.bound, j.outcome
-        if o.status is Status.AT_RISK:
+        if o.status is Status.AT_RISK and o.value is not None and o.pessimistic is None and o.note:   # `unbanded`
+            yield Violation(b.subject, b.owner, b.path + ("target",),
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
+                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate, "
+                            f"but it is at risk: {o.note}", o.value, b.req.target.limit, b.req.id)
+        elif o.status is Status.AT_RISK:
             band = bands.get(b.subject, {}).get(b.req.metric)
             own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)
             yield _at_risk(o, b.subject, b.owner, b.path + ("target",), band,

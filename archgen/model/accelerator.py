@@ -103,6 +103,12 @@ class Efficiency(Spec):
         description="Best measured HBM bandwidth over peak of a bandwidth-bound GEMM (decode shapes, M of 1 to a "
                     "few dozen) in that data type, where its kernels stream their operands below `hbm`, e.g. "
                     "{fp4: 0.405}; a data type left out streams at `hbm`.")
+    gemm_stream_range: dict[Dtype, tuple[float, float]] = Field(
+        default_factory=dict,
+        description="Lowest and highest `gemm_stream` figure the sources support for a data type this part has no "
+                    "streaming measurement of (a sibling part's measured figure at one end, `hbm` at the other), "
+                    "e.g. {fp4: [0.405, 0.85]}; `gemm_stream` holds the point used. Estimates on it state the range "
+                    "their metrics span.")
     flash: float = Field(
         0.787, gt=0, le=1,
         description="Flash-attention forward throughput over the best dense-GEMM rate (`gemm`), head dimension 128, "
@@ -145,6 +151,11 @@ class Efficiency(Spec):
             if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
                 errors.append(FieldError(("gemm_range", dt), f"gemm_range.{dt} [{lo}, {hi}] must lie in (0, 1] and "
                                                              f"hold gemm.{dt} ({point})"))
+        for dt, (lo, hi) in self.gemm_stream_range.items():
+            point = self.gemm_stream.get(dt)
+            if not 0 < lo <= hi <= 1 or point is None or not lo <= point <= hi:
+                errors.append(FieldError(("gemm_stream_range", dt), f"gemm_stream_range.{dt} [{lo}, {hi}] must lie "
+                                                                    f"in (0, 1] and hold gemm_stream.{dt} ({point})"))
         for name in ("hbm", "flash", "scale_up"):
             rng = getattr(self, f"{name}_range")
             if rng is not None and not 0 < rng[0] <= getattr(self, name) <= rng[1] <= 1:

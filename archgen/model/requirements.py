@@ -270,6 +270,24 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
     return Outcome(requirement, value, status_of(met, ends), band=band)
 
 
+#: Why a requirement met on an estimated figure with no measured error band is at risk, not met (REQ004; issue 20
+#: part 7, the lead's decision): the model's error there is unbounded by any published run, so the estimate meeting
+#: the target says nothing of the system doing so.
+UNBANDED = "no published measurement of this family/load/context to bound the model's error"
+
+
+def unbanded(o: Outcome, why: str) -> Outcome:
+    """`o`, judged met on an estimated figure whose error band no scored run measured (`why` says which), at risk.
+
+    The figure carries a band (a performance estimate, `perf.workload.bands`), but no published run of its family,
+    load bin or context measured it, so nothing bounds the model's error: a requirement the estimate meets is at risk
+    with that reason (`UNBANDED`), never a plain pass. One not met, or not provided, is left as it is.
+    """
+    if o.status is not Status.MET:
+        return o
+    return replace(o, status=Status.AT_RISK, note=f"{UNBANDED}: {why}")
+
+
 def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
     """The status of a value that meets its target or not (`met`), where each end of its band does or not (`ends`).
 

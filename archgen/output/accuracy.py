@@ -11,7 +11,7 @@ from archgen.model.workload import job_kind
 from archgen.output.estimate import show_switch, show_value
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
-from archgen.perf.workload.bands import FAMILIES, LOAD_BINS, MIN_BIN
+from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LOAD_BINS, MIN_BIN
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
@@ -226,11 +226,12 @@ def band_section() -> list[str]:
              "error), the high end / (1 + lowest error)), so a requirement met only at the optimistic end is at "
              "risk.", "",
              "Serving under load's TTFT and TPOT (means and percentiles) are kept per load bin of the run "
-             "(`quantity@bin`): its requests served per second over its replica's capacity, a simulated closed "
-             f"loop holding as many requests as the replica admits, both the model's own (nothing fitted). Bins: "
-             f"{'; '.join(f'{k}: {v}' for k, v in LOAD_BINS.items())}. An estimate takes its own bin's band; a bin "
-             f"of fewer than {MIN_BIN} measurements (or none, as every percentile at light load) gives no band, "
-             "'unmeasured at this load', and never another bin's.", "",
+             "and of its arrival (`quantity@bin@arrival`): its requests served per second over its replica's "
+             f"capacity, a simulated closed loop holding as many requests as the replica admits, both the model's "
+             f"own (nothing fitted). Bins: {'; '.join(f'{k}: {v}' for k, v in LOAD_BINS.items())}. Arrivals: "
+             f"{'; '.join(f'{k}: {v}' for k, v in ARRIVALS.items())}. An estimate takes its own bin's band of its "
+             f"own arrival; a bin of fewer than {MIN_BIN} measurements (or none, as every percentile at light load) "
+             "gives no band, 'unmeasured at this load', and never another bin's or arrival's.", "",
              "| family | quantity | measurements | lowest error | highest error | median \\|error\\| | on |",
              "|---|---|---:|---:|---:|---:|---|"]
     for fam, shown in FAMILIES.items():

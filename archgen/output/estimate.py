@@ -84,7 +84,7 @@ def band_json(b: Band, value: Q) -> dict[str, Any]:
     on = ({"accelerator": b.accelerator, "measurements": b.on_accelerator} if b.on_accelerator is not None else None)
     vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
                "median": b.typical[3]} if b.typical is not None else None)
-    load = {"load": b.load, "bin": b.bin} if b.bin else None
+    load = {"load": b.load, "bin": b.bin, "arrival": b.arrival} if b.bin else None
     context = {"tokens": b.context, "longest": b.longest} if b.longest else None
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,

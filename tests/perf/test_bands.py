@@ -8,8 +8,9 @@ import math
 
 import pytest
 
+from archgen.perf.workload.band_source import compute_table
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import FAMILIES, band, compute_table, family
+from archgen.perf.workload.bands import FAMILIES, band, family
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, docs_script, run_cli
 

@@ -111,13 +111,14 @@ requirements:
 """
 
 
-def test_mlperf_deepseek_latency_limits_are_at_risk_not_met_on_the_estimate_alone(spec_tree):
+def test_mlperf_deepseek_latency_limits_are_judged_at_the_pessimistic_end(spec_tree):
     """MLPerf's deepseek-r1 Server limits (TTFT p99 2 s, TPOT p99 80 ms: loadgen/mlperf.conf, the logs' Test
     Parameters) at the B200 run's own rate, 5.02 queries/s, where the log measured 1.696 s and 72.2 ms. The model's
-    52 ms and 24 ms are -96.9 % and -66.2 % of those; with the three Server rows scored, the light-load bands
-    (TTFT p99 -98.3 % to -95.9 %, TPOT p99 -79.2 % to -62.4 %) put the pessimistic ends at ~3.0 s and ~117 ms, so
-    both limits are at risk. Before (newuser33) MoE serving under load had no band and both read met, silently in
-    `archgen check`."""
+    52 ms and 24 ms are -96.9 % and -66.2 % of those; with the three Server rows scored, the light-load Poisson bands
+    (TTFT p99 -97.2 % to -95.9 %, TPOT p99 -66.2 % to -62.4 %) put the pessimistic ends at ~1.88 s and ~72.2 ms:
+    at what the run measured, which is within the limits, so both are met across the band. Before serve3 the GB300
+    row streamed FP4 decode at 0.85 of HBM (no gemm_stream.fp4) and set the low ends (-98.3 %, -79.2 %), putting
+    them at ~3.0 s and ~117 ms (at risk); before newuser33 there was no band at all."""
     specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER})
     doc = json.loads(run_cli("estimate", "--workload", "dsr1-mlperf-server", "--format", "json", "--path",
                              str(SPECS), "--path", str(specs)).out)
@@ -127,12 +128,12 @@ def test_mlperf_deepseek_latency_limits_are_at_risk_not_met_on_the_estimate_alon
     reqs = {r["id"]: r for r in doc["requirements"]}
     measured = {"REQ-DSR1-TTFT": 1.696, "REQ-DSR1-TPOT": 0.07218}  # seconds, the B200 Server log's p99s
     for rid, value in measured.items():
-        r = reqs[rid]
-        assert r["status"] == "at risk", rid
-        assert r["value"]["value"] < value <= r["pessimistic"]["value"], rid
+        r, b = reqs[rid], doc["bands"][reqs[rid]["metric"]]
+        # the band's pessimistic end reaches what the run measured, and that is within MLPerf's limits: met
+        assert r["value"]["value"] < value <= b["high"]["value"] * (1 + 1e-4), rid
+        assert r["status"] == "met", rid
     check = run_cli("check", str(SPECS), str(specs)).out
-    assert "REQ004 workload/dsr1-mlperf-server: REQ-DSR1-TPOT" in check
-    assert "REQ004 workload/dsr1-mlperf-server: REQ-DSR1-TTFT" in check
+    assert "REQ004 workload/dsr1-mlperf-server" not in check
 
 
 SWEEP = """
@@ -144,19 +145,18 @@ axes:
 objectives:
   - {metric: tpot_p99}
 requirements:
-  - {id: REQ-SWP-TPOT, statement: MLPerf deepseek-r1 TPOT p99, metric: tpot_p99, target: "<= 80 ms"}
+  - {id: REQ-SWP-TPOT, statement: A tighter TPOT p99, metric: tpot_p99, target: "<= 70 ms"}
 """
 
 
 def test_a_sweep_point_is_at_risk_where_the_estimate_is(spec_tree, tmp_path):
-    """The same job as a sweep point: its workload's MLPerf limits and the sweep's own TPOT p99 target are at risk
-    there, as `estimate` and `check` judge them (the light-load band above). Before (newuser33) the sweep judged
-    them on the estimate alone: "met" in every column and 0 at risk, so a rate search over the point read MLPerf's
-    limits as held at 4 times the rate the B200 run sustained."""
+    """The same job as a sweep point, judged on the light-load band above as `estimate` and `check` judge it: MLPerf's
+    limits hold across the band, a sweep target of 70 ms is met at the estimate but not at the band's ~72 ms end, so
+    at risk. Before (newuser33) the sweep judged on the estimate alone: "met" in every column, 0 at risk."""
     specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER, "sweeps/dsr1.yaml": SWEEP})
     out = run_cli("sweep", str(specs / "sweeps" / "dsr1.yaml"), "--path", str(SPECS), "--path", str(specs), "--out",
                   str(tmp_path / "o"), "--format", "json").out
     (doc,) = json.loads(out)["sweeps"]
     (point,) = doc["front"]
-    assert set(point["at_risk"]) == {"REQ-DSR1-TTFT", "REQ-DSR1-TPOT", "REQ-SWP-TPOT"}
+    assert set(point["at_risk"]) == {"REQ-SWP-TPOT"}   # 24 ms meets 70 ms; the band's pessimistic ~72 ms does not
     assert all(point["requirements"][r] for r in point["at_risk"])   # at risk passes: the point stays feasible

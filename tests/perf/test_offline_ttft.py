@@ -28,7 +28,9 @@ def test_an_offline_ttft_target_is_not_provided_and_says_why(spec_tree):
     ttft, tpot = est.requirements
     assert ttft.status is Status.NOT_PROVIDED and "an offline run has no TTFT to hold a target to" in ttft.note
     assert "scenario: server with an arrival_rate, or scenario: concurrency" in ttft.note
-    assert tpot.status is Status.MET  # the decode step at the batch whose tokens/s the estimate gives
+    # the decode step at the batch whose tokens/s the estimate gives: judged, and at risk, as no published offline
+    # serving run measured TPOT (no band to bound the model's error; issue 20 part 7)
+    assert tpot.status is Status.AT_RISK and tpot.value is not None
     assert "ttft" in est.metrics and "not an offline run's TTFT" in est.conventions["ttft"]
 
 

@@ -247,7 +247,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                 and r.metric not in est.unjudged:
             band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric)   # as `check` adds it
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
-                                  [band.values(metrics[r.metric]) if band is not None else None])
+                                  [None if band is None else band.values(metrics[r.metric]) if band.measured
+                                   else (math.nan, math.nan)])   # no run measured it: met is at risk (`unbanded`)
             statuses[r.id] = status[0] if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}

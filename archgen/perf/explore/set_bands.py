@@ -70,8 +70,10 @@ class PointBands:
         s_high) the point's span as factors of its estimate, in the metric's direction (`bands._spread`).
         """
         b = self.bands.get(metric)
-        if b is None or not b.measured:
+        if b is None:
             return None
+        if not b.measured:   # no run measured it: unknown ends, a target met is at risk (`requirements.unbanded`)
+            return np.full(len(values), np.nan), np.full(len(values), np.nan)
         s_low: Any = 1.0
         s_high: Any = 1.0
         if self.span is not None and b.on_accelerator == 0:

@@ -37,11 +37,10 @@ PARAMETERS: dict[str, str] = {
 EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 
 #: Fields of `Hardware` that describe the accelerator itself; the others describe its place in the fabric.
-CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency",
-               "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_half_size", "gemm_k_fixed_steps",
-               "vector_peak", "vector_efficiency", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency",
-               "hbm_efficiency_range", "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth",
-               "unstated", "vendor")
+CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency", "vector_efficiency",
+               "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_stream_range", "gemm_half_size", "vector_peak",
+               "gemm_k_fixed_steps", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "hbm_efficiency_range",
+               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth", "unstated", "vendor")
 
 
 @dataclass(frozen=True)
@@ -64,13 +63,12 @@ class Hardware:
         hbm_capacity: HBM capacity (B).
         hbm_bandwidth: HBM peak bandwidth (B/s).
         hbm_efficiency: Sustained fraction of `hbm_bandwidth`.
-        hbm_efficiency_range: Lowest and highest `hbm_efficiency` the sources support where the part has no copy
-            measurement or its measurements disagree (`perf.workload.efficiency_range`); empty when measured.
+        hbm_efficiency_range: Lowest and highest `hbm_efficiency` the sources support (unmeasured); empty if measured.
         flash_efficiency: Flash-attention forward rate over the best dense-GEMM rate (`perf.hw.kernels`).
-        flash_efficiency_range: Lowest and highest `flash_efficiency` the sources support where the part has no
-            flash-attention measurement; empty when measured.
+        flash_efficiency_range: Lowest and highest `flash_efficiency` the sources support (unmeasured), or empty.
         gemm_stream_efficiency: Fraction of `hbm_bandwidth` a bandwidth-bound GEMM streams at, per data type whose
             kernels stay below `hbm_efficiency` (NVFP4 at decode shapes); others take `hbm_efficiency`.
+        gemm_stream_range: Lowest and highest `gemm_stream_efficiency` the sources support, per data type unmeasured.
         l2_capacity: Last-level cache (B); 0 when unknown.
         l2_bandwidth: Last-level cache bandwidth (B/s); 0 when unknown.
         scale_up_size: Accelerators per scale-up domain.
@@ -145,6 +143,7 @@ class Hardware:
     scale_out_efficiency: float = 0.9
     scale_out_latency: float = 0.0
     gemm_stream_efficiency: dict[str, float] = field(default_factory=dict)
+    gemm_stream_range: dict[str, tuple[float, float]] = field(default_factory=dict)
     gemm_efficiency_range: dict[str, tuple[float, float]] = field(default_factory=dict)
     hbm_efficiency_range: tuple[float, ...] = ()
     flash_efficiency: float = 0.787
@@ -366,6 +365,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
         gemm_efficiency={k: v for k, v in eff.gemm.items()},
         gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
+        gemm_stream_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_stream_range.items()},
         gemm_efficiency_range={**{k: measured_range(k) for k in accelerator.peak if k not in eff.gemm},
                                **{k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()}},
         gemm_half_size=float(eff.gemm_half_size),

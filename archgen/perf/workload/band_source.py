@@ -10,27 +10,40 @@ that vendor's part then says so (`bands.Band.describe`), computed from the cases
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
-from archgen.perf.workload.bands import compute_table, median_of, quantity_errors
+from archgen.perf.workload.bands import FAMILIES, KINDS, QUANTITIES, maximise, table_key, turned
+
+#: A scored measurement: (family, metric measured, signed relative error[, load[, arrival]]).
+Scored = tuple[str, str, float] | tuple[str, str, float, float | None] | tuple[str, str, float, float | None, str]
+#: Where one was taken: (family, metric measured, accelerator[, load[, arrival]]).
+Placed = tuple[str, str, str] | tuple[str, str, str, float | None] | tuple[str, str, str, float | None, str]
+
+
+def _where(rest: list) -> tuple[float | None, str]:
+    """The (load, arrival) of a scored measurement's trailing fields (none: not binned; no arrival: Poisson)."""
+    return (rest[0] if rest else None), (rest[1] if len(rest) > 1 else "poisson")
 
 #: A vendor's row of a (family, quantity): (measurements, lowest, highest error, median |error|, every |error| beyond
 #: the family's median |error|).
 VendorRow = tuple[int, float, float, float, bool]
 
 
-def compute_vendor(scored: Iterable[tuple[str, str, str, float, float | None]]
+def compute_vendor(scored: Iterable[tuple[str, str, str, float, float | None] | tuple[str, str, str, float,
+                                                                                       float | None, str]]
                    ) -> dict[str, dict[str, dict[str, VendorRow]]]:
-    """Per (family, quantity) and vendor, the vendor's row (`VendorRow`) from (family, metric, vendor, error, load).
+    """Per (family, quantity) and vendor, the vendor's row (`VendorRow`) from (family, metric, vendor, error, ...).
 
-    The errors are turned into the quantity's direction and rounded as `bands.compute_table` does; "beyond" compares
+    Each measurement's trailing fields are its load and arrival (`Scored`).
+    The errors are turned into the quantity's direction and rounded as `compute_table` does; "beyond" compares
     each unrounded |error| with the family's median |error| over every vendor.
     """
     rows = list(scored)
-    everyone = quantity_errors([(fam, metric, error, load) for fam, metric, _, error, load in rows])
+    everyone = quantity_errors([(fam, metric, error, *rest) for fam, metric, _, error, *rest in rows])
     out: dict[str, dict[str, dict[str, VendorRow]]] = {}
     for vendor in sorted({r[2] for r in rows}):
-        mine = [(fam, metric, error, load) for fam, metric, v, error, load in rows if v == vendor]
+        mine: list[Scored] = [(fam, metric, error, *rest) for fam, metric, v, error, *rest in rows if v == vendor]
         own = quantity_errors(mine)
         for fam, by_key in compute_table(mine).items():
             for key, (n, low, high, med) in by_key.items():
@@ -58,7 +71,9 @@ def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str
     for fam, quantities in (on or {}).items():
         lines.append(f"    {fam!r}: {{")
         for q, counts in quantities.items():
-            lines += [f"        {q!r}: {{", *[f"            {a!r}: {n}," for a, n in counts.items()], "        },"]
+            one = f"        {q!r}: {{{', '.join(f'{a!r}: {n}' for a, n in counts.items())}}},"
+            lines += [one] if len(one) <= 120 else \
+                [f"        {q!r}: {{", *[f"            {a!r}: {n}," for a, n in counts.items()], "        },"]
         lines.append("    },")
     lines += ["}", "", "#: Each family: the longest context (input + output tokens, or a training sequence) it scored.",
               "CONTEXT: dict[str, int] = {", *[f"    {fam!r}: {n}," for fam, n in (context or {}).items()], "}", "",
@@ -72,3 +87,68 @@ def table_source(table: Mapping[str, Mapping[str, tuple]], sources: Iterable[str
                                                    for v, (n, lo, hi, med, beyond) in by.items()], "        },"]
         lines.append("    },")
     return "\n".join([*lines, "}"]) + "\n"
+
+
+def compute_context(scored: Iterable[tuple[str, int | None]]) -> dict[str, int]:
+    """Per family, the longest context of its scored measurements, from (family, context) pairs."""
+    longest: dict[str, int] = {}
+    for fam, context in scored:
+        if context is not None:
+            longest[fam] = max(longest.get(fam, 0), context)
+    return {fam: longest[fam] for fam in FAMILIES if fam in longest}
+
+
+def compute_table(scored: Iterable[Scored]
+                  ) -> dict[str, dict[str, tuple[int, float, float, float]]]:
+    """The band table from scored measurements, each `Scored`.
+
+    Each (family, quantity) gets (count, lowest, highest, median |error|), the errors turned into the quantity's
+    direction and rounded to 4 decimals (the generated table is compared as text); a serving-under-load latency is
+    kept per load bin of its run's `load` and arrival (`bands.table_key`). A metric that states no banded quantity of
+    its family is left out.
+    """
+    errors = quantity_errors(scored)
+    table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
+    for fam in FAMILIES:
+        for quantity, errs in sorted(errors.get(fam, {}).items()):
+            table.setdefault(fam, {})[quantity] = (len(errs), round(min(errs), 4), round(max(errs), 4),
+                                                   round(median_of([abs(e) for e in errs]), 4))
+    return table
+
+
+def quantity_errors(scored: Iterable[Scored]
+                    ) -> dict[str, dict[str, list[float]]]:
+    """Per family and table key (`bands.table_key`), the errors of `scored` turned into the quantity's direction."""
+    errors: dict[str, dict[str, list[float]]] = {}
+    for fam, metric, error, *rest in scored:
+        quantity = QUANTITIES[KINDS[fam]].get(metric)
+        if quantity is None:
+            continue
+        e = turned(error, error)[0] if maximise(metric) != maximise(quantity) else error
+        errors.setdefault(fam, {}).setdefault(table_key(fam, quantity, *_where(rest)), []).append(e)
+    return errors
+
+
+def compute_on(scored: Iterable[Placed]
+               ) -> dict[str, dict[str, dict[str, int]]]:
+    """Per (family, quantity), how many scored measurements were taken on each accelerator.
+
+    `scored` is (family, metric measured, accelerator[, load[, arrival]]) for each measurement `compute_table` counts.
+    """
+    on: dict[str, dict[str, dict[str, int]]] = {}
+    for fam, metric, accelerator, *rest in scored:
+        quantity = QUANTITIES[KINDS[fam]].get(metric)
+        if quantity is None:
+            continue
+        row = on.setdefault(fam, {}).setdefault(table_key(fam, quantity, *_where(rest)), {})
+        row[accelerator] = row.get(accelerator, 0) + 1
+    return {fam: {q: dict(sorted(on[fam][q].items())) for q in sorted(on[fam])} for fam in FAMILIES if fam in on}
+
+
+def median_of(values: list[float]) -> float:
+    """The median of `values` (nan for none)."""
+    s = sorted(values)
+    if not s:
+        return math.nan
+    mid = len(s) // 2
+    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

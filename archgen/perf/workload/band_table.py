@@ -34,35 +34,39 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8965, 0.0305, 0.3251),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0842, 0.4559, 0.0487),
+        'tokens_per_second': (53, -0.0842, 0.4559, 0.0481),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
-        'tpot@light': (3, -0.1825, -0.1623, 0.1625),
-        'tpot@moderate': (9, -0.782, 0.0578, 0.173),
-        'tpot@near-capacity': (8, -0.4413, 0.1073, 0.1127),
-        'tpot_p50@moderate': (8, -0.7757, 0.1655, 0.3648),
-        'tpot_p50@near-capacity': (3, -0.448, 0.1713, 0.1713),
-        'tpot_p99@moderate': (8, -0.8277, 0.1855, 0.4317),
-        'tpot_p99@near-capacity': (3, -0.4219, 0.2166, 0.2166),
-        'ttft@light': (4, -0.1184, 0.4089, 0.0916),
-        'ttft@moderate': (9, -0.975, 0.5813, 0.4287),
-        'ttft@near-capacity': (8, -0.5748, 0.725, 0.164),
-        'ttft_p50@moderate': (8, -0.9739, 0.5577, 0.4781),
-        'ttft_p50@near-capacity': (3, -0.5453, 0.0127, 0.3197),
-        'ttft_p99@moderate': (8, -0.9779, 0.6699, 0.5726),
-        'ttft_p99@near-capacity': (3, -0.6394, 3.4159, 0.6394),
+        'tpot@light@closed': (3, -0.1825, -0.1623, 0.1625),
+        'tpot@moderate@closed': (1, -0.15, -0.15, 0.15),
+        'tpot@moderate@poisson': (8, -0.782, 0.2268, 0.3682),
+        'tpot@near-capacity@closed': (5, -0.1338, -0.0506, 0.0796),
+        'tpot@near-capacity@poisson': (3, -0.4413, 0.1073, 0.1549),
+        'tpot_p50@moderate@poisson': (8, -0.7757, 0.2191, 0.3648),
+        'tpot_p50@near-capacity@poisson': (3, -0.448, 0.1713, 0.1713),
+        'tpot_p99@moderate@poisson': (8, -0.8277, 0.3006, 0.4317),
+        'tpot_p99@near-capacity@poisson': (3, -0.4219, 0.2166, 0.2166),
+        'ttft@light@closed': (4, -0.1184, 0.4089, 0.0916),
+        'ttft@moderate@closed': (1, 0.1731, 0.1731, 0.1731),
+        'ttft@moderate@poisson': (8, -0.975, 0.5813, 0.505),
+        'ttft@near-capacity@closed': (5, -0.2525, 0.0419, 0.0615),
+        'ttft@near-capacity@poisson': (3, -0.5748, 0.725, 0.5748),
+        'ttft_p50@moderate@poisson': (8, -0.9739, 0.5577, 0.4781),
+        'ttft_p50@near-capacity@poisson': (3, -0.5453, 0.0127, 0.3197),
+        'ttft_p99@moderate@poisson': (8, -0.9779, 0.6699, 0.5726),
+        'ttft_p99@near-capacity@poisson': (3, -0.6394, 3.4159, 0.6394),
     },
     'moe-offline-serving': {
         'tokens_per_second': (6, 0.2978, 1.7614, 0.4185),
     },
     'moe-serving-under-load': {
-        'tpot@light': (3, -0.7707, -0.635, 0.653),
-        'tpot_p50@light': (3, -0.7793, -0.6062, 0.653),
-        'tpot_p99@light': (3, -0.7919, -0.6236, 0.6622),
-        'ttft@light': (3, -0.9684, -0.9409, 0.9464),
-        'ttft_p50@light': (3, -0.9671, -0.9391, 0.9432),
-        'ttft_p99@light': (3, -0.9827, -0.9586, 0.9693),
+        'tpot@light@poisson': (3, -0.653, -0.6063, 0.635),
+        'tpot_p50@light@poisson': (3, -0.653, -0.6062, 0.6213),
+        'tpot_p99@light@poisson': (3, -0.6622, -0.6236, 0.6407),
+        'ttft@light@poisson': (3, -0.9486, -0.9409, 0.9464),
+        'ttft_p50@light@poisson': (3, -0.9464, -0.9391, 0.9432),
+        'ttft_p99@light@poisson': (3, -0.9723, -0.9586, 0.9693),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0693),
@@ -85,13 +89,7 @@ ON: dict[str, dict[str, dict[str, int]]] = {
         },
     },
     'moe-training': {
-        'step_time': {
-            'b200-sxm-180gb': 4,
-            'b300-sxm-288gb': 9,
-            'gb200': 5,
-            'gb300': 5,
-            'h100-sxm5-80gb': 15,
-        },
+        'step_time': {'b200-sxm-180gb': 4, 'b300-sxm-288gb': 9, 'gb200': 5, 'gb300': 5, 'h100-sxm5-80gb': 15},
     },
     'offline-serving': {
         'tokens_per_second': {
@@ -115,25 +113,9 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'mi300x': 1,
             'mi325x': 1,
         },
-        'tpot@light': {
-            'h100-sxm5-80gb': 3,
-        },
-        'tpot@moderate': {
-            'b200-sxm-180gb': 2,
-            'gb200': 1,
-            'gb300': 1,
-            'h100-sxm5-80gb': 2,
-            'h200-sxm-141gb': 1,
-            'mi300x': 1,
-            'mi325x': 1,
-        },
-        'tpot@near-capacity': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'h100-sxm5-80gb': 5,
-            'h200-sxm-141gb': 1,
-        },
-        'tpot_p50@moderate': {
+        'tpot@light@closed': {'h100-sxm5-80gb': 3},
+        'tpot@moderate@closed': {'h100-sxm5-80gb': 1},
+        'tpot@moderate@poisson': {
             'b200-sxm-180gb': 2,
             'gb200': 1,
             'gb300': 1,
@@ -142,12 +124,9 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'mi300x': 1,
             'mi325x': 1,
         },
-        'tpot_p50@near-capacity': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'h200-sxm-141gb': 1,
-        },
-        'tpot_p99@moderate': {
+        'tpot@near-capacity@closed': {'h100-sxm5-80gb': 5},
+        'tpot@near-capacity@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 1},
+        'tpot_p50@moderate@poisson': {
             'b200-sxm-180gb': 2,
             'gb200': 1,
             'gb300': 1,
@@ -156,30 +135,8 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'mi300x': 1,
             'mi325x': 1,
         },
-        'tpot_p99@near-capacity': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'h200-sxm-141gb': 1,
-        },
-        'ttft@light': {
-            'h100-sxm5-80gb': 4,
-        },
-        'ttft@moderate': {
-            'b200-sxm-180gb': 2,
-            'gb200': 1,
-            'gb300': 1,
-            'h100-sxm5-80gb': 2,
-            'h200-sxm-141gb': 1,
-            'mi300x': 1,
-            'mi325x': 1,
-        },
-        'ttft@near-capacity': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'h100-sxm5-80gb': 5,
-            'h200-sxm-141gb': 1,
-        },
-        'ttft_p50@moderate': {
+        'tpot_p50@near-capacity@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 1},
+        'tpot_p99@moderate@poisson': {
             'b200-sxm-180gb': 2,
             'gb200': 1,
             'gb300': 1,
@@ -188,12 +145,10 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'mi300x': 1,
             'mi325x': 1,
         },
-        'ttft_p50@near-capacity': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'h200-sxm-141gb': 1,
-        },
-        'ttft_p99@moderate': {
+        'tpot_p99@near-capacity@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 1},
+        'ttft@light@closed': {'h100-sxm5-80gb': 4},
+        'ttft@moderate@closed': {'h100-sxm5-80gb': 1},
+        'ttft@moderate@poisson': {
             'b200-sxm-180gb': 2,
             'gb200': 1,
             'gb300': 1,
@@ -202,61 +157,42 @@ ON: dict[str, dict[str, dict[str, int]]] = {
             'mi300x': 1,
             'mi325x': 1,
         },
-        'ttft_p99@near-capacity': {
-            'b200-sxm-180gb': 1,
+        'ttft@near-capacity@closed': {'h100-sxm5-80gb': 5},
+        'ttft@near-capacity@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 1},
+        'ttft_p50@moderate@poisson': {
+            'b200-sxm-180gb': 2,
             'gb200': 1,
+            'gb300': 1,
+            'h100-sxm5-80gb': 1,
             'h200-sxm-141gb': 1,
+            'mi300x': 1,
+            'mi325x': 1,
         },
+        'ttft_p50@near-capacity@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 1},
+        'ttft_p99@moderate@poisson': {
+            'b200-sxm-180gb': 2,
+            'gb200': 1,
+            'gb300': 1,
+            'h100-sxm5-80gb': 1,
+            'h200-sxm-141gb': 1,
+            'mi300x': 1,
+            'mi325x': 1,
+        },
+        'ttft_p99@near-capacity@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 1},
     },
     'moe-offline-serving': {
-        'tokens_per_second': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'h200-sxm-141gb': 2,
-            'mi300x': 1,
-            'mi325x': 1,
-        },
+        'tokens_per_second': {'b200-sxm-180gb': 1, 'gb200': 1, 'h200-sxm-141gb': 2, 'mi300x': 1, 'mi325x': 1},
     },
     'moe-serving-under-load': {
-        'tpot@light': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
-        'tpot_p50@light': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
-        'tpot_p99@light': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
-        'ttft@light': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
-        'ttft_p50@light': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
-        'ttft_p99@light': {
-            'b200-sxm-180gb': 1,
-            'gb200': 1,
-            'gb300': 1,
-        },
+        'tpot@light@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'gb300': 1},
+        'tpot_p50@light@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'gb300': 1},
+        'tpot_p99@light@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'gb300': 1},
+        'ttft@light@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'gb300': 1},
+        'ttft_p50@light@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'gb300': 1},
+        'ttft_p99@light@poisson': {'b200-sxm-180gb': 1, 'gb200': 1, 'gb300': 1},
     },
     'collectives': {
-        'time': {
-            'b200-sxm-180gb': 4,
-            'gb200': 1,
-            'h100-sxm5-80gb': 5,
-            'h200-sxm-141gb': 3,
-            'mi300x': 1,
-        },
+        'time': {'b200-sxm-180gb': 4, 'gb200': 1, 'h100-sxm5-80gb': 5, 'h200-sxm-141gb': 3, 'mi300x': 1},
     },
 }
 
@@ -292,23 +228,23 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
     },
     'moe-serving-under-load': {
-        'tpot@light': {
-            'NVIDIA': (3, -0.7707, -0.635, 0.653, False),
+        'tpot@light@poisson': {
+            'NVIDIA': (3, -0.653, -0.6063, 0.635, False),
         },
-        'tpot_p50@light': {
-            'NVIDIA': (3, -0.7793, -0.6062, 0.653, False),
+        'tpot_p50@light@poisson': {
+            'NVIDIA': (3, -0.653, -0.6062, 0.6213, False),
         },
-        'tpot_p99@light': {
-            'NVIDIA': (3, -0.7919, -0.6236, 0.6622, False),
+        'tpot_p99@light@poisson': {
+            'NVIDIA': (3, -0.6622, -0.6236, 0.6407, False),
         },
-        'ttft@light': {
-            'NVIDIA': (3, -0.9684, -0.9409, 0.9464, False),
+        'ttft@light@poisson': {
+            'NVIDIA': (3, -0.9486, -0.9409, 0.9464, False),
         },
-        'ttft_p50@light': {
-            'NVIDIA': (3, -0.9671, -0.9391, 0.9432, False),
+        'ttft_p50@light@poisson': {
+            'NVIDIA': (3, -0.9464, -0.9391, 0.9432, False),
         },
-        'ttft_p99@light': {
-            'NVIDIA': (3, -0.9827, -0.9586, 0.9693, False),
+        'ttft_p99@light@poisson': {
+            'NVIDIA': (3, -0.9723, -0.9586, 0.9693, False),
         },
     },
     'moe-training': {
@@ -319,7 +255,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.2113, 0.4559, 0.3336, True),
-            'NVIDIA': (51, -0.0842, 0.2543, 0.0481, False),
+            'NVIDIA': (51, -0.0842, 0.2543, 0.0475, False),
         },
     },
     'serving-under-load': {
@@ -327,52 +263,64 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
             'AMD': (2, 0.0293, 0.0794, 0.0543, False),
             'NVIDIA': (18, -0.0001, 0.2229, 0.0409, False),
         },
-        'tpot@light': {
+        'tpot@light@closed': {
             'NVIDIA': (3, -0.1825, -0.1623, 0.1625, False),
         },
-        'tpot@moderate': {
+        'tpot@moderate@closed': {
+            'NVIDIA': (1, -0.15, -0.15, 0.15, False),
+        },
+        'tpot@moderate@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False),
-            'NVIDIA': (7, -0.782, 0.0578, 0.173, False),
+            'NVIDIA': (6, -0.782, 0.2268, 0.3682, False),
         },
-        'tpot@near-capacity': {
-            'NVIDIA': (8, -0.4413, 0.1073, 0.1127, False),
+        'tpot@near-capacity@closed': {
+            'NVIDIA': (5, -0.1338, -0.0506, 0.0796, False),
         },
-        'tpot_p50@moderate': {
+        'tpot@near-capacity@poisson': {
+            'NVIDIA': (3, -0.4413, 0.1073, 0.1549, False),
+        },
+        'tpot_p50@moderate@poisson': {
             'AMD': (2, -0.6891, -0.2247, 0.4569, False),
-            'NVIDIA': (6, -0.7757, 0.1655, 0.3475, False),
+            'NVIDIA': (6, -0.7757, 0.2191, 0.362, False),
         },
-        'tpot_p50@near-capacity': {
+        'tpot_p50@near-capacity@poisson': {
             'NVIDIA': (3, -0.448, 0.1713, 0.1713, False),
         },
-        'tpot_p99@moderate': {
+        'tpot_p99@moderate@poisson': {
             'AMD': (2, -0.7421, -0.3301, 0.5361, False),
-            'NVIDIA': (6, -0.8277, 0.1855, 0.3594, False),
+            'NVIDIA': (6, -0.8277, 0.3006, 0.417, False),
         },
-        'tpot_p99@near-capacity': {
+        'tpot_p99@near-capacity@poisson': {
             'NVIDIA': (3, -0.4219, 0.2166, 0.2166, False),
         },
-        'ttft@light': {
+        'ttft@light@closed': {
             'NVIDIA': (4, -0.1184, 0.4089, 0.0916, False),
         },
-        'ttft@moderate': {
+        'ttft@moderate@closed': {
+            'NVIDIA': (1, 0.1731, 0.1731, 0.1731, False),
+        },
+        'ttft@moderate@poisson': {
             'AMD': (2, -0.9035, -0.1398, 0.5217, False),
-            'NVIDIA': (7, -0.975, 0.5813, 0.4287, False),
+            'NVIDIA': (6, -0.975, 0.5813, 0.505, False),
         },
-        'ttft@near-capacity': {
-            'NVIDIA': (8, -0.5748, 0.725, 0.164, False),
+        'ttft@near-capacity@closed': {
+            'NVIDIA': (5, -0.2525, 0.0419, 0.0615, False),
         },
-        'ttft_p50@moderate': {
+        'ttft@near-capacity@poisson': {
+            'NVIDIA': (3, -0.5748, 0.725, 0.5748, False),
+        },
+        'ttft_p50@moderate@poisson': {
             'AMD': (2, -0.8993, -0.133, 0.5162, False),
             'NVIDIA': (6, -0.9739, 0.5577, 0.4781, False),
         },
-        'ttft_p50@near-capacity': {
+        'ttft_p50@near-capacity@poisson': {
             'NVIDIA': (3, -0.5453, 0.0127, 0.3197, False),
         },
-        'ttft_p99@moderate': {
+        'ttft_p99@moderate@poisson': {
             'AMD': (2, -0.9033, -0.2324, 0.5678, False),
             'NVIDIA': (6, -0.9779, 0.6699, 0.5726, False),
         },
-        'ttft_p99@near-capacity': {
+        'ttft_p99@near-capacity@poisson': {
             'NVIDIA': (3, -0.6394, 3.4159, 0.6394, False),
         },
     },

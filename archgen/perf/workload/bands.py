@@ -30,6 +30,13 @@ and the reverse. A bin holding fewer than `MIN_BIN` measurements gives no band (
 provided: the latency percentiles at light load, which no scored run measured), and no bin borrows another's.
 Throughput under load is not binned: a replica that keeps up serves what arrives.
 
+The latency bands are kept per *arrival* too (`ARRIVALS`): an open loop at a Poisson rate (MLPerf's Server scenario,
+`scenario: server` with an `arrival_rate`) queues its bursts, where a closed loop at a fixed concurrency
+(`scenario: concurrency`) admits a request only when one leaves; a queue's bursts and a serving stack's hold on new
+prompts are in the one's errors and not the other's. A job whose arrival has no measurements in its bin gets no band
+("unmeasured at this load"), never the other arrival's (newuser33: DeepSeek-R1 at TP32 on an NVL72, concurrency
+2,048, read TTFT 555 ms with a band of 9.4-17.6 s taken from Poisson MLPerf rows alone).
+
 A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a serving request's input +
 output tokens, a training sequence): a job past it gives no band ("unmeasured at this context", not provided), as a
 load bin borrows no other's; attention, whose cost grows with the context, is a larger share there than in any run
@@ -98,15 +105,24 @@ LOAD_BINS = {"light": f"at light load (load < {LIGHT:g})",
              "near-capacity": f"near capacity (load >= {NEAR_CAPACITY:g})"}
 
 
+#: The arrival of a serving run under load, by how it is shown: an open loop at a Poisson rate, a closed loop.
+ARRIVALS = {"poisson": "under Poisson arrivals at a rate", "closed": "at a fixed concurrency (a closed loop)"}
+
+
+def arrival_of(scenario: str) -> str:
+    """The arrival (`ARRIVALS`) of a simulated serving run of `scenario`: `concurrency` is closed, `server` Poisson."""
+    return "closed" if scenario == "concurrency" else "poisson"
+
+
 def load_bin(load: float) -> str:
     """The load bin of a run at `load`, its requests per second over its replica's capacity (`LOAD_BINS`)."""
     return "near-capacity" if load >= NEAR_CAPACITY else "moderate" if load >= LIGHT else "light"
 
 
-def _key(family_: str, quantity: str, load: float | None) -> str:
-    """The table key of `quantity` in `family_`: a binned quantity's carries its load bin, `ttft@near-capacity`."""
+def table_key(family_: str, quantity: str, load: float | None, arrival: str = "poisson") -> str:
+    """The table key of `quantity` in `family_`; a binned one's has its load bin and arrival: `ttft@light@closed`."""
     if family_ in LOAD_FAMILIES and quantity in LOAD_QUANTITIES and load is not None:
-        return f"{quantity}@{load_bin(load)}"
+        return f"{quantity}@{load_bin(load)}@{arrival}"
     return quantity
 
 
@@ -146,12 +162,13 @@ def case_family(case: Case) -> str:
     return "collectives"
 
 
-def _maximise(metric: str) -> bool:
+def maximise(metric: str) -> bool:
+    """Whether a larger value of the workload `metric` is better (a rate), as the metrics registry declares it."""
     m = metrics.find("workload", metric)
     return bool(m and m.maximise)
 
 
-def _turned(low: float, high: float) -> tuple[float, float]:
+def turned(low: float, high: float) -> tuple[float, float]:
     """A band of relative errors seen from the other side (a rate's band as a time's, and back)."""
     return 1 / (1 + high) - 1, 1 / (1 + low) - 1
 
@@ -181,6 +198,7 @@ class Band:
     bin: str = ""
     context: int = 0
     longest: int = 0
+    arrival: str = ""  # a binned band's arrival (`ARRIVALS`)
     vendor: str = ""  # the estimated part's vendor, where its own measurements all miss beyond the median (`typical`)
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
 
@@ -213,9 +231,9 @@ class Band:
         if not self.measured and self.bin:
             return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity, "
                     f"{LOAD_BINS[self.bin]}, where {self.count or 'no'} published {FAMILIES[self.family]} "
-                    f"measurement{'s' if self.count > 1 else ''} of {self.metric} "
+                    f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
                     f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
-                    "load's band is borrowed (not provided)")
+                    "load's or arrival's band is borrowed (not provided)")
         if not self.measured:
             return f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
         side = ("" if self.low <= 0 <= self.high else
@@ -228,7 +246,8 @@ class Band:
     def _bin(self) -> str:
         if not self.bin or self.load is None:
             return ""
-        return f" taken {LOAD_BINS[self.bin]}, as this run is (load {self.load:.2f} of its replica's capacity)"
+        return (f" taken {LOAD_BINS[self.bin]} {ARRIVALS.get(self.arrival, '')}, as this run is (load {self.load:.2f} "
+                "of its replica's capacity)")
 
     def _on(self) -> str:
         if self.on_accelerator is None:
@@ -257,14 +276,16 @@ Span = tuple[str, float, float, float]
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-         load: float | None = None, context: int | None = None, vendor: str = "") -> Band | None:
+         load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson"
+         ) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
     no scored run of the family measured its quantity. Given an accelerator, the band counts the measurements taken
     on it (`on`, default the generated table's); where there is none and `span` is of a metric stating the same
     quantity, the band also spans it (`Band.spread`). A serving-under-load latency's band is its `load` bin's
-    (`load_bin`); a bin of fewer than `MIN_BIN` measurements gives an unmeasured band, never another bin's. A
+    (`load_bin`) of its `arrival` (`ARRIVALS`); a bin of fewer than `MIN_BIN` measurements of that arrival gives an
+    unmeasured band, never another bin's or arrival's. A
     `context` past the family's longest scored one (`CONTEXT`) gives an unmeasured band too. Where every measurement
     on the part's `vendor` misses by more than the family's median |error| (`VENDOR`, `band_source.compute_vendor`),
     the band names the vendor's own errors, so the median does not read as typical of its parts.
@@ -275,17 +296,18 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     longest = CONTEXT.get(family_, 0)
     if context is not None and longest and context > longest:
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
-    key = _key(family_, quantity, load)
-    bin_ = key.partition("@")[2]
-    at = load if bin_ else None
+    key = table_key(family_, quantity, load, arrival)
+    bin_ = key.split("@")[1] if "@" in key else ""
+    at, arrival = (load, arrival) if bin_ else (None, "")
     row = (TABLE if table is None else table).get(family_, {}).get(key)
     if row is None or (bin_ and row[0] < MIN_BIN):
-        return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_)
+        return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_,
+                    arrival=arrival)
     count, low, high, median = row
-    if _maximise(metric) != _maximise(quantity):
-        low, high = _turned(low, high)
+    if maximise(metric) != maximise(quantity):
+        low, high = turned(low, high)
     if not accelerator:
-        return Band(family_, metric, count, low, high, median, load=at, bin=bin_)
+        return Band(family_, metric, count, low, high, median, load=at, bin=bin_, arrival=arrival)
     n = (ON if on is None else on).get(family_, {}).get(key, {}).get(accelerator, 0)
     spread = _spread(family_, metric, span) if n == 0 and span is not None else None
     what = ""
@@ -298,10 +320,10 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     mine = VENDOR.get(family_, {}).get(key, {}).get(vendor)
     typical = None
     if mine is not None and mine[4]:
-        v_low, v_high = _turned(mine[1], mine[2]) if _maximise(metric) != _maximise(quantity) else mine[1:3]
+        v_low, v_high = turned(mine[1], mine[2]) if maximise(metric) != maximise(quantity) else mine[1:3]
         typical = (mine[0], v_low, v_high, mine[3])
     return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_,
-                vendor=vendor if typical else "", typical=typical)
+                arrival=arrival, vendor=vendor if typical else "", typical=typical)
 
 
 def _shown(m: metrics.Metric | None) -> tuple[float, str]:
@@ -319,82 +341,18 @@ def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None
     quantities = QUANTITIES[KINDS[family_]]
     if quantities.get(name) != quantities.get(metric) or point <= 0 or lo <= 0:
         return None
-    return (lo / point, hi / point) if _maximise(metric) == _maximise(name) else (point / hi, point / lo)
+    return (lo / point, hi / point) if maximise(metric) == maximise(name) else (point / hi, point / lo)
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
-          load: float | None = None, context: int | None = None, vendor: str = "") -> dict[str, Band]:
-    """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, at `load`."""
+          load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson"
+          ) -> dict[str, Band]:
+    """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, `load`, arrival."""
     return {name: b for name in names if (b := band(family_, name, accelerator=accelerator, span=span, load=load,
-                                                    context=context, vendor=vendor)) is not None}
+                                                    context=context, vendor=vendor, arrival=arrival)) is not None}
 
 
 def context_of(job: object) -> int | None:
     """A workload's or a case's context: a serving request's input + output tokens, a training sequence (else None)."""
     inf, training = getattr(job, "inference", None), getattr(job, "training", None)
     return inf.input_len + inf.output_len if inf is not None else training.seq_len if training is not None else None
-
-
-def compute_context(scored: Iterable[tuple[str, int | None]]) -> dict[str, int]:
-    """Per family, the longest context of its scored measurements, from (family, context) pairs."""
-    longest: dict[str, int] = {}
-    for fam, context in scored:
-        if context is not None:
-            longest[fam] = max(longest.get(fam, 0), context)
-    return {fam: longest[fam] for fam in FAMILIES if fam in longest}
-
-
-def compute_table(scored: Iterable[tuple[str, str, float] | tuple[str, str, float, float | None]]
-                  ) -> dict[str, dict[str, tuple[int, float, float, float]]]:
-    """The band table from scored measurements, each (family, metric measured, signed relative error[, load]).
-
-    Each (family, quantity) gets (count, lowest, highest, median |error|), the errors turned into the quantity's
-    direction and rounded to 4 decimals (the generated table is compared as text); a serving-under-load latency is
-    kept per load bin of its run's `load` (`ttft@near-capacity`, `_key`). A metric that states no banded quantity of
-    its family is left out.
-    """
-    errors = quantity_errors(scored)
-    table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
-    for fam in FAMILIES:
-        for quantity, errs in sorted(errors.get(fam, {}).items()):
-            table.setdefault(fam, {})[quantity] = (len(errs), round(min(errs), 4), round(max(errs), 4),
-                                                   round(median_of([abs(e) for e in errs]), 4))
-    return table
-
-
-def quantity_errors(scored: Iterable[tuple[str, str, float] | tuple[str, str, float, float | None]]
-                    ) -> dict[str, dict[str, list[float]]]:
-    """Per family and table key (`_key`), the signed errors of `scored` turned into the quantity's direction."""
-    errors: dict[str, dict[str, list[float]]] = {}
-    for fam, metric, error, *load in scored:
-        quantity = QUANTITIES[KINDS[fam]].get(metric)
-        if quantity is None:
-            continue
-        e = _turned(error, error)[0] if _maximise(metric) != _maximise(quantity) else error
-        errors.setdefault(fam, {}).setdefault(_key(fam, quantity, (load or [None])[0]), []).append(e)
-    return errors
-
-
-def compute_on(scored: Iterable[tuple[str, str, str] | tuple[str, str, str, float | None]]
-               ) -> dict[str, dict[str, dict[str, int]]]:
-    """Per (family, quantity), how many scored measurements were taken on each accelerator.
-
-    `scored` is (family, metric measured, accelerator[, load]) for each measurement `compute_table` counts.
-    """
-    on: dict[str, dict[str, dict[str, int]]] = {}
-    for fam, metric, accelerator, *load in scored:
-        quantity = QUANTITIES[KINDS[fam]].get(metric)
-        if quantity is None:
-            continue
-        row = on.setdefault(fam, {}).setdefault(_key(fam, quantity, (load or [None])[0]), {})
-        row[accelerator] = row.get(accelerator, 0) + 1
-    return {fam: {q: dict(sorted(on[fam][q].items())) for q in sorted(on[fam])} for fam in FAMILIES if fam in on}
-
-
-def median_of(values: list[float]) -> float:
-    """The median of `values` (nan for none)."""
-    s = sorted(values)
-    if not s:
-        return math.nan
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2

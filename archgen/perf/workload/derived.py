@@ -36,6 +36,7 @@ from archgen.model.requirements import (
     on_assumed,
     spread,
     status_of,
+    unbanded,
     unsettled_note,
 )
 from archgen.perf.workload.bands import bands
@@ -93,9 +94,10 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             o = judge(req, None, note)
         if o.status is Status.NOT_MET and req.metric in est.limits:  # a miss no hardware mends: say what sets it
             o = replace(o, note=est.limits[req.metric])
-        elif o.value is not None and not o.note and band is not None and (band.bin or band.longest) \
-                and not band.measured:  # judged at the estimate alone: its band is unmeasured at this load or context
-            o = replace(o, note=band.describe())
+        elif o.value is not None and not o.note and band is not None and not band.measured:
+            # judged at the estimate alone: no run measured its band (this family, load or context): met is at risk
+            o = unbanded(o, band.describe()) if o.status is Status.MET else \
+                replace(o, note=band.describe()) if band.bin or band.longest else o
         outcomes.append(on_assumed(o, assumed))
     return outcomes
 

@@ -56,6 +56,11 @@ def at_efficiency(hw: Hardware, dtype: str, efficiency: float) -> Hardware:
     return dataclasses.replace(hw, gemm_efficiency={**hw.gemm_efficiency, dtype: efficiency})
 
 
+def at_stream(hw: Hardware, dtype: str, efficiency: float) -> Hardware:
+    """`hw` with `dtype`'s decode-GEMM streaming efficiency (`gemm_stream`) set to `efficiency`."""
+    return dataclasses.replace(hw, gemm_stream_efficiency={**hw.gemm_stream_efficiency, dtype: efficiency})
+
+
 def at_hbm(hw: Hardware, efficiency: float) -> Hardware:
     """`hw` with its HBM efficiency set to `efficiency`."""
     return dataclasses.replace(hw, hbm_efficiency=efficiency)
@@ -85,6 +90,9 @@ def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
         point = hw.gemm_efficiency.get(dtype)
         out.append((f"{dtype} GEMM efficiency", assumed_point(dtype, hw.gemm_efficiency) if point is None else point,
                     g, lambda h, e: at_efficiency(h, dtype, e)))
+    if dtype and (s := hw.gemm_stream_range.get(dtype)):
+        out.append((f"{dtype} decode-GEMM streaming efficiency", hw.gemm_stream_efficiency[dtype], s,
+                    lambda h, e: at_stream(h, dtype, e)))
     if (m := hbm_range(hw)) is not None:
         out.append(("HBM efficiency", hw.hbm_efficiency, m, at_hbm))
     if (f := flash_range(hw)) is not None:
@@ -119,7 +127,8 @@ def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -
 
 def _link_only(hw: Hardware) -> Hardware:
     """`hw` with only its scale-up link range: a collective's time depends on no GEMM, HBM or flash efficiency."""
-    return dataclasses.replace(hw, gemm_efficiency_range={}, hbm_efficiency_range=(), flash_efficiency_range=())
+    return dataclasses.replace(hw, gemm_efficiency_range={}, gemm_stream_range={}, hbm_efficiency_range=(),
+                               flash_efficiency_range=())
 
 
 def link_span(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> tuple[float, float] | None:

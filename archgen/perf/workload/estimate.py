@@ -15,7 +15,7 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.bands import bands, context_of, family, run_scenario
+from archgen.perf.workload.bands import arrival_of, bands, context_of, family, run_scenario
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -119,6 +119,7 @@ def precision(workload: Workload) -> str | None:
 
 def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
+    arrival = arrival_of(workload.inference.scenario) if workload.inference is not None else ""
     return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload),
-                                    hw.vendor),
+                                    hw.vendor, arrival),
                    hardware=hw.summary(precision(workload)))
