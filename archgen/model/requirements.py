@@ -273,7 +273,7 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
 #: Why a requirement met on an estimated figure with no measured error band is at risk, not met (REQ004; issue 20
 #: part 7, the lead's decision): the model's error there is unbounded by any published run, so the estimate meeting
 #: the target says nothing of the system doing so.
-UNBANDED = "no published measurement of this family/load/context to bound the model's error"
+UNBANDED = "no published measurement of this family, load or context to bound the model's error"
 
 
 def unbanded(o: Outcome, why: str) -> Outcome:
