@@ -135,7 +135,7 @@ def test_should_and_may_misses_do_not_fail(tmp_path):
     assert {r.status for r in g.rows if r.requirement.level != "shall"} == {"met", "not met", "not provided"}
     r = run_cli("gap", tmp_path / "p", "--against", tmp_path / "r")
     assert r.code == 0, r.err
-    assert r.out.splitlines()[2].startswith("✅ ")
+    assert r.out.splitlines()[2].startswith("⚠️ ")    # passes, but look: the misses, 4 warnings (tests/test_gap_mark.py)
 
 
 def test_shall_miss_fails_alone(tmp_path):

@@ -76,6 +76,16 @@ def summary_line(g: Gap) -> str:
     return text + "." + (f" Waivers judged as of {g.as_of}." if g.as_of else "")
 
 
+def look(g: Gap) -> bool:
+    """The report passes, but a reader must look: its first mark is ⚠️, as `archgen diff`'s is on a new warning.
+
+    An unwaived warning finding of the proposal (an expired waiver's SPC004, a shadowed catalog entry's CAT007, a
+    requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD or MAY missed (`check`
+    reports it as a warning), at risk, or a SHALL miss our requirements document waives.
+    """
+    return bool(g.summary()["warnings"]) or any(r.status != Status.MET and not r.failing for r in g.rows)
+
+
 def markdown(g: Gap, audience: str = "internal") -> str:
     """The report as Markdown for a partner: summary, requirements, what is not provided, findings, objects.
 
@@ -84,7 +94,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     """
     public = audience == "customer"
     text = without_paths if public else (lambda t: t)
-    icon = "❌" if g.failing else "✅"
+    icon = "❌" if g.failing else "⚠️" if look(g) else "✅"   # passes, but look (README, Vendor proposals)
     title = ("## Gap report: the proposal against our requirements" if public else
              f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
              f"`{' '.join(map(shown_file, g.against)) or 'requirements'}`")

@@ -42,6 +42,7 @@ from archgen.render.point_table import (
     level_text,
     metric_cell,
 )
+from archgen.render.sweep_unconfirmed import unconfirmed_note
 from archgen.units import Q_
 
 
@@ -83,8 +84,7 @@ def points_table(result: Result, rows: Sequence[PointRow], table_id: str, captio
 
 def build(result: Result, revision: str, input_hash: str, date: str | None, failing: int = 0) -> DocumentModel:
     """The sweep document; `failing` error findings in the specs it ran on are stated in its control table."""
-    p = result.problem
-    s, w = p.sweep, p.workload
+    s, w = result.problem.sweep, result.problem.workload
     title = s.name or s.id
     control = [("Document", f"AG-SWEEP-{s.id.upper()}"), ("Title", title), ("Workload", w.id),
                ("Source revision", revision), ("Input hash", input_hash)]
@@ -142,6 +142,7 @@ def overview(result: Result) -> Section:
                            Column("Target"), Column("Met", align="right"), Column("Not met", align="right"),
                            Column("Not judged", align="right"), Column("Of the met, at risk", align="right"),
                            Column("Stated in")), tuple(rows)))
+        section.add(*(Para(n, "note") for n in unconfirmed_note(result)))
     return section
 
 
@@ -380,8 +381,7 @@ def render_sweep(result: Result, formats: tuple[str, ...], templates: Path | Non
     if "xlsx" in formats:  # a workbook takes the tables of cells
         sheets = {"points.csv": points_table(result, result.rows, "points", "Every point"),
                   **({"front.csv": points_table(result, front, "front", "The Pareto front")} if front else {})}
-    files = render_document(doc, figures, sheets, tuple(f for f in formats if f != "csv"), templates,
-                            lambda msg: None)
+    files = render_document(doc, figures, sheets, tuple(f for f in formats if f != "csv"), templates, lambda _: None)
     if "csv" in formats:
         p = result.problem
         files["points.csv"] = (points_csv if points_csv is not None else csv_text(p, result.rows)).encode("utf-8")

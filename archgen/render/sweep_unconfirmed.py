@@ -1,0 +1,48 @@
+"""The sweep report's note on requirements met on estimates that rest on a part's unconfirmed figures.
+
+`check` and the documents' compliance matrix say "met (on assumed inputs: gb200 vector_peak (unconfirmed))" of a
+requirement judged on such an estimate (`analyse.assumed`, REQ005). A sweep judges its requirements at every point;
+it says the same once, under its requirements table, not in each cell: which requirements some point meets on a
+metric the performance model computes, and which figures of which accelerator those estimates read
+(`perf.workload.unconfirmed_note.unconfirmed_read`, at the sweep's data types).
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.assumed import MEMORY_METRICS, PERF_METRICS, RATE_FIGURES
+from archgen.perf.explore.points import Result, SweepProblem, requirements
+from archgen.perf.explore.tally import tally
+from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.unconfirmed_note import unconfirmed_read
+
+#: A sweep point's own figures built on the estimate's rate: energy per token is power / tokens per second, and the
+#: ends of goodput's and cost's ranges are those figures' (`perf.explore.points`); its power and accelerators are not.
+POINT_RATE_FIGURES = ("energy_per_token", "goodput_tokens_per_second_low", "goodput_tokens_per_second_high",
+                      "cost_per_token_low", "cost_per_token_high")
+
+
+def read_by_accelerator(problem: SweepProblem) -> dict[str, tuple[str, ...]]:
+    """Per accelerator of the sweep, its unconfirmed figures some point's estimate reads, at any data type swept."""
+    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
+    out: dict[str, tuple[str, ...]] = {}
+    for m in problem.bases.values():
+        read = (*out.get(m.hardware.accelerator, ()), *(f for d in dtypes for f in unconfirmed_read(m.unconfirmed, d)))
+        if read:
+            out[m.hardware.accelerator] = tuple(dict.fromkeys(read))
+    return dict(sorted(out.items()))
+
+
+def unconfirmed_note(result: Result) -> tuple[str, ...]:
+    """One sentence naming the requirements some point meets on estimates that read unconfirmed figures, or none."""
+    problem, met = result.problem, {q: n for q, (n, _) in tally(result).met.items()}
+    parts = read_by_accelerator(problem)
+    rests = {*PERF_METRICS, *RATE_FIGURES, *POINT_RATE_FIGURES}
+    named = [q.id for q in requirements(problem) if met.get(q.id) and q.metric in rests
+             and any(q.metric not in MEMORY_METRICS or "memory" in read for read in parts.values())]
+    if not named:
+        return ()
+    figures = ", ".join(f"{acc} {f} (unconfirmed)" for acc, read in parts.items() for f in read)
+    return (f"Met on assumed inputs, where a point meets {'it' if len(named) == 1 else 'them'}: {', '.join(named)}. "
+            f"The estimates rest on figures the part lists as unconfirmed (`unconfirmed:`, not confirmed from a "
+            f"datasheet), as the compliance matrix says of a requirement met on such an estimate (REQ005): "
+            f"{figures}.",)
