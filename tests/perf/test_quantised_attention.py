@@ -17,6 +17,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, attention_dtypes, weights_per_gpu
 from archgen.perf.serve.inference import _forward as forward
+from archgen.perf.workload.roofline import inference_kernels
 from archgen.scoring.cases import _model, case_hardware, read_case_file, serve_job
 
 DEEPSEEK = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5-deepseek.yaml"
@@ -82,3 +83,20 @@ def test_the_decode_step_times_the_left_out_gemms_in_bf16(accelerators):
             for j in (base, out)}
     assert step["output"] - step["all"] == pytest.approx(a.layers * gemms - casts, rel=1e-9)
     assert step["output"] > step["all"]
+
+
+def test_the_roofline_view_times_the_same_projections_in_bf16(accelerators):
+    """`roofline`'s decode projections are the same GEMMs at the same data types as the step's (one layer, TP 8)."""
+    c = next(c for c in read_case_file(DEEPSEEK).cases if c.inference.scenario == "offline")
+    hw, a = case_hardware(c, accelerators), Arch.from_model(_model(c))
+    names = {name for name, _, _ in a.attn_gemms(1)}
+
+    def projections(q: str) -> float:
+        r = inference_kernels(hw, a, input_len=804, output_len=3736, dtype="fp4", kv_dtype="fp8", tp=8, batch=512,
+                              quantised_attention=q)
+        return sum(k.time for k in r.kernels if k.phase == "decode" and k.name in names)
+
+    want = sum(K.gemm_time(hw, d, 512.0, n, k)
+               for (_, n, k), d in zip(a.attn_gemms(8), attention_dtypes(a, "fp4", "output"), strict=True))
+    assert projections("output") == pytest.approx(want, rel=1e-9)
+    assert projections("output") > projections("all")
