@@ -31,6 +31,7 @@ Recompute = Literal["none", "selective", "full"]
 KvReserve = Literal["full", "mean"]
 PrefillPolicy = Literal["chunked", "separate"]
 FfnActivation = Literal["separate", "fused"]
+QuantisedAttention = Literal["all", "output", "none"]
 Scenario = Literal["offline", "server", "concurrency"]
 
 
@@ -189,15 +190,11 @@ class Training(StackSwitches, TrainingJob):
         return self
 
 
-
-
 class Batcher(Spec):
     """A benchmark harness that gathers the system's queries and hands them to the replicas in groups."""
 
     size: int = Field(gt=0, description="Queries that make a full group, handed over at once.")
     timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
-
-
 
 
 class Inference(Spec):
@@ -258,6 +255,9 @@ class Inference(Spec):
                                 "TensorRT backends and of vLLM) or 'fused' (in the up/gate GEMM's epilogue, as a "
                                 "TensorRT-LLM engine built with gemm_swiglu_plugin, FP8 on Hopper, runs the dense "
                                 "FFN); routed experts run it separately either way (perf/serve/ffn.py).")
+    quantised_attention: QuantisedAttention = Field(
+        "all", description="Attention projections stored in `precision`: 'all', 'output' (nvidia/DeepSeek-R1-FP4-v2) "
+                           "or 'none' (nvidia/DeepSeek-R1-FP4); the rest are BF16 (perf/serve/attention_quant.py).")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
     attention_dp: bool = Field(

@@ -147,7 +147,7 @@ inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 128, scenario: s
 def test_moe_offline_serving_rests_on_moe_measurements_only(spec_tree):
     """MoE offline serving's band is its own MLPerf v5.1 rows: four Mixtral (+29.8 % to +47.6 %,
     tests/perf/data/mlperf-inference-v5-moe.yaml; +37.0 % to +55.4 % before issue 20's FFN bytes) and two DeepSeek-R1
-    (+161.7 %, +176.1 %, tests/perf/data/mlperf-inference-v5-deepseek.yaml; newuser33), not the dense
+    (+145.6 %, +159.6 %, tests/perf/data/mlperf-inference-v5-deepseek.yaml; newuser33), not the dense
     models' (-8.4 % to +45.6 % on 53 dense measurements); TTFT and TPOT, which no MoE Offline log measures, still
     have none. The job is at those rows' mean request, 427 + 146 tokens (a longer one has no band: test_context_band)."""
     specs = spec_tree({"workloads/moe.yaml": MOE_SERVING})

@@ -251,19 +251,20 @@ SERVING_BYTES = {"fp8": 1.0, "fp4": FORMAT_BYTES["nvfp4"]}
 NORM_FUSION_HIDDEN = 4096
 
 
-def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False):
+def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quantised: bool = True):
     """Activation casts of one serving forward pass per token, summed over the layers: (bytes, kernels).
 
     Each cast reads the BF16 input (`READ`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs: QKV and
     the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
     (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts'
-    down projection) takes the activation's. Under attention DP the dense FFN is whole on every rank.
+    down projection) takes the activation's. Under attention DP the dense FFN is whole on every rank. Where the
+    checkpoint keeps the attention's input projections in BF16 (`qkv_quantised` False), they need no cast.
     """
     if dtype not in SERVING_BYTES:
         return 0.0, 0.0
     tp = np.asarray(tp, dtype=float)
     big = a.hidden > NORM_FUSION_HIDDEN
-    qkv = where((tp > 1) & big, 0.0, 1.0)
+    qkv = where((tp > 1) & big, 0.0, 1.0) * (1.0 if qkv_quantised else 0.0)
     ffn_in = where((tp > 1) & big & (not attention_dp), 0.0, 1.0)
     t_ffn = 1.0 if attention_dp else tp
     dense, moe = a.layers - a.moe_layers, a.moe_layers

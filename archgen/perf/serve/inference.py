@@ -19,7 +19,9 @@ runs its rounds of rejection sampling in a single kernel) reading the FP32 logit
 Weights: the linear layers inside the transformer blocks are stored in the serving precision, NVFP4 with one FP8
 E4M3 scale per 16 values (`kernels.BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
 ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
-blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16.
+blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16. A checkpoint
+may leave attention projections out too (`quantised_attention`, `attention_quant.ATTENTION_SOURCE`): those GEMMs run
+in BF16, their weights are BF16, and their input needs no cast.
 
 Scenarios (uniform requests of `input_len` + `output_len` tokens; t_pre is one request's prefill, t_dec(b) a decode
 step with b sequences, both with their fixed costs):
@@ -55,6 +57,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
+from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
@@ -125,6 +128,8 @@ class ServeJob:
             ('fused'), `perf.serve.ffn`.
         max_batch_size: Sequences scheduled at once (TensorRT-LLM's `max_batch_size`, `model.workload.MAX_BATCH_SIZE`),
             per rank under attention DP.
+        quantised_attention: Which attention projections take `precision` ('all', 'output' or 'none',
+            `attention_quant.ATTENTION_SOURCE`); the others run and are stored in BF16.
     """
 
     arch: Arch
@@ -141,6 +146,7 @@ class ServeJob:
     prefill: str = "chunked"
     ffn_activation: str = "separate"
     max_batch_size: int = MAX_BATCH_SIZE
+    quantised_attention: str = "all"
 
 
 @dataclass(frozen=True)
@@ -176,21 +182,27 @@ def scheduling_ranks(job: ServeJob, tp):
     return tp if job.attention_dp else 1
 
 
-def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False):
+def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False, quantised_attention: str = "all"):
     """Weight bytes on one rank of a replica of `tp`: experts split tp ways, the rest tp ways or whole under DP.
 
-    The blocks' linear layers take `dtype` (plus NVFP4's block scales), the embedding and output layer BF16.
+    The blocks' linear layers take `dtype` (plus NVFP4's block scales), the embedding and output layer BF16, and so
+    do the attention projections `quantised_attention` leaves out (`attention_dtypes`).
     """
     a = arch
     per = K.DTYPE_BYTES[dtype] + K.BLOCK_SCALE_BYTES.get(dtype, 0.0)
     embed = float(a.embedding_params)
     experts = float(a.moe_layers * a.experts * a.expert_params)
     rest = a.params() - embed - experts
+    dtypes = attention_dtypes(a, dtype, quantised_attention)
+    kept = a.layers * sum(n * k for (_, n, k), d in zip(a.attn_gemms(1), dtypes, strict=True)
+                          if d != dtype)  # attention weights left in BF16
     shared = 1.0 if attention_dp else tp
-    return experts * per / tp + rest * per / shared + embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] / shared
+    return experts * per / tp + (rest - kept) * per / shared \
+        + (embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] + kept * K.DTYPE_BYTES[UNQUANTISED_DTYPE]) / shared
 
 
-def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate"):
+def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate",
+                     quantised_attention: str = "all"):
     """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...) with the TP or EP collectives.
 
     In FP8 or FP4 serving the activation casts (`quant.serving_casts`) are kernels too; an FFN activation in the GEMM's
@@ -202,7 +214,7 @@ def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "b
     moe_side = MOE_FFN_KERNELS + (SHARED_EXPERT_KERNELS if a.shared_experts else 0)
     comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
     per_layer_comm = comm * (moe if attention_dp else a.layers)
-    casts = Q.serving_casts(a, dtype, tp, attention_dp)[1]
+    casts = Q.serving_casts(a, dtype, tp, attention_dp, qkv_quantised=quantised_attention == "all")[1]
     attention = ATTENTION_KERNELS + len(a.attn_gemms(1)) - 2 + a.attn_norms  # MLA's further GEMMs and norms
     return a.layers * attention + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
         + casts - ffn_kernels_saved(a, ffn_activation)
@@ -221,12 +233,13 @@ def gemm_kernels_per_pass(arch: Arch, tp):
         + moe * moe_side + 1
 
 
-def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate"):
+def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate",
+                   quantised_attention: str = "all"):
     """Fixed time of one forward pass (seconds).
 
     Every kernel's launch (`kernels.KERNEL_OVERHEAD`) and every GEMM's pipeline fill and drain (`kernels.GEMM_FILL`).
     """
-    return kernels_per_pass(arch, tp, attention_dp, dtype, ffn_activation) * K.KERNEL_OVERHEAD \
+    return kernels_per_pass(arch, tp, attention_dp, dtype, ffn_activation, quantised_attention) * K.KERNEL_OVERHEAD \
         + gemm_kernels_per_pass(arch, tp) * K.GEMM_FILL
 
 
@@ -248,7 +261,8 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     t_tp = 1.0 if adp else tp  # ways the attention and dense weights are split
     mine = (tokens / tp if local is None else local) if adp else tokens
     seqs = batch / tp if adp else batch
-    g = sum(K.gemm_time(hw, dt, mine, n, k) for _, n, k in a.attn_gemms(t_tp))
+    g = sum(K.gemm_time(hw, d, mine, n, k)
+            for (_, n, k), d in zip(a.attn_gemms(t_tp), attention_dtypes(a, dt, job.quantised_attention), strict=True))
     ffn_dense = K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * a.ffn / t_tp, a.hidden) \
         + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
     if moe:
@@ -280,7 +294,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         comm = a.layers * 2.0 * ar
     if sampled is None:  # the logits of the last prompt token, or of every step
         sampled = mine if not prefill else mine / context
-    casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp)[0])  # FP8/FP4 activation quantisation
+    casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp, qkv_quantised=job.quantised_attention == "all")[0])
     return a.layers * (g + attn) + ew + dense * ffn_dense + moe * ffn_moe + comm + casts \
         + output_time(hw, a, sampled, t_tp)
 
@@ -333,7 +347,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     tp = np.asarray(tp, dtype=float)
     adp = job.attention_dp
     kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
-    weights = weights_per_gpu(a, job.precision, tp, adp)
+    weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention)
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = job.input_len + job.output_len / 2.0
     kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
@@ -346,7 +360,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     max_batch = np.minimum(kv_batch, min(job.max_num_tokens, job.max_batch_size) * ranks)
     b = max_batch if batch is None else np.asarray(batch, dtype=float) + 0.0 * tp
     b_eff = np.maximum(b, 1.0)
-    fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation)
+    fixed = fixed_per_pass(a, tp, adp, job.precision, job.ffn_activation, job.quantised_attention)
 
     def step(sequences):
         return _forward(hw, job, sequences, tp, context=mean_ctx, batch=sequences, prefill=False) + fixed

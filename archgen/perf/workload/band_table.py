@@ -58,15 +58,15 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity@poisson': (3, -0.6394, 3.4159, 0.6394),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2978, 1.7614, 0.4185),
+        'tokens_per_second': (6, 0.2978, 1.5956, 0.4185),
     },
     'moe-serving-under-load': {
-        'tpot@light@poisson': (3, -0.653, -0.6063, 0.635),
-        'tpot_p50@light@poisson': (3, -0.653, -0.6062, 0.6213),
-        'tpot_p99@light@poisson': (3, -0.6622, -0.6236, 0.6407),
-        'ttft@light@poisson': (3, -0.9486, -0.9409, 0.9464),
-        'ttft_p50@light@poisson': (3, -0.9464, -0.9391, 0.9432),
-        'ttft_p99@light@poisson': (3, -0.9723, -0.9586, 0.9693),
+        'tpot@light@poisson': (3, -0.6433, -0.5949, 0.6247),
+        'tpot_p50@light@poisson': (3, -0.6432, -0.5951, 0.6105),
+        'tpot_p99@light@poisson': (3, -0.6527, -0.613, 0.6302),
+        'ttft@light@poisson': (3, -0.9467, -0.9393, 0.9444),
+        'ttft_p50@light@poisson': (3, -0.9442, -0.9377, 0.9415),
+        'ttft_p99@light@poisson': (3, -0.9711, -0.9567, 0.9679),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0693),
@@ -224,27 +224,27 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'moe-offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.3606, 0.4764, 0.4185, False),
-            'NVIDIA': (4, 0.2978, 1.7614, 0.965, False),
+            'NVIDIA': (4, 0.2978, 1.5956, 0.8846, False),
         },
     },
     'moe-serving-under-load': {
         'tpot@light@poisson': {
-            'NVIDIA': (3, -0.653, -0.6063, 0.635, False),
+            'NVIDIA': (3, -0.6433, -0.5949, 0.6247, False),
         },
         'tpot_p50@light@poisson': {
-            'NVIDIA': (3, -0.653, -0.6062, 0.6213, False),
+            'NVIDIA': (3, -0.6432, -0.5951, 0.6105, False),
         },
         'tpot_p99@light@poisson': {
-            'NVIDIA': (3, -0.6622, -0.6236, 0.6407, False),
+            'NVIDIA': (3, -0.6527, -0.613, 0.6302, False),
         },
         'ttft@light@poisson': {
-            'NVIDIA': (3, -0.9486, -0.9409, 0.9464, False),
+            'NVIDIA': (3, -0.9467, -0.9393, 0.9444, False),
         },
         'ttft_p50@light@poisson': {
-            'NVIDIA': (3, -0.9464, -0.9391, 0.9432, False),
+            'NVIDIA': (3, -0.9442, -0.9377, 0.9415, False),
         },
         'ttft_p99@light@poisson': {
-            'NVIDIA': (3, -0.9723, -0.9586, 0.9693, False),
+            'NVIDIA': (3, -0.9711, -0.9567, 0.9679, False),
         },
     },
     'moe-training': {

@@ -39,6 +39,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import ACT_BYTES
 from archgen.perf.train.stacks import on_vendor, training_knobs
@@ -166,8 +167,9 @@ def _ffn(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, *, experts_l
             _gemm(hw, dtype, "expert down", phase, m_e, a.hidden, a.expert_ffn / tp, local)]
 
 
-def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp) -> list[Kernel]:
-    return [_gemm(hw, dtype, name, phase, tokens, n, k) for name, n, k in a.attn_gemms(tp)]
+def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, quantised: str = "all") -> list[Kernel]:
+    return [_gemm(hw, d, name, phase, tokens, n, k)
+            for (name, n, k), d in zip(a.attn_gemms(tp), attention_dtypes(a, dtype, quantised), strict=True)]
 
 
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
@@ -225,7 +227,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
 
 
 def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: int, dtype: str,
-                      kv_dtype: str | None, tp: int, batch: int, ffn_activation: str = "separate") -> Roofline:
+                      kv_dtype: str | None, tp: int, batch: int, ffn_activation: str = "separate",
+                      quantised_attention: str = "all") -> Roofline:
     """One layer of one prefill request and one layer of one decode step at `batch`.
 
     Timed as `inference._forward` times them (the MoE layer when the model has experts).
@@ -240,6 +243,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         tp: Tensor-parallel size of a replica.
         batch: Sequences in flight during decode.
         ffn_activation: The FFN activation as a kernel of its own or in the GEMM's epilogue (`serve.ffn`).
+        quantised_attention: Attention projections in `dtype` (`serve.attention_quant`); the others in BF16.
 
     Returns:
         The roofline with both phases' kernels.
@@ -250,7 +254,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
     kv_local = max(a.kv_heads / tp, 1.0)
     b = max(float(batch), 1.0)
     for phase, tokens in (("prefill", float(input_len)), ("decode", b)):
-        out += _projections(hw, a, dtype, phase, tokens, tp)
+        out += _projections(hw, a, dtype, phase, tokens, tp, quantised_attention)
         if a.experts:
             out += _ffn(hw, a, dtype, phase, tokens, tp, experts_local=min(a.experts, tokens * a.top_k))
             if a.shared_experts:
@@ -278,7 +282,8 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
                 flop = 4.0 * b * (a.heads / tp) * context * a.head_dim
                 nbytes = 2.0 * b * context * kv_local * a.head_dim * kv_bytes
             out.append(Kernel("attention core", phase, flop, nbytes, _f(time)))
-        casts = Q.serving_casts(a, dtype, tp)[0] / a.layers  # FP8/FP4 activation quantisation, per layer
+        # FP8/FP4 activation quantisation, per layer
+        casts = Q.serving_casts(a, dtype, tp, qkv_quantised=quantised_attention == "all")[0] / a.layers
         casts += sum(ffn_bytes(a, dtype, tp, activation=ffn_activation)) / a.layers  # FFN activation, MoE combine
         out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
@@ -327,5 +332,6 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]), ffn_activation=inf.ffn_activation,
+                             quantised_attention=inf.quantised_attention,
                              batch=max(round(concurrency), 1) if concurrency is not None
                              else int(layout.get("batch", layout.get("max_batch", 1))))

@@ -60,7 +60,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
-                   inf.ffn_activation, inf.max_batch_size)
+                   inf.ffn_activation, inf.max_batch_size,
+                   quantised_attention=inf.quantised_attention)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
