@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from archgen.errors import UsageError
@@ -49,3 +50,19 @@ def resolve(explicit: AsOf | None) -> AsOf:
         day = datetime.datetime.fromtimestamp(int(epoch), tz=datetime.UTC).date()
         return AsOf(day, "SOURCE_DATE_EPOCH")
     return AsOf(datetime.datetime.now(tz=datetime.UTC).date(), "today's date")
+
+
+def judging(docs: Iterable[object], explicit: AsOf | None) -> AsOf | None:
+    """The date to judge waivers on (`as_of.resolve`), where some waiver of `docs` states `expires`; else None.
+
+    None reads no date, so a run whose waivers never expire prints none and reads no clock.
+    """
+    if any(w.expires is not None for doc in docs for w in getattr(doc, "waivers", ())):
+        return resolve(explicit)
+    return None
+
+
+def expired(w: object, on: AsOf | None) -> bool:
+    """Whether waiver `w` has expired on `on`: its `expires` (the last day it waives) is before that date."""
+    expires = getattr(w, "expires", None)
+    return on is not None and expires is not None and expires < on.date

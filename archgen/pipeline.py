@@ -236,7 +236,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen import checks
     from archgen.analyse.facility import hall_headrooms
     from archgen.analyse.operations_stage import analyse_operations
-    from archgen.checks.registry import judging
+    from archgen.as_of import judging
     from archgen.checks.requirements import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from archgen.analyse.operations import Operations
-from archgen.as_of import AsOf, resolve
+from archgen.as_of import AsOf, expired, judging
 from archgen.binding import matches
 from archgen.build import Design
 from archgen.errors import InternalError, Location
@@ -198,22 +198,6 @@ def _expired(specs: Specs, on: AsOf, select: tuple[str, ...], ignore: tuple[str,
                               "count again", RESERVED["SPC004"],
                               "Fix what the waiver accepted, or, if it is still accepted, renew it: a later "
                               "`expires` (and the `owner` who accepts it again).", key=_waiver_key(doc, w))
-
-
-def judging(docs: Iterable[object], explicit: AsOf | None) -> AsOf | None:
-    """The date to judge waivers on (`as_of.resolve`), where some waiver of `docs` states `expires`; else None.
-
-    None reads no date, so a run whose waivers never expire prints none and reads no clock.
-    """
-    if any(w.expires is not None for doc in docs for w in getattr(doc, "waivers", ())):
-        return resolve(explicit)
-    return None
-
-
-def expired(w: object, on: AsOf | None) -> bool:
-    """Whether waiver `w` has expired on `on`: its `expires` (the last day it waives) is before that date."""
-    expires = getattr(w, "expires", None)
-    return on is not None and expires is not None and expires < on.date
 
 
 def waived_text(w: object, on: AsOf | None) -> str:

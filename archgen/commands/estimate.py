@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from archgen import metrics
-from archgen.as_of import resolve
+from archgen.as_of import expired, judging
 from archgen.binding import workload_requirements
 from archgen.commands.common import located
 from archgen.errors import UsageError, WorkloadError, did_you_mean
@@ -99,8 +99,8 @@ def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:
     the estimate still runs on the design as stated, and says that it is one `check` refuses. A waiver past its
     `expires` waives nothing, as in `check` (judged on SOURCE_DATE_EPOCH, else today: `as_of`).
     """
-    on = resolve(None).date if any(w.expires is not None for w in cluster.waivers) else None
-    waived = {w.check for w in cluster.waivers if on is None or w.expires is None or w.expires >= on}
+    on = judging([cluster], None)
+    waived = {w.check for w in cluster.waivers if not expired(w, on)}
     errors = [(c, m) for c, m in problems if c in INPUT_CHECKS and c not in waived]
     if not errors:
         return ""
