@@ -114,3 +114,33 @@ def test_sends_inside_a_node_get_only_the_sends_note(cli, tmp_path):
     notes = _estimate(cli, tmp_path, "a2a-node-mi355x")["notes"]
     assert any("all-to-all and point-to-point sends take NCCL's latencies" in n for n in notes)
     assert not any("collectives across scale-up domains" in n or "scale-out efficiency" in n for n in notes)
+
+
+AMD_SWEEP = """kind: Workload
+id: ar-mi355x-16
+name: RCCL all-reduce over two MI355X nodes
+cluster: mi355x-th5
+accelerators: 16
+collective: {op: all_reduce, size: 1 GiB}
+---
+kind: Sweep
+id: s-amd
+workload: ar-mi355x-16
+axes:
+  accelerators: [8, 16]
+objectives:
+  - {metric: busbw, goal: max}
+"""
+
+
+def test_a_sweep_across_domains_says_it_rests_on_the_scale_out_range(tmp_path):
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+    from archgen.perf.explore.points import unmeasured_efficiencies
+
+    path = tmp_path / "amd.yaml"
+    path.write_text(AMD_SWEEP, encoding="utf-8")
+    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
+    [line] = unmeasured_efficiencies(sweep_problems.problems(specs, clusters, sweeps)[0])
+    # before: the scale-up range alone, though its 16-GPU points cross the domain at the model's 0.9
+    assert line.startswith("mi355x: ") and "scale-out efficiency (model point 0.9, range 0.825 to 0.96" in line
