@@ -144,3 +144,12 @@ def test_a_sweep_across_domains_says_it_rests_on_the_scale_out_range(tmp_path):
     [line] = unmeasured_efficiencies(sweep_problems.problems(specs, clusters, sweeps)[0])
     # before: the scale-up range alone, though its 16-GPU points cross the domain at the model's 0.9
     assert line.startswith("mi355x: ") and "scale-out efficiency (model point 0.9, range 0.825 to 0.96" in line
+
+
+def test_an_all_to_all_across_domains_gets_both_notes_and_no_table_time(cli, tmp_path):
+    (tmp_path / "a2a.yaml").write_text(AMD_A2A.replace("accelerators: 8", "accelerators: 16"), encoding="utf-8")
+    notes = _estimate(cli, tmp_path, "a2a-node-mi355x")["notes"]
+    assert any("collectives across scale-up domains take NCCL's latencies" in n for n in notes)
+    assert any("all-to-all and point-to-point sends take NCCL's latencies" in n for n in notes)
+    assert any("scale-out efficiency (model point 0.9, range 0.825 to 0.96" in n for n in notes)
+    assert not any(n.startswith("with RCCL's own latencies across domains") for n in notes)  # RCCL tunes no sends

@@ -122,7 +122,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                                 else f"as {on.transport} declares" if on.transport else "", on.library,
                                 unset=on.transport if on.latency_unset and not what_if else "")
     told = ("scale_up.latency",) if set(latency_note(hw)) & set(est.notes) else ()   # its own note names it
-    sends = est.layout.get("op") in ("all_to_all", "p2p") or any(
+    # the job sends (all-to-all, p2p): an all-to-all or p2p workload, pipeline or expert parallelism, attention DP
+    sends = est.layout.get("op") in ("all_to_all", "p2p") or est.layout.get("attention_dp") == "yes" or any(
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
     added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
                          *rccl_net.latency_note(hw, gpus, sends),
