@@ -134,7 +134,7 @@ CODE_CONSTANTS = (
      "all-reduce measures 381.8 of 400 GB/s (0.955). At 0.92 both scored files' median and worst are unchanged, but "
      "the EFA curve's 256 MiB point leaves its 25 % drift guard (+23.8 to +26.0 %) and four independent checks move "
      "slightly further off; the point is left for the lead (docs/perf-model.md, Collectives). On an AMD part (RCCL) "
-     "across scale-up domains the estimate spans 0.825 to 0.96, the lowest and highest of AMD's RCCL expectations "
+     "across scale-up domains the estimate spans 0.825 to 0.96, what AMD expects RCCL's all-reduce and send/recv "
      "for 2 nodes of 400 GbE RoCE NICs (ROCm/cvs rccl_config.json: all-reduce 330 GB/s over 8 NICs, send/recv 48 "
      "GB/s over one; pass thresholds, not measurements; `perf.comm.rccl_net`); NCCL parts keep the bare point."),
     ("Hardware.host_link_efficiency", "0.81", "archgen/model/system.py (HOST_LINK_EFFICIENCY, default of "

@@ -22,11 +22,14 @@ The share of the NICs' line rate RCCL reaches across nodes (`NET_EFFICIENCY_RANG
 point: AMD's cluster validation suite sets what a 2-node cluster of 8 Broadcom RoCE NICs (bnxt_re, line 20) per node
 is expected to reach with RCCL (ROCm/cvs@0156a23dc8bf input/config_file/rccl/rccl_config.json: `results`, "expected
 results below are for 2 node cluster", line 47). The file gives no NIC rate; taken as 400 GbE (Thor2: the suite's
-documentation sources a thor2 environment script for this file), the lowest and the highest of its bandwidth
-expectations over the NICs' rate are all_reduce_perf 8 GiB busbw 330 GB/s (line 54) over the node's 8 x 50 GB/s =
-0.825, and sendrecv_perf 16 GiB 48 GB/s (line 119) over one NIC's 50 GB/s = 0.96 (also NCCL's best on 400 Gb/s NDR
-InfiniBand, NVIDIA/nccl-tests#290). They are pass thresholds (the file leaves `verify_bus_bw` off, line 42) for an
-unnamed GPU (ROCm 6.4.2, line 12), not measurements; the model's 0.9 lies between them.
+documentation sources a thor2 environment script for this file), its expectations for the operations whose time
+the model takes at the NICs' rate run from all_reduce_perf 8 GiB busbw 330 GB/s (line 54; all-gather the same)
+over the node's 8 x 50 GB/s = 0.825 to sendrecv_perf 16 GiB 48 GB/s (line 119) over one NIC's 50 GB/s = 0.96 (also
+NCCL's best on 400 Gb/s NDR InfiniBand, NVIDIA/nccl-tests#290). Its all-to-all expectation (45-50 GB/s busbw, lines
+102-103) asks less: in the model's terms (half of each rank's buffer over its NIC) 0.48 to 0.53 of the NIC, below
+the range, which does not cover it; reduce and broadcast (300-312 GB/s) are operations the model does not time. All
+are pass thresholds (the file leaves `verify_bus_bw` off, line 42) for an unnamed GPU (ROCm 6.4.2, line 12), not
+measurements; the model's 0.9 lies between the two it takes.
 """
 
 from __future__ import annotations

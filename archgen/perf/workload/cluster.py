@@ -265,9 +265,9 @@ def scale_out_efficiency_note(on: Machine, hw: Hardware, gpus: int) -> str:
     if on.library == "NCCL" or gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
         return ""
     rng = hw.scale_out_efficiency_range
-    spans = (f"; the estimate spans {rng[0]:g} to {rng[1]:g}, the lowest and highest of AMD's expectations for "
-             f"{on.library} over 400 GbE RoCE (ROCm/cvs rccl_config.json: 2-node all-reduce and send/recv pass "
-             "thresholds, not measurements)" if len(rng) == 2 else "")
+    spans = (f"; the estimate spans {rng[0]:g} to {rng[1]:g}, what AMD expects {on.library}'s 2-node all-reduce "
+             "and send/recv to reach over 400 GbE RoCE (ROCm/cvs rccl_config.json: pass thresholds, not "
+             "measurements; `perf.comm.rccl_net`)" if len(rng) == 2 else "")
     return (f"scale-out efficiency {hw.scale_out_efficiency:g} (the share of the NICs' bandwidth a collective "
             f"reaches) is an assumption checked against NCCL only (NDR InfiniBand, EFA: 0.92 to 0.96 measured); no "
             f"measurement with {on.library} backs it{spans}")

@@ -185,7 +185,7 @@ def _described(hw: Hardware, dtype: str | None) -> list[str]:
     """Each stated range of `hw` an estimate in `dtype` depends on, in words: assumed (the part states none) or not."""
     assumed = {f"{dtype} GEMM efficiency"} if dtype and dtype not in hw.gemm_efficiency else set()
     assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
-    return [f"{name} (model point {point:g}, range {lo:g} to {hi:g}: AMD's RCCL expectations over 400 GbE RoCE, "
+    return [f"{name} (model point {point:g}, range {lo:g} to {hi:g}: AMD's RCCL all-reduce to send/recv expectations, "
             "`perf.comm.rccl_net`)" if name == SCALE_OUT else
             f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
             f"catalog's measured fractions)" if name in assumed else
