@@ -133,8 +133,10 @@ CODE_CONSTANTS = (
      "46-48 GB/s ring all-reduce busbw per 400 Gb/s NDR InfiniBand NIC, 0.92 to 0.96; the scored 4 x 8 B200 EFA "
      "all-reduce measures 381.8 of 400 GB/s (0.955). At 0.92 both scored files' median and worst are unchanged, but "
      "the EFA curve's 256 MiB point leaves its 25 % drift guard (+23.8 to +26.0 %) and four independent checks move "
-     "slightly further off; the point is left for the lead (docs/perf-model.md, Collectives). No range reaches the "
-     "estimate yet."),
+     "slightly further off; the point is left for the lead (docs/perf-model.md, Collectives). On an AMD part (RCCL) "
+     "across scale-up domains the estimate spans 0.825 to 0.96, what AMD expects RCCL's all-reduce and send/recv "
+     "for 2 nodes of 400 GbE RoCE NICs (ROCm/cvs rccl_config.json: all-reduce 330 GB/s over 8 NICs, send/recv 48 "
+     "GB/s over one; pass thresholds, not measurements; `perf.comm.rccl_net`); NCCL parts keep the bare point."),
     ("Hardware.host_link_efficiency", "0.81", "archgen/model/system.py (HOST_LINK_EFFICIENCY, default of "
      "HostMemory.efficiency)",
      "nvbandwidth host-to-device copy, H100 80GB HBM3 over PCIe Gen5 x16: 51 of 63 GB/s (Azure/AI-benchmarking-guide "

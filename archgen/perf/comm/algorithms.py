@@ -270,6 +270,11 @@ def _labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
     return [(name, c) for name, c in zip(names, out, strict=True) if c is not None]
 
 
+def rccl_table(hw: Hardware, t: Topo, op: str) -> list:
+    """RCCL's own candidates for `t` whether or not it crosses domains (`rccl_net.table_time`); none if not RCCL's."""
+    return [c for _, c in _labelled(hw, t, op)] if t.rccl is not None else []
+
+
 def _bool(x):
     """`x` as a numpy boolean (so that ~ negates a plain bool too)."""
     return np.asarray(x, dtype=bool) if isinstance(x, np.ndarray) else np.bool_(x)

@@ -19,6 +19,7 @@ from archgen.errors import ArchgenError, WorkloadError
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
+from archgen.perf.comm import rccl_net
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.train.goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
@@ -355,7 +356,10 @@ def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
     (`perf.workload.efficiency_range.unmeasured`), none for parts whose every figure the estimates use is measured.
     """
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    machines = {m.hardware.accelerator: m.hardware for m in problem.bases.values()}
+    counts = problem.axes.get("accelerators") or [problem.workload.accelerators or 0]
+    # an RCCL part whose points cross its domains also rests on the scale-out range (`rccl_net.with_range`)
+    machines = {m.hardware.accelerator: rccl_net.with_range(m.hardware, max(*counts, 0) or m.accelerators)
+                for m in problem.bases.values()}
     return [line for _, hw in sorted(machines.items()) if (line := unmeasured(hw, dtypes))]
 
 

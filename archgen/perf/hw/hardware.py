@@ -99,6 +99,7 @@ class Hardware:
         all_to_all_efficiency: nccl-tests all-to-all busbw over the scale-up link; 0 takes `scale_up_efficiency`.
         scale_out_bandwidth: Scale-out bandwidth per accelerator per direction (B/s); 0 for a single domain.
         scale_out_efficiency: Achievable fraction of `scale_out_bandwidth`.
+        scale_out_efficiency_range: Its stated ends where no measurement backs it (RCCL: `rccl_net`), or empty.
         scale_out_latency: Latency the network adds to each step across it, on top of NCCL's own network
             latencies (s): NCCL's `latencyInter`, which the network plugin declares (0 for NCCL's InfiniBand and
             RoCE transport; aws-ofi-nccl declares 35 us on AWS P5en/P6 EFA).
@@ -141,6 +142,7 @@ class Hardware:
     all_to_all_efficiency: float = 0.0
     scale_out_bandwidth: float = 0.0
     scale_out_efficiency: float = 0.9
+    scale_out_efficiency_range: tuple[float, ...] = ()
     scale_out_latency: float = 0.0
     gemm_stream_efficiency: dict[str, float] = field(default_factory=dict)
     gemm_stream_range: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -371,16 +373,14 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
         vector_peak=_si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
-        hbm_capacity=_si(accelerator.memory, "B"),
-        hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
+        hbm_capacity=_si(accelerator.memory, "B"), hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
         hbm_efficiency=assumed_efficiency.point(eff, "hbm"),
         hbm_efficiency_range=assumed_efficiency.effective_range(eff, "hbm") or (),
         flash_efficiency=assumed_efficiency.point(eff, "flash"),
         flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
         assumed_efficiencies=assumed_efficiency.unstated(eff),
         unstated=assumed_efficiency.unstated_defaults(accelerator, bool(nvls), scale_up_size),
-        l2_capacity=_si(accelerator.l2_cache, "B"),
-        l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
+        l2_capacity=_si(accelerator.l2_cache, "B"), l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),
         scale_up_bandwidth=_si(bw_up, "B/s"),
         scale_up_efficiency=assumed_efficiency.point(eff, "scale_up"),

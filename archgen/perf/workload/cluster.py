@@ -22,6 +22,7 @@ from archgen.errors import BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
 from archgen.model.workload import Model, Workload
+from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
@@ -112,7 +113,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
         err.subject = (workload.id, ("accelerators",)) if workload.accelerators else None
         raise err
     # its own slice of an OCS pod (`job_slice`), and its share of each domain (`comm.placement`)
-    hw = placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on)
+    # and, on RCCL across domains, the scale-out efficiency over AMD's expectations (`rccl_net.with_range`)
+    hw = rccl_net.with_range(placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on), gpus)
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
@@ -120,7 +122,11 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                                 else f"as {on.transport} declares" if on.transport else "", on.library,
                                 unset=on.transport if on.latency_unset and not what_if else "")
     told = ("scale_up.latency",) if set(latency_note(hw)) & set(est.notes) else ()   # its own note names it
+    # the job sends (all-to-all, p2p): an all-to-all or p2p workload, pipeline or expert parallelism, attention DP
+    sends = est.layout.get("op") in ("all_to_all", "p2p") or est.layout.get("attention_dp") == "yes" or any(
+        isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
     added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
+                         *rccl_net.latency_note(hw, gpus, sends),
                          *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told)) if n]
     read = unconfirmed_read(on.unconfirmed, precision(workload))
     if not added:
@@ -253,13 +259,18 @@ def scale_out_efficiency_note(on: Machine, hw: Hardware, gpus: int) -> str:
     `Hardware.scale_out_efficiency` (0.9) is an assumption checked against NCCL only: 46 to 48 GB/s ring all-reduce
     busbw per 400 Gb/s NDR InfiniBand NIC (NVIDIA/nccl-tests issue 290), 0.92 to 0.96, and 0.955 on EFA
     (docs/perf-model.md, Collectives). Where the job crosses scale-up domains and the accelerator's collective
-    library is another (RCCL on Pollara/RoCE), no measurement stands behind it, and the estimate says so.
+    library is another (RCCL on Pollara/RoCE), no measurement stands behind it, and the estimate says so; on RCCL it
+    also spans the stated range (`hw.scale_out_efficiency_range`, `perf.comm.rccl_net`), which the note names.
     """
     if on.library == "NCCL" or gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
         return ""
+    rng = hw.scale_out_efficiency_range
+    spans = (f"; the estimate spans {rng[0]:g} to {rng[1]:g}, what AMD expects {on.library}'s 2-node all-reduce "
+             "and send/recv to reach over 400 GbE RoCE (ROCm/cvs rccl_config.json: pass thresholds, not "
+             "measurements; `perf.comm.rccl_net`)" if len(rng) == 2 else "")
     return (f"scale-out efficiency {hw.scale_out_efficiency:g} (the share of the NICs' bandwidth a collective "
             f"reaches) is an assumption checked against NCCL only (NDR InfiniBand, EFA: 0.92 to 0.96 measured); no "
-            f"measurement with {on.library} backs it")
+            f"measurement with {on.library} backs it{spans}")
 
 
 def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:

@@ -7,7 +7,8 @@ ml-engineering's MAMF and AMD's own max-achievable FLOPs), the range running bet
 a measured HBM copy rate carries `efficiency.hbm_range` (the catalog's measured copy fractions) beside its point in
 `efficiency.hbm`, one without a flash-attention measurement `efficiency.flash_range` beside `efficiency.flash`, and
 one without a scale-up (NVLink, xGMI, ICI) bus-bandwidth measurement `efficiency.scale_up_range` beside
-`efficiency.scale_up`.
+`efficiency.scale_up`. A job of an RCCL part (AMD) across scale-up domains takes the scale-out efficiency over AMD's
+RCCL expectations (`perf.comm.rccl_net.NET_EFFICIENCY_RANGE`), no RCCL measurement backing the point.
 An estimate is re-timed at the ends of each range that applies, and the span is shown next to the estimate (a
 workload's notes, a validation case's "over what it leaves unstated" line); the point alone is scored. Nothing here
 is fitted: the ends come from the catalog, and the point is the catalog's.
@@ -51,6 +52,11 @@ def scale_up_range(hw: Hardware) -> tuple[float, float] | None:
     return _pair(hw.scale_up_efficiency_range)
 
 
+def scale_out_range(hw: Hardware) -> tuple[float, float] | None:
+    """The stated range of `hw`'s scale-out efficiency (RCCL across domains, `perf.comm.rccl_net`), or None."""
+    return _pair(hw.scale_out_efficiency_range)
+
+
 def at_efficiency(hw: Hardware, dtype: str, efficiency: float) -> Hardware:
     """`hw` with `dtype`'s GEMM efficiency set to `efficiency`."""
     return dataclasses.replace(hw, gemm_efficiency={**hw.gemm_efficiency, dtype: efficiency})
@@ -76,15 +82,23 @@ def at_scale_up(hw: Hardware, efficiency: float) -> Hardware:
     return dataclasses.replace(hw, scale_up_efficiency=efficiency)
 
 
+def at_scale_out(hw: Hardware, efficiency: float) -> Hardware:
+    """`hw` with its scale-out efficiency set to `efficiency`."""
+    return dataclasses.replace(hw, scale_out_efficiency=efficiency)
+
+
 #: The name an estimate gives each efficiency `Hardware.assumed_efficiencies` may hold.
 _NAMES = {"HBM efficiency": "hbm", "flash-attention efficiency": "flash", "scale-up link efficiency": "scale_up"}
+
+#: The scale-out range's name: its ends are AMD's RCCL expectations, its point the model's (`perf.comm.rccl_net`).
+SCALE_OUT = "scale-out efficiency"
 
 #: A stated range: its name, the catalog's point, the range, and `hw` with the efficiency set to a value.
 Range = tuple[str, float, tuple[float, float], Callable[[Hardware, float], Hardware]]
 
 
 def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
-    """The stated ranges of `hw` an estimate in `dtype` depends on (GEMM in `dtype`, HBM, flash, scale-up, in order)."""
+    """The stated ranges of `hw` an estimate in `dtype` depends on (GEMM in `dtype`, HBM, flash, scale-up, -out)."""
     out: list[Range] = []
     if dtype and (g := gemm_range(hw, dtype)):
         point = hw.gemm_efficiency.get(dtype)
@@ -99,6 +113,8 @@ def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
         out.append(("flash-attention efficiency", hw.flash_efficiency, f, at_flash))
     if (u := scale_up_range(hw)) is not None:
         out.append(("scale-up link efficiency", hw.scale_up_efficiency, u, at_scale_up))
+    if (o := scale_out_range(hw)) is not None:
+        out.append((SCALE_OUT, hw.scale_out_efficiency, o, at_scale_out))
     return out
 
 
@@ -126,13 +142,13 @@ def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -
 
 
 def _link_only(hw: Hardware) -> Hardware:
-    """`hw` with only its scale-up link range: a collective's time depends on no GEMM, HBM or flash efficiency."""
+    """`hw` with only its link ranges (scale-up, scale-out): a collective's time depends on no GEMM, HBM or flash."""
     return dataclasses.replace(hw, gemm_efficiency_range={}, gemm_stream_range={}, hbm_efficiency_range=(),
                                flash_efficiency_range=())
 
 
 def link_span(hw: Hardware, busbw_at: Callable[[Hardware], float]) -> tuple[float, float] | None:
-    """A collective's busbw (`busbw_at`, B/s) at the ends of the scale-up link efficiency range (None unstated)."""
+    """A collective's busbw (`busbw_at`, B/s) at the ends of the link efficiency ranges (None where none is stated)."""
     return over_range(_link_only(hw), "", busbw_at)
 
 
@@ -169,7 +185,9 @@ def _described(hw: Hardware, dtype: str | None) -> list[str]:
     """Each stated range of `hw` an estimate in `dtype` depends on, in words: assumed (the part states none) or not."""
     assumed = {f"{dtype} GEMM efficiency"} if dtype and dtype not in hw.gemm_efficiency else set()
     assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
-    return [f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
+    return [f"{name} (model point {point:g}, range {lo:g} to {hi:g}: AMD's RCCL all-reduce to send/recv expectations, "
+            "`perf.comm.rccl_net`)" if name == SCALE_OUT else
+            f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
             f"catalog's measured fractions)" if name in assumed else
             f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
             for name, point, (lo, hi) in stated_ranges(hw, dtype)]

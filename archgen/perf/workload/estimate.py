@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from archgen.errors import AnalyseError, WorkloadError
 from archgen.model.workload import Model, Workload
+from archgen.perf.comm import rccl_net
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -51,6 +52,7 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
                     notes=[f"{c.op} of {c.size:~P} over {gpus} accelerators; size and busbw as nccl-tests "
                            "defines them", *link_note(hw, busbw_at, ends), *defaults_note(hw, collective=True),
                            *(latency_note(hw) if gpus > 1 and hw.scale_up_size > 1 else []),
+                           *(rccl_net.table_note(hw, c.op, size, gpus) if c.algorithm == "auto" else []),
                            *generation_note(hw, training=False), *nvls_note(hw)],
                     span=("busbw", busbw, *ends) if ends is not None else None)
 
