@@ -270,7 +270,7 @@ def test_an_error_beside_the_workers_ends_them_without_waiting(tmp_path, monkeyp
     class Broken(Exception):
         pass
 
-    def failing(*analysed):
+    def failing(*analysed, **options):   # `judged(*analysed, as_of=...)`
         raise Broken("a check failed")
 
     handed: list = []
