@@ -1,8 +1,8 @@
 """The date a waiver's `expires` is judged against: `--as-of DATE`, else SOURCE_DATE_EPOCH, else today's date.
 
 As a facility's `cost.as_of` keeps COST006 off the clock (a date the spec states), a run judges waivers on a date it
-is given where one is: `--as-of` on `check`, `gap` and `diff`, or SOURCE_DATE_EPOCH (reproducible-builds.org's
-variable, seconds since 1970-01-01 UTC, that build tools read in place of the clock:
+is given where one is: `--as-of` on `check`, `gap`, `diff`, `render` and `sweep`, or SOURCE_DATE_EPOCH
+(reproducible-builds.org's variable, seconds since 1970-01-01 UTC, that build tools read in place of the clock:
 https://reproducible-builds.org/specs/source-date-epoch/). Only where neither is given is today's date read, and
 only where a waiver states `expires`; the output then says which date it used and where it came from, so that a
 rerun on another day that differs says why. Without `expires` no date is read and none is printed.

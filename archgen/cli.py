@@ -63,6 +63,10 @@ SpecPaths = Annotated[list[Path] | None, typer.Option(
     "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
 AsOf = Annotated[str | None, typer.Option("--as-of", metavar="DATE", help="Judge waiver expiry on DATE (YYYY-MM-DD).")]
+Files = Annotated[str, typer.Option(metavar="FORMATS", help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs "
+                                    "the 'pdf' extra, xlsx the 'office' extra).")]
+Templates = Annotated[Path | None, typer.Option(
+    metavar="DIR", help="Directory of templates overriding the shipped ones.")]
 _STATE = {"debug": False}
 
 
@@ -176,19 +180,17 @@ def render(
     paths: Paths = None,
     target: Annotated[str | None, typer.Option(metavar="ID", help="Only this rack or cluster id.")] = None,
     out: Annotated[Path, typer.Option(metavar="DIR", help="Output directory.")] = Path("out"),
-    formats: Annotated[str, typer.Option(metavar="FORMATS",
-        help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
-    ] = "md,html,csv,svg",
-    templates: Annotated[Path | None, typer.Option(
-        metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
+    formats: Files = "md,html,csv,svg",
+    templates: Templates = None,
     audience: Annotated[str, typer.Option(
         metavar="AUDIENCE", help="internal (everything) or customer (numbered references; no spec locations, "
         "internal notes or links to archgen's docs; metrics by title).")] = "internal",
+    as_of: AsOf = None,
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
     from archgen.commands.render import render as command
     _run(lambda: command(paths, target, out, formats, templates, progress=sys.stderr.isatty(), note=_note,
-                         audience=audience))
+                         audience=audience, as_of=as_of))
 
 
 @app.command()
@@ -313,8 +315,7 @@ def estimate(
     cluster: Annotated[str | None, typer.Option(
         "--cluster", metavar="ID", help="Cluster id (default: the workload's own cluster).")] = None,
     workload: Annotated[str | None, typer.Option("--workload", metavar="ID", help="Workload id.")] = None,
-    paths: Annotated[list[Path] | None, typer.Option(
-        "--path", metavar="PATH", help="Spec paths (default: specs/).")] = None,
+    paths: SpecPaths = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")] = "text",
     what_if: Annotated[list[str] | None, typer.Option(
         "--what-if", metavar="PARAM=FACTOR",
@@ -344,20 +345,17 @@ def estimate(
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.yaml", help="A file of Sweep documents.")],
-    paths: Annotated[list[Path] | None, typer.Option(
-        "--path", metavar="PATH", help="Spec paths (default: specs/).")] = None,
+    paths: SpecPaths = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Evaluate the points in N local processes.")] = 1,
     scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS",
         help="Address of a Dask scheduler (tcp://host:8786) to evaluate the points on (the 'distributed' extra).")
     ] = None,
     out: Annotated[Path, typer.Option(
         metavar="DIR", help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
-    formats: Annotated[str, typer.Option(metavar="FORMATS",
-        help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs the 'pdf' extra, xlsx the 'office' extra).")
-    ] = "md,csv,svg",
+    formats: Files = "md,csv,svg",
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="What to print: text or json.")] = "text",
-    templates: Annotated[Path | None, typer.Option(
-        metavar="DIR", help="Directory of templates overriding the shipped ones.")] = None,
+    templates: Templates = None,
+    as_of: AsOf = None,
 ) -> None:
     """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
 
@@ -369,7 +367,8 @@ def sweep(
     keep_freed_memory()  # the batches' arrays reused, not faulted in anew (`archgen.startup`)
     progress = _sweep_progress() if sys.stderr.isatty() else None
     _run(lambda: command(sweep_file, existing_spec_paths(paths), workers=workers, scheduler=scheduler, out=out,
-                         formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note))
+                         formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note,
+                         as_of=as_of))
 
 
 def _sweep_progress():

@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 if TYPE_CHECKING:
+    from archgen.perf.explore.points import SweepProblem
     from archgen.pipeline import Run
 
 REPO = Path(__file__).resolve().parent.parent
@@ -78,6 +79,15 @@ def shipped_edited(root: Path, path: str, old: str, new: str, files: dict[str, s
     assert old in text, f"{old!r} not in {path}"
     target.write_text(text.replace(old, new, 1), encoding="utf-8")
     return run_specs(root, files or {})
+
+
+def sweep_problems_of(sweep_file: Path, paths: list[Path]) -> list[SweepProblem]:
+    """The sweeps of `sweep_file` on the specs under `paths`, resolved as `archgen sweep` resolves them
+    (`commands.sweep.load`, then `commands.sweep_problems.problems`)."""
+    from archgen.commands import sweep as sw
+    from archgen.commands import sweep_problems
+
+    return sweep_problems.problems(*sw.load(sweep_file, paths))
 
 
 @pytest.fixture

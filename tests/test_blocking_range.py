@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from archgen.perf.train.goodput import ettr
-from tests.conftest import case_files, run_specs
+from tests.conftest import case_files, run_specs, sweep_problems_of
 
 
 def _run(tmp_path: Path, requirements: str, asynchronous: bool = True):
@@ -115,15 +115,12 @@ requirements:
 
 def _sweep(tmp_path: Path, text: str = SWEEP, workload: str = ""):
     """The REL008 job swept over 8 and 16 accelerators: its problem, and `archgen sweep --format json`'s result."""
-    from archgen.commands import sweep as sw
-    from archgen.commands import sweep_problems
     from tests.conftest import run_cli
 
     _run(tmp_path, workload)
     (tmp_path / "sweep.yaml").write_text(text, encoding="utf-8")
     with contextlib.chdir(tmp_path):
-        specs, clusters, sweeps = sw.load(Path("sweep.yaml"), [Path("specs")])
-        problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+        problem = sweep_problems_of(Path("sweep.yaml"), [Path("specs")])[0]
         result = run_cli("sweep", "sweep.yaml", "--path", "specs", "--out", "out", "--format", "json")
         csv = (tmp_path / "out" / "s" / "points.csv").read_text(encoding="utf-8")
     return problem, result, csv

@@ -133,3 +133,17 @@ def test_a_sweep_point_is_judged_with_its_range_as_judge_judges_it():
     assert judge_points(r, points, "") == expected == [Status.MET, Status.AT_RISK, Status.MET, Status.NOT_MET,
                                                        Status.MET]
     assert judge_points(req("<= 132 kW"), [{"it_power": 1.0}], "U") is None   # another dimension: not provided
+
+
+def test_judge_values_is_judge_on_each_value_and_band():
+    """`perf.workload.derived.judge_values` (the batched path's estimate metrics, and `judge_points` under it) gives
+    `judge`'s status on each value with its band's ends, and on the value alone without them."""
+    from archgen.perf.workload.derived import judge_values
+    r = req("<= 132 kW")
+    values, low, high = [120.0, 120.0, 140.0, 131.0], [110.0, 110.0, 130.0, 125.0], [130.0, 135.0, 150.0, 132.0]
+    banded = [judge(r, Q_(v, "kW"), band=(Q_(lo, "kW"), Q_(hi, "kW"))).status
+              for v, lo, hi in zip(values, low, high, strict=True)]
+    assert judge_values(r, np.asarray(values), "kW", (np.asarray(low), np.asarray(high))) == banded == [
+        Status.MET, Status.AT_RISK, Status.NOT_MET, Status.MET]
+    assert judge_values(r, values, "kW") == [judge(r, Q_(v, "kW")).status for v in values]
+    assert judge_values(r, values, "U") is None                      # another dimension: not provided

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems, workers
+from archgen.commands import workers
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.explore.point_axes import point_hardware as _hardware
@@ -18,7 +18,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.render.blocks import Para
 from archgen.render.sweep import overview
 from archgen.units import Q_
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 TRAIN = """kind: Sweep
 id: t
@@ -40,8 +40,7 @@ def sweep_file(tmp_path: Path, text: str = TRAIN) -> Path:
 
 
 def problem_of(tmp_path: Path, text: str = TRAIN) -> SweepProblem:
-    specs, clusters, sweeps = sw.load(sweep_file(tmp_path, text), [SPECS])
-    return sweep_problems.problems(specs, clusters, sweeps)[0]
+    return sweep_problems_of(sweep_file(tmp_path, text), [SPECS])[0]
 
 
 def test_points_are_the_product_of_the_axes_in_written_order_last_fastest(tmp_path):

@@ -13,22 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems
 from archgen.model.requirements import Status
 from archgen.perf.explore.points import evaluate_point, summarise
 from archgen.perf.explore.vectorised import evaluate as batched
 from archgen.perf.workload.band_table import TABLE
 from archgen.render.sweep import overview
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 from tests.perf.test_unmeasured_band import REQUIREMENT, TRN2
 
 
 def _problem(tmp_path: Path, text: str, *paths: Path):
     path = tmp_path / "sweep.yaml"
     path.write_text(text, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS, *paths])
-    return sweep_problems.problems(specs, clusters, sweeps)[0]
+    return sweep_problems_of(path, [SPECS, *paths])[0]
 
 
 def _single(workload: str, gpus: int, objective: str, requirement: str = "") -> str:
@@ -48,8 +45,7 @@ def test_the_shipped_platforms_point_1_is_at_risk_by_the_dense_training_band(tmp
     The dense-training band of the step time is [low, high] (tests/perf/test_bands.py scores it); MFU is a rate of
     the same step, so its pessimistic end is mfu / (1 + 1 / (1 + low) - 1) = mfu * (1 + low) (`bands._turned`).
     """
-    specs, clusters, sweeps = sw.load(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])
-    p = next(q for q in sweep_problems.problems(specs, clusters, sweeps) if q.sweep.id == "llama3-70b-train-platforms")
+    p = next(q for q in sweep_problems_of(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS]) if q.sweep.id == "llama3-70b-train-platforms")
     low = TABLE["dense-training"]["step_time"][1]
     for row in (evaluate_point(p, 1), *batched(p, 1, 2)):
         mfu = row.metrics["mfu"]

@@ -12,18 +12,17 @@ import numpy as np
 import pytest
 
 from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems, workers
+from archgen.commands import workers
 from archgen.perf.explore.points import PointRow, SweepProblem, best, objectives, requirements, summarise
 from archgen.perf.explore.tally import Rows, chunk, merge, tally
 from archgen.perf.explore.vectorised import evaluate
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 
 @pytest.fixture(scope="module")
 def problem() -> SweepProblem:
     """The shipped sweep 'DGX B200 against GB200 NVL72': categorical axes, hardware axes, a SHALL requirement."""
-    specs, clusters, sweeps = sw.load(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])
-    return next(p for p in sweep_problems.problems(specs, clusters, sweeps)
+    return next(p for p in sweep_problems_of(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])
                 if p.sweep.id == "llama3-70b-train-platforms")
 
 
@@ -187,8 +186,7 @@ def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatc
     Here = _here()
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS])
-    (p,) = sweep_problems.problems(specs, clusters, sweeps)
+    (p,) = sweep_problems_of(path, [SPECS])
     assert vb.row_stride(p) == 20
     whole = workers.evaluate_all(p, None).rows
     flat, real = [], vb.grid_hw
@@ -210,7 +208,7 @@ def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, 
     Here = _here()
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
-    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    (p,) = sweep_problems_of(path, [SPECS])
     assert (vb.row_stride(p), vb.row_stride(p, 20), vb.row_stride(p, 8), vb.row_stride(p, 4)) == (20, 20, 5, 1)
     whole = workers.evaluate_all(p, None).rows
     flat, real = [], vb.grid_hw
@@ -249,7 +247,7 @@ def test_a_chunk_that_fails_cancels_the_chunks_not_started(tmp_path, monkeypatch
 
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
-    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    (p,) = sweep_problems_of(path, [SPECS])
     monkeypatch.setattr(workers, "MIN_CHUNK", 20)  # 8 chunks (`test_training_chunks_hold_whole_rows...`)
     with pytest.raises(ValueError, match="the first chunk failed"):
         workers.evaluate_all(p, Stuck(), 2)
@@ -270,7 +268,7 @@ def test_an_error_beside_the_workers_ends_them_without_waiting(tmp_path, monkeyp
     class Broken(Exception):
         pass
 
-    def failing(*analysed):
+    def failing(*analysed, **options):   # `judged(*analysed, as_of=...)`
         raise Broken("a check failed")
 
     handed: list = []
@@ -317,7 +315,7 @@ def test_a_worker_prepares_a_layout_set_once_for_all_its_chunks(tmp_path, monkey
     monkeypatch.setattr(workers, "PREPARED", Memo(8))
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
-    (p,) = sweep_problems.problems(*sw.load(path, [SPECS]))  # 6 layout sets of 60 points each
+    (p,) = sweep_problems_of(path, [SPECS])  # 6 layout sets of 60 points each
 
     def sent(problem):  # what a worker process gets
         return pickle.loads(pickle.dumps(problem, pickle.HIGHEST_PROTOCOL))
@@ -327,6 +325,6 @@ def test_a_worker_prepares_a_layout_set_once_for_all_its_chunks(tmp_path, monkey
     assert [r for rows in parts for r in rows] == evaluate(p, 0, 60)  # prepared anew, no cache
     assert len(calls) == 2
     path.write_text(GRID.replace("[0.5, 0.55, 0.6]", "[0.5, 0.55]"), encoding="utf-8")
-    (q,) = sweep_problems.problems(*sw.load(path, [SPECS]))
+    (q,) = sweep_problems_of(path, [SPECS])
     workers.evaluate_chunk(sent(q), 0, 20)
     assert len(calls) == 3

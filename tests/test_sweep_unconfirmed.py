@@ -11,13 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems
 from archgen.perf.explore.points import evaluate, summarise
 from archgen.render.blocks import Para
 from archgen.render.sweep import overview
 from archgen.render.sweep_unconfirmed import read_by_accelerator
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 from tests.test_sweep_unmeasured import TRN2
 
 REQUIREMENTS = """requirements:
@@ -30,8 +28,7 @@ REQUIREMENTS = """requirements:
 def _overview(tmp_path: Path, text: str):
     path = tmp_path / "trn2.yaml"
     path.write_text(text, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
-    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+    problem = sweep_problems_of(path, [SPECS, tmp_path])[0]
     return problem, overview(summarise(problem, evaluate(problem, 0, problem.size)))
 
 

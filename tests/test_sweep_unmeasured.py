@@ -13,11 +13,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems
 from archgen.perf.explore.points import evaluate, model_defaults, summarise, unmeasured_efficiencies
 from archgen.render.sweep import conventions_section
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 TRN2 = """kind: Accelerator
 id: trainium2
@@ -81,8 +79,7 @@ objectives:
 def _problem(tmp_path: Path):
     path = tmp_path / "trn2.yaml"
     path.write_text(TRN2, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
-    return sweep_problems.problems(specs, clusters, sweeps)[0]
+    return sweep_problems_of(path, [SPECS, tmp_path])[0]
 
 
 def test_a_sweep_of_an_unmeasured_part_says_its_efficiencies_are_assumed(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 JOB = "workload/llama3-70b-pretrain-b200"
 COST = "  - {id: REQ-COST-9, statement: Cost per token, metric: cost_per_token, target: \"<= 10 uUSD\"}\n"
@@ -92,8 +92,6 @@ requirements:
 def test_a_sweep_point_has_the_same_unbounded_end_and_judges_the_cost_at_risk(tmp_path):
     """A sweep point (one at a time and batched) carries the infinite end; its cost requirements, the sweep's and the
     workload's, are at risk (met at the value); the CSV, the document's tables and the JSON say "no upper bound"."""
-    from archgen.commands import sweep as sw
-    from archgen.commands import sweep_problems
     from archgen.perf.explore.points import evaluate_point
     from archgen.perf.explore.vectorised import evaluate as batched
     from tests.conftest import run_cli
@@ -101,8 +99,7 @@ def test_a_sweep_point_has_the_same_unbounded_end_and_judges_the_cost_at_risk(tm
     slow_storage(tmp_path)
     (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
     with contextlib.chdir(tmp_path):
-        specs, clusters, sweeps = sw.load(Path("sweep.yaml"), [Path("specs")])
-        problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+        problem = sweep_problems_of(Path("sweep.yaml"), [Path("specs")])[0]
         for row in (evaluate_point(problem, 0), *batched(problem, 0, 1)):
             assert row.metrics["cost_per_token_high"] == math.inf and row.feasible
             assert row.at_risk == ("REQ-COST-9", "REQ-SWP-C") and row.met["REQ-SWP-C"] is True

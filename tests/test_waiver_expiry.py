@@ -1,7 +1,8 @@
 """A waiver's `owner` and `expires` (newuser32's trial: `reason` needed only 3 characters, and a waiver waived for
 ever). An expired waiver waives nothing: its finding counts again, and SPC004 names the waiver. The day judged on is
 `--as-of`, else SOURCE_DATE_EPOCH, else today (`as_of`), named in the output only where a waiver states
-`expires`, so that a run without one prints no date and reads no clock.
+`expires`, so that a run without one prints no date and reads no clock. `render` and `sweep` take the same option and
+rule, so that a document or a sweep judges a waiver as `check` does on the same day.
 """
 
 from __future__ import annotations
@@ -129,3 +130,46 @@ def test_estimate_honours_an_expired_waiver_of_an_input_check(monkeypatch):
     assert input_errors(cluster, problems).startswith("cluster 'c' fails `archgen check` (1 error(s)")
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(int(EPOCH_2027_04_01) - 86400))      # 2027-03-31: still waived
     assert input_errors(cluster, problems) == ""
+
+
+def test_render_judges_waivers_as_check_does(tmp_path, cli, monkeypatch):
+    """`render --as-of` shows the status `check --as-of` gives: waived to the last day, failing (REQ001 and SPC004,
+    with check's own message) from the day after; without it, SOURCE_DATE_EPOCH, as `check` reads it."""
+    _tree(tmp_path, monkeypatch)
+    for day, status in (("2027-03-31", "waived"), ("2027-04-01", "fail")):
+        checked = cli("check", "specs", "--format", "json", "--as-of", day)
+        out = tmp_path / day
+        rendered = cli("render", "specs", "--formats", "md", "--out", str(out), "--as-of", day)
+        assert rendered.code == checked.code == (status == "fail")
+        page = (out / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
+        assert f"| rack/dgx-h100-4 | {status} | 40.9 kW | 30 kW | specs/rack.yaml:22 |" in page
+        for f in json.loads(checked.out)["findings"]:
+            if f["id"] in ("REQ001", "SPC004"):
+                assert f["message"].replace("<", "\\<").replace("_", "\\_") in page
+        assert ("SPC004 |" in page) is (status == "fail")
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH_2027_04_01)
+    r = cli("render", "specs", "--formats", "md", "--out", str(tmp_path / "epoch"))
+    assert r.code == 1
+    assert "(waivers judged as of 2027-04-01 (SOURCE\\_DATE\\_EPOCH))" in \
+        (tmp_path / "epoch" / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
+    assert cli("render", "specs", "--as-of", "31/03/2027").code == 2          # refused as check refuses it
+
+
+def test_sweep_judges_waivers_as_check_does(tmp_path, cli, monkeypatch):
+    """`sweep --as-of`: a cluster whose error (REQ001 on its 2:1 leaves, test_sweep_failing_cluster) a waiver covers
+    to 2027-03-31 is feasible that day and not the day after, as `check --as-of` passes and fails the specs."""
+    from tests.test_sweep_failing_cluster import SWEEP, _oversubscribed
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    waiver = ("  - {check: REQ001, subject: cluster/b200-2to1/fabric/compute, requirement: REQ-NET-001, reason: "
+              "accepted until the spine upgrade, owner: net-team, expires: 2027-03-31}\n")
+    write_tree(tmp_path, {"b200-2to1.yaml": _oversubscribed() + waiver, "sweep.yaml": SWEEP})
+    paths = [str(SPECS / "clusters"), str(SPECS / "racks"), str(SPECS / "workloads"), str(tmp_path / "b200-2to1.yaml")]
+    for day, feasible in (("2027-03-31", 2), ("2027-04-01", 1)):
+        checked = cli("check", *paths, "--as-of", day)
+        swept = cli("sweep", str(tmp_path / "sweep.yaml"), *(a for p in paths for a in ("--path", p)), "--out",
+                    str(tmp_path / day), "--formats", "md", "--format", "json", "--as-of", day)
+        assert swept.code == checked.code == (feasible == 1)
+        [result] = json.loads(swept.out)["sweeps"]
+        assert result["summary"]["feasible"] == feasible
+        assert [r["reason"] for r in result["reasons"]] == ([] if feasible == 2 else [
+            "cluster 'b200-2to1' fails `archgen check`: REQ001 REQ-NET-001 on cluster/b200-2to1/fabric/compute"])

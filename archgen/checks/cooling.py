@@ -1,17 +1,21 @@
-"""COOL: CDU capacity and flow, coolant and air temperatures against ASHRAE classes and plausible bounds, heat paths."""
+"""COOL: CDU capacity and flow, coolant and air temperatures against ASHRAE classes and plausible bounds, heat paths.
+
+Each check's rule and documentation is here; the rated-conditions findings of COOL010 and COOL011 (a capacity against
+the conditions it is stated at and the derating rows) are `checks.cooling_ratings`'s, the inlet range of COOL015
+`checks.inlet_range`'s.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
-from archgen.model import CoolingUnit, Rack
-from archgen.model.cooling import counted, describe, rated_capacity, stated_only, unstated
-from archgen.model.facility import INDOOR_KEYS, LIQUID_CLASS_MAX, MAX_ELEVATION, OUTDOOR_KEYS, Facility, allowable_air
+from archgen.model import Rack
+from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
 from archgen.units import Q_, Q
 
 
@@ -234,47 +238,7 @@ def cdu_rated_conditions(ctx: Context) -> Iterator[Violation]:
     or lower the facility water temperature; for a CDU without `rated_at`, state the conditions its datasheet gives
     the capacity at.
     """
-    for path, a in ctx.racks.items():
-        hall = a.rack.facility
-        if hall is None:
-            continue
-        for unit, where, kind, judge in _rated_units(a):
-            if unit.rated_at is None:
-                water = f" (facility water {hall.water.supply.to('degC'):.0f~P})" if hall.water is not None else ""
-                yield Violation(path, a.rack.spec.id, where,
-                                f"{kind} {unit.id} states no rated_at: its {unit.capacity.to('kW'):.0f~P} is counted "
-                                f"as stated ({judge}), not known to hold at facility '{hall.id}'{water}",
-                                severity="info")
-                continue
-            rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
-            if rated.capacity is None:
-                _, limit, value = rated.unmet[0]
-                unmet = f"({describe(rated.unmet, 'hall air')}){_rows(unit.derating)}"
-                yield Violation(path, a.rack.spec.id, where,
-                                f"{kind} {unit.id} is rated {unit.capacity.to('kW'):.0f~P} at conditions facility "
-                                f"'{hall.id}' does not meet {unmet}", value, limit)
-            elif missing := unstated(unit.rated_at, hall.indoor()):
-                yield Violation(path, a.rack.spec.id, where,
-                                f"not judged: {kind} {unit.id} is rated at "
-                                f"{stated_only(missing, 'hall air', INDOOR_KEYS, f'facility {hall.id!r}')}: "
-                                f"{counted(rated.capacity, unit.capacity)} ({judge}), not known to hold there",
-                                severity="info")
-
-
-def _rated_units(a: Any) -> list[tuple[CoolingUnit, tuple[str, ...], str, str]]:
-    """The rack's CDU (with a liquid path) and rear door: (unit, its field, what it is, the check counting it)."""
-    rack = a.rack
-    out: list[tuple[CoolingUnit, tuple[str, ...], str, str]] = []
-    if rack.cdu is not None and rack.spec.cooling.liquid is not None:
-        out.append((rack.cdu, ("cooling", "liquid", "cdu"), "CDU", "COOL001"))
-    if rack.rear_door is not None:
-        out.append((rack.rear_door, ("cooling", "air", "rear_door"), "rear door", "COOL014"))
-    return out
-
-
-def _rows(derating: list) -> str:
-    """'; its 2 derating row(s) do not cover them', or '' without a derating table."""
-    return f"; its {len(derating)} derating row(s) do not cover them" if derating else ""
+    yield from cdu_ratings(ctx)
 
 
 @check("COOL011", "cooling.plant_rated_conditions")
@@ -290,22 +254,7 @@ def plant_rated_conditions(ctx: Context) -> Iterator[Violation]:
     Fix: state the site's `outdoor_design` and `altitude`; add the plant's capacity at the site's design conditions
     to `cooling_derating` (from the chiller or dry cooler selection), or state a plant rated for them.
     """
-    for fac in ctx.design.specs.of(Facility):
-        if fac.cooling_capacity is None:
-            continue
-        rated = rated_capacity(fac.cooling_capacity, fac.cooling_rated_at, fac.cooling_derating, fac.outdoor())
-        if rated.capacity is None:
-            _, limit, value = rated.unmet[0]
-            yield Violation(f"facility/{fac.id}", fac.id, ("cooling_rated_at",),
-                            f"cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at conditions the site "
-                            f"does not meet ({describe(rated.unmet, 'outdoor air')}){_rows(fac.cooling_derating)}",
-                            value, limit)
-        elif missing := unstated(fac.cooling_rated_at, fac.outdoor()):
-            yield Violation(f"facility/{fac.id}", fac.id, ("cooling_rated_at",),
-                            f"not judged: cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at "
-                            f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
-                            f"{counted(rated.capacity, fac.cooling_capacity)} (COOL009, `cooling_headroom`), not known"
-                            " to hold at the site", severity="info")
+    yield from plant_ratings(ctx)
 
 
 @check("COOL012", "cooling.in_rack_cdu_placed")

@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from archgen.as_of import given
 from archgen.commands.common import check_out_dir, failing_note, spec_paths, split
 from archgen.errors import UsageError
 from archgen.load import shown_file
@@ -15,13 +16,19 @@ from archgen.render import AUDIENCES, render_all
 
 def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats: str,
            templates: Path | None = None, progress: bool = False,
-           note: Callable[[str], None] = lambda text: None, audience: str = "internal") -> tuple[str, int]:
-    """The files written, one per line; exit code 1 when the specs have error findings (`note` says so)."""
+           note: Callable[[str], None] = lambda text: None, audience: str = "internal",
+           as_of: str | None = None) -> tuple[str, int]:
+    """The files written, one per line; exit code 1 when the specs have error findings (`note` says so).
+
+    `as_of`: `--as-of`, the day waivers' `expires` is judged on (`as_of`), as `archgen check` takes it, so that a
+    document shows the findings and waivers `check` shows on that day.
+    """
     check_out_dir(out)
     if audience not in AUDIENCES:  # before the pipeline runs
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
+    on = given(as_of)
     # with the growth series of each cluster document rendered (a rack's document shows none)
-    result = run(spec_paths(paths), scaling=True if target is None else {target})
+    result = run(spec_paths(paths), scaling=True if target is None else {target}, as_of=on)
     written = render_all(result, out, target=target, formats=split(formats), templates=templates, progress=progress,
                          audience=audience)
     for text in foreign_requirements(result, spec_paths(paths)):

@@ -16,6 +16,7 @@ from dataclasses import replace
 from importlib import import_module
 from pathlib import Path
 
+from archgen.as_of import AsOf, given
 from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
 from archgen.commands.sweep_problems import failing, problems
@@ -62,11 +63,13 @@ def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Swe
 def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
           out: Path = Path("out"), formats: Sequence[str] = ("md", "csv", "svg"), fmt: str = "text",
           templates: Path | None = None, progress: Callable[[str, int, int], None] | None = None,
-          note: Callable[[str], None] = lambda text: None) -> tuple[str, int]:
+          note: Callable[[str], None] = lambda text: None, as_of: str | None = None) -> tuple[str, int]:
     """`archgen sweep`: evaluate, write the reports under `out`, and say what was found (text or JSON).
 
     Exit code 1 when a sweep has no feasible point, or the specs have error findings (the documents say so).
-    `note` receives what the command says beside its output (a capped worker count, the specs' errors).
+    `note` receives what the command says beside its output (a capped worker count, the specs' errors). `as_of`:
+    `--as-of`, the day waivers' `expires` is judged on (`as_of`), as `archgen check` takes it: the error findings
+    and the points on a cluster they fail are those `check` gives on that day.
     """
     from archgen.render import parse_formats
     if fmt not in ("text", "json"):
@@ -75,6 +78,7 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
         raise UsageError("give either --workers or --scheduler, not both")
     check_out_dir(out)
     parse_formats(formats)  # an unknown format is refused before the points run, not after
+    on = given(as_of)
     if templates is not None and not templates.is_dir():
         raise UsageError(f"templates directory '{templates}' does not exist")  # as archgen render says
     count, capped = worker_count(workers)
@@ -85,7 +89,7 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     # imported by `evaluate_sweeps` while the workers evaluate, so that the import below finds them loaded
     specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
                                              progress=progress, texts=texts, rows="xlsx" in formats,
-                                             preload=("archgen.output.sweep",))
+                                             preload=("archgen.output.sweep",), as_of=on)
     from archgen.output import sweep as output
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
@@ -97,7 +101,8 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
 def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
                     progress: Callable[[str, int, int], None] | None = None,
                     texts: dict[str, str] | None = None, rows: bool = True,
-                    preload: Sequence[str] = ()) -> tuple[Specs, list[Result], list[Finding]]:
+                    preload: Sequence[str] = (), as_of: AsOf | None = None,
+                    ) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
@@ -106,7 +111,8 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
     back only the rows of the front and best points (`workers.evaluate_all`). With a pool, the specs are checked,
     and the modules named in `preload` imported (those the caller reads the results with), while its workers
     evaluate. A sweep over a cluster the checks fail (`sweep_problems.failing`) is evaluated again knowing it, so that
-    its points are not feasible (`perf.explore.points.feasibility`).
+    its points are not feasible (`perf.explore.points.feasibility`). `as_of` is the day waivers' `expires` is judged
+    on (`pipeline.judged`; None: SOURCE_DATE_EPOCH, else today).
     """
     workers, _ = worker_count(workers)
     analysed, sweeps = analyse(sweep_file, paths)
@@ -118,7 +124,7 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
         # (`workers.executor`), not waited for
         n = workers if scheduler is None else SCHEDULER_WORKERS
         pending = [owned.enter_context(submit(p, pool, n, texts is not None, rows)) for p in todo]
-        errors = judged(*analysed).errors  # the specs checked meanwhile
+        errors = judged(*analysed, as_of=as_of).errors  # the specs checked meanwhile
         for k, p in enumerate(todo):   # a sweep over a cluster the checks fail: its points are not feasible
             if why := failing(p, analysed.clusters, errors):   # (rare: evaluated again, knowing it)
                 pending[k].cancel()

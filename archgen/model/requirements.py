@@ -293,7 +293,7 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 
     The one "at risk" rule (REQ004): a value that meets the target where one end of its band does not is at risk; met
     at the value and at every end, met; not met at the value, not met whatever its band. `judge` applies it to one
-    value, a batched sweep to many (`perf.workload.derived.judge_points`).
+    value, a batched sweep to many (`perf.workload.derived.judge_values`).
     """
     return Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
 

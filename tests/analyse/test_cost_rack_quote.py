@@ -34,6 +34,7 @@ SU_CAPEX = 27_715_330 + (481 - 273) * 10 + (64 - 24) * 200
 
 
 def _design(root: Path, prices: str) -> Path:
+    """The shipped GB200 NVL72 SU cluster in `root` with `prices` (a Prices document) beside it; test_price_dates too."""
     root.mkdir(parents=True)
     (root / "cluster.yaml").write_text((SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
                                        encoding="utf-8")

@@ -10,14 +10,12 @@ line's date.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from archgen.errors import SpecError
 from archgen.pipeline import run
 from archgen.render import operations
-from tests.conftest import SPECS
+from tests.analyse.test_cost_rack_quote import _design
 
 CLUSTER = "cluster/gb200-nvl72-su"
 QUOTE = """\
@@ -27,14 +25,6 @@ prices:
   gb200-compute-tray: {capex: 140000 USD, date: "2026-01-15", basis: sourced, source: "Vendor A quote line 2"}
   qm9700: {capex: 28000 USD, date: "2022-03", basis: sourced, source: "2022 price book, QM9700 line"}
 """
-
-
-def _design(root: Path, prices: str) -> Path:
-    root.mkdir(parents=True)
-    (root / "cluster.yaml").write_text((SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8"),
-                                       encoding="utf-8")
-    (root / "prices.yaml").write_text(prices, encoding="utf-8")
-    return root
 
 
 def test_a_price_years_older_than_the_newest_is_a_warning(tmp_path):

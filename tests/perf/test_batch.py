@@ -7,15 +7,13 @@ from pathlib import Path
 
 import numpy as np
 
-from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import memory_time, vector_time
 from archgen.perf.train.training import estimate_training
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 
 def problems(tmp_path: Path, text: str | None = None) -> list[SweepProblem]:
@@ -24,8 +22,7 @@ def problems(tmp_path: Path, text: str | None = None) -> list[SweepProblem]:
     if text is not None:
         path = tmp_path / "sweep.yaml"
         path.write_text(text, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS])
-    return sweep_problems.problems(specs, clusters, sweeps)
+    return sweep_problems_of(path, [SPECS])
 
 
 def same(fast: PointRow, ref: PointRow) -> None:
@@ -247,8 +244,7 @@ def test_an_older_stacks_sweep_searches_only_what_it_runs_batched_as_per_point(t
     path = tmp_path / "sweep.yaml"
     path.write_text("kind: Sweep\nid: old\nworkload: old-stack\naxes:\n  accelerators: [64, 128]\n"
                     "  hbm_capacity: [0.05, 1]\nobjectives: [{metric: tokens_per_second}]\n", encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
-    (p,) = sweep_problems.problems(specs, clusters, sweeps)
+    (p,) = sweep_problems_of(path, [SPECS, tmp_path])
     fast = batch.evaluate(p, 0, p.size)
     for i in range(p.size):
         same(fast[i], evaluate_point(p, i))

@@ -9,7 +9,7 @@ figures: a mesh of 8 (specs/clusters/mi355x-th5.yaml `scale_up.size`), 8 TB/s of
 
 from __future__ import annotations
 
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 SWEEP = """\
 kind: Sweep
@@ -25,14 +25,11 @@ objectives:
 
 
 def _result(tmp_path):
-    from archgen.commands import sweep as sw
-    from archgen.commands import sweep_problems
     from archgen.perf.explore.points import evaluate, summarise
 
     path = tmp_path / "sweep.yaml"
     path.write_text(SWEEP, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
-    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+    problem = sweep_problems_of(path, [SPECS, tmp_path])[0]
     return problem, summarise(problem, evaluate(problem, 0, problem.size))
 
 

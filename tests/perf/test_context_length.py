@@ -6,8 +6,11 @@ though its config.json's `max_position_embeddings` is 131,072.
 
 from __future__ import annotations
 
+from functools import partial
+
 from archgen.pipeline import run
 from tests.conftest import SPECS
+from tests.data.workloads import qwen3_training
 
 SERVE = ("kind: Workload\nid: long\nname: long prompts\nmodel: llama3-70b\ncluster: mi355x-th5\naccelerators: 64\n"
          "inference: {{precision: fp8, tp: 8, input_len: {n}, output_len: 256}}\n")
@@ -44,12 +47,12 @@ def test_every_shipped_model_states_its_context():
     assert models == PUBLISHED_CONTEXT
 
 
-TRAIN = ("kind: Workload\nid: long\nname: long sequences\nmodel: qwen3-30b-a3b\ncluster: mi355x-th5\naccelerators: 64\n"
-         "training: {{precision: bf16, seq_len: {n}, global_batch: 64, parallelism: {{tp: 1, pp: 1, dp: 64, ep: 8}}}}\n")
+TRAIN = partial(qwen3_training, "long", "{tp: 1, pp: 1, dp: 64, ep: 8}", cluster="mi355x-th5", name="long sequences",
+                global_batch=64)
 
 
 def test_a_training_sequence_beyond_qwen3s_context_is_refused(spec_tree):
-    root = spec_tree({"w.yaml": TRAIN.format(n=65_536)})
+    root = spec_tree({"w.yaml": TRAIN(seq_len=65_536)})
     result = run([root, SPECS / "clusters" / "mi355x-th5.yaml"]).workloads["workload/long"]
     assert result.estimate is None
     assert "seq_len = 65,536 tokens exceed model 'qwen3-30b-a3b''s context_length of 40,960" in result.error

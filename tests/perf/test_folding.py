@@ -17,6 +17,7 @@ from archgen.perf.train.layouts import layout_problems
 from archgen.perf.train.pipeline_split import split, split_problems
 from archgen.perf.train.ranks import busiest_memory, rank_times
 from archgen.perf.train.training import estimate_training, layer_times
+from tests.data.models import catalog_arch
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 #: Llama 3.1 405B, by hand: attention h(q + 2kv) + qh = 16384 x 18432 + 16384^2, SwiGLU 3 x 16384 x 53248, two norms.
@@ -84,9 +85,8 @@ def test_the_embedding_and_loss_stages_time_and_memory(h100):
 #: layers, hidden 4096, 64 heads of 128, 4 KV groups, 128 experts top-8 of FFN 1536, SwiGLU, vocabulary 151,936.
 Q235 = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
             experts=128, top_k=8, expert_ffn=1536)
-#: Qwen3-30B-A3B: 48 layers, hidden 2048, 32 heads of 128, 4 KV groups, 128 experts top-8 of FFN 768.
-Q30 = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-           experts=128, top_k=8, expert_ffn=768)
+#: Qwen3-30B-A3B: 48 layers, hidden 2048, 32 heads of 128, 4 KV groups, 128 experts top-8 of FFN 768 (the catalog's).
+Q30 = catalog_arch("qwen3-30b-a3b")
 
 
 def test_folding_accepts_ep_beyond_dp_and_refuses_what_megatron_refuses():

@@ -25,11 +25,11 @@ from archgen.perf.train.exposure import expert_comm
 from archgen.perf.train.job import Job
 from archgen.perf.train.training import layer_times
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
+from tests.data.models import catalog_arch
 
 DATA = Path(__file__).parent / "data"
 MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
-QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                 experts=128, top_k=8, expert_ffn=768)
+QWEN3_30B = catalog_arch("qwen3-30b-a3b")
 LLAMA3_70B = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
 H100_FP8 = dict(fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True, param_gather_dtype="fp8")
 

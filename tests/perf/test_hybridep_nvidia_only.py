@@ -14,30 +14,26 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import SPECS
-
-JOB = """kind: Workload
-id: moe-amd
-name: Qwen3-30B-A3B on 64 MI355X
-model: qwen3-30b-a3b
-cluster: {cluster}
-accelerators: 64
-training: {{seq_len: 4096, global_batch: 512, precision: bf16, {switches}parallelism: {{tp: 1, pp: 1, ep: 8}}}}
-"""
+from tests.data.workloads import qwen3_training
 
 
-def _estimate(cli, tmp_path, switches: str, cluster: str = "mi355x-th5", model: str = "qwen3-30b-a3b"):
-    text = JOB.format(cluster=cluster, switches=switches).replace("qwen3-30b-a3b", model)
-    (tmp_path / "job.yaml").write_text(text, encoding="utf-8")
+def _job(cluster: str = "mi355x-th5", **switches: object) -> str:
+    return qwen3_training("moe-amd", "{tp: 1, pp: 1, ep: 8}", cluster=cluster, name="Qwen3-30B-A3B on 64 MI355X",
+                          global_batch=512, **switches)
+
+
+def _estimate(cli, tmp_path, cluster: str = "mi355x-th5", **switches: object):
+    (tmp_path / "job.yaml").write_text(_job(cluster, **switches), encoding="utf-8")
     return cli("estimate", str(SPECS), str(tmp_path), "--workload", "moe-amd")
 
 
 @pytest.mark.parametrize(("switches", "origin"), [
-    ("moe_dispatcher: hybridep, ", "(stated)"),
-    ("stack: nemo-2025, ", "(the nemo-2025 profile's)"),
-    ("permute_in_dispatch: true, ", "(following the stated permute_in_dispatch, HybridEP's alone)"),
+    ({"moe_dispatcher": "hybridep"}, "(stated)"),
+    ({"stack": "nemo-2025"}, "(the nemo-2025 profile's)"),
+    ({"permute_in_dispatch": True}, "(following the stated permute_in_dispatch, HybridEP's alone)"),
 ])
 def test_hybridep_on_an_amd_part_is_refused_at_the_job(cli, tmp_path, switches, origin):
-    r = _estimate(cli, tmp_path, switches)
+    r = _estimate(cli, tmp_path, **switches)
     assert r.code == 2 and "Traceback" not in r.err
     assert "job.yaml:7:1: error: workload 'moe-amd': moe_dispatcher hybridep " + origin + " cannot run on mi355x" \
         in r.err
@@ -46,28 +42,27 @@ def test_hybridep_on_an_amd_part_is_refused_at_the_job(cli, tmp_path, switches, 
 
 
 def test_deepep_and_the_primus_default_run_on_amd(cli, tmp_path):
-    for switches in ("moe_dispatcher: deepep, ", "moe_dispatcher: alltoall, ", ""):
-        r = _estimate(cli, tmp_path, switches)
+    for switches in ({"moe_dispatcher": "deepep"}, {"moe_dispatcher": "alltoall"}, {}):
+        r = _estimate(cli, tmp_path, **switches)
         assert r.code == 0 and "step_time" in r.out, switches
 
 
 def test_hybridep_on_an_nvidia_part_runs(cli, tmp_path):
-    r = _estimate(cli, tmp_path, "moe_dispatcher: hybridep, ", cluster="dgx-b200-superpod")
+    r = _estimate(cli, tmp_path, "dgx-b200-superpod", moe_dispatcher="hybridep")
     assert r.code == 0 and "step_time" in r.out
 
 
 def test_a_dense_model_on_amd_keeps_a_moot_hybridep(cli, tmp_path):
     """The dispatcher of a model without MoE layers dispatches nothing (`stacks.moot`): not refused."""
-    (tmp_path / "job.yaml").write_text(JOB.format(cluster="mi355x-th5", switches="moe_dispatcher: hybridep, ")
-                                       .replace("qwen3-30b-a3b", "llama3-8b").replace("ep: 8", "ep: 1"),
-                                       encoding="utf-8")
+    (tmp_path / "job.yaml").write_text(_job(moe_dispatcher="hybridep").replace("qwen3-30b-a3b", "llama3-8b")
+                                       .replace("ep: 8", "ep: 1"), encoding="utf-8")
     r = cli("estimate", str(SPECS), str(tmp_path), "--workload", "moe-amd")
     assert r.code == 0 and "step_time" in r.out
 
 
 def test_the_stack_range_of_an_amd_moe_job_leaves_nemo_out(cli, tmp_path):
     """A job that states no stack ranges over the profiles that run on its part: nemo-2025's HybridEP does not."""
-    r = _estimate(cli, tmp_path, "")
+    r = _estimate(cli, tmp_path)
     (note,) = [ln for ln in r.out.splitlines() if ln.startswith("note: stack not stated")]
     assert "(nemo-2025 left out: its HybridEP runs on NVIDIA GPUs only)" in note and "(nemo-2025)" not in note
 
@@ -80,7 +75,7 @@ workload: moe-amd
 axes: {accelerators: [64, 128]}
 objectives: [{metric: tokens_per_second}]
 """, encoding="utf-8")
-    _estimate(cli, tmp_path, "moe_dispatcher: hybridep, ")   # writes job.yaml
+    _estimate(cli, tmp_path, moe_dispatcher="hybridep")   # writes job.yaml
     r = cli("sweep", str(tmp_path / "sweep.yaml"), "--path", str(SPECS), "--path", str(tmp_path), "--out",
             str(tmp_path / "out"), "--format", "text")
     assert "2 points, 0 fit, 0 feasible, 2 could not run" in r.out

@@ -9,7 +9,7 @@ the largest mesh seven links make is 8.
 
 from __future__ import annotations
 
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 
 SWEEP = """\
 kind: Sweep
@@ -24,13 +24,10 @@ objectives:
 
 
 def _problem(tmp_path):
-    from archgen.commands import sweep as sw
-    from archgen.commands import sweep_problems
 
     path = tmp_path / "sweep.yaml"
     path.write_text(SWEEP, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(path, [SPECS, tmp_path])
-    return sweep_problems.problems(specs, clusters, sweeps)[0]
+    return sweep_problems_of(path, [SPECS, tmp_path])[0]
 
 
 def test_the_machine_knows_its_mesh_limit(tmp_path) -> None:

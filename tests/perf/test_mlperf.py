@@ -11,7 +11,7 @@ import pytest
 
 from archgen.errors import AnalyseError
 from archgen.perf.serve.mlperf import COMMIT, SERVER_LATENCY_MS, server_requirements
-from tests.conftest import SPECS, run_cli
+from tests.conftest import SPECS, run_cli, sweep_problems_of
 
 CONF = Path(__file__).resolve().parent / "data" / "mlperf-conf-server-latency.conf"
 
@@ -97,8 +97,6 @@ objectives:
 def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_path):
     """The `arrival_rate` axis: the highest load whose TTFT and TPOT p99 meet llama2-70b-interactive's limits
     (a point is one estimate: one simulated run of a replica)."""
-    from archgen.commands import sweep as sw
-    from archgen.commands import sweep_problems
     from archgen.perf.explore.points import evaluate
 
     shutil.copytree(SPECS, tmp_path / "specs")
@@ -106,8 +104,7 @@ def test_a_sweep_over_the_arrival_rate_finds_the_load_that_meets_the_limits(tmp_
     (tmp_path / "specs" / "workloads" / "mlperf.yaml").write_text(
         WORKLOAD.format(rate="8 1/s", reqs=json.dumps(reqs)), encoding="utf-8")
     (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(tmp_path / "sweep.yaml", [tmp_path / "specs"])
-    problem = sweep_problems.problems(specs, clusters, sweeps)[0]
+    problem = sweep_problems_of(tmp_path / "sweep.yaml", [tmp_path / "specs"])[0]
     rows = evaluate(problem, 0, problem.size)
     assert [r.feasible for r in rows] == [True, True, False]
     ttft = [r.metrics["ttft_p99"] for r in rows]

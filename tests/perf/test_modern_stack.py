@@ -4,6 +4,7 @@ GB200 and GB300 (tests/perf/data/nemo-25.11.yaml; its header gives the source an
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.workload.roofline import training_kernels
 from archgen.scoring.scores import score_file
+from tests.data.models import catalog_arch
 
 DATA = Path(__file__).parent / "data"
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
@@ -58,8 +60,7 @@ def test_moe_layers_pay_for_token_permutation(h100):
     4 k h more (tests/perf/test_permute.py)."""
     from archgen.perf.train.training import permute_h
     assert permute_h(8) == 18.0
-    moe = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-               experts=128, top_k=8, expert_ffn=768)
+    moe = replace(catalog_arch("qwen3-30b-a3b"), layers=4)
     (ew,) = [k for k in training_kernels(h100, moe, seq_len=4096, dtype="bf16", attention="flash", tp=1,
                                          ep=8).kernels if k.name == "element-wise"]
     dense_part = 4096 * 2 * (11 * 2048 + 3 * 8 * 768)  # layer norms and residuals, and the experts' activations

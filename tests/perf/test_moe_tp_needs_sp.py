@@ -15,34 +15,21 @@ import numpy as np
 import pytest
 
 from archgen.perf.explore.plan import search_plan
-from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
 from archgen.perf.train.layouts import search_training
 from archgen.perf.train.refused import moe_tp_refused
 from archgen.perf.train.stacks import resolve
 from archgen.scoring.cases import read_case_file
 from tests.conftest import SPECS, docs_script
+from tests.data.models import catalog_arch
+from tests.data.workloads import qwen3_training
 
-Q30 = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-           experts=128, top_k=8, expert_ffn=768)
-
-WORKLOAD = """\
-kind: Workload
-id: q30-nosp
-name: Qwen3-30B-A3B on 64 GB200
-model: qwen3-30b-a3b
-cluster: gb200-nvl72-su
-accelerators: 64
-training:
-  seq_len: 4096
-  global_batch: 256
-  precision: bf16
-{extra}  parallelism: {{ep: 8{layout}}}
-"""
+Q30 = catalog_arch("qwen3-30b-a3b")
 
 
-def run(cli, tmp_path, extra: str = "", layout: str = ""):
-    (tmp_path / "w.yaml").write_text(WORKLOAD.format(extra=extra, layout=layout), encoding="utf-8")
+def run(cli, tmp_path, layout: str = "", **extra: object):
+    text = qwen3_training("q30-nosp", f"{{ep: 8{layout}}}", name="Qwen3-30B-A3B on 64 GB200", **extra)
+    (tmp_path / "w.yaml").write_text(text, encoding="utf-8")
     return cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "q30-nosp", "--format", "json")
 
 
@@ -52,11 +39,11 @@ def test_the_rule_is_megatron_cores():
 
 
 @pytest.mark.parametrize(("extra", "layout", "why"), [
-    ("", ", tp: 2, sequence_parallel: false", "which is stated false"),
-    ("  stack: megatron-lm-2021\n", ", tp: 2", "which is off under stack megatron-lm-2021"),
+    ({}, ", tp: 2, sequence_parallel: false", "which is stated false"),
+    ({"stack": "megatron-lm-2021"}, ", tp: 2", "which is off under stack megatron-lm-2021"),
 ])
 def test_a_stated_moe_layout_without_sequence_parallelism_is_an_error(cli, tmp_path, extra, layout, why):
-    r = run(cli, tmp_path, extra, layout)
+    r = run(cli, tmp_path, layout, **extra)
     assert r.code == 2  # an analysis error, located at the workload's training
     text = r.out + r.err
     assert f"an MoE model (128 experts) at tp 2 needs sequence parallelism in training, {why}" in text

@@ -15,12 +15,10 @@ import shutil
 import numpy as np
 import pytest
 
-from archgen.commands import sweep as sw
-from archgen.commands import sweep_problems
 from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore.points import evaluate_point
 from archgen.perf.train.refused import optimizer_offload_refused, without_refused_offloads
-from tests.conftest import SPECS
+from tests.conftest import SPECS, sweep_problems_of
 from tests.data.workloads import training_workload
 
 
@@ -105,8 +103,7 @@ L70 = training_workload("l70-ddp", "llama3-70b", 512, "{tp: 8, pp: 1}",
 def test_a_sweep_batched_keeps_to_the_rule_and_to_the_per_point_rows(tmp_path):
     (tmp_path / "w.yaml").write_text(L70, encoding="utf-8")
     (tmp_path / "sweep.yaml").write_text(SWEEP, encoding="utf-8")
-    specs, clusters, sweeps = sw.load(tmp_path / "sweep.yaml", [SPECS, tmp_path])
-    (p,) = sweep_problems.problems(specs, clusters, sweeps)
+    (p,) = sweep_problems_of(tmp_path / "sweep.yaml", [SPECS, tmp_path])
     fast = batch.evaluate(p, 0, p.size)
     for row in fast:
         ref = evaluate_point(p, row.index)

@@ -15,13 +15,12 @@ import pytest
 
 from archgen.errors import SpecError
 from archgen.perf.hw import kernels as K
-from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import estimate_training, permute_h
+from tests.data.models import catalog_arch
 
-QWEN3_30B = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
-                 experts=128, top_k=8, expert_ffn=768)
+QWEN3_30B = catalog_arch("qwen3-30b-a3b")
 #: Ranks a token reaches at EP 16, top-8, uniform routing: 16 x (1 - (15/16)^8).
 RANKS_EP16 = 16 * (1 - (15 / 16) ** 8)
 

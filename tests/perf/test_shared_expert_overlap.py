@@ -26,6 +26,7 @@ from archgen.scoring.cases import predict, read_case_file, training_problems
 from archgen.scoring.catalog import load_accelerators
 from tests.conftest import REPO as ROOT
 from tests.conftest import SPECS
+from tests.data.workloads import qwen3_training
 
 DSV3 = Arch(layers=61, hidden=7168, heads=128, kv_heads=128, head_dim=128, ffn=18432, vocab=129280, gated=True,
             experts=256, top_k=8, expert_ffn=2048, shared_experts=1)
@@ -86,21 +87,8 @@ def test_exclusive_with_the_ep_overlap_in_workloads_cases_and_flips():
         predict(flipped, load_accelerators())
 
 
-WORKLOAD = """\
-kind: Workload
-id: q30-shared
-name: Qwen3-30B-A3B on 64 GB200
-model: qwen3-30b-a3b
-cluster: gb200-nvl72-su
-accelerators: 64
-training:
-  seq_len: 4096
-  global_batch: 256
-  precision: bf16
-  overlap_ep_comm: true
-  moe_shared_expert_overlap: true
-  parallelism: {ep: 8}
-"""
+WORKLOAD = qwen3_training("q30-shared", name="Qwen3-30B-A3B on 64 GB200", overlap_ep_comm=True,
+                          moe_shared_expert_overlap=True)
 
 
 def test_a_workload_is_refused_at_the_key(cli, tmp_path):

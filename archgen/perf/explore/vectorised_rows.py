@@ -2,10 +2,11 @@
 
 `perf.explore.vectorised` times a layout set's points (the training metrics of each, as arrays); `finish` turns them
 into the `PointRow`s `perf.explore.points.evaluate_point` returns, point for point: power, energy per token, goodput and
-cost per token from `perf.workload.derived` as on the per-point path, and each requirement judged by
-`model.requirements.judge_each`, the array form of the one judgement, with the model's error band the point's estimate
-would carry (`perf.explore.set_bands`) and the one "at risk" rule (`model.requirements.status_of`; a sweep's own and
-those on goodput through `perf.workload.derived.judge_points`, with their range), as on the per-point path.
+cost per token from `perf.workload.derived` as on the per-point path, and each requirement judged on arrays by
+`perf.workload.derived.judge_values` (`model.requirements.judge_each`, the array form of the one judgement, and the
+one "at risk" rule, `model.requirements.status_of`) with the model's error band the point's estimate would carry
+(`perf.explore.set_bands`); a sweep's own and those on goodput through `perf.workload.derived.judge_points`, with their
+range, as on the per-point path.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
-from archgen.model.requirements import PASSING, Requirement, Status, judge_each, status_of
+from archgen.model.requirements import PASSING, Status
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
@@ -35,7 +36,7 @@ from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.cluster import Machine
-from archgen.perf.workload.derived import judge_points, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import judge_points, judge_values, judged, point_metrics, unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -68,9 +69,9 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
 
     `metrics` maps each estimate metric to (values of the points `chosen`, unit); `fit` is per point of `take`. Power,
     energy per token, goodput and cost per token are `perf.workload.derived.point_metrics`, point by point, as on the
-    per-point path; the requirements are judged on arrays (`model.requirements.judge_each`; a sweep's own through
-    `perf.workload.derived.judge_points`, as on the per-point path), each with the model's error band the point's
-    estimate carries (`perf.explore.set_bands`). `span_of` gives the least and greatest step time of the points
+    per-point path; the requirements are judged on arrays (`perf.workload.derived.judge_values`; a sweep's own
+    through `perf.workload.derived.judge_points`, as on the per-point path), each with the model's error band the
+    point's estimate carries (`perf.explore.set_bands`). `span_of` gives the least and greatest step time of the points
     `chosen` (their layouts re-timed) over the part's stated ranges, which a band spans on a part with no
     measurement of its own (`set_bands.spans`).
     """
@@ -100,7 +101,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         verdicts = None
         if req.metric in metrics:
             vals, unit = metrics[req.metric]
-            verdicts = _statuses(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen))))
+            verdicts = judge_values(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen))))
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
@@ -160,15 +161,3 @@ def _bands(pts: PointSet, chosen: np.ndarray, metrics: dict, span_of: StepAt | N
         return PointBands(got)
     lo, hi = span_of()
     return PointBands(got, (np.asarray(metrics["step_time"][0], dtype=float), lo, hi))
-
-
-def _statuses(req: Requirement, values: np.ndarray, unit: str,
-              ends: tuple[np.ndarray, np.ndarray] | None) -> list[Status] | None:
-    """`model.requirements.judge` of `req` on each of `values` (in `unit`) with its band's `ends` (`status_of`)."""
-    met = judge_each(req, Q_(values, unit))
-    if met is None:
-        return None
-    if ends is None:
-        return [status_of(m) for m in met]
-    low, high = (judge_each(req, Q_(e, unit)) or [] for e in ends)
-    return [status_of(m, (a, b)) for m, a, b in zip(met, low, high, strict=True)]

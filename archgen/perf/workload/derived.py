@@ -143,18 +143,34 @@ def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]]
     The range is the ends of the metric's error band where `bands` gives them for the point (the model's measured
     error, `perf.workload.bands.Band.values`, as `judge_requirements` takes it from an estimate), else the metric's
     `_low` and `_high` where a point has them (`spread`: goodput and what derives from it, over the failure-rate
-    sets): the value and each end are judged on arrays (`judge_each`) and the status is `status_of`'s, so that a
-    point met at its value but not at one end is at risk, as `check` judges it (REQ004). Every point must have the
-    metric; the per-point path passes one point, the batched path many. None where the values do not have the
-    target's dimension (each not provided).
+    sets), else the value itself; judged by `judge_values`. Every point must have the metric; the per-point path
+    passes one point, the batched path many.
     """
     values = [p[requirement.metric] for p in points]
     band_ends = bands or [None] * len(points)
     ends = [b or spread(p, requirement.metric) or (v, v)   # none: the value
             for p, v, b in zip(points, values, band_ends, strict=True)]
-    met, low, high = (judge_each(requirement, Q_(np.asarray(column, dtype=float), unit))
-                      for column in (values, [e[0] for e in ends], [e[1] for e in ends]))
-    if met is None or low is None or high is None:
+    return judge_values(requirement, values, unit, ([e[0] for e in ends], [e[1] for e in ends]))
+
+
+def judge_values(requirement: Requirement, values: Sequence[float] | np.ndarray, unit: str,
+                 ends: tuple[Sequence[float] | np.ndarray, Sequence[float] | np.ndarray] | None = None,
+                 ) -> list[Status] | None:
+    """A requirement judged on each of `values` (floats in `unit`) with the low and high `ends` of its range.
+
+    The value and each end are judged on arrays (`judge_each`) and the status is `status_of`'s, so that a value met
+    but not at one end of its range is at risk, as `check` judges it (REQ004); without `ends`, the value alone (the
+    ends are the value: met or not met). None where the values do not have the target's dimension (each not
+    provided). The one judgement of a sweep's points: `judge_points` (points as mappings) and the batched path's
+    estimate metrics (`perf.explore.vectorised_rows.finish`, arrays with their band's ends) call it.
+    """
+    met = judge_each(requirement, Q_(np.asarray(values, dtype=float), unit))
+    if met is None:
+        return None
+    if ends is None:
+        return [status_of(m) for m in met]
+    low, high = (judge_each(requirement, Q_(np.asarray(e, dtype=float), unit)) for e in ends)
+    if low is None or high is None:
         return None
     return [status_of(m, (lo, hi)) for m, lo, hi in zip(met, low, high, strict=True)]
 
