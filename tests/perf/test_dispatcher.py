@@ -150,3 +150,29 @@ def test_a_contradiction_in_a_case_file_is_located(cli, tmp_path):
     text = out.out + out.err
     assert f"{path}:" in text
     assert "ep_dedup true contradicts moe_dispatcher 'alltoall'; expected ep_dedup false" in text
+
+
+def test_hybridep_kernel_times_split_the_readme_dispatch_into_a_fixed_and_a_byte_part():
+    """HybridEP's H100 table (tests/perf/data/hybridep-h100.yaml, 8 SMs, HybridEP's default across nodes) times the
+    kernel-only dispatch of the same 4,096 tokens and routing in BF16 (14,336 B a token) and FP8 (7,392 B: 1 B a
+    value and a 4-byte scale per 128, the bytes its rate counts). Bytes alone cannot give both: at 16 ranks BF16
+    takes 1.524 ms and FP8 0.974 ms, 64 % of it for 52 % of the bytes. `dispatcher.kernel_times` reads each row as a
+    fixed time per counted token-node plus the bytes at a rate, which returns both published rates at every row
+    (FP8 as a BF16 call of hidden 3,696, the same bytes), and at hidden 2,048 gives a dispatch of 0.712 ms where
+    bytes alone gave 0.436 ms. The combine, published in BF16 only, stays bytes alone: its published rate, 0.492 ms
+    at hidden 2,048."""
+    data = yaml.safe_load((DATA / "hybridep-h100.yaml").read_text(encoding="utf-8"))
+    for r in (r for r in data["rows"] if r["sms"] == D.KERNEL_SMS):
+        n = r["ranks"]
+        wide = D.counted_bytes(n, data["ranks_per_node"])
+        bf16, combine = (float(x) for x in D.kernel_times(4096.0, 7168, 8 * n, 8, float(n), 8.0))
+        fp8 = float(D.kernel_times(4096.0, 3696, 8 * n, 8, float(n), 8.0)[0])
+        assert bf16 == pytest.approx(wide / (r["kernel_dispatch"] * 1e9), rel=1e-9)
+        assert fp8 == pytest.approx(wide * (1 + 4 / 128) / 2 / (r["kernel_dispatch_fp8"] * 1e9), rel=1e-9)
+        assert combine == pytest.approx(wide / (r["kernel_combine"] * 1e9), rel=1e-9)
+    wide = D.counted_bytes(16, 8)
+    t_bf16, t_fp8 = wide / 76.80e9, wide * (1 + 4 / 128) / 2 / 62.00e9
+    assert (round(t_bf16 * 1e3, 3), round(t_fp8 * 1e3, 3)) == (1.524, 0.974)
+    dispatch, combine = (float(x) for x in D.kernel_times(4096.0, 2048, 128, 8, 16.0, 8.0))
+    assert (round(dispatch * 1e3, 3), round(combine * 1e3, 3)) == (0.712, 0.492)
+    assert round(t_bf16 * 2048 / 7168 * 1e3, 3) == 0.436  # bytes alone

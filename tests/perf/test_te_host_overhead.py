@@ -57,8 +57,9 @@ def test_the_grace_figures_bound_an_x86_host():
 
 
 def test_even_at_the_grace_bound_the_rows_forward_stays_gpu_bound(accelerators):
-    """The row's forward issues 1.36 ms of counted host work against 2.68 ms of GPU work (1.32 ms of slack; 1.17 ms
-    before HybridEP's README kernel rates on H100, 1.13 ms before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 1.03 ms under the one-step K ramp, before
+    """The row's forward issues 1.36 ms of counted host work against 2.96 ms of GPU work (1.60 ms of slack; 1.32 ms
+    with HybridEP's README dispatch read as bytes alone, `dispatcher.TOKEN_NODE`; 1.17 ms before HybridEP's README
+    kernel rates on H100, 1.13 ms before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 1.03 ms under the one-step K ramp, before
     `kernels.k_loop_efficiency`). Its 48
     current-scaling allocations at TE #2897's Grace figure per expert (5.47 µs, an upper bound for one allocation on
     x86) and its 16 tensor objects at one whole eager operation each (13.48 µs) add at most 0.48 ms: the forward
@@ -74,7 +75,7 @@ def test_even_at_the_grace_bound_the_rows_forward_stays_gpu_bound(accelerators):
     h_f, h_b = (float(x) for x in H.host_time(job, counts, 0))
     _, ep_f = (float(x) for x in expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0))
     slack = float(lt.forward) + ep_f - h_f
-    assert slack == pytest.approx(1.32e-3, abs=0.01e-3)
+    assert slack == pytest.approx(1.60e-3, abs=0.01e-3)
     mlp = TE["measurements"]["te2897_gb200_grouped_mlp"]
     per_alloc = mlp["wgrad_allocations_us"] / mlp["experts"] * 1e-6
     extra = _per_pass("allocations_per_split") * per_alloc + _per_pass("python_objects_per_split") * H.HOST_OP_TIME

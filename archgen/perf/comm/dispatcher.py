@@ -132,14 +132,55 @@ KERNEL_PLATFORM = "h100-sxm5-80gb"
 KERNEL_SMS = 8
 
 
+#: FP8 dispatch, kernel only, GB/s across nodes (README_Hybrid-EP.md at 94a9f8f, "H100 Platform", 8 SMs), and the
+#: FP8 bytes it counts per BF16 byte: 1 B a value plus a 4-byte scale per 128 (tests/test_hybrid_ep.py at 7febc6e,
+#: `fp8_factor = (1 + 4 / 128) / 2`), so 7,392 B a token where BF16 sends 14,336 B.
+SCALE_OUT_FP8 = ((16, 62.00), (32, 51.30), (64, 46.63))
+FP8_FACTOR = (1.0 + 4.0 / 128.0) / 2.0
+
+
+def _token_node_times() -> tuple[list[float], tuple[list[float], list[float]], tuple[list[float], list[float]]]:
+    """(ranks, (fixed s, s per byte) of a dispatch, the same of a combine) per counted token-node of each row.
+
+    A call's kernel time is read as a fixed time per token and node it reaches plus its bytes at a rate:
+    t = n·(a + b·bytes per token). The README times the dispatch at two token sizes, BF16 (14,336 B) and FP8
+    (7,392 B), at the same 4,096 tokens and routing, which gives a and b. The combine is published in BF16 only:
+    its time stays its bytes at its BF16 rate (a = 0). Both post one RDMA write per token and remote node
+    (csrc/hybrid_ep/backend/hybrid_ep_backend.cuh at 34152ae, `WQE_NUM_RATIO`: dispatch line 941, combine line
+    2637), so the combine's a is unpublished, not absent: 0 is its lower end, the dispatch's a its upper end. FP8's
+    extra write a token (its scales) counts in the FP8 time, so the dispatch's a is, if anything, too large.
+    """
+    ranks: list[float] = []
+    disp: tuple[list[float], list[float]] = ([], [])
+    comb_: tuple[list[float], list[float]] = ([], [])
+    wide, narrow = HIDDEN * 2.0, HIDDEN * 2.0 * FP8_FACTOR
+    for (n, _, _, ker_d, ker_c), (_, fp8) in zip(SCALE_OUT, SCALE_OUT_FP8, strict=True):
+        b = counted_bytes(n, 8)
+        nodes = b / wide  # counted token-nodes
+        t_wide, t_narrow = b / (ker_d * 1e9), b * FP8_FACTOR / (fp8 * 1e9)
+        per_byte = (t_wide - t_narrow) / (nodes * (wide - narrow))
+        fixed = t_wide / nodes - wide * per_byte
+        ranks.append(float(n))
+        disp[0].append(fixed)
+        disp[1].append(per_byte)
+        comb_[0].append(0.0)
+        comb_[1].append(b / (ker_c * 1e9) / nodes / wide)
+    return ranks, disp, comb_
+
+
+#: (ranks, dispatch (fixed, per byte), combine (fixed, per byte)) per counted token-node, the README's H100 rows.
+TOKEN_NODE = _token_node_times()
+
+
 def kernel_times(tokens, hidden, experts, top_k, ep, per_domain):
     """HybridEP's kernel-only (dispatch, combine) time of one call (s) across nodes on the README's H100 platform.
 
-    The README's rate (`SCALE_OUT`, kernel columns, `KERNEL_SMS`) applied to the job's counted bytes: `tokens` per
-    rank, each sent once to every node that holds one of its `top_k` experts (its own included, as the README
-    counts; uniform routing over `experts` in `ep` / `per_domain` nodes), `hidden` BF16 values each. The rate is
-    linear in the ranks between rows and held at the first and last outside them (16-64 ranks measured). Assumes the
-    rate holds at the job's message size (measured at hidden 7,168): a lower bound where messages are smaller.
+    The README's kernel times (`SCALE_OUT`, `SCALE_OUT_FP8`, `KERNEL_SMS`) read per counted token-node
+    (`TOKEN_NODE`): `tokens` per rank, each sent once to every node that holds one of its `top_k` experts (its own
+    included, as the README counts; uniform routing over `experts` in `ep` / `per_domain` nodes), each taking the
+    row's fixed time (the dispatch's; none for the combine) plus `hidden` BF16 values at the row's rate. Linear in
+    the ranks between rows and held at the first and last outside them (16-64 ranks measured). Measured at hidden
+    7,168 (BF16) and 3,696 (FP8's bytes, as BF16 values); a smaller hidden size is extrapolated along the same line.
     """
     ep = np.asarray(ep, dtype=float)
     nodes = np.maximum(ep / per_domain, 1.0)
@@ -147,7 +188,7 @@ def kernel_times(tokens, hidden, experts, top_k, ep, per_domain):
     miss = np.ones_like(nodes)
     for i in range(int(top_k)):
         miss = miss * np.maximum(experts - held - i, 0.0) / (experts - i)
-    counted = tokens * nodes * (1.0 - miss) * hidden * 2.0
-    ranks = [float(r[0]) for r in SCALE_OUT]
-    return tuple(counted / (np.interp(ep, ranks, [r[k] for r in SCALE_OUT]) * 1e9) for k in (3, 4))
-
+    counted = tokens * nodes * (1.0 - miss)
+    ranks, *calls = TOKEN_NODE
+    return tuple(counted * np.interp(ep, ranks, [f + hidden * 2.0 * b for f, b in zip(*c, strict=True)])
+                 for c in calls)

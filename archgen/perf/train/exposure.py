@@ -149,7 +149,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
       formula assumes so), and the domains hit follow from the top_k EP ranks alone.
 
     HybridEP across nodes on the H100 of its README's table (8 ranks a node, as measured) takes the README's
-    kernel-only rates at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged).
+    kernel-only times at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged; the
+    dispatch a fixed time per token-node plus its bytes, from the README's FP8 and BF16 columns).
     """
     a = job.arch
     etp = tp if etp is None else etp
