@@ -141,6 +141,22 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
 
 
+def held_note(arch: Arch, t: Training) -> str:
+    """What the layout search held of an MoE model's layout without searching it, where the workload leaves it out.
+
+    The layout search varies tp, pp, dp, micro_batch, interleave, recompute and the ZeRO stage; ep, etp and cp keep
+    the schema's default (1, tp, 1). For an MoE model that is every expert on every rank, which a plan search
+    (`--search-plan`, `perf.explore.plan`) does not hold (newuser38: a 600B-A40B job on 16,128 GB300 at ep 1 ran
+    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). Empty for a dense model or a stated ep.
+    """
+    given = t.parallelism.model_fields_set
+    if not arch.experts or "ep" in given:
+        return ""
+    held = ["ep 1"] + (["etp = tp"] if "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
+    return (f"; {', '.join(held)} held, not searched (left out: this search varies tp, pp, dp, micro_batch, "
+            "interleave, recompute and zero; `--search-plan` searches ep and cp too, or state them)")
+
+
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
@@ -188,7 +204,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit], misfit=misfit)
         layout, est = res.best, res.estimate  # the search has timed its best layout already
-        notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
+        notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
+                     + held_note(arch, t))
     num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload")}  # the integer fields
     lay = Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"], num["ep"],
                  num["interleave"], RECOMPUTE_CODES[str(layout["recompute"])], knobs.sequence_parallel,
