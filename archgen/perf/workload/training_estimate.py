@@ -30,7 +30,7 @@ from archgen.perf.train.layouts import (
     no_layout_reason,
     search_training,
 )
-from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
+from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave, uniform_layout
 from archgen.perf.train.stacks import (
     Knobs,
     newest,
@@ -157,6 +157,26 @@ def held_note(arch: Arch, t: Training) -> str:
             "interleave, recompute and zero; `--search-plan` searches ep and cp too, or state them)")
 
 
+def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
+    """Where the layout places the layers as DeepSpeed's uniform partition, what Megatron needs told to run it.
+
+    An uneven non-interleaved split with no stated counts is timed as DeepSpeed places it (`pipeline_split`); Megatron
+    asserts an even split unless the stages are stated, so such a layout, searched or stated, runs under the
+    Megatron stacks only with its layout string (`pipeline_split.uniform_layout`), whose own step time is given where
+    it differs (every rank timed as it is, where the split's rank classes put ceil(l/pp) on each middle rank).
+    Before (newuser38), a searched tp 16, pp 27 for 126 layers read as a plain layout.
+    """
+    text = uniform_layout(arch.layers, int(lay.pp), int(lay.interleave), lay.pipeline)
+    if text is None:
+        return []
+    exact = float(estimate_training(hw, job, replace(lay, pipeline=replace(lay.pipeline, layout=text))).step_time)
+    alone = f"; stated so, the step time is {exact:.4g} s" if f"{exact:.4g}" != f"{step:.4g}" else ""
+    return [f"pp {int(lay.pp)} does not divide the {arch.layers} layers, even with the embedding and loss as slots: "
+            f"placed as DeepSpeed's uniform partition; Megatron-LM asserts an even split unless the stages are stated "
+            f"(megatron/training/arguments.py at d98e8a6, line 997), so to run this layout state pipeline_layout: "
+            f"'{text}' (Megatron-core's pipeline_model_parallel_layout){alone}"]
+
+
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
@@ -221,6 +241,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp))
+    if with_stack_range:  # as the stack range: a sweep shows no notes
+        notes += uniform_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
     fits = bool(est.fits)
