@@ -24,27 +24,25 @@ _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.
 #: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
 _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
-#: A cluster's figures taken from its largest training job are set by the pipeline stage that ranks its jobs.
-_OPS = "analyse/operations_stage.py"
+_OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
 #: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at
 #: goodput's high and low end); `_CHARGED` says what each end charges (`perf.workload.derived.cost_ends`, one rule).
 SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
-#: Why a job's cost per token (and per million tokens, and its whole cost) has no high end: at goodput's low end the
-#: job makes no token at any price, so the end is infinite (`perf.workload.derived.cost_ends`), and reads so.
+#: Why a job's cost per token (its whole cost, its goodput time to train) has no high end: goodput's low end is 0.
 UNBOUNDED = "no upper bound: goodput's low end is 0"
 
 
 def unbounded(metric: str) -> str:
     """Why `metric`'s value is infinite, the one rule of every output.
 
-    `UNBOUNDED` for a job's cost (its high end), else "no upper bound": a served workload whose arrivals outrun its
-    replicas has no TTFT (`perf.serve.run.overrun`), and goodput has nothing to do with it.
+    `UNBOUNDED` for a job's cost and goodput time (their high end; `derived.cost_ends`), else "no upper bound" (a
+    served workload whose arrivals outrun its replicas has no TTFT, `perf.serve.run.overrun`: not goodput's doing).
     """
     return UNBOUNDED if metric.removesuffix("_high") in (*SPARE_RANGED, "tco_per_goodput_accelerator_hour",
-                                                         "tco_per_job_goodput_accelerator_hour") \
-        else "no upper bound"
+                                                         "tco_per_job_goodput_accelerator_hour",
+                                                         "goodput_time_to_train") else "no upper bound"
 
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -290,8 +288,10 @@ REGISTRY: tuple[Metric, ...] = (
            "goodput.", _GP, _T, True, counts="tokens"),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
            "per second.", _GP, _T, sweep=False, minimise=True),
-    Metric("workload", "goodput_time_to_train", "s", "day", 1, "Goodput time to train", "Time to train over "
-           "goodput.", _GP, _T, sweep=False, minimise=True),
+    *(Metric("workload", f"goodput_time_to_train{e}", "s", "day", 1, "Goodput time to train" + f" ({e[1:]})" * bool(e),
+             "Time to train over goodput" + (f"_{o}: the {e[1:]} end over the rate sets (infinite where that is 0)."
+                                             if e else "."), _GP, _T, sweep=False, minimise=True)
+      for e, o in (("", ""), ("_low", "high"), ("_high", "low"))),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
            sweep=False, minimise=True),

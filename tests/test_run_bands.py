@@ -47,10 +47,32 @@ def test_a_runs_time_and_cost_band_is_the_step_times(est, metric):
 @pytest.mark.parametrize("metric", ["time_to_train", "goodput_time_to_train"])
 def test_a_time_to_train_met_only_by_the_estimate_is_at_risk(est, metric):
     v = est.metrics[metric].m_as("day")
-    slow = v / (1 + LOW)   # the band's pessimistic end
+    slow = v / (1 + LOW)   # the band's pessimistic end (goodput's too: taken at goodput_low, below)
+    if metric == "goodput_time_to_train":
+        slow = est.metrics["goodput_time_to_train_high"].m_as("day") / (1 + LOW)
     assert _status(est, metric, f"<= {v * 0.99} day") is Status.NOT_MET
     assert _status(est, metric, f"<= {(v + slow) / 2} day") is Status.AT_RISK   # before: met
     assert _status(est, metric, f"<= {slow * 1.01} day") is Status.MET
+
+
+def test_goodput_time_to_train_spans_goodputs_range(est):
+    """newuser38: the goodput time to train is the time to train over goodput, so over goodput's own range
+    (`goodput_low`, `goodput_high`: the published rate sets and their Poisson intervals, docs/reliability.md) it runs
+    from time / goodput_high to time / goodput_low, and the step time's band is taken at each end of that, as for
+    `job_cost`. Before, its band was the step time's alone: on this job a target met at the band's pessimistic end
+    at the point goodput read "met" though the rate sets' low goodput would miss it."""
+    t = est.metrics["time_to_train"].m_as("day")
+    g, g_low, g_high = (est.metrics[k].m for k in ("goodput", "goodput_low", "goodput_high"))
+    assert 0 < g_low < g < g_high
+    assert est.metrics["goodput_time_to_train"].m_as("day") == pytest.approx(t / g)
+    low, high = (est.metrics[f"goodput_time_to_train_{end}"].m_as("day") for end in ("low", "high"))
+    assert (low, high) == (pytest.approx(t / g_high), pytest.approx(t / g_low))
+    [o] = judge_requirements([Requirement(id="REQ-X-001", statement="x", metric="goodput_time_to_train",
+                                          target=f"<= {t / g / (1 + LOW) * 1.01} day")], est)
+    assert o.status is Status.AT_RISK   # before: met (the step time's band at the point goodput only)
+    assert o.band is not None
+    assert (o.band[0].m_as("day"), o.band[1].m_as("day")) == (pytest.approx(t / g_high / (1 + HIGH)),
+                                                                pytest.approx(t / g_low / (1 + LOW)))
 
 
 def test_time_to_train_and_the_tokens_per_second_it_is_made_from_agree(est):

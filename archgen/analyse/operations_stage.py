@@ -96,8 +96,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             if not isinstance(model, Model):   # an estimate that fits resolved its model; unreachable otherwise
                 continue
             if not w.checkpoint.tokens:
-                _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "job_cost", "job_cost_low",
-                                      "job_cost_high"), NO_TOKEN_BUDGET)
+                _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "goodput_time_to_train_low",
+                                      "goodput_time_to_train_high", "job_cost", "job_cost_low", "job_cost_high"),
+                      NO_TOKEN_BUDGET)
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)

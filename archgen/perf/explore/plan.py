@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from archgen.model.switch_allows import allowed
+from archgen.model.switches import SWITCHES, as_written
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
 from archgen.perf.explore.plan_bound import layout as rows_layout
@@ -45,7 +46,7 @@ from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
-from archgen.perf.train.stacks import stated_knobs, zero_stages
+from archgen.perf.train.stacks import Knobs, moot, stated_knobs, zero_stages
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_estimate import on_its_vendor, training_setup
 
@@ -76,6 +77,8 @@ class PlanResult:
     searched_model_only: bool = False   # whether model-only options were searched
     layout_searched: dict[str, tuple] = field(default_factory=dict)  # the layout fields the workload leaves open,
     #                                     each with the values its valid layouts take (tp, pp, dp, mb, v, recompute)
+    profile: dict[str, tuple[object, str]] = field(default_factory=dict)  # neither searched nor stated: the stack
+    #                                     profile's value, and why the best plan does not use it ("" where it does)
 
 
 def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str, object],
@@ -262,7 +265,25 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
     setup = training_setup(workload, Arch.from_model(model), hw, gpus)
     given = t.parallelism.model_fields_set  # cp and ep default to 1: searched unless the workload states them
     fixed = {k: v for k, v in setup.fixed.items() if k not in ("cp", "ep") or k in given}
-    return search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only)
+    res = search_plan(hw, setup.job, gpus, t.stack, stated_knobs(t), fixed, setup.pipeline, model_only=model_only)
+    return replace(res, profile=not_searched(res, setup.knobs, bool(setup.job.arch.experts), t.precision,
+                                             "etp" not in given))
+
+
+def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str, etp_open: bool) -> dict[str, tuple]:
+    """The switches the plan search took from the stack profile without searching them, with their values.
+
+    Each with why the best plan does not use it (`stacks.moot`; "" where it does). The distributed optimizer goes with
+    the ZeRO stage searched; an MoE model's `etp` is held at tp where not stated. Before (newuser38), the output named
+    only the switches searched and stated, and left the MoE dispatcher, CUDA graphs, the FP8 recipe and the rest
+    unsaid.
+    """
+    covered = {*res.searched, *res.kept} | ({"distributed_optimizer"} if "zero" in res.searched else set())
+    out: dict[str, tuple] = {n: (getattr(knobs, n), moot(n, res.best or {}, moe, precision) or "")
+                             for n in SWITCHES if n not in covered}
+    if moe and etp_open:
+        out["etp"] = ("tp", "")
+    return out
 
 
 def plan_dict(res: PlanResult) -> dict[str, object]:
@@ -275,6 +296,8 @@ def plan_dict(res: PlanResult) -> dict[str, object]:
             "layouts": res.layouts, "fitting": res.fitting,
             "evaluated": res.evaluated, "space": res.space, "layout": res.best, "switches": res.switches,
             "turned_on": list(res.turned_on),
+            "not_searched": {k: {"value": v, "used": not why, "why": why or "the stack profile's value, not searched"}
+                             for k, (v, why) in res.profile.items()},
             "step_time_s": float(est.step_time) if est is not None else None,
             "mfu": float(est.mfu) if est is not None else None}
 
@@ -290,6 +313,11 @@ def plan_text(res: PlanResult, step_time: float | None) -> str:
         lines.append("  held at one value: " + _values(held))
     if res.kept:
         lines.append("  kept as stated: " + ", ".join(f"{k}={v}" for k, v in res.kept.items()))
+    used = [f"{k}={as_written(v)}" for k, (v, why) in res.profile.items() if not why]
+    if used:
+        lines.append("  not searched (the stack profile's value): " + ", ".join(used))
+    if unused := [k for k, (_, why) in res.profile.items() if why]:
+        lines.append("  not searched, unused by the best plan: " + ", ".join(unused))
     lines.append("  model-only (no stack runs it): weight offload, " + (
         "searched" if res.searched_model_only else "not searched (--model-only to search it)"))
     lines.append(f"  {res.layouts:,} layouts, {res.fitting:,} fit under some plan; {res.evaluated:,} of "

@@ -153,6 +153,32 @@ def _problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:
             + (uneven_hint(layers, pp, v) if opts.embedding_slot is None and opts.loss_slot is None else "")]
 
 
+def uniform_layout(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> str | None:
+    """The layout string of DeepSpeed's uniform partition where a split takes it, else None.
+
+    That is a non-interleaved pipeline whose layers do not divide even with the slots, placed by no stated count or
+    layout (`_problems` accepts it): ceil(l/pp) layers on the first l mod pp ranks, floor(l/pp) on the others, the
+    embedding first and the loss last, in Megatron-core's `pipeline_model_parallel_layout` notation, which places it.
+    Megatron-LM asserts an even split otherwise (megatron/training/arguments.py at d98e8a6, line 997).
+    """
+    if v != 1 or pp < 2 or opts.stated or split_problems(layers, pp, v, opts):
+        return None
+    e, lo = _slots(layers, pp, v, opts)
+    if (layers + int(e) + int(lo)) % pp == 0:
+        return None
+    q, r = divmod(layers, pp)
+    counts = [q + 1] * r + [q] * (pp - r)
+    t = lambda c: "t" if c == 1 else f"t*{c}"  # noqa: E731 (a local shorthand)
+    runs: list[list[int]] = []
+    for c in counts[1:-1]:
+        if runs and runs[-1][0] == c:
+            runs[-1][1] += 1
+        else:
+            runs.append([c, 1])
+    middle = "".join(f"{t(c)}|" if n == 1 else f"({t(c)}|)*{n}" for c, n in runs)
+    return f"E{t(counts[0])}|{middle}{t(counts[-1])}L"
+
+
 def uneven_hint(layers: int, pp: int, v: int) -> str:
     """How to place `layers` on pp x v stages unevenly, as Megatron-core allows: the options a split needs, in words.
 

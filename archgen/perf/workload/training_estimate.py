@@ -30,7 +30,7 @@ from archgen.perf.train.layouts import (
     no_layout_reason,
     search_training,
 )
-from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
+from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave, uniform_layout
 from archgen.perf.train.stacks import (
     Knobs,
     newest,
@@ -141,6 +141,42 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
 
 
+def held_note(arch: Arch, t: Training) -> str:
+    """What the layout search held of an MoE model's layout without searching it, where the workload leaves it out.
+
+    The layout search varies tp, pp, dp, micro_batch, interleave, recompute and the ZeRO stage; ep, etp and cp keep
+    the schema's default (1, tp, 1). For an MoE model that is every expert on every rank, which a plan search
+    (`--search-plan`, `perf.explore.plan`) does not hold (newuser38: a 600B-A40B job on 16,128 GB300 at ep 1 ran
+    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). Empty for a dense model or a stated ep.
+    """
+    given = t.parallelism.model_fields_set
+    if not arch.experts or "ep" in given:
+        return ""
+    held = ["ep 1"] + (["etp = tp"] if "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
+    return (f"; {', '.join(held)} held, not searched (left out: this search varies tp, pp, dp, micro_batch, "
+            "interleave, recompute and zero; `--search-plan` searches ep and cp too, or state them)")
+
+
+def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
+    """Where the layout places the layers as DeepSpeed's uniform partition, what Megatron needs told to run it.
+
+    An uneven non-interleaved split with no stated counts is timed as DeepSpeed places it (`pipeline_split`); Megatron
+    asserts an even split unless the stages are stated, so such a layout, searched or stated, runs under the
+    Megatron stacks only with its layout string (`pipeline_split.uniform_layout`), whose own step time is given where
+    it differs (every rank timed as it is, where the split's rank classes put ceil(l/pp) on each middle rank).
+    Before (newuser38), a searched tp 16, pp 27 for 126 layers read as a plain layout.
+    """
+    text = uniform_layout(arch.layers, int(lay.pp), int(lay.interleave), lay.pipeline)
+    if text is None:
+        return []
+    exact = float(estimate_training(hw, job, replace(lay, pipeline=replace(lay.pipeline, layout=text))).step_time)
+    alone = f"; stated so, the step time is {exact:.4g} s" if f"{exact:.4g}" != f"{step:.4g}" else ""
+    return [f"pp {int(lay.pp)} does not divide the {arch.layers} layers, even with the embedding and loss as slots: "
+            f"placed as DeepSpeed's uniform partition; Megatron-LM asserts an even split unless the stages are stated "
+            f"(megatron/training/arguments.py at d98e8a6, line 997), so to run this layout state pipeline_layout: "
+            f"'{text}' (Megatron-core's pipeline_model_parallel_layout){alone}"]
+
+
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
@@ -188,7 +224,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
                             notes=[misfit], misfit=misfit)
         layout, est = res.best, res.estimate  # the search has timed its best layout already
-        notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts")
+        notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
+                     + held_note(arch, t))
     num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload")}  # the integer fields
     lay = Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"], num["ep"],
                  num["interleave"], RECOMPUTE_CODES[str(layout["recompute"])], knobs.sequence_parallel,
@@ -204,6 +241,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp))
+    if with_stack_range:  # as the stack range: a sweep shows no notes
+        notes += uniform_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
     fits = bool(est.fits)
