@@ -18,6 +18,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.lengths import decode_context, reserved_context
+from archgen.perf.workload.roofline import inference_kernels
 from archgen.perf.workload.serving_estimate import lengths_convention
 from archgen.pipeline import run
 from archgen.scoring.cases import predict, read_case_file
@@ -71,6 +72,19 @@ def test_the_step_reads_the_weighted_context(accelerators):
     mean = estimate_inference(hw, ServeJob(LLAMA70, 1000, 1000, "fp8", "fp8", "mean", output_len_cv=1.0), 1, 64)
     mean_one = estimate_inference(hw, ServeJob(LLAMA70, 1000, 1000, "fp8", "fp8", "mean"), 1, 64)
     assert float(mean.kv_per_sequence_per_gpu) / float(mean_one.kv_per_sequence_per_gpu) == pytest.approx(2000 / 1500)
+
+
+def test_the_kernel_view_reads_the_same_context(accelerators):
+    """The roofline's decode attention core reads the offline step's context: at CV 1 that of an output twice as
+    long (1000 + 2000/2 = 1000 + 1000 x 2/2)."""
+    hw = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8, scale_up_bandwidth=Q_(900, "GB/s"))
+
+    def core(output_len, cv):
+        r = inference_kernels(hw, LLAMA70, input_len=1000, output_len=output_len, dtype="fp8", kv_dtype=None, tp=1,
+                              batch=64, output_len_cv=cv)
+        return next(k for k in r.kernels if k.phase == "decode" and k.name == "attention core")
+    assert core(1000, 1.0).time == core(2000, None).time > core(1000, None).time
+    assert core(1000, 1.0).bytes_moved == pytest.approx(2000 / 1500 * core(1000, None).bytes_moved)
 
 
 def test_the_deepseek_offline_row_moves(accelerators):
