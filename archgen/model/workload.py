@@ -260,10 +260,10 @@ class Inference(Spec):
                            "or 'none' (nvidia/DeepSeek-R1-FP4); the rest are BF16 (perf/serve/attention_quant.py).")
     output_len_cv: float | None = Field(
         None, ge=0, allow_inf_nan=False, description="Coefficient of variation (standard deviation / mean) of the "
-        "generated tokens per request, e.g. 1.25 for MLPerf's DeepSeek-R1 dataset: the offline decode steps then read "
-        "input + output_len (1 + cv^2) / 2 tokens of context, each slot holding a request as long as it generates "
-        "(perf/serve/lengths.py). Left out, every output has output_len tokens, as the estimate says. Offline only: "
-        "a simulated run (concurrency, or server with an arrival_rate) gives every request one length.")
+        "generated tokens per request, read from the dataset (the scored MLPerf rows state theirs): the offline decode "
+        "steps then read input + output_len (1 + cv^2) / 2 tokens of context, each slot holding a request as long as "
+        "it generates (perf/serve/lengths.py). Left out, every output has output_len tokens, as the estimate says. "
+        "Offline only: a simulated run (concurrency, or server with an arrival_rate) gives every request one length.")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
     attention_dp: bool = Field(
