@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.engine import DISAGGREGATED, MAX_BATCH_SIZE, MAX_NUM_TOKENS
+from archgen.model.engine import DISAGGREGATED, MAX_BATCH_SIZE, MAX_NUM_TOKENS, serving_problem, spread_problem
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -258,6 +258,12 @@ class Inference(Spec):
     quantised_attention: QuantisedAttention = Field(
         "all", description="Attention projections stored in `precision`: 'all', 'output' (nvidia/DeepSeek-R1-FP4-v2) "
                            "or 'none' (nvidia/DeepSeek-R1-FP4); the rest are BF16 (perf/serve/attention_quant.py).")
+    output_len_cv: float | None = Field(
+        None, ge=0, allow_inf_nan=False, description="Coefficient of variation (standard deviation / mean) of the "
+        "generated tokens per request, read from the dataset (the scored MLPerf rows state theirs): the offline decode "
+        "steps then read input + output_len (1 + cv^2) / 2 tokens of context, each slot holding a request as long as "
+        "it generates (perf/serve/lengths.py). Left out, every output has output_len tokens, as the estimate says. "
+        "Offline only: a simulated run (concurrency, or server with an arrival_rate) gives every request one length.")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
     attention_dp: bool = Field(
@@ -288,6 +294,8 @@ class Inference(Spec):
         errors = []
         if problem := serving_problem(self.scenario, self.batch, self.tp, self.ep):
             errors.append(FieldError((problem[0],), problem[1]))
+        if spread := spread_problem(self.scenario, self.arrival_rate is not None, self.output_len_cv):
+            errors.append(FieldError(("output_len_cv",), spread))
         if self.arrival_rate is not None and self.scenario != "server":
             errors.append(FieldError(("arrival_rate",), "arrival_rate applies to the server scenario (Poisson "
                                                         f"arrivals); this job's scenario is '{self.scenario}'"))
@@ -300,19 +308,6 @@ class Inference(Spec):
                                                    "scenario's arrival_rate"))
         raise_each(errors, type(self).__name__)
         return self
-
-
-def serving_problem(scenario: str, batch: int | str | None, tp: int | None, ep: int) -> tuple[str, str] | None:
-    """The field at fault and why, when a serving job's scenario, batch and expert parallelism disagree; else None.
-
-    A concurrency benchmark needs the requests it keeps in flight; `ep` splits the replica's tp ranks.
-    """
-    if scenario == "concurrency" and (batch is None or batch == "max"):
-        return ("batch", "the concurrency scenario needs batch: the requests kept in flight per replica, e.g. 'batch: "
-                         "1' (as many as fit is the offline scenario)")
-    if tp is not None and tp % ep:
-        return ("ep", f"ep ({ep}) must divide tp ({tp}): the replica's tp ranks hold the experts, ep ways by expert")
-    return None
 
 
 def job_kind(spec: object, noun: str) -> str:

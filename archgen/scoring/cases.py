@@ -322,7 +322,7 @@ def serve_job(case: Case) -> ServeJob:
     return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
                     inf.prefill, inf.ffn_activation, inf.max_batch_size,
-                    quantised_attention=inf.quantised_attention)
+                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
 
 
 def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:

@@ -88,21 +88,22 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
 
 
 def test_offline_and_server_throughput(errors):
-    """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 3-5 % low, on B300 (v6.1, the model's defaults for what
-    is not stored) +6 %, FP8 on Dell's H200 +3 %; GB300's 405B +3 %, MI325X's vLLM run +21 %, Llama 3.1 8B +25 %
-    (docs/perf-model.md; before the FFN activation's bytes were charged, issue 20: within 2 %, +12, +6, +13, +24,
-    +35 %).
+    """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 6-7 % low, on B300 (v6.1, the model's defaults for what
+    is not stored) +2 %, FP8 on Dell's H200 -0.2 %; GB300's 405B +3 %, MI325X's vLLM run +19 %, Llama 3.1 8B +25 %
+    with each dataset's output spread stated (outputcv, `output_len_cv`: the decode context weighted by length; at
+    one length 3-5 % low, +5, +3, +3, +21, +25 %; before the FFN activation's bytes were charged, issue 20: within
+    2 %, +12, +6, +13, +24, +35 %).
     Server tokens/s -7 % to +3 %: the replicas keep up with what arrives (-3 % to -14 %, the 405B ones 7-13 % short,
     while the seeded arrivals of a run came at 0.89 to 0.99 of the stated rate: batcher.py). Llama 2 70B on B200
     and GB200 read -7 % and -4 % (-39 % and -38 % when a rate above the offline closed form's capacity was
     simulated for 400 requests only, the drain counted: issue 20): their simulated replica, full, serves 48 and 49
     requests/s against the 45.5 that arrive, so it keeps up."""
     offline = {i: e for (i, m), e in errors.items() if "-offline-" in i}
-    assert all(-0.06 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.02 for s in ("8xb200", "4xgb200"))
+    assert all(-0.08 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.04 for s in ("8xb200", "4xgb200"))
     # +3 % since serve3 streams GB300's FP4 decode GEMMs at B200's measured 0.405 (its stated range [0.405, 0.85])
     assert 0.01 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.05
-    assert 0.03 <= offline["mlperf61-llama2-70b-offline-8xb300-tp1-fp4"] <= 0.09
-    assert 0.01 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.05
+    assert 0.0 <= offline["mlperf61-llama2-70b-offline-8xb300-tp1-fp4"] <= 0.05
+    assert -0.02 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.02
     assert 0.17 <= offline["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8"] <= 0.25
     assert 0.20 <= offline["mlperf51-llama31-8b-offline-8xb200-tp1-fp4"] <= 0.30
     server = {i: e for (i, m), e in errors.items() if "-server-" in i and m == "tokens_per_second"}

@@ -34,12 +34,14 @@ step with b sequences, both with their fixed costs):
 * concurrency and server under load: simulated iteration by iteration (`perf.serve.scheduler`: continuous batching with
   chunked prefill, admission by KV cache, queueing), with this module's forward pass as the iteration time.
 
-Each sequence holds KV cache for `RESERVED_CONTEXT[kv_reserve]` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
+Each sequence holds KV cache for `lengths.reserved_context` tokens, in `MEMORY_UTILISATION` of HBM (vLLM's
 `gpu_memory_utilization` default) after the weights: by default the whole request (input + output), as
 TensorRT-LLM's default capacity scheduler, GUARANTEED_NO_EVICT, admits a request only when its whole KV cache is
 guaranteed (docs/source/performance/perf-best-practices.md; trtllm-bench throughput keeps that default); or the
 mean context (input + output/2) under a scheduler that allocates as sequences grow and may pause them
 (`kv_reserve: mean`: vLLM, TensorRT-LLM's MAX_UTILIZATION). Decode attention reads the mean context either way.
+Where the outputs differ in length (`output_len_cv`, offline only) the mean context is weighted by length, input +
+output (1 + CV^2) / 2, and so is a 'mean' reservation (`lengths`).
 The KV cache and the attention core use `kernels.serving_kv_dtype` (FP8 under FP4 weights).
 """
 
@@ -59,6 +61,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
+from archgen.perf.serve.lengths import decode_context, reserved_context
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
@@ -87,8 +90,6 @@ BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedul
                      "at 16d2467ea8; per rank under attention DP)")
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
-#: Tokens of KV cache a sequence holds, as a function of (input, output), per `kv_reserve`.
-RESERVED_CONTEXT = {"full": lambda i, o: i + o, "mean": lambda i, o: i + o / 2.0}
 
 #: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
 #: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
@@ -114,7 +115,7 @@ class ServeJob:
         output_len: Generated tokens per request.
         precision: Weight and GEMM data type.
         kv_precision: KV-cache data type (default `kernels.serving_kv_dtype`).
-        kv_reserve: KV cache a sequence holds ('full' or 'mean', see `RESERVED_CONTEXT`).
+        kv_reserve: KV cache a sequence holds ('full' or 'mean', see `lengths.reserved_context`).
         ep: Expert-parallel ways of a replica's MoE layers (divides tp; the rest splits each expert).
         attention_dp: Attention data parallel: each rank runs the whole attention on 1/tp of the requests.
         scenario: 'offline' / 'server' (throughput at `batch`) or 'concurrency' (closed loop of `batch` requests);
@@ -130,6 +131,8 @@ class ServeJob:
             per rank under attention DP.
         quantised_attention: Which attention projections take `precision` ('all', 'output' or 'none',
             `attention_quant.ATTENTION_SOURCE`); the others run and are stored in BF16.
+        output_len_cv: The generated lengths' coefficient of variation (offline closed form only; None: every
+            output of `output_len` tokens), `lengths.decode_context`.
     """
 
     arch: Arch
@@ -147,6 +150,7 @@ class ServeJob:
     ffn_activation: str = "separate"
     max_batch_size: int = MAX_BATCH_SIZE
     quantised_attention: str = "all"
+    output_len_cv: float | None = None
 
 
 @dataclass(frozen=True)
@@ -349,8 +353,8 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
     weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention)
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
-    mean_ctx = job.input_len + job.output_len / 2.0
-    kv_seq = per_tok * RESERVED_CONTEXT[job.kv_reserve](job.input_len, job.output_len)
+    mean_ctx = decode_context(job.input_len, job.output_len, job.output_len_cv)
+    kv_seq = per_tok * reserved_context(job.kv_reserve, job.input_len, job.output_len, job.output_len_cv)
     usable = hw.hbm_capacity * MEMORY_UTILISATION - weights
     ranks = scheduling_ranks(job, tp) + 0.0  # ranks that each hold and schedule their own sequences (`RANK_LIMITS`)
     kv_batch = np.maximum(np.floor(usable / kv_seq), 0.0) * ranks

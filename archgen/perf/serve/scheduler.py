@@ -5,7 +5,7 @@ executor do. Each iteration has a budget of the job's `max_num_tokens` tokens (T
 default, `BuildConfig.max_num_tokens`; vLLM's `max_num_batched_tokens` under chunked prefill, 8,192 for its API
 server on a GPU of 70 GB or more, `vllm/engine/arg_utils.py`). The running requests' decodes come first, one token
 each; what is left of the budget goes to prompts in arrival order, the prompt being prefilled first, then waiting
-requests as the KV cache admits them (a request holds `inference.RESERVED_CONTEXT[kv_reserve]` tokens of KV cache
+requests as the KV cache admits them (a request holds `lengths.reserved_context` tokens of KV cache
 from admission, so at most `max_batch` run at once). A prompt longer than what is left is cut into chunks; its
 first token comes from the logits of its last chunk, at the end of that iteration. Under `prefill: separate` (vLLM
 0.x without chunked prefill, `vllm/core/scheduler.py` `_schedule_default`: "Don't schedule decodes if prefills are
@@ -36,7 +36,8 @@ Decode-only stretches are jumped in one vectorised step (the steps until the nex
 costs about one Python iteration per prefill chunk and per finish, not per token. Not modelled: host-side
 scheduling, tokenisation and detokenisation per request (TensorRT-LLM's overlap scheduler hides the per-iteration
 part; no source found states a per-request cost), preemption (admission reserves the KV a request needs), CUDA-graph
-padding, varying request lengths.
+padding, varying request lengths (every request has `input_len` + `output_len` tokens, so a workload that states
+`output_len_cv` is refused for a simulated run, `model.engine.spread_problem`).
 """
 
 from __future__ import annotations
@@ -354,6 +355,9 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     closed = job.scenario == "concurrency"
     if not closed and not (job.scenario == "server" and arrival_rate):
         return I.estimate_inference(hw, job, tp, batch), None
+    if job.output_len_cv is not None:
+        raise InternalError("a simulated run gives every request one length: output_len_cv is refused for it "
+                            "(model.engine.spread_problem)")
     kv = int(float(I.estimate_inference(hw, job, tp, None).max_batch))
     cap = kv if batch is None else min(kv, int(batch))
     est = I.estimate_inference(hw, job, tp, max(cap, 1))

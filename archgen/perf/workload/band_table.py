@@ -34,7 +34,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8965, 0.0305, 0.3251),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0842, 0.4559, 0.0481),
+        'tokens_per_second': (53, -0.0842, 0.4213, 0.0487),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
@@ -58,7 +58,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity@poisson': (3, -0.6394, 3.4159, 0.6394),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2978, 1.5956, 0.4185),
+        'tokens_per_second': (6, 0.2842, 1.1537, 0.4075),
     },
     'moe-serving-under-load': {
         'tpot@light@poisson': (3, -0.6433, -0.5949, 0.6247),
@@ -223,8 +223,8 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'moe-offline-serving': {
         'tokens_per_second': {
-            'AMD': (2, 0.3606, 0.4764, 0.4185, False),
-            'NVIDIA': (4, 0.2978, 1.5956, 0.8846, False),
+            'AMD': (2, 0.3518, 0.4633, 0.4075, False),
+            'NVIDIA': (4, 0.2842, 1.1537, 0.6619, False),
         },
     },
     'moe-serving-under-load': {
@@ -254,8 +254,8 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'offline-serving': {
         'tokens_per_second': {
-            'AMD': (2, 0.2113, 0.4559, 0.3336, True),
-            'NVIDIA': (51, -0.0842, 0.2543, 0.0475, False),
+            'AMD': (2, 0.1925, 0.4213, 0.3069, True),
+            'NVIDIA': (51, -0.0842, 0.2507, 0.0481, False),
         },
     },
     'serving-under-load': {

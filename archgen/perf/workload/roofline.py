@@ -42,6 +42,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import ACT_BYTES
+from archgen.perf.serve.lengths import decode_context
 from archgen.perf.train.stacks import on_vendor, training_knobs
 from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
 
@@ -228,7 +229,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
 
 def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: int, dtype: str,
                       kv_dtype: str | None, tp: int, batch: int, ffn_activation: str = "separate",
-                      quantised_attention: str = "all") -> Roofline:
+                      quantised_attention: str = "all", output_len_cv: float | None = None) -> Roofline:
     """One layer of one prefill request and one layer of one decode step at `batch`.
 
     Timed as `inference._forward` times them (the MoE layer when the model has experts).
@@ -237,13 +238,15 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         hw: Hardware.
         arch: Model shape.
         input_len: Prompt tokens.
-        output_len: Generated tokens (the decode context is input + output/2).
+        output_len: Generated tokens (mean; the decode context is `lengths.decode_context`, input + output/2
+            with every output of one length).
         dtype: Weight and GEMM data type.
         kv_dtype: KV-cache data type (default: `kernels.serving_kv_dtype`).
         tp: Tensor-parallel size of a replica.
         batch: Sequences in flight during decode.
         ffn_activation: The FFN activation as a kernel of its own or in the GEMM's epilogue (`serve.ffn`).
         quantised_attention: Attention projections in `dtype` (`serve.attention_quant`); the others in BF16.
+        output_len_cv: The generated lengths' coefficient of variation (None: one length), as the offline step.
 
     Returns:
         The roofline with both phases' kernels.
@@ -268,7 +271,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
             out.append(_attention(hw, kv, phase, batch=1.0, q_len=tokens, kv_len=tokens, heads=a.heads / tp,
                                   kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
         else:
-            context = input_len + output_len / 2.0
+            context = decode_context(input_len, output_len, output_len_cv)
             kv_bytes = K.DTYPE_BYTES[kv]
             if a.kv_lora_rank:  # multi-head latent attention (`inference.attention_core`)
                 heads = a.heads / tp
@@ -332,6 +335,6 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
                              kv_dtype=inf.kv_precision, tp=int(layout["tp"]), ffn_activation=inf.ffn_activation,
-                             quantised_attention=inf.quantised_attention,
+                             quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv,
                              batch=max(round(concurrency), 1) if concurrency is not None
                              else int(layout.get("batch", layout.get("max_batch", 1))))

@@ -23,6 +23,7 @@ from archgen.perf.serve.inference import (
     ServeJob,
     estimate_inference,
 )
+from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.bands import band, family, run_scenario
@@ -61,7 +62,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
                    inf.ffn_activation, inf.max_batch_size,
-                   quantised_attention=inf.quantised_attention)
+                   quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
         raise WorkloadError(workload.id, problem)
@@ -206,8 +207,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                            "sequences in flight per replica, as many as the KV cache holds (at most max_num_tokens) "
                            "unless `batch` is given",
             "overhead": f"{float(e.overhead_per_step) * 1e3:.2f} ms of fixed per-kernel costs per forward pass",
-            "kv_cache": f"each sequence holds {'input + output' if inf.kv_reserve == 'full' else 'input + output/2'} "
-                        f"tokens (kv_reserve: {inf.kv_reserve})",
+            "kv_cache": kv_convention(inf.kv_reserve, inf.output_len_cv),
+            "request_lengths": lengths_convention(inf.input_len, inf.output_len, inf.output_len_cv, run is not None),
             "ffn_activation": "the FFN activation is a kernel of its own reading the up/gate GEMM's 16-bit output, as "
                               "TensorRT-LLM and vLLM run it by default (ffn_activation: separate)"
                               if inf.ffn_activation == "separate" else
@@ -224,6 +225,26 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
                     load=run.load if run is not None else None, unjudged=unjudged)
+
+
+def lengths_convention(input_len: int, output_len: int, cv: float | None, simulated: bool) -> str:
+    """How the estimate takes the requests' lengths: one in a simulated run; offline, the spread stated or not."""
+    if simulated:
+        return (f"every simulated request has {input_len:,} + {output_len:,} tokens (varying request lengths are not "
+                "simulated)")
+    ctx = f"{decode_context(input_len, output_len, cv):,.0f} tokens"
+    if cv is None:
+        return (f"{ONE_LENGTH}: a decode step reads input + output/2 = {ctx} of context; outputs that vary in length "
+                "read more, input + output x (1 + CV^2) / 2 (state output_len_cv)")
+    return (f"a decode step reads input + output x (1 + output_len_cv^2) / 2 = {ctx} of context (output_len_cv "
+            f"{cv:g}): {LENGTH_WEIGHTED}")
+
+
+def kv_convention(kv_reserve: str, cv: float | None) -> str:
+    """What KV cache a sequence holds (`lengths.reserved_context`), in words."""
+    held = "input + output" if kv_reserve == "full" else \
+        "input + output/2" if cv is None else "input + output x (1 + output_len_cv^2) / 2, the length-weighted mean"
+    return f"each sequence holds {held} tokens (kv_reserve: {kv_reserve})"
 
 
 def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int) -> tuple[int, str]:
