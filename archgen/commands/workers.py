@@ -58,6 +58,9 @@ SCHEDULER_TIMEOUT = "10s"
 SCHEDULER_TIMEOUT_S = 10.0
 #: How long `_stop` waits for a stopped pool's manager thread (it joins workers already ended: milliseconds).
 MANAGER_TIMEOUT_S = 10.0
+#: prctl(2)'s option that has the kernel send the calling process a signal when its parent ends
+#: (linux/prctl.h: `#define PR_SET_PDEATHSIG 1`).
+PR_SET_PDEATHSIG = 1
 
 
 @contextmanager
@@ -87,7 +90,7 @@ def executor(workers: int = 1, scheduler: str | None = None):
     elif workers > 1:
         before = set(multiprocessing.active_children())
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
-                                 initializer=keep_freed_memory) as pool:
+                                 initializer=_worker_start, initargs=(os.getpid(),)) as pool:
             try:
                 yield pool
             except BaseException:
@@ -139,6 +142,33 @@ def _forking() -> multiprocessing.context.BaseContext | None:
     no descriptor but the pool's pipes.
     """
     return multiprocessing.get_context("fork") if sys.platform == "linux" else None
+
+
+def _worker_start(parent: int) -> None:
+    """A `--workers` process's start: malloc keeps freed blocks (`startup.keep_freed_memory`), dies with `parent`.
+
+    Ctrl-C reaches the workers and `_stop` ends them, but a parent ended by a signal it cannot catch (SIGKILL: the
+    OOM killer, a batch system's kill after its grace time) or does not (SIGTERM: `kill`, `timeout`, Slurm's
+    cancel) runs no `_stop`: its workers were orphaned and waited on the pool's queue for ever, some 150 MB each
+    (newuser40: two workers of a 10^5-point sweep still there ten minutes after `kill PID`, and a caller reading the
+    command's output hung on the pipe they held). On Linux the kernel now kills each worker when the process that
+    forked it ends (prctl(2) PR_SET_PDEATHSIG; the pool forks them from the thread that runs the sweep, `_forking`),
+    and a worker whose parent ended before that was set exits at once. A worker holds nothing to save: it writes no
+    file (`_forking`), and its chunk is lost with the parent that would have merged it. Elsewhere (spawned workers,
+    macOS and Windows) Python's pool is left as it is.
+    """
+    keep_freed_memory()
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import signal
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # the C library this process runs on
+    except (OSError, AttributeError):
+        return
+    prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended between the fork and the prctl: no signal will come
+        os._exit(1)
 
 
 def _from_dask(err: BaseException) -> bool:
