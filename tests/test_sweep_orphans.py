@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SPECS
+from tests.test_sweep_chunks import GRID
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the workers die with their parent on Linux only")
 
@@ -42,18 +43,6 @@ workers.MIN_CHUNK = 20
 workers.evaluate_chunk = held
 sw.submit = submit
 sw.evaluate_sweeps(Path(sys.argv[1]), [Path(sys.argv[2])], workers=2)
-"""
-
-GRID = """kind: Sweep
-id: grid
-workload: llama3-70b-pretrain-b200
-axes:
-  accelerators: [128, 256, 512]
-  precision: [bf16, fp8]
-  hbm_bandwidth: [0.5, 0.55, 0.6]
-  scale_out_bandwidth: [0.5, 1, 2, 4]
-  peak: [1, 1.25, 1.5, 1.75, 2]
-objectives: [{metric: tokens_per_second}]
 """
 
 
