@@ -89,7 +89,7 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     # imported by `evaluate_sweeps` while the workers evaluate, so that the import below finds them loaded
     specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
                                              progress=progress, texts=texts, rows="xlsx" in formats,
-                                             preload=("archgen.output.sweep",), as_of=on)
+                                             preload=("archgen.output.sweep",), as_of=on, note=note)
     from archgen.output import sweep as output
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
@@ -102,7 +102,7 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
                     progress: Callable[[str, int, int], None] | None = None,
                     texts: dict[str, str] | None = None, rows: bool = True,
                     preload: Sequence[str] = (), as_of: AsOf | None = None,
-                    ) -> tuple[Specs, list[Result], list[Finding]]:
+                    note: Callable[[str], None] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
@@ -112,7 +112,8 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
     and the modules named in `preload` imported (those the caller reads the results with), while its workers
     evaluate. A sweep over a cluster the checks fail (`sweep_problems.failing`) is evaluated again knowing it, so that
     its points are not feasible (`perf.explore.points.feasibility`). `as_of` is the day waivers' `expires` is judged
-    on (`pipeline.judged`; None: SOURCE_DATE_EPOCH, else today).
+    on (`pipeline.judged`; None: SOURCE_DATE_EPOCH, else today). `note` hears that a Dask scheduler has no worker
+    while its chunks wait (`workers.Pending.result`).
     """
     workers, _ = worker_count(workers)
     analysed, sweeps = analyse(sweep_file, paths)
@@ -135,7 +136,7 @@ def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1
         results = []
         for p, chunks in zip(todo, pending, strict=True):
             lines: list[str] | None = None if texts is None else []
-            results.append(chunks.result(_reporter(progress, p.sweep.id), lines))
+            results.append(chunks.result(_reporter(progress, p.sweep.id), lines, note))
             if texts is not None and lines is not None:
                 texts[p.sweep.id] = "".join(lines)
     return specs, results, errors

@@ -15,16 +15,15 @@ import multiprocessing
 import multiprocessing.context
 import os
 import pickle
-import socket
 import sys
 import threading
-import time
 from collections.abc import Callable, Hashable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.cache import Memo
+from archgen.commands.scheduler import SCHEDULER_TIMEOUT, DaskPool, from_dask, probe
 from archgen.errors import UsageError
 from archgen.perf.api import (
     Cached,
@@ -53,11 +52,14 @@ MIN_CHUNK = 2048
 PREPARED: Memo[Preparation] = Memo(8)
 #: Workers assumed behind a Dask scheduler when cutting chunks (its size is not asked for).
 SCHEDULER_WORKERS = 16
-#: How long to wait for a Dask scheduler to answer.
-SCHEDULER_TIMEOUT = "10s"
-SCHEDULER_TIMEOUT_S = 10.0
 #: How long `_stop` waits for a stopped pool's manager thread (it joins workers already ended: milliseconds).
 MANAGER_TIMEOUT_S = 10.0
+#: How often the parent asks a Dask scheduler whether it has a worker while a chunk is not done (`DaskPool.idle`).
+WATCH_S = 5.0
+
+#: prctl(2)'s option that has the kernel send the calling process a signal when its parent ends
+#: (linux/prctl.h: `#define PR_SET_PDEATHSIG 1`).
+PR_SET_PDEATHSIG = 1
 
 
 @contextmanager
@@ -76,9 +78,9 @@ def executor(workers: int = 1, scheduler: str | None = None):
             raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler ({type(err).__name__}: "
                              f"{err})") from None
         try:
-            yield client.get_executor()
+            yield DaskPool(client, scheduler)
         except Exception as err:
-            if not _from_dask(err):
+            if not from_dask(err):
                 raise
             raise UsageError(f"--scheduler {scheduler}: the scheduler failed ({type(err).__name__}: {err})") from None
         finally:
@@ -87,7 +89,7 @@ def executor(workers: int = 1, scheduler: str | None = None):
     elif workers > 1:
         before = set(multiprocessing.active_children())
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
-                                 initializer=keep_freed_memory) as pool:
+                                 initializer=_worker_start, initargs=(os.getpid(),)) as pool:
             try:
                 yield pool
             except BaseException:
@@ -141,10 +143,31 @@ def _forking() -> multiprocessing.context.BaseContext | None:
     return multiprocessing.get_context("fork") if sys.platform == "linux" else None
 
 
-def _from_dask(err: BaseException) -> bool:
-    """Whether an error came from Dask's client or its transport (a peer that greets like a scheduler, then fails)."""
-    top = type(err).__module__.split(".")[0]
-    return top in ("distributed", "tornado", "msgpack") or isinstance(err, (OSError, TimeoutError))
+def _worker_start(parent: int) -> None:
+    """A `--workers` process's start: malloc keeps freed blocks (`startup.keep_freed_memory`), dies with `parent`.
+
+    Ctrl-C reaches the workers and `_stop` ends them, but a parent ended by a signal it cannot catch (SIGKILL: the
+    OOM killer, a batch system's kill after its grace time) or does not (SIGTERM: `kill`, `timeout`, Slurm's
+    cancel) runs no `_stop`: its workers were orphaned and waited on the pool's queue for ever, some 150 MB each
+    (newuser40: two workers of a 10^5-point sweep still there ten minutes after `kill PID`, and a caller reading the
+    command's output hung on the pipe they held). On Linux the kernel now kills each worker when the process that
+    forked it ends (prctl(2) PR_SET_PDEATHSIG; the pool forks them from the thread that runs the sweep, `_forking`),
+    and a worker whose parent ended before that was set exits at once. A worker holds nothing to save: it writes no
+    file (`_forking`), and its chunk is lost with the parent that would have merged it. Elsewhere (spawned workers,
+    macOS and Windows) Python's pool is left as it is.
+    """
+    keep_freed_memory()
+    if sys.platform != "linux":
+        return
+    import ctypes
+    import signal
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # the C library this process runs on
+    except (OSError, AttributeError):
+        return
+    prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended between the fork and the prctl: no signal will come
+        os._exit(1)
 
 
 def cpu_count() -> int:
@@ -164,57 +187,6 @@ def worker_count(requested: int) -> tuple[int, str]:
         return requested, ""
     shown = f"{requested:,}" if requested < 10**12 else f"{requested:.3g}"
     return cpus, f"note: --workers {shown} capped at {cpus}, the CPUs available to this process"
-
-
-def probe(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
-    """Check that a `tcp://` address answers as a Dask scheduler does before Dask itself connects to it.
-
-    Dask's client reads the first 8 bytes of the peer's greeting as a message length and allocates that many bytes,
-    and waits for a greeting that an HTTP or SSH server never sends: an HTTP server hung it past its timeout and an
-    SSH banner asked for 2.8 EiB. A scheduler greets first with a short handshake (msgpack naming its
-    `pickle-protocol`), so a peer that sends nothing within `timeout`, more than 64 KiB or something else is refused
-    here, with a message. Other schemes (`tls://`, `inproc://`, `ucx://`) are left to Dask and its timeout.
-    """
-    scheme, sep, rest = address.partition("://")
-    if not sep:
-        scheme, rest = "tcp", address
-    if scheme != "tcp":
-        return
-    host, _, port = rest.rstrip("/").rpartition(":")
-    host = host.strip("[]")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"--scheduler {address}: expected a Dask scheduler address such as tcp://host:8786")
-    deadline = time.monotonic() + timeout
-    try:
-        with socket.create_connection((host, int(port)), timeout=timeout) as conn:
-            head = _receive(conn, 8, deadline)
-            size = int.from_bytes(head, "little") if len(head) == 8 else 0
-            body = _receive(conn, size, deadline) if 0 < size <= 65536 else b""
-    except OSError as err:
-        raise UsageError(f"--scheduler {address}: cannot reach the Dask scheduler ({err})") from None
-    if b"pickle-protocol" not in body:
-        said = (head + body)[:24].decode("ascii", "backslashreplace")
-        what = f"answered {said!r}" if head else f"sent nothing within {timeout:g} s"
-        raise UsageError(f"--scheduler {address}: not a Dask scheduler (it {what}); give the address the scheduler "
-                         "prints at start, such as tcp://host:8786")
-
-
-def _receive(conn: socket.socket, n: int, deadline: float) -> bytes:
-    """Up to `n` bytes from `conn`, whatever arrived by `deadline`."""
-    data = b""
-    while len(data) < n:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        conn.settimeout(left)
-        try:
-            chunk = conn.recv(n - len(data))
-        except TimeoutError:
-            break
-        if not chunk:
-            break
-        data += chunk
-    return data
 
 
 def guided(size: int, workers: int, least: int, unit: int = 1) -> list[tuple[int, int]]:
@@ -296,7 +268,7 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
         return Pending(problem, [functools.partial(evaluate_chunk, problem, a, b, csv) for a, b in ranges])
     keep: Keep = "pickle" if rows else "none"
     try:
-        return Pending(problem, [pool.submit(evaluate_chunk, problem, a, b, csv, keep) for a, b in ranges])
+        return Pending(problem, [pool.submit(evaluate_chunk, problem, a, b, csv, keep) for a, b in ranges], pool)
     except ImportError as err:
         raise _not_installed(err) from None
 
@@ -307,8 +279,9 @@ class Pending:
     Their owner: leaving a `with` block of it on an error cancels the chunks no worker has started (`cancel`), once.
     """
 
-    def __init__(self, problem: SweepProblem, parts: list[Future | Callable[[], tuple[Chunk, str]]]) -> None:
-        self.problem, self.parts = problem, parts
+    def __init__(self, problem: SweepProblem, parts: list[Future | Callable[[], tuple[Chunk, str]]],
+                 pool: Executor | None = None) -> None:
+        self.problem, self.parts, self.pool = problem, parts, pool
 
     def __enter__(self) -> Pending:
         return self
@@ -318,11 +291,17 @@ class Pending:
             self.cancel()
 
     def result(self, progress: Callable[[int, int], None] | None = None,
-               written: list[str] | None = None) -> Result:
-        """The merged chunks (`evaluate_all`), each waited for in point order."""
+               written: list[str] | None = None, note: Callable[[str], None] | None = None) -> Result:
+        """The merged chunks (`evaluate_all`), each waited for in point order.
+
+        `note` hears, once, that a Dask scheduler has had no worker for two looks `WATCH_S` apart while a chunk
+        waited (`DaskPool`): the sweep goes on waiting for one to join, but not in silence.
+        """
         done: list[Chunk] = []
         try:
-            for got in self.parts:
+            for k, got in enumerate(self.parts):
+                if isinstance(got, Future) and note is not None and isinstance(self.pool, DaskPool):
+                    note = self._watch(got, self.pool, len(self.parts) - k, note)
                 part, text = got.result() if isinstance(got, Future) else got()
                 if written is not None:
                     written.append(text)
@@ -332,6 +311,19 @@ class Pending:
         except ImportError as err:  # raised in a worker: a Dask worker without archgen (or another version of it)
             raise _not_installed(err) from None
         return merge(self.problem, done)
+
+    def _watch(self, got: Future, pool: DaskPool, left: int,
+               note: Callable[[str], None]) -> Callable[[str], None] | None:
+        """Wait for `got`, saying once if `pool`'s scheduler has no worker; `note`, or None once it was said."""
+        looks = 0
+        while not wait([got], timeout=WATCH_S).done:
+            looks = looks + 1 if pool.idle() else 0
+            if looks >= 2:
+                note(f"note: sweep '{self.problem.sweep.id}': the Dask scheduler at {pool.address} has no worker, so "
+                     f"{left} of its {len(self.parts)} chunks wait for one; start workers (`dask worker "
+                     f"{pool.address}`), or stop the sweep with Ctrl-C")
+                return None
+        return note
 
     def cancel(self) -> None:
         """Cancel the chunks no worker has started (a chunk running runs to its end, unless `executor` ends it)."""

@@ -56,6 +56,7 @@ from archgen.perf.train.layouts import KEYS
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
+from archgen.perf.workload.estimate import within_context
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
@@ -130,6 +131,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
     base = point_base(problem, first)   # a set holds one level of the facility axes (not `VECTOR_AXES`)
     try:
         workload = point_job(problem.workload, first)
+        assert problem.model is not None, "batched only with the workload's model (evaluate)"
+        within_context(workload, problem.model)  # as `estimate` refuses it (a longer seq_len was estimated "ok")
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision

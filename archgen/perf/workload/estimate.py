@@ -86,7 +86,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     if model is None or model.id != workload.model:
         raise AnalyseError(f"workload '{workload.id}' runs model '{workload.model}', not "
                            f"'{model.id if model else None}'", subject=(workload.id, ("model",)))
-    _within_context(workload, model)
+    within_context(workload, model)
     arch = Arch.from_model(model)
     est = (training_estimate(workload, arch, hw, n, with_sensitivity, with_stack_range) if workload.training is not None
            else serving_estimate(workload, arch, hw, n, gpus_per_rack, with_sensitivity))
@@ -101,8 +101,11 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 
-def _within_context(workload: Workload, model: Model) -> None:
-    """Refuse a sequence longer than the model's stated `context_length` (no estimate of a model it cannot run)."""
+def within_context(workload: Workload, model: Model) -> None:
+    """Refuse a sequence longer than the model's stated `context_length` (no estimate of a model it cannot run).
+
+    The batched sweep path asks it too (`perf.explore.vectorised`), before it enumerates a layout set.
+    """
     if model.context_length is None:
         return
     inf, t = workload.inference, workload.training

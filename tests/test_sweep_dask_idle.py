@@ -1,0 +1,50 @@
+"""A Dask scheduler with no worker makes the sweep say so, not wait in silence (newuser40).
+
+`archgen sweep --scheduler ADDRESS` against a scheduler whose only worker had been killed (a `dask worker --no-nanny`
+process, `kill -9`) printed nothing for 120 s until `timeout` ended it: Dask holds the chunks until a worker joins.
+The sweep still waits (an adaptive cluster adds its workers later), but it says, once, that the scheduler has none
+and how to start one (`commands.scheduler.DaskPool.idle`, `commands.workers.Pending.result`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.commands import workers
+from tests.test_sweep import problem_of
+
+distributed = pytest.importorskip("distributed")
+
+
+def test_a_scheduler_without_workers_is_named_and_the_sweep_goes_on_once_one_joins(tmp_path, monkeypatch):
+    """No worker: the note names the scheduler and how to start one; a worker started then runs every chunk, and
+    the rows are those evaluated here."""
+    monkeypatch.setattr(workers, "WATCH_S", 0.2)
+    problem = problem_of(tmp_path)
+    heard: list[str] = []
+    with distributed.LocalCluster(n_workers=0, threads_per_worker=1, dashboard_address=None) as cluster, \
+            workers.executor(scheduler=cluster.scheduler_address) as pool:
+
+        def note(text: str) -> None:
+            heard.append(text)
+            cluster.scale(1)  # a worker joins once the sweep has said it has none
+
+        with workers.submit(problem, pool, 4) as pending:
+            rows = pending.result(note=note).rows
+    address = cluster.scheduler_address
+    assert heard == [f"note: sweep 't': the Dask scheduler at {address} has no worker, so {len(pending.parts)} of "
+                     f"its {len(pending.parts)} chunks wait for one; start workers (`dask worker {address}`), or "
+                     "stop the sweep with Ctrl-C"]
+    assert rows == workers.evaluate_all(problem, None).rows
+
+
+def test_a_scheduler_with_a_worker_says_nothing(tmp_path, monkeypatch):
+    """With a worker the chunks run and nothing is said, however long they take beside `WATCH_S`."""
+    monkeypatch.setattr(workers, "WATCH_S", 0.05)
+    problem = problem_of(tmp_path)
+    heard: list[str] = []
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster, \
+            workers.executor(scheduler=cluster.scheduler_address) as pool, \
+            workers.submit(problem, pool, 4) as pending:
+        pending.result(note=heard.append)
+    assert heard == []
