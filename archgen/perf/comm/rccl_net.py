@@ -79,16 +79,17 @@ def table_time(hw: Hardware, op: str, size: float, n: int, table: rccl.TuningTab
     return float(rccl.fastest(cands, size)) if cands else None
 
 
-def table_times(hw: Hardware, op: str, size: float, n: int) -> dict[int, float]:
-    """`table_time` under each table RCCL may take for the domain (by table number; empty where not RCCL's).
+def table_times(hw: Hardware, op: str, size: float, n: int) -> dict[str, float]:
+    """`table_time` under each table RCCL may take for the domain, by revision and table (empty where not RCCL's).
 
-    An 8-GPU xGMI domain takes table 5 (gfx942) or 6 (gfx950) at 03a89144 (`rccl`), which choose differently across
-    nodes; the specs state no gfx target, so both are given.
+    At 03a89144 (ROCm 7.x, the model's) an 8-GPU xGMI domain takes table 5 (gfx942) or 6 (gfx950) (`rccl`), which
+    choose differently across nodes, and the specs state no gfx target, so both are given; then 0cbce2a's (ROCm 6.x),
+    whose ring crosses the network 2 x nodes times: which RCCL a cluster runs moves only this figure.
     """
-    table = rccl.table_for(hw.scale_up_size)
-    tables = [table, rccl.MODEL_6_ROCM7] if table is rccl.MODEL_5_ROCM7 else [table]
-    times = {tb.index: table_time(hw, op, size, n, tb) for tb in tables}
-    return {i: t for i, t in times.items() if t is not None}
+    new, old = rccl.table_for(hw.scale_up_size), rccl.table_for(hw.scale_up_size, rccl.ROCM6)
+    tables = [new, rccl.MODEL_6_ROCM7, old] if new is rccl.MODEL_5_ROCM7 else [new, old]
+    times = {f"{tb.revision} table {tb.index}": table_time(hw, op, size, n, tb) for tb in tables}
+    return {k: t for k, t in times.items() if t is not None}
 
 
 def latency_note(hw: Hardware, gpus: int, sends: bool) -> list[str]:
@@ -120,13 +121,10 @@ def table_note(hw: Hardware, op: str, size: float, gpus: int) -> list[str]:
     times = table_times(hw, op, size, gpus)
     if not times:
         return []
-    by_time: dict[float, list[str]] = {}
-    for i, t in times.items():
-        by_time.setdefault(t, []).append(str(i))
-    each = "; ".join(f"table{'s' if len(ix) > 1 else ''} {' and '.join(ix)}: {t * 1e3:.4g} ms, busbw "
-                     f"{size / t * algorithms.busbw_factor(op, gpus) / 1e9:.4g} GB/s" for t, ix in by_time.items())
-    which = ("; table 5 is gfx942's, 6 gfx950's, and the specs state no gfx target" if len(times) > 1 else "")
-    return [f"with RCCL's own latencies across domains taken as the time instead ({rccl.SOURCES[rccl.REVISION]}"
-            f"{which}; {NET_SIMPLE[0]:g} us per ring and {NET_SIMPLE[1]:g} us per tree network step, Simple; its "
-            f"choice, its bandwidth ratios) the {op} would take {each}: RCCL's tuner values read as a "
+    each = "; ".join(f"{label}: {t * 1e3:.4g} ms, busbw {size / t * algorithms.busbw_factor(op, gpus) / 1e9:.4g} GB/s"
+                     for label, t in times.items())
+    return [f"with RCCL's own latencies across domains taken as the time instead ({NET_SIMPLE[0]:g} us per ring and "
+            f"{NET_SIMPLE[1]:g} us per tree network step, Simple; its choice, its bandwidth ratios; RCCL "
+            f"{rccl.ROCM7} is ROCm 7.x, {rccl.ROCM6} ROCm 6.x; table 5 is gfx942's, 6 gfx950's, and the specs state "
+            f"no gfx target) the {op} would take {each}: RCCL's tuner values read as a "
             "time, not a measurement (`perf.comm.rccl_net`)"]
