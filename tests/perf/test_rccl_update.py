@@ -8,8 +8,11 @@ tuning_model_6 (377-425); a ring all-reduce crosses the network 2 x (nodes - 1) 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+import yaml
 
 from archgen.perf.comm import algorithms, rccl
 from archgen.perf.hw.hardware import hardware_for
@@ -79,3 +82,23 @@ def test_inside_a_node_every_revision_table_and_ll128_give_the_same_time(acceler
                 for ll128 in (False, True):
                     got = _times(hw, n, op, table, sizes, ll128, monkeypatch)
                     assert np.array_equal(got, ref), (accelerator, n, op, table.index, ll128)
+
+
+DATA = yaml.safe_load((Path(__file__).parent / "data" / "rccl-node-amd.yaml").read_text(encoding="utf-8"))
+
+
+def test_published_in_node_figures_at_both_revisions():
+    # stas00's 8 x MI300X 4 GiB all-reduce: Ring/Simple at both, 17 + 14 x 2.1 us + 1.75 x size / bus: 335.3 GB/s
+    # (+7.2 % on 312.9, as before the update); issue 3272's 1 KiB: the model's 8-rank Ring/LL 12 + 14 x 0.8 us plus
+    # 1.75 KiB at 0.08 of the bus = 23.3 us, 0.43 of the quoted 53.9 us (whose rank count is not provided)
+    case, quoted = DATA["stas00"], DATA["issue3272"]
+    hw = hardware_for(load_accelerators()[case["accelerator"]], scale_up_size=8)
+    t = algorithms.Topo(hw, 8.0, 8.0)
+    for revision in (rccl.ROCM6, rccl.ROCM7):
+        t.rccl = rccl.table_for(8, revision)
+        cands = [c for _, c in algorithms.labelled(hw, t, "all_reduce") if c is not None]
+        big = float(rccl.fastest(cands, float(case["size"])))
+        assert case["size"] / big * 1.75 / 1e9 == pytest.approx(335.3, rel=1e-3)
+        assert case["size"] / big * 1.75 / 1e9 / case["busbw"] - 1 == pytest.approx(0.072, abs=5e-4)
+        small = float(rccl.fastest(cands, float(quoted["size"])))
+        assert small * 1e6 == pytest.approx(23.3, abs=0.05) and small * 1e6 < 0.45 * quoted["time_us"]
