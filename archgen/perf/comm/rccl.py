@@ -3,7 +3,7 @@
 Two revisions of `src/graph/tuning.cc` are transcribed (`REVISIONS`); the model runs the newest (`REVISION`):
 
 * ROCm 7.x: ROCm/rocm-systems@03a89144e7d85d6824d0e27fabf9736814617f63 `projects/rccl/src/graph/tuning.cc` (RCCL
-  moved into the rocm-systems monorepo; line numbers counted in the stored text of that commit). 137-140
+  moved into the rocm-systems monorepo in 2026; line numbers counted by hand in the stored text of that commit). 137-140
   `baseLat` 12/17 us; 331-375 `tuning_model_5` (gfx942: MI300X, MI325X), 377-425 `tuning_model_6` (gfx950: MI350X,
   MI355X); `rcclGetTuningIndexForArch` (1142-1168: gfx942 -> 5, gfx950 -> 6, gfx942 with AMD's AI NIC -> 8) and
   `rcclApplyTuningOverrides` (1170-1181: gfx950 always 6). Tables 5 and 6 state the same latencies and ratios
