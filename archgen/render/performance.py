@@ -189,18 +189,18 @@ def curve_names(vendor: str) -> tuple[str, str]:
 
     The vendor's library (`COLLECTIVE_LIBRARY`) names the benchmark: nccl-tests for NCCL, rccl-tests
     (github.com/ROCm/rccl-tests) for RCCL, which reports busbw as nccl-tests defines it. On an AMD part the model
-    picks algorithm and protocol inside a node by RCCL's own table (`perf.comm.rccl`: ROCm/rccl at 0cbce2a,
-    src/graph/tuning.cc rcclTuningModel, chosen by src/graph/rome_models.cc), and across nodes by NCCL's tuning
-    model, RCCL's network figures not being used; the caption says so. Another vendor's part reads
+    picks algorithm and protocol inside a node by RCCL's own table (`perf.comm.rccl`: ROCm/rocm-systems at 03a89144,
+    projects/rccl/src/graph/tuning.cc rcclTuningModel; 0cbce2a's choose the same inside a node), and across nodes
+    by NCCL's tuning model, RCCL's network figures not being used; the caption says so. Another vendor's part reads
     "collective-tests", its library unnamed, with NCCL's choice.
     """
     library = COLLECTIVE_LIBRARY.get(vendor, "")
     if library == "NCCL":
         return "nccl-tests", "NCCL's algorithm and protocol choice"
     if library == "RCCL":
-        return "rccl-tests", ("RCCL's algorithm and protocol choice inside a node (its tuning table, ROCm/rccl "
-                              "0cbce2a); across nodes as NCCL's tuning model picks them, RCCL's network figures "
-                              "not modelled")
+        return "rccl-tests", ("RCCL's algorithm and protocol choice inside a node (its tuning table, "
+                              "ROCm/rocm-systems 03a89144); across nodes as NCCL's tuning model picks them, RCCL's "
+                              "network figures not modelled")
     own = f"{library}'s own tuning tables are" if library else "the part's own collective library is"
     return (f"{(library or 'collective').lower()}-tests",
             f"algorithm and protocol as NCCL's tuning model picks them; {own} not modelled")

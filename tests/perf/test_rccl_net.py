@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from archgen.perf.comm import rccl_net
+from archgen.perf.comm import rccl, rccl_net
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.hardware import hardware_for
 from archgen.scoring.catalog import load_accelerators
@@ -73,11 +73,19 @@ def test_two_node_mi350x_all_reduce_against_amds_measurement():
     for row in pr["rows"]:
         measured, size = row["busbw"], float(row["size"])
         point = _busbw(hw, "all_reduce", size, n)
-        table = float(bus_bandwidth("all_reduce", size, rccl_net.table_time(hw, "all_reduce", size, n), n)) / 1e9
+        old = float(bus_bandwidth("all_reduce", size, rccl_net.table_time(hw, "all_reduce", size, n, rccl.MODEL_5), n))
+        times = rccl_net.table_times(hw, "all_reduce", size, n)
+        new = {i: float(bus_bandwidth("all_reduce", size, t, n)) / 1e9 for i, t in times.items()}
         # NCCL's latencies: fast, as the model is below mid-size messages (+12 %, +24 %, +14 %: 175.2, 235.7, 284.9)
         assert measured < point < 1.25 * measured, (size, point)
-        # RCCL's table taken as a time: a quarter of what AMD measured or less (35.1, 36.1, 36.6 GB/s)
-        assert table < 0.25 * measured, (size, table)
+        # RCCL's 0cbce2a table taken as a time: a quarter of what AMD measured or less (35.1, 36.1, 36.6 GB/s)
+        assert old / 1e9 < 0.25 * measured, (size, old)
+        # its 03a89144 tables (2 x (nodes - 1) network steps): still below it; table 6 (gfx950, the MI350X's) 68.7,
+        # 115.4, 174.8 GB/s (-56 %, -39 %, -30 %); table 5 is 0cbce2a's below 128 MiB (Tree/Simple chosen there)
+        assert set(new) == {"03a89144 table 5", "03a89144 table 6", "0cbce2a table 5"}, new
+        assert all(v < measured for v in new.values()), (size, new)
+        assert new["0cbce2a table 5"] == pytest.approx(old / 1e9, rel=1e-12)
+        assert new["03a89144 table 6"] == pytest.approx({2**25: 68.7, 2**26: 115.4, 2**27: 174.8}[int(size)], rel=1e-3)
 
 
 def test_rccl_table_time_only_across_domains_and_only_on_rccl():
@@ -105,8 +113,10 @@ def test_the_shipped_512_gpu_all_reduce_spans_the_range_and_says_what_it_took(cl
     assert est["metrics"]["busbw"]["value"] == pytest.approx(315.3e9, rel=1e-3)
     assert any("collectives across scale-up domains take NCCL's latencies" in n and "320 us per ring" in n
                for n in notes)
+    # RCCL's tables as the time: 03a89144's 2 x (nodes - 1) ring crossings (0cbce2a's 2 x nodes gave 187.8 GB/s)
     assert any(n.startswith("with RCCL's own latencies across domains taken as the time instead") and
-               "busbw 187.8 GB/s" in n for n in notes)
+               "03a89144 table 6: 90.65 ms, busbw 189.1 GB/s; 0cbce2a table 5: 91.29 ms, busbw 187.8 GB/s" in n
+               for n in notes)
     assert not any("all-to-all and point-to-point sends take NCCL's latencies" in n for n in notes)  # none here
 
 

@@ -31,7 +31,8 @@ def test_amd_collective_curve_names_rccl(shipped) -> None:
     assert "nccl" not in fig.name and not any(n.startswith("nccl-") for n in names)
     assert fig.caption.startswith("Predicted rccl-tests curve of all_reduce on ")
     assert "NCCL's algorithm and protocol choice" not in fig.caption
-    assert "RCCL's algorithm and protocol choice inside a node (its tuning table, ROCm/rccl 0cbce2a); across nodes as " \
+    assert "RCCL's algorithm and protocol choice inside a node (its tuning table, ROCm/rocm-systems 03a89144); across " \
+        "nodes as " \
         "NCCL's tuning model picks them, RCCL's network figures not modelled" in fig.caption
 
 

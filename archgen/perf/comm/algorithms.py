@@ -145,12 +145,12 @@ def _tree(hw: Hardware, t: Topo, proto: int):
 def _rccl(t: Topo, op: str, algorithm: str, proto: int):
     """RCCL's Ring or Tree (`rccl`): its latency, the bus x its ratio, its size correction; None where it is off.
 
-    A ratio of 0 (LL128 in the xGMI mesh table) or LL128 anywhere (tuning.cc 509-519) means RCCL does not run it.
-    The ring's correction applies across nodes only (tuning.cc 655), the tree's always (651).
+    A ratio of 0 (LL128 in the 0cbce2a xGMI mesh table) or LL128 where it is off (`rccl.LL128_ENABLED`) means RCCL
+    does not run it. The ring's correction applies across nodes only (tuning.cc 655), the tree's always (651).
     """
     table = t.rccl
     assert table is not None
-    if proto == LL128 or table.bw_ratio[0][algorithm][proto] == 0.0:
+    if (proto == LL128 and not rccl.LL128_ENABLED) or table.bw_ratio[0][algorithm][proto] == 0.0:
         return None
     bus = t.ring * rccl.ratio(table, algorithm, proto, t.nodes)
     if algorithm == "ring":
@@ -259,7 +259,7 @@ def labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
 
 def _labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
     ar = op == "all_reduce"
-    pat = not ar and t.rccl is None  # RCCL (0cbce2a) has no PAT algorithm
+    pat = not ar and t.rccl is None  # RCCL: no PAT at 0cbce2a; off by default at 03a89144 (PAT_ENABLE 0)
     names = [f"Ring/{p}" for p in nccl.PROTOCOLS] + ([f"Tree/{p}" for p in nccl.PROTOCOLS] if ar else [])
     names += ["PAT/Simple"] if pat else []
     out = _ring_tree(hw, t, op) + ([_pat(hw, t)] if pat else [])

@@ -1,23 +1,35 @@
 """RCCL's own tuning model: the tables RCCL (AMD's fork of NCCL) uses on AMD GPUs in place of NCCL's.
 
-Transcribed from ROCm/rccl at commit 0cbce2a7571c907554199fad7e905f16ec0a565c (2024-10-24), `src/graph/tuning.cc`
-unless said; line numbers refer to that commit. The HIP branch (`__HIP_PLATFORM_AMD__`) of the file replaces NCCL's
-per-protocol refinements with one table per platform, `rcclTuningModel[comm->topo->tuning]`:
+Two revisions of `src/graph/tuning.cc` are transcribed (`REVISIONS`); the model runs the newest (`REVISION`):
 
-* 57-60 `baseLat`: 12 us (LL, LL128) and 17 us (Simple) per ring or tree collective.
-* 74-102 `tuning_model_0` (a platform no RCCL topology model names: `system->tuning` stays 0) and 224-252
-  `tuning_model_5`, which `src/graph/rome_models.cc` gives the 8-GPU full xGMI mesh (`nLinks = 7`) of
-  rome_model_79 (line 559: no NICs), rome_model_81 (815: 8 NICs) and rome_model_84 (828: 16 NICs). Each holds
-  `hwLat` per link (xGMI as NCCL's NVLink row, and NET) per algorithm and protocol (us), `bwRatio` by nodes
-  (<= 2, more) multiplying the bus bandwidth (376-380, instead of NCCL's LL cap, LL128 and tree factors), and
-  `treeCorrectionFactor` / `ringCorrectionFactor` per protocol and log2(bytes / 64), 0..26 (the last for anything
-  larger), applied to the bandwidth (648-658): the tree's always, the ring's only across nodes. No ring plateau.
-* 354-355: an all-reduce ring crosses the network 2 x nodes times (NCCL: 2 x (nodes - 1)).
-* 429-457: latency = baseLat + ring (steps - inter steps) x intra + inter steps x NET; tree 2 x ((ppn - 1) x intra
-  + log2(nodes) x NET). Across nodes a ring's intra step is at least the network post overhead (1 us, x3 Simple).
-* 509-519: LL128 is off on AMD (only a gfx90a build with ENABLE_LL128 and `ll128Enabled` turns it on).
-* 365: Tree/Simple is skipped on gfx94x when the communicator holds the whole node; not modelled, as in table 5
-  (the 8-GPU gfx94x node's) Ring/Simple has less latency and 9x the bandwidth of Tree/Simple inside a node.
+* ROCm 7.x: ROCm/rocm-systems@03a89144e7d85d6824d0e27fabf9736814617f63 `projects/rccl/src/graph/tuning.cc` (RCCL
+  moved into the rocm-systems monorepo in 2026; line numbers counted by hand in the stored text of that commit). 137-140
+  `baseLat` 12/17 us; 331-375 `tuning_model_5` (gfx942: MI300X, MI325X), 377-425 `tuning_model_6` (gfx950: MI350X,
+  MI355X); `rcclGetTuningIndexForArch` (1142-1168: gfx942 -> 5, gfx950 -> 6, gfx942 with AMD's AI NIC -> 8) and
+  `rcclApplyTuningOverrides` (1170-1181: gfx950 always 6). Tables 5 and 6 state the same latencies and ratios
+  (the hwLat and bwRatio rows) and differ in the size corrections only, which choose (below); inside a node they
+  choose the same (tests/perf/test_rccl_update.py), so the specs, which state no gfx target, need not tell them
+  apart there.
+  888: a ring all-reduce crosses the network 2 x (nodes - 1) times, as NCCL's. 989-999: LL128 runs where RCCL is
+  built with ENABLE_LL128 on gfx90a/gfx942/gfx950 and the topology sets `ll128Enabled` (off by default, set by a
+  topology model's option or RCCL_LL128_FORCE_ENABLE, init.cc), so it stays off here (`LL128_ENABLED`); the
+  tables' LL128 entries equal LL's inside a node, where turning it on changes no time (the same test).
+* ROCm 6.x: ROCm/rccl at 0cbce2a7571c907554199fad7e905f16ec0a565c (2024-10-24), `src/graph/tuning.cc`: 57-60
+  `baseLat`; 74-102 `tuning_model_0` (a platform no RCCL topology model names) and 224-252 `tuning_model_5`, which
+  `src/graph/rome_models.cc` gives the 8-GPU full xGMI mesh (`nLinks = 7`) of rome_model_79 (line 559), 81 (815)
+  and 84 (828), LL128 entries 0 (509-519: off); 354-355: an all-reduce ring crosses the network 2 x nodes times.
+
+Both: each table holds `hwLat` per link (xGMI as NCCL's NVLink row, and NET) per algorithm and protocol (us),
+`bwRatio` by nodes (<= 2, more) multiplying the bus bandwidth (in place of NCCL's LL cap, LL128 and tree factors),
+and `treeCorrectionFactor` / `ringCorrectionFactor` per protocol and log2(bytes / 64), 0..26 (the last for anything
+larger), applied to the bandwidth: the tree's always, the ring's only across nodes (03a89144 1115-1123, 0cbce2a
+648-658). No ring plateau. Latency = baseLat + ring (steps - inter steps) x intra + inter steps x NET; tree
+2 x ((ppn - 1) x intra + log2(nodes) x NET); across nodes a ring's intra step is at least the network post
+overhead (1 us, x3 Simple). Tree/Simple is skipped on gfx942 (both) and gfx950 (03a89144 781) when the
+communicator holds the whole node; not modelled, as inside a node Ring/Simple has less latency and 9x the
+bandwidth ratio of Tree/Simple in tables 5 and 6. Across nodes RCCL (03a89144) also overrides the protocol by
+per-rank size ranges (`llProtoRanges`, read by RCCL's `rcclUpdateCollectiveProtocol`); not modelled, as
+RCCL's network figures are not timed (below).
 
 Only groups inside one scale-up domain take RCCL's table (`split`: its NET figures are not used). RCCL takes the
 (algorithm, protocol) of least tuner time with the size corrections (`fastest`); the estimate is that
@@ -25,7 +37,7 @@ choice's latency + bytes / (bus x ratio), without them: the corrections steer th
 bandwidth (ROCm/rccl#1624, "Adjust tree/ring correction factor to address the AllReduce Tree->Ring switching
 point"; #1063 turns Tree/Simple off for 8-16 MB through the table), and read as bandwidths they would put a 2-node
 ring Simple all-reduce of 128 MiB at 0.1 of the bus, where AMD measured 249.4 GB/s busbw on 2 MI350X nodes
-(ROCm/rocm-systems#9406, a later table). `fastest(..., choosing=True)` gives the steered times.
+(ROCm/rocm-systems#9406). `fastest(..., choosing=True)` gives the steered times.
 
 Latencies in microseconds and bandwidth ratios as in RCCL's tables. Which table a part takes is an assumption where
 its platform is not one of RCCL's topology models: `table_for` says which and why.
@@ -42,7 +54,7 @@ from archgen.perf.comm.nccl import log2i
 from archgen.perf.hw.numeric import maximum, where
 
 LL, LL128, SIMPLE = 0, 1, 2
-#: Ring/Tree base latency (us) per protocol (tuning.cc 58).
+#: Ring/Tree base latency (us) per protocol (0cbce2a tuning.cc 58; 03a89144 138, unchanged).
 BASE_LATENCY = (12.0, 12.0, 17.0)
 #: log2 sizes the correction tables hold (27 entries, 64 B x 2^0 .. 2^26).
 CORRECTION_SIZES = 27
@@ -88,11 +100,16 @@ def _masked(c, where_):
 
 
 class TuningTable:
-    """One `tuningModel` of tuning.cc: latencies (us) and ratios of Tree and Ring, each (LL, LL128, Simple)."""
+    """One `tuningModel` of tuning.cc: latencies (us) and ratios of Tree and Ring, each (LL, LL128, Simple).
+
+    `revision` names the commit (`REVISIONS`); `ring_net_steps_less_one` says how many times an all-reduce ring
+    crosses the network at it: 2 x (nodes - 1) (03a89144 888) or 2 x nodes (0cbce2a 354-355).
+    """
 
     def __init__(self, index: int, lines: str, intra: dict, net: dict, bw_ratio: tuple, tree_corr: tuple,
-                 ring_corr: tuple):
-        self.index, self.lines = index, lines
+                 ring_corr: tuple, revision: str = "0cbce2a", ring_net_steps_less_one: bool = False):
+        self.index, self.lines, self.revision = index, lines, revision
+        self.ring_net_steps_less_one = ring_net_steps_less_one
         self.intra, self.net, self.bw_ratio = intra, net, bw_ratio
         self.tree_corr = tuple(np.asarray(row) for row in tree_corr)
         self.ring_corr = tuple(np.asarray(row) for row in ring_corr)
@@ -105,7 +122,7 @@ def _rows(text: str) -> tuple[tuple[float, ...], ...]:
     return rows
 
 
-#: tuning.cc 74-102: tuning_model_0.
+#: 0cbce2a tuning.cc 74-102: tuning_model_0.
 MODEL_0 = TuningTable(
     0, "tuning.cc 74-102",
     intra={"tree": (0.8, 1.4, 2.5), "ring": (0.8, 2.2, 3.6)},
@@ -124,7 +141,7 @@ MODEL_0 = TuningTable(
     """),
 )
 
-#: tuning.cc 224-252: tuning_model_5 (the 8-GPU xGMI mesh; LL128 entries are 0: off).
+#: 0cbce2a tuning.cc 224-252: tuning_model_5 (the 8-GPU xGMI mesh; LL128 entries are 0: off).
 MODEL_5 = TuningTable(
     5, "tuning.cc 224-252",
     intra={"tree": (0.9, 0.0, 2.3), "ring": (0.8, 0.0, 2.1)},
@@ -143,6 +160,62 @@ MODEL_5 = TuningTable(
     """),
 )
 
+ROCM6, ROCM7 = "0cbce2a", "03a89144"
+#: The model's revision: the newest transcribed (ROCm 7.x); `ROCM6` gives the October 2024 tables.
+REVISION = ROCM7
+
+#: 03a89144 331-375: tuning_model_5 (gfx942). Latencies and ratios as at 0cbce2a, LL128 entries now LL's; the
+#: Simple size corrections moved from 128 MiB up (tree) and 256 MiB up (ring).
+MODEL_5_ROCM7 = TuningTable(
+    5, "rocm-systems@03a89144 tuning.cc 331-375",
+    intra={"tree": (0.9, 0.9, 2.3), "ring": (0.8, 0.8, 2.1)},
+    net={"tree": (10.5, 10.5, 25.0), "ring": (9.5, 9.5, 320.0)},
+    bw_ratio=({"tree": (0.06, 0.06, 0.11), "ring": (0.08, 0.08, 1.00)},
+              {"tree": (0.06, 0.06, 0.59), "ring": (0.08, 0.08, 1.00)}),
+    tree_corr=_rows("""
+        .1 .1 .1 .1 .1 .1 1. 1. 1. 1. 1. .6 1. .9 1. 1. .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1
+        .1 .1 .1 .1 .1 .1 1. 1. 1. 1. 1. .6 1. .9 1. 1. .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .7 1. 1. 1. 1. 1. .7 .7 .5 .6 .6 .6
+    """),
+    ring_corr=_rows("""
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 1. .2 1. .4 .4 .1 .2 .2 .1 .1 .1 .1 .1 .1 .1 .1
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 1. .2 1. .4 .4 .1 .2 .2 .1 .1 .1 .1 .1 .1 .1 .1
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .7 .2 1. 1. 1.
+    """),
+    revision=ROCM7, ring_net_steps_less_one=True,
+)
+
+#: 03a89144 377-425: tuning_model_6 (gfx950): table 5's latencies and ratios, its own size corrections.
+MODEL_6_ROCM7 = TuningTable(
+    6, "rocm-systems@03a89144 tuning.cc 377-425",
+    intra=MODEL_5_ROCM7.intra, net=MODEL_5_ROCM7.net, bw_ratio=MODEL_5_ROCM7.bw_ratio,
+    tree_corr=_rows("""
+        .1 .1 .1 .1 .1 .1 1. 1. 1. 1. 1. .6 1. .9 1. 1. .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1
+        .1 .1 .1 .1 .1 .1 1. 1. 1. 1. 1. .6 1. .9 1. 1. 1. 1. 1. 2. 2. 1. .1 .9 .9 .1 .1
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .7 1. .1 .1 .1 .1 .1 .7 .15 .6 .7 .6
+    """),
+    ring_corr=_rows("""
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 1. .2 1. .4 .4 .1 .2 .2 .1 .1 .1 .1 .1 .1 .1 .1
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 1. .2 1. .4 .4 .1 .2 .1 .1 .1 .1 5.5 .1 .1 1. 1.
+        .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .1 .9 .1 1. .1 .6 1. 1.
+    """),
+    revision=ROCM7, ring_net_steps_less_one=True,
+)
+
+#: 03a89144 166-197: tuning_model_0, unchanged from 0cbce2a's (every figure equal).
+MODEL_0_ROCM7 = TuningTable(0, "rocm-systems@03a89144 tuning.cc 166-197", MODEL_0.intra, MODEL_0.net,
+                            MODEL_0.bw_ratio, MODEL_0.tree_corr, MODEL_0.ring_corr, revision=ROCM7,
+                            ring_net_steps_less_one=True)
+
+#: Each revision as an estimate names it.
+SOURCES = {ROCM6: "ROCm/rccl@0cbce2a (October 2024, ROCm 6.x)",
+           ROCM7: "ROCm/rocm-systems@03a89144 projects/rccl (ROCm 7.x)"}
+#: Each revision's tables: (the 8-GPU xGMI mesh's, any other domain's), `table_for`.
+REVISIONS = {ROCM6: (MODEL_5, MODEL_0), ROCM7: (MODEL_5_ROCM7, MODEL_0_ROCM7)}
+#: LL128 on an AMD part: off at 0cbce2a (509-519); at 03a89144 only where the topology sets `ll128Enabled` (989-999;
+#: off by default), so off here. tests/perf/test_rccl_update.py shows that on, it changes no time inside a node.
+LL128_ENABLED = False
+
 #: Network post overhead (us) of an x86 Intel host (tuning.cc 294-301; AMD 2.0), x3 for Simple (449). CPUs are not
 #: in the specs, so the Intel figure (also the default) is used, as for NCCL (`nccl.NET_OVERHEAD`).
 NET_OVERHEAD = 1.0
@@ -153,15 +226,18 @@ def uses_rccl(vendor: str, compute_capability: float) -> bool:
     return vendor == AMD and not compute_capability
 
 
-def table_for(domain) -> TuningTable:
-    """The RCCL table of a platform: 5 for an 8-GPU xGMI node (rome_models.cc 559, 815, 828), else 0.
+def table_for(domain, revision: str = REVISION) -> TuningTable:
+    """The RCCL table of a platform at `revision`: 5 for an 8-GPU xGMI node (rome_models.cc 559, 815, 828), else 0.
 
     RCCL matches a node against its topology models by PCI ids, NICs and xGMI links; the specs state none of those.
     AMD's 8-GPU OAM platforms (MI300X, MI325X, MI355X: 7 xGMI links each, one to every peer) are taken to be the
     full mesh of the three models that name `tuning=5` (a fourth, rome_model_87 with 4 NICs, names no table and
-    keeps 0); any other domain size takes the default table 0. An assumption, said in docs/perf-model.md.
+    keeps 0); any other domain size takes the default table 0. An assumption, said in docs/perf-model.md. At
+    03a89144 RCCL picks by gfx target (gfx942: 5, gfx950: 6, module note); the specs state none, and 5 and 6 give the
+    same time inside a node, so an 8-GPU domain takes 5 there too.
     """
-    return MODEL_5 if np.ndim(domain) == 0 and domain == 8 else MODEL_0
+    mesh, other = REVISIONS[revision]
+    return mesh if np.ndim(domain) == 0 and domain == 8 else other
 
 
 def size_index(size):
@@ -179,14 +255,15 @@ def ratio(table: TuningTable, algorithm: str, proto: int, nodes):
 
 
 def ring_latency(table: TuningTable, proto: int, op: str, n, nodes, intra_scale: float, net_extra: float):
-    """tuning.cc 429-452: a ring's latency (s).
+    """A ring's latency (s): 0cbce2a tuning.cc 429-452, 03a89144 880-890.
 
     `intra_scale` scales the xGMI steps; `net_extra` (us) is added to a network step (twice for Simple), as for
     NCCL (`nccl.net_latency`).
     """
     all_reduce = op == "all_reduce"
     steps = 2.0 * (n - 1) if all_reduce else n - 1
-    inter_steps = where(nodes > 1, 2.0 * nodes if all_reduce else nodes - 1, 0.0)
+    ring_crossings = 2.0 * (nodes - 1.0) if table.ring_net_steps_less_one else 2.0 * nodes
+    inter_steps = where(nodes > 1, ring_crossings if all_reduce else nodes - 1, 0.0)
     overhead = NET_OVERHEAD * (3.0 if proto == SIMPLE else 1.0)
     intra = maximum(table.intra["ring"][proto] * intra_scale, where(nodes > 1, overhead, 0.0))
     inter = table.net["ring"][proto] + net_extra * (2.0 if proto == SIMPLE else 1.0)
@@ -194,7 +271,10 @@ def ring_latency(table: TuningTable, proto: int, op: str, n, nodes, intra_scale:
 
 
 def tree_latency(table: TuningTable, proto: int, n, nodes, intra_scale: float, net_extra: float):
-    """tuning.cc 454-456: a tree all-reduce's latency (s): a chain in each node, log2 steps between nodes."""
+    """0cbce2a tuning.cc 454-456 (03a89144 891-895): a tree all-reduce's latency (s).
+
+    A chain in each node, log2 steps between nodes.
+    """
     inter = table.net["tree"][proto] + net_extra * (2.0 if proto == SIMPLE else 1.0)
     return (BASE_LATENCY[proto] + 2.0 * ((n / nodes - 1) * table.intra["tree"][proto] * intra_scale
                                          + log2i(nodes) * inter)) * 1e-6

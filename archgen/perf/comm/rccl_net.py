@@ -12,9 +12,11 @@ What RCCL's code states instead, and why it is not taken as a time:
   (gfx950) and `tuning_model_8` (gfx942 with AMD's AI NIC), chosen by `rcclGetTuningIndexForArch` at the end of
   that file. RCCL chooses with them together with its per-size corrections; taken as a time (`table_time`, the
   corrections only choosing, as `rccl.fastest` does) a 2-node ring Simple all-reduce pays 2 x nodes x 320 us
-  (0cbce2a7 354-355; 2 x (nodes - 1) at 03a89144), which no published RCCL measurement shows: AMD measured
-  249.4 GB/s busbw for a 2-node MI350X all-reduce of 128 MiB (ROCm/rocm-systems#9406). So the point estimate keeps
-  NCCL's figures and says so (`latency_note`), and a collective workload also gives its time under RCCL's table.
+  (0cbce2a7 354-355; 2 x (nodes - 1) at 03a89144, which the model now runs), which no published RCCL measurement
+  shows: AMD measured 156.35/190.33/249.4 GB/s busbw for a 2-node MI350X all-reduce of 32/64/128 MiB
+  (ROCm/rocm-systems#9406), where RCCL's table read as a time gives 35.1/36.1/36.6 GB/s at 0cbce2a and 68.7/115.4/
+  174.8 at 03a89144 (table 6), and NCCL's figures 175.2/235.7/284.9. So the point estimate keeps NCCL's figures and
+  says so (`latency_note`), and a collective workload also gives its time under RCCL's tables (`table_times`).
 * All-to-all and point-to-point: RCCL's tuning model times neither (sends are not tuned; tuning.cc has no p2p
   latency), and no RCCL figure for a send's latency was found, so NCCL's stay, said as an assumption.
 
@@ -61,17 +63,33 @@ def with_range(hw: Hardware, gpus: int) -> Hardware:
     return dataclasses.replace(hw, scale_out_efficiency_range=NET_EFFICIENCY_RANGE)
 
 
-def table_time(hw: Hardware, op: str, size: float, n: int) -> float | None:
+def table_time(hw: Hardware, op: str, size: float, n: int, table: rccl.TuningTable | None = None) -> float | None:
     """Seconds of `op` on `n` ranks with RCCL's own table across domains taken as the time (None where not RCCL's).
 
-    The candidates are RCCL's ring and tree (`algorithms.rccl_table`), chosen with its size corrections and timed
-    without them (`rccl.fastest`), as inside a domain; only the network figures differ from the point estimate's.
+    The candidates are RCCL's ring and tree (`algorithms.rccl_table`) under `table` (None: `rccl.table_for` the
+    domain), chosen with its size corrections and timed without them (`rccl.fastest`), as inside a domain; only the
+    network figures differ from the point estimate's.
     """
     k = float(min(n, hw.scale_up_size))
     if op not in TUNED or not crosses(hw, n) or k >= n:
         return None
-    cands = algorithms.rccl_table(hw, algorithms.Topo(hw, float(n), k), op)
+    t = algorithms.Topo(hw, float(n), k)
+    t.rccl = table or t.rccl
+    cands = algorithms.rccl_table(hw, t, op)
     return float(rccl.fastest(cands, size)) if cands else None
+
+
+def table_times(hw: Hardware, op: str, size: float, n: int) -> dict[str, float]:
+    """`table_time` under each table RCCL may take for the domain, by revision and table (empty where not RCCL's).
+
+    At 03a89144 (ROCm 7.x, the model's) an 8-GPU xGMI domain takes table 5 (gfx942) or 6 (gfx950) (`rccl`), which
+    choose differently across nodes, and the specs state no gfx target, so both are given; then 0cbce2a's (ROCm 6.x),
+    whose ring crosses the network 2 x nodes times: which RCCL a cluster runs moves only this figure.
+    """
+    new, old = rccl.table_for(hw.scale_up_size), rccl.table_for(hw.scale_up_size, rccl.ROCM6)
+    tables = [new, rccl.MODEL_6_ROCM7, old] if new is rccl.MODEL_5_ROCM7 else [new, old]
+    times = {f"{tb.revision} table {tb.index}": table_time(hw, op, size, n, tb) for tb in tables}
+    return {k: t for k, t in times.items() if t is not None}
 
 
 def latency_note(hw: Hardware, gpus: int, sends: bool) -> list[str]:
@@ -99,12 +117,14 @@ def latency_note(hw: Hardware, gpus: int, sends: bool) -> list[str]:
 
 
 def table_note(hw: Hardware, op: str, size: float, gpus: int) -> list[str]:
-    """A collective workload's time and busbw with RCCL's own table across domains taken as the time (`table_time`)."""
-    t = table_time(hw, op, size, gpus)
-    if t is None:
+    """A collective workload's time and busbw with RCCL's own table across domains taken as the time (`table_times`)."""
+    times = table_times(hw, op, size, gpus)
+    if not times:
         return []
-    busbw = size / t * algorithms.busbw_factor(op, gpus)
-    return [f"with RCCL's own latencies across domains taken as the time instead (its table's {NET_SIMPLE[0]:g} us "
-            f"per ring and {NET_SIMPLE[1]:g} us per tree network step, Simple; its choice, its bandwidth ratios) the "
-            f"{op} would take {t * 1e3:.4g} ms, busbw {busbw / 1e9:.4g} GB/s: RCCL's tuner values read as a time, "
-            "not a measurement (`perf.comm.rccl_net`)"]
+    each = "; ".join(f"{label}: {t * 1e3:.4g} ms, busbw {size / t * algorithms.busbw_factor(op, gpus) / 1e9:.4g} GB/s"
+                     for label, t in times.items())
+    return [f"with RCCL's own latencies across domains taken as the time instead ({NET_SIMPLE[0]:g} us per ring and "
+            f"{NET_SIMPLE[1]:g} us per tree network step, Simple; its choice, its bandwidth ratios; RCCL "
+            f"{rccl.ROCM7} is ROCm 7.x, {rccl.ROCM6} ROCm 6.x; table 5 is gfx942's, 6 gfx950's, and the specs state "
+            f"no gfx target) the {op} would take {each}: RCCL's tuner values read as a "
+            "time, not a measurement (`perf.comm.rccl_net`)"]
