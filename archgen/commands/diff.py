@@ -185,12 +185,19 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
             if mode == "120000":
                 links.append((name, batch.stdout.read(size).decode("utf-8", "surrogateescape")))
             else:
-                (root / name).parent.mkdir(parents=True, exist_ok=True)
-                with (root / name).open("wb") as out:
-                    _copy(batch.stdout, out, size)
+                try:
+                    (root / name).parent.mkdir(parents=True, exist_ok=True)
+                    with (root / name).open("wb") as out:
+                        _copy(batch.stdout, out, size)
+                except OSError:                       # a tree naming `a` twice, as a file and as a folder
+                    raise LoadError(f"revision {arg}: {printable(name)}: a file where the revision also has a "
+                                    "folder of that name") from None
             batch.stdout.read(1)                      # the newline after each object
         batch.stdin.close()
     for name, target in links:                        # after the files, so that no file is written through a link
+        if not _stays_inside(root, (root / name).parent):
+            raise LoadError(f"revision {arg}: {printable(name)}: its folder is a link out of the specs; archgen "
+                            "writes nothing outside the exported tree")
         try:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).symlink_to(target)
@@ -201,6 +208,18 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
         if not (root / name).resolve().is_relative_to(root.resolve()):
             raise LoadError(f"revision {arg}: {printable(name)} -> {printable(target)} points outside the specs; "
                             "archgen reads no file outside the exported tree")
+
+
+def _stays_inside(root: Path, folder: Path) -> bool:
+    """Whether `folder`, made where it is missing, lies inside `root`: judged where the way to it already exists.
+
+    A link written earlier may stand on that way: a tree that names `d` twice, once a link out (``d -> /tmp/x``) and
+    once a folder holding a link ``d/e`` (git builds such a tree, ``git fsck`` calls it duplicateEntries; on a file
+    system that ignores case ``D`` and ``d/e`` are enough), had ``d/e`` made in ``/tmp/x``, outside the export,
+    before any link was judged.
+    """
+    existing = next(p for p in (folder, *folder.parents) if os.path.lexists(p))
+    return existing.resolve().is_relative_to(root.resolve())
 
 
 def _copy(source: IO[bytes], out: IO[bytes], size: int) -> None:
