@@ -73,3 +73,26 @@ def test_a_file_where_the_revision_also_has_a_folder_is_a_located_error(repo, cl
     r = cli("diff", "main", "twice")
     assert (r.code, r.err) == (2, "error: revision twice: specs/a/b.yaml: a file where the revision also has a "
                                   "folder of that name\n")
+
+
+def test_a_folder_named_like_the_head_revision_does_not_stand_for_it(repo, cli):
+    """A pull request breaking a rack and committing `HEAD/` (the base's specs) and its own `diff.md`.
+
+    Before: `archgen diff main HEAD --output diff.md` compared main with the folder, "✅ ... No differences", exit 0,
+    over REQ-PWR-010 newly failing; refusing the name alone (a usage error wrote no `--output`) would have left the
+    committed diff.md for the comment step to post.
+    """
+    shutil.copytree(repo / "specs", repo / "HEAD")
+    rack = repo / "specs" / "racks" / "dgx-h100-4.yaml"
+    rack.write_text(rack.read_text(encoding="utf-8").replace('target: "<= 45 kW"', 'target: "<= 1 kW"'),
+                    encoding="utf-8")
+    (repo / "diff.md").write_text("## archgen diff\n\n✅ No differences.\n", encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "break a rack, hide it")
+    message = ("error: HEAD: both a directory and a git revision of this repository; write ./HEAD for the "
+               "directory, or remove or rename the directory to compare the revision\n")
+    r = cli("diff", "main", "HEAD", "--output", "diff.md")
+    assert (r.code, r.err) == (2, message)
+    assert (repo / "diff.md").read_text(encoding="utf-8").startswith("## archgen diff: not compared\n\n❌")
+    assert cli("diff", "main", "./HEAD").code == 0                 # the folder, named as one
+    assert cli("diff", "main", "HEAD~0").code == 1                 # the revision: the rack's SHALL newly fails

@@ -124,14 +124,15 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Iterator[Source]:
     """The specs named by a BASE or HEAD argument: a directory, or `path` in a git revision.
 
-    A revision's `path` is exported as committed (`_export`) into a temporary directory that is removed on exit; an
-    existing directory wins over a revision of the same name. An unknown revision is a `UsageError`; a `path`
-    missing from the revision, or one that is not a directory there, a `LoadError`. On either side, the catalog
-    that the repository's `archgen/catalog` links to stands for the shipped one where it lies in the specs
-    (`_library`: archgen's own repository).
+    A revision's `path` is exported as committed (`_export`) into a temporary directory that is removed on exit; a
+    name that is both a directory and a revision is refused (`_refuse_ambiguous`). An unknown revision is a
+    `UsageError`; a `path` missing from the revision, or one that is not a directory there, a `LoadError`. On
+    either side, the catalog that the repository's `archgen/catalog` links to stands for the shipped one where it
+    lies in the specs (`_library`: archgen's own repository).
     """
     cwd = Path.cwd() if cwd is None else cwd
     if (cwd / arg).is_dir():
+        _refuse_ambiguous(arg, cwd)
         yield Source(Path(arg), arg, catalog=_checkout_catalog(cwd / arg))
         return
     if (cwd / arg).exists():
@@ -156,6 +157,23 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         found = _revision_catalog(commit, top_dir) if _is_own(top_dir) else None
         catalog = _library(root / found, root / inside) if found else None
         yield Source(root / inside, label, root, top_dir, catalog)
+
+
+def _refuse_ambiguous(arg: str, cwd: Path) -> None:
+    """Refuse `arg` (`UsageError`) where it names a directory and a git revision both, as git refuses such a name.
+
+    A pull request that commits a folder ``HEAD/`` (a copy of the base's specs) had the README's
+    ``archgen diff origin/main HEAD`` compare the base with that folder, not with the pull request's ``specs``:
+    "✅ ... No differences", exit 0, over a requirement newly failing. ``./HEAD`` names the folder alone (no revision
+    is spelt so).
+    """
+    if arg.startswith("-"):
+        return
+    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
+    if found.returncode == 0:
+        raise UsageError(f"{printable(arg)}: both a directory and a git revision of this repository; write "
+                         f"./{printable(arg)} for the directory, or remove or rename the directory to compare the "
+                         "revision")
 
 
 def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str) -> None:
