@@ -214,11 +214,11 @@ def diff(
             text, code = command(base, head, fmt, path, threshold, as_of)
             return (text if output is None else for_comment(text, fmt, output)), code
         except ArchgenError as err:          # a side that cannot be analysed: the report says so, as stderr does
-            if isinstance(err, UsageError) or fmt not in ("md", "json"):
+            if fmt not in ("md", "json") or (isinstance(err, UsageError) and output is None):
                 raise
             from archgen.output.diff import unanalysable
-            report = unanalysable(err.report(), err.exit_code, fmt)
-            _write(report if output is None else for_comment(report, fmt, output), output)   # `> diff.md` too
+            report = unanalysable(err.report(), err.exit_code, fmt)   # a usage error writes --output alone: no
+            _write(report if output is None else for_comment(report, fmt, output), output)   # PR's diff.md is left
             raise
 
     _run(body, output)

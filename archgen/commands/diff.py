@@ -124,14 +124,15 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
 def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Iterator[Source]:
     """The specs named by a BASE or HEAD argument: a directory, or `path` in a git revision.
 
-    A revision's `path` is exported as committed (`_export`) into a temporary directory that is removed on exit; an
-    existing directory wins over a revision of the same name. An unknown revision is a `UsageError`; a `path`
-    missing from the revision, or one that is not a directory there, a `LoadError`. On either side, the catalog
-    that the repository's `archgen/catalog` links to stands for the shipped one where it lies in the specs
-    (`_library`: archgen's own repository).
+    A revision's `path` is exported as committed (`_export`) into a temporary directory that is removed on exit; a
+    name that is both a directory and a revision is refused (`_refuse_ambiguous`). An unknown revision is a
+    `UsageError`; a `path` missing from the revision, or one that is not a directory there, a `LoadError`. On
+    either side, the catalog that the repository's `archgen/catalog` links to stands for the shipped one where it
+    lies in the specs (`_library`: archgen's own repository).
     """
     cwd = Path.cwd() if cwd is None else cwd
     if (cwd / arg).is_dir():
+        _refuse_ambiguous(arg, cwd)
         yield Source(Path(arg), arg, catalog=_checkout_catalog(cwd / arg))
         return
     if (cwd / arg).exists():
@@ -156,6 +157,23 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         found = _revision_catalog(commit, top_dir) if _is_own(top_dir) else None
         catalog = _library(root / found, root / inside) if found else None
         yield Source(root / inside, label, root, top_dir, catalog)
+
+
+def _refuse_ambiguous(arg: str, cwd: Path) -> None:
+    """Refuse `arg` (`UsageError`) where it names a directory and a git revision both, as git refuses such a name.
+
+    A pull request that commits a folder ``HEAD/`` (a copy of the base's specs) had the README's
+    ``archgen diff origin/main HEAD`` compare the base with that folder, not with the pull request's ``specs``:
+    "✅ ... No differences", exit 0, over a requirement newly failing. ``./HEAD`` names the folder alone (no revision
+    is spelt so).
+    """
+    if arg.startswith("-"):
+        return
+    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
+    if found.returncode == 0:
+        raise UsageError(f"{printable(arg)}: both a directory and a git revision of this repository; write "
+                         f"./{printable(arg)} for the directory, or remove or rename the directory to compare the "
+                         "revision")
 
 
 def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str) -> None:
@@ -185,12 +203,19 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
             if mode == "120000":
                 links.append((name, batch.stdout.read(size).decode("utf-8", "surrogateescape")))
             else:
-                (root / name).parent.mkdir(parents=True, exist_ok=True)
-                with (root / name).open("wb") as out:
-                    _copy(batch.stdout, out, size)
+                try:
+                    (root / name).parent.mkdir(parents=True, exist_ok=True)
+                    with (root / name).open("wb") as out:
+                        _copy(batch.stdout, out, size)
+                except OSError:                       # a tree naming `a` twice, as a file and as a folder
+                    raise LoadError(f"revision {arg}: {printable(name)}: a file where the revision also has a "
+                                    "folder of that name") from None
             batch.stdout.read(1)                      # the newline after each object
         batch.stdin.close()
     for name, target in links:                        # after the files, so that no file is written through a link
+        if not _stays_inside(root, (root / name).parent):
+            raise LoadError(f"revision {arg}: {printable(name)}: its folder is a link out of the specs; archgen "
+                            "writes nothing outside the exported tree")
         try:
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).symlink_to(target)
@@ -201,6 +226,18 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
         if not (root / name).resolve().is_relative_to(root.resolve()):
             raise LoadError(f"revision {arg}: {printable(name)} -> {printable(target)} points outside the specs; "
                             "archgen reads no file outside the exported tree")
+
+
+def _stays_inside(root: Path, folder: Path) -> bool:
+    """Whether `folder`, made where it is missing, lies inside `root`: judged where the way to it already exists.
+
+    A link written earlier may stand on that way: a tree that names `d` twice, once a link out (``d -> /tmp/x``) and
+    once a folder holding a link ``d/e`` (git builds such a tree, ``git fsck`` calls it duplicateEntries; on a file
+    system that ignores case ``D`` and ``d/e`` are enough), had ``d/e`` made in ``/tmp/x``, outside the export,
+    before any link was judged.
+    """
+    existing = next(p for p in (folder, *folder.parents) if os.path.lexists(p))
+    return existing.resolve().is_relative_to(root.resolve())
 
 
 def _copy(source: IO[bytes], out: IO[bytes], size: int) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.errors import UsageError
-from archgen.render.files import refuse_leaving_link, write_atomic
+from archgen.render.files import read_written, refuse_leaving_link, write_atomic
 
 FORMATS = ("md", "html", "pdf", "xlsx", "csv", "svg", "png")
 #: Editions of a document (`archgen.render.edition`): everything, or what a customer can read.
@@ -97,6 +97,8 @@ def render_all(result: Any, out: str | Path, *, target: str | None = None, forma
 
 #: The list of files render wrote into a target's folder, so that the next run removes only files of its own.
 MANIFEST = ".archgen-files"
+#: The most bytes a manifest of ours holds (a target writes a few dozen files); a larger one is not ours.
+MANIFEST_MAX = 1 << 20
 #: File extensions each format writes (Markdown links SVG diagrams beside it; HTML and PDF embed theirs).
 _WRITES = {"md": ("md", "svg"), "html": ("html",), "pdf": ("pdf",), "xlsx": ("xlsx",), "csv": ("csv",),
            "svg": ("svg",), "png": ("png",)}
@@ -112,10 +114,7 @@ def _remove_stale(folder: Path, names: set[str], formats: tuple[str, ...], editi
     from archgen.render.edition import edition_of
 
     manifest = folder / MANIFEST
-    try:
-        before = set(manifest.read_text(encoding="utf-8").split("\n")) - {""}
-    except (OSError, UnicodeDecodeError):
-        before = set()
+    before = set((read_written(manifest, MANIFEST_MAX) or "").split("\n")) - {""}   # never a link's target
     produced = {ext for f in formats for ext in _WRITES.get(f, ())}
     stale = {n for n in before - names if "/" not in n and n not in ("", ".", "..", MANIFEST)
              and n.rpartition(".")[2] in produced and (n.rpartition(".")[2] in ("svg", "png")

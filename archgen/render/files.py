@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -43,6 +44,28 @@ def write_atomic(path: Path, data: bytes) -> Path:
             raise RenderError(f"{path}: cannot write it: {_why(path, err)}") from None
         raise
     return path
+
+
+def read_written(path: Path, limit: int) -> str | None:
+    """The text of `path` where it can be a file archgen wrote: a regular file, not a link, of at most `limit` bytes.
+
+    Else None, as for a missing one. `write_atomic` writes regular files, so a link or a device in their place was
+    put there by someone else: a pull request's committed ``out/<target>/.archgen-files -> /proc/self/environ`` had
+    `render` copy the runner's environment (its secrets included) into the new manifest, and ``-> /dev/zero`` read
+    until memory ran out (a `MemoryError` traceback, or the runner killed).
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:                               # missing, a link (ELOOP), unreadable
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        if path.is_symlink() or not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            return None
+        data = fh.read(limit + 1)
+    try:
+        return data.decode("utf-8") if len(data) <= limit else None
+    except UnicodeDecodeError:
+        return None
 
 
 def boundary() -> Path:
