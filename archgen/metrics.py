@@ -305,10 +305,10 @@ REGISTRY: tuple[Metric, ...] = (
                                              ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))),
     Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _GP,
            _T, sweep=False),
-    Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum.", _GP, _T,
-           sweep=False),
-    Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take.", _GP, _T,
-           sweep=False),
+    Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum, with the "
+           "scale-up switch trays of each whole idle domain among them.", _GP, _T, sweep=False),
+    Metric("workload", "spare_space", "m", "U", 0, "Spare space", "Rack units the spare nodes take, with the "
+           "scale-up switch trays of each whole idle domain among them.", _GP, _T, sweep=False),
     Metric("workload", "job_cost_per_hour", "USD", "USD", 2, "Job cost per hour", "TCO per used accelerator-hour × "
            "the job's accelerators (a training job's `_high` end adds its hot spares).", _COST, _T + _I, sweep=False,
            per="h"),

@@ -117,7 +117,7 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
         left = tuple(f"{name} failures (no rate: left out)" for name in rel.unrated)
         every, failures = every + left, failures + left
     if rel is not None and rel.borrowed_input:   # sourced, but on another accelerator: that it carries over is assumed
-        every, failures = every + (rel.borrowed_input,), failures + (rel.borrowed_input,)
+        every, failures = every + rel.borrowed_input, failures + rel.borrowed_input
     storage = a.cluster.spec.storage
     words = f"{a.cluster.spec.id} checkpoint storage" + (   # its peak, where no measured efficiency is given
         " (at its stated bandwidth)" if storage is not None and storage.at_stated else "")

@@ -35,6 +35,7 @@ from archgen.analyse.goodput_range import (
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.model.network import Switch
 from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
@@ -160,8 +161,12 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
         m["spares"] = Q_(g.spares_needed, "")
         node = compute_node(a.nodes)
         if node is not None:
-            m["spare_power"] = (max_draw(node.part) * g.spares_needed).to("kW")
-            m["spare_space"] = (node.part.mechanical.height * g.spares_needed).to("U")
+            switch, per_domain = domain_switches(a)
+            trays = per_domain * g.spare_domains if switch is not None else 0
+            m["spare_power"] = (max_draw(node.part) * g.spares_needed
+                                + (max_draw(switch) * trays if switch is not None else Q_(0, "kW"))).to("kW")
+            m["spare_space"] = (node.part.mechanical.height * g.spares_needed
+                                + (switch.mechanical.height * trays if switch is not None else Q_(0, "U"))).to("U")
     if tokens_per_second is not None:
         m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
         if tokens:
@@ -170,6 +175,22 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
                 m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
                 m.update(goodput_time_ends(m["time_to_train"], g.band["goodput"]))
     return m
+
+
+def domain_switches(a: ClusterAnalysis) -> tuple[Switch | None, int]:
+    """The scale-up switch part placed in the cluster's racks and how many one domain holds, else (None, 0).
+
+    A whole idle domain taken as a hot spare (an NVL72 rack of 18 trays) stands in with its own switch trays
+    (`scale_up.switches`, 9 NVLink switch trays a rack): they draw and take space as its nodes do.
+    """
+    su = a.cluster.spec.scale_up
+    if su is None or su.switch is None or not su.switches:
+        return None, 0
+    for rack in a.cluster.rack_types.values():
+        for item in rack.items:
+            if isinstance(item.part, Switch) and item.part.id == su.switch:
+                return item.part, su.switches
+    return None, 0
 
 
 def goodput_time_ends(time_to_train: Q, goodput: tuple[float, float]) -> dict[str, Q]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Literal
 
 from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.model.accelerator import Accelerator, vendor_name
 from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
 from archgen.units import Q_
 from archgen.validate import Specs
 
-__all__ = ["borrowed", "borrowed_range", "combined", "rates_of", "scope_chain"]
+__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "measured_outside", "rates_of", "scope_chain"]
 
 
 def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
@@ -49,28 +50,60 @@ def combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
                        interrupts=all(r.interrupts for _, r in rates))
 
 
-def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None, short: bool = False) -> str:
-    """Where the cluster's accelerator lies outside the set's measured scope (or its `base`'s): a sentence, else ''.
+def measured_outside(specs: Specs, rates: FailureRates, acc: str) -> str:
+    """Where `rates` were measured, in words, where accelerator `acc` lies outside that scope; else ''.
 
-    `short`: the same in a few words, as an input a figure rests on (REQ005, `gap`: `analyse.assumed`).
+    A set that names its accelerators scopes them by id; one whose source names only their vendor
+    (`accelerator_vendor`) scopes them by vendor, so that another vendor's accelerator is told it borrows them
+    (StepFun's trace of NVIDIA GPUs of an unstated model, on an AMD MI355X design); a set that states neither is tied
+    to none.
     """
+    if rates.accelerators:
+        return ", ".join(rates.accelerators) if acc not in rates.accelerators else ""
+    if rates.accelerator_vendor:
+        part = specs.get(acc)
+        vendor = vendor_name(part.vendor) if isinstance(part, Accelerator) else ""
+        measured = vendor_name(rates.accelerator_vendor)
+        return f"{measured} accelerators of an unstated model" if vendor.casefold() != measured.casefold() else ""
+    return ""
+
+
+def _outside_chain(specs: Specs, a: ClusterAnalysis,
+                   rates: FailureRates | None) -> tuple[str, list[tuple[FailureRates, str]]]:
+    """The cluster's accelerator and every set of the chain whose measured scope it lies outside, with where."""
     node = compute_node(a.nodes)
     acc = node.part.accelerator if node is not None else None
-    rates = next((r for r in scope_chain(specs, rates) if r.accelerators and acc not in r.accelerators), None)
-    if rates is None or acc is None:
+    if acc is None:
+        return "", []
+    return acc, [(r, where) for r in scope_chain(specs, rates) if (where := measured_outside(specs, r, acc))]
+
+
+def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
+    """Where the cluster's accelerator lies outside the measured scope of the set or its `base`s: a sentence, else ''.
+
+    Every set of the chain whose scope the accelerator lies outside is named: a set's own classes and its base's both
+    reach the figures (StepFun's GPU, NIC, host and software rates and its H100 base's switch and link rates).
+    """
+    acc, outside = _outside_chain(specs, a, rates)
+    if not outside:
         return ""
-    if short:
-        return f"'{rates.id}' failure rates (measured on {', '.join(rates.accelerators)}; {acc} borrows them)"
-    return (f"the '{rates.id}' rates were measured on {', '.join(rates.accelerators)}"
-            f"{f' ({rates.operator})' if rates.operator else ''}; {acc} borrows them")
+    return "; ".join(f"the '{r.id}' rates were measured on {where}{f' ({r.operator})' if r.operator else ''}"
+                     for r, where in outside) + f"; {acc} borrows them"
+
+
+def borrowed_inputs(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> tuple[str, ...]:
+    """`borrowed`'s sets, each in a few words, as inputs a figure rests on (REQ005, `gap`: `analyse.assumed`)."""
+    acc, outside = _outside_chain(specs, a, rates)
+    return tuple(f"'{r.id}' failure rates (measured on {where}; {acc} borrows them)" for r, where in outside)
 
 
 def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:
     """The sets of a range measured on other accelerators than the cluster's: a sentence naming them, else ''."""
     node = compute_node(a.nodes)
     acc = node.part.accelerator if node is not None else None
-    out = [f"'{r.id}' ({', '.join(r.accelerators)})" for r in sets if r.accelerators and acc is not None
-           and acc not in r.accelerators]
+    if acc is None:
+        return ""
+    out = [f"'{r.id}' ({where})" for r in sets if (where := measured_outside(specs, r, acc))]
     if not out:
         return ""
     return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
-from archgen.analyse.rate_sets import borrowed, borrowed_range, combined, rates_of, scope_chain
+from archgen.analyse.rate_sets import borrowed, borrowed_inputs, borrowed_range, combined, rates_of, scope_chain
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
@@ -99,7 +99,7 @@ class Reliability:
     planned_per_accelerator_day: float = 0.0
     planned_duration: float = 0.0               # s
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
-    borrowed_input: str = ""                    # the point's set, borrowed, in a few words (`analyse.assumed`)
+    borrowed_input: tuple[str, ...] = ()        # the point's sets, borrowed, in a few words each (`analyse.assumed`)
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
 
@@ -260,7 +260,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
-    rel = replace(rel, borrowed_input=borrowed(specs, a, rates, short=True))
+    rel = replace(rel, borrowed_input=borrowed_inputs(specs, a, rates))
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
     rel.metrics.update(cluster_metrics(rel))

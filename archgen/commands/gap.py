@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from archgen.as_of import AsOf, given
+from archgen.commands.render import foreign_requirements
 from archgen.compare.gap import Gap, judge_proposal
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
@@ -59,8 +61,12 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: As
             f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
             "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
     result = run([*_unwalked(theirs, proposal), *ours], as_of=as_of)
-    return judge_proposal(result, {d.id for d in docs}, {f.resolve() for f in theirs},
-                 tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+    judged = judge_proposal(result, {d.id for d in docs}, {f.resolve() for f in theirs},
+                            tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+    # a proposal's own requirements (not ours) whose globs reach another proposal's objects: say so, as render does
+    notes = foreign_requirements(result, [Path(p) for p in proposal], skip=frozenset(mine), given="PROPOSAL",
+                                 advice="run gap on each proposal on its own to keep them apart")
+    return replace(judged, notes=tuple(notes))
 
 
 def _unwalked(files: list[Path], proposal: Sequence[str | Path]) -> list[Path]:

@@ -38,13 +38,15 @@ def render(paths: Sequence[Path] | None, target: str | None, out: Path, formats:
     return "".join(f"{p}\n" for p in written), 1 if result.errors else 0
 
 
-def foreign_requirements(result: Any, roots: Sequence[Path]) -> list[str]:
+def foreign_requirements(result: Any, roots: Sequence[Path], skip: frozenset[Path] = frozenset(), given: str = "PATH",
+                         advice: str = "render each project on its own to keep them apart") -> list[str]:
     """A warning per Requirements file whose glob subjects (``rack/*``) bind objects of another PATH given.
 
     Rendered together (`render specs examples`), a glob of one project's requirements applies to every project's
     objects (README, Vendor proposals); a team that keeps vendor projects in one repository would otherwise send one
     project's requirements in another's documents unawares. Requirements written with an object's own id, and a
-    PATH given alone, are never foreign.
+    PATH given alone, are never foreign. `skip`: files (resolved) whose requirements are meant for every PATH (`gap`'s
+    `--against`); `given` and `advice`: the command's words for a PATH and for what to do.
     """
     if len(roots) < 2:
         return []
@@ -54,14 +56,14 @@ def foreign_requirements(result: Any, roots: Sequence[Path]) -> list[str]:
         b = j.bound
         owner, subject_id = sources.get(b.owner), b.subject.split("/")[1] if b.subject.count("/") else ""
         obj = sources.get(subject_id)
-        if not b.pattern or owner is None or obj is None:
+        if not b.pattern or owner is None or obj is None or Path(owner.file).resolve() in skip:
             continue
         mine, theirs = _root(owner.file, roots), _root(obj.file, roots)
         if mine is not None and theirs is not None and mine != theirs:
             found.setdefault(owner.file, {}).setdefault(b.req.id, set()).add(b.subject)
-    return [f"warning: {shown_file(str(file))} applies its requirements to objects of another PATH given: "
+    return [f"warning: {shown_file(str(file))} applies its requirements to objects of another {given} given: "
             + "; ".join(f"{rid} on {_some(sorted(subjects))}" for rid, subjects in sorted(reqs.items()))
-            + ". Its glob subjects match every PATH's objects; render each project on its own to keep them apart."
+            + f". Its glob subjects match every {given}'s objects; {advice}."
             for file, reqs in sorted(found.items())]
 
 

@@ -59,6 +59,9 @@ class Gap:
     findings: tuple[Finding, ...]
     objects: tuple[str, ...]
     as_of: str = ""   # the date waivers' `expires` was judged on, where one states it (`as_of`); else ""
+    #: Warnings about the run itself: a proposal's own Requirements whose glob subjects reach another proposal's
+    #: objects (`commands.render.foreign_requirements`), shown in the internal edition.
+    notes: tuple[str, ...] = ()
 
     @property
     def errors(self) -> list[Finding]:

@@ -123,6 +123,10 @@ class FailureRates(Document):
     accelerators: list[str] = Field(default_factory=list, description=(
         "Scope: catalog ids of the accelerators the rates were measured on; a cluster on another accelerator is "
         "told it borrows them. Left out: not tied to one."))
+    accelerator_vendor: str = Field("", description=(
+        "Scope where the source names no accelerator model (`accelerators` left out): the vendor of the accelerators "
+        "the rates were measured on, e.g. 'NVIDIA'; a cluster on another vendor's accelerator is told it borrows "
+        "them. Left out with `accelerators`: not tied to one."))
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")

@@ -99,6 +99,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
              f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
              f"`{' '.join(map(shown_file, g.against)) or 'requirements'}`")
     lines = [title, "", f"{icon} {summary_line(g)}", ""]
+    if not public:   # the notes name our files
+        lines += [f"> ⚠️ {fmt.md(n)}" for n in g.notes] + ([""] if g.notes else [])
     if g.rows:
         lines += ["### Requirements", "",
                   "| requirement | level | subject | statement | target | proposal | status | margin |",
@@ -193,6 +195,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         rows=[_row_json(r) for r in g.rows],
         findings=[finding(f) for f in g.findings],
         objects=list(g.objects),
+        **({"notes": list(g.notes)} if g.notes else {}),
     ), ascii_only=False)
 
 

@@ -137,6 +137,9 @@ class JobGoodput:
     #: The fewest of the `spares_available` with which goodput stays within `SPARE_ROUNDING` of goodput with all of
     #: them (the idle trays in the job's own scale-up domains always among them): what its cost range charges.
     spares_counted: int = 0
+    #: The whole idle scale-up domains among `spares_needed` (0 where a spare is any idle node): each brings its own
+    #: scale-up switch trays, which `spare_power` and `spare_space` count beside its nodes.
+    spare_domains: int = 0
 
     @property
     def spares_overrun(self) -> bool:
@@ -225,7 +228,8 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     return JobGoodput(nodes, per_day, mtti, write_bw, read_bw, write, blocking, restore, _finite(interval),
                       _finite(optimum), restart, wait(available), reached,
                       needed * unit + inside if needed is not None else None, spare_nodes(f, gpus), target,
-                      tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring, counted * unit + inside)
+                      tuple(notes), assumed, nodes * lam_mu, f.fixed_wiring, counted * unit + inside,
+                      needed if needed is not None and unit > 1 else 0)
 
 
 def _fewest(holds: Callable[[int], bool], lo: int, hi: int) -> int:
