@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
-from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
+from archgen.perf.comm.dispatcher import fixed_costs, kernel_platform, kernel_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
@@ -148,7 +148,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
       rank's etp ranks are consecutive, so in one domain where etp divides the domain's share of the group (the
       formula assumes so), and the domains hit follow from the top_k EP ranks alone.
 
-    HybridEP across nodes on the H100 of its README's table (8 ranks a node, as measured) takes the README's
+    HybridEP across nodes on the platform of its README's table (`dispatcher.kernel_platform`: Hopper, 8 ranks a
+    node on H100's NVLink 4, as measured) takes the README's
     kernel-only times at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged; the
     dispatch a fixed time per token-node plus its bytes, from the README's FP8 and BF16 columns).
     """
@@ -164,10 +165,10 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
     a2a = collective_time(hw, "all_to_all", size, group, k_ep)
-    if job.moe_dispatcher == "hybridep" and hw.accelerator == KERNEL_PLATFORM:  # its measured kernel rates
+    if job.moe_dispatcher == "hybridep" and np.any(platform := kernel_platform(hw)):  # its measured kernel rates
         # nodes hit follow from the EP ranks: ep of them, group/k_ep nodes (an EP rank's etp ranks in one node)
         measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, ep * k_ep / group)) / 2.0
-        a2a = where((np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
+        a2a = where(platform & (np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
     if not flex:  # the all-to-all dispatcher's expert-TP gather (reduce-scatter in the combine)
         a2a = a2a + where(np.asarray(etp) > 1, collective_time(
             hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp, etp, members_per_domain(hw, etp, 1)), 0.0)
