@@ -11,6 +11,8 @@ DeepSeek-V3's MoE shape (one shared expert of 2,048, 256 routed experts, top 8, 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pydantic import ValidationError
 
@@ -20,6 +22,7 @@ from archgen.model.switches import STACKS, SWITCHES
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
+from archgen.perf.train.contention import GPU_DRIVEN_PACE
 from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
 from archgen.perf.train.job import Job
 from archgen.scoring.cases import predict, read_case_file, training_problems
@@ -53,18 +56,27 @@ def test_each_all_to_all_hides_behind_its_shared_gemm(h100, passes):
     """EP 64 over 8 H100 nodes, tp 1, DeepEP without de-duplication: each dispatch and combine is one all-to-all of
     the rank's 4,096 tokens' 8 copies. With the overlap, each shows only beyond its shared GEMM (FC1 forward beside
     the dispatch, FC2 beside the combine; their backward beside the gradients' all-to-alls, once per micro-batch;
-    the forward's once per forward pass), and the part that hides costs the GEMM DeepEP's 20 of the H100's 132 SMs
-    (`hbm` 0: no HBM contention)."""
+    the forward's once per forward pass). DeepEP's kernels move the bytes from their SMs: beside a GEMM they keep
+    `contention.GPU_DRIVEN_PACE` of their pace and the GEMM keeps its own (`exposure.ep_overlap_cost`), so a GEMM
+    of time g hides pace x g of the all-to-all. (Before session epoverlap the hidden part cost the GEMM DeepEP's 20
+    of the H100's 132 SMs instead; NCCL's all-to-all still does, below.)"""
     a2a = float(collective_time(h100, "all_to_all", 8 * T * 7168 * 2.0, 64, 8))
     fc1, fc2 = K.gemm_time(h100, "bf16", T, 2 * 2048, 7168), K.gemm_time(h100, "bf16", T, 7168, 2048)
     b1, b2 = K.gemm_backward_time(h100, "bf16", T, 2 * 2048, 7168), K.gemm_backward_time(h100, "bf16", T, 7168, 2048)
-    kept = (132 - EP_COMM_SMS) / 132
+    pace = GPU_DRIVEN_PACE
     off = [float(x) for x in expert_comm(h100, _job(DSV3, False), T, 1.0, 64.0, passes, 0.0, 0.0)]
     on = [float(x) for x in expert_comm(h100, _job(DSV3, True), T, 1.0, 64.0, passes, 0.0, 0.0)]
+    hidden_f = min(a2a, pace * fc1) + min(a2a, pace * fc2)
+    assert off[0] - on[0] == pytest.approx(passes * hidden_f + min(a2a, pace * b1) + min(a2a, pace * b2))
+    assert off[1] - on[1] == pytest.approx(hidden_f)
+    assert a2a > max(b1, b2)  # this shape's all-to-all outlasts the GEMMs: only their paced time is saved
+    kept = (132 - EP_COMM_SMS) / 132  # NCCL's all-to-all keeps its pace and costs the GEMMs its SMs
+    nccl = dataclasses.replace(_job(DSV3, True), moe_dispatcher="alltoall")
+    on = [float(x) for x in expert_comm(h100, nccl, T, 1.0, 64.0, passes, 0.0, 0.0)]
+    off = [float(x) for x in expert_comm(h100, dataclasses.replace(nccl, moe_shared_expert_overlap=False), T, 1.0,
+                                         64.0, passes, 0.0, 0.0)]
     hidden_f = min(a2a, fc1) + min(a2a, fc2)
     assert off[0] - on[0] == pytest.approx(kept * (passes * hidden_f + min(a2a, b1) + min(a2a, b2)))
-    assert off[1] - on[1] == pytest.approx(kept * hidden_f)
-    assert a2a > max(b1, b2)  # this shape's all-to-all outlasts the GEMMs: only the GEMMs' time is saved
 
 
 def test_no_shared_experts_no_effect(h100):
