@@ -129,3 +129,29 @@ def test_the_plan_search_does_not_try_the_ep_overlap_beside_it(h100):
     assert plan({}).searched["overlap_ep_comm"] == (False, True)  # nemo-2025 allows it
     shared = plan({"moe_shared_expert_overlap": True})
     assert "overlap_ep_comm" not in shared.searched and shared.switches["overlap_ep_comm"] is False
+
+
+def test_a_workload_states_the_step_over_the_gpu_driven_pace_range(h100):
+    """The pace a DeepEP or HybridEP all-to-all keeps beside compute comes from one profile whose overlap-off share
+    is rounded (`contention.GPU_DRIVEN_PACE_RANGE`, 0.26-0.45 around 0.349): a workload with the EP overlap on
+    states the step time at both ends (`training_estimate.ep_pace_note`); NCCL's all-to-all, which keeps its pace,
+    and a run without the overlap state nothing."""
+    from archgen.perf.train import contention as C
+    from archgen.perf.train.job import Layout
+    from archgen.perf.train.training import estimate_training
+    from archgen.perf.workload.training_estimate import ep_pace_note
+
+    arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 64, ep_dedup=True, moe_dispatcher="hybridep", overlap_ep_comm=True)
+    lay = Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1)
+    assert C.GPU_DRIVEN_PACE_RANGE[0] < C.GPU_DRIVEN_PACE < C.GPU_DRIVEN_PACE_RANGE[1]
+    assert [round(x, 2) for x in C.GPU_DRIVEN_PACE_RANGE] == [0.26, 0.45] and round(C.GPU_DRIVEN_PACE, 3) == 0.349
+    ends = sorted(float(estimate_training(h100, dataclasses.replace(job, ep_overlap_pace=p), lay).step_time)
+                  for p in C.GPU_DRIVEN_PACE_RANGE)
+    point = float(estimate_training(h100, job, lay).step_time)
+    assert ends[0] < point < ends[1]
+    (note,) = ep_pace_note(arch, h100, job, lay)
+    assert "0.35 of its pace" in note and f"{ends[0]:.4g} s to {ends[1]:.4g} s" in note
+    assert ep_pace_note(arch, h100, dataclasses.replace(job, moe_dispatcher="alltoall", ep_dedup=False), lay) == []
+    assert ep_pace_note(arch, h100, dataclasses.replace(job, overlap_ep_comm=False), lay) == []

@@ -206,7 +206,7 @@ def ep_overlap_cost(hw: Hardware, job: Job, received, a2a, hbm):
     HybridEP `HYBRIDEP_COMM_SMS`) and kept their pace: the A/B's saving came out 5.26 s against 3.72 s measured.
     """
     if job.moe_dispatcher != "alltoall":
-        return C.GPU_DRIVEN_PACE, 0.0
+        return C.GPU_DRIVEN_PACE if job.ep_overlap_pace is None else job.ep_overlap_pace, 0.0
     return 1.0, 1.0 - sm_kept(hw, EP_COMM_SMS) + C.excess(hbm, C.comm_share(hw, received, a2a))
 
 
