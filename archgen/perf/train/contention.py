@@ -75,6 +75,7 @@ def _pace(off_percent: float) -> float:
 #: The pace of a GPU-driven all-to-all (DeepEP, HybridEP) beside compute, 0.348 of its pace alone, while the
 #: compute keeps its own (`_pace`). The off run's 0.11 % is rounded: 0.105-0.115 % gives 0.26-0.45
 #: (`GPU_DRIVEN_PACE_RANGE`). Measured with HybridEP across two H100 nodes; applied to DeepEP and HybridEP alike, on
-#: every platform (the same kernels' structure; no other profile). NCCL's all-to-all keeps the SM and HBM shares.
+#: every platform (the same kernels' structure; no other profile). NCCL's all-to-all keeps the SM and HBM shares (its
+#: two-node A/B is the check; inside one node NCCL also copies with its SMs, kept so for want of a profile).
 GPU_DRIVEN_PACE = _pace(PROFILE_OVERLAP["off"][1])
 GPU_DRIVEN_PACE_RANGE = (_pace(PROFILE_OVERLAP["off"][1] + 0.005), _pace(PROFILE_OVERLAP["off"][1] - 0.005))
