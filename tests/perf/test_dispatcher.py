@@ -16,6 +16,8 @@ from archgen.errors import SpecError
 from archgen.perf.comm import dispatcher as D
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.train import exposure
 from archgen.perf.train.exposure import expert_comm
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import Job
@@ -97,15 +99,16 @@ SMALL = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144
 
 
 @pytest.mark.parametrize("passes", [1.0, 2.0])
-def test_hybridep_adds_its_calls_to_one_moe_layer_by_hand(h100, passes):
+def test_hybridep_adds_its_calls_to_one_moe_layer_by_hand(h100, passes, monkeypatch):
     """One MoE layer, one micro-batch of 4096 tokens, EP 16 over two 8-GPU H100 nodes: HybridEP costs, per forward
     pass, one dispatch (0.237 ms) and the routing-map all-gather (16 x 4096 tokens x 128 experts x 1 B over the EP
     group), and 0.067 ms for each other call (the forward combines and the two backward calls): with no recompute
     0.2371 + 3 x 0.0674 = 0.439 ms + the gather; a full recompute adds a dispatch, a gather and a combine. DeepEP and
-    alltoall publish no per-call figure: the same all-to-all, nothing added. (On the H100 itself HybridEP's
-    all-to-all takes its README's kernel rates, `dispatcher.kernel_times`; an H100 under another id keeps the general
-    all-to-all here, so only the per-call cost differs.)"""
-    other = dataclasses.replace(h100, accelerator="not-the-readme-platform")
+    alltoall publish no per-call figure: the same all-to-all, nothing added. (On the README's platform HybridEP's
+    all-to-all takes its kernel rates, `dispatcher.kernel_times`; with that switched off here every dispatcher keeps
+    the general all-to-all, so only the per-call cost differs.)"""
+    other = h100
+    monkeypatch.setattr(exposure, "kernel_platform", lambda hw: False)
 
     def t(dispatcher):
         job = Job(SMALL, 4096, 16, ep_dedup=dispatcher != "alltoall", moe_dispatcher=dispatcher)
@@ -176,3 +179,37 @@ def test_hybridep_kernel_times_split_the_readme_dispatch_into_a_fixed_and_a_byte
     dispatch, combine = (float(x) for x in D.kernel_times(4096.0, 2048, 128, 8, 16.0, 8.0))
     assert (round(dispatch * 1e3, 3), round(combine * 1e3, 3)) == (0.712, 0.492)
     assert round(t_bf16 * 2048 / 7168 * 1e3, 3) == 0.436  # bytes alone
+
+
+def test_the_kernel_rates_follow_the_readme_platform_not_one_catalog_id(accelerators, h100):
+    """The README's across-node table ran on Hopper SMs (compute capability 9.0), 8 GPUs a node on NVLink 4 at 450
+    GB/s a direction (`dispatcher.kernel_platform`). An HGX H200 (the same SMs, NVLink 4 and NVSwitch) takes its
+    kernel rates, so one EP 16 HybridEP layer costs what it costs on the H100: 2 x (1 + 1) x (0.712 + 0.492) / 2 ms
+    of all-to-alls (`kernel_times` at hidden 2,048) plus the per-call cost. An HGX H800 (8 NVLink 4 links, 200 GB/s)
+    does not: the README's 16-rank rate forwards about 222 GB/s over NVLink (76.8 GB/s x 2.9 GPUs a token-node,
+    uniform routing), above its links, so it keeps the general all-to-all; nor does a B200 (compute capability 10.0)
+    or an H100 in a domain other than 8. Arrays of hardware answer element by element."""
+    from archgen.units import Q_
+
+    def node(acc, size=8):
+        return hardware_for(accelerators[acc], scale_up_size=size, scale_out_bandwidth=Q_(400, "Gbit/s"),
+                            in_network_reduction=False)
+
+    h200, h800, b200 = node("h200-sxm-141gb"), node("h800-sxm5-80gb"), node("b200-sxm-180gb")
+    assert [D.kernel_platform(hw) for hw in (h100, h200, h800, b200, node("h100-sxm5-80gb", 4))] == [
+        True, True, False, False, False]
+    assert h800.scale_up_bandwidth == pytest.approx(200e9) and h200.compute_capability == 9.0
+    assert D.kernel_platform(dataclasses.replace(h100, scale_up_size=np.array([8.0, 72.0]))).tolist() == [True, False]
+    assert round(76.8 * 8 * (1 - (7 / 8) ** 4) * 7 / 8) == 222
+
+    def layer(hw, dispatcher="hybridep"):
+        job = Job(SMALL, 4096, 16, ep_dedup=True, moe_dispatcher=dispatcher)
+        return float(expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, 1e-3, 5e-4)[0])
+
+    def cost(hw):
+        job = Job(SMALL, 4096, 16, ep_dedup=True, moe_dispatcher="hybridep")
+        return float(exposure.dispatcher_cost(hw, job, 4096.0, 16.0, 8.0, 1.0)[0])
+
+    assert layer(h100) == pytest.approx(2.0 * 2.0 * (0.712e-3 + 0.492e-3) / 2.0 + cost(h100), abs=2e-6)
+    assert layer(h200) == pytest.approx(layer(h100), rel=1e-9)
+    assert layer(h800) == pytest.approx(layer(h800, "deepep") + cost(h800), rel=1e-9)  # the general all-to-all

@@ -212,7 +212,9 @@ def test_ep_dedup_dispatch_against_deepeps_measured_time(accelerators):
 def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     """Megatron-core's EP overlap (model_chunk_schedule_plan.py at d98e8a6, lines 243-245) pairs combine_bwd with
     the forward's pre-dispatch compute A, dispatch_fwd with the expert MLP's backward 2E, dispatch_bwd with its
-    forward E and combine_fwd with the pre-dispatch backward 2A; what hides takes DeepEP's 20 SMs."""
+    forward E and combine_fwd with the pre-dispatch backward 2A; what hides of NCCL's all-to-all (the default
+    dispatcher) takes `EP_COMM_SMS`, 20 SMs, from the compute (DeepEP's and HybridEP's yield instead:
+    `contention.GPU_DRIVEN_PACE`)."""
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm

@@ -11,6 +11,8 @@ DeepSeek-V3's MoE shape (one shared expert of 2,048, 256 routed experts, top 8, 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from pydantic import ValidationError
 
@@ -20,6 +22,7 @@ from archgen.model.switches import STACKS, SWITCHES
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
+from archgen.perf.train.contention import GPU_DRIVEN_PACE
 from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
 from archgen.perf.train.job import Job
 from archgen.scoring.cases import predict, read_case_file, training_problems
@@ -53,18 +56,27 @@ def test_each_all_to_all_hides_behind_its_shared_gemm(h100, passes):
     """EP 64 over 8 H100 nodes, tp 1, DeepEP without de-duplication: each dispatch and combine is one all-to-all of
     the rank's 4,096 tokens' 8 copies. With the overlap, each shows only beyond its shared GEMM (FC1 forward beside
     the dispatch, FC2 beside the combine; their backward beside the gradients' all-to-alls, once per micro-batch;
-    the forward's once per forward pass), and the part that hides costs the GEMM DeepEP's 20 of the H100's 132 SMs
-    (`hbm` 0: no HBM contention)."""
+    the forward's once per forward pass). DeepEP's kernels move the bytes from their SMs: beside a GEMM they keep
+    `contention.GPU_DRIVEN_PACE` of their pace and the GEMM keeps its own (`exposure.ep_overlap_cost`), so a GEMM
+    of time g hides pace x g of the all-to-all. (Before session epoverlap the hidden part cost the GEMM DeepEP's 20
+    of the H100's 132 SMs instead; NCCL's all-to-all still does, below.)"""
     a2a = float(collective_time(h100, "all_to_all", 8 * T * 7168 * 2.0, 64, 8))
     fc1, fc2 = K.gemm_time(h100, "bf16", T, 2 * 2048, 7168), K.gemm_time(h100, "bf16", T, 7168, 2048)
     b1, b2 = K.gemm_backward_time(h100, "bf16", T, 2 * 2048, 7168), K.gemm_backward_time(h100, "bf16", T, 7168, 2048)
-    kept = (132 - EP_COMM_SMS) / 132
+    pace = GPU_DRIVEN_PACE
     off = [float(x) for x in expert_comm(h100, _job(DSV3, False), T, 1.0, 64.0, passes, 0.0, 0.0)]
     on = [float(x) for x in expert_comm(h100, _job(DSV3, True), T, 1.0, 64.0, passes, 0.0, 0.0)]
+    hidden_f = min(a2a, pace * fc1) + min(a2a, pace * fc2)
+    assert off[0] - on[0] == pytest.approx(passes * hidden_f + min(a2a, pace * b1) + min(a2a, pace * b2))
+    assert off[1] - on[1] == pytest.approx(hidden_f)
+    assert a2a > max(b1, b2)  # this shape's all-to-all outlasts the GEMMs: only their paced time is saved
+    kept = (132 - EP_COMM_SMS) / 132  # NCCL's all-to-all keeps its pace and costs the GEMMs its SMs
+    nccl = dataclasses.replace(_job(DSV3, True), moe_dispatcher="alltoall")
+    on = [float(x) for x in expert_comm(h100, nccl, T, 1.0, 64.0, passes, 0.0, 0.0)]
+    off = [float(x) for x in expert_comm(h100, dataclasses.replace(nccl, moe_shared_expert_overlap=False), T, 1.0,
+                                         64.0, passes, 0.0, 0.0)]
     hidden_f = min(a2a, fc1) + min(a2a, fc2)
     assert off[0] - on[0] == pytest.approx(kept * (passes * hidden_f + min(a2a, b1) + min(a2a, b2)))
-    assert off[1] - on[1] == pytest.approx(kept * hidden_f)
-    assert a2a > max(b1, b2)  # this shape's all-to-all outlasts the GEMMs: only the GEMMs' time is saved
 
 
 def test_no_shared_experts_no_effect(h100):
@@ -117,3 +129,29 @@ def test_the_plan_search_does_not_try_the_ep_overlap_beside_it(h100):
     assert plan({}).searched["overlap_ep_comm"] == (False, True)  # nemo-2025 allows it
     shared = plan({"moe_shared_expert_overlap": True})
     assert "overlap_ep_comm" not in shared.searched and shared.switches["overlap_ep_comm"] is False
+
+
+def test_a_workload_states_the_step_over_the_gpu_driven_pace_range(h100):
+    """The pace a DeepEP or HybridEP all-to-all keeps beside compute comes from one profile whose overlap-off share
+    is rounded (`contention.GPU_DRIVEN_PACE_RANGE`, 0.26-0.45 around 0.349): a workload with the EP overlap on
+    states the step time at both ends (`training_estimate.ep_pace_note`); NCCL's all-to-all, which keeps its pace,
+    and a run without the overlap state nothing."""
+    from archgen.perf.train import contention as C
+    from archgen.perf.train.job import Layout
+    from archgen.perf.train.training import estimate_training
+    from archgen.perf.workload.training_estimate import ep_pace_note
+
+    arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
+                experts=128, top_k=8, expert_ffn=768)
+    job = Job(arch, 4096, 64, ep_dedup=True, moe_dispatcher="hybridep", overlap_ep_comm=True)
+    lay = Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1)
+    assert C.GPU_DRIVEN_PACE_RANGE[0] < C.GPU_DRIVEN_PACE < C.GPU_DRIVEN_PACE_RANGE[1]
+    assert [round(x, 2) for x in C.GPU_DRIVEN_PACE_RANGE] == [0.26, 0.45] and round(C.GPU_DRIVEN_PACE, 3) == 0.349
+    ends = sorted(float(estimate_training(h100, dataclasses.replace(job, ep_overlap_pace=p), lay).step_time)
+                  for p in C.GPU_DRIVEN_PACE_RANGE)
+    point = float(estimate_training(h100, job, lay).step_time)
+    assert ends[0] < point < ends[1]
+    (note,) = ep_pace_note(arch, h100, job, lay)
+    assert "0.35 of its pace" in note and f"{ends[0]:.4g} s to {ends[1]:.4g} s" in note
+    assert ep_pace_note(arch, h100, dataclasses.replace(job, moe_dispatcher="alltoall", ep_dedup=False), lay) == []
+    assert ep_pace_note(arch, h100, dataclasses.replace(job, overlap_ep_comm=False), lay) == []

@@ -214,7 +214,8 @@ def test_the_card_runs_communication_kernels_against_hybridep_s_own_kernel_rates
     at hidden 2,048 takes 0.712 ms where bytes alone gave 0.436, and the four calls 2.41 ms, 10 % under the
     profile's 2.69 ms (which also holds the routing map's NCCL all-gather). Read the same way at 16 SMs the calls
     would take 2.11 ms: both SM counts stay under the profile. The general all-to-all (the rows above, DeepEP's)
-    stays 1.55 ms, and any other accelerator keeps it."""
+    stays 1.55 ms, and any other platform keeps it: the README's is Hopper, 8 GPUs a node on NVLink 4 at 450 GB/s
+    (`dispatcher.kernel_platform`), so an H200 takes the kernel rates and an H800 (200 GB/s NVLink) does not."""
     import dataclasses
     from math import comb
 
@@ -254,8 +255,14 @@ def test_the_card_runs_communication_kernels_against_hybridep_s_own_kernel_rates
         split[r["sms"]] = 2.0 * (dispatch + counted / (r["kernel_combine"] * 1e9))
     assert split[8] == pytest.approx(float(hybrid - per_call), rel=1e-9)
     assert split[16] == pytest.approx(2.11e-3, abs=0.01e-3) and split[16] < split[8] < per_layer_mb
-    h200 = dataclasses.replace(hw, accelerator="h200-sxm-141gb")  # not the README's platform: the general model
-    assert float(expert_comm(h200, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0] - per_call) == pytest.approx(a2a, rel=1e-9)
+    h200 = dataclasses.replace(hw, accelerator="h200-sxm-141gb")  # the README's platform, not its id (epoverlap)
+    assert float(expert_comm(h200, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0]) == pytest.approx(float(hybrid), rel=1e-9)
+    h800 = dataclasses.replace(hw, scale_up_bandwidth=200e9)  # NVLink 4 on 8 links: not the platform, the general model
+    general = float(expert_comm(h800, dataclasses.replace(job, moe_dispatcher="deepep"), 4096.0, 1.0, 16.0, 1.0, 0.0,
+                                0.0)[0])
+    per_call_h800 = dispatcher_cost(h800, job, 4096.0, 16.0, 8.0, 1.0)[0]  # its routing-map gather over NVLink
+    assert float(expert_comm(h800, job, 4096.0, 1.0, 16.0, 1.0, 0.0, 0.0)[0] - per_call_h800) == pytest.approx(
+        general, rel=1e-9)
 
 
 

@@ -124,8 +124,32 @@ def fixed_costs(ep, domains):
     return out[0], out[1]
 
 
-#: The accelerator of the README's across-node table (the catalog's id); its kernel rates are used only there.
-KERNEL_PLATFORM = "h100-sxm5-80gb"
+#: The README's across-node platform, where its kernel rates are used (`kernel_platform`): Hopper SMs (compute
+#: capability 9.0), 8 GPUs a node ("8 ranks per node") on NVLink 4 at H100 SXM's 450 GB/s a direction (18 links; the
+#: catalog's h100-sxm5-80gb entry).
+KERNEL_CC, KERNEL_DOMAIN, KERNEL_NVLINK = 9.0, 8, 450e9
+
+
+def kernel_platform(hw):
+    """Whether `hw` is the platform of the README's across-node table (a bool, or an array of them).
+
+    The kernel is compiled for and runs on the SMs of compute capability 9.0 (H100, H200, H800, H20), and forwards
+    every token that reaches a node over NVLink to its experts' GPUs there: the README's rows count 8 GPUs a node on
+    NVLink 4 at 450 GB/s a direction. A part of the same generation and node (H200: the same NVLink 4 and NVSwitch)
+    takes the kernel's rates; H800's 8 NVLink 4 links (200 GB/s a direction) do not: at the README's 16-rank rate
+    (76.8 GB/s of counted token-nodes) each token-node is forwarded to about 2.9 other GPUs of its node (4 of the
+    top-8 experts on 8 GPUs of 8 experts each: 8·(1 - (7/8)^4) = 3.3 GPUs hit, 7/8 of them not the receiving
+    GPU), about 222 GB/s of NVLink egress (an estimate from uniform routing, not a measurement), which H800's links
+    cannot carry, so its kernel would be slower than measured: it takes the general all-to-all (`collectives`), as
+    does any other part. The NIC is not checked: the README names InfiniBand, not its rate (every scored row that
+    reaches here states 400 Gb/s a GPU, as a DGX H100 has).
+    """
+    cc = np.asarray(hw.compute_capability, dtype=float)
+    on = (cc == KERNEL_CC) & (np.asarray(hw.scale_up_size) == KERNEL_DOMAIN) \
+        & (np.asarray(hw.scale_up_bandwidth, dtype=float) >= KERNEL_NVLINK)
+    return bool(on) if on.ndim == 0 else on
+
+
 #: SMs the across-node rows run (HybridEP's default across nodes, config.cuh at 94a9f8f). Megatron-Bridge's
 #: performance recipes set 32 (scripts/performance/utils/overrides.py:89 at 067f987), which the README does not
 #: measure; at 16 ranks its 16-SM row is slower than the 8-SM one (tests/perf/data/hybridep-h100.yaml).

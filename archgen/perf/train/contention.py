@@ -14,6 +14,14 @@ times the bytes it receives, over its own time). Where the two need more than th
 member takes `hidden` alone ends `excess` (the sum less 1) x hidden later than the longer one alone; 0 where
 the HBM has room: a collective beside compute-bound GEMMs, or one paced by a 50 GB/s NIC, costs nothing here.
 
+GPU-driven all-to-alls yield instead (`GPU_DRIVEN_PACE`). DeepEP's and HybridEP's kernels move every byte from
+their own SMs (NVLink copies; RDMA writes posted by the kernel, one per token and remote node: DeepEP hybrid-ep
+csrc/hybrid_ep/backend/hybrid_ep_backend.cuh at 34152ae, lines 941 and 2637), where NCCL's across nodes are
+posted by its CPU proxy. Megatron-core runs them on a stream of default priority beside the compute
+(megatron/core/pipeline_parallel/utils.py at d98e8a6 `set_streams`: `high_priority_a2a_comm_stream` False by
+default), and the card's A/B profile shows who pays: with the overlap on the compute kernels' union did not grow
+(14.58 to 14.35 s a step) while the communication kernels ran 2.58 s longer, all of it while beside compute.
+
 Measured interference is larger (tests/perf/data/overlap-interference.yaml: an A100 GEMM 1.76x and attention
 1.83x slower beside an NVLink all-gather, where SMs and HBM explain well under half of it); what the rest is
 (caches, clocks, block scheduling) has no figure per kernel, so the model charges only the two shares.
@@ -44,3 +52,30 @@ def comm_share(hw: Hardware, received, seconds):
 def excess(compute, comm):
     """Both members' extra slow-down while they overlap: the HBM shares' sum less 1, and exactly 0 where it is <= 1."""
     return maximum(compute + comm - 1.0, 0.0)
+
+
+#: Megatron-Bridge's EP-overlap A/B profile (NVIDIA-NeMo/Megatron-Bridge skills/nemo-mbridge-perf-moe-comm-overlap/
+#: card.yaml at 067f987, `profile_result`; Qwen3-30B-A3B, 16 H100, HybridEP, rank 0, one step): communication
+#: concurrent with compute (ms) and the share of communication time it is (%), overlap off and on.
+PROFILE_OVERLAP = {"off": (9.079, 0.11), "on": (3958.997, 36.55)}
+
+
+def _pace(off_percent: float) -> float:
+    """Share of its own pace a communication kernel keeps beside compute, from the card's profile.
+
+    The communication kernels took overlap / share: 8.25 s a step with the overlap off, 10.83 s with it on. The
+    2.58 s they grew is taken as all spent beside compute (a kernel alone runs as with the overlap off; stated,
+    the profile does not split it), so of the 3.96 s they ran beside compute they did 3.96 - 2.58 = 1.38 s of work.
+    """
+    (off_ms, _), (on_ms, on_pct) = PROFILE_OVERLAP["off"], PROFILE_OVERLAP["on"]
+    stretch = on_ms / on_pct - off_ms / off_percent  # seconds x 1e3 / 100: the ratio is what is used
+    return (on_ms - stretch * 100.0) / on_ms
+
+
+#: The pace of a GPU-driven all-to-all (DeepEP, HybridEP) beside compute, 0.348 of its pace alone, while the
+#: compute keeps its own (`_pace`). The off run's 0.11 % is rounded: 0.105-0.115 % gives 0.26-0.45
+#: (`GPU_DRIVEN_PACE_RANGE`). Measured with HybridEP across two H100 nodes; applied to DeepEP and HybridEP alike, on
+#: every platform (the same kernels' structure; no other profile). NCCL's all-to-all keeps the SM and HBM shares (its
+#: two-node A/B is the check; inside one node NCCL also copies with its SMs, kept so for want of a profile).
+GPU_DRIVEN_PACE = _pace(PROFILE_OVERLAP["off"][1])
+GPU_DRIVEN_PACE_RANGE = (_pace(PROFILE_OVERLAP["off"][1] + 0.005), _pace(PROFILE_OVERLAP["off"][1] - 0.005))

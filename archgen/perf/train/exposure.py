@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
-from archgen.perf.comm.dispatcher import KERNEL_PLATFORM, fixed_costs, kernel_times
+from archgen.perf.comm.dispatcher import fixed_costs, kernel_platform, kernel_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
@@ -97,12 +97,14 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
                  0.0)
 
 
-#: SMs the flex dispatcher's all-to-all kernels hold (DeepEP's default, "historical default 20": Megatron-core
-#: megatron/core/transformer/transformer_config.py at d98e8a6, `moe_deepep_num_sms`).
+#: SMs an overlapped NCCL all-to-all takes from the compute beside it (DeepEP's default, "historical default 20":
+#: Megatron-core megatron/core/transformer/transformer_config.py at d98e8a6, `moe_deepep_num_sms`); the flex
+#: dispatchers' kernels yield instead (`ep_overlap_cost`).
 EP_COMM_SMS = 20.0
-#: SMs HybridEP's kernels hold in the runs the nemo-2025 profile describes: Megatron-Bridge's performance recipes set
-#: `moe_hybridep_num_sms` 32 (scripts/performance/utils/overrides.py:89 at 067f987; the Qwen3-30B-A3B verification
-#: card's H100 config states it, tests/perf/data/bridge-card-qwen3-30b.yaml).
+#: SMs HybridEP's kernels are given in the runs the nemo-2025 profile describes: Megatron-Bridge's performance recipes
+#: set `moe_hybridep_num_sms` 32 (scripts/performance/utils/overrides.py:89 at 067f987; the Qwen3-30B-A3B
+#: verification card's H100 config states it). Charged to the compute until session epoverlap; the A/B profile shows
+#: the compute keeps its pace (`contention.GPU_DRIVEN_PACE`).
 HYBRIDEP_COMM_SMS = 32.0
 
 
@@ -122,10 +124,11 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     (megatron/core/models/common/model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`):
     combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
     expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
-    (2A). Each all-to-all shows only beyond its own window, and what hides takes `EP_COMM_SMS` (HybridEP:
-    `HYBRIDEP_COMM_SMS`) from the compute beside it and shares the HBM with it (`contention`: `hbm` is the
-    compute's share of the HBM rate, the layer's forward as a whole; the all-to-all stores the routed copies it
-    receives and reads them back). A recompute's extra forward all-to-alls are not overlapped (Megatron refuses
+    (2A). Each all-to-all shows only beyond what its window hides (`ep_overlap_cost`): NCCL's keeps its pace and
+    takes `EP_COMM_SMS` from the compute and shares the HBM with it (`contention`: `hbm` is the compute's share of
+    the HBM rate, the layer's forward as a whole; the all-to-all stores the routed copies it receives and reads
+    them back); DeepEP's and HybridEP's yield, a window w hiding `contention.GPU_DRIVEN_PACE` x w of them. A
+    recompute's extra forward all-to-alls are not overlapped (Megatron refuses
     recomputation with this overlap). The first forward and the last backward of a step have no partner:
     Megatron-core's combined 1F1B runs one micro-batch's forward beside another's backward, and without pipelining
     "the forward step for the first microbatch is executed alone, no a2a overlapping" and so is the last one's
@@ -148,7 +151,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
       rank's etp ranks are consecutive, so in one domain where etp divides the domain's share of the group (the
       formula assumes so), and the domains hit follow from the top_k EP ranks alone.
 
-    HybridEP across nodes on the H100 of its README's table (8 ranks a node, as measured) takes the README's
+    HybridEP across nodes on the platform of its README's table (`dispatcher.kernel_platform`: Hopper, 8 ranks a
+    node on H100's NVLink 4, as measured) takes the README's
     kernel-only times at its default 8 SMs instead (`dispatcher.kernel_times`: dispatch and combine averaged; the
     dispatch a fixed time per token-node plus its bytes, from the README's FP8 and BF16 columns).
     """
@@ -164,10 +168,10 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
     a2a = collective_time(hw, "all_to_all", size, group, k_ep)
-    if job.moe_dispatcher == "hybridep" and hw.accelerator == KERNEL_PLATFORM:  # its measured kernel rates
+    if job.moe_dispatcher == "hybridep" and np.any(platform := kernel_platform(hw)):  # its measured kernel rates
         # nodes hit follow from the EP ranks: ep of them, group/k_ep nodes (an EP rank's etp ranks in one node)
         measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, ep * k_ep / group)) / 2.0
-        a2a = where((np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
+        a2a = where(platform & (np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
     if not flex:  # the all-to-all dispatcher's expert-TP gather (reduce-scatter in the combine)
         a2a = a2a + where(np.asarray(etp) > 1, collective_time(
             hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp, etp, members_per_domain(hw, etp, 1)), 0.0)
@@ -175,14 +179,14 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
     received = T * copies * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(group, 1.0))
     if job.moe_shared_expert_overlap and a.shared_experts and not job.overlap_ep_comm:  # exclusive (`Training`)
-        t, t_f = shared_overlap(hw, job, T, tp, passes, a2a, ep_overlap_loss(hw, job, received, a2a, hbm), cost,
+        t, t_f = shared_overlap(hw, job, T, tp, passes, a2a, ep_overlap_cost(hw, job, received, a2a, hbm), cost,
                                 cost_f)
     alone = t  # without the EP overlap (`edge`); the shared experts' overlap pairs nothing, every chunk keeps it
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
-        shown = [maximum(0.0, a2a - w) for w in windows]
-        lost = ep_overlap_loss(hw, job, received, a2a, hbm)
+        pace, lost = ep_overlap_cost(hw, job, received, a2a, hbm)
+        shown = [maximum(0.0, a2a - pace * w) for w in windows]
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
     live = ep * etp > 1  # either dispatcher runs with etp > 1 at ep 1 (the expert-TP gather; flex: DeepEP's tp x ep)
@@ -191,14 +195,19 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     return where(live, t, 0.0), where(live, t_f, 0.0)
 
 
-def ep_overlap_loss(hw: Hardware, job: Job, received, a2a, hbm):
-    """Share of the compute beside an MoE all-to-all that the all-to-all costs it while it hides behind it.
+def ep_overlap_cost(hw: Hardware, job: Job, received, a2a, hbm):
+    """(pace, lost) of an MoE all-to-all beside compute: the share of its pace it keeps, and of the compute's it costs.
 
-    The dispatcher's kernels hold `EP_COMM_SMS` (HybridEP: `HYBRIDEP_COMM_SMS`) SMs, and the `received` bytes it
-    stores share the HBM with the compute (`contention`, `hbm` the compute's share of the HBM rate).
+    NCCL's all-to-all (`alltoall`) keeps its pace; its kernels hold `EP_COMM_SMS` SMs, and the `received` bytes it
+    stores share the HBM with the compute (`contention`, `hbm` the compute's share of the HBM rate). DeepEP's and
+    HybridEP's kernels, which move the bytes from their SMs, yield: they progress at `contention.GPU_DRIVEN_PACE`
+    of their pace and the compute keeps its own (the A/B profile: compute unchanged, communication stretched), so a
+    window w hides only pace x w of the all-to-all. Before session epoverlap they too held their SMs (`EP_COMM_SMS`;
+    HybridEP `HYBRIDEP_COMM_SMS`) and kept their pace: the A/B's saving came out 5.26 s against 3.72 s measured.
     """
-    lost = 1.0 - sm_kept(hw, HYBRIDEP_COMM_SMS if job.moe_dispatcher == "hybridep" else EP_COMM_SMS)
-    return lost + C.excess(hbm, C.comm_share(hw, received, a2a))
+    if job.moe_dispatcher != "alltoall":
+        return C.GPU_DRIVEN_PACE if job.ep_overlap_pace is None else job.ep_overlap_pace, 0.0
+    return 1.0, 1.0 - sm_kept(hw, EP_COMM_SMS) + C.excess(hbm, C.comm_share(hw, received, a2a))
 
 
 def shared_shapes(arch, T, tp) -> list[tuple[Any, float, float]]:
@@ -213,7 +222,7 @@ def shared_shapes(arch, T, tp) -> list[tuple[Any, float, float]]:
     return [(T, (arch.ffn_mats - 1) * f / tp, arch.hidden), (T, arch.hidden, f / tp)]
 
 
-def shared_overlap(hw: Hardware, job: Job, T, tp, passes, a2a, lost, cost, cost_f):
+def shared_overlap(hw: Hardware, job: Job, T, tp, passes, a2a, pace_lost, cost, cost_f):
     """(total, forward) exposed MoE all-to-all time of a layer and micro-batch beside the shared experts' GEMMs.
 
     `moe_shared_expert_overlap`.
@@ -223,14 +232,16 @@ def shared_overlap(hw: Hardware, job: Job, T, tp, passes, a2a, lost, cost, cost_
     all-to-all's gradient is launched first beside their GEMMs' backward (shared_experts.py lines 310-320,
     `_BackwardStreamWait`). Each all-to-all of a forward pass (the forward and a full recompute's, `passes`) shows
     only beyond its GEMM's forward, and each of the backward beyond that GEMM's backward; what hides costs the GEMM
-    `lost` of its pace (`ep_overlap_loss`, as under `overlap_ep_comm`). Assumed, as the code's comments say, that
+    `lost` of its pace, and the all-to-all keeps `pace` of its own (`pace_lost`: `ep_overlap_cost`, as under
+    `overlap_ep_comm`). Assumed, as the code's comments say, that
     the device runs the two streams at once (CUDA_DEVICE_MAX_CONNECTIONS > 1 for FC1; Megatron states no measured
     overlap). The shared experts' sequence-parallel gather and scatter around them are not re-timed.
     """
     fc1, fc2 = (K.gemm_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
     b1, b2 = (K.gemm_backward_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
-    fwd = [maximum(0.0, a2a - w) for w in (fc1, fc2)]  # dispatch beside FC1, combine beside FC2
-    bwd = [maximum(0.0, a2a - w) for w in (b2, b1)]  # combine's gradient beside FC2's, dispatch's beside FC1's
+    pace, lost = pace_lost
+    fwd = [maximum(0.0, a2a - pace * w) for w in (fc1, fc2)]  # dispatch beside FC1, combine beside FC2
+    bwd = [maximum(0.0, a2a - pace * w) for w in (b2, b1)]  # combine's gradient beside FC2's, dispatch's beside FC1's
     shown_f = fwd[0] + fwd[1]
     t = passes * (shown_f + lost * (2.0 * a2a - shown_f)) + bwd[0] + bwd[1] + lost * (2.0 * a2a - bwd[0] - bwd[1])
     return t + cost, shown_f + lost * (2.0 * a2a - shown_f) + cost_f

@@ -86,6 +86,7 @@ class Job:
     cross_entropy: str = _D.cross_entropy
     moe_shared_expert_overlap: bool = _D.moe_shared_expert_overlap
     tp_async_backward: bool = True  # not a switch: see the docstring
+    ep_overlap_pace: float | None = None  # not a switch: None takes `contention.GPU_DRIVEN_PACE` (its range's ends)
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:

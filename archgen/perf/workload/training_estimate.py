@@ -21,6 +21,7 @@ from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.train import contention as C
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import (
     OFFLOADS,
@@ -177,6 +178,25 @@ def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -
             f"'{text}' (Megatron-core's pipeline_model_parallel_layout){alone}"]
 
 
+def ep_pace_note(arch: Arch, hw: Hardware, job: Job, lay: Layout) -> list[str]:
+    """Where the EP overlap hides a DeepEP or HybridEP all-to-all, the step time over the pace's range.
+
+    The pace such an all-to-all keeps beside compute (`contention.GPU_DRIVEN_PACE`) comes from one profile, whose
+    overlap-off share is rounded (`contention.GPU_DRIVEN_PACE_RANGE`); the step is re-timed at both ends.
+    """
+    if not (job.overlap_ep_comm and job.moe_dispatcher != "alltoall" and arch.moe_layers
+            and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1):
+        return []
+    lo, hi = sorted(float(estimate_training(hw, replace(job, ep_overlap_pace=p), lay).step_time)
+                    for p in C.GPU_DRIVEN_PACE_RANGE)
+    if f"{lo:.4g}" == f"{hi:.4g}":
+        return []
+    a, b = C.GPU_DRIVEN_PACE_RANGE
+    return [f"EP overlap ({job.moe_dispatcher}): its all-to-all is taken to keep {C.GPU_DRIVEN_PACE:.2f} of its pace "
+            f"beside compute, from one profile (Megatron-Bridge's Qwen3-30B-A3B A/B on 16 H100, HybridEP; {a:.2f} to "
+            f"{b:.2f} over its rounding): over that range the step time spans {lo:.4g} s to {hi:.4g} s"]
+
+
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
@@ -243,6 +263,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp))
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
+        notes += ep_pace_note(arch, hw, job, lay)
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
     fits = bool(est.fits)
