@@ -58,7 +58,8 @@ def metric_names(problem: SweepProblem) -> list[str]:
     names += [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
     if GOODPUT_METRICS & set(names):
         names += [m for m in ("goodput", "goodput_low", "goodput_high") if m not in names]
-        names += [end for m in ("goodput_tokens_per_second", "cost_per_token", "mtti") if m in names
+        names += [end for m in ("goodput_tokens_per_second", "cost_per_token", "mtti", "goodput_time_to_train")
+                  if m in names
                   for end in (f"{m}_low", f"{m}_high") if end not in names]
     return names
 
