@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -175,6 +176,19 @@ def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -
             f"placed as DeepSpeed's uniform partition; Megatron-LM asserts an even split unless the stages are stated "
             f"(megatron/training/arguments.py at d98e8a6, line 997), so to run this layout state pipeline_layout: "
             f"'{text}' (Megatron-core's pipeline_model_parallel_layout){alone}"]
+
+
+def layout_string(layers: int, training: Training, layout: Mapping[str, object]) -> str | None:
+    """The layout string that runs a layout timed as DeepSpeed's uniform partition (`uniform_note`), else None.
+
+    `layout` is an estimate's or a sweep point's (pp, interleave), `training` the job whose pipeline options it keeps
+    (`pipeline_options`), `layers` its model's. A sweep point shows it beside its layout (`render.point_table`), as
+    `uniform_note` does an estimate's: the shipped llama3-70b sweep's pp 9 on 80 layers read as a plain layout.
+    """
+    pp, v = layout.get("pp"), layout.get("interleave", 1)
+    if not isinstance(pp, int) or not isinstance(v, int):
+        return None
+    return uniform_layout(layers, pp, v, pipeline_options(training.parallelism))
 
 
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
