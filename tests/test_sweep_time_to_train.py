@@ -133,3 +133,35 @@ def test_a_workload_shall_on_time_to_train_without_a_budget_is_refused_at_its_li
            "states no token budget (`checkpoint.tokens`); so no point could meet it and none would be feasible (to " \
            "judge it: give the workload its token budget, `checkpoint: {tokens: ...}`; or make it SHOULD or MAY" in r.err, \
         r.err
+
+
+def test_on_an_unmeasured_part_the_band_spans_its_efficiency_ranges_as_in_check(tmp_path):
+    """Trainium2 has no dense-training measurement and states efficiency ranges: the estimate's band spans the step
+    time over them (`Band.spread`), and so does the time to train's; both sweep paths judge as `check` does."""
+    from archgen.pipeline import run
+    from tests.perf.test_unmeasured_band import TRN2
+
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "w.yaml").write_text(
+        "kind: Workload\nid: trn-ttt\nmodel: llama3-70b\ncluster: trn2-pod\naccelerators: 256\n"
+        "training: {seq_len: 8192, global_batch: 512, precision: bf16}\ncheckpoint: {tokens: 15.6e12}\n",
+        encoding="utf-8")
+    paths = [SPECS, TRN2, tmp_path / "w"]
+    est = run(paths).workloads["workload/trn-ttt"].estimate
+    band = est.bands["time_to_train"]
+    assert band.spread is not None and band.spread[0] < 1 < band.spread[1]   # the ranges' span, in the band
+    v = est.metrics["time_to_train"].m_as("day")
+    slow = band.values(est.metrics["time_to_train"])[1].m_as("day")
+    for target, want in ((v * 0.99, Status.NOT_MET), ((v + slow) / 2, Status.AT_RISK), (slow * 1.01, Status.MET)):
+        [o] = judge_requirements([Requirement(id="REQ-S-T", statement="t", metric="time_to_train",
+                                              target=f"<= {target} day")], est)
+        assert o.status is want
+        sweep = tmp_path / "s.yaml"
+        sweep.write_text("kind: Sweep\nid: s\nworkload: trn-ttt\naxes:\n  accelerators: [256]\n"
+                         "objectives: [{metric: time_to_train}]\nrequirements:\n  - {id: REQ-S-T, statement: t, "
+                         f"metric: time_to_train, target: '<= {target} day'}}\n", encoding="utf-8")
+        (problem,) = sweep_problems_of(sweep, paths)
+        for row in (evaluate_point(problem, 0), *batched(problem, 0, 1)):
+            got = (Status.NOT_MET if row.met["REQ-S-T"] is False else
+                   Status.AT_RISK if "REQ-S-T" in row.at_risk else Status.MET)
+            assert got is want and row.metrics["time_to_train"] == pytest.approx(v * DAY)
