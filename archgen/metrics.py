@@ -287,10 +287,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
            "goodput.", _GP, _T, True, counts="tokens"),
     Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
-           "per second.", _GP, _T, sweep=False, minimise=True),
+           "per second.", _GP, _T, minimise=True),
     *(Metric("workload", f"goodput_time_to_train{e}", "s", "day", 1, "Goodput time to train" + f" ({e[1:]})" * bool(e),
              "Time to train over goodput" + (f"_{o}: the {e[1:]} end over the rate sets (infinite where that is 0)."
-                                             if e else "."), _GP, _T, sweep=False, minimise=True)
+                                             if e else "."), _GP, _T, minimise=True)
       for e, o in (("", ""), ("_low", "high"), ("_high", "low"))),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,

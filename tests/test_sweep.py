@@ -288,7 +288,8 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
             {"energy_per_token", "cost_per_token", "cost_per_million_tokens"} if est.kind != "collective" else set()) | (
             {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "goodput_tokens_per_second_low",
              "goodput_tokens_per_second_high", "cost_per_token_low", "cost_per_token_high", "checkpoint_write_time",
-             "checkpoint_restore_time", "mtti", "mtti_low", "mtti_high"} if est.kind == "training"
+             "checkpoint_restore_time", "mtti", "mtti_low", "mtti_high", "time_to_train", "goodput_time_to_train",
+             "goodput_time_to_train_low", "goodput_time_to_train_high"} if est.kind == "training"
             else set()) | (
             under_load if est.kind == "inference" else set())  # no shipped workload is served under load
         assert produced == set(JOB_METRICS[est.kind]), est.kind

@@ -12,7 +12,6 @@ Beside it: `archgen.analyse.checkpoint_storage` (where the checkpoints go and at
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 
 from archgen.analyse.checkpoint_storage import (
@@ -41,8 +40,7 @@ from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import JobGoodput, ettr, for_job, job_goodput, spares_charged, with_unblocked
-from archgen.perf.workload.bands import Band, bands
-from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.derived import run_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -206,22 +204,3 @@ def goodput_time_ends(time_to_train: Q, goodput: tuple[float, float]) -> dict[st
             "goodput_time_to_train_high": time_to_train / low if low > 0 else time_to_train * math.inf}
 
 
-#: A training run's figures made from its tokens per second: its time (with and without goodput) and its whole cost.
-RUN_METRICS = ("time_to_train", "goodput_time_to_train", "job_cost")
-
-
-def run_bands(est: Estimate, metrics: Mapping[str, Q]) -> dict[str, Band]:
-    """The bands of a training run's time and whole cost (those of `RUN_METRICS` in `metrics`): the step time's.
-
-    Each is the run's tokens over its tokens per second (times its goodput, or its cost per hour), so proportional to
-    the step time, in the same direction: the model's error on the step time is theirs, and where the estimate's
-    band spans the part's stated efficiency ranges (`Band.spread`), so does theirs. A requirement met by the estimate
-    but not at the band's pessimistic end is at risk (REQ004), as the tokens/s it is made from is. `job_cost` also
-    has its own range (its goodput's and spares', `job_cost_low/high`): it is judged with the band at each end of it
-    (`perf.workload.derived.band_ends`).
-    """
-    step = est.bands.get("step_time")
-    if est.kind != "training" or step is None:
-        return {}
-    return bands(step.family, [k for k in RUN_METRICS if k in metrics], accelerator=step.accelerator, span=est.span,
-                 context=step.context or None, vendor=step.vendor)

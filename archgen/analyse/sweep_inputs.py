@@ -16,14 +16,14 @@ from archgen.analyse.conversion import unpowered
 from archgen.analyse.cost import Cost, analyse_cost
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.nodes import compute_node
-from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS
+from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS
 from archgen.model.workload import Workload
 from archgen.units import Q
 from archgen.validate import Specs
 
 #: What a point's figure rests on beyond its estimate: the cluster's IT power, the job's goodput, prices in USD; and
 #: what `missing` also names: a chip in the place of the cluster's own, which its prices are not for.
-POWER, GOODPUT, PRICES, SWAPPED = "power", "goodput", "prices", "swapped"
+POWER, GOODPUT, PRICES, SWAPPED, TOKENS = "power", "goodput", "prices", "swapped", "tokens"
 #: The point metrics made from the cluster's IT power (`perf.workload.derived.point_metrics`).
 POWER_METRICS = ("power", "energy_per_token")
 
@@ -32,11 +32,13 @@ def rests_on(metric: str, job: str) -> tuple[str, ...]:
     """What a sweep point's `metric` of a `job` ("training", "inference", ...) rests on: `POWER`, `GOODPUT`, `PRICES`.
 
     A training job's cost per token is per goodput token, so it rests on its goodput too; a serving job's is not;
-    its checkpoint write and restore times rest on its checkpoint storage as goodput does (`GOODPUT`).
+    its checkpoint write and restore times rest on its checkpoint storage as goodput does (`GOODPUT`); its time to
+    train on its token budget (`TOKENS`, the workload's `checkpoint.tokens`), and its goodput time to train on both.
     """
     return (*((POWER,) if metric in POWER_METRICS else ()),
             *((GOODPUT,) if job == "training" and metric in STORAGE_METRICS else ()),
-            *((PRICES,) if metric in COST_OBJECTIVES else ()))
+            *((PRICES,) if metric in COST_OBJECTIVES else ()),
+            *((TOKENS,) if metric in RUN_METRICS else ()))
 
 
 def usd_per_hour(cost: Cost | None, cluster: str) -> tuple[Q | None, str]:
@@ -58,11 +60,14 @@ def missing(specs: Specs, a: ClusterAnalysis, workload: Workload, needs: Sequenc
             accelerators: Sequence[str] = ()) -> list[tuple[str, str]]:
     """What a sweep point of `workload` on cluster `a` lacks for a figure resting on `needs` (`rests_on`), and why.
 
-    Pairs of what is missing (`POWER`, `GOODPUT`, `PRICES`, `SWAPPED`) and the reason in words; [] where nothing is.
+    Pairs of what is missing (`TOKENS`, `POWER`, `GOODPUT`, `PRICES`, `SWAPPED`) and the reason in words; [] where
+    nothing is.
     `accelerators` is the sweep's `accelerator` axis: a cluster's prices are its own systems', so where the axis
     leaves its own chip out no point on it is priced (`commands.sweep_problems._swapped`).
     """
     out = []
+    if TOKENS in needs and not workload.checkpoint.tokens:
+        out.append((TOKENS, f"workload '{workload.id}' states no token budget (`checkpoint.tokens`)"))
     if POWER in needs and (dark := unpowered(a)):
         out.append((POWER, dark))
     if GOODPUT in needs and (nowhere := no_checkpoint_target(specs, a, workload)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.sweep_inputs import GOODPUT, POWER, PRICES, SWAPPED, missing, rests_on
+from archgen.analyse.sweep_inputs import GOODPUT, POWER, PRICES, SWAPPED, TOKENS, missing, rests_on
 from archgen.binding import BoundRequirement
 from archgen.build import Design
 from archgen.checks.registry import Context, Violation, check
@@ -65,7 +65,8 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
 
 
 #: What to give so that a point computes a figure that rests on it (`analyse.sweep_inputs.rests_on`).
-_GIVE = {POWER: "name the link media of every fabric tier",
+_GIVE = {TOKENS: "give the workload its token budget, `checkpoint: {tokens: ...}`",
+         POWER: "name the link media of every fabric tier",
          GOODPUT: "give the cluster a checkpoint `storage:`",
          PRICES: "price every part on the cluster's bill of materials (`price:` or a `Prices` document) and give its "
                  "facility a `cost:`",
@@ -79,11 +80,11 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
 
     Those `check` judges on the workload (`build.Design.requirements_of`: its own, and those of `Requirements`
     documents on it), as the points are judged on them. A point computes its job's estimate and the sweep's own
-    metrics (`model.sweep.JOB_METRICS`), not the other figures of `check`'s operations stage (`time_to_train`,
-    `spares`, ...); and of its own, power, goodput, MTTI, cost per token and the checkpoint times only where its
-    cluster gives
-    what they rest on (`analyse.sweep_inputs.missing`: IT power, somewhere to write checkpoints, prices in USD for
-    the chip the point runs). A requirement on a figure that no point of the sweep computes is not provided at every
+    metrics (`model.sweep.JOB_METRICS`), not the other figures of `check`'s operations stage (`spares`,
+    `checkpoint_blocking_time`, ...); and of its own, power, goodput, MTTI, cost per token, the checkpoint times and
+    the time to train only where its cluster and workload give what they rest on (`analyse.sweep_inputs.missing`:
+    IT power, somewhere to write checkpoints, prices in USD for the chip the point runs, the workload's token
+    budget). A requirement on a figure that no point of the sweep computes is not provided at every
     point; where its level makes not provided a failure (`model.requirements.fails`: SHALL, as `check` makes it an
     error), no point could be feasible, so the sweep is refused at the requirement's line before any point runs, as
     a sweep requirement on such a metric is. At SHOULD or MAY it is reported as not provided at each point and left
@@ -112,11 +113,12 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
         if all(why):
             give = " and ".join(dict.fromkeys(_GIVE[k] for ws in why for k, _ in ws))
             reasons = "; ".join(dict.fromkeys(w for ws in why for _, w in ws))
+            elsewhere = "" if all(k == TOKENS for ws in why for k, _ in ws) else \
+                ", or put a cluster that has what it needs on the `cluster` axis"   # no cluster gives a token budget
             out.append((b.owner, b.path + ("metric",),
                         f"{named}, which no point of the sweep can compute: {reasons}; "
-                        f"so no point could meet it and none would be feasible (to judge it: {give}, or put a "
-                        "cluster that has what it needs on the `cluster` axis; or make it SHOULD or MAY, which the "
-                        "sweep reports as not provided; docs/sweeps.md)"))
+                        f"so no point could meet it and none would be feasible (to judge it: {give}{elsewhere}; or "
+                        "make it SHOULD or MAY, which the sweep reports as not provided; docs/sweeps.md)"))
     return out
 
 
@@ -141,15 +143,16 @@ def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     """A sweep's axes, objectives and requirements apply to its workload's job, and it has a cluster to run on.
 
     The SHALL requirements `check` judges on the workload count too, its own and those of `Requirements` documents
-    on it: one on a figure no sweep point computes (`time_to_train`, `spares`, which `archgen check` gives), or on
-    power, goodput, MTTI or cost per token where no cluster of the sweep gives what they rest on (IT power, checkpoint
-    storage, prices in USD for the chip the points run), would be not provided at every point, so no point could be
-    feasible; it is reported at the requirement's line in the file that states it.
+    on it: one on a figure no sweep point computes (`spares`, which `archgen check` gives), or on power, goodput,
+    MTTI, cost per token or time to train where no cluster of the sweep gives what they rest on (IT power, checkpoint
+    storage, prices in USD for the chip the points run; the workload's token budget), would be not provided at
+    every point, so no point could be feasible; it is reported at the requirement's line in the file that states it.
 
     Fix: vary the axes of the workload's kind of job (tp, pp, micro_batch for training; batch for inference), name
     metrics that job has as objectives and requirements, give the sweep's requirements their own ids, and name a
     cluster in the workload or in `axes.cluster`; judge a workload's target on a figure a sweep does not compute
-    with `archgen check`, give the cluster what the message names (a `storage:`, prices), or make it SHOULD or MAY.
+    with `archgen check`, give the cluster or workload what the message names (a `storage:`, prices, a token
+    budget), or make it SHOULD or MAY.
     """
     specs = ctx.design.specs
     for sweep in specs.of(Sweep):

@@ -21,7 +21,7 @@ from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, STORAGE_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.api import Machine, Stated, SweepProblem, hardware_for, machine
 from archgen.pipeline import scale_out_paths
@@ -64,6 +64,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                  for k, o in enumerate(sweep.objectives)] + [
             (f"requirement '{r.id}' on '{r.metric}'", r.metric, ("requirements", k, "metric"))
             for k, r in enumerate(sweep.requirements)]
+        for what, metric, path in asked:   # a run's time is its token budget over its tokens per second
+            if metric in RUN_METRICS and workload.training is not None and not workload.checkpoint.tokens:
+                raise BuildError(f"sweep '{sweep.id}': {what} needs the training job's token budget, and workload "
+                                 f"'{workload.id}' states none (give it `checkpoint: {{tokens: ...}}`, the tokens of "
+                                 "the run; docs/sweeps.md)", where(*path))
         bases: dict[tuple[str, str | None], Machine] = {}
         for i, cid in enumerate(ids):
             cluster = specs.get(cid)

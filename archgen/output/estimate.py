@@ -15,7 +15,8 @@ from typing import Any
 from archgen import metrics
 from archgen.display import range_basis, ranged
 from archgen.model.requirements import Outcome, Status
-from archgen.perf.train.stacks import Used
+from archgen.perf.train.stacks import Used, by_origin
+from archgen.perf.train.stacks import written as show_switch
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
@@ -176,11 +177,6 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
     return "\n".join(lines) + "\n"
 
 
-def show_switch(value: object) -> str:
-    """A switch's value as a spec writes it (true/false, flash, fp32)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def switches_json(used: list[Used]) -> list[dict[str, Any]]:
     """The switches an estimate used (`stacks.explain`), each with its origin, profile and source."""
     return [{"name": u.name, "value": u.value, "origin": u.origin, "profile": u.profile, "source": u.source or None,
@@ -197,16 +193,13 @@ def switches_text(used: list[Used]) -> str:
 
 
 def case_switches_text(used: dict[str, list[Used]]) -> str:
-    """Each training case's switches in one line, grouped by where they came from (`stacks.explain`).
+    """Each training case's switches in one line, grouped by where they came from (`stacks.by_origin`).
 
     The switches the case's layout or model makes moot come last, as 'not used'.
     """
     lines = ["Switches per training case (where each value came from):"]
     for case_id, uses in used.items():
-        groups: dict[str, list[str]] = {}
-        for u in sorted(uses, key=lambda u: not u.used):  # stable: the used in table order, then the moot
-            groups.setdefault(u.where if u.used else "not used", []).append(f"{u.name}={show_switch(u.value)}")
-        lines.append(f"  {case_id}: " + "; ".join(f"{where}: {', '.join(v)}" for where, v in groups.items()))
+        lines.append(f"  {case_id}: " + "; ".join(f"{where}: {', '.join(v)}" for where, v in by_origin(uses).items()))
     return "\n".join(lines) + "\n"
 
 

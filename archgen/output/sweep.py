@@ -17,6 +17,7 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
+from archgen.render.point_table import pipeline_layout
 from archgen.render.sweep import DISPLAY, level_text, shown
 from archgen.units import Q_, Q
 
@@ -32,7 +33,9 @@ def summary(result: Result) -> str:
             continue
         r = result.rows[i]
         axes = ", ".join(f"{k} {level_text(v, k)}" for k, v in r.values.items())
-        lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})")
+        run = pipeline_layout(result.problem, r.layout)   # an uneven split: what runs it under Megatron
+        lines.append(f"  best {metric}: {shown(r, metric)} at point #{r.index} ({axes})"
+                     + (f", pp {r.layout['pp']} uneven: runs with pipeline_layout '{run}'" if run else ""))
     lines += [f"  judged: {judged(result)}"] if requirements(result.problem) else []
     lines += [f"  not feasible: {n:,} point(s) fit, and {reason}" for reason, n in unprovided(result)]
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
@@ -82,7 +85,9 @@ def to_json(result: Result) -> dict[str, Any]:
     """The sweep as JSON: summary, objectives, the front and the best points (quantities in SI units)."""
 
     def point(r: PointRow) -> dict[str, Any]:
-        return {"index": r.index, "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
+        run = pipeline_layout(result.problem, r.layout)   # only where pp splits the layers unevenly
+        return {**({"pipeline_layout": run} if run else {}), "index": r.index,
+                "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
                 "layout": r.layout, "requirements": r.met, "at_risk": list(r.at_risk),
                 "metrics": {m: quantity(Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}

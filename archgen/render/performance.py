@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen import display, metrics
+from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render import fmt
@@ -52,6 +53,8 @@ def section(results: list[Any]) -> Section | None:
         if not e.layout:                          # no layout fits: nothing below is a step of this job
             layout, fits = "none", f" Does not fit in accelerator memory: {e.misfit or 'no layout fits'}."
         sub.add(Para(f"{e.kind.capitalize()} on {e.gpus:,} × {e.accelerator}; layout {layout}.{fits}"))
+        if r.switches:
+            sub.add(Para(stack_text(r.switches, w.id)))
         if e.hardware:
             sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
                           (Column("Parameter"), Column("Value", align="right")),
@@ -116,6 +119,28 @@ def section(results: list[Any]) -> Section | None:
         if notes:
             sub.add(Bullets(tuple(notes)))
     return top
+
+
+def stack_origin(stack: Used) -> str:
+    """Where a job's training stack came from, in words: 'stated', or the profile taken where it states none."""
+    return "stated" if stack.origin == "stated" else stack.source
+
+
+def stack_text(used: tuple[Used, ...], workload_id: str) -> str:
+    """The training stack an estimate assumed and each switch's value, grouped by where it came from.
+
+    `used` is `stacks.explain`'s list (the stack first), as `WorkloadResult.switches` keeps it; the groups are
+    `stacks.by_origin`'s, as `archgen estimate --cases --explain` prints them, so a reader sees which switches the
+    step time took from a profile rather than from the workload.
+    """
+    stack, rest = used[0], list(used[1:])
+    groups = by_origin(rest)
+    said = groups.pop("stated", [])
+    text = (f"Training stack {stack.value} ({stack_origin(stack)}): the switches the workload does not state take "
+            f"their values from that profile. By where each value came from (archgen estimate --workload "
+            f"{workload_id} --explain gives each one's source): ")
+    text += "; ".join(f"{where}: {', '.join(v)}" for where, v in groups.items())
+    return text + (f". Stated: {', '.join(said)}." if said else ". The workload states none of them.")
 
 
 def _shown(value: Any, name: str) -> str:

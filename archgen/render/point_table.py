@@ -1,6 +1,6 @@
 """A sweep's points as table columns: the headings, the cell values, and CSV text written column by column.
 
-The document's tables of points (`render.sweep.points_table`) and `points.csv`/`front.csv` show the same columns.
+The document's tables of points (`points_table`) and `points.csv`/`front.csv` show the same columns.
 The CSV of 10^5 points is written from plain numbers a column at a time: a metric column is converted to its display
 unit once (pint on an array, the same multiplication as per cell) and each cell is formatted as
 `render.tables.csv_bytes` formats it; text cells (axis levels, layouts, statuses) are formatted once per distinct
@@ -15,7 +15,7 @@ import csv
 import functools
 import io
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,10 +25,11 @@ from archgen.metrics import unbounded as unbounded_text
 from archgen.model.requirements import Status
 from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, MACHINE_AXES
 from archgen.model.workload import job_kind
-from archgen.perf.explore.points import PointRow, SweepProblem, objectives, requirements
+from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
 from archgen.perf.explore.tally import assumed
+from archgen.perf.workload.training_estimate import layout_string
 from archgen.render import fmt
-from archgen.render.blocks import Column
+from archgen.render.blocks import Column, Para, Table
 from archgen.render.tables import csv_cell
 from archgen.units import Q_, Q
 
@@ -58,7 +59,8 @@ def metric_names(problem: SweepProblem) -> list[str]:
     names += [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
     if GOODPUT_METRICS & set(names):
         names += [m for m in ("goodput", "goodput_low", "goodput_high") if m not in names]
-        names += [end for m in ("goodput_tokens_per_second", "cost_per_token", "mtti") if m in names
+        names += [end for m in ("goodput_tokens_per_second", "cost_per_token", "mtti", "goodput_time_to_train")
+                  if m in names
                   for end in (f"{m}_low", f"{m}_high") if end not in names]
     return names
 
@@ -75,10 +77,42 @@ def level_text(level: Any, axis: str = "") -> str:
     return str(level)
 
 
-def layout_text(row: PointRow) -> str:
-    """The layout a point ran with: 'tp 2 · pp 9 · dp 16 · mb 1 · recompute none'."""
-    return " · ".join(f"{LAYOUT.get(k, k)} {v}" for k, v in row.layout.items() if not (k in ("cp", "ep") and v == 1)
+def layout_text(row: PointRow, problem: SweepProblem | None = None) -> str:
+    """The layout a point ran with: 'tp 2 · pp 9 · dp 16 · mb 1 · recompute none'.
+
+    Where it places the layers as DeepSpeed's uniform partition, the layout string Megatron-core needs to run it
+    follows (`pipeline_layout`, given the point's `problem`): "... · pipeline_layout 'Et*9|(t*9|)*7t*8L'".
+    """
+    text = " · ".join(f"{LAYOUT.get(k, k)} {v}" for k, v in row.layout.items() if not (k in ("cp", "ep") and v == 1)
                       and not (k == "interleave" and v == 1))
+    run = pipeline_layout(problem, row.layout)
+    return text + (f" · pipeline_layout '{run}'" if run else "")
+
+
+def pipeline_layout(problem: SweepProblem | None, layout: Mapping[str, Any]) -> str | None:
+    """The layout string a training point's `layout` runs only with, where pp splits the layers unevenly, else None.
+
+    Megatron-LM asserts an even split unless the stages are stated; the model times such a split as DeepSpeed's
+    uniform partition, and `training_estimate.layout_string` gives the string that places it so (newuser38: the
+    shipped llama3-70b sweep's pp 9 on 80 layers read as a plain layout, where `estimate` says so in a note).
+    """
+    if problem is None or problem.model is None or problem.workload.training is None or not layout:
+        return None
+    return layout_string(problem.model.layers, problem.workload.training, layout)
+
+
+#: Why a layout shows a `pipeline_layout`, once under a table that shows one (`render.sweep`).
+UNEVEN_NOTE = ("A layout followed by a pipeline_layout has a pp that does not divide the model's layers, even with "
+               "the embedding and loss as slots: it is timed as DeepSpeed's uniform partition (one layer more on the "
+               "first layers mod pp ranks). Megatron-LM asserts an even split unless the stages are stated "
+               "(megatron/training/arguments.py at d98e8a6, line 997), so under a Megatron stack the point runs only "
+               "with that layout string, Megatron-core's pipeline_model_parallel_layout (archgen estimate of the "
+               "point gives its step time stated so).")
+
+
+def uneven_note(problem: SweepProblem, layouts: Sequence[Mapping[str, Any]]) -> tuple[Para, ...]:
+    """`UNEVEN_NOTE` as a note, where a table of `layouts` shows a `pipeline_layout`; else nothing."""
+    return (Para(UNEVEN_NOTE, "note"),) if any(pipeline_layout(problem, lay) for lay in layouts) else ()
 
 
 def hypothetical(row: PointRow, problem: SweepProblem | None = None) -> list[str]:
@@ -132,8 +166,14 @@ def cells(problem: SweepProblem, r: PointRow) -> tuple:
            else Status.MET if r.met[q.id] else Status.NOT_MET for q in reqs]
     hardware = any(a in MACHINE_AXES for a in problem.axes)
     flag = (("hypothetical" if hypothetical(r, problem) else "as catalogued",) if hardware else ())
-    return (r.index, *(level_text(r.values[a], a) for a in problem.axes), layout_text(r),
+    return (r.index, *(level_text(r.values[a], a) for a in problem.axes), layout_text(r, problem),
             *(metric_cell(r, m) for m in metric_names(problem)), r.status, r.feasible, *met, *flag, r.reason)
+
+
+def points_table(result: Result, rows: Sequence[PointRow], table_id: str, caption: str) -> Table:
+    """Points with their axis values, layout, metrics, outcome and requirements (`columns`, `cells`)."""
+    p = result.problem
+    return Table(table_id, caption, columns(p), tuple(cells(p, r) for r in rows))
 
 
 def _memo(col: Column, text: Callable[[Any], Any]) -> Callable[[Any], str]:
@@ -184,7 +224,7 @@ def csv_text(problem: SweepProblem, rows: Sequence[PointRow], header: bool = Tru
         cell = _memo(cols[at], functools.partial(level_text, axis=a))
         data.append([cell(r.values[a]) for r in rows])
         at += 1
-    layout = _memo(cols[at], lambda key: layout_text(PointRow(0, {}, "", "", layout=dict(key))))
+    layout = _memo(cols[at], lambda key: layout_text(PointRow(0, {}, "", "", layout=dict(key)), problem))
     data.append([layout(tuple(r.layout.items())) for r in rows])
     at += 1
     for m in metric_list:

@@ -20,6 +20,7 @@ from archgen.analyse.scaling import Scaling
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.datacentre import ITEM_VALUE, NOT_PROVIDED, _stated, datacentre
+from archgen.render.performance import stack_origin, workloads_for
 from archgen.units import Q_
 
 #: Sizes of the design the document's BOM-by-size table shows (bom-by-size.csv holds every size of the series).
@@ -68,7 +69,8 @@ def growth(series: Scaling) -> tuple:
 
 def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
     """The reference-architecture sections, in the order a reference architecture gives them."""
-    out = [storage(a, scope.run.design.specs), control_plane(a), software(a), datacentre(scope, a)]
+    stacks = tuple(r for r in workloads_for(scope.run, a.cluster.spec.id) if r.switches)
+    out = [storage(a, scope.run.design.specs), control_plane(a), software(a, stacks), datacentre(scope, a)]
     bom = bom_by_size(series)
     if bom is not None:
         out.append(Section("bom-by-size", "Bill of materials by scalable-unit count").add(
@@ -240,8 +242,13 @@ SOFTWARE_ROWS = (("os", "Operating system"), ("drivers", "Accelerator driver and
                  ("containers", "Containers"), ("storage_client", "Storage client"), ("monitoring", "Monitoring"))
 
 
-def software(a: Any) -> Section:
-    """The software stack as stated, every absent layer 'not provided'."""
+def software(a: Any, trained: tuple[Any, ...] = ()) -> Section:
+    """The software stack as stated, every absent layer 'not provided'.
+
+    `trained` are the training workloads estimated on the cluster (`WorkloadResult`s with `switches`): the training
+    stack each estimate assumed is named too, stated or not, with where it came from, so that a document whose design
+    states no software still says what its step times rest on (newuser38).
+    """
     sw = a.cluster.spec.software
     rows = tuple((title, _stated(getattr(sw, key, "") if sw else "")) for key, title in SOFTWARE_ROWS)
     section = Section("software", "Software stack").add(
@@ -249,6 +256,13 @@ def software(a: Any) -> Section:
             f" ({sw.source})." if sw is not None and sw.source else ".")
             + ("" if sw is not None else " The design states no software stack.")),
         Table("software", "Software stack", (Column("Layer"), Column("Stated")), rows))
+    if trained:
+        by_stack: dict[str, list[str]] = {}
+        for r in trained:
+            by_stack.setdefault(str(r.switches[0].value), []).append(f"{r.workload.id} ({stack_origin(r.switches[0])})")
+        section.add(Para("The training step times under Performance assume a training stack per workload, whose "
+                         "profile sets each switch the workload does not state (listed with each estimate): "
+                         + "; ".join(f"{stack} for {', '.join(ids)}" for stack, ids in by_stack.items()) + "."))
     return section
 
 

@@ -7,7 +7,6 @@ figure comes from `perf.explore.points.Result`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,13 +33,13 @@ from archgen.render.emit import render_document
 from archgen.render.point_table import (
     DISPLAY,
     PLAIN,
-    cells,
-    columns,
     csv_text,
     hypothetical,
     layout_text,
     level_text,
     metric_cell,
+    points_table,
+    uneven_note,
 )
 from archgen.render.sweep_unconfirmed import unconfirmed_note
 from archgen.units import Q_
@@ -74,12 +73,6 @@ def categories(result: Result) -> list[str]:
 def category(result: Result, row: PointRow) -> str:
     """A point's combination of categorical axes as a legend label ('dgx-b200-superpod, fp8'), or ''."""
     return ", ".join(level_text(row.values[a]) for a in categories(result))
-
-
-def points_table(result: Result, rows: Sequence[PointRow], table_id: str, caption: str) -> Table:
-    """Points with their axis values, layout, metrics, outcome and requirements (`render.point_table`)."""
-    p = result.problem
-    return Table(table_id, caption, columns(p), tuple(cells(p, r) for r in rows))
 
 
 def build(result: Result, revision: str, input_hash: str, date: str | None, failing: int = 0) -> DocumentModel:
@@ -166,7 +159,9 @@ def front_section(result: Result) -> Section:
                          f"evenly along {DISPLAY[result.objectives[0][0]][0]}, and leaves out "
                          f"{len(result.front) - len(shown):,}: front.csv beside this document lists every one.",
                          "note"))
-    return section.add(points_table(result, [result.rows[i] for i in shown], "front", "The Pareto front"))
+    rows = [result.rows[i] for i in shown]
+    return section.add(*uneven_note(result.problem, [r.layout for r in rows]),
+                       points_table(result, rows, "front", "The Pareto front"))
 
 
 #: Most points a document's table of the front lists; front.csv has them all.
@@ -197,7 +192,7 @@ def best_section(result: Result) -> Section:
             flagged.append(f"{DISPLAY[m][0]} (point {r.index}): {', '.join(assumed)}")
         rows.append((DISPLAY[m][0], "max" if up else "min", shown(r, m) if r else None, r.index if r else None,
                      ", ".join(f"{k} {level_text(v, k)}" for k, v in r.values.items()) if r else "—",
-                     layout_text(r) if r else "—",
+                     layout_text(r, result.problem) if r else "—",
                      ("hypothetical: " + ", ".join(assumed)) if assumed else "as catalogued" if r else "—"))
     cols = (Column("Objective"), Column("Goal"), Column("Best"), Column("Point #", align="right"), Column("Axes"),
             Column("Layout"), Column("Hardware"))
@@ -206,6 +201,7 @@ def best_section(result: Result) -> Section:
         section.add(Para("Hypothetical hardware: these best points assume hardware the catalog does not have (a "
                          "factor other than 1 on a hardware axis, a replaced figure or chip), so they answer a "
                          "what-if, not which platform to buy: " + "; ".join(flagged) + ".", "note"))
+    section.add(*uneven_note(result.problem, [result.rows[i].layout for i in result.best.values() if i is not None]))
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
 

@@ -35,6 +35,7 @@ from archgen.perf.workload.derived import (
     judge_requirements,
     judged,
     point_metrics,
+    run_bands,
     serving_cost_bands,
     unsettled_at,
 )
@@ -231,11 +232,12 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # noqa: E731
             f, w, m, gpus, base.failure_ends)
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
-    metrics = point_metrics(plain, base, gpus, bool(est.fits), goodput)
+    run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
+    metrics = point_metrics(plain, base, gpus, bool(est.fits), goodput, run)
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
-    other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0)) \
+    other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0), run) \
         if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
@@ -246,7 +248,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
         statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
                 and r.metric not in est.unjudged:
-            band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric)   # as `check` adds it
+            band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric) \
+                or run_bands(est, metrics).get(r.metric)   # as `check` adds them
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
                                   [None if band is None else band.values(metrics[r.metric]) if band.measured
                                    else (math.nan, math.nan)])   # no run measured it: met is at risk (`unbanded`)

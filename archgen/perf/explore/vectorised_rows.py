@@ -36,7 +36,14 @@ from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.cluster import Machine
-from archgen.perf.workload.derived import judge_points, judge_values, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import (
+    RUN_METRICS,
+    judge_points,
+    judge_values,
+    judged,
+    point_metrics,
+    unsettled_at,
+)
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 
@@ -84,13 +91,14 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     free = math.nan   # REL008: blocking time unknown, the points with none are the other end (points.evaluate_point)
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, problem.workload, problem.model, pts.gpus)
+    run = problem.workload.checkpoint.tokens   # the token budget: time to train (a training job's, as batched)
     rows: list[dict[str, float]] = []
     others: list[dict[str, float] | None] = []
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
-        rows.append(point_metrics(plain, base, pts.gpus, fits[p], goodput))
-        others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan, 0))
+        rows.append(point_metrics(plain, base, pts.gpus, fits[p], goodput, run))
+        others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan, 0), run)
                       if free == free else None)
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
@@ -156,7 +164,8 @@ def _bands(pts: PointSet, chosen: np.ndarray, metrics: dict, span_of: StepAt | N
     """The model's error band of the points `chosen` (`set_bands`), spanning their ranges where the part's does."""
     problem = pts.problem
     assert problem.model is not None, "batched only with the workload's model (vectorised.evaluate)"
-    got = set_bands(point_job(problem.workload, pts.values[0]), problem.model, pts.hardware, list(UNITS))
+    got = set_bands(point_job(problem.workload, pts.values[0]), problem.model, pts.hardware,
+                    [*UNITS, *RUN_METRICS])   # a run's time: the step time's band (`derived.run_bands`)
     if span_of is None or not len(chosen) or "step_time" not in metrics or not spans(got, pts.hardware, pts.dtype):
         return PointBands(got)
     lo, hi = span_of()

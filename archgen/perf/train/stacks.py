@@ -248,6 +248,22 @@ class Used:
         return f"profile {self.profile}" if self.origin == "profile" else f"default (profile {self.profile})"
 
 
+def written(value: object) -> str:
+    """A switch's value as a spec writes it (true/false, flash, fp32)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def by_origin(used: list[Used]) -> dict[str, list[str]]:
+    """`explain`'s switches as `name=value`, grouped by where each value came from (`Used.where`), in table order.
+
+    The switches the job's layout, model or precision make moot come last, as 'not used'.
+    """
+    groups: dict[str, list[str]] = {}
+    for u in sorted(used, key=lambda u: not u.used):  # stable: the used in table order, then the moot
+        groups.setdefault(u.where if u.used else "not used", []).append(f"{u.name}={written(u.value)}")
+    return groups
+
+
 #: MoE switches: moot for a model without MoE layers.
 MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch", "moe_shared_expert_overlap")
 

@@ -68,7 +68,7 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
 #: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, the
 #: reliability figures and a training job's cost per token and per hour, whose range is its spares'
 #: (`display.range_basis`)). A training run's time and whole cost are its tokens over its tokens/s, so the step time's
-#: band, at each end of their own range where they have one (`analyse.goodput.run_bands`, `derived.band_ends`).
+#: band, at each end of their own range where they have one (`derived.run_bands`, `derived.band_ends`).
 QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
                                           "tflops_per_gpu", "mfu", "time_to_train", "goodput_time_to_train",

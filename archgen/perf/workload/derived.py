@@ -143,14 +143,26 @@ def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]]
     The range is the ends of the metric's error band where `bands` gives them for the point (the model's measured
     error, `perf.workload.bands.Band.values`, as `judge_requirements` takes it from an estimate), else the metric's
     `_low` and `_high` where a point has them (`spread`: goodput and what derives from it, over the failure-rate
-    sets), else the value itself; judged by `judge_values`. Every point must have the metric; the per-point path
+    sets), both where it has both (the band at each end of the range, `_both`), else the value itself; judged by
+    `judge_values`. Every point must have the metric; the per-point path
     passes one point, the batched path many.
     """
     values = [p[requirement.metric] for p in points]
     band_ends = bands or [None] * len(points)
-    ends = [b or spread(p, requirement.metric) or (v, v)   # none: the value
-            for p, v, b in zip(points, values, band_ends, strict=True)]
+    ends = [_both(b, spread(p, requirement.metric), v) for p, v, b in zip(points, values, band_ends, strict=True)]
     return judge_values(requirement, values, unit, ([e[0] for e in ends], [e[1] for e in ends]))
+
+
+def _both(band: tuple[float, float] | None, own: tuple[float, float] | None, value: float) -> tuple[float, float]:
+    """A point value's range from its band's ends and its own range (`spread`), as `band_ends` takes an estimate's.
+
+    With both (a run's goodput time to train: the step time's band, and goodput's range), the band at each end of the
+    range: a band's ends are the value times a factor each (`Band.values`), so the low end is the range's low end times
+    the band's low factor, the high end likewise. With one, that one; with neither, the value itself.
+    """
+    if band is None or own is None or not 0 < value < math.inf:
+        return band or own or (value, value)
+    return own[0] * (band[0] / value), own[1] * (band[1] / value)
 
 
 def judge_values(requirement: Requirement, values: Sequence[float] | np.ndarray, unit: str,
@@ -224,7 +236,7 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
 
 
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
-                  goodput: Callable[[], tuple[float, ...]] | None = None) -> dict[str, float]:
+                  goodput: Callable[[], tuple[float, ...]] | None = None, run: float | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
 
     Power, accelerators, energy per token, goodput (with the low and high ends of its range over the rate sets, as
@@ -237,7 +249,9 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     also gives the checkpoint write and restore times (seconds, not NaN), they are the point's
     `checkpoint_write_time` and `checkpoint_restore_time`; the job's MTTI and its ends (`goodput_of`'s last
     three) give `mtti` where finite and its ends where the high one is, as `check` gives them
-    (`analyse.goodput.workload_metrics`).
+    (`analyse.goodput.workload_metrics`). `run` is a training job's token budget (`checkpoint.tokens`): the point then
+    has `time_to_train` (the budget over its tokens per second, in seconds) and, with a goodput above 0,
+    `goodput_time_to_train` with the ends goodput's range makes (`run_times`), as `check` gives them.
     """
     m = dict(metrics)
     power = base.it_power * gpus / base.accelerators   # NaN: the cluster's IT power is not provided (no power metric)
@@ -263,6 +277,8 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
                 m["goodput_low"], m["goodput_high"] = low, high
                 m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
+        if run:
+            m.update(run_times(run / m["tokens_per_second"], m.get("goodput"), low, high))
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
             m["cost_per_million_tokens"] = m["cost_per_token"] * 1e6  # as `analyse.cost` gives it
@@ -278,6 +294,23 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     return m
 
 
+def run_times(time_to_train: float, goodput: float | None, low: float, high: float) -> dict[str, float]:
+    """A training point's time to train (seconds) and, with a goodput above 0, its goodput time to train and ends.
+
+    The ends are over goodput's range (`low`, `high`; NaN: none): the low end at the high goodput, the high end at the
+    low one, infinite where that is 0 (the job never finishes at that end), as `analyse.goodput.goodput_time_ends`
+    gives `check`'s.
+    """
+    out = {"time_to_train": time_to_train}
+    if goodput is None or not goodput > 0:
+        return out
+    out["goodput_time_to_train"] = time_to_train / goodput
+    if low == low and high == high:
+        out["goodput_time_to_train_low"] = time_to_train / high if high > 0 else math.inf
+        out["goodput_time_to_train_high"] = time_to_train / low if low > 0 else math.inf
+    return out
+
+
 def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
     """The bands of a serving job's cost per token: its throughput's, turned (cost per hour over tokens per second).
 
@@ -291,3 +324,25 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
         return {}
     return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens") if k in cost],
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
+
+
+#: A training run's figures made from its tokens per second: its time (with and without goodput) and its whole cost.
+RUN_METRICS = ("time_to_train", "goodput_time_to_train", "job_cost")
+
+
+def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
+    """The bands of a training run's time and whole cost (those of `RUN_METRICS` in `metrics`): the step time's.
+
+    Each is the run's tokens over its tokens per second (times its goodput, or its cost per hour), so proportional to
+    the step time, in the same direction: the model's error on the step time is theirs, and where the estimate's
+    band spans the part's stated efficiency ranges (`Band.spread`), so does theirs. A requirement met by the estimate
+    but not at the band's pessimistic end is at risk (REQ004), as the tokens/s it is made from is. `job_cost` and the
+    goodput time to train also have their own range (goodput's and the spares', `_low/_high`): they are judged with
+    the band at each end of it (`band_ends`; a sweep point's in `judge_points`). `metrics` are `check`'s (added by
+    `analyse.operations_stage`) or a sweep point's.
+    """
+    step = est.bands.get("step_time")
+    if est.kind != "training" or step is None:
+        return {}
+    return bands(step.family, [k for k in RUN_METRICS if k in metrics], accelerator=step.accelerator, span=est.span,
+                 context=step.context or None, vendor=step.vendor)

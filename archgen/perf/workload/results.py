@@ -15,6 +15,7 @@ from archgen.model import Cluster
 from archgen.model.requirements import Unsettled
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import busbw_curve
+from archgen.perf.train.stacks import Used, explain
 from archgen.perf.workload.cluster import estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
@@ -38,6 +39,9 @@ class WorkloadResult:
     error_at: tuple[str | int, ...] = ()  # the workload's field the error is about (`ArchgenError.subject`), if any
     #: Another document's field the error is about (a part's `peak`), which PERF003 names with its line; else None.
     error_elsewhere: tuple[str, tuple[str | int, ...]] | None = None
+    #: A training job's stack and every switch its estimate used, with where each came from (`stacks.explain`, as
+    #: `archgen estimate --explain` lists them): what the document says the step time assumed. Empty otherwise.
+    switches: tuple[Used, ...] = ()
 
     @property
     def path(self) -> str:
@@ -72,7 +76,9 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
                 if model is not None else None
             curve = busbw_curve(on.hardware, w.collective.op, est.gpus, w.collective.algorithm) if w.collective \
                 else None
-            result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor)
+            used = tuple(explain(w.training, est.layout, model.moe is not None, vendor)) \
+                if w.training is not None and isinstance(model, Model) else ()
+            result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
             result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err), vendor=vendor,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -195,6 +196,19 @@ def ep_pace_note(arch: Arch, hw: Hardware, job: Job, lay: Layout) -> list[str]:
     return [f"EP overlap ({job.moe_dispatcher}): its all-to-all is taken to keep {C.GPU_DRIVEN_PACE:.2f} of its pace "
             f"beside compute, from one profile (Megatron-Bridge's Qwen3-30B-A3B A/B on 16 H100, HybridEP; {a:.2f} to "
             f"{b:.2f} over its rounding): over that range the step time spans {lo:.4g} s to {hi:.4g} s"]
+
+
+def layout_string(layers: int, training: Training, layout: Mapping[str, object]) -> str | None:
+    """The layout string that runs a layout timed as DeepSpeed's uniform partition (`uniform_note`), else None.
+
+    `layout` is an estimate's or a sweep point's (pp, interleave), `training` the job whose pipeline options it keeps
+    (`pipeline_options`), `layers` its model's. A sweep point shows it beside its layout (`render.point_table`), as
+    `uniform_note` does an estimate's: the shipped llama3-70b sweep's pp 9 on 80 layers read as a plain layout.
+    """
+    pp, v = layout.get("pp"), layout.get("interleave", 1)
+    if not isinstance(pp, int) or not isinstance(v, int):
+        return None
+    return uniform_layout(layers, pp, v, pipeline_options(training.parallelism))
 
 
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
