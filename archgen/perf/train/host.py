@@ -87,6 +87,9 @@ expert layer waits for its own launches even where the forward's host time is be
 holds no synchronisation and keeps max(host, GPU) per layer. Not modelled: with `overlap_ep_comm` Megatron-core's
 schedule plan (model_chunk_schedule_plan.py) issues another micro-batch's backward pieces between these parts, so
 the stretch holds a layer's forward and a layer's backward in an interleaved order; the forward's own order is kept.
+Nor that the dispatch then runs on the communication stream, so its synchronisation drains that stream only while
+the compute stream holds the other micro-batch's MLP backward (`dispatch_calls`): where the host binds under the
+overlap (DeepEP's in-node H100 row, tests/perf/test_ep_inside_node.py), the stretch's wait is an upper end.
 
 **CUDA graphs** (`cuda_graphs`, Megatron-core at 3097d81). With `cuda_graph_impl` transformer_engine a layer's
 graphed scopes form one graph (transformer_layer.py `_te_cuda_graph_capture`: the attention block with `attn`, then
