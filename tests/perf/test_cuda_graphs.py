@@ -117,25 +117,28 @@ def test_the_card_row_is_scored_and_its_graphs_move_nothing():
 
 def test_whole_iteration_graphs_on_blackwell_are_scored():
     """The card's GB200 and GB300 MXFP8 rows (40,322.898 and 44,773.361 tokens/s/GPU on 8 GPUs, micro-batch 4 and 8,
-    whole-iteration graphs, EP overlap): the model gives +7.7 % and +1.2 % (+6.7 % and +0.7 % while HybridEP's
-    forward-dispatch synchronisation stayed on the critical path under the overlap, `dispatch_calls.sync_shown`;
-    +10.1 % and +3.9 % while the EP overlap
+    whole-iteration graphs, EP overlap): the model gives +9.3 % and +2.0 % (+7.7 % and +1.2 % while a replayed
+    graph still paid HybridEP's per-call host and synchronisation cost, `dispatch_calls`; +6.7 % and +0.7 % while
+    HybridEP's forward-dispatch synchronisation stayed on the critical path under the overlap,
+    `dispatch_calls.sync_shown`; +10.1 % and +3.9 % while the EP overlap
     hid HybridEP's whole all-to-all, not `contention.GPU_DRIVEN_PACE` of it; +7.3 % and +1.2 % while the loss was charged 36 B a
     logit, not Transformer Engine's 10 B; +8.9 % and +4.4 % before the first
     forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; +11.7 % and +7.2 % with DeepEP's 20 SMs
     for HybridEP's overlap, +14.7 % and +8.9 % before training charged every kernel's 1.3 µs), within the 25 % bar although the runs
     also use FP8 attention and a fused grouped MLP the model does not describe. At these micro-batches the host binds
-    on neither with eager launches either, so stating the graphs moves neither row."""
+    on neither with eager launches either; what stating the graphs moves is HybridEP's per-call cost, which a
+    replayed iteration does not pay (no host call, no synchronisation: the recipe's expert-rank capacity factor
+    lets HybridEP run non-blocking, `dispatch_calls`): eager, the rows read +7.7 % and +1.2 %."""
     from archgen.model.cases import Case
     from archgen.scoring.cases import predict, read_case_file
     from archgen.scoring.catalog import load_accelerators
 
     cases = {c.id: c for c in read_case_file(DATA / "bridge-card-qwen3-30b.yaml").cases}
     accelerators = load_accelerators()
-    for name, measured, error in (("gb200", 40322.898 * 8, 0.077), ("gb300", 44773.361 * 8, 0.012)):
+    for name, measured, error, eager_error in (("gb200", 40322.898 * 8, 0.093, 0.077), ("gb300", 44773.361 * 8, 0.020, 0.012)):
         case: Case = cases[f"bridge-card-{name}-qwen3-30b-mxfp8-ep8-full-iteration"]
         assert case.measured[0].value == pytest.approx(measured, rel=1e-5)
         graphed = predict(case, accelerators)["tokens_per_second"]
         assert graphed / measured - 1 == pytest.approx(error, abs=0.005)
         eager = case.model_copy(update={"training": case.training.model_copy(update={"cuda_graphs": "none"})})
-        assert predict(eager, accelerators)["tokens_per_second"] == pytest.approx(graphed, rel=1e-12)
+        assert predict(eager, accelerators)["tokens_per_second"] / measured - 1 == pytest.approx(eager_error, abs=0.005)

@@ -26,6 +26,15 @@ profile of the Bridge card's A/B (tests/perf/data/bridge-moe-overlap-profile.yam
 host's time inside HybridEP's metadata preprocessing, which ends in the synchronisation, falls from 1.01 to
 0.22 ms a call with the overlap on, while the rest of the dispatch call (its NVTX range encloses the
 preprocessing: hybrid_ep_buffer.py line 339) stays at 0.37 / 0.36 ms.
+
+**Whole-iteration CUDA graphs** (`cuda_graphs` full_iteration) replay every call from one graph: no host work per
+call and no synchronisation (a capture cannot hold one, `host.synchronised`). A captured HybridEP must run
+non-blocking: Megatron-core gives it the permuted-token budget from `moe_expert_rank_capacity_factor`
+(token_dispatcher.py at 3097d81 lines 1033-1041, `setup_metadata`), and with `num_permuted_tokens` given
+`HybridEPDispatch.forward` runs `non_blocking` (fused_a2a.py lines 410-412: "we do not need to use sync"); the
+recipes that capture the whole iteration set that factor (tests/perf/data/bridge-card-qwen3-30b.yaml, 1.5). So there
+the fixed costs, which are host and synchronisation time, are 0, and only the routing-map all-gather, GPU work that
+the graph keeps, is left.
 """
 
 from __future__ import annotations
@@ -41,13 +50,16 @@ def forward_sync(hw: Hardware, job: Job, tokens, ep, k_ep, etp=1.0):
     """Cost of one forward dispatch call before its all-to-all (s): HybridEP's fixed cost and routing-map gather.
 
     The routing map is all-gathered over the dispatch group (one byte per token and expert: `ep` ranks, `k_ep` per
-    domain, the tp_ep group's map with `etp` columns per expert; executor.cu `allgather_routing_map`); 0 for the
-    other dispatchers, which publish no figure.
+    domain, the tp_ep group's map with `etp` columns per expert; executor.cu `allgather_routing_map`); the fixed
+    cost is 0 under whole-iteration graphs (module docstring); 0 for the other dispatchers, which publish no figure.
     """
     if job.moe_dispatcher != "hybridep":
         return 0.0
+    gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * etp, ep, k_ep)
+    if job.cuda_graphs == "full_iteration":  # replayed: no host work, no synchronisation (module docstring)
+        return gather
     disp, _ = fixed_costs(ep, ep / k_ep)
-    return disp + collective_time(hw, "all_gather", ep * tokens * job.arch.experts * etp, ep, k_ep)
+    return disp + gather
 
 
 def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0):
@@ -58,13 +70,14 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0):
 
     With `moe_dispatcher` hybridep each forward dispatch (`passes` of them: the forward and any recompute) pays
     `forward_sync`, and every other call (the forward combines and the two backward calls) HybridEP's fixed combine
-    cost; alltoall and deepep publish no figure (0). Without the EP overlap all of it is on the critical path (a
-    stream synchronisation drains the one stream); with it `exposure.expert_comm` moves the forward dispatch's part
-    into its window (`sync_shown`).
+    cost (0 under whole-iteration graphs); alltoall and deepep publish no figure (0). Without the EP overlap all of
+    it is on the critical path (a stream synchronisation drains the one stream); with it `exposure.expert_comm`
+    moves the forward dispatch's part into its window (`sync_shown`).
     """
     if job.moe_dispatcher != "hybridep":
         return 0.0, 0.0
     _, comb = fixed_costs(ep, ep / k_ep)
+    comb = 0.0 if job.cuda_graphs == "full_iteration" else comb  # replayed: no host work (module docstring)
     sync = forward_sync(hw, job, tokens, ep, k_ep, etp)
     return passes * sync + (passes + 2.0) * comb, sync + comb
 
