@@ -1,9 +1,11 @@
-"""Hostile input, newuser39's open list item 4: a link into a hidden folder was read.
+"""Hostile input, newuser39's open list item 4: a link into a hidden folder was read; errors quoted a file whole.
 
 `archgen check .` at a repository's root followed `t4/y.yaml -> ../.git/evil` (the target is inside the tree named)
 and quoted the file in its report: "kind: unknown document kind ... got 'AUTHORIZATION-basic-c2VjcmV0'". Hidden files
 are not read (README, "What a spec directory holds"), so neither is a link to one: every command that walks spec
-folders refuses it, with its location, unread.
+folders refuses it, with its location, unread. And where a file is read, an error quotes at most an excerpt of its
+text (`errors.EXCERPT` characters): a key, tag, alias or duplicate key went whole into the report, and a reused
+anchor into a Python warning on stderr.
 """
 
 from __future__ import annotations
@@ -64,3 +66,28 @@ def test_a_link_to_a_visible_file_in_the_tree_still_loads(repo, cli):
     (repo / "t4" / "y.yaml").unlink()
     (repo / "t4" / "y.yaml").symlink_to("../specs/racks/" + sorted(p.name for p in (SPECS / "racks").iterdir())[0])
     assert cli("validate", ".").code == 0
+
+
+LONG = "S" * 1000
+QUOTING = {  # each quoted its text whole into the report (1,000 to 3,000 characters on one line) before the excerpt
+    "key": f"kind: Rack\nid: r\n{LONG}: 1\n",
+    "duplicate key": f"kind: Rack\nid: r\n{LONG}: 1\n{LONG}: 2\n",
+    "tag": f"kind: Rack\nid: r\nx: !{LONG} 1\n",
+    "core tag value": f"kind: Rack\nid: r\nx: !!bool {LONG}\n",
+    "alias": f"kind: Rack\nid: r\nx: *{LONG}\n",
+    "anchor defined twice": f"kind: Rack\nid: r\nx: &{LONG} 1\ny: &{LONG} 2\n",   # was a Python warning on stderr
+}
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github", "junit"])
+@pytest.mark.parametrize("what", list(QUOTING))
+def test_errors_quote_a_files_text_as_an_excerpt_only(tmp_path, cli, monkeypatch, what, fmt):
+    from archgen.errors import EXCERPT
+
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "r.yaml").write_text(QUOTING[what], encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "specs", "--format", fmt)
+    assert r.code in (1, 2) and "Traceback" not in r.err and "Warning" not in r.err
+    assert ("S" * 70 in r.out + r.err) == (what != "anchor defined twice")   # the excerpt is shown where quoted ...
+    assert "S" * EXCERPT not in r.out + r.err                      # ... never the whole text

@@ -29,7 +29,8 @@ def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Fin
     """Schema/unit problems (or unreadable files) as findings, so every output format can carry them."""
     out = []
     for p in problems:
-        out.append(Finding(check_id, "error", p.path, p.location, p.text, RESERVED[check_id], p.hint, key=p.path))
+        path = p.shown_path                          # a key quoted as an excerpt, as the message quotes it
+        out.append(Finding(check_id, "error", path, p.location, p.text, RESERVED[check_id], p.hint, key=path))
     return out
 
 
