@@ -121,7 +121,11 @@ class SpecError(ArchgenError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return "\n".join([self.heading] * bool(self.heading) + [str(p) for p in sorted(self.problems, key=_order)])
+        return "\n".join([self.heading] * bool(self.heading) + [str(p) for p in self.ordered()])
+
+    def ordered(self) -> list[SpecProblem]:
+        """The problems in the order reports list them: by file, line, column, path and message."""
+        return sorted(self.problems, key=_order)
 
     def report(self) -> str:
         """Every problem with its own location."""
