@@ -36,7 +36,8 @@ REFUSED = "t4/y.yaml: error: a symbolic link to a file in a hidden folder (or hi
 
 @pytest.mark.parametrize("args", [
     ("check", "."), ("check", ".", "--format", "sarif"), ("validate", "."), ("render", ".", "--out", "o"),
-    ("gap", ".", "--against", "specs/requirements"), ("estimate", "--workload", "llama3-70b-serve-gb200", "--path", "."),
+    ("diff", ".", "."), ("gap", ".", "--against", "specs/requirements"),
+    ("estimate", "--workload", "llama3-70b-serve-gb200", "--path", "."),
     ("sweep", "specs/sweeps/llama3-70b.yaml", "--path", "."),
 ], ids=lambda a: "-".join(a[:2]))
 def test_a_link_into_a_hidden_folder_is_refused_unread_by_every_command(repo, cli, args):
