@@ -126,7 +126,8 @@ def _guarded(func: Callable[[], int]) -> None:
         sys.stdout.flush()  # a closed pipe shows here, not at exit
     except ArchgenError as err:  # its kind says the stage that failed and the exit code (`archgen.errors`)
         _trace()
-        _note(err.report())
+        from archgen.output.capped import report
+        _note(report(err))                        # at most `capped.PER_FILE` problems of a file
         code = err.exit_code
     except (typer.Exit, KeyboardInterrupt, BrokenPipeError):  # typer exits 1 quietly on a broken pipe
         raise
