@@ -188,14 +188,18 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
 def rates_in_scope(ctx: Context) -> Iterator[Violation]:
     """A cluster's failure rates were measured on its own accelerator, or the document says they are borrowed.
 
+    A set whose source leaves the accelerator model unstated (StepFun's trace: NVIDIA, model not stated) is not
+    shown to be the cluster's own either: this finding says so too ("accelerator not stated by the source").
+
     Fix: name a `failure_rates` set measured on the cluster's accelerator, or accept the borrowed rates knowingly
     (waive this finding with the reason).
     """
     for path, rel in sorted(ctx.operations.reliability.items()):
-        if rel.borrowed:
+        said = ([f"{rel.borrowed}: rates from another generation or vendor"] if rel.borrowed else []) + (
+            [rel.unstated] if rel.unstated else [])
+        if said:
             cluster = ctx.clusters[path].cluster.spec
-            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
-                            f"{rel.borrowed}: rates from another generation or vendor")
+            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (), "; ".join(said))
 
 
 @check("REL008", "rel.blocking", severity="info")
