@@ -229,10 +229,11 @@ def diff(
 def gap_report(
     proposal: Annotated[list[Path], typer.Argument(
         metavar="PROPOSAL", help="The vendor's proposal: spec files or directories (racks, clusters, workloads, "
-                                    "parts).")],
+                                    "parts); each path with a cluster is a design of its own.")],
     against: Annotated[list[Path], typer.Option(
         "--against", metavar="REQUIREMENTS",
-        help="Our requirements: a file or directory of Requirements documents (repeatable).")],
+        help="Our requirements: a file or directory of Requirements documents, and our site's Facility where it is "
+             "ours (repeatable).")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
     output: Output = None,
     audience: Annotated[str, typer.Option(
