@@ -232,8 +232,7 @@ def gap_report(
                                     "parts); each path with a cluster is a design of its own.")],
     against: Annotated[list[Path], typer.Option(
         "--against", metavar="REQUIREMENTS",
-        help="Our requirements: a file or directory of Requirements documents, and our site's Facility where it is "
-             "ours (repeatable).")],
+        help="Our requirements (a file or directory of Requirements), and our site's Facility (repeatable).")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
     output: Output = None,
     audience: Annotated[str, typer.Option(
