@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from archgen.pint_import import pint
 
-__all__ = ["added", "adding_alike", "m_as", "scaling_by_numbers"]
+__all__ = ["added", "adding_alike", "building_directly", "converting_by_factor", "m_as", "scaling_by_numbers"]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -97,3 +99,74 @@ def adding_alike(cls: Any) -> None:
         return pint_add(self, other)
 
     cls.__add__ = add
+
+
+def converting_by_factor(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own conversion between units, each pair's factor found once.
+
+    `q.to(u)`, `q.m_as(u)` and `q.to_root_units()` call `_convert_magnitude_not_inplace`, which is the registry's
+    `convert`: the magnitude itself where the units are equal, else, where no unit of either is an offset unit and
+    no context is active, the magnitude times `_get_conversion_factor(src, dst)` (`GenericPlainRegistry._convert`,
+    after the context and offset-unit registries pass it on). That product is made here, with the factor of each pair
+    of units remembered after the first call, beside pint's own cache of the registry's units (a context that
+    redefines a unit swaps that cache, and so the remembered factors); offset units, active or given contexts,
+    Decimal or Fraction magnitudes, units of two dimensions and anything that is not a UnitsContainer go to pint.
+    """
+    pint_convert = cls._convert_magnitude_not_inplace
+    reg = cls._REGISTRY
+    container = pint.util.UnitsContainer
+    #: id of pint's cache -> (that cache, {(src, dst): factor, or None for pint's own path})
+    memos: dict[int, tuple[Any, dict[tuple[Any, Any], Any]]] = {}
+
+    def factor_of(src: Any, dst: Any) -> Any:
+        if not all(map(reg._is_multiplicative, src)) or not all(map(reg._is_multiplicative, dst)):
+            return None
+        factor = reg._get_conversion_factor(src, dst)
+        return None if isinstance(factor, pint.DimensionalityError) else factor
+
+    def convert(self: Any, other: Any, *contexts: Any, **ctx_kwargs: Any) -> Any:
+        src = self._units
+        if contexts or ctx_kwargs or reg._active_ctx or type(other) is not container or type(src) is not container:
+            return pint_convert(self, other, *contexts, **ctx_kwargs)
+        if src == other:
+            return self._magnitude
+        cache = reg._cache
+        held = memos.get(id(cache))
+        if held is None or held[0] is not cache:
+            held = memos[id(cache)] = (cache, {})
+        factors, key = held[1], (src, other)
+        factor = factors.get(key, factors)
+        if factor is factors:
+            factor = factors[key] = factor_of(src, other)
+        value = self._magnitude
+        if factor is None or isinstance(value, (Decimal, Fraction)):
+            return pint_convert(self, other)
+        return value * factor
+
+    cls._convert_magnitude_not_inplace = convert
+
+
+def building_directly(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own `Q_(number, UnitsContainer)`, without its per-call checks.
+
+    pint's `PlainQuantity.__new__` with such arguments checks the magnitude's type (not an upcast type, a string, a
+    list, a dict, a bool or None), imports the application registry for a throwaway object, and sets `_magnitude`
+    (the number itself unless the registry forces arrays) and `_units` on a new instance. That instance is made here
+    for exactly those arguments; any other (a string, a Quantity, units as text, a bool, a numpy value, a registry
+    that forces arrays) goes to pint.
+    """
+    pint_new = cls.__new__
+    reg = cls._REGISTRY
+    container = pint.util.UnitsContainer
+    new_object = object.__new__
+
+    def new(klass: Any, value: Any = None, units: Any = None) -> Any:
+        if (klass is cls and type(units) is container and (type(value) is float or type(value) is int)
+                and not reg.force_ndarray and not reg.force_ndarray_like):
+            inst = new_object(klass)
+            inst._magnitude = value
+            inst._units = units
+            return inst
+        return pint_new(klass, value, units)
+
+    cls.__new__ = staticmethod(new)
