@@ -324,7 +324,7 @@ def test_converting_in_a_context_is_pints() -> None:
 
 @pytest.mark.parametrize("value", [1.5, 7, -0.0, math.inf, True, np.float64(2.5), np.array([1.0]), [1, 2], None, "",
                                    Decimal("1.5")])
-@pytest.mark.parametrize("units", [ureg.kW._units, "kW", None])
+@pytest.mark.parametrize("units", [ureg.kW._units, "kW", "degC", "", "bogus", None])
 def test_building_directly_is_pints(value, units) -> None:
     """`Q_(value, units)` is the Quantity pint's own constructor makes: its class, magnitude (bits and type) and
     units, or its error."""
