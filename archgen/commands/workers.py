@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.cache import Memo
-from archgen.commands.scheduler import SCHEDULER_TIMEOUT, DaskPool, from_dask, probe
+from archgen.commands.scheduler import SCHEDULER_TIMEOUT, DaskPool, from_dask, lost, probe, quiet_client
 from archgen.errors import UsageError
 from archgen.perf.api import (
     Cached,
@@ -77,15 +77,16 @@ def executor(workers: int = 1, scheduler: str | None = None):
         except Exception as err:  # noqa: BLE001 unreachable, not a scheduler (an HTTP port behind ws://), unparsable
             raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler ({type(err).__name__}: "
                              f"{err})") from None
-        try:
-            yield DaskPool(client, scheduler)
-        except Exception as err:
-            if not from_dask(err):
-                raise
-            raise UsageError(f"--scheduler {scheduler}: the scheduler failed ({type(err).__name__}: {err})") from None
-        finally:
-            with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye too
-                client.close()
+        with quiet_client():  # Dask's traceback of a lost scheduler, which `lost` says in one line
+            try:
+                yield DaskPool(client, scheduler)
+            except Exception as err:
+                if not from_dask(err):
+                    raise
+                raise lost(err, scheduler) from None
+            finally:
+                with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye
+                    client.close()
     elif workers > 1:
         before = set(multiprocessing.active_children())
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
