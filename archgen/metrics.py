@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from archgen.errors import did_you_mean
 from archgen.metric import JOBS, PLACEHOLDERS, SUBJECTS, Metric, subject_kind, written_out  # noqa: F401 (vocabulary)
+from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.units import Q
 
@@ -169,8 +170,7 @@ REGISTRY: tuple[Metric, ...] = (
            "read (restore) at once.", _GP, maximise=True),
     Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Bill of materials: parts and racks at their price (a "
            "`Prices` document's, else their own `price.capex`), and the checkpoint storage where `storage:` prices it; "
-           "not provided while one part is unpriced (COST002).",
-           _COST, minimise=True),
+           "not provided while one part is unpriced (COST002).", _COST, minimise=True),
     Metric("cluster", "power_average", "W", "kW", 1, "Average power", "Average IT load: systems and switches at "
            "typical draw where published, else maximum, plus optics, plus the checkpoint storage's `storage.power` "
            "(typical, else max) where stated.", _COST),
@@ -234,8 +234,7 @@ REGISTRY: tuple[Metric, ...] = (
            "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/serve/scheduler.py", _I,
            minimise=True),
     Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run.",
-           "perf/serve/scheduler.py", _I,
-           minimise=True),
+           "perf/serve/scheduler.py", _I, minimise=True),
     Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
            "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
            minimise=True),
@@ -346,6 +345,7 @@ REGISTRY: tuple[Metric, ...] = (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
           ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))),
 )
+REGISTRY += band_ends(REGISTRY)  # a point's band ends of its estimate's figures (archgen/metrics_bands.py)
 
 
 def declared(subject: str) -> tuple[Metric, ...]:

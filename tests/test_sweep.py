@@ -278,6 +278,7 @@ def test_a_collective_on_one_accelerator_is_a_point_that_cannot_run(tmp_path):
 
 def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
     from archgen import metrics
+    from archgen.metrics_bands import BANDED
     from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
     performance = {m.name for m in metrics.declared("workload") if m.source.startswith("perf/workload/")}
     under_load = {m.name for m in metrics.declared("workload") if m.source == "perf/serve/scheduler.py"}
@@ -291,7 +292,8 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
              "checkpoint_restore_time", "mtti", "mtti_low", "mtti_high", "time_to_train", "goodput_time_to_train",
              "goodput_time_to_train_low", "goodput_time_to_train_high"} if est.kind == "training"
             else set()) | (
-            under_load if est.kind == "inference" else set())  # no shipped workload is served under load
+            under_load if est.kind == "inference" else set()) | (  # no shipped workload is served under load
+            {f"{m}_{end}" for m in BANDED if m in est.metrics for end in ("low", "high")})  # the band's ends
         assert produced == set(JOB_METRICS[est.kind]), est.kind
     assert set().union(*JOB_METRICS.values()) == set(SWEEP_METRICS)
 
@@ -466,7 +468,9 @@ def test_a_points_goodput_carries_checks_range(tmp_path, shipped):
     assert point.metrics["goodput_low"] < point.metrics["goodput"] < point.metrics["goodput_high"]
     from archgen.render.point_table import metric_names
     assert metric_names(p)[:4] == ["tokens_per_second", "goodput", "step_time", "mfu"]
-    assert metric_names(p)[-2:] == ["goodput_low", "goodput_high"]  # a table showing goodput shows its range
+    assert _unbanded(metric_names(p))[-2:] == ["goodput_low", "goodput_high"]  # a table showing goodput shows its
+    assert metric_names(p)[-6:] == ["step_time_low", "step_time_high", "tokens_per_second_low",   # range, then the
+                                    "tokens_per_second_high", "mfu_low", "mfu_high"]   # error band's ends
     assert "goodput_low" not in metric_names(problem_of(tmp_path))  # one without goodput does not
 
 
@@ -490,7 +494,7 @@ def test_goodput_tokens_carry_goodputs_range(tmp_path):
     from archgen.render.point_table import metric_names
     shown = metric_names(problem_of(tmp_path, TRAIN.replace("{metric: energy_per_token}",
                                                             "{metric: goodput_tokens_per_second}")))
-    assert shown[-2:] == ["goodput_tokens_per_second_low", "goodput_tokens_per_second_high"]
+    assert _unbanded(shown)[-2:] == ["goodput_tokens_per_second_low", "goodput_tokens_per_second_high"]
     assert "cost_per_token" in m  # the shipped B200 cluster is priced; per goodput token: the low end at the high goodput
     assert m["cost_per_token_low"] < m["cost_per_token"] < m["cost_per_token_high"]
     assert m["cost_per_token_low"] == pytest.approx(m["cost_per_token"] * m["goodput"] / m["goodput_high"])
@@ -571,3 +575,9 @@ def test_a_requirement_its_cluster_cannot_give_is_refused_at_its_line(tmp_path, 
             f"objectives:\n  - {{metric: tokens_per_second}}\nrequirements:\n  - {requirement}\n")
     r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o")
     assert r.code == 2 and message in r.err and "Traceback" not in r.err, r.err
+
+
+def _unbanded(names: list[str]) -> list[str]:
+    """`names` without the error band's ends (`metrics_bands.BANDED`), which the tables show last."""
+    from archgen.metrics_bands import BANDED
+    return [n for n in names if not (n.endswith(("_low", "_high")) and n.rsplit("_", 1)[0] in BANDED)]

@@ -2,14 +2,18 @@
 
 `probe` checks that an address answers as a Dask scheduler does before Dask's client connects to it; `DaskPool` is
 Dask's executor, which can also say whether the scheduler has a worker (`commands.workers.Pending` asks it while it
-waits); `from_dask` tells Dask's errors from the sweep's own.
+waits); `from_dask` tells Dask's errors from the sweep's own, and `lost` says what a Dask error lost.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import socket
 import time
-from concurrent.futures import Executor, Future
+from collections.abc import Iterator
+from concurrent.futures import CancelledError, Executor, Future
 
 from archgen.errors import UsageError
 
@@ -47,9 +51,53 @@ class DaskPool(Executor):
 
 
 def from_dask(err: BaseException) -> bool:
-    """Whether an error came from Dask's client or its transport (a peer that greets like a scheduler, then fails)."""
+    """Whether an error came from Dask's client or its transport (a peer that greets like a scheduler, then fails).
+
+    A chunk's future cancelled (`concurrent.futures.CancelledError`) is one: the sweep cancels its chunks only on
+    its way out of an error, so a cancelled chunk it still waits for was cancelled by Dask, whose client cancels
+    every future when the connection to its scheduler is lost for good (a scheduler killed midway: newuser40).
+    """
     top = type(err).__module__.split(".")[0]
-    return top in ("distributed", "tornado", "msgpack") or isinstance(err, (OSError, TimeoutError))
+    return top in ("distributed", "tornado", "msgpack") or isinstance(err, (OSError, TimeoutError, CancelledError))
+
+
+def lost(err: BaseException, address: str) -> UsageError:
+    """What Dask's error `err` means to the user of `--scheduler address`: what was lost, and that nothing was written.
+
+    The sweep writes its files once every point is evaluated (`commands.sweep.write`), so an error while the chunks
+    run leaves `--out` as it was.
+    """
+    unwritten = "the sweep stopped before writing any file (run it again once the cluster is up)"
+    if isinstance(err, CancelledError):
+        return UsageError(f"--scheduler {address}: the Dask scheduler was lost while the sweep's chunks ran (it "
+                          f"stopped, or the connection to it closed, and Dask cancelled the chunks); {unwritten}")
+    if type(err).__name__ == "KilledWorker":  # distributed.scheduler.KilledWorker(task, last_worker, allowed_failures)
+        times = getattr(err, "allowed_failures", None)
+        last = getattr(getattr(err, "last_worker", None), "address", None)
+        return UsageError(f"--scheduler {address}: Dask workers were lost running one of the sweep's chunks"
+                          f"{'' if times is None else f' ({times + 1} workers in turn)'}, as many times as the "
+                          f"scheduler allows{'' if last is None else f'; the last was {last}'}; {unwritten}")
+    return UsageError(f"--scheduler {address}: the scheduler failed ({type(err).__name__}: {err}); {unwritten}")
+
+
+class _Quiet(logging.Filter):
+    """Drops the Dask client's log of a lost connection, with its traceback: `lost` says it in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        err = record.exc_info[1] if record.exc_info else None
+        return not isinstance(err, (asyncio.CancelledError, CancelledError, OSError)) and not (
+            err is not None and type(err).__module__.startswith("distributed.comm"))
+
+
+@contextlib.contextmanager
+def quiet_client() -> Iterator[None]:
+    """Dask's client without its traceback of a lost scheduler (`_Quiet`), for as long as the sweep runs."""
+    log, quiet = logging.getLogger("distributed.client"), _Quiet()
+    log.addFilter(quiet)
+    try:
+        yield
+    finally:
+        log.removeFilter(quiet)
 
 
 def probe(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from archgen import __version__
 from archgen.cache import Memo
-from archgen.commands.scheduler import SCHEDULER_TIMEOUT, DaskPool, from_dask, probe
+from archgen.commands.scheduler import SCHEDULER_TIMEOUT, DaskPool, from_dask, lost, probe, quiet_client
 from archgen.errors import UsageError
 from archgen.perf.api import (
     Cached,
@@ -36,6 +36,7 @@ from archgen.perf.api import (
     evaluate,
     merge,
     row_stride,
+    set_stride,
 )
 from archgen.pint_import import enable_dask
 from archgen.startup import keep_freed_memory
@@ -46,6 +47,12 @@ SHARE_PER_WORKER = 2
 #: Fewest training points in a chunk sent to a worker: they are evaluated in batches (`perf.batch`), which pay off
 #: over many points of one layout set.
 MIN_CHUNK = 2048
+#: Most points a chunk evaluated in this process holds (`submit` without a pool): its rows are tallied and dropped
+#: before the next chunk, so that a sweep's memory does not grow with its points (newuser40: 476 MB of resident memory
+#: at 99,960 points as one chunk, 2.3 kB a row). A training chunk holds whole layout sets where one fits
+#: (`vectorised.set_stride`: a set cut in two costs some of its work twice, 2-10 % of the CPU at 8,192 points a chunk
+#: on the 10^5-point benchmark), else whole rows of a set's grid. 32,768 rows are some 75 MB.
+LOCAL_CHUNK = 32768
 #: Layout sets prepared in this process (`perf.explore.vectorised_sets.Preparation`), by sweep problem and set
 #: (`_cached`): a worker evaluating several chunks of a set prepares it once, not once per chunk. Chunks are handed
 #: out in point order, so a worker meets a set again in its next chunks or not at all: the last few sets are enough.
@@ -77,15 +84,16 @@ def executor(workers: int = 1, scheduler: str | None = None):
         except Exception as err:  # noqa: BLE001 unreachable, not a scheduler (an HTTP port behind ws://), unparsable
             raise UsageError(f"--scheduler {scheduler}: cannot reach a Dask scheduler ({type(err).__name__}: "
                              f"{err})") from None
-        try:
-            yield DaskPool(client, scheduler)
-        except Exception as err:
-            if not from_dask(err):
-                raise
-            raise UsageError(f"--scheduler {scheduler}: the scheduler failed ({type(err).__name__}: {err})") from None
-        finally:
-            with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye too
-                client.close()
+        with quiet_client():  # Dask's traceback of a lost scheduler, which `lost` says in one line
+            try:
+                yield DaskPool(client, scheduler)
+            except Exception as err:
+                if not from_dask(err):
+                    raise
+                raise lost(err, scheduler) from None
+            finally:
+                with contextlib.suppress(Exception):    # a peer that only posed as a scheduler may fail the goodbye
+                    client.close()
     elif workers > 1:
         before = set(multiprocessing.active_children())
         with ProcessPoolExecutor(max_workers=min(workers, cpu_count()), mp_context=_forking(),
@@ -253,8 +261,9 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
            rows: bool = True) -> Pending:
     """`problem`'s chunks handed to `pool` now (its workers start on them), or to evaluate here when asked for.
 
-    Without a pool, the points are one chunk, evaluated when `Pending.result` is called: `evaluate_all` is `submit`
-    then `Pending.result`, in a `with` block that cancels the chunks not started on an error (`Pending.__exit__`).
+    Without a pool, the points are chunks of about `LOCAL_CHUNK`, each evaluated when `Pending.result` reaches it and,
+    without `rows`, its rows dropped once tallied, as a worker drops them: `evaluate_all` is `submit` then
+    `Pending.result`, in a `with` block that cancels the chunks not started on an error (`Pending.__exit__`).
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
     # (`perf.explore.vectorised_bounds.row_stride`), or where a row is larger, in whole blocks of its last axes that
@@ -263,9 +272,16 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     training = problem.workload.training is not None
     least = MIN_CHUNK if training else max(1, problem.size // (64 * workers))
     unit = row_stride(problem, least) if training else 1
-    ranges = guided(problem.size, workers, least if pool else problem.size, unit)
     if pool is None:
-        return Pending(problem, [functools.partial(evaluate_chunk, problem, a, b, csv) for a, b in ranges])
+        step = LOCAL_CHUNK
+        if training and (block := set_stride(problem)) <= step:
+            step = step // block * block   # whole sets
+        elif training:
+            step = -(-step // (whole := row_stride(problem, step))) * whole   # whole rows of a set's grid
+        here: Keep = "list" if rows else "none"
+        return Pending(problem, [functools.partial(evaluate_chunk, problem, a, min(a + step, problem.size), csv, here)
+                                 for a in range(0, problem.size, step)])
+    ranges = guided(problem.size, workers, least, unit)
     keep: Keep = "pickle" if rows else "none"
     try:
         return Pending(problem, [pool.submit(evaluate_chunk, problem, a, b, csv, keep) for a, b in ranges], pool)

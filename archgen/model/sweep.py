@@ -27,6 +27,7 @@ from pydantic_core import PydanticCustomError
 from archgen import metrics
 from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
+from archgen.model.sweep_ranges import RangeError, expand, size
 from archgen.model.workload import Precision, Recompute, mfu_target_problem
 from archgen.units import Dim, Q, RequestRate, format_quantity
 
@@ -119,7 +120,7 @@ IntervalLevel = Annotated[Q | str, PlainValidator(_interval),
 
 
 class Axes(Spec):
-    """What a sweep varies; the points are the product of every axis given."""
+    """What a sweep varies; the product of the axes given (a numeric one may be a range: `{from:, to:, step:}`)."""
 
     # where and how big
     cluster: list[Ref] | None = Field(None, min_length=1, description="Clusters to run on (ids).")
@@ -203,7 +204,7 @@ class Axes(Spec):
     @model_validator(mode="wrap")
     @classmethod
     def _keep_order(cls, data: Any, handler) -> Axes:
-        axes = handler(data)
+        axes = handler(_expanded(data, cls.__name__))
         axes._order = tuple(k for k in data if k in cls.model_fields) if isinstance(data, dict) else ()
         return axes
 
@@ -221,6 +222,41 @@ class Axes(Spec):
         """The axes given, in the order written (the order of the points: the last axis varies fastest)."""
         names = self._order or tuple(type(self).model_fields)
         return {name: list(v) for name in names if (v := getattr(self, name)) is not None}
+
+
+#: Axes of numbers, which take a range (`model.sweep_ranges`) as well as a list: of whole numbers, and of decimals.
+WHOLE_AXES = ("accelerators", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "global_batch", "seq_len",
+              "batch", "input_len", "output_len", "replicas", "scale_up_size")
+DECIMAL_AXES = ("utilisation", "discount_rate", "peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth",
+                "scale_out_bandwidth", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
+
+
+def _expanded(data: Any, title: str) -> Any:
+    """`data` with each numeric axis written as a range (a mapping) made a list of its levels, errors at the axis."""
+    if not isinstance(data, dict) or not any(isinstance(v, dict) for v in data.values()):
+        return data
+    out, errors = dict(data), []
+    for name, value in data.items():
+        if isinstance(value, dict):
+            try:
+                if name not in (*WHOLE_AXES, *DECIMAL_AXES):
+                    raise RangeError(f"takes a list, not a range (ranges are for axes of numbers: "
+                                     f"{', '.join((*WHOLE_AXES, *DECIMAL_AXES))})")
+                out[name] = expand(value, name in WHOLE_AXES)
+            except RangeError as err:
+                errors.append(FieldError((name,), f"axis '{name}' {err}"))
+    raise_each(errors, title)
+    return out
+
+
+def _too_many(sizes: dict[str, int], most: int) -> FieldError | None:
+    """The error of axes whose product of `sizes` exceeds `most` (`Sweep.max_points`), or None."""
+    points = math.prod(sizes.values())
+    if points <= most:
+        return None
+    shown = " x ".join(f"{n} {k}" for k, n in sizes.items())
+    return FieldError(("axes",), f"the axes make {points:,} points ({shown}), more than max_points ({most:,}); "
+                                 "shorten an axis or raise max_points")
 
 
 #: Axes that replace a field of a training or an inference job, by job kind.
@@ -295,14 +331,29 @@ class Sweep(Document):
                     if (problem := mfu_target_problem(req))], cls.__name__)
         return reqs
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_before(cls, data: Any) -> Any:
+        """Refuse axes past `max_points` before their ranges are expanded (`sweep_ranges.size`: no level made)."""
+        axes = data.get("axes") if isinstance(data, dict) else None
+        most = data.get("max_points", DEFAULT_MAX_POINTS) if isinstance(data, dict) else DEFAULT_MAX_POINTS
+        if not isinstance(axes, dict) or not any(isinstance(v, dict) for v in axes.values()) \
+                or isinstance(most, bool) or not isinstance(most, int):
+            return data
+        sizes = {}
+        for name, value in axes.items():
+            try:
+                sizes[str(name)] = size(value) if isinstance(value, dict) else len(value)
+            except (RangeError, TypeError):
+                return data   # the axis's own error comes from its validation
+        if error := _too_many(sizes, most):
+            raise error
+        return data
+
     @model_validator(mode="after")
     def _bounded(self) -> Sweep:
-        axes = self.axes.given()
-        points = math.prod(len(v) for v in axes.values())
-        if points > self.max_points:
-            sizes = " x ".join(f"{len(v)} {k}" for k, v in axes.items())
-            raise FieldError(("axes",), f"the axes make {points:,} points ({sizes}), more than max_points "
-                                        f"({self.max_points:,}); shorten an axis or raise max_points")
+        if error := _too_many({k: len(v) for k, v in self.axes.given().items()}, self.max_points):
+            raise error
         return self
 
 

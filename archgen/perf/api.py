@@ -11,7 +11,7 @@ from __future__ import annotations
 from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.explore.points import PointRow, Result, Stated, SweepProblem, summarise
 from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
-from archgen.perf.explore.vectorised import evaluate
+from archgen.perf.explore.vectorised import evaluate, set_stride
 from archgen.perf.explore.vectorised_bounds import row_stride
 from archgen.perf.explore.vectorised_sets import Cached, Preparation
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
@@ -24,4 +24,4 @@ from archgen.perf.workload.estimate_result import Estimate
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "Keep", "Machine", "PointRow",
            "Preparation", "Result", "Stated", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate",
            "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "plan_dict",
-           "plan_for_workload", "plan_text", "precision", "row_stride", "summarise"]
+           "plan_for_workload", "plan_text", "precision", "row_stride", "set_stride", "summarise"]

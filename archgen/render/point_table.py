@@ -22,6 +22,7 @@ import numpy as np
 
 from archgen import metrics as registry
 from archgen.metrics import unbounded as unbounded_text
+from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
 from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, MACHINE_AXES
 from archgen.model.workload import job_kind
@@ -53,7 +54,9 @@ def metric_names(problem: SweepProblem) -> list[str]:
 
     A table that shows goodput, or a figure made from it, also shows the low and high ends of its range over the
     rate sets (`model.sweep.GOODPUT_METRICS`), as `check` does: one rate set's figure alone would look surer than it is;
-    goodput tokens and cost per token shown bring the ends that goodput's ends make.
+    goodput tokens and cost per token shown bring the ends that goodput's ends make. Last, the ends of the model's
+    error band of each banded figure shown (`metrics_bands.BANDED`: step time, tokens/s, MFU, TTFT, TPOT), the ends
+    a requirement on it is judged at risk by (empty where no published run measured it).
     """
     names = [m for m, _ in objectives(problem.sweep)]
     names += [m for m in SHOWN[job_kind(problem.workload, "workload")] if m not in names]
@@ -62,6 +65,7 @@ def metric_names(problem: SweepProblem) -> list[str]:
         names += [end for m in ("goodput_tokens_per_second", "cost_per_token", "mtti", "goodput_time_to_train")
                   if m in names
                   for end in (f"{m}_low", f"{m}_high") if end not in names]
+    names += [end for m in BANDED if m in names for end in (f"{m}_low", f"{m}_high") if end not in names]
     return names
 
 

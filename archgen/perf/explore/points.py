@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from archgen.errors import ArchgenError, WorkloadError
+from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
@@ -234,6 +235,9 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
     metrics = point_metrics(plain, base, gpus, bool(est.fits), goodput, run)
+    for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
+        if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
+            metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)

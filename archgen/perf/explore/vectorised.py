@@ -29,6 +29,7 @@ set whose first point is invalid, take the per-point path.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -97,6 +98,18 @@ def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None
     done = [row for row in rows if row is not None]
     assert len(done) == len(rows), "every point of the chunk belongs to one set"
     return done
+
+
+def set_stride(problem: SweepProblem) -> int:
+    """Points of a layout set that follow one another in point order (a whole set where the sets' axes come first).
+
+    The product of the sizes of the axes after the last axis that tells sets apart (not in `VECTOR_AXES`; `cluster`
+    always is one). A chunk cut at its multiples holds whole blocks of sets, each evaluated as in one chunk
+    (`commands.workers.submit`, in this process).
+    """
+    names = list(problem.axes)
+    last = max((i for i, a in enumerate(names) if a not in VECTOR_AXES), default=-1)
+    return math.prod(len(problem.axes[a]) for a in names[last + 1:])
 
 
 def _vectorisable(problem: SweepProblem) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
+from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Status
 from archgen.model.sweep import SWEEP_METRICS
 from archgen.perf.explore.point_axes import point_job
@@ -103,6 +104,15 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)
+    edges: dict[str, list[float]] = {}   # the band's ends where a published run measured the figure (as
+    for name in BANDED if len(chosen) else ():   # `evaluate_point` adds them), each figure's low then high
+        pair = band.ends(name, np.asarray(lists[name], dtype=float), np.arange(len(chosen))) if name in lists else None
+        if pair is not None and not np.isnan(pair[0]).all():
+            edges[f"{name}_low"], edges[f"{name}_high"] = pair[0].tolist(), pair[1].tolist()
+    if edges:
+        for p, j in where.items():
+            if fits[p]:
+                rows[p].update({k: v[j] for k, v in edges.items()})
     # the workload's requirements, on the estimate's metrics with their band (memory ones also when the layout does
     # not fit), as `check` judges them: met, at risk (REQ004) or not met
     for req in on_estimate(problem):
