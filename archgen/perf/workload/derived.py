@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from archgen.metrics_bands import BANDED
 from archgen.model.requirements import (
     Outcome,
     Requirement,
@@ -144,12 +145,14 @@ def judge_points(requirement: Requirement, points: Sequence[Mapping[str, float]]
     error, `perf.workload.bands.Band.values`, as `judge_requirements` takes it from an estimate), else the metric's
     `_low` and `_high` where a point has them (`spread`: goodput and what derives from it, over the failure-rate
     sets), both where it has both (the band at each end of the range, `_both`), else the value itself; judged by
-    `judge_values`. Every point must have the metric; the per-point path
-    passes one point, the batched path many.
+    `judge_values`. A `BANDED` figure's `_low` and `_high` are its band's own ends (`metrics_bands`), not a range.
+    Every point must have the metric; the per-point path passes one point, the batched path many.
     """
     values = [p[requirement.metric] for p in points]
     band_ends = bands or [None] * len(points)
-    ends = [_both(b, spread(p, requirement.metric), v) for p, v, b in zip(points, values, band_ends, strict=True)]
+    banded = requirement.metric in BANDED
+    ends = [_both(b, None if banded else spread(p, requirement.metric), v)
+            for p, v, b in zip(points, values, band_ends, strict=True)]
     return judge_values(requirement, values, unit, ([e[0] for e in ends], [e[1] for e in ends]))
 
 
