@@ -286,7 +286,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
         else 0.0
     ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation)
-    ew = K.memory_time(hw, mine * (ACT_BYTES * 11.0 * a.hidden * a.layers + ffn_local) + tokens * ffn_routed)
+    ew = K.memory_time(hw, mine * (ACT_BYTES * K.ELEMENTWISE_H * a.hidden * a.layers + ffn_local) + tokens * ffn_routed)
     k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
         send = mine * a.top_k * a.hidden

@@ -177,6 +177,20 @@ def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -
             f"'{text}' (Megatron-core's pipeline_model_parallel_layout){alone}"]
 
 
+def dropout_note(job: Job) -> list[str]:
+    """What dropout costs in the estimate and what it leaves out (newuser38: dropout read as honoured but untimed).
+
+    The hidden dropouts' masks are memory and traffic (`kernels.DROPOUT_MASK_H`), a materialised attention's mask
+    too (`kernels.SCORE_DROPOUT_BYTES_FWD`); a flash kernel draws its random numbers inside, which is not timed.
+    """
+    if not job.dropout:
+        return []
+    flash = ("; attention dropout inside the flash kernel (random numbers drawn in the kernel, again in the "
+             "backward) is not timed: no cited source measures it") if job.attention == "flash" else ""
+    return ["dropout: its 1-byte masks are held and timed as memory traffic (written forward, read backward)"
+            + flash]
+
+
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
@@ -240,7 +254,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
-    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp))
+    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
