@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
 from archgen.perf.hw.record import quick_init
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
@@ -195,7 +195,8 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
         ffn = (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
     ffn_h = lin * h  # the FC1 input (an MoE layer's, before its tokens are permuted)
     h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
-    head_terms = (2.0 * (q + 2 * kv) + 2.0 * q) / tp
+    kv_rank = maximum(kv / tp, arch.head_dim)  # tp above the KV heads: one head per rank (QKV sub-sharding)
+    head_terms = (2.0 * q + 2.0 * q) / tp + 2.0 * 2 * kv_rank
     scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
     per_token = h_terms * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
     return tokens * where(recompute == 2, 2.0 * h / hs, per_token)

@@ -215,7 +215,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
 
     # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
-    kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
+    kv_size = 2.0 * mb * job.seq_len * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES  # >= 1 head a rank
     cp_layer = X.cp_exposed(hw, kv_size, cp, tp, layer_attn, hbm)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).

@@ -21,7 +21,7 @@ from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
-from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import (
     OFFLOADS,
     ZERO_STAGES,
@@ -31,6 +31,7 @@ from archgen.perf.train.layouts import (
     search_training,
 )
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave, uniform_layout
+from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
     Knobs,
     newest,
@@ -92,7 +93,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
-    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
     opts = pipeline_options(p)
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
@@ -307,7 +308,7 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
     times = [float(est.step_time)]
     for combo in itertools.product(*open_.values()):
         knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
-        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
         times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
                            .step_time))
     split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
@@ -331,8 +332,9 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     refusing = sorted({n for n, _ in every} - {n for n, _ in kept})
     run = [(n, k) for n, k in kept if not hybridep_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
     nvidia = sorted({n for n, _ in kept} - {n for n, _ in run})  # HybridEP on a part it does not run on
-    for name, knobs in run:
-        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+    no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
+    for name, knobs in (r for r in run if r[0] not in no_kv):
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
         if e is None:
@@ -344,4 +346,6 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             + (f" ({', '.join(refusing)} left out: an MoE model at tp {int(lay.tp)} needs sequence parallelism, "
                "which they do not run)" if refusing else "")
             + (f" ({', '.join(nvidia)} left out: its HybridEP runs on NVIDIA GPUs only)" if nvidia else "")
+            + (f" ({', '.join(no_kv)} left out: tp {int(lay.tp)} is above the {arch.kv_heads} key/value heads, "
+               f"which they refuse)" if no_kv else "")
             + stack_origin(hw, t.stack))
