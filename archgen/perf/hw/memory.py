@@ -77,15 +77,12 @@ OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weight
 #: The bit of `OFFLOAD_CODES` that offloads weights (a model-only option: no stack archgen profiles runs it).
 WEIGHT_OFFLOAD = 4
 
-#: What the memory an estimate compares with HBM leaves out, said beside every estimate (its `conventions`): no
-#: source that archgen cites gives the memory a runtime holds back (the CUDA or HIP context, the caching allocator's
-#: fragmentation, NCCL/RCCL buffers, GEMM workspaces), so none is reserved (docs/perf-model.md, Limitations:
-#: Memory), and a small headroom (17 GB of an MI355X's 309.2 GB for Llama 3.1 405B on 1,024 of them) reads as the
-#: upper bound it is.
+#: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
+#: own memory (the CUDA or HIP context, NCCL/RCCL buffers, workspaces) is not reserved beyond the share of HBM the
+#: serving engine leaves free (`serve.inference.MEMORY_UTILISATION`), and the headroom is an upper bound.
 MEMORY_RESERVE = ("none held back for the runtime (CUDA or HIP context, allocator fragmentation, collective "
                   "buffers, workspaces: no cited source gives a figure); fits means the total is at most the HBM "
                   "capacity, and the headroom is an upper bound")
-
 
 @quick_init
 @dataclass(frozen=True)
@@ -97,11 +94,12 @@ class TrainingMemory:
     optimizer: np.ndarray | float
     activations: np.ndarray | float
     host: np.ndarray | float = 0.0
+    reserve: np.ndarray | float = 0.0  # the runtime's own (`reserve.runtime_reserve`), once per rank
 
     @property
     def total(self):
-        """Sum of the parts held on the accelerator (`host` is offloaded to host memory)."""
-        return self.weights + self.gradients + self.optimizer + self.activations
+        """Sum of the parts held on the accelerator (`host` is offloaded to host memory), the runtime's included."""
+        return self.weights + self.gradients + self.optimizer + self.activations + self.reserve
 
 
 def _layer_params(arch: Arch, tp, ep, etp=None):

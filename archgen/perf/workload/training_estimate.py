@@ -20,7 +20,8 @@ from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.hw.reserve import TRAINING_RESERVE
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import (
     OFFLOADS,
@@ -276,7 +277,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     }
     parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
     breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
-    memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
+    memory = {k: Q_(float(getattr(est.memory, k)), "B")
+              for k in ("weights", "gradients", "optimizer", "activations", "reserve")}
     memory["total"] = Q_(float(est.memory.total), "B")
     if float(est.memory.host):
         memory["host"] = Q_(float(est.memory.host), "B")
@@ -290,7 +292,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                              "no recomputation)",
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
-            "memory_reserve": MEMORY_RESERVE}
+            "memory_reserve": TRAINING_RESERVE}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None)
