@@ -72,10 +72,10 @@ def test_the_same_container_misses_inside_one_nvlink_domain(accelerators):
     switches (graphs, overlap) account for 23 % (36,119 against 44,387 predicted)."""
     cases, _ = read_cases(BLACKWELL)
     errors = {c.id.split("-")[1]: _miss(c, accelerators)[0] for c in cases}
-    assert errors == pytest.approx({"gb300": 0.200, "gb200": 0.383, "b300": 0.181, "b200": 0.303}, abs=0.005)
-    assert _miss(_case(MODERN, H100_ROW), accelerators)[0] == pytest.approx(0.299, abs=0.005)
+    assert errors == pytest.approx({"gb300": 0.204, "gb200": 0.387, "b300": 0.185, "b200": 0.307}, abs=0.005)
+    assert _miss(_case(MODERN, H100_ROW), accelerators)[0] == pytest.approx(0.303, abs=0.005)
     card = DATA / "bridge-card-qwen3-30b.yaml"
-    for platform, limit in (("gb200", 0.11), ("gb300", 0.04)):
+    for platform, limit in (("gb200", 0.11), ("gb300", 0.045)):  # gb300 0.043 (0.04 before the masks were conditional)
         assert abs(_miss(_case(card, f"bridge-card-{platform}-qwen3-30b-mxfp8-ep8-full-iteration"),
                          accelerators)[0]) < limit
     older, newer = (_case(BLACKWELL, "nemo2604-gb200-qwen3-30b-mxfp8-ep8"),
@@ -112,13 +112,13 @@ def test_the_missing_time_is_a_fixed_cost_per_layer_and_micro_batch(accelerators
     rows["h100-bf16-off"] = _case(DATA / "bridge-26.04.yaml", "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     got = {k: _miss(c, accelerators)[1:] for k, c in rows.items()}
     ms = {k: (round(m * 1e3, 2), round(h * 1e3, 2)) for k, (m, h) in got.items()}
-    assert ms == {H100_ROW: (2.19, 2.99),
-                  "nemo2604-gb300-qwen3-30b-mxfp8-ep8": (3.59, 2.56),
-                  "nemo2604-gb200-qwen3-30b-mxfp8-ep8": (3.62, 2.56),
-                  "nemo2604-b300-qwen3-30b-mxfp8-ep8": (3.41, 2.56),
-                  "nemo2604-b200-qwen3-30b-mxfp8-ep8": (2.92, 2.29),
-                  "gb200": (0.77, 0.0), "gb300": (0.57, 0.0),
-                  "h100-bf16-graphs": (1.5, 0.94), "h100-bf16-off": (1.27, 1.01)}
+    assert ms == {H100_ROW: (2.21, 2.99),  # each about 0.02-0.06 ms more since the dropout masks are conditional
+                  "nemo2604-gb300-qwen3-30b-mxfp8-ep8": (3.64, 2.56),
+                  "nemo2604-gb200-qwen3-30b-mxfp8-ep8": (3.65, 2.56),
+                  "nemo2604-b300-qwen3-30b-mxfp8-ep8": (3.47, 2.56),
+                  "nemo2604-b200-qwen3-30b-mxfp8-ep8": (2.95, 2.29),
+                  "gb200": (0.8, 0.0), "gb300": (0.63, 0.0),
+                  "h100-bf16-graphs": (1.51, 0.94), "h100-bf16-off": (1.29, 1.01)}
     fixed = [m for k, (m, _) in got.items() if k.startswith("nemo2604-")]
     assert max(fixed) / min(fixed) < 1.66  # micro-batch 1 to 8, H100 to GB300
     assert max(fixed[1:]) / min(fixed[1:]) < 1.32  # the Blackwell rows
@@ -146,7 +146,7 @@ def test_the_fixed_cost_does_not_follow_the_host_cpu(accelerators):
     for grace, x86 in (("gb200", "b200"), ("gb300", "b300")):
         (miss_g, host_g), (miss_x, host_x) = got[grace], got[x86]
         if_host = miss_x * grace_over_x86 * host_g / host_x  # the x86 twin's miss at Grace's CPU time per op
-        assert 8.9e-3 < if_host < 9.4e-3
+        assert 8.9e-3 < if_host < 9.6e-3
         assert miss_g / miss_x < 1.3 and miss_g < 0.5 * if_host
 
 
@@ -172,7 +172,7 @@ def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
     graphed = step(moe_dispatcher="alltoall", ep_dedup=False, permute_in_dispatch=False,
                    cuda_graphs=runs["te_graphs"]["cuda_graphs"])
     assert hybridep / 24.7138 - 1.0 == pytest.approx(-0.158, abs=0.005)
-    assert alltoall == pytest.approx(33.05, abs=0.02) and graphed == alltoall
+    assert alltoall == pytest.approx(33.00, abs=0.02) and graphed == alltoall
     assert alltoall / runs["eager"]["step_s"] - 1.0 == pytest.approx(-0.201, abs=0.005)
     assert runs["te_graphs"]["step_s"] / runs["eager"]["step_s"] - 1.0 == pytest.approx(0.015, abs=0.001)
 
@@ -193,9 +193,9 @@ def test_ep_overlap_saves_with_the_nccl_all_to_all_what_the_smoke_run_saved(acce
         case = off.model_copy(update={"training": off.training.model_copy(update=switches)})
         steps.append(float(training_estimate(case, case_hardware(case, accelerators)).step_time))
     measured = (runs["overlap_off"]["step_s"], runs["overlap_on"]["step_s"])
-    assert steps == pytest.approx([33.05, 22.97], abs=0.02)
+    assert steps == pytest.approx([33.00, 22.93], abs=0.02)
     assert (steps[0] - steps[1]) / (measured[0] - measured[1]) - 1.0 == pytest.approx(0.014, abs=0.003)
-    assert [round(m - s, 1) for m, s in zip(measured, steps, strict=True)] == [8.2, 8.3]
+    assert [round(m - s, 1) for m, s in zip(measured, steps, strict=True)] == [8.3, 8.4]
 
 
 def test_the_bf16_profile_puts_its_fixed_cost_on_the_gpu(accelerators):
@@ -223,16 +223,16 @@ def test_the_bf16_profile_puts_its_fixed_cost_on_the_gpu(accelerators):
     est = training_estimate(case, case_hardware(case, accelerators))
     compute = float(est.compute) + float(est.optimizer) + float(est.dp_comm)
     a2a = 2.0 * sum(float(x) for x in kernel_times(4096.0, 2048, 128, 8, 16.0, 8.0))
-    assert compute == pytest.approx(11.85, abs=0.02) and a2a == pytest.approx(2.408e-3, rel=0.005)
+    assert compute == pytest.approx(11.80, abs=0.02) and a2a == pytest.approx(2.408e-3, rel=0.005)
     gpu_model = compute + a2a * layer_mbs
-    assert gpu_model == pytest.approx(19.25, abs=0.03)
+    assert gpu_model == pytest.approx(19.20, abs=0.03)
     extra = (off["gpu_active_ms"] / 1e3 - gpu_model) / layer_mbs
-    assert extra == pytest.approx(1.16e-3, abs=0.01e-3)
+    assert extra == pytest.approx(1.18e-3, abs=0.01e-3)
     per_call = float(est.ep_comm) - a2a * layer_mbs
     host_gaps = (off["step_ms"] - off["gpu_active_ms"]) / 1e3
     assert per_call == pytest.approx(1.57, abs=0.02) and host_gaps - per_call == pytest.approx(0.32, abs=0.02)
     kernels = runs["captured_kernels"] / layer_mbs
-    assert extra / kernels == pytest.approx(7.7e-6, abs=0.1e-6)
+    assert extra / kernels == pytest.approx(7.8e-6, abs=0.1e-6)
 
 
 def test_hybridep_rows_at_the_recipes_sm_count_would_break_the_overlap_ablation(accelerators, monkeypatch):

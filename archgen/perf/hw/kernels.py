@@ -82,8 +82,9 @@ FLASH_BWD_RATIO = 63.0 / 73.0
 #: Vector (non-tensor) FLOP per attention score element in the forward pass: scale, running max, exp, sum.
 SOFTMAX_FLOP = 4.0
 
-#: Element-wise bytes per token per layer in a forward pass (training and serving), in units of h (activation dtype):
-#: two layer norms (read + write) and two bias-dropout-residual adds (read 2, write 1), i.e. 2·2 + 2·3 = 10.
+#: Element-wise bytes per token per layer in a training forward pass, in units of h (activation dtype): two layer
+#: norms (read + write) and two bias-dropout-residual adds (read 2, write 1), i.e. 2·2 + 2·3 = 10 (serving keeps its
+#: own count, `serve.inference.SERVING_ELEMENTWISE_H`).
 ELEMENTWISE_H = 10.0
 #: With dropout, each bias-dropout-add also writes a 1-byte mask (0.5 h), which the backward reads: Megatron-core
 #: runs hidden dropout there (fusions/fused_bias_dropout.py:50,57 at 3097d81, `torch.nn.functional.dropout`), and

@@ -34,39 +34,39 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8789, 0.0284, 0.3265),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0749, 0.4246, 0.0525),
+        'tokens_per_second': (53, -0.0842, 0.4213, 0.0487),
     },
     'serving-under-load': {
-        'tokens_per_second': (20, -0.0001, 0.2229, 0.0473),
-        'tpot@light@closed': (3, -0.1826, -0.1623, 0.1632),
-        'tpot@moderate@closed': (1, -0.1525, -0.1525, 0.1525),
-        'tpot@moderate@poisson': (8, -0.7861, 0.2171, 0.3656),
-        'tpot@near-capacity@closed': (5, -0.1372, -0.055, 0.0838),
-        'tpot@near-capacity@poisson': (3, -0.4433, -0.0133, 0.2095),
-        'tpot_p50@moderate@poisson': (8, -0.78, 0.2139, 0.3722),
-        'tpot_p50@near-capacity@poisson': (3, -0.4503, 0.0656, 0.1401),
-        'tpot_p99@moderate@poisson': (8, -0.8322, 0.2861, 0.4338),
-        'tpot_p99@near-capacity@poisson': (3, -0.4238, 0.1488, 0.1499),
-        'ttft@light@closed': (4, -0.124, 0.3999, 0.0967),
-        'ttft@moderate@closed': (1, 0.1656, 0.1656, 0.1656),
-        'ttft@moderate@poisson': (8, -0.9755, 0.5902, 0.505),
-        'ttft@near-capacity@closed': (5, -0.2563, 0.0353, 0.066),
-        'ttft@near-capacity@poisson': (3, -0.5766, -0.1847, 0.3312),
-        'ttft_p50@moderate@poisson': (8, -0.9743, 0.5664, 0.4719),
-        'ttft_p50@near-capacity@poisson': (3, -0.544, -0.221, 0.3646),
-        'ttft_p99@moderate@poisson': (8, -0.9787, 0.6681, 0.5769),
-        'ttft_p99@near-capacity@poisson': (3, -0.6367, -0.0155, 0.3151),
+        'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
+        'tpot@light@closed': (3, -0.1825, -0.1623, 0.1625),
+        'tpot@moderate@closed': (1, -0.15, -0.15, 0.15),
+        'tpot@moderate@poisson': (8, -0.782, 0.2268, 0.3682),
+        'tpot@near-capacity@closed': (5, -0.1338, -0.0506, 0.0796),
+        'tpot@near-capacity@poisson': (3, -0.4413, 0.1073, 0.1549),
+        'tpot_p50@moderate@poisson': (8, -0.7757, 0.2191, 0.3648),
+        'tpot_p50@near-capacity@poisson': (3, -0.448, 0.1713, 0.1713),
+        'tpot_p99@moderate@poisson': (8, -0.8277, 0.3006, 0.4317),
+        'tpot_p99@near-capacity@poisson': (3, -0.4219, 0.2166, 0.2166),
+        'ttft@light@closed': (4, -0.1184, 0.4089, 0.0916),
+        'ttft@moderate@closed': (1, 0.1731, 0.1731, 0.1731),
+        'ttft@moderate@poisson': (8, -0.975, 0.5813, 0.505),
+        'ttft@near-capacity@closed': (5, -0.2525, 0.0419, 0.0615),
+        'ttft@near-capacity@poisson': (3, -0.5748, 0.725, 0.5748),
+        'ttft_p50@moderate@poisson': (8, -0.9739, 0.5577, 0.4781),
+        'ttft_p50@near-capacity@poisson': (3, -0.5453, 0.0127, 0.3197),
+        'ttft_p99@moderate@poisson': (8, -0.9779, 0.6699, 0.5726),
+        'ttft_p99@near-capacity@poisson': (3, -0.6394, 3.4159, 0.6394),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2875, 1.1567, 0.4109),
+        'tokens_per_second': (6, 0.2842, 1.1537, 0.4075),
     },
     'moe-serving-under-load': {
-        'tpot@light@poisson': (3, -0.6435, -0.5951, 0.6249),
-        'tpot_p50@light@poisson': (3, -0.6433, -0.5953, 0.6107),
-        'tpot_p99@light@poisson': (3, -0.6528, -0.6132, 0.6304),
-        'ttft@light@poisson': (3, -0.9466, -0.9396, 0.9447),
-        'ttft_p50@light@poisson': (3, -0.9441, -0.938, 0.9415),
-        'ttft_p99@light@poisson': (3, -0.9712, -0.9569, 0.9681),
+        'tpot@light@poisson': (3, -0.6433, -0.5949, 0.6247),
+        'tpot_p50@light@poisson': (3, -0.6432, -0.5951, 0.6105),
+        'tpot_p99@light@poisson': (3, -0.6527, -0.613, 0.6302),
+        'ttft@light@poisson': (3, -0.9467, -0.9393, 0.9444),
+        'ttft_p50@light@poisson': (3, -0.9442, -0.9377, 0.9415),
+        'ttft_p99@light@poisson': (3, -0.9711, -0.9567, 0.9679),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0693),
@@ -223,28 +223,28 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'moe-offline-serving': {
         'tokens_per_second': {
-            'AMD': (2, 0.355, 0.4668, 0.4109, False),
-            'NVIDIA': (4, 0.2875, 1.1567, 0.6649, False),
+            'AMD': (2, 0.3518, 0.4633, 0.4075, False),
+            'NVIDIA': (4, 0.2842, 1.1537, 0.6619, False),
         },
     },
     'moe-serving-under-load': {
         'tpot@light@poisson': {
-            'NVIDIA': (3, -0.6435, -0.5951, 0.6249, False),
+            'NVIDIA': (3, -0.6433, -0.5949, 0.6247, False),
         },
         'tpot_p50@light@poisson': {
-            'NVIDIA': (3, -0.6433, -0.5953, 0.6107, False),
+            'NVIDIA': (3, -0.6432, -0.5951, 0.6105, False),
         },
         'tpot_p99@light@poisson': {
-            'NVIDIA': (3, -0.6528, -0.6132, 0.6304, False),
+            'NVIDIA': (3, -0.6527, -0.613, 0.6302, False),
         },
         'ttft@light@poisson': {
-            'NVIDIA': (3, -0.9466, -0.9396, 0.9447, False),
+            'NVIDIA': (3, -0.9467, -0.9393, 0.9444, False),
         },
         'ttft_p50@light@poisson': {
-            'NVIDIA': (3, -0.9441, -0.938, 0.9415, False),
+            'NVIDIA': (3, -0.9442, -0.9377, 0.9415, False),
         },
         'ttft_p99@light@poisson': {
-            'NVIDIA': (3, -0.9712, -0.9569, 0.9681, False),
+            'NVIDIA': (3, -0.9711, -0.9567, 0.9679, False),
         },
     },
     'moe-training': {
@@ -254,74 +254,74 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'offline-serving': {
         'tokens_per_second': {
-            'AMD': (2, 0.1952, 0.4246, 0.3099, True),
-            'NVIDIA': (51, -0.0749, 0.2588, 0.0517, False),
+            'AMD': (2, 0.1925, 0.4213, 0.3069, True),
+            'NVIDIA': (51, -0.0842, 0.2507, 0.0481, False),
         },
     },
     'serving-under-load': {
         'tokens_per_second': {
-            'AMD': (2, 0.0293, 0.0669, 0.0481, False),
-            'NVIDIA': (18, -0.0001, 0.2229, 0.0435, False),
+            'AMD': (2, 0.0293, 0.0794, 0.0543, False),
+            'NVIDIA': (18, -0.0001, 0.2229, 0.0409, False),
         },
         'tpot@light@closed': {
-            'NVIDIA': (3, -0.1826, -0.1623, 0.1632, False),
+            'NVIDIA': (3, -0.1825, -0.1623, 0.1625, False),
         },
         'tpot@moderate@closed': {
-            'NVIDIA': (1, -0.1525, -0.1525, 0.1525, False),
+            'NVIDIA': (1, -0.15, -0.15, 0.15, False),
         },
         'tpot@moderate@poisson': {
-            'AMD': (2, -0.6979, -0.1791, 0.4385, False),
-            'NVIDIA': (6, -0.7861, 0.2171, 0.3656, False),
+            'AMD': (2, -0.6903, -0.1707, 0.4305, False),
+            'NVIDIA': (6, -0.782, 0.2268, 0.3682, False),
         },
         'tpot@near-capacity@closed': {
-            'NVIDIA': (5, -0.1372, -0.055, 0.0838, False),
+            'NVIDIA': (5, -0.1338, -0.0506, 0.0796, False),
         },
         'tpot@near-capacity@poisson': {
-            'NVIDIA': (3, -0.4433, -0.0133, 0.2095, False),
+            'NVIDIA': (3, -0.4413, 0.1073, 0.1549, False),
         },
         'tpot_p50@moderate@poisson': {
-            'AMD': (2, -0.6905, -0.2353, 0.4629, False),
-            'NVIDIA': (6, -0.78, 0.2139, 0.3615, False),
+            'AMD': (2, -0.6891, -0.2247, 0.4569, False),
+            'NVIDIA': (6, -0.7757, 0.2191, 0.362, False),
         },
         'tpot_p50@near-capacity@poisson': {
-            'NVIDIA': (3, -0.4503, 0.0656, 0.1401, False),
+            'NVIDIA': (3, -0.448, 0.1713, 0.1713, False),
         },
         'tpot_p99@moderate@poisson': {
-            'AMD': (2, -0.743, -0.3306, 0.5368, False),
-            'NVIDIA': (6, -0.8322, 0.2861, 0.4116, False),
+            'AMD': (2, -0.7421, -0.3301, 0.5361, False),
+            'NVIDIA': (6, -0.8277, 0.3006, 0.417, False),
         },
         'tpot_p99@near-capacity@poisson': {
-            'NVIDIA': (3, -0.4238, 0.1488, 0.1499, False),
+            'NVIDIA': (3, -0.4219, 0.2166, 0.2166, False),
         },
         'ttft@light@closed': {
-            'NVIDIA': (4, -0.124, 0.3999, 0.0967, False),
+            'NVIDIA': (4, -0.1184, 0.4089, 0.0916, False),
         },
         'ttft@moderate@closed': {
-            'NVIDIA': (1, 0.1656, 0.1656, 0.1656, False),
+            'NVIDIA': (1, 0.1731, 0.1731, 0.1731, False),
         },
         'ttft@moderate@poisson': {
-            'AMD': (2, -0.9037, -0.1547, 0.5292, False),
-            'NVIDIA': (6, -0.9755, 0.5902, 0.505, False),
+            'AMD': (2, -0.9035, -0.1398, 0.5217, False),
+            'NVIDIA': (6, -0.975, 0.5813, 0.505, False),
         },
         'ttft@near-capacity@closed': {
-            'NVIDIA': (5, -0.2563, 0.0353, 0.066, False),
+            'NVIDIA': (5, -0.2525, 0.0419, 0.0615, False),
         },
         'ttft@near-capacity@poisson': {
-            'NVIDIA': (3, -0.5766, -0.1847, 0.3312, False),
+            'NVIDIA': (3, -0.5748, 0.725, 0.5748, False),
         },
         'ttft_p50@moderate@poisson': {
-            'AMD': (2, -0.9, -0.1477, 0.5239, False),
-            'NVIDIA': (6, -0.9743, 0.5664, 0.4719, False),
+            'AMD': (2, -0.8993, -0.133, 0.5162, False),
+            'NVIDIA': (6, -0.9739, 0.5577, 0.4781, False),
         },
         'ttft_p50@near-capacity@poisson': {
-            'NVIDIA': (3, -0.544, -0.221, 0.3646, False),
+            'NVIDIA': (3, -0.5453, 0.0127, 0.3197, False),
         },
         'ttft_p99@moderate@poisson': {
-            'AMD': (2, -0.9017, -0.2409, 0.5713, False),
-            'NVIDIA': (6, -0.9787, 0.6681, 0.5769, False),
+            'AMD': (2, -0.9033, -0.2324, 0.5678, False),
+            'NVIDIA': (6, -0.9779, 0.6699, 0.5726, False),
         },
         'ttft_p99@near-capacity@poisson': {
-            'NVIDIA': (3, -0.6367, -0.0155, 0.3151, False),
+            'NVIDIA': (3, -0.6394, 3.4159, 0.6394, False),
         },
     },
 }

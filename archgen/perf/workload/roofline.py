@@ -15,9 +15,8 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
   `SCORE_DROPOUT_BYTES_FWD` with dropout).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
 * Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
-  `training.elementwise_bytes` charges (`kernels.ELEMENTWISE_H`·h per token, the dropout masks in training,
-  `quant.serving_casts` and
-  `serve.ffn.ffn_bytes` for inference), time
+  `training.elementwise_bytes` charges (`kernels.ELEMENTWISE_H`·h per token, the dropout masks in training;
+  `inference.SERVING_ELEMENTWISE_H`·h, `quant.serving_casts` and `serve.ffn.ffn_bytes` for inference), time
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
@@ -43,7 +42,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
-from archgen.perf.serve.inference import ACT_BYTES
+from archgen.perf.serve.inference import ACT_BYTES, SERVING_ELEMENTWISE_H
 from archgen.perf.serve.lengths import decode_context
 from archgen.perf.train.stacks import on_vendor, training_knobs
 from archgen.perf.train.training import elementwise_bytes
@@ -293,7 +292,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         # FP8/FP4 activation quantisation, per layer
         casts = Q.serving_casts(a, dtype, tp, qkv_quantised=quantised_attention == "all")[0] / a.layers
         casts += sum(ffn_bytes(a, dtype, tp, activation=ffn_activation)) / a.layers  # FFN activation, MoE combine
-        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * K.ELEMENTWISE_H * a.hidden + casts),
+        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
     return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
 
