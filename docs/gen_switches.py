@@ -217,6 +217,13 @@ COVERAGE: dict[str, Cover] = {
         "Precision with NVIDIA NeMo' compares the recipes in charts only"),
 }
 COVERAGE["moe_dispatcher"] = COVERAGE["ep_dedup"]
+COVERAGE["dropout"] = Cover("none", (
+    f"{_P}test_dropout_timed.py::test_the_hidden_masks_are_two_bytes_per_token_and_hidden_element",
+    f"{_P}test_dropout_timed.py::test_a_materialised_attention_moves_its_mask"),
+    "mask bytes from Megatron-core's fused bias-dropout-add and PyTorch's dropout kernel (a 1-byte mask only for "
+    "0 < p < 1), not a timing; it moves the materialised-attention cases, whose score masks are s x s",
+    "Megatron-LM and Megatron-Bridge docs (dropout is a recipe value, never timed on and off); FlashAttention-2, "
+    "Dao 2023 (benchmarks without dropout); web search")
 COVERAGE["permute_in_dispatch"] = Cover("none", (
     f"{_P}test_permute.py::test_permutation_traffic_per_token",
     f"{_P}test_permute.py::test_unfused_hybridep_pays_its_permutation_passes"),

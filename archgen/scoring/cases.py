@@ -168,7 +168,8 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
         return []
     arch = Arch.from_model(case.model)
     knobs = resolve(t.stack, stated_knobs(t), t.precision)
-    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)  # its switches: the EP overlap's rule
+    # its switches (the EP overlap's rule) and its stack's (tp above the KV heads)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
     out = [("", str(m)) for m in layout_problems(
         arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp, ep=t.ep, micro_batch=t.micro_batch,
         interleave=virtual_stages(t), pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
@@ -276,8 +277,9 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
     """The model's estimate for a training case, at its own micro-batch and stack unless others are given."""
     t = case.training
     assert t is not None, "called for training cases"
-    knobs = resolve(stack or on_vendor(t, hw.vendor).stack, stated_knobs(t), t.precision)
-    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs)
+    name = stack or on_vendor(t, hw.vendor).stack
+    knobs = resolve(name, stated_knobs(t), t.precision)
+    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs, name)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),

@@ -78,7 +78,8 @@ def test_the_embedding_and_loss_stages_time_and_memory(h100):
                            precision="fp8", dropout=job.dropout, layers=s.layers, position=s.position)
     assert (np.asarray(mem.activations) - act).tolist() == pytest.approx([0.0, 0.0, 8192 * 128256 / 4 * 4.0])
     busiest = busiest_memory(job, Layout(4, 16, 4, 1, interleave=8, sequence_parallel=True))
-    assert float(busiest.total) == pytest.approx(float(np.max(np.asarray(mem.total))))
+    # the busiest rank's memory is the class's plus the runtime's reserve (`reserve.runtime_reserve`)
+    assert float(busiest.total - busiest.reserve) == pytest.approx(float(np.max(np.asarray(mem.total))))
 
 
 #: Qwen3-235B-A22B (THUDM/slime scripts/models/qwen3-235B-A22B.sh, as tests/perf/data/nemo-25.11-moe.yaml): 94 MoE
@@ -177,7 +178,8 @@ def test_expert_optimizer_state_against_a_measured_peak(h100):
     (edp = 1) the model gives 62.4 GiB (+0.3 %); sharded over dp, as before, it gave about 37 GiB."""
     job = Job(Q30, 4096, 1024, "bf16", grad_reduce_dtype="bf16", dropout=False)
     est = estimate_training(h100, job, Layout(1, 1, 16, 1, 1, 16, 1, 0, False, 1))
-    assert float(est.memory.total) / 2**30 == pytest.approx(62.166, rel=0.05)
+    # peak allocated by PyTorch's caching allocator: the CUDA context and NCCL's buffers (the reserve) lie outside it
+    assert float(est.memory.total - est.memory.reserve) / 2**30 == pytest.approx(62.166, rel=0.05)
 
 
 def test_megatron_bridge_layouts_refused_before_are_scored():

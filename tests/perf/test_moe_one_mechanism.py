@@ -120,7 +120,7 @@ def test_the_training_miss_is_a_fixed_cost_per_layer_pass(training):
     backward, take 0.98 ms: to carry the miss they would have to run at 0.31 of the model's rate, where the H200 measures this GEMM family within 20 % of it
     (tests/perf/test_h200_kernels.py, tests/perf/test_h200_moe_layer.py)."""
     missing, n = training["missing"], sum(training["kernels"])
-    assert missing == pytest.approx(2.19e-3, abs=0.01e-3)
+    assert missing == pytest.approx(2.21e-3, abs=0.01e-3)  # 2.19 ms before the dropout masks were conditional
     assert n == 222.0
     assert missing / n == pytest.approx(9.9e-6, abs=0.1e-6)
     assert training["experts"] == pytest.approx(0.979e-3, rel=0.01)
@@ -164,7 +164,7 @@ def test_what_closes_one_row_moves_the_other_by_a_fraction(training, serving):
         factor = 1.0 + (row["measured"] - row["model"]) / row["experts"]
         share = (factor - 1.0) * training["experts"] / training["missing"]
         assert 0.17 < share < 0.30, cid
-    assert moved == {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": 3.9,
+    assert moved == {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": 4.0,
                      "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": 3.9,
                      "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": 1.9,
                      "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": 1.9}
@@ -273,4 +273,4 @@ def test_the_kernels_the_model_leaves_out_are_microseconds(training):
     fwd, bwd = training["kernels"]
     assert H.HOST_OP_TIME * extra == pytest.approx(0.162e-3, abs=0.001e-3)
     assert [round(H.HOST_OP_TIME * n * 1e3, 2) for n in (fwd, fwd + AUX_LOSS_KERNELS[0])] == [1.36, 1.46]
-    assert training["missing"] / K.KERNEL_OVERHEAD == pytest.approx(1688, abs=5)
+    assert training["missing"] / K.KERNEL_OVERHEAD == pytest.approx(1702, abs=5)  # 1688 before (2.19 ms)

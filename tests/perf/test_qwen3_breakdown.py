@@ -83,13 +83,13 @@ def test_the_sign_convention_the_row_is_predicted_fast(row, accelerators):
     read as bytes alone (`dispatcher.TOKEN_NODE`)."""
     case, *_, est = row
     measured = case.measured[0].value
-    assert predict(case, accelerators)["tokens_per_second"] / measured - 1 == pytest.approx(0.299, abs=0.001)
+    assert predict(case, accelerators)["tokens_per_second"] / measured - 1 == pytest.approx(0.303, abs=0.001)
     step = 1024 * 4096 / measured
     assert step == pytest.approx(29.257, abs=0.001)
-    assert float(est.step_time) == pytest.approx(22.514, abs=0.01)
+    assert float(est.step_time) == pytest.approx(22.461, abs=0.01)  # 22.514 before the masks were conditional
     missing = step - float(est.step_time)
-    assert missing == pytest.approx(6.74, abs=0.01)
-    assert missing / (MICRO_BATCHES * LAYERS) == pytest.approx(2.19e-3, abs=0.01e-3)
+    assert missing == pytest.approx(6.80, abs=0.01)
+    assert missing / (MICRO_BATCHES * LAYERS) == pytest.approx(2.21e-3, abs=0.01e-3)
 
 
 def test_the_layer_terms_add_up_to_the_models_layer(row):
@@ -100,7 +100,7 @@ def test_the_layer_terms_add_up_to_the_models_layer(row):
     | attention GEMMs (QKV, output) and router, FP8 | 0.146 | 0.287 |
     | expert GEMMs (8 local experts, 4,096 tokens each) | 0.354 | 0.625 |
     | attention core (BF16, 4,096 causal) | 0.227 | 0.657 |
-    | norms, residuals, SwiGLU, HybridEP's unfused permutation | 0.283 | 0.566 |
+    | norms, residuals, SwiGLU, HybridEP's unfused permutation | 0.277 | 0.554 |
     | FP8 casts (current scaling) | 0.237 | 0.304 |
     | kernels' fixed cost (101 and 121 kernels at 1.3 µs) | 0.131 | 0.157 |
 
@@ -115,10 +115,10 @@ def test_the_layer_terms_add_up_to_the_models_layer(row):
     assert float(lt.host) == pytest.approx(0.0, abs=1e-15) and float(lt.recompute) == 0.0
     ms = {k: round(float(v) * 1e3, 3) for k, v in forward.items()}
     assert ms == {"attention GEMMs and router": 0.146, "expert GEMMs": 0.354, "attention core": 0.227,
-                  "norms, residuals, SwiGLU, permutation": 0.283, "FP8 casts": 0.237, "kernels' fixed cost": 0.131}
+                  "norms, residuals, SwiGLU, permutation": 0.277, "FP8 casts": 0.237, "kernels' fixed cost": 0.131}
     ms = {k: round(float(v) * 1e3, 3) for k, v in backward.items()}
     assert ms == {"attention GEMMs and router": 0.287, "expert GEMMs": 0.625, "attention core": 0.657,
-                  "norms, residuals, SwiGLU, permutation": 0.566, "FP8 casts": 0.304, "kernels' fixed cost": 0.157}
+                  "norms, residuals, SwiGLU, permutation": 0.554, "FP8 casts": 0.304, "kernels' fixed cost": 0.157}
     assert {k: round(float(v) * 1e3, 3) for k, v in ep.items()} == {"all-to-all kernels (4)": 2.408,
                                                                     "HybridEP per-call cost": 0.510}
 
@@ -141,7 +141,7 @@ def test_the_step_terms_add_up_to_the_models_step(row):
     total = layers + loss + MICRO_BATCHES * float(accumulate) + float(weights) + once
     assert total == pytest.approx(float(est.step_time), rel=1e-9)
     assert (round(layers, 2), round(loss, 2), round(MICRO_BATCHES * float(accumulate) + float(weights), 2),
-            round(once, 3)) == (21.17, 0.83, 0.47, 0.042)  # 0.036 before nemo-2025's 134M DDP bucket, 0.037
+            round(once, 3)) == (21.12, 0.83, 0.47, 0.042)  # 0.036 before nemo-2025's 134M DDP bucket, 0.037
     # before the FP8 gather's 16-bit parameters (embedding, output layer, norms, routers) joined the edge group
     outside = total - layers
     missing = 1024 * 4096 / case.measured[0].value - float(est.step_time)
@@ -172,7 +172,7 @@ def test_the_recipes_fused_cross_entropy_is_charged(row, accelerators):
     step = float(est.step_time) + MICRO_BATCHES * float(before - fused)  # the step as the 36 B loss charged it
     assert step - float(est.step_time) == pytest.approx(0.36, abs=0.01)
     measured = case.measured[0].value
-    assert 1024 * 4096 / step / measured - 1 == pytest.approx(0.279, abs=0.001)
+    assert 1024 * 4096 / step / measured - 1 == pytest.approx(0.282, abs=0.001)
 
 
 def test_the_miss_set_against_the_profiled_bf16_twin(row, accelerators):
@@ -209,10 +209,10 @@ def test_the_miss_set_against_the_profiled_bf16_twin(row, accelerators):
 
     comm, other, gaps = split(off["comm_hidden_percent"] / 100.0)
     excess = [(comm - a2a) / passes, (other - compute) / passes, (gaps - per_call) / passes]
-    assert [round(x * 1e3, 2) for x in excess] == [0.28, 0.89, 0.11]
+    assert [round(x * 1e3, 2) for x in excess] == [0.28, 0.9, 0.11]
     twin_miss = (twin.measured[0].value - float(est.step_time)) / passes
     assert sum(excess) == pytest.approx(twin_miss, abs=0.01e-3)
-    assert twin_miss == pytest.approx(1.27e-3, abs=0.01e-3)
+    assert twin_miss == pytest.approx(1.29e-3, abs=0.01e-3)
     low, high = split(0.00115)[0], split(0.00105)[0]
     assert [round((c - a2a) / passes * 1e3, 2) for c in (low, high)] == [0.16, 0.41]
     case, *_, fp8 = row

@@ -105,8 +105,8 @@ def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, 
     """The kernels are exactly what `training._layer_forward` charges for one layer and micro-batch."""
     mb, s, ep = 2, 4096, 2
     r = training_kernels(h100, arch, seq_len=s, dtype=dtype, attention=attention, tp=tp, ep=ep, micro_batch=mb,
-                         sequence_parallel=sp, fp8_recipe=recipe)
-    job = Job(arch, s, 64, dtype, attention, fp8_recipe=recipe)
+                         sequence_parallel=sp, fp8_recipe=recipe, dropout=True)
+    job = Job(arch, s, 64, dtype, attention, fp8_recipe=recipe, dropout=True)
     total, *_ = _layer_forward(h100, job, mb * s, mb, s, tp, sp and tp > 1, ep, moe=bool(arch.experts))
     assert sum(k.time for k in r.kernels) == pytest.approx(float(total), rel=1e-12)
 

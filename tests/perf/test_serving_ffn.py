@@ -21,9 +21,10 @@ from pydantic import ValidationError
 from archgen.model.workload import Inference
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.kernels import ELEMENTWISE_H
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
-from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
+from archgen.perf.train.training import elementwise_bytes
 from archgen.perf.workload.roofline import inference_kernels
 
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)

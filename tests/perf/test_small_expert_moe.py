@@ -102,10 +102,11 @@ def test_profile_locates_the_miss_in_communication(accelerators):
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     est = training_estimate(case, case_hardware(case, accelerators))
     compute_model = float(est.compute) + float(est.optimizer) + float(est.dp_comm)
+    # 11.85 before the dropout masks were charged only under dropout (this recipe's hidden_dropout is 0);
     # 11.90 before training charged every kernel's 1.3 µs; 11.62 under the one-step K ramp; before that, 12.87 before
     # the fused permutation (test_permute.py) and 11.90 before the fused gradient accumulation; 12.21 before the
     # loss was charged as TE's fused kernels move it (`cross_entropy`)
-    assert compute_model == pytest.approx(11.85, abs=0.05)
+    assert compute_model == pytest.approx(11.80, abs=0.05)
     # EP: the all-to-all (as DeepEP, no per-call figure) and HybridEP's per-call cost (docs/perf-model.md, MoE
     # dispatcher: 3,072 layer-micro-batches x (0.237 + 3 x 0.067 ms + the routing-map all-gather)).
     deepep = case.model_copy(update={"training": case.training.model_copy(update={"moe_dispatcher": "deepep"})})

@@ -82,12 +82,26 @@ FLASH_BWD_RATIO = 63.0 / 73.0
 #: Vector (non-tensor) FLOP per attention score element in the forward pass: scale, running max, exp, sum.
 SOFTMAX_FLOP = 4.0
 
-#: Forward-pass bytes moved per s×s score element by Megatron's fused scale-mask-softmax (read 2 + write 2) and
-#: attention dropout (read 2, write 2, mask 1), 16-bit scores.
-SCORE_BYTES_FWD = 9.0
-#: Backward bytes per score element: dropout backward (read grad 2, mask 1, write 2) and softmax backward (read
-#: probabilities 2, grad 2, write 2).
-SCORE_BYTES_BWD = 11.0
+#: Element-wise bytes per token per layer in a training forward pass, in units of h (activation dtype): two layer
+#: norms (read + write) and two bias-dropout-residual adds (read 2, write 1), i.e. 2·2 + 2·3 = 10 (serving keeps its
+#: own count, `serve.inference.SERVING_ELEMENTWISE_H`).
+ELEMENTWISE_H = 10.0
+#: With dropout, each bias-dropout-add also writes a 1-byte mask (0.5 h), which the backward reads: Megatron-core
+#: runs hidden dropout there (fusions/fused_bias_dropout.py:50,57 at 3097d81, `torch.nn.functional.dropout`), and
+#: PyTorch writes a bool mask only for 0 < p < 1 (aten/src/ATen/native/Dropout.cpp `is_fused_kernel_acceptable`; at
+#: p = 0 it returns its input), so `hidden_dropout=0.0` writes none. Its Philox draw, in the same kernel, is not timed.
+DROPOUT_MASK_H = 2 * 0.5
+#: Forward-pass bytes moved per s×s score element by Megatron's fused scale-mask-softmax (read 2 + write 2),
+#: 16-bit scores.
+SCORE_BYTES_FWD = 4.0
+#: Backward bytes per score element: softmax backward (read probabilities 2, grad 2, write 2).
+SCORE_BYTES_BWD = 6.0
+#: What attention dropout adds per score element of a materialised kernel (Megatron-core's `DotProductAttention`
+#: runs `attention_dropout` on the probabilities, dot_product_attention.py at 3097d81): forward read 2, write 2 and a
+#: 1-byte mask; backward read the gradient 2, the mask 1, write 2. A flash kernel keeps no mask (it draws the same
+#: Philox numbers again in its backward): that cost is not timed, no cited source measures it.
+SCORE_DROPOUT_BYTES_FWD = 5.0
+SCORE_DROPOUT_BYTES_BWD = 5.0
 
 
 def size_efficiency(hw: Hardware, *dims: np.ndarray | float) -> np.ndarray | float:
@@ -201,7 +215,7 @@ def vector_time(hw: Hardware, flop):
 
 
 def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
-                      causal: bool = True):
+                      causal: bool = True, dropout: bool = False):
     """Forward time of the attention core (scores, softmax, weighted sum) for `heads` heads on one device.
 
     Args:
@@ -214,6 +228,7 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         head_dim: Dimension per head.
         kernel: 'flash' (fused, scores never written) or 'materialized' (Megatron fused softmax, scores in HBM).
         causal: Whether a causal mask lets a flash kernel skip half the tiles.
+        dropout: Attention dropout (training): a materialised kernel's mask traffic (`SCORE_DROPOUT_BYTES_FWD`).
 
     Returns:
         Seconds.
@@ -224,7 +239,7 @@ def attention_forward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, 
         rate = hw.gemm_rate(dtype) * hw.flash_efficiency * size_efficiency(hw, q_len)
         softmax = vector_time(hw, SOFTMAX_FLOP * batch * heads * q_len * kv_len * frac)
         return maximum(flop / rate, softmax)  # tensor and vector pipes overlap (FlashAttention-3 style)
-    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)[0]
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim, dropout)[0]
 
 
 def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
@@ -235,7 +250,7 @@ def attention_backward(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads,
 
 
 def attention_times(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, head_dim, kernel: str = "flash",
-                    causal: bool = True):
+                    causal: bool = True, dropout: bool = False):
     """(`attention_forward`, backward) of the attention core, what the two share worked out once.
 
     The backward is 2.5x the forward FLOP for flash (5 matmuls against 2) at `FLASH_BWD_RATIO` of the forward rate;
@@ -245,18 +260,21 @@ def attention_times(hw: Hardware, dtype: str, *, batch, q_len, kv_len, heads, he
         fwd = attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
                                 kernel=kernel, causal=causal)
         return fwd, 2.5 / FLASH_BWD_RATIO * fwd
-    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim)
+    return _materialised(hw, dtype, batch, q_len, kv_len, heads, head_dim, dropout)
 
 
-def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim):
+def _materialised(hw: Hardware, dtype: str, batch, q_len, kv_len, heads, head_dim, dropout: bool = False):
     """A materialised attention's (forward, backward) times.
 
-    Its GEMMs, QKᵀ into the s×s scores and AV (twice backward), and the score traffic of each pass.
+    Its GEMMs, QKᵀ into the s×s scores and AV (twice backward), and the score traffic of each pass (with `dropout`
+    the mask's too).
     """
     qk = gemm_time(hw, dtype, q_len, kv_len, head_dim, batch * heads)
     av = gemm_time(hw, dtype, q_len, head_dim, kv_len, batch * heads)
     gemms, scores = qk + av, batch * heads * q_len * kv_len
-    return gemms + memory_time(hw, scores * SCORE_BYTES_FWD), 2.0 * gemms + memory_time(hw, scores * SCORE_BYTES_BWD)
+    fwd, bwd = (SCORE_BYTES_FWD + SCORE_DROPOUT_BYTES_FWD, SCORE_BYTES_BWD + SCORE_DROPOUT_BYTES_BWD) if dropout \
+        else (SCORE_BYTES_FWD, SCORE_BYTES_BWD)
+    return gemms + memory_time(hw, scores * fwd), 2.0 * gemms + memory_time(hw, scores * bwd)
 
 
 def decode_attention(hw: Hardware, *, batch, context, kv_heads, head_dim, kv_bytes: float, heads, dtype: str):

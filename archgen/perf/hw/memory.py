@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where
+from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
 from archgen.perf.hw.record import quick_init
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
@@ -77,15 +77,12 @@ OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weight
 #: The bit of `OFFLOAD_CODES` that offloads weights (a model-only option: no stack archgen profiles runs it).
 WEIGHT_OFFLOAD = 4
 
-#: What the memory an estimate compares with HBM leaves out, said beside every estimate (its `conventions`): no
-#: source that archgen cites gives the memory a runtime holds back (the CUDA or HIP context, the caching allocator's
-#: fragmentation, NCCL/RCCL buffers, GEMM workspaces), so none is reserved (docs/perf-model.md, Limitations:
-#: Memory), and a small headroom (17 GB of an MI355X's 309.2 GB for Llama 3.1 405B on 1,024 of them) reads as the
-#: upper bound it is.
+#: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
+#: own memory (the CUDA or HIP context, NCCL/RCCL buffers, workspaces) is not reserved beyond the share of HBM the
+#: serving engine leaves free (`serve.inference.MEMORY_UTILISATION`), and the headroom is an upper bound.
 MEMORY_RESERVE = ("none held back for the runtime (CUDA or HIP context, allocator fragmentation, collective "
                   "buffers, workspaces: no cited source gives a figure); fits means the total is at most the HBM "
                   "capacity, and the headroom is an upper bound")
-
 
 @quick_init
 @dataclass(frozen=True)
@@ -97,11 +94,12 @@ class TrainingMemory:
     optimizer: np.ndarray | float
     activations: np.ndarray | float
     host: np.ndarray | float = 0.0
+    reserve: np.ndarray | float = 0.0  # the runtime's own (`reserve.runtime_reserve`), once per rank
 
     @property
     def total(self):
-        """Sum of the parts held on the accelerator (`host` is offloaded to host memory)."""
-        return self.weights + self.gradients + self.optimizer + self.activations
+        """Sum of the parts held on the accelerator (`host` is offloaded to host memory), the runtime's included."""
+        return self.weights + self.gradients + self.optimizer + self.activations + self.reserve
 
 
 def _layer_params(arch: Arch, tp, ep, etp=None):
@@ -195,7 +193,8 @@ def layer_activation_bytes(arch: Arch, *, seq_len, micro_batch, tp, cp, recomput
         ffn = (2.0 * (arch.ffn_mats - 1) * f + lin * f) / tp
     ffn_h = lin * h  # the FC1 input (an MoE layer's, before its tokens are permuted)
     h_terms = 2.0 + lin + 2.0 + ffn_h / h + masks  # LN1 in, QKV in, LN2 in, FC1 in, dropout masks (units of h)
-    head_terms = (2.0 * (q + 2 * kv) + 2.0 * q) / tp
+    kv_rank = maximum(kv / tp, arch.head_dim)  # tp above the KV heads: one head per rank (QKV sub-sharding)
+    head_terms = (2.0 * q + 2.0 * q) / tp + 2.0 * 2 * kv_rank
     scores = 0.0 if flash else (5.0 if dropout else 2.0) * arch.heads * s / tp
     per_token = h_terms * h / hs + head_terms + ffn + where(recompute == 1, 0.0, scores)
     return tokens * where(recompute == 2, 2.0 * h / hs, per_token)

@@ -90,6 +90,10 @@ BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedul
                      "at 16d2467ea8; per rank under attention DP)")
 MEMORY_UTILISATION = 0.9
 ACT_BYTES = 2.0
+#: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
+#: before its dropout masks were split out (`kernels.ELEMENTWISE_H` 10 h of norms and residual adds, plus 1 h of the
+#: masks, which inference does not write). Kept so, not re-derived from the serving engines' fused kernels: open.
+SERVING_ELEMENTWISE_H = K.ELEMENTWISE_H + K.DROPOUT_MASK_H
 
 #: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
 #: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
@@ -286,7 +290,8 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
         else 0.0
     ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation)
-    ew = K.memory_time(hw, mine * (ACT_BYTES * 11.0 * a.hidden * a.layers + ffn_local) + tokens * ffn_routed)
+    ew = K.memory_time(hw, mine * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden * a.layers + ffn_local)
+                       + tokens * ffn_routed)
     k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
         send = mine * a.top_k * a.hidden

@@ -46,6 +46,17 @@ class Layout:
     etp: np.ndarray | int | None = None  # expert tensor-parallel size (MoE parallel folding); None: tp
 
 
+#: Whether each stack's Megatron-core trains at a tp above the model's KV heads (tp a multiple of them). Megatron-core
+#: f7dfb99 (#2565, first released in core_v0.16.0) sub-shards the QKV activations there: every rank computes its
+#: tp-th of the QKV projection, all-gathers it over TP and keeps one KV head's group, whose backward reduce-scatters
+#: (megatron/core/transformer/attention.py at 3097d81, lines 1455-1475, `all_gather_last_dim_from_tensor_parallel_
+#: region`: "forward: AG, backward RS"). Before it, TransformerConfig raises "num_query_groups (...) must be a multiple
+#: of tensor_model_parallel_size" (megatron/core/transformer/transformer_config.py at core_v0.9.0, lines 339-343).
+#: Megatron-Bridge 26.04 pins 3097d81 and Primus fd1eeab pins Megatron-LM d3528a2, both after f7dfb99; the 2024 recipe
+#: is core_v0.9.0's and the 2021 one predates grouped-query attention altogether.
+QKV_SUBSHARDING = {"megatron-lm-2021": False, "megatron-core-2024": False, "nemo-2025": True, "primus-2025": True}
+
+
 @dataclass(frozen=True)
 class Job:
     """What is trained and how, apart from the layout: the model, the batch and the stack's switches.
@@ -60,6 +71,9 @@ class Job:
     Calculon's `tensor_par_overlap: none` does (calculon-ai/calculon caa4b11, calculon/llm/layers.py lines 935-937:
     a `TPComm` layer's exposed time is its whole network time), for comparisons in Calculon's terms only
     (tests/perf/calculon_plans.py `LIKE_JOB`).
+
+    `qkv_subsharding` is not a switch either: whether the stack runs tp above the KV heads (`QKV_SUBSHARDING`); a
+    layout that needs it is refused where it is False (`layouts.layout_problems`, `layouts.enumerate_layouts`).
     """
 
     arch: Arch
@@ -87,16 +101,18 @@ class Job:
     moe_shared_expert_overlap: bool = _D.moe_shared_expert_overlap
     tp_async_backward: bool = True  # not a switch: see the docstring
     ep_overlap_pace: float | None = None  # not a switch: None takes `contention.GPU_DRIVEN_PACE` (its range's ends)
+    qkv_subsharding: bool = True  # not a switch: see the docstring
 
     @classmethod
-    def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs) -> Job:
-        """A job with a stack profile's resolved switches (`stacks.resolve`)."""
+    def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs,
+                   stack: str | None = None) -> Job:
+        """A job with a stack profile's resolved switches (`stacks.resolve`); `stack` None: the newest's rules."""
         return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
                    knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
-                   knobs.moe_shared_expert_overlap)
+                   knobs.moe_shared_expert_overlap, qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True))
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

@@ -27,6 +27,7 @@ from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, layout_i
 from archgen.perf.train.refused import (
     CP_NEEDS_TE_ATTENTION,
     OPTIMIZER_OFFLOAD_NEEDS_DO,
+    kv_heads_problem,
     optimizer_offload_refused,
     without_refused_offloads,
     without_refused_tp,
@@ -92,9 +93,9 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).
     Offload needs host memory (`host_memory`: whether the system states it; None when not known), and optimizer
     offload the distributed optimizer (`optimizer_offload_refused`; `zero` None: not judged). Context parallelism
-    needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`). The experts'
-    rules are Megatron-core's MoE parallel folding (`experts`): ep divides the experts and etp x ep (etp defaulting
-    to tp) the tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
+    needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`), tp above the KV heads the stack's sub-sharding
+    (`kv_heads_problem`). The experts' rules are Megatron-core's MoE parallel folding (`experts`): ep divides the
+    experts and etp x ep (etp defaulting to tp) the tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
     """
     out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
@@ -108,8 +109,7 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
                                        f"equal the {gpus} accelerators"))
     if arch.heads % tp:
         out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
-    if arch.kv_heads % tp and tp % arch.kv_heads:
-        out.append(LayoutProblem("tp", f"tp ({tp}) and the {arch.kv_heads} key/value heads do not divide one another"))
+    out += [LayoutProblem("tp", kv)] if (kv := kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding)) else []
     if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
         out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
     else:
@@ -298,8 +298,8 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
     if job.attention == "materialized" and cp > 1:  # `layout_problems`: CP needs Transformer Engine's attention
         return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
-        if tp > hw.scale_up_size or arch.heads % tp or (arch.kv_heads % tp and tp % arch.kv_heads) or gpus % (tp * cp) \
-                or job.seq_len % cp:
+        if tp > hw.scale_up_size or arch.heads % tp or kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding) \
+                or gpus % (tp * cp) or job.seq_len % cp:
             continue
         for pp in ([num["pp"]] if "pp" in num else divisors(gpus // (tp * cp))):
             if gpus % (tp * cp * pp):

@@ -7,7 +7,7 @@ the class that needs the most HBM. Both broadcast over arrays of layouts (the se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -25,6 +25,7 @@ from archgen.perf.hw.memory import (
 )
 from archgen.perf.hw.numeric import as_float
 from archgen.perf.hw.record import quick_init
+from archgen.perf.hw.reserve import runtime_reserve
 from archgen.perf.train import fast
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.pipeline_split import Split, split
@@ -163,9 +164,17 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
     """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
     It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it, `per_layer`
-    its `memory.layer_activation_bytes` (used for one layout of plain numbers), `arrays` its `layout_arrays`.
+    its `memory.layer_activation_bytes` (used for one layout of plain numbers), `arrays` its `layout_arrays`. Every
+    rank also holds its runtime's own memory (`reserve.runtime_reserve`), counted in the total.
     """
-    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = layout_arrays(job, layout) if arrays is None else arrays
+    arrays = layout_arrays(job, layout) if arrays is None else arrays
+    tp, pp, dp, cp, ep = arrays[:5]
+    return replace(_busiest(job, layout, sl, per_layer, arrays), reserve=runtime_reserve(tp, pp, dp, cp, ep))
+
+
+def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: LayoutArrays) -> TrainingMemory:
+    """`busiest_memory` less the runtime's reserve."""
+    tp, pp, dp, cp, ep, v, mb, rc, sp, zero, etp = arrays
     m = job.global_batch / (dp * mb)
     sl = split(job.arch.layers, pp, v, layout.pipeline) if sl is None else sl
     code = int(layout.offload) if isinstance(layout.offload, fast.NUMBER) else np.asarray(layout.offload).astype(int)

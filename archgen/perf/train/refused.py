@@ -12,6 +12,10 @@ import numpy as np
 
 from archgen.perf.train.job import Job
 
+#: Why a stack before Megatron-core f7dfb99 refuses tp above the KV heads (`job.QKV_SUBSHARDING`).
+TP_ABOVE_KV = ("Megatron-core before f7dfb99 (core_v0.16.0) raises 'num_query_groups ... must be a multiple of "
+               "tensor_model_parallel_size' (transformer_config.py at core_v0.9.0, lines 339-343)")
+
 #: Megatron-LM refuses optimizer offload without the distributed optimizer: `--optimizer-cpu-offload` needs
 #: `--use-precision-aware-optimizer` (megatron/training/arguments.py at d98e8a6, line 1885: "The optimizer cpu offload
 #: must be used in conjunction with `--use-precision-aware-optimizer`"), which needs the distributed optimizer
@@ -69,3 +73,18 @@ def without_refused_tp(lay: dict[str, np.ndarray], job: Job, sp) -> dict[str, np
     """
     keep = ~moe_tp_refused(job.arch.experts, lay["tp"], sp)
     return lay if keep.all() else {k: v[keep] for k, v in lay.items()}
+
+
+def kv_heads_problem(kv_heads: int, tp: int, subsharding: bool) -> str | None:
+    """Why `tp` cannot split `kv_heads` key/value heads under a stack that does (`subsharding`) or not; else None.
+
+    One divides the other or Megatron-core refuses (transformer_config.py at 3097d81, line 1211: "must be a multiple
+    or divisor"); tp above the heads runs only from f7dfb99 on (`TP_ABOVE_KV`; `job.QKV_SUBSHARDING`).
+    """
+    if kv_heads % tp and tp % kv_heads:
+        return f"tp ({tp}) and the {kv_heads} key/value heads do not divide one another"
+    if tp > kv_heads and not subsharding:
+        return (f"tp ({tp}) is above the {kv_heads} key/value heads, which this stack does not run: {TP_ABOVE_KV}; "
+                f"expected tp at most {kv_heads}, or stack nemo-2025 or primus-2025 (Megatron-core with QKV "
+                "sub-sharding)")
+    return None

@@ -121,7 +121,8 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     NVFP4, which TE's userbuffers refuse) what hides runs on the SMs NCCL leaves (nothing hides where
     `job.tp_async_backward` is off: Calculon's `none`); with them
     (`tp_exposed`) the GEMMs pay their chunks and margin (`tp_overlap_cost`). Either way what hides shares the HBM
-    with the compute (`contention`; `hbm` the compute's share of its rate).
+    with the compute (`contention`; `hbm` the compute's share of its rate). At tp above the KV heads, the QKV
+    sub-sharding's all-gather and its backward reduce-scatter add to them, exposed (`subshard_qkv`).
     """
     a, rec, dtype = job.arch, job.recipe, job.precision
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
@@ -138,7 +139,22 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
         if not job.tp_async_backward:  # Calculon's `none`: every collective blocks (`Job.tp_async_backward`)
             shown, hidden = shown + hidden, 0.0
         seq = shown + (1.0 - sm_kept(hw, NCCL_CTAS) + x_tp) * hidden
-    return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0)
+    return where(tp > 1, where(sp, seq, 2.0 * (passes + 1.0) * ar), 0.0) + subshard_qkv(hw, a, T, tp, passes)
+
+
+def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):
+    """What Megatron-core's QKV sub-sharding adds at tp above the KV heads, per layer and micro-batch (s).
+
+    Each rank's slice of the QKV projection's output, T x (q + 2 kv) / tp in 16 bits (the linear layer's output dtype
+    under every recipe), is all-gathered over TP in every forward pass and its gradient reduce-scattered once
+    (`job.QKV_SUBSHARDING`: attention.py at 3097d81, lines 1455-1475; mappings.py `_AllGatherFromTensorParallelRegion`,
+    lines 380-397). Both sit between the QKV GEMM and the attention core on the compute stream, so nothing hides
+    them. Zero where tp is at most the KV heads.
+    """
+    size = T * (a.heads + 2.0 * a.kv_heads) * a.head_dim
+    ag, rs = collective_times(hw, (("all_gather", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES)), tp,
+                              members_per_domain(hw, tp, 1))
+    return where(np.asarray(tp) > a.kv_heads, passes * ag + rs, 0.0)
 
 
 def tp_gemms(a: Arch, tp, moe_share):

@@ -48,9 +48,6 @@ RECOMPUTE_CODES = {"none": 0, "selective": 1, "full": 2}
 #: Bytes per activation element (16-bit activations and their gradients).
 ACT_BYTES = 2.0
 
-#: Element-wise bytes per token per layer in the forward pass, in units of h (activation dtype): two layer norms
-#: (read + write), two bias-dropout-residual adds (read 2, write 1, mask 0.5), i.e. 2·2 + 2·3.5 = 11.
-ELEMENTWISE_H = 11.0
 #: Bytes per optimizer step and parameter for Adam: fp32 master (r+w 8), moments (r+w 16), fp32 grad read 4,
 #: 16-bit weight write 2.
 ADAM_BYTES = 30.0
@@ -123,30 +120,32 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
         moved = moved + expert_bytes(job, T, tp, ep, etp)
     if attn is None:
         attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
-                                   heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True)
+                                   heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True,
+                                   dropout=job.dropout)
     cc = hw.compute_capability
     quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
-                           dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch)
+                           dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch, dropout=job.dropout)
     return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t, moved + ew
 
 
 def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: str = "delayed", cc=0.0, etp=None,
-                      ep=1.0, dispatcher: str = "alltoall", fused: bool = False):
+                      ep=1.0, dispatcher: str = "alltoall", fused: bool = False, dropout: bool = False):
     """Memory-bound bytes of one layer's forward pass for `T` tokens on one TP rank.
 
-    Norms and residual adds (`ELEMENTWISE_H`), the FFN activation, an MoE layer's token permutation (`permute_h`
-    of the EP size `ep`, the job's `moe_dispatcher` and `permute_in_dispatch`)
-    and, under FP8/FP4, the quantisation of every linear GEMM's input as Transformer Engine's recipe does it
-    (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute capability): QKV, the
-    projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
+    Norms and residual adds (`kernels.ELEMENTWISE_H`), with `dropout` their masks (`kernels.DROPOUT_MASK_H`), the
+    FFN activation, an MoE layer's token permutation (`permute_h` of the EP size `ep`, the job's `moe_dispatcher` and
+    `permute_in_dispatch`) and, under FP8/FP4, the quantisation of every linear GEMM's input as Transformer
+    Engine's recipe does it (`quant.forward_bytes`; `fp8_recipe` for FP8, NVFP4 for FP4, `cc` the compute
+    capability): QKV, the projection, and FC1/FC2 or each routed token's expert up/down (and the shared experts').
     """
     h = a.hidden / where(sp, tp, 1)  # sequence parallelism splits the h-sized traffic
     if moe:
         f_elem, permute = a.top_k * a.expert_ffn, permute_h(a.top_k, ep, dispatcher, fused, a.experts)
     else:
         f_elem, permute = a.ffn, 0.0
-    ew = T * 2.0 * ((ELEMENTWISE_H + permute) * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
+    per_h = K.ELEMENTWISE_H + (K.DROPOUT_MASK_H if dropout else 0.0) + permute
+    ew = T * 2.0 * (per_h * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
     rec = Q.recipe(dtype, fp8_recipe)
     if rec:
         ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe, etp)
@@ -190,7 +189,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     moe_share = a.moe_layers / a.layers
     core = K.training_core_dtype(job.precision)  # attention core and logits (BF16 under FP8/FP4 recipes)
     attn_f, attn_b = K.attention_times(hw, core, batch=mb, q_len=s_q, kv_len=job.seq_len, heads=a.heads / tp,
-                                       head_dim=a.head_dim, kernel=job.attention, causal=True)
+                                       head_dim=a.head_dim, kernel=job.attention, causal=True, dropout=job.dropout)
     dense_f, dense_attn, dense_q, dense_gb, dense_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, False,
                                                                      attn=attn_f)
     moe_f, moe_attn, moe_q, moe_gb, moe_m = _layer_forward(hw, job, T, mb, s_q, tp, sp, ep, True, etp, attn_f) \
@@ -216,7 +215,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
 
     # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
-    kv_size = 2.0 * mb * job.seq_len * a.kv_heads * a.head_dim * ACT_BYTES / tp
+    kv_size = 2.0 * mb * job.seq_len * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES  # >= 1 head a rank
     cp_layer = X.cp_exposed(hw, kv_size, cp, tp, layer_attn, hbm)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).

@@ -11,11 +11,12 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
 * GEMM (m×k by k×n, `batch` of them): 2·m·n·k FLOP, (m·k + k·n + m·n)·dtype bytes, time `kernels.gemm_time`.
 * Flash attention: 4·b·heads·s_q·s_kv·d_head FLOP, halved by the causal mask; Q, K, V and O read or written once
   (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
-  score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score).
+  score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score, and
+  `SCORE_DROPOUT_BYTES_FWD` with dropout).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
 * Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
-  `training.elementwise_bytes` charges (`training.ELEMENTWISE_H`·h per token, `quant.serving_casts` and
-  `serve.ffn.ffn_bytes` for inference), time
+  `training.elementwise_bytes` charges (`kernels.ELEMENTWISE_H`·h per token, the dropout masks in training;
+  `inference.SERVING_ELEMENTWISE_H`·h, `quant.serving_casts` and `serve.ffn.ffn_bytes` for inference), time
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
   a memory-bound point only slides along the bandwidth roof when they change.
@@ -41,10 +42,10 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
-from archgen.perf.serve.inference import ACT_BYTES
+from archgen.perf.serve.inference import ACT_BYTES, SERVING_ELEMENTWISE_H
 from archgen.perf.serve.lengths import decode_context
 from archgen.perf.train.stacks import on_vendor, training_knobs
-from archgen.perf.train.training import ELEMENTWISE_H, elementwise_bytes
+from archgen.perf.train.training import elementwise_bytes
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
 #: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).
@@ -136,18 +137,19 @@ def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0) -
 
 
 def _attention(hw: Hardware, dtype: str, phase: str, *, batch, q_len, kv_len, heads, kv_heads, head_dim,
-               kernel: str) -> Kernel:
+               kernel: str, dropout: bool = False) -> Kernel:
     """The attention core (prefill or training forward), flash or materialised, causal."""
     time = K.attention_forward(hw, dtype, batch=batch, q_len=q_len, kv_len=kv_len, heads=heads, head_dim=head_dim,
-                               kernel=kernel, causal=True)
+                               kernel=kernel, causal=True, dropout=dropout)
     full = 4.0 * batch * heads * q_len * kv_len * head_dim
     eb = K.DTYPE_BYTES[dtype]
     if kernel == "flash":
         nbytes = (2.0 * batch * q_len * heads * head_dim + 2.0 * batch * kv_len * kv_heads * head_dim) * eb
         return Kernel("attention core", phase, _f(0.5 * full), _f(nbytes), _f(time))
     bh, scores = batch * heads, batch * heads * q_len * kv_len
+    per_score = K.SCORE_BYTES_FWD + (K.SCORE_DROPOUT_BYTES_FWD if dropout else 0.0)
     nbytes = bh * eb * ((q_len * head_dim + head_dim * kv_len + q_len * kv_len)
-                        + (q_len * kv_len + kv_len * head_dim + q_len * head_dim)) + scores * K.SCORE_BYTES_FWD
+                        + (q_len * kv_len + kv_len * head_dim + q_len * head_dim)) + scores * per_score
     return Kernel("attention core", phase, _f(full), _f(nbytes), _f(time))
 
 
@@ -176,7 +178,7 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, quan
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
                      ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
                      fp8_recipe: str = "delayed", moe_dispatcher: str = "alltoall",
-                     permute_fusion: bool = False) -> Roofline:
+                     permute_fusion: bool = False, dropout: bool = False) -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
     Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
@@ -196,6 +198,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         fp8_recipe: Transformer Engine FP8 recipe (`quant`); FP4 is NVFP4.
         moe_dispatcher: MoE token dispatcher (`experts.permute_h`).
         permute_fusion: HybridEP permutes inside its kernels (`permute_in_dispatch`).
+        dropout: Hidden and attention dropout (their masks' traffic, `kernels.DROPOUT_MASK_H`).
 
     Returns:
         The roofline with the layer's kernels.
@@ -218,10 +221,11 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         f_elem = a.ffn
     out.append(_attention(hw, K.training_core_dtype(dtype), phase, batch=micro_batch, q_len=s_q, kv_len=seq_len,
                           heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
-                          kernel=attention))
+                          kernel=attention, dropout=dropout))
     h_split = tp if (sequence_parallel and tp > 1) else 1
     nbytes = elementwise_bytes(a, dtype, T, tp, sequence_parallel, bool(a.experts), fp8_recipe=fp8_recipe,
-                               cc=hw.compute_capability, ep=ep, dispatcher=moe_dispatcher, fused=permute_fusion)
+                               cc=hw.compute_capability, ep=ep, dispatcher=moe_dispatcher, fused=permute_fusion,
+                               dropout=dropout)
     flop = T * (ELEMENTWISE_FLOP_H * a.hidden / h_split + ACTIVATION_FLOP[a.gated] * f_elem / tp)
     out.append(_elementwise(hw, phase, nbytes, flop))
     return _roofline(hw, dtype, out, {phase: int(T)}, tp)
@@ -288,7 +292,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         # FP8/FP4 activation quantisation, per layer
         casts = Q.serving_casts(a, dtype, tp, qkv_quantised=quantised_attention == "all")[0] / a.layers
         casts += sum(ffn_bytes(a, dtype, tp, activation=ffn_activation)) / a.layers  # FFN activation, MoE combine
-        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * ELEMENTWISE_H * a.hidden + casts),
+        out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden + casts),
                                 tokens * ELEMENTWISE_FLOP_H * a.hidden))
     return _roofline(hw, dtype, out, {"prefill": int(input_len), "decode": int(b)}, tp)
 
@@ -330,7 +334,7 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
                                 micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
                                 fp8_recipe=knobs.fp8_recipe, moe_dispatcher=knobs.moe_dispatcher,
-                                permute_fusion=knobs.permute_in_dispatch)
+                                permute_fusion=knobs.permute_in_dispatch, dropout=knobs.dropout)
     inf = workload.inference
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,

@@ -21,9 +21,10 @@ from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import MEMORY_RESERVE, OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
+from archgen.perf.hw.reserve import TRAINING_RESERVE
 from archgen.perf.train import contention as C
-from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import (
     OFFLOADS,
     ZERO_STAGES,
@@ -33,6 +34,7 @@ from archgen.perf.train.layouts import (
     search_training,
 )
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave, uniform_layout
+from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
     Knobs,
     newest,
@@ -94,7 +96,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
-    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
     opts = pipeline_options(p)
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
@@ -211,6 +213,20 @@ def layout_string(layers: int, training: Training, layout: Mapping[str, object])
     return uniform_layout(layers, pp, v, pipeline_options(training.parallelism))
 
 
+def dropout_note(job: Job) -> list[str]:
+    """What dropout costs in the estimate and what it leaves out (newuser38: dropout read as honoured but untimed).
+
+    The hidden dropouts' masks are memory and traffic (`kernels.DROPOUT_MASK_H`), a materialised attention's mask
+    too (`kernels.SCORE_DROPOUT_BYTES_FWD`); a flash kernel draws its random numbers inside, which is not timed.
+    """
+    if not job.dropout:
+        return []
+    flash = ("; attention dropout inside the flash kernel (random numbers drawn in the kernel, again in the "
+             "backward) is not timed: no cited source measures it") if job.attention == "flash" else ""
+    return ["dropout: its 1-byte masks are held and timed as memory traffic (written forward, read backward)"
+            + flash]
+
+
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
 
@@ -274,7 +290,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
-    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp))
+    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
@@ -296,7 +312,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     }
     parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
     breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
-    memory = {k: Q_(float(getattr(est.memory, k)), "B") for k in ("weights", "gradients", "optimizer", "activations")}
+    memory = {k: Q_(float(getattr(est.memory, k)), "B")
+              for k in ("weights", "gradients", "optimizer", "activations", "reserve")}
     memory["total"] = Q_(float(est.memory.total), "B")
     if float(est.memory.host):
         memory["host"] = Q_(float(est.memory.host), "B")
@@ -310,7 +327,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                              "no recomputation)",
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
-            "memory_reserve": MEMORY_RESERVE}
+            "memory_reserve": TRAINING_RESERVE}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None)
@@ -328,7 +345,7 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
     times = [float(est.step_time)]
     for combo in itertools.product(*open_.values()):
         knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
-        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
         times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
                            .step_time))
     split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
@@ -352,8 +369,9 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     refusing = sorted({n for n, _ in every} - {n for n, _ in kept})
     run = [(n, k) for n, k in kept if not hybridep_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
     nvidia = sorted({n for n, _ in kept} - {n for n, _ in run})  # HybridEP on a part it does not run on
-    for name, knobs in run:
-        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs)
+    no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
+    for name, knobs in (r for r in run if r[0] not in no_kv):
+        job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
         if e is None:
@@ -365,4 +383,6 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             + (f" ({', '.join(refusing)} left out: an MoE model at tp {int(lay.tp)} needs sequence parallelism, "
                "which they do not run)" if refusing else "")
             + (f" ({', '.join(nvidia)} left out: its HybridEP runs on NVIDIA GPUs only)" if nvidia else "")
+            + (f" ({', '.join(no_kv)} left out: tp {int(lay.tp)} is above the {arch.kv_heads} key/value heads, "
+               f"which they refuse)" if no_kv else "")
             + stack_origin(hw, t.stack))

@@ -1,0 +1,44 @@
+"""The memory a training rank's runtime holds beside the model's tensors: the CUDA context and NCCL's buffers.
+
+`memory.TrainingMemory.reserve`, counted in its total, so that every fit check (an estimate's, the layout search's, a
+sweep's, the plan search's) holds it back; what is not reserved (the caching allocator's fragmentation, kernel
+workspaces) is said beside every training estimate (`TRAINING_RESERVE`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from archgen.perf.hw.numeric import where
+
+#: Memory a training rank's runtime holds beside the model's tensors (`runtime_reserve`), each from a measurement:
+#: the CUDA context, "around 400MB if CUDA >= 11.7 is used and lazy module loading enabled (default in PyTorch)"
+#: (NVIDIA's ptrblck, pytorch/pytorch#109888, 2023-09-23);
+CUDA_CONTEXT_BYTES = 400e6
+#: an NCCL communicator used for ring collectives, 688 MB per rank after one 4 MB all-reduce in a PyTorch process
+#: group of more than two A100s on NVLink (544 MB with two; NVIDIA/nccl#964, 2023-08-16; NCCL's buffers scale with
+#: its channels, NCCL_BUFFSIZE 4 MiB of them for the Simple protocol each, sjeaugey in NVIDIA/nccl#864);
+NCCL_COMM_BYTES = 688e6
+#: and an all-to-all communicator, which connects every pair over all its channels: 1.06 GB -> 4.34 GB of NCCL
+#: memory per H100 after the first all_to_all_single over 8 GPUs (32 channels a pair; NVIDIA/nccl#1685,
+#: 2025-04-16).
+NCCL_ALLTOALL_BYTES = 4.34e9 - 1.06e9
+#: What the training reserve says of itself, beside every training estimate (its `conventions`).
+TRAINING_RESERVE = ("CUDA context 0.4 GB, 0.688 GB per NCCL communicator the layout uses (tp, pp, cp, dp x cp > 1), "
+                    "3.28 GB more for the expert all-to-all (ep > 1), counted in memory_per_gpu (`reserve`) "
+                    "(pytorch#109888, NVIDIA/nccl#964, #1685; A100 and H100 measurements, a newer part's NCCL may "
+                    "take more channels); not reserved: the caching allocator's fragmentation (no cited figure; "
+                    "Megatron-Bridge's performance guide sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against "
+                    "it, docs/performance-guide.md at 067f987, line 365) and kernel workspaces")
+
+
+def runtime_reserve(tp, pp, dp, cp, ep):
+    """Bytes a training rank's runtime holds on the accelerator (`TRAINING_RESERVE`); arrays of layouts alike.
+
+    One NCCL communicator per parallel group of more than one rank that the step uses: TP's collectives, the
+    pipeline's sends, CP's ring and the data-parallel gradient reduction over dp x cp; EP's all-to-all at its own
+    figure. Megatron creates more groups (the embedding's, the model-parallel group for the gradient norm), which are
+    left out: PyTorch creates a group's NCCL communicator at its first collective.
+    """
+    comms = sum((np.asarray(x) > 1).astype(float) for x in (tp, pp, cp, np.asarray(dp) * np.asarray(cp)))
+    return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + where(np.asarray(ep) > 1, NCCL_ALLTOALL_BYTES, 0.0)
