@@ -335,16 +335,16 @@ REGISTRY: tuple[Metric, ...] = (
            "upper bound; without the PUE (the hall's energy per token is this x its `cost.energy.pue`) and not at "
            "the typical draw `energy_cost_per_year` takes. A serving job under an arrival rate is charged that draw "
            "at any load (no source gives draw against load), so its figure falls as 1 / rate until the replicas "
-           "saturate: read it as the cost of the capacity held, not of the work done.", _S,
-           _T + _I),
+           "saturate: read it as the cost of the capacity held, not of the work done.", _S, _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
-    *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
-             f"over goodput's range across the rate sets ({why}).", _S, _T, counts="tokens" if unit == "1/s" else "",
-             maximise=unit == "1/s")
-      for end in ("low", "high")
-      for name, dim, unit, digits, title, why in (
+    *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
+             f"over goodput's range across the rate sets ({why}).", _S if subject == "point" else _GP, _T,
+             counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", sweep=subject == "point")
+      for end in ("low", "high")   # `check`'s goodput tokens/s too (nu41cost), its band taken at each end
+      for subject, name, dim, unit, digits, title, why in ((s, *row) for s in ("point", "workload") for row in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
-          ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))),
+          ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))
+          if s == "point" or row[0] != "cost_per_token")),   # a job's cost per token: `SPARE_RANGED`'s
 )
 
 

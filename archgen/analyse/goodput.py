@@ -167,6 +167,9 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
                                 + (switch.mechanical.height * trays if switch is not None else Q_(0, "U"))).to("U")
     if tokens_per_second is not None:
         m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
+        # over goodput's range, as a sweep point's (nu41cost: its band alone hid goodput's spread)
+        m["goodput_tokens_per_second_low"] = tokens_per_second * g.band["goodput"][0]
+        m["goodput_tokens_per_second_high"] = tokens_per_second * g.band["goodput"][1]
         if tokens:
             m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
             if g.goodput > 0:
