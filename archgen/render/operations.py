@@ -91,7 +91,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
                  + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
                     f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
-                 + _cost_range(run, wid)
+                 + _cost_range(run, wid) + _spare_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
@@ -123,6 +123,25 @@ def _cost_range(run: Any, wid: str) -> str:
     return (f"; cost per token {fmt.q(m['cost_per_token_low'], 'µUSD', 3)} (its own accelerators, at goodput_high) "
             f"to {UNBOUNDED if high.m == math.inf else fmt.q(high, 'µUSD', 3)} (with the hot spares its goodput "
             "counts on, at goodput_low)")
+
+
+def _spare_range(run: Any, wid: str) -> str:
+    """A training job's spares needed and restart + repair wait over the same ends as its goodput, or "" without.
+
+    An infinite end reads `metrics.unbounded`'s reason (no count of spares holds the target there; more nodes in
+    repair than spares), never a number; ends that read the same are left out (the table's value is the figure).
+    """
+    r = run.workloads.get(f"workload/{wid}")
+    m = r.estimate.metrics if r is not None and r.estimate is not None else {}
+    out = ""
+    for name, what, unit, digits in (("spares", "spares needed", "", 0), ("restart_time", "restart + repair wait",
+                                                                            "min", 1)):
+        if f"{name}_high" in m:
+            ends = [unbounded(name) if m[f"{name}{e}"].m == math.inf else
+                    fmt.number(m[f"{name}{e}"].m_as(unit), digits) + (f" {unit}" if unit else "")
+                    for e in ("_low", "_high")]
+            out += f"; {what} {ends[0]} to {ends[1]}" if ends[0] != ends[1] else ""   # no spread: said by the table
+    return out
 
 
 def goodput_chart(found: list[tuple[str, Any]]) -> Chart:
