@@ -112,3 +112,23 @@ def test_a_sweep_point_and_check_read_a_training_cost_per_token_alike_on_both_pa
     for row in (*evaluate(p, 0, 1), *batched(p, 0, 1)):
         assert row.metrics["cost_per_token_high"] == pytest.approx(high, rel=1e-9)
         assert row.met["REQ-SWP-C"] is True and row.at_risk == ("REQ-SWP-C",)
+
+
+def test_a_sweep_points_energy_per_token_takes_the_step_times_band_on_both_paths(tmp_path):
+    """Energy per token is the point's power over its tokens/s (`derived.point_metrics`): proportional to the step
+    time, so its band is the step time's (`bands.MADE_FROM_RATE`). A target between the value and the band's
+    pessimistic end, value / (1 + lowest error), is at risk per point and batched (before: met)."""
+    from archgen.perf.explore.points import evaluate
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.test_sweep import problem_of
+
+    text = SWEEP.replace("cost_per_token}", "energy_per_token}").replace(
+        "{id: REQ-SWP-C, statement: Cost per token, metric: cost_per_token, target: '<= TARGET USD'}",
+        "{id: REQ-SWP-E, statement: Energy per token, metric: energy_per_token, target: '<= TARGET J'}")
+    (point,) = evaluate(problem_of(tmp_path, text.replace("TARGET", "1e9")), 0, 1)
+    energy = point.metrics["energy_per_token"]
+    target = (energy + energy / (1 + LOW)) / 2
+    p = problem_of(tmp_path, text.replace("TARGET", f"{target:.9e}"))
+    for row in (*evaluate(p, 0, 1), *batched(p, 0, 1)):
+        assert row.metrics["energy_per_token"] == pytest.approx(energy, rel=1e-9)
+        assert row.met["REQ-SWP-E"] is True and row.at_risk == ("REQ-SWP-E",)
