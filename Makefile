@@ -49,6 +49,9 @@ demo: $(STAMP)
 # start), then 311.0 at load 7.3-9.0 after sharing 7 repeated pipeline and diff runs and the fuzz's key-line parse:
 # about 4 CPU-s (1.5 %) by the changes' own before/after runs, far less than what the load moves a whole run.
 # Cold mypy: 9.0 CPU-s (8.2 without writing its cache), 1,074 modules, every third-party one a module archgen imports.
+# testspeed5: this command with mypy and bytecode cold, load 6-9: 434.1 -> 393.9 CPU-s (workers 215.7 / 211.9 ->
+# 194.6 / 193.2; pint's conversion and Quantity construction made directly in archgen/quantity_ops.py, three render
+# test files moved beside every_document). Wall time at that load (15-17 min) says nothing about the bar.
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and

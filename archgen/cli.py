@@ -126,7 +126,8 @@ def _guarded(func: Callable[[], int]) -> None:
         sys.stdout.flush()  # a closed pipe shows here, not at exit
     except ArchgenError as err:  # its kind says the stage that failed and the exit code (`archgen.errors`)
         _trace()
-        _note(err.report())
+        from archgen.output.capped import report
+        _note(report(err))                        # at most `capped.PER_FILE` problems of a file
         code = err.exit_code
     except (typer.Exit, KeyboardInterrupt, BrokenPipeError):  # typer exits 1 quietly on a broken pipe
         raise
@@ -228,10 +229,10 @@ def diff(
 def gap_report(
     proposal: Annotated[list[Path], typer.Argument(
         metavar="PROPOSAL", help="The vendor's proposal: spec files or directories (racks, clusters, workloads, "
-                                    "parts).")],
+                                    "parts); each path with a cluster is a design of its own.")],
     against: Annotated[list[Path], typer.Option(
         "--against", metavar="REQUIREMENTS",
-        help="Our requirements: a file or directory of Requirements documents (repeatable).")],
+        help="Our requirements (a file or directory of Requirements), and our site's Facility (repeatable).")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
     output: Output = None,
     audience: Annotated[str, typer.Option(

@@ -56,7 +56,13 @@ def checks_page() -> str:
              "`shall` and a warning at `should` or `may`; `archgen diff` and `archgen gap` fail (exit 1) on the same",
              "SHALL misses only (`model.requirements.miss_severity`, `fails`). A mistake in the requirement itself",
              "(no object matches its subject, a metric the subject lacks, a target of another dimension) is REQ002's",
-             "error at any level. The severities in the table are the checks' own, for a SHALL.", ""]
+             "error at any level. The severities in the table are the checks' own, for a SHALL.", "",
+             "**How many are printed.** Text and `--format github` show the first 20 findings of one file and check",
+             "ID (schema errors: of one file), then one line `... and K more ID finding(s) of this file, not shown`",
+             "(a notice annotation on the file in GitHub output); the summary line and the exit code count every",
+             "finding. JSON lists every one; SARIF lists at most 25,000 results, GitHub code scanning's limit per",
+             "run, unwaived errors first, and states the count left out in the run's `properties`",
+             "(`resultsTotal`, `resultsNotListed`). `archgen.output.capped`.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
     lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:

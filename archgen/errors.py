@@ -62,9 +62,17 @@ class SpecProblem:
     hint: str = ""
 
     @property
+    def shown_path(self) -> str:
+        """The field path with each key as an `excerpt`: a key is the file's text, and may be a line of a secret."""
+        return ".".join(excerpt(k) for k in self.path.split("."))
+
+    @property
     def text(self) -> str:
-        """The problem in words, without its location or hint: ``path: message: expected ..., got ...``."""
-        what = f"{self.path}: " if self.path else ""
+        """The problem in words, without its location or hint: ``path: message: expected ..., got ...``.
+
+        The path is `shown_path`.
+        """
+        what = f"{self.shown_path}: " if self.path else ""
         text = self.message
         if self.expected:
             got = "" if self.value is None else f", got {_show(self.value)}"
@@ -78,9 +86,24 @@ class SpecProblem:
         return f"{line}\n  hint: {self.hint}" if self.hint else line
 
 
+#: The most characters of a spec file's own text (a value, a key, a tag, an anchor) an error message quotes: enough
+#: to recognise a typo, never a whole line of a file that is no spec (a credentials file under a .yaml name, one of
+#: whose lines would otherwise go whole into a CI log or SARIF).
+EXCERPT = 80
+
+
+def excerpt(text: str, limit: int = EXCERPT) -> str:
+    """`text` as an error message quotes it: at most `limit` characters, the last three "..." where it is cut."""
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def excerpts(text: str) -> str:
+    """`text` with each 'quoted' part cut to an `excerpt`: a YAML parser's message (it quotes an anchor, a tag)."""
+    return re.sub(r"'([^'\n]*)'", lambda m: f"'{excerpt(m[1])}'", text)
+
+
 def _show(value: object) -> str:
-    text = repr(value) if not isinstance(value, str) else f"'{value}'"
-    return text if len(text) <= 80 else text[:77] + "..."
+    return excerpt(repr(value) if not isinstance(value, str) else f"'{value}'")
 
 
 @dataclass
@@ -98,7 +121,11 @@ class SpecError(ArchgenError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        return "\n".join([self.heading] * bool(self.heading) + [str(p) for p in sorted(self.problems, key=_order)])
+        return "\n".join([self.heading] * bool(self.heading) + [str(p) for p in self.ordered()])
+
+    def ordered(self) -> list[SpecProblem]:
+        """The problems in the order reports list them: by file, line, column, path and message."""
+        return sorted(self.problems, key=_order)
 
     def report(self) -> str:
         """Every problem with its own location."""

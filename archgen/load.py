@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen import cache, yaml_guard
-from archgen.errors import Location, SpecError, SpecProblem, UnreadableError
+from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, excerpt, excerpts
 from archgen.spec_files import find_files as find_files
 from archgen.spec_files import packaged as packaged
 from archgen.spec_files import shipped_catalog as shipped_catalog
@@ -145,7 +146,7 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
     """Parse YAML text (one or more documents) into `SourceDocument`s; `name` is for locations, `keys` for messages."""
     from ruamel.yaml import YAML
     from ruamel.yaml.constructor import DuplicateKeyError
-    from ruamel.yaml.error import MarkedYAMLError
+    from ruamel.yaml.error import MarkedYAMLError, ReusedAnchorWarning
 
     if not text.strip() or all(not ln.strip() or ln.lstrip().startswith("#") for ln in text.splitlines()):
         raise UnreadableError([SpecProblem(Location(name, 1, 1), message="file is empty",
@@ -167,18 +168,20 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
     yaml.Composer = composer(name, MAX_NODES)
     counter = _Counter(name)
     try:
-        raw_docs = [d for d in yaml.load_all(io.StringIO(text)) if d is not None]
+        with warnings.catch_warnings():   # YAML 1.2 lets an anchor be defined again (section 3.2.2.2); ruamel's
+            warnings.simplefilter("ignore", ReusedAnchorWarning)  # warning printed the anchor whole, and a path
+            raw_docs = [d for d in yaml.load_all(io.StringIO(text)) if d is not None]
     except DuplicateKeyError as exc:
         mark = exc.problem_mark
         key = (exc.problem or "").split('"')[1] if '"' in (exc.problem or "") else ""
         first = _first_key_line(text, key, exc.context_mark.line if exc.context_mark else 0, mark.line)
         raise UnreadableError([SpecProblem(Location(name, mark.line + 1, mark.column + 1),
-                                           message=f"duplicate key '{key}' (first defined at line {first})",
+                                           message=f"duplicate key '{excerpt(key)}' (first defined at line {first})",
                                            hint="remove or rename one of the keys")]) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         loc = Location(name, mark.line + 1, mark.column + 1) if mark else Location(name)
-        what = " ".join(x for x in (exc.context, exc.problem) if x)
+        what = excerpts(" ".join(x for x in (exc.context, exc.problem) if x))
         raise UnreadableError([SpecProblem(loc, message=f"YAML syntax error: {what}")]) from None
     except RecursionError:
         raise UnreadableError([SpecProblem(Location(name), message="YAML nesting is too deep")]) from None

@@ -10,17 +10,43 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from archgen.pint_import import pint
 
-__all__ = ["added", "adding_alike", "m_as", "scaling_by_numbers"]
+__all__ = ["added", "adding_alike", "building_directly", "converting_by_factor", "m_as", "scaling_by_numbers"]
 
 
 @functools.lru_cache(maxsize=4096)
 def _parsed(text: str, registry: Any) -> Any:
     """`to_units_container(text, registry)`: the registry's preprocessors and parse, a pure function of the text."""
     return pint.util.to_units_container(text, registry)
+
+
+#: id of a registry's cache (pint's `_cache`, which a context that redefines a unit swaps) -> (that cache,
+#: {(src, dst): conversion factor, or None for pint's own path}, {units: whether every unit is multiplicative}).
+_MEMOS: dict[int, tuple[Any, dict[tuple[Any, Any], Any], dict[Any, bool]]] = {}
+
+
+def _memos(reg: Any) -> tuple[Any, dict[tuple[Any, Any], Any], dict[Any, bool]]:
+    """What is remembered of the units of `reg` as it stands now (its current cache)."""
+    cache = reg._cache
+    held = _MEMOS.get(id(cache))
+    if held is None or held[0] is not cache:
+        held = _MEMOS[id(cache)] = (cache, {}, {})
+    return held
+
+
+def _multiplicative(q: Any) -> bool:
+    """`not q._get_non_multiplicative_units()` (no offset unit in `q`), found once per units and registry cache."""
+    known = _memos(q._REGISTRY)[2]
+    units = q._units
+    plain = known.get(units)
+    if plain is None:
+        plain = known[units] = not q._get_non_multiplicative_units()
+    return plain
 
 
 def m_as(self: pint.Quantity, units: Any) -> Any:
@@ -41,16 +67,16 @@ def added(start: pint.Quantity, terms: Iterable[pint.Quantity]) -> pint.Quantity
     term that is not multiplicative, take pint's own addition.
     """
     units, total = start._units, start.magnitude
-    plain = not start._get_non_multiplicative_units() and not start._get_delta_units()
+    plain = _multiplicative(start) and not start._get_delta_units()
     for q in terms:
         if plain and q._units == units:
             total = total + q.magnitude
-        elif plain and not q._get_non_multiplicative_units():
+        elif plain and _multiplicative(q):
             total = total + q._convert_magnitude_not_inplace(units)  # `q.to(units).magnitude`, no Quantity
         else:
             done = start.__class__(total, units) + q
             units, total = done._units, done.magnitude
-            plain = not done._get_non_multiplicative_units() and not done._get_delta_units()
+            plain = _multiplicative(done) and not done._get_delta_units()
     return start.__class__(total, units)
 
 
@@ -69,12 +95,12 @@ def scaling_by_numbers(cls: Any) -> None:
     pint_mul, pint_div = cls.__mul__, cls.__truediv__
 
     def mul(self: Any, other: Any) -> Any:
-        if (type(other) is float or type(other) is int) and not self._get_non_multiplicative_units():
+        if (type(other) is float or type(other) is int) and _multiplicative(self):
             return self.__class__(self._magnitude * other, self._units)
         return pint_mul(self, other)
 
     def div(self: Any, other: Any) -> Any:
-        if type(other) is float and type(self._magnitude) is float and not self._get_non_multiplicative_units():
+        if type(other) is float and type(self._magnitude) is float and _multiplicative(self):
             return self.__class__(self._magnitude / other, self._units)
         return pint_div(self, other)
 
@@ -92,8 +118,81 @@ def adding_alike(cls: Any) -> None:
     pint_add = cls.__add__
 
     def add(self: Any, other: Any) -> Any:
-        if type(other) is type(self) and other._units == self._units and not self._get_non_multiplicative_units():
+        if type(other) is type(self) and other._units == self._units and _multiplicative(self):
             return self.__class__(self._magnitude + other._magnitude, self._units)
         return pint_add(self, other)
 
     cls.__add__ = add
+
+
+def converting_by_factor(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own conversion between units, each pair's factor found once.
+
+    `q.to(u)`, `q.m_as(u)` and `q.to_root_units()` call `_convert_magnitude_not_inplace`, which is the registry's
+    `convert`: the magnitude itself where the units are equal, else, where no unit of either is an offset unit and
+    no context is active, the magnitude times `_get_conversion_factor(src, dst)` (`GenericPlainRegistry._convert`,
+    after the context and offset-unit registries pass it on). That product is made here, with the factor of each pair
+    of units remembered after the first call, beside pint's own cache of the registry's units (a context that
+    redefines a unit swaps that cache, and so the remembered factors); offset units, active or given contexts,
+    Decimal or Fraction magnitudes, units of two dimensions and anything that is not a UnitsContainer go to pint.
+    """
+    pint_convert = cls._convert_magnitude_not_inplace
+    reg = cls._REGISTRY
+    container = pint.util.UnitsContainer
+    same = object()  # the factor of a pair of equal units: the magnitude itself, as pint's `convert` returns it
+
+    def factor_of(src: Any, dst: Any) -> Any:
+        if src == dst:
+            return same
+        if not all(map(reg._is_multiplicative, src)) or not all(map(reg._is_multiplicative, dst)):
+            return None
+        factor = reg._get_conversion_factor(src, dst)
+        return None if isinstance(factor, pint.DimensionalityError) else factor
+
+    def convert(self: Any, other: Any, *contexts: Any, **ctx_kwargs: Any) -> Any:
+        src = self._units
+        if contexts or ctx_kwargs or reg._active_ctx or type(other) is not container or type(src) is not container:
+            return pint_convert(self, other, *contexts, **ctx_kwargs)
+        if src is other:
+            return self._magnitude
+        factors, key = _memos(reg)[1], (src, other)
+        factor = factors.get(key, factors)
+        if factor is factors:
+            factor = factors[key] = factor_of(src, other)
+        if factor is same:
+            return self._magnitude
+        value = self._magnitude
+        if factor is None or isinstance(value, (Decimal, Fraction)):
+            return pint_convert(self, other)
+        return value * factor
+
+    cls._convert_magnitude_not_inplace = convert
+
+
+def building_directly(cls: Any) -> None:
+    """Give the registry's Quantity class `cls` pint's own `Q_(number, UnitsContainer)`, without its per-call checks.
+
+    pint's `PlainQuantity.__new__` with such arguments checks the magnitude's type (not an upcast type, a string, a
+    list, a dict, a bool or None), imports the application registry for a throwaway object, and sets `_magnitude`
+    (the number itself unless the registry forces arrays) and `_units` on a new instance. That instance is made here
+    for exactly those arguments, and for units given as text, which pint parses (`parse_units(text)._units`) first;
+    any other (a string alone, a Quantity, a bool, a numpy value, a registry that forces arrays) goes to pint.
+    """
+    pint_new = cls.__new__
+    reg = cls._REGISTRY
+    container = pint.util.UnitsContainer
+    new_object = object.__new__
+
+    def new(klass: Any, value: Any = None, units: Any = None) -> Any:
+        if (klass is cls and (type(value) is float or type(value) is int) and type(units) is str and units
+                and not reg.force_ndarray and not reg.force_ndarray_like):
+            units = reg.parse_units_as_container(units)  # pint's `parse_units(units)._units`
+        if (klass is cls and type(units) is container and (type(value) is float or type(value) is int)
+                and not reg.force_ndarray and not reg.force_ndarray_like):
+            inst = new_object(klass)
+            inst._magnitude = value
+            inst._units = units
+            return inst
+        return pint_new(klass, value, units)
+
+    cls.__new__ = staticmethod(new)

@@ -96,7 +96,9 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     must not get a line of that file quoted into a report; nor may a spec drop out of it through a dangling link. A
     link to a folder outside the tree (``specs/up -> ../../other``) is refused the same way (its files would otherwise
     drop out of the run unseen); one to a folder inside it adds nothing (its files are read where they are). Hidden
-    files and folders (``.x.yaml``, ``.github/``) are not read. A directory named that holds no spec file is an error
+    files and folders (``.x.yaml``, ``.github/``) are not read, not even through a link: a link whose target, below
+    the tree's root, has a part starting with '.' (``t4/y.yaml -> ../.git/config`` under ``archgen check .``) is
+    refused with its location, as one that leaves the tree is. A directory named that holds no spec file is an error
     naming what it holds that is not read.
 
     A file whose suffix is ``.yaml``/``.yml`` in another case (``b200.YAML``, ``r.Yml``) is refused with its
@@ -124,6 +126,8 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
                     continue                       # a dangling link without a spec suffix: no spec of ours
                 if not target.is_relative_to(root):
                     problems.append(_outside(link, root, "a folder"))
+                elif _hidden(target, root):
+                    problems.append(_into_hidden(link, "a folder"))
             if not files and not links and not miscased:   # a miscased file is refused where it is
                 problems.append(_empty(p, unread))
         elif entry(p):                             # a file, or a pipe or device `load_file` refuses by name
@@ -138,6 +142,9 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
                 continue
             if not real.is_relative_to(root):
                 problems.append(_outside(f, root, "a file"))
+                continue
+            if f.is_symlink() and _hidden(real, root):
+                problems.append(_into_hidden(f, "a file"))
                 continue
             found.setdefault(real, f)
     if problems:
@@ -239,6 +246,23 @@ def _outside(link: Path, root: Path, what: str) -> SpecProblem:
                        expected=f"{'a spec file' if what == 'a file' else what} inside {shown_file(str(root)) or '.'}",
                        hint="archgen reads no file outside the tree it is given: copy the "
                             f"{what.split()[-1]} into the tree")
+
+
+def _hidden(target: Path, root: Path) -> bool:
+    """Whether `target` (resolved, under `root`) is hidden or in a hidden folder below `root` (``.git/config``)."""
+    return any(part.startswith(".") for part in target.relative_to(root).parts)
+
+
+def _into_hidden(link: Path, what: str) -> SpecProblem:
+    """A link to `what` ('a file', 'a folder') that is hidden or in a hidden folder of the tree, refused unread.
+
+    Hidden files are not read, and a link is no way round that: ``archgen check .`` at a repository's root would
+    otherwise read ``specs/x.yaml -> ../.git/config`` (or a runner's ``.env``) and quote it in its report.
+    """
+    return SpecProblem(Location(str(link)), message=f"a symbolic link to {what} in a hidden folder (or hidden itself)",
+                       expected=f"{'a spec file' if what == 'a file' else what} that is not hidden",
+                       hint="archgen reads no hidden file or folder (.git, .github, .env), not even through a link: "
+                            f"copy the {what.split()[-1]} to a name without a leading '.'")
 
 
 def _empty(top: Path, unread: list[str]) -> SpecProblem:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from pydantic import BaseModel, ValidationError
 
 from archgen.cache import Memo
-from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean, odd_character
+from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean, excerpt, odd_character
 from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
@@ -255,7 +255,7 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
     if kind == "extra_forbidden":
         allowed = fields_at(cls, raw[:-1])   # the keys of the union's member the document names
         hint = did_you_mean(loc[-1], allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else "")
-        return SpecProblem(doc.locate(loc), path, f"unknown key '{loc[-1]}'", hint=hint)
+        return SpecProblem(doc.locate(loc), path, f"unknown key '{excerpt(str(loc[-1]))}'", hint=hint)
     if kind == "missing":
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
     if kind.startswith("quantity_") or kind == "target":

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
+from archgen.errors import LoadError, Location, SpecProblem, UnreadableError, excerpt
 
 if TYPE_CHECKING:
     from ruamel.yaml.composer import Composer
@@ -78,7 +78,7 @@ def composer(name: str, max_nodes: int) -> type[Composer]:
             if tag is not None and tag != "!":  # "!" is the non-specific tag: a string
                 core = _CORE_TAGS.get(tag)
                 if core is None:
-                    shown = tag.replace("tag:yaml.org,2002:", "!!", 1)
+                    shown = excerpt(tag.replace("tag:yaml.org,2002:", "!!", 1))
                     raise UnreadableError([SpecProblem(where, message=f"tag '{shown}' is not allowed", hint=(
                         "specs are plain YAML: strings, numbers, true/false, null, lists and mappings"))])
                 if isinstance(event, ScalarEvent) and core not in ("str", "map", "seq"):
@@ -86,8 +86,9 @@ def composer(name: str, max_nodes: int) -> type[Composer]:
                     kinds = {"float": ("float", "int"), "null": ("null", "str")}.get(core, (core,))
                     if implicit.split(":")[-1] not in kinds or (core == "null" and event.value not in ("", "~")
                                                                and implicit.split(":")[-1] != "null"):
-                        raise UnreadableError([SpecProblem(where, message=f"'{event.value}' is not a valid !!{core}",
-                                                           expected=f"a YAML {core} after !!{core}")])
+                        raise UnreadableError([SpecProblem(
+                            where, message=f"'{excerpt(event.value)}' is not a valid !!{core}",
+                            expected=f"a YAML {core} after !!{core}")])
             return super().compose_node(parent, index)
 
     return _Guarded

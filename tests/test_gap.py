@@ -407,7 +407,7 @@ def test_shipped_requirements_are_met_by_the_shipped_designs():
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--against", "no-such-dir"], "error: no-such-dir: no such file or directory"),
-    (["--against", str(SPECS / "racks")], "--against takes only Requirements documents, found kind 'Rack'"),
+    (["--against", str(SPECS / "racks")], "--against takes only Requirements documents and our site's Facility, found kind 'Rack'"),
     (["--against", str(REQUIREMENTS), "--format", "xml"], "error: unknown format 'xml'; expected md or json"),
 ])
 def test_bad_input(args, message):

@@ -6,6 +6,10 @@ A's folder carries its hall's Requirements (`examples/gb300-nvl72-su/requirement
 (One 800 Gb/s compute-fabric port per accelerator (ConnectX-8 XDR)): injection_per_accelerator = 400 Gb/s") as one of
 vendor B's warning findings, with no word that the requirement was vendor A's. `render` warns of the same case on
 stderr (tests/test_partner_outputs.py); `gap` now says it at the top of its internal report and in JSON `notes`.
+
+Since nu41misc, each PROPOSAL path that holds a cluster is a design run on its own (tests/test_gap_designs.py), so
+vendor A's hall requirements no longer judge vendor B's cluster at all; the note remains for a path that holds no
+cluster (parts, a rack) and joins every design, whose objects another path's globs reach.
 """
 
 from __future__ import annotations
@@ -37,15 +41,20 @@ def _proposals(tmp_path):
 def test_gap_names_a_proposals_requirements_that_reach_another_proposal(tmp_path):
     a, b, ours = _proposals(tmp_path)
     both = run_cli("gap", a, b, "--against", ours)
-    head = both.out.split("### Requirements")[0]
+    assert "applies its requirements to objects of another" not in both.out       # separate designs since nu41misc
+    assert not [line for line in both.out.splitlines() if "mi355x-th5" in line and "REQ-GB300" in line]
+    parts = tmp_path / "parts"                       # a path with no cluster: its rack joins vendor A's design
+    parts.mkdir()
+    shutil.copy(SPECS / "racks" / "tpu-v4-cube.yaml", parts / "rack.yaml")
+    joined = run_cli("gap", a, parts, "--against", ours)
+    head = joined.out.split("### Requirements")[0]
     assert "gb300-hall.yaml applies its requirements to objects of another PROPOSAL given: " in head, head
-    assert "REQ-GB300-NET-002 on cluster/mi355x-th5/fabric/compute" in head
-    assert "REQ-GB300-PWR-002 on cluster/mi355x-th5" in head
-    assert "buyer.yaml applies" not in both.out        # ours (--against) are meant for every proposal
-    doc = json.loads(run_cli("gap", a, b, "--against", ours, "--format", "json").out)
-    assert any("REQ-GB300-NET-002 on cluster/mi355x-th5/fabric/compute" in n for n in doc["notes"])
+    assert "on rack/tpu-v4-cube" in head, head
+    assert "buyer.yaml applies" not in joined.out        # ours (--against) are meant for every proposal
+    doc = json.loads(run_cli("gap", a, parts, "--against", ours, "--format", "json").out)
+    assert any("on rack/tpu-v4-cube" in n for n in doc["notes"])
     # the customer edition names no file of ours, so it carries no such note
-    public = run_cli("gap", a, b, "--against", ours, "--audience", "customer").out
+    public = run_cli("gap", a, parts, "--against", ours, "--audience", "customer").out
     assert "applies its requirements" not in public
 
 

@@ -160,6 +160,25 @@ def test_a_diff_too_long_for_a_comment_is_cut_and_kept_whole_beside_it(checkout,
     assert not (checkout / "diff.full.json").exists()
 
 
+def test_a_committed_diff_full_md_is_replaced_by_the_report(checkout, cli):
+    """newuser39's open item 7: archgen wrote diff.full.md only when it cut diff.md, so a pull request's own
+    committed diff.full.md went into the README's artifact (`diff*.md`) as archgen's full report."""
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "base")
+    (checkout / "diff.full.md").write_text("## archgen diff: ✅ No differences (forged)\n", encoding="utf-8")
+    _git(checkout, "add", "-A")
+    _git(checkout, "commit", "-qm", "forged")
+    r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.md")
+    assert r.code == 0
+    written = (checkout / "diff.md").read_text(encoding="utf-8")
+    assert (checkout / "diff.full.md").read_text(encoding="utf-8") == written and "forged" not in written
+    (checkout / "diff.full.md").write_text("forged\n", encoding="utf-8")   # also where a side cannot be compared
+    r = cli("diff", "HEAD~1", "no-such-revision", "--output", "diff.md")
+    assert r.code == 2
+    assert (checkout / "diff.full.md").read_text(encoding="utf-8") == (checkout / "diff.md").read_text(
+        encoding="utf-8")
+
+
 def test_a_cut_inside_a_folded_table_closes_it():
     text = "\n".join(["## h", "", "s", "", "<details><summary>n</summary>", "", *["| x |"] * 20_000, "</details>", ""])
     cut = comment(text, "diff.full.md")

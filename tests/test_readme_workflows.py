@@ -37,7 +37,7 @@ def test_the_pull_request_workflow_writes_nothing_a_forks_token_cannot():
     # code scanning lists a suppressed (waived) result as an open alert (github/codeql-action#1230): filtered out
     assert sarif["with"]["sarif_file"] == "code-scanning.sarif" and "select(.suppressions == null)" in runs
     (artifact,) = [s for s in _steps(check) if s.get("uses", "").startswith("actions/upload-artifact")]
-    assert {"diff*.md", "pr-number.txt", "archgen.sarif"} <= set(artifact["with"]["path"].split())
+    assert {"diff.md", "diff.full.md", "pr-number.txt", "archgen.sarif"} <= set(artifact["with"]["path"].split())
 
 
 def test_the_comment_workflow_runs_nothing_of_the_pull_request():

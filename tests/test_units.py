@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import pickle
 import time
+from decimal import Decimal
+from fractions import Fraction
 from typing import Annotated
 
 import numpy as np
@@ -228,7 +230,7 @@ def test_added_refuses_another_dimension() -> None:
 ])
 def test_m_as_is_pints(q, unit) -> None:
     """The registry's `m_as` is pint's `to(unit).magnitude`: the same bits and type, offsets and arrays included."""
-    want = pint.Quantity.to(q, unit).magnitude
+    want = pint.Quantity._convert_magnitude_not_inplace(q, pint.util.to_units_container(unit, ureg))  # pint's own
     got = m_as(q, unit)
     assert type(got) is type(want) and np.array_equal(got, want) and q.m_as(unit) is not None
     with pytest.raises(pint.DimensionalityError):
@@ -274,3 +276,64 @@ def test_adding_alike_is_pints(q, r) -> None:
     got = q + r
     assert got.units == want.units and type(got.magnitude) is type(want.magnitude)
     assert np.array_equal(got.magnitude, want.magnitude)
+
+
+@pytest.mark.parametrize("q, unit", [
+    (Q_(132, "kW"), "W"), (Q_(132.5, "kW"), "kW"), (Q_(1105, "ft**3/min"), "m**3/s"), (Q_(35, "degC"), "K"),
+    (Q_(300.0, "K"), "degC"), (Q_(10, "delta_degF"), "K"), (Q_(np.array([1.0, 2.5]), "GB"), "GiB"),
+    (Q_(np.float64(1.8), "TB/s"), "bit/s"), (Q_(Decimal("1.5"), "kW"), "W"), (Q_(Fraction(3, 2), "kW"), "W"),
+    (Q_(1, "W"), "kg"), (Q_(2, "U"), "mm"), (Q_(50, "percent"), ""), (Q_(1e300, "MW"), "mW"),
+])
+def test_converting_by_factor_is_pints(q, unit) -> None:
+    """`q.to(unit)` (and so `m_as`, `to_root_units`) converts as pint's registry does: the same magnitude (bits and
+    type) or the same error, the first time (the factor looked up) and the second (the factor remembered)."""
+    units = pint.util.to_units_container(unit, ureg)
+    for _ in range(2):
+        try:
+            want = pint.Quantity._convert_magnitude_not_inplace(q, units)
+        except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+            with pytest.raises(type(err)):
+                q.to(unit)
+            continue
+        got = q.to(unit)
+        assert got.units == pint.Quantity(1, units).units and type(got.magnitude) is type(want)
+        assert np.array_equal(got.magnitude, want)
+    assert q.to_root_units().magnitude == pytest.approx(pint.Quantity.to_root_units(q).magnitude)
+
+
+def test_converting_in_a_context_is_pints() -> None:
+    """Under an active context the conversion is pint's, before and after the same units converted outside it: a
+    context may convert across dimensions (spectroscopy) or redefine a unit, so a remembered factor never answers."""
+    from archgen.quantity_ops import converting_by_factor
+    assert Q_(500, "nm").m_as("m") == pint.Quantity._convert_magnitude_not_inplace(Q_(500, "nm"), ureg.m._units)
+    with ureg.context("sp"):
+        assert Q_(500, "nm").to("THz").magnitude == pytest.approx(299_792_458 / 500e-9 / 1e12)
+    with pytest.raises(pint.DimensionalityError):
+        Q_(500, "nm").to("THz")
+    reg = pint.UnitRegistry()  # a registry of its own, so that no definition is added to the shared one
+    reg.define("widget = 1 m")
+    wide = pint.Context("wide")
+    wide.redefine("widget = 2 m")
+    reg.add_context(wide)
+    converting_by_factor(reg.Quantity)
+    assert reg.Quantity(3.0, "widget").m_as("m") == 3.0
+    with reg.context("wide"):
+        assert reg.Quantity(3.0, "widget").m_as("m") == 6.0
+    assert reg.Quantity(3.0, "widget").m_as("m") == 3.0
+
+
+@pytest.mark.parametrize("value", [1.5, 7, -0.0, math.inf, True, np.float64(2.5), np.array([1.0]), [1, 2], None, "",
+                                   Decimal("1.5")])
+@pytest.mark.parametrize("units", [ureg.kW._units, "kW", "degC", "", "bogus", None])
+def test_building_directly_is_pints(value, units) -> None:
+    """`Q_(value, units)` is the Quantity pint's own constructor makes: its class, magnitude (bits and type) and
+    units, or its error."""
+    try:
+        want = pint.Quantity.__new__(Q_, value, units)
+    except Exception as err:  # noqa: BLE001 (whatever pint raises, the fast path raises too)
+        with pytest.raises(type(err)):
+            Q_(value, units)
+        return
+    got = Q_(value, units)
+    assert type(got) is type(want) and type(got.magnitude) is type(want.magnitude)
+    assert np.array_equal(got.magnitude, want.magnitude) and got._units == want._units

@@ -14,7 +14,8 @@ from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
 from archgen.units import Q_
 from archgen.validate import Specs
 
-__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "measured_outside", "rates_of", "scope_chain"]
+__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "measured_outside", "rates_of", "scope_chain",
+           "unstated", "unstated_of", "vendor_scope"]
 
 
 def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
@@ -50,22 +51,46 @@ def combined(rates: list[tuple[float, FailureRate]]) -> FailureRate | None:
                        interrupts=all(r.interrupts for _, r in rates))
 
 
+def vendor_scope(rates: FailureRates) -> str:
+    """A set's scope in words where its source names only the vendor (`accelerator_vendor`); else ''."""
+    if not rates.accelerator_vendor or rates.accelerators:
+        return ""
+    cc = rates.compute_capability_max
+    return (f"{vendor_name(rates.accelerator_vendor)} accelerators of an unstated model"
+            + (f", compute capability {cc:.1f} or older" if cc is not None else ""))
+
+
 def measured_outside(specs: Specs, rates: FailureRates, acc: str) -> str:
     """Where `rates` were measured, in words, where accelerator `acc` lies outside that scope; else ''.
 
     A set that names its accelerators scopes them by id; one whose source names only their vendor
     (`accelerator_vendor`) scopes them by vendor, so that another vendor's accelerator is told it borrows them
-    (StepFun's trace of NVIDIA GPUs of an unstated model, on an AMD MI355X design); a set that states neither is tied
-    to none.
+    (StepFun's trace of NVIDIA GPUs of an unstated model, on an AMD MI355X design), and, where its dates rule out a
+    generation (`compute_capability_max`), by the accelerator's compute capability (a trace begun in March 2024, on a
+    GB300 design); a set that states neither is tied to none.
     """
     if rates.accelerators:
         return ", ".join(rates.accelerators) if acc not in rates.accelerators else ""
     if rates.accelerator_vendor:
         part = specs.get(acc)
         vendor = vendor_name(part.vendor) if isinstance(part, Accelerator) else ""
-        measured = vendor_name(rates.accelerator_vendor)
-        return f"{measured} accelerators of an unstated model" if vendor.casefold() != measured.casefold() else ""
+        cc = part.compute_capability if isinstance(part, Accelerator) else None
+        newer = rates.compute_capability_max is not None and cc is not None and cc > rates.compute_capability_max
+        other = vendor.casefold() != vendor_name(rates.accelerator_vendor).casefold()
+        return vendor_scope(rates) if other or newer else ""
     return ""
+
+
+def unstated(specs: Specs, sets: list[FailureRates], acc: str) -> str:
+    """The sets whose source leaves the accelerator model unstated and that `acc` may be: a sentence, else ''.
+
+    Such a set is in scope of the cluster's accelerator (same vendor, a generation its dates allow) but not shown to
+    be measured on it, which the document and REL007 say rather than read the rates as the accelerator's own.
+    """
+    out = [f"'{r.id}' ({scope})" for r in sets
+           if (scope := vendor_scope(r)) and not measured_outside(specs, r, acc)]
+    return (f"accelerator not stated by the source of {', '.join(out)}; {acc} may or may not be the one measured"
+            if out else "")
 
 
 def _outside_chain(specs: Specs, a: ClusterAnalysis,
@@ -107,3 +132,10 @@ def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -
     if not out:
         return ""
     return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")
+
+
+def unstated_of(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:
+    """`unstated` for the cluster's accelerator (its compute node's), else ''."""
+    node = compute_node(a.nodes)
+    acc = node.part.accelerator if node is not None else None
+    return unstated(specs, sets, acc) if acc is not None else ""

@@ -20,7 +20,15 @@ import math
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
-from archgen.analyse.rate_sets import borrowed, borrowed_inputs, borrowed_range, combined, rates_of, scope_chain
+from archgen.analyse.rate_sets import (
+    borrowed,
+    borrowed_inputs,
+    borrowed_range,
+    combined,
+    rates_of,
+    scope_chain,
+    unstated_of,
+)
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
@@ -100,6 +108,7 @@ class Reliability:
     planned_duration: float = 0.0               # s
     borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
     borrowed_input: tuple[str, ...] = ()        # the point's sets, borrowed, in a few words each (`analyse.assumed`)
+    unstated: str = ""                          # the sets whose source leaves the accelerator model unstated
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
 
@@ -260,9 +269,10 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
-    rel = replace(rel, borrowed_input=borrowed_inputs(specs, a, rates))
+    rel = replace(rel, borrowed_input=borrowed_inputs(specs, a, rates), unstated=unstated_of(specs, a, chain))
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
-        rel = replace(rel, borrowed=borrowed_range(specs, a, list(specs.of(FailureRates))))
+        every = list(specs.of(FailureRates))
+        rel = replace(rel, borrowed=borrowed_range(specs, a, every), unstated=unstated_of(specs, a, every))
     rel.metrics.update(cluster_metrics(rel))
     return rel
 

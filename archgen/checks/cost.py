@@ -196,20 +196,32 @@ def parts_not_free(ctx: Context) -> Iterator[Violation]:
 
     A zero is a price, so the capex, TCO, cost per token and network share are computed with the part free of
     charge. An assumed zero (a placeholder left in a price list) is a warning; a sourced one (a quote that includes
-    the part in another line's price) is information, so that it is seen where the capex is read.
+    the part in another line's price) is information, so that it is seen where the capex is read. Each part is named
+    once, with its count over the bill of materials and, where some stand in racks and some in none, how many of each.
 
     Fix: give the part its price (a `Prices` document or `price:`); where a quote includes it in another line,
     keep the zero with `basis: sourced` and a `source` that names that line.
     """
     for path, spec, cost in _costs(ctx):
-        free = [(line, price) for line in cost.lines if (price := line.unit_price) is not None and price.m == 0]
+        free: dict[tuple[str, str, str, str], list[CapexLine]] = {}   # one entry per part, list and basis
+        for line in cost.lines:
+            if (price := line.unit_price) is not None and price.m == 0:
+                free.setdefault((line.part, line.basis, line.listed, _money(price)), []).append(line)
         for basis in ("assumed", "sourced"):
-            named = [f"{line.part} x{line.quantity} at {_money(price)} ({basis}"
-                     + (f", Prices {line.listed})" if line.listed else ")")
-                     for line, price in free if line.basis == basis]
+            named = [f"{part} x{sum(x.quantity for x in lines)} at {zero} ({basis}"
+                     + (f", Prices {listed}" if listed else "") + _where(lines) + ")"
+                     for (part, b, listed, zero), lines in free.items() if b == basis]
             if named:
                 yield Violation(path, spec.id, (), "capex counts as free: " + ", ".join(named),
                                 severity="warning" if basis == "assumed" else "info")
+
+
+def _where(lines: list[CapexLine]) -> str:
+    """Where a part's lines stand, where some are placed in racks and some in none ('; 96 placed, 96 in no rack')."""
+    if len({x.unracked for x in lines}) < 2:
+        return ""
+    placed = sum(x.quantity for x in lines if not x.unracked)
+    return f"; {placed} placed, {sum(x.quantity for x in lines) - placed} in no rack"
 
 
 @check("COST006", "cost.price_dates", severity="warning")

@@ -196,14 +196,18 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
 def rates_in_scope(ctx: Context) -> Iterator[Violation]:
     """A cluster's failure rates were measured on its own accelerator, or the document says they are borrowed.
 
+    A set whose source leaves the accelerator model unstated (StepFun's trace: NVIDIA, model not stated) is not
+    shown to be the cluster's own either: this finding says so too ("accelerator not stated by the source").
+
     Fix: name a `failure_rates` set measured on the cluster's accelerator, or accept the borrowed rates knowingly
     (waive this finding with the reason).
     """
     for path, rel in sorted(ctx.operations.reliability.items()):
-        if rel.borrowed:
+        said = ([f"{rel.borrowed}: rates from another generation or vendor"] if rel.borrowed else []) + (
+            [rel.unstated] if rel.unstated else [])
+        if said:
             cluster = ctx.clusters[path].cluster.spec
-            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (),
-                            f"{rel.borrowed}: rates from another generation or vendor")
+            yield Violation(path, cluster.id, ("failure_rates",) if cluster.failure_rates else (), "; ".join(said))
 
 
 @check("REL008", "rel.blocking", severity="info")
@@ -304,7 +308,9 @@ def storage_has_a_fabric(ctx: Context) -> Iterator[Violation]:
     (else converged or compute NICs) at line rate (`analyse.checkpoint_storage.unwired_path`): a path this design
     does not build, so the checkpoint times, goodput and storage bandwidth per accelerator rest on it. (Without that
     statement they are not provided: REL006.) Also reported: `external_network` stated where a fabric of this
-    design does carry the storage to the nodes, which is then not used.
+    design does carry the storage to the nodes, which is then not used. Where every training job on the cluster
+    checkpoints in peer host memory (`checkpoint.in_memory`), no checkpoint is timed over that path and only the
+    storage's own bandwidth per accelerator rests on it: information, not a warning.
 
     Fix: add the storage fabric (role `storage`, or `converged` with the front end), with the storage's ports in
     `endpoints.storage` or `endpoints.extra`; or accept the line rate knowingly (waive this finding with the reason).
@@ -323,11 +329,19 @@ def storage_has_a_fabric(ctx: Context) -> Iterator[Violation]:
             continue
         role, parts, rate = found
         node = Q_(rate, "B/s").to("GB/s")
+        jobs = [r.workload for r in ctx.workloads.values() if r.workload.training is not None
+                and r.estimate is not None and f"cluster/{r.estimate.cluster}" == path]
+        in_memory = bool(jobs) and all(w.checkpoint.in_memory for w in jobs)
         yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
-                        f"no fabric of role storage or converged takes a port of the compute nodes: checkpoints are "
-                        f"timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, each "
-                        f"card at most its host interface), on the network `storage.external_network` names "
-                        f"({storage.external_network}), which this design does not build", node, None)
+                        "no fabric of role storage or converged takes a port of the compute nodes: "
+                        + ("the storage's bandwidth per accelerator is" if in_memory else "checkpoints are")
+                        + f" timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
+                        f"each card at most its host interface), on the network `storage.external_network` names "
+                        f"({storage.external_network}), which this design does not build"
+                        + ("; every training job on the cluster checkpoints in peer host memory "
+                           f"(`checkpoint.in_memory`: {', '.join(sorted(w.id for w in jobs))}), so no checkpoint "
+                           "is timed over it" if in_memory else ""), node, None,
+                        severity="info" if in_memory else None)
 
 
 def _stored(ctx: Context) -> Iterator[tuple[str, Any, Storage]]:

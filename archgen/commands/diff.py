@@ -63,16 +63,17 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
 def for_comment(text: str, fmt: str, file: Path) -> str:
     """The report to write to `file` (`--output`): a Markdown one cut to a comment's length where it is longer.
 
-    The cut is `output.comment`'s; the whole report is then written beside it as ``<stem>.full<suffix>``
-    (``diff.md`` → ``diff.full.md``) for the job's artifact. JSON is never cut; nor is a report printed on stdout,
-    which has no second file to point to.
+    The cut is `output.comment`'s. A Markdown report is also written whole beside it as ``<stem>.full<suffix>``
+    (``diff.md`` → ``diff.full.md``) for the job's artifact, cut or not: written only when cut, a ``diff.full.md``
+    the pull request committed went into the artifact as archgen's (newuser39's open item 7); now whatever is there
+    is replaced. JSON is never cut; nor is a report printed on stdout, which has no second file to point to.
     """
-    full = file.with_name(f"{file.stem}.full{file.suffix}")
-    cut = output.comment(text, full.name) if fmt == "md" else None
-    if cut is None:
+    if fmt != "md":
         return text
+    full = file.with_name(f"{file.stem}.full{file.suffix}")
     write_atomic(full, text.encode())
-    return cut
+    cut = output.comment(text, full.name)
+    return text if cut is None else cut
 
 
 # --- BASE and HEAD arguments ------------------------------------------------------------------------------------

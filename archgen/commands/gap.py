@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from archgen.as_of import AsOf, given
 from archgen.commands.render import foreign_requirements
-from archgen.compare.gap import Gap, judge_proposal
+from archgen.compare.gap import Gap, judge_proposal, merge
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
@@ -33,24 +33,32 @@ def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: s
     return text, 1 if result.failing else 0
 
 
+#: The kinds `--against` takes: our requirements, and our site (the hall every proposal is to stand in).
+AGAINST_KINDS = ("Requirements", "Facility")
+
+
 def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: AsOf | None = None) -> Gap:
     """Run the proposal with our requirements and judge every requirement on the proposal's objects.
 
-    `against` holds only `Requirements` documents (a facility or parts we prescribe go into `proposal`); a file
-    under both belongs to `against`. A missing path, no Requirements document, another kind among them, or a
-    proposal without spec files is a `UsageError`; unreadable YAML raises `UnreadableError`, and schema errors in
-    either side `ValidateError`, as in `archgen check`.
+    `against` holds our `Requirements` documents and, where a site is ours, its `Facility` (`AGAINST_KINDS`); racks,
+    clusters and parts go into `proposal`; a file under both belongs to `against`. Each PROPOSAL path that holds a
+    cluster is a design of its own (`designs`): it runs with the paths that hold none (shared parts) and `against`,
+    so two vendors' folders that each override the same library facility do not collide, and one's requirements
+    never judge the other's objects; the reports are merged (`compare.gap.merge`). A missing path, no Requirements
+    document, another kind among them, or a proposal without spec files is a `UsageError`; unreadable YAML raises
+    `UnreadableError`, and schema errors in either side `ValidateError`, as in `archgen check`.
     """
     ours = find_files(against)
     if not ours:
         raise UsageError(f"--against {_names(against)}: no .yaml/.yml files")
     docs = load_paths(ours)
-    others = [d for d in docs if d.kind != "Requirements"]
+    others = [d for d in docs if d.kind not in AGAINST_KINDS]
     if others:
         d = others[0]
-        raise UsageError(f"--against takes only Requirements documents, found kind '{d.kind}' (id '{d.id}'); give "
-                         "racks, clusters, parts and facilities as PROPOSAL", d.locate(("kind",)))
-    if not docs:
+        raise UsageError(f"--against takes only Requirements documents and our site's Facility, found kind "
+                         f"'{d.kind}' (id '{d.id}'); give racks, clusters and parts as PROPOSAL", d.locate(("kind",)))
+    owners = {d.id for d in docs if d.kind == "Requirements"}
+    if not owners:
         raise UsageError(f"--against {_names(against)}: no Requirements document")
     mine = {f.resolve() for f in ours}
     given = find_files(proposal)
@@ -60,13 +68,35 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: As
             "no .yaml/.yml files in the proposal" if not given else
             f"every spec file of the proposal is also under --against {_names(against)}, which holds our "
             "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
-    result = run([*_unwalked(theirs, proposal), *ours], as_of=as_of)
-    judged = judge_proposal(result, {d.id for d in docs}, {f.resolve() for f in theirs},
-                            tuple(str(p) for p in proposal), tuple(str(p) for p in against))
-    # a proposal's own requirements (not ours) whose globs reach another proposal's objects: say so, as render does
-    notes = foreign_requirements(result, [Path(p) for p in proposal], skip=frozenset(mine), given="PROPOSAL",
-                                 advice="run gap on each proposal on its own to keep them apart")
-    return replace(judged, notes=tuple(notes))
+    parts = []
+    for paths, files in designs(proposal, mine):
+        result = run([*_unwalked(files, proposal), *ours], as_of=as_of)
+        judged = judge_proposal(result, owners, {f.resolve() for f in files},
+                                tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+        # a proposal's own requirements (not ours) whose globs reach another path's objects: say so, as render does
+        notes = foreign_requirements(result, [Path(p) for p in paths], skip=frozenset(mine), given="PROPOSAL",
+                                     advice="run gap on each proposal on its own to keep them apart")
+        parts.append((replace(judged, notes=tuple(notes)), frozenset(result.metrics)))
+    return merge(parts)
+
+
+def designs(proposal: Sequence[str | Path], mine: Collection[Path]) -> list[tuple[list[str | Path], list[Path]]]:
+    """The designs the PROPOSAL paths make: (their paths, their spec files less `mine`), each run on its own.
+
+    Each path that holds a Cluster document is a design of its own, with every path that holds none (shared parts, a
+    hall given as PROPOSAL); where at most one path holds a cluster, all paths are one design, as `check` reads them.
+    """
+    files = {p: [f for f in find_files([p]) if f.resolve() not in mine] for p in proposal}
+    held = [p for p, fs in files.items() if any(d.kind == "Cluster" for d in load_paths(fs, found=True))]
+    if len(held) < 2:
+        return [(list(proposal), _once([f for fs in files.values() for f in fs]))]
+    shared = [p for p in proposal if p not in held]
+    return [([p, *shared], _once([*files[p], *(f for q in shared for f in files[q])])) for p in held]
+
+
+def _once(files: list[Path]) -> list[Path]:
+    """`files`, each once (a file under two paths given)."""
+    return list({f.resolve(): f for f in reversed(files)}.values())[::-1]
 
 
 def _unwalked(files: list[Path], proposal: Sequence[str | Path]) -> list[Path]:

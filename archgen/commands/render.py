@@ -45,12 +45,15 @@ def foreign_requirements(result: Any, roots: Sequence[Path], skip: frozenset[Pat
     Rendered together (`render specs examples`), a glob of one project's requirements applies to every project's
     objects (README, Vendor proposals); a team that keeps vendor projects in one repository would otherwise send one
     project's requirements in another's documents unawares. Requirements written with an object's own id, and a
-    PATH given alone, are never foreign. `skip`: files (resolved) whose requirements are meant for every PATH (`gap`'s
+    PATH given alone, are never foreign. An object of the shipped library (a library rack) belongs to the PATHs whose
+    clusters place it: it is another PATH's where those clusters are all another's (vendor B's `rack/mi355x-compute`
+    under vendor A's `rack/*` rules). `skip`: files (resolved) whose requirements are meant for every PATH (`gap`'s
     `--against`); `given` and `advice`: the command's words for a PATH and for what to do.
     """
     if len(roots) < 2:
         return []
     sources = result.specs.sources
+    placed = _placed_by(result, roots)
     found: dict[Path, dict[str, set[str]]] = {}
     for j in result.requirements:
         b = j.bound
@@ -59,12 +62,26 @@ def foreign_requirements(result: Any, roots: Sequence[Path], skip: frozenset[Pat
         if not b.pattern or owner is None or obj is None or Path(owner.file).resolve() in skip:
             continue
         mine, theirs = _root(owner.file, roots), _root(obj.file, roots)
-        if mine is not None and theirs is not None and mine != theirs:
+        users = {theirs} if theirs is not None else placed.get(subject_id, set())
+        if mine is not None and users and mine not in users:
             found.setdefault(owner.file, {}).setdefault(b.req.id, set()).add(b.subject)
     return [f"warning: {shown_file(str(file))} applies its requirements to objects of another {given} given: "
             + "; ".join(f"{rid} on {_some(sorted(subjects))}" for rid, subjects in sorted(reqs.items()))
             + f". Its glob subjects match every {given}'s objects; {advice}."
             for file, reqs in sorted(found.items())]
+
+
+def _placed_by(result: Any, roots: Sequence[Path]) -> dict[str, set[Path]]:
+    """By id of a rack from no PATH given (the library's), the PATHs whose clusters place it."""
+    sources = result.specs.sources
+    out: dict[str, set[Path]] = {}
+    for c in result.design.clusters:
+        at = sources.get(c.spec.id)
+        root = _root(at.file, roots) if at is not None else None
+        for rid in c.rack_types:
+            if root is not None and (rack := sources.get(rid)) is not None and _root(rack.file, roots) is None:
+                out.setdefault(rid, set()).add(root)
+    return out
 
 
 def _some(names: list[str], shown: int = 3) -> str:

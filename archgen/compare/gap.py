@@ -10,7 +10,7 @@ come with the report. `archgen.output.gap` renders a `Gap`.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -129,6 +129,31 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
     return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
                str(result.as_of or ""))
+
+
+def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:
+    """One report of several designs, each judged in its own run: (its `Gap`, the object paths its run knows).
+
+    Each PROPOSAL path that holds a cluster is a design of its own (`commands.gap.designs`). A row whose subject is
+    no object of its design's run (a glob that matches nothing there, an id another design holds) is kept only where
+    no design's run knows it; a row or finding two runs give alike (our site's hall, a library rack both use) is
+    given once, and one whose value differs between them is given for each.
+    """
+    if len(parts) == 1:
+        return parts[0][0]
+    judged = {(r.requirement.id, r.location) for g, known in parts for r in g.rows if r.subject in known}
+    rows: dict[tuple, GapRow] = {}
+    for g, known in parts:
+        for r in g.rows:
+            if r.subject in known or (r.requirement.id, r.location) not in judged:
+                rows.setdefault((r.requirement.id, r.location or Location(""), r.subject, r.status, str(r.value)), r)
+    findings = {(f.id, f.object, f.location or Location(""), f.message): f for g, _ in reversed(parts)
+                for f in g.findings}
+    first = parts[0][0]
+    ordered = sorted(rows.values(), key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
+    return Gap(first.proposal, first.against, tuple(ordered), tuple(sorted(findings.values(), key=_finding_order)),
+               tuple(sorted({o for g, _ in parts for o in g.objects})), first.as_of,
+               tuple(dict.fromkeys(n for g, _ in parts for n in g.notes)))
 
 
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

@@ -127,6 +127,11 @@ class FailureRates(Document):
         "Scope where the source names no accelerator model (`accelerators` left out): the vendor of the accelerators "
         "the rates were measured on, e.g. 'NVIDIA'; a cluster on another vendor's accelerator is told it borrows "
         "them. Left out with `accelerators`: not tied to one."))
+    compute_capability_max: float | None = Field(None, ge=1, le=100, description=(
+        "Scope with `accelerator_vendor: NVIDIA` where the source names no model but its dates rule out a generation: "
+        "the newest NVIDIA compute capability the measured GPUs can have (a trace begun before a generation shipped, "
+        "e.g. 9.0 for one begun in March 2024, before Blackwell), so that a design on a newer generation is told it "
+        "borrows the rates. Left out: any generation of the vendor."))
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
@@ -147,6 +152,10 @@ class FailureRates(Document):
         if self.base is not None and self.base == self.id:
             raise FieldError(("base",), f"a set cannot take its missing classes from itself ('{self.base}'); "
                                         "name another FailureRates set, or leave `base` out")
+        if self.compute_capability_max is not None and (self.accelerators or not self.accelerator_vendor):
+            raise FieldError(("compute_capability_max",), "`compute_capability_max` scopes a set whose source names "
+                                                          "only the vendor: give `accelerator_vendor` and leave "
+                                                          "`accelerators` out (a named accelerator is its own scope)")
         return self
 
 

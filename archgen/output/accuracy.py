@@ -291,7 +291,8 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                   f"The source, and every assumption beyond it, are in the file's header. {s['count']} measurements: "
                   f"median |error| {s['median']:.1%}, worst {s['worst']:.1%}.", ""]
         lines += _table(rows, {c.id: training_fits(c, accs) for c in extra_cases},
-                        {c.id: unstated_range(c, accs) for c in extra_cases}, status=False)
+                        {c.id: unstated_range(c, accs) for c in extra_cases},
+                        status=any(r.status != "confirmed" for r in rows))  # shown where a row is not confirmed
         lines += switches_table(extra_cases) + refused_section(extra_scores.refused)
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)

@@ -16,6 +16,7 @@ from archgen.checks import RESERVED, RESERVED_SEVERITY, Finding
 from archgen.checks.cascade import CAUSES, cause_of
 from archgen.errors import Location, SpecProblem
 from archgen.load import packaged, shown
+from archgen.output.capped import SARIF_RESULTS, Key, capped, more_text
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.units import Q
 
@@ -29,7 +30,8 @@ def problem_findings(problems: Iterable[SpecProblem], check_id: str) -> list[Fin
     """Schema/unit problems (or unreadable files) as findings, so every output format can carry them."""
     out = []
     for p in problems:
-        out.append(Finding(check_id, "error", p.path, p.location, p.text, RESERVED[check_id], p.hint, key=p.path))
+        path = p.shown_path                          # a key quoted as an excerpt, as the message quotes it
+        out.append(Finding(check_id, "error", path, p.location, p.text, RESERVED[check_id], p.hint, key=path))
     return out
 
 
@@ -54,7 +56,8 @@ def text(findings: list[Finding], *, show_waived: bool = False, as_of: object = 
 
     A finding that follows from a REF finding (`caused_by`) is folded under it: printed after it, indented, with no
     line of its own in the file order; a REF finding with such followers comes first (docs/checks.md, "Error
-    cascades").
+    cascades"). At most `capped.PER_FILE` findings of one file and check are printed, then a line with the count of
+    the rest; the summary line counts them all.
     """
     shown_ = [f for f in _shown(findings) if show_waived or not f.waived]
     causes = {cause_of(f) for f in shown_ if f.id in CAUSES}
@@ -63,14 +66,20 @@ def text(findings: list[Finding], *, show_waived: bool = False, as_of: object = 
         if f.caused_by in causes:
             under.setdefault(f.caused_by, []).append(f)
     first = [f for f in shown_ if f.id in CAUSES and cause_of(f) in under]  # a typo with a cascade leads
-    lines = []
+    entries = []
     for f in first + [f for f in shown_ if f.caused_by not in causes and not any(f is c for c in first)]:
-        lines.append(_line(f))
-        lines += ["    " + _line(g) for g in (under.get(cause_of(f), []) if f.id in CAUSES else [])]
+        entries.append((_key(f), _line(f)))
+        entries += [(_key(g), "    " + _line(g)) for g in (under.get(cause_of(f), []) if f.id in CAUSES else [])]
+    lines = capped(entries, more_text)
     s = summary(findings)
     judged = f" (waivers judged as of {as_of})" if as_of is not None else ""
     lines.append(f"{s['errors']} error(s), {s['warnings']} warning(s), {s['info']} info, {s['waived']} waived{judged}")
     return "\n".join(lines) + "\n"
+
+
+def _key(f: Finding) -> Key:
+    """What `capped` counts a finding under: its file (as shown) and its check id."""
+    return (f.location.file if f.location else "", f.id)
 
 
 def _line(f: Finding) -> str:
@@ -111,6 +120,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
 
 
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+_PRIORITY = {"error": 0, "warning": 1, "info": 2}
 
 #: The SARIF `uriBaseId` of a file of the catalog installed with archgen (`load.packaged`): its `uri` is the path
 #: inside the catalog (``systems/dgx-h100.yaml``), which the text and JSON reports show as ``catalog/<path>``.
@@ -187,6 +197,8 @@ def sarif(findings: list[Finding]) -> str:
 
     A waived finding is a result with a suppression (3.27.23, 3.35): kind ``inSource`` (the waiver is written in
     the spec file) and the waiver's reason as its justification, so that a reviewer sees what is waived and why.
+    At most `capped.SARIF_RESULTS` results, unwaived errors first (GitHub rejects a run of more); the run's
+    properties then state how many are not listed.
     """
     rules = [{"id": c.id, "name": c.name, "shortDescription": {"text": c.summary}, "help": {"text": c.fix},
               "defaultConfiguration": {"level": _SARIF_LEVEL[c.severity]}} for c in sorted(checks.REGISTRY.values(),
@@ -195,7 +207,10 @@ def sarif(findings: list[Finding]) -> str:
                "defaultConfiguration": {"level": RESERVED_SEVERITY[k]}} for k, v in sorted(RESERVED.items())]
     results = []
     packaged_used = False
-    for f, print_ in zip(findings, fingerprints(findings), strict=True):
+    prints = fingerprints(findings)
+    first = sorted(range(len(findings)), key=lambda i: (bool(findings[i].waived), _PRIORITY[findings[i].severity]))
+    kept = sorted(first[:SARIF_RESULTS])          # GitHub rejects a run of more: errors first, the waived last
+    for f, print_ in ((findings[i], prints[i]) for i in kept):
         loc = _sarif_location(f)
         r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": said(f)},
                              "partialFingerprints": {FINGERPRINT: print_}}
@@ -217,6 +232,11 @@ def sarif(findings: list[Finding]) -> str:
     if packaged_used:                             # SARIF 3.14.14: no uri (no machine path), only what it names
         run["originalUriBaseIds"] = {CATALOG_BASE: {"description": {"text": _CATALOG_BASE_TEXT}}}
     run["results"] = results
+    if len(kept) < len(findings):                 # SARIF 3.8: a property bag, so that the count is not lost
+        run["properties"] = {"resultsTotal": len(findings), "resultsNotListed": len(findings) - len(kept),
+                             "resultsNotListedNote": f"at most {SARIF_RESULTS:,} results are listed (GitHub code "
+                                                     "scanning's limit per run); archgen check --format json lists "
+                                                     "every finding"}
     doc = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": [run]}
     return dumps(doc)
 
@@ -263,20 +283,27 @@ def github(findings: list[Finding]) -> str:
 
     A finding in the catalog installed with archgen (`load.packaged`) is in no file of the repository, so its
     annotation names no file (GitHub lists it with the run) and its message starts with ``catalog/<path>:line:col``.
+    At most `capped.PER_FILE` annotations of one file and check, then a notice with the count of the rest.
     """
     level = {"error": "error", "warning": "warning", "info": "notice"}
-    lines = []
+    entries = []
+    files: dict[Key, str] = {}                    # each key's file property ("" for none), for its notice
     for f in findings:
         if f.waived:
             continue
         props, where = [f"title={_gh_escape(f.id, True)}"], ""
         loc = shown(f.location)
+        key = (loc.file if loc else "", f.id)
+        files[key] = ""
         if f.location and loc and packaged(f.location.file) is not None:
             where = f"{loc}: "                    # not a file of the repository: named in the message instead
         elif loc:
             at = [f"line={loc.line}", f"col={loc.column}"] if loc.line else []   # line 0: the file as a whole
-            props = [f"file={_gh_escape(in_repository(loc.file), True)}", *at, *props]
-        lines.append(f"::{level[f.severity]} {','.join(props)}::{_gh_escape(where + said(f))}")
+            files[key] = f"file={_gh_escape(in_repository(loc.file), True)},"
+            props = [files[key][:-1], *at, *props]
+        entries.append((key, f"::{level[f.severity]} {','.join(props)}::{_gh_escape(where + said(f))}"))
+    lines = capped(entries, lambda key, left: f"::notice {files[key]}title={_gh_escape(key[1], True)}::"
+                                              f"{_gh_escape(more_text(key, left, not files[key]))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -46,7 +46,10 @@ def shown(row: GapRow) -> str:
     if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
         return unbounded(row.requirement.metric)
     value = _tidy(row.requirement.target.in_units(row.value))
-    return fmt.q(value, digits=_digits(row, value))
+    digits, mag = _digits(row, value), float(value.magnitude)
+    if mag and abs(mag) < 10 ** (1 - digits):   # fewer than two significant figures at those decimals
+        return f"{fmt.significant(mag, 2)} {fmt.unit_label(f'{value.units:~P}')}".strip()   # 8.7e-06, not 0.00
+    return fmt.q(value, digits=digits)
 
 
 def margin_text(row: GapRow) -> str:
@@ -59,7 +62,23 @@ def margin_text(row: GapRow) -> str:
     if m is None:
         return absolute
     rel = "0 %" if m == 0 else f"{m * 100:+.{2 if abs(m) < 0.01 else 1}f} %"
+    ratio = _ratio(row)
+    if ratio is not None and (abs(m) >= RATIO_FROM or 0 < abs(ratio) < 1 / RATIO_FROM ** 2):
+        rel = f"{fmt.significant(ratio, 2)} × the limit"   # 5,400 × the limit, not -541367.1 %; 9.7e-06 × the limit
     return f"{rel} ({absolute})"
+
+
+#: A margin at least this many times the limit (1,000 %), or a value under 1/RATIO_FROM² of it (1 %), reads as the
+#: value's ratio to the limit: a percentage in the thousands, or -100.0 % for a value that is not 0, says less.
+RATIO_FROM = 10
+
+
+def _ratio(row: GapRow) -> float | None:
+    """The value over the limit, in the limit's unit; None where the limit is 0 or on an offset temperature scale."""
+    limit = row.requirement.target.limit
+    if row.value is None or row.margin is None or not float(limit.magnitude):
+        return None
+    return float((row.value / limit).to("dimensionless").magnitude)
 
 
 def summary_line(g: Gap) -> str:

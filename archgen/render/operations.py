@@ -64,7 +64,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
            else "no part fails at these rates, so there is no mean time to interruption")
         + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over {over})"
            if "mtti_low" in m else "") + "."
-        + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")))
+        + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")
+        + (f" Rates' accelerator: {rel.unstated}." if rel.unstated else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)
                                               for d in rel.domains)
     section.add(Table("failure-domains", "Failure domains: failures per year in the cluster and accelerators each "

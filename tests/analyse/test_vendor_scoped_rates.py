@@ -16,8 +16,8 @@ import pytest
 from archgen.model.reliability import FailureRates
 from tests.conftest import shipped_edited
 
-STEPFUN = ("'stepfun-nvidia-2024' failure rates (measured on NVIDIA accelerators of an unstated model; mi355x "
-           "borrows them)")
+STEPFUN = ("'stepfun-nvidia-2024' failure rates (measured on NVIDIA accelerators of an unstated model, compute "
+           "capability 9.0 or older; mi355x borrows them)")
 H100 = "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; mi355x borrows them)"
 REQ = ("requirements:\n  - {id: REQ-REL-MTTI-MI, statement: MTTI of a job on every GPU, subject: cluster/mi355x-th5, "
        "metric: mtti, target: \">= 1 h\"}\n")
@@ -41,11 +41,13 @@ def test_an_amd_cluster_on_nvidia_rates_names_both_sets(result):
 
 
 def test_an_nvidia_cluster_is_not_told_it_borrows_a_vendor_scoped_set(result):
-    """The scope is the vendor only: an NVIDIA design is not outside it (its model is unstated, not another)."""
+    """A Hopper design is not outside the vendor's scope (its model is unstated, not another); a Blackwell design is
+    outside the set's generation (`compute_capability_max`, tests/analyse/test_generation_scoped_rates.py)."""
     from archgen.analyse.rate_sets import measured_outside
 
     stepfun = result.specs.get("stepfun-nvidia-2024")
     assert isinstance(stepfun, FailureRates) and stepfun.accelerator_vendor == "NVIDIA"
-    assert measured_outside(result.specs, stepfun, "gb200") == ""
-    assert measured_outside(result.specs, stepfun, "mi355x") == "NVIDIA accelerators of an unstated model"
-    assert measured_outside(result.specs, stepfun, "tpu-v4") == "NVIDIA accelerators of an unstated model"
+    scope = "NVIDIA accelerators of an unstated model, compute capability 9.0 or older"
+    assert measured_outside(result.specs, stepfun, "h100-sxm5-80gb") == ""
+    assert measured_outside(result.specs, stepfun, "mi355x") == scope
+    assert measured_outside(result.specs, stepfun, "tpu-v4") == scope

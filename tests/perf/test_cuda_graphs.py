@@ -88,7 +88,9 @@ def test_every_profile_defaults_to_no_graphs_and_a_case_may_state_them():
 
 def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     """The card's H100 BF16 run (13,011.378 tokens/s/GPU, 20.147 s a step) is the EP-overlap skill's overlap-on
-    configuration (20.992 s): the model gives both 17.36 s, +16.1 % in throughput on the card's row (15.55 s and
+    configuration (20.992 s): the model gives both 16.75 s, +20.3 % in throughput on the card's row (17.36 s and
+    +16.1 % while HybridEP's forward-dispatch synchronisation stayed on the critical path under the EP overlap, not
+    beside the MLP backward's window, `dispatch_calls.sync_shown`; 15.55 s and
     +29.5 % while the EP overlap hid HybridEP's whole all-to-all, not `contention.GPU_DRIVEN_PACE` of it; 14.87 s and
     +35.5 % while HybridEP's README dispatch was read as bytes alone, `dispatcher.TOKEN_NODE`; 15.22 s and
     +32.3 % while the loss was charged 36 B a logit, not Transformer Engine's 10 B, `loss`; 14.98 s and
@@ -108,30 +110,35 @@ def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     row = rows["bridge-card-h100-qwen3-30b-bf16-ep16-graphs"]
     assert row.measured == pytest.approx(13011.378 * 16, rel=1e-5)
     assert row.measured == pytest.approx(1024 * 4096 / 20.14729, rel=1e-5)
-    assert row.error == pytest.approx(0.161, abs=0.005)
+    assert row.error == pytest.approx(0.203, abs=0.005)
     skill = {r.id: r for r in score_file(DATA / "bridge-26.04.yaml")}["bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on"]
     assert 1024 * 4096 / row.predicted == pytest.approx(skill.predicted, rel=1e-9)
 
 
 def test_whole_iteration_graphs_on_blackwell_are_scored():
     """The card's GB200 and GB300 MXFP8 rows (40,322.898 and 44,773.361 tokens/s/GPU on 8 GPUs, micro-batch 4 and 8,
-    whole-iteration graphs, EP overlap): the model gives +6.7 % and +0.7 % (+10.1 % and +3.9 % while the EP overlap
+    whole-iteration graphs, EP overlap): the model gives +9.3 % and +2.0 % (+7.7 % and +1.2 % while a replayed
+    graph still paid HybridEP's per-call host and synchronisation cost, `dispatch_calls`; +6.7 % and +0.7 % while
+    HybridEP's forward-dispatch synchronisation stayed on the critical path under the overlap,
+    `dispatch_calls.sync_shown`; +10.1 % and +3.9 % while the EP overlap
     hid HybridEP's whole all-to-all, not `contention.GPU_DRIVEN_PACE` of it; +7.3 % and +1.2 % while the loss was charged 36 B a
     logit, not Transformer Engine's 10 B; +8.9 % and +4.4 % before the first
     forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; +11.7 % and +7.2 % with DeepEP's 20 SMs
     for HybridEP's overlap, +14.7 % and +8.9 % before training charged every kernel's 1.3 µs), within the 25 % bar although the runs
     also use FP8 attention and a fused grouped MLP the model does not describe. At these micro-batches the host binds
-    on neither with eager launches either, so stating the graphs moves neither row."""
+    on neither with eager launches either; what stating the graphs moves is HybridEP's per-call cost, which a
+    replayed iteration does not pay (no host call, no synchronisation: the recipe's expert-rank capacity factor
+    lets HybridEP run non-blocking, `dispatch_calls`): eager, the rows read +7.7 % and +1.2 %."""
     from archgen.model.cases import Case
     from archgen.scoring.cases import predict, read_case_file
     from archgen.scoring.catalog import load_accelerators
 
     cases = {c.id: c for c in read_case_file(DATA / "bridge-card-qwen3-30b.yaml").cases}
     accelerators = load_accelerators()
-    for name, measured, error in (("gb200", 40322.898 * 8, 0.067), ("gb300", 44773.361 * 8, 0.007)):
+    for name, measured, error, eager_error in (("gb200", 40322.898 * 8, 0.093, 0.077), ("gb300", 44773.361 * 8, 0.020, 0.012)):
         case: Case = cases[f"bridge-card-{name}-qwen3-30b-mxfp8-ep8-full-iteration"]
         assert case.measured[0].value == pytest.approx(measured, rel=1e-5)
         graphed = predict(case, accelerators)["tokens_per_second"]
         assert graphed / measured - 1 == pytest.approx(error, abs=0.005)
         eager = case.model_copy(update={"training": case.training.model_copy(update={"cuda_graphs": "none"})})
-        assert predict(eager, accelerators)["tokens_per_second"] == pytest.approx(graphed, rel=1e-12)
+        assert predict(eager, accelerators)["tokens_per_second"] / measured - 1 == pytest.approx(eager_error, abs=0.005)

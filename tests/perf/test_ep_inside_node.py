@@ -10,6 +10,11 @@ PP 2 x VP 12 x EP 8, DeepEP, EP overlap on): 9,058 tokens/s/GPU against the EP 1
 containers. No token of it crosses InfiniBand, and each rank runs the same 3,072 layer passes a step (128
 micro-batches x 24 layers against 64 x 48), yet the model misses it by more, not less. So the missing time per layer
 pass does not come from the InfiniBand all-to-all's rate.
+
+Session hepsync: the pair is disputed. 26.02.01 is Megatron-Bridge r0.3.1, whose recipe for this row is the EP 16
+layout (HybridEP, PP 1, no EP overlap), and the page's 26.02.01 row kept the 26.02 row's layout columns with a new
+figure (the data file's header). So the 1.1 % between the two rows may be one layout in two containers; the tests
+below keep the stated layout's figures, which are not a measured EP 8 against EP 16 pair.
 """
 
 from __future__ import annotations
@@ -57,6 +62,19 @@ def test_the_same_work_per_rank_in_both_layouts():
     assert t.ep == 8 == case.system.scale_up.domain
     # 9,058 against 8,960 (26.04.01); the page's 26.04 and 26.06 rows of the EP 16 layout read 8,901 and 8,826.
     assert float(ep8.measured[0].value) / float(ep16.measured[0].value) == pytest.approx(9058 / 8960)
+
+
+def test_the_rows_figure_is_the_ep16_layouts_not_the_stated_ones(accelerators):
+    """The row's 9,058 tokens/s/GPU sits within 2.6 % of the EP 16 layout's 8,826-8,960 (26.04-26.06) and 77 % above
+    the stated layout's own 26.02 figure, 5,113 (performance-summary-archive.md at 067f987df); its container's
+    recipe is the EP 16 one (the data file's header). Read as that recipe (the EP 16 row's case), the model gives
+    +28.5 % against 9,058, as it gives +29.9 % against 8,960."""
+    ep8 = float(_case(*EP8).measured[0].value) / 16
+    assert [round(ep8 / x - 1.0, 3) for x in (8901, 8960, 8826, 5113)] == [0.018, 0.011, 0.026, 0.772]
+    case16 = _case(*EP16)
+    as_recipe = case16.model_copy(update={"measured": _case(*EP8).measured})
+    assert _row(as_recipe, accelerators)[0] == pytest.approx(0.285, abs=0.005)
+    assert _case(*EP8).status == "unconfirmed"
 
 
 def test_the_row_without_infiniband_misses_by_about_the_same(accelerators):
@@ -108,18 +126,20 @@ def test_the_all_to_all_the_model_charges_each_layout(accelerators):
 
 def test_a_pass_takes_the_same_time_whatever_the_gpu_work_modelled(accelerators):
     """Without the model's host term (whole-iteration graphs stated: no per-layer host work), the model's GPU work
-    of a layer pass, everything in the step over 3,072, is 7.33 ms for EP 16 over InfiniBand (6.78 ms with
-    HybridEP's README dispatch read as bytes alone) and 5.26 ms for EP 8 in node (2.07 ms apart; 5.09 ms while the
+    of a layer pass, everything in the step over 3,072, is 6.89 ms for EP 16 over InfiniBand (a replayed iteration
+    pays no HybridEP per-call host and synchronisation cost, 0.44 ms a pass, `dispatch_calls`, session hepsync;
+    7.33 ms before, 6.78 ms with HybridEP's README dispatch read as bytes alone) and 5.26 ms for EP 8 in node
+    (1.63 ms apart, 2.07 ms before; 5.09 ms while the
     EP overlap hid DeepEP's whole all-to-all, `contention.GPU_DRIVEN_PACE`); measured, a pass takes 9.52 and 9.42
     ms. The EP 8 row is the one where the model's host time binds (1.33 ms a pass, from the stream's queue after
     each dispatch synchronisation, `host.forward_stretch`; 1.43 ms before the paced overlap; 0.92 ms when each
     stretch took max(host, GPU): graphs move it from +42.9 % to +79.1 %), the EP 16 row hides it
-    (graphs leave +29.9 %). A fixed pace per pass of about 9.4-9.5 ms at one 4,096-token sequence, as on
+    (graphs take off HybridEP's per-call cost only: +29.9 -> +38.2 %). A fixed pace per pass of about 9.4-9.5 ms at one 4,096-token sequence, as on
     B200 in NeMo 25.11 (9.18 ms; docs/perf-model.md, "Across machines"), and not a rate of the fabric."""
     rows = {}
     for name, (path, case_id) in (("ep16", EP16), ("ep8", EP8)):
         err, measured, model, passes = _row(_case(path, case_id), accelerators)
         g_err, _, gpu, _ = _row(_case(path, case_id, cuda_graphs="full_iteration"), accelerators)
         rows[name] = (measured / passes * 1e3, gpu / passes * 1e3, (model - gpu) / passes * 1e3, g_err)
-    assert rows["ep16"] == pytest.approx((9.52, 7.33, 0.0, 0.299), abs=0.005)
+    assert rows["ep16"] == pytest.approx((9.52, 6.89, 0.44, 0.382), abs=0.005)
     assert rows["ep8"] == pytest.approx((9.42, 5.26, 1.33, 0.791), abs=0.005)

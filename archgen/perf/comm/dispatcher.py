@@ -40,9 +40,10 @@ combine's fixed cost. A forward dispatch thus costs `fixed(dispatch)` + the all-
 so no figure: 0, noted. **alltoall** (Megatron-core `MoEAlltoAllTokenDispatcher`): a device-to-host copy of the
 per-expert counts and a stream synchronisation before the all-to-all (`cuda_sync_point`), no published figure: 0.
 
-The host and synchronisation time is on the critical path: the host waits for the GPU to drain, and the GPU then
-waits for the host to issue the next kernels, whatever overlaps on other streams. It is added outside the
-overlap windows of `expert_comm`.
+The host and synchronisation time is on the critical path on one stream: the host waits for the GPU to drain, and
+the GPU then waits for the host to issue the next kernels. Under the EP overlap the forward dispatch's part passes
+on the communication stream beside a compute window (archgen.perf.train.dispatch_calls); the rest is added outside
+the overlap windows of `exposure.expert_comm`.
 """
 
 from __future__ import annotations

@@ -26,13 +26,14 @@ from typing import Any
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
-from archgen.perf.comm.dispatcher import fixed_costs, kernel_platform, kernel_times
+from archgen.perf.comm.dispatcher import kernel_platform, kernel_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.buckets import mean_bucket
+from archgen.perf.train.dispatch_calls import dispatcher_cost, forward_sync, sync_shown
 from archgen.perf.train.fast import NUMBER, plain
 from archgen.perf.train.job import Job
 
@@ -135,6 +136,9 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     backward (megatron/core/pipeline_parallel/combined_1f1b.py at 00caa53,
     `combined_1f1b_schedule_for_no_pipelining`): their four all-to-alls run alone, the `edge` saving lost once per
     such chunk (how many a step leaves: `unpaired_chunks`).
+    HybridEP's forward dispatch synchronises the communication stream only, while the compute stream holds the MLP
+    backward: its per-call cost (`dispatch_calls.forward_sync`) passes beside that window before its all-to-all
+    (`dispatch_calls.sync_shown`) instead of on the critical path; the other calls' fixed costs stay exposed.
 
     Under MoE parallel folding (`experts`) etp defaults to tp. The two dispatchers move the expert-TP copies
     differently (Megatron-core megatron/core/transformer/moe/token_dispatcher.py at d98e8a6):
@@ -186,9 +190,10 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
         pace, lost = ep_overlap_cost(hw, job, received, a2a, hbm)
-        shown = [maximum(0.0, a2a - pace * w) for w in windows]
-        t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost
-        t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f
+        sync = forward_sync(hw, job, T / tp, group, k_ep, etp if flex else 1.0)  # on the comm stream, beside 2E
+        shown = [sync_shown(a2a, w, pace, sync if i == 1 else 0.0) for i, w in enumerate(windows)]
+        t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost - sync
+        t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f - sync
     live = ep * etp > 1  # either dispatcher runs with etp > 1 at ep 1 (the expert-TP gather; flex: DeepEP's tp x ep)
     if edge:  # and what the overlap saves one micro-batch, which an unpaired forward and backward do not get
         return where(live, t, 0.0), where(live, t_f, 0.0), where(live, alone - t, 0.0)
@@ -269,27 +274,6 @@ def unpaired_chunks(pp, v, m):
     parallel_size must be specified"); the same formula is applied there (v = 1).
     """
     return where(pp > 1, minimum(m * v, 2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0), 1.0)
-
-
-def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0):
-    """The token dispatcher's per-call host and synchronisation cost of one MoE layer per micro-batch: (all, forward).
-
-    `forward` is the part the first forward pass's dispatch and combine take (the rest is the recompute's and the
-    backward's).
-
-    From `archgen.perf.comm.dispatcher`: with `moe_dispatcher` hybridep each forward dispatch (`passes` of them: the
-    forward and any recompute) pays HybridEP's fixed dispatch cost and all-gathers the routing map (one byte per
-    token and expert, over its group: `ep` ranks, k_ep per domain, the tp_ep group, whose routing map has etp
-    columns per expert, `etp`), and every other call (the forward combines and the two backward calls)
-    its fixed combine cost; alltoall and deepep publish no figure (0). On the critical path: a stream
-    synchronisation stalls both streams, so no overlap window hides it.
-    """
-    if job.moe_dispatcher != "hybridep":
-        return 0.0, 0.0
-    disp, comb = fixed_costs(ep, ep / k_ep)
-    gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * etp, ep, k_ep)
-    total = passes * (disp + gather) + (passes + 2.0) * comb
-    return total, disp + gather + comb
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,

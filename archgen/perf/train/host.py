@@ -38,8 +38,8 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   local expert, and 5 for shared experts.
 * Quantisation kernels of FP8/FP4 training, as `quant.layer_kernels` counts them (one set per local expert slice).
 * Not counted: the dispatcher's own calls (HybridEP's host and synchronisation cost per call is
-  `exposure.dispatcher_cost`, from its README; the others publish none), the router's auxiliary loss and casts, the
-  QK norms some models have, allocations and stream events. So the count is a lower bound of the operations.
+  `dispatch_calls.dispatcher_cost`, from its README; the others publish none), the router's auxiliary loss and
+  casts, the QK norms some models have, allocations and stream events. So the count is a lower bound of the operations.
 * A full recompute issues the forward again; a selective one the attention core.
 
 **When the host binds.** The host runs ahead of the GPU only up to the next device-to-host synchronisation: a
@@ -72,7 +72,7 @@ backward form one stretch (the same expression). A dense model never synchronise
 banks the backward's slack for the forward: max(host, GPU) of the whole layer. The GPU time of each pass includes
 the communication it waits for (`training.layer_times` splits TP, CP and EP communication by pass). The
 synchronisation's own round trip (the host waking, the next launch reaching the idle GPU) is in HybridEP's measured
-per-call cost (`exposure.dispatcher_cost`); alltoall and DeepEP publish none: 0.
+per-call cost (`dispatch_calls.dispatcher_cost`); alltoall and DeepEP publish none: 0.
 
 **The order inside a stretch** (`queue_time`, `forward_stretch`). A CUDA stream is a queue: after a
 synchronisation the GPU starts when the first launch lands, and a stretch ends at max_k (H_k + G_k..n), H_k the host
@@ -87,6 +87,9 @@ expert layer waits for its own launches even where the forward's host time is be
 holds no synchronisation and keeps max(host, GPU) per layer. Not modelled: with `overlap_ep_comm` Megatron-core's
 schedule plan (model_chunk_schedule_plan.py) issues another micro-batch's backward pieces between these parts, so
 the stretch holds a layer's forward and a layer's backward in an interleaved order; the forward's own order is kept.
+Nor that the dispatch then runs on the communication stream, so its synchronisation drains that stream only while
+the compute stream holds the other micro-batch's MLP backward (`dispatch_calls`): where the host binds under the
+overlap (DeepEP's in-node H100 row, tests/perf/test_ep_inside_node.py), the stretch's wait is an upper end.
 
 **CUDA graphs** (`cuda_graphs`, Megatron-core at 3097d81). With `cuda_graph_impl` transformer_engine a layer's
 graphed scopes form one graph (transformer_layer.py `_te_cuda_graph_capture`: the attention block with `attn`, then
