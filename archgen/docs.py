@@ -73,7 +73,8 @@ def checks_page() -> str:
         lines += ["", f"## {prefix}: {(module.__doc__ or '').strip().splitlines()[0]}"]
         for cid, c in sorted(REGISTRY.items()):
             if cid.rstrip("0123456789") == prefix:
-                lines += ["", f"### {cid}", "", f"`{c.name}`, {c.severity}. {c.summary}", "", f"**Fix:** {c.fix}"]
+                lines += ["", f"### {cid}", "", f"`{c.name}`, {c.severity}. {c.summary}", "",
+                          *((f"**Severity:** {c.severity_note}", "") if c.severity_note else ()), f"**Fix:** {c.fix}"]
     return "\n".join(lines) + "\n"
 
 

@@ -141,3 +141,31 @@ def written_out(name: str) -> list[str]:
         values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p != "rack" else [f"<{p}>"]
         out = [o + v for o in out for v in values]
     return out
+
+
+#: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at
+#: goodput's high and low end); `_CHARGED` says what each end charges (`perf.workload.derived.cost_ends`, one rule).
+SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
+#: Why a job's cost per token (its whole cost, its goodput time to train) has no high end: goodput's low end is 0.
+UNBOUNDED = "no upper bound: goodput's low end is 0"
+#: A training job's hot-spare figures, ranged over the failure-rate sets as goodput is (`analyse.goodput`), and why
+#: each one's high end may have no number (nu41cost: 54 spares read "met <= 72" where one rate set holds no count).
+SPARES_RANGED = ("spares", "spare_power", "spare_space", "restart_time")
+_NO_COUNT = ("no upper bound: at one end of the failure-rate range no number of hot spares holds the goodput target "
+             "(REL003)")
+WHY_UNBOUNDED = {**dict.fromkeys(SPARES_RANGED[:3], _NO_COUNT), "restart_time": (
+    "no upper bound: at one end of the failure-rate range more of the job's nodes are in repair than it has spares, "
+    "outside the spare model (REL009)")}
+
+
+def unbounded(metric: str) -> str:
+    """Why `metric`'s value is infinite, the one rule of every output.
+
+    `UNBOUNDED` for a job's cost and goodput time (their high end; `derived.cost_ends`), `WHY_UNBOUNDED`'s for the
+    spare figures, else "no upper bound" (a served workload whose arrivals outrun its replicas has no TTFT,
+    `perf.serve.run.overrun`: not goodput's doing).
+    """
+    name = metric.removesuffix("_high")
+    return UNBOUNDED if name in (*SPARE_RANGED, "tco_per_goodput_accelerator_hour",
+                                 "tco_per_job_goodput_accelerator_hour", "goodput_time_to_train") \
+        else WHY_UNBOUNDED.get(name, "no upper bound")

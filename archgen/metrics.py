@@ -15,7 +15,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from archgen.errors import did_you_mean
-from archgen.metric import JOBS, PLACEHOLDERS, SUBJECTS, Metric, subject_kind, written_out  # noqa: F401 (vocabulary)
+from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its names are every output's)
+    JOBS,
+    PLACEHOLDERS,
+    SPARE_RANGED,
+    SPARES_RANGED,
+    SUBJECTS,
+    UNBOUNDED,
+    Metric,
+    subject_kind,
+    unbounded,
+    written_out,
+)
 from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.units import Q
@@ -27,23 +38,6 @@ _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 _T, _I, _X = ("training",), ("inference",), ("collective",)
-
-#: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at
-#: goodput's high and low end); `_CHARGED` says what each end charges (`perf.workload.derived.cost_ends`, one rule).
-SPARE_RANGED = ("job_cost_per_hour", "cost_per_token", "cost_per_million_tokens", "job_cost")
-#: Why a job's cost per token (its whole cost, its goodput time to train) has no high end: goodput's low end is 0.
-UNBOUNDED = "no upper bound: goodput's low end is 0"
-
-
-def unbounded(metric: str) -> str:
-    """Why `metric`'s value is infinite, the one rule of every output.
-
-    `UNBOUNDED` for a job's cost and goodput time (their high end; `derived.cost_ends`), else "no upper bound" (a
-    served workload whose arrivals outrun its replicas has no TTFT, `perf.serve.run.overrun`: not goodput's doing).
-    """
-    return UNBOUNDED if metric.removesuffix("_high") in (*SPARE_RANGED, "tco_per_goodput_accelerator_hour",
-                                                         "tco_per_job_goodput_accelerator_hour",
-                                                         "goodput_time_to_train") else "no upper bound"
 
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -301,7 +295,11 @@ REGISTRY: tuple[Metric, ...] = (
              counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"))
       for subject in ("cluster", "workload") for end in ("low", "high")
       for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
-                                             ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"))),
+                                             ("mtti", "s", "h", 1, "MTTI"), ("goodput", "", "", 3, "goodput"),
+                                             *(zip(SPARES_RANGED, ("", "W", "m", "s"), ("", "kW", "U", "min"),
+                                                   (0, 1, 0, 1), ("spares", "spare power", "spare space",
+                                                                  "restart time"), strict=True)
+                                               if subject == "workload" else ()))),
     Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _GP,
            _T, sweep=False),
     Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum, with the "
@@ -334,16 +332,16 @@ REGISTRY: tuple[Metric, ...] = (
            "upper bound; without the PUE (the hall's energy per token is this x its `cost.energy.pue`) and not at "
            "the typical draw `energy_cost_per_year` takes. A serving job under an arrival rate is charged that draw "
            "at any load (no source gives draw against load), so its figure falls as 1 / rate until the replicas "
-           "saturate: read it as the cost of the capacity held, not of the work done.", _S,
-           _T + _I),
+           "saturate: read it as the cost of the capacity held, not of the work done.", _S, _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
-    *(Metric("point", f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
-             f"over goodput's range across the rate sets ({why}).", _S, _T, counts="tokens" if unit == "1/s" else "",
-             maximise=unit == "1/s")
-      for end in ("low", "high")
-      for name, dim, unit, digits, title, why in (
+    *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
+             f"over goodput's range across the rate sets ({why}).", _S if subject == "point" else _GP, _T,
+             counts="tokens" if unit == "1/s" else "", maximise=unit == "1/s", sweep=subject == "point")
+      for end in ("low", "high")   # `check`'s goodput tokens/s too (nu41cost), its band taken at each end
+      for subject, name, dim, unit, digits, title, why in ((s, *row) for s in ("point", "workload") for row in (
           ("goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "tokens per second × goodput_" + end),
-          ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))),
+          ("cost_per_token", "USD", "µUSD", 3, "Cost per token", "".join(_CHARGED[end])))
+          if s == "point" or row[0] != "cost_per_token")),   # a job's cost per token: `SPARE_RANGED`'s
 )
 REGISTRY += band_ends(REGISTRY)  # a point's band ends of its estimate's figures (archgen/metrics_bands.py)
 

@@ -36,8 +36,9 @@ def test_a_metric_head_does_not_provide_is_listed_with_why(tmp_path):
     assert r.code == 0, r.err   # nothing newly failing: the exit code is unchanged
     lines = r.out.splitlines()
     # 29 and 27 since the cluster's cost per goodput hour carries goodput's range (its _low and _high lost too); 32
-    # and 30 since the same per goodput hour of the job's own accelerators is beside it (3 more)
-    assert lines[2].startswith("⚠️ 32 metric(s) changed in 2 object(s), 32 of them on one side only (30 not provided "
+    # and 30 since the same per goodput hour of the job's own accelerators is beside it (3 more); 42 and 40 since
+    # goodput tokens/s, spares, spare power and space and restart time carry goodput's range (nu41cost: 10 ends)
+    assert lines[2].startswith("⚠️ 42 metric(s) changed in 2 object(s), 42 of them on one side only (40 not provided "
                                "in HEAD, 2 only in BASE)"), lines[2]
     section = r.out[r.out.index("### Metrics on one side only"):]
     assert "### Metrics\n" not in r.out   # no metric both sides have moved
@@ -61,6 +62,6 @@ def test_json_says_which_side_and_why_and_the_reverse_is_not_provided_in_base(tm
     assert (goodput["presence"], goodput["why"], goodput["base"]) == ("not provided in BASE", WHY, None)
     assert got[(JOB, "job_cost_per_hour_high")]["presence"] == "only in HEAD"
     s = doc["summary"]
-    assert (s["metrics_one_sided"], s["metrics_not_provided_in_base"], s["metrics_only_in_head"]) == (32, 30, 2)
+    assert (s["metrics_one_sided"], s["metrics_not_provided_in_base"], s["metrics_only_in_head"]) == (42, 40, 2)
     assert all(m["presence"] == "both" or m["presence"] in ("not provided in BASE", "only in HEAD")
                for m in doc["metrics"])

@@ -342,7 +342,7 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
                              "interval; the uncertainty of switch, transceiver is not provided (their rates state no "
                              "`events`), so the range is narrower than the rates are known).")
     assert texts[1] == ("Range: llama3-405b-16k: goodput 0.913 to 0.924 over the set's 95 % Poisson interval; "
-                        f"{AT_STATED_BANDWIDTH}.")
+                        f"spares needed 10 to 12; {AT_STATED_BANDWIDTH}.")   # the spares' range: nu41cost
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
     assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[1]
 

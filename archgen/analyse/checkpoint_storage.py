@@ -228,8 +228,11 @@ def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] |
 #: A training job's figures that need somewhere to write its checkpoints: `storage:`, or peer memory over NICs.
 CHECKPOINT_METRICS = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
                       "checkpoint_interval", "restart_time", "goodput", "goodput_low", "goodput_high",
-                      "goodput_tokens_per_second", "goodput_time_to_train", "goodput_time_to_train_low",
-                      "goodput_time_to_train_high", "spares", "spare_power", "spare_space")
+                      "goodput_tokens_per_second", "goodput_tokens_per_second_low",
+                      "goodput_tokens_per_second_high", "goodput_time_to_train", "goodput_time_to_train_low",
+                      "goodput_time_to_train_high", "spares", "spare_power", "spare_space",
+                      *(f"{n}_{end}" for n in ("restart_time", "spares", "spare_power", "spare_space")
+                        for end in ("low", "high")))
 
 
 def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -> str | None:

@@ -69,6 +69,9 @@ class Goodput(JobGoodput):
     #: The idle nodes its cost range charges as hot spares: the most `spares_counted` of the value and of every end of
     #: goodput's range (`perf.train.goodput.spares_charged`).
     spares_charged: int = 0
+    #: (hot spares needed, whole idle domains among them, restart + wait in s) at each end of goodput's range: the
+    #: spares infinite where no number holds the target there, the restart where more nodes are in repair than spares.
+    spare_ends: tuple[tuple[float, int, float], ...] = ()
 
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
@@ -121,7 +124,9 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
                    checkpoint_size=size, band=band, unblocked=unblocked,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1
                    and job.nodes % central.domain_nodes != 0,
-                   spares_charged=spares_charged(job, ends))
+                   spares_charged=spares_charged(job, ends),
+                   spare_ends=tuple((math.inf if e.spares_needed is None else e.spares_needed, e.spare_domains,
+                                     math.inf if e.spares_overrun else e.restart + e.wait) for e in ends))
 
 
 def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
@@ -155,24 +160,43 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
         m["mtti"] = Q_(g.mtti, "s").to("h")
     if g.interval:
         m["checkpoint_interval"] = Q_(g.interval, "s").to("min")
+    m |= _ends("restart_time", [Q_(r, "s").to("min") for _, _, r in g.spare_ends])
     if g.spares_needed is not None:
         m["spares"] = Q_(g.spares_needed, "")
+        m |= _ends("spares", [Q_(n, "") for n, _, _ in g.spare_ends])
         node = compute_node(a.nodes)
         if node is not None:
             switch, per_domain = domain_switches(a)
-            trays = per_domain * g.spare_domains if switch is not None else 0
-            m["spare_power"] = (max_draw(node.part) * g.spares_needed
-                                + (max_draw(switch) * trays if switch is not None else Q_(0, "kW"))).to("kW")
-            m["spare_space"] = (node.part.mechanical.height * g.spares_needed
-                                + (switch.mechanical.height * trays if switch is not None else Q_(0, "U"))).to("U")
+            for name, unit, per_node, per_switch in (
+                    ("spare_power", "kW", max_draw(node.part), max_draw(switch) if switch is not None else None),
+                    ("spare_space", "U", node.part.mechanical.height,
+                     switch.mechanical.height if switch is not None else None)):
+                figures = [(per_node * n + (per_switch * per_domain * d if per_switch is not None else Q_(0, unit)))
+                           .to(unit) for n, d in ((g.spares_needed, g.spare_domains),
+                                                  *((n, d) for n, d, _ in g.spare_ends))]
+                m[name] = figures[0]
+                m |= _ends(name, figures[1:])
     if tokens_per_second is not None:
         m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
+        # over goodput's range, as a sweep point's (nu41cost: its band alone hid goodput's spread)
+        m["goodput_tokens_per_second_low"] = tokens_per_second * g.band["goodput"][0]
+        m["goodput_tokens_per_second_high"] = tokens_per_second * g.band["goodput"][1]
         if tokens:
             m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
             if g.goodput > 0:
                 m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
                 m.update(goodput_time_ends(m["time_to_train"], g.band["goodput"]))
     return m
+
+
+def _ends(name: str, values: list[Q]) -> dict[str, Q]:
+    """`name_low` and `name_high`: the least and most of `values`, a figure at each end of goodput's range (none: {}).
+
+    A high end may be infinite (`Goodput.spare_ends`: no count of spares holds the target at that end, or more nodes
+    are in repair than spares); `metrics.unbounded` says why wherever it is shown, and a requirement met at the value
+    but not there is at risk (REQ004), as goodput's is.
+    """
+    return {f"{name}_low": min(values), f"{name}_high": max(values)} if values else {}
 
 
 def domain_switches(a: ClusterAnalysis) -> tuple[Switch | None, int]:

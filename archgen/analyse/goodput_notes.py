@@ -51,12 +51,14 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
     out: list[tuple[tuple[str, ...], str]] = []
     if g.blocking_assumed:
         out.append((("checkpoint_blocking_time",), BLOCKING_UNKNOWN))
+    spares = tuple(f"{n}{end}" for n in ("spares", "spare_power", "spare_space") for end in ("", "_low", "_high"))
     if g.spares_overrun:
-        out.append((("restart_time",), SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
+        out.append((("restart_time", "restart_time_low", "restart_time_high"),
+                    SPARES_OVERRUN.format(m=g.in_repair, s=g.spares_available)))
     if g.fixed_wiring:
-        out.append((("spares", "spare_power", "spare_space"), FIXED_WIRING))
+        out.append((spares, FIXED_WIRING))
     elif g.spares_needed is None:
-        out.append((("spares", "spare_power", "spare_space"), NO_SPARES.format(target=g.target)))
+        out.append((spares, NO_SPARES.format(target=g.target)))
     return out
 
 

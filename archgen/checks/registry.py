@@ -102,6 +102,12 @@ class Check:
         return (self.func.__doc__ or "").strip().splitlines()[0]
 
     @property
+    def severity_note(self) -> str:
+        """The `Severity:` paragraph of the docstring (where a finding's severity is not always the check's), or ""."""
+        doc = (self.func.__doc__ or "").split("Severity:", 1)
+        return " ".join(doc[1].split("\n\n", 1)[0].split()) if len(doc) == 2 else ""
+
+    @property
     def fix(self) -> str:
         """The `Fix:` paragraph of the docstring."""
         doc = (self.func.__doc__ or "").split("Fix:", 1)

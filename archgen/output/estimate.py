@@ -18,6 +18,7 @@ from archgen.model.requirements import Outcome, Status
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.train.stacks import written as show_switch
 from archgen.perf.workload.bands import Band
+from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
 from archgen.render.fmt import (
@@ -204,9 +205,18 @@ def case_switches_text(used: dict[str, list[Used]]) -> str:
 
 
 def _range_text(est: Estimate, metric: str) -> str:
-    """The band of a metric with `_low` and `_high` ends (`display.ranged`), and what it spans (`range_basis`)."""
-    low, high = (_quantity(est.metrics[f"{metric}_{end}"], metric) for end in ("low", "high"))
-    return f"  band {low} to {high}: {range_basis(metric)}"
+    """The band of a metric with `_low` and `_high` ends (`display.ranged`), and what it spans (`range_basis`).
+
+    Where the metric has a model-error band too (a training job's cost per token, goodput tokens/s: made from its
+    tokens/s), the band is taken at each end of the range (`derived.band_ends`), as `check` judges it and the
+    document shows it.
+    """
+    band = est.bands.get(metric)
+    both = band_ends(band, est.metrics[metric], est.metrics, metric) if band is not None else None
+    ends = both or (est.metrics[f"{metric}_low"], est.metrics[f"{metric}_high"])
+    low, high = (_quantity(q, metric) for q in ends)
+    error = f", with the {band.describe()} at each end" if both is not None and band is not None else ""
+    return f"  band {low} to {high}: {range_basis(metric)}{error}"
 
 
 def _risk(o: Outcome) -> str:

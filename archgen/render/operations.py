@@ -11,11 +11,12 @@ from typing import Any
 
 from matplotlib.figure import Figure as Chart
 
+from archgen import display
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
 from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
-from archgen.metrics import UNBOUNDED
+from archgen.metrics import UNBOUNDED, unbounded
 from archgen.open_item import OpenItem
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
@@ -91,7 +92,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
                  + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
                     f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
-                 + _cost_range(run, wid)
+                 + _cost_range(run, wid) + _spare_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
                  + ("; restart not provided: more nodes are in repair on average than the job has spares, outside "
@@ -125,6 +126,25 @@ def _cost_range(run: Any, wid: str) -> str:
             "counts on, at goodput_low)")
 
 
+def _spare_range(run: Any, wid: str) -> str:
+    """A training job's spares needed and restart + repair wait over the same ends as its goodput, or "" without.
+
+    An infinite end reads `metrics.unbounded`'s reason (no count of spares holds the target there; more nodes in
+    repair than spares), never a number; ends that read the same are left out (the table's value is the figure).
+    """
+    r = run.workloads.get(f"workload/{wid}")
+    m = r.estimate.metrics if r is not None and r.estimate is not None else {}
+    out = ""
+    for name, what, unit, digits in (("spares", "spares needed", "", 0), ("restart_time", "restart + repair wait",
+                                                                            "min", 1)):
+        if f"{name}_high" in m:
+            ends = [unbounded(name) if m[f"{name}{e}"].m == math.inf else
+                    fmt.number(m[f"{name}{e}"].m_as(unit), digits) + (f" {unit}" if unit else "")
+                    for e in ("_low", "_high")]
+            out += f"; {what} {ends[0]} to {ends[1]}" if ends[0] != ends[1] else ""   # no spread: said by the table
+    return out
+
+
 def goodput_chart(found: list[tuple[str, Any]]) -> Chart:
     """Goodput of each training job against its checkpoint interval (log axis), the interval used marked."""
     fig = Chart(figsize=(7.0, 3.2))
@@ -155,9 +175,13 @@ def cost_section(run: Any, a: Any) -> Section | None:
     rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
             ("Energy per year", cost.energy_per_year), ("Space per year", cost.space_per_year),
             ("TCO per year", cost.tco_per_year))
-    hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour), (used, cost.per_used_accelerator_hour),
-              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour")),
-              ("TCO per goodput hour of the job's own accelerators", m.get("tco_per_job_goodput_accelerator_hour")))
+    hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour, ""),
+              (used, cost.per_used_accelerator_hour, ""),
+              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour"),
+               "tco_per_goodput_accelerator_hour"),
+              ("TCO per goodput hour of the job's own accelerators", m.get("tco_per_job_goodput_accelerator_hour"),
+               "tco_per_job_goodput_accelerator_hour"))
+    ranged = [title for title, value, name in hourly if value is not None and _range(m, name, cur) != "—"]
     idle = "" if cost.utilisation >= 1 or cost.no_power else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
         f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
@@ -194,8 +218,10 @@ def cost_section(run: Any, a: Any) -> Section | None:
         Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=0, align="right")),
               tuple((name, value.to(cur).m if value is not None else None) for name, value in rows)),
         Table("cost-hourly", f"Cost per accelerator-hour ({cur})", (Column("Item"),
-                                                                    Column("Amount", digits=2, align="right")),
-              tuple((name, value.to(cur).m if value is not None else None) for name, value in hourly)),
+                                                                    Column("Amount", digits=2, align="right"),
+                                                                    Column("Range", align="right")),
+              tuple((name, value.to(cur).m if value is not None else None,
+                     _range(m, metric, cur) if value is not None else "—") for name, value, metric in hourly)),
         Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,
                                                                                         align="right"),
                                                    Column("Unit price", digits=0, align="right"),
@@ -204,9 +230,25 @@ def cost_section(run: Any, a: Any) -> Section | None:
               tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
                      line.total.m if line.total is not None else None, _basis(line), line.date or None)
                     for line in cost.lines)))
+    if ranged:   # what the Range column spans, as the performance section says of its Band column
+        section.add(Para(f"Range of {', '.join(ranged)}: the {display.RANGE_BASIS}, from goodput_high "
+                         "to goodput_low (the goodput of the cluster's largest training job, under Reliability and "
+                         "availability); a target met at the amount but not at the range's far end is at risk."))
     if cost.capex is not None:
         section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})"))
     return section
+
+
+def _range(m: Any, name: str, cur: str) -> str:
+    """The range of the cost metric `name` (its `_low` to `_high`) in `cur`, as `check` gives it, or "—" without one.
+
+    An infinite end (goodput's low end is 0) reads `metrics.unbounded`'s reason, never a number (nu41cost: the cost
+    table showed "TCO per goodput accelerator-hour 39.62" alone where check gave 13.56 to no upper bound).
+    """
+    low, high = (m.get(f"{name}_{end}") for end in ("low", "high")) if name else (None, None)
+    if low is None or high is None:
+        return "—"
+    return " to ".join(unbounded(name) if v.m == math.inf else fmt.number(v.to(cur).m, 2) for v in (low, high))
 
 
 def _basis(line: Any) -> str:

@@ -21,6 +21,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 from archgen import display, metrics
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
+from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -67,8 +68,10 @@ def section(results: list[Any]) -> Section | None:
                 continue                          # shown as the Band of the metric it is an end of
             o = outcomes.get(name)
             status = "" if o is None else o.status.value
-            band = (f"{_shown(e.metrics[ranged[name][0]], name)} to {_shown(e.metrics[ranged[name][1]], name)}"
-                    if name in ranged else _band_cell(e.bands.get(name), value, name))
+            both = band_ends(e.bands[name], value, e.metrics, name) if name in ranged and name in e.bands else None
+            ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
+            band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
+                _band_cell(e.bands.get(name), value, name)
             rows.append((name, _shown(value, name), band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
@@ -86,9 +89,14 @@ def section(results: list[Any]) -> Section | None:
         by_basis: dict[str, list[str]] = {}
         for name in ranged:
             by_basis.setdefault(display.range_basis(name), []).append(name)
-        for basis, names in by_basis.items():
-            sub.add(Para(f"The Band of {', '.join(names)} is the {basis}, as under Reliability and availability, "
-                         "not a model error."))
+        for basis, names in by_basis.items():   # with the model's error at each end where it has a band too
+            plain = [n for n in names if n not in e.bands]
+            if plain:
+                sub.add(Para(f"The Band of {', '.join(plain)} is the {basis}, as under Reliability and "
+                             "availability, not a model error."))
+            if banded := [n for n in names if n in e.bands]:
+                sub.add(Para(f"The Band of {', '.join(banded)} is the {basis}, as under Reliability and "
+                             "availability, with the model's error above taken at each end of it."))
         if e.breakdown:                           # a job that fits no layout has no time to break down
             total = sum((v for v in e.breakdown.values()), start=0 * next(iter(e.breakdown.values())))
             sub.add(Table(f"perf-breakdown-{fmt.slug(w.id)}", "Time breakdown",

@@ -205,7 +205,7 @@ def test_cost_totals_are_whole_currency_units(example):
     assert summary["Energy per year"] == "1,145,537" and summary["Space per year"] == "264,000"
     assert all("." not in v for v in summary.values())
     hourly = tables["cost-hourly"].text()
-    assert [name for name, _ in hourly][0] == "TCO per accelerator-hour (owned)"
+    assert [row[0] for row in hourly][0] == "TCO per accelerator-hour (owned)"   # (item, amount, range): nu41cost
 
 
 def test_a_units_racks_are_counted_once_per_type(example):

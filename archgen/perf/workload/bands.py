@@ -66,18 +66,22 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
                             "moe-offline-serving": "MoE offline serving",
                             "moe-serving-under-load": "MoE serving under load", "collectives": "collectives"}
 #: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, the
-#: reliability figures and a training job's cost per token and per hour, whose range is its spares'
-#: (`display.range_basis`)). A training run's time and whole cost are its tokens over its tokens/s, so the step time's
-#: band, at each end of their own range where they have one (`derived.run_bands`, `derived.band_ends`).
+#: reliability figures and a job's cost per hour, which no step time enters). A training run's time, its whole cost,
+#: its cost and energy per token and its goodput tokens/s are made from its tokens/s (over it, or times goodput), so
+#: they take the step time's band, at each end of their own range (goodput's, spares') where they have one
+#: (`derived.run_bands`, `derived.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
+#: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
+MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
+                  "goodput_tokens_per_second", "energy_per_token")
 QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                          "tflops_per_gpu", "mfu", "time_to_train", "goodput_time_to_train",
-                                          "job_cost")},
+                                          "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
                   # turned (added where the cost is, `perf.workload.derived.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
+                  "energy_per_token": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},
 }

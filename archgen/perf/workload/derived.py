@@ -40,7 +40,7 @@ from archgen.model.requirements import (
     unbanded,
     unsettled_note,
 )
-from archgen.perf.workload.bands import bands
+from archgen.perf.workload.bands import MADE_FROM_RATE, bands
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -315,33 +315,36 @@ def run_times(time_to_train: float, goodput: float | None, low: float, high: flo
 
 
 def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
-    """The bands of a serving job's cost per token: its throughput's, turned (cost per hour over tokens per second).
+    """The bands of a serving job's cost and energy per token: its throughput's, turned (per hour over tokens/s).
 
     The cost per hour is the cluster's, exact as far as the model goes; what the published runs leave open is the
     tokens per second, so the cost per token may lie in [cost / high tokens/s, cost / low tokens/s]. A training
-    job's cost has its spares' range instead (`display.range_basis`) and no band here. `cost` holds the cost metrics
-    (`check`'s, added by `analyse.operations_stage`, or a sweep point's); the bands are those of its names.
+    job's takes its step time's (`run_bands`). `cost` holds the cost metrics (`check`'s, added by
+    `analyse.operations_stage`, or a sweep point's, with its energy per token); the bands are those of its names.
     """
     tput = est.bands.get("tokens_per_second")
     if est.kind != "inference" or tput is None:
         return {}
-    return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens") if k in cost],
+    return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens", "energy_per_token")
+                               if k in cost],
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 
 
-#: A training run's figures made from its tokens per second: its time (with and without goodput) and its whole cost.
-RUN_METRICS = ("time_to_train", "goodput_time_to_train", "job_cost")
+#: A training run's figures made from its tokens per second: its time (with and without goodput), its whole cost, its
+#: cost and energy per token and its goodput tokens/s (nu41cost: the cost per token had no band where job_cost had).
+RUN_METRICS = MADE_FROM_RATE
 
 
 def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
-    """The bands of a training run's time and whole cost (those of `RUN_METRICS` in `metrics`): the step time's.
+    """The bands of a training run's figures made from its tokens/s (`RUN_METRICS` in `metrics`): the step time's.
 
-    Each is the run's tokens over its tokens per second (times its goodput, or its cost per hour), so proportional to
-    the step time, in the same direction: the model's error on the step time is theirs, and where the estimate's
-    band spans the part's stated efficiency ranges (`Band.spread`), so does theirs. A requirement met by the estimate
-    but not at the band's pessimistic end is at risk (REQ004), as the tokens/s it is made from is. `job_cost` and the
-    goodput time to train also have their own range (goodput's and the spares', `_low/_high`): they are judged with
-    the band at each end of it (`band_ends`; a sweep point's in `judge_points`). `metrics` are `check`'s (added by
+    Each is the run's tokens over its tokens per second (times its goodput, or its cost per hour), a cost or energy
+    per token (per hour over tokens/s), or tokens/s times goodput, so proportional to the step time or its inverse:
+    the model's error on the step time is theirs, and where the estimate's band spans the part's stated efficiency
+    ranges (`Band.spread`), so does theirs. A requirement met by the estimate but not at the band's pessimistic end
+    is at risk (REQ004), as the tokens/s it is made from is. `job_cost`, the cost per token and the goodput time to
+    train also have their own range (goodput's and the spares', `_low/_high`): they are judged with the band at each
+    end of it (`band_ends`; a sweep point's in `judge_points`). `metrics` are `check`'s (added by
     `analyse.operations_stage`) or a sweep point's.
     """
     step = est.bands.get("step_time")
