@@ -40,7 +40,7 @@ from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import JobGoodput, ettr, for_job, job_goodput, spares_charged, with_unblocked
-from archgen.perf.workload.derived import run_bands
+from archgen.perf.workload.derived import goodput_time_ends, run_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -185,7 +185,7 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
             m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
             if g.goodput > 0:
                 m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
-                m.update(goodput_time_ends(m["time_to_train"], g.band["goodput"]))
+                m.update(goodput_time_ends(m["time_to_train"], *g.band["goodput"]))
     return m
 
 
@@ -213,18 +213,3 @@ def domain_switches(a: ClusterAnalysis) -> tuple[Switch | None, int]:
             if isinstance(item.part, Switch) and item.part.id == su.switch:
                 return item.part, su.switches
     return None, 0
-
-
-def goodput_time_ends(time_to_train: Q, goodput: tuple[float, float]) -> dict[str, Q]:
-    """The ends of the goodput time to train over goodput's range (`goodput_low`, `goodput_high`).
-
-    Its low end is the time to train over `goodput_high`, its high end over `goodput_low`: infinite where that is 0
-    (at that end of the rate sets the job never finishes), as the cost per goodput hour's is. A requirement met at the
-    value but not at that end is at risk (REQ004), and the step time's band is taken at each end
-    (`perf.workload.derived.band_ends`), as for `job_cost`.
-    """
-    low, high = goodput
-    return {"goodput_time_to_train_low": time_to_train / high if high > 0 else time_to_train * math.inf,
-            "goodput_time_to_train_high": time_to_train / low if low > 0 else time_to_train * math.inf}
-
-

@@ -95,7 +95,7 @@ def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     +35.5 % while HybridEP's README dispatch was read as bytes alone, `dispatcher.TOKEN_NODE`; 15.22 s and
     +32.3 % while the loss was charged 36 B a logit, not Transformer Engine's 10 B, `loss`; 14.98 s and
     +34.5 % before HybridEP's README kernel rates on H100, `dispatcher.kernel_times`; 14.93 s and +35.0 % before the first forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; 14.49 s and
-    +39.0 % while the overlap took DeepEP's 20 SMs, not HybridEP's 32, `exposure.HYBRIDEP_COMM_SMS`; 14.19 s and
+    +39.0 % while the overlap took DeepEP's 20 SMs, not HybridEP's 32 (`moe_hybridep_num_sms`, charged until session epoverlap); 14.19 s and
     +42.0 % before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 13.89 s and +45.1 % under the
     one-step K ramp, before `kernels.k_loop_efficiency`). With 70
     operations a layer and micro-batch (0.94 ms) against 4-5 ms of GPU work the host is hidden with or without the

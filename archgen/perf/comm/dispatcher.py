@@ -33,7 +33,7 @@ forward dispatch synchronises the stream and, first, all-gathers the routing map
 (`metadata_preprocess_core`, no published time: 0 here). The forward combine and both backward calls reuse the
 handle and are given the permuted count (`HybridEPCombine`, `HybridEPDispatch.backward`), so they take the
 combine's fixed cost. A forward dispatch thus costs `fixed(dispatch)` + the all-gather, every other call
-`fixed(combine)`.
+`fixed(combine)`; under whole-iteration CUDA graphs only the all-gather is left (`train.dispatch_calls`).
 
 **DeepEP** (deepseek-ai/DeepEP README at 94a9f8f): the normal dispatch "may not know how many tokens to receive
 ... an implicit CPU wait for GPU received count signal will be involved"; no table splits API from kernel time,
@@ -64,7 +64,6 @@ SCALE_OUT = ((16, 57.74, 56.96, 76.80, 68.00), (32, 46.54, 50.68, 54.50, 56.40),
 SCALE_UP = ((8, 550.10, 538.44, 750.15, 684.27), (16, 472.84, 474.48, 661.93, 600.75),
             (24, 441.89, 444.40, 637.80, 565.53), (32, 485.50, 423.19, 629.79, 547.25),
             (36, 469.96, 418.27, 612.85, 543.27))
-DISPATCHERS = ("alltoall", "deepep", "hybridep")
 
 
 def _miss(experts: int, held: int) -> float:

@@ -77,12 +77,6 @@ OFFLOAD_CODES = {"none": 0, "activations": 1, "optimizer": 2, "both": 3, "weight
 #: The bit of `OFFLOAD_CODES` that offloads weights (a model-only option: no stack archgen profiles runs it).
 WEIGHT_OFFLOAD = 4
 
-#: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
-#: own memory (the CUDA or HIP context, NCCL/RCCL buffers, workspaces) is not reserved beyond the share of HBM the
-#: serving engine leaves free (`serve.inference.MEMORY_UTILISATION`), and the headroom is an upper bound.
-MEMORY_RESERVE = ("none held back for the runtime (CUDA or HIP context, allocator fragmentation, collective "
-                  "buffers, workspaces: no cited source gives a figure); fits means the total is at most the HBM "
-                  "capacity, and the headroom is an upper bound")
 
 @quick_init
 @dataclass(frozen=True)

@@ -89,6 +89,13 @@ BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedul
                      "2048', NVIDIA/TensorRT-LLM docs/source/performance/tuning-max-batch-size-and-max-num-tokens.md "
                      "at 16d2467ea8; per rank under attention DP)")
 MEMORY_UTILISATION = 0.9
+#: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
+#: own memory has no figure of its own here (training holds back cited ones, `hw.reserve.TRAINING_RESERVE`).
+MEMORY_RESERVE = ("no runtime figure of its own (CUDA or HIP context, allocator fragmentation, collective buffers, "
+                  f"workspaces): the KV cache's batch is sized in {MEMORY_UTILISATION:.0%} of HBM after the weights "
+                  "(vLLM's gpu_memory_utilization default), the rest left to the runtime, and a batch the spec sets "
+                  "is judged against the whole HBM; fits means the total is at most the HBM capacity, and the "
+                  "headroom is an upper bound")
 ACT_BYTES = 2.0
 #: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
 #: before its dropout masks were split out (`kernels.ELEMENTWISE_H` 10 h of norms and residual adds, plus 1 h of the

@@ -4,7 +4,8 @@ Each function takes the collective times of `collectives` and the compute window
 returns the time that stays on the critical path; arrays broadcast as in `training.estimate_training`.
 
 Overlap is not free where it succeeds: a communication kernel that runs beside compute holds streaming
-multiprocessors (SMs) for its whole run, and the compute beside it runs on the rest (`sm_kept`). Two stacks' figures:
+multiprocessors (SMs) for its whole run, and the compute beside it runs on the rest (`sm_kept`); DeepEP's and
+HybridEP's all-to-alls yield instead, the compute keeping its pace (`ep_overlap_cost`). Two stacks' figures:
 
 * Transformer Engine's userbuffers (`transformer_engine/pytorch/module/base.py` `initialize_ub`, NVIDIA/
   TransformerEngine at d0067d0, lines 349-390): the `pipeline` and `bulk` methods run their communication on
@@ -102,11 +103,6 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
 #: Megatron-core megatron/core/transformer/transformer_config.py at d98e8a6, `moe_deepep_num_sms`); the flex
 #: dispatchers' kernels yield instead (`ep_overlap_cost`).
 EP_COMM_SMS = 20.0
-#: SMs HybridEP's kernels are given in the runs the nemo-2025 profile describes: Megatron-Bridge's performance recipes
-#: set `moe_hybridep_num_sms` 32 (scripts/performance/utils/overrides.py:89 at 067f987; the Qwen3-30B-A3B
-#: verification card's H100 config states it). Charged to the compute until session epoverlap; the A/B profile shows
-#: the compute keeps its pace (`contention.GPU_DRIVEN_PACE`).
-HYBRIDEP_COMM_SMS = 32.0
 
 
 def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0,
@@ -208,7 +204,8 @@ def ep_overlap_cost(hw: Hardware, job: Job, received, a2a, hbm):
     HybridEP's kernels, which move the bytes from their SMs, yield: they progress at `contention.GPU_DRIVEN_PACE`
     of their pace and the compute keeps its own (the A/B profile: compute unchanged, communication stretched), so a
     window w hides only pace x w of the all-to-all. Before session epoverlap they too held their SMs (`EP_COMM_SMS`;
-    HybridEP `HYBRIDEP_COMM_SMS`) and kept their pace: the A/B's saving came out 5.26 s against 3.72 s measured.
+    HybridEP the 32 Megatron-Bridge's performance recipes give it, `moe_hybridep_num_sms`, scripts/performance/utils/
+    overrides.py:89 at 067f987) and kept their pace: the A/B's saving came out 5.26 s against 3.72 s measured.
     """
     if job.moe_dispatcher != "alltoall":
         return C.GPU_DRIVEN_PACE if job.ep_overlap_pace is None else job.ep_overlap_pace, 0.0

@@ -301,17 +301,27 @@ def run_times(time_to_train: float, goodput: float | None, low: float, high: flo
     """A training point's time to train (seconds) and, with a goodput above 0, its goodput time to train and ends.
 
     The ends are over goodput's range (`low`, `high`; NaN: none): the low end at the high goodput, the high end at the
-    low one, infinite where that is 0 (the job never finishes at that end), as `analyse.goodput.goodput_time_ends`
-    gives `check`'s.
+    low one, infinite where that is 0 (the job never finishes at that end): `goodput_time_ends`, as `check` has them.
     """
     out = {"time_to_train": time_to_train}
     if goodput is None or not goodput > 0:
         return out
     out["goodput_time_to_train"] = time_to_train / goodput
     if low == low and high == high:
-        out["goodput_time_to_train_low"] = time_to_train / high if high > 0 else math.inf
-        out["goodput_time_to_train_high"] = time_to_train / low if low > 0 else math.inf
+        out.update(goodput_time_ends(time_to_train, low, high))
     return out
+
+
+def goodput_time_ends(time_to_train: Any, low: float, high: float) -> dict[str, Any]:
+    """The ends of the goodput time to train over goodput's range (`low`, `high`): seconds, or Quantities as given.
+
+    Its low end is the time to train over `high`, its high end over `low`: infinite where that is 0 (at that end of
+    the rate sets the job never finishes), as the cost per goodput hour's is. A requirement met at the value but not
+    at that end is at risk (REQ004), and the step time's band is taken at each end (`band_ends`), as for `job_cost`.
+    `check`'s (`analyse.goodput`) and a sweep point's (`run_times`).
+    """
+    return {"goodput_time_to_train_low": time_to_train / high if high > 0 else time_to_train * math.inf,
+            "goodput_time_to_train_high": time_to_train / low if low > 0 else time_to_train * math.inf}
 
 
 def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:

@@ -13,10 +13,10 @@ from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.memory import MEMORY_RESERVE
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
+    MEMORY_RESERVE,
     MEMORY_UTILISATION,
     TOKEN_BUDGET_SOURCE,
     WHOLE_PROMPTS,
