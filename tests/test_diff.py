@@ -382,9 +382,10 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     # 9 worse: goodput tokens/s's ends (nu41cost) fall with the throughput too
     assert r.out.split("\n")[2].startswith("⚠️ ") and " (9 worse, 1 better);" in r.out
     assert "| object | metric | base | head | change | relative | direction |" in r.out
-    assert f"| {obj} | mfu | 59.86 % | 55.81 % | -4.04 points | -6.8 % | worse ▼ |" in r.out
-    assert f"| {obj} | memory\\_headroom | 0.67 GB | 96.2 GB | +95.53 GB | +14183.1 % | better ▲ |" in r.out
-    assert f"| {obj} | step\\_time | 2.928 s | 1.57 s | -1.358 s | -46.4 % | — |" in r.out   # per batch
+    assert f"| {obj} | mfu | 59.64 % | 55.81 % | -3.83 points | -6.4 % | worse ▼ |" in r.out
+    # base: tp 4, pp 1, micro-batch 4 since nu38model's runtime reserve (was pp 2, v 20 with 0.67 GB free, 2.928 s)
+    assert f"| {obj} | memory\\_headroom | 2.4 GB | 94.42 GB | +92.03 GB | +3841.3 % | better ▲ |" in r.out
+    assert f"| {obj} | step\\_time | 2.939 s | 1.57 s | -1.369 s | -46.6 % | — |" in r.out   # per batch
     _, doc = diff_json(base, head)
     mfu = metric(doc, "workload/llama3-70b-pretrain-b200", "mfu")
     assert (mfu["direction"], mfu["better"]) == ("worse", "higher")
