@@ -13,27 +13,14 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.requirements import Requirement, Status
-from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.derived import judge_points, judge_requirements
 from tests.conftest import shipped_edited
-
-PATH = "workloads/llama3-405b.yaml"
-OLD = "  precision: bf16\nrequirements:\n"   # the first: llama3-405b-pretrain-gb200's
-TOKENS = 15.6e12
-NEW = f"  precision: bf16\ncheckpoint: {{tokens: {TOKENS:g}}}\nrequirements:\n"
-JOB = "workload/llama3-405b-pretrain-gb200"
-#: The dense-training band of the step time: its lowest and highest signed error (docs/gen_bands.py scores it).
-LOW, HIGH = TABLE["dense-training"]["step_time"][1:3]
+from tests.test_run_bands import HIGH, JOB, LOW, NEW, OLD, PATH, TOKENS, _status  # the same job and budget
 
 
 @pytest.fixture(scope="module")
 def est(tmp_path_factory):
     return shipped_edited(tmp_path_factory.mktemp("made"), PATH, OLD, NEW).workloads[JOB].estimate
-
-
-def _status(est, metric: str, target: str) -> Status:
-    [o] = judge_requirements([Requirement(id="REQ-X-001", statement="x", metric=metric, target=target)], est)
-    return o.status
 
 
 def test_cost_per_million_tokens_and_job_cost_read_the_same_on_the_same_target(est):
