@@ -50,3 +50,17 @@ def test_a_branch_with_a_backtick_stays_in_the_heading(tmp_path, monkeypatch):
     [base, head] = _spans(heading.replace("\u200b", ""))   # no_mentions puts U+200B after the @
     assert base.startswith(f"{BRANCH} (") and head == "specs"   # before: the span closed at 'x`'
     assert heading.startswith("## archgen diff: ``x`y@\u200bteam (")
+
+
+def test_a_gap_proposal_folder_with_a_backtick_stays_in_the_heading(tmp_path, monkeypatch):
+    """`archgen gap`'s heading and findings' locations take the same spans (the fixture of tests/test_gap.py)."""
+    import shutil
+
+    data = Path(__file__).parent / "data" / "gap"
+    shutil.copytree(data / "proposal", tmp_path / "v`A")
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("gap", "v`A", "--against", data / "requirements")
+    heading = r.out.splitlines()[0]
+    assert heading.startswith("## archgen gap: ``v`A`` against ")
+    assert _spans(heading)[0] == "v`A"
+    assert "| ``v`A/" in r.out   # a finding's location, e.g. ``v`A/racks.yaml:3:1``
