@@ -47,6 +47,18 @@ def number(value: float | int, digits: int = 1) -> str:
     return text
 
 
+def decimals(value: float, digits: int) -> str:
+    """`number` at `digits` decimals; a value those decimals would round to zero at two significant figures instead.
+
+    A goodput of 8.7e-06 reads ``8.7e-06`` (`significant`, as `archgen gap`'s table shows it), never ``0.000``: a
+    figure that reads as zero is not zero, and the message about it must not say so (newuser41).
+    """
+    text = number(value, digits)
+    if value and math.isfinite(value) and float(text.replace(",", "")) == 0:
+        return significant(value, 2)
+    return text
+
+
 def significant(value: float, digits: int = 4) -> str:
     """Python's ``f"{value:,.{digits}g}"`` without the exponent from 10⁻⁴ to 10¹⁵.
 
@@ -75,7 +87,8 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     """A metric's value as every output shows it: the one rule for text, documents and spreadsheets.
 
     In the metric's display unit (`Metric.unit_of`); a performance estimate (`estimated`) at `ESTIMATE_FIGURES`
-    significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals. So
+    significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals (`decimals`:
+    one they would round to zero at two significant figures). So
     ``tokens_per_second`` 17,105.4 1/s reads ``17,110 tokens/s`` in `archgen estimate` and in the PDF alike, and a
     ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows. An infinite value (a cost's high end where
     goodput's low end is 0, an overrun replica's TTFT) reads `metrics.unbounded`'s reason, never a number.
@@ -89,7 +102,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     elif estimated(metric):
         text = significant(shown, ESTIMATE_FIGURES)
     else:
-        text = number(shown, metric.digits)
+        text = decimals(shown, metric.digits)   # 8.7e-06, not 0.000
     return f"{text} {label}".strip()
 
 

@@ -8,11 +8,11 @@ pint's expression evaluator, so a hostile spec cannot make the parser hang (``"1
 
 from __future__ import annotations
 
-import difflib
 import functools
 import math
 import os
 import re
+import sys
 from collections.abc import Iterable
 from importlib import resources
 from typing import Annotated, Any, Literal
@@ -23,6 +23,7 @@ from pydantic_core import PydanticCustomError, core_schema
 from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, seal, unsealed_removed
 from archgen.pint_import import pint
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
+from archgen.unit_hints import suggest_unit
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
@@ -87,52 +88,6 @@ _EXP = re.compile(r"(?:\*\*|\^)\s*[-+]?(\d+)")
 _TOWER = re.compile(r"(\*\*|\^)[^*^]*(\*\*|\^)\s*[-+]?\d")
 
 
-#: Units specs commonly name: what "did you mean" offers for a unit the registry does not know ('kw', 'degc').
-COMMON_UNITS = (
-    "W", "kW", "MW", "GW", "mW", "V", "kV", "mV", "A", "kA", "mA", "VA", "kVA", "J", "kJ", "MJ", "Wh", "kWh", "MWh",
-    "BTU", "degC", "degF", "K", "delta_degC", "delta_degF", "kg", "g", "t", "lb", "m", "mm", "cm", "km", "ft",
-    "inch", "U", "s", "ms", "us", "ns", "min", "h", "hr", "day", "B", "kB", "MB", "GB", "TB", "PB", "KiB", "MiB",
-    "GiB", "TiB", "bit", "kb", "Mb", "Gb", "Tb", "FLOP", "FLOPS", "GFLOPS", "TFLOPS", "PFLOPS", "EFLOPS", "L", "mL",
-    "gal", "cfm", "Pa", "kPa", "bar", "psi", "percent")
-_NAME = re.compile(r"[^\W\d][\w°µΩ]*")
-
-
-#: What a rate counts, written as if it were a unit ('tokens/s', 'req/s'): a count is a number, so such a rate is
-#: '1/s' (what archgen prints as tokens/s or requests/s); "did you mean" offers the expression with each word as 1.
-_COUNTS = re.compile(r"(?<!\w)(?:tokens?|requests?|reqs?|quer(?:y|ies)|samples?|sequences?|seqs?)(?!\w)",
-                     re.IGNORECASE)
-
-
-def suggest_unit(text: str) -> str:
-    """'did you mean ...?' for a unit expression with unknown names: 'kw' → 'kW', 'btu/hr' → 'BTU/hr'; else "".
-
-    A count written as a unit becomes 1: 'tokens/s' and 'req/s' → '1/s'.
-    """
-    counted = _COUNTS.sub("1", text).replace(" ", "")
-    if counted == "1":
-        return "tokens and requests are counts, not units: write the number alone"
-    if counted != text.replace(" ", "") and _known(counted):
-        return (f"did you mean '{counted}'? (tokens and requests are counts, not units: their rates are written per "
-                "time, e.g. '1/s', which archgen prints as tokens/s)")
-    options = [""]
-    pos = 0
-    for m in _NAME.finditer(text):
-        name = m[0]
-        if _known(name):
-            close = [name]
-        else:
-            close = [u for u in COMMON_UNITS if u.lower() == name.lower()] or \
-                difflib.get_close_matches(name, COMMON_UNITS, n=1, cutoff=0.75)
-            if not close:
-                return ""
-        options = [o + text[pos:m.start()] + c for o in options for c in close][:3]
-        pos = m.end()
-    options = [o + text[pos:] for o in options if o + text[pos:] != text]
-    if not options:
-        return ""
-    return "did you mean " + " or ".join(f"'{o}'" for o in options) + "?"
-
-
 def _known(name: str) -> bool:
     """Whether one unit name is in the registry (pint's `in` raises on some names, e.g. '_')."""
     try:
@@ -153,10 +108,10 @@ def parse_unit(text: str) -> pint.Unit:
         return ureg.parse_units(text)
     except pint.UndefinedUnitError:
         raise PydanticCustomError("quantity_unit", "unknown unit '{unit}'",
-                                  {"unit": text, "hint": suggest_unit(text)}) from None
+                                  {"unit": text, "hint": suggest_unit(text, _known)}) from None
     except Exception:  # pint also raises AssertionError/TypeError/ValueError/TokenError on odd input
         raise PydanticCustomError(
-            "quantity_unit", "unit '{unit}' cannot be read", {"unit": text, "hint": suggest_unit(text) or (
+            "quantity_unit", "unit '{unit}' cannot be read", {"unit": text, "hint": suggest_unit(text, _known) or (
                 "write a unit name or an expression of names with *, / and ** such as 'kW', 'L/min' or 'kg/m**2'")}
         ) from None
 
@@ -182,7 +137,7 @@ def parse_quantity(value: Any) -> pint.Quantity:
             value = {**value, "value": float(value["value"])}
         if not math.isfinite(value["value"]):  # `.inf`, `.nan`, `1e400` are refused as they are in '<number> <unit>'
             raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": value["value"]})
-        return Q_(value["value"], parse_unit(value["unit"]))
+        return _normal(Q_(value["value"], parse_unit(value["unit"])), f"{value['value']} {value['unit']}")
     if isinstance(value, str):
         m = _QTY.match(value)
         if not m:
@@ -190,10 +145,23 @@ def parse_quantity(value: Any) -> pint.Quantity:
                 "quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}'", {"input": value})
         if not m["unit"]:
             raise PydanticCustomError("quantity_missing_unit", "number '{input}' has no unit", {"input": value})
-        return Q_(_number(m["num"]), parse_unit(m["unit"]))
+        return _normal(Q_(_number(m["num"]), parse_unit(m["unit"])), value.strip())
     if isinstance(value, int | float) and not isinstance(value, bool):
         raise PydanticCustomError("quantity_missing_unit", "number '{input}' has no unit", {"input": value})
     raise PydanticCustomError("quantity_type", "expected a quantity string such as '132 kW'")
+
+
+def _normal(q: pint.Quantity, written: Any) -> pint.Quantity:
+    """`q`, refused where its magnitude as written or in SI base units is a subnormal double.
+
+    Below `sys.float_info.min` (2.2e-308) a double loses precision and the next arithmetic step underflows to 0: no
+    physical value of a rack comes near, so it is a unit or exponent mistake (newuser39's ``weight: "1e-320 kg"``
+    passed with 0 errors). Zero and legitimate small values (``1e-12 s``, ``1e-30 kg``) pass.
+    """
+    if any(0 < abs(float(m)) < sys.float_info.min for m in (q.magnitude, q.to_base_units().magnitude)):
+        raise PydanticCustomError("quantity_subnormal", "'{input}' is below the smallest normal double (2.2e-308 in "
+                                  "SI units); a unit mistake?", {"input": written})
+    return q
 
 
 def format_quantity(q: pint.Quantity) -> str:

@@ -11,6 +11,7 @@ from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
 from archgen.checks.registry import Context, Severity, Violation, check
+from archgen.display import decimals
 from archgen.model import Cluster, FailureRates
 from archgen.model.reliability import Storage
 from archgen.perf.workload.results import WorkloadResult
@@ -105,8 +106,8 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
         whose = " (the job's stated checkpoint.goodput_target)" if stated else ""
         if g.fixed_wiring:
             if g.goodput < g.target:
-                yield Violation(path, r.workload.id, ("cluster",), f"goodput {g.goodput:.3f} misses the target "
-                                f"{g.target:g}{whose}, and {FIXED_WIRING}", Q_(g.goodput, ""), Q_(g.target, ""),
+                yield Violation(path, r.workload.id, ("cluster",), f"goodput {decimals(g.goodput, 3)} misses the "
+                                f"target {g.target:g}{whose}, and {FIXED_WIRING}", Q_(g.goodput, ""), Q_(g.target, ""),
                                 severity=severity)
         elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
@@ -114,8 +115,8 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
                             f"rate and checkpoint cost alone leave it below", severity="warning")
         elif g.spares_needed > g.spares_available:
             yield Violation(path, r.workload.id, ("accelerators",) if r.workload.accelerators else ("cluster",),
-                            f"holding goodput {g.target:g}{whose} takes {g.spares_needed} hot spare "
-                            f"node(s); its cluster leaves {g.spares_available} idle, so goodput is {g.goodput:.3f}"
+                            f"holding goodput {g.target:g}{whose} takes {g.spares_needed} hot spare node(s); its "
+                            f"cluster leaves {g.spares_available} idle, so goodput is {decimals(g.goodput, 3)}"
                             + ("; its ranks fill whole scale-up domains in order, so those in its last domain stand "
                                "in for that domain's trays alone (`placement.per_domain` states a segment)"
                                if g.packed else ""),

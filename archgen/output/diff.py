@@ -11,7 +11,7 @@ from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementChange
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, quantity
 from archgen.output.gap import MARKS
-from archgen.render.fmt import md, no_mentions, number, unit_label
+from archgen.render.fmt import code, md, no_mentions, number, unit_label
 from archgen.units import Q
 
 #: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
@@ -175,7 +175,7 @@ def one_sided_section(d: Diff) -> list[str]:
 
 
 def _where(f: Finding) -> str:
-    return f"`{shown(f.location)}`" if f.location else ""
+    return code(shown(f.location)) if f.location else ""
 
 
 def markdown(d: Diff) -> str:
@@ -189,7 +189,7 @@ def markdown(d: Diff) -> str:
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
     look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"]
     icon = "❌" if d.failing else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
-    lines = [f"## archgen diff: `{shown_file(d.base_label)}` → `{shown_file(d.head_label)}`", "",
+    lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "

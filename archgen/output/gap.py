@@ -115,8 +115,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     text = without_paths if public else (lambda t: t)
     icon = "❌" if g.failing else "⚠️" if look(g) else "✅"   # passes, but look (README, Vendor proposals)
     title = ("## Gap report: the proposal against our requirements" if public else
-             f"## archgen gap: `{' '.join(map(shown_file, g.proposal)) or 'proposal'}` against "
-             f"`{' '.join(map(shown_file, g.against)) or 'requirements'}`")
+             f"## archgen gap: {fmt.code(' '.join(map(shown_file, g.proposal)) or 'proposal')} against "
+             f"{fmt.code(' '.join(map(shown_file, g.against)) or 'requirements')}")
     lines = [title, "", f"{icon} {summary_line(g)}", ""]
     if not public:   # the notes name our files
         lines += [f"> ⚠️ {fmt.md(n)}" for n in g.notes] + ([""] if g.notes else [])
@@ -149,7 +149,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
                       "|---|---|---|---|---|"]
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
-                      f"{f'`{shown_location(f.location)}`' if f.location else ''} | {fmt.md(f.message)} |"
+                      f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |"
                       for f in live]
         lines.append("")
     if g.objects:

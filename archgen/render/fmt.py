@@ -192,6 +192,20 @@ def md(text: Any) -> str:
                               else m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
 
 
+def code(text: Any) -> str:
+    """`text` as a Markdown code span that no backtick in it can close: ``x`y`` → ````` ``x`y`` `````.
+
+    CommonMark (0.31.2, "Code spans"): a span closes at a backtick string of exactly its opening length, so the fence
+    is one longer than the longest run of backticks in `text`; one space is stripped from each end when both ends
+    are spaces, so `text` that starts or ends with a backtick (or with a space at both ends) is padded with one. A
+    git ref named ``x`y@team`` broke out of the diff heading's span (newuser39).
+    """
+    flat = " ".join(str(text).split("\n"))
+    fence = "`" * (max(map(len, re.findall("`+", flat)), default=0) + 1)
+    pad = " " if flat[:1] == "`" or flat[-1:] == "`" or (flat[:1] == flat[-1:] == " " and flat.strip()) else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
 def no_mentions(text: str) -> str:
     """`text` with a zero-width space (U+200B) after every ``@``, so that a pull-request comment notifies no one.
 

@@ -88,10 +88,11 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                       None if g.spares_overrun else Q_(g.restart + g.wait, "s").to("min"),   # REL009
                       g.goodput, g.spares_needed, g.spares_available)
                      for wid, g in found)
-        notes = [f"{wid}: goodput {g.band['goodput'][0]:.3f} to {g.band['goodput'][1]:.3f} over "
+        gp = display.decimals   # 8.7e-06, not 0.000
+        notes = [f"{wid}: goodput {gp(g.band['goodput'][0], 3)} to {gp(g.band['goodput'][1], 3)} over "
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
-                 + (f" and the blocking time, from the whole write ({g.goodput:.3f}) to none "
-                    f"({g.unblocked.goodput:.3f})" if g.unblocked is not None else "")
+                 + (f" and the blocking time, from the whole write ({gp(g.goodput, 3)}) to none "
+                    f"({gp(g.unblocked.goodput, 3)})" if g.unblocked is not None else "")
                  + _cost_range(run, wid) + _spare_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")
