@@ -65,9 +65,13 @@ def rack_groups(cluster: ClusterDesign, spec: FatTree, nodes: tuple[NodeType, ..
     n, rid = spec.leaf.serves_racks, spec.leaf.rack
     if n is None or rid is None:
         return ()
-    racks, per = cluster.rack_counts.get(rid, 0), rack_ports(cluster, spec, rid, nodes, ports_per_node)
-    sizes = [n] * (racks // n) + ([racks % n] if racks % n else [])
-    return tuple(math.ceil(k * per / spec.planes) for k in sizes)
+    per = rack_ports(cluster, spec, rid, nodes, ports_per_node)
+    return tuple(math.ceil(k * per / spec.planes) for k in group_sizes(cluster.rack_counts.get(rid, 0), n))
+
+
+def group_sizes(racks: int, n: int) -> list[int]:
+    """The sizes of `racks` racks taken `n` at a time in floor order: the last group may hold fewer."""
+    return [n] * (racks // n) + ([racks % n] if racks % n else [])
 
 
 def rack_leaf_problems(cluster: ClusterDesign, fabric: BoundFabric, racks: tuple[int, ...],
@@ -86,9 +90,7 @@ def rack_leaf_problems(cluster: ClusterDesign, fabric: BoundFabric, racks: tuple
     if not racks or down <= 0 or sw is None or rid not in cluster.rack_types or n is None:
         return []
     held = sum(1 for p in cluster.rack_types[rid].items if p.part.id == sw.id)
-    sizes = [n] * (cluster.rack_counts.get(rid, 0) // n)
-    sizes += [cluster.rack_counts.get(rid, 0) % n] if cluster.rack_counts.get(rid, 0) % n else []
-    stated = [held * k * spec.planes for k in sizes]
+    stated = [held * k * spec.planes for k in group_sizes(cluster.rack_counts.get(rid, 0), n)]
     need = [math.ceil(p / down) * spec.planes for p in racks]
     short = [(s, w, p) for s, w, p in zip(stated, need, racks, strict=True) if s != w]
     if not short:

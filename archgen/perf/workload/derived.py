@@ -340,13 +340,8 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 
 
-#: A training run's figures made from its tokens per second: its time (with and without goodput), its whole cost, its
-#: cost and energy per token and its goodput tokens/s (nu41cost: the cost per token had no band where job_cost had).
-RUN_METRICS = MADE_FROM_RATE
-
-
 def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
-    """The bands of a training run's figures made from its tokens/s (`RUN_METRICS` in `metrics`): the step time's.
+    """The bands of a training run's figures made from its tokens/s (`MADE_FROM_RATE` in `metrics`): the step time's.
 
     Each is the run's tokens over its tokens per second (times its goodput, or its cost per hour), a cost or energy
     per token (per hour over tokens/s), or tokens/s times goodput, so proportional to the step time or its inverse:
@@ -360,5 +355,5 @@ def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
     step = est.bands.get("step_time")
     if est.kind != "training" or step is None:
         return {}
-    return bands(step.family, [k for k in RUN_METRICS if k in metrics], accelerator=step.accelerator, span=est.span,
+    return bands(step.family, [k for k in MADE_FROM_RATE if k in metrics], accelerator=step.accelerator, span=est.span,
                  context=step.context or None, vendor=step.vendor)
