@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib.util
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -32,6 +33,13 @@ def docs_script(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def git(repo: Path, *args: str, stdin: str | None = None) -> str:
+    """`git *args` in `repo` under a test identity, `stdin` fed to it; its stdout, stripped (a failure raises)."""
+    done = subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=t", *args], cwd=repo, check=True,
+                          capture_output=True, input=None if stdin is None else stdin.encode())
+    return done.stdout.decode().strip()
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

@@ -11,18 +11,11 @@ defect, and fails without the fix.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS
-
-
-def _git(repo: Path, *args: str, stdin: str | None = None) -> str:
-    done = subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=t", *args], cwd=repo, check=True,
-                          capture_output=True, input=None if stdin is None else stdin.encode())
-    return done.stdout.decode().strip()
+from tests.conftest import SPECS, git
 
 
 @pytest.fixture
@@ -30,19 +23,19 @@ def repo(tmp_path, monkeypatch):
     """A git repository whose main commit holds the shipped racks; cwd inside it."""
     top = tmp_path / "repo"
     shutil.copytree(SPECS / "racks", top / "specs" / "racks")
-    _git(top, "init", "-q", "-b", "main")
-    _git(top, "add", "-A")
-    _git(top, "commit", "-qm", "base")
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "base")
     monkeypatch.chdir(top)
     return top
 
 
 def _blob(repo: Path, text: str) -> str:
-    return _git(repo, "hash-object", "-w", "--stdin", stdin=text)
+    return git(repo, "hash-object", "-w", "--stdin", stdin=text)
 
 
 def _tree(repo: Path, *entries: str) -> str:
-    return _git(repo, "mktree", stdin="".join(f"{e}\n" for e in entries))
+    return git(repo, "mktree", stdin="".join(f"{e}\n" for e in entries))
 
 
 @pytest.mark.parametrize("inner", [("e",), ("x", "y", "e")])
@@ -52,10 +45,10 @@ def test_a_link_under_a_link_out_is_not_made_outside_the_export(repo, tmp_path, 
     sub = _tree(repo, f"120000 blob {_blob(repo, 'pwned')}\t{inner[-1]}")
     for name in reversed(inner[:-1]):
         sub = _tree(repo, f"040000 tree {sub}\t{name}")
-    specs = _tree(repo, f"040000 tree {_git(repo, 'rev-parse', 'HEAD:specs/racks')}\tracks",
+    specs = _tree(repo, f"040000 tree {git(repo, 'rev-parse', 'HEAD:specs/racks')}\tracks",
                   f"120000 blob {_blob(repo, str(victim))}\td", f"040000 tree {sub}\td")
-    commit = _git(repo, "commit-tree", _tree(repo, f"040000 tree {specs}\tspecs"), "-p", "HEAD", "-m", "evil")
-    _git(repo, "branch", "evil", commit)
+    commit = git(repo, "commit-tree", _tree(repo, f"040000 tree {specs}\tspecs"), "-p", "HEAD", "-m", "evil")
+    git(repo, "branch", "evil", commit)
     r = cli("diff", "main", "evil")
     assert list(victim.iterdir()) == []                         # before: victim/e, or victim/x/y/e
     link = "/".join(("specs", "d", *inner))
@@ -68,8 +61,8 @@ def test_a_file_where_the_revision_also_has_a_folder_is_a_located_error(repo, cl
     rack = _blob(repo, "kind: Rack\nid: zz\n")
     folder = _tree(repo, f"100644 blob {rack}\tb.yaml")
     specs = _tree(repo, f"100644 blob {rack}\ta", f"040000 tree {folder}\ta")
-    commit = _git(repo, "commit-tree", _tree(repo, f"040000 tree {specs}\tspecs"), "-p", "HEAD", "-m", "twice")
-    _git(repo, "branch", "twice", commit)
+    commit = git(repo, "commit-tree", _tree(repo, f"040000 tree {specs}\tspecs"), "-p", "HEAD", "-m", "twice")
+    git(repo, "branch", "twice", commit)
     r = cli("diff", "main", "twice")
     assert (r.code, r.err) == (2, "error: revision twice: specs/a/b.yaml: a file where the revision also has a "
                                   "folder of that name\n")
@@ -87,8 +80,8 @@ def test_a_folder_named_like_the_head_revision_does_not_stand_for_it(repo, cli):
     rack.write_text(rack.read_text(encoding="utf-8").replace('target: "<= 45 kW"', 'target: "<= 1 kW"'),
                     encoding="utf-8")
     (repo / "diff.md").write_text("## archgen diff\n\n✅ No differences.\n", encoding="utf-8")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "break a rack, hide it")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "break a rack, hide it")
     message = ("error: HEAD: both a directory and a git revision of this repository; write ./HEAD for the "
                "directory, or remove or rename the directory to compare the revision\n")
     r = cli("diff", "main", "HEAD", "--output", "diff.md")

@@ -21,19 +21,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from archgen.output.diff import COMMENT_LIMIT, comment
 from archgen.spec_files import inert
-from tests.conftest import SPECS
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=t", *args], cwd=repo, check=True,
-                   capture_output=True)
+from tests.conftest import SPECS, git
 
 
 @pytest.fixture
@@ -42,7 +36,7 @@ def checkout(tmp_path, monkeypatch):
     repo = tmp_path / "repo"
     shutil.copytree(SPECS / "racks", repo / "specs" / "racks")
     (tmp_path / "victim").mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     monkeypatch.chdir(repo)
     return repo
 
@@ -138,12 +132,12 @@ def test_github_annotations_still_are_commands(checkout, cli, monkeypatch):
 
 def test_a_diff_too_long_for_a_comment_is_cut_and_kept_whole_beside_it(checkout, cli):
     """3,000 unknown keys in HEAD: one error line each, some 600,000 characters of report."""
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "base")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "base")
     (checkout / "specs" / "racks" / "zz.yaml").write_text(
         "kind: Rack\nid: zz\n" + "".join(f"foo{i}: 1\n" for i in range(3000)), encoding="utf-8")
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "big")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "big")
     r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.md")
     assert r.code == 1
     cut = (checkout / "diff.md").read_text(encoding="utf-8")
@@ -163,11 +157,11 @@ def test_a_diff_too_long_for_a_comment_is_cut_and_kept_whole_beside_it(checkout,
 def test_a_committed_diff_full_md_is_replaced_by_the_report(checkout, cli):
     """newuser39's open item 7: archgen wrote diff.full.md only when it cut diff.md, so a pull request's own
     committed diff.full.md went into the README's artifact (`diff*.md`) as archgen's full report."""
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "base")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "base")
     (checkout / "diff.full.md").write_text("## archgen diff: ✅ No differences (forged)\n", encoding="utf-8")
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "forged")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "forged")
     r = cli("diff", "HEAD~1", "HEAD", "--output", "diff.md")
     assert r.code == 0
     written = (checkout / "diff.md").read_text(encoding="utf-8")
@@ -201,11 +195,11 @@ requirements:
 
 @pytest.mark.parametrize("fmt", ["md", "json"])
 def test_a_mention_in_a_spec_notifies_no_one_from_a_diff_comment(checkout, cli, fmt):
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "base")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "base")
     (checkout / "specs" / "reqs.yaml").write_text(MENTION, encoding="utf-8")
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "mention")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "mention")
     r = cli("diff", "HEAD~1", "HEAD", "--format", fmt)
     assert r.code == 1
     if fmt == "md":
@@ -216,11 +210,11 @@ def test_a_mention_in_a_spec_notifies_no_one_from_a_diff_comment(checkout, cli, 
 
 @pytest.mark.parametrize("fmt", ["md", "json"])
 def test_a_side_that_cannot_be_analysed_still_prints_the_report(checkout, cli, fmt):
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "base")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "base")
     (checkout / "specs" / "racks" / "zz.yaml").write_text(BROKEN_RACK, encoding="utf-8")
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "broken")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "broken")
     r = cli("diff", "HEAD~1", "HEAD", "--format", fmt)
     assert r.code == 1 and "specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'" in r.err
     assert cli("diff", "HEAD~1", "HEAD", "--format", fmt, "--output", f"diff.{fmt}").code == 1
@@ -228,12 +222,12 @@ def test_a_side_that_cannot_be_analysed_still_prints_the_report(checkout, cli, f
 
 
 def test_a_folder_named_like_archgens_catalog_link_does_not_replace_the_shipped_catalog(checkout, cli):
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "base")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "base")
     (checkout / "archgen").mkdir()
     (checkout / "archgen" / "catalog").symlink_to(Path("..", "specs"))
-    _git(checkout, "add", "-A")
-    _git(checkout, "commit", "-qm", "claim to be archgen")
+    git(checkout, "add", "-A")
+    git(checkout, "commit", "-qm", "claim to be archgen")
     r = cli("diff", "HEAD~1", "HEAD", "--format", "json")
     doc = json.loads(r.out)
     assert (r.code, doc["findings"]["new"], doc["objects"]) == (0, [], {"added": [], "removed": []})

@@ -16,20 +16,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS
+from tests.conftest import SPECS, git
 
 #: The shipped DGX H100 rack under an id no spec may have; `export-subst` turns it into the commit's short hash.
 HIDDEN = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8").replace("id: dgx-h100-4", 'id: "$Format:%h$"')
-
-
-def _git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=t", *args], cwd=repo, check=True,
-                   capture_output=True)
 
 
 #: A rack with one error of its own (an unknown key), for a file that must be refused before it is read.
@@ -40,9 +33,9 @@ BROKEN_RACK = "kind: Rack\nid: zz\nfoo: 1\n"
 def pr_repo(tmp_path, monkeypatch):
     """A git repository whose main commit holds the shipped racks; cwd inside it."""
     shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-qm", "base")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -51,8 +44,8 @@ def pr_repo(tmp_path, monkeypatch):
 def test_a_pull_requests_gitattributes_do_not_change_what_diff_reads(pr_repo, cli, attribute):
     (pr_repo / "specs" / "racks" / "zz.yaml").write_text(HIDDEN, encoding="utf-8")
     (pr_repo / ".gitattributes").write_text(f"specs/racks/zz.yaml {attribute}\n", encoding="utf-8")
-    _git(pr_repo, "add", "-A")
-    _git(pr_repo, "commit", "-qm", "hide a broken rack")
+    git(pr_repo, "add", "-A")
+    git(pr_repo, "commit", "-qm", "hide a broken rack")
     assert cli("check", "specs").code == 1
     r = cli("diff", "HEAD~1", "HEAD")
     assert r.code == 1
@@ -63,8 +56,8 @@ def test_a_pull_requests_gitattributes_do_not_change_what_diff_reads(pr_repo, cl
 def test_a_link_inside_the_tree_is_exported_as_a_link(pr_repo, cli):
     """A link to a file of the same revision still reads as it did through `git archive` (the same rack twice)."""
     (pr_repo / "specs" / "alias.yaml").symlink_to("racks/dgx-h100-4.yaml")
-    _git(pr_repo, "add", "-A")
-    _git(pr_repo, "commit", "-qm", "link")
+    git(pr_repo, "add", "-A")
+    git(pr_repo, "commit", "-qm", "link")
     assert cli("diff", "HEAD~1", "HEAD").err == cli("diff", "main", "specs").err
 
 
@@ -75,8 +68,8 @@ def test_a_link_inside_the_tree_is_exported_as_a_link(pr_repo, cli):
 def test_a_link_out_of_the_export_is_refused_unread(pr_repo, cli, links):
     for name, target in links.items():
         (pr_repo / "specs" / name).symlink_to(target)
-    _git(pr_repo, "add", "-A")
-    _git(pr_repo, "commit", "-qm", "links")
+    git(pr_repo, "add", "-A")
+    git(pr_repo, "commit", "-qm", "links")
     r = cli("diff", "HEAD~1", "HEAD")
     name, target = next(iter(links.items()))
     assert (r.code, r.err) == (2, f"error: revision HEAD: specs/{name} -> {target} points outside the specs; archgen "
@@ -93,8 +86,8 @@ def test_a_file_name_with_a_line_end_cannot_write_a_line_of_its_own(pr_repo, cli
     r = cli("check", "specs")
     assert r.code == 2 and expected in r.err
     assert not any(line.startswith("::") for line in (r.out + r.err).splitlines())
-    _git(pr_repo, "add", "-A")
-    _git(pr_repo, "commit", "-qm", "forge")
+    git(pr_repo, "add", "-A")
+    git(pr_repo, "commit", "-qm", "forge")
     r = cli("diff", "HEAD~1", "HEAD")
     assert r.code == 2 and expected in r.err
     assert not any(line.startswith("::") for line in (r.out + r.err).splitlines())
@@ -117,8 +110,8 @@ def test_a_file_name_that_is_not_utf8_is_refused_in_sarif_not_a_traceback(pr_rep
 def test_a_head_that_cannot_be_analysed_still_writes_the_report(pr_repo, cli, fmt):
     """The README's job posts `diff.md`: a PR with a schema error left none, and the comment step failed on it."""
     (pr_repo / "specs" / "racks" / "zz.yaml").write_text(BROKEN_RACK, encoding="utf-8")
-    _git(pr_repo, "add", "-A")
-    _git(pr_repo, "commit", "-qm", "broken rack")
+    git(pr_repo, "add", "-A")
+    git(pr_repo, "commit", "-qm", "broken rack")
     report = pr_repo / f"diff.{fmt}"
     r = cli("diff", "HEAD~1", "HEAD", "--format", fmt, "--output", report)
     assert r.code == 1 and "specs/racks/zz.yaml:3:6: error: foo: unknown key 'foo'" in r.err   # stderr as before

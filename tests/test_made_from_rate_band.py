@@ -15,6 +15,7 @@ import pytest
 from archgen.model.requirements import Requirement, Status
 from archgen.perf.workload.derived import judge_points, judge_requirements
 from tests.conftest import shipped_edited
+from tests.test_cost_range import SWEEP as SAME_JOB  # the shipped 70B job on 512 GPUs, one point
 from tests.test_run_bands import HIGH, JOB, LOW, NEW, OLD, PATH, TOKENS, _status  # the same job and budget
 
 
@@ -71,14 +72,7 @@ def test_a_sweep_point_takes_the_band_at_each_end_of_its_range():
     assert judge_points(req, [point], "USD", [band]) == [Status.MET]
 
 
-SWEEP = """kind: Sweep
-id: same-job
-workload: llama3-70b-pretrain-b200
-axes:
-  accelerators: [512]
-objectives:
-  - {metric: cost_per_token}
-requirements:
+SWEEP = SAME_JOB + """requirements:
   - {id: REQ-SWP-C, statement: Cost per token, metric: cost_per_token, target: '<= TARGET USD'}
 """
 

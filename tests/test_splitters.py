@@ -15,22 +15,11 @@ import pytest
 from archgen.analyse.portmap import port_map
 from archgen.render.cabling import run_list
 from tests.conftest import run_specs
+from tests.data.clusters.build import rack
+from tests.data.clusters.small import RACK_42U
 
-RACK = """\
-kind: Rack
-id: r
-name: Two GB200 compute trays and their leaf
-form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
-slots:
-- {at: 3, part: gb200-compute-tray, count: 2}
-- {at: 10, part: qm9700, count: 1}
-- {at: 1, part: pdu-415v-60a-3ph, count: 2}
-power:
-  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
-  pdus: {redundancy: N+N}
-cooling:
-  air: {class: A2, delta_t: 20 K}
-"""
+RACK = rack("r", [(3, "gb200-compute-tray", 2), (10, "qm9700", 1)], [(1, 2)],
+            name="Two GB200 compute trays and their leaf", **RACK_42U)
 
 CLUSTER = """\
 kind: Cluster
