@@ -184,15 +184,15 @@ def building_directly(cls: Any) -> None:
     new_object = object.__new__
 
     def new(klass: Any, value: Any = None, units: Any = None) -> Any:
-        if (klass is cls and (type(value) is float or type(value) is int) and type(units) is str and units
+        if (klass is cls and (type(value) is float or type(value) is int)
                 and not reg.force_ndarray and not reg.force_ndarray_like):
-            units = reg.parse_units_as_container(units)  # pint's `parse_units(units)._units`
-        if (klass is cls and type(units) is container and (type(value) is float or type(value) is int)
-                and not reg.force_ndarray and not reg.force_ndarray_like):
-            inst = new_object(klass)
-            inst._magnitude = value
-            inst._units = units
-            return inst
+            if type(units) is str and units:
+                units = reg.parse_units_as_container(units)  # pint's `parse_units(units)._units`
+            if type(units) is container:
+                inst = new_object(klass)
+                inst._magnitude = value
+                inst._units = units
+                return inst
         return pint_new(klass, value, units)
 
     cls.__new__ = staticmethod(new)

@@ -152,12 +152,20 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
     heat of parts in no rack (the cluster's `feed_power` less its racks' heat), whose medium no spec states, is
     counted as air where it would tip the balance: an info finding, not judged, as where the feed power is not
     provided. Where the hall states a `cooling_capacity` but no air side, an info finding says it is not judged.
+    Each cluster's `rack_heat` (which analyses its racks again with their optics) is found once, its own or a peer's.
     """
+    heats: dict[int, Any] = {}
+
+    def heat_of(c: Any) -> Any:
+        if id(c) not in heats:
+            heats[id(c)] = rack_heat(c, racks)
+        return heats[id(c)]
+
     for path, c in clusters.items():
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
             continue
-        heat, cap = rack_heat(c, racks), hall.air_cooling_capacity
+        heat, cap = heat_of(c), hall.air_cooling_capacity
         air = f"the racks' heat to air {heat.air:.1f~P}"
         if cap is None:
             if heat.air.magnitude > 0:
@@ -171,7 +179,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         if heat.air > cap:
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
                             heat.air, cap.to("kW"))
-        elif shared := shared_hall(clusters, path, heat.air, lambda p: rack_heat(p, racks).air, cap,
+        elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
                                    against):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
                             severity="warning")

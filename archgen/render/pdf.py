@@ -46,8 +46,9 @@ def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
     if isinstance(b, Table):
         rows = [[fmt.breakable(c) for c in row] for row in b.text()]
         headings = [fmt.breakable(c.heading) for c in b.columns]
-        wide = narrowest(headings, rows) > TEXT_WIDTH      # its words alone overfill a portrait page: landscape
-        if narrowest(headings, rows) > LANDSCAPE_WIDTH:    # and a landscape one: names wrap at their joints
+        least = narrowest(headings, rows)
+        wide = least > TEXT_WIDTH               # its words alone overfill a portrait page: landscape
+        if least > LANDSCAPE_WIDTH:             # and a landscape one: names wrap at their joints
             rows = [[fmt.breakable_names(c) for c in row] for row in b.text()]
         return {"kind": "table", "caption": b.caption, "headings": headings, "landscape": wide,
                 "widths": widths(headings, rows, LANDSCAPE_WIDTH if wide else TEXT_WIDTH),
