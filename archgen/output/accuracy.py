@@ -7,10 +7,10 @@ from pathlib import Path
 
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import Case
+from archgen.model.switches import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
 from archgen.perf.train.stacks import explain
-from archgen.perf.train.stacks import written as show_switch
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LOAD_BINS, MIN_BIN
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits

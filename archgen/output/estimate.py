@@ -15,8 +15,8 @@ from typing import Any
 from archgen import metrics
 from archgen.display import range_basis, ranged
 from archgen.model.requirements import Outcome, Status
+from archgen.model.switches import as_written as show_switch
 from archgen.perf.train.stacks import Used, by_origin
-from archgen.perf.train.stacks import written as show_switch
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import Estimate

@@ -50,10 +50,11 @@ import math
 import numpy as np
 
 from archgen.model.accelerator import AMD
-from archgen.perf.comm.nccl import log2i
+
+# NCCL's protocol indices, which `algorithms` passes here and RCCL's tables share (LL, LL128 read by tests)
+from archgen.perf.comm.nccl import LL, LL128, SIMPLE, log2i  # noqa: F401
 from archgen.perf.hw.numeric import maximum, where
 
-LL, LL128, SIMPLE = 0, 1, 2
 #: Ring/Tree base latency (us) per protocol (0cbce2a tuning.cc 58; 03a89144 138, unchanged).
 BASE_LATENCY = (12.0, 12.0, 17.0)
 #: log2 sizes the correction tables hold (27 entries, 64 B x 2^0 .. 2^26).

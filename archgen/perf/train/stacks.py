@@ -54,6 +54,7 @@ from archgen.model.switches import (
     GradDtype,
     MoeDispatcher,
     StackSwitches,
+    as_written,
     runs_on,
     vendor_stack,
 )
@@ -248,11 +249,6 @@ class Used:
         return f"profile {self.profile}" if self.origin == "profile" else f"default (profile {self.profile})"
 
 
-def written(value: object) -> str:
-    """A switch's value as a spec writes it (true/false, flash, fp32)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
-
-
 def by_origin(used: list[Used]) -> dict[str, list[str]]:
     """`explain`'s switches as `name=value`, grouped by where each value came from (`Used.where`), in table order.
 
@@ -260,7 +256,7 @@ def by_origin(used: list[Used]) -> dict[str, list[str]]:
     """
     groups: dict[str, list[str]] = {}
     for u in sorted(used, key=lambda u: not u.used):  # stable: the used in table order, then the moot
-        groups.setdefault(u.where if u.used else "not used", []).append(f"{u.name}={written(u.value)}")
+        groups.setdefault(u.where if u.used else "not used", []).append(f"{u.name}={as_written(u.value)}")
     return groups
 
 

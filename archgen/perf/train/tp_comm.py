@@ -149,12 +149,15 @@ def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):
     under every recipe), is all-gathered over TP in every forward pass and its gradient reduce-scattered once
     (`job.QKV_SUBSHARDING`: attention.py at 3097d81, lines 1455-1475; mappings.py `_AllGatherFromTensorParallelRegion`,
     lines 380-397). Both sit between the QKV GEMM and the attention core on the compute stream, so nothing hides
-    them. Zero where tp is at most the KV heads.
+    them. Zero where tp is at most the KV heads, as for every layout of most models: then no collective is timed.
     """
+    over = np.asarray(tp) > a.kv_heads
+    if not over.any():
+        return 0.0
     size = T * (a.heads + 2.0 * a.kv_heads) * a.head_dim
     ag, rs = collective_times(hw, (("all_gather", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES)), tp,
                               members_per_domain(hw, tp, 1))
-    return where(np.asarray(tp) > a.kv_heads, passes * ag + rs, 0.0)
+    return where(over, passes * ag + rs, 0.0)
 
 
 def tp_gemms(a: Arch, tp, moe_share):
