@@ -16,7 +16,7 @@ from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
 from archgen.model import KINDS
 from archgen.model.core_schemas import nested_models
 from archgen.model.renamed import RENAMED
-from archgen.model.switches import DEFAULT_STACK, STACKS, SWITCHES
+from archgen.model.switches import DEFAULT_STACK, STACKS, SWITCHES, as_written
 
 
 def checks_page() -> str:
@@ -148,10 +148,6 @@ def renamed_section() -> list[str]:
     return [*lines, "| kind | old key | new key | renamed in |", "|---|---|---|---|", *rows, ""]
 
 
-def _value(v: object) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
 def switches_section() -> list[str]:
     """The table of training switches (`archgen.model.switches`): each one's value under every profile, and source."""
     lines = ["## Training switches", "",
@@ -167,11 +163,11 @@ def switches_section() -> list[str]:
              "| switch | values | " + " | ".join(f"`{s}`" for s in STACKS) + " |",
              "|---|---|" + "---|" * len(STACKS)]
     for name, sw in SWITCHES.items():
-        values = ", ".join(_value(v) for v in sw.values)
-        lines.append(f"| `{name}` | {values} | " + " | ".join(_value(sw.default(s)) for s in STACKS) + " |")
+        values = ", ".join(as_written(v) for v in sw.values)
+        lines.append(f"| `{name}` | {values} | " + " | ".join(as_written(sw.default(s)) for s in STACKS) + " |")
     lines += ["", "Where each value is read:", ""]
     for name, sw in SWITCHES.items():
-        lines.append(f"* `{name}`: " + "; ".join(f"`{s}` {_value(sw.default(s))} ({sw.source(s)})"
+        lines.append(f"* `{name}`: " + "; ".join(f"`{s}` {as_written(sw.default(s))} ({sw.source(s)})"
                                                  for s in STACKS) + ".")
     return lines + [""]
 
