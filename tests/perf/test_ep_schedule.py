@@ -58,22 +58,32 @@ def test_the_issue_order_makes_four_barriered_phases(seed):
 
 def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch):
     """Megatron-Bridge's A/B (Qwen3-30B-A3B, 16 H100, HybridEP, 64 micro-batches of 48 MoE layers, one unpaired):
-    the profile has 3.96 s of communication concurrent with compute a step (comm_compute_overlap_ms). The model's
-    windows, which the schedule fixes (test above), hold the card's all-to-all (0.602 ms, HybridEP's README rate)
-    beside A 0.568, 2E 1.039 less the 0.308 ms synchronisation, E 0.519 and 2A 1.137 ms: at the pace the profile
-    gives (0.349) every window is covered, 8.9 s a step; even at full pace 6.9 s. So the windows, as Megatron-core
-    forms them, cannot be what leaves 3.96 s: the all-to-alls run beside compute for under half of their windows,
-    which the model does not explain (kernel-level concurrency within a phase; open, issue 20)."""
+    the profile has 3.96 s a step of communication concurrent with GEMM and attention kernels (SKILL.md beside the
+    card: "Communication concurrent with GEMM/attention"; comm_compute_overlap_ms). The model's windows, which the
+    schedule fixes (test above), hold the card's all-to-all (0.602 ms, HybridEP's README rate) beside A 0.568 ms
+    (0.459 of it GEMMs and the attention core; the rest norms, residual adds and the experts' activation, which the
+    model counts there), 2E 1.039 ms less the 0.308 ms synchronisation, E 0.519 ms and 2A 1.137 ms (experts' GEMMs
+    whole). At the pace the profile gives (0.349) every window is covered: 8.9 s a step beside all compute, 7.9 s
+    beside GEMMs and attention, the profile's measure; even at full pace 6.2 s. So the windows, as Megatron-core
+    forms them, cannot be what leaves 3.96 s: the all-to-alls run beside the GEMMs and attention for about half of
+    their windows' GEMM and attention time, which the model does not explain (open, issue 20)."""
+    from archgen.perf.hw import kernels as K
     from archgen.perf.train import dispatch_calls as D
+    from archgen.perf.train import training
     from archgen.scoring.scores import score_file
 
-    seen = []
+    seen, jobs = [], []
 
     def spy(a2a, window, pace, sync):
         seen.append((float(np.ravel(a2a)[0]), float(np.ravel(window)[0]), float(pace), float(np.ravel(sync)[0])))
         return D.sync_shown(a2a, window, pace, sync)
 
+    def comm(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp=None, hbm=0.0, edge=False):
+        jobs.append((hw, job, T, tp, float(np.ravel(expert_forward)[0])))
+        return X.expert_comm(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp, hbm, edge)
+
     monkeypatch.setattr(X, "sync_shown", spy)
+    monkeypatch.setattr(training, "expert_comm", comm)
     rows = {r.id: r for r in score_file(DATA / "bridge-26.04.yaml")}
     assert "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on" in rows
     card = [s for s in seen if s[0] == pytest.approx(0.000602, abs=1e-6)][:4]  # the card's four windows
@@ -81,12 +91,23 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
     w = [s[1] for s in card]
     assert pace == pytest.approx(C.GPU_DRIVEN_PACE) and sync == pytest.approx(0.000308, abs=1e-6)
     assert w == pytest.approx([0.000568, 0.001039, 0.000519, 0.001137], abs=1e-6)
+    # the GEMMs (attention's, the router's) and the attention core of the attn node, the experts' GEMMs of the mlp's
+    hw, job, T, tp, expert = next(j for j in jobs if j[1].overlap_ep_comm and j[4] == pytest.approx(w[2], abs=1e-9))
+    a, dt = job.arch, job.precision
+    gemms = sum(K.gemm_time(hw, dt, T, n, k) for _, n, k in a.attn_gemms(tp)) + K.gemm_time(hw, dt, T, a.experts,
+                                                                                            a.hidden)
+    core, _ = K.attention_times(hw, K.training_core_dtype(dt), batch=1, q_len=T, kv_len=job.seq_len,
+                                heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True,
+                                dropout=job.dropout)
+    counted = ES.windows(float(np.ravel(gemms + core)[0]), expert)
+    assert counted[0] == pytest.approx(0.000459, abs=1e-6)
     pairs = 48 * (64 - 1)  # moe layers x paired micro-batches (`exposure.unpaired_chunks`: 1 without pipelining)
     model = pairs * float(ES.beside(a2a, w, pace, sync))
-    full = pairs * float(ES.beside(a2a, w, 1.0, sync))
+    measured_kind = pairs * float(ES.beside(a2a, w, pace, sync, counted))
+    full = pairs * float(ES.beside(a2a, w, 1.0, sync, counted))
     run = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text(encoding="utf-8"))["runs"]["overlap-on"]
     profile = run["comm_compute_overlap_ms"] / 1e3
     assert profile == pytest.approx(3.96, abs=0.005)
     assert model == pytest.approx(pairs * (sum(w) - sync), rel=1e-9)  # every window covered at this pace
-    assert (round(model, 1), round(full, 1)) == (8.9, 6.9)
-    assert full / profile > 1.7  # the gap is not the pace's: full pace still puts 1.7x the profile's figure
+    assert (round(model, 1), round(measured_kind, 1), round(full, 1)) == (8.9, 7.9, 6.2)
+    assert full / profile > 1.5  # the gap is not the pace's: full pace still puts 1.6x the profile's figure
