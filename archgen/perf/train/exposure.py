@@ -33,6 +33,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
 from archgen.perf.train import contention as C
+from archgen.perf.train import ep_schedule as ES
 from archgen.perf.train.buckets import mean_bucket
 from archgen.perf.train.dispatch_calls import dispatcher_cost, forward_sync, sync_shown
 from archgen.perf.train.fast import NUMBER, plain
@@ -117,16 +118,16 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     forward it over NVLink) the traffic that leaves a domain falls from top_k·(1 - k/n) copies to the expected
     number of other domains hit, (D - 1)·(1 - (1 - 1/D)^top_k) for D domains in the group and uniform routing.
 
-    With `overlap_ep_comm` Megatron-core runs one micro-batch's forward of a layer beside another's backward
-    (megatron/core/models/common/model_chunk_schedule_plan.py at d98e8a6, `TransformerLayerSchedulePlan.run`):
-    combine_bwd beside the forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the
-    expert MLP's backward (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward
-    (2A). Each all-to-all shows only beyond what its window hides (`ep_overlap_cost`): NCCL's keeps its pace and
-    takes `EP_COMM_SMS` from the compute and shares the HBM with it (`contention`: `hbm` is the compute's share of
-    the HBM rate, the layer's forward as a whole; the all-to-all stores the routed copies it receives and reads
-    them back); DeepEP's and HybridEP's yield, a window w hiding `contention.GPU_DRIVEN_PACE` x w of them. A
-    recompute's extra forward all-to-alls are not overlapped (Megatron refuses
-    recomputation with this overlap). The first forward and the last backward of a step have no partner:
+    With `overlap_ep_comm` Megatron-core runs one micro-batch's forward of a layer beside another's backward, and
+    its streams' event order makes each phase a barrier (`ep_schedule`, read at 3097d81): combine_bwd beside the
+    forward's pre-dispatch compute (attention, norm, router: A), dispatch_fwd beside the expert MLP's backward
+    (2E), dispatch_bwd beside its forward (E), combine_fwd beside the pre-dispatch backward (2A). Each all-to-all
+    shows only beyond what its window hides (`ep_overlap_cost`): NCCL's keeps its pace and takes `EP_COMM_SMS` from
+    the compute and shares the HBM with it (`contention`: `hbm` is the compute's share of the HBM rate, the layer's
+    forward as a whole; the all-to-all stores the routed copies it receives and reads them back); DeepEP's and
+    HybridEP's yield, a window w hiding `contention.GPU_DRIVEN_PACE` x w of them. A recompute's extra forward
+    all-to-alls are not overlapped (Megatron refuses recomputation with this overlap). The first forward and the
+    last backward of a step have no partner:
     Megatron-core's combined 1F1B runs one micro-batch's forward beside another's backward, and without pipelining
     "the forward step for the first microbatch is executed alone, no a2a overlapping" and so is the last one's
     backward (megatron/core/pipeline_parallel/combined_1f1b.py at 00caa53,
@@ -184,7 +185,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     alone = t  # without the EP overlap (`edge`); the shared experts' overlap pairs nothing, every chunk keeps it
     if job.overlap_ep_comm:
         pre = maximum(layer_forward - expert_forward, 0.0)
-        windows = (pre, 2.0 * expert_forward, expert_forward, 2.0 * pre)  # the first two are the forward's
+        windows = ES.windows(pre, expert_forward)  # the first two are the forward's
         pace, lost = ep_overlap_cost(hw, job, received, a2a, hbm)
         sync = forward_sync(hw, job, T / tp, group, k_ep, etp if flex else 1.0)  # on the comm stream, beside 2E
         shown = [sync_shown(a2a, w, pace, sync if i == 1 else 0.0) for i, w in enumerate(windows)]
