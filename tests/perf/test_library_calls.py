@@ -63,3 +63,16 @@ def test_job_beyond_a_domain_needs_a_scale_out_path(b200):
     scale_out, _ = cluster_network(design, {cluster.id})
     sized = estimate_on_cluster(job, model, machine(cluster, specs.items, scale_out[cluster.id]))
     assert sized.fits and sized.metrics["step_time"].m_as("s") < 60
+
+
+def test_an_entry_is_looked_up_by_id_and_kind_with_did_you_mean(b200):
+    from archgen.errors import UsageError
+    from archgen.model import Accelerator
+    from archgen.model.workload import Model
+    specs = b200[0]
+    assert specs.entry("b200-sxm-180gb", Accelerator).memory == Q_(180, "GiB")  # as its catalog file states
+    assert specs.entry("llama3-8b", Model).layers == 32  # the library's, on the shelf: no spec names it
+    with pytest.raises(UsageError, match=r"^no accelerator 'b200-sxm' in the specs; did you mean 'b200-sxm-180gb'\?"):
+        specs.entry("b200-sxm", Accelerator)
+    with pytest.raises(UsageError, match=r"^no model 'b200-sxm-180gb' in the specs \(models: .*llama3-8b"):
+        specs.entry("b200-sxm-180gb", Model)
