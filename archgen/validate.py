@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -17,6 +18,8 @@ from archgen.model import KINDS, Document, Facility, Part, core_schemas
 from archgen.model.spec_paths import fields_at, untagged
 from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
+
+D = TypeVar("D", bound=Document)
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,14 @@ class Specs:
         """The document with id `ref`, or None."""
         return self.items.get(ref)
 
+    def entry(self, ref: str, kind: type[D] = Document) -> D:  # type: ignore[assignment]
+        """The document `ref` of `kind` (a model class: `Accelerator`, `Model`, ...), the shelf's library included.
+
+        The one look-up for a caller holding the specs (a notebook, `archgen estimate`): an id that names nothing of
+        that kind is a `UsageError` with "did you mean" and the ids of the kind (`entry`), not a `KeyError`.
+        """
+        return entry({**{k: d for k, (d, _) in self.shelf.items()}, **self.items}, ref, kind)
+
     def of(self, cls: type) -> list:
         """All documents of a model class, sorted by id."""
         return [d for _, d in sorted(self.items.items()) if isinstance(d, cls)]
@@ -50,6 +61,17 @@ class Specs:
         """A field of document `ref` as a key path that no unrelated edit moves (`load.SourceDocument.key`)."""
         src = self.sources.get(ref)
         return src.key(tuple(path)) if src else ".".join(str(p) for p in path)
+
+
+def entry(items: Mapping[str, Document], ref: str, kind: type[D] = Document) -> D:  # type: ignore[assignment]
+    """The document `ref` of `kind` in `items`, or a `UsageError` naming the ids of that kind with "did you mean"."""
+    found = items.get(ref)
+    if isinstance(found, kind):
+        return found
+    ids = sorted(k for k, v in items.items() if isinstance(v, kind))
+    name = "document" if kind is Document else kind.__name__.lower()
+    raise UsageError(f"no {name} '{ref}' in the specs{did_you_mean(ref, ids, lead='; ')} "
+                     f"({name}s: {', '.join(ids) or 'none'})")
 
 
 #: Kinds of the shipped library (`specs/catalog/models/`, `specs/catalog/racks/`) that join a design only when one

@@ -11,7 +11,7 @@ from archgen import metrics
 from archgen.as_of import expired, judging
 from archgen.binding import workload_requirements
 from archgen.commands.common import located
-from archgen.errors import UsageError, WorkloadError, did_you_mean
+from archgen.errors import UsageError, WorkloadError
 from archgen.model import Cluster
 from archgen.model.requirements import Requirement
 from archgen.model.spec import Document
@@ -41,6 +41,7 @@ from archgen.perf.api import (
 )
 from archgen.pipeline import built, cluster_network
 from archgen.topology import ScaleOutPath
+from archgen.validate import entry
 
 FORMATS = ("text", "json")
 #: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
@@ -181,13 +182,8 @@ def parse_what_if(items: list[str]) -> dict[str, float]:
 
 
 def _item(items: Mapping[str, Document], kind: type, id_: str):
-    """The document `id_` of `kind`, or a usage error naming the ids of that kind."""
-    if isinstance(items.get(id_), kind):
-        return items[id_]
-    ids = sorted(k for k, v in items.items() if isinstance(v, kind))
-    name = kind.__name__.lower()
-    raise UsageError(f"no {name} '{id_}' in the specs{did_you_mean(id_, ids, lead='; ')} "
-                     f"({name}s: {', '.join(ids) or 'none'})")
+    """The document `id_` of `kind`, or a usage error naming the ids of that kind (`validate.entry`)."""
+    return entry(items, id_, kind)
 
 
 def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str], rests: str = "") -> Estimate:

@@ -3,7 +3,7 @@
 `archgen.commands` imports the model only from here (an import-linter `forbidden` contract in pyproject.toml keeps it
 from the subpackages), so that the layout of `archgen.perf` can change behind these names. Each name keeps the
 meaning of the module it comes from; `evaluate` is a sweep's points evaluated as arrays (`explore.vectorised`), the
-path `archgen sweep` takes.
+path `archgen sweep` takes. A notebook or script calls the model through these names too (docs/python-api.md).
 """
 
 from __future__ import annotations

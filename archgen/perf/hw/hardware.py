@@ -20,8 +20,9 @@ from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
+from archgen.perf.hw.given import given, si
 from archgen.perf.hw.peak_needed import missing_peak
-from archgen.units import Q_, Q
+from archgen.units import Q_, Bandwidth, DurationOrZero, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
 PARAMETERS: dict[str, str] = {
@@ -306,8 +307,8 @@ class HostShare:
 
     def fields(self) -> HostFields:
         """The `Hardware` fields, in SI."""
-        return {"host_capacity": _si(self.capacity, "B"), "host_link_bandwidth": _si(self.link, "B/s"),
-                "host_memory_bandwidth": _si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency,
+        return {"host_capacity": si(self.capacity, "B"), "host_link_bandwidth": si(self.link, "B/s"),
+                "host_memory_bandwidth": si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency,
                 "host_link_default": self.default}
 
 
@@ -323,18 +324,14 @@ def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     return generic(hw, **changes)
 
 
-def _si(q: Q | None, unit: str) -> float:
-    return 0.0 if q is None else float(q.to(unit).magnitude)
-
-
 #: Latency the network adds per step when the caller gives none (`Hardware.scale_out_latency`): none, as NCCL's own
 #: InfiniBand/RoCE transport declares.
 DEFAULT_SCALE_OUT_LATENCY = Q_(0.0, "us")
 
 
-def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | None = None,
-                 scale_out_bandwidth: Q | None = None, oversubscription: float = 1.0, pod: int = 0,
-                 scale_out_latency: Q = DEFAULT_SCALE_OUT_LATENCY,
+def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandwidth: Q | str | None = None,
+                 scale_out_bandwidth: Q | str | None = None, oversubscription: float = 1.0, pod: int = 0,
+                 scale_out_latency: Q | str = DEFAULT_SCALE_OUT_LATENCY,
                  in_network_reduction: bool | None = None, scale_out_reduction: bool = False,
                  host: HostShare | None = None, scale_up_mesh: bool = False) -> Hardware:
     """Build the model's `Hardware` from an accelerator spec and the fabric figures of a system or cluster.
@@ -342,19 +339,22 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
     Args:
         accelerator: The catalog accelerator.
         scale_up_size: Accelerators per scale-up domain (8 for HGX, 72 for NVL72).
-        scale_up_bandwidth: Per accelerator per direction; defaults to the accelerator's `scale_up.bandwidth`.
-        scale_out_bandwidth: Per accelerator per direction (e.g. '400 Gb/s'); None for a single domain.
+        scale_up_bandwidth: Per accelerator per direction ('900 GB/s' or a quantity); defaults to the part's own.
+        scale_out_bandwidth: Per accelerator per direction ('400 Gb/s' or a quantity); None for a single domain.
         oversubscription: Taper of the scale-out fabric above `pod` accelerators (1 = non-blocking).
         pod: Accelerators under the non-blocking part of the fabric (0: taper applies to all cross-domain traffic).
-        scale_out_latency: Latency the network adds to each step across it (NCCL's `latencyInter`).
+        scale_out_latency: Latency the network adds to each step across it (NCCL's `latencyInter`; '5 us').
         in_network_reduction: Override whether NVLS is enabled; defaults to the accelerator's capability.
         scale_out_reduction: Whether the scale-out switches reduce in the network (SHARP).
         host: Host memory per accelerator and its link (None: no host memory, so no offload).
         scale_up_mesh: The scale-up domain is a direct full mesh (a cluster's `scale_up.topology: mesh`).
 
     Returns:
-        The flat SI description the model evaluates.
+        The flat SI description the model evaluates; an argument in the wrong unit is a `BuildError` naming it.
     """
+    scale_up_bandwidth, scale_out_bandwidth = (given(n, v, Bandwidth) for n, v in (
+        ("scale_up_bandwidth", scale_up_bandwidth), ("scale_out_bandwidth", scale_out_bandwidth)))
+    latency = given("scale_out_latency", scale_out_latency, DurationOrZero)
     su = accelerator.scale_up
     eff = accelerator.efficiency
     bw_up = scale_up_bandwidth if scale_up_bandwidth is not None else (su.bandwidth if su else None)
@@ -364,7 +364,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
     nvls = (su.in_network_reduction if su else False) if in_network_reduction is None else in_network_reduction
     return Hardware(
         accelerator=accelerator.id, vendor=accelerator.vendor,
-        peak={k: _si(v, "FLOPS") for k, v in accelerator.peak.items()},
+        peak={k: si(v, "FLOPS") for k, v in accelerator.peak.items()},
         gemm_efficiency={k: v for k, v in eff.gemm.items()},
         gemm_stream_efficiency={k: v for k, v in eff.gemm_stream.items()},
         gemm_stream_range={k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_stream_range.items()},
@@ -372,28 +372,28 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
                                **{k: (float(lo), float(hi)) for k, (lo, hi) in eff.gemm_range.items()}},
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
-        vector_peak=_si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
-        hbm_capacity=_si(accelerator.memory, "B"), hbm_bandwidth=_si(accelerator.memory_bandwidth, "B/s"),
+        vector_peak=si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
+        hbm_capacity=si(accelerator.memory, "B"), hbm_bandwidth=si(accelerator.memory_bandwidth, "B/s"),
         hbm_efficiency=assumed_efficiency.point(eff, "hbm"),
         hbm_efficiency_range=assumed_efficiency.effective_range(eff, "hbm") or (),
         flash_efficiency=assumed_efficiency.point(eff, "flash"),
         flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
         assumed_efficiencies=assumed_efficiency.unstated(eff),
         unstated=assumed_efficiency.unstated_defaults(accelerator, bool(nvls), scale_up_size),
-        l2_capacity=_si(accelerator.l2_cache, "B"), l2_bandwidth=_si(accelerator.l2_bandwidth, "B/s"),
+        l2_capacity=si(accelerator.l2_cache, "B"), l2_bandwidth=si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=max(1, int(scale_up_size)),
-        scale_up_bandwidth=_si(bw_up, "B/s"),
+        scale_up_bandwidth=si(bw_up, "B/s"),
         scale_up_efficiency=assumed_efficiency.point(eff, "scale_up"),
         scale_up_efficiency_range=assumed_efficiency.effective_range(eff, "scale_up") or (),
-        scale_up_latency=_si(su.latency, "s") if su else 1.9e-6,
+        scale_up_latency=si(su.latency, "s") if su else 1.9e-6,
         in_network_reduction=bool(nvls),
         scale_up_mesh=bool(scale_up_mesh),
         nvls_efficiency=eff.in_network_reduction or 0.0,
         compute_capability=float(accelerator.compute_capability or 0.0),
         multiprocessors=float(accelerator.multiprocessors or 0),
         all_to_all_efficiency=float(eff.all_to_all or 0.0),
-        scale_out_bandwidth=_si(scale_out_bandwidth, "B/s"),
-        scale_out_latency=_si(scale_out_latency, "s"),
+        scale_out_bandwidth=si(scale_out_bandwidth, "B/s"),
+        scale_out_latency=si(latency, "s"),
         oversubscription=float(oversubscription), pod=int(pod),
         scale_out_reduction=bool(scale_out_reduction),
         **(host.fields() if host is not None else {}),

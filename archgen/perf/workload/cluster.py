@@ -188,16 +188,22 @@ def slice_shape(dims: tuple[int, ...], gpus: int, cube: tuple[int, ...] = ()) ->
 
 
 def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
-    """Why a job of `gpus` cannot run on the torus of `on`, or None: more chips than the torus joins, none beyond it.
+    """Why a job of `gpus` cannot run on `on`, or None: more chips than its torus or domain joins, none beyond it.
 
     A torus through OCSes may be a slice of a larger pod (`ocs.cubes`): the cluster holds the pod's chips, the ICI
     joins one slice's, and slices meet only over the data-centre network (Google Cloud TPU Multislice), which a
     cluster with no scale-out fabric does not model. The torus collectives would otherwise add the rest as one
-    more line of ICI links that does not exist (`perf.comm.torus.sub_torus`).
+    more line of ICI links that does not exist (`perf.comm.torus.sub_torus`). Without a torus, a scale-up domain
+    with no scale-out path (a `Machine` made without its `ScaleOutPath`) joins only its own: a job beyond it would
+    run its collectives over no link at all (`comm.algorithms.out_bandwidth`: a step of 10^39 s, said to fit).
     """
-    chips = math.prod(hw.torus) if hw.torus else 0
-    if not chips or gpus <= chips or bool(np.any(np.asarray(hw.scale_out_bandwidth) > 0)):
+    chips = math.prod(hw.torus) if hw.torus else int(np.max(hw.scale_up_size))
+    if gpus <= chips or bool(np.any(np.asarray(hw.scale_out_bandwidth) > 0)):
         return None
+    if not hw.torus:
+        return (f"asks for {gpus} accelerators; a scale-up domain of cluster '{on.cluster}' joins {chips}, and no "
+                f"scale-out path joins the domains (a caller of `machine` gives it the cluster's sized fabric, "
+                f"`pipeline.cluster_network`): expected at most {chips}")
     return (f"asks for {gpus} accelerators; the {'x'.join(map(str, hw.torus))} torus of cluster '{on.cluster}' "
             f"joins {chips} of its {on.accelerators}, and nothing the model times joins it to the others (slices of "
             f"an OCS pod meet only over the data-centre network; multislice is not modelled): expected at most "
