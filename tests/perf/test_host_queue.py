@@ -62,21 +62,21 @@ def test_forward_stretch_orders_the_experts_after_the_dispatch():
     """Qwen3-30B-A3B at EP 16 in BF16 (8 local experts): the experts' 17 operations (16 GEMMs and the activation)
     come after the dispatch, the rest of the forward's operations after the combine. With host 1 ms for 50
     operations, GPU 2 ms of which 0.4 ms all-to-all and 0.3 ms expert GEMMs (no per-kernel cost), the stretch is
-    the queue of those four segments. The all-to-all dispatcher issues 3 of its calls with the dispatch (the tokens'
-    and probabilities' all-to-alls, Permutation 2) and 2 with the combine (Unpermutation 2, the all-to-all;
-    Megatron-core 2edffad token_dispatcher.py `token_dispatch`, `dispatch_postprocess`, `combine_preprocess`,
-    `token_combine`): the host's 3 operations before the experts put the GPU's first expert GEMM 3 x 13.48 µs after
-    the synchronisation, 0.2 ms of dispatch covers 2 of them, and the stretch ends one operation, 13.48 µs, past
-    the GPU's 2 ms."""
+    the queue of those four segments. The all-to-all dispatcher issues 4 of its operations with the dispatch (the
+    tokens' and probabilities' all-to-alls, Permutation 2's 2 kernels) and 3 with the combine (Unpermutation 2's 2,
+    the all-to-all; Megatron-core 2edffad token_dispatcher.py `token_dispatch`, `dispatch_postprocess`,
+    `combine_preprocess`, `token_combine`): the dispatch's 0.2 ms starts with its first operation, 13.48 µs after
+    the synchronisation, and covers the host's other 3, so the stretch ends that one operation past the GPU's
+    2 ms."""
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="alltoall")
-    assert H.dispatcher_parts(job, 16.0) == (3.0, 2.0)
+    assert H.dispatcher_parts(job, 16.0) == (4.0, 3.0)
     n = 50.0
     host_f = n * H.HOST_OP_TIME
     t = H.forward_stretch(job, 16.0, host_f, 2e-3, 0.3e-3, 0.4e-3)
     h = H.HOST_OP_TIME
     h_e = 17 * h
-    expected = _stream(((3, 3 * h, 0.2e-3), (17, h_e, 0.3e-3), (2, 2 * h, 0.2e-3),
-                        (n - 22, host_f - h_e - 5 * h, 1.3e-3)))
+    expected = _stream(((4, 4 * h, 0.2e-3), (17, h_e, 0.3e-3), (3, 3 * h, 0.2e-3),
+                        (n - 24, host_f - h_e - 7 * h, 1.3e-3)))
     assert t == pytest.approx(expected, rel=1e-12)
     assert t == pytest.approx(2e-3 + h, rel=1e-12)  # the GPU binds but for one launch: 0.67 ms of host work hidden
 

@@ -48,12 +48,16 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   `tokens_per_expert`, `input_splits`, `output_splits` and `output_splits_tp` to the host (4 copies; the fifth,
   `num_global_tokens_per_local_expert`, only without the fusion). After it: the all-to-alls of the tokens and of
   the probabilities (`token_dispatch`: 2), with more than one local expert `sort_chunks_by_idxs` of both
-  (Permutation 2, 1 fused call), and before the combine its inverse (Unpermutation 2: 1) and the combine's
-  all-to-all (1). Backward: each all-to-all's (3) and each sort's (2). The kernels count for the GPU's fixed cost
-  too (`layer_kernels`); the collectives' and copies' GPU time is in the communication's measured rates. One
-  operation per Python call, as for the rest: Transformer Engine's fused permutation kernels launch more than one
-  kernel each, so this too is a lower bound. HybridEP's host and synchronisation cost per call is
-  `dispatch_calls.dispatcher_cost`, from its README; DeepEP publishes none (0).
+  (Permutation 2), and before the combine its inverse (Unpermutation 2) and the combine's all-to-all (1).
+  Transformer Engine's fused functions (transformer_engine/pytorch/permutation.py and triton/permutation.py at
+  366798ef, the commit Megatron-Bridge 26.04.01 pins in pyproject.toml) launch one Triton kernel each, from
+  Python, but for two: the permutation's `make_row_id_map` runs three passes before its permute kernel (3 more
+  than `PERMUTE_OPS` counts, forward; the backward reuses the map), and each chunk sort `make_chunk_sort_map`
+  before `sort_chunks_by_map` (2 each forward, 1 backward). Backward: each all-to-all's (3) and each sort's (2).
+  The kernels count for the GPU's fixed cost too (`layer_kernels`); the collectives' and copies' GPU time is in
+  the communication's measured rates. HybridEP's host and synchronisation cost per call is
+  `dispatch_calls.dispatcher_cost`, from its README; DeepEP publishes none (0), and its permutation's row map
+  (the same fused `permute`) is not counted there.
 * Not counted: the router's auxiliary loss and casts, the QK norms some models have, allocations, stream events
   and `record_stream`. So the count is a lower bound of the operations.
 * A full recompute issues the forward again; a selective one the attention core.
@@ -118,13 +122,13 @@ block's, `ATTENTION_OPS`; `moe_router`: the pre-MLP norm, the router's GEMM and 
 as `GRAPH_LAUNCHES` per pass, each charged `HOST_OP_TIME` (one eager call that launches once; the CPU side of a
 launch is inside `LAUNCH_RANGE`). `moe_preprocess` captures `MoELayer.preprocess` (moe_layer.py at 2edffad,
 `router_and_preprocess`): for the all-to-all dispatcher its `preprocess` kernels, the counts' all-gather and the
-first permutation's forward and backward (`A2A_PREPROCESS`, `A2A_GATHER`, 1 of `PERMUTE_OPS` each way); the
-device-to-host copies move to "before_ep_alltoall", after the graph, and the synchronisation stays outside it
-(token_dispatcher.py `cuda_dtoh_point`). HybridEP's preprocessing launches no counted operation (it is in its
-per-call cost), so there `moe_preprocess` changes no count. A graphed
-attention block's quantisation kernels (`quant.attention_kernels`) join its graph. `full_iteration` (`cuda_graph_impl`
-local at 3097d81; Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and
-backward of the whole iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
+first permutation's forward and backward (`A2A_PREPROCESS`, `A2A_GATHER`, `A2A_ROW_MAP`, 1 of `PERMUTE_OPS` each
+way); the device-to-host copies move to "before_ep_alltoall", after the graph, and the synchronisation stays
+outside it (token_dispatcher.py `cuda_dtoh_point`). HybridEP's preprocessing launches no counted operation (it is
+in its per-call cost), so there `moe_preprocess` changes no count. A graphed attention block's quantisation
+kernels (`quant.attention_kernels`) join its graph. `full_iteration` (`cuda_graph_impl` local at 3097d81;
+Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and backward of the
+whole iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
 """
 
 from __future__ import annotations
@@ -160,7 +164,10 @@ A2A_PREPROCESS = 7.0
 A2A_GATHER = 1.0
 A2A_COPIES = 4.0
 A2A_CALLS = (3.0, 3.0)
-A2A_SORTS = (2.0, 2.0)
+A2A_SORTS = (4.0, 2.0)
+#: Transformer Engine's fused permutation builds its row map in three kernel passes before the permute kernel
+#: (`make_row_id_map`), forward only: 3 more than the 1 `PERMUTE_OPS` counts.
+A2A_ROW_MAP = 3.0
 #: Device-to-host synchronisations of one MoE layer's (forward, backward) by `moe_dispatcher`, dropless: the forward
 #: dispatch waits for the token counts under each (module docstring, When the host binds); the backward reuses them.
 SYNCS = {"alltoall": (1.0, 0.0), "deepep": (1.0, 0.0), "hybridep": (1.0, 0.0)}
@@ -177,14 +184,15 @@ GRAPH_LAUNCHES = 1.0
 def dispatcher_kernels(job: Job, ep) -> tuple[Any, Any]:
     """Kernels of the all-to-all dispatcher's own per MoE layer and micro-batch: (forward, backward).
 
-    `preprocess`'s (`A2A_PREPROCESS`) and, with more than one local expert (experts / `ep`), the chunk sorts
-    (`A2A_SORTS`); none with ep 1 (no splits to compute: `routing_map.sum` and `.long()`, 2) and none for the
-    other dispatchers (module docstring, Operations counted).
+    `preprocess`'s (`A2A_PREPROCESS`), the permutation's row map (`A2A_ROW_MAP`) and, with more than one local
+    expert (experts / `ep`), the chunk sorts (`A2A_SORTS`); with ep 1 `preprocess` issues 2 (no splits to
+    compute: `routing_map.sum` and `.long()`); none for the other dispatchers (module docstring, Operations
+    counted).
     """
     if job.moe_dispatcher != "alltoall":
         return 0.0, 0.0
     sorts = where(job.arch.experts / ep > 1.0, 1.0, 0.0)
-    return where(ep > 1.0, A2A_PREPROCESS, 2.0) + sorts * A2A_SORTS[0], sorts * A2A_SORTS[1]
+    return where(ep > 1.0, A2A_PREPROCESS, 2.0) + A2A_ROW_MAP + sorts * A2A_SORTS[0], sorts * A2A_SORTS[1]
 
 
 def dispatcher_calls(job: Job, ep) -> tuple[Any, Any]:
@@ -204,11 +212,11 @@ def dispatcher_parts(job: Job, ep) -> tuple[Any, Any]:
     """Of the dispatcher's operations, those issued after the forward's synchronisation: (dispatch, combine).
 
     Per MoE layer: the tokens' and probabilities' all-to-alls and Permutation 2; Unpermutation 2 and the combine's
-    all-to-all (module docstring, Operations counted). 0 for the other dispatchers and with ep 1.
+    all-to-all (module docstring, Operations counted). 0 for the other dispatchers; with ep 1 the sorts alone.
     """
     if job.moe_dispatcher != "alltoall":
         return 0.0, 0.0
-    multi, sort = where(ep > 1.0, 1.0, 0.0), where(job.arch.experts / ep > 1.0, 1.0, 0.0)
+    multi, sort = where(ep > 1.0, 1.0, 0.0), where(job.arch.experts / ep > 1.0, A2A_SORTS[0] / 2.0, 0.0)
     return multi * (A2A_CALLS[0] - 1.0) + sort, multi * 1.0 + sort
 
 
@@ -221,7 +229,7 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     scopes = job.graph_scopes
     a = job.arch
     share = a.moe_layers / a.layers
-    pre = (A2A_PREPROCESS + A2A_GATHER + PERMUTE_OPS[0] / 2.0, PERMUTE_OPS[1] / 2.0) \
+    pre = (A2A_PREPROCESS + A2A_GATHER + A2A_ROW_MAP + PERMUTE_OPS[0] / 2.0, PERMUTE_OPS[1] / 2.0) \
         if "moe_preprocess" in scopes and job.moe_dispatcher == "alltoall" else (0.0, 0.0)  # `MoELayer.preprocess`
     fwd, bwd = ((ATTENTION_OPS[i] + attn_kernels[i] if "attn" in scopes else 0.0)
                 + (share * (ROUTER_OPS[i] + pre[i]) if "moe_router" in scopes else 0.0) for i in (0, 1))
@@ -342,7 +350,8 @@ def forward_stretch(job: Job, ep, host_f, gpu_f, experts, ep_f, quant=0.0, overh
     n_e = share * (a.experts / ep * EXPERT_GEMMS[0] + 1.0 + quant)  # GEMMs, activation, their quantisation
     h_e, g_e = HOST_OP_TIME * n_e, share * experts + n_e * overhead
     n_d, n_c = (share * x for x in dispatcher_parts(job, ep))  # the dispatcher's calls around the experts
-    sorts = share * where(a.experts / ep > 1.0, overhead, 0.0) if job.moe_dispatcher == "alltoall" else 0.0
+    sorts = share * where(a.experts / ep > 1.0, A2A_SORTS[0] / 2.0 * overhead, 0.0) \
+        if job.moe_dispatcher == "alltoall" else 0.0  # each chunk sort's kernels' fixed cost
     n_r = host_f / HOST_OP_TIME - n_e - n_d - n_c
     return queue_time(((n_d, HOST_OP_TIME * n_d, ep_f / 2.0 + sorts), (n_e, h_e, g_e),
                        (n_c, HOST_OP_TIME * n_c, ep_f / 2.0 + sorts),
