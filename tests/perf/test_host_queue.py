@@ -119,3 +119,23 @@ def test_no_one_cost_per_host_operation_closes_both_h100_rows(accelerators, monk
     assert ep16 / ep8 > 1.7
     assert ep16 / H.HOST_OP_TIME == pytest.approx(2.8, abs=0.05)  # TE's Linear over torch's on Grace: 2.69-2.73
     assert (99.66 / 37.08, 90.53 / 33.17) == (pytest.approx(2.69, abs=0.005), pytest.approx(2.73, abs=0.005))
+
+
+def test_no_one_cost_per_host_operation_closes_both_blackwell_alltoall_rows(accelerators, monkeypatch):
+    """Megatron-Bridge's Qwen3-235B-A22B MXFP8 rows with the all-to-all dispatcher, PP 8, EP 8 in one node, whose
+    recipes differ in micro_batch_size alone (tests/perf/data/bridge-26.04.01.yaml): DGX B200 at micro-batch 1
+    (3,776 tokens/s/GPU) and DGX B300 at micro-batch 2 (26.04, 4,865). With the dispatcher's own operations counted
+    (`host.dispatcher_kernels`, `dispatcher_calls`), one cost per counted operation would close the first at about
+    48 µs and the second at about 71 µs: the same operations per micro-batch on both (the same layer and layout),
+    yet the micro-batch of twice the tokens needs half as much again. A host that issued slower would bind the
+    smaller micro-batch first; what both rows miss is a cost added per layer and micro-batch
+    (test_small_expert_moe.py: 5.36 ms measured, 0.72 ms modelled), not the host hiding under more GPU work. The
+    hosts differ, which the model does not know (`HOST_OP_TIME` is the H100 DGX's Xeon 8480C): DGX B200 "2 x Intel
+    Xeon 8570 ... 56 cores each" (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html),
+    DGX B300 the Xeon 6776P, 64 cores (Intel's Xeon 6 announcement of 2025-05, as reported at
+    https://itmagazine.com/2025/05/23/unveiling-intel-xeon-6-cpus-a-game-changer-for-nvidias-dgx-b300/)."""
+    path = DATA / "bridge-26.04.01.yaml"
+    b200 = _closing_cost(path, "nemo2604-b200-qwen3-235b-mxfp8-pp8-ep8", accelerators, monkeypatch)
+    b300 = _closing_cost(path, "nemo2604-b300-qwen3-235b-mxfp8-pp8-ep8-alltoall", accelerators, monkeypatch)
+    assert (b200, b300) == (pytest.approx(47.8e-6, abs=0.5e-6), pytest.approx(71.1e-6, abs=0.5e-6))
+    assert b300 / b200 > 1.4
