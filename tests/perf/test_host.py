@@ -139,3 +139,43 @@ def test_dense_layers_are_far_from_host_bound(h100):
     assert float(sum(H.host_time(job, counts, 0))) / float(lt.forward + lt.backward) == pytest.approx(0.14, abs=0.01)
     assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(58 * 13.48e-6, rel=1e-12)
     assert float(lt.host) == 0.0
+
+
+QWEN3_235B = Arch(layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936, gated=True,
+                  experts=128, top_k=8, expert_ffn=1536)
+
+
+def test_the_all_to_all_dispatchers_own_operations_by_hand():
+    """Megatron-core 2edffad (Megatron-Bridge 26.04.01) `MoEAlltoAllTokenDispatcher`, moe_permute_fusion on, EP 8
+    (16 local experts): forward, `preprocess`'s 7 kernels (routing_map.sum, .long, the input splits' sum, the local
+    slice's .contiguous, 3 sums), Transformer Engine's row map for the fused permutation (366798ef
+    triton/permutation.py `make_row_id_map`: 3 passes), the counts' all-gather, 4 device-to-host copies
+    (tokens_per_expert, input_splits, output_splits, output_splits_tp), 2 all-to-alls (tokens, probabilities),
+    Permutation 2 and Unpermutation 2 (fused chunk sorts: `make_chunk_sort_map` and `sort_chunks_by_map`, 2 each),
+    the combine's all-to-all: 22, 14 of them kernels; backward the 3 all-to-alls' and 2 sorts' (1 kernel each): 5,
+    2 of them kernels. With one local expert no sort; with ep 1 only the counts' sum and cast, the row map, the
+    sorts and one copy."""
+    job = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall")
+    assert H.dispatcher_kernels(job, 8.0) == (7.0 + 3.0 + 4.0, 2.0)
+    assert H.dispatcher_calls(job, 8.0) == (1.0 + 4.0 + 3.0, 3.0)
+    assert H.dispatcher_parts(job, 8.0) == (2.0 + 2.0, 2.0 + 1.0)  # after the synchronisation: dispatch, combine
+    assert H.dispatcher_kernels(job, 128.0) == (7.0 + 3.0, 0.0)
+    assert (H.dispatcher_kernels(job, 1.0), H.dispatcher_calls(job, 1.0)) == ((2.0 + 3.0 + 4.0, 2.0), (1.0, 0.0))
+    for other in ("hybridep", "deepep"):
+        job_o = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher=other)
+        assert H.dispatcher_kernels(job_o, 8.0) == H.dispatcher_calls(job_o, 8.0) == (0.0, 0.0)
+    # the layer (94 MoE layers of 94): attention 7 + 9, MoE MLP 5 + 6, permutation 2 + 2, 16 experts x (2 + 4),
+    # the dispatcher's 22 + 5: forward 7 + 5 + 2 + 32 + 22 = 68, backward 9 + 6 + 2 + 64 + 5 = 86
+    assert H.layer_ops(job, 8.0, (0.0, 0.0)) == (68.0, 86.0)
+
+
+def test_moe_preprocess_graphs_capture_the_all_to_all_preprocessing():
+    """`cuda_graphs` moe_router+moe_preprocess: the graph holds `MoELayer.preprocess` (Megatron-core 2edffad
+    moe_layer.py `router_and_preprocess`), for the all-to-all dispatcher its 7 kernels, the counts' all-gather, the
+    row map's 3 passes and the first permutation (forward and backward); the copies and the all-to-alls stay eager.
+    So the host issues 68 - 2 (the router graph's replay for norm, GEMM and routing: 3 - 1) - 12 = 54 forward and
+    86 - 3 - 1 = 82 backward."""
+    graphed = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router+moe_preprocess")
+    assert H.layer_ops(graphed, 8.0, (0.0, 0.0)) == (68.0 - 2.0 - 12.0, 86.0 - 3.0 - 1.0)
+    router = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher="alltoall", cuda_graphs="moe_router")
+    assert H.layer_ops(router, 8.0, (0.0, 0.0)) == (68.0 - 2.0, 86.0 - 3.0)

@@ -62,15 +62,23 @@ def test_forward_stretch_orders_the_experts_after_the_dispatch():
     """Qwen3-30B-A3B at EP 16 in BF16 (8 local experts): the experts' 17 operations (16 GEMMs and the activation)
     come after the dispatch, the rest of the forward's operations after the combine. With host 1 ms for 50
     operations, GPU 2 ms of which 0.4 ms all-to-all and 0.3 ms expert GEMMs (no per-kernel cost), the stretch is
-    the queue of those four segments."""
+    the queue of those four segments. The all-to-all dispatcher issues 4 of its operations with the dispatch (the
+    tokens' and probabilities' all-to-alls, Permutation 2's 2 kernels) and 3 with the combine (Unpermutation 2's 2,
+    the all-to-all; Megatron-core 2edffad token_dispatcher.py `token_dispatch`, `dispatch_postprocess`,
+    `combine_preprocess`, `token_combine`): the dispatch's 0.2 ms starts with its first operation, 13.48 µs after
+    the synchronisation, and covers the host's other 3, so the stretch ends that one operation past the GPU's
+    2 ms."""
     job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="alltoall")
+    assert H.dispatcher_parts(job, 16.0) == (4.0, 3.0)
     n = 50.0
     host_f = n * H.HOST_OP_TIME
     t = H.forward_stretch(job, 16.0, host_f, 2e-3, 0.3e-3, 0.4e-3)
-    h_e = 17 * H.HOST_OP_TIME
-    expected = _stream(((0, 0.0, 0.2e-3), (17, h_e, 0.3e-3), (0, 0.0, 0.2e-3), (n - 17, host_f - h_e, 1.3e-3)))
+    h = H.HOST_OP_TIME
+    h_e = 17 * h
+    expected = _stream(((4, 4 * h, 0.2e-3), (17, h_e, 0.3e-3), (3, 3 * h, 0.2e-3),
+                        (n - 24, host_f - h_e - 7 * h, 1.3e-3)))
     assert t == pytest.approx(expected, rel=1e-12)
-    assert t == pytest.approx(2e-3, rel=1e-12)  # here the GPU binds: 0.67 ms of host work is hidden
+    assert t == pytest.approx(2e-3 + h, rel=1e-12)  # the GPU binds but for one launch: 0.67 ms of host work hidden
 
 
 def test_a_dense_model_keeps_the_whole_layer_as_one_stretch():
@@ -111,3 +119,23 @@ def test_no_one_cost_per_host_operation_closes_both_h100_rows(accelerators, monk
     assert ep16 / ep8 > 1.7
     assert ep16 / H.HOST_OP_TIME == pytest.approx(2.8, abs=0.05)  # TE's Linear over torch's on Grace: 2.69-2.73
     assert (99.66 / 37.08, 90.53 / 33.17) == (pytest.approx(2.69, abs=0.005), pytest.approx(2.73, abs=0.005))
+
+
+def test_no_one_cost_per_host_operation_closes_both_blackwell_alltoall_rows(accelerators, monkeypatch):
+    """Megatron-Bridge's Qwen3-235B-A22B MXFP8 rows with the all-to-all dispatcher, PP 8, EP 8 in one node, whose
+    recipes differ in micro_batch_size alone (tests/perf/data/bridge-26.04.01.yaml): DGX B200 at micro-batch 1
+    (3,776 tokens/s/GPU) and DGX B300 at micro-batch 2 (26.04, 4,865). With the dispatcher's own operations counted
+    (`host.dispatcher_kernels`, `dispatcher_calls`), one cost per counted operation would close the first at about
+    48 µs and the second at about 71 µs: the same operations per micro-batch on both (the same layer and layout),
+    yet the micro-batch of twice the tokens needs half as much again. A host that issued slower would bind the
+    smaller micro-batch first; what both rows miss is a cost added per layer and micro-batch
+    (test_small_expert_moe.py: 5.36 ms measured, 0.72 ms modelled), not the host hiding under more GPU work. The
+    hosts differ, which the model does not know (`HOST_OP_TIME` is the H100 DGX's Xeon 8480C): DGX B200 "2 x Intel
+    Xeon 8570 ... 56 cores each" (https://docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html),
+    DGX B300 the Xeon 6776P, 64 cores (Intel's Xeon 6 announcement of 2025-05, as reported at
+    https://itmagazine.com/2025/05/23/unveiling-intel-xeon-6-cpus-a-game-changer-for-nvidias-dgx-b300/)."""
+    path = DATA / "bridge-26.04.01.yaml"
+    b200 = _closing_cost(path, "nemo2604-b200-qwen3-235b-mxfp8-pp8-ep8", accelerators, monkeypatch)
+    b300 = _closing_cost(path, "nemo2604-b300-qwen3-235b-mxfp8-pp8-ep8-alltoall", accelerators, monkeypatch)
+    assert (b200, b300) == (pytest.approx(47.8e-6, abs=0.5e-6), pytest.approx(71.1e-6, abs=0.5e-6))
+    assert b300 / b200 > 1.4

@@ -153,8 +153,10 @@ def test_the_missing_term_does_not_scale_with_the_gpu(accelerators):
     # rates on H100 (`dispatcher.kernel_times`); 6.77 and 2.91 ms with the loss as TE's fused kernels move it
     # (`cross_entropy` te, 10 B a logit where 36 B were charged); 6.77 and 3.25 ms with each synchronised forward
     # run as the stream's queue (`host.forward_stretch`: the B200 row's experts are host-bound after the dispatch);
-    # 7.33 ms with the README's dispatch read as a fixed time per token-node plus bytes (`dispatcher.TOKEN_NODE`)
-    assert model == pytest.approx([7.33e-3, 3.25e-3], rel=0.01)
+    # 7.33 ms with the README's dispatch read as a fixed time per token-node plus bytes (`dispatcher.TOKEN_NODE`);
+    # 3.33 ms with the all-to-all dispatcher's own operations (`host.dispatcher_kernels`, `dispatcher_calls`: the
+    # B200 row's alltoall dispatcher issues 27 more a layer)
+    assert model == pytest.approx([7.33e-3, 3.33e-3], rel=0.01)
     assert measured[0] / measured[1] == pytest.approx(1.0, abs=0.05)
     assert model[0] / model[1] > 2.0
 
@@ -287,8 +289,10 @@ def test_b200_and_b300_alltoall_rows_pay_a_fixed_cost_per_micro_batch(accelerato
     in micro_batch_size alone, and the two parts have the same dense FP8 peak, 4.5 PFLOP/s, and HBM, 8 TB/s).
     Per layer slot and micro-batch they take 10.99 ms for 4,096 tokens and 16.62 ms for 8,192 (bubble taken out):
     a line through the two is 5.63 ms per 4,096 tokens plus 5.36 ms per layer and micro-batch whatever its size.
-    The model's line through its own times (6.64 and 12.59 ms) is 5.95 ms per 4,096 tokens, 6 % over the measured
-    slope, plus 0.69 ms: the per-token work is about right, and the B200 row's +66 % is the missing cost per micro-batch, which the
+    The model's line through its own times (6.66 and 12.59 ms) is 5.94 ms per 4,096 tokens, 6 % over the measured
+    slope, plus 0.72 ms (0.69 ms before the dispatcher's own operations, `host.dispatcher_kernels`: 27 host
+    operations, 16 of them kernels, a MoE layer and micro-batch, 0.36 ms of host time, mostly hidden under the
+    GPU's): the per-token work is about right, and the B200 row's +65 % is the missing cost per micro-batch, which the
     B300 row pays half as often per token (docs/perf-model.md, Limitations: the same signature on the 25.11 rows)."""
     b200_cases, _ = read_cases(Path(__file__).parent / "data" / "bridge-26.04.01.yaml")
     b200 = next(c for c in b200_cases if c.id == "nemo2604-b200-qwen3-235b-mxfp8-pp8-ep8")
@@ -305,6 +309,6 @@ def test_b200_and_b300_alltoall_rows_pay_a_fixed_cost_per_micro_batch(accelerato
     assert (slope, fixed) == pytest.approx((5.63e-3, 5.36e-3), rel=0.01)
     m_slope, m_fixed = model[1] - model[0], 2.0 * model[0] - model[1]
     assert model == pytest.approx([6.64e-3, 12.59e-3], rel=0.01)
-    assert (m_slope, m_fixed) == pytest.approx((5.95e-3, 0.69e-3), rel=0.02)
+    assert (m_slope, m_fixed) == pytest.approx((5.94e-3, 0.720e-3), rel=0.02)
     assert m_slope == pytest.approx(slope, rel=0.06)  # the per-token work: within 6 %
     assert m_fixed < 0.15 * fixed  # pinned: a change that adds the missing per-micro-batch cost is noticed

@@ -37,9 +37,29 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   gradients and the routing's (3), the permutations' (2 or 0), the activation (1), the residual sum (1), 4 GEMMs per
   local expert, and 5 for shared experts.
 * Quantisation kernels of FP8/FP4 training, as `quant.layer_kernels` counts them (one set per local expert slice).
-* Not counted: the dispatcher's own calls (HybridEP's host and synchronisation cost per call is
-  `dispatch_calls.dispatcher_cost`, from its README; the others publish none), the router's auxiliary loss and
-  casts, the QK norms some models have, allocations and stream events. So the count is a lower bound of the operations.
+* The all-to-all dispatcher's own calls (`A2A_*`, `dispatcher_kernels`, `dispatcher_calls`; Megatron-core
+  token_dispatcher.py at 2edffad, the commit Megatron-Bridge 26.04.01 (2b82f6f17, r0.4.0) pins, whose
+  `MoEAlltoAllTokenDispatcher` is 3097d81's line for line; `moe_permute_fusion` on, as Megatron-Bridge's Qwen3 MoE
+  recipes set it, src/megatron/bridge/recipes/qwen/qwen3_moe.py line 77 at 2b82f6f17; dropless, ep > 1). Forward,
+  before the synchronisation (`preprocess`, lines 513-566): `routing_map.sum(dim=0)`, `.long()`, the input splits'
+  `.sum(axis=1)`, the local experts' slice `.contiguous()` and the three sums of the output splits, the splits
+  per TP rank and the tokens per local expert: 7 kernels; the all-gather of the token counts over the tp-ep group
+  (`gather_from_sequence_parallel_region`: 1 call); `_maybe_dtoh_and_synchronize` at "before_permutation_1" copies
+  `tokens_per_expert`, `input_splits`, `output_splits` and `output_splits_tp` to the host (4 copies; the fifth,
+  `num_global_tokens_per_local_expert`, only without the fusion). After it: the all-to-alls of the tokens and of
+  the probabilities (`token_dispatch`: 2), with more than one local expert `sort_chunks_by_idxs` of both
+  (Permutation 2), and before the combine its inverse (Unpermutation 2) and the combine's all-to-all (1).
+  Transformer Engine's fused functions (transformer_engine/pytorch/permutation.py and triton/permutation.py at
+  366798ef, the commit Megatron-Bridge 26.04.01 pins in pyproject.toml) launch one Triton kernel each, from
+  Python, but for two: the permutation's `make_row_id_map` runs three passes before its permute kernel (3 more
+  than `PERMUTE_OPS` counts, forward; the backward reuses the map), and each chunk sort `make_chunk_sort_map`
+  before `sort_chunks_by_map` (2 each forward, 1 backward). Backward: each all-to-all's (3) and each sort's (2).
+  The kernels count for the GPU's fixed cost too (`layer_kernels`); the collectives' and copies' GPU time is in
+  the communication's measured rates. HybridEP's host and synchronisation cost per call is
+  `dispatch_calls.dispatcher_cost`, from its README; DeepEP publishes none (0), and its permutation's row map
+  (the same fused `permute`) is not counted there.
+* Not counted: the router's auxiliary loss and casts, the QK norms some models have, allocations, stream events
+  and `record_stream`. So the count is a lower bound of the operations.
 * A full recompute issues the forward again; a selective one the attention core.
 
 **When the host binds.** The host runs ahead of the GPU only up to the next device-to-host synchronisation: a
@@ -77,8 +97,9 @@ per-call cost (`dispatch_calls.dispatcher_cost`); alltoall and DeepEP publish no
 **The order inside a stretch** (`queue_time`, `forward_stretch`). A CUDA stream is a queue: after a
 synchronisation the GPU starts when the first launch lands, and a stretch ends at max_k (H_k + G_k..n), H_k the host
 time until operation k is issued and G_k..n the GPU time from k on (at least max(host, GPU), at most their sum). The
-forward's stretch runs, in Megatron-core 3097d81's order, the dispatch all-to-all, the experts (each local expert's
-FC1 and FC2 GEMMs, their quantisation kernels, the activation), the combine all-to-all, then the unpermutation, the
+forward's stretch runs, in Megatron-core 3097d81's order, the dispatch all-to-all (with the all-to-all dispatcher,
+its calls after the synchronisation, `dispatcher_parts`), the experts (each local expert's FC1 and FC2 GEMMs, their
+quantisation kernels, the activation), the combine all-to-all (its calls before it), then the unpermutation, the
 residual, the next layer's attention block, norm, router and permutation up to its dispatch's synchronisation. Each
 part's operations are taken as alike (the order inside is not known), so the maximum falls on a part's first or last
 operation; the dispatch and the combine take half of the forward's all-to-all time each (no source splits it). The
@@ -99,12 +120,15 @@ replay forward, one backward (transformer_engine/pytorch/graph.py, `Graphed.forw
 `fwd_graph.replay()`, `bwd_graph.replay()`). So the host issues the captured operations (`attn`: the attention
 block's, `ATTENTION_OPS`; `moe_router`: the pre-MLP norm, the router's GEMM and routing, `ROUTER_OPS`, in MoE layers)
 as `GRAPH_LAUNCHES` per pass, each charged `HOST_OP_TIME` (one eager call that launches once; the CPU side of a
-launch is inside `LAUNCH_RANGE`). The dispatcher's preprocessing launches no counted operation (HybridEP's is in its
-per-call cost), and the synchronisation stays outside the graph (token_dispatcher.py: with `moe_preprocess` the
-device-to-host copy moves to "before_ep_alltoall", after the graph), so `moe_preprocess` changes no count. A graphed
-attention block's quantisation kernels (`quant.attention_kernels`) join its graph. `full_iteration` (`cuda_graph_impl`
-local at 3097d81; Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and
-backward of the whole iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
+launch is inside `LAUNCH_RANGE`). `moe_preprocess` captures `MoELayer.preprocess` (moe_layer.py at 2edffad,
+`router_and_preprocess`): for the all-to-all dispatcher its `preprocess` kernels, the counts' all-gather and the
+first permutation's forward and backward (`A2A_PREPROCESS`, `A2A_GATHER`, `A2A_ROW_MAP`, 1 of `PERMUTE_OPS` each
+way); the device-to-host copies move to "before_ep_alltoall", after the graph, and the synchronisation stays
+outside it (token_dispatcher.py `cuda_dtoh_point`). HybridEP's preprocessing launches no counted operation (it is
+in its per-call cost), so there `moe_preprocess` changes no count. A graphed attention block's quantisation
+kernels (`quant.attention_kernels`) join its graph. `full_iteration` (`cuda_graph_impl` local at 3097d81;
+Megatron-Bridge's later recipes set `cuda_graph_impl` full_iteration) captures the forward and backward of the
+whole iteration: no per-layer host work, and no synchronisation inside (a capture cannot hold one).
 """
 
 from __future__ import annotations
@@ -132,6 +156,18 @@ PERMUTE_OPS = (2.0, 2.0)
 EXPERT_GEMMS = (2.0, 4.0)
 #: Shared experts: FC1, activation, FC2 forward; 4 GEMM gradients and the activation's backward.
 SHARED_OPS = (3.0, 5.0)
+#: The all-to-all dispatcher's own operations per MoE layer and micro-batch (module docstring, Operations counted):
+#: `preprocess`'s kernels, the token counts' all-gather and the device-to-host copies before the synchronisation
+#: (forward only), its all-to-alls (tokens and probabilities, combine; each one's backward) and, with more than one
+#: local expert, the fused chunk sorts (Permutation 2 and Unpermutation 2; each one's backward).
+A2A_PREPROCESS = 7.0
+A2A_GATHER = 1.0
+A2A_COPIES = 4.0
+A2A_CALLS = (3.0, 3.0)
+A2A_SORTS = (4.0, 2.0)
+#: Transformer Engine's fused permutation builds its row map in three kernel passes before the permute kernel
+#: (`make_row_id_map`), forward only: 3 more than the 1 `PERMUTE_OPS` counts.
+A2A_ROW_MAP = 3.0
 #: Device-to-host synchronisations of one MoE layer's (forward, backward) by `moe_dispatcher`, dropless: the forward
 #: dispatch waits for the token counts under each (module docstring, When the host binds); the backward reuses them.
 SYNCS = {"alltoall": (1.0, 0.0), "deepep": (1.0, 0.0), "hybridep": (1.0, 0.0)}
@@ -145,6 +181,45 @@ ROUTER_OPS = (3.0, 4.0)
 GRAPH_LAUNCHES = 1.0
 
 
+def dispatcher_kernels(job: Job, ep) -> tuple[Any, Any]:
+    """Kernels of the all-to-all dispatcher's own per MoE layer and micro-batch: (forward, backward).
+
+    `preprocess`'s (`A2A_PREPROCESS`), the permutation's row map (`A2A_ROW_MAP`) and, with more than one local
+    expert (experts / `ep`), the chunk sorts (`A2A_SORTS`); with ep 1 `preprocess` issues 2 (no splits to
+    compute: `routing_map.sum` and `.long()`); none for the other dispatchers (module docstring, Operations
+    counted).
+    """
+    if job.moe_dispatcher != "alltoall":
+        return 0.0, 0.0
+    sorts = where(job.arch.experts / ep > 1.0, 1.0, 0.0)
+    return where(ep > 1.0, A2A_PREPROCESS, 2.0) + A2A_ROW_MAP + sorts * A2A_SORTS[0], sorts * A2A_SORTS[1]
+
+
+def dispatcher_calls(job: Job, ep) -> tuple[Any, Any]:
+    """Host calls of the all-to-all dispatcher that launch no counted kernel, per MoE layer and micro-batch.
+
+    (forward, backward): the token counts' all-gather, the device-to-host copies and the all-to-alls (`A2A_GATHER`,
+    `A2A_COPIES`, `A2A_CALLS`); with ep 1 only the copy of the tokens per expert. Their GPU time is in the
+    communication's rates; the host issues them like any operation (`HOST_OP_TIME`).
+    """
+    if job.moe_dispatcher != "alltoall":
+        return 0.0, 0.0
+    multi = where(ep > 1.0, 1.0, 0.0)
+    return multi * (A2A_GATHER + A2A_COPIES + A2A_CALLS[0]) + (1.0 - multi), multi * A2A_CALLS[1]
+
+
+def dispatcher_parts(job: Job, ep) -> tuple[Any, Any]:
+    """Of the dispatcher's operations, those issued after the forward's synchronisation: (dispatch, combine).
+
+    Per MoE layer: the tokens' and probabilities' all-to-alls and Permutation 2; Unpermutation 2 and the combine's
+    all-to-all (module docstring, Operations counted). 0 for the other dispatchers; with ep 1 the sorts alone.
+    """
+    if job.moe_dispatcher != "alltoall":
+        return 0.0, 0.0
+    multi, sort = where(ep > 1.0, 1.0, 0.0), where(job.arch.experts / ep > 1.0, A2A_SORTS[0] / 2.0, 0.0)
+    return multi * (A2A_CALLS[0] - 1.0) + sort, multi * 1.0 + sort
+
+
 def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     """Counted operations a layer's CUDA graphs take off the host, net of the replays: (forward, backward).
 
@@ -154,8 +229,10 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     scopes = job.graph_scopes
     a = job.arch
     share = a.moe_layers / a.layers
+    pre = (A2A_PREPROCESS + A2A_GATHER + A2A_ROW_MAP + PERMUTE_OPS[0] / 2.0, PERMUTE_OPS[1] / 2.0) \
+        if "moe_preprocess" in scopes and job.moe_dispatcher == "alltoall" else (0.0, 0.0)  # `MoELayer.preprocess`
     fwd, bwd = ((ATTENTION_OPS[i] + attn_kernels[i] if "attn" in scopes else 0.0)
-                + (share * ROUTER_OPS[i] if "moe_router" in scopes else 0.0) for i in (0, 1))
+                + (share * (ROUTER_OPS[i] + pre[i]) if "moe_router" in scopes else 0.0) for i in (0, 1))
     if fwd == 0.0:
         return 0.0, 0.0
     launches = (1.0 if "attn" in scopes else share) * GRAPH_LAUNCHES  # only MoE layers are graphed by moe_router
@@ -177,8 +254,9 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
         share, local = a.moe_layers / a.layers, a.experts / ep
         shared = 1.0 if a.shared_experts else 0.0
         permute = 0.0 if job.permute_in_dispatch else 1.0
+        own = dispatcher_kernels(job, ep)
         fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
-                                 + shared * SHARED_OPS[i]) for i, x in enumerate((fwd, bwd)))
+                                 + shared * SHARED_OPS[i] + own[i]) for i, x in enumerate((fwd, bwd)))
     return fwd + kernels[0], bwd + kernels[1]
 
 
@@ -187,10 +265,18 @@ def layer_ops(job: Job, ep, kernels, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]
 
     `ep` is the expert-parallel size (the local experts are experts / ep), `kernels` the quantisation kernels
     (forward, backward) `quant.layer_kernels` counts for the job, and `attn_kernels` the attention block's share of
-    them (`quant.attention_kernels`). Eagerly, one per kernel `layer_kernels` counts; CUDA graphs (`cuda_graphs`)
-    replace their scopes' operations by one replay per pass; `full_iteration` leaves none.
+    them (`quant.attention_kernels`). Eagerly, one per kernel `layer_kernels` counts and per dispatcher call
+    (`dispatcher_calls`); CUDA graphs (`cuda_graphs`) replace their scopes' operations by one replay per pass;
+    `full_iteration` leaves none.
     """
-    return issued(job, layer_kernels(job, ep, kernels), attn_kernels)
+    return issued(job, with_calls(job, ep, layer_kernels(job, ep, kernels)), attn_kernels)
+
+
+def with_calls(job: Job, ep, counts) -> tuple[Any, Any]:
+    """The layer's kernels `counts` (forward, backward) with the dispatcher's host calls of its MoE layers."""
+    a, calls = job.arch, dispatcher_calls(job, ep)
+    share = a.moe_layers / a.layers
+    return counts[0] + share * calls[0], counts[1] + share * calls[1]
 
 
 def issued(job: Job, counts, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
@@ -204,8 +290,8 @@ def issued(job: Job, counts, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
 def host_time(job: Job, counts, rc, attn_kernels=(0.0, 0.0)):
     """Host time of one layer and micro-batch (s): (forward, backward with the recompute code `rc`'s re-run).
 
-    `counts` are the layer's kernels (`layer_kernels`, which `training.layer_times` has already counted for their
-    GPU cost), `attn_kernels` as `layer_ops` takes them.
+    `counts` are the layer's operations (`layer_kernels`, which `training.layer_times` has already counted for
+    their GPU cost, `with_calls` the dispatcher's calls), `attn_kernels` as `layer_ops` takes them.
     """
     fwd, bwd = issued(job, counts, attn_kernels)
     again = where(rc == 2, fwd, where(rc == 1, 1.0, 0.0))  # full: the forward again; selective: the core
@@ -254,17 +340,22 @@ def forward_stretch(job: Job, ep, host_f, gpu_f, experts, ep_f, quant=0.0, overh
     "before_ep_alltoall" follows the first permutation; average layer, MoE share of it). `host_f` and
     `gpu_f` are the pass's host and GPU times, `experts` the experts' GEMM and input-cast time (`experts.
     expert_forward`, `quant.expert_forward_bytes`; per MoE layer), `ep_f` the forward's exposed all-to-all time,
-    `overhead` each kernel's fixed GPU cost. Stated assumptions (no source splits them): the dispatch and the
-    combine take half of `ep_f` each; the activation's memory time is counted with the rest, after the experts (so
-    the wait is at most that much too long).
+    `overhead` each kernel's fixed GPU cost. The all-to-all dispatcher issues its calls after the synchronisation
+    (`dispatcher_parts`) with the dispatch and the combine. Stated assumptions (no source splits them): the dispatch
+    and the combine take half of `ep_f` each; the activation's memory time is counted with the rest, after the
+    experts (so the wait is at most that much too long).
     """
     a = job.arch
     share = a.moe_layers / a.layers
     n_e = share * (a.experts / ep * EXPERT_GEMMS[0] + 1.0 + quant)  # GEMMs, activation, their quantisation
     h_e, g_e = HOST_OP_TIME * n_e, share * experts + n_e * overhead
-    n_r = host_f / HOST_OP_TIME - n_e
-    return queue_time(((0.0, 0.0, ep_f / 2.0), (n_e, h_e, g_e), (0.0, 0.0, ep_f / 2.0),
-                       (n_r, host_f - h_e, gpu_f - ep_f - g_e)))
+    n_d, n_c = (share * x for x in dispatcher_parts(job, ep))  # the dispatcher's calls around the experts
+    sorts = share * where(a.experts / ep > 1.0, A2A_SORTS[0] / 2.0 * overhead, 0.0) \
+        if job.moe_dispatcher == "alltoall" else 0.0  # each chunk sort's kernels' fixed cost
+    n_r = host_f / HOST_OP_TIME - n_e - n_d - n_c
+    return queue_time(((n_d, HOST_OP_TIME * n_d, ep_f / 2.0 + sorts), (n_e, h_e, g_e),
+                       (n_c, HOST_OP_TIME * n_c, ep_f / 2.0 + sorts),
+                       (n_r, host_f - h_e - HOST_OP_TIME * (n_d + n_c), gpu_f - ep_f - g_e - 2.0 * sorts)))
 
 
 def host_excess(host, gpu, synced: bool, queue=None):

@@ -234,7 +234,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu = layer_f + layer_b + layer_r + tp_layer + cp_layer + ep_layer
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
-    h_fb, synced = H.host_time(job, (n_f, n_b), rc, attn_k), H.synchronised(job)
+    h_fb, synced = H.host_time(job, H.with_calls(job, ep, (n_f, n_b)), rc, attn_k), H.synchronised(job)
     e_cast = K.memory_time(hw, T * Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp))
     queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
         job.recipe, hw.compute_capability, a.experts / ep), K.KERNEL_OVERHEAD) if synced else None
