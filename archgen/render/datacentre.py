@@ -16,6 +16,18 @@ from archgen.render.rack_power import water_rows
 NOT_PROVIDED = "not provided"
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
 ITEM_VALUE = (Column("Item"), Column("Value"))
+#: What a grid operator asks of a hall running synchronous training: how far and how fast its load swings between
+#: compute and communication phases, checkpoint stalls and a job's start or stop. archgen computes no power over
+#: time, so the row says so rather than leave the question unasked. The mechanisms named are NVIDIA's (GB300 NVL72
+#: power smoothing: energy-storage PSUs, a power floor, ramp-up and ramp-down limits; "How New GB300 NVL72 Features
+#: Provide Steady Power for AI", NVIDIA Technical Blog, 2025,
+#: https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/); no figure of theirs
+#: is used (docs/facility.md, Not modelled).
+LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum and typical draw; the swing "
+              "between compute and communication phases, checkpoint stalls or a job's start and stop, and how fast "
+              "it ramps, need each rack's draw in those phases and its rate of change (a measured trace, or the "
+              "vendor's power-smoothing settings where used: power floor, ramp limits, energy storage), which no "
+              "spec states")
 
 
 def _yes_no(value: bool | None) -> str:
@@ -47,7 +59,8 @@ def datacentre(scope: Any, a: Any) -> Section:
             *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
             *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
             ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
-            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—")]
+            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—"),
+            ("Load swing and ramp rate (MW, MW/s)", LOAD_SWING)]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
              "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "
