@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack_heat import rack_heat
+from archgen.checks.hall_figures import generator_load, ups_pumps, usable_units
+from archgen.checks.scope import feed_power, feed_words
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_power import water_rows
@@ -70,19 +72,21 @@ def datacentre(scope: Any, a: Any) -> Section:
         return section.add(Para(f"Facility: {NOT_PROVIDED}. The cluster names no facility, so its rating, feeds "
                                 "and capacities are not compared."))
     feeds = hall.feeds
+    peers = tuple(c.cluster.spec.id for p, c in scope.run.clusters.items() if p != a.cluster.path
+                  and c.cluster.facility is not None and c.cluster.facility.id == hall.id)
+    ups, gens, utility = _carried(a, peers)
     rows: list[tuple[str, str]] = [
         ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
         ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
-        ("Utility feeds", _utility(feeds)),
+        ("Utility feeds", _utility(feeds) + utility),
         ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
-        ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") if feeds else NOT_PROVIDED),
+        ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") + ups if feeds else NOT_PROVIDED),
         ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
-        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) if feeds else
+        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) + gens if feeds else
          NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
-    rows += _capacity(hall, m, tuple(c.cluster.spec.id for p, c in scope.run.clusters.items() if p != a.cluster.path
-                                     and c.cluster.facility is not None and c.cluster.facility.id == hall.id))
+    rows += _capacity(hall, m, peers)
     rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
                  f"{fmt.q(hall.air_cooling_capacity, 'kW', 0)} for {fmt.q(air, 'kW', 1)} of heat to air (COOL009)"))
     if hall.water is not None:
@@ -95,6 +99,34 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
     return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
                              tuple(rows)))
+
+
+def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
+    """What PWR011 compared for the UPS, generator and utility rows: usable capacity, load and headroom ('' unstated).
+
+    The figures are PWR011's own (`usable_units`, `ups_pumps`, `generator_load`), so a pass shows the margin it rests
+    on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
+    """
+    hall, m = a.cluster.facility, a.metrics
+    feeds = hall.feeds
+    if feeds is None:
+        return "", "", ""
+    ups_load, ups_what, _ = ups_pumps(a, feed_power(m), feed_words(m))
+    gen_load, gen_what = generator_load(a)
+    alone = " (this cluster alone)" if peers else ""
+    out = []
+    for units, redundancy, load, what in ((feeds.ups_units, feeds.ups, ups_load, ups_what),
+                                          (feeds.generator_units, feeds.generators, gen_load, gen_what),
+                                          (feeds.utility_units, feeds.utility, gen_load, gen_what)):
+        usable = None if units is None else usable_units(units, redundancy, hall)[1]
+        if usable is None:
+            out.append("")
+        elif load is None:
+            out.append(f"; usable {fmt.q(usable, 'kW', 0)}, load {NOT_PROVIDED} ({what})")
+        else:
+            out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}, headroom "
+                       f"{fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
+    return out[0], out[1], out[2]
 
 
 def _utility(feeds: Any) -> str:

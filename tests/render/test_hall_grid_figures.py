@@ -31,3 +31,28 @@ def test_load_swing_is_said_to_be_not_provided(tmp_path) -> None:
     swing = rows["Load swing and ramp rate (MW, MW/s)"]
     assert swing.startswith("not provided: no power over time is computed")
     assert "ramp limits" in swing and "MW" not in swing.split(":", 1)[1]
+
+
+def test_upstream_rows_show_what_pwr011_compared(tmp_path) -> None:
+    """The UPS and generator rows give PWR011's usable capacity, load and headroom, so a pass shows its margin.
+
+    Two GB200 NVL72 racks (271.3 kW at their feeds, `it_power`) on N+1 of 3 x 150 kW UPS modules: 2 x 150 = 300 kW
+    usable; on N+1 of 3 x 200 kW generator sets at peak PUE 1.3: 400 kW usable for 271.3 x 1.3 = 352.7 kW (before,
+    the rows gave only the scheme and the units, and PWR011's pass row in the validation report no figure).
+    """
+    from tests.conftest import run_specs
+    hall = _HALL + """peak_pue: 1.3
+feeds:
+  ups: N+1
+  ups_units: {count: 3, capacity: 150 kW}
+  generators: N+1
+  generator_units: {count: 3, capacity: 200 kW}
+"""
+    it = run_specs(tmp_path / "run", {"specs.yaml": hall + _CLUSTER.format(id="c")}).metrics["cluster/c"][
+        "it_power"].m_as("kW")
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["UPS redundancy"] == (f"N+1 (3 x 150 kW modules); usable 300 kW for {it:.1f} kW of IT power, "
+                                      f"headroom {300 - it:.1f} kW (PWR011)")
+    assert rows["Generator redundancy"] == (
+        f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3:.1f} kW of facility power at design conditions, "
+        f"headroom {400 - it * 1.3:.1f} kW (PWR011)")
