@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.checks.test_hall_redundancy import _CLUSTER
 
 
@@ -56,3 +58,24 @@ feeds:
     assert rows["Generator redundancy"] == (
         f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3:.1f} kW of facility power at design conditions, "
         f"headroom {400 - it * 1.3:.1f} kW (PWR011)")
+
+
+def test_power_table_totals_are_the_heat_the_hall_checks_count(shipped) -> None:
+    """The cluster document's power table sums each rack with its own optics, so its total heat to air is COOL009's
+    and the data-centre requirements' (`rack_heat`), and its input power plus the parts in no rack is the IT power.
+
+    Before, each type's most loaded rack x count: the DGX B200 SuperPOD's table gave 1,049 W more than its racks
+    hold (tests/analyse/test_heat_balance.py), and a 64-rack GB300 hall 2,278.4 kW of heat to air against the
+    2,265.3 kW COOL009 judged.
+    """
+    from archgen.analyse.rack_heat import rack_heat, unracked_heat
+    from archgen.render.cluster import cluster_scope, power_cooling
+    a = shipped.clusters["cluster/dgx-b200-superpod"]
+    scope, _ = cluster_scope(shipped, a, "r", "2026-01-01")
+    table = next(b for b in power_cooling(scope, a).blocks if getattr(b, "id", "") == "power-by-rack")
+    name, _n, _it, feeds, liquid, air = table.rows[-1]
+    heat = rack_heat(a, shipped.racks)
+    assert name == "All racks"
+    assert (feeds, liquid, air) == (heat.total, heat.liquid, heat.air)
+    assert (feeds + unracked_heat(a)).m_as("W") == pytest.approx(shipped.metrics[a.cluster.path]["it_power"].m_as(
+        "W"), abs=1.0)
