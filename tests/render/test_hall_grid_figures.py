@@ -79,3 +79,19 @@ def test_power_table_totals_are_the_heat_the_hall_checks_count(shipped) -> None:
     assert (feeds, liquid, air) == (heat.total, heat.liquid, heat.air)
     assert (feeds + unracked_heat(a)).m_as("W") == pytest.approx(shipped.metrics[a.cluster.path]["it_power"].m_as(
         "W"), abs=1.0)
+
+
+def test_upstream_headroom_in_a_shared_hall_is_the_clusters_own(tmp_path) -> None:
+    """PWR011 judges each cluster alone (and warns where the run's clusters exceed the hall together), so with a
+    second cluster naming the hall the row's headroom is said to be this cluster's alone: 300 kW less one cluster's
+    feed power, not two."""
+    from archgen.render.cluster import cluster_scope
+    from archgen.render.datacentre import datacentre
+    from tests.conftest import run_specs
+    hall = _HALL + "feeds:\n  ups: N+1\n  ups_units: {count: 3, capacity: 150 kW}\n"
+    run = run_specs(tmp_path, {"specs.yaml": hall + _CLUSTER.format(id="c") + _CLUSTER.format(id="d")})
+    a = run.clusters["cluster/c"]
+    it = run.metrics["cluster/c"]["it_power"].m_as("kW")
+    scope, _ = cluster_scope(run, a, "r", "2026-01-01")
+    rows = dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == "dc-hall").rows)
+    assert rows["UPS redundancy"].endswith(f"headroom {300 - it:.1f} kW (this cluster alone) (PWR011)")
