@@ -30,6 +30,7 @@ class RackHeat:
     doors: Q    # to the rear doors' water
     air: Q      # to the hall's air, after the rear doors
     total: Q    # all the racks' heat (their input power)
+    it_power: Q = Q_(0, "kW")   # the racks' IT power at the equipment (before the shelves' losses)
 
 
 def rack_heat(a: ClusterAnalysis, racks: Mapping[str, Any]) -> RackHeat:
@@ -38,23 +39,36 @@ def rack_heat(a: ClusterAnalysis, racks: Mapping[str, Any]) -> RackHeat:
     `racks`: the rack types' analyses by 'rack/<id>'. A rack type whose instances are not expanded (a cluster too
     large, NET015) counts its analysis times its count. Parts in no rack are `unracked_heat`.
     """
+    sums = {f: Q_(0, "kW") for f in RackHeat.__dataclass_fields__}
+    for one in rack_heat_by_type(a, racks).values():
+        sums = {f: (q + getattr(one, f)).to("kW") for f, q in sums.items()}
+    return RackHeat(**sums)
+
+
+def rack_heat_by_type(a: ClusterAnalysis, racks: Mapping[str, Any]) -> dict[str, RackHeat]:
+    """`rack_heat` per rack type id: the type's instances, each with the optics it holds.
+
+    The cluster document's power table, so that its total is the figure COOL009 and the data-centre requirements give.
+    """
     by_type: dict[str, Counter[float]] = {}
     for inst, w in zip(a.cluster.instances, instance_optics(a).tolist(), strict=True):
         by_type.setdefault(inst.rack.spec.id, Counter())[round(w, 6)] += 1
-    sums = {"liquid": Q_(0, "kW"), "doors": Q_(0, "kW"), "air": Q_(0, "kW"), "total": Q_(0, "kW")}
+    out: dict[str, RackHeat] = {}
     for rid, n in a.cluster.rack_counts.items():
         r = racks.get(f"rack/{rid}")
         if r is None:
             continue
+        sums = {f: Q_(0, "kW") for f in RackHeat.__dataclass_fields__}
         seen = by_type.get(rid, Counter())
         shares = seen.items() if seen.total() == n else ((None, n),)
         for w, k in shares:
             one = r if w is None else analyse_rack(r.rack, Q_(w, "W"), r.space)
             c = one.cooling
             for key, q in (("liquid", c.heat_liquid), ("doors", one.metrics.get("heat_to_rear_door", Q_(0, "kW"))),
-                           ("air", c.heat_air), ("total", c.heat)):
+                           ("air", c.heat_air), ("total", c.heat), ("it_power", one.power.it_power)):
                 sums[key] = (sums[key] + q * k).to("kW")
-    return RackHeat(**sums)
+        out[rid] = RackHeat(**sums)
+    return out
 
 
 def unracked_heat(a: ClusterAnalysis) -> Q:

@@ -15,17 +15,18 @@ from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.checks.hall_figures import (
+    generator_load,
     generators_at_site,
     redundancy_not_stated,
     shared_hall,
     ups_pumps,
+    usable_units,
     utility_not_stated,
     utility_unjudged,
 )
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_words, it_floor
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
-from archgen.model.base import spare_units
 from archgen.model.power import PDU
 from archgen.units import Q_
 
@@ -48,8 +49,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             continue
         m, peak = c.metrics, hall.peak_pue
         annual = hall.cost.energy.pue if hall.cost is not None else None
-        gen_load = m.get("facility_power_peak") if peak is not None else m.get("facility_power")
-        gen_what = "facility power at design conditions" if peak is not None else "facility power"
+        gen_load, gen_what = generator_load(c)
         gen_why = (f"; IT power x peak PUE {peak:g}" if peak is not None else
                    f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no `peak_pue`): the design "
                    "day's mechanical load is above the year's average, so this is optimistic")
@@ -67,18 +67,14 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
         for key, label, kind, redundancy, units, load, what, why in stages:
             if units is None:
                 continue
-            red = redundancy or "N"
-            each, site = units.capacity, ""
             if redundancy is None:
                 yield redundancy_not_stated(path, c, key, label, kind, units)
             if key == "generators":
-                rated = units.at_site(hall)
-                yield from generators_at_site(path, c, units, rated)
-                if rated.capacity is None:
-                    continue
-                each = rated.capacity
-                site = f", {_kw(each)} each at the site (a derating row)" if each != units.capacity else ""
-            usable = each * max(units.count - spare_units(red, units.count), 0)
+                yield from generators_at_site(path, c, units, units.at_site(hall))
+            each, usable = usable_units(units, redundancy, hall)
+            if each is None or usable is None:
+                continue
+            site = f", {_kw(each)} each at the site (a derating row)" if each != units.capacity else ""
             basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {_kw(units.capacity)} {label} "
                      f"{kind}{site}, feeds.{key})")
             if load is None:

@@ -19,6 +19,7 @@ from archgen import metrics
 from archgen.analyse.bom import UNRACKED, cluster_bom_gaps, surplus_switch_power
 from archgen.analyse.portmap import PortMap, port_map
 from archgen.analyse.price_scope import lists_for
+from archgen.analyse.rack_heat import rack_heat_by_type
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
 from archgen.model import Part
@@ -202,11 +203,10 @@ def rack_types(scope: Scope, a: Any) -> Section:
 def power_cooling(scope: Scope, a: Any) -> Section:
     """Power and heat per rack type times its count, network and optics power."""
     rows: list[tuple] = []
+    by_type = rack_heat_by_type(a, scope.run.racks)   # each instance with its own optics, as COOL009 counts them
     for rid, n in sorted(a.cluster.rack_counts.items()):
-        r = scope.run.racks.get(f"rack/{rid}")
-        if r is not None:
-            rows.append((rid, n, r.power.it_power * n, r.power.input_power * n, r.cooling.heat_liquid * n,
-                         r.cooling.heat_air * n))
+        if (h := by_type.get(rid)) is not None:
+            rows.append((rid, n, h.it_power, h.total, h.liquid, h.air))
     if rows:
         rows.append(("All racks", *(sum(col[1:], col[0]) for col in list(zip(*rows, strict=True))[1:])))
     cols = (Column("Rack type"), Column("Racks", digits=0, align="right"),
@@ -215,8 +215,9 @@ def power_cooling(scope: Scope, a: Any) -> Section:
             Column("Heat to liquid", "kW", 1, "right"),
             Column("Heat to air", "kW", 1, "right"))
     section = Section("power", "Power and cooling").add(
-        Para("Rack figures times the number of racks of each type; a rack type's figures include the transceivers "
-             "in its switches' ports for its most loaded rack. IT power at the equipment is the parts' maximum "
+        Para("Rack figures summed over the racks of each type, each rack with the transceivers in its own "
+             "switches' ports (the heat the data-centre requirements and the hall's checks count; a rack "
+             "document's budget is its type's most loaded rack). IT power at the equipment is the parts' maximum "
              "draw at their own inputs (a shelf-fed part's at the DC busbar); input power at the rack feeds adds "
              "the power shelves' losses. The cluster's IT power at the rack feeds counts each transceiver once, and "
              "switches outside any rack."),

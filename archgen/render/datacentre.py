@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack_heat import rack_heat
+from archgen.checks.hall_figures import generator_load, ups_pumps, usable_units
+from archgen.checks.scope import feed_power, feed_words
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_power import water_rows
@@ -16,6 +18,18 @@ from archgen.render.rack_power import water_rows
 NOT_PROVIDED = "not provided"
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
 ITEM_VALUE = (Column("Item"), Column("Value"))
+#: What a grid operator asks of a hall running synchronous training: how far and how fast its load swings between
+#: compute and communication phases, checkpoint stalls and a job's start or stop. archgen computes no power over
+#: time, so the row says so rather than leave the question unasked. The mechanisms named are NVIDIA's (GB300 NVL72
+#: power smoothing: energy-storage PSUs, a power floor, ramp-up and ramp-down limits; "How New GB300 NVL72 Features
+#: Provide Steady Power for AI", NVIDIA Technical Blog, 2025,
+#: https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/); no figure of theirs
+#: is used (docs/facility.md, Not modelled).
+LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum and typical draw; the swing "
+              "between compute and communication phases, checkpoint stalls or a job's start and stop, and how fast "
+              "it ramps, need each rack's draw in those phases and its rate of change (a measured trace, or the "
+              "vendor's power-smoothing settings where used: power floor, ramp limits, energy storage), which no "
+              "spec states")
 
 
 def _yes_no(value: bool | None) -> str:
@@ -47,7 +61,8 @@ def datacentre(scope: Any, a: Any) -> Section:
             *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
             *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
             ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
-            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—")]
+            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—"),
+            ("Load swing and ramp rate (MW, MW/s)", LOAD_SWING)]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
              "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "
@@ -57,19 +72,21 @@ def datacentre(scope: Any, a: Any) -> Section:
         return section.add(Para(f"Facility: {NOT_PROVIDED}. The cluster names no facility, so its rating, feeds "
                                 "and capacities are not compared."))
     feeds = hall.feeds
+    peers = tuple(c.cluster.spec.id for p, c in scope.run.clusters.items() if p != a.cluster.path
+                  and c.cluster.facility is not None and c.cluster.facility.id == hall.id)
+    ups, gens, utility = _carried(a, peers)
     rows: list[tuple[str, str]] = [
         ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
         ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
-        ("Utility feeds", _utility(feeds)),
+        ("Utility feeds", _utility(feeds) + utility),
         ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
-        ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") if feeds else NOT_PROVIDED),
+        ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") + ups if feeds else NOT_PROVIDED),
         ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
-        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) if feeds else
+        ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) + gens if feeds else
          NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
-    rows += _capacity(hall, m, tuple(c.cluster.spec.id for p, c in scope.run.clusters.items() if p != a.cluster.path
-                                     and c.cluster.facility is not None and c.cluster.facility.id == hall.id))
+    rows += _capacity(hall, m, peers)
     rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
                  f"{fmt.q(hall.air_cooling_capacity, 'kW', 0)} for {fmt.q(air, 'kW', 1)} of heat to air (COOL009)"))
     if hall.water is not None:
@@ -82,6 +99,34 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
     return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
                              tuple(rows)))
+
+
+def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
+    """What PWR011 compared for the UPS, generator and utility rows: usable capacity, load and headroom ('' unstated).
+
+    The figures are PWR011's own (`usable_units`, `ups_pumps`, `generator_load`), so a pass shows the margin it rests
+    on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
+    """
+    hall, m = a.cluster.facility, a.metrics
+    feeds = hall.feeds
+    if feeds is None:
+        return "", "", ""
+    ups_load, ups_what, _ = ups_pumps(a, feed_power(m), feed_words(m))
+    gen_load, gen_what = generator_load(a)
+    alone = " (this cluster alone)" if peers else ""
+    out = []
+    for units, redundancy, load, what in ((feeds.ups_units, feeds.ups, ups_load, ups_what),
+                                          (feeds.generator_units, feeds.generators, gen_load, gen_what),
+                                          (feeds.utility_units, feeds.utility, gen_load, gen_what)):
+        usable = None if units is None else usable_units(units, redundancy, hall)[1]
+        if usable is None:
+            out.append("")
+        elif load is None:
+            out.append(f"; usable {fmt.q(usable, 'kW', 0)}, load {NOT_PROVIDED} ({what})")
+        else:
+            out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}, headroom "
+                       f"{fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
+    return out[0], out[1], out[2]
 
 
 def _utility(feeds: Any) -> str:

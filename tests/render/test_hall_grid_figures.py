@@ -1,0 +1,97 @@
+"""What the cluster document tells a hall's electrical engineer about its load over time and its upstream plant."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.checks.test_hall_redundancy import _CLUSTER
+
+
+def _hall_rows(tmp_path, hall: str, table: str) -> dict[str, str]:
+    from archgen.render.cluster import cluster_scope
+    from archgen.render.datacentre import datacentre
+    from tests.conftest import run_specs
+    run = run_specs(tmp_path, {"specs.yaml": hall + _CLUSTER.format(id="c")})
+    a = run.clusters["cluster/c"]
+    scope, _ = cluster_scope(run, a, "r", "2026-01-01")
+    return dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == table).rows)
+
+
+_HALL = """kind: Facility
+id: h
+floor_rating: 2500 kg/m**2
+water: {supply: 30 degC}
+air: {supply: 25 degC}
+"""
+
+
+def test_load_swing_is_said_to_be_not_provided(tmp_path) -> None:
+    """A grid operator asks for the swing in MW and MW/s (NVIDIA's GB300 NVL72 power smoothing exists for it);
+    archgen models no power over time, so the needs table says "not provided" with what it would need (before, no
+    row: the question went unanswered and unflagged)."""
+    rows = _hall_rows(tmp_path, _HALL, "dc-needs")
+    swing = rows["Load swing and ramp rate (MW, MW/s)"]
+    assert swing.startswith("not provided: no power over time is computed")
+    assert "ramp limits" in swing and "MW" not in swing.split(":", 1)[1]
+
+
+def test_upstream_rows_show_what_pwr011_compared(tmp_path) -> None:
+    """The UPS and generator rows give PWR011's usable capacity, load and headroom, so a pass shows its margin.
+
+    Two GB200 NVL72 racks (271.3 kW at their feeds, `it_power`) on N+1 of 3 x 150 kW UPS modules: 2 x 150 = 300 kW
+    usable; on N+1 of 3 x 200 kW generator sets at peak PUE 1.3: 400 kW usable for 271.3 x 1.3 = 352.7 kW (before,
+    the rows gave only the scheme and the units, and PWR011's pass row in the validation report no figure).
+    """
+    from tests.conftest import run_specs
+    hall = _HALL + """peak_pue: 1.3
+feeds:
+  ups: N+1
+  ups_units: {count: 3, capacity: 150 kW}
+  generators: N+1
+  generator_units: {count: 3, capacity: 200 kW}
+"""
+    it = run_specs(tmp_path / "run", {"specs.yaml": hall + _CLUSTER.format(id="c")}).metrics["cluster/c"][
+        "it_power"].m_as("kW")
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["UPS redundancy"] == (f"N+1 (3 x 150 kW modules); usable 300 kW for {it:.1f} kW of IT power, "
+                                      f"headroom {300 - it:.1f} kW (PWR011)")
+    assert rows["Generator redundancy"] == (
+        f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3:.1f} kW of facility power at design conditions, "
+        f"headroom {400 - it * 1.3:.1f} kW (PWR011)")
+
+
+def test_power_table_totals_are_the_heat_the_hall_checks_count(shipped) -> None:
+    """The cluster document's power table sums each rack with its own optics, so its total heat to air is COOL009's
+    and the data-centre requirements' (`rack_heat`), and its input power plus the parts in no rack is the IT power.
+
+    Before, each type's most loaded rack x count: the DGX B200 SuperPOD's table gave 1,049 W more than its racks
+    hold (tests/analyse/test_heat_balance.py), and a 64-rack GB300 hall 2,278.4 kW of heat to air against the
+    2,265.3 kW COOL009 judged.
+    """
+    from archgen.analyse.rack_heat import rack_heat, unracked_heat
+    from archgen.render.cluster import cluster_scope, power_cooling
+    a = shipped.clusters["cluster/dgx-b200-superpod"]
+    scope, _ = cluster_scope(shipped, a, "r", "2026-01-01")
+    table = next(b for b in power_cooling(scope, a).blocks if getattr(b, "id", "") == "power-by-rack")
+    name, _n, _it, feeds, liquid, air = table.rows[-1]
+    heat = rack_heat(a, shipped.racks)
+    assert name == "All racks"
+    assert (feeds, liquid, air) == (heat.total, heat.liquid, heat.air)
+    assert (feeds + unracked_heat(a)).m_as("W") == pytest.approx(shipped.metrics[a.cluster.path]["it_power"].m_as(
+        "W"), abs=1.0)
+
+
+def test_upstream_headroom_in_a_shared_hall_is_the_clusters_own(tmp_path) -> None:
+    """PWR011 judges each cluster alone (and warns where the run's clusters exceed the hall together), so with a
+    second cluster naming the hall the row's headroom is said to be this cluster's alone: 300 kW less one cluster's
+    feed power, not two."""
+    from archgen.render.cluster import cluster_scope
+    from archgen.render.datacentre import datacentre
+    from tests.conftest import run_specs
+    hall = _HALL + "feeds:\n  ups: N+1\n  ups_units: {count: 3, capacity: 150 kW}\n"
+    run = run_specs(tmp_path, {"specs.yaml": hall + _CLUSTER.format(id="c") + _CLUSTER.format(id="d")})
+    a = run.clusters["cluster/c"]
+    it = run.metrics["cluster/c"]["it_power"].m_as("kW")
+    scope, _ = cluster_scope(run, a, "r", "2026-01-01")
+    rows = dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == "dc-hall").rows)
+    assert rows["UPS redundancy"].endswith(f"headroom {300 - it:.1f} kW (this cluster alone) (PWR011)")
