@@ -184,10 +184,12 @@ def test_training_pays_each_kernels_fixed_cost(h100, monkeypatch):
     micro-batch costs 1.3 us (`KERNEL_OVERHEAD`), as serving charges it. Counted from the code (`host` docstring):
     attention 7 + 9, the MoE MLP outside the experts 5 + 6, the permutations 2 + 2, 8 local experts' GEMMs 8 x (2 + 4):
     79 in BF16, 64 x 48 x 79 x 1.3 us = 0.315 s; FP8 current scaling adds the 143 quantisation kernels
-    (`layer_kernels`): 222, 0.887 s (before every kernel was charged, FP8 paid the 143 alone, 0.571 s, and BF16 none).
+    (`layer_kernels`) and, after the alltoall dispatcher (the job's default), the routed rows' padding, 3 + 3
+    (`padding_kernels`): 228, 0.910 s (222 and 0.887 s before the padding was charged; before every kernel was
+    charged, FP8 paid the 143 alone, 0.571 s, and BF16 none).
     A whole-iteration CUDA graph takes the host's work away, not the kernels': the same 79 in BF16."""
     lay = Layout(tp=1, pp=1, dp=16, ep=16, micro_batch=1, sequence_parallel=False)
-    jobs = {79: Job(QWEN3_30B, 4096, 1024, "bf16"), 222: Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise")}
+    jobs = {79: Job(QWEN3_30B, 4096, 1024, "bf16"), 228: Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise")}
     jobs[-79] = replace(jobs[79], cuda_graphs="full_iteration")
     with_fixed = {n: float(estimate_training(h100, job, lay).step_time) for n, job in jobs.items()}
     monkeypatch.setattr(K, "KERNEL_OVERHEAD", 0.0)

@@ -28,6 +28,19 @@ Training (`recipe` of an FP8 or FP4 job), as NVIDIA/TransformerEngine (at d0067d
   (Blackwell's `cvt` with stochastic rounding; TE docs, NVFP4), and the 16x16 Hadamard transform runs on the tensor
   cores inside the fused cast (`quantizer.cpp`: "we are using MMA hardware for computing RHT"): none moves bytes of
   its own.
+* The routed experts' rows are padded to the GEMM's alignment (`padding_per_token`, `PAD_CALLS`): Megatron-core's
+  `TEGroupedMLP.forward` (megatron/core/transformer/moe/experts.py at 3097d81, lines 1129-1140; at 2edffad, the
+  commit Megatron-Bridge v0.4.2 pins, lines 344-352 and 401-402) pads the permuted tokens and their probabilities
+  per local expert with TE's `Fp8Padding` and unpads FC2's output with `Fp8Unpadding` under any FP8 or FP4 recipe,
+  unless `skip_routed_expert_padding` (moe_utils.py at 3097d81, lines 1430-1443): the router pads the routing map
+  (`moe_router_padding_for_quantization`, which archgen does not model, so it is taken as off) or the dispatcher is
+  HybridEP, which pads in its own permutation (token_dispatcher.py at 3097d81 line 1072: `pad_multiple`). Each call
+  is one autograd function launching one kernel (TE f031cf87 pytorch/module/fp8_padding.py lines 36-42, common/util/
+  padding.cu `multi_padding`, up to 64 tensors a launch) that reads every row and writes it again (BF16 hidden
+  states, FP32 probabilities); its backward runs the reverse. Stated assumption: the per-expert counts are not
+  multiples of the alignment (16, or 32 for MXFP8/NVFP4), the case where TE's `Fp8Padding.forward` does not return
+  early (lines 121-126): force-balanced routing draws random logits (moe_utils.py `apply_random_logits`), so its
+  counts are aligned only by chance.
 
 The training model charges these bytes at the HBM rate (`kernels.memory_time`): the forward pass's in
 `training.elementwise_bytes`, the backward's in `training.layer_times`, the weights' once per step in
@@ -71,6 +84,41 @@ FORMAT_BYTES = {"delayed": 1.0, "tensorwise": 1.0, "mxfp8": 1.0 + 1.0 / 32.0, "n
 AMAX_PASS = {"delayed": False, "tensorwise": True, "mxfp8": False, "nvfp4": True}
 #: Bytes per element read from the BF16 tensor by one pass.
 READ = 2.0
+
+#: Dispatchers after which Megatron-core pads the routed experts' rows itself (module docstring; HybridEP pads in
+#: its permutation, `skip_routed_expert_padding`).
+PAD_DISPATCHERS = ("alltoall", "deepep")
+#: Padding calls per MoE layer and pass: the permuted tokens and their probabilities padded, FC2's output unpadded
+#: (forward); each one's reverse (backward). One kernel each.
+PAD_CALLS = 3.0
+#: Bytes per element of the router's probabilities the padding copies (FP32: HybridEP and the router's fused
+#: top-k write FP32 probabilities; an assumption for the other dispatchers, whose probabilities may be BF16).
+PROB_BYTES = 4.0
+
+
+def pads_experts(rec: str | None, dispatcher: str) -> bool:
+    """Whether Megatron-core pads the routed experts' rows for the recipe `rec` after `dispatcher` (docstring)."""
+    return rec is not None and dispatcher in PAD_DISPATCHERS
+
+
+def padding_per_token(a: Arch, rec: str | None, dispatcher: str, tp, etp=None):
+    """Bytes per token one MoE layer's quantisation padding moves in one pass (forward or backward, the same).
+
+    The rank holds top_k · etp / tp routed rows per token (`experts`); each padding call reads and writes every row:
+    the hidden states padded and FC2's output unpadded (h BF16 values each), the probabilities padded (one FP32).
+    0 where Megatron-core does not pad (`pads_experts`).
+    """
+    if not (a.experts and pads_experts(rec, dispatcher)):
+        return 0.0
+    rows = a.top_k * (1.0 if etp is None else etp / tp)
+    return rows * 2.0 * (2.0 * READ * a.hidden + PROB_BYTES)
+
+
+def padding_kernels(a: Arch, rec: str | None, dispatcher: str) -> float:
+    """Padding kernels per average layer and pass (`PAD_CALLS` in each MoE layer where `pads_experts`; else 0)."""
+    if not (a.moe_layers and pads_experts(rec, dispatcher)):
+        return 0.0
+    return PAD_CALLS * a.moe_layers / a.layers
 
 
 def recipe(precision: str, fp8_recipe: str = "delayed") -> str | None:

@@ -123,7 +123,9 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
                                    heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True,
                                    dropout=job.dropout)
     cc = hw.compute_capability
-    quant = K.memory_time(hw, T * Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp)) if job.recipe else 0.0
+    pad = Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp) if moe else 0.0  # routed rows' padding
+    quant = K.memory_time(hw, T * (Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp) + pad)) \
+        if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
                            dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch, dropout=job.dropout)
     return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t, moved + ew
@@ -148,7 +150,8 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     ew = T * 2.0 * (per_h * h + (a.ffn_mats * f_elem) / tp)  # 16-bit activations
     rec = Q.recipe(dtype, fp8_recipe)
     if rec:
-        ew = ew + T * Q.forward_per_token(a, rec, cc, tp, sp, moe, etp)
+        pad = Q.padding_per_token(a, rec, dispatcher, tp, etp) if moe else 0.0  # routed rows' padding
+        ew = ew + T * (Q.forward_per_token(a, rec, cc, tp, sp, moe, etp) + pad)
     return ew
 
 
@@ -200,12 +203,14 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     # The backward pass is twice the forward's element-wise traffic plus its GEMMs' own input and weight gradients
     # (`layer_gb`), but quantises the linear outputs' gradients (`quant.backward_bytes`) instead of the inputs,
     # whose quantised copies it reuses.
-    quant_b = K.memory_time(hw, T * Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp, etp)) \
+    quant_b = K.memory_time(hw, T * (Q.backward_per_token(a, job.recipe, hw.compute_capability, tp, sp, etp) + moe_share
+                                     * Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp))) \
         if job.recipe else 0.0
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
     layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b
-    kernels = Q.layer_kernels(a, job.recipe, hw.compute_capability, ep)  # quantisation kernels, none in 16-bit
+    pad_k = Q.padding_kernels(a, job.recipe, job.moe_dispatcher)  # the routed rows' padding, per pass
+    kernels = tuple(x + pad_k for x in Q.layer_kernels(a, job.recipe, hw.compute_capability, ep))  # none in 16-bit
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)
     layer_f, layer_b = layer_f + n_f * K.KERNEL_OVERHEAD, layer_b + n_b * K.KERNEL_OVERHEAD
     layer_r = where(rc == 2, layer_f, where(rc == 1, layer_attn, 0.0))
@@ -235,9 +240,11 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     gpu_f = layer_f + tp_layer / (passes + 1.0) + cp_layer / 3.0 + ep_f
     attn_k = Q.attention_kernels(job.recipe, hw.compute_capability)  # captured with a graphed `attn` scope
     h_fb, synced = H.host_time(job, H.with_calls(job, ep, (n_f, n_b)), rc, attn_k), H.synchronised(job)
-    e_cast = K.memory_time(hw, T * Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp))
+    e_cast = K.memory_time(hw, T * (Q.expert_forward_bytes(a, job.recipe, hw.compute_capability, tp, etp)
+                                    + Q.padding_per_token(a, job.recipe, job.moe_dispatcher, tp, etp)))
+    e_pad = Q.PAD_CALLS if Q.pads_experts(job.recipe, job.moe_dispatcher) else 0.0
     queue = H.forward_stretch(job, ep, h_fb[0], gpu_f, e_fwd + e_cast, ep_f, Q.expert_kernels(
-        job.recipe, hw.compute_capability, a.experts / ep), K.KERNEL_OVERHEAD) if synced else None
+        job.recipe, hw.compute_capability, a.experts / ep) + e_pad, K.KERNEL_OVERHEAD) if synced else None
     host = H.host_excess(h_fb, (gpu_f, gpu - gpu_f), synced, queue)
     return LayerTimes(layer_f, layer_attn, layer_b, layer_r, tp_layer, cp_layer, ep_layer, logits, embed, host, edge,
                       hbm)
