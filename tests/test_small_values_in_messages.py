@@ -45,7 +45,8 @@ def test_a_goodput_near_zero_reads_at_two_significant_figures(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [
-    (8.7e-06, 3, "8.7e-06"), (0.00034, 3, "0.00034"), (-0.00034, 3, "-0.00034"), (0.0005, 3, "0.001"),
-    (0.184, 3, "0.184"), (0.0, 3, "0.000"), (1234.5678, 1, "1,234.6")])
+    (8.7e-06, 3, "8.7e-06"), (0.00034, 3, "0.00034"), (-0.00034, 3, "-0.00034"), (0.0005, 3, "0.0005"),
+    (0.184, 3, "0.184"), (0.0, 3, "0.000"), (1234.5678, 1, "1,234.6"), (0.0523, 2, "0.052"), (0.3, 0, "0.3"),
+    (5.3, 0, "5")])
 def test_decimals_keep_what_would_round_to_zero(value, digits, text):
     assert decimals(value, digits) == text

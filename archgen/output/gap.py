@@ -46,10 +46,7 @@ def shown(row: GapRow) -> str:
     if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
         return unbounded(row.requirement.metric)
     value = _tidy(row.requirement.target.in_units(row.value))
-    digits, mag = _digits(row, value), float(value.magnitude)
-    if mag and abs(mag) < 10 ** (1 - digits):   # fewer than two significant figures at those decimals
-        return f"{fmt.significant(mag, 2)} {fmt.unit_label(f'{value.units:~P}')}".strip()   # 8.7e-06, not 0.00
-    return fmt.q(value, digits=digits)
+    return fmt.q(value, digits=_digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
 
 
 def margin_text(row: GapRow) -> str:
