@@ -15,7 +15,7 @@ from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.metrics import unbounded
 from archgen.model.requirements import Status
-from archgen.output.envelope import document, dumps, finding, quantity
+from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import withheld_finding, without_paths
 from archgen.units import Q
@@ -185,7 +185,8 @@ def _row_json(r: GapRow) -> dict:
     return {"requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
-            "value": quantity(r.value), "status": r.status, "margin": r.margin, "headroom": quantity(r.headroom),
+            "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
+            "headroom": quantity(r.headroom),
             "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
             "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,
