@@ -118,19 +118,23 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     if not public:   # the notes name our files
         lines += [f"> ⚠️ {fmt.md(n)}" for n in g.notes] + ([""] if g.notes else [])
     if g.rows:
+        several = any(r.designs for r in g.rows)   # rows of several designs (`compare.gap.merge`) name theirs
         lines += ["### Requirements", "",
-                  "| requirement | level | subject | statement | target | proposal | status | margin |",
-                  "|---|---|---|---|---|--:|---|--:|"]
+                  "| " + "design | " * several
+                  + "requirement | level | subject | statement | target | proposal | status | margin |",
+                  "|" + "---|" * several + "---|---|---|---|---|--:|---|--:|"]
         for r in g.rows:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
-            lines.append(f"| {req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
+            lines.append("| " + f"{design_text(r)} | " * several
+                         + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
                          f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
         lines.append("")
         missing = [r for r in g.rows if r.status == "not provided"]
         if missing:
             lines += ["**Not provided:**", ""]
             lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")
+                      + (f" (design {design_text(r)})" if r.designs else "")
                       + f": {fmt.md(text(r.note))}" for r in missing]
             lines.append("")
     else:
@@ -160,6 +164,11 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     return fmt.no_mentions("\n".join(lines))             # posted as a comment too: it notifies no one
 
 
+def design_text(r: GapRow) -> str:
+    """The design(s) a row belongs to, named by their clusters as code spans (several where designs share the row)."""
+    return ", ".join(fmt.code(d) for d in r.designs) or "—"
+
+
 #: How Markdown reports (gap, diff) show each requirement status.
 MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met", "not provided": "❓ not provided"}
 
@@ -182,7 +191,8 @@ def _public_row(row: dict) -> dict:
 
 def _row_json(r: GapRow) -> dict:
     req, loc = r.requirement, shown_location(r.location)
-    return {"requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
+    return {"requirement": req.id, "design": list(r.designs) or None, "statement": req.statement,
+            "level": req.level, "basis": req.basis,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
