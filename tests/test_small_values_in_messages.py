@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from archgen.display import decimals, significant
+from archgen.output.estimate import show_value
 from tests.conftest import case_files, run_specs
 
 RATES = """kind: FailureRates
@@ -50,3 +51,10 @@ def test_a_goodput_near_zero_reads_at_two_significant_figures(tmp_path: Path):
     (5.3, 0, "5")])
 def test_decimals_keep_what_would_round_to_zero(value, digits, text):
     assert decimals(value, digits) == text
+
+
+def test_the_estimate_text_keeps_a_small_figure():
+    """`estimate`'s and `estimate --cases`' dimensionless values (`output.estimate.show_value`) had their own
+    three decimals, so 8.7e-06 read 0.000 there too (leftovers21); now `decimals`' rule, the same text above 0.01."""
+    assert show_value(8.7e-06, "dimensionless") == "8.7e-06"                      # before: 0.000
+    assert show_value(0.5, "dimensionless") == "0.500" and show_value(12.3, "dimensionless") == "12"

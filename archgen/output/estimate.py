@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from archgen import metrics
-from archgen.display import range_basis, ranged
+from archgen.display import decimals, range_basis, ranged
 from archgen.model.requirements import Outcome, Status
 from archgen.model.switches import as_written as show_switch
 from archgen.output.envelope import metric_quantity
@@ -47,7 +47,7 @@ def show_value(value: float, unit: str, metric: str = "") -> str:
     if unit == "s" and value >= 1:
         label, scale = "s", 1.0
     if unit == "dimensionless":
-        return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:.3f}"
+        return f"{value:,.0f}" if value >= 10 or value == int(value) else decimals(value, 3)   # 8.7e-06, not 0.000
     return f"{significant(value * scale)} {label}".strip()
 
 
