@@ -90,7 +90,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
 
     In the metric's display unit (`Metric.unit_of`); a performance estimate (`estimated`) at `ESTIMATE_FIGURES`
     significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals (`decimals`:
-    one they would round to zero at two significant figures). So
+    one they would show at fewer than two significant figures at two). So
     ``tokens_per_second`` 17,105.4 1/s reads ``17,110 tokens/s`` in `archgen estimate` and in the PDF alike, and a
     ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows. An infinite value (a cost's high end where
     goodput's low end is 0, an overrun replica's TTFT) reads `metrics.unbounded`'s reason, never a number.
@@ -104,7 +104,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     elif estimated(metric):
         text = significant(shown, ESTIMATE_FIGURES)
     else:
-        text = decimals(shown, metric.digits)   # 8.7e-06, not 0.000
+        text = decimals(shown, metric.digits)   # 8.7e-06, not 0.000; 0.0005, not 0.001
     return f"{text} {label}".strip()
 
 
