@@ -48,15 +48,17 @@ def number(value: float | int, digits: int = 1) -> str:
 
 
 def decimals(value: float, digits: int) -> str:
-    """`number` at `digits` decimals; a value those decimals would round to zero at two significant figures instead.
+    """`number` at `digits` decimals; a value they would show at fewer than two significant figures at two instead.
 
-    A goodput of 8.7e-06 reads ``8.7e-06`` (`significant`, as `archgen gap`'s table shows it), never ``0.000``: a
-    figure that reads as zero is not zero, and the message about it must not say so (newuser41).
+    A goodput of 8.7e-06 reads ``8.7e-06`` (`significant`), never ``0.000``, and 0.0005 at three decimals
+    ``0.0005``, not ``0.001``: a figure that reads as zero is not zero, and one read at a single rounded figure can
+    be off by half (newuser41). The one rule for a small value in `archgen check`'s messages, `archgen gap`'s table
+    and every document's cells (`render.fmt.q`, `render.fmt.cell`). A value of 0 keeps `number`'s text; at no
+    decimals, so does any value from 1 up.
     """
-    text = number(value, digits)
-    if value and math.isfinite(value) and float(text.replace(",", "")) == 0:
+    if value and math.isfinite(value) and abs(value) < 10 ** (1 - max(digits, 1)):   # under 1 at no decimals
         return significant(value, 2)
-    return text
+    return number(value, digits)
 
 
 def significant(value: float, digits: int = 4) -> str:
@@ -88,7 +90,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
 
     In the metric's display unit (`Metric.unit_of`); a performance estimate (`estimated`) at `ESTIMATE_FIGURES`
     significant figures, a count (no unit, a whole number) whole, any other metric at its registry decimals (`decimals`:
-    one they would round to zero at two significant figures). So
+    one they would show at fewer than two significant figures at two). So
     ``tokens_per_second`` 17,105.4 1/s reads ``17,110 tokens/s`` in `archgen estimate` and in the PDF alike, and a
     ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows. An infinite value (a cost's high end where
     goodput's low end is 0, an overrun replica's TTFT) reads `metrics.unbounded`'s reason, never a number.
@@ -102,7 +104,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     elif estimated(metric):
         text = significant(shown, ESTIMATE_FIGURES)
     else:
-        text = decimals(shown, metric.digits)   # 8.7e-06, not 0.000
+        text = decimals(shown, metric.digits)   # 8.7e-06, not 0.000; 0.0005, not 0.001
     return f"{text} {label}".strip()
 
 

@@ -315,7 +315,8 @@ ROW = {"requirement": STRING, "statement": STRING, "level": {"enum": ["shall", "
        "value": QUANTITY, "status": {"enum": ["met", "not met", "not provided"]},
        "margin": {"type": ["number", "null"]}, "headroom": QUANTITY, "note": OPTIONAL, "waived": OPTIONAL,
        "failing": {"type": "boolean"}, "file": OPTIONAL, "line": {"type": ["integer", "null"]},
-       "column": {"type": ["integer", "null"]}, "assumed": {"type": ["array", "null"], "items": STRING}}
+       "column": {"type": ["integer", "null"]}, "assumed": {"type": ["array", "null"], "items": STRING},
+       "design": {"type": ["array", "null"], "items": STRING}}
 SCHEMA = {
     "type": "object", "additionalProperties": False,
     "required": ["archgen", "proposal", "against", "summary", "rows", "findings", "objects"],

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from archgen.display import decimals, significant
+from archgen.output.estimate import show_value
 from tests.conftest import case_files, run_specs
 
 RATES = """kind: FailureRates
@@ -45,7 +46,15 @@ def test_a_goodput_near_zero_reads_at_two_significant_figures(tmp_path: Path):
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [
-    (8.7e-06, 3, "8.7e-06"), (0.00034, 3, "0.00034"), (-0.00034, 3, "-0.00034"), (0.0005, 3, "0.001"),
-    (0.184, 3, "0.184"), (0.0, 3, "0.000"), (1234.5678, 1, "1,234.6")])
+    (8.7e-06, 3, "8.7e-06"), (0.00034, 3, "0.00034"), (-0.00034, 3, "-0.00034"), (0.0005, 3, "0.0005"),
+    (0.184, 3, "0.184"), (0.0, 3, "0.000"), (1234.5678, 1, "1,234.6"), (0.0523, 2, "0.052"), (0.3, 0, "0.3"),
+    (5.3, 0, "5")])
 def test_decimals_keep_what_would_round_to_zero(value, digits, text):
     assert decimals(value, digits) == text
+
+
+def test_the_estimate_text_keeps_a_small_figure():
+    """`estimate`'s and `estimate --cases`' dimensionless values (`output.estimate.show_value`) had their own
+    three decimals, so 8.7e-06 read 0.000 there too (leftovers21); now `decimals`' rule, the same text above 0.01."""
+    assert show_value(8.7e-06, "dimensionless") == "8.7e-06"                      # before: 0.000
+    assert show_value(0.5, "dimensionless") == "0.500" and show_value(12.3, "dimensionless") == "12"

@@ -234,8 +234,8 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
                             f"the nodes of cluster '{cluster}' give no `host_memory.link`, so the {kind} "
                             f"checkpoint's copy to host memory has no rate: training is taken to stop for the whole "
                             f"write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound): goodput "
-                            f"{_ratio(g.goodput)} there, {_ratio(g.unblocked.goodput if g.unblocked else g.goodput)} "
-                            "with no stop",
+                            f"{decimals(g.goodput, 4)} there, "
+                            f"{decimals(g.unblocked.goodput if g.unblocked else g.goodput, 4)} with no stop",
                             Q_(g.blocking, "s"), None)
 
 
@@ -260,7 +260,7 @@ def spare_model_valid(ctx: Context) -> Iterator[Violation]:
                             f"the job's {g.nodes} node(s) keep {g.in_repair:.3g} nodes in repair on average (M/M/∞: "
                             f"nodes × hardware failure rate × repair time), more than its {g.spares_available} hot "
                             "spare(s): the spare model is outside its validity, so the restart time (with its wait "
-                            f"for a repair) is not provided; goodput {_ratio(g.goodput)} rests on that wait",
+                            f"for a repair) is not provided; goodput {decimals(g.goodput, 4)} rests on that wait",
                             Q_(g.in_repair, ""), Q_(g.spares_available, ""))
 
 
@@ -387,7 +387,3 @@ def storage_fits_its_uplinks(ctx: Context) -> Iterator[Violation]:
                             f"the leaves in proportion and every transfer striped over them): checkpoints are {verb} "
                             f"at no more than {cap:.4g~P}", stated_bw, cap)
 
-
-def _ratio(x: float) -> str:
-    """A goodput in a message: four decimals, or two significant digits below 0.001 (never "0.0000" for 2.8e-6)."""
-    return f"{x:.4f}" if x >= 1e-3 or x == 0 else f"{x:.2g}"

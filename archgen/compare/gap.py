@@ -11,7 +11,7 @@ come with the report. `archgen.output.gap` renders a `Gap`.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from archgen.checks import REGISTRY, Finding
@@ -42,6 +42,8 @@ class GapRow(Judged):
     note: str = ""               # why the value is not provided
     waived: str = ""             # our requirements document waives the check that judges this row
     assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (REQ005)
+    #: The clusters of the design(s) whose run gave the row, where the report merges several (`merge`); () for one
+    designs: tuple[str, ...] = ()
 
     @property
     def failing(self) -> bool:
@@ -137,16 +139,21 @@ def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:
     Each PROPOSAL path that holds a cluster is a design of its own (`commands.gap.designs`). A row whose subject is
     no object of its design's run (a glob that matches nothing there, an id another design holds) is kept only where
     no design's run knows it; a row or finding two runs give alike (our site's hall, a library rack both use) is
-    given once, and one whose value differs between them is given for each.
+    given once, and one whose value differs between them is given for each. Each row names the design(s) it belongs
+    to by their clusters (`GapRow.designs`: a design's clusters are those its run holds, `Gap.objects`' clusters of
+    its paths), so that a rack's or workload's row says whose it is (newuser41).
     """
     if len(parts) == 1:
         return parts[0][0]
     judged = {(r.requirement.id, r.location) for g, known in parts for r in g.rows if r.subject in known}
     rows: dict[tuple, GapRow] = {}
     for g, known in parts:
+        clusters = tuple(o for o in g.objects if o.startswith("cluster/") and "/fabric/" not in o)
         for r in g.rows:
             if r.subject in known or (r.requirement.id, r.location) not in judged:
-                rows.setdefault((r.requirement.id, r.location or Location(""), r.subject, r.status, str(r.value)), r)
+                at = (r.requirement.id, r.location or Location(""), r.subject, r.status, str(r.value))
+                seen = rows.get(at, r)
+                rows[at] = replace(seen, designs=tuple(dict.fromkeys((*seen.designs, *clusters))))
     findings = {(f.id, f.object, f.location or Location(""), f.message): f for g, _ in reversed(parts)
                 for f in g.findings}
     first = parts[0][0]

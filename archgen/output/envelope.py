@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen import __version__
 from archgen.load import shown
+from archgen.metric import unbounded
 from archgen.quantity_json import json_text
 from archgen.quantity_json import to_json as quantity_json
 from archgen.units import Q
@@ -17,6 +18,19 @@ if TYPE_CHECKING:  # the checks are imported by the commands that run them, not 
 def quantity(q: Q | None) -> dict | None:
     """The JSON contract for a quantity: {"value": float, "unit": str} in SI units."""
     return None if q is None else quantity_json(q)
+
+
+def metric_quantity(name: str, q: Q | None) -> dict | None:
+    """`quantity` of a value of the metric `name`: an infinite one says why in the text's words (`metric.unbounded`).
+
+    `quantity_json` knows only the unit (a cost's reason, else "no upper bound"); a restart time's high end says
+    that more nodes are in repair than spares (REL009), a goodput time to train's that goodput's low end is 0, as
+    `check`'s and `estimate`'s text and the documents say (leftovers21).
+    """
+    out = quantity(q)
+    if out is not None and out["value"] is None and "unbounded" in out:
+        out["unbounded"] = unbounded(name)
+    return out
 
 
 def finding(f: Finding) -> dict:

@@ -10,12 +10,14 @@ relative error of a scored metric).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from archgen import metrics
-from archgen.display import range_basis, ranged
+from archgen.display import decimals, range_basis, ranged
 from archgen.model.requirements import Outcome, Status
 from archgen.model.switches import as_written as show_switch
+from archgen.output.envelope import metric_quantity
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.derived import band_ends
@@ -45,7 +47,7 @@ def show_value(value: float, unit: str, metric: str = "") -> str:
     if unit == "s" and value >= 1:
         label, scale = "s", 1.0
     if unit == "dimensionless":
-        return f"{value:,.0f}" if value >= 10 or value == int(value) else f"{value:.3f}"
+        return f"{value:,.0f}" if value >= 10 or value == int(value) else decimals(value, 3)   # 8.7e-06, not 0.000
     return f"{significant(value * scale)} {label}".strip()
 
 
@@ -55,12 +57,12 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "workload": est.workload, "kind": est.kind, "cluster": est.cluster or None, "accelerator": est.accelerator,
         "accelerators": est.gpus,
         "layout": est.layout, "fits": est.fits,
-        "metrics": {k: to_json(v) for k, v in est.metrics.items()},
+        "metrics": {k: metric_quantity(k, v) for k, v in est.metrics.items()},
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
-        "bands": {k: band_json(b, est.metrics[k]) for k, b in est.bands.items()},
+        "bands": {k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()},
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
@@ -71,7 +73,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
     }
 
 
-def band_json(b: Band, value: Q) -> dict[str, Any]:
+def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: str = "") -> dict[str, Any]:
     """A metric's error band as JSON.
 
     Its family, measurements (and those on the estimated accelerator), signed relative errors, the span over the
@@ -81,8 +83,18 @@ def band_json(b: Band, value: Q) -> dict[str, Any]:
     its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
     measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`), `vendor`: that
     vendor, its measurements and their errors (null elsewhere).
+
+    Where `others` (the estimate's metrics) hold the ends of `metric`'s range too (`metric_low`, `metric_high`: a
+    training job's cost over its goodput's range, `display.ranged`), `low` and `high` are the band at each end of
+    that range (`derived.band_ends`, as the text and `check` take it), and `range` gives the range's own ends and
+    what it spans (`basis`, `display.range_basis`); `range` is null elsewhere. Before, JSON gave the band at the
+    value alone (nu41cost). An infinite end has no number and says why (`unbounded`, the text's words:
+    `envelope.metric_quantity`).
     """
-    ends = b.values(value)
+    ends = band_ends(b, value, others, metric) if others is not None else b.values(value)
+    pair = ranged(others or {}).get(metric)
+    span = ({"low": metric_quantity(metric, others[pair[0]]), "high": metric_quantity(metric, others[pair[1]]),
+             "basis": range_basis(metric)} if pair and others is not None else None)
     on = ({"accelerator": b.accelerator, "measurements": b.on_accelerator} if b.on_accelerator is not None else None)
     vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
                "median": b.typical[3]} if b.typical is not None else None)
@@ -90,11 +102,12 @@ def band_json(b: Band, value: Q) -> dict[str, Any]:
     context = {"tokens": b.context, "longest": b.longest} if b.longest else None
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
-                "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None}
+                "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None,
+                "range": span}
     return {"family": b.family, "measurements": b.count, "on_accelerator": on, "load": load, "context": context,
             "error": {"low": b.low, "high": b.high, "median": b.median}, "vendor": vendor,
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
-            "low": to_json(ends[0]), "high": to_json(ends[1])}
+            "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span}
 
 
 def band_text(b: Band | None, value: Q, metric: str) -> str:

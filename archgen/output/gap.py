@@ -15,7 +15,7 @@ from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.metrics import unbounded
 from archgen.model.requirements import Status
-from archgen.output.envelope import document, dumps, finding, quantity
+from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.render import fmt
 from archgen.render.edition import withheld_finding, without_paths
 from archgen.units import Q
@@ -46,10 +46,7 @@ def shown(row: GapRow) -> str:
     if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
         return unbounded(row.requirement.metric)
     value = _tidy(row.requirement.target.in_units(row.value))
-    digits, mag = _digits(row, value), float(value.magnitude)
-    if mag and abs(mag) < 10 ** (1 - digits):   # fewer than two significant figures at those decimals
-        return f"{fmt.significant(mag, 2)} {fmt.unit_label(f'{value.units:~P}')}".strip()   # 8.7e-06, not 0.00
-    return fmt.q(value, digits=digits)
+    return fmt.q(value, digits=_digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
 
 
 def margin_text(row: GapRow) -> str:
@@ -121,19 +118,23 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     if not public:   # the notes name our files
         lines += [f"> ⚠️ {fmt.md(n)}" for n in g.notes] + ([""] if g.notes else [])
     if g.rows:
+        several = any(r.designs for r in g.rows)   # rows of several designs (`compare.gap.merge`) name theirs
         lines += ["### Requirements", "",
-                  "| requirement | level | subject | statement | target | proposal | status | margin |",
-                  "|---|---|---|---|---|--:|---|--:|"]
+                  "| " + "design | " * several
+                  + "requirement | level | subject | statement | target | proposal | status | margin |",
+                  "|" + "---|" * several + "---|---|---|---|---|--:|---|--:|"]
         for r in g.rows:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
-            lines.append(f"| {req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
+            lines.append("| " + f"{design_text(r)} | " * several
+                         + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
                          f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
         lines.append("")
         missing = [r for r in g.rows if r.status == "not provided"]
         if missing:
             lines += ["**Not provided:**", ""]
             lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")
+                      + (f" (design {design_text(r)})" if r.designs else "")
                       + f": {fmt.md(text(r.note))}" for r in missing]
             lines.append("")
     else:
@@ -163,6 +164,11 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     return fmt.no_mentions("\n".join(lines))             # posted as a comment too: it notifies no one
 
 
+def design_text(r: GapRow) -> str:
+    """The design(s) a row belongs to, named by their clusters as code spans (several where designs share the row)."""
+    return ", ".join(fmt.code(d) for d in r.designs) or "—"
+
+
 #: How Markdown reports (gap, diff) show each requirement status.
 MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met", "not provided": "❓ not provided"}
 
@@ -185,10 +191,12 @@ def _public_row(row: dict) -> dict:
 
 def _row_json(r: GapRow) -> dict:
     req, loc = r.requirement, shown_location(r.location)
-    return {"requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
+    return {"requirement": req.id, "design": list(r.designs) or None, "statement": req.statement,
+            "level": req.level, "basis": req.basis,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
-            "value": quantity(r.value), "status": r.status, "margin": r.margin, "headroom": quantity(r.headroom),
+            "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
+            "headroom": quantity(r.headroom),
             "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
             "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,

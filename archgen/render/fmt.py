@@ -15,6 +15,7 @@ from typing import Any, overload
 from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatting helpers, in one module)
     ESTIMATE_FIGURES,
     UNIT_NAMES,
+    decimals,
     estimated,
     metric_value,
     number,
@@ -95,17 +96,18 @@ def elasticity_note(name: str, hardware: dict[str, pint.Quantity]) -> str:
 def q(value: pint.Quantity | None, unit: str | None = None, digits: int = 1) -> str:
     """Format a quantity in `unit` with `digits` decimals: ``q(Q_(131400, "W"), "kW", 1) == '131.4 kW'``.
 
-    Without `unit` the quantity keeps its own unit. None gives ``'—'``.
+    Without `unit` the quantity keeps its own unit. None gives ``'—'``. A value those decimals would show at fewer
+    than two significant figures keeps two (`display.decimals`: ``8.7e-06``, not ``0.000``).
     """
     if value is None:
         return "—"
     if not isinstance(value, pint.Quantity):
-        return number(value, digits) + (f" {unit_label(unit)}" if unit else "")
+        return decimals(value, digits) + (f" {unit_label(unit)}" if unit else "")
     if unit is None:
         shown, label = value, unit_label(f"{value.units:~P}")
     else:
         shown, label = value.to(unit), unit_label(unit)
-    text = number(float(shown.magnitude), digits)
+    text = decimals(float(shown.magnitude), digits)
     return f"{text} {label}".strip()
 
 
@@ -139,7 +141,11 @@ def magnitude(value: pint.Quantity | None, unit: str) -> float | None:
 
 
 def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
-    """Text of one table cell: quantities in the column's unit, numbers with separators, the rest as text."""
+    """Text of one table cell: quantities in the column's unit, numbers with separators, the rest as text.
+
+    Numbers at `digits` decimals, or two significant figures where those would show fewer (`display.decimals`): a
+    goodput of 8.7e-06 in a document's table reads ``8.7e-06``, not ``0.000``.
+    """
     if value is None:
         return "—"
     if isinstance(value, pint.Quantity):
@@ -147,7 +153,7 @@ def cell(value: Any, unit: str | None = None, digits: int = 1) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int | float):
-        return number(value, digits) + (f" {unit_label(unit)}" if unit else "")
+        return decimals(value, digits) + (f" {unit_label(unit)}" if unit else "")
     if isinstance(value, list | tuple):
         return "; ".join(cell(v, unit, digits) for v in value)
     return " ".join(str(value).split())

@@ -16,6 +16,7 @@ import yaml
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import contention as C
+from archgen.perf.train import dispatch_calls as D
 from archgen.perf.train import exposure as E
 from archgen.perf.train.dispatch_calls import dispatcher_cost, forward_sync, sync_shown
 from archgen.perf.train.job import Job
@@ -30,6 +31,12 @@ OFF, ON = (f"bridge-card-h100-qwen3-30b-bf16-ep16-overlap-{x}" for x in ("off", 
 def _case(case_id: str):
     cases, _ = read_cases(CARD)
     return next(c for c in cases if c.id == case_id)
+
+
+def _on_the_critical_path(a2a, window, pace, sync):
+    """`sync_shown` with the forward dispatch's `sync` exposed whole and its all-to-all beside the window as with none:
+    the per-call cost on the critical path, as before the overlap moved it (HybridEP loses no compute, `lost` 0)."""
+    return sync + sync_shown(a2a, window, pace, 0.0)
 
 
 def _job(case) -> Job:
@@ -65,7 +72,7 @@ def test_only_the_forward_dispatch_of_a_paired_hybridep_chunk_moves(accelerators
     windows = (1.0e-3, 0.5e-3)  # layer forward, expert forward (s): every call outlasts its paced window
     now = float(E.expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, *windows)[0])
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(E, "forward_sync", lambda *a, **k: 0.0)  # the per-call cost whole on the critical path
+        mp.setattr(E, "sync_shown", _on_the_critical_path)  # the per-call cost whole on the critical path
         before = float(E.expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, *windows)[0])
         plain = float(E.expert_comm(hw, dataclasses.replace(job, overlap_ep_comm=False), 4096.0, 1.0, 16.0, 1.0,
                                     *windows)[0])
@@ -108,7 +115,7 @@ def test_the_profile_hides_the_host_gaps_and_less_all_to_all_than_the_model(acce
     hw = case_hardware(case_on, accelerators)
     step_off, step_on = (float(training_estimate(c, hw).step_time) for c in (case_off, case_on))
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(E, "forward_sync", lambda *a, **k: 0.0)
+        mp.setattr(E, "sync_shown", _on_the_critical_path)
         before = float(training_estimate(case_on, hw).step_time)
     hidden = float(forward_sync(hw, _job(case_on), 4096.0, 16.0, 8.0)) * 48 * (64 - float(E.unpaired_chunks(1, 1, 64)))
     saved = step_off - step_on
@@ -130,3 +137,22 @@ def test_a_replayed_iteration_pays_no_per_call_cost(accelerators):
     sync, gather = (float(forward_sync(hw, j, 4096.0, 16.0, 8.0)) for j in (job, graphed))
     total = float(dispatcher_cost(hw, graphed, 4096.0, 16.0, 8.0, 1.0)[0])
     assert sync - gather == pytest.approx(0.237e-3, abs=0.001e-3) and total == pytest.approx(gather, rel=1e-12)
+
+
+def test_the_forward_sync_is_worked_out_once_per_layer(accelerators):
+    """Under the EP overlap `expert_comm` worked `forward_sync` out twice, once in `dispatcher_cost` and once for the
+    window it hides in (leftovers21, issue 20): it is worked out once and passed, and the step is unchanged."""
+    case = _case(ON)
+    hw, job = case_hardware(case, accelerators), _job(case)
+    windows = (1.0e-3, 0.5e-3)
+    calls = []
+
+    def counted(*a, **k):
+        calls.append(a)
+        return forward_sync(*a, **k)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(E, "forward_sync", counted)
+        mp.setattr(D, "forward_sync", counted)
+        once = float(E.expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, *windows)[0])
+    assert len(calls) == 1
+    assert once == float(E.expert_comm(hw, job, 4096.0, 1.0, 16.0, 1.0, *windows)[0])

@@ -9,8 +9,13 @@ for it); `archgen check` flags the part (CAT008, CAT009) and the estimate names 
 
 from __future__ import annotations
 
+import pytest
+
 from archgen.model.accelerator import Accelerator
+from archgen.perf.comm import nccl
+from archgen.perf.comm.algorithms import Topo, labelled
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.hw import generation
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
@@ -86,3 +91,18 @@ def test_a_capability_stated_unconfirmed_is_named_where_the_estimate_reads_it():
     part = _part(compute_capability=10.0, unconfirmed=["compute_capability"])
     assert unconfirmed_read(unconfirmed_figures(part), None) == ("compute_capability",)   # a collective reads it
     assert generation_note(hardware_for(part, scale_up_size=72), training=True) == []
+
+
+def test_the_hopper_cutoff_of_nvls_is_kept_once():
+    """NVLS from Hopper was a rule in two places: `generation.NVLS_FROM` (CAT009, the estimate's note) and the
+    algorithm choice's own `gen >= 2` on NCCL's generation index (leftovers21, issue 20). The choice now reads
+    `generation.runs_nvls`, and the cutoff agrees with NCCL's table: `nvlsEfficiency` is 0 for the generations before
+    it (NVIDIA/nccl 5067397c2676, src/graph/tuning.cc 139; `nccl.NVLS_EFFICIENCY`)."""
+    for cc in (7.0, 8.0, 8.9, 9.0, 10.0, 12.0):
+        assert generation.runs_nvls(True, cc) == (nccl.NVLS_EFFICIENCY[nccl.generation(cc)] > 0)
+    hopper = hardware_for(_part(compute_capability=9.0), scale_up_size=8)
+    assert "NVLS/Simple" in [n for n, _ in labelled(hopper, Topo(hopper, 8.0, 8.0), "all_reduce")]
+    with pytest.MonkeyPatch.context() as mp:   # one constant moves every reader: the choice too
+        mp.setattr(generation, "NVLS_FROM", 10.0)
+        assert "NVLS/Simple" not in [n for n, _ in labelled(hopper, Topo(hopper, 8.0, 8.0), "all_reduce")]
+        assert nvls_note(hopper) != []

@@ -19,11 +19,26 @@ from archgen.units import Q_
     (Q_(2079.47, "ft**3/min"), "ft**3/min", 0, "2,079 CFM"),
     (Q_(168, "L/min"), "L/min", 1, "168.0 L/min"),
     (Q_(2091.1, "kg/m**2"), "kg/m**2", 0, "2,091 kg/m²"),
-    (Q_(-0.01, "kW"), "kW", 1, "0.0 kW"),
+    (Q_(-0.01, "kW"), "kW", 1, "-0.01 kW"),   # two figures where one decimal would read 0.0 (`display.decimals`)
+    (Q_(0.0523, "kW"), "kW", 1, "0.052 kW"),  # ... or a single figure, 0.1
     (None, "kW", 1, "—"),
 ])
 def test_q_formats_in_the_display_unit(value, unit, digits, text):
     assert fmt.q(value, unit, digits) == text
+
+
+def test_number_never_reads_minus_zero():
+    assert fmt.number(-0.01, 1) == "0.0"
+
+
+def test_a_table_cell_keeps_the_figures_of_a_small_value():
+    """A document's cell (`fmt.cell`, every table of Markdown, HTML and PDF) keeps two significant figures of a value
+    its column's decimals would show at fewer: a goodput of 8.7e-06 at the goodput table's 3 decimals read 0.000
+    (leftovers21, issue 22); the golden documents' failure-rate table read 0.0 failures a year for a CDU (0.04)."""
+    assert fmt.cell(8.7e-06, None, 3) == "8.7e-06"
+    assert fmt.cell(Q_(0.036, "1/year"), None, 1) == "0.036 1/a"
+    assert fmt.cell(0.0, None, 3) == "0.000" and fmt.cell(0.184, None, 3) == "0.184"
+    assert fmt.cell(Q_(131400, "W"), "kW", 1) == "131.4 kW"
 
 
 @pytest.mark.parametrize(("value", "text"), [

@@ -13,6 +13,7 @@ import numpy as np
 
 from archgen.perf.comm import nccl, rccl
 from archgen.perf.comm.nccl import LL, LL128, SIMPLE
+from archgen.perf.hw.generation import runs_nvls
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
 
@@ -263,7 +264,7 @@ def _labelled(hw: Hardware, t: Topo, op: str) -> list[tuple[str, tuple]]:
     names = [f"Ring/{p}" for p in nccl.PROTOCOLS] + ([f"Tree/{p}" for p in nccl.PROTOCOLS] if ar else [])
     names += ["PAT/Simple"] if pat else []
     out = _ring_tree(hw, t, op) + ([_pat(hw, t)] if pat else [])
-    if hw.in_network_reduction and t.gen is not None and t.gen >= 2:
+    if runs_nvls(hw.in_network_reduction, hw.compute_capability):   # from Hopper (`generation.NVLS_FROM`)
         names += ["NVLSTree/Simple", "NVLS/Simple"] if ar else ["NVLS/Simple"]
         out += [_nvls_tree(hw, t, t.cross)] if ar else []
         out.append(_nvls(hw, t, op, ~_bool(t.cross)))

@@ -48,9 +48,17 @@ def another_vendors(vendor: str, compute_capability: float | None) -> bool:
     return not compute_capability and not is_nvidia(vendor)
 
 
+def runs_nvls(in_network_reduction: bool, compute_capability: float | None) -> bool:
+    """Whether NCCL's `auto` choice (`perf.comm.algorithms`) offers NVLS: in-network reduction from `NVLS_FROM`.
+
+    The one place the Hopper cutoff is kept: the estimate, CAT009 and the estimate's note read it here.
+    """
+    return bool(in_network_reduction) and (compute_capability or 0.0) >= NVLS_FROM
+
+
 def nvls_unused(in_network_reduction: bool, compute_capability: float | None) -> bool:
     """Whether a part states in-network reduction that the model never runs (no compute capability, or below 9.0)."""
-    return bool(in_network_reduction) and (compute_capability or 0.0) < NVLS_FROM
+    return bool(in_network_reduction) and not runs_nvls(in_network_reduction, compute_capability)
 
 
 def assumed_without(training: bool, nvls_stated: bool = False) -> str:

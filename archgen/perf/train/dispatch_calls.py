@@ -62,7 +62,7 @@ def forward_sync(hw: Hardware, job: Job, tokens, ep, k_ep, etp=1.0):
     return disp + gather
 
 
-def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0):
+def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0, sync=None):
     """The token dispatcher's per-call host and synchronisation cost of one MoE layer per micro-batch: (all, forward).
 
     `forward` is the part the first forward pass's dispatch and combine take (the rest is the recompute's and the
@@ -72,13 +72,14 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0):
     `forward_sync`, and every other call (the forward combines and the two backward calls) HybridEP's fixed combine
     cost (0 under whole-iteration graphs); alltoall and deepep publish no figure (0). Without the EP overlap all of
     it is on the critical path (a stream synchronisation drains the one stream); with it `exposure.expert_comm`
-    moves the forward dispatch's part into its window (`sync_shown`).
+    moves the forward dispatch's part into its window (`sync_shown`), from the same `sync` (`forward_sync`'s value,
+    which a caller that has it passes rather than have it worked out twice; computed here without).
     """
     if job.moe_dispatcher != "hybridep":
         return 0.0, 0.0
     _, comb = fixed_costs(ep, ep / k_ep)
     comb = 0.0 if job.cuda_graphs == "full_iteration" else comb  # replayed: no host work (module docstring)
-    sync = forward_sync(hw, job, tokens, ep, k_ep, etp)
+    sync = forward_sync(hw, job, tokens, ep, k_ep, etp) if sync is None else sync
     return passes * sync + (passes + 2.0) * comb, sync + comb
 
 

@@ -176,7 +176,8 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
     if not flex:  # the all-to-all dispatcher's expert-TP gather (reduce-scatter in the combine)
         a2a = a2a + where(np.asarray(etp) > 1, collective_time(
             hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp, etp, members_per_domain(hw, etp, 1)), 0.0)
-    cost, cost_f = dispatcher_cost(hw, job, T / tp, group, k_ep, passes, etp if flex else 1.0)
+    sync = forward_sync(hw, job, T / tp, group, k_ep, etp if flex else 1.0)  # one forward dispatch's, before its a2a
+    cost, cost_f = dispatcher_cost(hw, job, T / tp, group, k_ep, passes, etp if flex else 1.0, sync)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f
     received = T * copies * a.hidden * 2.0 / tp * (1.0 - 1.0 / maximum(group, 1.0))
     if job.moe_shared_expert_overlap and a.shared_experts and not job.overlap_ep_comm:  # exclusive (`Training`)
@@ -187,7 +188,7 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         pre = maximum(layer_forward - expert_forward, 0.0)
         windows = ES.windows(pre, expert_forward)  # the first two are the forward's
         pace, lost = ep_overlap_cost(hw, job, received, a2a, hbm)
-        sync = forward_sync(hw, job, T / tp, group, k_ep, etp if flex else 1.0)  # on the comm stream, beside 2E
+        # the forward dispatch's `sync` runs on the comm stream, beside 2E
         shown = [sync_shown(a2a, w, pace, sync if i == 1 else 0.0) for i, w in enumerate(windows)]
         t = sum(shown) + lost * (4.0 * a2a - sum(shown)) + 2.0 * (passes - 1.0) * a2a + cost - sync
         t_f = shown[0] + shown[1] + lost * (2.0 * a2a - shown[0] - shown[1]) + cost_f - sync
