@@ -3,9 +3,9 @@
 The floor plan shows racks by row, coloured by type; the topology, tiers with counts; the scaling chart, switches,
 transceivers and network power against accelerators as the design is doubled.
 
-All scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack), the
-topology draws one box per tier with its count, never one box per switch or node, and the scaling chart plots the
-few sizes of `archgen.analyse.scaling.Scaling`.
+All scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack) with at
+most `MAX_LABELLED_ROWS` row labels, the topology draws one box per tier with its count, never one box per switch
+or node, and the scaling chart plots the few sizes of `archgen.analyse.scaling.Scaling`.
 """
 
 from __future__ import annotations
