@@ -8,6 +8,10 @@ At scale (issue 25, 82 s for 131k GPUs): the 131,072-GPU DGX B200 cluster of `be
 (bench/specs/b200-131072: 512 SUs, two planes, 3 tiers) rendered in `archgen render`'s default formats (md, html,
 csv, svg), its document, port map (about 400,000 cables) and run list, against the same baseline.
 `python bench/bench_render.py scale` runs only that case and prints it.
+
+Racks at scale (issue 25, 104 s for ~90,000 racks): the shipped GB300 NVL72 example at 8,182 scalable units
+(90,002 racks, `tests/render/scaled.py`, its fabrics left out) rendered in the default formats against the same
+baseline, with the issue's target of 10 s. `python bench/bench_render.py racks` runs only that case and prints it.
 """
 
 from __future__ import annotations
@@ -57,6 +61,33 @@ def at_scale(baseline: float) -> list[str]:
                                         (f"render ({len(written)} files, {size / 1e6:.1f} MB)", render))], ""]
 
 
+#: Issue 25's design: scalable units of the GB300 example (11 racks each) and the render's target in seconds.
+RACK_SUS, RACK_TARGET_S = 8182, 10.0
+
+
+def at_racks(baseline: float) -> list[str]:
+    """The GB300 example at `RACK_SUS` SUs: its pipeline run and its render (once each), as report lines."""
+    from tests.render.scaled import CLUSTER, RACKS_PER_SU, scaled_example
+
+    base_cpu = statistics.median(_cpu(lambda: run([Path("specs")]))[1][1] for _ in range(3))
+    with tempfile.TemporaryDirectory() as tmp:
+        result, pipeline = _cpu(lambda: run([scaled_example(Path(tmp), RACK_SUS)], scaling=True))
+        written, render = _cpu(lambda: render_all(result, Path(tmp) / "out", target=CLUSTER, formats=SCALE_FORMATS,
+                                                  revision="bench", progress=False))
+        size = sum(p.stat().st_size for p in written)
+    total = pipeline[0] + render[0]
+    return [f"## Racks at scale: {CLUSTER} x {RACK_SUS:,} SUs ({RACK_SUS * RACKS_PER_SU:,} racks, no fabrics), "
+            f"formats {', '.join(SCALE_FORMATS)}", "",
+            f"Baseline CPU (median of 3): {base_cpu:.3f} s.", "",
+            "| step | seconds | ratio to baseline | CPU seconds | CPU ratio to baseline |",
+            "| --- | ---: | ---: | ---: | ---: |",
+            *[f"| {step} | {wall:.2f} | {wall / baseline:.1f} | {cpu:.2f} | {cpu / base_cpu:.1f} |"
+              for step, (wall, cpu) in (("pipeline run (scaling series)", pipeline),
+                                        (f"render ({len(written)} files, {size / 1e6:.1f} MB)", render))], "",
+            f"Target (issue 25): pipeline and render under {RACK_TARGET_S:.0f} s: {total:.2f} s "
+            f"({'met' if total < RACK_TARGET_S else 'NOT met'}).", ""]
+
+
 def _cpu(func):
     """`func()`'s result, and its (wall, CPU) seconds."""
     w0, c0 = time.perf_counter(), time.process_time()
@@ -78,8 +109,9 @@ def main() -> None:
     """Time the baseline, then each target in all formats and each format alone; write the report."""
     os.chdir(REPO)
     baseline = timed(lambda: run([Path("specs")]))
-    if sys.argv[1:] == ["scale"]:   # only the case at scale, printed (bench/results/render.md is left as it is)
-        print(f"Baseline (pipeline run of specs/, median of 3): {baseline:.3f} s.", *at_scale(baseline), sep="\n")
+    only = {"scale": at_scale, "racks": at_racks}.get(sys.argv[1] if len(sys.argv) == 2 else "")
+    if only is not None:   # only that case, printed (bench/results/render.md is left as it is)
+        print(f"Baseline (pipeline run of specs/, median of 3): {baseline:.3f} s.", *only(baseline), sep="\n")
         return
     result = run([Path("specs")], scaling=True)  # documents show the growth series
     rows, per_format = [], []
@@ -111,6 +143,7 @@ def main() -> None:
         + ("" if "gb200" in focus.id else " No GB200 NVL72 SU cluster is shipped yet; the largest shipped cluster "
                                           "stands in for it."), "",
         *at_scale(baseline),
+        *at_racks(baseline),
     ]
     path = write_atomic(REPO / "bench" / "results" / "render.md", "\n".join(lines).encode())
     print(path.read_text(encoding="utf-8"))

@@ -98,7 +98,8 @@ def _near_nodes(cluster: ClusterDesign, fa: FabricAnalysis, arr: np.ndarray, per
         return np.zeros(0, dtype=np.int64)
     racks, _, planes, leaves = (rail_access_ports if fa.topology == "rail-only" else access_ports)(cluster, fa)
     keys = sorted({(i.unit, i.unit_index) for i in cluster.instances if i.unit})
-    uid = np.array([keys.index((i.unit, i.unit_index)) if i.unit else -1 for i in cluster.instances] or [-1],
+    at = {k: n for n, k in enumerate(keys)}   # a unit's place looked up, not searched for per rack (issue 25)
+    uid = np.array([at[(i.unit, i.unit_index)] if i.unit else -1 for i in cluster.instances] or [-1],
                    dtype=np.int64)
     want_rack = np.full(total, -1, dtype=np.int64)
     want_unit = np.full(total, -1, dtype=np.int64)

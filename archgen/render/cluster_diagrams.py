@@ -3,13 +3,15 @@
 The floor plan shows racks by row, coloured by type; the topology, tiers with counts; the scaling chart, switches,
 transceivers and network power against accelerators as the design is doubled.
 
-All scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack), the
-topology draws one box per tier with its count, never one box per switch or node, and the scaling chart plots the
-few sizes of `archgen.analyse.scaling.Scaling`.
+All scale to any cluster size: the floor plan is one image of rack-type indices (not one patch per rack) with at
+most `MAX_LABELLED_ROWS` row labels, the topology draws one box per tier with its count, never one box per switch
+or node, and the scaling chart plots the few sizes of `archgen.analyse.scaling.Scaling`.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,10 @@ def rack_colours(rack_ids: Any) -> dict[str, str]:
 
 #: Largest rack count drawn rack by rack; beyond it the plan is one image of rack types per row and position.
 MAX_DRAWN_RACKS = 5000
+#: Most rows labelled one by one, with each aisle and a one-type row's rack type (issue 25). Beyond it, at 9 inches
+#: high at most, their labels would overprint one another: every k-th row is labelled (at most this many labels) and
+#: the aisles are stated once, under the title.
+MAX_LABELLED_ROWS = 40
 
 
 def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
@@ -50,8 +56,9 @@ def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
     colours = colours or rack_colours(types)
     rows = max(i.row for i in inst) + 1
     cols = max(i.col for i in inst) + 1
-    width = max(i.rack.spec.form_factor.width.m_as("m") for i in inst)
-    depth = max(i.rack.spec.form_factor.depth.m_as("m") for i in inst)
+    kinds = {i.rack.spec.id: i.rack.spec for i in inst}   # each rack type's footprint read once, not once per rack
+    width = max(s.form_factor.width.m_as("m") for s in kinds.values())
+    depth = max(s.form_factor.depth.m_as("m") for s in kinds.values())
     length_m, span_m = (cols - 1) * pitch + width, (rows - 1) * row_pitch + depth
     fig = Figure(figsize=(8.0, min(2.2 + 0.55 * rows, 9.0)))
     ax = fig.subplots()
@@ -64,24 +71,31 @@ def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
                                           edgecolors="#333333", linewidths=0.3))
     else:
         grid = np.full((rows, cols), np.nan)
+        index = {t: k for k, t in enumerate(types)}
         for i in inst:
-            grid[i.row, i.col] = types.index(i.rack.spec.id)
+            grid[i.row, i.col] = index[i.rack.spec.id]
         ax.imshow(grid, cmap=ListedColormap([colours[t] for t in types]), vmin=-0.5, vmax=len(types) - 0.5,
                   extent=(0, cols * pitch, rows * row_pitch, 0), aspect="auto", interpolation="nearest")
     ax.add_patch(Rectangle((0, 0), length_m, span_m, fill=False, edgecolor="#555555", linewidth=0.8,
                            linestyle="--"))
-    for r in range(rows - 1):                               # the aisle between row r and row r + 1
-        mid = r * row_pitch + depth + (row_pitch - depth) / 2
+    labelled = rows <= MAX_LABELLED_ROWS
+    every = 1 if labelled else math.ceil(rows / MAX_LABELLED_ROWS)
+    aisle = row_pitch - depth
+    for r in range(rows - 1) if labelled else ():           # the aisle between row r and row r + 1
+        mid = r * row_pitch + depth + aisle / 2
         kind = "cold aisle" if r % 2 == 0 else "hot aisle"
-        ax.text(length_m / 2, mid, f"{kind}, {row_pitch - depth:.2f} m", ha="center", va="center", fontsize=6,
+        ax.text(length_m / 2, mid, f"{kind}, {aisle:.2f} m", ha="center", va="center", fontsize=6,
                 color="#1f5fa0" if kind == "cold aisle" else "#b03a2e")
-    for r in range(rows):
-        here = sorted({i.rack.spec.id for i in inst if i.row == r})
+    row_types: list[set[str]] = [set() for _ in range(rows)]   # one pass over the racks, not one per row
+    for i in inst:
+        row_types[i.row].add(i.rack.spec.id)
+    for r in range(0, rows, every):
+        here = sorted(row_types[r])
         ax.text(-0.1, r * row_pitch + depth / 2, f"row {r + 1}", ha="right", va="center", fontsize=5.5)
-        if len(here) == 1 and rows <= 40:
+        if len(here) == 1 and labelled:
             ax.text(length_m + 0.15, r * row_pitch + depth / 2, here[0], ha="left", va="center", fontsize=5.5,
                     color="#555555")
-    ax.set_xlim(-2.7, length_m + 0.4 + (2.4 if rows <= 40 else 0))
+    ax.set_xlim(-2.7, length_m + 0.4 + (2.4 if labelled else 0))
     ax.set_ylim(span_m + 0.5, -1.6)
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("metres along the row")
@@ -94,11 +108,13 @@ def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
     ax.text(-2.0, span_m / 2, f"{span_m:.2f} m: {across}", ha="right", va="center", fontsize=6, rotation=90)
     # no ticks left of the floor's edge: the margin holds the rotated dimension, which a '-2' tick label crossed
     ax.set_xticks([t for t in ax.get_xticks() if 0 <= t <= length_m + 0.4])
-    counts = {t: sum(1 for i in inst if i.rack.spec.id == t) for t in types}
+    counts = Counter(i.rack.spec.id for i in inst)
     handles = [Patch(facecolor=colours[t], edgecolor="#333333", label=f"{t} ({counts[t]})") for t in types]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=7)
     ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row{'s' if rows > 1 else ''}, "
-                 f"{length_m:.1f} m × {span_m:.1f} m",
+                 f"{length_m:.1f} m × {span_m:.1f} m"
+                 + ("" if labelled else f"\none row in {every} labelled; aisles {aisle:.2f} m, cold after odd "
+                                        "rows, hot after even rows"),
                  loc="left", fontsize=9)
     fig.subplots_adjust(left=0.08, right=0.7)
     return fig
