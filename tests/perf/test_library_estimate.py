@@ -11,12 +11,12 @@ import json
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
 
 from archgen.output.estimate import estimate_json
 from archgen.perf.api import estimate_on_cluster, judge_requirements
 from archgen.pipeline import built, job_on_cluster
-from tests.conftest import REPO, SPECS, run_cli
+from tests.conftest import SPECS, run_cli
+from tests.test_ocs import refused_pod
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +55,7 @@ def test_the_cli_prints_the_estimate_the_library_returns(shipped):
 
 def test_a_design_check_refuses_is_said_by_the_library_too(tmp_path: Path):
     """The tpu-v4 pod at 800 Gb/s on its 400 Gb/s links fails NET016 (tests/test_ocs.py): the library says so."""
-    yaml = YAML()
-    pod = next(iter(yaml.load_all((SPECS / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8"))))
-    pod["fabrics"][0]["speed"] = "800 Gb/s"
-    (tmp_path / "specs").mkdir()
-    with (tmp_path / "specs" / "pod.yaml").open("w", encoding="utf-8") as out:
-        yaml.dump(pod, out)
-    (tmp_path / "specs" / "jobs.yaml").write_text(
-        "kind: Workload\nid: ar\ncluster: tpu-v4-pod\ncollective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
-    paths = [tmp_path / "specs", REPO / "specs" / "racks"]
+    paths = refused_pod(tmp_path)
     specs, design = built(paths)
     est = job_on_cluster(specs, design, "ar").estimate()
     assert est.notes[0].startswith("cluster 'tpu-v4-pod' fails `archgen check` (1 error(s) in what this estimate "
