@@ -26,9 +26,11 @@ D = TypeVar("D", bound=Document)
 def document(kind: type[D], data: Mapping[str, Any]) -> D:
     """A `kind` document (`Workload`, `Cluster`, ...) from `data`, validated as the same mapping in a spec file is.
 
-    `data` is what a spec file holds (quantities as text such as ``"400 Gb/s"``, or pint quantities), or a
-    `model_dump` of a document; `kind` may be left out of it. A schema or unit error is a `ValidateError` listing every
-    problem, each located at the document (it has no file line).
+    `data` is what a spec file holds (quantities as text such as ``"400 Gb/s"``, or pint quantities), or a dump of a
+    document; `kind` may be left out of it. ``model_dump(by_alias=True, exclude_unset=True)`` reads back for every
+    kind (`variant` uses it); a plain ``model_dump()`` does for a workload, not for a rack (its cooling ``class`` is
+    dumped as ``class_``) or a cluster (its scale-up ``links_per_peer`` default dumped as stated). A schema or unit
+    error is a `ValidateError` listing every problem, each located at the document (it has no file line).
     """
     raw = dict(data)
     raw.setdefault("kind", kind.model_fields["kind"].default)
