@@ -13,6 +13,10 @@ without its seal. A cache restored from another machine is rebuilt rather than t
 nothing is cached. `Memo` keeps, in one process, what it has loaded and
 validated (`load.LOADED`, `validate.VALIDATED`).
 
+`ARCHGEN_CACHE=off` in the environment (`enabled`) turns the cache directory and its key off: archgen then reads and
+writes nothing under `$XDG_CACHE_HOME/archgen` or `$XDG_CONFIG_HOME/archgen`, and computes everything each time, as
+where no key can be kept. It is read on each use; the units registry reads it once, when `archgen.units` is imported.
+
 The directory is shared by every checkout, version and process of archgen on the machine, so it is bounded: each kind
 of entry (`store`'s folders) keeps at most `MAX_ENTRIES` files and `MAX_BYTES`, the least recently used removed
 first (`prune`; a hit refreshes an entry's time). Entries are keyed by content and by `VERSION`, so those of an older
@@ -51,6 +55,16 @@ _MARKER = ".pruned"
 #: The pint definition texts (one per pint version and archgen patch) the units folder keeps: past it, it is emptied.
 MAX_DEFINITIONS = 8
 _stored: dict[str, int] = {}
+
+
+#: The values of `$ARCHGEN_CACHE` that leave the cache on; it is unset by default. Any other (off, 0, no) turns it off:
+#: a value meant to turn it off is never read as on.
+ON = ("", "on", "1", "yes", "true")
+
+
+def enabled() -> bool:
+    """Whether archgen may use its cache directory and key: not where `$ARCHGEN_CACHE` is set to other than `ON`."""
+    return os.environ.get("ARCHGEN_CACHE", "").strip().lower() in ON
 
 
 def _home(variable: str, default: str) -> str:
@@ -208,6 +222,8 @@ _KEYS: dict[str, bytes] = {}
 
 def _key() -> bytes | None:
     """This machine's cache key, created on first use (0600) outside the cache directory; None where it cannot be."""
+    if not enabled():   # ARCHGEN_CACHE=off: no key, so no entry is read, stored or sealed
+        return None
     name = os.path.join(_home("XDG_CONFIG_HOME", ".config"), "archgen", "cache.key")
     if name in _KEYS:
         return _KEYS[name]

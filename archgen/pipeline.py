@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from archgen.analyse.operations import Operations
 from archgen.build import Design, build
+from archgen.errors import WorkloadError
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
+from archgen.model import Cluster
+from archgen.model.workload import Model, Workload
 from archgen.snapshot import derived, validated
 from archgen.spec_files import roots
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
-from archgen.validate import Specs, validate
+from archgen.validate import Specs, entry, validate
 
 if TYPE_CHECKING:
     from archgen import checks
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
     from archgen.analyse.scaling import Scaling
     from archgen.as_of import AsOf
     from archgen.checks.requirements import Judgement
+    from archgen.perf.workload.job_on_cluster import JobOnCluster
     from archgen.perf.workload.results import WorkloadResult
 
 
@@ -210,6 +214,32 @@ def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, Sca
 
     got = derived(design.specs, "cluster_network\0" + "\0".join(sorted(ids)), dict, sized)
     return got["paths"], got["problems"]
+
+
+def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | None = None) -> JobOnCluster:
+    """`workload` of the specs on `cluster` (default the one it names), as `archgen estimate` runs it.
+
+    Its `estimate()` is the estimate `archgen estimate` prints, with the same notes and its requirements judged
+    (`perf.workload.job_on_cluster`): the cluster's network sized (`cluster_network`), a note where the job runs on
+    another cluster than its own and where `archgen check` refuses network figures it reads, the requirements `build`
+    bound to the workload. An unknown id is a `UsageError` with "did you mean" (`validate.entry`); a workload that
+    names no cluster (and none given) or runs a model not in the specs is a `WorkloadError`.
+    """
+    from archgen.perf.workload.cluster import machine
+    from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note
+    job = entry(specs.items, workload, Workload)
+    if cluster is None and job.cluster is None:
+        raise WorkloadError(workload, "names no cluster; give --cluster")
+    spec = entry(specs.items, cluster or job.cluster or "", Cluster)
+    found = specs.items.get(job.model) if job.model else None
+    model = found if isinstance(found, Model) else None
+    if job.collective is None and model is None:
+        raise WorkloadError(workload, f"runs model '{job.model}', which is not in the specs")
+    scale_out, problems = cluster_network(design, {spec.id})       # that cluster only; no checks
+    on = machine(spec, specs.items, scale_out.get(spec.id))
+    notes = (other_cluster_note(job, spec.id), input_errors(spec, problems.get(spec.id, ())))
+    bound = tuple(b.req for b in design.workload_requirements if b.owner == job.id)
+    return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"))
 
 
 def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,

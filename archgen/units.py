@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, seal, unsealed_removed
+from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, enabled, seal, unsealed_removed
 from archgen.pint_import import pint
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
 from archgen.unit_hints import suggest_unit
@@ -48,6 +48,8 @@ def _build_registry() -> pint.UnitRegistry:
     """The registry from pint's definitions, patched for our domain; cached on disk (100 ms → 20 ms per start)."""
     text = _definitions()
     try:
+        if not enabled():   # ARCHGEN_CACHE=off: nothing written (`archgen.cache`)
+            raise OSError("the cache is off")
         cache = cache_dir("units")
         defs = cache / f"definitions-{digest(text)}.txt"
         if not defs.is_file() or defs.read_text(encoding="utf-8") != text:  # never definitions we did not write

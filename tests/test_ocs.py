@@ -226,12 +226,8 @@ def test_estimate_on_a_pod_with_no_scale_out_says_what_is_not_modelled(cli) -> N
             "and multislice are not)\n") in out
 
 
-def test_estimate_on_a_design_check_refuses_says_so(tmp_path: Path, cli) -> None:
-    """`estimate` on a cluster whose network `check` refuses (NET016: 800 Gb/s links on tpu-v4's 400 Gb/s) says so.
-
-    Before, it printed the all-reduce at the doubled rate (470.5 GB/s busbw) with no word of the error. The shipped
-    pod, whose only network finding (NET024) is waived, has no such note.
-    """
+def refused_pod(tmp_path: Path) -> list[Path]:
+    """Spec paths of the shipped tpu-v4 pod at 800 Gb/s per link, which NET016 refuses, and an all-reduce job 'ar'."""
     yaml = YAML()
     cluster = next(iter(yaml.load_all((ROOT / "specs" / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8"))))
     cluster["fabrics"][0]["speed"] = "800 Gb/s"
@@ -240,7 +236,16 @@ def test_estimate_on_a_design_check_refuses_says_so(tmp_path: Path, cli) -> None
         yaml.dump(cluster, out)
     (tmp_path / "specs" / "jobs.yaml").write_text(
         "kind: Workload\nid: ar\ncluster: tpu-v4-pod\ncollective: {op: all_reduce, size: 1 GiB}\n", encoding="utf-8")
-    out = cli("estimate", "--workload", "ar", str(tmp_path / "specs"), str(ROOT / "specs" / "racks")).out
+    return [tmp_path / "specs", ROOT / "specs" / "racks"]
+
+
+def test_estimate_on_a_design_check_refuses_says_so(tmp_path: Path, cli) -> None:
+    """`estimate` on a cluster whose network `check` refuses (NET016: 800 Gb/s links on tpu-v4's 400 Gb/s) says so.
+
+    Before, it printed the all-reduce at the doubled rate (470.5 GB/s busbw) with no word of the error. The shipped
+    pod, whose only network finding (NET024) is waived, has no such note.
+    """
+    out = cli("estimate", "--workload", "ar", *map(str, refused_pod(tmp_path))).out
     assert ("note: cluster 'tpu-v4-pod' fails `archgen check` (1 error(s) in what this estimate reads, NET016; first: "
             "NET016 the torus runs 800 Gb/s per link and direction;") in out
     assert "): the estimate runs on the design as stated\n" in out

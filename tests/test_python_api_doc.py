@@ -41,6 +41,9 @@ def test_the_page_runs_and_its_estimate_is_the_clis(monkeypatch):
     assert len(ns["rows"]) == 6 and all(r[2] is False or r[3] > 0 for r in ns["rows"])
     assert ns["message"].startswith("workload 'llama3-70b-pretrain-b200': tp (3) does not divide")
     assert ns["faster"].accelerator == "b300-sxm-288gb"
+    assert ns["refused"] == ("workload 'llama3-70b-pretrain-b200' (made in code): error: accelerators: expected a "
+                             "number greater than 0, got -3")
+    assert ns["placed"].estimate().requirements and ns["bare"].requirements is None
 
 
 def test_the_page_is_in_the_readme_documentation_table():

@@ -119,9 +119,9 @@ def test_estimate_honours_an_expired_waiver_of_an_input_check(monkeypatch):
     """`estimate` notes the network errors `check` gives (NET010 ...) unless waived; an expired waiver is not one."""
     import datetime
 
-    from archgen.commands.estimate import input_errors
     from archgen.model import Cluster
     from archgen.model.spec import Waiver
+    from archgen.perf.workload.job_on_cluster import input_errors
 
     waiver = Waiver(check="NET010", reason="accepted for the pilot", expires=datetime.date(2027, 3, 31))
     cluster = Cluster.model_construct(id="c", waivers=[waiver])

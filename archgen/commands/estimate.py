@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
 
-from archgen import metrics
-from archgen.as_of import expired, judging
-from archgen.binding import workload_requirements
 from archgen.commands.common import located
-from archgen.errors import UsageError, WorkloadError
-from archgen.model import Cluster
-from archgen.model.requirements import Requirement
-from archgen.model.spec import Document
-from archgen.model.workload import Model, Workload
+from archgen.errors import UsageError
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
     case_switches_text,
@@ -29,25 +21,16 @@ from archgen.output.estimate import (
 from archgen.perf.api import (
     EXTRA_PARAMETERS,
     PARAMETERS,
-    Estimate,
-    estimate_on_cluster,
+    JobOnCluster,
     explain_switches,
-    judge_requirements,
-    machine,
     plan_dict,
     plan_for_workload,
     plan_text,
     precision,
 )
-from archgen.pipeline import built, cluster_network
-from archgen.topology import ScaleOutPath
-from archgen.validate import entry
+from archgen.pipeline import built, job_on_cluster
 
 FORMATS = ("text", "json")
-#: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
-OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
-              for m in metrics.declared("workload")
-              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))}
 
 
 def run(cases: Path | None, cluster: str | None, workload: str | None, paths: list[Path], fmt: str = "text",
@@ -74,41 +57,12 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
         raise UsageError(f"no workload '{workload}': no --path given and no specs/ in {Path.cwd()}; "
                          "give the project's specs with --path DIR")
     specs, design = built(paths)
+    _check_format(fmt)
     doc = specs.items.get(workload)
-    target = cluster or getattr(doc, "cluster", None)
-    scale_out, problems = cluster_network(design, {target} if target else set())  # that cluster only; no checks
-    on = specs.items.get(target) if target else None
-    refused = input_errors(on, problems.get(target or "", ())) if isinstance(on, Cluster) else ""
-    bound = [b.req for b in design.workload_requirements if b.owner == workload]
     job = next((k for k in ("training", "inference", "collective") if getattr(doc, k, None)), None)
     with located(specs, (workload, (job,)) if job else None):  # the model's errors at their subject, else the job
-        return estimate_workload(specs.items, cluster, workload, fmt, scale_out, factors, explain,
-                                 search_plan, bound, model_only,
-                                 design.rests_note(f"cluster/{target}") if target else "", refused)
-
-
-#: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
-#: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
-#: a torus' or dragonfly's shape against the accelerators (NET020).
-INPUT_CHECKS = ("NET010", "NET016", "NET020")
-
-
-def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:
-    """A note that `archgen check` refuses the network figures the estimate runs on ("" where it does not).
-
-    The errors are the network analysis' (`pipeline.cluster_network`) of `INPUT_CHECKS` the cluster does not waive:
-    the estimate still runs on the design as stated, and says that it is one `check` refuses. A waiver past its
-    `expires` waives nothing, as in `check` (judged on SOURCE_DATE_EPOCH, else today: `as_of`).
-    """
-    on = judging([cluster], None)
-    waived = {w.check for w in cluster.waivers if not expired(w, on)}
-    errors = [(c, m) for c, m in problems if c in INPUT_CHECKS and c not in waived]
-    if not errors:
-        return ""
-    ids = ", ".join(sorted({c for c, _ in errors}))
-    return (f"cluster '{cluster.id}' fails `archgen check` ({len(errors)} error(s) in what this estimate reads, {ids}; "
-            f"first: {errors[0][0]} {errors[0][1]}): the estimate runs on the design as stated")
-
+        return estimate_workload(job_on_cluster(specs, design, workload, cluster), fmt, factors, explain,
+                                 search_plan, model_only)
 
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
@@ -181,62 +135,22 @@ def parse_what_if(items: list[str]) -> dict[str, float]:
     return out
 
 
-def _item(items: Mapping[str, Document], kind: type, id_: str):
-    """The document `id_` of `kind`, or a usage error naming the ids of that kind (`validate.entry`)."""
-    return entry(items, id_, kind)
+def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[str, float] | None = None,
+                      explain: bool = False, search_plan: bool = False, model_only: bool = False) -> tuple[str, int]:
+    """A workload's estimate on a cluster as text or JSON; exit code 1 when it does not fit or misses a target.
 
-
-def _judged(est: Estimate, requirements: Sequence[Requirement], notes: list[str], rests: str = "") -> Estimate:
-    """The estimate with `notes` first and the workload's requirements judged, once (`derived.judge_requirements`).
-
-    `rests` names the unresolved references its cluster rests on: none is judged, as `archgen check` judges none.
-    """
-    return replace(est, notes=notes + est.notes,
-                   requirements=judge_requirements(requirements, est, OPERATIONS, rests=rests))
-
-
-def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, workload_id: str, fmt: str = "text",
-                      scale_out: Mapping[str, ScaleOutPath] | None = None, what_if: Mapping[str, float] | None = None,
-                      explain: bool = False, search_plan: bool = False,
-                      requirements: Sequence[Requirement] | None = None, model_only: bool = False,
-                      rests: str = "", refused: str = "") -> tuple[str, int]:
-    """Estimate a workload on a cluster from validated specs; exit code 1 when it does not fit or misses a target.
-
-    The cluster is the workload's own unless `cluster_id` names another (a note then says so). `scale_out` holds,
-    by cluster id, the compute fabric as the network analysis sized it (see `perf.workload.cluster`). `what_if`
-    multiplies hardware parameters (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the
-    scaled hardware, its layout searched again where the workload leaves it open, and reported against the baseline
-    (the exit code judges the what-if). `explain` adds the training switches the estimate used, with where each
-    came from (`stacks.explain`; JSON: `switches`). `search_plan` adds the plan search of a training workload
-    (`perf.explore.plan`: every switch its stack allows; JSON: `plan`); the estimate itself does not change.
-    `model_only` has that search also try weight offload, which no stack runs (a plan taking it says so).
-    `requirements` are the workload's own as `build` bound them (`Design.workload_requirements`; None: bound here),
-    judged once on each estimate (the baseline and the what-if); `rests` names the unresolved references the
-    cluster rests on (`build.Design.rests_note`), which leave every requirement not provided, as `check` does;
-    `refused` says that `check` refuses network figures it reads (`input_errors`), a note first on every estimate.
+    `placed` is the workload on its cluster, or another (`pipeline.job_on_cluster`): its `estimate()` holds every
+    note and its requirements judged, as a Python caller gets it. `what_if` multiplies hardware parameters
+    (`hardware.PARAMETERS`, `EXTRA_PARAMETERS`); the estimate is then made on the scaled hardware, its layout searched
+    again where the workload leaves it open, and reported against the baseline (the exit code judges the what-if).
+    `explain` adds the training switches the estimate used, with where each came from (`stacks.explain`; JSON:
+    `switches`). `search_plan` adds the plan search of a training workload (`perf.explore.plan`: every switch its
+    stack allows; JSON: `plan`); the estimate itself does not change. `model_only` has that search also try weight
+    offload, which no stack runs (a plan taking it says so).
     """
     _check_format(fmt)
-    workload = _item(items, Workload, workload_id)
-    if requirements is None:
-        requirements = [b.req for b in workload_requirements([workload])]
-    if cluster_id is None and workload.cluster is None:
-        raise WorkloadError(workload_id, "names no cluster; give --cluster")
-    cluster = _item(items, Cluster, cluster_id or workload.cluster)
-    found = items.get(workload.model) if workload.model else None
-    model = found if isinstance(found, Model) else None
-    if workload.collective is None and model is None:
-        raise WorkloadError(workload_id, f"runs model '{workload.model}', which is not in the specs")
-    on = machine(cluster, items, (scale_out or {}).get(cluster.id))
-    moved = [f"on cluster '{cluster.id}' instead of the workload's '{workload.cluster}'"] \
-        if workload.cluster and cluster.id != workload.cluster else []
-    moved += [refused] if refused else []
-    try:
-        est = _judged(estimate_on_cluster(workload, model, on), requirements, moved, rests)
-    except WorkloadError as err:
-        if workload.accelerators:
-            raise
-        raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes all "
-                                          f"{on.accelerators} of cluster '{cluster.id}')") from None
+    workload, model, on = placed.workload, placed.model, placed.on
+    est = placed.estimate()
     used = explain_switches(workload.training, est.layout, model.moe is not None if model else None,
                             on.hardware.vendor) \
         if explain and workload.training is not None else []
@@ -253,7 +167,7 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         base, dtype, hw = est, precision(workload) or "bf16", on.hardware
         for name, factor in what_if.items():
             hw = hw.scaled(name, factor, dtype)
-        est = _judged(estimate_on_cluster(workload, model, on, hw), requirements, moved, rests)
+        est = placed.estimate(hw)
         factors = dict(what_if)
         text = dumps(document(**what_if_json(base, est, factors), **extra)) if fmt == "json" else \
             what_if_text(base, est, factors)
@@ -263,5 +177,5 @@ def estimate_workload(items: Mapping[str, Document], cluster_id: str | None, wor
         text += switches_text(used)
     if plan is not None and fmt != "json":
         text += plan_text(plan, float(est.metrics["step_time"].m) if "step_time" in est.metrics else None)
-    failed = not est.fits or any(o.met is False for o in est.requirements)
+    failed = not est.fits or any(o.met is False for o in est.requirements or ())
     return text, 1 if failed else 0

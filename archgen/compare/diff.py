@@ -347,7 +347,7 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
                          run.operations.assumed)
         states[(obj, b.req.id)] = _state(obj, judged, failed)
     for path, w in sorted(run.workloads.items()):
-        for o in w.estimate.requirements if w.estimate else ():
+        for o in (w.estimate.requirements or ()) if w.estimate else ():
             states[(path, o.requirement.id)] = _state(path, o, failed)
     return states
 

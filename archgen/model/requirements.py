@@ -72,9 +72,18 @@ class Target:
 
     @classmethod
     def parse(cls, value: Any) -> Target:
-        """Parse ``"<= 132 kW"``, ``">= 0.4"`` or ``"== 72"``."""
+        """Parse ``"<= 132 kW"``, ``">= 0.4"`` or ``"== 72"``, or a `Target` as `model_dump()` gives it.
+
+        pydantic dumps the dataclass in Python mode as ``{"op": ">=", "limit": <Quantity(0.35)>}``; that reads back as
+        the same target (a limit given as text or a number there is read as in the text form), so that
+        ``Workload.model_validate(job.model_dump())`` is the job (newuser43's trial).
+        """
         if isinstance(value, Target):
             return value
+        if isinstance(value, Mapping) and set(value) == {"op", "limit"} and value["op"] in _OPS:
+            if isinstance(value["limit"], ureg.Quantity):
+                return cls(value["op"], value["limit"])
+            value = f"{value['op']} {value['limit']}"
         m = _TARGET.match(value) if isinstance(value, str) else None
         if not m:
             raise PydanticCustomError("target", "expected a comparator and a value such as '<= 132 kW', got '{v}'",

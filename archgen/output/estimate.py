@@ -68,7 +68,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
                           "status": o.status.value,
                           "pessimistic": to_json(p) if (p := o.pessimistic) is not None else None}
-                         for o in est.requirements],
+                         for o in est.requirements] if est.requirements is not None else None,  # None: unjudged
         "conventions": est.conventions, "notes": est.notes,
     }
 
@@ -133,7 +133,7 @@ def estimate_text(est: Estimate) -> str:
         lines += [f"  {k:28} {hardware_value(k, v)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
-        ranges = ranged(est.metrics, {o.requirement.metric for o in est.requirements})
+        ranges = ranged(est.metrics, {o.requirement.metric for o in est.requirements or ()})
         ends = {end for pair in ranges.values() for end in pair}
         lines += [f"  {k:28} {_quantity(v, k)}"
                   + (_range_text(est, k) if k in ranges else band_text(est.bands.get(k), v, k))
@@ -155,7 +155,7 @@ def estimate_text(est: Estimate) -> str:
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             note = elasticity_note(k, est.hardware)
             lines.append(f"  {k:28} {elasticity(e)}" + (f"  ({note})" if note else ""))
-    for o in est.requirements:
+    for o in est.requirements or ():
         lines.append(f"{o.requirement.id}: {o.requirement.metric} {o.requirement.target}: {o.status}"
                      + (f" ({o.note})" if o.note else "") + _risk(o))
     for k, text in est.conventions.items():
@@ -168,7 +168,7 @@ def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
     return {"what_if": factors, "estimate": estimate_json(scaled),
             "baseline": {"layout": base.layout, "fits": base.fits,
                          "metrics": {k: to_json(v) for k, v in base.metrics.items()},
-                         "requirements": {o.requirement.id: o.met for o in base.requirements}},
+                         "requirements": {o.requirement.id: o.met for o in base.requirements or ()}},
             "change": {k: relative_change(base.metrics[k], scaled.metrics[k]) if k in scaled.metrics else None
                        for k in base.metrics}}
 
@@ -184,8 +184,8 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
         change = relative_change(b, v) if v is not None else None
         shown = "" if v is None else " (n/a)" if change is None else f" ({change:+.1%})"
         lines.append(f"  {k:28} {_quantity(b, k)} -> {'n/a' if v is None else _quantity(v, k)}{shown}")
-    before = {o.requirement.id: o.status for o in base.requirements}
-    for o in scaled.requirements:
+    before = {o.requirement.id: o.status for o in base.requirements or ()}
+    for o in scaled.requirements or ():
         if before.get(o.requirement.id) != o.status:
             lines.append(f"  {o.requirement.id}: {before.get(o.requirement.id, Status.NOT_PROVIDED)} -> {o.status}")
     return "\n".join(lines) + "\n"

@@ -20,8 +20,9 @@ from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.job_on_cluster import JobOnCluster
 
-__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "Keep", "Machine", "PointRow",
-           "Preparation", "Result", "Stated", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate",
+__all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "JobOnCluster", "Keep", "Machine",
+           "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate",
            "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "plan_dict",
            "plan_for_workload", "plan_text", "precision", "row_stride", "set_stride", "summarise"]

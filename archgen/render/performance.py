@@ -60,7 +60,7 @@ def section(results: list[Any]) -> Section | None:
             sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
                           (Column("Parameter"), Column("Value", align="right")),
                           tuple((k, fmt.hardware_value(k, v)) for k, v in e.hardware.items())))
-        outcomes = {o.requirement.metric: o for o in e.requirements}
+        outcomes = {o.requirement.metric: o for o in e.requirements or ()}
         ranged = display.ranged(e.metrics, outcomes)
         rows = []
         for name, value in sorted(e.metrics.items()):
@@ -258,7 +258,7 @@ def busbw_curve(r: Any) -> MplFigure:
     here = fmt.magnitude(e.metrics["busbw"], "GB/s")
     ax.scatter([w.collective.size.m_as("B")], [here], color="#2f6db5", edgecolor="#222222", zorder=3,
                label=f"{_size_tick(w.collective.size.m_as('B'), None)}: {fmt.number(here, 0)} GB/s")
-    for o in e.requirements:
+    for o in e.requirements or ():
         if o.requirement.metric == "busbw":
             y = fmt.magnitude(o.requirement.target.limit, "GB/s")
             ax.axhline(y, color="#76b900" if o.met else "#e74c3c", linestyle="--", linewidth=1.0,

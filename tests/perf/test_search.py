@@ -68,7 +68,7 @@ def test_estimate_with_search_and_targets(h100):
                   {"id": "REQ-PERF-002", "statement": "step", "metric": "step_time", "target": "<= 1 s"}])
     est = estimate(w, GPT3, h100)
     assert est.fits and est.searched["evaluated"] > 100
-    assert not est.requirements  # the model does not judge; each consumer judges once
+    assert est.requirements is None  # the model does not judge (None: not judged); each consumer judges once
     assert [o.met for o in judge_requirements(w.requirements, est)] == [True, False]
     assert est.sensitivity["peak"] < -0.3
     # HBM capacity only decides whether the searched layout fits: 0 with more than the 5 % step of headroom,

@@ -35,7 +35,9 @@ class Estimate:
     fits: bool
     searched: dict[str, int] = field(default_factory=dict)
     sensitivity: dict[str, float] = field(default_factory=dict)
-    requirements: list[Outcome] = field(default_factory=list)  # filled by the consumer (`derived.judge_requirements`)
+    #: The workload's requirements judged on it (`derived.judge_requirements`), by the consumer: None until judged
+    #: (`estimate_on_cluster` judges none; `JobOnCluster.estimate` and the pipeline do), [] where it has none.
+    requirements: list[Outcome] | None = None
     notes: list[str] = field(default_factory=list)
     conventions: dict[str, str] = field(default_factory=dict)
     hardware: dict[str, Q] = field(default_factory=dict)

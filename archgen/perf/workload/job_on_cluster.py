@@ -1,0 +1,90 @@
+"""A workload on a cluster as `archgen estimate` runs it: its estimate with every note and its requirements judged.
+
+`estimate_on_cluster` is the model's estimate alone; what a design adds to it lives here, once, for the CLI and a
+Python caller alike (`pipeline.job_on_cluster` makes a `JobOnCluster` from specs and a design): a note where the job
+runs on another cluster than its own, a note where `archgen check` refuses network figures the estimate reads
+(`input_errors`), and the workload's requirements judged on the estimate (`derived.judge_requirements`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from archgen import metrics
+from archgen.as_of import expired, judging
+from archgen.errors import WorkloadError
+from archgen.model import Cluster
+from archgen.model.requirements import Requirement
+from archgen.model.workload import Model, Workload
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.estimate_result import Estimate
+
+#: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
+OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
+              for m in metrics.declared("workload")
+              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))}
+
+#: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
+#: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
+#: a torus' or dragonfly's shape against the accelerators (NET020).
+INPUT_CHECKS = ("NET010", "NET016", "NET020")
+
+
+@dataclass(frozen=True)
+class JobOnCluster:
+    """A workload, its model and the cluster it runs on, with what its estimate says besides the model's figures.
+
+    `notes` come first on every estimate (`other_cluster_note`, `input_errors`); `requirements` are the workload's
+    own as `build` bound them (`Design.workload_requirements`), judged on each estimate; `rests` names the unresolved
+    references the cluster rests on (`build.Design.rests_note`), which leave every requirement not provided.
+    """
+
+    workload: Workload
+    model: Model | None
+    on: Machine
+    requirements: tuple[Requirement, ...] = ()
+    notes: tuple[str, ...] = ()
+    rests: str = ""
+
+    def estimate(self, hardware: Hardware | None = None, *, with_sensitivity: bool = True) -> Estimate:
+        """The estimate `archgen estimate` prints: `estimate_on_cluster`, the notes first, the requirements judged.
+
+        `hardware` replaces the cluster's own (a what-if, `Hardware.scaled`). A job the cluster cannot run is a
+        `WorkloadError`; where the workload gives no accelerator count its message says it took the whole cluster.
+        """
+        try:
+            est = estimate_on_cluster(self.workload, self.model, self.on, hardware, with_sensitivity=with_sensitivity)
+        except WorkloadError as err:
+            if self.workload.accelerators:
+                raise
+            raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes "
+                                              f"all {self.on.accelerators} of cluster '{self.on.cluster}')") from None
+        return replace(est, notes=[*self.notes, *est.notes],
+                       requirements=judge_requirements(self.requirements, est, OPERATIONS, rests=self.rests))
+
+
+def other_cluster_note(workload: Workload, cluster: str) -> str:
+    """A note that the workload runs on `cluster`, not on the one it names ("" where it is its own or it names none)."""
+    if workload.cluster and cluster != workload.cluster:
+        return f"on cluster '{cluster}' instead of the workload's '{workload.cluster}'"
+    return ""
+
+
+def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:
+    """A note that `archgen check` refuses the network figures the estimate runs on ("" where it does not).
+
+    The errors are the network analysis' (`pipeline.cluster_network`) of `INPUT_CHECKS` the cluster does not waive:
+    the estimate still runs on the design as stated, and says that it is one `check` refuses. A waiver past its
+    `expires` waives nothing, as in `check` (judged on SOURCE_DATE_EPOCH, else today: `as_of`).
+    """
+    on = judging([cluster], None)
+    waived = {w.check for w in cluster.waivers if not expired(w, on)}
+    errors = [(c, m) for c, m in problems if c in INPUT_CHECKS and c not in waived]
+    if not errors:
+        return ""
+    ids = ", ".join(sorted({c for c, _ in errors}))
+    return (f"cluster '{cluster.id}' fails `archgen check` ({len(errors)} error(s) in what this estimate reads, {ids}; "
+            f"first: {errors[0][0]} {errors[0][1]}): the estimate runs on the design as stated")

@@ -1,0 +1,42 @@
+"""`ARCHGEN_CACHE=off` makes archgen write nothing outside what the caller asks (nu43api).
+
+newuser43's trial: importing archgen and loading specs wrote `~/.cache/archgen` (units/, yaml/) and
+`~/.config/archgen/cache.key`, with no switch to turn it off. Each case runs in a fresh process, as the units
+registry is built (and written) on import.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+#: A library session (docs/python-api.md: load, estimate with its notes and judgement) and a CLI run.
+LIBRARY = [sys.executable, "-c", "from archgen.pipeline import built, job_on_cluster; s, d = built(['specs']); "
+           "print(job_on_cluster(s, d, 'llama3-70b-pretrain-b200').estimate().fits)"]
+CLI = [str(Path(sys.executable).parent / "archgen"), "estimate", "--workload", "llama3-70b-pretrain-b200"]
+
+
+def _written(tmp_path: Path, argv: list[str], cache: str | None) -> list[str]:
+    home = tmp_path / "home"
+    home.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "ARCHGEN_CACHE")}
+    env |= {"HOME": str(home)} | ({"ARCHGEN_CACHE": cache} if cache is not None else {})
+    done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("argv", [LIBRARY, CLI], ids=["library", "cli"])
+def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv):
+    assert _written(tmp_path / "off", argv, "off") == []
+    assert _written(tmp_path / "no", argv, "0") == []    # any value but on/1/yes/true is off
+    written = _written(tmp_path / "default", argv, None)
+    assert ".config/archgen/cache.key" in written
+    assert any(w.startswith(".cache/archgen/units/definitions-") for w in written)
+    assert any(w.startswith(".cache/archgen/yaml/") for w in written)
