@@ -23,6 +23,7 @@ from archgen.units import Q_
 # The datasheet's HGX B300 column, per GPU (module docstring).
 HGX_B300_HBM_BANDWIDTH = Q_(7.7, "TB/s")
 HGX_B300_FP32 = Q_(600, "TFLOPS") / 8
+HGX_B300_FP4_DENSE = Q_(14, "PFLOPS")  # "FP4 Tensor Core 18 PFLOPS | 14 PFLOPS" (sparse | dense), per GPU
 
 
 def test_b300_hbm_bandwidth_is_the_hgx_columns(accelerators):
@@ -37,3 +38,21 @@ def test_b300_fp32_vector_rate_is_the_hgx_boards_over_eight(accelerators):
     b300, gb300 = accelerators["b300-sxm-288gb"], accelerators["gb300"]
     assert b300.vector_peak.to("TFLOPS").magnitude == pytest.approx(HGX_B300_FP32.to("TFLOPS").magnitude)
     assert gb300.vector_peak.to("TFLOPS").magnitude == pytest.approx(80.0)
+
+
+def test_b300_dense_fp4_peak_is_the_hgx_columns(accelerators):
+    """"FP4 Tensor Core 18 PFLOPS | 14 PFLOPS" (sparse | dense) in the HGX B300 column (Verda: B300 FP4 14 PFLOPS
+    without sparsity); 15 PFLOPS is the GB300 NVL72 column's (20 | 15, and 1,080 PFLOPS dense over 72 GPUs). The
+    HGX page's board figure, 108 PFLOPS dense over 8 GPUs, is 13.5: NVIDIA's two B300 figures differ by 3.6 %."""
+    b300, gb300 = accelerators["b300-sxm-288gb"], accelerators["gb300"]
+    assert b300.peak["fp4"].to("TFLOPS").magnitude == pytest.approx(HGX_B300_FP4_DENSE.to("TFLOPS").magnitude)
+    assert gb300.peak["fp4"].to("TFLOPS").magnitude == pytest.approx(15000)
+
+
+def test_b300_measured_nvfp4_rate_is_kept(accelerators):
+    """The efficiency is the Transformer Engine guide's measured NVFP4 rate over the peak, so the corrected peak
+    leaves the measured rate (about 5,355 TFLOP/s, 3.764 ms per layer) where it was: 0.357 x 15,000 = 0.3825 x 14,000,
+    within the 3-decimal rounding of the efficiency."""
+    b300 = accelerators["b300-sxm-288gb"]
+    rate = b300.efficiency.gemm["fp4"] * b300.peak["fp4"].to("TFLOPS").magnitude
+    assert rate == pytest.approx(0.357 * 15000, rel=2e-3)
