@@ -11,7 +11,7 @@ gives it the range the shipped catalog's measurements span, as `specs/catalog/ac
   takes the range over every measured data type.
 * **The point** is the part's own lowest stated GEMM efficiency where it states any (the figure closest to what
   the part is known to reach), else 0.7, a round figure inside the measured bf16, fp16 and fp8 ranges (TPU v4's
-  assumption). 0.7 lies above fp4's range (0.357 to 0.574), so a part stating no efficiency runs fp4 at 0.574.
+  assumption). 0.7 lies above fp4's range (0.382 to 0.574), so a part stating no efficiency runs fp4 at 0.574.
 """
 
 from __future__ import annotations
@@ -28,14 +28,15 @@ ASSUMED_GEMM_EFFICIENCY = 0.7
 #: fp16 0.500 mi300x (AMD ROCm blog, Measuring Max-Achievable FLOPs - Part 2, Table 1: 654 / 1,307.4) to 0.859
 #: a100-sxm4-80gb (stas00/ml-engineering MAMF: 267.9 / 312); bf16 0.511 mi300x (ml-engineering MAMF v2: 668.4 /
 #: 1,307.4) to 0.859 a100-sxm4-80gb (as fp16); fp8 0.487 mi300x (the ROCm blog's Table 1: 1,273 / 2,614.9) to 0.769
-#: gaudi3 (ml-engineering MAMF v2: 1,289.5 / 1,677); fp4 0.357 b300-sxm-288gb (NVIDIA/TransformerEngine
-#: gemm_profiling.rst, NVFP4 training shapes) to 0.574 mi355x (ROCm/aiter PR 2037: 5,775 / 10,066.3 TFLOP/s).
+#: gaudi3 (ml-engineering MAMF v2: 1,289.5 / 1,677); fp4 0.382 b300-sxm-288gb (NVIDIA/TransformerEngine
+#: gemm_profiling.rst, NVFP4 training shapes, over its dense 14,000 TFLOP/s) to 0.574 mi355x (ROCm/aiter PR 2037:
+#: 5,775 / 10,066.3 TFLOP/s).
 MEASURED_GEMM_RANGE: dict[str, Range] = {
-    "fp16": (0.5, 0.859), "bf16": (0.511, 0.859), "fp8": (0.487, 0.769), "fp4": (0.357, 0.574)}
+    "fp16": (0.5, 0.859), "bf16": (0.511, 0.859), "fp8": (0.487, 0.769), "fp4": (0.382, 0.574)}
 
-#: The range over every measured data type, for a data type the catalog measures on no part: 0.357 (b300-sxm-288gb,
+#: The range over every measured data type, for a data type the catalog measures on no part: 0.382 (b300-sxm-288gb,
 #: fp4) to 0.859 (a100-sxm4-80gb, bf16).
-MEASURED_GEMM_RANGE_ANY = (0.357, 0.859)
+MEASURED_GEMM_RANGE_ANY = (0.382, 0.859)
 
 
 def measured_range(dtype: str) -> Range:

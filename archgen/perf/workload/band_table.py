@@ -28,24 +28,24 @@ Each (family, quantity): (measurements, lowest and highest signed relative error
 
 TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
     'dense-training': {
-        'step_time': (87, -0.3815, 0.1664, 0.0881),
+        'step_time': (87, -0.3815, 0.1664, 0.088),
     },
     'moe-training': {
         'step_time': (38, -0.8789, 0.0284, 0.3123),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0842, 0.4213, 0.0487),
+        'tokens_per_second': (53, -0.0842, 0.4213, 0.0495),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
         'tpot@light@closed': (3, -0.1825, -0.1623, 0.1625),
         'tpot@moderate@closed': (1, -0.15, -0.15, 0.15),
-        'tpot@moderate@poisson': (8, -0.782, 0.2268, 0.3682),
+        'tpot@moderate@poisson': (8, -0.782, 0.1501, 0.3401),
         'tpot@near-capacity@closed': (5, -0.1338, -0.0506, 0.0796),
         'tpot@near-capacity@poisson': (3, -0.4413, 0.1073, 0.1549),
-        'tpot_p50@moderate@poisson': (8, -0.7757, 0.2191, 0.3648),
+        'tpot_p50@moderate@poisson': (8, -0.7757, 0.1655, 0.3648),
         'tpot_p50@near-capacity@poisson': (3, -0.448, 0.1713, 0.1713),
-        'tpot_p99@moderate@poisson': (8, -0.8277, 0.3006, 0.4317),
+        'tpot_p99@moderate@poisson': (8, -0.8277, 0.1886, 0.4317),
         'tpot_p99@near-capacity@poisson': (3, -0.4219, 0.2166, 0.2166),
         'ttft@light@closed': (4, -0.1184, 0.4089, 0.0916),
         'ttft@moderate@closed': (1, 0.1731, 0.1731, 0.1731),
@@ -64,9 +64,9 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'tpot@light@poisson': (3, -0.6433, -0.5949, 0.6247),
         'tpot_p50@light@poisson': (3, -0.6432, -0.5951, 0.6105),
         'tpot_p99@light@poisson': (3, -0.6527, -0.613, 0.6302),
-        'ttft@light@poisson': (3, -0.9467, -0.9393, 0.9444),
-        'ttft_p50@light@poisson': (3, -0.9442, -0.9377, 0.9415),
-        'ttft_p99@light@poisson': (3, -0.9711, -0.9567, 0.9679),
+        'ttft@light@poisson': (3, -0.9468, -0.9393, 0.9444),
+        'ttft_p50@light@poisson': (3, -0.9444, -0.9377, 0.9415),
+        'ttft_p99@light@poisson': (3, -0.9712, -0.9567, 0.9679),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0693),
@@ -218,7 +218,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'dense-training': {
         'step_time': {
             'AMD': (3, -0.1807, -0.088, 0.1408, False),
-            'NVIDIA': (84, -0.3815, 0.1664, 0.0865, False),
+            'NVIDIA': (84, -0.3815, 0.1664, 0.0844, False),
         },
     },
     'moe-offline-serving': {
@@ -238,13 +238,13 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
             'NVIDIA': (3, -0.6527, -0.613, 0.6302, False),
         },
         'ttft@light@poisson': {
-            'NVIDIA': (3, -0.9467, -0.9393, 0.9444, False),
+            'NVIDIA': (3, -0.9468, -0.9393, 0.9444, False),
         },
         'ttft_p50@light@poisson': {
-            'NVIDIA': (3, -0.9442, -0.9377, 0.9415, False),
+            'NVIDIA': (3, -0.9444, -0.9377, 0.9415, False),
         },
         'ttft_p99@light@poisson': {
-            'NVIDIA': (3, -0.9711, -0.9567, 0.9679, False),
+            'NVIDIA': (3, -0.9712, -0.9567, 0.9679, False),
         },
     },
     'moe-training': {
@@ -255,7 +255,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.1925, 0.4213, 0.3069, True),
-            'NVIDIA': (51, -0.0842, 0.2507, 0.0481, False),
+            'NVIDIA': (51, -0.0842, 0.2507, 0.0487, False),
         },
     },
     'serving-under-load': {
@@ -271,7 +271,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'tpot@moderate@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False),
-            'NVIDIA': (6, -0.782, 0.2268, 0.3682, False),
+            'NVIDIA': (6, -0.782, 0.1501, 0.3299, False),
         },
         'tpot@near-capacity@closed': {
             'NVIDIA': (5, -0.1338, -0.0506, 0.0796, False),
@@ -281,14 +281,14 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'tpot_p50@moderate@poisson': {
             'AMD': (2, -0.6891, -0.2247, 0.4569, False),
-            'NVIDIA': (6, -0.7757, 0.2191, 0.362, False),
+            'NVIDIA': (6, -0.7757, 0.1655, 0.3352, False),
         },
         'tpot_p50@near-capacity@poisson': {
             'NVIDIA': (3, -0.448, 0.1713, 0.1713, False),
         },
         'tpot_p99@moderate@poisson': {
             'AMD': (2, -0.7421, -0.3301, 0.5361, False),
-            'NVIDIA': (6, -0.8277, 0.3006, 0.417, False),
+            'NVIDIA': (6, -0.8277, 0.1886, 0.361, False),
         },
         'tpot_p99@near-capacity@poisson': {
             'NVIDIA': (3, -0.4219, 0.2166, 0.2166, False),
