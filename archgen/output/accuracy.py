@@ -10,6 +10,7 @@ from archgen.model.cases import Case
 from archgen.model.switches import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
+from archgen.output.heldout import heldout_section
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LOAD_BINS, MIN_BIN
@@ -263,13 +264,16 @@ def vendor_section() -> list[str]:
 
 
 def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None,
-                  kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None) -> str:
+                  kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None,
+                  held_out: dict[str, str | Path] | None = None) -> str:
     """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
 
     `scored` maps a shown name to a further scoring file, listed next with its own summary and bars (a case the
     model refuses there is listed with its reason). `independent` maps a shown name to a further case file whose
     cases are listed after the scored ones, each with its own summary, and enter none of the scored figures.
-    `kernels` maps a shown name to a flash-attention measurement file (`flash_attention_check`), listed last.
+    `held_out` maps a shown name to a file of runs no band was taken on, each measurement beside its family's band
+    (`heldout.heldout_section`). `kernels` maps a shown name to a flash-attention measurement file
+    (`flash_attention_check`), listed last.
     """
     cases, doc = read_cases(path)
     results = score(cases, doc=doc)
@@ -294,6 +298,8 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                         {c.id: unstated_range(c, accs) for c in extra_cases},
                         status=any(r.status != "confirmed" for r in rows))  # shown where a row is not confirmed
         lines += switches_table(extra_cases) + refused_section(extra_scores.refused)
+    for name, extra in (held_out or {}).items():
+        lines += heldout_section(extra, name, accs)
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")
