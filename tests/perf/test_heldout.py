@@ -72,3 +72,14 @@ def test_inside_is_the_error_within_the_band(rows):
     text = "\n".join(heldout_section(HELD, HELD.name))
     assert f"**{sum(r.inside for r in banded)} of {len(banded)} banded measurements inside" in text
     assert "| ho-deepseek-v3-2048xh800 | tokens_per_second |" in text
+
+
+def test_band_table_states_each_bands_expected_coverage():
+    """docs/accuracy.md's band table gives each (family, quantity) the share (n - 1) / (n + 1) its range is expected
+    to hold, so a bin of 3 runs does not read as a bound (its expected coverage: 50 %)."""
+    from archgen.output.accuracy import band_section
+    lines = band_section()
+    assert any("| expected |" in ln for ln in lines)
+    for key, (n, lo, hi, med) in TABLE["serving-under-load"].items():
+        row = next(ln for ln in lines if ln.startswith(f"| serving under load | {key} | {n} |"))
+        assert f"| {med:.1%} | {(n - 1) / (n + 1):.0%} |" in row
