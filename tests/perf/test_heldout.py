@@ -80,6 +80,6 @@ def test_band_table_states_each_bands_expected_coverage():
     from archgen.output.accuracy import band_section
     lines = band_section()
     assert any("| expected |" in ln for ln in lines)
-    for key, (n, lo, hi, med) in TABLE["serving-under-load"].items():
+    for key, (n, _lo, _hi, med) in TABLE["serving-under-load"].items():
         row = next(ln for ln in lines if ln.startswith(f"| serving under load | {key} | {n} |"))
         assert f"| {med:.1%} | {(n - 1) / (n + 1):.0%} |" in row
