@@ -21,6 +21,9 @@ INDEPENDENT = {name: Path(__file__).resolve().parent.parent / "tests" / "perf" /
                              "mlperf-inference-v5.yaml", "mlperf-inference-v5-moe.yaml",
                              "mlperf-inference-v5-deepseek.yaml", "mlperf-training-v5.yaml",
                              "mlperf-training-v5-amd.yaml")}
+#: Held-out case files (tests/perf/data): listed with each measurement beside its family's band, and read by no band
+#: (docs/gen_bands.py takes SCORED and INDEPENDENT only), so that they test the bands (issue 20 part 8).
+HELD_OUT = {name: INDEPENDENT["nemo-25.11.yaml"].parent / name for name in ("heldout-v5.yaml",)}
 #: Further scoring files, listed after the first with their own figures (tests/data, copies of ../shared/data).
 SCORED = {name: INDEPENDENT["nemo-25.11.yaml"].parents[2] / "data" / name for name in ("validation-modern.yaml",)}
 #: Kernel-level measurement files, listed last (archgen.scoring.cases.flash_attention_check).
@@ -46,7 +49,7 @@ def page(path: Path | None = None) -> str:
     root = Path(__file__).resolve().parent.parent
     path = path if path is not None else root / "tests" / "data" / "validation-cases.yaml"
     shown = path.relative_to(root) if path.is_relative_to(root) else path
-    text = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED)
+    text = accuracy_page(path, str(shown), INDEPENDENT, KERNELS, SCORED, HELD_OUT)
     return text + "\n" + "\n".join(curve_section(CURVES, CURVES.name))
 
 

@@ -10,9 +10,11 @@ from archgen.commands.common import located
 from archgen.errors import UsageError
 from archgen.output.envelope import document, dumps
 from archgen.output.estimate import (
+    case_defaults_text,
     case_switches_text,
     estimate_json,
     estimate_text,
+    serving_defaults,
     switches_json,
     switches_text,
     what_if_json,
@@ -78,7 +80,7 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     a row) also give each case's range over what it leaves unstated, as the accuracy page does
     (`scoring.unstated.unstated_span`: stack profiles, unsettled switches, open knobs and efficiencies; not scored).
     `explain` adds each scored training case's switches and where each came from (JSON: a `switches` list on each of
-    its rows).
+    its rows), and each serving case's fields left to their defaults with the value taken (JSON: `defaults`).
     """
     from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
     from archgen.scoring import unstated
@@ -95,14 +97,18 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                                                 "zero": c.training.zero, "interleave": virtual_stages(c.training)},
                                    c.model.moe is not None if c.model else None, case_vendor(c, accs))
             for c in cf.cases if explain and c.id in scored and c.training is not None}
+    defaults = {c.id: serving_defaults(c.inference) for c in cf.cases
+                if explain and c.id in scored and c.inference is not None}
     ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
     if fmt == "json":
-        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else row
+        rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else
+                row | {"defaults": defaults[row["id"]]} if row["id"] in defaults and "metric" in row else row
                 for row in case_scores_json(scores, ranges)]
         return dumps(rows), 1 if scores.refused else 0
     unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
              and (why := unfit_reason(c, accs)) is not None}
-    text = case_scores_text(scores, ranges, unfit) + (case_switches_text(used) if used else "")
+    text = (case_scores_text(scores, ranges, unfit) + (case_switches_text(used) if used else "")
+            + case_defaults_text(defaults))
     return text, 1 if scores.refused else 0
 
 

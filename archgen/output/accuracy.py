@@ -10,6 +10,7 @@ from archgen.model.cases import Case
 from archgen.model.switches import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
+from archgen.output.heldout import expected_coverage, heldout_section
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
 from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LOAD_BINS, MIN_BIN
@@ -233,15 +234,18 @@ def band_section() -> list[str]:
              f"{'; '.join(f'{k}: {v}' for k, v in ARRIVALS.items())}. An estimate takes its own bin's band of its "
              f"own arrival; a bin of fewer than {MIN_BIN} measurements (or none, as every percentile at light load) "
              "gives no band, 'unmeasured at this load', and never another bin's or arrival's.", "",
-             "| family | quantity | measurements | lowest error | highest error | median \\|error\\| | on |",
-             "|---|---|---:|---:|---:|---:|---|"]
+             "A band is the range of its measurements' errors, not a bound: `expected` is the share of further "
+             "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks, Ann. Math. Statist. "
+             "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it.", "",
+             "| family | quantity | measurements | lowest error | highest error | median \\|error\\| | expected | on |",
+             "|---|---|---:|---:|---:|---:|---:|---|"]
     for fam, shown in FAMILIES.items():
         rows = TABLE.get(fam, {})
-        lines += [f"| {shown} | {q} | {n} | {lo:+.1%} | {hi:+.1%} | {med:.1%} | "
+        lines += [f"| {shown} | {q} | {n} | {lo:+.1%} | {hi:+.1%} | {med:.1%} | {expected_coverage(n):.0%} | "
                   f"{', '.join(f'{a} {k}' for a, k in ON.get(fam, {}).get(q, {}).items())} |"
                   for q, (n, lo, hi, med) in rows.items()]
         if not rows:
-            lines.append(f"| {shown} | — | 0 | — | — | — | — |")
+            lines.append(f"| {shown} | — | 0 | — | — | — | — | — |")
     return lines + ["", *vendor_section()]
 
 
@@ -263,13 +267,16 @@ def vendor_section() -> list[str]:
 
 
 def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Path] | None = None,
-                  kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None) -> str:
+                  kernels: dict[str, str | Path] | None = None, scored: dict[str, str | Path] | None = None,
+                  held_out: dict[str, str | Path] | None = None) -> str:
     """The accuracy page of a case file: every case scored, and the micro-batch sensitivity of those over the bar.
 
     `scored` maps a shown name to a further scoring file, listed next with its own summary and bars (a case the
     model refuses there is listed with its reason). `independent` maps a shown name to a further case file whose
     cases are listed after the scored ones, each with its own summary, and enter none of the scored figures.
-    `kernels` maps a shown name to a flash-attention measurement file (`flash_attention_check`), listed last.
+    `held_out` maps a shown name to a file of runs no band was taken on, each measurement beside its family's band
+    (`heldout.heldout_section`). `kernels` maps a shown name to a flash-attention measurement file
+    (`flash_attention_check`), listed last.
     """
     cases, doc = read_cases(path)
     results = score(cases, doc=doc)
@@ -294,6 +301,8 @@ def accuracy_page(path: str | Path, source: str, independent: dict[str, str | Pa
                         {c.id: unstated_range(c, accs) for c in extra_cases},
                         status=any(r.status != "confirmed" for r in rows))  # shown where a row is not confirmed
         lines += switches_table(extra_cases) + refused_section(extra_scores.refused)
+    for name, extra in (held_out or {}).items():
+        lines += heldout_section(extra, name, accs)
     for name, extra in (kernels or {}).items():
         lines += _kernel_section(name, extra)
     return page + ("\n" + "\n".join(lines) if lines else "")

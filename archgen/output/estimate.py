@@ -217,6 +217,33 @@ def case_switches_text(used: dict[str, list[Used]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The serving fields a validation case may leave out (docs/perf-model.md, "Defaults for fields a validation case
+#: leaves out"): `--cases --explain` names each one a serving case left to its default, with the value taken.
+SERVING_DEFAULTS = ("kv_precision", "kv_reserve", "max_num_tokens", "max_batch_size", "prefill", "ffn_activation",
+                    "output_len_cv")
+
+
+def serving_defaults(inference: Any) -> dict[str, str]:
+    """The fields of `SERVING_DEFAULTS` a serving case's `inference` does not state, each with the default it took.
+
+    `output_len_cv` only where it applies (offline; a simulated run gives every request one length).
+    """
+    shown = {"kv_precision": "the weights' (fp8 under fp4)", "output_len_cv": "not stated (all outputs of one length)"}
+    names = [n for n in SERVING_DEFAULTS if n != "output_len_cv" or inference.scenario == "offline"]
+    return {n: shown[n] if getattr(inference, n) is None else str(getattr(inference, n))
+            for n in names if n not in inference.model_fields_set}
+
+
+def case_defaults_text(defaults: dict[str, dict[str, str]]) -> str:
+    """Each serving case's fields left to their defaults, one case a line (nothing for a case that states them all)."""
+    rows = {case_id: d for case_id, d in defaults.items() if d}
+    if not rows:
+        return ""
+    lines = ["Serving fields per case left to their defaults (docs/perf-model.md, Defaults):"]
+    lines += [f"  {case_id}: " + ", ".join(f"{k}={v}" for k, v in d.items()) for case_id, d in rows.items()]
+    return "\n".join(lines) + "\n"
+
+
 def _range_text(est: Estimate, metric: str) -> str:
     """The band of a metric with `_low` and `_high` ends (`display.ranged`), and what it spans (`range_basis`).
 

@@ -78,7 +78,9 @@ def test_server_limits_are_checked_as_requirements(tmp_path, bench, rate, want, 
     for r in doc["requirements"]:
         band = doc["bands"][r["metric"]]
         assert band["family"] == "serving-under-load" and band["load"]["bin"] == load_bin
-        if band["measurements"] == 0 or r["value"]["value"] is None:  # unmeasured at this load, or unbounded
+        # unmeasured at this load (none, or fewer than MIN_BIN: near capacity under Poisson arrivals holds 2 since
+        # newuser45), or unbounded
+        if band["error"] is None or r["value"]["value"] is None:
             continue
         assert r["pessimistic"]["value"] == pytest.approx(r["value"]["value"] / (1 + band["error"]["low"]))
 

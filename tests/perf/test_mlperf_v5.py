@@ -105,7 +105,9 @@ def test_offline_and_server_throughput(errors):
     # +6.6 % since GB300's NVFP4 GEMM fraction is its die's over the B300's corrected 14,000 TFLOP/s (0.382, was 0.357)
     assert 0.05 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.08
     assert 0.0 <= offline["mlperf61-llama2-70b-offline-8xb300-tp1-fp4"] <= 0.05
-    assert -0.02 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.02
+    # +2.5 % with the FFN activation in the GEMM epilogue, as Dell's config builds it (gemm_swiglu_plugin fp8;
+    # -0.2 % with the default separate kernel, newuser45)
+    assert 0.0 <= offline["mlperf51-llama2-70b-offline-8xh200-dell-tp1-fp8"] <= 0.04
     assert 0.17 <= offline["mlperf51-llama2-70b-offline-8xmi325x-vllm-tp1-fp8"] <= 0.25
     assert 0.20 <= offline["mlperf51-llama31-8b-offline-8xb200-tp1-fp4"] <= 0.30
     server = {i: e for (i, m), e in errors.items() if "-server-" in i and m == "tokens_per_second"}

@@ -1,0 +1,92 @@
+"""Held-out measurements on the accuracy page: each against the error band its family carries (issue 20 part 8).
+
+A held-out file's cases enter no band (docs/gen_bands.py does not read it): they test the bands, as published runs the
+model's error was never taken on. Each measurement is scored as any case is, then set beside the band an estimate of
+its family, quantity, load bin and arrival carries (`perf.workload.bands.band`, the model's error alone, without the
+span over a part's stated efficiency ranges), and the page says whether its error lies within it. A band is the range
+of its n measurements' errors; were a further run's error drawn from the same distribution as theirs, it would fall
+outside that range with probability 2 / (n + 1) (the expected coverage of the range of n exchangeable values is
+(n - 1) / (n + 1): Wilks, "Determination of sample sizes for setting tolerance limits", Ann. Math. Statist. 12(1),
+1941, pp. 91-96), so a band of 3 measurements is expected to miss every second comparable run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from archgen.model.accelerator import Accelerator
+from archgen.output.estimate import show_value
+from archgen.perf.workload.bands import FAMILIES, arrival_of, band, case_family, context_of
+from archgen.scoring.cases import read_case_file
+from archgen.scoring.scores import CaseResult, score_cases
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One held-out measurement against its family's band: `low`/`high` NaN where the family has no band there."""
+
+    result: CaseResult
+    family: str
+    count: int
+    low: float
+    high: float
+    bin: str
+
+    @property
+    def banded(self) -> bool:
+        """Whether the family carries a band for this measurement (measured, in its load bin and context)."""
+        return self.count > 0 and not math.isnan(self.low)
+
+    @property
+    def inside(self) -> bool:
+        """Whether the measurement's error lies within its family's band (False where there is none)."""
+        return self.banded and self.low <= self.result.error <= self.high
+
+
+def expected_coverage(n: int) -> float:
+    """The expected share of further comparable runs whose error a range of `n` errors holds: (n - 1) / (n + 1)."""
+    return (n - 1) / (n + 1) if n > 0 else 0.0
+
+
+def checked(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[Checked]:
+    """Every scored measurement of the held-out file `path`, each with its family's band."""
+    cf = read_case_file(path)
+    cases = {c.id: c for c in cf.cases}
+    rows = []
+    for r in score_cases(cf, accelerators).results:
+        case = cases[r.id]
+        fam = case_family(case)
+        arrival = arrival_of(case.inference.scenario) if case.inference is not None else "poisson"
+        b = band(fam, r.metric, load=r.load, arrival=arrival, context=context_of(case))
+        if b is None:
+            continue
+        rows.append(Checked(r, fam, b.count, b.low, b.high, b.bin))
+    return rows
+
+
+def heldout_section(path: str | Path, name: str, accelerators: dict[str, Accelerator] | None = None) -> list[str]:
+    """The page's section for one held-out file: every measurement, its family's band, and whether it lies inside."""
+    rows = checked(path, accelerators)
+    banded = [c for c in rows if c.banded]
+    inside = [c for c in banded if c.inside]
+    lines = [f"## Held out: `{name}` (in no band)", "",
+             "Published runs the bands were not taken on (docs/gen_bands.py does not read this file): each "
+             "measurement beside the band its family carries in `archgen estimate` (the model's error alone; load "
+             "bin and arrival as the run's), and whether its error lies within it. `expected` is the share of further "
+             "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks 1941): a range is "
+             "not a bound. The source, and every assumption beyond it, are in the file's header.", "",
+             f"**{len(inside)} of {len(banded)} banded measurements inside their family's band**"
+             + (f" ({len(rows) - len(banded)} with no band)." if len(rows) > len(banded) else "."), "",
+             "| case | metric | measured | predicted | error | family | band (n) | expected | inside |",
+             "|---|---|---:|---:|---:|---|---|---:|---|"]
+    for c in rows:
+        r = c.result
+        shown = FAMILIES.get(c.family, c.family) + (f", {c.bin}" if c.bin else "")
+        where = (f"{c.low:+.1%} to {c.high:+.1%} ({c.count})" if c.banded else f"no band ({c.count})")
+        lines.append(f"| {r.id} | {r.metric} | {show_value(r.measured, r.unit, r.metric)} | "
+                     f"{show_value(r.predicted, r.unit, r.metric)} | {r.error:+.1%} | {shown} | {where} | "
+                     f"{f'{expected_coverage(c.count):.0%}' if c.banded else '—'} | "
+                     f"{'yes' if c.inside else '**no**' if c.banded else '—'} |")
+    return lines + [""]
