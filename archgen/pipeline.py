@@ -144,7 +144,7 @@ def _shipped_copies(docs: Iterable[SourceDocument], real: dict[str, Path], paths
     return out
 
 
-def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
+def analyse_paths(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> Analysed:
     """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`)."""
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.conversion import at_feeds
@@ -175,13 +175,17 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
 
 
-def built(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[Specs, Design]:
+def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> tuple[Specs, Design]:
     """Load → validate → build (`catalog`: the library in place of the shipped catalog, as `load` takes it).
+
+    `paths` are spec folders or files; one given alone (``built("specs")``) is that one, not its characters ('s:
+    no such file or directory' before: a notebook's first call, docs/python-api.md).
 
     YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
     references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
     validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
     """
+    paths = [paths] if isinstance(paths, (str, Path)) else paths
     specs = validated(paths, lambda: replace(validate(*load(paths, catalog)), roots=roots(paths)), catalog)
     return specs, build(specs)
 
@@ -242,7 +246,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"))
 
 
-def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
+def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
         scaling: bool | Collection[str] = False, catalog: Path | None = None, as_of: AsOf | None = None) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 

@@ -62,3 +62,11 @@ def test_a_design_check_refuses_is_said_by_the_library_too(tmp_path: Path):
                                    "reads, NET016; first: NET016 the torus runs 800 Gb/s per link and direction;")
     assert est.requirements == []   # judged: the job has none
     assert json.loads(json.dumps(estimate_json(est))) == _printed("--workload", "ar", *map(str, paths))
+
+
+def test_one_path_given_alone_is_that_path(shipped):
+    """``built("specs")`` read the text as five paths ('s: no such file or directory'); it is the one folder now."""
+    specs, design = built(str(SPECS))
+    assert specs.items.keys() == shipped[0].items.keys()
+    assert design.workload_requirements == shipped[1].workload_requirements
+
