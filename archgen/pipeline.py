@@ -233,7 +233,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note
     job = entry(specs.items, workload, Workload)
     if cluster is None and job.cluster is None:
-        raise WorkloadError(workload, "names no cluster; give --cluster")
+        raise WorkloadError(workload, "names no cluster; give one to run it on (`cluster=`; the CLI's --cluster)")
     spec = entry(specs.items, cluster or job.cluster or "", Cluster)
     found = specs.items.get(job.model) if job.model else None
     model = found if isinstance(found, Model) else None
