@@ -102,3 +102,5 @@ def test_an_entry_is_looked_up_by_id_and_kind_with_did_you_mean(b200):
         specs.entry("b200-sxm", Accelerator)
     with pytest.raises(UsageError, match=r"^no model 'b200-sxm-180gb' in the specs \(models: .*llama3-8b"):
         specs.entry("b200-sxm-180gb", Model)
+    with pytest.raises(UsageError, match=r"^no accelerator '\['b200-sxm-180gb'\]' in the specs"):  # was a TypeError
+        specs.entry(["b200-sxm-180gb"], Accelerator)   # type: ignore[arg-type]
