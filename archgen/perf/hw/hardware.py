@@ -11,7 +11,6 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypedDict
 
 import numpy as np
 
@@ -21,6 +20,7 @@ from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
 from archgen.perf.hw.given import arguments, positive_factor, si
+from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.peak_needed import missing_peak
 from archgen.units import Q_, Q
 
@@ -277,40 +277,6 @@ class Hardware:
             known = ", ".join(p for p in (*PARAMETERS, *EXTRA_PARAMETERS) if p != "latency")
             raise AnalyseError(f"hardware parameter '{parameter}' cannot be set to a value (known: {known})")
         return _replaced(self, {parameter: value})
-
-
-class HostFields(TypedDict, total=False):
-    """The `Hardware` fields a host share sets (`HostShare.fields` sets all five; none without host memory)."""
-
-    host_capacity: float
-    host_link_bandwidth: float
-    host_memory_bandwidth: float
-    host_link_efficiency: float
-    host_link_default: bool
-
-
-@dataclass(frozen=True)
-class HostShare:
-    """One accelerator's share of its node's host memory, as quantities (see `Hardware.host_capacity`)."""
-
-    capacity: Q
-    link: Q
-    memory_bandwidth: Q
-    efficiency: float = HOST_LINK_EFFICIENCY
-    default: bool = False  # the efficiency is the model's default: the system states none
-
-    @classmethod
-    def of_node(cls, host, accelerators: int) -> HostShare:
-        """The share of one of a node's `accelerators` in its `System.host_memory`."""
-        n = max(1, int(accelerators))
-        return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency,
-                   "efficiency" not in host.model_fields_set)
-
-    def fields(self) -> HostFields:
-        """The `Hardware` fields, in SI."""
-        return {"host_capacity": si(self.capacity, "B"), "host_link_bandwidth": si(self.link, "B/s"),
-                "host_memory_bandwidth": si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency,
-                "host_link_default": self.default}
 
 
 def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:

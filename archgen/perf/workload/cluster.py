@@ -26,7 +26,8 @@ from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
 from archgen.perf.hw.given import si
-from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
+from archgen.perf.hw.host_share import HostShare
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
