@@ -106,21 +106,25 @@ def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
 
     The figures are PWR011's own (`usable_units`, `checks.scope.feed_stages`), so a pass shows the margin it rests
     on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
+    Generators and utility feeds judged on the annual PUE (the hall states no `peak_pue`) say so and that the margin
+    is optimistic, as PWR011's info finding does.
     """
     hall = a.cluster.facility
     if hall.feeds is None:
         return "", "", ""
     alone = " (this cluster alone)" if peers else ""
     out = []
-    for _, _, _, redundancy, units, load, what in feed_stages(a):   # PWR011's UPS, generators, utility, in order
+    for key, _, _, redundancy, units, load, what in feed_stages(a):   # PWR011's UPS, generators, utility, in order
         usable = None if units is None else usable_units(units, redundancy, hall)[1]
+        annual = key != "ups" and hall.peak_pue is None   # PWR011's info: judged on the year's PUE, optimistic
         if usable is None:
             out.append("")
         elif load is None:
             out.append(f"; usable {fmt.q(usable, 'kW', 0)}, load {NOT_PROVIDED} ({what})")
         else:
-            out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}, headroom "
-                       f"{fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
+            out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}"
+                       + (" on the annual PUE (no `peak_pue`: optimistic)" if annual else "")
+                       + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
     return out[0], out[1], out[2]
 
 
