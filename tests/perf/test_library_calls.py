@@ -57,6 +57,7 @@ def test_hardware_for_refuses_a_wrong_unit_naming_the_argument(b200, argument, v
      "expected an Accelerator document (`specs.entry(id, Accelerator)`), got str 'b200-sxm-180gb'"),
     ("scale_up_size", 0, "expected a whole number of at least 1, got 0"),      # was taken as 1
     ("scale_up_size", "8", "expected a whole number of at least 1, got '8'"),  # was a TypeError
+    ("scale_up_size", 8.5, "expected a whole number of at least 1, got 8.5"),
     ("pod", -1, "expected a whole number of at least 0, got -1"),
     ("oversubscription", 0, "expected a positive number (1 = non-blocking), got 0"),
 ])
@@ -65,6 +66,11 @@ def test_hardware_for_refuses_a_wrong_accelerator_or_count(b200, argument, value
     with pytest.raises(BuildError) as err:
         hardware_for(**arguments)
     assert str(err.value) == f"hardware_for: {argument}: {said}"
+
+
+def test_hardware_for_takes_a_whole_float_as_its_count(b200):
+    acc = b200[0].items["b200-sxm-180gb"]
+    assert hardware_for(acc, scale_up_size=8.0, pod=512.0) == hardware_for(acc, scale_up_size=8, pod=512)
 
 
 @pytest.mark.parametrize("factor", [0, -1.5, math.inf, "2"])

@@ -12,7 +12,7 @@ finite number (`positive_factor`), as `archgen estimate --what-if` does, rather 
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 from typing import Any
 
 from pydantic_core import PydanticCustomError
@@ -52,14 +52,14 @@ def arguments(accelerator: Any, scale_up_size: Any, scale_up_bandwidth: Any, sca
     """`hardware_for`'s arguments checked: its two bandwidths and its latency as quantities (`given`).
 
     The accelerator must be the document (`Specs.entry(id, Accelerator)`), not its id; `scale_up_size` a whole
-    number of at least 1 and `pod` of at least 0; `oversubscription` a positive finite number (the model divides
-    the scale-out bandwidth by it). Anything else is a `BuildError` naming the argument.
+    number of at least 1 and `pod` of at least 0 (8.0 is 8); `oversubscription` a positive finite number (the model
+    divides the scale-out bandwidth by it). Anything else is a `BuildError` naming the argument.
     """
     if not isinstance(accelerator, Accelerator):
         raise BuildError(f"hardware_for: accelerator: expected an Accelerator document (`specs.entry(id, "
                          f"Accelerator)`), got {type(accelerator).__name__} {accelerator!r}")
     for name, value, least in (("scale_up_size", scale_up_size, 1), ("pod", pod, 0)):
-        if not (isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= least):
+        if not (_number(value) and math.isfinite(value) and float(value).is_integer() and value >= least):
             raise BuildError(f"hardware_for: {name}: expected a whole number of at least {least}, got {value!r}")
     if not (_number(oversubscription) and 0 < oversubscription < math.inf):
         raise BuildError(f"hardware_for: oversubscription: expected a positive number (1 = non-blocking), "
