@@ -202,8 +202,13 @@ def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, Sca
     What `archgen estimate` needs of a design: those clusters' racks and networks analysed; no cabling, BOM or other
     cluster (issue 25). The problems are (check id, message) of the cluster, its scale-up domain and its fabrics, as
     `archgen check` reports them, so that an estimate on a design `check` refuses can say so. The console script
-    keeps both beside its validated specs (`snapshot.derived`).
+    keeps both beside its validated specs (`snapshot.derived`). One id given alone (``"su"``) is that cluster (a
+    string's characters were taken as ids, and matched any cluster id holding them); an id that names no cluster is
+    a `UsageError` with "did you mean" (`validate.entry`), not an empty result.
     """
+    ids = {ids} if isinstance(ids, str) else set(ids)
+    for cid in sorted(ids):
+        entry(design.specs.items, cid, Cluster)
 
     def sized() -> dict:
         from archgen.analyse.network import analyse_cluster

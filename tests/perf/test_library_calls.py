@@ -110,3 +110,13 @@ def test_an_entry_is_looked_up_by_id_and_kind_with_did_you_mean(b200):
         specs.entry("b200-sxm-180gb", Model)
     with pytest.raises(UsageError, match=r"^no accelerator '\['b200-sxm-180gb'\]' in the specs"):  # was a TypeError
         specs.entry(["b200-sxm-180gb"], Accelerator)   # type: ignore[arg-type]
+
+
+def test_cluster_network_takes_one_id_and_refuses_an_unknown_one(b200):
+    """`cluster_network(design, "id")` read the id's characters as ids, matching any cluster id that held them, and
+    an id that named no cluster gave ({}, {}), so docs/python-api.md's `scale_out[cluster.id]` was a KeyError."""
+    from archgen.errors import UsageError
+    design = b200[1]
+    assert cluster_network(design, "dgx-b200-superpod") == cluster_network(design, {"dgx-b200-superpod"})
+    with pytest.raises(UsageError, match=r"^no cluster 'dgx-b200' in the specs; did you mean 'dgx-b200-superpod'\?"):
+        cluster_network(design, {"dgx-b200"})
