@@ -190,11 +190,6 @@ def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None)
     return specs, build(specs)
 
 
-def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPath]:
-    """The sized compute fabric of the clusters `ids` only, by cluster id (`cluster_network`)."""
-    return cluster_network(design, ids)[0]
-
-
 def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, ScaleOutPath],
                                                                     dict[str, tuple[tuple[str, str], ...]]]:
     """The sized compute fabric of the clusters `ids` only, and the network problems found sizing them, by cluster id.
