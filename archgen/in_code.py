@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from archgen.errors import ValidateError
+from archgen.errors import UsageError, ValidateError
 from archgen.load import SourceDocument
 from archgen.model import Document
 from archgen.validate import problems_from
@@ -30,8 +30,14 @@ def document(kind: type[D], data: Mapping[str, Any]) -> D:
     document; `kind` may be left out of it. ``model_dump(by_alias=True, exclude_unset=True)`` reads back for every
     kind (`variant` uses it); a plain ``model_dump()`` does for a workload, not for a rack (its cooling ``class`` is
     dumped as ``class_``) or a cluster (its scale-up ``links_per_peer`` default dumped as stated). A schema or unit
-    error is a `ValidateError` listing every problem, each located at the document (it has no file line).
+    error is a `ValidateError` listing every problem, each located at the document (it has no file line); a `kind`
+    that is no document class, or `data` that is no mapping, a `UsageError`.
     """
+    if not (isinstance(kind, type) and issubclass(kind, Document) and "kind" in kind.model_fields):
+        raise UsageError(f"in_code.document: kind: expected a document class such as Workload or Cluster, got {kind!r}")
+    if not isinstance(data, Mapping):
+        raise UsageError(f"in_code.document: data: expected a mapping of the document's fields (a spec file's or a "
+                         f"dump's), got {type(data).__name__}")
     raw = dict(data)
     raw.setdefault("kind", kind.model_fields["kind"].default)
     where = f"{kind.__name__.lower()} '{raw.get('id', '')}' (made in code)"
@@ -47,7 +53,13 @@ def variant(doc: D, changes: Mapping[str, Any] | None = None, /, **fields: Any) 
     A mapping merges into the document's own, key by key (``{"training": {"global_batch": 512}}`` changes the batch
     alone); any other value, a list included, replaces the field. A document or model given as a value is read from
     its dump, so it is validated too. What the document did not state stays unstated (a default is not written in).
+    A `doc` that is no document, or `changes` that are no mapping, is a `UsageError`.
     """
+    if not isinstance(doc, Document):
+        raise UsageError(f"in_code.variant: expected a document (a Workload, a Cluster, ...), got {type(doc).__name__}")
+    if changes is not None and not isinstance(changes, Mapping):
+        raise UsageError(f"in_code.variant: changes: expected a mapping of fields to values, got "
+                         f"{type(changes).__name__}")
     base = doc.model_dump(by_alias=True, exclude_unset=True)
     return document(type(doc), _merged(base, {**(changes or {}), **fields}))
 

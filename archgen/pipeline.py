@@ -144,7 +144,7 @@ def _shipped_copies(docs: Iterable[SourceDocument], real: dict[str, Path], paths
     return out
 
 
-def analyse_paths(paths: Sequence[str | Path], catalog: Path | None = None) -> Analysed:
+def analyse_paths(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> Analysed:
     """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`)."""
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.conversion import at_feeds
@@ -175,20 +175,19 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
     return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
 
 
-def built(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[Specs, Design]:
+def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> tuple[Specs, Design]:
     """Load → validate → build (`catalog`: the library in place of the shipped catalog, as `load` takes it).
+
+    `paths` are spec folders or files; one given alone (``built("specs")``) is that one, not its characters ('s:
+    no such file or directory' before: a notebook's first call, docs/python-api.md).
 
     YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
     references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
     validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
     """
+    paths = [paths] if isinstance(paths, (str, Path)) else paths
     specs = validated(paths, lambda: replace(validate(*load(paths, catalog)), roots=roots(paths)), catalog)
     return specs, build(specs)
-
-
-def cluster_paths(design: Design, ids: Collection[str]) -> dict[str, ScaleOutPath]:
-    """The sized compute fabric of the clusters `ids` only, by cluster id (`cluster_network`)."""
-    return cluster_network(design, ids)[0]
 
 
 def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, ScaleOutPath],
@@ -198,8 +197,13 @@ def cluster_network(design: Design, ids: Collection[str]) -> tuple[dict[str, Sca
     What `archgen estimate` needs of a design: those clusters' racks and networks analysed; no cabling, BOM or other
     cluster (issue 25). The problems are (check id, message) of the cluster, its scale-up domain and its fabrics, as
     `archgen check` reports them, so that an estimate on a design `check` refuses can say so. The console script
-    keeps both beside its validated specs (`snapshot.derived`).
+    keeps both beside its validated specs (`snapshot.derived`). One id given alone (``"su"``) is that cluster (a
+    string's characters were taken as ids, and matched any cluster id holding them); an id that names no cluster is
+    a `UsageError` with "did you mean" (`validate.entry`), not an empty result.
     """
+    ids = {ids} if isinstance(ids, str) else set(ids)
+    for cid in sorted(ids):
+        entry(design.specs.items, cid, Cluster)
 
     def sized() -> dict:
         from archgen.analyse.network import analyse_cluster
@@ -229,7 +233,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note
     job = entry(specs.items, workload, Workload)
     if cluster is None and job.cluster is None:
-        raise WorkloadError(workload, "names no cluster; give --cluster")
+        raise WorkloadError(workload, "names no cluster; give one to run it on (`cluster=`; the CLI's --cluster)")
     spec = entry(specs.items, cluster or job.cluster or "", Cluster)
     found = specs.items.get(job.model) if job.model else None
     model = found if isinstance(found, Model) else None
@@ -242,7 +246,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"))
 
 
-def run(paths: Sequence[str | Path], select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
+def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
         scaling: bool | Collection[str] = False, catalog: Path | None = None, as_of: AsOf | None = None) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 

@@ -21,7 +21,8 @@ same input, reads it back (15 ms) in place of loading and validating.
   (`cache.prune`).
 
 `derived` keeps, the same way, what a stage computes from specs kept so (a pure function of them and archgen's
-code): `pipeline.cluster_paths`, the sized fabric of the clusters a workload runs on, 20 ms of `estimate`.
+code): `pipeline.cluster_network`, the sized fabric of the clusters a workload runs on and its problems, 20 ms of
+`estimate`.
 
 A library caller and the tests' in-process runs neither read nor write it (`startup.is_console_script`).
 """

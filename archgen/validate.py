@@ -65,7 +65,7 @@ class Specs:
 
 def entry(items: Mapping[str, Document], ref: str, kind: type[D] = Document) -> D:  # type: ignore[assignment]
     """The document `ref` of `kind` in `items`, or a `UsageError` naming the ids of that kind with "did you mean"."""
-    found = items.get(ref)
+    found = items.get(ref) if isinstance(ref, str) else None   # a list or None names no document (not a TypeError)
     if isinstance(found, kind):
         return found
     ids = sorted(k for k, v in items.items() if isinstance(v, kind))

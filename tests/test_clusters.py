@@ -145,11 +145,11 @@ def test_b200_core_count_that_does_not_split_the_spine_uplinks_is_net002(tmp_pat
 
 
 def test_estimates_one_cluster_as_the_pipeline_sizes_it(shipped):
-    """`archgen estimate` analyses only its cluster (`pipeline.cluster_paths`): the same compute fabric as the
+    """`archgen estimate` analyses only its cluster (`pipeline.cluster_network`): the same compute fabric as the
     whole pipeline gives each shipped cluster, alone or all at once."""
-    from archgen.pipeline import built, cluster_paths, scale_out_paths
+    from archgen.pipeline import built, cluster_network, scale_out_paths
     _, design = built([Path(__file__).parents[1] / "specs"])
     whole = scale_out_paths(shipped.clusters)
-    assert whole and cluster_paths(design, set(whole)) == whole
+    assert whole and cluster_network(design, set(whole))[0] == whole
     for cid, path in whole.items():
-        assert cluster_paths(design, {cid}) == {cid: path}
+        assert cluster_network(design, {cid})[0] == {cid: path}

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.errors import ArchgenError, ValidateError
+from archgen.errors import ArchgenError, UsageError, ValidateError
 from archgen.in_code import document, variant
+from archgen.model import Document
 from archgen.model.workload import Workload
 from archgen.pipeline import built
 from tests.conftest import SPECS
@@ -51,3 +52,20 @@ def test_every_schema_mistake_in_code_is_an_archgen_error_with_the_spec_files_me
     with pytest.raises(ArchgenError, match=r"inference\.arrival_rate: expected a request rate such as '12 1/s', got "
                                            r"'5 m' which is a length"):
         variant(job, training=None, inference={"input_len": 1, "output_len": 1, "arrival_rate": "5 m"})
+
+
+@pytest.mark.parametrize(("call", "said"), [
+    (lambda job: document(Workload, [("id", "x")]),
+     "in_code.document: data: expected a mapping of the document's fields (a spec file's or a dump's), got list"),
+    (lambda job: document(Workload, None), "in_code.document: data: expected a mapping"),
+    (lambda job: document(Document, {"id": "x"}),   # the base class: was a KeyError 'kind'
+     "in_code.document: kind: expected a document class such as Workload or Cluster, got <class"),
+    (lambda job: variant(job.model_dump(), accelerators=8),   # a dump for the document: was an AttributeError
+     "in_code.variant: expected a document (a Workload, a Cluster, ...), got dict"),
+    (lambda job: variant(job, [("accelerators", 8)]), "in_code.variant: changes: expected a mapping"),
+])
+def test_a_call_that_is_not_a_document_is_a_usage_error(job, call, said):
+    """What the calls themselves are given wrongly: a `UsageError`, never a TypeError or KeyError from inside."""
+    with pytest.raises(UsageError) as err:
+        call(job)
+    assert str(err.value).startswith(said)

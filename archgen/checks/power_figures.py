@@ -15,7 +15,6 @@ from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.checks.hall_figures import (
-    generator_load,
     generators_at_site,
     redundancy_not_stated,
     shared_hall,
@@ -25,7 +24,7 @@ from archgen.checks.hall_figures import (
     utility_unjudged,
 )
 from archgen.checks.registry import Context, Violation
-from archgen.checks.scope import feed_power, feed_words, it_floor
+from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.units import Q_
@@ -49,24 +48,20 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             continue
         m, peak = c.metrics, hall.peak_pue
         annual = hall.cost.energy.pue if hall.cost is not None else None
-        gen_load, gen_what = generator_load(c)
         gen_why = (f"; IT power x peak PUE {peak:g}" if peak is not None else
                    f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no `peak_pue`): the design "
                    "day's mechanical load is above the year's average, so this is optimistic")
-        ups, ups_what, pumps = ups_pumps(c, feed_power(m), feed_words(m))
+        pumps = ups_pumps(c, feed_power(m), feed_words(m))[2]
         if pumps is not None and feeds.ups_units is not None:
             yield pumps
-        stages = (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, ups, ups_what, ""),
-                  ("generators", "generator", "sets", feeds.generators, feeds.generator_units, gen_load, gen_what,
-                   gen_why),
-                  ("utility", "utility", "feeds", feeds.utility, feeds.utility_units, gen_load, gen_what, gen_why))
         if utility_unjudged(feeds):
             yield utility_not_stated(path, c)
         floor, unknown = it_floor(c)
         pue = peak if peak is not None else annual
-        for key, label, kind, redundancy, units, load, what, why in stages:
+        for key, label, kind, redundancy, units, load, what in feed_stages(c):
             if units is None:
                 continue
+            why = gen_why if key != "ups" else ""
             if redundancy is None:
                 yield redundancy_not_stated(path, c, key, label, kind, units)
             if key == "generators":

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
-from archgen.checks.hall_figures import shared_hall, utility_unjudged
+from archgen.checks.hall_figures import generator_load, shared_hall, ups_pumps, utility_unjudged
 from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
 from archgen.model.facility import LIQUID_CLASS_MAX
@@ -248,6 +248,21 @@ def feed_power(metrics: Any) -> Any:
 def feed_words(metrics: Any, what: str = "IT power") -> str:
     """How a message names `feed_power`: `what`, with the racks' cooling units where they draw."""
     return what if "rack_cooling_power" not in metrics else f"{what} with the racks' cooling units (in-rack CDUs)"
+
+
+def feed_stages(c: Any) -> tuple[tuple[str, str, str, Any, Any, Any, str], ...]:
+    """PWR011's stages of a cluster whose hall states `feeds`: (key, label, kind, redundancy, units, load, its words).
+
+    The UPS modules carry the feed power (`ups_pumps`: with the in-row CDUs' pumps where on the UPS), the generator
+    sets and the utility feeds the facility power (`generator_load`). The one list PWR011 judges and the cluster
+    document's UPS, generator and utility rows show (`render.datacentre`).
+    """
+    feeds, m = c.cluster.facility.feeds, c.metrics
+    ups, ups_what, _ = ups_pumps(c, feed_power(m), feed_words(m))
+    gen, gen_what = generator_load(c)
+    return (("ups", "UPS", "modules", feeds.ups, feeds.ups_units, ups, ups_what),
+            ("generators", "generator", "sets", feeds.generators, feeds.generator_units, gen, gen_what),
+            ("utility", "utility", "feeds", feeds.utility, feeds.utility_units, gen, gen_what))
 
 
 def hall_capacity(hall: Any, capacity: str) -> Any:

@@ -66,6 +66,7 @@ def run(cases: Path | None, cluster: str | None, workload: str | None, paths: li
         return estimate_workload(job_on_cluster(specs, design, workload, cluster), fmt, factors, explain,
                                  search_plan, model_only)
 
+
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}' (expected one of: {', '.join(FORMATS)})")

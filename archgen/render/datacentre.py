@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.rack_heat import rack_heat
-from archgen.checks.hall_figures import generator_load, ups_pumps, usable_units
-from archgen.checks.scope import feed_power, feed_words
+from archgen.checks.hall_figures import usable_units
+from archgen.checks.scope import feed_stages
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_power import water_rows
@@ -104,28 +104,27 @@ def datacentre(scope: Any, a: Any) -> Section:
 def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
     """What PWR011 compared for the UPS, generator and utility rows: usable capacity, load and headroom ('' unstated).
 
-    The figures are PWR011's own (`usable_units`, `ups_pumps`, `generator_load`), so a pass shows the margin it rests
+    The figures are PWR011's own (`usable_units`, `checks.scope.feed_stages`), so a pass shows the margin it rests
     on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
+    Generators and utility feeds judged on the annual PUE (the hall states no `peak_pue`) say so and that the margin
+    is optimistic, as PWR011's info finding does.
     """
-    hall, m = a.cluster.facility, a.metrics
-    feeds = hall.feeds
-    if feeds is None:
+    hall = a.cluster.facility
+    if hall.feeds is None:
         return "", "", ""
-    ups_load, ups_what, _ = ups_pumps(a, feed_power(m), feed_words(m))
-    gen_load, gen_what = generator_load(a)
     alone = " (this cluster alone)" if peers else ""
     out = []
-    for units, redundancy, load, what in ((feeds.ups_units, feeds.ups, ups_load, ups_what),
-                                          (feeds.generator_units, feeds.generators, gen_load, gen_what),
-                                          (feeds.utility_units, feeds.utility, gen_load, gen_what)):
+    for key, _, _, redundancy, units, load, what in feed_stages(a):   # PWR011's UPS, generators, utility, in order
         usable = None if units is None else usable_units(units, redundancy, hall)[1]
+        annual = key != "ups" and hall.peak_pue is None   # PWR011's info: judged on the year's PUE, optimistic
         if usable is None:
             out.append("")
         elif load is None:
             out.append(f"; usable {fmt.q(usable, 'kW', 0)}, load {NOT_PROVIDED} ({what})")
         else:
-            out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}, headroom "
-                       f"{fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
+            out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}"
+                       + (" on the annual PUE (no `peak_pue`: optimistic)" if annual else "")
+                       + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
     return out[0], out[1], out[2]
 
 

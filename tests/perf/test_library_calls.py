@@ -52,6 +52,38 @@ def test_hardware_for_refuses_a_wrong_unit_naming_the_argument(b200, argument, v
     assert said in str(err.value)
 
 
+@pytest.mark.parametrize(("argument", "value", "said"), [
+    ("accelerator", "b200-sxm-180gb",
+     "expected an Accelerator document (`specs.entry(id, Accelerator)`), got str 'b200-sxm-180gb'"),
+    ("scale_up_size", 0, "expected a whole number of at least 1, got 0"),      # was taken as 1
+    ("scale_up_size", "8", "expected a whole number of at least 1, got '8'"),  # was a TypeError
+    ("scale_up_size", 8.5, "expected a whole number of at least 1, got 8.5"),
+    ("pod", -1, "expected a whole number of at least 0, got -1"),
+    ("oversubscription", 0, "expected a positive number (1 = non-blocking), got 0"),
+])
+def test_hardware_for_refuses_a_wrong_accelerator_or_count(b200, argument, value, said):
+    arguments = {"accelerator": b200[0].items["b200-sxm-180gb"], "scale_up_size": 8, argument: value}
+    with pytest.raises(BuildError) as err:
+        hardware_for(**arguments)
+    assert str(err.value) == f"hardware_for: {argument}: {said}"
+
+
+def test_hardware_for_takes_a_whole_float_as_its_count(b200):
+    acc = b200[0].items["b200-sxm-180gb"]
+    assert hardware_for(acc, scale_up_size=8.0, pod=512.0) == hardware_for(acc, scale_up_size=8, pod=512)
+
+
+@pytest.mark.parametrize("factor", [0, -1.5, math.inf, "2"])
+def test_a_what_if_factor_is_positive_from_python_as_from_the_cli(b200, factor):
+    """`Hardware.scaled`, docs/python-api.md's what-if: 0 was a ZeroDivisionError inside the model (as
+    `archgen estimate --what-if hbm_bandwidth=0` is refused, `commands.estimate.parse_what_if`)."""
+    from archgen.errors import AnalyseError
+    hw = hardware_for(b200[0].items["b200-sxm-180gb"], scale_up_size=8)
+    with pytest.raises(AnalyseError, match=r"^hardware parameter 'hbm_bandwidth': expected a positive factor"):
+        hw.scaled("hbm_bandwidth", factor)
+    assert hw.scaled("hbm_bandwidth", 1.5).hbm_bandwidth == pytest.approx(1.5 * hw.hbm_bandwidth)
+
+
 def test_job_beyond_a_domain_needs_a_scale_out_path(b200):
     specs, design, job, model, cluster = b200
     bare = machine(cluster, specs.items)          # no ScaleOutPath: the domains are joined by nothing
@@ -76,3 +108,15 @@ def test_an_entry_is_looked_up_by_id_and_kind_with_did_you_mean(b200):
         specs.entry("b200-sxm", Accelerator)
     with pytest.raises(UsageError, match=r"^no model 'b200-sxm-180gb' in the specs \(models: .*llama3-8b"):
         specs.entry("b200-sxm-180gb", Model)
+    with pytest.raises(UsageError, match=r"^no accelerator '\['b200-sxm-180gb'\]' in the specs"):  # was a TypeError
+        specs.entry(["b200-sxm-180gb"], Accelerator)   # type: ignore[arg-type]
+
+
+def test_cluster_network_takes_one_id_and_refuses_an_unknown_one(b200):
+    """`cluster_network(design, "id")` read the id's characters as ids, matching any cluster id that held them, and
+    an id that named no cluster gave ({}, {}), so docs/python-api.md's `scale_out[cluster.id]` was a KeyError."""
+    from archgen.errors import UsageError
+    design = b200[1]
+    assert cluster_network(design, "dgx-b200-superpod") == cluster_network(design, {"dgx-b200-superpod"})
+    with pytest.raises(UsageError, match=r"^no cluster 'dgx-b200' in the specs; did you mean 'dgx-b200-superpod'\?"):
+        cluster_network(design, {"dgx-b200"})

@@ -62,3 +62,25 @@ def test_a_design_check_refuses_is_said_by_the_library_too(tmp_path: Path):
                                    "reads, NET016; first: NET016 the torus runs 800 Gb/s per link and direction;")
     assert est.requirements == []   # judged: the job has none
     assert json.loads(json.dumps(estimate_json(est))) == _printed("--workload", "ar", *map(str, paths))
+
+
+def test_one_path_given_alone_is_that_path(shipped):
+    """``built("specs")`` read the text as five paths ('s: no such file or directory'); it is the one folder now."""
+    specs, design = built(str(SPECS))
+    assert specs.items.keys() == shipped[0].items.keys()
+    assert design.workload_requirements == shipped[1].workload_requirements
+
+
+
+def test_a_workload_naming_no_cluster_asks_for_one_in_the_callers_words(shipped):
+    """The message named only the CLI's --cluster; a Python caller gives `cluster=` (`pipeline.job_on_cluster`)."""
+    from dataclasses import replace
+
+    from archgen.errors import WorkloadError
+    from archgen.in_code import variant
+    specs, design = shipped
+    free = variant(specs.items["llama3-70b-pretrain-b200"], id="free", cluster=None)
+    mine = replace(specs, items={**specs.items, "free": free})
+    with pytest.raises(WorkloadError, match=r"^workload 'free': names no cluster; give one to run it on \(`cluster=`"):
+        job_on_cluster(mine, design, "free")
+    assert job_on_cluster(mine, design, "free", "dgx-b200-superpod").on.cluster == "dgx-b200-superpod"

@@ -95,3 +95,26 @@ def test_upstream_headroom_in_a_shared_hall_is_the_clusters_own(tmp_path) -> Non
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")
     rows = dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == "dc-hall").rows)
     assert rows["UPS redundancy"].endswith(f"headroom {300 - it:.1f} kW (this cluster alone) (PWR011)")
+
+
+def test_a_generator_headroom_on_the_annual_pue_says_it_is_optimistic(tmp_path) -> None:
+    """Without `peak_pue` PWR011 judges the generator sets on IT power x the annual PUE and says, as an info finding,
+    that the margin is optimistic; the document's row gave the same headroom as a plain figure. 2 x 200 kW usable
+    (N+1 of 3) for IT power x 1.2."""
+    from tests.conftest import run_specs
+    hall = _HALL + """cost:
+  energy: {price: 0.09 USD/kWh, pue: 1.2, basis: assumed, source: test case}
+  space_per_rack: 2000 USD/month
+  depreciation_years: 5
+  basis: assumed
+  source: test case
+feeds:
+  generators: N+1
+  generator_units: {count: 3, capacity: 200 kW}
+"""
+    it = run_specs(tmp_path / "run", {"specs.yaml": hall + _CLUSTER.format(id="c")}).metrics["cluster/c"][
+        "it_power"].m_as("kW")
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["Generator redundancy"] == (
+        f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.2:.1f} kW of facility power on the annual PUE (no "
+        f"`peak_pue`: optimistic), headroom {400 - it * 1.2:.1f} kW (PWR011)")

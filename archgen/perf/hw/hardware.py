@@ -11,7 +11,6 @@ import dataclasses
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypedDict
 
 import numpy as np
 
@@ -20,9 +19,10 @@ from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
-from archgen.perf.hw.given import given, si
+from archgen.perf.hw.given import arguments, positive_factor, si
+from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.peak_needed import missing_peak
-from archgen.units import Q_, Bandwidth, DurationOrZero, Q
+from archgen.units import Q_, Q
 
 #: Parameters `sensitivity` may scale, with what each means.
 PARAMETERS: dict[str, str] = {
@@ -225,6 +225,7 @@ class Hardware:
 
     def scaled(self, parameter: str, factor: float, dtype: str = "bf16") -> Hardware:
         """A copy with one parameter of `PARAMETERS` multiplied by `factor` (for what-if and sensitivity)."""
+        factor = positive_factor(parameter, factor)   # 0 divided by zero in the model; -1 ran backwards
         if parameter == "peak":
             return dataclasses.replace(self, peak={**self.peak, dtype: self.peak_for(dtype) * factor})
         if parameter == "latency":
@@ -278,40 +279,6 @@ class Hardware:
         return _replaced(self, {parameter: value})
 
 
-class HostFields(TypedDict, total=False):
-    """The `Hardware` fields a host share sets (`HostShare.fields` sets all five; none without host memory)."""
-
-    host_capacity: float
-    host_link_bandwidth: float
-    host_memory_bandwidth: float
-    host_link_efficiency: float
-    host_link_default: bool
-
-
-@dataclass(frozen=True)
-class HostShare:
-    """One accelerator's share of its node's host memory, as quantities (see `Hardware.host_capacity`)."""
-
-    capacity: Q
-    link: Q
-    memory_bandwidth: Q
-    efficiency: float = HOST_LINK_EFFICIENCY
-    default: bool = False  # the efficiency is the model's default: the system states none
-
-    @classmethod
-    def of_node(cls, host, accelerators: int) -> HostShare:
-        """The share of one of a node's `accelerators` in its `System.host_memory`."""
-        n = max(1, int(accelerators))
-        return cls(host.capacity / n, host.link, host.bandwidth / n, host.efficiency,
-                   "efficiency" not in host.model_fields_set)
-
-    def fields(self) -> HostFields:
-        """The `Hardware` fields, in SI."""
-        return {"host_capacity": si(self.capacity, "B"), "host_link_bandwidth": si(self.link, "B/s"),
-                "host_memory_bandwidth": si(self.memory_bandwidth, "B/s"), "host_link_efficiency": self.efficiency,
-                "host_link_default": self.default}
-
-
 def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     """`dataclasses.replace` on fields named at run time (a parameter, every array field).
 
@@ -350,11 +317,10 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_up_mesh: The scale-up domain is a direct full mesh (a cluster's `scale_up.topology: mesh`).
 
     Returns:
-        The flat SI description the model evaluates; an argument in the wrong unit is a `BuildError` naming it.
+        The flat SI description the model evaluates; a wrong argument is a `BuildError` naming it (`given`).
     """
-    scale_up_bandwidth, scale_out_bandwidth = (given(n, v, Bandwidth) for n, v in (
-        ("scale_up_bandwidth", scale_up_bandwidth), ("scale_out_bandwidth", scale_out_bandwidth)))
-    latency = given("scale_out_latency", scale_out_latency, DurationOrZero)
+    scale_up_bandwidth, scale_out_bandwidth, latency = arguments(
+        accelerator, scale_up_size, scale_up_bandwidth, scale_out_bandwidth, scale_out_latency, oversubscription, pod)
     su = accelerator.scale_up
     eff = accelerator.efficiency
     bw_up = scale_up_bandwidth if scale_up_bandwidth is not None else (su.bandwidth if su else None)
@@ -381,7 +347,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         assumed_efficiencies=assumed_efficiency.unstated(eff),
         unstated=assumed_efficiency.unstated_defaults(accelerator, bool(nvls), scale_up_size),
         l2_capacity=si(accelerator.l2_cache, "B"), l2_bandwidth=si(accelerator.l2_bandwidth, "B/s"),
-        scale_up_size=max(1, int(scale_up_size)),
+        scale_up_size=int(scale_up_size),
         scale_up_bandwidth=si(bw_up, "B/s"),
         scale_up_efficiency=assumed_efficiency.point(eff, "scale_up"),
         scale_up_efficiency_range=assumed_efficiency.effective_range(eff, "scale_up") or (),

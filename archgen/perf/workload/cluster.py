@@ -25,7 +25,9 @@ from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
 from archgen.perf.comm.torus import cube_grid, slice_counts, sub_torus
-from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, HostShare, hardware_for
+from archgen.perf.hw.given import si
+from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
+from archgen.perf.hw.host_share import HostShare
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
@@ -387,13 +389,10 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                       host=HostShare.of_node(node.host_memory, node.accelerators) if node.host_memory else None,
                       scale_up_mesh=bool(su and su.topology == "mesh"))
     if su is not None and su.topology == "torus" and su.dims:   # a torus domain (Trn2 4x4): its groups on its rings
-        hw = replace(hw, torus=tuple(su.dims), torus_link_bandwidth=_si(su.bandwidth / 2 / torus_degree(su.dims)))
+        hw = replace(hw, torus=tuple(su.dims), torus_link_bandwidth=si(su.bandwidth / 2 / torus_degree(su.dims), "B/s"))
     if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.comm.torus
-        hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=_si(scale_out.bandwidth),
-                     torus=scale_out.dims, torus_link_bandwidth=_si(scale_out.link),
+        hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=si(scale_out.bandwidth, "B/s"),
+                     torus=scale_out.dims, torus_link_bandwidth=si(scale_out.link, "B/s"),
                      torus_wraparound=scale_out.wraparound, scale_out_bandwidth=0.0)
     return hw, total, per_rack, node.accelerators
 
-
-def _si(q) -> float:
-    return float(q.m_as("B/s"))
