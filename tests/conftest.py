@@ -237,6 +237,50 @@ def drawn_once() -> Iterator[None]:
         yield
 
 
+#: Serving simulations run in this process under `shared_simulations`: {the pickled arguments: (the run, the arguments,
+#: kept so that nothing they hold is freed and its id reused)}.
+_SIMULATED: dict[bytes, tuple[Any, Any]] = {}
+
+
+@contextlib.contextmanager
+def shared_simulations() -> Iterator[None]:
+    """Runs inside each serving simulation (`perf.serve.scheduler.simulate`) once per process: the same arguments
+    again (hardware, job, tp and the loop's settings, compared as their pickled bytes) return the run the first call
+    made.
+
+    `simulate` is deterministic for its arguments (an open loop's arrivals come from its seed) and a `ServingRun` is
+    frozen; `timing`, iteration times of the same hardware, job and tp evaluated once for a caller's two runs, changes
+    how long a run takes, not what it finds, and is left out of the key. For tests that run `estimate`, `check` or a
+    sweep of the same workload again and again, and that patch nothing the simulation reads (a module constant a test
+    changes is not in the key).
+    """
+    import pickle
+
+    from archgen.perf.serve import scheduler
+
+    original = scheduler.simulate
+
+    def simulate(hw: Any, job: Any, tp: int, **options: Any) -> Any:
+        held = (hw, job, tp, sorted((k, v) for k, v in options.items() if k != "timing"))
+        key = pickle.dumps(held)
+        if key not in _SIMULATED:
+            _SIMULATED[key] = original(hw, job, tp, **options), held
+        return _SIMULATED[key][0]
+
+    scheduler.simulate = simulate
+    try:
+        yield
+    finally:
+        scheduler.simulate = original
+
+
+@pytest.fixture
+def simulated_once() -> Iterator[None]:
+    """`shared_simulations` for one test."""
+    with shared_simulations():
+        yield
+
+
 #: The longest single tests (mypy from a cold cache, the fuzz shards), moved to the front of the run: `make test`'s
 #: two workers then never wait at the end on one of them while the other has nothing left to take. The tests that
 #: share `tests/render/conftest.py::every_document` or `su_customer` follow, together, so that one worker renders
