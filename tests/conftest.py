@@ -162,14 +162,20 @@ def _command(app):
 
 
 def run_cli(*args: str) -> CliResult:
-    """Run `archgen ARGS` in-process; stdout and stderr separately."""
-    from unittest import mock
+    """Run `archgen ARGS` in-process; stdout and stderr separately.
 
+    typer's command builder is swapped for `_command` by hand, not with `unittest.mock`: a mock patch in force keeps
+    the shared estimates out (`tests.shared_results.patched`), and this one changes nothing an estimate reads.
+    """
     import typer.testing
 
     from archgen.cli import app
-    with mock.patch.object(typer.testing, "_get_command", _command):
+    builder = typer.testing._get_command  # type: ignore[attr-defined]
+    typer.testing._get_command = _command  # type: ignore[attr-defined]
+    try:
         result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    finally:
+        typer.testing._get_command = builder  # type: ignore[attr-defined]
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 
@@ -237,47 +243,16 @@ def drawn_once() -> Iterator[None]:
         yield
 
 
-#: Serving simulations run in this process under `shared_simulations`: {the pickled arguments: (the run, the arguments,
-#: kept so that nothing they hold is freed and its id reused)}.
-_SIMULATED: dict[bytes, tuple[Any, Any]] = {}
+@pytest.fixture(autouse=True)
+def shared_estimates(request) -> Iterator[None]:
+    """Every test whose module patches and times nothing runs with `tests.shared_results`: an estimate or serving
+    simulation computed before in the process, with the same arguments, is not computed again."""
+    from tests.shared_results import applies, shared_results
 
-
-@contextlib.contextmanager
-def shared_simulations() -> Iterator[None]:
-    """Runs inside each serving simulation (`perf.serve.scheduler.simulate`) once per process: the same arguments
-    again (hardware, job, tp and the loop's settings, compared as their pickled bytes) return the run the first call
-    made.
-
-    `simulate` is deterministic for its arguments (an open loop's arrivals come from its seed) and a `ServingRun` is
-    frozen; `timing`, iteration times of the same hardware, job and tp evaluated once for a caller's two runs, changes
-    how long a run takes, not what it finds, and is left out of the key. For tests that run `estimate`, `check` or a
-    sweep of the same workload again and again, and that patch nothing the simulation reads (a module constant a test
-    changes is not in the key).
-    """
-    import pickle
-
-    from archgen.perf.serve import scheduler
-
-    original = scheduler.simulate
-
-    def simulate(hw: Any, job: Any, tp: int, **options: Any) -> Any:
-        held = (hw, job, tp, sorted((k, v) for k, v in options.items() if k != "timing"))
-        key = pickle.dumps(held)
-        if key not in _SIMULATED:
-            _SIMULATED[key] = original(hw, job, tp, **options), held
-        return _SIMULATED[key][0]
-
-    scheduler.simulate = simulate
-    try:
+    if not applies(str(request.path)):
         yield
-    finally:
-        scheduler.simulate = original
-
-
-@pytest.fixture
-def simulated_once() -> Iterator[None]:
-    """`shared_simulations` for one test."""
-    with shared_simulations():
+        return
+    with shared_results():
         yield
 
 

@@ -30,9 +30,6 @@ DEEPSEEK = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5-deeps
 MEASURED = {"mlperf51-deepseek-r1-offline-8xb200-tp8-ep8-adp-fp4": 33379.0,
             "mlperf51-deepseek-r1-offline-72xgb200-tp8-ep8-adp-fp4": 289712.0}
 
-#: the same DeepSeek-R1 server runs (estimate, check, the sweep) simulated once a process (`shared_simulations`)
-pytestmark = pytest.mark.usefixtures("simulated_once")
-
 
 @pytest.fixture(scope="module")
 def cases():

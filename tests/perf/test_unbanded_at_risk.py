@@ -12,14 +12,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from archgen.model.requirements import UNBANDED
 from tests.conftest import SPECS, run_cli
 from tests.perf.test_mlperf_v5_deepseek import DSR1_B200_SERVER
-
-#: the same DeepSeek-R1 server runs (estimate, check, the sweep) simulated once a process (`shared_simulations`)
-pytestmark = pytest.mark.usefixtures("simulated_once")
 
 AT_20 = DSR1_B200_SERVER.replace("arrival_rate: 5.02 1/s", "arrival_rate: 20 1/s")
 SWEEP = """
