@@ -52,6 +52,9 @@ demo: $(STAMP)
 # testspeed5: this command with mypy and bytecode cold, load 6-9: 434.1 -> 393.9 CPU-s (workers 215.7 / 211.9 ->
 # 194.6 / 193.2; pint's conversion and Quantity construction made directly in archgen/quantity_ops.py, three render
 # test files moved beside every_document). Wall time at that load (15-17 min) says nothing about the bar.
+# testspeed6: each test process computes an estimate or serving simulation once for the same arguments
+# (tests/shared_results.py; 4,053 of 4,794 estimate calls had repeated an earlier one): this command with -n 0,
+# load 7-9, 410.3 -> 322.5 CPU-s (the first run with cold mypy and bytecode: less those, about 0.8x).
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and

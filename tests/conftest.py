@@ -162,14 +162,20 @@ def _command(app):
 
 
 def run_cli(*args: str) -> CliResult:
-    """Run `archgen ARGS` in-process; stdout and stderr separately."""
-    from unittest import mock
+    """Run `archgen ARGS` in-process; stdout and stderr separately.
 
+    typer's command builder is swapped for `_command` by hand, not with `unittest.mock`: a mock patch in force keeps
+    the shared estimates out (`tests.shared_results.patched`), and this one changes nothing an estimate reads.
+    """
     import typer.testing
 
     from archgen.cli import app
-    with mock.patch.object(typer.testing, "_get_command", _command):
+    builder = typer.testing._get_command  # type: ignore[attr-defined]
+    typer.testing._get_command = _command  # type: ignore[attr-defined]
+    try:
         result = CliRunner().invoke(app, [str(a) for a in args], catch_exceptions=False)
+    finally:
+        typer.testing._get_command = builder  # type: ignore[attr-defined]
     return CliResult(result.exit_code, result.stdout, result.stderr)
 
 
@@ -234,6 +240,19 @@ def shared_diagrams() -> Iterator[None]:
 def drawn_once() -> Iterator[None]:
     """`shared_diagrams` for one test."""
     with shared_diagrams():
+        yield
+
+
+@pytest.fixture(autouse=True)
+def shared_estimates(request) -> Iterator[None]:
+    """Every test whose module patches and times nothing runs with `tests.shared_results`: an estimate or serving
+    simulation computed before in the process, with the same arguments, is not computed again."""
+    from tests.shared_results import applies, shared_results
+
+    if not applies(str(request.path)):
+        yield
+        return
+    with shared_results():
         yield
 
 
