@@ -66,4 +66,5 @@ def feed_findings(path: str, a: Any) -> Iterator[Violation]:
                         f"factor 1.00: {head}; state `power_factor` from the PSUs' datasheet{tail}",
                         short[0].load, short[0].usable * pf, severity="warning")
         return
-    yield Violation(path, rid, ("power", "feeds"), head + tail, severity="info")
+    tight = min((fl.group for fl in loads), key=lambda g: g.usable - g.load)   # as judged, at 1.00
+    yield Violation(path, rid, ("power", "feeds"), head + tail, tight.load, tight.usable, severity="info")
