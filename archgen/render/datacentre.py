@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.facility import usable_units
 from archgen.analyse.rack_heat import rack_heat
-from archgen.checks.hall_figures import generator_load, ups_pumps, usable_units
+from archgen.checks.hall_figures import generator_load, ups_pumps
 from archgen.checks.scope import feed_power, feed_words
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
