@@ -29,6 +29,7 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
 )
 from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
+from archgen.metrics_facility import FACILITY
 from archgen.units import Q
 
 _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.py", "perf/workload/estimate.py",
@@ -97,29 +98,7 @@ REGISTRY: tuple[Metric, ...] = (
            "optics, switches outside any rack and the checkpoint storage's `storage.power` at their typical draw "
            "(else maximum), and the power shelves' loss on the shelf-fed share: at the rack feeds, like `it_power`.",
            _C),
-    Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
-           "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
-    Metric("cluster", "facility_power_peak", "W", "kW", 1, "Facility power at design conditions", "IT power times "
-           "the facility's `peak_pue` (full IT load on the design day): what generator sets carry (PWR011); not "
-           "provided where the hall states no `peak_pue`.", _C),
-    Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
-           "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
-           "in `it_power`; not provided where a CDU states no `power` or the cluster buys no in-row CDU.",
-           "analyse/cdu_power.py"),
-    Metric("cluster", "rack_cooling_power", "W", "kW", 1, "Rack cooling power", "Draw of the cooling units "
-           "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
-           "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
-           "CDU's pumps are in the PUE's overhead); shown where some rack's cooling units draw.", _N),
-    Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
-           "`critical_it_power` less what the rack feeds (IT power, `rack_cooling_power`) of every cluster of the run "
-           "naming the hall carry; negative when it cannot power them; not provided where one has no IT power.", _C,
-           maximise=True),
-    Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
-           "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
-           "conditions) less the IT power plus `rack_cooling_power` (all of it becomes heat) of every cluster of the "
-           "run that names the hall; negative when the hall cannot cool them; not provided where no stated rating "
-           "covers the site (COOL011), or a cluster in the hall has no IT power.", _C,
-           maximise=True),
+    *FACILITY,  # facility power, CDU power and the hall's headrooms (archgen/metrics_facility.py)
     Metric("cluster", "network_power", "W", "kW", 1, "Network power", "Switches of every fabric (scale-out, "
            "front-end, storage, management) at maximum power, switches placed in racks beyond what the fabrics "
            "derive, and every transceiver, NIC ends included, a scale-up domain's cables too; not the scale-up "

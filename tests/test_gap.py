@@ -359,14 +359,15 @@ def test_json():
     assert space["value"] == {"value": pytest.approx(18 * 0.04445), "unit": "m"}
     storage = rows[("REQ-HALL-NET-002", "cluster/*/fabric/storage")]
     assert storage["status"] == "not provided" and storage["value"] is None and storage["note"]
-    found = {f["id"]: f["severity"] for f in doc["findings"] if not f.get("waived")}
-    assert {i for i, s in found.items() if s == "error"} == {"PWR002", "PWR003"}
-    assert {i for i, s in found.items() if s == "warning"} == {"COST002", "NET023", "NET024"}  # COST002: unpriced
+    found = {(f["id"], f["severity"]) for f in doc["findings"] if not f.get("waived")}   # PWR002: also its info
+    assert {i for i, s in found if s == "error"} == {"PWR002", "PWR003"}
+    assert {i for i, s in found if s == "warning"} == {"COST002", "NET023", "NET024"}  # COST002: unpriced
     # COST003: assumed; REL007: the H100 proposal's reliability range spans the A100 rate sets (RSC, OPT-175B);
     # PWR012: its power rests on unconfirmed switch draws; COST006: the dates of its prices
-    # MECH003/MECH004: the shipped 415 V PDU states no weight, so the payload and floor load name it (info)
-    assert {i for i, s in found.items() if s == "info"} <= {"COST003", "COST006", "REL007", "PWR012", "MECH003",
-                                                             "MECH004"}
+    # MECH003/MECH004: the shipped 415 V PDU states no weight, so the payload and floor load name it (info);
+    # PWR002: the rack's feeds state no power factor (judged at 1.00)
+    assert {i for i, s in found if s == "info"} <= {"COST003", "COST006", "REL007", "PWR012", "MECH003",
+                                                    "MECH004", "PWR002"}
     assert doc["objects"][0] == "cluster/acme-pod"
 
 
@@ -396,6 +397,8 @@ def test_shipped_requirements_are_met_by_the_shipped_designs():
     assert doc["summary"]["errors"] == 0
     warnings = {(f["id"], f["object"]) for f in doc["findings"] if f["severity"] == "warning" and not f.get("waived")}
     assert warnings == {("COST002", "cluster/mi355x-th5"), ("COST002", "cluster/tpu-v4-pod"),   # parts unpriced
+                        # fits one side of its N+N feeds only at the assumed power factor 1.00 (nu44power)
+                        ("PWR002", "rack/gb200-nvl72"),
                         ("REL006", "workload/llama3-70b-pretrain-mi355x"),                   # no checkpoint storage
                         ("REL004", "cluster/gb200-nvl72-su"),                  # NVLink backplane: no published rate
                         ("REL006", "workload/llama3-70b-pretrain-tpu-v4"),

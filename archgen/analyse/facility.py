@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.network import ClusterAnalysis
+from archgen.model.base import spare_units
 from archgen.units import Q_, Q
 
 
@@ -29,11 +32,71 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
     cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)
     if cooling is not None:
         out["cooling_headroom"] = (cooling - load).to("kW")
+    return out | _unit_headrooms(a, {**a.metrics, "it_power": it_power, **out})
+
+
+def _unit_headrooms(a: ClusterAnalysis, metrics: dict[str, Q]) -> dict[str, Q]:
+    """PWR011's margins as metrics: the hall's usable UPS and generator capacity less what each carries.
+
+    `ups_headroom`: the usable UPS modules (`usable_units`) less the UPS load (`ups_load`); `generator_headroom`:
+    the usable generator sets at the site's outdoor conditions less the generator load (`generator_power`). Left
+    out (not provided) where the hall states no such units, no row covers the site, or the load is not known.
+    """
+    hall, out = a.cluster.facility, {}
+    feeds = hall.feeds if hall is not None else None
+    if feeds is None:
+        return {}
+    for name, units, redundancy, load in (("ups_headroom", feeds.ups_units, feeds.ups, ups_load(a, metrics)),
+                                          ("generator_headroom", feeds.generator_units, feeds.generators,
+                                           generator_power(metrics, hall))):
+        usable = usable_units(units, redundancy, hall)[1] if units is not None else None
+        if usable is not None and load is not None:
+            out[name] = (usable - load).to("kW")
     return out
 
 
-#: The metrics of a cluster that are its hall's capacity less a load (`facility_metrics`), by the capacity's field.
-HEADROOMS = {"it_capacity_headroom": "critical_it_power", "cooling_headroom": "cooling_capacity"}
+def usable_units(units: Any, redundancy: str | None, hall: Any) -> tuple[Q | None, Q | None]:
+    """PWR011's (each unit at the hall's site, usable capacity): `count` less the spares of `redundancy` (N unstated).
+
+    Each unit counts at the hall's outdoor conditions (`Units.at_site`: only generator sets state any; a UPS module
+    or utility feed is its stated capacity); (None, None) where no derating row covers the site.
+    """
+    each = units.at_site(hall).capacity
+    if each is None:
+        return None, None
+    return each, each * max(units.count - spare_units(redundancy or "N", units.count), 0)
+
+
+def ups_load(a: ClusterAnalysis, metrics: Mapping[str, Q]) -> Q | None:
+    """What the UPS carries for the cluster: its feed load, with the in-row CDUs' pumps where the hall puts them on it.
+
+    None where the IT power is not provided, or where `feeds.cdus_on_ups` and an in-row CDU states no draw.
+    """
+    hall = a.cluster.facility
+    if "it_power" not in metrics or hall is None:
+        return None
+    load = feed_load(metrics["it_power"], dict(metrics))
+    if hall.feeds is None or not hall.feeds.cdus_on_ups:
+        return load
+    pumps = cluster_cdu_power(a)
+    return None if pumps is None else (load + pumps).to("kW")
+
+
+def generator_power(metrics: Mapping[str, Q], hall: Any) -> Q | None:
+    """What the generator sets carry: IT power x `peak_pue` where the hall states it, else x the annual PUE."""
+    return metrics.get("facility_power_peak" if hall.peak_pue is not None else "facility_power")
+
+
+#: The metrics of a cluster that are its hall's capacity less a load (`facility_metrics`), and that load.
+HEADROOMS: dict[str, Callable[[ClusterAnalysis], Q | None]] = {
+    "it_capacity_headroom": lambda c: _feeds(c), "cooling_headroom": lambda c: _feeds(c),
+    "ups_headroom": lambda c: ups_load(c, c.metrics),
+    "generator_headroom": lambda c: generator_power(c.metrics, c.cluster.facility)}
+
+
+def _feeds(c: ClusterAnalysis) -> Q | None:
+    """The cluster's feed load (`feed_load`); None where its IT power is not provided."""
+    return feed_load(c.metrics["it_power"], c.metrics) if "it_power" in c.metrics else None
 
 
 def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, Q | None]]:
@@ -51,14 +114,13 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
             halls.setdefault(c.cluster.facility.id, []).append(c)
     out: dict[str, dict[str, Q | None]] = {}
     for group in (g for g in halls.values() if len(g) > 1):
-        loads = [feed_load(c.metrics["it_power"], c.metrics) if "it_power" in c.metrics else None for c in group]
-        total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW"))
-        for c in group:
-            got = {name: total if total is None else (c.metrics[name] + feed_load(c.metrics["it_power"], c.metrics)
-                                                      - total).to("kW")
-                   for name in HEADROOMS if name in c.metrics}
-            if got:
-                out[c.cluster.path] = got
+        for name, load in HEADROOMS.items():
+            loads = [load(c) for c in group]
+            total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW"))
+            for c, own in zip(group, loads, strict=True):
+                if name in c.metrics:
+                    out.setdefault(c.cluster.path, {})[name] = None if total is None or own is None else \
+                        (c.metrics[name] + own - total).to("kW")
     return out
 
 

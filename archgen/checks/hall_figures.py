@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
+from archgen.analyse.facility import generator_power
 from archgen.analyse.rack_heat import rack_heat
 from archgen.checks.registry import Violation
 from archgen.model.base import spare_units
@@ -116,24 +117,11 @@ def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violat
     return (load + pumps).to("kW"), f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", None
 
 
-def usable_units(units: Any, redundancy: str | None, hall: Any) -> tuple[Q | None, Q | None]:
-    """PWR011's (each unit at the hall's site, usable capacity): `count` less the spares of `redundancy` (N unstated).
-
-    Each unit counts at the hall's outdoor conditions (`Units.at_site`: only generator sets state any; a UPS module
-    or utility feed is its stated capacity); (None, None) where no derating row covers the site.
-    """
-    each = units.at_site(hall).capacity
-    if each is None:
-        return None, None
-    return each, each * max(units.count - spare_units(redundancy or "N", units.count), 0)
-
-
 def generator_load(c: Any) -> tuple[Q | None, str]:
     """What PWR011 holds generator sets and utility feeds to, and its name: IT power x `peak_pue`, else x the PUE."""
-    peak = c.cluster.facility.peak_pue
-    if peak is not None:
-        return c.metrics.get("facility_power_peak"), "facility power at design conditions"
-    return c.metrics.get("facility_power"), "facility power"
+    hall = c.cluster.facility
+    words = "facility power at design conditions" if hall.peak_pue is not None else "facility power"
+    return generator_power(c.metrics, hall), words
 
 
 def utility_unjudged(feeds: Any) -> bool:

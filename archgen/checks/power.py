@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.rack import Power, Stage
+from archgen.checks.feed_figures import feed_findings
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
@@ -52,8 +53,13 @@ def conversion_capacity(ctx: Context) -> Iterator[Violation]:
 def feed_capacity(ctx: Context) -> Iterator[Violation]:
     """The rack's input power fits its feeds after derating, with the feed redundancy (each group of feeds its own).
 
+    An info finding per rack gives each feed's load and current, normally and with the spares of its redundancy
+    lost, against its continuous rating (`feed_figures`). A feed stating no `power_factor` is judged at 1.00 (kW =
+    kVA, the least conservative reading): the finding says so and gives the figures at 0.95 (a server PSU's, 80 PLUS
+    Platinum/Titanium at 50 % load), and is a warning where the input power fits only at 1.00.
+
     Fix: add feeds, raise the feed current or voltage, or reduce the load. Check `basis` (line-to-line or
-    line-to-neutral): it changes a 3-phase feed's capacity by √3.
+    line-to-neutral): it changes a 3-phase feed's capacity by √3. State `power_factor` from the PSUs' datasheet.
     """
     for path, a in ctx.racks.items():
         p, f = a.power, a.rack.spec.power.feeds
@@ -64,6 +70,7 @@ def feed_capacity(ctx: Context) -> Iterator[Violation]:
                                 f"{_kw(g.usable)} ({f.redundancy} of {g.count} feeds x {f.voltage:~P} x "
                                 f"{f.current:~P} x {p.phase_factor:.3g} x {f.derating:g} derating = "
                                 f"{_kw(p.feed_capacity)} each)", g.load, g.usable)
+        yield from feed_findings(path, a)
 
 
 def _group(p: Power, g: Stage) -> str:

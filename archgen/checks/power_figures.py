@@ -13,13 +13,13 @@ from typing import Any
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
+from archgen.analyse.facility import usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.checks.hall_figures import (
     generators_at_site,
     redundancy_not_stated,
     shared_hall,
     ups_pumps,
-    usable_units,
     utility_not_stated,
     utility_unjudged,
 )

@@ -303,15 +303,17 @@ def finding_key(f: Finding) -> tuple[str, str, str]:
 def match_findings(base: list[Finding], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
     """(new in HEAD, resolved in HEAD) among unwaived findings.
 
-    Findings with the same key pair up, those with the same message first; the unpaired ones are new or resolved.
+    Findings with the same key and severity pair up, those with the same message first; the unpaired ones are new or
+    resolved. The severity keeps a check's info finding (PWR002's assumed power factor, on every such rack) from
+    pairing with, and hiding, the same check's error on the same object.
     """
     groups: dict[tuple, tuple[list[Finding], list[Finding]]] = defaultdict(lambda: ([], []))
     for f in base:
         if not f.waived:
-            groups[finding_key(f)][0].append(f)
+            groups[(*finding_key(f), f.severity)][0].append(f)
     for f in head:
         if not f.waived:
-            groups[finding_key(f)][1].append(f)
+            groups[(*finding_key(f), f.severity)][1].append(f)
     new: list[Finding] = []
     resolved: list[Finding] = []
     for old, cur in groups.values():

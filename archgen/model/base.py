@@ -32,13 +32,52 @@ def _redundancy(value: object) -> object:
 #: N (no spare), N+k (k spare units) or N+N, also written 2N (a full second set).
 Redundancy = Annotated[str, BeforeValidator(_redundancy), StringConstraints(pattern=_REDUNDANCY.pattern)]
 
+#: Distributed redundancy of UPS systems, written xN/y: x independent systems, any y of which carry the load (each
+#: sized for N/y, so x of them give x/y of N; "4N/3": four systems, any three carry it, each loaded to 75 %). The
+#: scheme is Schneider Electric White Paper 75 rev 4, "Comparing UPS System Design Configurations" (McCarthy and
+#: Avelar), section "Distributed redundant" (three or more UPS modules, each on its own input and output, loaded so
+#: that the others carry the load of one lost: https://www.scribd.com/document/709548785); the xN/y notation
+#: ("3 to make 2", 4N/3) as used for it by https://www.feace.com/single-post/an-introduction-to-ups-redundancy.
+DISTRIBUTED = re.compile(r"^([1-9][0-9]*)N/([1-9][0-9]*)$")
+
+
+def _ups_redundancy(value: object) -> object:
+    """A UPS redundancy: any `Redundancy`, or distributed xN/y with x > y (`DISTRIBUTED`)."""
+    if isinstance(value, str) and (m := DISTRIBUTED.match(value.strip())):
+        if int(m[1]) <= int(m[2]):
+            raise PydanticCustomError("expected", "xN/y with more systems (x) than carry the load (y), e.g. 4N/3")
+        return value.strip()
+    try:
+        return _redundancy(value)
+    except PydanticCustomError:
+        raise PydanticCustomError("expected", "N, N+1 (N+k spare units), N+N (also written 2N) or distributed "
+                                  "xN/y (x systems, any y carry the load, e.g. 4N/3)") from None
+
+
+#: A UPS's redundancy: `Redundancy`, or distributed xN/y (`DISTRIBUTED`).
+UpsRedundancy = Annotated[str, BeforeValidator(_ups_redundancy),
+                          StringConstraints(pattern=f"{_REDUNDANCY.pattern}|{DISTRIBUTED.pattern}")]
+
+
+def distributed(redundancy: str) -> tuple[int, int] | None:
+    """(x, y) of a distributed xN/y scheme (`DISTRIBUTED`); None for N, N+k and N+N."""
+    m = DISTRIBUTED.match(redundancy)
+    return (int(m[1]), int(m[2])) if m else None
+
 
 def spare_units(redundancy: str, count: int) -> int:
-    """Units held in reserve by a redundancy scheme: N → 0, N+k → k, N+N → half (rounded up)."""
+    """Units held in reserve by a redundancy scheme: N → 0, N+k → k, N+N → half (rounded up).
+
+    Distributed xN/y (`DISTRIBUTED`): the units of x − y of the x systems, count × (x − y) / x, rounded up (the
+    facility refuses a count that x does not divide, `UpstreamFeeds`).
+    """
     if redundancy == "N":
         return 0
     if redundancy == "N+N":
         return -(-count // 2)
+    if (xy := distributed(redundancy)) is not None:
+        x, y = xy
+        return -(-count * (x - y) // x)
     return int(redundancy.split("+")[1])
 
 

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Redundancy
+from archgen.model.base import Redundancy, UpsRedundancy, distributed
 from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
@@ -126,7 +126,11 @@ class UpstreamFeeds(Spec):
         "e.g. {count: 2, capacity: 2.5 MW}: with `utility` redundancy held back they carry the cluster's facility "
         "power at design conditions, as the generator sets do (PWR011). `count` is `utility_feeds` where both are "
         "given."))
-    ups: Redundancy | None = Field(None, description="UPS redundancy: N, N+1 or N+N (2N).")
+    ups: UpsRedundancy | None = Field(None, description=(
+        "UPS redundancy: N, N+1, N+N (2N) or distributed xN/y: x UPS systems, any y of which carry the load, e.g. "
+        "4N/3 (Schneider Electric White Paper 75, \"Distributed redundant\"); `ups_units` then counts the modules "
+        "of all x systems, a multiple of x, and PWR011 counts y / x of them. Block (\"catcher\") redundancy, N "
+        "systems and one reserve system switched in for any of them, is N+1 counted in systems."))
     ups_autonomy: Duration | None = Field(None, description="UPS ride-through at full load, e.g. '5 min'.")
     generators: Redundancy | None = Field(None, description="Standby generator redundancy: N, N+1 or N+N (2N).")
     ups_units: Units | None = Field(None, description=(
@@ -150,6 +154,11 @@ class UpstreamFeeds(Spec):
                                   "capacity: outdoor conditions do not derate a feed (state what it delivers)")):
             if units is not None and (units.rated_at is not None or units.derating):
                 raise FieldError((key, "rated_at" if units.rated_at is not None else "derating"), what)
+        xy = distributed(self.ups) if self.ups is not None else None
+        if xy is not None and self.ups_units is not None and self.ups_units.count % xy[0]:
+            raise FieldError(("ups_units", "count"), f"ups is {self.ups}: {xy[0]} UPS systems of equal size, but "
+                             f"ups_units.count {self.ups_units.count} does not divide into {xy[0]} (count every "
+                             "module of the systems, the same number in each)")
         if self.utility_units is not None and self.utility_feeds not in (None, self.utility_units.count):
             raise FieldError(("utility_units", "count"), f"utility_units.count is {self.utility_units.count} but "
                              f"utility_feeds is {self.utility_feeds}: one count of feeds (state one, or make them "

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.facility import usable_units
 from archgen.analyse.rack_heat import rack_heat
-from archgen.checks.hall_figures import usable_units
 from archgen.checks.scope import feed_stages
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.facility_water import GroupWater, facility_water
+from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor, feed_loads
 from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
 from archgen.analyse.rear_door import RearDoor
 from archgen.checks.power_figures import feed_loss_with_shelves
@@ -133,6 +134,41 @@ def _stated_or_assumed(feeds: Feeds, name: str, shown: str, why: str = "") -> st
     return f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})"
 
 
+def per_feed(a: RackAnalysis) -> tuple[Para, Table]:
+    """Each feed's load and current, normally and with the spares of its redundancy lost (`analyse.feed_load`).
+
+    Against one feed's continuous rating (breaker x derating); at the feeds' power factor, and where that is the
+    assumed 1.00, the current at `TYPICAL_POWER_FACTOR` beside it (PWR002's info finding gives the same).
+    """
+    feeds = a.rack.spec.power.feeds
+    assumed = assumed_power_factor(feeds)
+    at = feed_loads(a.power, feeds, TYPICAL_POWER_FACTOR) if assumed else []
+    rows = []
+    for i, fl in enumerate(feed_loads(a.power, feeds)):
+        g, typical = fl.group, at[i] if at else None
+        cases: list[tuple[str, str, int, Q, Q | None, Q | None]] = [
+            ("normal operation", "nothing", g.count, fl.per_feed, fl.current, typical.current if typical else None)]
+        if fl.per_feed_lost is not None:
+            cases.append((f"the spares lost ({g.redundancy})", f"{fl.lost} of {g.count}", g.count - fl.lost,
+                          fl.per_feed_lost, fl.current_lost, typical.current_lost if typical else None))
+        for case, lost, left, load, current, at_typical in cases:
+            rows.append((fmt.sentence(g.kind), case, lost, left, load, current, fl.rating,
+                         fmt.pct(ratio(current, fl.rating), 1))
+                        + ((fmt.q(at_typical, "A", 1),) if assumed else ()))
+    cols = (Column("Feeds"), Column("Case"), Column("Lost"), Column("In service", digits=0, align="right"),
+            Column("Load per feed", "kW", 1, "right"), Column("Current per feed", "A", 1, "right"),
+            Column("Continuous rating", "A", 1, "right"), Column("Used", align="right")) + \
+        ((Column(f"Current at PF {TYPICAL_POWER_FACTOR:.2f}", align="right"),) if assumed else ())
+    pf = (f"the assumed power factor 1.00 (none stated; the last column at {TYPICAL_POWER_FACTOR:.2f}, the 80 PLUS "
+          "Platinum and Titanium PSUs' minimum at 50 % load)" if assumed else
+          f"the stated power factor {feeds.power_factor:.2f}")
+    return (Para(f"What one feed carries: the load divided equally among the feeds in service (a shared busbar or "
+                 "load-sharing PSUs; an uneven split is not modelled), and its current per phase, P / (phase factor "
+                 f"x V x PF), at {pf}, against the feed's continuous rating (breaker x derating). The loss case "
+                 "drops every spare the redundancy holds back (N+1 one feed, N+N a side)."),
+            Table("per-feed", "Load and current per feed", cols, tuple(rows)))
+
+
 def rated_at_text(rated: Conditions | None) -> str:
     """The conditions a CDU's capacity is stated at, or that they are not stated (COOL010 says so too)."""
     if rated is None:
@@ -230,7 +266,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
         feed_rows += (("Arrangement", ARRANGEMENTS[p.arrangement] + (f" ({split})" if len(p.feed_groups) > 1
                                                                       else "")),)
     section.sub("feeds", "Feeds and derating",
-                Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows))
+                Table("feeds", "Feeds and derating", (Column("Item"), Column("Value")), feed_rows), *per_feed(a))
     if p.busbar_current is not None:
         section.sub("busbar", "DC busbar", Table("busbar", "DC busbar", (Column("Item"), Column("Value")),
                                                  _busbar_rows(a)))

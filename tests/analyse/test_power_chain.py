@@ -70,7 +70,8 @@ def test_pdus_beside_shelves_split_load_and_feeds(spec_tree):
     assert shelf_feeds.load.m_as("kW") == pytest.approx(4 * 5.4 / 0.97)
     assert shelf_feeds.usable.m_as("kW") == pytest.approx(FEED_KW)
     assert a.metrics["feed_capacity_usable"].m_as("kW") == pytest.approx(2 * FEED_KW)
-    assert not [f for f in result.findings if f.id.startswith("PWR") and not f.waived]
+    assert not [f for f in result.findings if f.id.startswith("PWR") and not f.waived
+                and f.severity != "info"]   # PWR002's info: the feeds state no power factor (nu44power)
 
 
 def test_ambiguous_rack_is_refused_with_how_to_write_it(spec_tree):

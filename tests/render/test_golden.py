@@ -63,7 +63,8 @@ def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_ru
     """Issue 11, item 9: the air-cooled DGX H100 rack document listed NET, CAB, PERF and CDU checks as "pass" although
     it has no fabric, workload or liquid loop; passes showed no numbers. Now those are named as not applicable, and
     a passed rack check shows what it compared: PWR002, input power 4 x 10.2 kW + 98 W = 40.9 kW against the usable
-    feeds, N+1 of 3 x 415 V x 60 A x sqrt(3) x 0.8 = 2 x 34.5 = 69.0 kW."""
+    feeds, N+1 of 3 x 415 V x 60 A x sqrt(3) x 0.8 = 2 x 34.5 = 69.0 kW (now on its info finding on the assumed
+    power factor, which keeps both figures)."""
     from archgen.render import render_all
     render_all(shipped_run, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
     md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")  # not a golden target
@@ -71,6 +72,8 @@ def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_ru
     table = table[:table.index("\n\n<a id")]
     for cid in ("NET001", "CAB001", "PERF001", "COOL001", "COOL004"):
         assert f"check-{cid.lower()}" not in table and cid in md[md.index("Not applicable, so not listed"):]
-    assert ("| <a id=\"check-pwr002\"></a>PWR002 | The rack's input power fits its feeds after derating, with the feed "
-            "redundancy (each group of feeds its own). | rack/dgx-h100-4 | pass | 40.9 kW | 69.0 kW | — |  |") in table
+    # nu44power: the rack states no power factor, so PWR002's row is its info finding, with the same two figures
+    row = next(line for line in table.splitlines() if line.startswith("| <a id=\"check-pwr002\"></a>PWR002 |"))
+    assert row.startswith("| <a id=\"check-pwr002\"></a>PWR002 | power factor not stated (power.feeds.power\\_factor)")
+    assert "| rack/dgx-h100-4 | info | 40.9 kW | 69.0 kW |" in row
     assert "| <a id=\"check-cool005\"></a>COOL005 |" in table            # the rack stands in a facility (hall-air)

@@ -1,0 +1,49 @@
+"""The metric registry's facility metrics, declared as `archgen.metrics.REGISTRY` holds them (in its order).
+
+Split from `archgen.metrics` for its size only: the registry is one table (STYLE.md habit 13), and these are its
+rows for what a cluster draws from its hall and the hall's headrooms (`archgen.analyse.facility`).
+"""
+
+from __future__ import annotations
+
+from archgen.metric import Metric
+
+_N, _C, _FAC = "analyse/network.py", "analyse/cabling.py", "analyse/facility.py"
+
+FACILITY: tuple[Metric, ...] = (
+    Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
+           "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
+    Metric("cluster", "facility_power_peak", "W", "kW", 1, "Facility power at design conditions", "IT power times "
+           "the facility's `peak_pue` (full IT load on the design day): what generator sets carry (PWR011); not "
+           "provided where the hall states no `peak_pue`.", _C),
+    Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
+           "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
+           "in `it_power`; not provided where a CDU states no `power` or the cluster buys no in-row CDU.",
+           "analyse/cdu_power.py"),
+    Metric("cluster", "rack_cooling_power", "W", "kW", 1, "Rack cooling power", "Draw of the cooling units "
+           "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
+           "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
+           "CDU's pumps are in the PUE's overhead); shown where some rack's cooling units draw.", _N),
+    Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
+           "`critical_it_power` less what the rack feeds (IT power, `rack_cooling_power`) of every cluster of the run "
+           "naming the hall carry; negative when it cannot power them; not provided where one has no IT power.", _C,
+           maximise=True),
+    Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
+           "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
+           "conditions) less the IT power plus `rack_cooling_power` (all of it becomes heat) of every cluster of the "
+           "run that names the hall; negative when the hall cannot cool them; not provided where no stated rating "
+           "covers the site (COOL011), or a cluster in the hall has no IT power.", _C,
+           maximise=True),
+    Metric("cluster", "ups_headroom", "W", "kW", 1, "UPS headroom", "The facility's usable UPS capacity "
+           "(`feeds.ups_units`, the spares of `feeds.ups` held back, N where unstated) less the UPS load PWR011 "
+           "judges: the rack feeds' load (IT power, `rack_cooling_power`), with the in-row CDUs' `cdu_power` where "
+           "`feeds.cdus_on_ups`, of every cluster of the run naming the hall; negative when the UPS cannot carry "
+           "them; not provided where the hall states no UPS modules, or a load is not known.", _FAC,
+           maximise=True),
+    Metric("cluster", "generator_headroom", "W", "kW", 1, "Generator headroom", "The facility's usable generator "
+           "capacity (`feeds.generator_units` at the site's outdoor conditions, the spares of `feeds.generators` "
+           "held back) less the generator load PWR011 judges: `facility_power_peak` where the hall states "
+           "`peak_pue`, else `facility_power` (the annual PUE: optimistic), of every cluster of the run naming the "
+           "hall; negative when the sets cannot carry them; not provided where the hall states no generator sets, "
+           "no derating row covers the site, or a load is not known.", _FAC, maximise=True),
+)
