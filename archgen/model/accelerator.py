@@ -174,7 +174,12 @@ class Accelerator(Part):
     peak: dict[Dtype, ComputeRate] = Field(
         description="Dense (not sparse) tensor-core peak per data type, e.g. {bf16: '989 TFLOPS'}.")
     vector_peak: ComputeRate | None = Field(None, description="Non-tensor (vector) FP32 peak.")
-    l2_cache: Information | None = Field(None, description="On-chip last-level cache (L2 / Infinity Cache).")
+    # AMD's own split of levels: ROCm "AMD GPU specifications" (rocm.docs.amd.com/en/latest/reference/gpu-specs.html),
+    # MI325X (CDNA3, gfx942) "L3 Cache (MiB) 256", "L2 Cache (MiB) 32 (4 per XCD)"; MI355X the same 256 and 32.
+    l2_cache: Information | None = Field(None, description=(
+        "Last-level cache (LLC), which is not always the L2: on NVIDIA parts the L2, on AMD Instinct the Infinity "
+        "Cache that AMD lists as L3 (MI325X: 256 MiB L3 over a 32 MiB L2, 4 per XCD; give 256 MiB). The key keeps "
+        "its name `l2_cache`; it holds the largest on-chip cache that memory traffic passes through."))
     l2_bandwidth: Bandwidth | None = Field(
         None, description="On-chip last-level cache bandwidth; working sets that fit are served at this rate.")
     tdp: Power = Field(description=(

@@ -2,7 +2,7 @@
 
 Sources (specs/catalog/accelerators/b200-sxm-180gb.yaml, gb200.yaml, gb300.yaml): Transformer Engine's GEMM profiling
 guide (docs/examples/gemm_profiling/gemm_profiling.rst at d0067d0) on B300: BF16 13.102, FP8 tensor-wise 6.812 and
-NVFP4 3.764 ms per layer, i.e. 0.683, 0.657 and 0.382 of B300's peaks (NVFP4 5,355 TFLOP/s over 14,000); B300's MAMF 0.786 and 0.745 (ml-engineering).
+NVFP4 3.764 ms per layer, i.e. 0.683, 0.657 and 0.382 of B300's peaks (NVFP4 5,350 TFLOP/s over 14,000); B300's MAMF 0.786 and 0.745 (ml-engineering).
 """
 
 from __future__ import annotations
@@ -27,19 +27,21 @@ from archgen.perf.workload.efficiency_range import (
 def test_blackwell_points_are_at_training_shapes_and_ranges_reach_mamf(accelerators):
     """B300 measures 0.683 / 0.657 / 0.382 of peak at training shapes (BF16 / FP8 / NVFP4; NVFP4 over its dense
     14,000 TFLOP/s, the HGX B300 column of NVIDIA's Blackwell Ultra datasheet) against MAMF 0.786 /
-    0.745: B200 and GB200 take their MAMF times those ratios, ranges up to MAMF; NVFP4 from B300's rate as a fraction
-    of the 15,000 TFLOP/s Blackwell Ultra peak (0.357, derived before B300's own peak was corrected to 14,000 and not
-    re-derived) to the best rate measured on the die (DeepGEMM PR 348: MXFP4 5,702 TFLOP/s at 8,192^3 on B200, through
-    the size ramp), point the middle of that fraction and B300's rate (5,355 TFLOP/s); GB300 is B300's die."""
-    rate, measured = 0.357 * 15000, 5702 / (8192 / (8192 + 128)) ** 3
+    0.745: B200 and GB200 take their MAMF times those ratios, ranges up to MAMF; NVFP4 from B300's rate (the
+    guide's 3.764 ms per layer, which the model times at 1.824 ms with 0.736 of the 15,000 TFLOP/s it was derived at:
+    5,350 TFLOP/s) as a fraction of B300's own dense 14,000 TFLOP/s (0.382; 0.357 while B300 carried the GB300's
+    15,000) to the best rate measured on the die (DeepGEMM PR 348: MXFP4 5,702 TFLOP/s at 8,192^3 on B200, through
+    the size ramp), point the middle of that fraction and B300's rate on the part; GB300 is B300's die."""
+    rate, measured = 0.736 * 1.824 / 3.764 * 15000, 5702 / (8192 / (8192 + 128)) ** 3
+    assert accelerators["b300-sxm-288gb"].efficiency.gemm["fp4"] == pytest.approx(rate / 14000, abs=5e-4)
     for part, bf16, fp8, peak in (("b200-sxm-180gb", 0.776, 0.763, 9000), ("gb200", 0.729, 0.723, 10000)):
         eff = accelerators[part].efficiency
         assert eff.gemm["bf16"] == pytest.approx(bf16 * 0.683 / 0.786, abs=5e-4)
         assert eff.gemm["fp8"] == pytest.approx(fp8 * 0.657 / 0.745, abs=5e-4)
         assert eff.gemm_range["bf16"] == (eff.gemm["bf16"], bf16) and eff.gemm_range["fp8"] == (eff.gemm["fp8"], fp8)
         lo, hi = eff.gemm_range["fp4"]
-        assert lo == 0.357 and hi == pytest.approx(measured / peak, abs=5e-4)  # 5,355 / 15,000, not re-derived
-        assert eff.gemm["fp4"] == pytest.approx((lo + rate / peak) / 2, abs=5e-4)  # no training-shape measurement
+        assert lo == pytest.approx(rate / 14000, abs=5e-4) and hi == pytest.approx(measured / peak, abs=5e-4)
+        assert eff.gemm["fp4"] == pytest.approx((rate / 14000 + rate / peak) / 2, abs=5e-4)  # no measurement
     gb300 = accelerators["gb300"].efficiency
     assert gb300.gemm == accelerators["b300-sxm-288gb"].efficiency.gemm  # its die's, not GB200's
     assert gb300.gemm_range["fp8"] == (0.657, 0.745)
@@ -59,7 +61,7 @@ def test_the_range_reaches_the_estimate(accelerators):
     from archgen.perf.train.job import Job, Layout
     from archgen.perf.train.training import estimate_training
     hw = hardware_for(accelerators["gb200"], scale_up_size=72)
-    assert gemm_range(hw, "fp4") == (0.357, 0.597)
+    assert gemm_range(hw, "fp4") == (0.382, 0.597)
     assert gemm_range(hw, "tf32") == (0.382, 0.859)  # no tf32 GEMM figure at all: the catalog's measured range
     assert hbm_range(hw) == (0.783, 0.866)  # no copy measurement of GB200: the catalog's measured Copy fractions
     assert flash_range(hw) == (0.787, 0.85)  # no flash-attention measurement: FlashAttention-3 H100 to -2 A100
@@ -69,17 +71,17 @@ def test_the_range_reaches_the_estimate(accelerators):
     lo, hi = over_range(hw, "fp4", step)
     assert len(range_ends(hw, "fp4")) == 16  # every combination of the four ranges' ends
     fast = at_scale_up(at_flash(at_hbm(at_efficiency(hw, "fp4", 0.597), 0.866), 0.85), 0.824)
-    slow = at_scale_up(at_flash(at_hbm(at_efficiency(hw, "fp4", 0.357), 0.783), 0.787), 0.61)
+    slow = at_scale_up(at_flash(at_hbm(at_efficiency(hw, "fp4", 0.382), 0.783), 0.787), 0.61)
     assert lo == step(fast) < step(hw) < hi == step(slow)
     assert step(at_efficiency(hw, "fp4", 0.597)) > lo  # the HBM and flash ends move it too
     (note,) = efficiency_note(hw, "fp4", step)
-    assert note.startswith("fp4 GEMM efficiency (catalog point 0.446, range 0.357 to 0.597) and HBM efficiency "
+    assert note.startswith("fp4 GEMM efficiency (catalog point 0.459, range 0.382 to 0.597) and HBM efficiency "
                            "(catalog point 0.85, range 0.783 to 0.866) and flash-attention efficiency (catalog "
                            "point 0.787, range 0.787 to 0.85) and scale-up link efficiency (catalog point 0.824, "
                            "range 0.61 to 0.824) of gb200 are stated ranges, not measurements: over "
                            "those ranges the step time spans") and f"{hi:.4g} s" in note
     (note,) = efficiency_note(hw, "tf32", step)  # no tf32 GEMM figure: an assumed point, said to be one
-    assert note.startswith("tf32 GEMM efficiency (not measured: the part states none; assumed point 0.446, range "
+    assert note.startswith("tf32 GEMM efficiency (not measured: the part states none; assumed point 0.459, range "
                            "0.382 to 0.859, the catalog's measured fractions) and HBM efficiency (catalog point "
                            "0.85, range 0.783 to 0.866) and flash-attention")
     h100 = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)

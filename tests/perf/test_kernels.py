@@ -53,7 +53,7 @@ def test_nvfp4_decode_gemm_streams_at_the_measured_rate(accelerators):
         K.gemm_bytes("fp8", 1, 8192, 28672) / (8e12 * 0.85), rel=1e-9)
     m = n = k = 16384
     assert K.gemm_time(b200, "fp4", m, n, k) == pytest.approx(
-        2 * m * n * k / (9000e12 * 0.476 * (m / (m + 128)) ** 3), rel=1e-9)  # no K-loop measurement: the ramp
+        2 * m * n * k / (9000e12 * 0.488 * (m / (m + 128)) ** 3), rel=1e-9)  # no K-loop measurement: the ramp
 
 
 def test_size_efficiency_ramps_towards_one(h100):

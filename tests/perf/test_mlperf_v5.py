@@ -88,7 +88,8 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
 
 
 def test_offline_and_server_throughput(errors):
-    """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 6-7 % low, on B300 (v6.1, the model's defaults for what
+    """Offline tokens/s: Llama 2 70B NVFP4 on B200 and GB200 4-5 % low (6-7 % before their NVFP4 points were
+    re-derived over B300's own 14,000 TFLOP/s), on B300 (v6.1, the model's defaults for what
     is not stored) +1 %, FP8 on Dell's H200 -0.2 %; GB300's 405B +7 % (+3 % before its NVFP4 fraction was taken over
     the B300's corrected 14,000 TFLOP/s), MI325X's vLLM run +19 %, Llama 3.1 8B +25 %
     with each dataset's output spread stated (outputcv, `output_len_cv`: the decode context weighted by length; at
@@ -100,7 +101,7 @@ def test_offline_and_server_throughput(errors):
     simulated for 400 requests only, the drain counted: issue 20): their simulated replica, full, serves 48 and 49
     requests/s against the 45.5 that arrive, so it keeps up."""
     offline = {i: e for (i, m), e in errors.items() if "-offline-" in i}
-    assert all(-0.08 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.04 for s in ("8xb200", "4xgb200"))
+    assert all(-0.06 <= offline[f"mlperf51-llama2-70b-offline-{s}-tp1-fp4"] <= -0.03 for s in ("8xb200", "4xgb200"))
     # +3 % since serve3 streams GB300's FP4 decode GEMMs at B200's measured 0.405 (its stated range [0.405, 0.85]);
     # +6.6 % since GB300's NVFP4 GEMM fraction is its die's over the B300's corrected 14,000 TFLOP/s (0.382, was 0.357)
     assert 0.05 <= offline["mlperf51-llama31-405b-offline-72xgb300-tp2-fp4"] <= 0.08
@@ -133,9 +134,11 @@ def test_a_rate_above_capacity_does_not_keep_up(cases, accelerators):
 
 
 #: The measured TPOT over the model's iteration at the log's state, by row (docs/perf-model.md).
-STEP_RATIO = {"mlperf51-llama2-70b-server-8xb200-tp1-fp4": 0.97, "mlperf51-llama2-70b-server-4xgb200-tp1-fp4": 0.99,
-              "mlperf51-llama31-8b-server-8xb200-tp1-fp4": 1.23, "mlperf51-llama31-405b-server-8xb200-tp4-fp4": 1.04,
-              "mlperf51-llama31-405b-server-72xgb200-tp4-fp4": 1.04,
+#: B200 and GB200 NVFP4 rows at 0.97 / 0.99 / 1.23 / 1.04 / 1.04 before their NVFP4 points were re-derived over B300's
+#: own 14,000 TFLOP/s (0.476 / 0.446 -> 0.488 / 0.459).
+STEP_RATIO = {"mlperf51-llama2-70b-server-8xb200-tp1-fp4": 0.99, "mlperf51-llama2-70b-server-4xgb200-tp1-fp4": 1.02,
+              "mlperf51-llama31-8b-server-8xb200-tp1-fp4": 1.25, "mlperf51-llama31-405b-server-8xb200-tp4-fp4": 1.05,
+              "mlperf51-llama31-405b-server-72xgb200-tp4-fp4": 1.05,
               "mlperf51-llama31-405b-server-72xgb300-tp2-fp4": 1.20,  # 1.15 at B300's former fp4 peak (15,000)
               "mlperf51-llama2-70b-server-8xmi325x-vllm-tp1-fp8": 1.15,
               "mlperf51-llama2-70b-server-8xh200-dell-tp1-fp8": 1.06}
@@ -143,13 +146,14 @@ STEP_RATIO = {"mlperf51-llama2-70b-server-8xb200-tp1-fp4": 0.97, "mlperf51-llama
 
 def test_the_step_at_the_logs_state(cases, accelerators):
     """Requests in flight per replica by Little's law (rate x (TTFT + (out - 1) x TPOT)) and prompt tokens per step
-    (rate x input x TPOT), from the log's scheduled rate and mean latencies: the model's iteration there is within 4 %
-    of the measured TPOT on Llama 2 70B and the TP4 405B rows on Blackwell (B200 at 1,542 in flight per GPU; 3 % and
-    1 % longer than measured on B200 and GB200 since the FFN activation's bytes are charged, 2-4 % shorter before),
+    (rate x input x TPOT), from the log's scheduled rate and mean latencies: the model's iteration there is within 5 %
+    of the measured TPOT on Llama 2 70B and the TP4 405B rows on Blackwell (B200 at 1,542 in flight per GPU; 1 %
+    longer and 2 % shorter than measured on B200 and GB200 since their NVFP4 points were re-derived over B300's own
+    14,000 TFLOP/s, 3 % and 1 % longer before that, 2-4 % shorter before the FFN activation's bytes were charged),
     6 % on Dell's H200, so their Server misses are the open loop's magnification near capacity; 20 % short on GB300
     (15 % while its NVFP4 GEMM fraction was taken over the B300's former 15,000 TFLOP/s peak, not the corrected
-    14,000: the GB300 takes its die's fraction, 0.382, so its prefill runs 7 % faster) and 15 % on MI325X, 23 % on
-    the 8B (18, 18 and 31 % before)."""
+    14,000: the GB300 takes its die's fraction, 0.382, so its prefill runs 7 % faster) and 15 % on MI325X, 25 % on
+    the 8B (23 % before the NVFP4 re-derivation; 18, 18 and 31 % before the FFN activation's bytes)."""
     for cid, want in STEP_RATIO.items():
         c = cases[cid]
         inf = c.inference

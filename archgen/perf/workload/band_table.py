@@ -34,39 +34,39 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (38, -0.8789, 0.0284, 0.3123),
     },
     'offline-serving': {
-        'tokens_per_second': (53, -0.0842, 0.4213, 0.0495),
+        'tokens_per_second': (53, -0.0842, 0.4213, 0.0518),
     },
     'serving-under-load': {
         'tokens_per_second': (20, -0.0001, 0.2229, 0.0448),
         'tpot@light@closed': (3, -0.1825, -0.1623, 0.1625),
         'tpot@moderate@closed': (1, -0.15, -0.15, 0.15),
-        'tpot@moderate@poisson': (9, -0.782, 0.1501, 0.5083),
+        'tpot@moderate@poisson': (9, -0.7893, 0.1501, 0.5083),
         'tpot@near-capacity@closed': (5, -0.1338, -0.0506, 0.0796),
-        'tpot@near-capacity@poisson': (2, -0.1549, 0.1073, 0.1311),
-        'tpot_p50@moderate@poisson': (9, -0.7757, 0.1655, 0.5049),
-        'tpot_p50@near-capacity@poisson': (2, -0.0808, 0.1713, 0.1261),
-        'tpot_p99@moderate@poisson': (9, -0.8277, 0.1886, 0.4907),
-        'tpot_p99@near-capacity@poisson': (2, -0.0959, 0.2166, 0.1563),
+        'tpot@near-capacity@poisson': (2, -0.349, -0.152, 0.2505),
+        'tpot_p50@moderate@poisson': (9, -0.7834, 0.1405, 0.5049),
+        'tpot_p50@near-capacity@poisson': (2, -0.3344, -0.0458, 0.1901),
+        'tpot_p99@moderate@poisson': (9, -0.8343, 0.1886, 0.4907),
+        'tpot_p99@near-capacity@poisson': (2, -0.2669, -0.0463, 0.1566),
         'ttft@light@closed': (4, -0.1184, 0.4089, 0.0916),
         'ttft@moderate@closed': (1, 0.1731, 0.1731, 0.1731),
-        'ttft@moderate@poisson': (9, -0.975, 0.5813, 0.5813),
+        'ttft@moderate@poisson': (9, -0.9759, 0.552, 0.552),
         'ttft@near-capacity@closed': (5, -0.2525, 0.0419, 0.0615),
-        'ttft@near-capacity@poisson': (2, -0.2841, 0.725, 0.5045),
-        'ttft_p50@moderate@poisson': (9, -0.9739, 0.5577, 0.5577),
-        'ttft_p50@near-capacity@poisson': (2, -0.3197, 0.0127, 0.1662),
-        'ttft_p99@moderate@poisson': (9, -0.9779, 0.6699, 0.6699),
-        'ttft_p99@near-capacity@poisson': (2, -0.2474, 3.4159, 1.8316),
+        'ttft@near-capacity@poisson': (2, -0.4422, -0.3249, 0.3835),
+        'ttft_p50@moderate@poisson': (9, -0.9752, 0.4923, 0.4923),
+        'ttft_p50@near-capacity@poisson': (2, -0.4758, -0.3505, 0.4132),
+        'ttft_p99@moderate@poisson': (9, -0.9794, 0.639, 0.639),
+        'ttft_p99@near-capacity@poisson': (2, -0.4314, -0.245, 0.3382),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2842, 1.1537, 0.4075),
+        'tokens_per_second': (6, 0.2842, 1.1589, 0.4075),
     },
     'moe-serving-under-load': {
         'tpot@light@poisson': (3, -0.6433, -0.5949, 0.6247),
         'tpot_p50@light@poisson': (3, -0.6432, -0.5951, 0.6105),
         'tpot_p99@light@poisson': (3, -0.6527, -0.613, 0.6302),
         'ttft@light@poisson': (3, -0.9468, -0.9393, 0.9444),
-        'ttft_p50@light@poisson': (3, -0.9444, -0.9377, 0.9415),
-        'ttft_p99@light@poisson': (3, -0.9712, -0.9567, 0.9679),
+        'ttft_p50@light@poisson': (3, -0.9444, -0.9378, 0.9411),
+        'ttft_p99@light@poisson': (3, -0.9712, -0.9568, 0.9679),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0693),
@@ -224,7 +224,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'moe-offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.3518, 0.4633, 0.4075, False),
-            'NVIDIA': (4, 0.2842, 1.1537, 0.6619, False),
+            'NVIDIA': (4, 0.2842, 1.1589, 0.6641, False),
         },
     },
     'moe-serving-under-load': {
@@ -241,10 +241,10 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
             'NVIDIA': (3, -0.9468, -0.9393, 0.9444, False),
         },
         'ttft_p50@light@poisson': {
-            'NVIDIA': (3, -0.9444, -0.9377, 0.9415, False),
+            'NVIDIA': (3, -0.9444, -0.9378, 0.9411, False),
         },
         'ttft_p99@light@poisson': {
-            'NVIDIA': (3, -0.9712, -0.9567, 0.9679, False),
+            'NVIDIA': (3, -0.9712, -0.9568, 0.9679, False),
         },
     },
     'moe-training': {
@@ -255,7 +255,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.1925, 0.4213, 0.3069, True),
-            'NVIDIA': (51, -0.0842, 0.2507, 0.0487, False),
+            'NVIDIA': (51, -0.0842, 0.2685, 0.0495, False),
         },
     },
     'serving-under-load': {
@@ -271,27 +271,27 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'tpot@moderate@poisson': {
             'AMD': (2, -0.6903, -0.1707, 0.4305, False),
-            'NVIDIA': (7, -0.782, 0.1501, 0.5083, False),
+            'NVIDIA': (7, -0.7893, 0.1501, 0.5083, False),
         },
         'tpot@near-capacity@closed': {
             'NVIDIA': (5, -0.1338, -0.0506, 0.0796, False),
         },
         'tpot@near-capacity@poisson': {
-            'NVIDIA': (2, -0.1549, 0.1073, 0.1311, False),
+            'NVIDIA': (2, -0.349, -0.152, 0.2505, False),
         },
         'tpot_p50@moderate@poisson': {
             'AMD': (2, -0.6891, -0.2247, 0.4569, False),
-            'NVIDIA': (7, -0.7757, 0.1655, 0.5049, False),
+            'NVIDIA': (7, -0.7834, 0.1405, 0.5049, False),
         },
         'tpot_p50@near-capacity@poisson': {
-            'NVIDIA': (2, -0.0808, 0.1713, 0.1261, False),
+            'NVIDIA': (2, -0.3344, -0.0458, 0.1901, False),
         },
         'tpot_p99@moderate@poisson': {
             'AMD': (2, -0.7421, -0.3301, 0.5361, False),
-            'NVIDIA': (7, -0.8277, 0.1886, 0.4907, False),
+            'NVIDIA': (7, -0.8343, 0.1886, 0.4907, False),
         },
         'tpot_p99@near-capacity@poisson': {
-            'NVIDIA': (2, -0.0959, 0.2166, 0.1563, False),
+            'NVIDIA': (2, -0.2669, -0.0463, 0.1566, False),
         },
         'ttft@light@closed': {
             'NVIDIA': (4, -0.1184, 0.4089, 0.0916, False),
@@ -301,27 +301,27 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         },
         'ttft@moderate@poisson': {
             'AMD': (2, -0.9035, -0.1398, 0.5217, False),
-            'NVIDIA': (7, -0.975, 0.5813, 0.5813, False),
+            'NVIDIA': (7, -0.9759, 0.552, 0.552, False),
         },
         'ttft@near-capacity@closed': {
             'NVIDIA': (5, -0.2525, 0.0419, 0.0615, False),
         },
         'ttft@near-capacity@poisson': {
-            'NVIDIA': (2, -0.2841, 0.725, 0.5045, False),
+            'NVIDIA': (2, -0.4422, -0.3249, 0.3835, False),
         },
         'ttft_p50@moderate@poisson': {
             'AMD': (2, -0.8993, -0.133, 0.5162, False),
-            'NVIDIA': (7, -0.9739, 0.5577, 0.5577, False),
+            'NVIDIA': (7, -0.9752, 0.4923, 0.4923, False),
         },
         'ttft_p50@near-capacity@poisson': {
-            'NVIDIA': (2, -0.3197, 0.0127, 0.1662, False),
+            'NVIDIA': (2, -0.4758, -0.3505, 0.4132, False),
         },
         'ttft_p99@moderate@poisson': {
             'AMD': (2, -0.9033, -0.2324, 0.5678, False),
-            'NVIDIA': (7, -0.9779, 0.6699, 0.6699, False),
+            'NVIDIA': (7, -0.9794, 0.639, 0.639, False),
         },
         'ttft_p99@near-capacity@poisson': {
-            'NVIDIA': (2, -0.2474, 3.4159, 1.8316, False),
+            'NVIDIA': (2, -0.4314, -0.245, 0.3382, False),
         },
     },
 }
