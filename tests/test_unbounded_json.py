@@ -18,26 +18,24 @@ from archgen.metric import UNBOUNDED, WHY_UNBOUNDED
 from archgen.model.requirements import Status
 from archgen.output import diff as diff_out
 from archgen.output import sweep as sweep_out
+from archgen.perf.explore.points import PointRow, SweepProblem
 from archgen.perf.explore.tally import chunk, merge
 from archgen.perf.explore.vectorised import evaluate
 from archgen.units import Q_
 from tests.conftest import SPECS, sweep_problems_of
-
-SWEEP = """kind: Sweep
-id: ub
-workload: llama3-70b-pretrain-b200
-axes:
-  accelerators: [512]
-objectives:
-  - {metric: tokens_per_second}
-"""
+from tests.test_unbounded_cost import SWEEP
 
 
-def test_a_sweep_point_says_why_its_goodput_time_has_no_upper_bound(tmp_path):
+def one_point(tmp_path: Path) -> tuple[SweepProblem, list[PointRow]]:
+    """`test_unbounded_cost`'s sweep of the shipped 70B job at 512 accelerators on the shipped specs, evaluated."""
     path = tmp_path / "sweep.yaml"
     path.write_text(SWEEP, encoding="utf-8")
     (problem,) = sweep_problems_of(path, [SPECS])
-    rows = evaluate(problem, 0, 1)
+    return problem, evaluate(problem, 0, 1)
+
+
+def test_a_sweep_point_says_why_its_goodput_time_has_no_upper_bound(tmp_path):
+    problem, rows = one_point(tmp_path)
     rows[0].metrics["goodput_time_to_train_high"] = math.inf   # as `run_times` gives it where goodput_low is 0
     rows[0].metrics["ttft"] = math.inf                           # no goodput's doing: the generic reason
     result = merge(problem, [chunk(problem, rows, 0)])

@@ -15,13 +15,12 @@ import math
 
 from archgen.display import decimals, decimals_column
 from archgen.perf.explore.tally import chunk, merge
-from archgen.perf.explore.vectorised import evaluate
 from archgen.render import tables
 from archgen.render.blocks import Column, Table
 from archgen.render.point_table import DISPLAY, csv_text, points_table
 from archgen.units import Q_
-from tests.conftest import SPECS, sweep_problems_of
 from tests.render.test_render_speed import reference_csv_bytes
+from tests.test_unbounded_json import one_point
 
 VALUES = (8.7e-06, 0.0005, -0.0004, 0.0123, 1234.5678, 0.0, -0.0, 2.0, math.nan, math.inf)
 #: At three decimals: two figures under 0.01 (10^(1-3)), the fixed format from there up; 0, NaN and inf as before.
@@ -46,21 +45,8 @@ def test_csv_bytes_shows_small_values():
         ["0.012", "", ""], ["1234.568", "2000.00", "0.5"]]        # main: 0.000, 0.00, 0.0, -0.000, 0.00
 
 
-SWEEP = """kind: Sweep
-id: small
-workload: llama3-70b-pretrain-b200
-axes:
-  accelerators: [512]
-objectives:
-  - {metric: tokens_per_second}
-"""
-
-
 def test_points_csv_shows_small_values_as_the_table_of_points(tmp_path):
-    path = tmp_path / "sweep.yaml"
-    path.write_text(SWEEP, encoding="utf-8")
-    (problem,) = sweep_problems_of(path, [SPECS])
-    rows = evaluate(problem, 0, 1)
+    problem, rows = one_point(tmp_path)
     rows[0].metrics["mfu"] = 8.7e-08              # 8.7e-06 % (a percent column: quantities in the column's unit)
     rows[0].metrics["memory_per_gpu"] = 4.0e4     # 4e-05 GB (the same)
     rows[0].metrics["energy_per_token"] = 3.0e-4  # a plain number
