@@ -26,11 +26,15 @@ of definition texts (`emptied_when_full`, `MAX_DEFINITIONS`).
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import shutil
+import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -65,6 +69,23 @@ ON = ("", "on", "1", "yes", "true")
 def enabled() -> bool:
     """Whether archgen may use its cache directory and key: not where `$ARCHGEN_CACHE` is set to other than `ON`."""
     return os.environ.get("ARCHGEN_CACHE", "").strip().lower() in ON
+
+
+def matplotlib_kept_private() -> None:
+    """With the cache off, matplotlib's config and cache folder (its font list) is a temporary one, removed at exit.
+
+    matplotlib writes its font list to ``~/.cache/matplotlib`` (and makes ``~/.config/matplotlib``) on its first
+    import, unless `$MPLCONFIGDIR` names another folder (matplotlib's docs, "Environment variables"; matplotlib 3.11
+    ``__init__.py`` `_get_config_or_cache_dir`, which falls back on a `tempfile.mkdtemp` folder removed at exit, as
+    here). So `ARCHGEN_CACHE=off` covers rendering too: archgen's renderers import matplotlib only under
+    `archgen.render`, which calls this first. A `$MPLCONFIGDIR` the caller set, or a matplotlib already imported
+    (it has chosen its folder), is left alone. The font list is then built on each run (about a second).
+    """
+    if enabled() or os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules:
+        return
+    folder = tempfile.mkdtemp(prefix="archgen-matplotlib-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ["MPLCONFIGDIR"] = folder
 
 
 def _home(variable: str, default: str) -> str:

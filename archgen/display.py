@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
+
+import numpy as np
 
 from archgen.metric import Metric
 from archgen.metrics import SPARE_RANGED, unbounded
@@ -47,18 +49,41 @@ def number(value: float | int, digits: int = 1) -> str:
     return text
 
 
-def decimals(value: float, digits: int) -> str:
+def decimals(value: float, digits: int, grouped: bool = True) -> str:
     """`number` at `digits` decimals; a value they would show at fewer than two significant figures at two instead.
 
     A goodput of 8.7e-06 reads ``8.7e-06`` (`significant`), never ``0.000``, and 0.0005 at three decimals
     ``0.0005``, not ``0.001``: a figure that reads as zero is not zero, and one read at a single rounded figure can
-    be off by half (newuser41). The one rule for a small value in `archgen check`'s messages, `archgen gap`'s table
-    and every document's cells (`render.fmt.q`, `render.fmt.cell`). A value of 0 keeps `number`'s text; at no
-    decimals, so does any value from 1 up.
+    be off by half (newuser41). The one rule for a small value in `archgen check`'s messages, `archgen gap`'s table,
+    every document's cells (`render.fmt.q`, `render.fmt.cell`) and their CSV files (`decimals_column`). A value of 0
+    keeps `number`'s text; at no decimals, so does any value from 1 up. Not `grouped` (a CSV cell), no thousands
+    separators: ``1340.000``, Python's fixed format (a small value's two figures never have one: it is under 1).
     """
-    if value and math.isfinite(value) and abs(value) < 10 ** (1 - max(digits, 1)):   # under 1 at no decimals
+    if value and math.isfinite(value) and abs(value) < _two_figures_below(digits):
         return significant(value, 2)
-    return number(value, digits)
+    return number(value, digits) if grouped else f"{value:.{digits}f}"
+
+
+def _two_figures_below(digits: int) -> float:
+    """The magnitude under which `digits` decimals show fewer than two significant figures (under 1 at none)."""
+    return 10 ** (1 - max(digits, 1))
+
+
+def decimals_column(values: Sequence[float] | np.ndarray, digits: int) -> list[str]:
+    """``decimals(v, digits, grouped=False)`` of each of `values`: a CSV column's cells, a column at a time.
+
+    The fixed format of every value, then `decimals` of the few under `_two_figures_below` (found at once, by
+    numpy): a sweep's points.csv of 10^5 rows and a port map of 10^6 go through here, where a call per cell cost
+    more than the formatting (bench/bench_sweep_output.py, bench/bench_render.py).
+    """
+    if isinstance(values, np.ndarray):
+        column, floats = values, values.tolist()
+    else:   # Python floats: formatted as they are, read into numpy once for the test (a tenth of the formatting)
+        column, floats = np.fromiter(values, dtype=float, count=len(values)), values
+    out = list(map(f"{{:.{digits}f}}".format, floats))
+    for i in np.flatnonzero((column != 0) & (np.abs(column) < _two_figures_below(digits))).tolist():
+        out[i] = decimals(float(column[i]), digits, grouped=False)
+    return out
 
 
 def significant(value: float, digits: int = 4) -> str:

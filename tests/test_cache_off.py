@@ -22,11 +22,12 @@ LIBRARY = [sys.executable, "-c", "from archgen.pipeline import built, job_on_clu
 CLI = [str(Path(sys.executable).parent / "archgen"), "estimate", "--workload", "llama3-70b-pretrain-b200"]
 
 
-def _written(tmp_path: Path, argv: list[str], cache: str | None) -> list[str]:
+def _written(tmp_path: Path, argv: list[str], cache: str | None, **more: str) -> list[str]:
     home = tmp_path / "home"
     home.mkdir(parents=True)
-    env = {k: v for k, v in os.environ.items() if k not in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "ARCHGEN_CACHE")}
-    env |= {"HOME": str(home)} | ({"ARCHGEN_CACHE": cache} if cache is not None else {})
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "ARCHGEN_CACHE", "MPLCONFIGDIR")}
+    env |= {"HOME": str(home)} | ({"ARCHGEN_CACHE": cache} if cache is not None else {}) | more
     done = subprocess.run(argv, env=env, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     return sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if p.is_file())
@@ -40,3 +41,14 @@ def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv):
     assert ".config/archgen/cache.key" in written
     assert any(w.startswith(".cache/archgen/units/definitions-") for w in written)
     assert any(w.startswith(".cache/archgen/yaml/") for w in written)
+
+
+def test_off_covers_matplotlib_when_rendering(tmp_path):
+    """Rendering imports matplotlib, which wrote its font list to ~/.cache/matplotlib with the cache off (nu43api's
+    open list): now to a temporary folder (`cache.matplotlib_kept_private`), removed when the command ends."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "svg"]
+    assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp)) == []   # main: .cache/matplotlib/fontlist-*
+    assert (tmp_path / "out" / "gb200-nvl72" / "power.svg").is_file() and list(temp.iterdir()) == []
+    assert any(w.startswith(".cache/matplotlib/") for w in _written(tmp_path / "on", render, None))

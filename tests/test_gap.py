@@ -19,6 +19,7 @@ Our requirements (tests/data/gap/requirements/h100-hall.yaml) are written with g
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 from pathlib import Path
@@ -27,10 +28,11 @@ import jsonschema
 import pytest
 
 from archgen.commands.gap import gap
-from archgen.compare.gap import GapRow
+from archgen.compare.gap import Gap, GapRow
 from archgen.errors import SpecError
+from archgen.metric import UNBOUNDED
 from archgen.model.requirements import Requirement, Target
-from archgen.output.gap import margin_text, markdown
+from archgen.output.gap import margin_text, markdown, to_json
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, run_cli, write_tree
 
@@ -302,9 +304,14 @@ def test_markdown(tmp_path):
     assert again.out == r.out                                          # deterministic
 
 
+#: A quantity: null (not provided), a number in its unit, or an infinite one: no number, and why
+#: (`envelope.metric_quantity`: a cost's high end where goodput's low end is 0, an overrun replica's TTFT).
 QUANTITY = {"oneOf": [{"type": "null"}, {"type": "object", "required": ["value", "unit"],
                                          "additionalProperties": False,
-                                         "properties": {"value": {"type": "number"}, "unit": {"type": "string"}}}]}
+                                         "properties": {"value": {"type": "number"}, "unit": {"type": "string"}}},
+                      {"type": "object", "required": ["value", "unit", "unbounded"], "additionalProperties": False,
+                       "properties": {"value": {"type": "null"}, "unit": {"type": "string"},
+                                      "unbounded": {"type": "string", "minLength": 1}}}]}
 COUNTS = {"type": "object", "required": ["met", "not_met", "not_provided"],
           "additionalProperties": {"type": "integer"}}
 STRING = {"type": "string"}
@@ -369,6 +376,22 @@ def test_json():
     assert {i for i, s in found if s == "info"} <= {"COST003", "COST006", "REL007", "PWR012", "MECH003",
                                                     "MECH004", "PWR002"}
     assert doc["objects"][0] == "cluster/acme-pod"
+
+
+def test_json_of_an_infinite_value():
+    """A row whose value is infinite (a job's cost per token where goodput's low end is 0) fits the schema.
+
+    Its value and headroom have no number and say why, in the words of `metric.unbounded`; before, the schema
+    refused the `unbounded` key and the headroom was a bare null.
+    """
+    req = Requirement(id="REQ-COST-001", statement="Cost per token", metric="cost_per_token_high",
+                      target="<= 2e-06 USD")
+    g = Gap(("a",), ("req",), (GapRow(req, "workload/job", "not met", Q_(math.inf, "USD")),), (), ("workload/job",))
+    doc = json.loads(to_json(g))
+    jsonschema.validate(doc, SCHEMA)
+    row = doc["rows"][0]
+    assert row["value"] == row["headroom"] == {"value": None, "unit": "USD", "unbounded": UNBOUNDED}
+    assert row["margin"] is None                             # -inf: strict JSON has no number for it
 
 
 def test_output_file_is_written_atomically(tmp_path, monkeypatch):

@@ -61,7 +61,7 @@ def test_a_point_and_check_of_the_same_design_agree_and_the_document_counts_it(t
     est = shipped.workloads[path].estimate
     checked = {o.requirement.id: o.status for o in est.requirements}
     assert Status.AT_RISK in checked.values()
-    p = _problem(tmp_path, _single("llama3-405b-pretrain-gb200", est.gpus, "tokens_per_second"))
+    p = _problem(tmp_path, _single("llama3-405b-pretrain-gb200", est.accelerators, "tokens_per_second"))
     for row in (evaluate_point(p, 0), *batched(p, 0, 1)):
         assert row.layout == est.layout
         assert {k: v for k, v in row.met.items()} == {k: s is Status.MET or s is Status.AT_RISK
@@ -117,7 +117,7 @@ def test_a_serving_points_cost_per_token_carries_its_throughputs_band_as_in_chec
     [checked] = judge_requirements([Requirement(id="REQ-S-001", statement="c", metric="cost_per_token",
                                                 target=target)], est)
     assert checked.status is Status.AT_RISK
-    p = _problem(tmp_path, _single("llama3-70b-serve-gb200", est.gpus, "cost_per_token",
+    p = _problem(tmp_path, _single("llama3-70b-serve-gb200", est.accelerators, "cost_per_token",
                                    f"{{id: REQ-S-001, statement: c, metric: cost_per_token, target: '{target}'}}"))
     row = evaluate_point(p, 0)
     assert row.metrics["cost_per_token"] == pytest.approx(value, rel=1e-12)

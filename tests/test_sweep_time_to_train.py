@@ -58,7 +58,7 @@ def _sweep(root: Path, requirement: str = "", objective: str = "goodput_time_to_
 def test_a_point_has_checks_time_to_train_on_both_paths(setup):
     root, specs, est = setup
     (problem,) = sweep_problems_of(_sweep(root), [specs])
-    assert est.gpus == 576
+    assert est.accelerators == 576
     for row in (evaluate_point(problem, 0), *batched(problem, 0, 1)):
         for name in ("time_to_train", "goodput_time_to_train", "goodput_time_to_train_low",
                      "goodput_time_to_train_high"):

@@ -99,9 +99,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "goodput_time_to_train_low",
                                       "goodput_time_to_train_high", "job_cost", "job_cost_low", "job_cost_high"),
                       NO_TOKEN_BUDGET)
-            g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.gpus)
+            g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.accelerators)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
-                extra = job_interruptions(ops.reliability[a.cluster.path], est.gpus)
+                extra = job_interruptions(ops.reliability[a.cluster.path], est.accelerators)
                 # what the storage must hold, and the time to train, need none
                 extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
                 if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
@@ -123,14 +123,15 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None
                 else:
                     tps = None
-                if (est.gpus, path) > largest.get(a.cluster.path, (0, "")):
-                    largest[a.cluster.path] = (est.gpus, path)
+                if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
+                    largest[a.cluster.path] = (est.accelerators, path)
         cost = ops.cost.get(a.cluster.path)
         if cost is not None:
             run = w.checkpoint.tokens if w.training is not None else None   # the run's tokens: its whole cost
-            extra |= workload_cost(cost, est.gpus, tps, ranged,
+            extra |= workload_cost(cost, est.accelerators, tps, ranged,
                                    charged_spares(spare_accelerators, a.accelerators, cost.utilisation), run)
-            other |= workload_cost(cost, est.gpus, tps, unblocked, run_tokens=run) if unblocked is not None else {}
+            other |= workload_cost(cost, est.accelerators, tps, unblocked, run_tokens=run) \
+                if unblocked is not None else {}
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)

@@ -9,7 +9,7 @@ from archgen.checks import Finding
 from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementChange, RequirementState
 from archgen.load import shown, shown_file
-from archgen.output.envelope import document, dumps, finding, quantity
+from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS
 from archgen.render.fmt import code, md, no_mentions, number, unit_label
 from archgen.units import Q
@@ -349,7 +349,8 @@ def _definition_json(state: RequirementState | None) -> dict | None:
 def _state_json(state: RequirementState | None) -> dict | None:
     if state is None:
         return None
-    return {"status": state.status, "value": quantity(state.value), "waived": state.waived or None}
+    return {"status": state.status, "value": metric_quantity(state.metric, state.value),
+            "waived": state.waived or None}
 
 
 def to_json(d: Diff) -> str:
@@ -358,8 +359,9 @@ def to_json(d: Diff) -> str:
         base=shown_file(d.base_label),
         head=shown_file(d.head_label),
         summary=d.summary() | {"line": summary_line(d)},
-        metrics=[{"object": c.object, "metric": c.metric, "base": quantity(c.base), "head": quantity(c.head),
-                  "change": quantity(c.change), "relative": c.relative, "direction": c.direction,
+        metrics=[{"object": c.object, "metric": c.metric, "base": metric_quantity(c.metric, c.base),
+                  "head": metric_quantity(c.metric, c.head), "change": metric_quantity(c.metric, c.change),
+                  "relative": c.relative, "direction": c.direction,
                   "presence": c.presence, "why": c.why or None,
                   "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},

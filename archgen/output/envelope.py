@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from archgen import __version__
@@ -9,7 +10,7 @@ from archgen.load import shown
 from archgen.metric import unbounded
 from archgen.quantity_json import json_text
 from archgen.quantity_json import to_json as quantity_json
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:  # the checks are imported by the commands that run them, not by `archgen estimate` (issue 25)
     from archgen.checks import Finding
@@ -25,12 +26,13 @@ def metric_quantity(name: str, q: Q | None) -> dict | None:
 
     `quantity_json` knows only the unit (a cost's reason, else "no upper bound"); a restart time's high end says
     that more nodes are in repair than spares (REL009), a goodput time to train's that goodput's low end is 0, as
-    `check`'s and `estimate`'s text and the documents say (leftovers21).
+    `check`'s and `estimate`'s text and the documents say (leftovers21). So does a figure made from such a value
+    that is infinite the other way (a diff's change from an unbounded BASE, a gap row's headroom under an unbounded
+    value): ``{"value": null, "unit": ..., "unbounded": ...}``, where `quantity` gave a bare null value.
     """
-    out = quantity(q)
-    if out is not None and out["value"] is None and "unbounded" in out:
-        out["unbounded"] = unbounded(name)
-    return out
+    if q is not None and math.isinf(q.magnitude):
+        return {**quantity_json(Q_(math.inf, q.units)), "unbounded": unbounded(name)}
+    return quantity(q)
 
 
 def finding(f: Finding) -> dict:

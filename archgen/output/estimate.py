@@ -55,7 +55,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
     """An estimate as JSON-ready data."""
     return {
         "workload": est.workload, "kind": est.kind, "cluster": est.cluster or None, "accelerator": est.accelerator,
-        "accelerators": est.gpus,
+        "accelerators": est.accelerators,
         "layout": est.layout, "fits": est.fits,
         "metrics": {k: metric_quantity(k, v) for k, v in est.metrics.items()},
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
@@ -122,7 +122,7 @@ def band_text(b: Band | None, value: Q, metric: str) -> str:
 
 def estimate_text(est: Estimate) -> str:
     """A readable report of an estimate."""
-    lines = [f"{est.kind} workload '{est.workload}' on {est.gpus} x {est.accelerator}"
+    lines = [f"{est.kind} workload '{est.workload}' on {est.accelerators} x {est.accelerator}"
              + (f" of cluster '{est.cluster}'" if est.cluster else "")]
     if est.layout:
         lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))

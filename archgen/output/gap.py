@@ -196,7 +196,7 @@ def _row_json(r: GapRow) -> dict:
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
-            "headroom": quantity(r.headroom),
+            "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
             "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
             "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,

@@ -18,8 +18,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from archgen.cache import matplotlib_kept_private
 from archgen.errors import UsageError
-from archgen.render.files import read_written, refuse_leaving_link, write_atomic
+
+matplotlib_kept_private()   # before any renderer imports matplotlib: ARCHGEN_CACHE=off writes nothing under HOME
+
+from archgen.render.files import read_written, refuse_leaving_link, write_atomic  # noqa: E402
 
 FORMATS = ("md", "html", "pdf", "xlsx", "csv", "svg", "png")
 #: Editions of a document (`archgen.render.edition`): everything, or what a customer can read.

@@ -53,7 +53,7 @@ def section(results: list[Any]) -> Section | None:
         fits = "" if not e.memory else f" {'Fits' if e.fits else 'Does not fit'} in accelerator memory."
         if not e.layout:                          # no layout fits: nothing below is a step of this job
             layout, fits = "none", f" Does not fit in accelerator memory: {e.misfit or 'no layout fits'}."
-        sub.add(Para(f"{e.kind.capitalize()} on {e.gpus:,} × {e.accelerator}; layout {layout}.{fits}"))
+        sub.add(Para(f"{e.kind.capitalize()} on {e.accelerators:,} × {e.accelerator}; layout {layout}.{fits}"))
         if r.switches:
             sub.add(Para(stack_text(r.switches, w.id)))
         if e.hardware:
@@ -108,7 +108,7 @@ def section(results: list[Any]) -> Section | None:
             tests, choice = curve_names(getattr(r, "vendor", ""))
             name = f"{tests.partition('-')[0]}-{fmt.slug(w.id)}"
             sub.add(Figure(f"fig-{name}", name,
-                           f"Predicted {tests} curve of {w.collective.op} on {e.gpus:,} accelerators "
+                           f"Predicted {tests} curve of {w.collective.op} on {e.accelerators:,} accelerators "
                            f"(busbw against message size, {choice}) with the workload's busbw targets"))
         if r.roofline is not None:
             sub.add(*roofline_blocks(r.roofline, w.id))
@@ -273,7 +273,7 @@ def busbw_curve(r: Any) -> MplFigure:
     ax.set_ylabel("busbw (GB/s)")
     ax.grid(which="major", color="#dddddd", linewidth=0.5)
     ax.legend(loc="upper left", fontsize=6.5, frameon=False)
-    ax.set_title(f"{w.id}: {w.collective.op} on {e.gpus:,} × {e.accelerator}", loc="left", y=1.0)
+    ax.set_title(f"{w.id}: {w.collective.op} on {e.accelerators:,} × {e.accelerator}", loc="left", y=1.0)
     fig.tight_layout()
     return fig
 

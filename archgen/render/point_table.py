@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from archgen import metrics as registry
+from archgen.display import decimals_column
 from archgen.metrics import unbounded as unbounded_text
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
@@ -204,15 +205,13 @@ def _metric_column(rows: Sequence[PointRow], metric: str, col: Column) -> list[s
     for i in unbounded:
         out[i] = csv_cell(unbounded_text(metric), col)
     have = [i for i in have if rows[i].metrics[metric] != math.inf] if unbounded else have
-    mags = Q_(np.asarray([rows[i].metrics[metric] for i in have], dtype=float), si).to(shown).magnitude.tolist()
+    mags: Any = Q_(np.asarray([rows[i].metrics[metric] for i in have], dtype=float), si).to(shown).magnitude
     probe = number(Q_(1.0, shown))
-    if isinstance(probe, float):  # a plain number: written as the float it is
-        for i, x in zip(have, mags, strict=True):
-            out[i] = f"{x:.{digits}f}"
-    else:  # a quantity in the column's unit: rounded to 9 decimals, as `tables._xlsx_cell` does
+    if not isinstance(probe, float):  # a quantity in the column's unit: rounded to 9 decimals, as `tables._xlsx_cell`
         assert col.unit is not None and str(Q_(1.0, shown).units) == str(Q_(1.0, col.unit).units)
-        for i, x in zip(have, mags, strict=True):
-            out[i] = f"{round(float(x), 9):.{digits}f}"
+        mags = [round(x, 9) for x in mags.tolist()]   # Python's round, not numpy's: the same digits, byte for byte
+    for i, text in zip(have, decimals_column(mags, digits), strict=True):   # 8.7e-06, not 0.000
+        out[i] = text
     return out
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from archgen.analyse.bom import BomLine
+from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
 from archgen.pint_import import pint
 from archgen.render import fmt
@@ -52,7 +53,11 @@ def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of mate
 
 
 def csv_bytes(table: Table) -> bytes:
-    """A table as CSV: a header of column headings, then the cells as displayed (numbers without separators)."""
+    """A table as CSV: a header of column headings, then the cells as displayed (numbers without separators).
+
+    A number at its column's decimals, one they would show at fewer than two significant figures at two
+    (`display.decimals`, as the document's cells show it: 8.7e-06, not 0.000).
+    """
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([c.heading for c in table.columns])
@@ -82,24 +87,26 @@ def _csv_column(values: Sequence[Any], col: Column) -> list[str]:
     if kinds == {int}:
         return list(map(str, values))
     if kinds == {float}:
-        return list(map(f"{{:.{col.digits}f}}".format, values))
-    float_format = f"{{:.{col.digits}f}}".format
+        return decimals_column(values, col.digits)
 
     def cell(value: Any) -> str:
         kind = type(value)
         if kind is int:
             return str(value)
         if kind is float:
-            return float_format(value)
+            return decimals(value, col.digits, grouped=False)
         return "" if value is None else csv_cell(value, col)
     return list(map(cell, values))
 
 
 def csv_cell(value: Any, col: Column) -> str:
-    """One CSV cell as `csv_bytes` writes it: the spreadsheet value, floats to the column's decimals, text neutral."""
+    """One CSV cell as `csv_bytes` writes it: the spreadsheet value, floats to the column's decimals, text neutral.
+
+    A float as `display.decimals` writes it without thousands separators: 8.7e-06, not 0.000.
+    """
     plain = _xlsx_cell(value, col)
     if isinstance(plain, float):
-        return f"{plain:.{col.digits}f}"
+        return decimals(plain, col.digits, grouped=False)
     if isinstance(plain, str):
         return neutral(plain)
     return "" if plain is None else str(plain)

@@ -16,7 +16,7 @@ def test_busbw_follows_the_nccl_tests_definition(shipped):
     # NVIDIA/nccl-tests doc/PERFORMANCE.md: algbw = size / time; all_reduce busbw = algbw * 2 (n - 1) / n
     algbw = size / e.metrics["time"].m_as("s")
     assert e.metrics["busbw"].m_as("B/s") == pytest.approx(algbw * 2 * (n - 1) / n)
-    assert e.gpus == n and e.kind == "collective" and r.roofline is None
+    assert e.accelerators == n and e.kind == "collective" and r.roofline is None
     assert [o.met for o in e.requirements] == [True]
 
 

@@ -227,7 +227,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     except ArchgenError as err:
         reason = err.reason if isinstance(err, WorkloadError) else str(err)
         return PointRow(index, values, base.cluster, "invalid", reason)
-    gpus = est.gpus
+    gpus = est.accelerators
     goodput = None
     if base.failures is not None and workload.training is not None and problem.model is not None:
         goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # noqa: E731

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 from archgen.model.requirements import Outcome
@@ -27,7 +28,7 @@ class Estimate:
     workload: str
     kind: str
     accelerator: str
-    gpus: int
+    accelerators: int   # the job's accelerators: `archgen estimate --format json`'s `accelerators`
     layout: dict[str, int | str]
     metrics: dict[str, Q]
     breakdown: dict[str, Q]
@@ -49,3 +50,10 @@ class Estimate:
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
     unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)
     unconfirmed: tuple[str, ...] = ()  # the part's figures it reads that the part lists unconfirmed (cluster.py)
+
+    @property
+    def gpus(self) -> int:
+        """Deprecated: `accelerators`, the name of `archgen estimate --format json` (docs/python-api.md named this)."""
+        warnings.warn("Estimate.gpus is deprecated: use Estimate.accelerators, the name archgen estimate's JSON uses",
+                      DeprecationWarning, stacklevel=2)
+        return self.accelerators

@@ -74,8 +74,8 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             roofline = workload_roofline(w, model, on.hardware, est.layout,
                                          float(running.m) if running is not None else None) \
                 if model is not None else None
-            curve = busbw_curve(on.hardware, w.collective.op, est.gpus, w.collective.algorithm) if w.collective \
-                else None
+            curve = busbw_curve(on.hardware, w.collective.op, est.accelerators, w.collective.algorithm) \
+                if w.collective else None
             used = tuple(explain(w.training, est.layout, model.moe is not None, vendor)) \
                 if w.training is not None and isinstance(model, Model) else ()
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
