@@ -49,3 +49,26 @@ def test_the_shipped_tpu_v4_collective_says_its_ici_figures_are_unconfirmed(cli)
     assert "public source): scale_up.bandwidth;" in note
     assert sum("scale_up.latency" in n for n in notes) == 1
     assert [n for n in notes if n.startswith("scale-up latency 1 us per collective step of tpu-v4")]
+
+
+def test_the_mfu_peak_of_an_unconfirmed_peak_is_not_called_dense(cli, tmp_path):
+    """newuser46: a Rubin drafted from NVIDIA's "1.2 EF FP8 training" (fp8 16,670 TFLOP/s, listed unconfirmed, its
+    dense basis unstated) gave "mfu_peak: dense fp8 peak of rubin: 16,670 TFLOP/s", an announced figure stated as a
+    datasheet's dense one. With the peak unconfirmed, the convention names it so; a confirmed peak stays "dense".
+    Here the shipped B200 with its bf16 peak marked unconfirmed, and as shipped."""
+    import shutil
+
+    shutil.copytree(SPECS, tmp_path / "specs")
+    part = tmp_path / "specs/catalog/accelerators/b200-sxm-180gb.yaml"
+    text = part.read_text(encoding="utf-8")
+    part.write_text(text.replace("unconfirmed: [memory_bandwidth,", "unconfirmed: [peak.bf16, memory_bandwidth,", 1),
+                    encoding="utf-8")
+
+    def mfu_peak(specs) -> str:
+        out = cli("estimate", str(specs), "--workload", "llama3-70b-pretrain-b200", "--format", "json").out
+        return json.loads(out)["conventions"]["mfu_peak"]
+
+    assert mfu_peak(SPECS) == "dense bf16 peak of b200-sxm-180gb: 2,250 TFLOP/s"
+    marked = mfu_peak(tmp_path / "specs")
+    assert marked.startswith("bf16 peak of b200-sxm-180gb as the part lists it, unconfirmed (not confirmed dense")
+    assert marked.endswith(": 2,250 TFLOP/s") and "dense bf16" not in marked

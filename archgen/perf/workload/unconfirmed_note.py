@@ -61,3 +61,20 @@ def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str 
     return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
             f"public source): {', '.join(read)}; the band spans the model's error and stated efficiency ranges, not "
             "these"]
+
+
+def mfu_peak(conventions: dict[str, str], read: tuple[str, ...], precision: str | None) -> dict[str, str]:
+    """`conventions` with the MFU's peak stated as the part lists it where that peak is unconfirmed (newuser46).
+
+    The training estimate calls its MFU peak "dense" (`peak` holds dense figures, docs/adding-a-part.md); a peak
+    entered from an announcement ("50 PFLOPS NVFP4 inference", "1.2 EF FP8 training") is not known to be dense, so
+    "dense fp8 peak of rubin" read as a datasheet's dense figure. Here it names the figure unconfirmed instead; the
+    value, after the last ': ', is kept as the hardware block shows it.
+    """
+    text = conventions.get("mfu_peak", "")
+    if precision is None or f"peak.{precision}" not in read or not text.startswith("dense "):
+        return conventions
+    label, value = text.removeprefix("dense ").rsplit(": ", 1)
+    return {**conventions, "mfu_peak": f"{label} as the part lists it, unconfirmed (not confirmed dense: an "
+                                       f"announced peak may count sparsity or compression, and the MFU divides by "
+                                       f"it): {value}"}
