@@ -15,6 +15,7 @@ from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.facility import usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
+from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
     generators_at_site,
     redundancy_not_stated,
@@ -25,7 +26,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
-from archgen.model import NIC, Accelerator, CoolingUnit, Link, Part, PowerShelf, Switch, System
+from archgen.model import Link, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.units import Q_
 
@@ -134,13 +135,6 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
                         f"{_kw(usable)} {basis}", floor.to("kW"), usable.to("kW"), severity="info")
 
 
-#: The power figures of each kind of part a cluster's power, energy and energy cost are computed from.
-POWER_FIELDS: tuple[tuple[type, tuple[str, ...]], ...] = (
-    (System, ("power.max", "power.typical")), (Switch, ("power.max", "power.typical", "power_includes_optics")),
-    (CoolingUnit, ("power",)), (Accelerator, ("tdp",)), (NIC, ("power",)), (PowerShelf, ("efficiency",)),
-    (Link, ("power_per_end",)))
-
-
 def unconfirmed_power(ctx: Context, path: str) -> list[str]:
     """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
 
@@ -173,7 +167,7 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
             if not isinstance(p, Part):
                 continue
             for kind, fields in POWER_FIELDS:
-                named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and _stated(p, f)]
+                named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and stated(p, f)]
                 if named:
                     within = "" if not isinstance(p, PowerShelf) or p.efficiency_range is None else (
                         f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}")
@@ -198,13 +192,6 @@ def shelf_range(ctx: Context, path: str) -> str:
     high, low = (it_power + shelf_loss(a, pick=range_end(end)) - stated for end in (0, 1))
     return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {_kw(low)} to "
             f"{_kw(high)} ({_kw(it_power)} at the stated efficiency)")
-
-
-def _stated(part: Any, field: str) -> bool:
-    value = part
-    for name in field.split("."):
-        value = getattr(value, name, None)
-    return value is not None
 
 
 def input_span(given: Any) -> str:

@@ -282,8 +282,10 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
 
     A price, a facility's energy price, PUE, rent or depreciation, a failure rate, site events or checkpoint storage
     given with `basis: assumed` is an engineering estimate to be confirmed, and so is an accelerator's figure listed
-    under `unconfirmed:` that a workload's estimate reads (an announced peak: `analyse.assumed`); a requirement met on
-    a figure that rests on one is met only as far as the estimate holds. The finding names those inputs (the
+    under `unconfirmed:` that a workload's estimate reads (an announced peak: `analyse.assumed`), and a part's power
+    figure so listed that a rack's power, heat and flows are computed from (a system's `power.max`, the `tdp` of the
+    accelerator fitted in it, a shelf's `efficiency`: `analyse.rack_power_inputs`); a requirement met on a figure
+    that rests on one is met only as far as the estimate holds. The finding names those inputs (the
     compliance matrix shows the requirement as "met (on assumed inputs: ...)"); it is information and changes no
     exit code. A requirement at risk on such a figure is REQ004's and names them there too.
 

@@ -62,6 +62,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
+        "hardware_unconfirmed": dict(est.hardware_unconfirmed),
         "bands": {k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()},
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
@@ -130,7 +131,7 @@ def estimate_text(est: Estimate) -> str:
         lines.append(f"note: {note}")
     if est.hardware:
         lines.append("hardware per accelerator:")
-        lines += [f"  {k:28} {hardware_value(k, v)}" for k, v in est.hardware.items()]
+        lines += [f"  {k:28} {hardware_value(k, v)}{est.hardware_mark(k)}" for k, v in est.hardware.items()]
     if est.metrics:
         lines.append("metrics:")
         ranges = ranged(est.metrics, {o.requirement.metric for o in est.requirements or ()})

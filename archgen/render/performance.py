@@ -59,7 +59,7 @@ def section(results: list[Any]) -> Section | None:
         if e.hardware:
             sub.add(Table(f"perf-hardware-{fmt.slug(w.id)}", "Hardware per accelerator the estimate ran on",
                           (Column("Parameter"), Column("Value", align="right")),
-                          tuple((k, fmt.hardware_value(k, v)) for k, v in e.hardware.items())))
+                          tuple((k, fmt.hardware_value(k, v) + e.hardware_mark(k)) for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements or ()}
         ranged = display.ranged(e.metrics, outcomes)
         rows = []

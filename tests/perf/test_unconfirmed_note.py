@@ -9,6 +9,7 @@ spans the model's error and the efficiency ranges, not them. `check` says as muc
 from __future__ import annotations
 
 import json
+import shutil
 
 from archgen.model.accelerator import Accelerator
 from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note
@@ -49,3 +50,46 @@ def test_the_shipped_tpu_v4_collective_says_its_ici_figures_are_unconfirmed(cli)
     assert "public source): scale_up.bandwidth;" in note
     assert sum("scale_up.latency" in n for n in notes) == 1
     assert [n for n in notes if n.startswith("scale-up latency 1 us per collective step of tpu-v4")]
+
+
+def test_the_mfu_peak_of_an_unconfirmed_peak_is_not_called_dense(cli, tmp_path):
+    """newuser46: a Rubin drafted from NVIDIA's "1.2 EF FP8 training" (fp8 16,670 TFLOP/s, listed unconfirmed, its
+    dense basis unstated) gave "mfu_peak: dense fp8 peak of rubin: 16,670 TFLOP/s", an announced figure stated as a
+    datasheet's dense one. With the peak unconfirmed, the convention names it so; a confirmed peak stays "dense".
+    Here the shipped B200 with its bf16 peak marked unconfirmed, and as shipped."""
+    shutil.copytree(SPECS, tmp_path / "specs")
+    part = tmp_path / "specs/catalog/accelerators/b200-sxm-180gb.yaml"
+    text = part.read_text(encoding="utf-8")
+    part.write_text(text.replace("unconfirmed: [memory_bandwidth,", "unconfirmed: [peak.bf16, memory_bandwidth,", 1),
+                    encoding="utf-8")
+
+    def mfu_peak(specs) -> str:
+        out = cli("estimate", str(specs), "--workload", "llama3-70b-pretrain-b200", "--format", "json").out
+        return json.loads(out)["conventions"]["mfu_peak"]
+
+    assert mfu_peak(SPECS) == "dense bf16 peak of b200-sxm-180gb: 2,250 TFLOP/s"
+    marked = mfu_peak(tmp_path / "specs")
+    assert marked.startswith("bf16 peak of b200-sxm-180gb as the part lists it, unconfirmed (not confirmed dense")
+    assert marked.endswith(": 2,250 TFLOP/s") and "dense bf16" not in marked
+
+
+def test_the_hardware_rows_that_show_an_unconfirmed_figure_say_so(cli, tmp_path):
+    """newuser46: the "hardware per accelerator" block showed a Rubin's announced "peak 35,000 TFLOP/s", "hbm_bandwidth
+    22 TB/s" and "scale_up_bandwidth 1,800 GB/s" exactly as the GB300's datasheet figures, with the note naming them
+    unconfirmed twenty lines above. Each row that shows such a figure now says so, in text, JSON and the document's
+    table (`Estimate.hardware_mark`). The shipped B200 lists memory_bandwidth unconfirmed (8 vs 7.7 TB/s,
+    docs/catalog-audit.md); its bf16 peak is confirmed."""
+    run = cli("estimate", str(SPECS), "--workload", "llama3-70b-pretrain-b200")
+    block = run.out[run.out.index("hardware per accelerator:\n"):run.out.index("metrics:\n")]
+    assert "  hbm_bandwidth                8 TB/s  (unconfirmed: b200-sxm-180gb memory_bandwidth, not confirmed" in block
+    assert "  peak                         2,250 TFLOP/s\n" in block   # confirmed: unmarked
+    assert "  hbm_capacity                 " in block and block.count("(unconfirmed:") == 1
+    shutil.copytree(SPECS, tmp_path / "specs")
+    part = tmp_path / "specs/catalog/accelerators/b200-sxm-180gb.yaml"
+    text = part.read_text(encoding="utf-8")
+    part.write_text(text.replace("unconfirmed: [memory_bandwidth,", "unconfirmed: [peak.bf16, memory_bandwidth,", 1),
+                    encoding="utf-8")
+    doc = json.loads(cli("estimate", str(tmp_path / "specs"), "--workload", "llama3-70b-pretrain-b200", "--format",
+                         "json").out)
+    assert doc["hardware_unconfirmed"] == {"hbm_bandwidth": "memory_bandwidth", "peak": "peak.bf16"}
+    assert doc["hardware"]["peak"] == {"value": 2.25e15, "unit": "FLOP/s"}   # the figure itself is unchanged

@@ -32,7 +32,7 @@ from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.unconfirmed_note import unconfirmed_figures, unconfirmed_note, unconfirmed_read
+from archgen.perf.workload.unconfirmed_note import marked, unconfirmed_figures, unconfirmed_note, unconfirmed_read
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
 from archgen.units import Q_
 
@@ -131,6 +131,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
                          *rccl_net.latency_note(hw, gpus, sends),
                          *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told)) if n]
     read = unconfirmed_read(on.unconfirmed, precision(workload))
+    est = marked(est, read, precision(workload))
     if not added:
         return replace(est, cluster=on.cluster, unconfirmed=read)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)

@@ -50,6 +50,13 @@ class Estimate:
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
     unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)
     unconfirmed: tuple[str, ...] = ()  # the part's figures it reads that the part lists unconfirmed (cluster.py)
+    #: hardware rows that show such a figure, each with the figure ('peak': 'peak.fp8'; `unconfirmed_note.marked`)
+    hardware_unconfirmed: dict[str, str] = field(default_factory=dict)
+
+    def hardware_mark(self, row: str) -> str:
+        """After a hardware row showing a figure the part lists unconfirmed: '  (unconfirmed: rubin peak.fp8, ...)'."""
+        figure = self.hardware_unconfirmed.get(row)
+        return f"  (unconfirmed: {self.accelerator} {figure}, not confirmed from a public source)" if figure else ""
 
     @property
     def gpus(self) -> int:
