@@ -93,8 +93,7 @@ class ByStack:
 
     def setting(self, stack: str) -> Setting:
         """(value, source) under `stack`."""
-        value: Setting = getattr(self, stack.replace("-", "_"))
-        return value
+        return getattr(self, stack.replace("-", "_"))
 
 
 _LM21 = "Megatron-LM v2.x (SC21)"
@@ -223,6 +222,13 @@ class StackSwitches(Spec):
         None, description="The shared experts' FC1 beside the MoE dispatch and FC2 beside the combine (Megatron-core "
                           "moe_shared_expert_overlap), not before the router (docs/perf-model.md, Training: "
                           "shared-expert overlap). An error with overlap_ep_comm true (exclusive in Megatron-core).")
+    moe_force_balance: Annotated[bool | None, ByStack(
+        (False, f"{_LM21}: no MoE router"), (False, "Megatron-core transformer_config.py at 2edffad:717: False"),
+        (True, f"{_BRIDGE} v0.4.2 scripts/performance/configs/qwen/qwen3_llm_pretrain.py:44 (deepseek, gpt_oss, kimi, "
+               "nemotron_3 alike): moe_router_force_load_balancing = True, 'required for token dropless'"),
+        (True, f"{_PEX}: 89 of the 91 setting it set true (primus_megatron_model.yaml:3 false)"))] = Field(
+        None, description="The MoE router replaces its logits by random ones (Megatron-core moe_router_force_load_"
+                          "balancing, benchmarks): 2 kernels more a MoE layer (docs/perf-model.md, Host time).")
     dropout: Annotated[bool | None, ByStack(
         (True, "Megatron-LM: hidden and attention dropout 0.1"),
         (True, "Megatron-core transformer_config.py: hidden_dropout 0.1"),
@@ -302,9 +308,8 @@ class StackSwitches(Spec):
         """A stated DDP bucket is a count of at least `MIN_BUCKET` parameters (not true or false).
 
         The model times ceil(parameters / bucket) collectives (`exposure.dp_exposure`), which holds where a bucket
-        spans many weight tensors; Megatron-core closes a bucket only at a tensor's end (param_and_grad_buffer.py),
-        so a smaller bucket is one tensor each (MLPerf v5.0 NeMo's default of 200, Cisco's 64), which the model does
-        not count and refuses rather than time millions of collectives.
+        spans many weight tensors; Megatron-core closes one only at a tensor's end (param_and_grad_buffer.py), so a
+        smaller bucket is one tensor each (MLPerf v5.0 NeMo's default of 200, Cisco's 64): refused, not timed.
         """
         if isinstance(value, bool) or (isinstance(value, int | float) and value < MIN_BUCKET):
             raise ValueError(f"expected a number of parameters of at least {MIN_BUCKET:,} (Megatron-core "
@@ -362,9 +367,7 @@ class TrainingSwitch:
     def values(self) -> tuple[object, ...]:
         """The named values it may take (a count, as `ddp_bucket_size` takes, is not among them: `allows`)."""
         args = [a for a in typing.get_args(self.annotation) if a is not type(None)]
-        if args == [bool]:
-            return (False, True)
-        return tuple(v for a in args for v in typing.get_args(a))
+        return (False, True) if args == [bool] else tuple(v for a in args for v in typing.get_args(a))
 
     def allows(self, value: object) -> bool:
         """Whether it may take `value`: a named value, or a positive count where its type takes an int."""
@@ -382,13 +385,9 @@ class TrainingSwitch:
 
 
 def _rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
-    out = {}
-    for model in models:
-        for name, info in model.model_fields.items():
-            meta = [m for m in info.metadata if isinstance(m, ByStack)]
-            if meta:
-                out[name] = TrainingSwitch(name, info.annotation, info.description or "", meta[0])
-    return out
+    return {name: TrainingSwitch(name, info.annotation, info.description or "", meta[0]) for model in models
+            for name, info in model.model_fields.items()
+            if (meta := [m for m in info.metadata if isinstance(m, ByStack)])}
 
 
 #: The table: every training switch, by name, in declaration order.

@@ -26,22 +26,24 @@ LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn
 
 
 def _card_job(graphs: str) -> Job:
-    """The card's H100 BF16 run: HybridEP with the permutation fused, 8 local experts (EP 16)."""
+    """The card's H100 BF16 run: HybridEP with the permutation fused, 8 local experts (EP 16), forced balancing."""
     return Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
-               cuda_graphs=graphs)
+               cuda_graphs=graphs, moe_force_balance=True)
 
 
 def test_card_layer_operations_with_router_graphs_by_hand():
-    """Ungraphed, the card's layer issues forward 7 (attention) + 5 (MoE MLP) + 2 x 8 expert GEMMs = 28 and backward
-    9 + 6 + 4 x 8 = 47 (75). The moe_router scope captures the pre-MLP norm, the router GEMM and its routing (3
-    forward, 4 backward) and replays them as one graph per pass: 26 and 44 (70). moe_preprocess adds no counted
-    operation (the dispatcher's preprocessing is HybridEP's per-call cost; its synchronisation stays outside)."""
-    assert tuple(float(x) for x in H.layer_ops(_card_job("none"), 16.0, (0.0, 0.0))) == (28.0, 47.0)
+    """Ungraphed, the card's layer issues forward 7 (attention) + 5 (MoE MLP) + 2 x 8 expert GEMMs + 5 (the
+    router's load-balancing loss) + 2 (its random logits) = 35 and backward 9 + 6 + 4 x 8 + 5 = 52 (87;
+    `router.router_kernels`). The moe_router scope captures the pre-MLP norm, the router GEMM and its routing (3
+    forward, 4 backward) with the loss and the random logits (7 and 5) and replays them as one graph per pass: 26
+    and 44 (70). moe_preprocess adds no counted operation (the dispatcher's preprocessing is HybridEP's per-call
+    cost; its synchronisation stays outside)."""
+    assert tuple(float(x) for x in H.layer_ops(_card_job("none"), 16.0, (0.0, 0.0))) == (35.0, 52.0)
     for graphs in ("moe_router", "moe_router+moe_preprocess"):
         assert tuple(float(x) for x in H.layer_ops(_card_job(graphs), 16.0, (0.0, 0.0))) == (26.0, 44.0)
     # attention too: its 7 and 9 operations join the same graph (one replay a pass for the layer)
     assert tuple(float(x) for x in H.layer_ops(_card_job("attn+moe_router+moe_preprocess"), 16.0, (0.0, 0.0))) == (
-        28.0 - 7.0 - 3.0 + 1.0, 47.0 - 9.0 - 4.0 + 1.0)
+        35.0 - 7.0 - 3.0 - 7.0 + 1.0, 52.0 - 9.0 - 4.0 - 5.0 + 1.0)
     # a whole-iteration graph: no per-layer host work and no synchronisation inside the capture
     full = _card_job("full_iteration")
     assert tuple(float(x) for x in H.layer_ops(full, 16.0, (0.0, 0.0))) == (0.0, 0.0)

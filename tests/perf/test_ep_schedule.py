@@ -90,7 +90,8 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
     a2a, pace, sync = card[0][0], card[0][2], card[1][3]
     w = [s[1] for s in card]
     assert pace == pytest.approx(C.GPU_DRIVEN_PACE) and sync == pytest.approx(0.000308, abs=1e-6)
-    assert w == pytest.approx([0.000568, 0.001039, 0.000519, 0.001137], abs=1e-6)
+    # 0.000568 and 0.001137 before the router's loss and random logits (`router`), in the attn node
+    assert w == pytest.approx([0.000572, 0.001039, 0.000519, 0.001145], abs=1e-6)
     # the GEMMs (attention's, the router's) and the attention core of the attn node, the experts' GEMMs of the mlp's
     hw, job, T, tp, expert = next(j for j in jobs if j[1].overlap_ep_comm and j[4] == pytest.approx(w[2], abs=1e-9))
     a, dt = job.arch, job.precision
@@ -109,5 +110,6 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
     profile = run["comm_compute_overlap_ms"] / 1e3
     assert profile == pytest.approx(3.96, abs=0.005)
     assert model == pytest.approx(pairs * (sum(w) - sync), rel=1e-9)  # every window covered at this pace
-    assert (round(model, 1), round(measured_kind, 1), round(full, 1)) == (8.9, 7.9, 6.2)
+    # 8.9 before the router's loss and random logits (`router`) widened the attn node's windows
+    assert (round(model, 1), round(measured_kind, 1), round(full, 1)) == (9.0, 7.9, 6.2)
     assert full / profile > 1.5  # the gap is not the pace's: full pace still puts 1.6x the profile's figure

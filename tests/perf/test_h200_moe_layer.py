@@ -87,7 +87,8 @@ def test_the_rest_of_the_layer_is_where_the_time_is_missing(model):
     eager, fused = _kinds(), _kinds(COMPILED)
     rest = model["layer"] - model["gemm"] - model["attention"]
     assert model["layer"] == pytest.approx(3.79e-3, rel=0.01)
-    assert rest == pytest.approx(0.70e-3, rel=0.02)  # 0.72 ms before the dropout mask was charged only under dropout
+    # 0.72 ms before the dropout mask was charged only under dropout; 0.70 ms before the router's loss (`router`)
+    assert rest == pytest.approx(0.726e-3, rel=0.02)
     assert eager["rest"] == pytest.approx(3.33e-3, rel=0.01)
     assert fused["rest"] == pytest.approx(1.68e-3, rel=0.01)
     assert (DATA["kernels_per_step"], COMPILED["kernels_per_step"]) == (214, 122)

@@ -36,21 +36,26 @@ def test_cost_per_operation_is_the_published_figure():
 
 def test_qwen3_fp8_ep16_operations_by_hand():
     """Qwen3-30B-A3B, FP8 current scaling on H100, EP 16 (8 local experts), HybridEP unfused permutation.
-    Forward: attention block 7, MoE MLP 5, permutation 2, 2 GEMMs x 8 experts = 30, and 71 quantisation kernels
-    (after-norm 3 + 4 x (1 + 2 x 8)); backward: 9 + 6 + 2 + 4 x 8 = 49 and 4 x (2 + 2 x 8) = 72 kernels. 222
-    operations x 13.48 µs = 2.99 ms a layer and micro-batch."""
-    job = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True)
+    Forward: attention block 7, MoE MLP 5, permutation 2, 2 GEMMs x 8 experts, the router's load-balancing loss 5
+    and random logits 2 (`router`; the recipe forces balanced routing) = 37, and 71 quantisation kernels (after-norm
+    3 + 4 x (1 + 2 x 8)); backward: 9 + 6 + 2 + 4 x 8 + 5 = 54 and 4 x (2 + 2 x 8) = 72 kernels. 234 operations x
+    13.48 µs = 3.15 ms a layer and micro-batch (222 and 2.99 ms before the router's)."""
+    job = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
+              moe_force_balance=True)
     kernels = Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0)  # H100: compute capability 9.0
     fwd, bwd = H.layer_ops(job, 16.0, kernels)
-    assert (float(fwd), float(bwd)) == (30.0 + 71.0, 49.0 + 72.0)
+    assert (float(fwd), float(bwd)) == (37.0 + 71.0, 54.0 + 72.0)
     counts = H.layer_kernels(job, 16.0, kernels)
-    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(222 * 13.48e-6, rel=1e-12)
+    assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(234 * 13.48e-6, rel=1e-12)
     # a full recompute issues the forward again; HybridEP's fused permutation drops 2 + 2
-    assert float(sum(H.host_time(job, counts, 2))) == pytest.approx(323 * 13.48e-6, rel=1e-12)
+    assert float(sum(H.host_time(job, counts, 2))) == pytest.approx(342 * 13.48e-6, rel=1e-12)
     fused = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True,
-                permute_in_dispatch=True)
+                permute_in_dispatch=True, moe_force_balance=True)
     assert float(sum(H.host_time(fused, H.layer_kernels(fused, 16.0, kernels), 0))) == pytest.approx(
-        218 * 13.48e-6, rel=1e-12)
+        230 * 13.48e-6, rel=1e-12)
+    # without forced balancing (a training run, not a benchmark): 2 forward kernels fewer
+    free = Job(QWEN3_30B, 4096, 1024, "fp8", fp8_recipe="tensorwise", moe_dispatcher="hybridep", ep_dedup=True)
+    assert tuple(float(x) for x in H.layer_ops(free, 16.0, kernels)) == (35.0 + 71.0, 54.0 + 72.0)
 
 
 def test_the_h100_fp8_row_is_not_host_bound(accelerators):
@@ -84,23 +89,24 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
 
 def test_a_small_expert_row_on_b200_is_host_bound(accelerators):
     """NeMo 25.11's 8-B200 Qwen3-30B-A3B row (MXFP8, EP 8: 16 local experts, micro-batch 1): forward 7 + 5 + 2 +
-    2 x 16 = 46 operations and 1 + 33 MXFP8 casts, backward 9 + 6 + 2 + 4 x 16 = 81 and 34: 195 x 13.48 µs =
-    2.63 ms, as much as the layer's 2.63 ms of GPU work (each of the 195 kernels also costs the GPU 1.3 µs,
+    2 x 16 = 46 operations and 1 + 33 MXFP8 casts, backward 9 + 6 + 2 + 4 x 16 = 81 and 34, and the router's
+    load-balancing loss and random logits (7 + 5, `router`): 207 x 13.48 µs = 2.79 ms (195 and 2.63 ms before
+    them), as much as the layer's 2.63 ms of GPU work (each of the 195 kernels also costs the GPU 1.3 µs,
     `KERNEL_OVERHEAD`; 2.46 ms and a 0.17 ms excess before training charged it). The forward synchronises, and in
     the stream's order the GPU waits for the experts' launches after each dispatch (`test_host_sync.py`): 0.39 ms a
-    layer and micro-batch (0.03 ms when each stretch took max(host, GPU))."""
+    layer and micro-batch (0.39 ms before the router's; 0.03 ms when each stretch took max(host, GPU))."""
     cases, _ = read_cases(DATA / "nemo-25.11-moe.yaml")
     case = next(c for c in cases if c.id == "nemo-b200-qwen3-30b-fp8")
     hw = case_hardware(case, accelerators)
     job = Job(QWEN3_30B, 4096, 512, "fp8", fp8_recipe="mxfp8", moe_dispatcher="hybridep", ep_dedup=True,
-              param_gather_dtype="fp8")
+              param_gather_dtype="fp8", moe_force_balance=True)
     counts = H.layer_kernels(job, 8.0, Q.layer_kernels(job.arch, job.recipe, hw.compute_capability, 8.0))
     host = float(sum(H.host_time(job, counts, 0)))
-    assert host == pytest.approx(195 * 13.48e-6, rel=1e-12)
+    assert host == pytest.approx((195 + 12) * 13.48e-6, rel=1e-12)  # 12: the router's, `router`
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=8, rc=0, sp=False)
     gpu = float(lt.forward + lt.backward + lt.recompute + lt.tp + lt.cp + lt.ep)
     assert gpu == pytest.approx(2.63e-3, rel=0.02)
-    assert float(lt.host) == pytest.approx(0.39e-3, abs=0.005e-3)
+    assert float(lt.host) == pytest.approx(0.41e-3, abs=0.005e-3)  # 0.39 ms before the router's (`router`)
     assert float(lt.total) == pytest.approx(gpu + float(lt.host), rel=1e-9)
 
 
@@ -108,7 +114,7 @@ def test_the_card_profile_bounds_the_host_bound_share(accelerators):
     """Published profile: Megatron-Bridge's BF16 card run of the same model on 16 H100 (EP overlap off, CUDA
     graphs of the router and MoE preprocessing) kept the GPU active 22.82 s of its 24.71 s step (rank-0 Nsight,
     tests/perf/data/bridge-moe-overlap-profile.yaml): at most 1.89 s a step, 0.62 ms a layer and micro-batch, can be
-    host-bound. The model's host time for that row, 75 operations x 13.48 µs = 1.01 ms, stays below its GPU time
+    host-bound. The model's host time for that row, 87 operations x 13.48 µs = 1.17 ms, stays below its GPU time
     and charges nothing, inside that bound."""
     profile = yaml.safe_load((DATA / "bridge-moe-overlap-profile.yaml").read_text(encoding="utf-8"))["runs"]["overlap-off"]
     gaps = (profile["step_ms"] - profile["gpu_active_ms"]) / 1e3
@@ -116,10 +122,11 @@ def test_the_card_profile_bounds_the_host_bound_share(accelerators):
     cases, _ = read_cases(DATA / "bridge-26.04.yaml")
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")
     hw = case_hardware(case, accelerators)
-    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True)
+    job = Job(QWEN3_30B, 4096, 1024, "bf16", moe_dispatcher="hybridep", ep_dedup=True, permute_in_dispatch=True,
+              moe_force_balance=True)
     counts = H.layer_kernels(job, 16.0, Q.layer_kernels(job.arch, job.recipe, 9.0, 16.0))
     assert float(sum(H.host_time(job, counts, 0))) == pytest.approx(
-        75 * 13.48e-6, rel=1e-12)  # BF16: no quantisation kernels
+        87 * 13.48e-6, rel=1e-12)  # BF16: no quantisation kernels; 75 before the router's 12 (`router`)
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
     assert float(lt.host) * 64 * 48 <= gaps
     assert float(lt.host) == 0.0
@@ -165,8 +172,9 @@ def test_the_all_to_all_dispatchers_own_operations_by_hand():
         job_o = Job(QWEN3_235B, 4096, 8192, "bf16", moe_dispatcher=other)
         assert H.dispatcher_kernels(job_o, 8.0) == H.dispatcher_calls(job_o, 8.0) == (0.0, 0.0)
     # the layer (94 MoE layers of 94): attention 7 + 9, MoE MLP 5 + 6, permutation 2 + 2, 16 experts x (2 + 4),
-    # the dispatcher's 22 + 5: forward 7 + 5 + 2 + 32 + 22 = 68, backward 9 + 6 + 2 + 64 + 5 = 86
-    assert H.layer_ops(job, 8.0, (0.0, 0.0)) == (68.0, 86.0)
+    # the dispatcher's 22 + 5, the router's load-balancing loss 5 + 5 (`router`): forward 7 + 5 + 2 + 32 + 22 + 5
+    # = 73, backward 9 + 6 + 2 + 64 + 5 + 5 = 91
+    assert H.layer_ops(job, 8.0, (0.0, 0.0)) == (73.0, 91.0)
 
 
 def test_moe_preprocess_graphs_capture_the_all_to_all_preprocessing():

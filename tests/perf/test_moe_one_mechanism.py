@@ -29,6 +29,7 @@ from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.train import host as H
+from archgen.perf.train import router as R
 from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs
@@ -102,27 +103,30 @@ def test_transformer_engine_runs_one_cublas_gemm_per_local_expert_on_four_stream
     otherwise `multi_stream_cublas_gemm`) launches one cuBLAS GEMM per expert, round-robin over
     `nvte_get_num_compute_streams()` = 4 streams (common/util/multi_stream.cpp), joined by CUDA events, which are no
     kernels. So the model's count of 2 forward and 4 backward GEMMs per local expert is the code's: 16 and 32 of the
-    row's 101 forward and 121 backward kernels a layer pass (8 local experts). A split over streams lets small
+    row's 108 forward and 126 backward kernels a layer pass (8 local experts; 101 and 121 before the router's
+    load-balancing loss and random logits, `router`). A split over streams lets small
     GEMMs share the GPU; it adds no kernel and no fixed cost."""
     assert H.EXPERT_GEMMS == (2.0, 4.0)
     local = training["job"].arch.experts / EP
     assert local == 8
-    assert training["kernels"] == (101.0, 121.0)
+    assert training["kernels"] == (108.0, 126.0)
     gemms = (local * H.EXPERT_GEMMS[0], local * H.EXPERT_GEMMS[1])
     assert gemms == (16.0, 32.0)
 
 
 def test_the_training_miss_is_a_fixed_cost_per_layer_pass(training):
-    """The row misses 2.19 ms a layer pass (6.74 s a step over 3,072 passes; 2.75 ms while HybridEP's README dispatch
-    was read as bytes alone, `dispatcher.TOKEN_NODE`). Over the 222 kernels the model counts in a pass that is
-    9.9 µs a kernel beyond the 1.3 µs it charges (`kernels.KERNEL_OVERHEAD`; 12.4 µs before), near the 7.7 µs a
+    """The row misses 2.19 ms a layer pass (6.72 s a step over 3,072 passes; 2.21 ms before the router's load-balancing
+    loss and random logits, `router`; 2.75 ms while HybridEP's README dispatch was read as bytes alone,
+    `dispatcher.TOKEN_NODE`). Over the 234 kernels the model counts in a pass that is 9.4 µs a kernel beyond the
+    1.3 µs it charges (`kernels.KERNEL_OVERHEAD`; 9.9 µs over 222 before the router's, 12.4 µs before), near the 7.7 µs a
     captured kernel the profiled BF16 twin leaves (tests/perf/test_stack_2604.py). The experts' GEMMs, forward and
     backward, take 0.98 ms: to carry the miss they would have to run at 0.31 of the model's rate, where the H200 measures this GEMM family within 20 % of it
     (tests/perf/test_h200_kernels.py, tests/perf/test_h200_moe_layer.py)."""
     missing, n = training["missing"], sum(training["kernels"])
-    assert missing == pytest.approx(2.21e-3, abs=0.01e-3)  # 2.19 ms before the dropout masks were conditional
-    assert n == 222.0
-    assert missing / n == pytest.approx(9.9e-6, abs=0.1e-6)
+    # 2.19 ms before the dropout masks were conditional; 2.21 ms before the router's (`router`)
+    assert missing == pytest.approx(2.19e-3, abs=0.01e-3)
+    assert n == 234.0
+    assert missing / n == pytest.approx(9.4e-6, abs=0.1e-6)
     assert training["experts"] == pytest.approx(0.979e-3, rel=0.01)
     assert training["experts"] / (training["experts"] + missing) == pytest.approx(0.31, abs=0.01)
 
@@ -150,9 +154,10 @@ def test_the_serving_miss_scales_with_the_work(serving):
 
 
 def test_what_closes_one_row_moves_the_other_by_a_fraction(training, serving):
-    """Each row's closing mechanism applied to the other. The training row's 9.9 µs a kernel, charged on every
-    kernel of every serving pass, moves the Mixtral rows by 1.9-3.9 points (+31.3 % to +27.4 % on ASUSTeK's H200,
-    +47.6 % to +45.7 % on MI300X; 2.3-4.9 points at the 12.4 µs of HybridEP's README dispatch read as bytes alone).
+    """Each row's closing mechanism applied to the other. The training row's 9.4 µs a kernel, charged on every
+    kernel of every serving pass, moves the Mixtral rows by 1.8-3.7 points (1.9-3.9 at the 9.9 µs before the
+    router's kernels were counted, `router`; 2.3-4.9 points at the 12.4 µs of HybridEP's README dispatch read as
+    bytes alone).
     The serving rows' slower expert GEMMs (1.41-1.64 times) add 0.40-0.63 ms to the training row's 0.98 ms of expert
     GEMMs, 18-29 % of its 2.19 ms. So the two misses have different signatures (a
     fixed cost per layer pass; a rate on the work) and one mechanism cannot close both."""
@@ -164,10 +169,10 @@ def test_what_closes_one_row_moves_the_other_by_a_fraction(training, serving):
         factor = 1.0 + (row["measured"] - row["model"]) / row["experts"]
         share = (factor - 1.0) * training["experts"] / training["missing"]
         assert 0.17 < share < 0.30, cid
-    assert moved == {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": 4.0,
-                     "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": 3.9,
-                     "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": 1.9,
-                     "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": 1.9}
+    assert moved == {"mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-asustek": 3.7,
+                     "mlperf51-mixtral-8x7b-offline-8xh200-tp1-fp8-hpe": 3.7,
+                     "mlperf51-mixtral-8x7b-offline-8xmi325x-tp1-fp8": 1.8,
+                     "mlperf51-mixtral-8x7b-offline-8xmi300x-tp1-fp8": 1.8}
 
 
 def _few_token_floor() -> tuple[float, float]:
@@ -253,24 +258,25 @@ def test_tensorrt_llm_moe_runner_moves_bytes_the_serving_model_does_not_charge(s
 #: logits (`apply_random_logits`, `RandomSTE`: `logits.clone().normal_()`, 2), TE's fused scores for the aux loss
 #: (`fused_compute_score_for_moe_aux_loss`), the tokens per expert (`routing_map.sum(dim=0)`; the reduction over
 #: the TP×CP group is a no-op at size 1), TE's fused aux loss (`fused_moe_aux_loss`) and the metrics tracker's
-#: division and accumulation (moe_logging.py `record`: `values[layer - 1] += value`): 7. Backward:
-#: `MoEAuxLossAutoScaler` (`ones_like` times the scale: 2), the two fused functions' gradients (2) and their sum
-#: into the logits' gradient (1): 5. Not in the model (no field says whether a model trains with an auxiliary
-#: loss); counted here to size it.
+#: division and accumulation (`values[layer - 1] += value`): 7. Backward: `MoEAuxLossAutoScaler` (`ones_like`
+#: times the scale: 2), the two fused functions' gradients (2) and their sum into the logits' gradient (1): 5.
+#: The model now charges them (`router.router_kernels`, read again at 2edffad, the commit v0.4.2 pins).
 AUX_LOSS_KERNELS = (7.0, 5.0)
 
 
-def test_the_kernels_the_model_leaves_out_are_microseconds(training):
-    """The model's count leaves out the router's auxiliary loss (host.py, "Not counted"). Counted from the code the
-    row ran, it adds 12 kernels a layer pass: 16 µs at the model's 1.3 µs a kernel, 0.7 % of the 2.19 ms missed; on
-    the host 12 operations at 13.48 µs, 0.16 ms, which takes the forward's issue time from 1.36 to 1.46 ms against
-    the 2.96 ms its GPU works (docs/perf-model.md, Training, Host time), so the host still does not bind. Whatever
-    else a layer pass launches would need about 1,700 such kernels (9.9 µs over 1.3 µs each, times 222) to carry the
-    miss on the GPU: the count is not where the time is."""
+def test_the_router_kernels_the_model_counts_are_microseconds(training):
+    """The model's count now holds the router's auxiliary loss and forced balancing (`router`), as the code the
+    row ran launches them: 12 kernels a layer pass, 16 µs at the model's 1.3 µs a kernel, 0.7 % of the 2.19 ms
+    missed; on the host 12 operations at 13.48 µs, 0.16 ms, which take the forward's issue time from 1.36 to
+    1.46 ms against the 2.97 ms its GPU works (docs/perf-model.md, Training, Host time), so the host still does not
+    bind (the FP8 recipe graphs nothing). Whatever else a layer pass launches would need about 1,680 such kernels
+    (9.4 µs over 1.3 µs each, times 234) to carry the miss on the GPU: the count is not where the time is."""
+    assert R.router_kernels(training["job"].arch, True) == AUX_LOSS_KERNELS
+    assert training["job"].moe_force_balance  # the recipe's, from the nemo-2025 profile
     extra = sum(AUX_LOSS_KERNELS)
     assert extra * K.KERNEL_OVERHEAD == pytest.approx(15.6e-6, abs=0.1e-6)
     assert extra * K.KERNEL_OVERHEAD / training["missing"] == pytest.approx(0.007, abs=0.001)
     fwd, bwd = training["kernels"]
     assert H.HOST_OP_TIME * extra == pytest.approx(0.162e-3, abs=0.001e-3)
-    assert [round(H.HOST_OP_TIME * n * 1e3, 2) for n in (fwd, fwd + AUX_LOSS_KERNELS[0])] == [1.36, 1.46]
-    assert training["missing"] / K.KERNEL_OVERHEAD == pytest.approx(1702, abs=5)  # 1688 before (2.19 ms)
+    assert [round(H.HOST_OP_TIME * n * 1e3, 2) for n in (fwd - AUX_LOSS_KERNELS[0], fwd)] == [1.36, 1.46]
+    assert training["missing"] / K.KERNEL_OVERHEAD == pytest.approx(1684, abs=5)  # 1702 before the router's

@@ -58,7 +58,9 @@ set-up, autograd bookkeeping) and the kernels not counted below come on top.
   the communication's measured rates. HybridEP's host and synchronisation cost per call is
   `dispatch_calls.dispatcher_cost`, from its README; DeepEP publishes none (0), and its permutation's row map
   (the same fused `permute`) is not counted there.
-* Not counted: the router's auxiliary loss and casts, the QK norms some models have, allocations, stream events
+* The router's load-balancing loss and, with `moe_force_balance`, its random logits (`router.router_kernels`:
+  5 forward and 5 backward, and 2 forward; each an eager call, captured by a `moe_router` graph).
+* Not counted: the QK norms some models have, copies and casts outside these calls, allocations, stream events
   and `record_stream`. So the count is a lower bound of the operations.
 * A full recompute issues the forward again; a selective one the attention core.
 
@@ -137,6 +139,7 @@ from typing import Any
 
 from archgen.perf.hw.numeric import maximum, where
 from archgen.perf.train.job import Job
+from archgen.perf.train.router import router_kernels
 
 #: CPU time of one eager PyTorch operation that launches one kernel, on an H100 DGX host (Xeon Platinum 8480C):
 #: `torch.nn.Linear` forward, 13.48 µs (NVIDIA/TransformerEngine issue #2053, 2025-08-11, table).
@@ -231,8 +234,9 @@ def graphed_ops(job: Job, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
     share = a.moe_layers / a.layers
     pre = (A2A_PREPROCESS + A2A_GATHER + A2A_ROW_MAP + PERMUTE_OPS[0] / 2.0, PERMUTE_OPS[1] / 2.0) \
         if "moe_preprocess" in scopes and job.moe_dispatcher == "alltoall" else (0.0, 0.0)  # `MoELayer.preprocess`
+    rk = router_kernels(a, job.moe_force_balance)  # run inside `TopKRouter.forward`: captured with it
     fwd, bwd = ((ATTENTION_OPS[i] + attn_kernels[i] if "attn" in scopes else 0.0)
-                + (share * (ROUTER_OPS[i] + pre[i]) if "moe_router" in scopes else 0.0) for i in (0, 1))
+                + (share * (ROUTER_OPS[i] + rk[i] + pre[i]) if "moe_router" in scopes else 0.0) for i in (0, 1))
     if fwd == 0.0:
         return 0.0, 0.0
     launches = (1.0 if "attn" in scopes else share) * GRAPH_LAUNCHES  # only MoE layers are graphed by moe_router
@@ -245,8 +249,8 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
     The operations the module docstring counts, one kernel each, with the quantisation kernels `kernels`
     (`quant.layer_kernels`), whatever the CUDA graphs: a replayed graph launches its kernels too. `training.layer_times`
     charges each `kernels.KERNEL_OVERHEAD`. Where this differs from a profile's kernel count: the dispatcher's and the
-    TP/CP collectives' kernels are not counted here (their measured rates hold their fixed costs), nor the router's
-    auxiliary loss and casts or the QK norms (as for the host), so it is a lower bound.
+    TP/CP collectives' kernels are not counted here (their measured rates hold their fixed costs), nor the QK norms
+    and the casts (as for the host), so it is a lower bound.
     """
     a = job.arch
     fwd, bwd = (ATTENTION_OPS[i] + (1.0 - a.moe_layers / a.layers) * DENSE_MLP_OPS[i] for i in (0, 1))
@@ -254,9 +258,9 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
         share, local = a.moe_layers / a.layers, a.experts / ep
         shared = 1.0 if a.shared_experts else 0.0
         permute = 0.0 if job.permute_in_dispatch else 1.0
-        own = dispatcher_kernels(job, ep)
+        own, rk = dispatcher_kernels(job, ep), router_kernels(a, job.moe_force_balance)
         fwd, bwd = (x + share * (MOE_MLP_OPS[i] + permute * PERMUTE_OPS[i] + local * EXPERT_GEMMS[i]
-                                 + shared * SHARED_OPS[i] + own[i]) for i, x in enumerate((fwd, bwd)))
+                                 + shared * SHARED_OPS[i] + own[i] + rk[i]) for i, x in enumerate((fwd, bwd)))
     return fwd + kernels[0], bwd + kernels[1]
 
 

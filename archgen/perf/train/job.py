@@ -99,6 +99,7 @@ class Job:
     ddp_bucket_size: int | str = _D.ddp_bucket_size  # parameters per DDP bucket or "default" (`exposure.bucket_params`)
     cross_entropy: str = _D.cross_entropy
     moe_shared_expert_overlap: bool = _D.moe_shared_expert_overlap
+    moe_force_balance: bool = _D.moe_force_balance
     tp_async_backward: bool = True  # not a switch: see the docstring
     ep_overlap_pace: float | None = None  # not a switch: None takes `contention.GPU_DRIVEN_PACE` (its range's ends)
     qkv_subsharding: bool = True  # not a switch: see the docstring
@@ -112,7 +113,8 @@ class Job:
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
                    knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
-                   knobs.moe_shared_expert_overlap, qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True))
+                   knobs.moe_shared_expert_overlap, knobs.moe_force_balance,
+                   qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True))
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

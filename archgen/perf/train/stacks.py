@@ -86,6 +86,7 @@ if TYPE_CHECKING:
         moe_dispatcher: MoeDispatcher
         overlap_ep_comm: bool
         moe_shared_expert_overlap: bool
+        moe_force_balance: bool
         dropout: bool
         fp8_recipe: Fp8Recipe
         permute_in_dispatch: bool
@@ -261,7 +262,8 @@ def by_origin(used: list[Used]) -> dict[str, list[str]]:
 
 
 #: MoE switches: moot for a model without MoE layers.
-MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch", "moe_shared_expert_overlap")
+MOE_SWITCHES = ("ep_dedup", "moe_dispatcher", "overlap_ep_comm", "permute_in_dispatch", "moe_shared_expert_overlap",
+                "moe_force_balance")
 
 
 def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: str | None = None) -> str | None:

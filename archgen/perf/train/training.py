@@ -36,6 +36,7 @@ from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import host as H
 from archgen.perf.train import offload as off
+from archgen.perf.train import router as R
 from archgen.perf.train import tp_comm as TPC
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
 from archgen.perf.train.exposure import dp_exposure, expert_comm
@@ -127,7 +128,8 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     quant = K.memory_time(hw, T * (Q.forward_per_token(a, job.recipe, cc, tp, sp, moe, etp) + pad)) \
         if job.recipe else 0.0
     ew = elementwise_bytes(a, dt, T, tp, sp, moe, fp8_recipe=job.fp8_recipe, cc=cc, etp=etp, ep=ep,
-                           dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch, dropout=job.dropout)
+                           dispatcher=job.moe_dispatcher, fused=job.permute_in_dispatch, dropout=job.dropout) \
+        + (T / where(sp, tp, 1.0) * R.router_bytes(a, job.moe_force_balance)[0] if moe else 0.0)  # `router`'s
     return t + attn + K.memory_time(hw, ew), attn, quant, bwd - 2.0 * t, moved + ew
 
 
@@ -208,7 +210,9 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
         if job.recipe else 0.0
     layer_q = (1 - moe_share) * dense_q + moe_share * moe_q
     layer_gb = (1 - moe_share) * dense_gb + moe_share * moe_gb
-    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b
+    rb = R.router_bytes(a, job.moe_force_balance)  # its backward moves rb[1], not twice rb[0]
+    layer_b = 2.0 * (layer_f - layer_attn - layer_q) + layer_gb + quant_b + attn_b \
+        + moe_share * K.memory_time(hw, T / where(sp, tp, 1.0) * (rb[1] - 2.0 * rb[0]))
     pad_k = Q.padding_kernels(a, job.recipe, job.moe_dispatcher)  # the routed rows' padding, per pass
     kernels = tuple(x + pad_k for x in Q.layer_kernels(a, job.recipe, hw.compute_capability, ep))  # none in 16-bit
     n_f, n_b = H.layer_kernels(job, ep, kernels)  # every kernel's fixed cost, as serving charges it (`host`)

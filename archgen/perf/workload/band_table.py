@@ -31,7 +31,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (87, -0.3815, 0.1664, 0.088),
     },
     'moe-training': {
-        'step_time': (38, -0.8789, 0.0284, 0.3123),
+        'step_time': (38, -0.8778, 0.03, 0.31),
     },
     'offline-serving': {
         'tokens_per_second': (53, -0.0842, 0.4213, 0.0518),
@@ -249,7 +249,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     },
     'moe-training': {
         'step_time': {
-            'NVIDIA': (38, -0.8789, 0.0284, 0.3123, False),
+            'NVIDIA': (38, -0.8778, 0.03, 0.31, False),
         },
     },
     'offline-serving': {

@@ -44,6 +44,7 @@ from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import ACT_BYTES, SERVING_ELEMENTWISE_H
 from archgen.perf.serve.lengths import decode_context
+from archgen.perf.train.router import router_bytes
 from archgen.perf.train.stacks import on_vendor, training_knobs
 from archgen.perf.train.training import elementwise_bytes
 
@@ -178,7 +179,7 @@ def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, quan
 def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, attention: str, tp: int, cp: int = 1,
                      ep: int = 1, micro_batch: int = 1, sequence_parallel: bool = True,
                      fp8_recipe: str = "delayed", moe_dispatcher: str = "alltoall",
-                     permute_fusion: bool = False, dropout: bool = False) -> Roofline:
+                     permute_fusion: bool = False, dropout: bool = False, force_balance: bool = False) -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
     Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
@@ -199,6 +200,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
         moe_dispatcher: MoE token dispatcher (`experts.permute_h`).
         permute_fusion: HybridEP permutes inside its kernels (`permute_in_dispatch`).
         dropout: Hidden and attention dropout (their masks' traffic, `kernels.DROPOUT_MASK_H`).
+        force_balance: The router's random logits (`moe_force_balance`; `router.router_bytes`).
 
     Returns:
         The roofline with the layer's kernels.
@@ -216,6 +218,8 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                           (a.ffn_mats - 1) * f / tp, a.hidden),
                     _gemm(hw, dtype, "shared expert down", phase, T, a.hidden, f / tp)]
         f_elem = a.top_k * a.expert_ffn
+        rb = router_bytes(a, force_balance)[0] * (T / tp if sequence_parallel else T)
+        out.append(Kernel("router loss", phase, 0.0, _f(rb), _f(K.memory_time(hw, rb)), gemm=False))
     else:
         out += _ffn(hw, a, dtype, phase, T, tp)
         f_elem = a.ffn
@@ -334,7 +338,8 @@ def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: di
                                 tp=int(layout["tp"]), cp=int(layout.get("cp", 1)), ep=int(layout.get("ep", 1)),
                                 micro_batch=int(layout["micro_batch"]), sequence_parallel=knobs.sequence_parallel,
                                 fp8_recipe=knobs.fp8_recipe, moe_dispatcher=knobs.moe_dispatcher,
-                                permute_fusion=knobs.permute_in_dispatch, dropout=knobs.dropout)
+                                permute_fusion=knobs.permute_in_dispatch, dropout=knobs.dropout,
+                                force_balance=knobs.moe_force_balance)
     inf = workload.inference
     assert inf is not None, "a Workload has a training or an inference job (model.workload)"
     return inference_kernels(hw, arch, input_len=inf.input_len, output_len=inf.output_len, dtype=inf.precision,
