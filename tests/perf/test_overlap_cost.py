@@ -300,7 +300,8 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
     specified when pipeline_model_parallel_size > 1"): a stated layout says why, and the search offers none."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
-    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP, enumerate_layouts, layout_problems
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP, layout_problems
+    from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
@@ -316,7 +317,7 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
 def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_path):
     """The Bridge card's overlap-on case with pp 2 (dp 8, ep 8) and no virtual stages: Megatron-core would not build
     it, so the case file refuses that case with the rule's words; with interleave 2 it validates."""
-    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP
     from archgen.scoring.cases import read_case_file
     text = (DATA / "bridge-26.04.yaml").read_text(encoding="utf-8")
     doc = yaml.safe_load(text)
@@ -338,7 +339,8 @@ def test_ep_overlap_refuses_full_recomputation(h100):
     recompute says why, and the layout search offers none with it."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
-    from archgen.perf.train.layouts import EP_OVERLAP_NO_FULL_RECOMPUTE, enumerate_layouts, layout_problems
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NO_FULL_RECOMPUTE, layout_problems
+    from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
