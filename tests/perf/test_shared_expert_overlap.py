@@ -18,7 +18,8 @@ from pydantic import ValidationError
 
 from archgen.errors import AnalyseError
 from archgen.model.cases import CaseTraining
-from archgen.model.switches import STACKS, SWITCHES
+from archgen.model.stack_profiles import STACKS
+from archgen.model.switches import SWITCHES
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch

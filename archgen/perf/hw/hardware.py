@@ -162,7 +162,7 @@ class Hardware:
     host_link_efficiency: float = HOST_LINK_EFFICIENCY
     host_memory_bandwidth: float = 0.0
     job_domain: int = 0  # accelerators of each domain the job's ranks fill in order, 0: all (`comm.placement`)
-    vendor: str = ""  # the accelerator's maker: a training job's stack where it states none (`switches.vendor_stack`)
+    vendor: str = ""  # the maker: a training job's stack where it states none (`stack_profiles.vendor_stack`)
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""

@@ -352,7 +352,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
                  ) -> str:
     """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
 
-    A band beside the estimate, which is the newest profile's (`switches.DEFAULT_STACK`); it enters no outcome.
+    A band beside the estimate, which is the newest profile's (`stack_profiles.DEFAULT_STACK`); it enters no outcome.
     `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
     reuses that estimate.
     """
