@@ -38,12 +38,13 @@ from archgen.errors import ArchgenError
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload, placed
 from archgen.perf.explore.set_bands import step_span
-from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
-from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
+from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
 from archgen.perf.explore.vectorised_bounds import layout_of as _layout
 from archgen.perf.explore.vectorised_bounds import prepare as _prepare  # noqa: F401 (tests/perf/test_batch.py)
+from archgen.perf.explore.vectorised_grid import VECTOR_AXES, grid_batch
+from archgen.perf.explore.vectorised_grid import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_least import least as _least
 from archgen.perf.explore.vectorised_least import least_floor as _least_floor
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
