@@ -11,8 +11,8 @@ from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore import vectorised_bounds as vb
 from archgen.perf.explore import vectorised_grid as vg
 from archgen.perf.explore.points import evaluate_point
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.ranks import rank_times
-from archgen.perf.train.training import layer_times
 from tests.perf.test_batch import MIXED, _set, problems, same
 
 #: A mixture-of-experts job (Mixtral 8x7B: experts reduced over their own data-parallel group) with the hardware

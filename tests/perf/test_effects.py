@@ -35,8 +35,9 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.buckets import mean_bucket
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.tp_comm import tp_gemms, tp_overlap_cost
-from archgen.perf.train.training import estimate_training, layer_times
+from archgen.perf.train.training import estimate_training
 
 #: 64 MiB: 4,096 tokens x 8,192 hidden x 2 B (one micro-batch's activations, the TP all-reduce buffer).
 MIB = 2.0 ** 20

@@ -13,10 +13,11 @@ from archgen.perf.hw.memory import activation_bytes, expert_data_parallel, exper
 from archgen.perf.train.experts import expert_forward
 from archgen.perf.train.exposure import expert_comm
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.pipeline_split import split, split_problems
 from archgen.perf.train.ranks import busiest_memory, rank_times
-from archgen.perf.train.training import estimate_training, layer_times
+from archgen.perf.train.training import estimate_training
 from tests.data.models import catalog_arch
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)

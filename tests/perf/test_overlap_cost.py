@@ -263,7 +263,8 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job, Layout
-    from archgen.perf.train.training import estimate_training, layer_times
+    from archgen.perf.train.layer import layer_times
+    from archgen.perf.train.training import estimate_training
     arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 64, overlap_ep_comm=True)
@@ -388,7 +389,7 @@ def test_tp_exposed_never_exceeds_the_collectives(h100):
     expose at most 2 ag each forward pass and 3 ag backward (the row-parallel dgrad's gather, and the column-parallel
     backward's `bulk` gather of the input for wgrad and reduce-scatter of the dgrad output).
 
-    The no-overlap count (`training.layer_times`: 2 ag backward per pair) has no gather of the input for wgrad:
+    The no-overlap count (`layer.layer_times`: 2 ag backward per pair) has no gather of the input for wgrad:
     it takes that as hidden behind the dgrad GEMM, as Megatron-core's own async all-gather would have it."""
     from archgen.perf.train.tp_comm import tp_exposed
     gemms = ((16.0, 16.0, "ring_exchange", 1.0), (16.0, 16.0, "pipeline", 1.0))  # tiny GEMMs: almost all shows

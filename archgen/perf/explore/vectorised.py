@@ -8,7 +8,7 @@ memory. A set is evaluated as one problem of points x layouts, with the hardware
 
 1. the layouts are enumerated once (`layouts.enumerate_layouts`, the rule set of every search) and their memory
    computed once (it does not depend on the hardware); a layout fits a point when it fits that point's HBM;
-2. each layer's times (`training.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
+2. each layer's times (`layer.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
    recompute), and the pipeline ranks' (`ranks.rank_times`) once per point and rank split, which gives each
    layout's m·t_max + bubble (`vectorised_bounds`): the first terms of its step time, whose other terms (p2p,
    exposed DP communication, optimizer step) are never negative, so it bounds the step time from below;

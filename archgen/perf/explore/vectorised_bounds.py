@@ -34,17 +34,10 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.numeric import where
 from archgen.perf.train.exposure import bucket_params, dp_exposed
 from archgen.perf.train.job import Layout
+from archgen.perf.train.layer import LayerTimes, layer_times
 from archgen.perf.train.pipeline_split import Split, split
 from archgen.perf.train.ranks import busiest_memory, class_times
-from archgen.perf.train.training import (
-    ADAM_BYTES,
-    CLIP_BYTES,
-    LayerTimes,
-    dp_groups,
-    estimate_training,
-    layer_times,
-    pipeline_comm,
-)
+from archgen.perf.train.training import ADAM_BYTES, CLIP_BYTES, dp_groups, estimate_training, pipeline_comm
 
 
 @dataclasses.dataclass(frozen=True)

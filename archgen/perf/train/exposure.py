@@ -218,7 +218,7 @@ def shared_shapes(arch, T, tp) -> list[tuple[Any, float, float]]:
     """(m, n, k) of the shared experts' FC1 and FC2 GEMMs of one MoE layer on T tokens (none without them).
 
     FC1 (gate and up projections, `ffn_mats` - 1 of them) and FC2 over the T tokens, split over tp as the
-    attention's TP group splits them (`tp_comm`), as `training._layer_forward` times them.
+    attention's TP group splits them (`tp_comm`), as `layer._layer_forward` times them.
     """
     f = arch.shared_experts * arch.expert_ffn
     if not arch.shared_experts:

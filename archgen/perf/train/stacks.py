@@ -264,7 +264,7 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: s
     """Why switch `name` changes no number of a job with this layout, model and precision, or None.
 
     Sequence parallelism and the TP overlap act on tensor-parallel collectives, which tp = 1 has none of
-    (`ranks.layout_arrays`, `training.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
+    (`ranks.layout_arrays`, `layer.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
     which pp = 1 or interleave = 1 has none of (`training.pipeline_comm`); the MoE switches act on the token
     dispatch, which a model without MoE layers has none of. The DP overlaps act on the data-parallel collectives
     (`exposure.dp_exposure`), which a layout of one rank per DP group (dp x cp = 1, and one per expert DP group,

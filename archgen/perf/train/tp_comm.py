@@ -183,7 +183,7 @@ def tp_gemms(a: Arch, tp, moe_share):
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
                                                                                     dense)]
     if moe_share > 0.0 and a.shared_experts:
-        f = a.shared_experts * a.expert_ffn  # as `training._layer_forward` times the shared experts' GEMMs
+        f = a.shared_experts * a.expert_ffn  # as `layer._layer_forward` times the shared experts' GEMMs
         out += [((a.ffn_mats - 1) * f / tp, a.hidden, "ring_exchange", moe_share), (a.hidden, f / tp, "pipeline",
                                                                                     moe_share)]
     return tuple(out)
