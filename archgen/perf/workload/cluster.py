@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from archgen.errors import BuildError, WorkloadError
+from archgen.errors import AnalyseError, BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
 from archgen.model.workload import Model, Workload
@@ -103,6 +103,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     The workload takes its `accelerators` of the cluster, or all of them; `hardware` replaces the cluster's own
     (a what-if or a sweep point). More accelerators than the cluster has is a `WorkloadError`.
     """
+    hardware = given_hardware(hardware, "estimate_on_cluster")
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
@@ -134,6 +135,19 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
     notes = [*est.notes, *added] if est.fits or not est.notes else [*est.notes[:-1], *added, est.notes[-1]]
     return replace(est, cluster=on.cluster, notes=notes, unconfirmed=read)
+
+
+def given_hardware(hardware: object, caller: str) -> Hardware | None:
+    """`hardware` given to `caller` in place of the cluster's own (None: the cluster's), or an `AnalyseError` naming it.
+
+    A library caller's what-if is a `Hardware` (`hardware_for`, `Hardware.scaled`); an id, a dict or a factor there
+    failed inside the model with an `AttributeError` before. An `AnalyseError`, as `Hardware.scaled` refuses a bad
+    factor: the performance model raises no `UsageError` (tests/test_error_kinds.py).
+    """
+    if hardware is None or isinstance(hardware, Hardware):
+        return hardware
+    raise AnalyseError(f"{caller}: hardware: expected a Hardware (`hardware_for`, `Hardware.scaled`) or None for the "
+                     f"cluster's own, got {type(hardware).__name__} {hardware!r}")
 
 
 def placed(workload: Workload, hw: Hardware, gpus: int, on: Machine) -> Hardware:
