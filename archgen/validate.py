@@ -19,6 +19,7 @@ from archgen.model.spec_paths import fields_at, untagged
 from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 
+#: A kind of document: what `entry`, `in_code.document` and `build.refs.resolve` return is of the kind they are given.
 D = TypeVar("D", bound=Document)
 
 
