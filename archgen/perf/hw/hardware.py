@@ -91,7 +91,7 @@ class Hardware:
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
         scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
             `scale_up_bandwidth` is split over links to its `scale_up_size` - 1 peers, so a group of k of them in
-            one domain reaches (k - 1) / (size - 1) of it (`perf.comm.algorithms.mesh_share`).
+            one domain reaches (k - 1) / (size - 1) of it (`perf.comm.group.mesh_share`).
         nvls_efficiency: The part's NVLS efficiency; 0 takes NCCL's for its generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets NCCL's Simple protocol only (an AMD part: RCCL's table inside a domain, `perf.comm.rccl`).

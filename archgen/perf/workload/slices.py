@@ -66,7 +66,7 @@ def torus_problem(hw: Hardware, gpus: int, on: Machine) -> str | None:
     cluster with no scale-out fabric does not model. The torus collectives would otherwise add the rest as one
     more line of ICI links that does not exist (`perf.comm.torus.sub_torus`). Without a torus, a scale-up domain
     with no scale-out path (a `Machine` made without its `ScaleOutPath`) joins only its own: a job beyond it would
-    run its collectives over no link at all (`comm.algorithms.out_bandwidth`: a step of 10^39 s, said to fit).
+    run its collectives over no link at all (`comm.group.out_bandwidth`: a step of 10^39 s, said to fit).
     """
     chips = math.prod(hw.torus) if hw.torus else int(np.max(hw.scale_up_size))
     if gpus <= chips or bool(np.any(np.asarray(hw.scale_out_bandwidth) > 0)):
