@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from archgen.perf.train import contention as C
+from archgen.perf.train import ep_exposure as X
 from archgen.perf.train import ep_schedule as ES
-from archgen.perf.train import exposure as X
 
 DATA = Path(__file__).parent / "data"
 
@@ -101,7 +101,7 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
                                 dropout=job.dropout)
     counted = ES.windows(float(np.ravel(gemms + core)[0]), expert)
     assert counted[0] == pytest.approx(0.000459, abs=1e-6)
-    pairs = 48 * (64 - 1)  # moe layers x paired micro-batches (`exposure.unpaired_chunks`: 1 without pipelining)
+    pairs = 48 * (64 - 1)  # moe layers x paired micro-batches (`ep_exposure.unpaired_chunks`: 1 without pipelining)
     model = pairs * float(ES.beside(a2a, w, pace, sync))
     measured_kind = pairs * float(ES.beside(a2a, w, pace, sync, counted))
     full = pairs * float(ES.beside(a2a, w, 1.0, sync, counted))

@@ -188,7 +188,7 @@ def test_ep_dedup_dispatch_against_deepeps_measured_time(accelerators):
     from math import comb
 
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import expert_comm
+    from archgen.perf.train.ep_exposure import expert_comm
     from archgen.perf.train.job import Job
     from archgen.units import Q_
     hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
@@ -217,7 +217,7 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     `contention.GPU_DRIVEN_PACE`)."""
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job
     arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
@@ -261,7 +261,7 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     once per micro-batch: ep_comm = layers x (m x per-micro-batch + edge)."""
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job, Layout
     from archgen.perf.train.layer import layer_times
     from archgen.perf.train.training import estimate_training
@@ -289,7 +289,7 @@ def test_pipelined_ep_overlap_leaves_the_warmup_unpaired():
     schedules.py `get_pp_rank_microbatches`), runs alone, and its cooldown's backwards likewise. NVIDIA's H100
     Qwen3-235B recipe (pp 8, v 4, 512 micro-batches): 14 + 24 + 1 = 39 of its 2,048 chunks; without pipelining 1;
     never more than every chunk."""
-    from archgen.perf.train.exposure import unpaired_chunks
+    from archgen.perf.train.ep_exposure import unpaired_chunks
     assert float(unpaired_chunks(8.0, 4.0, 512.0)) == 39.0
     assert float(unpaired_chunks(1.0, 1.0, 64.0)) == 1.0
     assert float(unpaired_chunks(8.0, 4.0, 8.0)) == 32.0  # 8 micro-batches x 4 chunks: all of them

@@ -23,8 +23,8 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
+from archgen.perf.train.dispatch_calls import dispatcher_cost
 from archgen.perf.train.experts import expert_backward, expert_forward
-from archgen.perf.train.exposure import dispatcher_cost
 from archgen.perf.train.job import Job
 from archgen.perf.train.layer import elementwise_bytes, layer_times
 from archgen.perf.train.ranks import class_times

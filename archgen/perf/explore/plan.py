@@ -21,7 +21,7 @@ The space is the layouts times the switch combinations; it is pruned, not walked
    least bound first; each later block of layouts is evaluated only where its bound is below the best step found.
 
 Megatron's own rules are kept: TP overlap needs sequence parallelism (arguments.py), the EP overlap no
-recomputation (`exposure.expert_comm`), parameter-gather overlap the distributed optimizer (it acts only with
+recomputation (`ep_exposure.expert_comm`), parameter-gather overlap the distributed optimizer (it acts only with
 ZeRO >= 1), offload host memory.
 """
 

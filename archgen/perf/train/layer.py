@@ -22,8 +22,8 @@ from archgen.perf.train import contention as C
 from archgen.perf.train import exposure as X
 from archgen.perf.train import host as H
 from archgen.perf.train import tp_comm as TPC
+from archgen.perf.train.ep_exposure import expert_comm, shared_shapes
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
-from archgen.perf.train.exposure import expert_comm
 from archgen.perf.train.job import Job
 from archgen.perf.train.loss import loss_time
 
@@ -46,7 +46,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     shapes = [(T, n, k) for _, n, k in a.attn_gemms(tp)]
     if moe:  # the router's GEMM: the rank's T/tp sequence-parallel tokens (the router weight is not split)
         shapes.append((T / where(sp, tp, 1.0), a.experts, a.hidden))
-        shapes += X.shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
+        shapes += shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
     else:
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
@@ -114,7 +114,7 @@ class LayerTimes:
     logits: np.ndarray | float     # output layer and loss, forward and backward
     embed: np.ndarray | float
     host: np.ndarray | float = 0.0  # what issuing the layer's operations takes beyond its GPU time (`host`)
-    ep_edge: np.ndarray | float = 0.0  # once per step: EP all-to-alls the overlap cannot pair (`exposure.expert_comm`)
+    ep_edge: np.ndarray | float = 0.0  # once a step: EP all-to-alls the overlap cannot pair (`ep_exposure.expert_comm`)
     hbm: np.ndarray | float = 0.0  # share of the HBM rate the compute takes (`contention.hbm_share`)
 
     @property

@@ -33,6 +33,7 @@ from archgen.perf.train import buckets as B
 from archgen.perf.train import exposure as X
 from archgen.perf.train import fast
 from archgen.perf.train import offload as off
+from archgen.perf.train.ep_exposure import unpaired_chunks
 from archgen.perf.train.exposure import dp_exposure
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import ACT_BYTES, LayerTimes, layer_times
@@ -154,7 +155,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         act_off = where(code & WEIGHT_OFFLOAD, off.layer_exposed(hw, where(code & 1, saved, 0.0), w_layer, layer_f,
                                                                   layer_b + layer_r), act_off)
     sl = split(a.layers, pp, v, layout.pipeline)
-    edge = lt.ep_edge * X.unpaired_chunks(pp, v, m) / (v * m) if a.moe_layers or not fast.plain(lt.ep_edge, pp, v, m) \
+    edge = lt.ep_edge * unpaired_chunks(pp, v, m) / (v * m) if a.moe_layers or not fast.plain(lt.ep_edge, pp, v, m) \
         else 0.0  # `expert_comm`'s edge over the micro-batches: 0.0 (its own 0.0 times a count) for a dense model
     rk = rank_times(hx, job, lt.total + act_off + edge, lt.logits, lt.embed, tp=tp, pp=pp, ep=ep, v=v, sl=sl, etp=etp)
     params, t_rank, real, t_max, busiest, bubble = rk.params, rk.t_rank, rk.real, rk.t_max, rk.busiest, rk.bubble
