@@ -12,61 +12,21 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
-import typer.core
 
 from archgen import __version__
+from archgen import cli_options as opt
 from archgen.errors import ArchgenError, UsageError
 from archgen.spec_files import inert
 from archgen.startup import console_script, exit_now, keep_freed_memory, one_blas_thread, pause_gc, reuse_generated_code
 
-
-class _Group(typer.core.TyperGroup):
-    """The top-level command group; `--debug` may stand anywhere before `--` (`archgen check specs --debug`)."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # click's Context (typer vendors click)
-        end = args.index("--") if "--" in args else len(args)
-        if "--debug" in args[:end]:
-            args = ["--debug", *(a for i, a in enumerate(args) if a != "--debug" or i >= end)]
-        return super().parse_args(ctx, args)
-
-
-def _value_name(self: typer.core.TyperOption | typer.core.TyperArgument, ctx: typer.Context) -> str | None:
-    """The value a parameter takes, as help shows it: its metavar (N, DIR, FILE), never a Python type (<int>)."""
-    if isinstance(self, typer.core.TyperArgument) or getattr(self, "is_flag", False):
-        return None  # an argument's own column shows its metavar; a flag takes no value
-    return self.metavar or (self.name or "").upper()
-
-
-typer.core.TyperOption.display_type_rich = _value_name  # type: ignore[method-assign,assignment]  # typer 0.29 prints <list[Path]>, <bool> beside each option
-typer.core.TyperArgument.display_type_rich = _value_name  # type: ignore[method-assign,assignment]
-
-HELP = {"help_option_names": ["-h", "--help"]}
-app = typer.Typer(cls=_Group, no_args_is_help=True, pretty_exceptions_enable=False, context_settings=HELP,
+app = typer.Typer(cls=opt.Group, no_args_is_help=True, pretty_exceptions_enable=False, context_settings=opt.HELP,
                   help="Specs as code for AI racks and clusters.")
-catalog_app = typer.Typer(no_args_is_help=False, context_settings=HELP, help="Browse the parts catalog.")
+catalog_app = typer.Typer(no_args_is_help=False, context_settings=opt.HELP, help="Browse the parts catalog.")
 app.add_typer(catalog_app, name="catalog")
 
-Paths = Annotated[list[Path] | None, typer.Argument(
-    metavar="PATH...", help="Spec files or directories (default: specs/).")]
-Format = Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text, json, sarif, junit or github.")]
-Vendors = Annotated[list[str] | None, typer.Option(
-    "--vendor", metavar="VENDOR", help="Only entries of this vendor (repeatable).")]
-Kinds = Annotated[list[str] | None, typer.Option(
-    "--kind", metavar="KIND", help="Only entries of this kind, e.g. Switch (repeatable).")]
-Asics = Annotated[list[str] | None, typer.Option(
-    "--asic", metavar="ASIC", help='Only parts built on this ASIC, e.g. "Tomahawk 5" (repeatable).')]
-Unconfirmed = Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")]
-SpecPaths = Annotated[list[Path] | None, typer.Option(
-    "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
-Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]
-AsOf = Annotated[str | None, typer.Option("--as-of", metavar="DATE", help="Judge waiver expiry on DATE (YYYY-MM-DD).")]
-Files = Annotated[str, typer.Option(metavar="FORMATS", help="Comma-separated: md,html,pdf,xlsx,csv,svg,png (pdf needs "
-                                    "the 'pdf' extra, xlsx the 'office' extra).")]
-Templates = Annotated[Path | None, typer.Option(
-    metavar="DIR", help="Directory of templates overriding the shipped ones.")]
 _STATE = {"debug": False}
 
 
@@ -139,7 +99,7 @@ def _guarded(func: Callable[[], int]) -> None:
 
 
 @app.command()
-def validate(paths: Paths = None) -> None:
+def validate(paths: opt.Paths = None) -> None:
     """Check schema, units and references of the specs."""
     from archgen.commands.validate import validate as command
     _run(lambda: command(paths))
@@ -147,16 +107,16 @@ def validate(paths: Paths = None) -> None:
 
 @app.command()
 def check(
-    paths: Paths = None,
-    fmt: Format = "text",
-    output: Output = None,
+    paths: opt.Paths = None,
+    fmt: opt.Format = "text",
+    output: opt.Output = None,
     select: Annotated[str, typer.Option(
         metavar="IDS", help="Only these check IDs or prefixes, e.g. 'PWR,NET004'.")] = "",
     ignore: Annotated[str, typer.Option(metavar="IDS", help="Skip these check IDs or prefixes.")] = "",
     show_waived: Annotated[bool, typer.Option(help="List waived findings in text output.")] = False,
     strict: Annotated[bool, typer.Option(help="Exit 1 on unwaived warnings too (at-risk and should requirements, "
                                          "unused or expired waivers, renamed keys), not only on errors.")] = False,
-    as_of: AsOf = None,
+    as_of: opt.AsOf = None,
 ) -> None:
     """Validate, analyse and check the specs; report findings."""
     from archgen.commands.check import check as command
@@ -178,15 +138,15 @@ def checks() -> None:
 
 @app.command()
 def render(
-    paths: Paths = None,
+    paths: opt.Paths = None,
     target: Annotated[str | None, typer.Option(metavar="ID", help="Only this rack or cluster id.")] = None,
     out: Annotated[Path, typer.Option(metavar="DIR", help="Output directory.")] = Path("out"),
-    formats: Files = "md,html,csv,svg",
-    templates: Templates = None,
+    formats: opt.Files = "md,html,csv,svg",
+    templates: opt.Templates = None,
     audience: Annotated[str, typer.Option(
         metavar="AUDIENCE", help="internal (everything) or customer (numbered references; no spec locations, "
         "internal notes or links to archgen's docs; metrics by title).")] = "internal",
-    as_of: AsOf = None,
+    as_of: opt.AsOf = None,
 ) -> None:
     """Render partner-facing documents and diagrams into OUT/<target>/."""
     from archgen.commands.render import render as command
@@ -203,8 +163,8 @@ def diff(
     path: Annotated[str, typer.Option("--path", metavar="DIR", help="Spec directory inside a git revision.")] = "specs",
     threshold: Annotated[float, typer.Option(
         metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
-    output: Output = None,
-    as_of: AsOf = None,
+    output: opt.Output = None,
+    as_of: opt.AsOf = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import diff as command
@@ -234,11 +194,11 @@ def gap_report(
         "--against", metavar="REQUIREMENTS",
         help="Our requirements (a file or directory of Requirements), and our site's Facility (repeatable).")],
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="md or json.")] = "md",
-    output: Output = None,
+    output: opt.Output = None,
     audience: Annotated[str, typer.Option(
         metavar="AUDIENCE", help="internal (everything) or customer (no paths of ours: no folders in the title, no "
         "file and line of a finding; waivers without their reasons).")] = "internal",
-    as_of: AsOf = None,
+    as_of: opt.AsOf = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -255,11 +215,11 @@ def gap_report(
 @catalog_app.callback(invoke_without_command=True)
 def catalog(
     ctx: typer.Context,
-    paths: SpecPaths = None,
-    unconfirmed: Unconfirmed = False,
-    vendor: Vendors = None,
-    kind: Kinds = None,
-    asic: Asics = None,
+    paths: opt.SpecPaths = None,
+    unconfirmed: opt.Unconfirmed = False,
+    vendor: opt.Vendors = None,
+    kind: opt.Kinds = None,
+    asic: opt.Asics = None,
 ) -> None:
     """List the catalog's parts, facilities, models and racks (with the user's specs)."""
     if ctx.invoked_subcommand is None:
@@ -269,11 +229,11 @@ def catalog(
 @catalog_app.command("list")
 def catalog_list(
     ctx: typer.Context,
-    paths: SpecPaths = None,
-    unconfirmed: Unconfirmed = False,
-    vendor: Vendors = None,
-    kind: Kinds = None,
-    asic: Asics = None,
+    paths: opt.SpecPaths = None,
+    unconfirmed: opt.Unconfirmed = False,
+    vendor: opt.Vendors = None,
+    kind: opt.Kinds = None,
+    asic: opt.Asics = None,
 ) -> None:
     """List the catalog's parts, facilities, models and racks, optionally of some vendors, kinds and ASICs."""
     group = ctx.parent.params if ctx.parent else {}  # `catalog --unconfirmed list` means `... list --unconfirmed`
@@ -291,7 +251,7 @@ def _print_catalog(paths: list[Path] | None, unconfirmed: bool, vendors: list[st
 def catalog_show(
     ctx: typer.Context,
     part_id: Annotated[str, typer.Argument(metavar="ID", help="Part, facility, model or rack id.")],
-    paths: SpecPaths = None,
+    paths: opt.SpecPaths = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT",
                                      help="json, or yaml: a spec file to fork.")] = "json",
 ) -> None:
@@ -310,13 +270,13 @@ def schema(out: Annotated[Path | None, typer.Option(
 
 @app.command()
 def estimate(
-    positional: Paths = None,
+    positional: opt.Paths = None,
     cases: Annotated[Path | None, typer.Option(
         "--cases", metavar="FILE", help="Score a validation-case file (archgen-validation/1).")] = None,
     cluster: Annotated[str | None, typer.Option(
         "--cluster", metavar="ID", help="Cluster id (default: the workload's own cluster).")] = None,
     workload: Annotated[str | None, typer.Option("--workload", metavar="ID", help="Workload id.")] = None,
-    paths: SpecPaths = None,
+    paths: opt.SpecPaths = None,
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")] = "text",
     what_if: Annotated[list[str] | None, typer.Option(
         "--what-if", metavar="PARAM=FACTOR",
@@ -346,17 +306,17 @@ def estimate(
 @app.command()
 def sweep(
     sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.yaml", help="A file of Sweep documents.")],
-    paths: SpecPaths = None,
+    paths: opt.SpecPaths = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Evaluate the points in N local processes.")] = 1,
     scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS",
         help="Address of a Dask scheduler (tcp://host:8786) to evaluate the points on (the 'distributed' extra).")
     ] = None,
     out: Annotated[Path, typer.Option(
         metavar="DIR", help="Output directory; each sweep writes OUT/<sweep id>/.")] = Path("out"),
-    formats: Files = "md,csv,svg",
+    formats: opt.Files = "md,csv,svg",
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="What to print: text or json.")] = "text",
-    templates: Templates = None,
-    as_of: AsOf = None,
+    templates: opt.Templates = None,
+    as_of: opt.AsOf = None,
 ) -> None:
     """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
 

@@ -16,7 +16,8 @@ from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
 from archgen.model import KINDS
 from archgen.model.core_schemas import nested_models
 from archgen.model.renamed import RENAMED
-from archgen.model.switches import DEFAULT_STACK, STACKS, SWITCHES, as_written
+from archgen.model.stack_profiles import DEFAULT_STACK, STACKS
+from archgen.model.switches import SWITCHES, as_written
 
 
 def checks_page() -> str:

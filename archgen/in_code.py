@@ -11,16 +11,14 @@ code)"), so that ``except ArchgenError`` catches it as it catches every other mi
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from archgen.errors import UsageError, ValidateError
 from archgen.load import SourceDocument
 from archgen.model import Document
-from archgen.validate import problems_from
-
-D = TypeVar("D", bound=Document)
+from archgen.validate import D, problems_from
 
 
 def document(kind: type[D], data: Mapping[str, Any]) -> D:

@@ -30,6 +30,7 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
 from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY
+from archgen.metrics_operations import CLUSTER_OPERATIONS
 from archgen.units import Q
 
 _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.py", "perf/workload/estimate.py",
@@ -122,74 +123,7 @@ REGISTRY: tuple[Metric, ...] = (
            "system's board (a `domain: node` torus, or inside `torus_block`): traces, not cables.", _N),
     Metric("cluster", "scale_up.cables", "", "", 0, "Scale-up cables", "Torus scale-up links between systems: "
            "cables (`scale_up.link` where given).", _N),
-    # clusters: reliability and cost (docs/reliability.md)
-    Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
-           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL,
-           counts="interruptions", minimise=True),
-    Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
-           "(1 / interruptions per day).", _REL, maximise=True),
-    Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
-           "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
-    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS,
-           maximise=True),
-    Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
-           "cluster's largest training workload.", _OPS),
-    Metric("cluster", "storage_write_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage write bandwidth per "
-           "accelerator", "Stated `storage.write_bandwidth`, bounded by the storage's own ports at line rate (REL010), "
-           "the leaf uplinks it crosses (REL011) and the compute nodes' ports to storage, over the accelerators: "
-           "what each gets when all write at once.", _GP, maximise=True),
-    Metric("cluster", "storage_read_bandwidth_per_accelerator", "B/s", "GB/s", 3, "Storage read bandwidth per "
-           "accelerator", "As the write figure, from `storage.read_bandwidth`: what each accelerator gets when all "
-           "read (restore) at once.", _GP, maximise=True),
-    Metric("cluster", "capex", "USD", "USD", 0, "Capex", "Bill of materials: parts and racks at their price (a "
-           "`Prices` document's, else their own `price.capex`), and the checkpoint storage where `storage:` prices it; "
-           "not provided while one part is unpriced (COST002).", _COST, minimise=True),
-    Metric("cluster", "power_average", "W", "kW", 1, "Average power", "Average IT load: systems and switches at "
-           "typical draw where published, else maximum, plus optics, plus the checkpoint storage's `storage.power` "
-           "(typical, else max) where stated.", _COST),
-    Metric("cluster", "power_idle", "W", "kW", 1, "Idle power", "IT load with no job running: `power.idle` where "
-           "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
-    Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
-           "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
-           "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0).", _COST,
-           minimise=True),
-    Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
-           "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
-           "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
-           "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`.", _COST,
-           minimise=True),
-    Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
-           "and month × 12.", _COST, minimise=True),
-    Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "
-           "over the depreciation years n at the discount rate r (1/n at r = 0): the annuity that repays a loan of "
-           "1 over n years.", _COST),
-    Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × the capital "
-           "recovery factor.", _COST, minimise=True),
-    Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
-           _COST, minimise=True),
-    Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
-           "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST, minimise=True, per="h"),
-    Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
-           "accelerator-hour over the facility's utilisation: the cost of each hour a job runs.", _COST, minimise=True,
-           per="h"),
-    Metric("cluster", "tco_per_goodput_accelerator_hour", "USD", "USD", 3, "TCO per goodput accelerator-hour",
-           "TCO per used accelerator-hour over the goodput of the cluster's largest training workload: the whole "
-           "cluster's cost spread over all its accelerators, idle spares included, as if each ran at that goodput. "
-           "Per goodput hour of the job's own accelerators, the cluster's whole cost charged to them, it is this × "
-           "accelerators / the job's accelerators (1,152 / 1,080: 1.79 → 1.91 USD): "
-           "`tco_per_job_goodput_accelerator_hour`.", _OPS, minimise=True, per="h"),
-    Metric("cluster", "tco_per_job_goodput_accelerator_hour", "USD", "USD", 3, "TCO per job goodput "
-           "accelerator-hour", "The whole cluster's TCO, idle spares included, per goodput hour of its largest "
-           "training workload's own accelerators: `tco_per_goodput_accelerator_hour` × accelerators / the job's "
-           "accelerators.", _OPS, minimise=True, per="h"),
-    *(Metric("cluster", f"tco_per_{job}goodput_accelerator_hour_{end}", "USD", "USD", 3,
-             f"TCO per {title}goodput accelerator-hour ({end})", f"The {end} end of TCO per {title}goodput "
-             f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS, per="h")
-      for job, title in (("", ""), ("job_", "job ")) for end, at in (("low", "high"), ("high", "low"))),
-    Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
-           "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
-    Metric("cluster", "scale_out_capex_share", "", "percent", 1, "Cluster interconnect share of capex", "Every "
-           "fabric's switches, transceivers and cables over the capex, no scale-up switch (Epoch AI's basis).", _COST),
+    *CLUSTER_OPERATIONS,  # clusters: reliability and cost (archgen/metrics_operations.py; docs/reliability.md)
     *FABRIC,  # fabrics, and torus, dragonfly and rail-only fabrics (archgen/metrics_fabric.py)
     # workloads (and each point of a sweep)
     Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _ET,

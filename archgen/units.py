@@ -44,12 +44,12 @@ def _definitions() -> str:
                    + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
 
 
-def _build_registry() -> pint.UnitRegistry:
-    """The registry from pint's definitions, patched for our domain; cached on disk (100 ms → 20 ms per start)."""
-    text = _definitions()
+def _cached_registry(text: str) -> pint.UnitRegistry | None:
+    """The registry of definitions `text` through the cache directory, or None where the cache cannot serve it.
+
+    None for a read-only home (an `OSError`), definitions that do not read back, or no key to seal pint's pickles.
+    """
     try:
-        if not enabled():   # ARCHGEN_CACHE=off: nothing written (`archgen.cache`)
-            raise OSError("the cache is off")
         cache = cache_dir("units")
         defs = cache / f"definitions-{digest(text)}.txt"
         if not defs.is_file() or defs.read_text(encoding="utf-8") != text:  # never definitions we did not write
@@ -59,11 +59,20 @@ def _build_registry() -> pint.UnitRegistry:
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, defs)
         if not unsealed_removed(cache / "pint"):  # pint's cache is pickle: only files sealed on this machine
-            raise OSError("no cache key")
+            return None
         reg: pint.UnitRegistry = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"),
                                                    autoconvert_offset_to_baseunit=True)  # "35 degC" parses
         seal(cache / "pint")
-    except (OSError, UnicodeDecodeError):  # read-only home, no key: build in memory
+    except (OSError, UnicodeDecodeError):
+        return None
+    return reg
+
+
+def _build_registry() -> pint.UnitRegistry:
+    """The registry from pint's definitions, patched for our domain; cached on disk (100 ms → 20 ms per start)."""
+    text = _definitions()
+    reg = _cached_registry(text) if enabled() else None   # ARCHGEN_CACHE=off: nothing written (`archgen.cache`)
+    if reg is None:   # the cache off, a read-only home, no key: built in memory
         reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)
         reg.load_definitions(text.splitlines())
     reg.formatter.default_format = "~P"

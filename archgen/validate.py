@@ -19,6 +19,7 @@ from archgen.model.spec_paths import fields_at, untagged
 from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 
+#: A kind of document: what `entry`, `in_code.document` and `build.refs.resolve` return is of the kind they are given.
 D = TypeVar("D", bound=Document)
 
 
@@ -64,7 +65,13 @@ class Specs:
 
 
 def entry(items: Mapping[str, Document], ref: str, kind: type[D] = Document) -> D:  # type: ignore[assignment]
-    """The document `ref` of `kind` in `items`, or a `UsageError` naming the ids of that kind with "did you mean"."""
+    """The document `ref` of `kind` in `items`, or a `UsageError` naming the ids of that kind with "did you mean".
+
+    `kind` must be a document class (`Accelerator`, `Model`, ...): None or a kind's name is a `UsageError` too.
+    """
+    if not (isinstance(kind, type) and issubclass(kind, Document)):
+        raise UsageError(f"entry: kind: expected a document class such as Accelerator or Model (from archgen.model), "
+                         f"got {type(kind).__name__} {kind!r}")
     found = items.get(ref) if isinstance(ref, str) else None   # a list or None names no document (not a TypeError)
     if isinstance(found, kind):
         return found

@@ -118,7 +118,7 @@ def like_archgen(exe: dict) -> bool:
     TP overlap none or ring (archgen's overlap_tp_comm is TE's ring exchange; no `pipe`), TP communication
     all-reduce or rs_ag (sequence parallelism; no p2p_rs_ag), no AG redo, DP overlap on wherever dp > 1 (archgen's
     overlaps that never add time are on: perf/explore/plan.DOMINANT), and an interleaved schedule only with a
-    multiple of pp micro-batches (Megatron-core's default micro-batch groups, perf/train/layouts.layout_problems;
+    multiple of pp micro-batches (Megatron-core's default micro-batch groups, perf/train/layout_rules.layout_problems;
     Calculon charges a shortage as bubbles instead).
     """
     tp, pp, dp = exe["tensor_par"], exe["pipeline_par"], exe["data_par"]

@@ -160,7 +160,7 @@ def test_a_job_larger_than_its_slice_is_refused(tmp_path: Path) -> None:
 def test_a_job_of_whole_cubes_closes_its_rings_through_the_ocses(tmp_path: Path) -> None:
     """A 1,024-chip job on the 16x16x16 pod is a 16x16x4 slice whose third dimension wraps through the OCSes.
 
-    Jouppi et al. (ISCA 2023) rewire a job's cubes into a torus of its own (perf.workload.cluster.job_slice). Bucket all-reduce of S = 1 GiB on 16x16x4, every
+    Jouppi et al. (ISCA 2023) rewire a job's cubes into a torus of its own (perf.workload.slices.job_slice). Bucket all-reduce of S = 1 GiB on 16x16x4, every
     dimension a closed ring at 2B, B = 50 GB/s x 0.8 (tpu-v4: 400 Gb/s links, default link efficiency), alpha 1 us:
     the busiest dimension carries 2 (S/3)(15/16 + 15/64 + 15/1024) (perf.comm.torus), plus 2 (15 + 15 + 3) hops.
     Before, the same job on the pod ran its dimension of 4 as an open line at B: 14.38 ms, not 10.68 ms.

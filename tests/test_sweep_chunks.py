@@ -181,13 +181,14 @@ def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatc
     """A worker's chunk ends at a multiple of `row_stride` (here 20 points: the scale-out x peak levels of one HBM
     bandwidth), so every batch of every chunk is worked out on the points' grid (`grid_hw`, never the flat batch
     that partial rows at a chunk's edges fell back to); the rows are those of one chunk."""
-    from archgen.perf.explore import vectorised_bounds as vb
+    from archgen.perf.explore import vectorised_bounds as vb  # where the batches call `grid_hw`
+    from archgen.perf.explore.vectorised_grid import row_stride
 
     Here = _here()
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
     (p,) = sweep_problems_of(path, [SPECS])
-    assert vb.row_stride(p) == 20
+    assert row_stride(p) == 20
     whole = workers.evaluate_all(p, None).rows
     flat, real = [], vb.grid_hw
     monkeypatch.setattr(vb, "grid_hw", lambda pts, take: real(pts, take) or flat.append(take))
@@ -203,13 +204,14 @@ def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, 
     """Where a row (20 points) is larger than the least chunk (here 8), the chunks end at multiples of the largest
     block of the grid's last axes that is not (the 5 peak levels of one scale-out bandwidth: `row_stride`), so their
     batches still take the grid (`grid_hw`), not the flat batch of partial blocks; the rows are those of one chunk."""
-    from archgen.perf.explore import vectorised_bounds as vb
+    from archgen.perf.explore import vectorised_bounds as vb  # where the batches call `grid_hw`
+    from archgen.perf.explore.vectorised_grid import row_stride
 
     Here = _here()
     path = tmp_path / "sweep.yaml"
     path.write_text(GRID, encoding="utf-8")
     (p,) = sweep_problems_of(path, [SPECS])
-    assert (vb.row_stride(p), vb.row_stride(p, 20), vb.row_stride(p, 8), vb.row_stride(p, 4)) == (20, 20, 5, 1)
+    assert (row_stride(p), row_stride(p, 20), row_stride(p, 8), row_stride(p, 4)) == (20, 20, 5, 1)
     whole = workers.evaluate_all(p, None).rows
     flat, real = [], vb.grid_hw
     monkeypatch.setattr(vb, "grid_hw", lambda pts, take: real(pts, take) or flat.append(take))

@@ -75,7 +75,7 @@ training: {seq_len: 8192, global_batch: 128, precision: bf16}
 def _fixed_torus(tmp_path):
     """Four cube racks wired as one 8x8x4 torus without OCSes (256 chips), with storage, and a 128-chip job (8x8x2).
 
-    192 chips (8x8x3) form no sub-torus of 8x8x4: PERF003 (`perf.workload.cluster.slice_problem`)."""
+    192 chips (8x8x3) form no sub-torus of 8x8x4: PERF003 (`perf.workload.slices.slice_problem`)."""
     cluster = (SPECS / "clusters" / "tpu-v4-pod.yaml").read_text(encoding="utf-8")
     cluster = (cluster.replace("racks: [{rack: tpu-v4-cube, count: 16}]", "racks: [{rack: tpu-v4-cube, count: 4}]")
                .replace("  - {unit: row, count: 4}\n  - {rack: tpu-v4-ocs, count: 4, new_row: true}\n",

@@ -32,9 +32,9 @@ from archgen.metrics import declared
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
+    from archgen.analyse.failure_model import Reliability
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.operations import Operations
-    from archgen.analyse.reliability import Reliability
 
 #: A cluster's interruption figures: they rest on its failure rates and site events.
 FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")

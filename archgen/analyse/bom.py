@@ -38,7 +38,7 @@ from archgen.units import Q_, Q
 from archgen.validate import Specs
 
 if TYPE_CHECKING:   # cabling calls cluster_bom with its tiers' totals
-    from archgen.analyse.cabling import TierCabling
+    from archgen.analyse.tier_cabling import TierCabling
 
 
 def rack_bom(rack: RackDesign, specs: Specs) -> list[BomLine]:

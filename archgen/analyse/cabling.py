@@ -20,8 +20,6 @@ Counting, three figures per tier kept apart (links: logical port-to-port connect
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -34,16 +32,11 @@ from archgen.analyse.bom import (
     surplus_switch_power,
     unplaced_power,
 )
-from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, run_cables
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import (
-    _ports_per_module,
     link_speed,
-    links_per_cable,
-    module_power,
     node_cage_ports,
     optics_inside,
-    splitter_legs,
 )
 from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, count
 from archgen.analyse.other_ports import rack_xy
@@ -53,84 +46,16 @@ from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.analyse.storage_cost import storage_draw
+from archgen.analyse.tier_cabling import TierCabling, TierRuns, tier_totals
 from archgen.analyse.tier_ends import fat_tree_ends
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
-from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import typical_draw
 from archgen.units import Q_, Q
 
-#: The ends of a tier's links that sit in a node's NIC ports, the others in switch ports: an access link runs from a
-#: node (or, past the nodes' ports, a reserved port at a leaf) to a leaf, a torus's neighbour link from chip to chip,
-#: its OCS link from a chip to the circuit switch.
-NODE_ENDS = {"access": ("a",), "neighbour": ("a", "b"), "ocs": ("a",)}
 DEFAULT_BINS_M = (0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000)
 U_M = 0.04445
-
-
-@dataclass(frozen=True)
-class TierRuns:
-    """Every link of one tier of one fabric: ends, chosen option, length and bin, as parallel arrays."""
-
-    fabric: str
-    tier: str
-    a_rack: np.ndarray
-    a_u: np.ndarray
-    b_rack: np.ndarray
-    b_u: np.ndarray
-    group: np.ndarray
-    option: np.ndarray
-    length: np.ndarray
-    bin: np.ndarray
-    weight: np.ndarray
-    #: Access tier: the leaf (index over all planes) of each run, as the port map names it; None on other tiers.
-    b_switch: np.ndarray | None = None
-
-
-@dataclass(frozen=True)
-class TierCabling:
-    """Totals of one tier: links, modules, optics power (`node_optics_power` at node ends), longest run, reach."""
-
-    fabric: str
-    tier: str
-    links: int
-    options: tuple[LinkOption, ...]
-    by_option_bin: dict[tuple[str, float], int]
-    modules: dict[str, int]
-    cables: dict[str, int]
-    optics_power: Q
-    max_length: Q | None
-    over_reach: tuple[tuple[LinkOption, int, float], ...]
-    lengths_known: bool
-    unplaced_links: int = 0
-    assumed_length: Q | None = None
-    transceivers: int = 0
-    node_optics_power: Q = Q_(0, "W")
-    node_modules: dict[str, int] = field(default_factory=dict)   # transceivers at node ends, by module part
-    #: Runs from endpoints given as a bare count (`endpoints.extra`), whose length is only the floor's longest run,
-    #: that exceed a reach at that bound: (option, links, bound). An assumption to state (CAB004), not a CAB001 error.
-    bound_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
-    #: Runs to a switch placed in no rack past a reach at the floor's longest length: (option, links, bound). Their
-    #: length is invented, so this is CAB004's finding (which switch, which tier), not a CAB001 reach error.
-    unplaced_over_reach: tuple[tuple[LinkOption, int, float], ...] = ()
-    #: Per `over_reach` entry: (index of its longest run in the tier's `TierRuns`, racks at its A ends, at its B ends).
-    over_where: tuple[tuple[int, int, int], ...] = ()
-    #: Modules run below their rate at a lower power (`Link.power_at`): (part, watts each) -> modules.
-    reduced: dict[tuple[str, float], int] = field(default_factory=dict)
-    #: Optical modules in switch ports that the switch's `power.max` holds (`Switch.power_includes_optics`), by part.
-    switch_optics_power: Q = Q_(0, "W")
-    switch_modules: dict[str, int] = field(default_factory=dict)
-    #: Of it, what the switches' typical holds too (no `typical` stated); the rest the typical IT power adds.
-    switch_optics_typical: Q = Q_(0, "W")
-    #: Cables per (link option, length bin), what a vendor orders (`by_option_bin` counts links); per run: `cable_bins`.
-    cables_by_bin: dict[tuple[str, float], int] = field(default_factory=dict)
-    run_cables: np.ndarray | None = None
-
-    @property
-    def physical(self) -> int:
-        """Cables to pull: copper assemblies and optical cables, a split cable once."""
-        return sum(self.cables.values())
 
 
 @dataclass(frozen=True)
@@ -248,7 +173,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 loose += unplaced(fa, place_switches(cluster, fa, problems, taken))
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
-                tiers.append(_tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,
+                tiers.append(tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,
                                           node_cage_ports(a, fa) if name == "access" else None, fa.fabric.spec.speed))
             continue
         # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
@@ -268,23 +193,23 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 runs.append(tr)
             else:
                 tr = None
-            tiers.append(_tier_totals(fa.fabric.spec.id, tier_name, fa.links[tier_name] * fa.planes, options, tr,
+            tiers.append(tier_totals(fa.fabric.spec.id, tier_name, fa.links[tier_name] * fa.planes, options, tr,
                                       node_cage_ports(a, fa) if tier_name == "access" else None,
                                       link_speed(fa, tier_name), optics_inside(fa, tier_name),
                                       optics_inside(fa, tier_name, typical=True)))
     su = a.scale_up   # a torus scale-up domain's cables between systems: counted as a torus fabric's neighbour links
     if su is not None and su.cables:
         options, speed = scale_up_cables(cluster)
-        tiers.append(_tier_totals("scale_up", "neighbour", su.cables * su.domains, options, None, None, speed))
+        tiers.append(tier_totals("scale_up", "neighbour", su.cables * su.domains, options, None, None, speed))
     elif su is not None and cluster.spec.scale_up and (n := switched_cables(cluster, cluster.spec.scale_up,
                                                                              su.links_needed, su.domains)):
         options, speed = scale_up_cables(cluster)   # a switched domain's accelerator-to-switch cables, likewise
-        tiers.append(_tier_totals("scale_up", "access", n, options, None, None, speed))
+        tiers.append(tier_totals("scale_up", "access", n, options, None, None, speed))
     if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None and cluster.spec.scale_up:
         option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
         tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins)
         trunks = (tr,) if len(tr.length) else ()
-        tiers.append(_tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if trunks else None,
+        tiers.append(tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if trunks else None,
                                   None, trunk.rate))
     bom, net_power, optics = cluster_bom(a, tiers)
     return Cabling(tuple(tiers), tuple(runs), tuple(i.name for i in cluster.instances), tuple(bom),
@@ -310,91 +235,3 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     idx = np.minimum(np.searchsorted(bins, length - 1e-9, side="left"), len(bins) - 1)
     ordered = np.where(length > bins[-1] + 1e-9, np.ceil(length - 1e-9), bins[idx])   # past the last bin (CAB006)
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, ordered, weight)
-
-
-def _tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, ...], tr: TierRuns | None,
-                 a_cage_ports: int | None, speed: Q, in_switch: tuple[str, ...] = (),
-                 in_typical: tuple[str, ...] = ()) -> TierCabling:
-    by: dict[tuple[str, float], int] = {}
-    per_option = np.zeros(max(len(options), 1), dtype=np.int64)
-    single = np.zeros(max(len(options), 1), dtype=np.int64)   # access runs whose A end is not a node
-    over: list[tuple[LinkOption, int, float]] = []
-    bound_over: list[tuple[LinkOption, int, float]] = []   # past reach only at the assumed bound (CAB004, not CAB001)
-    unplaced_over: list[tuple[LinkOption, int, float]] = []   # the same, at a switch placed in no rack
-    where: list[tuple[int, int, int]] = []   # per `over` entry: its longest run, racks at either end
-    max_len = None
-    n_unplaced, assumed, per_run = 0, None, None
-    cable_bins: dict[tuple[str, float], int] = {}
-    if tr is not None and len(tr.length):
-        if options:
-            by = bin_cables(tr, options, tr.weight)
-            per_option[:len(options)] = np.bincount(tr.option, weights=tr.weight, minlength=len(options))
-            per_run = run_cables(tr, options, speed, a_cage_ports)
-            cable_bins = bin_cables(tr, options, per_run)
-            if tier == "access":
-                other = tr.group < 0
-                single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
-                                                    minlength=len(options)).astype(np.int64)
-            bound = (tr.a_rack < 0) & (tr.group < 0)   # an end stated only as a count: the floor's longest, a bound
-            loose = ((tr.b_rack < 0) | (tr.a_rack < 0)) & ~bound   # an end at a switch placed in no rack
-            for i, opt in enumerate(options):
-                for past, mask in ((over, ~bound & ~loose), (bound_over, bound), (unplaced_over, loose)):
-                    bad = (tr.option == i) & (tr.length > opt.reach.m_as("m") + 1e-9) & mask
-                    if bad.any():
-                        past.append((opt, int(tr.weight[bad].sum()), float(tr.length[bad].max())))
-                        if past is over:
-                            where.append((int(np.argmax(np.where(bad, tr.length, -1.0))),
-                                          len(np.unique(tr.a_rack[bad])), len(np.unique(tr.b_rack[bad]))))
-        max_len = Q_(float(tr.length.max()), "m")
-        # runs to a switch placed in no rack (an end stated only as a count, group < 0, is no switch: not counted)
-        unplaced = (tr.b_rack < 0) | ((tr.a_rack < 0) & (tr.group >= 0))
-        if unplaced.any():
-            n_unplaced, assumed = int(tr.weight[unplaced].sum()), Q_(float(tr.length[unplaced].max()), "m")
-    elif options:
-        per_option[0] = links
-        by[(options[0].label, 0.0)] = links
-    modules: dict[str, int] = {}
-    at_nodes: Counter[str] = Counter()
-    at_switches: Counter[str] = Counter()
-    switch_power = switch_typical = Q_(0, "W")
-    reduced: Counter[tuple[str, float]] = Counter()
-    cables: dict[str, int] = {}
-    power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
-    for i, opt in enumerate(options):
-        for n, a_cage, at_node in ((int(per_option[i] - single[i]), a_cage_ports, NODE_ENDS.get(tier, ())),
-                                   (int(single[i]), 1, ())):
-            if not n:
-                continue
-            split = max(opt.a.links_per_cable, opt.b.links_per_cable)
-            if opt.a.media in COPPER_MEDIA:  # a cable assembly: one orderable part with its ends built in
-                per = links_per_cable(opt, speed, a_cage)
-                c = math.ceil(n / per)
-                if tr is not None and per_run is not None and tier in PAIR_TIERS:   # one pair of switches a run:
-                    c = int(per_run[tr.option == i].sum())   # `run_cables`' whole assemblies, as the bins count them
-                legs = splitter_legs(opt)   # a splitter: one B end and `legs` A ends an assembly
-                cables[opt.label] = cables.get(opt.label, 0) + c
-                modules[opt.a.id] = modules.get(opt.a.id, 0) + c
-                power = power + (opt.a.power_per_end * legs + opt.b.power_per_end) * c
-                node_power = node_power + sum((e.power_per_end * k * c for e, k, side in
-                                               ((opt.a, legs, "a"), (opt.b, 1, "b")) if side in at_node), Q_(0, "W"))
-                continue
-            for end, cage, side in ((opt.a, a_cage, "a"), (opt.b, None, "b")):  # modules at both ends, a fibre between
-                k = math.ceil(n / _ports_per_module(end, speed, cage))
-                modules[end.id] = modules.get(end.id, 0) + k
-                watts = module_power(end, speed, cage)     # at the rate it runs (`Link.power_at`)
-                if watts != end.power_per_end:
-                    reduced[(end.id, float(watts.m_as("W")))] += k
-                power = power + watts * k
-                node_power = node_power + (watts * k if side in at_node else Q_(0, "W"))
-                at_nodes[end.id] += k if side in at_node else 0
-                if side in in_switch and side not in at_node:
-                    switch_power, at_switches[end.id] = switch_power + watts * k, at_switches[end.id] + k
-                    switch_typical = switch_typical + (watts * k if side in in_typical else Q_(0, "W"))
-                transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
-            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
-    return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
-                       tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
-                       {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
-                       tuple(where), dict(reduced), switch_power.to("W"), {m: n for m, n in at_switches.items() if n},
-                       switch_typical.to("W"), cable_bins if per_run is not None else
-                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run)

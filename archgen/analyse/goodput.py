@@ -24,6 +24,7 @@ from archgen.analyse.checkpoint_storage import (
     storage_side,
     unbounded_why,
 )
+from archgen.analyse.failure_model import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.analyse.goodput_range import (
     BLOCKING_SPANNED,
     PACKED_SPARES,
@@ -33,7 +34,6 @@ from archgen.analyse.goodput_range import (
     spanned,
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
-from archgen.analyse.reliability import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.model.network import Switch
 from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_cap
+from archgen.analyse.failure_model import Reliability
 from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
-from archgen.analyse.reliability import Reliability
 from archgen.perf.train.goodput import Failures
 from archgen.validate import Specs
 

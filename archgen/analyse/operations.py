@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
+    from archgen.analyse.failure_model import Reliability
     from archgen.analyse.goodput import Goodput
-    from archgen.analyse.reliability import Reliability
     from archgen.units import Q
 
 

@@ -12,9 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.analyse.cabling import TierRuns, _ports_per_module, link_speed, links_per_cable, node_cage_ports
-from archgen.analyse.link_ends import module_power, optics_inside
+from archgen.analyse.link_ends import (
+    _ports_per_module,
+    link_speed,
+    links_per_cable,
+    module_power,
+    node_cage_ports,
+    optics_inside,
+)
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
+from archgen.analyse.tier_cabling import TierRuns
 from archgen.build import LinkOption
 from archgen.model import System
 from archgen.model.network import COPPER_MEDIA

@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from archgen.analyse.cabling import TierRuns, link_speed, links_per_cable, node_cage_ports
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.link_ends import splitter_legs
+from archgen.analyse.link_ends import link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
+from archgen.analyse.tier_cabling import TierRuns
 from archgen.build import ClusterDesign
 from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.topology import tier_pairs

@@ -16,9 +16,9 @@ Formulas (docs/reliability.md states each with its source and limits):
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
+from archgen.analyse.failure_model import HARDWARE_CLASSES, NODE_CLASSES, ClassRate, Domain, Reliability
 from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
 from archgen.analyse.rate_sets import (
     borrowed,
@@ -33,156 +33,9 @@ from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.power import PDU
-from archgen.model.reliability import FailureRate, FailureRates
-from archgen.perf.train.poisson import poisson_interval
+from archgen.model.reliability import FailureRates
 from archgen.units import Q_, Q
 from archgen.validate import Specs
-
-#: Classes whose failure takes out one node (the job restarts without it, or on a spare).
-NODE_CLASSES = ("accelerator", "host", "nic", "software")
-#: Classes whose failure needs a hardware repair of a node (what hot spares stand in for).
-HARDWARE_CLASSES = ("accelerator", "host", "nic")
-#: Classes whose failure takes a whole node out: a job on any accelerator of the node stops, so a job pays their
-#: rate for every node it occupies, not for its share of the node's accelerators (a 1-GPU job on an 8-GPU server).
-WHOLE_NODE = ("host", "nic", "software")
-#: Default goodput a job's hot spares are sized to hold.
-DEFAULT_GOODPUT_TARGET = 0.9
-
-
-@dataclass(frozen=True)
-class ClassRate:
-    """One part class in a cluster: units, the rate each unit takes, and whether a failure interrupts a job."""
-
-    name: str
-    units: int
-    rate: FailureRate | None
-    interrupts: bool
-    parts: tuple[str, ...] = ()
-    exposure: float | None = None  # units the rate applies to (accelerators / per_accelerators); None: `units`
-
-    @property
-    def per_day(self) -> float:
-        """Failures per day of all units of the class (0 without a rate)."""
-        units = self.units if self.exposure is None else self.exposure
-        return units * self.rate.per_year / 365.25 if self.rate is not None else 0.0
-
-    @property
-    def per_unit_year(self) -> float | None:
-        """Failures per unit-year as counted here, so that units x this is the class's failures a year.
-
-        A rate counted per server of n accelerators applies per accelerator: a 4-GPU tray takes half an 8-GPU server's.
-        """
-        return self.per_day * 365.25 / self.units if self.rate is not None and self.units else None
-
-
-@dataclass(frozen=True)
-class Domain:
-    """A failure domain: what fails, how often in the cluster, and how many accelerators one failure removes."""
-
-    name: str
-    causes: str
-    per_year: float
-    accelerators: int
-    repair: Q
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Reliability:
-    """A cluster's failure model: class rates, failure domains, and what its parts lack."""
-
-    cluster: str
-    accelerators: int
-    nodes: int
-    per_node: int
-    classes: tuple[ClassRate, ...]
-    domains: tuple[Domain, ...]
-    site_per_day: float
-    rates_id: str
-    unrated: tuple[str, ...] = ()
-    unrated_units: dict[str, int] = field(default_factory=dict)   # units of each `unrated` entry (left out, REL004)
-    assumed: tuple[str, ...] = ()
-    metrics: dict[str, Q] = field(default_factory=dict)
-    site: tuple[tuple[float, float], ...] = ()  # (events per day, s the hall is down) of each site event
-    planned_per_accelerator_day: float = 0.0
-    planned_duration: float = 0.0               # s
-    borrowed: str = ""                          # the set's scope where the cluster's accelerator lies outside it
-    borrowed_input: tuple[str, ...] = ()        # the point's sets, borrowed, in a few words each (`analyse.assumed`)
-    unstated: str = ""                          # the sets whose source leaves the accelerator model unstated
-    spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
-    chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
-
-    def interval(self) -> tuple[float, float]:
-        """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
-
-        The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
-        """
-        hit = [c for c in self.classes if c.interrupts and c.per_day]
-        counted = [(c.per_day, c.rate.events) for c in hit if c.rate is not None and c.rate.events]
-        total, known = sum(c.per_day for c in hit), sum(r for r, _ in counted)
-        if not counted:
-            return 1.0, 1.0
-        lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
-        return (total - known + known * lo) / total, (total - known + known * hi) / total
-
-    def uncounted(self) -> tuple[str, ...]:
-        """Interrupting classes whose rate states no `events`: their uncertainty is in no interval (not provided)."""
-        return tuple(sorted({c.name for c in self.classes if c.interrupts and c.per_day and c.rate is not None
-                             and not c.rate.events}))
-
-    def band(self, accelerators: int, without: str = "") -> tuple[float, float]:
-        """(low, high) interruptions per day of a job on `accelerators`, over the spread and Poisson intervals.
-
-        `without` leaves one set out of the spread, and the sets that take classes from it through `base` (a
-        figure judged against the sets not built from it).
-        """
-        ends = []
-        for r in [r for r in self.spread if without not in (r.chain or (r.rates_id,))] or [self]:
-            lo, hi = r.interval()
-            parts = r.interrupts_per_day(accelerators) - r.site_per_day
-            ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]
-        return min(ends), max(ends)
-
-    def detection(self) -> float:
-        """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""
-        hit = [c for c in self.classes if c.interrupts and c.rate is not None and c.per_day]
-        total = sum(c.per_day for c in hit)
-        return sum(c.per_day * c.rate.detection.m_as("s") for c in hit if c.rate is not None) / total if total else 0.0
-
-    def split(self) -> tuple[float, float]:
-        """(interruptions per accelerator-day, per node-day) of the parts.
-
-        Per accelerator: its own failures and its share of the shared parts; per node: the classes that take a whole
-        node (`WHOLE_NODE`), per compute node of `per_node` accelerators.
-        """
-        hit = [c for c in self.classes if c.interrupts]
-        node = sum(c.per_day for c in hit if c.name in WHOLE_NODE)
-        other = sum(c.per_day for c in hit if c.name not in WHOLE_NODE)
-        if not self.accelerators:
-            return 0.0, 0.0
-        if not self.per_node:
-            return (node + other) / self.accelerators, 0.0
-        return other / self.accelerators, node * self.per_node / self.accelerators
-
-    def interrupts_per_day(self, accelerators: int) -> float:
-        """Interruptions per day of a job on `accelerators` of the cluster.
-
-        Its accelerators' own and their share of the shared parts, every whole node it occupies, the site's events.
-        """
-        per_acc, per_node = self.split()
-        nodes = math.ceil(accelerators / self.per_node) if self.per_node else 0
-        return per_acc * accelerators + per_node * nodes + self.site_per_day
-
-    def node_hardware_per_day(self) -> float:
-        """Failures per node and day that need a repair (accelerator, host, NIC)."""
-        total = sum(c.per_day for c in self.classes if c.name in HARDWARE_CLASSES)
-        return total / self.nodes if self.nodes else 0.0
-
-    def node_repair_hours(self) -> float:
-        """Mean repair time of a node's hardware failures, weighted by their rates (hours)."""
-        hw = [c for c in self.classes if c.name in HARDWARE_CLASSES and c.rate is not None and c.per_day]
-        total = sum(c.per_day for c in hw)
-        return sum(c.per_day * c.rate.repair.m_as("h") for c in hw if c.rate is not None) / total if total else 0.0
 
 
 def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None = None,

@@ -7,12 +7,8 @@ as an `Unresolved` for the REF checks (`checks.references`) and the cascade that
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TypeVar
 
-from archgen.model.spec import Document
-from archgen.validate import Specs
-
-_D = TypeVar("_D", bound=Document)  # the kind of document `resolve` looks up
+from archgen.validate import D, Specs
 
 
 @dataclass(frozen=True)
@@ -27,8 +23,8 @@ class Unresolved:
     found: str = ""
 
 
-def resolve(specs: Specs, owner: str, ref: str | None, kinds: tuple[type[_D], ...], path: tuple,
-            unresolved: list[Unresolved], subject: str = "") -> _D | None:
+def resolve(specs: Specs, owner: str, ref: str | None, kinds: tuple[type[D], ...], path: tuple,
+            unresolved: list[Unresolved], subject: str = "") -> D | None:
     """The document `ref` names if it is one of `kinds`; else None, and an `Unresolved` (at `path` of `owner`) added."""
     if ref is None:
         return None

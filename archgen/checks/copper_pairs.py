@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from archgen.analyse.cabling import PAIR_TIERS
+from archgen.analyse.cable_bins import PAIR_TIERS
 from archgen.analyse.link_ends import SWITCH_ENDS, link_speed, links_per_cable
 from archgen.analyse.network import count
 from archgen.checks.registry import Context, Violation

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from archgen.analyse.checkpoint_storage import reaches_storage, storage_fabrics, unwired_path, uplink_bound
-from archgen.analyse.goodput import Goodput, no_checkpoint_target, storage_side
+from archgen.analyse.goodput import Goodput, no_checkpoint_target
 from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
+from archgen.checks import storage_paths as paths
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import decimals
 from archgen.model import Cluster, FailureRates
-from archgen.model.reliability import Storage
 from archgen.perf.workload.results import WorkloadResult
-from archgen.units import Q_, Q
+from archgen.units import Q_
 
 
 def _jobs(ctx: Context) -> Iterator[tuple[str, WorkloadResult, Goodput]]:
@@ -280,24 +278,7 @@ def storage_reaches_its_fabric(ctx: Context) -> Iterator[Violation]:
     appliances × ports each, or its servers placed in racks), add storage nodes, or state the bandwidth the storage
     delivers through them.
     """
-    for path, a, storage in _stored(ctx):
-        side = storage_side(a)
-        if side is None:
-            continue
-        for fid, stated, there in side.over:
-            index = next(i for i, f in enumerate(a.cluster.spec.fabrics) if f.id == fid)
-            yield Violation(path, a.cluster.spec.id, ("fabrics", index, "endpoints", "storage"),
-                            f"fabric '{fid}' states {stated} storage port(s), but has {there} endpoint port(s) that "
-                            f"are not compute nodes' (endpoints.extra, reserved, systems without accelerators): the "
-                            f"storage is bounded by those {there}", Q_(stated, ""), Q_(there, ""))
-        cap = Q_(side.bandwidth, "B/s").to("GB/s")
-        fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
-        counted = "; ".join(side.counted)
-        for key, stated_bw, verb in _over(storage, side.bandwidth):
-            yield Violation(path, a.cluster.spec.id, ("storage", key),
-                            f"storage.{key} {stated_bw:.4g~P} exceeds the {side.ports} storage port(s) of fabric "
-                            f"{fabrics} at their line rate, {cap:.4g~P}: checkpoints are {verb} at {cap:.4g~P} "
-                            f"(storage ports: {counted})", stated_bw, cap)
+    yield from paths.storage_ports_over(ctx)
 
 
 @check("REL012", "rel.storage_unwired", severity="warning")
@@ -316,48 +297,7 @@ def storage_has_a_fabric(ctx: Context) -> Iterator[Violation]:
     Fix: add the storage fabric (role `storage`, or `converged` with the front end), with the storage's ports in
     `endpoints.storage` or `endpoints.extra`; or accept the line rate knowingly (waive this finding with the reason).
     """
-    for path, a, storage in _stored(ctx):
-        if not storage.external_network:
-            continue
-        found = unwired_path(ctx.design.specs, a)
-        if found is None:
-            if reaches_storage(a):
-                yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
-                                "`storage.external_network` is stated, but fabric(s) "
-                                f"{', '.join(repr(fa.fabric.spec.id) for fa in storage_fabrics(a))} of this design "
-                                "carry the storage to the compute nodes: checkpoints are timed over them, and the "
-                                "statement is not used")
-            continue
-        role, parts, rate = found
-        node = Q_(rate, "B/s").to("GB/s")
-        jobs = [r.workload for r in ctx.workloads.values() if r.workload.training is not None
-                and r.estimate is not None and f"cluster/{r.estimate.cluster}" == path]
-        in_memory = bool(jobs) and all(w.checkpoint.in_memory for w in jobs)
-        yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
-                        "no fabric of role storage or converged takes a port of the compute nodes: "
-                        + ("the storage's bandwidth per accelerator is" if in_memory else "checkpoints are")
-                        + f" timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
-                        f"each card at most its host interface), on the network `storage.external_network` names "
-                        f"({storage.external_network}), which this design does not build"
-                        + ("; every training job on the cluster checkpoints in peer host memory "
-                           f"(`checkpoint.in_memory`: {', '.join(sorted(w.id for w in jobs))}), so no checkpoint "
-                           "is timed over it" if in_memory else ""), node, None,
-                        severity="info" if in_memory else None)
-
-
-def _stored(ctx: Context) -> Iterator[tuple[str, Any, Storage]]:
-    """(path, cluster analysis, its `storage:`) of each cluster that states checkpoint storage, in path order."""
-    for path, a in sorted(ctx.clusters.items()):
-        if a.cluster.spec.storage is not None:
-            yield path, a, a.cluster.spec.storage
-
-
-def _over(storage: Storage, bound: float) -> Iterator[tuple[str, Q, str]]:
-    """(key, stated bandwidth in GB/s, "written" or "restored") of each of `storage`'s bandwidths above `bound`."""
-    for key, stated_bw, verb in (("write_bandwidth", storage.write_bandwidth, "written"),
-                                 ("read_bandwidth", storage.read_bandwidth, "restored")):
-        if stated_bw.m_as("B/s") > bound * (1 + 1e-9):
-            yield key, stated_bw.to("GB/s"), verb
+    yield from paths.unwired_storage(ctx)
 
 
 @check("REL011", "rel.storage_uplinks", severity="warning")
@@ -373,17 +313,4 @@ def storage_fits_its_uplinks(ctx: Context) -> Iterator[Violation]:
     Fix: lower the storage fabric's oversubscription (more leaf uplinks), or state the bandwidth the storage
     delivers through them.
     """
-    for path, a, storage in _stored(ctx):
-        up = uplink_bound(a)
-        if up is None:
-            continue
-        cap = Q_(up.bandwidth, "B/s").to("GB/s")
-        how = "; ".join(f"'{fid}': {leaves} leaves, uplinks {Q_(u, 'B/s').to('GB/s'):.4g~P}"
-                        for fid, leaves, u in up.fabrics)
-        for key, stated_bw, verb in _over(storage, up.bandwidth):
-            yield Violation(path, a.cluster.spec.id, ("storage", key),
-                            f"storage.{key} {stated_bw:.4g~P} exceeds what the leaf uplinks of the fabric(s) carrying "
-                            f"storage pass, {cap:.4g~P} ({how}; U L / (L - 1), the storage's ports assumed spread over "
-                            f"the leaves in proportion and every transfer striped over them): checkpoints are {verb} "
-                            f"at no more than {cap:.4g~P}", stated_bw, cap)
-
+    yield from paths.storage_uplinks_over(ctx)

@@ -266,7 +266,7 @@ def submit(problem: SweepProblem, pool: Executor | None, workers: int = 1, csv: 
     `Pending.result`, in a `with` block that cancels the chunks not started on an error (`Pending.__exit__`).
     """
     # a training chunk of at least MIN_CHUNK points (its batches stay large), in whole rows of the points' grid
-    # (`perf.explore.vectorised_bounds.row_stride`), or where a row is larger, in whole blocks of its last axes that
+    # (`perf.explore.vectorised_grid.row_stride`), or where a row is larger, in whole blocks of its last axes that
     # are not (`grid_hw` takes those too; rounding up to a larger row would make the chunks coarser than guided
     # scheduling asks for: a row can hold most of a set); others of at least a 1/64 share each
     training = problem.workload.training is not None

@@ -32,7 +32,7 @@ VECTOR_EFFICIENCY = 0.926
 
 #: The `vendor` of NVIDIA's and AMD's parts: the model keys NVIDIA's generation (`perf.hw.generation`), the collective
 #: library (`perf.workload.cluster.COLLECTIVE_LIBRARY`, `perf.comm.rccl.uses_rccl`) and the default stack
-#: (`model.switches.VENDOR_STACKS`) on them. An accelerator's `vendor` is read as one of them whatever its case
+#: (`model.stack_profiles.VENDOR_STACKS`) on them. An accelerator's `vendor` is read as one of them whatever its case
 #: (`vendor_name`), so that every one of those rules takes 'Nvidia' or 'amd' for the same vendor.
 NVIDIA = "NVIDIA"
 AMD = "AMD"

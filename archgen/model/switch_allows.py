@@ -5,7 +5,8 @@ Split from `archgen.model.switches` (the table of switches and their profile val
 
 from __future__ import annotations
 
-from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PRIMUS, ByStack, StackSwitches
+from archgen.model.stack_profiles import ByStack
+from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PRIMUS, StackSwitches
 
 #: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
 #: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence

@@ -20,9 +20,6 @@ The profiles (read from each framework's own code and recipes; nothing in them i
   MI300X and MI355X LLM pre-training configs (examples/megatron/configs/*/*-pretrain.yaml) mostly set a switch, their
   value; a switch Primus leaves out is Megatron-core's default, and each source says which.
 
-A job that states no stack takes the newest profile of its accelerator's vendor (`vendor_stack`: `primus-2025` on
-AMD, `nemo-2025` on any other).
-
 Two rules depend on the precision and are applied when a profile is resolved (`perf.train.stacks.resolve`): fp16
 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge's `fp16_mixed`), and the FP8 parameter gather
 applies to FP8 training only.
@@ -36,29 +33,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.accelerator import AMD
 from archgen.model.spec import FieldError, Spec
+from archgen.model.stack_profiles import DEFAULT_STACK, ByStack, Stack
 from archgen.model.training_rules import shared_overlap_problem
-
-#: Training-stack profiles, oldest first (each switch's `ByStack` gives its value under each).
-STACKS = ("megatron-lm-2021", "megatron-core-2024", "nemo-2025", "primus-2025")
-Stack = Literal["megatron-lm-2021", "megatron-core-2024", "nemo-2025", "primus-2025"]
-#: The profile of a Workload or a validation case that states no `stack`: the newest (on an AMD accelerator, the
-#: newest of its vendor, `VENDOR_STACKS`).
-DEFAULT_STACK: Stack = "nemo-2025"
-#: The newest profile of each vendor that has one of its own: AMD trains with Primus (ROCm; AMD-AGI/Primus README).
-VENDOR_STACKS: dict[str, Stack] = {AMD: "primus-2025"}
-
-
-def vendor_stack(vendor: str) -> Stack:
-    """The profile a job on an accelerator of `vendor` takes where it states no stack (`DEFAULT_STACK` for others)."""
-    return VENDOR_STACKS.get(vendor, DEFAULT_STACK)
-
-
-def runs_on(stack: str, vendor: str) -> bool:
-    """Whether `stack` runs on `vendor`'s accelerators: a vendor's own profile on its own only (Primus is ROCm's)."""
-    own = [v for v, s in VENDOR_STACKS.items() if s == stack]
-    return not own or vendor in own
 
 AttentionKernel = Literal["flash", "materialized"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
@@ -70,32 +47,15 @@ MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
 CrossEntropy = Literal["unfused", "native", "te"]
 #: Megatron-core's CUDA-graph scopes (`cuda_graph_scope`, transformer_config.py at 3097d81), joined by "+" in the
 #: order Megatron lists them; "none" is `cuda_graph_impl` "none". moe_preprocess needs moe_router (its assert).
+CudaGraphs = Literal["none", "attn", "moe_router", "moe_router+moe_preprocess", "attn+moe_router",
+                     "attn+moe_router+moe_preprocess", "full_iteration"]
 #: Megatron-core's own DDP bucket (`bucket_size` None: max(40M, 1M x DP size) parameters; `ddp_bucket_size`).
 BucketDefault = Literal["default"]
 #: The smallest `ddp_bucket_size` the model times: one million parameters, a 1,024 x 1,024 weight matrix (below it a
 #: bucket is a tensor or two, which the count parameters / bucket does not follow; see `_bucket_of_whole_tensors`).
 MIN_BUCKET = 1_000_000
-CudaGraphs = Literal["none", "attn", "moe_router", "moe_router+moe_preprocess", "attn+moe_router",
-                     "attn+moe_router+moe_preprocess", "full_iteration"]
 
-#: (value, where it is read) of one switch under one profile.
-Setting = tuple[object, str]
-
-
-@dataclass(frozen=True)
-class ByStack:
-    """A switch's value under each stack profile, each with its source (one field per name in `STACKS`)."""
-
-    megatron_lm_2021: Setting
-    megatron_core_2024: Setting
-    nemo_2025: Setting
-    primus_2025: Setting
-
-    def setting(self, stack: str) -> Setting:
-        """(value, source) under `stack`."""
-        return getattr(self, stack.replace("-", "_"))
-
-
+#: The sources the settings below cite, shortened.
 _LM21 = "Megatron-LM v2.x (SC21)"
 _CORE = "Megatron-LM README"
 _ARGS = "Megatron-LM megatron/training/arguments.py"

@@ -12,7 +12,7 @@ from archgen.perf.explore.plan import plan_dict, plan_for_workload, plan_text
 from archgen.perf.explore.points import PointRow, Result, Stated, SweepProblem, summarise
 from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
 from archgen.perf.explore.vectorised import evaluate, set_stride
-from archgen.perf.explore.vectorised_bounds import row_stride
+from archgen.perf.explore.vectorised_grid import row_stride
 from archgen.perf.explore.vectorised_sets import Cached, Preparation
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
 from archgen.perf.train.stacks import explain as explain_switches

@@ -44,7 +44,7 @@ from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
@@ -157,7 +157,7 @@ def measured_value(m: Measurement) -> Q:
 def training_problems(case: Case) -> list[tuple[str, str]]:
     """(key of `training`, or "" for the whole layout; why) of a training case's layout the stack refuses.
 
-    The layout's rules (`layouts.layout_problems`), an MoE model at tp > 1 without sequence parallelism
+    The layout's rules (`layout_rules.layout_problems`), an MoE model at tp > 1 without sequence parallelism
     (`training_rules.moe_tp_problem`, at the key that turned it off), and a stated overlap_tp_comm true under FP4 or
     without sequence parallelism (at tp 1 included) or the shared experts' overlap beside the EP overlap, as a
     workload's `Training` refuses them (the same functions).

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.accelerator import Accelerator
-from archgen.perf.comm.algorithms import Topo, fastest, labelled
+from archgen.perf.comm.algorithms import fastest, labelled
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.group import Topo
 from archgen.perf.hw.hardware import Hardware, hardware_for
 from archgen.units import Q_, parse_quantity
 

@@ -73,7 +73,7 @@ CASES = {
                            Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200),
                            "h100-sxm5-80gb", 1024, 1536, "450 GB/s", "50 GB/s", "450 GB/s", "76.8 GB/s"),
 }
-STACK = "nemo-2025"  # the default stack (archgen.model.switches.DEFAULT_STACK): the one `--search-plan` searches
+STACK = "nemo-2025"  # the default stack (archgen.model.stack_profiles.DEFAULT_STACK): the one `--search-plan` searches
 
 # Issue 25's like-for-like comparison: archgen's search restricted to the plans Calculon's execution can state
 # (calculon-ai/calculon caa4b11 calculon/llm/llm.py, `Llm.Execution`), with the same switches stated both sides;

@@ -9,9 +9,10 @@ import numpy as np
 
 from archgen.perf.explore import vectorised as batch
 from archgen.perf.explore import vectorised_bounds as vb
+from archgen.perf.explore import vectorised_grid as vg
 from archgen.perf.explore.points import evaluate_point
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.ranks import rank_times
-from archgen.perf.train.training import layer_times
 from tests.perf.test_batch import MIXED, _set, problems, same
 
 #: A mixture-of-experts job (Mixtral 8x7B: experts reduced over their own data-parallel group) with the hardware
@@ -68,7 +69,7 @@ def test_the_plan_bound_by_rank_group_is_rank_times_plan_by_plan(tmp_path):
     pos = np.arange(32)
     pts, setup, prep = _set(p, batch._levels(p, 0, 32), pos)
     assert len(prep.a_of_group) < len(prep.m)  # plans that differ in their interleave share a group
-    hw = vb.batch_hw(pts, slice(0, 32), (32, 1))
+    hw = vg.batch_hw(pts, slice(0, 32), (32, 1))
     a = prep.a_lay
     lt = layer_times(hw, setup.job, tp=a["tp"], mb=a["micro_batch"], cp=a["cp"], ep=a["ep"],
                      rc=a["recompute"].astype(int), sp=np.asarray(setup.knobs.sequence_parallel) & (a["tp"] > 1),
@@ -95,22 +96,22 @@ def test_the_layer_times_on_the_points_grid_are_those_point_by_point(tmp_path, m
     for p, n in ((mixed, 128), (moe, moe.size)):
         pos = np.arange(n)
         pts, setup, prep = _set(p, batch._levels(p, 0, n), pos)
-        grid, shape = vb.grid_hw(pts, slice(0, n))
+        grid, shape = vg.grid_hw(pts, slice(0, n))
         assert np.prod(shape) == n and len(shape) > 2
-        assert vb.grid_hw(pts, slice(1, n // 2 + 2)) is None  # not whole rows of the grid, nor of its last axis
+        assert vg.grid_hw(pts, slice(1, n // 2 + 2)) is None  # not whole rows of the grid, nor of its last axis
         a = prep.a_lay
         kw = dict(tp=a["tp"], mb=a["micro_batch"], cp=a["cp"], ep=a["ep"], rc=a["recompute"].astype(int),
                   sp=np.asarray(setup.knobs.sequence_parallel) & (a["tp"] > 1), etp=a["etp"])
         # the whole set, and a batch of 2 x 2 points, smaller than a row: whole blocks of the last axis
         for take, size in ((slice(0, n), n), (slice(2, 6), 4)):
-            grid, shape = vb.grid_hw(pts, take)
+            grid, shape = vg.grid_hw(pts, take)
             assert np.prod(shape) == size and (size == n or shape == (2, 2))
             on_grid = layer_times(grid, setup.job, **kw)
-            flat = layer_times(vb.batch_hw(pts, take, (size, 1)), setup.job, **kw)
+            flat = layer_times(vg.batch_hw(pts, take, (size, 1)), setup.job, **kw)
             for f in dataclasses.fields(flat):
                 got = np.broadcast_to(getattr(on_grid, f.name), (*shape, len(a["tp"]))).reshape(size, -1)
                 assert np.array_equal(got, np.broadcast_to(getattr(flat, f.name), got.shape)), f.name
-        grid, shape = vb.grid_hw(pts, slice(0, n))
+        grid, shape = vg.grid_hw(pts, slice(0, n))
     assert np.shape(grid.hbm_bandwidth) == (3, 1, 1, 1) and np.shape(grid.scale_out_bandwidth) == (1, 3, 1, 1)
     assert np.shape(grid.peak["bf16"]) == (1, 1, 2, 1)
     on_grid = vb.parts(pts, setup, prep, slice(0, n))

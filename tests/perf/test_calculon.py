@@ -17,7 +17,8 @@ from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import enumerate_layouts, layout_problems, search_training
+from archgen.perf.train.layout_rules import layout_problems
+from archgen.perf.train.layouts import enumerate_layouts, search_training
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.units import parse_quantity

@@ -25,7 +25,7 @@ import yaml
 from archgen.perf.explore.plan import _scalar_layout
 from archgen.perf.explore.plan_bound import with_switches
 from archgen.perf.train.job import Job
-from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.pipeline_split import DEFAULT
 from archgen.perf.train.training import estimate_training
 from tests.perf.calculon_plans import (

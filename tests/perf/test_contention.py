@@ -115,7 +115,7 @@ def test_hbm_sharing_leaves_an_infiniband_all_to_all_almost_free(accelerators):
 
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
-    from archgen.perf.train.training import layer_times
+    from archgen.perf.train.layer import layer_times
     from archgen.scoring.cases import case_hardware, read_cases
     cases, _ = read_cases(P(__file__).parent / "data" / "bridge-26.04.yaml")
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on")

@@ -12,7 +12,7 @@ import pytest
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
-from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.refused import CP_NEEDS_TE_ATTENTION
 from tests.conftest import SPECS
 

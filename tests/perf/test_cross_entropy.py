@@ -16,9 +16,9 @@ import pytest
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.loss import BYTES_PER_LOGIT
 from archgen.perf.train.stacks import PROFILES, resolve
-from archgen.perf.train.training import layer_times
 
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
 

@@ -96,7 +96,7 @@ def test_the_card_row_is_scored_and_its_graphs_move_nothing():
     +29.5 % while the EP overlap hid HybridEP's whole all-to-all, not `contention.GPU_DRIVEN_PACE` of it; 14.87 s and
     +35.5 % while HybridEP's README dispatch was read as bytes alone, `dispatcher.TOKEN_NODE`; 15.22 s and
     +32.3 % while the loss was charged 36 B a logit, not Transformer Engine's 10 B, `loss`; 14.98 s and
-    +34.5 % before HybridEP's README kernel rates on H100, `dispatcher.kernel_times`; 14.93 s and +35.0 % before the first forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; 14.49 s and
+    +34.5 % before HybridEP's README kernel rates on H100, `dispatcher.kernel_times`; 14.93 s and +35.0 % before the first forward's and last backward's unpaired all-to-alls, `ep_exposure.expert_comm`'s edge; 14.49 s and
     +39.0 % while the overlap took DeepEP's 20 SMs, not HybridEP's 32 (`moe_hybridep_num_sms`, charged until session epoverlap); 14.19 s and
     +42.0 % before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 13.89 s and +45.1 % under the
     one-step K ramp, before `kernels.k_loop_efficiency`). With 70
@@ -125,7 +125,7 @@ def test_whole_iteration_graphs_on_blackwell_are_scored():
     `dispatch_calls.sync_shown`; +10.1 % and +3.9 % while the EP overlap
     hid HybridEP's whole all-to-all, not `contention.GPU_DRIVEN_PACE` of it; +7.3 % and +1.2 % while the loss was charged 36 B a
     logit, not Transformer Engine's 10 B; +8.9 % and +4.4 % before the first
-    forward's and last backward's unpaired all-to-alls, `exposure.expert_comm`'s edge; +11.7 % and +7.2 % with DeepEP's 20 SMs
+    forward's and last backward's unpaired all-to-alls, `ep_exposure.expert_comm`'s edge; +11.7 % and +7.2 % with DeepEP's 20 SMs
     for HybridEP's overlap, +14.7 % and +8.9 % before training charged every kernel's 1.3 µs), within the 25 % bar although the runs
     also use FP8 attention and a fused grouped MLP the model does not describe. At these micro-batches the host binds
     on neither with eager launches either; what stating the graphs moves is HybridEP's per-call cost, which a

@@ -17,7 +17,7 @@ import yaml
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import contention as C
 from archgen.perf.train import dispatch_calls as D
-from archgen.perf.train import exposure as E
+from archgen.perf.train import ep_exposure as E
 from archgen.perf.train.dispatch_calls import dispatcher_cost, forward_sync, sync_shown
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs

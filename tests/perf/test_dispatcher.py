@@ -17,8 +17,8 @@ from archgen.perf.comm import dispatcher as D
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.train import exposure
-from archgen.perf.train.exposure import expert_comm
+from archgen.perf.train import ep_exposure
+from archgen.perf.train.ep_exposure import expert_comm
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.training import Job
 
@@ -108,7 +108,7 @@ def test_hybridep_adds_its_calls_to_one_moe_layer_by_hand(h100, passes, monkeypa
     all-to-all takes its kernel rates, `dispatcher.kernel_times`; with that switched off here every dispatcher keeps
     the general all-to-all, so only the per-call cost differs.)"""
     other = h100
-    monkeypatch.setattr(exposure, "kernel_platform", lambda hw: False)
+    monkeypatch.setattr(ep_exposure, "kernel_platform", lambda hw: False)
 
     def t(dispatcher):
         job = Job(SMALL, 4096, 16, ep_dedup=dispatcher != "alltoall", moe_dispatcher=dispatcher)
@@ -208,7 +208,7 @@ def test_the_kernel_rates_follow_the_readme_platform_not_one_catalog_id(accelera
 
     def cost(hw):
         job = Job(SMALL, 4096, 16, ep_dedup=True, moe_dispatcher="hybridep")
-        return float(exposure.dispatcher_cost(hw, job, 4096.0, 16.0, 8.0, 1.0)[0])
+        return float(ep_exposure.dispatcher_cost(hw, job, 4096.0, 16.0, 8.0, 1.0)[0])
 
     assert layer(h100) == pytest.approx(2.0 * 2.0 * (0.712e-3 + 0.492e-3) / 2.0 + cost(h100), abs=2e-6)
     assert layer(h200) == pytest.approx(layer(h100), rel=1e-9)

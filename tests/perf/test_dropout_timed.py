@@ -16,7 +16,7 @@ import pytest
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.training import elementwise_bytes
+from archgen.perf.train.layer import elementwise_bytes
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 

@@ -9,7 +9,7 @@ of them the switch moves off the critical path, from the mechanism the stack run
   NVIDIA/TransformerEngine at d0067d0): `pipeline` reduce-scatters in 4 splits (the last one has no GEMM left),
   `ring_exchange` in tp steps and `bulk` whole, each collective behind its own GEMM; see `perf.train.tp_comm`.
 * EP de-duplication: DeepEP/HybridEP send a token once per destination node (deepseek-ai/DeepEP README, "Normal
-  kernels with NVLink and RDMA forwarding"); see `perf.exposure.expert_comm`.
+  kernels with NVLink and RDMA forwarding"); see `perf.ep_exposure.expert_comm`.
 * DP parameter gather and gradient reduce-scatter: Megatron-core's bucketed overlap (megatron/core/distributed/
   distributed_data_parallel.py at d98e8a6: bucket max(40M, 1M x dp) parameters; the last gradient bucket and the
   first gather bucket have nothing to hide behind), on 16 of the SMs (NCCL_MIN_CTAS=16 in NVIDIA's MLPerf NeMo
@@ -35,8 +35,9 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.buckets import mean_bucket
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.tp_comm import tp_gemms, tp_overlap_cost
-from archgen.perf.train.training import estimate_training, layer_times
+from archgen.perf.train.training import estimate_training
 
 #: 64 MiB: 4,096 tokens x 8,192 hidden x 2 B (one micro-batch's activations, the TP all-reduce buffer).
 MIB = 2.0 ** 20

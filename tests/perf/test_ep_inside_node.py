@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.exposure import expert_comm
+from archgen.perf.train.ep_exposure import expert_comm
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate

@@ -15,8 +15,8 @@ import pytest
 import yaml
 
 from archgen.perf.train import contention as C
+from archgen.perf.train import ep_exposure as X
 from archgen.perf.train import ep_schedule as ES
-from archgen.perf.train import exposure as X
 
 DATA = Path(__file__).parent / "data"
 
@@ -69,7 +69,7 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
     their windows' GEMM and attention time, which the model does not explain (open, issue 20)."""
     from archgen.perf.hw import kernels as K
     from archgen.perf.train import dispatch_calls as D
-    from archgen.perf.train import training
+    from archgen.perf.train import layer
     from archgen.scoring.scores import score_file
 
     seen, jobs = [], []
@@ -83,7 +83,7 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
         return X.expert_comm(hw, job, T, tp, ep, passes, layer_forward, expert_forward, etp, hbm, edge)
 
     monkeypatch.setattr(X, "sync_shown", spy)
-    monkeypatch.setattr(training, "expert_comm", comm)
+    monkeypatch.setattr(layer, "expert_comm", comm)
     rows = {r.id: r for r in score_file(DATA / "bridge-26.04.yaml")}
     assert "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-on" in rows
     card = [s for s in seen if s[0] == pytest.approx(0.000602, abs=1e-6)][:4]  # the card's four windows
@@ -102,7 +102,7 @@ def test_card_windows_put_more_beside_compute_than_the_profile_shows(monkeypatch
                                 dropout=job.dropout)
     counted = ES.windows(float(np.ravel(gemms + core)[0]), expert)
     assert counted[0] == pytest.approx(0.000459, abs=1e-6)
-    pairs = 48 * (64 - 1)  # moe layers x paired micro-batches (`exposure.unpaired_chunks`: 1 without pipelining)
+    pairs = 48 * (64 - 1)  # moe layers x paired micro-batches (`ep_exposure.unpaired_chunks`: 1 without pipelining)
     model = pairs * float(ES.beside(a2a, w, pace, sync))
     measured_kind = pairs * float(ES.beside(a2a, w, pace, sync, counted))
     full = pairs * float(ES.beside(a2a, w, 1.0, sync, counted))

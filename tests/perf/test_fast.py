@@ -82,7 +82,7 @@ def _report(seen: list[tuple[Layout, list[str]]]) -> list[str]:
 
 
 def test_validation_cases(compared):
-    from archgen.model.switches import STACKS
+    from archgen.model.stack_profiles import STACKS
     from archgen.scoring.cases import case_hardware, read_cases, training_estimate
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_case_file

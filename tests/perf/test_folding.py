@@ -10,13 +10,14 @@ from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import activation_bytes, expert_data_parallel, expert_split, params_per_gpu, training_memory
+from archgen.perf.train.ep_exposure import expert_comm
 from archgen.perf.train.experts import expert_forward
-from archgen.perf.train.exposure import expert_comm
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import layout_problems
+from archgen.perf.train.layer import layer_times
+from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.pipeline_split import split, split_problems
 from archgen.perf.train.ranks import busiest_memory, rank_times
-from archgen.perf.train.training import estimate_training, layer_times
+from archgen.perf.train.training import estimate_training
 from tests.data.models import catalog_arch
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
@@ -207,7 +208,7 @@ def test_ep_overlap_saves_what_the_published_ablation_saved():
     H100, HybridEP, EP overlap off 24.7138 s, on 20.992 s: 3.72 s saved per step. The model saves 4.05 s (+8.8 %),
     within 15 % of it (3.46 s, -7.0 %, while HybridEP's forward-dispatch synchronisation stayed on the critical
     path under the overlap; it now passes beside the MLP backward's window, `dispatch_calls.sync_shown`,
-    tests/perf/test_dispatch_sync.py). Its overlap windows (`exposure.expert_comm`) hide a GPU-driven all-to-all at the pace it
+    tests/perf/test_dispatch_sync.py). Its overlap windows (`ep_exposure.expert_comm`) hide a GPU-driven all-to-all at the pace it
     keeps beside compute, `contention.GPU_DRIVEN_PACE` = 0.349, while the compute keeps its own: the run's profile
     (tests/perf/data/bridge-moe-overlap-profile.yaml, the card's `profile_result`) has the communication kernels
     run 2.58 s longer with the overlap on (10.83 s against 8.25 s) and the compute kernels' union not grow (14.58 ->

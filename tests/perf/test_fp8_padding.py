@@ -21,8 +21,8 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.perf.train.training import layer_times
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 
 DATA = Path(__file__).parent / "data"

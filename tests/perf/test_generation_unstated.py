@@ -13,8 +13,9 @@ import pytest
 
 from archgen.model.accelerator import Accelerator
 from archgen.perf.comm import nccl
-from archgen.perf.comm.algorithms import Topo, labelled
+from archgen.perf.comm.algorithms import labelled
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
+from archgen.perf.comm.group import Topo
 from archgen.perf.hw import generation
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.workload.defaults_note import (

@@ -19,8 +19,8 @@ import pytest
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.perf.train.training import layer_times
 from archgen.scoring.cases import case_hardware, read_cases
 
 HERE = Path(__file__).parent / "data"

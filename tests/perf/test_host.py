@@ -17,7 +17,7 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
 from archgen.perf.train.job import Job
-from archgen.perf.train.training import layer_times
+from archgen.perf.train.layer import layer_times
 from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 
 DATA = Path(__file__).parent / "data"

@@ -110,6 +110,24 @@ def test_an_entry_is_looked_up_by_id_and_kind_with_did_you_mean(b200):
         specs.entry("b200-sxm-180gb", Model)
     with pytest.raises(UsageError, match=r"^no accelerator '\['b200-sxm-180gb'\]' in the specs"):  # was a TypeError
         specs.entry(["b200-sxm-180gb"], Accelerator)   # type: ignore[arg-type]
+    for kind in (None, "Accelerator"):   # None was a TypeError from `isinstance`
+        with pytest.raises(UsageError, match=r"^entry: kind: expected a document class such as Accelerator or Model "
+                                             rf"\(from archgen.model\), got {type(kind).__name__} {kind!r}$"):
+            specs.entry("b200-sxm-180gb", kind)   # type: ignore[arg-type]
+
+
+def test_a_what_if_hardware_is_a_hardware(b200):
+    """A what-if that is not a `Hardware` (an id, a dict) failed inside the model with an AttributeError. It is an
+    `AnalyseError`, as `Hardware.scaled`'s bad factor is: the performance model raises no `UsageError`."""
+    from archgen.errors import AnalyseError
+    from archgen.pipeline import job_on_cluster
+    specs, design, job, model, cluster = b200
+    placed = job_on_cluster(specs, design, job.id)
+    with pytest.raises(AnalyseError, match=r"^JobOnCluster\.estimate: hardware: expected a Hardware \(`hardware_for`, "
+                                           r"`Hardware\.scaled`\) or None for the cluster's own, got str 'x'$"):
+        placed.estimate(hardware="x")   # type: ignore[arg-type]
+    with pytest.raises(AnalyseError, match=r"^estimate_on_cluster: hardware: expected a Hardware .* got dict \{\}$"):
+        estimate_on_cluster(job, model, machine(cluster, specs.items), {})   # type: ignore[arg-type]
 
 
 def test_cluster_network_takes_one_id_and_refuses_an_unknown_one(b200):

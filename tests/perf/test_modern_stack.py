@@ -58,7 +58,7 @@ def test_moe_layers_pay_for_token_permutation(h100):
     """Permute writes each token's top-k copies and unpermute sums them back: 2 (1 + k) h elements per token; with
     16 local experts (128 on ep 8) the alltoall dispatcher also sorts the k received copies by expert and back,
     4 k h more (tests/perf/test_permute.py)."""
-    from archgen.perf.train.training import permute_h
+    from archgen.perf.train.experts import permute_h
     assert permute_h(8) == 18.0
     moe = replace(catalog_arch("qwen3-30b-a3b"), layers=4)
     (ew,) = [k for k in training_kernels(h100, moe, seq_len=4096, dtype="bf16", attention="flash", tp=1,

@@ -10,7 +10,7 @@ import pytest
 
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.exposure import expert_comm
+from archgen.perf.train.ep_exposure import expert_comm
 from archgen.perf.train.job import Job
 from archgen.perf.workload.roofline import training_kernels
 

@@ -5,7 +5,7 @@ moe_layer.py line 636 refuses tp > 1 without SP in training); its shared experts
 group (shared_experts.py, `SharedExpertMLP.__init__`, `tp_group=pg_collection.tp`) whose FC1 and FC2 gather their
 input and reduce-scatter their output with the `fc1`/`fc2` userbuffers (mlp.py lines 228 and 251), as a dense FFN
 does; the routed experts' only TP collectives are the dispatcher's expert-TP all-gather and reduce-scatter
-(token_dispatcher.py lines 741-751 and 824-832), timed with the all-to-alls (`exposure.expert_comm`). So a MoE layer
+(token_dispatcher.py lines 741-751 and 824-832), timed with the all-to-alls (`ep_exposure.expert_comm`). So a MoE layer
 at tp > 1 with SP exposes what a dense layer whose FFN is the shared experts' exposes, with userbuffers or without,
 and one without shared experts what the attention alone exposes. Before, each MoE layer added an all-reduce of
 T x h per forward pass and one backward: exposed without userbuffers, hidden for nothing with them.

@@ -16,7 +16,8 @@ from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
 from archgen.perf.train import offload as off
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import layout_problems, search_training
+from archgen.perf.train.layout_rules import layout_problems
+from archgen.perf.train.layouts import search_training
 from archgen.perf.train.training import estimate_training
 from archgen.perf.workload.estimate import estimate
 

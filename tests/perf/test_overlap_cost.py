@@ -188,7 +188,7 @@ def test_ep_dedup_dispatch_against_deepeps_measured_time(accelerators):
     from math import comb
 
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import expert_comm
+    from archgen.perf.train.ep_exposure import expert_comm
     from archgen.perf.train.job import Job
     from archgen.units import Q_
     hw = hardware_for(accelerators["h800-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
@@ -217,7 +217,7 @@ def test_ep_overlap_hides_each_all_to_all_behind_its_own_window(h100):
     `contention.GPU_DRIVEN_PACE`)."""
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job
     arch = Arch(layers=1, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
@@ -261,9 +261,10 @@ def test_the_first_forward_and_last_backward_run_their_all_to_alls_alone(h100):
     once per micro-batch: ep_comm = layers x (m x per-micro-batch + edge)."""
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
+    from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
     from archgen.perf.train.job import Job, Layout
-    from archgen.perf.train.training import estimate_training, layer_times
+    from archgen.perf.train.layer import layer_times
+    from archgen.perf.train.training import estimate_training
     arch = Arch(layers=4, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 64, overlap_ep_comm=True)
@@ -288,7 +289,7 @@ def test_pipelined_ep_overlap_leaves_the_warmup_unpaired():
     schedules.py `get_pp_rank_microbatches`), runs alone, and its cooldown's backwards likewise. NVIDIA's H100
     Qwen3-235B recipe (pp 8, v 4, 512 micro-batches): 14 + 24 + 1 = 39 of its 2,048 chunks; without pipelining 1;
     never more than every chunk."""
-    from archgen.perf.train.exposure import unpaired_chunks
+    from archgen.perf.train.ep_exposure import unpaired_chunks
     assert float(unpaired_chunks(8.0, 4.0, 512.0)) == 39.0
     assert float(unpaired_chunks(1.0, 1.0, 64.0)) == 1.0
     assert float(unpaired_chunks(8.0, 4.0, 8.0)) == 32.0  # 8 micro-batches x 4 chunks: all of them
@@ -300,7 +301,8 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
     specified when pipeline_model_parallel_size > 1"): a stated layout says why, and the search offers none."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
-    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP, enumerate_layouts, layout_problems
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP, layout_problems
+    from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
@@ -316,7 +318,7 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
 def test_a_case_stating_ep_overlap_on_pp2_without_interleaving_is_refused(tmp_path):
     """The Bridge card's overlap-on case with pp 2 (dp 8, ep 8) and no virtual stages: Megatron-core would not build
     it, so the case file refuses that case with the rule's words; with interleave 2 it validates."""
-    from archgen.perf.train.layouts import EP_OVERLAP_NEEDS_VPP
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP
     from archgen.scoring.cases import read_case_file
     text = (DATA / "bridge-26.04.yaml").read_text(encoding="utf-8")
     doc = yaml.safe_load(text)
@@ -338,7 +340,8 @@ def test_ep_overlap_refuses_full_recomputation(h100):
     recompute says why, and the layout search offers none with it."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
-    from archgen.perf.train.layouts import EP_OVERLAP_NO_FULL_RECOMPUTE, enumerate_layouts, layout_problems
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NO_FULL_RECOMPUTE, layout_problems
+    from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
@@ -386,7 +389,7 @@ def test_tp_exposed_never_exceeds_the_collectives(h100):
     expose at most 2 ag each forward pass and 3 ag backward (the row-parallel dgrad's gather, and the column-parallel
     backward's `bulk` gather of the input for wgrad and reduce-scatter of the dgrad output).
 
-    The no-overlap count (`training.layer_times`: 2 ag backward per pair) has no gather of the input for wgrad:
+    The no-overlap count (`layer.layer_times`: 2 ag backward per pair) has no gather of the input for wgrad:
     it takes that as hidden behind the dgrad GEMM, as Megatron-core's own async all-gather would have it."""
     from archgen.perf.train.tp_comm import tp_exposed
     gemms = ((16.0, 16.0, "ring_exchange", 1.0), (16.0, 16.0, "pipeline", 1.0))  # tiny GEMMs: almost all shows

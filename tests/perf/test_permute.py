@@ -15,9 +15,10 @@ import pytest
 
 from archgen.errors import SpecError
 from archgen.perf.hw import kernels as K
+from archgen.perf.train.experts import permute_h
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import resolve
-from archgen.perf.train.training import estimate_training, permute_h
+from archgen.perf.train.training import estimate_training
 from tests.data.models import catalog_arch
 
 QWEN3_30B = catalog_arch("qwen3-30b-a3b")

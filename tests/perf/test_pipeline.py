@@ -17,7 +17,8 @@ from archgen.perf.hw.memory import (
     training_memory,
 )
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import enumerate_layouts, layout_problems
+from archgen.perf.train.layout_rules import layout_problems
+from archgen.perf.train.layouts import enumerate_layouts
 from archgen.perf.train.pipeline_split import PipelineOptions, busiest_layers, parse_layout, split, split_problems
 from archgen.perf.train.stacks import PROFILES, resolve
 from archgen.perf.train.training import estimate_training

@@ -119,7 +119,7 @@ def test_a_mixture_of_experts_plan_searches_ep_and_its_overlap(hw):
 def test_the_plan_overlaps_ep_with_selective_recompute_as_megatron_allows(hw, recompute):
     """Megatron-core refuses `overlap_moe_expert_parallel_comm` with full recomputation (and with "moe" among the
     recomputed modules), not with selective recomputation of the attention core (transformer_config.py at d98e8a6,
-    `__post_init__`; `layouts.ep_overlap_problems`). Mixtral 8x7B on 64 H100 with the recomputation stated: under
+    `__post_init__`; `layout_rules.ep_overlap_problems`). Mixtral 8x7B on 64 H100 with the recomputation stated: under
     selective the best plan keeps the EP overlap on (ep 8), equal to the exhaustive search; under full no plan with
     ep > 1 overlaps."""
     moe = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,

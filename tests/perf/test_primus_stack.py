@@ -8,8 +8,9 @@ a note that the profiles describe NVIDIA stacks. Now it takes `primus-2025`, rea
 
 from __future__ import annotations
 
+from archgen.model.stack_profiles import VENDOR_STACKS, runs_on, vendor_stack
 from archgen.model.switch_allows import allowed
-from archgen.model.switches import SWITCHES, VENDOR_STACKS, runs_on, vendor_stack
+from archgen.model.switches import SWITCHES
 from archgen.model.workload import Training
 from archgen.perf.train.stacks import PROFILES, explain, on_vendor, training_knobs, variants
 

@@ -15,8 +15,9 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layer import elementwise_bytes
 from archgen.perf.train.stacks import PROFILES, resolve
-from archgen.perf.train.training import elementwise_bytes, estimate_training
+from archgen.perf.train.training import estimate_training
 
 GUIDE = yaml.safe_load((Path(__file__).parent / "data" / "te-gemm-profiling-b300.yaml").read_text(encoding="utf-8"))
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)

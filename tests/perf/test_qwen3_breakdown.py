@@ -7,7 +7,7 @@ model's step is too SHORT: the model is fast, and what is missing is time the mo
 
 The breakdown (docs/perf-model.md, "The row term by term") is worked out here from the model's own functions, so it
 stays the model's arithmetic: each layer term is re-derived from `kernels`, `quant`, `experts`, `host` and
-`exposure` and the terms must add up to `training.layer_times` and to the step `training_estimate` gives. Nothing is
+`exposure` and the terms must add up to `layer.layer_times` and to the step `training_estimate` gives. Nothing is
 fitted; the evidence each term is set against lives in the tests that hold it (test_h200_moe_layer.py,
 test_small_expert_moe.py, test_stack_2604.py, test_host.py).
 """
@@ -24,12 +24,12 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import host as H
 from archgen.perf.train import router as R
+from archgen.perf.train.dispatch_calls import dispatcher_cost
 from archgen.perf.train.experts import expert_backward, expert_forward
-from archgen.perf.train.exposure import dispatcher_cost
 from archgen.perf.train.job import Job
+from archgen.perf.train.layer import elementwise_bytes, layer_times
 from archgen.perf.train.ranks import class_times
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.perf.train.training import elementwise_bytes, layer_times
 from archgen.scoring.cases import case_hardware, predict, read_cases, training_estimate
 
 MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"

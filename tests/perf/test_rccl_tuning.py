@@ -16,8 +16,9 @@ import numpy as np
 import pytest
 
 from archgen.perf.comm import rccl
-from archgen.perf.comm.algorithms import Topo, fastest, labelled
+from archgen.perf.comm.algorithms import fastest, labelled
 from archgen.perf.comm.collectives import collective_time
+from archgen.perf.comm.group import Topo
 from archgen.perf.hw.hardware import hardware_for
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.curves import choice

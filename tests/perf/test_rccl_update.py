@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import yaml
 
-from archgen.perf.comm import algorithms, rccl
+from archgen.perf.comm import algorithms, group, rccl
 from archgen.perf.hw.hardware import hardware_for
 from archgen.scoring.catalog import load_accelerators
 
@@ -64,7 +64,7 @@ def test_ring_crosses_the_network_2_x_nodes_less_one():
 
 def _times(hw, n: int, op: str, table, sizes, ll128: bool, monkeypatch) -> np.ndarray:
     monkeypatch.setattr(rccl, "LL128_ENABLED", ll128)
-    t = algorithms.Topo(hw, float(n), float(n))
+    t = group.Topo(hw, float(n), float(n))
     t.rccl = table
     cands = [c for _, c in algorithms.labelled(hw, t, op) if c is not None]
     return np.array([float(rccl.fastest(cands, s)) for s in sizes])
@@ -93,7 +93,7 @@ def test_published_in_node_figures_at_both_revisions():
     # 1.75 KiB at 0.08 of the bus = 23.3 us, 0.43 of the quoted 53.9 us (whose rank count is not provided)
     case, quoted = DATA["stas00"], DATA["issue3272"]
     hw = hardware_for(load_accelerators()[case["accelerator"]], scale_up_size=8)
-    t = algorithms.Topo(hw, 8.0, 8.0)
+    t = group.Topo(hw, 8.0, 8.0)
     for revision in (rccl.ROCM6, rccl.ROCM7):
         t.rccl = rccl.table_for(8, revision)
         cands = [c for _, c in algorithms.labelled(hw, t, "all_reduce") if c is not None]

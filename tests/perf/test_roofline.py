@@ -22,7 +22,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import gemm_time
 from archgen.perf.serve.inference import ServeJob, _forward, output_time
 from archgen.perf.train.job import Job
-from archgen.perf.train.training import _layer_forward
+from archgen.perf.train.layer import _layer_forward
 from archgen.perf.workload.roofline import _gemm, inference_kernels, training_kernels
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -102,7 +102,7 @@ def test_achieved_never_exceeds_the_roof(h100, shipped):
                                                      (4, False, "materialized")])
 @pytest.mark.parametrize(("dtype", "recipe"), [("bf16", "delayed"), ("fp8", "tensorwise")])
 def test_training_kernel_times_sum_to_the_step_models_layer(h100, arch, tp, sp, attention, dtype, recipe):
-    """The kernels are exactly what `training._layer_forward` charges for one layer and micro-batch."""
+    """The kernels are exactly what `layer._layer_forward` charges for one layer and micro-batch."""
     mb, s, ep = 2, 4096, 2
     r = training_kernels(h100, arch, seq_len=s, dtype=dtype, attention=attention, tp=tp, ep=ep, micro_batch=mb,
                          sequence_parallel=sp, fp8_recipe=recipe, dropout=True)

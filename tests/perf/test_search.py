@@ -13,7 +13,8 @@ from archgen.errors import WorkloadError
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.job import Job
-from archgen.perf.train.layouts import divisors, interleaves, layout_problems, search_training
+from archgen.perf.train.layout_rules import divisors, interleaves, layout_problems
+from archgen.perf.train.layouts import search_training
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import estimate
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.train.job import Job
-from archgen.perf.train.layouts import MAX_MICRO_BATCH, divisors, enumerate_layouts, layout_problems, nearest_counts
+from archgen.perf.train.layout_rules import divisors, layout_problems
+from archgen.perf.train.layouts import MAX_MICRO_BATCH, enumerate_layouts, nearest_counts
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.scoring.catalog import load_accelerators
 

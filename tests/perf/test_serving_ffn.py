@@ -24,7 +24,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ELEMENTWISE_H
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
-from archgen.perf.train.training import elementwise_bytes
+from archgen.perf.train.layer import elementwise_bytes
 from archgen.perf.workload.roofline import inference_kernels
 
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)
@@ -38,7 +38,7 @@ GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=4 
 @pytest.mark.parametrize("tp", [1, 4])
 def test_a_dense_activation_moves_what_training_charges(arch, tp):
     """SwiGLU reads the gate and up halves (2·f) and writes f, GeLU reads f and writes f, 16 bits each: 6·f and 4·f
-    bytes a token and layer, split tp ways, the same rule as training's forward (`training.elementwise_bytes` less
+    bytes a token and layer, split tp ways, the same rule as training's forward (`layer.elementwise_bytes` less
     its norms and residuals)."""
     dense, routed = ffn_bytes(arch, "fp8", tp)
     per_layer = dense / arch.layers

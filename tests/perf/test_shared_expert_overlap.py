@@ -18,12 +18,13 @@ from pydantic import ValidationError
 
 from archgen.errors import AnalyseError
 from archgen.model.cases import CaseTraining
-from archgen.model.switches import STACKS, SWITCHES
+from archgen.model.stack_profiles import STACKS
+from archgen.model.switches import SWITCHES
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.contention import GPU_DRIVEN_PACE
-from archgen.perf.train.exposure import EP_COMM_SMS, expert_comm
+from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
 from archgen.perf.train.job import Job
 from archgen.scoring.cases import predict, read_case_file, training_problems
 from archgen.scoring.catalog import load_accelerators
@@ -57,7 +58,7 @@ def test_each_all_to_all_hides_behind_its_shared_gemm(h100, passes):
     the rank's 4,096 tokens' 8 copies. With the overlap, each shows only beyond its shared GEMM (FC1 forward beside
     the dispatch, FC2 beside the combine; their backward beside the gradients' all-to-alls, once per micro-batch;
     the forward's once per forward pass). DeepEP's kernels move the bytes from their SMs: beside a GEMM they keep
-    `contention.GPU_DRIVEN_PACE` of their pace and the GEMM keeps its own (`exposure.ep_overlap_cost`), so a GEMM
+    `contention.GPU_DRIVEN_PACE` of their pace and the GEMM keeps its own (`ep_exposure.ep_overlap_cost`), so a GEMM
     of time g hides pace x g of the all-to-all. (Before session epoverlap the hidden part cost the GEMM DeepEP's 20
     of the H100's 132 SMs instead; NCCL's all-to-all still does, below.)"""
     a2a = float(collective_time(h100, "all_to_all", 8 * T * 7168 * 2.0, 64, 8))

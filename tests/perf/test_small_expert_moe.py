@@ -172,7 +172,7 @@ def test_hybridep_two_node_all_to_all_is_slower_than_the_model(h100):
     """Lead (c). HybridEP's own H100 table (tests/perf/data/hybridep-h100.yaml) counts, like DeepEP's, every node a
     token goes to, its own included, so a call moves nodes_hit x 4096 x 7168 x 2 B of counted bytes (random
     uniform routing over 8 x ranks experts: 1.99, 3.60 and 5.25 nodes at 16, 32 and 64 ranks). Against the
-    model's deduplicated all-to-all (`exposure.expert_comm` with `ep_dedup`, BF16) the kernel-only times are 1.04
+    model's deduplicated all-to-all (`ep_exposure.expert_comm` with `ep_dedup`, BF16) the kernel-only times are 1.04
     and 1.03 times the model's at 32 and 64 ranks, but 1.24 times at 16 ranks (two nodes, the Qwen3 row's
     layout), and the Python-API call 1.63 times (1.26 at 32 ranks); the API adds 0.52, 0.80 and 1.31 ms per
     dispatch. The benchmark times the API with a cached handle (tests/test_hybrid_ep.py at 7febc6e), so that is
@@ -180,7 +180,7 @@ def test_hybridep_two_node_all_to_all_is_slower_than_the_model(h100):
     scan; the model charges it, less the copies, as `moe_dispatcher: hybridep` (tests/perf/test_dispatcher.py)."""
     from math import comb
 
-    from archgen.perf.train.exposure import expert_comm
+    from archgen.perf.train.ep_exposure import expert_comm
 
     data = yaml.safe_load(DATA.read_text(encoding="utf-8"))
     T, h, k = data["tokens"], data["hidden"], data["top_k"]
@@ -229,7 +229,8 @@ def test_the_card_runs_communication_kernels_against_hybridep_s_own_kernel_rates
     import dataclasses
     from math import comb
 
-    from archgen.perf.train.exposure import dispatcher_cost, expert_comm
+    from archgen.perf.train.dispatch_calls import dispatcher_cost
+    from archgen.perf.train.ep_exposure import expert_comm
 
     cases, _ = read_cases(BRIDGE)
     case = next(c for c in cases if c.id == "bridge-card-h100-qwen3-30b-bf16-ep16-overlap-off")

@@ -194,7 +194,7 @@ def test_the_nccl_all_to_all_dispatcher_misses_as_hybridep_does(accelerators):
 def test_ep_overlap_saves_with_the_nccl_all_to_all_what_the_smoke_run_saved(accelerators):
     """Megatron-Bridge's all-to-all smoke A/B of EP overlap on the same H100 shape (no graphs, permutation unfused):
     41.25 s without, 31.31 s with the overlap, 9.94 s saved a step. The model's overlap windows
-    (`exposure.expert_comm`, the all-to-all's hidden part taking DeepEP's 20 SMs, `EP_COMM_SMS`, and sharing the HBM)
+    (`ep_exposure.expert_comm`, the all-to-all's hidden part taking DeepEP's 20 SMs, `EP_COMM_SMS`, and sharing the HBM)
     save 10.08 s (+1.4 %), from 33.18 s to 23.10 s (33.10 and 23.04 s before the router's kernels, `router`): a second ablation, beside HybridEP's (tests/perf/test_folding.py,
     4.25 s against 3.72 s), that the overlap is credited as the runs realise it. Both steps are predicted 20-27 %
     fast, the overlap-on one by as many seconds (8.1 s and 8.2 s; 8.1 and 8.3 s before the router's; 33.00 and 22.93 s, 8.3 and 8.4 s before the

@@ -7,7 +7,8 @@ import dataclasses
 import typing
 
 from archgen.model.cases import CaseTraining
-from archgen.model.switches import STACKS, SWITCHES, ByStack
+from archgen.model.stack_profiles import STACKS, ByStack
+from archgen.model.switches import SWITCHES
 from archgen.model.workload import Parallelism, Training
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import JOB_DEFAULTS, KNOBS, PROFILES, Knobs
@@ -62,7 +63,7 @@ def test_every_default_is_an_allowed_value_with_a_source():
 def test_a_job_that_states_no_stack_takes_the_newest_profile():
     """One default (issue 20 part 6): a Workload's training and a validation case that name no stack read as
     nemo-2025, the newest profile, with every stated switch kept."""
-    from archgen.model.switches import DEFAULT_STACK
+    from archgen.model.stack_profiles import DEFAULT_STACK
     from archgen.perf.train.stacks import resolve, training_knobs
 
     assert DEFAULT_STACK == "nemo-2025" and STACKS[-1] == "primus-2025"  # the newest NVIDIA profile; AMD: primus

@@ -24,8 +24,8 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import Job
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.tp_comm import gather_bytes, tp_exposed, tp_sequence_parallel
-from archgen.perf.train.training import layer_times
 from archgen.units import Q_
 
 

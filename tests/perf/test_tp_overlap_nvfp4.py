@@ -18,8 +18,8 @@ from archgen.model.workload import Training
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.train.job import Job
+from archgen.perf.train.layer import layer_times
 from archgen.perf.train.stacks import explain, resolve
-from archgen.perf.train.training import layer_times
 from archgen.units import Q_
 
 ARCH = Arch(layers=1, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=32768, gated=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.accelerator import AMD, NVIDIA, Accelerator
-from archgen.model.switches import vendor_stack
+from archgen.model.stack_profiles import vendor_stack
 from archgen.perf.comm.rccl import uses_rccl
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 

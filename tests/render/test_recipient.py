@@ -115,7 +115,8 @@ def test_an_oob_run_is_as_long_as_its_ends_stand_apart(example):
     trays' BMC ports are stated per node (`endpoints.node_management`) and stand at their trays, so every run is
     measured from where its ends stand.
     """
-    from archgen.analyse.cabling import floor_span, rack_xy
+    from archgen.analyse.cabling import floor_span
+    from archgen.analyse.other_ports import rack_xy
     from archgen.analyse.portmap import port_map
     from archgen.render import wiring
     a = example.clusters["cluster/gb300-nvl72-su"]

@@ -30,20 +30,8 @@ import numpy as np
 
 from archgen.errors import AnalyseError
 from archgen.perf.comm import nccl, torus
-from archgen.perf.comm.algorithms import (
-    BASE_LATENCY,
-    PER_GROUP,
-    Topo,
-    all_to_all,
-    busbw_factor,
-    candidates,
-    fastest,
-    hierarchical,
-    mesh_share,
-    out_bandwidth,
-    unless,
-    up_bandwidth,
-)
+from archgen.perf.comm.algorithms import BASE_LATENCY, PER_GROUP, all_to_all, candidates, fastest, hierarchical, unless
+from archgen.perf.comm.group import Topo, busbw_factor, mesh_share, out_bandwidth, up_bandwidth
 from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import NUMBER, as_float, minimum, where

@@ -1,6 +1,6 @@
 """Per-call cost of the MoE token dispatcher above its all-to-all (`moe_dispatcher`: alltoall, deepep, hybridep).
 
-The all-to-all itself is `exposure.expert_comm`. Around it each backend's Python API does host work and
+The all-to-all itself is `ep_exposure.expert_comm`. Around it each backend's Python API does host work and
 synchronisation that the all-to-all model does not see; this module gives that per call, from the backends' own
 published numbers, the same formula for every case.
 
@@ -43,7 +43,7 @@ per-expert counts and a stream synchronisation before the all-to-all (`cuda_sync
 The host and synchronisation time is on the critical path on one stream: the host waits for the GPU to drain, and
 the GPU then waits for the host to issue the next kernels. Under the EP overlap the forward dispatch's part passes
 on the communication stream beside a compute window (archgen.perf.train.dispatch_calls); the rest is added outside
-the overlap windows of `exposure.expert_comm`.
+the overlap windows of `ep_exposure.expert_comm`.
 """
 
 from __future__ import annotations

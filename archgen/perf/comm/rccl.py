@@ -67,7 +67,7 @@ CORRECTED = 3
 def split(t, build) -> list:
     """RCCL's candidates for groups inside one scale-up domain, NCCL's for groups across domains.
 
-    `t` is `algorithms.Topo` with its `rccl` table; `build()` lists (name, candidate) under the table `t` holds at
+    `t` is `group.Topo` with its `rccl` table; `build()` lists (name, candidate) under the table `t` holds at
     the time (None: NCCL's model, as for any part without NVLink). Across nodes RCCL's NET figures are not used:
     ring Simple's 320 us per network step (table 5) and the ring corrections of 0.1 read as a time put a 2-node
     128 MiB ring all-reduce far below the 249.4 GB/s busbw AMD measured (ROCm/rocm-systems#9406), so they steer

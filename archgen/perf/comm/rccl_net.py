@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from archgen.perf.comm import algorithms, nccl, rccl
+from archgen.perf.comm import algorithms, group, nccl, rccl
 from archgen.perf.hw.hardware import Hardware
 
 #: ROCm/cvs@0156a23dc8bf input/config_file/rccl/rccl_config.json: 330 GB/s all-reduce busbw (line 54) / (8 NICs x
@@ -73,7 +73,7 @@ def table_time(hw: Hardware, op: str, size: float, n: int, table: rccl.TuningTab
     k = float(min(n, hw.scale_up_size))
     if op not in TUNED or not crosses(hw, n) or k >= n:
         return None
-    t = algorithms.Topo(hw, float(n), k)
+    t = group.Topo(hw, float(n), k)
     t.rccl = table or t.rccl
     cands = algorithms.rccl_table(hw, t, op)
     return float(rccl.fastest(cands, size)) if cands else None
@@ -121,7 +121,7 @@ def table_note(hw: Hardware, op: str, size: float, gpus: int) -> list[str]:
     times = table_times(hw, op, size, gpus)
     if not times:
         return []
-    each = "; ".join(f"{label}: {t * 1e3:.4g} ms, busbw {size / t * algorithms.busbw_factor(op, gpus) / 1e9:.4g} GB/s"
+    each = "; ".join(f"{label}: {t * 1e3:.4g} ms, busbw {size / t * group.busbw_factor(op, gpus) / 1e9:.4g} GB/s"
                      for label, t in times.items())
     return [f"with RCCL's own latencies across domains taken as the time instead ({NET_SIMPLE[0]:g} us per ring and "
             f"{NET_SIMPLE[1]:g} us per tree network step, Simple; its choice, its bandwidth ratios; RCCL "

@@ -21,7 +21,7 @@ The space is the layouts times the switch combinations; it is pruned, not walked
    least bound first; each later block of layouts is evaluated only where its bound is below the best step found.
 
 Megatron's own rules are kept: TP overlap needs sequence parallelism (arguments.py), the EP overlap no
-recomputation (`exposure.expert_comm`), parameter-gather overlap the distributed optimizer (it acts only with
+recomputation (`ep_exposure.expert_comm`), parameter-gather overlap the distributed optimizer (it acts only with
 ZeRO >= 1), offload host memory.
 """
 
@@ -41,7 +41,8 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import KEYS, divisors, enumerate_layouts
+from archgen.perf.train.layout_rules import divisors
+from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory

@@ -15,7 +15,7 @@ import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layouts import ep_overlap_refused
+from archgen.perf.train.layout_rules import ep_overlap_refused
 from archgen.perf.train.pipeline_split import PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import moe_tp_refused
@@ -146,7 +146,7 @@ class Search:
                 if not sp:  # MoE at tp > 1 needs sequence parallelism (`refused.moe_tp_refused`)
                     ok = ok & ~moe_tp_refused(b.job.arch.experts, sub["tp"], sp)
                 if combo["attention"] == "materialized":  # CP runs on Transformer Engine's attention only
-                    ok = ok & (sub["cp"] == 1)  # (`layouts.layout_problems`, `refused.CP_NEEDS_TE_ATTENTION`)
+                    ok = ok & (sub["cp"] == 1)  # (`layout_rules.layout_problems`, `refused.CP_NEEDS_TE_ATTENTION`)
                 t = np.where(ok, step, np.inf)
                 i = int(np.argmin(t))
                 if t[i] < self.best_t:

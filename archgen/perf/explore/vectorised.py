@@ -8,7 +8,7 @@ memory. A set is evaluated as one problem of points x layouts, with the hardware
 
 1. the layouts are enumerated once (`layouts.enumerate_layouts`, the rule set of every search) and their memory
    computed once (it does not depend on the hardware); a layout fits a point when it fits that point's HBM;
-2. each layer's times (`training.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
+2. each layer's times (`layer.layer_times`) are computed once per point and (tp, micro-batch, cp, ep,
    recompute), and the pipeline ranks' (`ranks.rank_times`) once per point and rank split, which gives each
    layout's m·t_max + bubble (`vectorised_bounds`): the first terms of its step time, whose other terms (p2p,
    exposed DP communication, optimizer step) are never negative, so it bounds the step time from below;
@@ -38,12 +38,13 @@ from archgen.errors import ArchgenError
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload, placed
 from archgen.perf.explore.set_bands import step_span
-from archgen.perf.explore.vectorised_bounds import VECTOR_AXES, Prepared, floors, grid_batch, parts
-from archgen.perf.explore.vectorised_bounds import batch_hw as _batch_hw
+from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
 from archgen.perf.explore.vectorised_bounds import full as _full
 from archgen.perf.explore.vectorised_bounds import layout_of as _layout
 from archgen.perf.explore.vectorised_bounds import prepare as _prepare  # noqa: F401 (tests/perf/test_batch.py)
+from archgen.perf.explore.vectorised_grid import VECTOR_AXES, grid_batch
+from archgen.perf.explore.vectorised_grid import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_least import least as _least
 from archgen.perf.explore.vectorised_least import least_floor as _least_floor
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish

@@ -91,7 +91,7 @@ class Hardware:
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
         scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
             `scale_up_bandwidth` is split over links to its `scale_up_size` - 1 peers, so a group of k of them in
-            one domain reaches (k - 1) / (size - 1) of it (`perf.comm.algorithms.mesh_share`).
+            one domain reaches (k - 1) / (size - 1) of it (`perf.comm.group.mesh_share`).
         nvls_efficiency: The part's NVLS efficiency; 0 takes NCCL's for its generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets NCCL's Simple protocol only (an AMD part: RCCL's table inside a domain, `perf.comm.rccl`).
@@ -162,7 +162,7 @@ class Hardware:
     host_link_efficiency: float = HOST_LINK_EFFICIENCY
     host_memory_bandwidth: float = 0.0
     job_domain: int = 0  # accelerators of each domain the job's ranks fill in order, 0: all (`comm.placement`)
-    vendor: str = ""  # the accelerator's maker: a training job's stack where it states none (`switches.vendor_stack`)
+    vendor: str = ""  # the maker: a training job's stack where it states none (`stack_profiles.vendor_stack`)
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""

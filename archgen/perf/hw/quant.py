@@ -43,13 +43,13 @@ Training (`recipe` of an FP8 or FP4 job), as NVIDIA/TransformerEngine (at d0067d
   counts are aligned only by chance.
 
 The training model charges these bytes at the HBM rate (`kernels.memory_time`): the forward pass's in
-`training.elementwise_bytes`, the backward's in `training.layer_times`, the weights' once per step in
+`layer.elementwise_bytes`, the backward's in `layer.layer_times`, the weights' once per step in
 `training.estimate_training`. Against Transformer Engine's GEMM profiling guide on a B300 (autocast minus
 pre-quantised time of the 12 GEMMs of a layer, every call quantising its input and its weight with both usages),
 these bytes account for 70-81 % of the measured quantisation time (tests/perf/test_quant.py). Each cast is also
 several kernels (`KERNELS`: current scaling's amax pass, scale and cast are four launches per tensor, and
 `GroupedLinear` quantises every local expert's slice on its own), each charged `kernels.KERNEL_OVERHEAD`
-(`layer_kernels`, `training.layer_times`): with them 72-84 % of the guide's time. The rest is the casts running
+(`layer_kernels`, `layer.layer_times`): with them 72-84 % of the guide's time. The rest is the casts running
 below the HBM rate, which the model does not charge.
 
 Serving (`serving_casts`), as TensorRT-LLM's PyTorch backend runs a Llama-style decoder layer: an FP8 or NVFP4

@@ -18,7 +18,7 @@ micro-batch's combine backward, this one's attention forward, the other's MLP ba
 when the host waits there, the compute stream still holds the MLP backward. The call's cost (the synchronisation's
 round trip, the host's work in the call and the routing-map all-gather before it, `forward_sync`) then passes on
 the communication stream before the dispatch's all-to-all, beside the same window, the MLP backward (2E in
-`exposure.expert_comm`). No kernel of the call contends with the compute while it passes (the host's time has
+`ep_exposure.expert_comm`). No kernel of the call contends with the compute while it passes (the host's time has
 none; the all-gather is NCCL's, which keeps its pace), so the window hides it whole, and what is left of the
 window hides `pace` times itself of the all-to-all (`sync_shown`). The forward combine and both backward calls do
 not synchronise; their fixed cost stays on the critical path, as without the overlap (not re-examined here). The
@@ -71,7 +71,7 @@ def dispatcher_cost(hw: Hardware, job: Job, tokens, ep, k_ep, passes, etp=1.0, s
     With `moe_dispatcher` hybridep each forward dispatch (`passes` of them: the forward and any recompute) pays
     `forward_sync`, and every other call (the forward combines and the two backward calls) HybridEP's fixed combine
     cost (0 under whole-iteration graphs); alltoall and deepep publish no figure (0). Without the EP overlap all of
-    it is on the critical path (a stream synchronisation drains the one stream); with it `exposure.expert_comm`
+    it is on the critical path (a stream synchronisation drains the one stream); with it `ep_exposure.expert_comm`
     moves the forward dispatch's part into its window (`sync_shown`), from the same `sync` (`forward_sync`'s value,
     which a caller that has it passes rather than have it worked out twice; computed here without).
     """

@@ -25,7 +25,7 @@ combine_b for attn_b and attn_f for combine_f. Every phase boundary is therefore
 phase lasts the longer of its two nodes, and each all-to-all has its phase's compute beside it, whole and no more
 (`windows`): combine backward beside the forward's attn (A), dispatch beside the MLP backward (2E), dispatch
 backward beside the MLP forward (E), combine beside the attn backward (2A). A step's first forward and last
-backward run alone (`exposure.unpaired_chunks`).
+backward run alone (`ep_exposure.unpaired_chunks`).
 
 What the schedule fixes is where each all-to-all may run; how much of it runs while the compute does is a
 result (`beside`). Megatron-Bridge's A/B profile measures it (tests/perf/data/bridge-moe-overlap-profile.yaml:
@@ -45,7 +45,7 @@ def windows(pre, expert):
     """Compute beside each all-to-all of a paired layer, in `PHASES` order (s).
 
     `pre` is the forward's compute before the dispatch (A: attention, norms, router) and `expert` the experts'
-    forward (E); each backward is taken as twice its forward, as `exposure.expert_comm` times them.
+    forward (E); each backward is taken as twice its forward, as `ep_exposure.expert_comm` times them.
     """
     return (pre, 2.0 * expert, expert, 2.0 * pre)
 

@@ -59,7 +59,7 @@ def permute_h(top_k, ep=1.0, dispatcher: str = "alltoall", fused: bool = False, 
     "Permutation 2" and `combine_preprocess` "Unpermutation 2", `sort_chunks_by_idxs`): 2k more each way. DeepEP
     and HybridEP deliver a
     token once to each rank that holds one of its experts, ep·(1 - (1 - 1/ep)^top_k) ranks under uniform routing
-    (as `exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
+    (as `ep_exposure.expert_comm` counts nodes), and the rank permutes what it received: it reads those rows and
     writes the k copies in expert order, and unpermute reads the k expert outputs and writes one row per source
     rank (Megatron-core token_dispatcher.py at 3097d81: `_DeepepManager.get_permuted_hidden_states_by_experts`
     calls `permute` on the dispatched tokens; HybridEP without `moe_permute_fusion_into_hybridep` runs its own

@@ -92,7 +92,7 @@ average layer the forward's own queue); the backward has no synchronisation and 
 maximum), and with a full recompute each layer's re-run dispatch synchronises again, so each layer's recompute and
 backward form one stretch (the same expression). A dense model never synchronises inside the step, so its host
 banks the backward's slack for the forward: max(host, GPU) of the whole layer. The GPU time of each pass includes
-the communication it waits for (`training.layer_times` splits TP, CP and EP communication by pass). The
+the communication it waits for (`layer.layer_times` splits TP, CP and EP communication by pass). The
 synchronisation's own round trip (the host waking, the next launch reaching the idle GPU) is in HybridEP's measured
 per-call cost (`dispatch_calls.dispatcher_cost`); alltoall and DeepEP publish none: 0.
 
@@ -247,7 +247,7 @@ def layer_kernels(job: Job, ep, kernels) -> tuple[Any, Any]:
     """Kernels one rank's GPU runs per layer and micro-batch (average layer): (forward, backward).
 
     The operations the module docstring counts, one kernel each, with the quantisation kernels `kernels`
-    (`quant.layer_kernels`), whatever the CUDA graphs: a replayed graph launches its kernels too. `training.layer_times`
+    (`quant.layer_kernels`), whatever the CUDA graphs: a replayed graph launches its kernels too. `layer.layer_times`
     charges each `kernels.KERNEL_OVERHEAD`. Where this differs from a profile's kernel count: the dispatcher's and the
     TP/CP collectives' kernels are not counted here (their measured rates hold their fixed costs), nor the QK norms
     and the casts (as for the host), so it is a lower bound.
@@ -294,7 +294,7 @@ def issued(job: Job, counts, attn_kernels=(0.0, 0.0)) -> tuple[Any, Any]:
 def host_time(job: Job, counts, rc, attn_kernels=(0.0, 0.0)):
     """Host time of one layer and micro-batch (s): (forward, backward with the recompute code `rc`'s re-run).
 
-    `counts` are the layer's operations (`layer_kernels`, which `training.layer_times` has already counted for
+    `counts` are the layer's operations (`layer_kernels`, which `layer.layer_times` has already counted for
     their GPU cost, `with_calls` the dispatcher's calls), `attn_kernels` as `layer_ops` takes them.
     """
     fwd, bwd = issued(job, counts, attn_kernels)

@@ -73,7 +73,7 @@ class Job:
     (tests/perf/calculon_plans.py `LIKE_JOB`).
 
     `qkv_subsharding` is not a switch either: whether the stack runs tp above the KV heads (`QKV_SUBSHARDING`); a
-    layout that needs it is refused where it is False (`layouts.layout_problems`, `layouts.enumerate_layouts`).
+    layout that needs it is refused where it is False (`layout_rules.layout_problems`, `layouts.enumerate_layouts`).
     """
 
     arch: Arch

@@ -66,7 +66,8 @@ class PipelineOptions:
     last_stage_layers: int | None = None
     layout: str | None = None
     #: Interleaved only with a whole number of Megatron-core's default micro-batch groups (pp micro-batches per
-    #: virtual stage, `microbatch_group_size_per_vp_stage` left unset): m a multiple of pp (`layouts.layout_problems`).
+    #: virtual stage, `microbatch_group_size_per_vp_stage` left unset): m a multiple of pp
+    #: (`layout_rules.layout_problems`).
     #: Not a placement (`stated` ignores it); a search that must keep to schedules with pp-sized groups sets it.
     whole_groups: bool = False
 
@@ -252,7 +253,7 @@ def slot_count(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) ->
 def _slot_count(layers: int, pp: int, v: int, opts: PipelineOptions) -> int:
     """`slot_count`, kept for the (layers, pp, v) a layout search and the layout rules ask about again and again.
 
-    `layouts.layout_problems` asks once per layout it judges; numpy's reductions on scalars were most of its time.
+    `layout_rules.layout_problems` asks once per layout it judges; numpy's reductions on scalars were most of its time.
     """
     if opts.first_stage_layers is not None or opts.last_stage_layers is not None:
         return 0

@@ -1,7 +1,7 @@
 """The pipeline rank classes of a training layout: each class's time per micro-batch, and the busiest one's memory.
 
 `pipeline.split` gives a layout's rank classes (ranks that hold the same layers, embedding and loss) on a trailing
-axis; `rank_times` times each class from the per-layer times of `training.layer_times`, and `busiest_memory` finds
+axis; `rank_times` times each class from the per-layer times of `layer.layer_times`, and `busiest_memory` finds
 the class that needs the most HBM. Both broadcast over arrays of layouts (the search, batched sweeps).
 """
 

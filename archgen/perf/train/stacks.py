@@ -40,11 +40,9 @@ from dataclasses import asdict, dataclass, fields, make_dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 from archgen.errors import InternalError
+from archgen.model.stack_profiles import DEFAULT_STACK, STACKS, VENDOR_STACKS, runs_on, vendor_stack
 from archgen.model.switches import (
-    DEFAULT_STACK,
-    STACKS,
     SWITCHES,
-    VENDOR_STACKS,
     AttentionKernel,
     BucketDefault,
     CrossEntropy,
@@ -55,8 +53,6 @@ from archgen.model.switches import (
     MoeDispatcher,
     StackSwitches,
     as_written,
-    runs_on,
-    vendor_stack,
 )
 from archgen.model.training_rules import NVFP4_NO_TP_OVERLAP, moe_tp_problem, tp_overlap_sp_problem
 from archgen.model.workload import Training
@@ -121,7 +117,7 @@ def _knobs(values: Mapping[str, object]) -> Knobs:
 PROFILES = {stack: _knobs({name: s.default(stack) for name, s in SWITCHES.items()}) for stack in STACKS}
 #: The profile whose values an internal `training.Job` (and `Layout`) takes for a switch its caller leaves out:
 #: the model's unit tests build jobs directly and were written against the Megatron-core stack. A Workload or a
-#: case that states no stack takes `archgen.model.switches.DEFAULT_STACK` instead.
+#: case that states no stack takes `archgen.model.stack_profiles.DEFAULT_STACK` instead.
 JOB_DEFAULTS = PROFILES["megatron-core-2024"]
 
 
@@ -232,7 +228,7 @@ class Used:
     """A switch an estimate used: its value, where the value came from and why.
 
     `origin` is 'stated' (the job gives it), 'profile' (the job's stated stack sets it) or 'default' (the job names
-    no stack: the newest profile, `archgen.model.switches.DEFAULT_STACK`, sets it); `profile` is that profile.
+    no stack: the newest profile, `archgen.model.stack_profiles.DEFAULT_STACK`, sets it); `profile` is that profile.
     """
 
     name: str
@@ -270,7 +266,7 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: s
     """Why switch `name` changes no number of a job with this layout, model and precision, or None.
 
     Sequence parallelism and the TP overlap act on tensor-parallel collectives, which tp = 1 has none of
-    (`ranks.layout_arrays`, `training.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
+    (`ranks.layout_arrays`, `layer.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
     which pp = 1 or interleave = 1 has none of (`training.pipeline_comm`); the MoE switches act on the token
     dispatch, which a model without MoE layers has none of. The DP overlaps act on the data-parallel collectives
     (`exposure.dp_exposure`), which a layout of one rank per DP group (dp x cp = 1, and one per expert DP group,
@@ -312,7 +308,7 @@ def _no_dp(layout: Mapping[str, object], moe: bool | None) -> str | None:
 def on_vendor(training: StatedT, vendor: str) -> StatedT:
     """The training job as it runs on an accelerator of `vendor`: the vendor's newest profile where it states no stack.
 
-    `switches.vendor_stack` (`primus-2025` on AMD, `nemo-2025` on others); a stated stack is kept. The stack stays
+    `stack_profiles.vendor_stack` (`primus-2025` on AMD, `nemo-2025` on others); a stated stack is kept. The stack stays
     unstated (not in `model_fields_set`), so what reads it (`explain`, the stack range) still calls it a default.
     """
     stack = vendor_stack(vendor)
@@ -371,9 +367,9 @@ def variants(stated: dict[str, object], precision: str, stack_stated: bool, stac
              vendor: str = "", experts: int = 0, tp: int = 1) -> list[tuple[str, Knobs]]:
     """Each stack profile's reading of a job whose stack is not stated (only its own when it is).
 
-    The profiles that run on an accelerator of `vendor` (`switches.runs_on`: Primus on AMD's only), less those that
-    refuse an MoE model of `experts` at `tp` for want of sequence parallelism (`training_rules.moe_tp_problem`) or a
-    stated TP overlap for the same want (`training_rules.tp_overlap_sp_problem`, the rule a case file keeps).
+    The profiles that run on an accelerator of `vendor` (`stack_profiles.runs_on`: Primus on AMD's only), less those
+    that refuse an MoE model of `experts` at `tp` for want of sequence parallelism (`training_rules.moe_tp_problem`)
+    or a stated TP overlap for the same want (`training_rules.tp_overlap_sp_problem`, the rule a case file keeps).
     """
     names = [stack] if stack_stated else sorted(s for s in PROFILES if runs_on(s, vendor))
     out = [(name, resolve(name, stated, precision)) for name in names]

@@ -116,7 +116,7 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
 
     Without sequence parallelism: 2 all-reduces of T x h per forward pass and 2 backward, all exposed (as
     before this module). With it, the collectives of `tp_gemms`' GEMMs (module docstring), a MoE layer's shared
-    experts among them (its routed experts' expert-TP collectives are the dispatcher's: `exposure.expert_comm`).
+    experts among them (its routed experts' expert-TP collectives are the dispatcher's: `ep_exposure.expert_comm`).
     Without userbuffers (`tp_sequence_parallel`; always under
     NVFP4, which TE's userbuffers refuse) what hides runs on the SMs NCCL leaves (nothing hides where
     `job.tp_async_backward` is off: Calculon's `none`); with them
@@ -171,7 +171,7 @@ def tp_gemms(a: Arch, tp, moe_share):
     routed experts run no TP collective of their own: the MoE layer routes its T/tp sequence-parallel tokens
     (moe_layer.py line 636 refuses tp > 1 without SP in training), and the dispatcher all-gathers the received
     tokens over the expert-TP group after the all-to-all and reduce-scatters them before the combine
-    (token_dispatcher.py lines 741-751 and 824-832), which `exposure.expert_comm` times with the all-to-alls.
+    (token_dispatcher.py lines 741-751 and 824-832), which `ep_exposure.expert_comm` times with the all-to-alls.
     Before, each MoE layer charged an all-reduce of T x h per forward pass and one backward beside these, exposed
     without userbuffers and hidden for nothing with them.
     """
@@ -183,7 +183,7 @@ def tp_gemms(a: Arch, tp, moe_share):
         out += [((a.ffn_mats - 1) * a.ffn / tp, a.hidden, "ring_exchange", dense), (a.hidden, a.ffn / tp, "pipeline",
                                                                                     dense)]
     if moe_share > 0.0 and a.shared_experts:
-        f = a.shared_experts * a.expert_ffn  # as `training._layer_forward` times the shared experts' GEMMs
+        f = a.shared_experts * a.expert_ffn  # as `layer._layer_forward` times the shared experts' GEMMs
         out += [((a.ffn_mats - 1) * f / tp, a.hidden, "ring_exchange", moe_share), (a.hidden, f / tp, "pipeline",
                                                                                     moe_share)]
     return tuple(out)

@@ -18,7 +18,7 @@ capability gets none of these (its stacks are NVIDIA's) but one note naming what
 from __future__ import annotations
 
 from archgen.model.accelerator import VECTOR_EFFICIENCY
-from archgen.model.switches import VENDOR_STACKS
+from archgen.model.stack_profiles import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
 from archgen.perf.comm.rccl import uses_rccl
@@ -121,7 +121,7 @@ def nvls_note(hw: Hardware) -> list[str]:
 def stack_origin(hw: Hardware, stack: str = "") -> str:
     """What the stack note adds on a part that is not an NVIDIA GPU (it states no CUDA compute capability).
 
-    Nothing where the job runs its vendor's own profile (`switches.VENDOR_STACKS`: Primus on AMD).
+    Nothing where the job runs its vendor's own profile (`stack_profiles.VENDOR_STACKS`: Primus on AMD).
     """
     if not another_vendors(hw.vendor, hw.compute_capability) or stack in VENDOR_STACKS.values():
         return ""

@@ -18,7 +18,7 @@ from archgen.model import Cluster
 from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
 
@@ -52,9 +52,11 @@ class JobOnCluster:
     def estimate(self, hardware: Hardware | None = None, *, with_sensitivity: bool = True) -> Estimate:
         """The estimate `archgen estimate` prints: `estimate_on_cluster`, the notes first, the requirements judged.
 
-        `hardware` replaces the cluster's own (a what-if, `Hardware.scaled`). A job the cluster cannot run is a
-        `WorkloadError`; where the workload gives no accelerator count its message says it took the whole cluster.
+        `hardware` replaces the cluster's own (a what-if, `Hardware.scaled`; anything else is an `AnalyseError`). A job
+        the cluster cannot run is a `WorkloadError`; where the workload gives no accelerator count its message says it
+        took the whole cluster.
         """
+        hardware = given_hardware(hardware, "JobOnCluster.estimate")
         try:
             est = estimate_on_cluster(self.workload, self.model, self.on, hardware, with_sensitivity=with_sensitivity)
         except WorkloadError as err:

@@ -15,7 +15,7 @@ FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the poin
   `SCORE_DROPOUT_BYTES_FWD` with dropout).
 * Decode attention: 4·b·heads·context·d_head FLOP against the KV-cache read; time `kernels.decode_attention`.
 * Element-wise (norms, bias-dropout-residual, activation, and FP8/FP4 quantisation): the bytes
-  `training.elementwise_bytes` charges (`kernels.ELEMENTWISE_H`·h per token, the dropout masks in training;
+  `layer.elementwise_bytes` charges (`kernels.ELEMENTWISE_H`·h per token, the dropout masks in training;
   `inference.SERVING_ELEMENTWISE_H`·h, `quant.serving_casts` and `serve.ffn.ffn_bytes` for inference), time
   `kernels.memory_time`. Its
   FLOP are a count for placing the point only (`ELEMENTWISE_FLOP_H`, `ACTIVATION_FLOP`); they enter no time, and
@@ -44,9 +44,9 @@ from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.inference import ACT_BYTES, SERVING_ELEMENTWISE_H
 from archgen.perf.serve.lengths import decode_context
+from archgen.perf.train.layer import elementwise_bytes
 from archgen.perf.train.router import router_bytes
 from archgen.perf.train.stacks import on_vendor, training_knobs
-from archgen.perf.train.training import elementwise_bytes
 
 #: Element-wise FLOP per token and layer in units of h: two norms at ~4 FLOP per element (centre, square,
 #: normalise, scale) and two bias-dropout-residual passes at 3 (add, mask, add).
@@ -182,7 +182,7 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
                      permute_fusion: bool = False, dropout: bool = False, force_balance: bool = False) -> Roofline:
     """One layer's forward kernels for one micro-batch on one accelerator.
 
-    Timed as `training._layer_forward` times them (the MoE layer when the model has experts; router and shared
+    Timed as `layer._layer_forward` times them (the MoE layer when the model has experts; router and shared
     experts included).
 
     Args:

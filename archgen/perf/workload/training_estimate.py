@@ -25,14 +25,8 @@ from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text
 from archgen.perf.hw.reserve import TRAINING_RESERVE
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
-from archgen.perf.train.layouts import (
-    OFFLOADS,
-    ZERO_STAGES,
-    LayoutProblem,
-    layout_problems,
-    no_layout_reason,
-    search_training,
-)
+from archgen.perf.train.layout_rules import LayoutProblem, layout_problems
+from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, no_layout_reason, search_training
 from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave, uniform_layout
 from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
@@ -358,7 +352,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
                  ) -> str:
     """A note with the step time under each stack profile, for a workload that states no stack (the layout kept).
 
-    A band beside the estimate, which is the newest profile's (`switches.DEFAULT_STACK`); it enters no outcome.
+    A band beside the estimate, which is the newest profile's (`stack_profiles.DEFAULT_STACK`); it enters no outcome.
     `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
     reuses that estimate.
     """

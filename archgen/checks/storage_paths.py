@@ -1,0 +1,103 @@
+"""REL010, REL011 and REL012: the path from the compute nodes to the checkpoint storage, and what it carries.
+
+`checks/reliability.py` registers the three checks (their docstrings say what each judges and how to fix it); this
+module holds what they find. Split from it for its size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from archgen.analyse.checkpoint_storage import reaches_storage, storage_fabrics, unwired_path, uplink_bound
+from archgen.analyse.goodput import storage_side
+from archgen.checks.registry import Context, Violation
+from archgen.model.reliability import Storage
+from archgen.units import Q_, Q
+
+
+def storage_ports_over(ctx: Context) -> Iterator[Violation]:
+    """REL010: the stated storage bandwidth over what the storage's ports on its fabrics pass at line rate."""
+    for path, a, storage in _stored(ctx):
+        side = storage_side(a)
+        if side is None:
+            continue
+        for fid, stated, there in side.over:
+            index = next(i for i, f in enumerate(a.cluster.spec.fabrics) if f.id == fid)
+            yield Violation(path, a.cluster.spec.id, ("fabrics", index, "endpoints", "storage"),
+                            f"fabric '{fid}' states {stated} storage port(s), but has {there} endpoint port(s) that "
+                            f"are not compute nodes' (endpoints.extra, reserved, systems without accelerators): the "
+                            f"storage is bounded by those {there}", Q_(stated, ""), Q_(there, ""))
+        cap = Q_(side.bandwidth, "B/s").to("GB/s")
+        fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
+        counted = "; ".join(side.counted)
+        for key, stated_bw, verb in _over(storage, side.bandwidth):
+            yield Violation(path, a.cluster.spec.id, ("storage", key),
+                            f"storage.{key} {stated_bw:.4g~P} exceeds the {side.ports} storage port(s) of fabric "
+                            f"{fabrics} at their line rate, {cap:.4g~P}: checkpoints are {verb} at {cap:.4g~P} "
+                            f"(storage ports: {counted})", stated_bw, cap)
+
+
+def unwired_storage(ctx: Context) -> Iterator[Violation]:
+    """REL012: checkpoint storage reached over no fabric of this design (`storage.external_network`)."""
+    for path, a, storage in _stored(ctx):
+        if not storage.external_network:
+            continue
+        found = unwired_path(ctx.design.specs, a)
+        if found is None:
+            if reaches_storage(a):
+                yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
+                                "`storage.external_network` is stated, but fabric(s) "
+                                f"{', '.join(repr(fa.fabric.spec.id) for fa in storage_fabrics(a))} of this design "
+                                "carry the storage to the compute nodes: checkpoints are timed over them, and the "
+                                "statement is not used")
+            continue
+        role, parts, rate = found
+        node = Q_(rate, "B/s").to("GB/s")
+        jobs = [r.workload for r in ctx.workloads.values() if r.workload.training is not None
+                and r.estimate is not None and f"cluster/{r.estimate.cluster}" == path]
+        in_memory = bool(jobs) and all(w.checkpoint.in_memory for w in jobs)
+        yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
+                        "no fabric of role storage or converged takes a port of the compute nodes: "
+                        + ("the storage's bandwidth per accelerator is" if in_memory else "checkpoints are")
+                        + f" timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
+                        f"each card at most its host interface), on the network `storage.external_network` names "
+                        f"({storage.external_network}), which this design does not build"
+                        + ("; every training job on the cluster checkpoints in peer host memory "
+                           f"(`checkpoint.in_memory`: {', '.join(sorted(w.id for w in jobs))}), so no checkpoint "
+                           "is timed over it" if in_memory else ""), node, None,
+                        severity="info" if in_memory else None)
+
+
+def storage_uplinks_over(ctx: Context) -> Iterator[Violation]:
+    """REL011: the stated storage bandwidth over what the storage fabric's leaf uplinks pass."""
+    for path, a, storage in _stored(ctx):
+        up = uplink_bound(a)
+        if up is None:
+            continue
+        cap = Q_(up.bandwidth, "B/s").to("GB/s")
+        how = "; ".join(f"'{fid}': {leaves} leaves, uplinks {Q_(u, 'B/s').to('GB/s'):.4g~P}"
+                        for fid, leaves, u in up.fabrics)
+        for key, stated_bw, verb in _over(storage, up.bandwidth):
+            yield Violation(path, a.cluster.spec.id, ("storage", key),
+                            f"storage.{key} {stated_bw:.4g~P} exceeds what the leaf uplinks of the fabric(s) carrying "
+                            f"storage pass, {cap:.4g~P} ({how}; U L / (L - 1), the storage's ports assumed spread over "
+                            f"the leaves in proportion and every transfer striped over them): checkpoints are {verb} "
+                            f"at no more than {cap:.4g~P}", stated_bw, cap)
+
+
+
+
+def _stored(ctx: Context) -> Iterator[tuple[str, Any, Storage]]:
+    """(path, cluster analysis, its `storage:`) of each cluster that states checkpoint storage, in path order."""
+    for path, a in sorted(ctx.clusters.items()):
+        if a.cluster.spec.storage is not None:
+            yield path, a, a.cluster.spec.storage
+
+
+def _over(storage: Storage, bound: float) -> Iterator[tuple[str, Q, str]]:
+    """(key, stated bandwidth in GB/s, "written" or "restored") of each of `storage`'s bandwidths above `bound`."""
+    for key, stated_bw, verb in (("write_bandwidth", storage.write_bandwidth, "written"),
+                                 ("read_bandwidth", storage.read_bandwidth, "restored")):
+        if stated_bw.m_as("B/s") > bound * (1 + 1e-9):
+            yield key, stated_bw.to("GB/s"), verb

@@ -1,0 +1,168 @@
+"""A parallel layout's rules: why a TP, PP, DP, CP, EP, micro-batch and interleave layout is invalid, in words.
+
+The one rule set of stated and searched layouts (`layout_problems`; the search in `layouts` enumerates only what
+it allows): Megatron-core's pipeline split, micro-batch groups, MoE parallel folding and EP-overlap refusals, the
+stack's KV-head sub-sharding, and offload's need of host memory. Split from `layouts` (the search) for its size.
+"""
+
+from __future__ import annotations
+
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.job import Job
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
+from archgen.perf.train.refused import (
+    CP_NEEDS_TE_ATTENTION,
+    OPTIMIZER_OFFLOAD_NEEDS_DO,
+    kv_heads_problem,
+    optimizer_offload_refused,
+)
+
+
+def divisors(n: int) -> list[int]:
+    """Positive divisors of n, ascending."""
+    small = [d for d in range(1, int(n ** 0.5) + 1) if n % d == 0]
+    return sorted(set(small + [n // d for d in small]))
+
+
+class LayoutProblem(str):
+    """Why a layout is invalid: the message (a `str`, as it is shown) and the layout field at fault (`field`)."""
+
+    field: str
+
+    def __new__(cls, field: str, message: str) -> LayoutProblem:
+        """The problem `message` about layout field `field`."""
+        problem = super().__new__(cls, message)
+        problem.field = field
+        return problem
+
+
+def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> list[int]:
+    """Virtual stages per rank to try: 1, and with pp > 1 each v that can split the layers (`pipeline.split_problems`).
+
+    Not every count up to one layer per stage, but only the divisors that an interleaved split needs: v divides each
+    rank's share of the layers and slots (l, l + 1 or l + 2 over pp; the embedding and loss slots), the stated
+    first- or last-stage count, or is the one a layout string implies. So the list holds at most a few dozen values
+    whatever the model (a 10,000-layer model on pp 2 tried 5,001 interleaves before, issue 23 item 5).
+    """
+    if pp < 2:
+        return [1]
+    if pipeline.layout is not None:
+        v = layout_interleave(pipeline.layout, pp)
+        return [v] if v else [1]
+    if pipeline.first_stage_layers is not None or pipeline.last_stage_layers is not None:
+        given = [n for n in (pipeline.first_stage_layers, pipeline.last_stage_layers) if n is not None and n > 0]
+        return divisors(given[0]) if given else [1]
+    shares = {(layers + k) // pp for k in (0, 1, 2) if (layers + k) % pp == 0 and layers + k >= pp}
+    return sorted({1}.union(*(divisors(n) for n in shares)))
+
+
+def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: int, cp: int = 1, ep: int = 1,
+                    micro_batch: int = 1, interleave: int = 1, scale_up_size: int | None = None,
+                    pipeline: PipelineOptions = DEFAULT, check_batch: bool = True, offload: int = 0,
+                    host_memory: bool | None = None, etp: int | None = None, recompute: int = 0,
+                    zero: int | None = None) -> list[LayoutProblem]:
+    """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
+
+    The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
+    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known), and a multiple of pp
+    where `pipeline.whole_groups` asks for Megatron-core's default micro-batch groups (schedules.py at d98e8a6
+    raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).
+    Offload needs host memory (`host_memory`: whether the system states it; None when not known), and optimizer
+    offload the distributed optimizer (`optimizer_offload_refused`; `zero` None: not judged). Context parallelism
+    needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`), tp above the KV heads the stack's sub-sharding
+    (`kv_heads_problem`). The experts' rules are Megatron-core's MoE parallel folding (`experts`): ep divides the
+    experts and etp x ep (etp defaulting to tp) the tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
+    """
+    out: list[LayoutProblem] = []
+    for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
+                    ("interleave", interleave)):
+        if v <= 0:
+            out.append(LayoutProblem(name, f"{name} must be a positive integer, got {v}"))
+    if out:
+        return out
+    if tp * pp * dp * cp != gpus:
+        out.append(LayoutProblem("dp", f"tp x pp x dp x cp = {tp} x {pp} x {dp} x {cp} = {tp * pp * dp * cp} does not "
+                                       f"equal the {gpus} accelerators"))
+    if arch.heads % tp:
+        out.append(LayoutProblem("tp", f"tp ({tp}) does not divide the {arch.heads} attention heads"))
+    out += [LayoutProblem("tp", kv)] if (kv := kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding)) else []
+    if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
+        out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
+    else:
+        out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
+    if job.global_batch % (dp * micro_batch):
+        out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "
+                                                f"= {dp} x {micro_batch}"))
+    elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
+        out.append(LayoutProblem("interleave", f"an interleaved schedule needs at least pp = {pp} micro-batches per "
+                                               f"pipeline, got {job.global_batch // (dp * micro_batch)}"))
+    elif check_batch and interleave > 1 and pipeline.whole_groups and (job.global_batch // (dp * micro_batch)) % pp:
+        m = job.global_batch // (dp * micro_batch)
+        out.append(LayoutProblem("interleave", f"an interleaved schedule in groups of pp = {pp} micro-batches needs a "
+                                               f"multiple of pp per pipeline, got {m}"))
+    if job.seq_len % cp:
+        out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
+    out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
+    out += [LayoutProblem(f, m) for f, m in ep_overlap_problems(job, ep, pp, interleave, recompute)]
+    if scale_up_size is not None and tp > scale_up_size:
+        out.append(LayoutProblem("tp", f"tp ({tp}) exceeds the scale-up domain of {scale_up_size} accelerators"))
+    if offload and zero is not None and optimizer_offload_refused(offload, zero):
+        out.append(LayoutProblem("offload", OPTIMIZER_OFFLOAD_NEEDS_DO))
+    if job.attention == "materialized" and cp > 1:
+        out.append(LayoutProblem("cp", CP_NEEDS_TE_ATTENTION))
+    if offload and host_memory is False:
+        name = {v: k for k, v in OFFLOAD_CODES.items()}[offload]
+        out.append(LayoutProblem("offload", f"offload ({name}) needs host memory, and the system states none "
+                                            "(System.host_memory)"))
+    return out
+
+
+def ep_overlap_problems(job: Job, ep: int, pp: int, interleave: int, recompute: int) -> list[tuple[str, str]]:
+    """(field, why) of a layout Megatron-core refuses under the EP all-to-all overlap (`overlap_ep_comm`)."""
+    if not job.overlap_ep_comm:
+        return []
+    vpp, full = ep_overlap_refused(ep, pp, interleave, recompute)
+    return ([("interleave", EP_OVERLAP_NEEDS_VPP)] if vpp else []) + (
+        [("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE)] if full else [])
+
+
+def ep_overlap_refused(ep, pp, interleave, recompute):
+    """Where Megatron-core refuses a layout under the EP overlap: (pp > 1 uninterleaved, full recomputation).
+
+    Numbers or arrays of layouts alike. Selective recomputation (the attention core, `recompute_modules`' default)
+    is allowed: of the modules only "moe" is refused, which the model's selective recomputation does not recompute.
+    """
+    on = ep > 1  # the overlap acts only with expert parallelism
+    return on & (pp > 1) & (interleave == 1), on & (recompute == 2)
+
+
+#: Megatron-core's rule (megatron/core/transformer/transformer_config.py at d98e8a6, `__post_init__`: "disable full
+#: recomputation", "recompute_num_layers must be None" and "disable moe in recompute_modules" when enabling
+#: overlap_moe_expert_parallel_comm, and with pp > 1 "virtual_pipeline_model_parallel_size must be specified").
+EP_OVERLAP_NEEDS_VPP = ("the EP all-to-all overlap (overlap_ep_comm) with pp > 1 needs an interleaved schedule "
+                        "(Megatron-core: virtual_pipeline_model_parallel_size must be specified)")
+EP_OVERLAP_NO_FULL_RECOMPUTE = ("the EP all-to-all overlap (overlap_ep_comm) refuses full recomputation "
+                                "(Megatron-core: 'disable full recomputation when enabling "
+                                "overlap_moe_expert_parallel_comm')")
+
+
+def expert_problems(arch: Arch, tp: int, dp: int, cp: int, ep: int, etp: int | None) -> list[tuple[str, str]]:
+    """(field, why) of an expert layout Megatron-core refuses (`experts`).
+
+    ep must divide the experts (training/arguments.py), etp x ep the tp x cp x dp ranks of a pipeline stage
+    (parallel_state.py `initialize_model_parallel`: world_size % (etp·ep·pp) is a RuntimeError).
+    """
+    out = []
+    if etp is not None and etp <= 0:
+        return [("etp", f"etp must be a positive integer, got {etp}")]
+    if (ep > 1 or etp is not None) and not arch.experts:
+        return [("ep" if ep > 1 else "etp", f"{'ep' if ep > 1 else 'etp'} ({ep if ep > 1 else etp}) needs a "
+                                            "mixture-of-experts model")]
+    if arch.experts and arch.experts % ep:
+        out.append(("ep", f"ep ({ep}) must divide the {arch.experts} experts"))
+    e = tp if etp is None else etp
+    if arch.experts and (tp * cp * dp) % (e * ep):
+        out.append(("ep", f"etp x ep = {e} x {ep} must divide the tp x cp x dp = {tp} x {cp} x {dp} ranks of a "
+                          "pipeline stage (Megatron-core's MoE parallel folding)"))
+    return out
