@@ -24,7 +24,7 @@ def _redundancy(value: object) -> object:
     """A redundancy scheme; '2N', the common name of N+N (a full second set), is read as N+N."""
     if not isinstance(value, str):
         return value  # the string type says what was expected
-    value = "N+N" if value.strip() == "2N" else value
+    value = "N+N" if value.strip() == "2N" else value.strip()   # as `_ups_redundancy` reads ' 4N/3 '
     if not _REDUNDANCY.match(value):
         raise PydanticCustomError("expected", "N, N+1 (N+k spare units) or N+N (also written 2N)")
     return value
