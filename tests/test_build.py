@@ -63,7 +63,10 @@ def test_glob_subjects_bind_per_object(tmp_path):
 def test_glob_findings(tmp_path):
     root = write_tree(tmp_path / "extra", {"hall.yaml": REQS.replace("<= 132 kW", "<= 50 kW", 1)})
     result = run([SPECS, root])
-    mine = [f for f in result.findings if f.location and f.location.file.endswith("/hall.yaml") and f.id != "REQ003"]
+    ours = [f for f in result.findings if f.location and f.location.file.endswith("/hall.yaml") and f.id != "REQ003"]
+    # a rack met on a part's unconfirmed power figure is REQ005's info (newuser46), never one of the failures here
+    assert all(f.severity == "info" and "on assumed inputs" in f.message for f in ours if f.id == "REQ005")
+    mine = [f for f in ours if f.id != "REQ005"]
     # the three racks over 50 kW (gb200-nvl72 131.6 kW, mi355x-compute 60.8 kW, dgx-b200-compute 57.3 kW) fail; the
     # glob without a match
     failed = sorted((f.id, f.object) for f in mine)

@@ -52,3 +52,13 @@ def test_off_covers_matplotlib_when_rendering(tmp_path):
     assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp)) == []   # main: .cache/matplotlib/fontlist-*
     assert (tmp_path / "out" / "gb200-nvl72" / "power.svg").is_file() and list(temp.iterdir()) == []
     assert any(w.startswith(".cache/matplotlib/") for w in _written(tmp_path / "on", render, None))
+
+
+@pytest.mark.parametrize(("value", "on"), [("", True), ("ON", True), (" yes ", True), ("True", True), ("1", True),
+                                           ("off", False), ("0", False), ("no", False), ("disable", False)])
+def test_the_values_docs_python_api_names(monkeypatch, value, on):
+    """docs/python-api.md: any value other than on, 1, yes, true (in any case) or an empty one is off."""
+    from archgen import cache
+
+    monkeypatch.setenv("ARCHGEN_CACHE", value)
+    assert cache.enabled() is on

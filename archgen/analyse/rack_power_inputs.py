@@ -28,7 +28,8 @@ RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power"
                       "heat_to_rear_door", "coolant_flow", "air_flow")
 
 
-#: Of those, the load the rack's parts draw, before the shelves' conversion loss.
+#: Of those, the load the rack's parts draw, before the shelves' conversion loss. A part's `power.typical` is read
+#: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.rack.Power`).
 LOAD_METRICS = ("it_power", "it_power_typical", "rack_load")
 
 
@@ -56,6 +57,7 @@ def rack_power_inputs(racks: Mapping[str, Any], specs: Any) -> dict[str, dict[st
     for path, a in racks.items():
         words: dict[str, None] = {}
         shelves: dict[str, None] = {}   # a shelf's efficiency: its loss, at the feeds and in the heat only
+        typical: dict[str, None] = {}   # a typical draw: `it_power_typical` only (the rest take `power.max`)
         for item in a.rack.items:
             part = item.part
             parts = [part]
@@ -63,10 +65,11 @@ def rack_power_inputs(racks: Mapping[str, Any], specs: Any) -> dict[str, dict[st
                 parts += [specs.get(part.accelerator)] if part.accelerator else []
                 parts += [specs.get(n.part) for n in part.nics] if part.nic_power is not None else []
             for p in parts:
-                if isinstance(p, Part):
-                    (shelves if isinstance(p, PowerShelf) else words).update(
-                        dict.fromkeys(f"{p.id} {f} (unconfirmed)" for f in unconfirmed_power_fields(p)))
-        m = {k: (*words, *(shelves if k not in LOAD_METRICS else ())) for k in RACK_POWER_METRICS if k in a.metrics}
+                for f in unconfirmed_power_fields(p) if isinstance(p, Part) else ():
+                    held = shelves if isinstance(p, PowerShelf) else typical if f == "power.typical" else words
+                    held[f"{p.id} {f} (unconfirmed)"] = None
+        m = {k: (*words, *(typical if k == "it_power_typical" else ()), *(shelves if k not in LOAD_METRICS else ()))
+             for k in RACK_POWER_METRICS if k in a.metrics}
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out

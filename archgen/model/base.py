@@ -13,7 +13,8 @@ from pydantic_core import PydanticCustomError
 
 from archgen.model.cost import Price
 from archgen.model.reliability import FailureRate
-from archgen.model.spec import Document, FieldError, Spec
+from archgen.model.spec import Document, FieldError, Spec, raise_each
+from archgen.model.spec_paths import names_a_field
 from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace, Temperature, Voltage
 
 _REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
@@ -23,7 +24,7 @@ def _redundancy(value: object) -> object:
     """A redundancy scheme; '2N', the common name of N+N (a full second set), is read as N+N."""
     if not isinstance(value, str):
         return value  # the string type says what was expected
-    value = "N+N" if value.strip() == "2N" else value
+    value = "N+N" if value.strip() == "2N" else value.strip()   # as `_ups_redundancy` reads ' 4N/3 '
     if not _REDUNDANCY.match(value):
         raise PydanticCustomError("expected", "N, N+1 (N+k spare units) or N+N (also written 2N)")
     return value
@@ -89,7 +90,8 @@ class Part(Document):
     source: str | list[str] = Field(description="Public source(s) of the figures: URL or document and table.")
     unconfirmed: bool | list[str] = Field(
         False, description=(
-            "True, or the names of fields, when a figure could not be confirmed from a public source. A required "
+            "True, or the names of fields (dotted where nested: power.max, peak.fp8; a name that is no field of "
+            "the part is refused), when a figure could not be confirmed from a public source. A required "
             "figure nobody publishes (an accelerator's `tdp`, a system's `power.max`) is stated at its best estimate "
             "and listed here, never invented as if sourced: documents tag the part assumed, and a power figure so "
             "listed is named in `archgen check` (PWR012)."))
@@ -104,6 +106,20 @@ class Part(Document):
         if self.price is not None and self.price.rack is not None:
             raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
                                                 f"{self.id} is a {self.kind}, no rack: remove it")
+        return self
+
+    @model_validator(mode="after")
+    def _unconfirmed_names_fields(self) -> Part:
+        """Each name under `unconfirmed:` is a field of the part (`spec_paths.names_a_field`).
+
+        A misspelt one (`memory_bandwith`, `peak.fp9`) would mark nothing, and the figure it meant would read as
+        sourced (review21b).
+        """
+        names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
+        raise_each([FieldError(("unconfirmed", i), f"'{name}' is no field of {self.kind} '{self.id}': name a field "
+                               "whose figure is unconfirmed, dotted where nested (power.max, peak.fp8), or give true "
+                               "for the whole part") for i, name in enumerate(names)
+                    if not names_a_field(type(self), name)], type(self).__name__)
         return self
 
     def unconfirmed_fields(self) -> list[str]:

@@ -99,3 +99,39 @@ def _item_of(tp: object) -> object:
         if typing.get_origin(arg) in (list, tuple):
             return typing.get_args(arg)[0]
     return tp
+
+
+def names_a_field(cls: type[BaseModel], dotted: str) -> bool:
+    """Whether `dotted` ('power.max', 'peak.fp8', 'ports.speed') names a field of `cls` or one nested in it.
+
+    Each name is a key of the model reached so far (through lists, optionals and unions: any member that has it) or
+    of a mapping (one of its `Literal` keys where it has them, any key otherwise); a name past a plain value fails.
+    A `Part`'s `unconfirmed:` list is read with it, so that a misspelt field is refused rather than marking nothing.
+    """
+    current: list[object] = [cls]
+    for name in dotted.split("."):
+        current = [t for tp in current for member in _members(tp) for t in _step(member, name)]
+        if not current:
+            return False
+    return True
+
+
+def _members(tp: object) -> list[object]:
+    """The types a value of `tp` may be: `Annotated`, optionals and unions unwrapped, a list's or tuple's item."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated or origin in (list, tuple, set):
+        return _members(typing.get_args(tp)[0])
+    if origin in (typing.Union, types.UnionType):
+        return [m for arg in typing.get_args(tp) if arg is not type(None) for m in _members(arg)]
+    return [tp]
+
+
+def _step(tp: object, name: str) -> list[object]:
+    """The annotations `name` reaches from a model's or a mapping's type `tp` (none from any other type)."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return [f.annotation for n, f in tp.model_fields.items() if name in (n, f.alias)]
+    if typing.get_origin(tp) is dict:
+        key, value = typing.get_args(tp)
+        literals = [v for k in _members(key) if typing.get_origin(k) is typing.Literal for v in typing.get_args(k)]
+        return [value] if not literals or name in literals else []
+    return []

@@ -44,3 +44,12 @@ def test_only_racks_on_unconfirmed_figures_and_only_their_power_metrics(shipped)
     assert set(m) <= set(RACK_POWER_METRICS) and "weight" not in m
     assert "orv3-power-shelf-33kw efficiency (unconfirmed)" in m["input_power"]
     assert all("efficiency" not in w for k in LOAD_METRICS if k in m for w in m[k])
+
+
+def test_a_typical_draw_is_an_input_of_the_typical_power_alone(shipped):
+    """qm9700 lists `power.max` and `power.typical` unconfirmed: gb200-su-ib's input power (its maximum draw over the
+    shelves' efficiency, `analyse.rack.Power`) read "met (on assumed inputs: qm9700 power.max (unconfirmed), qm9700
+    power.typical (unconfirmed))" though no typical figure enters it (review21b)."""
+    m = rack_power_inputs({p: a for p, a in shipped.racks.items()}, shipped.specs)["rack/gb200-su-ib"]
+    assert m["input_power"] == m["it_power"] == ("qm9700 power.max (unconfirmed)",)
+    assert m["it_power_typical"] == ("qm9700 power.max (unconfirmed)", "qm9700 power.typical (unconfirmed)")

@@ -85,3 +85,15 @@ def test_headrooms_are_the_halls_with_every_cluster_naming_it(tmp_path):
     m = both.metrics["cluster/c"]
     assert m["ups_headroom"].m_as("kW") == pytest.approx(600 - 2 * it)
     assert m["generator_headroom"].m_as("kW") == pytest.approx(1000 - 2 * 1.3 * it)
+
+
+@pytest.mark.parametrize(("given", "read"), [(" N+1 ", "N+1"), (" 2N", "N+N"), (" 4N/3 ", "4N/3"), ("N", "N")])
+def test_a_scheme_given_with_spaces_reads_as_without(given, read):
+    """A document made in code (`in_code.document`) keeps a string's spaces, which YAML strips: ' 4N/3 ' was read and
+    ' N+1 ' refused (review21b); both schemes now strip them."""
+    from pydantic import TypeAdapter
+
+    from archgen.model.base import Redundancy, UpsRedundancy
+    assert TypeAdapter(UpsRedundancy).validate_python(given) == read
+    if "/" not in given:
+        assert TypeAdapter(Redundancy).validate_python(given) == read

@@ -93,3 +93,25 @@ def test_the_hardware_rows_that_show_an_unconfirmed_figure_say_so(cli, tmp_path)
                          "json").out)
     assert doc["hardware_unconfirmed"] == {"hbm_bandwidth": "memory_bandwidth", "peak": "peak.bf16"}
     assert doc["hardware"]["peak"] == {"value": 2.25e15, "unit": "FLOP/s"}   # the figure itself is unchanged
+
+
+def test_a_misspelt_unconfirmed_field_is_refused_at_its_place(tmp_path):
+    """`unconfirmed: [memory_bandwith]` (review21b) validated and marked nothing: the estimate then showed the
+    announced bandwidth with no mark and no note, as a datasheet's. Each name must be a field of the part
+    (`spec_paths.names_a_field`), dotted through nested models and a mapping's keys (`peak.fp8`, Dtype's values)."""
+    import pytest
+
+    from archgen.errors import ValidateError
+    from archgen.model.spec_paths import names_a_field
+    from tests.conftest import run_specs
+
+    ok = ("peak", "peak.fp8", "memory_bandwidth", "scale_up.bandwidth", "efficiency.gemm.bf16", "tdp")
+    assert all(names_a_field(Accelerator, name) for name in ok)
+    assert not any(names_a_field(Accelerator, name) for name in ("memory_bandwith", "peak.fp9", "tdp.max", "power"))
+    text = (SPECS / "catalog" / "accelerators" / "h100-sxm5-80gb.yaml").read_text(encoding="utf-8")
+    text = text.replace("id: h100-sxm5-80gb", "id: draft") + "unconfirmed: [memory_bandwith, peak.fp8, peak.fp9]\n"
+    with pytest.raises(ValidateError) as err:
+        run_specs(tmp_path, {"draft.yaml": text})
+    lines = [line for line in str(err.value).splitlines() if "unconfirmed." in line]
+    assert len(lines) == 2 and "unconfirmed.0: 'memory_bandwith' is no field of Accelerator 'draft'" in lines[0]
+    assert lines[0].startswith("specs/draft.yaml:") and "unconfirmed.2: 'peak.fp9'" in lines[1]

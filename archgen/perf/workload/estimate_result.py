@@ -54,7 +54,10 @@ class Estimate:
     hardware_unconfirmed: dict[str, str] = field(default_factory=dict)
 
     def hardware_mark(self, row: str) -> str:
-        """After a hardware row showing a figure the part lists unconfirmed: '  (unconfirmed: rubin peak.fp8, ...)'."""
+        """The text after a hardware row: its mark where it shows a figure the part lists unconfirmed, else ''.
+
+        '  (unconfirmed: rubin peak.fp8, not confirmed from a public source)'.
+        """
         figure = self.hardware_unconfirmed.get(row)
         return f"  (unconfirmed: {self.accelerator} {figure}, not confirmed from a public source)" if figure else ""
 
