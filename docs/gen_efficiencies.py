@@ -149,8 +149,10 @@ CODE_CONSTANTS = (
      "efficiency.gemm for)",
      "Assumed, and stated as such: a round figure inside the catalog's measured bf16, fp16 and fp8 fractions (TPU "
      "v4's point). A part that states other data types takes its own lowest figure instead; either is moved to the "
-     "nearer end of the data type's measured range where it lies outside (0.7 against fp4's 0.382 to 0.574 gives "
-     "0.574). The estimate is re-timed over MEASURED_GEMM_RANGE, the catalog's measured fractions per data type "
+     "data type's measured range where it lies outside: below it, to its low end; above it, to its middle, not its "
+     "high end, so that an unmeasured part never takes the best measured part's figure (0.7 against fp4's 0.382 to "
+     "0.574 gives 0.478, not MI355X's 0.574, which is above every NVIDIA NVFP4 measurement, 0.382 to 0.446). The "
+     "estimate is re-timed over MEASURED_GEMM_RANGE, the catalog's measured fractions per data type "
      "(fp16 0.5-0.859, bf16 0.511-0.859, fp8 0.487-0.769, fp4 0.382-0.574; any other 0.382-0.859), and its note says "
      "the efficiency is not measured. Was 0.7 (or the lowest stated figure) with no range and no note; no shipped or "
      "scored estimate runs a data type its part leaves out, so none moves (tests/perf/test_assumed_gemm.py)."),

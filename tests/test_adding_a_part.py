@@ -64,3 +64,12 @@ def test_every_field_the_page_names_is_in_the_schema():
 def test_a_misspelt_or_unknown_field_is_caught():
     assert not _field("scale_up.bandwith") and not _field("peak.bf32") and not _field("efficiency.gemm.bf16.x")
     assert _field("efficiency.gemm.fp8") and _field("scale_up.technology")
+
+
+def test_the_page_says_an_accelerator_is_a_package():
+    """newuser46: no page said how to count an "NVL144" (NVIDIA's die count: 72 Rubin packages of 2 dies each), so a
+    planner wrote `scale_up.size: 144` on a 72-package rack and met NET010 ("holds 72 accelerators, not 144")."""
+    text = PAGE.read_text(encoding="utf-8")
+    section = text.split("## One accelerator is one package", 1)[1].split("\n## ", 1)[0]
+    assert "72 Rubin packages of 2 dies each (144 dies)" in section
+    assert "`scale_up.size` is 72" in section and "NET010" in section

@@ -21,7 +21,7 @@ from archgen.analyse.nodes import (  # re-exported
     node_types,
 )
 from archgen.analyse.scale_up_racks import rack_problems, trunk_links_per_pair
-from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
+from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches, ports_needed
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
@@ -118,7 +118,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                                                                                           su)))
     per_acc = (round(float((su.bandwidth / (2 * link.rate)).to("").magnitude), 9) if link is not None
                else _own_links(design, nodes))
-    needed = math.ceil(round(per_acc * su.size, 6))
+    needed = ports_needed(per_acc, su.size)
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
     if cluster.scale_up_switch is not None and needed > ports:
         problems.append(Problem("NET010", ("scale_up", "switches"),

@@ -8,6 +8,13 @@ power, heat and the flows that carry it are computed from its parts' figures (`P
 switch's draw, the `tdp` of the accelerator fitted in a system, the `power` of NICs added to a system's figure, a
 shelf's efficiency); each such figure listed unconfirmed is an assumed input of those metrics (`analyse.assumed`),
 so a requirement met on them reads "met (on assumed inputs: vr-compute-tray power.max (unconfirmed), ...)".
+
+A cluster's power is its racks' and more (`cluster_power_inputs`): the same rule over the parts of its bill of
+materials, so "cluster/vr-1152 it_power 3.16 MW met" names the figures it rests on as its racks' requirements do.
+Its racks' own draw, the network's and the optics' exclude a shelf's efficiency (no conversion loss in them); the
+network and optics power name only the fabrics' switches (not the scale-up trays, which they leave out) and links.
+A figure at maximum draw does not rest on a part's `power.typical`; a typical one (`it_power_typical`, a cluster's
+average power and the energy built on it) rests on both, the maximum standing in where no typical is published.
 """
 
 from __future__ import annotations
@@ -32,6 +39,21 @@ RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power"
 #: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.rack.Power`).
 LOAD_METRICS = ("it_power", "it_power_typical", "rack_load")
 
+#: A cluster's metrics computed from its parts' power figures: its draw, the facility's power and energy, the hall's
+#: headrooms (`metrics.py`, `metrics_facility.py`).
+CLUSTER_POWER_METRICS = ("it_power_racks", "it_power", "shelf_loss", "it_power_typical_racks", "it_power_typical",
+                         "network_power", "optics_power", "power_average", "power_idle", "facility_power",
+                         "facility_power_peak", "cdu_power", "rack_cooling_power", "it_capacity_headroom",
+                         "cooling_headroom", "ups_headroom", "generator_headroom", "facility_energy_per_year",
+                         "energy_cost_per_year")
+#: The rack's and cluster's metrics at typical draw (`power.typical`, else `power.max`); the others at maximum draw.
+TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average", "power_idle",
+                   "facility_energy_per_year", "energy_cost_per_year")
+#: Of those, the ones without the shelves' conversion loss (at the equipment).
+CLUSTER_LOAD_METRICS = ("it_power_racks", "it_power_typical_racks", "network_power", "optics_power")
+#: Of those, the ones only the network's parts enter: the fabrics' switches and the links (`network_power`).
+NETWORK_METRICS = {"network_power": (Switch, Link), "optics_power": (Link,)}
+
 
 def stated(part: Any, field: str) -> bool:
     """Whether `part` states the dotted `field` (a value, not None)."""
@@ -47,6 +69,26 @@ def unconfirmed_power_fields(part: Part) -> tuple[str, ...]:
                  if part.is_unconfirmed(f) and stated(part, f))
 
 
+def power_parts(part: Part, specs: Any) -> list[Part]:
+    """`part` and the parts whose power figures its draw is built on: a system's accelerator, the NICs it adds."""
+    parts = [part]
+    if isinstance(part, System):
+        parts += [specs.get(part.accelerator)] if part.accelerator else []
+        parts += [specs.get(n.part) for n in part.nics] if part.nic_power is not None else []
+    return [p for p in parts if isinstance(p, Part)]
+
+
+def _named(p: Part, metric: str) -> dict[str, None]:
+    """`p`'s unconfirmed power figures that `metric` rests on (`power.typical` only for `TYPICAL_METRICS`)."""
+    return dict.fromkeys(f"{p.id} {f} (unconfirmed)" for f in unconfirmed_power_fields(p)
+                         if f != "power.typical" or metric in TYPICAL_METRICS)
+
+
+def _shelves_last(parts: dict[str, Part]) -> dict[str, Part]:
+    """`parts` in their order, the power shelves after the rest (their efficiency is named last)."""
+    return dict(sorted(parts.items(), key=lambda kv: isinstance(kv[1], PowerShelf)))
+
+
 def rack_power_inputs(racks: Mapping[str, Any], specs: Any) -> dict[str, dict[str, tuple[str, ...]]]:
     """By rack path, its power metrics (`RACK_POWER_METRICS`) with the unconfirmed power figures they rest on.
 
@@ -55,21 +97,48 @@ def rack_power_inputs(racks: Mapping[str, Any], specs: Any) -> dict[str, dict[st
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in racks.items():
-        words: dict[str, None] = {}
-        shelves: dict[str, None] = {}   # a shelf's efficiency: its loss, at the feeds and in the heat only
-        typical: dict[str, None] = {}   # a typical draw: `it_power_typical` only (the rest take `power.max`)
-        for item in a.rack.items:
-            part = item.part
-            parts = [part]
-            if isinstance(part, System):
-                parts += [specs.get(part.accelerator)] if part.accelerator else []
-                parts += [specs.get(n.part) for n in part.nics] if part.nic_power is not None else []
-            for p in parts:
-                for f in unconfirmed_power_fields(p) if isinstance(p, Part) else ():
-                    held = shelves if isinstance(p, PowerShelf) else typical if f == "power.typical" else words
-                    held[f"{p.id} {f} (unconfirmed)"] = None
-        m = {k: (*words, *(typical if k == "it_power_typical" else ()), *(shelves if k not in LOAD_METRICS else ()))
-             for k in RACK_POWER_METRICS if k in a.metrics}
+        parts = _shelves_last({p.id: p for item in a.rack.items for p in power_parts(item.part, specs)})
+        # a shelf's efficiency: its loss, at the feeds and in the heat only
+        m = {k: tuple(w for p in parts.values() if not (isinstance(p, PowerShelf) and k in LOAD_METRICS)
+                      for w in _named(p, k)) for k in RACK_POWER_METRICS if k in a.metrics}
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out
+
+
+def cluster_power_inputs(clusters: Mapping[str, Any], specs: Any) -> dict[str, dict[str, tuple[str, ...]]]:
+    """By cluster path, its power metrics (`CLUSTER_POWER_METRICS`) with the unconfirmed power figures they rest on.
+
+    `clusters` are `analyse.network.ClusterAnalysis` by path. The parts are its bill of materials' (with what a
+    system's draw is built on, `power_parts`); a link only where some of its ends draw outside a node's maximum, as
+    PWR012 names them (`checks.power_figures.unconfirmed_power`). Only clusters whose figures rest on some are given.
+    """
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for path, a in clusters.items():
+        scale_up = a.cluster.spec.scale_up
+        trays = scale_up.switch if scale_up is not None else None
+        parts: dict[str, Part] = {}
+        for line in a.cabling.bom if a.cabling is not None else ():
+            part = specs.get(line.part)
+            if not isinstance(part, Part) or (isinstance(part, Link) and line.quantity <= line.in_parent):
+                continue
+            parts.update({p.id: p for p in power_parts(part, specs)})
+        parts = _shelves_last(parts)
+        m: dict[str, tuple[str, ...]] = {}
+        for k in CLUSTER_POWER_METRICS:   # the cost stage's (average power, energy) are not in `a.metrics` yet
+            kinds = NETWORK_METRICS.get(k)
+            m[k] = tuple(w for p in parts.values()
+                         if not (isinstance(p, PowerShelf) and k in CLUSTER_LOAD_METRICS)
+                         and (kinds is None or (isinstance(p, kinds) and p.id != trays)) for w in _named(p, k))
+        if m := {k: v for k, v in m.items() if v}:
+            out[path] = m
+    return out
+
+
+def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapping[str, Any],
+                     clusters: Mapping[str, Any], specs: Any) -> None:
+    """Add to `assumed` (by path and metric) the racks' and clusters' unconfirmed power figures, after what it holds."""
+    for path, metrics in {**rack_power_inputs(racks, specs), **cluster_power_inputs(clusters, specs)}.items():
+        have = assumed.setdefault(path, {})
+        for k, words in metrics.items():
+            have[k] = tuple(dict.fromkeys((*have.get(k, ()), *words)))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.operations_stage import facility_figures, sweep_figures
+from archgen.analyse.scale_up_switches import widest_switched
 from archgen.build import build
 from archgen.checks import Finding
 from archgen.checks.sweep import mistakes
@@ -102,9 +103,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                      f"{'goodput' if metric in GOODPUT_METRICS else 'checkpoint storage'}, "
                                      f"and {nowhere} (REL006; docs/reliability.md)", where(*path))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
-                bases[(cid, None)] = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
-                                             failure_ends=ends, cost_per_accelerator_hour=per_hour,
-                                             rates=rates, utilisation=utilisation)
+                bases[(cid, None)] = dataclasses.replace(
+                    machine(cluster, specs.items, scale_out.get(cid), power, failures=failures, failure_ends=ends,
+                            cost_per_accelerator_hour=per_hour, rates=rates, utilisation=utilisation),
+                    switch_limit=widest_switched(a.scale_up.links_per_accelerator, a.scale_up.switch_ports)
+                    if a.scale_up is not None else 0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(cid, aid)] = swapped = _swapped(bases[(cid, None)], specs, aid,
                                                            where("axes", "accelerator", j))

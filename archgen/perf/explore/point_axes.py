@@ -45,11 +45,14 @@ def point_job(workload: Workload, values: dict[str, Any]) -> Workload:
     return workload.model_copy(update=update) if update else workload
 
 
-def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0) -> Hardware:
+def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0,
+                   switch_limit: int = 0) -> Hardware:
     """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
 
     A `scale_up_size` is refused on a torus (its dims are its size) and, on a full mesh, beyond `mesh_limit`, the
-    most accelerators the part's `scale_up.links` join (`Machine.mesh_limit`), as NET010 refuses it in a cluster.
+    most accelerators the part's `scale_up.links` join (`Machine.mesh_limit`), as NET010 refuses it in a cluster;
+    on a switched domain, beyond `switch_limit`, the most accelerators its switches' ports join
+    (`Machine.switch_limit`, `analyse.scale_up_switches.widest_switched`: NET010's ports rule).
     """
     for name in HARDWARE_AXES:
         if name not in values:
@@ -63,6 +66,10 @@ def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit:
                 raise AnalyseError(f"scale_up_size {int(value)} on a full mesh: each accelerator needs "
                                    f"{int(value) - 1} peer links, and {hw.accelerator}'s `scale_up.links` join at "
                                    f"most {mesh_limit} (NET010); a larger domain is a switched one, another cluster")
+            if switch_limit and int(value) > switch_limit:
+                raise AnalyseError(f"scale_up_size {int(value)} on a switched domain whose switches' ports join at "
+                                   f"most {switch_limit} accelerators at its links per accelerator (NET010); a "
+                                   "larger domain needs more switch ports or a second switch tier, another cluster")
             hw = dataclasses.replace(hw, scale_up_size=int(value))
         elif isinstance(value, Q):
             hw = hw.with_value(name, json_magnitude(value), dtype)

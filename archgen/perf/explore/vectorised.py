@@ -150,7 +150,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit), gpus, base)  # as estimate
+        hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit,
+                                               base.switch_limit), gpus, base)  # as estimate
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 

@@ -11,7 +11,9 @@ gives it the range the shipped catalog's measurements span, as `specs/catalog/ac
   takes the range over every measured data type.
 * **The point** is the part's own lowest stated GEMM efficiency where it states any (the figure closest to what
   the part is known to reach), else 0.7, a round figure inside the measured bf16, fp16 and fp8 ranges (TPU v4's
-  assumption). 0.7 lies above fp4's range (0.382 to 0.574), so a part stating no efficiency runs fp4 at 0.574.
+  assumption), held inside the data type's range (`measured_range.held_inside`). 0.7 lies above fp4's range (0.382
+  to 0.574), so a part stating no efficiency runs fp4 at the range's middle, 0.478, not at its high end (MI355X's
+  best), and the estimate spans the whole range.
 """
 
 from __future__ import annotations

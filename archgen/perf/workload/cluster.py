@@ -57,6 +57,7 @@ class Machine:
     latency_unset: bool = False  # `transport` leaves its latency unset (`NetTransport.latency`): not provided
     ocs_cube: tuple[int, ...] = ()  # a torus through OCSes: its cube; a job of whole cubes is a slice (`job_slice`)
     unconfirmed: tuple[str, ...] = ()  # the accelerator's figures the model reads that it marks unconfirmed
+    switch_limit: int = 0  # a switched domain: the most accelerators its switches' ports join (0: no limit)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:

@@ -21,8 +21,10 @@ note then says the figure is not measured.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from itertools import product
+from typing import Any
 
 from archgen.perf.hw.assumed_gemm import assumed_point
 from archgen.perf.hw.hardware import Hardware
@@ -139,6 +141,23 @@ def over_range(hw: Hardware, dtype: str, predict: Callable[[Hardware], float]) -
     """The lowest and highest of `predict` at the ends of the stated ranges (`range_ends`; None without any)."""
     ends = [predict(h) for h in range_ends(hw, dtype)]
     return (min(ends), max(ends)) if ends else None
+
+
+def latency_span(hw: Hardware, dtype: str, point: Any, serve_at: Callable[[Hardware], Any]
+                 ) -> tuple[tuple[str, float, float, float], ...]:
+    """An offline serving job's TPOT and TTFT at the ends of the stated ranges, as (metric, point, low, high).
+
+    `point` is the estimate's closed form and `serve_at` the same closed form on other hardware, each with `tpot`,
+    `ttft` and `fits`; an end at which the job does not fit gives an infinite latency. Empty without a range.
+    """
+    at = [serve_at(h) for h in range_ends(hw, dtype)]
+    if not at:
+        return ()
+    out = []
+    for name in ("tpot", "ttft"):
+        ends = [float(getattr(x, name)) if bool(x.fits) else math.inf for x in at]
+        out.append((name, float(getattr(point, name)), min(ends), max(ends)))
+    return tuple(out)
 
 
 def _link_only(hw: Hardware) -> Hardware:

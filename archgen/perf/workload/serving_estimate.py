@@ -26,8 +26,8 @@ from archgen.perf.serve.inference import (
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
-from archgen.perf.workload.bands import band, family, run_scenario
-from archgen.perf.workload.efficiency_range import over_range, range_ends, span_note
+from archgen.perf.workload.bands import Span, band, family, run_scenario
+from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
@@ -169,6 +169,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
          "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
     sens, span = {}, None
+    latency_spans: tuple[Span, ...] = ()
     if fits and (with_sensitivity or spans_ranges(workload, arch, hw)):
         def tput(h: Hardware) -> float:
             # a batch left out follows the KV-cache capacity
@@ -180,6 +181,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
                            (tps_metric.rate_unit() if tps_metric else None) or "1/s")
         span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
+        if ends is not None and run is None and "tpot" in metrics:   # an offline run's latencies: the closed form's
+            latency_spans = latency_span(hw, inf.precision, e, lambda h: estimate_serving(
+                h, job, tp, batch, rate, replicas=replicas, load=False)[0])
     # under an arrival rate the batch is only the admission cap (the KV cache's capacity or `batch`); what runs is
     # the simulated concurrency: named so, not to read as the operating batch
     layout: dict[str, int | str] = {"tp": tp, "replicas": replicas,
@@ -224,6 +228,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
+                    latency_spans=latency_spans,
                     load=run.load if run is not None else None, unjudged=unjudged)
 
 
