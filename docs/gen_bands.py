@@ -24,7 +24,8 @@ from archgen.perf.workload.band_source import (  # noqa: E402
     compute_vendor,
     table_source,
 )
-from archgen.perf.workload.bands import arrival_of, case_family, context_of  # noqa: E402
+from archgen.perf.workload.bands import arrival_of, context_of  # noqa: E402
+from archgen.perf.workload.case_bands import case_family  # noqa: E402
 from archgen.scoring.cases import case_vendor, read_case_file  # noqa: E402
 from archgen.scoring.catalog import load_accelerators  # noqa: E402
 from archgen.scoring.scores import score_cases  # noqa: E402

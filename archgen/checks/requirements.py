@@ -30,6 +30,7 @@ from archgen.model.requirements import (
     miss_severity,
     on_assumed,
     spread,
+    thin,
     unbanded,
     unsettled_note,
 )
@@ -186,8 +187,8 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
         ends = spread(metrics.get(b.subject, {}), b.req.metric)
     o = judge(b.req, value, band=ends)
-    if band is not None and not band.measured:   # an estimate no published run bounds: met is at risk (REQ004)
-        o = unbanded(o, band.describe())
+    if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
+        o = unbanded(o, band.describe()) if not band.measured else thin(o, band.coverage_note())
     return on_assumed(o, (assumed or {}).get(b.subject))
 
 
@@ -209,8 +210,9 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     and those of Requirements documents on it are judged.
 
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
-    context was scored: `Band.measured`) is at risk too, with that reason: nothing bounds the model's error there, so
-    the estimate meeting the target is not a pass (issue 20 part 7).
+    context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs
+    to likely hold a further one (expected coverage (n - 1) / (n + 1) under 66 %: `Band.likely`): nothing bounds the
+    model's error there, so the estimate meeting the target is not a pass (issue 20 part 7; nu45fix).
 
     Fix: leave more margin (faster hardware, another layout), have the figure measured on the system, or revise the
     target with its owner knowing the model's error; for a figure with no band, add a published measurement of the
@@ -219,11 +221,13 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     bands = workload_bands(ctx.workloads)
     for j in ctx.requirements:
         b, o = j.bound, j.outcome
-        if o.status is Status.AT_RISK and o.value is not None and o.pessimistic is None and o.note:   # `unbanded`
-            yield Violation(b.subject, b.owner, b.path + ("target",),
+        end = o.pessimistic
+        if o.status is Status.AT_RISK and o.value is not None and o.note and not o.end_misses:
+            yield Violation(b.subject, b.owner, b.path + ("target",),   # `unbanded`, or `thin`: met at both ends
                             f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
-                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate, "
-                            f"but it is at risk: {o.note}", o.value, b.req.target.limit, b.req.id)
+                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate"
+                            f"{'' if end is None else ' and its band'}, but it is at risk: {o.note}", o.value,
+                            b.req.target.limit, b.req.id)
         elif o.status is Status.AT_RISK:
             band = bands.get(b.subject, {}).get(b.req.metric)
             own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)

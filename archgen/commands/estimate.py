@@ -80,10 +80,13 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     problem of the file itself (YAML, schema, no cases) raises `ValidateError`. The text and the JSON (`unstated` on
     a row) also give each case's range over what it leaves unstated, as the accuracy page does
     (`scoring.unstated.unstated_span`: stack profiles, unsettled switches, open knobs and efficiencies; not scored).
+    Each measurement is also set beside the band its family carries (`case_bands.case_band`: the model's error alone,
+    at the run's load bin, arrival and context) with its expected coverage, and whether the measured value lies
+    inside (text: `in band`; JSON: `band`, `in_band`), the held-out check of docs/accuracy.md on any run.
     `explain` adds each scored training case's switches and where each came from (JSON: a `switches` list on each of
     its rows), and each serving case's fields left to their defaults with the value taken (JSON: `defaults`).
     """
-    from archgen.output.cases import case_scores_json, case_scores_text  # not imported for a workload's estimate
+    from archgen.output.cases import case_bands, case_scores_json, case_scores_text  # not for a workload's estimate
     from archgen.scoring import unstated
     from archgen.scoring.cases import case_vendor, read_case_file, unfit_reason, virtual_stages
     from archgen.scoring.catalog import load_accelerators
@@ -101,14 +104,15 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     defaults = {c.id: serving_defaults(c.inference) for c in cf.cases
                 if explain and c.id in scored and c.inference is not None}
     ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
+    bands = case_bands(cf.cases, scores.results)
     if fmt == "json":
         rows = [row | {"switches": switches_json(used[row["id"]])} if row["id"] in used and "metric" in row else
                 row | {"defaults": defaults[row["id"]]} if row["id"] in defaults and "metric" in row else row
-                for row in case_scores_json(scores, ranges)]
+                for row in case_scores_json(scores, ranges, bands)]
         return dumps(rows), 1 if scores.refused else 0
     unfit = {c.id: why for c in cf.cases if c.id in scored and c.collective is None
              and (why := unfit_reason(c, accs)) is not None}
-    text = (case_scores_text(scores, ranges, unfit) + (case_switches_text(used) if used else "")
+    text = (case_scores_text(scores, ranges, unfit, bands) + (case_switches_text(used) if used else "")
             + case_defaults_text(defaults))
     return text, 1 if scores.refused else 0
 

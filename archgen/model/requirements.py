@@ -246,6 +246,12 @@ class Outcome(Judged):
             return None
         return min(self.band, key=lambda v: self.requirement.target.headroom(v).magnitude)
 
+    @property
+    def end_misses(self) -> bool:
+        """Whether the band's pessimistic end misses the target (at risk by it: not `thin`'s or `unbanded`'s)."""
+        p = self.pessimistic
+        return p is not None and judge(self.requirement, p).status is Status.NOT_MET
+
 
 #: A metric's value: a quantity, or a float in SI units (a sweep point's metrics).
 V = TypeVar("V")
@@ -295,6 +301,17 @@ def unbanded(o: Outcome, why: str) -> Outcome:
     if o.status is not Status.MET:
         return o
     return replace(o, status=Status.AT_RISK, note=f"{UNBANDED}: {why}")
+
+
+def thin(o: Outcome, why: str) -> Outcome:
+    """`o`, met across a band too few measurements are expected to hold a further run in (`why` says so), at risk.
+
+    `why` is the band's `coverage_note` (`perf.workload.bands.Band.coverage_note`): empty where its expected coverage,
+    (n - 1) / (n + 1), is at least `bands.LIKELY`, and `o` is then left as it is, as one not met or not provided is.
+    """
+    if o.status is not Status.MET or not why:
+        return o
+    return replace(o, status=Status.AT_RISK, note=why)
 
 
 def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:

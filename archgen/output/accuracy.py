@@ -10,10 +10,10 @@ from archgen.model.cases import Case
 from archgen.model.switches import as_written as show_switch
 from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
-from archgen.output.heldout import expected_coverage, heldout_section
+from archgen.output.heldout import heldout_section
 from archgen.perf.train.stacks import explain
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
-from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LOAD_BINS, MIN_BIN
+from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LIKELY, LOAD_BINS, MIN_BIN, expected_coverage
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary
@@ -239,7 +239,10 @@ def band_section() -> list[str]:
              "gives no band, 'unmeasured at this load', and never another bin's or arrival's.", "",
              "A band is the range of its measurements' errors, not a bound: `expected` is the share of further "
              "comparable runs a range of n errors is expected to hold, (n - 1) / (n + 1) (Wilks, Ann. Math. Statist. "
-             "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it.", "",
+             "12(1), 1941), 50 % for 3 measurements; the held-out runs below test it. A requirement met across a "
+             f"band whose expected coverage is under {LIKELY:.0%} (fewer than "
+             f"{next(n for n in range(1, 1000) if expected_coverage(n) >= LIKELY)} measurements) is at risk, not met "
+             "(docs/perf-model.md, Few measurements).", "",
              "| family | quantity | measurements | lowest error | highest error | median \\|error\\| | expected | on |",
              "|---|---|---:|---:|---:|---:|---:|---|"]
     for fam, shown in FAMILIES.items():

@@ -6,22 +6,39 @@ and the serving scheduler: issue 25, the CLI's start-up).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
+from archgen.model.cases import Case
 from archgen.output.estimate import show_value
+from archgen.perf.workload.bands import MIN_BIN, Band
+from archgen.perf.workload.case_bands import case_band
 from archgen.quantity_json import to_json
 from archgen.scoring.cases import Refused
 from archgen.scoring.scores import CaseResult, Scores, summary
 from archgen.units import Q_
 
+#: Each scored measurement's band (`perf.workload.case_bands.case_band`: its family's, at its load, arrival and
+#: context; the model's error alone), by (case id, metric); a metric that carries none (memory) is absent.
+CaseBands = Mapping[tuple[str, str], Band]
+
+
+def case_bands(cases: list[Case], results: list[CaseResult]) -> dict[tuple[str, str], Band]:
+    """Each scored measurement's band (`case_bands.case_band`), by (case id, metric), where its metric carries one."""
+    by_id = {c.id: c for c in cases}
+    return {(r.id, r.metric): b for r in results if (b := case_band(by_id[r.id], r.metric, r.load)) is not None}
+
 
 def case_results_json(results: list[CaseResult], ranges: dict[str, tuple[dict[str, tuple[float, float]], str]]
-                      | None = None) -> list[dict[str, Any]]:
-    """The `estimate --cases --format json` list (`ranges`: as `case_scores_json` takes them)."""
+                      | None = None, bands: CaseBands | None = None) -> list[dict[str, Any]]:
+    """The `estimate --cases --format json` list (`ranges`, `bands`: as `case_scores_json` takes them)."""
     out = []
     for r in results:
         row = {"id": r.id, "metric": r.metric, "measured": _quantity(r.measured, r.unit),
                "predicted": _quantity(r.predicted, r.unit), "error": r.error}
+        if bands is not None:
+            b = bands.get((r.id, r.metric))
+            row |= {"band": band_of_case_json(b, r), "in_band": b.holds(r.error) if b and b.measured else None}
         span, over = (ranges or {}).get(r.id, ({}, ""))
         if r.metric in span:
             lo, hi = span[r.metric]
@@ -29,6 +46,23 @@ def case_results_json(results: list[CaseResult], ranges: dict[str, tuple[dict[st
                                "errors": [lo / r.measured - 1.0, hi / r.measured - 1.0], "over": over}
         out.append(row)
     return out
+
+
+def band_of_case_json(b: Band | None, r: CaseResult) -> dict[str, Any] | None:
+    """A measurement's band in `estimate --cases` JSON; null where its metric carries none.
+
+    Its `family`, load `bin` (empty where not binned), `measurements`, `expected_coverage` ((n - 1) / (n + 1),
+    `bands.expected_coverage`), the model's `error` ends and the `low` and `high` the measured value may lie in by
+    them around the prediction (`Band.values`); where no run measured it (`Band.measured`), those are null and `reason`
+    says why.
+    """
+    if b is None:
+        return None
+    ends = b.values(r.predicted)
+    return {"family": b.family, "bin": b.bin, "measurements": b.count, "expected_coverage": b.coverage,
+            "error": {"low": b.low, "high": b.high} if ends else None,
+            "low": _quantity(ends[0], r.unit) if ends else None, "high": _quantity(ends[1], r.unit) if ends else None,
+            "reason": None if ends else b.describe()}
 
 
 def _quantity(value: float, unit: str) -> dict[str, Any]:
@@ -46,28 +80,31 @@ def refused_json(r: Refused) -> dict[str, Any]:
     return {"id": r.id, "refused": True, "problems": [one(p) for p in r.problems]}
 
 
-def case_scores_json(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None
-                     ) -> list[dict[str, Any]]:
+def case_scores_json(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None,
+                     bands: CaseBands | None = None) -> list[dict[str, Any]]:
     """Every case of a file in order: its metrics' results, or one refused object.
 
     `ranges` as `case_scores_text` takes them: a row whose metric has one gets `unstated`, its lowest and highest
-    prediction (quantities), their errors and what they span (`over`); none of them is scored.
+    prediction (quantities), their errors and what they span (`over`); none of them is scored. With `bands`, every
+    row gets `band` (`band_of_case_json`) and `in_band`, whether the measured value lies within it (null where there
+    is none).
     """
     out: list[dict[str, Any]] = []
     for e in scores.entries:
-        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e, ranges)
+        out += [refused_json(e)] if isinstance(e, Refused) else case_results_json(e, ranges, bands)
     return out
 
 
 def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[float, float]], str]] | None = None,
-                     unfit: dict[str, str] | None = None) -> str:
+                     unfit: dict[str, str] | None = None, bands: CaseBands | None = None) -> str:
     """The scored cases' table, the layouts that do not fit, the ranges, then each refused case's problems.
 
     `unfit` maps a case id to why its stated layout does not fit by the model (`scoring.cases.unfit_reason`); it is
     still predicted as stated. `ranges` maps a case id to each metric's lowest and highest prediction and the
-    knobs they span (`scoring.unstated`); none of them is scored.
+    knobs they span (`scoring.unstated`); none of them is scored. `bands` adds each measurement's band and whether
+    it lies inside (`case_results_text`).
     """
-    text = case_results_text(scores.results)
+    text = case_results_text(scores.results, bands)
     if unfit:
         text += "Stated layouts that do not fit by the model (predicted as stated):\n"
         text += "".join(f"  {cid}: {why}\n" for cid, why in unfit.items())
@@ -86,14 +123,40 @@ def case_scores_text(scores: Scores, ranges: dict[str, tuple[dict[str, tuple[flo
     return text
 
 
-def case_results_text(results: list[CaseResult]) -> str:
-    """A table of predicted against measured, with the median and worst error."""
+def case_results_text(results: list[CaseResult], bands: CaseBands | None = None) -> str:
+    """A table of predicted against measured, with the median and worst error.
+
+    With `bands`, two columns follow: `in band`, whether the measured value lies within the band its family carries
+    (`Band.holds`), and that band around the prediction with its expected coverage, (n - 1) / (n + 1) of its n
+    measurements (`Band.coverage`): the held-out check of docs/accuracy.md on any run. A line counts those inside.
+    """
     width = max([len(r.id) for r in results] + [4])
-    lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}"]
+    extra = "  in band  band (expected coverage)" if bands is not None else ""
+    lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}{extra}"]
     for r in results:
         lines.append(f"{r.id:{width}}  {r.metric:15} {show_value(r.measured, r.unit, r.metric):>16} "
-                     f"{show_value(r.predicted, r.unit, r.metric):>16} {r.error:+8.1%}")
+                     f"{show_value(r.predicted, r.unit, r.metric):>16} {r.error:+8.1%}"
+                     + (_band_cells(bands.get((r.id, r.metric)), r) if bands is not None else ""))
     s = summary(results)
     if s["count"]:
         lines.append(f"{s['count']} measurements: median |error| {s['median']:.1%}, worst {s['worst']:.1%}")
+    banded = [(b, r) for r in results if bands is not None and (b := bands.get((r.id, r.metric))) and b.measured]
+    if banded:
+        inside = sum(b.holds(r.error) for b, r in banded)
+        lines.append(f"{inside} of {len(banded)} banded measurements inside their family's band "
+                     f"({s['count'] - len(banded)} with no band)")
     return "\n".join(lines) + "\n"
+
+
+def _band_cells(b: Band | None, r: CaseResult) -> str:
+    """The `in band` and `band (expected coverage)` cells of one measurement (`case_results_text`)."""
+    ends = b.values(r.predicted) if b is not None else None
+    if b is None:
+        return f"  {'-':7}  none (the metric carries no band)"
+    if ends is None or b.coverage is None:
+        why = (f"unmeasured at this context ({b.longest:,} tokens the longest)" if b.longest else
+               f"{b.count} measurement{'s' if b.count != 1 else ''} at this load, fewer than {MIN_BIN}" if b.bin else
+               "no measurement of its family")
+        return f"  {'-':7}  none: {why}"
+    return (f"  {'yes' if b.holds(r.error) else 'no':7}  {show_value(ends[0], r.unit, r.metric)} to "
+            f"{show_value(ends[1], r.unit, r.metric)} ({b.coverage:.0%} of {b.count})")

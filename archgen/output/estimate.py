@@ -90,7 +90,8 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     that range (`derived.band_ends`, as the text and `check` take it), and `range` gives the range's own ends and
     what it spans (`basis`, `display.range_basis`); `range` is null elsewhere. Before, JSON gave the band at the
     value alone (nu41cost). An infinite end has no number and says why (`unbounded`, the text's words:
-    `envelope.metric_quantity`).
+    `envelope.metric_quantity`). `expected_coverage` is the share of further comparable runs the band's n errors are
+    expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`; null without a band).
     """
     ends = band_ends(b, value, others, metric) if others is not None else b.values(value)
     pair = ranged(others or {}).get(metric)
@@ -104,21 +105,31 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
                 "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None,
-                "range": span}
-    return {"family": b.family, "measurements": b.count, "on_accelerator": on, "load": load, "context": context,
+                "range": span, "expected_coverage": None}
+    return {"family": b.family, "measurements": b.count, "expected_coverage": b.coverage, "on_accelerator": on,
+            "load": load, "context": context,
             "error": {"low": b.low, "high": b.high, "median": b.median}, "vendor": vendor,
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
             "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span}
 
 
 def band_text(b: Band | None, value: Q, metric: str) -> str:
-    """The band after a metric's value: 'band 2.409 s to 3.428 s: model error ...', or that no run measured it."""
+    """The band after a metric's value: 'band 2.409 s to 3.428 s (expected coverage 98%): model error ...'.
+
+    Or, in brackets, that no run measured it. The expected coverage is the share of further comparable runs the range
+    of its n errors is expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`).
+    """
     if b is None:
         return ""
     ends = b.values(value)
     if ends is None:
         return f"  ({b.describe()})"
-    return f"  band {_quantity(ends[0], metric)} to {_quantity(ends[1], metric)}: {b.describe()}"
+    return f"  band {_quantity(ends[0], metric)} to {_quantity(ends[1], metric)}{_coverage(b)}: {b.describe()}"
+
+
+def _coverage(b: Band | None) -> str:
+    """A band's expected coverage, (n - 1) / (n + 1) of its n measurements (`Band.coverage`), after its ends."""
+    return "" if b is None or b.coverage is None else f" (expected coverage {b.coverage:.0%})"
 
 
 def estimate_text(est: Estimate) -> str:
@@ -257,13 +268,13 @@ def _range_text(est: Estimate, metric: str) -> str:
     ends = both or (est.metrics[f"{metric}_low"], est.metrics[f"{metric}_high"])
     low, high = (_quantity(q, metric) for q in ends)
     error = f", with the {band.describe()} at each end" if both is not None and band is not None else ""
-    return f"  band {low} to {high}: {range_basis(metric)}{error}"
+    return f"  band {low} to {high}{_coverage(band) if error else ''}: {range_basis(metric)}{error}"
 
 
 def _risk(o: Outcome) -> str:
-    """Why an outcome is at risk: its band's pessimistic end."""
+    """Why an outcome is at risk: its band's pessimistic end (none where that meets it: `requirements.thin`'s note)."""
     p = o.pessimistic
-    if o.status is not Status.AT_RISK or p is None:
+    if o.status is not Status.AT_RISK or p is None or not o.end_misses:
         return ""
     return f" (the pessimistic end of its band, {_quantity(p, o.requirement.metric)}, does not meet it)"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from archgen.model.accelerator import Accelerator
 from archgen.output.estimate import show_value
-from archgen.perf.workload.bands import FAMILIES, arrival_of, band, case_family, context_of
+from archgen.perf.workload.bands import FAMILIES, Band, expected_coverage
+from archgen.perf.workload.case_bands import case_band, case_family
 from archgen.scoring.cases import read_case_file
 from archgen.scoring.scores import CaseResult, score_cases
 
@@ -33,6 +34,7 @@ class Checked:
     low: float
     high: float
     bin: str
+    band: Band
 
     @property
     def banded(self) -> bool:
@@ -41,13 +43,8 @@ class Checked:
 
     @property
     def inside(self) -> bool:
-        """Whether the measurement's error lies within its family's band (False where there is none)."""
-        return self.banded and self.low <= self.result.error <= self.high
-
-
-def expected_coverage(n: int) -> float:
-    """The expected share of further comparable runs whose error a range of `n` errors holds: (n - 1) / (n + 1)."""
-    return (n - 1) / (n + 1) if n > 0 else 0.0
+        """Whether the measurement's error lies within its family's band (False where there is none: `Band.holds`)."""
+        return self.band.holds(self.result.error)
 
 
 def checked(path: str | Path, accelerators: dict[str, Accelerator] | None = None) -> list[Checked]:
@@ -57,12 +54,10 @@ def checked(path: str | Path, accelerators: dict[str, Accelerator] | None = None
     rows = []
     for r in score_cases(cf, accelerators).results:
         case = cases[r.id]
-        fam = case_family(case)
-        arrival = arrival_of(case.inference.scenario) if case.inference is not None else "poisson"
-        b = band(fam, r.metric, load=r.load, arrival=arrival, context=context_of(case))
+        b = case_band(case, r.metric, r.load)
         if b is None:
             continue
-        rows.append(Checked(r, fam, b.count, b.low, b.high, b.bin))
+        rows.append(Checked(r, case_family(case), b.count, b.low, b.high, b.bin, b))
     return rows
 
 

@@ -182,8 +182,8 @@ def _reason(o: Outcome, subject: str = "") -> str:
     """Why a requirement has its status where the value does not say: no value, or its band's pessimistic end."""
     if o.status is Status.NOT_PROVIDED:
         return o.note or "—"
-    if o.status is Status.AT_RISK and (end := o.pessimistic) is not None:
-        return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"
+    if o.status is Status.AT_RISK and (end := o.pessimistic) is not None and o.end_misses:
+        return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"   # else `thin`'s note
     return o.note or "—"  # what sets a miss; a latency judged where its band is unmeasured at this load
 
 

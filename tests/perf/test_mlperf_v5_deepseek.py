@@ -20,7 +20,7 @@ import pytest
 from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.workload.band_table import CONTEXT, TABLE
-from archgen.perf.workload.bands import case_family
+from archgen.perf.workload.case_bands import case_family
 from archgen.scoring.cases import _model, case_hardware, read_case_file
 from archgen.scoring.scores import score_case_file
 from tests.conftest import SPECS, run_cli
@@ -125,9 +125,11 @@ def test_mlperf_deepseek_latency_limits_are_judged_at_the_pessimistic_end(spec_t
     Parameters) at the B200 run's own rate, 5.02 queries/s, where the log measured 1.696 s and 72.2 ms. The model's
     52 ms and 24 ms are -96.9 % and -66.2 % of those; with the three Server rows scored, the light-load Poisson bands
     (TTFT p99 -97.2 % to -95.9 %, TPOT p99 -66.2 % to -62.4 %) put the pessimistic ends at ~1.88 s and ~72.2 ms:
-    at what the run measured, which is within the limits, so both are met across the band. Before serve3 the GB300
-    row streamed FP4 decode at 0.85 of HBM (no gemm_stream.fp4) and set the low ends (-98.3 %, -79.2 %), putting
-    them at ~3.0 s and ~117 ms (at risk); before newuser33 there was no band at all."""
+    at what the run measured, which is within the limits, so both are met across the band. That band is of 3 runs,
+    expected to hold (3 - 1) / (3 + 1) = 50 % of comparable ones (Wilks 1941), under the 66 % "likely" a met target
+    needs (`bands.LIKELY`), so both read at risk, with that reason, and `check` reports REQ004 (nu45fix; before,
+    met). Before serve3 the GB300 row streamed FP4 decode at 0.85 of HBM (no gemm_stream.fp4) and set the low ends
+    (-98.3 %, -79.2 %), putting them at ~3.0 s and ~117 ms (at risk); before newuser33 there was no band at all."""
     specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER})
     doc = json.loads(run_cli("estimate", "--workload", "dsr1-mlperf-server", "--format", "json", "--path",
                              str(SPECS), "--path", str(specs)).out)
@@ -138,11 +140,14 @@ def test_mlperf_deepseek_latency_limits_are_judged_at_the_pessimistic_end(spec_t
     measured = {"REQ-DSR1-TTFT": 1.696, "REQ-DSR1-TPOT": 0.07218}  # seconds, the B200 Server log's p99s
     for rid, value in measured.items():
         r, b = reqs[rid], doc["bands"][reqs[rid]["metric"]]
-        # the band's pessimistic end reaches what the run measured, and that is within MLPerf's limits: met
+        # the band's pessimistic end reaches what the run measured, and that is within MLPerf's limits: met across
+        # it, but a band of 3 runs is expected to hold half of comparable ones: at risk
         assert r["value"]["value"] < value <= b["high"]["value"] * (1 + 1e-4), rid
-        assert r["status"] == "met", rid
+        assert b["expected_coverage"] == pytest.approx(0.5), rid
+        assert r["status"] == "at risk" and r["met"] is True, rid
     check = run_cli("check", str(SPECS), str(specs)).out
-    assert "REQ004 workload/dsr1-mlperf-server" not in check
+    risky = [ln for ln in check.splitlines() if "REQ004 workload/dsr1-mlperf-server" in ln]
+    assert len(risky) == 2 and all("and its band, but it is at risk" in ln and "50%" in ln for ln in risky)
 
 
 SWEEP = """
@@ -159,13 +164,15 @@ requirements:
 
 
 def test_a_sweep_point_is_at_risk_where_the_estimate_is(spec_tree, tmp_path):
-    """The same job as a sweep point, judged on the light-load band above as `estimate` and `check` judge it: MLPerf's
-    limits hold across the band, a sweep target of 70 ms is met at the estimate but not at the band's ~72 ms end, so
-    at risk. Before (newuser33) the sweep judged on the estimate alone: "met" in every column, 0 at risk."""
+    """The same job as a sweep point, judged on the light-load band above as `estimate` and `check` judge it: a sweep
+    target of 70 ms is met at the estimate but not at the band's ~72 ms end, so at risk; MLPerf's limits hold across
+    the band, but it is of 3 runs (50 % expected coverage, under `bands.LIKELY`), so they are at risk too (nu45fix).
+    Before (newuser33) the sweep judged on the estimate alone: "met" in every column, 0 at risk."""
     specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER, "sweeps/dsr1.yaml": SWEEP})
     out = run_cli("sweep", str(specs / "sweeps" / "dsr1.yaml"), "--path", str(SPECS), "--path", str(specs), "--out",
                   str(tmp_path / "o"), "--format", "json").out
     (doc,) = json.loads(out)["sweeps"]
     (point,) = doc["front"]
-    assert set(point["at_risk"]) == {"REQ-SWP-TPOT"}   # 24 ms meets 70 ms; the band's pessimistic ~72 ms does not
+    # 24 ms meets 70 ms, the band's pessimistic ~72 ms does not; MLPerf's limits are met across a 3-run band
+    assert set(point["at_risk"]) == {"REQ-SWP-TPOT", "REQ-DSR1-TTFT", "REQ-DSR1-TPOT"}
     assert all(point["requirements"][r] for r in point["at_risk"])   # at risk passes: the point stays feasible

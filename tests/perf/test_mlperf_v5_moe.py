@@ -16,7 +16,7 @@ import pytest
 from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import case_family
+from archgen.perf.workload.case_bands import case_family
 from archgen.scoring.cases import _model, case_hardware, read_case_file
 from archgen.scoring.scores import score_case_file
 

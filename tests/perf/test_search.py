@@ -123,7 +123,7 @@ def test_cli_estimate_cases_json(cli):
     assert res.code == 0
     rows = json.loads(res.out)
     assert len(rows) == 35
-    assert set(rows[0]) == {"id", "metric", "measured", "predicted", "error", "unstated"}   # moe3: the unstated range
+    assert set(rows[0]) == {"id", "metric", "measured", "predicted", "error", "unstated", "band", "in_band"}  # moe3: unstated; nu45fix: band
     assert rows[0]["measured"] == {"value": 137e12, "unit": "FLOP/s"}
     assert rows[0]["error"] == pytest.approx((rows[0]["predicted"]["value"] - 137e12) / 137e12)
 

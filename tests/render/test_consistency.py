@@ -32,7 +32,7 @@ def _text_metrics(text: str) -> dict[str, tuple[str, str]]:
     for line in lines:
         if not line.startswith("  "):
             break
-        m = re.match(r"  (\S+) +(.+?)(?:  band (.+?) to (.+?): .*|  \(.*\))?$", line)
+        m = re.match(r"  (\S+) +(.+?)(?:  band (.+?) to (.+?)(?: \(expected coverage \d+%\))?: .*|  \(.*\))?$", line)
         assert m, line
         out[m[1]] = (m[2], f"{m[3]} to {m[4]}" if m[3] else "")
     return out

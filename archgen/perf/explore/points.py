@@ -256,8 +256,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             band = est.bands.get(r.metric) or serving_cost_bands(est, metrics).get(r.metric) \
                 or run_bands(est, metrics).get(r.metric)   # as `check` adds them
             status = judge_points(r, [metrics], SWEEP_METRICS.get(r.metric, ""),
-                                  [None if band is None else band.values(metrics[r.metric]) if band.measured
-                                   else (math.nan, math.nan)])   # no run measured it: met is at risk (`unbanded`)
+                                  [None if band is None else band.values(metrics[r.metric]) if band.likely
+                                   else (math.nan, math.nan)])   # none, or too few, measured it: met is at risk
             statuses[r.id] = status[0] if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}

@@ -63,16 +63,19 @@ class PointBands:
     bands: Mapping[str, Band]
     span: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
-    def ends(self, metric: str, values: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    def ends(self, metric: str, values: np.ndarray, at: np.ndarray, judged: bool = False
+             ) -> tuple[np.ndarray, np.ndarray] | None:
         """The ends of the band of `metric` at `values` (floats), of the points `at` of the batch; None without one.
 
         `Band.values` of each point's band: [p * s_low / (1 + high), p * s_high / (1 + low)], the spread (s_low,
-        s_high) the point's span as factors of its estimate, in the metric's direction (`bands._spread`).
+        s_high) the point's span as factors of its estimate, in the metric's direction (`bands._spread`). `judged`:
+        the ends a requirement is judged on, unknown (NaN) also where the band's expected coverage is under
+        `bands.LIKELY` (`Band.likely`), so a target met there is at risk (`requirements.thin`).
         """
         b = self.bands.get(metric)
         if b is None:
             return None
-        if not b.measured:   # no run measured it: unknown ends, a target met is at risk (`requirements.unbanded`)
+        if not b.measured or (judged and not b.likely):   # no run measured it, or too few: met is at risk
             return np.full(len(values), np.nan), np.full(len(values), np.nan)
         s_low: Any = 1.0
         s_high: Any = 1.0

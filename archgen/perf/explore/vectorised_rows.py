@@ -119,7 +119,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         verdicts = None
         if req.metric in metrics:
             vals, unit = metrics[req.metric]
-            verdicts = judge_values(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen))))
+            verdicts = judge_values(req, vals, unit, band.ends(req.metric, vals, np.arange(len(chosen)), True))
         for p, got in enumerate(met):
             j = where.get(p)
             use = verdicts is not None and j is not None and judged(req.metric, fits[p])
@@ -131,7 +131,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     for req in on_point(problem):   # the sweep's, and the workload's on goodput and what is made from it
         have = [p for p, m in enumerate(rows) if judged(req.metric, fits[p]) and provides(rows[p], req.metric)]
         ends = band.ends(req.metric, np.asarray([rows[p][req.metric] for p in have], dtype=float),
-                         np.asarray([where.get(p, 0) for p in have], dtype=int)) if have else None
+                         np.asarray([where.get(p, 0) for p in have], dtype=int), True) if have else None
         statuses = judge_points(req, [rows[p] for p in have], SWEEP_METRICS[req.metric],
                                 None if ends is None else list(zip(ends[0].tolist(), ends[1].tolist(), strict=True)))
         for got in met:

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from archgen import metrics
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
@@ -58,9 +58,6 @@ from archgen.units import Q_, Q
 
 #: An estimate's value: a quantity, or a float in SI units (a sweep point's).
 E = TypeVar("E", Q, float)
-
-if TYPE_CHECKING:  # the validation cases' models: not imported for a workload's estimate (issue 25)
-    from archgen.model.cases import Case
 
 #: The families of published runs, with how each is shown.
 FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": "MoE training",
@@ -105,6 +102,13 @@ LIGHT, NEAR_CAPACITY = 0.5, 0.85
 #: The fewest measurements a load bin's band is taken from: with fewer, its lowest and highest error are one or two
 #: runs' errors, not a spread (a stated rule, not fitted); the bin is then "unmeasured at this load".
 MIN_BIN = 3
+#: The least expected coverage (`expected_coverage`) of a band on which a requirement met at both its ends reads
+#: "met": below it, "at risk" (`Band.likely`, REQ004). "Likely" is 66-100 % probability in the IPCC's calibrated
+#: language (Mastrandrea et al., "Guidance Note for Lead Authors of the IPCC Fifth Assessment Report on Consistent
+#: Treatment of Uncertainties", IPCC 2010, Table 1), and 33-66 % "about as likely as not": a band of 3 or 4
+#: measurements (50 %, 60 %) is expected to miss as many comparable runs as "about as likely as not" allows, so a
+#: target met across it is not likely met. A stated rule, not fitted; docs/perf-model.md, Error bands.
+LIKELY = 0.66
 #: How each load bin is shown.
 LOAD_BINS = {"light": f"at light load (load < {LIGHT:g})",
              "moderate": f"at moderate load ({LIGHT:g} <= load < {NEAR_CAPACITY:g})",
@@ -113,6 +117,16 @@ LOAD_BINS = {"light": f"at light load (load < {LIGHT:g})",
 
 #: The arrival of a serving run under load, by how it is shown: an open loop at a Poisson rate, a closed loop.
 ARRIVALS = {"poisson": "under Poisson arrivals at a rate", "closed": "at a fixed concurrency (a closed loop)"}
+
+
+def expected_coverage(n: int) -> float:
+    """The expected share of further comparable runs whose error a range of `n` errors holds: (n - 1) / (n + 1).
+
+    The range of n exchangeable values holds a further one with probability (n - 1) / (n + 1) (Wilks,
+    "Determination of sample sizes for setting tolerance limits", Ann. Math. Statist. 12(1), 1941, pp. 91-96): 50 %
+    for a band of 3 measurements, 98 % for one of 87. 0 where there is no measurement.
+    """
+    return (n - 1) / (n + 1) if n > 0 else 0.0
 
 
 def arrival_of(scenario: str) -> str:
@@ -155,17 +169,6 @@ def run_scenario(scenario: str, arrival_rate: object | None) -> str:
     measurements", where the offline family has no TPOT measurement at all (newuser19).
     """
     return "offline" if scenario == "server" and arrival_rate is None else scenario
-
-
-def case_family(case: Case) -> str:
-    """The family of a validation case."""
-    if case.training is not None:
-        return family("training", case.model is not None and case.model.moe is not None)
-    if case.inference is not None:
-        inf = case.inference
-        return family("inference", case.model is not None and case.model.moe is not None,
-                      run_scenario(inf.scenario, inf.arrival_rate))
-    return "collectives"
 
 
 def maximise(metric: str) -> bool:
@@ -216,6 +219,38 @@ class Band:
         A job whose context is past the family's longest scored one (`longest`) is unmeasured at its context.
         """
         return not self.longest and self.count >= (MIN_BIN if self.bin else 1)
+
+    @property
+    def coverage(self) -> float | None:
+        """The band's expected coverage (`expected_coverage` of its measurements); None where it has no band."""
+        return expected_coverage(self.count) if self.measured else None
+
+    @property
+    def likely(self) -> bool:
+        """Whether a target met at both the band's ends is likely met: its expected coverage is at least `LIKELY`."""
+        return self.coverage is not None and self.coverage >= LIKELY
+
+    def coverage_note(self) -> str:
+        """Why a target met across this band is at risk: the band's expected coverage is under `LIKELY` ('' if not)."""
+        if self.coverage is None or self.likely:
+            return ""
+        return (f"the band of {self.count} measurement{'s' if self.count != 1 else ''} is expected to hold "
+                f"{self.coverage:.0%} of comparable runs ((n - 1) / (n + 1)), under the {LIKELY:.0%} a met target "
+                "needs (docs/perf-model.md, Error bands)")
+
+    def holds(self, error: float) -> bool:
+        """Whether a measurement the model's `error` off, (predicted - measured) / measured, lies within the band.
+
+        False where there is no band. Compared in the direction of the band's quantity at the 4 decimals the generated
+        table keeps (`band_source.compute_table` rounds to them), so a measurement the band was taken on reads inside.
+        """
+        if not self.measured:
+            return False
+        low, high, e = self.low, self.high, error
+        quantity = QUANTITIES[KINDS[self.family]].get(self.metric, self.metric)
+        if maximise(self.metric) != maximise(quantity):
+            (low, high), e = turned(low, high), 1 / (1 + error) - 1
+        return round(low, 4) <= round(e, 4) <= round(high, 4)
 
     def values(self, estimate: E) -> tuple[E, E] | None:
         """The range the measured value may be in, [p/(1+high), p/(1+low)]; None where no run measured it.
@@ -375,3 +410,4 @@ def context_of(job: object) -> int | None:
     """A workload's or a case's context: a serving request's input + output tokens, a training sequence (else None)."""
     inf, training = getattr(job, "inference", None), getattr(job, "training", None)
     return inf.input_len + inf.output_len if inf is not None else training.seq_len if training is not None else None
+

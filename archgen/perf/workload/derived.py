@@ -37,6 +37,7 @@ from archgen.model.requirements import (
     on_assumed,
     spread,
     status_of,
+    thin,
     unbanded,
     unsettled_note,
 )
@@ -99,6 +100,8 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
             # judged at the estimate alone: no run measured its band (this family, load or context): met is at risk
             o = unbanded(o, band.describe()) if o.status is Status.MET else \
                 replace(o, note=band.describe()) if band.bin or band.longest else o
+        elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
+            o = thin(o, band.coverage_note())
         outcomes.append(on_assumed(o, assumed))
     return outcomes
 

@@ -1,0 +1,30 @@
+"""The band of a validation case's measurement: its family's, at its load, arrival and context (`bands.band`).
+
+Apart from `bands` so that a workload's estimate does not import the validation cases' models (issue 25).
+"""
+
+from __future__ import annotations
+
+from archgen.model.cases import Case
+from archgen.perf.workload.bands import Band, arrival_of, band, context_of, family, run_scenario
+
+
+def case_family(case: Case) -> str:
+    """The family of a validation case."""
+    if case.training is not None:
+        return family("training", case.model is not None and case.model.moe is not None)
+    if case.inference is not None:
+        inf = case.inference
+        return family("inference", case.model is not None and case.model.moe is not None,
+                      run_scenario(inf.scenario, inf.arrival_rate))
+    return "collectives"
+
+
+def case_band(case: Case, metric: str, load: float | None = None) -> Band | None:
+    """The band an estimate of a validation case's `metric` carries: its family's, at its load, arrival and context.
+
+    The model's error alone (no accelerator, so no span over a part's stated efficiency ranges), as the accuracy
+    page's held-out section and `estimate --cases` set a measurement beside it. None where the metric has no band.
+    """
+    arrival = arrival_of(case.inference.scenario) if case.inference is not None else "poisson"
+    return band(case_family(case), metric, load=load, arrival=arrival, context=context_of(case))

@@ -1,0 +1,69 @@
+"""`archgen estimate --cases` sets each measurement beside its family's band and says whether it lies inside (nu45fix).
+
+Before, neither the text nor the JSON of `--cases` showed a band, so a user could not run the held-out check of
+docs/accuracy.md ("Held out") on their own runs (newuser45). The band is the generated table's (family, quantity)
+row around the prediction, [p / (1 + high), p / (1 + low)] (`Band.values`), its expected coverage (n - 1) / (n + 1)
+(Wilks, Ann. Math. Statist. 12(1), 1941).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.bands import turned
+from tests.conftest import run_cli
+
+HELD = Path(__file__).resolve().parent / "data" / "heldout-v5.yaml"
+UF = "ho-t51-llama31-8b-8xb200-uf-n1"
+DEEPSEEK = "ho-deepseek-v3-2048xh800"
+
+
+@pytest.fixture(scope="module")
+def rows():
+    out = json.loads(run_cli("estimate", "--cases", str(HELD), "--format", "json").out)
+    return {(r["id"], r["metric"]): r for r in out}
+
+
+def test_json_row_carries_the_band_around_the_prediction(rows):
+    """Dense training's step-time row of the table: 87 measurements, ends p / (1 + high) and p / (1 + low)."""
+    row = rows[(UF, "step_time")]
+    count, low, high, _ = TABLE["dense-training"]["step_time"]
+    p = row["predicted"]["value"]
+    band = row["band"]
+    assert band["family"] == "dense-training" and band["measurements"] == count
+    assert band["expected_coverage"] == pytest.approx((count - 1) / (count + 1))
+    assert band["low"]["value"] == pytest.approx(p / (1 + high))
+    assert band["high"]["value"] == pytest.approx(p / (1 + low))
+    assert row["in_band"] is True and band["low"]["value"] <= row["measured"]["value"] <= band["high"]["value"]
+
+
+def test_json_says_a_measurement_outside_its_band(rows):
+    """DeepSeek-V3's tokens/s (arXiv 2412.19437) lies above MoE training's band: the step-time band turned to a rate."""
+    row = rows[(DEEPSEEK, "tokens_per_second")]
+    count, low, high = TABLE["moe-training"]["step_time"][:3]
+    rate_low, rate_high = turned(low, high)
+    assert (row["band"]["error"]["low"], row["band"]["error"]["high"]) == pytest.approx((rate_low, rate_high))
+    assert row["error"] < rate_low and row["in_band"] is False
+
+
+def test_json_bin_without_band_is_null_with_its_reason(rows):
+    """A near-capacity Poisson latency bin holds 2 runs, fewer than MIN_BIN: no band, and `in_band` is null."""
+    row = rows[("ho-mlperf51-llama2-70b-server-8xh200-nebius", "ttft_p99")]
+    assert row["in_band"] is None and row["band"]["low"] is None and row["band"]["expected_coverage"] is None
+    assert "unmeasured at this load" in row["band"]["reason"]
+
+
+def test_text_has_in_band_column_and_keeps_the_old_ones():
+    text = run_cli("estimate", "--cases", str(HELD)).out
+    head = text.splitlines()[0]
+    assert head.split()[:5] == ["case", "metric", "measured", "predicted", "error"]
+    assert "in band" in head and "band (expected coverage)" in head
+    uf = next(ln for ln in text.splitlines() if ln.startswith(UF))
+    assert "yes" in uf and "(98% of 87)" in uf
+    deepseek = next(ln for ln in text.splitlines() if ln.startswith(DEEPSEEK))
+    assert "  no  " in deepseek
+    assert "9 of 10 banded measurements inside their family's band (12 with no band)" in text
