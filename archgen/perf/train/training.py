@@ -125,7 +125,7 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
                       timer=None) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
-    The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
+    The caller has checked the layout (`layout_rules.layout_problems`). Each pipeline rank class (`pipeline.split`) is
     timed on its own layers, embedding and output layer; the busiest sets the pace: step = m · t_max + (sum of every
     rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication and optimizer step. For equal
     ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout, or shaped to broadcast
