@@ -324,7 +324,7 @@ def newest(stack: str) -> str:
     if stack == DEFAULT_STACK:
         return "the newest profile"
     vendors = " and ".join(v for v, own in VENDOR_STACKS.items() if own == stack)
-    return f"the newest profile for this vendor ({vendors} accelerators; switches.VENDOR_STACKS)"
+    return f"the newest profile for this vendor ({vendors} accelerators; stack_profiles.VENDOR_STACKS)"
 
 
 def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,
