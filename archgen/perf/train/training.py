@@ -19,6 +19,7 @@ from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.memory import (
     WEIGHT_BYTES,
     WEIGHT_OFFLOAD,
@@ -36,7 +37,7 @@ from archgen.perf.train import offload as off
 from archgen.perf.train.ep_exposure import unpaired_chunks
 from archgen.perf.train.exposure import dp_exposure
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layer import ACT_BYTES, LayerTimes, layer_times
+from archgen.perf.train.layer import LayerTimes, layer_times
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 
