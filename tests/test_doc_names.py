@@ -129,17 +129,18 @@ def problem(text: str) -> str | None:
     for mods, rest in found:
         for mod in mods:
             obj: object = importlib.import_module(mod)
+            package = hasattr(obj, "__path__")  # a package's imports are its API
+            home = mod
             for attr in rest:
                 ok, obj = _has(obj, attr)
                 if not ok:
                     break
-                home = getattr(obj, "__module__", mod) if attr == rest[0] and callable(obj) else mod
-                package = hasattr(importlib.import_module(mod), "__path__")  # a package's imports are its API
-                if home != mod and home.startswith("archgen.") and not package and not imported:
-                    imported = f"{mod} only imports it: defined in {home}"
+                if attr == rest[0] and callable(obj):
+                    home = getattr(obj, "__module__", mod)
             else:
-                if not imported:
+                if home == mod or package or not home.startswith("archgen."):
                     return None
+                imported = imported or f"{mod} only imports it: defined in {home}"
     where = " or ".join(m for mods, _ in found for m in mods)
     return imported or f"not in {where}"
 

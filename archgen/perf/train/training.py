@@ -126,11 +126,12 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
                       timer=None) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
-    The caller has checked the layout (`layout_rules.layout_problems`). Each pipeline rank class (`pipeline.split`) is
-    timed on its own layers, embedding and output layer; the busiest sets the pace: step = m · t_max + (sum of every
-    rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication and optimizer step. For equal
-    ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout, or shaped to broadcast
-    against the layouts, as `perf.explore.vectorised` gives them with their `layer_times`, `lt`, and a DP `timer`).
+    The caller has checked the layout (`layout_rules.layout_problems`). Each pipeline rank class
+    (`pipeline_split.split`) is timed on its own layers, embedding and output layer; the busiest sets the pace:
+    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication
+    and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout,
+    or shaped to broadcast against the layouts, as `perf.explore.vectorised` gives them with their `layer_times`,
+    `lt`, and a DP `timer`).
     """
     a = job.arch
     arrays = layout_arrays(job, layout)
