@@ -118,7 +118,7 @@ def metric_value(metric: Metric, value: pint.Quantity) -> str:
     one they would show at fewer than two significant figures at two). So
     ``tokens_per_second`` 17,105.4 1/s reads ``17,110 tokens/s`` in `archgen estimate` and in the PDF alike, and a
     ``ttft_p99`` of 0.1374 s reads ``137.4 ms`` wherever it shows. An infinite value (a cost's high end where
-    goodput's low end is 0, an overrun replica's TTFT) reads `metrics.unbounded`'s reason, never a number.
+    goodput's low end is 0, an overrun replica's TTFT) reads `metric.unbounded`'s reason, never a number.
     """
     shown = float(metric.display(value).magnitude)
     if shown == math.inf:   # the high end of a job's cost where goodput's low end is 0 (`metrics.UNBOUNDED`)

@@ -181,7 +181,7 @@ def metrics_page() -> str:
              "in JSON", "(`archgen check --format json`), and shown in the display unit in documents and reports, "
              "the same way in", "each: an estimate of the performance model (computed in `archgen/perf/`) at "
              "four significant figures, its", "band too, a count whole, any other metric at fixed decimals "
-             "(`fmt.metric_value`). A name in angle", "brackets stands for any of its values: `<rack>` a rack id, "
+             "(`display.metric_value`). A name in angle", "brackets stands for any of its values: `<rack>` a rack id, "
              "`<tier>` "
              f"{_alternatives('tier')}, `<link>` {_alternatives('link')}.", ""]
     for kind, pattern in metrics.SUBJECTS.items():

@@ -181,7 +181,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     """BOM lines, network power per fabric and optics power of a cluster.
 
     Lines: racks, the parts placed in them, switches not placed in a rack, and link parts; from the cluster
-    analysis and its tiers' cabling totals (`cabling.TierCabling`). Network power holds every cabled network's
+    analysis and its tiers' cabling totals (`tier_cabling.TierCabling`). Network power holds every cabled network's
     optics: each fabric's (with its switches), and under `scale_up` those of a scale-up domain's cables (a torus'
     links between systems, a switched domain's `link` part), which were in optics and IT power but not here.
     """

@@ -3,7 +3,7 @@
 A run of a tier carries `weight` links. A cable carries `links_per_cable` of them (a twin-port 800G DAC between a
 leaf and a spine carries two 400G links; a node's twin-port cage takes one cable for two ports). On a tier whose
 runs each join one pair of switches (`PAIR_TIERS`), a copper assembly serves one pair, so a run takes whole
-assemblies, ⌈links / links per assembly⌉, as `cabling._tier_totals` and the port map cut them. Elsewhere a run
+assemblies, ⌈links / links per assembly⌉, as `tier_cabling.tier_totals` and the port map cut them. Elsewhere a run
 holds its share, links / links per cable, and a bin (or a row of the run list) rounds its sum up.
 """
 
@@ -25,7 +25,7 @@ PAIR_TIERS = ("leaf_spine", "spine_core")
 
 
 def run_cables(tr: Any, options: Sequence[LinkOption], speed: Q, a_cage: int | None) -> np.ndarray:
-    """Cables of each run of `tr` (a `cabling.TierRuns`): whole assemblies on a pair tier's copper, else a share.
+    """Cables of each run of `tr` (a `tier_cabling.TierRuns`): whole assemblies on a pair tier's copper, else a share.
 
     An access run whose A end is no node (`group` < 0: a reserved port, an extra endpoint) has one port per cage, as
     `_tier_totals` counts it.

@@ -193,7 +193,7 @@ def _ends(name: str, values: list[Q]) -> dict[str, Q]:
     """`name_low` and `name_high`: the least and most of `values`, a figure at each end of goodput's range (none: {}).
 
     A high end may be infinite (`Goodput.spare_ends`: no count of spares holds the target at that end, or more nodes
-    are in repair than spares); `metrics.unbounded` says why wherever it is shown, and a requirement met at the value
+    are in repair than spares); `metric.unbounded` says why wherever it is shown, and a requirement met at the value
     but not there is at risk (REQ004), as goodput's is.
     """
     return {f"{name}_low": min(values), f"{name}_high": max(values)} if values else {}

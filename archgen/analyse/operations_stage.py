@@ -2,7 +2,7 @@
 
 `analyse_operations` runs the reliability analysis (`analyse.reliability`) and the cost analysis (`analyse.cost`) of
 each cluster, then adds to each workload estimated on one its goodput and what follows from it (`analyse.goodput`)
-and its cost per hour and per token (`analyse.cost.workload_cost`), recording in `Operations` why a figure is not
+and its cost per hour and per token (`analyse.job_cost.workload_cost`), recording in `Operations` why a figure is not
 provided (`withheld`), what rests on an input nobody gave (`unsettled`) and on assumed inputs (`assumed`).
 `sweep_figures` gives a sweep point on a cluster the same failure figures and cost per accelerator-hour.
 """
@@ -210,7 +210,7 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis, in_memory: bool = False,
                   swept: tuple[str, ...] = ()) -> tuple[Failures, tuple[Failures, ...], float | None, str, float]:
     """What a sweep point on cluster `a` needs for goodput, its range and cost per token (cost only in USD).
 
-    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput.failure_ends`);
+    The failure figures `check` uses for the cluster's goodput and the ends of its range (`goodput_range.failure_ends`);
     in words, their rate sets and the assumed inputs under goodput and cost per token (`assumed.sweep_words`); and
     the facility's utilisation, the idle share the cost range leaves uncharged (`derived.charged_spares`). `swept`:
     the facility axes the sweep gives (`sweep_words`).

@@ -3,7 +3,7 @@
 Built from what `archgen.analyse.cabling` already wired (its `TierRuns`: each link's ends, link option, run length
 and length bin, in the order `archgen.analyse.placement` produced them), so the map and the BOM count the same
 cables: the links of a tier are grouped by their two devices and link option, in order, and each group is cut into
-cables of `cabling.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
+cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
 an 800G cable broken out 4 x 200G carries four).
 
 Naming and numbering:

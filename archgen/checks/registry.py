@@ -70,7 +70,7 @@ class Finding:
     caused_by: str = ""
     #: The field of its document the finding is about, as a key path (`core.rack`, `waivers.REQ001.rack/r`): what
     #: tells two findings of one check on one object apart, unlike the line, which moves with unrelated edits (the
-    #: SARIF fingerprint, `output.findings.fingerprint`). "" for the document as a whole.
+    #: SARIF fingerprint, `output.findings.fingerprints`). "" for the document as a whole.
     key: str = ""
 
 

@@ -240,7 +240,7 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
 
     The rate sets or the named set's interval, and for goodput where the checkpoint's blocking time is assumed
     (REL008), that time from the whole write to none as well; for a training job's cost, the hot spares its high
-    end charges and goodput's ends (`analyse.cost.spare_span`).
+    end charges and goodput's ends (`analyse.job_cost.spare_span`).
     """
     ops = ctx.operations
     cluster = _cluster_of(ctx, subject) or subject

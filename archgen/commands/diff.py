@@ -63,7 +63,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
 def for_comment(text: str, fmt: str, file: Path) -> str:
     """The report to write to `file` (`--output`): a Markdown one cut to a comment's length where it is longer.
 
-    The cut is `output.comment`'s. A Markdown report is also written whole beside it as ``<stem>.full<suffix>``
+    The cut is `output.diff.comment`'s. A Markdown report is also written whole beside it as ``<stem>.full<suffix>``
     (``diff.md`` → ``diff.full.md``) for the job's artifact, cut or not: written only when cut, a ``diff.full.md``
     the pull request committed went into the artifact as archgen's (newuser39's open item 7); now whatever is there
     is replaced. JSON is never cut; nor is a report printed on stdout, which has no second file to point to.
@@ -263,7 +263,7 @@ def _shown_dir(directory: Path) -> str:
     return "the working directory" if rel == "." else Path(rel).as_posix()
 
 
-#: Where archgen's own repository links its package to the shipped catalog (`load.shipped_catalog`).
+#: Where archgen's own repository links its package to the shipped catalog (`spec_files.shipped_catalog`).
 CATALOG_LINK = "archgen/catalog"
 
 

@@ -196,8 +196,8 @@ class Accelerator(Part):
                                 "leaves it out is flagged (CAT008) and its estimates say so.")
     multiprocessors: int | None = Field(
         None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
-                                "that overlaps compute takes some of them (`perf.exposure`). Left out, overlapped "
-                                "communication is taken to cost the compute nothing.")
+                                "that overlaps compute takes some of them (`perf.train.exposure`). Left out, "
+                                "overlapped communication is taken to cost the compute nothing.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")
     efficiency: Efficiency = Field(
         default_factory=Efficiency,

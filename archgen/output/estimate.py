@@ -280,7 +280,7 @@ def _risk(o: Outcome) -> str:
 
 
 def _quantity(q, metric: str = "") -> str:
-    """A metric as the documents show it (`fmt.metric_value`); an undeclared one at four significant digits."""
+    """A metric as the documents show it (`display.metric_value`); an undeclared one at four significant digits."""
     declared = metrics.find("workload", metric)
     if declared is not None and declared.accepts(q):
         return metric_value(declared, q)

@@ -123,7 +123,7 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 _PRIORITY = {"error": 0, "warning": 1, "info": 2}
 
-#: The SARIF `uriBaseId` of a file of the catalog installed with archgen (`load.packaged`): its `uri` is the path
+#: The SARIF `uriBaseId` of a file of the catalog installed with archgen (`spec_files.packaged`): its `uri` is the path
 #: inside the catalog (``systems/dgx-h100.yaml``), which the text and JSON reports show as ``catalog/<path>``.
 CATALOG_BASE = "ARCHGEN_CATALOG"
 _CATALOG_BASE_TEXT = ("The parts catalog shipped with archgen: the directory archgen/catalog of the installed "
@@ -133,8 +133,8 @@ _CATALOG_BASE_TEXT = ("The parts catalog shipped with archgen: the directory arc
 def in_repository(file: str) -> str:
     """A spec file as SARIF's ``%SRCROOT%`` and GitHub's annotations resolve it: relative to the repository's root.
 
-    `file` is relative to the working directory (`load.shown_file`). Where that directory lies below the root of the
-    git work tree holding it (a job with ``working-directory: infra`` in a monorepo, or ``check ..`` from
+    `file` is relative to the working directory (`spec_files.shown_file`). Where that directory lies below the root of
+    the git work tree holding it (a job with ``working-directory: infra`` in a monorepo, or ``check ..`` from
     ``specs/racks``), the file is named from that root (``infra/specs/r.yaml``, not ``specs/r.yaml`` or
     ``../r.yaml``, which code scanning and annotations cannot place). Outside a work tree, or for a file outside
     it, `file` is returned as it is; never an absolute path.
@@ -282,7 +282,7 @@ def _gh_escape(text: str, prop: bool = False) -> str:
 def github(findings: list[Finding]) -> str:
     """GitHub Actions workflow commands that annotate the pull request diff.
 
-    A finding in the catalog installed with archgen (`load.packaged`) is in no file of the repository, so its
+    A finding in the catalog installed with archgen (`spec_files.packaged`) is in no file of the repository, so its
     annotation names no file (GitHub lists it with the run) and its message starts with ``catalog/<path>:line:col``.
     At most `capped.PER_FILE` annotations of one file and check, then a notice with the count of the rest.
     """
@@ -309,7 +309,7 @@ def github(findings: list[Finding]) -> str:
 
 
 def _shown(findings: list[Finding]) -> list[Finding]:
-    """The findings with their files as reports show them (`load.shown_file`: relative, no machine paths)."""
+    """The findings with their files as reports show them (`spec_files.shown_file`: relative, no machine paths)."""
     return [replace(f, location=shown(f.location)) for f in findings]
 
 

@@ -58,7 +58,7 @@ class Scope:
 
 
 def where(location: Any) -> str:
-    """A finding's location for a document: `load.shown_file` (catalog files as catalog/..., the rest relative)."""
+    """Where a finding is, for a document: `spec_files.shown_file` (catalog files as catalog/..., the rest relative)."""
     if location is None:
         return ""
     text = shown_file(location.file)
@@ -155,7 +155,7 @@ def requirements_table(scope: Scope) -> Table:
 def judged_value(o: Outcome, subject: str = "") -> str:
     """The value a requirement was judged on, with its band or range, as its metric shows elsewhere: '—' without one.
 
-    In the metric's display unit (`fmt.metric_value`), as the document's other tables and `archgen estimate` show
+    In the metric's display unit (`display.metric_value`), as the document's other tables and `archgen estimate` show
     it: a TTFT p99 of 0.1374 s under a target of '<= 0.45 s' reads 137.4 ms (it read 0.14 s), the target keeping its
     stated form. A metric the registry does not declare for `subject` keeps the target's unit.
     """
@@ -170,7 +170,7 @@ def judged_value(o: Outcome, subject: str = "") -> str:
 
 
 def _judged(o: Outcome, value: Any, subject: str) -> str:
-    """One value of a requirement's metric: `fmt.metric_value`, or in the target's unit where it is not declared."""
+    """One value of a requirement's metric: `display.metric_value`, or in the target's unit where it is not declared."""
     m = metrics.lookup(subject, o.requirement.metric) if subject else None
     if m is not None and m.accepts(value):
         return fmt.metric_value(m, value)

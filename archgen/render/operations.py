@@ -130,7 +130,7 @@ def _cost_range(run: Any, wid: str) -> str:
 def _spare_range(run: Any, wid: str) -> str:
     """A training job's spares needed and restart + repair wait over the same ends as its goodput, or "" without.
 
-    An infinite end reads `metrics.unbounded`'s reason (no count of spares holds the target there; more nodes in
+    An infinite end reads `metric.unbounded`'s reason (no count of spares holds the target there; more nodes in
     repair than spares), never a number; ends that read the same are left out (the table's value is the figure).
     """
     r = run.workloads.get(f"workload/{wid}")
@@ -243,7 +243,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
 def _range(m: Any, name: str, cur: str) -> str:
     """The range of the cost metric `name` (its `_low` to `_high`) in `cur`, as `check` gives it, or "—" without one.
 
-    An infinite end (goodput's low end is 0) reads `metrics.unbounded`'s reason, never a number (nu41cost: the cost
+    An infinite end (goodput's low end is 0) reads `metric.unbounded`'s reason, never a number (nu41cost: the cost
     table showed "TCO per goodput accelerator-hour 39.62" alone where check gave 13.56 to no upper bound).
     """
     low, high = (m.get(f"{name}_{end}") for end in ("low", "high")) if name else (None, None)

@@ -152,7 +152,7 @@ def stack_text(used: tuple[Used, ...], workload_id: str) -> str:
 
 
 def _shown(value: Any, name: str) -> str:
-    """A workload metric as `archgen estimate` shows it (`fmt.metric_value`)."""
+    """A workload metric as `archgen estimate` shows it (`display.metric_value`)."""
     m = metrics.find("workload", name)
     return fmt.metric_value(m, value) if m and m.accepts(value) else fmt.q(value, None, 2)
 

@@ -140,7 +140,7 @@ def number(q: Q | None) -> Any:
 def metric_cell(row: PointRow, metric: str) -> Any:
     """A row's metric as a table cell: `number(value(...))`, or why it has none where it is infinite.
 
-    `metrics.unbounded`: a cost's high end where goodput's low end is 0, an overrun replica's TTFT.
+    `metric.unbounded`: a cost's high end where goodput's low end is 0, an overrun replica's TTFT.
     """
     return unbounded_text(metric) if row.metrics.get(metric) == math.inf else number(value(row, metric))
 

@@ -246,7 +246,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
     A training case the stack refuses (`training_problems`) is an `AnalyseError`, whoever built it.
 
     `load` (`perf.serve.run.ServingRun.load`) is no metric: it picks the load bin of the case's latency errors in the
-    band table (`perf.workload.bands.compute_table`, docs/gen_bands.py).
+    band table (`perf.workload.band_source.compute_table`, docs/gen_bands.py).
     """
     if case.collective is not None:
         c = case.collective

@@ -14,7 +14,7 @@ from archgen.validate import problems_from
 
 
 def default_catalog_paths() -> list[Path]:
-    """Where the shipped accelerator specs live (`load.shipped_catalog`)."""
+    """Where the shipped accelerator specs live (`spec_files.shipped_catalog`)."""
     accelerators = shipped_catalog() / "accelerators"
     return [accelerators] if accelerators.is_dir() else []
 

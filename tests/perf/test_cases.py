@@ -114,7 +114,7 @@ def test_layout_that_does_not_divide(tmp_path):
   training: {seq_len: 2048, global_batch: 64, precision: bf16, tp: 3, pp: 8, dp: 1}
 """)
     text = text.replace('{metric: busbw, value: 360, unit: "GB/s"}', "{metric: step_time, value: 1, unit: s}")
-    assert messages(tmp_path, text) == "\n".join([  # the rules of workloads and the search (search.layout_problems)
+    assert messages(tmp_path, text) == "\n".join([  # the rules of workloads and the search (layout_rules.layout_problems)
         "cases.yaml:8:3: error: one.training: 4 layers cannot fill pp x interleave = 8 stages",
         "cases.yaml:8:3: error: one.training: tp (3) and the 16 key/value heads do not divide one another",
         "cases.yaml:8:3: error: one.training: tp (3) does not divide the 16 attention heads",

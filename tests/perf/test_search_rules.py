@@ -2,7 +2,7 @@
 
 Every layout `enumerate_layouts` offers passes `layout_problems`, and every layout `layout_problems` accepts (with
 a micro-batch up to the search's bound and any interleave up to one layer per stage) is offered by the search, although
-the search tries only the divisors an interleaved split needs (`search.interleaves`).
+the search tries only the divisors an interleaved split needs (`layout_rules.interleaves`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Plan search: the layout and every training switch the stack allows, pruned by memory fit and a compute bound.
 
-The layout search (`search.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute and ZeRO, and
+The layout search (`layouts.search_training`) varies tp, pp, dp, micro-batch, interleave, recompute and ZeRO, and
 takes the switches (overlaps, sequence parallelism, attention kernel) from the stack's profile. A plan search also
 varies every switch and layout field the stack can run (`archgen.model.switch_allows.ALLOWS`): sequence parallelism, the
 attention kernel, TP, p2p, DP-reduce, parameter-gather and EP overlap, the ZeRO stage, CP, EP and host offload of
@@ -69,7 +69,7 @@ class PlanResult:
     fitting: int                        # layouts that fit under some plan
     evaluated: int                      # (layout, switch combination) pairs evaluated
     space: int                          # layouts x switch combinations: what an exhaustive search evaluates
-    best: dict[str, int | str] | None   # the layout (as `search.SearchResult.best`)
+    best: dict[str, int | str] | None   # the layout (as `layouts.SearchResult.best`)
     switches: dict[str, object]         # the best plan's switches (sequence_parallel and every JOB_SWITCHES)
     turned_on: tuple[str, ...]          # switches and layout options the best plan turns on
     estimate: TrainingEstimate | None

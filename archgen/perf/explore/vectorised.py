@@ -179,7 +179,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
 
 
 def _offloading(pts: PointSet, setup, lay: dict[str, np.ndarray], out: list[PointRow]) -> list[PointRow]:
-    """Where no layout fits, the search tries each again with each offload (`search.search_training`).
+    """Where no layout fits, the search tries each again with each offload (`layouts.search_training`).
 
     A point where one of them fits takes the per-point path; the others keep their row, with the count of layouts
     the search evaluated (each layout and its offloads, less those the stack refuses: `without_refused_offloads`).
@@ -352,9 +352,9 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
         if r not in shared:
             row = {k: int(prep.lay[k][r]) for k in KEYS}
             shared[r] = {**row, "recompute": _NAMES[row["recompute"]]}
-            if prep.lay["etp"][r] != prep.lay["tp"][r]:  # as `search.search_training` reports it
+            if prep.lay["etp"][r] != prep.lay["tp"][r]:  # as `layouts.search_training` reports it
                 shared[r]["etp"] = int(prep.lay["etp"][r])
-            if shared[r].pop("offload"):  # as `search.search_training` reports it: only an offload it takes
+            if shared[r].pop("offload"):  # as `layouts.search_training` reports it: only an offload it takes
                 shared[r]["offload"] = _OFFLOADS[int(prep.lay["offload"][r])]
         layouts[p] = shared[r]
     note = none_fits_note(len(prep.memory), pts.gpus, pts.hardware.accelerator)

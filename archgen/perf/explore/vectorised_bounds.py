@@ -67,7 +67,7 @@ class Prepared:
 
 
 def layout_of(lay: dict[str, np.ndarray], setup, take=slice(None)) -> Layout:
-    """The search's `Layout` of the rows `take`, as `search.search_training` builds it."""
+    """The search's `Layout` of the rows `take`, as `layouts.search_training` builds it."""
     return Layout(lay["tp"][take], lay["pp"][take], lay["dp"][take], lay["micro_batch"][take], lay["cp"][take],
                   lay["ep"][take], lay["interleave"][take], lay["recompute"][take].astype(int),
                   setup.knobs.sequence_parallel, lay["zero"][take], setup.pipeline, lay["offload"][take].astype(int),

@@ -35,6 +35,10 @@ from archgen.perf.hw.numeric import maximum, minimum, where
 #: Bytes per element of each data type.
 DTYPE_BYTES: dict[str, float] = {"fp64": 8, "fp32": 4, "tf32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1,
                                  "fp6": 0.75, "fp4": 0.5}
+#: Bytes of an activation element between kernels, 16-bit (BF16): training's activations and their gradients, what
+#: TP's reduce-scatters and all-reduces carry, and what the serving engines keep between kernels (a quantised
+#: recipe casts from it, `quant`). One definition for training and serving alike.
+ACT_BYTES = float(DTYPE_BYTES["bf16"])
 
 #: Bytes of block scales per element of a block-scaled data type: NVFP4 stores one FP8 (E4M3) scale per 16 FP4
 #: values (NVIDIA's NVFP4 format: 16-value micro-blocks; Transformer Engine docs, NVFP4), read with its data.

@@ -12,7 +12,7 @@ linear layer's input for the backward GEMM (Transformer Engine keeps the low-pre
 so the QKV, FC1 and FC2 inputs cost 1 byte per element; the projection input is the attention output, kept in
 16 bits by the attention kernel. Dropout with probability 0 (the Llama and Qwen recipes) stores no mask.
 
-Per pipeline rank (`pipeline.Split`), the micro-batches in flight follow Megatron's schedules
+Per pipeline rank (`pipeline_split.Split`), the micro-batches in flight follow Megatron's schedules
 (pipeline_parallel/schedules.py `get_pp_rank_microbatches`): p - r on rank r of 1F1B; 2(p - r - 1) + (v - 1)·G + 1
 model chunks of l_r / v layers when interleaved (at most m·v), with G the micro-batch group
 (`microbatch_group_size_per_vp_stage`, `group_size`), which for G = p and r = 0 is Korthikanti's
@@ -124,7 +124,7 @@ def params_per_gpu(arch: Arch, tp, pp, ep, layers=None, embedding=1.0, loss=0.0,
     """Parameters held by one pipeline rank: its layers (default layers / pp), the embedding and the output layer.
 
     Shards are by tp (the routed experts by etp x ep, etp defaulting to tp). `layers`, `embedding` and `loss` may be
-    rank-class arrays (`pipeline.Split`); by default the rank holds an even share of the layers and the embedding.
+    rank-class arrays (`pipeline_split.Split`); by default the rank holds an even share of the layers and the embedding.
     """
     dense, expert = expert_split(arch, tp, pp, ep, layers, embedding, loss, etp)
     return dense + expert

@@ -37,9 +37,8 @@ from __future__ import annotations
 
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.kernels import ACT_BYTES
 
-#: Bytes of an activation element the serving engines keep between kernels (16-bit).
-ACT_BYTES = 2.0
 #: How a serving pass runs the FFN activation: a kernel of its own (every engine's default) or in the up/gate
 #: GEMM's epilogue.
 FFN_ACTIVATIONS = ("separate", "fused")

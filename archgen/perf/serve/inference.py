@@ -58,6 +58,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
@@ -96,7 +97,6 @@ MEMORY_RESERVE = ("no runtime figure of its own (CUDA or HIP context, allocator 
                   "(vLLM's gpu_memory_utilization default), the rest left to the runtime, and a batch the spec sets "
                   "is judged against the whole HBM; fits means the total is at most the HBM capacity, and the "
                   "headroom is an upper bound")
-ACT_BYTES = 2.0
 #: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
 #: before its dropout masks were split out (`kernels.ELEMENTWISE_H` 10 h of norms and residual adds, plus 1 h of the
 #: masks, which inference does not write). Kept so, not re-derived from the serving engines' fused kernels: open.

@@ -1,7 +1,7 @@
 """One training layout as plain numbers: its pipeline rank classes one by one, reduced as numpy reduces them.
 
 The model's formulas broadcast: a search or a batched sweep gives the layout fields as arrays and the rank classes
-(`pipeline.Split`) ride on a trailing axis. For one layout of plain numbers (`training.estimate_training` on one
+(`pipeline_split.Split`) ride on a trailing axis. For one layout of plain numbers (`training.estimate_training` on one
 configuration, an `archgen estimate`, the sensitivities) numpy costs about a microsecond an operation on the few
 elements of that axis, more than the arithmetic (issue 25). `classes` gives such a layout's classes as plain
 numbers, so that the same formulas run once per class on floats, and `most`, `total` and `worst` reduce the
@@ -33,7 +33,7 @@ class RankClass(NamedTuple):
     position: float
 
 
-#: `classes` of recent splits (one layout's split is itself kept, `pipeline.split`), by identity.
+#: `classes` of recent splits (one layout's split is itself kept, `pipeline_split.split`), by identity.
 _SEEN: dict[int, tuple[Split, list[RankClass] | None]] = {}
 
 

@@ -302,10 +302,10 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
                ends: tuple[Failures, ...] = ()) -> PointGoodput:
     """A sweep point's goodput and its range's ends, the spares its cost charges, checkpoint times, MTTI and ends.
 
-    The same `job_goodput` the REL stage runs, on `f` and on each of `ends` (`analyse.goodput.failure_ends`: the rate
-    sets and Poisson intervals `check`'s range spans), and the same `spares_charged`; the MTTI is that `job_goodput`'s
-    `mtti` and its ends the least and most over the same ends (`analyse.goodput.goodput`'s `band`). NaN without
-    checkpoint storage, or for the ranges without ends (0 spares without storage). The checkpoint write and
+    The same `job_goodput` the REL stage runs, on `f` and on each of `ends` (`analyse.goodput_range.failure_ends`: the
+    rate sets and Poisson intervals `check`'s range spans), and the same `spares_charged`; the MTTI is that
+    `job_goodput`'s `mtti` and its ends the least and most over the same ends (`analyse.goodput.goodput`'s `band`). NaN
+    without checkpoint storage, or for the ranges without ends (0 spares without storage). The checkpoint write and
     restore times (seconds) are the central `job_goodput`'s, as `check` gives `checkpoint_write_time` and
     `checkpoint_restore_time` (`analyse.goodput.workload_metrics`).
     """

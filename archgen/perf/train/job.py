@@ -27,7 +27,7 @@ class Layout:
 
     `zero` is the sharding stage (0 none, 1 optimizer state = the distributed optimizer, 2 + gradients, 3 +
     weights, i.e. FSDP); None takes the job's `distributed_optimizer`. `pipeline` places the layers on the ranks
-    (`pipeline.PipelineOptions`, one for all layouts of a call). `offload` is what goes to host memory
+    (`pipeline_split.PipelineOptions`, one for all layouts of a call). `offload` is what goes to host memory
     (`memory.OFFLOAD_CODES`: 1 activations, 2 optimizer state, 3 both; see `offload`).
     """
 

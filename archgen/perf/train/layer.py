@@ -16,6 +16,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import maximum, where
 from archgen.perf.hw.record import quick_init
 from archgen.perf.train import contention as C
@@ -27,9 +28,6 @@ from archgen.perf.train.ep_exposure import expert_comm, shared_shapes
 from archgen.perf.train.experts import expert_backward, expert_bytes, expert_forward, permute_h
 from archgen.perf.train.job import Job
 from archgen.perf.train.loss import loss_time
-
-#: Bytes per activation element (16-bit activations and their gradients).
-ACT_BYTES = 2.0
 
 
 def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, etp=None, attn=None):

@@ -38,7 +38,7 @@ class LayoutProblem(str):
 
 
 def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> list[int]:
-    """Virtual stages per rank to try: 1, and with pp > 1 each v that can split the layers (`pipeline.split_problems`).
+    """Virtual stages to try: 1, and with pp > 1 each v that can split the layers (`pipeline_split.split_problems`).
 
     Not every count up to one layer per stage, but only the divisors that an interleaved split needs: v divides each
     rank's share of the layers and slots (l, l + 1 or l + 2 over pp; the embedding and loss slots), the stated
@@ -64,7 +64,7 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
                     zero: int | None = None) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
-    The pipeline rules are Megatron-core's (`pipeline.split_problems`); an interleaved schedule also needs at
+    The pipeline rules are Megatron-core's (`pipeline_split.split_problems`); an interleaved schedule also needs at
     least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known), and a multiple of pp
     where `pipeline.whole_groups` asks for Megatron-core's default micro-batch groups (schedules.py at d98e8a6
     raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).

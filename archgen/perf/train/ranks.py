@@ -1,6 +1,6 @@
 """The pipeline rank classes of a training layout: each class's time per micro-batch, and the busiest one's memory.
 
-`pipeline.split` gives a layout's rank classes (ranks that hold the same layers, embedding and loss) on a trailing
+`pipeline_split.split` gives a layout's rank classes (ranks that hold the same layers, embedding and loss) on a trailing
 axis; `rank_times` times each class from the per-layer times of `layer.layer_times`, and `busiest_memory` finds
 the class that needs the most HBM. Both broadcast over arrays of layouts (the search, batched sweeps).
 """
@@ -120,7 +120,7 @@ def class_times(hw: Hardware, job: Job, per_layer, logits, embed, tp, pp, ep, la
                 parts=None):
     """Parameters, the routed experts' share and time per micro-batch of rank classes (see `rank_times`).
 
-    `layers`, `embedding` and `loss` are those of `pipeline.Split` (the class axis), or one class's numbers;
+    `layers`, `embedding` and `loss` are those of `pipeline_split.Split` (the class axis), or one class's numbers;
     `parts` is `memory.layer_parts` of the layout where the caller has it.
     """
     dense, experts = expert_split(job.arch, tp, pp, ep, layers, embedding, loss, etp, parts)
@@ -163,7 +163,7 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
                    arrays: LayoutArrays | None = None) -> TrainingMemory:
     """Memory per accelerator of the rank class that needs the most HBM, and the most host memory any offloads.
 
-    It does not depend on the hardware; `sl` is the layout's `pipeline.split` when the caller has it, `per_layer`
+    It does not depend on the hardware; `sl` is the layout's `pipeline_split.split` when the caller has it, `per_layer`
     its `memory.layer_activation_bytes` (used for one layout of plain numbers), `arrays` its `layout_arrays`. Every
     rank also holds its runtime's own memory (`reserve.runtime_reserve`), counted in the total.
     """

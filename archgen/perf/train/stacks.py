@@ -115,7 +115,7 @@ def _knobs(values: Mapping[str, object]) -> Knobs:
 
 
 PROFILES = {stack: _knobs({name: s.default(stack) for name, s in SWITCHES.items()}) for stack in STACKS}
-#: The profile whose values an internal `training.Job` (and `Layout`) takes for a switch its caller leaves out:
+#: The profile whose values an internal `job.Job` (and `Layout`) takes for a switch its caller leaves out:
 #: the model's unit tests build jobs directly and were written against the Megatron-core stack. A Workload or a
 #: case that states no stack takes `archgen.model.stack_profiles.DEFAULT_STACK` instead.
 JOB_DEFAULTS = PROFILES["megatron-core-2024"]
@@ -324,7 +324,7 @@ def newest(stack: str) -> str:
     if stack == DEFAULT_STACK:
         return "the newest profile"
     vendors = " and ".join(v for v, own in VENDOR_STACKS.items() if own == stack)
-    return f"the newest profile for this vendor ({vendors} accelerators; switches.VENDOR_STACKS)"
+    return f"the newest profile for this vendor ({vendors} accelerators; stack_profiles.VENDOR_STACKS)"
 
 
 def explain(training: StatedTraining, layout: Mapping[str, object] | None = None,

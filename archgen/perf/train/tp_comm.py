@@ -40,13 +40,12 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
 from archgen.perf.train.exposure import NCCL_CTAS, PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
 from archgen.perf.train.job import Job
 
-#: Bytes of a 16-bit activation element: what the reduce-scatters and the all-reduces carry.
-ACT_BYTES = 2.0
 #: Compute streams a userbuffers overlap launches its GEMM's chunks on, round-robin: min(3, splits)
 #: (`NVTE_COMM_OVERLAP_MAX_STREAMS` 3, NVIDIA/TransformerEngine at d0067d0, transformer_engine/common/include/
 #: transformer_engine/comm_gemm_overlap.h line 20; `CommOverlapCore::initialize`, comm_gemm_overlap.cpp lines 130-134;

@@ -19,6 +19,7 @@ from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.memory import (
     WEIGHT_BYTES,
     WEIGHT_OFFLOAD,
@@ -36,7 +37,7 @@ from archgen.perf.train import offload as off
 from archgen.perf.train.ep_exposure import unpaired_chunks
 from archgen.perf.train.exposure import dp_exposure
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layer import ACT_BYTES, LayerTimes, layer_times
+from archgen.perf.train.layer import LayerTimes, layer_times
 from archgen.perf.train.pipeline_split import split
 from archgen.perf.train.ranks import at_worst, busiest_memory, layout_arrays, per_class, rank_times
 
@@ -125,11 +126,12 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
                       timer=None) -> TrainingEstimate:
     """Step time, throughput, MFU and memory of `job` under `layout` (vectorised over array fields).
 
-    The caller has checked the layout (`search.layout_problems`). Each pipeline rank class (`pipeline.split`) is
-    timed on its own layers, embedding and output layer; the busiest sets the pace: step = m · t_max + (sum of every
-    rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication and optimizer step. For equal
-    ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout, or shaped to broadcast
-    against the layouts, as `perf.explore.vectorised` gives them with their `layer_times`, `lt`, and a DP `timer`).
+    The caller has checked the layout (`layout_rules.layout_problems`). Each pipeline rank class
+    (`pipeline_split.split`) is timed on its own layers, embedding and output layer; the busiest sets the pace:
+    step = m · t_max + (sum of every rank's t - t_max) / v + exposed p2p + the busiest rank's exposed DP communication
+    and optimizer step. For equal ranks this is (m + (p-1)/v) · t. Hardware fields may be arrays too (one per layout,
+    or shaped to broadcast against the layouts, as `perf.explore.vectorised` gives them with their `layer_times`,
+    `lt`, and a DP `timer`).
     """
     a = job.arch
     arrays = layout_arrays(job, layout)

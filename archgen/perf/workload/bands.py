@@ -150,8 +150,9 @@ def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
     """The family of a job: its kind, whether its model has experts, and a serving job's scenario.
 
     A MoE model's serving is a family of its own, as its training is: routing, expert GEMMs of a few tokens each and
-    the expert layout are terms no dense run exercises (MoE training's band is -88.1 % to +5.5 % where dense
-    training's is -48.9 % to +18.8 %), so a dense model's serving errors do not say what a MoE model's is.
+    the expert layout are terms no dense run exercises (MoE training's band is -87.8 % to +3.0 % where dense
+    training's is -38.1 % to +16.6 %, docs/accuracy.md), so a dense model's serving errors do not say what a MoE
+    model's is.
     """
     if kind == "training":
         return "moe-training" if moe else "dense-training"

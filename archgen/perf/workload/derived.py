@@ -1,9 +1,9 @@
 """What follows from an estimate: a sweep point's derived metrics, cost per token, what a job that does not fit keeps.
 
 The one home of these rules (issue 19 part 4): the per-point sweep path (`perf.explore.points.evaluate_point`), the
-batched one (`perf.explore.vectorised_rows.finish`), the pipeline's cost per token (`analyse.cost.workload_cost`) and
-the one judgement of a workload's requirements on an estimate (`judge_requirements`) all call them. The model does not
-judge: each consumer judges a workload's requirements once, on its finished estimate: the pipeline
+batched one (`perf.explore.vectorised_rows.finish`), the pipeline's cost per token (`analyse.job_cost.workload_cost`)
+and the one judgement of a workload's requirements on an estimate (`judge_requirements`) all call them. The model does
+not judge: each consumer judges a workload's requirements once, on its finished estimate: the pipeline
 (`perf.workload.results.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
 
 - Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
@@ -132,7 +132,7 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
     out: set[str] = set()
     if not other:
         return out
-    for req in requirements:   # a range's end is not a figure of one blocking time (`analyse.goodput.unsettled`)
+    for req in requirements:   # a range's end is not a figure of one blocking time (`analyse.goodput_notes.unsettled`)
         if req.metric in metrics and req.metric in other and not req.metric.endswith(("_low", "_high")):
             unit = units.get(req.metric, "")
             if unsettled_note(req, Q_(metrics[req.metric], unit), {req.metric: (Q_(other[req.metric], unit), "")}):
@@ -217,7 +217,7 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
               goodput: tuple[float, float, float] | None = None) -> dict[str, Any]:
     """The ends of a job's cost range: `job_cost_per_hour_low/high` and `cost_per_token_low/high`.
 
-    The one definition `check` (`analyse.cost.workload_cost`) and a sweep point (`point_metrics`) share: the low end
+    The one definition `check` (`analyse.job_cost.workload_cost`) and a sweep point (`point_metrics`) share: the low end
     charges the job's accelerators per goodput token at the high end of goodput's range, the high end charges them and
     the `spares` (`charged_spares`) per goodput token at its low end. `tokens_per_second` is the job's tokens per second
     before goodput (None without tokens); `goodput` its goodput with the low and high ends of its range (NaN ends: no

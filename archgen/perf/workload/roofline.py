@@ -40,9 +40,10 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.serve.attention_quant import attention_dtypes
 from archgen.perf.serve.ffn import ffn_bytes
-from archgen.perf.serve.inference import ACT_BYTES, SERVING_ELEMENTWISE_H
+from archgen.perf.serve.inference import SERVING_ELEMENTWISE_H
 from archgen.perf.serve.lengths import decode_context
 from archgen.perf.train.layer import elementwise_bytes
 from archgen.perf.train.router import router_bytes
