@@ -3,8 +3,8 @@
 A point of `perf.explore.points.evaluate_point` is a workload estimate and carries the estimate's bands
 (`perf.workload.estimate._finished`): a requirement its value meets but one end of its band does not is *at risk*
 (REQ004). The batched path (`perf.explore.vectorised`) times no `Estimate`; it takes the same bands here, from the
-same function (`perf.workload.bands.bands`), once per layout set: a set shares its job (its family and context) and
-its accelerator, which are all a band depends on for a training job, so the band is the set's.
+same function (`perf.workload.band_lookup.bands`), once per layout set: a set shares its job (its family and
+context) and its accelerator, which are all a band depends on for a training job, so the band is the set's.
 
 Where no measurement of the family was taken on the set's accelerator and the part states efficiency ranges
 (`perf.workload.efficiency_range`), the per-point estimate's band also spans the estimate's step time over those
@@ -25,7 +25,8 @@ from archgen import metrics as registry
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.bands import Band, bands, context_of, family
+from archgen.perf.workload.band_lookup import bands, context_of
+from archgen.perf.workload.bands import Band, family
 from archgen.perf.workload.efficiency_range import range_ends
 
 #: The metric a training estimate's span is of (`training_estimate`: its step time over the stated ranges).

@@ -48,7 +48,7 @@ the errors come from.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -389,26 +389,3 @@ def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None
     if quantities.get(name) != quantities.get(metric) or point <= 0 or lo <= 0:
         return None
     return (lo / point, hi / point) if maximise(metric) == maximise(name) else (point / hi, point / lo)
-
-
-def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
-          load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
-          spans: Iterable[Span] = ()) -> dict[str, Band]:
-    """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, `load`, arrival.
-
-    `spans` are further spans (a serving job's TPOT and TTFT): a metric takes the first of them that states its
-    quantity, else `span`.
-    """
-    quantities, more = QUANTITIES[KINDS[family_]], tuple(spans)
-
-    def own(name: str) -> Span | None:
-        return next((s for s in more if quantities.get(s[0]) == quantities.get(name)), span)
-    return {name: b for name in names if (b := band(family_, name, accelerator=accelerator, span=own(name), load=load,
-                                                    context=context, vendor=vendor, arrival=arrival)) is not None}
-
-
-def context_of(job: object) -> int | None:
-    """A workload's or a case's context: a serving request's input + output tokens, a training sequence (else None)."""
-    inf, training = getattr(job, "inference", None), getattr(job, "training", None)
-    return inf.input_len + inf.output_len if inf is not None else training.seq_len if training is not None else None
-

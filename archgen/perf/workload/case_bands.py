@@ -6,7 +6,8 @@ Apart from `bands` so that a workload's estimate does not import the validation 
 from __future__ import annotations
 
 from archgen.model.cases import Case
-from archgen.perf.workload.bands import Band, arrival_of, band, context_of, family, run_scenario
+from archgen.perf.workload.band_lookup import context_of
+from archgen.perf.workload.bands import Band, arrival_of, band, family, run_scenario
 
 
 def case_family(case: Case) -> str:
