@@ -14,8 +14,9 @@ One rule for every efficiency the model assumes: the GEMM efficiency of a data t
   above the range it is the range's middle, not its high end: a point above every measurement says nothing about
   where in the range the part sits, and the high end would give an unmeasured part the best part's figure (0.7
   against fp4's 0.382 to 0.574 gave 0.574, MI355X's best MXFP4 and above every NVIDIA NVFP4 point in the catalog,
-  0.382 to 0.488 at this writing; newuser46). The middle is the point nearest both ends (its error to either end is half the range's width,
-  the least any point has), and the whole range stays in the estimate's span (`perf.workload.efficiency_range`).
+  0.382 to 0.488 at this writing; newuser46). The middle is the point nearest both ends (its error to either end
+  is half the range's width, the least any point has), and the whole range stays in the estimate's span
+  (`perf.workload.efficiency_range`).
 """
 
 from __future__ import annotations
