@@ -129,7 +129,7 @@ def band_text(b: Band | None, value: Q, metric: str) -> str:
 
 def _coverage(b: Band | None) -> str:
     """A band's expected coverage, (n - 1) / (n + 1) of its n measurements (`Band.coverage`), after its ends."""
-    return "" if b is None or b.coverage is None else f" (expected coverage {b.coverage:.0%})"
+    return "" if b is None else b.coverage_text()
 
 
 def estimate_text(est: Estimate) -> str:

@@ -80,11 +80,11 @@ def section(results: list[Any]) -> Section | None:
                        Column("Target"), Column("Requirement"), Column("Status")), tuple(rows), status_column=5))
         by_text: dict[str, list[str]] = {}
         for name, b in sorted(e.bands.items()):
-            by_text.setdefault(b.describe(), []).append(name)
+            by_text.setdefault(f"{b.coverage_text()}: {b.describe()}", []).append(name)
         if by_text:
             sub.add(Para("Band: where the measured value may lie, by the model's lowest and highest error on "
                          "comparable published runs (docs/accuracy.md); a target the estimate meets but an end of "
-                         "the band does not is at risk. " + "; ".join(f"{', '.join(names)}: {text}"
+                         "the band does not is at risk. " + "; ".join(f"{', '.join(names)}{text}"
                                                                       for text, names in by_text.items()) + "."))
         by_basis: dict[str, list[str]] = {}
         for name in ranged:

@@ -12,8 +12,9 @@ import re
 import pytest
 
 from archgen.output.estimate import estimate_text
+from archgen.perf.workload.bands import expected_coverage
 from archgen.render import fmt, performance
-from archgen.render.blocks import Table
+from archgen.render.blocks import Para, Table
 from archgen.units import Q_
 
 
@@ -56,6 +57,28 @@ def test_estimate_text_and_documents_show_each_metric_alike(which, request):
             assert rows[name][1] == value, (r.workload.id, name)
             if band:
                 assert rows[name][2] == band, (r.workload.id, name)
+
+
+@pytest.mark.parametrize("which", ["shipped", "example"])
+def test_band_paragraph_states_each_band_expected_coverage(which, request):
+    """Each band the document describes gives its expected coverage as `estimate` does (covdoc).
+
+    (n - 1) / (n + 1) of its n measurements (Wilks, Ann. Math. Statist. 12(1), 1941; `bands.expected_coverage`): dense
+    training's step-time band of 87 reads "(expected coverage 98%): model error", as on `estimate`'s step_time line.
+    """
+    seen = 0
+    for r in _estimated(request.getfixturevalue(which)):
+        paras = [b.text for sub in performance.section([r]).sections for b in sub.blocks if isinstance(b, Para)]
+        text = next(t for t in paras if t.startswith("Band: where"))
+        for name, b in r.estimate.bands.items():
+            if not b.measured:
+                assert f"%): {b.describe()}" not in text, name   # no band, no coverage
+                continue
+            tail = f" (expected coverage {expected_coverage(b.count):.0%}): {b.describe()}"
+            assert tail in text, (name, text)
+            assert name in re.split(r"[.;] ", text[:text.index(tail)])[-1].split(", "), (name, text)
+            seen += 1
+    assert seen
 
 
 @pytest.mark.parametrize(("name", "value", "text"), [

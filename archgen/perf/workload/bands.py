@@ -226,6 +226,10 @@ class Band:
         """The band's expected coverage (`expected_coverage` of its measurements); None where it has no band."""
         return expected_coverage(self.count) if self.measured else None
 
+    def coverage_text(self) -> str:
+        """The expected coverage in words, as `estimate` and the documents show it ('' where it has no band)."""
+        return "" if self.coverage is None else f" (expected coverage {self.coverage:.0%})"
+
     @property
     def likely(self) -> bool:
         """Whether a target met at both the band's ends is likely met: its expected coverage is at least `LIKELY`."""
