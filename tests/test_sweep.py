@@ -376,7 +376,7 @@ def platforms():
 def test_pareto_plot_tells_the_categories_apart(platforms):
     """Issue 11, item 12: the plot answered "DGX B200 against GB200" only in grey and blue. Points are coloured by the
     combination of the categorical axes that vary (cluster x precision here: 4 groups), with a legend naming each."""
-    from archgen.render.sweep import PALETTE, category, pareto_figure
+    from archgen.render.sweep_figure import PALETTE, category, pareto_figure
 
     fig = pareto_figure(platforms)
     legend = fig.axes[0].get_legend()

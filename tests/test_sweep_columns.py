@@ -9,7 +9,7 @@ import pytest
 
 from archgen.commands import sweep as sw
 from archgen.perf.explore.points import PointRow, Result
-from archgen.render import point_table, tables
+from archgen.render import point_table, sweep_figure, tables
 from archgen.render import sweep as report
 from tests.conftest import SPECS
 
@@ -71,19 +71,19 @@ def test_the_document_lists_at_most_100_front_points_and_says_where_the_rest_are
 
 
 def test_a_plot_of_many_points_draws_one_marker_per_grid_cell(platforms):
-    n = report.GRID_FROM + 1000
+    n = sweep_figure.GRID_FROM + 1000
     result = _front_of(platforms, n)
     (x, _), (y, _) = result.objectives[:2]
-    assert report.DISPLAY[x][2] in report.PLAIN  # plotted as the number it is
+    assert point_table.DISPLAY[x][2] in point_table.PLAIN  # plotted as the number it is
     result = dataclasses.replace(result, rows=[dataclasses.replace(r, metrics={
         **r.metrics, x: 1e5 + (r.index % 100) * 10.0, y: 1.0 + r.index % 2 + r.index * 1e-9}) for r in result.rows],
         front=[0])
-    fig = report.pareto_figure(result)
+    fig = sweep_figure.pareto_figure(result)
     offsets = [p for c in fig.axes[0].collections for p in c.get_offsets().tolist()]
     xs = {round(x, 6) for x, _ in offsets}
     assert len(xs) == 100  # 100 distinct throughputs, each wider apart than a cell: each keeps its column
     assert len(offsets) == 100  # 60 points a throughput, in one band of the second objective thinner than a cell
-    cell = (99 * 10.0) / report.GRID[0]
+    cell = (99 * 10.0) / sweep_figure.GRID[0]
     assert min(xs) == pytest.approx(1e5 + cell / 2) and max(xs) == pytest.approx(1e5 + 990 - cell / 2)
 
 

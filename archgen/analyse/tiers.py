@@ -1,13 +1,14 @@
-"""The switch tiers of one fat-tree plane in closed form: leaves, spines, pods and cores, and fixed tier counts.
+"""The switch tiers of one fat-tree plane in closed form: the tier split, the leaves, and a fixed leaf count.
 
-`archgen.analyse.fabric` sizes a fabric with these; the formulas and their sources are in its docstring. Every
-count is a formula over the plane's demand (ports, rail groups), never a loop over switches.
+The spines, pods and cores above the leaves are in `archgen.analyse.upper_tiers`. `archgen.analyse.fabric` sizes a
+fabric with these; the formulas and their sources are in its docstring. Every count is a formula over the plane's
+demand (ports, rail groups), never a loop over switches.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem, TierPorts, tier_ports, up_ports
@@ -63,16 +64,6 @@ class TierCount:
         if self.spare and self.used_switches:
             return math.ceil(self.down_used / self.used_switches) + math.ceil(self.up_used / self.switches)
         return math.ceil(self.ports_used / self.switches) if self.switches else 0
-
-
-def _smallest_divisor_at_least(n: int, low: int) -> int | None:
-    """The smallest divisor of `n` that is ≥ `low`, or None."""
-    return next((d for d in range(max(low, 1), n + 1) if n % d == 0), None)
-
-
-def _largest_divisor_at_most(n: int, high: int) -> int:
-    """The largest divisor of `n` that is ≤ `high` (at least 1)."""
-    return next((d for d in range(min(high, n), 0, -1) if n % d == 0), 1)
 
 
 def _ports(fabric: BoundFabric, tier: str, speed: Q, uplinks: bool = False) -> TierPorts:
@@ -271,129 +262,3 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned)
     return tiers_used, leaf, per_group, rpl, problems
-
-
-@dataclass(frozen=True)
-class Upper:
-    """The tiers above one plane's leaves, the wiring numbers they fix, and the ports per plane they reach."""
-
-    max_endpoints: int
-    tiers: tuple[TierCount, ...] = ()
-    links: dict[str, int] = field(default_factory=dict)
-    pods: int = 0
-    spines_per_pod: int = 0
-    pair_links: int = 0
-    problems: tuple[Problem, ...] = ()
-
-
-def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
-    """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
-    spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
-    spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
-    top = split(fabric, "spine", up_speed, True)
-    k_spine, b_spine = top.radix, top.plan.breakout
-    problems += top.problems
-    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    max_endpoints = k_spine * leaf.down
-    spare = f", {leaf.spare} of them spare," if leaf.spare else ""
-    # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
-    need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
-    fixed, derived = spec.spine.count, _smallest_divisor_at_least(up, need) or need
-    spines = derived if fixed is None else fixed
-    if fixed is not None and up % fixed:
-        problems.append(Problem("NET002", here + ("spine", "count"),
-                                f"{up} leaf uplinks do not divide evenly over {fixed} spines", count(up), count(fixed)))
-    if fixed is not None and k_spine and leaves <= k_spine and uplinks > fixed * k_spine:  # too few, not too large
-        problems.append(Problem("NET018", here + ("spine", "count"),
-                                f"{fixed} spine(s) x {k_spine} ports take {fixed * k_spine} of the {uplinks} leaf "
-                                f"uplinks; at least {derived} are needed", count(fixed), count(derived)))
-    elif leaves > k_spine or (k_spine and uplinks > spines * k_spine):
-        problems.append(Problem("NET003", here + ("tiers",),
-                                f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
-                                f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",
-                                count(access), count(max_endpoints)))
-    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0,
-                      0, top.unassigned)
-    return Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
-
-
-def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
-    """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
-    spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
-    spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
-    mid = split(fabric, "spine", up_speed, False)
-    top = split(fabric, "core", mid.up_speed, True)
-    k_spine, b_spine, s_down, s_up = mid.radix, mid.plan.breakout, mid.down, mid.up
-    k_core, b_core = top.radix, top.plan.breakout
-    problems += mid.problems + top.problems
-    leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    spines_per_pod = spec.spine.count or _spines_per_pod(leaves, up, s_down)
-    if spines_per_pod and up % spines_per_pod:
-        problems.append(Problem("NET002", here + ("spine", "count"),
-                                f"{up} leaf uplinks do not divide evenly over {spines_per_pod} spines per pod",
-                                count(up), count(spines_per_pod)))
-    per_pair = max(up // spines_per_pod, 1) if spines_per_pod else 1
-    pod_leaves = max(s_down // per_pair, 1)
-    pods = math.ceil(leaves / pod_leaves) if leaves else 0
-    spines = pods * spines_per_pod
-    spine_up = spines * s_up
-    cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
-    problems += core_problems
-    # reach: pods grow to d_spine leaves (one link per leaf-spine pair) unless spine.count fixes them
-    max_endpoints = k_core * (pod_leaves if spec.spine.count else max(s_down, pod_leaves)) * leaf.down
-    if pods > k_core:
-        problems.append(Problem("NET003", here + ("tiers",),
-                                f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
-                                f"({k_core} pods); {access} needed in {pods} pods",
-                                count(access), count(max_endpoints)))
-    spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
-                      spine_up, 0, mid.unassigned)
-    core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0, 0,
-                     top.unassigned)
-    return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
-                  pair_links, tuple(problems))
-
-
-def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:
-    """The fewest spines per pod (a divisor of the leaf uplinks u, two at least) that take a pod's uplinks.
-
-    Pods are as few as one link per leaf-spine pair allows (⌈L / d_spine⌉) and filled evenly; a pod of P leaves
-    needs S ≥ ⌈P·u / d_spine⌉ spines. Full pods give S = u (the B200 RA's 3-tier rows); one GB300 SU of 8 leaves
-    with 72 uplinks each on 72-down spines gives 8, not 72.
-    """
-    if not (up and s_down):
-        return up
-    pods = math.ceil(leaves / s_down)
-    fill = math.ceil(leaves / pods) if pods else 0
-    return _smallest_divisor_at_least(up, max(math.ceil(fill * up / s_down), min(up, 2))) or up
-
-
-def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_up: int) -> tuple[int, int, list]:
-    """Cores of a 3-tier plane, the links of each spine-core pair, and the problems of a fixed `core.count`.
-
-    Spine j of every pod joins core group j (one group per spine of a pod); each core of a group takes l links from
-    its spine in every pod, so a group holds s_up / l cores and a core uses pods·l ports. Derived: the largest l
-    (a divisor of s_up) with pods·l ≤ k_core. A fixed count C fixes l = s_up·groups / C, so C must be a multiple of
-    the groups whose quotient divides s_up, and pods·l must fit the core's ports.
-    """
-    here, fixed, problems = fabric.owner_path + ("core", "count"), fat_tree(fabric).core.count, list[Problem]()
-    pair_links = _largest_divisor_at_most(s_up, k_core // pods) if pods and k_core >= pods else 1
-    cores = spines_per_pod * (s_up // pair_links) if s_up else 0
-    if fixed is None or not (s_up and spines_per_pod):
-        return cores, pair_links, problems
-    per_group, rest = divmod(fixed, spines_per_pod)
-    if rest or not per_group or s_up % per_group:
-        valid = [spines_per_pod * g for g in range(s_up // pair_links, s_up + 1) if s_up % g == 0]
-        shown = ", ".join(str(n) for n in valid[:4]) + (", ..." if len(valid) > 4 else "")
-        problems.append(Problem("NET002", here, f"{fixed} cores do not make {spines_per_pod} equal core groups (one "
-                                f"per spine of a pod) that split the {s_up} spine uplinks evenly; counts that do: "
-                                f"{shown}", count(fixed), count(cores)))
-        return fixed, pair_links, problems
-    links = s_up // per_group
-    if pods * links > k_core:
-        core_sw = fabric.tiers["core"].switch
-        problems.append(Problem("NET018", here, f"{fixed} cores are fewer than the {cores} the spines need: each core "
-                                f"takes {links} links from its spine in each of the {pods} pods, {pods * links} "
-                                f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
-                                count(fixed), count(cores)))
-    return fixed, links, problems

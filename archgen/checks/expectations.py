@@ -59,3 +59,22 @@ def expected_fabrics(c: ClusterAnalysis) -> Iterator[Violation]:
                     yield Violation(fa.fabric.path, spec.id, (*where, what, tier),
                                     f"expected {n} {tier} {what} in fabric {fid}, the fabric derives {have} "
                                     f"({derived['links'][tier]} links)", count(have), count(n))
+
+
+def cluster_totals(c: ClusterAnalysis) -> Iterator[Violation]:
+    """NET008 for one cluster: accelerators = nodes × accelerators per node, and `expect` against the derived totals."""
+    spec = c.cluster.spec
+    derived = {"accelerators": c.accelerators, "nodes": c.node_count, "racks": c.cluster.rack_total}
+    by_nodes = sum(nt.part.accelerators * nt.count for nt in c.nodes)
+    if by_nodes != c.accelerators:
+        yield Violation(c.cluster.path, spec.id, ("layout",), f"accelerators {c.accelerators} != nodes x "
+                        f"accelerators per node {by_nodes}", count(c.accelerators), count(by_nodes))
+    if c.accelerators == 0 and not c.cluster.too_large:
+        yield Violation(c.cluster.path, spec.id, ("layout",), "the cluster holds no accelerators")
+    inconsistent = inconsistent_expectation(c)
+    for key, value in derived.items():
+        want = getattr(spec.expect, key)
+        if want is not None and want != value:
+            yield Violation(c.cluster.path, spec.id, ("expect", key), f"expected {want} {key}, the layout gives "
+                            f"{value}{inconsistent if key == 'accelerators' else ''}", count(value), count(want))
+    yield from expected_fabrics(c)

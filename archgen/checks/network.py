@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import count
-from archgen.analyse.nodes import fabric_ports_rate
 from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import fabric_shape as shape
 from archgen.checks import network_roles as roles
-from archgen.checks.expectations import expected_fabrics, inconsistent_expectation
+from archgen.checks.expectations import cluster_totals
+from archgen.checks.fabric_requirements import bandwidth_shortfalls, bisection_shortfalls
 from archgen.checks.proportion import surplus, violations
 from archgen.checks.registry import Context, Violation, check
 
@@ -70,27 +69,7 @@ def oversubscription_bisection(ctx: Context) -> Iterator[Violation]:
     Fix: add spines or uplinks (lower the oversubscription), or relax `max_oversubscription` /
     `min_bisection_per_accelerator` with the requirement's owner.
     """
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            spec = fa.fabric.spec
-            if spec.max_oversubscription is not None:
-                for tier, ratio in fa.oversubscription.items():
-                    if ratio > spec.max_oversubscription + 1e-9:
-                        yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
-                                        ("max_oversubscription",),
-                                        f"{tier} oversubscription {ratio:.3g}:1 exceeds "
-                                        f"{spec.max_oversubscription:g}:1", count(ratio),
-                                        count(spec.max_oversubscription))
-            need = spec.min_bisection_per_accelerator
-            if need is not None and fa.served:
-                have = (fa.bisection / fa.served).to(need.units)
-                if have < need:
-                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
-                                    ("min_bisection_per_accelerator",),
-                                    f"bisection {have:.4g~P} per accelerator (one direction, over all "
-                                    f"accelerators; full bisection is half the injection of "
-                                    f"{(fa.injection / fa.served).to(need.units):.4g~P}) is below "
-                                    f"{need:~P}", have, need)
+    yield from bisection_shortfalls(ctx)
 
 
 @check("NET007", "network.nic_bandwidth")
@@ -99,24 +78,7 @@ def nic_bandwidth_per_accelerator(ctx: Context) -> Iterator[Violation]:
 
     Fix: fit more or faster NICs, use more ports per node, or relax `min_bandwidth_per_accelerator`.
     """
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            need = fa.fabric.spec.min_bandwidth_per_accelerator
-            if need is None:
-                continue
-            for nt in c.nodes:
-                ports = fa.ports_per_node.get(nt.part.id, 0)
-                if not nt.part.accelerators:
-                    continue
-                line, carried = fabric_ports_rate(ctx.design, nt.part, fa.fabric.spec, ports)
-                per_acc = (carried / nt.part.accelerators).to(need.units)
-                if per_acc < need:
-                    cap = (f", each NIC card at most its host interface: {carried:.4g~P} in all"
-                           if carried < line * ports * (1 - 1e-9) else "")
-                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
-                                    ("min_bandwidth_per_accelerator",),
-                                    f"{nt.part.id}: {ports} x {line:~P}{cap} for {nt.part.accelerators} "
-                                    f"accelerators = {per_acc:.4g~P} each, below {need:~P}", per_acc, need)
+    yield from bandwidth_shortfalls(ctx)
 
 
 @check("NET008", "network.totals")
@@ -130,21 +92,7 @@ def totals(ctx: Context) -> Iterator[Violation]:
     Fix: correct `expect`, or the rack counts and rack contents (or the fabric rules) that the totals come from.
     """
     for c in ctx.clusters.values():
-        spec = c.cluster.spec
-        derived = {"accelerators": c.accelerators, "nodes": c.node_count, "racks": c.cluster.rack_total}
-        by_nodes = sum(nt.part.accelerators * nt.count for nt in c.nodes)
-        if by_nodes != c.accelerators:
-            yield Violation(c.cluster.path, spec.id, ("layout",), f"accelerators {c.accelerators} != nodes x "
-                            f"accelerators per node {by_nodes}", count(c.accelerators), count(by_nodes))
-        if c.accelerators == 0 and not c.cluster.too_large:
-            yield Violation(c.cluster.path, spec.id, ("layout",), "the cluster holds no accelerators")
-        inconsistent = inconsistent_expectation(c)
-        for key, value in derived.items():
-            want = getattr(spec.expect, key)
-            if want is not None and want != value:
-                yield Violation(c.cluster.path, spec.id, ("expect", key), f"expected {want} {key}, the layout gives "
-                                f"{value}{inconsistent if key == 'accelerators' else ''}", count(value), count(want))
-        yield from expected_fabrics(c)
+        yield from cluster_totals(c)
 
 
 @check("NET009", "network.reserved_ports")

@@ -18,7 +18,8 @@ import yaml
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.serve.inference import ServeJob, estimate_inference, fixed_per_pass, gemm_kernels_per_pass
+from archgen.perf.serve.inference import ServeJob, estimate_inference
+from archgen.perf.serve.pass_costs import fixed_per_pass, gemm_kernels_per_pass
 
 DATA = Path(__file__).parent / "data" / "deepgemm-h800-fp8.yaml"
 LLAMA70 = Arch(layers=80, hidden=8192, heads=64, kv_heads=8, head_dim=128, ffn=28672, vocab=128256, gated=True)

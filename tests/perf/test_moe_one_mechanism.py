@@ -28,6 +28,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.ffn import ffn_bytes
+from archgen.perf.serve.pass_costs import kernels_per_pass
 from archgen.perf.train import host as H
 from archgen.perf.train import router as R
 from archgen.perf.train.experts import expert_backward, expert_forward
@@ -71,7 +72,7 @@ def _serving(case, accelerators) -> dict:
     measured = b * out / (case.measured[0].value / case.system.count)
 
     row = {"hw": hw, "arch": a, "batch": b, "model": model, "measured": measured,
-           "kernels": float(I.kernels_per_pass(a, 1, False, job.precision)),
+           "kernels": float(kernels_per_pass(a, 1, False, job.precision)),
            "passes": ((out, b), (b * inp / chunk, chunk))}  # (how many, tokens each): decode steps, prefill passes
 
     def experts(tokens):

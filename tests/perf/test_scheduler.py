@@ -20,7 +20,8 @@ from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import prompt_chunks as _prompts
 from archgen.perf.serve.chunks import prompt_work
-from archgen.perf.serve.inference import ServeJob, _forward, estimate_inference, fixed_per_pass
+from archgen.perf.serve.inference import ServeJob, _forward, estimate_inference
+from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.perf.serve.scheduler import MAX_NUM_TOKENS, _loop, _Pass, estimate_serving, simulate
 from archgen.scoring.scores import score_case_file
 from archgen.units import Q_

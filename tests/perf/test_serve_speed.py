@@ -19,6 +19,7 @@ from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve import inference as I
+from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.perf.serve.scheduler import FEW_STEPS, _few_steps, _loop, _Pass, estimate_serving, simulate
 from tests.conftest import SPECS
 
@@ -33,7 +34,7 @@ def _deepseek() -> Arch:
 def _every_size(hw, job: I.ServeJob, tp: int, most: int) -> tuple[np.ndarray, np.ndarray]:
     """The pass and extra logits of every size 0..most, evaluated in one call each (the reference)."""
     n = np.arange(1, most + 1, dtype=float)
-    fixed = float(I.fixed_per_pass(job.arch, float(tp), job.attention_dp, job.precision, job.ffn_activation))
+    fixed = float(fixed_per_pass(job.arch, float(tp), job.attention_dp, job.precision, job.ffn_activation))
     body = np.concatenate(([0.0], I._forward(hw, job, n, float(tp), context=1.0, batch=0.0, prefill=False,
                                              attention=False, sampled=np.ones_like(n)) + fixed))
     out = I.output_time(hw, job.arch, n, 1.0 if job.attention_dp else float(tp))

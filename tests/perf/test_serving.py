@@ -11,7 +11,8 @@ import pytest
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.serve.inference import ServeJob, estimate_inference, kernels_per_pass, weights_per_gpu
+from archgen.perf.serve.inference import ServeJob, estimate_inference, weights_per_gpu
+from archgen.perf.serve.pass_costs import kernels_per_pass
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.scoring.cases import read_case_file
 from archgen.scoring.scores import score_case_file

@@ -24,6 +24,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ELEMENTWISE_H
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
+from archgen.perf.serve.pass_costs import kernels_per_pass
 from archgen.perf.train.layer import elementwise_bytes
 from archgen.perf.workload.roofline import inference_kernels
 
@@ -79,7 +80,7 @@ def test_the_pass_charges_the_bytes_at_the_hbm_rate(h100):
     kwargs = {"context": 2176.0, "batch": 256.0, "prefill": False}
     extra = I._forward(h100, sep, 256.0, 1, **kwargs) - I._forward(h100, fus, 256.0, 1, **kwargs)
     assert extra == pytest.approx(K.memory_time(h100, 256.0 * 80 * 6.0 * 28672), rel=1e-9)
-    saved = I.kernels_per_pass(LLAMA70, 1, False, "fp8") - I.kernels_per_pass(LLAMA70, 1, False, "fp8", "fused")
+    saved = kernels_per_pass(LLAMA70, 1, False, "fp8") - kernels_per_pass(LLAMA70, 1, False, "fp8", "fused")
     assert saved == ffn_kernels_saved(LLAMA70, "fused") == 80.0
     assert ffn_kernels_saved(MIXTRAL, "fused") == 0.0  # routed experts keep their activation kernel
     assert ffn_bytes(MIXTRAL, "fp8", 1, activation="fused") == ffn_bytes(MIXTRAL, "fp8", 1)

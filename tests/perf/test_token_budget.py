@@ -16,7 +16,8 @@ import pytest
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
-from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, _forward, estimate_inference, fixed_per_pass
+from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, _forward, estimate_inference
+from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.pipeline import run
 from tests.conftest import SPECS
 

@@ -55,7 +55,7 @@ KERNEL_OVERHEAD = 1.3e-6
 #: FP8 GEMMs on an H800 (deepseek-ai/DeepGEMM README.md at a6d97a1c1b48, Performance, "Normal GEMMs for dense
 #: models": time = 2 M N K / TFLOPS, bytes = time x the table's GB/s; least squares over the six rows: 2.26 us plus
 #: bytes at 2.81 TB/s, 0.839 of the H800's 3.35 TB/s HBM3; tests/perf/data/deepgemm-h800-fp8.yaml, `decode_rows`).
-#: Serving charges it per GEMM kernel of a pass (`serve.inference.gemm_kernels_per_pass`); measured on Hopper's
+#: Serving charges it per GEMM kernel of a pass (`serve.pass_costs.gemm_kernels_per_pass`); measured on Hopper's
 #: HBM3 only, applied to every accelerator as `KERNEL_OVERHEAD` is.
 GEMM_FILL = 2.26e-6
 #: Bytes of the reduction dimension one K-loop step of a Hopper tensor-core GEMM tile consumes: the 128-byte

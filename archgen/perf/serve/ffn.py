@@ -1,6 +1,6 @@
 """What a serving pass's FFN element-wise kernels move: the activation, and an MoE layer's combine of its rows.
 
-The serving model counts these kernels (`inference.DENSE_FFN_KERNELS`, `MOE_FFN_KERNELS`: "activation",
+The serving model counts these kernels (`pass_costs.DENSE_FFN_KERNELS`, `MOE_FFN_KERNELS`: "activation",
 "unpermute and combine") and, until issue 20, charged none of their bytes. As the engines run them by default:
 
 * **Activation, a kernel of its own** (`ffn_activation: separate`, the default). The up/gate GEMM writes its

@@ -10,11 +10,12 @@ does. Without attention DP the experts take their tokens from the TP all-reduce 
 
 Decode advances every active sequence by one token per step: its GEMMs have M = batch (weights re-read each step,
 so small batches are bandwidth-bound) and its attention reads each sequence's KV cache. Every forward pass also
-pays `kernels.KERNEL_OVERHEAD` per kernel it launches (`kernels_per_pass`): on an H100, even inside a CUDA graph, each
-kernel costs about 1.3 us of setup and teardown in which no weights stream (Hazy Research, "Look Ma, No Bubbles!
-Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: vLLM and SGLang reach at most 50 % of H100 bandwidth
-at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's `top_k_top_p_sampling_from_logits`
-runs its rounds of rejection sampling in a single kernel) reading the FP32 logits once.
+pays `kernels.KERNEL_OVERHEAD` per kernel it launches (`pass_costs.kernels_per_pass`): on an H100, even inside a CUDA
+graph, each kernel costs about 1.3 us of setup and teardown in which no weights stream (Hazy Research, "Look Ma, No
+Bubbles! Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: vLLM and SGLang reach at most 50 % of H100
+bandwidth at batch 1 for that reason). Sampling is one fused kernel per step (FlashInfer's
+`top_k_top_p_sampling_from_logits` runs its rounds of rejection sampling in a single kernel) reading the FP32 logits
+once.
 
 Weights: the linear layers inside the transformer blocks are stored in the serving precision, NVFP4 with one FP8
 E4M3 scale per 16 values (`kernels.BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
@@ -61,8 +62,9 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.memory import kv_cache_bytes_per_token_per_rank
 from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtypes
-from archgen.perf.serve.ffn import ffn_bytes, ffn_kernels_saved
+from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.lengths import decode_context, reserved_context
+from archgen.perf.serve.pass_costs import fixed_per_pass
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
@@ -102,16 +104,6 @@ MEMORY_RESERVE = ("no runtime figure of its own (CUDA or HIP context, allocator 
 #: masks, which inference does not write). Kept so, not re-derived from the serving engines' fused kernels: open.
 SERVING_ELEMENTWISE_H = K.ELEMENTWISE_H + K.DROPOUT_MASK_H
 
-#: Kernels of one transformer layer as this model times them: attention side (norm, QKV GEMM, RoPE and KV-cache
-#: append, attention core, output GEMM) and dense FFN side (norm, up/gate GEMM, activation, down GEMM).
-ATTENTION_KERNELS = 5
-DENSE_FFN_KERNELS = 4
-#: MoE FFN side: norm, router GEMM, top-k and permute, grouped up/gate GEMM, activation, grouped down GEMM,
-#: unpermute and combine; shared experts add their up/gate GEMM, activation and down GEMM.
-MOE_FFN_KERNELS = 7
-SHARED_EXPERT_KERNELS = 3
-#: Once per forward pass: embedding lookup, final norm, logits GEMM and the fused sampling kernel.
-STEP_KERNELS = 4
 #: Embedding and output layer stay in BF16 under quantised serving (ModelOpt quantises the blocks' linear layers).
 EMBEDDING_DTYPE = "bf16"
 
@@ -216,55 +208,13 @@ def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False, quan
         + (embed * K.DTYPE_BYTES[EMBEDDING_DTYPE] + kept * K.DTYPE_BYTES[UNQUANTISED_DTYPE]) / shared
 
 
-def kernels_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate",
-                     quantised_attention: str = "all"):
-    """Kernels one forward pass launches (see `ATTENTION_KERNELS` ...) with the TP or EP collectives.
-
-    In FP8 or FP4 serving the activation casts (`quant.serving_casts`) are kernels too; an FFN activation in the GEMM's
-    epilogue (`ffn.ffn_kernels_saved`) is not.
-    """
-    a = arch
-    moe = a.moe_layers
-    dense = a.layers - moe
-    moe_side = MOE_FFN_KERNELS + (SHARED_EXPERT_KERNELS if a.shared_experts else 0)
-    comm = np.where(np.asarray(tp) > 1, 2.0, 0.0)  # two all-reduces, or dispatch and combine, per (MoE) layer
-    per_layer_comm = comm * (moe if attention_dp else a.layers)
-    casts = Q.serving_casts(a, dtype, tp, attention_dp, qkv_quantised=quantised_attention == "all")[1]
-    attention = ATTENTION_KERNELS + len(a.attn_gemms(1)) - 2 + a.attn_norms  # MLA's further GEMMs and norms
-    return a.layers * attention + dense * DENSE_FFN_KERNELS + moe * moe_side + per_layer_comm + STEP_KERNELS \
-        + casts - ffn_kernels_saved(a, ffn_activation)
-
-
-def gemm_kernels_per_pass(arch: Arch, tp):
-    """GEMM kernels one forward pass launches, each paying `kernels.GEMM_FILL`.
-
-    QKV and output projections (MLA's five, `Arch.attn_gemms`), up/gate and down (dense), the router and the grouped
-    up/gate and down (MoE), the shared experts' two, and the logits GEMM (`tp` only shapes the array).
-    """
-    a = arch
-    moe = a.moe_layers
-    moe_side = 3 + (2 if a.shared_experts else 0)
-    return 0.0 * np.asarray(tp, dtype=float) + a.layers * len(a.attn_gemms(1)) + (a.layers - moe) * 2 \
-        + moe * moe_side + 1
-
-
-def fixed_per_pass(arch: Arch, tp, attention_dp: bool = False, dtype: str = "bf16", ffn_activation: str = "separate",
-                   quantised_attention: str = "all"):
-    """Fixed time of one forward pass (seconds).
-
-    Every kernel's launch (`kernels.KERNEL_OVERHEAD`) and every GEMM's pipeline fill and drain (`kernels.GEMM_FILL`).
-    """
-    return kernels_per_pass(arch, tp, attention_dp, dtype, ffn_activation, quantised_attention) * K.KERNEL_OVERHEAD \
-        + gemm_kernels_per_pass(arch, tp) * K.GEMM_FILL
-
-
 def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill: bool, local=None,
              attention: bool = True, sampled=None):
     """One forward pass over `tokens` tokens of a replica (a decode step or a prefill) on its busiest rank.
 
     `batch` sequences of `context` tokens are attended; under attention DP a rank attends `local` of the tokens
     (default tokens / tp) and batch / tp of the sequences with every head, and the experts see all `tokens`.
-    Kernel times only: the fixed per-kernel costs are `fixed_per_pass`. The scheduler
+    Kernel times only: the fixed per-kernel costs are `pass_costs.fixed_per_pass`. The scheduler
     (`perf.serve.scheduler`) asks for the pass without its attention core (`attention=False`, timed per sequence by
     `attention_core`) and names the tokens whose logits are sampled (`sampled`, default every decode token or the
     last token of each prompt).

@@ -7,6 +7,7 @@ import numpy as np
 from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
+from archgen.perf.serve.pass_costs import fixed_per_pass
 
 
 class Pass:
@@ -25,7 +26,7 @@ class Pass:
 
     def __init__(self, hw: Hardware, job: I.ServeJob, tp: int, most: int = I.PREFILL_CHUNK):
         self.hw, self.job, self.tp, self.most = hw, job, float(tp), most
-        self.fixed = float(I.fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation,
+        self.fixed = float(fixed_per_pass(job.arch, self.tp, job.attention_dp, job.precision, job.ffn_activation,
                                              job.quantised_attention))
         # decode attention is linear in sequences x context (a bandwidth roofline): seconds per (sequence, token)
         self.dec_unit = job.arch.layers * float(I.attention_core(hw, job, self.tp, tokens=1.0, context=1.0,

@@ -1,0 +1,62 @@
+"""A fabric's stated requirements against what it derives: the helpers of NET006 and NET007.
+
+Not a check module (NET006 is `checks.network.oversubscription_bisection`, NET007
+`checks.network.nic_bandwidth_per_accelerator`): each tier's oversubscription and the bisection per accelerator
+against `max_oversubscription` and `min_bisection_per_accelerator`, and the NIC bandwidth per accelerator against
+`min_bandwidth_per_accelerator`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from archgen.analyse.network import count
+from archgen.analyse.nodes import fabric_ports_rate
+from archgen.checks.registry import Context, Violation
+
+
+def bisection_shortfalls(ctx: Context) -> Iterator[Violation]:
+    """NET006: a tier above `max_oversubscription`, or bisection per accelerator below the stated minimum."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            spec = fa.fabric.spec
+            if spec.max_oversubscription is not None:
+                for tier, ratio in fa.oversubscription.items():
+                    if ratio > spec.max_oversubscription + 1e-9:
+                        yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
+                                        ("max_oversubscription",),
+                                        f"{tier} oversubscription {ratio:.3g}:1 exceeds "
+                                        f"{spec.max_oversubscription:g}:1", count(ratio),
+                                        count(spec.max_oversubscription))
+            need = spec.min_bisection_per_accelerator
+            if need is not None and fa.served:
+                have = (fa.bisection / fa.served).to(need.units)
+                if have < need:
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
+                                    ("min_bisection_per_accelerator",),
+                                    f"bisection {have:.4g~P} per accelerator (one direction, over all "
+                                    f"accelerators; full bisection is half the injection of "
+                                    f"{(fa.injection / fa.served).to(need.units):.4g~P}) is below "
+                                    f"{need:~P}", have, need)
+
+
+def bandwidth_shortfalls(ctx: Context) -> Iterator[Violation]:
+    """NET007: NIC bandwidth into the fabric per accelerator (each card at most its host interface) below the need."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            need = fa.fabric.spec.min_bandwidth_per_accelerator
+            if need is None:
+                continue
+            for nt in c.nodes:
+                ports = fa.ports_per_node.get(nt.part.id, 0)
+                if not nt.part.accelerators:
+                    continue
+                line, carried = fabric_ports_rate(ctx.design, nt.part, fa.fabric.spec, ports)
+                per_acc = (carried / nt.part.accelerators).to(need.units)
+                if per_acc < need:
+                    cap = (f", each NIC card at most its host interface: {carried:.4g~P} in all"
+                           if carried < line * ports * (1 - 1e-9) else "")
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path +
+                                    ("min_bandwidth_per_accelerator",),
+                                    f"{nt.part.id}: {ports} x {line:~P}{cap} for {nt.part.accelerators} "
+                                    f"accelerators = {per_acc:.4g~P} each, below {need:~P}", per_acc, need)
