@@ -302,8 +302,8 @@ def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quant
     """Activation casts of one serving forward pass per token, summed over the layers: (bytes, kernels).
 
     Each cast reads the BF16 input (`kernels.ACT_BYTES`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs:
-    QKV and the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it (TP
-    > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts' down
+    QKV and the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
+    (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts' down
     projection) takes the activation's. Under attention DP the dense FFN is whole on every rank. Where the checkpoint
     keeps the attention's input projections in BF16 (`qkv_quantised` False), they need no cast.
     """
