@@ -6,7 +6,7 @@ Split from `archgen.model.switches` (the table of switches and their profile val
 from __future__ import annotations
 
 from archgen.model.stack_profiles import ByStack
-from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PRIMUS, StackSwitches
+from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, StackSwitches
 
 #: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
 #: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
@@ -74,6 +74,13 @@ ALLOWS: dict[str, ByStack] = {
                         "which Primus's Kimi K3 attention checks (backends/megatron/core/transformer/kimi_k3/"
                         "kimi_k3_mla_attention.py:451-457), and its zero-bubble schedule offloads activations "
                         "(modules/megatron/zero_bubble.yaml:47 cpu_offload)")),
+    # Listed for what a job may state (`beyond_stack`, PERF004) only: a plan search keeps the stated or profile value,
+    # as it does the dropout (random router logits change what the run computes).
+    "moe_force_balance": ByStack(((False,), f"{_LM21}: no MoE router"),
+                                 ((False, True), "Megatron-core transformer_config.py at 2edffad:717: "
+                                                 "moe_router_force_load_balancing"),
+                                 ((False, True), f"{_BRIDGE}: moe_router_force_load_balancing"),
+                                 ((False, True), f"{_PRIMUS}: moe_router_force_load_balancing (Megatron-LM's)")),
 }
 
 
@@ -117,5 +124,8 @@ UNSETTLED: dict[str, dict[str, tuple[tuple[object, ...], str]]] = {
                                              "100 of the 168 set cross_entropy_fusion_impl 'te' with the loss "
                                              "fusion, the others keep models/megatron/language_model.yaml:78-79 "
                                              "(cross_entropy_loss_fusion false)"),
+        "moe_force_balance": ((True, False), f"{_PEX}: 89 of the 91 that set moe_router_force_load_balancing "
+                                             "set it true; primus_megatron_model.yaml:3, which the others keep, sets "
+                                             "it false"),
     },
 }

@@ -130,12 +130,14 @@ def case_results_text(results: list[CaseResult], bands: CaseBands | None = None)
     (`Band.holds`), and that band around the prediction with its expected coverage, (n - 1) / (n + 1) of its n
     measurements (`Band.coverage`): the held-out check of docs/accuracy.md on any run. A line counts those inside.
     """
+    shown = [(show_value(r.measured, r.unit, r.metric), show_value(r.predicted, r.unit, r.metric)) for r in results]
     width = max([len(r.id) for r in results] + [4])
+    mw = max([len(r.metric) for r in results] + [len("metric")])  # each column as wide as its longest entry
+    vw = max([len(v) for pair in shown for v in pair] + [len("predicted")])
     extra = "  in band  band (expected coverage)" if bands is not None else ""
-    lines = [f"{'case':{width}}  {'metric':15} {'measured':>16} {'predicted':>16} {'error':>8}{extra}"]
-    for r in results:
-        lines.append(f"{r.id:{width}}  {r.metric:15} {show_value(r.measured, r.unit, r.metric):>16} "
-                     f"{show_value(r.predicted, r.unit, r.metric):>16} {r.error:+8.1%}"
+    lines = [f"{'case':{width}}  {'metric':{mw}} {'measured':>{vw}} {'predicted':>{vw}} {'error':>8}{extra}"]
+    for r, (measured, predicted) in zip(results, shown, strict=True):
+        lines.append(f"{r.id:{width}}  {r.metric:{mw}} {measured:>{vw}} {predicted:>{vw}} {r.error:+8.1%}"
                      + (_band_cells(bands.get((r.id, r.metric)), r) if bands is not None else ""))
     s = summary(results)
     if s["count"]:

@@ -111,3 +111,26 @@ def test_an_amd_case_ranges_over_what_primus_leaves_unsettled(tmp_path) -> None:
     stated = case.model_copy(update={"training": case.training.model_copy(
         update={"grad_accum_fusion": False, "cross_entropy": "te"})})
     assert unsettled_range(stated, accs) == {}
+
+
+def test_a_moe_case_ranges_over_the_forced_router_balance_a_dense_one_does_not(tmp_path) -> None:
+    """Primus's configs split on moe_force_balance (89 of the 91 that set it true, the model base false:
+    `switch_allows.UNSETTLED`): a MoE case that leaves it out ranges over it, a dense one does not (`stacks.moot`:
+    the router's random logits act on MoE layers only), and its two values give two step times (2 kernels more a
+    MoE layer with it, `router.router_kernels`)."""
+    from archgen.scoring.cases import predict, read_cases
+    from archgen.scoring.catalog import load_accelerators
+    from archgen.scoring.unstated import unsettled_switches
+
+    moe = AMD_CASE.replace("vocab: 32000}", "vocab: 32000, moe: {experts: 8, top_k: 2, expert_ffn: 2048}}")
+    assert moe != AMD_CASE
+    accs = load_accelerators()
+    (path := tmp_path / "dense.yaml").write_text(AMD_CASE, encoding="utf-8")
+    (dense,), _ = read_cases(path)
+    (path := tmp_path / "moe.yaml").write_text(moe, encoding="utf-8")
+    (case,), _ = read_cases(path)
+    assert "moe_force_balance" not in unsettled_switches(dense, accs)
+    assert unsettled_switches(case, accs)["moe_force_balance"] == (True, False)
+    times = {v: predict(case.model_copy(update={"training": case.training.model_copy(
+        update={"moe_force_balance": v})}), accs)["step_time"] for v in (True, False)}
+    assert times[True] > times[False]

@@ -60,7 +60,7 @@ def test_bf16_input_projections_need_no_cast():
     b, k = Q.serving_casts(DSV3, "fp4", 1)
     b_out, k_out = Q.serving_casts(DSV3, "fp4", 1, qkv_quantised=False)
     assert k - k_out == DSV3.layers
-    assert b - b_out == pytest.approx(DSV3.layers * DSV3.hidden * (Q.READ + Q.SERVING_BYTES["fp4"]))
+    assert b - b_out == pytest.approx(DSV3.layers * DSV3.hidden * (K.ACT_BYTES + Q.SERVING_BYTES["fp4"]))
 
 
 def test_the_decode_step_times_the_left_out_gemms_in_bf16(accelerators):

@@ -240,3 +240,18 @@ def test_a_switch_stated_beyond_the_stack_is_said_and_estimated_as_stated(cli, t
     other = json.loads(cli(*args, "--format", "json").out)
     assert other["metrics"]["step_time"] == doc["metrics"]["step_time"]
     assert not any("PERF004" in n for n in other["notes"])
+
+
+def test_a_forced_router_balance_is_beyond_the_2021_stack_and_unsettled_under_primus():
+    """Megatron-LM of 2021 has no MoE router (`switch_allows.ALLOWS`): a stated moe_force_balance true is beyond it
+    (PERF004), false is not; Primus's configs split on it (switches.py: 89 of the 91 that set it true, the model
+    base false), so it is in `switch_allows.UNSETTLED` with the profile's value first."""
+    from archgen.model.switch_allows import UNSETTLED, beyond_stack
+    from archgen.perf.train.stacks import resolve
+
+    t = Training(seq_len=2048, global_batch=64, stack="megatron-lm-2021", moe_force_balance=True)
+    assert [(n, v, a) for n, v, a, _ in beyond_stack(t)] == [("moe_force_balance", True, (False,))]
+    assert beyond_stack(t.model_copy(update={"moe_force_balance": False})) == []
+    assert beyond_stack(t.model_copy(update={"stack": "megatron-core-2024"})) == []
+    vals = UNSETTLED["primus-2025"]["moe_force_balance"][0]
+    assert vals == (True, False) and vals[0] == resolve("primus-2025", {}, "bf16").moe_force_balance

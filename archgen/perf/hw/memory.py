@@ -55,13 +55,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.kernels import DTYPE_BYTES
 from archgen.perf.hw.numeric import NUMBER, as_float, maximum, minimum, where
 from archgen.perf.hw.record import quick_init
 
 #: Bytes per parameter of the optimizer state: fp32 master weights, Adam first and second moments.
 OPTIMIZER_BYTES = 12.0
-#: Bytes per parameter of the working weights (16-bit; FP8/FP4 recipes keep 16-bit master copies for GEMMs).
-WEIGHT_BYTES = 2.0
+#: Bytes per parameter of the working weights: BF16, a parameter's type (the activations' is `kernels.ACT_BYTES`, the
+#: same 2 bytes by another reading); FP8/FP4 recipes keep BF16 copies for the GEMMs.
+WEIGHT_BYTES = float(DTYPE_BYTES["bf16"])
 #: Layers whose full weights a ZeRO-3 / FSDP rank holds at once: the one computing and the one prefetched.
 GATHER_WINDOW_LAYERS = 2.0
 #: Layers whose full gradients a ZeRO-2 / ZeRO-3 rank holds at once: the one computing and the one reduce-scattered.

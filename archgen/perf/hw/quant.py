@@ -73,6 +73,7 @@ from typing import Any
 import numpy as np
 
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import where
 
 #: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names).
@@ -82,8 +83,6 @@ FP8_RECIPES = ("delayed", "tensorwise", "mxfp8")
 FORMAT_BYTES = {"delayed": 1.0, "tensorwise": 1.0, "mxfp8": 1.0 + 1.0 / 32.0, "nvfp4": 0.5 + 1.0 / 16.0}
 #: Whether the recipe needs the tensor's amax before it can cast (a per-tensor scale computed from this tensor).
 AMAX_PASS = {"delayed": False, "tensorwise": True, "mxfp8": False, "nvfp4": True}
-#: Bytes per element read from the BF16 tensor by one pass.
-READ = 2.0
 
 #: Dispatchers after which Megatron-core pads the routed experts' rows itself (module docstring; HybridEP pads in
 #: its permutation, `skip_routed_expert_padding`).
@@ -111,7 +110,7 @@ def padding_per_token(a: Arch, rec: str | None, dispatcher: str, tp, etp=None):
     if not (a.experts and pads_experts(rec, dispatcher)):
         return 0.0
     rows = a.top_k * (1.0 if etp is None else etp / tp)
-    return rows * 2.0 * (2.0 * READ * a.hidden + PROB_BYTES)
+    return rows * 2.0 * (2.0 * ACT_BYTES * a.hidden + PROB_BYTES)
 
 
 def padding_kernels(a: Arch, rec: str | None, dispatcher: str) -> float:
@@ -145,9 +144,9 @@ def tensor_bytes(rec: str, cc, *, norm_output: bool = False, rht: bool = True):
     copies = _copies(rec, cc)
     data = FORMAT_BYTES[rec]
     if norm_output and rec == "delayed":  # the norm writes FP8 instead of BF16; Hopper transposes it afterwards
-        return data - READ + (copies - 1.0) * 2.0 * data
+        return data - ACT_BYTES + (copies - 1.0) * 2.0 * data
     amax = AMAX_PASS[rec] and not (norm_output and not (rec == "nvfp4" and rht))
-    return (READ if amax else 0.0) + READ + copies * data
+    return (ACT_BYTES if amax else 0.0) + ACT_BYTES + copies * data
 
 
 def weight_bytes(rec: str, cc, *, fp8_weights: bool = False):
@@ -302,11 +301,11 @@ NORM_FUSION_HIDDEN = 4096
 def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quantised: bool = True):
     """Activation casts of one serving forward pass per token, summed over the layers: (bytes, kernels).
 
-    Each cast reads the BF16 input (`READ`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs: QKV and
-    the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
-    (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts'
-    down projection) takes the activation's. Under attention DP the dense FFN is whole on every rank. Where the
-    checkpoint keeps the attention's input projections in BF16 (`qkv_quantised` False), they need no cast.
+    Each cast reads the BF16 input (`kernels.ACT_BYTES`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs:
+    QKV and the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
+    (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts' down
+    projection) takes the activation's. Under attention DP the dense FFN is whole on every rank. Where the checkpoint
+    keeps the attention's input projections in BF16 (`qkv_quantised` False), they need no cast.
     """
     if dtype not in SERVING_BYTES:
         return 0.0, 0.0
@@ -319,4 +318,4 @@ def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quant
     shared = a.shared_experts * a.expert_ffn
     elems = a.layers * (qkv + ffn_in) * a.hidden + dense * a.ffn / t_ffn + moe * shared / t_ffn
     kernels = a.layers * (qkv + ffn_in) + dense + (moe if a.shared_experts else 0)
-    return elems * (READ + SERVING_BYTES[dtype]), kernels
+    return elems * (ACT_BYTES + SERVING_BYTES[dtype]), kernels

@@ -31,6 +31,7 @@ from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave
 from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
     Knobs,
+    moot,
     newest,
     on_vendor,
     open_knobs,
@@ -330,10 +331,12 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
 def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
     """A note with the step time over the switches the job's stack leaves unsettled (`switch_allows.UNSETTLED`).
 
-    Only those the job leaves out; every combination of their values, the layout kept. Information beside the
-    estimate (the profile's values), as the stack range is; none where the stack settles every switch.
+    Only those the job leaves out and its model and precision use (`stacks.moot`: a dense model's MoE switches move
+    nothing); every combination of their values, the layout kept. Information beside the estimate (the profile's
+    values), as the stack range is; none where the stack settles every switch.
     """
-    open_ = {n: vals for n, (vals, _) in UNSETTLED.get(t.stack, {}).items() if getattr(t, n, None) is None}
+    open_ = {n: vals for n, (vals, _) in UNSETTLED.get(t.stack, {}).items()
+             if getattr(t, n, None) is None and moot(n, {}, bool(arch.experts), t.precision) is None}
     if not open_:
         return []
     times = [float(est.step_time)]
