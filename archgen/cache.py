@@ -71,21 +71,36 @@ def enabled() -> bool:
     return os.environ.get("ARCHGEN_CACHE", "").strip().lower() in ON
 
 
-def matplotlib_kept_private() -> None:
-    """With the cache off, matplotlib's config and cache folder (its font list) is a temporary one, removed at exit.
+def render_caches_kept_private() -> None:
+    """With the cache off, matplotlib's and fontconfig's cache folders are temporary ones, removed at exit.
 
     matplotlib writes its font list to ``~/.cache/matplotlib`` (and makes ``~/.config/matplotlib``) on its first
     import, unless `$MPLCONFIGDIR` names another folder (matplotlib's docs, "Environment variables"; matplotlib 3.11
     ``__init__.py`` `_get_config_or_cache_dir`, which falls back on a `tempfile.mkdtemp` folder removed at exit, as
-    here). So `ARCHGEN_CACHE=off` covers rendering too: archgen's renderers import matplotlib only under
-    `archgen.render`, which calls this first. A `$MPLCONFIGDIR` the caller set, or a matplotlib already imported
-    (it has chosen its folder), is left alone. The font list is then built on each run (about a second).
+    here). Building that list runs ``fc-list`` (``font_manager._get_fontconfig_fonts``), and fontconfig writes a
+    cache file for each font folder whose cache is missing or stale (a user's ``~/.local/share/fonts``, fonts added
+    without ``fc-cache``) to its first writable cache folder: ``$XDG_CACHE_HOME/fontconfig``, default
+    ``~/.cache/fontconfig``, for a user who cannot write ``/var/cache/fontconfig`` (fonts-conf(5), ``<cachedir
+    prefix="xdg">``; fontconfig 2.14 ``fonts.conf``). So `$XDG_CACHE_HOME` is pointed at a temporary folder too.
+    PDF (the `typst` wheel, ``ignore_system_fonts``) reads no font folder and writes nothing (tests/test_cache_off).
+    `ARCHGEN_CACHE=off` thus covers rendering: archgen's renderers import matplotlib only under `archgen.render`,
+    which calls this first. A variable the caller set, or a matplotlib already imported (it has chosen its folder),
+    is left alone. The font list is then built on each run (about a second). Run as root, fontconfig writes to
+    ``/var/cache/fontconfig`` first, which no variable moves (fontconfig's ``<cachedir>`` list is in its config).
     """
-    if enabled() or os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules:
+    if enabled():
         return
-    folder = tempfile.mkdtemp(prefix="archgen-matplotlib-")
+    if not (os.environ.get("MPLCONFIGDIR") or "matplotlib" in sys.modules):
+        os.environ["MPLCONFIGDIR"] = _temporary("archgen-matplotlib-")
+    if not os.environ.get("XDG_CACHE_HOME"):
+        os.environ["XDG_CACHE_HOME"] = _temporary("archgen-xdg-cache-")
+
+
+def _temporary(prefix: str) -> str:
+    """A new folder under `tempfile.gettempdir`, removed at exit."""
+    folder = tempfile.mkdtemp(prefix=prefix)
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    os.environ["MPLCONFIGDIR"] = folder
+    return folder
 
 
 def _home(variable: str, default: str) -> str:

@@ -8,6 +8,7 @@ registry is built (and written) on import.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,13 +46,44 @@ def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv):
 
 def test_off_covers_matplotlib_when_rendering(tmp_path):
     """Rendering imports matplotlib, which wrote its font list to ~/.cache/matplotlib with the cache off (nu43api's
-    open list): now to a temporary folder (`cache.matplotlib_kept_private`), removed when the command ends."""
+    open list): now to a temporary folder (`cache.render_caches_kept_private`), removed when the command ends."""
     temp = tmp_path / "temp"
     temp.mkdir()
     render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "svg"]
     assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp)) == []   # main: .cache/matplotlib/fontlist-*
     assert (tmp_path / "out" / "gb200-nvl72" / "power.svg").is_file() and list(temp.iterdir()) == []
     assert any(w.startswith(".cache/matplotlib/") for w in _written(tmp_path / "on", render, None))
+
+
+#: A fontconfig setup whose one font folder has no cache yet, cached under `$XDG_CACHE_HOME` (fonts-conf(5),
+#: `<cachedir prefix="xdg">`), as for a user's own fonts (`~/.local/share/fonts`) or fonts added without `fc-cache`.
+FONTS_CONF = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig><dir>{fonts}</dir><cachedir prefix="xdg">fontconfig</cachedir></fontconfig>
+"""
+
+
+@pytest.mark.skipif(shutil.which("fc-list") is None, reason="matplotlib asks fontconfig only through fc-list")
+def test_off_covers_fontconfig_and_typst_when_rendering_pdf(tmp_path):
+    """matplotlib's font list runs fc-list, and fontconfig wrote a cache for each uncached font folder to
+    ~/.cache/fontconfig with the cache off (main, fontconfig 2.14): now to a temporary `$XDG_CACHE_HOME`. The PDF
+    itself (the typst wheel, no system fonts) writes nothing under HOME either way."""
+    pytest.importorskip("typst")
+    import matplotlib
+
+    fonts = tmp_path / "fonts"
+    fonts.mkdir()
+    shutil.copy(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf", fonts)
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(FONTS_CONF.format(fonts=fonts), encoding="utf-8")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "pdf"]
+    assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp), FONTCONFIG_FILE=str(conf)) == []
+    assert (tmp_path / "out" / "gb200-nvl72" / "gb200-nvl72.pdf").is_file() and list(temp.iterdir()) == []
+    on = _written(tmp_path / "on", render, None, FONTCONFIG_FILE=str(conf))
+    assert ".cache/fontconfig/CACHEDIR.TAG" in on and any(w.endswith(".cache-8") for w in on)   # main wrote these off
+    assert not any("typst" in w for w in on)
 
 
 @pytest.mark.parametrize(("value", "on"), [("", True), ("ON", True), (" yes ", True), ("True", True), ("1", True),

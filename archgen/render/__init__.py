@@ -18,10 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from archgen.cache import matplotlib_kept_private
+from archgen.cache import render_caches_kept_private
 from archgen.errors import UsageError
 
-matplotlib_kept_private()   # before any renderer imports matplotlib: ARCHGEN_CACHE=off writes nothing under HOME
+render_caches_kept_private()   # before any renderer imports matplotlib: ARCHGEN_CACHE=off writes nothing under HOME
 
 from archgen.render.files import read_written, refuse_leaving_link, write_atomic  # noqa: E402
 
