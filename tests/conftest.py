@@ -98,6 +98,13 @@ def sweep_problems_of(sweep_file: Path, paths: list[Path]) -> list[SweepProblem]
     return sweep_problems.problems(*sw.load(sweep_file, paths))
 
 
+def sweep_problem_written(tmp_path: Path, sweep: str) -> SweepProblem:
+    """The first sweep of the YAML text `sweep`, written to `tmp_path`, on the shipped specs (`sweep_problems_of`)."""
+    path = tmp_path / "sweep.yaml"
+    path.write_text(sweep, encoding="utf-8")
+    return sweep_problems_of(path, [SPECS, tmp_path])[0]
+
+
 @pytest.fixture
 def spec_tree(tmp_path):
     """`spec_tree({name: yaml})` writes a spec directory and returns its path."""

@@ -9,7 +9,7 @@ the largest mesh seven links make is 8.
 
 from __future__ import annotations
 
-from tests.conftest import SPECS, sweep_problems_of
+from tests.conftest import sweep_problem_written
 
 SWEEP = """\
 kind: Sweep
@@ -24,10 +24,7 @@ objectives:
 
 
 def _problem(tmp_path):
-
-    path = tmp_path / "sweep.yaml"
-    path.write_text(SWEEP, encoding="utf-8")
-    return sweep_problems_of(path, [SPECS, tmp_path])[0]
+    return sweep_problem_written(tmp_path, SWEEP)
 
 
 def test_the_machine_knows_its_mesh_limit(tmp_path) -> None:

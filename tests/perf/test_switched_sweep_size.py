@@ -10,7 +10,7 @@ now takes the same rule (`analyse.scale_up_switches.ports_needed`), so the wides
 from __future__ import annotations
 
 from archgen.analyse.scale_up_switches import ports_needed, widest_switched
-from tests.conftest import SPECS, sweep_problems_of
+from tests.conftest import sweep_problem_written
 
 SWEEP = """\
 kind: Sweep
@@ -25,9 +25,7 @@ objectives:
 
 
 def _problem(tmp_path):
-    path = tmp_path / "sweep.yaml"
-    path.write_text(SWEEP, encoding="utf-8")
-    return sweep_problems_of(path, [SPECS, tmp_path])[0]
+    return sweep_problem_written(tmp_path, SWEEP)
 
 
 def test_the_widest_domain_is_check_s_ports_rule() -> None:
