@@ -42,6 +42,15 @@ def git(repo: Path, *args: str, stdin: str | None = None) -> str:
     return done.stdout.decode().strip()
 
 
+def racks_repo(top: Path) -> Path:
+    """A git repository at `top` whose main commit holds the shipped racks (specs/racks); `top`."""
+    shutil.copytree(SPECS / "racks", top / "specs" / "racks")
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "base")
+    return top
+
+
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Write {relative path: text or bytes} under `root` and return it."""
     for name, content in files.items():

@@ -15,17 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPECS, git
+from tests.conftest import git, racks_repo
 
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
     """A git repository whose main commit holds the shipped racks; cwd inside it."""
-    top = tmp_path / "repo"
-    shutil.copytree(SPECS / "racks", top / "specs" / "racks")
-    git(top, "init", "-q", "-b", "main")
-    git(top, "add", "-A")
-    git(top, "commit", "-qm", "base")
+    top = racks_repo(tmp_path / "repo")
     monkeypatch.chdir(top)
     return top
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 
 import pytest
 
-from tests.conftest import SPECS, git
+from tests.conftest import SPECS, git, racks_repo
 
 #: The shipped DGX H100 rack under an id no spec may have; `export-subst` turns it into the commit's short hash.
 HIDDEN = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8").replace("id: dgx-h100-4", 'id: "$Format:%h$"')
@@ -32,11 +31,7 @@ BROKEN_RACK = "kind: Rack\nid: zz\nfoo: 1\n"
 @pytest.fixture
 def pr_repo(tmp_path, monkeypatch):
     """A git repository whose main commit holds the shipped racks; cwd inside it."""
-    shutil.copytree(SPECS / "racks", tmp_path / "specs" / "racks")
-    git(tmp_path, "init", "-q", "-b", "main")
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-qm", "base")
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(racks_repo(tmp_path))
     return tmp_path
 
 
