@@ -10,6 +10,8 @@ The design is the shipped 405B GB200 job with Llama 3.1 405B's 15.6e12 tokens (a
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from archgen.metrics import find
@@ -66,3 +68,19 @@ def test_accelerator_hours_are_declared_in_hours():
     for name in ("accelerator_hours", "goodput_accelerator_hours", "goodput_accelerator_hours_high"):
         m = find("workload", name)
         assert m is not None and m.unit == "h"
+
+
+def test_estimate_gives_the_runs_time_and_gpu_hours_as_check_does(est, tmp_path_factory, cli):
+    """`archgen estimate` has every input of a run's time and GPU-hours (the token budget and its tokens/s); before
+    (newuser47) it answered a time-to-train requirement "not provided (`archgen check` computes time_to_train)"."""
+    root = tmp_path_factory.mktemp("hours_cli")
+    shipped_edited(root, PATH, OLD, NEW.replace(
+        "requirements:\n", "requirements:\n  - {id: REQ-GPUH, statement: GPU-hours, metric: accelerator_hours, "
+        "target: '<= 1e9 h'}\n"))
+    r = cli("estimate", "--workload", JOB.split("/")[1], "--path", str(root / "specs"), "--format", "json")
+    out = json.loads(r.out)
+    for name in ("time_to_train", "accelerator_hours"):
+        assert out["metrics"][name]["value"] == pytest.approx(est.metrics[name].m_as("s"))
+        assert out["bands"][name]["error"] == out["bands"]["step_time"]["error"]
+    [req] = [q for q in out["requirements"] if q["id"] == "REQ-GPUH"]
+    assert req["status"] == "met"
