@@ -203,6 +203,9 @@ REGISTRY: tuple[Metric, ...] = (
              f"{'Goodput time' if g else 'Time'} to train{f' ({e[1:]})' * bool(e)} × the job's accelerators: the "
              "run's GPU-hours as published runs report them (hot spares not counted).", _GP, _T, minimise=True)
       for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
+    Metric("workload", "job_energy", "J", "MWh", 1, "Job energy", "The job's share of its cluster's maximum IT "
+           "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
+           "upper bound; without the PUE or goodput's lost time.", _OPS, _T, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
            sweep=False, minimise=True),

@@ -17,7 +17,7 @@ import pytest
 from archgen.metrics import find
 from archgen.model.requirements import Requirement, Status
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.derived import judge_requirements, run_energy
 from tests.conftest import shipped_edited
 
 PATH = "workloads/llama3-405b.yaml"
@@ -84,3 +84,25 @@ def test_estimate_gives_the_runs_time_and_gpu_hours_as_check_does(est, tmp_path_
         assert out["bands"][name]["error"] == out["bands"]["step_time"]["error"]
     [req] = [q for q in out["requirements"] if q["id"] == "REQ-GPUH"]
     assert req["status"] == "met"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return shipped_edited(tmp_path_factory.mktemp("energy"), PATH, OLD, NEW)
+
+
+def test_job_energy_is_the_jobs_share_of_it_power_times_the_run_time(run):
+    """A planner's energy per run: the cluster's maximum IT power x accelerators used / the cluster's x time to
+    train (an upper bound: maximum draw, no PUE). Before (newuser47) no figure gave a run's energy."""
+    est = run.workloads[JOB].estimate
+    cluster = run.clusters["cluster/gb200-nvl72-su"]
+    share = cluster.metrics["it_power"] * est.accelerators / cluster.accelerators
+    assert est.metrics["job_energy"].m_as("MWh") == pytest.approx((share * est.metrics["time_to_train"]).m_as("MWh"))
+    assert est.bands["job_energy"].describe() == est.bands["step_time"].describe()
+
+
+def test_run_energy_needs_a_power_and_a_run_time():
+    assert run_energy(float("nan"), {"time_to_train": 10.0}) == {}
+    assert run_energy(None, {"time_to_train": 10.0}) == {}
+    assert run_energy(2.0, {}) == {}
+    assert run_energy(2.0, {"time_to_train": 10.0}) == {"job_energy": 20.0}

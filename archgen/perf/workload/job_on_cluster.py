@@ -26,7 +26,8 @@ from archgen.units import Q_
 #: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
 OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
               for m in metrics.declared("workload")
-              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))}
+              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))
+              or m.name == "job_energy"}
 
 #: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
 #: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
