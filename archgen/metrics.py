@@ -198,6 +198,14 @@ REGISTRY: tuple[Metric, ...] = (
              "Time to train over goodput" + (f"_{o}: the {e[1:]} end over the rate sets (infinite where that is 0)."
                                              if e else "."), _GP, _T, minimise=True)
       for e, o in (("", ""), ("_low", "high"), ("_high", "low"))),
+    *(Metric("workload", f"{g}accelerator_hours{e}", "s", "h", 0,
+             f"{'Goodput a' if g else 'A'}ccelerator-hours" + f" ({e[1:]})" * bool(e),
+             f"{'Goodput time' if g else 'Time'} to train{f' ({e[1:]})' * bool(e)} × the job's accelerators: the "
+             "run's GPU-hours as published runs report them (hot spares not counted).", _GP, _T, minimise=True)
+      for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
+    Metric("workload", "job_energy", "J", "MWh", 1, "Job energy", "The job's share of its cluster's maximum IT "
+           "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
+           "upper bound; without the PUE or goodput's lost time.", _OPS, _T, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
            sweep=False, minimise=True),

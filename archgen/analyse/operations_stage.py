@@ -38,7 +38,13 @@ from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.derived import charged_spares, serving_cost_bands
+from archgen.perf.workload.derived import (
+    HOURS_OF,
+    accelerator_hours,
+    charged_spares,
+    run_energy,
+    serving_cost_bands,
+)
 from archgen.perf.workload.results import WorkloadResult
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -135,6 +141,20 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             for why in (cost.withheld, cost.no_opex):
                 if why:
                     _withhold(ops, path, JOB_COST_METRICS, why)
+        if w.training is not None:   # a run's accelerator-hours, from its times, provided or withheld as they are
+            extra |= accelerator_hours(extra, est.accelerators)
+            other |= accelerator_hours(other, est.accelerators)
+            for time, hours in HOURS_OF.items():
+                if time in ops.withheld.get(path, {}):
+                    _withhold(ops, path, (hours,), ops.withheld[path][time])
+            it_power = a.metrics.get("it_power")   # the run's energy: its share of the cluster's maximum IT power
+            share = it_power * est.accelerators / a.accelerators if it_power is not None else None
+            extra |= {k: v.to("MWh") for k, v in run_energy(share, extra).items()}
+            if "time_to_train" in extra and share is None:
+                _withhold(ops, path, ("job_energy",), ops.withheld.get(a.cluster.path, {}).get(
+                    "it_power", f"cluster '{a.cluster.spec.id}' has no IT power"))
+            elif "time_to_train" in ops.withheld.get(path, {}):
+                _withhold(ops, path, ("job_energy",), ops.withheld[path]["time_to_train"])
         if other:
             ops.unsettled[path] = unsettled(extra, other)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},

@@ -42,11 +42,13 @@ COST_OBJECTIVES = frozenset(name for name in SWEEP_METRICS if "USD" in SWEEP_MET
 #: token) or come with it (the MTTI, from the same `perf.train.goodput.job_goodput`): an objective on them needs
 #: somewhere to write checkpoints, and a table showing them shows goodput's range.
 GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tokens_per_second", "cost_per_token",
-                                                         "mtti", "goodput_time_to_train")
+                                                         "mtti", "goodput_time_to_train", "goodput_accelerator_hours")
                              for end in ("", "_low", "_high")})
 #: Metrics a training point has only where its workload states its token budget (`checkpoint.tokens`): the time to
 #: train, and with goodput the goodput time to train (`perf.workload.derived.run_times`, as `check` gives them).
-RUN_METRICS = frozenset({"time_to_train", *(f"goodput_time_to_train{end}" for end in ("", "_low", "_high"))})
+RUN_METRICS = frozenset({"time_to_train", *(f"goodput_time_to_train{end}" for end in ("", "_low", "_high")),
+                         "accelerator_hours", *(f"goodput_accelerator_hours{end}" for end in ("", "_low", "_high")),
+                         "job_energy"})
 
 #: A training point's checkpoint write and restore times (`perf.train.goodput.goodput_of`, the job's ports on the
 #: storage fabric at the point's accelerator count, as `check` gives them): like goodput, they need somewhere to

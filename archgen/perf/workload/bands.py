@@ -71,7 +71,8 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
 #: (`derived.run_bands`, `derived.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
 #: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
 MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
-                  "goodput_tokens_per_second", "energy_per_token")
+                  "goodput_tokens_per_second", "energy_per_token", "accelerator_hours", "goodput_accelerator_hours",
+                  "job_energy")
 QUANTITIES: dict[str, dict[str, str]] = {
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
                                           "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},

@@ -286,6 +286,8 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
         if run:
             m.update(run_times(run / m["tokens_per_second"], m.get("goodput"), low, high))
+            m.update(accelerator_hours(m, gpus))
+            m.update(run_energy(m.get("power"), m))
         if base.cost_per_accelerator_hour is not None and tokens > 0:
             m["cost_per_token"] = cost_per_token(base.cost_per_accelerator_hour, gpus, tokens)
             m["cost_per_million_tokens"] = m["cost_per_token"] * 1e6  # as `analyse.cost` gives it
@@ -314,6 +316,38 @@ def run_times(time_to_train: float, goodput: float | None, low: float, high: flo
     if low == low and high == high:
         out.update(goodput_time_ends(time_to_train, low, high))
     return out
+
+
+#: A training run's accelerator-hours, each from the run time of the same name (`accelerator_hours`).
+HOURS_OF = {f"{g}time_to_train{e}": f"{g}accelerator_hours{e}" for g, e in
+            (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))}
+
+
+def accelerator_hours(metrics: Mapping[str, Any], accelerators: int) -> dict[str, Any]:
+    """A training run's accelerator-hours (GPU-hours): each run time in `metrics` (`HOURS_OF`) times its accelerators.
+
+    What published whole runs report (the Llama 3.1 model card's 30.84M H100 GPU-hours, DeepSeek-V3's 2.788M H800
+    GPU-hours, arXiv 2412.19437 Table 1), so a planner compares like with like; the job's accelerators only, its hot
+    spares not counted. Made from the run time, so proportional to the step time: the step time's band
+    (`MADE_FROM_RATE`). `metrics` are `check`'s quantities or a sweep point's floats (seconds).
+    """
+    return {hours: metrics[time] * accelerators for time, hours in HOURS_OF.items() if time in metrics}
+
+
+def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """A training run's IT energy (`job_energy`): `power` times its time to train.
+
+    `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
+    own, as a sweep point's `power`).
+
+    At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's energy is this times its
+    `cost.energy.pue`) and without goodput's lost time. Published runs state energy on other bases (Llama 3.1's
+    model card: GPU-hours x the GPUs' 700 W TDP, GPUs only), so compare like with like. `metrics` are `check`'s
+    quantities or a sweep point's floats; none where `power` is unknown (None, NaN) or the run has no time to train.
+    """
+    if power is None or power != power or "time_to_train" not in metrics:
+        return {}
+    return {"job_energy": power * metrics["time_to_train"]}
 
 
 def goodput_time_ends(time_to_train: Any, low: float, high: float) -> dict[str, Any]:

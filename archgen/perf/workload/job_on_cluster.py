@@ -19,13 +19,15 @@ from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
-from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.derived import accelerator_hours, judge_requirements, run_bands
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.units import Q_
 
 #: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
 OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
               for m in metrics.declared("workload")
-              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))}
+              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))
+              or m.name == "job_energy"}
 
 #: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
 #: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
@@ -64,8 +66,26 @@ class JobOnCluster:
                 raise
             raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes "
                                               f"all {self.on.accelerators} of cluster '{self.on.cluster}')") from None
+        est = run_figures(est, self.workload)
         return replace(est, notes=[*self.notes, *est.notes],
                        requirements=judge_requirements(self.requirements, est, OPERATIONS, rests=self.rests))
+
+
+def run_figures(est: Estimate, workload: Workload) -> Estimate:
+    """`est` with a training run's time to train and accelerator-hours, where the workload states its token budget.
+
+    Both need only the budget (`checkpoint.tokens`) and the estimate's tokens/s, as `archgen check` computes them
+    (`analyse.goodput.workload_metrics`, `derived.accelerator_hours`), with the step time's band (`run_bands`); the
+    goodput figures need the cluster's failures and storage and stay `check`'s. Before (newuser47), `estimate` said
+    "not provided" for a whole run's time and GPU-hours that it had every input for. A job that does not fit has none.
+    """
+    tps = est.metrics.get("tokens_per_second")
+    tokens = workload.checkpoint.tokens
+    if est.kind != "training" or not est.fits or not tokens or tps is None or tps.m <= 0:
+        return est
+    run = {"time_to_train": (Q_(tokens, "") / tps).to("day")}
+    run |= accelerator_hours(run, est.accelerators)
+    return replace(est, metrics={**est.metrics, **run}, bands={**est.bands, **run_bands(est, run)})
 
 
 def other_cluster_note(workload: Workload, cluster: str) -> str:
