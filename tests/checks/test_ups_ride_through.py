@@ -10,26 +10,13 @@ from __future__ import annotations
 from archgen.render.cluster import cluster_scope
 from archgen.render.datacentre import datacentre
 from tests.checks.test_cases import findings_of
+from tests.checks.test_hall_redundancy import _CLUSTER
 from tests.conftest import case_files, run_specs
-
-_CLUSTER = """
----
-kind: Cluster
-id: c
-facility: h
-units:
-- id: su
-  racks:
-  - {rack: gb200-nvl72, count: 1}
-layout:
-- {unit: su, count: 1}
-floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
-"""
 
 
 def _hall(feeds: str) -> str:
     return ("kind: Facility\nid: h\nfloor_rating: 2500 kg/m**2\nwater: {supply: 30 degC}\nair: {supply: 25 degC}\n"
-            f"feeds: {feeds}\n" + _CLUSTER)
+            f"feeds: {feeds}\n" + _CLUSTER.format(id="c"))
 
 
 def _row(tmp_path, feeds: str) -> str:
