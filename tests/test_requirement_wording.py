@@ -64,7 +64,7 @@ def test_a_statement_naming_a_metric_judges_that_metric(where, req):
     own = _own_titles(req["metric"])
     assert own, f"{where}: {req['id']} judges {req['metric']!r}, which the registry does not declare"
     named = {t for t in TITLES if _names(t, req["statement"])}
-    # a longer title naming a shorter one ("input power" in "it power"? no: whole words) is one name, not two
+    # a title inside a longer one the statement names ("links" in "global links") is that longer name, not two
     named = {t for t in named if not any(t != u and _names(t, u) for u in named)}
     assert not named or named & own or any(_names(t, o) for t in named for o in own), (
         f"{where}: {req['id']} says {req['statement']!r} (naming {sorted(named)}) but judges {req['metric']!r} "
