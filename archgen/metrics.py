@@ -55,7 +55,8 @@ REGISTRY: tuple[Metric, ...] = (
            "stay on the maximum).", _R),
     Metric("rack", "rack_load", "W", "kW", 1, "Rack load", "IT power plus the rack's own cooling units.", _R),
     Metric("rack", "input_power", "W", "kW", 1, "Input power", "Rack load divided by the efficiency of the power "
-           "shelves (what the feeds deliver).", _R),
+           "shelves (what the feeds deliver), plus the draw of the parts `power.external` names, fed from outside "
+           "the rack's feeds: every watt the rack takes.", _R),
     Metric("rack", "feed_capacity_usable", "W", "kW", 1, "Usable feed capacity", "Power of the feeds left after "
            "the redundant ones are held back (V × A × phase factor × derating × power factor per feed).", _R),
     Metric("rack", "conversion_capacity_usable", "W", "kW", 1, "Usable conversion capacity", "Capacity of the power "

@@ -99,7 +99,7 @@ def test_only_rail_optimized_fabrics_count_rails(shipped) -> None:
 
 
 def test_gb300_su_in_its_own_hall(gb300) -> None:
-    """137.7 kW racks (142.0 kW at their feeds) meet the GB300 hall's 150 kW (NVIDIA's 142 kW plus a stated margin); XDR compute fabric of 8
+    """137.7 kW racks (142.0 kW of input power) meet the GB300 hall's 150 kW (NVIDIA's 142 kW plus a stated margin); XDR compute fabric of 8
     rail leaves (9 rails each) and 4 spines, 576 + 576 links, 800 Gb/s per GPU."""
     assert gb300.metrics["rack/gb300-nvl72"]["it_power"].m_as("kW") == pytest.approx(18 * 5.74 + 9 * 3.8 + 0.196, abs=0.05)
     f = _m(gb300, "cluster/gb300-nvl72-su/fabric/compute")

@@ -3,8 +3,8 @@
 The input that showed it (new-user trial, a buyer comparing a GB300 and an MI355X proposal in one `gap` run): vendor
 A's folder carries its hall's Requirements (`examples/gb300-nvl72-su/requirements/gb300-hall.yaml`, `cluster/*` and
 `cluster/*/fabric/compute` globs). In the joint report they judged vendor B's MI355X cluster ("REQ-GB300-NET-002
-(One 800 Gb/s compute-fabric port per accelerator (ConnectX-8 XDR)): injection_per_accelerator = 400 Gb/s") as one of
-vendor B's warning findings, with no word that the requirement was vendor A's. `render` warns of the same case on
+(One 800 Gb/s compute-fabric port per accelerator (ConnectX-8 XDR)): injection_per_accelerator = 400 Gb/s", the
+statement since reworded) as one of vendor B's warning findings, with no word that the requirement was vendor A's. `render` warns of the same case on
 stderr (tests/test_partner_outputs.py); `gap` now says it at the top of its internal report and in JSON `notes`.
 
 Since nu41misc, each PROPOSAL path that holds a cluster is a design run on its own (tests/test_gap_designs.py), so

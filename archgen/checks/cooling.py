@@ -39,10 +39,20 @@ def cdu_capacity(ctx: Context) -> Iterator[Violation]:
 def cdu_flow(ctx: Context) -> Iterator[Violation]:
     """The CDUs supply the coolant flow the liquid heat needs at the rack's ΔT: V̇ = Q̇ / (ρ c_p ΔT).
 
-    Fix: raise `delta_t` if the trays allow it, add CDU capacity, or reduce `racks_per_cdu`.
+    Severity: an info finding, not a pass, where the rack's CDU states no `flow`: the flow it supplies is not
+    provided, so the flow the rack group needs is not judged.
+
+    Fix: raise `delta_t` if the trays allow it, add CDU capacity, or reduce `racks_per_cdu`; state the CDU's
+    `flow` from its datasheet.
     """
     for path, a in ctx.racks.items():
         c = a.cooling
+        if c.cdu is not None and c.cdu_flow is None and a.rack.cdu is not None and c.cdu_flow_needed.magnitude > 0:
+            lp = a.rack.spec.cooling.liquid
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
+                            f"coolant flow needed {c.cdu_flow_needed:.0f~P} ({lp.racks_per_cdu} rack(s) at ΔT "
+                            f"{lp.delta_t.to('K'):~P}) not judged: CDU {a.rack.cdu.id} states no flow, so the flow it "
+                            "supplies is not provided", c.cdu_flow_needed, None, severity="info")
         if c.cdu_flow is not None and c.cdu_flow_needed > c.cdu_flow:
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "delta_t"),
                             f"coolant flow needed {c.cdu_flow_needed:.0f~P} exceeds CDU flow {c.cdu_flow:.0f~P}",

@@ -25,6 +25,7 @@ from archgen.checks.power_figures import (
     unconfirmed_power,
 )
 from archgen.checks.registry import Context, Violation, check
+from archgen.checks.ride_through import ride_through
 from archgen.checks.scope import over_hall
 from archgen.model import Facility, PowerShelf
 from archgen.model.power import PDU
@@ -376,3 +377,16 @@ def tier_redundancy(ctx: Context) -> Iterator[Violation]:
     """
     for fac in ctx.design.specs.of(Facility):
         yield from tier_contradictions(fac)
+
+
+@check("PWR019", "power.ups_ride_through")
+def ups_ride_through(ctx: Context) -> Iterator[Violation]:
+    """The hall's UPS autonomy covers its generator sets' start and transfer (`checks.ride_through`, NFPA 110).
+
+    Severity: an info finding, not a pass, where a hall with UPS and generator sets states no `feeds.ups_autonomy`
+    or no `feeds.generator_transfer`: the ride-through is not provided, so it is not judged.
+
+    Fix: a longer battery autonomy, or generator sets that start and transfer faster; state both figures.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from ride_through(fac)

@@ -14,6 +14,7 @@ from archgen.analyse.conversion import unpowered
 from archgen.checks.hall_figures import generator_load, shared_hall, ups_pumps, utility_unjudged
 from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
+from archgen.checks.ride_through import bridges
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
 
@@ -31,7 +32,8 @@ KINDS: dict[str, tuple[str, ...]] = {
 #: power figures a cluster's power rests on.
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
                                               "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",),
-                                              "PWR017": ("facility",), "PWR018": ("facility",)}
+                                              "PWR017": ("facility",), "PWR018": ("facility",),
+                                              "PWR019": ("facility",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -163,6 +165,7 @@ HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"),
     "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
     "PWR011": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units, "PWR018": _tier_claimed,
+    "PWR019": bridges,
 }
 
 

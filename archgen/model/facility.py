@@ -131,7 +131,12 @@ class UpstreamFeeds(Spec):
         "4N/3 (Schneider Electric White Paper 75, \"Distributed redundant\"); `ups_units` then counts the modules "
         "of all x systems, a multiple of x, and PWR011 counts y / x of them. Block (\"catcher\") redundancy, N "
         "systems and one reserve system switched in for any of them, is N+1 counted in systems."))
-    ups_autonomy: Duration | None = Field(None, description="UPS ride-through at full load, e.g. '5 min'.")
+    ups_autonomy: Duration | None = Field(None, description=(
+        "UPS ride-through at full load, e.g. '5 min': compared with `generator_transfer` (PWR019)."))
+    generator_transfer: Duration | None = Field(None, description=(
+        "Time from a utility loss until the generator sets carry the load (start, stable voltage and frequency, "
+        "transfer switch), e.g. '10 s' for an NFPA 110 Type 10 system or '2 min': the UPS autonomy must cover it "
+        "(PWR019). Not stated: PWR019 says the ride-through is not judged."))
     generators: Redundancy | None = Field(None, description="Standby generator redundancy: N, N+1 or N+N (2N).")
     ups_units: Units | None = Field(None, description=(
         "UPS modules and each one's rating, e.g. {count: 4, capacity: 500 kW}: with `ups` redundancy held back they "

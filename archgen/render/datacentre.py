@@ -82,6 +82,7 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Utility voltage", fmt.q(feeds.utility_voltage, "kV", 1) if feeds and feeds.utility_voltage else NOT_PROVIDED),
         ("UPS redundancy", _units(feeds.ups, feeds.ups_units, "modules") + ups if feeds else NOT_PROVIDED),
         ("UPS autonomy", fmt.q(feeds.ups_autonomy, "min", 1) if feeds and feeds.ups_autonomy else NOT_PROVIDED),
+        ("Generator start and transfer", _ride_through(feeds)),
         ("Generator redundancy", _units(feeds.generators, feeds.generator_units, "sets", hall) + gens if feeds else
          NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
@@ -99,6 +100,18 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
     return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
                              tuple(rows)))
+
+
+def _ride_through(feeds: Any) -> str:
+    """The generator sets' start and transfer time against the UPS autonomy, as PWR019 judges it."""
+    transfer = feeds.generator_transfer if feeds else None
+    if transfer is None:
+        return f"{NOT_PROVIDED} (feeds.generator_transfer): the UPS autonomy is not compared with it (PWR019)"
+    if feeds.ups_autonomy is None:
+        return f"{fmt.q(transfer, 's', 0)}; UPS autonomy {NOT_PROVIDED}, so not compared (PWR019)"
+    covered = feeds.ups_autonomy.to("s") >= transfer.to("s")
+    return (f"{fmt.q(transfer, 's', 0)}: the UPS autonomy {'covers' if covered else 'does not cover'} it "
+            f"({fmt.q(feeds.ups_autonomy, 's', 0)}; PWR019)")
 
 
 def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:

@@ -335,8 +335,9 @@ def cooling(a: RackAnalysis) -> Section:
                       ("Racks sharing the CDU group", str(liquid.racks_per_cdu)),
                       ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"),
-                      ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / "
-                                                              f"{fmt.q(c.cdu_flow, 'L/min', 0)}")]
+                      ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / " + (
+                          fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
+                          "not provided (the CDU states no flow; COOL002)"))]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
             lrows.append(("Facility water per CDU group", water_text(facility_water(a))))

@@ -43,8 +43,8 @@ air_cooling_capacity: 0 kW
 def test_air_side_is_judged_and_shown(tmp_path) -> None:
     """A water-only plant (air side 0 kW) fails the two GB200 NVL72 racks' heat to air, 47.9 kW (COOL009).
 
-    The 47.9 kW is each rack's heat_to_air x 2: the rack analysis' heat split, 24.0 kW of the rack's 135.7 kW at its
-    feeds after the 111.7 kW its liquid loop takes. The cluster document's hall table gives the air side beside it.
+    The 47.9 kW is each rack's heat_to_air x 2: the rack analysis' heat split, 24.0 kW of the rack's 135.7 kW of input
+    power after the 111.7 kW its liquid loop takes. The cluster document's hall table gives the air side beside it.
     """
     from archgen.analyse.rack_heat import rack_heat
     from archgen.render.cluster import cluster_scope
