@@ -38,7 +38,10 @@ def _definitions() -> str:
     text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
     text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
+    # CFM, as datasheets print an air flow (DGX H100 user guide: 1,105 CFM): a cubic foot per minute by its name. pint
+    # reads 'cfm' as the centifermi (a length), which even the hint for 'cfmm' offered (newuser49)
     return text + ("\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\n"
+                   "cubic_foot_per_minute = foot ** 3 / minute = CFM = cfm\n"
                    "FLOPS = FLOP / second = _ = flops\n"
                    # currencies: each its own dimension, since no rate converts them; a price without one is refused
                    + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
