@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import pytest
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticCustomError
 
-from archgen.units import FlowRate, parse_quantity
+from archgen.units import FlowRate, Temperature, parse_quantity
 
 
 class Flow(BaseModel):
     f: FlowRate
+
+
+class Temp(BaseModel):
+    t: Temperature
 
 
 @pytest.mark.parametrize("text", ["1105 CFM", "1105 cfm", "1.105 kCFM", "1105 ft**3/min"])
@@ -24,3 +29,23 @@ def test_cfm_is_a_cubic_foot_per_minute(text):
 def test_cfm_is_not_a_length():
     with pytest.raises(ValidationError, match="expected a volumetric flow"):
         Flow(f="1105 fm")   # the femtometre is still a length, refused as a flow
+
+
+@pytest.mark.parametrize(("value", "hint"), [
+    ("45C", "did you mean '45 degC'? ('C' reads as coulomb)"),
+    ("30 ˚C", "did you mean '30 degC'? ('˚C' reads as coulomb)"),      # U+02DA RING ABOVE, not the degree sign
+    ({"value": 86, "unit": "F"}, "did you mean '86 degF'? ('F' reads as farad)"),
+])
+def test_a_temperature_read_as_a_charge_offers_the_scale(value, hint):
+    """pint reads a bare 'C' as the coulomb and 'F' as the farad; the field's own spelling is offered."""
+    with pytest.raises(ValidationError) as info:
+        Temp(t=value)
+    assert info.value.errors()[0]["ctx"]["hint"] == hint
+
+
+@pytest.mark.parametrize(("text", "hint"), [("1.8 TBps", "did you mean 'TB/s'?"), ("900 GBps", "did you mean 'GB/s'?"),
+                                            ("20 \u212a", "did you mean 'K'? ('\u212a' is U+212A KELVIN SIGN, not 'K')")])
+def test_unknown_datasheet_spellings_get_the_unit_they_mean(text, hint):
+    with pytest.raises(PydanticCustomError) as info:
+        parse_quantity(text)
+    assert info.value.context["hint"] == hint
