@@ -89,3 +89,36 @@ def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str
         return (f"'{unit}' reads as {names}; GT/s counts transfers, not bits: write the link's bandwidth in Gb/s or "
                 "GB/s (lanes x transfer rate x the line encoding's efficiency, as the link's standard states them)")
     return f"'{unit}' reads as {names}" if unnamed else ""
+
+
+
+#: A number with digit groups as datasheets print them: '1,800', '1 800' (a space, no-break or thin space), '1,228.8'.
+_GROUPED = re.compile(r"^\s*(?P<num>[-+]?\d{1,3}(?P<sep>[,\u00a0\u2009\u202f ])\d{3}(?:(?P=sep)\d{3})*(?:\.\d+)?)"
+                      r"(?P<rest>\s*(?:[^\d\s,.].*)?)$")
+#: A decimal comma: '10,2 kW', '0,85'.
+_DECIMAL_COMMA = re.compile(r"^\s*(?P<num>[-+]?\d+,\d+)(?P<rest>\s*(?:[^\d\s,.].*)?)$")
+
+
+def digit_grouping(text: str) -> tuple[str, str] | None:
+    """What is wrong with a number written with digit groups or a decimal comma, and how to write it; else None.
+
+    '1,800 GB/s' read as the number 1 and the unit ',800 GB/s', and '1 800 GB/s' as 1 and '800 GB/s'; both were
+    refused as a unit that cannot be read. A comma before exactly three digits may also be a decimal comma (1,800 is
+    1.8 in much of Europe): the hint gives both readings rather than pick one.
+    """
+    def written(num: str, rest: str) -> str:
+        return f"'{num} {rest.strip()}'" if rest.strip() else f"'{num}'"
+
+    m = _GROUPED.match(text)
+    if m and m["sep"] != ",":
+        return "with digits grouped by spaces", f"write {written(m['num'].replace(m['sep'], ''), m['rest'])}"
+    if m:
+        plain = f"write {written(m['num'].replace(',', ''), m['rest'])}"
+        if m["num"].count(",") > 1 or "." in m["num"]:   # '1,000,000', '1,228.8': no decimal comma
+            return "with a thousands separator", plain
+        return "with a thousands separator", (f"{plain} (or, if the comma is a decimal comma, "
+                                              f"{written(m['num'].replace(',', '.'), m['rest'])})")
+    m = _DECIMAL_COMMA.match(text)
+    if m:
+        return "with a decimal comma", f"write {written(m['num'].replace(',', '.'), m['rest'])}"
+    return None

@@ -23,7 +23,7 @@ from pydantic_core import PydanticCustomError, core_schema
 from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, enabled, seal, unsealed_removed
 from archgen.pint_import import pint
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
-from archgen.unit_hints import misread_hint, suggest_unit
+from archgen.unit_hints import digit_grouping, misread_hint, suggest_unit
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
@@ -153,6 +153,10 @@ def parse_quantity(value: Any) -> pint.Quantity:
             raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": value["value"]})
         return _normal(Q_(value["value"], parse_unit(value["unit"])), f"{value['value']} {value['unit']}")
     if isinstance(value, str):
+        grouped = digit_grouping(value)   # '1,800 GB/s', '1 800 GB/s', '10,2 kW' as datasheets print them
+        if grouped:
+            raise PydanticCustomError("quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}', a "
+                                      "number {what}", {"input": value.strip(), "what": grouped[0], "hint": grouped[1]})
         m = _QTY.match(value)
         if not m:
             raise PydanticCustomError(

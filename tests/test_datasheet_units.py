@@ -49,3 +49,24 @@ def test_unknown_datasheet_spellings_get_the_unit_they_mean(text, hint):
     with pytest.raises(PydanticCustomError) as info:
         parse_quantity(text)
     assert info.value.context["hint"] == hint
+
+
+@pytest.mark.parametrize(("text", "hint"), [
+    ("1,800 GB/s", "write '1800 GB/s' (or, if the comma is a decimal comma, '1.800 GB/s')"),   # 1,800 may be 1.8
+    ("1,000,000 W", "write '1000000 W'"),                                # two groups: no decimal comma
+    ("1 800 GB/s", "write '1800 GB/s'"),
+    ("1\u00a0800 GB/s", "write '1800 GB/s'"),                            # no-break space, as a PDF copies it
+    ("1\u2009228.8 GB/s", "write '1228.8 GB/s'"),                        # thin space (SI digit groups)
+    ("10,2 kW", "write '10.2 kW'"),
+])
+def test_a_number_with_digit_groups_or_a_decimal_comma_says_how_to_write_it(text, hint):
+    """'1,800 GB/s' was read as 1 with the unit ',800 GB/s' and '1 800 GB/s' as 1 with '800 GB/s': refused, but as
+    a unit that cannot be read, with a hint about unit names."""
+    with pytest.raises(PydanticCustomError, match="a number with") as info:
+        parse_quantity(text)
+    assert info.value.context["hint"] == hint
+
+
+@pytest.mark.parametrize(("text", "expected"), [("1.8TB/s", 1.8), ("1e3 W", 1000), ("1 kW", 1), ("0.85 TB/s", 0.85)])
+def test_plain_numbers_are_not_digit_groups(text, expected):
+    assert parse_quantity(text).magnitude == expected
