@@ -82,7 +82,7 @@ def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str
     ('gigatesla / second'), said where the dimension has no name in words (`unnamed`: '[current] * [time]').
     """
     bare = unit.strip().lstrip("°˚º")
-    for option in (f"deg{bare}", unit.lower(), unit.upper()):
+    for option in (f"deg{bare}", f"deg{bare.upper()}", unit.lower(), unit.upper()):
         if option != unit and fits(option):
             return f"did you mean '{number} {option}'? ('{unit}' reads as {names})"
     if "tesla" in names and fits("Gb/s"):

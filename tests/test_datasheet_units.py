@@ -34,6 +34,7 @@ def test_cfm_is_not_a_length():
 @pytest.mark.parametrize(("value", "hint"), [
     ("45C", "did you mean '45 degC'? ('C' reads as coulomb)"),
     ("30 ˚C", "did you mean '30 degC'? ('˚C' reads as coulomb)"),      # U+02DA RING ABOVE, not the degree sign
+    ("30 c", "did you mean '30 degC'? ('c' reads as speed_of_light)"),
     ({"value": 86, "unit": "F"}, "did you mean '86 degF'? ('F' reads as farad)"),
 ])
 def test_a_temperature_read_as_a_charge_offers_the_scale(value, hint):
