@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Callable
 
 #: Units specs commonly name: what "did you mean" offers for a unit the registry does not know ('kw', 'degc').
@@ -44,6 +45,8 @@ def suggest_unit(text: str, known: Callable[[str], bool]) -> str:
         name = m[0]
         if known(name):
             close = [name]
+        elif name.endswith("ps") and known(f"{name[:-2]}/s"):   # 'TBps', 'GBps' as datasheets print them
+            close = [f"{name[:-2]}/s"]
         else:
             close = [u for u in COMMON_UNITS if u.lower() == name.lower()] or \
                 difflib.get_close_matches(name, COMMON_UNITS, n=1, cutoff=0.75)
@@ -54,4 +57,68 @@ def suggest_unit(text: str, known: Callable[[str], bool]) -> str:
     options = [o + text[pos:] for o in options if o + text[pos:] != text]
     if not options:
         return ""
-    return "did you mean " + " or ".join(f"'{o}'" for o in options) + "?"
+    note = _lookalike(text, options[0]) if len(options) == 1 else ""
+    return "did you mean " + " or ".join(f"'{o}'" for o in options) + "?" + (f" ({note})" if note else "")
+
+
+def _lookalike(text: str, option: str) -> str:
+    """Where `text` differs from `option` by a character outside ASCII ('K' U+212A KELVIN SIGN for 'K'), else "".
+
+    The message would otherwise offer a unit that looks the same as the one refused (`archgen.errors.unlike` says
+    the same of ids; this layer is below it).
+    """
+    if len(text) != len(option):
+        return ""
+    return next((f"'{c}' is U+{ord(c):04X} {unicodedata.name(c, '')}, not '{o}'"
+                 for c, o in zip(text, option, strict=True) if c != o and not c.isascii()), "")
+
+
+def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str, unnamed: bool) -> str:
+    """'did you mean ...?' for a unit the registry reads with another dimension than the field's, else "".
+
+    Datasheets print a temperature as '45C' and a time as '0.5 MS', which pint reads as the coulomb and the
+    megasiemens: the spelling on the scale ('degC', 'degF') or in the other case that the field takes is offered.
+    `fits` says whether a unit expression has the field's dimension; `names` is the unit as the registry read it
+    ('gigatesla / second'), said where the dimension has no name in words (`unnamed`: '[current] * [time]').
+    """
+    bare = unit.strip().lstrip("°˚º")
+    for option in (f"deg{bare}", f"deg{bare.upper()}", unit.lower(), unit.upper()):
+        if option != unit and fits(option):
+            return f"did you mean '{number} {option}'? ('{unit}' reads as {names})"
+    if "tesla" in names and fits("Gb/s"):
+        return (f"'{unit}' reads as {names}; GT/s counts transfers, not bits: write the link's bandwidth in Gb/s or "
+                "GB/s (lanes x transfer rate x the line encoding's efficiency, as the link's standard states them)")
+    return f"'{unit}' reads as {names}" if unnamed else ""
+
+
+
+#: A number with digit groups as datasheets print them: '1,800', '1 800' (a space, no-break or thin space), '1,228.8'.
+_GROUPED = re.compile(r"^\s*(?P<num>[-+]?\d{1,3}(?P<sep>[,\u00a0\u2009\u202f ])\d{3}(?:(?P=sep)\d{3})*(?:\.\d+)?)"
+                      r"(?P<rest>\s*(?:[^\d\s,.].*)?)$")
+#: A decimal comma: '10,2 kW', '0,85'.
+_DECIMAL_COMMA = re.compile(r"^\s*(?P<num>[-+]?\d+,\d+)(?P<rest>\s*(?:[^\d\s,.].*)?)$")
+
+
+def digit_grouping(text: str) -> tuple[str, str] | None:
+    """What is wrong with a number written with digit groups or a decimal comma, and how to write it; else None.
+
+    '1,800 GB/s' read as the number 1 and the unit ',800 GB/s', and '1 800 GB/s' as 1 and '800 GB/s'; both were
+    refused as a unit that cannot be read. A comma before exactly three digits may also be a decimal comma (1,800 is
+    1.8 in much of Europe): the hint gives both readings rather than pick one.
+    """
+    def written(num: str, rest: str) -> str:
+        return f"'{num} {rest.strip()}'" if rest.strip() else f"'{num}'"
+
+    m = _GROUPED.match(text)
+    if m and m["sep"] != ",":
+        return "with digits grouped by spaces", f"write {written(m['num'].replace(m['sep'], ''), m['rest'])}"
+    if m:
+        plain = f"write {written(m['num'].replace(',', ''), m['rest'])}"
+        if m["num"].count(",") > 1 or "." in m["num"]:   # '1,000,000', '1,228.8': no decimal comma
+            return "with a thousands separator", plain
+        return "with a thousands separator", (f"{plain} (or, if the comma is a decimal comma, "
+                                              f"{written(m['num'].replace(',', '.'), m['rest'])})")
+    m = _DECIMAL_COMMA.match(text)
+    if m:
+        return "with a decimal comma", f"write {written(m['num'].replace(',', '.'), m['rest'])}"
+    return None

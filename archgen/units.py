@@ -23,7 +23,7 @@ from pydantic_core import PydanticCustomError, core_schema
 from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, enabled, seal, unsealed_removed
 from archgen.pint_import import pint
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
-from archgen.unit_hints import suggest_unit
+from archgen.unit_hints import digit_grouping, misread_hint, suggest_unit
 
 #: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
 CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
@@ -38,7 +38,10 @@ def _definitions() -> str:
     text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
     text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
     text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
+    # CFM, as datasheets print an air flow (DGX H100 user guide: 1,105 CFM): a cubic foot per minute by its name. pint
+    # reads 'cfm' as the centifermi (a length), which even the hint for 'cfmm' offered (newuser49)
     return text + ("\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\n"
+                   "cubic_foot_per_minute = foot ** 3 / minute = CFM = cfm\n"
                    "FLOPS = FLOP / second = _ = flops\n"
                    # currencies: each its own dimension, since no rate converts them; a price without one is refused
                    + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
@@ -150,6 +153,10 @@ def parse_quantity(value: Any) -> pint.Quantity:
             raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": value["value"]})
         return _normal(Q_(value["value"], parse_unit(value["unit"])), f"{value['value']} {value['unit']}")
     if isinstance(value, str):
+        grouped = digit_grouping(value)   # '1,800 GB/s', '1 800 GB/s', '10,2 kW' as datasheets print them
+        if grouped:
+            raise PydanticCustomError("quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}', a "
+                                      "number {what}", {"input": value.strip(), "what": grouped[0], "hint": grouped[1]})
         m = _QTY.match(value)
         if not m:
             raise PydanticCustomError(
@@ -220,9 +227,14 @@ class Dim:
         q = parse_quantity(value)
         written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
+            m = _QTY.match(value) if isinstance(value, str) else None   # the number and unit as written
+            num, unit = (m["num"], m["unit"]) if m else (_num(q.magnitude), str(value.get("unit", "")) if isinstance(
+                value, dict) else f"{q.units:~P}")
+            got_dim = dimension_name(q)
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
-                {"expected": self.label, "example": self.example, "got": written, "got_dim": dimension_name(q)})
+                {"expected": self.label, "example": self.example, "got": written, "got_dim": got_dim,
+                 "hint": misread_hint(num, unit, self._fits, f"{q.units:D}", got_dim.startswith("["))})
         # kW = kVA x power factor; a generator set's alternator is rated at 0.8 (ISO 8528-1 sets; "Generator Loading
         # Limits: Prime vs Standby Power Ratings", industrialmonitordirect.com, kW vs kVA): 2,500 kVA is 2,000 kW
         if self.real_power and apparent_power(q):
@@ -254,6 +266,13 @@ class Dim:
                                       {"expected": self.label, "le": _num(self.le), "unit": f"{self.unit:~P}",
                                        "got": written})
         return q
+
+    def _fits(self, unit: str) -> bool:
+        """Whether a unit expression is one of this field's dimension (for "did you mean")."""
+        try:
+            return bool(parse_unit(unit).is_compatible_with(self.unit))
+        except PydanticCustomError:
+            return False
 
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(

@@ -284,6 +284,9 @@ def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> 
     if kind == "extra_forbidden":
         allowed = fields_at(cls, raw[:-1])   # the keys of the union's member the document names
         hint = did_you_mean(loc[-1], allowed) or (f"allowed keys: {', '.join(allowed)}" if allowed else "")
+        if re.match(r"\d+(?:\.\d+)?(?:\s|$)", str(loc[-1])):   # {count: 1,024}: YAML reads a key 024
+            hint = ("a comma inside {...} separates entries, so a number written with a thousands separator "
+                    "(1,800 GB/s) is split in two there: write it without the comma")
         return SpecProblem(doc.locate(loc), path, f"unknown key '{excerpt(str(loc[-1]))}'", hint=hint)
     if kind == "missing":
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")

@@ -92,7 +92,7 @@ class System(Part):
         "(racks' budgets, the cluster's IT power, energy), never twice; PWR012 says which (docs/clusters.md, "
         "Power)."))
     cooling: Cooling = Field(default_factory=Cooling, description="Air or liquid, and the liquid share of heat.")
-    airflow: FlowRate | None = Field(None, description="Maximum air flow at full load, e.g. '1105 ft**3/min'.")
+    airflow: FlowRate | None = Field(None, description="Maximum air flow at full load, e.g. '1105 CFM' (ft**3/min).")
     host_memory: HostMemory | None = Field(None, description=(
         "Host memory and the accelerators' link to it; training may offload activations and optimizer state there. "
         "Left out: no offload."))
