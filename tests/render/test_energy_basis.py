@@ -1,0 +1,56 @@
+"""The facility table's energy per year names the inputs it rests on (newuser48).
+
+On main the row read "376,372 MWh at utilisation 1" for a 16,128-GPU GB300 cluster in the shipped hall-liquid: the
+hall states no utilisation (the default 1, every hour used), its PUE 1.2 is `basis: assumed`, and no GB300 part
+states a typical draw, so the average load is the maximum. An auditor reads that as a measured annual figure; it is
+an upper bound on three assumptions, and the row now says which.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from archgen.model import Facility
+from archgen.render.datacentre import _capacity
+from archgen.units import Q_
+from tests.conftest import SPECS
+
+HOURS_PER_YEAR = 8766   # 365.25 d x 24 h, the year `analyse.cost` prices
+
+
+def _hall(basis: str = "assumed", **cost: object) -> Facility:
+    doc = yaml.safe_load((SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8"))
+    doc["cost"].update(cost)
+    doc["cost"]["energy"]["basis"] = basis
+    return Facility.model_validate(doc)
+
+
+def _facility_power(hall: Facility) -> str:
+    m = {"facility_power": Q_(35779.5 * 1.2, "kW")}
+    return dict(_capacity(hall, m))["Facility power (IT power × PUE)"]
+
+
+def _row(hall: Facility, average_kw: float, peak_kw: float) -> str:
+    c = hall.cost
+    assert c is not None
+    load = Q_(average_kw * c.utilisation + average_kw * (1 - c.utilisation), "kW")   # idle hours at average draw
+    energy = (load * Q_(HOURS_PER_YEAR, "h") * c.energy.pue).to("MWh")
+    m = {"power_average": Q_(average_kw, "kW"), "it_power": Q_(peak_kw, "kW"), "facility_energy_per_year": energy,
+         "facility_power": Q_(peak_kw * c.energy.pue, "kW")}
+    return dict(_capacity(hall, m))["Facility energy per year (IT energy × PUE)"]
+
+
+def test_unstated_utilisation_assumed_pue_and_maximum_draw_are_named():
+    # 35,779.5 kW x 8,766 h x 1.2 = 376,372 MWh (the GB300 cluster of the trial)
+    row = _row(_hall(), 35779.5, 35779.5)
+    assert row.startswith("376,372 MWh at utilisation 1 (not stated: every hour taken as used)")
+    assert "PUE 1.2 (assumed)" in row
+    assert "at the maximum draw" in row and row.endswith("an upper bound")
+    assert _facility_power(_hall()) == "42,935.4 kW at PUE 1.2 (assumed)"   # 35,779.5 kW x 1.2
+
+
+def test_stated_inputs_at_typical_draw_read_plainly():
+    hall = _hall("sourced", utilisation=1.0)
+    # 900 kW typical of 1,000 kW maximum: 900 x 8,766 x 1.2 = 9,467 MWh, no bound to claim
+    row = _row(hall, 900.0, 1000.0)
+    assert row == "9,467 MWh at utilisation 1, PUE 1.2"
