@@ -49,6 +49,13 @@ def test_unstated_utilisation_assumed_pue_and_maximum_draw_are_named():
     assert _facility_power(_hall()) == "42,935.4 kW at PUE 1.2 (assumed)"   # 35,779.5 kW x 1.2
 
 
+def test_an_average_load_equal_to_the_peak_within_rounding_is_the_maximum_draw():
+    # the trial's cluster: power_average 35,779,480.1770352 W, it_power 35,779,480.177035205 W (summed in another
+    # order); the row said nothing of the maximum draw
+    row = _row(_hall(), 35779.4801770352, 35779.480177035205)
+    assert "at the maximum draw" in row and row.endswith("an upper bound")
+
+
 def test_stated_inputs_at_typical_draw_read_plainly():
     hall = _hall("sourced", utilisation=1.0)
     # 900 kW typical of 1,000 kW maximum: 900 x 8,766 x 1.2 = 9,467 MWh, no bound to claim
