@@ -38,6 +38,7 @@ _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.
 #: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
 _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
+_JE = "analyse/job_energy.py"   # a job's energy: its share of the cluster's average load x PUE over tokens/s
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
@@ -230,6 +231,16 @@ REGISTRY: tuple[Metric, ...] = (
            "10⁶.", _COST, _T + _I, minimise=True),
     Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "
            "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
+    Metric("workload", "energy_per_million_tokens", "J", "kWh", 3, "Facility energy per million tokens", "The "
+           "job's share of its cluster's average IT load (accelerators used over the cluster's; typical draw where "
+           "published, else maximum: then an upper bound on the draw) × the hall's annual PUE (`cost.energy.pue`), "
+           "over tokens per second, × 10⁶: at the estimate's tokens/s, before goodput (failures and restarts add "
+           "to a training run's); not provided without the hall's `cost:`.", _JE, _T + _I, sweep=False,
+           minimise=True),
+    Metric("workload", "job_energy", "J", "MWh", 1, "Facility energy of the run", "Energy per million tokens × the "
+           "run's `checkpoint.tokens` / 10⁶: the hall's energy for the run (the job's average IT load × PUE × its time "
+           "to train), before goodput (failures, restarts and checkpoints add to it).", _JE, _T, sweep=False,
+           minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
