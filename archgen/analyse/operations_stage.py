@@ -35,6 +35,7 @@ from archgen.analyse.job_energy import job_energy
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
+from archgen.analyse.sustainability import site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
@@ -74,6 +75,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 energy = () if "facility_energy_per_year" in cost.metrics else ("facility_energy_per_year",)
                 _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
+        site, no_site = site_figures(analysis.cluster.facility, cost.facility_energy if cost is not None else None)
+        analysis.metrics.update(site)
+        for name, reason in no_site.items():
+            _withhold(ops, path, (name,), reason)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
     out = dict(workloads)

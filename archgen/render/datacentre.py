@@ -180,6 +180,26 @@ def energy_basis(cost: Any, m: dict) -> str:
     return ", ".join(parts) + bound
 
 
+def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
+    """The cluster's carbon and water per year at the hall's stated intensities, else why not provided."""
+    stated = hall.sustainability
+    out = []
+    for name, key, label, unit, words, per in (
+            ("carbon_per_year", "carbon_intensity", "Carbon per year (scope 2: facility energy × grid intensity)",
+             "t", "CO2e", "g/kWh"),
+            ("water_per_year", "wue", "Site water per year (IT energy × WUE)", "m**3", "", "L/kWh")):
+        intensity = getattr(stated, key) if stated is not None else None
+        if intensity is None:
+            out.append((label, f"{NOT_PROVIDED}: no `sustainability.{key}`"))
+        elif name not in m:
+            out.append((label, f"{NOT_PROVIDED}: no facility energy per year"))
+        else:
+            basis = " (assumed)" if stated.basis == "assumed" else ""
+            out.append((label, f"{fmt.q(m[name], unit, 0)}{' ' + words if words else ''} at "
+                               f"{intensity.m_as(per):g} {per}{basis}, on the energy above"))
+    return out
+
+
 def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """The hall's capacities with the headrooms; `peers`, the run's other clusters naming the hall, share them."""
     out = []
@@ -209,6 +229,7 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str
     out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
                 "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else
                 f"{fmt.q(energy, 'MWh', 0)} {energy_basis(hall.cost, m)}"))
+    out += _site_rows(hall, m)
     if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")
         for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),

@@ -61,3 +61,19 @@ def test_stated_inputs_at_typical_draw_read_plainly():
     # 900 kW typical of 1,000 kW maximum: 900 x 8,766 x 1.2 = 9,467 MWh, no bound to claim
     row = _row(hall, 900.0, 1000.0)
     assert row == "9,467 MWh at utilisation 1, PUE 1.2"
+
+
+def test_carbon_and_water_rows_name_their_intensity_or_why_not_provided():
+    # 376,372 MWh x 384 g/kWh = 144,527 t; 376,372 MWh / 1.2 x 0.2 L/kWh = 62,729 m³
+    doc = yaml.safe_load((SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8"))
+    doc["sustainability"] = {"carbon_intensity": "384 g/kWh", "wue": "0.2 L/kWh", "basis": "assumed",
+                             "source": "test inputs"}
+    energy = Q_(376372, "MWh")
+    m = {"facility_energy_per_year": energy, "carbon_per_year": (energy * Q_(384, "g/kWh")).to("t"),
+         "water_per_year": (energy / 1.2 * Q_(0.2, "L/kWh")).to("m**3")}
+    rows = dict(_capacity(Facility.model_validate(doc), m))
+    assert rows["Carbon per year (scope 2: facility energy × grid intensity)"] == (
+        "144,527 t CO2e at 384 g/kWh (assumed), on the energy above")
+    assert rows["Site water per year (IT energy × WUE)"] == "62,729 m³ at 0.2 L/kWh (assumed), on the energy above"
+    assert dict(_capacity(_hall(), m))["Site water per year (IT energy × WUE)"] == (
+        "not provided: no `sustainability.wue`")
