@@ -55,3 +55,14 @@ def test_the_figures_carry_the_models_band_and_say_what_they_leave_out(run):
         text = find("workload", name).description
         assert "PUE" in text and "before goodput" in text
 
+
+
+def test_a_requirement_on_the_run_energy_names_what_it_rests_on(tmp_path):
+    # REQ005: met on the hall's assumed PUE and the parts' unconfirmed power figures, as the cluster's energy is
+    r = shipped_edited(tmp_path, "workloads/llama3-405b.yaml", "  precision: bf16\nrequirements:\n",
+                       f"  precision: bf16\ncheckpoint: {{tokens: {TOKENS:g}}}\nrequirements:\n"
+                       "  - {id: REQ-E-001, statement: Run energy, metric: job_energy, target: '<= 1000000 MWh'}\n")
+    found = [f for f in r.findings if f.id == "REQ005" and "REQ-E-001" in f.message]
+    assert len(found) == 1
+    assert "hall-liquid energy price and PUE" in found[0].message
+    assert "power.max (unconfirmed)" in found[0].message

@@ -51,3 +51,15 @@ def test_an_intensity_in_the_wrong_dimension_is_refused():
     doc = yaml.safe_load(HALL + STATED.replace("0.2 L/kWh", "0.2 kWh"))
     with pytest.raises(ValueError, match="expected a water use per energy such as '1.8 L/kWh'"):
         Facility.model_validate(doc)
+
+
+def test_a_requirement_on_carbon_names_the_assumed_intensity(tmp_path):
+    req = ("kind: Requirements\nid: green\nrequirements:\n"
+           "  - {id: REQ-CO2-001, statement: Scope 2 carbon, subject: cluster/gb200-nvl72-su, metric: carbon_per_year,"
+           " target: '<= 100000 t'}\n")
+    r = shipped_edited(tmp_path, "clusters/gb200-nvl72-su.yaml", "kind: Cluster", "kind: Cluster",
+                       {"facilities/hall-liquid.yaml": HALL + STATED, "requirements/green.yaml": req})
+    found = [f for f in r.findings if f.id == "REQ005" and "REQ-CO2-001" in f.message]
+    assert len(found) == 1
+    assert "hall-liquid carbon intensity and WUE" in found[0].message
+    assert "hall-liquid energy price and PUE" in found[0].message
