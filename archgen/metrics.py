@@ -38,6 +38,7 @@ _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.
 #: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
 _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
+_JE = "analyse/job_energy.py"   # a job's energy: its share of the cluster's average load x PUE over tokens/s
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 _T, _I, _X = ("training",), ("inference",), ("collective",)
 
@@ -204,7 +205,7 @@ REGISTRY: tuple[Metric, ...] = (
              f"{'Goodput time' if g else 'Time'} to train{f' ({e[1:]})' * bool(e)} × the job's accelerators: the "
              "run's GPU-hours as published runs report them (hot spares not counted).", _GP, _T, minimise=True)
       for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
-    Metric("workload", "job_energy", "J", "MWh", 1, "Job energy", "The job's share of its cluster's maximum IT "
+    Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
            "upper bound; without the PUE or goodput's lost time.", _OPS, _T, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
@@ -239,6 +240,16 @@ REGISTRY: tuple[Metric, ...] = (
            "10⁶.", _COST, _T + _I, minimise=True),
     Metric("workload", "job_cost", "USD", "USD", 0, "Job cost", "Cost per token × the run's `checkpoint.tokens`: "
            "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
+    Metric("workload", "energy_per_million_tokens", "J", "kWh", 3, "Facility energy per million tokens", "The "
+           "job's share of its cluster's average IT load (accelerators used over the cluster's; typical draw where "
+           "published, else maximum: then an upper bound on the draw) × the hall's annual PUE (`cost.energy.pue`), "
+           "over tokens per second, × 10⁶: at the estimate's tokens/s, before goodput (failures and restarts add "
+           "to a training run's); not provided without the hall's `cost:`.", _JE, _T + _I, sweep=False,
+           minimise=True),
+    Metric("workload", "job_energy", "J", "MWh", 1, "Facility energy of the run", "Energy per million tokens × the "
+           "run's `checkpoint.tokens` / 10⁶: the hall's energy for the run (the job's average IT load × PUE × its time "
+           "to train), before goodput (failures, restarts and checkpoints add to it).", _JE, _T, sweep=False,
+           minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,

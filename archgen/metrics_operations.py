@@ -9,6 +9,7 @@ from __future__ import annotations
 from archgen.metric import Metric
 
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
+_SITE = "analyse/sustainability.py"
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 
 CLUSTER_OPERATIONS: tuple[Metric, ...] = (
@@ -47,6 +48,14 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
            "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`.", _COST,
            minimise=True),
+    Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2)", "Facility energy per year × "
+           "the hall's `sustainability.carbon_intensity` (g CO2e/kWh, location- or market-based as its source "
+           "says): the electricity's emissions, not the hardware's embodied carbon; not provided where the hall "
+           "states no intensity or no `cost:`.", _SITE, minimise=True),
+    Metric("cluster", "water_per_year", "m**3", "m**3", 0, "Site water per year", "IT energy per year (facility "
+           "energy per year over the PUE) × the hall's `sustainability.wue` (L/kWh of IT energy, The Green Grid "
+           "WP #35): the site's water, not the power plants'; not provided where the hall states no WUE or no "
+           "`cost:`.", _SITE, minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "

@@ -228,13 +228,11 @@ class Dim:
         written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
             m = _QTY.match(value) if isinstance(value, str) else None   # the number and unit as written
-            num, unit = (m["num"], m["unit"]) if m else (_num(q.magnitude), str(value.get("unit", "")) if isinstance(
-                value, dict) else f"{q.units:~P}")
-            got_dim = dimension_name(q)
+            num, unit = (m["num"], m["unit"]) if m else (_num(q.magnitude), f"{q.units:~P}")
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
-                {"expected": self.label, "example": self.example, "got": written, "got_dim": got_dim,
-                 "hint": misread_hint(num, unit, self._fits, f"{q.units:D}", got_dim.startswith("["))})
+                {"expected": self.label, "example": self.example, "got": written, "got_dim": (got := dimension_name(q)),
+                 "hint": misread_hint(num, unit, self._fits, f"{q.units:D}", got.startswith("["))})
         # kW = kVA x power factor; a generator set's alternator is rated at 0.8 (ISO 8528-1 sets; "Generator Loading
         # Limits: Prime vs Standby Power Ratings", industrialmonitordirect.com, kW vs kVA): 2,500 kVA is 2,000 kW
         if self.real_power and apparent_power(q):
@@ -382,6 +380,12 @@ Duration = Annotated[Q, Dim("s", gt=0, le=3.2e9, label="a time", example="2 us")
 DurationOrZero = Annotated[Q, Dim("s", ge=0, le=3.2e9, label="a time", example="0 us")]
 RequestRate = Annotated[Q, Dim("1/s", gt=0, le=1e9, label="a request rate", example="12 1/s")]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
+#: Grams of CO2-equivalent per kWh of electricity: coal-fired generation's life-cycle emissions are 820 g/kWh
+#: (median; IPCC AR5 WG3 Annex III, Table A.III.2), the most a grid of coal alone emits, so 2,000 is no grid's.
+CarbonIntensity = Annotated[Q, Dim("g/kWh", ge=0, le=2000, label="a carbon intensity", example="390 g/kWh")]
+#: Litres of water per kWh of IT energy (WUE, The Green Grid White Paper #35): 1.8 L/kWh is the US data-centre
+#: average on site (Shehabi et al., "United States Data Center Energy Usage Report", LBNL-1005775, 2016).
+WaterIntensity = Annotated[Q, Dim("L/kWh", ge=0, le=50, label="a water use per energy", example="1.8 L/kWh")]
 
 
 def name_dimensions(field_types: Iterable[Any]) -> None:

@@ -91,18 +91,18 @@ def run(tmp_path_factory):
     return shipped_edited(tmp_path_factory.mktemp("energy"), PATH, OLD, NEW)
 
 
-def test_job_energy_is_the_jobs_share_of_it_power_times_the_run_time(run):
+def test_job_it_energy_is_the_jobs_share_of_it_power_times_the_run_time(run):
     """A planner's energy per run: the cluster's maximum IT power x accelerators used / the cluster's x time to
     train (an upper bound: maximum draw, no PUE). Before (newuser47) no figure gave a run's energy."""
     est = run.workloads[JOB].estimate
     cluster = run.clusters["cluster/gb200-nvl72-su"]
     share = cluster.metrics["it_power"] * est.accelerators / cluster.accelerators
-    assert est.metrics["job_energy"].m_as("MWh") == pytest.approx((share * est.metrics["time_to_train"]).m_as("MWh"))
-    assert est.bands["job_energy"].describe() == est.bands["step_time"].describe()
+    assert est.metrics["job_it_energy"].m_as("MWh") == pytest.approx((share * est.metrics["time_to_train"]).m_as("MWh"))
+    assert est.bands["job_it_energy"].describe() == est.bands["step_time"].describe()
 
 
 def test_run_energy_needs_a_power_and_a_run_time():
     assert run_energy(float("nan"), {"time_to_train": 10.0}) == {}
     assert run_energy(None, {"time_to_train": 10.0}) == {}
     assert run_energy(2.0, {}) == {}
-    assert run_energy(2.0, {"time_to_train": 10.0}) == {"job_energy": 20.0}
+    assert run_energy(2.0, {"time_to_train": 10.0}) == {"job_it_energy": 20.0}

@@ -381,8 +381,12 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     r = run_cli("diff", base, head)
     assert r.code == 0
     obj = "`workload/llama3-70b-pretrain-b200`"
-    # 9 worse: goodput tokens/s's ends (nu41cost) fall with the throughput too
-    assert r.out.split("\n")[2].startswith("⚠️ ") and " (9 worse, 1 better);" in r.out
+    # 10 worse: goodput tokens/s's ends (nu41cost) fall with the throughput too, and the energy per million tokens
+    # rises with it (newuser48: the same load over fewer tokens/s)
+    assert r.out.split("\n")[2].startswith("⚠️ ") and " (10 worse, 1 better);" in r.out
+    # 0.2613 kWh x 2,787 / 2,609 tokens/s per GPU = 0.2791 (the shown figures rounded)
+    assert (f"| {obj} | energy\\_per\\_million\\_tokens | 0.2613 kWh | 0.2792 kWh | +0.0179 kWh | +6.9 % | "
+            "worse ▲ |") in r.out
     assert "| object | metric | base | head | change | relative | direction |" in r.out
     assert f"| {obj} | mfu | 59.64 % | 55.81 % | -3.83 points | -6.4 % | worse ▼ |" in r.out
     # base: tp 4, pp 1, micro-batch 4 since nu38model's runtime reserve (was pp 2, v 20 with 0.67 GB free, 2.928 s)
@@ -395,7 +399,7 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     assert (cost["direction"], cost["better"]) == ("worse", "lower")
     power = metric(doc, "workload/llama3-70b-pretrain-b200", "memory_per_gpu")
     assert (power["direction"], power["better"]) == (None, None)
-    assert (doc["summary"]["metrics_worse"], doc["summary"]["metrics_better"]) == (9, 1)
+    assert (doc["summary"]["metrics_worse"], doc["summary"]["metrics_better"]) == (10, 1)
 
 
 def test_a_change_with_no_better_direction_reads_as_neither():

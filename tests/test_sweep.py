@@ -290,7 +290,9 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
             {"goodput", "goodput_low", "goodput_high", "goodput_tokens_per_second", "goodput_tokens_per_second_low",
              "goodput_tokens_per_second_high", "cost_per_token_low", "cost_per_token_high", "checkpoint_write_time",
              "checkpoint_restore_time", "mtti", "mtti_low", "mtti_high", "time_to_train", "goodput_time_to_train",
-             "goodput_time_to_train_low", "goodput_time_to_train_high"} if est.kind == "training"
+             "goodput_time_to_train_low", "goodput_time_to_train_high", "accelerator_hours", "job_it_energy",
+             "goodput_accelerator_hours", "goodput_accelerator_hours_low", "goodput_accelerator_hours_high"}
+            if est.kind == "training"
             else set()) | (
             under_load if est.kind == "inference" else set()) | (  # no shipped workload is served under load
             {f"{m}_{end}" for m in BANDED if m in est.metrics for end in ("low", "high")})  # the band's ends

@@ -73,6 +73,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used + job)
         else:
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used)
+        m |= dict.fromkeys(("energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
@@ -81,7 +82,8 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
 #: The workload metrics the performance model computes (the registry's, by the module that computes each).
 PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.startswith("perf/"))
 #: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own.
-RATE_FIGURES = ("cost_per_token", "cost_per_million_tokens", "goodput_tokens_per_second", "goodput_time_to_train")
+RATE_FIGURES = ("cost_per_token", "cost_per_million_tokens", "goodput_tokens_per_second", "goodput_time_to_train",
+                "energy_per_million_tokens", "job_energy")
 #: The estimate's metrics that read the part's HBM capacity only (of its figures the estimate reads).
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 
@@ -154,6 +156,13 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
     return "; ".join(said)
 
 
+def _pue_words(a: ClusterAnalysis) -> tuple[str, ...]:
+    """The hall's PUE where its energy figures are assumed: a job's energy rests on it (`analyse.job_energy`)."""
+    facility = a.cluster.facility
+    fc = facility.cost if facility is not None else None
+    return (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
+
+
 def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """A cluster's cost figures and the assumed inputs of each (`Cost.assumed`, split by what they enter)."""
     prices = tuple(sorted({f"{p} price" for p in parts}))
@@ -164,8 +173,11 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) 
     used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
     rate = tuple(x for x in assumed if x.endswith(UNSTATED_DISCOUNT_RATE))   # capital taken as costing nothing
     idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
+    stated = facility.sustainability if facility is not None else None
+    site = (f"{facility.id} carbon intensity and WUE",) if facility and stated and stated.basis == "assumed" else ()
     tco = prices + energy + idle + space + rate
-    return {"capex": prices, "network_capex_share": prices, "scale_out_capex_share": prices, "power_idle": idle,
+    return {"carbon_per_year": energy + idle + site, "water_per_year": energy + idle + site,
+            "capex": prices, "network_capex_share": prices, "scale_out_capex_share": prices, "power_idle": idle,
             "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
             "space_cost_per_year": space, "capital_recovery_factor": space + rate,
             "capital_cost_per_year": prices + space + rate,

@@ -31,9 +31,11 @@ from archgen.analyse.goodput import (
 )
 from archgen.analyse.goodput_notes import cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.job_cost import workload_cost
+from archgen.analyse.job_energy import job_energy
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
+from archgen.analyse.sustainability import site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
@@ -79,6 +81,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 energy = () if "facility_energy_per_year" in cost.metrics else ("facility_energy_per_year",)
                 _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
+        site, no_site = site_figures(analysis.cluster.facility, cost.facility_energy if cost is not None else None)
+        analysis.metrics.update(site)
+        for name, reason in no_site.items():
+            _withhold(ops, path, (name,), reason)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
     out = dict(workloads)
@@ -91,7 +97,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         a = clusters.get(f"cluster/{est.cluster}") if est is not None else None
         if a is None or est is None or not est.fits or (w.training is None and w.inference is None):
             continue
-        tps = est.metrics.get("tokens_per_second")
+        tps = raw_tps = est.metrics.get("tokens_per_second")   # raw: before goodput, for the job's energy
         extra: dict[str, Q] = {}
         other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
         spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
@@ -103,8 +109,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 continue
             if not w.checkpoint.tokens:
                 _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "goodput_time_to_train_low",
-                                      "goodput_time_to_train_high", "job_cost", "job_cost_low", "job_cost_high"),
-                      NO_TOKEN_BUDGET)
+                                      "goodput_time_to_train_high", "job_cost", "job_cost_low", "job_cost_high",
+                                      "job_energy", "job_it_energy"), NO_TOKEN_BUDGET)
             g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.accelerators)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.accelerators)
@@ -132,8 +138,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.accelerators, path)
         cost = ops.cost.get(a.cluster.path)
+        run = w.checkpoint.tokens if w.training is not None else None   # the run's tokens: its whole cost, energy
         if cost is not None:
-            run = w.checkpoint.tokens if w.training is not None else None   # the run's tokens: its whole cost
             extra |= workload_cost(cost, est.accelerators, tps, ranged,
                                    charged_spares(spare_accelerators, a.accelerators, cost.utilisation), run)
             other |= workload_cost(cost, est.accelerators, tps, unblocked, run_tokens=run) \
@@ -151,10 +157,15 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             share = it_power * est.accelerators / a.accelerators if it_power is not None else None
             extra |= {k: v.to("MWh") for k, v in run_energy(share, extra).items()}
             if "time_to_train" in extra and share is None:
-                _withhold(ops, path, ("job_energy",), ops.withheld.get(a.cluster.path, {}).get(
+                _withhold(ops, path, ("job_it_energy",), ops.withheld.get(a.cluster.path, {}).get(
                     "it_power", f"cluster '{a.cluster.spec.id}' has no IT power"))
             elif "time_to_train" in ops.withheld.get(path, {}):
-                _withhold(ops, path, ("job_energy",), ops.withheld[path]["time_to_train"])
+                _withhold(ops, path, ("job_it_energy",), ops.withheld[path]["time_to_train"])
+        spent = job_energy(cost, _pue(a), est.accelerators, a.accelerators, raw_tps, run) if cost is not None else {}
+        extra |= spent
+        if not spent and raw_tps is not None and raw_tps.m > 0:
+            names = ("energy_per_million_tokens",) + (("job_energy",) if run else ())
+            _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
         if other:
             ops.unsettled[path] = unsettled(extra, other)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
@@ -204,6 +215,16 @@ def goodput_hour_cost(used: Q, cm: dict[str, Q], share: float) -> dict[str, Q]:
 
 #: Why a cluster has no storage bandwidth per accelerator: it states no storage (or has no accelerator).
 NO_STORAGE = "the cluster states no `storage:` (capacity and bandwidth of its checkpoint storage)"
+#: Why a job has no energy per token: its hall states no annual PUE (`cost.energy.pue`).
+NO_PUE = "the cluster's facility gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the hall's)"
+
+
+def _pue(a: ClusterAnalysis) -> float | None:
+    """The annual PUE of the cluster's hall (`cost.energy.pue`), or None where it states no `cost:`."""
+    hall = a.cluster.facility
+    return hall.cost.energy.pue if hall is not None and hall.cost is not None else None
+
+
 #: Why a training job has no time to train: nothing states how many tokens it trains on.
 NO_TOKEN_BUDGET = "the workload states no token budget: give `checkpoint: {tokens: 15.6e12}` (tokens of the run)"
 

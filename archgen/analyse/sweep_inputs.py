@@ -25,7 +25,7 @@ from archgen.validate import Specs
 #: what `missing` also names: a chip in the place of the cluster's own, which its prices are not for.
 POWER, GOODPUT, PRICES, SWAPPED, TOKENS = "power", "goodput", "prices", "swapped", "tokens"
 #: The point metrics made from the cluster's IT power (`perf.workload.derived.point_metrics`).
-POWER_METRICS = ("power", "energy_per_token", "job_energy")
+POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
 
 
 def rests_on(metric: str, job: str) -> tuple[str, ...]:

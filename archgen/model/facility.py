@@ -11,6 +11,7 @@ from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rati
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Spec, raise_each
+from archgen.model.sustainability import Sustainability
 from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, PowerOrZero, Q, Temperature, Voltage
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
@@ -201,6 +202,10 @@ class Facility(Document):
     site_events: list[SiteEvent] = Field(default_factory=list, description=(
         "Events that stop every job in the hall (power, cooling), with their rate per year."))
     cost: FacilityCost | None = Field(None, description="Electricity price, PUE, space cost and depreciation.")
+    sustainability: Sustainability | None = Field(None, description=(
+        "The grid's carbon intensity and the site's WUE, e.g. {carbon_intensity: 390 g/kWh, wue: 0.2 L/kWh, "
+        "basis: assumed, source: ...}: with `cost:` (the annual PUE and utilisation), the cluster's "
+        "`carbon_per_year` and `water_per_year` (docs/facility.md, Carbon and water)."))
     tier: SiteTier | None = Field(None, description=(
         "Availability rating of the hall, e.g. `{standard: Uptime Institute, level: 3}`; a reference architecture "
         "may require one (NVIDIA's DGX SuperPOD GB200 asks for Tier 3, Rated 3 or Class 3)."))

@@ -48,7 +48,7 @@ GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tok
 #: train, and with goodput the goodput time to train (`perf.workload.derived.run_times`, as `check` gives them).
 RUN_METRICS = frozenset({"time_to_train", *(f"goodput_time_to_train{end}" for end in ("", "_low", "_high")),
                          "accelerator_hours", *(f"goodput_accelerator_hours{end}" for end in ("", "_low", "_high")),
-                         "job_energy"})
+                         "job_it_energy"})
 
 #: A training point's checkpoint write and restore times (`perf.train.goodput.goodput_of`, the job's ports on the
 #: storage fabric at the point's accelerator count, as `check` gives them): like goodput, they need somewhere to

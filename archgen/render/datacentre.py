@@ -170,6 +170,49 @@ def _headroom(value: Any) -> str:
     return NOT_PROVIDED if value is None else fmt.q(value, "kW", 1)
 
 
+def energy_basis(cost: Any, m: dict) -> str:
+    """What a hall's energy per year rests on: its utilisation, its PUE and the draw, each named where assumed.
+
+    The figure is (average load x utilisation + idle load x (1 - utilisation)) x 8,766 h x PUE
+    (`analyse.cost`); a reader must see which of those inputs are the hall's statement and which are defaults or
+    assumptions (newuser48: "376,372 MWh at utilisation 1" read as a measured annual figure, where the
+    utilisation was unstated, the PUE assumed and the load the parts' maximum draw).
+    """
+    stated = "utilisation" in cost.model_fields_set
+    parts = [f"at utilisation {cost.utilisation:g}" + ("" if stated else " (not stated: every hour taken as used)"),
+             f"PUE {cost.energy.pue:g}" + (" (assumed)" if cost.energy.basis == "assumed" else "")]
+    average, peak = m.get("power_average"), m.get("it_power")
+    # the average load sums the same parts in another order: equal to the peak within rounding when no part
+    # states a typical draw (35,779,480.1770352 W against 35,779,480.177035205 W on the trial's cluster)
+    at_max = average is not None and peak is not None and average.m_as("W") >= peak.m_as("W") * (1 - 1e-9)
+    if at_max:
+        parts.append("at the maximum draw (no part of the load states a typical draw)")
+    if cost.utilisation < 1:
+        parts.append("idle hours at each part's `power.idle`, else its average draw")
+    bound = ": an upper bound" if at_max or cost.utilisation < 1 else ""
+    return ", ".join(parts) + bound
+
+
+def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
+    """The cluster's carbon and water per year at the hall's stated intensities, else why not provided."""
+    stated = hall.sustainability
+    out = []
+    for name, key, label, unit, words, per in (
+            ("carbon_per_year", "carbon_intensity", "Carbon per year (scope 2: facility energy × grid intensity)",
+             "t", "CO2e", "g/kWh"),
+            ("water_per_year", "wue", "Site water per year (IT energy × WUE)", "m**3", "", "L/kWh")):
+        intensity = getattr(stated, key) if stated is not None else None
+        if intensity is None:
+            out.append((label, f"{NOT_PROVIDED}: no `sustainability.{key}`"))
+        elif name not in m:
+            out.append((label, f"{NOT_PROVIDED}: no facility energy per year"))
+        else:
+            basis = " (assumed)" if stated.basis == "assumed" else ""
+            out.append((label, f"{fmt.q(m[name], unit, 0)}{' ' + words if words else ''} at "
+                               f"{intensity.m_as(per):g} {per}{basis}, on the energy above"))
+    return out
+
+
 def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """The hall's capacities with the headrooms; `peers`, the run's other clusters naming the hall, share them."""
     out = []
@@ -188,7 +231,8 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str
             out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {_headroom(m.get(headroom))}{shared}"))
     if hall.cost is not None:
         out.append(("Facility power (IT power × PUE)",
-                    f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"))
+                    f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"
+                    + (" (assumed)" if hall.cost.energy.basis == "assumed" else "")))
     gens = hall.feeds is not None and hall.feeds.generator_units is not None and hall.cost is not None
     out.append(("Facility power at design conditions (IT power × peak PUE)", f"{NOT_PROVIDED}: no `peak_pue` "
                 "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
@@ -197,9 +241,8 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str
     energy = m.get("facility_energy_per_year")
     out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
                 "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else
-                f"{fmt.q(energy, 'MWh', 0)} at utilisation {hall.cost.utilisation:g}" + (
-                    " (idle hours at each part's `power.idle`, else its average draw: an upper bound)"
-                    if hall.cost.utilisation < 1 else "")))
+                f"{fmt.q(energy, 'MWh', 0)} {energy_basis(hall.cost, m)}"))
+    out += _site_rows(hall, m)
     if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")
         for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),

@@ -335,7 +335,7 @@ def accelerator_hours(metrics: Mapping[str, Any], accelerators: int) -> dict[str
 
 
 def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """A training run's IT energy (`job_energy`): `power` times its time to train.
+    """A training run's IT energy (`job_it_energy`): `power` times its time to train.
 
     `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
     own, as a sweep point's `power`).
@@ -347,7 +347,7 @@ def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
     """
     if power is None or power != power or "time_to_train" not in metrics:
         return {}
-    return {"job_energy": power * metrics["time_to_train"]}
+    return {"job_it_energy": power * metrics["time_to_train"]}
 
 
 def goodput_time_ends(time_to_train: Any, low: float, high: float) -> dict[str, Any]:
@@ -373,8 +373,8 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
     tput = est.bands.get("tokens_per_second")
     if est.kind != "inference" or tput is None:
         return {}
-    return bands(tput.family, [k for k in ("cost_per_token", "cost_per_million_tokens", "energy_per_token")
-                               if k in cost],
+    names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "energy_per_million_tokens")
+    return bands(tput.family, [k for k in names if k in cost],
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 
 

@@ -27,7 +27,7 @@ from archgen.units import Q_
 OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
               for m in metrics.declared("workload")
               if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))
-              or m.name == "job_energy"}
+              or m.name == "job_it_energy"}
 
 #: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
 #: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and

@@ -1,0 +1,65 @@
+"""A cluster's carbon and water per year at its hall's stated intensities (newuser48).
+
+On main a hall could state neither a grid carbon intensity nor a WUE (`wue:` was refused as an unknown key), so a
+sustainability report's carbon and water figures had no input and no metric a requirement could target. Each figure
+here is its formula: carbon = the hall's energy per year × g CO2e/kWh (GHG Protocol Scope 2 Guidance, 2015); water =
+IT energy per year (the hall's over its PUE) × WUE, L/kWh of IT energy (The Green Grid White Paper #35, 2011).
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from archgen.model import Facility
+from tests.conftest import SPECS, shipped_edited
+
+HALL = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
+PUE = 1.2   # hall-liquid's `cost.energy.pue`
+#: The intensities of the test hall: 384 g/kWh and 0.2 L/kWh are the test's inputs, not sourced figures.
+STATED = """sustainability:
+  carbon_intensity: 384 g/kWh
+  wue: 0.2 L/kWh
+  basis: assumed
+  source: test inputs
+"""
+
+
+def _run(tmp_path, hall: str):
+    return shipped_edited(tmp_path, "clusters/gb200-nvl72-su.yaml", "kind: Cluster", "kind: Cluster",
+                          {"facilities/hall-liquid.yaml": hall})
+
+
+def test_carbon_and_water_per_year_are_the_energy_times_the_stated_intensities(tmp_path):
+    r = _run(tmp_path, HALL + STATED)
+    m = r.metrics["cluster/gb200-nvl72-su"]
+    kwh = m["facility_energy_per_year"].m_as("kWh")
+    assert m["carbon_per_year"].m_as("kg") == pytest.approx(kwh * 384 / 1000)
+    assert m["water_per_year"].m_as("L") == pytest.approx(kwh / PUE * 0.2)
+
+
+def test_without_intensities_neither_is_provided_and_the_reason_names_the_key(tmp_path):
+    r = _run(tmp_path, HALL)
+    m = r.metrics["cluster/gb200-nvl72-su"]
+    assert "facility_energy_per_year" in m and "carbon_per_year" not in m and "water_per_year" not in m
+    why = r.operations.withheld["cluster/gb200-nvl72-su"]
+    assert why["carbon_per_year"] == "facility 'hall-liquid' states no `sustainability.carbon_intensity`"
+    assert why["water_per_year"] == "facility 'hall-liquid' states no `sustainability.wue`"
+
+
+def test_an_intensity_in_the_wrong_dimension_is_refused():
+    doc = yaml.safe_load(HALL + STATED.replace("0.2 L/kWh", "0.2 kWh"))
+    with pytest.raises(ValueError, match="expected a water use per energy such as '1.8 L/kWh'"):
+        Facility.model_validate(doc)
+
+
+def test_a_requirement_on_carbon_names_the_assumed_intensity(tmp_path):
+    req = ("kind: Requirements\nid: green\nrequirements:\n"
+           "  - {id: REQ-CO2-001, statement: Scope 2 carbon, subject: cluster/gb200-nvl72-su, metric: carbon_per_year,"
+           " target: '<= 100000 t'}\n")
+    r = shipped_edited(tmp_path, "clusters/gb200-nvl72-su.yaml", "kind: Cluster", "kind: Cluster",
+                       {"facilities/hall-liquid.yaml": HALL + STATED, "requirements/green.yaml": req})
+    found = [f for f in r.findings if f.id == "REQ005" and "REQ-CO2-001" in f.message]
+    assert len(found) == 1
+    assert "hall-liquid carbon intensity and WUE" in found[0].message
+    assert "hall-liquid energy price and PUE" in found[0].message
