@@ -271,9 +271,11 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     added NICs' unconfirmed `power` is named too, and so is a power shelf's unconfirmed `efficiency`, on which the
     cluster's IT power at the rack feeds rests (its shelves' loss); where the shelf states an `efficiency_range`,
     the finding gives the cluster's IT power at both ends. A cable's or transceiver's unconfirmed `power_per_end` is
-    named with the count whose draw the IT power adds (modules drawing inside a node's maximum add nothing).
-    A switch whose source leaves unstated whether its maximum holds its ports' modules lists
-    `power_includes_optics` as unconfirmed, and it is named too: the IT power adds those modules on top (or not).
+    named with the count whose draw the IT power adds (modules drawing inside a node's maximum add nothing); where
+    the link states a `power_range` (its sources disagree), the finding gives the figure used, the range and the IT
+    power less at the range's low end. A switch whose source leaves unstated whether its maximum holds its ports'
+    modules lists `power_includes_optics` as unconfirmed, and it is named too: the IT power adds those modules on
+    top (or not).
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
     knowingly (waive this finding with the reason).

@@ -169,12 +169,29 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
             for kind, fields in POWER_FIELDS:
                 named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and stated(p, f)]
                 if named:
-                    within = "" if not isinstance(p, PowerShelf) or p.efficiency_range is None else (
-                        f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}")
+                    within = _within(p, line.quantity - line.in_parent if p is part else 0)
                     wheres = out.setdefault(f"{p.id} {' and '.join(named)}", [])
                     if f"{where}{within}" not in wheres:
                         wheres.append(f"{where}{within}")
     return [f"{key} ({'; '.join(wheres)})" for key, wheres in out.items()]
+
+
+def _within(p: Part, added: int) -> str:
+    """The stated range behind part `p`'s power figure, as PWR012 adds it; '' without one.
+
+    A shelf's efficiency range ('; 0.97, within 0.965 to 0.977'); a link's power range: the figure the IT power adds
+    per end, the range its sources leave open and what its `added` BOM units outside a node's maximum draw less at
+    the low end ('; 17 W per end used, within 15 W to 17 W: 1.0 kW less at 15 W').
+    """
+    if isinstance(p, PowerShelf) and p.efficiency_range is not None:
+        return f"; {p.efficiency:g}, within {p.efficiency_range[0]:g} to {p.efficiency_range[1]:g}"
+    if isinstance(p, Link) and p.power_range is not None:
+        low, high = p.power_range
+        ends = 1 if p.is_module else 2          # a copper assembly's BOM line counts cables, two powered ends each
+        less = (p.power_per_end - low) * added * ends
+        return (f"; {p.power_per_end:~P} per end used, within {low:~P} to {high:~P}"
+                + (f": {_kw(less)} less at {low:~P}" if less.magnitude > 0 else ""))
+    return ""
 
 
 def shelf_range(ctx: Context, path: str) -> str:

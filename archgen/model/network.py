@@ -219,6 +219,10 @@ class Link(Part):
         "module on a 200G port lights 2 of its 4 lanes, `[{rate: 200 Gb/s, power: 5 W}]` (MMS4X00-NS400). A "
         "module serving fewer links than its rate holds (links x line rate below `rate`) draws the figure of that "
         "rate; a rate not listed draws `power_per_end`."))
+    power_range: tuple[PowerOrZero, PowerOrZero] | None = Field(None, description=(
+        "Where `power_per_end` is unconfirmed because its sources disagree: the low and high power per end it may "
+        "lie between, with their sources in `source:` or `notes:`, e.g. [15 W, 17 W] (NVIDIA's twin-port SR8 "
+        "pages); `power_per_end` lies within it, and PWR012 states the figure the IT power uses and the range."))
     lanes: int = Field(gt=0, le=64, description="Electrical lanes, e.g. 8 for 8 x 100G.")
     form_factor: str = Field("", description="e.g. 'OSFP', 'QSFP112'.")
     connector: str = Field("", description=(
@@ -244,6 +248,15 @@ class Link(Part):
                              "`power_at` gives the draw of a module run slower (fewer lanes lit)")
                   for i, at in enumerate(self.power_at) if at.rate >= self.rate]
         raise_each(errors, type(self).__name__)
+        return self
+
+    @model_validator(mode="after")
+    def _range_holds_power(self) -> Link:
+        if self.power_range is not None:
+            low, high = self.power_range
+            if not low <= self.power_per_end <= high:
+                raise FieldError(("power_range",), f"expected a low and a high power per end around power_per_end "
+                                                   f"{self.power_per_end:~P}, got [{low:~P}, {high:~P}]")
         return self
 
     @property

@@ -150,18 +150,18 @@ def test_no_serving_range_where_the_kv_cache_is_stated(modern, accelerators):
 def test_estimate_cases_says_which_stated_layouts_do_not_fit(cli, accelerators):
     """A case is predicted as stated, but a serving batch above what the KV cache holds runs whole only in the
     closed form (offline; the simulated scenarios admit at most the KV capacity, as engines do). The legacy file's
-    MLPerf v4.1 H100 Offline row states the harness's gpu_batch_size 896 on TP2 replicas that hold 889 sequences by
+    MLPerf v4.1 H100 Offline row states the harness's gpu_batch_size 896 on TP2 replicas that hold 882 sequences by
     the model (FP8 weights and KV cache, input 294 + output 290 tokens reserved): it was predicted without a word."""
     from archgen.scoring.cases import unfit_reason
     cases, _ = read_cases(CASES)
     row = next(c for c in cases if c.id == "mlperf-inf-v4.1-llama2-70b-offline-8xh100")
     assert unfit_reason(row, accelerators) == (
-        "batch 896 is above the 889 sequences the KV cache holds per replica by the model")
-    fits = row.model_copy(update={"inference": row.inference.model_copy(update={"batch": 889})})
+        "batch 896 is above the 882 sequences the KV cache holds per replica by the model")
+    fits = row.model_copy(update={"inference": row.inference.model_copy(update={"batch": 882})})
     assert unfit_reason(fits, accelerators) is None
     text = cli("estimate", "--cases", str(CASES)).out
     assert ("Stated layouts that do not fit by the model (predicted as stated):\n"
-            "  mlperf-inf-v4.1-llama2-70b-offline-8xh100: batch 896 is above the 889 sequences") in text
+            "  mlperf-inf-v4.1-llama2-70b-offline-8xh100: batch 896 is above the 882 sequences") in text
     assert all(unfit_reason(c, accelerators) is None for c in cases
                if c.collective is None and c.id != row.id)   # the only one in the legacy file
     # a training layout: MT-NLG 530B at micro-batch 8 (the accuracy page's micro-batch table: does not fit)
