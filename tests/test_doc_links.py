@@ -44,5 +44,5 @@ def test_relative_links_resolve_inside_the_repository(page):
 
 def test_the_check_sees_a_link_out_of_the_repository(tmp_path):
     page = tmp_path / "README.md"
-    page.write_text("style: `../shared/STYLE.md`, [design](docs/x.md#top), [web](https://x.org), `../victim`\n")
+    page.write_text("style: `../shared/STYLE.md`, [design](docs/x.md#top), [web](https://x.org), `../victim`\n", encoding="utf-8")
     assert _targets(page) == [(1, "docs/x.md"), (1, "../shared/STYLE.md")]

@@ -17,8 +17,8 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
-from archgen.render.point_table import pipeline_layout
-from archgen.render.sweep import DISPLAY, level_text, shown
+from archgen.render.point_table import DISPLAY, level_text, pipeline_layout
+from archgen.render.sweep import shown
 from archgen.units import Q_, Q
 
 
