@@ -85,8 +85,14 @@ def render_caches_kept_private() -> None:
     PDF (the `typst` wheel, ``ignore_system_fonts``) reads no font folder and writes nothing (tests/test_cache_off).
     `ARCHGEN_CACHE=off` thus covers rendering: archgen's renderers import matplotlib only under `archgen.render`,
     which calls this first. A variable the caller set, or a matplotlib already imported (it has chosen its folder),
-    is left alone. The font list is then built on each run (about a second). Run as root, fontconfig writes to
-    ``/var/cache/fontconfig`` first, which no variable moves (fontconfig's ``<cachedir>`` list is in its config).
+    is left alone. The font list is then built on each run (about a second). Run as root, fontconfig wrote to
+    ``/var/cache/fontconfig``, the first folder of its ``<cachedir>`` list (Debian's ``/etc/fonts/fonts.conf``), which
+    no variable moves. fontconfig stores caches in "the directory that can be accessed first in the list"
+    (fonts-conf(5), ``<cachedir>``, fontconfig 2.14) and reads the caches of every folder listed, so
+    `$FONTCONFIG_FILE` names a setup (`_fontconfig_first`) that lists a temporary folder first and then includes the
+    one in force (the caller's `$FONTCONFIG_FILE`, else ``fonts.conf``): the system's caches are still read (as root,
+    fc-list lists the same 39 fonts and leaves /var/cache/fontconfig as it was), and a folder they miss is cached in
+    the temporary one.
     """
     if enabled():
         return
@@ -94,6 +100,24 @@ def render_caches_kept_private() -> None:
         os.environ["MPLCONFIGDIR"] = _temporary("archgen-matplotlib-")
     if not os.environ.get("XDG_CACHE_HOME"):
         os.environ["XDG_CACHE_HOME"] = _temporary("archgen-xdg-cache-")
+    config = os.environ.get("FONTCONFIG_FILE") or "fonts.conf"
+    if os.path.basename(config) != _FONTS_CONF_NAME:  # a child process of one that set it keeps its parent's
+        os.environ["FONTCONFIG_FILE"] = _fontconfig_first(config)
+
+
+_FONTS_CONF_NAME = "archgen-fonts.conf"
+
+
+def _fontconfig_first(config: str) -> str:
+    """A fontconfig setup file, removed at exit: a temporary cache folder first, then `config` (fonts-conf(5))."""
+    from xml.sax.saxutils import escape
+    folder = _temporary("archgen-fontconfig-")
+    path = os.path.join(folder, _FONTS_CONF_NAME)
+    with open(path, "w", encoding="utf-8") as file:
+        file.write('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+                   f'<fontconfig><cachedir>{escape(os.path.join(folder, "cache"))}</cachedir>'
+                   f'<include ignore_missing="yes">{escape(config)}</include></fontconfig>\n')
+    return path
 
 
 def _temporary(prefix: str) -> str:

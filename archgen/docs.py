@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from archgen import metrics
 from archgen.checks import MODULES, REGISTRY, RESERVED, RESERVED_SEVERITY
+from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.model import KINDS
 from archgen.model.core_schemas import nested_models
 from archgen.model.renamed import RENAMED
@@ -35,7 +36,8 @@ def checks_page() -> str:
              "it. The day is `--as-of` (check, diff, gap, render, sweep), else SOURCE_DATE_EPOCH, else today, read and",
              "named in the output only where a waiver states `expires`.",
              "A key written under a name since renamed is SPC003, a warning (its value",
-             "is read under the new name; docs/spec-reference.md, Renamed keys).", "",
+             "is read under the new name; docs/spec-reference.md, Renamed keys), and so is a",
+             "metric named by its name before a rename (docs/metrics.md, Renamed metrics).", "",
              "**Error cascades.** A part-id typo (`part: q340`) leaves the part out of everything computed from it, so",
              "one REF001 (or REF002) would bring a train of NET, PWR, REQ and PERF findings. A finding that follows",
              "from an unresolved reference carries `caused_by`, the REF finding it follows from",
@@ -201,7 +203,20 @@ def metrics_page() -> str:
             job = f"{', '.join(m.jobs)} | " if jobs else ""
             lines.append(f"| `{m.name}` | {unit} | {job}{m.description} | `archgen/{m.source}` |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join([*lines, *_renamed_metrics()])
+
+
+def _renamed_metrics() -> list[str]:
+    """The renamed metrics (`archgen.metric.RENAMED`) and what still reads their old names."""
+    rows = [f"| `{old}` | `{new}` | {since} |" for old, (new, since) in RENAMED_METRICS.items()]
+    return ["## Renamed metrics", "",
+            "A metric renamed in a release keeps its old name until the release after: a requirement or a sweep",
+            "objective that names it is read under the new name with a warning at its file:line (SPC003), the JSON",
+            "outputs (`check`, `estimate`, `sweep --format json`) give its value under both names, and",
+            "`Estimate.metrics[old]` reads it with a `DeprecationWarning`. Renamed so far (`archgen/metric.py`):", "",
+            "| old name | new name | renamed in |", "|---|---|---|", *rows, "",
+            "`tflops_per_gpu` held FLOP/s, as every value in JSON is SI, while its name said TFLOP/s. A validation",
+            "case measures it as `tflops_per_gpu` still, in the unit the case states (the case format's name).", ""]
 
 
 def _alternatives(placeholder: str) -> str:

@@ -169,3 +169,10 @@ def unbounded(metric: str) -> str:
     return UNBOUNDED if name in (*SPARE_RANGED, "tco_per_goodput_accelerator_hour",
                                  "tco_per_job_goodput_accelerator_hour", "goodput_time_to_train") \
         else WHY_UNBOUNDED.get(name, "no upper bound")
+
+
+#: Metrics renamed in a release: old name -> (new name, release). A spec that names the old one (a requirement's or
+#: an objective's `metric:`) is read as the new one with a located warning (SPC003, `archgen.migrate`), and the JSON
+#: outputs carry the old key beside the new with the same value (`output.envelope.metrics_json`), until the release
+#: after. `tflops_per_gpu` held FLOP/s, as every quantity does in SI, while its name said TFLOP/s (lo23cli).
+RENAMED: dict[str, tuple[str, str]] = {"tflops_per_gpu": ("model_flops_per_gpu", "0.1.0")}

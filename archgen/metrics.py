@@ -161,7 +161,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
            "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
            "`batch`.", _EI, _I, True),
-    Metric("workload", "tflops_per_gpu", "FLOPS", "TFLOPS", 0, "Model TFLOP/s per accelerator", "Model FLOPs "
+    Metric("workload", "model_flops_per_gpu", "FLOPS", "TFLOPS", 0, "Model FLOP/s per accelerator", "Model FLOPs "
            "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
     Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "
            "job's precision.", _ET, _T, True),

@@ -1,9 +1,11 @@
-"""Renamed spec keys moved to their new names before validation (`archgen.model.renamed`), each with a warning.
+"""Renamed spec keys and metrics moved to their new names before validation, each with a warning.
 
 `migrate` takes one loaded document and returns it with every old key of its kind moved to the new one (the value
 and the source positions under it, so a schema error in a moved value is still reported at the line the user wrote),
 a `RenamedKey` notice per move (reported as SPC003, a warning, by the check runner and `archgen validate`) and a
-located problem per key given under both names (an error: which one is meant cannot be guessed).
+located problem per key given under both names (an error: which one is meant cannot be guessed). Keys are renamed
+in `archgen.model.renamed`; a metric renamed in `archgen.metric.RENAMED` is a value: a `metric:` key anywhere in the
+document (a requirement's, a sweep objective's) that names the old one is given the new name, with the same notice.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from archgen.errors import Location, SpecProblem
 from archgen.load import SourceDocument
+from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.model.renamed import RENAMED
 
 Path = tuple[str | int, ...]
@@ -29,11 +32,12 @@ class RenamedKey:
     old: str
     new: str
     since: str
+    what: str = ""  # "metric " for a renamed metric named as a value; a key's notice names no kind
 
     @property
     def text(self) -> str:
         """The notice in words."""
-        return f"'{self.old}' was renamed '{self.new}' in {self.since}; the old name still works, for now"
+        return f"{self.what}'{self.old}' was renamed '{self.new}' in {self.since}; the old name still works, for now"
 
     @property
     def hint(self) -> str:
@@ -44,7 +48,7 @@ class RenamedKey:
 def migrate(doc: SourceDocument) -> tuple[SourceDocument, list[RenamedKey], list[SpecProblem]]:
     """`doc` with its kind's renamed keys moved to their new names, the notices, and the keys given twice."""
     renames = RENAMED.get(doc.kind, ())
-    if not renames:
+    if not renames and next(_metric_values(doc.data), None) is None:
         return doc, [], []
     data: dict[str, Any] = copy.deepcopy(doc.data)
     positions = dict(doc.positions)
@@ -62,7 +66,23 @@ def migrate(doc: SourceDocument) -> tuple[SourceDocument, list[RenamedKey], list
             positions.update({new + key[len(old):]: pos for key, pos in doc.positions.items()
                               if key[:len(old)] == old})
             notices.append(RenamedKey(where, doc.id, old_s, new_s, r.since))
-    return replace(doc, data=data, positions=positions), notices, problems
+    moved = replace(doc, data=data, positions=positions)
+    for at in list(_metric_values(data)):
+        old_name = _at(data, at)
+        new_name, since = RENAMED_METRICS[old_name]
+        _put(data, at, new_name)
+        notices.append(RenamedKey(moved.locate(at), doc.id, old_name, new_name, since, what="metric "))
+    return moved, notices, problems
+
+
+def _metric_values(node: object, at: Path = ()) -> Iterator[Path]:
+    """The path of every `metric:` key under `node` whose value is a renamed metric's old name."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if key == "metric" and isinstance(value, str) and value in RENAMED_METRICS:
+            yield (*at, key)
+        else:
+            yield from _metric_values(value, (*at, key))
 
 
 def _matches(node: object, old: list[str], new: list[str], at: Path = (), items: tuple[int, ...] = ()

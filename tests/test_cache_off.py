@@ -94,3 +94,32 @@ def test_the_values_docs_python_api_names(monkeypatch, value, on):
 
     monkeypatch.setenv("ARCHGEN_CACHE", value)
     assert cache.enabled() is on
+
+
+#: A fontconfig setup as Debian's (/etc/fonts/fonts.conf): an absolute cache folder, writable for root
+#: (/var/cache/fontconfig), ahead of the user's; here one under the test's own folder stands for it.
+SYSTEM_FIRST_CONF = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">
+<fontconfig><dir>{fonts}</dir><cachedir>{system}</cachedir><cachedir prefix="xdg">fontconfig</cachedir></fontconfig>
+"""
+
+
+@pytest.mark.skipif(shutil.which("fc-list") is None, reason="matplotlib asks fontconfig only through fc-list")
+def test_off_leaves_a_system_font_cache_folder_alone(tmp_path):
+    """Run as root, fontconfig cached an uncached font folder in /var/cache/fontconfig with the cache off (lo23cli,
+    reproduced with $HOME/.local/share/fonts and Debian's setup: one new file there). Now a temporary cache folder
+    stands first (`cache._fontconfig_first`); without archgen's switch the system folder is written, as before."""
+    import matplotlib
+
+    fonts, system = tmp_path / "fonts", tmp_path / "var-cache-fontconfig"
+    fonts.mkdir()
+    shutil.copy(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf", fonts)
+    conf = tmp_path / "fonts.conf"
+    conf.write_text(SYSTEM_FIRST_CONF.format(fonts=fonts, system=system), encoding="utf-8")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "svg"]
+    assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp), FONTCONFIG_FILE=str(conf)) == []
+    assert not system.exists() and list(temp.iterdir()) == []   # main: var-cache-fontconfig/<hash>-le64.cache-8
+    _written(tmp_path / "on", render, None, FONTCONFIG_FILE=str(conf))
+    assert any(p.name.endswith(".cache-8") for p in system.iterdir())

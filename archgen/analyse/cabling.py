@@ -26,12 +26,12 @@ import numpy as np
 
 from archgen.analyse.bom import (
     UNRACKED,
-    BomLine,
     cluster_bom,
     optics_outside_systems,
     surplus_switch_power,
     unplaced_power,
 )
+from archgen.analyse.bom_line import BomLine
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import (
     link_speed,

@@ -35,9 +35,10 @@ import math
 from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports, nic_split
+from archgen.analyse.ports import Problem
 from archgen.analyse.rack_ports import device_ports, rack_groups, rack_leaf_problems
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
-from archgen.analyse.tiers import TIERS, PlaneDemand, Problem, TierCount, leaf_tier
+from archgen.analyse.tiers import TIERS, PlaneDemand, TierCount, leaf_tier
 from archgen.analyse.upper_tiers import Upper, spine_core_tiers, spine_tier
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError

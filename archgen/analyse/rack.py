@@ -11,7 +11,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.air_flow import RatedAir, rated_air
-from archgen.analyse.bom import BomLine, liquid_heat, rack_bom
+from archgen.analyse.bom import liquid_heat, rack_bom
+from archgen.analyse.bom_line import BomLine
 from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share, shelf_efficiency
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign

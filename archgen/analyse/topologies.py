@@ -44,9 +44,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archgen.analyse.fabric import FabricAnalysis, device_ports, node_management_ports, node_ports, rails
+from archgen.analyse.fabric import FabricAnalysis, node_management_ports, node_ports, rails
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem, tier_ports, up_ports
+from archgen.analyse.rack_ports import device_ports
 from archgen.analyse.tiers import TierCount
 from archgen.build import BoundFabric, ClusterDesign, Design
 from archgen.errors import InternalError

@@ -118,7 +118,7 @@ class Check:
 RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size, alias expansion)",
             "SPC001": "Spec does not match the schema or has a unit error",
             "SPC002": "Unused waiver",
-            "SPC003": "Spec key under a name since renamed (the old name still works, for now)",
+            "SPC003": "Spec key or metric under a name since renamed (the old name still works, for now)",
             "SPC004": "Expired waiver (its findings count again)"}
 #: Severity of each reserved ID's findings.
 RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from archgen.analyse.bom import BomLine
+from archgen.analyse.bom_line import BomLine
 from archgen.pipeline import Run
 from archgen.units import Q
 

@@ -11,6 +11,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
+from archgen.metric import RENAMED
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
 from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
@@ -28,14 +29,17 @@ from archgen.model.workload import (
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power
 
 SCHEMA = "archgen-validation/1"
-#: The metrics a case may measure (workload metrics of `archgen.metrics`), with the SI unit each is scored in.
-METRIC_UNITS = {name: metrics.find("workload", name).dimension or "dimensionless"  # type: ignore[union-attr]
-                for name in ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft",
-                             "tpot", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
+#: The metrics a case may measure (workload metrics of `archgen.metrics`), with the SI unit each is scored in. The
+#: case format keeps `tflops_per_gpu` (the shared case files measure it, in the unit each states): the metric
+#: `model_flops_per_gpu` under its name before the rename (`metric.RENAMED`); a case may give either.
+METRIC_UNITS = {name: metrics.find("workload", RENAMED.get(name, (name,))[0]).dimension  # type: ignore[union-attr]
+                or "dimensionless"
+                for name in ("step_time", "tflops_per_gpu", "model_flops_per_gpu", "mfu", "tokens_per_second", "busbw",
+                             "time", "ttft", "tpot", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")}
 #: The percentiles of a simulated serving run (`scenario: concurrency`, or `server` with an `arrival_rate`).
 PERCENTILES = ("ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99")
 #: The metrics the model predicts for each kind of case (`archgen.scoring.cases.predict`).
-KIND_METRICS = {"training": ("step_time", "tflops_per_gpu", "mfu", "tokens_per_second"),
+KIND_METRICS = {"training": ("step_time", "tflops_per_gpu", "model_flops_per_gpu", "mfu", "tokens_per_second"),
                 "inference": ("tokens_per_second", "time", "ttft", "tpot", *PERCENTILES),
                 "collective": ("time", "busbw")}
 
@@ -146,8 +150,8 @@ class CaseCollective(Collective):
 class Measurement(Spec):
     """One measured figure."""
 
-    metric: Literal["step_time", "tflops_per_gpu", "mfu", "tokens_per_second", "busbw", "time", "ttft", "tpot",
-                    "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"]
+    metric: Literal["step_time", "tflops_per_gpu", "model_flops_per_gpu", "mfu", "tokens_per_second", "busbw", "time",
+                    "ttft", "tpot", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"]
     value: float = Field(gt=0)
     unit: str = Field(description="Unit of the value; empty for a plain number (mfu 0.45, or give \"%\": 45 %).")
 
@@ -183,7 +187,7 @@ class Case(Spec):
                 errors.append(FieldError(("measured", j, "metric"), f"{m.metric} is a percentile of a simulated run: "
                                                                     "it needs scenario: concurrency, or server with an "
                                                                     "arrival_rate"))
-        needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "mfu"}
+        needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "model_flops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             errors.append(FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting "
                                                     "(megatron_96 or model_72)"))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from archgen import __version__
 from archgen.load import shown
-from archgen.metric import unbounded
+from archgen.metric import RENAMED, unbounded
 from archgen.quantity_json import json_text
 from archgen.quantity_json import to_json as quantity_json
 from archgen.units import Q_, Q
@@ -33,6 +33,20 @@ def metric_quantity(name: str, q: Q | None) -> dict | None:
     if q is not None and math.isinf(q.magnitude):
         return {**quantity_json(Q_(math.inf, q.units)), "unbounded": unbounded(name)}
     return quantity(q)
+
+
+V = TypeVar("V")
+
+
+def with_old_names(values: dict[str, V]) -> dict[str, V]:
+    """`values` by metric name, with a renamed metric's value under its old name too, next (`metric.RENAMED`).
+
+    The JSON outputs keep a renamed metric's old key (`tflops_per_gpu`, the same value as `model_flops_per_gpu`,
+    in FLOP/s) until the release after, so that a reader of the old key (`jq .metrics[...].tflops_per_gpu`) still
+    finds it, as a renamed spec key still works (SPC003).
+    """
+    former = {new: old for old, (new, _) in RENAMED.items()}
+    return {name: v for k, v in values.items() for name in (k, former.get(k)) if name is not None}
 
 
 def finding(f: Finding) -> dict:

@@ -17,7 +17,7 @@ from archgen import metrics
 from archgen.display import decimals, range_basis, ranged
 from archgen.model.requirements import Outcome, Status
 from archgen.model.switches import as_written as show_switch
-from archgen.output.envelope import metric_quantity
+from archgen.output.envelope import metric_quantity, with_old_names
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.bands import Band
 from archgen.perf.workload.derived import band_ends
@@ -57,13 +57,13 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "workload": est.workload, "kind": est.kind, "cluster": est.cluster or None, "accelerator": est.accelerator,
         "accelerators": est.accelerators,
         "layout": est.layout, "fits": est.fits,
-        "metrics": {k: metric_quantity(k, v) for k, v in est.metrics.items()},
+        "metrics": with_old_names({k: metric_quantity(k, v) for k, v in est.metrics.items()}),
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
         "hardware_unconfirmed": dict(est.hardware_unconfirmed),
-        "bands": {k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()},
+        "bands": with_old_names({k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()}),
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),
                           "value": to_json(o.value) if o.value is not None else None, "met": o.met,
@@ -179,10 +179,10 @@ def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
     """A what-if as JSON-ready data: the factors, the estimate under them, and each metric against the baseline."""
     return {"what_if": factors, "estimate": estimate_json(scaled),
             "baseline": {"layout": base.layout, "fits": base.fits,
-                         "metrics": {k: to_json(v) for k, v in base.metrics.items()},
+                         "metrics": with_old_names({k: to_json(v) for k, v in base.metrics.items()}),
                          "requirements": {o.requirement.id: o.met for o in base.requirements or ()}},
-            "change": {k: relative_change(base.metrics[k], scaled.metrics[k]) if k in scaled.metrics else None
-                       for k in base.metrics}}
+            "change": with_old_names({k: relative_change(base.metrics[k], scaled.metrics[k])
+                                      if k in scaled.metrics else None for k in base.metrics})}
 
 
 def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> str:

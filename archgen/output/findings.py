@@ -17,7 +17,7 @@ from archgen.checks.cascade import CAUSES, cause_of
 from archgen.errors import Location, SpecProblem
 from archgen.load import packaged, shown
 from archgen.output.capped import SARIF_RESULTS, Key, capped, more_text
-from archgen.output.envelope import document, dumps, finding, metric_quantity
+from archgen.output.envelope import document, dumps, finding, metric_quantity, with_old_names
 from archgen.units import Q
 
 if TYPE_CHECKING:
@@ -113,9 +113,10 @@ def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Coll
     return dumps(document(
         summary=summary(findings, ran),
         findings=[finding(f) for f in findings],
-        metrics={subject: {k: metric_quantity(k, v) for k, v in sorted(m.items())}
+        metrics={subject: with_old_names({k: metric_quantity(k, v) for k, v in sorted(m.items())})
                  for subject, m in sorted(metrics.items())},
-        bands={subject: {k: band_json(b, metrics[subject][k], metrics[subject], k) for k, b in sorted(m.items())}
+        bands={subject: with_old_names({k: band_json(b, metrics[subject][k], metrics[subject], k)
+                                        for k, b in sorted(m.items())})
                for subject, m in sorted((bands or {}).items()) if m},
     ))
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from archgen.output.envelope import document, dumps, metric_quantity
+from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -17,8 +17,8 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
-from archgen.render.point_table import pipeline_layout
-from archgen.render.sweep import DISPLAY, level_text, shown
+from archgen.render.point_table import DISPLAY, level_text, pipeline_layout
+from archgen.render.sweep import shown
 from archgen.units import Q_, Q
 
 
@@ -90,7 +90,8 @@ def to_json(result: Result) -> dict[str, Any]:
                 "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
                 "layout": r.layout, "requirements": r.met, "at_risk": list(r.at_risk),
-                "metrics": {m: metric_quantity(m, Q_(v, DISPLAY[m][1])) for m, v in sorted(r.metrics.items())}}
+                "metrics": with_old_names({m: metric_quantity(m, Q_(v, DISPLAY[m][1]))
+                                           for m, v in sorted(r.metrics.items())})}
 
     p = result.problem
     where = stated_in(p)

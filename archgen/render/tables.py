@@ -14,7 +14,7 @@ import zipfile
 from collections.abc import Sequence
 from typing import Any
 
-from archgen.analyse.bom import BomLine
+from archgen.analyse.bom_line import BomLine
 from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
 from archgen.pint_import import pint

@@ -35,6 +35,7 @@ import dataclasses
 from itertools import product
 
 from archgen.model.accelerator import Accelerator
+from archgen.model.cases import Case
 from archgen.model.switch_allows import UNSETTLED
 from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
@@ -42,7 +43,6 @@ from archgen.perf.hw.assumed_efficiency import effective_range, point
 from archgen.perf.train.stacks import moot, on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
 from archgen.scoring.cases import (
-    Case,
     case_hardware,
     case_vendor,
     predict,

@@ -103,7 +103,7 @@ def cases() -> dict:
 
 def _fields(est) -> dict:
     names = ("step_time", "compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer",
-             "tokens_per_second", "hardware_flops", "tflops_per_gpu", "mfu")
+             "tokens_per_second", "hardware_flops", "model_flops_per_gpu", "mfu")
     mem = ("weights", "gradients", "optimizer", "activations")
     arrays = [np.asarray(getattr(est, k)) for k in names] + [np.asarray(getattr(est.memory, k)) for k in mem]
     if arrays[0].ndim == 0:

@@ -23,7 +23,7 @@ from archgen.perf.train.training import TrainingEstimate
 REPO = Path(__file__).resolve().parent.parent.parent
 ORIGINAL = training.estimate_training
 FIELDS = ("step_time", "compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer",
-          "tokens_per_second", "model_flops", "hardware_flops", "tflops_per_gpu", "mfu", "peak", "capacity", "gpus",
+          "tokens_per_second", "model_flops", "hardware_flops", "model_flops_per_gpu", "mfu", "peak", "capacity", "gpus",
           "host_capacity", "fits")
 MEMORY = ("weights", "gradients", "optimizer", "activations", "host", "total")
 ARRAYS = ("tp", "pp", "dp", "micro_batch", "cp", "ep", "interleave", "recompute", "sequence_parallel", "zero",

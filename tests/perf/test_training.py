@@ -65,7 +65,7 @@ def test_mfu_uses_model_flops_and_the_dtype_peak(h100):
     job = Job(GPT3, 2048, 512)
     est = estimate_training(h100, job, Layout(8, 8, 4, 1, recompute=2))
     assert float(est.mfu) == pytest.approx(est.model_flops / float(est.step_time) / 256 / 989e12)
-    assert float(est.tflops_per_gpu) < float(est.hardware_flops) / float(est.step_time) / 256
+    assert float(est.model_flops_per_gpu) < float(est.hardware_flops) / float(est.step_time) / 256
 
 
 def test_vectorised_equals_scalar(h100):

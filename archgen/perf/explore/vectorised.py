@@ -295,7 +295,7 @@ def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRo
             np.minimum.at(upper, pp_, st)
             found.append((pp_, rw, st))
             kept.append(_Timed(*(np.broadcast_to(np.asarray(f, dtype=float), pp_.shape) for f in (
-                est.step_time, est.tokens_per_second, est.tflops_per_gpu, est.mfu, est.memory.total))))
+                est.step_time, est.tokens_per_second, est.model_flops_per_gpu, est.mfu, est.memory.total))))
         lo, size = hi, size * GROW
     p, r, s = (np.concatenate([f[i] for f in found]) if found else np.zeros(0, dtype=int) for i in range(3))
     # the search's rule: the least step time among the fitting layouts, the first on ties
@@ -322,7 +322,7 @@ class _Timed(NamedTuple):
 
     step_time: np.ndarray
     tokens_per_second: np.ndarray
-    tflops_per_gpu: np.ndarray
+    model_flops_per_gpu: np.ndarray
     mfu: np.ndarray
     total: np.ndarray  # memory per accelerator
 
@@ -341,7 +341,7 @@ def _rows(pts: PointSet, prep: Prepared, take: slice, chosen: np.ndarray, best: 
         total = est.total
         tps = est.tokens_per_second
         raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
-               "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
+               "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
                "memory_headroom": cap[chosen] - total}
         metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), chosen.shape), UNITS[k]) for k, v in raw.items()}
     layouts: dict[int, dict[str, int | str]] = {}
@@ -378,7 +378,7 @@ def _complete(pts: PointSet, setup) -> list[PointRow]:
     fit = np.broadcast_to(np.asarray(est.fits), (count,))
     tps = np.broadcast_to(np.asarray(est.tokens_per_second, dtype=float), (count,))
     raw = {"step_time": est.step_time, "tokens_per_second": tps, "tokens_per_second_per_gpu": tps / pts.gpus,
-           "tflops_per_gpu": est.tflops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
+           "model_flops_per_gpu": est.model_flops_per_gpu, "mfu": est.mfu, "memory_per_gpu": total,
            "memory_headroom": cap - total}
     metrics = {k: (np.broadcast_to(np.asarray(v, dtype=float), (count,)), UNITS[k]) for k, v in raw.items()}
     notes = ["" if f else does_not_fit_note(t, c)

@@ -51,7 +51,7 @@ from archgen.units import Q_
 #: The training metrics a batch computes for each point, with the unit of their dimension (the registry's).
 UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", name)) else "") or "dimensionless"
                          for name in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                      "tflops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom")}
+                                      "model_flops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom")}
 
 
 @dataclass(frozen=True)

@@ -72,7 +72,7 @@ class TrainingEstimate:
     tokens_per_second: np.ndarray | float
     model_flops: float
     hardware_flops: np.ndarray | float
-    tflops_per_gpu: np.ndarray | float
+    model_flops_per_gpu: np.ndarray | float
     mfu: np.ndarray | float
     peak: float
     memory: TrainingMemory
@@ -230,5 +230,5 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
         step_time=step, compute=compute - tp_total - cp_total - ep_total, tp_comm=tp_total, cp_comm=cp_total,
         ep_comm=ep_total, pp_comm=pp_comm, dp_comm=dp_comm, bubble=bubble, optimizer=optimizer,
         tokens_per_second=tokens / step, model_flops=model_flops, hardware_flops=model_flops + rec_flops,
-        tflops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
+        model_flops_per_gpu=model_flops / (step * gpus), mfu=model_flops / (step * gpus * peak), peak=peak,
         memory=mem, capacity=hw.hbm_capacity, gpus=gpus, host_capacity=hw.host_capacity)

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from archgen import metrics
+from archgen.metric import RENAMED
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
 
@@ -74,8 +75,9 @@ MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_pe
                   "goodput_tokens_per_second", "energy_per_token", "energy_per_million_tokens", "accelerator_hours",
                   "goodput_accelerator_hours", "job_it_energy", "job_energy")
 QUANTITIES: dict[str, dict[str, str]] = {
+    # `tflops_per_gpu`: the validation cases' name for model_flops_per_gpu (model.cases.METRIC_UNITS)
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                          "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},
+                                          "model_flops_per_gpu", "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
@@ -175,7 +177,7 @@ def run_scenario(scenario: str, arrival_rate: object | None) -> str:
 
 def maximise(metric: str) -> bool:
     """Whether a larger value of the workload `metric` is better (a rate), as the metrics registry declares it."""
-    m = metrics.find("workload", metric)
+    m = metrics.find("workload", RENAMED.get(metric, (metric,))[0])   # a case's tflops_per_gpu: model_flops_per_gpu
     return bool(m and m.maximise)
 
 

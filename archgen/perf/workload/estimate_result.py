@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 
+from archgen.metric import RENAMED
 from archgen.model.requirements import Outcome
 from archgen.perf.workload.bands import Band, Span
 from archgen.units import Q
@@ -19,6 +20,17 @@ BREAKDOWN_TITLES = {
     "prefill_per_request": "Prefill per request", "decode_per_request": "Decode per request",
     "idle_per_request": "Idle per request", "collective": "Collective",
 }
+
+
+class Metrics(dict[str, Q]):
+    """An estimate's metrics by name; a renamed metric's old name (`metric.RENAMED`) still reads it, with a warning."""
+
+    def __missing__(self, name: str) -> Q:
+        if name not in RENAMED:
+            raise KeyError(name)
+        new, since = RENAMED[name]
+        warnings.warn(f"metric {name!r} was renamed {new!r} in {since}: use {new!r}", DeprecationWarning, stacklevel=2)
+        return self[new]
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,10 @@ class Estimate:
     unconfirmed: tuple[str, ...] = ()  # the part's figures it reads that the part lists unconfirmed (cluster.py)
     #: hardware rows that show such a figure, each with the figure ('peak': 'peak.fp8'; `unconfirmed_note.marked`)
     hardware_unconfirmed: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.metrics, Metrics):
+            object.__setattr__(self, "metrics", Metrics(self.metrics))
 
     def hardware_mark(self, row: str) -> str:
         """The text after a hardware row: its mark where it shows a figure the part lists unconfirmed, else ''.

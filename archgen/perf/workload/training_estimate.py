@@ -300,7 +300,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         "step_time": Q_(s, "s"),
         "tokens_per_second": Q_(float(est.tokens_per_second), "1/s"),
         "tokens_per_second_per_gpu": Q_(float(est.tokens_per_second) / gpus, "1/s"),
-        "tflops_per_gpu": Q_(float(est.tflops_per_gpu), "FLOPS"),
+        "model_flops_per_gpu": Q_(float(est.model_flops_per_gpu), "FLOPS"),
         "mfu": Q_(float(est.mfu), "dimensionless"),
         "memory_per_gpu": Q_(float(est.memory.total), "B"),
         "memory_headroom": Q_(hw.hbm_capacity - float(est.memory.total), "B"),
