@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.operations_stage import facility_figures, sweep_figures
-from archgen.analyse.scale_up_switches import widest_switched
 from archgen.build import build
 from archgen.checks import Finding
 from archgen.checks.sweep import mistakes
@@ -24,7 +23,7 @@ from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.api import Machine, Stated, SweepProblem, hardware_for, machine
+from archgen.perf.api import Machine, Stated, SweepProblem, SwitchPorts, hardware_for, machine
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
 
@@ -106,8 +105,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 bases[(cid, None)] = dataclasses.replace(
                     machine(cluster, specs.items, scale_out.get(cid), power, failures=failures, failure_ends=ends,
                             cost_per_accelerator_hour=per_hour, rates=rates, utilisation=utilisation),
-                    switch_limit=widest_switched(a.scale_up.links_per_accelerator, a.scale_up.switch_ports)
-                    if a.scale_up is not None else 0)
+                    switch=SwitchPorts(a.scale_up.switch_ports, a.scale_up.links_per_accelerator,
+                                       a.cluster.scale_up_link is not None)
+                    if a.scale_up is not None and a.scale_up.switch_ports else None)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(cid, aid)] = swapped = _swapped(bases[(cid, None)], specs, aid,
                                                            where("axes", "accelerator", j))

@@ -25,6 +25,7 @@ from archgen.perf.comm.placement import job_share
 from archgen.perf.hw.given import si
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
 from archgen.perf.hw.host_share import HostShare
+from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
@@ -57,7 +58,7 @@ class Machine:
     latency_unset: bool = False  # `transport` leaves its latency unset (`NetTransport.latency`): not provided
     ocs_cube: tuple[int, ...] = ()  # a torus through OCSes: its cube; a job of whole cubes is a slice (`job_slice`)
     unconfirmed: tuple[str, ...] = ()  # the accelerator's figures the model reads that it marks unconfirmed
-    switch_limit: int = 0  # a switched domain: the most accelerators its switches' ports join (0: no limit)
+    switch: SwitchPorts | None = None  # a switched domain's switch ports and links: how many accelerators they join
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
