@@ -62,7 +62,8 @@ def test_an_unconfirmed_compute_capability_names_what_it_selects() -> None:
     assert "compute_capability" in rests
     assert keyed.startswith("its unconfirmed compute_capability 10.3 is an assumed generation")
     assert "NCCL's Blackwell's (NCCL's newest) tuning constants" in keyed and "NVLS in-switch reduction" in keyed
-    assert "FP8 tensors quantised once" in keyed and "several streams" in keyed
+    assert "FP8 tensors quantised once" in keyed and "several streams" in keyed and "MXFP8 recipe allowed" in keyed
+    assert "HybridEP dispatcher allowed" in keyed
     assert "Hopper's" in keyed_on(9.0, False) and "FP8" not in keyed_on(9.0, False)
     assert "twice, once transposed" in keyed_on(9.0, True)
     # a confirmed compute capability: no such note

@@ -65,8 +65,9 @@ def keyed_on(compute_capability: float, training: bool) -> str:
     """What the model takes from a compute capability (`perf.hw.generation`), in words; training's rules if `training`.
 
     The counterpart of `generation.WITHOUT`: NCCL's tuning table (`perf.comm.nccl.generation`), NVLS from 9.0
-    (`generation.runs_nvls`), and for training Transformer Engine's FP8 copies (`perf.hw.quant`: one from 10.0) and
-    Megatron-Bridge's TP-overlap streams (`perf.train.tp_comm`: several from 10.0).
+    (`generation.runs_nvls`), and for training Transformer Engine's FP8 copies (`perf.hw.quant`: one from 10.0),
+    Megatron-Bridge's TP-overlap streams (`perf.train.tp_comm`: several from 10.0), MXFP8 (`training_estimate.
+    recipe_problem`: from 10.0) and the HybridEP dispatcher (`nvidia_only`: any NVIDIA generation).
     """
     gen = generation(compute_capability)
     if gen is None:
@@ -77,7 +78,8 @@ def keyed_on(compute_capability: float, training: bool) -> str:
         new = compute_capability >= 10.0
         items += [f"FP8 tensors quantised {'once' if new else 'twice, once transposed'} (Transformer Engine's rule "
                   f"{'from' if new else 'below'} 10.0)", f"TP-overlap GEMM chunks on {'several' if new else 'one'} "
-                  "stream" + "s" * new]
+                  "stream" + "s" * new, f"the MXFP8 recipe {'allowed' if new else 'refused'}",
+                  "the HybridEP dispatcher allowed"]
     return "; ".join(items)
 
 
