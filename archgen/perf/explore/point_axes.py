@@ -80,18 +80,24 @@ def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit:
 
 
 def _switch_ports(switch: SwitchPorts, base: Hardware, hw: Hardware) -> None:
-    """Refuse a point whose domain needs more switch ports than the cluster's switches have (NET010's rule)."""
+    """Refuse a point whose domain needs more switch ports than the cluster's switches have (NET010's rule).
+
+    Or, at a bandwidth other than the cluster's, more links per accelerator than the chip has (NET010's `chip_links`).
+    """
     scale = hw.scale_up_bandwidth / base.scale_up_bandwidth if base.scale_up_bandwidth else 1.0
-    widest = switch.widest(scale)
-    if not widest or hw.scale_up_size <= widest:
-        return
-    links = switch.links_at(scale)
-    at = (f" at {scale:g}x the cluster's scale-up bandwidth ({links:g} links per accelerator over its `link` part "
-          f"where it states {switch.links:g}; a faster link part is another cluster)"
-          if switch.per_bandwidth and abs(scale - 1.0) > 1e-9 else f" at {links:g} links per accelerator")
-    raise AnalyseError(f"scale_up_size {hw.scale_up_size} on a switched domain whose {switch.ports:,} switch ports "
-                       f"join at most {widest} accelerators{at} (NET010); a larger domain needs more switch ports "
-                       "or a second switch tier, another cluster")
+    moved = switch.per_bandwidth and abs(scale - 1.0) > 1e-9
+    links, widest = switch.links_at(scale), switch.widest(scale)
+    if widest and hw.scale_up_size > widest:
+        at = (f" at {scale:g}x the cluster's scale-up bandwidth ({links:g} links per accelerator over its `link` "
+              f"part where it states {switch.links:g}; a faster link part is another cluster)" if moved
+              else f" at {links:g} links per accelerator")
+        raise AnalyseError(f"scale_up_size {hw.scale_up_size} on a switched domain whose {switch.ports:,} switch "
+                           f"ports join at most {widest} accelerators{at} (NET010); a larger domain needs more switch "
+                           "ports or a second switch tier, another cluster")
+    if moved and switch.chip_short(scale):   # the cluster as stated is `archgen check`'s
+        raise AnalyseError(f"scale_up_bandwidth at {scale:g}x the cluster's takes {links:g} links per accelerator "
+                           f"over its `link` part, and {hw.accelerator} has {switch.chip_links} (`scale_up.links`, "
+                           "NET010); a faster link part is another cluster")
 
 
 def point_base(problem: Any, values: dict[str, Any]) -> Any:

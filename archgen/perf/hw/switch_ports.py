@@ -41,12 +41,19 @@ class SwitchPorts:
     """A switched domain's switch ports and its links per accelerator at the cluster's stated bandwidth.
 
     `per_bandwidth`: the links are the bandwidth over a `link` part's rate (the cluster names one), so they scale with
-    a swept `scale_up_bandwidth`; otherwise they are the chip's own links and stay.
+    a swept `scale_up_bandwidth`; otherwise they are the chip's own links and stay. `chip_links`: the accelerator's
+    own `scale_up.links` where the domain runs on them (NVLink, Infinity Fabric: `analyse.scale_up_switches.
+    own_links_domain`), which the links per accelerator may not exceed (NET010's `chip_links`); 0: not bound.
     """
 
     ports: int
     links: float
     per_bandwidth: bool
+    chip_links: int = 0
+
+    def chip_short(self, scale: float) -> bool:
+        """Whether the links per accelerator at `scale` times the bandwidth are more than the chip has."""
+        return bool(self.per_bandwidth and self.chip_links) and self.links_at(scale) > self.chip_links + 1e-9
 
     def links_at(self, scale: float) -> float:
         """Links per accelerator at `scale` times the cluster's scale-up bandwidth."""
