@@ -29,29 +29,10 @@ from archgen.analyse.ports import Problem
 from archgen.build import ClusterDesign, Design
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
+from archgen.perf.hw.switch_ports import ports_needed, widest_switched
 
 __all__ = ["chip_links", "one_hop", "own_links_domain", "placed_switches", "ports_needed", "switched_cables",
            "widest_switched"]
-
-
-def ports_needed(per_acc: float, size: int) -> int:
-    """The switch ports a switched domain of `size` accelerators, `per_acc` links each, needs (NET010's rule)."""
-    return math.ceil(round(per_acc * size, 6))
-
-
-def widest_switched(per_acc: float, ports: int) -> int:
-    """The most accelerators `ports` switch ports join at `per_acc` links each (`ports_needed`); 0: no switch part.
-
-    A sweep's `scale_up_size` beyond it is refused (`perf.explore.point_axes`), as NET010 refuses a stated domain
-    whose accelerators need more ports than its switches have: 9 NVLink switch trays of 144 ports join 72 GPUs of
-    18 links, not 144.
-    """
-    if ports <= 0 or per_acc <= 0:
-        return 0
-    n = math.floor(ports / per_acc) + 1
-    while n > 0 and ports_needed(per_acc, n) > ports:
-        n -= 1
-    return n
 
 
 def own_links_domain(su: ScaleUp) -> bool:

@@ -276,6 +276,26 @@ def unused_in_network_reduction(ctx: Context) -> Iterator[Violation]:
                             "only, as NCCL does, so it costs this part's collectives without in-switch reduction")
 
 
+@check("CAT010", "catalog.peak_basis", severity="warning")
+def peak_basis(ctx: Context) -> Iterator[Violation]:
+    """An accelerator states whether each peak it marks unconfirmed is dense (`peak_basis`).
+
+    Announced peaks are often sparse ("with sparsity") or otherwise not the dense rate the model's GEMM fractions are
+    of; a "1.2 EF FP8" read as dense when it counts sparsity doubles every compute-bound figure. FP64 is left out
+    (no vendor prints a sparse FP64 rate).
+
+    Fix: state `peak_basis: {fp8: dense}` where the source says the figure is dense; where it gives only a sparse
+    one, enter your dense estimate (the model refuses `sparse`) and say how it was reached in `notes`.
+    """
+    for part in ctx.design.specs.of(Accelerator):
+        for dt in part.peak:
+            if dt != "fp64" and dt not in part.peak_basis and part.is_unconfirmed(f"peak.{dt}"):
+                yield Violation(f"part/{part.id}", part.id, ("peak", dt),
+                                f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
+                                f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
+                                "source says so")
+
+
 def _show(q) -> str:
     """A power or mass as written ('11.5 mW', '750 W')."""
     return f"{q:~P}"

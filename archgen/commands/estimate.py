@@ -88,7 +88,14 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     """
     from archgen.output.cases import case_bands, case_scores_json, case_scores_text  # not for a workload's estimate
     from archgen.scoring import unstated
-    from archgen.scoring.cases import case_vendor, read_case_file, unfit_reason, virtual_stages
+    from archgen.scoring.cases import (
+        case_hardware,
+        case_vendor,
+        read_case_file,
+        serve_job,
+        unfit_reason,
+        virtual_stages,
+    )
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)
@@ -101,8 +108,8 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
                                                 "zero": c.training.zero, "interleave": virtual_stages(c.training)},
                                    c.model.moe is not None if c.model else None, case_vendor(c, accs))
             for c in cf.cases if explain and c.id in scored and c.training is not None}
-    defaults = {c.id: serving_defaults(c.inference) for c in cf.cases
-                if explain and c.id in scored and c.inference is not None}
+    defaults = {c.id: serving_defaults(c.inference, serve_job(c, case_hardware(c, accs)).max_batch_size)
+                for c in cf.cases if explain and c.id in scored and c.inference is not None}
     ranges = {c.id: span for c in cf.cases if c.id in scored and (span := unstated.unstated_span(c, accs))[0]}
     bands = case_bands(cf.cases, scores.results)
     if fmt == "json":

@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
+from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations_stage import facility_figures, sweep_figures
-from archgen.analyse.scale_up_switches import widest_switched
+from archgen.analyse.scale_up_switches import own_links_domain
 from archgen.build import build
 from archgen.checks import Finding
 from archgen.checks.sweep import mistakes
@@ -24,7 +25,7 @@ from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did
 from archgen.model import Accelerator, Cluster
 from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.api import Machine, Stated, SweepProblem, hardware_for, machine
+from archgen.perf.api import Machine, Stated, SweepProblem, SwitchPorts, hardware_for, machine
 from archgen.pipeline import scale_out_paths
 from archgen.validate import Specs
 
@@ -103,14 +104,15 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                      f"{'goodput' if metric in GOODPUT_METRICS else 'checkpoint storage'}, "
                                      f"and {nowhere} (REL006; docs/reliability.md)", where(*path))
             with located(specs, (sweep.id, ("workload",))):  # a cluster the model cannot run, at its line
+                own_machine = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
+                                      failure_ends=ends, cost_per_accelerator_hour=per_hour, rates=rates,
+                                      utilisation=utilisation)
                 bases[(cid, None)] = dataclasses.replace(
-                    machine(cluster, specs.items, scale_out.get(cid), power, failures=failures, failure_ends=ends,
-                            cost_per_accelerator_hour=per_hour, rates=rates, utilisation=utilisation),
-                    switch_limit=widest_switched(a.scale_up.links_per_accelerator, a.scale_up.switch_ports)
-                    if a.scale_up is not None else 0)
+                    own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator))
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
-                    bases[(cid, aid)] = swapped = _swapped(bases[(cid, None)], specs, aid,
-                                                           where("axes", "accelerator", j))
+                    bases[(cid, aid)] = swapped = dataclasses.replace(
+                        _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j)),
+                        switch=_switch_ports(a, specs, aid))
                     own = bases[(cid, None)].hardware.accelerator
                     for what, metric, _ in asked:  # the cluster's prices are its own systems', not the new chip's
                         if metric in COST_OBJECTIVES and per_hour is not None and \
@@ -170,6 +172,20 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
             for r in levels[1]:
                 out[(cid, u, r)] = facility_figures(specs, a, u, r)
     return out
+
+
+def _switch_ports(a: ClusterAnalysis, specs: Specs, accelerator: str) -> SwitchPorts | None:
+    """A switched domain's ports and links for the sweep's port rule (`SwitchPorts`); None without a switch part.
+
+    The chip's links are `accelerator`'s `scale_up.links` where the domain runs on them (`own_links_domain`).
+    """
+    su = a.scale_up
+    if su is None or not su.switch_ports or a.cluster.spec.scale_up is None:
+        return None
+    part = specs.get(accelerator)
+    chip = (part.scale_up.links if isinstance(part, Accelerator) and part.scale_up is not None and
+            own_links_domain(a.cluster.spec.scale_up) else 0)
+    return SwitchPorts(su.switch_ports, su.links_per_accelerator, a.cluster.scale_up_link is not None, chip)
 
 
 def _swapped(base: Machine, specs: Specs, accelerator: str, at: Location | None) -> Machine:

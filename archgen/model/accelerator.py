@@ -165,6 +165,16 @@ class Efficiency(Spec):
         return self
 
 
+#: Why a sparse peak is refused: the model's GEMM fractions are of the dense rate, and a "with sparsity" figure is not
+#: a fixed multiple of it. 2x where 2:4 structured sparsity doubles the tensor rate (H100 SXM FP8 3,958 sparse, 1,979
+#: dense, h100-sxm5-80gb's source), but 18 | 14 PFLOPS (sparse | dense) for a B300's FP4 and 20 | 15 for a GB300's
+#: (NVIDIA Blackwell Ultra datasheet, b300-sxm-288gb's source).
+SPARSE_REFUSED = ("the model runs on dense rates, and a sparse figure is no fixed multiple of the dense one (2x on an "
+                  "H100's FP8, 18 / 14 = 1.29x on a B300's FP4, NVIDIA's datasheets): state the dense figure with "
+                  "peak_basis dense, or, where only a sparse one is published, your dense estimate listed under "
+                  "`unconfirmed:` with how it was reached in `notes`")
+
+
 class Accelerator(Part):
     """A GPU or AI accelerator package (one logical device)."""
 
@@ -173,6 +183,13 @@ class Accelerator(Part):
     memory_bandwidth: Bandwidth = Field(description="HBM bandwidth, e.g. '4.8 TB/s'.")
     peak: dict[Dtype, ComputeRate] = Field(
         description="Dense (not sparse) tensor-core peak per data type, e.g. {bf16: '989 TFLOPS'}.")
+    peak_basis: dict[Dtype, Literal["dense", "sparse"]] = Field(
+        default_factory=dict, description=(
+            "What each `peak` figure counts, as its source says: 'dense', or 'sparse' (a 'with sparsity' figure, "
+            "which is refused: the model needs the dense rate, and a sparse figure's ratio to it is no constant). "
+            "Vendors announce sparse figures, so a part drafted from announcements states it for every peak it "
+            "marks unconfirmed, or `archgen check` flags the peak (CAT010) and its estimates call it not confirmed "
+            "dense; left out on a confirmed peak, the figure is read as dense."))
     vector_peak: ComputeRate | None = Field(None, description="Non-tensor (vector) FP32 peak.")
     # AMD's own split of levels: ROCm "AMD GPU specifications" (rocm.docs.amd.com/en/latest/reference/gpu-specs.html),
     # MI325X (CDNA3, gfx942) "L3 Cache (MiB) 256", "L2 Cache (MiB) 32 (4 per XCD)"; MI355X the same 256 and 32.
@@ -207,4 +224,15 @@ class Accelerator(Part):
     @classmethod
     def _vendor_as_keyed(cls, value: str) -> str:
         return vendor_name(value)
+
+    @model_validator(mode="after")
+    def _dense_peaks(self) -> Accelerator:
+        """Each `peak_basis` names a stated peak, and none is sparse (`SPARSE_REFUSED`)."""
+        errors = [FieldError(("peak_basis", dt), f"peak_basis.{dt} names no `peak` figure: the peaks are "
+                                                 f"{', '.join(self.peak) or 'none'}")
+                  for dt in self.peak_basis if dt not in self.peak]
+        errors += [FieldError(("peak_basis", dt), f"peak.{dt} is a sparse figure: {SPARSE_REFUSED}")
+                   for dt, basis in self.peak_basis.items() if basis == "sparse" and dt in self.peak]
+        raise_each(errors, type(self).__name__)
+        return self
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-__all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "serving_problem", "spread_problem"]
+from typing import Literal
+
+__all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine",
+           "default_max_batch_size", "serving_engine", "serving_problem", "spread_problem"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -18,6 +21,36 @@ MAX_NUM_TOKENS = 8192
 #: `EngineArgs._set_default_args`; at 001999d2, `EngineArgs.__post_init__`: 1,024 under VLLM_USE_V1, 256 on V0). A
 #: vLLM job states its max_num_seqs as `max_batch_size`.
 MAX_BATCH_SIZE = 2048
+#: The serving engines whose defaults the model knows (`Inference.engine`).
+Engine = Literal["tensorrt-llm", "vllm", "sglang"]
+#: vLLM's default max_num_seqs (V1, the API server and the LLM class alike): 1,024 on a GPU of at least 70 GiB whose
+#: name has no "a100", 256 on others (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d,
+#: `EngineArgs._set_default_args`: `device_memory >= 70 * GiB_bytes and "a100" not in device_name`).
+VLLM_MAX_NUM_SEQS, VLLM_SMALL_MAX_NUM_SEQS, VLLM_LARGE_GPU = 1024, 256, 70 * 2**30
+#: Why SGLang's default is not taken: it is no constant.
+SGLANG_UNSTATED = ("SGLang has no fixed default for the requests it runs at once: it derives --max-running-requests "
+                   "from its KV token pool and the model's context length (sgl-project/sglang "
+                   "python/sglang/srt/model_executor/model_runner.py, `ModelRunner._resolve_max_num_reqs`: "
+                   "int(tokens / context_len x 512) held between 2,048 and 4,096, at most tokens / 2), which the "
+                   "model does not reproduce; state max_batch_size (the server's --max-running-requests, or the "
+                   "'max_running_requests' its log prints)")
+
+
+def serving_engine(stated: str | None, amd: bool) -> str:
+    """The serving engine a job runs on: the one it states, else vLLM on an AMD part and TensorRT-LLM on others.
+
+    AMD's own serving results run vLLM (its MLPerf Inference v4.1 and v5.1 Llama 2 70B harnesses, cited in
+    tests/perf/data/serving-under-load.yaml and mlperf-inference-v5.yaml), NVIDIA's TensorRT-LLM (the same rows).
+    """
+    return stated if stated is not None else "vllm" if amd else "tensorrt-llm"
+
+
+def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str) -> int | None:
+    """The sequences an `engine` rank schedules at once unless stated; None under SGLang (`SGLANG_UNSTATED`)."""
+    if engine == "vllm":
+        large = hbm_bytes >= VLLM_LARGE_GPU and "a100" not in accelerator.casefold()
+        return VLLM_MAX_NUM_SEQS if large else VLLM_SMALL_MAX_NUM_SEQS
+    return None if engine == "sglang" else MAX_BATCH_SIZE
 
 #: Why `inference.disaggregated` is refused: the model runs a request's prefill and decode on the same replica.
 DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of accelerators, decodes on another, the "

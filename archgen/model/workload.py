@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.engine import DISAGGREGATED, MAX_BATCH_SIZE, MAX_NUM_TOKENS, serving_problem, spread_problem
+from archgen.model.engine import DISAGGREGATED, MAX_NUM_TOKENS, SGLANG_UNSTATED, Engine, serving_problem, spread_problem
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -231,11 +231,14 @@ class Inference(Spec):
                                 "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
                                 "decodes, one token each, then prompt chunks within what is left; so at most this "
                                 "many sequences are in flight (per rank under attention_dp).")
-    max_batch_size: int = Field(
-        MAX_BATCH_SIZE, gt=0, description="Sequences a replica schedules at once (TensorRT-LLM's max_batch_size, "
-                                          "2,048 by default; per rank under attention_dp): the sequences in flight "
-                                          "are at most this, the KV cache's capacity and max_num_tokens. State vLLM's "
-                                          "max_num_seqs here: 1,024 by default on 70 GiB+ GPUs, 256 on others.")
+    engine: Engine | None = Field(
+        None, description="The serving engine, whose defaults fill what the job leaves out (max_batch_size): "
+                          "'tensorrt-llm', 'vllm' or 'sglang'; left out, vLLM on an AMD part, else TensorRT-LLM.")
+    max_batch_size: int | None = Field(
+        None, gt=0, description="Sequences a replica schedules at once (per rank under attention_dp): the sequences "
+                                "in flight are at most this, the KV cache's capacity and max_num_tokens. Left out, "
+                                "the engine's default: TensorRT-LLM's max_batch_size 2,048; vLLM's max_num_seqs "
+                                "1,024 on GPUs of 70 GiB+ but the A100, 256 on others; SGLang's must be stated.")
     prefill: PrefillPolicy = Field(
         "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
                                "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "
@@ -303,6 +306,8 @@ class Inference(Spec):
             errors.append(FieldError(("prefill",), "prefill 'separate' runs each prompt whole in one iteration: "
                                                    f"input_len ({self.input_len}) must be at most max_num_tokens "
                                                    f"({self.max_num_tokens}), as vLLM refuses a longer prompt"))
+        if self.engine == "sglang" and self.max_batch_size is None:
+            errors.append(FieldError(("max_batch_size",), SGLANG_UNSTATED))
         if self.batcher is not None and self.arrival_rate is None:
             errors.append(FieldError(("batcher",), "a batcher groups arriving queries: it needs the server "
                                                    "scenario's arrival_rate"))

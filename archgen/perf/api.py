@@ -15,6 +15,7 @@ from archgen.perf.explore.vectorised import evaluate, set_stride
 from archgen.perf.explore.vectorised_grid import row_stride
 from archgen.perf.explore.vectorised_sets import Cached, Preparation
 from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
+from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine
 from archgen.perf.workload.derived import judge_requirements
@@ -23,6 +24,6 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.job_on_cluster import JobOnCluster
 
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "JobOnCluster", "Keep", "Machine",
-           "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "chunk", "estimate_on_cluster", "evaluate",
-           "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "plan_dict",
+           "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "SwitchPorts", "chunk", "estimate_on_cluster",
+           "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "plan_dict",
            "plan_for_workload", "plan_text", "precision", "row_stride", "set_stride", "summarise"]

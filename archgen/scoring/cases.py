@@ -41,6 +41,7 @@ from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardwa
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.serve.batcher import batcher_of, replica_rate
+from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
@@ -263,7 +264,7 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
     inf = case.inference
     assert inf is not None, "a case is a collective, a training or an inference job (model.workload.job_kind)"
-    job = serve_job(case)
+    job = serve_job(case, hw)
     rate = replica_rate(inf.arrival_rate, inf.replicas)
     est, run = estimate_serving(hw, job, inf.tp, None if isinstance(inf.batch, str) else inf.batch, rate,
                                 replicas=inf.replicas)
@@ -318,13 +319,17 @@ def training_fits(case: Case, accelerators: dict[str, Accelerator] | None = None
     return unfit_reason(case, accelerators if accelerators is not None else load_accelerators()) is None
 
 
-def serve_job(case: Case) -> ServeJob:
-    """The serving job a case's `inference` states."""
+def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
+    """The serving job a case's `inference` states on its hardware `hw` (`case_hardware` where not given).
+
+    A `max_batch_size` it leaves out is its engine's default on that hardware (`engine_defaults.batch_size_of`).
+    """
     inf = case.inference
     assert inf is not None, "called for serving cases"
+    most, _ = batch_size_of(inf, hw if hw is not None else case_hardware(case, load_accelerators()))
     return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
-                    inf.prefill, inf.ffn_activation, inf.max_batch_size,
+                    inf.prefill, inf.ffn_activation, most,
                     quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
 
 
@@ -345,7 +350,7 @@ def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None
     if inf is None or isinstance(inf.batch, str) or inf.batch is None or (
             inf.scenario == "concurrency" or (inf.scenario == "server" and inf.arrival_rate is not None)):
         return None
-    serving, _ = estimate_serving(hw, serve_job(case), inf.tp, None)
+    serving, _ = estimate_serving(hw, serve_job(case, hw), inf.tp, None)
     cap = int(float(serving.max_batch))
     return None if inf.batch <= cap else (
         f"batch {inf.batch} is above the {cap} sequences the KV cache holds per replica by the model")

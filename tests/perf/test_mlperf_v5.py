@@ -17,7 +17,7 @@ import pytest
 from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import iteration_time, simulate
-from archgen.scoring.cases import _model, case_hardware, read_case_file
+from archgen.scoring.cases import _model, case_hardware, read_case_file, serve_job
 from archgen.scoring.scores import score_case_file
 
 V5 = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5.yaml"
@@ -37,7 +37,7 @@ def _job(case) -> ServeJob:
     inf = case.inference
     return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
-                    max_batch_size=inf.max_batch_size)
+                    max_batch_size=serve_job(case).max_batch_size)
 
 
 def test_every_row_parses_and_predicts(cases, errors):

@@ -21,7 +21,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.workload.band_table import CONTEXT, TABLE
 from archgen.perf.workload.case_bands import case_family
-from archgen.scoring.cases import _model, case_hardware, read_case_file
+from archgen.scoring.cases import _model, case_hardware, read_case_file, serve_job
 from archgen.scoring.scores import score_case_file
 from tests.conftest import SPECS, run_cli
 
@@ -40,7 +40,7 @@ def _job(c) -> ServeJob:
     inf = c.inference
     return ServeJob(Arch.from_model(_model(c)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
-                    max_batch_size=inf.max_batch_size, ep=inf.ep, attention_dp=inf.attention_dp,
+                    max_batch_size=serve_job(c).max_batch_size, ep=inf.ep, attention_dp=inf.attention_dp,
                     quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
 
 

@@ -17,7 +17,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.case_bands import case_family
-from archgen.scoring.cases import _model, case_hardware, read_case_file
+from archgen.scoring.cases import _model, case_hardware, read_case_file, serve_job
 from archgen.scoring.scores import score_case_file
 
 MOE = Path(__file__).resolve().parent / "data" / "mlperf-inference-v5-moe.yaml"
@@ -49,7 +49,7 @@ def test_batch_max_only_where_the_harness_batch_exceeds_the_kv_cache(cases, acce
         inf = c.inference
         job = ServeJob(Arch.from_model(_model(c)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                        inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
-                       max_batch_size=inf.max_batch_size)
+                       max_batch_size=serve_job(c).max_batch_size)
         held = float(estimate_inference(case_hardware(c, accelerators), job, inf.tp, None).max_batch)
         if cid in stated:
             assert inf.batch == "max" and held < stated[cid], cid

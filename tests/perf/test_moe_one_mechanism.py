@@ -34,7 +34,7 @@ from archgen.perf.train import router as R
 from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.scoring.cases import _model, case_hardware, read_case_file, read_cases, training_estimate
+from archgen.scoring.cases import _model, case_hardware, read_case_file, read_cases, serve_job, training_estimate
 
 DATA = Path(__file__).parent / "data"
 MODERN = Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml"
@@ -64,7 +64,7 @@ def _serving(case, accelerators) -> dict:
     inf, hw = case.inference, case_hardware(case, accelerators)
     job = I.ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                      inf.kv_reserve, scenario=inf.scenario, max_num_tokens=inf.max_num_tokens, prefill=inf.prefill,
-                     max_batch_size=inf.max_batch_size)   # the row's stated engine cap (serve2)
+                     max_batch_size=serve_job(case, hw).max_batch_size)   # the row's stated engine cap (serve2)
     est = I.estimate_inference(hw, job, 1, None if inf.batch == "max" else inf.batch)
     b, out, inp, a = float(est.batch), inf.output_len, inf.input_len, job.arch
     chunk = max(job.max_num_tokens, inp)

@@ -4,12 +4,12 @@ Before: `scale_up_size: [36, 72, 144]` on NVL72 racks estimated all three sizes 
 whose 144 GPUs of 18 NVLink 5 links need 2,592 switch ports where its 9 NVLink switch trays have 9 x 144 = 1,296
 (catalog nvlink5-switch-tray `ports.count`; gb200-nvl72-su: 1.8 TB/s both ways over 400 Gb/s links is 18 links a
 GPU). `archgen check` refuses the same domain in a cluster (NET010: size x links > switches x ports); the sweep
-now takes the same rule (`analyse.scale_up_switches.ports_needed`), so the widest domain is 1,296 / 18 = 72.
+now takes the same rule (`perf.hw.switch_ports.ports_needed`), so the widest domain is 1,296 / 18 = 72.
 """
 
 from __future__ import annotations
 
-from archgen.analyse.scale_up_switches import ports_needed, widest_switched
+from archgen.perf.hw.switch_ports import ports_needed, widest_switched
 from tests.conftest import sweep_problem_written
 
 SWEEP = """\
@@ -38,7 +38,7 @@ def test_the_widest_domain_is_check_s_ports_rule() -> None:
 def test_the_machine_knows_its_switch_limit(tmp_path) -> None:
     problem = _problem(tmp_path)
     [base] = problem.bases.values()
-    assert base.switch_limit == 9 * 144 // 18 == 72
+    assert base.switch is not None and base.switch.widest() == 9 * 144 // 18 == 72
     assert base.mesh_limit == 0
 
 

@@ -13,6 +13,7 @@ from archgen.errors import AnalyseError
 from archgen.model.sweep import FACILITY_AXES, HARDWARE_AXES, JOB_AXES
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q
 
@@ -46,14 +47,16 @@ def point_job(workload: Workload, values: dict[str, Any]) -> Workload:
 
 
 def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit: int = 0,
-                   switch_limit: int = 0) -> Hardware:
+                   switch: SwitchPorts | None = None) -> Hardware:
     """`hw` changed along the point's hardware axes: a float scales a figure, a quantity replaces it.
 
     A `scale_up_size` is refused on a torus (its dims are its size) and, on a full mesh, beyond `mesh_limit`, the
     most accelerators the part's `scale_up.links` join (`Machine.mesh_limit`), as NET010 refuses it in a cluster;
-    on a switched domain, beyond `switch_limit`, the most accelerators its switches' ports join
-    (`Machine.switch_limit`, `analyse.scale_up_switches.widest_switched`: NET010's ports rule).
+    on a switched domain, beyond the most accelerators its switches' ports join (`Machine.switch`,
+    `SwitchPorts.widest`: NET010's ports rule) at the point's `scale_up_bandwidth`: over the cluster's `link` part,
+    twice the bandwidth takes twice the links per accelerator, so the cluster's own size can be refused too.
     """
+    base = hw
     for name in HARDWARE_AXES:
         if name not in values:
             continue
@@ -66,16 +69,35 @@ def point_hardware(hw: Hardware, values: dict[str, Any], dtype: str, mesh_limit:
                 raise AnalyseError(f"scale_up_size {int(value)} on a full mesh: each accelerator needs "
                                    f"{int(value) - 1} peer links, and {hw.accelerator}'s `scale_up.links` join at "
                                    f"most {mesh_limit} (NET010); a larger domain is a switched one, another cluster")
-            if switch_limit and int(value) > switch_limit:
-                raise AnalyseError(f"scale_up_size {int(value)} on a switched domain whose switches' ports join at "
-                                   f"most {switch_limit} accelerators at its links per accelerator (NET010); a "
-                                   "larger domain needs more switch ports or a second switch tier, another cluster")
             hw = dataclasses.replace(hw, scale_up_size=int(value))
         elif isinstance(value, Q):
             hw = hw.with_value(name, json_magnitude(value), dtype)
         else:
             hw = hw.scaled(name, float(value), dtype)
+    if switch is not None and ("scale_up_size" in values or "scale_up_bandwidth" in values):
+        _switch_ports(switch, base, hw)
     return hw
+
+
+def _switch_ports(switch: SwitchPorts, base: Hardware, hw: Hardware) -> None:
+    """Refuse a point whose domain needs more switch ports than the cluster's switches have (NET010's rule).
+
+    Or, at a bandwidth other than the cluster's, more links per accelerator than the chip has (NET010's `chip_links`).
+    """
+    scale = hw.scale_up_bandwidth / base.scale_up_bandwidth if base.scale_up_bandwidth else 1.0
+    moved = switch.per_bandwidth and abs(scale - 1.0) > 1e-9
+    links, widest = switch.links_at(scale), switch.widest(scale)
+    if widest and hw.scale_up_size > widest:
+        at = (f" at {scale:g}x the cluster's scale-up bandwidth ({links:g} links per accelerator over its `link` "
+              f"part where it states {switch.links:g}; a faster link part is another cluster)" if moved
+              else f" at {links:g} links per accelerator")
+        raise AnalyseError(f"scale_up_size {hw.scale_up_size} on a switched domain whose {switch.ports:,} switch "
+                           f"ports join at most {widest} accelerators{at} (NET010); a larger domain needs more switch "
+                           "ports or a second switch tier, another cluster")
+    if moved and switch.chip_short(scale):   # the cluster as stated is `archgen check`'s
+        raise AnalyseError(f"scale_up_bandwidth at {scale:g}x the cluster's takes {links:g} links per accelerator "
+                           f"over its `link` part, and {hw.accelerator} has {switch.chip_links} (`scale_up.links`, "
+                           "NET010); a faster link part is another cluster")
 
 
 def point_base(problem: Any, values: dict[str, Any]) -> Any:

@@ -221,8 +221,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     base = point_base(problem, values)
     try:
         workload = point_job(problem.workload, values)
-        hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit,
-                                    base.switch_limit)
+        hw = point_hardware(base.hardware, values, precision(workload) or "bf16", base.mesh_limit, base.switch)
         est = estimate_on_cluster(workload, problem.model, base, hw, with_sensitivity=False,
                                   with_stack_range=False)  # a row shows no notes but the last when it does not fit
     except ArchgenError as err:

@@ -119,6 +119,9 @@ def _vectorisable(problem: SweepProblem) -> bool:
         return False  # a latency given as a value is refused point by point
     if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
         return False  # a torus' links follow it (`Hardware._replaced`); its collectives take hardware of numbers
+    if "scale_up_bandwidth" in problem.axes and any(b.switch is not None and b.switch.per_bandwidth
+                                                    for b in problem.bases.values()):
+        return False  # a switched domain's links follow it (`SwitchPorts.widest`): a point's ports, point by point
     for req in of_workload(problem):
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
@@ -150,8 +153,8 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit,
-                                               base.switch_limit), gpus, base)  # as estimate
+        hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch), gpus,
+                    base)  # as estimate
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 

@@ -25,6 +25,7 @@ from archgen.perf.comm.placement import job_share
 from archgen.perf.hw.given import si
 from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
 from archgen.perf.hw.host_share import HostShare
+from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
@@ -57,7 +58,8 @@ class Machine:
     latency_unset: bool = False  # `transport` leaves its latency unset (`NetTransport.latency`): not provided
     ocs_cube: tuple[int, ...] = ()  # a torus through OCSes: its cube; a job of whole cubes is a slice (`job_slice`)
     unconfirmed: tuple[str, ...] = ()  # the accelerator's figures the model reads that it marks unconfirmed
-    switch_limit: int = 0  # a switched domain: the most accelerators its switches' ports join (0: no limit)
+    switch: SwitchPorts | None = None  # a switched domain's switch ports and links: how many accelerators they join
+    peak_dense: tuple[str, ...] = ()  # data types whose peak the part states dense (`Accelerator.peak_basis`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -81,7 +83,9 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    bool(scale_out is not None and scale_out.assumed), per_node, mesh_limit(cluster, items, hw),
                    bool(scale_out is not None and scale_out.transport and scale_out.latency is None),
                    scale_out.cube if isinstance(scale_out, TorusPath) else (),
-                   unconfirmed_figures(part) if isinstance(part, Accelerator) else ())
+                   unconfirmed_figures(part) if isinstance(part, Accelerator) else (),
+                   peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
+                   if isinstance(part, Accelerator) else ())
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -129,9 +133,10 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
     added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
                          *rccl_net.latency_note(hw, gpus, sends),
-                         *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told)) if n]
+                         *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told,
+                                           float(hw.compute_capability), workload.training is not None)) if n]
     read = unconfirmed_read(on.unconfirmed, precision(workload))
-    est = marked(est, read, precision(workload))
+    est = marked(est, read, precision(workload), on.peak_dense)
     if not added:
         return replace(est, cluster=on.cluster, unconfirmed=read)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)

@@ -14,6 +14,7 @@ from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
+from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
     MEMORY_RESERVE,
@@ -59,9 +60,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     inf = workload.inference
     assert inf is not None, "called for an inference workload"
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
+    limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
-                   inf.ffn_activation, inf.max_batch_size,
+                   inf.ffn_activation, limit,
                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
     notes: list[str] = []
     if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
@@ -113,10 +115,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
                      "offline ones (latency percentiles are not estimated)")
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
-    cap, by_budget = engine_cap(inf.max_num_tokens, inf.max_batch_size, tp if inf.attention_dp else 1)
+    cap, by_budget = engine_cap(inf.max_num_tokens, limit, tp if inf.attention_dp else 1, source)
     if batch is not None and batch > cap and not closed and not (inf.scenario == "server" and inf.arrival_rate):
         raise WorkloadError(workload.id, f"batch {batch:,} is more sequences than {by_budget}; raise "
-                            f"{'max_num_tokens' if inf.max_num_tokens < inf.max_batch_size else 'max_batch_size'} or "
+                            f"{'max_num_tokens' if inf.max_num_tokens < limit else 'max_batch_size'} or "
                             "lower batch")
     e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
     if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
@@ -252,16 +254,18 @@ def kv_convention(kv_reserve: str, cv: float | None) -> str:
     return f"each sequence holds {held} tokens (kv_reserve: {kv_reserve})"
 
 
-def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int) -> tuple[int, str]:
+def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int, source: str = BATCH_SIZE_SOURCE
+               ) -> tuple[int, str]:
     """The most sequences a replica runs at once by its engine's limits, and which limit it is, in words.
 
     Each of its `ranks` scheduling ranks (tp under attention DP, else 1) runs at most `max_batch_size` sequences and
-    decodes at most `max_num_tokens`, one token each (`inference.TOKEN_BUDGET_SOURCE`, `BATCH_SIZE_SOURCE`).
+    decodes at most `max_num_tokens`, one token each (`inference.TOKEN_BUDGET_SOURCE`; `source`: where the batch
+    size comes from, `engine_defaults.batch_size_of`).
     """
     per = f" x {ranks} attention-DP ranks" if ranks > 1 else ""
     if max_batch_size < max_num_tokens:
         return max_batch_size * ranks, (f"the engine's max_batch_size ({max_batch_size:,}{per}) runs at once: "
-                                        f"{BATCH_SIZE_SOURCE}")
+                                        f"{source}")
     return max_num_tokens * ranks, (f"an iteration of {max_num_tokens * ranks:,} tokens decodes (max_num_tokens "
                                     f"{max_num_tokens:,}{per}): {TOKEN_BUDGET_SOURCE}")
 

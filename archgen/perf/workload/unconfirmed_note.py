@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.model.accelerator import Accelerator
+from archgen.perf.comm.nccl import generation
+from archgen.perf.hw.generation import NVLS_FROM
 from archgen.perf.workload.estimate_result import Estimate
 
 #: The figures besides the peaks that the model reads from an accelerator (`perf.hw.hardware.hardware_for`); the
@@ -55,8 +57,35 @@ def unconfirmed_read(figures: tuple[str, ...], precision: str | None) -> tuple[s
                                         f in peaks or not f.startswith("peak.")))
 
 
+#: NCCL's tuning tables by `compCapIndex` (`perf.comm.nccl.generation`).
+_TABLES = ("Volta's", "Ampere's", "Hopper's", "Blackwell's (NCCL's newest)")
+
+
+def keyed_on(compute_capability: float, training: bool) -> str:
+    """What the model takes from a compute capability (`perf.hw.generation`), in words; training's rules if `training`.
+
+    The counterpart of `generation.WITHOUT`: NCCL's tuning table (`perf.comm.nccl.generation`), NVLS from 9.0
+    (`generation.runs_nvls`), and for training Transformer Engine's FP8 copies (`perf.hw.quant`: one from 10.0),
+    Megatron-Bridge's TP-overlap streams (`perf.train.tp_comm`: several from 10.0), MXFP8 (`training_estimate.
+    recipe_problem`: from 10.0) and the HybridEP dispatcher (`nvidia_only`: any NVIDIA generation).
+    """
+    gen = generation(compute_capability)
+    if gen is None:
+        return "no NVIDIA generation"
+    items = [f"NCCL's {_TABLES[gen]} tuning constants (LL, LL128 and Simple protocols)",
+             "NVLS in-switch reduction where the domain has it" if compute_capability >= NVLS_FROM else "no NVLS"]
+    if training:
+        new = compute_capability >= 10.0
+        items += [f"FP8 tensors quantised {'once' if new else 'twice, once transposed'} (Transformer Engine's rule "
+                  f"{'from' if new else 'below'} 10.0)", f"TP-overlap GEMM chunks on {'several' if new else 'one'} "
+                  "stream" + "s" * new, f"the MXFP8 recipe {'allowed' if new else 'refused'}",
+                  "the HybridEP dispatcher allowed"]
+    return "; ".join(items)
+
+
 def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str | None,
-                     told: tuple[str, ...] = ()) -> list[str]:
+                     told: tuple[str, ...] = (), compute_capability: float = 0.0,
+                     training: bool = False) -> list[str]:
     """The note naming which of `figures` (`unconfirmed_figures`) a job in `precision` reads (None: a collective).
 
     `told`: figures a note of their own already names (`scale_up.latency`, `defaults_note.latency_note`), left out
@@ -66,29 +95,37 @@ def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str 
     read = tuple(f for f in unconfirmed_read(figures, precision) if f not in told)
     if not read:
         return []
+    keyed = ([f"its unconfirmed compute_capability {compute_capability:g} is an assumed generation, from which the "
+              f"model takes {keyed_on(compute_capability, training)}, not the part's own (unpublished) rules"]
+             if "compute_capability" in read and compute_capability else [])
     return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
             f"public source): {', '.join(read)}; the band spans the model's error and stated efficiency ranges, not "
-            "these"]
+            "these", *keyed]
 
 
-def mfu_peak(conventions: dict[str, str], read: tuple[str, ...], precision: str | None) -> dict[str, str]:
+def mfu_peak(conventions: dict[str, str], read: tuple[str, ...], precision: str | None,
+             dense: tuple[str, ...] = ()) -> dict[str, str]:
     """`conventions` with the MFU's peak stated as the part lists it where that peak is unconfirmed (newuser46).
 
     The training estimate calls its MFU peak "dense" (`peak` holds dense figures, docs/adding-a-part.md); a peak
     entered from an announcement ("50 PFLOPS NVFP4 inference", "1.2 EF FP8 training") is not known to be dense, so
     "dense fp8 peak of rubin" read as a datasheet's dense figure. Here it names the figure unconfirmed instead; the
-    value, after the last ': ', is kept as the hardware block shows it.
+    value, after the last ': ', is kept as the hardware block shows it. `dense`: the data types whose peak the part
+    states dense (`Accelerator.peak_basis`, CAT010): the figure is then dense by its source, though unconfirmed.
     """
     text = conventions.get("mfu_peak", "")
     if precision is None or f"peak.{precision}" not in read or not text.startswith("dense "):
         return conventions
     label, value = text.removeprefix("dense ").rsplit(": ", 1)
+    if precision in dense:
+        return {**conventions, "mfu_peak": f"dense {label}, unconfirmed (dense as its source states it, "
+                                           f"`peak_basis`; the figure itself not confirmed): {value}"}
     return {**conventions, "mfu_peak": f"{label} as the part lists it, unconfirmed (not confirmed dense: an "
                                        f"announced peak may count sparsity or compression, and the MFU divides by "
                                        f"it): {value}"}
 
 
-def marked(est: Estimate, read: tuple[str, ...], precision: str | None) -> Estimate:
+def marked(est: Estimate, read: tuple[str, ...], precision: str | None, dense: tuple[str, ...] = ()) -> Estimate:
     """`est` with its MFU peak (`mfu_peak`) and hardware rows marked where they show a figure of `read`.
 
     `read` is `unconfirmed_read`'s: an announced peak or bandwidth is not shown as a datasheet's (newuser46).
@@ -98,4 +135,4 @@ def marked(est: Estimate, read: tuple[str, ...], precision: str | None) -> Estim
     """
     rows = {**HARDWARE_ROWS, **({"peak": f"peak.{precision}"} if precision else {})}
     shown = {row: figure for row, figure in rows.items() if figure in read and row in est.hardware}
-    return replace(est, conventions=mfu_peak(est.conventions, read, precision), hardware_unconfirmed=shown)
+    return replace(est, conventions=mfu_peak(est.conventions, read, precision, dense), hardware_unconfirmed=shown)

@@ -1,0 +1,40 @@
+"""The engine limit a serving job leaves out, from the engine it runs on (`model.engine`).
+
+A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) runs at once. Left out, it is its
+engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the GPU's memory); SGLang's must be stated
+(the job is refused without it). A job that names no engine runs vLLM on an AMD part and TensorRT-LLM on others
+(`model.engine.serving_engine`). Where the limit binds, the estimate's note says whose it is and where from.
+"""
+
+from __future__ import annotations
+
+from archgen.model.accelerator import AMD, vendor_name
+from archgen.model.engine import default_max_batch_size, serving_engine
+from archgen.model.workload import Inference
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
+
+__all__ = ["batch_size_of"]
+
+#: vLLM's max_num_seqs default, cited (model/engine.py `VLLM_MAX_NUM_SEQS`).
+VLLM_SOURCE = ("vLLM's max_num_seqs, the requests it schedules at once: by default 1,024 on a GPU of at least 70 GiB "
+               "other than an A100, 256 on others (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d, "
+               "`EngineArgs._set_default_args`)")
+#: What each engine calls the limit, where a job states it.
+_NAMES = {"vllm": "vLLM's max_num_seqs", "sglang": "SGLang's --max-running-requests"}
+
+
+def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
+    """The job's `max_batch_size` on `hw`, and why the sequences in flight are at most it (`engine_cap`'s words)."""
+    engine = serving_engine(inf.engine, vendor_name(hw.vendor) == AMD)
+    if inf.max_batch_size is not None:
+        named = _NAMES.get(inf.engine or "")
+        return inf.max_batch_size, (f"the job's max_batch_size ({named}, the requests a rank schedules at once)"
+                                    if named else BATCH_SIZE_SOURCE)
+    most = default_max_batch_size(engine, hw.hbm_capacity, hw.accelerator)
+    assert most is not None, "an SGLang job states its max_batch_size (the Inference validator)"
+    if engine != "vllm":
+        return most, BATCH_SIZE_SOURCE
+    whose = ("engine: vllm" if inf.engine is not None else
+             "no engine stated: vLLM on an AMD part, TensorRT-LLM on others; state `engine` or `max_batch_size`")
+    return most, f"{VLLM_SOURCE}, {hw.hbm_capacity / 2**30:,.0f} GiB here ({whose})"
