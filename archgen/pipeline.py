@@ -243,7 +243,14 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     on = machine(spec, specs.items, scale_out.get(spec.id))
     notes = (other_cluster_note(job, spec.id), input_errors(spec, problems.get(spec.id, ())))
     bound = tuple(b.req for b in design.workload_requirements if b.owner == job.id)
-    return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"))
+    hall = specs.items.get(spec.facility) if spec.facility else None
+    no_energy = "" if getattr(hall, "cost", None) is not None else \
+        f"cluster '{spec.id}' names no `facility:`" if not spec.facility else \
+        f"facility '{spec.facility}' is not in the specs" if hall is None else \
+        f"facility '{spec.facility}' gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the " \
+        "hall's)"
+    return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"),
+                        no_energy)
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
