@@ -21,11 +21,17 @@ from tests.test_example_scaled_su import EXAMPLE
 Q3400_HEIGHT_U = 4
 
 
+#: A target met on the space cost, which leaves the unplaced switches' rack positions out (a test input).
+SPACE = ("kind: Requirements\nid: space\nrequirements:\n  - {id: R-SPACE, statement: rent, subject: "
+         "cluster/gb300-nvl72-su, metric: space_cost_per_year, target: '<= 1000000000 USD'}\n")
+
+
 @pytest.fixture(scope="module")
 def eight(tmp_path_factory):
     files = {str(p.relative_to(EXAMPLE)): p.read_text(encoding="utf-8") for p in EXAMPLE.rglob("*.yaml")}
     cluster = "clusters/gb300-nvl72-su.yaml"
     files[cluster] = files[cluster].replace("- {unit: su, count: 1}", "- {unit: su, count: 8}", 1)
+    files["requirements/space.yaml"] = SPACE
     run = run_specs(tmp_path_factory.mktemp("u8"), files)
     return run, run.clusters["cluster/gb300-nvl72-su"]
 
@@ -63,3 +69,9 @@ def test_a_design_whose_switches_all_stand_in_racks_has_none(shipped):
         assert a.metrics["unracked_switches"].m == 0, path
         assert a.metrics["unracked_switch_space"].m_as("U") == 0, path
         assert unracked_words(a.metrics) == ""
+
+
+def test_a_target_met_on_the_space_cost_says_it_takes_their_rack_space_as_free(eight):
+    run, _ = eight
+    [met] = [f for f in run.findings if f.id == "REQ005" and f.requirement == "R-SPACE"]
+    assert "no rack space for 4 switches placed in no rack (COST007)" in met.message
