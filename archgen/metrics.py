@@ -86,6 +86,14 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "nodes", "", "", 0, "Nodes", "Systems with accelerators.", _N),
     Metric("cluster", "racks", "", "", 0, "Racks", "Racks of every type.", _N),
     Metric("cluster", "racks.<rack>", "", "", 0, "Racks of a type", "Racks of type <rack>.", _N),
+    Metric("cluster", "unracked_switches", "", "", 0, "Switches in no rack", "Switches the bill of materials places "
+           "in no rack (a tier with no `rack:`, or more switches than its racks hold: NET012, COST007): their draw is "
+           "in `it_power`, their rack positions in no figure (`racks`, the floor plan, the space cost, the capex's "
+           "enclosures); 0 where every switch stands in a rack.", "analyse/unracked.py"),
+    Metric("cluster", "unracked_switch_space", "m", "U", 0, "Rack space of the switches in no rack", "Rack units the "
+           "`unracked_switches` take (each one's datasheet height × its count): the space the layout's racks lack "
+           "for them; archgen adds no rack for it (which rack type, where and how fed is the design's to state).",
+           "analyse/unracked.py"),
     Metric("cluster", "it_power_racks", "W", "kW", 1, "IT power of the racks", "Sum over the rack instances of their "
            "parts' maximum draw, without the optics a rack's `it_power` adds (modules in switch ports and in NICs "
            "whose system's maximum leaves them out), which `it_power` counts once from the cabling.", _N),

@@ -16,7 +16,7 @@ from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.errors import WorkloadError
 from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
-from archgen.model import Cluster
+from archgen.model import Cluster, Facility
 from archgen.model.workload import Model, Workload
 from archgen.snapshot import derived, validated
 from archgen.spec_files import roots
@@ -226,8 +226,9 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     Its `estimate()` is the estimate `archgen estimate` prints, with the same notes and its requirements judged
     (`perf.workload.job_on_cluster`): the cluster's network sized (`cluster_network`), a note where the job runs on
     another cluster than its own and where `archgen check` refuses network figures it reads, the requirements `build`
-    bound to the workload. An unknown id is a `UsageError` with "did you mean" (`validate.entry`); a workload that
-    names no cluster (and none given) or runs a model not in the specs is a `WorkloadError`.
+    bound to the workload, and whether `check` gives the job an energy (its hall's `cost:`: `energy_note`). An unknown
+    id is a `UsageError` with "did you mean" (`validate.entry`); a workload that names no cluster (and none given) or
+    runs a model not in the specs is a `WorkloadError`.
     """
     from archgen.perf.workload.cluster import machine
     from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note
@@ -243,7 +244,15 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     on = machine(spec, specs.items, scale_out.get(spec.id))
     notes = (other_cluster_note(job, spec.id), input_errors(spec, problems.get(spec.id, ())))
     bound = tuple(b.req for b in design.workload_requirements if b.owner == job.id)
-    return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"))
+    found = specs.items.get(spec.facility) if spec.facility else None
+    hall = found if isinstance(found, Facility) else None   # `check` computes the job's energy from its `cost:`
+    no_energy = "" if hall is not None and hall.cost is not None else \
+        f"cluster '{spec.id}' names no `facility:`" if not spec.facility else \
+        f"facility '{spec.facility}' is not in the specs" if hall is None else \
+        f"facility '{spec.facility}' gives no `cost:` (its annual PUE, `cost.energy.pue`, turns IT energy into the " \
+        "hall's)"
+    return JobOnCluster(job, model, on, bound, tuple(n for n in notes if n), design.rests_note(f"cluster/{spec.id}"),
+                        no_energy)
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,

@@ -11,6 +11,8 @@ documents' open items list, split by the figures they enter:
   cost per used and per goodput accelerator-hour and a job's cost per hour and per token, never the owning cost;
 - a `discount_rate` it does not state is taken as 0 (straight-line depreciation, capital that costs nothing), the
   lowest capital cost: that enters the capital recovery factor, the capital cost and every TCO figure built on it;
+- switches placed in no rack (COST007) take no rack position, enclosure or PDU: the space cost, capex and TCO take
+  their rack space as free (`analyse.unracked` counts it);
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
   and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput (assumed figures,
   or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`);
@@ -127,7 +129,8 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
     m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
     m |= dict.fromkeys(("goodput", "checkpoint_interval"), job)
     if cost is not None:
-        m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"))
+        m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"),
+                   _unracked(cost))
         m["tco_per_goodput_accelerator_hour"] = m["tco_per_job_goodput_accelerator_hour"] = \
             m["tco_per_used_accelerator_hour"] + job
     return {k: v for k, v in m.items() if v}, job
@@ -163,8 +166,19 @@ def _pue_words(a: ClusterAnalysis) -> tuple[str, ...]:
     return (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
 
 
-def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """A cluster's cost figures and the assumed inputs of each (`Cost.assumed`, split by what they enter)."""
+def _unracked(cost: Cost) -> tuple[str, ...]:
+    """The switches in no rack, whose rack space the space cost and capex take as free (COST007), in words."""
+    n = sum(line.quantity for line in cost.unracked)
+    return (f"no rack space for {n:,} switch{'es' * (n != 1)} placed in no rack (COST007)",) if n else ()
+
+
+def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...],
+          loose: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """A cluster's cost figures and the assumed inputs of each (`Cost.assumed`, split by what they enter).
+
+    `loose` (`_unracked`): the switches in no rack, whose rack positions, enclosures and PDUs the space cost and the
+    capex leave out: a requirement met on those (or on a TCO built on them) is met taking that space as free.
+    """
     prices = tuple(sorted({f"{p} price" for p in parts}))
     facility = a.cluster.facility
     fc = facility.cost if facility is not None else None
@@ -175,10 +189,10 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...]) 
     idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
     stated = facility.sustainability if facility is not None else None
     site = (f"{facility.id} carbon intensity and WUE",) if facility and stated and stated.basis == "assumed" else ()
-    tco = prices + energy + idle + space + rate
+    tco = prices + energy + idle + space + rate + loose
     return {"carbon_per_year": energy + idle + site, "water_per_year": energy + idle + site,
-            "capex": prices, "network_capex_share": prices, "scale_out_capex_share": prices, "power_idle": idle,
-            "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
-            "space_cost_per_year": space, "capital_recovery_factor": space + rate,
-            "capital_cost_per_year": prices + space + rate,
+            "capex": prices + loose, "network_capex_share": prices, "scale_out_capex_share": prices,
+            "power_idle": idle, "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
+            "space_cost_per_year": space + loose, "capital_recovery_factor": space + rate,
+            "capital_cost_per_year": prices + space + rate + loose,
             **dict.fromkeys(TCO_METRICS[:2], tco), "tco_per_used_accelerator_hour": tco + used}

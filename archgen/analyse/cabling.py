@@ -48,6 +48,7 @@ from archgen.analyse.scale_up_torus import scale_up_cables
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.tier_cabling import TierCabling, TierRuns, tier_totals
 from archgen.analyse.tier_ends import fat_tree_ends
+from archgen.analyse.unracked import unracked_metrics
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
@@ -80,6 +81,7 @@ def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
         a = analyse_cluster(design, cluster, racks)
         cab = analyse_cabling(a)
         a.metrics.update(_cluster_metrics(a, cab))
+        a.metrics.update(unracked_metrics(design.specs, cab.bom))   # their rack space, in no other figure (COST007)
         typical, fell_back = _typical(design, racks, a, cab)
         a.metrics["it_power_typical"] = (a.metrics["it_power_typical_racks"] + typical + storage_draw(a, typical=True)
                                          + optics_outside_systems(a, cab.tiers, typical=True)).to("kW")

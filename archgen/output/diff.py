@@ -313,9 +313,12 @@ def _signed(q: Q | None, unit: str = "") -> str:
     return f"{_num(value, _digits(value), sign=True)} {unit_label(unit)}"
 
 
-#: Metrics a pull request's power and cost delta is read from, shown together before the other metrics.
-POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "capex", "tco_per_year",
-                  "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "cost_per_million_tokens")
+#: Metrics a pull request's power, energy, emissions and cost delta is read from, shown together before the other
+#: metrics: a hall's carbon and water per year (`analyse.sustainability`) and a job's energy (`analyse.job_energy`)
+#: with its energy per year, where both sides have them (nu48fix: they were only among the other metrics).
+POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "carbon_per_year", "water_per_year",
+                  "energy_per_million_tokens", "job_energy", "capex", "tco_per_year", "tco_per_accelerator_hour",
+                  "tco_per_used_accelerator_hour", "cost_per_million_tokens")
 
 
 def power_and_cost(d: Diff) -> list[MetricChange]:

@@ -22,6 +22,7 @@ from archgen.analyse.price_scope import lists_for
 from archgen.analyse.rack_heat import rack_heat_by_type
 from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
+from archgen.analyse.unracked import unracked_words
 from archgen.model import Part
 from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
@@ -116,13 +117,16 @@ def abstract(scope: Scope, a: Any) -> Section:
     """Abstract and key metrics."""
     spec, m = a.cluster.spec, scope.metrics
     lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
-            f"{a.cluster.rack_total:,} racks, with {len(a.fabrics)} fabric(s). IT power at the rack feeds "
+            f"{a.cluster.rack_total:,} racks{f' ({unracked_words(m)})' if unracked_words(m) else ''}, with "
+            f"{len(a.fabrics)} fabric(s). IT power at the rack feeds "
             f"{fmt.q(m.get('it_power'), 'kW', 1)}, of which network {fmt.q(m.get('network_power'), 'kW', 1)} and "
             f"optics {fmt.q(m.get('optics_power'), 'kW', 1)}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
         section.add(Para(spec.description))
-    rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count), ("Racks", a.cluster.rack_total),
+    loose = unracked_words(m)   # switches in no rack: their rack space is in no figure (COST007)
+    rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count),
+            ("Racks", f"{a.cluster.rack_total:,} ({loose})" if loose else a.cluster.rack_total),
             ("IT power at the rack feeds (racks + optics + unplaced switches + shelf loss"
              f"{' + checkpoint storage' if storage_draw(a).m else ''})",
              fmt.q(m.get("it_power"), "kW", 1)),
@@ -167,7 +171,9 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"by rack type (the same colour in every document of this render); "
                                                  f"rack pitch {fmt.q(f.rack_pitch, 'm', 2)}, row pitch "
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
-                                                 f"(rows assumed to face each other in pairs)"))
+                                                 f"(rows assumed to face each other in pairs)"
+                                                 + (f"; {loose}: not drawn, no position holds them"
+                                                    if (loose := unracked_words(a.metrics)) else "")))
     return section
 
 

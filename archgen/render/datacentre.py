@@ -10,6 +10,7 @@ from typing import Any
 
 from archgen.analyse.facility import usable_units
 from archgen.analyse.rack_heat import rack_heat
+from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
@@ -62,6 +63,8 @@ def datacentre(scope: Any, a: Any) -> Section:
             *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
             ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
             ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—"),
+            *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
+                "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
             ("Load swing and ramp rate (MW, MW/s)", LOAD_SWING)]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "

@@ -16,6 +16,7 @@ from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
 from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
+from archgen.analyse.unracked import unracked_words
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.open_item import OpenItem
 from archgen.render import fmt
@@ -174,7 +175,9 @@ def cost_section(run: Any, a: Any) -> Section | None:
     cur, m = cost.currency, a.metrics
     used = f"TCO per used accelerator-hour (utilisation {fmt.number(cost.utilisation * 100, 0)} %)"
     rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
-            ("Energy per year", cost.energy_per_year), ("Space per year", cost.space_per_year),
+            ("Energy per year", cost.energy_per_year),
+            ("Space per year" + (f" ({loose}: their rack positions are not in it)" if (loose := unracked_words(m))
+                                 else ""), cost.space_per_year),
             ("TCO per year", cost.tco_per_year))
     hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour, ""),
               (used, cost.per_used_accelerator_hour, ""),

@@ -23,10 +23,11 @@ from archgen.perf.workload.derived import accelerator_hours, judge_requirements,
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.units import Q_
 
-#: A workload's reliability, goodput and cost figures: `archgen check` adds them to the estimate, `estimate` does not.
+#: A workload's reliability, goodput, cost and energy figures: `archgen check` adds them to the estimate, `estimate`
+#: does not (a job's energy rests on the cluster's average draw and the hall's PUE, which only `check` analyses).
 OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
               for m in metrics.declared("workload")
-              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost"))
+              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost", "analyse/job_energy"))
               or m.name == "job_it_energy"}
 
 #: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
@@ -50,6 +51,9 @@ class JobOnCluster:
     requirements: tuple[Requirement, ...] = ()
     notes: tuple[str, ...] = ()
     rests: str = ""
+    #: why `archgen check` gives the job no energy ("" where it does: its hall states `cost:`); None: not known here
+    #: (a caller that built the job by hand), and no note on its energy (`energy_note`)
+    no_energy: str | None = None
 
     def estimate(self, hardware: Hardware | None = None, *, with_sensitivity: bool = True) -> Estimate:
         """The estimate `archgen estimate` prints: `estimate_on_cluster`, the notes first, the requirements judged.
@@ -67,7 +71,8 @@ class JobOnCluster:
             raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes "
                                               f"all {self.on.accelerators} of cluster '{self.on.cluster}')") from None
         est = run_figures(est, self.workload)
-        return replace(est, notes=[*self.notes, *est.notes],
+        energy = energy_note(est, self.workload, self.no_energy)
+        return replace(est, notes=[*self.notes, *est.notes, *([energy] if energy else [])],
                        requirements=judge_requirements(self.requirements, est, OPERATIONS, rests=self.rests))
 
 
@@ -86,6 +91,28 @@ def run_figures(est: Estimate, workload: Workload) -> Estimate:
     run = {"time_to_train": (Q_(tokens, "") / tps).to("day")}
     run |= accelerator_hours(run, est.accelerators)
     return replace(est, metrics={**est.metrics, **run}, bands={**est.bands, **run_bands(est, run)})
+
+
+def energy_note(est: Estimate, workload: Workload, no_energy: str | None) -> str:
+    """What the estimate says of the job's energy, which `archgen check` computes and `archgen estimate` does not.
+
+    A training or serving job that fits has a facility energy per million tokens in `check` (and a training run with
+    a token budget its `job_energy` and `job_it_energy`: `analyse.job_energy`, `analyse.operations_stage`): the job's
+    share of the cluster's draw × the hall's PUE over its tokens/s. The draw is the cluster's analysed load (optics,
+    shelves, switches), which `estimate` does not analyse, so it names the figures and the command that gives them,
+    or, where the hall states no `cost:` (`no_energy`), why neither command gives them. Before (newuser48) `estimate`
+    said nothing of them while `check`, `render` and the JSON gave them. "" for any other job, or `no_energy` None.
+    """
+    if no_energy is None or est.kind not in ("training", "inference") or not est.fits:
+        return ""
+    run = est.kind == "training" and bool(workload.checkpoint.tokens)
+    if no_energy:   # the IT energy at maximum draw needs no PUE
+        return ("energy: " + ("`archgen check` computes job_it_energy (IT energy at maximum draw, without the PUE); "
+                              "energy_per_million_tokens and job_energy are" if run else "energy_per_million_tokens is")
+                + f" not provided by `archgen check` either: {no_energy}")
+    listed = "energy_per_million_tokens, job_energy and job_it_energy" if run else "energy_per_million_tokens"
+    return (f"energy: `archgen check` computes {listed} (the job's share of the cluster's draw × the hall's PUE, "
+            "over these tokens/s); `archgen estimate` gives the performance estimate only")
 
 
 def other_cluster_note(workload: Workload, cluster: str) -> str:
