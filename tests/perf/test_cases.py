@@ -241,8 +241,8 @@ def test_a_collective_asking_for_in_network_reduction_it_lacks_is_located(tmp_pa
 def test_unknown_fp8_recipe(tmp_path):
     text = MFU.replace("VALUE", "0.44").replace("UNIT", '""')
     got = messages(tmp_path, text.replace("precision: bf16", "precision: fp8, fp8_recipe: nvfp8"))
-    assert got == ("cases.yaml:8:75: error: cases.0.training.fp8_recipe: expected one of 'delayed', 'tensorwise' or "
-                   "'mxfp8', got 'nvfp8'\n  hint: did you mean 'mxfp8'?")
+    assert got == ("cases.yaml:8:75: error: cases.0.training.fp8_recipe: expected one of 'delayed', 'tensorwise', "
+                   "'mxfp8' or 'blockwise', got 'nvfp8'\n  hint: did you mean 'mxfp8'?")
 
 
 def test_fp8_recipe_on_a_16_bit_job_is_an_error(tmp_path):
