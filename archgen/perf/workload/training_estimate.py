@@ -43,6 +43,7 @@ from archgen.perf.train.stacks import (
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.defaults_note import stack_origin
+from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
@@ -336,7 +337,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             "memory_reserve": TRAINING_RESERVE}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
-                    span=("step_time", s, *span) if span is not None else None)
+                    span=("step_time", s, *span) if span is not None else None,
+                    defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor))
 
 
 def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
