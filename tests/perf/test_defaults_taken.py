@@ -58,3 +58,12 @@ def test_what_the_spec_states_is_not_a_default():
     left = Training.model_validate({"seq_len": 4096, "global_batch": 15360, "precision": "fp8"})
     line = defaults_line(defaults_taken(left, LAYOUT, SEARCHED, True, True, ""))
     assert "fp8_recipe tensorwise" in line and line.endswith("(stack nemo-2025)")
+
+
+def test_a_job_no_layout_fits_still_names_its_defaults():
+    """Where no searched layout fits there is no layout to name, but the stack and its switches still decided."""
+    left = Training.model_validate({"seq_len": 4096, "global_batch": 15360, "precision": "fp8"})
+    got = defaults_taken(left, {}, SEARCHED, True, True, "")
+    assert got[0] == Taken("stack", "nemo-2025", "none stated: the newest profile")
+    assert not {"tp", "recompute", "micro_batch"} & {x.name for x in got}
+    assert Taken("fp8_recipe", "tensorwise", "stack nemo-2025") in got

@@ -279,7 +279,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if res.best is None:
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[misfit], misfit=misfit)
+                            notes=[misfit], misfit=misfit,
+                            defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
                      + held_note(arch, t))
