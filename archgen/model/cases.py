@@ -120,7 +120,7 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
     def _recipe_needs_fp8(self) -> CaseTraining:
         if problem := fp8_recipe_problem(self.precision, self.fp8_recipe):
             raise FieldError(("fp8_recipe",), problem)
-        if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm):
+        if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
             raise FieldError(("overlap_tp_comm",), problem)
         return self
 

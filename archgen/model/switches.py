@@ -40,7 +40,7 @@ from archgen.model.training_rules import shared_overlap_problem
 AttentionKernel = Literal["flash", "materialized"]
 GradDtype = Literal["fp32", "bf16", "fp16"]
 GatherDtype = Literal["bf16", "fp8"]
-Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8"]
+Fp8Recipe = Literal["delayed", "tensorwise", "mxfp8", "blockwise"]
 MoeDispatcher = Literal["alltoall", "deepep", "hybridep"]
 #: The output layer's cross entropy: Megatron's unfused FP32 one, Megatron-core's fused one (impl 'native') or
 #: Transformer Engine's Triton kernels (impl 'te'); bytes per logit in `archgen.perf.train.loss`.
@@ -202,10 +202,12 @@ class StackSwitches(Spec):
         ("tensorwise", f"{_BRIDGE} docs/performance-summary.md (NeMo 25.11): FP8-CS, current scaling"),
         ("delayed", f"{_PMODULE}/trainer_base.yaml:54: fp8_recipe: delayed; 163 of the 168 example configs "
                     "leave it (3 tensorwise, 1 mxfp8)"))] = Field(
-        None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling) "
-                          "or mxfp8 (block scaling; compute capability 10.0 or higher, as Transformer Engine "
-                          "requires). An error on any other precision: a 16-bit job has no FP8 tensors, and FP4 "
-                          "training follows NVFP4.")
+        None, description="Transformer Engine scaling recipe of FP8 training: delayed, tensorwise (current scaling), "
+                          "mxfp8 (32-value blocks, E8M0 scales; compute capability 10.0 or higher, as Transformer "
+                          "Engine requires) or blockwise (Float8BlockScaling: 1x128 activation and gradient tiles, "
+                          "128x128 weight blocks, FP32 scales, as DeepSeek-V3 trained; compute capability 9.0 or "
+                          "higher; no userbuffers TP overlap). An error on any other precision: a 16-bit job has no "
+                          "FP8 tensors, and FP4 training follows NVFP4.")
     permute_in_dispatch: Annotated[bool | None, ByStack(
         (False, f"{_LM21}: no MoE token dispatcher"),
         (False, "Megatron-core alltoall dispatcher: no HybridEP"),

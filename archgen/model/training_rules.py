@@ -57,17 +57,34 @@ NVFP4_NO_TP_OVERLAP = ("Transformer Engine's userbuffers take no NVFP4 tensor: f
                        "llama3_llm_pretrain.py line 80: 'tp_comm_overlap = False if precision == \"nvfp4\"')")
 
 
-def tp_overlap_problem(precision: str, overlap_tp_comm: bool | None) -> str | None:
-    """Why a stated `overlap_tp_comm: true` cannot run at this precision; else None.
+#: Why Transformer Engine runs no userbuffers TP overlap under FP8 block scaling (`fp8_recipe: blockwise`).
+BLOCKWISE_NO_TP_OVERLAP = ("Transformer Engine's userbuffers take no FP8 block-scaled tensor: "
+                           "fill_userbuffers_buffer_for_all_gather handles per-tensor FP8 and MXFP8 only and raises "
+                           "'Unsupported quantizer for Userbuffers' for Float8BlockQuantizer (NVIDIA/TransformerEngine "
+                           "at f031cf87, transformer_engine/pytorch/module/base.py lines 538-635)")
+
+
+def no_tp_overlap_reason(precision: str, fp8_recipe: str | None) -> str | None:
+    """Why Transformer Engine's userbuffers cannot run the TP overlap of this precision and recipe; else None."""
+    if precision == "fp4":
+        return f"fp4 (NVFP4) training: {NVFP4_NO_TP_OVERLAP}"
+    if precision == "fp8" and fp8_recipe == "blockwise":
+        return f"fp8_recipe blockwise: {BLOCKWISE_NO_TP_OVERLAP}"
+    return None
+
+
+def tp_overlap_problem(precision: str, overlap_tp_comm: bool | None, fp8_recipe: str | None = None) -> str | None:
+    """Why a stated `overlap_tp_comm: true` cannot run at this precision and FP8 recipe; else None.
 
     FP4 training is NVFP4 (`perf.hw.quant.recipe`), whose tensors Transformer Engine's userbuffers refuse
-    (`NVFP4_NO_TP_OVERLAP`): the stack would fail at the first all-gather, so the estimate would time a job no one
-    can run. The profile's own default is turned off instead (`perf.train.stacks.precision_rules`).
+    (`NVFP4_NO_TP_OVERLAP`), as they refuse FP8 block scaling's (`BLOCKWISE_NO_TP_OVERLAP`): the stack would fail at
+    the first all-gather, so the estimate would time a job no one can run. The profile's own default is turned off
+    instead (`perf.train.stacks.precision_rules`).
     """
-    if not overlap_tp_comm or precision != "fp4":
+    why = no_tp_overlap_reason(precision, fp8_recipe)
+    if not overlap_tp_comm or why is None:
         return None
-    return (f"overlap_tp_comm true cannot run with fp4 (NVFP4) training: {NVFP4_NO_TP_OVERLAP}; expected "
-            "overlap_tp_comm false or left out")
+    return f"overlap_tp_comm true cannot run with {why}; expected overlap_tp_comm false or left out"
 
 
 #: Megatron-core refuses MoE training with tensor parallelism and no sequence parallelism (NVIDIA/Megatron-LM at

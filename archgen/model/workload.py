@@ -181,7 +181,7 @@ class Training(StackSwitches, TrainingJob):
                              "and attention is stated materialized (Megatron-core's own attention asserts 'Context "
                              "parallelism is only supported by TEDotProductAttention!', megatron/core/transformer/"
                              "dot_product_attention.py); expected cp 1, or attention flash or left out")
-        if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm):
+        if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
             raise FieldError(("overlap_tp_comm",), problem)
         sp = self.parallelism.sequence_parallel
         on = bool(SWITCHES["sequence_parallel"].default(self.stack)) if sp is None else sp

@@ -20,6 +20,7 @@ from archgen.model.switches import as_written as show_switch
 from archgen.output.envelope import metric_quantity, with_old_names
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.bands import Band
+from archgen.perf.workload.defaults_taken import defaults_line
 from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.quantity_json import to_json
@@ -57,6 +58,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "workload": est.workload, "kind": est.kind, "cluster": est.cluster or None, "accelerator": est.accelerator,
         "accelerators": est.accelerators,
         "layout": est.layout, "fits": est.fits,
+        "defaults_taken": [{"name": d.name, "value": d.value, "from": d.source} for d in est.defaults],
         "metrics": with_old_names({k: metric_quantity(k, v) for k, v in est.metrics.items()}),
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
@@ -138,6 +140,8 @@ def estimate_text(est: Estimate) -> str:
              + (f" of cluster '{est.cluster}'" if est.cluster else "")]
     if est.layout:
         lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))
+    if est.defaults:
+        lines.append("defaults taken: " + defaults_line(est.defaults))
     for note in est.notes:
         lines.append(f"note: {note}")
     if est.hardware:

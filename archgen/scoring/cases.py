@@ -179,7 +179,7 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     sp = t.sequence_parallel
     if problem := moe_tp_problem(arch.experts, t.tp, knobs.sequence_parallel, sp_source(sp, t.stack)):
         out.append(("sequence_parallel" if sp is not None else "tp", problem))
-    overlap = (tp_overlap_problem(t.precision, t.overlap_tp_comm),
+    overlap = (tp_overlap_problem(t.precision, t.overlap_tp_comm, t.fp8_recipe),
                tp_overlap_sp_problem(t.overlap_tp_comm, knobs.sequence_parallel, sp_source(sp, t.stack), t.tp))
     out += [("overlap_tp_comm", p) for p in overlap if p]
     if problem := shared_overlap_problem(knobs.overlap_ep_comm, knobs.moe_shared_expert_overlap):

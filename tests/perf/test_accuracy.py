@@ -19,7 +19,7 @@ from .conftest import CASES
 #: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
 UNEVEN_83 = (
     "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
-    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4), or with first_stage_layers 18 and last_stage_layers 18")
+    "'Et*5|(t*6|)*6(t*5|)*16t*5L' for these 126 layers on pp 8 x v 3), or with first_stage_layers 18 and last_stage_layers 18")
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from .conftest import CASES
 #: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
 UNEVEN_83 = (
     "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
-    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4), or with first_stage_layers 18 and last_stage_layers 18")
+    "'Et*5|(t*6|)*6(t*5|)*16t*5L' for these 126 layers on pp 8 x v 3), or with first_stage_layers 18 and last_stage_layers 18")
 
 GOOD = """\
 schema: archgen-validation/1
@@ -241,8 +241,8 @@ def test_a_collective_asking_for_in_network_reduction_it_lacks_is_located(tmp_pa
 def test_unknown_fp8_recipe(tmp_path):
     text = MFU.replace("VALUE", "0.44").replace("UNIT", '""')
     got = messages(tmp_path, text.replace("precision: bf16", "precision: fp8, fp8_recipe: nvfp8"))
-    assert got == ("cases.yaml:8:75: error: cases.0.training.fp8_recipe: expected one of 'delayed', 'tensorwise' or "
-                   "'mxfp8', got 'nvfp8'\n  hint: did you mean 'mxfp8'?")
+    assert got == ("cases.yaml:8:75: error: cases.0.training.fp8_recipe: expected one of 'delayed', 'tensorwise', "
+                   "'mxfp8' or 'blockwise', got 'nvfp8'\n  hint: did you mean 'mxfp8'?")
 
 
 def test_fp8_recipe_on_a_16_bit_job_is_an_error(tmp_path):

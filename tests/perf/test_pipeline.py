@@ -26,7 +26,7 @@ from archgen.perf.train.training import estimate_training
 #: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
 UNEVEN_83 = (
     "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
-    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4), or with first_stage_layers 18 and last_stage_layers 18")
+    "'Et*5|(t*6|)*6(t*5|)*16t*5L' for these 126 layers on pp 8 x v 3), or with first_stage_layers 18 and last_stage_layers 18")
 
 LLAMA405 = Arch(layers=126, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256, gated=True)
 GPT3 = Arch(layers=96, hidden=12288, heads=96, kv_heads=96, head_dim=128, ffn=49152, vocab=51200)

@@ -21,7 +21,7 @@ from archgen.perf.workload.estimate import estimate
 #: The way out the uneven split's error names (`pipeline_split.uneven_hint`).
 UNEVEN_42 = (
     "; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
-    "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4); no first_stage_layers / last_stage_layers pair places them on pp x interleave = 4 x 2")
+    "'Et*13|t*14|(t*13|)*5t*13L' for these 105 layers on pp 4 x v 2); no first_stage_layers / last_stage_layers pair places them on pp x interleave = 4 x 2")
 
 GPT3 = Model(id="gpt3-175b", layers=96, hidden=12288, heads=96, ffn=49152, vocab=51200)
 MT530 = Arch(layers=105, hidden=20480, heads=128, kv_heads=128, head_dim=160, ffn=81920, vocab=51200)

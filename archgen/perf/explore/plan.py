@@ -48,6 +48,7 @@ from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.stacks import Knobs, moot, stated_knobs, zero_stages
+from archgen.perf.train.tp_comm import NO_USERBUFFERS
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_estimate import on_its_vendor, training_setup
 
@@ -101,7 +102,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         if name in kept:
             return (kept[name],)
         got = allowed(stack, name)
-        if name == "overlap_tp_comm" and job.recipe == "nvfp4":  # TE's userbuffers refuse NVFP4 (`tp_comm`)
+        if name == "overlap_tp_comm" and job.recipe in NO_USERBUFFERS:  # TE's userbuffers refuse them (`tp_comm`)
             got = (False,)
         out = everything if got == ("divisors",) else got
         searched[name] = out

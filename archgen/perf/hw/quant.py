@@ -76,13 +76,28 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import where
 
-#: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names).
-FP8_RECIPES = ("delayed", "tensorwise", "mxfp8")
+#: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names;
+#: `blockwise` is Megatron-core's Fp8Recipe.blockwise, which builds TE's `Float8BlockScaling`: NVIDIA/Megatron-LM at
+#: 3097d81, megatron/core/enums.py line 18, megatron/core/fp8_utils.py lines 565-566).
+FP8_RECIPES = ("delayed", "tensorwise", "mxfp8", "blockwise")
+#: FP8 block scaling's block length (TE f031cf87 pytorch/csrc/quantizer.cpp line 1282, `kBlockLen = 128`) and the
+#: bytes of its scale (an FP32 `scale_inv`, quantizer.cpp line 935: `scale_opts.dtype(torch::kFloat32)`).
+BLOCK_LEN, BLOCK_SCALE_BYTES = 128.0, 4.0
 #: Bytes written per element for one usage (row-wise or column-wise copy): data plus block scales. MXFP8: one E8M0
-#: scale per 32 values; NVFP4: one E4M3 scale per 16 values (TE docs, MXFP8 and NVFP4).
-FORMAT_BYTES = {"delayed": 1.0, "tensorwise": 1.0, "mxfp8": 1.0 + 1.0 / 32.0, "nvfp4": 0.5 + 1.0 / 16.0}
+#: scale per 32 values; NVFP4: one E4M3 scale per 16 values (TE docs, MXFP8 and NVFP4). `blockwise`: activations and
+#: gradients in 1 x 128 tiles (TE common/recipe/__init__.py at f031cf87, `Float8BlockScaling`, lines 345-347:
+#: x_block_scaling_dim 1, grad_block_scaling_dim 1), one FP32 scale per 128 values; the padding of the scales to a
+#: multiple of 4 rows (quantizer.cpp `get_scale_shape`, lines 1273-1320) is left out (none at a multiple of 4).
+FORMAT_BYTES = {"delayed": 1.0, "tensorwise": 1.0, "mxfp8": 1.0 + 1.0 / 32.0, "nvfp4": 0.5 + 1.0 / 16.0,
+                "blockwise": 1.0 + BLOCK_SCALE_BYTES / BLOCK_LEN}
+#: Bytes per element of a weight copy where the recipe scales weights otherwise than activations: `blockwise`'s
+#: weights in 128 x 128 blocks (w_block_scaling_dim 2, `Float8BlockScaling` line 346), one FP32 scale per block.
+WEIGHT_FORMAT_BYTES = FORMAT_BYTES | {"blockwise": 1.0 + BLOCK_SCALE_BYTES / BLOCK_LEN**2}
 #: Whether the recipe needs the tensor's amax before it can cast (a per-tensor scale computed from this tensor).
-AMAX_PASS = {"delayed": False, "tensorwise": True, "mxfp8": False, "nvfp4": True}
+#: `blockwise` computes each block's amax inside its cast kernel (common/cast/dispatch/quantize.cuh at f031cf87,
+#: lines 134-164: `quantize_transpose_vector_blockwise` / `_square_blockwise` take the BF16 input and write data and
+#: scales): no pass.
+AMAX_PASS = {"delayed": False, "tensorwise": True, "mxfp8": False, "nvfp4": True, "blockwise": False}
 
 #: Dispatchers after which Megatron-core pads the routed experts' rows itself (module docstring; HybridEP pads in
 #: its permutation, `skip_routed_expert_padding`).
@@ -132,17 +147,21 @@ def _copies(rec: str, cc):
     return 2.0
 
 
-def tensor_bytes(rec: str, cc, *, norm_output: bool = False, rht: bool = True):
+def tensor_bytes(rec: str, cc, *, norm_output: bool = False, rht: bool = True, weight: bool = False):
     """Bytes moved per element to quantise one BF16 GEMM operand (both usages), beyond what produced it.
 
     Args:
         rec: Recipe (`FP8_RECIPES` or 'nvfp4').
         cc: Compute capability of the accelerator (array allowed).
-        norm_output: The tensor is a layer norm's output, written by TE's norm kernel (fused amax or cast).
+        norm_output: The tensor is a layer norm's output, written by TE's norm kernel (fused amax or cast). Under
+            `blockwise` TE's norm writes BF16 and quantises after it (pytorch/csrc/extensions/normalization.cpp at
+            f031cf87, lines 106-131: only FP8 per-tensor, MXFP8 with cuDNN, current scaling and NVFP4 leave
+            `Impl::UNFUSED`), so its output is cast like any other input.
         rht: NVFP4's random Hadamard transform on the column-wise copy (TE's default; gradients and inputs).
+        weight: A weight (its copies scaled as `WEIGHT_FORMAT_BYTES`).
     """
     copies = _copies(rec, cc)
-    data = FORMAT_BYTES[rec]
+    data = (WEIGHT_FORMAT_BYTES if weight else FORMAT_BYTES)[rec]
     if norm_output and rec == "delayed":  # the norm writes FP8 instead of BF16; Hopper transposes it afterwards
         return data - ACT_BYTES + (copies - 1.0) * 2.0 * data
     amax = AMAX_PASS[rec] and not (norm_output and not (rec == "nvfp4" and rht))
@@ -153,7 +172,7 @@ def weight_bytes(rec: str, cc, *, fp8_weights: bool = False):
     """Bytes per weight quantised once per step (both usages); FP8 weights only refresh Hopper's transpose."""
     if fp8_weights and rec in ("delayed", "tensorwise"):
         return where(np.asarray(cc) >= 10.0, 0.0, 2.0 * FORMAT_BYTES[rec])
-    return tensor_bytes(rec, cc, rht=False)
+    return tensor_bytes(rec, cc, rht=False, weight=True)
 
 
 def forward_bytes(a: Arch, rec: str, cc, tp, h_sp, moe: bool, rht: bool = True, etp=None):
@@ -233,8 +252,11 @@ def step_weight_bytes(a: Arch, rec: str, cc, tp, ep, layers, fp8_weights: bool, 
 #: cast): 3. `delayed` takes its scale from the history: the cast alone (1); its norm writes FP8 itself, so only
 #: Hopper's transpose (1; none on Blackwell). `mxfp8`: one kernel writes both usages (1, the norm's output too).
 #: `nvfp4`: the amax (`nvte_hadamard_transform_amax` with the random Hadamard transform) and the fused cast (2; its
-#: RNG state and scale set-up are not counted, so a lower bound).
-KERNELS = {"tensorwise": (4.0, 3.0), "delayed": (1.0, 1.0), "mxfp8": (1.0, 1.0), "nvfp4": (2.0, 2.0)}
+#: RNG state and scale set-up are not counted, so a lower bound). `blockwise`: one kernel writes both usages with their
+#: scales (`Float8BlockQuantizer::quantize` calls `nvte_quantize_v2` once, quantizer.cpp lines 1257-1271), after the
+#: norm too (its norm is unfused: `tensor_bytes`): (1, 1).
+KERNELS = {"tensorwise": (4.0, 3.0), "delayed": (1.0, 1.0), "mxfp8": (1.0, 1.0), "nvfp4": (2.0, 2.0),
+           "blockwise": (1.0, 1.0)}
 
 
 def layer_kernels(a: Arch, rec: str | None, cc, ep) -> tuple[Any, Any]:

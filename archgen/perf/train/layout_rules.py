@@ -10,7 +10,14 @@ from __future__ import annotations
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.job import Job
-from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, layout_interleave, slot_count, split_problems
+from archgen.perf.train.pipeline_split import (
+    DEFAULT,
+    PipelineOptions,
+    layout_interleave,
+    slot_count,
+    split_problems,
+    spread_layout,
+)
 from archgen.perf.train.refused import (
     CP_NEEDS_TE_ATTENTION,
     OPTIMIZER_OFFLOAD_NEEDS_DO,
@@ -123,8 +130,25 @@ def ep_overlap_problems(job: Job, ep: int, pp: int, interleave: int, recompute: 
     if not job.overlap_ep_comm:
         return []
     vpp, full = ep_overlap_refused(ep, pp, interleave, recompute)
-    return ([("interleave", EP_OVERLAP_NEEDS_VPP)] if vpp else []) + (
+    return ([("interleave", EP_OVERLAP_NEEDS_VPP + interleave_hint(job.arch.layers, pp))] if vpp else []) + (
         [("recompute", EP_OVERLAP_NO_FULL_RECOMPUTE)] if full else [])
+
+
+def interleave_hint(layers: int, pp: int) -> str:
+    """What to state instead of an uninterleaved pipeline that the EP overlap refuses (`EP_OVERLAP_NEEDS_VPP`).
+
+    interleave 2 where the layers split evenly over pp x 2 virtual stages; else that and a `pipeline_layout` placing
+    them (`pipeline_split.spread_layout`), which Megatron-core's layout string allows for any count. DeepSeek-V3 ran
+    this overlap under DualPipe, its own bidirectional schedule (arXiv 2412.19437, section 3.2.1), which archgen does
+    not model (docs/perf-model.md, Limitations): the interleaved schedule is the one stated here instead.
+    """
+    if not split_problems(layers, pp, 2):
+        return f"; state interleave 2 (or more) with pp {pp}"
+    spread = spread_layout(layers, pp, 2)
+    if spread is None:
+        return f"; {layers} layers are fewer than pp x 2 = {2 * pp} virtual stages: lower pp"
+    return (f"; state pipeline_layout '{spread}' ({layers} layers on pp {pp} x interleave 2, Megatron-core's layout "
+            "string); DualPipe, DeepSeek-V3's schedule, is not modelled")
 
 
 def ep_overlap_refused(ep, pp, interleave, recompute):

@@ -168,7 +168,14 @@ def uniform_layout(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT
     if (layers + int(e) + int(lo)) % pp == 0:
         return None
     q, r = divmod(layers, pp)
-    counts = [q + 1] * r + [q] * (pp - r)
+    return layout_string([q + 1] * r + [q] * (pp - r))
+
+
+def layout_string(counts: list[int]) -> str:
+    """Megatron-core's layout string of decoder-layer `counts` per stage (in virtual-stage order).
+
+    The embedding goes first and the loss last; runs of equal stages are written (t*c|)*n.
+    """
     t = lambda c: "t" if c == 1 else f"t*{c}"  # noqa: E731 (a local shorthand)
     runs: list[list[int]] = []
     for c in counts[1:-1]:
@@ -180,6 +187,22 @@ def uniform_layout(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT
     return f"E{t(counts[0])}|{middle}{t(counts[-1])}L"
 
 
+def spread_layout(layers: int, pp: int, v: int) -> str | None:
+    """A layout string placing `layers` on the pp x v virtual stages as evenly as they go (None: too few, or pp < 2).
+
+    floor(l / (pp v)) layers a stage, one more on the l mod (pp v) stages after the first; the first and last stages,
+    which also hold the embedding and the loss, keep the smaller count where there are two such stages. One way to
+    write what an uneven split needs (`uneven_hint`), not a placement the model searches.
+    """
+    stages = pp * v
+    if pp < 2 or layers < stages:
+        return None
+    q, r = divmod(layers, stages)
+    low = stages - r
+    counts = [q] + [q + 1] * r + [q] * (low - 2) + [q] if low >= 2 else [q] + [q + 1] * r if low == 1 else [q] * stages
+    return layout_string(counts)
+
+
 def uneven_hint(layers: int, pp: int, v: int) -> str:
     """How to place `layers` on pp x v stages unevenly, as Megatron-core allows: the options a split needs, in words.
 
@@ -189,8 +212,11 @@ def uneven_hint(layers: int, pp: int, v: int) -> str:
     those); a layout string (`pipeline_layout`, Megatron-core's pipeline_model_parallel_layout) places any count.
     Names the first/last-stage counts nearest the even share that pass `_uneven_problems`, where there are any.
     """
-    text = ("; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. "
-            "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4)")
+    spread = spread_layout(layers, pp, v)
+    example = f"'{spread}' for these {layers} layers on pp {pp} x v {v}" if spread else \
+        "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4"
+    text = f"; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. " \
+        f"{example})"
     best: tuple[float, int, int] | None = None
     share = layers // pp // v * v  # the pairs tried lie near the even share, a few dozen whatever the layers
     near = [n for n in range(share - 2 * pp * v, share + 2 * pp * v + 1, v) if n > 0]

@@ -54,7 +54,7 @@ from archgen.model.switches import (
     StackSwitches,
     as_written,
 )
-from archgen.model.training_rules import NVFP4_NO_TP_OVERLAP, moe_tp_problem, tp_overlap_sp_problem
+from archgen.model.training_rules import moe_tp_problem, no_tp_overlap_reason, tp_overlap_sp_problem
 from archgen.model.workload import Training
 
 #: Knobs a profile sets, with what each means (the names a Workload's `training` or a case may state).
@@ -138,8 +138,8 @@ def profile_rules(stack: str, stated: dict[str, object], precision: str) -> dict
 
     The one set of rules `resolve` applies and `explain` reports.
     """
-    return (precision_rules(stack, precision) | dispatcher_rules(stack, stated) | overlap_rules(stack, stated)
-            | optimizer_rules(stack, stated))
+    return (precision_rules(stack, precision, stated.get("fp8_recipe")) | dispatcher_rules(stack, stated)
+            | overlap_rules(stack, stated) | optimizer_rules(stack, stated))
 
 
 def zero_stages(zeros: tuple[int, ...], distributed_optimizer: object) -> tuple[int, ...]:
@@ -156,16 +156,17 @@ def zero_stages(zeros: tuple[int, ...], distributed_optimizer: object) -> tuple[
     return kept or ((1,) if distributed_optimizer else (0,))
 
 
-def precision_rules(stack: str, precision: str) -> dict[str, tuple[str, object]]:
-    """The profile values of `stack` that `precision` changes: switch -> (why, value)."""
+def precision_rules(stack: str, precision: str, fp8_recipe: object = None) -> dict[str, tuple[str, object]]:
+    """The profile values of `stack` that `precision` (and a stated `fp8_recipe`) change: switch -> (why, value)."""
     out: dict[str, tuple[str, object]] = {}
     if precision == "fp16":
         out["grad_reduce_dtype"] = ("fp16 training keeps fp16 gradients (Megatron's fp16 path, Megatron-Bridge "
                                     "fp16_mixed)", "fp16")
     if PROFILES[stack].param_gather_dtype == "fp8" and precision != "fp8":
         out["param_gather_dtype"] = ("the FP8 parameter gather applies to FP8 training only", "bf16")
-    if PROFILES[stack].overlap_tp_comm and precision == "fp4":  # a stated true is refused (`tp_overlap_problem`)
-        out["overlap_tp_comm"] = (f"off under fp4: {NVFP4_NO_TP_OVERLAP}", False)
+    recipe = fp8_recipe if isinstance(fp8_recipe, str) else PROFILES[stack].fp8_recipe
+    if PROFILES[stack].overlap_tp_comm and (why := no_tp_overlap_reason(precision, recipe)):
+        out["overlap_tp_comm"] = (f"off under {why}", False)  # a stated true is refused (`tp_overlap_problem`)
     return out
 
 

@@ -16,8 +16,9 @@ Bytes (`gather_bytes`): reduce-scatters carry 16-bit values. Under an FP8 or FP4
 the quantised tensor: TE quantises before it gathers (`gather_along_first_dim(..., quantizer=...)`, linear.py
 lines 378-411; `grad_output_preprocess`, module/base.py lines 1719-1751). Per-tensor FP8 (`delayed`, `tensorwise`)
 gathers the row-wise data only and builds the transpose after (transformer_engine/pytorch/distributed.py
-`_all_gather_fp8`, lines 989-1080: "we cannot directly gather the transposed fp8 tensor"). MXFP8 and NVFP4 gather
-each usage the quantizer asks for, data and block scales (`_all_gather_mxfp8`, lines 1527-1665; `_all_gather_nvfp4`):
+`_all_gather_fp8`, lines 989-1080: "we cannot directly gather the transposed fp8 tensor"). MXFP8, NVFP4 and FP8
+block scaling gather each usage the quantizer asks for, data and block scales (`_all_gather_mxfp8`, lines 1527-1665;
+`_all_gather_nvfp4`; at f031cf87 `_start_all_gather_fp8_blockwise`, lines 1071-1218, one all-gather per usage):
 one usage for the forward input (row-wise, linear.py line 406) and the wgrad's input (column-wise,
 module/_common.py `set_quantizer_usage_for_wgrad_all_gather`), both for the output gradient without userbuffers
 (linear.py line 905: `set_usage(rowwise=True, columnwise=True)`). With userbuffers every all-gather buffer is FP8
@@ -25,10 +26,11 @@ module/_common.py `set_quantizer_usage_for_wgrad_all_gather`), both for the outp
 (`fill_userbuffers_buffer_for_all_gather`: "Userbuffers can only communicate one MXFP8 buffer at a time"); under
 MXFP8 the row-parallel wgrad needs the column-scaled output gradient, which cannot be made from the row-scaled one
 it gathered, so a second, column-wise all-gather runs (linear.py lines 1185-1215, layernorm_mlp.py lines 1316-1346).
-TE's userbuffers take no NVFP4 tensor (`fill_userbuffers_buffer_for_all_gather` raises "Unsupported quantizer for
-Userbuffers", base.py line 754), so under NVFP4 no userbuffers overlap runs whatever `overlap_tp_comm` says
-(`tp_layer`; a stated true is refused, `archgen.model.training_rules.tp_overlap_problem`): the collectives run as
-without it, the column-parallel backward's async pairs included.
+TE's userbuffers take no NVFP4 or FP8 block-scaled tensor (`fill_userbuffers_buffer_for_all_gather` raises
+"Unsupported quantizer for Userbuffers", base.py line 754), so under NVFP4 and `blockwise` no userbuffers overlap
+runs whatever `overlap_tp_comm` says (`tp_layer`; a stated true is refused,
+`archgen.model.training_rules.tp_overlap_problem`): the collectives run as without it, the column-parallel
+backward's async pairs included.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ from archgen.perf.train.job import Job
 #: transformer_engine/comm_gemm_overlap.h line 20; `CommOverlapCore::initialize`, comm_gemm_overlap.cpp lines 130-134;
 #: passed as `_NUM_MAX_UB_STREAMS`, transformer_engine/pytorch/cpp_extensions/gemm.py line 37).
 UB_STREAMS = 3.0
+#: Recipes whose tensors TE's userbuffers refuse, so no userbuffers overlap runs whatever `overlap_tp_comm` says
+#: (a stated true is refused: `archgen.model.training_rules.no_tp_overlap_reason`, which cites the lines).
+NO_USERBUFFERS = ("nvfp4", "blockwise")
 
 
 def chunk_gemm(hw: Hardware, dtype: str, T, splits, n, k):
@@ -92,7 +97,7 @@ def gather_bytes(rec: str | None, usages: float = 1.0) -> float:
 
 
 def two_usages(rec: str | None) -> bool:
-    """Whether the recipe's wgrad needs a copy of its own of a gathered tensor (MXFP8, NVFP4: block-scaled)."""
+    """Whether the recipe's wgrad needs a copy of its own of a gathered tensor (block-scaled recipes)."""
     return rec is not None and rec not in ("delayed", "tensorwise")
 
 
@@ -127,7 +132,7 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
     gemms = tp_gemms(a, tp, moe_share)
     x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-    if job.overlap_tp_comm and rec != "nvfp4":  # userbuffers (none under NVFP4: module docstring); one-usage FP8
+    if job.overlap_tp_comm and rec not in NO_USERBUFFERS:  # userbuffers (module docstring); one-usage FP8
         # buffers, MXFP8's second gather of the output gradient
         second = one if two_usages(rec) else 0.0
         shown = tp_exposed(hw, dtype, T, tp, gemms, passes, rs, one, second)

@@ -34,6 +34,18 @@ class Metrics(dict[str, Q]):
 
 
 @dataclass(frozen=True)
+class Taken:
+    """A layout field or switch an estimate took by default, not from the spec (`defaults_taken`).
+
+    `value` as a spec writes it; `source` where it came from: 'searched', 'stack nemo-2025', 'field default', ...
+    """
+
+    name: str
+    value: str
+    source: str
+
+
+@dataclass(frozen=True)
 class Estimate:
     """Everything `estimate` found for one workload."""
 
@@ -65,6 +77,8 @@ class Estimate:
     unconfirmed: tuple[str, ...] = ()  # the part's figures it reads that the part lists unconfirmed (cluster.py)
     #: hardware rows that show such a figure, each with the figure ('peak': 'peak.fp8'; `unconfirmed_note.marked`)
     hardware_unconfirmed: dict[str, str] = field(default_factory=dict)
+    #: what a training estimate took by default rather than from the spec (`perf.workload.defaults_taken`)
+    defaults: tuple[Taken, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.metrics, Metrics):

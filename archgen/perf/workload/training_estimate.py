@@ -43,6 +43,7 @@ from archgen.perf.train.stacks import (
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.defaults_note import stack_origin
+from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
@@ -233,18 +234,29 @@ def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(int(z) for z in allowed(stack, "zero")), offloads
 
 
+#: The lowest compute capability Transformer Engine runs each block-scaled FP8 recipe on, and the part it names
+#: (NVIDIA/TransformerEngine at f031cf87, transformer_engine/pytorch/quantization.py: `check_mxfp8_support`, lines
+#: 62-68, "Device compute capability 10.0 or higher required for MXFP8 execution"; `check_fp8_block_scaling_support`,
+#: lines 80-87, "FP8 block scaled GEMM requires compute capability 9.0 or higher and CUDA >= 12.9").
+RECIPE_MIN_CC = {"mxfp8": (10.0, "Blackwell"), "blockwise": (9.0, "Hopper")}
+
+
 def recipe_problem(precision: str, fp8_recipe: str, hw: Hardware) -> str | None:
     """Why the FP8 recipe cannot run on the accelerator; else None.
 
-    MXFP8 (block scaling) needs compute capability 10.0 or higher: Transformer Engine refuses it below that
-    (NVIDIA/TransformerEngine transformer_engine/pytorch/fp8.py, `check_mxfp8_support`: "Device compute capability
-    10.0 or higher required for MXFP8 execution"). A part with no compute capability (not NVIDIA) is not judged.
+    MXFP8 needs compute capability 10.0 or higher and FP8 block scaling 9.0 (`RECIPE_MIN_CC`): Transformer Engine
+    refuses them below. A part with no compute capability (not NVIDIA) is not judged.
     """
     cc = np.asarray(hw.compute_capability, dtype=float)
-    if precision != "fp8" or fp8_recipe != "mxfp8" or not np.any((cc > 0) & (cc < 10.0)):
+    if precision != "fp8" or fp8_recipe not in RECIPE_MIN_CC:
         return None
-    return (f"fp8_recipe 'mxfp8' needs compute capability 10.0 or higher (Blackwell; Transformer Engine refuses "
-            f"it below); accelerator '{hw.accelerator}' is {float(np.min(cc)):g}: use delayed or tensorwise")
+    least, part = RECIPE_MIN_CC[fp8_recipe]
+    if not np.any((cc > 0) & (cc < least)):
+        return None
+    low = float(np.min(cc[cc > 0]))
+    instead = "delayed, tensorwise or blockwise" if low >= RECIPE_MIN_CC["blockwise"][0] else "delayed or tensorwise"
+    return (f"fp8_recipe '{fp8_recipe}' needs compute capability {least:.1f} or higher ({part}; Transformer Engine "
+            f"refuses it below); accelerator '{hw.accelerator}' is {low:g}: use {instead}")
 
 
 def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
@@ -267,7 +279,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if res.best is None:
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[misfit], misfit=misfit)
+                            notes=[misfit], misfit=misfit,
+                            defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
                      + held_note(arch, t))
@@ -325,7 +338,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             "memory_reserve": TRAINING_RESERVE}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
-                    span=("step_time", s, *span) if span is not None else None)
+                    span=("step_time", s, *span) if span is not None else None,
+                    defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor))
 
 
 def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:

@@ -1,0 +1,66 @@
+"""What a training estimate took by default rather than from the spec: `Estimate.defaults` (`archgen estimate`).
+
+Before this, plain `archgen estimate` said only "layout searched", while what decided the answer (the recompute the
+search picked, the FP8 recipe and the stack a job that names none gets) was listed under `--explain` alone. Each
+entry here is one thing the spec leaves out that changes a number, with where its value came from:
+
+* a layout field the spec leaves out: `searched` where the layout search chose it (`fixed` None), else the field's
+  own default (cp 1; ep 1 on an MoE model) or, for ZeRO, the stage the distributed optimizer gives;
+* the stack, where the job names none: the newest profile (`stacks.explain`'s row for it);
+* every switch the stack's profile sets because the spec does not, and the job uses (`stacks.moot` drops those the
+  layout, model or precision make moot: they change no number).
+
+The `--explain` table stays the full account (every switch, stated or not, with its source line).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from archgen.model.switches import as_written
+from archgen.model.workload import Training
+from archgen.perf.train.stacks import explain
+from archgen.perf.workload.estimate_result import Taken
+
+#: Layout fields in the order the estimate's `layout:` line shows them.
+LAYOUT_FIELDS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload", "etp")
+
+
+def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[str, object], searched: bool,
+                   moe: bool, vendor: str) -> tuple[Taken, ...]:
+    """Each layout field and switch the estimate of `t` took by default (module docstring), in a stable order.
+
+    `layout` is the layout the estimate ran, `fixed` what the workload fixed of it (None: left to the search),
+    `searched` whether the search ran, `moe` whether the model has MoE layers, `vendor` the accelerator's.
+    """
+    given = t.parallelism.model_fields_set
+    out: list[Taken] = []
+    for name in LAYOUT_FIELDS:
+        if name not in layout or name in given or (name == "recompute" and "recompute" in t.model_fields_set) \
+                or (name == "interleave" and "pipeline_layout" in given):  # the stated layout string's
+            continue
+        if searched and fixed.get(name) is None:
+            source = "searched"
+        elif name == "zero":
+            source = "distributed optimizer"
+        elif name == "ep" and not moe:
+            continue
+        else:
+            source = "field default"
+        out.append(Taken(name, as_written(layout[name]), source))
+    for used in explain(t, layout, moe, vendor):
+        if used.origin == "stated" or not used.used:
+            continue
+        if used.name == "stack":
+            out.append(Taken("stack", as_written(used.value), "none stated: the newest profile"))
+        else:
+            out.append(Taken(used.name, as_written(used.value), f"stack {used.profile}"))
+    return tuple(out)
+
+
+def defaults_line(taken: tuple[Taken, ...]) -> str:
+    """One line of `taken`, grouped by source in order of first appearance: 'tp 4, recompute none (searched); ...'."""
+    groups: dict[str, list[str]] = {}
+    for item in taken:
+        groups.setdefault(item.source, []).append(f"{item.name} {item.value}")
+    return "; ".join(f"{', '.join(names)} ({source})" for source, names in groups.items())
