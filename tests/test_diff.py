@@ -388,10 +388,12 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     assert (f"| {obj} | energy\\_per\\_million\\_tokens | 0.2613 kWh | 0.2792 kWh | +0.0179 kWh | +6.9 % | "
             "worse ▲ |") in r.out
     assert "| object | metric | base | head | change | relative | direction |" in r.out
-    assert f"| {obj} | mfu | 59.64 % | 55.81 % | -3.83 points | -6.4 % | worse ▼ |" in r.out
-    # base: tp 4, pp 1, micro-batch 4 since nu38model's runtime reserve (was pp 2, v 20 with 0.67 GB free, 2.928 s)
-    assert f"| {obj} | memory\\_headroom | 2.4 GB | 94.42 GB | +92.03 GB | +3841.3 % | better ▲ |" in r.out
-    assert f"| {obj} | step\\_time | 2.939 s | 1.57 s | -1.369 s | -46.6 % | — |" in r.out   # per batch
+    assert f"| {obj} | mfu | 61.81 % | 59.43 % | -2.38 points | -3.9 % | worse ▼ |" in r.out
+    # base: tp 4, pp 1, micro-batch 4 since nu38model's runtime reserve (was pp 2, v 20 with 0.67 GB free, 2.928 s);
+    # the BF16 gradient reduction under nemo-2025 (gradreduce) moved both ends: mfu 59.64 -> 61.81 % and 55.81 ->
+    # 59.43 %, headroom 2.4 -> 0.04 GB and 94.42 -> 95 GB, step 2.939 -> 2.836 s and 1.57 -> 1.475 s
+    assert f"| {obj} | memory\\_headroom | 0.04 GB | 95 GB | +94.97 GB | +270138.5 % | better ▲ |" in r.out
+    assert f"| {obj} | step\\_time | 2.836 s | 1.475 s | -1.361 s | -48.0 % | — |" in r.out   # per batch
     _, doc = diff_json(base, head)
     mfu = metric(doc, "workload/llama3-70b-pretrain-b200", "mfu")
     assert (mfu["direction"], mfu["better"]) == ("worse", "higher")

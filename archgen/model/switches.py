@@ -101,7 +101,13 @@ class StackSwitches(Spec):
     grad_reduce_dtype: Annotated[GradDtype | None, ByStack(
         ("fp32", f"{_LM21}: the local DDP all-reduces fp32 main gradients"),
         ("fp32", f"{_ARGS}: 'bfloat16 requires gradient accumulation and all-reduce to be done in fp32'"),
-        ("fp32", f"{_BRIDGE} training/mixed_precision.py: bf16_mixed sets grad_reduce_in_fp32=True"),
+        ("bf16", f"{_BRIDGE} scripts/performance, the configs its published tables and NeMo's MLPerf runs ran: every "
+                 "LLM pre-training config sets mixed_precision and ddp grad_reduce_in_fp32 = False (v0.2.0 to "
+                 "v0.5.1 configs/*/*_llm_pretrain.py, e.g. v0.4.2 qwen/qwen3_llm_pretrain.py:41-42, "
+                 "llama/llama31_llm_pretrain.py:42-43; v0.6.0 perf_recipes/_common.py:71-72; NeMo 2.6 "
+                 "scripts/performance/helpers.py set_precision_configs; MLPerf Training v5.0 and v5.1 NeMo "
+                 "pretrain.py); the library's bf16_mixed (training/mixed_precision.py:202) reduces in fp32: "
+                 "state grad_reduce_dtype fp32 for a run on it"),
         ("fp32", f"{_PMODULE}/trainer_base.yaml:41: grad_reduce_in_bf16: false, so Megatron-LM's fp32 "
                  "reduction of bf16 training"))] = Field(
         None, description="Gradient buffer and DP reduction dtype.")

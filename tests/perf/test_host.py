@@ -83,8 +83,9 @@ def test_the_h100_fp8_row_is_not_host_bound(accelerators):
     # every kernel's 1.3 µs (`KERNEL_OVERHEAD`); 19.96 at the former unsourced HBM
     # (0.85) and flash (0.8) efficiencies; 19.27 under the one-step K ramp (`kernels.k_loop_efficiency`); 19.54
     # before grad_accum_fusion; 21.16 while the loss was charged 36 B a logit, not Transformer Engine's 10 B (`loss`);
-    # 20.81 while HybridEP's README dispatch was read as bytes alone (`dispatcher.TOKEN_NODE`)
-    assert base == pytest.approx(22.51, abs=0.05)
+    # 20.81 while HybridEP's README dispatch was read as bytes alone (`dispatcher.TOKEN_NODE`); 22.51 while the
+    # nemo-2025 profile reduced gradients in fp32 (its recipe's BF16 since session gradreduce)
+    assert base == pytest.approx(22.23, abs=0.05)
 
 
 def test_a_small_expert_row_on_b200_is_host_bound(accelerators):

@@ -118,7 +118,8 @@ def test_the_h100_fp8_row_stays_gpu_bound_in_each_pass(accelerators):
     3.50 ms before those rates, `dispatcher.kernel_times`; 2.49 and 3.44 ms before training charged every kernel's 1.3 µs, `KERNEL_OVERHEAD`; 2.39 and 3.33 ms under the one-step K ramp,
     before `kernels.k_loop_efficiency`, and the former unsourced HBM efficiency 0.85).
     Split at the synchronisations, neither pass is host-bound; the forward would need 2.97 ms / 108 = 27.5 µs per
-    operation, above the whole 5-20 µs launch range. The mechanism moves this row by nothing (22.53 s a step)."""
+    operation, above the whole 5-20 µs launch range. The mechanism moves this row by nothing (22.23 s a step;
+    22.53 s while the nemo-2025 profile reduced its gradients in fp32, before session gradreduce)."""
     case, hw = _case(MODERN, "nemo2604-h100-qwen3-30b-a3b-fp8-ep16", accelerators)
     job = Job(QWEN3_30B, 4096, 1024, "fp8", **H100_FP8)
     lt = layer_times(hw, job, tp=1, mb=1, cp=1, ep=16, rc=0, sp=False)
@@ -132,7 +133,7 @@ def test_the_h100_fp8_row_stays_gpu_bound_in_each_pass(accelerators):
     assert (h_b, g_b) == (pytest.approx(1.70e-3, abs=0.01e-3), pytest.approx(3.94e-3, abs=0.01e-3))
     assert float(lt.host) == pytest.approx(0.0, abs=1e-15)
     assert g_f / 108 > H.LAUNCH_RANGE[1] and g_b / 126 > H.LAUNCH_RANGE[1]
-    assert float(training_estimate(case, hw).step_time) == pytest.approx(22.53, abs=0.02)
+    assert float(training_estimate(case, hw).step_time) == pytest.approx(22.23, abs=0.02)
 
 
 def test_the_card_profile_leaves_room_for_the_forwards_host_time(accelerators):

@@ -88,31 +88,38 @@ def test_h100_tp_overlap_runs_and_the_cost_moves_them(monkeypatch):
     collective hidden only behind its own GEMM (`exposure.tp_exposed`, issue 20 part 1) brings them to +7.3 % and
     +8.2 %; the all-gathers timed at the FP8 bytes TE's userbuffers carry, and each collective as its own operation
     (`tp_comm`; an all-gather or reduce-scatter pays NCCL's latency of its own where half an all-reduce was
-    taken), to +8.7 % and +10.1 %."""
+    taken), to +8.7 % and +10.1 %; the BF16 gradient reduction their recipes set (Megatron-Bridge v0.2.0
+    llama3_llm_pretrain.py:46-47, llama31_llm_pretrain.py:45-46; the nemo-2025 profile's value since session
+    gradreduce) to +11.5 % and +16.2 %."""
     errors = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml")}
     h100_rows = {k: e for k, e in errors.items() if k.startswith("nemo-h100-")}
     assert set(h100_rows) == {"nemo-h100-llama3-70b-fp8", "nemo-h100-llama31-405b-fp8"}
-    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.087, abs=0.01), h100_rows
-    assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.101, abs=0.01), h100_rows
+    assert h100_rows["nemo-h100-llama3-70b-fp8"] == pytest.approx(0.115, abs=0.01), h100_rows
+    assert h100_rows["nemo-h100-llama31-405b-fp8"] == pytest.approx(0.162, abs=0.01), h100_rows
     import archgen.perf.train.tp_comm as T
     monkeypatch.setattr(T, "tp_overlap_cost", lambda *a, **k: 0.0)
     free = {r.id: r.error for r in score_file(DATA / "nemo-25.11.yaml") if r.id in h100_rows}
     assert all(free[k] - e > 0.05 for k, e in h100_rows.items()), (free, h100_rows)
 
 
-def test_megatron_bridge_405b_row_within_10_percent(accelerators):
+def test_megatron_bridge_405b_row_at_its_recipes_bf16_gradient_reduction(accelerators):
     """Megatron-Bridge 26.06, Llama 3.1 405B on 1,024 H100 (TP8 PP8 CP2 VP8, TP overlap) under its stack, nemo-2025 (as
     the shared modern file states it): +16.4 % before the cost of overlap was modelled, +4.7 % with it, +9.3 % since
     the fused gradient accumulation (`grad_accum_fusion`) took the per-micro-batch accumulation pass off, +6.4 %
     with the K loop's fixed cost per tile on Hopper (`kernels.k_loop_efficiency`), +3.4 % with each TP collective
     hidden only behind its own GEMM (`exposure.tp_exposed`), +5.3 % with the all-gathers at the FP8 bytes TE's
-    userbuffers carry and each collective timed as its own operation (`tp_comm`)."""
+    userbuffers carry and each collective timed as its own operation (`tp_comm`), +10.9 % since the profile
+    reduces gradients in BF16 as the row's recipe does (Megatron-Bridge v0.5.0 scripts/performance/configs/llama/
+    llama31_llm_pretrain.py:42-43, the tag whose performance-summary.md holds the 26.06 table; session gradreduce):
+    out of the 10 % this test was named for, and stated fp32 it reads +5.3 % again."""
     from archgen.scoring.cases import predict, read_cases
     cases, _ = read_cases(Path(__file__).resolve().parents[1] / "data" / "validation-modern.yaml")
     (case,) = [c for c in cases if c.id == "nemo2606-h100-llama31-405b-fp8-1024gpu"]
     case = case.model_copy(update={"training": case.training.model_copy(update={"stack": "nemo-2025"})})
     got = predict(case, accelerators)["tokens_per_second"]
-    assert got / 333824 - 1 == pytest.approx(0.053, abs=0.01)
+    assert got / 333824 - 1 == pytest.approx(0.109, abs=0.01)
+    fp32 = case.model_copy(update={"training": case.training.model_copy(update={"grad_reduce_dtype": "fp32"})})
+    assert predict(fp32, accelerators)["tokens_per_second"] / 333824 - 1 == pytest.approx(0.053, abs=0.01)
 
 
 def _modern_case(case_id: str, stack: str):

@@ -25,11 +25,12 @@ def test_primus_sets_what_its_configs_set() -> None:
     """The values that differ from nemo-2025, each as Primus at fd1eeab sets it (sources in `switches`):
     language_model.yaml:180 tp_comm_overlap false; use_turbo_deepep true in the MoE configs (Primus-Turbo's DeepEP);
     trainer_base.yaml:54 fp8_recipe delayed, :59 fp8_param_gather false; gradient_accumulation_fusion false in 134 of the 168 pre-training
-    configs; trainer_base.yaml:168 ddp_bucket_size null (Megatron-core's default)."""
+    configs; trainer_base.yaml:168 ddp_bucket_size null (Megatron-core's default); trainer_base.yaml:41
+    grad_reduce_in_bf16 false (fp32, where NeMo's performance configs reduce in BF16)."""
     p, n = PROFILES["primus-2025"], PROFILES["nemo-2025"]
     differ = {k: getattr(p, k) for k in SWITCHES if getattr(p, k) != getattr(n, k)}
     assert differ == {"param_gather_dtype": "bf16", "overlap_tp_comm": False, "moe_dispatcher": "deepep", "fp8_recipe": "delayed",
-                      "grad_accum_fusion": False, "ddp_bucket_size": "default"}
+                      "grad_accum_fusion": False, "ddp_bucket_size": "default", "grad_reduce_dtype": "fp32"}
     assert allowed("primus-2025", "offload") == allowed("nemo-2025", "offload")  # trainer_base.yaml:113, Megatron's
 
 

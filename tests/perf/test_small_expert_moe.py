@@ -162,8 +162,9 @@ def test_the_missing_term_does_not_scale_with_the_gpu(accelerators):
     # 3.33 ms with the all-to-all dispatcher's own operations (`host.dispatcher_kernels`, `dispatcher_calls`: the
     # B200 row's alltoall dispatcher issues 27 more a layer); 7.33 and 3.45 ms with the routed rows' FP8 padding
     # (`quant.padding_per_token`: the B200 row's alltoall dispatch leaves it to the experts, HybridEP pads in its
-    # permutation)
-    assert model == pytest.approx([7.33e-3, 3.45e-3], rel=0.01)
+    # permutation); 7.24 ms with the H100 row's BF16 gradient reduction, its recipe's and the nemo-2025 profile's
+    # since session gradreduce (the B200 row states it)
+    assert model == pytest.approx([7.24e-3, 3.45e-3], rel=0.01)
     assert measured[0] / measured[1] == pytest.approx(1.0, abs=0.05)
     assert model[0] / model[1] > 2.0
 

@@ -17,7 +17,9 @@ is fitted to a measurement. A stated knob always wins over the profile.
   schedule overlaps its p2p (`--no-overlap-p2p-communication` turns it off); TP overlap is opt-in
   (`--tp-comm-overlap`); the MoE all-to-all dispatcher sends every routed copy in BF16 and does not overlap.
 * `nemo-2025`: NeMo 2 / Megatron-Bridge recipes (src/megatron/bridge/training/mixed_precision.py, comm_overlap.py,
-  recipes/): `bf16_mixed` reduces gradients in fp32 (`grad_reduce_in_fp32=True`); the FP8 recipes gather
+  recipes/) and NeMo's performance configurations (scripts/performance/): gradients reduce in BF16, as every LLM
+  performance config and NeMo's MLPerf Training runs set it (`grad_reduce_in_fp32 = False`; the library's
+  `bf16_mixed` alone keeps fp32); the FP8 recipes gather
   parameters in FP8 (`fp8_param_gather=True`); with dp > 1 `overlap_grad_reduce` and `overlap_param_gather` are on;
   `overlap_p2p_comm` with virtual pipelining; the performance recipes turn TP overlap on with TP > 1 and SP
   (scripts/performance/utils/overrides.py; recipes/llama/h100/llama3.py); MoE recipes use the flex dispatcher
