@@ -292,6 +292,26 @@ def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[
     return ends + tuple(replace(x, host_link=math.inf) for x in ends) if blocking_assumed else ends
 
 
+def waits_for_repair(job: JobGoodput) -> bool:
+    """Whether every hardware failure of the job waits for its repair: no idle node can stand in (no hot spare).
+
+    Its goodput then rests on the rate sets' repair times, which no source but StepFun's trace measures (the
+    others' are assumed: `specs/catalog/reliability/`), and on whether the operator restarts without the failed
+    node or swaps one in from stock at once; none of that is a design input (docs/reliability.md, Hot spares).
+    """
+    return job.spares_available == 0 and job.wait > 0
+
+
+def with_swapped(ends: tuple[Failures, ...], waits: bool) -> tuple[Failures, ...]:
+    """The failure figures a goodput's range spans, with no wait for a repair where every failure waits for one.
+
+    `ends` and, where the job has no hot spare (`waits_for_repair`), each of them again with repair time 0: a failed
+    node replaced at once, the other end of what the unstated repair time allows (goodput_high's end); `check` and
+    sweeps span the same.
+    """
+    return ends + tuple(replace(x, repair=0.0) for x in ends) if waits else ends
+
+
 #: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
 #: checkpoint write and restore times (s), and the job's MTTI with its range's low and high end (s; infinite with no
 #: interruption).
@@ -348,8 +368,9 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
-    spread = [e for e in (job_goodput(x, cp, size, gpus, target)
-                          for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
+    spread = [e for e in (job_goodput(x, cp, size, gpus, target) for x in with_swapped(
+        with_unblocked(ends, g is not None and g.blocking_assumed), g is not None and waits_for_repair(g)))
+        if e is not None]
     values, mttis = [e.goodput for e in spread], [e.mtti for e in spread]
     low, high = min(values, default=math.nan), max(values, default=math.nan)
     m_low, m_high = min(mttis, default=math.nan), max(mttis, default=math.nan)
