@@ -92,6 +92,10 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
 
     A job that states no `placement` fills whole domains in order: its idle trays are all in its last one.
 
+    Where no idle node can stand in at all, every hardware failure waits for its repair: the finding gives the job's
+    mean nodes in repair m, e^-m (the share of time none is in repair) and its goodput with a failed node replaced at
+    once, the other end of its range, since no design input states the repair time (docs/reliability.md, Hot spares).
+
     Severity: a warning where the job states its own `checkpoint.goodput_target` and its goodput misses it, or where
     no number of hot spares holds the target (a stated target missed is not information: newuser41's goodput 0.184
     against a stated 0.9 read info); info where the default target (0.9, not stated) is missed for want of idle nodes.
