@@ -101,3 +101,23 @@ def test_a_requirement_met_only_without_the_wait_is_not_provided(tmp_path):
     found = [f for f in r.findings if f.requirement == "R-GP"]
     assert [f.id for f in found] == ["REQ002"], [f.message for f in found]
     assert "replaced at once" in found[0].message
+
+
+def test_a_sweep_point_with_no_hot_spare_is_judged_at_both_ends_of_its_repair_wait():
+    """A sweep judges a point's goodput requirement only where both ends agree (`derived.unsettled_at`): the other
+    end of a job with no hot spare is its goodput with no wait, goodput x e^m (wait / M = m, the identity above).
+
+    2,048 nodes of 8 at the Llama 3 set's rates per node (0.0029 hardware failures a day, 24 h repair): the job on
+    all of them has none to spare; on 16 fewer GPUs (2 idle nodes) a spare stands in and nothing is unsettled.
+    """
+    from archgen.model.reliability import Checkpointing
+    from archgen.perf.train.goodput import Failures, _unblocked, job_goodput
+
+    f = Failures(per_accelerator_day=3.5e-4, site=(), per_node=8, nodes=2048, node_hw_per_day=0.0029,
+                 repair=86400.0, write_bandwidth=2e12, read_bandwidth=2e12, nic_per_node=1e11, host_link=5e10)
+    cp, size = Checkpointing(), 405e9 * 14
+    g = job_goodput(f, cp, size, 16384, 0.9)
+    assert g is not None and g.spares_available == 0 and not g.blocking_assumed
+    assert g.in_repair == pytest.approx(2048 * 0.0029)
+    assert _unblocked(f, cp, size, 16384, 0.9) == pytest.approx(g.goodput * math.exp(g.in_repair), rel=1e-9)
+    assert math.isnan(_unblocked(f, cp, size, 16384 - 16, 0.9))

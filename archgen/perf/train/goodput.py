@@ -340,10 +340,11 @@ def for_job(f: Failures, workload: Workload) -> Failures:
 
 
 def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
-    """A sweep point's goodput with no blocking at all where its blocking time is assumed (REL008), else NaN.
+    """A sweep point's goodput at the other end of what it does not know, else NaN.
 
-    The other end of what the unknown copy rate allows, as `check` takes it (`with_unblocked`): a sweep requirement
-    met at the point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
+    With no blocking at all where its blocking time is assumed (REL008, `with_unblocked`), and with no wait for a
+    repair where no hot spare stands in (`with_swapped`), as `check` takes them: a sweep requirement met at the
+    point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
     """
     cp = workload.checkpoint
     size = Arch.from_model(model).params() * cp.bytes_per_parameter
@@ -354,9 +355,10 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
 def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> float:
     """`unblocked_of`'s figure, kept per accelerator count as `_goodputs` are."""
     g = job_goodput(f, cp, size, gpus, target)
-    if g is None or not g.blocking_assumed:
+    if g is None or not (g.blocking_assumed or waits_for_repair(g)):
         return math.nan
-    free = job_goodput(replace(f, host_link=math.inf), cp, size, gpus, target)
+    free = job_goodput(replace(f, host_link=math.inf if g.blocking_assumed else f.host_link,
+                               repair=0.0 if waits_for_repair(g) else f.repair), cp, size, gpus, target)
     return free.goodput if free is not None else math.nan
 
 
