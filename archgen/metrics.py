@@ -220,7 +220,9 @@ REGISTRY: tuple[Metric, ...] = (
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
            sweep=False, minimise=True),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title} over the "
-             "rate sets and their 95 % Poisson intervals.",
+             "rate sets and their 95 % Poisson intervals" + ("" if name in ("mtti", "interruptions_per_day") else
+                                                             ", and the wait for a repair to none where no hot spare "
+                                                             "stands in") + ".",
              _GP if subject == "workload" else _OPS if name == "goodput" else _REL,
              _T if subject == "workload" else (), sweep=subject == "workload" and name in ("goodput", "mtti"),
              counts="interruptions" if name == "interruptions_per_day" else "", maximise=name in ("mtti", "goodput"))

@@ -28,6 +28,7 @@ from archgen.analyse.failure_model import DEFAULT_GOODPUT_TARGET, Reliability
 from archgen.analyse.goodput_range import (
     BLOCKING_SPANNED,
     PACKED_SPARES,
+    REPAIR_SPANNED,
     failure_ends,
     failures_of,
     rate_sets,
@@ -39,7 +40,16 @@ from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.goodput import JobGoodput, ettr, for_job, job_goodput, spares_charged, with_unblocked
+from archgen.perf.train.goodput import (
+    JobGoodput,
+    ettr,
+    for_job,
+    job_goodput,
+    spares_charged,
+    waits_for_repair,
+    with_swapped,
+    with_unblocked,
+)
 from archgen.perf.workload.derived import goodput_time_ends, run_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -47,10 +57,11 @@ from archgen.validate import Specs
 #: Re-exported: the checkpoint storage (`archgen.analyse.checkpoint_storage`) and the failure figures and their range
 #: (`archgen.analyse.goodput_range`) were defined here before; the words of what a goodput leaves unsettled are
 #: `archgen.analyse.goodput_notes`'.
-__all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PACKED_SPARES", "STORAGE_METRICS", "Goodput", "StorageSide",
-           "checkpoint_bytes", "delivered_storage", "failure_ends", "failures_of", "goodput", "no_checkpoint_target",
-           "node_storage_bandwidth", "rate_sets", "run_bands", "spanned", "storage_fabrics", "storage_metrics",
-           "storage_side", "unblocked_metrics", "unbounded_why", "workload_metrics"]
+__all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PACKED_SPARES", "REPAIR_SPANNED", "STORAGE_METRICS", "Goodput",
+           "StorageSide", "checkpoint_bytes", "delivered_storage", "failure_ends", "failures_of", "goodput",
+           "no_checkpoint_target", "node_storage_bandwidth", "rate_sets", "run_bands", "spanned", "storage_fabrics",
+           "storage_metrics", "storage_side", "swapped_metrics", "unblocked_metrics", "unbounded_why",
+           "workload_metrics"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +83,10 @@ class Goodput(JobGoodput):
     #: (hot spares needed, whole idle domains among them, restart + wait in s) at each end of goodput's range: the
     #: spares infinite where no number holds the target there, the restart where more nodes are in repair than spares.
     spare_ends: tuple[tuple[float, int, float], ...] = ()
+    #: Where every hardware failure waits for its repair (no hot spare: `perf.train.goodput.waits_for_repair`): the
+    #: same job with a failed node replaced at once (repair 0), the other end of what the unstated repair time allows.
+    swapped: JobGoodput | None = None
+    repair: float = 0.0   # s, the mean repair time of a node's hardware failures the job waits for (the rate set's)
 
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
@@ -114,14 +129,17 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
     unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target) \
         if job.blocking_assumed else None
-    spread = with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)), job.blocking_assumed)
+    waits = waits_for_repair(job)   # no hot spare: goodput rests on the repair time, so its range spans it to none
+    swapped = job_goodput(replace(central, repair=0.0), cp, size, accelerators, target) if waits else None
+    spread = with_swapped(with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)),
+                                         job.blocking_assumed), waits)
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:
         job = replace(job, notes=(*job.notes, AT_STATED_BANDWIDTH))
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band, unblocked=unblocked,
+                   checkpoint_size=size, band=band, unblocked=unblocked, swapped=swapped, repair=central.repair,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1
                    and job.nodes % central.domain_nodes != 0,
                    spares_charged=spares_charged(job, ends),
@@ -138,6 +156,18 @@ def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_p
     if g.unblocked is None:
         return {}
     other = replace(g, **{f.name: getattr(g.unblocked, f.name) for f in fields(JobGoodput)}, unblocked=None)
+    return workload_metrics(other, rel, a, tokens_per_second, tokens)
+
+
+def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
+                    tokens: float | None) -> dict[str, Q]:
+    """`workload_metrics` of the same job with a failed node replaced at once: the other end of its repair time.
+
+    Empty where a hot spare stands in for a failed node (`Goodput.swapped` is None).
+    """
+    if g.swapped is None:
+        return {}
+    other = replace(g, **{f.name: getattr(g.swapped, f.name) for f in fields(JobGoodput)}, swapped=None)
     return workload_metrics(other, rel, a, tokens_per_second, tokens)
 
 

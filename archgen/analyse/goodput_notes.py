@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED
 from archgen.units import Q
 
 if TYPE_CHECKING:
@@ -33,11 +34,29 @@ SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more tha
 BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
                  "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
                  "(REL008)")
+#: Why a figure is unsettled where every hardware failure waits for its repair (no hot spare): its two ends.
+REPAIR_ENDS = ("the first with every hardware failure waiting the rate set's repair time, the second with a "
+               "failed node replaced at once; the job leaves no idle node to stand in, and how long a repair takes "
+               "is no design input (the shipped sets assume it, but for StepFun's measured means)")
 
 
-def unsettled(figures: dict[str, Q], other: dict[str, Q]) -> dict[str, tuple[Q, str]]:
-    """The figures that take another value at the other end of the blocking time (`unblocked_metrics`), with why."""
-    return {name: (q, BLOCKING_ENDS) for name, q in other.items()
+def beyond_rates(why: str, g: Goodput | None, metric: str) -> list[str]:
+    """What the range of a job's `metric` spans beyond the failure figures, in words: blocking time, repair wait.
+
+    `why`: the reason its goodput is unsettled (`BLOCKING_ENDS` or `REPAIR_ENDS`; '' where it is not); the repair
+    wait wherever the job has no hot spare (`Goodput.swapped`), for every figure but its interruptions and MTTI.
+    """
+    waits = g is not None and g.swapped is not None and metric not in ("mtti", "interruptions_per_day")
+    return [BLOCKING_SPANNED] * (why == BLOCKING_ENDS) + [REPAIR_SPANNED] * (waits or why == REPAIR_ENDS)
+
+
+def unsettled(figures: dict[str, Q], other: dict[str, Q], why: str = BLOCKING_ENDS) -> dict[str, tuple[Q, str]]:
+    """The figures that take another value at the other end of an unknown input, with why.
+
+    The blocking time (`unblocked_metrics`, `BLOCKING_ENDS`) or the repair time of a job with no hot spare
+    (`swapped_metrics`, `REPAIR_ENDS`).
+    """
+    return {name: (q, why) for name, q in other.items()
             if name in figures and q != figures[name] and not name.endswith(("_low", "_high"))}
 
 

@@ -55,6 +55,12 @@ PACKED_SPARES = ("its ranks fill whole scale-up domains in order (no `placement`
                  "idle trays in each domain")
 
 
+#: What a goodput's range spans besides the failure figures where no hot spare stands in (`with_swapped`).
+REPAIR_SPANNED = ("the wait for a repair, from the rate sets' repair times to none (a failed node replaced at once, "
+                  "goodput_high's end): the job leaves no idle node to stand in, so every hardware failure waits for "
+                  "its repair, whose time no design input states and no shipped set but StepFun's measures")
+
+
 def spanned(rel: Reliability) -> str:
     """The failure figures a reliability figure's range spans (`failure_ends`), in words."""
     return (f"the published rate sets {', '.join(r.rates_id for r in rel.spread)} and their 95 % Poisson intervals"

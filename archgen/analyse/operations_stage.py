@@ -26,10 +26,11 @@ from archgen.analyse.goodput import (
     rate_sets,
     run_bands,
     storage_metrics,
+    swapped_metrics,
     unblocked_metrics,
     workload_metrics,
 )
-from archgen.analyse.goodput_notes import cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import job_energy
 from archgen.analyse.network import ClusterAnalysis
@@ -100,6 +101,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         tps = raw_tps = est.metrics.get("tokens_per_second")   # raw: before goodput, for the job's energy
         extra: dict[str, Q] = {}
         other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
+        swapped: dict[str, Q] = {}   # and at the other end of the repair time of a job with no hot spare
         spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
         ranged: tuple[float, float, float] | None = None   # goodput and its range's ends: cost per goodput token
         unblocked: tuple[float, float, float] | None = None   # the goodput with no blocking (REL008), no range
@@ -126,6 +128,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 other = unblocked_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                swapped = swapped_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
                     _withhold(ops, path, names, why)
                     extra = {k: v for k, v in extra.items() if k not in names}
@@ -166,8 +169,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if not spent and raw_tps is not None and raw_tps.m > 0:
             names = ("energy_per_million_tokens",) + (("job_energy",) if run else ())
             _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
-        if other:
-            ops.unsettled[path] = unsettled(extra, other)
+        if other or swapped:   # an unknown blocking time's other end first where both are unknown (REL008)
+            ops.unsettled[path] = {**unsettled(extra, swapped, REPAIR_ENDS), **unsettled(extra, other)}
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from archgen.analyse.goodput import Goodput, no_checkpoint_target
@@ -91,6 +92,10 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
 
     A job that states no `placement` fills whole domains in order: its idle trays are all in its last one.
 
+    Where no idle node can stand in at all, every hardware failure waits for its repair: the finding gives the job's
+    mean nodes in repair m, e^-m (the share of time none is in repair) and its goodput with a failed node replaced at
+    once, the other end of its range, since no design input states the repair time (docs/reliability.md, Hot spares).
+
     Severity: a warning where the job states its own `checkpoint.goodput_target` and its goodput misses it, or where
     no number of hot spares holds the target (a stated target missed is not information: newuser41's goodput 0.184
     against a stated 0.9 read info); info where the default target (0.9, not stated) is missed for want of idle nodes.
@@ -110,15 +115,29 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
         elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"no number of hot spares holds goodput {g.target:g}; the failure "
-                            f"rate and checkpoint cost alone leave it below", severity="warning")
+                            f"rate and checkpoint cost alone leave it below" + _repair_wait(g), severity="warning")
         elif g.spares_needed > g.spares_available:
             yield Violation(path, r.workload.id, ("accelerators",) if r.workload.accelerators else ("cluster",),
                             f"holding goodput {g.target:g}{whose} takes {g.spares_needed} hot spare node(s); its "
                             f"cluster leaves {g.spares_available} idle, so goodput is {decimals(g.goodput, 3)}"
                             + ("; its ranks fill whole scale-up domains in order, so those in its last domain stand "
                                "in for that domain's trays alone (`placement.per_domain` states a segment)"
-                               if g.packed else ""),
+                               if g.packed else "") + _repair_wait(g),
                             Q_(g.spares_available, ""), Q_(g.spares_needed, ""), severity=severity)
+
+
+def _repair_wait(g: Goodput) -> str:
+    """Where every hardware failure of a job waits for its repair (no hot spare): what its goodput rests on, else ''.
+
+    The mean nodes in repair m (M/M/inf) and goodput near e^-m, the chance that none of its nodes is in repair, at the
+    rate set's repair time; and the goodput with a failed node replaced at once, the other end of its range.
+    """
+    if g.swapped is None:
+        return ""
+    return (f"; every hardware failure waits for its repair (the rate set's {g.repair / 3600:.3g} h mean, which no "
+            f"design input states): {g.in_repair:.3g} of its nodes are in repair on average, so it runs only "
+            f"about e^-{g.in_repair:.3g} = {decimals(math.exp(-g.in_repair), 3)} of the time, and with a failed node "
+            f"replaced at once its goodput would be {decimals(g.swapped.goodput, 3)} at the same failure rates")
 
 
 @check("REL004", "rel.rates", severity="warning")

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from archgen.analyse.cost import JOB_COST_METRICS
-from archgen.analyse.goodput import BLOCKING_SPANNED, spanned
+from archgen.analyse.goodput_notes import beyond_rates
+from archgen.analyse.goodput_range import spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
@@ -238,9 +239,9 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
 def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     """What a reliability figure's range spans, in words (REQ004).
 
-    The rate sets or the named set's interval, and for goodput where the checkpoint's blocking time is assumed
-    (REL008), that time from the whole write to none as well; for a training job's cost, the hot spares its high
-    end charges and goodput's ends (`analyse.job_cost.spare_span`).
+    The rate sets or the named set's interval, for goodput where the checkpoint's blocking time is assumed (REL008)
+    that time from the whole write to none, and for a job with no hot spare the wait for a repair to none; for a
+    training job's cost, the hot spares its high end charges and goodput's ends (`analyse.job_cost.spare_span`).
     """
     ops = ctx.operations
     cluster = _cluster_of(ctx, subject) or subject
@@ -250,10 +251,9 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
         return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
-    blocking = metric == "goodput" and "goodput" in ops.unsettled.get(subject, {})
-    *first, last = [sets] + [BLOCKING_SPANNED] * blocking
-    return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; " \
-        "docs/reliability.md"
+    why = ops.unsettled.get(subject, {}).get("goodput", (None, ""))[1] if metric == "goodput" else ""
+    *first, last = [sets] + beyond_rates(why, g, metric)
+    return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; docs/reliability.md"
 
 
 def _cluster_of(ctx: Context, path: str) -> str | None:

@@ -94,6 +94,10 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                  + ("the rate sets" if rel.spread else "the set's 95 % Poisson interval")
                  + (f" and the blocking time, from the whole write ({gp(g.goodput, 3)}) to none "
                     f"({gp(g.unblocked.goodput, 3)})" if g.unblocked is not None else "")
+                 + (f" and the wait for a repair, from the rate set's {g.repair / 3600:.3g} h mean "
+                    f"({gp(g.goodput, 3)}) to none, a failed node replaced at once ({gp(g.swapped.goodput, 3)}): "
+                    "no idle node stands in for a failed one, and no design input states the repair time"
+                    if g.swapped is not None else "")
                  + _cost_range(run, wid) + _spare_range(run, wid)
                  + "".join(f"; {n}" for n in g.notes)
                  + (f"; hot spares: {PACKED_SPARES}" if g.packed else "")

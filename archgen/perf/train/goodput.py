@@ -292,6 +292,26 @@ def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[
     return ends + tuple(replace(x, host_link=math.inf) for x in ends) if blocking_assumed else ends
 
 
+def waits_for_repair(job: JobGoodput) -> bool:
+    """Whether every hardware failure of the job waits for its repair: no idle node can stand in (no hot spare).
+
+    Its goodput then rests on the rate sets' repair times, which no source but StepFun's trace measures (the
+    others' are assumed: `specs/catalog/reliability/`), and on whether the operator restarts without the failed
+    node or swaps one in from stock at once; none of that is a design input (docs/reliability.md, Hot spares).
+    """
+    return job.spares_available == 0 and job.wait > 0
+
+
+def with_swapped(ends: tuple[Failures, ...], waits: bool) -> tuple[Failures, ...]:
+    """The failure figures a goodput's range spans, with no wait for a repair where every failure waits for one.
+
+    `ends` and, where the job has no hot spare (`waits_for_repair`), each of them again with repair time 0: a failed
+    node replaced at once, the other end of what the unstated repair time allows (goodput_high's end); `check` and
+    sweeps span the same.
+    """
+    return ends + tuple(replace(x, repair=0.0) for x in ends) if waits else ends
+
+
 #: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
 #: checkpoint write and restore times (s), and the job's MTTI with its range's low and high end (s; infinite with no
 #: interruption).
@@ -320,10 +340,11 @@ def for_job(f: Failures, workload: Workload) -> Failures:
 
 
 def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> float:
-    """A sweep point's goodput with no blocking at all where its blocking time is assumed (REL008), else NaN.
+    """A sweep point's goodput at the other end of what it does not know, else NaN.
 
-    The other end of what the unknown copy rate allows, as `check` takes it (`with_unblocked`): a sweep requirement
-    met at the point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
+    With no blocking at all where its blocking time is assumed (REL008, `with_unblocked`), and with no wait for a
+    repair where no hot spare stands in (`with_swapped`), as `check` takes them: a sweep requirement met at the
+    point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
     """
     cp = workload.checkpoint
     size = Arch.from_model(model).params() * cp.bytes_per_parameter
@@ -334,9 +355,10 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
 def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> float:
     """`unblocked_of`'s figure, kept per accelerator count as `_goodputs` are."""
     g = job_goodput(f, cp, size, gpus, target)
-    if g is None or not g.blocking_assumed:
+    if g is None or not (g.blocking_assumed or waits_for_repair(g)):
         return math.nan
-    free = job_goodput(replace(f, host_link=math.inf), cp, size, gpus, target)
+    free = job_goodput(replace(f, host_link=math.inf if g.blocking_assumed else f.host_link,
+                               repair=0.0 if waits_for_repair(g) else f.repair), cp, size, gpus, target)
     return free.goodput if free is not None else math.nan
 
 
@@ -348,8 +370,9 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
-    spread = [e for e in (job_goodput(x, cp, size, gpus, target)
-                          for x in with_unblocked(ends, g is not None and g.blocking_assumed)) if e is not None]
+    spread = [e for e in (job_goodput(x, cp, size, gpus, target) for x in with_swapped(
+        with_unblocked(ends, g is not None and g.blocking_assumed), g is not None and waits_for_repair(g)))
+        if e is not None]
     values, mttis = [e.goodput for e in spread], [e.mtti for e in spread]
     low, high = min(values, default=math.nan), max(values, default=math.nan)
     m_low, m_high = min(mttis, default=math.nan), max(mttis, default=math.nan)

@@ -127,7 +127,8 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
     """The ids of sweep requirements that a point's metrics and `other` judge differently (`unsettled_note`).
 
     `other` is the same point's metrics with no checkpoint blocking at all where the blocking time is assumed
-    (REL008, `perf.train.goodput.unblocked_of`): such a requirement is not judged, as `check` leaves it not provided.
+    (REL008) and no wait for a repair where no hot spare stands in (`perf.train.goodput.unblocked_of`): such a
+    requirement is not judged, as `check` leaves it not provided.
     `units` gives each metric's unit (the sweep's metrics are floats in SI units).
     """
     out: set[str] = set()
