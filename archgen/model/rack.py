@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Redundancy
+from archgen.model.base import Redundancy, is_marked, marked_fields, refuse_unmarkable
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
@@ -141,6 +141,33 @@ class LiquidPath(Spec):
     hoses: RackFitting | None = Field(None, description=(
         "Hoses from the rack's manifolds to the CDU's line (an in-row CDU's secondary header, an in-rack CDU's "
         "ports), e.g. {part: tcs-hose, count: 2}. Not stated: not provided in the BOM."))
+    source: str | list[str] = Field("", description=(
+        "Public source(s) of the loop's figures, one entry per figure it confirms, starting with the figure's name "
+        "('supply: NVIDIA ..., table 3'), as a part cites its own. A figure neither sourced here nor listed under "
+        "`unconfirmed:` is refused by the catalog's tests."))
+    unconfirmed: bool | list[str] = Field(False, description=(
+        "True, or the names of the loop's figures (`LIQUID_FIGURES`: supply, delta_t, racks_per_cdu, cdu_count, "
+        "cdu_redundancy, coolant, class; a name that is no field is refused), when no public source gives them: "
+        "the design's assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, "
+        "and `archgen check` names them (COOL016)."))
+    notes: str = Field("", description="How the assumed figures were chosen, and what the sources do say.")
+
+    @model_validator(mode="after")
+    def _unconfirmed_names_fields(self) -> LiquidPath:
+        refuse_unmarkable(type(self), self.unconfirmed, "the rack's liquid path (cooling.liquid)")
+        return self
+
+    def unconfirmed_fields(self) -> list[str]:
+        """Names of the figures marked unconfirmed ('*' for all of them)."""
+        return marked_fields(self.unconfirmed)
+
+    def is_unconfirmed(self, field: str) -> bool:
+        """Whether the loop marks `field` (a name in `LIQUID_FIGURES`) unconfirmed, itself or with all of them."""
+        return is_marked(self.unconfirmed, field)
+
+    def assumed(self) -> tuple[str, ...]:
+        """The loop's figures (`LIQUID_FIGURES`) it marks unconfirmed, in that order."""
+        return tuple(f for f in LIQUID_FIGURES if self.is_unconfirmed(f))
 
 
 class AirPath(Spec):
@@ -198,6 +225,10 @@ class Rack(Document):
                                          f"most {MAX_ITEMS} (200 one-U parts front and rear, and 0 U parts)")
         return self
 
+
+#: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
+#: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
+LIQUID_FIGURES = ("supply", "delta_t", "racks_per_cdu", "cdu_count", "cdu_redundancy", "coolant", "class")
 
 #: Items one rack can hold (Rack._placeable).
 MAX_ITEMS = 400
