@@ -170,6 +170,12 @@ class LiquidPath(Spec):
         return tuple(f for f in LIQUID_FIGURES if self.is_unconfirmed(f))
 
 
+def loop_figures(path: LiquidPath, names: tuple[str, ...]) -> str:
+    """`names` (of `LIQUID_FIGURES`) with the values `path` states: 'supply 40 °C, delta_t 10 K, racks_per_cdu 8'."""
+    values = {f: getattr(path, "class_" if f == "class" else f) for f in names}
+    return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
+
+
 class AirPath(Spec):
     """Air cooling of the rack."""
 
