@@ -323,30 +323,31 @@ def cooling(a: RackAnalysis) -> Section:
         back = (f"{fmt.q(_plus(delivered, liquid.delta_t), 'degC', 1)} (supply + ΔT)" if delivered is not None else
                 f"at most {fmt.q(_plus(liquid.supply, liquid.delta_t), 'degC', 1)} (accepted supply + ΔT)")
         lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"
-                  + _assumed(liquid, "class")),
+                  + assumed_tag(liquid, "class")),
                  ("Secondary supply accepted by the trays",
-                  fmt.q(liquid.supply, "degC", 0) + _assumed(liquid, "supply")),
+                  fmt.q(liquid.supply, "degC", 0) + assumed_tag(liquid, "supply")),
                  ("Secondary supply delivered", supply),
                  ("Secondary return",
-                  back + _assumed(liquid, "delta_t", *(() if delivered is not None else ("supply",)))),
+                  back + assumed_tag(liquid, "delta_t", *(() if delivered is not None else ("supply",)))),
                  ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"
-                  + _assumed(liquid, "coolant", "delta_t")),
-                 ("Coolant flow per rack", fmt.q(c.coolant_flow, "L/min", 1) + _assumed(liquid, "coolant", "delta_t"))]
+                  + assumed_tag(liquid, "coolant", "delta_t")),
+                 ("Coolant flow per rack",
+                  fmt.q(c.coolant_flow, "L/min", 1) + assumed_tag(liquid, "coolant", "delta_t"))]
         if c.cdu is not None and cdu is not None:
             lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"
-                       + _assumed(liquid, "cdu_count", "cdu_redundancy")),
+                       + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
                       ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
                                                       f"{fmt.q(c.cdu.usable, 'kW', 0)}"
-                                                      + _assumed(liquid, "cdu_count", "cdu_redundancy")),
+                                                      + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
                       ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
-                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu) + _assumed(liquid, "racks_per_cdu")),
+                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu) + assumed_tag(liquid, "racks_per_cdu")),
                       ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
                                                           f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"
-                                                          + _assumed(liquid, *GROUP)),
+                                                          + assumed_tag(liquid, *GROUP)),
                       ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / " + (
                           fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
                           "not provided (the CDU states no flow; COOL002)")
-                       + _assumed(liquid, *GROUP, "coolant", "delta_t"))]
+                       + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
             lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
@@ -381,6 +382,6 @@ def cooling(a: RackAnalysis) -> Section:
 GROUP = ("racks_per_cdu", "cdu_count", "cdu_redundancy")
 
 
-def _assumed(liquid: LiquidPath, *names: str) -> str:
+def assumed_tag(liquid: LiquidPath | None, *names: str) -> str:
     """' (assumed)' where the loop marks one of the figures `names` unconfirmed (COOL016), else ''."""
-    return " (assumed)" if any(liquid.is_unconfirmed(n) for n in names) else ""
+    return " (assumed)" if liquid is not None and any(liquid.is_unconfirmed(n) for n in names) else ""
