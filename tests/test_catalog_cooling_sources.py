@@ -73,5 +73,7 @@ def test_a_misspelt_mark_is_refused() -> None:
     base = {"cdu": "c", "supply": "40 degC", "delta_t": "10 K", "class": "W32"}
     assert LiquidPath.model_validate({**base, "unconfirmed": ["supply", "class"]}).assumed() == ("supply", "class")
     assert LiquidPath.model_validate({**base, "unconfirmed": True}).assumed() == LIQUID_FIGURES
-    with pytest.raises(Exception, match="'suply' is no field of the rack's liquid path"):
+    with pytest.raises(Exception, match="'suply' is no figure of the rack's liquid loop"):
         LiquidPath.model_validate({**base, "unconfirmed": ["suply"]})
+    with pytest.raises(Exception, match=r"'manifold' is no figure .*: name one of supply, delta_t"):
+        LiquidPath.model_validate({**base, "unconfirmed": ["manifold"]})   # documents would show nothing of it

@@ -6,12 +6,12 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Redundancy, is_marked, marked_fields, refuse_unmarkable
+from archgen.model.base import Redundancy, is_marked, marked_fields
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.requirements import RackRequirements
-from archgen.model.spec import Document, FieldError, Ref, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
 
 
@@ -147,14 +147,22 @@ class LiquidPath(Spec):
         "`unconfirmed:` is refused by the catalog's tests."))
     unconfirmed: bool | list[str] = Field(False, description=(
         "True, or the names of the loop's figures (`LIQUID_FIGURES`: supply, delta_t, racks_per_cdu, cdu_count, "
-        "cdu_redundancy, coolant, class; a name that is no field is refused), when no public source gives them: "
+        "cdu_redundancy, coolant, class; another name is refused), when no public source gives them: "
         "the design's assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, "
         "and `archgen check` names them (COOL016)."))
     notes: str = Field("", description="How the assumed figures were chosen, and what the sources do say.")
 
     @model_validator(mode="after")
     def _unconfirmed_names_fields(self) -> LiquidPath:
-        refuse_unmarkable(type(self), self.unconfirmed, "the rack's liquid path (cooling.liquid)")
+        """Each name under `unconfirmed:` is a loop figure (`LIQUID_FIGURES`).
+
+        A misspelt one (`suply`) would mark nothing and the figure it meant would read as sourced; another field
+        (`manifold`, `cdu`) is no figure the documents tag: the CDU's own figures are its CoolingUnit's to mark.
+        """
+        names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
+        raise_each([FieldError(("unconfirmed", i), f"'{name}' is no figure of the rack's liquid loop (cooling.liquid):"
+                               f" name one of {', '.join(LIQUID_FIGURES)}, or give true for all of them")
+                    for i, name in enumerate(names) if name not in LIQUID_FIGURES], type(self).__name__)
         return self
 
     def unconfirmed_fields(self) -> list[str]:
