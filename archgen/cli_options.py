@@ -47,7 +47,7 @@ Kinds = Annotated[list[str] | None, typer.Option(
     "--kind", metavar="KIND", help="Only entries of this kind, e.g. Switch (repeatable).")]
 Asics = Annotated[list[str] | None, typer.Option(
     "--asic", metavar="ASIC", help='Only parts built on this ASIC, e.g. "Tomahawk 5" (repeatable).')]
-Unconfirmed = Annotated[bool, typer.Option(help="List only parts with unconfirmed figures.")]
+Unconfirmed = Annotated[bool, typer.Option(help="List only parts (and racks' liquid loops) with unconfirmed figures.")]
 SpecPaths = Annotated[list[Path] | None, typer.Option(
     "--path", metavar="PATH", help="Spec paths to include (default: specs/).")]
 Output = Annotated[Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write the report to FILE.")]

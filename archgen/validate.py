@@ -110,7 +110,21 @@ def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[s
             if (not want_vendors or getattr(d, "vendor", "").lower() in want_vendors)
             and (not want_kinds or d.kind.lower() in want_kinds)
             and (not chips or any(c.search(getattr(d, "asic", "")) for c in chips))
-            and (not unconfirmed or (isinstance(d, Part) and d.unconfirmed_fields()))]
+            and (not unconfirmed or unconfirmed_figures(d))]
+
+
+def unconfirmed_figures(d: Document) -> list[str]:
+    """The figures an entry marks unconfirmed: a part's `unconfirmed:` ('*' for all), or a rack's liquid loop's.
+
+    A rack's are named from the rack (`cooling.liquid.supply`; `cooling.liquid.*` for all of them, COOL016); another
+    entry marks none.
+    """
+    if isinstance(d, Part):
+        return d.unconfirmed_fields()
+    liquid = getattr(getattr(d, "cooling", None), "liquid", None)
+    if liquid is None:
+        return []
+    return ["cooling.liquid.*"] if liquid.unconfirmed is True else [f"cooling.liquid.{f}" for f in liquid.assumed()]
 
 
 def _asic(name: str, known: list[str]) -> re.Pattern[str]:

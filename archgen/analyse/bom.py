@@ -170,7 +170,9 @@ def cdu_lines(a: ClusterAnalysis) -> list[BomLine]:
         if not q or rack.cdu is None or rack.spec.cooling.liquid is None:
             continue
         path = rack.spec.cooling.liquid
-        note = f"{path.cdu_count} ({path.cdu_redundancy}) per {path.racks_per_cdu} {rid} rack(s)"
+        note = f"{path.cdu_count} ({path.cdu_redundancy}) per {path.racks_per_cdu} {rid} rack(s)" + (
+            " (assumed: COOL016)" if any(path.is_unconfirmed(f) for f in ("cdu_count", "cdu_redundancy",
+                                                                          "racks_per_cdu")) else "")
         have = out.get(rack.cdu.id)
         out[rack.cdu.id] = BomLine(rack.cdu.id, "CoolingUnit", q + (have.quantity if have else 0),
                                    unit_power(rack.cdu), f"{have.note}; {note}" if have else note)

@@ -140,10 +140,31 @@ def cluster_power_inputs(clusters: Mapping[str, Any], specs: Any) -> dict[str, d
 def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapping[str, Any],
                      clusters: Mapping[str, Any], specs: Any) -> None:
     """Add to `assumed` (by path and metric) the racks' and clusters' unconfirmed power figures, after what it holds."""
-    for path, metrics in {**rack_power_inputs(racks, specs), **cluster_power_inputs(clusters, specs)}.items():
-        have = assumed.setdefault(path, {})
-        for k, words in metrics.items():
-            have[k] = tuple(dict.fromkeys((*have.get(k, ()), *words)))
+    for inputs in (rack_power_inputs(racks, specs), cluster_power_inputs(clusters, specs), rack_loop_inputs(racks)):
+        for path, metrics in inputs.items():
+            have = assumed.setdefault(path, {})
+            for k, words in metrics.items():
+                have[k] = tuple(dict.fromkeys((*have.get(k, ()), *words)))
+
+
+#: A rack's metrics computed from its liquid loop's own figures: the flow that carries the liquid heat at its ΔT.
+LOOP_METRICS = {"coolant_flow": ("delta_t", "coolant")}
+
+
+def rack_loop_inputs(racks: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, ...]]]:
+    """By rack path, its loop metrics (`LOOP_METRICS`) with the loop figures they rest on that it marks unconfirmed.
+
+    A requirement on the coolant flow met at an assumed ΔT (COOL016) reads "met (on assumed inputs: r
+    cooling.liquid.delta_t (unconfirmed))", as one on the heat names its parts' unconfirmed power figures.
+    """
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for path, a in racks.items():
+        lp = a.rack.spec.cooling.liquid
+        m = {k: tuple(f"{a.rack.spec.id} cooling.liquid.{f} (unconfirmed)" for f in figures if lp.is_unconfirmed(f))
+             for k, figures in LOOP_METRICS.items() if lp is not None and k in a.metrics}
+        if m := {k: v for k, v in m.items() if v}:
+            out[path] = m
+    return out
 
 
 def add_job_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], workloads: Mapping[str, Any]) -> None:

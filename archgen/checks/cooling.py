@@ -16,6 +16,7 @@ from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.model import Rack
 from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
+from archgen.model.rack import loop_figures
 from archgen.units import Q_, Q
 
 
@@ -356,3 +357,23 @@ def inlet_range(ctx: Context) -> Iterator[Violation]:
     Fix: lower the facility's `air.supply`, or place equipment rated for warmer inlet air.
     """
     yield from outside_inlet(ctx)
+
+
+@check("COOL016", "cooling.assumed_loop", severity="info")
+def assumed_loop(ctx: Context) -> Iterator[Violation]:
+    """The rack's liquid loop rests on figures it confirms (not listed under `cooling.liquid.unconfirmed:`).
+
+    A loop figure no public source gives (a supply temperature, a ΔT, the racks sharing a CDU group) is the design's
+    assumption, listed as unconfirmed as a part lists its own; COOL001 to COOL004 judge the CDUs, the flow and the
+    coolant temperature on it, so the finding names each with its value, and documents tag them assumed.
+
+    Fix: cite each figure in `cooling.liquid.source` ('supply: <page or document, table>') and take it off
+    `unconfirmed:`, or accept the figures knowingly.
+    """
+    for path, a in ctx.racks.items():
+        lp = a.rack.spec.cooling.liquid
+        if lp is not None and (named := lp.assumed()):
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "unconfirmed"),
+                            "the liquid loop rests on assumed figures (cooling.liquid.unconfirmed): "
+                            f"{loop_figures(lp, named)}; COOL001-COOL004 judge the CDUs, flow and coolant on them",
+                            severity="info")

@@ -152,7 +152,8 @@ def _outlets(r: Any) -> bool:
 
 #: Checks that judge something only some racks (or the halls of the racks a cluster places) have.
 RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
-    "COOL001": _liquid, "COOL002": _liquid, "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
+    "COOL001": _liquid, "COOL002": _liquid, "COOL016": _liquid,
+    "COOL003": _water, "COOL004": _coolant, "COOL005": _facility,
     "COOL007": _air_flow, "COOL010": _rated_cdu, "COOL012": _in_rack_cdu, "COOL014": lambda r: r.rear_door is not None,
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,

@@ -9,9 +9,8 @@ from pathlib import Path
 from archgen.commands.common import load_specs
 from archgen.errors import UsageError, did_you_mean
 from archgen.load import shown
-from archgen.model import Part
 from archgen.quantity_json import json_text
-from archgen.validate import catalog_entries
+from archgen.validate import catalog_entries, unconfirmed_figures
 
 
 def catalog_list(paths: Sequence[Path] | None, unconfirmed: bool = False, vendors: Sequence[str] = (),
@@ -19,7 +18,7 @@ def catalog_list(paths: Sequence[Path] | None, unconfirmed: bool = False, vendor
     """One line per part, facility, model or rack of `vendors`, `kinds` and `asics` (unconfirmed ones if asked)."""
     lines = []
     for entry in catalog_entries(load_specs(paths), list(vendors), list(kinds), unconfirmed, list(asics)):
-        fields = entry.unconfirmed_fields() if isinstance(entry, Part) else []
+        fields = unconfirmed_figures(entry)
         flag = f"  unconfirmed: {', '.join(fields)}" if fields else ""
         vendor = getattr(entry, "vendor", "") or "-"
         lines.append(f"{entry.kind:12} {entry.id:28} {vendor:10} {entry.name}{flag}")

@@ -115,27 +115,45 @@ class Part(Document):
         A misspelt one (`memory_bandwith`, `peak.fp9`) would mark nothing, and the figure it meant would read as
         sourced (review21b).
         """
-        names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
-        raise_each([FieldError(("unconfirmed", i), f"'{name}' is no field of {self.kind} '{self.id}': name a field "
-                               "whose figure is unconfirmed, dotted where nested (power.max, peak.fp8), or give true "
-                               "for the whole part") for i, name in enumerate(names)
-                    if not names_a_field(type(self), name)], type(self).__name__)
+        refuse_unmarkable(type(self), self.unconfirmed, f"{self.kind} '{self.id}'")
         return self
 
     def unconfirmed_fields(self) -> list[str]:
         """Names of fields marked unconfirmed ('*' for the whole part)."""
-        if self.unconfirmed is True:
-            return ["*"]
-        return list(self.unconfirmed) if isinstance(self.unconfirmed, list) else []
+        return marked_fields(self.unconfirmed)
 
     def is_unconfirmed(self, field: str) -> bool:
         """Whether the part marks the dotted `field` unconfirmed: itself, a field above it, or the whole part.
 
         `efficiency` covers `efficiency.gemm.bf16`; a figure not so marked is stated as measured or sourced.
         """
-        marks = set(self.unconfirmed_fields())
-        parts = field.split(".")
-        return "*" in marks or any(".".join(parts[:i]) in marks for i in range(1, len(parts) + 1))
+        return is_marked(self.unconfirmed, field)
+
+
+def marked_fields(unconfirmed: bool | list[str]) -> list[str]:
+    """The names an `unconfirmed:` value marks: '*' for `true` (every figure), the listed names, or none."""
+    if unconfirmed is True:
+        return ["*"]
+    return list(unconfirmed) if isinstance(unconfirmed, list) else []
+
+
+def is_marked(unconfirmed: bool | list[str], field: str) -> bool:
+    """Whether `unconfirmed:` marks the dotted `field`: itself, a field above it, or everything (`true`)."""
+    marks = set(marked_fields(unconfirmed))
+    parts = field.split(".")
+    return "*" in marks or any(".".join(parts[:i]) in marks for i in range(1, len(parts) + 1))
+
+
+def refuse_unmarkable(cls: type, unconfirmed: bool | list[str], what: str) -> None:
+    """Raise for each name under `unconfirmed:` that is no field of `cls` (`spec_paths.names_a_field`).
+
+    A misspelt one (`memory_bandwith`, `peak.fp9`) would mark nothing, and the figure it meant would read as
+    sourced (review21b). `what` names the object in the message ("Accelerator 'h100'").
+    """
+    names = unconfirmed if isinstance(unconfirmed, list) else []
+    raise_each([FieldError(("unconfirmed", i), f"'{name}' is no field of {what}: name a field whose figure is "
+                           "unconfirmed, dotted where nested (power.max, peak.fp8), or give true for all of them")
+                for i, name in enumerate(names) if not names_a_field(cls, name)], cls.__name__)
 
 
 class Cooling(Spec):

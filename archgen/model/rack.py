@@ -6,12 +6,12 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Redundancy
+from archgen.model.base import Redundancy, is_marked, marked_fields
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.requirements import RackRequirements
-from archgen.model.spec import Document, FieldError, Ref, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
 
 
@@ -141,6 +141,47 @@ class LiquidPath(Spec):
     hoses: RackFitting | None = Field(None, description=(
         "Hoses from the rack's manifolds to the CDU's line (an in-row CDU's secondary header, an in-rack CDU's "
         "ports), e.g. {part: tcs-hose, count: 2}. Not stated: not provided in the BOM."))
+    source: str | list[str] = Field("", description=(
+        "Public source(s) of the loop's figures, one entry per figure it confirms, starting with the figure's name "
+        "('supply: NVIDIA ..., table 3'), as a part cites its own. A figure neither sourced here nor listed under "
+        "`unconfirmed:` is refused by the catalog's tests."))
+    unconfirmed: bool | list[str] = Field(False, description=(
+        "True, or the names of the loop's figures (`LIQUID_FIGURES`: supply, delta_t, racks_per_cdu, cdu_count, "
+        "cdu_redundancy, coolant, class; another name is refused), when no public source gives them: "
+        "the design's assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, "
+        "and `archgen check` names them (COOL016)."))
+    notes: str = Field("", description="How the assumed figures were chosen, and what the sources do say.")
+
+    @model_validator(mode="after")
+    def _unconfirmed_names_fields(self) -> LiquidPath:
+        """Each name under `unconfirmed:` is a loop figure (`LIQUID_FIGURES`).
+
+        A misspelt one (`suply`) would mark nothing and the figure it meant would read as sourced; another field
+        (`manifold`, `cdu`) is no figure the documents tag: the CDU's own figures are its CoolingUnit's to mark.
+        """
+        names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
+        raise_each([FieldError(("unconfirmed", i), f"'{name}' is no figure of the rack's liquid loop (cooling.liquid):"
+                               f" name one of {', '.join(LIQUID_FIGURES)}, or give true for all of them")
+                    for i, name in enumerate(names) if name not in LIQUID_FIGURES], type(self).__name__)
+        return self
+
+    def unconfirmed_fields(self) -> list[str]:
+        """Names of the figures marked unconfirmed ('*' for all of them)."""
+        return marked_fields(self.unconfirmed)
+
+    def is_unconfirmed(self, field: str) -> bool:
+        """Whether the loop marks `field` (a name in `LIQUID_FIGURES`) unconfirmed, itself or with all of them."""
+        return is_marked(self.unconfirmed, field)
+
+    def assumed(self) -> tuple[str, ...]:
+        """The loop's figures (`LIQUID_FIGURES`) it marks unconfirmed, in that order."""
+        return tuple(f for f in LIQUID_FIGURES if self.is_unconfirmed(f))
+
+
+def loop_figures(path: LiquidPath, names: tuple[str, ...]) -> str:
+    """`names` (of `LIQUID_FIGURES`) with the values `path` states: 'supply 40 °C, delta_t 10 K, racks_per_cdu 8'."""
+    values = {f: getattr(path, "class_" if f == "class" else f) for f in names}
+    return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
 
 
 class AirPath(Spec):
@@ -198,6 +239,10 @@ class Rack(Document):
                                          f"most {MAX_ITEMS} (200 one-U parts front and rear, and 0 U parts)")
         return self
 
+
+#: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
+#: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
+LIQUID_FIGURES = ("supply", "delta_t", "racks_per_cdu", "cdu_count", "cdu_redundancy", "coolant", "class")
 
 #: Items one rack can hold (Rack._placeable).
 MAX_ITEMS = 400

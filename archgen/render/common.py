@@ -16,6 +16,7 @@ from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part
 from archgen.model.deliverable import DocumentInfo
+from archgen.model.rack import LiquidPath, loop_figures
 from archgen.model.requirements import Outcome, Status
 from archgen.open_item import OpenItem
 from archgen.render import fmt
@@ -226,13 +227,9 @@ def validation_section(scope: Scope) -> Section:
     rows: list[tuple] = []
     anchors: list[str | None] = []
     skipped: list[str] = []
-    racks = [r.rack for path, r in scope.run.racks.items() if path in scope.subjects]
-    halls = None         # a rack document: the rack's hall
+    racks = scope_racks(scope)
     clusters = [c for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject]
-    if not racks:        # a cluster document: the rack types it places, judged in the hall the cluster names
-        racks = [r for c in clusters for r in c.rack_types.values()]
-    if clusters:
-        halls = [c.facility for c in clusters]
+    halls = [c.facility for c in clusters] if clusters else None   # a rack document: the rack's hall
     single = scope.run.racks.get(scope.subject)
     judged_on = {(j.bound.req.id, j.bound.subject): j.bound.req.metric for j in scope.requirements()}
     for cid, chk in sorted(REGISTRY.items()):
@@ -271,6 +268,8 @@ def validation_section(scope: Scope) -> Section:
     unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
                     ", ".join(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]
+    unconfirmed += [(rack.id, "Rack", f"cooling.liquid: {loop_figures(lp, named)}", lp.notes or "—")
+                    for rack, lp, named in assumed_loops(racks)]
     if unconfirmed:
         section.sub("unconfirmed-inputs", "Unconfirmed inputs",
                     Para("These catalog figures could not be confirmed from a public source. Results that depend "
@@ -278,6 +277,21 @@ def validation_section(scope: Scope) -> Section:
                     Table("unconfirmed", "Unconfirmed inputs", (Column("Part"), Column("Kind"), Column("Fields"),
                                                                  Column("Notes")), tuple(unconfirmed)))
     return section
+
+
+def scope_racks(scope: Scope) -> list[Any]:
+    """The `RackDesign`s a document covers: a rack document's rack, or the rack types a cluster document places."""
+    racks = [r.rack for path, r in scope.run.racks.items() if path in scope.subjects]
+    if racks:
+        return racks
+    return [r for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject
+            for r in c.rack_types.values()]
+
+
+def assumed_loops(racks: list[Any]) -> list[tuple[Any, LiquidPath, tuple[str, ...]]]:
+    """Each rack's liquid loop with the figures it marks unconfirmed (COOL016), once per rack id, sorted by id."""
+    loops = {r.spec.id: (r.spec, r.spec.cooling.liquid) for r in racks if r.spec.cooling.liquid is not None}
+    return [(spec, lp, named) for _, (spec, lp) in sorted(loops.items()) if (named := lp.assumed())]
 
 
 def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
@@ -319,6 +333,8 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
             fields = part.unconfirmed_fields()
             items.append(OpenItem("confirm", part.id, "all figures" if fields == ["*"] else ", ".join(fields),
                                   "Confirm"))
+    items += [OpenItem("confirm", rack.id, f"cooling.liquid ({loop_figures(lp, named)}), assumed", "Confirm")
+              for rack, lp, named in assumed_loops(scope_racks(scope))]
     items += missing
     section = Section("open-items", "Open items and gaps")
     return section.add(Bullets(tuple(items)) if items else Para("None."))

@@ -19,7 +19,7 @@ from archgen.open_item import OpenItem
 from archgen.render import common, distribution, fmt, glossary
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.rack_power import air, cooling, power, ratio
+from archgen.render.rack_power import air, assumed_tag, cooling, power, ratio
 from archgen.render.tables import bom_table
 
 #: Part classes, in legend order, with the colour used in every diagram.
@@ -144,7 +144,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("IT power at the equipment (typical, for energy)", fmt.q(a.power.it_typical, "kW", 1)),
             ("Input power (after conversion losses)", fmt.q(a.power.input_power, "kW", 1)),
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
-            ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)),
+            ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)
+             + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
             ("Air flow required", air(a.cooling.air_flow)),
             ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}")]
     findings = scope.findings()

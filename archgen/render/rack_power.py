@@ -18,7 +18,7 @@ from archgen.checks.scope import coolant_supply
 from archgen.model import CoolingUnit
 from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
-from archgen.model.rack import Feeds
+from archgen.model.rack import Feeds, LiquidPath
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
@@ -322,26 +322,39 @@ def cooling(a: RackAnalysis) -> Section:
                   else "not computed: no facility water or CDU approach given")
         back = (f"{fmt.q(_plus(delivered, liquid.delta_t), 'degC', 1)} (supply + ΔT)" if delivered is not None else
                 f"at most {fmt.q(_plus(liquid.supply, liquid.delta_t), 'degC', 1)} (accepted supply + ΔT)")
-        lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"),
-                 ("Secondary supply accepted by the trays", fmt.q(liquid.supply, "degC", 0)),
-                 ("Secondary supply delivered", supply), ("Secondary return", back),
-                 ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"),
-                 ("Coolant flow per rack", fmt.q(c.coolant_flow, "L/min", 1))]
+        lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"
+                  + assumed_tag(liquid, "class")),
+                 ("Secondary supply accepted by the trays",
+                  fmt.q(liquid.supply, "degC", 0) + assumed_tag(liquid, "supply")),
+                 ("Secondary supply delivered", supply),
+                 ("Secondary return",
+                  back + assumed_tag(liquid, "delta_t", *(() if delivered is not None else ("supply",)))),
+                 ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"
+                  + assumed_tag(liquid, "coolant", "delta_t")),
+                 ("Coolant flow per rack",
+                  fmt.q(c.coolant_flow, "L/min", 1) + assumed_tag(liquid, "coolant", "delta_t"))]
         if c.cdu is not None and cdu is not None:
-            lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"),
+            lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"
+                       + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
                       ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
-                                                      f"{fmt.q(c.cdu.usable, 'kW', 0)}"),
+                                                      f"{fmt.q(c.cdu.usable, 'kW', 0)}"
+                                                      + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
                       ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
-                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu)),
+                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu) + assumed_tag(liquid, "racks_per_cdu")),
                       ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
-                                                          f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"),
+                                                          f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"
+                                                          + assumed_tag(liquid, *GROUP)),
                       ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / " + (
                           fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
-                          "not provided (the CDU states no flow; COOL002)"))]
+                          "not provided (the CDU states no flow; COOL002)")
+                       + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
             lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
-        section.sub("liquid", "Liquid loop and CDU",
+        said = (Para(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them (COOL016; "
+                     f"the rack's cooling.liquid.notes). Values that rest on them are tagged (assumed)."),
+                ) if liquid.assumed() else ()
+        section.sub("liquid", "Liquid loop and CDU", *said,
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
     arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"),
@@ -363,3 +376,12 @@ def cooling(a: RackAnalysis) -> Section:
             arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
     section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))
     return section
+
+
+#: The loop's figures a CDU group's load and utilisation rest on (COOL001).
+GROUP = ("racks_per_cdu", "cdu_count", "cdu_redundancy")
+
+
+def assumed_tag(liquid: LiquidPath | None, *names: str) -> str:
+    """' (assumed)' where the loop marks one of the figures `names` unconfirmed (COOL016), else ''."""
+    return " (assumed)" if liquid is not None and any(liquid.is_unconfirmed(n) for n in names) else ""

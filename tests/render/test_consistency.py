@@ -193,12 +193,13 @@ def test_check_messages_show_a_requirement_value_as_the_matrix(served):
 
 def test_rack_key_metrics_read_as_the_cooling_tables(shipped, tmp_path):
     """The GB200 NVL72 rack's key metrics read 'Coolant flow | 168 L/min' where its cooling tables read 168.0 L/min:
-    the key metrics take the metric's registry decimals too."""
+    the key metrics take the metric's registry decimals too. Both tag it assumed: it rests on the rack's assumed ΔT
+    (cooling.liquid.unconfirmed, COOL016)."""
     from tests.render.conftest import render_text
     render_text(shipped, tmp_path, ["gb200-nvl72"], ("md",))
     md = (tmp_path / "gb200-nvl72" / "gb200-nvl72.md").read_text(encoding="utf-8")
     key = re.search(r"^\| Coolant flow \| (.+) \|$", md, re.M)[1]
-    assert f"| Coolant flow per rack | {key} |" in md and key == "168.0 L/min"
+    assert f"| Coolant flow per rack | {key} |" in md and key == "168.0 L/min (assumed)"
 
 
 def test_rack_check_figures_read_as_the_mechanical_table(shipped, tmp_path):
