@@ -385,7 +385,7 @@ def test_a_smaller_batch_reads_as_worse_where_the_registry_says_which_way_is_bet
     # rises with it (newuser48: the same load over fewer tokens/s)
     assert r.out.split("\n")[2].startswith("⚠️ ") and " (10 worse, 1 better);" in r.out
     # 0.2613 kWh x 2,787 / 2,609 tokens/s per GPU = 0.2791 (the shown figures rounded)
-    assert (f"| {obj} | energy\\_per\\_million\\_tokens | 0.2613 kWh | 0.2792 kWh | +0.0179 kWh | +6.9 % | "
+    assert (f"| {obj} | facility\\_energy\\_per\\_million\\_tokens | 0.2613 kWh | 0.2792 kWh | +0.0179 kWh | +6.9 % | "
             "worse ▲ |") in r.out
     assert "| object | metric | base | head | change | relative | direction |" in r.out
     assert f"| {obj} | mfu | 59.64 % | 55.81 % | -3.83 points | -6.4 % | worse ▼ |" in r.out

@@ -73,7 +73,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used + job)
         else:
             m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used)
-        m |= dict.fromkeys(("energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
+        m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
@@ -83,7 +83,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
 PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.startswith("perf/"))
 #: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own.
 RATE_FIGURES = ("cost_per_token", "cost_per_million_tokens", "goodput_tokens_per_second", "goodput_time_to_train",
-                "energy_per_million_tokens", "job_energy")
+                "facility_energy_per_million_tokens", "job_energy")
 #: The estimate's metrics that read the part's HBM capacity only (of its figures the estimate reads).
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 

@@ -50,7 +50,7 @@ CLUSTER_POWER_METRICS = ("it_power_racks", "it_power", "shelf_loss", "it_power_t
 TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average", "power_idle",
                    "facility_energy_per_year", "energy_cost_per_year", "carbon_per_year", "water_per_year")
 #: A job's figures built on its cluster's average power (`analyse.job_energy`): they rest on what that rests on.
-JOB_ENERGY_METRICS = ("energy_per_million_tokens", "job_energy")
+JOB_ENERGY_METRICS = ("facility_energy_per_million_tokens", "job_energy")
 #: Of those, the ones without the shelves' conversion loss (at the equipment).
 CLUSTER_LOAD_METRICS = ("it_power_racks", "it_power_typical_racks", "network_power", "optics_power")
 #: Of those, the ones only the network's parts enter: the fabrics' switches and the links (`network_power`).

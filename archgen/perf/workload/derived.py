@@ -373,7 +373,7 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
     tput = est.bands.get("tokens_per_second")
     if est.kind != "inference" or tput is None:
         return {}
-    names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "energy_per_million_tokens")
+    names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "facility_energy_per_million_tokens")
     return bands(tput.family, [k for k in names if k in cost],
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 
