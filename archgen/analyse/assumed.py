@@ -43,6 +43,8 @@ FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")
 CHECKPOINT_FIGURES = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
                       "checkpoint_interval", "restart_time", "goodput", "goodput_tokens_per_second",
                       "goodput_time_to_train", "spares", "spare_power", "spare_space")
+#: A job's cost per token and the run's whole cost (per token x its tokens): they rest on the used hour's cost.
+PER_TOKEN_COSTS = ("cost_per_token", "cost_per_million_tokens", "job_cost")
 #: The cost figures that rest on every input of the TCO.
 TCO_METRICS = ("tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "job_cost_per_hour")
 
@@ -71,9 +73,9 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
             m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
-            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used + job)
+            m |= dict.fromkeys(PER_TOKEN_COSTS, used + job)
         else:
-            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used)
+            m |= dict.fromkeys(PER_TOKEN_COSTS, used)
         m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}

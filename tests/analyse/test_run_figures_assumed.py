@@ -5,6 +5,8 @@ estimate's tokens/s (they take its band, `bands.MADE_FROM_RATE`), and `job_it_en
 power too. On main a requirement on any of them read plainly met on the shipped GB200 SU, whose estimate reads gb200's
 unconfirmed `vector_peak` and `multiprocessors` and whose IT power rests on the trays' unconfirmed `power.max`
 (PWR012), while one on `job_energy` named both (newuser48). Each is now judged "on assumed inputs", naming them.
+`job_cost` (cost per token x the run's tokens) named nothing at all, not even the assumed prices its cost per token
+names.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from tests.conftest import shipped_edited
 TOKENS = 15.6e12
 #: Targets no estimate comes near: each requirement is met, and REQ005 says on what.
 TARGETS = {"time_to_train": "<= 100000 day", "accelerator_hours": "<= 1e12 h", "job_it_energy": "<= 1e9 MWh",
-           "job_energy": "<= 1e9 MWh"}
+           "job_energy": "<= 1e9 MWh", "job_cost": "<= 1e12 USD"}
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +52,8 @@ def test_the_it_energy_at_maximum_draw_does_not_rest_on_the_typical_draw_or_the_
     # enter it (they enter job_energy, at the average draw x PUE)
     assert "power.typical" not in req005["job_it_energy"] and "PUE" not in req005["job_it_energy"]
     assert "qm9700 power.typical (unconfirmed)" in req005["job_energy"] and "PUE" in req005["job_energy"]
+
+
+def test_the_runs_cost_names_the_assumed_prices_as_its_cost_per_token_does(req005):
+    assert "gb200-compute-tray price" in req005["job_cost"]
+    assert "hall-liquid utilisation (not stated: every hour taken as used)" in req005["job_cost"]
