@@ -314,8 +314,9 @@ def _signed(q: Q | None, unit: str = "") -> str:
 
 
 #: Metrics a pull request's power and cost delta is read from, shown together before the other metrics.
-POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "capex", "tco_per_year",
-                  "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "cost_per_million_tokens")
+POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "carbon_per_year", "water_per_year",
+                  "capex", "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
+                  "cost_per_million_tokens", "facility_energy_per_million_tokens", "job_energy")
 
 
 def power_and_cost(d: Diff) -> list[MetricChange]:
