@@ -340,10 +340,10 @@ def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
     `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
     own, as a sweep point's `power`).
 
-    At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's energy is this times its
-    `cost.energy.pue`) and without goodput's lost time. Published runs state energy on other bases (Llama 3.1's
-    model card: GPU-hours x the GPUs' 700 W TDP, GPUs only), so compare like with like. `metrics` are `check`'s
-    quantities or a sweep point's floats; none where `power` is unknown (None, NaN) or the run has no time to train.
+    At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's, `check`'s `job_energy`, takes
+    the average draw x `cost.energy.pue`) and goodput's lost time. Published runs state energy on other bases
+    (Llama 3.1's model card: GPU-hours x the GPUs' 700 W TDP, GPUs only), so compare like with like. `metrics` are
+    `check`'s quantities or a sweep point's floats; none where `power` is unknown (None, NaN) or no time to train.
     """
     if power is None or power != power or "time_to_train" not in metrics:
         return {}
