@@ -46,8 +46,9 @@ def _write(tmp_path: Path, metric: str) -> Path:
 
 
 def test_the_registry_has_the_new_name_only():
-    assert RENAMED == {"tflops_per_gpu": ("model_flops_per_gpu", "0.1.0")}
-    assert find("workload", "tflops_per_gpu") is None
+    assert RENAMED["tflops_per_gpu"] == ("model_flops_per_gpu", "0.1.0")
+    for old, (new, _) in RENAMED.items():   # each old name gone from the registry, its new one there
+        assert find("workload", old) is None and find("workload", new) is not None, old
     assert find("workload", "model_flops_per_gpu").dimension == "FLOPS"
 
 

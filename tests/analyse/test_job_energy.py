@@ -76,3 +76,15 @@ def test_a_requirement_on_the_run_energy_names_what_it_rests_on(tmp_path):
     assert len(found) == 1
     assert "hall-liquid energy price and PUE" in found[0].message
     assert "power.max (unconfirmed)" in found[0].message
+
+
+def test_the_old_name_is_read_as_the_new_one_with_a_located_warning(tmp_path):
+    # energy_per_million_tokens was renamed facility_energy_per_million_tokens (review23): not 10^6 x a sweep point's
+    # energy_per_token (IT at maximum draw); a requirement on the old name is judged on the new with SPC003
+    r = shipped_edited(tmp_path, "workloads/llama3-405b.yaml", "  precision: bf16\nrequirements:\n",
+                       "  precision: bf16\nrequirements:\n  - {id: REQ-E-002, statement: Energy per token, metric: "
+                       "energy_per_million_tokens, target: '<= 100 kWh'}\n")
+    [spc] = [f for f in r.findings if f.id == "SPC003" and "energy_per_million_tokens" in f.message]
+    assert "'facility_energy_per_million_tokens'" in spc.message and spc.location is not None
+    assert any(f.id == "REQ005" and "REQ-E-002" in f.message and "facility_energy_per_million_tokens = " in f.message
+               for f in r.findings)
