@@ -245,8 +245,10 @@ REGISTRY: tuple[Metric, ...] = (
            "job's share of its cluster's average IT load (accelerators used over the cluster's; typical draw where "
            "published, else maximum: then an upper bound on the draw) × the hall's annual PUE (`cost.energy.pue`), "
            "over tokens per second, × 10⁶: at the estimate's tokens/s, before goodput (failures and restarts add "
-           "to a training run's); not provided without the hall's `cost:`. Not a sweep point's `energy_per_token` "
-           "× 10⁶, which is IT energy at maximum draw without the PUE.", _JE, _T + _I, sweep=False, minimise=True),
+           "to a training run's); not provided without the hall's `cost:`. A serving job under an arrival rate is "
+           "charged that draw at any load (no source gives draw against load): the energy of the capacity held, "
+           "not of the work done. Not a sweep point's `energy_per_token` × 10⁶, which is IT energy at maximum draw "
+           "without the PUE.", _JE, _T + _I, sweep=False, minimise=True),
     Metric("workload", "job_energy", "J", "MWh", 1, "Facility energy of the run", "Facility energy per million "
            "tokens × the run's `checkpoint.tokens` / 10⁶: the hall's energy for the run (the job's average IT load × "
            "PUE × its time to train), before goodput (failures, restarts and checkpoints add to it). The run's IT "
