@@ -232,7 +232,9 @@ def _renamed_metrics() -> list[str]:
             "`Estimate.metrics[old]` reads it with a `DeprecationWarning`. Renamed so far (`archgen/metric.py`):", "",
             "| old name | new name | renamed in |", "|---|---|---|", *rows, "",
             "`tflops_per_gpu` held FLOP/s, as every value in JSON is SI, while its name said TFLOP/s. A validation",
-            "case measures it as `tflops_per_gpu` still, in the unit the case states (the case format's name).", ""]
+            "case measures it as `tflops_per_gpu` still, in the unit the case states (the case format's name).",
+            "`energy_per_million_tokens` is the hall's energy (average draw x PUE), not 10⁶ x a sweep point's",
+            "`energy_per_token` (IT energy at maximum draw), as `cost_per_million_tokens` is `cost_per_token`'s.", ""]
 
 
 def _alternatives(placeholder: str) -> str:

@@ -174,5 +174,8 @@ def unbounded(metric: str) -> str:
 #: Metrics renamed in a release: old name -> (new name, release). A spec that names the old one (a requirement's or
 #: an objective's `metric:`) is read as the new one with a located warning (SPC003, `archgen.migrate`), and the JSON
 #: outputs carry the old key beside the new with the same value (`output.envelope.metrics_json`), until the release
-#: after. `tflops_per_gpu` held FLOP/s, as every quantity does in SI, while its name said TFLOP/s (lo23cli).
-RENAMED: dict[str, tuple[str, str]] = {"tflops_per_gpu": ("model_flops_per_gpu", "0.1.0")}
+#: after. `tflops_per_gpu` held FLOP/s, as every quantity does in SI, while its name said TFLOP/s (lo23cli);
+#: `energy_per_million_tokens`, the hall's energy at the average draw with the PUE, was not 10^6 x a sweep point's
+#: `energy_per_token`, IT energy at maximum draw, as cost_per_million_tokens is cost_per_token's (review23).
+RENAMED: dict[str, tuple[str, str]] = {"tflops_per_gpu": ("model_flops_per_gpu", "0.1.0"),
+                                       "energy_per_million_tokens": ("facility_energy_per_million_tokens", "0.1.0")}

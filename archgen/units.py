@@ -383,8 +383,8 @@ Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8
 #: Grams of CO2-equivalent per kWh of electricity: coal-fired generation's life-cycle emissions are 820 g/kWh
 #: (median; IPCC AR5 WG3 Annex III, Table A.III.2), the most a grid of coal alone emits, so 2,000 is no grid's.
 CarbonIntensity = Annotated[Q, Dim("g/kWh", ge=0, le=2000, label="a carbon intensity", example="390 g/kWh")]
-#: Litres of water per kWh of IT energy (WUE, The Green Grid White Paper #35): 1.8 L/kWh is the US data-centre
-#: average on site (Shehabi et al., "United States Data Center Energy Usage Report", LBNL-1005775, 2016).
+#: Litres of water per kWh of IT energy (WUE, The Green Grid White Paper #35); US data centres used 1.8 L on site per
+#: kWh consumed in 2014 (Shehabi et al., "United States Data Center Energy Usage Report", LBNL-1005775, 2016).
 WaterIntensity = Annotated[Q, Dim("L/kWh", ge=0, le=50, label="a water use per energy", example="1.8 L/kWh")]
 
 

@@ -23,11 +23,11 @@ def test_carbon_water_and_job_energy_are_in_the_power_and_cost_table():
                MetricChange(CLUSTER, "water_per_year", Q_(5.0e4, "m**3"), Q_(6.0e4, "m**3")),
                MetricChange(CLUSTER, "facility_energy_per_year", Q_(3.0e14, "J"), Q_(3.6e14, "J")),
                MetricChange(JOB, "job_energy", Q_(7.0e13, "J"), Q_(8.0e13, "J")),
-               MetricChange(JOB, "energy_per_million_tokens", Q_(4.0e6, "J"), Q_(4.5e6, "J")))
+               MetricChange(JOB, "facility_energy_per_million_tokens", Q_(4.0e6, "J"), Q_(4.5e6, "J")))
     d = _diff(*changes)
     assert [(c.object, c.metric) for c in power_and_cost(d)] == [
         (CLUSTER, "facility_energy_per_year"), (CLUSTER, "carbon_per_year"), (CLUSTER, "water_per_year"),
-        (JOB, "energy_per_million_tokens"), (JOB, "job_energy")]
+        (JOB, "facility_energy_per_million_tokens"), (JOB, "job_energy")]
     text = markdown(d)
     table = text.split("### Power and cost", 1)[1].split("###", 1)[0]
     assert "| `cluster/c` | carbon\\_per\\_year | 100,000 t | 120,000 t |" in table

@@ -1,6 +1,6 @@
 """The energy and sustainability metrics in `check --format json` are in the unit docs/metrics.md states (nu48fix).
 
-newuser48 read `job_energy`, `energy_per_million_tokens` and `facility_energy_per_year` in J in the JSON while
+newuser48 read `job_energy`, `facility_energy_per_million_tokens` and `facility_energy_per_year` in J in the JSON while
 docs/metrics.md showed MWh and kWh, and no page said which. The rule is one for every metric (ARCHITECTURE.md: JSON
 quantities are ``{"value", "unit"}`` in SI base or derived units, an IT power in W as much as an energy in J); the
 page now gives each metric's JSON unit beside its display unit, and this test holds the JSON to the page. The hall's
@@ -23,8 +23,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
 HALL = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
 STATED = "sustainability: {carbon_intensity: 384 g/kWh, wue: 0.2 L/kWh, basis: assumed, source: test inputs}\n"
 ENERGY = {"cluster/gb200-nvl72-su": ("facility_energy_per_year", "carbon_per_year", "water_per_year", "it_power"),
-          "workload/llama3-405b-pretrain-gb200": ("energy_per_million_tokens", "job_energy", "job_it_energy"),
-          "workload/llama3-70b-serve-gb200": ("energy_per_million_tokens",)}
+          "workload/llama3-405b-pretrain-gb200": ("facility_energy_per_million_tokens", "job_energy", "job_it_energy"),
+          "workload/llama3-70b-serve-gb200": ("facility_energy_per_million_tokens",)}
 
 
 def _units(page: str) -> dict[str, tuple[str, str]]:
@@ -46,7 +46,7 @@ def checked(tmp_path_factory):
 def test_the_page_states_each_metrics_json_unit():
     units = _units(DOC.read_text(encoding="utf-8"))
     assert units["job_energy"] == ("MWh", "J")
-    assert units["energy_per_million_tokens"] == ("kWh", "J")
+    assert units["facility_energy_per_million_tokens"] == ("kWh", "J")
     assert units["facility_energy_per_year"] == ("MWh", "J")
     assert units["carbon_per_year"] == ("t", "kg")
     assert units["water_per_year"] == ("m**3", "m^3")

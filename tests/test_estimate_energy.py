@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 SPECS = Path(__file__).parents[1] / "specs"
-NOTE = ("note: energy: `archgen check` computes energy_per_million_tokens, job_energy and job_it_energy (the job's "
+NOTE = ("note: energy: `archgen check` computes facility_energy_per_million_tokens, job_energy and job_it_energy (the job's "
         "share of the cluster's draw × the hall's PUE, over these tokens/s); `archgen estimate` gives the performance "
         "estimate only")
 
@@ -43,14 +43,14 @@ def test_estimate_names_the_energy_check_computes(tmp_path, cli):
 
 def test_serving_job_gets_the_energy_per_million_tokens_only(cli):
     r = cli("estimate", "--workload", "llama3-70b-serve-b200")
-    assert ("note: energy: `archgen check` computes energy_per_million_tokens (the job's share of the cluster's draw "
+    assert ("note: energy: `archgen check` computes facility_energy_per_million_tokens (the job's share of the cluster's draw "
             "× the hall's PUE, over these tokens/s)") in r.out
 
 
 def test_without_a_facility_it_says_neither_command_gives_it(tmp_path, cli):
     r = cli("estimate", "--workload", "llama3-70b-pretrain-b200", "--path", str(_superpod(tmp_path, False)))
     assert ("note: energy: `archgen check` computes job_it_energy (IT energy at maximum draw, without the PUE); "
-            "energy_per_million_tokens and job_energy are not provided by `archgen check` either: cluster "
+            "facility_energy_per_million_tokens and job_energy are not provided by `archgen check` either: cluster "
             "'dgx-b200-superpod' names no `facility:`") in r.out
 
 

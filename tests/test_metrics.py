@@ -50,6 +50,17 @@ def test_names_are_declared_once_per_subject():
     assert len(seen) == len(metrics.REGISTRY)
 
 
+def test_a_per_million_tokens_metric_is_its_per_token_namesakes_figure_times_a_million():
+    # cost_per_million_tokens is cost_per_token x 10^6; a per-million figure on another basis needs its own name
+    # (review23: `energy_per_million_tokens`, the hall's energy at the average draw with the PUE, stood beside a sweep
+    # point's `energy_per_token`, IT energy at maximum draw: 10^6 times the one was not the other)
+    names = {m.name: m for m in metrics.REGISTRY}
+    for m in metrics.REGISTRY:
+        per = names.get(m.name.removesuffix("_per_million_tokens") + "_per_token")
+        if m.name.endswith("_per_million_tokens") and per is not None:
+            assert m.description.startswith(f"{per.title} × 10⁶"), (m.name, per.name)
+
+
 def test_placeholders_match_ids_tiers_and_link_levels():
     assert metrics.lookup("cluster/c", "racks.gb200-nvl72").name == "racks.<rack>"
     assert metrics.lookup("cluster/c/fabric/compute", "spine.switches").name == "<tier>.switches"

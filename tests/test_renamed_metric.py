@@ -46,8 +46,9 @@ def _write(tmp_path: Path, metric: str) -> Path:
 
 
 def test_the_registry_has_the_new_name_only():
-    assert RENAMED == {"tflops_per_gpu": ("model_flops_per_gpu", "0.1.0")}
-    assert find("workload", "tflops_per_gpu") is None
+    assert RENAMED["tflops_per_gpu"] == ("model_flops_per_gpu", "0.1.0")
+    for old, (new, _) in RENAMED.items():   # each old name gone from the registry, its new one there
+        assert find("workload", old) is None and find("workload", new) is not None, old
     assert find("workload", "model_flops_per_gpu").dimension == "FLOPS"
 
 
@@ -84,3 +85,12 @@ def test_the_python_api_reads_the_old_name_with_a_deprecation_warning():
         assert math.isclose(est.metrics["tflops_per_gpu"].m_as("TFLOPS"), 1300)
     with pytest.raises(KeyError):
         est.metrics["tflops"]
+
+
+def test_get_reads_the_old_name_as_indexing_does():
+    # review23: `est.metrics.get("tflops_per_gpu")` answered None while `["tflops_per_gpu"]` gave the value
+    est = Estimate("w", "training", "b200", 8, {}, {"model_flops_per_gpu": Q_(1.3e15, "FLOPS")}, {}, {}, True)
+    with pytest.warns(DeprecationWarning, match="'tflops_per_gpu' was renamed") as caught:
+        assert math.isclose(est.metrics.get("tflops_per_gpu").m_as("TFLOPS"), 1300)
+    assert caught[0].filename == __file__   # the warning points at the caller
+    assert est.metrics.get("tflops") is None and est.metrics.get("tflops", 0) == 0

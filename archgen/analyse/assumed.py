@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
 from archgen.analyse.storage_cost import not_costed
 from archgen.metrics import declared
+from archgen.perf.workload.bands import MADE_FROM_RATE
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -44,6 +45,8 @@ FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")
 CHECKPOINT_FIGURES = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
                       "checkpoint_interval", "restart_time", "goodput", "goodput_tokens_per_second",
                       "goodput_time_to_train", "spares", "spare_power", "spare_space")
+#: A job's cost per token and the run's whole cost (per token x its tokens): they rest on the used hour's cost.
+PER_TOKEN_COSTS = ("cost_per_token", "cost_per_million_tokens", "job_cost")
 #: The cost figures that rest on every input of the TCO.
 TCO_METRICS = ("tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "job_cost_per_hour")
 
@@ -72,10 +75,10 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
             m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
-            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used + job)
+            m |= dict.fromkeys(PER_TOKEN_COSTS, used + job)
         else:
-            m |= dict.fromkeys(("cost_per_token", "cost_per_million_tokens"), used)
-        m |= dict.fromkeys(("energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
+            m |= dict.fromkeys(PER_TOKEN_COSTS, used)
+        m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
@@ -83,9 +86,10 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
 
 #: The workload metrics the performance model computes (the registry's, by the module that computes each).
 PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.startswith("perf/"))
-#: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own.
-RATE_FIGURES = ("cost_per_token", "cost_per_million_tokens", "goodput_tokens_per_second", "goodput_time_to_train",
-                "energy_per_million_tokens", "job_energy")
+#: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own: those
+#: that take its band (`bands.MADE_FROM_RATE`; review23: the time to train, accelerator-hours, job cost and IT energy
+#: were met on an unconfirmed peak without REQ005 naming it).
+RATE_FIGURES = MADE_FROM_RATE
 #: The estimate's metrics that read the part's HBM capacity only (of its figures the estimate reads).
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 

@@ -22,13 +22,13 @@ from archgen.units import Q
 
 def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerators: int,
                tokens_per_second: Q | None, run_tokens: float | None = None) -> dict[str, Q]:
-    """`energy_per_million_tokens` and, with the run's `run_tokens`, `job_energy`; empty where not provided."""
+    """`facility_energy_per_million_tokens` and, with the run's `run_tokens`, `job_energy`; empty where not provided."""
     if (pue is None or c.facility_energy is None or not cluster_accelerators or tokens_per_second is None
             or not tokens_per_second.m > 0):
         return {}
     power = c.power_average * (accelerators / cluster_accelerators) * pue
     per_token = (power / tokens_per_second).to("J")
-    m = {"energy_per_million_tokens": (per_token * 1e6).to("kWh")}
+    m = {"facility_energy_per_million_tokens": (per_token * 1e6).to("kWh")}
     if run_tokens:
         m["job_energy"] = (per_token * run_tokens).to("MWh")
     return m

@@ -21,12 +21,13 @@ from archgen.analyse.nodes import (  # re-exported
     node_types,
 )
 from archgen.analyse.scale_up_racks import rack_problems, trunk_links_per_pair
-from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches, ports_needed
+from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import Accelerator, System
 from archgen.model.cluster import Dragonfly, FatTree, ScaleUp, Torus
+from archgen.perf.hw.switch_ports import ports_needed
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
 

@@ -167,7 +167,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         spent = job_energy(cost, _pue(a), est.accelerators, a.accelerators, raw_tps, run) if cost is not None else {}
         extra |= spent
         if not spent and raw_tps is not None and raw_tps.m > 0:
-            names = ("energy_per_million_tokens",) + (("job_energy",) if run else ())
+            names = ("facility_energy_per_million_tokens",) + (("job_energy",) if run else ())
             _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
         if other or swapped:   # an unknown blocking time's other end first where both are unknown (REL008)
             ops.unsettled[path] = {**unsettled(extra, swapped, REPAIR_ENDS), **unsettled(extra, other)}

@@ -49,8 +49,11 @@ CLUSTER_POWER_METRICS = ("it_power_racks", "it_power", "shelf_loss", "it_power_t
 #: The rack's and cluster's metrics at typical draw (`power.typical`, else `power.max`); the others at maximum draw.
 TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average", "power_idle",
                    "facility_energy_per_year", "energy_cost_per_year", "carbon_per_year", "water_per_year")
-#: A job's figures built on its cluster's average power (`analyse.job_energy`): they rest on what that rests on.
-JOB_ENERGY_METRICS = ("energy_per_million_tokens", "job_energy")
+#: A job's figures built on its cluster's power, and the cluster metric each takes its share of: the average power
+#: (`analyse.job_energy`) or the maximum IT power (`job_it_energy`, `perf.workload.derived.run_energy`); they rest on
+#: what that rests on.
+JOB_ENERGY_METRICS = {"facility_energy_per_million_tokens": "power_average", "job_energy": "power_average",
+                      "job_it_energy": "it_power"}
 #: Of those, the ones without the shelves' conversion loss (at the equipment).
 CLUSTER_LOAD_METRICS = ("it_power_racks", "it_power_typical_racks", "network_power", "optics_power")
 #: Of those, the ones only the network's parts enter: the fabrics' switches and the links (`network_power`).
@@ -168,15 +171,15 @@ def rack_loop_inputs(racks: Mapping[str, Any]) -> dict[str, dict[str, tuple[str,
 
 
 def add_job_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], workloads: Mapping[str, Any]) -> None:
-    """Give each job's energy (`JOB_ENERGY_METRICS`) the unconfirmed power figures of its cluster's average power.
+    """Give each job's energy (`JOB_ENERGY_METRICS`) the unconfirmed power figures of the cluster power it is built on.
 
     `workloads` are the pipeline's `WorkloadResult`s by path; `assumed` already holds the clusters' figures
     (`add_power_inputs`), so a requirement on a job's energy names them as one on the cluster's energy does.
     """
     for path, r in workloads.items():
         est = r.estimate
-        words = assumed.get(f"cluster/{est.cluster}", {}).get("power_average", ()) if est is not None else ()
-        for k in JOB_ENERGY_METRICS:
-            if words and k in est.metrics:
+        cluster = assumed.get(f"cluster/{est.cluster}", {}) if est is not None else {}
+        for k, power in JOB_ENERGY_METRICS.items():
+            if (words := cluster.get(power, ())) and k in est.metrics:
                 have = assumed.setdefault(path, {})
                 have[k] = tuple(dict.fromkeys((*have.get(k, ()), *words)))

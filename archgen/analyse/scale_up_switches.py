@@ -29,10 +29,8 @@ from archgen.analyse.ports import Problem
 from archgen.build import ClusterDesign, Design
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
-from archgen.perf.hw.switch_ports import ports_needed, widest_switched
 
-__all__ = ["chip_links", "one_hop", "own_links_domain", "placed_switches", "ports_needed", "switched_cables",
-           "widest_switched"]
+__all__ = ["chip_links", "one_hop", "own_links_domain", "placed_switches", "switched_cables"]
 
 
 def own_links_domain(su: ScaleUp) -> bool:

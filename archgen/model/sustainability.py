@@ -24,7 +24,8 @@ class Sustainability(Spec):
         "it is the cluster's `carbon_per_year`. Unstated: no carbon figure."))
     wue: WaterIntensity | None = Field(None, description=(
         "Water usage effectiveness: the site's annual water use over its IT energy (The Green Grid White Paper "
-        "#35, 2011), e.g. '1.8 L/kWh' for evaporative heat rejection or near 0 for dry coolers; it is the site's "
+        "#35, 2011), e.g. '1.8 L/kWh' (US data centres' 2014 on-site average over every cooling design, "
+        "LBNL-1005775) or near 0 for dry coolers; it is the site's "
         "figure, not the racks' (a closed liquid loop consumes no water, its heat rejection may). The cluster's "
         "annual IT energy times it is its `water_per_year`. Unstated: no water figure."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the intensities are sourced or assumed.")

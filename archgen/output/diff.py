@@ -317,8 +317,8 @@ def _signed(q: Q | None, unit: str = "") -> str:
 #: metrics: a hall's carbon and water per year (`analyse.sustainability`) and a job's energy (`analyse.job_energy`)
 #: with its energy per year, where both sides have them (nu48fix: they were only among the other metrics).
 POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "carbon_per_year", "water_per_year",
-                  "energy_per_million_tokens", "job_energy", "capex", "tco_per_year", "tco_per_accelerator_hour",
-                  "tco_per_used_accelerator_hour", "cost_per_million_tokens")
+                  "facility_energy_per_million_tokens", "job_energy", "capex", "tco_per_year",
+                  "tco_per_accelerator_hour", "tco_per_used_accelerator_hour", "cost_per_million_tokens")
 
 
 def power_and_cost(d: Diff) -> list[MetricChange]:

@@ -72,8 +72,8 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
 #: (`derived.run_bands`, `derived.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
 #: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
 MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
-                  "goodput_tokens_per_second", "energy_per_token", "energy_per_million_tokens", "accelerator_hours",
-                  "goodput_accelerator_hours", "job_it_energy", "job_energy")
+                  "goodput_tokens_per_second", "energy_per_token", "facility_energy_per_million_tokens",
+                  "accelerator_hours", "goodput_accelerator_hours", "job_it_energy", "job_energy")
 QUANTITIES: dict[str, dict[str, str]] = {
     # `tflops_per_gpu`: the validation cases' name for model_flops_per_gpu (model.cases.METRIC_UNITS)
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
@@ -83,7 +83,7 @@ QUANTITIES: dict[str, dict[str, str]] = {
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
                   # turned (added where the cost is, `perf.workload.derived.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
-                  "energy_per_token": "tokens_per_second", "energy_per_million_tokens": "tokens_per_second",
+                  "energy_per_token": "tokens_per_second", "facility_energy_per_million_tokens": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},
 }

@@ -341,10 +341,10 @@ def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
     `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
     own, as a sweep point's `power`).
 
-    At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's energy is this times its
-    `cost.energy.pue`) and without goodput's lost time. Published runs state energy on other bases (Llama 3.1's
-    model card: GPU-hours x the GPUs' 700 W TDP, GPUs only), so compare like with like. `metrics` are `check`'s
-    quantities or a sweep point's floats; none where `power` is unknown (None, NaN) or the run has no time to train.
+    At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's, `check`'s `job_energy`, takes
+    the average draw x `cost.energy.pue`) and goodput's lost time. Published runs state energy on other bases
+    (Llama 3.1's model card: GPU-hours x the GPUs' 700 W TDP, GPUs only), so compare like with like. `metrics` are
+    `check`'s quantities or a sweep point's floats; none where `power` is unknown (None, NaN) or no time to train.
     """
     if power is None or power != power or "time_to_train" not in metrics:
         return {}
@@ -374,7 +374,7 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
     tput = est.bands.get("tokens_per_second")
     if est.kind != "inference" or tput is None:
         return {}
-    names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "energy_per_million_tokens")
+    names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "facility_energy_per_million_tokens")
     return bands(tput.family, [k for k in names if k in cost],
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 

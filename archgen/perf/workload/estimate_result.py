@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
+from typing import Any
 
 from archgen.metric import RENAMED
 from archgen.model.requirements import Outcome
@@ -28,8 +29,18 @@ class Metrics(dict[str, Q]):
     def __missing__(self, name: str) -> Q:
         if name not in RENAMED:
             raise KeyError(name)
+        return self._renamed(name, 3)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """As `[name]` for a renamed metric's old name, warning too (review23: it answered None), else `dict.get`."""
+        if name not in self and name in RENAMED and RENAMED[name][0] in self:
+            return self._renamed(name, 3)
+        return super().get(name, default)
+
+    def _renamed(self, name: str, stacklevel: int) -> Q:
         new, since = RENAMED[name]
-        warnings.warn(f"metric {name!r} was renamed {new!r} in {since}: use {new!r}", DeprecationWarning, stacklevel=2)
+        warnings.warn(f"metric {name!r} was renamed {new!r} in {since}: use {new!r}", DeprecationWarning,
+                      stacklevel=stacklevel)
         return self[new]
 
 

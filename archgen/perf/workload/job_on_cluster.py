@@ -76,6 +76,9 @@ class JobOnCluster:
                        requirements=judge_requirements(self.requirements, est, OPERATIONS, rests=self.rests))
 
 
+#: The hall's energy per million tokens (`analyse.job_energy`), as the energy note names it.
+PER_MILLION = "facility_energy_per_million_tokens"
+
 def run_figures(est: Estimate, workload: Workload) -> Estimate:
     """`est` with a training run's time to train and accelerator-hours, where the workload states its token budget.
 
@@ -108,9 +111,9 @@ def energy_note(est: Estimate, workload: Workload, no_energy: str | None) -> str
     run = est.kind == "training" and bool(workload.checkpoint.tokens)
     if no_energy:   # the IT energy at maximum draw needs no PUE
         return ("energy: " + ("`archgen check` computes job_it_energy (IT energy at maximum draw, without the PUE); "
-                              "energy_per_million_tokens and job_energy are" if run else "energy_per_million_tokens is")
+                              f"{PER_MILLION} and job_energy are" if run else f"{PER_MILLION} is")
                 + f" not provided by `archgen check` either: {no_energy}")
-    listed = "energy_per_million_tokens, job_energy and job_it_energy" if run else "energy_per_million_tokens"
+    listed = f"{PER_MILLION}, job_energy and job_it_energy" if run else PER_MILLION
     return (f"energy: `archgen check` computes {listed} (the job's share of the cluster's draw × the hall's PUE, "
             "over these tokens/s); `archgen estimate` gives the performance estimate only")
 
