@@ -276,6 +276,29 @@ def _one_branch(doc: Source, prefix: tuple, err: Mapping) -> Mapping | None:
 
 
 def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
+    problem = _described(doc, cls, err, prefix)
+    if err["type"] not in ("missing", "extra_forbidden", "value_error") and err.get("input", ...) is None \
+            and _empty(doc, problem.path):   # `max:` with nothing after it, which YAML reads as null
+        return replace(problem, message=f"empty value{': ' if problem.message else ''}{problem.message}",
+                       hint=problem.hint or ("YAML reads a key or '-' with nothing after it as null: write the "
+                                             "value, or leave the entry out"))
+    return problem
+
+
+def _empty(doc: Source, path: str) -> bool:
+    """Whether the key or list item at the dotted `path` is in `doc` with an empty (null) value."""
+    node: object = doc.data
+    for step in path.split("."):
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return False
+    return node is None
+
+
+def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
     raw = _unwrapped(doc, prefix, err["loc"])   # with the tag of a discriminated union's member (fabrics.0.torus)
     rel = untagged(cls, raw)
     loc = prefix + rel
