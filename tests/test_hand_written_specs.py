@@ -198,3 +198,24 @@ def test_a_fraction_of_a_rack_unit_is_refused(height, got):
         PduMechanical(height=height, weight="9 kg")   # a 0U PDU's height, whole too
     with pytest.raises(ValidationError, match=expected):
         FormFactor(standard="eia-19", height=height, width="600 mm", depth="1 m", max_payload="1 t", weight="1 kg")
+
+
+def test_a_fractions_json_schema_keeps_its_bounds_and_takes_a_percentage():
+    """The JSON Schema (editors, partners) states the bounds as minimum/maximum and allows '85 %'."""
+    from archgen.schema import schemas
+
+    cooling = schemas()["System"]["$defs"]["Cooling"]["properties"]["liquid_fraction"]
+    assert cooling["anyOf"][0] == {"type": "number", "minimum": 0, "maximum": 1}
+    assert cooling["anyOf"][1]["type"] == "string"
+    efficiency = schemas()["Accelerator"]["$defs"]["Efficiency"]["properties"]["gemm"]["additionalProperties"]
+    assert efficiency["anyOf"][0] == {"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+
+
+@pytest.mark.parametrize("target", ["150 %", 0])
+def test_a_goodput_target_outside_its_range_says_so(target):
+    from pydantic import ValidationError
+
+    from archgen.model.reliability import Checkpointing
+
+    with pytest.raises(ValidationError, match="goodput is a fraction of wall time, above 0 and at most 1"):
+        Checkpointing(goodput_target=target)

@@ -31,7 +31,7 @@ CASES = [
      "height: expected a rack height of at most 100 U"),
     ("racks/dgx-h100-4.yaml", "{at: 40, part: sn2201", "{at: 9223372036854775807, part: sn2201", 1,
      "slots.1.at: expected a number of at most 100, got 9223372036854775807"),
-    (H100, "gemm: {fp16: 0.803", "gemm: {fp16: -0.5", 1, "efficiency.gemm.fp16: expected a number greater than 0, got -0.5"),
+    (H100, "gemm: {fp16: 0.803", "gemm: {fp16: -0.5", 1, "efficiency.gemm.fp16: expected a number greater than 0.0, got -0.5"),
     (H100, "links: 18", "links: 9223372036854775807", 1, "scale_up.links: expected a number of at most 1024, got 9223372036854775807"),
     ("catalog/links/dac-400g.yaml", "lanes: 4", "lanes: 9223372036854775807", 1, "lanes:"),
     ("catalog/cooling/in-rack-cdu-100kw.yaml", "count: 2", "count: 9223372036854775807", 1, "pumps.count:"),

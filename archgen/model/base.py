@@ -144,7 +144,7 @@ class Cooling(Spec):
 
     type: Literal["air", "liquid", "hybrid"] = Field("air", description="air, liquid (cold plates) or hybrid.")
     liquid_fraction: Fraction = Field(
-        0.0, ge=0, le=1, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
+        0.0, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
     inlet_min: Temperature | None = Field(None, description=(
         "Lowest inlet (ambient) air temperature the datasheet allows in operation, e.g. '5 degC' (DGX H100/H200 "
         "User Guide: 5-30 °C); COOL015 compares the hall's air supply with it. Left out: not stated, not judged."))

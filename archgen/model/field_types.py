@@ -1,9 +1,10 @@
 """Field types the spec models share beyond `archgen.units`: a fraction, and a height in whole rack units.
 
-`Fraction` is the one rule for a share of something (a liquid fraction, an efficiency, a derating, an AFR): written
-as a number (``0.85``) or as a dimensionless quantity of the one registry (``'85 %'``, ``'85 percent'``). Each field
-keeps its own bounds (``Field(gt=0, le=1)``). `RackHeight` and `ZeroURackHeight` are `units.RackSpace` and
-`units.ZeroURackSpace` in whole rack units.
+`as_fraction` is the one rule for a share of something (a liquid fraction, an efficiency, a derating, an AFR): written
+as a number (``0.85``) or as a dimensionless quantity of the one registry (``'85 %'``, ``'85 percent'``). A field
+takes one of three types: `Fraction` (0 to 1), `PositiveFraction` (above 0, at most 1) or `Share` (bounds checked by
+its model, in its own words). `RackHeight` and `ZeroURackHeight` are `units.RackSpace` and `units.ZeroURackSpace` in
+whole rack units.
 """
 
 from __future__ import annotations
@@ -40,9 +41,24 @@ def as_fraction(value: object) -> object:
     return float(q.m_as(""))
 
 
-#: A share of something: a number or a percentage ('85 %'), read as the number (0.85); the field sets its bounds.
-Fraction = Annotated[float, BeforeValidator(as_fraction, json_schema_input_type=float | str),
-                     Field(json_schema_extra={"examples": [0.85, "85 %"]})]
+def _number_or_string(schema: dict) -> None:
+    """A fraction's JSON Schema: the number with its bounds, or a string such as '85 %' (for an editor's checks)."""
+    number = {k: schema.pop(k) for k in list(schema) if k in _NUMBER_KEYS}
+    schema["anyOf"] = [number, {"type": "string", "examples": ["85 %"]}]
+
+
+_NUMBER_KEYS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+# The bounds come first, so that pydantic checks them on the number `as_fraction` gives and writes them in the JSON
+# Schema as minimum and maximum (a bound given after the validator, as a field's own, is neither).
+#: A share from 0 to 1: '85 %' or 0.85 (a liquid fraction, a discount rate).
+Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(as_fraction),
+                     Field(json_schema_extra=_number_or_string)]
+#: A share above 0, at most 1: an efficiency, a derating (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
+PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(as_fraction),
+                             Field(json_schema_extra=_number_or_string)]
+#: A share whose model states its bounds in its own words (an AFR above 100 % is written with `fit`).
+Share = Annotated[float, BeforeValidator(as_fraction), Field(json_schema_extra=_number_or_string)]
 
 
 def _whole_units(q: pint.Quantity) -> pint.Quantity:

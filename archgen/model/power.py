@@ -8,7 +8,7 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Mechanical, Part, Psus, spare_units
-from archgen.model.field_types import Fraction, ZeroURackHeight
+from archgen.model.field_types import Fraction, PositiveFraction, ZeroURackHeight
 from archgen.model.spec import FieldError, Spec
 from archgen.units import Current, Dim, Power, Q, Voltage
 
@@ -73,7 +73,7 @@ class PowerShelf(Part):
     psus: Psus | None = Field(None, description=(
         "PSUs in the shelf; with their `capacity`, the shelf's `capacity` is at most what the PSUs the redundancy "
         "keeps active deliver (6 x 3 kW in N+1: 15 kW)."))
-    efficiency: Fraction = Field(0.97, gt=0, le=1, description="Conversion efficiency at typical load.")
+    efficiency: PositiveFraction = Field(0.97, description="Conversion efficiency at typical load.")
     efficiency_range: tuple[Fraction, Fraction] | None = Field(None, description=(
         "Where `efficiency` is unconfirmed: the low and high efficiency it may lie between, with their source in "
         "`source:` or `notes:`, e.g. [0.965, 0.977]; PWR012 gives the cluster's IT power at both ends."))

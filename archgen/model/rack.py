@@ -10,7 +10,7 @@ from archgen.model.base import Redundancy
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
-from archgen.model.field_types import Fraction, RackHeight
+from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.units import Current, Length, Mass, Temperature, TemperatureDelta, Voltage
@@ -45,12 +45,12 @@ class Feeds(Spec):
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
     redundancy: Redundancy = Field("N", description="N, N+1 or N+N (also written 2N).")
-    derating: Fraction = Field(0.8, gt=0, le=1, description=(
+    derating: PositiveFraction = Field(0.8, description=(
         "Continuous-load factor: the share of the breaker rating the feed carries continuously. Default 0.8: NEC "
         "(NFPA 70) 210.20(A) rates a branch circuit's overcurrent device at no less than 125 % of its continuous load "
         "(1 / 1.25 = 0.8); 1.0 for an assembly listed for 100 % operation (its exception). The rack document marks "
         "the default as assumed."))
-    power_factor: Fraction = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
+    power_factor: PositiveFraction = Field(1.0, description="Load power factor (W per VA); 1.0 unless stated.")
 
 
 class ShelfCords(Spec):

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.cost import Price
-from archgen.model.field_types import Fraction
+from archgen.model.field_types import PositiveFraction, Share
 from archgen.model.spec import Document, FieldError, Id, Ref, Spec, raise_each
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power, PowerOrZero, Q
 
@@ -43,7 +43,7 @@ PART_CLASSES: dict[str, str] = {
 class FailureRate(Spec):
     """How often one unit of a part fails and how long it takes to bring it back."""
 
-    afr: Fraction | None = Field(default=None, description="Annual failure rate: failures per unit-year, as a fraction "
+    afr: Share | None = Field(default=None, description="Annual failure rate: failures per unit-year, as a fraction "
                                       "(0.05) or a percentage ('5 %'), from 0 to 100 %.")
     fit: float | None = Field(None, ge=0, le=1e9, description="Failures per 10^9 unit-hours (FIT), instead of `afr`.")
     repair: DurationOrZero = Field(default_factory=lambda: Q_(24, "h"), description=(
@@ -195,12 +195,12 @@ class Storage(Spec):
     capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
     write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
     read_bandwidth: Bandwidth = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
-    write_efficiency: Fraction | None = Field(None, gt=0, le=1, description=(
+    write_efficiency: PositiveFraction | None = Field(None, description=(
         "Fraction of `write_bandwidth` a checkpoint save reaches on this storage, as measured (say where in "
         "`source`), e.g. 0.16. Left out: checkpoints are written at the stated bandwidth, and goodput says so. One "
         "published measurement: saves at 16.0 % of 250 GB/s on an NFS-backed 504-GPU B200 cluster (Lablup, arXiv "
         "2605.09370v5, abstract), a figure of that system, not a default."))
-    read_efficiency: Fraction | None = Field(None, gt=0, le=1, description=(
+    read_efficiency: PositiveFraction | None = Field(None, description=(
         "Fraction of `read_bandwidth` a restore reaches, as `write_efficiency` (Lablup: 21.5 % of 700 GB/s)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the figures come from.")
@@ -269,7 +269,7 @@ class Checkpointing(Spec):
         "from there (Gemini, SOSP 2023); blocking like `asynchronous`. No `storage:` needed."))
     tokens: float | None = Field(None, gt=0, le=1e18, description="Token budget of the run, e.g. 15.6e12, for the "
                                                                   "time to train.")
-    goodput_target: Fraction | None = Field(None, gt=0, description=(
+    goodput_target: Share | None = Field(None, description=(
         "Goodput the job must hold; hot spares are sized to it (default 0.9). At most 1."))
 
     @model_validator(mode="after")
@@ -277,7 +277,7 @@ class Checkpointing(Spec):
         if self.interval is not None and self.interval < Q_(1, "s"):
             raise FieldError(("interval",), f"a checkpoint interval of {self.interval:~P} checkpoints without "
                                             "training in between; give at least 1 s, or leave it out for Daly's")
-        if self.goodput_target is not None and self.goodput_target > 1:
-            raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, at most 1, got "
+        if self.goodput_target is not None and not 0 < self.goodput_target <= 1:
+            raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, above 0 and at most 1, got "
                                                   f"{self.goodput_target:g}; write e.g. 0.9")
         return self
