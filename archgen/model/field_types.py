@@ -18,7 +18,7 @@ from pydantic_core import PydanticCustomError
 from archgen.pint_import import pint
 from archgen.units import RackSpace, ZeroURackSpace, format_quantity, parse_quantity, ureg
 
-#: What a fraction field expects, in its messages and its spec reference.
+#: What a fraction field expects, as its error message says it.
 FRACTION_EXPECTED = "a fraction such as 0.85 or a percentage such as '85 %'"
 
 
