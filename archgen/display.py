@@ -16,7 +16,7 @@ import numpy as np
 from archgen.metric import Metric
 from archgen.metrics import SPARE_RANGED, unbounded
 from archgen.pint_import import pint
-from archgen.units import ureg
+from archgen.units import Q_, format_quantity, ureg
 
 #: Display symbols for unit expressions whose pint symbol is awkward in a document.
 UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
@@ -97,6 +97,21 @@ def significant(value: float, digits: int = 4) -> str:
         return f"{value:,.{digits}g}"
     text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+#: Significant figures of a quantity in a check's message (`quantity`): Python's ``g`` default, six, which keeps every
+#: figure a datasheet prints and drops a float's noise (16th figure) from a product or a unit conversion.
+QUANTITY_FIGURES = 6
+
+
+def quantity(value: pint.Quantity, figures: int = QUANTITY_FIGURES) -> str:
+    """A quantity as a check's message shows it: in its own unit, at `figures` significant figures, as a spec writes it.
+
+    ``8 x 700 W`` in kW reads ``'5.6 kW'``, not ``'5.6000000000000005 kW'``, and 1000.0 W ``'1000 W'``: the text is
+    `units.format_quantity`'s (no thousands separator: it reads back as a spec value) of the rounded magnitude.
+    """
+    magnitude = float(f"{float(value.magnitude):.{figures}g}")
+    return format_quantity(Q_(magnitude, value.units))
 
 
 #: Significant figures of a performance estimate wherever it is shown (`archgen estimate`'s text, every document, a

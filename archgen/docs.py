@@ -17,6 +17,7 @@ from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.metric import Metric
 from archgen.model import KINDS
 from archgen.model.core_schemas import nested_models
+from archgen.model.field_types import as_fraction
 from archgen.model.renamed import RENAMED
 from archgen.model.stack_profiles import DEFAULT_STACK, STACKS
 from archgen.model.switches import SWITCHES, as_written
@@ -90,6 +91,8 @@ def _type_name(tp: object) -> str:
         dim = next((m for m in meta if hasattr(m, "label")), None)
         if dim is not None:
             return f"quantity ({dim.label}, e.g. `{dim.example}`)"
+        if any(getattr(m, "func", None) is as_fraction for m in meta):
+            return "fraction (`0.85` or `85 %`)"
         return _type_name(typing.get_args(tp)[0])
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
@@ -123,6 +126,10 @@ def spec_page() -> str:
              "difference unit (`delta_degC`). A field that holds a temperature difference (`delta_t`, `approach`)",
              "takes `K`, `delta_degC` or `delta_degF`, and reads `degC`, `°C` or `degF` as the difference it names:",
              "`10 degC` is 10 K and `18 degF` is 10 K, never the point 283.15 K on the scale.", "",
+             "Fractions (a liquid fraction, an efficiency, a derating, an AFR: type \"fraction\") are a number or a",
+             "dimensionless quantity: `0.85`, `85 %`, `85 percent` (`archgen.model.field_types.Fraction`). A",
+             "rack-mounted height (`mechanical.height`, `form_factor.height`) is a whole number of rack units: EIA-310",
+             "has no half U (`8.5 U` is refused), and an OCP Open Rack item is stated in the rack units it takes.", "",
              *renamed_section()]
     for kind, cls in sorted(KINDS.items()):
         models: list[type[BaseModel]] = [cls]

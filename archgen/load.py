@@ -29,6 +29,9 @@ from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name
 MAX_NODES = 200_000
 #: Characters of text a file may expand to through its aliases: four times the largest file.
 MAX_EXPANDED_CHARS = 4 * yaml_guard.MAX_FILE_BYTES
+#: Bump when what `load_text` gives for the same text changes (a position, a refusal): the parsed-YAML cache is keyed
+#: by it. 2: an empty value's key line (nu49fix), a key two merged mappings give refused.
+PARSE_FORMAT = "2"
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
 
@@ -107,7 +110,7 @@ def load_file(path: Path, keys: str = "'kind' and 'id'") -> list[SourceDocument]
 
 def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDocument]:
     """`load_text` through `LOADED` and the parsed-YAML cache, both by `name` and a hash of `text` (parsing is slow)."""
-    key = cache.digest(text, str(MAX_NODES))
+    key = parse_key(text)
     known = LOADED.get((name, key))
     if known is not None:
         return list(known)
@@ -123,6 +126,11 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
     docs = load_text(text, name, keys)
     cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
     return _shared(name, key, docs)
+
+
+def parse_key(text: str) -> str:
+    """The key of `text`'s parse in `LOADED` and the parsed-YAML cache: its content, the node limit, `PARSE_FORMAT`."""
+    return cache.digest(text, str(MAX_NODES), PARSE_FORMAT)
 
 
 #: The files this process has loaded, by name and content: a file read again unchanged (the catalog, in each
@@ -182,7 +190,8 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
         mark = exc.problem_mark or exc.context_mark
         loc = Location(name, mark.line + 1, mark.column + 1) if mark else Location(name)
         what = excerpts(" ".join(x for x in (exc.context, exc.problem) if x))
-        raise UnreadableError([SpecProblem(loc, message=f"YAML syntax error: {what}")]) from None
+        raise UnreadableError([SpecProblem(loc, message=f"YAML syntax error: {what}",
+                                           hint=_tab_hint(text, mark) if "'\\t'" in what else "")]) from None
     except RecursionError:
         raise UnreadableError([SpecProblem(Location(name), message="YAML nesting is too deep")]) from None
     docs = []
@@ -196,6 +205,15 @@ def load_text(text: str, name: str, keys: str = "'kind' and 'id'") -> list[Sourc
                                                message=f"a document must be a mapping, got {what}")])
         docs.append(SourceDocument(name, _plain(raw, (), positions, counter, 0), positions))
     return docs
+
+
+def _tab_hint(text: str, mark: Any) -> str:
+    """What to write for the tab a YAML error is about: YAML 1.2.2 section 6.1 allows no tab in indentation."""
+    lines = text.splitlines()
+    line = lines[mark.line] if mark and mark.line < len(lines) else ""
+    if "\t" in line[:len(line) - len(line.lstrip(" \t"))]:
+        return "indent with spaces: YAML allows no tab in indentation (YAML 1.2.2, section 6.1)"
+    return "write a space where the tab is (the YAML reader refuses a tab there)"
 
 
 #: A `%YAML` directive of any version (ruamel's resolver fails with a KeyError on one it has no table for).
@@ -254,6 +272,7 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
         raise UnreadableError([SpecProblem(Location(counter.name, *positions.get(path, (0, 0))),
                                      message=f"YAML nesting deeper than {MAX_DEPTH} levels")])
     if isinstance(node, Mapping):
+        _merged_once(node, counter.name)
         out = {}
         for key, value in node.items():
             k = _scalar(key)
@@ -283,6 +302,40 @@ def _plain(node: Any, path: tuple, positions: dict, counter: _Counter, depth: in
     return value
 
 
+#: The attribute of a ruamel mapping that holds the mappings a merge key (`<<: [*a, *b]`) merged into it, in order:
+#: `ruamel.yaml.comments.merge_attrib` (named here: ruamel is imported when a file is first parsed).
+MERGED = "_yaml_merge"
+
+
+def _merged_once(node: Any, name: str) -> None:
+    """Refuse a key that two mappings merged into `node` both give, as a duplicate key is refused.
+
+    A merge takes each key from the first mapping that gives it (YAML's merge key, yaml.org/type/merge.html), so
+    `<<: [{max: 1.7 kW}, {max: 2 kW}]` read 1.7 kW without a word. A key of `node`'s own overrides the merged ones
+    (that is what a merge is for) and stays allowed, even where two of them give it.
+    """
+    first: dict[Any, tuple[int, int]] = {}
+    merges = getattr(node, MERGED, ())
+    own = {key for key, _ in node.non_merged_items()} if merges else set()
+    for merged in merges:
+        for key in [k for k in merged if k not in own]:   # in order: the first duplicate is reported
+            lc = merged.lc
+            try:
+                pos = lc.key(key)
+            except (KeyError, TypeError):   # merged into `merged` itself: its mapping's line
+                pos = (lc.line, lc.col)
+            if key in first:
+                shown_key, (line, col) = excerpt(str(_scalar(key))), first[key]
+                at = f"line {line + 1}" + (f", column {col + 1}" if line == pos[0] else "")
+                raise UnreadableError([SpecProblem(
+                    Location(name, pos[0] + 1, pos[1] + 1),
+                    message=f"duplicate key '{shown_key}' in the mappings '<<' merges into the mapping at line "
+                            f"{node.lc.line + 1} (first given at {at})",
+                    hint="a merge takes each key from the first mapping that gives it: give the key in one of them, "
+                         "or once in this mapping, which overrides them")])
+            first[key] = pos
+
+
 def _text(value: str, name: str, pos: tuple[int, int]) -> str:
     """`value` with escaped UTF-16 surrogate pairs joined, as JSON writes them; refused if no output can carry it.
 
@@ -306,8 +359,8 @@ def _pos(node: Any, key: Any, *, is_map: bool) -> tuple[int, int] | None:
         return None
     try:
         line, col = lc.value(key) if is_map else lc.item(key)
-        if is_map and isinstance(node[key], Mapping | list):
-            line, col = lc.key(key)
+        if is_map and (isinstance(node[key], Mapping | list) or node[key] is None and line > lc.key(key)[0]):
+            line, col = lc.key(key)   # an empty value (`max:`): its key's line, not where the next token starts
     except (KeyError, TypeError, IndexError):
         return None
     return (line + 1, col + 1)

@@ -290,6 +290,33 @@ def _one_branch(doc: Source, prefix: tuple, err: Mapping) -> Mapping | None:
 
 
 def _problem(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
+    """`_described`'s problem of `err`; an empty value called empty, a bound's value as written ('150 %', not 1.5)."""
+    problem = _described(doc, cls, err, prefix)
+    if err["type"] in ("missing", "extra_forbidden", "value_error"):
+        return problem
+    written = _written(doc, problem.path)
+    if err.get("input", ...) is None and written is None:   # `max:` with nothing after it, which YAML reads as null
+        return replace(problem, message=f"empty value{': ' if problem.message else ''}{problem.message}",
+                       hint=problem.hint or ("YAML reads a key or '-' with nothing after it as null: write the "
+                                             "value, or leave the entry out"))
+    bounds = ("greater_than", "greater_than_equal", "less_than_equal", "less_than")
+    return replace(problem, value=written) if isinstance(written, str) and err["type"] in bounds else problem  # '150 %'
+
+
+def _written(doc: Source, path: str) -> object:
+    """The value at the dotted `path` of `doc` as the file gives it (None for an empty one), or `...` if absent."""
+    node: object = doc.data
+    for step in path.split("."):
+        if isinstance(node, dict) and step in node:
+            node = node[step]
+        elif isinstance(node, list) and step.isdigit() and int(step) < len(node):
+            node = node[int(step)]
+        else:
+            return ...
+    return node
+
+
+def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -> SpecProblem:
     raw = _unwrapped(doc, prefix, err["loc"])   # with the tag of a discriminated union's member (fabrics.0.torus)
     rel = untagged(cls, raw)
     loc = prefix + rel

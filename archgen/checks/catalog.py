@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from archgen.checks.registry import Context, Violation, check, object_path
+from archgen.display import quantity
 from archgen.load import shown
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
 from archgen.model.power import PDU
@@ -28,7 +29,7 @@ def heat_vs_power(ctx: Context) -> Iterator[Violation]:
         if heat is not None and heat > part.power.max * HEAT_TOLERANCE:
             yield Violation(f"part/{part.id}", part.id, ("power", "heat_output"),
                             f"rated heat output {heat.to('kW'):.2f~P} ({heat:~P}) exceeds maximum draw "
-                            f"{part.power.max.to('kW'):~P} by {float(heat / part.power.max) - 1:.0%}",
+                            f"{_show(part.power.max.to('kW'))} by {float(heat / part.power.max) - 1:.0%}",
                             heat, part.power.max)
 
 
@@ -297,5 +298,5 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
 
 
 def _show(q) -> str:
-    """A power or mass as written ('11.5 mW', '750 W')."""
-    return f"{q:~P}"
+    """A power or mass as a spec writes it ('11.5 mW', '750 W', '5.6 kW' for 8 x 700 W): `display.quantity`."""
+    return quantity(q)

@@ -14,6 +14,7 @@ from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
+from archgen.display import quantity
 from archgen.model import Rack
 from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
 from archgen.model.rack import loop_figures
@@ -52,8 +53,8 @@ def cdu_flow(ctx: Context) -> Iterator[Violation]:
             lp = a.rack.spec.cooling.liquid
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
                             f"coolant flow needed {c.cdu_flow_needed:.0f~P} ({lp.racks_per_cdu} rack(s) at ΔT "
-                            f"{lp.delta_t.to('K'):~P}) not judged: CDU {a.rack.cdu.id} states no flow, so the flow it "
-                            "supplies is not provided", c.cdu_flow_needed, None, severity="info")
+                            f"{quantity(lp.delta_t.to('K'))}) not judged: CDU {a.rack.cdu.id} states no flow, so the "
+                            "flow it supplies is not provided", c.cdu_flow_needed, None, severity="info")
         if c.cdu_flow is not None and c.cdu_flow_needed > c.cdu_flow:
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "delta_t"),
                             f"coolant flow needed {c.cdu_flow_needed:.0f~P} exceeds CDU flow {c.cdu_flow:.0f~P}",

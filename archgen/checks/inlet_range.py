@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks.registry import Context, Violation
+from archgen.display import quantity
 from archgen.model import Switch, System
 
 #: What a finding adds where the part marks the figure unconfirmed (a class part standing in for OEM models).
@@ -36,7 +37,7 @@ def outside_inlet(ctx: Context) -> Iterator[Violation]:
                 continue
             word, key = ("above", "inlet_max") if limit is high else ("below", "inlet_min")
             span = f"{low.to('degC').magnitude:g}-{high.to('degC').magnitude:g} °C" if low is not None and \
-                high is not None else f"{'up to' if limit is high else 'from'} {limit.to('degC'):~P}"
+                high is not None else f"{'up to' if limit is high else 'from'} {quantity(limit.to('degC'))}"
             yield Violation(path, a.rack.spec.id, ("slots", item.slot, "part"),
                             f"facility '{hall.id}' supplies inlet air at {hall.air.supply:~P}, {word} the "
                             f"{span} {part.id} allows in operation (its `cooling.{key}`"

@@ -7,19 +7,17 @@ bandwidth), each with its own source. The performance model multiplies the two; 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, cast
+from typing import Literal, cast
 
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Part
+from archgen.model.field_types import Fraction, PositiveFraction
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
 
 Dtype = Literal["fp64", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8"]
 
-
-#: An achieved fraction of a peak: above 0, at most 1 (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
-Fraction = Annotated[float, Field(gt=0, le=1)]
 
 #: Sustained fraction of the vector (non-tensor FP32) peak where a part states none (`Efficiency.vector`): OpenCL-
 #: Benchmark's FP32 FMA loop on a B200, 69.464 TFLOP/s (ProjectPhysX/OpenCL-Benchmark README.md at c551207, "NVIDIA
@@ -68,12 +66,12 @@ class ScaleUp(Spec):
 class Efficiency(Spec):
     """Achievable fractions of peak, each from a published microbenchmark."""
 
-    gemm: dict[Dtype, Fraction] = Field(
+    gemm: dict[Dtype, PositiveFraction] = Field(
         default_factory=dict,
         description="Best measured dense-GEMM throughput over peak, per data type, e.g. {bf16: 0.80} (MAMF). A data "
                     "type left out takes an assumed point (0.7, or the lowest figure given) inside the catalog's "
                     "measured range for it, and estimates state that range and say the figure is not measured.")
-    gemm_range: dict[Dtype, tuple[float, float]] = Field(
+    gemm_range: dict[Dtype, tuple[Fraction, Fraction]] = Field(
         default_factory=dict,
         description="Lowest and highest `gemm` figure the sources support for a data type this part has no "
                     "measurement of (derived from a sibling part's) or whose measurements disagree, e.g. "
@@ -89,57 +87,57 @@ class Efficiency(Spec):
                                 "its load pipeline and storing its output, measured on the part's GEMM kernels: "
                                 "K's efficiency is then (n / (n + c)) over its value at the best-GEMM measurement's "
                                 "K (112 steps), at most 1, for n steps. Left out: the size ramp applies to K.")
-    hbm: float = Field(
-        0.85, gt=0, le=1,
+    hbm: PositiveFraction = Field(
+        0.85,
         description="Sustained HBM bandwidth over peak (stream-like copy). Left out (with no `hbm_range`), 0.85: an "
                     "assumed point inside the catalog's measured copy fractions, which estimates state as its range "
                     "(`perf.hw.assumed_efficiency`).")
-    hbm_range: tuple[float, float] | None = Field(
+    hbm_range: tuple[Fraction, Fraction] | None = Field(
         None, description="Lowest and highest `hbm` figure the sources support where this part has no copy "
                           "measurement (the catalog's measured parts) or its measurements disagree, e.g. [0.783, "
                           "0.866]; `hbm` holds the point used. Estimates on it state the range their metrics span.")
-    gemm_stream: dict[Dtype, Fraction] = Field(
+    gemm_stream: dict[Dtype, PositiveFraction] = Field(
         default_factory=dict,
         description="Best measured HBM bandwidth over peak of a bandwidth-bound GEMM (decode shapes, M of 1 to a "
                     "few dozen) in that data type, where its kernels stream their operands below `hbm`, e.g. "
                     "{fp4: 0.405}; a data type left out streams at `hbm`.")
-    gemm_stream_range: dict[Dtype, tuple[float, float]] = Field(
+    gemm_stream_range: dict[Dtype, tuple[Fraction, Fraction]] = Field(
         default_factory=dict,
         description="Lowest and highest `gemm_stream` figure the sources support for a data type this part has no "
                     "streaming measurement of (a sibling part's measured figure at one end, `hbm` at the other), "
                     "e.g. {fp4: [0.405, 0.85]}; `gemm_stream` holds the point used. Estimates on it state the range "
                     "their metrics span.")
-    flash: float = Field(
-        0.787, gt=0, le=1,
+    flash: PositiveFraction = Field(
+        0.787,
         description="Flash-attention forward throughput over the best dense-GEMM rate (`gemm`), head dimension 128, "
                     "long sequences (the model's size ramp applies to shorter ones). Left out, FlashAttention-3 on an "
                     "H100 (0.787, `perf.hw.kernels.FLASH_EFFICIENCY`), not a measurement of this part: estimates "
                     "state the catalog's measured flash fractions as its range (`perf.hw.assumed_efficiency`).")
-    flash_range: tuple[float, float] | None = Field(
+    flash_range: tuple[Fraction, Fraction] | None = Field(
         None, description="Lowest and highest `flash` figure the sources support where this part has no flash-"
                           "attention measurement, e.g. [0.787, 0.85]; `flash` holds the point used. Estimates on it "
                           "state the range their metrics span.")
-    vector: float = Field(
-        VECTOR_EFFICIENCY, gt=0, le=1,
+    vector: PositiveFraction = Field(
+        VECTOR_EFFICIENCY,
         description="Sustained non-tensor (FP32 FMA) throughput over `vector_peak`. Left out, 0.926: a B200's "
                     "OpenCL-Benchmark FP32 FMA rate, 69.464 of 75 TFLOP/s (`VECTOR_EFFICIENCY`).")
-    scale_up: float = Field(
-        0.8, gt=0, le=1,
+    scale_up: PositiveFraction = Field(
+        0.8,
         description="nccl-tests ring bus bandwidth over the scale-up link bandwidth, large messages. Left out (with "
                     "no `scale_up_range`), 0.8: an assumed point inside the catalog's measured fractions, which "
                     "estimates state as its range (`perf.hw.assumed_efficiency`).")
-    scale_up_range: tuple[float, float] | None = Field(
+    scale_up_range: tuple[Fraction, Fraction] | None = Field(
         None, description="Lowest and highest `scale_up` figure the sources support where this part has no "
                           "measurement of its own (the catalog's measured parts), e.g. [0.61, 0.824]; `scale_up` "
                           "holds the point used. Estimates on it state the range their metrics span.")
-    in_network_reduction: float | None = Field(
-        None, gt=0, le=1,
+    in_network_reduction: PositiveFraction | None = Field(
+        None,
         description="NVLS (in-switch reduction) efficiency: NCCL's `nvlsEfficiency` for the generation "
                     "(src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell). Left out, NCCL's own figure for the "
                     "generation its `compute_capability` gives (what NCCL itself uses; not a measurement of this "
                     "part), which estimates name.")
-    all_to_all: float | None = Field(
-        None, gt=0, le=1, description="nccl-tests all-to-all bus bandwidth over the scale-up link bandwidth, large "
+    all_to_all: PositiveFraction | None = Field(
+        None, description="nccl-tests all-to-all bus bandwidth over the scale-up link bandwidth, large "
                                       "messages; left out, the ring figure `scale_up` is used.")
     source: str | list[str] = Field("", description="Where the efficiency figures come from.")
 

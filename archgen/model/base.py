@@ -12,10 +12,11 @@ from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.cost import Price
+from archgen.model.field_types import Fraction, RackHeight
 from archgen.model.reliability import FailureRate
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.spec_paths import names_a_field
-from archgen.units import Mass, Power, PowerOrZero, Q, RackSpace, Temperature, Voltage
+from archgen.units import Mass, Power, PowerOrZero, Q, Temperature, Voltage
 
 _REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
 
@@ -160,8 +161,8 @@ class Cooling(Spec):
     """How a piece of equipment rejects its heat."""
 
     type: Literal["air", "liquid", "hybrid"] = Field("air", description="air, liquid (cold plates) or hybrid.")
-    liquid_fraction: float = Field(
-        0.0, ge=0, le=1, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
+    liquid_fraction: Fraction = Field(
+        0.0, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
     inlet_min: Temperature | None = Field(None, description=(
         "Lowest inlet (ambient) air temperature the datasheet allows in operation, e.g. '5 degC' (DGX H100/H200 "
         "User Guide: 5-30 °C); COOL015 compares the hall's air supply with it. Left out: not stated, not judged."))
@@ -179,7 +180,7 @@ class Cooling(Spec):
 class Mechanical(Spec):
     """Size and weight of a rack-mounted item."""
 
-    height: RackSpace = Field(description="Height in rack units, e.g. '1 U'.")
+    height: RackHeight = Field(description="Height in whole rack units, e.g. '1 U'.")
     weight: Mass = Field(description="Weight including its trays/rails as installed, e.g. '34 kg'.")
     depth: Literal["full", "half"] = Field("full", description="Occupies the full rack depth or only one face.")
 

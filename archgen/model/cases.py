@@ -12,6 +12,7 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
 from archgen.metric import RENAMED
+from archgen.model.field_types import PositiveFraction
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
 from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
@@ -82,7 +83,7 @@ class CaseHostMemory(Spec):
     capacity: Information = Field(description="Host memory per accelerator.")
     link: Bandwidth = Field(description="The accelerator's host link per direction (PCIe, NVLink-C2C).")
     bandwidth: Bandwidth = Field(description="CPU memory bandwidth per accelerator (a CPU optimizer step).")
-    efficiency: float = Field(0.8, gt=0, le=1, description="Achieved fraction of `link` (System.host_memory).")
+    efficiency: PositiveFraction = Field(0.8, description="Achieved fraction of `link` (System.host_memory).")
 
 
 class CaseSystem(Spec):

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from archgen.model.field_types import Fraction, PositiveFraction
 from archgen.model.spec import Spec
 from archgen.money import EnergyPrice, Money, MoneyRate
 
@@ -73,10 +74,10 @@ class FacilityCost(Spec):
     space_per_rack: MoneyRate = Field(description="Space, power and cooling capacity rented per rack position and "
                                                   "month, e.g. '1500 USD/month'.")
     depreciation_years: float = Field(gt=0, le=30, description="Years over which capital is recovered, e.g. 5.")
-    discount_rate: float = Field(0.0, ge=0, le=1, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
+    discount_rate: Fraction = Field(0.0, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation. Unstated: 0, the lowest capital "
                                                               "cost, named as an assumed input (COST003, REQ005).")
-    utilisation: float = Field(1.0, gt=0, le=1, description="Share of hours the cluster runs jobs; the average "
+    utilisation: PositiveFraction = Field(1.0, description="Share of hours the cluster runs jobs; the average "
                                                             "load runs that share, the rest the idle load: each "
                                                             "part's `power.idle`, else its average draw (assumed, "
                                                             "COST003), so energy is an upper bound. Unstated: 1, "

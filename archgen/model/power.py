@@ -8,8 +8,9 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Mechanical, Part, Psus, spare_units
+from archgen.model.field_types import Fraction, PositiveFraction, ZeroURackHeight
 from archgen.model.spec import FieldError, Spec
-from archgen.units import Current, Dim, Power, Q, Voltage, ZeroURackSpace
+from archgen.units import Current, Dim, Power, Q, Voltage
 
 #: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes kVA watts
 #: (`analyse.rack.pdu_capacity`; a kW rating is taken as it is), so unlike `Power` it takes volt-amperes.
@@ -72,8 +73,8 @@ class PowerShelf(Part):
     psus: Psus | None = Field(None, description=(
         "PSUs in the shelf; with their `capacity`, the shelf's `capacity` is at most what the PSUs the redundancy "
         "keeps active deliver (6 x 3 kW in N+1: 15 kW)."))
-    efficiency: float = Field(0.97, gt=0, le=1, description="Conversion efficiency at typical load.")
-    efficiency_range: tuple[float, float] | None = Field(None, description=(
+    efficiency: PositiveFraction = Field(0.97, description="Conversion efficiency at typical load.")
+    efficiency_range: tuple[Fraction, Fraction] | None = Field(None, description=(
         "Where `efficiency` is unconfirmed: the low and high efficiency it may lie between, with their source in "
         "`source:` or `notes:`, e.g. [0.965, 0.977]; PWR012 gives the cluster's IT power at both ends."))
     mechanical: Mechanical = Field(description="Height, weight and depth.")
@@ -109,7 +110,7 @@ class PowerShelf(Part):
 class PduMechanical(Mechanical):
     """Size and weight of a PDU: a vertical (0U) one, mounted in the rack's side channel, takes `height: 0 U`."""
 
-    height: ZeroURackSpace = Field(description="Height in rack units: '0 U' for a vertical PDU, e.g. '1 U'.")
+    height: ZeroURackHeight = Field(description="Height in rack units: '0 U' for a vertical PDU, e.g. '1 U'.")
 
 
 class PDU(Part):

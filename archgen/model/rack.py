@@ -10,16 +10,17 @@ from archgen.model.base import Redundancy, is_marked, marked_fields
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
+from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
-from archgen.units import Current, Length, Mass, RackSpace, Temperature, TemperatureDelta, Voltage
+from archgen.units import Current, Length, Mass, Temperature, TemperatureDelta, Voltage
 
 
 class FormFactor(Spec):
     """The rack enclosure."""
 
     standard: Literal["eia-19", "orv3", "orv2", "mgx"] = Field(description="Rack standard.")
-    height: RackSpace = Field(description="Usable height, e.g. '48 U'.")
+    height: RackHeight = Field(description="Usable height in whole rack units, e.g. '48 U'.")
     width: Length = Field(description="External width, e.g. '600 mm'.")
     depth: Length = Field(description="External depth, e.g. '1068 mm'.")
     max_payload: Mass = Field(description="Rated static payload, e.g. '1400 kg'.")
@@ -44,12 +45,12 @@ class Feeds(Spec):
     phases: Literal[1, 3] = Field(description="1 or 3 phase.")
     current: Current = Field(description="Breaker rating per feed, e.g. '60 A'.")
     redundancy: Redundancy = Field("N", description="N, N+1 or N+N (also written 2N).")
-    derating: float = Field(0.8, gt=0, le=1, description=(
+    derating: PositiveFraction = Field(0.8, description=(
         "Continuous-load factor: the share of the breaker rating the feed carries continuously. Default 0.8: NEC "
         "(NFPA 70) 210.20(A) rates a branch circuit's overcurrent device at no less than 125 % of its continuous load "
         "(1 / 1.25 = 0.8); 1.0 for an assembly listed for 100 % operation (its exception). The rack document marks "
         "the default as assumed."))
-    power_factor: float = Field(1.0, gt=0, le=1, description="Load power factor (W per VA); 1.0 unless stated.")
+    power_factor: PositiveFraction = Field(1.0, description="Load power factor (W per VA); 1.0 unless stated.")
 
 
 class ShelfCords(Spec):

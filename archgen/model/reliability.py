@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.cost import Price
+from archgen.model.field_types import PositiveFraction, Share
 from archgen.model.spec import Document, FieldError, Id, Ref, Spec, raise_each
 from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power, PowerOrZero, Q
 
@@ -39,20 +40,10 @@ PART_CLASSES: dict[str, str] = {
 }
 
 
-def _fraction(value: object) -> object:
-    """Parse an AFR written as a number (0.05) or a percentage ('5 %'); bounds are checked by the model."""
-    if isinstance(value, str) and value.strip().endswith("%"):
-        try:
-            return float(value.strip()[:-1]) / 100
-        except ValueError:
-            return value
-    return value
-
-
 class FailureRate(Spec):
     """How often one unit of a part fails and how long it takes to bring it back."""
 
-    afr: float | None = Field(default=None, description="Annual failure rate: failures per unit-year, as a fraction "
+    afr: Share | None = Field(default=None, description="Annual failure rate: failures per unit-year, as a fraction "
                                       "(0.05) or a percentage ('5 %'), from 0 to 100 %.")
     fit: float | None = Field(None, ge=0, le=1e9, description="Failures per 10^9 unit-hours (FIT), instead of `afr`.")
     repair: DurationOrZero = Field(default_factory=lambda: Q_(24, "h"), description=(
@@ -69,11 +60,6 @@ class FailureRate(Spec):
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")
 
-    @field_validator("afr", mode="before")
-    @classmethod
-    def _percent(cls, value: object) -> object:
-        return _fraction(value)
-
     @model_validator(mode="after")
     def _one_rate(self) -> FailureRate:
         errors = []
@@ -82,8 +68,8 @@ class FailureRate(Spec):
                                                "(failures per 10^9 unit-hours)"))
         if self.afr is not None and not 0 <= self.afr <= 1:
             errors.append(FieldError(("afr",), f"an annual failure rate is between 0 and 100 %, got "
-                                               f"{self.afr * 100:g} %; a part failing more than once a year per unit "
-                                               "is written with 'fit'"))
+                                               f"{self.afr * 100:g} %" + ("; a part failing more than once a year "
+                                               "per unit is written with 'fit'" if self.afr > 1 else "")))
         errors += [FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
                                        "long out of service is written off, not repaired; write e.g. '24 h'")
                    for name in ("repair", "detection") if getattr(self, name) > Q_(1, "year")]
@@ -209,12 +195,12 @@ class Storage(Spec):
     capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
     write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
     read_bandwidth: Bandwidth = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
-    write_efficiency: float | None = Field(None, gt=0, le=1, description=(
+    write_efficiency: PositiveFraction | None = Field(None, description=(
         "Fraction of `write_bandwidth` a checkpoint save reaches on this storage, as measured (say where in "
         "`source`), e.g. 0.16. Left out: checkpoints are written at the stated bandwidth, and goodput says so. One "
         "published measurement: saves at 16.0 % of 250 GB/s on an NFS-backed 504-GPU B200 cluster (Lablup, arXiv "
         "2605.09370v5, abstract), a figure of that system, not a default."))
-    read_efficiency: float | None = Field(None, gt=0, le=1, description=(
+    read_efficiency: PositiveFraction | None = Field(None, description=(
         "Fraction of `read_bandwidth` a restore reaches, as `write_efficiency` (Lablup: 21.5 % of 700 GB/s)."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the figures come from.")
@@ -283,7 +269,7 @@ class Checkpointing(Spec):
         "from there (Gemini, SOSP 2023); blocking like `asynchronous`. No `storage:` needed."))
     tokens: float | None = Field(None, gt=0, le=1e18, description="Token budget of the run, e.g. 15.6e12, for the "
                                                                   "time to train.")
-    goodput_target: float | None = Field(None, gt=0, description=(
+    goodput_target: Share | None = Field(None, description=(
         "Goodput the job must hold; hot spares are sized to it (default 0.9). At most 1."))
 
     @model_validator(mode="after")
@@ -291,7 +277,7 @@ class Checkpointing(Spec):
         if self.interval is not None and self.interval < Q_(1, "s"):
             raise FieldError(("interval",), f"a checkpoint interval of {self.interval:~P} checkpoints without "
                                             "training in between; give at least 1 s, or leave it out for Daly's")
-        if self.goodput_target is not None and self.goodput_target > 1:
-            raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, at most 1, got "
+        if self.goodput_target is not None and not 0 < self.goodput_target <= 1:
+            raise FieldError(("goodput_target",), f"goodput is a fraction of wall time, above 0 and at most 1, got "
                                                   f"{self.goodput_target:g}; write e.g. 0.9")
         return self

@@ -25,6 +25,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from archgen import metrics
+from archgen.model.field_types import Fraction, PositiveFraction
 from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sweep_ranges import RangeError, expand, size
@@ -168,11 +169,11 @@ class Axes(Spec):
                                         "'optimal' is Daly's optimum at the point, as `check` takes a job that "
                                         "states none; default: the workload's `checkpoint.interval`.")
     # the hall's cost (the cluster's facility `cost:`, each level in place of its own)
-    utilisation: list[Annotated[float, Field(gt=0, le=1)]] | None = Field(
+    utilisation: list[PositiveFraction] | None = Field(
         None, min_length=1, description="Shares of hours the cluster runs jobs, e.g. [1, 0.8, 0.5], in place of its "
                                         "facility's `cost.utilisation`: the cost per used accelerator-hour, and so "
                                         "cost per token, at each (docs/reliability.md, Cost).")
-    discount_rate: list[Annotated[float, Field(ge=0, le=1)]] | None = Field(
+    discount_rate: list[Fraction] | None = Field(
         None, min_length=1, description="Yearly costs of capital, e.g. [0, 0.08, 0.12], in place of the facility's "
                                         "`cost.discount_rate`: the capital recovery factor, TCO and cost per token "
                                         "at each.")

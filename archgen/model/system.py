@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, PrivateAttr
 
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
+from archgen.model.field_types import PositiveFraction
 from archgen.model.network import NIC
 from archgen.model.spec import Document, Ref, Spec
 from archgen.units import Q_, Bandwidth, FlowRate, Information, Q
@@ -57,7 +58,7 @@ class HostMemory(Spec):
     link: Bandwidth = Field(description=(
         "Host link of one accelerator, per direction: '63 GB/s' for PCIe Gen5 x16, an NVLink-C2C share on Grace "
         "superchips."))
-    efficiency: float = Field(HOST_LINK_EFFICIENCY, gt=0, le=1, description=(
+    efficiency: PositiveFraction = Field(HOST_LINK_EFFICIENCY, description=(
         "Achieved fraction of `link` for large copies. Left out, 0.81: nvbandwidth's host-to-device copy on an H100 "
         "over PCIe Gen5 x16, 51 of 63 GB/s (Azure AI benchmarking guide, ND H100 v5); its measured range over "
         "PCIe is 0.81 to 0.834 (`HOST_LINK_EFFICIENCY`, docs/efficiencies.md)."))

@@ -23,6 +23,7 @@ from ruamel.yaml import YAML
 
 from archgen.quantity_json import to_json
 from tests.conftest import run_specs
+from tests.test_message_digits import FLOAT_NOISE
 
 CASES = Path(__file__).parent / "cases"
 
@@ -53,6 +54,8 @@ def findings_of(check_id: str, case: dict, tmp: Path) -> list:
     quoting a location reads `specs/...` wherever the case runs).
     """
     findings = run_specs(tmp, {name: _dump(body) for name, body in case["files"].items()}).findings
+    noisy = [f.message for f in findings if FLOAT_NOISE.search(f.message)]   # every check's, not only this one's
+    assert not noisy, f"a float's noise in a message: {noisy}"
     got = [f for f in findings if f.id == check_id and not f.waived]
     return sorted(got, key=lambda f: (f.object, f.location.line if f.location else 0, f.message))
 

@@ -1,0 +1,89 @@
+"""Field types the spec models share beyond `archgen.units`: a fraction, and a height in whole rack units.
+
+`as_fraction` is the one rule for a share of something (a liquid fraction, an efficiency, a derating, an AFR): written
+as a number (``0.85``) or as a dimensionless quantity of the one registry (``'85 %'``, ``'85 percent'``). A field
+takes one of three types: `Fraction` (0 to 1), `PositiveFraction` (above 0, at most 1) or `Share` (bounds checked by
+its model, in its own words). `RackHeight` and `ZeroURackHeight` are `units.RackSpace` and `units.ZeroURackSpace` in
+whole rack units.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated
+
+from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic_core import PydanticCustomError
+
+from archgen.pint_import import pint
+from archgen.units import RackSpace, ZeroURackSpace, format_quantity, parse_quantity, ureg
+
+#: What a fraction field expects, as its error message says it.
+FRACTION_EXPECTED = "a fraction such as 0.85 or a percentage such as '85 %'"
+
+
+def as_fraction(value: object) -> object:
+    """A fraction written as a dimensionless quantity (``'85 %'``, ``'85 percent'``, ``'850 permille'``) as a number.
+
+    A number, or a string of one, is left to the float type (and the field's bounds) as it was; any other string is
+    refused with what a fraction field takes.
+    """
+    if not isinstance(value, str):
+        return value
+    try:
+        q = parse_quantity(value)
+    except PydanticCustomError as exc:
+        if exc.type == "quantity_missing_unit":   # '0.85' as a string: pydantic's float reads it
+            return value
+        raise PydanticCustomError("expected", FRACTION_EXPECTED) from None
+    if not q.dimensionless or not math.isfinite(float(q.m_as(""))):
+        raise PydanticCustomError("expected", FRACTION_EXPECTED)
+    return float(q.m_as(""))
+
+
+def _number_or_string(schema: dict) -> None:
+    """A fraction's JSON Schema: the number with its bounds, or a string such as '85 %' (for an editor's checks)."""
+    number = {k: schema.pop(k) for k in list(schema) if k in _NUMBER_KEYS}
+    schema["anyOf"] = [number, {"type": "string", "examples": ["85 %"]}]
+
+
+_NUMBER_KEYS = ("type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+# The bounds come first, so that pydantic checks them on the number `as_fraction` gives and writes them in the JSON
+# Schema as minimum and maximum (a bound given after the validator, as a field's own, is neither).
+#: A share from 0 to 1: '85 %' or 0.85 (a liquid fraction, a discount rate).
+Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(as_fraction),
+                     Field(json_schema_extra=_number_or_string)]
+#: A share above 0, at most 1: an efficiency, a derating (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
+PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(as_fraction),
+                             Field(json_schema_extra=_number_or_string)]
+#: A share whose model states its bounds in its own words (an AFR above 100 % is written with `fit`).
+Share = Annotated[float, BeforeValidator(as_fraction), Field(json_schema_extra=_number_or_string)]
+
+
+def _whole_units(q: pint.Quantity) -> pint.Quantity:
+    """`q`, refused unless it is a whole number of rack units.
+
+    EIA-310 sets the rack unit at 1.75 in (44.45 mm) and its mounting holes repeat every unit, so rack-mounted
+    equipment takes a whole number of units (Wikipedia, "Rack unit", https://en.wikipedia.org/wiki/Rack_unit: "based on
+    a standard rack specification as defined in EIA-310"; "Rack-mountable equipment is usually designed to occupy some
+    integer number of U"). A slot is at a whole U (`Slot.at`), and a half U was rounded away (8.5 U took 8). OCP's
+    Open Rack counts its own unit, the OpenU of 48 mm (Open Rack V3 Base Specification rev 1.0, 2022, section 6.1
+    "Rack geometry": "vertical OpenU, optional RU"; Wikipedia, "Open Compute Project": OpenU of 48 mm). The schema
+    has no OpenU: an Open Rack item is stated in the rack units its slots take ('1 U' for a 1 OU power shelf, as the
+    shipped catalog does).
+    """
+    units = float(q.m_as("U"))
+    if abs(units - round(units)) > 1e-9 * max(1.0, abs(units)):   # a conversion's rounding ('88.9 mm'), not a half U
+        in_u = "" if q.units == ureg.U else f" ({units:.4g} U)"
+        raise PydanticCustomError(
+            "quantity_whole_units", "expected a whole number of rack units such as '2 U', got '{got}'{in_u}",
+            {"got": format_quantity(q), "in_u": in_u, "hint": "EIA-310 racks mount equipment in whole units of 1.75 "
+             "in (44.45 mm): write the units the part takes (an OCP Open Rack item: the rack units its slots take)"})
+    return q
+
+
+#: A rack-mounted height: a whole number of rack units above 0 (`units.RackSpace`).
+RackHeight = Annotated[RackSpace, AfterValidator(_whole_units)]
+#: A rack-mounted height that may be 0 U (a vertical PDU): a whole number of rack units (`units.ZeroURackSpace`).
+ZeroURackHeight = Annotated[ZeroURackSpace, AfterValidator(_whole_units)]
