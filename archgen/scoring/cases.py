@@ -54,7 +54,7 @@ from archgen.perf.workload.training_estimate import pipeline_options
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
 from archgen.units import Q_, Q, parse_quantity
-from archgen.validate import problems_from
+from archgen.validation_problems import problems_from
 
 
 @dataclass(frozen=True)
