@@ -83,7 +83,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}", load.to("kW"),
                                 usable.to("kW"))
             elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
-                                       f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}"):
+                                       f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}",
+                                       1.0 if key == "ups" or pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
                                 usable.to("kW"), severity="warning")
             if load <= usable and key != "ups" and peak is None:
