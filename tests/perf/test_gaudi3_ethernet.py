@@ -43,3 +43,27 @@ def test_gaudi3_marks_the_nvlink_step_latency_unconfirmed():
 def test_tp_decode_on_gaudi3_names_the_latency_it_rests_on(serve):
     note = "scale-up latency 1.9 us per collective step of gaudi3 is not a figure of its own link"
     assert any(n.startswith(note) for n in serve["notes"])
+
+
+LIBRARY = "collectives of gaudi3 (Intel) are timed inside its scale-up domain and across domains as NVIDIA's NCCL runs"
+
+
+def test_tp_decode_on_gaudi3_says_its_collectives_are_nccls(serve):
+    """The TP-8 all-reduces over the RoCE mesh are NCCL's ring/tree on Simple (`generation.WITHOUT`), not Intel's."""
+    assert any(n.startswith(LIBRARY) for n in serve["notes"])
+
+
+def test_training_on_trainium2_torus_domains_says_so_across_them(cli):
+    """Trn2 instances' 4x4 torus (tests/data/trn2-torus): rings inside one, NCCL's model between them over EFA."""
+    parts = [str(REPO / "tests" / "data" / p) for p in ("trn2", "trn2-torus")]
+    out = cli("estimate", str(SPECS), *parts, "--workload", "llama3-70b-pretrain-trn2-torus").out
+    assert ("note: collectives of trainium2 (AWS) are timed across its torus domains (inside one, rings and the "
+            "bucket algorithm, `perf.comm.torus`) as NVIDIA's NCCL runs them") in out
+
+
+@pytest.mark.parametrize("workload", ["llama3-70b-pretrain-tpu-v4", "allreduce-tpu-v4-pod", "llama3-70b-pretrain-mi355x",
+                                      "nccl-allreduce-nvl72-rack"])
+def test_no_such_note_where_the_model_has_the_library(cli, workload):
+    """A TPU pod's groups stay inside its torus; AMD's run RCCL's table inside a node; NVIDIA's run NCCL."""
+    out = cli("estimate", str(SPECS), "--workload", workload).out
+    assert "as NVIDIA's NCCL runs them" not in out
