@@ -67,3 +67,19 @@ def test_no_such_note_where_the_model_has_the_library(cli, workload):
     """A TPU pod's groups stay inside its torus; AMD's run RCCL's table inside a node; NVIDIA's run NCCL."""
     out = cli("estimate", str(SPECS), "--workload", workload).out
     assert "as NVIDIA's NCCL runs them" not in out
+
+
+NVIDIA_RESERVE = "these are NVIDIA GPUs' figures: gaudi3 states no CUDA compute capability"
+
+
+def test_training_on_gaudi3_says_its_memory_reserve_is_nvidias(cli):
+    """The reserve held back (CUDA context 0.4 GB, 0.688 GB per NCCL communicator) was measured on A100s and H100s."""
+    est = json.loads(cli("estimate", str(SPECS), str(GAUDI3), "--workload", "llama3-70b-train-gaudi3",
+                         "--format", "json").out)
+    assert NVIDIA_RESERVE in est["conventions"]["memory_reserve"]
+    assert est["conventions"]["memory_reserve"].startswith("CUDA context 0.4 GB, 0.688 GB per NCCL communicator")
+
+
+def test_an_nvidia_training_estimate_keeps_its_reserve_as_it_was(cli):
+    est = json.loads(cli("estimate", str(SPECS), "--workload", "llama3-70b-pretrain-b200", "--format", "json").out)
+    assert "these are NVIDIA GPUs' figures" not in est["conventions"]["memory_reserve"]
