@@ -12,7 +12,7 @@ which such a part may not run, an FP8 training job that its quantisation follows
 Transformer Engine FP8 recipe) that the switch is costed as it runs there. An NVIDIA part that states no compute
 capability gets none of these (its stacks are NVIDIA's) but one note naming what the model then assumes
 (`generation_note`, `perf.hw.generation`), and a part whose stated NVLS the model does not run is told so
-(`nvls_note`).
+(`nvls_note`), and a part of another vendor (Intel, AWS) that its collectives are NCCL's (`library_note`).
 """
 
 from __future__ import annotations
@@ -180,4 +180,27 @@ def cuda_switches_note(hw: Hardware, training: Training | None) -> list[str]:
         return []
     return [f"{' and '.join(s for s, _ in stated)} stated: costed as {' and '.join(w for _, w in stated)} on "
             f"NVIDIA GPUs; {hw.accelerator} states no CUDA compute capability, and its own stack's equivalent is not "
+            "modelled"]
+
+
+def library_note(hw: Hardware, gpus: int) -> list[str]:
+    """The note of an estimate whose collectives a library the part's vendor does not ship is taken to run.
+
+    The model times collectives by NCCL's tuning model (`perf.comm.nccl`, `perf.comm.algorithms`), an AMD part's
+    inside its domain by RCCL's table (`perf.comm.rccl`), and groups inside a torus by rings and the bucket
+    algorithm (`perf.comm.torus`). A part of another vendor (Intel's Gaudi, AWS's Trainium: no CUDA compute
+    capability, not AMD) has its own library, which the model does not have, so its collectives outside a torus are
+    NCCL's on the Simple protocol (`generation.WITHOUT`), over an Ethernet mesh or a torus' EFA as over NVLink and
+    InfiniBand: the note says so (newuser50), unless every group stays inside a torus (a TPU pod).
+    """
+    if gpus <= 1 or not another_vendors(hw.vendor, hw.compute_capability) or uses_rccl(hw.vendor,
+                                                                                      hw.compute_capability):
+        return []
+    if hw.torus and (not hw.scale_out_bandwidth or gpus <= hw.scale_up_size):
+        return []
+    where = ("across its torus domains (inside one, rings and the bucket algorithm, `perf.comm.torus`)" if hw.torus
+             else "inside its scale-up domain and across domains")
+    return [f"collectives of {hw.accelerator} ({hw.vendor or 'vendor not stated'}) are timed {where} as NVIDIA's "
+            "NCCL runs them (its tuning model's ring and tree, Simple protocol only, its per-step latencies): "
+            f"{hw.accelerator} states no CUDA compute capability, and its vendor's own collective library is not "
             "modelled"]

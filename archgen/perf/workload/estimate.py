@@ -25,6 +25,7 @@ from archgen.perf.workload.defaults_note import (
     fp8_copies_note,
     generation_note,
     latency_note,
+    library_note,
     nvls_note,
 )
 from archgen.perf.workload.efficiency_range import link_note, link_span
@@ -54,7 +55,7 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
                            "defines them", *link_note(hw, busbw_at, ends), *defaults_note(hw, collective=True),
                            *(latency_note(hw) if gpus > 1 and hw.scale_up_size > 1 else []),
                            *(rccl_net.table_note(hw, c.op, size, gpus) if c.algorithm == "auto" else []),
-                           *generation_note(hw, training=False), *nvls_note(hw)],
+                           *generation_note(hw, training=False), *nvls_note(hw), *library_note(hw, gpus)],
                     span=("busbw", busbw, *ends) if ends is not None else None)
 
 
@@ -98,7 +99,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *fp4_format_note(hw, precision(workload)),
                                   *fp8_copies_note(hw, precision(workload), workload.training is not None),
                                   *cuda_switches_note(hw, workload.training),
-                                  *generation_note(hw, workload.training is not None), *nvls_note(hw)])
+                                  *generation_note(hw, workload.training is not None), *nvls_note(hw),
+                                  *library_note(hw, n)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 

@@ -22,7 +22,7 @@ from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
-from archgen.perf.hw.reserve import TRAINING_RESERVE
+from archgen.perf.hw.reserve import reserve_convention
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layout_rules import LayoutProblem, layout_problems
@@ -335,7 +335,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                              "no recomputation)",
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
-            "memory_reserve": TRAINING_RESERVE}
+            "memory_reserve": reserve_convention(hw.accelerator, hw.vendor, hw.compute_capability)}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None,
