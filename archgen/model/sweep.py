@@ -25,11 +25,11 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from archgen import metrics
-from archgen.model.field_types import Fraction, PositiveFraction
+from archgen.model.field_types import Fraction, PositiveFraction, Precision
 from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sweep_ranges import RangeError, expand, size
-from archgen.model.workload import Precision, Recompute, mfu_target_problem
+from archgen.model.workload import Recompute, mfu_target_problem
 from archgen.units import Dim, Q, RequestRate, format_quantity
 
 #: Metrics of a sweep's points (`archgen.metrics`: the workload's that a point has, and the point's own), with their
