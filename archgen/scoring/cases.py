@@ -50,7 +50,7 @@ from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.serving_estimate import attention_dp_problem, expert_problem
-from archgen.perf.workload.training_estimate import pipeline_options
+from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
 from archgen.units import Q_, Q, parse_quantity

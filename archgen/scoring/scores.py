@@ -16,7 +16,7 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.workload import job_kind
 from archgen.perf.comm.collectives import IN_NETWORK, require
-from archgen.perf.workload.training_estimate import recipe_problem
+from archgen.perf.workload.training_setup import recipe_problem
 from archgen.scoring.cases import (
     CaseFile,
     Refused,

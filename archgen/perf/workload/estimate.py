@@ -30,7 +30,8 @@ from archgen.perf.workload.defaults_note import (
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
-from archgen.perf.workload.training_estimate import on_its_vendor, training_estimate
+from archgen.perf.workload.training_estimate import training_estimate
+from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_
 
 
