@@ -41,8 +41,8 @@ from archgen.model.requirements import (
     unbanded,
     unsettled_note,
 )
+from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.band_lookup import bands
-from archgen.perf.workload.bands import MADE_FROM_RATE
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:

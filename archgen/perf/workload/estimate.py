@@ -16,8 +16,8 @@ from archgen.perf.comm import rccl_net
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.band_families import arrival_of, family, run_scenario
 from archgen.perf.workload.band_lookup import bands, context_of
-from archgen.perf.workload.bands import arrival_of, family, run_scenario
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
