@@ -50,7 +50,7 @@ CLUSTER_POWER_METRICS = ("it_power_racks", "it_power", "shelf_loss", "it_power_t
 TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average", "power_idle",
                    "facility_energy_per_year", "energy_cost_per_year", "carbon_per_year", "water_per_year")
 #: A job's figures built on its cluster's power, and the cluster metric each takes its share of: the average power
-#: (`analyse.job_energy`) or the maximum IT power (`job_it_energy`, `perf.workload.derived.run_energy`); they rest on
+#: (`analyse.job_energy`) or the maximum IT power (`job_it_energy`, `run_figures.run_energy`); they rest on
 #: what that rests on.
 JOB_ENERGY_METRICS = {"facility_energy_per_million_tokens": "power_average", "job_energy": "power_average",
                       "job_it_energy": "it_power"}

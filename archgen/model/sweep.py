@@ -46,7 +46,7 @@ GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tok
                                                          "mtti", "goodput_time_to_train", "goodput_accelerator_hours")
                              for end in ("", "_low", "_high")})
 #: Metrics a training point has only where its workload states its token budget (`checkpoint.tokens`): the time to
-#: train, and with goodput the goodput time to train (`perf.workload.derived.run_times`, as `check` gives them).
+#: train, and with goodput the goodput time to train (`perf.workload.run_figures.run_times`, as `check` gives them).
 RUN_METRICS = frozenset({"time_to_train", *(f"goodput_time_to_train{end}" for end in ("", "_low", "_high")),
                          "accelerator_hours", *(f"goodput_accelerator_hours{end}" for end in ("", "_low", "_high")),
                          "job_it_energy"})

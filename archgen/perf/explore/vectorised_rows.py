@@ -175,7 +175,7 @@ def _bands(pts: PointSet, chosen: np.ndarray, metrics: dict, span_of: StepAt | N
     problem = pts.problem
     assert problem.model is not None, "batched only with the workload's model (vectorised.evaluate)"
     got = set_bands(point_job(problem.workload, pts.values[0]), problem.model, pts.hardware,
-                    [*UNITS, *MADE_FROM_RATE])   # a run's time: the step time's band (`derived.run_bands`)
+                    [*UNITS, *MADE_FROM_RATE])   # a run's time: the step time's band (`run_figures.run_bands`)
     if span_of is None or not len(chosen) or "step_time" not in metrics or not spans(got, pts.hardware, pts.dtype):
         return PointBands(got)
     lo, hi = span_of()

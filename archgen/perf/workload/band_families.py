@@ -17,7 +17,7 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
 #: reliability figures and a job's cost per hour, which no step time enters). A training run's time, its whole cost,
 #: its cost and energy per token and its goodput tokens/s are made from its tokens/s (over it, or times goodput), so
 #: they take the step time's band, at each end of their own range (goodput's, spares') where they have one
-#: (`derived.run_bands`, `derived.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
+#: (`run_figures.run_bands`, `run_figures.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
 #: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
 MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
                   "goodput_tokens_per_second", "energy_per_token", "facility_energy_per_million_tokens",
@@ -29,7 +29,7 @@ QUANTITIES: dict[str, dict[str, str]] = {
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
-                  # turned (added where the cost is, `perf.workload.derived.serving_cost_bands`)
+                  # turned (added where the cost is, `perf.workload.run_figures.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
                   "energy_per_token": "tokens_per_second", "facility_energy_per_million_tokens": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
