@@ -36,7 +36,7 @@ RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power"
 
 
 #: Of those, the load the rack's parts draw, before the shelves' conversion loss. A part's `power.typical` is read
-#: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.rack.Power`).
+#: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.power_chain.Power`).
 LOAD_METRICS = ("it_power", "it_power_typical", "rack_load")
 
 #: A cluster's metrics computed from its parts' power figures: its draw, the facility's power and energy, the hall's

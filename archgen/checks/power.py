@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.rack import Power, Stage
+from archgen.analyse.power_chain import Power, Stage
 from archgen.checks.feed_figures import feed_findings
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
