@@ -44,7 +44,7 @@ from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.case_checks import check_case, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
-from archgen.validate import problems_from
+from archgen.validation_problems import problems_from
 
 
 @dataclass(frozen=True)
