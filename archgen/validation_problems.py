@@ -1,7 +1,10 @@
-"""A pydantic error → one `SpecProblem` a person can act on: file:line:col, the value written, what was expected.
+"""pydantic's validation errors as located problems: one `SpecProblem` per error, at file:line:col, in the user's words.
 
-Split from `archgen.validate` (which turns documents into models and calls `problems_from` on each failure), so
-that the one module holds how a validation error is worded and located.
+`problems_from` maps each error to the key of the document it is about (less pydantic's wrapper steps and the
+members of an untagged union), and words it: an unknown key with "did you mean", a missing one, a value against
+what was expected, an empty value called empty, a bound's value as written. `archgen.validate`, the case files
+(`scoring.cases`), the catalog and documents made in code all report through it (split from `archgen.validate` for
+its size).
 """
 
 from __future__ import annotations

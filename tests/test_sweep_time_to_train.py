@@ -3,8 +3,8 @@
 Before: `sweep` computed neither, and a SHALL target on either in the workload made the sweep refuse to run ("which a
 sweep does not compute"), while `check` computes both. A point now has the time to train (the workload's token budget
 over its tokens/s) and, with a goodput, the goodput time to train with the ends goodput's range makes
-(`perf.workload.derived.run_times`); a requirement on them takes the step time's band, at each end of goodput's range
-for the goodput time (`derived.run_bands`, `judge_points`), as `check` judges them (tests/test_run_bands.py). The
+(`perf.workload.run_figures.run_times`); a requirement on them takes the step time's band, at each end of goodput's range
+for the goodput time (`run_figures.run_bands`, `judge_points`), as `check` judges them (tests/test_run_bands.py). The
 design is the shipped 405B GB200 job with Llama 3.1 405B's token budget (15.6e12 tokens, arXiv 2407.21783 section
 3.1). Without a token budget no point could compute them: the sweep refuses an objective on them at its line, and
 a workload's SHALL on them, naming the missing budget.

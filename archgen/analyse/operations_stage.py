@@ -41,14 +41,9 @@ from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.derived import (
-    HOURS_OF,
-    accelerator_hours,
-    charged_spares,
-    run_energy,
-    serving_cost_bands,
-)
+from archgen.perf.workload.derived import charged_spares
 from archgen.perf.workload.results import WorkloadResult
+from archgen.perf.workload.run_figures import HOURS_OF, accelerator_hours, run_energy, serving_cost_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from archgen import metrics
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
-from archgen.checks.requirements import outcome, workload_bands
+from archgen.checks.judgement import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
 from archgen.model.requirements import Outcome, Status, fails
 from archgen.pipeline import Run

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from archgen.model.accelerator import AMD, vendor_name
 from archgen.model.engine import default_max_batch_size, serving_engine
-from archgen.model.workload import Inference
+from archgen.model.inference import Inference
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
 

@@ -16,8 +16,8 @@ from archgen.perf.comm import rccl_net
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.band_families import arrival_of, family, run_scenario
 from archgen.perf.workload.band_lookup import bands, context_of
-from archgen.perf.workload.bands import arrival_of, family, run_scenario
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -31,7 +31,8 @@ from archgen.perf.workload.defaults_note import (
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
-from archgen.perf.workload.training_estimate import on_its_vendor, training_estimate
+from archgen.perf.workload.training_estimate import training_estimate
+from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_
 
 
