@@ -31,6 +31,7 @@ from archgen.analyse.goodput import (
     workload_metrics,
 )
 from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import job_energy
 from archgen.analyse.network import ClusterAnalysis
@@ -83,6 +84,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, path, (name,), reason)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
+    share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
