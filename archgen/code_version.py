@@ -1,0 +1,81 @@
+"""Which archgen code is running, as a key: what the disk cache keys each entry on besides its input (cachestale).
+
+A cached result must be keyed on everything that decides it. Its input (a spec file's text, the catalog) is in
+each key already; the code that computed it was in the snapshot's key (`snapshot`) but not in the parsed-YAML
+cache's (`load.parse_key`), which relied on a format number bumped by hand: an edit to the parser that forgot to
+bump it had every later run read the older code's parse (a line moved by 1,000 in `load._plain` still read the
+old line with the cache on, the new one with `ARCHGEN_CACHE=off`).
+
+`digest` is each module of the package (``*.py`` under this folder, ``__pycache__`` left out) by its path, size and
+modification time in nanoseconds, and the same for the YAML parser's own module (`ruamel.yaml`, found without
+importing it: a cache hit never imports the parser). Size and time are the test by which Python itself reuses a
+module's byte code (`importlib`'s source loader, in whole seconds; here in nanoseconds), so an entry is reused
+exactly while the code that made it is what Python runs: an edit, a `git checkout`, a merge or a reinstall gives
+every file it writes a new time. What it cannot see is a file replaced by one of the same size under the same
+time (a copy that keeps times, ``cp -p``, ``rsync -a``, ``tar x`` over an older tree): Python runs the old byte
+code then too. Stat-ing the 336 modules costs 0.8 ms of CPU, once a process and only where a cache entry is looked
+up; hashing their 3.2 MB instead cost 4.4 ms (measured on the project's shared 2-core machine).
+
+What each entry is keyed on (cachestale's audit):
+
+- parsed YAML (`load.cached`, kind ``yaml``): the file's text, `load.MAX_NODES`, `cache.VERSION` and `digest`.
+- validated specs and what is derived from them (`snapshot`, kind ``specs``): every spec file found (name, real
+  path, bytes), the catalog, the working directory, `cache.VERSION`, `snapshot.FORMAT`, `digest`, and the versions
+  of Python, pydantic, pydantic-core, pint and numpy.
+- compiled dataclass methods (`startup`, kind ``code``): the method's source text, one file per interpreter's cache
+  tag, each checked against `importlib.util.MAGIC_NUMBER`: the code `compile` gives for the text.
+- pint's definitions (`units`): the definitions file is named by a hash of its text and read back only where its
+  text is the one archgen built; pint keys its own pickles on that file's content, pint's version and Python's
+  (pint `delegates/base_defparser.py` `PintHeader`, flexcache `BasicPythonHeader`, pint 0.25.3).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from importlib.util import find_spec
+
+#: The package whose modules are hashed.
+ROOT = os.path.dirname(os.path.abspath(__file__))
+#: The digest of this process (`digest`): the code does not change under a running process.
+_DIGEST: list[bytes] = []
+
+
+def digest() -> bytes:
+    """The key of the code running: archgen's modules and the YAML parser's, by path, size and time (once a process)."""
+    if not _DIGEST:
+        h = hashlib.sha256(ROOT.encode("utf-8", "surrogatepass"))
+        tree(ROOT, (".py",), h)
+        _stat(_origin("ruamel.yaml"), h)
+        _DIGEST.append(h.digest())
+    return _DIGEST[0]
+
+
+def tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash) -> None:
+    """Add to `h` each file under `top` named `*suffixes` (links to folders not followed): its path, size and time."""
+    with os.scandir(top) as it:
+        entries = sorted(it, key=lambda e: e.name)
+    for e in entries:
+        if e.is_dir(follow_symlinks=False):
+            if e.name != "__pycache__":
+                tree(e.path, suffixes, h)
+        elif e.name.endswith(suffixes):
+            _stat(e.path, h)
+
+
+def _stat(path: str, h: hashlib._Hash) -> None:
+    """Add `path`, its size and its modification time (ns) to `h`; a missing path as itself."""
+    try:
+        st = os.stat(path)
+        h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0%d\0%d" % (st.st_size, st.st_mtime_ns))
+    except OSError:
+        h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0missing")
+
+
+def _origin(module: str) -> str:
+    """The file a module would be imported from, without importing it (its parent package is); "" where none."""
+    try:
+        spec = find_spec(module)
+    except (ImportError, ValueError):
+        return ""
+    return (spec.origin or "") if spec is not None else ""
