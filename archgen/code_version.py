@@ -6,15 +6,17 @@ cache's (`load.parse_key`), which relied on a format number bumped by hand: an e
 bump it had every later run read the older code's parse (a line moved by 1,000 in `load._plain` still read the
 old line with the cache on, the new one with `ARCHGEN_CACHE=off`).
 
-`digest` is each module of the package (``*.py`` under this folder, ``__pycache__`` left out) by its path, size and
-modification time in nanoseconds, and the same for the YAML parser's own module (`ruamel.yaml`, found without
-importing it: a cache hit never imports the parser). Size and time are the test by which Python itself reuses a
-module's byte code (`importlib`'s source loader, in whole seconds; here in nanoseconds), so an entry is reused
-exactly while the code that made it is what Python runs: an edit, a `git checkout`, a merge or a reinstall gives
-every file it writes a new time. What it cannot see is a file replaced by one of the same size under the same
-time (a copy that keeps times, ``cp -p``, ``rsync -a``, ``tar x`` over an older tree): Python runs the old byte
-code then too. Stat-ing the 336 modules costs 0.8 ms of CPU, once a process and only where a cache entry is looked
-up; hashing their 3.2 MB instead cost 4.4 ms (measured on the project's shared 2-core machine).
+`digest` is Python's version, each module of the package (``*.py`` under this folder, ``__pycache__`` left out)
+by its path, size and modification time in nanoseconds, and the same for the YAML parser's package file
+(`ruamel.yaml`'s ``__init__.py``, which holds its version and which an upgrade rewrites; found without importing
+it, so a cache hit never imports the parser). Size and time are the test by which Python itself reuses a module's
+byte code (`importlib`'s source loader, in whole seconds; here in nanoseconds), so an entry is reused exactly while
+the code that made it is what Python runs: an edit, a `git checkout`, a merge or a reinstall gives every file it
+writes a new time. What it cannot see is a file replaced by one of the same size under the same time (a copy that
+keeps times, ``cp -p``, ``rsync -a``, ``tar x`` over an older tree): Python runs the old byte code then too.
+Where the modules cannot be listed (a package imported from a zip) there is no digest and nothing is kept.
+The digest costs 1.2-1.5 ms of CPU, once a process and only where a cache entry is looked up (stat-ing the 336
+modules 0.8 ms of it); hashing their 3.2 MB instead cost 4.4 ms (measured on the project's shared 2-core machine).
 
 What each entry is keyed on (cachestale's audit):
 
@@ -33,19 +35,28 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from importlib.util import find_spec
 
 #: The package whose modules are hashed.
 ROOT = os.path.dirname(os.path.abspath(__file__))
 #: The digest of this process (`digest`): the code does not change under a running process.
-_DIGEST: list[bytes] = []
+_DIGEST: list[bytes | None] = []
 
 
-def digest() -> bytes:
-    """The key of the code running: archgen's modules and the YAML parser's, by path, size and time (once a process)."""
+def digest() -> bytes | None:
+    """The key of the code running (once a process): Python's version, archgen's and the YAML parser's modules.
+
+    The modules by path, size and time; None where the package's modules cannot be listed (imported from a zip), so
+    that nothing is kept.
+    """
     if not _DIGEST:
-        h = hashlib.sha256(ROOT.encode("utf-8", "surrogatepass"))
-        tree(ROOT, (".py",), h)
+        h = hashlib.sha256(f"{sys.version}\0{ROOT}".encode("utf-8", "surrogatepass"))
+        try:
+            tree(ROOT, (".py",), h)
+        except OSError:
+            _DIGEST.append(None)
+            return None
         _stat(_origin("ruamel.yaml"), h)
         _DIGEST.append(h.digest())
     return _DIGEST[0]

@@ -111,7 +111,8 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
     known = LOADED.get((name, key))
     if known is not None:
         return list(known)
-    hit = cache.load("yaml", key)
+    kept = code_version.digest() is not None   # else the code is unknown: nothing is read or kept on disk
+    hit = cache.load("yaml", key) if kept else None
     if isinstance(hit, list):
         try:
             docs = [SourceDocument(name, data, {tuple(p): (line, col) for p, line, col in positions})
@@ -121,7 +122,8 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
         except (TypeError, ValueError):  # not an entry of ours: parse the file
             pass
     docs = load_text(text, name, keys)
-    cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
+    if kept:
+        cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
     return _shared(name, key, docs)
 
 
@@ -130,7 +132,8 @@ def parse_key(text: str) -> str:
 
     The code is `code_version.digest`: an edit to archgen or an upgrade of ruamel.yaml is another key.
     """
-    return cache.digest(text, str(MAX_NODES), code_version.digest().hex())
+    code = code_version.digest()
+    return cache.digest(text, str(MAX_NODES), code.hex() if code is not None else "unknown")
 
 
 #: The files this process has loaded, by name and content: a file read again unchanged (the catalog, in each

@@ -91,6 +91,9 @@ def derived(specs: Specs, name: str, kind: type, make: Callable[[], T]) -> T:
 
 def _code_digest() -> bytes:
     """A hash of archgen's modules (`code_version.digest`) and of the libraries' versions (once a process)."""
+    code = code_version.digest()
+    if code is None:  # the modules cannot be listed: no key, so nothing is kept (`_key`)
+        raise OSError("archgen's modules cannot be listed")
     if not _code:
         import numpy
         import pydantic
@@ -99,7 +102,7 @@ def _code_digest() -> bytes:
         from archgen.pint_import import pint
         h = hashlib.sha256(f"{FORMAT}\0{cache.VERSION}\0{sys.version}\0{pydantic.VERSION}\0{pydantic_core.__version__}"
                            f"\0{pint.__version__}\0{numpy.__version__}\0".encode("utf-8", "surrogatepass"))
-        h.update(code_version.digest())
+        h.update(code)
         _code.append(h.digest())
     return _code[0]
 

@@ -118,3 +118,14 @@ def test_an_edited_parser_is_not_served_its_old_parse(tmp_path):
     _edited(copy / "archgen" / "load.py", "positions[path + (k,)] = pos\n",
             "positions[path + (k,)] = (pos[0] + 1000, pos[1])\n")
     assert position() == position(ARCHGEN_CACHE="off") == "(1003, 5)"
+
+
+def test_code_that_cannot_be_listed_keeps_nothing(package, monkeypatch, tmp_path):
+    """Modules imported from where they cannot be listed (a zip): nothing is read from or kept in the cache."""
+    monkeypatch.setattr(code_version, "ROOT", str(tmp_path / "archgen.zip" / "archgen"))
+    _new_process(monkeypatch)
+    cache.store("yaml", load.parse_key(TEXT), [[{"kind": "Rack", "id": "from-older-code"}, []]])
+    assert code_version.digest() is None
+    assert load.cached(TEXT, "a.yaml")[0].id == "r1"
+    assert snapshot._key([tmp_path]) is None
+    assert len(list((tmp_path / "cache" / "archgen" / "yaml").glob("*.json"))) == 1   # the planted one only
