@@ -13,7 +13,8 @@ it, so a cache hit never imports the parser). Size and time are the test by whic
 byte code (`importlib`'s source loader, in whole seconds; here in nanoseconds), so an entry is reused exactly while
 the code that made it is what Python runs: an edit, a `git checkout`, a merge or a reinstall gives every file it
 writes a new time. What it cannot see is a file replaced by one of the same size under the same time (a copy that
-keeps times, ``cp -p``, ``rsync -a``, ``tar x`` over an older tree): Python runs the old byte code then too.
+keeps times, ``cp -p``, ``rsync -a``, ``tar x`` over an older tree), which Python's byte code, where it keeps it,
+misses too.
 Where the modules cannot be listed (a package imported from a zip) there is no digest and nothing is kept.
 The digest costs 1.2-1.5 ms of CPU, once a process and only where a cache entry is looked up (stat-ing the 336
 modules 0.8 ms of it); hashing their 3.2 MB instead cost 4.4 ms (measured on the project's shared 2-core machine).
