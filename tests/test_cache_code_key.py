@@ -99,25 +99,29 @@ print(load_file(Path(sys.argv[1]))[0].positions[("id",)])
 
 
 def test_an_edited_parser_is_not_served_its_old_parse(tmp_path):
-    """The reproduction: a copy of archgen, run, its parser edited, run again; the cache on must agree with off."""
-    copy = tmp_path / "src"
-    shutil.copytree(REPO / "archgen", copy / "archgen", ignore=shutil.ignore_patterns("__pycache__"))
+    """The reproduction: a copy of archgen, run, its parser edited, run again; the cache on must agree with off. A
+    second checkout of the unedited code, sharing the cache directory, is not served the edited one's parse."""
     spec = tmp_path / "r.yaml"
     spec.write_text("kind: Rack\n\nid: r1\n", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(copy), "XDG_CACHE_HOME": str(tmp_path / "cache"),
-           "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     env.pop("ARCHGEN_CACHE", None)
 
-    def position(**more: str) -> str:
-        r = subprocess.run([sys.executable, "-c", _PROBE, str(spec), str(copy)], env={**env, **more}, cwd=tmp_path,
-                           capture_output=True, text=True, timeout=120)
+    def checkout(name: str) -> Path:
+        shutil.copytree(REPO / "archgen", tmp_path / name / "archgen", ignore=shutil.ignore_patterns("__pycache__"))
+        return tmp_path / name
+
+    def position(copy: Path, **more: str) -> str:
+        r = subprocess.run([sys.executable, "-c", _PROBE, str(spec), str(copy)], cwd=tmp_path,
+                           env={**env, "PYTHONPATH": str(copy), **more}, capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stderr
         return r.stdout.strip()
 
-    assert position() == "(3, 5)"
-    _edited(copy / "archgen" / "load.py", "positions[path + (k,)] = pos\n",
+    edited = checkout("edited")
+    assert position(edited) == "(3, 5)"
+    _edited(edited / "archgen" / "load.py", "positions[path + (k,)] = pos\n",
             "positions[path + (k,)] = (pos[0] + 1000, pos[1])\n")
-    assert position() == position(ARCHGEN_CACHE="off") == "(1003, 5)"
+    assert position(edited) == position(edited, ARCHGEN_CACHE="off") == "(1003, 5)"
+    assert position(checkout("other")) == "(3, 5)"
 
 
 def test_code_that_cannot_be_listed_keeps_nothing(package, monkeypatch, tmp_path):
