@@ -15,9 +15,12 @@ the code that made it is what Python runs: an edit, a `git checkout`, a merge or
 writes a new time. What it cannot see is a file replaced by one of the same size under the same time (a copy that
 keeps times, ``cp -p``, ``rsync -a``, ``tar x`` over an older tree), which Python's byte code, where it keeps it,
 misses too.
-Where the modules cannot be listed (a package imported from a zip) there is no digest and nothing is kept.
-The digest costs 1.2-1.5 ms of CPU, once a process and only where a cache entry is looked up (stat-ing the 336
-modules 0.8 ms of it); hashing their 3.2 MB instead cost 4.4 ms (measured on the project's shared 2-core machine).
+Where the modules cannot be listed (a package imported from a zip) there is no digest and nothing is kept. The
+console script takes the digest first (`startup.console_script`), so a module edited while a command runs leaves at
+most an entry no later run reads; a library caller or a test process takes it at its first cache lookup, and an
+edit between its imports and that lookup is not seen. The digest costs about 1.2-1.5 ms of CPU once a process
+(stat-ing the 336 modules 0.8 ms of it); hashing their 3.2 MB instead cost 4.4 ms (measured on the project's shared
+2-core machine).
 
 What each entry is keyed on (cachestale's audit):
 
@@ -41,7 +44,8 @@ from importlib.util import find_spec
 
 #: The package whose modules are hashed.
 ROOT = os.path.dirname(os.path.abspath(__file__))
-#: The digest of this process (`digest`): the code does not change under a running process.
+#: The digest of this process (`digest`): the code does not change under a running process. None: the modules could
+#: not be listed.
 _DIGEST: list[bytes | None] = []
 
 
@@ -52,36 +56,37 @@ def digest() -> bytes | None:
     that nothing is kept.
     """
     if not _DIGEST:
-        h = hashlib.sha256(f"{sys.version}\0{ROOT}".encode("utf-8", "surrogatepass"))
+        lines = [f"{sys.version}\0{ROOT}".encode("utf-8", "surrogatepass")]
         try:
-            tree(ROOT, (".py",), h)
+            tree(ROOT, (".py",), lines)
         except OSError:
             _DIGEST.append(None)
             return None
-        _stat(_origin("ruamel.yaml"), h)
-        _DIGEST.append(h.digest())
+        _stat(_origin("ruamel.yaml"), lines)
+        _DIGEST.append(hashlib.sha256(b"\n".join(lines)).digest())
     return _DIGEST[0]
 
 
-def tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash) -> None:
-    """Add to `h` each file under `top` named `*suffixes` (links to folders not followed): its path, size and time."""
+def tree(top: str, suffixes: tuple[str, ...], lines: list[bytes]) -> None:
+    """Add to `lines` each file under `top` named `*suffixes` (links to folders not followed): path, size and time."""
     with os.scandir(top) as it:
         entries = sorted(it, key=lambda e: e.name)
     for e in entries:
         if e.is_dir(follow_symlinks=False):
             if e.name != "__pycache__":
-                tree(e.path, suffixes, h)
+                tree(e.path, suffixes, lines)
         elif e.name.endswith(suffixes):
-            _stat(e.path, h)
+            _stat(e.path, lines)
 
 
-def _stat(path: str, h: hashlib._Hash) -> None:
-    """Add `path`, its size and its modification time (ns) to `h`; a missing path as itself."""
+def _stat(path: str, lines: list[bytes]) -> None:
+    """Add `path`, its size and its modification time (ns) to `lines`; a missing path as itself."""
+    name = path.encode("utf-8", "surrogatepass")
     try:
         st = os.stat(path)
-        h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0%d\0%d" % (st.st_size, st.st_mtime_ns))
+        lines.append(name + b"\0%d\0%d" % (st.st_size, st.st_mtime_ns))
     except OSError:
-        h.update(b"\0" + path.encode("utf-8", "surrogatepass") + b"\0missing")
+        lines.append(name + b"\0missing")
 
 
 def _origin(module: str) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen import cache, code_version, load, snapshot
+from archgen import cache, code_version, load, snapshot, startup
 from tests.conftest import REPO
 
 TEXT = "kind: Rack\nid: r1\n"
@@ -133,3 +133,15 @@ def test_code_that_cannot_be_listed_keeps_nothing(package, monkeypatch, tmp_path
     assert load.cached(TEXT, "a.yaml")[0].id == "r1"
     assert snapshot._key([tmp_path]) is None
     assert len(list((tmp_path / "cache" / "archgen" / "yaml").glob("*.json"))) == 1   # the planted one only
+
+
+def test_the_console_script_takes_the_code_at_its_start(package, monkeypatch):
+    """`cli.main` takes the digest before its command imports the code: an edit landing while it runs is not seen,
+    so what the run keeps is keyed on the code it started with and is never read by a run of the edited code."""
+    monkeypatch.setattr(startup, "_console", False)
+    startup.console_script()
+    at_start = code_version.digest()
+    _edited(package / "model.py", "0.5", "0.6")
+    assert code_version.digest() == at_start
+    _new_process(monkeypatch)
+    assert code_version.digest() != at_start
