@@ -19,9 +19,10 @@ where no key can be kept. It is read on each use; the units registry reads it on
 
 The directory is shared by every checkout, version and process of archgen on the machine, so it is bounded: each kind
 of entry (`store`'s folders) keeps at most `MAX_ENTRIES` files and `MAX_BYTES`, the least recently used removed
-first (`prune`; a hit refreshes an entry's time). Entries are keyed by content and by `VERSION`, so those of an older
-format or of files since changed are never hit again and are the first to go. pint's folder is bounded by the number
-of definition texts (`emptied_when_full`, `MAX_DEFINITIONS`).
+first (`prune`; a hit refreshes an entry's time). Entries are keyed by content, by `VERSION` and, where archgen's code
+computed them, by that code (`code_version.digest`), so those of an older format, of older code or of files since
+changed are never hit again and are the first to go. pint's folder is bounded by the number of definition texts
+(`emptied_when_full`, `MAX_DEFINITIONS`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from archgen import cache, yaml_guard
+from archgen import cache, code_version, yaml_guard
 from archgen.errors import Location, SpecError, SpecProblem, UnreadableError, excerpt, excerpts
 from archgen.spec_files import find_files as find_files
 from archgen.spec_files import packaged as packaged
@@ -29,9 +29,6 @@ from archgen.yaml_guard import MAX_DEPTH, MAX_INT, NOT_TEXT, NOT_YAML, char_name
 MAX_NODES = 200_000
 #: Characters of text a file may expand to through its aliases: four times the largest file.
 MAX_EXPANDED_CHARS = 4 * yaml_guard.MAX_FILE_BYTES
-#: Bump when what `load_text` gives for the same text changes (a position, a refusal): the parsed-YAML cache is keyed
-#: by it. 2: an empty value's key line (nu49fix), a key two merged mappings give refused.
-PARSE_FORMAT = "2"
 
 Positions = Mapping[tuple[str | int, ...], tuple[int, int]]
 
@@ -114,7 +111,8 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
     known = LOADED.get((name, key))
     if known is not None:
         return list(known)
-    hit = cache.load("yaml", key)
+    kept = code_version.digest() is not None   # else the code is unknown: nothing is read or kept on disk
+    hit = cache.load("yaml", key) if kept else None
     if isinstance(hit, list):
         try:
             docs = [SourceDocument(name, data, {tuple(p): (line, col) for p, line, col in positions})
@@ -124,13 +122,18 @@ def cached(text: str, name: str, keys: str = "'kind' and 'id'") -> list[SourceDo
         except (TypeError, ValueError):  # not an entry of ours: parse the file
             pass
     docs = load_text(text, name, keys)
-    cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
+    if kept:
+        cache.store("yaml", key, [(d.data, [(list(p), *pos) for p, pos in d.positions.items()]) for d in docs])
     return _shared(name, key, docs)
 
 
 def parse_key(text: str) -> str:
-    """The key of `text`'s parse in `LOADED` and the parsed-YAML cache: its content, the node limit, `PARSE_FORMAT`."""
-    return cache.digest(text, str(MAX_NODES), PARSE_FORMAT)
+    """The key of `text`'s parse in `LOADED` and the parsed-YAML cache: its content, the node limit, the code.
+
+    The code is `code_version.digest`: an edit to archgen or an upgrade of ruamel.yaml is another key.
+    """
+    code = code_version.digest()
+    return cache.digest(text, str(MAX_NODES), code.hex() if code is not None else "unknown")
 
 
 #: The files this process has loaded, by name and content: a file read again unchanged (the catalog, in each

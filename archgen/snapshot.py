@@ -37,7 +37,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from archgen import cache
+from archgen import cache, code_version
 from archgen.load import shipped_catalog
 from archgen.spec_files import find_files
 from archgen.startup import is_console_script, resume_gc
@@ -50,7 +50,6 @@ KIND = "specs"
 SUFFIX = ".pickle"
 #: Entries kept (some 0.4 MB each for the shipped specs): one per spec tree and archgen version in use.
 MAX_SNAPSHOTS = 32
-_PACKAGE = Path(__file__).resolve().parent
 _code: list[bytes] = []
 #: The key of each `Specs` this process validated or read back under one, by `id` (the object kept beside it).
 _KEYED: dict[int, tuple[Specs, str]] = {}
@@ -91,11 +90,10 @@ def derived(specs: Specs, name: str, kind: type, make: Callable[[], T]) -> T:
 
 
 def _code_digest() -> bytes:
-    """A hash of archgen's modules and the versions of the libraries the models are made with (once a process).
-
-    Each module of the package by its name, size and modification time: the test by which Python itself reuses a
-    module's byte code (a source whose time and size are unchanged runs as compiled before), in nanoseconds.
-    """
+    """A hash of archgen's modules (`code_version.digest`) and of the libraries' versions (once a process)."""
+    code = code_version.digest()
+    if code is None:  # the modules cannot be listed: no key, so nothing is kept (`_key`)
+        raise OSError("archgen's modules cannot be listed")
     if not _code:
         import numpy
         import pydantic
@@ -103,23 +101,10 @@ def _code_digest() -> bytes:
 
         from archgen.pint_import import pint
         h = hashlib.sha256(f"{FORMAT}\0{cache.VERSION}\0{sys.version}\0{pydantic.VERSION}\0{pydantic_core.__version__}"
-                           f"\0{pint.__version__}\0{numpy.__version__}\0{_PACKAGE}".encode("utf-8", "surrogatepass"))
-        _tree(str(_PACKAGE), (".py",), h)
+                           f"\0{pint.__version__}\0{numpy.__version__}\0".encode("utf-8", "surrogatepass"))
+        h.update(code)
         _code.append(h.digest())
     return _code[0]
-
-
-def _tree(top: str, suffixes: tuple[str, ...], h: hashlib._Hash) -> None:
-    """Add to `h` each file under `top` named `*suffixes` (links to folders not followed): its path, size and time."""
-    with os.scandir(top) as it:
-        entries = sorted(it, key=lambda e: e.name)
-    for e in entries:
-        if e.is_dir(follow_symlinks=False):
-            if e.name != "__pycache__":
-                _tree(e.path, suffixes, h)
-        elif e.name.endswith(suffixes):
-            st = e.stat(follow_symlinks=False)
-            h.update(b"\0" + e.path.encode("utf-8", "surrogatepass") + b"\0%d\0%d" % (st.st_size, st.st_mtime_ns))
 
 
 def _read_spec(path: str) -> bytes:
