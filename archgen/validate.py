@@ -15,6 +15,7 @@ from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
+from archgen.model.rack import unconfirmed_figures
 from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 from archgen.validation_problems import problems_from
@@ -111,20 +112,6 @@ def catalog_entries(specs: Specs, vendors: Iterable[str] = (), kinds: Iterable[s
             and (not want_kinds or d.kind.lower() in want_kinds)
             and (not chips or any(c.search(getattr(d, "asic", "")) for c in chips))
             and (not unconfirmed or unconfirmed_figures(d))]
-
-
-def unconfirmed_figures(d: Document) -> list[str]:
-    """The figures an entry marks unconfirmed: a part's `unconfirmed:` ('*' for all), or a rack's liquid loop's.
-
-    A rack's are named from the rack (`cooling.liquid.supply`; `cooling.liquid.*` for all of them, COOL016); another
-    entry marks none.
-    """
-    if isinstance(d, Part):
-        return d.unconfirmed_fields()
-    liquid = getattr(getattr(d, "cooling", None), "liquid", None)
-    if liquid is None:
-        return []
-    return ["cooling.liquid.*"] if liquid.unconfirmed is True else [f"cooling.liquid.{f}" for f in liquid.assumed()]
 
 
 def _asic(name: str, known: list[str]) -> re.Pattern[str]:

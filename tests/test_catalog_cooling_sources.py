@@ -1,4 +1,4 @@
-"""Every liquid-loop figure of a shipped rack cites its source, or is marked unconfirmed (an assumption).
+"""Every liquid-loop, air-path and enclosure figure of a shipped rack cites its source, or is marked unconfirmed.
 
 lo23cat found the catalog racks' loops (gb200-nvl72, gb300-nvl72, mi355x-compute, tpu-v4-cube: `supply` 40 °C,
 `delta_t` 10 K, `racks_per_cdu` 8 or 16, `cdu_count` 2) citing nothing, and a rack had no way to mark them, so
@@ -6,6 +6,10 @@ documents printed them as facts. Each figure the cooling analysis and checks rea
 under the loop's `unconfirmed:` (all of them with `true`) or cited by an entry of its `source:` that starts with the
 figure's name and points at a public page or document; the documents then tag the rest "assumed" and COOL016 names
 them in `archgen check`.
+
+airsrc: the air path (`air: {class: A2, delta_t: 20 K}` on all 15 shipped racks) and the enclosure (the 150/180 kg
+empty weights, assumed only in prose) had the same hole; `AIR_FIGURES` and `ENCLOSURE_FIGURES` are held to the same
+rule (COOL017, MECH005).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import pytest
 import yaml
 
 from archgen.model.base import is_marked
-from archgen.model.rack import LIQUID_FIGURES, LiquidPath
+from archgen.model.rack import AIR_FIGURES, ENCLOSURE_FIGURES, LIQUID_FIGURES, AirPath, FormFactor, LiquidPath
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Every folder of shipped specs whose documents may define racks.
@@ -26,8 +30,12 @@ FOLDERS = (ROOT / "specs", ROOT / "examples")
 CITED = re.compile(r"https?://|\b[\w.-]+/[\w.-]+ [\w./-]+\.(?:md|json|ya?ml|py)\b|\b(?:table|section)\b", re.I)
 
 
-def _loops() -> list[tuple[str, dict]]:
-    """Each liquid path a shipped rack states (a Rack document's, or a rack defined inside a cluster), with where."""
+#: Each figure group of a rack, where it sits and the figures it must cite or mark.
+GROUPS = (("cooling.liquid", LIQUID_FIGURES), ("cooling.air", AIR_FIGURES), ("form_factor", ENCLOSURE_FIGURES))
+
+
+def _racks() -> list[tuple[str, dict]]:
+    """Each rack a shipped spec states (a Rack document, or a rack defined inside a cluster), with where."""
     out = []
     for folder in FOLDERS:
         for f in sorted(folder.rglob("*.yaml")):
@@ -36,37 +44,53 @@ def _loops() -> list[tuple[str, dict]]:
                     continue
                 racks = [doc] if doc.get("kind") == "Rack" else [r for r in doc.get("racks") or []
                                                                    if isinstance(r, dict)]
-                for rack in racks:
-                    liquid = (rack.get("cooling") or {}).get("liquid")
-                    if isinstance(liquid, dict):
-                        out.append((f"{f.relative_to(ROOT)}#{i}:{rack.get('id', '')}", liquid))
+                out += [(f"{f.relative_to(ROOT)}#{i}:{rack.get('id', '')}", rack) for rack in racks]
     return out
 
 
-LOOPS = _loops()
+def _groups() -> list[tuple[str, str, tuple[str, ...], dict]]:
+    """Each figure group (`GROUPS`) a shipped rack states, with where: its liquid loop, air path and enclosure."""
+    out = []
+    for where, rack in _racks():
+        for at, figures in GROUPS:
+            group = rack
+            for key in at.split("."):
+                group = group.get(key) if isinstance(group, dict) else None
+            if isinstance(group, dict):
+                out.append((where, at, figures, group))
+    return out
 
 
-def test_the_catalog_racks_loops_are_found() -> None:
+FOUND = _groups()
+LOOPS = [(where, g) for where, at, _, g in FOUND if at == "cooling.liquid"]
+IDS = [f"{w}:{at}" for w, at, _, _ in FOUND]
+
+
+def test_the_catalog_racks_groups_are_found() -> None:
     ids = {where.rsplit(":", 1)[1] for where, _ in LOOPS}
     assert {"gb200-nvl72", "gb300-nvl72", "mi355x-compute", "tpu-v4-cube"} <= ids
+    # every shipped rack has an air path and an enclosure (15 of them when airsrc marked them)
+    for at in ("cooling.air", "form_factor"):
+        assert len([w for w, a, _, _ in FOUND if a == at]) == len(_racks()) >= 15
 
 
-@pytest.mark.parametrize(("where", "liquid"), LOOPS, ids=[w for w, _ in LOOPS])
-def test_a_liquid_figure_is_cited_or_unconfirmed(where: str, liquid: dict) -> None:
-    marks = liquid.get("unconfirmed", False)
-    source = liquid.get("source", "")
+@pytest.mark.parametrize(("where", "at", "figures", "group"), FOUND, ids=IDS)
+def test_a_figure_is_cited_or_unconfirmed(where: str, at: str, figures: tuple[str, ...], group: dict) -> None:
+    marks = group.get("unconfirmed", False)
+    source = group.get("source", "")
     entries = [" ".join(str(s).split()) for s in (source if isinstance(source, list) else [source])]
-    for figure in LIQUID_FIGURES:
+    for figure in figures:
         cited = [e for e in entries if e.startswith(f"{figure}:") and CITED.search(e)]
         assert is_marked(marks, figure) or cited, (
-            f"{where}: cooling.liquid.{figure} ({liquid.get(figure, 'default')}) is neither cited in source: "
+            f"{where}: {at}.{figure} ({group.get(figure, 'default')}) is neither cited in source: "
             f"('{figure}: <page or document, table>') nor listed under unconfirmed:")
 
 
-@pytest.mark.parametrize(("where", "liquid"), LOOPS, ids=[w for w, _ in LOOPS])
-def test_an_assumed_loop_says_how_it_was_chosen(where: str, liquid: dict) -> None:
-    if liquid.get("unconfirmed"):
-        assert len(liquid.get("notes", "")) > 40, f"{where}: unconfirmed figures with no notes on their choice"
+@pytest.mark.parametrize(("where", "at", "figures", "group"), FOUND, ids=IDS)
+def test_an_assumed_group_says_how_it_was_chosen(where: str, at: str, figures: tuple[str, ...],
+                                                 group: dict) -> None:
+    if group.get("unconfirmed"):
+        assert len(group.get("notes", "")) > 40, f"{where}: unconfirmed {at} figures with no notes on their choice"
 
 
 def test_a_misspelt_mark_is_refused() -> None:
@@ -77,3 +101,16 @@ def test_a_misspelt_mark_is_refused() -> None:
         LiquidPath.model_validate({**base, "unconfirmed": ["suply"]})
     with pytest.raises(Exception, match=r"'manifold' is no figure .*: name one of supply, delta_t"):
         LiquidPath.model_validate({**base, "unconfirmed": ["manifold"]})   # documents would show nothing of it
+
+
+def test_air_and_enclosure_marks_follow_the_same_rule() -> None:
+    air = {"class": "A2", "delta_t": "20 K"}
+    assert AirPath.model_validate({**air, "unconfirmed": True}).assumed() == AIR_FIGURES
+    with pytest.raises(Exception, match=r"'rear_door' is no figure of the rack's air path \(cooling.air\): name one "
+                                        r"of class, delta_t"):
+        AirPath.model_validate({**air, "unconfirmed": ["rear_door"]})
+    ff = {"standard": "eia-19", "height": "48 U", "width": "600 mm", "depth": "1200 mm", "max_payload": "1500 kg",
+          "weight": "180 kg"}
+    assert FormFactor.model_validate({**ff, "unconfirmed": ["weight"]}).assumed() == ("weight",)
+    with pytest.raises(Exception, match=r"'wieght' is no figure of the rack's enclosure \(form_factor\)"):
+        FormFactor.model_validate({**ff, "unconfirmed": ["wieght"]})

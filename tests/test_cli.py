@@ -140,9 +140,11 @@ def test_catalog_list_show_unconfirmed():
     assert r.code == 0 and "dgx-h100" in r.out
     unconfirmed = run_cli("catalog", "--unconfirmed", "--path", SPECS).out
     assert "in-row-cdu-1.3mw" in unconfirmed and "unconfirmed: *" in unconfirmed
-    # a rack whose liquid loop marks its figures (COOL016) is listed with them; one with no loop marks is not
-    assert re.search(r"^Rack +gb200-nvl72 .*unconfirmed: cooling\.liquid\.\*$", unconfirmed, re.M)
-    assert not re.search(r"^Rack +dgx-b200-compute ", unconfirmed, re.M)
+    # a rack whose liquid loop, air path or enclosure marks its figures (COOL016, COOL017, MECH005) is listed with
+    # them, each group's by its place in the rack (airsrc: every shipped rack's enclosure is assumed)
+    assert re.search(r"^Rack +gb200-nvl72 .*unconfirmed: cooling\.liquid\.\*, cooling\.air\.\*, form_factor\.\*$",
+                     unconfirmed, re.M)
+    assert re.search(r"^Rack +dgx-h100-4 .*unconfirmed: cooling\.air\.class, form_factor\.\*$", unconfirmed, re.M)
     show = run_cli("catalog", "show", "dgx-h100", "--path", SPECS)
     assert show.code == 0 and json.loads(show.out.split("\n", 1)[1])["power"]["max"] == "10.2 kW"
     missing = run_cli("catalog", "show", "dgx-h10", "--path", SPECS)

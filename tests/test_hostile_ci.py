@@ -74,7 +74,7 @@ RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
     ("width: 600 mm, depth: 1200 mm", "width: 1e-200 mm, depth: 1e-200 mm",
      "specs/r.yaml:11:54: error: form_factor.width: expected a length of at least 0.001 m (below that no hardware "
      "exists), got '1e-200 mm'"),
-    ("delta_t: 20 K", "delta_t: 1e-200 K",
+    ("delta_t: 16.15 K", "delta_t: 1e-200 K",
      "specs/r.yaml:20:29: error: cooling.air.delta_t: expected a temperature difference of at least 0.1 K (below that "
      "no hardware exists), got '1e-200 K'"),
 ], ids=["footprint", "air-delta-t"])

@@ -84,8 +84,11 @@ def test_a_waiver_names_its_requirement(tmp_path, cli, monkeypatch):
     assert r.code == 1
     assert "error: REQ001 rack/dgx-h100-4: REQ-MECH-011 (Weight): weight = 699 kg, target <= 600 kg" in r.out
     assert "REQ-PWR-010" not in r.out                    # waived (as the part's CAT001 in the catalog is)
-    # the third info: PWR002, the rack's feeds state no power factor (judged at 1.00, nu44power)
-    assert r.out.rstrip().endswith("1 error(s), 0 warning(s), 3 info, 2 waived")
+    # the third info: PWR002, the rack's feeds state no power factor (judged at 1.00, nu44power); airsrc's three:
+    # MECH005 and COOL017 (the enclosure and the air class are assumed) and REQ005 (REQ-MECH-010's floor load met on
+    # the assumed empty weight and footprint)
+    assert r.out.rstrip().endswith("1 error(s), 0 warning(s), 6 info, 2 waived")
+    assert all(f" {cid} rack/dgx-h100-4" in r.out for cid in ("MECH005", "COOL017", "REQ005"))
 
 
 def test_a_waiver_without_its_requirement_says_which_to_name(tmp_path, cli, monkeypatch):

@@ -150,21 +150,25 @@ def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapp
                 have[k] = tuple(dict.fromkeys((*have.get(k, ()), *words)))
 
 
-#: A rack's metrics computed from its liquid loop's own figures: the flow that carries the liquid heat at its ΔT.
-LOOP_METRICS = {"coolant_flow": ("delta_t", "coolant")}
+#: A rack's metrics computed from its own figure groups (`Rack.assumed_figures`), with the group and the figures of
+#: it each rests on: the coolant flow carries the liquid heat at the loop's ΔT, the air flow the air heat at the air
+#: path's, and the weight and floor load hold the enclosure's empty weight (over its footprint).
+LOOP_METRICS = {"coolant_flow": ("cooling.liquid", ("delta_t", "coolant")), "air_flow": ("cooling.air", ("delta_t",)),
+                "weight": ("form_factor", ("weight",)), "floor_load": ("form_factor", ("weight", "width", "depth"))}
 
 
 def rack_loop_inputs(racks: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, ...]]]:
-    """By rack path, its loop metrics (`LOOP_METRICS`) with the loop figures they rest on that it marks unconfirmed.
+    """By rack path, its metrics (`LOOP_METRICS`) with the figures of its own they rest on that it marks unconfirmed.
 
     A requirement on the coolant flow met at an assumed ΔT (COOL016) reads "met (on assumed inputs: r
-    cooling.liquid.delta_t (unconfirmed))", as one on the heat names its parts' unconfirmed power figures.
+    cooling.liquid.delta_t (unconfirmed))", as one on the heat names its parts' unconfirmed power figures; one on the
+    air flow names an assumed air ΔT (COOL017), one on the weight or floor load an assumed empty weight (MECH005).
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in racks.items():
-        lp = a.rack.spec.cooling.liquid
-        m = {k: tuple(f"{a.rack.spec.id} cooling.liquid.{f} (unconfirmed)" for f in figures if lp.is_unconfirmed(f))
-             for k, figures in LOOP_METRICS.items() if lp is not None and k in a.metrics}
+        marked = {at: named for at, _, named in a.rack.spec.assumed_figures()}
+        m = {k: tuple(f"{a.rack.spec.id} {at}.{f} (unconfirmed)" for f in figures if f in marked.get(at, ()))
+             for k, (at, figures) in LOOP_METRICS.items() if k in a.metrics}
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out

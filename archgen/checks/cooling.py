@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
@@ -17,7 +18,6 @@ from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.display import quantity
 from archgen.model import Rack
 from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
-from archgen.model.rack import loop_figures
 from archgen.units import Q_, Q
 
 
@@ -371,10 +371,21 @@ def assumed_loop(ctx: Context) -> Iterator[Violation]:
     Fix: cite each figure in `cooling.liquid.source` ('supply: <page or document, table>') and take it off
     `unconfirmed:`, or accept the figures knowingly.
     """
-    for path, a in ctx.racks.items():
-        lp = a.rack.spec.cooling.liquid
-        if lp is not None and (named := lp.assumed()):
-            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "unconfirmed"),
-                            "the liquid loop rests on assumed figures (cooling.liquid.unconfirmed): "
-                            f"{loop_figures(lp, named)}; COOL001-COOL004 judge the CDUs, flow and coolant on them",
-                            severity="info")
+    yield from assumed_group(ctx, "cooling.liquid", "the liquid loop",
+                             "COOL001-COOL004 judge the CDUs, flow and coolant on them")
+
+
+@check("COOL017", "cooling.assumed_air", severity="info")
+def assumed_air(ctx: Context) -> Iterator[Violation]:
+    """The rack's air path rests on figures it confirms (not listed under `cooling.air.unconfirmed:`).
+
+    The air ΔT sets the air flow the rack needs (V̇ = Q̇ / (ρ c_p ΔT)) and COOL007 judges the systems' rated flow at
+    it; the class bounds the inlet air COOL005 allows. A ΔT no source gives is the design's assumption: the finding
+    names it and the class with their values, and documents tag them and the air flow assumed. A system's user guide
+    that states its air flow and power gives its ΔT: cite that arithmetic in `cooling.air.source`.
+
+    Fix: cite each figure in `cooling.air.source` ('delta_t: <document, table>: <the arithmetic>') and take it off
+    `unconfirmed:`, or accept the figures knowingly.
+    """
+    yield from assumed_group(ctx, "cooling.air", "the air path",
+                             "COOL005 and COOL007 judge the inlet air and the systems' air flow on them")

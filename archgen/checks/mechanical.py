@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.registry import Context, Violation, check
 from archgen.units import Q_
 
@@ -90,3 +91,19 @@ def floor_load(ctx: Context) -> Iterator[Violation]:
                             f"{figures}: within the floor rating {fac.floor_rating:~P} of {fac.id} only if they "
                             f"weigh under {spare:.1f~P} together", a.space.floor_load, fac.floor_rating,
                             severity="info")
+
+
+@check("MECH005", "mechanical.assumed_enclosure", severity="info")
+def assumed_enclosure(ctx: Context) -> Iterator[Violation]:
+    """The rack's enclosure rests on figures it confirms (not listed under `form_factor.unconfirmed:`).
+
+    The empty weight enters the rack's weight and floor load (MECH004), the rated payload MECH003's limit, the
+    height and footprint the U map and floor load (MECH001). A figure no datasheet of the enclosure gives (an empty
+    weight chosen for a typical 48 U cabinet) is the design's assumption: the finding names it with its value, and
+    documents tag it assumed.
+
+    Fix: cite each figure in `form_factor.source` ('weight: <enclosure datasheet>') and take it off `unconfirmed:`,
+    or accept the figures knowingly.
+    """
+    yield from assumed_group(ctx, "form_factor", "the enclosure",
+                             "MECH001, MECH003 and MECH004 judge the U map, payload and floor load on them")

@@ -9,8 +9,9 @@ from pathlib import Path
 from archgen.commands.common import load_specs
 from archgen.errors import UsageError, did_you_mean
 from archgen.load import shown
+from archgen.model.rack import unconfirmed_figures
 from archgen.quantity_json import json_text
-from archgen.validate import catalog_entries, unconfirmed_figures
+from archgen.validate import catalog_entries
 
 
 def catalog_list(paths: Sequence[Path] | None, unconfirmed: bool = False, vendors: Sequence[str] = (),

@@ -6,7 +6,7 @@ The roots of every spec model (`Spec`, `Document`, ids) are in `archgen.model.sp
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
@@ -155,6 +155,56 @@ def refuse_unmarkable(cls: type, unconfirmed: bool | list[str], what: str) -> No
     raise_each([FieldError(("unconfirmed", i), f"'{name}' is no field of {what}: name a field whose figure is "
                            "unconfirmed, dotted where nested (power.max, peak.fp8), or give true for all of them")
                 for i, name in enumerate(names) if not names_a_field(cls, name)], cls.__name__)
+
+
+class MarkedFigures(Spec):
+    """A group of a rack's own figures that cites its sources or marks them assumed, as a part does its own.
+
+    The rack's liquid loop, its air path and its enclosure (racksrc, airsrc): each names the figures the analysis and
+    checks read in `FIGURES` and where they sit in the rack in `WHERE` ('cooling.liquid'). One rule for all of them:
+    `unconfirmed:` names only those figures (a misspelt name would mark nothing and the figure it meant would read as
+    sourced), documents tag the marked ones "(assumed)", `archgen check` names them (COOL016, COOL017, MECH005) and
+    tests/test_catalog_cooling_sources.py asks every shipped rack to cite or mark each.
+    """
+
+    FIGURES: ClassVar[tuple[str, ...]] = ()
+    WHERE: ClassVar[str] = ""
+
+    source: str | list[str] = Field("", description=(
+        "Public source(s) of these figures, one entry per figure it confirms, starting with the figure's name "
+        "('supply: NVIDIA ..., table 3'), as a part cites its own. A figure neither sourced here nor listed under "
+        "`unconfirmed:` is refused by the catalog's tests."))
+    unconfirmed: bool | list[str] = Field(False, description=(
+        "True, or the names of these figures that no public source gives (another name is refused): the design's "
+        "assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, and `archgen "
+        "check` names them."))
+    notes: str = Field("", description="How the assumed figures were chosen, and what the sources do say.")
+
+    @model_validator(mode="after")
+    def _unconfirmed_names_figures(self) -> MarkedFigures:
+        """Each name under `unconfirmed:` is one of `FIGURES` (another field is no figure the documents tag)."""
+        names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
+        raise_each([FieldError(("unconfirmed", i), f"'{name}' is no figure of {self.WHERE}: name one of "
+                               f"{', '.join(self.FIGURES)}, or give true for all of them")
+                    for i, name in enumerate(names) if name not in self.FIGURES], type(self).__name__)
+        return self
+
+    def unconfirmed_fields(self) -> list[str]:
+        """Names of the figures marked unconfirmed ('*' for all of them)."""
+        return marked_fields(self.unconfirmed)
+
+    def is_unconfirmed(self, field: str) -> bool:
+        """Whether `field` (a name in `FIGURES`) is marked unconfirmed, itself or with all of them."""
+        return is_marked(self.unconfirmed, field)
+
+    def assumed(self) -> tuple[str, ...]:
+        """The figures (`FIGURES`) marked unconfirmed, in that order."""
+        return tuple(f for f in self.FIGURES if self.is_unconfirmed(f))
+
+    def stated(self, names: tuple[str, ...]) -> str:
+        """`names` (of `FIGURES`) with the values stated: 'supply 40 °C, delta_t 10 K, racks_per_cdu 8'."""
+        values = {f: getattr(self, "class_" if f == "class" else f) for f in names}
+        return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
 
 
 class Cooling(Spec):

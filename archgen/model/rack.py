@@ -2,22 +2,33 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from archgen.model.base import Redundancy, is_marked, marked_fields
+from archgen.model.base import MarkedFigures, Part, Redundancy
 from archgen.model.cost import Price
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
-from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
+from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.units import Current, Length, Mass, Temperature, TemperatureDelta, Voltage
 
+#: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
+#: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
+LIQUID_FIGURES = ("supply", "delta_t", "racks_per_cdu", "cdu_count", "cdu_redundancy", "coolant", "class")
+#: The figures of an air path that the cooling analysis and checks read (COOL005, COOL007, the air flow): the same.
+AIR_FIGURES = ("class", "delta_t")
+#: The enclosure's own figures that the U map, weight and floor load read (MECH001, MECH003, MECH004): the same.
+ENCLOSURE_FIGURES = ("height", "width", "depth", "max_payload", "weight")
 
-class FormFactor(Spec):
+
+class FormFactor(MarkedFigures):
     """The rack enclosure."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = ENCLOSURE_FIGURES
+    WHERE: ClassVar[str] = "the rack's enclosure (form_factor)"
 
     standard: Literal["eia-19", "orv3", "orv2", "mgx"] = Field(description="Rack standard.")
     height: RackHeight = Field(description="Usable height in whole rack units, e.g. '48 U'.")
@@ -25,6 +36,11 @@ class FormFactor(Spec):
     depth: Length = Field(description="External depth, e.g. '1068 mm'.")
     max_payload: Mass = Field(description="Rated static payload, e.g. '1400 kg'.")
     weight: Mass = Field(description="Empty rack weight (frame, busbar, manifolds), e.g. '150 kg'.")
+    unconfirmed: bool | list[str] = Field(False, description=(
+        "True, or the names of the enclosure's figures (`ENCLOSURE_FIGURES`: height, width, depth, max_payload, "
+        "weight; another name is refused) that no public source gives, such as an empty weight chosen for a "
+        "typical enclosure: the design's assumption. Documents show them as assumed, and `archgen check` names "
+        "them (MECH005)."))
 
 
 class Slot(Spec):
@@ -115,8 +131,11 @@ class TrayFitting(Spec):
         "a return per cold-plate loop, e.g. 2 for one loop."))
 
 
-class LiquidPath(Spec):
+class LiquidPath(MarkedFigures):
     """The liquid loop serving the rack."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = LIQUID_FIGURES
+    WHERE: ClassVar[str] = "the rack's liquid loop (cooling.liquid)"
 
     cdu: Ref = Field(description=(
         "Id of the CoolingUnit (CDU) serving this rack, of `type` in-row-cdu or in-rack-cdu (a rear door or CRAH, "
@@ -142,51 +161,18 @@ class LiquidPath(Spec):
     hoses: RackFitting | None = Field(None, description=(
         "Hoses from the rack's manifolds to the CDU's line (an in-row CDU's secondary header, an in-rack CDU's "
         "ports), e.g. {part: tcs-hose, count: 2}. Not stated: not provided in the BOM."))
-    source: str | list[str] = Field("", description=(
-        "Public source(s) of the loop's figures, one entry per figure it confirms, starting with the figure's name "
-        "('supply: NVIDIA ..., table 3'), as a part cites its own. A figure neither sourced here nor listed under "
-        "`unconfirmed:` is refused by the catalog's tests."))
     unconfirmed: bool | list[str] = Field(False, description=(
         "True, or the names of the loop's figures (`LIQUID_FIGURES`: supply, delta_t, racks_per_cdu, cdu_count, "
         "cdu_redundancy, coolant, class; another name is refused), when no public source gives them: "
         "the design's assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, "
         "and `archgen check` names them (COOL016)."))
-    notes: str = Field("", description="How the assumed figures were chosen, and what the sources do say.")
-
-    @model_validator(mode="after")
-    def _unconfirmed_names_fields(self) -> LiquidPath:
-        """Each name under `unconfirmed:` is a loop figure (`LIQUID_FIGURES`).
-
-        A misspelt one (`suply`) would mark nothing and the figure it meant would read as sourced; another field
-        (`manifold`, `cdu`) is no figure the documents tag: the CDU's own figures are its CoolingUnit's to mark.
-        """
-        names = self.unconfirmed if isinstance(self.unconfirmed, list) else []
-        raise_each([FieldError(("unconfirmed", i), f"'{name}' is no figure of the rack's liquid loop (cooling.liquid):"
-                               f" name one of {', '.join(LIQUID_FIGURES)}, or give true for all of them")
-                    for i, name in enumerate(names) if name not in LIQUID_FIGURES], type(self).__name__)
-        return self
-
-    def unconfirmed_fields(self) -> list[str]:
-        """Names of the figures marked unconfirmed ('*' for all of them)."""
-        return marked_fields(self.unconfirmed)
-
-    def is_unconfirmed(self, field: str) -> bool:
-        """Whether the loop marks `field` (a name in `LIQUID_FIGURES`) unconfirmed, itself or with all of them."""
-        return is_marked(self.unconfirmed, field)
-
-    def assumed(self) -> tuple[str, ...]:
-        """The loop's figures (`LIQUID_FIGURES`) it marks unconfirmed, in that order."""
-        return tuple(f for f in LIQUID_FIGURES if self.is_unconfirmed(f))
 
 
-def loop_figures(path: LiquidPath, names: tuple[str, ...]) -> str:
-    """`names` (of `LIQUID_FIGURES`) with the values `path` states: 'supply 40 °C, delta_t 10 K, racks_per_cdu 8'."""
-    values = {f: getattr(path, "class_" if f == "class" else f) for f in names}
-    return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
-
-
-class AirPath(Spec):
+class AirPath(MarkedFigures):
     """Air cooling of the rack."""
+
+    FIGURES: ClassVar[tuple[str, ...]] = AIR_FIGURES
+    WHERE: ClassVar[str] = "the rack's air path (cooling.air)"
 
     class_: AirClass = Field(alias="class", description="ASHRAE air class of the equipment.")
     delta_t: TemperatureDelta = Field(
@@ -198,6 +184,11 @@ class AirPath(Spec):
         "One door per rack; it takes no U (a door is not placed in `slots`: REF002). The air flow the equipment "
         "needs (COOL007) is unchanged: the door cools the exhaust after the equipment has heated it. Its own "
         "`power` (an active door's fans) is shown, not added to the rack's power chain."))
+    unconfirmed: bool | list[str] = Field(False, description=(
+        "True, or the names of the air path's figures (`AIR_FIGURES`: class, delta_t; another name is refused) "
+        "that no public source gives: the design's assumption. A ΔT can be derived from a system's published air "
+        "flow and power (ΔT = P / (ρ c_p V̇)) and cited with that arithmetic. Documents show them as assumed, and "
+        "`archgen check` names them (COOL017)."))
 
 
 class CoolingPaths(Spec):
@@ -222,6 +213,15 @@ class Rack(Document):
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
     price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")
 
+    def assumed_figures(self) -> tuple[tuple[str, MarkedFigures, tuple[str, ...]], ...]:
+        """Each of the rack's own figure groups that marks figures unconfirmed, with where it sits and those figures.
+
+        The liquid loop (COOL016), the air path (COOL017), the enclosure (MECH005), in that order.
+        """
+        groups = (("cooling.liquid", self.cooling.liquid), ("cooling.air", self.cooling.air),
+                  ("form_factor", self.form_factor))
+        return tuple((at, g, named) for at, g in groups if g is not None and (named := g.assumed()))
+
     @model_validator(mode="after")
     def _empty_rack_price(self) -> Rack:
         if self.price is not None and self.price.rack == "populated":
@@ -241,9 +241,19 @@ class Rack(Document):
         return self
 
 
-#: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
-#: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
-LIQUID_FIGURES = ("supply", "delta_t", "racks_per_cdu", "cdu_count", "cdu_redundancy", "coolant", "class")
 
 #: Items one rack can hold (Rack._placeable).
 MAX_ITEMS = 400
+
+
+def unconfirmed_figures(d: Document) -> list[str]:
+    """The figures an entry marks unconfirmed: a part's `unconfirmed:` ('*' for all), or a rack's own figures'.
+
+    A rack's are named from the rack (`cooling.liquid.supply`, `form_factor.weight`; `cooling.air.*` for all of a
+    group's, COOL016, COOL017, MECH005); another entry marks none.
+    """
+    if isinstance(d, Part):
+        return d.unconfirmed_fields()
+    if not isinstance(d, Rack):
+        return []
+    return [f"{at}.{f}" for at, g, named in d.assumed_figures() for f in (("*",) if g.unconfirmed is True else named)]

@@ -15,8 +15,8 @@ from archgen.checks.judgement import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part
+from archgen.model.base import MarkedFigures
 from archgen.model.deliverable import DocumentInfo
-from archgen.model.rack import LiquidPath, loop_figures
 from archgen.model.requirements import Outcome, Status
 from archgen.open_item import OpenItem
 from archgen.render import fmt
@@ -268,8 +268,8 @@ def validation_section(scope: Scope) -> Section:
     unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
                     ", ".join(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]
-    unconfirmed += [(rack.id, "Rack", f"cooling.liquid: {loop_figures(lp, named)}", lp.notes or "—")
-                    for rack, lp, named in assumed_loops(racks)]
+    unconfirmed += [(rack.id, "Rack", f"{at}: {group.stated(named)}", group.notes or "—")
+                    for rack, at, group, named in assumed_loops(racks)]
     if unconfirmed:
         section.sub("unconfirmed-inputs", "Unconfirmed inputs",
                     Para("These catalog figures could not be confirmed from a public source. Results that depend "
@@ -288,10 +288,14 @@ def scope_racks(scope: Scope) -> list[Any]:
             for r in c.rack_types.values()]
 
 
-def assumed_loops(racks: list[Any]) -> list[tuple[Any, LiquidPath, tuple[str, ...]]]:
-    """Each rack's liquid loop with the figures it marks unconfirmed (COOL016), once per rack id, sorted by id."""
-    loops = {r.spec.id: (r.spec, r.spec.cooling.liquid) for r in racks if r.spec.cooling.liquid is not None}
-    return [(spec, lp, named) for _, (spec, lp) in sorted(loops.items()) if (named := lp.assumed())]
+def assumed_loops(racks: list[Any]) -> list[tuple[Any, str, MarkedFigures, tuple[str, ...]]]:
+    """Each rack's figure groups that mark figures unconfirmed, with where they sit and those figures, by rack id.
+
+    The liquid loop, air path and enclosure (COOL016, COOL017, MECH005), once per rack id.
+    """
+    specs = {r.spec.id: r.spec for r in racks}
+    return [(spec, at, group, named) for _, spec in sorted(specs.items())
+            for at, group, named in spec.assumed_figures()]
 
 
 def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
@@ -333,8 +337,8 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
             fields = part.unconfirmed_fields()
             items.append(OpenItem("confirm", part.id, "all figures" if fields == ["*"] else ", ".join(fields),
                                   "Confirm"))
-    items += [OpenItem("confirm", rack.id, f"cooling.liquid ({loop_figures(lp, named)}), assumed", "Confirm")
-              for rack, lp, named in assumed_loops(scope_racks(scope))]
+    items += [OpenItem("confirm", rack.id, f"{at} ({group.stated(named)}), assumed", "Confirm")
+              for rack, at, group, named in assumed_loops(scope_racks(scope))]
     items += missing
     section = Section("open-items", "Open items and gaps")
     return section.add(Bullets(tuple(items)) if items else Para("None."))

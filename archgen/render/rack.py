@@ -146,8 +146,9 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Heat to liquid / air", f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} / {fmt.q(a.cooling.heat_air, 'kW', 1)}"),
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)
              + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
-            ("Air flow required", air(a.cooling.air_flow)),
-            ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}")]
+            ("Air flow required", air(a.cooling.air_flow) + assumed_tag(spec.cooling.air, "delta_t")),
+            ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
+             + assumed_tag(spec.form_factor, *FLOOR))]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
     warnings = sum(1 for f in findings if f.severity == "warning" and not f.waived)
@@ -210,12 +211,12 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
         section.add(Para(f"{len(s.overlaps)} overlapping item pair(s) and {len(s.outside)} item(s) above the "
                          f"usable height; see the validation report (MECH001, MECH002).", "note"))
     facility = a.rack.facility
-    rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0),
-             fmt.pct(ratio(s.payload, ff.max_payload))),
-            ("Empty rack", fmt.q(ff.weight, "kg", 0), "—", "—"),
-            ("Total weight", fmt.q(s.weight, "kg", 0), "—", "—"),
-            ("Footprint", fmt.q(s.footprint, "m**2", 2), "—", "—"),
-            ("Floor load (weight / footprint)", fmt.q(s.floor_load, "kg/m**2", 0),
+    rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
+             + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
+            ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            ("Total weight", fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
+            ("Floor load (weight / footprint)", fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
              fmt.q(facility.floor_rating, "kg/m**2", 0) if facility else "no facility given",
              fmt.pct(ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
@@ -274,3 +275,7 @@ def appendices(scope: Scope, a: RackAnalysis) -> Section:
         bom_table(a.bom, scope.run.design.specs))
     section.sections += [bom, glossary.section(), common.references_section()]
     return section
+
+
+#: The enclosure's figures the rack's floor load rests on (its weight over its footprint, MECH004).
+FLOOR = ("weight", "width", "depth")

@@ -17,9 +17,10 @@ from archgen.analyse.rear_door import RearDoor
 from archgen.checks.power_figures import feed_loss_with_shelves
 from archgen.checks.scope import coolant_supply
 from archgen.model import CoolingUnit
+from archgen.model.base import MarkedFigures
 from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
-from archgen.model.rack import Feeds, LiquidPath
+from archgen.model.rack import Feeds
 from archgen.render import fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
@@ -358,21 +359,22 @@ def cooling(a: RackAnalysis) -> Section:
         section.sub("liquid", "Liquid loop and CDU", *said,
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
-    arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"),
-             ("Air ΔT", fmt.q(air_path.delta_t, "K", 0)),
-             ("Air flow required", air(c.air_flow)),
+    arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"
+              + assumed_tag(air_path, "class")),
+             ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
+             ("Air flow required", air(c.air_flow) + dt_tag),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
               if c.declared_air_flow is not None else "not published")]
     if c.rated is not None and c.rated_needed is not None:   # COOL007's like-for-like figure
         arows.append((f"Air flow required by the systems stating one ({fmt.q(c.rated.heat, 'kW', 1)})",
-                      air(c.rated_needed) + (f"; not judged: {', '.join(c.rated.unstated)}" if c.rated.unstated
-                                              else "")))
+                      air(c.rated_needed) + dt_tag + (f"; not judged: {', '.join(c.rated.unstated)}"
+                                                       if c.rated.unstated else "")))
     arows += door_rows(door)
     facility = a.rack.facility
     if facility is not None:
         arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
                   ("Exhaust air (inlet + ΔT)" + (", before the rear door" if door is not None else ""),
-                   fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1))]
+                   fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1) + dt_tag)]
         if facility.water is not None:
             arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
     section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))
@@ -383,6 +385,6 @@ def cooling(a: RackAnalysis) -> Section:
 GROUP = ("racks_per_cdu", "cdu_count", "cdu_redundancy")
 
 
-def assumed_tag(liquid: LiquidPath | None, *names: str) -> str:
-    """' (assumed)' where the loop marks one of the figures `names` unconfirmed (COOL016), else ''."""
-    return " (assumed)" if liquid is not None and any(liquid.is_unconfirmed(n) for n in names) else ""
+def assumed_tag(group: MarkedFigures | None, *names: str) -> str:
+    """' (assumed)' where a rack's figure group (loop, air path, enclosure) marks one of `names` unconfirmed."""
+    return " (assumed)" if group is not None and any(group.is_unconfirmed(n) for n in names) else ""

@@ -76,3 +76,29 @@ def test_a_coolant_flow_requirement_names_the_assumed_delta_t(tmp_path):
     run = run_specs(tmp_path, {"racks/r.yaml": text})
     [f] = [f for f in run.findings if f.id == "REQ005"]
     assert f.message.endswith(", r cooling.liquid.delta_t (unconfirmed)"), f.message   # after the parts' power
+
+
+def test_assumed_air_and_enclosure_figures_are_tagged(tmp_path):
+    # airsrc: the air ΔT sets the air flow (V̇ = Q̇ / (ρ c_p ΔT)) and the exhaust; the empty weight the rack's weight
+    # and floor load. Marked (COOL017, MECH005), each and what rests on it reads "(assumed)", and a weight target met
+    # on it names it (REQ005).
+    from archgen.render.rack import rack_design
+    text = RACK.replace("  air: {class: A2, delta_t: 20 K}\n", "  air: {class: A2, delta_t: 20 K, unconfirmed: [delta_t], "
+                        "notes: design assumption}\n").replace(
+        "weight: 180 kg}", "weight: 180 kg, unconfirmed: [weight], notes: no enclosure model chosen}") + (
+        "requirements:\n  - {id: REQ-W, statement: Weight, metric: weight, target: '<= 1400 kg'}\n")
+    run = run_specs(tmp_path, {"racks/r.yaml": text})
+    a = run.racks["rack/r"]
+    air = dict(_rows(cooling(a), "air"))
+    assert air["Air ΔT"] == "20 K (assumed)" and air["Air flow required"].endswith("(assumed)")
+    assert air["ASHRAE air class"] == "A2 (allowable inlet 10–35 °C)"   # not marked: as stated
+    scope, _ = rack_scope(run, a, "r", "2026-01-01")
+    weight = {r[0]: r for r in _rows(rack_design(scope, a), "weight")}
+    assert weight["Empty rack"][1] == "180 kg (assumed)" and weight["Total weight"][1].endswith("(assumed)")
+    assert not weight["Installed equipment (payload)"][2].endswith("(assumed)")   # max_payload not marked
+    rows = _rows(validation_section(scope), "unconfirmed")
+    assert ("r", "Rack", "cooling.air: delta_t 20 K", "design assumption") in rows
+    assert ("r", "Rack", "form_factor: weight 180 kg", "no enclosure model chosen") in rows
+    assert {f.id for f in run.findings} >= {"COOL017", "MECH005"}
+    [f] = [f for f in run.findings if f.id == "REQ005" and f.requirement == "REQ-W"]
+    assert f.message.endswith("r form_factor.weight (unconfirmed)"), f.message

@@ -47,12 +47,12 @@ def test_busbar_current_is_stated(gb300_docs):
 def test_delivered_coolant_and_exhaust_temperatures_are_stated(gb300_docs):
     # Facility water 30 degC + CDU approach 5 K = 35 degC supply (COOL004's value); + 10 K = 45 degC return;
     # exhaust air = 25 degC inlet + 20 K = 45 degC. The rack's 10 K rise is an assumption (cooling.liquid.unconfirmed,
-    # COOL016): the return built on it is tagged.
+    # COOL016): the return built on it is tagged; so is the air's 20 K (cooling.air.unconfirmed, COOL017, airsrc).
     md = gb300_docs["md"]
     assert re.search(r"^\| Secondary supply delivered \| 35\.0 °C \(facility water 30\.0 °C \+ CDU approach 5\.0 K",
                      md, re.M)
     assert "| Secondary return | 45.0 °C (supply + ΔT) (assumed) |" in md
-    assert "| Exhaust air (inlet + ΔT) | 45.0 °C |" in md
+    assert "| Exhaust air (inlet + ΔT) | 45.0 °C (assumed) |" in md
     for fmt, text in gb300_docs.items():
         flat = _flat(text)
         assert "Secondary supply delivered" in flat and "Exhaust air" in flat, fmt
