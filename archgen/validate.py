@@ -15,7 +15,7 @@ from archgen.load import SourceDocument as Source
 from archgen.load import shared
 from archgen.migrate import RenamedKey, migrate
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
-from archgen.model.spec_paths import fields_at, untagged
+from archgen.model.spec_paths import fields_at, quantity_hint, untagged
 from archgen.model.system import with_nic_power
 from archgen.startup import resume_gc
 
@@ -332,7 +332,7 @@ def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -
     if kind == "missing":
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
     if kind.startswith("quantity_") or kind == "target":
-        return SpecProblem(doc.locate(loc), path, err["msg"], hint=ctx.get("hint", ""))
+        return SpecProblem(doc.locate(loc), path, err["msg"], hint=quantity_hint(cls, raw, kind, ctx))
     if kind in ("ratio", "expected"):  # the model's message says what was expected (archgen.model.cluster._ratio)
         return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=str(err["msg"]))
     expected = _EXPECTED.get(kind)
