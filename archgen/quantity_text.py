@@ -28,14 +28,18 @@ _KEPT = set("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻ºª")
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 #: Two numbers with a range between them, as datasheets print one: '10-12 kW', '10 to 12 kW', '10–12 kW' (en dash),
 #: '10 ~ 12 kW', '10..12 kW'; the unit once, at the end, or after each number.
-_RANGE = re.compile(rf"^\s*(?P<lo>{_NUM})\s*(?P<u1>[^\d\s.~–—-][^\d~–—]*?)?\s*(?:-|–|—|~|\.\.|\bto\b)\s*"
-                    rf"(?P<hi>{_NUM})\s*(?P<u2>\S.*?)?\s*$", re.ASCII)
+#: Each run of spaces has one place in the pattern (a unit before the dash is one word), so a long run cannot make it
+#: try every split of it (a hostile spec's '1' and 10^5 spaces).
+_RANGE = re.compile(rf"^\s*(?P<lo>{_NUM})\s*(?:(?P<u1>[^\d\s.~–—-][^\d\s~–—-]*)\s*)?(?:-|–|—|~|\.\.|\bto\b)\s*"
+                    rf"(?P<hi>{_NUM})\s*(?P<u2>\S(?:.*\S)?)?\s*$", re.ASCII)
 #: A unit followed by what the value is per: 'W/GPU', 'kW/rack', 'W per GPU'.
 _PER = re.compile(r"^(?P<unit>.*?[^\s/])\s*(?:/|\s+per\s+)\s*(?P<item>[^\W\d][\w-]*)$")
 
 
 def plain(text: str) -> str:
     """`text` by the rule of this module: NFKC form, superscripts and spacing accents kept, U+2212 read as '-'."""
+    if text.isascii():   # most quantities: nothing to change
+        return text
     out = []
     for c in text:
         nfkc = unicodedata.normalize("NFKC", c)
@@ -75,7 +79,7 @@ def per_item(number: object, unit: str, known: Callable[[str], bool]) -> None:
     A count is not a unit, and a field already holds the value of one of what it describes: the error's `plain`
     ('700 W') lets `archgen.validate` say what the field is per.
     """
-    m = _PER.match(unit.strip())
+    m = _PER.match(unit.strip()) if len(unit) <= 64 else None   # longer: `units.parse_unit` refuses it
     if m and not known(m["item"]) and not known(unit.strip()) and known(m["unit"]):
         written = f"{number} {m['unit']}"
         raise PydanticCustomError("quantity_per_item", "unit '{unit}' says what the value is per: '{item}' is not a "

@@ -98,7 +98,7 @@ building_directly(Q_)  # Q_(1.0, units) without pint's per-call checks (testspee
 Quantity = pint.Quantity
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>\S.*?)?\s*$", re.ASCII)   # ASCII digits (`plain`'s rule)
+_QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>\S(?:.*\S)?)?\s*$", re.ASCII)   # ASCII; linear in spaces
 _EXP = re.compile(r"(?:\*\*|\^)\s*[-+]?(\d+)")
 _TOWER = re.compile(r"(\*\*|\^)[^*^]*(\*\*|\^)\s*[-+]?\d")
 
