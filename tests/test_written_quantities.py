@@ -11,7 +11,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen.errors import ValidateError
 from archgen.in_code import document
-from archgen.model import Accelerator, Facility, Link, PowerShelf, Switch, System
+from archgen.model import Accelerator, Cluster, Facility, Link, PowerShelf, Switch, System
 from archgen.model.spec_paths import quantity_hint
 from archgen.units import Q_, parse_quantity
 
@@ -128,3 +128,14 @@ def test_a_long_run_of_spaces_is_read_in_linear_time(text):
     with pytest.raises(PydanticCustomError):
         parse_quantity(text)
     assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize(("cls", "loc", "per"), [
+    (Accelerator, ("peak", "fp8"), "Accelerator"),   # 'peak per data type': a phrase, not read; the part is named
+    (Accelerator, ("l2_cache",), "Accelerator"),     # 'per XCD' after a colon: not read
+    (Cluster, ("fabrics", 0, "fat-tree", "speed"), "port"),   # 'Line rate of one fabric port'
+    (Link, ("power_per_end",), "end"),               # 'Power per end (transceiver or active cable end)'
+])
+def test_what_a_field_is_per_is_read_from_its_descriptions_first_clause_or_is_its_part(cls, loc, per):
+    hint = quantity_hint(cls, loc, "quantity_per_item", {"plain": "1 W", "hint": ""})
+    assert hint == f"write '1 W' if that is one {per}'s value: the field is per {per}"

@@ -138,6 +138,12 @@ def _step(tp: object, name: str) -> list[object]:
     return []
 
 
+#: What a field's description says its value is per, where its first clause says so plainly: 'Line rate per port, e.g.',
+#: 'Output per PSU', 'Line rate of one fabric port', 'Maximum power of one machine'. A longer phrase ('per data type',
+#: 'per second arriving') or one after a colon or a bracket is not read: the part the field is in is named instead.
+_PER_STATED = re.compile(r"^[^.:;(]*?\b(?:per|of one(?: [a-z]+)?) ([A-Za-z][\w-]*)(?= ?[,.;:()]| per\b|$)")
+
+
 def quantity_hint(cls: type[BaseModel], loc: tuple, kind: str, ctx: dict) -> str:
     """The hint of a quantity error at `loc` (pydantic's, tags kept) of a `cls` document, said of its field.
 
@@ -163,8 +169,7 @@ def quantity_hint(cls: type[BaseModel], loc: tuple, kind: str, ctx: dict) -> str
     if model is None or name is None:
         return str(ctx.get("hint", ""))
     if kind == "quantity_per_item":
-        first = (model.model_fields[name].description or "").split(". ")[0]
-        stated = re.search(r"\b(?:per|of one) ([A-Za-z][\w-]*)", first)
+        stated = _PER_STATED.match(model.model_fields[name].description or "")
         what = stated[1] if stated else part
         return f"write '{ctx['plain']}' if that is one {what}'s value: the field is per {what}"
     ranges = [n for n, f in model.model_fields.items() if n.endswith("_range") and n != name
