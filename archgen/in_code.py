@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 from archgen.errors import UsageError, ValidateError
 from archgen.load import SourceDocument
 from archgen.model import Document
-from archgen.validate import D, problems_from
+from archgen.validate import D
+from archgen.validation_problems import problems_from
 
 
 def document(kind: type[D], data: Mapping[str, Any]) -> D:

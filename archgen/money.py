@@ -12,7 +12,8 @@ from typing import Annotated, Any
 from pydantic_core import PydanticCustomError
 
 from archgen.pint_import import pint
-from archgen.units import CURRENCIES, Q_, Dim, Q, format_quantity, name_dimensions, parse_quantity
+from archgen.unit_definitions import CURRENCIES
+from archgen.units import Q_, Dim, Q, format_quantity, name_dimensions, parse_quantity
 
 
 class CurrencyDim(Dim):

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from archgen.analyse.rack import RackAnalysis
     from archgen.analyse.scaling import Scaling
     from archgen.as_of import AsOf
-    from archgen.checks.requirements import Judgement
+    from archgen.checks.judgement import Judgement
     from archgen.perf.workload.job_on_cluster import JobOnCluster
     from archgen.perf.workload.results import WorkloadResult
 
@@ -281,7 +281,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen.analyse.operations_stage import analyse_operations
     from archgen.analyse.rack_power_inputs import add_job_power_inputs, add_power_inputs
     from archgen.as_of import judging
-    from archgen.checks.requirements import judge_all
+    from archgen.checks.judgement import judge_all
     from archgen.perf.workload.results import estimate_workloads, judge_workloads
     metrics = {path: a.metrics for path, a in racks.items()}
     for path, c in clusters.items():               # cluster totals under cluster/<id>, fabrics under .../fabric/<id>

@@ -13,7 +13,8 @@ from typing import Any
 
 from archgen.metrics import UNBOUNDED
 from archgen.pint_import import pint
-from archgen.units import CURRENCIES, Q_, ureg
+from archgen.unit_definitions import CURRENCIES
+from archgen.units import Q_, ureg
 
 
 def to_json(q: pint.Quantity) -> dict[str, Any]:

@@ -8,86 +8,22 @@ pint's expression evaluator, so a hostile spec cannot make the parser hang (``"1
 
 from __future__ import annotations
 
-import functools
 import math
-import os
 import re
 import sys
 from collections.abc import Iterable
-from importlib import resources
 from typing import Annotated, Any, Literal
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
-from archgen.cache import MAX_DEFINITIONS, cache_dir, digest, emptied_when_full, enabled, seal, unsealed_removed
 from archgen.pint_import import pint
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
 from archgen.quantity_text import per_item, plain, written_forms
+from archgen.unit_definitions import build_registry
 from archgen.unit_hints import misread_hint, suggest_unit
 
-#: Currencies a price may be written in (ISO 4217 codes); amounts in different currencies never add.
-CURRENCIES = ("USD", "EUR", "GBP", "JPY", "CNY")
-
-
-def _definitions() -> str:
-    pkg = resources.files("pint")
-    text = pkg.joinpath("default_en.txt").read_text(encoding="utf-8")
-    text = text.replace("@import constants_en.txt", pkg.joinpath("constants_en.txt").read_text(encoding="utf-8"))
-    text = text.replace("\nbit = []\n", "\nbit = [information] = b\n")  # bandwidth must not be compatible with Hz
-    text = text.replace("baud = bit / second = Bd = bps", "baud = bit / second = Bd\nbps = bit / second")
-    text = text.replace("barn = 1e-28 * meter ** 2 = b", "barn = 1e-28 * meter ** 2")  # "b" is the bit
-    text = text.replace("biot_turn = Gb", "biot_turn")  # "Gb" is the gigabit, not the gilbert
-    text = text.replace("= U = enzymeunit", "= enzymeunit")  # free "U" for rack units
-    # CFM, as datasheets print an air flow (DGX H100 user guide: 1,105 CFM): a cubic foot per minute by its name. pint
-    # reads 'cfm' as the centifermi (a length), which even the hint for 'cfmm' offered (newuser49)
-    return text + ("\nrack_unit = 1.75 * inch = U = RU\nFLOP = [computation] = flop\n"
-                   "cubic_foot_per_minute = foot ** 3 / minute = CFM = cfm\n"
-                   "FLOPS = FLOP / second = _ = flops\n"
-                   # currencies: each its own dimension, since no rate converts them; a price without one is refused
-                   + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
-
-
-def _cached_registry(text: str) -> pint.UnitRegistry | None:
-    """The registry of definitions `text` through the cache directory, or None where the cache cannot serve it.
-
-    None for a read-only home (an `OSError`), definitions that do not read back, or no key to seal pint's pickles.
-    """
-    try:
-        cache = cache_dir("units")
-        defs = cache / f"definitions-{digest(text)}.txt"
-        if not defs.is_file() or defs.read_text(encoding="utf-8") != text:  # never definitions we did not write
-            cache.mkdir(parents=True, exist_ok=True)
-            emptied_when_full(cache, "definitions-*", MAX_DEFINITIONS)  # checkouts of many pint versions
-            tmp = defs.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, defs)
-        if not unsealed_removed(cache / "pint"):  # pint's cache is pickle: only files sealed on this machine
-            return None
-        reg: pint.UnitRegistry = pint.UnitRegistry(str(defs), cache_folder=str(cache / "pint"),
-                                                   autoconvert_offset_to_baseunit=True)  # "35 degC" parses
-        seal(cache / "pint")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return reg
-
-
-def _build_registry() -> pint.UnitRegistry:
-    """The registry from pint's definitions, patched for our domain; cached on disk (100 ms → 20 ms per start)."""
-    text = _definitions()
-    reg = _cached_registry(text) if enabled() else None   # ARCHGEN_CACHE=off: nothing written (`archgen.cache`)
-    if reg is None:   # the cache off, a read-only home, no key: built in memory
-        reg = pint.UnitRegistry(None, autoconvert_offset_to_baseunit=True)
-        reg.load_definitions(text.splitlines())
-    reg.formatter.default_format = "~P"
-    # pint caches the parse of a plain unit name ('s') but not of a prefixed one or an expression ('TFLOPS', 'B/s'),
-    # which every `.to("TFLOPS")` parses again (~0.1 ms); the parse is a pure function of its arguments.
-    reg.parse_units_as_container = functools.lru_cache(maxsize=4096)(  # type: ignore[method-assign]
-        reg.parse_units_as_container)
-    return reg
-
-
-ureg: pint.UnitRegistry = _build_registry()
+ureg: pint.UnitRegistry = build_registry()
 pint.set_application_registry(ureg)  # pickled quantities come back on this registry
 Q_ = ureg.Quantity
 Q_.m_as = m_as  # type: ignore[method-assign, assignment]  # its magnitude without the converted Quantity (issue 25)

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from gen_accuracy import INDEPENDENT, SCORED, write_or_check  # noqa: E402
 
+from archgen.perf.workload.band_families import arrival_of  # noqa: E402
 from archgen.perf.workload.band_lookup import context_of  # noqa: E402
 from archgen.perf.workload.band_source import (  # noqa: E402
     compute_context,
@@ -25,7 +26,6 @@ from archgen.perf.workload.band_source import (  # noqa: E402
     compute_vendor,
     table_source,
 )
-from archgen.perf.workload.bands import arrival_of  # noqa: E402
 from archgen.perf.workload.case_bands import case_family  # noqa: E402
 from archgen.scoring.cases import case_vendor, read_case_file  # noqa: E402
 from archgen.scoring.catalog import load_accelerators  # noqa: E402

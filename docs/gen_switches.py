@@ -25,7 +25,8 @@ from archgen.errors import ArchgenError
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.switches import SWITCHES
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.scoring.cases import measured_value, predict, read_case_file, training_problems
+from archgen.scoring.case_checks import measured_value, training_problems
+from archgen.scoring.cases import predict, read_case_file
 from archgen.scoring.catalog import load_accelerators
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,7 +82,7 @@ def _flipped(case: Case, name: str, value: object) -> Case:
 
 
 def refusals(case: Case) -> set[str]:
-    """Why the stack refuses a training case as stated: `scoring.cases.training_problems`, which `predict` applies.
+    """Why the stack refuses a training case as stated: `case_checks.training_problems`, which `predict` applies.
 
     Its layout's rules, MoE at tp > 1 without sequence parallelism, and a stated overlap_tp_comm true under FP4 or
     without sequence parallelism, as a workload's `Training` refuses them.

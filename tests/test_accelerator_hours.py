@@ -17,7 +17,8 @@ import pytest
 from archgen.metrics import find
 from archgen.model.requirements import Requirement, Status
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.derived import judge_requirements, run_energy
+from archgen.perf.workload.derived import judge_requirements
+from archgen.perf.workload.run_figures import run_energy
 from tests.conftest import shipped_edited
 
 PATH = "workloads/llama3-405b.yaml"

@@ -1,7 +1,7 @@
 """docs/adding-a-part.md names only fields the schema has (newuser37: no page said how to add a part).
 
 Every backticked dotted name in the page (`compute_capability`, `scale_up.bandwidth`, `efficiency.gemm_range`,
-`peak.bf16`, `cooling.liquid_fraction`) must be a field, or a key of a field's mapping, of an Accelerator, a System or
+`peak.bf16`, `cooling.liquid_fraction`) must be a field, or a key of a field's mapping, of an Accelerator, a System, a Rack or
 a Cluster: a field renamed or removed fails here, not in a reader's spec.
 """
 
@@ -14,14 +14,14 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from archgen.model import Accelerator, Cluster, System
+from archgen.model import Accelerator, Cluster, Rack, System
 
 PAGE = Path(__file__).resolve().parent.parent / "docs" / "adding-a-part.md"
 #: A field path as the page writes it; file names (`checks.md`) are links, not fields.
 NAME = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$")
 #: Backticked words that are values, not fields.
 VALUES = {"true"}
-KINDS = (Accelerator, System, Cluster)
+KINDS = (Accelerator, System, Rack, Cluster)   # Rack: its liquid loop's marks (racksrc)
 
 
 def _resolves(annotation: object, parts: list[str]) -> bool:

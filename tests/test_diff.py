@@ -130,7 +130,7 @@ def test_json_shape(one_more_system):
                                    "head_errors", "failing", "line"}
     for m in doc["metrics"]:
         assert set(m) == {"object", "metric", "base", "head", "change", "relative", "direction", "better", "presence",
-                          "why"}
+                          "why", "hall"}
         for key in ("base", "head", "change"):
             assert set(m[key]) == {"value", "unit"} and isinstance(m[key]["value"], float)
     for f in doc["findings"]["new"]:

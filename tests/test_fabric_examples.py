@@ -311,3 +311,21 @@ def test_scale_up_technology_must_be_its_switchs(spec_tree) -> None:
     found = [f.message for f in run([spec_tree({"c.yaml": spec})]).findings if f.id == "NET010"]
     assert "the domain's technology is nvlink, its switch celestica-ds5000 is ethernet: expected technology: " \
         "ethernet, or a switch part of the domain's technology" in found, found
+
+
+@pytest.mark.parametrize(("technology", "why"), [
+    ("ethernet", "an Ethernet mesh such as Intel Gaudi 3's joins the eight cards of one node, 21 of each card's 200 "
+                 "GbE ports, 3 to each of its 7 peers (docs.habana.ai Network Configuration)"),
+    ("infinity-fabric", "Infinity Fabric joins the GPUs of one platform"),
+    ("ualink", "a direct mesh links every pair of accelerators, which the meshes shipped do inside one node's board"),
+])
+def test_a_rack_wide_mesh_is_refused_in_the_words_of_its_technology(tmp_path: Path, cli, technology: str,
+                                                                     why: str) -> None:
+    """A mesh domain is one node whatever its link (Intel ships no rack-wide Gaudi mesh: its nodes are joined through
+    switches); before, an Ethernet mesh was refused with AMD's words (newuser50)."""
+    from tests.conftest import write_tree
+    bad = SCALE_UP.replace("technology: ethernet, topology: switched", f"technology: {technology}, topology: mesh")
+    bad = bad.replace(",\n           switch: celestica-ds5000, switches: SWITCHES, link: smf-800g-dr8", "")
+    r = cli("check", write_tree(tmp_path / "specs", {"c.yaml": bad}))
+    assert r.code == 1 and f"scale_up.domain: a mesh scale-up domain is one node ({why}" in r.err, r.err
+    assert technology == "infinity-fabric" or "Infinity Fabric" not in r.err

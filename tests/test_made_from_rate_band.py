@@ -3,7 +3,7 @@
 newuser41's buyer review: `archgen gap vA2/ --against req2/` read cost per million tokens 3.66 <= 5 USD "met" and
 job_cost 54.9 M <= 75 M USD (= 5 USD/M x 15 T tokens) "at risk": the same job and margin, because the cost per token
 had its spares' range (3.55-4.71) and no band, while job_cost, the cost per token times the run's tokens, had the step
-time's band at each end of that range. Every figure made from the job's tokens/s (`bands.MADE_FROM_RATE`) now takes
+time's band at each end of that range. Every figure made from the job's tokens/s (`band_families.MADE_FROM_RATE`) now takes
 the step time's band (`analyse.goodput.run_bands`), in a sweep too (`derived.judge_points`). The design is the shipped
 405B GB200 job with Llama 3.1 405B's token budget (15.6e12 tokens, arXiv 2407.21783 section 3.1), as test_run_bands.
 """
@@ -97,7 +97,7 @@ def test_a_sweep_point_and_check_read_a_training_cost_per_token_alike_on_both_pa
 
 def test_a_sweep_points_energy_per_token_takes_the_step_times_band_on_both_paths(tmp_path):
     """Energy per token is the point's power over its tokens/s (`derived.point_metrics`): proportional to the step
-    time, so its band is the step time's (`bands.MADE_FROM_RATE`). A target between the value and the band's
+    time, so its band is the step time's (`band_families.MADE_FROM_RATE`). A target between the value and the band's
     pessimistic end, value / (1 + lowest error), is at risk per point and batched (before: met)."""
     from archgen.perf.explore.points import evaluate
     from archgen.perf.explore.vectorised import evaluate as batched

@@ -3,7 +3,7 @@
 newuser34's BOLT design: `time_to_train` 93.0 d <= 120 d read "met" while the tokens/s it is made from was "at risk"
 (its band's low end, about 1.16 M/s, gives about 150 d): time to train, goodput time to train and the run's cost
 were judged with no band. Each is the run's tokens over its tokens/s (over goodput, times the cost per hour), so
-proportional to the step time: its band is the step time's (`perf.workload.derived.run_bands`). The shipped 405B GB200
+proportional to the step time: its band is the step time's (`perf.workload.run_figures.run_bands`). The shipped 405B GB200
 job with a token budget (15.6e12 tokens, Llama 3.1 405B's, arXiv 2407.21783 section 3.1) is the design here.
 """
 

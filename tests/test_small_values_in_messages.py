@@ -39,10 +39,11 @@ def test_a_goodput_near_zero_reads_at_two_significant_figures(tmp_path: Path):
     goodput = r.workloads["workload/w"].estimate.metrics["goodput"].m
     assert 0 < goodput < 0.0005   # three decimals read 0.000
     text = significant(goodput, 2)
-    [req] = [f for f in r.findings if f.id == "REQ001"]
-    assert req.message == f"REQ-GP (Goodput): goodput = {text}, target >= 0.9"   # before: goodput = 0.000
+    # no idle node: the range covers the repair wait down to none (goodput16k), so the target is met at one end only
+    [req] = [f for f in r.findings if f.id == "REQ002"]
+    assert f"goodput is {significant(goodput, 4)} or " in req.message   # before: goodput = 0.000
     [rel] = [f for f in r.findings if f.id == "REL003"]
-    assert rel.message.endswith(f"its cluster leaves 0 idle, so goodput is {text}")   # before: 0.000
+    assert f"its cluster leaves 0 idle, so goodput is {text};" in rel.message   # before: 0.000
 
 
 @pytest.mark.parametrize(("value", "digits", "text"), [

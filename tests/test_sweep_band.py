@@ -106,7 +106,7 @@ def test_an_unmeasured_part_widens_each_points_band_by_its_own_span_on_both_path
 
 def test_a_serving_points_cost_per_token_carries_its_throughputs_band_as_in_check(tmp_path, shipped):
     """A serving job's cost per token is its cost per hour over its tokens/s, so `check` gives it the throughput's band
-    (`derived.serving_cost_bands`); a sweep point judged it on its value alone. The shipped GB200 serving job: a
+    (`run_figures.serving_cost_bands`); a sweep point judged it on its value alone. The shipped GB200 serving job: a
     target between its value and the band's pessimistic end is at risk on both."""
     from archgen.model.requirements import Requirement
     from archgen.perf.workload.derived import judge_requirements

@@ -3,7 +3,7 @@
 leftovers21 gave `check`'s and `estimate`'s JSON the reason of `metric.unbounded` (`envelope.metric_quantity`); the
 sweep's points and the diff's sides still went through the unit alone (`quantity_json.to_json`), so that any value
 not in money read the generic "no upper bound". A goodput time to train whose high end is infinite (goodput's low end
-is 0, `perf.workload.derived.run_times`) read so in a sweep's JSON, where its text says goodput's low end is 0; a
+is 0, `perf.workload.run_figures.run_times`) read so in a sweep's JSON, where its text says goodput's low end is 0; a
 restart time's high end (REL009: more nodes in repair than spares) read so in a diff's.
 """
 

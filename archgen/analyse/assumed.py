@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
 from archgen.analyse.storage_cost import not_costed
 from archgen.metrics import declared
-from archgen.perf.workload.bands import MADE_FROM_RATE
+from archgen.perf.workload.band_families import MADE_FROM_RATE
 
 if TYPE_CHECKING:
     from archgen.analyse.cost import Cost
@@ -87,8 +87,8 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
 #: The workload metrics the performance model computes (the registry's, by the module that computes each).
 PERF_METRICS = frozenset(m.name for m in declared("workload") if m.source.startswith("perf/"))
 #: A workload's figures that rest on its estimate's step or token rate, beside the performance model's own: those
-#: that take its band (`bands.MADE_FROM_RATE`; review23: the time to train, accelerator-hours, job cost and IT energy
-#: were met on an unconfirmed peak without REQ005 naming it).
+#: that take its band (`band_families.MADE_FROM_RATE`; review23: the time to train, accelerator-hours, job cost and
+#: IT energy were met on an unconfirmed peak without REQ005 naming it).
 RATE_FIGURES = MADE_FROM_RATE
 #: The estimate's metrics that read the part's HBM capacity only (of its figures the estimate reads).
 MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")

@@ -85,6 +85,7 @@ class CapexLine:
     date: str = ""  # when the price held, as its list or part states it ('2025-03' or '2025-03-16')
     month: int | None = None  # that date's month, counted from year 0 (`Price.month`), to compare prices' dates
     unracked: bool = False  # switches placed in no rack: no rack position, enclosure or PDU is costed for them
+    shared: str = ""  # a checkpoint storage other clusters of the hall state under its id (`hall_storage`)
 
     @property
     def total(self) -> Q | None:

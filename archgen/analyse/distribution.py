@@ -4,14 +4,14 @@ Rules (each an assumption a document states, since the specs do not draw the wir
 
 * PSUs share their part's draw equally (active current sharing, as server PSUs do): load per PSU = (`power.max` +
   the part's share of the rack's optics) / `psus.count`. The optics are the transceivers and active cable ends no
-  part's figure holds, which the rack's PDU budget carries (`archgen.analyse.rack.Power.optics`); they draw from the
+  part's figure holds, which the rack's PDU budget carries (`analyse.power_chain.Power.optics`); they draw from the
   switch ports they sit in, so each switch takes them in proportion to its ports, as the rack analysis shares them
   (`port_share`); in a rack without switches, they sit in its systems' NICs, shared equally by the systems.
 * With PDU redundancy N+N the PDUs form two sides, A (the first half in slot order) and B; a part's PSUs alternate
   A, B, A, ... so that either side alone reaches half of them. Otherwise the PSUs go round the PDUs in turn.
 * Within a PDU each PSU takes an outlet on the least-loaded phase so far (the first on ties): the balance an
   electrician aims for when choosing outlet banks.
-* A PDU's capacity per phase is its continuous capacity (`analyse.rack.pdu_capacity`: its rating, `capacity` else
+* A PDU's capacity per phase is its continuous capacity (`analyse.power_chain.pdu_capacity`: its rating, `capacity` else
   V × A × phase factor, × the rack feeds' continuous-load derating and power factor), shared equally by its phases.
 * When PDUs are lost, each part's load moves to its PSUs that remain (a part with none left goes dark); a part whose
   remaining PSUs are fewer than its PSU redundancy needs (N of N+k, half of N+N) runs without PSU redundancy or, as
@@ -111,7 +111,7 @@ def distribution(rack: RackDesign, pdu_capacity: Q, optics: Q | None = None) -> 
     """The rack's power distribution over its PDUs, or None for a rack without PDUs.
 
     `pdu_capacity` is one PDU's continuous capacity as the rack analysis takes it (`Power.conversion.unit_capacity`,
-    derated: `analyse.rack.pdu_capacity`); `optics`
+    derated: `analyse.power_chain.pdu_capacity`); `optics`
     the rack's optics power beyond its parts' figures (`Power.optics`, default none), which the switches' PSUs carry.
     """
     pdu_parts = [item.part for item in rack.items if isinstance(item.part, PDU)]

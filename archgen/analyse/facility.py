@@ -7,6 +7,7 @@ from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.storage_cost import shared_storage
 from archgen.model.base import spare_units
 from archgen.units import Q_, Q
 
@@ -103,7 +104,8 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
     """By cluster path, its headroom metrics as its hall's, where other clusters of the run name the hall too.
 
     Each is the hall's capacity less the feed load of every cluster of the run that names it, as PWR010 and COOL009
-    judge them together (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's.
+    judge them together (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's. A
+    checkpoint storage several of them state with one `storage.id` is counted once (`shared_storage`).
     Only clusters whose hall another cluster of the run names are listed; a headroom is None (not provided) where some
     such cluster's IT power is not provided, so the hall's load is not known. A cluster alone in its hall keeps its
     own figures (`facility_metrics`).
@@ -116,12 +118,21 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
     for group in (g for g in halls.values() if len(g) > 1):
         for name, load in HEADROOMS.items():
             loads = [load(c) for c in group]
-            total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW"))
+            twice = shared_storage(group, _storage_factor(name, group[0].cluster.facility))[0]
+            total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW")) - twice
             for c, own in zip(group, loads, strict=True):
                 if name in c.metrics:
                     out.setdefault(c.cluster.path, {})[name] = None if total is None or own is None else \
                         (c.metrics[name] + own - total).to("kW")
     return out
+
+
+def _storage_factor(name: str, hall: Any) -> float:
+    """What a watt of checkpoint storage adds to the hall's load behind headroom `name`: its PUE for generator sets."""
+    if name != "generator_headroom":
+        return 1.0
+    pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
+    return 1.0 if pue is None else float(pue)
 
 
 def feed_load(it_power: Q, metrics: dict[str, Q]) -> Q:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from archgen.analyse.rack import Power, Stage
+from archgen.analyse.power_chain import Power, Stage
 from archgen.model.rack import Feeds
 from archgen.units import Q
 

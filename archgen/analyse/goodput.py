@@ -50,7 +50,7 @@ from archgen.perf.train.goodput import (
     with_swapped,
     with_unblocked,
 )
-from archgen.perf.workload.derived import goodput_time_ends, run_bands
+from archgen.perf.workload.run_figures import goodput_time_ends, run_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 

@@ -31,6 +31,7 @@ from archgen.analyse.goodput import (
     workload_metrics,
 )
 from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import job_energy
 from archgen.analyse.network import ClusterAnalysis
@@ -41,14 +42,9 @@ from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.derived import (
-    HOURS_OF,
-    accelerator_hours,
-    charged_spares,
-    run_energy,
-    serving_cost_bands,
-)
+from archgen.perf.workload.derived import charged_spares
 from archgen.perf.workload.results import WorkloadResult
+from archgen.perf.workload.run_figures import HOURS_OF, accelerator_hours, run_energy, serving_cost_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -88,6 +84,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, path, (name,), reason)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
+    share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)

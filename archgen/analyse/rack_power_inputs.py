@@ -36,7 +36,7 @@ RACK_POWER_METRICS = ("it_power", "it_power_typical", "rack_load", "input_power"
 
 
 #: Of those, the load the rack's parts draw, before the shelves' conversion loss. A part's `power.typical` is read
-#: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.rack.Power`).
+#: by `it_power_typical` alone: the draw, the input and the heat are the maximum's (`analyse.power_chain.Power`).
 LOAD_METRICS = ("it_power", "it_power_typical", "rack_load")
 
 #: A cluster's metrics computed from its parts' power figures: its draw, the facility's power and energy, the hall's
@@ -50,7 +50,7 @@ CLUSTER_POWER_METRICS = ("it_power_racks", "it_power", "shelf_loss", "it_power_t
 TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average", "power_idle",
                    "facility_energy_per_year", "energy_cost_per_year", "carbon_per_year", "water_per_year")
 #: A job's figures built on its cluster's power, and the cluster metric each takes its share of: the average power
-#: (`analyse.job_energy`) or the maximum IT power (`job_it_energy`, `perf.workload.derived.run_energy`); they rest on
+#: (`analyse.job_energy`) or the maximum IT power (`job_it_energy`, `run_figures.run_energy`); they rest on
 #: what that rests on.
 JOB_ENERGY_METRICS = {"facility_energy_per_million_tokens": "power_average", "job_energy": "power_average",
                       "job_it_energy": "it_power"}

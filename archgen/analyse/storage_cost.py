@@ -9,6 +9,8 @@ leave out (docs/reliability.md, "Checkpoint storage: price and power").
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from archgen.analyse.network import ClusterAnalysis
 from archgen.model.reliability import Storage
 from archgen.units import Q_, Q
@@ -59,3 +61,26 @@ def not_costed(storage: Storage | None, priced: bool) -> str:
 def storage_name(storage: Storage) -> str:
     """The storage's capex line name: its `id`, else 'checkpoint-storage'."""
     return storage.id or "checkpoint-storage"
+
+
+def shared_storage(group: Iterable[ClusterAnalysis], factor: float = 1.0) -> tuple[Q, str]:
+    """What summing `group`'s loads on one hall counts more than once, and a note naming it ("" where nothing).
+
+    A checkpoint storage that several clusters of a hall state with the same `storage.id` and a `power` is one system
+    (the id is what a `Prices` document prices it by), as an expansion's clusters share the site's file system: its
+    draw is in each cluster's IT power, and the hall carries it once, its largest stated `max` x `factor` (1 for the
+    feeds, UPS and plant; the PUE for the generator sets). The excess is every other cluster's share of it.
+    """
+    by_id: dict[str, list[tuple[str, Q]]] = {}
+    for c in group:
+        storage = c.cluster.spec.storage
+        if storage is not None and storage.id is not None and storage.power is not None:
+            by_id.setdefault(storage.id, []).append((c.cluster.spec.id, storage_draw(c) * factor))
+    excess, notes = Q_(0, "kW"), []
+    for sid, rows in by_id.items():
+        if len(rows) > 1:
+            once = max(q for _, q in rows)
+            excess = excess + sum((q for _, q in rows), Q_(0, "kW")) - once
+            names = ", ".join(f"'{cid}'" for cid, _ in rows[:-1]) + f" and '{rows[-1][0]}'"
+            notes.append(f"checkpoint storage '{sid}', stated by {names}, counted once at {once.to('kW'):.1f~P}")
+    return excess.to("kW"), "; ".join(notes)

@@ -58,7 +58,7 @@ class Design:
         them (a NIC that does not resolve leaves its ports out); a workload on its own and its cluster's (its cost,
         power and network figures are its cluster's); any other object on its own. The error cascade folds an
         object's findings under them (`checks.cascade`), and a requirement on it is not provided
-        (`checks.requirements.resting_on`, `perf.workload.results.judge_workloads`): one rule for both.
+        (`checks.judgement.resting_on`, `perf.workload.results.judge_workloads`): one rule for both.
         """
         if not self.unresolved or not subject:
             return []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -173,7 +174,9 @@ def replaced(ctx: Context) -> Iterator[Violation]:
     it, in this project only, with no other trace: a pull request that adds `id: nvlink5-switch-tray` with a
     0.5 kW `power.max` (3.8 kW shipped) lowers the GB200 NVL72 rack's power by 29.7 kW and turns a failing
     requirement into a met one. The finding names the entry and each field that differs (values compared as
-    quantities where both are, so `3800 W` is `3.8 kW`; a key given on one side only differs). A warning: the
+    quantities where both are, so `3800 W` is `3.8 kW`; a key given on one side only differs, unless the other side
+    takes the same value by default: a fork written by `archgen catalog show ID --format yaml`, which leaves out the
+    keys at their defaults, does not differ in the shipped file's `coolant: pg25`). A warning: the
     replacement may be meant (a corrected figure, a variant), so it does not fail `check`, but it is counted and
     annotated where a reviewer sees it, and `--strict` fails on it until it is waived with its reason.
 
@@ -185,7 +188,7 @@ def replaced(ctx: Context) -> Iterator[Violation]:
         doc, src = specs.get(ref), specs.sources.get(ref)
         if doc is None or src is None:
             continue
-        fields = differing(shipped.data, src.data)
+        fields = _unless_default(differing(shipped.data, src.data), doc, shipped.data)
         if not fields:
             continue
         said = [f"{path} {_quoted(a)} → {_quoted(b)}" if _short(a) and _short(b) else path
@@ -215,6 +218,45 @@ def differing(shipped: Any, given: Any, at: str = "") -> list[tuple[str, Any, An
             out += differing(a, b, f"{at}[{name if isinstance(name, str) and name else i}]")
         return out
     return [] if _same(shipped, given) else [(at, shipped, given)]
+
+
+def _unless_default(fields: list[tuple[str, Any, Any]], doc: Any, shipped: Any) -> list[tuple[str, Any, Any]]:
+    """`fields` less each key given on one side only whose value the other side takes by default.
+
+    Both documents are read as the model reads them (`doc`'s class, defaults filled in) and compared at the key's path;
+    where the shipped data does not read (it always does: it is the catalog's), every field is kept.
+    """
+    if all(a is not None and b is not None for _, a, b in fields):
+        return fields
+    try:
+        read = (type(doc).model_validate(shipped).model_dump(by_alias=True), doc.model_dump(by_alias=True))
+    except ValueError:
+        return fields
+    return [(path, a, b) for path, a, b in fields
+            if a is not None and b is not None or not _same_read(*(_at(r, path) for r in read))]
+
+
+def _at(data: Any, path: str) -> Any:
+    """The value at `differing`'s key path (`a.b[id].c`, `slots[0]`) of model-dumped `data`; None where absent."""
+    for key, item in re.findall(r"([^.\[\]]+)|\[([^\]]+)\]", path):
+        if key:
+            data = data.get(key) if isinstance(data, dict) else None
+        elif isinstance(data, list):
+            named = [x for x in data if isinstance(x, dict) and x.get("id") == item]
+            data = named[0] if named else data[int(item)] if item.isdigit() and int(item) < len(data) else None
+        else:
+            data = None
+    return data
+
+
+def _same_read(a: Any, b: Any) -> bool:
+    """Two model-read values are the same: equal, or quantities of one dimension equal after conversion."""
+    if a is None or b is None:
+        return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
+from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal, prices_cluster
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
@@ -364,3 +365,19 @@ def storage_costed_whole(ctx: Context) -> Iterator[Violation]:
                                                          "does a `Prices` document price its `id`): its draw is in "
                                                          "IT power and energy, but capex and TCO leave its price out, "
                                                          "so cost per token reads low")
+
+
+@check("COST009", "cost.shared_storage", severity="warning")
+def shared_storage_differs(ctx: Context) -> Iterator[Violation]:
+    """Clusters of one hall that state a checkpoint storage under one `storage.id` give it the same figures.
+
+    One id in one hall is one system (docs/clusters.md: an expansion's clusters share the site's file system): its
+    draw is counted once in the hall's load at the largest stated `power.max`, and the hall's capex once at the
+    largest price (`analyse.hall_storage`). Figures that differ cannot all be that system's.
+
+    Fix: state the one system's figures in every cluster, or give two systems two ids.
+    """
+    for path, (sid, words) in sorted(differing(ctx.clusters).items()):
+        spec = ctx.clusters[path].cluster.spec
+        yield Violation(path, spec.id, ("storage",), f"checkpoint storage '{sid}' is stated with other figures by "
+                                                     f"another cluster of its hall: {words}; one id is one system")

@@ -16,6 +16,7 @@ from typing import Any
 from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import generator_power
 from archgen.analyse.rack_heat import rack_heat
+from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.registry import Violation
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
@@ -26,14 +27,16 @@ from archgen.units import Q_, Q
 Load = Callable[[Any], Q | None]
 
 
-def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str
-                ) -> tuple[str, Q] | None:
+def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str,
+                storage: float = 1.0) -> tuple[str, Q] | None:
     """The warning's message and the hall's total where `path`'s cluster (`own`) fits `limit`, but not with its peers.
 
     Peers are the other clusters of `clusters` naming the same hall (by id); each counts `share(c)`, its load or a
     floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `against`
-    names the capacity ("facility 'h''s critical IT power 1500.0 kW"). None where the cluster has no peers or the
-    hall carries them all.
+    names the capacity ("facility 'h''s critical IT power 1500.0 kW"). A checkpoint storage several of them state
+    with one `storage.id` counts once (`shared_storage`, its draw x `storage`: 1 for the feeds, UPS and plant, the
+    PUE for generator sets, 0 where the load holds no storage, as the racks' heat to air). None where the cluster has
+    no peers or the hall carries them all.
     """
     hall = clusters[path].cluster.facility
     if hall is None:
@@ -43,12 +46,16 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
     shares: list[tuple[str, Q]] = [(cid, q) for cid, q in named if q is not None]
     if not shares:
         return None
-    total = sum((q for _, q in shares), own).to("kW")
+    counted = {cid for cid, _ in shares}
+    twice, once = shared_storage([c for p, c in clusters.items()
+                                  if p == path or c.cluster.spec.id in counted], storage) if storage else (0 * own, "")
+    total = (sum((q for _, q in shares), own) - twice).to("kW")
     if total <= limit:
         return None
     others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
+    once = f" ({once})" if once else ""
     return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries "
-            f"{total:.1f~P}, over {against} by {(total - limit).to('kW'):.1f~P}; this cluster alone "
+            f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}; this cluster alone "
             f"({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, so if they share "
             "it the hall does not carry them (alternatives for one hall: check each in a run of its own)"), total
 
@@ -188,7 +195,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
                             heat.air, cap.to("kW"))
         elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
-                                   against):
+                                   against, storage=0.0):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
                             severity="warning")
         elif rest is None or heat.air + rest > cap:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
+from archgen.analyse.nodes import compute_node
 from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import fabric_shape as shape
 from archgen.checks import network_roles as roles
@@ -345,3 +347,36 @@ def leaves_per_rack(ctx: Context) -> Iterator[Violation]:
     the parts' `management_ports` or the fabric's `endpoints`.
     """
     yield from _fabric_problems(ctx, "NET028")
+
+
+@check("NET029", "network.one_accelerator", severity="warning")
+def one_accelerator(ctx: Context) -> Iterator[Violation]:
+    """A cluster's nodes carry one kind of accelerator.
+
+    A cluster's analyses that read one accelerator or node (the failure-rate sets' scope, REL007, and so goodput;
+    checkpoint times; the scale-up switches) take its compute node's, the node type holding most of its accelerators
+    (`analyse.nodes.compute_node`), so a cluster of two generations is analysed as the larger one without a word;
+    its per-accelerator metrics (cost per accelerator-hour, bandwidth per accelerator) mix both kinds; and no
+    workload can be estimated on it (PERF003: the performance model needs one kind). newuser51: DGX B200 racks added
+    to a 128-node DGX H100 cluster gave 1,152 accelerators and passed `check` with only the rack placement warnings.
+
+    Fix: make each kind a cluster of its own; both may name one hall (`facility`), whose capacities PWR010, PWR011
+    and COOL009 judge them against together, and state the storage they share with one `storage.id`, counted once
+    in the hall (docs/clusters.md).
+    """
+    for path, c in sorted(ctx.clusters.items()):
+        kinds: dict[str, list[Any]] = {}
+        for nt in c.nodes:
+            if nt.part.accelerator and nt.part.accelerators:
+                kinds.setdefault(nt.part.accelerator, []).append(nt)
+        main = compute_node(c.nodes)
+        if len(kinds) < 2 or main is None:
+            continue
+        each = "; ".join(f"{acc} x{sum(nt.part.accelerators * nt.count for nt in nts)} in "
+                         + ", ".join(f"{nt.part.id} x{nt.count}" for nt in nts) for acc, nts in sorted(kinds.items()))
+        yield Violation(path, c.cluster.spec.id, ("layout",),
+                        f"mixes accelerators ({each}): its analyses take {main.part.accelerator} of {main.part.id}, "
+                        "the node type holding most of them, for the whole cluster (failure rates, goodput, "
+                        "checkpoint times, scale-up switches), its per-accelerator figures mix both kinds, and no "
+                        "workload can be estimated on it (PERF003); make each kind a cluster of its own in the same "
+                        "hall")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.rack import Power, Stage
+from archgen.analyse.power_chain import Power, Stage
 from archgen.checks.feed_figures import feed_findings
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
@@ -24,12 +24,11 @@ from archgen.checks.power_figures import (
     shelves_lost_with_a_feed,
     unconfirmed_power,
 )
+from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
 from archgen.checks.scope import over_hall
-from archgen.model import Facility, PowerShelf
-from archgen.model.power import PDU
-from archgen.units import Q_
+from archgen.model import Facility
 
 
 def _key(stage: Stage) -> tuple[str, ...]:
@@ -155,13 +154,7 @@ def feeds_per_pdu(ctx: Context) -> Iterator[Violation]:
     shelves, at most one per shelf), or place one PDU per feed.
     """
     for path, a in ctx.racks.items():
-        pdus = sum(1 for p in a.rack.items if isinstance(p.part, PDU))
-        feeds = a.rack.spec.power.feeds.count
-        beside = a.power.arrangement == "side-by-side"
-        if pdus and (feeds <= pdus if beside else feeds != pdus):
-            need = f"more than {pdus}: one per PDU and the rest for the power shelves" if beside else f"{pdus}"
-            yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
-                            f"{feeds} feed(s) for {pdus} PDU(s) (expected {need})", Q_(feeds, ""), Q_(pdus, ""))
+        yield from feed_counts(path, a)
         yield from feeds_beyond_shelves(path, a)
 
 
@@ -172,18 +165,7 @@ def redundancy_placed(ctx: Context) -> Iterator[Violation]:
     Fix: place the power shelves or PDUs in `slots`, or remove the `power.shelves` / `power.pdus` entry.
     """
     for path, a in ctx.racks.items():
-        spec = a.rack.spec.power
-        placed = {"shelves": sum(1 for p in a.rack.items if isinstance(p.part, PowerShelf)),
-                  "pdus": sum(1 for p in a.rack.items if isinstance(p.part, PDU))}
-        names = {"shelves": "power shelf", "pdus": "PDU"}
-        for key in ("shelves", "pdus"):
-            claim = getattr(spec, key)
-            if claim is not None and not placed[key]:
-                other = "pdus" if key == "shelves" else "shelves"
-                also = f" (the rack holds {placed[other]} {names[other]} unit(s))" if placed[other] else ""
-                yield Violation(path, a.rack.spec.id, ("power", key),
-                                f"{claim.redundancy} redundancy is claimed for {names[key]} units but none is "
-                                f"placed{also}")
+        yield from unplaced_claims(path, a)
 
 
 @check("PWR009", "power.chain")
@@ -198,26 +180,7 @@ def chain(ctx: Context) -> Iterator[Violation]:
     `power: {pdus: {serves: [<part ids>]}}` for the parts the PDUs power beside the shelves.
     """
     for path, a in ctx.racks.items():
-        spec = a.rack.spec
-        placed = {p.part.id: p.part for p in a.rack.items if p.part is not None}
-        shelves = any(isinstance(p, PowerShelf) for p in placed.values())
-        pdus = any(isinstance(p, PDU) for p in placed.values())
-        fed_from = spec.power.shelves.fed_from if spec.power.shelves else "feeds"
-        serves = spec.power.pdus.serves if spec.power.pdus else []
-        if fed_from == "pdus" and not pdus:
-            yield Violation(path, spec.id, ("power", "shelves", "fed_from"),
-                            "the shelves are fed from PDUs but the rack places none")
-        if shelves and pdus and fed_from == "feeds" and not serves:
-            yield Violation(path, spec.id, ("power",),
-                            "the rack places power shelves and PDUs but says neither that the shelves plug into "
-                            "the PDUs (power.shelves.fed_from: pdus) nor which parts the PDUs power beside them "
-                            "(power.pdus.serves: [ids]); the PDUs would carry nothing")
-        for i, ref in enumerate(serves):
-            part = placed.get(ref)
-            if part is None or isinstance(part, PowerShelf | PDU):
-                why = "is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
-                yield Violation(path, spec.id, ("power", "pdus", "serves", i), f"power.pdus.serves names '{ref}', "
-                                f"which {why}")
+        yield from chain_problems(path, a)
 
 
 @check("PWR010", "power.facility_capacity")

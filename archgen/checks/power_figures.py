@@ -83,7 +83,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}", load.to("kW"),
                                 usable.to("kW"))
             elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
-                                       f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}"):
+                                       f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}",
+                                       1.0 if key == "ups" or pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
                                 usable.to("kW"), severity="warning")
             if load <= usable and key != "ups" and peak is None:
@@ -252,8 +253,8 @@ def feeds_off_hall(ctx: Context) -> Iterator[Violation]:
 class FeedLoss:
     """One feed lost with the power shelves on it: `lost` of the `shelves` go, `left` is the capacity remaining."""
 
-    feeds: Any      # analyse.rack.Stage: the feeds the shelves are plugged into
-    shelves: Any    # analyse.rack.Stage: the power shelves, carrying the busbar load
+    feeds: Any      # analyse.power_chain.Stage: the feeds the shelves are plugged into
+    shelves: Any    # analyse.power_chain.Stage: the power shelves, carrying the busbar load
     lost: int
     left: Any       # Q: the shelves' capacity that remains
 
@@ -270,7 +271,7 @@ def feed_loss_with_shelves(a: Any) -> FeedLoss | None:
     shelves = next((st for st in p.stages if st.key == "shelves"), None)
     if shelves is None or p.arrangement not in ("shelves", "side-by-side"):
         return None
-    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.rack._power)
+    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.power_chain.power_chain)
     if feeds.count <= 0 or shelves.count <= 0:
         return None
     lost = math.ceil(shelves.count / feeds.count)
@@ -305,7 +306,7 @@ def feeds_beyond_shelves(path: str, a: Any) -> Iterator[Violation]:
     shelves = sum(1 for item in a.rack.items if isinstance(item.part, PowerShelf))
     if not shelves or p.arrangement not in ("shelves", "side-by-side"):
         return
-    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.rack._power)
+    feeds = p.feed_groups[0]   # side by side: the feeds of the shelves come first (analyse.power_chain.power_chain)
     if feeds.count > shelves:
         yield Violation(path, a.rack.spec.id, ("power", "feeds", "count"),
                         f"{feeds.count} {feeds.kind} for {shelves} power shelves of one AC input each: "

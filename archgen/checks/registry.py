@@ -33,7 +33,7 @@ class Context:
     clusters: dict = field(default_factory=dict)
     workloads: dict = field(default_factory=dict)
     operations: Operations = field(default_factory=Operations)  # reliability and cost (analyse.operations_stage)
-    requirements: tuple = ()  # every requirement judged once (`checks.requirements.judge_all`)
+    requirements: tuple = ()  # every requirement judged once (`checks.judgement.judge_all`)
     as_of: AsOf | None = None  # `--as-of`: the date waivers' `expires` is judged on (`as_of.resolve`)
 
 

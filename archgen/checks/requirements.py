@@ -1,99 +1,27 @@
 """REQ: requirements with targets on computed metrics.
 
-`outcome` judges one bound requirement against the metrics and the error bands of estimated ones
-(`model.requirements.judge`, with `unjudged` saying why nothing could be judged); `archgen diff` and `archgen gap`
-read the same function, so every command judges a requirement alike. The pipeline judges every requirement of the
-design once (`judge_all`: the bound ones here, a workload's own as `perf.workload.results.judge_workloads` did);
-REQ001, REQ002, REQ004 and REQ005 report those `Judgement`s and documents list them (the compliance matrix).
+The pipeline judges every requirement of the design once (`checks.judgement.judge_all`, over `outcome`, which
+`archgen diff` and `archgen gap` read too, so every command judges a requirement alike); REQ001, REQ002, REQ004 and
+REQ005 report those `Judgement`s, REQ003 that one id names one requirement, and documents list them (the compliance
+matrix). `shown` is how a requirement's value reads in their messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterator
 
 from archgen.analyse.cost import JOB_COST_METRICS
 from archgen.analyse.goodput_notes import beyond_rates
 from archgen.analyse.goodput_range import spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
-from archgen.build import Design, Unresolved
-from archgen.checks.absent import absent, suggest
+from archgen.checks.judgement import Judgement, Unsettled, Withheld, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import metric_value, target_text
 from archgen.metrics import lookup
-from archgen.model.requirements import (
-    Outcome,
-    Requirement,
-    Status,
-    judge,
-    miss_severity,
-    on_assumed,
-    spread,
-    thin,
-    unbanded,
-    unsettled_note,
-)
+from archgen.model.requirements import Outcome, Requirement, Status, miss_severity
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
-
-#: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
-Withheld = Mapping[str, Mapping[str, str]]
-#: Figures resting on an input nobody gave, by object path and metric: the other end and why (`Operations.unsettled`).
-Unsettled = Mapping[str, Mapping[str, tuple[Q, str]]]
-#: The assumed inputs each figure rests on, by object path and metric (`Operations.assumed`).
-Assumed = Mapping[str, Mapping[str, tuple[str, ...]]]
-
-
-@dataclass(frozen=True)
-class Judgement:
-    """A requirement as bound to its subject and where it is written, with the pipeline's one judgement of it.
-
-    `workload` is true for a workload's own requirement (judged on its estimate, reported by PERF001 when not met).
-    """
-
-    bound: BoundRequirement
-    outcome: Outcome
-    workload: bool = False
-
-    @property
-    def check(self) -> str:
-        """The check that reports this status.
-
-        REQ002 not provided, REQ004 at risk, REQ005 met on assumed inputs, else the one that judges it met or not:
-        REQ001, PERF001 for a workload's own requirement.
-        """
-        status = self.outcome.status
-        if status is Status.NOT_PROVIDED:
-            return "REQ002"
-        if status is Status.AT_RISK:
-            return "REQ004"
-        if self.outcome.assumed:
-            return "REQ005"
-        return "PERF001" if self.workload else "REQ001"
-
-
-def judge_all(design: Design, metrics: Mapping[str, Mapping[str, Q]], withheld: Withheld,
-              workloads: Mapping[str, Any], unsettled: Unsettled | None = None,
-              assumed: Assumed | None = None) -> tuple[Judgement, ...]:
-    """Every requirement of the design judged once: the bound ones (`outcome`), then each estimated workload's own.
-
-    A workload's own are its estimate's outcomes (`perf.workload.results.judge_workloads`); those of a workload that
-    could not be estimated (PERF003) are not provided, with its reason. A workload that names no cluster, or one
-    that does not resolve, is not estimated by `check` (`archgen estimate` judges it; REF001 reports the other).
-    """
-    bands = workload_bands(workloads)
-    out = [Judgement(b, outcome(b, metrics, design, withheld, bands, unsettled, assumed))
-           for b in design.requirements]
-    for b in design.workload_requirements:
-        r = workloads.get(b.subject)
-        if r is None:
-            continue
-        o = r.estimate.requirements[b.path[1]] if r.estimate is not None else \
-            judge(b.req, None, f"{r.workload.id} cannot be estimated: {r.error}")
-        out.append(Judgement(b, o, workload=True))
-    return tuple(out)
 
 
 @check("REQ001", "requirements.met")
@@ -165,37 +93,6 @@ def _not_provided_severity(b: BoundRequirement, withheld: Withheld, unsettled: U
     if b.req.metric not in withheld.get(b.subject, {}) and b.req.metric not in unsettled.get(b.subject, {}):
         return None
     return miss_severity(b.req.level)
-
-
-def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None,
-            withheld: Withheld | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None,
-            unsettled: Unsettled | None = None, assumed: Assumed | None = None) -> Outcome:
-    """The requirement judged on its subject's metric; not provided (with the reason) where it cannot be.
-
-    `withheld` gives, by object path and metric, why a metric is not provided
-    (`analyse.operations.Operations.withheld`).
-    `bands` holds, by object path, each metric's measured error band (`workload_bands`): a value met there but not
-    at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
-    rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
-    `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
-    """
-    problem = unjudged(b, metrics, design, withheld, unsettled)
-    if problem:
-        return judge(b.req, None, problem[1])
-    value = measured(b, metrics, design)
-    band = (bands or {}).get(b.subject, {}).get(b.req.metric)
-    ends = band.values(value) if band is not None and value is not None else None
-    if ends is None and value is not None:   # a reliability figure: its range over the failure-rate sets
-        ends = spread(metrics.get(b.subject, {}), b.req.metric)
-    o = judge(b.req, value, band=ends)
-    if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
-        o = unbanded(o, band.describe()) if not band.measured else thin(o, band.coverage_note())
-    return on_assumed(o, (assumed or {}).get(b.subject))
-
-
-def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:
-    """Each estimated workload's error bands by metric, by object path (`Run.workloads`, `Context.workloads`)."""
-    return {path: w.estimate.bands for path, w in workloads.items() if w.estimate is not None}
 
 
 @check("REQ004", "requirements.at_risk", severity="warning")
@@ -323,53 +220,6 @@ def shown(req: Requirement, value: Q, subject: str) -> str:
             return text
         return f"{req.target.in_units(value):.6g~P}"
     return f"{req.target.in_units(value):.4g~P}"
-
-
-def measured(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design: Design | None = None) -> Q | None:
-    """The subject's value of the requirement's metric; None where it cannot be judged (`unjudged` says why)."""
-    if design is not None and resting_on(b, design):
-        return None
-    value = metrics.get(b.subject, {}).get(b.req.metric)
-    return value if value is not None and value.is_compatible_with(b.req.target.limit) else None
-
-
-def resting_on(b: BoundRequirement, design: Design) -> list[Unresolved]:
-    """The unresolved references a requirement's subject rests on (`Design.resting_on`: a workload through its cluster).
-
-    Its figures would be computed without the part. A bandwidth computed without the NIC is 0, which is no
-    measurement: the requirement is not provided, never "0 Gb/s, not met". The error cascade folds the subject's
-    findings under the same references.
-    """
-    return design.resting_on(b.subject)
-
-
-def unjudged(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]],
-             design: Design | None = None, withheld: Withheld | None = None,
-             unsettled: Unsettled | None = None) -> tuple[str, str] | None:
-    """Why a requirement cannot be judged: (the field at fault, the reason), or None where it can."""
-    if b.pattern and not b.subject:
-        return "subject", f"no object matches '{b.pattern}'"
-    rests = design.rests_note(b.subject) if design is not None else ""
-    if rests:
-        return "subject", f"{b.subject} {rests}: its {b.req.metric} is not known"
-    known = metrics.get(b.subject)
-    if known is None:
-        if not b.subject and not b.pattern:  # only a Requirements document leaves it out (racks imply their own)
-            return "subject", ("no subject: name the object it applies to, e.g. 'rack/gb200-nvl72', or a glob such "
-                               "as 'rack/*'")
-        if b.pattern:
-            return "subject", f"{b.subject} (matched by '{b.pattern}') has no metrics"
-        return "subject", f"unknown subject '{b.subject}'{suggest(b.subject, metrics)}"
-    why = (withheld or {}).get(b.subject, {}).get(b.req.metric)
-    if why:
-        return "metric", f"{b.subject}'s {b.req.metric} is not provided: {why}"
-    if b.req.metric not in known:
-        return "metric", absent(b.subject, b.req.metric, known)
-    if not known[b.req.metric].is_compatible_with(b.req.target.limit):
-        return "target", (f"target {b.req.target} does not have the dimension of {b.req.metric} "
-                          f"({known[b.req.metric].dimensionality})")
-    note = unsettled_note(b.req, known[b.req.metric], (unsettled or {}).get(b.subject))
-    return ("metric", f"{b.subject}'s {b.req.metric} is not provided: {note}") if note else None
 
 
 @check("REQ003", "requirements.id")

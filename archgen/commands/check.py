@@ -7,8 +7,8 @@ from pathlib import Path
 
 from archgen.as_of import given
 from archgen.checks import REGISTRY
+from archgen.checks.judgement import workload_bands
 from archgen.checks.registry import selected
-from archgen.checks.requirements import workload_bands
 from archgen.commands.common import check_codes, spec_paths
 from archgen.errors import SpecError, UnreadableError, UsageError
 from archgen.output import findings as output

@@ -88,14 +88,8 @@ def estimate_cases(path: Path, fmt: str = "text", explain: bool = False) -> tupl
     """
     from archgen.output.cases import case_bands, case_scores_json, case_scores_text  # not for a workload's estimate
     from archgen.scoring import unstated
-    from archgen.scoring.cases import (
-        case_hardware,
-        case_vendor,
-        read_case_file,
-        serve_job,
-        unfit_reason,
-        virtual_stages,
-    )
+    from archgen.scoring.case_checks import virtual_stages
+    from archgen.scoring.cases import case_hardware, case_vendor, read_case_file, serve_job, unfit_reason
     from archgen.scoring.catalog import load_accelerators
     from archgen.scoring.scores import score_cases
     _check_format(fmt)

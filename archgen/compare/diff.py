@@ -13,9 +13,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from archgen import metrics
+from archgen.analyse.facility import HEADROOMS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
-from archgen.checks.requirements import outcome, workload_bands
+from archgen.checks.judgement import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
 from archgen.model.requirements import Outcome, Status, fails
 from archgen.pipeline import Run
@@ -38,6 +39,8 @@ class MetricChange:
     #: why the side without the metric does not provide it (`analyse.operations.Operations.withheld`); "" where that
     #: side's design has no such figure at all (no checkpoint storage, no front-end network) or both sides have it
     why: str = ""
+    #: where a headroom of the object's hall moved because another cluster joined or left that hall (`hall_moves`)
+    hall: str = ""
 
     @property
     def presence(self) -> str:
@@ -215,13 +218,14 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     """The differences between two runs; relative metric changes below `threshold` are ignored."""
     added = tuple(sorted(set(head.metrics) - set(base.metrics)))
     removed = tuple(sorted(set(base.metrics) - set(head.metrics)))
-    changes = []
+    changes, halls = [], hall_moves(base, head)
     for obj in sorted(set(base.metrics) & set(head.metrics)):
         old, new = base.metrics[obj], head.metrics[obj]
         for name in sorted(set(old) | set(new)):
             lacking = head if name not in new else base if name not in old else None
             why = _withheld(lacking, obj, name) if lacking is not None else ""
-            c = MetricChange(obj, name, old.get(name), new.get(name), why)
+            c = MetricChange(obj, name, old.get(name), new.get(name), why,
+                             halls.get(obj, "") if name in HEADROOMS else "")
             if _changed(c, threshold):
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
@@ -232,6 +236,35 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""))
+
+
+def hall_moves(base: Run, head: Run) -> dict[str, str]:
+    """By cluster path of both sides: which other clusters joined or left the hall it names, in words.
+
+    A headroom of a hall that several clusters name is the hall's capacity less all their loads
+    (`analyse.facility.hall_headrooms`): it moves when another cluster joins the hall, the cluster itself unchanged
+    (newuser51: h100-pod's it_capacity_headroom 1,187 kW -> 41 kW as a GB200 SU joined its hall). Only clusters
+    naming the same hall on both sides whose fellow clusters differ are listed.
+    """
+    old, new = _halls(base), _halls(head)
+    out = {}
+    for path in set(old) & set(new):
+        (hall, before), (there, after) = old[path], new[path]
+        if hall != there or before == after:
+            continue
+        moves = [f"{', '.join(sorted(got))} {verb} facility '{hall}'"
+                 for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
+        out[path] = "; ".join(moves) + " (a hall's headroom is less every cluster's load)"
+    return out
+
+
+def _halls(run: Run) -> dict[str, tuple[str, frozenset[str]]]:
+    """By cluster path: the id of the hall it names and the run's other clusters naming that hall."""
+    named: dict[str, set[str]] = defaultdict(set)
+    for path, c in run.clusters.items():
+        if c.cluster.facility is not None:
+            named[c.cluster.facility.id].add(path)
+    return {path: (hall, frozenset(paths - {path})) for hall, paths in named.items() for path in paths}
 
 
 def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:

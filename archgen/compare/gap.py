@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from archgen.checks import REGISTRY, Finding
+from archgen.checks.judgement import outcome, workload_bands
 from archgen.checks.registry import object_path, waiver
-from archgen.checks.requirements import outcome, workload_bands
 from archgen.errors import Location
 from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
 from archgen.pipeline import Run

@@ -12,16 +12,15 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen import metrics
 from archgen.metric import RENAMED
-from archgen.model.field_types import PositiveFraction
+from archgen.model.field_types import PositiveFraction, Precision
+from archgen.model.inference import Inference
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.model.switches import StackSwitches
 from archgen.model.training_rules import fp8_recipe_problem, tp_overlap_problem
 from archgen.model.workload import (
     Collective,
-    Inference,
     Offload,
     Parallelism,
-    Precision,
     Recompute,
     Shape,
     TrainingJob,

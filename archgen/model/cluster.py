@@ -36,7 +36,7 @@ from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
 from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec, raise_each
-from archgen.model.technology import ScaleUpTechnology
+from archgen.model.technology import MESH_IN_ONE_NODE, MESH_IN_ONE_NODE_OTHERS, ScaleUpTechnology
 from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
 
@@ -158,8 +158,9 @@ class ScaleUp(Spec):
                 raise FieldError(("switches",) if self.switches else ("switch",), "a mesh scale-up domain joins "
                                  "accelerators directly: leave switch and switches out, or set topology: switched")
             if self.domain != "node":
-                raise FieldError(("domain",), "a mesh scale-up domain is one node (Infinity Fabric joins the GPUs "
-                                 "of one platform): set domain: node, or topology: switched for a rack")
+                why = MESH_IN_ONE_NODE.get(self.technology, MESH_IN_ONE_NODE_OTHERS)
+                raise FieldError(("domain",), f"a mesh scale-up domain is one node ({why}): set domain: node, or "
+                                 "topology: switched for a rack")
         elif "links_per_peer" in self.model_fields_set:
             raise FieldError(("links_per_peer",), "links_per_peer counts the direct links between two accelerators "
                              "of a mesh; " + ("a torus domain has one link to each neighbour along dims" if

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-__all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine",
-           "default_max_batch_size", "serving_engine", "serving_problem", "spread_problem"]
+__all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
+           "default_max_batch_size", "serving_engine", "vendor_engine", "serving_problem", "spread_problem"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -36,13 +36,37 @@ SGLANG_UNSTATED = ("SGLang has no fixed default for the requests it runs at once
                    "'max_running_requests' its log prints)")
 
 
-def serving_engine(stated: str | None, amd: bool) -> str:
-    """The serving engine a job runs on: the one it states, else vLLM on an AMD part and TensorRT-LLM on others.
+#: The engine a part's vendor serves with, where a job states none, and the source that says so (keyed on the
+#: vendor, case aside; any other vendor's part runs TensorRT-LLM, NVIDIA's, the rows cited beside AMD's).
+VENDOR_ENGINES: dict[str, tuple[str, str]] = {
+    "amd": ("vllm", "AMD's own serving results run vLLM (its MLPerf Inference v4.1 and v5.1 Llama 2 70B harnesses, "
+                    "tests/perf/data/serving-under-load.yaml and mlperf-inference-v5.yaml)"),
+    "intel": ("vllm", "Intel serves LLMs on Gaudi with vLLM (the vLLM Hardware Plugin for Intel Gaudi, 'developed and "
+                      "maintained by the Intel Gaudi team', docs.vllm.ai/projects/gaudi; before it Intel's "
+                      "HabanaAI/vllm-fork, docs.habana.ai PyTorch/vLLM_Inference/vLLM_Inference.html); Gaudi does "
+                      "not run TensorRT-LLM, a CUDA engine; whether the plugin keeps vLLM's max_num_seqs default is "
+                      "not stated there"),
+    "aws": ("vllm", "AWS serves LLMs on Trainium and Inferentia with vLLM over NxD Inference, whose 'scheduling ... "
+                    "follow the default vLLM behavior' (awsdocs-neuron.readthedocs-hosted.com libraries/nxd-inference/"
+                    "developer_guides/vllm-user-guide-v1.html); Trainium does not run TensorRT-LLM, a CUDA engine; "
+                    "a Neuron model is compiled for a batch size, which a job states as max_batch_size"),
+}
 
-    AMD's own serving results run vLLM (its MLPerf Inference v4.1 and v5.1 Llama 2 70B harnesses, cited in
-    tests/perf/data/serving-under-load.yaml and mlperf-inference-v5.yaml), NVIDIA's TensorRT-LLM (the same rows).
+
+def vendor_engine(vendor: str) -> tuple[str, str] | None:
+    """The engine `vendor`'s parts serve with and its source (`VENDOR_ENGINES`), or None: TensorRT-LLM then."""
+    return VENDOR_ENGINES.get(vendor.strip().casefold())
+
+
+def serving_engine(stated: str | None, vendor: str) -> str:
+    """The serving engine a job runs on: the one it states, else its part's vendor's, else TensorRT-LLM.
+
+    `VENDOR_ENGINES` gives vLLM on AMD, Intel and AWS parts; TensorRT-LLM is NVIDIA's, and the default on any other.
     """
-    return stated if stated is not None else "vllm" if amd else "tensorrt-llm"
+    if stated is not None:
+        return stated
+    own = vendor_engine(vendor)
+    return own[0] if own is not None else "tensorrt-llm"
 
 
 def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str) -> int | None:

@@ -10,13 +10,16 @@ whole rack units.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from archgen.pint_import import pint
 from archgen.units import RackSpace, ZeroURackSpace, format_quantity, parse_quantity, ureg
+
+#: A number format of weights, activations or a KV cache (a training or a serving job's `precision`).
+Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 
 #: What a fraction field expects, as its error message says it.
 FRACTION_EXPECTED = "a fraction such as 0.85 or a percentage such as '85 %'"

@@ -13,7 +13,7 @@ from archgen.model.spec import FieldError, Spec
 from archgen.units import Current, Dim, Power, Q, Voltage
 
 #: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes kVA watts
-#: (`analyse.rack.pdu_capacity`; a kW rating is taken as it is), so unlike `Power` it takes volt-amperes.
+#: (`analyse.power_chain.pdu_capacity`; a kW rating is taken as it is), so unlike `Power` it takes volt-amperes.
 PowerRating = Annotated[Q, Dim("kW", gt=0, le=1e7, label="a power", example="17.3 kVA")]
 
 

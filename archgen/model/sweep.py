@@ -25,11 +25,11 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from archgen import metrics
-from archgen.model.field_types import Fraction, PositiveFraction
+from archgen.model.field_types import Fraction, PositiveFraction, Precision
 from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sweep_ranges import RangeError, expand, size
-from archgen.model.workload import Precision, Recompute, mfu_target_problem
+from archgen.model.workload import Recompute, mfu_target_problem
 from archgen.units import Dim, Q, RequestRate, format_quantity
 
 #: Metrics of a sweep's points (`archgen.metrics`: the workload's that a point has, and the point's own), with their
@@ -46,7 +46,7 @@ GOODPUT_METRICS = frozenset({f"{name}{end}" for name in ("goodput", "goodput_tok
                                                          "mtti", "goodput_time_to_train", "goodput_accelerator_hours")
                              for end in ("", "_low", "_high")})
 #: Metrics a training point has only where its workload states its token budget (`checkpoint.tokens`): the time to
-#: train, and with goodput the goodput time to train (`perf.workload.derived.run_times`, as `check` gives them).
+#: train, and with goodput the goodput time to train (`perf.workload.run_figures.run_times`, as `check` gives them).
 RUN_METRICS = frozenset({"time_to_train", *(f"goodput_time_to_train{end}" for end in ("", "_low", "_high")),
                          "accelerator_hours", *(f"goodput_accelerator_hours{end}" for end in ("", "_low", "_high")),
                          "job_it_energy"})

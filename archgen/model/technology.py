@@ -60,3 +60,17 @@ def _allowed(field: str) -> BeforeValidator:
 SwitchTechnology = Annotated[SwitchName, _allowed("switch")]
 #: A scale-up domain's technology: any of `TECHNOLOGIES` a scale-up domain runs on.
 ScaleUpTechnology = Annotated[ScaleUpName, _allowed("scale_up")]
+
+#: Why a direct mesh domain (`topology: mesh`) is one node, in the words of the technology stated: the meshes shipped
+#: join the accelerators of one board, and a rack of such nodes is joined through switches (a switched domain).
+MESH_IN_ONE_NODE: dict[str, str] = {
+    "infinity-fabric": "Infinity Fabric joins the GPUs of one platform",
+    # Intel Gaudi documentation, Network Configuration, https://docs.habana.ai/en/latest/Management_and_Monitoring/
+    # Network_Configuration/index.html: "21 scale-up ports and three scale-out ports running at 200Gbps".
+    "ethernet": "an Ethernet mesh such as Intel Gaudi 3's joins the eight cards of one node, 21 of each card's 200 GbE "
+                "ports, 3 to each of its 7 peers (docs.habana.ai Network Configuration); nodes are joined through "
+                "switches, by its 3 scale-out ports",
+}
+#: The words for a technology `MESH_IN_ONE_NODE` does not name.
+MESH_IN_ONE_NODE_OTHERS = ("a direct mesh links every pair of accelerators, which the meshes shipped do inside one "
+                           "node's board")

@@ -121,7 +121,7 @@ def tp_overlap_sp_problem(overlap_tp_comm: bool | None, sp: bool, how: str, tp: 
 
     `how` says where sp's value came from; `tp` (None where the layout leaves it to the search): at tp 1 sequence
     parallelism is off whatever is stated (`TP_OVERLAP_NEEDS_SP`). One rule for a Workload's `Training` and a
-    validation case (`scoring.cases.training_problems`).
+    validation case (`scoring.case_checks.training_problems`).
     """
     if not overlap_tp_comm or (sp and tp != 1):
         return None
@@ -154,7 +154,7 @@ def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overl
     """Why `moe_shared_expert_overlap` true cannot run beside `overlap_ep_comm` true (both as resolved); else None.
 
     The only rule of `SHARED_OVERLAP_EXCLUSIVE`'s three a job can break here. A Workload's and a case's switches
-    (`StackSwitches`), a flipped case (`scoring.cases.training_problems`) and the plan search keep to it.
+    (`StackSwitches`), a flipped case (`scoring.case_checks.training_problems`) and the plan search keep to it.
     """
     if not (overlap_ep_comm and moe_shared_expert_overlap):
         return None

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from archgen.model.engine import DISAGGREGATED, MAX_NUM_TOKENS, SGLANG_UNSTATED, Engine, serving_problem, spread_problem
+from archgen.model.field_types import Precision
+from archgen.model.inference import Inference
 from archgen.model.reliability import Checkpointing
 from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -24,15 +25,9 @@ from archgen.model.training_rules import (
     tp_overlap_sp_problem,
     zero_problem,
 )
-from archgen.units import Duration, Information, RequestRate
+from archgen.units import Information
 
-Precision = Literal["fp16", "bf16", "fp8", "fp4"]
 Recompute = Literal["none", "selective", "full"]
-KvReserve = Literal["full", "mean"]
-PrefillPolicy = Literal["chunked", "separate"]
-FfnActivation = Literal["separate", "fused"]
-QuantisedAttention = Literal["all", "output", "none"]
-Scenario = Literal["offline", "server", "concurrency"]
 
 
 class MoE(Spec):
@@ -187,131 +182,6 @@ class Training(StackSwitches, TrainingJob):
         on = bool(SWITCHES["sequence_parallel"].default(self.stack)) if sp is None else sp
         if problem := tp_overlap_sp_problem(self.overlap_tp_comm, on, sp_source(sp, self.stack), self.parallelism.tp):
             raise FieldError(("overlap_tp_comm",), problem)
-        return self
-
-
-class Batcher(Spec):
-    """A benchmark harness that gathers the system's queries and hands them to the replicas in groups."""
-
-    size: int = Field(gt=0, description="Queries that make a full group, handed over at once.")
-    timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
-
-
-class Inference(Spec):
-    """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
-
-    precision: Precision = Field("fp8", description="Weight and GEMM data type.")
-    kv_precision: Precision | None = Field(
-        None, description="KV-cache data type; defaults to `precision` (FP8 under FP4 weights).")
-    tp: int | None = Field(None, gt=0, description="Tensor-parallel size of a replica; searched when left out.")
-    replicas: int | None = Field(None, gt=0, description="Replicas; defaults to as many as lie inside the scale-up "
-                                 "domains, none straddling two (accelerators / tp where tp divides the domain).")
-    batch: int | Literal["max"] | None = Field(
-        None, gt=0, description="Concurrent sequences per replica; defaults to (or 'max' asks for) the most that fits "
-                                "the KV cache, at most `max_num_tokens` (one decode token each per iteration).")
-    input_len: int = Field(gt=0, description="Prompt tokens per request.")
-    output_len: int = Field(gt=0, description="Generated tokens per request.")
-    scenario: Scenario = Field(
-        "offline", description="'offline' (throughput with `batch` sequences in flight, as many as fit by default), "
-                               "'server' (Poisson arrivals at `arrival_rate`, simulated; without one, the offline "
-                               "figures) or 'concurrency' (a serving benchmark's closed loop: `batch` requests in "
-                               "flight, each replaced when it finishes, simulated, with TTFT, TPOT and tokens/s as "
-                               "genai-perf reports them).")
-    arrival_rate: RequestRate | None = Field(
-        None, description="Server scenario: requests per second arriving at the whole workload, a Poisson process "
-                          "(seeded, so deterministic) split evenly over the replicas, as MLPerf's Server scenario "
-                          "issues queries. TTFT, TPOT and tokens/s then come from a simulated run "
-                          "(continuous batching, chunked prefill, queueing), with p50 and p99 latencies.")
-    kv_reserve: KvReserve = Field(
-        "full", description="KV cache a sequence holds: 'full' (input + output, reserved at admission: "
-                            "TensorRT-LLM's default scheduler) or 'mean' (input + output/2: allocated as it grows, "
-                            "as vLLM does).")
-    max_num_tokens: int = Field(
-        MAX_NUM_TOKENS, gt=0, description="Tokens per iteration of a replica (TensorRT-LLM's max_num_tokens, vLLM's "
-                                "max_num_batched_tokens under chunked prefill; 8,192 by default in both): the "
-                                "decodes, one token each, then prompt chunks within what is left; so at most this "
-                                "many sequences are in flight (per rank under attention_dp).")
-    engine: Engine | None = Field(
-        None, description="The serving engine, whose defaults fill what the job leaves out (max_batch_size): "
-                          "'tensorrt-llm', 'vllm' or 'sglang'; left out, vLLM on an AMD part, else TensorRT-LLM.")
-    max_batch_size: int | None = Field(
-        None, gt=0, description="Sequences a replica schedules at once (per rank under attention_dp): the sequences "
-                                "in flight are at most this, the KV cache's capacity and max_num_tokens. Left out, "
-                                "the engine's default: TensorRT-LLM's max_batch_size 2,048; vLLM's max_num_seqs "
-                                "1,024 on GPUs of 70 GiB+ but the A100, 256 on others; SGLang's must be stated.")
-    prefill: PrefillPolicy = Field(
-        "chunked", description="How a simulated replica takes prompts: 'chunked' (vLLM V1, vLLM 0.x with chunked "
-                               "prefill, TensorRT-LLM's in-flight batching: the decodes, then prompts within what is "
-                               "left of max_num_tokens, mixed in one iteration) or 'separate' (vLLM 0.x without "
-                               "chunked prefill, its default: waiting prompts run whole, up to max_num_tokens, in an "
-                               "iteration of their own while the decodes wait; vllm/core/scheduler.py "
-                               "`_schedule_default`). The offline closed form runs prompts as passes of their own "
-                               "either way.")
-    batcher: Batcher | None = Field(
-        None, description="Server scenario: the harness gathers the queries of the whole workload and hands each "
-                          "group (`size` queries, or what has gathered `timeout` after the previous group) whole to "
-                          "the next replica in turn, as AMD's MLPerf Inference v4.1 harness does; TTFT counts from "
-                          "each query's arrival.")
-    ffn_activation: FfnActivation = Field(
-        "separate", description="How the FFN activation runs: 'separate' (a kernel of its own between the up/gate and "
-                                "down GEMMs, reading their 16-bit output: the default of TensorRT-LLM's PyTorch and "
-                                "TensorRT backends and of vLLM) or 'fused' (in the up/gate GEMM's epilogue, as a "
-                                "TensorRT-LLM engine built with gemm_swiglu_plugin, FP8 on Hopper, runs the dense "
-                                "FFN); routed experts run it separately either way (perf/serve/ffn.py).")
-    quantised_attention: QuantisedAttention = Field(
-        "all", description="Attention projections stored in `precision`: 'all', 'output' (nvidia/DeepSeek-R1-FP4-v2) "
-                           "or 'none' (nvidia/DeepSeek-R1-FP4); the rest are BF16 (perf/serve/attention_quant.py).")
-    output_len_cv: float | None = Field(
-        None, ge=0, allow_inf_nan=False, description="Coefficient of variation (standard deviation / mean) of the "
-        "generated tokens per request, read from the dataset (the scored MLPerf rows state theirs): the offline decode "
-        "steps then read input + output_len (1 + cv^2) / 2 tokens of context, each slot holding a request as long as "
-        "it generates (perf/serve/lengths.py). Left out, every output has output_len tokens, as the estimate says. "
-        "Offline only: a simulated run (concurrency, or server with an arrival_rate) gives every request one length.")
-    ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
-                                         "split tp/ep ways).")
-    attention_dp: bool = Field(
-        False, description="Attention data parallelism (TensorRT-LLM's enable_attention_dp, SGLang's DP attention): "
-                           "each of the replica's tp ranks runs the whole attention on its own requests; the experts "
-                           "stay split over the replica.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_modelled(cls, data: object) -> object:
-        """A key naming serving the model does not run is refused as such, not as an unknown key."""
-        if isinstance(data, dict) and "disaggregated" in data:
-            raise FieldError(("disaggregated",), DISAGGREGATED)
-        return data
-
-    @field_validator("batch", mode="before")
-    @classmethod
-    def _max_batch(cls, value):
-        """'max' (as in validation cases) is the default: as many as the KV cache holds."""
-        if value is None or value == "max":
-            return None
-        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
-            return value
-        raise ValueError(f"expected a whole number of sequences above 0, or 'max', got {value!r}")
-
-    @model_validator(mode="after")
-    def _serving_layout(self) -> Inference:
-        errors = []
-        if problem := serving_problem(self.scenario, self.batch, self.tp, self.ep):
-            errors.append(FieldError((problem[0],), problem[1]))
-        if spread := spread_problem(self.scenario, self.arrival_rate is not None, self.output_len_cv):
-            errors.append(FieldError(("output_len_cv",), spread))
-        if self.arrival_rate is not None and self.scenario != "server":
-            errors.append(FieldError(("arrival_rate",), "arrival_rate applies to the server scenario (Poisson "
-                                                        f"arrivals); this job's scenario is '{self.scenario}'"))
-        if self.prefill == "separate" and self.input_len > self.max_num_tokens:
-            errors.append(FieldError(("prefill",), "prefill 'separate' runs each prompt whole in one iteration: "
-                                                   f"input_len ({self.input_len}) must be at most max_num_tokens "
-                                                   f"({self.max_num_tokens}), as vLLM refuses a longer prompt"))
-        if self.engine == "sglang" and self.max_batch_size is None:
-            errors.append(FieldError(("max_batch_size",), SGLANG_UNSTATED))
-        if self.batcher is not None and self.arrival_rate is None:
-            errors.append(FieldError(("batcher",), "a batcher groups arriving queries: it needs the server "
-                                                   "scenario's arrival_rate"))
-        raise_each(errors, type(self).__name__)
         return self
 
 

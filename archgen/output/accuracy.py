@@ -12,8 +12,9 @@ from archgen.model.workload import job_kind
 from archgen.output.estimate import show_value
 from archgen.output.heldout import heldout_section
 from archgen.perf.train.stacks import explain
+from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, LOAD_BINS
 from archgen.perf.workload.band_table import ON, TABLE, VENDOR
-from archgen.perf.workload.bands import ARRIVALS, FAMILIES, LIKELY, LOAD_BINS, MIN_BIN, expected_coverage
+from archgen.perf.workload.bands import LIKELY, MIN_BIN, expected_coverage
 from archgen.scoring.cases import Refused, case_vendor, flash_attention_check, read_case_file, read_cases, training_fits
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.scores import CaseResult, Sensitivity, micro_batch_sensitivity, score, score_cases, summary

@@ -94,10 +94,13 @@ _RULE = "|---|---|--:|--:|--:|--:|---|"
 
 
 def _moved(c: MetricChange) -> str:
-    """'better ▲' or 'worse ▼' (the arrow: which way the value went); — where the metric has no better direction."""
-    if c.direction is None:
-        return "—"
-    return f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
+    """'better ▲' or 'worse ▼' (the arrow: which way the value went), or — where the metric has no better direction.
+
+    Then, where a headroom moved as another cluster joined or left its hall, which one (`MetricChange.hall`).
+    """
+    moved = "—" if c.direction is None else \
+        f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
+    return f"{moved}: {md(c.hall)}" if c.hall else moved
 
 
 def _with(value: float | None, label: str) -> str:
@@ -365,7 +368,7 @@ def to_json(d: Diff) -> str:
         metrics=[{"object": c.object, "metric": c.metric, "base": metric_quantity(c.metric, c.base),
                   "head": metric_quantity(c.metric, c.head), "change": metric_quantity(c.metric, c.change),
                   "relative": c.relative, "direction": c.direction,
-                  "presence": c.presence, "why": c.why or None,
+                  "presence": c.presence, "why": c.why or None, "hall": c.hall or None,
                   "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         not_costed=list(d.not_costed),

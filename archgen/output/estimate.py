@@ -82,8 +82,8 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     Its family, measurements (and those on the estimated accelerator), signed relative errors, the span over the
     part's stated efficiency ranges it also covers (`spread`, factors of the value; null where the part has
     measurements or states no range) and value range (`Band.values`); a serving-under-load latency's also its run's
-    `load` and load bin (`perf.workload.bands.load_bin`), whose measurements it counts (null elsewhere); a job past
-    its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
+    `load` and load bin (`perf.workload.band_families.load_bin`), whose measurements it counts (null elsewhere); a job
+    past its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
     measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`), `vendor`: that
     vendor, its measurements and their errors (null elsewhere).
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from archgen.model.accelerator import Accelerator
 from archgen.output.estimate import show_value
-from archgen.perf.workload.bands import FAMILIES, Band, expected_coverage
+from archgen.perf.workload.band_families import FAMILIES
+from archgen.perf.workload.bands import Band, expected_coverage
 from archgen.perf.workload.case_bands import case_band, case_family
 from archgen.scoring.cases import read_case_file
 from archgen.scoring.scores import CaseResult, score_cases

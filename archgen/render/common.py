@@ -11,7 +11,7 @@ from typing import Any
 
 from archgen import __version__, metrics
 from archgen.checks import REGISTRY, Finding, tally
-from archgen.checks.requirements import Judgement
+from archgen.checks.judgement import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
 from archgen.model import Part
@@ -133,7 +133,7 @@ def judged(scope: Scope) -> list[tuple[Judgement, bool]]:
 def requirements_table(scope: Scope) -> Table:
     """The requirements compliance matrix: each requirement of the document's scope as the pipeline judged it.
 
-    Rows are `Run.requirements` (`checks.requirements.judge_all`), not judged again here: the status is the one
+    Rows are `Run.requirements` (`checks.judgement.judge_all`), not judged again here: the status is the one
     `archgen check` reports, with the check that reports it (its finding's waiver shown), the reason where there is
     no value, the value in the target's unit with its band where it has one, and where the requirement is written.
     """

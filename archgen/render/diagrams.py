@@ -30,7 +30,8 @@ import matplotlib
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from archgen.analyse.rack import RackAnalysis, Stage
+from archgen.analyse.power_chain import Stage
+from archgen.analyse.rack import RackAnalysis
 from archgen.render import fmt
 from archgen.render.rack import CLASSES, part_class
 

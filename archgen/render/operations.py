@@ -263,7 +263,8 @@ def _basis(line: Any) -> str:
     """A capex line's basis as the table shows it: the price list it comes from, or why it has no price."""
     if line.unit_price is None:
         return "unpriced" if line.priceable else "accessory, not priced"
-    return line.basis + (f" (Prices {line.listed})" if line.listed else "")
+    shared = f"; {line.shared}" if line.shared else ""   # a storage other clusters of the hall price too
+    return line.basis + (f" (Prices {line.listed})" if line.listed else "") + shared
 
 
 def capex_chart(cost: Any) -> Chart:

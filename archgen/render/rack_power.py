@@ -11,7 +11,8 @@ from typing import Any
 
 from archgen.analyse.facility_water import GroupWater, facility_water
 from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor, feed_loads
-from archgen.analyse.rack import ARRANGEMENTS, Power, RackAnalysis, Stage
+from archgen.analyse.power_chain import ARRANGEMENTS, Power, Stage
+from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rear_door import RearDoor
 from archgen.checks.power_figures import feed_loss_with_shelves
 from archgen.checks.scope import coolant_supply

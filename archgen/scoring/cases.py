@@ -25,14 +25,7 @@ from pydantic import ValidationError
 from archgen.errors import AnalyseError, SpecProblem, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
-from archgen.model.cases import METRIC_UNITS, PERCENTILES, SCHEMA, Case, CaseModel, CaseTraining, Measurement
-from archgen.model.training_rules import (
-    moe_tp_problem,
-    shared_overlap_problem,
-    sp_source,
-    tp_overlap_problem,
-    tp_overlap_sp_problem,
-)
+from archgen.model.cases import SCHEMA, Case, CaseModel
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
@@ -45,16 +38,13 @@ from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layout_rules import layout_problems
-from archgen.perf.train.pipeline_split import layout_interleave
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.serving_estimate import attention_dp_problem, expert_problem
-from archgen.perf.workload.training_estimate import pipeline_options
+from archgen.perf.workload.training_setup import pipeline_options
+from archgen.scoring.case_checks import check_case, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
-from archgen.units import Q_, Q, parse_quantity
-from archgen.validate import problems_from
+from archgen.validation_problems import problems_from
 
 
 @dataclass(frozen=True)
@@ -123,7 +113,7 @@ def read_case_file(path: str | Path) -> CaseFile:
         except ValidationError as err:
             entries.append((i, Refused(name, tuple(problems_from(err, doc, Case, ("cases", i))))))
             continue
-        found = _check_case(case, doc, i)
+        found = check_case(case, doc, i)
         if case.id in seen:
             found.insert(0, SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",
                                         message=f"duplicate case id '{case.id}'"))
@@ -139,91 +129,6 @@ def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
     if cf.refused:
         raise ValidateError([p for r in cf.refused for p in r.problems])
     return cf.cases, cf.doc
-
-
-#: The largest figure a measurement can show, by metric (issue 23: a tflops_per_gpu of 10^9 TFLOP/s was scored):
-#: archgen/units.py's bounds on a time, a compute rate and a bandwidth; an MFU is a fraction of peak; 10^12 tokens/s
-#: is beyond any cluster (10^5 accelerators at 10^6 tokens/s each make 10^11).
-CEILINGS = {"step_time": Q_(3.2e9, "s"), "time": Q_(3.2e9, "s"), "ttft": Q_(3.2e9, "s"), "tpot": Q_(3.2e9, "s"),
-            **{m: Q_(3.2e9, "s") for m in PERCENTILES},
-            **dict.fromkeys(("tflops_per_gpu", "model_flops_per_gpu"), Q_(1e9, "TFLOPS")),
-            "mfu": Q_(1, "dimensionless"), "tokens_per_second": Q_(1e12, "1/s"), "busbw": Q_(1e8, "Gbit/s")}
-
-
-def measured_value(m: Measurement) -> Q:
-    """A measured figure as a quantity; an empty unit is a plain number ('%' converts: 44 % is 0.44)."""
-    return parse_quantity(f"{m.value} {m.unit}") if m.unit.strip() else Q_(m.value, "dimensionless")
-
-
-def training_problems(case: Case) -> list[tuple[str, str]]:
-    """(key of `training`, or "" for the whole layout; why) of a training case's layout the stack refuses.
-
-    The layout's rules (`layout_rules.layout_problems`), an MoE model at tp > 1 without sequence parallelism
-    (`training_rules.moe_tp_problem`, at the key that turned it off), and a stated overlap_tp_comm true under FP4 or
-    without sequence parallelism (at tp 1 included) or the shared experts' overlap beside the EP overlap, as a
-    workload's `Training` refuses them (the same functions).
-    `read_case_file` refuses a case with any, and `predict` a case built otherwise (a flipped switch). Empty for any
-    other case.
-    """
-    t = case.training
-    if t is None or case.model is None:
-        return []
-    arch = Arch.from_model(case.model)
-    knobs = resolve(t.stack, stated_knobs(t), t.precision)
-    # its switches (the EP overlap's rule) and its stack's (tp above the KV heads)
-    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
-    out = [("", str(m)) for m in layout_problems(
-        arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp, ep=t.ep, micro_batch=t.micro_batch,
-        interleave=virtual_stages(t), pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],
-        host_memory=case.system.host_memory is not None, etp=t.etp, recompute=RECOMPUTE_CODES[t.recompute])]
-    sp = t.sequence_parallel
-    if problem := moe_tp_problem(arch.experts, t.tp, knobs.sequence_parallel, sp_source(sp, t.stack)):
-        out.append(("sequence_parallel" if sp is not None else "tp", problem))
-    overlap = (tp_overlap_problem(t.precision, t.overlap_tp_comm, t.fp8_recipe),
-               tp_overlap_sp_problem(t.overlap_tp_comm, knobs.sequence_parallel, sp_source(sp, t.stack), t.tp))
-    out += [("overlap_tp_comm", p) for p in overlap if p]
-    if problem := shared_overlap_problem(knobs.overlap_ep_comm, knobs.moe_shared_expert_overlap):
-        out.append(("moe_shared_expert_overlap", problem))
-    return out
-
-
-def _check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
-    out = []
-    for j, m in enumerate(case.measured):
-        try:
-            ok = measured_value(m).is_compatible_with(METRIC_UNITS[m.metric])
-        except Exception:
-            ok = False
-        if not ok:
-            out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "unit")), path=f"{case.id}.measured",
-                                   value=m.unit, expected=f"a unit convertible to {METRIC_UNITS[m.metric]}"))
-        elif measured_value(m) > CEILINGS[m.metric]:
-            out.append(SpecProblem(doc.locate(("cases", i, "measured", j, "value")), path=f"{case.id}.measured",
-                                   value=f"{m.value:.10g} {m.unit}".strip(),
-                                   expected=f"{m.metric} of at most {CEILINGS[m.metric]:g~P} (beyond any hardware)"))
-    for key, message in training_problems(case):
-        path = ("cases", i, "training") + ((key,) if key else ())
-        out.append(SpecProblem(doc.locate(path), path=".".join((case.id, "training", key)).rstrip("."),
-                               message=message))
-    inf = case.inference
-    if inf is not None:
-        where = doc.locate(("cases", i, "inference"))
-        if inf.tp * inf.replicas > case.system.count:
-            out.append(SpecProblem(where, path=f"{case.id}.inference",
-                                   message=f"tp x replicas = {inf.tp * inf.replicas} exceeds system.count "
-                                           f"{case.system.count}"))
-        share = case.system.scale_up.job_domain or case.system.scale_up.domain
-        if inf.tp > share:
-            out.append(SpecProblem(where, path=f"{case.id}.inference",
-                                   message=f"tp {inf.tp} exceeds the {share} accelerators of a scale-up domain the "
-                                           "case holds: a replica lies inside one domain"))
-        if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
-            out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
-                                   message=problem))
-        if case.model is not None and (problem := attention_dp_problem(Arch.from_model(case.model), inf.attention_dp)):
-            out.append(SpecProblem(doc.locate(("cases", i, "inference", "attention_dp")),
-                                   path=f"{case.id}.inference.attention_dp", message=problem))
-    return out
 
 
 def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: bool = False) -> Hardware:
@@ -372,14 +277,6 @@ def _model(case: Case) -> CaseModel:
     """The model a training or inference case names (`model.workload.job_kind` refuses such a case without)."""
     assert case.model is not None, "a training or inference case names its model"
     return case.model
-
-
-def virtual_stages(t: CaseTraining) -> int:
-    """Virtual stages per rank of a training case: as stated, else what the layout string implies, else 1."""
-    if t.interleave is not None:
-        return t.interleave
-    implied = layout_interleave(t.pipeline_layout, t.pp) if t.pipeline_layout else None
-    return implied or 1
 
 
 def flash_attention_check(path: str | Path) -> list[tuple[dict, float]]:

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from archgen.errors import SpecProblem, ValidateError
 from archgen.load import load_paths, shipped_catalog
 from archgen.model.accelerator import Accelerator
-from archgen.validate import problems_from
+from archgen.validation_problems import problems_from
 
 
 def default_catalog_paths() -> list[Path]:

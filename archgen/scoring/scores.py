@@ -16,12 +16,12 @@ from archgen.model.accelerator import Accelerator
 from archgen.model.cases import METRIC_UNITS, Case
 from archgen.model.workload import job_kind
 from archgen.perf.comm.collectives import IN_NETWORK, require
-from archgen.perf.workload.training_estimate import recipe_problem
+from archgen.perf.workload.training_setup import recipe_problem
+from archgen.scoring.case_checks import measured_value
 from archgen.scoring.cases import (
     CaseFile,
     Refused,
     case_hardware,
-    measured_value,
     predict,
     read_case_file,
     training_estimate,

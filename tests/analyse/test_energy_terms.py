@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from archgen.analyse.rack import pdu_capacity
+from archgen.analyse.power_chain import pdu_capacity
 from archgen.checks.scope import feed_power, feed_words
 from archgen.metrics import REGISTRY
 from archgen.model.cost import FacilityCost

@@ -18,7 +18,7 @@ from archgen.units import Q_
 
 PDU_KVA = 415 * 60 * math.sqrt(3) / 1000          # 43.13
 FEED_KW = PDU_KVA * 0.8                            # 34.50
-PDU_KW = FEED_KW                                   # a PDU's continuous capacity (analyse.rack.pdu_capacity)
+PDU_KW = FEED_KW                                   # a PDU's continuous capacity (analyse.power_chain.pdu_capacity)
 
 
 def _rack(trays: int, power: str) -> str:

@@ -97,7 +97,7 @@ def test_dgx_h100_rack(shipped):
 
 
 def test_phase_factor_depends_on_voltage_basis():
-    from archgen.analyse.rack import phase_factor
+    from archgen.analyse.power_chain import phase_factor
     assert phase_factor(3, "line-to-line") == pytest.approx(math.sqrt(3))
     assert phase_factor(3, "line-to-neutral") == 3.0
     assert phase_factor(1, "line-to-neutral") == 1.0

@@ -48,7 +48,7 @@ def test_only_racks_on_unconfirmed_figures_and_only_their_power_metrics(shipped)
 
 def test_a_typical_draw_is_an_input_of_the_typical_power_alone(shipped):
     """qm9700 lists `power.max` and `power.typical` unconfirmed: gb200-su-ib's input power (its maximum draw over the
-    shelves' efficiency, `analyse.rack.Power`) read "met (on assumed inputs: qm9700 power.max (unconfirmed), qm9700
+    shelves' efficiency, `analyse.power_chain.Power`) read "met (on assumed inputs: qm9700 power.max (unconfirmed), qm9700
     power.typical (unconfirmed))" though no typical figure enters it (review21b)."""
     m = rack_power_inputs({p: a for p, a in shipped.racks.items()}, shipped.specs)["rack/gb200-su-ib"]
     assert m["input_power"] == m["it_power"] == ("qm9700 power.max (unconfirmed)",)

@@ -1,7 +1,7 @@
 """A training run's whole-run figures name the unconfirmed inputs they rest on (REQ005), as its step time does (review23).
 
 newuser47's `accelerator_hours` and `job_it_energy` and the older `time_to_train` and `job_cost` are made from the
-estimate's tokens/s (they take its band, `bands.MADE_FROM_RATE`), and `job_it_energy` from the cluster's maximum IT
+estimate's tokens/s (they take its band, `band_families.MADE_FROM_RATE`), and `job_it_energy` from the cluster's maximum IT
 power too. On main a requirement on any of them read plainly met on the shipped GB200 SU, whose estimate reads gb200's
 unconfirmed `vector_peak` and `multiprocessors` and whose IT power rests on the trays' unconfirmed `power.max`
 (PWR012), while one on `job_energy` named both (newuser48). Each is now judged "on assumed inputs", naming them.

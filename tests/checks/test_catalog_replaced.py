@@ -29,3 +29,23 @@ def test_a_document_replacing_a_shipped_part_is_a_warning_naming_the_changed_fie
     moved = shipped.metrics["rack/gb200-nvl72"]["it_power"] - run.metrics["rack/gb200-nvl72"]["it_power"]
     assert moved.m_as("kW") == pytest.approx((TRAYS * (Q_(3.8, "kW") - Q_(0.5, "kW"))).m_as("kW"))
     assert not [f for f in shipped.findings if f.id == "CAT007"]      # the shipped specs replace nothing
+
+
+def _fork(tmp_path, edit: tuple[str, str] = ("", "")):
+    """The shipped specs with a fork of the library rack gb200-nvl72 as `catalog show --format yaml` writes it."""
+    from tests.conftest import run_cli, run_specs
+    shown = run_cli("catalog", "show", "gb200-nvl72", "--format", "yaml")
+    assert shown.code == 0 and "coolant:" not in shown.out   # pg25 is the model's default: left out
+    return run_specs(tmp_path, {"fork.yaml": shown.out.replace(*edit)})
+
+
+def test_a_fork_written_by_catalog_show_differs_in_nothing(tmp_path):
+    # newuser51: forking gb200-nvl72 as docs/facility.md says, to name the hall, CAT007 named
+    # "cooling.liquid.coolant pg25 → (not given)": the shipped file states the default the fork leaves out.
+    assert not [f for f in _fork(tmp_path).findings if f.id == "CAT007"]
+
+
+def test_a_fork_that_states_another_value_than_the_default_still_differs(tmp_path):
+    run = _fork(tmp_path, ("  liquid:\n", "  liquid:\n    coolant: water\n"))
+    (f,) = [f for f in run.findings if f.id == "CAT007"]
+    assert f.message.endswith("with different cooling.liquid.coolant pg25 → water")

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 
+from archgen.perf.workload.band_families import arrival_of
 from archgen.perf.workload.band_source import compute_table
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import arrival_of, band
+from archgen.perf.workload.bands import band
 from tests.conftest import SPECS, run_cli
 from tests.perf.test_mlperf_v5_deepseek import DSR1_B200_SERVER
 

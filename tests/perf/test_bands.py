@@ -8,9 +8,10 @@ import math
 
 import pytest
 
+from archgen.perf.workload.band_families import FAMILIES, family
 from archgen.perf.workload.band_source import compute_table
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import FAMILIES, band, family
+from archgen.perf.workload.bands import band
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, docs_script, run_cli
 

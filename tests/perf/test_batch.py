@@ -167,7 +167,7 @@ def _set(p: SweepProblem, levels, pos):
     from archgen.perf.explore.point_axes import point_job as _job
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.layouts import enumerate_layouts
-    from archgen.perf.workload.training_estimate import training_setup
+    from archgen.perf.workload.training_setup import training_setup
 
     first = p.point(int(pos[0]))
     base = p.bases[(first["cluster"], first.get("accelerator"))]

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from archgen.scoring.cases import read_cases, virtual_stages
+from archgen.scoring.case_checks import virtual_stages
+from archgen.scoring.cases import read_cases
 
 DATA = Path(__file__).parent / "data"
 FILES = ("bridge-26.04.yaml", "bridge-26.04-qwen3-30b.yaml", "bridge-26.04.01.yaml")

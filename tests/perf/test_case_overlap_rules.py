@@ -16,7 +16,8 @@ import pytest
 
 from archgen.errors import AnalyseError
 from archgen.model.training_rules import tp_overlap_sp_problem
-from archgen.scoring.cases import predict, read_case_file, training_problems
+from archgen.scoring.case_checks import training_problems
+from archgen.scoring.cases import predict, read_case_file
 from archgen.scoring.catalog import load_accelerators
 from tests.conftest import REPO as ROOT
 

@@ -40,7 +40,7 @@ def test_an_amd_job_with_no_engine_takes_vllm_s_default(spec_tree) -> None:
     est = _estimate(spec_tree, "mi355x-th5").estimate
     assert est.metrics["concurrency"].m == 1024
     assert any("capped at 1,024, the engine's max_batch_size (1,024) runs at once: vLLM's max_num_seqs" in n
-               and "no engine stated: vLLM on an AMD part" in n for n in est.notes), est.notes
+               and "no engine stated: vLLM, the engine AMD's parts serve with" in n for n in est.notes), est.notes
 
 
 @pytest.mark.parametrize(("extra", "most"), [("", 2048), (", engine: tensorrt-llm", 2048), (", engine: vllm", 1024),

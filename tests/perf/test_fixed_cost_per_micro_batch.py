@@ -32,7 +32,8 @@ from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.scoring.cases import case_hardware, read_cases, training_estimate, virtual_stages
+from archgen.scoring.case_checks import virtual_stages
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 
 DATA = Path(__file__).parent / "data"
 BRIDGE = DATA / "bridge-26.04.01.yaml"

@@ -30,7 +30,7 @@ from archgen.perf.train.job import Job
 from archgen.perf.train.layer import layer_times
 from archgen.perf.train.stacks import resolve
 from archgen.perf.train.tp_comm import gather_bytes
-from archgen.perf.workload.training_estimate import recipe_problem
+from archgen.perf.workload.training_setup import recipe_problem
 from archgen.scoring.scores import score_file
 from archgen.units import Q_
 

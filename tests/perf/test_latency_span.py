@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.workload.bands import QUANTITIES
+from archgen.perf.workload.band_families import QUANTITIES
 
 PATH = "workload/llama3-70b-serve-gb200"
 

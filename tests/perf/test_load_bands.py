@@ -3,7 +3,7 @@
 servefix (issue 20 part 7): every scored under-load TTFT p99 was taken at MLPerf's operating point, where an open loop
 magnifies the model's per-iteration error (the B200 Llama 2 70B Server row's +342 %), yet that band (-97.8 % to
 +342 %) was applied to a run at any load, so every TTFT SLA read 'at risk'. Now each latency band is its load bin's
-(`perf.workload.bands.load_bin`), and a bin of fewer than `MIN_BIN` measurements says it is unmeasured at this load.
+(`perf.workload.band_families.load_bin`), and a bin of fewer than `MIN_BIN` measurements says it is unmeasured at this load.
 """
 
 from __future__ import annotations
@@ -18,9 +18,10 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import estimate_serving, simulate
+from archgen.perf.workload.band_families import LIGHT, NEAR_CAPACITY, load_bin
 from archgen.perf.workload.band_source import compute_table
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import LIGHT, MIN_BIN, NEAR_CAPACITY, band, load_bin
+from archgen.perf.workload.bands import MIN_BIN, band
 from archgen.units import Q_
 from tests.conftest import SPECS, run_cli
 

@@ -24,7 +24,8 @@ def test_training_and_serving_estimates_state_the_reserve(shipped) -> None:
         kinds.add(e.kind)
         # training holds the runtime's reserve back and says what it leaves out (test_runtime_reserve.py)
         want = TRAINING_RESERVE if e.kind == "training" else MEMORY_RESERVE
-        assert e.conventions["memory_reserve"] == want, w.workload.id if hasattr(w, "workload") else e
+        # on a part that is not an NVIDIA GPU (MI355X, TPU v4) it adds that the figures are NVIDIA's (newuser50)
+        assert e.conventions["memory_reserve"].startswith(want), w.workload.id if hasattr(w, "workload") else e
     assert kinds == {"training", "inference"}
     # serving leaves the engine's share of HBM (vLLM's gpu_memory_utilization 0.9) to the runtime and says so
     assert "90% of HBM after the weights" in MEMORY_RESERVE and "upper bound" in MEMORY_RESERVE

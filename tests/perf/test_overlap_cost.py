@@ -308,13 +308,13 @@ def test_ep_overlap_with_pipeline_stages_needs_interleaving(h100):
     specified when pipeline_model_parallel_size > 1"): a stated layout says why, and the search offers none."""
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.job import Job
-    from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP, layout_problems
+    from archgen.perf.train.layout_rules import EP_OVERLAP_NEEDS_VPP, interleave_hint, layout_problems
     from archgen.perf.train.layouts import enumerate_layouts
     arch = Arch(layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936, gated=True,
                 experts=128, top_k=8, expert_ffn=768)
     job = Job(arch, 4096, 512, overlap_ep_comm=True)
     kw = dict(tp=1, pp=4, dp=16, ep=16)
-    assert layout_problems(arch, job, 64, **kw) == [EP_OVERLAP_NEEDS_VPP]
+    assert layout_problems(arch, job, 64, **kw) == [EP_OVERLAP_NEEDS_VPP + interleave_hint(48, 4)]   # nu47fix's hint
     assert layout_problems(arch, job, 64, **kw, interleave=2) == []
     assert layout_problems(arch, dataclasses.replace(job, overlap_ep_comm=False), 64, **kw) == []
     found = enumerate_layouts(arch, job, 64, h100, {"tp": 1, "pp": 4, "ep": 16})

@@ -51,3 +51,15 @@ def test_a_part_that_states_them_is_told_nothing():
     assert defaults_note(hardware_for(stated, scale_up_size=72)) == []
     alone = hardware_for(_part(), scale_up_size=1)  # one device: no scale-up step, no NVLS
     assert not any("NVLS" in n or "scale-up latency" in n for n in defaults_note(alone))
+
+
+def test_another_vendors_part_is_not_told_nvlink_or_tensor_cores_are_its_own():
+    """An Intel part that states no latency or GEMM tile (as Gaudi 3's RoCE mesh): the same 1.9 us and 128, said to
+    be another vendor's step and not its own (nu50fix; before, "NCCL's LL128 step over NVLink", "one tensor-core
+    tile" as if it had them)."""
+    acc = _part().model_copy(update={"vendor": "Intel", "compute_capability": None})
+    [note] = defaults_note(hardware_for(acc, scale_up_size=8))
+    assert ("scale-up latency 1.9 us per ring step, a step on another vendor's link (NCCL's LL128 step over NVIDIA's "
+            "NVLink, `model.accelerator.ScaleUp`), not a figure of next-gen's own scale-up link") in note
+    assert "one 128-wide matrix-unit tile, not a figure of next-gen's own matrix units" in note
+    assert "tensor-core" not in note

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from archgen.perf.workload.bands import run_scenario
+from archgen.perf.workload.band_families import run_scenario
 from tests.conftest import SPECS, run_cli
 
 WORKLOAD = """\

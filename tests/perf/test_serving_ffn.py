@@ -18,7 +18,7 @@ import dataclasses
 import pytest
 from pydantic import ValidationError
 
-from archgen.model.workload import Inference
+from archgen.model.inference import Inference
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ELEMENTWISE_H

@@ -26,7 +26,8 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.train.contention import GPU_DRIVEN_PACE
 from archgen.perf.train.ep_exposure import EP_COMM_SMS, expert_comm
 from archgen.perf.train.job import Job
-from archgen.scoring.cases import predict, read_case_file, training_problems
+from archgen.scoring.case_checks import training_problems
+from archgen.scoring.cases import predict, read_case_file
 from archgen.scoring.catalog import load_accelerators
 from tests.conftest import REPO as ROOT
 from tests.conftest import SPECS

@@ -29,7 +29,8 @@ from archgen.perf.train import host as H
 from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs
-from archgen.scoring.cases import case_hardware, read_cases, training_estimate, virtual_stages
+from archgen.scoring.case_checks import virtual_stages
+from archgen.scoring.cases import case_hardware, read_cases, training_estimate
 
 DATA = Path(__file__).parent / "data" / "hybridep-h100.yaml"
 PROFILE = Path(__file__).parent / "data" / "bridge-moe-overlap-profile.yaml"

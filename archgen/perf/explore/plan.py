@@ -50,7 +50,7 @@ from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.stacks import Knobs, moot, stated_knobs, zero_stages
 from archgen.perf.train.tp_comm import NO_USERBUFFERS
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
-from archgen.perf.workload.training_estimate import on_its_vendor, training_setup
+from archgen.perf.workload.training_setup import on_its_vendor, training_setup
 
 #: Overlaps that never add time in the model, so on dominates off: the DP reduction and gather show
 #: shown + lost·(t - shown) <= t (`exposure.dp_exposed`), the interleaved p2p takes the lesser of the two schedules

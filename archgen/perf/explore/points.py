@@ -31,17 +31,10 @@ from archgen.perf.workload.defaults_note import (
     generation_note,
     nvls_note,
 )
-from archgen.perf.workload.derived import (
-    judge_points,
-    judge_requirements,
-    judged,
-    point_metrics,
-    run_bands,
-    serving_cost_bands,
-    unsettled_at,
-)
+from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
 from archgen.quantity_json import json_magnitude
 
 

@@ -25,8 +25,9 @@ from archgen import metrics as registry
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.band_families import family
 from archgen.perf.workload.band_lookup import bands, context_of
-from archgen.perf.workload.bands import Band, family
+from archgen.perf.workload.bands import Band
 from archgen.perf.workload.efficiency_range import range_ends
 
 #: The metric a training estimate's span is of (`training_estimate`: its step time over the stated ranges).

@@ -36,7 +36,7 @@ from archgen.perf.explore.points import (
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.goodput import PointGoodput, unblocked_of
-from archgen.perf.workload.bands import MADE_FROM_RATE
+from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import (
     judge_points,
@@ -175,7 +175,7 @@ def _bands(pts: PointSet, chosen: np.ndarray, metrics: dict, span_of: StepAt | N
     problem = pts.problem
     assert problem.model is not None, "batched only with the workload's model (vectorised.evaluate)"
     got = set_bands(point_job(problem.workload, pts.values[0]), problem.model, pts.hardware,
-                    [*UNITS, *MADE_FROM_RATE])   # a run's time: the step time's band (`derived.run_bands`)
+                    [*UNITS, *MADE_FROM_RATE])   # a run's time: the step time's band (`run_figures.run_bands`)
     if span_of is None or not len(chosen) or "step_time" not in metrics or not spans(got, pts.hardware, pts.dtype):
         return PointBands(got)
     lo, hi = span_of()

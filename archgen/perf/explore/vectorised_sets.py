@@ -20,7 +20,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.train.layouts import enumerate_layouts
 from archgen.perf.train.refused import without_refused_tp
-from archgen.perf.workload.training_estimate import TrainingSetup, training_setup
+from archgen.perf.workload.training_setup import TrainingSetup, training_setup
 
 
 class Preparation(NamedTuple):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.numeric import where
 
 #: Memory a training rank's runtime holds beside the model's tensors (`runtime_reserve`), each from a measurement:
@@ -42,3 +43,15 @@ def runtime_reserve(tp, pp, dp, cp, ep):
     """
     comms = sum((np.asarray(x) > 1).astype(float) for x in (tp, pp, cp, np.asarray(dp) * np.asarray(cp)))
     return CUDA_CONTEXT_BYTES + NCCL_COMM_BYTES * comms + where(np.asarray(ep) > 1, NCCL_ALLTOALL_BYTES, 0.0)
+
+
+def reserve_convention(accelerator: str, vendor: str, compute_capability: float | None) -> str:
+    """`TRAINING_RESERVE`, and on a part that is not an NVIDIA GPU, that its figures are NVIDIA's (newuser50).
+
+    Both are measured on NVIDIA GPUs (a CUDA context, NCCL's buffers); a Gaudi 3 or a Trainium2 runs another runtime
+    and another collective library, whose reserve no source here gives, so the figure held back is NVIDIA's.
+    """
+    if not another_vendors(vendor, compute_capability):
+        return TRAINING_RESERVE
+    return (f"{TRAINING_RESERVE}; these are NVIDIA GPUs' figures: {accelerator} states no CUDA compute capability, "
+            "and what its own runtime and collective library hold is not known, so NVIDIA's is held back in its place")

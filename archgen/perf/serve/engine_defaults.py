@@ -2,15 +2,15 @@
 
 A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) runs at once. Left out, it is its
 engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the GPU's memory); SGLang's must be stated
-(the job is refused without it). A job that names no engine runs vLLM on an AMD part and TensorRT-LLM on others
+(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi and
+AWS Trainium parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
 (`model.engine.serving_engine`). Where the limit binds, the estimate's note says whose it is and where from.
 """
 
 from __future__ import annotations
 
-from archgen.model.accelerator import AMD, vendor_name
-from archgen.model.engine import default_max_batch_size, serving_engine
-from archgen.model.workload import Inference
+from archgen.model.engine import default_max_batch_size, serving_engine, vendor_engine
+from archgen.model.inference import Inference
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
 
@@ -26,7 +26,7 @@ _NAMES = {"vllm": "vLLM's max_num_seqs", "sglang": "SGLang's --max-running-reque
 
 def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
     """The job's `max_batch_size` on `hw`, and why the sequences in flight are at most it (`engine_cap`'s words)."""
-    engine = serving_engine(inf.engine, vendor_name(hw.vendor) == AMD)
+    engine = serving_engine(inf.engine, hw.vendor)
     if inf.max_batch_size is not None:
         named = _NAMES.get(inf.engine or "")
         return inf.max_batch_size, (f"the job's max_batch_size ({named}, the requests a rank schedules at once)"
@@ -35,6 +35,8 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
     assert most is not None, "an SGLang job states its max_batch_size (the Inference validator)"
     if engine != "vllm":
         return most, BATCH_SIZE_SOURCE
-    whose = ("engine: vllm" if inf.engine is not None else
-             "no engine stated: vLLM on an AMD part, TensorRT-LLM on others; state `engine` or `max_batch_size`")
+    own = vendor_engine(hw.vendor)
+    whose = ("engine: vllm" if inf.engine is not None or own is None else
+             f"no engine stated: vLLM, the engine {hw.vendor}'s parts serve with: {own[1]}; state `engine` or "
+             "`max_batch_size`")
     return most, f"{VLLM_SOURCE}, {hw.hbm_capacity / 2**30:,.0f} GiB here ({whose})"

@@ -49,7 +49,7 @@ class ServingRun:
             over its capacity: a simulated closed loop that keeps as many requests in flight as the replica admits
             (an open loop's `max_batch`, a closed loop's KV-cache capacity), the capacity `scheduler.simulate`
             judges an open loop's overrun by; above 1 the arrivals outrun it. Set by `scheduler.estimate_serving`;
-            it picks a latency band's load bin (`perf.workload.bands.load_bin`).
+            it picks a latency band's load bin (`perf.workload.band_families.load_bin`).
     """
 
     ttft: Stats

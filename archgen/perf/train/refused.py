@@ -3,7 +3,7 @@
 The rules here are used by every path that builds a layout (`layout_rules.layout_problems`, the layout search's offload
 retry `layouts.search_training`, the sweeps' `perf.explore.vectorised` and the plan search `perf.explore.plan`), so a
 layout one of them refuses is refused by all. A stated layout is refused with the same messages (`model.training_rules`,
-`scoring.cases.training_problems`, `perf.workload.training_estimate.training_setup`).
+`scoring.case_checks.training_problems`, `perf.workload.training_setup.training_setup`).
 """
 
 from __future__ import annotations

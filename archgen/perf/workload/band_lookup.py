@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from archgen.perf.workload.bands import KINDS, QUANTITIES, Band, Span, band
+from archgen.perf.workload.band_families import KINDS, QUANTITIES
+from archgen.perf.workload.bands import Band, Span, band
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,

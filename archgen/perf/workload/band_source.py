@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
-from archgen.perf.workload.bands import FAMILIES, KINDS, QUANTITIES, maximise, table_key, turned
+from archgen.perf.workload.band_families import FAMILIES, KINDS, QUANTITIES, table_key
+from archgen.perf.workload.bands import maximise, turned
 
 #: A scored measurement: (family, metric measured, signed relative error[, load[, arrival]]).
 Scored = tuple[str, str, float] | tuple[str, str, float, float | None] | tuple[str, str, float, float | None, str]
@@ -105,8 +106,8 @@ def compute_table(scored: Iterable[Scored]
 
     Each (family, quantity) gets (count, lowest, highest, median |error|), the errors turned into the quantity's
     direction and rounded to 4 decimals (the generated table is compared as text); a serving-under-load latency is
-    kept per load bin of its run's `load` and arrival (`bands.table_key`). A metric that states no banded quantity of
-    its family is left out.
+    kept per load bin of its run's `load` and arrival (`band_families.table_key`). A metric that states no banded
+    quantity of its family is left out.
     """
     errors = quantity_errors(scored)
     table: dict[str, dict[str, tuple[int, float, float, float]]] = {}
@@ -119,7 +120,7 @@ def compute_table(scored: Iterable[Scored]
 
 def quantity_errors(scored: Iterable[Scored]
                     ) -> dict[str, dict[str, list[float]]]:
-    """Per family and table key (`bands.table_key`), the errors of `scored` turned into the quantity's direction."""
+    """Per family and table key (`band_families.table_key`), the errors of `scored` in the quantity's direction."""
     errors: dict[str, dict[str, list[float]]] = {}
     for fam, metric, error, *rest in scored:
         quantity = QUANTITIES[KINDS[fam]].get(metric)

@@ -54,54 +54,13 @@ from typing import TypeVar
 
 from archgen import metrics
 from archgen.metric import RENAMED
+from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, KINDS, LOAD_BINS, QUANTITIES, table_key
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
 
 #: An estimate's value: a quantity, or a float in SI units (a sweep point's).
 E = TypeVar("E", Q, float)
 
-#: The families of published runs, with how each is shown.
-FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": "MoE training",
-                            "offline-serving": "offline serving", "serving-under-load": "serving under load",
-                            "moe-offline-serving": "MoE offline serving",
-                            "moe-serving-under-load": "MoE serving under load", "collectives": "collectives"}
-#: Per job kind, the quantity each banded metric states (metrics not listed carry no band: memory, concurrency, the
-#: reliability figures and a job's cost per hour, which no step time enters). A training run's time, its whole cost,
-#: its cost and energy per token and its goodput tokens/s are made from its tokens/s (over it, or times goodput), so
-#: they take the step time's band, at each end of their own range (goodput's, spares') where they have one
-#: (`derived.run_bands`, `derived.serving_cost_bands`, `derived.band_ends`); a sibling left unbanded would read
-#: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
-MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
-                  "goodput_tokens_per_second", "energy_per_token", "facility_energy_per_million_tokens",
-                  "accelerator_hours", "goodput_accelerator_hours", "job_it_energy", "job_energy")
-QUANTITIES: dict[str, dict[str, str]] = {
-    # `tflops_per_gpu`: the validation cases' name for model_flops_per_gpu (model.cases.METRIC_UNITS)
-    "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                          "model_flops_per_gpu", "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},
-    "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
-                  "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
-                  # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
-                  # turned (added where the cost is, `perf.workload.derived.serving_cost_bands`)
-                  "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
-                  "energy_per_token": "tokens_per_second", "facility_energy_per_million_tokens": "tokens_per_second",
-                  **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
-    "collective": {"time": "time", "busbw": "time"},
-}
-#: The job kind of each family.
-KINDS = {"dense-training": "training", "moe-training": "training", "offline-serving": "inference",
-         "serving-under-load": "inference", "moe-offline-serving": "inference", "moe-serving-under-load": "inference",
-         "collectives": "collective"}
-
-
-#: The families whose latency bands are kept per load bin, and the quantities binned (`load_bin`).
-LOAD_FAMILIES = ("serving-under-load", "moe-serving-under-load")
-LOAD_QUANTITIES = ("ttft", "tpot", *(f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")))
-#: The load bins' edges, as fractions of the replica's capacity: stated choices, not fitted. A queue magnifies a
-#: relative error in its service time by about 1 / (1 - load) in its latency (M/M/1: latency = service time /
-#: (1 - load), Kleinrock, Queueing Systems vol. 1, 1975, eq. 3.26), so the edges are where that magnification is 2
-#: (load 0.5) and about 6.7 (load 0.85, the edge the lead's issue 20 named): errors seen in one bin are not those of
-#: another.
-LIGHT, NEAR_CAPACITY = 0.5, 0.85
 #: The fewest measurements a load bin's band is taken from: with fewer, its lowest and highest error are one or two
 #: runs' errors, not a spread (a stated rule, not fitted); the bin is then "unmeasured at this load".
 MIN_BIN = 3
@@ -112,16 +71,6 @@ MIN_BIN = 3
 #: measurements (50 %, 60 %) is expected to miss as many comparable runs as "about as likely as not" allows, so a
 #: target met across it is not likely met. A stated rule, not fitted; docs/perf-model.md, Error bands.
 LIKELY = 0.66
-#: How each load bin is shown.
-LOAD_BINS = {"light": f"at light load (load < {LIGHT:g})",
-             "moderate": f"at moderate load ({LIGHT:g} <= load < {NEAR_CAPACITY:g})",
-             "near-capacity": f"near capacity (load >= {NEAR_CAPACITY:g})"}
-
-
-#: The arrival of a serving run under load, by how it is shown: an open loop at a Poisson rate, a closed loop.
-ARRIVALS = {"poisson": "under Poisson arrivals at a rate", "closed": "at a fixed concurrency (a closed loop)"}
-
-
 def expected_coverage(n: int) -> float:
     """The expected share of further comparable runs whose error a range of `n` errors holds: (n - 1) / (n + 1).
 
@@ -130,49 +79,6 @@ def expected_coverage(n: int) -> float:
     for a band of 3 measurements, 98 % for one of 87. 0 where there is no measurement.
     """
     return (n - 1) / (n + 1) if n > 0 else 0.0
-
-
-def arrival_of(scenario: str) -> str:
-    """The arrival (`ARRIVALS`) of a simulated serving run of `scenario`: `concurrency` is closed, `server` Poisson."""
-    return "closed" if scenario == "concurrency" else "poisson"
-
-
-def load_bin(load: float) -> str:
-    """The load bin of a run at `load`, its requests per second over its replica's capacity (`LOAD_BINS`)."""
-    return "near-capacity" if load >= NEAR_CAPACITY else "moderate" if load >= LIGHT else "light"
-
-
-def table_key(family_: str, quantity: str, load: float | None, arrival: str = "poisson") -> str:
-    """The table key of `quantity` in `family_`; a binned one's has its load bin and arrival: `ttft@light@closed`."""
-    if family_ in LOAD_FAMILIES and quantity in LOAD_QUANTITIES and load is not None:
-        return f"{quantity}@{load_bin(load)}@{arrival}"
-    return quantity
-
-
-def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
-    """The family of a job: its kind, whether its model has experts, and a serving job's scenario.
-
-    A MoE model's serving is a family of its own, as its training is: routing, expert GEMMs of a few tokens each and
-    the expert layout are terms no dense run exercises (MoE training's band is -87.8 % to +3.0 % where dense
-    training's is -38.1 % to +16.6 %, docs/accuracy.md), so a dense model's serving errors do not say what a MoE
-    model's is.
-    """
-    if kind == "training":
-        return "moe-training" if moe else "dense-training"
-    if kind == "inference":
-        return ("moe-" if moe else "") + ("offline-serving" if scenario == "offline" else "serving-under-load")
-    return "collectives"
-
-
-def run_scenario(scenario: str, arrival_rate: object | None) -> str:
-    """The scenario a serving job's figures come from, which picks its band's family (`family`).
-
-    `server` without an `arrival_rate` simulates nothing and reports the offline closed form (docs/perf-model.md,
-    Scenarios), so its figures carry the offline family's band, not that of the simulated runs: Llama 3.1 70B FP8 at
-    TP 8 on DGX B200, 2,048 + 128 tokens, read TPOT 83.01 ms "band 74.97 to 380.8 ms ... on 20 serving under load
-    measurements", where the offline family has no TPOT measurement at all (newuser19).
-    """
-    return "offline" if scenario == "server" and arrival_rate is None else scenario
 
 
 def maximise(metric: str) -> bool:

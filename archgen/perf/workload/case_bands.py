@@ -6,8 +6,9 @@ Apart from `bands` so that a workload's estimate does not import the validation 
 from __future__ import annotations
 
 from archgen.model.cases import Case
+from archgen.perf.workload.band_families import arrival_of, family, run_scenario
 from archgen.perf.workload.band_lookup import context_of
-from archgen.perf.workload.bands import Band, arrival_of, band, family, run_scenario
+from archgen.perf.workload.bands import Band, band
 
 
 def case_family(case: Case) -> str:

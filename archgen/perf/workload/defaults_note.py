@@ -2,9 +2,11 @@
 
 A part that leaves `efficiency.vector`, `efficiency.gemm_half_size`, `efficiency.in_network_reduction` (where NVLS
 runs) or `scale_up.latency` out, or a system whose `host_memory` leaves `efficiency` out, is estimated with a
-default measured on another part (or assumed): the estimate's note names each, as `perf.workload.efficiency_range`
-names the efficiencies taken at a point, so that a part nobody measured does not read as if it were. A training job
-that states no `stack` takes the newest profile of its part's vendor (`primus-2025` on AMD), else an NVIDIA stack's;
+default measured on another part (or assumed): the estimate's note names each (on a part not NVIDIA's that states
+no CUDA compute capability, without calling NVIDIA's tensor cores or NVLink its own: `OTHER_VENDOR_ORIGINS`), as
+`perf.workload.efficiency_range` names the efficiencies taken at a point, so that a part nobody measured does not
+read as if it were. A training job that states no `stack` takes the newest profile of its part's vendor
+(`primus-2025` on AMD), else an NVIDIA stack's;
 on a part that states no CUDA compute capability (not an NVIDIA GPU) that runs an NVIDIA stack the stack note says
 so (`stack_origin`), and an FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`),
 which such a part may not run, an FP8 training job that its quantisation follows Transformer Engine on Hopper
@@ -12,7 +14,7 @@ which such a part may not run, an FP8 training job that its quantisation follows
 Transformer Engine FP8 recipe) that the switch is costed as it runs there. An NVIDIA part that states no compute
 capability gets none of these (its stacks are NVIDIA's) but one note naming what the model then assumes
 (`generation_note`, `perf.hw.generation`), and a part whose stated NVLS the model does not run is told so
-(`nvls_note`).
+(`nvls_note`), and a part of another vendor (Intel, AWS) that its collectives are NCCL's (`library_note`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,25 @@ ORIGINS: dict[str, str] = {
                  "PCIe Gen5 x16 (`model.system.HOST_LINK_EFFICIENCY`)",
 }
 
+#: The words of `ORIGINS` entries that name NVIDIA's hardware, for a part of another vendor (`{part}`: its id): the
+#: figure is the same default, said not to be the part's own (newuser50: "one tensor-core tile" and "NCCL's LL128
+#: step over NVLink" read on Gaudi 3 and Trainium2, which have neither).
+OTHER_VENDOR_ORIGINS: dict[str, str] = {
+    "gemm_half_size": "GEMM size ramp gemm_half_size 128, one 128-wide matrix-unit tile, not a figure of {part}'s own "
+                      "matrix units: an assumption, not a measurement",
+    "latency": "scale-up latency 1.9 us per ring step, a step on another vendor's link (NCCL's LL128 step over "
+               "NVIDIA's NVLink, `model.accelerator.ScaleUp`), not a figure of {part}'s own scale-up link",
+}
+
+
+def _origin(name: str, hw: Hardware) -> str:
+    """`ORIGINS[name]`, in words that do not name NVIDIA's hardware as the part's on another vendor's part.
+
+    Another vendor's part is `generation.another_vendors`'s: not NVIDIA's, and no CUDA compute capability stated.
+    """
+    other = OTHER_VENDOR_ORIGINS.get(name) if another_vendors(hw.vendor, hw.compute_capability) else None
+    return ORIGINS[name] if other is None else other.format(part=hw.accelerator)
+
 
 #: The defaults a collective's time reads (a collective workload's note names only these).
 COLLECTIVE_DEFAULTS = ("nvls", "latency")
@@ -52,7 +73,7 @@ COLLECTIVE_DEFAULTS = ("nvls", "latency")
 def defaults_used(hw: Hardware, collective: bool = False) -> list[str]:
     """The defaults `hw` was built with, in words with their origin (empty where the part states every figure)."""
     names = [*hw.unstated, *(["host_link"] if hw.host_link_default and hw.host_capacity > 0 else [])]
-    return [ORIGINS[n] for n in names if n in ORIGINS and (not collective or n in COLLECTIVE_DEFAULTS)]
+    return [_origin(n, hw) for n in names if n in ORIGINS and (not collective or n in COLLECTIVE_DEFAULTS)]
 
 
 def defaults_note(hw: Hardware, collective: bool = False) -> list[str]:
@@ -180,4 +201,27 @@ def cuda_switches_note(hw: Hardware, training: Training | None) -> list[str]:
         return []
     return [f"{' and '.join(s for s, _ in stated)} stated: costed as {' and '.join(w for _, w in stated)} on "
             f"NVIDIA GPUs; {hw.accelerator} states no CUDA compute capability, and its own stack's equivalent is not "
+            "modelled"]
+
+
+def library_note(hw: Hardware, gpus: int) -> list[str]:
+    """The note of an estimate whose collectives a library the part's vendor does not ship is taken to run.
+
+    The model times collectives by NCCL's tuning model (`perf.comm.nccl`, `perf.comm.algorithms`), an AMD part's
+    inside its domain by RCCL's table (`perf.comm.rccl`), and groups inside a torus by rings and the bucket
+    algorithm (`perf.comm.torus`). A part of another vendor (Intel's Gaudi, AWS's Trainium: no CUDA compute
+    capability, not AMD) has its own library, which the model does not have, so its collectives outside a torus are
+    NCCL's on the Simple protocol (`generation.WITHOUT`), over an Ethernet mesh or a torus' EFA as over NVLink and
+    InfiniBand: the note says so (newuser50), unless every group stays inside a torus (a TPU pod).
+    """
+    if gpus <= 1 or not another_vendors(hw.vendor, hw.compute_capability) or uses_rccl(hw.vendor,
+                                                                                      hw.compute_capability):
+        return []
+    if hw.torus and (not hw.scale_out_bandwidth or gpus <= hw.scale_up_size):
+        return []
+    where = ("across its torus domains (inside one, rings and the bucket algorithm, `perf.comm.torus`)" if hw.torus
+             else "inside its scale-up domain and across domains")
+    return [f"collectives of {hw.accelerator} ({hw.vendor or 'vendor not stated'}) are timed {where} as NVIDIA's "
+            "NCCL runs them (its tuning model's ring and tree, Simple protocol only, its per-step latencies): "
+            f"{hw.accelerator} states no CUDA compute capability, and its vendor's own collective library is not "
             "modelled"]

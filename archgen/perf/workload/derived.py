@@ -41,8 +41,7 @@ from archgen.model.requirements import (
     unbanded,
     unsettled_note,
 )
-from archgen.perf.workload.band_lookup import bands
-from archgen.perf.workload.bands import MADE_FROM_RATE
+from archgen.perf.workload.run_figures import accelerator_hours, run_energy, run_times
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -302,97 +301,3 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
-
-
-def run_times(time_to_train: float, goodput: float | None, low: float, high: float) -> dict[str, float]:
-    """A training point's time to train (seconds) and, with a goodput above 0, its goodput time to train and ends.
-
-    The ends are over goodput's range (`low`, `high`; NaN: none): the low end at the high goodput, the high end at the
-    low one, infinite where that is 0 (the job never finishes at that end): `goodput_time_ends`, as `check` has them.
-    """
-    out = {"time_to_train": time_to_train}
-    if goodput is None or not goodput > 0:
-        return out
-    out["goodput_time_to_train"] = time_to_train / goodput
-    if low == low and high == high:
-        out.update(goodput_time_ends(time_to_train, low, high))
-    return out
-
-
-#: A training run's accelerator-hours, each from the run time of the same name (`accelerator_hours`).
-HOURS_OF = {f"{g}time_to_train{e}": f"{g}accelerator_hours{e}" for g, e in
-            (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))}
-
-
-def accelerator_hours(metrics: Mapping[str, Any], accelerators: int) -> dict[str, Any]:
-    """A training run's accelerator-hours (GPU-hours): each run time in `metrics` (`HOURS_OF`) times its accelerators.
-
-    What published whole runs report (the Llama 3.1 model card's 30.84M H100 GPU-hours, DeepSeek-V3's 2.788M H800
-    GPU-hours, arXiv 2412.19437 Table 1), so a planner compares like with like; the job's accelerators only, its hot
-    spares not counted. Made from the run time, so proportional to the step time: the step time's band
-    (`MADE_FROM_RATE`). `metrics` are `check`'s quantities or a sweep point's floats (seconds).
-    """
-    return {hours: metrics[time] * accelerators for time, hours in HOURS_OF.items() if time in metrics}
-
-
-def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
-    """A training run's IT energy (`job_it_energy`): `power` times its time to train.
-
-    `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
-    own, as a sweep point's `power`).
-
-    At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's, `check`'s `job_energy`, takes
-    the average draw x `cost.energy.pue`) and goodput's lost time. Published runs state energy on other bases
-    (Llama 3.1's model card: GPU-hours x the GPUs' 700 W TDP, GPUs only), so compare like with like. `metrics` are
-    `check`'s quantities or a sweep point's floats; none where `power` is unknown (None, NaN) or no time to train.
-    """
-    if power is None or power != power or "time_to_train" not in metrics:
-        return {}
-    return {"job_it_energy": power * metrics["time_to_train"]}
-
-
-def goodput_time_ends(time_to_train: Any, low: float, high: float) -> dict[str, Any]:
-    """The ends of the goodput time to train over goodput's range (`low`, `high`): seconds, or Quantities as given.
-
-    Its low end is the time to train over `high`, its high end over `low`: infinite where that is 0 (at that end of
-    the rate sets the job never finishes), as the cost per goodput hour's is. A requirement met at the value but not
-    at that end is at risk (REQ004), and the step time's band is taken at each end (`band_ends`), as for `job_cost`.
-    `check`'s (`analyse.goodput`) and a sweep point's (`run_times`).
-    """
-    return {"goodput_time_to_train_low": time_to_train / high if high > 0 else time_to_train * math.inf,
-            "goodput_time_to_train_high": time_to_train / low if low > 0 else time_to_train * math.inf}
-
-
-def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
-    """The bands of a serving job's cost and energy per token: its throughput's, turned (per hour over tokens/s).
-
-    The cost per hour is the cluster's, exact as far as the model goes; what the published runs leave open is the
-    tokens per second, so the cost per token may lie in [cost / high tokens/s, cost / low tokens/s]. A training
-    job's takes its step time's (`run_bands`). `cost` holds the cost metrics (`check`'s, added by
-    `analyse.operations_stage`, or a sweep point's, with its energy per token); the bands are those of its names.
-    """
-    tput = est.bands.get("tokens_per_second")
-    if est.kind != "inference" or tput is None:
-        return {}
-    names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "facility_energy_per_million_tokens")
-    return bands(tput.family, [k for k in names if k in cost],
-                 accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
-
-
-def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
-    """The bands of a training run's figures made from its tokens/s (`MADE_FROM_RATE` in `metrics`): the step time's.
-
-    Each is the run's tokens over its tokens per second (times its goodput, or its cost per hour), a cost or energy
-    per token (per hour over tokens/s), or tokens/s times goodput, so proportional to the step time or its inverse:
-    the model's error on the step time is theirs, and where the estimate's band spans the part's stated efficiency
-    ranges (`Band.spread`), so does theirs. A requirement met by the estimate but not at the band's pessimistic end
-    is at risk (REQ004), as the tokens/s it is made from is. `job_cost`, the cost per token and the goodput time to
-    train also have their own range (goodput's and the spares', `_low/_high`): they are judged with the band at each
-    end of it (`band_ends`; a sweep point's in `judge_points`). `metrics` are `check`'s (added by
-    `analyse.operations_stage`) or a sweep point's.
-    """
-    step = est.bands.get("step_time")
-    if est.kind != "training" or step is None:
-        return {}
-    return bands(step.family, [k for k in MADE_FROM_RATE if k in metrics], accelerator=step.accelerator, span=est.span,
-                 context=step.context or None, vendor=step.vendor)

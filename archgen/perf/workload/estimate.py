@@ -16,8 +16,8 @@ from archgen.perf.comm import rccl_net
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.workload.band_families import arrival_of, family, run_scenario
 from archgen.perf.workload.band_lookup import bands, context_of
-from archgen.perf.workload.bands import arrival_of, family, run_scenario
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -25,12 +25,14 @@ from archgen.perf.workload.defaults_note import (
     fp8_copies_note,
     generation_note,
     latency_note,
+    library_note,
     nvls_note,
 )
 from archgen.perf.workload.efficiency_range import link_note, link_span
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.serving_estimate import serving_estimate
-from archgen.perf.workload.training_estimate import on_its_vendor, training_estimate
+from archgen.perf.workload.training_estimate import training_estimate
+from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_
 
 
@@ -54,7 +56,7 @@ def _collective(workload: Workload, hw: Hardware, gpus: int) -> Estimate:
                            "defines them", *link_note(hw, busbw_at, ends), *defaults_note(hw, collective=True),
                            *(latency_note(hw) if gpus > 1 and hw.scale_up_size > 1 else []),
                            *(rccl_net.table_note(hw, c.op, size, gpus) if c.algorithm == "auto" else []),
-                           *generation_note(hw, training=False), *nvls_note(hw)],
+                           *generation_note(hw, training=False), *nvls_note(hw), *library_note(hw, gpus)],
                     span=("busbw", busbw, *ends) if ends is not None else None)
 
 
@@ -98,7 +100,8 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *fp4_format_note(hw, precision(workload)),
                                   *fp8_copies_note(hw, precision(workload), workload.training is not None),
                                   *cuda_switches_note(hw, workload.training),
-                                  *generation_note(hw, workload.training is not None), *nvls_note(hw)])
+                                  *generation_note(hw, workload.training is not None), *nvls_note(hw),
+                                  *library_note(hw, n)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 
 

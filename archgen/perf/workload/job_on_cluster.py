@@ -19,8 +19,9 @@ from archgen.model.requirements import Requirement
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
-from archgen.perf.workload.derived import accelerator_hours, judge_requirements, run_bands
+from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.run_figures import accelerator_hours, run_bands
 from archgen.units import Q_
 
 #: A workload's reliability, goodput, cost and energy figures: `archgen check` adds them to the estimate, `estimate`
@@ -83,7 +84,7 @@ def run_figures(est: Estimate, workload: Workload) -> Estimate:
     """`est` with a training run's time to train and accelerator-hours, where the workload states its token budget.
 
     Both need only the budget (`checkpoint.tokens`) and the estimate's tokens/s, as `archgen check` computes them
-    (`analyse.goodput.workload_metrics`, `derived.accelerator_hours`), with the step time's band (`run_bands`); the
+    (`analyse.goodput.workload_metrics`, `run_figures.accelerator_hours`), with the step time's band (`run_bands`); the
     goodput figures need the cluster's failures and storage and stay `check`'s. Before (newuser47), `estimate` said
     "not provided" for a whole run's time and GPU-hours that it had every input for. A job that does not fit has none.
     """

@@ -100,7 +100,7 @@ def judge_workloads(workloads: Mapping[str, WorkloadResult], requirements: Itera
     that rests on an input nobody gave (`analyse.operations.Operations.unsettled`), and `assumed` the assumed inputs
     a figure rests on (`Operations.assumed`). `rests` gives, by object path, the unresolved references a workload
     rests on, through its cluster too (`build.Design.rests_note`): none of its requirements is judged, as a
-    Requirements document's on it is not (`checks.requirements.unjudged`) and the error cascade folds its findings.
+    Requirements document's on it is not (`checks.judgement.unjudged`) and the error cascade folds its findings.
     """
     bound: dict[str, list] = {}
     for b in requirements:

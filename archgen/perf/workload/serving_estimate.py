@@ -27,7 +27,8 @@ from archgen.perf.serve.inference import (
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
-from archgen.perf.workload.bands import Span, band, family, run_scenario
+from archgen.perf.workload.band_families import family, run_scenario
+from archgen.perf.workload.bands import Span, band
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities

@@ -9,37 +9,29 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-
-import numpy as np
+from dataclasses import replace
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
-from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
+from archgen.model.switch_allows import UNSETTLED, beyond_stack
 from archgen.model.switches import as_written
-from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, misfit_text, none_fits_note
-from archgen.perf.hw.reserve import TRAINING_RESERVE
+from archgen.perf.hw.reserve import reserve_convention
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
-from archgen.perf.train.layout_rules import LayoutProblem, layout_problems
-from archgen.perf.train.layouts import OFFLOADS, ZERO_STAGES, no_layout_reason, search_training
-from archgen.perf.train.pipeline_split import PipelineOptions, layout_interleave, uniform_layout
+from archgen.perf.train.layouts import no_layout_reason, search_training
+from archgen.perf.train.pipeline_split import uniform_layout
 from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
-    Knobs,
     moot,
     newest,
-    on_vendor,
     open_knobs,
     resolve,
     stated_knobs,
-    training_knobs,
     variants,
-    zero_stages,
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.defaults_note import stack_origin
@@ -48,97 +40,8 @@ from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
+from archgen.perf.workload.training_setup import pipeline_options, training_setup
 from archgen.units import Q_
-
-
-def pipeline_options(p) -> PipelineOptions:
-    """How a `Parallelism` (or a case's training) places the layers on the pipeline ranks."""
-    return PipelineOptions(p.embedding_slot, p.loss_slot, p.first_stage_layers, p.last_stage_layers,
-                           p.pipeline_layout)
-
-
-@dataclass(frozen=True)
-class TrainingSetup:
-    """A training workload as the layout search takes it: the job, what the workload fixes, how it pipelines."""
-
-    job: Job
-    knobs: Knobs
-    pipeline: PipelineOptions
-    fixed: dict[str, int | str | None]  # tp, pp, dp, cp, ep, micro_batch, interleave, recompute, zero (None: searched)
-    complete: bool                      # every field but zero given: nothing to search
-    layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
-    zeros: tuple[int, ...] = ZERO_STAGES  # ZeRO stages searched where zero is left out: the stack's (`ALLOWS`)
-    offloads: tuple[int, ...] = OFFLOADS  # offloads tried where none fits and offload is left out: the stack's
-
-
-def on_its_vendor(workload: Workload, vendor: str) -> Workload:
-    """`workload` on an accelerator of `vendor`: a training job that states no stack takes the vendor's newest profile.
-
-    `stacks.on_vendor` (`primus-2025` on AMD); the estimate, its notes, the roofline and the plan search read it.
-    """
-    t = workload.training
-    if t is None or (moved := on_vendor(t, vendor)) is t:
-        return workload
-    return workload.model_copy(update={"training": moved})
-
-
-def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> TrainingSetup:
-    """The search's inputs for a training workload.
-
-    A given part of the layout that is invalid on its own is a `WorkloadError` (of the hardware, only
-    `hw.scale_up_size` matters).
-    """
-    t = workload.training
-    assert t is not None, "called for a training workload"
-    p = t.parallelism
-    knobs = training_knobs(t)
-    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
-    opts = pipeline_options(p)
-    interleave = p.interleave
-    if p.pipeline_layout is not None and p.pp is not None and interleave is None:
-        interleave = layout_interleave(p.pipeline_layout, p.pp)
-    fixed: dict[str, int | str | None] = {
-        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-        "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
-    host = bool(np.any(hw.host_capacity > 0))
-    complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
-    # optimizer offload runs on the distributed optimizer (`refused.optimizer_offload_refused`): stated with neither
-    # zero nor distributed_optimizer, the stage is one of those, whatever the profile's (stated against either:
-    # `training_rules.offload_problem`)
-    offload_do = bool(OFFLOAD_CODES[p.offload or "none"] & 2) and t.distributed_optimizer is None
-    zero = p.zero if p.zero is not None else (1 if knobs.distributed_optimizer or offload_do else 0)
-    # the given part of the layout must be valid on its own; the search only fills in what is missing
-    if p.tp is not None and p.pp is not None and p.dp is not None:
-        problems = layout_problems(arch, job, gpus, tp=p.tp, pp=p.pp, dp=p.dp, cp=p.cp, ep=p.ep,
-                                   micro_batch=p.micro_batch or 1, interleave=interleave or 1,
-                                   scale_up_size=hw.scale_up_size, pipeline=opts,
-                                   check_batch=p.micro_batch is not None,
-                                   offload=OFFLOAD_CODES[p.offload or "none"], host_memory=host, etp=p.etp,
-                                   recompute=RECOMPUTE_CODES[t.recompute] if t.recompute else 0,
-                                   zero=zero if p.zero is not None or complete else None)
-    else:  # tp, cp and ep alone (dp = etp x ep keeps the expert rule to the experts)
-        alone = layout_problems(arch, job, gpus, tp=p.tp or 1, pp=1, dp=p.ep * (p.etp or 1), cp=p.cp, ep=p.ep,
-                                scale_up_size=hw.scale_up_size, offload=OFFLOAD_CODES[p.offload or "none"],
-                                host_memory=host, etp=p.etp)
-        problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
-    if problem := moe_tp_problem(arch.experts, p.tp, knobs.sequence_parallel, sp_source(p.sequence_parallel, t.stack)):
-        problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
-    if problems:
-        raise WorkloadError(workload.id, "; ".join(problems))
-    if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw) or hybridep_problem(
-            hw, t, knobs.moe_dispatcher, bool(arch.experts)):
-        raise WorkloadError(workload.id, problem)
-    stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
-              "interleave": interleave, "recompute": t.recompute, "zero": zero}
-    layout: dict[str, int | str] = {k: v for k, v in stated.items() if v is not None} if complete else {}
-    if complete and p.offload is not None and p.offload != "none":
-        layout["offload"] = p.offload
-    if complete and p.etp is not None:
-        layout["etp"] = p.etp
-    zeros, offloads = stack_limits(t.stack)
-    # a stated distributed optimizer holds the search to it, and so does a stated optimizer offload
-    zeros = zero_stages(zeros, True if offload_do else t.distributed_optimizer)
-    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
 
 
 def held_note(arch: Arch, t: Training) -> str:
@@ -223,42 +126,6 @@ def dropout_note(job: Job) -> list[str]:
             + flash]
 
 
-def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The ZeRO stages and the offload codes (other than none) a layout search may take under `stack`.
-
-    A stack that cannot run ZeRO-3 or an offload (`switch_allows.ALLOWS`: the 2021 Megatron-LM has no distributed
-    optimizer, the 2024 recipe ZeRO-1 and no offload) does not get them from the search; the workload may still
-    state them (PERF004).
-    """
-    offloads = tuple(OFFLOAD_CODES[str(o)] for o in allowed(stack, "offload") if o != "none")
-    return tuple(int(z) for z in allowed(stack, "zero")), offloads
-
-
-#: The lowest compute capability Transformer Engine runs each block-scaled FP8 recipe on, and the part it names
-#: (NVIDIA/TransformerEngine at f031cf87, transformer_engine/pytorch/quantization.py: `check_mxfp8_support`, lines
-#: 62-68, "Device compute capability 10.0 or higher required for MXFP8 execution"; `check_fp8_block_scaling_support`,
-#: lines 80-87, "FP8 block scaled GEMM requires compute capability 9.0 or higher and CUDA >= 12.9").
-RECIPE_MIN_CC = {"mxfp8": (10.0, "Blackwell"), "blockwise": (9.0, "Hopper")}
-
-
-def recipe_problem(precision: str, fp8_recipe: str, hw: Hardware) -> str | None:
-    """Why the FP8 recipe cannot run on the accelerator; else None.
-
-    MXFP8 needs compute capability 10.0 or higher and FP8 block scaling 9.0 (`RECIPE_MIN_CC`): Transformer Engine
-    refuses them below. A part with no compute capability (not NVIDIA) is not judged.
-    """
-    cc = np.asarray(hw.compute_capability, dtype=float)
-    if precision != "fp8" or fp8_recipe not in RECIPE_MIN_CC:
-        return None
-    least, part = RECIPE_MIN_CC[fp8_recipe]
-    if not np.any((cc > 0) & (cc < least)):
-        return None
-    low = float(np.min(cc[cc > 0]))
-    instead = "delayed, tensorwise or blockwise" if low >= RECIPE_MIN_CC["blockwise"][0] else "delayed or tensorwise"
-    return (f"fp8_recipe '{fp8_recipe}' needs compute capability {least:.1f} or higher ({part}; Transformer Engine "
-            f"refuses it below); accelerator '{hw.accelerator}' is {low:g}: use {instead}")
-
-
 def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, with_sensitivity: bool,
                       with_stack_range: bool) -> Estimate:
     """The estimate of a training workload on `gpus` accelerators (its bands are added by `estimate`)."""
@@ -335,7 +202,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                              "no recomputation)",
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
-            "memory_reserve": TRAINING_RESERVE}
+            "memory_reserve": reserve_convention(hw.accelerator, hw.vendor, hw.compute_capability)}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
                     span=("step_time", s, *span) if span is not None else None,

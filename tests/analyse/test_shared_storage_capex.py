@@ -1,0 +1,67 @@
+"""A checkpoint storage two clusters of one hall state under one `storage.id` is priced once in the hall's capex.
+
+newuser51: the site PFS (2 M USD) both clusters of an expansion state was counted once in the hall's power but its
+price was in each cluster's capex, with no word that the two capex figures hold one system. Each cluster's capex
+keeps it (as it stands alone); its capex line says it is shared and gives the hall's capex with it once:
+Σ clusters' capex − the price for every cluster but one (the test's 2,000,000 USD: a round input, not a quote).
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.storage_cost import STORAGE_KIND
+from archgen.render.operations import _basis
+from tests.conftest import run_specs
+
+STORAGE = ("storage: {{capacity: 1 PB, write_bandwidth: 50 GB/s, read_bandwidth: 100 GB/s, basis: assumed, "
+           "source: test figure, id: {sid}, power: {{max: 100 kW, basis: assumed, source: test figure}}, "
+           "price: {{capex: {price} USD, date: 2025-01, basis: assumed, source: test figure}}}}")
+CLUSTER = """---
+kind: Cluster
+id: {cid}
+facility: one-hall
+{storage}
+units:
+- id: su
+  racks:
+  - {{rack: gb200-nvl72, count: 2}}
+layout:
+- {{unit: su, count: 1}}
+floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
+"""
+HALL = """kind: Facility
+id: one-hall
+floor_rating: 2500 kg/m**2
+water: {supply: 30 degC}
+air: {supply: 25 degC}
+critical_it_power: 2000 kW
+cooling_capacity: 2000 kW
+"""
+
+
+def _run(tmp_path, d_sid: str = "site-pfs", d_price: str = "2000000"):
+    files = HALL + CLUSTER.format(cid="c", storage=STORAGE.format(sid="site-pfs", price="2000000")) \
+        + CLUSTER.format(cid="d", storage=STORAGE.format(sid=d_sid, price=d_price))
+    return run_specs(tmp_path, {"specs.yaml": files})
+
+
+def _storage(run, cid: str):
+    [line] = [line for line in run.operations.cost[f"cluster/{cid}"].lines if line.kind == STORAGE_KIND]
+    return line
+
+
+def test_each_capex_says_the_storage_is_shared_and_the_hall_counts_it_once(tmp_path):
+    run = _run(tmp_path)
+    c, d = run.metrics["cluster/c"]["capex"], run.metrics["cluster/d"]["capex"]
+    hall = (c + d).m_as("USD") - 2_000_000
+    line = _storage(run, "c")
+    assert line.total.m_as("USD") == 2_000_000   # the cluster's own capex keeps the whole system
+    assert line.shared == ("shared with cluster 'd' (one system, storage.id 'site-pfs' in facility 'one-hall'): "
+                           "its whole price is in each of these clusters' capex; the hall's capex counts it once: "
+                           f"{hall:,.0f} USD (2 clusters)")
+    assert _storage(run, "d").shared.startswith("shared with cluster 'c' ")
+    assert _basis(line).endswith(line.shared)   # the capex table's basis column says it
+
+
+def test_two_storages_are_not_shared(tmp_path):
+    run = _run(tmp_path, d_sid="other-pfs")
+    assert _storage(run, "c").shared == "" and _storage(run, "d").shared == ""

@@ -1,0 +1,54 @@
+"""A serving job that names no engine runs its part's vendor's: vLLM on Intel Gaudi and AWS Trainium too (nu50fix).
+
+newuser50's trial capped Llama 3.1 70B serving on an HLS-Gaudi3 at TensorRT-LLM's max_batch_size 2,048 ("where the KV
+cache would hold 2,428"), an engine Gaudi does not run. Intel serves on Gaudi with vLLM (the vLLM Hardware Plugin
+for Intel Gaudi, docs.vllm.ai/projects/gaudi; HabanaAI/vllm-fork before it) and AWS on Trainium with vLLM over NxD
+Inference (awsdocs-neuron vllm-user-guide-v1), so the cap is vLLM's max_num_seqs: 1,024 on a part of at least 70 GiB
+whose name has no "a100" (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d, `EngineArgs._set_default_args`;
+`model.engine.VLLM_MAX_NUM_SEQS`): gaudi3 holds 128 GiB, trainium2 96 GiB.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from archgen.model.engine import VLLM_MAX_NUM_SEQS, serving_engine
+from tests.conftest import REPO, SPECS
+
+OFFLINE = """kind: Workload
+id: serve-offline-gaudi3
+name: Llama 3.1 70B offline serving on one HLS-Gaudi3, FP8
+model: llama3-70b
+cluster: gaudi3-64
+accelerators: 8
+inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256}
+"""
+
+
+@pytest.mark.parametrize(("vendor", "engine"), [("Intel", "vllm"), (" aws ", "vllm"), ("AMD", "vllm"),
+                                                ("NVIDIA", "tensorrt-llm"), ("Google", "tensorrt-llm")])
+def test_the_unstated_engine_is_the_vendor_s(vendor: str, engine: str) -> None:
+    assert serving_engine(None, vendor) == engine
+    assert serving_engine("sglang", vendor) == "sglang"
+
+
+def _estimate(cli, parts: list[str], workload: str) -> dict:
+    return json.loads(cli("estimate", str(SPECS), *parts, "--workload", workload, "--format", "json").out)
+
+
+def test_gaudi3_serving_is_capped_by_vllm_not_tensorrt_llm(cli, tmp_path) -> None:
+    (tmp_path / "serve.yaml").write_text(OFFLINE, encoding="utf-8")
+    est = _estimate(cli, [str(REPO / "tests" / "data" / "gaudi3"), str(tmp_path)], "serve-offline-gaudi3")
+    assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
+    cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
+    assert "vLLM's max_num_seqs" in cap and "no engine stated: vLLM, the engine Intel's parts serve with" in cap
+    assert "docs.vllm.ai/projects/gaudi" in cap and "TensorRT-LLM's max_batch_size" not in cap
+
+
+def test_trainium2_serving_is_capped_by_vllm_over_nxd_inference(cli) -> None:
+    est = _estimate(cli, [str(REPO / "tests" / "data" / "trn2")], "llama3-70b-serve-trn2")
+    assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
+    cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
+    assert "the engine AWS's parts serve with" in cap and "NxD Inference" in cap

@@ -1,0 +1,71 @@
+"""`archgen diff` says when a hall's headroom moved because another cluster joined or left the hall.
+
+newuser51: a GB200 NVL72 SU added beside an H100 pod in the same hall; `archgen diff before after` read "cluster/h100-pod
+it_capacity_headroom 1,187 kW → 41 kW, -96.6 % worse" with no word that the H100 pod itself did not change: the
+headroom is the hall's capacity less every cluster's feed load (`analyse.facility.hall_headrooms`). The expected
+change here is that formula: minus the joining cluster's feed load (`feed_load`).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from archgen.analyse.facility import feed_load
+from archgen.compare.diff import compare
+from archgen.output.diff import markdown, to_json
+from tests.conftest import run_specs
+
+HALL = """kind: Facility
+id: one-hall
+floor_rating: 2500 kg/m**2
+water: {supply: 30 degC}
+air: {supply: 25 degC}
+critical_it_power: 2000 kW
+cooling_capacity: 2000 kW
+"""
+CLUSTER = """---
+kind: Cluster
+id: {cid}
+facility: one-hall
+units:
+- id: su
+  racks:
+  - {{rack: gb200-nvl72, count: 2}}
+layout:
+- {{unit: su, count: 1}}
+floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
+"""
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hall")
+    base = run_specs(root / "base", {"specs.yaml": HALL + CLUSTER.format(cid="c")})
+    head = run_specs(root / "head", {"specs.yaml": HALL + CLUSTER.format(cid="c") + CLUSTER.format(cid="d")})
+    return base, head
+
+
+def test_the_headroom_row_names_the_cluster_that_joined(runs):
+    base, head = runs
+    d = compare(base, head)
+    [row] = [c for c in d.metrics if (c.object, c.metric) == ("cluster/c", "it_capacity_headroom")]
+    joined = head.clusters["cluster/d"]
+    assert row.change.m_as("kW") == pytest.approx(-feed_load(joined.metrics["it_power"], joined.metrics).m_as("kW"))
+    assert row.hall == "cluster/d joined facility 'one-hall' (a hall's headroom is less every cluster's load)"
+    assert "worse ▼: cluster/d joined facility 'one-hall'" in markdown(d)
+    [got] = [m for m in json.loads(to_json(d))["metrics"]
+             if (m["object"], m["metric"]) == ("cluster/c", "cooling_headroom")]
+    assert got["hall"] == row.hall
+
+
+def test_and_the_one_that_left(runs):
+    base, head = runs
+    [row] = [c for c in compare(head, base).metrics if (c.object, c.metric) == ("cluster/c", "it_capacity_headroom")]
+    assert row.hall.startswith("cluster/d left facility 'one-hall'")
+
+
+def test_a_cluster_alone_on_both_sides_says_nothing(runs):
+    base, _ = runs
+    assert all(not c.hall for c in compare(base, base).metrics)
