@@ -130,6 +130,16 @@ def spec_page() -> str:
              "dimensionless quantity: `0.85`, `85 %`, `85 percent` (`archgen.model.field_types.Fraction`). A",
              "rack-mounted height (`mechanical.height`, `form_factor.height`) is a whole number of rack units: EIA-310",
              "has no half U (`8.5 U` is refused), and an OCP Open Rack item is stated in the rack units it takes.", "",
+             "Unicode in a quantity (`archgen.quantity_text`): the text is read in its NFKC form, so a character",
+             "whose compatibility form is plain text means that text: full-width `１０ ｋW` is `10 kW`, `45 ℃`",
+             "(U+2103) is `45 °C`, `113 ℉` (U+2109) is `113 °F`, `20 K` (U+212A KELVIN SIGN) is kelvin.",
+             "Superscripts stay exponents (`kW/m²`), and `º` (an ordinal) and `˚` (a ring accent) are not read as",
+             "the degree sign `°`.",
+             "`−5 degC` with U+2212 MINUS SIGN is `-5 degC`. Digits of another script (`٥ kW`) are refused with the",
+             "ASCII number as the hint. A range (`10-12 kW`, `10 to 12 kW`) is refused: state one value, and the",
+             "low and high in the field's range form where it has one (a Link's `power_range`, a PowerShelf's",
+             "`efficiency_range`). A unit that says what the value is per (`700 W/GPU`, `132 kW/rack`) is refused:",
+             "a field already holds one value of what it describes, and the hint says what that is.", "",
              *renamed_section()]
     for kind, cls in sorted(KINDS.items()):
         models: list[type[BaseModel]] = [cls]

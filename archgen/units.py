@@ -19,8 +19,9 @@ from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.pint_import import pint
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
+from archgen.quantity_text import per_item, plain, written_forms
 from archgen.unit_definitions import build_registry
-from archgen.unit_hints import digit_grouping, misread_hint, suggest_unit
+from archgen.unit_hints import misread_hint, suggest_unit
 
 ureg: pint.UnitRegistry = build_registry()
 pint.set_application_registry(ureg)  # pickled quantities come back on this registry
@@ -33,7 +34,7 @@ building_directly(Q_)  # Q_(1.0, units) without pint's per-call checks (testspee
 Quantity = pint.Quantity
 
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>\S.*?)?\s*$")
+_QTY = re.compile(rf"^\s*(?P<num>{_NUM})\s*(?P<unit>\S(?:.*\S)?)?\s*$", re.ASCII)   # ASCII; linear in spaces
 _EXP = re.compile(r"(?:\*\*|\^)\s*[-+]?(\d+)")
 _TOWER = re.compile(r"(\*\*|\^)[^*^]*(\*\*|\^)\s*[-+]?\d")
 
@@ -87,18 +88,16 @@ def parse_quantity(value: Any) -> pint.Quantity:
             value = {**value, "value": float(value["value"])}
         if not math.isfinite(value["value"]):  # `.inf`, `.nan`, `1e400` are refused as they are in '<number> <unit>'
             raise PydanticCustomError("quantity_parse", "number '{input}' is not finite", {"input": value["value"]})
-        return _normal(Q_(value["value"], parse_unit(value["unit"])), f"{value['value']} {value['unit']}")
+        per_item(value["value"], unit := plain(value["unit"]), _known)   # 'W/GPU': a count is no unit
+        return _normal(Q_(value["value"], parse_unit(unit)), f"{value['value']} {value['unit']}")
     if isinstance(value, str):
-        grouped = digit_grouping(value)   # '1,800 GB/s', '1 800 GB/s', '10,2 kW' as datasheets print them
-        if grouped:
-            raise PydanticCustomError("quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}', a "
-                                      "number {what}", {"input": value.strip(), "what": grouped[0], "hint": grouped[1]})
-        m = _QTY.match(value)
+        m = _QTY.match(written_forms(value))   # NFKC, U+2212; refused: '1,800 GB/s', '10-12 kW', '٥ kW'
         if not m:
             raise PydanticCustomError(
                 "quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}'", {"input": value})
         if not m["unit"]:
             raise PydanticCustomError("quantity_missing_unit", "number '{input}' has no unit", {"input": value})
+        per_item(m["num"], m["unit"], _known)
         return _normal(Q_(_number(m["num"]), parse_unit(m["unit"])), value.strip())
     if isinstance(value, int | float) and not isinstance(value, bool):
         raise PydanticCustomError("quantity_missing_unit", "number '{input}' has no unit", {"input": value})
@@ -163,7 +162,7 @@ class Dim:
         q = parse_quantity(value)
         written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
-            m = _QTY.match(value) if isinstance(value, str) else None   # the number and unit as written
+            m = _QTY.match(plain(value)) if isinstance(value, str) else None   # the number and unit as read
             num, unit = (m["num"], m["unit"]) if m else (_num(q.magnitude), f"{q.units:~P}")
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",

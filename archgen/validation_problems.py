@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from archgen.errors import SpecProblem, did_you_mean, excerpt, odd_character
 from archgen.load import SourceDocument as Source
-from archgen.model.spec_paths import fields_at, untagged
+from archgen.model.spec_paths import fields_at, quantity_hint, untagged
 
 
 def problems_from(exc: ValidationError, doc: Source, cls: type[BaseModel], prefix: tuple = ()) -> list[SpecProblem]:
@@ -104,7 +104,7 @@ def _described(doc: Source, cls: type[BaseModel], err: Mapping, prefix: tuple) -
     if kind == "missing":
         return SpecProblem(doc.locate(loc[:-1]), path, f"missing required key '{loc[-1]}'")
     if kind.startswith("quantity_") or kind == "target":
-        return SpecProblem(doc.locate(loc), path, err["msg"], hint=ctx.get("hint", ""))
+        return SpecProblem(doc.locate(loc), path, err["msg"], hint=quantity_hint(cls, raw, kind, ctx))
     if kind in ("ratio", "expected"):  # the model's message says what was expected (archgen.model.cluster._ratio)
         return SpecProblem(doc.locate(loc), path, "", value=_shown(value), expected=str(err["msg"]))
     expected = _EXPECTED.get(kind)

@@ -44,8 +44,7 @@ def test_a_temperature_read_as_a_charge_offers_the_scale(value, hint):
     assert info.value.errors()[0]["ctx"]["hint"] == hint
 
 
-@pytest.mark.parametrize(("text", "hint"), [("1.8 TBps", "did you mean 'TB/s'?"), ("900 GBps", "did you mean 'GB/s'?"),
-                                            ("20 \u212a", "did you mean 'K'? ('\u212a' is U+212A KELVIN SIGN, not 'K')")])
+@pytest.mark.parametrize(("text", "hint"), [("1.8 TBps", "did you mean 'TB/s'?"), ("900 GBps", "did you mean 'GB/s'?")])
 def test_unknown_datasheet_spellings_get_the_unit_they_mean(text, hint):
     with pytest.raises(PydanticCustomError) as info:
         parse_quantity(text)

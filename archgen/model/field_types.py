@@ -38,6 +38,8 @@ def as_fraction(value: object) -> object:
     except PydanticCustomError as exc:
         if exc.type == "quantity_missing_unit":   # '0.85' as a string: pydantic's float reads it
             return value
+        if exc.type == "quantity_range":   # '0.96-0.98': the field's range form is named (`spec_paths.quantity_hint`)
+            raise
         raise PydanticCustomError("expected", FRACTION_EXPECTED) from None
     if not q.dimensionless or not math.isfinite(float(q.m_as(""))):
         raise PydanticCustomError("expected", FRACTION_EXPECTED)

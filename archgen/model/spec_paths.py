@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 
@@ -135,3 +136,45 @@ def _step(tp: object, name: str) -> list[object]:
         literals = [v for k in _members(key) if typing.get_origin(k) is typing.Literal for v in typing.get_args(k)]
         return [value] if not literals or name in literals else []
     return []
+
+
+#: What a field's description says its value is per, where its first clause says so plainly: 'Line rate per port, e.g.',
+#: 'Output per PSU', 'Line rate of one fabric port', 'Maximum power of one machine'. A longer phrase ('per data type',
+#: 'per second arriving') or one after a colon or a bracket is not read: the part the field is in is named instead.
+_PER_STATED = re.compile(r"^[^.:;(]*?\b(?:per|of one(?: [a-z]+)?) ([A-Za-z][\w-]*)(?= ?[,.;:()]| per\b|$)")
+
+
+def quantity_hint(cls: type[BaseModel], loc: tuple, kind: str, ctx: dict) -> str:
+    """The hint of a quantity error at `loc` (pydantic's, tags kept) of a `cls` document, said of its field.
+
+    A unit that says what the value is per ('700 W/GPU', `archgen.quantity_text.per_item`) is told what the field
+    is per: the 'per <word>' or 'of one <word>' its description states, else the part the field is in (the
+    innermost model with a `kind`). A range ('10-12 kW') is told the field's range form where it has one: a sibling
+    `<field>_range`, or a `*_range` whose description names the field (Link's `power_range` for `power_per_end`).
+    """
+    model, name, part, key = None, None, "item", None
+    current: object = cls
+    for step in loc:
+        found = _model_of(current)
+        if isinstance(step, int):
+            current = _item_of(current)
+        elif found is not None and (field := found.model_fields.get(str(step))) is not None:
+            model, name, current, key = found, str(step), field.annotation, None
+            part = found.__name__ if "kind" in found.model_fields else part
+        elif (member := _tagged(current, step)) is not None:
+            current = member
+        else:   # a mapping's key (gemm.fp8): its value's type
+            args = typing.get_args(_members(current)[0])
+            current, key = (args[-1] if args else None), step
+    if model is None or name is None:
+        return str(ctx.get("hint", ""))
+    if kind == "quantity_per_item":
+        stated = _PER_STATED.match(model.model_fields[name].description or "")
+        what = stated[1] if stated else part
+        return f"write '{ctx['plain']}' if that is one {what}'s value: the field is per {what}"
+    ranges = [n for n, f in model.model_fields.items() if n.endswith("_range") and n != name
+              and (n == f"{name}_range" or f"`{name}`" in (f.description or ""))]
+    if kind == "quantity_range" and ranges:
+        ends = f"[{ctx['low']}, {ctx['high']}]"
+        return f"state one value here, and the low and high in `{ranges[0]}`: {f'{{{key}: {ends}}}' if key else ends}"
+    return str(ctx.get("hint", ""))
