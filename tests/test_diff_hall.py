@@ -16,34 +16,14 @@ from archgen.analyse.facility import feed_load
 from archgen.compare.diff import compare
 from archgen.output.diff import markdown, to_json
 from tests.conftest import run_specs
-
-HALL = """kind: Facility
-id: one-hall
-floor_rating: 2500 kg/m**2
-water: {supply: 30 degC}
-air: {supply: 25 degC}
-critical_it_power: 2000 kW
-cooling_capacity: 2000 kW
-"""
-CLUSTER = """---
-kind: Cluster
-id: {cid}
-facility: one-hall
-units:
-- id: su
-  racks:
-  - {{rack: gb200-nvl72, count: 2}}
-layout:
-- {{unit: su, count: 1}}
-floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
-"""
+from tests.one_hall import cluster, hall
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     root = tmp_path_factory.mktemp("hall")
-    base = run_specs(root / "base", {"specs.yaml": HALL + CLUSTER.format(cid="c")})
-    head = run_specs(root / "head", {"specs.yaml": HALL + CLUSTER.format(cid="c") + CLUSTER.format(cid="d")})
+    base = run_specs(root / "base", {"specs.yaml": hall() + cluster("c")})
+    head = run_specs(root / "head", {"specs.yaml": hall() + cluster("c") + cluster("d")})
     return base, head
 
 

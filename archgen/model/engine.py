@@ -50,6 +50,10 @@ VENDOR_ENGINES: dict[str, tuple[str, str]] = {
                     "follow the default vLLM behavior' (awsdocs-neuron.readthedocs-hosted.com libraries/nxd-inference/"
                     "developer_guides/vllm-user-guide-v1.html); Trainium does not run TensorRT-LLM, a CUDA engine; "
                     "a Neuron model is compiled for a batch size, which a job states as max_batch_size"),
+    "google": ("vllm", "Google serves LLMs on Cloud TPU with vLLM ('Cloud TPU integrates with vLLM using the "
+                       "tpu-inference plugin', cloud.google.com/tpu/docs/v5e-inference, 'Serve LLMs with vLLM'; "
+                       "JetStream named beside it); a TPU does not run TensorRT-LLM, a CUDA engine; whether the "
+                       "plugin keeps vLLM's max_num_seqs default is not stated there"),
 }
 
 
@@ -61,7 +65,8 @@ def vendor_engine(vendor: str) -> tuple[str, str] | None:
 def serving_engine(stated: str | None, vendor: str) -> str:
     """The serving engine a job runs on: the one it states, else its part's vendor's, else TensorRT-LLM.
 
-    `VENDOR_ENGINES` gives vLLM on AMD, Intel and AWS parts; TensorRT-LLM is NVIDIA's, and the default on any other.
+    `VENDOR_ENGINES` gives vLLM on AMD, Intel, AWS and Google parts; TensorRT-LLM is NVIDIA's, and the default on
+    any other.
     """
     if stated is not None:
         return stated

@@ -13,35 +13,15 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import run_specs
+from tests.one_hall import cluster, hall
 
 STORAGE = ("storage: {{capacity: 1 PB, write_bandwidth: 50 GB/s, read_bandwidth: 100 GB/s, basis: assumed, "
            "source: test figure, id: {sid}, power: {{max: 100 kW, basis: assumed, source: test figure}}}}")
 
 
 def _specs(capacity: str, c_storage: str, d_storage: str) -> dict[str, str | bytes]:
-    cluster = """---
-kind: Cluster
-id: {cid}
-facility: one-hall
-{storage}
-units:
-- id: su
-  racks:
-  - {{rack: gb200-nvl72, count: 2}}
-layout:
-- {{unit: su, count: 1}}
-floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
-"""
-    hall = f"""kind: Facility
-id: one-hall
-floor_rating: 2500 kg/m**2
-water: {{supply: 30 degC}}
-air: {{supply: 25 degC}}
-critical_it_power: {capacity}
-cooling_capacity: {capacity}
-"""
-    return {"specs.yaml": hall + cluster.format(cid="c", storage=STORAGE.format(sid=c_storage))
-            + cluster.format(cid="d", storage=STORAGE.format(sid=d_storage))}
+    return {"specs.yaml": hall(capacity) + cluster("c", STORAGE.format(sid=c_storage))
+            + cluster("d", STORAGE.format(sid=d_storage))}
 
 
 def _findings(run, check: str) -> list:

@@ -11,36 +11,16 @@ from __future__ import annotations
 from archgen.analyse.storage_cost import STORAGE_KIND
 from archgen.render.operations import _basis
 from tests.conftest import run_specs
+from tests.one_hall import cluster, hall
 
 STORAGE = ("storage: {{capacity: 1 PB, write_bandwidth: 50 GB/s, read_bandwidth: 100 GB/s, basis: assumed, "
            "source: test figure, id: {sid}, power: {{max: 100 kW, basis: assumed, source: test figure}}, "
            "price: {{capex: {price} USD, date: 2025-01, basis: assumed, source: test figure}}}}")
-CLUSTER = """---
-kind: Cluster
-id: {cid}
-facility: one-hall
-{storage}
-units:
-- id: su
-  racks:
-  - {{rack: gb200-nvl72, count: 2}}
-layout:
-- {{unit: su, count: 1}}
-floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
-"""
-HALL = """kind: Facility
-id: one-hall
-floor_rating: 2500 kg/m**2
-water: {supply: 30 degC}
-air: {supply: 25 degC}
-critical_it_power: 2000 kW
-cooling_capacity: 2000 kW
-"""
 
 
 def _run(tmp_path, d_sid: str = "site-pfs", d_price: str = "2000000"):
-    files = HALL + CLUSTER.format(cid="c", storage=STORAGE.format(sid="site-pfs", price="2000000")) \
-        + CLUSTER.format(cid="d", storage=STORAGE.format(sid=d_sid, price=d_price))
+    files = hall() + cluster("c", STORAGE.format(sid="site-pfs", price="2000000")) \
+        + cluster("d", STORAGE.format(sid=d_sid, price=d_price))
     return run_specs(tmp_path, {"specs.yaml": files})
 
 

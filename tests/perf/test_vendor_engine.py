@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from archgen.model.engine import VLLM_MAX_NUM_SEQS, serving_engine
+from archgen.model.engine import VLLM_MAX_NUM_SEQS, serving_engine, vendor_engine
 from tests.conftest import REPO, SPECS
 
 OFFLINE = """kind: Workload
@@ -28,10 +28,17 @@ inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256}
 
 
 @pytest.mark.parametrize(("vendor", "engine"), [("Intel", "vllm"), (" aws ", "vllm"), ("AMD", "vllm"),
-                                                ("NVIDIA", "tensorrt-llm"), ("Google", "tensorrt-llm")])
+                                                ("NVIDIA", "tensorrt-llm"), ("Google", "vllm")])
 def test_the_unstated_engine_is_the_vendor_s(vendor: str, engine: str) -> None:
     assert serving_engine(None, vendor) == engine
     assert serving_engine("sglang", vendor) == "sglang"
+
+
+def test_a_tpu_is_not_given_a_cuda_engine() -> None:
+    # review24: a Google TPU fell to TensorRT-LLM (a CUDA engine) and its 2,048 default; Google serves with vLLM
+    own = vendor_engine("Google")
+    assert own is not None and own[0] == "vllm" and "cloud.google.com/tpu/docs/v5e-inference" in own[1]
+    assert "not stated" in own[1]  # the max_num_seqs default on the plugin is unconfirmed, and the note says so
 
 
 def _estimate(cli, parts: list[str], workload: str) -> dict:

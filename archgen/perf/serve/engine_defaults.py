@@ -2,8 +2,8 @@
 
 A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) runs at once. Left out, it is its
 engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the GPU's memory); SGLang's must be stated
-(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi and
-AWS Trainium parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
+(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi,
+AWS Trainium and Google TPU parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
 (`model.engine.serving_engine`). Where the limit binds, the estimate's note says whose it is and where from.
 """
 
