@@ -31,8 +31,14 @@ PAIRS = [("time_to_train", "accelerator_hours"), ("goodput_time_to_train", "good
 
 
 @pytest.fixture(scope="module")
-def est(tmp_path_factory):
-    return shipped_edited(tmp_path_factory.mktemp("hours"), PATH, OLD, NEW).workloads[JOB].estimate
+def run(tmp_path_factory):
+    """The shipped specs with the token budget, through the pipeline once for the module (a `Run` is frozen)."""
+    return shipped_edited(tmp_path_factory.mktemp("hours"), PATH, OLD, NEW)
+
+
+@pytest.fixture(scope="module")
+def est(run):
+    return run.workloads[JOB].estimate
 
 
 @pytest.mark.parametrize(("time", "hours"), PAIRS)
@@ -84,11 +90,6 @@ def test_estimate_gives_the_runs_time_and_gpu_hours_as_check_does(est, tmp_path_
         assert out["bands"][name]["error"] == out["bands"]["step_time"]["error"]
     [req] = [q for q in out["requirements"] if q["id"] == "REQ-GPUH"]
     assert req["status"] == "met"
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return shipped_edited(tmp_path_factory.mktemp("energy"), PATH, OLD, NEW)
 
 
 def test_job_it_energy_is_the_jobs_share_of_it_power_times_the_run_time(run):
