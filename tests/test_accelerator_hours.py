@@ -18,11 +18,9 @@ from archgen.metrics import find
 from archgen.model.requirements import Requirement, Status
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.derived import judge_requirements, run_energy
-from tests.conftest import shipped_edited
+from tests.conftest import TOKEN_BUDGET_405B, shipped_edited
 
-PATH = "workloads/llama3-405b.yaml"
-OLD = "  precision: bf16\nrequirements:\n"   # the first: llama3-405b-pretrain-gb200's
-NEW = "  precision: bf16\ncheckpoint: {tokens: 15.6e12}\nrequirements:\n"
+PATH, OLD, NEW = TOKEN_BUDGET_405B   # OLD: the first "precision: bf16", llama3-405b-pretrain-gb200's
 JOB = "workload/llama3-405b-pretrain-gb200"
 LOW, HIGH = TABLE["dense-training"]["step_time"][1:3]
 PAIRS = [("time_to_train", "accelerator_hours"), ("goodput_time_to_train", "goodput_accelerator_hours"),
@@ -31,9 +29,9 @@ PAIRS = [("time_to_train", "accelerator_hours"), ("goodput_time_to_train", "good
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    """The shipped specs with the token budget, through the pipeline once for the module (a `Run` is frozen)."""
-    return shipped_edited(tmp_path_factory.mktemp("hours"), PATH, OLD, NEW)
+def run(edited_shipped):
+    """The shipped specs with the token budget, through the pipeline once for the session (a `Run` is frozen)."""
+    return edited_shipped(PATH, OLD, NEW)
 
 
 @pytest.fixture(scope="module")
