@@ -18,9 +18,11 @@ from archgen.metrics import find
 from archgen.model.requirements import Requirement, Status
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.derived import judge_requirements, run_energy
-from tests.conftest import TOKEN_BUDGET_405B, shipped_edited
+from tests.conftest import shipped_edited
 
-PATH, OLD, NEW = TOKEN_BUDGET_405B   # OLD: the first "precision: bf16", llama3-405b-pretrain-gb200's
+PATH = "workloads/llama3-405b.yaml"
+OLD = "  precision: bf16\nrequirements:\n"   # the first: llama3-405b-pretrain-gb200's
+NEW = "  precision: bf16\ncheckpoint: {tokens: 15.6e12}\nrequirements:\n"
 JOB = "workload/llama3-405b-pretrain-gb200"
 LOW, HIGH = TABLE["dense-training"]["step_time"][1:3]
 PAIRS = [("time_to_train", "accelerator_hours"), ("goodput_time_to_train", "goodput_accelerator_hours"),
@@ -30,7 +32,10 @@ PAIRS = [("time_to_train", "accelerator_hours"), ("goodput_time_to_train", "good
 
 @pytest.fixture(scope="module")
 def run(edited_shipped):
-    """The shipped specs with the token budget, through the pipeline once for the session (a `Run` is frozen)."""
+    """The shipped specs with the token budget, through the pipeline once for the session (a `Run` is frozen): the
+    edit is conftest's `TOKEN_BUDGET_405B`, so test_job_energy reads the same run."""
+    from tests.conftest import TOKEN_BUDGET_405B
+    assert (PATH, OLD, NEW) == TOKEN_BUDGET_405B
     return edited_shipped(PATH, OLD, NEW)
 
 
