@@ -144,6 +144,25 @@ def shipped():
     return _from_repo("specs")
 
 
+#: The shipped Llama 3.1 405B GB200 pretraining job given Llama 3.1 405B's 15.6e12 training tokens (arXiv 2407.21783
+#: section 3.1) as its token budget: `shipped_edited`'s (path, old, new), for `edited_shipped`.
+TOKEN_BUDGET_405B = ("workloads/llama3-405b.yaml", "  precision: bf16\nrequirements:\n",
+                     "  precision: bf16\ncheckpoint: {tokens: 15.6e12}\nrequirements:\n")
+
+
+@pytest.fixture(scope="session")
+def edited_shipped(tmp_path_factory):
+    """`edited_shipped(path, old, new)`: `shipped_edited` run once per test session for each edit, the same frozen
+    `Run` for every module that asks for the same edit (tests read it, never change it)."""
+    runs: dict[tuple[str, str, str], Run] = {}
+
+    def edited(path: str, old: str, new: str) -> Run:
+        if (path, old, new) not in runs:
+            runs[path, old, new] = shipped_edited(tmp_path_factory.mktemp("edited"), path, old, new)
+        return runs[path, old, new]
+    return edited
+
+
 @pytest.fixture(scope="session")
 def example():
     """`examples/gb300-nvl72-su` through the pipeline as `shipped` runs specs/ (once per session; frozen)."""

@@ -32,8 +32,17 @@ PAIRS = [("time_to_train", "accelerator_hours"), ("goodput_time_to_train", "good
 
 
 @pytest.fixture(scope="module")
-def est(tmp_path_factory):
-    return shipped_edited(tmp_path_factory.mktemp("hours"), PATH, OLD, NEW).workloads[JOB].estimate
+def run(edited_shipped):
+    """The shipped specs with the token budget, through the pipeline once for the session (a `Run` is frozen): the
+    edit is conftest's `TOKEN_BUDGET_405B`, so test_job_energy reads the same run."""
+    from tests.conftest import TOKEN_BUDGET_405B
+    assert (PATH, OLD, NEW) == TOKEN_BUDGET_405B
+    return edited_shipped(PATH, OLD, NEW)
+
+
+@pytest.fixture(scope="module")
+def est(run):
+    return run.workloads[JOB].estimate
 
 
 @pytest.mark.parametrize(("time", "hours"), PAIRS)
@@ -85,11 +94,6 @@ def test_estimate_gives_the_runs_time_and_gpu_hours_as_check_does(est, tmp_path_
         assert out["bands"][name]["error"] == out["bands"]["step_time"]["error"]
     [req] = [q for q in out["requirements"] if q["id"] == "REQ-GPUH"]
     assert req["status"] == "met"
-
-
-@pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return shipped_edited(tmp_path_factory.mktemp("energy"), PATH, OLD, NEW)
 
 
 def test_job_it_energy_is_the_jobs_share_of_it_power_times_the_run_time(run):

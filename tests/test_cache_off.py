@@ -44,15 +44,13 @@ def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv):
     assert any(w.startswith(".cache/archgen/yaml/") for w in written)
 
 
-def test_off_covers_matplotlib_when_rendering(tmp_path):
+def test_off_covers_matplotlib_when_rendering(svg_renders):
     """Rendering imports matplotlib, which wrote its font list to ~/.cache/matplotlib with the cache off (nu43api's
     open list): now to a temporary folder (`cache.render_caches_kept_private`), removed when the command ends."""
-    temp = tmp_path / "temp"
-    temp.mkdir()
-    render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "svg"]
-    assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp)) == []   # main: .cache/matplotlib/fontlist-*
-    assert (tmp_path / "out" / "gb200-nvl72" / "power.svg").is_file() and list(temp.iterdir()) == []
-    assert any(w.startswith(".cache/matplotlib/") for w in _written(tmp_path / "on", render, None))
+    off, out, temp_left, _, on, _ = svg_renders
+    assert off == []   # main: .cache/matplotlib/fontlist-*
+    assert (out / "gb200-nvl72" / "power.svg").is_file() and temp_left == []
+    assert any(w.startswith(".cache/matplotlib/") for w in on)
 
 
 #: A fontconfig setup whose one font folder has no cache yet, cached under `$XDG_CACHE_HOME` (fonts-conf(5),
@@ -78,7 +76,8 @@ def test_off_covers_fontconfig_and_typst_when_rendering_pdf(tmp_path):
     conf.write_text(FONTS_CONF.format(fonts=fonts), encoding="utf-8")
     temp = tmp_path / "temp"
     temp.mkdir()
-    render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "pdf"]
+    render = [CLI[0], "render", "specs/catalog", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"),
+              "--formats", "pdf"]
     assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp), FONTCONFIG_FILE=str(conf)) == []
     assert (tmp_path / "out" / "gb200-nvl72" / "gb200-nvl72.pdf").is_file() and list(temp.iterdir()) == []
     on = _written(tmp_path / "on", render, None, FONTCONFIG_FILE=str(conf))
@@ -104,13 +103,17 @@ SYSTEM_FIRST_CONF = """<?xml version="1.0"?>
 """
 
 
-@pytest.mark.skipif(shutil.which("fc-list") is None, reason="matplotlib asks fontconfig only through fc-list")
-def test_off_leaves_a_system_font_cache_folder_alone(tmp_path):
-    """Run as root, fontconfig cached an uncached font folder in /var/cache/fontconfig with the cache off (lo23cli,
-    reproduced with $HOME/.local/share/fonts and Debian's setup: one new file there). Now a temporary cache folder
-    stands first (`cache._fontconfig_first`); without archgen's switch the system folder is written, as before."""
+@pytest.fixture(scope="module")
+def svg_renders(tmp_path_factory) -> tuple[list[str], Path, list[Path], bool, list[str], Path]:
+    """`render --formats svg` of a rack with the cache off, then on, each in a fresh process, with fontconfig set up
+    as Debian's (`SYSTEM_FIRST_CONF`), for the matplotlib and the system font cache tests: (what the run with it off
+    wrote under HOME, its --out, what it left in TMPDIR, whether the system cache folder existed after it, what the
+    run with it on wrote under HOME, the system cache folder). The fontconfig file only matters where matplotlib
+    asks fontconfig (fc-list); either way the two tests read the same two runs, not four. The renders here read
+    specs/catalog, where the rack is: the caches are written on import and on drawing, whatever else is loaded."""
     import matplotlib
 
+    tmp_path = tmp_path_factory.mktemp("svg")
     fonts, system = tmp_path / "fonts", tmp_path / "var-cache-fontconfig"
     fonts.mkdir()
     shutil.copy(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf", fonts)
@@ -118,8 +121,20 @@ def test_off_leaves_a_system_font_cache_folder_alone(tmp_path):
     conf.write_text(SYSTEM_FIRST_CONF.format(fonts=fonts, system=system), encoding="utf-8")
     temp = tmp_path / "temp"
     temp.mkdir()
-    render = [CLI[0], "render", "specs", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"), "--formats", "svg"]
-    assert _written(tmp_path / "off", render, "off", TMPDIR=str(temp), FONTCONFIG_FILE=str(conf)) == []
-    assert not system.exists() and list(temp.iterdir()) == []   # main: var-cache-fontconfig/<hash>-le64.cache-8
-    _written(tmp_path / "on", render, None, FONTCONFIG_FILE=str(conf))
+    render = [CLI[0], "render", "specs/catalog", "--target", "gb200-nvl72", "--out", str(tmp_path / "out"),
+              "--formats", "svg"]
+    off = _written(tmp_path / "off", render, "off", TMPDIR=str(temp), FONTCONFIG_FILE=str(conf))
+    temp_left, system_after_off = list(temp.iterdir()), system.exists()
+    on = _written(tmp_path / "on", render, None, FONTCONFIG_FILE=str(conf))
+    return off, tmp_path / "out", temp_left, system_after_off, on, system
+
+
+@pytest.mark.skipif(shutil.which("fc-list") is None, reason="matplotlib asks fontconfig only through fc-list")
+def test_off_leaves_a_system_font_cache_folder_alone(svg_renders):
+    """Run as root, fontconfig cached an uncached font folder in /var/cache/fontconfig with the cache off (lo23cli,
+    reproduced with $HOME/.local/share/fonts and Debian's setup: one new file there). Now a temporary cache folder
+    stands first (`cache._fontconfig_first`); without archgen's switch the system folder is written, as before."""
+    off, _, temp_left, system_after_off, _, system = svg_renders
+    assert off == []
+    assert not system_after_off and temp_left == []   # main: var-cache-fontconfig/<hash>-le64.cache-8
     assert any(p.name.endswith(".cache-8") for p in system.iterdir())

@@ -34,6 +34,21 @@ def _top(body: list[ast.stmt]):
             yield from _top(handler.body)
 
 
+@cache
+def _tree(path: Path) -> ast.Module:
+    """The parsed source of `path`, once per process: `passed_on` reads every file and `homes` the modules imported
+    from (most of them again). Read only."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _statements(node: ast.AST):
+    """Every statement under `node`, at any depth (an import is a statement: expressions are not looked into)."""
+    for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, field, None) or ():
+            yield child
+            yield from _statements(child)
+
+
 def _file(module: str) -> Path | None:
     """The source of a plain module (None for a package or a name that is no module)."""
     path = REPO.joinpath(*module.split(".")).with_suffix(".py")
@@ -49,7 +64,7 @@ def homes(module: str) -> tuple[frozenset[str], dict[str, str]]:
     lines = text.splitlines()
     offered: set[str] = set()
     imported: dict[str, str] = {}
-    for node in _top(ast.parse(text).body):
+    for node in _top(_tree(path).body):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             offered.add(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -73,7 +88,7 @@ def passed_on(root: Path) -> list[str]:
     """`file:line: module.name (defined in ...)` for each import under `root` of a name its module only imports."""
     bad = []
     for path in sorted(root.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _statements(_tree(path)):
             if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
                     and node.module.split(".")[0] == "archgen" and _file(node.module)):
                 continue

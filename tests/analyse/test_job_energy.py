@@ -9,10 +9,12 @@ Grid White Paper #49: facility energy over IT energy) over its tokens per second
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from archgen.metrics import find
-from tests.conftest import shipped_edited
+from tests.conftest import TOKEN_BUDGET_405B, shipped_edited
 
 #: The Llama 3.1 run's token budget: "15T+" tokens (Llama 3.1 model card); 15.6e12 as the shipped docs take it.
 TOKENS = 15.6e12
@@ -20,9 +22,12 @@ PUE = 1.2   # hall-liquid's `cost.energy.pue` (assumed, specs/catalog/facilities
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return shipped_edited(tmp_path_factory.mktemp("je"), "workloads/llama3-405b.yaml", "  precision: bf16\n",
-                          f"  precision: bf16\ncheckpoint: {{tokens: {TOKENS:g}}}\n")
+def run(edited_shipped):
+    """The shipped specs with the 405B job's token budget (`TOKEN_BUDGET_405B`: TOKENS), as test_accelerator_hours
+    reads them: one run for both."""
+    budget = re.search(r"\{tokens: ([^}]+)\}", TOKEN_BUDGET_405B[2])
+    assert budget and float(budget.group(1)) == TOKENS
+    return edited_shipped(*TOKEN_BUDGET_405B)
 
 
 def _share(run, workload: str) -> tuple[dict, float]:
