@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 __all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
-           "default_max_batch_size", "serving_engine", "vendor_engine", "serving_problem", "spread_problem"]
+           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "serving_engine", "vendor_engine", "serving_problem",
+           "spread_problem"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -50,7 +51,19 @@ VENDOR_ENGINES: dict[str, tuple[str, str]] = {
                     "follow the default vLLM behavior' (awsdocs-neuron.readthedocs-hosted.com libraries/nxd-inference/"
                     "developer_guides/vllm-user-guide-v1.html); Trainium does not run TensorRT-LLM, a CUDA engine; "
                     "a Neuron model is compiled for a batch size, which a job states as max_batch_size"),
+    "google": ("vllm", "Google serves LLMs on Cloud TPU with vLLM (its TPU backend, vllm-project/tpu-inference; "
+                       "'Serve an LLM using TPU Trillium on GKE with vLLM', cloud.google.com/kubernetes-engine/docs/"
+                       "tutorials/serve-vllm-tpu; Google also documents JetStream with MaxText, google/JetStream "
+                       "docs/online-inference-with-maxtext-engine.md, whose decode batch is the run's "
+                       "per_device_batch_size per chip, 4 to 12 in that guide; not modelled here); a TPU does not run "
+                       "TensorRT-LLM, a CUDA engine"),
 }
+#: Vendors whose vLLM platform reports no device memory, so that vLLM takes its small-device defaults (256 sequences):
+#: `TpuPlatform.get_device_total_memory` raises NotImplementedError in vLLM's own TPU platform (vllm-project/vllm
+#: vllm/platforms/tpu.py at 60d375cb) and in its TPU backend (vllm-project/tpu-inference tpu_inference/platforms/
+#: tpu_platform.py at b0c2f7dc), and `EngineArgs._set_default_args` then sets device_memory = 0 ("except Exception:
+#: device_memory = 0", vllm/engine/arg_utils.py), below its 70 GiB threshold whatever the chip's HBM.
+VLLM_NO_DEVICE_MEMORY = frozenset({"google"})
 
 
 def vendor_engine(vendor: str) -> tuple[str, str] | None:
@@ -61,7 +74,8 @@ def vendor_engine(vendor: str) -> tuple[str, str] | None:
 def serving_engine(stated: str | None, vendor: str) -> str:
     """The serving engine a job runs on: the one it states, else its part's vendor's, else TensorRT-LLM.
 
-    `VENDOR_ENGINES` gives vLLM on AMD, Intel and AWS parts; TensorRT-LLM is NVIDIA's, and the default on any other.
+    `VENDOR_ENGINES` gives vLLM on AMD, Intel, AWS and Google parts; TensorRT-LLM is NVIDIA's, and the default on any
+    other.
     """
     if stated is not None:
         return stated
@@ -69,10 +83,14 @@ def serving_engine(stated: str | None, vendor: str) -> str:
     return own[0] if own is not None else "tensorrt-llm"
 
 
-def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str) -> int | None:
-    """The sequences an `engine` rank schedules at once unless stated; None under SGLang (`SGLANG_UNSTATED`)."""
+def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vendor: str = "") -> int | None:
+    """The sequences an `engine` rank schedules at once unless stated; None under SGLang (`SGLANG_UNSTATED`).
+
+    vLLM reads no memory on a `VLLM_NO_DEVICE_MEMORY` vendor's part (Google's TPUs) and so takes its 256.
+    """
     if engine == "vllm":
-        large = hbm_bytes >= VLLM_LARGE_GPU and "a100" not in accelerator.casefold()
+        reported = 0.0 if vendor.strip().casefold() in VLLM_NO_DEVICE_MEMORY else hbm_bytes
+        large = reported >= VLLM_LARGE_GPU and "a100" not in accelerator.casefold()
         return VLLM_MAX_NUM_SEQS if large else VLLM_SMALL_MAX_NUM_SEQS
     return None if engine == "sglang" else MAX_BATCH_SIZE
 

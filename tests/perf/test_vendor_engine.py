@@ -1,4 +1,4 @@
-"""A serving job that names no engine runs its part's vendor's: vLLM on Intel Gaudi and AWS Trainium too (nu50fix).
+"""A serving job that names no engine runs its part's vendor's: vLLM on Intel Gaudi, AWS Trainium (nu50fix), Google TPU.
 
 newuser50's trial capped Llama 3.1 70B serving on an HLS-Gaudi3 at TensorRT-LLM's max_batch_size 2,048 ("where the KV
 cache would hold 2,428"), an engine Gaudi does not run. Intel serves on Gaudi with vLLM (the vLLM Hardware Plugin
@@ -14,7 +14,7 @@ import json
 
 import pytest
 
-from archgen.model.engine import VLLM_MAX_NUM_SEQS, serving_engine
+from archgen.model.engine import VLLM_MAX_NUM_SEQS, VLLM_SMALL_MAX_NUM_SEQS, default_max_batch_size, serving_engine
 from tests.conftest import REPO, SPECS
 
 OFFLINE = """kind: Workload
@@ -28,7 +28,8 @@ inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256}
 
 
 @pytest.mark.parametrize(("vendor", "engine"), [("Intel", "vllm"), (" aws ", "vllm"), ("AMD", "vllm"),
-                                                ("NVIDIA", "tensorrt-llm"), ("Google", "tensorrt-llm")])
+                                                ("NVIDIA", "tensorrt-llm"), ("Google", "vllm"),
+                                                ("Cerebras", "tensorrt-llm")])
 def test_the_unstated_engine_is_the_vendor_s(vendor: str, engine: str) -> None:
     assert serving_engine(None, vendor) == engine
     assert serving_engine("sglang", vendor) == "sglang"
@@ -52,3 +53,28 @@ def test_trainium2_serving_is_capped_by_vllm_over_nxd_inference(cli) -> None:
     assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
     cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
     assert "the engine AWS's parts serve with" in cap and "NxD Inference" in cap
+
+
+TPU = """kind: Workload
+id: serve-offline-tpu-v4
+name: Llama 3.1 8B offline serving on eight TPU v4 chips, BF16
+model: llama3-8b
+cluster: tpu-v4-pod
+accelerators: 8
+inference: {precision: bf16, tp: 8, input_len: 2048, output_len: 256}
+"""
+
+
+def test_tpu_serving_is_capped_by_vllm_s_256_as_vllm_reads_no_tpu_memory(cli, tmp_path) -> None:
+    """Google serves on TPU with vLLM, whose TpuPlatform reports no device memory (get_device_total_memory raises
+    NotImplementedError, vllm/platforms/tpu.py at 60d375cb; tpu-inference tpu_platform.py at b0c2f7dc), so
+    `_set_default_args` takes its small-device max_num_seqs, 256. On main the job ran TensorRT-LLM's 2,048 and was
+    bounded by the KV cache instead (766 sequences)."""
+    assert serving_engine(None, "Google") == "vllm"
+    assert default_max_batch_size("vllm", 95 * 2**30, "tpu-v5p", "Google") == VLLM_SMALL_MAX_NUM_SEQS  # 95 GiB, still
+    (tmp_path / "serve.yaml").write_text(TPU, encoding="utf-8")
+    est = _estimate(cli, [str(tmp_path)], "serve-offline-tpu-v4")
+    assert est["metrics"]["concurrency"]["value"] == VLLM_SMALL_MAX_NUM_SEQS
+    cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
+    assert "the engine Google's parts serve with" in cap and "serve-vllm-tpu" in cap and "JetStream" in cap
+    assert "get_device_total_memory" in cap and "TensorRT-LLM's max_batch_size" not in cap

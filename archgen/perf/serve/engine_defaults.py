@@ -2,14 +2,14 @@
 
 A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) runs at once. Left out, it is its
 engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the GPU's memory); SGLang's must be stated
-(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi and
-AWS Trainium parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
+(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi,
+AWS Trainium and Google TPU parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
 (`model.engine.serving_engine`). Where the limit binds, the estimate's note says whose it is and where from.
 """
 
 from __future__ import annotations
 
-from archgen.model.engine import default_max_batch_size, serving_engine, vendor_engine
+from archgen.model.engine import VLLM_NO_DEVICE_MEMORY, default_max_batch_size, serving_engine, vendor_engine
 from archgen.model.inference import Inference
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
@@ -31,7 +31,7 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
         named = _NAMES.get(inf.engine or "")
         return inf.max_batch_size, (f"the job's max_batch_size ({named}, the requests a rank schedules at once)"
                                     if named else BATCH_SIZE_SOURCE)
-    most = default_max_batch_size(engine, hw.hbm_capacity, hw.accelerator)
+    most = default_max_batch_size(engine, hw.hbm_capacity, hw.accelerator, hw.vendor)
     assert most is not None, "an SGLang job states its max_batch_size (the Inference validator)"
     if engine != "vllm":
         return most, BATCH_SIZE_SOURCE
@@ -39,4 +39,11 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
     whose = ("engine: vllm" if inf.engine is not None or own is None else
              f"no engine stated: vLLM, the engine {hw.vendor}'s parts serve with: {own[1]}; state `engine` or "
              "`max_batch_size`")
-    return most, f"{VLLM_SOURCE}, {hw.hbm_capacity / 2**30:,.0f} GiB here ({whose})"
+    memory = (f"{hw.hbm_capacity / 2**30:,.0f} GiB here" if hw.vendor.strip().casefold() not in VLLM_NO_DEVICE_MEMORY
+              else f"{most:,} here: vLLM reads no device memory on {hw.vendor}'s parts (`TpuPlatform."
+                   "get_device_total_memory` raises NotImplementedError, vllm-project/vllm vllm/platforms/tpu.py at "
+                   "60d375cb, vllm-project/tpu-inference tpu_inference/platforms/tpu_platform.py at b0c2f7dc), so it "
+                   "takes the 256 whatever the chip's HBM; this is read from vLLM's code: its TPU guide states no "
+                   "default and says to tune --max-num-seqs to the KV cache the chips hold, docs.vllm.ai/en/v0.11.2/"
+                   "configuration/tpu)")
+    return most, f"{VLLM_SOURCE}, {memory} ({whose})"
