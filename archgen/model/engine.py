@@ -45,8 +45,7 @@ VENDOR_ENGINES: dict[str, tuple[str, str]] = {
     "intel": ("vllm", "Intel serves LLMs on Gaudi with vLLM (the vLLM Hardware Plugin for Intel Gaudi, 'developed and "
                       "maintained by the Intel Gaudi team', docs.vllm.ai/projects/gaudi; before it Intel's "
                       "HabanaAI/vllm-fork, docs.habana.ai PyTorch/vLLM_Inference/vLLM_Inference.html); Gaudi does "
-                      "not run TensorRT-LLM, a CUDA engine; whether the plugin keeps vLLM's max_num_seqs default is "
-                      "not stated there"),
+                      "not run TensorRT-LLM, a CUDA engine"),
     "aws": ("vllm", "AWS serves LLMs on Trainium and Inferentia with vLLM over NxD Inference, whose 'scheduling ... "
                     "follow the default vLLM behavior' (awsdocs-neuron.readthedocs-hosted.com libraries/nxd-inference/"
                     "developer_guides/vllm-user-guide-v1.html); Trainium does not run TensorRT-LLM, a CUDA engine; "
@@ -58,12 +57,25 @@ VENDOR_ENGINES: dict[str, tuple[str, str]] = {
                        "per_device_batch_size per chip, 4 to 12 in that guide; not modelled here); a TPU does not run "
                        "TensorRT-LLM, a CUDA engine"),
 }
-#: Vendors whose vLLM platform reports no device memory, so that vLLM takes its small-device defaults (256 sequences):
-#: `TpuPlatform.get_device_total_memory` raises NotImplementedError in vLLM's own TPU platform (vllm-project/vllm
-#: vllm/platforms/tpu.py at 60d375cb) and in its TPU backend (vllm-project/tpu-inference tpu_inference/platforms/
-#: tpu_platform.py at b0c2f7dc), and `EngineArgs._set_default_args` then sets device_memory = 0 ("except Exception:
-#: device_memory = 0", vllm/engine/arg_utils.py), below its 70 GiB threshold whatever the chip's HBM.
-VLLM_NO_DEVICE_MEMORY = frozenset({"google"})
+#: Vendors whose vLLM platform reports no device memory, and the code that shows it. vLLM's batch defaults read
+#: `current_platform.get_device_total_memory()`, and where it raises take device_memory = 0 ("except Exception: ...
+#: device_memory = 0", vllm-project/vllm vllm/engine/arg_utils.py, `EngineArgs.get_batch_defaults`, before it
+#: `_set_default_args` at 99d7eb5d), which is below the 70 GiB threshold: such a part gets vLLM's small-device default,
+#: 256 sequences, whatever its HBM. No vendor's guide states the default; it is read from this code.
+VLLM_NO_DEVICE_MEMORY: dict[str, str] = {
+    "google": ("`TpuPlatform.get_device_total_memory` raises NotImplementedError in vLLM's TPU platform "
+               "(vllm-project/vllm vllm/platforms/tpu.py at 60d375cb) and in its TPU backend (vllm-project/"
+               "tpu-inference tpu_inference/platforms/tpu_platform.py at b0c2f7dc); vLLM's TPU guide says to tune "
+               "--max-num-seqs to the KV cache the chips hold (docs.vllm.ai/en/v0.11.2/configuration/tpu)"),
+    "intel": ("the Gaudi plugin's `HpuPlatform.get_device_total_memory` returns 0 'to preserve the current logic in "
+              "vllm/vllm/engine/arg_utils.py → get_batch_defaults()' (vllm-project/vllm-gaudi vllm_gaudi/platform.py "
+              "at 091bbadd, since b03c6bd0; at 00db4836 it did not define it, and vLLM's base Platform raised "
+              "NotImplementedError)"),
+    "aws": ("`NeuronPlatform` defines no get_device_total_memory, so vLLM's base Platform raises NotImplementedError "
+            "(vllm-project/vllm-neuron vllm_neuron/platform.py at a5ef7c88); that plugin's custom scheduler also sets "
+            "max_num_seqs to 32 where none is set by then ('Set default batch size for Neuron to 32'), which vLLM's "
+            "own default is read here to precede, and a Neuron model is compiled for its batch size: state it"),
+}
 
 
 def vendor_engine(vendor: str) -> tuple[str, str] | None:
@@ -86,7 +98,7 @@ def serving_engine(stated: str | None, vendor: str) -> str:
 def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vendor: str = "") -> int | None:
     """The sequences an `engine` rank schedules at once unless stated; None under SGLang (`SGLANG_UNSTATED`).
 
-    vLLM reads no memory on a `VLLM_NO_DEVICE_MEMORY` vendor's part (Google's TPUs) and so takes its 256.
+    vLLM reads no memory on a `VLLM_NO_DEVICE_MEMORY` vendor's part (TPU, Gaudi, Trainium) and so takes its 256.
     """
     if engine == "vllm":
         reported = 0.0 if vendor.strip().casefold() in VLLM_NO_DEVICE_MEMORY else hbm_bytes

@@ -5,7 +5,10 @@ cache would hold 2,428"), an engine Gaudi does not run. Intel serves on Gaudi wi
 for Intel Gaudi, docs.vllm.ai/projects/gaudi; HabanaAI/vllm-fork before it) and AWS on Trainium with vLLM over NxD
 Inference (awsdocs-neuron vllm-user-guide-v1), so the cap is vLLM's max_num_seqs: 1,024 on a part of at least 70 GiB
 whose name has no "a100" (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d, `EngineArgs._set_default_args`;
-`model.engine.VLLM_MAX_NUM_SEQS`): gaudi3 holds 128 GiB, trainium2 96 GiB.
+`model.engine.VLLM_MAX_NUM_SEQS`): gaudi3 holds 128 GiB, trainium2 96 GiB. But vLLM reads that memory from its
+platform, and the Gaudi, Neuron and TPU platforms report none (`model.engine.VLLM_NO_DEVICE_MEMORY`: vllm-gaudi
+platform.py at 091bbadd returns 0, vllm-neuron platform.py at a5ef7c88 and vLLM's TpuPlatform at 60d375cb raise
+NotImplementedError), so vLLM takes its default for small devices, 256 (tpuengine).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 
 import pytest
 
-from archgen.model.engine import VLLM_MAX_NUM_SEQS, VLLM_SMALL_MAX_NUM_SEQS, default_max_batch_size, serving_engine
+from archgen.model.engine import VLLM_SMALL_MAX_NUM_SEQS, default_max_batch_size, serving_engine
 from tests.conftest import REPO, SPECS
 
 OFFLINE = """kind: Workload
@@ -42,17 +45,19 @@ def _estimate(cli, parts: list[str], workload: str) -> dict:
 def test_gaudi3_serving_is_capped_by_vllm_not_tensorrt_llm(cli, tmp_path) -> None:
     (tmp_path / "serve.yaml").write_text(OFFLINE, encoding="utf-8")
     est = _estimate(cli, [str(REPO / "tests" / "data" / "gaudi3"), str(tmp_path)], "serve-offline-gaudi3")
-    assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
+    assert est["metrics"]["concurrency"]["value"] == VLLM_SMALL_MAX_NUM_SEQS  # the KV cache holds 2,428
     cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
     assert "vLLM's max_num_seqs" in cap and "no engine stated: vLLM, the engine Intel's parts serve with" in cap
+    assert "vllm_gaudi/platform.py at 091bbadd" in cap and "whatever the 128 GiB" in cap
     assert "docs.vllm.ai/projects/gaudi" in cap and "TensorRT-LLM's max_batch_size" not in cap
 
 
 def test_trainium2_serving_is_capped_by_vllm_over_nxd_inference(cli) -> None:
     est = _estimate(cli, [str(REPO / "tests" / "data" / "trn2")], "llama3-70b-serve-trn2")
-    assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
+    assert est["metrics"]["concurrency"]["value"] == VLLM_SMALL_MAX_NUM_SEQS  # the KV cache holds 1,869
     cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
     assert "the engine AWS's parts serve with" in cap and "NxD Inference" in cap
+    assert "vllm_neuron/platform.py at a5ef7c88" in cap and "to 32" in cap
 
 
 TPU = """kind: Workload

@@ -1,10 +1,11 @@
 """The engine limit a serving job leaves out, from the engine it runs on (`model.engine`).
 
 A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) runs at once. Left out, it is its
-engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the GPU's memory); SGLang's must be stated
-(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi,
-AWS Trainium and Google TPU parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
-(`model.engine.serving_engine`). Where the limit binds, the estimate's note says whose it is and where from.
+engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the device memory vLLM reads: none on Google,
+Intel and AWS parts, `model.engine.VLLM_NO_DEVICE_MEMORY`); SGLang's must be stated (the job is refused without it).
+A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi, AWS Trainium and Google TPU parts, each
+cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others (`model.engine.serving_engine`). Where the limit
+binds, the estimate's note says whose it is and where from.
 """
 
 from __future__ import annotations
@@ -39,11 +40,8 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
     whose = ("engine: vllm" if inf.engine is not None or own is None else
              f"no engine stated: vLLM, the engine {hw.vendor}'s parts serve with: {own[1]}; state `engine` or "
              "`max_batch_size`")
-    memory = (f"{hw.hbm_capacity / 2**30:,.0f} GiB here" if hw.vendor.strip().casefold() not in VLLM_NO_DEVICE_MEMORY
-              else f"{most:,} here: vLLM reads no device memory on {hw.vendor}'s parts (`TpuPlatform."
-                   "get_device_total_memory` raises NotImplementedError, vllm-project/vllm vllm/platforms/tpu.py at "
-                   "60d375cb, vllm-project/tpu-inference tpu_inference/platforms/tpu_platform.py at b0c2f7dc), so it "
-                   "takes the 256 whatever the chip's HBM; this is read from vLLM's code: its TPU guide states no "
-                   "default and says to tune --max-num-seqs to the KV cache the chips hold, docs.vllm.ai/en/v0.11.2/"
-                   "configuration/tpu)")
+    unread = VLLM_NO_DEVICE_MEMORY.get(hw.vendor.strip().casefold())
+    memory = (f"{hw.hbm_capacity / 2**30:,.0f} GiB here" if unread is None else
+              f"{most:,} here, whatever the {hw.hbm_capacity / 2**30:,.0f} GiB: vLLM reads no device memory on "
+              f"{hw.vendor}'s parts; this is read from its code, the guides found state no default ({unread})")
     return most, f"{VLLM_SOURCE}, {memory} ({whose})"
