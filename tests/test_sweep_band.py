@@ -127,15 +127,16 @@ def test_a_serving_points_cost_per_token_carries_its_throughputs_band_as_in_chec
 def test_a_serving_point_on_an_unmeasured_part_spans_its_ranges_as_estimate_does(tmp_path, cli):
     """A serving estimate took its span over the part's stated ranges only where it computed elasticities, which a
     sweep's points do not: on Trainium2 (no offline serving measurement) a point's throughput band was the model's
-    error alone. 216.4 tokens/s per accelerator: low end 216.4 / 1.4559 = 148.6 by the error alone, 117.7 with the
-    span (`estimate`'s band); a target of 130 is at risk, as `estimate` of the same design judges it."""
+    error alone. 173.8 tokens/s per accelerator (vLLM's 256 sequences, tpuengine): low end 173.8 / 1.4213 = 122.3 by
+    the error alone, 100.5 with the span (`estimate`'s band); a target of 110 is at risk, as `estimate` of the same
+    design judges it."""
     est = json.loads(cli("estimate", str(SPECS), str(TRN2), "--workload", "llama3-70b-serve-trn2", "--format",
                          "json").out)
     b = est["bands"]["tokens_per_second_per_gpu"]
     value = est["metrics"]["tokens_per_second_per_gpu"]["value"]
-    assert b["low"]["value"] < 130 < value / (1 + b["error"]["high"])
+    assert b["low"]["value"] < 110 < value / (1 + b["error"]["high"])
     p = _problem(tmp_path, _single("llama3-70b-serve-trn2", 16, "tokens_per_second_per_gpu",
-                                   "{id: REQ-S-002, statement: t, metric: tokens_per_second_per_gpu, target: '>= 130 1/s'}"),
+                                   "{id: REQ-S-002, statement: t, metric: tokens_per_second_per_gpu, target: '>= 110 1/s'}"),
                  TRN2)
     row = evaluate_point(p, 0)
     assert row.metrics["tokens_per_second_per_gpu"] == pytest.approx(value, rel=1e-12)

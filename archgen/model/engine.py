@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Literal
 
 __all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
-           "default_max_batch_size", "serving_engine", "vendor_engine", "serving_problem", "spread_problem"]
+           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "serving_engine", "vendor_engine", "serving_problem",
+           "spread_problem"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -44,16 +45,36 @@ VENDOR_ENGINES: dict[str, tuple[str, str]] = {
     "intel": ("vllm", "Intel serves LLMs on Gaudi with vLLM (the vLLM Hardware Plugin for Intel Gaudi, 'developed and "
                       "maintained by the Intel Gaudi team', docs.vllm.ai/projects/gaudi; before it Intel's "
                       "HabanaAI/vllm-fork, docs.habana.ai PyTorch/vLLM_Inference/vLLM_Inference.html); Gaudi does "
-                      "not run TensorRT-LLM, a CUDA engine; whether the plugin keeps vLLM's max_num_seqs default is "
-                      "not stated there"),
+                      "not run TensorRT-LLM, a CUDA engine"),
     "aws": ("vllm", "AWS serves LLMs on Trainium and Inferentia with vLLM over NxD Inference, whose 'scheduling ... "
                     "follow the default vLLM behavior' (awsdocs-neuron.readthedocs-hosted.com libraries/nxd-inference/"
                     "developer_guides/vllm-user-guide-v1.html); Trainium does not run TensorRT-LLM, a CUDA engine; "
                     "a Neuron model is compiled for a batch size, which a job states as max_batch_size"),
-    "google": ("vllm", "Google serves LLMs on Cloud TPU with vLLM ('Cloud TPU integrates with vLLM using the "
-                       "tpu-inference plugin', cloud.google.com/tpu/docs/v5e-inference, 'Serve LLMs with vLLM'; "
-                       "JetStream named beside it); a TPU does not run TensorRT-LLM, a CUDA engine; whether the "
-                       "plugin keeps vLLM's max_num_seqs default is not stated there"),
+    "google": ("vllm", "Google serves LLMs on Cloud TPU with vLLM (its TPU backend, vllm-project/tpu-inference; "
+                       "'Serve an LLM using TPU Trillium on GKE with vLLM', cloud.google.com/kubernetes-engine/docs/"
+                       "tutorials/serve-vllm-tpu; Google also documents JetStream with MaxText, google/JetStream "
+                       "docs/online-inference-with-maxtext-engine.md, whose decode batch is the run's "
+                       "per_device_batch_size per chip, 4 to 12 in that guide; not modelled here); a TPU does not run "
+                       "TensorRT-LLM, a CUDA engine"),
+}
+#: Vendors whose vLLM platform reports no device memory, and the code that shows it. vLLM's batch defaults read
+#: `current_platform.get_device_total_memory()`, and where it raises take device_memory = 0 ("except Exception: ...
+#: device_memory = 0", vllm-project/vllm vllm/engine/arg_utils.py, `EngineArgs.get_batch_defaults`, before it
+#: `_set_default_args` at 99d7eb5d), which is below the 70 GiB threshold: such a part gets vLLM's small-device default,
+#: 256 sequences, whatever its HBM. No vendor's guide states the default; it is read from this code.
+VLLM_NO_DEVICE_MEMORY: dict[str, str] = {
+    "google": ("`TpuPlatform.get_device_total_memory` raises NotImplementedError in vLLM's TPU platform "
+               "(vllm-project/vllm vllm/platforms/tpu.py at 60d375cb) and in its TPU backend (vllm-project/"
+               "tpu-inference tpu_inference/platforms/tpu_platform.py at b0c2f7dc); vLLM's TPU guide says to tune "
+               "--max-num-seqs to the KV cache the chips hold (docs.vllm.ai/en/v0.11.2/configuration/tpu)"),
+    "intel": ("the Gaudi plugin's `HpuPlatform.get_device_total_memory` returns 0 'to preserve the current logic in "
+              "vllm/vllm/engine/arg_utils.py → get_batch_defaults()' (vllm-project/vllm-gaudi vllm_gaudi/platform.py "
+              "at 091bbadd, since b03c6bd0; at 00db4836 it did not define it, and vLLM's base Platform raised "
+              "NotImplementedError)"),
+    "aws": ("`NeuronPlatform` defines no get_device_total_memory, so vLLM's base Platform raises NotImplementedError "
+            "(vllm-project/vllm-neuron vllm_neuron/platform.py at a5ef7c88); that plugin's custom scheduler also sets "
+            "max_num_seqs to 32 where none is set by then ('Set default batch size for Neuron to 32'), which vLLM's "
+            "own default is read here to precede, and a Neuron model is compiled for its batch size: state it"),
 }
 
 
@@ -65,8 +86,8 @@ def vendor_engine(vendor: str) -> tuple[str, str] | None:
 def serving_engine(stated: str | None, vendor: str) -> str:
     """The serving engine a job runs on: the one it states, else its part's vendor's, else TensorRT-LLM.
 
-    `VENDOR_ENGINES` gives vLLM on AMD, Intel, AWS and Google parts; TensorRT-LLM is NVIDIA's, and the default on
-    any other.
+    `VENDOR_ENGINES` gives vLLM on AMD, Intel, AWS and Google parts; TensorRT-LLM is NVIDIA's, and the default on any
+    other.
     """
     if stated is not None:
         return stated
@@ -74,10 +95,14 @@ def serving_engine(stated: str | None, vendor: str) -> str:
     return own[0] if own is not None else "tensorrt-llm"
 
 
-def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str) -> int | None:
-    """The sequences an `engine` rank schedules at once unless stated; None under SGLang (`SGLANG_UNSTATED`)."""
+def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vendor: str = "") -> int | None:
+    """The sequences an `engine` rank schedules at once unless stated; None under SGLang (`SGLANG_UNSTATED`).
+
+    vLLM reads no memory on a `VLLM_NO_DEVICE_MEMORY` vendor's part (TPU, Gaudi, Trainium) and so takes its 256.
+    """
     if engine == "vllm":
-        large = hbm_bytes >= VLLM_LARGE_GPU and "a100" not in accelerator.casefold()
+        reported = 0.0 if vendor.strip().casefold() in VLLM_NO_DEVICE_MEMORY else hbm_bytes
+        large = reported >= VLLM_LARGE_GPU and "a100" not in accelerator.casefold()
         return VLLM_MAX_NUM_SEQS if large else VLLM_SMALL_MAX_NUM_SEQS
     return None if engine == "sglang" else MAX_BATCH_SIZE
 

@@ -1,11 +1,14 @@
-"""A serving job that names no engine runs its part's vendor's: vLLM on Intel Gaudi and AWS Trainium too (nu50fix).
+"""A serving job that names no engine runs its part's vendor's: vLLM on Intel Gaudi, AWS Trainium (nu50fix), Google TPU.
 
 newuser50's trial capped Llama 3.1 70B serving on an HLS-Gaudi3 at TensorRT-LLM's max_batch_size 2,048 ("where the KV
 cache would hold 2,428"), an engine Gaudi does not run. Intel serves on Gaudi with vLLM (the vLLM Hardware Plugin
 for Intel Gaudi, docs.vllm.ai/projects/gaudi; HabanaAI/vllm-fork before it) and AWS on Trainium with vLLM over NxD
 Inference (awsdocs-neuron vllm-user-guide-v1), so the cap is vLLM's max_num_seqs: 1,024 on a part of at least 70 GiB
 whose name has no "a100" (vllm-project/vllm vllm/engine/arg_utils.py at 99d7eb5d, `EngineArgs._set_default_args`;
-`model.engine.VLLM_MAX_NUM_SEQS`): gaudi3 holds 128 GiB, trainium2 96 GiB.
+`model.engine.VLLM_MAX_NUM_SEQS`): gaudi3 holds 128 GiB, trainium2 96 GiB. But vLLM reads that memory from its
+platform, and the Gaudi, Neuron and TPU platforms report none (`model.engine.VLLM_NO_DEVICE_MEMORY`: vllm-gaudi
+platform.py at 091bbadd returns 0, vllm-neuron platform.py at a5ef7c88 and vLLM's TpuPlatform at 60d375cb raise
+NotImplementedError), so vLLM takes its default for small devices, 256 (tpuengine).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 
 import pytest
 
-from archgen.model.engine import VLLM_MAX_NUM_SEQS, serving_engine, vendor_engine
+from archgen.model.engine import VLLM_SMALL_MAX_NUM_SEQS, default_max_batch_size, serving_engine
 from tests.conftest import REPO, SPECS
 
 OFFLINE = """kind: Workload
@@ -28,17 +31,11 @@ inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256}
 
 
 @pytest.mark.parametrize(("vendor", "engine"), [("Intel", "vllm"), (" aws ", "vllm"), ("AMD", "vllm"),
-                                                ("NVIDIA", "tensorrt-llm"), ("Google", "vllm")])
+                                                ("NVIDIA", "tensorrt-llm"), ("Google", "vllm"),
+                                                ("Cerebras", "tensorrt-llm")])
 def test_the_unstated_engine_is_the_vendor_s(vendor: str, engine: str) -> None:
     assert serving_engine(None, vendor) == engine
     assert serving_engine("sglang", vendor) == "sglang"
-
-
-def test_a_tpu_is_not_given_a_cuda_engine() -> None:
-    # review24: a Google TPU fell to TensorRT-LLM (a CUDA engine) and its 2,048 default; Google serves with vLLM
-    own = vendor_engine("Google")
-    assert own is not None and own[0] == "vllm" and "cloud.google.com/tpu/docs/v5e-inference" in own[1]
-    assert "not stated" in own[1]  # the max_num_seqs default on the plugin is unconfirmed, and the note says so
 
 
 def _estimate(cli, parts: list[str], workload: str) -> dict:
@@ -48,14 +45,41 @@ def _estimate(cli, parts: list[str], workload: str) -> dict:
 def test_gaudi3_serving_is_capped_by_vllm_not_tensorrt_llm(cli, tmp_path) -> None:
     (tmp_path / "serve.yaml").write_text(OFFLINE, encoding="utf-8")
     est = _estimate(cli, [str(REPO / "tests" / "data" / "gaudi3"), str(tmp_path)], "serve-offline-gaudi3")
-    assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
+    assert est["metrics"]["concurrency"]["value"] == VLLM_SMALL_MAX_NUM_SEQS  # the KV cache holds 2,428
     cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
     assert "vLLM's max_num_seqs" in cap and "no engine stated: vLLM, the engine Intel's parts serve with" in cap
+    assert "vllm_gaudi/platform.py at 091bbadd" in cap and "whatever the 128 GiB" in cap
     assert "docs.vllm.ai/projects/gaudi" in cap and "TensorRT-LLM's max_batch_size" not in cap
 
 
 def test_trainium2_serving_is_capped_by_vllm_over_nxd_inference(cli) -> None:
     est = _estimate(cli, [str(REPO / "tests" / "data" / "trn2")], "llama3-70b-serve-trn2")
-    assert est["metrics"]["concurrency"]["value"] == VLLM_MAX_NUM_SEQS
+    assert est["metrics"]["concurrency"]["value"] == VLLM_SMALL_MAX_NUM_SEQS  # the KV cache holds 1,869
     cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
     assert "the engine AWS's parts serve with" in cap and "NxD Inference" in cap
+    assert "vllm_neuron/platform.py at a5ef7c88" in cap and "to 32" in cap
+
+
+TPU = """kind: Workload
+id: serve-offline-tpu-v4
+name: Llama 3.1 8B offline serving on eight TPU v4 chips, BF16
+model: llama3-8b
+cluster: tpu-v4-pod
+accelerators: 8
+inference: {precision: bf16, tp: 8, input_len: 2048, output_len: 256}
+"""
+
+
+def test_tpu_serving_is_capped_by_vllm_s_256_as_vllm_reads_no_tpu_memory(cli, tmp_path) -> None:
+    """Google serves on TPU with vLLM, whose TpuPlatform reports no device memory (get_device_total_memory raises
+    NotImplementedError, vllm/platforms/tpu.py at 60d375cb; tpu-inference tpu_platform.py at b0c2f7dc), so
+    `_set_default_args` takes its small-device max_num_seqs, 256. On main the job ran TensorRT-LLM's 2,048 and was
+    bounded by the KV cache instead (766 sequences)."""
+    assert serving_engine(None, "Google") == "vllm"
+    assert default_max_batch_size("vllm", 95 * 2**30, "tpu-v5p", "Google") == VLLM_SMALL_MAX_NUM_SEQS  # 95 GiB, still
+    (tmp_path / "serve.yaml").write_text(TPU, encoding="utf-8")
+    est = _estimate(cli, [str(tmp_path)], "serve-offline-tpu-v4")
+    assert est["metrics"]["concurrency"]["value"] == VLLM_SMALL_MAX_NUM_SEQS
+    cap = next(n for n in est["notes"] if n.startswith("sequences in flight per replica capped"))
+    assert "the engine Google's parts serve with" in cap and "serve-vllm-tpu" in cap and "JetStream" in cap
+    assert "get_device_total_memory" in cap and "TensorRT-LLM's max_batch_size" not in cap

@@ -1,15 +1,16 @@
 """The engine limit a serving job leaves out, from the engine it runs on (`model.engine`).
 
 A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) runs at once. Left out, it is its
-engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the GPU's memory); SGLang's must be stated
-(the job is refused without it). A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi,
-AWS Trainium and Google TPU parts, each cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others
-(`model.engine.serving_engine`). Where the limit binds, the estimate's note says whose it is and where from.
+engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the device memory vLLM reads: none on Google,
+Intel and AWS parts, `model.engine.VLLM_NO_DEVICE_MEMORY`); SGLang's must be stated (the job is refused without it).
+A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi, AWS Trainium and Google TPU parts, each
+cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others (`model.engine.serving_engine`). Where the limit
+binds, the estimate's note says whose it is and where from.
 """
 
 from __future__ import annotations
 
-from archgen.model.engine import default_max_batch_size, serving_engine, vendor_engine
+from archgen.model.engine import VLLM_NO_DEVICE_MEMORY, default_max_batch_size, serving_engine, vendor_engine
 from archgen.model.inference import Inference
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.inference import BATCH_SIZE_SOURCE
@@ -31,7 +32,7 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
         named = _NAMES.get(inf.engine or "")
         return inf.max_batch_size, (f"the job's max_batch_size ({named}, the requests a rank schedules at once)"
                                     if named else BATCH_SIZE_SOURCE)
-    most = default_max_batch_size(engine, hw.hbm_capacity, hw.accelerator)
+    most = default_max_batch_size(engine, hw.hbm_capacity, hw.accelerator, hw.vendor)
     assert most is not None, "an SGLang job states its max_batch_size (the Inference validator)"
     if engine != "vllm":
         return most, BATCH_SIZE_SOURCE
@@ -39,4 +40,8 @@ def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
     whose = ("engine: vllm" if inf.engine is not None or own is None else
              f"no engine stated: vLLM, the engine {hw.vendor}'s parts serve with: {own[1]}; state `engine` or "
              "`max_batch_size`")
-    return most, f"{VLLM_SOURCE}, {hw.hbm_capacity / 2**30:,.0f} GiB here ({whose})"
+    unread = VLLM_NO_DEVICE_MEMORY.get(hw.vendor.strip().casefold())
+    memory = (f"{hw.hbm_capacity / 2**30:,.0f} GiB here" if unread is None else
+              f"{most:,} here, whatever the {hw.hbm_capacity / 2**30:,.0f} GiB: vLLM reads no device memory on "
+              f"{hw.vendor}'s parts; this is read from its code, the guides found state no default ({unread})")
+    return most, f"{VLLM_SOURCE}, {memory} ({whose})"
