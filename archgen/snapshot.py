@@ -89,11 +89,14 @@ def derived(specs: Specs, name: str, kind: type, make: Callable[[], T]) -> T:
     return value
 
 
-def _code_digest() -> bytes:
-    """A hash of archgen's modules (`code_version.digest`) and of the libraries' versions (once a process)."""
+def _code_digest() -> bytes | None:
+    """A hash of archgen's modules (`code_version.digest`) and of the libraries' versions (once a process).
+
+    None where the modules cannot be listed: then there is no key, so nothing is kept (`_key`).
+    """
     code = code_version.digest()
-    if code is None:  # the modules cannot be listed: no key, so nothing is kept (`_key`)
-        raise OSError("archgen's modules cannot be listed")
+    if code is None:
+        return None
     if not _code:
         import numpy
         import pydantic
@@ -127,8 +130,10 @@ def _key(paths: Sequence[str | Path], library: Path | None = None) -> str | None
     archgen's modules and the libraries' versions. Where `find_files` refuses a path (a link out of the tree, an
     empty directory) there is no key and nothing is read: `validate` raises the same refusal, located.
     """
+    if (code := _code_digest()) is None:
+        return None
     try:
-        h = hashlib.sha256(_code_digest())
+        h = hashlib.sha256(code)
         h.update(os.getcwd().encode("utf-8", "surrogatepass"))
         catalog = str(shipped_catalog() if library is None else library)
         for raw in [*map(str, paths), catalog]:
