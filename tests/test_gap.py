@@ -31,7 +31,8 @@ from archgen.commands.gap import gap
 from archgen.compare.gap import Gap, GapRow
 from archgen.errors import SpecError
 from archgen.metric import UNBOUNDED
-from archgen.model.requirements import Requirement, Target
+from archgen.model.requirements import Requirement
+from archgen.model.target import Target
 from archgen.output.gap import margin_text, markdown, to_json
 from archgen.units import Q_
 from tests.conftest import REPO, SPECS, run_cli, write_tree

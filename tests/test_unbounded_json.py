@@ -13,7 +13,8 @@ import json
 import math
 from pathlib import Path
 
-from archgen.compare.diff import Diff, MetricChange, RequirementChange, RequirementState
+from archgen.compare.diff import Diff, MetricChange
+from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.metric import UNBOUNDED, WHY_UNBOUNDED
 from archgen.model.requirements import Status
 from archgen.output import diff as diff_out

@@ -1,8 +1,8 @@
 """COOL: CDU capacity and flow, coolant and air temperatures against ASHRAE classes and plausible bounds, heat paths.
 
-Each check's rule and documentation is here; the rated-conditions findings of COOL010 and COOL011 (a capacity against
-the conditions it is stated at and the derating rows) are `checks.cooling_ratings`'s, the inlet range of COOL015
-`checks.inlet_range`'s.
+Each check's rule and documentation is here; the rated-conditions findings of COOL010 and COOL011 are
+`checks.cooling_ratings`'s, the inlet range of COOL015 `checks.inlet_range`'s, the supply temperatures of COOL005 and
+COOL008 (against the air class and plausible bounds) `checks.supply_temperatures`'s.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
+from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
 from archgen.display import quantity
-from archgen.model import Rack
-from archgen.model.facility import LIQUID_CLASS_MAX, MAX_ELEVATION, Facility, allowable_air
+from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_, Q
 
 
@@ -104,22 +104,7 @@ def air_class(ctx: Context) -> Iterator[Violation]:
 
     Fix: change the facility's air supply temperature, or specify equipment of a wider class (A3, A4).
     """
-    for path, a in ctx.racks.items():
-        fac, cls = a.rack.facility, a.rack.spec.cooling.air.class_
-        if fac is None:
-            continue
-        if fac.altitude is not None and fac.altitude > MAX_ELEVATION:
-            yield Violation(path, a.rack.spec.id, ("cooling", "air", "class"),
-                            f"facility {fac.id} lies at {fac.altitude:~P}, above the {MAX_ELEVATION:~P} to which "
-                            f"ASHRAE's air classes (class {cls}) are defined", fac.altitude, MAX_ELEVATION)
-            continue
-        low, high, derated = allowable_air(cls, fac.altitude)
-        t = fac.air.supply.to("degC")
-        if not low <= t <= high:
-            why = f" {derated}" if derated and t > high else ""
-            yield Violation(path, a.rack.spec.id, ("cooling", "air", "class"),
-                            f"inlet air {fac.air.supply:~P} is outside class {cls} ({low.magnitude:g}-"
-                            f"{high.magnitude:g} °C allowable{why})", fac.air.supply, high if t > high else low)
+    yield from air_classes(ctx.racks)
 
 
 @check("COOL006", "cooling.liquid_path")
@@ -176,16 +161,6 @@ def _air(flow: Q) -> str:
     return f"{flow.to('m**3/h'):.0f~P} ({flow.to('ft**3/min').magnitude:.0f} CFM)"
 
 
-#: Plausible range of a supply temperature (facility water, facility air, a rack's coolant supply), each bound with
-#: its reason: outside it the figure is most likely a unit slip ('30 K' for '30 degC' is -243 °C).
-TEMPERATURE_BOUNDS = (
-    (Q_(0, "degC"), "water freezes at 0 °C, and the lowest allowable inlet air of any ASHRAE class (A3, A4) is "
-                    "5 °C (TC 9.9 Thermal Guidelines, 5th ed., 2021)"),
-    (Q_(80, "degC"), "the warmest ASHRAE liquid class, W+, is facility water above 45 °C and the warmest air class, "
-                     "A4, allows 45 °C inlet air (TC 9.9, 2021); 80 °C is 35 K beyond both and 20 K short of water's "
-                     "boiling point at sea level"))
-
-
 @check("COOL008", "cooling.plausible_temperature", severity="warning")
 def plausible_temperature(ctx: Context) -> Iterator[Violation]:
     """A supply temperature (facility water, facility air, a rack's coolant) lies between 0 °C and 80 °C.
@@ -197,24 +172,7 @@ def plausible_temperature(ctx: Context) -> Iterator[Violation]:
     Fix: write the temperature on its scale ('30 degC', '86 degF'); if it really is that, keep it and waive with the
     reason.
     """
-    specs = ctx.design.specs
-    fields: list[tuple[str, str, tuple[str, ...], Q]] = []
-    for fac in specs.of(Facility):
-        if fac.water is not None:
-            fields.append((f"facility/{fac.id}", fac.id, ("water", "supply"), fac.water.supply))
-        fields.append((f"facility/{fac.id}", fac.id, ("air", "supply"), fac.air.supply))
-    for rack in specs.of(Rack):
-        if rack.cooling.liquid is not None:
-            fields.append((f"rack/{rack.id}", rack.id, ("cooling", "liquid", "supply"), rack.cooling.liquid.supply))
-    (low, low_reason), (high, high_reason) = TEMPERATURE_BOUNDS
-    for subject, owner, path, value in fields:
-        t = value.to("degC")
-        if low.magnitude <= t.magnitude <= high.magnitude:
-            continue
-        below = t.magnitude < low.magnitude
-        bound, reason, side = (low, low_reason, "below") if below else (high, high_reason, "above")
-        shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({t:.4g~P})"
-        yield Violation(subject, owner, path, f"{'.'.join(path)} {shown} is {side} {bound:~P}: {reason}", value, bound)
+    yield from implausible_temperatures(ctx.design.specs)
 
 
 @check("COOL009", "cooling.facility_capacity")

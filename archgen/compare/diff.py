@@ -1,6 +1,7 @@
 """Compare two runs of the pipeline: changed metrics, findings, requirement status, and part counts of the BOMs.
 
-The BOM delta (parts whose count changed) is `archgen.compare.bom`.
+The BOM delta (parts whose count changed) is `archgen.compare.bom`; the requirements whose status, definition or
+waiver changed, `archgen.compare.requirement_changes`.
 
 `compare(base, head)` is pure: two `Run`s in, a frozen `Diff` out. `archgen.output.diff` turns a `Diff` into the
 text of a pull-request comment or the JSON contract; `archgen.commands.diff` finds the two sides' specs.
@@ -16,9 +17,8 @@ from archgen import metrics
 from archgen.analyse.facility import HEADROOMS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
-from archgen.checks.judgement import outcome, workload_bands
 from archgen.compare.bom import PartChange, bom_changes
-from archgen.model.requirements import Outcome, Status, fails
+from archgen.compare.requirement_changes import RequirementChange, requirement_changes
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
 
@@ -79,71 +79,6 @@ class MetricChange:
         if declared is None or declared.better is None or change is None or not change.magnitude:
             return None
         return "better" if (change.magnitude > 0) == (declared.better == "higher") else "worse"
-
-
-@dataclass(frozen=True)
-class RequirementState:
-    """Whether one requirement of one object is met in a run (`judge`), and the waiver of its finding if any."""
-
-    object: str
-    requirement: str
-    statement: str
-    metric: str
-    target: str
-    level: str
-    status: Status
-    value: Q | None = None
-    waived: str = ""
-
-
-@dataclass(frozen=True)
-class RequirementChange:
-    """A requirement whose status, definition or waiver differs between BASE and HEAD (None: absent there).
-
-    A target, level or metric edited with the status unchanged (a weight limit raised from 1,400 to 9,000 kg, met
-    on both sides) read "No differences" with ✅, and a miss newly waived "0 requirement(s) newly failing"
-    (newuser32's trial): a reviewer of the comment never saw the requirement move.
-    """
-
-    base: RequirementState | None
-    head: RequirementState | None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """(object, requirement id)."""
-        return (self.state.object, self.state.requirement)
-
-    @property
-    def state(self) -> RequirementState:
-        """HEAD's state, or BASE's where HEAD no longer has the requirement."""
-        s = self.head or self.base
-        assert s is not None, "a requirement change has at least one side"
-        return s
-
-    @property
-    def failing(self) -> bool:
-        """HEAD fails the requirement (unwaived) and BASE did not, or did not have it.
-
-        Failing is `model.requirements.fails`: a SHALL not met or not provided; a SHOULD or MAY missed is a change
-        to read, as `check` reports it as a warning, not a failure.
-        """
-        return (self.head is not None and fails(self.head.level, self.head.status) and not self.head.waived
-                and (self.base is None or not fails(self.base.level, self.base.status)))
-
-    def newly(self, status: str) -> bool:
-        """HEAD's status is `status` ("met", "at risk") and BASE's was not, or BASE lacked the requirement."""
-        return self.head is not None and self.head.status == status and _status(self.base) != status
-
-    @property
-    def redefined(self) -> bool:
-        """Both sides have the requirement, with another target, level or metric in HEAD."""
-        return self.base is not None and self.head is not None and _definition(self.base) != _definition(self.head)
-
-    @property
-    def newly_waived(self) -> bool:
-        """HEAD misses the requirement under a waiver, where BASE met it, lacked it or missed it unwaived."""
-        return (self.head is not None and self.head.status != "met" and bool(self.head.waived)
-                and (self.base is None or self.base.status == "met" or not self.base.waived))
 
 
 @dataclass(frozen=True)
@@ -229,11 +164,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
             if _changed(c, threshold):
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
-    before, after = requirement_states(base), requirement_states(head)
-    reqs = tuple(RequirementChange(before.get(k), after.get(k))            # by requirement, then object
-                 for k in sorted(set(before) | set(after), key=lambda k: (k[1], k[0]))
-                 if _status(before.get(k)) != _status(after.get(k)) or _as_judged(before[k]) != _as_judged(after[k]))
-    return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved, reqs,
+    return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved,
+                requirement_changes(base, head),
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""))
 
@@ -299,19 +231,6 @@ def _withheld(run: Run, obj: str, name: str) -> str:
     return withheld.get(name) or withheld.get(name.removesuffix("_low").removesuffix("_high"), "")
 
 
-def _status(state: RequirementState | None) -> str:
-    return "absent" if state is None else state.status
-
-
-def _definition(state: RequirementState) -> tuple[str, str, str]:
-    return (state.target, state.level, state.metric)
-
-
-def _as_judged(state: RequirementState) -> tuple:
-    """What a requirement change is listed for besides its status: its definition and whether a waiver covers it."""
-    return (*_definition(state), bool(state.waived))
-
-
 def _magnitude(q: Q) -> float:
     return float(q.magnitude)
 
@@ -369,26 +288,3 @@ _SEVERITY = {"error": 0, "warning": 1, "info": 2}
 
 def _finding_order(f: Finding) -> tuple:
     return (_SEVERITY.get(f.severity, 3), f.id, f.object, f.requirement, f.message)
-
-
-def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
-    """Every requirement of a run by (object, id), judged as `archgen check` judges it (REQ001, PERF001)."""
-    failed = {(f.object, f.requirement): f for f in run.findings if f.id in ("REQ001", "PERF001") and f.requirement}
-    states: dict[tuple[str, str], RequirementState] = {}
-    bands = workload_bands(run.workloads)
-    for b in run.design.requirements:
-        obj = b.subject or b.pattern  # a glob that matches no object stands for itself, as in REQ002
-        judged = outcome(b, run.metrics, run.design, run.operations.withheld, bands, run.operations.unsettled,
-                         run.operations.assumed)
-        states[(obj, b.req.id)] = _state(obj, judged, failed)
-    for path, w in sorted(run.workloads.items()):
-        for o in (w.estimate.requirements or ()) if w.estimate else ():
-            states[(path, o.requirement.id)] = _state(path, o, failed)
-    return states
-
-
-def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
-    finding = failed.get((obj, o.requirement.id))
-    req = o.requirement
-    return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, o.status, o.value,
-                            finding.waived if finding else "")

@@ -1,111 +1,18 @@
-"""Requirements with targets (``"<= 132 kW"``) and the `Requirements` kind that groups them."""
+"""Requirements with targets (``"<= 132 kW"``, `model.target.Target`), their judgement and the `Requirements` kind."""
 
 from __future__ import annotations
 
-import operator
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
-import numpy as np
-from pydantic import AfterValidator, Field, GetCoreSchemaHandler, StringConstraints, model_validator
-from pydantic_core import PydanticCustomError, core_schema
+from pydantic import AfterValidator, Field, StringConstraints, model_validator
 
 from archgen import metrics
 from archgen.model.spec import Document, FieldError, Spec, raise_each
-from archgen.units import Q, format_quantity, parse_quantity, ureg
-
-_OPS = {"<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt, "==": operator.eq}
-_TARGET = re.compile(r"^\s*(<=|>=|==|<|>)\s*(\S.*?)\s*$")
-
-
-@dataclass(frozen=True)
-class Target:
-    """A comparator and a limit: ``<= 132 kW`` or ``>= 0.4``."""
-
-    op: str
-    limit: Q
-
-    def met_by(self, value: Q) -> bool:
-        """Whether `value` satisfies the target (the caller has checked the dimensions agree)."""
-        return bool(_OPS[self.op](value.to(self.limit.units).magnitude, self.limit.magnitude))
-
-    def met_by_each(self, values: Q) -> np.ndarray:
-        """`met_by` for a quantity whose magnitude is an array (many sweep points at once): a bool array."""
-        return np.asarray(_OPS[self.op](values.to(self.limit.units).magnitude, self.limit.magnitude), dtype=bool)
-
-    def in_units(self, value: Q) -> Q:
-        """`value` in the limit's unit, as a requirement's value is shown; unchanged for a dimensionless limit."""
-        return value if self.limit.dimensionless else value.to(self.limit.units)
-
-    def headroom(self, value: Q) -> Q:
-        """How far `value` is from the limit, signed so that positive is headroom and negative a shortfall.
-
-        ``<=`` and ``<``: limit - value; ``>=`` and ``>``: value - limit; ``==``: -|value - limit| (an equality
-        has no headroom, only a deviation, so a met ``==`` target has 0). In the limit's unit; for a limit on an
-        offset temperature scale (°C, °F), a temperature difference in K. A strict target (``<``, ``>``) is not
-        met at a headroom of 0.
-        """
-        limit = self.limit.magnitude
-        shown = float(value.to(self.limit.units).magnitude)
-        diff = {"<=": limit - shown, "<": limit - shown, ">=": shown - limit, ">": shown - limit,
-                "==": 0.0 - abs(shown - limit)}[self.op]  # 0.0 - 0.0 is 0.0, where -abs(0.0) is -0.0
-        if _offset(self.limit):
-            return ureg.Quantity(diff, "delta_degC" if self.limit.units == ureg.degC else "delta_degF").to("K")
-        return ureg.Quantity(diff, self.limit.units)
-
-    def margin(self, value: Q) -> float | None:
-        """The headroom relative to the limit, headroom / |limit|: ``<= 132 kW`` at 131.6 kW is +0.003.
-
-        None where the limit is zero, or on an offset temperature scale, whose zero is arbitrary (the headroom in
-        K says more).
-        """
-        limit = float(self.limit.magnitude)
-        if limit == 0 or _offset(self.limit):
-            return None
-        return float(self.headroom(value).to(self.limit.units).magnitude) / abs(limit)
-
-    def __str__(self) -> str:
-        return f"{self.op} {format_quantity(self.limit)}"
-
-    @classmethod
-    def parse(cls, value: Any) -> Target:
-        """Parse ``"<= 132 kW"``, ``">= 0.4"`` or ``"== 72"``, or a `Target` as `model_dump()` gives it.
-
-        pydantic dumps the dataclass in Python mode as ``{"op": ">=", "limit": <Quantity(0.35)>}``; that reads back as
-        the same target (a limit given as text or a number there is read as in the text form), so that
-        ``Workload.model_validate(job.model_dump())`` is the job (newuser43's trial).
-        """
-        if isinstance(value, Target):
-            return value
-        if isinstance(value, Mapping) and set(value) == {"op", "limit"} and value["op"] in _OPS:
-            if isinstance(value["limit"], ureg.Quantity):
-                return cls(value["op"], value["limit"])
-            value = f"{value['op']} {value['limit']}"
-        m = _TARGET.match(value) if isinstance(value, str) else None
-        if not m:
-            raise PydanticCustomError("target", "expected a comparator and a value such as '<= 132 kW', got '{v}'",
-                                      {"v": value})
-        op, text = m.groups()
-        try:
-            limit = ureg.Quantity(float(text), "dimensionless")
-        except ValueError:
-            limit = parse_quantity(text)
-        return cls(op, limit)
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        return core_schema.no_info_plain_validator_function(
-            cls.parse, serialization=core_schema.plain_serializer_function_ser_schema(str, when_used="json"),
-            json_schema_input_schema=core_schema.str_schema(pattern=r"^\s*(<=|>=|==|<|>)"))
-
-
-def _offset(q: Q) -> bool:
-    """Whether a quantity is on an offset scale (°C, °F), where ratios mean nothing."""
-    return q.units in (ureg.degC, ureg.degF)
-
+from archgen.model.target import Target
+from archgen.units import Q
 
 #: Metrics that are a fraction of wall time, so a target above 1 is a mistake.
 FRACTIONS = frozenset({"goodput"})

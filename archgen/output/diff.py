@@ -7,7 +7,8 @@ import math
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange
-from archgen.compare.diff import PRESENCE, Diff, MetricChange, RequirementChange, RequirementState
+from archgen.compare.diff import PRESENCE, Diff, MetricChange
+from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS

@@ -40,7 +40,8 @@ from archgen.model.switch_allows import UNSETTLED
 from archgen.model.switches import as_written
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.hw.assumed_efficiency import effective_range, point
-from archgen.perf.train.stacks import moot, on_vendor
+from archgen.perf.train.moot import moot
+from archgen.perf.train.stacks import on_vendor
 from archgen.perf.workload.efficiency_range import range_ends
 from archgen.scoring.cases import (
     case_hardware,
@@ -191,7 +192,7 @@ def unsettled_range(case: Case, accelerators: dict[str, Accelerator] | None = No
 def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, tuple[object, ...]]:
     """The switches of `unsettled_range` with the values it takes them at (empty for any other case).
 
-    Those the case leaves out and its model and precision use (`stacks.moot`: a dense model's MoE switches move
+    Those the case leaves out and its model and precision use (`perf.train.moot`: a dense model's MoE switches move
     nothing).
     """
     t = case.training

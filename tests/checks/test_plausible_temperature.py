@@ -21,7 +21,7 @@ def test_thirty_kelvin_supply_is_flagged_with_its_celsius_value_and_reason(spec_
 def test_bounds_hold_every_ashrae_class_range():
     # Every allowable air range (A1-A4: 5-45 degC) and liquid class maximum (W17-W45) lies inside 0-80 degC, so a
     # design that meets a class never trips COOL008.
-    from archgen.checks.cooling import TEMPERATURE_BOUNDS
+    from archgen.checks.supply_temperatures import TEMPERATURE_BOUNDS
     from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
     low, high = (b.to("degC").magnitude for b, _ in TEMPERATURE_BOUNDS)
     assert all(low <= lo and hi <= high for lo, hi in AIR_CLASS_RANGE.values())

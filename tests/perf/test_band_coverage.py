@@ -14,7 +14,8 @@ import math
 
 import pytest
 
-from archgen.model.requirements import Requirement, Status, Target, judge, thin
+from archgen.model.requirements import Requirement, Status, judge, thin
+from archgen.model.target import Target
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.bands import LIKELY, Band, expected_coverage
 from archgen.units import Q_

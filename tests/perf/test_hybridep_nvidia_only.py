@@ -53,7 +53,7 @@ def test_hybridep_on_an_nvidia_part_runs(cli, tmp_path):
 
 
 def test_a_dense_model_on_amd_keeps_a_moot_hybridep(cli, tmp_path):
-    """The dispatcher of a model without MoE layers dispatches nothing (`stacks.moot`): not refused."""
+    """The dispatcher of a model without MoE layers dispatches nothing (`perf.train.moot`): not refused."""
     (tmp_path / "job.yaml").write_text(_job(moe_dispatcher="hybridep").replace("qwen3-30b-a3b", "llama3-8b")
                                        .replace("ep: 8", "ep: 1"), encoding="utf-8")
     r = cli("estimate", str(SPECS), str(tmp_path), "--workload", "moe-amd")

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from archgen.perf.train.stacks import moot
+from archgen.perf.train.moot import moot
 from tests.conftest import SPECS
 
 WORKLOAD = """\

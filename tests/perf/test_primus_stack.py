@@ -116,7 +116,7 @@ def test_an_amd_case_ranges_over_what_primus_leaves_unsettled(tmp_path) -> None:
 
 def test_a_moe_case_ranges_over_the_forced_router_balance_a_dense_one_does_not(tmp_path) -> None:
     """Primus's configs split on moe_force_balance (89 of the 91 that set it true, the model base false:
-    `switch_allows.UNSETTLED`): a MoE case that leaves it out ranges over it, a dense one does not (`stacks.moot`:
+    `switch_allows.UNSETTLED`): a MoE case that leaves it out ranges over it, a dense one does not (`perf.train.moot`:
     the router's random logits act on MoE layers only), and its two values give two step times (2 kernels more a
     MoE layer with it, `router.router_kernels`)."""
     from archgen.scoring.cases import predict, read_cases

@@ -136,7 +136,7 @@ def test_a_switch_the_layout_makes_moot_moves_no_number(cli, tmp_path):
     prediction as it was, and a stated one is marked as well."""
     import json
 
-    from archgen.perf.train.stacks import moot
+    from archgen.perf.train.moot import moot
 
     flips = {"sequence_parallel": "false", "overlap_tp_comm": "false", "overlap_p2p_comm": "false",
              "ep_dedup": "false", "moe_dispatcher": "alltoall", "overlap_ep_comm": "true"}

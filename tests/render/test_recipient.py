@@ -167,7 +167,7 @@ def test_a_rate_reads_as_what_it_counts_everywhere(example):
     """
     from archgen import metrics
     from archgen.display import metric_value, target_text
-    from archgen.model.requirements import Target
+    from archgen.model.target import Target
     from archgen.units import Q_
     rates = [m for m in metrics.REGISTRY if m.unit.startswith("1/")]
     assert rates and all(m.rate_unit() for m in rates), [m.name for m in rates if not m.rate_unit()]

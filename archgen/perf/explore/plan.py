@@ -43,11 +43,12 @@ from archgen.perf.hw.memory import OFFLOAD_CODES, WEIGHT_OFFLOAD
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layout_rules import divisors
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
+from archgen.perf.train.moot import moot
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
-from archgen.perf.train.stacks import Knobs, moot, stated_knobs, zero_stages
+from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
 from archgen.perf.train.tp_comm import NO_USERBUFFERS
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_setup import on_its_vendor, training_setup
@@ -275,7 +276,7 @@ def plan_for_workload(workload: Workload, model: Model | None, hw: Hardware, gpu
 def not_searched(res: PlanResult, knobs: Knobs, moe: bool, precision: str, etp_open: bool) -> dict[str, tuple]:
     """The switches the plan search took from the stack profile without searching them, with their values.
 
-    Each with why the best plan does not use it (`stacks.moot`; "" where it does). The distributed optimizer goes with
+    Each with why the best plan does not use it (`moot`; "" where it does). The distributed optimizer goes with
     the ZeRO stage searched; an MoE model's `etp` is held at tp where not stated. Before (newuser38), the output named
     only the switches searched and stated, and left the MoE dispatcher, CUDA graphs, the FP8 recipe and the rest
     unsaid.

@@ -7,7 +7,7 @@ entry here is one thing the spec leaves out that changes a number, with where it
 * a layout field the spec leaves out: `searched` where the layout search chose it (`fixed` None), else the field's
   own default (cp 1; ep 1 on an MoE model) or, for ZeRO, the stage the distributed optimizer gives;
 * the stack, where the job names none: the newest profile (`stacks.explain`'s row for it);
-* every switch the stack's profile sets because the spec does not, and the job uses (`stacks.moot` drops those the
+* every switch the stack's profile sets because the spec does not, and the job uses (`perf.train.moot` drops those the
   layout, model or precision make moot: they change no number).
 
 The `--explain` table stays the full account (every switch, stated or not, with its source line).

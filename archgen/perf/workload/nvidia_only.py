@@ -32,7 +32,7 @@ def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: boo
 
     `training` as the estimate runs it (its vendor's profile where it states no stack, `stacks.on_vendor`), and
     `dispatcher` its resolved `moe_dispatcher`. A model without MoE layers dispatches no token (the switch is moot,
-    `stacks.moot`): nothing to refuse. `hw` may hold a sweep's points (`compute_capability` an array).
+    `perf.train.moot`): nothing to refuse. `hw` may hold a sweep's points (`compute_capability` an array).
     """
     if dispatcher != "hybridep" or not moe or np.all(np.asarray(hw.compute_capability, dtype=float) > 0):
         return None

@@ -23,10 +23,10 @@ from archgen.perf.hw.reserve import reserve_convention
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import no_layout_reason, search_training
+from archgen.perf.train.moot import moot
 from archgen.perf.train.pipeline_split import uniform_layout
 from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
-    moot,
     newest,
     open_knobs,
     resolve,
@@ -212,7 +212,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
 def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingEstimate) -> list[str]:
     """A note with the step time over the switches the job's stack leaves unsettled (`switch_allows.UNSETTLED`).
 
-    Only those the job leaves out and its model and precision use (`stacks.moot`: a dense model's MoE switches move
+    Only those the job leaves out and its model and precision use (`perf.train.moot`: a dense model's MoE switches move
     nothing); every combination of their values, the layout kept. Information beside the estimate (the profile's
     values), as the stack range is; none where the stack settles every switch.
     """
