@@ -5,8 +5,12 @@ whether a name is a unit. The rule a spec author reads (docs/spec-reference.md, 
 
 * The text is read in Unicode NFKC form, so a character whose compatibility form is plain text is read as that
   text: full-width digits and letters ('１０ ｋW' is '10 kW'), '℃' (U+2103) as '°C', '℉' (U+2109) as '°F', 'K'
-  (U+212A KELVIN SIGN) as 'K', the micro sign as 'μ', a no-break or thin space as a space. Superscripts ('m²') and
-  spacing accents ('˚', U+02DA) are kept as written: pint reads the first as exponents, and the second is no degree.
+  (U+212A KELVIN SIGN) as 'K', the micro sign as 'μ', a no-break or thin space as a space. Superscripts ('m²') are
+  kept as written: pint reads them as exponents.
+* '˚' (U+02DA RING ABOVE) and 'º' (U+00BA MASCULINE ORDINAL INDICATOR) before C, F or K are read as the degree sign
+  '°', which is what datasheets mean by them ('20 ˚C', '68 ºF', '300 ˚K'), as is '°' followed by spaces ('5 ° C'
+  is '5 °C', not a coulomb-degree). Anywhere else they are refused with a hint: pint drops '˚' silently ('1 ˚m'
+  would read as 1 m).
 * U+2212 MINUS SIGN (as typeset text prints '−5 °C') is read as '-'.
 * The number is then ASCII digits: digits of another script ('٥') are refused with the ASCII number as the hint.
 """
@@ -22,9 +26,14 @@ from pydantic_core import PydanticCustomError
 from archgen.unit_hints import digit_grouping
 
 #: Characters NFKC would change that are kept: superscript exponents, which pint reads ('m²' is m**2), the ordinal
-#: indicators ('º', no degree sign, which NFKC makes 'o') and what NFKC turns into a space and a combining accent ('˚'
-#: U+02DA RING ABOVE): the misread hint names these as written.
+#: indicators ('º', which NFKC makes 'o') and what NFKC turns into a space and a combining accent ('˚' U+02DA RING
+#: ABOVE): `_DEGREE` reads the two before a temperature scale, and `plain` refuses them elsewhere, as written.
 _KEPT = set("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻ºª")
+#: A degree sign as datasheets print it before C, F or K (not a longer word): '°', '˚' (U+02DA) or 'º' (U+00BA), then
+#: any spaces.
+_DEGREE = re.compile(r"[°˚º]\s*(?=[CFK](?![A-Za-z]))")
+#: What `_DEGREE` reads as the degree sign where it is one: elsewhere no unit.
+_NOT_DEGREE = {"˚": "U+02DA RING ABOVE", "º": "U+00BA MASCULINE ORDINAL INDICATOR"}
 _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 #: Two numbers with a range between them, as datasheets print one: '10-12 kW', '10 to 12 kW', '10–12 kW' (en dash),
 #: '10 ~ 12 kW', '10..12 kW'; the unit once, at the end, or after each number.
@@ -37,14 +46,23 @@ _PER = re.compile(r"^(?P<unit>.*?[^\s/])\s*(?:/|\s+per\s+)\s*(?P<item>[^\W\d][\w
 
 
 def plain(text: str) -> str:
-    """`text` by the rule of this module: NFKC form, superscripts and spacing accents kept, U+2212 read as '-'."""
+    """`text` by the rule of this module: NFKC form, superscripts kept, U+2212 read as '-', '˚' and 'º' as '°'.
+
+    '˚' and 'º' are read so before C, F or K only (`_DEGREE`); anywhere else they are refused.
+    """
     if text.isascii():   # most quantities: nothing to change
         return text
     out = []
     for c in text:
         nfkc = unicodedata.normalize("NFKC", c)
         out.append("-" if c == "\u2212" else c if c in _KEPT or nfkc.startswith(" ") and len(nfkc) > 1 else nfkc)
-    return "".join(out)
+    read = _DEGREE.sub("°", "".join(out))
+    if stray := next((c for c in read if c in _NOT_DEGREE), None):
+        raise PydanticCustomError("quantity_parse", "expected '<number> <unit>' such as '132 kW', got '{input}': "
+                                  "'{char}' ({name}) is read as the degree sign only before C, F or K",
+                                  {"input": text.strip(), "char": stray, "name": _NOT_DEGREE[stray], "hint": (
+                                      "write the scale after it ('20 °C', '68 °F', '300 K'), or remove it")})
+    return read
 
 
 def written_forms(value: str) -> str:

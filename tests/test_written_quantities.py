@@ -56,11 +56,23 @@ def test_digits_of_another_script_are_refused_with_the_ascii_number():
     assert info.value.context["hint"] == "write '5 kW'"
 
 
-def test_an_ordinal_or_a_ring_accent_is_not_read_as_a_degree_sign():
-    """NFKC makes 'º' (U+00BA) the letter 'o': the message names the unit as written, not 'o C'."""
-    with pytest.raises(PydanticCustomError) as info:
-        parse_quantity("45 \u00ba C")
-    assert info.value.context["unit"] == "\u00ba C"
+@pytest.mark.parametrize(("text", "unit"), [("20 \u02daC", "degC"), ("68 \u00baF", "degF"), ("45 \u00ba C", "degC"),
+                                            ("5 \u00b0 C", "degC"), ("300 \u02daK", "K"), ("\u22125 \u02daC", "degC")])
+def test_a_ring_accent_or_an_ordinal_before_a_scale_is_the_degree_sign(text, unit):
+    """Datasheets print '˚' (U+02DA) and 'º' (U+00BA) for '°'. On main pint dropped '˚': '20 ˚C' read as 20 coulomb and
+    '45 º C' was refused (NFKC would make 'º' the letter 'o'); '5 ° C' read as 5 coulomb-degrees."""
+    q = parse_quantity(text)
+    assert str(q.units) == str(parse_quantity(f"1 {unit}").units)
+    assert q.magnitude == float(text.replace("\u2212", "-").split()[0])
+
+
+@pytest.mark.parametrize(("text", "char"), [("1 \u02dam", "\u02da"), ("5 \u02da", "\u02da"), ("10 \u00bam", "\u00ba"),
+                                            ("5 \u02dac", "\u02da")])
+def test_a_ring_accent_or_an_ordinal_elsewhere_is_refused(text, char):
+    """pint drops '˚' silently: on main '1 ˚m' read as 1 m."""
+    with pytest.raises(PydanticCustomError, match="read as the degree sign only before C, F or K") as info:
+        parse_quantity(text)
+    assert info.value.context["char"] == char and "20 °C" in info.value.context["hint"]
 
 
 @pytest.mark.parametrize(("text", "low", "high"), [

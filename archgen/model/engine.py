@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from archgen.model.accelerator import is_nvidia
+
 __all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
-           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "serving_engine", "vendor_engine", "serving_problem",
-           "spread_problem"]
+           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "engine_problem", "serving_engine", "vendor_engine",
+           "serving_problem", "spread_problem"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -38,7 +40,8 @@ SGLANG_UNSTATED = ("SGLang has no fixed default for the requests it runs at once
 
 
 #: The engine a part's vendor serves with, where a job states none, and the source that says so (keyed on the
-#: vendor, case aside; any other vendor's part runs TensorRT-LLM, NVIDIA's, the rows cited beside AMD's).
+#: vendor, case aside; NVIDIA's parts run TensorRT-LLM, NVIDIA's own, the rows cited beside AMD's; any other vendor's
+#: part has no default and a job on it states its engine or max_batch_size, `engine_problem`).
 VENDOR_ENGINES: dict[str, tuple[str, str]] = {
     "amd": ("vllm", "AMD's own serving results run vLLM (its MLPerf Inference v4.1 and v5.1 Llama 2 70B harnesses, "
                     "tests/perf/data/serving-under-load.yaml and mlperf-inference-v5.yaml)"),
@@ -79,20 +82,39 @@ VLLM_NO_DEVICE_MEMORY: dict[str, str] = {
 
 
 def vendor_engine(vendor: str) -> tuple[str, str] | None:
-    """The engine `vendor`'s parts serve with and its source (`VENDOR_ENGINES`), or None: TensorRT-LLM then."""
+    """The engine `vendor`'s parts serve with and its source (`VENDOR_ENGINES`), or None (TensorRT-LLM on NVIDIA's)."""
     return VENDOR_ENGINES.get(vendor.strip().casefold())
 
 
 def serving_engine(stated: str | None, vendor: str) -> str:
-    """The serving engine a job runs on: the one it states, else its part's vendor's, else TensorRT-LLM.
+    """The serving engine a job runs on: the one it states, else its part's vendor's, TensorRT-LLM on NVIDIA's.
 
-    `VENDOR_ENGINES` gives vLLM on AMD, Intel, AWS and Google parts; TensorRT-LLM is NVIDIA's, and the default on any
-    other.
+    `VENDOR_ENGINES` gives vLLM on AMD, Intel, AWS and Google parts; TensorRT-LLM is NVIDIA's. Any other vendor's part
+    has no default: a job on it is refused unless it states one (`engine_problem`), and this raises ValueError.
     """
     if stated is not None:
         return stated
     own = vendor_engine(vendor)
-    return own[0] if own is not None else "tensorrt-llm"
+    if own is not None:
+        return own[0]
+    if is_nvidia(vendor):
+        return "tensorrt-llm"
+    raise ValueError(engine_problem(None, None, vendor))
+
+
+def engine_problem(stated: str | None, max_batch_size: int | None, vendor: str) -> str | None:
+    """Why a serving job on a part of `vendor` must state its `engine` or `max_batch_size`, or None where it need not.
+
+    The engine matters only for the batch limit a job leaves out: a part neither NVIDIA's nor a `VENDOR_ENGINES`
+    vendor's has no cited engine, and TensorRT-LLM (a CUDA engine) and its 2,048 would be a guess it may not run.
+    """
+    if stated is not None or max_batch_size is not None or is_nvidia(vendor) or vendor_engine(vendor) is not None:
+        return None
+    whose = f"{vendor.strip()}'s parts" if vendor.strip() else "parts whose vendor is not stated"
+    return (f"no serving engine stated, and {whose} have no cited default (model/engine.py: TensorRT-LLM on NVIDIA's, "
+            "vLLM on AMD's, Intel's, AWS's and Google's, VENDOR_ENGINES): TensorRT-LLM's max_batch_size 2,048 would "
+            "be a guess on a part that may not run that CUDA engine; state `engine:` (tensorrt-llm, vllm or sglang) "
+            "or `max_batch_size:` (the requests a replica runs at once)")
 
 
 def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vendor: str = "") -> int | None:

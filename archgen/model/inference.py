@@ -65,8 +65,8 @@ class Inference(Spec):
                                 "many sequences are in flight (per rank under attention_dp).")
     engine: Engine | None = Field(
         None, description="The serving engine whose defaults fill what the job leaves out (max_batch_size): 'tensorrt-"
-                          "llm', 'vllm', 'sglang'; left out, vLLM on AMD, Intel, AWS and Google parts, else "
-                          "TensorRT-LLM.")
+                          "llm', 'vllm', 'sglang'; left out, vLLM on AMD, Intel, AWS and Google parts, "
+                          "TensorRT-LLM on NVIDIA's; on another vendor's part state it or max_batch_size.")
     max_batch_size: int | None = Field(
         None, gt=0, description="Sequences a replica schedules at once (per rank under attention_dp): the sequences "
                                 "in flight are at most this, the KV cache's capacity and max_num_tokens. Left out, "

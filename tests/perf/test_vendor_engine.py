@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from archgen.model.engine import VLLM_SMALL_MAX_NUM_SEQS, default_max_batch_size, serving_engine
+from archgen.model.engine import VLLM_SMALL_MAX_NUM_SEQS, default_max_batch_size, engine_problem, serving_engine
 from tests.conftest import REPO, SPECS
 
 OFFLINE = """kind: Workload
@@ -31,11 +31,49 @@ inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256}
 
 
 @pytest.mark.parametrize(("vendor", "engine"), [("Intel", "vllm"), (" aws ", "vllm"), ("AMD", "vllm"),
-                                                ("NVIDIA", "tensorrt-llm"), ("Google", "vllm"),
-                                                ("Cerebras", "tensorrt-llm")])
+                                                ("NVIDIA", "tensorrt-llm"), ("nvidia", "tensorrt-llm"),
+                                                ("Google", "vllm")])
 def test_the_unstated_engine_is_the_vendor_s(vendor: str, engine: str) -> None:
     assert serving_engine(None, vendor) == engine
     assert serving_engine("sglang", vendor) == "sglang"
+    assert engine_problem(None, None, vendor) is None
+
+
+@pytest.mark.parametrize("vendor", ["Cerebras", ""])
+def test_another_vendor_s_part_has_no_default_engine(vendor: str) -> None:
+    """On main such a part ran TensorRT-LLM, a CUDA engine, at its 2,048: no source says it runs there."""
+    assert engine_problem("vllm", None, vendor) is None and engine_problem(None, 512, vendor) is None
+    problem = engine_problem(None, None, vendor)
+    assert problem is not None and "`engine:`" in problem and "`max_batch_size:`" in problem
+    with pytest.raises(ValueError, match="no serving engine stated"):
+        serving_engine(None, vendor)
+    assert serving_engine("tensorrt-llm", vendor) == "tensorrt-llm"
+
+
+def _acme(tmp_path, inference: str):
+    """The gaudi3 trial's cluster on a copy of the catalog Gaudi 3 whose vendor is 'Acme', serving `inference`."""
+    part = (REPO / "specs" / "catalog" / "accelerators" / "gaudi3.yaml").read_text(encoding="utf-8")
+    (tmp_path / "acme.yaml").write_text(part.replace("id: gaudi3\n", "id: acme-x1\n", 1)
+                                        .replace("vendor: Intel\n", "vendor: Acme\n", 1), encoding="utf-8")
+    cluster = (REPO / "tests" / "data" / "gaudi3" / "cluster.yaml").read_text(encoding="utf-8")
+    (tmp_path / "cluster.yaml").write_text(cluster.replace("accelerator: gaudi3\n", "accelerator: acme-x1\n"),
+                                           encoding="utf-8")
+    (tmp_path / "serve.yaml").write_text(OFFLINE.replace("tp: 8,", f"tp: 8, {inference}"), encoding="utf-8")
+
+
+def test_an_unstated_engine_on_another_vendor_s_part_is_refused_at_the_workload(cli, tmp_path) -> None:
+    _acme(tmp_path, "")
+    out = cli("estimate", str(SPECS), str(tmp_path), "--workload", "serve-offline-gaudi3")
+    assert out.code != 0 and "Traceback" not in out.err, out.err
+    assert "serve.yaml:" in out.err and "no serving engine stated, and Acme's parts" in out.err, out.err
+    assert "`engine:`" in out.err and "`max_batch_size:`" in out.err
+
+
+@pytest.mark.parametrize(("stated", "most"), [("max_batch_size: 300, ", 300), ("engine: vllm, ", 1024)])
+def test_a_stated_engine_or_limit_serves_on_another_vendor_s_part(cli, tmp_path, stated: str, most: int) -> None:
+    _acme(tmp_path, stated)   # vLLM on an unknown vendor reads the part's 128 GiB: 1,024 (`VLLM_MAX_NUM_SEQS`)
+    est = _estimate(cli, [str(tmp_path)], "serve-offline-gaudi3")
+    assert est["metrics"]["concurrency"]["value"] == most
 
 
 def _estimate(cli, parts: list[str], workload: str) -> dict:

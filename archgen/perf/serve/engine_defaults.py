@@ -4,8 +4,9 @@ A job's `max_batch_size` caps the sequences a replica (or an attention-DP rank) 
 engine's default: TensorRT-LLM's max_batch_size, vLLM's max_num_seqs (by the device memory vLLM reads: none on Google,
 Intel and AWS parts, `model.engine.VLLM_NO_DEVICE_MEMORY`); SGLang's must be stated (the job is refused without it).
 A job that names no engine runs its part's vendor's (vLLM on AMD, Intel Gaudi, AWS Trainium and Google TPU parts, each
-cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on others (`model.engine.serving_engine`). Where the limit
-binds, the estimate's note says whose it is and where from.
+cited in `model.engine.VENDOR_ENGINES`) and TensorRT-LLM on NVIDIA's (`model.engine.serving_engine`); on any other
+vendor's part it states its engine or max_batch_size (`model.engine.engine_problem`, refused where the workload is
+estimated). Where the limit binds, the estimate's note says whose it is and where from.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ _NAMES = {"vllm": "vLLM's max_num_seqs", "sglang": "SGLang's --max-running-reque
 
 def batch_size_of(inf: Inference, hw: Hardware) -> tuple[int, str]:
     """The job's `max_batch_size` on `hw`, and why the sequences in flight are at most it (`engine_cap`'s words)."""
-    engine = serving_engine(inf.engine, hw.vendor)
     if inf.max_batch_size is not None:
         named = _NAMES.get(inf.engine or "")
         return inf.max_batch_size, (f"the job's max_batch_size ({named}, the requests a rank schedules at once)"
                                     if named else BATCH_SIZE_SOURCE)
+    engine = serving_engine(inf.engine, hw.vendor)  # raises where `engine_problem` refuses the job
     most = default_max_batch_size(engine, hw.hbm_capacity, hw.accelerator, hw.vendor)
     assert most is not None, "an SGLang job states its max_batch_size (the Inference validator)"
     if engine != "vllm":

@@ -9,6 +9,7 @@ import math
 
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
+from archgen.model.engine import engine_problem
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw.arch import Arch
@@ -61,6 +62,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     inf = workload.inference
     assert inf is not None, "called for an inference workload"
     batch = None if inf.batch == "max" else inf.batch  # 'max' is read as left out by the model's validator
+    if unstated := engine_problem(inf.engine, inf.max_batch_size, hw.vendor):
+        raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
