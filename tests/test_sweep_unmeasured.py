@@ -19,6 +19,7 @@ from tests.conftest import SPECS, sweep_problems_of
 
 TRN2 = """kind: Accelerator
 id: trainium2
+vendor: AWS
 source: AWS Neuron documentation, Trainium2 Architecture
 memory: 96 GiB
 memory_bandwidth: 2.9 TB/s
