@@ -15,17 +15,13 @@ rule (COOL017, MECH005).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
 from archgen.model.base import is_marked
 from archgen.model.rack import AIR_FIGURES, ENCLOSURE_FIGURES, LIQUID_FIGURES, AirPath, FormFactor, LiquidPath
+from tests.shipped_yaml import ROOT, shipped_documents
 
-ROOT = Path(__file__).resolve().parents[1]
-#: Every folder of shipped specs whose documents may define racks.
-FOLDERS = (ROOT / "specs", ROOT / "examples")
 #: A citation: a URL, a repository file, or a named document with its table or section.
 CITED = re.compile(r"https?://|\b[\w.-]+/[\w.-]+ [\w./-]+\.(?:md|json|ya?ml|py)\b|\b(?:table|section)\b", re.I)
 
@@ -37,14 +33,11 @@ GROUPS = (("cooling.liquid", LIQUID_FIGURES), ("cooling.air", AIR_FIGURES), ("fo
 def _racks() -> list[tuple[str, dict]]:
     """Each rack a shipped spec states (a Rack document, or a rack defined inside a cluster), with where."""
     out = []
-    for folder in FOLDERS:
-        for f in sorted(folder.rglob("*.yaml")):
-            for i, doc in enumerate(yaml.safe_load_all(f.read_text(encoding="utf-8"))):
-                if not isinstance(doc, dict):
-                    continue
-                racks = [doc] if doc.get("kind") == "Rack" else [r for r in doc.get("racks") or []
-                                                                   if isinstance(r, dict)]
-                out += [(f"{f.relative_to(ROOT)}#{i}:{rack.get('id', '')}", rack) for rack in racks]
+    for f, i, doc in shipped_documents():
+        if not isinstance(doc, dict):
+            continue
+        racks = [doc] if doc.get("kind") == "Rack" else [r for r in doc.get("racks") or [] if isinstance(r, dict)]
+        out += [(f"{f.relative_to(ROOT)}#{i}:{rack.get('id', '')}", rack) for rack in racks]
     return out
 
 

@@ -10,14 +10,11 @@ lists each one (its ids), so a new silent number fails here.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-#: Every folder of shipped specs whose documents may carry prices or cooling units.
-FOLDERS = (ROOT / "specs", ROOT / "examples")
+from tests.shipped_yaml import ROOT, shipped_documents
+
 CITED = re.compile(r"https?://|\b[\w.-]+/[\w.-]+ [\w./-]+\.(?:md|json|ya?ml|py)\b|\bquote\b", re.I)
 SAID_ASSUMED = re.compile(r"\bassum|placeholder|estimate", re.I)
 #: A cooling unit's figures (`archgen.model.cooling.CoolingUnit`).
@@ -25,13 +22,9 @@ CDU_FIGURES = ("capacity", "flow", "approach", "facility_delta_t", "pumps", "pow
 
 
 def _documents() -> list[tuple[str, dict]]:
-    out = []
-    for folder in FOLDERS:
-        for f in sorted(folder.rglob("*.yaml")):
-            for i, doc in enumerate(yaml.safe_load_all(f.read_text(encoding="utf-8"))):
-                if isinstance(doc, dict) and "kind" in doc:
-                    out.append((f"{f.relative_to(ROOT)}#{i}:{doc.get('id', '')}", doc))
-    return out
+    """Every document of the shipped specs and examples with a kind, with where (`shipped_documents`)."""
+    return [(f"{f.relative_to(ROOT)}#{i}:{doc.get('id', '')}", doc) for f, i, doc in shipped_documents()
+            if isinstance(doc, dict) and "kind" in doc]
 
 
 DOCS = _documents()

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import networkx as nx
 
+from tests.parsed_source import tree as parsed
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "archgen"
 
@@ -73,7 +75,7 @@ def import_graph() -> nx.DiGraph:
     graph = nx.DiGraph()
     graph.add_nodes_from(paths)
     for module, path in paths.items():
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in _imports(parsed(path)):
             for target in _targets(node, module, path.name == "__init__.py", set(paths)):
                 graph.add_edge(module, target, where=f"{path.relative_to(ROOT)}:{node.lineno}")
     return graph

@@ -33,6 +33,7 @@ import pytest
 from pydantic import BaseModel
 
 import archgen
+from tests.parsed_source import tree
 
 REPO = Path(__file__).resolve().parent.parent
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
@@ -75,7 +76,7 @@ def top_level_names() -> frozenset[str]:
     """Functions, classes and assigned names at the top level of every archgen module (read, not imported)."""
     names: set[str] = set()
     for path in (REPO / "archgen").rglob("*.py"):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in tree(path).body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 names.add(node.name)
             elif isinstance(node, (ast.Assign, ast.AnnAssign)):

@@ -39,6 +39,7 @@ from archgen.pipeline import load, references
 from archgen.render.files import write_atomic
 from tests.conftest import run_cli
 from tests.data.clusters.small import RACKS, files
+from tests.parsed_source import tree as parsed
 
 PACKAGE = Path(__file__).resolve().parents[1] / "archgen"
 
@@ -93,7 +94,7 @@ def _raised() -> tuple[tuple[str, int, str, object, bool], ...]:
     for path in sorted(PACKAGE.rglob("*.py")):
         if path.name == "__main__.py":
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
         module = None
         for node in ast.walk(tree):

@@ -20,6 +20,8 @@ import ast
 from functools import cache
 from pathlib import Path
 
+from tests.parsed_source import tree
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -34,11 +36,11 @@ def _top(body: list[ast.stmt]):
             yield from _top(handler.body)
 
 
-@cache
 def _tree(path: Path) -> ast.Module:
-    """The parsed source of `path`, once per process: `passed_on` reads every file and `homes` the modules imported
-    from (most of them again). Read only."""
-    return ast.parse(path.read_text(encoding="utf-8"))
+    """The parsed source of `path`, once per process (`tests.parsed_source`, shared with the other modules that
+    walk archgen): `passed_on` reads every file and `homes` the modules imported from (most of them again). Read
+    only."""
+    return tree(path)
 
 
 def _statements(node: ast.AST):

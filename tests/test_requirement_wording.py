@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from archgen.metrics import REGISTRY
 from archgen.units import Q_
+from tests.shipped_yaml import shipped_documents
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -28,11 +28,10 @@ REPO = Path(__file__).resolve().parents[1]
 def _shipped_requirements() -> list[tuple[str, dict]]:
     """(file, requirement) of every requirement written in specs/ and examples/."""
     out = []
-    for path in sorted([*(REPO / "specs").rglob("*.yaml"), *(REPO / "examples").rglob("*.yaml")]):
-        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
-            if isinstance(doc, dict):
-                out += [(str(path.relative_to(REPO)), r) for r in doc.get("requirements") or []
-                        if isinstance(r, dict) and "metric" in r]
+    for path, _, doc in sorted(shipped_documents(), key=lambda d: d[0]):   # examples/ first, as sorted paths
+        if isinstance(doc, dict):
+            out += [(str(path.relative_to(REPO)), r) for r in doc.get("requirements") or []
+                    if isinstance(r, dict) and "metric" in r]
     return out
 
 

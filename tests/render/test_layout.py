@@ -9,6 +9,7 @@ poppler reads the file without a syntax error.
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -43,12 +44,23 @@ def pages(pdf: Path) -> list[list[tuple[float, float, float, float, str]]]:
     return [words for _, words in sized_pages(pdf)]
 
 
+@functools.cache
 def sized_pages(pdf: Path) -> list[tuple[tuple[float, float], list[tuple[float, float, float, float, str]]]]:
-    """Each page's (width, height) in pt, A4 upright or on its side (a landscape table), and its words (`pages`)."""
+    """Each page's (width, height) in pt, A4 upright or on its side (a landscape table), and its words (`pages`).
+
+    Read once a process for each PDF (the module's PDFs are written once, by its fixtures): read only.
+    """
     xml = subprocess.run(["pdftotext", "-bbox-layout", str(pdf), "-"], capture_output=True, text=True, check=True,
                          timeout=120).stdout
     return [((float(w), float(h)), [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in WORD.findall(p)])
             for w, h, p in re.findall(r'<page width="([\d.]+)" height="([\d.]+)">(.*?)</page>', xml, re.S)]
+
+
+@functools.cache
+def layout_text(pdf: Path) -> str:
+    """`pdftotext -layout` of `pdf`, its pages separated by form feeds; once a process for each PDF (four tests
+    read each one's: 1.9 CPU-s of poppler for all of them, measured at testspeed8)."""
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
 
 
 def overlaps(words: list[tuple[float, float, float, float, str]]) -> list[tuple[str, str]]:
@@ -110,8 +122,7 @@ def test_no_page_ends_with_a_heading_or_a_caption(pdfs):
     """Headings and table captions stick to what follows ("4 Key components" stood alone at a page end)."""
     stranded, headings = [], 0
     for pdf in pdfs:
-        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
-                              check=True).stdout
+        text = layout_text(pdf)
         titles = {" ".join(m) for m in re.findall(r"^\s*(\d+(?:\.\d+)*) (\S.*?) \.", text, re.M)}  # the contents
         headings += len(titles)
         for n, page in enumerate(text.split("\f")[1:], 2):
@@ -139,8 +150,7 @@ def test_a_table_that_fits_a_page_does_not_start_at_a_page_foot(pdfs):
     piece whose header the next page repeats, with fewer than three lines after its caption."""
     stranded = []
     for pdf in pdfs:
-        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
-                              check=True).stdout
+        text = layout_text(pdf)
         texts = [[" ".join(line.split()) for line in page.splitlines() if line.strip()] for page in text.split("\f")]
         for n, (page, after) in enumerate(zip(texts, texts[1:], strict=False), 1):
             body = page[:-1]  # less the footer
@@ -154,8 +164,7 @@ def test_long_tables_break_with_their_header_repeated_and_short_sections_share_p
     """The BOM of the GB200 SU does not fit one page: each page it covers starts with its header row; and the
     first sections no longer take a page each (pages 2-6 held one short section each)."""
     pdf = next(p for p in pdfs if p.stem == "gb200-nvl72-su" and p.parent.parent.name != "customer")
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
-                          check=True).stdout.split("\f")
+    text = layout_text(pdf).split("\f")
     header = re.compile(r"^\s*Part\s+Name\s+Part(\s+number)?\s+Kind\s+Note\s+Qty", re.M)  # on a landscape page
     bom = [n for n, page in enumerate(text, 1) if header.search(page)]
     assert len(bom) >= 2, bom
@@ -180,8 +189,7 @@ def test_a_table_too_wide_for_a_portrait_page_is_set_on_a_landscape_one(pdfs):
     Each is now set on landscape pages (751.2 pt wide), and no cell word on them breaks: none ends in a slash or a
     hyphen that its text does not hold."""
     for pdf in (p for p in pdfs if p.stem in ("gb200-nvl72-su", "gb200-nvl72-su.customer")):
-        text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True,
-                              check=True).stdout.split("\f")
+        text = layout_text(pdf).split("\f")
         sized = sized_pages(pdf)
         for caption in ("Requirements compliance matrix",) + (("Bill of materials",) if "customer" not in pdf.stem
                                                              else ()):
