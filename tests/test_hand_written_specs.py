@@ -85,52 +85,44 @@ def test_a_tab_gets_a_hint(text, hint):
     assert message.endswith(f"\n  hint: {hint}")
 
 
+def _models():
+    """Every model class a spec kind holds, at any depth (each once)."""
+    from archgen.model import KINDS
+    from archgen.model.core_schemas import nested_models
+    seen, todo = [], list(KINDS.values())
+    while todo:
+        cls = todo.pop()
+        if cls not in seen:
+            seen.append(cls)
+            todo += [m for f in cls.model_fields.values() for m in nested_models(f.annotation)]
+    return seen
+
+
 def _fields():
     """Every (model, field) of the spec kinds whose annotation holds `Fraction`, at any depth."""
     import typing
 
-    from archgen.model import KINDS
-    from archgen.model.core_schemas import nested_models
     from archgen.model.field_types import as_fraction
 
     def holds(tp) -> bool:
         meta = getattr(tp, "__metadata__", ())
         return any(getattr(m, "func", None) is as_fraction for m in meta) or any(holds(a) for a in typing.get_args(tp))
 
-    seen, out = set(), []
-    todo = list(KINDS.values())
-    while todo:
-        cls = todo.pop()
-        if cls in seen:
-            continue
-        seen.add(cls)
-        for name, f in cls.model_fields.items():
-            tp = typing.Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation
-            if holds(tp):
-                out.append((cls.__name__, name))
-            todo += nested_models(f.annotation)
-    return sorted(out)
+    return sorted((cls.__name__, name) for cls in _models() for name, f in cls.model_fields.items()
+                  if holds(typing.Annotated[(f.annotation, *f.metadata)] if f.metadata else f.annotation))
 
 
 def test_every_bounded_share_is_a_fraction():
     """The fields newuser49 named, and every float field bounded to [0, 1], take a percentage (one rule)."""
     import annotated_types
 
-    from archgen.model import KINDS
-    from archgen.model.core_schemas import nested_models
     fractions = set(_fields())
     assert {("Cooling", "liquid_fraction"), ("FailureRate", "afr"), ("Feeds", "derating")} <= fractions
-    seen, todo = set(), list(KINDS.values())
-    while todo:
-        cls = todo.pop()
-        if cls in seen:
-            continue
-        seen.add(cls)
+    for cls in _models():
         for name, f in cls.model_fields.items():
             upper = [m.le for m in f.metadata if isinstance(m, annotated_types.Le)]
             if upper == [1] and "float" in str(f.annotation):
                 assert (cls.__name__, name) in fractions
-            todo += nested_models(f.annotation)
 
 
 @pytest.mark.parametrize(("written", "read"), [
