@@ -19,12 +19,12 @@ cooling_capacity: {capacity}
 """
 
 
-def cluster(cid: str, storage: str = "") -> str:
-    """A Cluster `cid` in `one-hall`, one unit of two gb200-nvl72 racks, with a `storage:` line where given."""
+def cluster(cid: str, storage: str = "", facility: str = "one-hall") -> str:
+    """A Cluster `cid` in `facility`, one unit of two gb200-nvl72 racks, with a `storage:` line where given."""
     return f"""---
 kind: Cluster
 id: {cid}
-facility: one-hall
+facility: {facility}
 {storage}
 units:
 - id: su

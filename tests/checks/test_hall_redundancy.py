@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.facility import Facility
+from tests.one_hall import cluster
 
 BASE = {"id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"}}
 
@@ -18,26 +19,13 @@ def test_units_without_redundancy_read_not_stated() -> None:
     assert _units("N", hall.feeds.ups_units, "modules") == "N (4 x 500 kW modules)"
 
 
-_CLUSTER = """---
-kind: Cluster
-id: {id}
-facility: h
-units:
-- id: su
-  racks:
-  - {{rack: gb200-nvl72, count: 2}}
-layout:
-- {{unit: su, count: 1}}
-floor: {{racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}}
-"""
-
 _AIR_HALL = """kind: Facility
 id: h
 floor_rating: 2500 kg/m**2
 water: {supply: 30 degC}
 air: {supply: 25 degC}
 air_cooling_capacity: 0 kW
-""" + _CLUSTER.format(id="c")
+""" + cluster("c", facility="h")
 
 
 def test_air_side_is_judged_and_shown(tmp_path) -> None:
@@ -83,8 +71,8 @@ def test_headroom_is_the_halls_with_every_cluster_naming_it(tmp_path) -> None:
     128.7 kW, together they are 142.6 kW over. PWR010 and COOL009 warn (1d77c42f); the headrooms, and a requirement
     on them, are the hall's: 400 - 2 x 271.3 kW, not met (before: 128.7 kW each, met)."""
     from tests.conftest import run_specs
-    alone = run_specs(tmp_path / "a", {"specs.yaml": _SHARED + _CLUSTER.format(id="c")})
-    both = run_specs(tmp_path / "b", {"specs.yaml": _SHARED + _CLUSTER.format(id="c") + _CLUSTER.format(id="d")})
+    alone = run_specs(tmp_path / "a", {"specs.yaml": _SHARED + cluster("c", facility="h")})
+    both = run_specs(tmp_path / "b", {"specs.yaml": _SHARED + cluster("c", facility="h") + cluster("d", facility="h")})
     feeds = alone.metrics["cluster/c"]["it_power"]
     for name in ("it_capacity_headroom", "cooling_headroom"):
         assert alone.metrics["cluster/c"][name].m_as("kW") == pytest.approx(400 - feeds.m_as("kW"))
