@@ -121,18 +121,13 @@ def _kind(obj: object) -> object:
     return None
 
 
-def _in_module_getattr(rel: str, line: int) -> bool:
-    """Whether `line` of archgen/`rel` lies in a module-level `__getattr__` (PEP 562: it must raise AttributeError)."""
-    tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
-    return any(isinstance(f, ast.FunctionDef) and f.name == "__getattr__" and f.lineno <= line <= (f.end_lineno or 0)
-               for f in tree.body)
-
-
-def _in_method(rel: str, line: int, name: str) -> bool:
-    """Whether `line` of archgen/`rel` lies in a method called `name` (a protocol that fixes what it raises)."""
-    tree = ast.parse((PACKAGE / rel).read_text(encoding="utf-8"))
+def _in_def(rel: str, line: int, name: str, method: bool = False) -> bool:
+    """Whether `line` of archgen/`rel` lies in a function called `name` at module level, or a method of that name
+    (`method`): a protocol that fixes what it raises (PEP 562's `__getattr__`, a dict's `__missing__`)."""
+    body = parsed(PACKAGE / rel).body
+    funcs = [f for c in body if isinstance(c, ast.ClassDef) for f in c.body] if method else body
     return any(isinstance(f, ast.FunctionDef) and f.name == name and f.lineno <= line <= (f.end_lineno or 0)
-               for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body)
+               for f in funcs)
 
 
 def test_every_raise_in_the_package_is_of_a_stage_kind():
@@ -144,8 +139,8 @@ def test_every_raise_in_the_package_is_of_a_stage_kind():
             or cls is InternalError                                        # a bug: a traceback and a bug report
             or (issubclass(cls, PYDANTIC_PROTOCOL) and rel.startswith(SCHEMA_MODULES))
             or (cls is typer.Exit and rel == "cli.py")                     # the CLI's exit, with its code
-            or (cls is AttributeError and _in_module_getattr(rel, line))   # a module's lazy attributes
-            or (cls is KeyError and _in_method(rel, line, "__missing__"))  # a dict's protocol: KeyError
+            or (cls is AttributeError and _in_def(rel, line, "__getattr__"))   # a module's lazy attributes
+            or (cls is KeyError and _in_def(rel, line, "__missing__", method=True))  # a dict's protocol: KeyError
             or caught)                                                     # raised to its own `except`
         if not ok:
             wrong.append(f"archgen/{rel}:{line}: raise {name}")
