@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.base import spare_units
-from tests.checks.test_hall_redundancy import _CLUSTER  # two GB200 NVL72 racks in hall 'h'
 from tests.conftest import run_specs
+from tests.one_hall import cluster  # two GB200 NVL72 racks in a hall
 
 _HALL = """kind: Facility
 id: h
@@ -46,11 +46,11 @@ def test_spares_of_distributed_redundancy_are_the_units_of_x_less_y_systems(sche
 def test_4n3_is_accepted_and_judged_by_pwr011_on_three_of_four_systems(tmp_path):
     """Two GB200 NVL72 racks, 271.3 kW at their feeds: 4 x 100 kW at 4N/3 give 300 kW (pass, 28.7 kW headroom);
     4 x 90 kW give 270 kW (fail), where N+1 of the same units would give the same and N+N 180 kW."""
-    run = run_specs(tmp_path / "ok", {"specs.yaml": _hall("4N/3", 4, "100 kW") + _CLUSTER.format(id="c")})
+    run = run_specs(tmp_path / "ok", {"specs.yaml": _hall("4N/3", 4, "100 kW") + cluster("c", facility="h")})
     load = run.metrics["cluster/c"]["it_power"].m_as("kW")
     assert not [f for f in run.findings if f.id == "PWR011" and f.severity == "error"]
     assert run.metrics["cluster/c"]["ups_headroom"].m_as("kW") == pytest.approx(300 - load)
-    short = run_specs(tmp_path / "short", {"specs.yaml": _hall("4N/3", 4, "90 kW") + _CLUSTER.format(id="c")})
+    short = run_specs(tmp_path / "short", {"specs.yaml": _hall("4N/3", 4, "90 kW") + cluster("c", facility="h")})
     [err] = [f for f in short.findings if f.id == "PWR011" and f.severity == "error"]
     assert err.limit.m_as("kW") == pytest.approx(270) and "(4N/3 of 4 x 90.0 kW UPS modules" in err.message
     assert [f.requirement for f in short.errors if f.id == "REQ001"] == ["R-UPS"]
@@ -64,13 +64,13 @@ def test_4n3_is_accepted_and_judged_by_pwr011_on_three_of_four_systems(tmp_path)
 def test_a_scheme_that_cannot_hold_is_refused_with_its_place(tmp_path, ups, count, words):
     from archgen.errors import ValidateError
     with pytest.raises(ValidateError) as e:
-        run_specs(tmp_path, {"specs.yaml": _hall(ups, count, "100 kW") + _CLUSTER.format(id="c")})
+        run_specs(tmp_path, {"specs.yaml": _hall(ups, count, "100 kW") + cluster("c", facility="h")})
     assert "specs/specs.yaml:" in str(e.value) and words in str(e.value)
 
 
 def test_generator_headroom_is_usable_sets_at_the_site_less_it_power_x_peak_pue(tmp_path):
     """N+1 of 3 x 500 kW sets: 1,000 kW usable; the load is IT power x peak PUE 1.3 (PWR011's generator load)."""
-    run = run_specs(tmp_path, {"specs.yaml": _hall("N+1", 4, "100 kW") + _CLUSTER.format(id="c")})
+    run = run_specs(tmp_path, {"specs.yaml": _hall("N+1", 4, "100 kW") + cluster("c", facility="h")})
     m = run.metrics["cluster/c"]
     assert m["generator_headroom"].m_as("kW") == pytest.approx(1000 - 1.3 * m["it_power"].m_as("kW"))
     assert m["ups_headroom"].m_as("kW") == pytest.approx(300 - m["it_power"].m_as("kW"))
@@ -79,8 +79,8 @@ def test_generator_headroom_is_usable_sets_at_the_site_less_it_power_x_peak_pue(
 
 def test_headrooms_are_the_halls_with_every_cluster_naming_it(tmp_path):
     """Two such clusters in the hall: the UPS and generator headrooms subtract both clusters' loads."""
-    both = run_specs(tmp_path, {"specs.yaml": _hall("4N/3", 8, "100 kW") + _CLUSTER.format(id="c")
-                                + _CLUSTER.format(id="d")})
+    both = run_specs(tmp_path, {"specs.yaml": _hall("4N/3", 8, "100 kW") + cluster("c", facility="h")
+                                + cluster("d", facility="h")})
     it = both.metrics["cluster/d"]["it_power"].m_as("kW")
     m = both.metrics["cluster/c"]
     assert m["ups_headroom"].m_as("kW") == pytest.approx(600 - 2 * it)

@@ -10,13 +10,13 @@ from __future__ import annotations
 from archgen.render.cluster import cluster_scope
 from archgen.render.datacentre import datacentre
 from tests.checks.test_cases import findings_of
-from tests.checks.test_hall_redundancy import _CLUSTER
 from tests.conftest import case_files, run_specs
+from tests.one_hall import cluster  # two GB200 NVL72 racks in a hall
 
 
 def _hall(feeds: str) -> str:
     return ("kind: Facility\nid: h\nfloor_rating: 2500 kg/m**2\nwater: {supply: 30 degC}\nair: {supply: 25 degC}\n"
-            f"feeds: {feeds}\n" + _CLUSTER.format(id="c"))
+            f"feeds: {feeds}\n" + cluster("c", facility="h"))
 
 
 def _row(tmp_path, feeds: str) -> str:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.checks.test_hall_redundancy import _CLUSTER
+from tests.one_hall import cluster  # two GB200 NVL72 racks in a hall
 
 
 def _hall_rows(tmp_path, hall: str, table: str) -> dict[str, str]:
     from archgen.render.cluster import cluster_scope
     from archgen.render.datacentre import datacentre
     from tests.conftest import run_specs
-    run = run_specs(tmp_path, {"specs.yaml": hall + _CLUSTER.format(id="c")})
+    run = run_specs(tmp_path, {"specs.yaml": hall + cluster("c", facility="h")})
     a = run.clusters["cluster/c"]
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")
     return dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == table).rows)
@@ -50,7 +50,7 @@ feeds:
   generators: N+1
   generator_units: {count: 3, capacity: 200 kW}
 """
-    it = run_specs(tmp_path / "run", {"specs.yaml": hall + _CLUSTER.format(id="c")}).metrics["cluster/c"][
+    it = run_specs(tmp_path / "run", {"specs.yaml": hall + cluster("c", facility="h")}).metrics["cluster/c"][
         "it_power"].m_as("kW")
     rows = _hall_rows(tmp_path, hall, "dc-hall")
     assert rows["UPS redundancy"] == (f"N+1 (3 x 150 kW modules); usable 300 kW for {it:.1f} kW of IT power, "
@@ -89,7 +89,7 @@ def test_upstream_headroom_in_a_shared_hall_is_the_clusters_own(tmp_path) -> Non
     from archgen.render.datacentre import datacentre
     from tests.conftest import run_specs
     hall = _HALL + "feeds:\n  ups: N+1\n  ups_units: {count: 3, capacity: 150 kW}\n"
-    run = run_specs(tmp_path, {"specs.yaml": hall + _CLUSTER.format(id="c") + _CLUSTER.format(id="d")})
+    run = run_specs(tmp_path, {"specs.yaml": hall + cluster("c", facility="h") + cluster("d", facility="h")})
     a = run.clusters["cluster/c"]
     it = run.metrics["cluster/c"]["it_power"].m_as("kW")
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")
@@ -112,7 +112,7 @@ feeds:
   generators: N+1
   generator_units: {count: 3, capacity: 200 kW}
 """
-    it = run_specs(tmp_path / "run", {"specs.yaml": hall + _CLUSTER.format(id="c")}).metrics["cluster/c"][
+    it = run_specs(tmp_path / "run", {"specs.yaml": hall + cluster("c", facility="h")}).metrics["cluster/c"][
         "it_power"].m_as("kW")
     rows = _hall_rows(tmp_path, hall, "dc-hall")
     assert rows["Generator redundancy"] == (
