@@ -63,3 +63,4 @@ def test_a_p_to_d_sweep_axis_is_refused_as_disaggregation(cli, tmp_path, axis):
     text = r.out + r.err
     assert f"pd.yaml:5:3: error: axes.{axis}: {NOT_MODELLED}" in text
     assert "unknown key" not in text
+
