@@ -4,8 +4,11 @@ Every replica the model runs takes both its prompts and its decodes (aggregated 
 written where its decodes read it, so no KV cache crosses a link and none is charged. Disaggregated serving splits
 them over two pools of accelerators, and "the prefill engine transfers the KV cache to decode engine" (NVIDIA Dynamo
 docs, Disaggregated Serving, docs.nvidia.com/dynamo/v1.5.0/knowledge-base/concepts/system-architecture/
-disaggregated-serving): that is not modelled (`inference.disaggregated` is refused, `model.engine.DISAGGREGATED`),
-and an estimate that does not say so reads as one for either deployment (newuser52).
+disaggregated-serving; SGLang, "Deploying DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on 96
+H100 GPUs", lmsys.org/blog/2025-05-05-large-scale-ep; vLLM's disaggregated prefill with a KV connector,
+docs.vllm.ai/en/v0.8.3/getting_started/examples/disaggregated_prefill_lmcache.html): that is not modelled
+(`inference.disaggregated` is refused, `model.engine.DISAGGREGATED`), and an estimate that does not say so reads as
+one for either deployment (newuser52).
 
 What such a deployment would send is a formula of the model's architecture alone, so the convention states it: the
 prompt's KV cache, `input_len` tokens x the whole model's KV bytes per token (`hw.memory.kv_cache_bytes_per_token`:
