@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 from archgen.model.accelerator import is_nvidia
 
 __all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
-           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "engine_problem", "serving_engine", "vendor_engine",
-           "serving_problem", "spread_problem"]
+           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key", "engine_problem",
+           "serving_engine", "vendor_engine", "serving_problem", "spread_problem"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -132,6 +133,21 @@ def default_max_batch_size(engine: str, hbm_bytes: float, accelerator: str, vend
 DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of accelerators, decodes on another, the "
                  "KV cache sent between them) is not modelled: every replica runs both its prompts and its decodes "
                  "(docs/perf-model.md, Limitations); remove disaggregated")
+
+
+def disaggregation_key(key: object, fields: Iterable[str]) -> str | None:
+    """Why `key`, not one of `fields`, is refused as a disaggregated deployment the model does not run; else None.
+
+    A key that sizes a pool of its own (`prefill_tp`, `decode_replicas`), a KV transfer (`kv_transfer`), a P:D
+    ratio (`pd_ratio`) or names disaggregation states a deployment with prefill and decode apart. Refused as unknown,
+    `prefill_tp` was answered "did you mean 'prefill'?", whose `separate` still runs both on one replica (newuser52).
+    """
+    if not isinstance(key, str) or key in fields:
+        return None
+    k = key.casefold()
+    if "disagg" in k or k.startswith(("prefill_", "decode_", "kv_transfer", "pd_")):
+        return DISAGGREGATED.replace("remove disaggregated", f"remove {key}")
+    return None
 
 
 def serving_problem(scenario: str, batch: int | str | None, tp: int | None, ep: int) -> tuple[str, str] | None:

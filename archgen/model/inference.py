@@ -10,7 +10,14 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.engine import DISAGGREGATED, MAX_NUM_TOKENS, SGLANG_UNSTATED, Engine, serving_problem, spread_problem
+from archgen.model.engine import (
+    MAX_NUM_TOKENS,
+    SGLANG_UNSTATED,
+    Engine,
+    disaggregation_key,
+    serving_problem,
+    spread_problem,
+)
 from archgen.model.field_types import Precision
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import Duration, RequestRate
@@ -111,8 +118,10 @@ class Inference(Spec):
     @classmethod
     def _not_modelled(cls, data: object) -> object:
         """A key naming serving the model does not run is refused as such, not as an unknown key."""
-        if isinstance(data, dict) and "disaggregated" in data:
-            raise FieldError(("disaggregated",), DISAGGREGATED)
+        if isinstance(data, dict):
+            refused = [FieldError((k,), why) for k in data if (why := disaggregation_key(k, cls.model_fields))]
+            if refused:
+                raise_each(refused, cls.__name__)
         return data
 
     @field_validator("batch", mode="before")

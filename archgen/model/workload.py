@@ -236,7 +236,8 @@ class Workload(Document):
     inference: Inference | None = Field(None, description="Inference job.")
     collective: Collective | None = Field(None, description="Collective benchmark, e.g. an all-reduce busbw target.")
     checkpoint: Checkpointing = Field(default_factory=Checkpointing, description=(
-        "Checkpointing, restart and token budget of a training job (docs/reliability.md)."))
+        "Checkpointing, restart and token budget of a training job (docs/reliability.md); refused on an inference or "
+        "collective workload, which reads none of it."))
     requirements: WorkloadRequirements = Field(
         default_factory=list, description="Targets on performance, reliability or cost metrics, e.g. "
                                           "{metric: mfu, target: '>= 0.4'} or {metric: goodput, target: '>= 0.9'}.")
@@ -244,7 +245,12 @@ class Workload(Document):
     @model_validator(mode="after")
     def _one_job(self) -> Workload:
         errors = []
-        if job_kind(self, "workload") == "collective":
+        kind = job_kind(self, "workload")
+        if kind != "training" and "checkpoint" in self.model_fields_set:   # read by training alone (newuser52)
+            errors.append(FieldError(("checkpoint",), f"checkpoint (interval, restart, token budget, goodput target; "
+                                     f"docs/reliability.md) applies to a training job; this {kind} workload would "
+                                     "leave it unused: remove checkpoint"))
+        if kind == "collective":
             if self.model is not None:
                 errors.append(FieldError(("model",), f"a collective workload runs no model; remove 'model: "
                                                      f"{self.model}'"))

@@ -15,6 +15,7 @@ from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
+from archgen.perf.serve.colocation import colocation_convention
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
@@ -224,7 +225,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
-            "memory_reserve": MEMORY_RESERVE}
+            "memory_reserve": MEMORY_RESERVE,
+            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len)}
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
