@@ -45,19 +45,24 @@ from archgen.units import Q_
 
 
 def held_note(arch: Arch, t: Training) -> str:
-    """What the layout search held of an MoE model's layout without searching it, where the workload leaves it out.
+    """What the layout search held of the layout without searching it, where the workload leaves it out.
 
     The layout search varies tp, pp, dp, micro_batch, interleave, recompute and the ZeRO stage; ep, etp and cp keep
     the schema's default (1, tp, 1). For an MoE model that is every expert on every rank, which a plan search
     (`--search-plan`, `perf.explore.plan`) does not hold (newuser38: a 600B-A40B job on 16,128 GB300 at ep 1 ran
-    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). Empty for a dense model or a stated ep.
+    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). A dense model's cp is held too, and said so:
+    before (newuser53), Llama 3.1 70B at 131,072 tokens on 512 GB200 read "layout searched" at 5.411 s (tp 32, cp 1)
+    where the plan search found 3.487 s at tp 2, cp 16. Empty where the workload states cp (and, for an MoE model, ep).
     """
     given = t.parallelism.model_fields_set
-    if not arch.experts or "ep" in given:
+    moe = bool(arch.experts) and "ep" not in given
+    held = (["ep 1"] + (["etp = tp"] if "etp" not in given else []) if moe else []) \
+        + (["cp 1"] if "cp" not in given else [])
+    if not held:
         return ""
-    held = ["ep 1"] + (["etp = tp"] if "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
     return (f"; {', '.join(held)} held, not searched (left out: this search varies tp, pp, dp, micro_batch, "
-            "interleave, recompute and zero; `--search-plan` searches ep and cp too, or state them)")
+            f"interleave, recompute and zero; `--search-plan` searches {'ep and cp' if moe else 'cp'} too, or state "
+            f"{'them' if len(held) > 1 else 'it'})")
 
 
 def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
