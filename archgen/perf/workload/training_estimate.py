@@ -34,6 +34,7 @@ from archgen.perf.train.stacks import (
     variants,
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.cp_note import cp_note
 from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
@@ -170,7 +171,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
-    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job)
+    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
