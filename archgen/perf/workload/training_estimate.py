@@ -39,6 +39,7 @@ from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.training_setup import pipeline_options, training_setup
@@ -204,8 +205,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             e = estimate_training(h, job, lay)
             return float(e.step_time) if bool(e.fits) else math.inf
         sens = elasticities(hw, step, t.precision)
-    conv = {"flop_counting": "model FLOPs = 3 x forward (2 FLOP per MAC, full s^2 attention, logits included, "
-                             "no recomputation)",
+    conv = {"flop_counting": flop_counting(arch, job.seq_len, float(est.model_flops_per_gpu),
+                                           hw.peak_for(t.precision)),
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
             "memory_reserve": reserve_convention(hw.accelerator, hw.vendor, hw.compute_capability)}
