@@ -58,3 +58,30 @@ def test_the_plan_search_accounts_for_every_switch(cli, tmp_path):
     text = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--search-plan").out
     line = next(ln for ln in text.splitlines() if ln.startswith("  not searched (the stack profile's value): "))
     assert "moe_dispatcher=hybridep" in line and "cuda_graphs=none" in line and "etp=tp" in line
+
+
+def test_a_dense_models_cp_is_named_as_held(cli, tmp_path):
+    """newuser53: Llama 3.1 70B at 131,072 tokens on 512 GB200 with cp left out read only "layout searched" (5.411 s
+    at tp 32, cp 1) where `--search-plan` found 3.487 s at tp 2, cp 16. Here Llama 3.1 8B at the same context on 64
+    GB200: the layout search holds cp at 1 and says so; the plan search, which varies cp, finds a cp > 1 plan that is
+    faster than the estimate's layout, and a stated cp silences the note."""
+    (tmp_path / "w.yaml").write_text(training_workload(
+        "w", "llama3-8b", 64, "{}", seq_len=131072, global_batch=16, precision="bf16", stack="nemo-2025"),
+        encoding="utf-8")
+    r = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--search-plan", "--format", "json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    note = next(n for n in doc["notes"] if n.startswith("layout searched: "))
+    assert "; cp 1 held, not searched" in note and "`--search-plan` searches cp too, or state it" in note, note
+    assert "ep 1" not in note  # a dense model has no experts to hold
+    assert doc["layout"]["cp"] == 1
+    best = doc["plan"]["layout"]
+    assert best["cp"] > 1, best
+    assert doc["plan"]["step_time_s"] < doc["metrics"]["step_time"]["value"]
+    (tmp_path / "w.yaml").write_text(training_workload(
+        "w", "llama3-8b", 64, "{cp: 4}", seq_len=131072, global_batch=16, precision="bf16", stack="nemo-2025"),
+        encoding="utf-8")
+    r = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--format", "json")
+    assert r.code == 0, r.err
+    note = next(n for n in json.loads(r.out)["notes"] if n.startswith("layout searched: "))
+    assert "held, not searched" not in note, note

@@ -155,6 +155,14 @@ class Arch:
         attn = 2.0 * self.layers * seq_len * self.heads * self.head_dim  # QK^T and AV, 2 FLOP per MAC
         return 2.0 * gemm + 2.0 * attn + 2.0 * self.hidden * self.vocab
 
+    def causal_share(self, seq_len: float) -> float:
+        """Share of the model FLOPs (`model_flops`) a causal mask skips: half the attention core's QK^T and AV.
+
+        The model FLOPs count the full s² scores, as Megatron-LM's and NeMo's formulas do (the 12·s/h term of NeMo's
+        llama3, nemo/utils/flops_formulas.py); a causal flash kernel runs half of them (`kernels.attention_forward`).
+        """
+        return 2.0 * self.layers * seq_len * self.heads * self.head_dim / self.forward_flops_per_token(seq_len)
+
     def model_flops(self, tokens: float, seq_len: float) -> float:
         """Model FLOPs (forward + backward, no recompute) for `tokens` tokens: what MFU counts."""
         return 3.0 * tokens * self.forward_flops_per_token(seq_len)

@@ -78,6 +78,11 @@ def sm_kept(hw: Hardware, sms):
         return where(n > sms, (n - sms) / where(n > 0, n, 1.0), 1.0)
 
 
+#: The attention time, in units of its forward pass, that the CP ring's exchange runs beside: the forward (1) and the
+#: flash backward's 2.5x its FLOP (5 matmuls against 2, Dao, arXiv 2307.08691 §4.1), as `cp_exposed` has taken it.
+CP_WINDOW = 3.5
+
+
 def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
     """Exposed context-parallel communication of one layer per micro-batch, `kv_size` bytes of K and V on a rank.
 
@@ -90,8 +95,13 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
         return 0.0  # one layout of numbers without CP: what the `where` below gives, its terms not worked out
     cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
     x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
-    return where(cp > 1, maximum(0.0, 3.0 * cp_t - attention * 3.5) + x_cp * minimum(3.0 * cp_t, attention * 3.5),
-                 0.0)
+    return where(cp > 1, maximum(0.0, 3.0 * cp_t - attention * CP_WINDOW)
+                 + x_cp * minimum(3.0 * cp_t, attention * CP_WINDOW), 0.0)
+
+
+def cp_exchange(hw: Hardware, kv_size, cp, tp):
+    """The K/V exchange `cp_exposed` hides behind the attention, before any overlap: three collectives of the ring."""
+    return 3.0 * collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,

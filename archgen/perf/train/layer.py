@@ -94,6 +94,14 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
+def cp_kv_bytes(a: Arch, seq_len, mb, tp):
+    """K and V of a micro-batch's whole sequence on one TP rank: what the CP ring passes around (`exposure.cp_exposed`).
+
+    16-bit values, at least one KV head a rank (tp above the KV heads sub-shards the QKV activations).
+    """
+    return 2.0 * mb * seq_len * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES
+
+
 @quick_init
 @dataclass(frozen=True)
 class LayerTimes:
@@ -161,8 +169,7 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
 
     # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
-    kv_size = 2.0 * mb * job.seq_len * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES  # >= 1 head a rank
-    cp_layer = X.cp_exposed(hw, kv_size, cp, tp, layer_attn, hbm)
+    cp_layer = X.cp_exposed(hw, cp_kv_bytes(a, job.seq_len, mb, tp), cp, tp, layer_attn, hbm)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     e_fwd = expert_forward(hw, job, T, tp, ep, etp) if a.moe_layers else 0.0

@@ -34,10 +34,12 @@ from archgen.perf.train.stacks import (
     variants,
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
+from archgen.perf.workload.cp_note import cp_note
 from archgen.perf.workload.defaults_note import stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.training_setup import pipeline_options, training_setup
@@ -45,19 +47,24 @@ from archgen.units import Q_
 
 
 def held_note(arch: Arch, t: Training) -> str:
-    """What the layout search held of an MoE model's layout without searching it, where the workload leaves it out.
+    """What the layout search held of the layout without searching it, where the workload leaves it out.
 
     The layout search varies tp, pp, dp, micro_batch, interleave, recompute and the ZeRO stage; ep, etp and cp keep
     the schema's default (1, tp, 1). For an MoE model that is every expert on every rank, which a plan search
     (`--search-plan`, `perf.explore.plan`) does not hold (newuser38: a 600B-A40B job on 16,128 GB300 at ep 1 ran
-    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). Empty for a dense model or a stated ep.
+    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). A dense model's cp is held too, and said so:
+    before (newuser53), Llama 3.1 70B at 131,072 tokens on 512 GB200 read "layout searched" at 5.411 s (tp 32, cp 1)
+    where the plan search found 3.487 s at tp 2, cp 16. Empty where the workload states cp (and, for an MoE model, ep).
     """
     given = t.parallelism.model_fields_set
-    if not arch.experts or "ep" in given:
+    moe = bool(arch.experts) and "ep" not in given
+    held = (["ep 1"] + (["etp = tp"] if "etp" not in given else []) if moe else []) \
+        + (["cp 1"] if "cp" not in given else [])
+    if not held:
         return ""
-    held = ["ep 1"] + (["etp = tp"] if "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
     return (f"; {', '.join(held)} held, not searched (left out: this search varies tp, pp, dp, micro_batch, "
-            "interleave, recompute and zero; `--search-plan` searches ep and cp too, or state them)")
+            f"interleave, recompute and zero; `--search-plan` searches {'ep and cp' if moe else 'cp'} too, or state "
+            f"{'them' if len(held) > 1 else 'it'})")
 
 
 def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
@@ -165,7 +172,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if beyond:
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
-    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job)
+    notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
@@ -198,8 +205,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             e = estimate_training(h, job, lay)
             return float(e.step_time) if bool(e.fits) else math.inf
         sens = elasticities(hw, step, t.precision)
-    conv = {"flop_counting": "model FLOPs = 3 x forward (2 FLOP per MAC, full s^2 attention, logits included, "
-                             "no recomputation)",
+    conv = {"flop_counting": flop_counting(arch, job.seq_len, float(est.model_flops_per_gpu),
+                                           hw.peak_for(t.precision)),
             "mfu_peak": f"dense {t.precision} peak of {hw.accelerator}: "   # as the hardware block shows the peak
                         f"{significant(hw.peak_for(t.precision) / 1e12, ESTIMATE_FIGURES)} TFLOP/s",
             "memory_reserve": reserve_convention(hw.accelerator, hw.vendor, hw.compute_capability)}

@@ -1,0 +1,51 @@
+"""What an estimate with context parallelism takes CP to be, in its notes (newuser53).
+
+A job at cp > 1 was timed with CP's K/V exchange hidden behind the attention and the causal attention split evenly
+over the cp ranks, and the estimate said neither: which `cp_comm_type` that is (Megatron-core runs four), that the
+even split is the load-balanced one Megatron-core and Transformer Engine run, and how much of the exchange the
+overlap hides were the reader's to guess. `cp_note` says all three.
+"""
+
+from __future__ import annotations
+
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import maximum
+from archgen.perf.train import exposure as X
+from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.layer import cp_kv_bytes, layer_times
+
+#: Where the modelled exchange is Megatron's default: megatron/training/arguments.py at d98e8a6, line 3221,
+#: `--cp-comm-type` default ["p2p"] (choices p2p, a2a, allgather, a2a+p2p).
+P2P_DEFAULT = "Megatron-LM's default --cp-comm-type p2p (megatron/training/arguments.py at d98e8a6, line 3221)"
+#: Where the even split of the causal attention is read: Transformer Engine's CP attention cuts the sequence into 2·cp
+#: chunks and gives rank r chunks r and 2cp−1−r "for load balancing" (transformer_engine/pytorch/attention/
+#: dot_product_attention/context_parallel.py at d0067d0, line 238), as Megatron-core's data loader splits it
+#: (megatron/core/utils.py at d98e8a6, `get_batch_on_this_cp_rank`, line 2660, "per-sequence zigzag").
+BALANCED = ("rank r holds chunks r and 2cp-1-r of the sequence cut in 2cp, Transformer Engine's load-balanced split "
+            "(context_parallel.py at d0067d0, line 238; Megatron-core get_batch_on_this_cp_rank, utils.py at d98e8a6, "
+            "line 2660)")
+
+
+def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
+    """The note of a layout at cp > 1: the exchange modelled, its time beside the attention's, the balanced split.
+
+    Per layer and micro-batch: the K/V exchange before overlap (`exposure.cp_exchange`), the attention time it runs
+    beside (`exposure.CP_WINDOW` times the core's forward) and what stays exposed (`LayerTimes.cp`). Empty at cp 1.
+    """
+    cp = int(lay.cp)
+    if cp <= 1:
+        return []
+    lt = layer_times(hw, job, tp=lay.tp, mb=lay.micro_batch, cp=lay.cp, ep=lay.ep, rc=lay.recompute,
+                     sp=lay.sequence_parallel, etp=lay.etp)
+    exchange = float(X.cp_exchange(hw, cp_kv_bytes(job.arch, job.seq_len, lay.micro_batch, lay.tp), cp, lay.tp))
+    window = float(maximum(lt.attention, 0.0)) * X.CP_WINDOW
+
+    def ms(x: float) -> str:
+        return f"{x * 1e3:.3g} ms"
+
+    return [f"context parallelism cp {cp}: timed as {P2P_DEFAULT}, K and V passed around the ring beside the "
+            f"attention: per layer and micro-batch the exchange takes {ms(exchange)} (forward gather, backward "
+            f"gather and gradient reduce-scatter) beside {ms(window)} of attention, {ms(float(lt.cp))} exposed; the "
+            f"causal attention is split evenly over the ranks ({BALANCED}). Not modelled: cp_comm_type allgather "
+            "(Llama 3's, K and V gathered before the attention, arXiv 2407.21783 section 3.3.2), a2a (Ulysses) and "
+            "a2a+p2p, nor a split without that balance (a rank holding one contiguous chunk)"]
