@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from archgen.analyse.power_chain import Power, Stage
 from archgen.checks.feed_figures import feed_findings
 from archgen.checks.feed_inputs import feeds_into_inputs
+from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_figures import (
@@ -355,3 +356,24 @@ def ups_ride_through(ctx: Context) -> Iterator[Violation]:
     """
     for fac in ctx.design.specs.of(Facility):
         yield from ride_through(fac)
+
+
+@check("PWR020", "power.hall_deployed")
+def hall_deployed(ctx: Context) -> Iterator[Violation]:
+    """Each id a hall's `deployed` lists is a cluster of the run whose `facility` is that hall.
+
+    Fix: list the ids of the clusters standing in the hall (`archgen check` the directory that holds them all), or
+    remove the id; a cluster in another hall is listed in that hall's `deployed`.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from deployed_problems(fac, ctx.clusters)
+
+
+@check("PWR021", "power.hall_totals", severity="info")
+def hall_totals_stated(ctx: Context) -> Iterator[Violation]:
+    """A hall several clusters of the run name says which stand in it together (`deployed`), or has no totals.
+
+    Fix: list the clusters deployed side by side in the hall's `deployed`; alternatives for one hall are left out.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from totals_not_provided(fac, ctx.clusters)
