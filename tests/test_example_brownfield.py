@@ -1,0 +1,32 @@
+"""examples/brownfield-hall: a GB200 and a GB300 row listed as `deployed` in one hall carry the hall's totals.
+
+The expected totals are the formula over the rows' own metrics (no storage shared): hall_it_power = Σ it_power,
+hall_facility_power = that x the hall's PUE (1.2, the example's assumed input), energy = Σ facility_energy_per_year.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import _from_repo
+
+
+@pytest.fixture(scope="module")
+def run():
+    return _from_repo("examples/brownfield-hall")
+
+
+def test_each_row_carries_the_hall_totals_over_both(run):
+    a, b = run.metrics["cluster/gb200-row"], run.metrics["cluster/gb300-row"]
+    it = (a["it_power"] + b["it_power"]).m_as("kW")
+    energy = (a["facility_energy_per_year"] + b["facility_energy_per_year"]).m_as("MWh")
+    for m in (a, b):
+        assert m["hall_it_power"].m_as("kW") == pytest.approx(it)
+        assert m["hall_facility_power"].m_as("kW") == pytest.approx(it * 1.2)
+        assert m["hall_facility_energy_per_year"].m_as("MWh") == pytest.approx(energy)
+        assert m["it_capacity_headroom"].m_as("kW") == pytest.approx(1200 - it)   # racks' own cooling: none here
+
+
+def test_no_error_and_no_totals_finding(run):
+    assert not [f for f in run.findings if f.severity == "error" and not f.waived]
+    assert not [f for f in run.findings if f.id in ("PWR020", "PWR021")]
