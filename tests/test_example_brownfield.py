@@ -30,3 +30,14 @@ def test_each_row_carries_the_hall_totals_over_both(run):
 def test_no_error_and_no_totals_finding(run):
     assert not [f for f in run.findings if f.severity == "error" and not f.waived]
     assert not [f for f in run.findings if f.id in ("PWR020", "PWR021")]
+
+
+def test_the_cluster_document_gives_the_totals(run):
+    from archgen.render import fmt
+    from archgen.render.datacentre import _totals
+    path = "cluster/gb200-row"
+    m = run.metrics[path]
+    text = _totals(run.clusters[path], m, ("gb300-row",), run.clusters)
+    assert text.startswith(f"IT power {fmt.q(m['hall_it_power'], 'kW', 1)}; facility power "
+                           f"{fmt.q(m['hall_facility_power'], 'kW', 1)}; facility energy per year ")
+    assert text.endswith("over 'gb200-row', 'gb300-row' (`deployed`)")

@@ -96,3 +96,13 @@ def test_a_cluster_of_another_hall_is_an_error(tmp_path):
     [f] = _findings(run, "PWR020")
     assert "lists cluster 'x', which names facility 'two-hall'" in f.message
     assert "expected a cluster whose `facility` is 'one-hall'" in f.message
+
+
+def test_a_candidate_shares_no_storage_capex(tmp_path):
+    # the capex note of a storage under one id names the deployed clusters only; the candidate's line stands alone
+    from archgen.analyse.storage_cost import STORAGE_KIND
+    run = _run(tmp_path, "c, d", ids="cde")
+    lines = {cid: next(line for line in run.operations.cost[f"cluster/{cid}"].lines if line.kind == STORAGE_KIND)
+             for cid in "cde"}
+    assert lines["c"].shared.startswith("shared with cluster 'd' (one system")
+    assert lines["c"].shared.endswith("(2 clusters)") and lines["e"].shared == ""
