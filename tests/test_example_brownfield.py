@@ -41,3 +41,11 @@ def test_the_cluster_document_gives_the_totals(run):
     assert text.startswith(f"IT power {fmt.q(m['hall_it_power'], 'kW', 1)}; facility power "
                            f"{fmt.q(m['hall_facility_power'], 'kW', 1)}; facility energy per year ")
     assert text.endswith("over 'gb200-row', 'gb300-row' (`deployed`)")
+
+
+def test_the_totals_rest_on_both_rows_unconfirmed_figures(run):
+    # the GB300 row's tray power is unconfirmed (PWR012); a requirement on the GB200 row's hall total rests on it too
+    got = run.operations.assumed["cluster/gb200-row"]["hall_it_power"]
+    assert any(w.startswith("gb300-compute-tray power.max") for w in got)
+    assert any(w.startswith("gb200-compute-tray power.max") for w in got)
+    assert not any(w.startswith("gb300-compute-tray") for w in run.operations.assumed["cluster/gb200-row"]["it_power"])

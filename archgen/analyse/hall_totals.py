@@ -63,3 +63,24 @@ def _hall_energy(group: list[ClusterAnalysis]) -> Q | None:
     idle = shared_storage(group, draw=lambda c: storage_draw(c, idle=True))[0]
     twice = (typical * u + idle * (1 - u)) * Q_(HOURS_PER_YEAR, "h") * hall.cost.energy.pue
     return (sum((q for q in energies if q is not None), Q_(0, "MWh")) - twice).to("MWh")
+
+
+#: The metric of each deployed cluster a hall total sums: its inputs are those of that metric of every one of them.
+_SUMMED = {"hall_it_power": "it_power", "hall_facility_power": "facility_power",
+           "hall_facility_energy_per_year": "facility_energy_per_year"}
+
+
+def add_total_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], clusters: Mapping[str, ClusterAnalysis]) -> None:
+    """Give each deployed cluster's hall totals the unconfirmed figures of what they sum, over every deployed cluster.
+
+    `assumed` holds the clusters' own (`rack_power_inputs.add_power_inputs`): a requirement on `hall_it_power` met
+    on a GB300 row's unconfirmed tray power reads so on the GB200 row deployed beside it too.
+    """
+    for path, c in clusters.items():
+        if not deployed(c):
+            continue
+        group = list(fellows(clusters, path))
+        for total, own in _SUMMED.items():
+            words = tuple(dict.fromkeys(w for p in group for w in assumed.get(p, {}).get(own, ())))
+            if words:
+                assumed.setdefault(path, {})[total] = words
