@@ -64,3 +64,6 @@ def test_a_hall_total_that_moved_names_the_cluster_that_joined_the_deployed_set(
                         "totals count every cluster deployed in it)")
     [left] = [c for c in compare(head, base).metrics if (c.object, c.metric) == ("cluster/d", "hall_it_power")]
     assert left.hall.startswith("cluster/e left the clusters deployed in facility 'one-hall'")
+    # e itself: a candidate judged alone in the base, deployed in the head; its headroom row says it joined
+    [own] = [c for c in compare(base, head).metrics if (c.object, c.metric) == ("cluster/e", "it_capacity_headroom")]
+    assert own.hall.startswith("cluster/e joined the clusters deployed in facility 'one-hall'")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from archgen import metrics
 from archgen.analyse.facility import HEADROOMS
-from archgen.analyse.hall_groups import fellows
+from archgen.analyse.hall_groups import deployed, fellows
 from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
@@ -180,7 +180,7 @@ def hall_moves(base: Run, head: Run) -> dict[str, str]:
     (`analyse.hall_totals`): each moves when another cluster joins the hall (or its `deployed`), the cluster itself
     unchanged (newuser51: h100-pod's it_capacity_headroom 1,187 kW -> 41 kW as a GB200 SU joined its hall). The
     clusters counted together are `hall_groups.fellows`. Only clusters naming the same hall on both sides whose
-    fellow clusters differ are listed.
+    fellow clusters differ are listed; a cluster that itself joined or left the hall's `deployed` says so.
     """
     old, new = _halls(base), _halls(head)
     out = {}
@@ -190,8 +190,10 @@ def hall_moves(base: Run, head: Run) -> dict[str, str]:
             continue
         listed = getattr(head.clusters[path].cluster.facility, "deployed", None) is not None
         where = f"the clusters deployed in facility '{hall}'" if listed else f"facility '{hall}'"
-        moves = [f"{', '.join(sorted(got))} {verb} {where}"
-                 for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
+        was, now = deployed(base.clusters[path]), deployed(head.clusters[path])
+        moves = [f"{path} {'joined' if now else 'left'} {where}"] if was != now else \
+            [f"{', '.join(sorted(got))} {verb} {where}"
+             for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
         out[path] = "; ".join(moves) + (" (the hall's headrooms and totals count every cluster deployed in it)"
                                         if listed else " (a hall's headroom is less every cluster's load)")
     return out
