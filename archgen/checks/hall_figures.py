@@ -16,7 +16,7 @@ from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import generator_power
-from archgen.analyse.hall_groups import candidate, fellows
+from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.registry import Severity, Violation
@@ -34,18 +34,22 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
     """The finding's message, the hall's total and its severity where `path`'s cluster (`own`) fits `limit` alone.
 
     Peers are the clusters `path`'s is counted with in its hall (`hall_groups.fellows`: those the hall's `deployed`
-    lists, a candidate none; without `deployed`, every other cluster of the run naming it); each counts `share(c)`,
+    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`,
     its load or a floor under it where that is not provided (the racks' own IT power), and one with neither is left
     out. `against` names the capacity ("facility 'h''s critical IT power 1500.0 kW"). A checkpoint storage several of
     them state with one `storage.id` counts once (`shared_storage`, its draw x `storage`: 1 for the feeds, UPS and
     plant, the PUE for generator sets, 0 where the load holds no storage, as the racks' heat to air). An error where
-    the hall lists them as `deployed` together, else a warning (they may be alternatives). None where the cluster
-    has no peers or the hall carries them all.
+    the hall lists them as `deployed` together, else a warning (they may be alternatives). A candidate (named, not
+    listed) is judged alone, and an info finding says what the hall would carry were it added to the deployed
+    clusters, where that is over: the brownfield question, not a failure of the design as stated. None where the
+    cluster has no peers or the hall carries them all.
     """
     hall = clusters[path].cluster.facility
     if hall is None:
         return None
-    named = [(c.cluster.spec.id, share(c)) for p, c in fellows(clusters, path).items() if p != path]
+    trial = candidate(clusters[path])   # a candidate beside the deployed clusters: what the hall would carry
+    group = {p: c for p, c in naming(clusters, hall.id).items() if deployed(c)} if trial else fellows(clusters, path)
+    named = [(c.cluster.spec.id, share(c)) for p, c in group.items() if p != path]
     shares: list[tuple[str, Q]] = [(cid, q) for cid, q in named if q is not None]
     if not shares:
         return None
@@ -58,6 +62,10 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
     others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
     once = f" ({once})" if once else ""
     over = f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}"
+    if trial:
+        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's `deployed` does "
+                f"not list it, so it is judged alone; beside the clusters deployed there ({others}) the hall would "
+                f"carry {total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}"), total, "info"
     if hall.deployed is not None:
         return (f"the clusters deployed together in facility '{hall.id}' (its `deployed`: this one "
                 f"{own.to('kW'):.1f~P}, {others}) draw {over}"), total, "error"

@@ -188,9 +188,10 @@ def chain(ctx: Context) -> Iterator[Violation]:
 def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
 
-    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). A
-    cluster within it alone whose hall other clusters of the run name too is a warning where they exceed it together
-    (`shared_hall`: archgen cannot tell clusters sharing a hall from alternatives for it).
+    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). Where the
+    hall lists `deployed` clusters their sum is judged (an error on each); one not listed is a candidate judged alone
+    (an info finding where the deployed ones and it would exceed the hall). Without `deployed`, a cluster within it
+    alone is a warning where the clusters of the run naming the hall exceed it together (`shared_hall`).
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """

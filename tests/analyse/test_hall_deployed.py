@@ -61,17 +61,22 @@ def test_a_deployed_sum_over_the_hall_is_an_error_a_candidate_is_judged_alone(tm
     # two clusters of about 271 kW each (tests/checks/test_hall_redundancy) in a hall of 400 kW
     run = _run(tmp_path, "c, d", ids="cde", capacity="400 kW")
     got = {f.object: f for f in _findings(run, "PWR010")}
-    assert set(got) == {"cluster/c", "cluster/d"}
+    assert set(got) == {"cluster/c", "cluster/d", "cluster/e"}
     hall_kw = run.metrics["cluster/c"]["hall_it_power"]
-    for f in got.values():
+    for f in (got["cluster/c"], got["cluster/d"]):
         assert f.severity == "error"
         assert "deployed together in facility 'one-hall'" in f.message
         assert f.value.m_as("kW") == pytest.approx(hall_kw.m_as("kW"), rel=1e-3)   # no rack cooling units here
     assert run.metrics["cluster/c"]["it_capacity_headroom"].m_as("kW") == pytest.approx(400 - hall_kw.m_as("kW"),
                                                                                        rel=1e-3)
-    # e alone fits: no finding, and its headroom is its own
+    # e alone fits: its headroom is its own, and an info finding says what the hall would carry were it added
     e = run.metrics["cluster/e"]
     assert e["it_capacity_headroom"].m_as("kW") == pytest.approx(400 - e["it_power"].m_as("kW"), rel=1e-3)
+    assert got["cluster/e"].severity == "info"
+    assert got["cluster/e"].message.startswith("a candidate design (371.3 kW) within facility 'one-hall''s ")  # with its 100 kW PFS
+    assert "beside the clusters deployed there ('c' " in got["cluster/e"].message
+    assert got["cluster/e"].value.m_as("kW") == pytest.approx(hall_kw.m_as("kW") + e["it_power"].m_as("kW") - 100,
+                                                              rel=1e-3)   # the site PFS (100 kW) once
 
 
 def test_a_candidate_over_the_hall_says_it_is_judged_alone(tmp_path):
