@@ -201,9 +201,8 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
     what the rack feeds carry (`feed_power`): with the racks' own cooling units, as the headroom metrics count it.
     Where it is not provided (a fabric tier names no link media, so its transceivers' draw is unknown:
     `analyse.conversion.unpowered`), the racks' own IT power (`it_power_racks`) is a floor under it, since
-    everything else only adds: above the capacity,
-    the cluster fails on the floor alone (an error); within it, the check cannot judge and says so (an info
-    finding), never a silent pass.
+    everything else only adds: above the capacity, the cluster fails on the floor alone (an error); within it, the
+    check cannot judge and says so (an info finding), never a silent pass.
     """
     for path, c in clusters.items():
         hall, it = c.cluster.facility, feed_power(c.metrics)
