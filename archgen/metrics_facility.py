@@ -9,6 +9,7 @@ from __future__ import annotations
 from archgen.metric import Metric
 
 _N, _C, _FAC = "analyse/network.py", "analyse/cabling.py", "analyse/facility.py"
+_HALL = "analyse/hall_totals.py"
 
 FACILITY: tuple[Metric, ...] = (
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
@@ -46,4 +47,15 @@ FACILITY: tuple[Metric, ...] = (
            "`peak_pue`, else `facility_power` (the annual PUE: optimistic), of every cluster of the run naming the "
            "hall; negative when the sets cannot carry them; not provided where the hall states no generator sets, "
            "no derating row covers the site, or a load is not known.", _FAC, maximise=True),
+    Metric("cluster", "hall_it_power", "W", "kW", 1, "Hall IT power", "IT power of the clusters its hall's "
+           "`deployed` lists, summed, a checkpoint storage they state under one `storage.id` counted once; only on "
+           "a cluster so listed (a hall without `deployed` has none: PWR021); not provided where one of them has "
+           "no IT power.", _HALL),
+    Metric("cluster", "hall_facility_power", "W", "kW", 1, "Hall facility power", "`hall_it_power` times the "
+           "hall's annual PUE (`cost.energy.pue`, one for the hall): what the hall draws for the clusters deployed "
+           "in it; not provided where the hall states no `cost:`.", _HALL),
+    Metric("cluster", "hall_facility_energy_per_year", "J", "MWh", 0, "Hall facility energy per year", "Each "
+           "`facility_energy_per_year` of the clusters the hall's `deployed` lists, summed, a checkpoint storage "
+           "they state under one `storage.id` counted once (its typical draw for the hall's `utilisation`, its idle "
+           "draw for the rest, x PUE); not provided where one of them has no facility energy.", _HALL),
 )

@@ -278,6 +278,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     """
     from archgen import checks
     from archgen.analyse.facility import hall_headrooms
+    from archgen.analyse.hall_totals import add_total_inputs, hall_totals
     from archgen.analyse.operations_stage import analyse_operations
     from archgen.analyse.rack_power_inputs import add_job_power_inputs, add_power_inputs
     from archgen.as_of import judging
@@ -290,6 +291,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     add_power_inputs(operations.assumed, racks, clusters, specs)   # a rack's or cluster's power on unconfirmed figures
+    add_total_inputs(operations.assumed, clusters)   # a hall's totals on every deployed cluster's
     add_job_power_inputs(operations.assumed, workloads)   # a job's energy on its cluster's average power
     rests = {path: why for path in workloads if (why := design.rests_note(path))}  # a part its cluster lacks
     workloads = judge_workloads(workloads, design.workload_requirements, operations.withheld,  # once, as bound
@@ -297,6 +299,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
+    for path, totals in hall_totals(clusters).items():   # a hall's `deployed` clusters: its IT and facility power
+        metrics[path] = {**metrics[path], **{k: v for k, v in totals.items() if v is not None}}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once
                              operations.unsettled, operations.assumed)
     on = judging(specs.items.values(), as_of)      # read only where a waiver states `expires`

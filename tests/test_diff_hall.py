@@ -49,3 +49,21 @@ def test_and_the_one_that_left(runs):
 def test_a_cluster_alone_on_both_sides_says_nothing(runs):
     base, _ = runs
     assert all(not c.hall for c in compare(base, base).metrics)
+
+
+def test_a_hall_total_that_moved_names_the_cluster_that_joined_the_deployed_set(tmp_path):
+    # e stands in the hall on both sides; the head lists it as deployed: c's hall totals grow by e's IT power
+    specs = hall() + cluster("c") + cluster("d") + cluster("e")
+    base = run_specs(tmp_path / "base", {"specs.yaml": specs.replace("cooling_capacity", "deployed: [c, d]\n"
+                                                                     "cooling_capacity")})
+    head = run_specs(tmp_path / "head", {"specs.yaml": specs.replace("cooling_capacity", "deployed: [c, d, e]\n"
+                                                                     "cooling_capacity")})
+    [row] = [c for c in compare(base, head).metrics if (c.object, c.metric) == ("cluster/c", "hall_it_power")]
+    assert row.change.m_as("kW") == pytest.approx(head.metrics["cluster/e"]["it_power"].m_as("kW"))
+    assert row.hall == ("cluster/e joined the clusters deployed in facility 'one-hall' (the hall's headrooms and "
+                        "totals count every cluster deployed in it)")
+    [left] = [c for c in compare(head, base).metrics if (c.object, c.metric) == ("cluster/d", "hall_it_power")]
+    assert left.hall.startswith("cluster/e left the clusters deployed in facility 'one-hall'")
+    # e itself: a candidate judged alone in the base, deployed in the head; its headroom row says it joined
+    [own] = [c for c in compare(base, head).metrics if (c.object, c.metric) == ("cluster/e", "it_capacity_headroom")]
+    assert own.hall.startswith("cluster/e joined the clusters deployed in facility 'one-hall'")

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
+from archgen.analyse.hall_groups import shared_halls
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import shared_storage
 from archgen.model.base import spare_units
@@ -103,19 +104,16 @@ def _feeds(c: ClusterAnalysis) -> Q | None:
 def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, Q | None]]:
     """By cluster path, its headroom metrics as its hall's, where other clusters of the run name the hall too.
 
-    Each is the hall's capacity less the feed load of every cluster of the run that names it, as PWR010 and COOL009
-    judge them together (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's. A
-    checkpoint storage several of them state with one `storage.id` is counted once (`shared_storage`).
-    Only clusters whose hall another cluster of the run names are listed; a headroom is None (not provided) where some
-    such cluster's IT power is not provided, so the hall's load is not known. A cluster alone in its hall keeps its
-    own figures (`facility_metrics`).
+    Each is the hall's capacity less the feed load of the clusters counted together in it (`hall_groups.fellows`:
+    those its `deployed` lists, else every cluster of the run naming it), as PWR010 and COOL009 judge them
+    (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's. A checkpoint storage
+    several of them state with one `storage.id` is counted once (`shared_storage`). Only clusters counted with
+    another are listed; a headroom is None (not provided) where some such cluster's IT power is not provided, so the
+    hall's load is not known. A cluster alone in its hall, or a candidate its hall's `deployed` does not list, keeps
+    its own figures (`facility_metrics`).
     """
-    halls: dict[str, list[ClusterAnalysis]] = {}
-    for c in clusters.values():
-        if c.cluster.facility is not None:
-            halls.setdefault(c.cluster.facility.id, []).append(c)
     out: dict[str, dict[str, Q | None]] = {}
-    for group in (g for g in halls.values() if len(g) > 1):
+    for group in shared_halls(clusters):
         for name, load in HEADROOMS.items():
             loads = [load(c) for c in group]
             twice = shared_storage(group, _storage_factor(name, group[0].cluster.facility))[0]

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from archgen.analyse.cost import CapexLine, Cost
+from archgen.analyse.hall_groups import candidate, fellows
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import STORAGE_KIND
 from archgen.units import Q
@@ -32,13 +33,14 @@ def storage_groups(clusters: Mapping[str, ClusterAnalysis]) -> dict[tuple[str, s
 def share_storage(clusters: Mapping[str, ClusterAnalysis], costs: dict[str, Cost]) -> None:
     """Mark in `costs` (by cluster path, replaced in place) each storage line that other clusters' capex holds too.
 
-    The note names the other clusters and the hall's capex over every cluster naming the hall with the storage once
+    The note names the other clusters and the hall's capex over the clusters counted together in the hall (its
+    `deployed`, else every cluster naming it; a candidate the list leaves out shares nothing) with the storage once
     (each cluster's capex summed, less every stated price of the storage but the largest, as its draw is counted at
     its largest); where one of them has
     no capex, or another currency, the hall's capex is not provided and the note says why.
     """
     for (hall, sid), paths in storage_groups(clusters).items():
-        priced = [p for p in paths if p in costs and _line(costs[p]) is not None]
+        priced = [p for p in paths if p in costs and _line(costs[p]) is not None and not candidate(clusters[p])]
         if len(priced) < 2:
             continue
         total = _hall_capex(clusters, costs, hall, priced)
@@ -57,8 +59,11 @@ def _line(cost: Cost) -> CapexLine | None:
 
 def _hall_capex(clusters: Mapping[str, ClusterAnalysis], costs: Mapping[str, Cost], hall: str,
                 priced: list[str]) -> str:
-    """The hall's capex in words: every cluster naming `hall`, the storage priced in `priced` counted once."""
-    named = [p for p, c in clusters.items() if c.cluster.facility is not None and c.cluster.facility.id == hall]
+    """The hall's capex in words: the clusters counted together in `hall`, the storage priced in `priced` once.
+
+    Those clusters are `hall_groups.fellows`: the ones its `deployed` lists, else every cluster naming it.
+    """
+    named = list(fellows(clusters, priced[0]))
     capex = [costs[p].capex if p in costs else None for p in named]
     lacking = [clusters[p].cluster.spec.id for p, q in zip(named, capex, strict=True) if q is None]
     if lacking:

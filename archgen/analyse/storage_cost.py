@@ -9,7 +9,7 @@ leave out (docs/reliability.md, "Checkpoint storage: price and power").
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from archgen.analyse.network import ClusterAnalysis
 from archgen.model.reliability import Storage
@@ -63,19 +63,21 @@ def storage_name(storage: Storage) -> str:
     return storage.id or "checkpoint-storage"
 
 
-def shared_storage(group: Iterable[ClusterAnalysis], factor: float = 1.0) -> tuple[Q, str]:
+def shared_storage(group: Iterable[ClusterAnalysis], factor: float = 1.0,
+                   draw: Callable[[ClusterAnalysis], Q] = storage_draw) -> tuple[Q, str]:
     """What summing `group`'s loads on one hall counts more than once, and a note naming it ("" where nothing).
 
     A checkpoint storage that several clusters of a hall state with the same `storage.id` and a `power` is one system
     (the id is what a `Prices` document prices it by), as an expansion's clusters share the site's file system: its
     draw is in each cluster's IT power, and the hall carries it once, its largest stated `max` x `factor` (1 for the
-    feeds, UPS and plant; the PUE for the generator sets). The excess is every other cluster's share of it.
+    feeds, UPS and plant; the PUE for the generator sets). The excess is every other cluster's share of it. `draw`:
+    which of its draws (`storage_draw`: the maximum; its typical or idle draw for the hall's energy).
     """
     by_id: dict[str, list[tuple[str, Q]]] = {}
     for c in group:
         storage = c.cluster.spec.storage
         if storage is not None and storage.id is not None and storage.power is not None:
-            by_id.setdefault(storage.id, []).append((c.cluster.spec.id, storage_draw(c) * factor))
+            by_id.setdefault(storage.id, []).append((c.cluster.spec.id, draw(c) * factor))
     excess, notes = Q_(0, "kW"), []
     for sid, rows in by_id.items():
         if len(rows) > 1:

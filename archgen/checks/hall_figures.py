@@ -1,11 +1,12 @@
 """The hall's side of PWR010, COOL009 and PWR011: clusters sharing a hall, and generator sets at the site.
 
-PWR010, COOL009 and PWR011 judge each cluster against its hall's capacity as if it had the hall to itself: a
-directory of specs may hold alternatives for one hall (the shipped GB200, MI355X and TPU clusters all name
-`hall-liquid`) as well as clusters that share it (a campus planner's halls of several scalable units), and nothing in
-the specs tells the two apart. Where the clusters of one run that name a hall exceed its capacity together while the
-cluster judged fits alone, the check says so in a warning, so a shared hall is never passed on each cluster's share;
-alternatives are checked in runs of their own (a waiver would also hide the cluster's own overload).
+A directory of specs may hold alternatives for one hall (the shipped GB200, MI355X and TPU clusters all name
+`hall-liquid`) as well as clusters that share it (a brownfield hall with two generations side by side); the hall's
+`deployed` list tells the two apart (`analyse.hall_groups`). Where it is stated, the clusters it lists are judged on
+their sum, an error above a capacity, and a cluster naming the hall but not listed is a candidate judged alone.
+Where it is not, each cluster is judged as if it had the hall to itself, and where the clusters of one run that name
+the hall exceed its capacity together while the cluster judged fits alone, the check says so in a warning, so a
+shared hall is never passed on each cluster's share.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import generator_power
+from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
-from archgen.checks.registry import Violation
+from archgen.checks.registry import Severity, Violation
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
@@ -28,21 +30,26 @@ Load = Callable[[Any], Q | None]
 
 
 def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str,
-                storage: float = 1.0) -> tuple[str, Q] | None:
-    """The warning's message and the hall's total where `path`'s cluster (`own`) fits `limit`, but not with its peers.
+                storage: float = 1.0) -> tuple[str, Q, Severity] | None:
+    """The finding's message, the hall's total and its severity where `path`'s cluster (`own`) fits `limit` alone.
 
-    Peers are the other clusters of `clusters` naming the same hall (by id); each counts `share(c)`, its load or a
-    floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `against`
-    names the capacity ("facility 'h''s critical IT power 1500.0 kW"). A checkpoint storage several of them state
-    with one `storage.id` counts once (`shared_storage`, its draw x `storage`: 1 for the feeds, UPS and plant, the
-    PUE for generator sets, 0 where the load holds no storage, as the racks' heat to air). None where the cluster has
-    no peers or the hall carries them all.
+    Peers are the clusters `path`'s is counted with in its hall (`hall_groups.fellows`: those the hall's `deployed`
+    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`,
+    its load or a floor under it where that is not provided (the racks' own IT power), and one with neither is left
+    out. `against` names the capacity ("facility 'h''s critical IT power 1500.0 kW"). A checkpoint storage several of
+    them state with one `storage.id` counts once (`shared_storage`, its draw x `storage`: 1 for the feeds, UPS and
+    plant, the PUE for generator sets, 0 where the load holds no storage, as the racks' heat to air). An error where
+    the hall lists them as `deployed` together, else a warning (they may be alternatives). A candidate (named, not
+    listed) is judged alone, and an info finding says what the hall would carry were it added to the deployed
+    clusters, where that is over: the brownfield question, not a failure of the design as stated. None where the
+    cluster has no peers or the hall carries them all.
     """
     hall = clusters[path].cluster.facility
     if hall is None:
         return None
-    named = [(c.cluster.spec.id, share(c)) for p, c in clusters.items()
-             if p != path and c.cluster.facility is not None and c.cluster.facility.id == hall.id]
+    trial = candidate(clusters[path])   # a candidate beside the deployed clusters: what the hall would carry
+    group = {p: c for p, c in naming(clusters, hall.id).items() if deployed(c)} if trial else fellows(clusters, path)
+    named = [(c.cluster.spec.id, share(c)) for p, c in group.items() if p != path]
     shares: list[tuple[str, Q]] = [(cid, q) for cid, q in named if q is not None]
     if not shares:
         return None
@@ -54,10 +61,26 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
         return None
     others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
     once = f" ({once})" if once else ""
-    return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries "
-            f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}; this cluster alone "
-            f"({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, so if they share "
-            "it the hall does not carry them (alternatives for one hall: check each in a run of its own)"), total
+    over = f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}"
+    if trial:
+        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's `deployed` does "
+                f"not list it, so it is judged alone; beside the clusters deployed there ({others}) the hall would "
+                f"carry {total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}"), total, "info"
+    if hall.deployed is not None:
+        return (f"the clusters deployed together in facility '{hall.id}' (its `deployed`: this one "
+                f"{own.to('kW'):.1f~P}, {others}) draw {over}"), total, "error"
+    return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
+            f"cluster alone ({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, "
+            "so if they share it the hall does not carry them (alternatives for one hall: check each in a run of "
+            f"its own; clusters deployed together: list them in the hall's `deployed`)"), total, "warning"
+
+
+def alone(c: Any) -> str:
+    """A phrase for a finding on a candidate cluster (`hall_groups.candidate`) judged alone; "" for any other."""
+    if not candidate(c):
+        return ""
+    return (f" (a candidate design: facility '{c.cluster.facility.id}''s `deployed` does not list it, so it is "
+            "judged alone against the hall)")
 
 
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
@@ -192,12 +215,13 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         fed = feed_power(c)
         rest = None if fed is None else max(fed - heat.total, 0 * heat.total)
         if heat.air > cap:
-            yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}",
+            yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}"
+                            f"{alone(c)}",
                             heat.air, cap.to("kW"))
         elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
                                    against, storage=0.0):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
-                            severity="warning")
+                            severity=shared[2])
         elif rest is None or heat.air + rest > cap:
             why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
                    if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from archgen.analyse.power_chain import Power, Stage
 from archgen.checks.feed_figures import feed_findings
 from archgen.checks.feed_inputs import feeds_into_inputs
+from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_figures import (
@@ -187,9 +188,10 @@ def chain(ctx: Context) -> Iterator[Violation]:
 def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
 
-    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). A
-    cluster within it alone whose hall other clusters of the run name too is a warning where they exceed it together
-    (`shared_hall`: archgen cannot tell clusters sharing a hall from alternatives for it).
+    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). Where the
+    hall lists `deployed` clusters their sum is judged (an error on each); one not listed is a candidate judged alone
+    (an info finding where the deployed ones and it would exceed the hall). Without `deployed`, a cluster within it
+    alone is a warning where the clusters of the run naming the hall exceed it together (`shared_hall`).
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
@@ -355,3 +357,24 @@ def ups_ride_through(ctx: Context) -> Iterator[Violation]:
     """
     for fac in ctx.design.specs.of(Facility):
         yield from ride_through(fac)
+
+
+@check("PWR020", "power.hall_deployed")
+def hall_deployed(ctx: Context) -> Iterator[Violation]:
+    """Each id a hall's `deployed` lists is a cluster of the run whose `facility` is that hall.
+
+    Fix: list the ids of the clusters standing in the hall (`archgen check` the directory that holds them all), or
+    remove the id; a cluster in another hall is listed in that hall's `deployed`.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from deployed_problems(fac, ctx.clusters)
+
+
+@check("PWR021", "power.hall_totals", severity="info")
+def hall_totals_stated(ctx: Context) -> Iterator[Violation]:
+    """A hall several clusters of the run name says which stand in it together (`deployed`), or has no totals.
+
+    Fix: list the clusters deployed side by side in the hall's `deployed`; alternatives for one hall are left out.
+    """
+    for fac in ctx.design.specs.of(Facility):
+        yield from totals_not_provided(fac, ctx.clusters)

@@ -17,6 +17,7 @@ from archgen.analyse.facility import usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
+    alone,
     generators_at_site,
     redundancy_not_stated,
     shared_hall,
@@ -80,13 +81,13 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 continue
             if load > usable:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
-                                f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}", load.to("kW"),
-                                usable.to("kW"))
+                                f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}{alone(c)}",
+                                load.to("kW"), usable.to("kW"))
             elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
                                        f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}",
                                        1.0 if key == "ups" or pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
-                                usable.to("kW"), severity="warning")
+                                usable.to("kW"), severity=shared[2])
             if load <= usable and key != "ups" and peak is None:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{label} {kind} judged on the annual PUE "
                                 f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): facility power "

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
-from archgen.checks.hall_figures import generator_load, shared_hall, ups_pumps, utility_unjudged
+from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_pumps, utility_unjudged
 from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
 from archgen.checks.ride_through import bridges
@@ -33,7 +33,8 @@ KINDS: dict[str, tuple[str, ...]] = {
 CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("cluster",), "COOL011": ("facility",),
                                               "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",),
                                               "PWR017": ("facility",), "PWR018": ("facility",),
-                                              "PWR019": ("facility",)}
+                                              "PWR019": ("facility",), "PWR020": ("facility",),
+                                              "PWR021": ("facility",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -166,7 +167,7 @@ HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"),
     "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
     "PWR011": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units, "PWR018": _tier_claimed,
-    "PWR019": bridges,
+    "PWR019": bridges, "PWR020": _hall_states("deployed"),
 }
 
 
@@ -195,12 +196,13 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
     (path, cluster analysis, hall, message, value, limit, severity): PWR010 for `critical_it_power`, COOL009 for
     `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`), `label` naming it in
     the message. A cluster within the capacity alone whose hall other clusters of the run also name, and which
-    exceeds it with theirs, is a warning (`shared_hall`). The IT power here is what the rack feeds carry
-    (`feed_power`): with the racks' own cooling units, as the headroom metrics count it. Where it is not provided
-    (a fabric tier names no link media, so its transceivers' draw is unknown: `analyse.conversion.unpowered`), the
-    racks' own IT power (`it_power_racks`) is a floor under it, since everything else only adds: above the capacity,
-    the cluster fails on the floor alone (an error); within it, the check cannot judge and says so (an info
-    finding), never a silent pass.
+    exceeds it with theirs, is a warning (`shared_hall`); where the hall lists them as `deployed` together, an
+    error, and a candidate the list leaves out is judged alone (its message says so, `alone`). The IT power here is
+    what the rack feeds carry (`feed_power`): with the racks' own cooling units, as the headroom metrics count it.
+    Where it is not provided (a fabric tier names no link media, so its transceivers' draw is unknown:
+    `analyse.conversion.unpowered`), the racks' own IT power (`it_power_racks`) is a floor under it, since
+    everything else only adds: above the capacity, the cluster fails on the floor alone (an error); within it, the
+    check cannot judge and says so (an info finding), never a silent pass.
     """
     for path, c in clusters.items():
         hall, it = c.cluster.facility, feed_power(c.metrics)
@@ -211,17 +213,17 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
         if it is not None:
             if it > limit:
                 yield (path, c, hall, f"{feed_words(c.metrics, what)} {it.to('kW'):.1f~P} exceeds {against} by "
-                       f"{(it - limit).to('kW'):.1f~P}", it.to("kW"), limit.to("kW"), None)
+                       f"{(it - limit).to('kW'):.1f~P}{alone(c)}", it.to("kW"), limit.to("kW"), None)
             elif shared := shared_hall(clusters, path, it, _feed_or_floor, limit, against):
-                yield (path, c, hall, shared[0], shared[1], limit.to("kW"), "warning")
+                yield (path, c, hall, shared[0], shared[1], limit.to("kW"), shared[2])
             continue
         floor, why = it_floor(c, what)
         if floor is None:
             continue
         if floor > limit:
             yield (path, c, hall, f"{what} of the racks alone {floor.to('kW'):.1f~P} exceeds {against} by "
-                   f"{(floor - limit).to('kW'):.1f~P}, before the rest ({why})", floor.to("kW"), limit.to("kW"),
-                   None)
+                   f"{(floor - limit).to('kW'):.1f~P}, before the rest ({why}){alone(c)}", floor.to("kW"),
+                   limit.to("kW"), None)
         else:
             yield (path, c, hall, f"not judged: {why}; the racks alone draw {floor.to('kW'):.1f~P} of {against}",
                    floor.to("kW"), limit.to("kW"), "info")

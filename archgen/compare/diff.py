@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from archgen import metrics
 from archgen.analyse.facility import HEADROOMS
+from archgen.analyse.hall_groups import deployed, fellows
+from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, bom_changes
@@ -160,7 +162,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
             lacking = head if name not in new else base if name not in old else None
             why = _withheld(lacking, obj, name) if lacking is not None else ""
             c = MetricChange(obj, name, old.get(name), new.get(name), why,
-                             halls.get(obj, "") if name in HEADROOMS else "")
+                             halls.get(obj, "") if name in HEADROOMS or name in HALL_TOTALS else "")
             if _changed(c, threshold):
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
@@ -171,12 +173,14 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
 
 
 def hall_moves(base: Run, head: Run) -> dict[str, str]:
-    """By cluster path of both sides: which other clusters joined or left the hall it names, in words.
+    """By cluster path of both sides: which other clusters joined or left those it is counted with in its hall.
 
     A headroom of a hall that several clusters name is the hall's capacity less all their loads
-    (`analyse.facility.hall_headrooms`): it moves when another cluster joins the hall, the cluster itself unchanged
-    (newuser51: h100-pod's it_capacity_headroom 1,187 kW -> 41 kW as a GB200 SU joined its hall). Only clusters
-    naming the same hall on both sides whose fellow clusters differ are listed.
+    (`analyse.facility.hall_headrooms`), and a hall total sums the clusters its `deployed` lists
+    (`analyse.hall_totals`): each moves when another cluster joins the hall (or its `deployed`), the cluster itself
+    unchanged (newuser51: h100-pod's it_capacity_headroom 1,187 kW -> 41 kW as a GB200 SU joined its hall). The
+    clusters counted together are `hall_groups.fellows`. Only clusters naming the same hall on both sides whose
+    fellow clusters differ are listed; a cluster that itself joined or left the hall's `deployed` says so.
     """
     old, new = _halls(base), _halls(head)
     out = {}
@@ -184,19 +188,21 @@ def hall_moves(base: Run, head: Run) -> dict[str, str]:
         (hall, before), (there, after) = old[path], new[path]
         if hall != there or before == after:
             continue
-        moves = [f"{', '.join(sorted(got))} {verb} facility '{hall}'"
-                 for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
-        out[path] = "; ".join(moves) + " (a hall's headroom is less every cluster's load)"
+        listed = getattr(head.clusters[path].cluster.facility, "deployed", None) is not None
+        where = f"the clusters deployed in facility '{hall}'" if listed else f"facility '{hall}'"
+        was, now = deployed(base.clusters[path]), deployed(head.clusters[path])
+        moves = [f"{path} {'joined' if now else 'left'} {where}"] if was != now else \
+            [f"{', '.join(sorted(got))} {verb} {where}"
+             for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
+        out[path] = "; ".join(moves) + (" (the hall's headrooms and totals count every cluster deployed in it)"
+                                        if listed else " (a hall's headroom is less every cluster's load)")
     return out
 
 
 def _halls(run: Run) -> dict[str, tuple[str, frozenset[str]]]:
-    """By cluster path: the id of the hall it names and the run's other clusters naming that hall."""
-    named: dict[str, set[str]] = defaultdict(set)
-    for path, c in run.clusters.items():
-        if c.cluster.facility is not None:
-            named[c.cluster.facility.id].add(path)
-    return {path: (hall, frozenset(paths - {path})) for hall, paths in named.items() for path in paths}
+    """By cluster path: the id of the hall it names and the run's other clusters it is counted with there."""
+    return {path: (c.cluster.facility.id, frozenset(set(fellows(run.clusters, path)) - {path}))
+            for path, c in run.clusters.items() if c.cluster.facility is not None}
 
 
 def unpriced_storage(base: Run, head: Run) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from archgen.model.base import Redundancy, UpsRedundancy, distributed
 from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
 from archgen.model.reliability import SiteEvent
-from archgen.model.spec import Count, Document, FieldError, Spec, raise_each
+from archgen.model.spec import Count, Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sustainability import Sustainability
 from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, PowerOrZero, Q, Temperature, Voltage
 
@@ -213,6 +213,12 @@ class Facility(Document):
         "Whether every power and cooling component upstream of the racks can be taken out for maintenance without "
         "stopping the IT load (the Tier III property)."))
     feeds: UpstreamFeeds | None = Field(None, description="Utility, UPS, generator and cooling-plant redundancy.")
+    deployed: list[Ref] | None = Field(None, description=(
+        "Ids of the clusters deployed together in the hall, e.g. [h100-pod, gb200-su] (two generations side by "
+        "side): their IT power, facility power and energy are summed (`hall_it_power`, ...) and PWR010, PWR011 and "
+        "COOL009 judge the sum (an error above a capacity). A cluster naming the hall but not listed is a candidate "
+        "design, judged alone against the hall. Each id must be a cluster of the run that names this hall (PWR020). "
+        "Not stated: the hall's totals are not provided (PWR021), as the clusters naming it may be alternatives."))
     altitude: LengthOrZero | None = Field(None, description=(
         "Site elevation above sea level, e.g. '1600 m': above 900 m it lowers each ASHRAE air class's allowable "
         "inlet maximum (COOL005), and it thins the air an air path moves (COOL007)."))
@@ -235,6 +241,10 @@ class Facility(Document):
                                                             "for"))
         errors += no_water(self.cooling_rated_at, self.cooling_derating, "cooling_", "the plant is rated against "
                            "outdoor `ambient` and `altitude`; facility water is what it delivers (`water.supply`)")
+        twice = sorted({c for c in self.deployed or [] if (self.deployed or []).count(c) > 1})
+        if twice:
+            errors.append(FieldError(("deployed",), f"lists {', '.join(repr(c) for c in twice)} more than once: "
+                                                    "each cluster deployed in the hall once"))
         raise_each(errors, type(self).__name__)
         return self
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.facility import usable_units
+from archgen.analyse.hall_groups import candidate, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
@@ -75,8 +76,8 @@ def datacentre(scope: Any, a: Any) -> Section:
         return section.add(Para(f"Facility: {NOT_PROVIDED}. The cluster names no facility, so its rating, feeds "
                                 "and capacities are not compared."))
     feeds = hall.feeds
-    peers = tuple(c.cluster.spec.id for p, c in scope.run.clusters.items() if p != a.cluster.path
-                  and c.cluster.facility is not None and c.cluster.facility.id == hall.id)
+    peers = tuple(c.cluster.spec.id for p, c in fellows(scope.run.clusters, a.cluster.path).items()
+                  if p != a.cluster.path)
     ups, gens, utility = _carried(a, peers)
     rows: list[tuple[str, str]] = [
         ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
@@ -91,6 +92,8 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m, peers)
+    if totals := _totals(a, m, peers, scope.run.clusters):
+        rows.append(("Hall totals (clusters deployed together)", totals))
     rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
                  f"{fmt.q(hall.air_cooling_capacity, 'kW', 0)} for {fmt.q(air, 'kW', 1)} of heat to air (COOL009)"))
     if hall.water is not None:
@@ -103,6 +106,29 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
     return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
                              tuple(rows)))
+
+
+def _totals(a: Any, m: dict, peers: tuple[str, ...], clusters: dict) -> str:
+    """The hall's totals over its `deployed` clusters (`analyse.hall_totals`), or why they are not provided.
+
+    "" (no row) for a cluster alone in a hall that states no `deployed`: its own figures are the hall's load.
+    """
+    hall, cid = a.cluster.facility, a.cluster.spec.id
+    if hall.deployed is None:
+        named = [c.cluster.spec.id for c in naming(clusters, hall.id).values()]
+        return (f"{NOT_PROVIDED}: the hall states no `deployed`, so which of the clusters naming it "
+                f"({', '.join(repr(n) for n in named)}) stand in it together is not said (PWR021)"
+                if len(named) > 1 else "")
+    if candidate(a):
+        return (f"{NOT_PROVIDED} for this cluster: a candidate design, not in the hall's `deployed` "
+                f"({', '.join(repr(n) for n in hall.deployed)}); judged alone against the hall")
+    over = ", ".join(repr(n) for n in (cid, *peers))
+    words = [f"{label} {fmt.q(m[key], unit, digits)}" if key in m else f"{label} {NOT_PROVIDED}"
+             for label, key, unit, digits in (("IT power", "hall_it_power", "kW", 1),
+                                               ("facility power", "hall_facility_power", "kW", 1),
+                                               ("facility energy per year", "hall_facility_energy_per_year",
+                                                "MWh", 0))]
+    return f"{'; '.join(words)}, over {over} (`deployed`)"
 
 
 def _ride_through(feeds: Any) -> str:

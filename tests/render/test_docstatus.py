@@ -50,10 +50,12 @@ def table(md: str, caption: str) -> list[list[str]]:
 @pytest.fixture(scope="module")
 def covered(design, document):
     """`check --format json`'s findings on the objects the document covers: the cluster and the objects under it,
-    the workloads that run on it, its rack types and the parts its components table lists."""
+    the workloads that run on it, its rack types, the parts its components table lists and its hall (a finding on
+    the facility, such as PWR021, is in the cluster document, `render.cluster`)."""
     md, cluster, workloads = document
     parts = {f"part/{row[0]}" for row in table(md, "Key components and provenance")}
-    objects = workloads | parts | {cluster.path} | {f"rack/{rid}" for rid in cluster.rack_counts}
+    objects = workloads | parts | {cluster.path} | {f"rack/{rid}" for rid in cluster.rack_counts} | \
+        ({f"facility/{cluster.facility.id}"} if cluster.facility is not None else set())
     findings = json.loads(run_cli("check", design, "--format", "json").out)["findings"]
     return [f for f in findings if f["object"] in objects or f["object"].startswith(f"{cluster.path}/")]
 

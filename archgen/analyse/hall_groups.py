@@ -1,0 +1,60 @@
+"""Which clusters of a run are counted together in the hall they name: the hall's `deployed` set, or every one.
+
+A directory of specs may hold alternatives for one hall (the shipped GB200, MI355X and TPU clusters all name
+`hall-liquid`) as well as clusters that stand in it side by side (a brownfield hall with two generations). The hall's
+`deployed` list says which: the clusters it names are summed, and a cluster naming the hall but not listed is a
+candidate design, judged alone against it. A hall that states no `deployed` keeps the reading archgen had before:
+its headrooms and the shared-hall warnings count every cluster of the run naming it, and it has no totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+def deployed(c: Any) -> bool:
+    """Whether cluster `c` (a `ClusterAnalysis`) stands in a hall whose `deployed` list names it."""
+    hall = c.cluster.facility
+    return hall is not None and hall.deployed is not None and c.cluster.spec.id in hall.deployed
+
+
+def candidate(c: Any) -> bool:
+    """Whether `c` names a hall that lists its `deployed` clusters, and is not among them: judged alone."""
+    hall = c.cluster.facility
+    return hall is not None and hall.deployed is not None and c.cluster.spec.id not in hall.deployed
+
+
+def naming(clusters: Mapping[str, Any], hall_id: str) -> dict[str, Any]:
+    """The clusters of `clusters` (by path) that name the hall `hall_id`."""
+    return {p: c for p, c in clusters.items() if c.cluster.facility is not None and c.cluster.facility.id == hall_id}
+
+
+def fellows(clusters: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The clusters (by path, `path`'s own included) that `path`'s cluster is counted with in its hall.
+
+    In a hall that lists `deployed`: a deployed cluster's fellows are the run's clusters that name the hall and are
+    listed; a candidate has none but itself. Otherwise every cluster of the run naming the hall. {} where the cluster
+    names no hall.
+    """
+    c = clusters[path]
+    hall = c.cluster.facility
+    if hall is None:
+        return {}
+    if candidate(c):
+        return {path: c}
+    return {p: o for p, o in naming(clusters, hall.id).items() if hall.deployed is None or deployed(o)}
+
+
+def shared_halls(clusters: Mapping[str, Any]) -> list[list[Any]]:
+    """The groups of clusters counted together in a hall (`fellows`), where a group holds more than one."""
+    seen: set[str] = set()
+    out = []
+    for path in clusters:
+        if path in seen:
+            continue
+        group = fellows(clusters, path)
+        seen |= set(group)
+        if len(group) > 1:
+            out.append(list(group.values()))
+    return out

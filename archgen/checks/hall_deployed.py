@@ -1,0 +1,55 @@
+"""PWR020 and PWR021: a hall's `deployed` list names clusters of the run in that hall; a shared hall states one.
+
+The list tells clusters standing side by side in a hall from alternatives for it (`analyse.hall_groups`): the
+hall's totals and its overload checks read it, so an id that names no cluster of the run, or a cluster standing in
+another hall, would leave a figure short without a word. A hall several clusters of the run name without the list
+has no totals, and PWR021 says why rather than summing what may be alternatives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from archgen.analyse.hall_groups import naming
+from archgen.analyse.hall_totals import HALL_TOTALS
+from archgen.checks.registry import Violation
+from archgen.errors import did_you_mean
+
+
+def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]:
+    """PWR020: each id of `fac.deployed` that is no cluster of the run, or a cluster that names another hall.
+
+    Judged where a cluster of the run names the hall (a run of racks alone has no clusters to list).
+    """
+    here = naming(clusters, fac.id)
+    if fac.deployed is None or not here:
+        return
+    by_id = {c.cluster.spec.id: c for c in clusters.values()}
+    names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
+    for i, cid in enumerate(fac.deployed):
+        c = by_id.get(cid)
+        if c is None:
+            hint = did_you_mean(cid, by_id, lead="; ")
+            yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists '{cid}', which is no "
+                            f"cluster of this run: expected the id of a cluster standing in facility '{fac.id}' "
+                            f"(clusters naming it: {names}){hint}")
+        elif c.cluster.facility is None or c.cluster.facility.id != fac.id:
+            there = f"names facility '{c.cluster.facility.id}'" if c.cluster.facility is not None else \
+                "names no facility"
+            yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists cluster '{cid}', "
+                            f"which {there} (its `facility`): expected a cluster whose `facility` is '{fac.id}' "
+                            f"(clusters naming it: {names})")
+
+
+def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]:
+    """PWR021: a hall that several clusters of the run name, stating no `deployed`: its totals are not provided."""
+    here = naming(clusters, fac.id)
+    if fac.deployed is not None or len(here) < 2:
+        return
+    names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
+    yield Violation(f"facility/{fac.id}", fac.id, (), f"not provided: the hall's totals ({', '.join(HALL_TOTALS)}), "
+                    f"since the spec does not say which clusters are deployed together in facility '{fac.id}': "
+                    f"{names} name it, and they may be alternatives for the hall, whose sum is no figure; each is "
+                    "judged against the hall alone, with a warning where they exceed it together (list the clusters "
+                    "standing in the hall side by side in its `deployed`)", severity="info")
