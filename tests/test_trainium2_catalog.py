@@ -40,4 +40,18 @@ def test_what_aws_does_not_publish_is_unconfirmed_or_left_out(trn2: Accelerator)
     """No chip power from AWS; the link's direction is not stated; no link count fits both AWS topologies."""
     assert {"tdp", "scale_up.bandwidth"} <= set(trn2.unconfirmed_fields())
     assert trn2.scale_up is not None and trn2.scale_up.links == 0     # not stated (4 in the NKI guide, 6 neighbours)
-    assert "efficiency" not in trn2.model_fields_set                  # no measurement: the assumed ranges apply
+
+
+
+def test_no_efficiency_is_a_measurement_of_it(trn2: Accelerator) -> None:
+    """AWS publishes none: each is the model's assumed point inside the catalog's measured range, as a part that
+    states none would take them (`perf.hw.assumed_gemm`, `perf.hw.assumed_efficiency`), so no figure moves."""
+    from archgen.perf.hw import assumed_efficiency, assumed_gemm
+
+    eff = trn2.efficiency
+    for dtype in trn2.peak:
+        assert eff.gemm[dtype] == assumed_gemm.assumed_point(dtype, {})
+        assert tuple(eff.gemm_range[dtype]) == assumed_gemm.measured_range(dtype)
+    for name, stated in (("hbm", eff.hbm_range), ("flash", eff.flash_range), ("scale_up", eff.scale_up_range)):
+        assert stated is not None and tuple(stated) == assumed_efficiency.MEASURED_RANGE[name]
+    assert eff.hbm == 0.85 and "flash" not in eff.model_fields_set and "scale_up" not in eff.model_fields_set

@@ -15,6 +15,7 @@ import json
 import pytest
 
 from tests.conftest import REPO, SPECS, run_specs
+from tests.perf.test_torus_scale_up import SWEEP as TORUS_SWEEP
 
 DATA = REPO / "tests" / "data"
 TRN2 = ("training stack nemo-2025, NVIDIA's (NeMo 2 / Megatron-Bridge as of 2025 on NVIDIA GPUs): no AWS stack "
@@ -59,3 +60,28 @@ requirements:
     assert "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; trainium2 borrows them)" \
         in found["R-INT"]
     assert "training stack" not in found["R-INT"]       # the interruptions rest on the rates, not on the stack
+
+
+#: tests/perf/test_torus_scale_up.py's sweep of a TP-16 job on the Trn2 pod's 4x4 tori, with a step-time target.
+SWEEP = TORUS_SWEEP.replace("---\nkind: Sweep", """requirements:
+  - {id: R-STEP, statement: Step time, metric: step_time, target: "<= 1000 s"}
+---
+kind: Sweep""", 1)
+
+
+def test_a_training_sweep_met_on_trainium2_names_the_stack(tmp_path) -> None:
+    """The sweep report's once-per-sweep REQ005 note (`render.sweep_unconfirmed`) names the stack beside the figure."""
+    from archgen.perf.explore.points import evaluate, summarise
+    from archgen.render.sweep_unconfirmed import assumed_stacks, unconfirmed_note
+    from tests.conftest import sweep_problems_of
+
+    for p in ("trn2-48xlarge", "rack", "efa-v3-trn2"):
+        (tmp_path / f"{p}.yaml").write_text((DATA / "trn2" / f"{p}.yaml").read_text(encoding="utf-8"),
+                                            encoding="utf-8")
+    path = tmp_path / "sweep.yaml"
+    path.write_text((DATA / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8") + SWEEP, encoding="utf-8")
+    problem = sweep_problems_of(path, [SPECS, tmp_path])[0]
+    assert assumed_stacks(problem) == (TRN2,)
+    [note] = unconfirmed_note(summarise(problem, evaluate(problem, 0, problem.size)))
+    assert note.startswith("Met on assumed inputs, where a point meets it: R-STEP. ")
+    assert note.endswith(f"(REQ005): trainium2 scale_up.bandwidth (unconfirmed). They also assume {TRN2}.")
