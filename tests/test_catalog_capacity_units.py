@@ -31,6 +31,8 @@ AUDIT: dict[tuple[str, str, str], tuple[str, str, str]] = {
     ("accelerators", "b200-sxm-180gb", "memory"): ("180 GiB", '"180GB"', READ_AS_GIB),
     ("accelerators", "b300-sxm-288gb", "memory"): ("270 GiB", 'accelerator_memory_capacity "270 GB"', READ_AS_GIB),
     ("accelerators", "gaudi3", "memory"): ("128 GiB", "128 GB HBM2e", READ_AS_GIB),
+    # AWS's Trainium2 architecture page prints the device memory in GiB.
+    ("accelerators", "trainium2", "memory"): ("96 GiB", "96 GiB of device memory", ""),
     # AMD's ROCm specification table is in GiB and MiB (its Infinity Cache, the L3, is the last-level cache).
     ("accelerators", "mi300x", "memory"): ("192 GiB", "VRAM (GiB) 192", ""),
     ("accelerators", "mi300x", "l2_cache"): ("256 MiB", "L3 Cache (MiB) 256", ""),

@@ -18,7 +18,7 @@ from tests.conftest import REPO, run_specs, write_tree
 
 TRN2 = REPO / "tests" / "data" / "trn2"
 PARTS = {f"parts/{p}.yaml": (TRN2 / f"{p}.yaml").read_text(encoding="utf-8")
-         for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2")}
+         for p in ("trn2-48xlarge", "rack", "efa-v3-trn2")}
 CLUSTER = """kind: Cluster
 id: t
 layout: [{rack: trn2-rack, count: 2}]
@@ -43,9 +43,9 @@ def test_trn2_instance_torus(tmp_path) -> None:
 
 
 def test_ultraserver_torus_cables_its_third_dimension(tmp_path) -> None:
-    """One rack of four instances as a 4x4x4 torus, each instance a [4, 4, 1] block, of a part stating 6 links."""
+    """One rack of four instances as a 4x4x4 torus, each instance a [4, 4, 1] block; the catalog's trainium2
+    states no link count (AWS's "4 NeuronLink-v3" cannot be the 6 neighbours of its own UltraServer), so none is refused."""
     parts = dict(PARTS)
-    parts["parts/trainium2.yaml"] = parts["parts/trainium2.yaml"].replace("links: 4}", "links: 6}")
     parts["parts/trn2-48xlarge.yaml"] += "torus_block: [4, 4, 1]\n"
     m, net010 = _metrics(tmp_path, "domain: rack, size: 64, technology: neuronlink, topology: torus, "
                                    "dims: [4, 4, 4], bandwidth: 1.28 TB/s", parts)
@@ -74,7 +74,6 @@ def test_ultraserver_cables_reach_cabling_bom_and_reliability(tmp_path) -> None:
     from archgen.analyse.reliability import analyse_reliability
 
     parts = dict(PARTS) | {"parts/cable.yaml": CABLE}
-    parts["parts/trainium2.yaml"] = parts["parts/trainium2.yaml"].replace("links: 4}", "links: 6}")
     parts["parts/trn2-48xlarge.yaml"] += "torus_block: [4, 4, 1]\n"
     r = run_specs(tmp_path, parts | {"clusters/t.yaml": CLUSTER.replace("SCALE_UP", (
         "domain: rack, size: 64, technology: neuronlink, topology: torus, dims: [4, 4, 4], bandwidth: 1.28 TB/s, "
@@ -119,7 +118,7 @@ def test_a_torus_that_cannot_be_is_refused_where_written(tmp_path, cli, scale_up
 def test_trn2_torus_pod_checks_clean(cli) -> None:
     """The trial's parts with the pod on its 4x4 torus (tests/data/trn2-torus): exit 0, no NET or CAB warning; what is
     left says the parts have no price (COST002) and the pod names no checkpoint storage (REL006)."""
-    parts = [str(TRN2 / f"{p}.yaml") for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2")]
+    parts = [str(TRN2 / f"{p}.yaml") for p in ("trn2-48xlarge", "rack", "efa-v3-trn2")]
     r = cli("check", *parts, str(REPO / "tests" / "data" / "trn2-torus"))
     assert r.code == 0, r.out + r.err
     warnings = {line.split(": ")[2].split()[0] for line in r.out.splitlines() if ": warning: " in line}

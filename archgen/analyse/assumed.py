@@ -97,18 +97,20 @@ MEMORY_METRICS = ("memory_per_gpu", "memory_headroom")
 def _on_unconfirmed(m: dict[str, tuple[str, ...]], est: Any) -> dict[str, tuple[str, ...]]:
     """`m` with the part's unconfirmed figures the estimate read (`Estimate.unconfirmed`) added to what rests on them.
 
-    The estimate's note names them (`perf.workload.unconfirmed_note`); a requirement judged on one of its metrics,
+    So does what the estimate assumes for the part (`Estimate.assumed`: an NVIDIA training stack on a part whose
+    vendor has none, every metric, its memory too). The estimate's note names them
+    (`perf.workload.unconfirmed_note`); a requirement judged on one of its metrics,
     or on a figure built on its rate, names them too ("met (on assumed inputs: rubin peak.fp8 (unconfirmed))",
     REQ005), so the compliance matrix does not read an announced peak as a datasheet's. The memory metrics rest on
     `memory` alone.
     """
-    if est is None or not est.unconfirmed:
+    if est is None or not (est.unconfirmed or est.assumed):
         return m
     words = {f: f"{est.accelerator} {f} (unconfirmed)" for f in est.unconfirmed}
     out = dict(m)
     for metric in (*(k for k in est.metrics if k in PERF_METRICS), *(f for f in RATE_FIGURES if f in est.metrics)):
         own = tuple(w for f, w in words.items() if metric not in MEMORY_METRICS or f == "memory")
-        out[metric] = tuple(dict.fromkeys(out.get(metric, ()) + own))
+        out[metric] = tuple(dict.fromkeys(out.get(metric, ()) + own + est.assumed))   # the stack reaches memory too
     return out
 
 

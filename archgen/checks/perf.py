@@ -1,4 +1,4 @@
-"""PERF: workloads run, fit in accelerator memory, meet their targets and state only what their stack runs."""
+"""PERF: workloads run, fit in memory, meet their targets, keep to their stack, and say whose stack they assume."""
 
 from __future__ import annotations
 
@@ -84,3 +84,24 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
                             f"{r.workload.id} states {name} {as_written(value)}, which stack {t.stack} does not run "
                             f"(it allows {shown}: {source}); estimated as stated")
 
+
+@check("PERF005", "perf.assumed_stack", severity="info")
+def stack_of_another_vendor(ctx: Context) -> Iterator[Violation]:
+    """A training estimate on a part whose vendor has no stack profile says that it runs an NVIDIA stack's.
+
+    The stack profiles (`model.switches`) describe NVIDIA's Megatron-LM, Megatron-Core and NeMo on NVIDIA GPUs and
+    AMD's Primus on AMD's. A Trainium, Gaudi or TPU job runs its vendor's own stack (Neuron, Habana's PyTorch bridge,
+    XLA), whose switches, overlaps and memory none of them gives, so its estimate is an NVIDIA stack's on that
+    part's hardware: an assumption, which the estimate states (`assumed:`, JSON `assumed`), and a requirement met
+    on it is met on that assumed input (REQ005). Information: it changes no exit code.
+
+    Fix: accept the NVIDIA stack as the estimate's stand-in knowingly (waive this finding with the reason); no
+    profile of another vendor's stack is modelled.
+    """
+    for path, r in ctx.workloads.items():
+        e, t = r.estimate, r.workload.training
+        if e is None or t is None:
+            continue
+        at = ("training", "stack") if "stack" in t.model_fields_set else ("training",)
+        for assumed in e.assumed:
+            yield Violation(path, r.workload.id, at, f"{r.workload.id} is estimated with an assumed {assumed}")

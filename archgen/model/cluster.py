@@ -123,6 +123,11 @@ class ScaleUp(Spec):
         "Torus only: accelerators along each dimension, e.g. [4, 4] for a Trn2 instance (AWS Trn2 architecture: "
         "16 Trainium2 in a 4x4 2D torus); the product is `size`. Links inside a system's `torus_block` are board "
         "traces, the rest cables between systems."))
+    dim_bandwidth: list[Bandwidth] | None = Field(None, min_length=2, max_length=3, description=(
+        "Torus only: the bandwidth per accelerator along each dimension of `dims`, both directions over its links "
+        "in that dimension, summing to `bandwidth`, e.g. [512 GB/s, 512 GB/s, 256 GB/s] for a Trn2 UltraServer "
+        "(AWS Trn2 architecture: 1,024 GB/sec per chip inside an instance's 4x4, 256 between its four instances). "
+        "Left out, every link of the torus carries the same share of `bandwidth`."))
     links_per_peer: int = Field(1, gt=0, le=16, description="Mesh only: direct links between each pair (refused on "
                                 "a switched domain, whose links per accelerator are `bandwidth / (2 x link rate)`).")
     size: Count = Field(description="Accelerators per domain, e.g. 8 or 72.")
@@ -153,6 +158,9 @@ class ScaleUp(Spec):
         elif self.dims is not None:
             raise FieldError(("dims",), f"dims shape a torus; a {self.topology} domain has none: leave dims out, or "
                              "set topology: torus")
+        elif self.dim_bandwidth is not None:
+            raise FieldError(("dim_bandwidth",), f"dim_bandwidth splits a torus' bandwidth over its dims; a "
+                             f"{self.topology} domain has none: leave dim_bandwidth out, or set topology: torus")
         if self.topology == "mesh":
             if self.switch is not None or self.switches:
                 raise FieldError(("switches",) if self.switches else ("switch",), "a mesh scale-up domain joins "
@@ -212,6 +220,21 @@ class ScaleUp(Spec):
             raise FieldError(("dims",), f"a {'x'.join(map(str, self.dims))} torus joins {math.prod(self.dims)} "
                              f"accelerators, the domain {self.size} (`size`): expected dims whose product is "
                              f"{self.size}")
+        self._dim_bandwidth_fits(self.dims)
+
+    def _dim_bandwidth_fits(self, dims: list[int]) -> None:
+        """`dim_bandwidth` gives one figure per dimension of `dims`, and they add up to `bandwidth`."""
+        given = self.dim_bandwidth
+        if given is None:
+            return
+        if len(given) != len(dims):
+            raise FieldError(("dim_bandwidth",), f"dim_bandwidth gives {len(given)} figures for a "
+                             f"{'x'.join(map(str, dims))} torus: expected one per dimension of dims ({len(dims)})")
+        total = sum(given[1:], given[0])
+        if abs((total - self.bandwidth).m_as("GB/s")) > 1e-6 * self.bandwidth.m_as("GB/s"):
+            raise FieldError(("dim_bandwidth",), f"dim_bandwidth adds up to {total.to('GB/s'):~.6gP}, the domain's "
+                             f"bandwidth is {self.bandwidth.to('GB/s'):~.6gP}: expected figures that sum to "
+                             "`bandwidth` (each dimension's share of it, both directions)")
 
 
 class TierSwitches(Spec):

@@ -59,6 +59,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "accelerators": est.accelerators,
         "layout": est.layout, "fits": est.fits,
         "defaults_taken": [{"name": d.name, "value": d.value, "from": d.source} for d in est.defaults],
+        "assumed": list(est.assumed),
         "metrics": with_old_names({k: metric_quantity(k, v) for k, v in est.metrics.items()}),
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
@@ -142,6 +143,7 @@ def estimate_text(est: Estimate) -> str:
         lines.append("layout: " + ", ".join(f"{k}={v}" for k, v in est.layout.items()))
     if est.defaults:
         lines.append("defaults taken: " + defaults_line(est.defaults))
+    lines += [f"assumed: {a}" for a in est.assumed]
     for note in est.notes:
         lines.append(f"note: {note}")
     if est.hardware:

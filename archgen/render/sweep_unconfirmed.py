@@ -1,10 +1,11 @@
-"""The sweep report's note on requirements met on estimates that rest on a part's unconfirmed figures.
+"""The sweep report's note on requirements met on estimates that rest on a part's unconfirmed figures or stack.
 
 `check` and the documents' compliance matrix say "met (on assumed inputs: gb200 vector_peak (unconfirmed))" of a
 requirement judged on such an estimate (`analyse.assumed`, REQ005). A sweep judges its requirements at every point;
 it says the same once, under its requirements table, not in each cell: which requirements some point meets on a
 metric the performance model computes, and which figures of which accelerator those estimates read
-(`perf.workload.unconfirmed_note.unconfirmed_read`, at the sweep's data types).
+(`perf.workload.unconfirmed_note.unconfirmed_read`, at the sweep's data types), and, for a training sweep on a part
+whose vendor has no stack profile, the NVIDIA stack its estimates assume (`assumed_stacks`, PERF005).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from archgen.analyse.assumed import MEMORY_METRICS, PERF_METRICS, RATE_FIGURES
 from archgen.perf.explore.points import Result, SweepProblem, requirements
 from archgen.perf.explore.tally import tally
+from archgen.perf.train.stacks import on_vendor
+from archgen.perf.workload.defaults_note import assumed_stack
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.unconfirmed_note import unconfirmed_read
 
@@ -32,17 +35,34 @@ def read_by_accelerator(problem: SweepProblem) -> dict[str, tuple[str, ...]]:
     return dict(sorted(out.items()))
 
 
+def assumed_stacks(problem: SweepProblem) -> tuple[str, ...]:
+    """What a training sweep's estimates assume of its accelerators' stacks (`defaults_note.assumed_stack`), or ()."""
+    t = problem.workload.training
+    if t is None:
+        return ()
+    said = (assumed_stack(m.hardware, on_vendor(t, m.hardware.vendor).stack) for m in problem.bases.values())
+    return tuple(dict.fromkeys(a for a in said if a))
+
+
 def unconfirmed_note(result: Result) -> tuple[str, ...]:
-    """One sentence naming the requirements some point meets on estimates that read unconfirmed figures, or none."""
+    """The sentence naming the requirements some point meets on estimates that rest on assumed inputs, or none.
+
+    Those inputs: the part's unconfirmed figures the estimates read, and another vendor's training stack
+    (`assumed_stacks`).
+    """
     problem, met = result.problem, {q: n for q, (n, _) in tally(result).met.items()}
-    parts = read_by_accelerator(problem)
+    parts, stacks = read_by_accelerator(problem), assumed_stacks(problem)
     rests = {*PERF_METRICS, *RATE_FIGURES, *POINT_RATE_FIGURES}
     named = [q.id for q in requirements(problem) if met.get(q.id) and q.metric in rests
-             and any(q.metric not in MEMORY_METRICS or "memory" in read for read in parts.values())]
+             and (stacks or any(q.metric not in MEMORY_METRICS or "memory" in read for read in parts.values()))]
     if not named:
         return ()
     figures = ", ".join(f"{acc} {f} (unconfirmed)" for acc, read in parts.items() for f in read)
-    return (f"Met on assumed inputs, where a point meets {'it' if len(named) == 1 else 'them'}: {', '.join(named)}. "
-            f"The estimates rest on figures the part lists as unconfirmed (`unconfirmed:`, not confirmed from a "
+    said = (f"The estimates rest on figures the part lists as unconfirmed (`unconfirmed:`, not confirmed from a "
             f"datasheet), as the compliance matrix says of a requirement met on such an estimate (REQ005): "
-            f"{figures}.",)
+            f"{figures}." if figures else "")
+    if stacks:   # every figure of a training estimate rests on its stack, its memory too (PERF005)
+        said += (" They also assume " if figures else "The estimates assume, as REQ005 says of a requirement met on "
+                 "one, ") + "; ".join(stacks) + "."
+    return (f"Met on assumed inputs, where a point meets {'it' if len(named) == 1 else 'them'}: {', '.join(named)}. "
+            + said,)

@@ -29,7 +29,7 @@ def test_what_rests_on_the_estimate_names_them_and_nothing_else_does():
     from archgen.analyse.assumed import _on_unconfirmed
 
     class Est:
-        accelerator, unconfirmed = "rubin", ("peak.fp8", "memory")
+        accelerator, unconfirmed, assumed = "rubin", ("peak.fp8", "memory"), ()   # an NVIDIA part: no stack assumed
         # the pipeline merges the job's cost and goodput figures into the estimate's metrics
         metrics = {"mfu": 0.5, "memory_headroom": 1.0, "cost_per_token": 1.0, "checkpoint_write_time": 60.0}
 

@@ -32,10 +32,12 @@ def test_the_trial_estimate_names_its_defaults_and_their_origin(cli):
 
 
 def test_a_part_that_states_them_is_not_told_it_did_not(cli, tmp_path):
-    text = (TRN2 / "trainium2.yaml").read_text(encoding="utf-8") + "efficiency: {vector: 0.9, gemm_half_size: 96}\n"
+    text = (SPECS / "catalog" / "accelerators" / "trainium2.yaml").read_text(encoding="utf-8")
+    stated = text.replace("\nefficiency:\n", "\nefficiency:\n  vector: 0.9\n  gemm_half_size: 96\n", 1)
+    assert stated != text
+    (tmp_path / "trainium2.yaml").write_text(stated, encoding="utf-8")
     for f in TRN2.iterdir():
-        (tmp_path / f.name).write_text(text if f.name == "trainium2.yaml" else f.read_text(encoding="utf-8"),
-                                       encoding="utf-8")
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
     notes = _notes(cli, SPECS, tmp_path, workload="llama3-70b-pretrain-trn2")
     [note] = [n for n in notes if n.startswith("not stated by trainium2")]
     assert "vector" not in note and "gemm_half_size" not in note and "host link efficiency 0.81" in note

@@ -37,7 +37,7 @@ collective: {{op: all_reduce, size: 1 GiB}}
 @pytest.fixture(scope="module")
 def pod(tmp_path_factory):
     files = {f"parts/{p}.yaml": (TRN2 / f"{p}.yaml").read_text(encoding="utf-8")
-             for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2")}
+             for p in ("trn2-48xlarge", "rack", "efa-v3-trn2")}
     cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
     return run_specs(tmp_path_factory.mktemp("trn2"), files | {"clusters/trn2-torus.yaml": cluster + GROUPS})
 
@@ -109,7 +109,7 @@ def _loaded(tmp_path, sweep: str):
     """The trial's Trn2 parts, the pod on its torus and `sweep`, loaded as `archgen sweep` loads them."""
     from archgen.commands import sweep as sw
 
-    for p in ("trainium2", "trn2-48xlarge", "rack", "efa-v3-trn2"):
+    for p in ("trn2-48xlarge", "rack", "efa-v3-trn2"):
         (tmp_path / f"{p}.yaml").write_text((TRN2 / f"{p}.yaml").read_text(encoding="utf-8"), encoding="utf-8")
     cluster = (REPO / "tests" / "data" / "trn2-torus" / "cluster.yaml").read_text(encoding="utf-8")
     path = tmp_path / "sweep.yaml"

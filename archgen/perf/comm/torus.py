@@ -6,7 +6,11 @@ largest share of n that dimension divides (TP along the first axis, DP across th
 group spans whole keeps its wraparound link.
 
 With B the link bandwidth per direction times the accelerator's measured link efficiency, α the per-hop latency
-(the accelerator's `scale_up.latency`) and t_i the group's size along dimension i:
+(the accelerator's `scale_up.latency`) and t_i the group's size along dimension i. B may differ by dimension
+(`Hardware.torus_dim_factor`, from a torus scale-up domain's `dim_bandwidth`: a Trn2 UltraServer's links between its
+four instances carry 256 GB/sec per chip on 2 links, those inside an instance 1,024 on 4); each formula below then
+takes B_i of the dimension it runs on, a ring through several dimensions the slowest of theirs, and the bucket
+algorithm also the dimensions in sequence (`_bucket`):
 
 * a dimension carries 2B (a bidirectional ring: the group spans it whole, it has 3 or more chips and it wraps) or
   B (a line, the ring folded back onto it). Two chips, whether a dimension of 2 or 2 of a longer one, are joined
@@ -75,19 +79,40 @@ def cube_grid(cubes: int, ndims: int) -> list[int]:
     return list(min(grids(cubes, ndims), key=lambda g: (max(g) - min(g), max(g))))
 
 
-def _dim_bandwidth(hw: Hardware, t: int, d: int | None) -> float:
-    """Bandwidth a dimension of t chips gives a ring (both directions when it closes; a pair shares one link)."""
-    b = hw.torus_link_bandwidth * hw.scale_up_efficiency
+def _link(hw: Hardware, i: int):
+    """One link's bandwidth per direction along dimension i, times the link efficiency.
+
+    A dimension past the torus' own (the folded rest of a group that does not tile it, `sub_torus`) takes the
+    slowest dimension's links.
+    """
+    factors = hw.torus_dim_factor
+    factor = (factors[i] if i < len(factors) else min(factors)) if factors else 1.0
+    return hw.torus_link_bandwidth * factor * hw.scale_up_efficiency
+
+
+def _dim_bandwidth(hw: Hardware, t: int, d: int | None, i: int):
+    """Bandwidth dimension i of t chips gives a ring (both directions when it closes; a pair shares one link)."""
+    b = _link(hw, i)
     closes = d is not None and t == d and t >= 3 and hw.torus_wraparound
     return 2.0 * b if closes else b
 
 
-def _bucket(hw: Hardware, op: str, size: float, sub: list[int]) -> float:
-    """Multi-dimensional bucket algorithm with one rotated copy per dimension in use."""
+def _bucket(hw: Hardware, op: str, size: float, sub: list[int]):
+    """Multi-dimensional bucket algorithm: one rotated copy per dimension in use, or the dimensions in sequence.
+
+    The rotated copies keep every dimension's links busy at once and end with the busiest dimension (its load over
+    its own bandwidth). Where the dimensions' links differ, one copy through the dimensions in turn (reduce-scatter
+    along each, then all-gather back; Chan et al. 2007, section 6, the unrotated form) may end sooner: its time is
+    the sum over the dimensions of the bytes each carries, S·(t_i − 1)/Π_{j ≤ i} t_j per phase, over that
+    dimension's bandwidth. There every order is timed and the fastest of them and the rotated copies kept; a torus
+    whose dimensions' links are alike (`Hardware.torus_dim_factor` empty or all equal: every TPU torus) keeps the
+    rotated copies alone, as before.
+    """
     used = [(i, t) for i, t in enumerate(sub) if t > 1]
     if not used:
         return 0.0
     phases = 2.0 if op == "all_reduce" else 1.0
+    dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
     load = dict.fromkeys((i for i, _ in used), 0.0)
     for r in range(len(used)):
         order = used[r:] + used[:r]
@@ -95,9 +120,15 @@ def _bucket(hw: Hardware, op: str, size: float, sub: list[int]) -> float:
         for i, t in order:
             shrink *= t
             load[i] += phases * (size / len(used)) * (t - 1) / shrink
-    dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
-    busiest = functools.reduce(maximum, (load[i] / _dim_bandwidth(hw, t, dims[i]) for i, t in used))
-    return busiest + phases * sum(t - 1 for _, t in used) * hw.scale_up_latency
+    best = functools.reduce(maximum, (load[i] / _dim_bandwidth(hw, t, dims[i], i) for i, t in used))
+    if hw.torus_dim_factor and len(set(hw.torus_dim_factor)) > 1:
+        for turn in itertools.permutations(used):
+            shrink, spent = 1.0, 0.0
+            for i, t in turn:
+                shrink *= t
+                spent = spent + phases * size * (t - 1) / shrink / _dim_bandwidth(hw, t, dims[i], i)
+            best = minimum(best, spent)
+    return best + phases * sum(t - 1 for _, t in used) * hw.scale_up_latency
 
 
 def _ring(hw: Hardware, op: str, size: float, n: int, sub: list[int]) -> float:
@@ -106,19 +137,18 @@ def _ring(hw: Hardware, op: str, size: float, n: int, sub: list[int]) -> float:
     lines = [(i, t) for i, t in enumerate(sub) if t > 1]
     dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
     if len(lines) == 1:
-        bw = _dim_bandwidth(hw, lines[0][1], dims[lines[0][0]])
-    else:                        # a cycle through a grid of two or more dimensions
-        bw = 2.0 * hw.torus_link_bandwidth * hw.scale_up_efficiency
+        bw = _dim_bandwidth(hw, lines[0][1], dims[lines[0][0]], lines[0][0])
+    else:                        # a cycle through a grid of two or more dimensions, as fast as its slowest links
+        bw = 2.0 * functools.reduce(minimum, (_link(hw, i) for i, _ in lines))
     return phases * (n - 1) / n * size / bw + phases * (n - 1) * hw.scale_up_latency
 
 
-def _all_to_all(hw: Hardware, size: float, n: int, sub: list[int]) -> float:
-    b = hw.torus_link_bandwidth * hw.scale_up_efficiency
-    degree = sum(2 if t >= 3 else 1 for t in sub if t > 1)
-    inject = size * (n - 1) / n / (degree * b)
+def _all_to_all(hw: Hardware, size: float, n: int, sub: list[int]):
+    """Injection over all of a chip's links (each at its dimension's bandwidth) or the cut across the longest side."""
+    inject = size * (n - 1) / n / sum((2 if t >= 3 else 1) * _link(hw, i) for i, t in enumerate(sub) if t > 1)
     big = max(sub)
     cut_links = 2 * n // big if big >= 3 else n // max(big, 1)
-    bisection = n * size / 4.0 / (cut_links * b) if cut_links else 0.0
+    bisection = n * size / 4.0 / (cut_links * _link(hw, sub.index(big))) if cut_links else 0.0
     return maximum(inject, bisection) + sum(t // 2 for t in sub) * hw.scale_up_latency
 
 
@@ -128,8 +158,9 @@ def _one(hw: Hardware, op: str, size, n: float, algorithm: str):
     if n <= 1:
         return 0.0
     sub = sub_torus(hw.torus, n)
-    if op == "p2p":
-        return size / (hw.torus_link_bandwidth * hw.scale_up_efficiency) + hw.scale_up_latency
+    if op == "p2p":              # which neighbour a peer is is not modelled: the slowest dimension's link
+        return size / functools.reduce(minimum, (_link(hw, i) for i in range(max(len(hw.torus), 1)))) \
+            + hw.scale_up_latency
     if op == "all_to_all":
         return _all_to_all(hw, size, n, sub)
     if algorithm == "ring":

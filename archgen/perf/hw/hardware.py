@@ -86,7 +86,10 @@ class Hardware:
         scale_up_latency: Latency per ring step in the scale-up domain (s).
         torus: Chips along each dimension of a chip-to-chip torus: the whole cluster (TPU ICI) or each scale-up
             domain (Trn2's 4x4); groups inside it take `perf.comm.torus` collectives. Empty for switched domains.
-        torus_link_bandwidth: Bandwidth of one torus link per direction (B/s).
+        torus_link_bandwidth: Bandwidth of one torus link per direction (B/s): the fastest dimension's where
+            `torus_dim_factor` sets the dimensions apart.
+        torus_dim_factor: Each dimension's link bandwidth over `torus_link_bandwidth` (a Trn2 UltraServer's third
+            dimension 0.5: 256 of its 1,280 GB/sec per chip on 2 links, 1,024 on 4); empty: every link alike.
         torus_wraparound: Whether the torus closes each ring.
         in_network_reduction: Whether the scale-up switches reduce in the network (NVLS).
         scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
@@ -134,6 +137,7 @@ class Hardware:
     scale_up_latency: float = 1.9e-6
     torus: tuple[int, ...] = ()
     torus_link_bandwidth: float = 0.0
+    torus_dim_factor: tuple[float, ...] = ()
     torus_wraparound: bool = True
     in_network_reduction: bool = False
     scale_up_mesh: bool = False

@@ -299,6 +299,10 @@ def cluster_hardware(cluster: Cluster, items: Mapping[str, Document],
                       scale_up_mesh=bool(su and su.topology == "mesh"))
     if su is not None and su.topology == "torus" and su.dims:   # a torus domain (Trn2 4x4): its groups on its rings
         hw = replace(hw, torus=tuple(su.dims), torus_link_bandwidth=si(su.bandwidth / 2 / torus_degree(su.dims), "B/s"))
+        if su.dim_bandwidth is not None:   # each dimension's share over its own links (Trn2 UltraServer: 1,024 + 256)
+            links = [si(b / 2, "B/s") / max(torus_degree([d]), 1)
+                     for b, d in zip(su.dim_bandwidth, su.dims, strict=True)]
+            hw = replace(hw, torus_link_bandwidth=max(links), torus_dim_factor=tuple(b / max(links) for b in links))
     if isinstance(scale_out, TorusPath):   # the torus joins every chip: one ICI domain, collectives in perf.comm.torus
         hw = replace(hw, scale_up_size=math.prod(scale_out.dims), scale_up_bandwidth=si(scale_out.bandwidth, "B/s"),
                      torus=scale_out.dims, torus_link_bandwidth=si(scale_out.link, "B/s"),

@@ -150,6 +150,26 @@ def stack_origin(hw: Hardware, stack: str = "") -> str:
             "capability, so its own stack's switches may differ")
 
 
+#: What each NVIDIA stack profile is, in a few words (`model.switches` describes them with their sources).
+NVIDIA_STACKS = {"megatron-lm-2021": "Megatron-LM as of 2021", "megatron-core-2024": "Megatron-Core as of 2024",
+                 "nemo-2025": "NeMo 2 / Megatron-Bridge as of 2025"}
+
+
+def assumed_stack(hw: Hardware, stack: str) -> str:
+    """The assumption a training estimate makes on a part whose vendor has no stack profile of its own, else ''.
+
+    The profiles describe NVIDIA's stacks on NVIDIA GPUs (and AMD's Primus on AMD's): a Trainium, Gaudi or TPU job
+    runs on its vendor's own stack (Neuron, Habana's PyTorch bridge, XLA), whose switches, overlaps and memory no
+    profile here gives. Its estimate takes an NVIDIA profile in their place; this says so, and the estimate carries it
+    as an assumed input (`Estimate.assumed`: REQ005 names it on every figure the estimate gives, PERF005 reports it).
+    """
+    if not another_vendors(hw.vendor, hw.compute_capability) or hw.vendor in VENDOR_STACKS \
+            or stack in VENDOR_STACKS.values():
+        return ""
+    return (f"training stack {stack}, NVIDIA's ({NVIDIA_STACKS.get(stack, stack)} on NVIDIA GPUs): no {hw.vendor} "
+            f"stack profile, so {hw.accelerator}'s own stack's switches, overlaps and memory are not modelled")
+
+
 def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
     """The note of an FP4 job on a part that states no CUDA compute capability: FP4 is modelled as NVFP4.
 

@@ -90,6 +90,9 @@ class Estimate:
     hardware_unconfirmed: dict[str, str] = field(default_factory=dict)
     #: what a training estimate took by default rather than from the spec (`perf.workload.defaults_taken`)
     defaults: tuple[Taken, ...] = ()
+    #: what it assumes that no source gives for this part, in words: another vendor's training stack
+    #: (`defaults_note.assumed_stack`); REQ005 names each on the estimate's figures (`analyse.assumed`)
+    assumed: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.metrics, Metrics):

@@ -28,6 +28,7 @@ from archgen.perf.train.pipeline_split import uniform_layout
 from archgen.perf.train.refused import kv_heads_problem
 from archgen.perf.train.stacks import (
     newest,
+    on_vendor,
     open_knobs,
     resolve,
     stated_knobs,
@@ -35,7 +36,7 @@ from archgen.perf.train.stacks import (
 )
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.cp_note import cp_note
-from archgen.perf.workload.defaults_note import stack_origin
+from archgen.perf.workload.defaults_note import assumed_stack, stack_origin
 from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
@@ -139,6 +140,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     t = workload.training
     assert t is not None, "called for a training workload"
     setup = training_setup(workload, arch, hw, gpus)
+    assumed = tuple(a for a in (assumed_stack(hw, on_vendor(t, hw.vendor).stack),) if a)
     job, knobs, opts, fixed = setup.job, setup.knobs, setup.pipeline, setup.fixed
     notes: list[str] = []
     searched: dict[str, int] = {}
@@ -153,7 +155,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if res.best is None:
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[misfit], misfit=misfit,
+                            notes=[misfit], misfit=misfit, assumed=assumed,
                             defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
@@ -212,7 +214,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
             "memory_reserve": reserve_convention(hw.accelerator, hw.vendor, hw.compute_capability)}
     return Estimate(workload.id, "training", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits, searched,
                     sens, notes=notes, conventions=conv, misfit=misfit,
-                    span=("step_time", s, *span) if span is not None else None,
+                    span=("step_time", s, *span) if span is not None else None, assumed=assumed,
                     defaults=defaults_taken(t, layout, fixed, bool(searched), bool(arch.experts), hw.vendor))
 
 
