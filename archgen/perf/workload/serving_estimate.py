@@ -118,7 +118,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
     if inf.scenario == "server" and inf.arrival_rate is None:
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
-                     "offline ones (latency percentiles are not estimated)")
+                     "offline ones (latency percentiles are not estimated)" + (
+                         "; prefill 'separate' changes nothing in them (the offline form runs every prompt as a pass "
+                         "of its own)" if inf.prefill == "separate" else ""))
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
     cap, by_budget = engine_cap(inf.max_num_tokens, limit, tp if inf.attention_dp else 1, source)
     if batch is not None and batch > cap and not closed and not (inf.scenario == "server" and inf.arrival_rate):
