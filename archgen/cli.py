@@ -305,7 +305,9 @@ def estimate(
 
 @app.command()
 def sweep(
-    sweep_file: Annotated[Path, typer.Argument(metavar="SWEEP.yaml", help="A file of Sweep documents.")],
+    positional: Annotated[list[Path] | None, typer.Argument(
+        metavar="SWEEP.yaml [PATH...]", help="A file of Sweep documents, and spec files or directories beside it "
+        "(default: specs/); each file argument's Sweep documents run.")] = None,
     paths: opt.SpecPaths = None,
     workers: Annotated[int, typer.Option(metavar="N", help="Evaluate the points in N local processes.")] = 1,
     scheduler: Annotated[str | None, typer.Option(metavar="ADDRESS",
@@ -321,13 +323,15 @@ def sweep(
     """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
 
     Exit code 1 when a sweep has no feasible point (none fits and meets every SHALL requirement), or the specs have
-    error findings.
+    error findings. Spec paths are given as arguments, as `check`, `render` and `estimate` take them, or with
+    `--path` (both add up).
     """
-    from archgen.commands.common import existing_spec_paths, split
+    from archgen.commands.common import split, sweep_paths
     from archgen.commands.sweep import sweep as command
     keep_freed_memory()  # the batches' arrays reused, not faulted in anew (`archgen.startup`)
     progress = _sweep_progress() if sys.stderr.isatty() else None
-    _run(lambda: command(sweep_file, existing_spec_paths(paths), workers=workers, scheduler=scheduler, out=out,
+    files, specs = sweep_paths(positional or [], paths)
+    _run(lambda: command(files, specs, workers=workers, scheduler=scheduler, out=out,
                          formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note,
                          as_of=as_of))
 

@@ -164,6 +164,12 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
            "second over the accelerators used (idle ones count); a serving job's output tokens.", _E, _T + _I, True,
            counts="tokens"),
+    Metric("workload", "tokens_per_second_per_user", "1/s", "1/s", 1, "Tokens/s per user", "Interactivity: the "
+           "output tokens per second each request receives while it decodes, 1 / TPOT (InferenceMAX's 'intvty', "
+           "tok/s/user, `1000.0 / tpot_ms`: InferenceMAX/InferenceMAX utils/process_result.py at 19f43e0a87, line "
+           "42); the reciprocal of the mean TPOT, not the mean of each request's reciprocal. A serving SLA's "
+           "per-user rate is a TPOT limit: MLPerf's llama2-70b-interactive TPOT of 40 ms is 25 tokens/s per user "
+           "(`perf.serve.mlperf`). Its band is TPOT's, turned.", _EI, _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
            "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "

@@ -25,6 +25,19 @@ def existing_spec_paths(paths: Sequence[Path] | None) -> list[Path]:
     return list(paths) if paths else [p for p in spec_paths(paths) if p.exists()]
 
 
+def sweep_paths(given: Sequence[Path], paths: Sequence[Path] | None) -> tuple[list[Path], list[Path]]:
+    """`archgen sweep PATH... [--path PATH]`: the files whose Sweep documents run, and the spec paths.
+
+    Paths are given as arguments, as `check`, `render` and `estimate` take them, or with `--path` (both add up). A
+    file argument may hold Sweep documents (those run; `commands.sweep.analyse`) or other specs; a directory argument
+    is a spec path only, so that `archgen sweep specs my/sw.yaml` runs my/sw.yaml's sweeps, not the shipped ones.
+    Without a directory or `--path`, specs/ is read where it exists (`existing_spec_paths`). A lone argument is the
+    sweep file, whatever it is (a directory is refused as one).
+    """
+    files = [p for p in given if not p.is_dir()] if len(given) > 1 else list(given)
+    return files, existing_spec_paths([*(p for p in given if p not in files), *(paths or ())])
+
+
 def split(codes: str) -> tuple[str, ...]:
     """A comma-separated option as its items, blanks dropped."""
     return tuple(c.strip() for c in codes.split(",") if c.strip())

@@ -31,36 +31,48 @@ from archgen.validate import Specs
 OPTIONAL_FILES = {"front.csv": "csv", "pareto.svg": "svg", "pareto.png": "png"}
 
 
-def load(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep]]:
+#: A sweep file, or several (`archgen sweep PATH...`: each file argument's Sweep documents run).
+SweepFiles = Path | Sequence[Path]
+
+
+def load(sweep_file: SweepFiles, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep]]:
     """Load and analyse `sweep_file` with the specs under `paths`; the sweeps are those of `sweep_file`."""
     return checked(sweep_file, paths)[:3]
 
 
-def checked(sweep_file: Path, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep], list[Finding]]:
+def checked(sweep_file: SweepFiles, paths: Sequence[Path]) -> tuple[Specs, dict, list[Sweep], list[Finding]]:
     """`load`, and the unwaived error findings of the specs (the pipeline's checks run as in `archgen check`)."""
     analysed, sweeps = analyse(sweep_file, paths)
     return analysed.specs, analysed.clusters, sweeps, judged(*analysed).errors
 
 
-def analyse(sweep_file: Path, paths: Sequence[Path]) -> tuple[Analysed, list[Sweep]]:
-    """The pipeline's stages up to the analysed clusters (`pipeline.analyse_paths`), and the sweeps of the file.
+def analyse(sweep_file: SweepFiles, paths: Sequence[Path]) -> tuple[Analysed, list[Sweep]]:
+    """The pipeline's stages up to the analysed clusters (`pipeline.analyse_paths`), and the sweeps of the file(s).
 
     What a sweep's points need; the rest of the pipeline (`pipeline.judged`: workload estimates, operations, the
-    checks) gives the specs' error findings, which only the reports and the exit code read.
+    checks) gives the specs' error findings, which only the reports and the exit code read. Of several files
+    (`commands.common.sweep_paths`), those without a Sweep document are specs like the `paths`; one of them must
+    hold one.
     """
-    if not sweep_file.is_file():
-        what = "is a directory, expected a file" if sweep_file.is_dir() else "no such file"
-        raise LoadError(f"{sweep_file}: {what}")
-    analysed = analyse_paths([*paths, sweep_file])
+    files = [sweep_file] if isinstance(sweep_file, Path) else list(sweep_file)
+    if not files:
+        raise UsageError("no sweep file given: name the file of Sweep documents (archgen sweep SWEEP.yaml [PATH...])")
+    wrong = [f"{f}: " + ("is a directory, expected a file" if f.is_dir() else "no such file") for f in files
+             if not f.is_file()]
+    if wrong:
+        raise LoadError("; ".join(wrong))
+    analysed = analyse_paths([*paths, *files])
     specs = analysed.specs
-    mine = sweep_file.resolve()
-    sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() == mine]
+    mine = {f.resolve() for f in files}
+    sweeps = [s for s in specs.of(Sweep) if Path(specs.sources[s.id].file).resolve() in mine]
     if not sweeps:
-        raise LoadError(f"{sweep_file}: no Sweep document in the file")
+        raise LoadError(f"{files[0]}: no Sweep document in the file" if len(files) == 1 else
+                        f"no Sweep document in any of the files given ({', '.join(map(str, files))}): name the file "
+                        "of Sweep documents among the paths")
     return analysed, sweeps
 
 
-def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
+def sweep(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
           out: Path = Path("out"), formats: Sequence[str] = ("md", "csv", "svg"), fmt: str = "text",
           templates: Path | None = None, progress: Callable[[str, int, int], None] | None = None,
           note: Callable[[str], None] = lambda text: None, as_of: str | None = None) -> tuple[str, int]:
@@ -98,7 +110,7 @@ def sweep(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, schedule
     return text, 0 if all(r.counts()["feasible"] for r in results) and not errors else 1
 
 
-def evaluate_sweeps(sweep_file: Path, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
+def evaluate_sweeps(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
                     progress: Callable[[str, int, int], None] | None = None,
                     texts: dict[str, str] | None = None, rows: bool = True,
                     preload: Sequence[str] = (), as_of: AsOf | None = None,

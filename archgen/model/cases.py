@@ -6,7 +6,7 @@ defaults for what a case leaves out are in `archgen.scoring.cases`, which reads 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -127,6 +127,9 @@ class CaseTraining(StackSwitches, TrainingJob, Parallelism):
 
 class CaseInference(Inference):
     """Inference job of a case: a Workload's `inference` with its precision, tp and batch stated."""
+
+    #: A case states the engine's settings as its run did (AMD's offline vLLM 0.x rows: `prefill: separate`).
+    REFUSE_UNHONOURED: ClassVar[bool] = False
 
     precision: Precision
     tp: int = Field(gt=0)

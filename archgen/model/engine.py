@@ -9,7 +9,7 @@ from archgen.model.accelerator import is_nvidia
 
 __all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
            "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key", "engine_problem",
-           "serving_engine", "vendor_engine", "serving_problem", "spread_problem"]
+           "serving_engine", "vendor_engine", "serving_problem", "spread_problem", "unhonoured"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -175,3 +175,31 @@ def spread_problem(scenario: str, arrival_rate: bool, output_len_cv: float | Non
     return (f"output_len_cv applies to the offline closed form; this job's scenario '{scenario}' simulates {run} in "
             "which every request has output_len tokens (varying request lengths are not simulated): remove "
             "output_len_cv, or state the offline scenario")
+
+
+#: Why `prefill: separate` is refused under the offline scenario (nu52fix: newuser52 found it accepted, with no note).
+OFFLINE_PREFILL = ("prefill 'separate' changes nothing under the offline scenario: the offline closed form runs every "
+                   "prompt as a pass of its own whatever the policy (docs/perf-model.md, Scenarios); the policy "
+                   "applies to a simulated run (scenario: concurrency, or server with an arrival_rate): remove "
+                   "prefill, or state such a scenario")
+#: The data type a checkpoint keeps the attention projections it does not quantise in (`perf.serve.attention_quant`).
+UNQUANTISED_ATTENTION = "bf16"
+
+
+def unhonoured(scenario: str, prefill: str, precision: str, quantised_attention: str) -> list[tuple[str, str]]:
+    """The settings of a serving job that change nothing in its estimate, each as (field, why): to be refused.
+
+    `prefill: separate` under the offline scenario (`OFFLINE_PREFILL`); `quantised_attention` other than 'all' at the
+    precision the projections it leaves out stay in (`UNQUANTISED_ATTENTION`), where every projection is BF16 either
+    way (`perf.serve.attention_quant.attention_dtypes`). A server job without an arrival_rate also runs the offline
+    form, but a sweep's `arrival_rate` axis may give its points one, so its `prefill` is noted, not refused
+    (`perf.workload.serving_estimate`).
+    """
+    out = [("prefill", OFFLINE_PREFILL)] if scenario == "offline" and prefill == "separate" else []
+    if precision == UNQUANTISED_ATTENTION and quantised_attention != "all":
+        out.append(("quantised_attention", f"quantised_attention '{quantised_attention}' changes nothing at precision "
+                    f"{precision}: it names the attention projections a quantised checkpoint stores in its precision, "
+                    f"the others staying {UNQUANTISED_ATTENTION.upper()} (perf/serve/attention_quant.py), and at "
+                    f"{precision} every projection is {UNQUANTISED_ATTENTION.upper()} either way: remove "
+                    "quantised_attention, or state the checkpoint's precision (fp8, fp4)"))
+    return out

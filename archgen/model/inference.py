@@ -6,7 +6,7 @@ Split from `archgen.model.workload` for its size; the engine defaults it reads a
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -17,6 +17,7 @@ from archgen.model.engine import (
     disaggregation_key,
     serving_problem,
     spread_problem,
+    unhonoured,
 )
 from archgen.model.field_types import Precision
 from archgen.model.spec import FieldError, Spec, raise_each
@@ -38,6 +39,10 @@ class Batcher(Spec):
 
 class Inference(Spec):
     """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
+
+    #: Whether a setting that changes nothing in the estimate is refused (`engine.unhonoured`): a job's is; a
+    #: validation case records the engine's settings as the published run stated them (`model.cases`).
+    REFUSE_UNHONOURED: ClassVar[bool] = True
 
     precision: Precision = Field("fp8", description="Weight and GEMM data type.")
     kv_precision: Precision | None = Field(
@@ -86,7 +91,7 @@ class Inference(Spec):
                                "chunked prefill, its default: waiting prompts run whole, up to max_num_tokens, in an "
                                "iteration of their own while the decodes wait; vllm/core/scheduler.py "
                                "`_schedule_default`). The offline closed form runs prompts as passes of their own "
-                               "either way.")
+                               "either way, so 'separate' is refused under the offline scenario.")
     batcher: Batcher | None = Field(
         None, description="Server scenario: the harness gathers the queries of the whole workload and hands each "
                           "group (`size` queries, or what has gathered `timeout` after the previous group) whole to "
@@ -100,7 +105,8 @@ class Inference(Spec):
                                 "FFN); routed experts run it separately either way (perf/serve/ffn.py).")
     quantised_attention: QuantisedAttention = Field(
         "all", description="Attention projections stored in `precision`: 'all', 'output' (nvidia/DeepSeek-R1-FP4-v2) "
-                           "or 'none' (nvidia/DeepSeek-R1-FP4); the rest are BF16 (perf/serve/attention_quant.py).")
+                           "or 'none' (nvidia/DeepSeek-R1-FP4); the rest are BF16 (perf/serve/attention_quant.py), so "
+                           "at precision bf16 any but 'all' changes nothing and is refused.")
     output_len_cv: float | None = Field(
         None, ge=0, allow_inf_nan=False, description="Coefficient of variation (standard deviation / mean) of the "
         "generated tokens per request, read from the dataset (the scored MLPerf rows state theirs): the offline decode "
@@ -148,6 +154,10 @@ class Inference(Spec):
             errors.append(FieldError(("prefill",), "prefill 'separate' runs each prompt whole in one iteration: "
                                                    f"input_len ({self.input_len}) must be at most max_num_tokens "
                                                    f"({self.max_num_tokens}), as vLLM refuses a longer prompt"))
+        fields = {e.field[0] for e in errors}
+        if self.REFUSE_UNHONOURED:   # one error a field: a prompt too long for `separate` is said first
+            errors += [FieldError((k,), why) for k, why in unhonoured(self.scenario, self.prefill, self.precision,
+                                                                      self.quantised_attention) if k not in fields]
         if self.engine == "sglang" and self.max_batch_size is None:
             errors.append(FieldError(("max_batch_size",), SGLANG_UNSTATED))
         if self.batcher is not None and self.arrival_rate is None:

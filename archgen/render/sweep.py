@@ -21,6 +21,7 @@ from archgen.perf.explore.points import (
     unmeasured_efficiencies,
 )
 from archgen.perf.explore.tally import tally
+from archgen.perf.serve.colocation import swept_colocation
 from archgen.render import fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
@@ -217,6 +218,13 @@ def defaults_bullet(result: Result) -> tuple[str, ...]:
     return ("At every point of the sweep, " + "; ".join(lines) + ".",) if lines else ()
 
 
+def colocation_bullet(result: Result) -> tuple[str, ...]:
+    """A serving sweep's `prefill_decode` convention, as its points' estimates state it (none: no bullet)."""
+    p = result.problem
+    text = swept_colocation(p.model, p.workload.inference, p.axes)
+    return (f"prefill_decode: {text}.",) if text else ()
+
+
 def conventions_section(result: Result) -> Section:
     """How the points were evaluated."""
     return Section("conventions", "Conventions").add(Bullets((
@@ -224,6 +232,7 @@ def conventions_section(result: Result) -> Section:
         "parallel layout the workload and the axes leave open is searched (the fastest that fits).",
         *unmeasured_bullet(result),
         *defaults_bullet(result),
+        *colocation_bullet(result),
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "

@@ -19,6 +19,11 @@ depend on a transfer path (NIXL over NVLink or RDMA) that no spec states: not gi
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from archgen.model.inference import Inference
+from archgen.model.workload import Model
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import kv_cache_bytes_per_token
@@ -32,10 +37,36 @@ def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_
 
 def colocation_convention(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> str:
     """The `prefill_decode` convention of a serving estimate: co-located, and the KV bytes disaggregation would move."""
-    total, dtype = prompt_kv_bytes(arch, precision, kv_precision, input_len)
-    per_token = total / input_len
+    return colocation_over(arch, [(precision, input_len)], kv_precision)
+
+
+def colocation_over(arch: Arch, levels: Sequence[tuple[str, int]], kv_precision: str | None) -> str:
+    """`colocation_convention` over (precision, input_len) `levels`: a sweep's, the bytes at each level it runs.
+
+    One level reads as an estimate's convention; several (a sweep over `precision` or `input_len`) give the prompt
+    KV cache of each, since each level sends its own.
+    """
+    sizes = []
+    for precision, input_len in dict.fromkeys(levels):
+        total, dtype = prompt_kv_bytes(arch, precision, kv_precision, input_len)
+        sizes.append(f"{input_len:,} tokens x {total / input_len / 1e3:,.1f} kB ({dtype.upper()}, all layers) = "
+                     f"{total / 1e6:,.1f} MB")
+    each = sizes[0] if len(sizes) == 1 else "at the swept levels, " + "; ".join(sizes)
     return (f"prefill and decode share each replica (aggregated serving): a prompt's KV cache stays where it was "
             f"written, so no KV transfer is counted. Disaggregated serving (separate prefill and decode pools, as "
             f"NVIDIA Dynamo, SGLang and vLLM run it) is not modelled; it would send each request's prompt KV cache, "
-            f"{input_len:,} tokens x {per_token / 1e3:,.1f} kB ({dtype.upper()}, all layers) = "
-            f"{total / 1e6:,.1f} MB, from a prefill to a decode instance, over a path and in a time not given here")
+            f"{each}, from a prefill to a decode instance, over a path and in a time not given here")
+
+
+def swept_colocation(model: Model | None, inference: Inference | None, axes: Mapping[str, Sequence[Any]]) -> str:
+    """A sweep's `prefill_decode` convention: its serving workload's, at each `precision` and `input_len` it sweeps.
+
+    Every point of a serving sweep is a serving estimate (`perf.explore.points.evaluate_point`), co-located as each
+    one is; '' where the workload serves nothing or names no model.
+    """
+    if inference is None or model is None:
+        return ""
+    levels = [(str(p), int(n)) for p in axes.get("precision") or [inference.precision]
+              for n in axes.get("input_len") or [inference.input_len]]
+    return colocation_over(Arch.from_model(model), levels, inference.kv_precision)
+

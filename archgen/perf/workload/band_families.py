@@ -28,6 +28,8 @@ QUANTITIES: dict[str, dict[str, str]] = {
                                           "model_flops_per_gpu", "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
+                  # a user's decode rate is 1 / TPOT: TPOT's band, turned (`bands.band`)
+                  "tokens_per_second_per_user": "tpot",
                   # a serving job's cost per token is its cost per hour over its tokens/s: the throughput's band,
                   # turned (added where the cost is, `perf.workload.run_figures.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",

@@ -118,7 +118,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         notes.append(f"{gpus - replicas * tp} of the {gpus} accelerators stay idle ({replicas} replicas of tp {tp})")
     if inf.scenario == "server" and inf.arrival_rate is None:
         notes.append("server scenario without arrival_rate: no queueing is simulated, so the figures are the "
-                     "offline ones (latency percentiles are not estimated)")
+                     "offline ones (latency percentiles are not estimated)" + (
+                         "; prefill 'separate' changes nothing in them (the offline form runs every prompt as a pass "
+                         "of its own)" if inf.prefill == "separate" else ""))
     rate, closed = replica_rate(inf.arrival_rate, replicas), inf.scenario == "concurrency"
     cap, by_budget = engine_cap(inf.max_num_tokens, limit, tp if inf.attention_dp else 1, source)
     if batch is not None and batch > cap and not closed and not (inf.scenario == "server" and inf.arrival_rate):
@@ -156,10 +158,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
     metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
-        metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s"),
-                   "tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
-                   "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
-                   "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
+        metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s")}
+        if float(e.tpot) > 0:   # a user's decode rate, 1 / TPOT (none where no token follows the first)
+            metrics["tokens_per_second_per_user"] = Q_(1.0 / float(e.tpot), "1/s")
+        metrics |= {"tokens_per_second": Q_(float(e.tokens_per_second_replica) * replicas, "1/s"),
+                    "tokens_per_second_per_gpu": Q_(per_gpu, "1/s"),
+                    "concurrency": Q_(float(e.batch) if run is None or closed else run.mean_running, "")}
         if run is not None:
             metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
                         "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
