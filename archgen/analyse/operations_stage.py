@@ -42,7 +42,7 @@ from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.derived import charged_spares
+from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
 from archgen.perf.workload.run_figures import HOURS_OF, accelerator_hours, run_energy, serving_cost_bands
 from archgen.units import Q_, Q
@@ -154,7 +154,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 if time in ops.withheld.get(path, {}):
                     _withhold(ops, path, (hours,), ops.withheld[path][time])
             it_power = a.metrics.get("it_power")   # the run's energy: its share of the cluster's maximum IT power
-            share = it_power * est.accelerators / a.accelerators if it_power is not None else None
+            share = job_share(it_power, est.accelerators, a.accelerators) if it_power is not None else None
             extra |= {k: v.to("MWh") for k, v in run_energy(share, extra).items()}
             if "time_to_train" in extra and share is None:
                 _withhold(ops, path, ("job_it_energy",), ops.withheld.get(a.cluster.path, {}).get(

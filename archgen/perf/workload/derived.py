@@ -6,7 +6,8 @@ and the one judgement of a workload's requirements on an estimate (`judge_requir
 not judge: each consumer judges a workload's requirements once, on its finished estimate: the pipeline
 (`perf.workload.results.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
 
-- Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
+- Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`
+  (`job_share`, which `check`'s IT and facility energy of a job take too).
 - Energy per token is power / tokens per second (J = W * s): IT energy at maximum draw, without the PUE.
 - Goodput tokens per second is tokens per second * goodput (`perf.train.goodput`), for a training job on a cluster with
   failure rates.
@@ -194,6 +195,16 @@ def judge_values(requirement: Requirement, values: Sequence[float] | np.ndarray,
     return [status_of(m, (lo, hi)) for m, lo, hi in zip(met, low, high, strict=True)]
 
 
+def job_share(cluster_figure: Any, accelerators: float, cluster_accelerators: float) -> Any:
+    """The job's share of a figure of its whole cluster: `cluster_figure * accelerators / cluster_accelerators`.
+
+    The one rule for a job's power (issue 19): a sweep point's `power` (`point_metrics`, of the maximum IT power),
+    `check`'s `job_it_energy` (`analyse.operations_stage`, the same) and its `job_energy` (`analyse.job_energy`, of
+    the average IT load) take it. `cluster_figure` is a float (a sweep: NaN where not provided) or a quantity.
+    """
+    return cluster_figure * accelerators / cluster_accelerators
+
+
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:
     """Cost of one token: `per_accelerator_hour * accelerators / (tokens_per_second * 3600)`.
 
@@ -261,7 +272,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     `goodput_time_to_train` with the ends goodput's range makes (`run_times`), as `check` gives them.
     """
     m = dict(metrics)
-    power = base.it_power * gpus / base.accelerators   # NaN: the cluster's IT power is not provided (no power metric)
+    power = job_share(base.it_power, gpus, base.accelerators)   # NaN: the cluster's IT power is not provided
     if power == power:
         m["power"] = power
     m["accelerators"] = float(gpus)

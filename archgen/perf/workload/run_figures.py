@@ -56,7 +56,7 @@ def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
     """A training run's IT energy (`job_it_energy`): `power` times its time to train.
 
     `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
-    own, as a sweep point's `power`).
+    own: `derived.job_share`, as a sweep point's `power`).
 
     At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's, `check`'s `job_energy`, takes
     the average draw x `cost.energy.pue`) and goodput's lost time. Published runs state energy on other bases
