@@ -44,6 +44,7 @@ from archgen.perf.train.goodput import (
     JobGoodput,
     ettr,
     for_job,
+    free_end,
     job_goodput,
     spares_charged,
     waits_for_repair,
@@ -127,10 +128,9 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     if job is None:
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
-    unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target) \
-        if job.blocking_assumed else None
+    unblocked = free_end(job, central, cp, size, accelerators, target, repair=False)
     waits = waits_for_repair(job)   # no hot spare: goodput rests on the repair time, so its range spans it to none
-    swapped = job_goodput(replace(central, repair=0.0), cp, size, accelerators, target) if waits else None
+    swapped = free_end(job, central, cp, size, accelerators, target, blocking=False)
     spread = with_swapped(with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)),
                                          job.blocking_assumed), waits)
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
