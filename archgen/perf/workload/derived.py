@@ -312,3 +312,16 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
+
+
+def other_end_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool, free: float,
+                      run: float | None = None) -> dict[str, float] | None:
+    """A sweep point's metrics (`point_metrics`) at the other end of what its goodput does not know, else None.
+
+    `free` is its goodput there (`perf.train.goodput.unblocked_of`; NaN: nothing unknown, no other end), taken as a
+    figure with no range of its own and no hot spare charged; `unsettled_at` judges its requirements at both ends.
+    The one rule for the per-point path (`perf.explore.points.evaluate_point`) and the batched one
+    (`perf.explore.vectorised_rows.finish`).
+    """
+    return point_metrics(metrics, base, gpus, fits, lambda: (free, math.nan, math.nan, 0), run) if free == free \
+        else None
