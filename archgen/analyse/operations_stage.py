@@ -44,7 +44,13 @@ from archgen.model import Model
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
-from archgen.perf.workload.run_figures import HOURS_OF, accelerator_hours, run_energy, serving_cost_bands
+from archgen.perf.workload.run_figures import (
+    HOURS_OF,
+    accelerator_hours,
+    per_goodput_ends,
+    run_energy,
+    serving_cost_bands,
+)
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -198,7 +204,8 @@ def goodput_hour_cost(used: Q, cm: dict[str, Q], share: float) -> dict[str, Q]:
     """The cost per goodput accelerator-hour, `used` over the cluster's goodput, with the range goodput's range gives.
 
     Its low end is at `goodput_high`, its high end at `goodput_low` (infinite where that is 0: no goodput hour at any
-    price), so a target met at the value but not at goodput's pessimistic end is at risk (REQ004), as goodput is.
+    price; `run_figures.per_goodput_ends`), so a target met at the value but not at goodput's pessimistic end is at
+    risk (REQ004), as goodput is.
     The same per goodput hour of the job's own accelerators (`tco_per_job_goodput_accelerator_hour`): times `share`,
     the cluster's accelerators over the job's, so that the idle ones' cost is charged to the job's hours.
     """
@@ -207,9 +214,8 @@ def goodput_hour_cost(used: Q, cm: dict[str, Q], share: float) -> dict[str, Q]:
         name = f"tco_per_{job}goodput_accelerator_hour"
         out[name] = used * k / cm["goodput"].m
         if "goodput_low" in cm and "goodput_high" in cm:
-            low, high = cm["goodput_high"].m, cm["goodput_low"].m
-            out[f"{name}_low"] = used * k / low if low > 0 else used * math.inf
-            out[f"{name}_high"] = used * k / high if high > 0 else used * math.inf
+            out[f"{name}_low"], out[f"{name}_high"] = per_goodput_ends(used * k, cm["goodput_low"].m,
+                                                                       cm["goodput_high"].m)
     return out
 
 

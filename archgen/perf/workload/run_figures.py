@@ -76,8 +76,18 @@ def goodput_time_ends(time_to_train: Any, low: float, high: float) -> dict[str, 
     at that end is at risk (REQ004), and the step time's band is taken at each end (`band_ends`), as for `job_cost`.
     `check`'s (`analyse.goodput`) and a sweep point's (`run_times`).
     """
-    return {"goodput_time_to_train_low": time_to_train / high if high > 0 else time_to_train * math.inf,
-            "goodput_time_to_train_high": time_to_train / low if low > 0 else time_to_train * math.inf}
+    at_high, at_low = per_goodput_ends(time_to_train, low, high)
+    return {"goodput_time_to_train_low": at_high, "goodput_time_to_train_high": at_low}
+
+
+def per_goodput_ends(figure: Any, low: float, high: float) -> tuple[Any, Any]:
+    """`figure` per goodput at each end of goodput's range (`low`, `high`): its low end over `high`, high over `low`.
+
+    Infinite where that goodput is 0 (at that end nothing is made: the job never finishes, no goodput hour is had at
+    any price), in `figure`'s type, never dropped. The one rule for the goodput time to train's ends
+    (`goodput_time_ends`) and the cost per goodput accelerator-hour's (`analyse.operations_stage.goodput_hour_cost`).
+    """
+    return (figure / high if high > 0 else figure * math.inf, figure / low if low > 0 else figure * math.inf)
 
 
 def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
