@@ -51,6 +51,7 @@ from archgen.perf.train.goodput import (
     with_swapped,
     with_unblocked,
 )
+from archgen.perf.workload.derived import goodput_rates
 from archgen.perf.workload.run_figures import goodput_time_ends, run_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -207,10 +208,7 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
                 m[name] = figures[0]
                 m |= _ends(name, figures[1:])
     if tokens_per_second is not None:
-        m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
-        # over goodput's range, as a sweep point's (nu41cost: its band alone hid goodput's spread)
-        m["goodput_tokens_per_second_low"] = tokens_per_second * g.band["goodput"][0]
-        m["goodput_tokens_per_second_high"] = tokens_per_second * g.band["goodput"][1]
+        m.update(goodput_rates(tokens_per_second, g.goodput, *g.band["goodput"]))   # as a sweep point's
         if tokens:
             m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
             if g.goodput > 0:

@@ -253,6 +253,19 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
     return out
 
 
+def goodput_rates(tokens_per_second: Any, goodput: float, low: float, high: float) -> dict[str, Any]:
+    """Goodput tokens per second, tokens per second x goodput, with the ends goodput's range (`low`, `high`) makes.
+
+    No ends where the range has none (NaN). `check`'s (`analyse.goodput.workload_metrics`, quantities; over goodput's
+    range as a sweep point's, nu41cost: its band alone hid goodput's spread) and a sweep point's (`point_metrics`).
+    """
+    out = {"goodput_tokens_per_second": tokens_per_second * goodput}
+    if low == low and high == high:
+        out["goodput_tokens_per_second_low"] = tokens_per_second * low
+        out["goodput_tokens_per_second_high"] = tokens_per_second * high
+    return out
+
+
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
                   goodput: Callable[[], tuple[float, ...]] | None = None, run: float | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
@@ -293,8 +306,8 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
                 m["mtti_low"], m["mtti_high"] = mtti[1], mtti[2]
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
-                m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high
-            m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
+            m.update(goodput_rates(tokens, m["goodput"], low, high))
+            tokens = m["goodput_tokens_per_second"]
         if run:
             m.update(run_times(run / m["tokens_per_second"], m.get("goodput"), low, high))
             m.update(accelerator_hours(m, gpus))
