@@ -154,10 +154,7 @@ def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_p
 
     Empty where the blocking time is known (`Goodput.unblocked` is None).
     """
-    if g.unblocked is None:
-        return {}
-    other = replace(g, **{f.name: getattr(g.unblocked, f.name) for f in fields(JobGoodput)}, unblocked=None)
-    return workload_metrics(other, rel, a, tokens_per_second, tokens)
+    return _other_end(g, g.unblocked, rel, a, tokens_per_second, tokens)
 
 
 def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
@@ -166,10 +163,19 @@ def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per
 
     Empty where a hot spare stands in for a failed node (`Goodput.swapped` is None).
     """
-    if g.swapped is None:
+    return _other_end(g, g.swapped, rel, a, tokens_per_second, tokens)
+
+
+def _other_end(g: Goodput, other: JobGoodput | None, rel: Reliability, a: ClusterAnalysis,
+               tokens_per_second: Q | None, tokens: float | None) -> dict[str, Q]:
+    """`workload_metrics` of `g` with the job figures of `other`, an other end of it (None: none, empty).
+
+    The job's size, range and spares are `g`'s: only what `perf.train.goodput.JobGoodput` holds is the other end's.
+    """
+    if other is None:
         return {}
-    other = replace(g, **{f.name: getattr(g.swapped, f.name) for f in fields(JobGoodput)}, swapped=None)
-    return workload_metrics(other, rel, a, tokens_per_second, tokens)
+    at = replace(g, **{f.name: getattr(other, f.name) for f in fields(JobGoodput)}, unblocked=None, swapped=None)
+    return workload_metrics(at, rel, a, tokens_per_second, tokens)
 
 
 def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
