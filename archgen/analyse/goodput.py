@@ -51,7 +51,7 @@ from archgen.perf.train.goodput import (
     with_swapped,
     with_unblocked,
 )
-from archgen.perf.workload.derived import goodput_rates
+from archgen.perf.workload.derived import goodput_rates, mtti_figures
 from archgen.perf.workload.run_figures import goodput_time_ends, run_bands
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -191,10 +191,7 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
         "interruptions_per_day_high": Q_(g.band["per_day"][1], "1/day"),
         "goodput_low": Q_(g.band["goodput"][0], ""), "goodput_high": Q_(g.band["goodput"][1], ""),
     }
-    if g.band["mtti"][1] != math.inf:
-        m["mtti_low"], m["mtti_high"] = Q_(g.band["mtti"][0], "s").to("h"), Q_(g.band["mtti"][1], "s").to("h")
-    if g.mtti != math.inf:
-        m["mtti"] = Q_(g.mtti, "s").to("h")
+    m |= {k: Q_(v, "s").to("h") for k, v in mtti_figures(g.mtti, *g.band["mtti"]).items()}   # as a sweep point's
     if g.interval:
         m["checkpoint_interval"] = Q_(g.interval, "s").to("min")
     m |= _ends("restart_time", [Q_(r, "s").to("min") for _, _, r in g.spare_ends])

@@ -266,6 +266,15 @@ def goodput_rates(tokens_per_second: Any, goodput: float, low: float, high: floa
     return out
 
 
+def mtti_figures(mtti: float, low: float, high: float) -> dict[str, float]:
+    """A job's MTTI and the ends of its range (s): none with no interruption (infinite), no ends where the high is.
+
+    `check`'s (`analyse.goodput.workload_metrics`, in hours) and a sweep point's (`point_metrics`); NaN: none.
+    """
+    out = {"mtti": mtti} if math.isfinite(mtti) else {}
+    return out | ({"mtti_low": low, "mtti_high": high} if math.isfinite(high) else {})
+
+
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
                   goodput: Callable[[], tuple[float, ...]] | None = None, run: float | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
@@ -300,10 +309,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             spare_nodes, times, mtti = int(spare), rest[:2], rest[2:]
             m.update({k: t for k, t in zip(("checkpoint_write_time", "checkpoint_restore_time"), times, strict=False)
                       if t == t})
-            if mtti and math.isfinite(mtti[0]):
-                m["mtti"] = mtti[0]
-            if mtti and math.isfinite(mtti[2]):
-                m["mtti_low"], m["mtti_high"] = mtti[1], mtti[2]
+            m.update(mtti_figures(*mtti) if mtti else {})
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
             m.update(goodput_rates(tokens, m["goodput"], low, high))
