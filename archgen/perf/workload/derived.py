@@ -10,7 +10,8 @@ not judge: each consumer judges a workload's requirements once, on its finished 
   (`job_share`, which `check`'s IT and facility energy of a job take too).
 - Energy per token is power / tokens per second (J = W * s): IT energy at maximum draw, without the PUE.
 - Goodput tokens per second is tokens per second * goodput (`perf.train.goodput`), for a training job on a cluster with
-  failure rates.
+  failure rates, with the ends goodput's range makes (`goodput_rates`); the MTTI is shown where finite
+  (`mtti_figures`). `check` (`analyse.goodput.workload_metrics`) takes the same rules.
 - Cost per token is the job's cost per hour over the tokens it makes in an hour:
   `cost per accelerator-hour * accelerators / (tokens per second * 3600)`, on goodput tokens where there is a goodput.
 - A job that does not fit in accelerator memory keeps its memory metrics (how far it misses) and, as a sweep point,
