@@ -52,7 +52,7 @@ from archgen.perf.train.goodput import (
     with_unblocked,
 )
 from archgen.perf.workload.derived import goodput_rates, mtti_figures
-from archgen.perf.workload.run_figures import goodput_time_ends, run_bands
+from archgen.perf.workload.run_figures import goodput_time_ends, run_bands, time_to_train
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -213,7 +213,7 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
     if tokens_per_second is not None:
         m.update(goodput_rates(tokens_per_second, g.goodput, *g.band["goodput"]))   # as a sweep point's
         if tokens:
-            m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
+            m["time_to_train"] = time_to_train(tokens, tokens_per_second)
             if g.goodput > 0:
                 m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
                 m.update(goodput_time_ends(m["time_to_train"], *g.band["goodput"]))

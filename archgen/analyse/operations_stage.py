@@ -50,6 +50,7 @@ from archgen.perf.workload.run_figures import (
     per_goodput_ends,
     run_energy,
     serving_cost_bands,
+    time_to_train,
 )
 from archgen.units import Q_, Q
 from archgen.validate import Specs
@@ -122,7 +123,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 # what the storage must hold, and the time to train, need none
                 extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
                 if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
-                    extra["time_to_train"] = (Q_(w.checkpoint.tokens, "") / tps).to("day")
+                    extra["time_to_train"] = time_to_train(w.checkpoint.tokens, tps)
                 tps = None
                 why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
                 _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.band_lookup import bands
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
     from archgen.perf.workload.bands import Band
@@ -34,6 +35,15 @@ def run_times(time_to_train: float, goodput: float | None, low: float, high: flo
     if low == low and high == high:
         out.update(goodput_time_ends(time_to_train, low, high))
     return out
+
+
+def time_to_train(tokens: float, tokens_per_second: Q) -> Q:
+    """A training run's time to train (days): its token budget over its tokens per second, before goodput.
+
+    `check`'s (`analyse.goodput.workload_metrics`, and `analyse.operations_stage` where the job has no goodput) and
+    `archgen estimate`'s (`job_on_cluster.run_figures`); a sweep point's is the same in seconds (`run_times`).
+    """
+    return (Q_(tokens, "") / tokens_per_second).to("day")
 
 
 #: A training run's accelerator-hours, each from the run time of the same name (`accelerator_hours`).
