@@ -27,16 +27,18 @@ workload, is `analyse.operations_stage`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, overload
 
 from archgen.analyse.bom import UNRACKED, optics_outside_systems
+from archgen.analyse.bom_line import BomLine
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import price_list
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_draw, storage_name
 from archgen.metrics import SPARE_RANGED
-from archgen.model import Switch, System
+from archgen.model import Document, Switch, System
 from archgen.model.system import idle_draw, typical_draw
 from archgen.money import by_currency, currency
 from archgen.units import Q_, Q
@@ -209,14 +211,21 @@ def capital_recovery(rate: float, years: float) -> float:
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
 
 
+def stated_lines(specs: Specs, a: ClusterAnalysis) -> Iterator[tuple[BomLine, Document | None]]:
+    """The cluster's BOM lines with their parts (None where not found), less those of a part the spec does not state.
+
+    Those are left out of the capex and the average load alike (not provided: the open items say so).
+    """
+    for line in a.cabling.bom if a.cabling is not None else ():
+        if line.provided:
+            yield line, specs.get(line.part)
+
+
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
     listed = price_list(specs, a.cluster.spec.id)
     lines: list[CapexLine] = []
-    for line in a.cabling.bom if a.cabling is not None else ():
-        if not line.provided:   # a part the spec does not state: capex leaves it out, the open items say so
-            continue
-        part = specs.get(line.part)
+    for line, part in stated_lines(specs, a):
         if line.kind == "Rack":
             rack = a.cluster.rack_types.get(line.part)
             part = rack.spec if rack is not None else None
@@ -317,10 +326,7 @@ def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, 
     """
     total, assumed = Q_(0, "kW"), []
     draw = _idle_draw if idle else typical_draw   # a system's NICs too where its figure leaves them out
-    for line in a.cabling.bom if a.cabling is not None else ():
-        if not line.provided:   # a part the spec does not state: capex leaves it out, the open items say so
-            continue
-        part = specs.get(line.part)
+    for line, part in stated_lines(specs, a):
         if isinstance(part, System | Switch):
             if idle and idle_draw(part) is None:
                 assumed.append(part.id)

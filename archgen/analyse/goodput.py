@@ -44,13 +44,15 @@ from archgen.perf.train.goodput import (
     JobGoodput,
     ettr,
     for_job,
+    free_end,
     job_goodput,
     spares_charged,
     waits_for_repair,
     with_swapped,
     with_unblocked,
 )
-from archgen.perf.workload.run_figures import goodput_time_ends, run_bands
+from archgen.perf.workload.derived import goodput_rates, mtti_figures
+from archgen.perf.workload.run_figures import goodput_time_ends, run_bands, time_to_train
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -127,10 +129,9 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     if job is None:
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
-    unblocked = job_goodput(replace(central, host_link=math.inf), cp, size, accelerators, target) \
-        if job.blocking_assumed else None
+    unblocked = free_end(job, central, cp, size, accelerators, target, repair=False)
     waits = waits_for_repair(job)   # no hot spare: goodput rests on the repair time, so its range spans it to none
-    swapped = job_goodput(replace(central, repair=0.0), cp, size, accelerators, target) if waits else None
+    swapped = free_end(job, central, cp, size, accelerators, target, blocking=False)
     spread = with_swapped(with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)),
                                          job.blocking_assumed), waits)
     ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
@@ -153,10 +154,7 @@ def unblocked_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_p
 
     Empty where the blocking time is known (`Goodput.unblocked` is None).
     """
-    if g.unblocked is None:
-        return {}
-    other = replace(g, **{f.name: getattr(g.unblocked, f.name) for f in fields(JobGoodput)}, unblocked=None)
-    return workload_metrics(other, rel, a, tokens_per_second, tokens)
+    return _other_end(g, g.unblocked, rel, a, tokens_per_second, tokens)
 
 
 def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
@@ -165,10 +163,19 @@ def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per
 
     Empty where a hot spare stands in for a failed node (`Goodput.swapped` is None).
     """
-    if g.swapped is None:
+    return _other_end(g, g.swapped, rel, a, tokens_per_second, tokens)
+
+
+def _other_end(g: Goodput, other: JobGoodput | None, rel: Reliability, a: ClusterAnalysis,
+               tokens_per_second: Q | None, tokens: float | None) -> dict[str, Q]:
+    """`workload_metrics` of `g` with the job figures of `other`, an other end of it (None: none, empty).
+
+    The job's size, range and spares are `g`'s: only what `perf.train.goodput.JobGoodput` holds is the other end's.
+    """
+    if other is None:
         return {}
-    other = replace(g, **{f.name: getattr(g.swapped, f.name) for f in fields(JobGoodput)}, swapped=None)
-    return workload_metrics(other, rel, a, tokens_per_second, tokens)
+    at = replace(g, **{f.name: getattr(other, f.name) for f in fields(JobGoodput)}, unblocked=None, swapped=None)
+    return workload_metrics(at, rel, a, tokens_per_second, tokens)
 
 
 def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
@@ -184,10 +191,7 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
         "interruptions_per_day_high": Q_(g.band["per_day"][1], "1/day"),
         "goodput_low": Q_(g.band["goodput"][0], ""), "goodput_high": Q_(g.band["goodput"][1], ""),
     }
-    if g.band["mtti"][1] != math.inf:
-        m["mtti_low"], m["mtti_high"] = Q_(g.band["mtti"][0], "s").to("h"), Q_(g.band["mtti"][1], "s").to("h")
-    if g.mtti != math.inf:
-        m["mtti"] = Q_(g.mtti, "s").to("h")
+    m |= {k: Q_(v, "s").to("h") for k, v in mtti_figures(g.mtti, *g.band["mtti"]).items()}   # as a sweep point's
     if g.interval:
         m["checkpoint_interval"] = Q_(g.interval, "s").to("min")
     m |= _ends("restart_time", [Q_(r, "s").to("min") for _, _, r in g.spare_ends])
@@ -207,12 +211,9 @@ def workload_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_pe
                 m[name] = figures[0]
                 m |= _ends(name, figures[1:])
     if tokens_per_second is not None:
-        m["goodput_tokens_per_second"] = tokens_per_second * g.goodput
-        # over goodput's range, as a sweep point's (nu41cost: its band alone hid goodput's spread)
-        m["goodput_tokens_per_second_low"] = tokens_per_second * g.band["goodput"][0]
-        m["goodput_tokens_per_second_high"] = tokens_per_second * g.band["goodput"][1]
+        m.update(goodput_rates(tokens_per_second, g.goodput, *g.band["goodput"]))   # as a sweep point's
         if tokens:
-            m["time_to_train"] = (Q_(tokens, "") / tokens_per_second).to("day")
+            m["time_to_train"] = time_to_train(tokens, tokens_per_second)
             if g.goodput > 0:
                 m["goodput_time_to_train"] = (Q_(tokens, "") / tokens_per_second / g.goodput).to("day")
                 m.update(goodput_time_ends(m["time_to_train"], *g.band["goodput"]))

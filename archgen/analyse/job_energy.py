@@ -17,6 +17,7 @@ nor where the cluster's load is unknown (links without link media, `conversion.u
 from __future__ import annotations
 
 from archgen.analyse.cost import Cost
+from archgen.perf.workload.derived import job_share
 from archgen.units import Q
 
 
@@ -26,7 +27,7 @@ def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerato
     if (pue is None or c.facility_energy is None or not cluster_accelerators or tokens_per_second is None
             or not tokens_per_second.m > 0):
         return {}
-    power = c.power_average * (accelerators / cluster_accelerators) * pue
+    power = job_share(c.power_average, accelerators, cluster_accelerators) * pue
     per_token = (power / tokens_per_second).to("J")
     m = {"facility_energy_per_million_tokens": (per_token * 1e6).to("kWh")}
     if run_tokens:

@@ -42,9 +42,16 @@ from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
 from archgen.perf.train.goodput import Failures
-from archgen.perf.workload.derived import charged_spares
+from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
-from archgen.perf.workload.run_figures import HOURS_OF, accelerator_hours, run_energy, serving_cost_bands
+from archgen.perf.workload.run_figures import (
+    HOURS_OF,
+    accelerator_hours,
+    per_goodput_ends,
+    run_energy,
+    serving_cost_bands,
+    time_to_train,
+)
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -116,7 +123,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 # what the storage must hold, and the time to train, need none
                 extra["checkpoint_size"] = Q_(checkpoint_bytes(model, w.checkpoint.bytes_per_parameter), "B").to("TB")
                 if w.checkpoint.tokens and tps is not None and tps.m > 0:   # needs no goodput
-                    extra["time_to_train"] = (Q_(w.checkpoint.tokens, "") / tps).to("day")
+                    extra["time_to_train"] = time_to_train(w.checkpoint.tokens, tps)
                 tps = None
                 why = f"{no_checkpoint_target(design.specs, a, w) or 'its checkpoints have nowhere to go'} (REL006)"
                 _withhold(ops, path, CHECKPOINT_METRICS + JOB_COST_METRICS[1:], why)
@@ -154,7 +161,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 if time in ops.withheld.get(path, {}):
                     _withhold(ops, path, (hours,), ops.withheld[path][time])
             it_power = a.metrics.get("it_power")   # the run's energy: its share of the cluster's maximum IT power
-            share = it_power * est.accelerators / a.accelerators if it_power is not None else None
+            share = job_share(it_power, est.accelerators, a.accelerators) if it_power is not None else None
             extra |= {k: v.to("MWh") for k, v in run_energy(share, extra).items()}
             if "time_to_train" in extra and share is None:
                 _withhold(ops, path, ("job_it_energy",), ops.withheld.get(a.cluster.path, {}).get(
@@ -198,7 +205,8 @@ def goodput_hour_cost(used: Q, cm: dict[str, Q], share: float) -> dict[str, Q]:
     """The cost per goodput accelerator-hour, `used` over the cluster's goodput, with the range goodput's range gives.
 
     Its low end is at `goodput_high`, its high end at `goodput_low` (infinite where that is 0: no goodput hour at any
-    price), so a target met at the value but not at goodput's pessimistic end is at risk (REQ004), as goodput is.
+    price; `run_figures.per_goodput_ends`), so a target met at the value but not at goodput's pessimistic end is at
+    risk (REQ004), as goodput is.
     The same per goodput hour of the job's own accelerators (`tco_per_job_goodput_accelerator_hour`): times `share`,
     the cluster's accelerators over the job's, so that the idle ones' cost is charged to the job's hours.
     """
@@ -207,9 +215,8 @@ def goodput_hour_cost(used: Q, cm: dict[str, Q], share: float) -> dict[str, Q]:
         name = f"tco_per_{job}goodput_accelerator_hour"
         out[name] = used * k / cm["goodput"].m
         if "goodput_low" in cm and "goodput_high" in cm:
-            low, high = cm["goodput_high"].m, cm["goodput_low"].m
-            out[f"{name}_low"] = used * k / low if low > 0 else used * math.inf
-            out[f"{name}_high"] = used * k / high if high > 0 else used * math.inf
+            out[f"{name}_low"], out[f"{name}_high"] = per_goodput_ends(used * k, cm["goodput_low"].m,
+                                                                       cm["goodput_high"].m)
     return out
 
 

@@ -131,6 +131,13 @@ class Part(Document):
         return is_marked(self.unconfirmed, field)
 
 
+def refuse_disordered(spec: Spec, low: str, high: str) -> None:
+    """Refuse a stated range whose field `low` is above its field `high` (either left out: nothing to compare)."""
+    lo, hi = getattr(spec, low), getattr(spec, high)
+    if lo is not None and hi is not None and lo > hi:
+        raise FieldError((low,), f"{lo:~P} is above {high} {hi:~P}")
+
+
 def marked_fields(unconfirmed: bool | list[str]) -> list[str]:
     """The names an `unconfirmed:` value marks: '*' for `true` (every figure), the listed names, or none."""
     if unconfirmed is True:
@@ -222,8 +229,7 @@ class Cooling(Spec):
 
     @model_validator(mode="after")
     def _inlet_ordered(self) -> Cooling:
-        if self.inlet_min is not None and self.inlet_max is not None and self.inlet_min > self.inlet_max:
-            raise FieldError(("inlet_min",), f"{self.inlet_min:~P} is above inlet_max {self.inlet_max:~P}")
+        refuse_disordered(self, "inlet_min", "inlet_max")
         return self
 
 
@@ -265,8 +271,7 @@ class SupplyInput(Spec):
 
     @model_validator(mode="after")
     def _ordered(self) -> SupplyInput:
-        if self.voltage_min is not None and self.voltage_max is not None and self.voltage_min > self.voltage_max:
-            raise FieldError(("voltage_min",), f"{self.voltage_min:~P} is above voltage_max {self.voltage_max:~P}")
+        refuse_disordered(self, "voltage_min", "voltage_max")
         return self
 
 

@@ -31,7 +31,14 @@ from archgen.perf.workload.defaults_note import (
     generation_note,
     nvls_note,
 )
-from archgen.perf.workload.derived import judge_points, judge_requirements, judged, point_metrics, unsettled_at
+from archgen.perf.workload.derived import (
+    judge_points,
+    judge_requirements,
+    judged,
+    other_end_metrics,
+    point_metrics,
+    unsettled_at,
+)
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
@@ -234,8 +241,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
-    other = point_metrics(plain, base, gpus, bool(est.fits), lambda: (free, math.nan, math.nan, 0), run) \
-        if free == free else None   # REL008: the blocking time unknown, the point with none is the other end
+    other = other_end_metrics(plain, base, gpus, bool(est.fits), free, run)   # REL008, a wait for repair: both ends
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}

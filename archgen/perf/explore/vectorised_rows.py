@@ -42,6 +42,7 @@ from archgen.perf.workload.derived import (
     judge_points,
     judge_values,
     judged,
+    other_end_metrics,
     point_metrics,
     unsettled_at,
 )
@@ -99,8 +100,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
         rows.append(point_metrics(plain, base, pts.gpus, fits[p], goodput, run))
-        others.append(point_metrics(plain, base, pts.gpus, fits[p], lambda: (free, math.nan, math.nan, 0), run)
-                      if free == free else None)
+        others.append(other_end_metrics(plain, base, pts.gpus, fits[p], free, run))
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)

@@ -289,7 +289,7 @@ def with_unblocked(ends: tuple[Failures, ...], blocking_assumed: bool) -> tuple[
     `ends` and, where the blocking time is assumed, each of them again with no blocking at all (an infinite host
     link), the other end of what the unknown copy rate allows (REL008); `check` and sweeps span the same.
     """
-    return ends + tuple(replace(x, host_link=math.inf) for x in ends) if blocking_assumed else ends
+    return ends + tuple(freed(x, blocking=True) for x in ends) if blocking_assumed else ends
 
 
 def waits_for_repair(job: JobGoodput) -> bool:
@@ -309,7 +309,26 @@ def with_swapped(ends: tuple[Failures, ...], waits: bool) -> tuple[Failures, ...
     node replaced at once, the other end of what the unstated repair time allows (goodput_high's end); `check` and
     sweeps span the same.
     """
-    return ends + tuple(replace(x, repair=0.0) for x in ends) if waits else ends
+    return ends + tuple(freed(x, repair=True) for x in ends) if waits else ends
+
+
+def freed(f: Failures, blocking: bool = False, repair: bool = False) -> Failures:
+    """`f` with no blocking at all (infinite host link) if `blocking`, with no wait for a repair (repair 0) if `repair`.
+
+    The other ends of what a goodput does not know, one rule for `check` (`analyse.goodput.goodput`), a sweep point
+    (`free_end`) and a range's ends (`with_unblocked`, `with_swapped`).
+    """
+    return replace(f, host_link=math.inf if blocking else f.host_link, repair=0.0 if repair else f.repair)
+
+
+def free_end(job: JobGoodput, f: Failures, cp: Checkpointing, size: float, gpus: int, target: float,
+             blocking: bool = True, repair: bool = True) -> JobGoodput | None:
+    """`job` (on `f`) freed of its assumed blocking (REL008) if `blocking`, of its wait for a repair if `repair`.
+
+    Each only where it applies (`blocking_assumed`, `waits_for_repair`): None where neither does.
+    """
+    unblock, swap = blocking and job.blocking_assumed, repair and waits_for_repair(job)
+    return job_goodput(freed(f, unblock, swap), cp, size, gpus, target) if unblock or swap else None
 
 
 #: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
@@ -355,10 +374,7 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
 def _unblocked(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> float:
     """`unblocked_of`'s figure, kept per accelerator count as `_goodputs` are."""
     g = job_goodput(f, cp, size, gpus, target)
-    if g is None or not (g.blocking_assumed or waits_for_repair(g)):
-        return math.nan
-    free = job_goodput(replace(f, host_link=math.inf if g.blocking_assumed else f.host_link,
-                               repair=0.0 if waits_for_repair(g) else f.repair), cp, size, gpus, target)
+    free = free_end(g, f, cp, size, gpus, target) if g is not None else None
     return free.goodput if free is not None else math.nan
 
 

@@ -6,10 +6,12 @@ and the one judgement of a workload's requirements on an estimate (`judge_requir
 not judge: each consumer judges a workload's requirements once, on its finished estimate: the pipeline
 (`perf.workload.results.judge_workloads`, after cost and goodput are added), `archgen estimate` and a sweep point.
 
-- Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`.
+- Power is the job's share of its cluster's IT load: `it_power * accelerators used / accelerators in the cluster`
+  (`job_share`, which `check`'s IT and facility energy of a job take too).
 - Energy per token is power / tokens per second (J = W * s): IT energy at maximum draw, without the PUE.
 - Goodput tokens per second is tokens per second * goodput (`perf.train.goodput`), for a training job on a cluster with
-  failure rates.
+  failure rates, with the ends goodput's range makes (`goodput_rates`); the MTTI is shown where finite
+  (`mtti_figures`). `check` (`analyse.goodput.workload_metrics`) takes the same rules.
 - Cost per token is the job's cost per hour over the tokens it makes in an hour:
   `cost per accelerator-hour * accelerators / (tokens per second * 3600)`, on goodput tokens where there is a goodput.
 - A job that does not fit in accelerator memory keeps its memory metrics (how far it misses) and, as a sweep point,
@@ -194,6 +196,16 @@ def judge_values(requirement: Requirement, values: Sequence[float] | np.ndarray,
     return [status_of(m, (lo, hi)) for m, lo, hi in zip(met, low, high, strict=True)]
 
 
+def job_share(cluster_figure: Any, accelerators: float, cluster_accelerators: float) -> Any:
+    """The job's share of a figure of its whole cluster: `cluster_figure * accelerators / cluster_accelerators`.
+
+    The one rule for a job's power (issue 19): a sweep point's `power` (`point_metrics`, of the maximum IT power),
+    `check`'s `job_it_energy` (`analyse.operations_stage`, the same) and its `job_energy` (`analyse.job_energy`, of
+    the average IT load) take it. `cluster_figure` is a float (a sweep: NaN where not provided) or a quantity.
+    """
+    return cluster_figure * accelerators / cluster_accelerators
+
+
 def cost_per_token(per_accelerator_hour: Any, accelerators: float, tokens_per_second: float) -> Any:
     """Cost of one token: `per_accelerator_hour * accelerators / (tokens_per_second * 3600)`.
 
@@ -242,6 +254,28 @@ def cost_ends(per_accelerator_hour: Any, accelerators: float, spares: float, tok
     return out
 
 
+def goodput_rates(tokens_per_second: Any, goodput: float, low: float, high: float) -> dict[str, Any]:
+    """Goodput tokens per second, tokens per second x goodput, with the ends goodput's range (`low`, `high`) makes.
+
+    No ends where the range has none (NaN). `check`'s (`analyse.goodput.workload_metrics`, quantities; over goodput's
+    range as a sweep point's, nu41cost: its band alone hid goodput's spread) and a sweep point's (`point_metrics`).
+    """
+    out = {"goodput_tokens_per_second": tokens_per_second * goodput}
+    if low == low and high == high:
+        out["goodput_tokens_per_second_low"] = tokens_per_second * low
+        out["goodput_tokens_per_second_high"] = tokens_per_second * high
+    return out
+
+
+def mtti_figures(mtti: float, low: float, high: float) -> dict[str, float]:
+    """A job's MTTI and the ends of its range (s): none with no interruption (infinite), no ends where the high is.
+
+    `check`'s (`analyse.goodput.workload_metrics`, in hours) and a sweep point's (`point_metrics`); NaN: none.
+    """
+    out = {"mtti": mtti} if math.isfinite(mtti) else {}
+    return out | ({"mtti_low": low, "mtti_high": high} if math.isfinite(high) else {})
+
+
 def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool,
                   goodput: Callable[[], tuple[float, ...]] | None = None, run: float | None = None) -> dict[str, float]:
     """A sweep point's metrics: the estimate's (floats in SI units) with the derived ones added.
@@ -261,7 +295,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     `goodput_time_to_train` with the ends goodput's range makes (`run_times`), as `check` gives them.
     """
     m = dict(metrics)
-    power = base.it_power * gpus / base.accelerators   # NaN: the cluster's IT power is not provided (no power metric)
+    power = job_share(base.it_power, gpus, base.accelerators)   # NaN: the cluster's IT power is not provided
     if power == power:
         m["power"] = power
     m["accelerators"] = float(gpus)
@@ -276,14 +310,11 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
             spare_nodes, times, mtti = int(spare), rest[:2], rest[2:]
             m.update({k: t for k, t in zip(("checkpoint_write_time", "checkpoint_restore_time"), times, strict=False)
                       if t == t})
-            if mtti and math.isfinite(mtti[0]):
-                m["mtti"] = mtti[0]
-            if mtti and math.isfinite(mtti[2]):
-                m["mtti_low"], m["mtti_high"] = mtti[1], mtti[2]
+            m.update(mtti_figures(*mtti) if mtti else {})
             if low == low:  # a range (not NaN): the rate sets' ends
                 m["goodput_low"], m["goodput_high"] = low, high
-                m["goodput_tokens_per_second_low"], m["goodput_tokens_per_second_high"] = tokens * low, tokens * high
-            m["goodput_tokens_per_second"] = tokens = tokens * m["goodput"]
+            m.update(goodput_rates(tokens, m["goodput"], low, high))
+            tokens = m["goodput_tokens_per_second"]
         if run:
             m.update(run_times(run / m["tokens_per_second"], m.get("goodput"), low, high))
             m.update(accelerator_hours(m, gpus))
@@ -301,3 +332,16 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     if not fits:
         m = {k: v for k, v in m.items() if k in MISFIT_KEEPS}
     return m
+
+
+def other_end_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: bool, free: float,
+                      run: float | None = None) -> dict[str, float] | None:
+    """A sweep point's metrics (`point_metrics`) at the other end of what its goodput does not know, else None.
+
+    `free` is its goodput there (`perf.train.goodput.unblocked_of`; NaN: nothing unknown, no other end), taken as a
+    figure with no range of its own and no hot spare charged; `unsettled_at` judges its requirements at both ends.
+    The one rule for the per-point path (`perf.explore.points.evaluate_point`) and the batched one
+    (`perf.explore.vectorised_rows.finish`).
+    """
+    return point_metrics(metrics, base, gpus, fits, lambda: (free, math.nan, math.nan, 0), run) if free == free \
+        else None

@@ -21,8 +21,7 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.run_figures import accelerator_hours, run_bands
-from archgen.units import Q_
+from archgen.perf.workload.run_figures import accelerator_hours, run_bands, time_to_train
 
 #: A workload's reliability, goodput, cost and energy figures: `archgen check` adds them to the estimate, `estimate`
 #: does not (a job's energy rests on the cluster's average draw and the hall's PUE, which only `check` analyses).
@@ -92,7 +91,7 @@ def run_figures(est: Estimate, workload: Workload) -> Estimate:
     tokens = workload.checkpoint.tokens
     if est.kind != "training" or not est.fits or not tokens or tps is None or tps.m <= 0:
         return est
-    run = {"time_to_train": (Q_(tokens, "") / tps).to("day")}
+    run = {"time_to_train": time_to_train(tokens, tps)}
     run |= accelerator_hours(run, est.accelerators)
     return replace(est, metrics={**est.metrics, **run}, bands={**est.bands, **run_bands(est, run)})
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.band_lookup import bands
+from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
     from archgen.perf.workload.bands import Band
@@ -34,6 +35,15 @@ def run_times(time_to_train: float, goodput: float | None, low: float, high: flo
     if low == low and high == high:
         out.update(goodput_time_ends(time_to_train, low, high))
     return out
+
+
+def time_to_train(tokens: float, tokens_per_second: Q) -> Q:
+    """A training run's time to train (days): its token budget over its tokens per second, before goodput.
+
+    `check`'s (`analyse.goodput.workload_metrics`, and `analyse.operations_stage` where the job has no goodput) and
+    `archgen estimate`'s (`job_on_cluster.run_figures`); a sweep point's is the same in seconds (`run_times`).
+    """
+    return (Q_(tokens, "") / tokens_per_second).to("day")
 
 
 #: A training run's accelerator-hours, each from the run time of the same name (`accelerator_hours`).
@@ -56,7 +66,7 @@ def run_energy(power: Any, metrics: Mapping[str, Any]) -> dict[str, Any]:
     """A training run's IT energy (`job_it_energy`): `power` times its time to train.
 
     `power` is the job's share of its cluster's maximum IT power (the cluster's times the accelerators used over its
-    own, as a sweep point's `power`).
+    own: `derived.job_share`, as a sweep point's `power`).
 
     At maximum draw, so an upper bound on the IT energy; without the PUE (the hall's, `check`'s `job_energy`, takes
     the average draw x `cost.energy.pue`) and goodput's lost time. Published runs state energy on other bases
@@ -76,8 +86,18 @@ def goodput_time_ends(time_to_train: Any, low: float, high: float) -> dict[str, 
     at that end is at risk (REQ004), and the step time's band is taken at each end (`band_ends`), as for `job_cost`.
     `check`'s (`analyse.goodput`) and a sweep point's (`run_times`).
     """
-    return {"goodput_time_to_train_low": time_to_train / high if high > 0 else time_to_train * math.inf,
-            "goodput_time_to_train_high": time_to_train / low if low > 0 else time_to_train * math.inf}
+    at_high, at_low = per_goodput_ends(time_to_train, low, high)
+    return {"goodput_time_to_train_low": at_high, "goodput_time_to_train_high": at_low}
+
+
+def per_goodput_ends(figure: Any, low: float, high: float) -> tuple[Any, Any]:
+    """`figure` per goodput at each end of goodput's range (`low`, `high`): its low end over `high`, high over `low`.
+
+    Infinite where that goodput is 0 (at that end nothing is made: the job never finishes, no goodput hour is had at
+    any price), in `figure`'s type, never dropped. The one rule for the goodput time to train's ends
+    (`goodput_time_ends`) and the cost per goodput accelerator-hour's (`analyse.operations_stage.goodput_hour_cost`).
+    """
+    return (figure / high if high > 0 else figure * math.inf, figure / low if low > 0 else figure * math.inf)
 
 
 def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band]:
