@@ -71,21 +71,40 @@ requirements:
 """
 
 
-def test_a_generated_sweep_mixing_job_and_hardware_axes_batched_is_the_per_point_rows(tmp_path):
+def test_a_generated_sweep_mixing_job_and_hardware_axes_batched_is_the_per_point_rows(tmp_path, monkeypatch):
     """Clusters, a swapped chip, counts that cannot run or exceed the cluster, factors and values on the hardware.
 
     The batch runs the whole product; the per-point path a sample that holds each outcome (fits, does not fit,
-    invalid) and each axis level.
+    invalid) and each axis level. The batch asks the per-point path only for the rows of points that cannot run, one
+    per layout set or per level of `scale_up_bandwidth` the switched domain's ports refuse: were it to evaluate the
+    sweep point by point (as it did while a swept bandwidth on a switched domain took that path), this test would
+    compare the per-point path with itself.
     """
     (p,) = problems(tmp_path, MIXED)
     assert p.size == 2 * 1 * 4 * 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2 * 2
+    asked: list[PointRow] = []
+
+    def counted(q: SweepProblem, i: int) -> PointRow:
+        asked.append(evaluate_point(q, i))
+        return asked[-1]
+
+    monkeypatch.setattr(batch, "evaluate_point", counted)
     fast = batch.evaluate(p, 0, p.size)
+    monkeypatch.undo()
     assert [r.index for r in fast] == list(range(p.size))
+    sets = p.size // 2 ** 7   # the seven hardware axes of two levels each vary within a layout set
+    assert {r.status for r in asked} == {"invalid"} and len(asked) <= 2 * sets, len(asked)
+    # gb200-nvl72-su states 1.8 TB/s both ways, 900 GB/s a direction, over 18 links a GPU of its link part; 1800 GB/s
+    # is twice that, 36 links, and its 9 x 144 switch ports join 1,296 / 36 = 36 GPUs, not its 72 (as also the chip's
+    # 18 links refuse): that level's points of that cluster, a quarter of the sweep (test_switched_sweep_bandwidth.py)
+    ports = [r for r in fast if "switch ports join at most 36 accelerators" in r.reason]
+    assert len(ports) == p.size // 4 and {r.values["cluster"] for r in ports} == {"gb200-nvl72-su"}
     sample = sorted({*range(0, p.size, 97), *range(5, p.size, 331)})
     refs = {i: evaluate_point(p, i) for i in sample}
     for i, ref in refs.items():
         same(fast[i], ref)
     assert {r.status for r in refs.values()} == {"ok", "does not fit", "invalid"}
+    assert any("(NET010)" in r.reason for r in refs.values())
     assert {r.feasible for r in refs.values()} == {True, False}
     for name, levels in p.axes.items():
         assert {repr(refs[i].values[name]) for i in refs} == {repr(v) for v in levels}, name
@@ -165,6 +184,7 @@ def test_the_bound_never_exceeds_the_step_time(tmp_path):
 def _set(p: SweepProblem, levels, pos):
     from archgen.perf.explore.point_axes import point_hardware as _hardware
     from archgen.perf.explore.point_axes import point_job as _job
+    from archgen.perf.explore.vectorised_grid import point_fields
     from archgen.perf.hw.arch import Arch
     from archgen.perf.train.layouts import enumerate_layouts
     from archgen.perf.workload.training_setup import training_setup
@@ -177,7 +197,7 @@ def _set(p: SweepProblem, levels, pos):
     setup = training_setup(workload, arch, hw, workload.accelerators)
     lay = enumerate_layouts(arch, setup.job, workload.accelerators, hw, setup.fixed, setup.pipeline)
     values = [p.point(int(i)) for i in pos]
-    fields = batch._fields(p, base.hardware, levels, pos, workload.training.precision)
+    fields = point_fields(p, base.hardware, levels, pos, workload.training.precision)
     pts = batch.PointSet(p, pos, values, base, workload.accelerators, hw, fields, workload.training.precision, None)
     return pts, setup, batch._prepare(setup, lay)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from archgen.perf.hw.switch_ports import SwitchPorts, ports_needed
 from tests.conftest import sweep_problem_written
+from tests.perf.test_batch import same
 
 SWEEP = """\
 kind: Sweep
@@ -44,7 +45,15 @@ def test_a_point_s_bandwidth_moves_its_port_limit_on_both_paths(tmp_path) -> Non
     problem = sweep_problem_written(tmp_path, SWEEP)
     [base] = problem.bases.values()
     assert base.switch == SwitchPorts(PORTS, 18.0, True, 18)
-    for rows in (points.evaluate(problem, 0, problem.size), vectorised.evaluate(problem, 0, problem.size)):
+    one, batch = points.evaluate(problem, 0, problem.size), vectorised.evaluate(problem, 0, problem.size)
+    # the batch path asks the rule once per level of a layout set (here: per scale_up_size), with the same answer,
+    # wherever a chunk cuts the set: (72, 0.5) | (72, 1) | (72, 2), a chunk of one admitted point, one of a refused one
+    cut = vectorised.evaluate(problem, 0, 4) + vectorised.evaluate(problem, 4, 5) + vectorised.evaluate(
+        problem, 5, problem.size)
+    for a, b, c in zip(batch, cut, one, strict=True):
+        same(a, c)
+        same(b, c)
+    for rows in (one, batch):
         got = {(r.values["scale_up_size"], r.values["scale_up_bandwidth"]): r for r in rows}
         for ok in ((36, 0.5), (36, 1), (72, 0.5), (72, 1), (144, 0.5)):
             assert got[ok].status == "ok", (ok, got[ok].reason)

@@ -23,7 +23,9 @@ memory. A set is evaluated as one problem of points x layouts, with the hardware
 The answer is the per-point search's, not an approximation; the bounds only decide which layouts need the full
 model (a timed layout found below its floor sends its point to the per-point path). Sets are cut into batches of
 at most `BATCH_ROWS` (point, plan) pairs, a few tens of MB of arrays; inference and collective workloads, and a
-set whose first point is invalid, take the per-point path.
+set whose first point is invalid, take the per-point path. A set's points at a `scale_up_bandwidth` its switched
+domain's ports or chip links refuse (`vectorised_sets.port_rule`) are invalid rows with the per-point path's reason
+(asked once per level); the rest of the set is searched.
 """
 
 from __future__ import annotations
@@ -43,14 +45,13 @@ from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F4
 from archgen.perf.explore.vectorised_bounds import full as _full
 from archgen.perf.explore.vectorised_bounds import layout_of as _layout
 from archgen.perf.explore.vectorised_bounds import prepare as _prepare  # noqa: F401 (tests/perf/test_batch.py)
-from archgen.perf.explore.vectorised_grid import VECTOR_AXES, grid_batch
+from archgen.perf.explore.vectorised_grid import VECTOR_AXES, grid_batch, point_fields
 from archgen.perf.explore.vectorised_grid import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_least import least as _least
 from archgen.perf.explore.vectorised_least import least_floor as _least_floor
 from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
-from archgen.perf.explore.vectorised_sets import Cached, Preparation, preparation
+from archgen.perf.explore.vectorised_sets import Cached, Preparation, port_rule, preparation
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
 from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.job import Layout
@@ -59,7 +60,6 @@ from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.estimate import within_context
-from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
 
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
@@ -119,9 +119,6 @@ def _vectorisable(problem: SweepProblem) -> bool:
         return False  # a latency given as a value is refused point by point
     if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
         return False  # a torus' links follow it (`Hardware._replaced`); its collectives take hardware of numbers
-    if "scale_up_bandwidth" in problem.axes and any(b.switch is not None and b.switch.per_bandwidth
-                                                    for b in problem.bases.values()):
-        return False  # a switched domain's links follow it (`SwitchPorts.widest`): a point's ports, point by point
     for req in of_workload(problem):
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
@@ -140,12 +137,26 @@ def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarra
 
 def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels, key: tuple,
                   cached: Cached | None) -> list[PointRow]:
-    indices = start + pos
-    names = list(problem.axes)  # each point's axis values, as `SweepProblem.point` gives them
-    values = [dict(zip(names, v, strict=True)) for v in zip(
+    """The rows of a layout set's points `pos`: those the port rule refuses (`port_rule`) invalid, the rest searched."""
+    base = point_base(problem, _values(problem, levels, pos[:1])[0])  # a set holds one level of the facility axes
+    pos, refused = port_rule(problem, base, levels, pos)
+    out = [r for at in refused for r in _invalid_set(problem, start + at, _values(problem, levels, at))]
+    return out + (_admitted(problem, arch, start, pos, levels, key, cached, base) if len(pos) else [])
+
+
+def _values(problem: SweepProblem, levels, pos: np.ndarray) -> list[dict]:
+    """Each point's axis values, as `SweepProblem.point` gives them."""
+    names = list(problem.axes)
+    return [dict(zip(names, v, strict=True)) for v in zip(
         *([problem.axes[n][i] for i in levels[n][pos].tolist()] for n in names), strict=True)]
+
+
+def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, levels, key: tuple,
+              cached: Cached | None, base) -> list[PointRow]:
+    """The rows of the set's points the port rule admits (`pos`), on `base`, the set's machine."""
+    indices = start + pos
+    values = _values(problem, levels, pos)
     first = values[0]
-    base = point_base(problem, first)   # a set holds one level of the facility axes (not `VECTOR_AXES`)
     try:
         workload = point_job(problem.workload, first)
         assert problem.model is not None, "batched only with the workload's model (evaluate)"
@@ -166,7 +177,7 @@ def _evaluate_set(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
     goodput = goodput_of(base.failures, workload, problem.model, gpus, base.failure_ends) if base.failures else None
-    pts = PointSet(problem, indices, values, base, gpus, hw, _fields(problem, base.hardware, levels, pos, dtype),
+    pts = PointSet(problem, indices, values, base, gpus, hw, point_fields(problem, base.hardware, levels, pos, dtype),
                    dtype, goodput)
     if setup.complete:
         return _complete(pts, setup)
@@ -213,30 +224,6 @@ def _invalid_set(problem: SweepProblem, indices: np.ndarray, values: list[dict])
         return [row] + [evaluate_point(problem, int(i)) for i in indices[1:]]
     rest = zip(indices[1:], values[1:], strict=True)
     return [row] + [PointRow(int(i), v, row.cluster, "invalid", row.reason) for i, v in rest]
-
-
-def _fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
-    """Per point, each hardware field a vector axis changes, as `point_axes.point_hardware` computes it."""
-    out: dict[str, np.ndarray] = {}
-    for name in VECTOR_AXES:
-        if name not in problem.axes:
-            continue
-        table: dict[str, list[float]] = {}
-        for value in problem.axes[name]:
-            if isinstance(value, Q):
-                got = {"peak" if name == "peak" else name: json_magnitude(value)}
-            elif name == "peak":
-                got = {"peak": hw.peak_for(dtype) * float(value)}
-            elif name == "latency":
-                got = {"scale_up_latency": hw.scale_up_latency * float(value),
-                       "scale_out_latency": hw.scale_out_latency * float(value)}
-            else:
-                got = {name: getattr(hw, name) * float(value)}
-            for f, x in got.items():
-                table.setdefault(f, []).append(x)
-        for f, xs in table.items():
-            out[f] = np.asarray(xs, dtype=float)[levels[name][pos]]
-    return out
 
 
 def _searched(pts: PointSet, setup, prep: Prepared, take: slice) -> list[PointRow]:

@@ -1,9 +1,9 @@
 """A layout set's points as a grid of hardware: the sweep's hardware axes whose values become arrays, and the cuts.
 
-`grid_hw` and `batch_hw` give the hardware of a batch of points with each varying field as an array (along the
-grid's own axes, or one per point); `grid_batch` and `row_stride` say where a batch or a chunk may be cut so that
-it holds whole rows (or whole blocks of the last axes) of that grid. Split from `vectorised_bounds` (the bounds that
-read this hardware) for its size.
+`point_fields` gives each field those axes change, point by point; `grid_hw` and `batch_hw` the hardware of a batch
+of points with each varying field as an array (along the grid's own axes, or one per point); `grid_batch` and
+`row_stride` say where a batch or a chunk may be cut so that it holds whole rows (or whole blocks of the last axes) of
+that grid. Split from `vectorised_bounds` (the bounds that read this hardware) for its size.
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ from typing import Any
 import numpy as np
 
 from archgen.model.sweep import HARDWARE_AXES
+from archgen.perf.explore.points import SweepProblem
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw.hardware import Hardware
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q
 
 #: Hardware axes whose values become arrays within a layout set (`scale_up_size` changes the valid layouts).
 VECTOR_AXES = tuple(a for a in HARDWARE_AXES if a != "scale_up_size")
@@ -89,3 +92,27 @@ def batch_hw(pts: PointSet, take, shape: tuple[int, ...]) -> Hardware:
         else:
             change[f] = x
     return dataclasses.replace(pts.hardware, peak=peak, **change)
+
+
+def point_fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, dtype: str) -> dict[str, np.ndarray]:
+    """Per point, each hardware field a vector axis changes, as `point_axes.point_hardware` computes it."""
+    out: dict[str, np.ndarray] = {}
+    for name in VECTOR_AXES:
+        if name not in problem.axes:
+            continue
+        table: dict[str, list[float]] = {}
+        for value in problem.axes[name]:
+            if isinstance(value, Q):
+                got = {"peak" if name == "peak" else name: json_magnitude(value)}
+            elif name == "peak":
+                got = {"peak": hw.peak_for(dtype) * float(value)}
+            elif name == "latency":
+                got = {"scale_up_latency": hw.scale_up_latency * float(value),
+                       "scale_out_latency": hw.scale_out_latency * float(value)}
+            else:
+                got = {name: getattr(hw, name) * float(value)}
+            for f, x in got.items():
+                table.setdefault(f, []).append(x)
+        for f, xs in table.items():
+            out[f] = np.asarray(xs, dtype=float)[levels[name][pos]]
+    return out

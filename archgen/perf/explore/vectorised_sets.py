@@ -9,12 +9,13 @@ the same set (`Cached`: `commands.workers` gives each worker process such a cach
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from archgen.errors import ArchgenError
 from archgen.model.workload import Workload
+from archgen.perf.explore.point_axes import point_hardware
 from archgen.perf.explore.vectorised_bounds import Prepared, prepare
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -52,3 +53,32 @@ def preparation(workload: Workload, arch: Arch, hw: Hardware, gpus: int, availab
     if setup is None or (lay is not None and len(lay["tp"]) == 0):
         return Preparation(None, None, None)
     return Preparation(setup, lay, None if lay is None else prepare(setup, lay))
+
+
+def port_rule(problem: Any, base: Any, levels: dict[str, np.ndarray],
+              pos: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """A layout set's points (`pos`) the switched domain's port rule admits, and those it refuses, level by level.
+
+    Over a cluster's `link` part a point's `scale_up_bandwidth` moves its links per accelerator, so the widest domain
+    its switches' ports join and whether the chip has those links (`point_axes._switch_ports`, NET010). The rule
+    reads nothing else of a point but its scale-up size and its machine (`base`: the cluster, the chip), which a
+    set's points share (they are not `VECTOR_AXES`), so `point_axes.point_hardware` itself asks it once per level of
+    the bandwidth in the set. Returns the admitted positions, and the refused ones in a list per level (their reason
+    names the level). The rule only refuses: an admitted point's hardware is what it would be without it.
+    """
+    axis = problem.axes.get("scale_up_bandwidth")
+    if axis is None or base.switch is None or not base.switch.per_bandwidth:
+        return pos, []
+    size = {"scale_up_size": problem.axes["scale_up_size"][levels["scale_up_size"][pos[0]]]} \
+        if "scale_up_size" in problem.axes else {}
+    at = levels["scale_up_bandwidth"][pos]
+    admitted = np.ones(len(pos), dtype=bool)
+    refused = []
+    for level in dict.fromkeys(at.tolist()):   # in point order
+        try:   # the precision moves only `peak`, which the rule does not read
+            point_hardware(base.hardware, {**size, "scale_up_bandwidth": axis[level]}, "bf16", base.mesh_limit,
+                           base.switch)
+        except ArchgenError:
+            admitted &= at != level
+            refused.append(pos[at == level])
+    return pos[admitted], refused
