@@ -34,7 +34,7 @@ CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("
                                               "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",),
                                               "PWR017": ("facility",), "PWR018": ("facility",),
                                               "PWR019": ("facility",), "PWR020": ("facility",),
-                                              "PWR021": ("facility",)}
+                                              "PWR021": ("facility",), "PWR022": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
