@@ -139,3 +139,13 @@ feeds:
     assert rows["Generator redundancy"] == (
         f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.2:.1f} kW of facility power on the annual PUE (no "
         f"`peak_pue`: optimistic), headroom {400 - it * 1.2:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
+
+
+def test_facility_power_metrics_say_they_are_the_steady_maximum() -> None:
+    """newuser55: `facility_power` read "what the hall draws from its utility feed", a steady figure for a load that
+    swings each training step (arXiv:2508.14318); the metric documents (check --format json, docs/metrics.md) now say
+    it is the maximum IT draw held steady, and the generator load's steps are not judged (PWR022)."""
+    from archgen import metrics
+    by_name = {m.name: m for m in metrics.declared("cluster")}
+    assert "held steady" in by_name["facility_power"].description
+    assert "PWR022" in by_name["facility_power_peak"].description
