@@ -13,10 +13,11 @@ _HALL = "analyse/hall_totals.py"
 
 FACILITY: tuple[Metric, ...] = (
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
-           "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster.", _C),
+           "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster at its maximum IT draw, "
+           "held steady: the load's swing (synchronous training) is not modelled (PWR022).", _C),
     Metric("cluster", "facility_power_peak", "W", "kW", 1, "Facility power at design conditions", "IT power times "
-           "the facility's `peak_pue` (full IT load on the design day): what generator sets carry (PWR011); not "
-           "provided where the hall states no `peak_pue`.", _C),
+           "the facility's `peak_pue` (full IT load on the design day): what generator sets carry (PWR011), held "
+           "steady, their load steps not judged (PWR022); not provided where the hall states no `peak_pue`.", _C),
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
            "in `it_power`; not provided where a CDU states no `power` or the cluster buys no in-row CDU.",

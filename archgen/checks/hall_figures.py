@@ -83,6 +83,36 @@ def alone(c: Any) -> str:
             "judged alone against the hall)")
 
 
+#: Why a pass of PWR011 is not a pass against the load's swing. Synchronous training moves every GPU between a
+#: compute-heavy and a communication-heavy phase each step ("Power Stabilization for AI Training Datacenters",
+#: Choukse et al., Microsoft, OpenAI and NVIDIA, arXiv:2508.14318, abstract: "large power swings occur", their
+#: frequency spectrum a risk to the grid); NERC's Large Loads Task Force ("Characteristics and Risks of Emerging
+#: Large Loads", July 2025, as quoted by APPA, https://www.publicpower.org/periodical/article/nercs-large-loads-task-
+#: force-releases-first-white-paper): "peak demand is only one of many characteristics that can impact BPS
+#: reliability". NVIDIA's GB300 NVL72 answers with energy-storage PSUs, a power floor and ramp limits
+#: (https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/). No spec states a
+#: part's draw per phase, its ramp rate or such a setting, so the swing is not provided (docs/facility.md).
+SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous training step moves every GPU "
+                  "between its compute and communication phases (arXiv:2508.14318), and checkpoint stalls and a "
+                  "job's start and stop move the whole load, which the generator sets must accept as load steps and "
+                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor power "
+                  "smoothing or site energy storage, nor the draw the load falls to (a part's `power.idle` is its "
+                  "draw with no job running), so the swing may be as deep as the load itself (docs/facility.md, "
+                  "Not modelled)")
+
+
+def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violation:
+    """PWR022's info finding beside PWR011's judgement of the hall's units: each was held to a steady maximum draw.
+
+    `judged` is (what the load is, the units, load) of each stage judged on a load. The finding is on every such
+    cluster, pass or fail, so PWR011's pass and the document's UPS, generator and utility rows are never read as
+    covering the swing (`SWING_UNJUDGED`).
+    """
+    stages = "; ".join(f"{what} {load.to('kW').magnitude:,.1f} kW on the {units}" for what, units, load in judged)
+    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{c.cluster.facility.id}''s units judged on "
+                     f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}", severity="info")
+
+
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
     """PWR011's findings on the generator sets' rating at the site's outdoor conditions (`Units.at_site`).
 

@@ -18,6 +18,7 @@ from archgen.checks.power_figures import (
     _kw,
     feeds_beyond_shelves,
     feeds_off_hall,
+    hall_swing,
     hall_units,
     outlet_counts,
     part_inputs,
@@ -378,3 +379,20 @@ def hall_totals_stated(ctx: Context) -> Iterator[Violation]:
     """
     for fac in ctx.design.specs.of(Facility):
         yield from totals_not_provided(fac, ctx.clusters)
+
+
+@check("PWR022", "power.hall_swing", severity="info")
+def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
+    """A hall's UPS modules, generator sets and utility feeds that PWR011 judges: the load's swing is not judged.
+
+    PWR011 holds them to the cluster's maximum draw as if it were steady. Synchronous training swings the whole load
+    between a step's compute and communication phases, and checkpoints and a job's start and stop step it; no spec
+    states a part's draw per phase, its ramp rate or a power-smoothing setting, so the swing the sets must accept
+    and the utility must see is not provided (`hall_figures.SWING_UNJUDGED`, sources there). An info finding on
+    each cluster PWR011 judges on a load, so its pass is never read as covering the swing.
+
+    Fix: none in the specs: agree the load's step and ramp (a measured trace of the racks, their power-smoothing
+    settings, site energy storage) with the utility and the generator sets' maker; waive it with that reason.
+    """
+    yield from hall_swing(ctx)
+

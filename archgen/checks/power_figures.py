@@ -21,6 +21,7 @@ from archgen.checks.hall_figures import (
     generators_at_site,
     redundancy_not_stated,
     shared_hall,
+    steady_only,
     ups_pumps,
     utility_not_stated,
     utility_unjudged,
@@ -95,6 +96,18 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 f"{basis}; the design day's mechanical load is above the year's average, so this "
                                 "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
                                 severity="info")
+
+
+def hall_swing(ctx: Context) -> Iterator[Violation]:
+    """PWR022: each cluster whose hall's units PWR011 judges on a load: they were held to a steady maximum draw."""
+    for path, c in ctx.clusters.items():
+        hall = c.cluster.facility
+        if hall is None or hall.feeds is None:
+            continue
+        judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
+                  if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
+        if judged:
+            yield steady_only(path, c, judged)
 
 
 def _share(key: str, peak: float | None) -> Any:

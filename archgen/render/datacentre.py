@@ -26,12 +26,25 @@ ITEM_VALUE = (Column("Item"), Column("Value"))
 #: power smoothing: energy-storage PSUs, a power floor, ramp-up and ramp-down limits; "How New GB300 NVL72 Features
 #: Provide Steady Power for AI", NVIDIA Technical Blog, 2025,
 #: https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/); no figure of theirs
-#: is used (docs/facility.md, Not modelled).
+#: is used (docs/facility.md, Not modelled). The one bound the specs give is the depth: no deeper than the IT power
+#: at maximum draw, the whole load falling to nothing, since no spec states the draw it falls to (PWR022).
 LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum and typical draw; the swing "
               "between compute and communication phases, checkpoint stalls or a job's start and stop, and how fast "
               "it ramps, need each rack's draw in those phases and its rate of change (a measured trace, or the "
               "vendor's power-smoothing settings where used: power floor, ramp limits, energy storage), which no "
               "spec states")
+#: The steady reading of a capacity row: PWR011 judged it on the maximum draw, and PWR022 says the swing is not.
+STEADY = "at the maximum draw held steady, its swing not judged (PWR022)"
+#: The same of the facility power rows, which no check judges: the needs table's load swing row says what is missing.
+STEADY_POWER = "at the maximum draw held steady (its swing: the load swing row, not provided)"
+
+
+def load_swing(it_power: Any) -> str:
+    """The load swing row: not provided, with the one bound the specs give, its depth at most the IT power."""
+    if it_power is None:
+        return LOAD_SWING
+    return (f"{LOAD_SWING}; its depth is at most the IT power at maximum draw, {fmt.q(it_power, 'kW', 1)} (the "
+            "whole load falling to nothing: no spec states the draw it falls to)")
 
 
 def _yes_no(value: bool | None) -> str:
@@ -66,7 +79,7 @@ def datacentre(scope: Any, a: Any) -> Section:
             ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—"),
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
-            ("Load swing and ramp rate (MW, MW/s)", LOAD_SWING)]
+            ("Load swing and ramp rate (MW, MW/s)", load_swing(m.get("it_power")))]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
              "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "
@@ -166,7 +179,7 @@ def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
         else:
             out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}"
                        + (" on the annual PUE (no `peak_pue`: optimistic)" if annual else "")
-                       + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011)")
+                       + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011), {STEADY}")
     return out[0], out[1], out[2]
 
 
@@ -261,12 +274,12 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str
     if hall.cost is not None:
         out.append(("Facility power (IT power × PUE)",
                     f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"
-                    + (" (assumed)" if hall.cost.energy.basis == "assumed" else "")))
+                    + (" (assumed)" if hall.cost.energy.basis == "assumed" else "") + f", {STEADY_POWER}"))
     gens = hall.feeds is not None and hall.feeds.generator_units is not None and hall.cost is not None
     out.append(("Facility power at design conditions (IT power × peak PUE)", f"{NOT_PROVIDED}: no `peak_pue` "
                 "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
                 if hall.peak_pue is None else
-                f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}"))
+                f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}, {STEADY_POWER}"))
     energy = m.get("facility_energy_per_year")
     out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
                 "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else

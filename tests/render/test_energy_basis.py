@@ -46,7 +46,8 @@ def test_unstated_utilisation_assumed_pue_and_maximum_draw_are_named():
     assert row.startswith("376,372 MWh at utilisation 1 (not stated: every hour taken as used)")
     assert "PUE 1.2 (assumed)" in row
     assert "at the maximum draw" in row and row.endswith("an upper bound")
-    assert _facility_power(_hall()) == "42,935.4 kW at PUE 1.2 (assumed)"   # 35,779.5 kW x 1.2
+    assert _facility_power(_hall()) == ("42,935.4 kW at PUE 1.2 (assumed), at the maximum draw held steady (its "
+                                        "swing: the load swing row, not provided)")   # 35,779.5 kW x 1.2
 
 
 def test_an_average_load_equal_to_the_peak_within_rounding_is_the_maximum_draw():

@@ -33,6 +33,27 @@ def test_load_swing_is_said_to_be_not_provided(tmp_path) -> None:
     swing = rows["Load swing and ramp rate (MW, MW/s)"]
     assert swing.startswith("not provided: no power over time is computed")
     assert "ramp limits" in swing and "MW" not in swing.split(":", 1)[1]
+    # newuser55: the one bound the specs give, the depth at most the IT power (the whole load falling to nothing)
+    it = rows["IT power at the rack feeds (maximum)"]
+    assert swing.endswith(f"its depth is at most the IT power at maximum draw, {it} (the whole load falling to "
+                          "nothing: no spec states the draw it falls to)")
+
+
+def test_steady_figures_say_the_swing_is_not_judged(tmp_path) -> None:
+    """newuser55: the UPS, generator and facility power rows are the maximum draw held steady, and say so.
+
+    A utility engineer read "usable 400 kW for 352.7 kW ..., headroom 47.3 kW (PWR011)" and "Facility power ...
+    at peak PUE 1.3" as covering a load that swings with every training step (arXiv:2508.14318); PWR011 judges the
+    maximum draw only, and PWR022 says the swing is not judged.
+    """
+    hall = _HALL + """peak_pue: 1.3
+feeds: {generators: N+1, generator_units: {count: 3, capacity: 200 kW}}
+"""
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["Generator redundancy"].endswith("(PWR011), at the maximum draw held steady, its swing not judged "
+                                                 "(PWR022)")
+    assert rows["Facility power at design conditions (IT power × peak PUE)"].endswith(
+        "at peak PUE 1.3, at the maximum draw held steady (its swing: the load swing row, not provided)")
 
 
 def test_upstream_rows_show_what_pwr011_compared(tmp_path) -> None:
@@ -54,10 +75,10 @@ feeds:
         "it_power"].m_as("kW")
     rows = _hall_rows(tmp_path, hall, "dc-hall")
     assert rows["UPS redundancy"] == (f"N+1 (3 x 150 kW modules); usable 300 kW for {it:.1f} kW of IT power, "
-                                      f"headroom {300 - it:.1f} kW (PWR011)")
+                                      f"headroom {300 - it:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
     assert rows["Generator redundancy"] == (
         f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3:.1f} kW of facility power at design conditions, "
-        f"headroom {400 - it * 1.3:.1f} kW (PWR011)")
+        f"headroom {400 - it * 1.3:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
 
 
 def test_power_table_totals_are_the_heat_the_hall_checks_count(shipped) -> None:
@@ -94,7 +115,7 @@ def test_upstream_headroom_in_a_shared_hall_is_the_clusters_own(tmp_path) -> Non
     it = run.metrics["cluster/c"]["it_power"].m_as("kW")
     scope, _ = cluster_scope(run, a, "r", "2026-01-01")
     rows = dict(next(b for b in datacentre(scope, a).blocks if getattr(b, "id", "") == "dc-hall").rows)
-    assert rows["UPS redundancy"].endswith(f"headroom {300 - it:.1f} kW (this cluster alone) (PWR011)")
+    assert rows["UPS redundancy"].endswith(f"headroom {300 - it:.1f} kW (this cluster alone) (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
 
 
 def test_a_generator_headroom_on_the_annual_pue_says_it_is_optimistic(tmp_path) -> None:
@@ -117,4 +138,14 @@ feeds:
     rows = _hall_rows(tmp_path, hall, "dc-hall")
     assert rows["Generator redundancy"] == (
         f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.2:.1f} kW of facility power on the annual PUE (no "
-        f"`peak_pue`: optimistic), headroom {400 - it * 1.2:.1f} kW (PWR011)")
+        f"`peak_pue`: optimistic), headroom {400 - it * 1.2:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
+
+
+def test_facility_power_metrics_say_they_are_the_steady_maximum() -> None:
+    """newuser55: `facility_power` read "what the hall draws from its utility feed", a steady figure for a load that
+    swings each training step (arXiv:2508.14318); the metric documents (check --format json, docs/metrics.md) now say
+    it is the maximum IT draw held steady, and the generator load's steps are not judged (PWR022)."""
+    from archgen import metrics
+    by_name = {m.name: m for m in metrics.declared("cluster")}
+    assert "held steady" in by_name["facility_power"].description
+    assert "PWR022" in by_name["facility_power_peak"].description

@@ -22,6 +22,7 @@ from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_ha
 from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.run_figures import accelerator_hours, run_bands, time_to_train
+from archgen.perf.workload.swing_note import swing_note
 
 #: A workload's reliability, goodput, cost and energy figures: `archgen check` adds them to the estimate, `estimate`
 #: does not (a job's energy rests on the cluster's average draw and the hall's PUE, which only `check` analyses).
@@ -71,8 +72,8 @@ class JobOnCluster:
             raise WorkloadError(err.workload, f"{err.reason} (the workload gives no accelerator count, so it takes "
                                               f"all {self.on.accelerators} of cluster '{self.on.cluster}')") from None
         est = run_figures(est, self.workload)
-        energy = energy_note(est, self.workload, self.no_energy)
-        return replace(est, notes=[*self.notes, *est.notes, *([energy] if energy else [])],
+        added = [n for n in (energy_note(est, self.workload, self.no_energy), swing_note(est)) if n]
+        return replace(est, notes=[*self.notes, *est.notes, *added],
                        requirements=judge_requirements(self.requirements, est, OPERATIONS, rests=self.rests))
 
 
