@@ -38,11 +38,12 @@ def test_a_cp_layout_names_the_exchange_it_times_and_the_balanced_split(cli, tmp
     assert "Not modelled: cp_comm_type allgather" in note and "a2a (Ulysses)" in note
     # the exchange: Transformer Engine's p2p ring over the whole sequence's K and V, 2 x 131,072 tokens x 8 KV heads
     # x 128 x 2 B, in 8 chunks; the 64 GPUs lie in one NVL72 domain, so every hop is an NVLink send: 7 chunks forward,
-    # 2 + 6 x 2 backward, 15 sends' latency (nu53fix; before, three all-gathers of the group)
+    # and 7 again in the forward full recomputation re-runs, 2 + 6 x 2 backward, 22 sends' latency (nu53fix; before,
+    # three all-gathers of the group whatever the recomputation)
     specs, design = built([str(SPECS), str(tmp_path)])
     hw = job_on_cluster(specs, design, "w").on.hardware
     chunk = 2 * SEQ * 8 * 128 * 2 / 8
-    exchange = 21 * chunk / up_bandwidth(hw) + 15 * hw.scale_up_latency
+    exchange = 28 * chunk / up_bandwidth(hw) + 22 * hw.scale_up_latency
     assert "over the scale-up link, the ring inside one domain" in note
     shown = float(re.search(r"the exchange takes ([0-9.]+) ms", note).group(1))
     assert abs(shown - exchange * 1e3) <= 0.005 * exchange * 1e3, (shown, exchange)

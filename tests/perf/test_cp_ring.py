@@ -12,6 +12,9 @@ attention, nothing exposed; one NIC a hop gives 8.51 ms, 5.24 ms exposed per lay
 
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
 from archgen.perf.comm import nccl
@@ -20,6 +23,8 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.train import exposure as X
 from archgen.perf.train.job import Job
 from archgen.perf.train.layer import cp_kv_bytes, layer_times
+from tests.conftest import SPECS
+from tests.data.workloads import training_workload
 
 LLAMA3_8B = Arch(layers=32, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=128256, gated=True)
 
@@ -64,3 +69,35 @@ def test_short_context_across_nodes_exposes_the_ring(h100):
     window = X.CP_WINDOW * lt.attention
     assert exchange > window  # 8.5 ms against 3.3 ms of attention
     assert lt.cp >= exchange - window > 0.0
+
+
+@pytest.mark.parametrize("rc", [1, 2])
+def test_recomputation_runs_the_forward_ring_again(h100, rc):
+    """Selective (the core attention, Megatron-core's default `recompute_modules`) and full recomputation both re-run
+    Transformer Engine's attention, its ring with it (attention.py at d98e8a6, lines 392-395 and 495;
+    CheckpointFunction.backward, tensor_parallel/random.py line 659): cp − 1 more forward hops, beside one more
+    attention forward. Before, the exchange and its window were the same whatever the recomputation."""
+    kv = cp_kv_bytes(LLAMA3_8B, 32768, 1, 1)
+    chunk = kv / 16
+    hop = nccl.NET_STEP * nccl.US + h100.scale_out_latency + chunk / (h100.scale_out_bandwidth
+                                                                       * h100.scale_out_efficiency)
+    assert X.cp_exchange(h100, kv, 16, 1, rc) == pytest.approx(X.cp_exchange(h100, kv, 16, 1) + 15 * hop, rel=1e-12)
+    assert X.cp_window(1.0, rc) == X.CP_WINDOW + 1.0
+    job = Job(LLAMA3_8B, 32768, 16, "bf16", "flash")
+    plain = layer_times(h100, job, tp=1, mb=1, cp=16, ep=1, rc=0, sp=False)
+    again = layer_times(h100, job, tp=1, mb=1, cp=16, ep=1, rc=rc, sp=False)
+    # short-cp16 (full): 11.4 ms of exchange beside 4.21 ms of attention, 7.16 ms exposed (8.51, 3.27, 5.24 without)
+    assert again.cp >= X.cp_exchange(h100, kv, 16, 1, rc) - X.cp_window(again.attention, rc) > plain.cp - 1e-12
+    # arrays of layouts (the sweeps' and searches' path) give what one layout does
+    both = layer_times(h100, job, tp=1, mb=1, cp=16, ep=1, rc=np.array([0, rc]), sp=False)
+    assert both.cp == pytest.approx([plain.cp, again.cp], rel=1e-12)
+
+
+def test_the_note_says_the_recomputed_forward_runs_the_ring_again(cli, tmp_path):
+    (tmp_path / "w.yaml").write_text(training_workload(
+        "w", "llama3-8b", 64, "{tp: 1, pp: 1, dp: 8, cp: 8, micro_batch: 1}", seq_len=131072, global_batch=16,
+        precision="bf16", recompute="selective"), encoding="utf-8")
+    r = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--format", "json")
+    assert r.code == 0, r.err
+    note = next(n for n in json.loads(r.out)["notes"] if n.startswith("context parallelism cp 8: "))
+    assert "and the forward ring again in the recomputed attention (Megatron-core re-runs the checkpointed " in note
