@@ -10,9 +10,9 @@ from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, 
 
 #: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
 #: each switch and layout field the stack can run, with where that is read. "divisors" is every divisor (of the sequence
-#: for cp, of the experts for ep). Switches not listed keep the stack's value: the dtypes, dropout and the FP8
-#: recipe change the numerics, and ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's
-#: choice.
+#: for cp, where it cuts the sequence into 2·cp equal chunks, `refused.cp_split_problem`; of the experts for ep).
+#: Switches not listed keep the stack's value: the dtypes, dropout and the FP8 recipe change the numerics, and
+#: ep_dedup and moe_dispatcher are the dispatcher the stack ships, not a plan's choice.
 ALLOWS: dict[str, ByStack] = {
     "sequence_parallel": ByStack(((False,), f"{_LM21}: sequence parallelism arrived in 2022"),
                                  ((False, True), f"{_CORE}: --sequence-parallel"),

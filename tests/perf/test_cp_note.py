@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.comm.group import up_bandwidth
 from archgen.pipeline import built, job_on_cluster
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
@@ -36,11 +36,15 @@ def test_a_cp_layout_names_the_exchange_it_times_and_the_balanced_split(cli, tmp
     assert "--cp-comm-type p2p" in note and "arguments.py at d98e8a6, line 3221" in note
     assert "rank r holds chunks r and 2cp-1-r" in note and "context_parallel.py at d0067d0, line 238" in note
     assert "Not modelled: cp_comm_type allgather" in note and "a2a (Ulysses)" in note
-    # the exchange: three collectives of the whole sequence's K and V, 2 x 131,072 tokens x 8 KV heads x 128 x 2 B
+    # the exchange: Transformer Engine's p2p ring over the whole sequence's K and V, 2 x 131,072 tokens x 8 KV heads
+    # x 128 x 2 B, in 8 chunks; the 64 GPUs lie in one NVL72 domain, so every hop is an NVLink send: 7 chunks forward,
+    # and 7 again in the forward full recomputation re-runs, 2 + 6 x 2 backward, 22 sends' latency (nu53fix; before,
+    # three all-gathers of the group whatever the recomputation)
     specs, design = built([str(SPECS), str(tmp_path)])
     hw = job_on_cluster(specs, design, "w").on.hardware
-    kv = 2 * SEQ * 8 * 128 * 2
-    exchange = 3 * collective_time(hw, "all_gather", kv, 8, members_per_domain(hw, 8, 1))
+    chunk = 2 * SEQ * 8 * 128 * 2 / 8
+    exchange = 28 * chunk / up_bandwidth(hw) + 22 * hw.scale_up_latency
+    assert "over the scale-up link, the ring inside one domain" in note
     shown = float(re.search(r"the exchange takes ([0-9.]+) ms", note).group(1))
     assert abs(shown - exchange * 1e3) <= 0.005 * exchange * 1e3, (shown, exchange)
     window = float(re.search(r"beside ([0-9.]+) ms of attention", note).group(1))

@@ -47,7 +47,7 @@ from archgen.perf.train.moot import moot
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
-from archgen.perf.train.refused import without_refused_offloads
+from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
 from archgen.perf.train.tp_comm import NO_USERBUFFERS
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
@@ -110,7 +110,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         return out
 
     cps = [int(given["cp"])] if "cp" in given else [c for c in values("cp", tuple(divisors(job.seq_len)))
-                                                     if gpus % c == 0]
+                                                     if gpus % c == 0 and cp_splits(job.seq_len, c)]
     if kept.get("attention") == "materialized":  # CP needs Transformer Engine's attention (`layout_problems`)
         cps = [c for c in cps if c == 1]
     if "cp" in searched:

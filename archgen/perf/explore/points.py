@@ -42,6 +42,7 @@ from archgen.perf.workload.derived import (
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
+from archgen.perf.workload.training_estimate import sweep_held_note
 from archgen.quantity_json import json_magnitude
 
 
@@ -373,13 +374,17 @@ def model_defaults(problem: SweepProblem) -> list[str]:
     """Per accelerator of the sweep, the model's defaults its points take where the part states no figure.
 
     In `archgen estimate`'s words (`perf.workload.defaults_note`): "not stated by trainium2 or its system, so taken
-    from the model's defaults: ...", and the FP4/FP8 format notes. None for parts that state every figure.
+    from the model's defaults: ...", and the FP4/FP8 format notes. None for parts that state every figure. Then
+    what every point of a training sweep holds of its layout (cp 1, an MoE model's ep 1) where neither the workload
+    nor an axis gives it (`training_estimate.sweep_held_note`).
     """
     machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
     train = problem.workload.training is not None     # one line per distinct note
+    held = sweep_held_note(bool(problem.model and problem.model.moe), problem.workload.training, problem.axes) \
+        if problem.workload.training is not None else []  # cp (an MoE model's ep) neither stated nor swept
     return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
-        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)]))
+        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)])) + held
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf.comm.collectives import collective_time, collective_times, members_per_domain
+from archgen.perf.comm.collectives import collective_times, members_per_domain
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
@@ -83,25 +83,78 @@ def sm_kept(hw: Hardware, sms):
 CP_WINDOW = 3.5
 
 
-def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm):
+def cp_ring(hw: Hardware, kv_size, cp, tp):
+    """(forward, backward) seconds of Transformer Engine's p2p ring passing `kv_size` bytes of K and V round cp ranks.
+
+    `AttnFuncWithCPAndKVP2P` (transformer_engine/pytorch/attention/dot_product_attention/context_parallel.py at
+    d0067d0; the same at v2.9, Megatron-Bridge v0.2.2's pin): rank r sends its K/V chunk (kv_size / cp) to rank r + 1
+    and receives r − 1's (`send_dst`, `recv_src`, lines 1418-1419), one isend/irecv pair or `batch_isend_irecv` a
+    step (`flash_attn_p2p_communicate`, lines 96-133); the forward sends on its first cp − 1 steps (lines 1698-1716);
+    the backward's buffer holds K/V and dK/dV (lines 2397-2401), sent alone on its first step, together in between
+    and dK/dV alone on its last (lines 2460-2495): 2 + (cp − 2) x 2 chunks over cp steps. Every rank sends at once,
+    so a step lasts as long as its slowest hop, one pair of ranks: over the scale-up link where the whole ring lies
+    in one domain, else over one accelerator's own scale-out bandwidth (`collectives`' "p2p", as the pipeline's
+    sends). Not an all-gather spread over every NIC of the domain, which NCCL's rail-aligned rings reach (the
+    timing before, nu53fix). The 16-bit path; FP8's last backward step is an all-to-all of dK/dV (line 2479), not
+    modelled apart.
+    """
+    pair = where(members_per_domain(hw, cp, tp) < cp, 1.0, 2.0)  # ranks of a hop inside one domain: 1 where it leaves
+    chunk = kv_size / maximum(cp, 1.0)
+    one, two = collective_times(hw, (("p2p", chunk), ("p2p", 2.0 * chunk)), 2.0, pair)
+    live = cp > 1
+    return where(live, (cp - 1.0) * one, 0.0), where(live, 2.0 * one + maximum(cp - 2.0, 0.0) * two, 0.0)
+
+
+#: Forward passes the ring runs again under recomputation, by `RECOMPUTE_CODES` (none, selective, full): one under
+#: either. Full recomputation re-runs each layer's forward in the backward (Megatron-core `_checkpointed_forward`,
+#: transformer_block.py at 3097d81, lines 445-545, `tensor_parallel.checkpoint` or `te_checkpoint`; at d98e8a6 line
+#: 662), the attention and its ring with it; selective recomputation checkpoints the core attention, the default
+#: module (`recompute_modules` None is ["core_attn"], transformer_config.py at d98e8a6, line 1941; at 3097d81, line
+#: 1556), as `_checkpointed_attention_forward` wraps `_run_core_attention`, Transformer Engine's attention and its
+#: p2p ring, in `tensor_parallel.checkpoint` (attention.py at d98e8a6, lines 392-395, 495 and 1555; at 3097d81,
+#: lines 329, 416 and 1194), whose backward runs that function again (`CheckpointFunction.backward`,
+#: tensor_parallel/random.py at d98e8a6, line 659). Each re-run forward ring overlaps the re-run attention forward.
+CP_RECOMPUTED = (0.0, 1.0, 1.0)
+
+
+def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm, rc=0):
     """Exposed context-parallel communication of one layer per micro-batch, `kv_size` bytes of K and V on a rank.
 
-    K and V are all-gathered forward and their gradients reduce-scattered backward (three collectives of the ring);
-    the ring overlaps with the attention core (`attention`, its forward; 3.5 times that forward and backward), so
-    only the excess is exposed, and its HBM traffic beside the attention's costs the overlapped part (`contention`,
-    `hbm` the attention's share of the HBM rate).
+    The p2p ring (`cp_ring`) passes K and V forward and K/V and their gradients backward, and the forward's again
+    where recomputation `rc` re-runs the attention (`CP_RECOMPUTED`); it overlaps with the attention core
+    (`attention`, its forward; 3.5 times that forward and backward, and one more forward recomputed), so only the
+    excess is exposed, and its HBM traffic beside the attention's costs the overlapped part (`contention`, `hbm` the
+    attention's share of the HBM rate; the forward ring receives kv_size x (1 − 1/cp) bytes in its time).
     """
     if hw._numbers and plain(kv_size, cp, tp, attention, hbm) and not cp > 1:
         return 0.0  # one layout of numbers without CP: what the `where` below gives, its terms not worked out
-    cp_t = collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
-    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / cp), cp_t))  # its HBM beside the attention's
-    return where(cp > 1, maximum(0.0, 3.0 * cp_t - attention * CP_WINDOW)
-                 + x_cp * minimum(3.0 * cp_t, attention * CP_WINDOW), 0.0)
+    fwd, bwd = cp_ring(hw, kv_size, cp, tp)
+    again = _recomputed(rc)
+    t = (1.0 + again) * fwd + bwd
+    window = cp_window(attention, rc)
+    x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / maximum(cp, 1.0)), fwd))  # beside the attention
+    return where(cp > 1, maximum(0.0, t - window) + x_cp * minimum(t, window), 0.0)
 
 
-def cp_exchange(hw: Hardware, kv_size, cp, tp):
-    """The K/V exchange `cp_exposed` hides behind the attention, before any overlap: three collectives of the ring."""
-    return 3.0 * collective_time(hw, "all_gather", kv_size, cp, members_per_domain(hw, cp, tp))
+def _recomputed(rc):
+    """`CP_RECOMPUTED` of recompute codes `rc` (a number or an array of them)."""
+    if isinstance(rc, NUMBER):
+        return CP_RECOMPUTED[int(rc)]
+    return np.asarray(CP_RECOMPUTED)[np.asarray(rc).astype(int)]
+
+
+def cp_exchange(hw: Hardware, kv_size, cp, tp, rc=0):
+    """The K/V exchange `cp_exposed` hides behind the attention, before any overlap (`rc`: the recompute code).
+
+    The ring's forward, again where recomputation re-runs it (`CP_RECOMPUTED`), and its backward.
+    """
+    fwd, bwd = cp_ring(hw, kv_size, cp, tp)
+    return (1.0 + _recomputed(rc)) * fwd + bwd
+
+
+def cp_window(attention, rc=0):
+    """The attention time the ring runs beside: `CP_WINDOW` times the core's forward, one more where recomputed."""
+    return attention * (CP_WINDOW + _recomputed(rc))
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,

@@ -168,8 +168,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
 
-    # Context parallelism: K and V of the rank's micro-batch around the ring (`cp_exposed`).
-    cp_layer = X.cp_exposed(hw, cp_kv_bytes(a, job.seq_len, mb, tp), cp, tp, layer_attn, hbm)
+    # Context parallelism: K and V of the rank's micro-batch around the ring, again where recomputed (`cp_exposed`).
+    cp_layer = X.cp_exposed(hw, cp_kv_bytes(a, job.seq_len, mb, tp), cp, tp, layer_attn, hbm, rc)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     e_fwd = expert_forward(hw, job, T, tp, ep, etp) if a.moe_layers else 0.0

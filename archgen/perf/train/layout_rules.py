@@ -21,6 +21,7 @@ from archgen.perf.train.pipeline_split import (
 from archgen.perf.train.refused import (
     CP_NEEDS_TE_ATTENTION,
     OPTIMIZER_OFFLOAD_NEEDS_DO,
+    cp_split_problem,
     kv_heads_problem,
     optimizer_offload_refused,
 )
@@ -108,8 +109,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         m = job.global_batch // (dp * micro_batch)
         out.append(LayoutProblem("interleave", f"an interleaved schedule in groups of pp = {pp} micro-batches needs a "
                                                f"multiple of pp per pipeline, got {m}"))
-    if job.seq_len % cp:
-        out.append(LayoutProblem("cp", f"cp ({cp}) does not divide the sequence length {job.seq_len}"))
+    if problem := cp_split_problem(job.seq_len, cp):
+        out.append(LayoutProblem("cp", problem))
     out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
     out += [LayoutProblem(f, m) for f, m in ep_overlap_problems(job, ep, pp, interleave, recompute)]
     if scale_up_size is not None and tp > scale_up_size:

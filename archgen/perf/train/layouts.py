@@ -32,7 +32,7 @@ from archgen.perf.train.layout_rules import (
     layout_problems,
 )
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems
-from archgen.perf.train.refused import kv_heads_problem, without_refused_offloads, without_refused_tp
+from archgen.perf.train.refused import cp_splits, kv_heads_problem, without_refused_offloads, without_refused_tp
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -151,7 +151,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
         return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
         if tp > hw.scale_up_size or arch.heads % tp or kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding) \
-                or gpus % (tp * cp) or job.seq_len % cp:
+                or gpus % (tp * cp) or not cp_splits(job.seq_len, cp):
             continue
         for pp in ([num["pp"]] if "pp" in num else divisors(gpus // (tp * cp))):
             if gpus % (tp * cp * pp):

@@ -30,6 +30,41 @@ CP_NEEDS_TE_ATTENTION = ("cp > 1 needs Transformer Engine's attention (attention
                          "is Megatron-core's own, which asserts 'Context parallelism is only supported by "
                          "TEDotProductAttention!'")
 
+#: Why cp > 1 needs the sequence in 2·cp equal chunks. Megatron-core's data loader cuts each sequence into 2·cp chunks
+#: and gives rank r chunks r and 2cp−1−r (`val.view(..., 2 * cp_size, val.shape[seq_dim] // (2 * cp_size), ...)`:
+#: megatron/core/utils.py at d98e8a6, lines 2549-2554, "The sequence length must be divisible by 2 * cp_size"; the
+#: same view at 3097d81, Megatron-Bridge 26.04's pin, lines 2025-2030; at d3528a2, Primus's pin, lines 2114-2119; and
+#: in megatron/training/utils.py at core_v0.9.0, lines 250-255), and Transformer Engine's CP attention asserts "Sequence
+#: length per GPU needs to be divisible by 2!" before it halves each rank's part (transformer_engine/pytorch/attention/
+#: dot_product_attention/context_parallel.py at d0067d0, lines 1569-1571 for p2p and 3141-3143 for all_gather; the a2a
+#: path asserts seq_len % 2 at line 4242; the same p2p assertion at v2.9, line 1262, and in attention.py at v1.11,
+#: line 1468).
+CP_SPLIT_SOURCE = ("Megatron-core cuts each sequence into 2 x cp chunks for its load-balanced split, "
+                   "get_batch_on_this_cp_rank, megatron/core/utils.py at d98e8a6, lines 2549-2554; Transformer "
+                   "Engine asserts 'Sequence length per GPU needs to be divisible by 2!', context_parallel.py at "
+                   "d0067d0, line 1571")
+
+
+def cp_split_problem(seq_len: int, cp: int) -> str | None:
+    """Why `cp` cannot split a sequence of `seq_len` tokens (`CP_SPLIT_SOURCE`), or None: at cp > 1 a multiple of 2·cp.
+
+    A cp that does not divide the sequence is named so; one that does but leaves each rank an odd count is named with
+    that count and the nearest lengths that split.
+    """
+    if cp <= 1 or seq_len % (2 * cp) == 0:
+        return None
+    if seq_len % cp:
+        return f"cp ({cp}) does not divide the sequence length {seq_len}"
+    lo, hi = seq_len // (2 * cp) * 2 * cp, (seq_len // (2 * cp) + 1) * 2 * cp
+    return (f"cp ({cp}) leaves each rank {seq_len // cp:,} of the {seq_len:,} tokens, an odd count: cp > 1 needs the "
+            f"sequence length to be a multiple of 2 x cp = {2 * cp} ({CP_SPLIT_SOURCE}); expected seq_len "
+            f"{lo:,} or {hi:,}, or a cp that splits {seq_len:,} into 2 x cp equal chunks")
+
+
+def cp_splits(seq_len: int, cp: int) -> bool:
+    """Whether `cp` splits a sequence of `seq_len` tokens as Megatron-core and Transformer Engine need them split."""
+    return cp_split_problem(seq_len, cp) is None
+
 
 def optimizer_offload_refused(offload, zero):
     """Whether Megatron-LM refuses the offload: the optimizer state offloaded at ZeRO stage 0.

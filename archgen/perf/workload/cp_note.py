@@ -8,6 +8,7 @@ overlap hides were the reader's to guess. `cp_note` says all three.
 
 from __future__ import annotations
 
+from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum
 from archgen.perf.train import exposure as X
@@ -25,11 +26,20 @@ BALANCED = ("rank r holds chunks r and 2cp-1-r of the sequence cut in 2cp, Trans
             "(context_parallel.py at d0067d0, line 238; Megatron-core get_batch_on_this_cp_rank, utils.py at d98e8a6, "
             "line 2660)")
 
+#: Where the ring's steps are read (`exposure.cp_ring`).
+RING = "Transformer Engine AttnFuncWithCPAndKVP2P, context_parallel.py at d0067d0, lines 1418-1419 and 1698-2495"
+
+#: Where the recomputed forward's ring is read (`exposure.CP_RECOMPUTED`).
+RECOMPUTED = ("Megatron-core re-runs the checkpointed attention, Transformer Engine's with its ring: attention.py at "
+              "d98e8a6, lines 392-395 and 495, recompute_modules ['core_attn'] by default, transformer_config.py line "
+              "1941; full recomputation re-runs the layer")
+
 
 def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
     """The note of a layout at cp > 1: the exchange modelled, its time beside the attention's, the balanced split.
 
-    Per layer and micro-batch: the K/V exchange before overlap (`exposure.cp_exchange`), the attention time it runs
+    Per layer and micro-batch: the K/V exchange before overlap (`exposure.cp_exchange`: Transformer Engine's p2p ring,
+    each step as long as its slowest hop, `exposure.cp_ring`), the attention time it runs
     beside (`exposure.CP_WINDOW` times the core's forward) and what stays exposed (`LayerTimes.cp`). Empty at cp 1.
     """
     cp = int(lay.cp)
@@ -37,15 +47,22 @@ def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
         return []
     lt = layer_times(hw, job, tp=lay.tp, mb=lay.micro_batch, cp=lay.cp, ep=lay.ep, rc=lay.recompute,
                      sp=lay.sequence_parallel, etp=lay.etp)
-    exchange = float(X.cp_exchange(hw, cp_kv_bytes(job.arch, job.seq_len, lay.micro_batch, lay.tp), cp, lay.tp))
-    window = float(maximum(lt.attention, 0.0)) * X.CP_WINDOW
+    rc = int(lay.recompute)
+    exchange = float(X.cp_exchange(hw, cp_kv_bytes(job.arch, job.seq_len, lay.micro_batch, lay.tp), cp, lay.tp, rc))
+    window = float(X.cp_window(maximum(lt.attention, 0.0), rc))
+    again = (f", and the forward ring again in the recomputed {('attention', 'forward')[rc - 1]} ({RECOMPUTED})"
+             if X.CP_RECOMPUTED[rc] else "")
+    hop = ("over the scale-up link, the ring inside one domain" if members_per_domain(hw, cp, lay.tp) >= cp else
+           "over one accelerator's own scale-out link, the ring leaving its domain")
 
     def ms(x: float) -> str:
         return f"{x * 1e3:.3g} ms"
 
     return [f"context parallelism cp {cp}: timed as {P2P_DEFAULT}, K and V passed around the ring beside the "
-            f"attention: per layer and micro-batch the exchange takes {ms(exchange)} (forward gather, backward "
-            f"gather and gradient reduce-scatter) beside {ms(window)} of attention, {ms(float(lt.cp))} exposed; the "
-            f"causal attention is split evenly over the ranks ({BALANCED}). Not modelled: cp_comm_type allgather "
+            f"attention: per layer and micro-batch the exchange takes {ms(exchange)} (each rank sends its K/V chunk to "
+            f"the next, {cp - 1} steps forward, and K/V with their gradients over {cp} steps backward{again}, each "
+            f"step as long as its slowest hop: {hop}; {RING}) beside {ms(window)} of attention, "
+            f"{ms(float(lt.cp))} exposed; the causal attention is split evenly over the ranks ({BALANCED}). Not "
+            "modelled: cp_comm_type allgather "
             "(Llama 3's, K and V gathered before the attention, arXiv 2407.21783 section 3.3.2), a2a (Ulysses) and "
             "a2a+p2p, nor a split without that balance (a rank holding one contiguous chunk)"]

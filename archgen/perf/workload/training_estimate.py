@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from archgen.display import ESTIMATE_FIGURES, significant
@@ -57,15 +57,40 @@ def held_note(arch: Arch, t: Training) -> str:
     before (newuser53), Llama 3.1 70B at 131,072 tokens on 512 GB200 read "layout searched" at 5.411 s (tp 32, cp 1)
     where the plan search found 3.487 s at tp 2, cp 16. Empty where the workload states cp (and, for an MoE model, ep).
     """
-    given = t.parallelism.model_fields_set
-    moe = bool(arch.experts) and "ep" not in given
-    held = (["ep 1"] + (["etp = tp"] if "etp" not in given else []) if moe else []) \
-        + (["cp 1"] if "cp" not in given else [])
+    held = held_fields(bool(arch.experts), t.parallelism.model_fields_set)
     if not held:
         return ""
-    return (f"; {', '.join(held)} held, not searched (left out: this search varies tp, pp, dp, micro_batch, "
-            f"interleave, recompute and zero; `--search-plan` searches {'ep and cp' if moe else 'cp'} too, or state "
-            f"{'them' if len(held) > 1 else 'it'})")
+    return (f"; {', '.join(held)} held, not searched (left out: {SEARCHED}; `--search-plan` searches "
+            f"{'ep and cp' if 'ep 1' in held else 'cp'} too, or state {'them' if len(held) > 1 else 'it'})")
+
+
+#: What the layout search of an estimate or of a sweep's point varies (`layouts.search_training`).
+SEARCHED = "this search varies tp, pp, dp, micro_batch, interleave, recompute and zero"
+
+
+def held_fields(experts: bool, given: Collection[str]) -> list[str]:
+    """The layout fields the layout search holds at the schema's default where `given` (stated or swept) leaves them.
+
+    An MoE model's ep 1 and etp = tp, and cp 1.
+    """
+    moe = experts and "ep" not in given
+    return (["ep 1"] + (["etp = tp"] if "etp" not in given else []) if moe else []) \
+        + (["cp 1"] if "cp" not in given else [])
+
+
+def sweep_held_note(experts: bool, t: Training, axes: Collection[str]) -> list[str]:
+    """What every point of a sweep of training job `t` holds of the layout that neither `t` states nor an axis sweeps.
+
+    As `held_note` says it of an estimate (newuser53); before (nu53fix) a sweep held cp at 1 and said nothing. Empty
+    where `t` states cp (and an MoE model's ep) or an axis sweeps it.
+    """
+    held = held_fields(experts, set(t.parallelism.model_fields_set) | set(axes))
+    if not held:
+        return []
+    them = "them" if len(held) > 1 else "it"
+    return [f"{', '.join(held)} at every point, held, not searched: neither the workload states {them} nor an axis "
+            f"sweeps {them} (left out: {SEARCHED}; add an axis, state {them}, or `archgen estimate --search-plan` "
+            f"the workload, which searches {'ep and cp' if 'ep 1' in held else 'cp'} too)"]
 
 
 def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
