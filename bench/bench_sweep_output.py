@@ -18,6 +18,11 @@ each run. The machines this runs on are shared: the wall-clock ratio is only as 
 CPU seconds much less noisy. The
 process's malloc keeps freed memory for reuse, as `archgen sweep`'s and its workers' do
 (`startup.keep_freed_memory`).
+
+What the comparison leaves out, either way (docs/sweeps.md, Speed): the one-worker sweep runs in this warm process,
+whose memory earlier rounds faulted in, while each two-worker run forks fresh workers that fault theirs anew (some
+50,000 more page faults; a console-script run of one worker pays its own); and no run pays the console script's
+start-up (0.65 CPU seconds of imports before the pool can fork), which is serial whatever the workers.
 """
 
 from __future__ import annotations

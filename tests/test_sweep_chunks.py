@@ -145,6 +145,14 @@ def test_guided_chunks_cover_the_points_once_and_shrink():
     # each chunk rounded up to whole rows of 20 points (`row_stride`) but the last
     assert [b - a for a, b in workers.guided(100080, 2, 2048, 20)] == [25020, 18780, 14080, 10560, 7920, 5940, 4460,
                                                                        3340, 2500, 2060, 2060, 2060, 1300]
+    # and, given the layout sets' 16,680 points (`set_stride`), ended at a set's edge where that keeps a chunk
+    # between half and one and a half times its size: 13 chunks that cut no set, where the 13 above cut 5
+    snapped = workers.guided(100080, 2, 2048, 20, 16680)
+    assert [b - a for a, b in snapped] == [16680, 16680, 16680, 16680, 8340, 8340, 4180, 3140, 2340, 2060, 2060,
+                                           2060, 840]
+    assert all(b % 16680 == 0 or a // 16680 == (b - 1) // 16680 for a, b in snapped)
+    assert [a for a, _ in snapped] == [0, *(b for _, b in snapped[:-1])] and snapped[-1][1] == 100080
+    assert workers.guided(100080, 2, 2048, 20, 7) == workers.guided(100080, 2, 2048, 20)  # not whole rows: as before
 
 
 #: The 10^5-point benchmark's sweep (bench/bench_sweep.py) with three HBM bandwidths: 360 points in 6 layout sets.
@@ -195,8 +203,8 @@ def test_training_chunks_hold_whole_rows_of_the_points_grid(tmp_path, monkeypatc
     monkeypatch.setattr(workers, "MIN_CHUNK", 20)
     got = workers.evaluate_all(p, Here(), 2).rows
     assert flat == [], flat  # partial rows at the edges of 90, 68, 51, ... points would take the flat batch
-    assert Here.ranges == [(0, 100), (100, 180), (180, 240), (240, 280), (280, 300), (300, 320), (320, 340),
-                           (340, 360)]
+    assert Here.ranges == [(0, 60), (60, 120), (120, 180), (180, 240), (240, 300), (300, 320), (320, 340),
+                           (340, 360)]  # 100, 80, 60, ... points, ended at the edges of the 60-point layout sets
     assert list(got) == list(whole)
 
 
@@ -218,7 +226,8 @@ def test_chunks_smaller_than_a_row_hold_whole_blocks_of_its_last_axes(tmp_path, 
     monkeypatch.setattr(workers, "MIN_CHUNK", 8)
     got = workers.evaluate_all(p, Here(), 2).rows
     assert flat == [], flat
-    assert [b - a for a, b in Here.ranges] == [90, 70, 50, 40, 30, 20, 15, 15, 10, 10, 10]  # 90, 68, 51, ... unaligned
+    assert [b - a for a, b in Here.ranges] == [60, 60, 60, 60, 30, 30, 15, 15, 10, 10, 10]  # 90, 68, 51, ... unaligned,
+    # then at the edges of the 60-point layout sets where a chunk cut one
     assert list(got) == list(whole)
 
 
@@ -330,3 +339,20 @@ def test_a_worker_prepares_a_layout_set_once_for_all_its_chunks(tmp_path, monkey
     (q,) = sweep_problems_of(path, [SPECS])
     workers.evaluate_chunk(sent(q), 0, 20)
     assert len(calls) == 3
+
+
+def _tracked() -> int:
+    """Objects the cyclic collector examines in this process (the frozen ones are not)."""
+    import gc
+    return len(gc.get_objects())
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="workers are forked on Linux only")
+def test_a_worker_leaves_the_objects_it_was_forked_with_out_of_its_collections():
+    """`workers._worker_start` freezes what the worker inherits: its full collections do not examine (and copy the
+    pages of) the parent's objects, here 50,000 lists made before the pool forked."""
+    held = [[] for _ in range(50_000)]  # lists: the collector tracks every one (not an empty dict)
+    with workers.executor(2) as pool:
+        assert pool is not None
+        assert pool.submit(_tracked).result() < len(held)
+    assert _tracked() > len(held)
