@@ -340,7 +340,7 @@ def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | Non
     found = [m for s in subjects if (m := find(s, name)) is not None]
     if not found or any(m.accepts(m.as_limit(limit)) for m in found):
         return None
-    unit = found[0].unit if found[0].dimension else ""
+    unit = (found[0].rate_unit() or found[0].unit) if found[0].dimension else ""   # 'tokens/s', not '1/s'
     per = ", or a currency per time such as 'USD/h'" if found[0].per else ""
     return f"is not comparable with {name} (expected {unit or 'a number'}{per})"
 
