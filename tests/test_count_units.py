@@ -69,3 +69,21 @@ def test_a_count_in_a_field_that_counts_nothing_is_refused():
     with pytest.raises(ValidationError) as err:
         _M(power="700 W/token")
     assert "which counts tokens" in err.value.errors()[0]["msg"]
+
+
+def test_a_fraction_counts_nothing():
+    """'0.5 tokens' is dimensionless, as a count is; a share field refuses it as it refuses '5 m'."""
+    from pydantic_core import PydanticCustomError
+
+    from archgen.model.field_types import FRACTION_EXPECTED, as_fraction
+
+    assert as_fraction("85 %") == pytest.approx(0.85)
+    with pytest.raises(PydanticCustomError) as err:
+        as_fraction("0.5 tokens")
+    assert str(err.value) == FRACTION_EXPECTED
+
+
+def test_a_count_a_metric_is_per_is_named():
+    """'<= 0.5 J/token' on energy_per_token (already per token): refused, saying the metric's name says so."""
+    why = metrics.dimension_problem("energy_per_token", Target.parse("<= 0.5 J/token").limit, ("point",))
+    assert why is not None and "expected J; 'token' is a count, not a unit of it" in why
