@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from archgen.render.datacentre import _totals
 from tests.analyse.test_shared_storage_capex import STORAGE
 from tests.conftest import run_specs
 from tests.one_hall import cluster, hall
@@ -127,3 +128,7 @@ def test_an_empty_deployed_makes_every_cluster_a_candidate_and_says_so(tmp_path)
     assert f.severity == "info" and f.location is not None and f.location.line == 14
     assert "lists no cluster as deployed (`deployed: []`): 'c', 'd' name it, each a candidate design judged alone" \
         in f.message
+    # the cluster document's "Hall totals" row says it too
+    assert _totals(run.clusters["cluster/c"], {}, (), run.clusters) == (
+        "not provided: a candidate design, the hall's `deployed` lists none (`deployed: []`); judged alone against "
+        "the hall (PWR021)")
