@@ -142,6 +142,13 @@ def spec_page() -> str:
              "low and high in the field's range form where it has one (a Link's `power_range`, a PowerShelf's",
              "`efficiency_range`). A unit that says what the value is per (`700 W/GPU`, `132 kW/rack`) is refused:",
              "a field already holds one value of what it describes, and the hint says what that is.", "",
+             "Counts: `token`, `request` and `sample` (and their plurals) are numbers, as pint's `count` is, so a",
+             "rate is written as outputs print it: a requirement target `>= 600000 tokens/s` is `>= 600000 1/s`,",
+             "and an `arrival_rate` of `40 requests/s` is `40 1/s` (JSON keeps `1/s`). A count is taken only where",
+             "it is what the value counts: a target on a metric of tokens (`tokens_per_second`) in tokens, a",
+             "request rate in requests. `requests/s` on `tokens_per_second`, `tokens/s` on a power or an",
+             "arrival rate, and `700 W/token` in a power field are refused. Another count (`queries/s`) is no",
+             "unit: its rate is `1/s`, and the hint says so (`req/s` is pointed to `requests/s`).", "",
              *renamed_section()]
     for kind, cls in sorted(KINDS.items()):
         models: list[type[BaseModel]] = [cls]

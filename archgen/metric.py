@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from archgen.money import currency
-from archgen.units import Q_, Q
+from archgen.units import Q_, Q, counted, uncounted
 
 #: The kinds of object that have metrics, with the object path pattern each stands for.
 SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
@@ -83,7 +83,13 @@ class Metric:
         return "USD" in self.dimension
 
     def accepts(self, value: Q) -> bool:
-        """Whether `value` has this metric's dimension (an amount of money in any one currency)."""
+        """Whether `value` has this metric's dimension (an amount of money in any one currency).
+
+        A count in its unit (`units.COUNTS`) must be the one the metric counts, once: ``tokens/s`` on a rate of
+        tokens, never ``requests/s`` there, nor ``tokens/s`` on a power or a rate of interruptions.
+        """
+        if (counts := counted(value)) and counts != {self.counts.removesuffix("s"): 1}:
+            return False
         if self.money:
             cur = currency(value)
             return cur is not None and (value / Q_(1, cur) * Q_(1, "USD")).is_compatible_with(self.dimension)
@@ -92,12 +98,13 @@ class Metric:
     def as_limit(self, value: Q) -> Q:
         """`value` as a limit on this metric: a currency per time on a metric `per` a time is the amount for one.
 
-        ``2.5 USD/h`` on a cost per accelerator-hour is ``2.5 USD``, ``0.05 USD/min`` ``3 USD``; any other value is
-        returned as it is (`accepts` then judges it).
+        ``2.5 USD/h`` on a cost per accelerator-hour is ``2.5 USD``, ``0.05 USD/min`` ``3 USD``; a rate written with
+        what it counts is the rate (``600000 tokens/s`` is ``600000 1/s``, the unit every figure is in); any other
+        value is returned as it is (`accepts` then judges it).
         """
         cur = currency(value) if self.per and self.money else None
         if cur is None or self.accepts(value):
-            return value
+            return uncounted(value) if self.accepts(value) else value
         amount = value * Q_(1, self.per)
         return amount.to(cur) if amount.is_compatible_with(cur) else value
 

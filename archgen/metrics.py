@@ -31,7 +31,7 @@ from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY
 from archgen.metrics_operations import CLUSTER_OPERATIONS
-from archgen.units import Q
+from archgen.units import Q, counted
 
 _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.py", "perf/workload/estimate.py",
                       "perf/explore/points.py")
@@ -340,8 +340,10 @@ def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | Non
     found = [m for s in subjects if (m := find(s, name)) is not None]
     if not found or any(m.accepts(m.as_limit(limit)) for m in found):
         return None
-    unit = found[0].unit if found[0].dimension else ""
+    unit = (found[0].rate_unit() or found[0].unit) if found[0].dimension else ""   # 'tokens/s', not '1/s'
     per = ", or a currency per time such as 'USD/h'" if found[0].per else ""
+    over = [n for n, e in counted(limit).items() if e < 0]   # '0.5 J/token': the metric says what it is per
+    per += f"; '{over[0]}' is a count, not a unit of it: its name says what it is per" if over else ""
     return f"is not comparable with {name} (expected {unit or 'a number'}{per})"
 
 

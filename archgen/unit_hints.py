@@ -21,24 +21,25 @@ COMMON_UNITS = (
 _NAME = re.compile(r"[^\W\d][\w°µΩ]*")
 
 
-#: What a rate counts, written as if it were a unit ('tokens/s', 'req/s'): a count is a number, so such a rate is
-#: '1/s' (what archgen prints as tokens/s or requests/s); "did you mean" offers the expression with each word as 1.
-_COUNTS = re.compile(r"(?<!\w)(?:tokens?|requests?|reqs?|quer(?:y|ies)|samples?|sequences?|seqs?)(?!\w)",
-                     re.IGNORECASE)
+#: What a rate counts, written as a unit the registry does not name ('req/s', 'queries/s'): 'req' is the registry's
+#: `request`; any other count is a number, so its rate is '1/s' (the registry names `token`, `request` and `sample`,
+#: `unit_definitions`); "did you mean" offers the expression with each word so replaced.
+_COUNTS = re.compile(r"(?<!\w)(?:(?P<req>reqs?)|quer(?:y|ies)|sequences?|seqs?)(?!\w)", re.IGNORECASE)
+_NAMED = "the counts archgen names are tokens, requests and samples"
 
 
 def suggest_unit(text: str, known: Callable[[str], bool]) -> str:
     """'did you mean ...?' for a unit expression with unknown names: 'kw' → 'kW', 'btu/hr' → 'BTU/hr'; else "".
 
-    A count written as a unit becomes 1: 'tokens/s' and 'req/s' → '1/s'. `known` says whether one unit name or
-    expression is in the registry (`archgen.units`, which passes its own).
+    A count the registry does not name becomes 1, an abbreviated one its name: 'queries/s' → '1/s', 'req/s' →
+    'requests/s'. `known` says whether one unit name or expression is in the registry (`archgen.units`, which
+    passes its own).
     """
-    counted = _COUNTS.sub("1", text).replace(" ", "")
+    counted = _COUNTS.sub(lambda m: "requests" if m["req"] else "1", text).replace(" ", "")
     if counted == "1":
-        return "tokens and requests are counts, not units: write the number alone"
+        return f"{_NAMED}; write any other as the number alone"
     if counted != text.replace(" ", "") and known(counted):
-        return (f"did you mean '{counted}'? (tokens and requests are counts, not units: their rates are written per "
-                "time, e.g. '1/s', which archgen prints as tokens/s)")
+        return f"did you mean '{counted}'? ({_NAMED}; a rate of another is written per time, e.g. '1/s')"
     options = [""]
     pos = 0
     for m in _NAME.finditer(text):

@@ -134,13 +134,41 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
     return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)
 
 
+#: The counts of the registry (`unit_definitions`): what a rate counts, a number ('600000 tokens/s' is 600000 1/s).
+COUNTS = ("token", "request", "sample")
+
+
+def counted(q: pint.Quantity) -> dict[str, Any]:
+    """The counts `q`'s unit names, each with its exponent: ``{'token': 1}`` for tokens/s or ktokens/s; else {}."""
+    found: dict[str, Any] = {}   # each exponent as pint holds it
+    for name, exp in q.units._units.items():
+        base = ureg.parse_unit_name(name)[0][1] if name not in COUNTS else name
+        if base in COUNTS:
+            found[base] = found.get(base, 0) + exp
+    return found
+
+
+def uncounted(q: pint.Quantity) -> pint.Quantity:
+    """`q` without the counts in its unit (``600000 tokens/s`` → ``600000 1/s``, ``2 ktokens/s`` → ``2000 1/s``).
+
+    `q` itself where its unit names no count, so that a caller can tell that nothing changed.
+    """
+    if not counted(q):
+        return q
+    rest = {n: e for n, e in q.units._units.items() if ureg.parse_unit_name(n)[0][1] not in COUNTS}
+    unit = ureg.Unit(ureg.UnitsContainer(rest)) if rest else ureg.dimensionless
+    return q.to(unit)
+
+
 class Dim:
     """``Annotated[pint.Quantity, Dim("kW")]`` accepts anything convertible to kW and keeps the author's unit."""
 
     def __init__(self, unit: str, *, gt: float | None = None, ge: float | None = None, le: float | None = None,
                  floor: float | None = None, label: str | None = None, example: str | None = None,
-                 temperature: Literal["absolute", "difference"] | None = None, real_power: bool = False) -> None:
+                 temperature: Literal["absolute", "difference"] | None = None, real_power: bool = False,
+                 counts: tuple[str, ...] = ()) -> None:
         self.unit = ureg.parse_units(unit)
+        self.counts = counts  # the counts (`COUNTS`) its unit may name ('requests/s'); read as 1, never kept
         self.real_power = real_power  # refuse volt-amperes, which pint's 'VA = V x A' converts to watts one to one
         self.example = example or f"1 {unit}"
         self.gt, self.ge, self.le, self.floor = gt, ge, le, floor
@@ -175,6 +203,13 @@ class Dim:
                                       "'{got}' which is an apparent power (volt-amperes)", {
                 "expected": self.label, "example": self.example, "got": written, "hint": "real power is kVA x power "
                 "factor: write the nameplate's kW (a generator set's alternator is rated at 0.8: 2500 kVA is 2000 kW)"})
+        if wrong := sorted(set(counted(q)) - set(self.counts)):
+            raise PydanticCustomError(
+                "quantity_count", "expected {expected} such as '{example}', got '{got}' which counts {what}",
+                {"expected": self.label, "example": self.example, "got": written, "what": " and ".join(
+                    f"{n}s" for n in wrong), "hint": f"{self.label} counts {' or '.join(f'{n}s' for n in self.counts)}"
+                    if self.counts else "a count is no unit here: write the value of one"})
+        q = uncounted(q)
         if self.temperature == "difference":
             q = as_difference(q)
         elif self.temperature == "absolute":
@@ -313,7 +348,8 @@ Mass = Annotated[Q, Dim("kg", gt=0, le=1e6, label="a mass", example="34 kg")]
 AreaLoad = Annotated[Q, Dim("kg/m**2", gt=0, le=1e5, label="a floor loading", example="1200 kg/m**2")]
 Duration = Annotated[Q, Dim("s", gt=0, le=3.2e9, label="a time", example="2 us")]
 DurationOrZero = Annotated[Q, Dim("s", ge=0, le=3.2e9, label="a time", example="0 us")]
-RequestRate = Annotated[Q, Dim("1/s", gt=0, le=1e9, label="a request rate", example="12 1/s")]
+RequestRate = Annotated[Q, Dim("1/s", gt=0, le=1e9, label="a request rate", example="12 requests/s",
+                               counts=("request",))]
 Fraction = Annotated[Q, Dim("dimensionless", ge=0, label="a ratio", example="0.8 dimensionless")]
 #: Grams of CO2-equivalent per kWh of electricity: coal-fired generation's life-cycle emissions are 820 g/kWh
 #: (median; IPCC AR5 WG3 Annex III, Table A.III.2), the most a grid of coal alone emits, so 2,000 is no grid's.

@@ -18,7 +18,8 @@ from dataclasses import replace
 import pytest
 
 from archgen.model.reliability import Checkpointing
-from archgen.perf.train.goodput import Failures, _unblocked, free_end, job_goodput
+from archgen.perf.train.goodput import Failures, free_end, job_goodput
+from archgen.perf.train.point_goodput import _unblocked
 
 F = Failures(per_accelerator_day=3.5e-4, site=(), per_node=8, nodes=2048, node_hw_per_day=0.0029,
              repair=86400.0, write_bandwidth=2e12, read_bandwidth=2e12, nic_per_node=1e11, host_link=5e10)

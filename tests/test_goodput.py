@@ -20,11 +20,11 @@ from archgen.perf.train.goodput import (
     daly,
     ettr,
     exhausted,
-    goodput_of,
     job_goodput,
     poisson_interval,
     poisson_tail,
 )
+from archgen.perf.train.point_goodput import goodput_of
 
 DAY = 86400.0
 #: A cluster of 8-GPU nodes on the shipped Llama 3 rates: interruptions per GPU-day (268 GPU + (46 + 7 + 63) per

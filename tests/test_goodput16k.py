@@ -111,7 +111,8 @@ def test_a_sweep_point_with_no_hot_spare_is_judged_at_both_ends_of_its_repair_wa
     all of them has none to spare; on 16 fewer GPUs (2 idle nodes) a spare stands in and nothing is unsettled.
     """
     from archgen.model.reliability import Checkpointing
-    from archgen.perf.train.goodput import Failures, _unblocked, job_goodput
+    from archgen.perf.train.goodput import Failures, job_goodput
+    from archgen.perf.train.point_goodput import _unblocked
 
     f = Failures(per_accelerator_day=3.5e-4, site=(), per_node=8, nodes=2048, node_hw_per_day=0.0029,
                  repair=86400.0, write_bandwidth=2e12, read_bandwidth=2e12, nic_per_node=1e11, host_link=5e10)

@@ -49,8 +49,8 @@ def test_every_schema_mistake_in_code_is_an_archgen_error_with_the_spec_files_me
     assert isinstance(err.value, ValidateError) and len(err.value.problems) == 2
     assert "workload 'j' (made in code): error: training.parallelism.tp: expected a whole number, got 'x'" \
         in str(err.value)
-    with pytest.raises(ArchgenError, match=r"inference\.arrival_rate: expected a request rate such as '12 1/s', got "
-                                           r"'5 m' which is a length"):
+    with pytest.raises(ArchgenError, match=r"inference\.arrival_rate: expected a request rate such as '12 requests/s', "
+                                           r"got '5 m' which is a length"):
         variant(job, training=None, inference={"input_len": 1, "output_len": 1, "arrival_rate": "5 m"})
 
 

@@ -25,7 +25,7 @@ SWEEP = ("kind: Sweep\nid: m\nworkload: llama3-70b-pretrain-mi355x\naxes:\n  acc
          "objectives:\n  - {metric: tokens_per_second}\n")
 B200_SWEEP = ("kind: Sweep\nid: b\nworkload: llama3-70b-pretrain-b200\naxes:\n  accelerator: [gb300]\n"
               "  accelerators: [512]\nobjectives:\n  - {metric: tokens_per_second}\n")
-THROUGHPUT = '  - {id: REQ-PERF-002, statement: Training throughput, metric: tokens_per_second, target: ">= 600000 1/s"}\n'
+THROUGHPUT = '  - {id: REQ-PERF-002, statement: Training throughput, metric: tokens_per_second, target: ">= 600000 tokens/s"}\n'
 
 
 def _specs(tmp_path: Path, requirement: str, b200: bool = False) -> Path:

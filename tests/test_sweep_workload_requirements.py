@@ -21,7 +21,7 @@ from archgen.model.sweep import JOB_METRICS
 from tests.conftest import SPECS
 
 WORKLOAD = "llama3-70b-pretrain-b200"
-THROUGHPUT = '  - {id: REQ-PERF-002, statement: Training throughput, metric: tokens_per_second, target: ">= 600000 1/s"}\n'
+THROUGHPUT = '  - {id: REQ-PERF-002, statement: Training throughput, metric: tokens_per_second, target: ">= 600000 tokens/s"}\n'
 SWEEP = ("kind: Sweep\nid: t\nworkload: llama3-70b-pretrain-b200\naxes:\n  accelerators: [256, 512]\n"
          "objectives:\n  - {metric: tokens_per_second}\n")
 

@@ -190,13 +190,12 @@ def test_relative_change_is_over_the_magnitude_of_the_base():
 
 
 @pytest.mark.parametrize(("unit", "hint"), [
-    ("tokens/s", "did you mean '1/s'?"), ("req/s", "did you mean '1/s'?"), ("requests/s", "did you mean '1/s'?"),
-    ("requests/min", "did you mean '1/min'?"), ("tokens", "tokens and requests are counts, not units"),
+    ("req/s", "did you mean 'requests/s'?"), ("queries/s", "did you mean '1/s'?"),
+    ("seqs/min", "did you mean '1/min'?"), ("queries", "the counts archgen names are tokens, requests and samples"),
 ])
 def test_a_count_written_as_a_unit_is_pointed_to_1_per_s(unit, hint):
-    """newuser19: `target: ">= 10 tokens/s"` (the unit every output prints) and `arrival_rate: 40 req/s` said
-    "unknown unit" with no hint. Tokens and requests are counts, not units (no registry entry: 'tokens/s' accepted as
-    '1/s' would also accept '40 tokens/s' as an arrival rate), so the hint names the rate in the one registry."""
+    """newuser19: `arrival_rate: 40 req/s` said "unknown unit" with no hint. The registry names the counts token,
+    request and sample (small25, `unit_definitions`); 'req' is pointed to its name, any other count to '1/s'."""
     with pytest.raises(ValidationError) as err:
         M(p=f"10 {unit}")
     e = err.value.errors()[0]

@@ -43,7 +43,6 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import (
     JobGoodput,
     ettr,
-    for_job,
     free_end,
     job_goodput,
     spares_charged,
@@ -51,6 +50,7 @@ from archgen.perf.train.goodput import (
     with_swapped,
     with_unblocked,
 )
+from archgen.perf.train.point_goodput import for_job
 from archgen.perf.workload.derived import goodput_rates, mtti_figures
 from archgen.perf.workload.run_figures import goodput_time_ends, run_bands, time_to_train
 from archgen.units import Q_, Q

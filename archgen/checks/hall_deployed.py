@@ -3,7 +3,8 @@
 The list tells clusters standing side by side in a hall from alternatives for it (`analyse.hall_groups`): the
 hall's totals and its overload checks read it, so an id that names no cluster of the run, or a cluster standing in
 another hall, would leave a figure short without a word. A hall several clusters of the run name without the list
-has no totals, and PWR021 says why rather than summing what may be alternatives.
+has no totals, and PWR021 says why rather than summing what may be alternatives; so does a hall whose list is
+empty (`deployed: []`: nothing deployed yet, every cluster naming it a candidate).
 """
 
 from __future__ import annotations
@@ -43,11 +44,22 @@ def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]
 
 
 def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]:
-    """PWR021: a hall that several clusters of the run name, stating no `deployed`: its totals are not provided."""
+    """PWR021: a hall that several clusters of the run name, stating no `deployed`: its totals are not provided.
+
+    So too a hall whose `deployed` is empty, that any cluster of the run names: no cluster stands in it yet, every
+    one naming it is a candidate judged alone (`hall_groups.candidate`), and there is nothing to total.
+    """
     here = naming(clusters, fac.id)
+    names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
+    if fac.deployed == [] and here:
+        yield Violation(f"facility/{fac.id}", fac.id, ("deployed",), f"not provided: the hall's totals "
+                        f"({', '.join(HALL_TOTALS)}), since facility '{fac.id}' lists no cluster as deployed "
+                        f"(`deployed: []`): {names} {'name' if len(here) > 1 else 'names'} it, each a candidate "
+                        "design judged alone against the hall, with no warning where they exceed it together (list "
+                        "the clusters standing in the hall in its `deployed`)", severity="info")
+        return
     if fac.deployed is not None or len(here) < 2:
         return
-    names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
     yield Violation(f"facility/{fac.id}", fac.id, (), f"not provided: the hall's totals ({', '.join(HALL_TOTALS)}), "
                     f"since the spec does not say which clusters are deployed together in facility '{fac.id}': "
                     f"{names} name it, and they may be alternatives for the hall, whose sum is no figure; each is "

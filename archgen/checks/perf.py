@@ -87,21 +87,23 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
 
 @check("PERF005", "perf.assumed_stack", severity="info")
 def stack_of_another_vendor(ctx: Context) -> Iterator[Violation]:
-    """A training estimate on a part whose vendor has no stack profile says that it runs an NVIDIA stack's.
+    """An estimate on a part whose vendor has no stack or engine profile says that it runs an NVIDIA one's.
 
     The stack profiles (`model.switches`) describe NVIDIA's Megatron-LM, Megatron-Core and NeMo on NVIDIA GPUs and
-    AMD's Primus on AMD's. A Trainium, Gaudi or TPU job runs its vendor's own stack (Neuron, Habana's PyTorch bridge,
-    XLA), whose switches, overlaps and memory none of them gives, so its estimate is an NVIDIA stack's on that
-    part's hardware: an assumption, which the estimate states (`assumed:`, JSON `assumed`), and a requirement met
-    on it is met on that assumed input (REQ005). Information: it changes no exit code.
+    AMD's Primus on AMD's, and the serving model runs the kernels a CUDA engine launches, at costs measured on Hopper.
+    A Trainium, Gaudi or TPU job runs its vendor's own stack (Neuron, Habana's PyTorch bridge, XLA; vLLM over its
+    backend to serve), which none of them gives, so its estimate is an NVIDIA stack's or engine's on that part's
+    hardware: an assumption, which the estimate states (`assumed:`, JSON `assumed`), and a requirement met on it is
+    met on that assumed input (REQ005). Information: it changes no exit code.
 
-    Fix: accept the NVIDIA stack as the estimate's stand-in knowingly (waive this finding with the reason); no
-    profile of another vendor's stack is modelled.
+    Fix: accept the NVIDIA stack or engine as the estimate's stand-in knowingly (waive this finding with the
+    reason); no profile of another vendor's stack or serving backend is modelled.
     """
     for path, r in ctx.workloads.items():
-        e, t = r.estimate, r.workload.training
-        if e is None or t is None:
+        e, t, inf = r.estimate, r.workload.training, r.workload.inference
+        if e is None or (t is None and inf is None):
             continue
-        at = ("training", "stack") if "stack" in t.model_fields_set else ("training",)
+        job, key = ("training", "stack") if t is not None else ("inference", "engine")
+        at = (job, key) if key in (t or inf).model_fields_set else (job,)
         for assumed in e.assumed:
             yield Violation(path, r.workload.id, at, f"{r.workload.id} is estimated with an assumed {assumed}")

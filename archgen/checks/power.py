@@ -375,6 +375,9 @@ def hall_deployed(ctx: Context) -> Iterator[Violation]:
 def hall_totals_stated(ctx: Context) -> Iterator[Violation]:
     """A hall several clusters of the run name says which stand in it together (`deployed`), or has no totals.
 
+    An empty list (`deployed: []`) says that none does yet: every cluster naming the hall is a candidate judged
+    alone, and the hall has no totals either; the finding says so wherever a cluster of the run names the hall.
+
     Fix: list the clusters deployed side by side in the hall's `deployed`; alternatives for one hall are left out.
     """
     for fac in ctx.design.specs.of(Facility):

@@ -218,7 +218,9 @@ class Facility(Document):
         "side): their IT power, facility power and energy are summed (`hall_it_power`, ...) and PWR010, PWR011 and "
         "COOL009 judge the sum (an error above a capacity). A cluster naming the hall but not listed is a candidate "
         "design, judged alone against the hall. Each id must be a cluster of the run that names this hall (PWR020). "
-        "Not stated: the hall's totals are not provided (PWR021), as the clusters naming it may be alternatives."))
+        "Not stated: the hall's totals are not provided (PWR021), as the clusters naming it may be alternatives. "
+        "Empty ([]): no cluster stands in the hall yet, every one naming it is a candidate judged alone, and the "
+        "totals are not provided (PWR021 says so)."))
     altitude: LengthOrZero | None = Field(None, description=(
         "Site elevation above sea level, e.g. '1600 m': above 900 m it lowers each ASHRAE air class's allowable "
         "inlet maximum (COOL005), and it thins the air an air path moves (COOL007)."))

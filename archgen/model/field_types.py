@@ -16,7 +16,7 @@ from pydantic import AfterValidator, BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from archgen.pint_import import pint
-from archgen.units import RackSpace, ZeroURackSpace, format_quantity, parse_quantity, ureg
+from archgen.units import RackSpace, ZeroURackSpace, counted, format_quantity, parse_quantity, ureg
 
 #: A number format of weights, activations or a KV cache (a training or a serving job's `precision`).
 Precision = Literal["fp16", "bf16", "fp8", "fp4"]
@@ -41,7 +41,7 @@ def as_fraction(value: object) -> object:
         if exc.type == "quantity_range":   # '0.96-0.98': the field's range form is named (`spec_paths.quantity_hint`)
             raise
         raise PydanticCustomError("expected", FRACTION_EXPECTED) from None
-    if not q.dimensionless or not math.isfinite(float(q.m_as(""))):
+    if not q.dimensionless or counted(q) or not math.isfinite(float(q.m_as(""))):   # '0.5 tokens' is no share
         raise PydanticCustomError("expected", FRACTION_EXPECTED)
     return float(q.m_as(""))
 

@@ -52,7 +52,7 @@ RUN_METRICS = frozenset({"time_to_train", *(f"goodput_time_to_train{end}" for en
                          "accelerator_hours", *(f"goodput_accelerator_hours{end}" for end in ("", "_low", "_high")),
                          "job_it_energy"})
 
-#: A training point's checkpoint write and restore times (`perf.train.goodput.goodput_of`, the job's ports on the
+#: A training point's checkpoint write and restore times (`perf.train.point_goodput.goodput_of`, the job's ports on the
 #: storage fabric at the point's accelerator count, as `check` gives them): like goodput, they need somewhere to
 #: write checkpoints.
 CHECKPOINT_TIMES = frozenset({"checkpoint_write_time", "checkpoint_restore_time"})

@@ -133,6 +133,9 @@ def _totals(a: Any, m: dict, peers: tuple[str, ...], clusters: dict) -> str:
                 f"({', '.join(repr(n) for n in named)}) stand in it together is not said (PWR021)"
                 if len(named) > 1 else "")
     if candidate(a):
+        if not hall.deployed:   # `deployed: []`: no cluster stands in the hall yet (PWR021 says so)
+            return (f"{NOT_PROVIDED}: a candidate design, the hall's `deployed` lists none (`deployed: []`); judged "
+                    "alone against the hall (PWR021)")
         return (f"{NOT_PROVIDED} for this cluster: a candidate design, not in the hall's `deployed` "
                 f"({', '.join(repr(n) for n in hall.deployed)}); judged alone against the hall")
     over = ", ".join(repr(n) for n in (cid, *peers))

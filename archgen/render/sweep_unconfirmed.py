@@ -5,16 +5,18 @@ requirement judged on such an estimate (`analyse.assumed`, REQ005). A sweep judg
 it says the same once, under its requirements table, not in each cell: which requirements some point meets on a
 metric the performance model computes, and which figures of which accelerator those estimates read
 (`perf.workload.unconfirmed_note.unconfirmed_read`, at the sweep's data types), and, for a training sweep on a part
-whose vendor has no stack profile, the NVIDIA stack its estimates assume (`assumed_stacks`, PERF005).
+whose vendor has no stack profile, the NVIDIA stack its estimates assume, and for a serving sweep there the NVIDIA
+engine (`assumed_stacks`, PERF005).
 """
 
 from __future__ import annotations
 
 from archgen.analyse.assumed import MEMORY_METRICS, PERF_METRICS, RATE_FIGURES
+from archgen.model.engine import engine_problem
 from archgen.perf.explore.points import Result, SweepProblem, requirements
 from archgen.perf.explore.tally import tally
 from archgen.perf.train.stacks import on_vendor
-from archgen.perf.workload.defaults_note import assumed_stack
+from archgen.perf.workload.defaults_note import assumed_engine, assumed_stack
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.unconfirmed_note import unconfirmed_read
 
@@ -36,11 +38,19 @@ def read_by_accelerator(problem: SweepProblem) -> dict[str, tuple[str, ...]]:
 
 
 def assumed_stacks(problem: SweepProblem) -> tuple[str, ...]:
-    """What a training sweep's estimates assume of its accelerators' stacks (`defaults_note.assumed_stack`), or ()."""
-    t = problem.workload.training
-    if t is None:
+    """What a sweep's estimates assume of its accelerators' training stacks or serving engines, or ().
+
+    `defaults_note.assumed_stack` of a training sweep, `defaults_note.assumed_engine` of a serving one (PERF005).
+    """
+    t, inf = problem.workload.training, problem.workload.inference
+    if t is not None:
+        said = (assumed_stack(m.hardware, on_vendor(t, m.hardware.vendor).stack) for m in problem.bases.values())
+    elif inf is not None:
+        said = (assumed_engine(m.hardware, inf.engine)
+                for m in problem.bases.values() if not engine_problem(inf.engine, inf.max_batch_size,
+                                                                      m.hardware.vendor))
+    else:
         return ()
-    said = (assumed_stack(m.hardware, on_vendor(t, m.hardware.vendor).stack) for m in problem.bases.values())
     return tuple(dict.fromkeys(a for a in said if a))
 
 
@@ -61,7 +71,7 @@ def unconfirmed_note(result: Result) -> tuple[str, ...]:
     said = (f"The estimates rest on figures the part lists as unconfirmed (`unconfirmed:`, not confirmed from a "
             f"datasheet), as the compliance matrix says of a requirement met on such an estimate (REQ005): "
             f"{figures}." if figures else "")
-    if stacks:   # every figure of a training estimate rests on its stack, its memory too (PERF005)
+    if stacks:   # every figure of the estimate rests on its stack or engine, its memory too (PERF005)
         said += (" They also assume " if figures else "The estimates assume, as REQ005 says of a requirement met on "
                  "one, ") + "; ".join(stacks) + "."
     return (f"Met on assumed inputs, where a point meets {'it' if len(named) == 1 else 'them'}: {', '.join(named)}. "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from archgen.render.datacentre import _totals
 from tests.analyse.test_shared_storage_capex import STORAGE
 from tests.conftest import run_specs
 from tests.one_hall import cluster, hall
@@ -111,3 +112,23 @@ def test_a_candidate_shares_no_storage_capex(tmp_path):
              for cid in "cde"}
     assert lines["c"].shared.startswith("shared with cluster 'd' (one system")
     assert lines["c"].shared.endswith("(2 clusters)") and lines["e"].shared == ""
+
+
+def test_an_empty_deployed_makes_every_cluster_a_candidate_and_says_so(tmp_path):
+    """`deployed: []` (small25): no cluster stands in the hall yet. Every cluster naming it is a candidate judged
+    alone (no totals, no summed warning: 2 x ~271 kW in a 400 kW hall is no finding on either), and PWR021 says the
+    totals are not provided at the list's line rather than nothing being said."""
+    run = _run(tmp_path, "", capacity="400 kW")
+    assert not any(k.startswith("hall_") for m in run.metrics.values() for k in m)
+    assert not [f for f in _findings(run, "PWR010") if f.severity != "pass"]
+    for cid in "cd":
+        m = run.metrics[f"cluster/{cid}"]
+        assert m["it_capacity_headroom"].m_as("kW") == pytest.approx(400 - m["it_power"].m_as("kW"), rel=1e-3)
+    [f] = _findings(run, "PWR021")
+    assert f.severity == "info" and f.location is not None and f.location.line == 14
+    assert "lists no cluster as deployed (`deployed: []`): 'c', 'd' name it, each a candidate design judged alone" \
+        in f.message
+    # the cluster document's "Hall totals" row says it too
+    assert _totals(run.clusters["cluster/c"], {}, (), run.clusters) == (
+        "not provided: a candidate design, the hall's `deployed` lists none (`deployed: []`); judged alone against "
+        "the hall (PWR021)")

@@ -74,6 +74,10 @@ def test_a_stated_engine_or_limit_serves_on_another_vendor_s_part(cli, tmp_path,
     _acme(tmp_path, stated)   # vLLM on an unknown vendor reads the part's 128 GiB: 1,024 (`VLLM_MAX_NUM_SEQS`)
     est = _estimate(cli, [str(tmp_path)], "serve-offline-gaudi3")
     assert est["metrics"]["concurrency"]["value"] == most
+    # no Acme engine profile: the NVIDIA engine the estimate runs is stated (small25, `defaults_note.assumed_engine`)
+    engine = "serving engine vllm as it runs" if "engine" in stated else "serving engine not stated, run as a CUDA"
+    [said] = est["assumed"]
+    assert said.startswith(engine) and "no Acme engine profile, so acme-x1's own serving backend's" in said
 
 
 def _estimate(cli, parts: list[str], workload: str) -> dict:

@@ -22,7 +22,7 @@ from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS,
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
-from archgen.perf.train.goodput import goodput_of, unblocked_of
+from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
 from archgen.perf.workload.defaults_note import (
     defaults_note,
@@ -157,7 +157,7 @@ def unpriced(problem: SweepProblem, base: Machine) -> str:
             f"'{base.hardware.accelerator}' ones")
 
 
-#: Why a training point has no goodput (a NaN, `perf.train.goodput.goodput_of`) and nothing made from it.
+#: Why a training point has no goodput (a NaN, `perf.train.point_goodput.goodput_of`) and nothing made from it.
 NO_GOODPUT = "its checkpoints have nowhere to go on its cluster (REL006 in `archgen check`)"
 
 

@@ -53,9 +53,9 @@ from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
 from archgen.perf.explore.vectorised_sets import Cached, Preparation, port_rule, preparation
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
-from archgen.perf.train.goodput import goodput_of
 from archgen.perf.train.job import Layout
 from archgen.perf.train.layouts import KEYS
+from archgen.perf.train.point_goodput import goodput_of
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training

@@ -35,7 +35,7 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.train.goodput import PointGoodput, unblocked_of
+from archgen.perf.train.point_goodput import PointGoodput, unblocked_of
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.cluster import Machine
 from archgen.perf.workload.derived import (

@@ -20,6 +20,7 @@ capability gets none of these (its stacks are NVIDIA's) but one note naming what
 from __future__ import annotations
 
 from archgen.model.accelerator import VECTOR_EFFICIENCY
+from archgen.model.engine import vendor_engine
 from archgen.model.stack_profiles import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
@@ -32,6 +33,8 @@ from archgen.perf.hw.generation import (
     nvls_unused,
 )
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.kernels import GEMM_FILL, KERNEL_OVERHEAD
+from archgen.perf.serve.inference import MEMORY_UTILISATION
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
 ORIGINS: dict[str, str] = {
@@ -139,12 +142,23 @@ def nvls_note(hw: Hardware) -> list[str]:
             f"{hw.accelerator} states {cc}, so its collectives are costed without in-switch reduction"]
 
 
+def unprofiled(hw: Hardware) -> bool:
+    """Whether `hw`'s vendor has no profile here: not an NVIDIA GPU (no CUDA compute capability), and not AMD's.
+
+    The training stack profiles are NVIDIA's and AMD's Primus (`stack_profiles.VENDOR_STACKS`), and the serving
+    model's kernels are those the CUDA and HIP engines launch; a Trainium, Gaudi or TPU part runs neither.
+    """
+    return another_vendors(hw.vendor, hw.compute_capability) and hw.vendor not in VENDOR_STACKS
+
+
 def stack_origin(hw: Hardware, stack: str = "") -> str:
     """What the stack note adds on a part that is not an NVIDIA GPU (it states no CUDA compute capability).
 
-    Nothing where the job runs its vendor's own profile (`stack_profiles.VENDOR_STACKS`: Primus on AMD).
+    Nothing where the job runs its vendor's own profile (`stack_profiles.VENDOR_STACKS`: Primus on AMD), nor where
+    the estimate states the NVIDIA stack as assumed (`assumed_stack`, its `assumed:` line): said once, there.
     """
-    if not another_vendors(hw.vendor, hw.compute_capability) or stack in VENDOR_STACKS.values():
+    if not another_vendors(hw.vendor, hw.compute_capability) or stack in VENDOR_STACKS.values() \
+            or assumed_stack(hw, stack):
         return ""
     return (f"; the profiles describe NVIDIA stacks on NVIDIA GPUs, and {hw.accelerator} states no CUDA compute "
             "capability, so its own stack's switches may differ")
@@ -163,11 +177,32 @@ def assumed_stack(hw: Hardware, stack: str) -> str:
     profile here gives. Its estimate takes an NVIDIA profile in their place; this says so, and the estimate carries it
     as an assumed input (`Estimate.assumed`: REQ005 names it on every figure the estimate gives, PERF005 reports it).
     """
-    if not another_vendors(hw.vendor, hw.compute_capability) or hw.vendor in VENDOR_STACKS \
-            or stack in VENDOR_STACKS.values():
+    if not unprofiled(hw) or stack in VENDOR_STACKS.values():
         return ""
     return (f"training stack {stack}, NVIDIA's ({NVIDIA_STACKS.get(stack, stack)} on NVIDIA GPUs): no {hw.vendor} "
             f"stack profile, so {hw.accelerator}'s own stack's switches, overlaps and memory are not modelled")
+
+
+def assumed_engine(hw: Hardware, stated: str | None) -> str:
+    """The assumption a serving estimate makes on a part whose vendor has no engine profile here, else ''.
+
+    The serving model runs the kernels a CUDA (or HIP) engine launches per pass (`serve.pass_costs`), each at the
+    per-kernel cost and GEMM fill measured on Hopper (`kernels.KERNEL_OVERHEAD`, `kernels.GEMM_FILL`), and sizes the
+    KV cache in vLLM's gpu_memory_utilization of HBM. A Trainium, Gaudi or TPU part serves with vLLM over its own
+    backend (`model.engine.VENDOR_ENGINES` cites each: NxD Inference, the Gaudi plugin, the TPU backend), which
+    compiles its graphs: its kernels, their costs and its memory are not modelled. The estimate carries this as an
+    assumed input (`Estimate.assumed`), as `assumed_stack` for training: REQ005 names it, PERF005 reports it.
+    `stated` is the job's `engine`; left out, the vendor's (`model.engine.vendor_engine`), where it has one.
+    """
+    if not unprofiled(hw):
+        return ""
+    own = vendor_engine(hw.vendor)
+    engine = stated or (own[0] if own is not None else "")
+    runs = f"serving engine {engine} as it runs" if engine else "serving engine not stated, run as a CUDA engine runs"
+    return (f"{runs} on NVIDIA GPUs (its CUDA kernels per pass, {KERNEL_OVERHEAD * 1e6:g} "
+            f"us per kernel and {GEMM_FILL * 1e6:g} us per GEMM's fill as measured on Hopper, the KV cache in "
+            f"{MEMORY_UTILISATION:.0%} of HBM): no {hw.vendor} engine profile, so {hw.accelerator}'s own serving "
+            "backend's kernels, their costs and its memory are not modelled")
 
 
 def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:

@@ -128,7 +128,7 @@ def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, floa
     """The ids of sweep requirements that a point's metrics and `other` judge differently (`unsettled_note`).
 
     `other` is the same point's metrics with no checkpoint blocking at all where the blocking time is assumed
-    (REL008) and no wait for a repair where no hot spare stands in (`perf.train.goodput.unblocked_of`): such a
+    (REL008) and no wait for a repair where no hot spare stands in (`perf.train.point_goodput.unblocked_of`): such a
     requirement is not judged, as `check` leaves it not provided.
     `units` gives each metric's unit (the sweep's metrics are floats in SI units).
     """
@@ -286,7 +286,7 @@ def point_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits: boo
     million tokens) are
     added; only `MISFIT_KEEPS` are left when the point does not fit.
     `goodput` gives the job's goodput on the cluster, its range's ends and the idle nodes its cost range charges as
-    hot spares (`perf.train.goodput.goodput_of`; called only when the point makes tokens); None for none. Where it
+    hot spares (`perf.train.point_goodput.goodput_of`; called only when the point makes tokens); None for none. Where it
     also gives the checkpoint write and restore times (seconds, not NaN), they are the point's
     `checkpoint_write_time` and `checkpoint_restore_time`; the job's MTTI and its ends (`goodput_of`'s last
     three) give `mtti` where finite and its ends where the high one is, as `check` gives them
@@ -338,8 +338,8 @@ def other_end_metrics(metrics: dict[str, float], base: Machine, gpus: int, fits:
                       run: float | None = None) -> dict[str, float] | None:
     """A sweep point's metrics (`point_metrics`) at the other end of what its goodput does not know, else None.
 
-    `free` is its goodput there (`perf.train.goodput.unblocked_of`; NaN: nothing unknown, no other end), taken as a
-    figure with no range of its own and no hot spare charged; `unsettled_at` judges its requirements at both ends.
+    `free` is its goodput there (`perf.train.point_goodput.unblocked_of`; NaN: nothing unknown, no other end), taken
+    as a figure with no range of its own and no hot spare charged; `unsettled_at` judges its requirements at both ends.
     The one rule for the per-point path (`perf.explore.points.evaluate_point`) and the batched one
     (`perf.explore.vectorised_rows.finish`).
     """

@@ -31,6 +31,7 @@ from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.band_families import family, run_scenario
 from archgen.perf.workload.bands import Span, band
+from archgen.perf.workload.defaults_note import assumed_engine
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.sensitivity import elasticities
@@ -66,6 +67,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if unstated := engine_problem(inf.engine, inf.max_batch_size, hw.vendor):
         raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
+    assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
     job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
                    inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
                    inf.ffn_activation, limit,
@@ -92,7 +94,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                     why = (f"batch {inf.batch} does not fit: at tp {cands[-1]} the KV cache holds at most {most:g} "
                            "sequences")
             return Estimate(workload.id, "inference", hw.accelerator, gpus, {}, {}, {}, {}, False, notes=[why],
-                            misfit=why)
+                            misfit=why, assumed=assumed)
         tp = best_tp
         notes.append(f"tp searched: {tp} gives the most tokens/s per accelerator")
     else:
@@ -241,7 +243,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
                     latency_spans=latency_spans,
-                    load=run.load if run is not None else None, unjudged=unjudged)
+                    load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed)
 
 
 def lengths_convention(input_len: int, output_len: int, cv: float | None, simulated: bool) -> str:
