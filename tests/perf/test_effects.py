@@ -212,14 +212,16 @@ def test_p2p_overlap_leaves_the_warmup_and_flush_sends(h100):
 
 
 def test_cp_ring_shows_only_its_excess_over_the_attention_core(h100):
-    """CP 2 with TP 1: per layer and micro-batch K and V (2 x T_seq x kv_heads x head_dim x 2 B) are all-gathered
-    forward and all-gathered and reduce-scattered backward, 3 rings of `cp_t`, behind the attention core's forward
-    and backward (1 + 2.5 = 3.5 forwards of it). At 32k tokens (attention quadratic in them) the ring hides: no CP
-    time on the step. At 1k tokens the ring outlasts the core and exactly 3 cp_t - 3.5 attn shows per layer."""
+    """CP 2 with TP 1: per layer and micro-batch K and V (2 x T_seq x kv_heads x head_dim x 2 B) pass round
+    Transformer Engine's p2p ring (`exposure.cp_ring`): each rank sends its half once forward (cp - 1 = 1 step) and
+    K/V then dK/dV backward (2 steps at cp 2), 3 point-to-point sends `cp_t` of half the bytes inside the NVLink
+    node, behind the attention core's forward and backward (1 + 2.5 = 3.5 forwards of it). At 32k tokens (attention
+    quadratic in them) the ring hides: no CP time on the step. At 1k tokens the ring outlasts the core and exactly
+    3 cp_t - 3.5 attn shows per layer."""
     for seq, hides in ((32768, True), (1024, False)):
         job = Job(DENSE, seq, 4)
         est = _step(h100, job, Layout(tp=1, pp=1, dp=1, micro_batch=1, cp=2))
-        cp_t = float(collective_time(h100, "all_gather", 2.0 * seq * 32 * 128 * 2.0, 2, 2))
+        cp_t = float(collective_time(h100, "p2p", 2.0 * seq * 32 * 128 * 2.0 / 2, 2, 2))
         attn = float(layer_times(h100, job, tp=1, mb=1, cp=2, ep=1, rc=0, sp=False).attention)
         assert (3 * cp_t <= 3.5 * attn) is hides, seq
         assert float(est.cp_comm) == pytest.approx(4 * 8 * max(0.0, 3 * cp_t - 3.5 * attn), rel=1e-12, abs=0.0)
