@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.train.checkpoint_forms import ettr
+from archgen.perf.train.goodput import ettr
 from tests.conftest import case_files, run_specs, sweep_problems_of
 
 

@@ -15,9 +15,11 @@ import pytest
 from archgen.model.reliability import Checkpointing, FailureRate, SiteEvent
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.checkpoint_forms import daly, ettr, exhausted
 from archgen.perf.train.goodput import (
     Failures,
+    daly,
+    ettr,
+    exhausted,
     goodput_of,
     job_goodput,
     poisson_interval,

@@ -19,8 +19,7 @@ from ruamel.yaml import YAML
 
 from archgen.model.reliability import AT_STATED_BANDWIDTH, FailureRates
 from archgen.model.requirements import Status
-from archgen.perf.train.checkpoint_forms import daly, ettr, young
-from archgen.perf.train.goodput import poisson_tail
+from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table
 from archgen.render.operations import reliability_section

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from archgen.perf.train.checkpoint_forms import ettr
+from archgen.perf.train.goodput import ettr
 
 PATH = "workload/llama3-70b-pretrain-b200"
 SWEEP = """kind: Sweep

@@ -40,9 +40,9 @@ from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.checkpoint_forms import ettr
 from archgen.perf.train.goodput import (
     JobGoodput,
+    ettr,
     for_job,
     free_end,
     job_goodput,

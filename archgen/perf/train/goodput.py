@@ -1,9 +1,10 @@
-"""A training job's goodput from its cluster's failures: one code path for REL checks and sweeps (docs/reliability.md).
+"""The closed forms of checkpointing and goodput: one code path for the REL stage and sweeps (docs/reliability.md).
 
-- Built of the closed forms in `perf.train.checkpoint_forms`: Young's and Daly's checkpoint intervals, Daly's
-  effective training time ratio, and the wait for a repair where every hot spare is in repair (nodes in repair are
-  Poisson, M/M/inf: `perf.train.poisson`). A job's cost range charges the fewest idle nodes that hold its goodput
-  within `SPARE_ROUNDING`.
+- Young (1974): the first-order optimum checkpoint interval sqrt(2 delta M).
+- Daly (2006), eq. 37: the higher-order optimum; Daly's expected wall time gives the effective training time ratio.
+- Hot spares: a job that loses a node waits for a repair only when every spare is in repair; nodes in repair are
+  Poisson (M/M/inf: `perf.train.poisson`), and the wait is the residual repair time of the first of them to come
+  back. A job's cost range charges the fewest idle nodes that hold its goodput within `SPARE_ROUNDING`.
 - Asynchronous and in-memory checkpoints charge only their blocking copy to host memory; the background write
   widens the work a failure loses by its length.
 """
@@ -19,7 +20,6 @@ from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.placement import job_domain
 from archgen.perf.hw.arch import Arch
-from archgen.perf.train.checkpoint_forms import daly, ettr, exhausted, spare_wait
 from archgen.perf.train.poisson import (  # noqa: F401 (re-exported: the Poisson sums lived here)
     gamma_p,
     log_poisson_cdf,
@@ -28,9 +28,59 @@ from archgen.perf.train.poisson import (  # noqa: F401 (re-exported: the Poisson
     poisson_tail,
 )
 
+#: Goodput below this is no progress at all (a second of training in eleven days): reported as 0.
+NO_PROGRESS = 1e-6
 #: Half the last digit goodput is shown with (three: the metric registry's `goodput`): a cost range charges the fewest
 #: idle nodes with which goodput stays within it of goodput with all of them (`JobGoodput.spares_counted`).
 SPARE_ROUNDING = 5e-4
+
+
+def young(delta: float, mtti: float) -> float:
+    """Young (1974): the first-order optimum checkpoint interval sqrt(2 delta M) (same unit as the inputs)."""
+    return math.sqrt(2 * delta * mtti)
+
+
+def daly(delta: float, mtti: float) -> float:
+    """Daly (2006), eq. 37: the higher-order optimum checkpoint interval; M where delta >= 2M."""
+    if delta >= 2 * mtti:
+        return mtti
+    x = delta / (2 * mtti)
+    return math.sqrt(2 * delta * mtti) * (1 + math.sqrt(x) / 3 + x / 9) - delta
+
+
+def ettr(interval: float, delta: float, restart: float, mtti: float) -> float:
+    """Daly (2006): solve time over expected wall time, tau / (M e^(R/M) (e^((tau + delta)/M) - 1)).
+
+    Every interruption costs the restart R and the work since the last checkpoint; every checkpoint costs delta.
+    """
+    if mtti == math.inf:
+        return interval / (interval + delta) if interval + delta > 0 else 1.0
+    if interval <= 0:
+        return 0.0
+    exponent = max(restart, 0.0) / mtti, (interval + delta) / mtti
+    if exponent[0] + exponent[1] > 700:  # the job never gets a checkpoint in: no progress
+        return 0.0
+    value = interval / (mtti * math.exp(exponent[0]) * math.expm1(exponent[1]))
+    return value if value >= NO_PROGRESS else 0.0
+
+
+def exhausted(mean: float, spares: int) -> float:
+    """P(X = s | X <= s), X ~ Poisson(mean): the chance that every one of s spares is in repair while a job runs."""
+    if spares <= 0:
+        return 1.0
+    if mean <= 0:
+        return 0.0
+    return math.exp(min(0.0, log_poisson_pmf(mean, spares) - log_poisson_cdf(mean, spares)))
+
+
+def spare_wait(hw_share: float, repair: float, in_repair: float, spares: int) -> float:
+    """Mean wait for a repair per interruption (s).
+
+    A hardware share of interruptions finds every spare in repair with probability P(X = s | X <= s) (the job runs
+    only while X <= s), and then waits for the first of the s + 1 nodes in repair to return: with exponential
+    repair times their residual is the full mean each, so the wait is `repair` / (s + 1).
+    """
+    return hw_share * repair * exhausted(in_repair, spares) / (max(spares, 0) + 1)
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Poisson sums that do not underflow, and Garwood's exact Poisson interval (docs/reliability.md, Hot spares).
 
-The spare model's nodes in repair are Poisson (`perf.train.checkpoint_forms.exhausted`), and a rate counted from n
+The spare model's nodes in repair are Poisson (`archgen.perf.train.goodput.exhausted`), and a rate counted from n
 events has Garwood's interval (`archgen.analyse.reliability`); both were in `perf.train.goodput`, which re-exports
 them.
 """
