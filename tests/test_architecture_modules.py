@@ -33,3 +33,27 @@ def test_every_layer_module_is_on_the_architecture_page() -> None:
     assert "quantity_text" in modules  # the contract was read
     missing = [m for m in modules if f"{m}.py" not in page and f"{m}/" not in page]
     assert not missing, f"docs/architecture.md names no module {missing}: add a row saying what each holds"
+
+
+#: Modules of archgen/perf/ the page's `perf/` tree did not name on 2026-12-05 (review25): named nowhere else either.
+#: A module leaves this list when the tree names it; none joins it (a new module gets its line in the tree).
+_PERF_UNNAMED = frozenset("""
+comm/placement comm/rccl comm/rccl_net explore/plan_bound explore/point_axes explore/set_bands explore/tally
+explore/vectorised_least explore/vectorised_sets hw/generation hw/peak_needed hw/reserve hw/switch_ports
+serve/attention_quant serve/engine_defaults serve/ffn serve/lengths serve/run train/buckets train/contention
+train/dispatch_calls train/ep_schedule train/host train/loss train/poisson train/refused train/router
+workload/band_source workload/case_bands workload/defaults_note workload/defaults_taken workload/nvidia_only
+workload/unconfirmed_note
+""".split())
+
+
+def test_every_new_perf_module_is_in_the_perf_tree() -> None:
+    # the merges of 2026-12-05 added perf/serve/colocation.py and perf/workload/flop_counting.py and named neither
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    tree = page[page.index("archgen/perf/\n"):page.index("archgen/scoring/")]
+    perf = REPO / "archgen" / "perf"
+    modules = {p.relative_to(perf).with_suffix("").as_posix() for p in perf.rglob("*.py") if p.name != "__init__.py"}
+    missing = sorted(m for m in modules - _PERF_UNNAMED if f"{m.rsplit('/', 1)[-1]}.py" not in tree)
+    assert not missing, f"docs/architecture.md's perf/ tree names no {missing}: add each where its package is"
+    named = sorted(m for m in _PERF_UNNAMED & modules if f"{m.rsplit('/', 1)[-1]}.py" in tree)
+    assert not named, f"{named} now named in the perf/ tree: take them off _PERF_UNNAMED"

@@ -67,3 +67,22 @@ def test_a_hall_total_that_moved_names_the_cluster_that_joined_the_deployed_set(
     # e itself: a candidate judged alone in the base, deployed in the head; its headroom row says it joined
     [own] = [c for c in compare(base, head).metrics if (c.object, c.metric) == ("cluster/e", "it_capacity_headroom")]
     assert own.hall.startswith("cluster/e joined the clusters deployed in facility 'one-hall'")
+
+
+def test_a_hall_that_begins_or_stops_listing_deployed_says_so_not_that_clusters_moved(tmp_path):
+    # the same three clusters name the hall on both sides; only the hall's list changes. Before (review25), dropping
+    # `deployed: [c, d]` read "cluster/c left facility 'one-hall'" on c and "cluster/c, cluster/d joined facility
+    # 'one-hall'" on e, and adding it read "cluster/c, cluster/d left the clusters deployed ..." on e
+    specs = hall() + cluster("c") + cluster("d") + cluster("e")
+    listed = run_specs(tmp_path / "listed", {"specs.yaml": specs.replace("cooling_capacity", "deployed: [c, d]\n"
+                                                                         "cooling_capacity")})
+    unlisted = run_specs(tmp_path / "unlisted", {"specs.yaml": specs})
+    dropped = {c.object: c.hall for c in compare(listed, unlisted).metrics if c.metric == "it_capacity_headroom"}
+    assert dropped["cluster/c"] == dropped["cluster/e"] == (
+        "facility 'one-hall' no longer lists `deployed`: every cluster naming it is counted together (a hall's "
+        "headroom is less every cluster's load)")
+    added = {c.object: c.hall for c in compare(unlisted, listed).metrics if c.metric == "it_capacity_headroom"}
+    assert added["cluster/c"].startswith("facility 'one-hall' now lists the clusters deployed in it, cluster/c among")
+    assert added["cluster/e"].startswith("facility 'one-hall' now lists the clusters deployed in it, cluster/e not: "
+                                         "a candidate judged alone")
+    assert not any("joined" in h or "left" in h for h in (*dropped.values(), *added.values()))

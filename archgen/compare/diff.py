@@ -180,7 +180,8 @@ def hall_moves(base: Run, head: Run) -> dict[str, str]:
     (`analyse.hall_totals`): each moves when another cluster joins the hall (or its `deployed`), the cluster itself
     unchanged (newuser51: h100-pod's it_capacity_headroom 1,187 kW -> 41 kW as a GB200 SU joined its hall). The
     clusters counted together are `hall_groups.fellows`. Only clusters naming the same hall on both sides whose
-    fellow clusters differ are listed; a cluster that itself joined or left the hall's `deployed` says so.
+    fellow clusters differ are listed; a cluster that itself joined or left the hall's `deployed` says so, and where
+    the hall began or stopped listing `deployed` that is said, not that clusters joined or left it (review25).
     """
     old, new = _halls(base), _halls(head)
     out = {}
@@ -191,9 +192,16 @@ def hall_moves(base: Run, head: Run) -> dict[str, str]:
         listed = getattr(head.clusters[path].cluster.facility, "deployed", None) is not None
         where = f"the clusters deployed in facility '{hall}'" if listed else f"facility '{hall}'"
         was, now = deployed(base.clusters[path]), deployed(head.clusters[path])
-        moves = [f"{path} {'joined' if now else 'left'} {where}"] if was != now else \
-            [f"{', '.join(sorted(got))} {verb} {where}"
-             for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
+        if listed != (getattr(base.clusters[path].cluster.facility, "deployed", None) is not None):
+            # the hall itself began or stopped listing `deployed`: no cluster joined or left it
+            moves = [f"facility '{hall}' " + (f"now lists the clusters deployed in it, {path} "
+                                               + ("among them" if now else "not: a candidate judged alone")
+                                               if listed else "no longer lists `deployed`: every cluster naming it "
+                                               "is counted together")]
+        else:
+            moves = [f"{path} {'joined' if now else 'left'} {where}"] if was != now else \
+                [f"{', '.join(sorted(got))} {verb} {where}"
+                 for got, verb in ((after - before, "joined"), (before - after, "left")) if got]
         out[path] = "; ".join(moves) + (" (the hall's headrooms and totals count every cluster deployed in it)"
                                         if listed else " (a hall's headroom is less every cluster's load)")
     return out

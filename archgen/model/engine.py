@@ -7,9 +7,9 @@ from typing import Literal
 
 from archgen.model.accelerator import is_nvidia
 
-__all__ = ["DISAGGREGATED", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED", "Engine", "VENDOR_ENGINES",
-           "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key", "engine_problem",
-           "serving_engine", "vendor_engine", "serving_problem", "spread_problem", "unhonoured"]
+__all__ = ["DISAGGREGATED", "DISAGGREGATION_PREFIXES", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED",
+           "Engine", "VENDOR_ENGINES", "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key",
+           "engine_problem", "serving_engine", "vendor_engine", "serving_problem", "spread_problem", "unhonoured"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -135,6 +135,10 @@ DISAGGREGATED = ("disaggregated prefill/decode serving (prompts on one pool of a
                  "(docs/perf-model.md, Limitations); remove disaggregated")
 
 
+#: The key prefixes `disaggregation_key` refuses as a pool size, KV transfer or P:D ratio (besides any "disagg").
+DISAGGREGATION_PREFIXES = ("prefill_", "decode_", "kv_transfer", "pd_")
+
+
 def disaggregation_key(key: object, fields: Iterable[str]) -> str | None:
     """Why `key`, not one of `fields`, is refused as a disaggregated deployment the model does not run; else None.
 
@@ -145,7 +149,7 @@ def disaggregation_key(key: object, fields: Iterable[str]) -> str | None:
     if not isinstance(key, str) or key in fields:
         return None
     k = key.casefold()
-    if "disagg" in k or k.startswith(("prefill_", "decode_", "kv_transfer", "pd_")):
+    if "disagg" in k or k.startswith(DISAGGREGATION_PREFIXES):
         return DISAGGREGATED.replace("remove disaggregated", f"remove {key}")
     return None
 

@@ -56,7 +56,8 @@ requirements:
   - {id: R-INT, statement: interruptions, metric: interruptions_per_day, target: "<= 1000 1/day"}
 ---""", 1)
     found = {f.message.split(" (")[0]: f.message for f in run_specs(tmp_path, files).findings if f.id == "REQ005"}
-    assert found["R-MFU"].endswith(f"on assumed inputs: trainium2 scale_up.bandwidth (unconfirmed), {TRN2}")
+    assert found["R-MFU"].endswith(f"on assumed inputs: trainium2 vector_peak (unconfirmed), trainium2 scale_up.bandwidth "
+                                   f"(unconfirmed), {TRN2}")
     assert "'field-h100-2024' failure rates (measured on h100-sxm5-80gb, h800-sxm5-80gb; trainium2 borrows them)" \
         in found["R-INT"]
     assert "training stack" not in found["R-INT"]       # the interruptions rest on the rates, not on the stack
@@ -84,4 +85,5 @@ def test_a_training_sweep_met_on_trainium2_names_the_stack(tmp_path) -> None:
     assert assumed_stacks(problem) == (TRN2,)
     [note] = unconfirmed_note(summarise(problem, evaluate(problem, 0, problem.size)))
     assert note.startswith("Met on assumed inputs, where a point meets it: R-STEP. ")
-    assert note.endswith(f"(REQ005): trainium2 scale_up.bandwidth (unconfirmed). They also assume {TRN2}.")
+    assert note.endswith(f"(REQ005): trainium2 vector_peak (unconfirmed), trainium2 scale_up.bandwidth (unconfirmed). "
+                         f"They also assume {TRN2}.")
