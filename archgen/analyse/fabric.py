@@ -163,8 +163,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
-    upper = (spine_tier(fabric, leaf, access) if tiers_used == 2
-             else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
+    upper = (spine_tier(fabric, leaf, access, demand) if tiers_used == 2
+             else spine_core_tiers(fabric, leaf, access, demand) if tiers_used == 3
              else Upper(leaf.assigned if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
