@@ -13,30 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from archgen.pipeline import run
-from tests.data.clusters.build import fabric, rack
+from tests.data.clusters.build import b300_planes
 
 FABRIC = "cluster/b300-quad/fabric/compute"
 
 
-def _cluster() -> str:
-    compute = fabric("compute", {"access": "[{a: smf-800g-dr4-rhs, b: smf-800g-dr8}]", "leaf_spine": "[smf-800g-dr8]"},
-                     topology="fat-tree", role="compute", speed="200 Gb/s", nic_breakout="4x200G", switch="sn5600",
-                     tiers=2, planes=4, rail_optimized=True, group="su")
-    return "\n".join([
-        "kind: Cluster", "id: b300-quad", "facility: hall-air",
-        "units:", "  - {id: su, racks: [{rack: b300-4, count: 8}]}",
-        "layout:", "  - {unit: su, count: 1}",
-        "floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m}",
-        "scale_up: {domain: node, size: 8, bandwidth: 1.8 TB/s}",
-        "fabrics:", compute]) + "\n"
-
-
 def test_the_quad_plane_split_of_a_b300_supernic_is_accepted_and_counted(tmp_path: Path):
-    (tmp_path / "racks.yaml").write_text(rack("b300-4", [(3, "hgx-b300-8gpu", 4)], [(1, 4)], facility="hall-air"),
-                                         encoding="utf-8")
-    (tmp_path / "cluster.yaml").write_text(_cluster(), encoding="utf-8")
-    r = run([tmp_path])
+    r = b300_planes(tmp_path, "b300-quad", 1, speed="200 Gb/s", nic_breakout="4x200G", tiers=2, planes=4)
     assert [f.message for f in r.findings if f.id in ("NET016", "NET026", "NET004", "NET005")] == []
     fa = r.metrics[FABRIC]
     # 32 nodes x 8 SuperNICs x 4 = 1,024 ports of 200G, 256 a plane; 32 / 4 = 8 rails a plane. An SN5600 at 200G

@@ -12,32 +12,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from archgen.pipeline import run
-from tests.data.clusters.build import fabric, rack
+from tests.data.clusters.build import b300_planes
 
 FABRIC = "cluster/b300-dual/fabric/compute"
-
-
-def _run(tmp_path: Path, sus: int):
-    compute = fabric("compute", {"access": "[{a: smf-800g-dr4-rhs, b: smf-800g-dr8}]", "leaf_spine": "[smf-800g-dr8]"},
-                     topology="fat-tree", role="compute", speed="400 Gb/s", nic_breakout="2x400G", switch="sn5600",
-                     tiers=2, planes=2, rail_optimized=True, group="su", oversubscription='"2:1"')
-    cluster = "\n".join([
-        "kind: Cluster", "id: b300-dual", "facility: hall-air",
-        "units:", "  - {id: su, racks: [{rack: b300-4, count: 8}]}",
-        "layout:", f"  - {{unit: su, count: {sus}}}",
-        "floor: {racks_per_row: 32, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m}",
-        "scale_up: {domain: node, size: 8, bandwidth: 1.8 TB/s}",
-        "fabrics:", compute]) + "\n"
-    (tmp_path / "racks.yaml").write_text(rack("b300-4", [(3, "hgx-b300-8gpu", 4)], [(1, 4)], facility="hall-air"),
-                                         encoding="utf-8")
-    (tmp_path / "cluster.yaml").write_text(cluster, encoding="utf-8")
-    return run([tmp_path])
+DUAL = {"speed": "400 Gb/s", "nic_breakout": "2x400G", "tiers": 2, "planes": 2, "oversubscription": '"2:1"'}
 
 
 def test_reach_counts_whole_rail_groups_on_the_spines(tmp_path: Path):
-    r = _run(tmp_path, 1)
-    fa = r.metrics[FABRIC]
+    fa = b300_planes(tmp_path, "b300-dual", 1, **DUAL).metrics[FABRIC]
     assert (fa["leaf.switches"].m, fa["links.access"].m) == (8, 512)   # 4 rail leaves a plane, 256 ports a plane
     # 128 spine ports / 4 leaves per SU = 32 SUs x 8 rails x 32 nodes = 8,192 ports a plane, 2 planes; 16 ports a node
     assert fa["max_endpoints"].m == 2 * 8192
@@ -45,7 +27,7 @@ def test_reach_counts_whole_rail_groups_on_the_spines(tmp_path: Path):
 
 
 def test_net003_states_the_reach_it_refuses_on(tmp_path: Path):
-    r = _run(tmp_path, 40)
+    r = b300_planes(tmp_path, "b300-dual", 40, **DUAL)
     found = [f.message for f in r.findings if f.id == "NET003"]
     assert found == ["2 tiers of 128-port spines reach 8192 ports per plane; 10240 needed (160 leaves > 128 spine "
                      "ports): use 3 tiers"]
