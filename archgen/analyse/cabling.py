@@ -175,7 +175,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 loose += unplaced(fa, place_switches(cluster, fa, problems, taken))
             for name in fa.links:
                 options = fa.fabric.tiers[LINK_TIERS[fa.topology][name]].links
-                tiers.append(tier_totals(fa.fabric.spec.id, name, fa.links[name] * fa.planes, options, None,
+                tiers.append(tier_totals(fa.fabric.spec.id, name, fa.level_links(name), options, None,
                                           node_cage_ports(a, fa) if name == "access" else None, fa.fabric.spec.speed))
             continue
         # A fabric its switches cannot build (a radix short of the ports, too few tiers: NET001/NET003) gets its
@@ -195,7 +195,7 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                 runs.append(tr)
             else:
                 tr = None
-            tiers.append(tier_totals(fa.fabric.spec.id, tier_name, fa.links[tier_name] * fa.planes, options, tr,
+            tiers.append(tier_totals(fa.fabric.spec.id, tier_name, fa.level_links(tier_name), options, tr,
                                       node_cage_ports(a, fa) if tier_name == "access" else None,
                                       link_speed(fa, tier_name), optics_inside(fa, tier_name),
                                       optics_inside(fa, tier_name, typical=True)))

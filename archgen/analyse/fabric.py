@@ -89,6 +89,14 @@ class FabricAnalysis:
     node_mgmt_ports: int = 0
     #: Of `endpoint_ports`, the power shelves' and PDUs' management ports (`endpoints.power`).
     power_mgmt_ports: int = 0
+    #: Access links over all planes, where ports at no node (reserved, extra) do not split evenly; else None.
+    access_total: int | None = None
+
+    def level_links(self, name: str) -> int:
+        """Links at level `name` over all planes: each plane's, but the stated access ports once (3 over 2 planes)."""
+        if name == "access" and self.access_total is not None:
+            return self.access_total
+        return self.links[name] * self.planes
 
     def tier(self, name: str) -> TierCount | None:
         """The tier named `name`, if the fabric has it."""
@@ -163,8 +171,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)
-    upper = (spine_tier(fabric, leaf, access) if tiers_used == 2
-             else spine_core_tiers(fabric, leaf, access) if tiers_used == 3
+    upper = (spine_tier(fabric, leaf, access, demand) if tiers_used == 2
+             else spine_core_tiers(fabric, leaf, access, demand) if tiers_used == 3
              else Upper(leaf.assigned if tiers_used == 1 else 0))
     counts = (leaf, *upper.tiers)
     problems = (*node_problems, *rail_problems, *leaf_problems, *upper.problems, *unbuilt_counts(fabric, tiers_used),
@@ -184,7 +192,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
                           bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
                           failure, problems, node_mgmt_ports=node_mgmt,
-                          power_mgmt_ports=device_ports(cluster, spec.endpoints, power_only=True))
+                          power_mgmt_ports=device_ports(cluster, spec.endpoints, power_only=True),
+                          access_total=min(endpoint_ports + reserved, leaf.down_used * planes))
 
 
 def node_management_ports(spec: object, nodes: tuple[NodeType, ...]) -> int:

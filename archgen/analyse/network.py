@@ -378,8 +378,8 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
             m[f"{t.name}.breakout"] = count(t.breakout)
             m[f"{t.name}.breakout_cages"] = count((math.ceil(t.down_used / t.breakout) +
                                                    math.ceil(t.up_used / up_split)) * p)
-    for name, n in fa.links.items():
-        m[f"links.{name}"] = count(n * p)
+    for name in fa.links:
+        m[f"links.{name}"] = count(fa.level_links(name))
     for name, ratio in fa.oversubscription.items():
         m[f"{name}.oversubscription"] = count(ratio)
     m.update(fa.failure)

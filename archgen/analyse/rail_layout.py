@@ -77,7 +77,7 @@ def rail_ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed: dic
     n_leaves = fa.tier_at("leaf").switches
     if tier == "access":
         racks, us, planes, leaves = rail_access_ports(cluster, fa)
-        keep = min(len(racks), fa.links["access"] * fa.planes)
+        keep = min(len(racks), fa.level_links("access"))
         racks, us, planes, leaves = racks[:keep], us[:keep], planes[:keep], leaves[:keep]
         index = planes * n_leaves + np.minimum(leaves, max(n_leaves - 1, 0))
         b = placed["leaf"][index] if len(placed["leaf"]) else np.full((len(racks), 2), -1)

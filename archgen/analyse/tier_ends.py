@@ -28,7 +28,7 @@ def fat_tree_ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed:
         leaves = np.minimum(leaves, max(n_leaves - 1, 0))
         index = planes * n_leaves + leaves
         b = placed["leaf"][index] if len(placed["leaf"]) else np.full((len(racks), 2), -1)
-        extra = fa.links["access"] * fa.planes - len(racks)
+        extra = fa.level_links("access") - len(racks)
         a_rack, a_u, group = racks, us, leaves % 10_000
         weight = np.ones(len(racks), dtype=np.int64)
         if extra > 0 and len(placed["leaf"]):

@@ -205,6 +205,15 @@ class PlaneDemand:
         extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
         return self.groups * per_group + extra_leaves, per_group, rpl
 
+    def reach(self, leaves: int, down: int) -> int:
+        """Endpoint ports `leaves` leaves of `down` ports take at full growth.
+
+        Whole rail groups where the leaves are sized by group (each group's rails x domains on its leaves, which may
+        leave down ports free), else every down port.
+        """
+        _, per_group, _ = self.leaves(down)
+        return leaves // per_group * self.rails * self.group_domains if per_group else leaves * down
+
     def why(self, down: int) -> str:
         """How the leaves of `down` access ports are counted (for a message)."""
         need, per_group, _ = self.leaves(down)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
-from archgen.analyse.tiers import TierCount, fat_tree, split
+from archgen.analyse.tiers import PlaneDemand, TierCount, fat_tree, split
 from archgen.build import BoundFabric
 
 
@@ -38,15 +38,18 @@ class Upper:
     problems: tuple[Problem, ...] = ()
 
 
-def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
-    """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all."""
+def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int, demand: PlaneDemand) -> Upper:
+    """Spines of a 2-tier plane: the smallest divisor of the leaf uplinks that takes them all.
+
+    Its reach is the ports of as many leaves as a spine has ports; `demand` (rail groups) counts whole groups.
+    """
     spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
     spine_sw, up_speed = fabric.tiers["spine"].switch, leaf.up_speed
     top = split(fabric, "spine", up_speed, True)
     k_spine, b_spine = top.radix, top.plan.breakout
     problems += top.problems
     leaves, up, uplinks = leaf.switches, leaf.up, leaf.switches * leaf.up
-    max_endpoints = k_spine * leaf.down
+    max_endpoints = demand.reach(k_spine, leaf.down)
     spare = f", {leaf.spare} of them spare," if leaf.spare else ""
     # at least two spines where the leaves have two uplinks: one spine would be a single point of failure
     need = max(math.ceil(uplinks / k_spine) if k_spine else 0, min(up, 2) if leaves > 1 else 1)
@@ -69,8 +72,12 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
     return Upper(max_endpoints, (spine,), {"leaf_spine": uplinks}, 0, spines, 0, tuple(problems))
 
 
-def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper:
-    """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod."""
+def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: PlaneDemand) -> Upper:
+    """Spines and cores of a 3-tier plane: pods of leaves and spines, cores in groups linking every pod.
+
+    Its reach is the ports of the leaves of as many pods as a core has ports; `demand` (rail groups) counts whole
+    groups.
+    """
     spec, here, problems = fat_tree(fabric), fabric.owner_path, list[Problem]()
     spine_sw, core_sw, up_speed = fabric.tiers["spine"].switch, fabric.tiers["core"].switch, leaf.up_speed
     mid = split(fabric, "spine", up_speed, False)
@@ -92,7 +99,8 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int) -> Upper
     cores, pair_links, core_problems = _cores(fabric, k_core, pods, spines_per_pod, s_up)
     problems += core_problems
     # reach: pods grow to d_spine leaves (one link per leaf-spine pair) unless spine.count fixes them
-    max_endpoints = k_core * (pod_leaves if spec.spine.count else max(s_down, pod_leaves)) * leaf.down
+    cap = k_core * (pod_leaves if spec.spine.count else max(s_down, pod_leaves))
+    max_endpoints = demand.reach(cap, leaf.down)
     if pods > k_core:
         problems.append(Problem("NET003", here + ("tiers",),
                                 f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "

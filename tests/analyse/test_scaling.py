@@ -66,7 +66,9 @@ def test_a_scaled_point_equals_the_pipeline_on_the_scaled_spec(tmp_path: Path) -
 
 def test_series_stops_at_the_fabric_largest_size(shipped) -> None:
     """B200: 3 tiers of 64-port switches reach 64³/4 = 65,536 GPUs, so 4 SUs double six times (65,024 GPUs);
-    GB200 SU: a 2-tier compute fabric reaches 64²/2 = 2,048 GPUs, so 576 GPUs double once.
+    GB200 SU: a 2-tier compute fabric of 64-port spines takes 64 leaves; an SU's 72 rails take 18 rail leaves (4 rails
+    of 8 racks on each), so 3 whole SUs, 1,728 GPUs (64²/2 = 2,048 before, though a 4th SU's 72 leaves exceed 64
+    spine ports), and 576 GPUs double once.
     """
     b200 = _series(shipped, "dgx-b200-superpod")
     assert [p.factor for p in b200.points] == [1, 2, 4, 8, 16, 32, 64]
@@ -74,8 +76,8 @@ def test_series_stops_at_the_fabric_largest_size(shipped) -> None:
     assert b200.points[-1].accelerators <= b200.max_accelerators < 2 * b200.points[-1].accelerators
     assert [p.switches["compute"].get("core", 0) for p in b200.points][:3] == [0, 0, 64]
     gb = _series(shipped, "gb200-nvl72-su")
-    assert [p.accelerators for p in gb.points] == [576, 1152] and gb.max_accelerators == 64 ** 2 // 2
-    assert "2,048" in gb.stop
+    assert [p.accelerators for p in gb.points] == [576, 1152] and gb.max_accelerators == 64 // 18 * 576 == 1728
+    assert "1,728" in gb.stop
 
 
 def test_series_grows_and_reports_other_fabrics_problems(shipped) -> None:

@@ -1,4 +1,5 @@
-"""Builders of the small spec documents tests write by hand: a rack of switches or nodes, a fabric, a GB300 cluster.
+"""Builders of the small spec documents tests write by hand: a rack of switches or nodes, a fabric, a GB300 cluster,
+and the multi-plane trial's HGX B300 SUs (`b300_planes`, which also runs them).
 
 Each returns YAML text laid out one key a line in the order the tests wrote it before (a finding's line number in
 a built file is the one the hand-written file had). The GB300 NVL72 clusters are a network architect's trial: SUs
@@ -8,6 +9,9 @@ of eight `gb300-nvl72` racks (the catalog's) beside one network rack, in rows, o
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
+
+from archgen.pipeline import Run, run
 
 #: The PDU every built rack holds: 415 V 60 A three-phase, one rack feed each.
 PDU = "pdu-415v-60a-3ph"
@@ -81,3 +85,22 @@ def gb300_cluster(id: str, net: str, fabrics: Iterable[str], *, sus: int = 2, na
 #: The trial's SU network rack: eight Q3400 (XDR rail leaves) and four SN5600, four PDUs.
 SU_IB_RACK = rack("su-ib", [(3, "q3400", 8), (35, "sn5600", 4)], [(1, 2), (40, 2)],
                   name="SU InfiniBand rack (Q3400 leaves)", facility="hall-liquid")
+
+
+#: The multi-plane trial's compute rack (newuser54): four air-cooled HGX B300, four PDUs.
+B300_RACK = rack("b300-4", [(3, "hgx-b300-8gpu", 4)], [(1, 4)], facility="hall-air")
+
+
+def b300_planes(tmp_path: Path, id: str, sus: int, **keys: object) -> Run:
+    """Run `sus` SUs of 32 HGX B300 (8 `B300_RACK`) on a rail-optimized SN5600 compute fabric of `keys` (planes,
+    speed, `nic_breakout`, tiers, ...), ConnectX-8 DR4 modules to SN5600 DR8 ones."""
+    compute = fabric("compute", {"access": "[{a: smf-800g-dr4-rhs, b: smf-800g-dr8}]", "leaf_spine": "[smf-800g-dr8]"},
+                     topology="fat-tree", role="compute", switch="sn5600", rail_optimized=True, group="su", **keys)
+    cluster = "\n".join([
+        "kind: Cluster", f"id: {id}", "facility: hall-air", "units:", "  - {id: su, racks: [{rack: b300-4, count: 8}]}",
+        "layout:", f"  - {{unit: su, count: {sus}}}",
+        "floor: {racks_per_row: 32, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m}",
+        "scale_up: {domain: node, size: 8, bandwidth: 1.8 TB/s}", "fabrics:", compute]) + "\n"
+    (tmp_path / "racks.yaml").write_text(B300_RACK, encoding="utf-8")
+    (tmp_path / "cluster.yaml").write_text(cluster, encoding="utf-8")
+    return run([tmp_path])

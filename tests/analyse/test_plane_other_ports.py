@@ -1,0 +1,31 @@
+"""Access ports at no node (`reserved`, `endpoints.extra`) on a multi-plane fabric are counted once, not per plane.
+
+From the new-user trial of a multi-plane 800G Ethernet fabric (newuser54): each plane's leaves are sized for its
+share of the ports at no node rounded up (⌈3 / 2⌉ = 2 reserved and ⌈1 / 2⌉ = 1 extra port a plane), and the
+links, cables and modules of the access level were that share times the planes: 6 for the 4 ports stated, a link
+and a cable to a port that does not exist. The sizing keeps the rounding (each plane must hold its larger share);
+the counts take the ports as stated.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.data.clusters.build import b300_planes
+
+FABRIC = "cluster/b300-other/fabric/compute"
+DUAL = {"speed": "400 Gb/s", "nic_breakout": "2x400G", "tiers": 2, "planes": 2}
+
+
+def test_reserved_and_extra_ports_are_linked_once_over_the_planes(tmp_path: Path):
+    r = b300_planes(tmp_path, "b300-other", 1, **DUAL, endpoints="{nodes: true, extra: 1}",
+                    reserved="[{name: UFM appliance, ports: 3}]")
+    fa = r.metrics[FABRIC]
+    # 32 nodes x 8 SuperNICs x 2 = 512 node ports, + 1 extra + 3 reserved = 516 (was 512 + 2 x (1 + 2) = 518)
+    assert (fa["endpoint_ports"].m, fa["reserved_ports"].m) == (513, 3)
+    assert (fa["links.access"].m, fa["cables.access"].m) == (516, 516)
+    # the node ends: 256 SuperNIC DR4s for 512 links; the leaf ends: 256 DR8s for the node ports, each serving 2,
+    # and the 4 other ports on 2 more (2 a plane's leaf); the 4 far ends of ports at no node: 4 modules
+    assert fa["transceivers.access"].m == 256 + 256 + 2 + 4
+    # each plane still holds its rounded-up share: 256 node + 3 other ports need a 5th leaf of 128 down ports
+    assert fa["leaf.switches"].m == 2 * 5
