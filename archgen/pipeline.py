@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, NamedTuple
 from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.errors import WorkloadError
-from archgen.load import SourceDocument, find_files, load_paths, shipped_catalog
+from archgen.load import SourceDocument, load_paths, shipped_catalog
 from archgen.model import Cluster, Facility
 from archgen.model.workload import Model, Workload
 from archgen.snapshot import derived, validated
-from archgen.spec_files import roots
+from archgen.spec_files import catalog_files, roots
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, entry, validate
@@ -108,7 +108,7 @@ def load(paths: Sequence[str | Path], catalog: Path | None = None) -> tuple[list
     mine = [d for d in docs if id(d) not in skipped]
     # a catalog file resolves inside the resolved catalog, so only a user file there can be one already loaded
     loaded = {r for r in real.values() if r.is_relative_to(resolved)}
-    files = find_files([catalog])      # found once: each file vetted (links out of the tree refused) and resolved
+    files = catalog_files(catalog)     # found once: each file vetted (links out of the tree refused) and resolved
     return mine, walked + load_paths([f for f in files if f.resolve() not in loaded] if loaded else files, found=True)
 
 
