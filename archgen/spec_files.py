@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from archgen.cache import Memo
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
 from archgen.yaml_guard import char_name, entry
 
@@ -158,7 +159,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
 #: walk could leave its folder's time as the walk saw it (git's "racily clean" entries, for the same reason).
 RACY_S = 2.0
 #: `catalog_files`' walks: {folder named: (it resolved, {each folder of the tree: (inode, mtime in ns)}, files)}.
-_WALKED: dict[Path, tuple[Path, dict[str, tuple[int, int]], list[Path]]] = {}
+_WALKED = Memo[tuple[Path, dict[str, tuple[int, int]], list[Path]]](64)
 
 
 def catalog_files(catalog: Path) -> list[Path]:
@@ -180,7 +181,7 @@ def catalog_files(catalog: Path) -> list[Path]:
     files = find_files([catalog])
     if folders is not None and folders == _folders(catalog) and \
             all(mtime < (start - RACY_S) * 1e9 for _, mtime in folders.values()):
-        _WALKED[catalog] = real, folders, files
+        _WALKED.put(catalog, (real, folders, files))
     return list(files)
 
 

@@ -70,3 +70,52 @@ def test_a_folder_added_or_moved_is_seen(tmp_path, walks):
     moved = tmp_path / "moved"
     (top / "parts").rename(moved)
     assert not any(f.is_relative_to(top / "parts") for f in catalog_files(top)) and len(walks) == 3
+
+
+@pytest.fixture
+def loads(monkeypatch):
+    """The files `pipeline.load_paths` read, one list per call."""
+    from archgen import pipeline
+    seen: list[list[Path]] = []
+    real = pipeline.load_paths
+    monkeypatch.setattr(pipeline, "load_paths", lambda files, found=False: seen.append(list(files)) or real(files, found))
+    return seen
+
+
+def test_a_catalog_file_is_read_again_only_once_changed(tmp_path, loads):
+    """`pipeline._catalog_documents`: files changed less than `RACY_S` ago (their ctime, which no one can set back)
+    are read every time; files with the stats of a load long after their last write give the same documents
+    unread; an edited file is read anew."""
+    import archgen.pipeline as pipeline
+
+    top = _tree(tmp_path / "catalog", 10 * RACY_S)
+    files = find_files([top])
+    first = pipeline._catalog_documents(files)
+    assert pipeline._catalog_documents(files) == first and len(loads) == 2   # ctime is now: racy, read again
+    key = tuple(files)
+    stats = pipeline._file_stats(files)
+    assert stats is not None
+    old = [(i, s, m, c - int(10 * RACY_S * 1e9)) for i, s, m, c in stats]
+    pipeline._LOADED_CATALOG.put(key, (old, first))   # what a load long after the last write keeps
+    monkey = pipeline._file_stats
+    try:
+        pipeline._file_stats = lambda fs: old if fs == files else monkey(fs)  # type: ignore[assignment]
+        again = pipeline._catalog_documents(files)
+    finally:
+        pipeline._file_stats = monkey  # type: ignore[assignment]
+    assert again == first and all(a is b for a, b in zip(again, first, strict=True)) and len(loads) == 2
+    (top / "parts" / "a.yaml").write_text("kind: Rack\n", encoding="utf-8")
+    edited = pipeline._catalog_documents(files)   # its stats differ from those kept
+    assert len(loads) == 3 and [d.kind for d in edited] == ["Rack", "Part", "Part"]
+
+
+def test_a_catalog_holding_a_linked_file_is_read_every_time(tmp_path, loads):
+    import archgen.pipeline as pipeline
+
+    top = _tree(tmp_path / "catalog", 10 * RACY_S)
+    (top / "racks" / "l.yaml").symlink_to(top / "parts" / "a.yaml")
+    files = [top / "racks" / "l.yaml", top / "parts" / "b.yaml"]   # as `find_files` may name a linked file
+    assert pipeline._file_stats(files) is None
+    pipeline._catalog_documents(files)
+    pipeline._catalog_documents(files)
+    assert len(loads) == 2
