@@ -94,3 +94,32 @@ def test_get_reads_the_old_name_as_indexing_does():
         assert math.isclose(est.metrics.get("tflops_per_gpu").m_as("TFLOPS"), 1300)
     assert caught[0].filename == __file__   # the warning points at the caller
     assert est.metrics.get("tflops") is None and est.metrics.get("tflops", 0) == 0
+
+
+def test_a_loaded_document_with_nothing_to_migrate_is_searched_once_while_the_renamed_metrics_hold(tmp_path,
+                                                                                                   monkeypatch):
+    """`migrate.UNMOVED`: a loaded document with no old metric name is walked once a process, the same document
+    given back after; once the renamed metrics change it is searched again, and the old name found; a changed file
+    is a new document, migrated afresh."""
+    from archgen import migrate as m
+
+    walked: list[object] = []   # the documents' data walked (not the walk's own recursion)
+    walk = m._metric_values
+
+    def counted(node, at=()):  # type: ignore[no-untyped-def]
+        if not at:
+            walked.append(node)
+        return walk(node, at)
+    monkeypatch.setattr(m, "_metric_values", counted)
+    path = _write(tmp_path, "model_flops_per_gpu")
+    (doc,) = load_paths([path])
+    assert m.migrate(doc) == (doc, [], []) and len(walked) == 1
+    (again,) = load_paths([path])
+    assert again is doc and m.migrate(again) == (doc, [], []) and len(walked) == 1   # not walked again
+    monkeypatch.setitem(RENAMED, "model_flops_per_gpu", ("tflops_per_gpu_2", "0.2.0"))
+    moved, notices, _ = m.migrate(doc)
+    assert len(walked) > 1 and [n.old for n in notices] == ["model_flops_per_gpu"]
+    assert moved.data["requirements"][0]["metric"] == "tflops_per_gpu_2"
+    monkeypatch.delitem(RENAMED, "model_flops_per_gpu")
+    (changed,) = load_paths([_write(tmp_path, "tflops_per_gpu")])
+    assert changed is not doc and [n.old for n in m.migrate(changed)[1]] == ["tflops_per_gpu"]
