@@ -170,7 +170,7 @@ class Case(Spec):
     training: CaseTraining | None = None
     inference: CaseInference | None = None
     collective: CaseCollective | None = None
-    flop_counting: Literal["megatron_96", "model_72"] | None = None
+    flop_counting: Literal["megatron_96", "model_72", "nemo_llama3"] | None = None
     measured: list[Measurement] = Field(min_length=1)
     notes: str = ""
 
@@ -193,6 +193,6 @@ class Case(Spec):
         needs_flops = {m.metric for m in self.measured} & {"tflops_per_gpu", "model_flops_per_gpu", "mfu"}
         if needs_flops and self.flop_counting is None:
             errors.append(FieldError(("measured",), f"measured {sorted(needs_flops)[0]} needs flop_counting "
-                                                    "(megatron_96 or model_72)"))
+                                                    "(megatron_96, model_72 or nemo_llama3)"))
         raise_each(errors, type(self).__name__)
         return self

@@ -6,6 +6,8 @@ values that knob takes in practice. None of these predictions enters a score.
 
 * Training: the stack profiles (`cases.stack_range`), for a case that states no stack (it is scored at the newest),
   and the switches its stack's own published configurations split on (`unsettled_range`, `switch_allows.UNSETTLED`).
+  A training case that leaves `recompute` out is scored without recomputation (the format's default) and ranges
+  over none, selective and full, each that fits the memory model (`recompute_range`).
 * Collectives (`collective_range`):
   * **the network latency** NCCL adds per step across domains (`Hardware.scale_out_latency`, NCCL's
     `latencyInter`), which the network transport declares and a benchmark rarely states: 0 for NCCL's own
@@ -49,6 +51,7 @@ from archgen.scoring.cases import (
     predict,
     stack_range,
     training_estimate,
+    training_fits,
     training_metrics,
 )
 from archgen.scoring.catalog import load_accelerators
@@ -204,6 +207,28 @@ def unsettled_switches(case: Case, accelerators: dict[str, Accelerator]) -> dict
             if getattr(t, n, None) is None and moot(n, {}, moe, t.precision) is None}
 
 
+#: The activation recomputation modes a training case that leaves `recompute` out ranges over (`recompute_range`).
+RECOMPUTE_MODES = ("none", "selective", "full")
+
+
+def recompute_range(case: Case, accelerators: dict[str, Accelerator] | None = None
+                    ) -> dict[str, tuple[float, float]]:
+    """Each measured metric's range over the activation recomputation a training case leaves out.
+
+    The modes of `RECOMPUTE_MODES` that fit in HBM by the model (`cases.training_fits`). Empty where the case
+    states `recompute` (or is not a training case).
+    """
+    t = case.training
+    if t is None or "recompute" in t.model_fields_set:
+        return {}
+    accs = accelerators if accelerators is not None else load_accelerators()
+    variants = [case.model_copy(update={"training": t.model_copy(update={"recompute": r})}) for r in RECOMPUTE_MODES]
+    preds = [predict(v, accs) for v in variants if training_fits(v, accs) is not False]
+    if not preds:
+        return {}
+    return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
                    ) -> dict[str, tuple[float, float]]:
     """A case's range over what it leaves unstated: stack profiles, open collective knobs or KV-cache precision."""
@@ -215,8 +240,9 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
     """`unstated_range` and what it spans, in words: the one reading of the accuracy page and `estimate --cases`.
 
     A training case's range is the widest over the stack profiles (`cases.stack_range`, a case that states no
-    stack), the accelerator's stated efficiency ranges (`training_efficiency_range`) and the switches its stack
-    leaves unsettled (`unsettled_range`); the words name each that moved it. ({}, "") where none is open.
+    stack), the accelerator's stated efficiency ranges (`training_efficiency_range`), the switches its stack
+    leaves unsettled (`unsettled_range`) and the recomputation it leaves out (`recompute_range`); the words name
+    each that moved it. ({}, "") where none is open.
     """
     accs = accelerators if accelerators is not None else load_accelerators()
     if case.collective is not None or case.inference is not None:
@@ -226,7 +252,8 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
     parts = [(stack_range(case, accs), "the stack profiles (the case states none)"),
              (training_efficiency_range(case, accs), describe(open_knobs(case, accs))),
              (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
-                 f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")")]
+                 f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
+             (recompute_range(case, accs), "recompute " + "/".join(RECOMPUTE_MODES) + " (the case states none)")]
     spans = [(r, words) for r, words in parts if r]
     if not spans:
         return {}, ""

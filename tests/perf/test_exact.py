@@ -2,7 +2,7 @@
 
 `tests/perf/data/exact-values.json` holds, as exact hexadecimal floats or digests of float arrays: every shipped
 workload's estimate (metrics, breakdown, memory, layout, sensitivities, notes, the nccl-tests curve), the rows of
-the shipped sweeps, the validation cases' predictions, a 530B configuration and a 4,572-layout search, and
+the shipped sweeps, the validation cases' predictions (and tests/perf/data/nemo-long-sequence.yaml's), a 530B configuration and a 4,572-layout search, and
 `collective_time` over a grid of hardware, operations, algorithms, group sizes and message sizes.
 
 A change to the model that moves a number on purpose regenerates the file (`python -m tests.perf.test_exact`) and
@@ -95,9 +95,10 @@ def cases() -> dict:
     from archgen.scoring.scores import score_case_file
 
     out = {}
-    for name in ("validation-cases.yaml", "validation-modern.yaml"):
-        s = score_case_file(REPO / "tests" / "data" / name)
-        out[name] = {f"{r.id}/{r.metric}": _hex(r.predicted) for r in s.results}
+    for path in (REPO / "tests" / "data" / "validation-cases.yaml", REPO / "tests" / "data" / "validation-modern.yaml",
+                 REPO / "tests" / "perf" / "data" / "nemo-long-sequence.yaml"):
+        s = score_case_file(path)
+        out[path.name] = {f"{r.id}/{r.metric}": _hex(r.predicted) for r in s.results}
     return out
 
 

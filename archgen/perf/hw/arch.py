@@ -175,7 +175,10 @@ def megatron_flops(arch: Arch, batch: float, seq_len: float, convention: str) ->
         arch: Model shape.
         batch: Sequences per iteration.
         seq_len: Tokens per sequence.
-        convention: 'megatron_96' (SC21 eq. 3, full recompute) or 'model_72' (no recompute).
+        convention: 'megatron_96' (SC21 eq. 3, full recompute), 'model_72' (no recompute) or 'nemo_llama3'
+            (NeMo's `flops_formulas.llama3`, NVIDIA/NeMo at 9421f21, nemo/utils/flops_formulas.py lines 88-105,
+            which NeMo's FLOPsMeasurementCallback divides by the world size for its TFLOPS/GPU: no recompute,
+            full s² attention, GQA K/V projections (12·g/a) and a gated FFN (18·f/h)).
 
     Returns:
         FLOP per iteration.
@@ -185,4 +188,7 @@ def megatron_flops(arch: Arch, batch: float, seq_len: float, convention: str) ->
         return 96.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
     if convention == "model_72":
         return 72.0 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * l * h))
+    if convention == "nemo_llama3":
+        g, a, f = arch.kv_heads, arch.heads, arch.ffn
+        return b * s * l * h * h * (12 + 12 * g / a + 18 * f / h + 12 * s / h + 6 * v / (l * h))
     raise InternalError(f"unknown FLOP-counting convention '{convention}'")
