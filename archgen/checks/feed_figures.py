@@ -39,6 +39,19 @@ def per_feed_text(fl: FeedLoad, feeds: Any) -> str:
             f"{feeds.derating:g}, {100 * used:.0f} % used)")
 
 
+def feed_overloads(path: str, a: Any) -> Iterator[Violation]:
+    """PWR002's error: a group of the rack's feeds whose input power exceeds its usable capacity after derating."""
+    p, f = a.power, a.rack.spec.power.feeds
+    split = len(p.feed_groups) > 1  # the feeds split between paths: each group named (' on the feeds of the PDUs')
+    for g in p.feed_groups:
+        if g.load > g.usable:
+            yield Violation(path, a.rack.spec.id, ("power", "feeds"),
+                            f"input power {_kw(g.load)}{f' on the {g.kind}' if split else ''} exceeds usable feed "
+                            f"capacity {_kw(g.usable)} ({f.redundancy} of {g.count} feeds x {f.voltage:~P} x "
+                            f"{f.current:~P} x {p.phase_factor:.3g} x {f.derating:g} derating = "
+                            f"{_kw(p.feed_capacity)} each)", g.load, g.usable)
+
+
 def feed_findings(path: str, a: Any) -> Iterator[Violation]:
     """PWR002's finding for a rack whose feeds state no power factor: the figures at 1.00 and 0.95, per feed too.
 

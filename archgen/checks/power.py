@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.power_chain import Power, Stage
-from archgen.checks.feed_figures import feed_findings
+from archgen.analyse.power_chain import Stage
+from archgen.checks.feed_figures import feed_findings, feed_overloads
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
@@ -64,20 +64,8 @@ def feed_capacity(ctx: Context) -> Iterator[Violation]:
     line-to-neutral): it changes a 3-phase feed's capacity by √3. State `power_factor` from the PSUs' datasheet.
     """
     for path, a in ctx.racks.items():
-        p, f = a.power, a.rack.spec.power.feeds
-        for g in p.feed_groups:
-            if g.load > g.usable:
-                yield Violation(path, a.rack.spec.id, ("power", "feeds"),
-                                f"input power {_kw(g.load)}{_group(p, g)} exceeds usable feed capacity "
-                                f"{_kw(g.usable)} ({f.redundancy} of {g.count} feeds x {f.voltage:~P} x "
-                                f"{f.current:~P} x {p.phase_factor:.3g} x {f.derating:g} derating = "
-                                f"{_kw(p.feed_capacity)} each)", g.load, g.usable)
+        yield from feed_overloads(path, a)
         yield from feed_findings(path, a)
-
-
-def _group(p: Power, g: Stage) -> str:
-    """' on the feeds of the PDUs' where the feeds are split between paths, else ''."""
-    return f" on the {g.kind}" if len(p.feed_groups) > 1 else ""
 
 
 @check("PWR003", "power.feed_loss")
