@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from archgen.model.base import Redundancy, UpsRedundancy, distributed
 from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
+from archgen.model.dc_feeds import refuse_dc
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sustainability import Sustainability
@@ -151,6 +152,12 @@ class UpstreamFeeds(Spec):
         "generator sets take the load): PWR011 then adds their draw (`cdu_power`) to the UPS load. Not stated: "
         "not added (in-rack CDUs are on the rack feeds, and so always in it)."))
 
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), for a hall's feeds: `current_type`."""
+        return refuse_dc(data)
+
     @model_validator(mode="after")
     def _ups_rating(self) -> UpstreamFeeds:
         for key, units, what in (("ups_units", self.ups_units, "UPS modules are counted at their stated rating: the "
@@ -234,6 +241,12 @@ class Facility(Document):
     cooling_derating: list[Rating] = Field(default_factory=list, description=(
         "The plant's capacity at harder outdoor conditions, as its source states it, e.g. [{ambient: 40 degC, "
         "capacity: 1.3 MW}]; COOL009 and `cooling_headroom` count the row covering the site (no interpolation)."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), for a hall: `current_type`."""
+        return refuse_dc(data)
 
     @model_validator(mode="after")
     def _plant_rating(self) -> Facility:
