@@ -101,12 +101,12 @@ SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous 
                   "Not modelled)")
 
 
-#: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; no spec
-#: names a connection several halls share (a campus substation or the site's grid interconnection), so the halls'
-#: loads are never summed against one, and a campus whose halls each fit can still exceed it (docs/facility.md).
+#: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; where it
+#: names no connection several halls share (`feeds.shared_utility`: a campus substation, the site's interconnection)
+#: the halls' loads are not summed against one, and a campus whose halls each fit can still exceed it.
 CAMPUS_UNJUDGED = ("the utility feeds carry this hall's clusters alone: a utility connection other halls share (a "
-                   "campus substation or grid interconnection) is not judged, since no spec names one, so the halls' "
-                   "loads are not summed against it (docs/facility.md, Not modelled)")
+                   "campus substation or grid interconnection) is not judged, since the hall names none "
+                   "(`feeds.shared_utility`), so the halls' loads are not summed against it (docs/facility.md)")
 
 
 def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violation:
@@ -118,7 +118,8 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
     other halls share (`CAMPUS_UNJUDGED`).
     """
     stages = "; ".join(f"{what} {load.to('kW').magnitude:,.1f} kW on the {units}" for what, units, load in judged)
-    campus = f"; {CAMPUS_UNJUDGED}" if any(units == "utility feeds" for _, units, _ in judged) else ""
+    campus = f"; {CAMPUS_UNJUDGED}" if c.cluster.facility.feeds.shared_utility is None and any(
+        units == "utility feeds" for _, units, _ in judged) else ""
     return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{c.cluster.facility.id}''s units judged on "
                      f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
 

@@ -42,4 +42,4 @@ def test_a_utility_too_small_for_2n_fails_and_the_document_shows_it(tmp_path) ->
                                      f"facility power at design conditions, headroom "
                                      f"{300 - peak.m_as('kW'):.1f} kW (PWR011), at the maximum draw held steady, its swing not "
                                      "judged (PWR022); this hall's load alone: a utility connection shared with other halls not judged "
-                                     "(none is stated)")   # PWR011's figures, shown; no campus (nu55fix)
+                                     "(none is stated: `feeds.shared_utility`)")   # PWR011's figures, shown; no campus (nu55fix)

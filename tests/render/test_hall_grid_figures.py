@@ -167,5 +167,18 @@ feeds:
 """
     rows = _hall_rows(tmp_path, hall, "dc-hall")
     assert rows["Utility feeds"].endswith("its swing not judged (PWR022); this hall's load alone: a utility "
-                                          "connection shared with other halls not judged (none is stated)")
+                                          "connection shared with other halls not judged (none is stated: "
+                                          "`feeds.shared_utility`)")
     assert "shared" not in rows["Generator redundancy"]
+
+
+def test_utility_row_of_a_hall_naming_its_shared_connection(tmp_path) -> None:
+    """A hall that names its shared connection (`feeds.shared_utility`, judged by PWR011) does not say it is unjudged."""
+    hall = _HALL + """peak_pue: 1.3
+feeds:
+  utility: N+1
+  utility_units: {count: 3, capacity: 200 kW}
+  shared_utility: {id: campus, capacity: 1 MW}
+"""
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["Utility feeds"].endswith("its swing not judged (PWR022)")
