@@ -69,7 +69,7 @@ VOLTAGE_TOLERANCE = 0.10
 
 
 class PowerShelf(Part):
-    """A power shelf that converts AC (or HVDC) to the rack busbar voltage."""
+    """A power shelf that converts AC to the rack busbar voltage (an HVDC input is refused: `dc_feeds`)."""
 
     kind: Literal["PowerShelf"] = "PowerShelf"
     capacity: Power = Field(description="Rated output of the shelf, e.g. '33 kW'.")
