@@ -44,14 +44,34 @@ def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
             for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
 
 
-def radix_problems(here: tuple, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
-    """Tiers whose busiest switch needs more ports than it has, but those whose count problem (in `counted`) says so."""
+def radix_problems(fabric: BoundFabric, tiers: tuple[TierCount, ...], counted: set[tuple]) -> list[Problem]:
+    """Tiers whose busiest switch needs more ports than it has, but those whose count problem (in `counted`) says so.
+
+    A core tier that names no `switch` under spines that name their own takes the fabric's (the leaves'), and the
+    finding says so and what to name: the 3 tiers NET003 asks for otherwise build cores of a leaf switch (an SN2201
+    under 8 ports needed at 100 Gb/s, newuser55's 16-SU out-of-band fabric).
+    """
+    here = fabric.owner_path
     return [Problem("NET001", here + (t.name,) if t.name != "leaf" else here + ("switch",),
                     f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.assigned} at "
-                    f"{t.speed:~P}" + (f" in the tier's `down`/`up` ports (of {t.radix})" if t.unassigned else ""),
+                    f"{t.speed:~P}" + (f" in the tier's `down`/`up` ports (of {t.radix})" if t.unassigned else "")
+                    + inherited_switch(fabric, t.name, f"{t.max_used_per_switch} ports at {t.speed:~P}"),
                     count(t.max_used_per_switch), count(t.assigned))
             for t in tiers if t.switch is not None and t.switches and here + (t.name, "count") not in counted
             and t.max_used_per_switch > t.assigned]
+
+
+def inherited_switch(fabric: BoundFabric, name: str, need: str) -> str:
+    """'; the cores are the fabric's `switch` (sn2201), as ...' where the cores name none but the spines name another.
+
+    A tree of one switch throughout says nothing more: its cores are the switch the user chose for every tier.
+    """
+    spec = fabric.spec
+    if name != "core" or spec.topology != "fat-tree" or spec.core.switch is not None \
+            or spec.spine.switch in (None, spec.switch):
+        return ""
+    return (f"; the cores are the fabric's `switch` ({spec.switch}), not the spines' {spec.spine.switch}, as "
+            f"`core.switch` names none: name a switch with {need} (`core: {{switch: ...}}`)")
 
 
 def unbuilt_keys(fa: FabricAnalysis) -> list[Problem]:

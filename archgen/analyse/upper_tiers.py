@@ -65,7 +65,8 @@ def spine_tier(fabric: BoundFabric, leaf: TierCount, access: int, demand: PlaneD
     elif leaves > k_spine or (k_spine and uplinks > spines * k_spine):
         problems.append(Problem("NET003", here + ("tiers",),
                                 f"2 tiers of {k_spine}-port spines reach {max_endpoints} ports per plane; "
-                                f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers",
+                                f"{access} needed ({leaves} leaves{spare} > {k_spine} spine ports): use 3 tiers"
+                                + _core_needed(spec),
                                 count(access), count(max_endpoints)))
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, k_spine, 0, up_speed, spines, uplinks, 0,
                       0, top.unassigned)
@@ -103,15 +104,30 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
     max_endpoints = demand.reach(cap, leaf.down)
     if pods > k_core:
         problems.append(Problem("NET003", here + ("tiers",),
-                                f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
-                                f"({k_core} pods); {access} needed in {pods} pods",
-                                count(access), count(max_endpoints)))
+                                (f"3 tiers of {k_core}-port cores reach {max_endpoints} ports per plane "
+                                 f"({k_core} pods); {access} needed in {pods} pods") if k_core else
+                                (f"3 tiers reach no ports: the cores ({core_sw.id if core_sw else 'no switch'}) have "
+                                 f"none to take the spines' {mid.up_speed:~P} uplinks (NET001); {access} needed in "
+                                 f"{pods} pods"), count(access), count(max_endpoints)))
     spine = TierCount("spine", spine_sw, up_speed, k_spine, b_spine, s_down, s_up, mid.up_speed, spines, uplinks,
                       spine_up, 0, mid.unassigned)
     core = TierCount("core", core_sw, mid.up_speed, k_core, b_core, k_core, 0, mid.up_speed, cores, spine_up, 0, 0,
                      top.unassigned)
     return Upper(max_endpoints, (spine, core), {"leaf_spine": uplinks, "spine_core": spine_up}, pods, spines_per_pod,
                   pair_links, tuple(problems))
+
+
+def _core_needed(spec) -> str:
+    """What 3 tiers need besides `tiers: 3` where the cores would take the fabric's switch and not the spines'.
+
+    A fat tree's tiers take the fabric's `switch` unless they name one; where only the spines do (newuser55's
+    out-of-band fabric: SN2201 leaves, SN4600C spines), `tiers: 3` alone builds cores of the leaf switch.
+    """
+    if spec.core.switch is not None or spec.spine.switch in (None, spec.switch):
+        return ""
+    links = "" if spec.links.spine_core else " and their links (`links.spine_core`)"
+    return (f", with a core switch (`core: {{switch: ...}}`, e.g. the spines' {spec.spine.switch}; without one the "
+            f"cores are the fabric's `switch`, {spec.switch}){links}, or spines with more ports")
 
 
 def _spines_per_pod(leaves: int, up: int, s_down: int) -> int:

@@ -101,16 +101,27 @@ SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous 
                   "Not modelled)")
 
 
+#: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; where it
+#: names no connection several halls share (`feeds.shared_utility`: a campus substation, the site's interconnection)
+#: the halls' loads are not summed against one, and a campus whose halls each fit can still exceed it.
+CAMPUS_UNJUDGED = ("the utility feeds carry this hall's clusters alone: a utility connection other halls share (a "
+                   "campus substation or grid interconnection) is not judged, since the hall names none "
+                   "(`feeds.shared_utility`), so the halls' loads are not summed against it (docs/facility.md)")
+
+
 def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violation:
     """PWR022's info finding beside PWR011's judgement of the hall's units: each was held to a steady maximum draw.
 
     `judged` is (what the load is, the units, load) of each stage judged on a load. The finding is on every such
     cluster, pass or fail, so PWR011's pass and the document's UPS, generator and utility rows are never read as
-    covering the swing (`SWING_UNJUDGED`).
+    covering the swing (`SWING_UNJUDGED`); where the utility feeds are among them, nor as covering a connection
+    other halls share (`CAMPUS_UNJUDGED`).
     """
     stages = "; ".join(f"{what} {load.to('kW').magnitude:,.1f} kW on the {units}" for what, units, load in judged)
+    campus = f"; {CAMPUS_UNJUDGED}" if c.cluster.facility.feeds.shared_utility is None and any(
+        units == "utility feeds" for _, units, _ in judged) else ""
     return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{c.cluster.facility.id}''s units judged on "
-                     f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}", severity="info")
+                     f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
 
 
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:

@@ -28,6 +28,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
+from archgen.checks.shared_utility import shared_connection
 from archgen.model import Link, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.units import Q_
@@ -96,6 +97,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 f"{basis}; the design day's mechanical load is above the year's average, so this "
                                 "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
                                 severity="info")
+    yield from shared_connection(ctx)   # the halls sharing a utility connection, summed against it
 
 
 def hall_swing(ctx: Context) -> Iterator[Violation]:

@@ -72,6 +72,11 @@ def _hall_units(hall: Any) -> bool:
         feeds.ups_units, feeds.generator_units, feeds.utility_units)))
 
 
+def _hall_utility(hall: Any) -> bool:
+    """PWR011's scope: a hall's units (`_hall_units`), or a utility connection it shares with other halls."""
+    return _hall_units(hall) or (hall is not None and hall.feeds is not None and hall.feeds.shared_utility is not None)
+
+
 def _tier_claimed(hall: Any) -> bool:
     """Whether a hall claims an Uptime tier or concurrent maintainability and states some redundancy (PWR018)."""
     feeds = hall.feeds if hall is not None else None
@@ -166,7 +171,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
 HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"),
     "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
-    "PWR011": _hall_units, "PWR022": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units,
+    "PWR011": _hall_utility, "PWR022": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units,
     "PWR018": _tier_claimed,
     "PWR019": bridges, "PWR020": _hall_states("deployed"),
 }

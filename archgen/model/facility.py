@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from archgen.model.base import Redundancy, UpsRedundancy, distributed
 from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
+from archgen.model.dc_feeds import refuse_dc
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sustainability import Sustainability
@@ -115,6 +116,17 @@ class Units(Spec):
         return rated_capacity(self.capacity, self.rated_at, self.derating, hall.outdoor())
 
 
+class SharedUtility(Spec):
+    """A utility connection several halls share (a campus substation, the site's grid interconnection)."""
+
+    id: str = Field(min_length=1, max_length=200, description=(
+        "The connection's name, the same in every hall that shares it, e.g. 'campus-138kv'."))
+    capacity: Power = Field(description=(
+        "The real power the connection delivers to all the halls that name it together, e.g. '60 MW' (the "
+        "interconnection agreement's or the substation's firm capacity, as stated): PWR011 sums the facility power "
+        "of the clusters each hall lists as `deployed` against it."))
+
+
 class UpstreamFeeds(Spec):
     """Power and cooling upstream of the racks: utility feeds, UPS, generators and the cooling plant."""
 
@@ -127,6 +139,11 @@ class UpstreamFeeds(Spec):
         "e.g. {count: 2, capacity: 2.5 MW}: with `utility` redundancy held back they carry the cluster's facility "
         "power at design conditions, as the generator sets do (PWR011). `count` is `utility_feeds` where both are "
         "given."))
+    shared_utility: SharedUtility | None = Field(None, description=(
+        "The utility connection this hall shares with other halls, e.g. {id: campus-138kv, capacity: 60 MW}: PWR011 "
+        "sums the deployed clusters of every hall of the run naming the same id against its capacity. Not stated: "
+        "the utility feeds are judged on this hall's load alone, and the findings say a shared connection is not "
+        "judged."))
     ups: UpsRedundancy | None = Field(None, description=(
         "UPS redundancy: N, N+1, N+N (2N) or distributed xN/y: x UPS systems, any y of which carry the load, e.g. "
         "4N/3 (Schneider Electric White Paper 75, \"Distributed redundant\"); `ups_units` then counts the modules "
@@ -150,6 +167,12 @@ class UpstreamFeeds(Spec):
         "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "
         "generator sets take the load): PWR011 then adds their draw (`cdu_power`) to the UPS load. Not stated: "
         "not added (in-rack CDUs are on the rack feeds, and so always in it)."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), for a hall's feeds: `current_type`."""
+        return refuse_dc(data)
 
     @model_validator(mode="after")
     def _ups_rating(self) -> UpstreamFeeds:
@@ -234,6 +257,12 @@ class Facility(Document):
     cooling_derating: list[Rating] = Field(default_factory=list, description=(
         "The plant's capacity at harder outdoor conditions, as its source states it, e.g. [{ambient: 40 degC, "
         "capacity: 1.3 MW}]; COOL009 and `cooling_headroom` count the row covering the site (no interpolation)."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), for a hall: `current_type`."""
+        return refuse_dc(data)
 
     @model_validator(mode="after")
     def _plant_rating(self) -> Facility:

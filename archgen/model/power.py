@@ -8,6 +8,7 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Mechanical, Part, Psus, spare_units
+from archgen.model.dc_feeds import refuse_dc
 from archgen.model.field_types import Fraction, PositiveFraction, ZeroURackHeight
 from archgen.model.spec import FieldError, Spec
 from archgen.units import Current, Dim, Power, Q, Voltage
@@ -41,6 +42,12 @@ class PowerInput(Spec):
     power: Power | None = Field(None, description="Rated input power, when the datasheet gives it, e.g. '34 kW'.")
     inlet: str = Field("", description="Input connector, e.g. 'IEC 60309 5-pin', 'ORv3 7-pin'.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), not judged as single-phase AC."""
+        return refuse_dc(data)
+
     @model_validator(mode="after")
     def _range(self) -> PowerInput:
         low, high = self.voltage_min or self.voltage, self.voltage_max or self.voltage
@@ -62,7 +69,7 @@ VOLTAGE_TOLERANCE = 0.10
 
 
 class PowerShelf(Part):
-    """A power shelf that converts AC (or HVDC) to the rack busbar voltage."""
+    """A power shelf that converts AC to the rack busbar voltage (an HVDC input is refused: `dc_feeds`)."""
 
     kind: Literal["PowerShelf"] = "PowerShelf"
     capacity: Power = Field(description="Rated output of the shelf, e.g. '33 kW'.")
@@ -134,3 +141,9 @@ class PDU(Part):
     management_ports: int = Field(0, ge=0, le=16, description=(
         "Out-of-band management ports a management fabric with `endpoints.power` cables to its leaves; 0: none "
         "stated, none cabled."))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), not judged as single-phase AC."""
+        return refuse_dc(data)

@@ -8,6 +8,7 @@ from pydantic import Field, model_validator
 
 from archgen.model.base import MarkedFigures, Part, Redundancy
 from archgen.model.cost import Price
+from archgen.model.dc_feeds import refuse_dc
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
@@ -67,6 +68,12 @@ class Feeds(Spec):
         "(1 / 1.25 = 0.8); 1.0 for an assembly listed for 100 % operation (its exception). The rack document marks "
         "the default as assumed."))
     power_factor: PositiveFraction = Field(1.0, description="Load power factor (W per VA); 1.0 unless stated.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _not_dc(cls, data: object) -> object:
+        """A DC supply is refused with why (`dc_feeds.refuse_dc`), not judged as single-phase AC."""
+        return refuse_dc(data)
 
 
 class ShelfCords(Spec):

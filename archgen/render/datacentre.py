@@ -35,6 +35,9 @@ LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum
               "spec states")
 #: The steady reading of a capacity row: PWR011 judged it on the maximum draw, and PWR022 says the swing is not.
 STEADY = "at the maximum draw held steady, its swing not judged (PWR022)"
+#: The utility row's judgement is this hall's alone (`checks.hall_figures.CAMPUS_UNJUDGED`).
+CAMPUS = ("; this hall's load alone: a utility connection shared with other halls not judged (none is stated: "
+          "`feeds.shared_utility`)")
 #: The same of the facility power rows, which no check judges: the needs table's load swing row says what is missing.
 STEADY_POWER = "at the maximum draw held steady (its swing: the load swing row, not provided)"
 
@@ -182,7 +185,8 @@ def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
         else:
             out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}"
                        + (" on the annual PUE (no `peak_pue`: optimistic)" if annual else "")
-                       + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011), {STEADY}")
+                       + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011), {STEADY}"
+                       + (CAMPUS if key == "utility" and hall.feeds.shared_utility is None else ""))
     return out[0], out[1], out[2]
 
 

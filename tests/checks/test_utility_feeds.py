@@ -41,4 +41,5 @@ def test_a_utility_too_small_for_2n_fails_and_the_document_shows_it(tmp_path) ->
     assert rows["Utility feeds"] == (f"N+N (2 x 300 kW feeds); usable 300 kW for {peak.m_as('kW'):.1f} kW of "
                                      f"facility power at design conditions, headroom "
                                      f"{300 - peak.m_as('kW'):.1f} kW (PWR011), at the maximum draw held steady, its swing not "
-                                     "judged (PWR022)")   # PWR011's figures, shown
+                                     "judged (PWR022); this hall's load alone: a utility connection shared with other halls not judged "
+                                     "(none is stated: `feeds.shared_utility`)")   # PWR011's figures, shown; no campus (nu55fix)

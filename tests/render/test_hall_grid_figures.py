@@ -149,3 +149,36 @@ def test_facility_power_metrics_say_they_are_the_steady_maximum() -> None:
     by_name = {m.name: m for m in metrics.declared("cluster")}
     assert "held steady" in by_name["facility_power"].description
     assert "PWR022" in by_name["facility_power_peak"].description
+
+
+def test_utility_row_says_a_shared_connection_is_not_judged(tmp_path) -> None:
+    """newuser55: utility capacity is judged per hall, never summed across the halls at a shared connection.
+
+    No spec names a connection several halls share (a campus substation), so the utility row says its pass is this
+    hall's load alone (before: "... headroom ... (PWR011), at the maximum draw held steady, its swing not judged
+    (PWR022)", read as the site's answer). The generator row, the hall's own plant, does not say it.
+    """
+    hall = _HALL + """peak_pue: 1.3
+feeds:
+  generators: N+1
+  generator_units: {count: 3, capacity: 200 kW}
+  utility: N+1
+  utility_units: {count: 3, capacity: 200 kW}
+"""
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["Utility feeds"].endswith("its swing not judged (PWR022); this hall's load alone: a utility "
+                                          "connection shared with other halls not judged (none is stated: "
+                                          "`feeds.shared_utility`)")
+    assert "shared" not in rows["Generator redundancy"]
+
+
+def test_utility_row_of_a_hall_naming_its_shared_connection(tmp_path) -> None:
+    """A hall that names its shared connection (`feeds.shared_utility`, judged by PWR011) does not say it is unjudged."""
+    hall = _HALL + """peak_pue: 1.3
+feeds:
+  utility: N+1
+  utility_units: {count: 3, capacity: 200 kW}
+  shared_utility: {id: campus, capacity: 1 MW}
+"""
+    rows = _hall_rows(tmp_path, hall, "dc-hall")
+    assert rows["Utility feeds"].endswith("its swing not judged (PWR022)")

@@ -1,0 +1,77 @@
+"""PWR011's campus side: the halls that share one utility connection (`feeds.shared_utility`), summed against it.
+
+A hall's `utility_units` are its own feeds; a campus's halls may each fit theirs and still exceed the connection they
+share (a substation, the site's grid interconnection). Each hall of the run naming the same connection id adds the
+load PWR011 holds its generator sets and utility feeds to (`generator_load`: IT power x `peak_pue`, else x the
+annual PUE) over the clusters its `deployed` list names, as the hall totals do (`analyse.hall_totals`); a hall
+without `deployed` has no load to add (its clusters may be alternatives), so the connection is then not judged and
+the finding says which hall is missing it. The connection is counted at its stated capacity: no redundancy is held
+back (none is stated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from archgen.analyse.hall_groups import candidate, deployed, naming
+from archgen.checks.hall_figures import generator_load
+from archgen.checks.registry import Context, Violation
+from archgen.units import Q_
+
+
+def _kw(q: Any) -> str:
+    return f"{q.to('kW').magnitude:,.1f} kW"
+
+
+def shared_connection(ctx: Context) -> Iterator[Violation]:
+    """Each cluster whose hall names a `shared_utility`: every naming hall's deployed load summed against it."""
+    halls: dict[str, dict[str, Any]] = {}
+    for c in ctx.clusters.values():
+        hall = c.cluster.facility
+        if hall is not None and hall.feeds is not None and hall.feeds.shared_utility is not None:
+            halls.setdefault(hall.feeds.shared_utility.id, {})[hall.id] = hall
+    for path, c in ctx.clusters.items():
+        hall = c.cluster.facility
+        conn = hall.feeds.shared_utility if hall is not None and hall.feeds is not None else None
+        if conn is None:
+            continue
+        named, subject = halls[conn.id], c.cluster.spec.id
+        where = f"utility connection '{conn.id}' ({_kw(conn.capacity)}, facility '{hall.id}''s feeds.shared_utility)"
+        other = {h.id: h.feeds.shared_utility.capacity for h in named.values()
+                 if h.feeds.shared_utility.capacity != conn.capacity}
+        if other:
+            yield Violation(path, subject, ("facility",), f"{where}: " + ", ".join(
+                f"facility '{h}' states {_kw(q)}" for h, q in sorted(other.items())) + " for the same connection: "
+                "state one capacity in every hall that shares it")
+            continue
+        if candidate(c):
+            yield Violation(path, subject, ("facility",), f"not judged: {where}: a candidate design (facility "
+                            f"'{hall.id}''s `deployed` does not list it); the connection is summed over the "
+                            "deployed clusters", severity="info")
+            continue
+        missing = sorted(h.id for h in named.values() if h.deployed is None)
+        if missing:
+            yield Violation(path, subject, ("facility",), f"not judged: {where}: facilit"
+                            f"{'y' if len(missing) == 1 else 'ies'} " + ", ".join(f"'{h}'" for h in missing)
+                            + (" names" if len(missing) == 1 else " name") + " the connection but lists no "
+                            "`deployed`, so its load is not known (its clusters may be alternatives): list the "
+                            "clusters deployed in each hall", severity="info")
+            continue
+        parts = [(h.id, [generator_load(o) for o in naming(ctx.clusters, h.id).values() if deployed(o)])
+                 for h in sorted(named.values(), key=lambda h: h.id)]
+        if any(load is None for _, loads in parts for load, _ in loads):
+            yield Violation(path, subject, ("facility",), f"not judged: {where}: a deployed cluster's facility power "
+                            "is not provided", severity="info")
+            continue
+        sums = [(h, sum((load for load, _ in loads if load is not None), Q_(0.0, "kW"))) for h, loads in parts]
+        total = sum((q for _, q in sums), Q_(0.0, "kW")).to("kW")
+        each = "; ".join(f"facility '{h}' {_kw(q)}" for h, q in sums)
+        what = f"the facility power of the clusters deployed in the {len(sums)} hall(s) of the run naming it ({each})"
+        if total > conn.capacity:
+            yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} exceeds {where}, counted at its "
+                            "stated capacity", total, conn.capacity.to("kW"))
+        else:
+            yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} within {where}, counted at its "
+                            "stated capacity with no redundancy held back, at the maximum draw held steady (PWR022)",
+                            total, conn.capacity.to("kW"), severity="info")

@@ -1,0 +1,60 @@
+"""DC distribution (NVIDIA's 800 VDC) is refused with why, not judged as single-phase AC or refused as an unknown key.
+
+NVIDIA's 800 VDC architecture rectifies the grid's AC once, at the facility, and carries 800 V DC to the racks,
+which step it down to the busbar's 54 V ("NVIDIA 800 V HVDC Architecture Will Power the Next Generation of AI
+Factories", NVIDIA Technical Blog, May 2025, https://developer.nvidia.com/blog/nvidia-800-v-hvdc-architecture-will-
+power-the-next-generation-of-ai-factories/; J. Huntington and M. Tu, "800 VDC Architecture for Next-Generation AI
+Infrastructure", NVIDIA white paper, October 2025). archgen's feeds, PDUs, power shelves and halls are AC: a feed's
+power is V x A x phase factor x power factor (`analyse.power_chain`), PWR006 compares phases and PWR015 a hall's
+line-to-line voltage. None of that holds for DC, and no spec states a DC stage's conversion efficiency, so a DC
+feed is refused (docs/facility.md, Not modelled) rather than sized as AC.
+
+Two spellings are refused: a current type (`current_type: dc`, or `current: dc` where `current` is a breaker
+rating in amperes), and a single-phase supply above `SINGLE_PHASE_MAX`, which no standard AC system gives and which
+is how an 800 V DC feed reads when written with the AC keys (`voltage: 800 V, phases: 1`).
+"""
+
+from __future__ import annotations
+
+from pydantic_core import PydanticCustomError
+
+from archgen.model.spec import FieldError
+from archgen.units import Q_, parse_quantity
+
+#: The highest voltage a standard AC system puts across a single-phase load: the line-to-line voltage of IEC
+#: 60038's highest low-voltage four-wire system, 400/690 V (IEC 60038:2009, Table 1; its 1000 V system is three-wire,
+#: for industrial plant). A single-phase feed, PDU or shelf input above it is taken for DC and refused.
+SINGLE_PHASE_MAX = Q_(690.0, "V")
+
+#: Why a DC supply is refused, and what to do instead (the error's text after what was written).
+DC_REFUSED = ("DC distribution (such as NVIDIA's 800 VDC) is not modelled: feeds, PDUs, power-shelf inputs and halls "
+              "are AC (V x A x phase factor x power factor; PWR006 and PWR015 compare phases and line-to-line "
+              "voltages), and no spec states a DC stage's conversion efficiency (docs/facility.md, Not modelled); "
+              "describe the AC supply ahead of the rectifiers instead")
+
+
+def refuse_dc(data: object) -> object:
+    """`data` as it was, unless it states a current type or a single-phase voltage above `SINGLE_PHASE_MAX`.
+
+    For a `mode="before"` model validator of a model with `voltage` and `phases` (a hall has neither: its
+    current type alone is checked).
+    """
+    if not isinstance(data, dict):
+        return data
+    if "current_type" in data:
+        raise FieldError(("current_type",), f"current_type {data['current_type']!s}: {DC_REFUSED}")
+    current = data.get("current")
+    if isinstance(current, str) and current.strip().lower() in ("dc", "ac", "vdc", "hvdc"):
+        raise FieldError(("current",), f"current {current}: `current` is a breaker or input rating in amperes, e.g. "
+                         f"'60 A', and AC is the only current type; {DC_REFUSED}")
+    voltage, phases = data.get("voltage"), data.get("phases")
+    if phases == 1 and voltage is not None:
+        try:
+            volts = parse_quantity(voltage)
+        except PydanticCustomError:   # an unreadable voltage: the field's own validator says why
+            return data
+        if volts.check("[electric_potential]") and volts > SINGLE_PHASE_MAX:
+            raise FieldError(("voltage",), f"{volts:~P} single-phase: no standard AC system puts more than "
+                             f"{SINGLE_PHASE_MAX:.0f~P} across a single phase (IEC 60038, 400/690 V); if this is a DC "
+                             f"feed, {DC_REFUSED}")
+    return data
