@@ -190,6 +190,26 @@ class NIC(Part):
         "The NCCL network transport that drives this adapter and the latency it declares. Read where the NIC "
         "attaches a cluster's compute fabric (the performance model's network latency per step); unset: NCCL's "
         "own InfiniBand/RoCE transport, which declares 0."))
+    breakout_accelerators: dict[str, list[Id]] = Field(default_factory=dict, description=(
+        "Breakouts of `ports.breakouts` that the part's source allows only beside some accelerators, e.g. "
+        "{4x200G: [b300-sxm-288gb]} (NVIDIA: Quad-Plane is B300 only): a fabric's `nic_breakout` on a node whose "
+        "accelerator is not listed is refused (NET016). A breakout not named here is allowed beside any."))
+
+    @model_validator(mode="after")
+    def _limited_breakouts_listed(self) -> NIC:
+        listed = {parse_breakout(b) for b in self.ports.breakouts}
+        raise_each([FieldError(("breakout_accelerators", text), f"{text} is not one of ports.breakouts "
+                               f"({', '.join(self.ports.breakouts) or 'none'}): name a breakout the part lists")
+                    for text in self.breakout_accelerators if _parsed(text) not in listed], type(self).__name__)
+        return self
+
+
+def _parsed(text: str) -> tuple[int, float] | None:
+    """`parse_breakout(text)`, None where it does not read as one."""
+    try:
+        return parse_breakout(text)
+    except ValueError:
+        return None
 
 
 class RatePower(Spec):
