@@ -10,7 +10,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from archgen.build import LinkOption
-from archgen.model.network import COPPER_MEDIA, parse_breakout
+from archgen.model.network import COPPER_MEDIA, Link, parse_breakout
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -61,14 +61,28 @@ def splitter_legs(opt: LinkOption) -> int:
     return _rate_ratio(opt.b.rate.magnitude, opt.b.rate._units, opt.a.rate.magnitude, opt.a.rate._units)
 
 
+def _per_connector(end: Link, speed: Q, cage_ports: int | None = None) -> int:
+    """Links one fibre connector of a module end carries, where its part states `connectors`; else 1 (a cable each).
+
+    A single-port 800G DR4 (one MPO-12/APC) in a ConnectX-8 cage split 2 x 400G over two planes serves 2 links
+    through its one connector: one cable, split at the far end (NVIDIA DGX SuperPOD B300 RA, Table 3: 512 node-leaf
+    cables for 512 GPUs on two planes).
+    """
+    if not end.connectors:
+        return 1
+    return max(1, _ports_per_module(end, speed, cage_ports) // end.connectors)
+
+
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
     """Links one physical cable of `opt` carries at line rate `speed`.
 
-    Its parts' `links_per_cable` (a split cable), and for a copper assembly the links of its narrower end's module,
+    Its parts' `links_per_cable` (a split cable) or the links one connector of a module end carries (`connectors`:
+    a single-port module serving several planes), and for a copper assembly the links of its narrower end's module,
     if more; a splitter (`splitter_legs`) carries its legs' links, each leg those of its A end's module in its cage,
     at most the B end's. The BOM's cable counts, the length bins and the port map's cables all use it.
     """
-    split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+    split = max(opt.a.links_per_cable, opt.b.links_per_cable, _per_connector(opt.a, speed, a_cage),
+                _per_connector(opt.b, speed))
     if opt.a.media in COPPER_MEDIA:
         legs = splitter_legs(opt)
         if legs > 1:   # one assembly: one B end in the switch, `legs` A ends at the ports below

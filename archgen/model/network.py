@@ -256,6 +256,12 @@ class Link(Part):
         "Logical links one cable of this part carries to different far ports: 2 for an 800G cable split 2 x 400G "
         "across two planes or two spines (one cable to the installer and in NVIDIA's tables, counted once with "
         "its ends); 1 (default) for a cable per link, as a twin-port module with a connector per port."))
+    connectors: int | None = Field(None, ge=1, le=16, description=(
+        "Fibre connectors on one module end, each taking its own cable: 1 on a single-port DR4 (one MPO-12/APC), "
+        "2 on a twin-port 2 x DR4. Where a module serves more links than it has connectors (an 800G NIC port split "
+        "2 x 400G over two planes), a connector's links leave on one cable split at its far end, counted once "
+        "(NVIDIA's DGX SuperPOD B300 tables: one node-leaf cable per 800G port). Empty: not stated, one cable per "
+        "link (or the part's `links_per_cable`)."))
     optical_ports: int | None = Field(None, ge=1, le=16, description=(
         "Optical ports of one module end whose lanes share one fibre pair by wavelength (CWDM4: FR4, LR4), each "
         "reaching one far end: such a module serves at most this many links, however often the line rate divides "

@@ -1,0 +1,29 @@
+"""A NIC port split over planes leaves on one cable: `connectors` on a module end (nu54fix).
+
+NVIDIA's DGX SuperPOD B300 on Spectrum-X (Table 3, "Larger DGX SuperPOD component counts", cited in
+tests/data/fabrics/dgx-b300-spectrum-x-su.yaml) counts 512 node-leaf cables for 512 GPUs, each GPU's ConnectX-8 800G
+port split 2 x 400G over two planes: one cable per 800G port, 1,024 logical links. The ConnectX-8's single-port 800G
+DR4 module has one MPO-12/APC (`smf-800g-dr4-rhs`, `connectors: 1`), so the links it serves share that cable, split
+at the far end. On main every logical link was a cable (newuser54's open list: 131,072 at 65,536 GPUs, not 65,536).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.data.clusters.build import b300_planes
+
+FABRIC = "cluster/{}/fabric/compute"
+
+
+@pytest.mark.parametrize(("planes", "speed", "split"), [(2, "400 Gb/s", "2x400G"), (4, "200 Gb/s", "4x200G")])
+def test_a_supernic_port_split_over_planes_is_one_cable(tmp_path: Path, planes: int, speed: str, split: str):
+    r = b300_planes(tmp_path, "b300-split", 1, speed=speed, nic_breakout=split, tiers=2, planes=planes)
+    fa = r.metrics[FABRIC.format("b300-split")]
+    ports = 32 * 8   # 32 HGX B300 x 8 ConnectX-8, one 800G cage each
+    assert fa["links.access"].m == ports * planes
+    assert fa["cables.access"].m == ports   # one cable per 800G port (NVIDIA's count), not one per link
+    # optics per physical port: one DR4 per SuperNIC cage; at the leaf a DR8 serves 800G of links (2 x 400G or 4 x 200G)
+    assert fa["transceivers.access"].m == ports + ports
