@@ -16,8 +16,8 @@ from archgen.units import Q_, Q
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports", "optics_inside",
-           "splitter_legs"]
+__all__ = ["_ports_per_module", "connector_links", "link_speed", "links_per_cable", "module_power", "node_cage_ports",
+           "optics_inside", "splitter_legs"]
 
 #: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
 SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -73,6 +73,15 @@ def _per_connector(end: Link, speed: Q, cage_ports: int | None = None) -> int:
     return max(1, _ports_per_module(end, speed, cage_ports) // end.connectors)
 
 
+def connector_links(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
+    """Links one fibre connector of either end of `opt` carries (`_per_connector`).
+
+    Above 1, a NIC cage's links leave on one cable to several far ports (the port map groups them by the NIC's cage,
+    not by the far device).
+    """
+    return max(_per_connector(opt.a, speed, a_cage), _per_connector(opt.b, speed))
+
+
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
     """Links one physical cable of `opt` carries at line rate `speed`.
 
@@ -81,8 +90,7 @@ def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int
     if more; a splitter (`splitter_legs`) carries its legs' links, each leg those of its A end's module in its cage,
     at most the B end's. The BOM's cable counts, the length bins and the port map's cables all use it.
     """
-    split = max(opt.a.links_per_cable, opt.b.links_per_cable, _per_connector(opt.a, speed, a_cage),
-                _per_connector(opt.b, speed))
+    split = max(opt.a.links_per_cable, opt.b.links_per_cable, connector_links(opt, speed, a_cage))
     if opt.a.media in COPPER_MEDIA:
         legs = splitter_legs(opt)
         if legs > 1:   # one assembly: one B end in the switch, `legs` A ends at the ports below

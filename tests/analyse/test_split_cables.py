@@ -27,3 +27,18 @@ def test_a_supernic_port_split_over_planes_is_one_cable(tmp_path: Path, planes: 
     assert fa["cables.access"].m == ports   # one cable per 800G port (NVIDIA's count), not one per link
     # optics per physical port: one DR4 per SuperNIC cage; at the leaf a DR8 serves 800G of links (2 x 400G or 4 x 200G)
     assert fa["transceivers.access"].m == ports + ports
+
+
+def test_the_port_map_lists_one_cable_from_a_supernic_to_both_planes(tmp_path: Path):
+    """The port map cuts the same 256 cables, each from one SuperNIC cage to its two planes' leaves (a node's fabric
+    ports run plane-major: ports 1 and 9 of 16 are the first SuperNIC's halves); on main it listed one row a link."""
+    from archgen.analyse.portmap import port_map
+    from archgen.pipeline import analyse_paths
+
+    b300_planes(tmp_path, "b300-split", 1, speed="400 Gb/s", nic_breakout="2x400G", tiers=2, planes=2)
+    a = analyse_paths([tmp_path]).clusters["cluster/b300-split"]
+    rows = [r for r in port_map(a).rows if r.tier == "access"]
+    assert len(rows) == 256 == a.cabling.tiers[0].physical
+    first = rows[0]
+    assert (first.a.device, first.a.port, first.links) == ("hgx-b300-8gpu-01", "compute-1, compute-9", 2)
+    assert first.b.device == "compute-leaf-01 + compute-leaf-05"   # plane A's leaf and plane B's
