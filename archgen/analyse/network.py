@@ -27,6 +27,7 @@ from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import Accelerator, System
 from archgen.model.cluster import Dragonfly, FatTree, ScaleUp, Torus
+from archgen.model.network import nic_split_of
 from archgen.perf.hw.switch_ports import ports_needed
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
@@ -285,7 +286,7 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
         pod = 0
     sharp = bool(fa.tiers) and all(t.switch is not None and t.switch.in_network_reduction for t in fa.tiers)
     return ScaleOutPath((ppn * fa.fabric.spec.speed / per_node).to("Gbit/s"), leaf_taper * spine_taper, pod,
-                        fa.tiers_used, sharp)
+                        fa.tiers_used, sharp, planes=min(fa.planes, nic_split_of(fa.fabric.spec)))
 
 
 def torus_path(fa: FabricAnalysis) -> TorusPath:

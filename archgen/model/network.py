@@ -49,6 +49,12 @@ def cage_fits(module: str, port: str) -> bool:
 _BREAKOUT = re.compile(r"^\s*([1-9][0-9]?)\s*x\s*([0-9]+(?:\.[0-9]+)?)\s*G\s*$", re.IGNORECASE)
 
 
+def nic_split_of(fabric: object) -> int:
+    """Fabric ports each NIC port gives under a fabric's `nic_breakout` ('2x400G': 2; unset: 1)."""
+    text = getattr(fabric, "nic_breakout", None)
+    return parse_breakout(text)[0] if text else 1
+
+
 def parse_breakout(text: str) -> tuple[int, float]:
     """'2x400G' -> (2, 400.0): logical ports and Gb/s each. Raises ValueError with what was expected."""
     m = _BREAKOUT.match(text)

@@ -42,3 +42,23 @@ def test_the_port_map_lists_one_cable_from_a_supernic_to_both_planes(tmp_path: P
     first = rows[0]
     assert (first.a.device, first.a.port, first.links) == ("hgx-b300-8gpu-01", "compute-1, compute-9", 2)
     assert first.b.device == "compute-leaf-01 + compute-leaf-05"   # plane A's leaf and plane B's
+
+
+def test_the_estimate_says_it_sums_the_planes(tmp_path: Path):
+    """newuser54's open item 6: every collective ran on 800 Gb/s summed over two planes without a word. NCCL merges
+    the ports of one NIC into one device of their summed speed and splits each send over them (NCCL_IB_MERGE_NICS,
+    NVIDIA/nccl src/transport/net_ib/init.cc:225, p2p.cc:116): the estimate keeps the sum and says it assumes so."""
+    from archgen.pipeline import run
+
+    (tmp_path / "wl.yaml").write_text("kind: Workload\nid: ar\ncluster: b300-split\n"
+                                      "collective: {op: all_reduce, size: 8 GiB}\n", encoding="utf-8")
+    r = b300_planes(tmp_path, "b300-split", 1, speed="400 Gb/s", nic_breakout="2x400G", tiers=2, planes=2)
+    assert r.clusters["cluster/b300-split"].scale_out.planes == 2   # one NIC port over 2 planes
+    notes = run([tmp_path]).workloads["workload/ar"].estimate.notes
+    # 8 SuperNICs x 2 x 400 Gb/s / 8 GPUs = 800 Gb/s per GPU, 400 on one plane
+    assert [n for n in notes if "planes" in n] == [
+        "scale-out bandwidth 800 Gb/s per accelerator sums 2 planes, each NIC port split over them: every collective "
+        "and p2p flow is assumed to use them all, as NCCL does with the ports of one NIC it merges (NCCL_IB_MERGE_NICS, on by "
+        "default: one device of their summed speed, each send split over them; NVIDIA/nccl "
+        "src/transport/net_ib/init.cc, p2p.cc); that the NIC's plane functions merge so is not confirmed, and a "
+        "flow held to one plane would see 400 Gb/s"]
