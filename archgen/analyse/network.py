@@ -366,10 +366,12 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     if fa.served:
         m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")
-    for t in fa.tiers:
+    unlinked = fa.links.get("access", 0) * p - fa.level_links("access") if "access" in fa.links else 0
+    for t in fa.tiers:   # the leaves' down ports of each plane's rounded-up share of ports at no node: unlinked
+        cut = unlinked if t.name == "leaf" else 0
         m[f"{t.name}.switches"] = count(t.switches * p)
-        m[f"{t.name}.ports_used"] = count(t.ports_used * p)
-        m[f"{t.name}.ports_free"] = count(max(t.ports_total - t.ports_used, 0) * p)
+        m[f"{t.name}.ports_used"] = count(t.ports_used * p - cut)
+        m[f"{t.name}.ports_free"] = count(max(t.ports_total - t.ports_used, 0) * p + cut)
         m[f"{t.name}.max_ports_used_per_switch"] = count(t.max_used_per_switch)
         m[f"{t.name}.radix"] = count(t.radix)
         if t.spare:
