@@ -73,13 +73,14 @@ def _per_connector(end: Link, speed: Q, cage_ports: int | None = None) -> int:
     return max(1, _ports_per_module(end, speed, cage_ports) // end.connectors)
 
 
-def connector_links(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
-    """Links one fibre connector of either end of `opt` carries (`_per_connector`).
+def connector_links(opt: LinkOption, speed: Q, a_cage: int | None = None, ends: str = "ab") -> int:
+    """Links one fibre connector of `opt`'s `ends` ('a', 'b' or both) carries (`_per_connector`).
 
-    Above 1, a NIC cage's links leave on one cable to several far ports (the port map groups them by the NIC's cage,
-    not by the far device).
+    Above 1 at the A end, a NIC cage's links leave on one cable to several far ports (the port map groups them by
+    the NIC's cage, not by the far device); at the B end, a switch connector's links to several nodes.
     """
-    return max(_per_connector(opt.a, speed, a_cage), _per_connector(opt.b, speed))
+    return max(_per_connector(opt.a, speed, a_cage) if "a" in ends else 1,
+               _per_connector(opt.b, speed) if "b" in ends else 1)
 
 
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:

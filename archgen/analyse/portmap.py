@@ -322,7 +322,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     groups: dict[tuple[str, int, str, int], list[int]] = {}
     legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
     # a NIC cage's module whose one connector carries its planes' links: one cable from that cage to several leaves
-    fans = [low is None and connector_links(o, speed, cage[0] if n else None) > 1 for o in opts]
+    fans = [low is None and connector_links(o, speed, cage[0] if n else None, "a") > 1 for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
