@@ -41,6 +41,9 @@ class ScaleOutPath:
         transport: Who declares `latency`, for the estimate's notes ("aws-ofi-nccl on NIC 'efa-v4'").
         assumed: No compute fabric is declared: the path is the compute NICs' line rate, taken as non-blocking
             (`analyse.network.nic_path`), and the estimate says so.
+        planes: Planes one NIC port is split over (`nic_breakout` across a fat tree's `planes`; 1 where each NIC
+            sits on one plane), whose links `bandwidth` sums: every flow is taken to use them all, as NCCL's merged
+            multi-port NIC does, and the estimate says so (`perf.workload.cluster.planes_note`).
     """
 
     bandwidth: Q
@@ -51,6 +54,7 @@ class ScaleOutPath:
     latency: Q | None = None
     transport: str = ""
     assumed: bool = False
+    planes: int = 1
 
 
 @dataclass(frozen=True)

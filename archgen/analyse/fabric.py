@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports, nic_split
+from archgen.analyse.nodes import NodeType, compute_node, count, nic_ports, nic_split, split_accelerators
 from archgen.analyse.ports import Problem
 from archgen.analyse.rack_ports import device_ports, rack_groups, rack_leaf_problems
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
@@ -250,7 +250,9 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
     """NET016 and NET026: a node's NIC ports of the fabric's role against its line rate, after `nic_breakout`.
 
     A port slower than the fabric is an error (its nodes would inject at a rate it cannot carry), a NIC that does not
-    list the fabric's `nic_breakout` too; a port faster than the fabric runs at the fabric's rate (NET026).
+    list the fabric's `nic_breakout` too, and one whose part allows that split only beside other accelerators
+    (`breakout_accelerators`: ConnectX-8's Quad-Plane 4x200G is B300 only); a port faster than the fabric runs at
+    the fabric's rate (NET026).
     """
     spec, here = fabric.spec, fabric.owner_path
     role, out = spec.nic_role or spec.role, []
@@ -264,6 +266,11 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
                                f"{', '.join(nic.ports.breakouts) or 'no breakout'}; leave nic_breakout out, or fit "
                                "NICs that make the split", None, None))
             continue
+        if (only := split_accelerators(nic, spec.nic_breakout)) is not None and nt.part.accelerator not in only:
+            beside = nt.part.accelerator or "no accelerator"
+            out.append(Problem("NET016", here + ("nic_breakout",), f"{nt.part.id}'s {nic_id} ports cannot be split "
+                               f"{spec.nic_breakout} beside {beside}: its part's source allows that split only with "
+                               f"{', '.join(only)}; use another breakout or node", None, None))
         rate = (nic.ports.speed / split).to("Gbit/s")
         if rate < spec.speed:   # a port cannot run faster than its NIC: the injection would be the fabric's
             out.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "

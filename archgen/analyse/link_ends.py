@@ -10,14 +10,14 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from archgen.build import LinkOption
-from archgen.model.network import COPPER_MEDIA, parse_breakout
+from archgen.model.network import COPPER_MEDIA, Link, parse_breakout
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 
-__all__ = ["_ports_per_module", "link_speed", "links_per_cable", "module_power", "node_cage_ports", "optics_inside",
-           "splitter_legs"]
+__all__ = ["_ports_per_module", "connector_links", "link_speed", "links_per_cable", "module_power", "node_cage_ports",
+           "optics_inside", "splitter_legs"]
 
 #: The switch tier at each end (A, B) of a fat tree's tier of links; an access link's A end is a node's (or no device).
 SWITCH_ENDS = {"access": (None, "leaf"), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
@@ -61,14 +61,37 @@ def splitter_legs(opt: LinkOption) -> int:
     return _rate_ratio(opt.b.rate.magnitude, opt.b.rate._units, opt.a.rate.magnitude, opt.a.rate._units)
 
 
+def _per_connector(end: Link, speed: Q, cage_ports: int | None = None) -> int:
+    """Links one fibre connector of a module end carries, where its part states `connectors`; else 1 (a cable each).
+
+    A single-port 800G DR4 (one MPO-12/APC) in a ConnectX-8 cage split 2 x 400G over two planes serves 2 links
+    through its one connector: one cable, split at the far end (NVIDIA DGX SuperPOD B300 RA, Table 3: 512 node-leaf
+    cables for 512 GPUs on two planes).
+    """
+    if not end.connectors:
+        return 1
+    return max(1, _ports_per_module(end, speed, cage_ports) // end.connectors)
+
+
+def connector_links(opt: LinkOption, speed: Q, a_cage: int | None = None, ends: str = "ab") -> int:
+    """Links one fibre connector of `opt`'s `ends` ('a', 'b' or both) carries (`_per_connector`).
+
+    Above 1 at the A end, a NIC cage's links leave on one cable to several far ports (the port map groups them by
+    the NIC's cage, not by the far device); at the B end, a switch connector's links to several nodes.
+    """
+    return max(_per_connector(opt.a, speed, a_cage) if "a" in ends else 1,
+               _per_connector(opt.b, speed) if "b" in ends else 1)
+
+
 def links_per_cable(opt: LinkOption, speed: Q, a_cage: int | None = None) -> int:
     """Links one physical cable of `opt` carries at line rate `speed`.
 
-    Its parts' `links_per_cable` (a split cable), and for a copper assembly the links of its narrower end's module,
+    Its parts' `links_per_cable` (a split cable) or the links one connector of a module end carries (`connectors`:
+    a single-port module serving several planes), and for a copper assembly the links of its narrower end's module,
     if more; a splitter (`splitter_legs`) carries its legs' links, each leg those of its A end's module in its cage,
     at most the B end's. The BOM's cable counts, the length bins and the port map's cables all use it.
     """
-    split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+    split = max(opt.a.links_per_cable, opt.b.links_per_cable, connector_links(opt, speed, a_cage))
     if opt.a.media in COPPER_MEDIA:
         legs = splitter_legs(opt)
         if legs > 1:   # one assembly: one B end in the switch, `legs` A ends at the ports below

@@ -27,6 +27,7 @@ from archgen.analyse.topologies import analyse_topology
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import Accelerator, System
 from archgen.model.cluster import Dragonfly, FatTree, ScaleUp, Torus
+from archgen.model.network import nic_split_of
 from archgen.perf.hw.switch_ports import ports_needed
 from archgen.topology import ScaleOutPath, TorusPath
 from archgen.units import Q_, Q
@@ -285,7 +286,7 @@ def scale_out_path(fa: FabricAnalysis, nodes: tuple[NodeType, ...], domain: int)
         pod = 0
     sharp = bool(fa.tiers) and all(t.switch is not None and t.switch.in_network_reduction for t in fa.tiers)
     return ScaleOutPath((ppn * fa.fabric.spec.speed / per_node).to("Gbit/s"), leaf_taper * spine_taper, pod,
-                        fa.tiers_used, sharp)
+                        fa.tiers_used, sharp, planes=min(fa.planes, nic_split_of(fa.fabric.spec)))
 
 
 def torus_path(fa: FabricAnalysis) -> TorusPath:
@@ -365,10 +366,12 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     if fa.served:
         m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")
-    for t in fa.tiers:
+    unlinked = fa.links.get("access", 0) * p - fa.level_links("access") if "access" in fa.links else 0
+    for t in fa.tiers:   # the leaves' down ports of each plane's rounded-up share of ports at no node: unlinked
+        cut = unlinked if t.name == "leaf" else 0
         m[f"{t.name}.switches"] = count(t.switches * p)
-        m[f"{t.name}.ports_used"] = count(t.ports_used * p)
-        m[f"{t.name}.ports_free"] = count(max(t.ports_total - t.ports_used, 0) * p)
+        m[f"{t.name}.ports_used"] = count(t.ports_used * p - cut)
+        m[f"{t.name}.ports_free"] = count(max(t.ports_total - t.ports_used, 0) * p + cut)
         m[f"{t.name}.max_ports_used_per_switch"] = count(t.max_used_per_switch)
         m[f"{t.name}.radix"] = count(t.radix)
         if t.spare:

@@ -76,6 +76,14 @@ def nic_split(nic: NIC, breakout: str | None) -> int | None:
     return n if (n, rate) in listed else None
 
 
+def split_accelerators(nic: NIC, breakout: str | None) -> list[str] | None:
+    """The accelerators `nic`'s part allows `breakout` beside (`breakout_accelerators`); None where it limits none."""
+    if breakout is None:
+        return None
+    want = parse_breakout(breakout)
+    return next((ids for text, ids in nic.breakout_accelerators.items() if parse_breakout(text) == want), None)
+
+
 def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:
     """Line rate of a system's NIC ports of `role`, summed (parts looked up in the design's specs, or `specs`)."""
     specs = design.specs if isinstance(design, Design) else design

@@ -29,7 +29,7 @@ def rack_xy(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
 
 
 def other_port_leaves(cluster: ClusterDesign, node_leaves: np.ndarray, leaf_at: np.ndarray, down: int,
-                      at: np.ndarray) -> np.ndarray:
+                      at: np.ndarray, planes: int = 1) -> np.ndarray:
     """The leaf (index over all planes) of each access port ending at no node, in `placement.other_ends` order.
 
     Args:
@@ -38,6 +38,9 @@ def other_port_leaves(cluster: ClusterDesign, node_leaves: np.ndarray, leaf_at: 
         leaf_at: (rack instance, U) of every leaf, (-1, -1) for one placed in no rack.
         down: down ports per leaf.
         at: (rack instance, U) of each port ending at no node, (-1, -1) where it stands is not stated.
+        planes: the fabric's planes, whose leaves `leaf_at` lists plane by plane. Ports stated as a count go round
+            the planes (the k-th to plane k mod P), as each plane's leaves are sized for ⌈n / P⌉ of them; before
+            (nu54fix) they took plane A's free ports first, all 4 of 3 reserved + 1 extra on 2 planes.
     """
     n_leaves, extra = len(leaf_at), len(at)
     out = np.full(extra, -1, dtype=np.int64)
@@ -62,7 +65,12 @@ def other_port_leaves(cluster: ClusterDesign, node_leaves: np.ndarray, leaf_at: 
             out[ports[:len(slots)]] = slots
             free -= np.bincount(slots, minlength=n_leaves)[:n_leaves]
     rest = np.flatnonzero(out < 0)      # stated as a count (or no leaf left near): the free ports left, in order
-    fill = np.repeat(np.arange(n_leaves), free)[:len(rest)]
+    slots = np.repeat(np.arange(n_leaves), free)
+    if planes > 1 and len(slots):   # round the planes: each slot ranked within its plane, then by plane
+        plane = slots // max(n_leaves // planes, 1)
+        rank = np.arange(len(slots)) - np.searchsorted(plane, plane)
+        slots = slots[np.lexsort((plane, rank))]
+    fill = slots[:len(rest)]
     out[rest[:len(fill)]] = fill
     out[rest[len(fill):]] = np.arange(len(rest) - len(fill)) % n_leaves
     return out

@@ -4,7 +4,9 @@ Built from what `archgen.analyse.cabling` already wired (its `TierRuns`: each li
 and length bin, in the order `archgen.analyse.placement` produced them), so the map and the BOM count the same
 cables: the links of a tier are grouped by their two devices and link option, in order, and each group is cut into
 cables of `link_ends.links_per_cable` links (a twin-port 800G DAC between a leaf and a spine carries two 400G links;
-an 800G cable broken out 4 x 200G carries four).
+an 800G cable broken out 4 x 200G carries four). A NIC cage whose module's one connector carries its links to
+several planes (`link_ends.connector_links`) is one cable from that cage to the planes' leaves, its links grouped by
+the cage (port p of a node with P planes is in cage p mod (ports / P), as `placement.access_ports` orders them).
 
 Naming and numbering:
 
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.link_ends import link_speed, links_per_cable, node_cage_ports, splitter_legs
+from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.tier_cabling import TierRuns
@@ -295,6 +297,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         a_switch, placed_ends, k_nodes = None, k + int((at[:, 0] >= 0).sum()), k
         weights = np.ones(n, dtype=np.int64)
         cage: Sequence[int | None] = [node_cage_ports(a, fa)] * k + [1] * extra
+        # a node's fabric ports run plane-major (`access_ports`): port p is its NIC cage p mod (ports / planes)
+        per_node = np.unique(node_key, return_counts=True, return_inverse=True)
+        nic = port_no % np.maximum(per_node[2][per_node[1]] // max(fa.planes, 1), 1)
     else:
         assert low is not None, "only the access tier has no switch below it"
         lo, hi, w = tier_pairs(fa.shape, tier)
@@ -306,6 +311,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         a_dev = [_switch_name(fid, low, int(i)) for i in a_switch]
         placed_ends, k_nodes = n, 0
         a_port, notes, cage = [""] * n, [""] * n, [None] * n
+        nic = np.zeros(n, dtype=np.int64)
     b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
     low_ports, up_ports = _Numbering.of(fa, low), _Numbering.of(fa, up)   # once per tier, not once per cable
     rows: list[CableRow] = []
@@ -315,10 +321,14 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     code = _TIER_CODE[tier]
     groups: dict[tuple[str, int, str, int], list[int]] = {}
     legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
+    # a NIC cage's module whose one connector carries its planes' links: one cable from that cage to several leaves
+    fans = [low is None and connector_links(o, speed, cage[0] if n else None, "a") > 1 for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
-        groups.setdefault(("", -1, b_dev[i], option[i]) if split else (a_dev[i], a_rack[i], b_dev[i], option[i]),
-                          []).append(i)
+        fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
+        groups.setdefault(("", -1, b_dev[i], option[i]) if split else
+                          (a_dev[i], a_rack[i], f"cage {int(nic[i])}", option[i]) if fan else
+                          (a_dev[i], a_rack[i], b_dev[i], option[i]), []).append(i)
     for idx in sorted(groups.values(), key=lambda ix: ix[0]):
         i0 = idx[0]
         opt = opts[option[i0]] if 0 <= option[i0] < len(opts) else None
@@ -334,12 +344,17 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
                 a_ports = _ports(low_ports, a_dev[j], True, len(chunk), counters)
-            b_ports = _ports(up_ports, b_dev[j], False, len(chunk), counters)
+            if len({b_dev[x] for x in chunk}) > 1:   # one NIC cage's links to several planes' leaves
+                b_ports = ", ".join(f"{b_dev[x]} {_ports(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
+            else:
+                b_ports = _ports(up_ports, b_dev[j], False, len(chunk), counters)
             placed = j < placed_ends
             a_devs = " + ".join(dict.fromkeys(a_dev[x] for x in chunk))
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",
                         a_u[j] if placed and a_u[j] >= 0 else None, a_devs, a_ports)
-            b_end = End(_rack(racks, b_rack[j]), b_u[j] if b_u[j] >= 0 else None, b_dev[j], b_ports)
+            b_end = End(" + ".join(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
+                        b_u[j] if b_u[j] >= 0 and len({b_dev[x] for x in chunk}) == 1 else None,
+                        " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
                                  float(max(length[x] for x in chunk)), float(max(length_bin[x] for x in chunk)),
                                  notes[j]))

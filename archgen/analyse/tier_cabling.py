@@ -147,9 +147,8 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                                    (int(single[i]), 1, ())):
             if not n:
                 continue
-            split = max(opt.a.links_per_cable, opt.b.links_per_cable)
+            per = links_per_cable(opt, speed, a_cage)   # a split cable or connector serving several links: once
             if opt.a.media in COPPER_MEDIA:  # a cable assembly: one orderable part with its ends built in
-                per = links_per_cable(opt, speed, a_cage)
                 c = math.ceil(n / per)
                 if tr is not None and per_run is not None and tier in PAIR_TIERS:   # one pair of switches a run:
                     c = int(per_run[tr.option == i].sum())   # `run_cables`' whole assemblies, as the bins count them
@@ -173,7 +172,7 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                     switch_power, at_switches[end.id] = switch_power + watts * k, at_switches[end.id] + k
                     switch_typical = switch_typical + (watts * k if side in in_typical else Q_(0, "W"))
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
-            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / split)
+            cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / per)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),

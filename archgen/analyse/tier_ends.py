@@ -34,7 +34,7 @@ def fat_tree_ends(cluster: ClusterDesign, fa: FabricAnalysis, tier: str, placed:
         if extra > 0 and len(placed["leaf"]):
             # switch management ports at the nearest leaf with a free down port, the ports of a count after them
             at = other_ends(cluster, fa, extra)
-            lf = other_port_leaves(cluster, index, placed["leaf"], tiers["leaf"].down, at)
+            lf = other_port_leaves(cluster, index, placed["leaf"], tiers["leaf"].down, at, fa.planes)
             index = np.concatenate([index, lf])
             a_rack = np.concatenate([a_rack, at[:, 0]])
             a_u = np.concatenate([a_u, at[:, 1]])

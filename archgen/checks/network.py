@@ -220,10 +220,12 @@ def switch_speed(ctx: Context) -> Iterator[Violation]:
     """Every switch and node NIC runs at least the fabric's line rate (switch ports split evenly by breakout).
 
     A NIC port or a torus chip's link (`scale_up.bandwidth` / `scale_up.links`) slower than the fabric would have its
-    nodes inject, and estimates run, at a rate it cannot carry; a `nic_breakout` the NIC does not list, ports it lacks.
+    nodes inject, and estimates run, at a rate it cannot carry; a `nic_breakout` the NIC does not list, ports it lacks;
+    one its part allows only beside other accelerators (`breakout_accelerators`), a split its source does not support.
 
     Fix: use a switch whose ports run at `speed` or a multiple of it, NICs (a torus: chip links) of at least `speed`,
-    and a `nic_breakout` each NIC's part lists in its `ports.breakouts`.
+    and a `nic_breakout` each NIC's part lists in its `ports.breakouts` (and its `breakout_accelerators` allows beside
+    the node's accelerator).
     """
     yield from _fabric_problems(ctx, "NET016")
 

@@ -260,7 +260,8 @@ class FabricExpect(Spec):
     links: TierCables = Field(default_factory=TierCables, description="Logical links per tier (`links.<tier>`).")
     cables: TierCables = Field(default_factory=TierCables, description=(
         "Physical cables per tier (`cables.<tier>`): one per link, except a cable split across two planes or "
-        "spines (a Link part's `links_per_cable`) or a copper assembly carrying several links, counted once."))
+        "spines (a Link part's `links_per_cable`, or a module end with fewer `connectors` than the links it serves: "
+        "a SuperNIC port split over planes) or a copper assembly carrying several links, counted once."))
     transceivers: TierCables = Field(default_factory=TierCables, description=(
         "Optical modules per tier, both ends (`transceivers.<tier>`)."))
 

@@ -49,6 +49,12 @@ def cage_fits(module: str, port: str) -> bool:
 _BREAKOUT = re.compile(r"^\s*([1-9][0-9]?)\s*x\s*([0-9]+(?:\.[0-9]+)?)\s*G\s*$", re.IGNORECASE)
 
 
+def nic_split_of(fabric: object) -> int:
+    """Fabric ports each NIC port gives under a fabric's `nic_breakout` ('2x400G': 2; unset: 1)."""
+    text = getattr(fabric, "nic_breakout", None)
+    return parse_breakout(text)[0] if text else 1
+
+
 def parse_breakout(text: str) -> tuple[int, float]:
     """'2x400G' -> (2, 400.0): logical ports and Gb/s each. Raises ValueError with what was expected."""
     m = _BREAKOUT.match(text)
@@ -190,6 +196,26 @@ class NIC(Part):
         "The NCCL network transport that drives this adapter and the latency it declares. Read where the NIC "
         "attaches a cluster's compute fabric (the performance model's network latency per step); unset: NCCL's "
         "own InfiniBand/RoCE transport, which declares 0."))
+    breakout_accelerators: dict[str, list[Id]] = Field(default_factory=dict, description=(
+        "Breakouts of `ports.breakouts` that the part's source allows only beside some accelerators, e.g. "
+        "{4x200G: [b300-sxm-288gb]} (NVIDIA: Quad-Plane is B300 only): a fabric's `nic_breakout` on a node whose "
+        "accelerator is not listed is refused (NET016). A breakout not named here is allowed beside any."))
+
+    @model_validator(mode="after")
+    def _limited_breakouts_listed(self) -> NIC:
+        listed = {parse_breakout(b) for b in self.ports.breakouts}
+        raise_each([FieldError(("breakout_accelerators", text), f"{text} is not one of ports.breakouts "
+                               f"({', '.join(self.ports.breakouts) or 'none'}): name a breakout the part lists")
+                    for text in self.breakout_accelerators if _parsed(text) not in listed], type(self).__name__)
+        return self
+
+
+def _parsed(text: str) -> tuple[int, float] | None:
+    """`parse_breakout(text)`, None where it does not read as one."""
+    try:
+        return parse_breakout(text)
+    except ValueError:
+        return None
 
 
 class RatePower(Spec):
@@ -236,6 +262,12 @@ class Link(Part):
         "Logical links one cable of this part carries to different far ports: 2 for an 800G cable split 2 x 400G "
         "across two planes or two spines (one cable to the installer and in NVIDIA's tables, counted once with "
         "its ends); 1 (default) for a cable per link, as a twin-port module with a connector per port."))
+    connectors: int | None = Field(None, ge=1, le=16, description=(
+        "Fibre connectors on one module end, each taking its own cable: 1 on a single-port DR4 (one MPO-12/APC), "
+        "2 on a twin-port 2 x DR4. Where a module serves more links than it has connectors (an 800G NIC port split "
+        "2 x 400G over two planes), a connector's links leave on one cable split at its far end, counted once "
+        "(NVIDIA's DGX SuperPOD B300 tables: one node-leaf cable per 800G port). Empty: not stated, one cable per "
+        "link (or the part's `links_per_cable`)."))
     optical_ports: int | None = Field(None, ge=1, le=16, description=(
         "Optical ports of one module end whose lanes share one fibre pair by wavelength (CWDM4: FR4, LR4), each "
         "reaching one far end: such a module serves at most this many links, however often the line rate divides "

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.data.clusters.build import b300_planes
+from archgen.pipeline import run
+from tests.data.clusters.build import SU_IB_RACK, b300_planes, fabric, gb300_cluster
 
 FABRIC = "cluster/b300-quad/fabric/compute"
 
@@ -31,3 +32,18 @@ def test_the_quad_plane_split_of_a_b300_supernic_is_accepted_and_counted(tmp_pat
     assert fa["injection_per_accelerator"].m_as("Gbit/s") == pytest.approx(800)
     # one 800G DR4 module per SuperNIC serves its four links; a DR8 at the leaf serves four 200G ports
     assert fa["transceivers.access"].m == 256 + 256
+
+
+def test_the_quad_plane_split_is_refused_beside_a_gb300(tmp_path: Path):
+    """NVIDIA's quick start (cited above) runs Software Multiplane on "B300, GB300" but Quad-Plane on "B300 only":
+    connectx-8's `breakout_accelerators` says so, and a GB300 tray split 4x200G is NET016 at its `nic_breakout`
+    line (nu54fix; on main it passed without a word)."""
+    compute = fabric("compute", {"access": "[{a: smf-800g-dr4-rhs, b: smf-800g-dr8}]", "leaf_spine": "[smf-800g-dr8]"},
+                     topology="fat-tree", role="compute", speed="200 Gb/s", switch="sn5600", tiers=2, planes=4,
+                     nic_breakout="4x200G", rail_optimized=True, group="su")
+    (tmp_path / "racks.yaml").write_text(SU_IB_RACK, encoding="utf-8")
+    (tmp_path / "cluster.yaml").write_text(gb300_cluster("gb300-quad", "su-ib", [compute], sus=1), encoding="utf-8")
+    refused = [f for f in run([tmp_path]).findings if f.id == "NET016"]
+    assert [(Path(f.location.file).name, f.location.line, f.message) for f in refused if f.location] == [
+        ("cluster.yaml", 23, "gb300-compute-tray's connectx-8 ports cannot be split 4x200G beside gb300: its part's source allows "
+               "that split only with b300-sxm-288gb; use another breakout or node")]

@@ -60,6 +60,7 @@ class Machine:
     unconfirmed: tuple[str, ...] = ()  # the accelerator's figures the model reads that it marks unconfirmed
     switch: SwitchPorts | None = None  # a switched domain's switch ports and links: how many accelerators they join
     peak_dense: tuple[str, ...] = ()  # data types whose peak the part states dense (`Accelerator.peak_basis`)
+    planes: int = 1       # planes the scale-out bandwidth sums (`ScaleOutPath.planes`), said in a note (`planes_note`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -85,7 +86,7 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    scale_out.cube if isinstance(scale_out, TorusPath) else (),
                    unconfirmed_figures(part) if isinstance(part, Accelerator) else (),
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
-                   if isinstance(part, Accelerator) else ())
+                   if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1)
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -131,7 +132,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # the job sends (all-to-all, p2p): an all-to-all or p2p workload, pipeline or expert parallelism, attention DP
     sends = est.layout.get("op") in ("all_to_all", "p2p") or est.layout.get("attention_dp") == "yes" or any(
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
-    added = [n for n in (assumed_fabric_note(on, hw, gpus), note, scale_out_efficiency_note(on, hw, gpus),
+    added = [n for n in (assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
+                         scale_out_efficiency_note(on, hw, gpus),
                          *rccl_net.latency_note(hw, gpus, sends),
                          *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told,
                                            float(hw.compute_capability), workload.training is not None)) if n]
@@ -203,6 +205,28 @@ def assumed_fabric_note(on: Machine, hw: Hardware, gpus: int) -> str:
     return (f"cluster '{on.cluster}' declares no compute fabric: traffic between scale-up domains is taken at the "
             f"compute NICs' line rate, {rate:.4g} Gb/s per accelerator, non-blocking (no switch, taper or tier is "
             "modelled); declare the fabric (`fabrics`, role compute) to size it")
+
+
+def planes_note(on: Machine, hw: Hardware, gpus: int) -> str:
+    """What the estimate took of a multi-plane fabric's bandwidth, where the job crosses scale-up domains ("" if not).
+
+    The scale-out bandwidth sums the planes a NIC port is split over (a SuperNIC 2 x 400G over two planes: 800 Gb/s),
+    so every flow is taken to use them all (planes of whole NICs, as mi355x-th5's, need no such note: a GPU's own
+    NIC is on one plane). NCCL does so where it merges the ports of one NIC: ports of one PCI device (functions
+    merged) with one GUID become one device of their summed speed (NCCL_IB_MERGE_NICS, default 1), and each send is
+    split over its devices' QPs (NVIDIA/nccl at 5067397c, src/transport/net_ib/init.cc:29, :69 and :225;
+    src/transport/net_ib/p2p.cc:116; 2.20.5 merged up to 2 ports, net plugin v12 up to 8). That a SuperNIC's plane
+    functions are merged so is assumed, not read in a source; a flow held to one plane would see 1/P of it.
+    """
+    if on.planes <= 1 or gpus <= hw.scale_up_size or hw.scale_out_bandwidth <= 0:
+        return ""
+    rate = Q_(hw.scale_out_bandwidth, "B/s").m_as("Gbit/s")
+    return (f"scale-out bandwidth {rate:.4g} Gb/s per accelerator sums {on.planes} planes, each NIC port split over "
+            "them: every "
+            f"collective and p2p flow is assumed to use them all, as {on.library} does with the ports of one NIC it "
+            "merges (NCCL_IB_MERGE_NICS, on by default: one device of their summed speed, each send split over them; "
+            "NVIDIA/nccl src/transport/net_ib/init.cc, p2p.cc); that the NIC's plane functions merge so is not "
+            f"confirmed, and a flow held to one plane would see {rate / on.planes:.4g} Gb/s")
 
 
 def network_latency_note(hw: Hardware, gpus: int, source: str, library: str = "NCCL", unset: str = "") -> str:

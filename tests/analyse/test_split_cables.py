@@ -1,0 +1,64 @@
+"""A NIC port split over planes leaves on one cable: `connectors` on a module end (nu54fix).
+
+NVIDIA's DGX SuperPOD B300 on Spectrum-X (Table 3, "Larger DGX SuperPOD component counts", cited in
+tests/data/fabrics/dgx-b300-spectrum-x-su.yaml) counts 512 node-leaf cables for 512 GPUs, each GPU's ConnectX-8 800G
+port split 2 x 400G over two planes: one cable per 800G port, 1,024 logical links. The ConnectX-8's single-port 800G
+DR4 module has one MPO-12/APC (`smf-800g-dr4-rhs`, `connectors: 1`), so the links it serves share that cable, split
+at the far end. On main every logical link was a cable (newuser54's open list: 131,072 at 65,536 GPUs, not 65,536).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.data.clusters.build import b300_planes
+
+FABRIC = "cluster/{}/fabric/compute"
+
+
+@pytest.mark.parametrize(("planes", "speed", "split"), [(2, "400 Gb/s", "2x400G"), (4, "200 Gb/s", "4x200G")])
+def test_a_supernic_port_split_over_planes_is_one_cable(tmp_path: Path, planes: int, speed: str, split: str):
+    r = b300_planes(tmp_path, "b300-split", 1, speed=speed, nic_breakout=split, tiers=2, planes=planes)
+    fa = r.metrics[FABRIC.format("b300-split")]
+    ports = 32 * 8   # 32 HGX B300 x 8 ConnectX-8, one 800G cage each
+    assert fa["links.access"].m == ports * planes
+    assert fa["cables.access"].m == ports   # one cable per 800G port (NVIDIA's count), not one per link
+    # optics per physical port: one DR4 per SuperNIC cage; at the leaf a DR8 serves 800G of links (2 x 400G or 4 x 200G)
+    assert fa["transceivers.access"].m == ports + ports
+
+
+def test_the_port_map_lists_one_cable_from_a_supernic_to_both_planes(tmp_path: Path):
+    """The port map cuts the same 256 cables, each from one SuperNIC cage to its two planes' leaves (a node's fabric
+    ports run plane-major: ports 1 and 9 of 16 are the first SuperNIC's halves); on main it listed one row a link."""
+    from archgen.analyse.portmap import port_map
+    from archgen.pipeline import analyse_paths
+
+    b300_planes(tmp_path, "b300-split", 1, speed="400 Gb/s", nic_breakout="2x400G", tiers=2, planes=2)
+    a = analyse_paths([tmp_path]).clusters["cluster/b300-split"]
+    rows = [r for r in port_map(a).rows if r.tier == "access"]
+    assert len(rows) == 256 == a.cabling.tiers[0].physical
+    first = rows[0]
+    assert (first.a.device, first.a.port, first.links) == ("hgx-b300-8gpu-01", "compute-1, compute-9", 2)
+    assert first.b.device == "compute-leaf-01 + compute-leaf-05"   # plane A's leaf and plane B's
+
+
+def test_the_estimate_says_it_sums_the_planes(tmp_path: Path):
+    """newuser54's open item 6: every collective ran on 800 Gb/s summed over two planes without a word. NCCL merges
+    the ports of one NIC into one device of their summed speed and splits each send over them (NCCL_IB_MERGE_NICS,
+    NVIDIA/nccl src/transport/net_ib/init.cc:225, p2p.cc:116): the estimate keeps the sum and says it assumes so."""
+    from archgen.pipeline import run
+
+    (tmp_path / "wl.yaml").write_text("kind: Workload\nid: ar\ncluster: b300-split\n"
+                                      "collective: {op: all_reduce, size: 8 GiB}\n", encoding="utf-8")
+    r = b300_planes(tmp_path, "b300-split", 1, speed="400 Gb/s", nic_breakout="2x400G", tiers=2, planes=2)
+    assert r.clusters["cluster/b300-split"].scale_out.planes == 2   # one NIC port over 2 planes
+    notes = run([tmp_path]).workloads["workload/ar"].estimate.notes
+    # 8 SuperNICs x 2 x 400 Gb/s / 8 GPUs = 800 Gb/s per GPU, 400 on one plane
+    assert [n for n in notes if "planes" in n] == [
+        "scale-out bandwidth 800 Gb/s per accelerator sums 2 planes, each NIC port split over them: every collective "
+        "and p2p flow is assumed to use them all, as NCCL does with the ports of one NIC it merges (NCCL_IB_MERGE_NICS, on by "
+        "default: one device of their summed speed, each send split over them; NVIDIA/nccl "
+        "src/transport/net_ib/init.cc, p2p.cc); that the NIC's plane functions merge so is not confirmed, and a "
+        "flow held to one plane would see 400 Gb/s"]
