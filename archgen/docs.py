@@ -69,7 +69,11 @@ def checks_page() -> str:
              "(a notice annotation on the file in GitHub output); the summary line and the exit code count every",
              "finding. JSON lists every one; SARIF lists at most 25,000 results, GitHub code scanning's limit per",
              "run, unwaived errors first, and states the count left out in the run's `properties`",
-             "(`resultsTotal`, `resultsNotListed`). `archgen.output.capped`.", ""]
+             "(`resultsTotal`, `resultsNotListed`). `archgen.output.capped`.", "",
+             "**Hints.** A finding of an ID below (SPC000 to SPC004) carries its own hint, what to write instead",
+             "(the allowed keys of an unknown key, a renamed metric's new name): text prints it on an indented",
+             "`hint:` line, SARIF, JUnit and GitHub annotations on a `hint:` line of the message, JSON as `hint`. A",
+             "check's hint is its Fix, given once under the check here and as its SARIF rule's `help`.", ""]
     lines += ["| ID | severity | summary |", "|---|---|---|"]
     lines += [f"| {cid} | {RESERVED_SEVERITY[cid]} | {text} |" for cid, text in sorted(RESERVED.items())]
     for prefix in MODULES:

@@ -1,4 +1,4 @@
-"""PERF: workloads run, fit in memory, meet their targets, keep to their stack, and say whose stack they assume."""
+"""PERF: workloads run, fit in memory, meet their targets, keep to their stack, and name the stack they take."""
 
 from __future__ import annotations
 
@@ -107,3 +107,31 @@ def stack_of_another_vendor(ctx: Context) -> Iterator[Violation]:
         at = (job, key) if key in (t or inf).model_fields_set else (job,)
         for assumed in e.assumed:
             yield Violation(path, r.workload.id, at, f"{r.workload.id} is estimated with an assumed {assumed}")
+
+
+@check("PERF006", "perf.unstated_stack", severity="info")
+def unstated_stack(ctx: Context) -> Iterator[Violation]:
+    """A training workload that states no stack says which profile filled its switches, and that it may move.
+
+    A job that names no `training.stack` takes its accelerator vendor's newest profile (`stacks.on_vendor`:
+    `nemo-2025`, `primus-2025` on AMD), so what it means is archgen's choice, not the spec's: the default has moved
+    twice in 0.1.0 (`megatron-core-2024` until ad7ab32d, 2026-12-02, then `nemo-2025`; an AMD job's `primus-2025`
+    since 4aaec912, 2026-12-05), each time moving the figures of an unchanged spec with no word from `check`
+    (`llama3-70b-pretrain-b200` of `specs/`, measured at b9c76103: MFU 55.09 % with megatron-core-2024 stated,
+    61.81 % under nemo-2025).
+    `archgen estimate` names the profile and the step time over every profile; this says it where CI reads.
+    Information: it changes no exit code.
+
+    Fix: state the stack the job runs (`training.stack`), which keeps its figures across archgen upgrades.
+    """
+    for path, r in ctx.workloads.items():
+        t = r.workload.training
+        if t is None or "stack" in t.model_fields_set:
+            continue
+        stack = on_vendor(t, r.vendor).stack
+        yield Violation(path, r.workload.id, ("training",),
+                        f"{r.workload.id} states no training stack: every switch it leaves out takes the newest "
+                        f"profile, {stack}, which a later archgen may replace, moving this job's figures with no "
+                        f"change to this spec (the default has changed before); state `stack: {stack}` under "
+                        f"`training:` to keep them, and see `archgen estimate --workload {r.workload.id}` for the "
+                        "step time under every profile")

@@ -85,7 +85,8 @@ def _key(f: Finding) -> Key:
 def _line(f: Finding) -> str:
     where = f"{f.location}: " if f.location else ""
     tag = f" (waived: {f.waived.strip()})" if f.waived else ""
-    return f"{where}{f.severity}: {f.id}{' ' if _named(f) else ': '}{said(f)}{tag}"
+    hint = f"\n  hint: {_own_hint(f)}" if _own_hint(f) else ""   # as a located error prints it (`SpecProblem`)
+    return f"{where}{f.severity}: {f.id}{' ' if _named(f) else ': '}{said(f)}{tag}{hint}"
 
 
 def said(f: Finding) -> str:
@@ -96,6 +97,25 @@ def said(f: Finding) -> str:
     path is not said twice.
     """
     return f"{f.object}: {f.message}" if _named(f) else f.message
+
+
+def told(f: Finding) -> str:
+    """`said` with the finding's own hint (`_own_hint`) on a line of its own (``hint: ...``), where it has one.
+
+    SARIF and GitHub's annotations carry only a message: without it a CI's reader of an unknown key or a renamed
+    metric saw what is wrong and not the allowed keys or the new name, which JSON gives.
+    """
+    return f"{said(f)}\nhint: {_own_hint(f)}" if _own_hint(f) else said(f)
+
+
+def _own_hint(f: Finding) -> str:
+    """The hint of a finding of a reserved ID (SPC000 to SPC004), else ''.
+
+    A reserved ID's hint is the problem's own (the allowed keys, a renamed metric's new name); a registered check's
+    is its rule's Fix, which SARIF gives as the rule's `help` and docs/checks.md under the check, so it is not
+    repeated on each finding.
+    """
+    return "" if f.id in checks.REGISTRY else f.hint
 
 
 def _named(f: Finding) -> bool:
@@ -214,7 +234,7 @@ def sarif(findings: list[Finding]) -> str:
     kept = sorted(first[:SARIF_RESULTS])          # GitHub rejects a run of more: errors first, the waived last
     for f, print_ in ((findings[i], prints[i]) for i in kept):
         loc = _sarif_location(f)
-        r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": said(f)},
+        r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": told(f)},
                              "partialFingerprints": {FINGERPRINT: print_}}
         if f.location and loc:
             region: dict[str, int] = {"startLine": max(loc.line, 1)}
@@ -260,7 +280,7 @@ def junit(findings: list[Finding], ran: Collection[str] | None = None) -> str:
     for cid in ids:
         fs = by_id.get(cid, [])
         errs = [f for f in fs if f.severity == "error"]
-        body = _NOT_XML.sub("\ufffd", "\n".join(f"{f'{f.location}: ' if f.location else ''}{f.severity}: {said(f)}"
+        body = _NOT_XML.sub("\ufffd", "\n".join(f"{f'{f.location}: ' if f.location else ''}{f.severity}: {told(f)}"
                                                 for f in fs))  # a file name may hold what XML 1.0 cannot
         if errs:
             failures += 1
@@ -303,7 +323,7 @@ def github(findings: list[Finding]) -> str:
             at = [f"line={loc.line}", f"col={loc.column}"] if loc.line else []   # line 0: the file as a whole
             files[key] = f"file={_gh_escape(in_repository(loc.file), True)},"
             props = [files[key][:-1], *at, *props]
-        entries.append((key, f"::{level[f.severity]} {','.join(props)}::{_gh_escape(where + said(f))}"))
+        entries.append((key, f"::{level[f.severity]} {','.join(props)}::{_gh_escape(where + told(f))}"))
     lines = capped(entries, lambda key, left: f"::notice {files[key]}title={_gh_escape(key[1], True)}::"
                                               f"{_gh_escape(more_text(key, left, not files[key]))}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -1,0 +1,36 @@
+"""docs/upgrading.md, the page an upgrading team reads, names what archgen moves under an older spec (newuser57).
+
+It lists every renamed metric and key (`archgen.metric.RENAMED`, `archgen.model.renamed.RENAMED`) and every default
+training stack (`stack_profiles.DEFAULT_STACK`, `VENDOR_STACKS`) with PERF006, which reports a job that takes one.
+The README's documentation table links it. A rename or a new default without a line there fails here.
+"""
+
+from __future__ import annotations
+
+from archgen.checks.registry import REGISTRY
+from archgen.metric import RENAMED as RENAMED_METRICS
+from archgen.model.renamed import RENAMED
+from archgen.model.stack_profiles import DEFAULT_STACK, VENDOR_STACKS
+from tests.conftest import REPO as ROOT
+
+PAGE = ROOT / "docs" / "upgrading.md"
+
+
+def test_every_rename_is_listed():
+    text = PAGE.read_text(encoding="utf-8")
+    for old, (new, since) in RENAMED_METRICS.items():
+        assert f"| metric | `{old}` | `{new}` | {since} |" in text, old
+    for kind, renames in RENAMED.items():
+        for r in renames:
+            assert f"| {kind} | `{r.old}` | `{r.new}` | {r.since} |" in text, r.old
+
+
+def test_every_default_stack_is_listed_with_the_check_that_reports_it():
+    text = PAGE.read_text(encoding="utf-8")
+    for stack in (DEFAULT_STACK, *VENDOR_STACKS.values()):
+        assert f"| `{stack}` |" in text, stack
+    assert "PERF006" in REGISTRY and "PERF006" in text
+
+
+def test_the_readme_links_it():
+    assert "[`docs/upgrading.md`](docs/upgrading.md)" in (ROOT / "README.md").read_text(encoding="utf-8")
