@@ -97,3 +97,38 @@ def test_pdf_figures_carry_alternate_text(test_run, tmp_path, drawn_once):
     alts = [_literal(raw, m.end()) for m in re.finditer(rb"/Alt\s*\(", raw)]
     assert len(alts) == len(FIGURES)
     assert alts[0] == f"Rack elevation of {RACK}, front and rear, coloured by part class".encode()
+
+
+def _luminance(colour: str) -> float:
+    """Relative luminance of ``#rrggbb`` (WCAG 2.1, definition "relative luminance", sRGB)."""
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    """(L1 + 0.05) / (L2 + 0.05), the lighter over the darker (WCAG 2.1, definition "contrast ratio")."""
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_the_stylesheets_text_colours_have_aa_contrast():
+    """WCAG 2.1 SC 1.4.3: at least 4.5:1 for text. The section anchors ("#" after each heading, a link) were drawn
+    in the rule colour #d5dbe5, 1.39:1 on white; the muted text colour #5b6474 is 5.97:1. Every text colour is
+    judged on the page (white) and the contents bar; the body's ink, which table cells inherit, on every background
+    the stylesheet gives (heading cells, status cells)."""
+    from archgen.render.env import shipped_templates
+    css = (shipped_templates() / "document.css").read_text(encoding="utf-8")
+    variables = dict(re.findall(r"--([\w-]+):\s*(#[0-9a-fA-F]{6})", css))
+
+    def value(v: str) -> str:
+        m = re.fullmatch(r"var\(--([\w-]+)\)", v)
+        return variables[m.group(1)] if m else v
+
+    texts = {value(v) for v in re.findall(r"(?<![-\w])color:\s*([^;}\s]+)", css)} - {"inherit"}
+    backgrounds = {value(v) for v in re.findall(r"background:\s*([^;}\s]+)", css)} - {"none"}
+    nav = value(re.search(r"nav\.toc \{[^}]*background:\s*([^;}\s]+)", css).group(1))
+    ink = value(re.search(r"body \{[^}]*(?<![-\w])color:\s*([^;}\s]+)", css).group(1))
+    pairs = {(t, b) for t in texts for b in ("#ffffff", nav)} | {(ink, b) for b in backgrounds}
+    assert len(texts) >= 3 and len(pairs) > len(texts) * 2
+    assert sorted((round(_contrast(t, b), 2), t, b) for t, b in pairs if _contrast(t, b) < 4.5) == []
