@@ -77,7 +77,7 @@ def test_html_figures_are_images_named_by_their_captions(test_run, tmp_path, dra
         assert svg.get("role") == "img"
         assert svg.get("aria-labelledby") == f"{fig}-caption"
     assert {audit.ids[f"{fig}-caption"] for fig in FIGURES} == {"figcaption"}
-    assert (f'<figcaption id="fig-elevation-caption">Figure: Rack elevation of {RACK}, front and rear, coloured by '
+    assert (f'<figcaption id="fig-elevation-caption">Figure 1: Rack elevation of {RACK}, front and rear, coloured by '
             "part class</figcaption>") in (tmp_path / RACK / f"{RACK}.html").read_text(encoding="utf-8")
 
 
@@ -132,3 +132,30 @@ def test_the_stylesheets_text_colours_have_aa_contrast():
     pairs = {(t, b) for t in texts for b in ("#ffffff", nav)} | {(ink, b) for b in backgrounds}
     assert len(texts) >= 3 and len(pairs) > len(texts) * 2
     assert sorted((round(_contrast(t, b), 2), t, b) for t, b in pairs if _contrast(t, b) < 4.5) == []
+
+
+def test_tables_and_figures_are_numbered_alike_in_every_format(test_run, tmp_path, drawn_once):
+    """The PDF numbered its tables and figures ("Table 3:", "Figure 1:") while Markdown and HTML wrote "Table:" and
+    "Figure:", so a reviewer's "see Table 12" pointed nowhere in two of the three formats."""
+    import shutil
+    import subprocess
+    formats = ("md", "html", "pdf") if shutil.which("pdftotext") and _has_typst() else ("md", "html")
+    render_all(test_run, tmp_path, target=RACK, formats=formats, revision="test", progress=False)
+    md = (tmp_path / RACK / f"{RACK}.md").read_text(encoding="utf-8")
+    page = (tmp_path / RACK / f"{RACK}.html").read_text(encoding="utf-8")
+    in_md = re.findall(r"^\*((?:Table|Figure) \d+): ", md, re.M)
+    in_html = re.findall(r"<(?:fig)?caption[^>]*>((?:Table|Figure) \d+): ", page)
+    tables, figures = [x for x in in_md if x.startswith("Table")], [x for x in in_md if x.startswith("Figure")]
+    assert tables == [f"Table {n}" for n in range(1, len(tables) + 1)] and len(tables) > 10
+    assert figures == [f"Figure {n}" for n in range(1, len(FIGURES) + 1)]
+    assert in_html == in_md
+    if "pdf" in formats:
+        text = subprocess.run(["pdftotext", "-raw", str(tmp_path / RACK / f"{RACK}.pdf"), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        for caption in re.findall(r"^\*((?:Table|Figure) \d+: [^*\n]{0,30})", md, re.M):
+            assert caption.replace("\\", "") in " ".join(text.split()), caption
+
+
+def _has_typst() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("typst") is not None
