@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from archgen.errors import InternalError
 from archgen.render import fmt
 
 #: How a requirement's status (`model.requirements.Status`) is styled, as a check's pass, fail or warn.
@@ -204,6 +205,20 @@ class DocumentModel:
                 section.add(Table("references", "References", (Column("No.", align="right"), Column("Source")),
                                   tuple((f"[{n}]", reference(s)) for s, n in numbers.items())))
 
+
+    def label(self, block: Table | Figure) -> str:
+        """``Table 3`` or ``Figure 1``: the block's place among the document's tables or figures.
+
+        Counted in the order every format shows them, so a caption reads the same in Markdown, HTML and PDF (the PDF
+        counted them and the others did not), and when the document is written, after the customer edition drops or
+        adds blocks.
+        """
+        kind = Table if isinstance(block, Table) else Figure
+        same = (b for s in self.walk() for b in s.blocks if isinstance(b, kind))
+        number = next((i for i, b in enumerate(same, 1) if b is block), None)
+        if number is None:
+            raise InternalError(f"{kind.__name__.lower()} {block.id!r} is not in document {self.target!r}")
+        return f"{kind.__name__} {number}"
 
     def walk(self) -> list[Section]:
         """Every section, depth first."""

@@ -31,7 +31,8 @@ def document_json(doc: DocumentModel) -> dict[str, Any]:
 
 
 def _section(s: Section, doc: DocumentModel) -> dict[str, Any]:
-    return {"id": s.id, "number": s.number, "title": s.title, "blocks": [_block(b, doc) for b in s.blocks],
+    blocks = [_block(b, doc) | ({"label": doc.label(b)} if isinstance(b, Table | Figure) else {}) for b in s.blocks]
+    return {"id": s.id, "number": s.number, "title": s.title, "blocks": blocks,
             "sections": [_section(c, doc) for c in s.sections]}
 
 

@@ -11,6 +11,7 @@ import math
 import pytest
 
 from archgen.analyse.distribution import distribution, needed_psus
+from tests.render.golden_util import table_caption
 
 PHASE_CAPACITY = 415 * 60 * math.sqrt(3) * 0.8 / 3 / 1000    # kW per phase of one PDU: 11.50
 
@@ -73,7 +74,7 @@ def test_rack_document_shows_the_map_and_the_cases(shipped, tmp_path, drawn_once
 
     render_all(shipped, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
     md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")
-    assert "### 7.3 Power distribution" in md and "*Table: PSU-to-PDU outlet map*" in md
+    assert "### 7.3 Power distribution" in md and table_caption(md, "PSU-to-PDU outlet map*")
     assert "| dgx-h100 | 3 | 1 | 1 | — | L1 | 1.70 |" in md
     assert "| PDU 1 | 8 PSUs | PDUs 2, 3 | 7.65 | 11.50 | 33.5 % | every part keeps its PSU redundancy's N | pass |" in md
     # the PDUs' continuous capacity, 3 x 11.50 kW (was their breakers' 43.1 kVA: newuser16)

@@ -76,3 +76,11 @@ def render_golden_fresh() -> dict[str, str]:
             "json.dump(render_golden(draw=False), sys.stdout)")
     proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
+
+
+def table_caption(md: str, start: str) -> str:
+    """``*Table N: <start>``: the first Markdown table caption of `md` whose text begins with `start`, numbered as
+    the document numbers its tables (`blocks.DocumentModel.label`); a test splits the document there."""
+    found = re.search(r"\*Table \d+: " + re.escape(start), md)
+    assert found, f"no table caption beginning {start!r}"
+    return found.group(0)

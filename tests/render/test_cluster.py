@@ -11,6 +11,7 @@ import pytest
 from archgen.analyse.scaling import scaling as grow
 from archgen.render import render_all
 from tests.conftest import REPO, shared_diagrams
+from tests.render.golden_util import table_caption
 
 CLUSTER = "dgx-b200-superpod"
 
@@ -78,7 +79,7 @@ def test_roofline_figure_and_kernel_table_per_workload(cluster_out, shipped_run)
         assert {f"roofline-{wid}.png", f"roofline-{wid}.svg"} <= names
         assert md.index(f"](perf-{wid}.svg)") < md.index(f"](roofline-{wid}.svg)")
         after = md.split(f"](roofline-{wid}.svg)", 1)[1]
-        table = after.split("*Table: Kernels of", 1)[1].split("\n\n")[1]
+        table = after.split(table_caption(after, "Kernels of"), 1)[1].split("\n\n")[1]
         assert len(table.splitlines()) == 2 + len(r.roofline.kernels)
     assert "| forward | attention core |" in md and "| decode | attention core |" in md
 
@@ -172,7 +173,7 @@ def test_network_power_rows_add_up_to_the_clusters(cluster_out):
     power and in no fabric's. They have a row of their own, and the rows add up to the summary's figure."""
     folder, _, analysis = cluster_out
     md = (folder / f"{CLUSTER}.md").read_text(encoding="utf-8")
-    table = md.split("*Table: Network power by fabric (switches and optics)*", 1)[1].split("\n\n")[1]
+    table = md.split(table_caption(md, "Network power by fabric (switches and optics)*"), 1)[1].split("\n\n")[1]
     rows = [line.split(" | ") for line in table.splitlines()[2:]]
     assert rows[-1][0] == "| switches placed beyond the fabrics (NET017)"
     total = sum(float(r[1].replace(",", "")) for r in rows)

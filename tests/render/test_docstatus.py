@@ -19,6 +19,7 @@ import pytest
 from archgen.pipeline import run
 from tests.conftest import run_cli
 from tests.render.conftest import raised_mfu_target, render_text
+from tests.render.golden_util import table_caption
 
 TARGET = "gb200-nvl72-su"
 STATUS = {"error": "fail", "warning": "warn", "info": "info"}
@@ -42,7 +43,7 @@ def document(design, tmp_path_factory):
 
 def table(md: str, caption: str) -> list[list[str]]:
     """The body rows of the Markdown table captioned `caption`, cells unescaped and anchors dropped."""
-    lines = md.split(f"*Table: {caption}*\n\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    lines = md.split(table_caption(md, f"{caption}*\n\n"), 1)[1].split("\n\n", 1)[0].splitlines()[2:]
     cells = [re.split(r"(?<!\\)\|", line.strip())[1:-1] for line in lines]
     return [[re.sub(r'<a id="[^"]*"></a>', "", c).strip().replace("\\", "") for c in row] for row in cells]
 

@@ -18,6 +18,7 @@ from archgen.model.deliverable import DocumentInfo
 from archgen.render import render_all
 from archgen.render.common import document_control
 from archgen.render.edition import _metric_cell, bare_titles, metric_titles, reference
+from tests.render.golden_util import table_caption
 
 SU = "gb200-nvl72-su"
 
@@ -102,8 +103,8 @@ def test_an_unknown_audience_is_a_usage_error(shipped_run, tmp_path):
 def test_key_components_count_the_cables_and_optics_of_the_bom(editions):
     """Issue 24: Key components showed "—" as the quantity of every cable and optic although the BOM has them."""
     md = (editions["internal"] / f"{SU}.md").read_text(encoding="utf-8")
-    components = md.split("*Table: Key components and provenance*")[1].split("\n\n")[1]
-    bom = md.split("*Table: Bill of materials*")[1].split("\n\n")[1]
+    components = md.split(table_caption(md, "Key components and provenance*"))[1].split("\n\n")[1]
+    bom = md.split(table_caption(md, "Bill of materials*"))[1].split("\n\n")[1]
     for part in ("dac-800g-osfp", "mmf-400g-sr4", "cat6a-1g"):
         qty = re.search(rf"^\| {part} \|(?: [^|]* \|){{3}} ([\d,]+) \|", components, re.M)
         # one BOM line per part, whatever powers its units draw (tests/analyse/test_bom.py::test_one_line_per_part)

@@ -12,6 +12,7 @@ import re
 from archgen.render import render_all
 from archgen.render.glossary import GLOSSARY
 from tests.conftest import shared_diagrams
+from tests.render.golden_util import table_caption
 
 
 def _md(run, tmp_path, target: str, audience: str = "internal") -> str:
@@ -24,7 +25,7 @@ def _md(run, tmp_path, target: str, audience: str = "internal") -> str:
 
 def _glossary(md: str) -> tuple[set[str], str]:
     """(terms of the glossary table, the document's text outside it)."""
-    head, rest = md.split("*Table: Glossary*", 1)
+    head, rest = md.split(table_caption(md, "Glossary*"), 1)
     table, tail = rest.split("<a id=\"references\">", 1)
     return set(re.findall(r"^\| ([^|]+?) \| .+ \|$", table, re.M)) - {"Term", "---"}, head + tail
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.render.golden_util import GOLDEN, render_golden_fresh
+from tests.render.golden_util import GOLDEN, render_golden_fresh, table_caption
 
 pytestmark = pytest.mark.slow
 
@@ -68,7 +68,7 @@ def test_validation_lists_only_checks_that_apply_with_value_and_limit(shipped_ru
     from archgen.render import render_all
     render_all(shipped_run, tmp_path, target="dgx-h100-4", formats=("md",), revision="test", progress=False)
     md = (tmp_path / "dgx-h100-4" / "dgx-h100-4.md").read_text(encoding="utf-8")  # not a golden target
-    table = md[md.index("*Table: Checks: computed value against limit*"):]
+    table = md[md.index(table_caption(md, "Checks: computed value against limit*")):]
     table = table[:table.index("\n\n<a id")]
     for cid in ("NET001", "CAB001", "PERF001", "COOL001", "COOL004"):
         assert f"check-{cid.lower()}" not in table and cid in md[md.index("Not applicable, so not listed"):]

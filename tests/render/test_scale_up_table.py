@@ -13,10 +13,11 @@ import re
 from archgen.render import render_all
 from archgen.render.scale_up import TECHNOLOGY, TOPOLOGY
 from tests.conftest import shared_diagrams
+from tests.render.golden_util import table_caption
 
 
 def _scale_up_table(md: str) -> dict[str, str]:
-    block = md.split("*Table: Scale-up domain*", 1)[1].split("\n\n", 2)[1]
+    block = md.split(table_caption(md, "Scale-up domain*"), 1)[1].split("\n\n", 2)[1]
     return dict(re.findall(r"^\| ([^|]+?) \| (.+?) \|$", block, re.M))
 
 
