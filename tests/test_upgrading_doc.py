@@ -7,7 +7,7 @@ The README's documentation table links it. A rename or a new default without a l
 
 from __future__ import annotations
 
-from archgen.checks.registry import REGISTRY
+from archgen.checks import REGISTRY  # the package imports every check module first (registry alone: none)
 from archgen.metric import RENAMED as RENAMED_METRICS
 from archgen.model.renamed import RENAMED
 from archgen.model.stack_profiles import DEFAULT_STACK, VENDOR_STACKS

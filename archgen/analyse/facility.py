@@ -127,8 +127,11 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
 
 def _storage_factor(name: str, hall: Any) -> float:
     """What a watt of checkpoint storage adds to the hall's load behind headroom `name`: its PUE for generator sets."""
-    if name != "generator_headroom":
-        return 1.0
+    return generator_factor(hall) if name == "generator_headroom" else 1.0
+
+
+def generator_factor(hall: Any) -> float:
+    """What a watt of IT load adds to what `generator_power` counts: the hall's `peak_pue`, else its PUE, else 1."""
     pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
     return 1.0 if pue is None else float(pue)
 

@@ -120,7 +120,9 @@ def unstated_stack(ctx: Context) -> Iterator[Violation]:
     (`llama3-70b-pretrain-b200` of `specs/`, measured at b9c76103: MFU 55.09 % with megatron-core-2024 stated,
     61.81 % under nemo-2025).
     `archgen estimate` names the profile and the step time over every profile; this says it where CI reads.
-    Information: it changes no exit code.
+    Information: it changes no exit code. On a part whose vendor has no profile (PERF005: Trainium, Gaudi, TPU) the
+    newest profile is another vendor's stand-in, and the message says that stating it pins the stand-in's figures,
+    not the stack the job runs.
 
     Fix: state the stack the job runs (`training.stack`), which keeps its figures across archgen upgrades.
     """
@@ -129,9 +131,12 @@ def unstated_stack(ctx: Context) -> Iterator[Violation]:
         if t is None or "stack" in t.model_fields_set:
             continue
         stack = on_vendor(t, r.vendor).stack
+        stand_in = r.estimate is not None and bool(r.estimate.assumed)
+        keep = (f"stating `stack: {stack}` under `training:` keeps them, as the stand-in's (PERF005: no profile of "
+                "this part's own stack), not as the stack the job runs" if stand_in else
+                f"state `stack: {stack}` under `training:` to keep them")
         yield Violation(path, r.workload.id, ("training",),
                         f"{r.workload.id} states no training stack: every switch it leaves out takes the newest "
                         f"profile, {stack}, which a later archgen may replace, moving this job's figures with no "
-                        f"change to this spec (the default has changed before); state `stack: {stack}` under "
-                        f"`training:` to keep them, and see `archgen estimate --workload {r.workload.id}` for the "
-                        "step time under every profile")
+                        f"change to this spec (the default has changed before); {keep}, and see `archgen estimate "
+                        f"--workload {r.workload.id}` for the step time under every profile")

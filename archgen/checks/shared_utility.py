@@ -5,7 +5,9 @@ share (a substation, the site's grid interconnection). Each hall of the run nami
 load PWR011 holds its generator sets and utility feeds to (`generator_load`: IT power x `peak_pue`, else x the
 annual PUE) over the clusters its `deployed` list names, as the hall totals do (`analyse.hall_totals`); a hall
 without `deployed` has no load to add (its clusters may be alternatives), so the connection is then not judged and
-the finding says which hall is missing it. The connection is counted at its stated capacity: no redundancy is held
+the finding says which hall is missing it. A checkpoint storage that deployed clusters of these halls state under one
+`storage.id` is one system, counted once (`storage_cost.shared_storage`, at its largest stated draw x its hall's
+PUE), as the hall totals and PWR010 count it. The connection is counted at its stated capacity: no redundancy is held
 back (none is stated).
 """
 
@@ -14,7 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.analyse.facility import generator_factor
 from archgen.analyse.hall_groups import candidate, deployed, naming
+from archgen.analyse.storage_cost import shared_storage, storage_draw
 from archgen.checks.hall_figures import generator_load
 from archgen.checks.registry import Context, Violation
 from archgen.units import Q_
@@ -58,15 +62,18 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
                             "`deployed`, so its load is not known (its clusters may be alternatives): list the "
                             "clusters deployed in each hall", severity="info")
             continue
-        parts = [(h.id, [generator_load(o) for o in naming(ctx.clusters, h.id).values() if deployed(o)])
-                 for h in sorted(named.values(), key=lambda h: h.id)]
+        groups = [(h.id, [o for o in naming(ctx.clusters, h.id).values() if deployed(o)])
+                  for h in sorted(named.values(), key=lambda h: h.id)]
+        parts = [(h, [generator_load(o) for o in group]) for h, group in groups]
         if any(load is None for _, loads in parts for load, _ in loads):
             yield Violation(path, subject, ("facility",), f"not judged: {where}: a deployed cluster's facility power "
                             "is not provided", severity="info")
             continue
         sums = [(h, sum((load for load, _ in loads if load is not None), Q_(0.0, "kW"))) for h, loads in parts]
-        total = sum((q for _, q in sums), Q_(0.0, "kW")).to("kW")
-        each = "; ".join(f"facility '{h}' {_kw(q)}" for h, q in sums)
+        twice, once = shared_storage([o for _, group in groups for o in group], draw=lambda o: storage_draw(o) *
+                                     generator_factor(o.cluster.facility))
+        total = (sum((q for _, q in sums), Q_(0.0, "kW")) - twice).to("kW")
+        each = "; ".join(f"facility '{h}' {_kw(q)}" for h, q in sums) + (f"; {once}" if once else "")
         what = f"the facility power of the clusters deployed in the {len(sums)} hall(s) of the run naming it ({each})"
         if total > conn.capacity:
             yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} exceeds {where}, counted at its "

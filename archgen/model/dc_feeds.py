@@ -10,8 +10,11 @@ line-to-line voltage. None of that holds for DC, and no spec states a DC stage's
 feed is refused (docs/facility.md, Not modelled) rather than sized as AC.
 
 Two spellings are refused: a current type (`current_type: dc`, or `current: dc` where `current` is a breaker
-rating in amperes), and a single-phase supply above `SINGLE_PHASE_MAX`, which no standard AC system gives and which
-is how an 800 V DC feed reads when written with the AC keys (`voltage: 800 V, phases: 1`).
+rating in amperes), and a single-phase supply above `SINGLE_PHASE_MAX` that is not IEC 60038's three-wire 1000 V
+system taken between two lines (`THREE_WIRE_MAX`): that is how an 800 V DC feed reads when written with the AC keys
+(`voltage: 800 V, phases: 1`). Real AC does put more than 690 V across one phase elsewhere (the 1000 V system's
+lines, which is let through; single-phase traction at 4.75-27.5 kV, IEC 60038 Table 2; medium voltage, Table 3),
+so the refusal says such a supply is not modelled, not that it does not exist.
 """
 
 from __future__ import annotations
@@ -21,10 +24,14 @@ from pydantic_core import PydanticCustomError
 from archgen.model.spec import FieldError
 from archgen.units import Q_, parse_quantity
 
-#: The highest voltage a standard AC system puts across a single-phase load: the line-to-line voltage of IEC
-#: 60038's highest low-voltage four-wire system, 400/690 V (IEC 60038:2009, Table 1; its 1000 V system is three-wire,
-#: for industrial plant). A single-phase feed, PDU or shelf input above it is taken for DC and refused.
+#: The line-to-line voltage of IEC 60038's highest low-voltage four-wire system, 400/690 V (IEC 60038:2009, Table 1:
+#: 50 Hz 230/400 V, 400/690 V and 1000 V; 60 Hz 120/208 V to 347/600 V and 600 V; checked against the table as
+#: summarised at https://en.wikipedia.org/wiki/IEC_60038, "Low voltage systems (Table 1)"). A single-phase feed, PDU
+#: or shelf input above it, other than `THREE_WIRE_MAX` between two lines, is not modelled and is refused.
 SINGLE_PHASE_MAX = Q_(690.0, "V")
+#: Table 1's three-wire 1000 V system (50 Hz): a single-phase load between two of its lines sees 1000 V nominal, a
+#: standard AC supply above `SINGLE_PHASE_MAX`, so a single-phase line-to-line rating of exactly 1000 V is AC.
+THREE_WIRE_MAX = Q_(1000.0, "V")
 
 #: Why a DC supply is refused, and what to do instead (the error's text after what was written).
 DC_REFUSED = ("DC distribution (such as NVIDIA's 800 VDC) is not modelled: feeds, PDUs, power-shelf inputs and halls "
@@ -53,8 +60,12 @@ def refuse_dc(data: object) -> object:
             volts = parse_quantity(voltage)
         except PydanticCustomError:   # an unreadable voltage: the field's own validator says why
             return data
-        if volts.check("[electric_potential]") and volts > SINGLE_PHASE_MAX:
-            raise FieldError(("voltage",), f"{volts:~P} single-phase: no standard AC system puts more than "
-                             f"{SINGLE_PHASE_MAX:.0f~P} across a single phase (IEC 60038, 400/690 V); if this is a DC "
-                             f"feed, {DC_REFUSED}")
+        if not volts.check("[electric_potential]") or volts <= SINGLE_PHASE_MAX:
+            return data
+        if data.get("basis") == "line-to-line" and volts.m_as("V") == THREE_WIRE_MAX.m_as("V"):
+            return data
+        raise FieldError(("voltage",), f"{volts:~P} single-phase: above {SINGLE_PHASE_MAX:.0f~P} (IEC 60038's "
+                         f"400/690 V, its highest four-wire low-voltage system) only {THREE_WIRE_MAX:.0f~P} "
+                         f"line-to-line (its three-wire system) is judged as single-phase AC; a higher single-phase "
+                         f"AC supply (traction, medium voltage) is not modelled; if this is a DC feed, {DC_REFUSED}")
     return data

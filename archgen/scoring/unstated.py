@@ -215,18 +215,30 @@ def recompute_range(case: Case, accelerators: dict[str, Accelerator] | None = No
                     ) -> dict[str, tuple[float, float]]:
     """Each measured metric's range over the activation recomputation a training case leaves out.
 
-    The modes of `RECOMPUTE_MODES` that fit in HBM by the model (`cases.training_fits`). Empty where the case
+    The modes of `RECOMPUTE_MODES` that fit in HBM by the model (`recompute_fits`). Empty where the case
     states `recompute` (or is not a training case).
     """
-    t = case.training
-    if t is None or "recompute" in t.model_fields_set:
-        return {}
     accs = accelerators if accelerators is not None else load_accelerators()
-    variants = [case.model_copy(update={"training": t.model_copy(update={"recompute": r})}) for r in RECOMPUTE_MODES]
-    preds = [predict(v, accs) for v in variants if training_fits(v, accs) is not False]
+    preds = [predict(v, accs) for _, v in _recompute_variants(case, accs)]
     if not preds:
         return {}
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
+
+
+def recompute_fits(case: Case, accelerators: dict[str, Accelerator] | None = None) -> tuple[str, ...]:
+    """The modes of `RECOMPUTE_MODES` `recompute_range` spans: those that fit in HBM by the model (`training_fits`)."""
+    accs = accelerators if accelerators is not None else load_accelerators()
+    return tuple(mode for mode, _ in _recompute_variants(case, accs))
+
+
+def _recompute_variants(case: Case, accs: dict[str, Accelerator]) -> list[tuple[str, Case]]:
+    """(mode, the case with it) for each mode that fits, where the case leaves `recompute` out; else []."""
+    t = case.training
+    if t is None or "recompute" in t.model_fields_set:
+        return []
+    variants = [(r, case.model_copy(update={"training": t.model_copy(update={"recompute": r})}))
+                for r in RECOMPUTE_MODES]
+    return [(r, v) for r, v in variants if training_fits(v, accs) is not False]
 
 
 def unstated_range(case: Case, accelerators: dict[str, Accelerator] | None = None
@@ -253,7 +265,8 @@ def unstated_span(case: Case, accelerators: dict[str, Accelerator] | None = None
              (training_efficiency_range(case, accs), describe(open_knobs(case, accs))),
              (unsettled_range(case, accs), "the switches its stack's configurations split on (" + ", ".join(
                  f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in switches.items()) + ")"),
-             (recompute_range(case, accs), "recompute " + "/".join(RECOMPUTE_MODES) + " (the case states none)")]
+             (recompute_range(case, accs), "recompute " + "/".join(recompute_fits(case, accs)) +
+              " (not stated; the modes that fit in memory)")]
     spans = [(r, words) for r, words in parts if r]
     if not spans:
         return {}, ""

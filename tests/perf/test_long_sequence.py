@@ -11,7 +11,7 @@ import pytest
 from archgen.perf.hw.arch import Arch, megatron_flops
 from archgen.scoring.cases import read_cases
 from archgen.scoring.scores import score_file
-from archgen.scoring.unstated import RECOMPUTE_MODES, recompute_range, unstated_span
+from archgen.scoring.unstated import RECOMPUTE_MODES, recompute_fits, recompute_range, unstated_span
 from tests.conftest import docs_script
 
 FILE = Path(__file__).resolve().parent / "data" / "nemo-long-sequence.yaml"
@@ -67,6 +67,18 @@ def test_a_stated_recompute_has_no_range(cases):
     stated = c.model_copy(update={"training": c.training.model_copy(update={"recompute": "none"})})
     stated.training.model_fields_set.add("recompute")
     assert recompute_range(stated) == {}
+
+
+def test_the_range_names_only_the_modes_that_fit(cases):
+    """At 16K with two sequences per micro-batch only full recomputation fits by the memory model (none and
+    selective exceed HBM): the words name the one mode spanned, not all three."""
+    c = cases[1]
+    assert c.training.seq_len == 16384
+    two = c.model_copy(update={"training": c.training.model_copy(update={"micro_batch": 2})})
+    assert recompute_fits(two) == ("full",)
+    (low, high), = recompute_range(two).values()
+    _, words = unstated_span(two)
+    assert low == high and "recompute full (" in words and "none/selective" not in words
 
 
 def test_held_out_enters_no_band():
