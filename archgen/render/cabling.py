@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from archgen.analyse.cable_bins import whole
+from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.wiring import TIER_TITLES
 
@@ -51,7 +52,7 @@ def cabling(a: Any) -> Section:
               (Column("Fabric"), Column("Tier"), Column("Link"), Column("Bin"),
                Column("Links", digits=0, align="right"), Column("Cables", digits=0, align="right")), tuple(bins)))
     if cab.problems:
-        section.add(Bullets(tuple(p.message for p in cab.problems)))
+        section.add(Bullets(tuple(fmt.grouped_numbers(p.message) for p in cab.problems)))
     return section
 
 

@@ -20,10 +20,10 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from archgen.render import fmt
+from archgen.render import fmt, palette
 
-PALETTE = ["#76b900", "#4a90d9", "#f5a623", "#50c8c8", "#9b59b6", "#e74c3c", "#95a5a6", "#2ecc71", "#34495e",
-           "#f1c40f"]
+#: Rack-type and port colours: the colour-blind-safe series of `archgen.render.palette`.
+PALETTE = list(palette.SERIES)
 
 
 def rack_colours(rack_ids: Any) -> dict[str, str]:
@@ -176,14 +176,15 @@ def scaling_chart(series: Any) -> Figure:
         left.plot(acc, [p.switches_by_tier().get(t) or np.nan for p in points], marker=marker, markersize=3.5,
                   color=colour, linewidth=1.0, label=f"{t} switches")
     left.plot(acc, [p.switch_total for p in points], color="#333333", linewidth=1.0, marker=".", label="all switches")
-    left.plot(acc, [p.transceivers or np.nan for p in points], color="#f5a623", linewidth=1.2, marker="^",
+    left.plot(acc, [p.transceivers or np.nan for p in points], color=palette.ORANGE, linewidth=1.2, marker="^",
               markersize=3.5, label="transceivers")
     power = [fmt.magnitude(p.network_power, "kW") for p in points]
     per_acc = [fmt.magnitude(p.network_power_per_accelerator, "W") for p in points]
-    right.plot(acc, power, color="#e74c3c", marker="o", markersize=3.5, linewidth=1.2, label="network power (kW)")
+    right.plot(acc, power, color=palette.VERMILLION, marker="o", markersize=3.5, linewidth=1.2,
+               label="network power (kW)")
     twin = right.twinx()
-    twin.plot(acc, per_acc, color="#9b59b6", marker="s", markersize=3, linewidth=1.0, linestyle="--",
-              label="per accelerator (W)")
+    twin.plot(acc, per_acc, color=palette.REDDISH_PURPLE, marker="s", markersize=3, linewidth=1.0,
+              linestyle="--", label="per accelerator (W)")
     twin.set_ylabel("W per accelerator")
     twin.set_ylim(0, max(per_acc + [1.0]) * 1.3)
     twin.spines["right"].set_visible(True)

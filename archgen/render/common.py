@@ -141,7 +141,7 @@ def requirements_table(scope: Scope) -> Table:
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
         status = o.shown + (" (waived)" if waived else "")
-        target = fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
+        target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
         rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
                      target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
@@ -245,13 +245,13 @@ def validation_section(scope: Scope) -> Section:
             anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
-            rows.append((cid, f.message, f.object, status, _found(f, judged_on), _value(f.limit, f.limit),
-                         where(f.location), f.waived))
+            rows.append((cid, fmt.grouped_numbers(f.message), f.object, status, _found(f, judged_on),
+                         _value(f.limit, f.limit), where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
     for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
         for f in hits:
-            rows.append((cid, f.message, f.object, "waived" if f.waived else STATUS[f.severity], "—", "—",
-                         where(f.location), f.waived))
+            rows.append((cid, fmt.grouped_numbers(f.message), f.object,
+                         "waived" if f.waived else STATUS[f.severity], "—", "—", where(f.location), f.waived))
             anchors.append(None)
     cols = (Column("Check"), Column("Result"), Column("Subject"), Column("Status"), Column("Computed"),
             Column("Limit"), Column("Location"), Column("Waiver"))
@@ -268,7 +268,7 @@ def validation_section(scope: Scope) -> Section:
     unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
                     ", ".join(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]
-    unconfirmed += [(rack.id, "Rack", f"{at}: {group.stated(named)}", group.notes or "—")
+    unconfirmed += [(rack.id, "Rack", f"{at}: {fmt.grouped_numbers(group.stated(named))}", group.notes or "—")
                     for rack, at, group, named in assumed_loops(racks)]
     if unconfirmed:
         section.sub("unconfirmed-inputs", "Unconfirmed inputs",
@@ -322,7 +322,7 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
     items = []
     for f in scope.findings():
         if f.severity in ("error", "warning") and not f.waived:
-            items.append(f"{f.id} ({STATUS[f.severity]}): {f.message}")
+            items.append(f"{f.id} ({STATUS[f.severity]}): {fmt.grouped_numbers(f.message)}")
     for part in scope.parts:
         power = getattr(part, "power", None)
         basis = getattr(power, "max_basis", "stated")
@@ -337,7 +337,8 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
             fields = part.unconfirmed_fields()
             items.append(OpenItem("confirm", part.id, "all figures" if fields == ["*"] else ", ".join(fields),
                                   "Confirm"))
-    items += [OpenItem("confirm", rack.id, f"{at} ({group.stated(named)}), assumed", "Confirm")
+    items += [OpenItem("confirm", rack.id, f"{at} ({fmt.grouped_numbers(group.stated(named))}), assumed",
+                       "Confirm")
               for rack, at, group, named in assumed_loops(scope_racks(scope))]
     items += missing
     section = Section("open-items", "Open items and gaps")

@@ -24,6 +24,7 @@ from archgen.display import (  # noqa: F401 (re-exported: the renderers' formatt
     unit_label,
 )
 from archgen.pint_import import pint
+from archgen.units import ureg
 
 #: A scale-out latency of zero as what it is: no transport declares one, and the model adds none of its own.
 NO_SCALE_OUT_LATENCY = "none added: the network transport declares none; not modelled beyond that"
@@ -226,3 +227,34 @@ def no_mentions(text: str) -> str:
 def slug(text: str) -> str:
     """An HTML/Markdown anchor from an id or title: lower case, letters, digits and '-'."""
     return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "section"
+
+
+#: A whole number of four or more digits followed by a space and a word (a unit, if `_is_unit` says so), not part of
+#: an id, version, path or date (no letter, digit, '.', ',', '-', '/', '#' or ':' before it).
+_BARE_NUMBER = re.compile(r"(?<![\w.,/#:-])(\d{4,})(\.\d+)?(?= ([A-Za-zµ°][A-Za-z/°²³]*)(?!\w))")
+#: Words that pint reads as units but that prose uses as words ("in 2026 a ..."): never taken for a unit.
+_NOT_UNITS = frozenset({"a", "at", "in", "and", "or", "of", "to", "by", "the", "for", "on", "is", "are", "as"})
+
+
+def grouped_numbers(text: str) -> str:
+    """Text echoed from a spec or a check's message with its quantities' numbers grouped as `number` groups them.
+
+    A check message says "max_payload 1400 kg" (the spec as written; JSON and SARIF keep that text) where a
+    document's value cell says "1,400 kg": the documents pass such text through here, so that one document shows a
+    number one way (newuser56). Only a number followed by a unit is touched; years, ids and part numbers are not.
+    """
+    def group(m: re.Match[str]) -> str:
+        return number(int(m.group(1))) + (m.group(2) or "") if _is_unit(m.group(3)) else m.group(0)
+    return _BARE_NUMBER.sub(group, text)
+
+
+def _is_unit(word: str) -> bool:
+    """Whether `word` reads as a unit symbol (`archgen.units` registry, or a display symbol of `UNIT_NAMES`)."""
+    if word in _NOT_UNITS:
+        return False
+    if word in UNIT_NAMES.values():
+        return True
+    try:
+        return not ureg.parse_units(word).dimensionless
+    except (pint.errors.PintError, ValueError, AttributeError, TypeError, AssertionError):
+        return False

@@ -23,7 +23,7 @@ from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
-from archgen.render import fmt
+from archgen.render import fmt, palette
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
 
@@ -254,15 +254,16 @@ def busbw_curve(r: Any) -> MplFigure:
     e, w = r.estimate, r.workload
     fig = MplFigure(figsize=(7.0, 3.8))
     ax = fig.subplots()
-    ax.loglog(sizes, gbs, color="#2f6db5", linewidth=1.4, label="predicted busbw")
+    ax.loglog(sizes, gbs, color=palette.BLACK, linewidth=1.4, label="predicted busbw")
     here = fmt.magnitude(e.metrics["busbw"], "GB/s")
-    ax.scatter([w.collective.size.m_as("B")], [here], color="#2f6db5", edgecolor="#222222", zorder=3,
+    ax.scatter([w.collective.size.m_as("B")], [here], color=palette.BLACK, edgecolor="#222222", zorder=3,
                label=f"{_size_tick(w.collective.size.m_as('B'), None)}: {fmt.number(here, 0)} GB/s")
     for o in e.requirements or ():
         if o.requirement.metric == "busbw":
             y = fmt.magnitude(o.requirement.target.limit, "GB/s")
-            ax.axhline(y, color="#76b900" if o.met else "#e74c3c", linestyle="--", linewidth=1.0,
-                       label=f"{o.requirement.id}: {o.requirement.target}")
+            colour, style, word = palette.MET if o.met else palette.NOT_MET
+            ax.axhline(y, color=colour, linestyle=style, linewidth=1.0,
+                       label=f"{o.requirement.id}: {o.requirement.target}, {word}")
     ax.xaxis.set_major_locator(LogLocator(base=2 ** 10))
     ax.xaxis.set_major_formatter(FuncFormatter(_size_tick))
     ax.yaxis.set_major_locator(LogLocator(base=10))
@@ -278,12 +279,14 @@ def busbw_curve(r: Any) -> MplFigure:
     return fig
 
 
-#: Colour of each kernel by name (phases share colours; the marker tells them apart).
-KERNEL_COLOURS = {"QKV projection": "#4a90d9", "attention output projection": "#2f6db5", "FFN up": "#76b900",
-                  "FFN up/gate": "#76b900", "FFN down": "#4e8a00", "expert up": "#76b900",
-                  "expert up/gate": "#76b900", "expert down": "#4e8a00", "router": "#9b59b6",
-                  "shared expert up": "#50c8c8", "shared expert up/gate": "#50c8c8", "shared expert down": "#2e8f8f",
-                  "attention core": "#f5a623", "element-wise": "#e74c3c"}
+#: Colour of each kernel by name (`archgen.render.palette`; phases share colours, the marker tells them apart;
+#: the up and down halves of the shared expert share one, their numbers tell them apart).
+KERNEL_COLOURS = {"QKV projection": palette.BLUE, "attention output projection": palette.SKY_BLUE,
+                  "FFN up": palette.BLUISH_GREEN, "FFN up/gate": palette.BLUISH_GREEN, "FFN down": palette.YELLOW,
+                  "expert up": palette.BLUISH_GREEN, "expert up/gate": palette.BLUISH_GREEN,
+                  "expert down": palette.YELLOW, "router": palette.BLACK, "shared expert up": palette.REDDISH_PURPLE,
+                  "shared expert up/gate": palette.REDDISH_PURPLE, "shared expert down": palette.REDDISH_PURPLE,
+                  "attention core": palette.ORANGE, "element-wise": palette.VERMILLION}
 MARKERS = {"forward": "o", "prefill": "o", "decode": "^"}
 #: Label offsets (points) taken in turn, so that numbers of neighbouring kernels do not overprint.
 OFFSETS = ((4, 3), (4, -9), (-10, 3), (-10, -9))

@@ -16,16 +16,17 @@ from archgen.analyse.rack import RackAnalysis
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.open_item import OpenItem
-from archgen.render import common, distribution, fmt, glossary
+from archgen.render import common, distribution, fmt, glossary, palette
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
 from archgen.render.rack_power import air, assumed_tag, cooling, power, ratio
 from archgen.render.tables import bom_table
 
-#: Part classes, in legend order, with the colour used in every diagram.
+#: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough
+#: for black labels; "other" is a light grey).
 CLASSES = {
-    "compute": "#76b900", "cpu": "#9ccc65", "switch": "#4a90d9", "power": "#f5a623", "cooling": "#50c8c8",
-    "other": "#b0b0b0",
+    "compute": palette.BLUISH_GREEN, "cpu": palette.YELLOW, "switch": palette.SKY_BLUE, "power": palette.ORANGE,
+    "cooling": palette.REDDISH_PURPLE, "other": "#dddddd",
 }
 
 

@@ -14,12 +14,12 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from archgen.perf.explore.points import PointRow, Result
 from archgen.perf.explore.tally import Fitting, tally
 from archgen.perf.explore.tally import categories as categorical_axes
-from archgen.render import fmt
+from archgen.render import fmt, palette
 from archgen.render.point_table import DISPLAY, PLAIN, level_text
 from archgen.units import Q_
 
 #: Colours of the categories (colour-blind safe, Okabe and Ito 2008), in level order; the same in every sweep plot.
-PALETTE = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#000000")
+PALETTE = palette.SERIES
 
 
 def categories(result: Result) -> list[str]:
