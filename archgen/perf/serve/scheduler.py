@@ -184,8 +184,13 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     if separate and inp > max_num_tokens:
         raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
     n_req = len(arrivals)
-    first = np.full(n_req, np.nan)
-    finish = np.full(n_req, np.nan)
+    # Python lists in the loop (an element costs less than a numpy scalar's read or a slice's write), arrays after
+    at, first, finish = ready.tolist(), [np.nan] * n_req, [np.nan] * n_req
+    # an iteration's prompt work is a pure function of (admitted prompts waiting, the head's tokens done, budget
+    # left after the decodes), found once per distinct one: more waiting than the budget reaches (`whole_max`), or
+    # more budget than the waiting prompts need, gives the same work
+    work: dict[tuple[int, int, int], tuple[int, int, float, int]] = {}
+    whole_max, budget = ranks * max_num_tokens // inp + 2, ranks * max_num_tokens
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
@@ -199,22 +204,23 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
         # those up to the first not yet arrived, within the released ones and the cap
         end = min(released, lo + cap)
-        if nxt < end and ready[nxt] <= now:
-            nxt += int(ready[nxt:end].searchsorted(now, side="right"))
+        if nxt < end and at[nxt] <= now:
+            nxt = bisect_right(at, now, nxt, end)
         if lo == nxt:  # idle until the next arrival
-            now = max(now, float(ready[nxt]))
+            now = max(now, at[nxt])
             continue
         b = hi - lo
         # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
         tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
-            due = float(ready[nxt]) if nxt < released and b < cap else np.inf  # an arrival can join before then
-            taken = _few_steps(p.rest(b, b), p.dec_unit, tot, b, now, jump, due)
+            due = at[nxt] if nxt < released and b < cap else np.inf  # an arrival can join before then
+            rest = p.rest(b, b)
+            taken = _few_steps(rest, p.dec_unit, tot, b, now, jump, due)
             if taken is not None:
                 jump, now, spent = taken
             else:
-                dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
+                dts = rest + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
                 ends = now + dts.cumsum()
                 if due < np.inf:
                     jump = min(jump, int(ends.searchsorted(due, side="left")) + 1)
@@ -225,19 +231,24 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += spent
             steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
-            chunked, done, prompts, prefilled = prompt_work(p.prompt, nxt - hi, prefilled, inp, max_num_tokens, b,
-                                                            separate, ranks)  # `done`: the first prompts, finished
+            waiting = min(nxt - hi, whole_max)
+            key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
+            got = work.get(key)
+            if got is None:  # `done`: the first prompts, finished
+                got = work[key] = prompt_work(p.prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
+            chunked, done, prompts, prefilled = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
             rest = p.rest(n_tok, stepping + done)
-            dt = rest + p.dec_unit * tot * bool(stepping) + prompts
+            # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
+            dt = (rest + p.dec_unit * tot if stepping else rest) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts
             now += dt
             it += 1
             busy_time += dt
             running_time += b * dt
             steps += bool(stepping)
-            first[hi:hi + done] = now
+            first[hi:hi + done] = [now] * done
             joined[hi:hi + done] = [steps] * done
             joined_sum += done * steps
             hi += done
@@ -246,14 +257,15 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             continue
         gone = bisect_right(joined, steps - last, lo, hi) - lo  # those with no step left
         joined_sum -= sum(joined[lo:lo + gone])
-        finish[lo:lo + gone] = now
+        finish[lo:lo + gone] = [now] * gone
         lo += gone
         if concurrency is not None:  # each client sends its next request at once
             more = min(gone, n_req - released)
             arrivals[released:released + more] = now
+            at[released:released + more] = [now] * more  # `ready` is `arrivals` in a closed loop
             released += more
-    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
-                  busy_time, prompt_time)
+    return _Trace(arrivals, np.array(first, dtype=float), np.array(finish, dtype=float), it, max_running,
+                  running_time / busy_time if busy_time else 0.0, busy_time, prompt_time)
 
 
 def _few_steps(rest: float, unit: float, tot: float, b: int, now: float, jump: int,
