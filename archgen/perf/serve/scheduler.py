@@ -197,6 +197,7 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # more budget than the waiting prompts need, gives the same work
     work: dict[tuple[int, int, int], tuple[int, int, float, int]] = {}
     whole_max, budget = ranks * max_num_tokens // inp + 2, ranks * max_num_tokens
+    dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
     rest_of, unit, prompt = p.rest, p.dec_unit, p.prompts().__getitem__  # `prompts`: every length in one go
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
@@ -222,7 +223,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         if hi == nxt:  # decode only: jump to the next finish or arrival
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
             due = at[nxt] if nxt < released and b < cap else np.inf  # an arrival can join before then
-            rest = rest_of(b, b)
+            rest = dec_rest.get(b)
+            if rest is None:
+                rest = dec_rest[b] = rest_of(b, b)
             taken = _few_steps(rest, unit, tot, b, now, jump, due)
             if taken is not None:
                 jump, now, spent = taken
