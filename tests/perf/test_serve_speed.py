@@ -119,3 +119,22 @@ def test_few_steps_are_the_vectorised_jump():
         assert got == (want, float(ends[want - 1]), float(dts[:want].sum()))
         checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("case", ["deepseek-adp-gb200", "llama70-tp2-h100"])
+def test_prompt_table_equals_each_length_alone(accelerators, case):
+    """`Pass.prompts` (every prompt length's attention core at once, what `_loop` reads) equals bit for bit each
+    length's own `prompt`, MLA with attention DP and GQA under TP alike."""
+    if case == "deepseek-adp-gb200":
+        hw = hardware_for(accelerators["gb200"], scale_up_size=72)
+        job = I.ServeJob(_deepseek(), 1500, 64, "fp4", ep=32, attention_dp=True, scenario="concurrency",
+                         kv_precision="fp8")
+        tp = 32
+    else:
+        hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
+        job = I.ServeJob(LLAMA70, 2048, 128, "fp8", scenario="concurrency")
+        tp = 2
+    table = _Pass(hw, job, tp).prompts()
+    alone = _Pass(hw, job, tp)
+    assert len(table) == job.input_len + 1
+    assert all(table[n] == alone.prompt(n) for n in range(job.input_len + 1))

@@ -8,6 +8,11 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.pass_costs import fixed_per_pass
+from archgen.perf.serve.run import ServingRun
+
+#: Decode jumps of up to this many steps are timed step by step (`few_steps`): numpy 2.4 sums up to 7 terms in
+#: order (its pairwise sum starts blocks at 8), the order a Python loop adds them.
+FEW_STEPS = 7
 
 
 class Pass:
@@ -39,6 +44,9 @@ class Pass:
         self._body: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
         self._extra: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
         self._prompt: dict[int, float] = {}
+        self._prompts: list[float] | None = None
+        # closed-loop runs over these times, by their arguments (`scheduler._closed`): a run is deterministic
+        self.closed: dict[tuple, ServingRun] = {}
 
     def _block(self, i: int) -> tuple[list[float], list[float]]:
         """The `BLOCK` sizes from `i` x `BLOCK`: each size's pass and its extra logits, evaluated once.
@@ -75,6 +83,18 @@ class Pass:
             extra = self._block(sampled // size)[1]
         return body[tokens % size] + extra[sampled % size]
 
+    def prompts(self) -> list[float]:
+        """`prompt` of every length from 0 to the job's `input_len`, evaluated together on first use.
+
+        What `scheduler._loop` reads (its chunks never pass a prompt's end): the same floats as `prompt`'s, the core
+        being elementwise arithmetic in the length (tests/perf/test_serve_speed.py).
+        """
+        if self._prompts is None:
+            n = np.arange(1, self.job.input_len + 1, dtype=float)
+            one = I.attention_core(self.hw, self.job, self.tp, tokens=n, context=n, batch=1.0, prefill=True)
+            self._prompts = [0.0, *(self.job.arch.layers * np.broadcast_to(one, n.shape)).tolist()]
+        return self._prompts
+
     def prompt(self, length: int) -> float:
         """Attention core of a whole causal prompt of `length` tokens, all layers (0 for an empty one)."""
         if length <= 0:
@@ -85,3 +105,20 @@ class Pass:
                                    batch=1.0, prefill=True)
             t = self._prompt[length] = self.job.arch.layers * float(one)
         return t
+
+
+def few_steps(rest: float, unit: float, tot: float, b: int, now: float, jump: int,
+              due: float) -> tuple[int, float, float] | None:
+    """A decode jump of `scheduler._loop`, timed step by step where it ends within `FEW_STEPS`: (steps, end, time).
+
+    The steps run to the next finish (`jump`) or to the first ending at or after `due`; None when that is beyond
+    `FEW_STEPS`. Each step's time is `dts`' element (rest + unit x (tot + b k)), the ends are `now` + the running sum
+    as `cumsum` adds, and the time spent is the sum numpy's `sum` gives for so few terms, which adds them in order
+    (tests/perf/test_serve_speed.py holds it to numpy's), so the floats are the vectorised jump's.
+    """
+    spent = 0.0
+    for k in range(min(jump, FEW_STEPS)):
+        spent += rest + unit * (tot + b * k)
+        if k + 1 == jump or now + spent >= due:
+            return k + 1, now + spent, spent
+    return None

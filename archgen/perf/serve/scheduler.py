@@ -52,7 +52,9 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import prompt_work
+from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
+from archgen.perf.serve.iteration import few_steps as _few_steps
 from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, overrun, tokens_made
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
@@ -64,9 +66,6 @@ CLOSED_ROUNDS = 3
 #: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
 OPEN_SPANS = 10
 OPEN_MAX = 20000
-#: Decode jumps of up to this many steps are timed step by step (`_few_steps`): numpy 2.4 sums up to 7 terms in
-#: order (its pairwise sum starts blocks at 8), the order a Python loop adds them.
-FEW_STEPS = 7
 #: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
 UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
               "short-prompt TTFT reads low by it")
@@ -155,10 +154,17 @@ class _Trace:
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
             requests: int | None = None) -> ServingRun:
-    """A closed loop of `concurrency` requests (`requests` in all, default `CLOSED_ROUNDS` replacements per slot)."""
-    arrivals = np.full(requests or concurrency * (CLOSED_ROUNDS + 1), np.inf)
-    arrivals[:concurrency] = 0.0
-    return _measure(job, _loop(p, job, arrivals, cap, concurrency, max_num_tokens), concurrency, None, cap, (), 0.0)
+    """A closed loop of `concurrency` requests (`requests` in all, default `CLOSED_ROUNDS` replacements per slot).
+
+    Run once per `p` and arguments: an estimate's open loop above capacity and its load run are the same loop.
+    """
+    key = (job, concurrency, cap, max_num_tokens, requests)
+    if key not in p.closed:
+        arrivals = np.full(requests or concurrency * (CLOSED_ROUNDS + 1), np.inf)
+        arrivals[:concurrency] = 0.0
+        p.closed[key] = _measure(job, _loop(p, job, arrivals, cap, concurrency, max_num_tokens), concurrency, None,
+                                 cap, (), 0.0)
+    return p.closed[key]
 
 
 def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency: int | None,
@@ -184,8 +190,15 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     if separate and inp > max_num_tokens:
         raise InternalError("prefill 'separate' runs each prompt whole: input_len must be at most max_num_tokens")
     n_req = len(arrivals)
-    first = np.full(n_req, np.nan)
-    finish = np.full(n_req, np.nan)
+    # Python lists in the loop (an element costs less than a numpy scalar's read or a slice's write), arrays after
+    at, first, finish = ready.tolist(), [np.nan] * n_req, [np.nan] * n_req
+    # an iteration's prompt work is a pure function of (admitted prompts waiting, the head's tokens done, budget
+    # left after the decodes), found once per distinct one: more waiting than the budget reaches (`whole_max`), or
+    # more budget than the waiting prompts need, gives the same work
+    work: dict[tuple[int, int, int], tuple[int, int, float, int]] = {}
+    whole_max, budget = ranks * max_num_tokens // inp + 2, ranks * max_num_tokens
+    dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
+    rest_of, unit, prompt = p.rest, p.dec_unit, p.prompts().__getitem__  # `prompts`: every length in one go
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
@@ -199,22 +212,25 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
         # those up to the first not yet arrived, within the released ones and the cap
         end = min(released, lo + cap)
-        if nxt < end and ready[nxt] <= now:
-            nxt += int(ready[nxt:end].searchsorted(now, side="right"))
+        if nxt < end and at[nxt] <= now:
+            nxt = bisect_right(at, now, nxt, end)
         if lo == nxt:  # idle until the next arrival
-            now = max(now, float(ready[nxt]))
+            now = max(now, at[nxt])
             continue
         b = hi - lo
         # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
         tot = float(b * (inp + 1 + steps) - joined_sum)
         if hi == nxt:  # decode only: jump to the next finish or arrival
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
-            due = float(ready[nxt]) if nxt < released and b < cap else np.inf  # an arrival can join before then
-            taken = _few_steps(p.rest(b, b), p.dec_unit, tot, b, now, jump, due)
+            due = at[nxt] if nxt < released and b < cap else np.inf  # an arrival can join before then
+            rest = dec_rest.get(b)
+            if rest is None:
+                rest = dec_rest[b] = rest_of(b, b)
+            taken = _few_steps(rest, unit, tot, b, now, jump, due)
             if taken is not None:
                 jump, now, spent = taken
             else:
-                dts = p.rest(b, b) + p.dec_unit * (tot + b * np.arange(jump))  # each step's time
+                dts = rest + unit * (tot + b * np.arange(jump))  # each step's time
                 ends = now + dts.cumsum()
                 if due < np.inf:
                     jump = min(jump, int(ends.searchsorted(due, side="left")) + 1)
@@ -225,52 +241,42 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += spent
             steps += jump
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
-            chunked, done, prompts, prefilled = prompt_work(p.prompt, nxt - hi, prefilled, inp, max_num_tokens, b,
-                                                            separate, ranks)  # `done`: the first prompts, finished
+            waiting = min(nxt - hi, whole_max)
+            key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
+            got = work.get(key)
+            if got is None:  # `done`: the first prompts, finished
+                got = work[key] = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
+            chunked, done, prompts, prefilled = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
-            rest = p.rest(n_tok, stepping + done)
-            dt = rest + p.dec_unit * tot * bool(stepping) + prompts
+            rest = rest_of(n_tok, stepping + done)
+            # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
+            dt = (rest + unit * tot if stepping else rest) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts
             now += dt
             it += 1
             busy_time += dt
             running_time += b * dt
             steps += bool(stepping)
-            first[hi:hi + done] = now
+            first[hi:hi + done] = [now] * done
             joined[hi:hi + done] = [steps] * done
             joined_sum += done * steps
             hi += done
-        max_running = max(max_running, nxt - lo)
+        if nxt - lo > max_running:
+            max_running = nxt - lo
         if lo == hi or steps - joined[lo] < last:  # none decoding, or none ended
             continue
         gone = bisect_right(joined, steps - last, lo, hi) - lo  # those with no step left
         joined_sum -= sum(joined[lo:lo + gone])
-        finish[lo:lo + gone] = now
+        finish[lo:lo + gone] = [now] * gone
         lo += gone
         if concurrency is not None:  # each client sends its next request at once
             more = min(gone, n_req - released)
             arrivals[released:released + more] = now
+            at[released:released + more] = [now] * more  # `ready` is `arrivals` in a closed loop
             released += more
-    return _Trace(arrivals, first, finish, it, max_running, running_time / busy_time if busy_time else 0.0,
-                  busy_time, prompt_time)
-
-
-def _few_steps(rest: float, unit: float, tot: float, b: int, now: float, jump: int,
-               due: float) -> tuple[int, float, float] | None:
-    """The decode jump `_loop` times with arrays, step by step where it ends within `FEW_STEPS`: (steps, end, time).
-
-    The steps run to the next finish (`jump`) or to the first ending at or after `due`; None when that is beyond
-    `FEW_STEPS`. Each step's time is `dts`' element (rest + unit x (tot + b k)), the ends are `now` + the running sum
-    as `cumsum` adds, and the time spent is the sum numpy's `sum` gives for so few terms, which adds them in order
-    (tests/perf/test_serve_speed.py holds it to numpy's), so the floats are the vectorised jump's.
-    """
-    spent = 0.0
-    for k in range(min(jump, FEW_STEPS)):
-        spent += rest + unit * (tot + b * k)
-        if k + 1 == jump or now + spent >= due:
-            return k + 1, now + spent, spent
-    return None
+    return _Trace(arrivals, np.array(first, dtype=float), np.array(finish, dtype=float), it, max_running,
+                  running_time / busy_time if busy_time else 0.0, busy_time, prompt_time)
 
 
 def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,
