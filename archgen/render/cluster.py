@@ -116,15 +116,15 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
 def abstract(scope: Scope, a: Any) -> Section:
     """Abstract and key metrics."""
     spec, m = a.cluster.spec, scope.metrics
+    loose = unracked_words(m)   # switches in no rack: their rack space is in no figure (COST007)
     lead = (f"{spec.name or spec.id}: {a.accelerators:,} accelerators in {a.node_count:,} nodes and "
-            f"{a.cluster.rack_total:,} racks{f' ({unracked_words(m)})' if unracked_words(m) else ''}, with "
+            f"{a.cluster.rack_total:,} racks{f' ({loose})' if loose else ''}, with "
             f"{len(a.fabrics)} fabric(s). IT power at the rack feeds "
             f"{fmt.q(m.get('it_power'), 'kW', 1)}, of which network {fmt.q(m.get('network_power'), 'kW', 1)} and "
             f"optics {fmt.q(m.get('optics_power'), 'kW', 1)}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
         section.add(Para(spec.description))
-    loose = unracked_words(m)   # switches in no rack: their rack space is in no figure (COST007)
     rows = [("Accelerators", a.accelerators), ("Nodes", a.node_count),
             ("Racks", f"{a.cluster.rack_total:,} ({loose})" if loose else a.cluster.rack_total),
             ("IT power at the rack feeds (racks + optics + unplaced switches + shelf loss"

@@ -228,7 +228,7 @@ def validation_section(scope: Scope) -> Section:
     anchors: list[str | None] = []
     skipped: list[str] = []
     racks = scope_racks(scope)
-    clusters = [c for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject]
+    clusters = scope_clusters(scope)
     halls = [c.facility for c in clusters] if clusters else None   # a rack document: the rack's hall
     single = scope.run.racks.get(scope.subject)
     judged_on = {(j.bound.req.id, j.bound.subject): j.bound.req.metric for j in scope.requirements()}
@@ -284,8 +284,12 @@ def scope_racks(scope: Scope) -> list[Any]:
     racks = [r.rack for path, r in scope.run.racks.items() if path in scope.subjects]
     if racks:
         return racks
-    return [r for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject
-            for r in c.rack_types.values()]
+    return [r for c in scope_clusters(scope) for r in c.rack_types.values()]
+
+
+def scope_clusters(scope: Scope) -> list[Any]:
+    """The cluster a cluster document covers (none for a rack document)."""
+    return [c for c in getattr(scope.run.design, "clusters", ()) if c.path == scope.subject]
 
 
 def assumed_loops(racks: list[Any]) -> list[tuple[Any, str, MarkedFigures, tuple[str, ...]]]:
