@@ -90,10 +90,14 @@ def _link(hw: Hardware, i: int):
     return hw.torus_link_bandwidth * factor * hw.scale_up_efficiency
 
 
-def _dim_bandwidth(hw: Hardware, t: int, d: int | None, i: int):
-    """Bandwidth dimension i of t chips gives a ring (both directions when it closes; a pair shares one link)."""
+def _dim_bandwidth(hw: Hardware, t: int, i: int):
+    """Bandwidth dimension i of t chips gives a ring (both directions when it closes; a pair shares one link).
+
+    It closes where the group spans the torus' dimension i whole; a dimension past the torus' own (`sub_torus`'s
+    folded rest) never does.
+    """
     b = _link(hw, i)
-    closes = d is not None and t == d and t >= 3 and hw.torus_wraparound
+    closes = i < len(hw.torus) and t == hw.torus[i] and t >= 3 and hw.torus_wraparound
     return 2.0 * b if closes else b
 
 
@@ -112,7 +116,6 @@ def _bucket(hw: Hardware, op: str, size: float, sub: list[int]):
     if not used:
         return 0.0
     phases = 2.0 if op == "all_reduce" else 1.0
-    dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
     load = dict.fromkeys((i for i, _ in used), 0.0)
     for r in range(len(used)):
         order = used[r:] + used[:r]
@@ -120,13 +123,13 @@ def _bucket(hw: Hardware, op: str, size: float, sub: list[int]):
         for i, t in order:
             shrink *= t
             load[i] += phases * (size / len(used)) * (t - 1) / shrink
-    best = functools.reduce(maximum, (load[i] / _dim_bandwidth(hw, t, dims[i], i) for i, t in used))
+    best = functools.reduce(maximum, (load[i] / _dim_bandwidth(hw, t, i) for i, t in used))
     if hw.torus_dim_factor and len(set(hw.torus_dim_factor)) > 1:
         for turn in itertools.permutations(used):
             shrink, spent = 1.0, 0.0
             for i, t in turn:
                 shrink *= t
-                spent = spent + phases * size * (t - 1) / shrink / _dim_bandwidth(hw, t, dims[i], i)
+                spent = spent + phases * size * (t - 1) / shrink / _dim_bandwidth(hw, t, i)
             best = minimum(best, spent)
     return best + phases * sum(t - 1 for _, t in used) * hw.scale_up_latency
 
@@ -135,9 +138,8 @@ def _ring(hw: Hardware, op: str, size: float, n: int, sub: list[int]) -> float:
     """One bidirectional ring through the whole sub-torus (a single open line folds it back onto itself)."""
     phases = 2.0 if op == "all_reduce" else 1.0
     lines = [(i, t) for i, t in enumerate(sub) if t > 1]
-    dims = list(hw.torus) + [None] * (len(sub) - len(hw.torus))
     if len(lines) == 1:
-        bw = _dim_bandwidth(hw, lines[0][1], dims[lines[0][0]], lines[0][0])
+        bw = _dim_bandwidth(hw, lines[0][1], lines[0][0])
     else:                        # a cycle through a grid of two or more dimensions, as fast as its slowest links
         bw = 2.0 * functools.reduce(minimum, (_link(hw, i) for i, _ in lines))
     return phases * (n - 1) / n * size / bw + phases * (n - 1) * hw.scale_up_latency
