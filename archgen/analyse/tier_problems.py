@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
 from archgen.analyse.tiers import TIERS, TierCount, two_tier_leaves
+from archgen.analyse.upper_tiers import cores_inherit
 from archgen.build import BoundFabric
 from archgen.model.fabrics import TIER_KEYS
 
@@ -67,8 +68,7 @@ def inherited_switch(fabric: BoundFabric, name: str, need: str) -> str:
     A tree of one switch throughout says nothing more: its cores are the switch the user chose for every tier.
     """
     spec = fabric.spec
-    if name != "core" or spec.topology != "fat-tree" or spec.core.switch is not None \
-            or spec.spine.switch in (None, spec.switch):
+    if name != "core" or spec.topology != "fat-tree" or not cores_inherit(spec):
         return ""
     return (f"; the cores are the fabric's `switch` ({spec.switch}), not the spines' {spec.spine.switch}, as "
             f"`core.switch` names none: name a switch with {need} (`core: {{switch: ...}}`)")

@@ -117,13 +117,19 @@ def spine_core_tiers(fabric: BoundFabric, leaf: TierCount, access: int, demand: 
                   pair_links, tuple(problems))
 
 
-def _core_needed(spec) -> str:
-    """What 3 tiers need besides `tiers: 3` where the cores would take the fabric's switch and not the spines'.
+def cores_inherit(spec) -> bool:
+    """Whether the cores name no `switch` while the spines name one other than the fabric's: cores of the leaf switch.
 
     A fat tree's tiers take the fabric's `switch` unless they name one; where only the spines do (newuser55's
-    out-of-band fabric: SN2201 leaves, SN4600C spines), `tiers: 3` alone builds cores of the leaf switch.
+    out-of-band fabric: SN2201 leaves, SN4600C spines), `tiers: 3` alone builds cores of the leaf switch. A tree of
+    one switch throughout is not so: its cores are the switch the user chose for every tier.
     """
-    if spec.core.switch is not None or spec.spine.switch in (None, spec.switch):
+    return spec.core.switch is None and spec.spine.switch not in (None, spec.switch)
+
+
+def _core_needed(spec) -> str:
+    """What 3 tiers need besides `tiers: 3` where the cores would take the fabric's switch and not the spines'."""
+    if not cores_inherit(spec):
         return ""
     links = "" if spec.links.spine_core else " and their links (`links.spine_core`)"
     return (f", with a core switch (`core: {{switch: ...}}`, e.g. the spines' {spec.spine.switch}; without one the "
