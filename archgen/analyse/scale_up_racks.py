@@ -40,6 +40,7 @@ from archgen.analyse.ports import Problem
 from archgen.build import ClusterDesign
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
+from archgen.perf.hw.switch_ports import ports_needed
 
 __all__ = ["domain_racks", "rack_problems", "trunk_ends", "trunk_links_per_pair"]
 
@@ -65,7 +66,7 @@ def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[P
                                 f"faster than any port of {sw.id} ({fastest:~P}): no port terminates it",
                                 trunk.rate, fastest))
     per_rack, per_pair = su.size // su.racks, trunk_links_per_pair(cluster, su)
-    down = math.ceil(round(per_acc * per_rack, 6))
+    down = ports_needed(per_acc, per_rack)
     need, trays = down + (su.racks - 1) * per_pair, su.switches // su.racks
     per_tray = sum(g.count for g in sw.groups)   # the backplane ports and any front-panel group (NVL36 trays)
     have = trays * per_tray
