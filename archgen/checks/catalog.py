@@ -30,7 +30,7 @@ def heat_vs_power(ctx: Context) -> Iterator[Violation]:
         if heat is not None and heat > part.power.max * HEAT_TOLERANCE:
             yield Violation(f"part/{part.id}", part.id, ("power", "heat_output"),
                             f"rated heat output {heat.to('kW'):.2f~P} ({heat:~P}) exceeds maximum draw "
-                            f"{_show(part.power.max.to('kW'))} by {float(heat / part.power.max) - 1:.0%}",
+                            f"{quantity(part.power.max.to('kW'))} by {float(heat / part.power.max) - 1:.0%}",
                             heat, part.power.max)
 
 
@@ -89,8 +89,8 @@ def accelerator_power(ctx: Context) -> Iterator[Violation]:
         floor = (acc.tdp * part.accelerators).to("kW")
         if part.power.max < floor:
             yield Violation(f"part/{part.id}", part.id, ("power", "max"),
-                            f"maximum draw {_show(part.power.max)} is below the {part.accelerators} x "
-                            f"{_show(acc.tdp)} TDP of its {acc.id} accelerators ({_show(floor)})",
+                            f"maximum draw {quantity(part.power.max)} is below the {part.accelerators} x "
+                            f"{quantity(acc.tdp)} TDP of its {acc.id} accelerators ({quantity(floor)})",
                             part.power.max, floor)
 
 
@@ -126,7 +126,7 @@ def plausible(ctx: Context) -> Iterator[Violation]:
         for (bound, reason), lower in zip(WEIGHT_PER_U, (True, False), strict=True):
             if (per_u < bound) if lower else (per_u > bound):
                 yield Violation(f"part/{part.id}", part.id, ("mechanical", "weight"),
-                                f"{_show(mech.weight)} for {mech.height:~P} is {per_u.m_as('kg'):,.4g} kg per U, "
+                                f"{quantity(mech.weight)} for {mech.height:~P} is {per_u.m_as('kg'):,.4g} kg per U, "
                                 f"{'below' if lower else 'above'} {bound:~P} per U: {reason}",
                                 mech.weight, bound * units)
         if isinstance(part, System | Switch):
@@ -134,7 +134,7 @@ def plausible(ctx: Context) -> Iterator[Violation]:
             if part.power.max < low or part.power.max > high:
                 bound, reason = POWER_BOUNDS[0] if part.power.max < low else POWER_BOUNDS[1]
                 yield Violation(f"part/{part.id}", part.id, ("power", "max"),
-                                f"maximum draw {_show(part.power.max)} is "
+                                f"maximum draw {quantity(part.power.max)} is "
                                 f"{'below' if part.power.max < low else 'above'} {bound:~P}: {reason}",
                                 part.power.max, low if part.power.max < low else high)
 
@@ -337,8 +337,3 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
                                 f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
                                 f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
                                 "source says so")
-
-
-def _show(q) -> str:
-    """A power or mass as a spec writes it ('11.5 mW', '750 W', '5.6 kW' for 8 x 700 W): `display.quantity`."""
-    return quantity(q)
