@@ -6,10 +6,12 @@ from collections.abc import Iterable
 from typing import Literal
 
 from archgen.model.accelerator import is_nvidia
+from archgen.model.spec import FieldError, raise_each
 
 __all__ = ["DISAGGREGATED", "DISAGGREGATION_PREFIXES", "MAX_BATCH_SIZE", "MAX_NUM_TOKENS", "SGLANG_UNSTATED",
            "Engine", "VENDOR_ENGINES", "VLLM_NO_DEVICE_MEMORY", "default_max_batch_size", "disaggregation_key",
-           "engine_problem", "serving_engine", "vendor_engine", "serving_problem", "spread_problem", "unhonoured"]
+           "engine_problem", "refuse_disaggregation", "serving_engine", "vendor_engine", "serving_problem",
+           "spread_problem", "unhonoured"]
 
 #: Tokens per iteration of a serving replica unless stated: TensorRT-LLM's default max_num_tokens
 #: (`BuildConfig.max_num_tokens`) and vLLM's max_num_batched_tokens under chunked prefill for its API server on a GPU
@@ -152,6 +154,15 @@ def disaggregation_key(key: object, fields: Iterable[str]) -> str | None:
     if "disagg" in k or k.startswith(DISAGGREGATION_PREFIXES):
         return DISAGGREGATED.replace("remove disaggregated", f"remove {key}")
     return None
+
+
+def refuse_disaggregation(data: object, fields: Iterable[str], title: str) -> None:
+    """Raise for each key of a mapping `data` (a model's input) that `disaggregation_key` refuses; else return.
+
+    One rule for a serving job (`Inference`) and a sweep's axes (`sweep.Axes`): refused as not modelled, not unknown.
+    """
+    if isinstance(data, dict):
+        raise_each([FieldError((k,), why) for k in data if (why := disaggregation_key(k, fields))], title)
 
 
 def serving_problem(scenario: str, batch: int | str | None, tp: int | None, ep: int) -> tuple[str, str] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -272,7 +273,7 @@ class Facility(Document):
                                                             "for"))
         errors += no_water(self.cooling_rated_at, self.cooling_derating, "cooling_", "the plant is rated against "
                            "outdoor `ambient` and `altitude`; facility water is what it delivers (`water.supply`)")
-        twice = sorted({c for c in self.deployed or [] if (self.deployed or []).count(c) > 1})
+        twice = sorted(c for c, n in Counter(self.deployed or []).items() if n > 1)
         if twice:
             errors.append(FieldError(("deployed",), f"lists {', '.join(repr(c) for c in twice)} more than once: "
                                                     "each cluster deployed in the hall once"))

@@ -14,7 +14,7 @@ from archgen.model.engine import (
     MAX_NUM_TOKENS,
     SGLANG_UNSTATED,
     Engine,
-    disaggregation_key,
+    refuse_disaggregation,
     serving_problem,
     spread_problem,
     unhonoured,
@@ -124,10 +124,7 @@ class Inference(Spec):
     @classmethod
     def _not_modelled(cls, data: object) -> object:
         """A key naming serving the model does not run is refused as such, not as an unknown key."""
-        if isinstance(data, dict):
-            refused = [FieldError((k,), why) for k in data if (why := disaggregation_key(k, cls.model_fields))]
-            if refused:
-                raise_each(refused, cls.__name__)
+        refuse_disaggregation(data, cls.model_fields, cls.__name__)
         return data
 
     @field_validator("batch", mode="before")

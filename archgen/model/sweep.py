@@ -25,7 +25,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from archgen import metrics
-from archgen.model.engine import disaggregation_key
+from archgen.model.engine import refuse_disaggregation
 from archgen.model.field_types import Fraction, PositiveFraction, Precision
 from archgen.model.requirements import Requirement, SweepRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
@@ -208,9 +208,8 @@ class Axes(Spec):
     @model_validator(mode="wrap")
     @classmethod
     def _keep_order(cls, data: Any, handler) -> Axes:
-        if isinstance(data, dict):  # a pool size, KV transfer or P:D ratio axis: refused as not modelled, not unknown
-            raise_each([FieldError((k,), why) for k in data
-                        if (why := disaggregation_key(k, cls.model_fields))], cls.__name__)
+        # a pool size, KV transfer or P:D ratio axis: refused as not modelled, not unknown
+        refuse_disaggregation(data, cls.model_fields, cls.__name__)
         axes = handler(_expanded(data, cls.__name__))
         axes._order = tuple(k for k in data if k in cls.model_fields) if isinstance(data, dict) else ()
         return axes
