@@ -10,7 +10,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 
 from archgen.build import LinkOption
-from archgen.model.network import COPPER_MEDIA, Link, parse_breakout
+from archgen.model.network import COPPER_MEDIA, Link, nic_split_of
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -115,9 +115,9 @@ def node_cage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> int:
     The system's NIC slot `per_cage` (a DGX twin-port OSFP serves two), else the NIC part's own `ports.per_cage`
     (a ConnectX-8 SuperNIC's twin-port cage), else 1 (`archgen.analyse.nodes.cage_ports`).
     """
-    role, split = fa.fabric.spec.nic_role or fa.fabric.spec.role, fa.fabric.spec.nic_breakout   # '2x400G': 2 each
+    role = fa.fabric.spec.nic_role or fa.fabric.spec.role
     per = [nt.per_cage[role] for nt in a.nodes if fa.ports_per_node.get(nt.part.id) and role in nt.per_cage]
-    return min(per, default=1) * (parse_breakout(split)[0] if split else 1)
+    return min(per, default=1) * nic_split_of(fa.fabric.spec)   # '2x400G': 2 each
 
 
 def optics_inside(fa: FabricAnalysis, tier: str, typical: bool = False) -> tuple[str, ...]:
