@@ -24,7 +24,7 @@ from archgen.analyse.checkpoint_storage import (
     storage_side,
     unbounded_why,
 )
-from archgen.analyse.failure_model import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.analyse.failure_model import Reliability
 from archgen.analyse.goodput_range import (
     BLOCKING_SPANNED,
     PACKED_SPARES,
@@ -39,8 +39,8 @@ from archgen.model.network import Switch
 from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
-from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import (
+    DEFAULT_GOODPUT_TARGET,
     JobGoodput,
     ettr,
     free_end,
@@ -50,7 +50,7 @@ from archgen.perf.train.goodput import (
     with_swapped,
     with_unblocked,
 )
-from archgen.perf.train.point_goodput import for_job
+from archgen.perf.train.point_goodput import checkpoint_bytes, for_job
 from archgen.perf.workload.derived import goodput_rates, mtti_figures
 from archgen.perf.workload.run_figures import goodput_time_ends, run_bands, time_to_train
 from archgen.units import Q_, Q
@@ -93,11 +93,6 @@ class Goodput(JobGoodput):
     def curve(self, intervals: list[float]) -> list[float]:
         """Goodput at each checkpoint interval (s), for the goodput-vs-interval chart."""
         return [ettr(t, self.blocking, self.restart + self.wait, self.mtti) for t in intervals]
-
-
-def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
-    """Checkpoint size: the model's parameters x bytes per parameter."""
-    return Arch.from_model(model).params() * bytes_per_parameter
 
 
 #: A cluster's storage figures per accelerator (`storage_metrics`), not provided without `storage:`.

@@ -26,6 +26,8 @@ from archgen.perf.train.poisson import (  # noqa: F401 (re-exported: the Poisson
     poisson_tail,
 )
 
+#: Default goodput a job's hot spares are sized to hold (`checkpoint.goodput_target` left out): `check` and sweeps.
+DEFAULT_GOODPUT_TARGET = 0.9
 #: Goodput below this is no progress at all (a second of training in eleven days): reported as 0.
 NO_PROGRESS = 1e-6
 #: Half the last digit goodput is shown with (three: the metric registry's `goodput`): a cost range charges the fewest

@@ -16,6 +16,7 @@ from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import (
+    DEFAULT_GOODPUT_TARGET,
     Failures,
     free_end,
     job_goodput,
@@ -44,7 +45,13 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
     """
     cp = workload.checkpoint
     return _goodputs(for_job(f, workload), tuple(for_job(e, workload) for e in ends), cp,
-                     Arch.from_model(model).params() * cp.bytes_per_parameter, gpus, cp.goodput_target or 0.9)
+                     checkpoint_bytes(model, cp.bytes_per_parameter), gpus,
+                     cp.goodput_target or DEFAULT_GOODPUT_TARGET)
+
+
+def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
+    """Checkpoint size: the model's parameters x bytes per parameter (`check`'s, `analyse.goodput`, and a sweep's)."""
+    return Arch.from_model(model).params() * bytes_per_parameter
 
 
 def for_job(f: Failures, workload: Workload) -> Failures:
@@ -60,8 +67,8 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
     point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
     """
     cp = workload.checkpoint
-    size = Arch.from_model(model).params() * cp.bytes_per_parameter
-    return _unblocked(for_job(f, workload), cp, size, gpus, cp.goodput_target or 0.9)
+    return _unblocked(for_job(f, workload), cp, checkpoint_bytes(model, cp.bytes_per_parameter), gpus,
+                      cp.goodput_target or DEFAULT_GOODPUT_TARGET)
 
 
 @functools.lru_cache(maxsize=4096)
