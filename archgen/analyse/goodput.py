@@ -45,10 +45,8 @@ from archgen.perf.train.goodput import (
     ettr,
     free_end,
     job_goodput,
+    range_ends,
     spares_charged,
-    waits_for_repair,
-    with_swapped,
-    with_unblocked,
 )
 from archgen.perf.train.point_goodput import checkpoint_bytes, for_job
 from archgen.perf.workload.derived import goodput_rates, mtti_figures
@@ -125,11 +123,10 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
     unblocked = free_end(job, central, cp, size, accelerators, target, repair=False)
-    waits = waits_for_repair(job)   # no hot spare: goodput rests on the repair time, so its range spans it to none
+    # no hot spare: goodput rests on the repair time, so its range spans it to none
     swapped = free_end(job, central, cp, size, accelerators, target, blocking=False)
-    spread = with_swapped(with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)),
-                                         job.blocking_assumed), waits)
-    ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
+    ends = range_ends(job, tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)), cp, size, accelerators,
+                      target)
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:

@@ -20,10 +20,8 @@ from archgen.perf.train.goodput import (
     Failures,
     free_end,
     job_goodput,
+    range_ends,
     spares_charged,
-    waits_for_repair,
-    with_swapped,
-    with_unblocked,
 )
 
 #: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
@@ -87,9 +85,7 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
-    spread = [e for e in (job_goodput(x, cp, size, gpus, target) for x in with_swapped(
-        with_unblocked(ends, g is not None and g.blocking_assumed), g is not None and waits_for_repair(g)))
-        if e is not None]
+    spread = range_ends(g, ends, cp, size, gpus, target)
     values, mttis = [e.goodput for e in spread], [e.mtti for e in spread]
     low, high = min(values, default=math.nan), max(values, default=math.nan)
     m_low, m_high = min(mttis, default=math.nan), max(mttis, default=math.nan)
