@@ -21,8 +21,6 @@ HARDWARE_CLASSES = ("accelerator", "host", "nic")
 #: Classes whose failure takes a whole node out: a job on any accelerator of the node stops, so a job pays their
 #: rate for every node it occupies, not for its share of the node's accelerators (a 1-GPU job on an 8-GPU server).
 WHOLE_NODE = ("host", "nic", "software")
-#: Default goodput a job's hot spares are sized to hold.
-DEFAULT_GOODPUT_TARGET = 0.9
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from archgen.analyse.checkpoint_storage import (
     storage_side,
     unbounded_why,
 )
-from archgen.analyse.failure_model import DEFAULT_GOODPUT_TARGET, Reliability
+from archgen.analyse.failure_model import Reliability
 from archgen.analyse.goodput_range import (
     BLOCKING_SPANNED,
     PACKED_SPARES,
@@ -39,18 +39,16 @@ from archgen.model.network import Switch
 from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
-from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import (
+    DEFAULT_GOODPUT_TARGET,
     JobGoodput,
     ettr,
     free_end,
     job_goodput,
+    range_ends,
     spares_charged,
-    waits_for_repair,
-    with_swapped,
-    with_unblocked,
 )
-from archgen.perf.train.point_goodput import for_job
+from archgen.perf.train.point_goodput import checkpoint_bytes, for_job
 from archgen.perf.workload.derived import goodput_rates, mtti_figures
 from archgen.perf.workload.run_figures import goodput_time_ends, run_bands, time_to_train
 from archgen.units import Q_, Q
@@ -95,11 +93,6 @@ class Goodput(JobGoodput):
         return [ettr(t, self.blocking, self.restart + self.wait, self.mtti) for t in intervals]
 
 
-def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
-    """Checkpoint size: the model's parameters x bytes per parameter."""
-    return Arch.from_model(model).params() * bytes_per_parameter
-
-
 #: A cluster's storage figures per accelerator (`storage_metrics`), not provided without `storage:`.
 STORAGE_METRICS = ("storage_write_bandwidth_per_accelerator", "storage_read_bandwidth_per_accelerator")
 
@@ -130,11 +123,10 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
     unblocked = free_end(job, central, cp, size, accelerators, target, repair=False)
-    waits = waits_for_repair(job)   # no hot spare: goodput rests on the repair time, so its range spans it to none
+    # no hot spare: goodput rests on the repair time, so its range spans it to none
     swapped = free_end(job, central, cp, size, accelerators, target, blocking=False)
-    spread = with_swapped(with_unblocked(tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)),
-                                         job.blocking_assumed), waits)
-    ends = [e for e in (job_goodput(f, cp, size, accelerators, target) for f in spread) if e is not None]
+    ends = range_ends(job, tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)), cp, size, accelerators,
+                      target)
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:

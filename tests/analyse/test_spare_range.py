@@ -14,9 +14,10 @@ import math
 
 import pytest
 
-from archgen.analyse.goodput import failure_ends, for_job, job_goodput, with_unblocked
+from archgen.analyse.goodput import failure_ends, for_job, job_goodput
 from archgen.metrics import unbounded
 from archgen.model.requirements import Requirement, Status
+from archgen.perf.train.goodput import with_unblocked
 from archgen.perf.workload.derived import judge_requirements
 
 JOB = "workload/llama3-405b-pretrain-gb200"

@@ -26,6 +26,8 @@ from archgen.perf.train.poisson import (  # noqa: F401 (re-exported: the Poisson
     poisson_tail,
 )
 
+#: Default goodput a job's hot spares are sized to hold (`checkpoint.goodput_target` left out): `check` and sweeps.
+DEFAULT_GOODPUT_TARGET = 0.9
 #: Goodput below this is no progress at all (a second of training in eleven days): reported as 0.
 NO_PROGRESS = 1e-6
 #: Half the last digit goodput is shown with (three: the metric registry's `goodput`): a cost range charges the fewest
@@ -327,3 +329,16 @@ def free_end(job: JobGoodput, f: Failures, cp: Checkpointing, size: float, gpus:
     """
     unblock, swap = blocking and job.blocking_assumed, repair and waits_for_repair(job)
     return job_goodput(freed(f, unblock, swap), cp, size, gpus, target) if unblock or swap else None
+
+
+def range_ends(job: JobGoodput | None, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
+               target: float) -> list[JobGoodput]:
+    """The job at each end of its goodput's range: `job_goodput` on `ends`, those with a goodput, in order.
+
+    `ends` (the rate sets and Poisson intervals) and, where `job` assumes its blocking time or waits for every
+    repair, each again at the other end of that (`with_unblocked`, `with_swapped`); `job` None spans `ends` alone.
+    The one range for `check` (`analyse.goodput.goodput`) and a sweep point (`point_goodput._goodputs`).
+    """
+    spread = with_swapped(with_unblocked(ends, job is not None and job.blocking_assumed),
+                          job is not None and waits_for_repair(job))
+    return [e for e in (job_goodput(x, cp, size, gpus, target) for x in spread) if e is not None]

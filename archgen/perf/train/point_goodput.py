@@ -16,13 +16,12 @@ from archgen.model.reliability import Checkpointing
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train.goodput import (
+    DEFAULT_GOODPUT_TARGET,
     Failures,
     free_end,
     job_goodput,
+    range_ends,
     spares_charged,
-    waits_for_repair,
-    with_swapped,
-    with_unblocked,
 )
 
 #: `goodput_of`'s figures: goodput, its range's low and high end, the idle nodes its cost range charges, the
@@ -44,7 +43,13 @@ def goodput_of(f: Failures, workload: Workload, model: Model, gpus: int,
     """
     cp = workload.checkpoint
     return _goodputs(for_job(f, workload), tuple(for_job(e, workload) for e in ends), cp,
-                     Arch.from_model(model).params() * cp.bytes_per_parameter, gpus, cp.goodput_target or 0.9)
+                     checkpoint_bytes(model, cp.bytes_per_parameter), gpus,
+                     cp.goodput_target or DEFAULT_GOODPUT_TARGET)
+
+
+def checkpoint_bytes(model: Model, bytes_per_parameter: float) -> float:
+    """Checkpoint size: the model's parameters x bytes per parameter (`check`'s, `analyse.goodput`, and a sweep's)."""
+    return Arch.from_model(model).params() * bytes_per_parameter
 
 
 def for_job(f: Failures, workload: Workload) -> Failures:
@@ -60,8 +65,8 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
     point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
     """
     cp = workload.checkpoint
-    size = Arch.from_model(model).params() * cp.bytes_per_parameter
-    return _unblocked(for_job(f, workload), cp, size, gpus, cp.goodput_target or 0.9)
+    return _unblocked(for_job(f, workload), cp, checkpoint_bytes(model, cp.bytes_per_parameter), gpus,
+                      cp.goodput_target or DEFAULT_GOODPUT_TARGET)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -80,9 +85,7 @@ def _goodputs(f: Failures, ends: tuple[Failures, ...], cp: Checkpointing, size: 
     Each `job_goodput` takes ~0.15 ms of CPU, and a range has two per rate set.
     """
     g = job_goodput(f, cp, size, gpus, target)
-    spread = [e for e in (job_goodput(x, cp, size, gpus, target) for x in with_swapped(
-        with_unblocked(ends, g is not None and g.blocking_assumed), g is not None and waits_for_repair(g)))
-        if e is not None]
+    spread = range_ends(g, ends, cp, size, gpus, target)
     values, mttis = [e.goodput for e in spread], [e.mtti for e in spread]
     low, high = min(values, default=math.nan), max(values, default=math.nan)
     m_low, m_high = min(mttis, default=math.nan), max(mttis, default=math.nan)
