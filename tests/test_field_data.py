@@ -185,9 +185,9 @@ def test_no_per_job_term_or_uncounted_interval_closes_the_gap(rel):
     A job-level term (failures per job, not per node: a failure that ends a job whatever its size) adds the same rate
     to every job. Sized to close the 1,024-GPU figure over r_f (3.04 a day - 128 nodes x 6.50e-3 = 2.21 a day), it
     puts the 8-GPU job's MTTF at 10.8 h where Figure 7 measured 47.7 d; over the range's top held out (MPT-7B's
-    interval top, 19.60 per 1000 node-days), at 1.8 d. The two sizes fail at 20.96 and 23.73 per 1000 node-days: a
-    line through them per node meets one node's worth below zero (-2.8e-3 a day per job), so they leave no room for a
-    per-job term of any positive size. The gap is per node (3.2-3.65x r_f at both sizes): which failures are counted.
+    interval top, 19.60 per 1000 node-days), at 1.8 d. The two sizes fail at 20.96 and 23.73 per 1000 node-days: the
+    line rate = a + b x nodes through them has a = -2.8e-3 a day, so they leave no room for a per-job term of any
+    positive size. The gap is per node (3.2-3.65x r_f at both sizes): it is in which failures are counted.
 
     r_f's sets state no count, so they carry no interval. RSC-1's would reach the 8-GPU figure only if r_f rested on
     2 failures or fewer (Garwood's top on 2 is 3.61x: 23.5 per 1000 node-days), the 1,024-GPU figure only on 1
