@@ -20,7 +20,7 @@ from archgen.analyse.nodes import (  # re-exported
     nic_transport,
     node_types,
 )
-from archgen.analyse.scale_up_racks import rack_problems, trunk_links_per_pair
+from archgen.analyse.scale_up_racks import rack_problems, span_hint, trunk_links_per_pair
 from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.analyse.topologies import analyse_topology
@@ -99,7 +99,8 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
         if n != share:
             problems.append(Problem("NET010", ("scale_up", "size"), f"a {su.domain} domain of {what} holds {n} "
                                     f"accelerators, not {share}" + (f" ({su.size} over {su.racks} racks)" if
-                                                                     su.racks > 1 else ""), count(n), count(share)))
+                                                                     su.racks > 1 else span_hint(su, n)),
+                                    count(n), count(share)))
     domains = accelerators // su.size if su.size else 0
     link = cluster.scale_up_link
     if su.topology == "torus":  # neighbours along dims, no switch (analyse.scale_up_torus)

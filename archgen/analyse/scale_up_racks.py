@@ -42,7 +42,7 @@ from archgen.model import System
 from archgen.model.cluster import ScaleUp
 from archgen.perf.hw.switch_ports import ports_needed
 
-__all__ = ["domain_racks", "rack_problems", "trunk_ends", "trunk_links_per_pair"]
+__all__ = ["domain_racks", "rack_problems", "span_hint", "trunk_ends", "trunk_links_per_pair"]
 
 
 def trunk_links_per_pair(cluster: ClusterDesign, su: ScaleUp) -> int:
@@ -82,6 +82,17 @@ def rack_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[P
             f"a domain of {su.racks} racks), fewer racks, or a second switch tier (NVL576's, not modelled)"),
             count(need), count(have)))
     return problems
+
+
+def span_hint(su: ScaleUp, held: int) -> str:
+    """What a one-rack domain larger than its rack's `held` accelerators may mean: `racks: N` ("" if not that).
+
+    A UALink pod of 128 written as `domain: rack, size: 128` on racks of 32 was told only "holds 32 accelerators,
+    not 128" (newuser59); a size that is a whole number of such racks names the key that spans them.
+    """
+    if su.domain != "rack" or su.topology != "switched" or su.racks > 1 or not 0 < held < su.size or su.size % held:
+        return ""
+    return f": a domain over {su.size // held} racks of {held} is `racks: {su.size // held}` (docs/clusters.md)"
 
 
 def domain_racks(cluster: ClusterDesign, racks: int) -> np.ndarray:

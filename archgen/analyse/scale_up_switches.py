@@ -70,7 +70,10 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
     The ports check takes `switches` as written, and the racks' power, weight and BOM count the trays placed, so a
     count that differs from the racks (18 claimed for the 9 trays of an NVL72, or `domain: node` on an NVL72 rack,
     which would need 9 trays per tray of GPUs) would pass with figures from two different designs. A rack domain of
-    several systems with no switch part is refused (module docstring).
+    several systems with no switch part is refused (module docstring), and so are switches placed only in racks
+    without accelerators (a UALink pod's switch rack, newuser59): the model lays no run from a compute rack to them
+    (the accelerator-to-switch cables are counted, not laid) and joins a multi-rack domain's racks by trunks between
+    their own switches, so it says which shape it models rather than "places 0" beside trunks to switches nowhere.
     """
     problems = []
     for rid in sorted(cluster.rack_counts):
@@ -88,6 +91,15 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
         placed = sum(1 for p in items if p.part.id == su.switch)
         domains = 1 if su.domain == "rack" else systems
         per_rack = su.switches // su.racks   # a multi-rack domain's switches divide over its racks (model)
+        if not placed and (apart := _switch_racks(cluster, su.switch)):
+            problems.append(Problem("NET010", ("scale_up", "switch"), (
+                f"{rid} places no {su.switch}; {', '.join(apart)}, without accelerators, place(s) them: "
+                "accelerators cabled to switches in racks of their own (a UALink pod's one switch stage in a switch "
+                "rack, or a second switch tier) are not modelled. A scale-up domain's switches stand in its own "
+                f"racks: expected {per_rack} {su.switch} in {rid}" + (
+                    f" ({su.switches} per domain over its {su.racks} racks, joined by trunk_link)"
+                    if su.racks > 1 else "")), count(placed), count(domains * per_rack)))
+            continue
         if placed != domains * per_rack:
             share = f" ({su.switches} per domain over its {su.racks} racks)" if su.racks > 1 else ""
             problems.append(Problem("NET010", ("scale_up", "switches"),
@@ -95,6 +107,13 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
                                     f"{per_rack} per {'rack' if su.racks > 1 else 'domain'}{share} make "
                                     f"{domains * per_rack}", count(placed), count(domains * per_rack)))
     return problems
+
+
+def _switch_racks(cluster: ClusterDesign, switch: str) -> list[str]:
+    """Rack types of the cluster that place `switch` and hold no accelerators (a switch rack)."""
+    return [rid for rid in sorted(cluster.rack_counts)
+            if any(p.part.id == switch for p in cluster.rack_types[rid].items)
+            and not any(isinstance(p.part, System) and p.part.accelerators for p in cluster.rack_types[rid].items)]
 
 
 def one_hop(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem]:

@@ -11,6 +11,7 @@ from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.line_rate import line_rates
 from archgen.checks.registry import Context, Violation, check
+from archgen.checks.scale_up_cages import scale_up_cages
 from archgen.model import NIC, Switch
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.network import CAGES, Ports, cage_fits
@@ -211,7 +212,7 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
 
 @check("CAB005", "cabling.media_cage")
 def media_cage(ctx: Context) -> Iterator[Violation]:
-    """Each link option's modules fit the cages of the ports at both ends.
+    """Each link option's modules fit the cages of the ports at both ends; a scale-up link those of its switch.
 
     A module lists the cages it plugs into (`cages`); a port group or NIC its `cage`. OSFP and QSFP never mix; an
     OSFP module with a finned integrated heat sink (IHS) does not go into a riding-heat-sink (RHS) cage, nor a
@@ -232,6 +233,8 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
                 yield Violation(fa.fabric.path, c.cluster.spec.id, path,
                                 f"{key}: {end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the "
                                 f"{port.what}: expected a module for {port.cage}")
+    yield from scale_up_cages(ctx)
+
 
 
 @check("CAB003", "cabling.media_missing", severity="info")

@@ -204,8 +204,10 @@ class ScaleUp(Spec):
                 raise FieldError((name,), f"{name} {n} does not divide over racks: {self.racks}: expected a "
                                  f"multiple of {self.racks} (each rack holds its share)")
         if self.trunk_link is None:
-            raise FieldError(("trunk_link",), f"a domain over {self.racks} racks is cabled rack to rack: give "
-                             "trunk_link, the Link part of one switch-to-switch link between racks")
+            raise FieldError(("trunk_link",), f"a domain over {self.racks} racks is modelled as switches in each of "
+                             "its racks joined rack to rack (a GB200 NVL36x2): give trunk_link, the Link part of one "
+                             "switch-to-switch link between racks; accelerators cabled to switches in racks of their "
+                             "own (a UALink pod's one switch stage) are not modelled")
 
     def _torus_fits(self) -> None:
         """A torus domain has its `dims`, whose product is `size`, and no switch."""

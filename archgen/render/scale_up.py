@@ -24,15 +24,20 @@ TOPOLOGY = {"switched": "switched (one switch hop between any two accelerators)"
 def rows(a: Any) -> tuple[tuple[str, str], ...]:
     """The scale-up table of `a`: technology, shape, domains, links, switch ports, racks and trunks.
 
-    A rack domain states its racks; one that spans several racks also its trunks.
+    A rack domain states its racks; one that spans several racks also its trunks, and its topology says two switch
+    hops between racks (it read "one switch hop between any two accelerators" above the row that said two).
 
     Trunk links per pair of racks and in all come from `analyse.scale_up_racks` (the network analysis), their cables
     from the cabling's `scale_up` trunk tier (the bill of materials' count).
     """
     su, spec = a.scale_up, a.cluster.spec.scale_up
     shape = spec.topology
+    topology = TOPOLOGY.get(shape, shape)
+    if shape == "switched" and spec.racks > 1:   # switches in each rack, joined by trunks (analyse.scale_up_racks)
+        topology = (f"switched over {spec.racks} racks (one switch hop inside a rack, two between racks: each "
+                    "rack's switches joined to the other racks' by trunk links)")
     direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
-    rows = [("Technology", TECHNOLOGY.get(spec.technology, spec.technology)), ("Topology", TOPOLOGY.get(shape, shape)),
+    rows = [("Technology", TECHNOLOGY.get(spec.technology, spec.technology)), ("Topology", topology),
             ("Domains", f"{su.domains:,}"), ("Accelerators per domain", str(su.size))]
     if spec.domain == "rack":
         rows.append(("Racks per domain", f"{spec.racks} (consecutive racks with accelerators in floor order)"

@@ -38,6 +38,15 @@ def test_the_scale_up_table_states_racks_per_domain_and_trunks(pod) -> None:
     assert "not modelled" in rows["Switch hops between accelerators"]
 
 
+def test_the_topology_row_says_two_hops_between_racks(pod) -> None:
+    """newuser59: the Topology row read "one switch hop between any two accelerators" above the hops row's "2
+    between racks"; an accelerator links to its own rack's switches only (analyse.scale_up_racks)."""
+    rows = dict(scale_up.rows(pod))
+    assert "one switch hop between any two" not in rows["Topology"]
+    assert rows["Topology"] == ("switched over 2 racks (one switch hop inside a rack, two between racks: each rack's "
+                                "switches joined to the other racks' by trunk links)")
+
+
 def test_a_one_rack_domain_says_one_rack_and_no_trunk(tmp_path) -> None:
     """An NVL72-shaped rack domain (racks: 1) shows 'Racks per domain: 1' and no trunk rows."""
     text = _text(racks=2, span=1, size=36).replace(", trunk_link: test-trunk", "")

@@ -30,6 +30,7 @@ from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.racks_note import domain_racks_note
 from archgen.perf.workload.slices import job_slice, placement_problem, slice_problem, torus_problem
 from archgen.perf.workload.unconfirmed_note import marked, unconfirmed_figures, unconfirmed_note, unconfirmed_read
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
@@ -61,6 +62,7 @@ class Machine:
     switch: SwitchPorts | None = None  # a switched domain's switch ports and links: how many accelerators they join
     peak_dense: tuple[str, ...] = ()  # data types whose peak the part states dense (`Accelerator.peak_basis`)
     planes: int = 1       # planes the scale-out bandwidth sums (`ScaleOutPath.planes`), said in a note (`planes_note`)
+    domain_racks: int = 1  # racks one scale-up domain spans (`scale_up.racks`), said in a note (`domain_racks_note`)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -86,7 +88,8 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    scale_out.cube if isinstance(scale_out, TorusPath) else (),
                    unconfirmed_figures(part) if isinstance(part, Accelerator) else (),
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
-                   if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1)
+                   if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
+                   domain_racks=cluster.scale_up.racks if cluster.scale_up is not None else 1)
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -132,7 +135,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # the job sends (all-to-all, p2p): an all-to-all or p2p workload, pipeline or expert parallelism, attention DP
     sends = est.layout.get("op") in ("all_to_all", "p2p") or est.layout.get("attention_dp") == "yes" or any(
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
-    added = [n for n in (assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
+    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks),
+                         assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus),
                          *rccl_net.latency_note(hw, gpus, sends),
                          *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told,
