@@ -12,6 +12,7 @@ from archgen.errors import WorkloadError
 from archgen.model.engine import engine_problem
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
+from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
@@ -73,7 +74,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                    inf.ffn_activation, limit,
                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
     notes: list[str] = []
-    if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
+    if problem := (expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp)
+                   or K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision)):
         raise WorkloadError(workload.id, problem)
     share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
     if inf.tp is None:
