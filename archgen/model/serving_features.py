@@ -14,8 +14,15 @@ from collections.abc import Iterable
 
 from archgen.model.spec import FieldError, raise_each
 
-__all__ = ["FEATURES", "refuse_unmodelled", "unmodelled_key"]
+__all__ = ["DECODING", "FEATURES", "refuse_unmodelled", "unmodelled_key"]
 
+#: The `decoding` convention of every serving estimate: what a decode step generates, so that a reader comparing it with
+#: a figure published with speculative decoding (NVIDIA's DeepSeek-R1 records with MTP, an EAGLE-3 run) reads why
+#: the estimate's TPOT is higher, though the job stated nothing about it (newuser60).
+DECODING = ("one token per sequence a decode step, the target model alone: speculative decoding (DeepSeek's "
+            "multi-token prediction, EAGLE, draft models) is not modelled, so a figure measured with it has a lower "
+            "TPOT and more tokens/s per user than this, by about its mean accepted length a step less the draft's cost "
+            "(docs/perf-model.md, Limitations)")
 SPECULATIVE = (
     "speculative decoding (DeepSeek's multi-token prediction, EAGLE, a draft model, n-gram lookup) is not modelled: "
     "each decode step of the estimate runs the target model alone and generates one token per sequence "

@@ -55,3 +55,14 @@ def test_no_field_holds_a_refused_name():
     names = [n for names, _ in FEATURES for n in names]
     clash = [k for k in Inference.model_fields if any(n in k.casefold() for n in names)]
     assert not clash, f"Inference fields {clash} hold a name serving_features refuses"
+
+
+def test_every_serving_estimate_says_it_decodes_one_token_a_step(cli):
+    """A user comparing the estimate with NVIDIA's DeepSeek-R1 MTP records or an EAGLE-3 run reads, in the estimate
+    itself, that a step generates one token: before, nothing in it said speculative decoding was left out."""
+    import json
+    r = cli("estimate", SPECS, "--workload", "llama3-70b-serve-b200", "--format", "json")
+    assert r.code == 0, r.out + r.err
+    decoding = json.loads(r.out)["conventions"]["decoding"]
+    assert decoding.startswith("one token per sequence a decode step")
+    assert "speculative decoding" in decoding and "not modelled" in decoding

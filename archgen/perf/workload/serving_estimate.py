@@ -10,6 +10,7 @@ import math
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
 from archgen.model.engine import engine_problem
+from archgen.model.serving_features import DECODING
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw import kernels as K
@@ -234,7 +235,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
             "memory_reserve": MEMORY_RESERVE,
-            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len)}
+            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
+            "decoding": DECODING}
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
