@@ -66,3 +66,18 @@ def test_every_serving_estimate_says_it_decodes_one_token_a_step(cli):
     decoding = json.loads(r.out)["conventions"]["decoding"]
     assert decoding.startswith("one token per sequence a decode step")
     assert "speculative decoding" in decoding and "not modelled" in decoding
+
+
+def test_a_wide_ep_over_a_rank_count_the_experts_do_not_fill_names_redundant_experts(cli, tmp_path):
+    """EP 72 over an NVL72 (as wide-EP deployments run DeepSeek-R1 with EPLB's redundant experts) was refused with
+    "ep (72) does not divide the 256 experts" alone; now it says redundant experts are not modelled and names the
+    largest ep below it that divides the experts (64 = 2^6, the largest divisor of 256 under 72)."""
+    (tmp_path / "w.yaml").write_text(
+        "kind: Workload\nid: w\nname: w\nmodel: deepseek-v3\ncluster: gb200-nvl72-su\naccelerators: 72\n"
+        "inference: {precision: fp4, tp: 72, ep: 72, attention_dp: true, input_len: 1024, output_len: 1024}\n",
+        encoding="utf-8")
+    r = cli("estimate", SPECS, tmp_path, "--workload", "w")
+    text = r.out + r.err
+    assert r.code == 2, text
+    assert "ep (72) does not divide the 256 experts" in text
+    assert "redundant experts" in text and "not modelled" in text and "such as 64" in text

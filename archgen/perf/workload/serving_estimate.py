@@ -307,7 +307,11 @@ def expert_problem(arch: Arch, ep: int) -> str | None:
     if ep > 1 and not arch.experts:
         return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
     if arch.experts and arch.experts % ep:
-        return f"ep ({ep}) does not divide the {arch.experts} experts"
+        fits = max(d for d in range(1, ep) if arch.experts % d == 0)
+        return (f"ep ({ep}) does not divide the {arch.experts} experts: each rank holds experts / ep whole experts, "
+                "and redundant experts (EPLB's extra copies, with which wide-EP deployments fill a rank count the "
+                "experts do not divide) are not modelled; state an ep that divides them, such as "
+                f"{fits} (with a tp it divides)")
     return None
 
 
