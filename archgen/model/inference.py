@@ -20,6 +20,7 @@ from archgen.model.engine import (
     unhonoured,
 )
 from archgen.model.field_types import Precision
+from archgen.model.serving_features import refuse_unmodelled
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import Duration, RequestRate
 
@@ -125,6 +126,7 @@ class Inference(Spec):
     def _not_modelled(cls, data: object) -> object:
         """A key naming serving the model does not run is refused as such, not as an unknown key."""
         refuse_disaggregation(data, cls.model_fields, cls.__name__)
+        refuse_unmodelled(data, cls.model_fields, cls.__name__)
         return data
 
     @field_validator("batch", mode="before")

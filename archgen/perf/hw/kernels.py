@@ -27,6 +27,8 @@ Conventions:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from archgen.perf.hw.hardware import Hardware
@@ -151,6 +153,43 @@ def serving_kv_dtype(dtype: str, kv_dtype: str | None = None) -> str:
     cache, and the attention kernels run on it in FP8.
     """
     return kv_dtype or ("fp8" if dtype == "fp4" else dtype)
+
+
+def kv_element_bytes(kv_dtype: str) -> float:
+    """Bytes a KV-cache element takes in HBM, its block scales included (newuser60).
+
+    An FP4 KV cache is NVFP4: TensorRT-LLM keeps its block scales in a pool of their own beside the data, one scale
+    per 16 FP4 values (NVIDIA/TensorRT-LLM cpp/tests/unit_tests/batch_manager/kvCacheManagerTest.cpp at fb6d3613,
+    `FP4BlockScaleManagementTest`: "one additional pool for the block scales", whose block is "the number of FP4
+    elements / vectorSize", vectorSize 16), each an FP8 (E4M3) scale (`BLOCK_SCALE_BYTES`): 0.5625 B an element,
+    so 56 % of an FP8 cache, where NVIDIA's NVFP4 KV-cache blog says "up to 50%" smaller (developer.nvidia.com/blog/
+    optimizing-inference-for-long-context-and-large-batch-sizes-with-nvfp4-kv-cache, 2025-12-08), the data alone.
+    """
+    return DTYPE_BYTES[kv_dtype] + BLOCK_SCALE_BYTES.get(kv_dtype, 0.0)
+
+
+def kv_attention_dtype(kv_dtype: str) -> str:
+    """The data type the attention core computes in over a KV cache of `kv_dtype` (newuser60).
+
+    An NVFP4 KV cache is dequantised to FP8 before the attention's matrix products (NVIDIA's NVFP4 KV-cache blog,
+    2025-12-08, `kv_element_bytes`; FlashInfer's TensorRT-LLM decode kernel takes an FP8 query over an FP4 cache),
+    so it runs at the FP8 rate, not the FP4 one; any other cache is computed in its own type.
+    """
+    return "fp8" if kv_dtype == "fp4" else kv_dtype
+
+
+def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None) -> str | None:
+    """Why a serving job may not keep an FP4 KV cache on `accelerator` (it states `peaks`), or None where it may.
+
+    NVFP4 is a Blackwell format ("a new KV format that enables significant performance gains on NVIDIA Blackwell
+    GPUs", the NVFP4 KV-cache blog of `kv_element_bytes`): a part with no FP4 peak has no FP4 tensor cores to have
+    written it. Before (newuser60) such a job was refused for a missing `peak.fp4`, which asked to state a figure the
+    part does not have; its attention now runs in FP8 (`kv_attention_dtype`), which would have estimated it silently.
+    """
+    if kv_dtype != "fp4" or "fp4" in peaks:
+        return None
+    return (f"kv_precision fp4 is an NVFP4 KV cache, a format of parts with FP4 tensor cores (NVIDIA Blackwell), and "
+            f"accelerator '{accelerator}' states no fp4 peak: state kv_precision fp8 (or bf16)")
 
 
 #: Bytes per element of a GEMM's inputs (with their block scales) and of its output (not block-scaled), by dtype.

@@ -32,7 +32,7 @@ from archgen.perf.hw.memory import kv_cache_bytes_per_token
 def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> tuple[float, str]:
     """Bytes of one prompt's KV cache for the whole model, and its data type (what a prefill pool would send)."""
     dtype = K.serving_kv_dtype(precision, kv_precision)
-    return input_len * kv_cache_bytes_per_token(arch, K.DTYPE_BYTES[dtype]), dtype
+    return input_len * kv_cache_bytes_per_token(arch, K.kv_element_bytes(dtype)), dtype
 
 
 def colocation_convention(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> str:

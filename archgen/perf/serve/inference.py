@@ -276,14 +276,15 @@ def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, p
     kv_local = a.kv_heads if adp else np.maximum(a.kv_heads / tp, 1.0)
     heads = a.heads / (1.0 if adp else tp)
     kv_dt = K.serving_kv_dtype(job.precision, job.kv_precision)
+    kv_bytes, core = K.kv_element_bytes(kv_dt), K.kv_attention_dtype(kv_dt)
     if prefill:
-        return K.attention_forward(hw, kv_dt, batch=tokens / context, q_len=context, kv_len=context,
+        return K.attention_forward(hw, core, batch=tokens / context, q_len=context, kv_len=context,
                                    heads=heads, head_dim=a.head_dim, kernel="flash", causal=True)
     if a.kv_lora_rank:  # multi-head latent attention: every local head reads the one latent cache
         return K.latent_decode_attention(hw, batch=batch, context=context, rank=a.kv_lora_rank, rope=a.kv_rope_dim,
-                                         kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
+                                         kv_bytes=kv_bytes, heads=heads, dtype=core)
     return K.decode_attention(hw, batch=batch, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                              kv_bytes=K.DTYPE_BYTES[kv_dt], heads=heads, dtype=kv_dt)
+                              kv_bytes=kv_bytes, heads=heads, dtype=core)
 
 
 def output_time(hw: Hardware, arch: Arch, sampled, tp):
@@ -312,7 +313,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     a = job.arch
     tp = np.asarray(tp, dtype=float)
     adp = job.attention_dp
-    kv_bytes = K.DTYPE_BYTES[K.serving_kv_dtype(job.precision, job.kv_precision)]
+    kv_bytes = K.kv_element_bytes(K.serving_kv_dtype(job.precision, job.kv_precision))
     weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention)
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = decode_context(job.input_len, job.output_len, job.output_len_cv)

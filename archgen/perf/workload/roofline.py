@@ -277,20 +277,20 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
         else:
             out += _ffn(hw, a, dtype, phase, tokens, tp)
         if phase == "prefill":
-            out.append(_attention(hw, kv, phase, batch=1.0, q_len=tokens, kv_len=tokens, heads=a.heads / tp,
-                                  kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
+            out.append(_attention(hw, K.kv_attention_dtype(kv), phase, batch=1.0, q_len=tokens, kv_len=tokens,
+                                  heads=a.heads / tp, kv_heads=kv_local, head_dim=a.head_dim, kernel="flash"))
         else:
             context = decode_context(input_len, output_len, output_len_cv)
-            kv_bytes = K.DTYPE_BYTES[kv]
+            kv_bytes, core = K.kv_element_bytes(kv), K.kv_attention_dtype(kv)
             if a.kv_lora_rank:  # multi-head latent attention (`inference.attention_core`)
                 heads = a.heads / tp
                 flop, nbytes = K.latent_decode_flop_bytes(batch=b, context=context, rank=a.kv_lora_rank,
                                                           rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads)
                 time = K.latent_decode_attention(hw, batch=b, context=context, rank=a.kv_lora_rank,
-                                                 rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads, dtype=kv)
+                                                 rope=a.kv_rope_dim, kv_bytes=kv_bytes, heads=heads, dtype=core)
             else:
                 time = K.decode_attention(hw, batch=b, context=context, kv_heads=kv_local, head_dim=a.head_dim,
-                                          kv_bytes=kv_bytes, heads=a.heads / tp, dtype=kv)
+                                          kv_bytes=kv_bytes, heads=a.heads / tp, dtype=core)
                 flop = 4.0 * b * (a.heads / tp) * context * a.head_dim
                 nbytes = 2.0 * b * context * kv_local * a.head_dim * kv_bytes
             out.append(Kernel("attention core", phase, flop, nbytes, _f(time)))

@@ -10,8 +10,10 @@ import math
 from archgen import metrics as registry
 from archgen.errors import WorkloadError
 from archgen.model.engine import engine_problem
+from archgen.model.serving_features import DECODING
 from archgen.model.workload import Workload
 from archgen.perf.comm.placement import domain_share, replicas_inside
+from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
@@ -73,7 +75,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                    inf.ffn_activation, limit,
                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
     notes: list[str] = []
-    if problem := expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp):
+    if problem := (expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp)
+                   or K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision)):
         raise WorkloadError(workload.id, problem)
     share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
     if inf.tp is None:
@@ -232,7 +235,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
             "memory_reserve": MEMORY_RESERVE,
-            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len)}
+            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
+            "decoding": DECODING}
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
@@ -303,7 +307,11 @@ def expert_problem(arch: Arch, ep: int) -> str | None:
     if ep > 1 and not arch.experts:
         return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
     if arch.experts and arch.experts % ep:
-        return f"ep ({ep}) does not divide the {arch.experts} experts"
+        fits = max(d for d in range(1, ep) if arch.experts % d == 0)
+        return (f"ep ({ep}) does not divide the {arch.experts} experts: each rank holds experts / ep whole experts, "
+                "and redundant experts (EPLB's extra copies, with which wide-EP deployments fill a rank count the "
+                "experts do not divide) are not modelled; state an ep that divides them, such as "
+                f"{fits} (with a tp it divides)")
     return None
 
 
