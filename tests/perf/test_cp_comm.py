@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from archgen.perf.comm.collectives import collective_time, members_per_domain
@@ -86,6 +87,7 @@ def test_a2a_plus_p2p_rings_a_share_of_the_heads_over_the_second_group(h100):
 
 @pytest.mark.parametrize(("kind", "tp", "cp", "hier", "needle"), [
     ("a2a", 1, 16, None, "its 16 all-to-all ranks, and at tp 1 a rank holds 32 query and 8 KV heads"),
+    ("a2a", 1, 16, None, "cp_comm_type a2a+p2p with hierarchical_context_parallel_sizes [8, 2], or"),
     ("a2a", 2, 8, None, "at tp 2 a rank holds 16 query and 4 KV heads"),
     ("a2a+p2p", 1, 16, None, "needs parallelism.hierarchical_context_parallel_sizes [a2a, p2p]"),
     ("a2a+p2p", 1, 16, (16, 1), "its 16 all-to-all ranks"),
@@ -132,3 +134,14 @@ def test_a_workload_states_each_type_and_the_note_names_it(cli, tmp_path):
         assert r.code == 0, r.out + r.err
         note = next(n for n in json.loads(r.out)["notes"] if n.startswith("context parallelism cp 8: "))
         assert f"timed as cp_comm_type {kind}" in note and words in note
+
+
+@pytest.mark.parametrize(("kind", "hier"), [("p2p", None), ("allgather", None), ("a2a", None), ("a2a+p2p", (2, 4))])
+def test_arrays_of_layouts_give_what_one_layout_does(h100, kind, hier):
+    """The sweeps' and searches' path (`perf.explore.vectorised`) broadcasts cp, tp and recompute as arrays."""
+    j = job(kind, hier)
+    cps, tps, rcs = (np.array([8, 8, 1]), np.array([1, 1, 2]), np.array([0, 1, 0]))
+    both = layer_times(h100, j, tp=tps, mb=1, cp=cps, ep=1, rc=rcs, sp=False)
+    one = [layer_times(h100, j, tp=int(t), mb=1, cp=int(c), ep=1, rc=int(r), sp=False).cp
+           for c, t, r in zip(cps, tps, rcs, strict=True)]
+    assert both.cp == pytest.approx(one, rel=1e-12)

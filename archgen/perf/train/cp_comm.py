@@ -86,9 +86,12 @@ def cp_comm_problem(arch: Arch, job: Job, tp: int, cp: int) -> str | None:
     n = int(a2a_size(kind, cp, h))
     q, kv = arch.heads // tp, max(arch.kv_heads // tp, 1)
     if q % n or kv % n:
+        fit = max(d for d in range(1, cp + 1) if cp % d == 0 and q % d == 0 and kv % d == 0)
+        hint = (f"cp_comm_type a2a+p2p with hierarchical_context_parallel_sizes [{fit}, {cp // fit}], "
+                if fit > 1 else "")
         return (f"cp_comm_type {kind} splits each TP rank's heads over its {n} all-to-all ranks, and at tp {tp} a rank "
-                f"holds {q} query and {kv} KV heads ({HEADS_SOURCE}); expected an all-to-all group dividing both, "
-                "or cp_comm_type p2p or allgather")
+                f"holds {q} query and {kv} KV heads ({HEADS_SOURCE}); expected an all-to-all group dividing both: "
+                f"{hint}or cp_comm_type p2p or allgather")
     return None
 
 
