@@ -82,7 +82,8 @@ def cp_comm_problem(arch: Arch, job: Job, tp: int, cp: int) -> str | None:
     if kind == "a2a+p2p" and (h is None or h[0] * h[1] != cp):
         got = "none given" if h is None else f"[{h[0]}, {h[1]}], whose product is {h[0] * h[1]}"
         return (f"cp_comm_type a2a+p2p at cp {cp} needs parallelism.hierarchical_context_parallel_sizes [a2a, p2p] "
-                f"with a2a x p2p = cp ({HIERARCHY_SOURCE}); {got}")
+                f"with a2a x p2p = cp ({HIERARCHY_SOURCE}); {got} (a Workload states them; a validation case "
+                "cannot, so it runs a2a+p2p nowhere)")
     n = int(a2a_size(kind, cp, h))
     q, kv = arch.heads // tp, max(arch.kv_heads // tp, 1)
     if q % n or kv % n:
