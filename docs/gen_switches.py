@@ -269,6 +269,19 @@ COVERAGE["cross_entropy"] = Cover("none", (
     "and ServiceNow/Fast-LLM PR #466 (other kernels' loss-only timings, not Megatron's): no published on/off step "
     "time for a Megatron training run found")
 
+COVERAGE["cp_comm_type"] = Cover("none", (
+    f"{_P}test_cp_comm.py::test_a2a_bytes_and_times_are_the_four_all_to_alls_each_way",
+    f"{_P}test_cp_comm.py::test_allgather_gathers_k_and_v_twice_and_scatters_their_gradients",
+    f"{_P}test_cp_comm.py::test_the_types_without_a_ring_are_exposed_whole",
+    f"{_P}test_cp_comm.py::test_a2a_plus_p2p_rings_a_share_of_the_heads_over_the_second_group"),
+    "bytes and overlap read from Transformer Engine's context_parallel.py at d0067d0 (AttnFuncWithCPAndKVP2P, "
+    "AttnFuncWithCPAndKVAllGather, AttnFuncWithCPAndQKVOA2A) and Megatron-core's transformer_config.py at d98e8a6 "
+    "(line 1037: the all-gather 'cannot be overlapped'), not a timing",
+    f"{_MB} docs/training/hierarchical-context-parallel.md ('benchmarks showed identical throughput' for a2a at tp 2 "
+    "x cp 4 and a2a+p2p [8, 2] at tp 1 x cp 16, no model size, numbers or GPUs stated); USP (Fang and Zhao, arXiv "
+    "2405.07719) and Llama 3 (arXiv 2407.21783 section 3.3.2) were not readable here (no table of theirs checked); "
+    "web search")
+
 #: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
 #: (the ring always runs beside the attention core), so it has no row above.
 MECHANISMS: dict[str, Cover] = {

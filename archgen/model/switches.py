@@ -49,6 +49,8 @@ CrossEntropy = Literal["unfused", "native", "te"]
 #: order Megatron lists them; "none" is `cuda_graph_impl` "none". moe_preprocess needs moe_router (its assert).
 CudaGraphs = Literal["none", "attn", "moe_router", "moe_router+moe_preprocess", "attn+moe_router",
                      "attn+moe_router+moe_preprocess", "full_iteration"]
+#: Context parallelism's communication (Megatron-LM --cp-comm-type; `archgen.perf.train.cp_comm`).
+CpCommType = Literal["p2p", "a2a", "allgather", "a2a+p2p"]
 #: Megatron-core's own DDP bucket (`bucket_size` None: max(40M, 1M x DP size) parameters; `ddp_bucket_size`).
 BucketDefault = Literal["default"]
 #: The smallest `ddp_bucket_size` the model times: one million parameters, a 1,024 x 1,024 weight matrix (below it a
@@ -299,6 +301,20 @@ class StackSwitches(Spec):
                           "logit), native (Megatron-core cross_entropy_loss_fusion with cross_entropy_fusion_impl "
                           "'native', 32 B) or te (impl 'te', Transformer Engine's Triton kernels, 10 B); "
                           "docs/perf-model.md, Training: the loss.")
+    cp_comm_type: Annotated[CpCommType | None, ByStack(
+        ("p2p", f"{_LM21}: no context parallelism (cp 1 only; the value is never used)"),
+        ("p2p", "Megatron-LM core_v0.9.0 has no --cp-comm-type: Transformer Engine's default p2p"),
+        ("p2p", f"{_BRIDGE}: Megatron-core's cp_comm_type None, which TEDotProductAttention passes as p2p "
+                "(megatron/core/extensions/transformer_engine.py at d98e8a6, lines 2141-2142); the Llama and Qwen "
+                "recipes leave it (some set a2a, e.g. recipes/gpt_oss/h100/gpt_oss.py:70 at 067f987)"),
+        ("p2p", f"{_PMODEL}/language_model.yaml:152: cp_comm_type: p2p"))] = Field(
+        None, description="Context parallelism's communication (Megatron-LM --cp-comm-type): p2p (K and V passed "
+                          "round a ring beside the attention), allgather (K and V gathered before it, Llama 3's), "
+                          "a2a (Ulysses: all-to-alls of Q, K, V and the output, heads split over cp; needs each TP "
+                          "rank's heads divisible by cp) or a2a+p2p (all-to-alls inside the first group of "
+                          "parallelism.hierarchical_context_parallel_sizes, the ring over the second); only p2p "
+                          "overlaps the attention (docs/perf-model.md, Training: context parallelism). No effect at "
+                          "cp 1.")
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:

@@ -160,3 +160,26 @@ def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overl
         return None
     return (f"moe_shared_expert_overlap true cannot run with overlap_ep_comm true: {SHARED_OVERLAP_EXCLUSIVE}; "
             "expected one of them false or left out")
+
+
+def hierarchy_problem(cp_comm_type: str | None, cp: int, sizes: tuple[int, int] | None) -> str | None:
+    """Why stated `hierarchical_context_parallel_sizes` and `cp_comm_type` do not fit cp; else None.
+
+    Megatron-LM asks for the sizes with a2a+p2p and for their product to be cp (megatron/training/arguments.py at
+    d98e8a6, lines 580-585); Transformer Engine takes two groups, [a2a, p2p] (transformer_engine/pytorch/attention/
+    dot_product_attention/context_parallel.py at d0067d0, line 5022). Sizes stated for another type move no number
+    (only a2a+p2p runs the hierarchical groups): refused, not ignored.
+    """
+    if sizes is not None and cp_comm_type != "a2a+p2p":
+        return (f"hierarchical_context_parallel_sizes {list(sizes)} is used only by cp_comm_type a2a+p2p, and "
+                f"cp_comm_type is {cp_comm_type or 'left out (p2p under every profile)'}; expected cp_comm_type "
+                "a2a+p2p or the sizes left out")
+    if cp_comm_type == "a2a+p2p" and cp > 1 and sizes is None:
+        return (f"cp_comm_type a2a+p2p at cp {cp} needs hierarchical_context_parallel_sizes [a2a, p2p] (Megatron-LM "
+                "arguments.py at d98e8a6, lines 583-585: '--hierarchical-context-parallel-sizes must be set when "
+                "a2a+p2p is used in cp comm'); expected e.g. [2, " + str(cp // 2 if cp % 2 == 0 else cp) + "]")
+    if sizes is not None and sizes[0] * sizes[1] != cp:
+        return (f"hierarchical_context_parallel_sizes {list(sizes)} multiply to {sizes[0] * sizes[1]}, and cp is "
+                f"{cp} (Megatron-LM arguments.py at d98e8a6, line 582: context_parallel_size == "
+                "prod(hierarchical_context_parallel_sizes)); expected sizes whose product is cp")
+    return None

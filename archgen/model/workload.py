@@ -7,7 +7,7 @@ model (the best layout that fits). Targets are ordinary `Requirement`s on the pe
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -19,6 +19,7 @@ from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
 from archgen.model.training_rules import (
     fp8_recipe_problem,
+    hierarchy_problem,
     offload_problem,
     sp_source,
     tp_overlap_problem,
@@ -118,6 +119,11 @@ class Parallelism(SequenceParallel):
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE). Megatron-core folds it over a pipeline "
                                          "stage's tp x cp x dp ranks (MoE parallel folding): etp x ep must divide "
                                          "them, ep need not divide dp.")
+    hierarchical_context_parallel_sizes: tuple[Annotated[int, Field(gt=0)], Annotated[int, Field(gt=0)]] | None = \
+        Field(None, description="The [a2a, p2p] groups of cp_comm_type a2a+p2p (Megatron-LM "
+                                "--hierarchical-context-parallel-sizes): all-to-alls inside the first, consecutive "
+                                "CP ranks, the ring over the second; their product is cp. Needed with a2a+p2p at "
+                                "cp > 1, refused with any other type.")
     etp: int | None = Field(None, gt=0, description="Expert tensor-parallel size (expert_tensor_parallel_size): "
                                                     "ways each expert's FFN is split; left out: tp.")
     interleave: int | None = Field(None, gt=0, description="Virtual stages per pipeline rank (interleaved 1F1B).")
@@ -176,6 +182,9 @@ class Training(StackSwitches, TrainingJob):
                              "and attention is stated materialized (Megatron-core's own attention asserts 'Context "
                              "parallelism is only supported by TEDotProductAttention!', megatron/core/transformer/"
                              "dot_product_attention.py); expected cp 1, or attention flash or left out")
+        if problem := hierarchy_problem(self.cp_comm_type, self.parallelism.cp,
+                                        self.parallelism.hierarchical_context_parallel_sizes):
+            raise FieldError(("parallelism", "hierarchical_context_parallel_sizes"), problem)
         if problem := tp_overlap_problem(self.precision, self.overlap_tp_comm, self.fp8_recipe):
             raise FieldError(("overlap_tp_comm",), problem)
         sp = self.parallelism.sequence_parallel

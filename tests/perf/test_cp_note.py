@@ -4,8 +4,7 @@ Before, Llama 3.1 70B at 131,072 tokens on GB200 at cp 8 showed `cp_comm 0 ms` a
 exchange is Megatron-LM's default p2p ring hidden behind the attention (--cp-comm-type default ["p2p"],
 megatron/training/arguments.py at d98e8a6, line 3221), nor that the causal attention is split evenly over the ranks
 as Transformer Engine's load-balanced split runs it (rank r holds chunks r and 2cp-1-r of 2cp, context_parallel.py at
-d0067d0, line 238), nor that Llama 3's all-gather CP and the a2a kinds are not modelled (the key `cp_comm_type` is
-refused as unknown). The note says so, with the exchange's time beside the attention's.
+d0067d0, line 238), nor which of the four `cp_comm_type`s it times (tests/perf/test_cp_comm.py for the other three). The note says so, with the exchange's time beside the attention's.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ def test_a_cp_layout_names_the_exchange_it_times_and_the_balanced_split(cli, tmp
     note = next(n for n in doc["notes"] if n.startswith("context parallelism cp 8: "))
     assert "--cp-comm-type p2p" in note and "arguments.py at d98e8a6, line 3221" in note
     assert "rank r holds chunks r and 2cp-1-r" in note and "context_parallel.py at d0067d0, line 238" in note
-    assert "Not modelled: cp_comm_type allgather" in note and "a2a (Ulysses)" in note
+    assert "Not modelled: a split without that balance" in note and "cp_comm_type p2p" in note
     # the exchange: Transformer Engine's p2p ring over the whole sequence's K and V, 2 x 131,072 tokens x 8 KV heads
     # x 128 x 2 B, in 8 chunks; the 64 GPUs lie in one NVL72 domain, so every hop is an NVLink send: 7 chunks forward,
     # and 7 again in the forward full recomputation re-runs, 2 + 6 x 2 backward, 22 sends' latency (nu53fix; before,

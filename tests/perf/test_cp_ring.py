@@ -21,8 +21,9 @@ from archgen.perf.comm import nccl
 from archgen.perf.comm.group import up_bandwidth
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import exposure as X
+from archgen.perf.train.cp_comm import cp_kv_bytes
 from archgen.perf.train.job import Job
-from archgen.perf.train.layer import cp_kv_bytes, layer_times
+from archgen.perf.train.layer import layer_times
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 

@@ -112,7 +112,7 @@ def test_estimate_cases_explain_gives_every_switch_and_where_it_came_from(cli, t
         "grad_accum_fusion=true, cuda_graphs=none, ddp_bucket_size=134217728, cross_entropy=te; stated: dropout=true; "
         "not used: sequence_parallel=true, param_gather_dtype=bf16, overlap_tp_comm=true, overlap_p2p_comm=true, "
         "ep_dedup=true, moe_dispatcher=hybridep, overlap_ep_comm=false, moe_shared_expert_overlap=false, "
-        "moe_force_balance=true, fp8_recipe=tensorwise, permute_in_dispatch=false")
+        "moe_force_balance=true, fp8_recipe=tensorwise, permute_in_dispatch=false, cp_comm_type=p2p")
     assert lines["stated"].startswith("  stated: stated: stack=megatron-lm-2021; profile megatron-lm-2021: "
                                       "attention=materialized,")
     rows = json.loads(cli("estimate", "--cases", str(path), "--explain", "--format", "json").out)

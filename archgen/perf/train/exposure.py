@@ -129,14 +129,14 @@ def cp_exposed(hw: Hardware, kv_size, cp, tp, attention, hbm, rc=0):
     if hw._numbers and plain(kv_size, cp, tp, attention, hbm) and not cp > 1:
         return 0.0  # one layout of numbers without CP: what the `where` below gives, its terms not worked out
     fwd, bwd = cp_ring(hw, kv_size, cp, tp)
-    again = _recomputed(rc)
+    again = recomputed(rc)
     t = (1.0 + again) * fwd + bwd
     window = cp_window(attention, rc)
     x_cp = C.excess(hbm, C.comm_share(hw, kv_size * (1.0 - 1.0 / maximum(cp, 1.0)), fwd))  # beside the attention
     return where(cp > 1, maximum(0.0, t - window) + x_cp * minimum(t, window), 0.0)
 
 
-def _recomputed(rc):
+def recomputed(rc):
     """`CP_RECOMPUTED` of recompute codes `rc` (a number or an array of them)."""
     if isinstance(rc, NUMBER):
         return CP_RECOMPUTED[int(rc)]
@@ -149,12 +149,12 @@ def cp_exchange(hw: Hardware, kv_size, cp, tp, rc=0):
     The ring's forward, again where recomputation re-runs it (`CP_RECOMPUTED`), and its backward.
     """
     fwd, bwd = cp_ring(hw, kv_size, cp, tp)
-    return (1.0 + _recomputed(rc)) * fwd + bwd
+    return (1.0 + recomputed(rc)) * fwd + bwd
 
 
 def cp_window(attention, rc=0):
     """The attention time the ring runs beside: `CP_WINDOW` times the core's forward, one more where recomputed."""
-    return attention * (CP_WINDOW + _recomputed(rc))
+    return attention * (CP_WINDOW + recomputed(rc))
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,

@@ -74,6 +74,9 @@ class Job:
 
     `qkv_subsharding` is not a switch either: whether the stack runs tp above the KV heads (`QKV_SUBSHARDING`); a
     layout that needs it is refused where it is False (`layout_rules.layout_problems`, `layouts.enumerate_layouts`).
+
+    `cp_hierarchy` is not a switch but a layout's: `parallelism.hierarchical_context_parallel_sizes` [a2a, p2p], the
+    groups of cp_comm_type a2a+p2p (`cp_comm`); None where the job states none.
     """
 
     arch: Arch
@@ -100,21 +103,23 @@ class Job:
     cross_entropy: str = _D.cross_entropy
     moe_shared_expert_overlap: bool = _D.moe_shared_expert_overlap
     moe_force_balance: bool = _D.moe_force_balance
+    cp_comm_type: str = _D.cp_comm_type
     tp_async_backward: bool = True  # not a switch: see the docstring
     ep_overlap_pace: float | None = None  # not a switch: None takes `contention.GPU_DRIVEN_PACE` (its range's ends)
     qkv_subsharding: bool = True  # not a switch: see the docstring
+    cp_hierarchy: tuple[int, int] | None = None  # not a switch: see the docstring
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs,
-                   stack: str | None = None) -> Job:
+                   stack: str | None = None, cp_hierarchy: tuple[int, int] | None = None) -> Job:
         """A job with a stack profile's resolved switches (`stacks.resolve`); `stack` None: the newest's rules."""
         return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
                    knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
-                   knobs.moe_shared_expert_overlap, knobs.moe_force_balance,
-                   qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True))
+                   knobs.moe_shared_expert_overlap, knobs.moe_force_balance, knobs.cp_comm_type,
+                   qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True), cp_hierarchy=cp_hierarchy)
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

@@ -17,10 +17,10 @@ from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
-from archgen.perf.hw.numeric import maximum, where
+from archgen.perf.hw.numeric import where
 from archgen.perf.hw.record import quick_init
 from archgen.perf.train import contention as C
-from archgen.perf.train import exposure as X
+from archgen.perf.train import cp_comm as CPC
 from archgen.perf.train import host as H
 from archgen.perf.train import router as R
 from archgen.perf.train import tp_comm as TPC
@@ -94,14 +94,6 @@ def elementwise_bytes(a: Arch, dtype: str, T, tp, sp, moe: bool, *, fp8_recipe: 
     return ew
 
 
-def cp_kv_bytes(a: Arch, seq_len, mb, tp):
-    """K and V of a micro-batch's whole sequence on one TP rank: what the CP ring passes around (`exposure.cp_exposed`).
-
-    16-bit values, at least one KV head a rank (tp above the KV heads sub-shards the QKV activations).
-    """
-    return 2.0 * mb * seq_len * maximum(a.kv_heads / tp, 1.0) * a.head_dim * ACT_BYTES
-
-
 @quick_init
 @dataclass(frozen=True)
 class LayerTimes:
@@ -168,8 +160,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
     passes = 1.0 + (rc == 2)  # forward passes per micro-batch: the forward and a full recompute
     tp_layer = TPC.tp_layer(hw, job, T, tp, sp, passes, moe_share, hbm)
 
-    # Context parallelism: K and V of the rank's micro-batch around the ring, again where recomputed (`cp_exposed`).
-    cp_layer = X.cp_exposed(hw, cp_kv_bytes(a, job.seq_len, mb, tp), cp, tp, layer_attn, hbm, rc)
+    # Context parallelism: the job's cp_comm_type, its ring beside the attention, the rest exposed (`cp_comm`).
+    cp_layer = CPC.cp_exposed(hw, job, cp, tp, mb, layer_attn, hbm, rc)
 
     # Expert parallelism: dispatch and combine all-to-all per MoE layer, forward and backward (+ recompute).
     e_fwd = expert_forward(hw, job, T, tp, ep, etp) if a.moe_layers else 0.0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.cp_comm import cp_comm_problem
 from archgen.perf.train.job import Job
 from archgen.perf.train.pipeline_split import (
     DEFAULT,
@@ -78,9 +79,11 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).
     Offload needs host memory (`host_memory`: whether the system states it; None when not known), and optimizer
     offload the distributed optimizer (`optimizer_offload_refused`; `zero` None: not judged). Context parallelism
-    needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`), tp above the KV heads the stack's sub-sharding
-    (`kv_heads_problem`). The experts' rules are Megatron-core's MoE parallel folding (`experts`): ep divides the
-    experts and etp x ep (etp defaulting to tp) the tp x cp x dp ranks of a pipeline stage; ep need not divide dp.
+    needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`) and what its `cp_comm_type` needs
+    (`cp_comm.cp_comm_problem`: a2a, heads divisible by cp; a2a+p2p, the hierarchical sizes), tp above the KV heads
+    the stack's sub-sharding (`kv_heads_problem`). The experts' rules are Megatron-core's MoE parallel folding
+    (`experts`): ep divides the experts and etp x ep (etp defaulting to tp) the tp x cp x dp ranks of a pipeline
+    stage; ep need not divide dp.
     """
     out: list[LayoutProblem] = []
     for name, v in (("tp", tp), ("pp", pp), ("dp", dp), ("cp", cp), ("ep", ep), ("micro_batch", micro_batch),
@@ -110,6 +113,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out.append(LayoutProblem("interleave", f"an interleaved schedule in groups of pp = {pp} micro-batches needs a "
                                                f"multiple of pp per pipeline, got {m}"))
     if problem := cp_split_problem(job.seq_len, cp):
+        out.append(LayoutProblem("cp", problem))
+    if problem := cp_comm_problem(arch, job, tp, cp):
         out.append(LayoutProblem("cp", problem))
     out += [LayoutProblem(f, m) for f, m in expert_problems(arch, tp, dp, cp, ep, etp)]
     out += [LayoutProblem(f, m) for f, m in ep_overlap_problems(job, ep, pp, interleave, recompute)]

@@ -22,6 +22,7 @@ from archgen.errors import AnalyseError
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.train.cp_comm import cp_comm_problem
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layout_rules import (
     LayoutProblem,
@@ -151,7 +152,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
         return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
         if tp > hw.scale_up_size or arch.heads % tp or kv_heads_problem(arch.kv_heads, tp, job.qkv_subsharding) \
-                or gpus % (tp * cp) or not cp_splits(job.seq_len, cp):
+                or gpus % (tp * cp) or not cp_splits(job.seq_len, cp) or cp_comm_problem(arch, job, tp, cp):
             continue
         for pp in ([num["pp"]] if "pp" in num else divisors(gpus // (tp * cp))):
             if gpus % (tp * cp * pp):

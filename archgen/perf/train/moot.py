@@ -18,7 +18,8 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: s
 
     Sequence parallelism and the TP overlap act on tensor-parallel collectives, which tp = 1 has none of
     (`ranks.layout_arrays`, `layer.layer_times`); the p2p overlap acts on the interleaved schedule's pipeline sends,
-    which pp = 1 or interleave = 1 has none of (`training.pipeline_comm`); the MoE switches act on the token
+    which pp = 1 or interleave = 1 has none of (`training.pipeline_comm`); `cp_comm_type` acts on context
+    parallelism's exchange, which cp = 1 has none of (`cp_comm`); the MoE switches act on the token
     dispatch, which a model without MoE layers has none of. The DP overlaps act on the data-parallel collectives
     (`exposure.dp_exposure`), which a layout of one rank per DP group (dp x cp = 1, and one per expert DP group,
     `memory.expert_data_parallel`) has none of; the parameter-gather overlap on the distributed optimizer's gather,
@@ -28,6 +29,8 @@ def moot(name: str, layout: Mapping[str, object], moe: bool | None, precision: s
     tp, pp, v = layout.get("tp"), layout.get("pp"), layout.get("interleave")
     if name in ("sequence_parallel", "overlap_tp_comm") and tp == 1:
         return "not used: tp = 1 has no tensor-parallel collectives"
+    if name == "cp_comm_type" and layout.get("cp") == 1:
+        return "not used: cp = 1 has no context parallelism"
     if name == "overlap_p2p_comm" and pp == 1:
         return "not used: pp = 1 has no pipeline sends"
     if name == "overlap_p2p_comm" and v == 1:

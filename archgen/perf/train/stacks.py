@@ -47,6 +47,7 @@ from archgen.model.switches import (
     SWITCHES,
     AttentionKernel,
     BucketDefault,
+    CpCommType,
     CrossEntropy,
     CudaGraphs,
     Fp8Recipe,
@@ -93,6 +94,7 @@ if TYPE_CHECKING:
         cuda_graphs: CudaGraphs
         ddp_bucket_size: int | BucketDefault
         cross_entropy: CrossEntropy
+        cp_comm_type: CpCommType
 else:
     #: The resolved switches of a training job: one field per row of the table.
     Knobs = make_dataclass("Knobs", [(name, object) for name in SWITCHES], frozen=True)

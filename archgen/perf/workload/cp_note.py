@@ -1,9 +1,9 @@
 """What an estimate with context parallelism takes CP to be, in its notes (newuser53).
 
 A job at cp > 1 was timed with CP's K/V exchange hidden behind the attention and the causal attention split evenly
-over the cp ranks, and the estimate said neither: which `cp_comm_type` that is (Megatron-core runs four), that the
-even split is the load-balanced one Megatron-core and Transformer Engine run, and how much of the exchange the
-overlap hides were the reader's to guess. `cp_note` says all three.
+over the cp ranks, and the estimate said neither: which `cp_comm_type` that is (Megatron-core runs four, each timed
+as `cp_comm` reads it), that the even split is the load-balanced one Megatron-core and Transformer Engine run, and how
+much of the exchange the overlap hides were the reader's to guess. `cp_note` says all three.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from __future__ import annotations
 from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum
+from archgen.perf.train import cp_comm as CPC
 from archgen.perf.train import exposure as X
 from archgen.perf.train.job import Job, Layout
-from archgen.perf.train.layer import cp_kv_bytes, layer_times
+from archgen.perf.train.layer import layer_times
 
 #: Where the modelled exchange is Megatron's default: megatron/training/arguments.py at d98e8a6, line 3221,
 #: `--cp-comm-type` default ["p2p"] (choices p2p, a2a, allgather, a2a+p2p).
@@ -38,9 +39,10 @@ RECOMPUTED = ("Megatron-core re-runs the checkpointed attention, Transformer Eng
 def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
     """The note of a layout at cp > 1: the exchange modelled, its time beside the attention's, the balanced split.
 
-    Per layer and micro-batch: the K/V exchange before overlap (`exposure.cp_exchange`: Transformer Engine's p2p ring,
-    each step as long as its slowest hop, `exposure.cp_ring`), the attention time it runs
-    beside (`exposure.CP_WINDOW` times the core's forward) and what stays exposed (`LayerTimes.cp`). Empty at cp 1.
+    Per layer and micro-batch, by the job's `cp_comm_type` (`cp_comm`): the ring's K/V exchange before overlap
+    (`exposure.cp_exchange`: Transformer Engine's p2p ring, each step as long as its slowest hop, `exposure.cp_ring`),
+    the attention time it runs beside (`exposure.CP_WINDOW` times the core's forward), the all-gathers or all-to-alls
+    that run beside nothing, and what stays exposed (`LayerTimes.cp`). Empty at cp 1.
     """
     cp = int(lay.cp)
     if cp <= 1:
@@ -48,21 +50,39 @@ def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
     lt = layer_times(hw, job, tp=lay.tp, mb=lay.micro_batch, cp=lay.cp, ep=lay.ep, rc=lay.recompute,
                      sp=lay.sequence_parallel, etp=lay.etp)
     rc = int(lay.recompute)
-    exchange = float(X.cp_exchange(hw, cp_kv_bytes(job.arch, job.seq_len, lay.micro_batch, lay.tp), cp, lay.tp, rc))
+    kind = job.cp_comm_type
+    ring, rest = (float(x) for x in CPC.cp_exchange(hw, job, cp, lay.tp, lay.micro_batch, rc))
     window = float(X.cp_window(maximum(lt.attention, 0.0), rc))
-    again = (f", and the forward ring again in the recomputed {('attention', 'forward')[rc - 1]} ({RECOMPUTED})"
+    again = (f", and the forward again in the recomputed {('attention', 'forward')[rc - 1]} ({RECOMPUTED})"
              if X.CP_RECOMPUTED[rc] else "")
-    hop = ("over the scale-up link, the ring inside one domain" if members_per_domain(hw, cp, lay.tp) >= cp else
-           "over one accelerator's own scale-out link, the ring leaving its domain")
 
     def ms(x: float) -> str:
         return f"{x * 1e3:.3g} ms"
 
-    return [f"context parallelism cp {cp}: timed as {P2P_DEFAULT}, K and V passed around the ring beside the "
-            f"attention: per layer and micro-batch the exchange takes {ms(exchange)} (each rank sends its K/V chunk to "
-            f"the next, {cp - 1} steps forward, and K/V with their gradients over {cp} steps backward{again}, each "
-            f"step as long as its slowest hop: {hop}; {RING}) beside {ms(window)} of attention, "
-            f"{ms(float(lt.cp))} exposed; the causal attention is split evenly over the ranks ({BALANCED}). Not "
-            "modelled: cp_comm_type allgather "
-            "(Llama 3's, K and V gathered before the attention, arXiv 2407.21783 section 3.3.2), a2a (Ulysses) and "
-            "a2a+p2p, nor a split without that balance (a rank holding one contiguous chunk)"]
+    split = f"the causal attention is split evenly over the ranks ({BALANCED})"
+    exposed = f"{ms(float(lt.cp))} exposed"
+    if kind == "allgather":
+        return [f"context parallelism cp {cp}: timed as cp_comm_type allgather (Llama 3's, arXiv 2407.21783 section "
+                f"3.3.2): K and V all-gathered before the attention, again in the backward, and dK, dV "
+                f"reduce-scattered after it{again}, none beside the attention ({CPC.SOURCES[kind]}): per layer and "
+                f"micro-batch {ms(rest)}, {exposed}; {split}"]
+    if kind in ("a2a", "a2a+p2p"):
+        n = int(CPC.a2a_size(kind, cp, job.cp_hierarchy))
+        a2a = (f"all-to-alls of Q, K, V before the attention and of its output after it over {n} ranks, and of "
+               f"their gradients in the backward{again}, heads split {n} ways and none beside the attention")
+        if kind == "a2a":
+            return [f"context parallelism cp {cp}: timed as cp_comm_type a2a (DeepSpeed-Ulysses, arXiv 2309.14509): "
+                    f"{a2a} ({CPC.SOURCES[kind]}): per layer and micro-batch {ms(rest)}, {exposed}"]
+        return [f"context parallelism cp {cp}: timed as cp_comm_type a2a+p2p, hierarchical_context_parallel_sizes "
+                f"[{n}, {cp // n}]: {a2a}, {ms(rest)}; then the p2p ring of {cp // n} ranks passing their K and V "
+                f"beside the attention, {ms(ring)} beside {ms(window)} of attention ({CPC.SOURCES[kind]}); per layer "
+                f"and micro-batch {exposed}; {split}"]
+    hop = ("over the scale-up link, the ring inside one domain" if members_per_domain(hw, cp, lay.tp) >= cp else
+           "over one accelerator's own scale-out link, the ring leaving its domain")
+    return [f"context parallelism cp {cp}: timed as cp_comm_type p2p, {P2P_DEFAULT}, K and V passed around the ring "
+            f"beside the attention: per layer and micro-batch the exchange takes {ms(ring)} (each rank sends its K/V "
+            f"chunk to the next, {cp - 1} steps forward, and K/V with their gradients over {cp} steps "
+            f"backward{again.replace('the forward again', 'the forward ring again')}, each step as long as its "
+            f"slowest hop: {hop}; {RING}) beside {ms(window)} of attention, {exposed}; {split}. Not modelled: a split "
+            "without that balance (a rank holding one contiguous chunk); cp_comm_type allgather (Llama 3's), a2a "
+            "(Ulysses) and a2a+p2p are timed where stated"]

@@ -73,7 +73,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     assert t is not None, "called for a training workload"
     p = t.parallelism
     knobs = training_knobs(t)
-    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
+    job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
+                         t.parallelism.hierarchical_context_parallel_sizes)
     opts = pipeline_options(p)
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
