@@ -43,6 +43,7 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
+from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.training_setup import pipeline_options, training_setup
 from archgen.units import Q_
 
@@ -205,6 +206,9 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes += ep_pace_note(arch, hw, job, lay)
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
+    if with_stack_range:  # as the stack range: a sweep shows no notes
+        notes += sm_note(hw, job, num, bool(knobs.sequence_parallel), bool(arch.experts),
+                         lambda h: float(estimate_training(h, job, lay).step_time))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
