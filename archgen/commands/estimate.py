@@ -25,6 +25,7 @@ from archgen.perf.api import (
     PARAMETERS,
     JobOnCluster,
     explain_switches,
+    peak_scope,
     plan_dict,
     plan_for_workload,
     plan_text,
@@ -181,8 +182,9 @@ def estimate_workload(placed: JobOnCluster, fmt: str = "text", what_if: Mapping[
             hw = hw.scaled(name, factor, dtype)
         est = placed.estimate(hw)
         factors = dict(what_if)
-        text = dumps(document(**what_if_json(base, est, factors), **extra)) if fmt == "json" else \
-            what_if_text(base, est, factors)
+        scope = peak_scope(placed.estimate, on.hardware, factors, dtype, est)
+        text = dumps(document(**what_if_json(base, est, factors, scope), **extra)) if fmt == "json" else \
+            what_if_text(base, est, factors, scope)
     else:
         text = dumps(document(**estimate_json(est), **extra)) if fmt == "json" else estimate_text(est)
     if used and fmt != "json":

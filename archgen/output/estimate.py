@@ -181,9 +181,17 @@ def estimate_text(est: Estimate) -> str:
     return "\n".join(lines) + "\n"
 
 
-def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> dict[str, Any]:
-    """A what-if as JSON-ready data: the factors, the estimate under them, and each metric against the baseline."""
-    return {"what_if": factors, "estimate": estimate_json(scaled),
+def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float],
+                 scope: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A what-if as JSON-ready data: the factors, the estimate under them, and each metric against the baseline.
+
+    `scope` (`perf.workload.peak_scope`): the peaks a `peak` factor held and the job with every peak scaled, as
+    `peak_scope` {scaled, held, metric, every_peak, layout}; absent where the factor scaled all the job runs at.
+    """
+    extra = {"peak_scope": {"scaled": scope["scaled"], "held": {k: to_json(v) for k, v in scope["held"].items()},
+                            "metric": scope["metric"], "every_peak": to_json(scope["every_peak"]),
+                            "every_peak_layout": scope["layout"]}} if scope else {}
+    return {"what_if": factors, **extra, "estimate": estimate_json(scaled),
             "baseline": {"layout": base.layout, "fits": base.fits,
                          "metrics": with_old_names({k: to_json(v) for k, v in base.metrics.items()}),
                          "requirements": {o.requirement.id: o.met for o in base.requirements or ()}},
@@ -191,10 +199,13 @@ def what_if_json(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
                                       if k in scaled.metrics else None for k in base.metrics})}
 
 
-def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) -> str:
-    """The estimate under `factors`, then each metric against the baseline."""
+def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float],
+                 scope: dict[str, Any] | None = None) -> str:
+    """The estimate under `factors`, then each metric against the baseline (and what a `peak` factor held)."""
     lines = ["what-if: " + ", ".join(f"{k} x{v:g}" for k, v in factors.items()), estimate_text(scaled).rstrip(),
              "against the baseline:"]
+    if scope:
+        lines.insert(1, _peak_scope_text(base, scaled, scope))
     if base.layout != scaled.layout:
         lines.append("  layout (baseline)            " + ", ".join(f"{k}={v}" for k, v in base.layout.items()))
     for k, b in base.metrics.items():  # a metric the what-if no longer has (it does not fit) shows as n/a
@@ -207,6 +218,18 @@ def what_if_text(base: Estimate, scaled: Estimate, factors: dict[str, float]) ->
         if before.get(o.requirement.id) != o.status:
             lines.append(f"  {o.requirement.id}: {before.get(o.requirement.id, Status.NOT_PROVIDED)} -> {o.status}")
     return "\n".join(lines) + "\n"
+
+
+def _peak_scope_text(base: Estimate, scaled: Estimate, scope: dict[str, Any]) -> str:
+    """The line under a `peak` what-if's header: the data type it scaled, the peaks it held, every peak scaled."""
+    metric, f = scope["metric"], scope["factor"]
+    held = ", ".join(f"{k} {_quantity(v, 'peak')}" for k, v in scope["held"].items())
+    every, now, was = scope["every_peak"], scaled.metrics[metric], base.metrics[metric]
+    return (f"note: peak x{f:g} scales the {scope['scaled']} peak alone, the job's data type; the part's other tensor "
+            f"peaks stay as it states them ({held}), and this job runs part of its work at them (an FP8 or FP4 job's "
+            f"attention core, output layer or logits in BF16). With every tensor peak x{f:g}, {metric} "
+            f"{_quantity(every, metric)} ({relative_change(was, every) or 0.0:+.1%}), not {_quantity(now, metric)} "
+            f"({relative_change(was, now) or 0.0:+.1%})")
 
 
 def switches_json(used: list[Used]) -> list[dict[str, Any]]:

@@ -22,8 +22,9 @@ from archgen.perf.workload.derived import judge_requirements
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.job_on_cluster import JobOnCluster
+from archgen.perf.workload.peak_scope import peak_scope
 
 __all__ = ["EXTRA_PARAMETERS", "PARAMETERS", "Cached", "Chunk", "Estimate", "JobOnCluster", "Keep", "Machine",
            "PointRow", "Preparation", "Result", "Stated", "SweepProblem", "SwitchPorts", "chunk", "estimate_on_cluster",
-           "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "plan_dict",
-           "plan_for_workload", "plan_text", "precision", "row_stride", "set_stride", "summarise"]
+           "evaluate", "explain_switches", "hardware_for", "judge_requirements", "machine", "merge", "peak_scope",
+           "plan_dict", "plan_for_workload", "plan_text", "precision", "row_stride", "set_stride", "summarise"]

@@ -193,7 +193,7 @@ def roofline_blocks(rf: Any, workload_id: str) -> tuple[Figure, Table]:
                f"{fmt.q(Q_(rf.memory_ceiling, 'B/s'), 'TB/s', 2)} (HBM bandwidth × "
                f"{_roof_words(rf.hbm_basis, 'HBM')}), ridge {fmt.number(rf.ridge, 0)} FLOP/B")
     rows = tuple((k.phase, k.name, Q_(k.flop, "FLOP"), Q_(k.bytes_moved, "B"), k.intensity, Q_(k.time, "s"),
-                  Q_(k.achieved, "FLOPS"), fmt.pct(k.achieved / rf.ceiling(k.intensity), 0),
+                  Q_(k.achieved, "FLOPS"), fmt.pct(rf.of_roof(k), 0),
                   "memory" if k.intensity < rf.ridge else "compute") for k in rf.kernels)
     cols = (Column("Phase"), Column("Kernel"), Column("Work", "GFLOP", 1, "right"),
             Column("Traffic", "MB", 1, "right"), Column("Intensity (FLOP/B)", digits=1, align="right"),
@@ -310,10 +310,13 @@ def _attainable_label(rf: Any) -> str:
 def roofline(rf: Any, title: str) -> MplFigure:
     """Attainable FLOP/s against arithmetic intensity (log-log).
 
-    Both roofs, the ridge, one numbered point per kernel at its achieved rate, and a legend naming each number.
+    Both roofs, the ridge, one numbered point per kernel at its achieved rate, and a legend naming each number. A
+    kernel of no FLOP (an MoE router's loss: intensity 0) has no place on log axes: it is named in the legend as not
+    drawn, and stays in the kernel table.
     """
-    tflops = [fmt.magnitude(Q_(k.achieved, "FLOPS"), "TFLOPS") for k in rf.kernels]
-    xs = [k.intensity for k in rf.kernels]
+    drawn = [k for k in rf.kernels if k.flop > 0 and k.achieved > 0]
+    tflops = [fmt.magnitude(Q_(k.achieved, "FLOPS"), "TFLOPS") for k in drawn]
+    xs = [k.intensity for k in drawn]
     lo = min([*xs, rf.ridge]) / 4
     hi = max([*xs, rf.ridge]) * 4
     grid = np.geomspace(lo, hi, 200)
@@ -328,7 +331,7 @@ def roofline(rf: Any, title: str) -> MplFigure:
     ax.text(rf.ridge, 0.45, f"ridge {fmt.number(rf.ridge, 0)} FLOP/B ", fontsize=6.5, color="#555555",
             ha="right", va="center", transform=ax.get_xaxis_transform())
     handles = []
-    for i, (k, x, y) in enumerate(zip(rf.kernels, xs, tflops, strict=True), 1):
+    for i, (k, x, y) in enumerate(zip(drawn, xs, tflops, strict=True), 1):
         colour = KERNEL_COLOURS.get(k.name, "#95a5a6")
         ax.scatter([x], [y], s=28, marker=MARKERS.get(k.phase, "o"), color=colour, edgecolor="#222222",
                    linewidth=0.5, zorder=3)
@@ -336,6 +339,8 @@ def roofline(rf: Any, title: str) -> MplFigure:
         handles.append(Line2D([], [], marker=MARKERS.get(k.phase, "o"), linestyle="", color=colour,
                               markeredgecolor="#222222", markeredgewidth=0.5,
                               label=f"{i} {k.phase}: {k.name} ({fmt.number(y, 0)} TFLOP/s)"))
+    handles += [Line2D([], [], linestyle="", label=f"{k.phase}: {k.name} (no FLOP, not drawn)")
+                for k in rf.kernels if k not in drawn]
     roofs = ax.legend(loc="lower right", fontsize=6.5, frameon=False)
     ax.add_artist(roofs)
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=6.5)

@@ -240,6 +240,14 @@ class Hardware:
             raise AnalyseError(f"unknown hardware parameter '{parameter}' (known: {known})")
         return _replaced(self, {parameter: getattr(self, parameter) * factor})
 
+    def every_peak_scaled(self, factor: float) -> Hardware:
+        """A copy with every data type's tensor peak multiplied by `factor` (`scaled('peak')` takes the job's alone).
+
+        The chip's matrix units scaled together, as an architect's "twice the FLOP/s" reads (`workload.peak_scope`).
+        """
+        factor = positive_factor("peak", factor)
+        return dataclasses.replace(self, peak={k: v * factor for k, v in self.peak.items()})
+
     @functools.cached_property
     def _numbers(self) -> bool:
         """Whether every field (and peak) is a number, not an array: `with_axis` is then the hardware itself."""

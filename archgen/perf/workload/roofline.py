@@ -127,6 +127,18 @@ class Roofline:
         """Attainable FLOP/s at `intensity`: min(compute roof, intensity × memory roof)."""
         return min(self.compute_ceiling, intensity * self.memory_ceiling)
 
+    def of_roof(self, k: Kernel) -> float:
+        """The share of the roof at `k`'s intensity that `k` reaches: achieved FLOP/s over `ceiling`.
+
+        A kernel of no FLOP (an MoE router's auxiliary loss, traffic only) has intensity 0 and a roof of 0 FLOP/s
+        there, so its share is taken as the same ratio on the memory roof, its bandwidth over `memory_ceiling`
+        (equal to the FLOP form wherever both are defined: achieved / (intensity x roof) = bytes / time / roof).
+        Before (newuser58) the FLOP form divided by zero and rendering a cluster with an MoE training job crashed.
+        """
+        if k.flop > 0:
+            return k.achieved / self.ceiling(k.intensity)
+        return k.bytes_moved / k.time / self.memory_ceiling if k.time > 0 and self.memory_ceiling > 0 else 0.0
+
 
 def _f(x) -> float:
     return float(np.asarray(x))

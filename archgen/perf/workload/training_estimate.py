@@ -43,6 +43,8 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
+from archgen.perf.workload.sm_note import sm_note
+from archgen.perf.workload.straddle_note import straddle_note
 from archgen.perf.workload.training_setup import pipeline_options, training_setup
 from archgen.units import Q_
 
@@ -200,11 +202,15 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         notes.append(f"stated beyond what stack {t.stack} runs (PERF004), estimated as stated: "
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
+    notes += straddle_note(hw, job, lay, bool(arch.experts))
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
+    if with_stack_range:  # as the stack range: a sweep shows no notes
+        notes += sm_note(hw, job, num, bool(knobs.sequence_parallel), bool(arch.experts),
+                         lambda h: float(estimate_training(h, job, lay).step_time))
     fits = bool(est.fits)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
