@@ -20,8 +20,8 @@ which must fit the ports of the rack's `switches / racks` switch parts (every po
 For the NVL36x2 on NVLink 5 trays of 144 ports (two chips of 72): 36 × 18 = 648 links to the GPUs and
 36 × 900 GB/s / 50 GB/s = 648 trunk links, 1,296 ports = 9 × 144, so a 72-GPU domain over two racks fills its
 trays exactly; two NVL72 racks (1,296 + 1,296 ports wanted of 1,296) or a third rack do not fit, and a domain
-wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is not added
-to the performance model's scale-up latency.
+wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is added to
+the performance model's scale-up latency only where the switch part states its `latency` (`perf.workload.racks_note`).
 
 Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); each pair's run
 is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins)
