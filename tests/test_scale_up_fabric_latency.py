@@ -72,3 +72,15 @@ def test_a_job_inside_one_rack_adds_no_hop(tmp_path) -> None:
     """32 GPUs, one rack's share: no step crosses racks, nothing added, no note."""
     est = _estimate(tmp_path, gpus=32, switch_latency="250 ns")
     assert not [n for n in est.notes if "(`scale_up.racks`)" in n]
+
+
+def test_the_scale_up_table_says_what_the_second_hop_adds(tmp_path) -> None:
+    """The cluster document's hops row said "not modelled" whatever the switch stated."""
+    from archgen.render import scale_up
+    from tests.test_scale_up_cages import RACK as POD
+
+    parts = PARTS.split("---\nkind: Rack")[0].replace("power: {max: 3 kW}", "latency: 250 ns\npower: {max: 3 kW}", 1)
+    rows = dict(scale_up.rows(run_specs(tmp_path, {"c.yaml": parts + POD}).clusters["cluster/ualpod"]))
+    assert rows["Switch hops between accelerators"] == (
+        "1 in one rack, 2 between racks; the second hop's 250 ns (ual-switch's `latency`) is added on the ring steps "
+        "that cross racks (docs/perf-model.md)")
