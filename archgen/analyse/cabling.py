@@ -3,8 +3,10 @@
 Geometry: racks stand in rows (`floor.racks_per_row`) at `rack_pitch` along a row and `row_pitch` between rows;
 cables run in overhead trays laid as a grid above the racks, so a run between two racks is
 ``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack`` and a run inside one rack is
-``|Δheight| + in_rack``. Each run takes the first link option of its tier whose reach covers it (and whose minimum
-length it meets), and is ordered in the next length bin up.
+``|Δheight| + in_rack``; a multi-rack scale-up domain's trunk between neighbouring racks of one row may go straight
+across, ``|Δheight| + rack_pitch + in_rack``, where the floor says so (`floor.side_by_side`, `_lengths`). Each run
+takes the first link option of its tier whose reach covers it (and whose minimum length it meets), and is ordered
+in the next length bin up.
 
 Counting, three figures per tier kept apart (links: logical port-to-port connections at the fabric rate):
 
@@ -146,12 +148,26 @@ def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
 
 
 def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
-             b_rack: np.ndarray, b_u: np.ndarray) -> np.ndarray:
+             b_rack: np.ndarray, b_u: np.ndarray, side: bool = False) -> np.ndarray:
+    """Run lengths (m): inside a rack, between racks over the trays, and with `side` the side-by-side path.
+
+    `side` (a multi-rack scale-up domain's trunks on a floor with `side_by_side: true`): between two neighbouring
+    racks of one row the run may go straight across, ``|Δheight| + rack pitch + in_rack`` (a run inside a rack
+    carried over one pitch), where that is shorter than the tray run. Oracle's multirack cabling tables give the
+    same step for adjacent racks cabled underneath them: 3 feet within a rack, 5 feet up to two racks away (Oracle
+    Big Data Appliance Owner's Guide 4.13, Appendix F, F.1, https://docs.oracle.com/en/bigdata/big-data-appliance/
+    4.13/bigog/app_multi.html); 2 feet is about one 600 mm pitch.
+    """
     f = cluster.spec.floor
     drop, slack, inside = f.tray_drop.m_as("m"), f.slack.m_as("m"), f.in_rack.m_as("m")
     same = a_rack == b_rack
-    between = 2 * drop + np.abs(x[a_rack] - x[b_rack]) + np.abs(y[a_rack] - y[b_rack]) + slack
+    dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
+    between = 2 * drop + dx + dy + slack
     within = np.abs(a_u - b_u) * U_M + inside
+    if side:
+        pitch = f.rack_pitch.m_as("m")
+        beside = (dy < 1e-9) & (np.abs(dx - pitch) < 1e-9)   # neighbours in one row
+        between = np.where(beside, np.minimum(between, within + pitch), between)
     return np.where(same, within, between)
 
 
@@ -209,7 +225,8 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
         tiers.append(tier_totals("scale_up", "access", n, options, None, None, speed))
     if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None and cluster.spec.scale_up:
         option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
-        tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins)
+        tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins,
+                     cluster.spec.floor.side_by_side)   # neighbouring racks cabled straight across
         trunks = (tr,) if len(tr.length) else ()
         tiers.append(tier_totals("scale_up", "trunk", su.trunk_links * su.domains, option, tr if trunks else None,
                                   None, trunk.rate))
@@ -219,12 +236,12 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
 
 
 def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],
-            x: np.ndarray, y: np.ndarray, bins: np.ndarray) -> TierRuns:
+            x: np.ndarray, y: np.ndarray, bins: np.ndarray, side: bool = False) -> TierRuns:
     a_rack, a_u, b_rack, b_u, group, weight = ends
     known = (a_rack >= 0) & (b_rack >= 0)
     length = np.full(len(a_rack), floor_span(cluster, x, y), dtype=float)  # an unplaced end: the floor's longest
     if known.any():
-        length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known])
+        length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known], side)
     choice = np.full(len(length), -1, dtype=np.int64)
     for strict in (True, False):
         for i, opt in enumerate(options):

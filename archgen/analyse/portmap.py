@@ -113,46 +113,40 @@ def port_map(a: ClusterAnalysis) -> PortMap:
     return PortMap(tuple(rows), unwired)
 
 
-TRUNK_NOTE = ("trunk between two racks of one scale-up domain: trays paired in turn (the model spreads a rack's trunk "
-              "links evenly over its switch trays; no tray-to-tray plan is published); front-panel port not provided; "
-              "length from each rack's lowest switch tray, as the BOM orders it")
+TRUNK_NOTE = ("trunk between two racks of one scale-up domain: the k-th cable joins the k-th switch tray of each rack "
+              "(the model spreads a rack's trunk links evenly over its switch trays; no tray-to-tray plan is "
+              "published); front-panel port not provided; length from the two trays named, as the BOM orders it")
 
 
 def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
                 racks: tuple[str, ...]) -> list[CableRow]:
     """A multi-rack domain's trunk cables (`analyse.scale_up_racks.trunk_ends`), ports not provided.
 
-    Each pair of racks' links are cut into cables as any tier's; the k-th cable joins the k-th switch tray of
-    each rack (from the bottom, mod the trays the rack holds).
+    Each run joins two switch trays (its rack and U at either end, from which its length was measured); its links
+    are cut into cables as any tier's.
     """
     su = a.cluster.spec.scale_up
     assert su is not None, "trunk runs come from a multi-rack scale-up domain"
-    of_type: dict[int, list[tuple[int, str]]] = {}   # racks of one type hold the same trays: listed once per type
-    for ri, inst in enumerate(a.cluster.instances):
-        if id(inst.rack) not in of_type:
-            of_type[id(inst.rack)] = [(i.u, names.get((ri, i.u), su.switch or "switch tray"))
-                                      for i in sorted(inst.rack.items, key=lambda i: i.u) if i.part.id == su.switch]
-    trays = {ri: of_type[id(inst.rack)] for ri, inst in enumerate(a.cluster.instances)}
     rows: list[CableRow] = []
     for i in range(len(tr.a_rack)):
-        ra, rb, k = int(tr.a_rack[i]), int(tr.b_rack[i]), int(tr.option[i])
+        k = int(tr.option[i])
         opt = opts[k] if 0 <= k < len(opts) else None
         media = "—" if opt is None else (opt.a.id if opt.a.id == opt.b.id else f"{opt.a.id} / {opt.b.id}")
         per = links_per_cable(opt, opt.a.rate) if opt is not None else 1
         links = int(tr.weight[i])
+        ends = [_tray_end(racks, int(r), int(u), names, su.switch) for r, u in ((tr.a_rack[i], tr.a_u[i]),
+                                                                                (tr.b_rack[i], tr.b_u[i]))]
         for c in range(math.ceil(links / per)):
-            ends = [_tray_end(racks, r, trays.get(r, []), c) for r in (ra, rb)]
             rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
                                  min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE))
     return rows
 
 
-def _tray_end(racks: tuple[str, ...], rack: int, trays: list[tuple[int, str]], k: int) -> End:
-    """The k-th trunk cable's end in a rack: its switch tray in turn, the port not provided."""
-    if not trays:
+def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
+    """A trunk cable's end at the switch tray in `rack` at `u` (0: none placed there), the port not provided."""
+    if not u:
         return End(_rack(racks, rack), None, "switch tray not provided", "not provided")
-    u, name = trays[k % len(trays)]
-    return End(_rack(racks, rack), u, name, "not provided")
+    return End(_rack(racks, rack), u, names.get((rack, u), switch or "switch tray"), "not provided")
 
 
 class _Names:

@@ -20,8 +20,8 @@ which must fit the ports of the rack's `switches / racks` switch parts (every po
 For the NVL36x2 on NVLink 5 trays of 144 ports (two chips of 72): 36 × 18 = 648 links to the GPUs and
 36 × 900 GB/s / 50 GB/s = 648 trunk links, 1,296 ports = 9 × 144, so a 72-GPU domain over two racks fills its
 trays exactly; two NVL72 racks (1,296 + 1,296 ports wanted of 1,296) or a third rack do not fit, and a domain
-wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is not added
-to the performance model's scale-up latency.
+wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is added to
+the performance model's scale-up latency only where the switch part states its `latency` (`perf.workload.racks_note`).
 
 Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); each pair's run
 is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins)
@@ -35,9 +35,10 @@ from itertools import combinations
 
 import numpy as np
 
+from archgen.analyse.link_ends import links_per_cable
 from archgen.analyse.nodes import count
 from archgen.analyse.ports import Problem
-from archgen.build import ClusterDesign
+from archgen.build import ClusterDesign, LinkOption
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 from archgen.perf.hw.switch_ports import ports_needed
@@ -104,20 +105,37 @@ def domain_racks(cluster: ClusterDesign, racks: int) -> np.ndarray:
 
 
 def trunk_ends(cluster: ClusterDesign, su: ScaleUp) -> tuple[np.ndarray, ...]:
-    """A-end rack/U, B-end rack/U, group and weight (trunk links) of each pair of racks of every domain.
+    """A-end rack/U, B-end rack/U, group and weight (trunk links) of each pair of switch trays of every domain.
 
-    One row per pair, weighted by its `trunk_links_per_pair`, for `analyse.cabling` to lay as any run between racks
-    (length, media reach: CAB001, length bins). The ends are the lowest switch tray of each rack.
+    A pair of racks' `trunk_links_per_pair` links are cut into cables (`link_ends.links_per_cable` of the trunk
+    part) and the k-th cable joins the k-th switch tray of each rack from the bottom (mod the trays it holds), as
+    the model spreads a rack's trunk links evenly over its trays (no tray-to-tray plan is published). One row per
+    pair of trays, weighted by the links of its cables and measured from those two trays (`analyse.cabling`:
+    length, media reach CAB001, length bins), so the port map's rows (`analyse.portmap`), which name each tray and
+    its U, and the BOM's lengths are of the same runs. Before (nu59fix) every run was measured from each rack's
+    lowest tray while the port map named each tray's own U.
     """
     per_pair = trunk_links_per_pair(cluster, su)
     idx = domain_racks(cluster, su.racks) if per_pair and cluster.instances else np.zeros((0, 2), dtype=np.int64)
-    pairs = list(combinations(range(su.racks), 2))
-    a = np.concatenate([idx[:, i] for i, _ in pairs]) if len(idx) else np.zeros(0, dtype=np.int64)
-    b = np.concatenate([idx[:, j] for _, j in pairs]) if len(idx) else np.zeros(0, dtype=np.int64)
-    lowest = {}
-    for k in np.unique(np.concatenate([a, b])):
-        inst = cluster.instances[int(k)]
-        lowest[int(k)] = min((p.u for p in inst.rack.items if p.part.id == su.switch), default=0)
-    a_u = np.array([lowest[int(k)] for k in a], dtype=np.int64)
-    b_u = np.array([lowest[int(k)] for k in b], dtype=np.int64)
-    return a, a_u, b, b_u, np.zeros(len(a), dtype=np.int64), np.full(len(a), per_pair, dtype=np.int64)
+    trunk = cluster.scale_up_trunk
+    per = links_per_cable(LinkOption(trunk, trunk, ("scale_up", "trunk_link")), trunk.rate) if trunk else 1
+    cables = math.ceil(per_pair / per)
+    trays: dict[int, list[int]] = {}
+    rows: list[tuple[int, int, int, int, int]] = []
+    for domain in idx:
+        for i, j in combinations(range(su.racks), 2):
+            ra, rb = int(domain[i]), int(domain[j])
+            ua, ub = (trays.setdefault(r, _tray_us(cluster, r, su)) for r in (ra, rb))
+            for t in range(min(max(len(ua), len(ub)), cables)):
+                mine = len(range(t, cables, max(len(ua), len(ub))))   # cables t, t + n, ... of the pair
+                last = (cables - 1) % max(len(ua), len(ub)) == t   # the pair's last cable may carry fewer links
+                links = mine * per - (cables * per - per_pair if last else 0)
+                rows.append((ra, ua[t % len(ua)], rb, ub[t % len(ub)], links))
+    a_rack, a_u, b_rack, b_u, weight = np.array(rows, dtype=np.int64).reshape(len(rows), 5).T
+    return a_rack, a_u, b_rack, b_u, np.zeros(len(a_rack), dtype=np.int64), weight
+
+
+def _tray_us(cluster: ClusterDesign, rack: int, su: ScaleUp) -> list[int]:
+    """The U of every `su.switch` tray in rack instance `rack`, from the bottom ([0]: none placed there)."""
+    inst = cluster.instances[rack]
+    return sorted(p.u for p in inst.rack.items if p.part.id == su.switch) or [0]

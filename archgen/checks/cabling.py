@@ -67,7 +67,9 @@ def reach(ctx: Context) -> Iterator[Violation]:
 
 #: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
 _TRUNK_FIX = ("; a scale-up domain's racks are consecutive racks with accelerators in floor order: stand them side "
-              "by side in one row (`floor.racks_per_row`, a unit's `new_row`), or give a trunk_link of longer reach")
+              "by side in one row (`floor.racks_per_row`, a unit's `new_row`), and where neighbouring racks are "
+              "cabled straight across rather than over the trays say so (`floor.side_by_side: true`), or give a "
+              "trunk_link of longer reach")
 #: Twisted-pair media, whose channel ends at 100 m whatever the rate.
 _TWISTED = ("twisted-pair",)
 #: What to do about a twisted-pair run past its channel: the standards' limit and the two usual fixes.

@@ -91,6 +91,12 @@ class Floor(Spec):
                                 description="Service loop added to every run between racks (default 2 m).")
     in_rack: LengthOrZero = Field(default_factory=lambda: Q_(1, "m"),
                                   description="Length of a run between two items in the same rack (default 1 m).")
+    side_by_side: bool = Field(False, description=(
+        "Whether cables between neighbouring racks of one row may pass straight across (through the racks' sides or "
+        "under a raised floor) instead of up to the overhead tray and down: a multi-rack scale-up domain's trunk "
+        "cables (`scale_up.trunk_link`) then take |Δheight| + rack_pitch + in_rack where that is shorter, as "
+        "Oracle's multirack cabling tables step 3 feet within a rack to 5 feet for adjacent racks. Default false: "
+        "every run between racks goes over the trays. Fabric cables keep the tray run either way."))
     length_bins: list[Length] = Field(
         default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up, and "
         "one past the largest its own length rounded up to the metre (CAB006). "

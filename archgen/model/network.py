@@ -127,7 +127,10 @@ class Switch(Part):
         "Switching capacity in one direction, at most the sum of the ports' line rates (64 x 800G = 51.2 Tb/s, as "
         "Ethernet datasheets give it); a figure published for both directions ('aggregate bidirectional', as "
         "InfiniBand switches are marketed) is halved here. More than the ports carry is CAT006."))
-    latency: DurationOrZero | None = Field(None, description="Port-to-port latency.")
+    latency: DurationOrZero | None = Field(None, description=(
+        "Port-to-port latency. Read for a scale-up domain over several racks (`scale_up.racks`): the second switch "
+        "hop between racks adds it to the steps that cross racks (`perf.workload.racks_note.second_hop`); left out, "
+        "nothing is added and the estimate says so."))
     in_network_reduction: bool = Field(
         False, description="The switch reduces in the network: SHARP on InfiniBand (Quantum-2, Quantum-X800), NVLink "
                            "SHARP on NVLink switches. A compute fabric whose every tier has it may run `sharp` "

@@ -74,3 +74,21 @@ MESH_IN_ONE_NODE: dict[str, str] = {
 #: The words for a technology `MESH_IN_ONE_NODE` does not name.
 MESH_IN_ONE_NODE_OTHERS = ("a direct mesh links every pair of accelerators, which the meshes shipped do inside one "
                            "node's board")
+
+#: How an accelerator's free-text `scale_up.technology` ("NVLink 5", "Infinity Fabric (xGMI 3)", "RoCE 200GbE
+#: (on-chip)") spells each scale-up technology of `TECHNOLOGIES`, lower case.
+SPELLINGS: dict[str, tuple[str, ...]] = {
+    "nvlink": ("nvlink",), "ualink": ("ualink",), "ethernet": ("ethernet", "gbe", "roce"),
+    "infinity-fabric": ("infinity fabric", "xgmi"), "neuronlink": ("neuronlink",),
+}
+
+
+def other_link(own: str, domain: str) -> bool:
+    """Whether a domain of technology `domain` (a cluster's `scale_up.technology`) is not the accelerator's own link.
+
+    `own` is the accelerator's `scale_up.technology` text: True where it spells some technology, not this one. A
+    text that spells none (TPU v4's "ICI (TPU v4)") is not judged: False.
+    """
+    text = own.lower()
+    spelt = {name for name, words in SPELLINGS.items() if any(w in text for w in words)}
+    return bool(spelt) and domain not in spelt

@@ -55,7 +55,16 @@ def rows(a: Any) -> tuple[tuple[str, str], ...]:
                  ("Trunk links per pair of racks", f"{su.trunk_links // max(pairs, 1):,}"),
                  ("Trunk links / cables per domain", f"{su.trunk_links:,} / "
                   f"{trunk.physical // max(su.domains, 1):,}" if trunk is not None else f"{su.trunk_links:,} / —"),
-                 ("Switch hops between accelerators", "1 in one rack, 2 between racks; the second hop's latency is "
-                  "not modelled (docs/perf-model.md)")]
+                 ("Switch hops between accelerators", "1 in one rack, 2 between racks; " + _second_hop(a))]
     rows.append(("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
     return tuple(rows)
+
+
+def _second_hop(a: Any) -> str:
+    """What the estimate takes for the second switch hop: the switch's stated `latency`, or nothing (none stated)."""
+    sw = a.cluster.scale_up_switch
+    if sw is not None and sw.latency is not None:
+        return (f"the second hop's {sw.latency.to('ns'):~.4gP} ({sw.id}'s `latency`) is added on the ring steps that "
+                "cross racks (docs/perf-model.md)")
+    return (f"the second hop's latency is not modelled: {sw.id if sw is not None else 'the switch part'} states no "
+            "`latency` (docs/perf-model.md)")

@@ -81,7 +81,7 @@ def section(a: Any, pm: PortMap) -> Section:
                      "(fabric scale_up, tier trunk): the k-th cable between two racks joins their k-th switch trays "
                      "from the bottom, as the model spreads the trunk links evenly over a rack's trays; no "
                      "tray-to-tray plan or front-panel port numbering is published, so their ports read 'not "
-                     "provided', and their length is measured from each rack's lowest switch tray."))
+                     "provided', and each length is measured between the two trays the row names."))
     for fa in rail_fabrics(a):
         fid = fa.fabric.spec.id
         out.add(Para(f"Fabric {fid} is rail-optimised: port r of every scale-up domain in a rail group "

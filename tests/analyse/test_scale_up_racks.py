@@ -161,7 +161,8 @@ def test_racks_of_a_domain_in_two_rows_past_the_trunk_reach(tmp_path) -> None:
         "trunk: 648 link(s) up to 5.1 m exceed the 3 m reach of test-trunk; 1 rack(s) at one end, 1 at the other; "
         "the longest from nvl36-01 U25 (test-nvl36-switch) to nvl36-02 U25 (test-nvl36-switch); a scale-up "
         "domain's racks are consecutive racks with accelerators in floor order: stand them side by side in one row "
-        "(`floor.racks_per_row`, a unit's `new_row`), or give a trunk_link of longer reach"]
+        "(`floor.racks_per_row`, a unit's `new_row`), and where neighbouring racks are cabled straight across "
+        "rather than over the trays say so (`floor.side_by_side: true`), or give a trunk_link of longer reach"]
     assert [f.location.line for f in r.findings if f.id == "CAB001"] == [46]   # at scale_up's trunk_link
     assert not [f for f in _run(tmp_path / "row", per_row=2).findings if f.id == "CAB001"]
 

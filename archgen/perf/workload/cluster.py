@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from archgen.errors import AnalyseError, BuildError, WorkloadError
 from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
+from archgen.model.technology import TECHNOLOGIES, other_link
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
@@ -30,7 +31,7 @@ from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.racks_note import domain_racks_note
+from archgen.perf.workload.racks_note import domain_racks_note, fabric_latency_note, second_hop
 from archgen.perf.workload.slices import job_slice, placement_problem, slice_problem, torus_problem
 from archgen.perf.workload.unconfirmed_note import marked, unconfirmed_figures, unconfirmed_note, unconfirmed_read
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
@@ -63,6 +64,10 @@ class Machine:
     peak_dense: tuple[str, ...] = ()  # data types whose peak the part states dense (`Accelerator.peak_basis`)
     planes: int = 1       # planes the scale-out bandwidth sums (`ScaleOutPath.planes`), said in a note (`planes_note`)
     domain_racks: int = 1  # racks one scale-up domain spans (`scale_up.racks`), said in a note (`domain_racks_note`)
+    hop_latency: float = 0.0  # s: the port-to-port `latency` its multi-rack domain's switch states (`second_hop`)
+    switch_part: str = ""  # the scale-up domain's switch part, named in `domain_racks_note`
+    own_link: str = ""    # the accelerator's own link, where the domain states another (`fabric_latency_note`)
+    domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -89,7 +94,24 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    unconfirmed_figures(part) if isinstance(part, Accelerator) else (),
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
                    if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
-                   domain_racks=cluster.scale_up.racks if cluster.scale_up is not None else 1)
+                   domain_racks=cluster.scale_up.racks if cluster.scale_up is not None else 1,
+                   **_domain_latency(cluster, items, part))
+
+
+def _domain_latency(cluster: Cluster, items: Mapping[str, Document], part: object) -> dict:
+    """What the scale-up domain adds to, or says of, the accelerator's step latency (`racks_note`'s notes).
+
+    The switch's stated port-to-port latency where the domain spans racks; the domain's technology in words where
+    the cluster states one (`scale_up.technology`) that is not the accelerator's own link (`technology.other_link`).
+    """
+    su, own = cluster.scale_up, getattr(getattr(part, "scale_up", None), "technology", "")
+    if su is None:
+        return {}
+    switch = items.get(su.switch) if su.switch else None
+    stated = getattr(switch, "latency", None) if su.racks > 1 else None
+    other = "technology" in su.model_fields_set and bool(own) and other_link(own, su.technology)
+    return {"hop_latency": si(stated, "s") if stated is not None else 0.0, "switch_part": su.switch or "",
+            "own_link": own if other else "", "domain_fabric": TECHNOLOGIES[su.technology].words if other else ""}
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -125,6 +147,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # its own slice of an OCS pod (`job_slice`), and its share of each domain (`comm.placement`)
     # and, on RCCL across domains, the scale-out efficiency over AMD's expectations (`rccl_net.with_range`)
     hw = rccl_net.with_range(placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on), gpus)
+    borrowed = fabric_latency_note(hw, on.own_link, on.domain_fabric)   # the part's own step, before any hop
+    hw = second_hop(on.hardware, hw, on.domain_racks, on.hop_latency)   # a stated switch hop between racks
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
@@ -135,7 +159,8 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # the job sends (all-to-all, p2p): an all-to-all or p2p workload, pipeline or expert parallelism, attention DP
     sends = est.layout.get("op") in ("all_to_all", "p2p") or est.layout.get("attention_dp") == "yes" or any(
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
-    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks),
+    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part),
+                         borrowed,
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus),
                          *rccl_net.latency_note(hw, gpus, sends),

@@ -1,37 +1,91 @@
-"""What `archgen estimate` says of a scale-up domain that spans racks (`scale_up.racks`, a GB200 NVL36x2).
+"""What `archgen estimate` says of a cluster's scale-up domain latency: over several racks, and on another fabric.
 
-The model takes the whole domain as one scale-up domain (`docs/perf-model.md`, "Scale-up domains over several
-racks"): its bandwidth, because the trunk links between each pair of racks are sized to carry a rack's accelerators'
-bandwidth per direction (`analyse.scale_up_racks.trunk_links_per_pair`), and the accelerator's one-rack
-`scale_up.latency` per collective step, because no per-hop NVLink switch latency could be cited for the second
-switch hop between racks. The cluster document's scale-up table said so; the estimate itself did not, so a TP or EP
-group of 72 over two racks of 36 read like one inside an NVL72 rack (newuser59).
+Over several racks (`scale_up.racks`, a GB200 NVL36x2): the model takes the whole domain as one scale-up domain
+(`docs/perf-model.md`, "Scale-up domains over several racks"), at its bandwidth, because the trunk links between
+each pair of racks are sized to carry a rack's accelerators' bandwidth per direction
+(`analyse.scale_up_racks.trunk_links_per_pair`), and at the accelerator's one-rack `scale_up.latency` per collective
+step. A step between racks crosses one more switch. Where the switch part states its port-to-port `latency` (a
+UALink switch: the UALink Consortium's webinar Q&A gives 150 ns or less at 25T, under 200 ns at 50T, under 250 ns
+at 100T, as newuser59's note quotes it),
+`second_hop` adds it as NCCL's tuning model adds a slower step: only on the steps that cross, counted as NCCL counts
+a ring's steps between nodes (`perf.comm.nccl.ring_latency`, tuning.cc `nInterSteps`: 2 (R - 1) of an all-reduce's
+2 (n - 1) steps, R - 1 of n - 1 otherwise), so each step takes hop x (R - 1) / (n - 1) more on average, n the
+accelerators the job holds of one domain and R the racks they span. Point-to-point sends and all-to-all take the
+same average, which understates one send across racks (stated in the note). NVIDIA publishes no NVLink switch
+latency, and the catalog's NVLink trays state none, so on an NVL36x2 nothing is added and the note says so
+(newuser59).
+
+On another fabric: an accelerator's `scale_up.latency` is a step over its own link (NCCL's NVLink step, or a figure
+the part marks unconfirmed). A cluster whose domain states another `scale_up.technology` (an MI355X in a UALink or
+Ethernet domain) gets that figure unchanged: no collective step latency of UALink or an Ethernet scale-up domain is
+published (the consortium's figures above are a switch's port to port, not a library's step), so
+`fabric_latency_note` says it is borrowed.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from archgen.perf.comm.placement import domain_share
 from archgen.perf.hw.hardware import Hardware
 
-__all__ = ["domain_racks_note"]
+__all__ = ["domain_racks_note", "fabric_latency_note", "second_hop"]
 
 
-def domain_racks_note(domain: Hardware, job: Hardware, racks: int) -> str:
-    """The note for a job whose share of a domain of `racks` racks is more than one rack's ("" where it is not).
-
-    `domain` is the cluster's own hardware (the whole domain's size, not a sweep point's), `job` the job's (its share
-    of each domain, `comm.placement.job_share`, and any what-if).
-    """
+def _spans(domain: Hardware, job: Hardware, racks: int) -> tuple[int, int]:
+    """(accelerators a rack of the domain holds, racks the job's share spans); (0, 0) where it stays in one rack."""
     if racks <= 1 or domain.torus:
-        return ""
+        return 0, 0
     per_rack = domain.scale_up_size // racks
     share = domain_share(job)
     if share <= per_rack:
+        return 0, 0
+    return per_rack, -(-share // per_rack)
+
+
+def second_hop(domain: Hardware, job: Hardware, racks: int, hop: float) -> Hardware:
+    """`job` with a stated second-hop latency `hop` (s) averaged over its ring steps (module docstring)."""
+    _, spanned = _spans(domain, job, racks)
+    if not spanned or hop <= 0:
+        return job
+    return replace(job, scale_up_latency=job.scale_up_latency + hop * (spanned - 1) / (domain_share(job) - 1))
+
+
+def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 0.0, switch: str = "") -> str:
+    """The note for a job whose share of a domain of `racks` racks is more than one rack's ("" where it is not).
+
+    `domain` is the cluster's own hardware (the whole domain's size, not a sweep point's), `job` the job's (its share
+    of each domain, `comm.placement.job_share`, and any what-if, after `second_hop`); `hop` the port-to-port latency
+    (s) its switch part `switch` states, 0 where it states none.
+    """
+    per_rack, spanned = _spans(domain, job, racks)
+    if not spanned:
         return ""
+    share = domain_share(job)
     bandwidth = job.scale_up_bandwidth / 1e9
-    return (f"the scale-up domain of {domain.scale_up_size} spans {racks} racks of {per_rack} (`scale_up.racks`), "
+    head = (f"the scale-up domain of {domain.scale_up_size} spans {racks} racks of {per_rack} (`scale_up.racks`), "
             f"and the job takes {share} of each domain: a group across racks crosses two switch hops and "
             f"the trunk links; taken at the domain's {bandwidth:.4g} GB/s per direction (the trunks are sized to "
-            f"carry it) and the one-rack latency of {job.accelerator}, {job.scale_up_latency * 1e6:.4g} us per "
-            "collective step (`scale_up.latency`): the second switch hop's latency is not added, no per-hop figure "
-            "could be cited (docs/perf-model.md, Scale-up domains over several racks)")
+            f"carry it) and ")
+    if hop > 0:
+        return head + (f"{job.scale_up_latency * 1e6:.4g} us per collective step: {job.accelerator}'s one-rack "
+                       f"`scale_up.latency` plus the second hop, {hop * 1e9:.4g} ns ({switch}'s `latency`), on "
+                       f"{spanned - 1} of every {share - 1} ring steps (those that cross racks, as NCCL counts steps "
+                       "between nodes), averaged over the steps; one "
+                       "point-to-point send across racks takes the whole hop, more than this average "
+                       "(docs/perf-model.md, Scale-up domains over several racks)")
+    return head + (f"the one-rack latency of {job.accelerator}, {job.scale_up_latency * 1e6:.4g} us per "
+                   "collective step (`scale_up.latency`): the second switch hop's latency is not added, "
+                   f"{switch or 'the switch part'} states no `latency` and no per-hop figure could be cited "
+                   "(docs/perf-model.md, Scale-up domains over several racks)")
+
+
+def fabric_latency_note(job: Hardware, own: str, domain: str) -> str:
+    """The note of a job on a domain of technology `domain` (words) whose accelerator's link is `own` ("": none)."""
+    if not domain:
+        return ""
+    return (f"scale-up latency {job.scale_up_latency * 1e6:.3g} us per collective step is {job.accelerator}'s "
+            f"`scale_up.latency`, stated for its own link ({own}), but the cluster's domain runs on {domain} "
+            "(`scale_up.technology`): "
+            f"no collective step latency of {domain} is published, so the figure is borrowed, not {domain}'s "
+            "(elasticity: latency; docs/perf-model.md, Scale-up latency on another fabric)")

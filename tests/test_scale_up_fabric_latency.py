@@ -1,0 +1,86 @@
+"""The estimate's scale-up step latency on a domain of another fabric, and a stated second switch hop (nu59fix).
+
+A UALink domain over two racks of 32 MI355X (`tests.test_scale_up_cages`' pod, its UALink switch and cable test
+inputs). The MI355X's `scale_up.latency` is 1.9 us, NCCL's NVLink LL128 ring step, which its catalog file marks
+unconfirmed (specs/catalog/accelerators/mi355x.yaml); the cluster's domain runs on UALink, whose collective step
+latency nobody publishes, so the estimate says the figure is borrowed (before: the part's own note only). The UALink
+Consortium's switch port-to-port latency, under 250 ns at 100T (webinar Q&A, as docs/perf-model.md quotes it), is
+stated on the test switch as `latency: 250 ns`: a job of 64 across both racks takes it on 1 of every 63 ring steps (as
+NCCL counts a ring's steps between nodes, `perf.comm.nccl.ring_latency`), 1.9 us + 250 ns x 1 / 63 = 1.90397 us per
+step on average (`perf.workload.racks_note.second_hop`).
+"""
+
+from __future__ import annotations
+
+from tests.analyse.test_scale_up_racks import _text
+from tests.analyse.test_scale_up_switch_rack import PARTS
+from tests.conftest import run_specs
+from tests.test_scale_up_cages import RACK
+
+JOB = """---
+kind: Workload
+id: w
+model: llama3-8b
+cluster: ualpod
+accelerators: GPUS
+training: {seq_len: 8192, global_batch: 64, precision: bf16, parallelism: {tp: 8, pp: 1}}
+"""
+
+
+def _estimate(tmp_path, gpus: int = 64, switch_latency: str = "", technology: str = "ualink"):
+    parts = PARTS.split("---\nkind: Rack")[0]
+    if switch_latency:
+        parts = parts.replace("power: {max: 3 kW}", f"latency: {switch_latency}\npower: {{max: 3 kW}}", 1)
+    rack = RACK.replace("technology: ualink, ", f"technology: {technology}, " if technology else "")
+    run = run_specs(tmp_path, {"c.yaml": parts + rack + JOB.replace("GPUS", str(gpus))})
+    return run.workloads["workload/w"].estimate
+
+
+def test_a_ualink_domain_says_the_mi355x_latency_is_borrowed(tmp_path) -> None:
+    (note,) = [n for n in _estimate(tmp_path).notes if "`scale_up.technology`" in n]
+    assert note.startswith("scale-up latency 1.9 us per collective step is mi355x's `scale_up.latency`, stated for "
+                           "its own link (Infinity Fabric (4th gen)), but the cluster's domain runs on UALink")
+    assert "no collective step latency of UALink is published" in note
+
+
+def test_a_domain_stating_no_technology_has_no_such_note(tmp_path) -> None:
+    """`technology` left out takes the default (nvlink), which is not the architect's statement: nothing told."""
+    assert not [n for n in _estimate(tmp_path, technology="").notes if "`scale_up.technology`" in n]
+
+
+def test_a_domain_on_the_parts_own_link_has_no_such_note(tmp_path) -> None:
+    """GB200 (NVLink 5) in an NVLink domain stated as such (the NVL36x2 fixture): its own link, nothing borrowed."""
+    text = _text().replace("scale_up: {domain: rack,", "scale_up: {domain: rack, technology: nvlink,")
+    job = JOB.replace("ualpod", "pod").replace("global_batch: 64", "global_batch: 72").replace("GPUS", "72")
+    run = run_specs(tmp_path, {"c.yaml": text + job})
+    notes = run.workloads["workload/w"].estimate.notes
+    assert [n for n in notes if "(`scale_up.racks`)" in n] and not [n for n in notes if "`scale_up.technology`" in n]
+
+
+def test_a_stated_switch_latency_is_added_on_the_steps_that_cross_racks(tmp_path) -> None:
+    base = _estimate(tmp_path / "a")
+    hop = _estimate(tmp_path / "b", switch_latency="250 ns")
+    (note,) = [n for n in hop.notes if "(`scale_up.racks`)" in n]
+    assert f"{(1.9e-6 + 250e-9 * 1 / 63) * 1e6:.4g} us per collective step" in note   # 1.904
+    assert "250 ns (ual-switch's `latency`), on 1 of every 63 ring steps" in note
+    (without,) = [n for n in base.notes if "(`scale_up.racks`)" in n]
+    assert "ual-switch states no `latency`" in without
+    assert hop.metrics["step_time"] > base.metrics["step_time"]
+
+
+def test_a_job_inside_one_rack_adds_no_hop(tmp_path) -> None:
+    """32 GPUs, one rack's share: no step crosses racks, nothing added, no note."""
+    est = _estimate(tmp_path, gpus=32, switch_latency="250 ns")
+    assert not [n for n in est.notes if "(`scale_up.racks`)" in n]
+
+
+def test_the_scale_up_table_says_what_the_second_hop_adds(tmp_path) -> None:
+    """The cluster document's hops row said "not modelled" whatever the switch stated."""
+    from archgen.render import scale_up
+    from tests.test_scale_up_cages import RACK as POD
+
+    parts = PARTS.split("---\nkind: Rack")[0].replace("power: {max: 3 kW}", "latency: 250 ns\npower: {max: 3 kW}", 1)
+    rows = dict(scale_up.rows(run_specs(tmp_path, {"c.yaml": parts + POD}).clusters["cluster/ualpod"]))
+    assert rows["Switch hops between accelerators"] == (
+        "1 in one rack, 2 between racks; the second hop's 250 ns (ual-switch's `latency`) is added on the ring steps "
+        "that cross racks (docs/perf-model.md)")
