@@ -16,7 +16,9 @@ from typing import Any
 
 from archgen.analyse.power_chain import Stage
 from archgen.analyse.rack import RackAnalysis
+from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render import fmt
+from archgen.units import Q_
 
 
 def _stage(title: str, stage: Stage, load: Any) -> str:
@@ -86,3 +88,75 @@ def floor(a: Any) -> str:
     described = [f"row {lo + 1}: {mix}" if lo == hi else f"rows {lo + 1}-{hi + 1}, each: {mix}" for lo, hi, mix in runs]
     return (f"Plan of {a.cluster.spec.id}'s floor: {len(inst)} racks in {rows} row(s), each rack a box coloured by "
             f"its type. " + "; ".join(described) + ".")
+
+
+def goodput(found: list[tuple[str, Any]]) -> str:
+    """Each training job's goodput curve and the interval used (`operations.goodput_chart`)."""
+    jobs = []
+    for wid, g in found:
+        text = f"{wid}"
+        if g.interval:
+            text += (f" at the interval used, {fmt.number(g.interval / 60, 1)} min, goodput "
+                     f"{fmt.number(float(g.curve([g.interval])[0]), 3)}")
+        if g.optimum:
+            text += (f"{',' if g.interval else ''} highest at {fmt.number(g.optimum / 60, 1)} min, "
+                     f"{fmt.number(float(g.curve([g.optimum])[0]), 3)}")
+        jobs.append(text)
+    return ("Goodput (0 to 1) against checkpoint interval in minutes on a log axis, one curve per training job, the "
+            "interval used marked by a dot: " + "; ".join(jobs) + ".")
+
+
+def capex(cost: Any) -> str:
+    """The capex bars by kind of part (`operations.capex_chart`)."""
+    parts = cost.breakdown()
+    return (f"Horizontal bars of capex by kind of part, in million {cost.currency}: "
+            + ", ".join(f"{kind} {parts[kind].m / 1e6:,.2f}" for kind in parts) + ".")
+
+
+def waterfall(e: Any, title: str) -> str:
+    """The time breakdown's bars, each starting where the last ended (`performance.waterfall`)."""
+    items = [(k, v) for k, v in e.breakdown.items() if fmt.magnitude(v, "ms")]
+    total = sum(fmt.magnitude(v, "ms") for _, v in items)
+    return (f"Waterfall of {title}'s time, {fmt.estimate_part(Q_(total, 'ms'))}, built up component by component: "
+            + "; ".join(f"{BREAKDOWN_TITLES.get(k, k)} {fmt.estimate_part(v)}" for k, v in items) + ".")
+
+
+def roofline(rf: Any) -> str:
+    """The roofline's roofs and each kernel's point (`performance.roofline`)."""
+    tflops = fmt.magnitude(Q_(1.0, "FLOPS"), "TFLOPS")
+    points = [f"{k.phase} {k.name} at {fmt.number(k.intensity, 1)} FLOP/B, {fmt.number(k.achieved * tflops, 1)} "
+              f"TFLOPS ({'memory' if k.intensity < rf.ridge else 'compute'} side)" for k in rf.kernels]
+    return (f"Log-log roofline, attainable rate against arithmetic intensity: the compute roof at "
+            f"{fmt.number(rf.compute_ceiling * tflops, 0)} TFLOPS meets the memory roof at the ridge, "
+            f"{fmt.number(rf.ridge, 0)} FLOP/B; one point per kernel: " + "; ".join(points) + ".")
+
+
+def busbw(r: Any, size_text: Any) -> str:
+    """The predicted busbw curve, the workload's size and the busbw targets (`performance.busbw_curve`)."""
+    sizes, bus = r.curve
+    e, w = r.estimate, r.workload
+    gbs = [fmt.magnitude(Q_(b, "B/s"), "GB/s") for b in bus]
+    targets = [f"{o.requirement.id} {o.requirement.target}, {'met' if o.met else 'not met'}"
+               for o in e.requirements or () if o.requirement.metric == "busbw"]
+    return (f"Log-log curve of predicted busbw against message size for {w.collective.op} on {e.accelerators:,} "
+            f"accelerators: {gbs[0]:,.3g} GB/s at {size_text(sizes[0])}, {gbs[-1]:,.4g} GB/s at "
+            f"{size_text(sizes[-1])}; the workload's {size_text(w.collective.size.m_as('B'))} marked at "
+            f"{fmt.number(fmt.magnitude(e.metrics['busbw'], 'GB/s'), 0)} GB/s"
+            + (f"; target lines: {'; '.join(targets)}" if targets else "") + ".")
+
+
+def scaling(series: Any) -> str:
+    """Switches, transceivers and network power at each size of the doubling series (`scaling_chart`)."""
+    points = [f"{p.accelerators:,} accelerators: {p.switch_total:,} switches, "
+              f"{fmt.number(p.transceivers, 0)} transceivers, {fmt.q(p.network_power, 'kW', 1)}"
+              for p in series.points]
+    return ("Two log-log charts against accelerators as the design doubles, switches per tier and transceivers on the "
+            "left, network power in total and per accelerator on the right: " + "; ".join(points) + ".")
+
+
+def pareto(result: Any, a: str, b: str) -> str:
+    """The sweep's scatter and its front (`sweep_figure.pareto_figure`); the front's table lists the points."""
+    fitting = result.counts()["fitting"]
+    return (f"Scatter of {a} against {b}: {fitting:,} points that fit, those that miss a SHALL target hollow; the "
+            f"{len(result.front):,} points of the Pareto front joined by a line (the table of the front lists "
+            "them).")

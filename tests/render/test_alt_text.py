@@ -49,3 +49,16 @@ def test_cluster_rack_type_elevation_is_its_rack_documents(shipped):
     for rid in a.cluster.rack_counts:
         r = shipped.racks[f"rack/{rid}"]
         assert elevation_alt(r).startswith(f"Front and rear elevation of {rid}, a {r.space.height} U ")
+
+
+def test_every_golden_figure_says_more_than_its_caption():
+    # The golden documents (tests/render/test_golden.py keeps them equal to what render writes): each figure's image
+    # text is its own description, not the caption printed under it.
+    import re
+    from pathlib import Path
+    pairs = []
+    for md in sorted((Path(__file__).parent / "golden").glob("*/*.md")):
+        text = md.read_text(encoding="utf-8")
+        pairs += re.findall(r"^!\[(.*)\]\([\w.-]+\.svg\)\n\n\*Figure \d+: (.*)\*$", text, re.M)
+    assert len(pairs) >= 15
+    assert [caption for alt, caption in pairs if alt == caption or not alt] == []
