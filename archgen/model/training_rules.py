@@ -96,35 +96,6 @@ def tp_overlap_problem(precision: str, overlap_tp_comm: bool | None, fp8_recipe:
     return f"overlap_tp_comm true cannot run with {why}; expected overlap_tp_comm false or left out"
 
 
-#: Megatron-core's `--cp-comm-type` choices other than p2p, the one modelled (Transformer Engine's ring, Megatron-LM's
-#: default: megatron/training/arguments.py at d98e8a6, line 3221, choices p2p, a2a, allgather, a2a+p2p), with what each
-#: is: a stated one is refused as not modelled (`cp_comm_problem`), an estimate at cp > 1 names them
-#: (`perf.workload.cp_note`).
-CP_COMM_NOT_MODELLED: dict[str, str] = {
-    "allgather": "Llama 3's, K and V gathered before the attention, arXiv 2407.21783 section 3.3.2",
-    "a2a": "Ulysses", "a2a+p2p": ""}
-
-
-def cp_comm_not_modelled() -> str:
-    """The CP exchanges not modelled, in words: 'allgather (Llama 3's, ...), a2a (Ulysses) and a2a+p2p'."""
-    named = [f"{k} ({why})" if why else k for k, why in CP_COMM_NOT_MODELLED.items()]
-    return ", ".join(named[:-1]) + " and " + named[-1]
-
-
-def cp_comm_problem(value: object) -> str | None:
-    """Why a stated `cp_comm_type` cannot be estimated; None for p2p.
-
-    Transformer Engine's spelling `all_gather` is refused as Megatron's `allgather`.
-    """
-    if value == "p2p":
-        return None
-    if isinstance(value, str) and value.replace("all_gather", "allgather") in CP_COMM_NOT_MODELLED:
-        return (f"cp_comm_type {value} is not modelled: context parallelism is timed as Transformer Engine's p2p ring "
-                f"(Megatron-LM's default --cp-comm-type p2p); {cp_comm_not_modelled()} are not; expected p2p or "
-                "left out")
-    return f"expected p2p (the one modelled; {cp_comm_not_modelled()} are not)"
-
-
 #: Megatron-core refuses MoE training with tensor parallelism and no sequence parallelism (NVIDIA/Megatron-LM at
 #: d98e8a6, megatron/core/transformer/moe/moe_layer.py line 636, `MoELayer.forward`, on the attention's TP group).
 MOE_TP_NEEDS_SP = ("Megatron-core's MoELayer raises 'During training, performance may degrade if MoE and tensor "

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
-from pydantic_core import PydanticCustomError
+from pydantic import Field, model_validator
 
 from archgen.model.field_types import Precision
 from archgen.model.inference import Inference
@@ -19,7 +18,6 @@ from archgen.model.requirements import Requirement, WorkloadRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.switches import SWITCHES, SequenceParallel, StackSwitches
 from archgen.model.training_rules import (
-    cp_comm_problem,
     fp8_recipe_problem,
     offload_problem,
     sp_source,
@@ -117,10 +115,6 @@ class Parallelism(SequenceParallel):
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
     cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention); "
                                          "above 1 it needs Transformer Engine's attention (attention flash).")
-    cp_comm_type: Literal["p2p"] | None = Field(None, description=(
-        "How context parallelism exchanges K and V (Megatron-core --cp-comm-type): p2p, Transformer Engine's ring "
-        "and Megatron-LM's default, is the one modelled and what a left-out value means; allgather (Llama 3's), a2a "
-        "(Ulysses) and a2a+p2p are refused as not modelled."))
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE). Megatron-core folds it over a pipeline "
                                          "stage's tp x cp x dp ranks (MoE parallel folding): etp x ep must divide "
                                          "them, ep need not divide dp.")
@@ -153,14 +147,6 @@ class Parallelism(SequenceParallel):
     pipeline_layout: str | None = Field(
         None, description="Megatron-core pipeline_model_parallel_layout, e.g. 'Et*3|(tt|)*29,m|L' without m: stages "
                           "split by |, E embedding, t layer, L loss; sets interleave.")
-
-    @field_validator("cp_comm_type", mode="before")
-    @classmethod
-    def _cp_comm_modelled(cls, value: object) -> object:
-        """A CP exchange other than p2p is refused as not modelled (`training_rules.cp_comm_problem`)."""
-        if value is not None and (problem := cp_comm_problem(value)):
-            raise PydanticCustomError("not_modelled", problem)
-        return value
 
 
 class TrainingJob(Spec):

@@ -13,8 +13,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from archgen.perf.comm.group import up_bandwidth
 from archgen.pipeline import built, job_on_cluster
 from tests.conftest import SPECS
@@ -58,17 +56,3 @@ def test_a_cp_layout_names_the_exchange_it_times_and_the_balanced_split(cli, tmp
 def test_no_cp_note_at_cp_1(cli, tmp_path):
     doc = _estimate(cli, tmp_path, "{tp: 8, pp: 1, dp: 8, cp: 1, micro_batch: 1}")
     assert not any(n.startswith("context parallelism") for n in doc["notes"])
-
-
-def test_cp_comm_type_p2p_is_the_one_modelled_and_the_others_are_refused_as_such(cli, tmp_path):
-    # small26: the key was refused as unknown; p2p (what the note says is timed) is accepted and times the same layout,
-    # allgather / a2a / a2a+p2p are refused as not modelled, naming what is.
-    from archgen.model.workload import Parallelism
-    layout = "{tp: 1, pp: 1, dp: 8, cp: 8, micro_batch: 1"
-    left_out = _estimate(cli, tmp_path, layout + "}")
-    stated = _estimate(cli, tmp_path, layout + ", cp_comm_type: p2p}")
-    assert stated["breakdown"] == left_out["breakdown"] and stated["notes"] == left_out["notes"]
-    for kind in ("allgather", "all_gather", "a2a", "a2a+p2p"):
-        with pytest.raises(ValueError, match="is not modelled: context parallelism is timed as Transformer Engine's "
-                                             "p2p ring"):
-            Parallelism(cp=8, cp_comm_type=kind)

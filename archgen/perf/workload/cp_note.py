@@ -8,7 +8,6 @@ overlap hides were the reader's to guess. `cp_note` says all three.
 
 from __future__ import annotations
 
-from archgen.model.training_rules import cp_comm_not_modelled
 from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum
@@ -64,5 +63,6 @@ def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
             f"the next, {cp - 1} steps forward, and K/V with their gradients over {cp} steps backward{again}, each "
             f"step as long as its slowest hop: {hop}; {RING}) beside {ms(window)} of attention, "
             f"{ms(float(lt.cp))} exposed; the causal attention is split evenly over the ranks ({BALANCED}). Not "
-            f"modelled: cp_comm_type {cp_comm_not_modelled()}, nor a split without that balance (a rank holding one "
-            "contiguous chunk)"]
+            "modelled: cp_comm_type allgather "
+            "(Llama 3's, K and V gathered before the attention, arXiv 2407.21783 section 3.3.2), a2a (Ulysses) and "
+            "a2a+p2p, nor a split without that balance (a rank holding one contiguous chunk)"]
