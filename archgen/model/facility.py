@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from archgen.model.base import Redundancy, UpsRedundancy, distributed
 from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
-from archgen.model.dc_feeds import refuse_dc
+from archgen.model.dc_feeds import AcSupply
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sustainability import Sustainability
@@ -128,7 +128,7 @@ class SharedUtility(Spec):
         "of the clusters each hall lists as `deployed` against it."))
 
 
-class UpstreamFeeds(Spec):
+class UpstreamFeeds(AcSupply):
     """Power and cooling upstream of the racks: utility feeds, UPS, generators and the cooling plant."""
 
     utility_feeds: Count | None = Field(None, description="Independent utility feeds to the site, e.g. 2.")
@@ -169,12 +169,6 @@ class UpstreamFeeds(Spec):
         "generator sets take the load): PWR011 then adds their draw (`cdu_power`) to the UPS load. Not stated: "
         "not added (in-rack CDUs are on the rack feeds, and so always in it)."))
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_dc(cls, data: object) -> object:
-        """A DC supply is refused with why (`dc_feeds.refuse_dc`), for a hall's feeds: `current_type`."""
-        return refuse_dc(data)
-
     @model_validator(mode="after")
     def _ups_rating(self) -> UpstreamFeeds:
         for key, units, what in (("ups_units", self.ups_units, "UPS modules are counted at their stated rating: the "
@@ -196,7 +190,7 @@ class UpstreamFeeds(Spec):
         return self
 
 
-class Facility(Document):
+class Facility(AcSupply, Document):
     """A data hall: floor rating, facility water and air conditions."""
 
     kind: Literal["Facility"] = "Facility"
@@ -205,7 +199,9 @@ class Facility(Document):
     air: FacilityAir = Field(description="Inlet air conditions.")
     voltage: Voltage | None = Field(None, description=(
         "Distribution voltage to the racks, line-to-line (the 415 V of a 415/240 V system); each rack's feeds, "
-        "restated line-to-line, are compared with it (PWR015)."))
+        "restated line-to-line, are compared with it (PWR015). AC only: a voltage outside IEC 60038 Table 1's "
+        "low-voltage systems (above 690 V other than 1000 V), such as NVIDIA's 800 VDC, is refused (DC distribution "
+        "is not modelled: `dc_feeds`)."))
     critical_it_power: Power | None = Field(None, description=(
         "Critical IT power the hall delivers (UPS-backed, to the IT load), e.g. '1.5 MW'; a cluster's IT power is "
         "measured against it (metric `it_capacity_headroom`)."))
@@ -258,12 +254,6 @@ class Facility(Document):
     cooling_derating: list[Rating] = Field(default_factory=list, description=(
         "The plant's capacity at harder outdoor conditions, as its source states it, e.g. [{ambient: 40 degC, "
         "capacity: 1.3 MW}]; COOL009 and `cooling_headroom` count the row covering the site (no interpolation)."))
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_dc(cls, data: object) -> object:
-        """A DC supply is refused with why (`dc_feeds.refuse_dc`), for a hall: `current_type`."""
-        return refuse_dc(data)
 
     @model_validator(mode="after")
     def _plant_rating(self) -> Facility:

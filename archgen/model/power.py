@@ -8,9 +8,9 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from archgen.model.base import Mechanical, Part, Psus, spare_units
-from archgen.model.dc_feeds import refuse_dc
+from archgen.model.dc_feeds import AcSupply
 from archgen.model.field_types import Fraction, PositiveFraction, ZeroURackHeight
-from archgen.model.spec import FieldError, Spec
+from archgen.model.spec import FieldError
 from archgen.units import Current, Dim, Power, Q, Voltage
 
 #: A PDU's rating, which its maker states in kVA or kW: the rack feeds' `power_factor` makes kVA watts
@@ -27,7 +27,7 @@ def _input_mapping(value: object) -> object:
     return value
 
 
-class PowerInput(Spec):
+class PowerInput(AcSupply):
     """A power shelf's rated AC input, as its datasheet states it (what PWR006 checks the feeds against)."""
 
     voltage: Voltage = Field(description="Nominal input voltage, e.g. '415 V'.")
@@ -41,12 +41,6 @@ class PowerInput(Spec):
         "Rated input current per phase (of the inlet or its cord), e.g. '50 A': the largest breaker ahead of it."))
     power: Power | None = Field(None, description="Rated input power, when the datasheet gives it, e.g. '34 kW'.")
     inlet: str = Field("", description="Input connector, e.g. 'IEC 60309 5-pin', 'ORv3 7-pin'.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_dc(cls, data: object) -> object:
-        """A DC supply is refused with why (`dc_feeds.refuse_dc`), not judged as single-phase AC."""
-        return refuse_dc(data)
 
     @model_validator(mode="after")
     def _range(self) -> PowerInput:
@@ -120,7 +114,7 @@ class PduMechanical(Mechanical):
     height: ZeroURackHeight = Field(description="Height in rack units: '0 U' for a vertical PDU, e.g. '1 U'.")
 
 
-class PDU(Part):
+class PDU(AcSupply, Part):
     """A rack power distribution unit."""
 
     kind: Literal["PDU"] = "PDU"
@@ -142,8 +136,3 @@ class PDU(Part):
         "Out-of-band management ports a management fabric with `endpoints.power` cables to its leaves; 0: none "
         "stated, none cabled."))
 
-    @model_validator(mode="before")
-    @classmethod
-    def _not_dc(cls, data: object) -> object:
-        """A DC supply is refused with why (`dc_feeds.refuse_dc`), not judged as single-phase AC."""
-        return refuse_dc(data)

@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from archgen.model.base import MarkedFigures, Part, Redundancy
 from archgen.model.cost import Price
-from archgen.model.dc_feeds import refuse_dc
+from archgen.model.dc_feeds import AcSupply
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
@@ -53,7 +53,7 @@ class Slot(Spec):
     face: Literal["front", "rear"] = Field("front", description="Face it is mounted from (matters for half depth).")
 
 
-class Feeds(Spec):
+class Feeds(AcSupply):
     """The rack's power feeds (whips)."""
 
     count: int = Field(gt=0, le=64, description="Number of feeds.")
@@ -68,12 +68,6 @@ class Feeds(Spec):
         "(1 / 1.25 = 0.8); 1.0 for an assembly listed for 100 % operation (its exception). The rack document marks "
         "the default as assumed."))
     power_factor: PositiveFraction = Field(1.0, description="Load power factor (W per VA); 1.0 unless stated.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _not_dc(cls, data: object) -> object:
-        """A DC supply is refused with why (`dc_feeds.refuse_dc`), not judged as single-phase AC."""
-        return refuse_dc(data)
 
 
 class ShelfCords(Spec):

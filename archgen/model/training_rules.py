@@ -64,13 +64,22 @@ BLOCKWISE_NO_TP_OVERLAP = ("Transformer Engine's userbuffers take no FP8 block-s
                            "at f031cf87, transformer_engine/pytorch/module/base.py lines 538-635)")
 
 
+#: The Transformer Engine recipes (`te_recipe`'s names) whose tensors TE's userbuffers refuse, with why: the one list.
+#: The estimate runs no userbuffers overlap under them (`perf.train.tp_comm`) and the layout search offers none
+#: (`perf.explore.plan`); a stated `overlap_tp_comm: true` is refused (`tp_overlap_problem`).
+NO_USERBUFFERS: dict[str, str] = {"nvfp4": f"fp4 (NVFP4) training: {NVFP4_NO_TP_OVERLAP}",
+                                  "blockwise": f"fp8_recipe blockwise: {BLOCKWISE_NO_TP_OVERLAP}"}
+
+
+def te_recipe(precision: str, fp8_recipe: str | None) -> str | None:
+    """The TE recipe of a training precision: `fp8_recipe` for FP8, NVFP4 for FP4, None for 16-bit training."""
+    return fp8_recipe if precision == "fp8" else ("nvfp4" if precision == "fp4" else None)
+
+
 def no_tp_overlap_reason(precision: str, fp8_recipe: str | None) -> str | None:
     """Why Transformer Engine's userbuffers cannot run the TP overlap of this precision and recipe; else None."""
-    if precision == "fp4":
-        return f"fp4 (NVFP4) training: {NVFP4_NO_TP_OVERLAP}"
-    if precision == "fp8" and fp8_recipe == "blockwise":
-        return f"fp8_recipe blockwise: {BLOCKWISE_NO_TP_OVERLAP}"
-    return None
+    rec = te_recipe(precision, fp8_recipe)
+    return None if rec is None else NO_USERBUFFERS.get(rec)
 
 
 def tp_overlap_problem(precision: str, overlap_tp_comm: bool | None, fp8_recipe: str | None = None) -> str | None:

@@ -93,12 +93,22 @@ class Bullets:
 
 @dataclass(frozen=True)
 class Figure:
-    """A diagram by name (``elevation`` → ``<target>-elevation.svg``) with its caption."""
+    """A diagram by name (``elevation`` → ``<target>-elevation.svg``) with its caption and text alternative.
+
+    `alt` says what the diagram shows, from the figures it is drawn from (`render.alt_text`): the PDF's ``/Alt``, the
+    HTML SVG's ``<desc>`` and Markdown's image text. Empty: the caption stands in.
+    """
 
     id: str
     name: str
     caption: str
+    alt: str = ""
     kind: str = "figure"
+
+    @property
+    def text(self) -> str:
+        """The text alternative: `alt`, else the caption."""
+        return self.alt or self.caption
 
 
 Block = Table | Para | Bullets | Figure

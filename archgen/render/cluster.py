@@ -24,14 +24,14 @@ from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unracked import unracked_words
 from archgen.model import Part
-from archgen.render import cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
+from archgen.render import alt_text, cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
 from archgen.render.cluster_fabrics import bisection_text, fabrics
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
-from archgen.render.rack import rack_parts
+from archgen.render.rack import elevation_alt, rack_parts
 from archgen.render.rack_power import typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
@@ -173,7 +173,8 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
                                                  f"(rows assumed to face each other in pairs)"
                                                  + (f"; {loose}: not drawn, no position holds them"
-                                                    if (loose := unracked_words(a.metrics)) else "")))
+                                                    if (loose := unracked_words(a.metrics)) else ""),
+                           alt_text.floor(a)))
     return section
 
 
@@ -202,7 +203,8 @@ def rack_types(scope: Scope, a: Any) -> Section:
     section.add(Para("Per-rack figures; each rack type has its own rack document with the full power and cooling "
                      "budget."), Table("rack-types", "Rack types", cols, tuple(rows)))
     for rid, *_ in rows:
-        section.add(Figure(f"fig-elevation-{rid}", f"elevation-{rid}", f"Elevation of rack type {rid}"))
+        section.add(Figure(f"fig-elevation-{rid}", f"elevation-{rid}", f"Elevation of rack type {rid}",
+                           elevation_alt(scope.run.racks[f"rack/{rid}"])))
     return section
 
 

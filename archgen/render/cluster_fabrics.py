@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.network import wired_rails
-from archgen.render import fmt, scale_up
+from archgen.render import alt_text, fmt, scale_up
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.common import Scope
 
@@ -69,7 +69,8 @@ def fabrics(scope: Scope, a: Any) -> Section:
                         "links it is." if any(fa.served < fa.accelerators for fa in a.fabrics) else "")),
                 Table("fabrics", "Fabrics", cols, tuple(summary)))
     if a.fabrics:
-        section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts"))
+        section.add(Figure("fig-topology", "topology", "Fabric topology by tier, with switch and link counts",
+                           alt_text.topology(a)))
     if a.scale_up is not None:
         section.sub("scale-up", "Scale-up domain", Table("scale-up", "Scale-up domain",
                                                          (Column("Item"), Column("Value")), scale_up.rows(a)))

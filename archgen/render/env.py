@@ -67,19 +67,28 @@ def wbr(text: Any) -> Markup:
     return Markup("<wbr>").join(escape(part) for part in fmt.breakable(str(text)).split("\u200b"))
 
 
-def labelled_svg(svg: Any, label_id: str) -> Markup:
-    """An inline SVG as an image named by the element with id `label_id` (its figure's caption).
+def labelled_svg(svg: Any, label_id: str, alt: str = "", alt_id: str = "") -> Markup:
+    """An inline SVG as an image named by the element with id `label_id` (its figure's caption), described by `alt`.
 
     Without a role a screen reader walks into the diagram's paths and finds no text: WCAG 2.1 success criterion
     1.1.1 (non-text content) asks for a text alternative, and ``role="img"`` with ``aria-labelledby`` gives the SVG
     its caption as its name (W3C WCAG 2.1 technique ARIA10, https://www.w3.org/WAI/WCAG21/Techniques/aria/ARIA10).
+    A caption names a figure but does not say what it shows: `alt` (`render.alt_text`), where given, goes into the
+    SVG as its first child ``<desc id=alt_id>``, the element SVG 2 (section 5.9) makes its description, and
+    ``aria-describedby`` points at it, so a screen reader reads the caption, then the description.
     """
     text = str(svg)
     start = text.find("<svg")
     if start < 0:
         return Markup(text)
     cut = start + len("<svg")
-    return Markup(text[:cut]) + Markup(' role="img" aria-labelledby="{}"').format(label_id) + Markup(text[cut:])
+    attrs = Markup(' role="img" aria-labelledby="{}"').format(label_id)
+    if not alt:
+        return Markup(text[:cut]) + attrs + Markup(text[cut:])
+    attrs += Markup(' aria-describedby="{}"').format(alt_id)
+    end = text.find(">", cut) + 1
+    return (Markup(text[:cut]) + attrs + Markup(text[cut:end]) + Markup('<desc id="{}">{}</desc>').format(alt_id, alt)
+            + Markup(text[end:]))
 
 
 def template_path(name: str, override: Path | None = None) -> Path:

@@ -19,7 +19,7 @@ from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
 from archgen.analyse.unracked import unracked_words
 from archgen.metrics import UNBOUNDED, unbounded
 from archgen.open_item import OpenItem
-from archgen.render import fmt
+from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q_
 
@@ -112,7 +112,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                           "ratio); a restart includes the expected wait for a repair, the mean repair time times "
                           "the chance that no hot spare is free", cols, rows))
         section.add(Figure("fig-goodput", "goodput", "Goodput against checkpoint interval; the dot is the interval "
-                           "used"))
+                           "used", alt_text.goodput(found)))
         if notes:
             section.add(Para("Range: " + ". ".join(notes) + "."))
     if rel.assumed:
@@ -243,7 +243,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
                          "to goodput_low (the goodput of the cluster's largest training job, under Reliability and "
                          "availability); a target met at the amount but not at the range's far end is at risk."))
     if cost.capex is not None:
-        section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})"))
+        section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})", alt_text.capex(cost)))
     return section
 
 

@@ -42,7 +42,7 @@ def _block(b: Any, doc: DocumentModel) -> dict[str, Any]:
     if isinstance(b, Bullets):
         return {"kind": "bullets", "items": list(b.items)}
     if isinstance(b, Figure):
-        return {"kind": "figure", "caption": b.caption, "svg": doc.figures[b.name]["svg"],
+        return {"kind": "figure", "caption": b.caption, "alt": b.text, "svg": doc.figures[b.name]["svg"],
                 "width": FIGURE_WIDTH.get(b.name, 1.0)}
     if isinstance(b, Table):
         rows = [[fmt.breakable(c) for c in row] for row in b.text()]

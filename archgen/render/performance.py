@@ -23,7 +23,7 @@ from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
-from archgen.render import fmt, palette
+from archgen.render import alt_text, fmt, palette
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
 
@@ -103,13 +103,15 @@ def section(results: list[Any]) -> Section | None:
                           (Column("Component"), Column("Time", align="right"), Column("Share", align="right")),
                           tuple((k, fmt.estimate_part(v), fmt.pct(float(v / total) if total.magnitude else None, 1))
                                 for k, v in e.breakdown.items())))
-            sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown"))
+            sub.add(Figure(f"fig-perf-{fmt.slug(w.id)}", f"perf-{fmt.slug(w.id)}", "Time breakdown",
+                           alt_text.waterfall(e, w.id)))
         if getattr(r, "curve", None) is not None:
             tests, choice = curve_names(getattr(r, "vendor", ""))
             name = f"{tests.partition('-')[0]}-{fmt.slug(w.id)}"
             sub.add(Figure(f"fig-{name}", name,
                            f"Predicted {tests} curve of {w.collective.op} on {e.accelerators:,} accelerators "
-                           f"(busbw against message size, {choice}) with the workload's busbw targets"))
+                           f"(busbw against message size, {choice}) with the workload's busbw targets",
+                           alt_text.busbw(r, lambda size: _size_tick(size, None))))
         if r.roofline is not None:
             sub.add(*roofline_blocks(r.roofline, w.id))
         if e.memory:
@@ -199,7 +201,7 @@ def roofline_blocks(rf: Any, workload_id: str) -> tuple[Figure, Table]:
             Column("Traffic", "MB", 1, "right"), Column("Intensity (FLOP/B)", digits=1, align="right"),
             Column("Time", "µs", 1, "right"), Column("Achieved", "TFLOPS", 1, "right"),
             Column("Of roof", align="right"), Column("Side of ridge"))
-    return (Figure(f"fig-roofline-{slug}", f"roofline-{slug}", caption),
+    return (Figure(f"fig-roofline-{slug}", f"roofline-{slug}", caption, alt_text.roofline(rf)),
             Table(f"perf-kernels-{slug}", f"Kernels of {_scope(rf)}", cols, rows))
 
 

@@ -198,6 +198,33 @@ def u_map(a: RackAnalysis) -> Table:
     return Table("u-map", "U map (bottom to top)", cols, tuple(rows))
 
 
+def elevation_alt(a: RackAnalysis) -> str:
+    """The elevation in words (`diagrams.elevation`): each slot's units, parts and class, bottom up, and the 0U items.
+
+    A half-depth item names the face it is mounted from (the diagram hatches it on the other); a full-depth one
+    fills both faces.
+    """
+    spec = a.rack.spec
+    slots: dict[int, list] = {}
+    for item in a.rack.items:
+        slots.setdefault(item.slot, []).append(item)
+    racked, beside = [], []
+    for slot, items in sorted(slots.items(), key=lambda kv: (min(i.u for i in kv[1]), kv[0])):
+        part = items[0].part
+        what = f"{len(items)} × {part.id} ({part_class(part)}"
+        if items[0].height == 0:
+            beside.append(what + ")")
+            continue
+        low, high = min(i.u for i in items), max(i.top for i in items)
+        depth = getattr(getattr(part, "mechanical", None), "depth", "full")
+        face = "" if depth == "full" else f", {spec.slots[slot].face} face only"
+        racked.append(f"U{low}" + (f"-{high}" if high > low else "") + f" {what}{face})")
+    text = (f"Front and rear elevation of {spec.id}, a {a.space.height} U {spec.form_factor.standard.upper()} rack "
+            f"with {a.space.used} U used and {a.space.height - a.space.used} U free; bottom to top: "
+            + ("; ".join(racked) or "nothing placed"))
+    return text + (f"; zero-U, beside the rails: {', '.join(beside)}" if beside else "") + "."
+
+
 def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     """Elevations, U map, weight and floor load."""
     spec, s = a.rack.spec, a.space
@@ -206,7 +233,8 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
         Para(f"{ff.standard.upper()} enclosure, {a.space.height} U usable, {fmt.q(ff.width, 'mm', 0)} wide and "
              f"{fmt.q(ff.depth, 'mm', 0)} deep. Full-depth items occupy both faces; half-depth items only the face "
              f"they are mounted from."),
-        Figure("fig-elevation", "elevation", f"Rack elevation of {spec.id}, front and rear, coloured by part class"),
+        Figure("fig-elevation", "elevation", f"Rack elevation of {spec.id}, front and rear, coloured by part class",
+               elevation_alt(a)),
         u_map(a))
     if s.overlaps or s.outside:
         section.add(Para(f"{len(s.overlaps)} overlapping item pair(s) and {len(s.outside)} item(s) above the "

@@ -21,7 +21,7 @@ from archgen.model.base import MarkedFigures
 from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
 from archgen.model.rack import Feeds
-from archgen.render import fmt
+from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
 
@@ -245,7 +245,7 @@ def power(a: RackAnalysis, dist: Section | None = None) -> Section:
              f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.{_external_text(p)}"),
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
-                                     "one-unit-lost capacity of the conversion stage and the feeds"))
+                                     "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))
     stages = [_stage_row(fmt.sentence(st.kind), st, st.load) for st in p.stages]
     stages += [_stage_row(f"{fmt.sentence(g.kind)} (after derating)", g, g.load) for g in p.feed_groups]
     cols = (Column("Stage"), Column("Units", digits=0, align="right"), Column("Unit capacity", "kW", 1, "right"),
@@ -300,7 +300,7 @@ def cooling(a: RackAnalysis) -> Section:
              f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {fmt.q(c.heat_air, 'kW', 1)} "
              f"({fmt.pct(air_share)}) through {medium}."),
         Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
-                                         "its usable capacity"))
+                                         "its usable capacity", alt_text.cooling(a)))
     rows = [("Liquid", c.heat_liquid, fmt.pct(share),
              f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
              fmt.q(c.coolant_flow, "L/min", 1),

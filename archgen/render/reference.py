@@ -17,7 +17,7 @@ from typing import Any
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
-from archgen.render import fmt
+from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.datacentre import ITEM_VALUE, NOT_PROVIDED, _stated, datacentre
 from archgen.render.performance import stack_origin, workloads_for
@@ -55,7 +55,7 @@ def growth(series: Scaling) -> tuple:
              "switches at maximum power plus optics." + kept_sentence(series)),
         Table("growth", "Growth of the design: switches, transceivers and network power", cols, tuple(rows)),
         Figure("fig-scaling", "scaling", "Switches per tier, transceivers and network power against accelerators "
-                                         "as the design doubles")]
+                                         "as the design doubles", alt_text.scaling(series))]
     first: dict[str, tuple[int, list[str]]] = {}
     for p in series.points:
         for fid, problem in p.problems:

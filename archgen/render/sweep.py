@@ -22,7 +22,7 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
-from archgen.render import fmt, provenance
+from archgen.render import alt_text, fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
 from archgen.render.point_table import (
@@ -132,7 +132,8 @@ def front_section(result: Result) -> Section:
         section.add(Figure("pareto", "pareto", f"{a} against {b}: every point that fits"
                                                f"{f', coloured by {by}' if by else ''} (hollow: misses a SHALL "
                                                "target; triangle: hypothetical hardware), and the front"
-                                               f"{GRIDDED if result.counts()['fitting'] > GRID_FROM else ''}"))
+                                               f"{GRIDDED if result.counts()['fitting'] > GRID_FROM else ''}",
+                                   alt_text.pareto(result, a, b)))
     shown = listed(result)
     if len(shown) < len(result.front):
         section.add(Para(f"The front has {len(result.front):,} points; the table lists {len(shown):,} of them, spread "

@@ -88,7 +88,7 @@ def section(a: Any, pm: PortMap) -> Section:
                      f"({fa.rails} rails, {fa.leaves_per_group} leaves per group and plane) lands on leaf r mod "
                      f"{fa.leaves_per_group} of its group, so a node's ports reach different leaves and traffic "
                      "on one rail stays one switch away from the same rail of every other domain in the group."),
-                _figure(fid))
+                _figure(fid, fa))
     if pm.unwired:
         out.add(Bullets(tuple(f"Fabric {fid}: not in the port map; its links are counted in the bill of materials, "
                               + _why_unwired(a, fid) for fid in pm.unwired)))
@@ -121,10 +121,13 @@ def _why_unwired(a: Any, fid: str) -> str:
     return "but its switches cannot build it as specified, so it is not wired (see the validation report)."
 
 
-def _figure(fid: str) -> Any:
+def _figure(fid: str, fa: Any) -> Any:
     from archgen.render.blocks import Figure as FigureBlock
     return FigureBlock(f"fig-rails-{fid}", f"rails-{fid}", f"Rail wiring of fabric {fid}: which node port goes to "
-                       "which leaf in the first rail group")
+                       "which leaf in the first rail group",
+                       f"Lines from the node ports of fabric {fid}'s first rail group to its {fa.leaves_per_group} "
+                       f"leaves: {fa.rails} rails, port r of every scale-up domain joined to leaf r mod "
+                       f"{fa.leaves_per_group}.")
 
 
 def figures(a: Any, pm: PortMap) -> dict[str, Any]:

@@ -65,3 +65,17 @@ def test_the_plan_search_does_not_try_it_under_fp4(accelerators):
     job = Job.from_knobs(arch, 4096, 64, "fp4", resolve("nemo-2025", {}, "fp4"))
     plan = search_plan(b200, job, 16, "nemo-2025", {})
     assert plan.searched["overlap_tp_comm"] == (False,) and plan.switches["overlap_tp_comm"] is False
+
+
+def test_one_list_of_recipes_userbuffers_refuse(monkeypatch):
+    # small26: the rule lived twice (tp_comm's tuple and training_rules' if-chain); one mapping now, recipe -> why,
+    # and what the estimate, the plan search and the refusal read is that one object.
+    from archgen.model import training_rules
+    from archgen.perf.explore import plan
+    from archgen.perf.train import tp_comm
+    assert tp_comm.NO_USERBUFFERS is training_rules.NO_USERBUFFERS is plan.NO_USERBUFFERS
+    assert set(training_rules.NO_USERBUFFERS) == {"nvfp4", "blockwise"}
+    assert training_rules.no_tp_overlap_reason("fp8", "mxfp8") is None
+    monkeypatch.setitem(training_rules.NO_USERBUFFERS, "mxfp8", "a recipe added in one place")
+    assert training_rules.no_tp_overlap_reason("fp8", "mxfp8") == "a recipe added in one place"
+    assert "mxfp8" in tp_comm.NO_USERBUFFERS

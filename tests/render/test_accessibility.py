@@ -90,13 +90,47 @@ def test_html_column_headings_have_scope(test_run, tmp_path, drawn_once):
     assert {th.get("scope") for th in audit.th} == {"col", "row"}
 
 
+def _alts(raw: bytes) -> list[str]:
+    """Every ``/Alt`` string of the PDF, decoded: a literal (ASCII) or a hex string (UTF-16BE with its BOM, as typst
+    writes text outside ASCII, such as '×'; ISO 32000-1, 7.9.2.2)."""
+    out = []
+    for m in re.finditer(rb"/Alt\s*([(<])", raw):
+        if m.group(1) == b"(":
+            out.append(_literal(raw, m.end()).decode("latin-1"))
+        else:
+            hexed = raw[m.end():raw.index(b">", m.end())]
+            out.append(bytes.fromhex(hexed.decode()).decode("utf-16"))
+    return out
+
+
+#: What the test rack's elevation shows, as its text alternative says it (tests/data/racks: the slots, bottom up).
+ELEVATION_ALT = re.compile(rf"Front and rear elevation of {RACK}, a \d+ U \w+ rack with \d+ U used and \d+ U free; "
+                           r"bottom to top: U1(-\d+)? \d+ × [\w.-]+ \((compute|cpu|switch|power|cooling|other)")
+
+
 def test_pdf_figures_carry_alternate_text(test_run, tmp_path, drawn_once):
+    # small26: the /Alt was the caption, which names a figure but says not what it shows; each is now built from the
+    # data the diagram is drawn from (render/alt_text.py): the elevation's parts and units, the stages' loads.
     pytest.importorskip("typst")
     render_all(test_run, tmp_path, target=RACK, formats=("pdf",), revision="test", progress=False)
-    raw = (tmp_path / RACK / f"{RACK}.pdf").read_bytes()
-    alts = [_literal(raw, m.end()) for m in re.finditer(rb"/Alt\s*\(", raw)]
+    alts = _alts((tmp_path / RACK / f"{RACK}.pdf").read_bytes())
     assert len(alts) == len(FIGURES)
-    assert alts[0] == f"Rack elevation of {RACK}, front and rear, coloured by part class".encode()
+    assert ELEVATION_ALT.match(alts[0]), alts[0]
+    assert alts[1].startswith(f"Bar charts, one per stage of {RACK}'s power chain.") and " load " in alts[1]
+    assert alts[2].startswith(f"A bar of {RACK}'s ") and "liquid" in alts[2]
+
+
+def test_html_and_markdown_figures_say_what_they_show(test_run, tmp_path, drawn_once):
+    # The HTML SVG keeps its caption as its name and gets the same text as its <desc>, the Markdown as image text.
+    render_all(test_run, tmp_path, target=RACK, formats=("md", "html"), revision="test", progress=False)
+    page = (tmp_path / RACK / f"{RACK}.html").read_text(encoding="utf-8")
+    desc = re.search(r'<svg role="img" aria-labelledby="fig-elevation-caption" aria-describedby="fig-elevation-desc"'
+                     r'[^>]*><desc id="fig-elevation-desc">([^<]*)</desc>', page)
+    assert desc and ELEVATION_ALT.match(desc.group(1))
+    md = (tmp_path / RACK / f"{RACK}.md").read_text(encoding="utf-8")
+    images = re.findall(r"^!\[(.*)\]\((\w+)\.svg\)$", md, re.M)
+    assert [name for _, name in images] == ["elevation", "power", "cooling"]
+    assert ELEVATION_ALT.match(images[0][0].replace("\\", ""))
 
 
 def _luminance(colour: str) -> float:

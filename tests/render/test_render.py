@@ -31,7 +31,9 @@ def test_rack_markdown_with_elevation_and_budget(test_run, tmp_path, drawn_once)
     for heading in ("Abstract and key metrics", "Conventions", "Requirements and assumptions", "Key components",
                     "Rack design", "Power", "Cooling", "Validation report", "Open items and gaps", "Appendices"):
         assert re.search(rf"^##+ [0-9.]+ {heading}$", md, re.M), heading
-    assert "![Rack elevation of nvl72-test, front and rear, coloured by part class](elevation.svg)" in md
+    # the image text says what the elevation shows (render/rack.py::elevation_alt), the caption under it names it
+    assert re.search(r"^!\[Front and rear elevation of nvl72-test, a \d+ U .*\]\(elevation\.svg\)$", md, re.M)
+    assert "*Figure 1: Rack elevation of nvl72-test, front and rear, coloured by part class*" in md
     # power budget: 8 x 33 kW shelves N+N -> 132 kW usable for a 131.4 kW load; feeds 8 x 34.5 kW derated
     assert "| Power shelves | 8 | 33.0 | N+N | 264.0 | 132.0 | 231.0 | 131.4 | 99.5 % |" in md
     assert "| Feeds (after derating) | 8 | 34.5 | N+N | 276.0 | 138.0 | 241.5 | 135.5 | 98.2 % |" in md

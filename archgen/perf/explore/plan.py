@@ -34,6 +34,7 @@ import numpy as np
 
 from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES, as_written
+from archgen.model.training_rules import NO_USERBUFFERS
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.plan_bound import JOB_SWITCHES, Bounds, Search, groups, with_switches
 from archgen.perf.explore.plan_bound import layout as rows_layout
@@ -49,7 +50,6 @@ from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
-from archgen.perf.train.tp_comm import NO_USERBUFFERS
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_setup import on_its_vendor, training_setup
 
@@ -103,7 +103,7 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         if name in kept:
             return (kept[name],)
         got = allowed(stack, name)
-        if name == "overlap_tp_comm" and job.recipe in NO_USERBUFFERS:  # TE's userbuffers refuse them (`tp_comm`)
+        if name == "overlap_tp_comm" and job.recipe in NO_USERBUFFERS:  # TE's userbuffers refuse them
             got = (False,)
         out = everything if got == ("divisors",) else got
         searched[name] = out

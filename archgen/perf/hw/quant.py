@@ -72,6 +72,7 @@ from typing import Any
 
 import numpy as np
 
+from archgen.model.training_rules import te_recipe
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.kernels import ACT_BYTES
 from archgen.perf.hw.numeric import where
@@ -136,8 +137,8 @@ def padding_kernels(a: Arch, rec: str | None, dispatcher: str) -> float:
 
 
 def recipe(precision: str, fp8_recipe: str = "delayed") -> str | None:
-    """The TE recipe of a training precision: `fp8_recipe` for FP8, NVFP4 for FP4, None for 16-bit training."""
-    return fp8_recipe if precision == "fp8" else ("nvfp4" if precision == "fp4" else None)
+    """The TE recipe of a training precision (`model.training_rules.te_recipe`), FP8's 'delayed' where none is given."""
+    return te_recipe(precision, fp8_recipe)
 
 
 def _copies(rec: str, cc):

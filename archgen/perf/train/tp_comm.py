@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from archgen.model.training_rules import NO_USERBUFFERS
 from archgen.perf.comm.collectives import collective_times, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
@@ -53,9 +54,6 @@ from archgen.perf.train.job import Job
 #: transformer_engine/comm_gemm_overlap.h line 20; `CommOverlapCore::initialize`, comm_gemm_overlap.cpp lines 130-134;
 #: passed as `_NUM_MAX_UB_STREAMS`, transformer_engine/pytorch/cpp_extensions/gemm.py line 37).
 UB_STREAMS = 3.0
-#: Recipes whose tensors TE's userbuffers refuse, so no userbuffers overlap runs whatever `overlap_tp_comm` says
-#: (a stated true is refused: `archgen.model.training_rules.no_tp_overlap_reason`, which cites the lines).
-NO_USERBUFFERS = ("nvfp4", "blockwise")
 
 
 def chunk_gemm(hw: Hardware, dtype: str, T, splits, n, k):
@@ -132,7 +130,8 @@ def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
     ar, rs, one, both = tp_times(hw, rec, T, a.hidden, tp)
     gemms = tp_gemms(a, tp, moe_share)
     x_tp = C.excess(hbm, C.comm_share(hw, 2.0 * T * a.hidden * ACT_BYTES * (1.0 - 1.0 / tp), ar))
-    if job.overlap_tp_comm and rec not in NO_USERBUFFERS:  # userbuffers (module docstring); one-usage FP8
+    if job.overlap_tp_comm and rec not in NO_USERBUFFERS:  # userbuffers (module docstring; TE refuses some recipes'
+        # tensors: `model.training_rules.NO_USERBUFFERS`, a stated true refused there); one-usage FP8
         # buffers, MXFP8's second gather of the output gradient
         second = one if two_usages(rec) else 0.0
         shown = tp_exposed(hw, dtype, T, tp, gemms, passes, rs, one, second)
