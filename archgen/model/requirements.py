@@ -247,6 +247,10 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     if other is None or judge(requirement, value).met is judge(requirement, other).met:
         return None
     shown = [requirement.target.in_units(q) for q in (value, other)]
+    if not other.m:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
+        there = "met there, and may not be below it" if judge(requirement, value).met else "not met there"
+        return (f"{requirement.metric} is at most {shown[0]:.4g~P}, an upper bound, and the target "
+                f"{requirement.target} is {there}: {why}")
     return (f"{requirement.metric} is {shown[0]:.4g~P} or {shown[1]:.4g~P} and the target {requirement.target} is met "
             f"at one end only: {why}")
 

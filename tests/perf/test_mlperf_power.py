@@ -19,6 +19,7 @@ import pytest
 import yaml
 
 from archgen.load import load_paths
+from archgen.metrics import find
 from archgen.model import KINDS, System
 from archgen.perf.workload.derived import job_share
 from archgen.perf.workload.run_figures import run_energy
@@ -100,8 +101,12 @@ def test_no_typical_draw_to_compare():
 
 
 def test_docs_state_the_measured_range():
-    """docs/facility.md states the measured range the records give (lowest and highest share, and their inverse)."""
+    """docs/facility.md, docs/perf-model.md and the metric's description state the range the records give (lowest
+    and highest share, and their inverse)."""
     low, high = min(map(_ratio, RECORDS.values())), max(map(_ratio, RECORDS.values()))
+    said = f"{low:.2f} to {high:.2f} of their nodes' maximum"
     text = re.sub(r"\s+", " ", (ROOT / "docs" / "facility.md").read_text(encoding="utf-8"))
-    assert f"{low:.2f} to {high:.2f} of their nodes' maximum" in text
-    assert f"{1 / high:.2f} to {1 / low:.2f} times" in text
+    assert said in text and f"{1 / high:.2f} to {1 / low:.2f} times" in text
+    assert said in re.sub(r"\s+", " ", (ROOT / "docs" / "perf-model.md").read_text(encoding="utf-8"))
+    metric = find("workload", "job_it_energy")
+    assert metric is not None and said in metric.description
