@@ -232,7 +232,8 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
-#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown).
+#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown;
+#: 0 for an energy at maximum draw, whose true value lies below it, `analyse.job_energy.upper_bounds`).
 Unsettled = Mapping[str, tuple[Q, str]]
 
 
