@@ -285,8 +285,9 @@ REGISTRY: tuple[Metric, ...] = (
            "(accelerators used over the cluster's).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
            "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
-           "upper bound; without the PUE and not at the typical draw `energy_cost_per_year` takes (the hall's "
-           "energy at that draw and PUE is `check`'s `facility_energy_per_million_tokens`). A serving job under "
+           "upper bound (a target it misses is not provided); without the PUE and not at the typical draw "
+           "`energy_cost_per_year` takes (the hall's energy at that draw and PUE is `check`'s "
+           "`facility_energy_per_million_tokens`). A serving job under "
            "an arrival rate is charged that draw at any load (no source gives draw against load), so its figure "
            "falls as 1 / rate until the replicas saturate: read it as the cost of the capacity held, not of the "
            "work done.", _S, _T + _I),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.job_energy import MEASURED, upper_bounds
+from archgen.perf.workload.derived import BOUNDED
 from archgen.units import Q_
 from tests.conftest import shipped_edited
 from tests.perf.test_mlperf_power import RECORDS, _ratio
@@ -64,6 +65,7 @@ def test_the_note_gives_the_bound_its_basis_and_what_settles_it(run):
 def test_the_measured_range_in_the_note_is_the_records():
     low, high = min(map(_ratio, RECORDS.values())), max(map(_ratio, RECORDS.values()))
     assert f"{low:.2f} to {high:.2f} of that maximum" in MEASURED
+    assert f"{low:.2f} to {high:.2f} of their nodes' maximum" in BOUNDED   # a sweep point's words
 
 
 def test_a_cluster_whose_every_part_states_a_typical_draw_has_no_bound_at_the_average():
@@ -72,3 +74,23 @@ def test_a_cluster_whose_every_part_states_a_typical_draw_has_no_bound_at_the_av
     assert set(upper_bounds(m, ())) == {"job_it_energy"}
     assert set(upper_bounds(m, ("dgx-h100",))) == set(m)
     assert all(q.m == 0 for q, _ in upper_bounds(m, ("dgx-h100",)).values())
+
+
+@pytest.mark.parametrize("metric, unit", [("job_it_energy", "MWh"), ("energy_per_token", "J")])
+def test_a_sweep_point_judges_its_energy_at_maximum_draw_as_check_does(tmp_path_factory, metric, unit):
+    """Both sweep paths: a target met at the point's figure is met; one missed is not provided (a SHALL: the point is
+    not feasible, its reason says why), never "not met", as `check` judges `job_it_energy` above."""
+    from archgen.perf.explore.points import evaluate_point
+    from archgen.perf.explore.vectorised import evaluate as batched
+    from tests.conftest import sweep_problems_of
+    from tests.test_sweep_time_to_train import _specs, _sweep
+
+    root = tmp_path_factory.mktemp("sweep-bound")
+    specs = _specs(root)
+    for target, want in (("1e-9", None), ("1e12", True)):
+        req = f"{{id: REQ-S-E, statement: e, metric: {metric}, target: '<= {target} {unit}'}}"
+        (problem,) = sweep_problems_of(_sweep(root, req), [specs])
+        for row in (evaluate_point(problem, 0), *batched(problem, 0, 1)):
+            assert row.met["REQ-S-E"] is want, (metric, target)
+            if want is None:
+                assert not row.feasible and BOUNDED.format(metric=metric) in row.reason
