@@ -21,8 +21,11 @@ import yaml
 from archgen.load import load_paths
 from archgen.metrics import find
 from archgen.model import KINDS, System
+from archgen.model.cases import Case
 from archgen.perf.workload.derived import job_share
 from archgen.perf.workload.run_figures import run_energy
+from archgen.scoring.cases import predict
+from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,12 +47,14 @@ def _time(r: dict) -> Q_:
     return Q_(r["time_to_train_min"], "min")
 
 
-def _at_max(r: dict) -> Q_:
-    """archgen's IT energy of the record's nodes at maximum draw: `run_energy` of their share of the nodes' power.max."""
+def _at_max(r: dict, time: Q_ | None = None) -> Q_:
+    """archgen's IT energy of the record's nodes at maximum draw: `run_energy` of their share of the nodes' power.max,
+    over `time` (default: the measured time to train)."""
     s = _system(r["catalog_system"])
     nodes_max = s.power.max * r["nodes"]
     accelerators = s.accelerators * r["nodes"]
-    return run_energy(job_share(nodes_max, accelerators, accelerators), {"time_to_train": _time(r)})["job_it_energy"]
+    ttt = _time(r) if time is None else time
+    return run_energy(job_share(nodes_max, accelerators, accelerators), {"time_to_train": ttt})["job_it_energy"]
 
 
 def _measured_nodes(r: dict) -> Q_:
@@ -110,3 +115,23 @@ def test_docs_state_the_measured_range():
     assert said in re.sub(r"\s+", " ", (ROOT / "docs" / "perf-model.md").read_text(encoding="utf-8"))
     metric = find("workload", "job_it_energy")
     assert metric is not None and said in metric.description
+
+
+def _model_ratio() -> tuple[float, float]:
+    """GPT-3 on 64 SMC nodes with the model's time to train (its steps x the predicted step time): the predicted
+    step time (s) and archgen's nodes' energy at maximum draw over the measured nodes' energy."""
+    r = RECORDS["smc-h100-64n-gpt3"]
+    step = predict(Case.model_validate(r["model_case"]), load_accelerators())["step_time"]
+    return step, (_at_max(r, Q_(step * r["steps"], "s")) / _measured_nodes(r)).m_as("")
+
+
+def test_with_the_models_time_to_train_the_energy_at_maximum_draw_is_still_above_the_measured():
+    """The model's step (9.65 s against 10.63 s measured) and its steps leave out the 24 evaluations, so its time to
+    train is 19 % short of the measured; at maximum draw its energy is still above what the nodes drew (1.21 x), and
+    docs/facility.md says so."""
+    r = RECORDS["smc-h100-64n-gpt3"]
+    assert r["steps"] == 1_207_959_552 // (2048 * 2048) and r["step_time_s"] * r["steps"] < r["time_to_train_min"] * 60
+    step, ratio = _model_ratio()
+    assert ratio > 1
+    text = re.sub(r"\s+", " ", (ROOT / "docs" / "facility.md").read_text(encoding="utf-8"))
+    assert f"predicted step of {step:.2f} s" in text and f"{ratio:.2f} times what the nodes drew" in text
