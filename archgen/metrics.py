@@ -221,8 +221,9 @@ REGISTRY: tuple[Metric, ...] = (
       for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
     Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
-           "upper bound; without the PUE or goodput's lost time (the hall's energy for the run, at the average "
-           "load and with the PUE, is `job_energy`).", _OPS, _T, minimise=True),
+           "upper bound (MLPerf Training's measured runs drew 0.57 to 0.69 of their nodes' maximum, docs/facility.md), "
+           "so a target it misses is not provided, never not met; without the PUE or goodput's lost time (the hall's "
+           "energy for the run, at the average load and with the PUE, is `job_energy`).", _OPS, _T, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
            sweep=False, minimise=True),
@@ -259,16 +260,19 @@ REGISTRY: tuple[Metric, ...] = (
            "the whole run's cost, with cost per token's range.", _COST, _T, sweep=False, minimise=True),
     Metric("workload", "facility_energy_per_million_tokens", "J", "kWh", 3, "Facility energy per million tokens", "The "
            "job's share of its cluster's average IT load (accelerators used over the cluster's; typical draw where "
-           "published, else maximum: then an upper bound on the draw) × the hall's annual PUE (`cost.energy.pue`), "
+           "published, else maximum: then an upper bound, and a target it misses is not provided) × the hall's "
+           "annual PUE (`cost.energy.pue`), "
            "over tokens per second, × 10⁶: at the estimate's tokens/s, before goodput (failures and restarts add "
            "to a training run's); not provided without the hall's `cost:`. A serving job under an arrival rate is "
            "charged that draw at any load (no source gives draw against load): the energy of the capacity held, "
            "not of the work done. Not a sweep point's `energy_per_token` × 10⁶, which is IT energy at maximum draw "
            "without the PUE.", _JE, _T + _I, sweep=False, minimise=True),
     Metric("workload", "job_energy", "J", "MWh", 1, "Facility energy of the run", "Facility energy per million "
-           "tokens × the run's `checkpoint.tokens` / 10⁶: the hall's energy for the run (the job's average IT load × "
-           "PUE × its time to train), before goodput (failures, restarts and checkpoints add to it). The run's IT "
-           "energy at maximum draw, without the PUE, is `job_it_energy`.", _JE, _T, sweep=False, minimise=True),
+           "tokens × the run's `checkpoint.tokens` / 10⁶: the hall's energy for the run (the job's average IT load, "
+           "typical draw where published, else maximum, × PUE × its time to train), before goodput (failures, "
+           "restarts and checkpoints add to it). Where a part's maximum stands in it is an upper bound, and a target "
+           "it misses is not provided. The run's IT energy at maximum draw, without the PUE, is `job_it_energy`.",
+           _JE, _T, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,
@@ -281,8 +285,9 @@ REGISTRY: tuple[Metric, ...] = (
            "(accelerators used over the cluster's).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
            "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
-           "upper bound; without the PUE and not at the typical draw `energy_cost_per_year` takes (the hall's "
-           "energy at that draw and PUE is `check`'s `facility_energy_per_million_tokens`). A serving job under "
+           "upper bound (a target it misses is not provided); without the PUE and not at the typical draw "
+           "`energy_cost_per_year` takes (the hall's energy at that draw and PUE is `check`'s "
+           "`facility_energy_per_million_tokens`). A serving job under "
            "an arrival rate is charged that draw at any load (no source gives draw against load), so its figure "
            "falls as 1 / rate until the replicas saturate: read it as the cost of the capacity held, not of the "
            "work done.", _S, _T + _I),

@@ -41,21 +41,27 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "a part states it, else its average draw (assumed); shown when utilisation is below 1.", _COST),
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
            "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
-           "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0).", _COST,
+           "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0). Where a part's "
+           "maximum stands in for its typical draw it is an upper bound, and a target it misses is not provided.",
+           _COST,
            minimise=True),
     Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
            "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
            "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
-           "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`.", _COST,
+           "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`. Where a "
+           "part's maximum stands in for its typical draw it is an upper bound, and a target it misses is not "
+           "provided.", _COST,
            minimise=True),
     Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2)", "Facility energy per year × "
            "the hall's `sustainability.carbon_intensity` (g CO2e/kWh, location- or market-based as its source "
            "says): the electricity's emissions, not the hardware's embodied carbon; not provided where the hall "
-           "states no intensity or no `cost:`.", _SITE, minimise=True),
+           "states no intensity or no `cost:`; an upper bound where the energy is (a target it misses is not "
+           "provided).", _SITE, minimise=True),
     Metric("cluster", "water_per_year", "m**3", "m**3", 0, "Site water per year", "IT energy per year (facility "
            "energy per year over the PUE) × the hall's `sustainability.wue` (L/kWh of IT energy, The Green Grid "
            "WP #35): the site's water, not the power plants'; not provided where the hall states no WUE or no "
-           "`cost:`.", _SITE, minimise=True),
+           "`cost:`; an upper bound where the energy is (a target it misses is not provided).", _SITE,
+           minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "

@@ -12,13 +12,47 @@ and a run's energy is that × its `checkpoint.tokens`, the same as the load × P
 the estimate's tokens/s, before goodput: the time a failure loses, a restart and a checkpoint's pause add to a
 real run's energy (the goodput time to train names that time). Not provided without the hall's `cost:` (no PUE),
 nor where the cluster's load is unknown (links without link media, `conversion.unpowered`).
+
+An energy at maximum draw is an upper bound, not an estimate (issue 22): MLPerf Training's measured runs drew well
+below their nodes' maximum (docs/facility.md, "Measured energy to train"). `upper_bounds` names such figures, so that
+a target one of them misses is not provided, never "not met" (`model.requirements.unsettled_note`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from archgen.analyse.cost import Cost
 from archgen.perf.workload.derived import job_share
-from archgen.units import Q
+from archgen.units import Q_, Q
+
+#: A job's figures at its cluster's maximum IT power, whatever its parts state (`run_figures.run_energy`).
+AT_MAXIMUM = ("job_it_energy",)
+#: A job's and a cluster's figures at the average load: at maximum draw for every part that states no typical draw.
+AT_AVERAGE = ("job_energy", "facility_energy_per_million_tokens", "facility_energy_per_year", "energy_cost_per_year",
+              "carbon_per_year", "water_per_year")
+#: Why a figure at maximum draw judges no target it misses: the measured share of the maximum (tests/perf/data/
+#: mlperf-training-power.yaml, `tests/perf/test_mlperf_power.py` holds these words to it).
+MEASURED = ("MLPerf Training power results measured their nodes at 0.57 to 0.69 of that maximum over a run "
+            "(docs/facility.md, \"Measured energy to train\")")
+
+
+def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[str, tuple[Q, str]]:
+    """The energies in `metrics` that are upper bounds, each with 0 as the other end of its range and why.
+
+    `job_it_energy` always (the maximum IT power); the average-load figures (`AT_AVERAGE`) where some system or
+    switch of the cluster states no `power.typical` (`fell_back`, `ClusterAnalysis.typical_from_max`), whose maximum
+    stands in. The true figure lies in (0, value]: a target met at the value is met, one missed is not provided
+    (`Operations.unsettled`, judged by `model.requirements.unsettled_note`).
+    """
+    named = ", ".join(fell_back[:3]) + (f" and {len(fell_back) - 3} more" if len(fell_back) > 3 else "")
+    why = {**dict.fromkeys(AT_MAXIMUM, f"it is the IT energy at the cluster's maximum draw by definition; {MEASURED}; "
+                                       "judge the run's energy on `job_energy`, at the parts' typical draw where they "
+                                       "state one"),
+           **(dict.fromkeys(AT_AVERAGE, f"its average load takes the maximum draw of {named} (no `power.typical` "
+                                        f"stated); {MEASURED}; state their `power.typical` to judge it")
+              if fell_back else {})}
+    return {k: (Q_(0, v.units), why[k]) for k, v in metrics.items() if k in why and v.m > 0}
 
 
 def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerators: int,

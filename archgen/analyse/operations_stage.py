@@ -33,7 +33,7 @@ from archgen.analyse.goodput import (
 from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
-from archgen.analyse.job_energy import job_energy
+from archgen.analyse.job_energy import job_energy, upper_bounds
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
@@ -91,6 +91,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, path, (name,), reason)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
+        if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max):   # energy at maximum draw
+            ops.unsettled[path] = bounds
     share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex
     out = dict(workloads)
     largest: dict[str, tuple[int, str]] = {}
@@ -175,6 +177,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
         if other or swapped:   # an unknown blocking time's other end first where both are unknown (REL008)
             ops.unsettled[path] = {**unsettled(extra, swapped, REPAIR_ENDS), **unsettled(extra, other)}
+        if bounds := upper_bounds(extra, a.typical_from_max):   # energy at maximum draw: an upper bound
+            ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
@@ -188,7 +192,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if used is not None and "goodput" in cm and cm["goodput"].m > 0:
             cm.update(goodput_hour_cost(used, cm, clusters[cpath].accelerators / gpus))
         if wpath in ops.unsettled:   # the cluster's goodput rests on that job's blocking time too
-            ops.unsettled[cpath] = cluster_unsettled(ops.unsettled[wpath], used, clusters[cpath].accelerators / gpus)
+            share = clusters[cpath].accelerators / gpus
+            ops.unsettled[cpath] = {**ops.unsettled.get(cpath, {}),
+                                    **cluster_unsettled(ops.unsettled[wpath], used, share)}
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
             _withhold(ops, cpath, (*LARGEST_JOB_METRICS, *GOODPUT_HOUR_METRICS), why)

@@ -55,7 +55,9 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     A metric the subject has, but whose inputs are incomplete (a cost figure of a cluster with unpriced parts), is
     not provided either: never judged on a figure that counts a missing input as zero. So is a workload's own
     requirement on a metric its estimate does not give (its cost on such a cluster, its speed when it does not fit
-    in memory or cannot be estimated).
+    in memory or cannot be estimated). So is a target that an upper bound misses: an energy at maximum draw
+    (`job_it_energy`, or an average-load energy where a part states no `power.typical`, `analyse.job_energy`) may
+    meet it as drawn, so it is neither met nor not met there.
 
     A metric not provided is as severe as a miss at the requirement's level: an error for SHALL, a warning for
     SHOULD and MAY. A mistake in the requirement itself (no such subject or metric, a target of another dimension)

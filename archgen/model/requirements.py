@@ -232,7 +232,8 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
-#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown).
+#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown;
+#: 0 for an energy at maximum draw, whose true value lies below it, `analyse.job_energy.upper_bounds`).
 Unsettled = Mapping[str, tuple[Q, str]]
 
 
@@ -247,6 +248,10 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     if other is None or judge(requirement, value).met is judge(requirement, other).met:
         return None
     shown = [requirement.target.in_units(q) for q in (value, other)]
+    if not other.m:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
+        there = "met there, and may not be below it" if judge(requirement, value).met else "not met there"
+        return (f"{requirement.metric} is at most {shown[0]:.4g~P}, an upper bound, and the target "
+                f"{requirement.target} is {there}: {why}")
     return (f"{requirement.metric} is {shown[0]:.4g~P} or {shown[1]:.4g~P} and the target {requirement.target} is met "
             f"at one end only: {why}")
 

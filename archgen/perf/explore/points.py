@@ -32,6 +32,8 @@ from archgen.perf.workload.defaults_note import (
     nvls_note,
 )
 from archgen.perf.workload.derived import (
+    BOUNDED,
+    UPPER_BOUNDS,
     judge_points,
     judge_requirements,
     judged,
@@ -175,7 +177,7 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     """
     metric = requirement.metric
     if requirement.id in loose:
-        return UNSETTLED.format(metric=metric)
+        return (BOUNDED if metric in UPPER_BOUNDS else UNSETTLED).format(metric=metric)
     if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"

@@ -123,16 +123,27 @@ def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str
     return (low[0], high[1]) if low is not None and high is not None else ends
 
 
+#: A sweep point's energies at maximum draw (`point_metrics`): upper bounds, a target they miss not judged there.
+UPPER_BOUNDS = ("job_it_energy", "energy_per_token")
+#: Why a requirement on one of them is not provided where its value misses the target (`points.unprovided`).
+BOUNDED = ("{metric} is at maximum draw, an upper bound, and misses the target there: MLPerf Training's measured "
+           "runs drew 0.57 to 0.69 of their nodes' maximum (docs/facility.md, \"Measured energy to train\")")
+
+
 def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, float],
                  other: Mapping[str, float] | None, units: Mapping[str, str]) -> set[str]:
     """The ids of sweep requirements that a point's metrics and `other` judge differently (`unsettled_note`).
 
     `other` is the same point's metrics with no checkpoint blocking at all where the blocking time is assumed
     (REL008) and no wait for a repair where no hot spare stands in (`perf.train.point_goodput.unblocked_of`): such a
-    requirement is not judged, as `check` leaves it not provided.
+    requirement is not judged, as `check` leaves it not provided. So is one on an energy at maximum draw
+    (`UPPER_BOUNDS`) that the value and 0 judge differently: an upper bound, as `check`'s (`analyse.job_energy`).
     `units` gives each metric's unit (the sweep's metrics are floats in SI units).
     """
-    out: set[str] = set()
+    out = {req.id for req in requirements if req.metric in UPPER_BOUNDS and metrics.get(req.metric) is not None
+           and metrics[req.metric] == metrics[req.metric] and unsettled_note(
+               req, Q_(metrics[req.metric], units.get(req.metric, "")),
+               {req.metric: (Q_(0, units.get(req.metric, "")), "")})}
     if not other:
         return out
     for req in requirements:   # a range's end is not a figure of one blocking time (`analyse.goodput_notes.unsettled`)
