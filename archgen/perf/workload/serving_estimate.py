@@ -75,9 +75,11 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                    inf.ffn_activation, limit,
                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
     notes: list[str] = []
-    if problem := (expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp)
-                   or K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision)):
-        raise WorkloadError(workload.id, problem)
+    for key, problem in (("ep", expert_problem(arch, inf.ep)),
+                         ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
+                         ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor))):
+        if problem:   # shown at the key at fault (`commands.common.located`), not at the workload's line
+            raise WorkloadError(workload.id, problem, subject=(workload.id, ("inference", key)))
     share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
     if inf.tp is None:
         cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= share and gpus % t == 0
