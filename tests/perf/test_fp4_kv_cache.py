@@ -71,7 +71,8 @@ def test_an_fp4_cache_on_an_mxfp4_part_is_refused_at_its_key(cli, tmp_path):
 
 def test_the_fp4_format_is_the_vendors():
     fp4 = ("bf16", "fp8", "fp4")
-    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "nvidia") is None
-    assert "MXFP4" in (K.fp4_kv_problem("mi355x", fp4, "fp4", "AMD") or "")
-    assert "no FP4 format" in (K.fp4_kv_problem("x", fp4, "fp4", "Acme") or "")
-    assert K.fp4_kv_problem("mi355x", fp4, "fp8", "AMD") is None
+    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "nvidia", 10.0) is None
+    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "NVIDIA", None) is None   # NVIDIA's, capability unstated
+    assert "MXFP4" in (K.fp4_kv_problem("mi355x", fp4, "fp4", "AMD", None) or "")
+    assert "its own format" in (K.fp4_kv_problem("x", fp4, "fp4", "Acme", 0.0) or "")
+    assert K.fp4_kv_problem("mi355x", fp4, "fp8", "AMD", None) is None

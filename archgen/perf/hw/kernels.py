@@ -31,7 +31,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from archgen.model.accelerator import AMD, NVIDIA, vendor_name
+from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
 
@@ -179,7 +179,8 @@ def kv_attention_dtype(kv_dtype: str) -> str:
     return "fp8" if kv_dtype == "fp4" else kv_dtype
 
 
-def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None, vendor: str = "NVIDIA") -> str | None:
+def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None, vendor: str = "NVIDIA",
+                   compute_capability: float | None = None) -> str | None:
     """Why a serving job may not keep an FP4 KV cache on `accelerator` (it states `peaks`), or None where it may.
 
     NVFP4 is a Blackwell format ("a new KV format that enables significant performance gains on NVIDIA Blackwell
@@ -187,31 +188,26 @@ def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None,
     written it. Before (newuser60) such a job was refused for a missing `peak.fp4`, which asked to state a figure the
     part does not have; its attention now runs in FP8 (`kv_attention_dtype`), which would have estimated it silently.
 
-    The cache's layout (`kv_element_bytes`) is TensorRT-LLM's NVFP4 one, so a part whose FP4 format is another is
-    refused too (nu60fix): it was costed with NVFP4's scales. AMD's CDNA 4 parts (MI350X, MI355X, gfx950) compute
-    FP4 as OCP MXFP4 (`FP4_FORMATS`), and no FP4 KV cache of theirs is modelled.
+    The cache's layout (`kv_element_bytes`) is TensorRT-LLM's NVFP4 one, so another vendor's part (`generation.
+    another_vendors`: not NVIDIA's, no CUDA compute capability, whose FP4 `defaults_note.fp4_format_note` already
+    calls another format) is refused too (nu60fix); it was costed with NVFP4's scales. AMD's CDNA 4 (MI350X, MI355X,
+    gfx950) computes FP4 as OCP MXFP4, one E8M0 scale byte per 32 E2M1 values (OCP Microscaling Formats (MX)
+    Specification v1.0, 2023-09, MXFP4: k = 32, scale E8M0; ROCm/aiter PR 2037 runs the MI355X's FP4 GEMMs as "a4w4
+    blockscale", E8M0 scales per 32, catalog/accelerators/mi355x.yaml; vllm-project/vllm PR 57489, open at
+    2026-09-18, calls MXFP4 gfx950-native: "256-byte E2M1 payload + 16 E8M0 scales"), and no FP4 KV cache of theirs
+    is modelled.
     """
     if kv_dtype != "fp4":
         return None
     if "fp4" not in peaks:
         return (f"kv_precision fp4 is an NVFP4 KV cache, a format of parts with FP4 tensor cores (NVIDIA Blackwell), "
                 f"and accelerator '{accelerator}' states no fp4 peak: state kv_precision fp8 (or bf16)")
-    fmt = FP4_FORMATS.get(vendor_name(vendor))
-    if fmt == "NVFP4":
+    if not another_vendors(vendor, compute_capability):
         return None
-    theirs = f"computes FP4 as {fmt}" if fmt else "states no FP4 format the model knows"
     return (f"kv_precision fp4 is costed as an NVFP4 KV cache (TensorRT-LLM's layout: one E4M3 scale per 16 values), "
-            f"and accelerator '{accelerator}' ({vendor}) {theirs}; a KV cache in its own FP4 format is not modelled: "
+            f"and accelerator '{accelerator}' ({vendor}) states no CUDA compute capability, so its FP4 is its own "
+            "format (AMD's CDNA 4: OCP MXFP4, one E8M0 scale per 32 values), in which a KV cache is not modelled: "
             "state kv_precision fp8 (or bf16)")
-
-
-#: The FP4 format of each vendor's FP4 tensor cores, where the model knows it (nu60fix). NVIDIA Blackwell's is NVFP4:
-#: one E4M3 scale per 16 E2M1 values (Transformer Engine docs, NVFP4; `BLOCK_SCALE_BYTES`). AMD CDNA 4's (gfx950) is
-#: OCP MXFP4: one E8M0 scale byte per 32 E2M1 values (OCP Microscaling Formats (MX) Specification v1.0, 2023-09,
-#: section 5.3, MXFP4: k = 32, scale E8M0; ROCm/aiter PR 2037 runs the MI355X's FP4 GEMMs as "a4w4 blockscale" with
-#: E8M0 scales per 32, catalog/accelerators/mi355x.yaml; vllm-project/vllm PR 57489, 2026-09-18, open, names MXFP4
-#: "gfx950-native": "256-byte E2M1 payload + 16 E8M0 scales", one per 32 values).
-FP4_FORMATS: dict[str, str] = {NVIDIA: "NVFP4", AMD: "MXFP4"}
 
 
 #: Bytes per element of a GEMM's inputs (with their block scales) and of its output (not block-scaled), by dtype.

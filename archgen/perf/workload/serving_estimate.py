@@ -78,7 +78,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     notes: list[str] = []
     for key, problem in (("ep", expert_problem(arch, inf.ep)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
-                         ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor))):
+                         ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
+                                                           hw.compute_capability))):
         if problem:   # shown at the key at fault (`commands.common.located`), not at the workload's line
             raise WorkloadError(workload.id, problem, subject=(workload.id, ("inference", key)))
     share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
