@@ -187,12 +187,13 @@ class WorkloadError(AnalyseError):
     The workload is its subject; the command that ran it shows the error at the workload's job (`located`).
     """
 
-    def __init__(self, workload: str, reason: str, location: Location | None = None):
-        super().__init__(f"workload '{workload}': {reason}", location)
+    def __init__(self, workload: str, reason: str, location: Location | None = None,
+                 subject: tuple[str, tuple[str | int, ...]] | None = None):
+        super().__init__(f"workload '{workload}': {reason}", location, subject)
         self.workload, self.reason = workload, reason
 
     def __reduce__(self) -> tuple:
-        return type(self), (self.workload, self.reason, self.location)
+        return type(self), (self.workload, self.reason, self.location, self.subject)
 
 
 class RenderError(ArchgenError):

@@ -43,16 +43,17 @@ def source() -> str:
     accelerators = load_accelerators()
     for path in CASE_FILES:
         cf = read_case_file(path)
-        family = {c.id: case_family(c) for c in cf.cases}
+        cases = {c.id: c for c in cf.cases}
         accelerator = {c.id: c.system.accelerator for c in cf.cases}
         vendor = {c.id: case_vendor(c, accelerators) for c in cf.cases}
         context = {c.id: context_of(c) for c in cf.cases}
         arrival = {c.id: arrival_of(c.inference.scenario) if c.inference is not None else "" for c in cf.cases}
         results = score_cases(cf).results
-        scored += [(family[r.id], r.metric, r.error, r.load, arrival[r.id]) for r in results]
-        on += [(family[r.id], r.metric, accelerator[r.id], r.load, arrival[r.id]) for r in results]
-        vendors += [(family[r.id], r.metric, vendor[r.id], r.error, r.load, arrival[r.id]) for r in results]
-        contexts += [(family[r.id], context[r.id]) for r in results]
+        family = {(r.id, r.metric): case_family(cases[r.id], r.metric) for r in results}
+        scored += [(family[(r.id, r.metric)], r.metric, r.error, r.load, arrival[r.id]) for r in results]
+        on += [(family[(r.id, r.metric)], r.metric, accelerator[r.id], r.load, arrival[r.id]) for r in results]
+        vendors += [(family[(r.id, r.metric)], r.metric, vendor[r.id], r.error, r.load, arrival[r.id]) for r in results]
+        contexts += [(family[(r.id, r.metric)], context[r.id]) for r in results]
     return table_source(compute_table(scored), [str(p.relative_to(ROOT)) for p in CASE_FILES], compute_on(on),
                         compute_context(contexts), compute_vendor(vendors))
 

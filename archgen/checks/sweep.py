@@ -13,9 +13,9 @@ from archgen.analyse.sweep_inputs import GOODPUT, POWER, PRICES, SWAPPED, TOKENS
 from archgen.binding import BoundRequirement
 from archgen.build import Design
 from archgen.checks.registry import Context, Violation, check
-from archgen.errors import a_or_an
+from archgen.errors import a_or_an, did_you_mean
 from archgen.model.requirements import Status, fails
-from archgen.model.sweep import JOB_AXES, JOB_METRICS, Sweep
+from archgen.model.sweep import JOB_AXES, JOB_METRICS, Axes, Sweep
 from archgen.model.workload import Workload, job_kind
 from archgen.units import Q_
 
@@ -33,6 +33,10 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
         return []
     job = job_kind(workload, "workload")
     out: list[tuple[tuple, str]] = []
+    for name, why in sweep.axes.serving_features().items():   # refused as an `inference:` key is, on a serving job
+        out.append((("axes", name), why if job == "inference" else
+                    f"sweep '{sweep.id}': unknown axis '{name}'{did_you_mean(name, Axes.model_fields, lead='; ')} "
+                    f"(axes of {a_or_an(job)} job: {', '.join(_axes_of(job))})"))
     for name in sweep.axes.given():
         wrong = [k for k, names in JOB_AXES.items() if name in names and k != job]
         if wrong and name not in JOB_AXES.get(job, ()):
@@ -62,6 +66,12 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
+
+
+def _axes_of(job: str) -> tuple[str, ...]:
+    """The axes a sweep of `job` may take: all but those of another job's kind (`JOB_AXES`)."""
+    others = {name for kind, names in JOB_AXES.items() if kind != job for name in names}
+    return tuple(n for n in Axes.model_fields if n not in others or n in JOB_AXES.get(job, ()))
 
 
 #: What to give so that a point computes a figure that rests on it (`analyse.sweep_inputs.rests_on`).

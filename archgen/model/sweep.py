@@ -28,6 +28,7 @@ from archgen import metrics
 from archgen.model.engine import refuse_disaggregation
 from archgen.model.field_types import Fraction, PositiveFraction, Precision
 from archgen.model.requirements import Requirement, SweepRequirements
+from archgen.model.serving_features import unmodelled_key
 from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sweep_ranges import RangeError, expand, size
 from archgen.model.workload import Recompute, mfu_target_problem
@@ -135,6 +136,9 @@ class Axes(Spec):
         None, min_length=1, description="Accelerators the job uses (default: the workload's, or the whole cluster).")
     # the job (training or inference, as the workload is)
     precision: list[Precision] | None = Field(None, min_length=1, description="GEMM data types.")
+    kv_precision: list[Precision] | None = Field(
+        None, min_length=1, description="KV-cache data types (inference), e.g. [fp8, fp4]: the workload's "
+                                        "`inference.kv_precision` at each level (docs/perf-model.md, KV cache).")
     tp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Tensor-parallel sizes.")
     pp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Pipeline stages (training).")
     dp: list[Annotated[int, Field(gt=0)]] | None = Field(None, min_length=1, description="Data-parallel sizes "
@@ -204,25 +208,41 @@ class Axes(Spec):
         None, min_length=1, description="Last-level cache bandwidth: factors, or bandwidths.")
 
     _order: tuple[str, ...] = PrivateAttr(default=())
+    _features: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="wrap")
     @classmethod
     def _keep_order(cls, data: Any, handler) -> Axes:
         # a pool size, KV transfer or P:D ratio axis: refused as not modelled, not unknown
         refuse_disaggregation(data, cls.model_fields, cls.__name__)
-        axes = handler(_expanded(data, cls.__name__))
+        # a serving feature's axis (mtp, enable_prefix_caching, ...) is set aside for `serving_features`: whether it
+        # is one depends on the workload's job, which a sweep names but does not hold (cuda_graphs is a training
+        # switch); `checks.sweep.mistakes` refuses it knowing the job
+        features = {k: why for k in data if (why := unmodelled_key(k, cls.model_fields))} \
+            if isinstance(data, dict) else {}
+        kept = {k: v for k, v in data.items() if k not in features} if features else data
+        axes = handler(_expanded(kept, cls.__name__))
         axes._order = tuple(k for k in data if k in cls.model_fields) if isinstance(data, dict) else ()
+        axes._features = features
         return axes
 
     @model_validator(mode="after")
     def _distinct(self) -> Axes:
         given = self.given()
-        if not given:
+        if not given and not self._features:   # with only a serving feature's axis, SWP001 says why it is refused
             raise ValueError("a sweep needs at least one axis, e.g. 'accelerators: [256, 512]'")
         raise_each([FieldError((name,), f"axis '{name}' lists a value twice: {', '.join(map(_text, values))}")
                     for name, values in given.items() if len(set(map(_key, values))) != len(values)],
                    type(self).__name__)
         return self
+
+    def serving_features(self) -> dict[str, str]:
+        """The axes set aside as serving features the model does not switch, each with why a serving job refuses it.
+
+        `checks.sweep.mistakes` refuses them: on a serving job as its `inference:` keys are (`model.serving_features`),
+        on another job as unknown axes.
+        """
+        return dict(self._features)
 
     def given(self) -> dict[str, list]:
         """The axes given, in the order written (the order of the points: the last axis varies fastest)."""
@@ -269,7 +289,7 @@ def _too_many(sizes: dict[str, int], most: int) -> FieldError | None:
 JOB_AXES = {
     "training": ("precision", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "global_batch",
                  "seq_len", "checkpoint_interval"),
-    "inference": ("precision", "tp", "replicas", "batch", "input_len", "output_len", "arrival_rate"),
+    "inference": ("precision", "kv_precision", "tp", "replicas", "batch", "input_len", "output_len", "arrival_rate"),
 }
 #: Axes that change the hardware the model runs on.
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",
@@ -280,7 +300,7 @@ MACHINE_AXES = ("accelerator", *HARDWARE_AXES)
 #: Axes that change the cluster's facility cost (`cost.utilisation`, `cost.discount_rate`): its cost per hour.
 FACILITY_AXES = ("utilisation", "discount_rate")
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.
-CATEGORICAL = ("cluster", "accelerator", "precision")
+CATEGORICAL = ("cluster", "accelerator", "precision", "kv_precision")
 
 
 class Objective(Spec):

@@ -58,7 +58,7 @@ def checked(path: str | Path, accelerators: dict[str, Accelerator] | None = None
         b = case_band(case, r.metric, r.load)
         if b is None:
             continue
-        rows.append(Checked(r, case_family(case), b.count, b.low, b.high, b.bin, b))
+        rows.append(Checked(r, case_family(case, r.metric), b.count, b.low, b.high, b.bin, b))
     return rows
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen import metrics as registry
+from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import (
     PointRow,
@@ -220,10 +221,10 @@ def defaults_bullet(result: Result) -> tuple[str, ...]:
 
 
 def colocation_bullet(result: Result) -> tuple[str, ...]:
-    """A serving sweep's `prefill_decode` convention, as its points' estimates state it (none: no bullet)."""
+    """A serving sweep's `prefill_decode` and `decoding` conventions, as its points' estimates state them (or none)."""
     p = result.problem
     text = swept_colocation(p.model, p.workload.inference, p.axes)
-    return (f"prefill_decode: {text}.",) if text else ()
+    return (f"prefill_decode: {text}.", f"decoding: {DECODING}.") if text else ()
 
 
 def conventions_section(result: Result) -> Section:

@@ -53,3 +53,26 @@ def test_an_fp4_cache_needs_fp4_tensor_cores():
     assert why is not None and "state kv_precision fp8" in why and "peak.fp4" not in why
     assert K.fp4_kv_problem("b200-sxm-180gb", ("bf16", "fp8", "fp4"), "fp4") is None
     assert K.fp4_kv_problem("h100-sxm", ("bf16", "fp8"), "fp8") is None
+
+
+def test_an_fp4_cache_on_an_mxfp4_part_is_refused_at_its_key(cli, tmp_path):
+    """nu60fix: an MI355X (AMD CDNA 4, whose FP4 is OCP MXFP4: one E8M0 scale per 32 values, OCP MX spec v1.0) was
+    given an FP4 KV cache costed with NVFP4's layout (one E4M3 scale per 16); it is refused, at the `kv_precision`
+    line, not the workload's `inference:` line."""
+    lines = ["kind: Workload", "id: w", "name: w", "model: llama3-70b", "cluster: mi355x-th5", "accelerators: 8",
+             "inference:", "  precision: fp8", "  tp: 8", "  input_len: 1024", "  output_len: 1024",
+             "  kv_precision: fp4"]
+    (tmp_path / "w.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = cli("estimate", SPECS, tmp_path, "--workload", "w")
+    assert r.code != 0
+    assert f"w.yaml:{lines.index('  kv_precision: fp4') + 1}:" in r.err, r.err
+    assert "MXFP4" in r.err and "state kv_precision fp8" in r.err
+
+
+def test_the_fp4_format_is_the_vendors():
+    fp4 = ("bf16", "fp8", "fp4")
+    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "nvidia", 10.0) is None
+    assert K.fp4_kv_problem("b200-sxm-180gb", fp4, "fp4", "NVIDIA", None) is None   # NVIDIA's, capability unstated
+    assert "MXFP4" in (K.fp4_kv_problem("mi355x", fp4, "fp4", "AMD", None) or "")
+    assert "its own format" in (K.fp4_kv_problem("x", fp4, "fp4", "Acme", 0.0) or "")
+    assert K.fp4_kv_problem("mi355x", fp4, "fp8", "AMD", None) is None

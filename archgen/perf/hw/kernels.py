@@ -31,6 +31,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
 
@@ -178,18 +179,35 @@ def kv_attention_dtype(kv_dtype: str) -> str:
     return "fp8" if kv_dtype == "fp4" else kv_dtype
 
 
-def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None) -> str | None:
+def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None, vendor: str = "NVIDIA",
+                   compute_capability: float | None = None) -> str | None:
     """Why a serving job may not keep an FP4 KV cache on `accelerator` (it states `peaks`), or None where it may.
 
     NVFP4 is a Blackwell format ("a new KV format that enables significant performance gains on NVIDIA Blackwell
     GPUs", the NVFP4 KV-cache blog of `kv_element_bytes`): a part with no FP4 peak has no FP4 tensor cores to have
     written it. Before (newuser60) such a job was refused for a missing `peak.fp4`, which asked to state a figure the
     part does not have; its attention now runs in FP8 (`kv_attention_dtype`), which would have estimated it silently.
+
+    The cache's layout (`kv_element_bytes`) is TensorRT-LLM's NVFP4 one, so another vendor's part (`generation.
+    another_vendors`: not NVIDIA's, no CUDA compute capability, whose FP4 `defaults_note.fp4_format_note` already
+    calls another format) is refused too (nu60fix); it was costed with NVFP4's scales. AMD's CDNA 4 (MI350X, MI355X,
+    gfx950) computes FP4 as OCP MXFP4, one E8M0 scale byte per 32 E2M1 values (OCP Microscaling Formats (MX)
+    Specification v1.0, 2023-09, MXFP4: k = 32, scale E8M0; ROCm/aiter PR 2037 runs the MI355X's FP4 GEMMs as "a4w4
+    blockscale", E8M0 scales per 32, catalog/accelerators/mi355x.yaml; vllm-project/vllm PR 57489, open at
+    2026-09-18, calls MXFP4 gfx950-native: "256-byte E2M1 payload + 16 E8M0 scales"), and no FP4 KV cache of theirs
+    is modelled.
     """
-    if kv_dtype != "fp4" or "fp4" in peaks:
+    if kv_dtype != "fp4":
         return None
-    return (f"kv_precision fp4 is an NVFP4 KV cache, a format of parts with FP4 tensor cores (NVIDIA Blackwell), and "
-            f"accelerator '{accelerator}' states no fp4 peak: state kv_precision fp8 (or bf16)")
+    if "fp4" not in peaks:
+        return (f"kv_precision fp4 is an NVFP4 KV cache, a format of parts with FP4 tensor cores (NVIDIA Blackwell), "
+                f"and accelerator '{accelerator}' states no fp4 peak: state kv_precision fp8 (or bf16)")
+    if not another_vendors(vendor, compute_capability):
+        return None
+    return (f"kv_precision fp4 is costed as an NVFP4 KV cache (TensorRT-LLM's layout: one E4M3 scale per 16 values), "
+            f"and accelerator '{accelerator}' ({vendor}) states no CUDA compute capability, so its FP4 is its own "
+            "format (AMD's CDNA 4: OCP MXFP4, one E8M0 scale per 32 values), in which a KV cache is not modelled: "
+            "state kv_precision fp8 (or bf16)")
 
 
 #: Bytes per element of a GEMM's inputs (with their block scales) and of its output (not block-scaled), by dtype.

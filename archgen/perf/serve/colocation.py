@@ -37,17 +37,17 @@ def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_
 
 def colocation_convention(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> str:
     """The `prefill_decode` convention of a serving estimate: co-located, and the KV bytes disaggregation would move."""
-    return colocation_over(arch, [(precision, input_len)], kv_precision)
+    return colocation_over(arch, [(precision, input_len, kv_precision)])
 
 
-def colocation_over(arch: Arch, levels: Sequence[tuple[str, int]], kv_precision: str | None) -> str:
-    """`colocation_convention` over (precision, input_len) `levels`: a sweep's, the bytes at each level it runs.
+def colocation_over(arch: Arch, levels: Sequence[tuple[str, int, str | None]]) -> str:
+    """`colocation_convention` over (precision, input_len, kv_precision) `levels`: a sweep's, at each level it runs.
 
-    One level reads as an estimate's convention; several (a sweep over `precision` or `input_len`) give the prompt
-    KV cache of each, since each level sends its own.
+    One level reads as an estimate's convention; several (a sweep over `precision`, `input_len` or `kv_precision`)
+    give the prompt KV cache of each, since each level sends its own.
     """
     sizes = []
-    for precision, input_len in dict.fromkeys(levels):
+    for precision, input_len, kv_precision in dict.fromkeys(levels):
         total, dtype = prompt_kv_bytes(arch, precision, kv_precision, input_len)
         sizes.append(f"{input_len:,} tokens x {total / input_len / 1e3:,.1f} kB ({dtype.upper()}, all layers) = "
                      f"{total / 1e6:,.1f} MB")
@@ -59,14 +59,15 @@ def colocation_over(arch: Arch, levels: Sequence[tuple[str, int]], kv_precision:
 
 
 def swept_colocation(model: Model | None, inference: Inference | None, axes: Mapping[str, Sequence[Any]]) -> str:
-    """A sweep's `prefill_decode` convention: its serving workload's, at each `precision` and `input_len` it sweeps.
+    """A sweep's `prefill_decode` convention: its workload's, at each `precision`, `input_len`, `kv_precision` swept.
 
     Every point of a serving sweep is a serving estimate (`perf.explore.points.evaluate_point`), co-located as each
     one is; '' where the workload serves nothing or names no model.
     """
     if inference is None or model is None:
         return ""
-    levels = [(str(p), int(n)) for p in axes.get("precision") or [inference.precision]
-              for n in axes.get("input_len") or [inference.input_len]]
-    return colocation_over(Arch.from_model(model), levels, inference.kv_precision)
+    levels = [(str(p), int(n), kv) for p in axes.get("precision") or [inference.precision]
+              for n in axes.get("input_len") or [inference.input_len]
+              for kv in axes.get("kv_precision") or [inference.kv_precision]]
+    return colocation_over(Arch.from_model(model), levels)
 

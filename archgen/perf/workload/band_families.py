@@ -8,6 +8,8 @@ bands over these keys, and why they are kept so, are `perf.workload.bands`' (spl
 
 from __future__ import annotations
 
+from archgen.model.inference import Inference
+
 #: The families of published runs, with how each is shown.
 FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": "MoE training",
                             "offline-serving": "offline serving", "serving-under-load": "serving under load",
@@ -92,6 +94,38 @@ def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:
     if kind == "inference":
         return ("moe-" if moe else "") + ("offline-serving" if scenario == "offline" else "serving-under-load")
     return "collectives"
+
+
+def at_engine_cap(inference: Inference | None) -> bool:
+    """Whether a serving job is a closed loop that keeps at least its engine's stated cap in flight (nu60fix).
+
+    The cap is what the job states of its engine, as `serving_estimate.engine_cap` reads it: `max_batch_size`
+    sequences, or `max_num_tokens` decode tokens where fewer, per scheduling rank (tp ranks under attention DP, else
+    one). A closed loop at or above it runs its replica at that cap the whole run, as an offline run does (every
+    request queued at once, the engine full): `trtllm-bench throughput` at maximum load is scored offline
+    (tests/perf/data/trtllm-perf-overview.yaml), and TensorRT-LLM's DeepSeek-R1 max-throughput runs set concurrency
+    to max_batch_size x 8 attention-DP ranks (7,168 = 896 x 8; tests/perf/data/heldout-trtllm-r1.yaml). Read from
+    the job as stated, so that a case's family is known before it is scored; a closed loop past the KV cache's
+    capacity with no stated cap is not recognised (docs/accuracy.md, Error bands).
+    """
+    if inference is None or inference.scenario != "concurrency" or inference.max_batch_size is None:
+        return False
+    if not isinstance(inference.batch, int) or (inference.attention_dp and inference.tp is None):
+        return False
+    ranks = inference.tp if inference.attention_dp and inference.tp else 1
+    return inference.batch >= min(inference.max_batch_size, inference.max_num_tokens) * ranks
+
+
+def quantity_family(family_: str, metric: str, capacity: bool) -> str:
+    """The family `metric` of a job in `family_` takes its band from: a capacity run's throughput takes the offline one.
+
+    A closed loop at its engine's cap (`at_engine_cap`) serves at the replica's capacity, which is what an offline
+    run measures, so its tokens/s and what is made from it (`QUANTITIES`: cost and energy per token) carry the
+    offline family's band; its latencies stay in its own family's load bins (a queue's, which no offline run has).
+    """
+    if capacity and family_ in LOAD_FAMILIES and QUANTITIES["inference"].get(metric) == "tokens_per_second":
+        return family_.replace("serving-under-load", "offline-serving")
+    return family_
 
 
 def run_scenario(scenario: str, arrival_rate: object | None) -> str:

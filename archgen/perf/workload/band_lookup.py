@@ -7,23 +7,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from archgen.perf.workload.band_families import KINDS, QUANTITIES
+from archgen.perf.workload.band_families import KINDS, QUANTITIES, quantity_family
 from archgen.perf.workload.bands import Band, Span, band
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
           load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
-          spans: Iterable[Span] = ()) -> dict[str, Band]:
+          spans: Iterable[Span] = (), capacity: bool = False) -> dict[str, Band]:
     """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, `load`, arrival.
 
     `spans` are further spans (a serving job's TPOT and TTFT): a metric takes the first of them that states its
-    quantity, else `span`.
+    quantity, else `span`. A `capacity` run's throughput takes the offline family's band (`quantity_family`).
     """
     quantities, more = QUANTITIES[KINDS[family_]], tuple(spans)
 
     def own(name: str) -> Span | None:
         return next((s for s in more if quantities.get(s[0]) == quantities.get(name)), span)
-    return {name: b for name in names if (b := band(family_, name, accelerator=accelerator, span=own(name), load=load,
+    return {name: b for name in names if (b := band(quantity_family(family_, name, capacity), name,
+                                                    accelerator=accelerator, span=own(name), load=load,
                                                     context=context, vendor=vendor, arrival=arrival)) is not None}
 
 

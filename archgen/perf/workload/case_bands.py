@@ -6,19 +6,20 @@ Apart from `bands` so that a workload's estimate does not import the validation 
 from __future__ import annotations
 
 from archgen.model.cases import Case
-from archgen.perf.workload.band_families import arrival_of, family, run_scenario
+from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, quantity_family, run_scenario
 from archgen.perf.workload.band_lookup import context_of
 from archgen.perf.workload.bands import Band, band
 
 
-def case_family(case: Case) -> str:
-    """The family of a validation case."""
+def case_family(case: Case, metric: str = "") -> str:
+    """The family of a validation case, or that its `metric` takes its band from (`quantity_family`)."""
     if case.training is not None:
         return family("training", case.model is not None and case.model.moe is not None)
     if case.inference is not None:
         inf = case.inference
-        return family("inference", case.model is not None and case.model.moe is not None,
-                      run_scenario(inf.scenario, inf.arrival_rate))
+        own = family("inference", case.model is not None and case.model.moe is not None,
+                     run_scenario(inf.scenario, inf.arrival_rate))
+        return quantity_family(own, metric, at_engine_cap(inf))
     return "collectives"
 
 
@@ -29,4 +30,4 @@ def case_band(case: Case, metric: str, load: float | None = None) -> Band | None
     page's held-out section and `estimate --cases` set a measurement beside it. None where the metric has no band.
     """
     arrival = arrival_of(case.inference.scenario) if case.inference is not None else "poisson"
-    return band(case_family(case), metric, load=load, arrival=arrival, context=context_of(case))
+    return band(case_family(case, metric), metric, load=load, arrival=arrival, context=context_of(case))

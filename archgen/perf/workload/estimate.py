@@ -16,7 +16,7 @@ from archgen.perf.comm import rccl_net
 from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_time, require
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.workload.band_families import arrival_of, family, run_scenario
+from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, run_scenario
 from archgen.perf.workload.band_lookup import bands, context_of
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
@@ -130,5 +130,5 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
     arrival = arrival_of(workload.inference.scenario) if workload.inference is not None else ""
     return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload),
-                                    hw.vendor, arrival, est.latency_spans),
+                                    hw.vendor, arrival, est.latency_spans, at_engine_cap(workload.inference)),
                    hardware=hw.summary(precision(workload)))

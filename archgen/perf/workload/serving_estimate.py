@@ -31,7 +31,7 @@ from archgen.perf.serve.inference import (
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
 from archgen.perf.serve.run import ServingRun
 from archgen.perf.serve.scheduler import estimate_serving
-from archgen.perf.workload.band_families import family, run_scenario
+from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
 from archgen.perf.workload.bands import Span, band
 from archgen.perf.workload.defaults_note import assumed_engine
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
@@ -55,7 +55,8 @@ def spans_ranges(workload: Workload, arch: Arch, hw: Hardware) -> bool:
     """
     inf = workload.inference
     assert inf is not None, "called for an inference workload"
-    fam = family("inference", bool(arch.experts), run_scenario(inf.scenario, inf.arrival_rate))
+    fam = quantity_family(family("inference", bool(arch.experts), run_scenario(inf.scenario, inf.arrival_rate)),
+                          "tokens_per_second_per_gpu", at_engine_cap(inf))
     b = band(fam, "tokens_per_second_per_gpu", accelerator=hw.accelerator)
     return b is not None and b.measured and b.on_accelerator == 0 and bool(range_ends(hw, inf.precision))
 
@@ -75,9 +76,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                    inf.ffn_activation, limit,
                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
     notes: list[str] = []
-    if problem := (expert_problem(arch, inf.ep) or attention_dp_problem(arch, inf.attention_dp)
-                   or K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision)):
-        raise WorkloadError(workload.id, problem)
+    for key, problem in (("ep", expert_problem(arch, inf.ep)),
+                         ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
+                         ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
+                                                           hw.compute_capability))):
+        if problem:   # shown at the key at fault (`commands.common.located`), not at the workload's line
+            raise WorkloadError(workload.id, problem, subject=(workload.id, ("inference", key)))
     share = domain_share(hw)  # a replica lies inside one domain, in the job's share of it (`comm.placement`)
     if inf.tp is None:
         cands = [t for t in (1, 2, 4, 8, 16, 32, 64, 72) if t <= share and gpus % t == 0
@@ -133,6 +137,11 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                             f"{'max_num_tokens' if inf.max_num_tokens < limit else 'max_batch_size'} or "
                             "lower batch")
     e, run = estimate_serving(hw, job, tp, batch, rate, replicas=replicas)
+    if at_engine_cap(inf):
+        notes.append(f"the closed loop keeps {batch:,} requests in flight per replica, at least the {cap:,} its "
+                     "engine runs at once by the stated max_batch_size and max_num_tokens, so the replica runs at "
+                     "that cap the whole run, as an offline run does: its tokens/s (and what is made from it) "
+                     "carries the offline family's band, its latencies their own (docs/accuracy.md, Error bands)")
     if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
         notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f}, {by_budget}, where the "
                      f"KV cache would hold {float(e.kv_batch):,.0f}")
