@@ -90,9 +90,17 @@ class Reliability:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
 
         The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
+        Classes whose rate is one count the source shares between them (`pooled`: Llama 3's switches and cables)
+        enter once, with their summed rate and that count: their rates are one estimate, not independent ones.
         """
         hit = [c for c in self.classes if c.interrupts and c.per_day]
-        counted = [(c.per_day, c.rate.events) for c in hit if c.rate is not None and c.rate.events]
+        pools: dict[tuple[str, str, int, float], tuple[float, int]] = {}
+        for c in hit:   # one pool: its name, count and rate (a set validates that its pooled classes agree)
+            n = c.rate.events if c.rate is not None else None
+            if c.rate is not None and n:
+                key = ("pool", c.rate.pooled, n, c.rate.per_year) if c.rate.pooled else ("class", c.name, n, 0.0)
+                pools[key] = (pools.get(key, (0.0, 0))[0] + c.per_day, n)
+        counted = list(pools.values())
         total, known = sum(c.per_day for c in hit), sum(r for r, _ in counted)
         if not counted:
             return 1.0, 1.0
