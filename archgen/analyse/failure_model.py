@@ -48,6 +48,14 @@ class ClassRate:
         """
         return self.per_day * 365.25 / self.units if self.rate is not None and self.units else None
 
+    def per_unit_interval(self) -> tuple[float, float] | None:
+        """The 95 % Poisson interval of `per_unit_year` from the count its rate states (None without `events`)."""
+        per_unit = self.per_unit_year
+        if per_unit is None or self.rate is None or not self.rate.events:
+            return None
+        lo, hi = poisson_interval(self.rate.events)
+        return per_unit * lo, per_unit * hi
+
 
 @dataclass(frozen=True)
 class Domain:
@@ -106,6 +114,14 @@ class Reliability:
             return 1.0, 1.0
         lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
+
+    def sharing(self, c: ClassRate) -> tuple[str, ...]:
+        """The classes whose rate is the same pooled count as `c`'s (`pooled`), `c` among them; () if not pooled."""
+        r = c.rate
+        if r is None or not r.pooled:
+            return ()
+        return tuple(sorted({o.name for o in self.classes if o.rate is not None and o.rate.pooled == r.pooled
+                             and o.rate.events == r.events and o.rate.per_year == r.per_year}))
 
     def uncounted(self) -> tuple[str, ...]:
         """Interrupting classes whose rate states no `events`: their uncertainty is in no interval (not provided)."""

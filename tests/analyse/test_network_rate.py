@@ -104,3 +104,4 @@ def test_classes_sharing_a_count_must_state_the_same_count(tmp_path: Path):
     with pytest.raises(SpecError, match=r"bad.yaml:4:\d+: error: classes.switch.pooled: the classes sharing the count "
                                         r"'network' \(switch, cable, transceiver\) state different `events`"):
         run([tmp_path])
+
