@@ -278,15 +278,20 @@ def test_stepfun_trace_set_is_its_counts(rel):
     assert sf.planned_per_accelerator_day * 8 == pytest.approx(planned / (400 * 348), rel=1e-3)
     # 481 interruptions: 3.46 per 1000 server-days, between RSC-2's 2.34 and RSC-1's 6.50
     assert (gpu + nic + host + software) / (400 * 348) * 1000 == pytest.approx(3.455, abs=0.001)
-    # switches, upper-tier links, power and cooling are the base set's (assumed placeholders)
+    # switches, upper-tier links, power and cooling are the base set's (the network: Llama 3's 35 switch and cable
+    # interruptions, one pooled rate per part; power and cooling assumed placeholders)
     assert sf.chain == ("stepfun-nvidia-2024", "field-h100-2024")
     assert cls["switch"].per_day == {c.name: c for c in by["field-h100-2024"].classes}["switch"].per_day > 0
-    # the 95 % interval pools the four counted classes (Welch-Satterthwaite count, docs/reliability.md) and is
-    # Garwood's on it: chi-square quantiles by Wilson-Hilferty, k (1 - 2/(9k) + z sqrt(2/(9k)))^3, z = 1.95996
-    counted = [cls[n] for n in ("accelerator", "nic", "host", "software")]
-    known = sum(c.per_day for c in counted)
-    n_eff = known ** 2 / sum(c.per_day ** 2 / c.rate.events for c in counted)
-    assert 300 < n_eff < gpu + nic + host + software
+    # the 95 % interval pools the four counted classes and the base's network count, taken once for its classes
+    # (Welch-Satterthwaite count, docs/reliability.md), and is Garwood's on it: chi-square quantiles by
+    # Wilson-Hilferty, k (1 - 2/(9k) + z sqrt(2/(9k)))^3, z = 1.95996
+    network = [c for c in sf.classes if c.interrupts and c.rate is not None and c.rate.pooled == "network"]
+    assert {c.name for c in network} >= {"switch", "transceiver"} and {c.rate.events for c in network} == {35}
+    groups = [(cls[n].per_day, cls[n].rate.events) for n in ("accelerator", "nic", "host", "software")]
+    groups.append((sum(c.per_day for c in network), 35))
+    known = sum(r for r, _ in groups)
+    n_eff = known ** 2 / sum(r ** 2 / n for r, n in groups)
+    assert 300 < n_eff < gpu + nic + host + software + 35
 
     def chi2(p_z: float, k: float) -> float:
         return k * (1 - 2 / (9 * k) + p_z * (2 / (9 * k)) ** 0.5) ** 3

@@ -48,6 +48,14 @@ class ClassRate:
         """
         return self.per_day * 365.25 / self.units if self.rate is not None and self.units else None
 
+    def per_unit_interval(self) -> tuple[float, float] | None:
+        """The 95 % Poisson interval of `per_unit_year` from the count its rate states (None without `events`)."""
+        per_unit = self.per_unit_year
+        if per_unit is None or self.rate is None or not self.rate.events:
+            return None
+        lo, hi = poisson_interval(self.rate.events)
+        return per_unit * lo, per_unit * hi
+
 
 @dataclass(frozen=True)
 class Domain:
@@ -90,14 +98,30 @@ class Reliability:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
 
         The counted classes' rates add; their effective count is (sum r)^2 / sum(r^2 / n) (Welch-Satterthwaite).
+        Classes whose rate is one count the source shares between them (`pooled`: Llama 3's switches and cables)
+        enter once, with their summed rate and that count: their rates are one estimate, not independent ones.
         """
         hit = [c for c in self.classes if c.interrupts and c.per_day]
-        counted = [(c.per_day, c.rate.events) for c in hit if c.rate is not None and c.rate.events]
+        pools: dict[tuple[str, str, int, float], tuple[float, int]] = {}
+        for c in hit:   # one pool: its name, count and rate (a set validates that its pooled classes agree)
+            n = c.rate.events if c.rate is not None else None
+            if c.rate is not None and n:
+                key = ("pool", c.rate.pooled, n, c.rate.per_year) if c.rate.pooled else ("class", c.name, n, 0.0)
+                pools[key] = (pools.get(key, (0.0, 0))[0] + c.per_day, n)
+        counted = list(pools.values())
         total, known = sum(c.per_day for c in hit), sum(r for r, _ in counted)
         if not counted:
             return 1.0, 1.0
         lo, hi = poisson_interval(known ** 2 / sum(r ** 2 / n for r, n in counted))
         return (total - known + known * lo) / total, (total - known + known * hi) / total
+
+    def sharing(self, c: ClassRate) -> tuple[str, ...]:
+        """The classes whose rate is the same pooled count as `c`'s (`pooled`), `c` among them; () if not pooled."""
+        r = c.rate
+        if r is None or not r.pooled:
+            return ()
+        return tuple(sorted({o.name for o in self.classes if o.rate is not None and o.rate.pooled == r.pooled
+                             and o.rate.events == r.events and o.rate.per_year == r.per_year}))
 
     def uncounted(self) -> tuple[str, ...]:
         """Interrupting classes whose rate states no `events`: their uncertainty is in no interval (not provided)."""

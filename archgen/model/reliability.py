@@ -57,6 +57,11 @@ class FailureRate(Spec):
         "for a collective timeout), e.g. '10 min' (default 0)."))
     events: int | None = Field(default=None, ge=0, le=10**9, description=(
         "The failures the rate was counted from, for its Poisson confidence interval (left out: none shown)."))
+    pooled: str | None = Field(None, min_length=1, max_length=64, description=(
+        "Name of one count that several classes of the set share, where the source counts them together (Llama 3's "
+        "35 'Network Switch/Cable' interruptions over switches, optics and copper cables): each such class states "
+        "that count as `events` and the one rate per unit it gives, and a design's Poisson interval counts it once "
+        "for their sum, not once per class. Left out: the class's `events` are its own."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")
 
@@ -132,6 +137,26 @@ class FailureRates(Document):
         raise_each([FieldError((name,), f"unknown part class '{name}' (known: {', '.join(PART_CLASSES)})")
                     for name in value if name not in PART_CLASSES], cls.__name__)
         return value
+
+    @model_validator(mode="after")
+    def _one_count_per_pool(self) -> FailureRates:
+        pools: dict[str, list[tuple[str, FailureRate]]] = {}
+        for name, rate in self.classes.items():
+            if rate.pooled is not None:
+                pools.setdefault(rate.pooled, []).append((name, rate))
+        errors = []
+        for pool, members in pools.items():
+            names = ", ".join(n for n, _ in members)
+            shared = f"the count '{pool}' ({names})"
+            if any(not r.events for _, r in members):
+                errors += [FieldError(("classes", n, "events"), f"class '{n}' shares {shared}: state that count as "
+                                                               "`events`") for n, r in members if not r.events]
+            elif len({r.events for _, r in members}) > 1 or len({r.per_year for _, r in members}) > 1:
+                errors.append(FieldError(("classes", members[0][0], "pooled"), (
+                    f"the classes sharing {shared} state different `events` or rates; one count over their summed "
+                    "units gives one rate per unit and one number of events: give each the same")))
+        raise_each(errors, type(self).__name__)
+        return self
 
     @model_validator(mode="after")
     def _not_own_base(self) -> FailureRates:

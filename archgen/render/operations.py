@@ -48,6 +48,17 @@ def _per_server(c: Any) -> str:
     return f"; the set's {c.rate.per_year:.4f} is per server of {n} accelerators, applied per accelerator"
 
 
+def _count(rel: Any, c: Any) -> str:
+    """The count a class's rate was taken from and its 95 % interval per unit-year, where the rate states one."""
+    ends = c.per_unit_interval()
+    if ends is None:
+        return ""
+    shared = rel.sharing(c)
+    one = (f"one count of {c.rate.events} events for {', '.join(shared)}" if len(shared) > 1
+           else f"counted from {c.rate.events} events")
+    return f"; {one}, 95 % {ends[0]:.4f} to {ends[1]:.4f}"
+
+
 def reliability_section(run: Any, a: Any) -> Section | None:
     """Failure-domain table, per-class rates, and each training job's checkpoints and goodput."""
     rel = run.operations.reliability.get(a.cluster.path)
@@ -75,7 +86,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Accelerators removed", digits=0, align="right"),
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
-                  c.per_day * 365.25, (c.rate.basis + _per_server(c)) if c.rate else "—") for c in rel.classes)
+                  c.per_day * 365.25, (c.rate.basis + _per_server(c) + _count(rel, c)) if c.rate else "—")
+                 for c in rel.classes)
     rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
                   for name, n in rel.unrated_units.items())
     section.add(Table("failure-rates", "Failure rates by part class", (

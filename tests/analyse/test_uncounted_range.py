@@ -4,7 +4,8 @@ Trial item 8 (fleet reliability engineer): a user's FailureRates with `basis: as
 an almost point range (MTTI 33.3-35.4 h) read as if the rates were known that well: only the classes with a
 failure count have a Poisson interval (`Reliability.interval`), and nothing bounds an assumed rate's error. The
 range stays what can be computed; its words (REQ004, `gap`, the document) now name the classes it leaves out.
-Here the Llama 3 stand-in on a set of assumed rates with no events: the interval is a point, and says why.
+Here the Llama 3 stand-in on a set of assumed rates with no events (its switches and optics too: the base's network
+rate has a count since netrates): the interval is a point, and says why.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ classes:
   host: {afr: 0.15, per_accelerators: 8, basis: assumed, source: "a guess"}
   software: {afr: 0.2, per_accelerators: 8, repair: 0 h, basis: assumed, source: "a guess"}
   nic: {afr: 0.003, basis: assumed, source: "a guess"}
+  switch: {afr: 0.02, basis: assumed, source: "a guess"}
+  transceiver: {afr: 0.005, basis: assumed, source: "a guess"}
 """
 
 

@@ -41,4 +41,16 @@ def test_a_per_server_rate_on_4_gpu_trays_is_half_the_servers_and_says_so(rows):
         assert units == 144
         assert per_unit == pytest.approx(server * 4 / 8, rel=1e-3)
         assert f"the set's {server:.4f} is per server of 8 accelerators, applied per accelerator" in basis
-    assert rows["accelerator"][4] == "sourced"   # counted per GPU: nothing to say
+    # counted per GPU: nothing to say of servers; its count and interval (netrates): 268 events, Garwood's 95 %
+    assert rows["accelerator"][4].startswith("sourced; counted from 268 events, 95 % ")
+    assert "per server" not in rows["accelerator"][4]
+
+
+def test_the_network_classes_name_the_one_count_they_share_and_its_interval(rows):
+    """Llama 3's 35 "Network Switch/Cable" interruptions, one pooled rate per part (tests/analyse/test_network_rate.py).
+
+    0.004718 a part-year x 24.379 / 35 and x 48.677 / 35 (Garwood's 95 % on 35 events): 0.0033 to 0.0066.
+    """
+    for name in ("switch", "transceiver", "cable"):
+        assert rows[name][4] == ("assumed; one count of 35 events for cable, switch, transceiver, 95 % 0.0033 to "
+                                 "0.0066"), name
