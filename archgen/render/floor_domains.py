@@ -48,6 +48,11 @@ def _cable_range(pairs: list[TrunkPair]) -> str:
     return fmt.number(low) if low == high else f"{fmt.number(low)}-{fmt.number(high)}"
 
 
+def _numbers(n: int) -> str:
+    """'D1', 'D1 and D2', 'D1 to D5': the labels of `n` domains."""
+    return "D1" if n == 1 else "D1 and D2" if n == 2 else f"D1 to D{n}"
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", name)
 
@@ -146,7 +151,7 @@ def domain_words(a: Any) -> str:
         return (f"; {n:,} scale-up domains of {r} racks, {fmt.number(pairs[0].cables) if pairs else 'no'} trunk "
                 f"cables a pair of racks: not drawn at this size")
     text = (f"; {n} scale-up domain{'s' if n != 1 else ''} of {r} racks, each outlined in black"
-            + (f" and labelled D1 to D{n}" if n <= MAX_LABELLED else ""))
+            + (f" and labelled {_numbers(n)}" if n <= MAX_LABELLED else ""))
     if n <= MAX_NAMED:
         text += " (" + "; ".join(f"D{d}: " + ", ".join(names[int(k)] for k in members)
                                  for d, members in enumerate(groups, 1)) + ")"

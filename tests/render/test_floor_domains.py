@@ -68,7 +68,7 @@ def test_without_a_side_path_the_trunks_go_via_the_tray_and_the_caption_says_so(
     svg = _svg(a)
     assert 'id="floor-trunks-via-tray"' in svg and "floor-trunks-straight" not in svg
     (fig,) = [b for b in architecture(a).blocks if getattr(b, "id", "") == "fig-floor"]
-    assert ("; 2 scale-up domains of 2 racks, each outlined in black and labelled D1 to D2 "
+    assert ("; 2 scale-up domains of 2 racks, each outlined in black and labelled D1 and D2 "
             "(D1: nvl36-01, nvl36-02; D2: nvl36-03, nvl36-04)") in fig.caption
     assert (f"2 pairs via the overhead tray (dashed line), {PER_PAIR} cables a pair; longest trunk run "
             f"{2 * 1.5 + 0.6 + 2:.2f} m") in fig.caption
