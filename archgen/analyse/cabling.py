@@ -147,6 +147,14 @@ def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
     return float(2 * f.tray_drop.m_as("m") + (x.max() - x.min()) + (y.max() - y.min()) + f.slack.m_as("m"))
 
 
+def tray_run(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray,
+             b_rack: np.ndarray) -> np.ndarray:
+    """Run lengths (m) between racks over the overhead trays: 2 x tray_drop + |Δx| + |Δy| + slack."""
+    f = cluster.spec.floor
+    dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
+    return 2 * f.tray_drop.m_as("m") + dx + dy + f.slack.m_as("m")
+
+
 def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,
              b_rack: np.ndarray, b_u: np.ndarray, side: bool = False) -> np.ndarray:
     """Run lengths (m): inside a rack, between racks over the trays, and with `side` the side-by-side path.
@@ -159,11 +167,10 @@ def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.nd
     4.13/bigog/app_multi.html); 2 feet is about one 600 mm pitch.
     """
     f = cluster.spec.floor
-    drop, slack, inside = f.tray_drop.m_as("m"), f.slack.m_as("m"), f.in_rack.m_as("m")
     same = a_rack == b_rack
     dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
-    between = 2 * drop + dx + dy + slack
-    within = np.abs(a_u - b_u) * U_M + inside
+    between = tray_run(cluster, x, y, a_rack, b_rack)
+    within = np.abs(a_u - b_u) * U_M + f.in_rack.m_as("m")
     if side:
         pitch = f.rack_pitch.m_as("m")
         beside = (dy < 1e-9) & (np.abs(dx - pitch) < 1e-9)   # neighbours in one row

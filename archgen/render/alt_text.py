@@ -17,7 +17,7 @@ from typing import Any
 from archgen.analyse.power_chain import Stage
 from archgen.analyse.rack import RackAnalysis
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
-from archgen.render import fmt
+from archgen.render import floor_domains, fmt
 from archgen.units import Q_
 
 
@@ -87,7 +87,7 @@ def floor(a: Any) -> str:
             runs.append((r, r, mix))
     described = [f"row {lo + 1}: {mix}" if lo == hi else f"rows {lo + 1}-{hi + 1}, each: {mix}" for lo, hi, mix in runs]
     return (f"Plan of {a.cluster.spec.id}'s floor: {len(inst)} racks in {rows} row(s), each rack a box coloured by "
-            f"its type. " + "; ".join(described) + ".")
+            f"its type. " + "; ".join(described) + floor_domains.domain_words(a) + ".")
 
 
 def goodput(found: list[tuple[str, Any]]) -> str:

@@ -24,7 +24,17 @@ from archgen.analyse.scaling import Scaling
 from archgen.analyse.storage_cost import storage_draw
 from archgen.analyse.unracked import unracked_words
 from archgen.model import Part
-from archgen.render import alt_text, cluster_diagrams, common, diagrams, fmt, operations, performance, provenance
+from archgen.render import (
+    alt_text,
+    cluster_diagrams,
+    common,
+    diagrams,
+    floor_domains,
+    fmt,
+    operations,
+    performance,
+    provenance,
+)
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
@@ -172,6 +182,7 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"rack pitch {fmt.q(f.rack_pitch, 'm', 2)}, row pitch "
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
                                                  f"(rows assumed to face each other in pairs)"
+                                                 + floor_domains.domain_words(a)
                                                  + (f"; {loose}: not drawn, no position holds them"
                                                     if (loose := unracked_words(a.metrics)) else ""),
                            alt_text.floor(a)))

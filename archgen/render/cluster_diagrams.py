@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Patch, Rectangle
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
-from archgen.render import fmt, palette
+from archgen.render import floor_domains, fmt, palette
 
 #: Rack-type and port colours: the colour-blind-safe series of `archgen.render.palette`.
 PALETTE = list(palette.SERIES)
@@ -48,6 +48,7 @@ def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
     Rows alternate their fronts, so the aisles between them alternate cold (fronts facing) and hot (backs facing),
     cold first; the outline is the area the racks and the aisles between them take, with its dimensions. Cable
     lengths come from the same positions (`analyse.cabling`), so a row of spine racks stands where the runs put it.
+    A scale-up domain over several racks is outlined with its trunk cables per pair of racks (`floor_domains`).
     """
     inst = a.cluster.instances
     floor = a.cluster.spec.floor
@@ -110,6 +111,7 @@ def floor_plan(a: Any, colours: dict[str, str] | None = None) -> Figure:
     ax.set_xticks([t for t in ax.get_xticks() if 0 <= t <= length_m + 0.4])
     counts = Counter(i.rack.spec.id for i in inst)
     handles = [Patch(facecolor=colours[t], edgecolor="#333333", label=f"{t} ({counts[t]})") for t in types]
+    handles += floor_domains.draw(ax, a, pitch, row_pitch)   # multi-rack scale-up domains and their trunks
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=7)
     ax.set_title(f"{a.cluster.spec.id}: {len(inst)} racks in {rows} row{'s' if rows > 1 else ''}, "
                  f"{length_m:.1f} m × {span_m:.1f} m"
