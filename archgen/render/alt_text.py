@@ -136,9 +136,10 @@ def busbw(r: Any, size_text: Any) -> str:
     sizes, bus = r.curve
     e, w = r.estimate, r.workload
     gbs = [fmt.magnitude(Q_(b, "B/s"), "GB/s") for b in bus]
-    targets = [f"{o.requirement.id} {o.requirement.target}, {'met' if o.met else 'not met'}"
+    targets = [f"{o.requirement.id} {o.requirement.target}, {o.status.value}"
                for o in e.requirements or () if o.requirement.metric == "busbw"]
-    return (f"Log-log curve of predicted busbw against message size for {w.collective.op} on {e.accelerators:,} "
+    return (f"Log-log curve of predicted bus bandwidth (as nccl-tests defines it) against message size for "
+            f"{w.collective.op} on {e.accelerators:,} "
             f"accelerators: {gbs[0]:,.3g} GB/s at {size_text(sizes[0])}, {gbs[-1]:,.4g} GB/s at "
             f"{size_text(sizes[-1])}; the workload's {size_text(w.collective.size.m_as('B'))} marked at "
             f"{fmt.number(fmt.magnitude(e.metrics['busbw'], 'GB/s'), 0)} GB/s"
