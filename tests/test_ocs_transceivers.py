@@ -34,7 +34,10 @@ def test_tpu_v4_pod_counts_one_module_per_ocs_fibre(shipped) -> None:
     (transceivers,) = [c for c in rel.classes if c.name == "transceiver"]
     assert transceivers.units == 6144 and transceivers.parts == ("ici-v4-optical",)
     per_year = shipped.metrics["cluster/tpu-v4-pod"]["failures_per_year"].m_as("1/year")
-    assert per_year == pytest.approx(709.8 - 6144 * 0.005 - 4096 * 0.001, abs=0.1)   # was 709.8; less 4,096 tray traces
+    (cables,) = [c for c in rel.classes if c.name == "cable"]
+    assert cables.units == 5120                                       # 9,216 before the 4,096 tray traces left
+    # the pod's rate is its classes' (was 709.8 a year at 12,288 modules and 9,216 cables, at the earlier rates)
+    assert per_year == pytest.approx(sum(c.exposure * c.rate.afr for c in rel.classes), rel=1e-9)   # every failure
     (line,) = [b for b in shipped.clusters["cluster/tpu-v4-pod"].cabling.bom if b.part == "ocs-fibre-port"]
     assert line.quantity == 6144 and "no transceiver" in line.note
     (point,) = [p for p in shipped.scaling["cluster/tpu-v4-pod"].points if p.factor == 1]
