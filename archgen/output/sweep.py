@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
+from archgen.perf.explore.hardware_scope import peak_note, peak_scope, power_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -41,6 +42,7 @@ def summary(result: Result) -> str:
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
     lines += [f"  note: {line}" for line in model_defaults(result.problem)]
+    lines += [f"  note: {line}" for line in (power_note(result.problem), peak_note(result.problem)) if line]
     return "\n".join(lines)
 
 
@@ -101,4 +103,7 @@ def to_json(result: Result) -> dict[str, Any]:
             "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
             "front": [point(result.rows[i]) for i in result.front], "reasons": reasons(result),
-            "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p)}
+            "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p),
+            **({"unpowered": text} if (text := power_note(p)) else {}),
+            **({"peak_scope": [{**s, "held": {k: quantity(v) for k, v in s["held"].items()}} for s in scope]}
+               if (scope := peak_scope(p)) else {})}

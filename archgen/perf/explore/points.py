@@ -21,6 +21,7 @@ from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
+from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
@@ -168,10 +169,11 @@ def provides(metrics: dict[str, float], metric: str) -> bool:
 
 
 def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
-               priced: str = "") -> str:
+               priced: str = "", powerless: str = "") -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
 
-    `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money.
+    `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money;
+    `powerless` is `hardware_scope.unpowered`'s for the point, given to one on its power or energy.
     """
     metric = requirement.metric
     if requirement.id in loose:
@@ -179,6 +181,8 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"
+        if powerless and metric in POWER_METRICS:
+            return f"the point has no {metric}: {powerless}"
         if metric in STORAGE_METRICS and "goodput" in metrics and not provides(metrics, "goodput"):
             return f"the point has no {metric}: {NO_GOODPUT}"
         return (f"the point has no {metric}" if metric in SWEEP_METRICS else
@@ -191,7 +195,8 @@ OVERRUN = ("arrivals outrun the replicas: the queue grows for the whole run and 
 
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
-                loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "") -> tuple[bool, str]:
+                loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "",
+                powerless: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
     Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
@@ -200,7 +205,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     check` (not in `SweepProblem.failing`: a design the checks reject is no option to rank). The reason names the
     overrun, each SHALL not provided and why (`unprovided`), each SHALL not met and the cluster's error findings; ""
     where the point does not fit (its reason is the misfit). `loose`: ids of requirements met at one end only of an
-    unknown blocking time (`unsettled_at`).
+    unknown blocking time (`unsettled_at`). `powerless`: why the point has no power (`hardware_scope.unpowered`).
     """
     if not fits:
         return False, ""
@@ -210,7 +215,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     overrun = math.isinf(metrics.get("ttft", 0.0))
     failing = problem.failing.get(cluster, "")
     why = [OVERRUN] * overrun + [
-        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced)}"
+        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced, powerless)}"
                                          if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
     why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing)
     return not missed and not overrun and not failing, "; ".join(why)
@@ -235,14 +240,15 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             f, w, m, gpus, base.failure_ends)
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
-    metrics = point_metrics(plain, base, gpus, bool(est.fits), goodput, run)
+    powerless = unpowered(values, problem)   # scaled hardware: the catalogued parts' power is not its power
+    metrics = point_metrics(plain, unpowered_base(base, powerless), gpus, bool(est.fits), goodput, run)
     for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
         if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
             metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
-    other = other_end_metrics(plain, base, gpus, bool(est.fits), free, run)   # REL008, a wait for repair: both ends
+    other = other_end_metrics(plain, unpowered_base(base, powerless), gpus, bool(est.fits), free, run)   # REL008 too
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
@@ -260,7 +266,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             statuses[r.id] = status[0] if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
-    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster)
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster,
+                                powerless)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
                     tuple(k for k in order if statuses[k] is Status.AT_RISK))
