@@ -21,6 +21,7 @@ from archgen.perf.explore.points import (
     stated_in,
     unmeasured_efficiencies,
 )
+from archgen.perf.explore.sweep_notes import batch_note
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
 from archgen.render import fmt, provenance
@@ -146,8 +147,9 @@ def front_section(result: Result) -> Section:
 
 
 def scope_notes(result: Result) -> tuple[Para, ...]:
-    """Notes under a table of points: the power scaled hardware leaves unknown, what the peak axis holds."""
-    return tuple(Para(text, "note") for text in (power_note(result.problem), peak_note(result.problem)) if text)
+    """Notes under a table of points: unknown power, what the peak axis holds, what bound a serving batch."""
+    return tuple(Para(text, "note") for text in (power_note(result.problem), peak_note(result.problem),
+                                                 batch_note(tally(result).batch_bounds)) if text)
 
 
 #: Most points a document's table of the front lists; front.csv has them all.

@@ -20,18 +20,11 @@ from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.comm import rccl_net
 from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
+from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
-from archgen.perf.workload.defaults_note import (
-    defaults_note,
-    fp4_format_note,
-    fp8_copies_note,
-    generation_note,
-    nvls_note,
-)
 from archgen.perf.workload.derived import (
     judge_points,
     judge_requirements,
@@ -40,10 +33,8 @@ from archgen.perf.workload.derived import (
     point_metrics,
     unsettled_at,
 )
-from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
-from archgen.perf.workload.training_estimate import sweep_held_note
 from archgen.quantity_json import json_magnitude
 
 
@@ -109,6 +100,8 @@ class PointRow:
     #: band (an estimate's metric) or the range over the failure-rate sets (goodput and what derives from it):
     #: `check`'s REQ004 "at risk", a warning; still feasible
     at_risk: tuple[str, ...] = ()
+    #: of a serving point that fits with its batch left to its limits, which one bound it (`Estimate.batch_bound`)
+    batch_bound: str = ""
 
 
 def of_workload(problem: SweepProblem) -> list[Requirement]:
@@ -270,7 +263,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
                                 powerless)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
-                    tuple(k for k in order if statuses[k] is Status.AT_RISK))
+                    tuple(k for k in order if statuses[k] is Status.AT_RISK), est.batch_bound if est.fits else "")
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
@@ -361,37 +354,6 @@ class Result:
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
                 "front": len(self.front)}
-
-
-def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
-    """Per accelerator of the sweep, the efficiencies its points take at a point, not one measurement.
-
-    The data types are the sweep's `precision` levels, else the workload's; one line per accelerator
-    (`perf.workload.efficiency_range.unmeasured`), none for parts whose every figure the estimates use is measured.
-    """
-    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    counts = problem.axes.get("accelerators") or [problem.workload.accelerators or 0]
-    # an RCCL part whose points cross its domains also rests on the scale-out range (`rccl_net.with_range`)
-    machines = {m.hardware.accelerator: rccl_net.with_range(m.hardware, max(*counts, 0) or m.accelerators)
-                for m in problem.bases.values()}
-    return [line for _, hw in sorted(machines.items()) if (line := unmeasured(hw, dtypes))]
-
-
-def model_defaults(problem: SweepProblem) -> list[str]:
-    """Per accelerator of the sweep, the model's defaults its points take where the part states no figure.
-
-    In `archgen estimate`'s words (`perf.workload.defaults_note`): "not stated by trainium2 or its system, so taken
-    from the model's defaults: ...", and the FP4/FP8 format notes. None for parts that state every figure. Then
-    what every point of a training sweep holds of its layout (cp 1, an MoE model's ep 1) where neither the workload
-    nor an axis gives it (`training_estimate.sweep_held_note`).
-    """
-    machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
-    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    train = problem.workload.training is not None     # one line per distinct note
-    held = sweep_held_note(bool(problem.model and problem.model.moe), problem.workload.training, problem.axes) \
-        if problem.workload.training is not None else []  # cp (an MoE model's ep) neither stated nor swept
-    return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
-        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)])) + held
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

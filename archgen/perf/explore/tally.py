@@ -69,6 +69,8 @@ class Tally:
     reasons: dict[tuple[str, str], int]  # (status, reason) -> points: not "ok", or "ok" with a SHALL not provided
     fit: Fitting
     at_risk: dict[str, int] = field(default_factory=dict)  # requirement id -> points met but at risk (PointRow)
+    #: what bound the batch of serving points that fit (`PointRow.batch_bound`) -> points, in order of first point
+    batch_bounds: dict[str, int] = field(default_factory=dict)
 
 
 def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
@@ -95,7 +97,7 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
                   np.array([groups[k] for k in keys], dtype=np.int64), tuple(groups))
     risky = {q.id: sum(1 for r in rows if q.id in r.at_risk) for q in requirements(problem)}
     return Tally(len(rows), status.count("invalid"), len(ok), sum(1 for r in rows if r.feasible), met,
-                 dict(reasons), fit, risky)
+                 dict(reasons), fit, risky, dict(Counter(r.batch_bound for r in ok if r.batch_bound)))
 
 
 def tally(result: Result) -> Tally:
@@ -123,8 +125,11 @@ def _joined(problem: SweepProblem, tallies: Sequence[Tally]) -> Tally:
                   np.concatenate(group), tuple(at))
     met = {q: (sum(t.met[q][0] for t in tallies), sum(t.met[q][1] for t in tallies)) for q in tallies[0].met}
     risky = {q: sum(t.at_risk.get(q, 0) for t in tallies) for q in tallies[0].met}
+    bounds: Counter[str] = Counter()
+    for t in tallies:
+        bounds.update(t.batch_bounds)
     return Tally(sum(t.points for t in tallies), sum(t.invalid for t in tallies), sum(t.fitting for t in tallies),
-                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky)
+                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky, dict(bounds))
 
 
 @dataclass(frozen=True)
