@@ -96,3 +96,39 @@ def test_the_shipped_platform_sweep_ranks_energy_on_catalogued_points_only() -> 
     result = merge(problem, [chunk(problem, rows, 0)])
     assert all(catalogued(result.rows[i], problem) for i in result.front)
     assert result.rows[result.best["energy_per_token"]].values["scale_out_bandwidth"] == 1
+
+
+TDP = """\
+kind: Sweep
+id: peak-tdp
+workload: llama3-70b-pretrain-b200
+axes:
+  accelerators: [256]
+  peak: [2]
+  tdp: ["1500 W"]
+  scale_out_bandwidth: [1, 2]
+objectives:
+  - {metric: tokens_per_second}
+  - {metric: energy_per_token}
+requirements:
+  - {id: REQ-P, statement: Power, metric: power, target: "<= 10 MW"}
+"""
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_tdp_axis_states_the_power_of_a_scaled_chip_not_of_a_scaled_fabric(tmp_path, batched) -> None:
+    """A `tdp` level moves the cluster's IT power by its difference from the part's TDP on every accelerator in the
+    cluster, as an `accelerator` axis does; it states nothing of a faster scale-out fabric's parts."""
+    from archgen.perf.explore import points, vectorised
+    from archgen.render.point_table import hypothetical
+
+    problem = _problem(tmp_path, TDP)
+    chip, fabric = (vectorised.evaluate if batched else points.evaluate)(problem, 0, problem.size)
+    key = ("dgx-b200-superpod", None)
+    base, own = problem.bases[key], problem.tdp[key]   # the B200's catalogued TDP (specs/accelerators)
+    power = (base.it_power + base.accelerators * (1500.0 - own)) * 256 / base.accelerators
+    assert chip.metrics["power"] == pytest.approx(power, rel=1e-12) and chip.feasible
+    assert chip.metrics["energy_per_token"] == pytest.approx(power / chip.metrics["tokens_per_second"], rel=1e-12)
+    assert hypothetical(chip, problem) == ["peak ×2", "tdp 1,500 W"]
+    assert "power" not in fabric.metrics and not fabric.feasible
+    assert fabric.reason.endswith("a `tdp` axis states the accelerator's, not the fabric's (scale_out_bandwidth)")

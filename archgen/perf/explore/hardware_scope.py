@@ -9,7 +9,9 @@ energy per token fell for free (1.051 J at x1 to 0.591 J at peak x2, hbm x2) and
 was the hypothetical one, with only a footnote to say so. Now such a point has no `power`, `energy_per_token` or
 `job_it_energy` (`unpowered` says why), so it is off the Pareto front of an objective on them and no best point on
 one, and a SHALL requirement on them is not provided there. An `accelerator` axis is not scaled hardware here: the
-cluster's IT load moves by the difference of the two parts' stated TDPs (docs/sweeps.md, Axes).
+cluster's IT load moves by the difference of the two parts' stated TDPs (docs/sweeps.md, Axes). A `tdp` axis moves it
+the same way by the TDP it states, and so gives a point that scales only the chip's own figures (`CHIP_AXES`) its
+power; a point that scales the fabric too (its links, switches and optics) still has none.
 
 A `peak` axis (and the `peak` elasticity) scales the tensor peak of the point's data type alone (`Hardware.scaled`):
 `peak_scope` names the peaks each accelerator holds, as `archgen estimate --what-if peak=F` does
@@ -22,7 +24,7 @@ import dataclasses
 import math
 from typing import Any
 
-from archgen.model.sweep import HARDWARE_AXES
+from archgen.model.sweep import CHIP_AXES, HARDWARE_AXES
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
@@ -31,6 +33,7 @@ from archgen.units import Q_, Q
 POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
 
 _HARDWARE = frozenset(HARDWARE_AXES)
+_STATED = frozenset((*HARDWARE_AXES, "tdp"))   # axes a level of which may describe no catalogued machine
 
 
 def assumed(values: dict[str, Any], problem: Any = None) -> list[str]:
@@ -39,7 +42,7 @@ def assumed(values: dict[str, Any], problem: Any = None) -> list[str]:
     The hardware axes, and an `accelerator` other than the cluster's own: the chip in the cluster's scale-up domain and
     scale-out path is a machine no catalog entry is (docs/sweeps.md, Axes).
     """
-    return [a for a, v in values.items() if (a in _HARDWARE and not as_catalogued(values, a, v, problem))
+    return [a for a, v in values.items() if (a in _STATED and not as_catalogued(values, a, v, problem))
             or (a == "accelerator" and not own_chip(values, problem))]
 
 
@@ -70,6 +73,9 @@ def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: Any) -
     if base is None:
         return False
     hw = base.hardware
+    if axis == "tdp":
+        have = problem.tdp.get((values.get("cluster", ""), values.get("accelerator")))
+        return have is not None and math.isclose(json_magnitude(level), have, rel_tol=1e-9)
     if axis == "scale_up_size":
         return int(level) == hw.scale_up_size
     dtype = values.get("precision") or precision(problem.workload) or "bf16"
@@ -80,22 +86,32 @@ def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: Any) -
 #: Why a point on scaled hardware has no power (`unpowered`), in words.
 UNPOWERED = ("its hardware is scaled ({axes}), and the cluster's IT power is the maximum draw of its parts as "
              "catalogued, not of these: the sweep states no power for them")
+#: Why a point whose `tdp` the sweep states still has no power: the fabric's parts are scaled too.
+FABRIC = "; a `tdp` axis states the accelerator's, not the fabric's ({axes})"
 
 
 def unpowered(values: dict[str, Any], problem: Any) -> str:
-    """Why a point has no power and nothing made from it (`POWER_METRICS`), in words; "" where its power is known."""
+    """Why a point has no power and nothing made from it (`POWER_METRICS`), in words; "" where its power is known.
+
+    Known where no hardware axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures
+    (`model.sweep.CHIP_AXES`) are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
+    """
     axes = scaled(values, problem)
-    return UNPOWERED.format(axes=", ".join(axes)) if axes else ""
+    fabric = [a for a in axes if a not in CHIP_AXES] if "tdp" in values else axes
+    if not fabric:
+        return ""
+    return UNPOWERED.format(axes=", ".join(axes)) + (FABRIC.format(axes=", ".join(fabric)) if "tdp" in values else "")
 
 
 def unpowered_levels(problem: Any) -> list[str]:
     """The hardware axes of a sweep with a level not as catalogued at some point, in axis order (cheap: per level).
 
     A factor other than 1 always is; a size or a figure is where some cluster (or chip) of the sweep does not have it.
+    With a `tdp` axis, the chip's own figures (`model.sweep.CHIP_AXES`) are not listed: it states their power.
     """
     out = []
     for axis, levels in problem.axes.items():
-        if axis not in _HARDWARE:
+        if axis not in _HARDWARE or ("tdp" in problem.axes and axis in CHIP_AXES):
             continue
         combos = [{"cluster": c, "accelerator": a, "precision": d} for (c, a) in problem.bases
                   for d in (problem.axes.get("precision") or [None])]
@@ -156,7 +172,9 @@ def power_note(problem: Any) -> str:
     reqs = [r.id for r in [*problem.workload.requirements, *problem.sweep.requirements] if r.metric in POWER_METRICS]
     text = (f"Power, energy per token and job IT energy are not provided at the points whose hardware is scaled "
             f"({', '.join(axes)} at a level other than as catalogued): the cluster's IT power is the maximum draw of "
-            "its parts as catalogued, not of parts with other figures, and the sweep states no power for those")
+            "its parts as catalogued, not of parts with other figures, and the sweep states no power for those"
+            + (" (a `tdp` axis states it for the chip's own figures: peak, HBM, L2, vector peak)"
+               if any(a in CHIP_AXES for a in axes) else ""))
     if asked:
         text += (f". The objective on {', '.join(asked)} ranks only the points that have it: the others are off the "
                  "Pareto front and are no best point on it")

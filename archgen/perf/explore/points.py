@@ -67,6 +67,8 @@ class SweepProblem:
     #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
     #: not feasible (`feasibility`).
     failing: dict[str, str] = field(default_factory=dict)
+    #: The accelerator's TDP in W of each of `bases`, by its key: what a `tdp` axis scales or replaces (`point_base`).
+    tdp: dict[tuple[str, str | None], float] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
