@@ -282,12 +282,14 @@ REGISTRY: tuple[Metric, ...] = (
           ("USD", 0, "Job cost")),
           strict=True)),
     Metric("point", "power", "W", "kW", 1, "Power", "The point's share of its cluster's IT power at maximum draw "
-           "(accelerators used over the cluster's).", _S, JOBS),
+           "(accelerators used over the cluster's). Not provided at a point whose hardware is scaled (a hardware "
+           "axis not as catalogued): the catalogued parts' draw is not the draw of parts with other figures "
+           "(`perf.explore.hardware_scope`).", _S, JOBS),
     Metric("point", "energy_per_token", "J", "J", 3, "IT energy per token", "`power` (the job's share of its "
-           "cluster's maximum IT power, at the rack feeds) over tokens per second: IT energy at maximum draw, an "
-           "upper bound (a target it misses is not provided); without the PUE and not at the typical draw "
-           "`energy_cost_per_year` takes (the hall's energy at that draw and PUE is `check`'s "
-           "`facility_energy_per_million_tokens`). A serving job under "
+           "cluster's maximum IT power, at the rack feeds; none where `power` is not provided) over tokens per "
+           "second: IT energy at maximum draw, an upper bound (a target it misses is not provided); without the "
+           "PUE and not at the typical draw `energy_cost_per_year` takes (the hall's energy at that draw and PUE "
+           "is `check`'s `facility_energy_per_million_tokens`). A serving job under "
            "an arrival rate is charged that draw at any load (no source gives draw against load), so its figure "
            "falls as 1 / rate until the replicas saturate: read it as the cost of the capacity held, not of the "
            "work done.", _S, _T + _I),

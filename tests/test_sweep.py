@@ -85,7 +85,8 @@ def test_a_slower_scale_out_never_speeds_a_point_up(tmp_path):
     p = problem_of(tmp_path)
     full, half = evaluate(p, 2, 4)  # 512 accelerators at x1 and x0.5
     assert half.metrics["step_time"] >= full.metrics["step_time"]
-    assert half.metrics["power"] == full.metrics["power"]  # factors change the speed, not the power
+    assert "power" in full.metrics   # scaled hardware has no known power (test_sweep_scaled_power.py)
+    assert "power" not in half.metrics and "energy_per_token" not in half.metrics
 
 
 def test_hardware_axes_scale_or_replace_a_figure():
@@ -253,11 +254,13 @@ def test_the_shipped_sweeps_validate_and_name_what_exists(shipped):
 def test_cli_writes_a_sweep_with_quantity_axes(tmp_path, cli):
     # a hardware axis given as a quantity used to crash the provenance hash (pint.Quantity not serialisable)
     text = TRAIN.replace("  accelerators: [256, 512]\n  scale_out_bandwidth: [1, 0.5]\n",
-                         "  hbm_bandwidth: [1.5, \"12 TB/s\"]\n  hbm_capacity: [\"192 GB\"]\n")
+                         "  hbm_bandwidth: [\"12 TB/s\", 1.5]\n  hbm_capacity: [\"192 GB\"]\n")
     r = cli("sweep", sweep_file(tmp_path, text), "--path", SPECS, "--out", tmp_path / "o", "-f", "json")
     assert r.code == 0, r.err
-    front = json.loads(r.out)["sweeps"][0]["front"]
-    assert {"value": 12e12, "unit": "B/s"} in [p["axes"]["hbm_bandwidth"] for p in front]
+    # scaled hardware has no energy, so no front on it (test_sweep_scaled_power.py); the best on tokens/s is the first
+    # of the two equal points (8 TB/s x 1.5 = 12 TB/s)
+    best = json.loads(r.out)["sweeps"][0]["best"]["tokens_per_second"]
+    assert best["axes"]["hbm_bandwidth"] == {"value": 12e12, "unit": "B/s"}
     assert "12 TB/s" in (tmp_path / "o" / "t" / "points.csv").read_text(encoding="utf-8")
     sweep = Sweep.model_validate({"id": "s", "workload": "w", "axes": {"hbm_capacity": ["192 GB", 2]},
                                   "objectives": [{"metric": "mfu"}]})
@@ -427,13 +430,14 @@ requirements:
 
 def test_a_point_that_does_not_fit_judges_memory_requirements_whoever_states_them(tmp_path):
     """One rule (`perf.workload.derived.judged`) for the workload's requirements and the sweep's own at a point that does not
-    fit: on a memory metric judged (the point misses it by its headroom), every other one not provided, the power the
-    point keeps included. 70 GB of FP8 weights over 8 x 1.9 GB (1 % of a B200's HBM) hold no sequence."""
+    fit: on a memory metric judged (the point misses it by its headroom), every other one not provided, power
+    included (a scaled HBM has no power, test_sweep_scaled_power.py). 70 GB of FP8 weights over 8 x 1.9 GB (1 % of a
+    B200's HBM) hold no sequence."""
     p = problem_of(tmp_path, MISFIT)
     fits, misfit = (evaluate_point(p, i) for i in range(p.size))
     assert fits.status == "ok" and fits.met == {"REQ-PERF-011": True, "REQ-SWP-001": True,
                                                 "REQ-SWP-002": True, "REQ-SWP-003": True}
-    assert misfit.status == "does not fit" and misfit.metrics["memory_headroom"] < 0 and "power" in misfit.metrics
+    assert misfit.status == "does not fit" and misfit.metrics["memory_headroom"] < 0 and "power" not in misfit.metrics
     assert misfit.met == {"REQ-PERF-011": None, "REQ-SWP-001": False, "REQ-SWP-002": None,
                           "REQ-SWP-003": None}
     assert not misfit.feasible

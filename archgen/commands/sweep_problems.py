@@ -127,7 +127,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
             axes = {"cluster": ids, **axes}
         stated = tuple(Stated(getattr(specs.get(b.owner), "kind", ""), b.owner, b.req)
                        for b in design.requirements_of(f"workload/{workload.id}") if b.owner != workload.id)
-        out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility))
+        tdp = {k: float(part.tdp.m_as("W")) for k, b in bases.items()
+               if isinstance(part := specs.get(b.hardware.accelerator), Accelerator)}
+        out.append(SweepProblem(sweep, workload, model, bases, axes, stated, facility, tdp=tdp))
     return out
 
 

@@ -103,6 +103,7 @@ RateLevel = Annotated[float | Q, *_level(Dim("TFLOPS", gt=0, label="a compute ra
                                         "a compute rate")]
 DataLevel = Annotated[float | Q, *_level(Dim("GB", gt=0, label="an amount of data", example="192 GB"),
                                         "an amount of data")]
+PowerLevel = Annotated[float | Q, *_level(Dim("W", gt=0, label="a power", example="1200 W"), "a power")]
 Factor = Annotated[float | Q, *_level(None, "")]
 
 #: A checkpoint interval of at least 1 s (as `Checkpointing.interval` takes it).
@@ -206,6 +207,12 @@ class Axes(Spec):
         None, min_length=1, description="Last-level cache capacity: factors, or sizes.")
     l2_bandwidth: list[BandwidthLevel] | None = Field(
         None, min_length=1, description="Last-level cache bandwidth: factors, or bandwidths.")
+    tdp: list[PowerLevel] | None = Field(
+        None, min_length=1, description="The accelerator's power (TDP): factors, or powers such as '1200 W'. The "
+                                        "cluster's IT power changes by the difference for every accelerator in it, as "
+                                        "an `accelerator` axis changes it; it states the power of a point whose chip "
+                                        "figures (peak, HBM, L2, vector peak) are scaled, which has none without it "
+                                        "(docs/sweeps.md).")
 
     _order: tuple[str, ...] = PrivateAttr(default=())
     _features: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -254,7 +261,7 @@ class Axes(Spec):
 WHOLE_AXES = ("accelerators", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "global_batch", "seq_len",
               "batch", "input_len", "output_len", "replicas", "scale_up_size")
 DECIMAL_AXES = ("utilisation", "discount_rate", "peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth",
-                "scale_out_bandwidth", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
+                "scale_out_bandwidth", "latency", "vector_peak", "l2_capacity", "l2_bandwidth", "tdp")
 
 
 def _expanded(data: Any, title: str) -> Any:
@@ -295,8 +302,10 @@ JOB_AXES = {
 HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", "scale_out_bandwidth",
                  "scale_up_size", "latency", "vector_peak", "l2_capacity", "l2_bandwidth")
 #: Axes whose levels may leave a point's machine as no catalogued one is (hypothetical hardware): the hardware axes,
-#: and another chip in the cluster's fabric (`perf.explore.tally.assumed`).
-MACHINE_AXES = ("accelerator", *HARDWARE_AXES)
+#: another chip in the cluster's fabric and another TDP (`perf.explore.hardware_scope.assumed`).
+MACHINE_AXES = ("accelerator", *HARDWARE_AXES, "tdp")
+#: Hardware axes that change the chip alone, whose power a `tdp` axis states (`perf.explore.hardware_scope.unpowered`).
+CHIP_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "vector_peak", "l2_capacity", "l2_bandwidth")
 #: Axes that change the cluster's facility cost (`cost.utilisation`, `cost.discount_rate`): its cost per hour.
 FACILITY_AXES = ("utilisation", "discount_rate")
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
+from archgen.perf.explore.hardware_scope import peak_note, peak_scope, power_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -15,6 +16,7 @@ from archgen.perf.explore.points import (
     stated_in,
     unmeasured_efficiencies,
 )
+from archgen.perf.explore.sweep_notes import batch_note
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
 from archgen.render.point_table import DISPLAY, level_text, pipeline_layout
@@ -41,6 +43,8 @@ def summary(result: Result) -> str:
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
     lines += [f"  note: {line}" for line in model_defaults(result.problem)]
+    lines += [f"  note: {line}" for line in (power_note(result.problem), peak_note(result.problem),
+                                             batch_note(tally(result).batch_bounds)) if line]
     return "\n".join(lines)
 
 
@@ -90,6 +94,7 @@ def to_json(result: Result) -> dict[str, Any]:
                 "axes": {k: quantity(v) if isinstance(v, Q) else v for k, v in r.values.items()},
                 "cluster": r.cluster, "status": r.status, "reason": r.reason, "feasible": r.feasible,
                 "layout": r.layout, "requirements": r.met, "at_risk": list(r.at_risk),
+                **({"batch_bound": r.batch_bound} if r.batch_bound else {}),
                 "metrics": with_old_names({m: metric_quantity(m, Q_(v, DISPLAY[m][1]))
                                            for m, v in sorted(r.metrics.items())})}
 
@@ -101,4 +106,9 @@ def to_json(result: Result) -> dict[str, Any]:
             "objectives": [{"metric": m, "goal": "max" if up else "min"} for m, up in result.objectives],
             "best": {m: point(result.rows[i]) if i is not None else None for m, i in result.best.items()},
             "front": [point(result.rows[i]) for i in result.front], "reasons": reasons(result),
-            "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p)}
+            "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p),
+            **({"unpowered": text} if (text := power_note(p)) else {}),
+            **({"batch_bounds": [{"bound": k, "points": n} for k, n in bounds.items()]}
+               if (bounds := tally(result).batch_bounds) else {}),
+            **({"peak_scope": [{**s, "held": {k: quantity(v) for k, v in s["held"].items()}} for s in scope]}
+               if (scope := peak_scope(p)) else {})}

@@ -13,6 +13,7 @@ from typing import Any
 from archgen import metrics as registry
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
+from archgen.perf.explore.hardware_scope import peak_note, power_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -21,6 +22,7 @@ from archgen.perf.explore.points import (
     stated_in,
     unmeasured_efficiencies,
 )
+from archgen.perf.explore.sweep_notes import batch_note
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
 from archgen.render import alt_text, fmt, provenance
@@ -142,8 +144,14 @@ def front_section(result: Result) -> Section:
                          f"{len(result.front) - len(shown):,}: front.csv beside this document lists every one.",
                          "note"))
     rows = [result.rows[i] for i in shown]
-    return section.add(*uneven_note(result.problem, [r.layout for r in rows]),
+    return section.add(*scope_notes(result), *uneven_note(result.problem, [r.layout for r in rows]),
                        points_table(result, rows, "front", "The Pareto front"))
+
+
+def scope_notes(result: Result) -> tuple[Para, ...]:
+    """Notes under a table of points: unknown power, what the peak axis holds, what bound a serving batch."""
+    return tuple(Para(text, "note") for text in (power_note(result.problem), peak_note(result.problem),
+                                                 batch_note(tally(result).batch_bounds)) if text)
 
 
 #: Most points a document's table of the front lists; front.csv has them all.
@@ -183,6 +191,7 @@ def best_section(result: Result) -> Section:
         section.add(Para("Hypothetical hardware: these best points assume hardware the catalog does not have (a "
                          "factor other than 1 on a hardware axis, a replaced figure or chip), so they answer a "
                          "what-if, not which platform to buy: " + "; ".join(flagged) + ".", "note"))
+    section.add(*scope_notes(result))
     section.add(*uneven_note(result.problem, [result.rows[i].layout for i in result.best.values() if i is not None]))
     return section.add(Table("best", "The best feasible point on each objective alone", cols, tuple(rows)))
 
@@ -238,8 +247,10 @@ def conventions_section(result: Result) -> Section:
         "A hardware axis given as a bare number scales the cluster's figure (×1.5); given as a quantity it replaces "
         "it. Scale-up and scale-out bandwidths are per accelerator per direction.",
         "Power is the job's share of its cluster's IT load at maximum draw (accelerators used / accelerators in the "
-        "cluster); hardware factors change the speed, not the power, and another accelerator changes it by the "
-        "difference of the parts' TDP. Energy per token is power / tokens per second: IT energy, without the PUE.",
+        "cluster); another accelerator changes it by the difference of the parts' TDP. A point whose hardware is "
+        "scaled (a hardware axis not as catalogued) has no power, energy per token or job IT energy: the catalogued "
+        "parts' draw is not the draw of parts with other figures, and the sweep states none. Energy per token is "
+        "power / tokens per second: IT energy, without the PUE.",
         "Feasible: the point fits in memory, its cluster has no error finding in archgen check, and it meets every "
         "SHALL requirement by the rule archgen check applies (a SHALL not met or not provided is an error there): a "
         "point that does not provide a SHALL requirement's figure is not feasible, and the points by reason say why; "

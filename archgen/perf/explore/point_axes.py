@@ -7,6 +7,7 @@ hardware here, so the two paths run the same workload on the same machine.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from archgen.errors import AnalyseError
@@ -101,12 +102,21 @@ def _switch_ports(switch: SwitchPorts, base: Hardware, hw: Hardware) -> None:
 
 
 def point_base(problem: Any, values: dict[str, Any]) -> Any:
-    """The point's machine (`SweepProblem.bases`) at its levels of the facility axes (`FACILITY_AXES`).
+    """The point's machine (`SweepProblem.bases`) at its levels of the facility axes (`FACILITY_AXES`) and `tdp`.
+
+    A `tdp` level (a factor on the part's, or a power) moves the cluster's IT power by its difference from the part's
+    TDP on every accelerator in the cluster, as an `accelerator` axis moves it (`commands.sweep_problems._swapped`).
 
     Their cost per accelerator-hour and utilisation are the cluster's analysed at those levels
     (`SweepProblem.facility`); a chip swapped in for the cluster's own keeps no price (`unpriced`).
     """
-    base = problem.bases[(values["cluster"], values.get("accelerator"))]
+    key = (values["cluster"], values.get("accelerator"))
+    base = problem.bases[key]
+    if "tdp" in values:   # the IT power moves by the TDP's difference on every accelerator, as a swapped chip's does
+        own = problem.tdp.get(key, math.nan)
+        level = values["tdp"]
+        tdp = json_magnitude(level) if isinstance(level, Q) else own * float(level)
+        base = dataclasses.replace(base, it_power=base.it_power + base.accelerators * (tdp - own))
     if not any(name in values for name in FACILITY_AXES):
         return base
     per_hour, utilisation = problem.facility[(values["cluster"], values.get("utilisation"),

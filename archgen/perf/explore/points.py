@@ -20,17 +20,11 @@ from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.comm import rccl_net
+from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
+from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
-from archgen.perf.workload.defaults_note import (
-    defaults_note,
-    fp4_format_note,
-    fp8_copies_note,
-    generation_note,
-    nvls_note,
-)
 from archgen.perf.workload.derived import (
     BOUNDED,
     UPPER_BOUNDS,
@@ -41,10 +35,8 @@ from archgen.perf.workload.derived import (
     point_metrics,
     unsettled_at,
 )
-from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
-from archgen.perf.workload.training_estimate import sweep_held_note
 from archgen.quantity_json import json_magnitude
 
 
@@ -77,6 +69,8 @@ class SweepProblem:
     #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
     #: not feasible (`feasibility`).
     failing: dict[str, str] = field(default_factory=dict)
+    #: The accelerator's TDP in W of each of `bases`, by its key: what a `tdp` axis scales or replaces (`point_base`).
+    tdp: dict[tuple[str, str | None], float] = field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -110,6 +104,8 @@ class PointRow:
     #: band (an estimate's metric) or the range over the failure-rate sets (goodput and what derives from it):
     #: `check`'s REQ004 "at risk", a warning; still feasible
     at_risk: tuple[str, ...] = ()
+    #: of a serving point that fits with its batch left to its limits, which one bound it (`Estimate.batch_bound`)
+    batch_bound: str = ""
 
 
 def of_workload(problem: SweepProblem) -> list[Requirement]:
@@ -170,10 +166,11 @@ def provides(metrics: dict[str, float], metric: str) -> bool:
 
 
 def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
-               priced: str = "") -> str:
+               priced: str = "", powerless: str = "") -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
 
-    `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money.
+    `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money;
+    `powerless` is `hardware_scope.unpowered`'s for the point, given to one on its power or energy.
     """
     metric = requirement.metric
     if requirement.id in loose:
@@ -181,6 +178,8 @@ def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[s
     if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
             return f"the point has no {metric}: {priced}"
+        if powerless and metric in POWER_METRICS:
+            return f"the point has no {metric}: {powerless}"
         if metric in STORAGE_METRICS and "goodput" in metrics and not provides(metrics, "goodput"):
             return f"the point has no {metric}: {NO_GOODPUT}"
         return (f"the point has no {metric}" if metric in SWEEP_METRICS else
@@ -193,7 +192,8 @@ OVERRUN = ("arrivals outrun the replicas: the queue grows for the whole run and 
 
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
-                loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "") -> tuple[bool, str]:
+                loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "",
+                powerless: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
     Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
@@ -202,7 +202,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     check` (not in `SweepProblem.failing`: a design the checks reject is no option to rank). The reason names the
     overrun, each SHALL not provided and why (`unprovided`), each SHALL not met and the cluster's error findings; ""
     where the point does not fit (its reason is the misfit). `loose`: ids of requirements met at one end only of an
-    unknown blocking time (`unsettled_at`).
+    unknown blocking time (`unsettled_at`). `powerless`: why the point has no power (`hardware_scope.unpowered`).
     """
     if not fits:
         return False, ""
@@ -212,7 +212,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     overrun = math.isinf(metrics.get("ttft", 0.0))
     failing = problem.failing.get(cluster, "")
     why = [OVERRUN] * overrun + [
-        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced)}"
+        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced, powerless)}"
                                          if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
     why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing)
     return not missed and not overrun and not failing, "; ".join(why)
@@ -237,14 +237,15 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             f, w, m, gpus, base.failure_ends)
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
-    metrics = point_metrics(plain, base, gpus, bool(est.fits), goodput, run)
+    powerless = unpowered(values, problem)   # scaled hardware: the catalogued parts' power is not its power
+    metrics = point_metrics(plain, unpowered_base(base, powerless), gpus, bool(est.fits), goodput, run)
     for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
         if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
             metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
-    other = other_end_metrics(plain, base, gpus, bool(est.fits), free, run)   # REL008, a wait for repair: both ends
+    other = other_end_metrics(plain, unpowered_base(base, powerless), gpus, bool(est.fits), free, run)   # REL008 too
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
@@ -262,10 +263,11 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             statuses[r.id] = status[0] if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
-    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster)
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster,
+                                powerless)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
-                    tuple(k for k in order if statuses[k] is Status.AT_RISK))
+                    tuple(k for k in order if statuses[k] is Status.AT_RISK), est.batch_bound if est.fits else "")
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
@@ -356,37 +358,6 @@ class Result:
         return {"points": len(self.rows), "invalid": sum(r.status == "invalid" for r in self.rows),
                 "fitting": sum(r.status == "ok" for r in self.rows), "feasible": sum(r.feasible for r in self.rows),
                 "front": len(self.front)}
-
-
-def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
-    """Per accelerator of the sweep, the efficiencies its points take at a point, not one measurement.
-
-    The data types are the sweep's `precision` levels, else the workload's; one line per accelerator
-    (`perf.workload.efficiency_range.unmeasured`), none for parts whose every figure the estimates use is measured.
-    """
-    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    counts = problem.axes.get("accelerators") or [problem.workload.accelerators or 0]
-    # an RCCL part whose points cross its domains also rests on the scale-out range (`rccl_net.with_range`)
-    machines = {m.hardware.accelerator: rccl_net.with_range(m.hardware, max(*counts, 0) or m.accelerators)
-                for m in problem.bases.values()}
-    return [line for _, hw in sorted(machines.items()) if (line := unmeasured(hw, dtypes))]
-
-
-def model_defaults(problem: SweepProblem) -> list[str]:
-    """Per accelerator of the sweep, the model's defaults its points take where the part states no figure.
-
-    In `archgen estimate`'s words (`perf.workload.defaults_note`): "not stated by trainium2 or its system, so taken
-    from the model's defaults: ...", and the FP4/FP8 format notes. None for parts that state every figure. Then
-    what every point of a training sweep holds of its layout (cp 1, an MoE model's ep 1) where neither the workload
-    nor an axis gives it (`training_estimate.sweep_held_note`).
-    """
-    machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
-    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    train = problem.workload.training is not None     # one line per distinct note
-    held = sweep_held_note(bool(problem.model and problem.model.moe), problem.workload.training, problem.axes) \
-        if problem.workload.training is not None else []  # cp (an MoE model's ep) neither stated nor swept
-    return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
-        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)])) + held
 
 
 def summarise(problem: SweepProblem, rows: list[PointRow]) -> Result:

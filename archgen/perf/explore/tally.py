@@ -18,7 +18,6 @@ the workers. The parent process is left the merging, the document and the plot.
 from __future__ import annotations
 
 import bisect
-import math
 import pickle
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -27,12 +26,10 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
-from archgen.model.sweep import CATEGORICAL, HARDWARE_AXES
+from archgen.model.sweep import CATEGORICAL
+from archgen.perf.explore.hardware_scope import as_catalogued, assumed, own_chip  # noqa: F401 (re-exported)
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, best, objectives, pareto, requirements
 from archgen.perf.explore.vectorised import evaluate
-from archgen.perf.workload.estimate import precision
-from archgen.quantity_json import json_magnitude
-from archgen.units import Q
 
 #: What a chunk keeps of its rows (`chunk`).
 Keep = Literal["list", "pickle", "none"]
@@ -46,48 +43,6 @@ def categories(problem: SweepProblem) -> list[str]:
 def catalogued(row: PointRow, problem: SweepProblem | None = None) -> bool:
     """Whether a point runs on its hardware as catalogued: every hardware axis at its catalogued value (`assumed`)."""
     return not assumed(row.values, problem)
-
-
-def assumed(values: dict[str, Any], problem: SweepProblem | None = None) -> list[str]:
-    """The axes of a point's `values` that depart from its machine as catalogued (`as_catalogued`, `own_chip`).
-
-    The hardware axes, and an `accelerator` other than the cluster's own: the chip in the cluster's scale-up domain and
-    scale-out path is a machine no catalog entry is (docs/sweeps.md, Axes).
-    """
-    return [a for a, v in values.items() if (a in _HARDWARE and not as_catalogued(values, a, v, problem))
-            or (a == "accelerator" and not own_chip(values, problem))]
-
-
-def own_chip(values: dict[str, Any], problem: SweepProblem | None) -> bool:
-    """Whether a point's `accelerator` is its cluster's own chip (without `problem`, as any figure, assumed not)."""
-    base = problem.bases.get((values.get("cluster", ""), None)) if problem is not None else None
-    return base is not None and values.get("accelerator") == base.hardware.accelerator
-
-
-def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: SweepProblem | None) -> bool:
-    """Whether hardware axis `axis` at `level` leaves a point's machine as its cluster catalogues it.
-
-    A factor scales a figure: 1 (1.0 or 1) leaves it. A `scale_up_size` equal to the cluster's, or a figure
-    ('1800 GB/s') equal to the catalogued one (the point's precision's peak), describes the machine as it is; that
-    takes `problem` (its `bases`, the point's cluster), without which any size or figure counts as assumed.
-    `latency` stands for two figures and is only ever scaled.
-    """
-    if not isinstance(level, Q) and axis != "scale_up_size":
-        return float(level) == 1.0
-    if problem is None or axis == "latency":
-        return False
-    base = problem.bases.get((values.get("cluster", ""), values.get("accelerator")))
-    if base is None:
-        return False
-    hw = base.hardware
-    if axis == "scale_up_size":
-        return int(level) == hw.scale_up_size
-    dtype = values.get("precision") or precision(problem.workload) or "bf16"
-    have = hw.peak.get(dtype) if axis == "peak" else getattr(hw, axis, None)
-    return have is not None and math.isclose(json_magnitude(level), float(have), rel_tol=1e-9)
-
-
-_HARDWARE = frozenset(HARDWARE_AXES)
 
 
 @dataclass(frozen=True)
@@ -114,6 +69,8 @@ class Tally:
     reasons: dict[tuple[str, str], int]  # (status, reason) -> points: not "ok", or "ok" with a SHALL not provided
     fit: Fitting
     at_risk: dict[str, int] = field(default_factory=dict)  # requirement id -> points met but at risk (PointRow)
+    #: what bound the batch of serving points that fit (`PointRow.batch_bound`) -> points, in order of first point
+    batch_bounds: dict[str, int] = field(default_factory=dict)
 
 
 def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
@@ -140,7 +97,7 @@ def tally_of(problem: SweepProblem, rows: Sequence[PointRow]) -> Tally:
                   np.array([groups[k] for k in keys], dtype=np.int64), tuple(groups))
     risky = {q.id: sum(1 for r in rows if q.id in r.at_risk) for q in requirements(problem)}
     return Tally(len(rows), status.count("invalid"), len(ok), sum(1 for r in rows if r.feasible), met,
-                 dict(reasons), fit, risky)
+                 dict(reasons), fit, risky, dict(Counter(r.batch_bound for r in ok if r.batch_bound)))
 
 
 def tally(result: Result) -> Tally:
@@ -168,8 +125,11 @@ def _joined(problem: SweepProblem, tallies: Sequence[Tally]) -> Tally:
                   np.concatenate(group), tuple(at))
     met = {q: (sum(t.met[q][0] for t in tallies), sum(t.met[q][1] for t in tallies)) for q in tallies[0].met}
     risky = {q: sum(t.at_risk.get(q, 0) for t in tallies) for q in tallies[0].met}
+    bounds: Counter[str] = Counter()
+    for t in tallies:
+        bounds.update(t.batch_bounds)
     return Tally(sum(t.points for t in tallies), sum(t.invalid for t in tallies), sum(t.fitting for t in tallies),
-                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky)
+                 sum(t.feasible for t in tallies), met, dict(reasons), fit, risky, dict(bounds))
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from archgen import metrics as registry
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Status
 from archgen.model.sweep import SWEEP_METRICS
+from archgen.perf.explore.hardware_scope import unpowered, unpowered_base
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
     PointRow,
@@ -95,12 +96,13 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         free = unblocked_of(base.failures, problem.workload, problem.model, pts.gpus)
     run = problem.workload.checkpoint.tokens   # the token budget: time to train (a training job's, as batched)
     rows: list[dict[str, float]] = []
+    powerless = [unpowered(v, problem) for v in pts.values[take]]   # scaled hardware: no power (as `evaluate_point`)
     others: list[dict[str, float] | None] = []
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
-        rows.append(point_metrics(plain, base, pts.gpus, fits[p], goodput, run))
-        others.append(other_end_metrics(plain, base, pts.gpus, fits[p], free, run))
+        rows.append(point_metrics(plain, unpowered_base(base, powerless[p]), pts.gpus, fits[p], goodput, run))
+        others.append(other_end_metrics(plain, unpowered_base(base, powerless[p]), pts.gpus, fits[p], free, run))
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)
@@ -149,7 +151,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     met = [{k: got[k] for k in order} for got in met]
     risk = [sorted(ids, key=order.index) if len(ids) > 1 else ids for ids in risk]   # in the order of `requirements`
     priced = unpriced(problem, base)
-    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced, base.cluster)
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced, base.cluster, powerless[p])
                 for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]

@@ -93,6 +93,9 @@ class Estimate:
     #: what it assumes that no source gives for this part, in words: another vendor's training stack
     #: (`defaults_note.assumed_stack`); REQ005 names each on the estimate's figures (`analyse.assumed`)
     assumed: tuple[str, ...] = ()
+    #: a serving estimate's batch left to its limits: which one bound the sequences in flight per replica, in words
+    #: (the engine's max_batch_size with its source, or the KV cache); "" where the job or a sweep axis states it
+    batch_bound: str = ""
 
     def __post_init__(self) -> None:
         if not isinstance(self.metrics, Metrics):

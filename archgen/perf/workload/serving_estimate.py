@@ -142,9 +142,11 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                      "engine runs at once by the stated max_batch_size and max_num_tokens, so the replica runs at "
                      "that cap the whole run, as an offline run does: its tokens/s (and what is made from it) "
                      "carries the offline family's band, its latencies their own (docs/accuracy.md, Error bands)")
-    if float(e.kv_batch) > float(e.max_batch) and (batch is None or batch > float(e.max_batch)):
+    capped = float(e.kv_batch) > float(e.max_batch)
+    if capped and (batch is None or batch > float(e.max_batch)):
         notes.append(f"sequences in flight per replica capped at {float(e.max_batch):,.0f}, {by_budget}, where the "
                      f"KV cache would hold {float(e.kv_batch):,.0f}")
+    bound = "" if batch is not None else by_budget if capped else KV_BOUND
     if run is None and inf.input_len > inf.max_num_tokens:
         notes.append(f"input_len {inf.input_len:,} is above max_num_tokens {inf.max_num_tokens:,}: the offline form "
                      f"prefills each prompt whole, in a pass of {inf.input_len:,} tokens of its own, as an engine "
@@ -256,7 +258,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
                     latency_spans=latency_spans,
-                    load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed)
+                    load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed,
+                    batch_bound=bound)
 
 
 def lengths_convention(input_len: int, output_len: int, cv: float | None, simulated: bool) -> str:
@@ -277,6 +280,10 @@ def kv_convention(kv_reserve: str, cv: float | None) -> str:
     held = "input + output" if kv_reserve == "full" else \
         "input + output/2" if cv is None else "input + output x (1 + output_len_cv^2) / 2, the length-weighted mean"
     return f"each sequence holds {held} tokens (kv_reserve: {kv_reserve})"
+
+
+#: What bounds a serving job's batch left to its limits where the engine's does not (`Estimate.batch_bound`).
+KV_BOUND = "the KV cache: the sequences whose cache fits in HBM after the weights"
 
 
 def engine_cap(max_num_tokens: int, max_batch_size: int, ranks: int, source: str = BATCH_SIZE_SOURCE

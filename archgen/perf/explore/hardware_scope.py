@@ -1,0 +1,195 @@
+"""What a sweep point's hardware axes leave unknown: its power where they scale the hardware, and the peaks they hold.
+
+A point whose hardware is scaled (a hardware axis at a factor other than 1, a figure other than the catalogued one, a
+`scale_up_size` other than the cluster's: `scaled`) is a machine no catalog entry is. Its speed is the model's at the
+scaled figures, but its power is not known: the cluster's IT load is the maximum draw of the parts as catalogued, and
+a part with twice the FLOP/s or the HBM bandwidth does not draw what the catalogued one does. Before (newuser58), the
+power stayed the cluster's at every point (1463.2 kW across a 405B training sweep of `peak` and `hbm_bandwidth`), so
+energy per token fell for free (1.051 J at x1 to 0.591 J at peak x2, hbm x2) and the energy objective's best point
+was the hypothetical one, with only a footnote to say so. Now such a point has no `power`, `energy_per_token` or
+`job_it_energy` (`unpowered` says why), so it is off the Pareto front of an objective on them and no best point on
+one, and a SHALL requirement on them is not provided there. An `accelerator` axis is not scaled hardware here: the
+cluster's IT load moves by the difference of the two parts' stated TDPs (docs/sweeps.md, Axes). A `tdp` axis moves it
+the same way by the TDP it states, and so gives a point that scales only the chip's own figures (`CHIP_AXES`) its
+power; a point that scales the fabric too (its links, switches and optics) still has none.
+
+A `peak` axis (and the `peak` elasticity) scales the tensor peak of the point's data type alone (`Hardware.scaled`):
+`peak_scope` names the peaks each accelerator holds, as `archgen estimate --what-if peak=F` does
+(`perf.workload.peak_scope`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+from archgen.model.sweep import CHIP_AXES, HARDWARE_AXES
+from archgen.perf.workload.estimate import precision
+from archgen.quantity_json import json_magnitude
+from archgen.units import Q_, Q
+
+#: A point's metrics built on its cluster's IT power (`derived.point_metrics`, `run_figures.run_energy`).
+POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
+
+_HARDWARE = frozenset(HARDWARE_AXES)
+_STATED = frozenset((*HARDWARE_AXES, "tdp"))   # axes a level of which may describe no catalogued machine
+
+
+def assumed(values: dict[str, Any], problem: Any = None) -> list[str]:
+    """The axes of a point's `values` that depart from its machine as catalogued (`as_catalogued`, `own_chip`).
+
+    The hardware axes, and an `accelerator` other than the cluster's own: the chip in the cluster's scale-up domain and
+    scale-out path is a machine no catalog entry is (docs/sweeps.md, Axes).
+    """
+    return [a for a, v in values.items() if (a in _STATED and not as_catalogued(values, a, v, problem))
+            or (a == "accelerator" and not own_chip(values, problem))]
+
+
+def scaled(values: dict[str, Any], problem: Any = None) -> list[str]:
+    """The hardware axes of a point's `values` not as catalogued (`assumed` without the `accelerator` axis)."""
+    return [a for a in assumed(values, problem) if a in _HARDWARE]
+
+
+def own_chip(values: dict[str, Any], problem: Any) -> bool:
+    """Whether a point's `accelerator` is its cluster's own chip (without `problem`, as any figure, assumed not)."""
+    base = problem.bases.get((values.get("cluster", ""), None)) if problem is not None else None
+    return base is not None and values.get("accelerator") == base.hardware.accelerator
+
+
+def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: Any) -> bool:
+    """Whether hardware axis `axis` at `level` leaves a point's machine as its cluster catalogues it.
+
+    A factor scales a figure: 1 (1.0 or 1) leaves it. A `scale_up_size` equal to the cluster's, or a figure
+    ('1800 GB/s') equal to the catalogued one (the point's precision's peak), describes the machine as it is; that
+    takes `problem` (its `bases`, the point's cluster), without which any size or figure counts as assumed.
+    `latency` stands for two figures and is only ever scaled.
+    """
+    if not isinstance(level, Q) and axis != "scale_up_size":
+        return float(level) == 1.0
+    if problem is None or axis == "latency":
+        return False
+    base = problem.bases.get((values.get("cluster", ""), values.get("accelerator")))
+    if base is None:
+        return False
+    hw = base.hardware
+    if axis == "tdp":
+        have = problem.tdp.get((values.get("cluster", ""), values.get("accelerator")))
+        return have is not None and math.isclose(json_magnitude(level), have, rel_tol=1e-9)
+    if axis == "scale_up_size":
+        return int(level) == hw.scale_up_size
+    dtype = values.get("precision") or precision(problem.workload) or "bf16"
+    have = hw.peak.get(dtype) if axis == "peak" else getattr(hw, axis, None)
+    return have is not None and math.isclose(json_magnitude(level), float(have), rel_tol=1e-9)
+
+
+#: Why a point on scaled hardware has no power (`unpowered`), in words.
+UNPOWERED = ("its hardware is scaled ({axes}), and the cluster's IT power is the maximum draw of its parts as "
+             "catalogued, not of these: the sweep states no power for them")
+#: Why a point whose `tdp` the sweep states still has no power: the fabric's parts are scaled too.
+FABRIC = "; a `tdp` axis states the accelerator's, not the fabric's ({axes})"
+
+
+def unpowered(values: dict[str, Any], problem: Any) -> str:
+    """Why a point has no power and nothing made from it (`POWER_METRICS`), in words; "" where its power is known.
+
+    Known where no hardware axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures
+    (`model.sweep.CHIP_AXES`) are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
+    """
+    axes = scaled(values, problem)
+    fabric = [a for a in axes if a not in CHIP_AXES] if "tdp" in values else axes
+    if not fabric:
+        return ""
+    return UNPOWERED.format(axes=", ".join(axes)) + (FABRIC.format(axes=", ".join(fabric)) if "tdp" in values else "")
+
+
+def unpowered_levels(problem: Any) -> list[str]:
+    """The hardware axes of a sweep with a level not as catalogued at some point, in axis order (cheap: per level).
+
+    A factor other than 1 always is; a size or a figure is where some cluster (or chip) of the sweep does not have it.
+    With a `tdp` axis, the chip's own figures (`model.sweep.CHIP_AXES`) are not listed: it states their power.
+    """
+    out = []
+    for axis, levels in problem.axes.items():
+        if axis not in _HARDWARE or ("tdp" in problem.axes and axis in CHIP_AXES):
+            continue
+        combos = [{"cluster": c, "accelerator": a, "precision": d} for (c, a) in problem.bases
+                  for d in (problem.axes.get("precision") or [None])]
+        if any(not as_catalogued({k: v for k, v in combo.items() if v is not None}, axis, level, problem)
+               for level in levels for combo in combos):
+            out.append(axis)
+    return out
+
+
+def peak_scope(problem: Any) -> list[dict[str, Any]]:
+    """Per accelerator and data type of a sweep with a `peak` axis, the peak the axis scales and the ones it holds.
+
+    Each: `accelerator`, `scaled` (the point's data type), `held` (the part's other tensor peaks, TFLOP/s, by data
+    type): a point at peak x2 is a part whose `scaled` peak doubled and whose others did not, as
+    `estimate --what-if peak=2` says (`perf.workload.peak_scope`). None where the sweep has no `peak` axis.
+    """
+    if "peak" not in problem.axes:
+        return []
+    dtypes = list(problem.axes.get("precision") or [precision(problem.workload) or "bf16"])
+    out, seen = [], set()
+    for base in problem.bases.values():
+        hw = base.hardware
+        for dtype in dtypes:
+            if (hw.accelerator, dtype) in seen:
+                continue
+            seen.add((hw.accelerator, dtype))
+            held = {k: Q_(v, "FLOPS").to("TFLOPS") for k, v in sorted(hw.peak.items()) if k != dtype}
+            out.append({"accelerator": hw.accelerator, "scaled": dtype, "held": held})
+    return out
+
+
+def peak_scope_text(scope: dict[str, Any]) -> str:
+    """One `peak_scope` entry in words."""
+    held = ", ".join(f"{k} {v.m:,.0f} TFLOP/s" for k, v in scope["held"].items())
+    return (f"{scope['accelerator']} at {scope['scaled']}: the axis scales its {scope['scaled']} tensor peak alone"
+            + (f"; {held} stay as catalogued" if held else ""))
+
+
+def unpowered_base(base: Any, powerless: str) -> Any:
+    """A point's `Machine` without its IT power where `powerless` (`unpowered`'s why) says it is not known.
+
+    `derived.point_metrics` then gives it no power, energy per token or job IT energy, as on a cluster whose IT power
+    is not provided.
+    """
+    return dataclasses.replace(base, it_power=math.nan) if powerless else base
+
+
+def power_note(problem: Any) -> str:
+    """Where a sweep's points on scaled hardware have no power, and what that leaves out, in words; else "".
+
+    Said once per document (under its front and best tables), in the command's summary and in `--format json`
+    (`unpowered`), so an energy objective's front read without the hypothetical points says why they are missing.
+    """
+    axes = unpowered_levels(problem)
+    if not axes:
+        return ""
+    asked = [o.metric for o in problem.sweep.objectives if o.metric in POWER_METRICS]
+    reqs = [r.id for r in [*problem.workload.requirements, *problem.sweep.requirements] if r.metric in POWER_METRICS]
+    text = (f"Power, energy per token and job IT energy are not provided at the points whose hardware is scaled "
+            f"({', '.join(axes)} at a level other than as catalogued): the cluster's IT power is the maximum draw of "
+            "its parts as catalogued, not of parts with other figures, and the sweep states no power for those"
+            + (" (a `tdp` axis states it for the chip's own figures: peak, HBM, L2, vector peak)"
+               if any(a in CHIP_AXES for a in axes) else ""))
+    if asked:
+        text += (f". The objective on {', '.join(asked)} ranks only the points that have it: the others are off the "
+                 "Pareto front and are no best point on it")
+    if reqs:
+        text += f"; {', '.join(reqs)} is not provided there (at SHALL, the point is not feasible)"
+    return text + "."
+
+
+def peak_note(problem: Any) -> str:
+    """What a sweep's `peak` axis scales and holds, per accelerator and data type (`peak_scope`), in words; else ""."""
+    scope = peak_scope(problem)
+    if not scope:
+        return ""
+    return ("The peak axis scales the tensor peak of the point's data type alone, as the `peak` elasticity does; the "
+            "part's other peaks stay as catalogued, and an FP8 or FP4 job runs part of its work at them (a training "
+            "job's attention core and output layer in BF16, a serving job's logits): a point at peak x2 is not a "
+            "part with every tensor peak doubled (`archgen estimate --what-if peak=F` gives that too). "
+            + "; ".join(peak_scope_text(s) for s in scope) + ".")

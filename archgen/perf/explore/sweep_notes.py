@@ -1,0 +1,69 @@
+"""What every point of a sweep rests on, per accelerator: efficiencies not measured, the model's defaults taken.
+
+Split from `perf.explore.points` for its size; `points` re-exports both.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from archgen.perf.comm import rccl_net
+from archgen.perf.workload.defaults_note import (
+    defaults_note,
+    fp4_format_note,
+    fp8_copies_note,
+    generation_note,
+    nvls_note,
+)
+from archgen.perf.workload.efficiency_range import unmeasured
+from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.training_estimate import sweep_held_note
+
+if TYPE_CHECKING:
+    from archgen.perf.explore.points import SweepProblem
+
+
+def unmeasured_efficiencies(problem: SweepProblem) -> list[str]:
+    """Per accelerator of the sweep, the efficiencies its points take at a point, not one measurement.
+
+    The data types are the sweep's `precision` levels, else the workload's; one line per accelerator
+    (`perf.workload.efficiency_range.unmeasured`), none for parts whose every figure the estimates use is measured.
+    """
+    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
+    counts = problem.axes.get("accelerators") or [problem.workload.accelerators or 0]
+    # an RCCL part whose points cross its domains also rests on the scale-out range (`rccl_net.with_range`)
+    machines = {m.hardware.accelerator: rccl_net.with_range(m.hardware, max(*counts, 0) or m.accelerators)
+                for m in problem.bases.values()}
+    return [line for _, hw in sorted(machines.items()) if (line := unmeasured(hw, dtypes))]
+
+
+def model_defaults(problem: SweepProblem) -> list[str]:
+    """Per accelerator of the sweep, the model's defaults its points take where the part states no figure.
+
+    In `archgen estimate`'s words (`perf.workload.defaults_note`): "not stated by trainium2 or its system, so taken
+    from the model's defaults: ...", and the FP4/FP8 format notes. None for parts that state every figure. Then
+    what every point of a training sweep holds of its layout (cp 1, an MoE model's ep 1) where neither the workload
+    nor an axis gives it (`training_estimate.sweep_held_note`).
+    """
+    machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
+    dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
+    train = problem.workload.training is not None     # one line per distinct note
+    held = sweep_held_note(bool(problem.model and problem.model.moe), problem.workload.training, problem.axes) \
+        if problem.workload.training is not None else []  # cp (an MoE model's ep) neither stated nor swept
+    return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
+        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)])) + held
+
+
+def batch_note(bounds: dict[str, int]) -> str:
+    """What bound the batch of a serving sweep's points that fit, with their counts (`Tally.batch_bounds`); else "".
+
+    Where the job and the axes leave the batch to the replica's limits, it is the engine's (`max_batch_size`, its
+    default by engine and memory: `perf.serve.engine_defaults`) or the KV cache's capacity, whichever is lower
+    (`serving_estimate.engine_cap`). A point bound by the engine's does not move with the KV cache: an `hbm_capacity`
+    axis changes nothing there (newuser58: 192 and 384 GB of HBM both ran vLLM's 1,024 sequences of Llama 3.1 70B).
+    """
+    if not bounds:
+        return ""
+    return ("The batch (sequences in flight per replica), left to the replica's limits, was capped "
+            + "; ".join(f"at {n:,} point(s) by {text}" for text, n in bounds.items())
+            + ". Where the engine's limit binds, more HBM (an hbm_capacity axis) does not raise the batch.")
