@@ -61,6 +61,7 @@ from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.estimate import within_context
 from archgen.perf.workload.racks_note import second_hop
+from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_, Q
 
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
@@ -169,6 +170,7 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
                     base)  # as estimate
         hopped = second_hop(base.hardware, hw, base.domain_racks, base.hop_latency)  # as `estimate_on_cluster`
         extra, hw = hopped.scale_up_latency - hw.scale_up_latency, hopped
+        workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile, as `estimate`
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 
