@@ -201,8 +201,7 @@ class Axes(Spec):
         None, min_length=1, description="Accelerators per scale-up domain (e.g. 8, 36, 72).")
     latency: list[Factor] | None = Field(None, min_length=1, description="Factors on the scale-up and "
                                                                                      "scale-out link latencies.")
-    vector_peak: list[RateLevel] | None = Field(
-        None, min_length=1, description="Non-tensor peak: factors, or rates.")
+    vector_peak: list[RateLevel] | None = Field(None, min_length=1, description="Non-tensor peak: factors, or rates.")
     l2_capacity: list[DataLevel] | None = Field(
         None, min_length=1, description="Last-level cache capacity: factors, or sizes.")
     l2_bandwidth: list[BandwidthLevel] | None = Field(
@@ -351,12 +350,9 @@ class Sweep(Document):
     @field_validator("objectives")
     @classmethod
     def _distinct_objectives(cls, objectives: list[Objective]) -> list[Objective]:
-        seen, errors = set(), []
-        for i, o in enumerate(objectives):
-            if o.metric in seen:
-                errors.append(FieldError((i, "metric"), f"objective '{o.metric}' is listed twice"))
-            seen.add(o.metric)
-        raise_each(errors, cls.__name__)
+        names = [o.metric for o in objectives]
+        raise_each([FieldError((i, "metric"), f"objective '{m}' is listed twice") for i, m in enumerate(names)
+                    if m in names[:i]], cls.__name__)
         return objectives
 
     @field_validator("requirements")

@@ -309,12 +309,24 @@ class StackSwitches(Spec):
                 "recipes leave it (some set a2a, e.g. recipes/gpt_oss/h100/gpt_oss.py:70 at 067f987)"),
         ("p2p", f"{_PMODEL}/language_model.yaml:152: cp_comm_type: p2p"))] = Field(
         None, description="Context parallelism's communication (Megatron-LM --cp-comm-type): p2p (K and V passed "
-                          "round a ring beside the attention), allgather (K and V gathered before it, Llama 3's), "
+                          "round a ring beside the attention), allgather (K and V gathered before it, Llama 3's; "
+                          "all_gather, Transformer Engine's spelling, is read as it), "
                           "a2a (Ulysses: all-to-alls of Q, K, V and the output, heads split over cp; needs each TP "
                           "rank's heads divisible by cp) or a2a+p2p (all-to-alls inside the first group of "
                           "parallelism.hierarchical_context_parallel_sizes, the ring over the second); only p2p "
                           "overlaps the attention (docs/perf-model.md, Training: context parallelism). No effect at "
                           "cp 1.")
+
+    @field_validator("cp_comm_type", mode="before")
+    @classmethod
+    def _all_gather(cls, value: object) -> object:
+        """`all_gather` is the `allgather` type, in the spelling Transformer Engine runs.
+
+        Transformer Engine dispatches "all_gather" (context_parallel.py at d0067d0, line 5110; any other name raises
+        "Unsupported communication type") and Megatron-core's TransformerConfig lists it so (transformer_config.py at
+        d98e8a6, line 1034); Megatron-LM's --cp-comm-type help says allgather (arguments.py at d98e8a6, line 3221).
+        """
+        return "allgather" if value == "all_gather" else value
 
     @model_validator(mode="after")
     def _dispatcher_and_dedup_agree(self) -> StackSwitches:

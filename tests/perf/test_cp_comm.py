@@ -145,3 +145,16 @@ def test_arrays_of_layouts_give_what_one_layout_does(h100, kind, hier):
     one = [layer_times(h100, j, tp=int(t), mb=1, cp=int(c), ep=1, rc=int(r), sp=False).cp
            for c, t, r in zip(cps, tps, rcs, strict=True)]
     assert both.cp == pytest.approx(one, rel=1e-12)
+
+
+def test_transformer_engines_spelling_all_gather_is_the_allgather_type(cli, tmp_path):
+    """Transformer Engine runs the type as "all_gather" (context_parallel.py at d0067d0, line 5110) and Megatron-core's
+    TransformerConfig lists that name (transformer_config.py at d98e8a6, line 1034): a workload written with it
+    estimates as allgather, the same step time, where before it was refused as not one of the four."""
+    lay = "{tp: 1, pp: 1, dp: 8, cp: 8, micro_batch: 1}"
+    both = [estimate(cli, tmp_path, lay, cp_comm_type=kind) for kind in ("allgather", "all_gather")]
+    assert all(r.code == 0 for r in both), [r.out + r.err for r in both]
+    steps = [json.loads(r.out)["metrics"]["step_time"] for r in both]
+    assert steps[0] == steps[1]
+    note = next(n for n in json.loads(both[1].out)["notes"] if n.startswith("context parallelism cp 8: "))
+    assert "timed as cp_comm_type allgather" in note

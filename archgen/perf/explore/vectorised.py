@@ -60,6 +60,8 @@ from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
 from archgen.perf.workload.estimate import within_context
+from archgen.perf.workload.racks_note import second_hop
+from archgen.perf.workload.training_setup import on_its_vendor
 from archgen.units import Q_, Q
 
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
@@ -166,6 +168,9 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
         dtype = workload.training.precision
         hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch), gpus,
                     base)  # as estimate
+        hopped = second_hop(base.hardware, hw, base.domain_racks, base.hop_latency)  # as `estimate_on_cluster`
+        extra, hw = hopped.scale_up_latency - hw.scale_up_latency, hopped
+        workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile, as `estimate`
     except ArchgenError:
         return _invalid_set(problem, indices, values)
 
@@ -177,8 +182,10 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
         return _invalid_set(problem, indices, values)
     assert problem.model is not None, "batched only with the workload's model (evaluate)"
     goodput = goodput_of(base.failures, workload, problem.model, gpus, base.failure_ends) if base.failures else None
-    pts = PointSet(problem, indices, values, base, gpus, hw, point_fields(problem, base.hardware, levels, pos, dtype),
-                   dtype, goodput)
+    fields = point_fields(problem, base.hardware, levels, pos, dtype)
+    if extra and "scale_up_latency" in fields:   # a latency axis scales the part's step, the stated hop added after
+        fields["scale_up_latency"] = fields["scale_up_latency"] + extra
+    pts = PointSet(problem, indices, values, base, gpus, hw, fields, dtype, goodput)
     if setup.complete:
         return _complete(pts, setup)
     assert lay is not None and prepared is not None, "enumerated and prepared for a setup that leaves layouts open"

@@ -5,8 +5,9 @@ Over several racks (`scale_up.racks`, a GB200 NVL36x2): the model takes the whol
 each pair of racks are sized to carry a rack's accelerators' bandwidth per direction
 (`analyse.scale_up_racks.trunk_links_per_pair`), and at the accelerator's one-rack `scale_up.latency` per collective
 step. A step between racks crosses one more switch. Where the switch part states its port-to-port `latency` (a
-UALink switch: the UALink Consortium's webinar Q&A gives 150 ns or less at 25T, under 200 ns at 50T, under 250 ns
-at 100T, as newuser59's note quotes it),
+UALink switch: "with 400G ports, a 25T switch is <= 150 ns, 50T <200ns, and a 100T switch < 250ns", the UALink
+Consortium's answers to its 200G 1.0 specification webinar, ualinkconsortium.org/blog/a-deeper-dive-responding-to-
+the-ualink-200g-1-0-specification-webinar-qa-session-822, a target, not a measured switch),
 `second_hop` adds it as NCCL's tuning model adds a slower step: only on the steps that cross, counted as NCCL counts
 a ring's steps between nodes (`perf.comm.nccl.ring_latency`, tuning.cc `nInterSteps`: 2 (R - 1) of an all-reduce's
 2 (n - 1) steps, R - 1 of n - 1 otherwise), so each step takes hop x (R - 1) / (n - 1) more on average, n the
