@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
-from archgen.perf.explore.hardware_scope import peak_note, peak_scope, power_note
+from archgen.perf.explore.hardware_scope import peak_note, peak_scope, power_note, price_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -43,7 +43,8 @@ def summary(result: Result) -> str:
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
     lines += [f"  note: {line}" for line in model_defaults(result.problem)]
-    lines += [f"  note: {line}" for line in (power_note(result.problem), peak_note(result.problem),
+    lines += [f"  note: {line}" for line in (power_note(result.problem), price_note(result.problem),
+                                             peak_note(result.problem),
                                              batch_note(tally(result).batch_bounds)) if line]
     return "\n".join(lines)
 
@@ -108,6 +109,7 @@ def to_json(result: Result) -> dict[str, Any]:
             "front": [point(result.rows[i]) for i in result.front], "reasons": reasons(result),
             "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p),
             **({"unpowered": text} if (text := power_note(p)) else {}),
+            **({"unpriced": text} if (text := price_note(p)) else {}),
             **({"batch_bounds": [{"bound": k, "points": n} for k, n in bounds.items()]}
                if (bounds := tally(result).batch_bounds) else {}),
             **({"peak_scope": [{**s, "held": {k: quantity(v) for k, v in s["held"].items()}} for s in scope]}

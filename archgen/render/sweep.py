@@ -13,7 +13,7 @@ from typing import Any
 from archgen import metrics as registry
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
-from archgen.perf.explore.hardware_scope import peak_note, power_note
+from archgen.perf.explore.hardware_scope import peak_note, power_note, price_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -149,8 +149,9 @@ def front_section(result: Result) -> Section:
 
 
 def scope_notes(result: Result) -> tuple[Para, ...]:
-    """Notes under a table of points: unknown power, what the peak axis holds, what bound a serving batch."""
-    return tuple(Para(text, "note") for text in (power_note(result.problem), peak_note(result.problem),
+    """Notes under a table of points: unknown power and price, what the peak axis holds, what bound a serving batch."""
+    return tuple(Para(text, "note") for text in (power_note(result.problem), price_note(result.problem),
+                                                 peak_note(result.problem),
                                                  batch_note(tally(result).batch_bounds)) if text)
 
 

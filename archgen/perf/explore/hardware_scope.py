@@ -13,6 +13,13 @@ cluster's IT load moves by the difference of the two parts' stated TDPs (docs/sw
 the same way by the TDP it states, and so gives a point that scales only the chip's own figures (`CHIP_AXES`) its
 power; a point that scales the fabric too (its links, switches and optics) still has none.
 
+Its cost is not known either (small27): the cluster's cost per accelerator-hour is its parts' prices and energy as
+catalogued, and a part with other figures has neither that price nor (without a `tdp` axis) that power. Before, such
+a point kept the cluster's cost per accelerator-hour, so cost per token fell with the factors as energy did. Now it
+has no `cost_per_token` (nor its range, nor `cost_per_million_tokens`: `COST_OBJECTIVES`; `unpriced_scaled` says
+why), whatever `tdp` states: no axis states a scaled part's price (a price alone would not do: the energy share of
+the cost rests on the power too), so the sweep cannot give one.
+
 A `peak` axis (and the `peak` elasticity) scales the tensor peak of the point's data type alone (`Hardware.scaled`):
 `peak_scope` names the peaks each accelerator holds, as `archgen estimate --what-if peak=F` does
 (`perf.workload.peak_scope`).
@@ -24,7 +31,7 @@ import dataclasses
 import math
 from typing import Any
 
-from archgen.model.sweep import CHIP_AXES, HARDWARE_AXES
+from archgen.model.sweep import CHIP_AXES, COST_OBJECTIVES, HARDWARE_AXES
 from archgen.perf.workload.estimate import precision
 from archgen.quantity_json import json_magnitude
 from archgen.units import Q_, Q
@@ -103,15 +110,30 @@ def unpowered(values: dict[str, Any], problem: Any) -> str:
     return UNPOWERED.format(axes=", ".join(axes)) + (FABRIC.format(axes=", ".join(fabric)) if "tdp" in values else "")
 
 
-def unpowered_levels(problem: Any) -> list[str]:
+#: Why a point on scaled hardware has no cost per token (`unpriced_scaled`), in words.
+UNPRICED = ("its hardware is scaled ({axes}), and the cluster's cost per accelerator-hour prices its parts (and their "
+            "energy) as catalogued, not these: the sweep states no price for them")
+
+
+def unpriced_scaled(values: dict[str, Any], problem: Any) -> str:
+    """Why a point has no cost per token (`model.sweep.COST_OBJECTIVES`), in words; "" where it is not scaled.
+
+    Any scaled hardware axis (`scaled`), with or without a `tdp` axis: that states a power, not a price.
+    """
+    axes = scaled(values, problem)
+    return UNPRICED.format(axes=", ".join(axes)) if axes else ""
+
+
+def unpowered_levels(problem: Any, for_price: bool = False) -> list[str]:
     """The hardware axes of a sweep with a level not as catalogued at some point, in axis order (cheap: per level).
 
     A factor other than 1 always is; a size or a figure is where some cluster (or chip) of the sweep does not have it.
-    With a `tdp` axis, the chip's own figures (`model.sweep.CHIP_AXES`) are not listed: it states their power.
+    With a `tdp` axis, the chip's own figures (`model.sweep.CHIP_AXES`) are not listed: it states their power; they
+    are where `for_price` (the axes that leave a point unpriced, `unpriced_scaled`): it states no price.
     """
     out = []
     for axis, levels in problem.axes.items():
-        if axis not in _HARDWARE or ("tdp" in problem.axes and axis in CHIP_AXES):
+        if axis not in _HARDWARE or (not for_price and "tdp" in problem.axes and axis in CHIP_AXES):
             continue
         combos = [{"cluster": c, "accelerator": a, "precision": d} for (c, a) in problem.bases
                   for d in (problem.axes.get("precision") or [None])]
@@ -150,13 +172,15 @@ def peak_scope_text(scope: dict[str, Any]) -> str:
             + (f"; {held} stay as catalogued" if held else ""))
 
 
-def unpowered_base(base: Any, powerless: str) -> Any:
-    """A point's `Machine` without its IT power where `powerless` (`unpowered`'s why) says it is not known.
+def unpowered_base(base: Any, powerless: str, priceless: str = "") -> Any:
+    """A point's `Machine` without the IT power or the price (cost per accelerator-hour) it does not know.
 
+    `powerless` is `unpowered`'s why, `priceless` `unpriced_scaled`'s (or `points.unpriced`'s); "" where known.
     `derived.point_metrics` then gives it no power, energy per token or job IT energy, as on a cluster whose IT power
-    is not provided.
+    is not provided, and no cost per token, as on a cluster with no prices.
     """
-    return dataclasses.replace(base, it_power=math.nan) if powerless else base
+    base = dataclasses.replace(base, it_power=math.nan) if powerless else base
+    return dataclasses.replace(base, cost_per_accelerator_hour=None) if priceless else base
 
 
 def power_note(problem: Any) -> str:
@@ -168,19 +192,40 @@ def power_note(problem: Any) -> str:
     axes = unpowered_levels(problem)
     if not axes:
         return ""
-    asked = [o.metric for o in problem.sweep.objectives if o.metric in POWER_METRICS]
-    reqs = [r.id for r in [*problem.workload.requirements, *problem.sweep.requirements] if r.metric in POWER_METRICS]
     text = (f"Power, energy per token and job IT energy are not provided at the points whose hardware is scaled "
             f"({', '.join(axes)} at a level other than as catalogued): the cluster's IT power is the maximum draw of "
             "its parts as catalogued, not of parts with other figures, and the sweep states no power for those"
             + (" (a `tdp` axis states it for the chip's own figures: peak, HBM, L2, vector peak)"
                if any(a in CHIP_AXES for a in axes) else ""))
+    return text + _left_out(problem, POWER_METRICS)
+
+
+def _left_out(problem: Any, metrics: Any) -> str:
+    """What a sweep's objectives and requirements on `metrics` leave out where a point has none, in words."""
+    asked = [o.metric for o in problem.sweep.objectives if o.metric in metrics]
+    reqs = [r.id for r in [*problem.workload.requirements, *problem.sweep.requirements] if r.metric in metrics]
+    text = ""
     if asked:
         text += (f". The objective on {', '.join(asked)} ranks only the points that have it: the others are off the "
                  "Pareto front and are no best point on it")
     if reqs:
         text += f"; {', '.join(reqs)} is not provided there (at SHALL, the point is not feasible)"
     return text + "."
+
+
+def price_note(problem: Any) -> str:
+    """Where a sweep's points on scaled hardware have no cost per token, and what that leaves out, in words; else "".
+
+    Only where a cluster of the sweep is priced (its points have a cost per token to lose). Said where `power_note` is,
+    in `--format json` as `unpriced`.
+    """
+    axes = unpowered_levels(problem, for_price=True)
+    if not axes or not any(b.cost_per_accelerator_hour is not None for b in problem.bases.values()):
+        return ""
+    return (f"Cost per token is not provided at the points whose hardware is scaled ({', '.join(axes)} at a level "
+            "other than as catalogued): the cluster's cost per accelerator-hour is its parts' prices and energy as "
+            "catalogued, not those of parts with other figures, and no sweep axis states a price for those"
+            + _left_out(problem, COST_OBJECTIVES))
 
 
 def peak_note(problem: Any) -> str:

@@ -20,7 +20,7 @@ from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base
+from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base, unpriced_scaled
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
@@ -155,6 +155,15 @@ def unpriced(problem: SweepProblem, base: Machine) -> str:
             f"'{base.hardware.accelerator}' ones")
 
 
+def priced_at(problem: SweepProblem, base: Machine, values: dict[str, Any]) -> str:
+    """Why a point on `base` at `values` has no cost per token, in words; else "".
+
+    Scaled hardware (`hardware_scope.unpriced_scaled`) where the cluster is priced, or another chip (`unpriced`).
+    """
+    scaled = unpriced_scaled(values, problem) if base.cost_per_accelerator_hour is not None else ""
+    return scaled or unpriced(problem, base)
+
+
 #: Why a training point has no goodput (a NaN, `perf.train.point_goodput.goodput_of`) and nothing made from it.
 NO_GOODPUT = "its checkpoints have nowhere to go on its cluster (REL006 in `archgen check`)"
 
@@ -238,14 +247,16 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
     powerless = unpowered(values, problem)   # scaled hardware: the catalogued parts' power is not its power
-    metrics = point_metrics(plain, unpowered_base(base, powerless), gpus, bool(est.fits), goodput, run)
+    priced = priced_at(problem, base, values)   # nor their price its price
+    machine = unpowered_base(base, powerless, priced)
+    metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
     for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
         if name in metrics and (b := est.bands.get(name)) is not None and (got := b.values(metrics[name])):
             metrics[f"{name}_low"], metrics[f"{name}_high"] = got
     free = math.nan
     if goodput is not None and base.failures is not None and problem.model is not None:
         free = unblocked_of(base.failures, workload, problem.model, gpus)
-    other = other_end_metrics(plain, unpowered_base(base, powerless), gpus, bool(est.fits), free, run)   # REL008 too
+    other = other_end_metrics(plain, machine, gpus, bool(est.fits), free, run)   # REL008 too
     # the workload's on the estimate with its error band, as `check` judges them: met, at risk (REQ004) or not
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
@@ -263,8 +274,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             statuses[r.id] = status[0] if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
-    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, unpriced(problem, base), base.cluster,
-                                powerless)
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
                     tuple(k for k in order if statuses[k] is Status.AT_RISK), est.batch_bound if est.fits else "")

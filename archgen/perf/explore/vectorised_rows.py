@@ -30,9 +30,9 @@ from archgen.perf.explore.points import (
     feasibility,
     on_estimate,
     on_point,
+    priced_at,
     provides,
     requirements,
-    unpriced,
 )
 from archgen.perf.explore.set_bands import PointBands, set_bands, spans
 from archgen.perf.hw.hardware import Hardware
@@ -97,12 +97,14 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     run = problem.workload.checkpoint.tokens   # the token budget: time to train (a training job's, as batched)
     rows: list[dict[str, float]] = []
     powerless = [unpowered(v, problem) for v in pts.values[take]]   # scaled hardware: no power (as `evaluate_point`)
+    priced = [priced_at(problem, base, v) for v in pts.values[take]]   # nor price
     others: list[dict[str, float] | None] = []
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
-        rows.append(point_metrics(plain, unpowered_base(base, powerless[p]), pts.gpus, fits[p], goodput, run))
-        others.append(other_end_metrics(plain, unpowered_base(base, powerless[p]), pts.gpus, fits[p], free, run))
+        machine = unpowered_base(base, powerless[p], priced[p])
+        rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
+        others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
     met: list[dict[str, bool | None]] = [{} for _ in rows]
     risk: list[list[str]] = [[] for _ in rows]
     band = _bands(pts, chosen, metrics, span_of)
@@ -150,8 +152,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
     risk = [sorted(ids, key=order.index) if len(ids) > 1 else ids for ids in risk]   # in the order of `requirements`
-    priced = unpriced(problem, base)
-    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced, base.cluster, powerless[p])
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced[p], base.cluster, powerless[p])
                 for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]

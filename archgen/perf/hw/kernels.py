@@ -4,8 +4,9 @@ Every function accepts numpy arrays (or floats) for the shape arguments and broa
 thousands of configurations in one call. Times are in seconds, sizes in bytes, work in FLOP.
 
 Conventions:
-    * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); NVFP4
-      inputs also carry their block scales, one FP8 (E4M3) scale per 16 values (`BLOCK_SCALE_BYTES`).
+    * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); FP4
+      inputs also carry their block scales in the part's FP4 format (`fp4_format`): NVFP4's one FP8 (E4M3) scale
+      per 16 values (`BLOCK_SCALE_BYTES`), or on AMD's CDNA 4 OCP MXFP4's one E8M0 scale per 32 (`FP4_SCALE_BYTES`).
     * Its time is max(FLOP / (peak · e_gemm · size_eff · k_eff), bytes / (HBM · e_stream)), where `e_gemm` is the
       best measured dense-GEMM fraction of peak (catalog, per dtype), size_eff = prod over M and N of
       d / (d + d_half) models the tile and wave quantisation ramp of small shapes (d_half = `gemm_half_size`),
@@ -31,6 +32,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from archgen.model.accelerator import AMD, vendor_name
 from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
@@ -46,6 +48,10 @@ ACT_BYTES = float(DTYPE_BYTES["bf16"])
 #: Bytes of block scales per element of a block-scaled data type: NVFP4 stores one FP8 (E4M3) scale per 16 FP4
 #: values (NVIDIA's NVFP4 format: 16-value micro-blocks; Transformer Engine docs, NVFP4), read with its data.
 BLOCK_SCALE_BYTES: dict[str, float] = {"fp4": 1.0 / 16.0}
+#: Bytes of block scales per FP4 value, by FP4 format: NVFP4 as `BLOCK_SCALE_BYTES`; OCP MXFP4 one E8M0 scale byte
+#: per 32 E2M1 values (OCP Microscaling Formats (MX) Specification v1.0, 2023-09, its concrete MX-compliant
+#: formats: MXFP4, element E2M1, scale E8M0, block size k = 32), 0.53125 B a value with its 0.5 B of data.
+FP4_SCALE_BYTES: dict[str, float] = {"nvfp4": BLOCK_SCALE_BYTES["fp4"], "mxfp4": 1.0 / 32.0}
 #: Fixed cost of one kernel on an H100, even inside a CUDA graph: setup and teardown during which no work streams
 #: (Hazy Research, "Look Ma, No Bubbles! Designing a Low-Latency Megakernel for Llama-1B", 2025-05-27: about 1.3 us
 #: per kernel with CUDA graphs). Serving charges it per kernel of a pass; training per kernel of a layer
@@ -210,15 +216,27 @@ def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None,
             "state kv_precision fp8 (or bf16)")
 
 
-#: Bytes per element of a GEMM's inputs (with their block scales) and of its output (not block-scaled), by dtype.
-GEMM_ELEMENT_BYTES: dict[str, tuple[float, float]] = {
-    dtype: (size + BLOCK_SCALE_BYTES.get(dtype, 0.0), size) for dtype, size in DTYPE_BYTES.items()}
+def fp4_format(vendor: str, compute_capability: float | None) -> str:
+    """The FP4 format a part computes in: OCP MXFP4 on AMD's parts (no CUDA compute capability), else NVFP4.
+
+    AMD's CDNA 4 (MI350X, MI355X, gfx950) FP4 is MXFP4 (the sources of `fp4_kv_problem`: OCP MX v1.0; ROCm/aiter
+    PR 2037's MI355X FP4 GEMMs are "a4w4 blockscale", E8M0 scales per 32). Any other vendor's part with no compute
+    capability keeps NVFP4, its own format not being known to the model (`defaults_note.fp4_format_note` says so).
+    """
+    return "mxfp4" if another_vendors(vendor, compute_capability) and vendor_name(vendor) == AMD else "nvfp4"
 
 
-def gemm_bytes(dtype: str, m, n, k, batch=1.0):
-    """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales."""
-    inputs, output = GEMM_ELEMENT_BYTES[dtype]
-    return ((m * k + k * n) * inputs + m * n * output) * batch
+def element_bytes(dtype: str, fp4: str = "nvfp4") -> float:
+    """Bytes a block-scaled operand element takes with its scales: FP4 in format `fp4` (`FP4_SCALE_BYTES`)."""
+    return DTYPE_BYTES[dtype] + (FP4_SCALE_BYTES[fp4] if dtype == "fp4" else BLOCK_SCALE_BYTES.get(dtype, 0.0))
+
+
+def gemm_bytes(dtype: str, m, n, k, batch=1.0, fp4: str = "nvfp4"):
+    """Bytes a GEMM of (m x k) @ (k x n) moves once: its operands and output, with the inputs' block scales.
+
+    FP4 inputs carry the scales of format `fp4` (`fp4_format` of the part); the output is not block-scaled.
+    """
+    return ((m * k + k * n) * element_bytes(dtype, fp4) + m * n * DTYPE_BYTES[dtype]) * batch
 
 
 def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
@@ -243,7 +261,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     h = hw.gemm_half_size
     rate = best * (m / (m + h) * (n / (n + h))) * (
         k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
-    return maximum(2.0 * m * n * k * batch / rate, gemm_bytes(dtype, m, n, k, batch) / stream)
+    moved = gemm_bytes(dtype, m, n, k, batch, fp4_format(hw.vendor, hw.compute_capability))
+    return maximum(2.0 * m * n * k * batch / rate, moved / stream)
 
 
 def gemm_backward_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):

@@ -74,7 +74,7 @@ import numpy as np
 
 from archgen.model.training_rules import te_recipe
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.kernels import ACT_BYTES
+from archgen.perf.hw.kernels import ACT_BYTES, element_bytes
 from archgen.perf.hw.numeric import where
 
 #: Transformer Engine recipes archgen models, by training precision (Megatron-LM's `--fp8-recipe` names;
@@ -315,16 +315,27 @@ def attention_kernels(rec: str | None, cc) -> tuple[Any, Any]:
 
 
 #: Bytes per element TensorRT-LLM writes when it quantises a serving activation: FP8 per tensor; NVFP4 with its
-#: E4M3 scale per 16 values.
+#: E4M3 scale per 16 values. An FP4 cast on AMD's CDNA 4 writes MXFP4 instead (`serving_bytes`).
 SERVING_BYTES = {"fp8": 1.0, "fp4": FORMAT_BYTES["nvfp4"]}
 #: TensorRT-LLM's Llama decoder fuses the norm's quantisation into the TP all-reduce only above this hidden size.
 NORM_FUSION_HIDDEN = 4096
 
 
-def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quantised: bool = True):
+def serving_bytes(dtype: str, fp4: str = "nvfp4") -> float:
+    """Bytes a serving activation cast writes per element (`SERVING_BYTES`); FP4 in format `fp4` with its scales.
+
+    On a part whose FP4 is MXFP4 (`kernels.fp4_format`) the GEMMs take MXFP4 activations too (ROCm/aiter's MI355X
+    FP4 GEMMs are "a4w4": both operands FP4 with E8M0 scales per 32), so the cast writes that format.
+    """
+    return element_bytes(dtype, fp4) if dtype == "fp4" else SERVING_BYTES[dtype]
+
+
+def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quantised: bool = True,
+                  fp4: str = "nvfp4"):
     """Activation casts of one serving forward pass per token, summed over the layers: (bytes, kernels).
 
-    Each cast reads the BF16 input (`kernels.ACT_BYTES`) and writes `SERVING_BYTES`; 16-bit serving has none. Inputs:
+    Each cast reads the BF16 input (`kernels.ACT_BYTES`) and writes `serving_bytes` (FP4 in format `fp4`); 16-bit
+    serving has none. Inputs:
     QKV and the FFN's (FC1, or the fused MoE op's) take the norm's output, unless the all-reduce fusion quantises it
     (TP > 1, hidden > `NORM_FUSION_HIDDEN`, and for the FFN side no attention DP); FC2 (or the shared experts' down
     projection) takes the activation's. Under attention DP the dense FFN is whole on every rank. Where the checkpoint
@@ -341,4 +352,4 @@ def serving_casts(a: Arch, dtype: str, tp, attention_dp: bool = False, qkv_quant
     shared = a.shared_experts * a.expert_ffn
     elems = a.layers * (qkv + ffn_in) * a.hidden + dense * a.ffn / t_ffn + moe * shared / t_ffn
     kernels = a.layers * (qkv + ffn_in) + dense + (moe if a.shared_experts else 0)
-    return elems * (ACT_BYTES + SERVING_BYTES[dtype]), kernels
+    return elems * (ACT_BYTES + serving_bytes(dtype, fp4)), kernels

@@ -17,8 +17,9 @@ bandwidth at batch 1 for that reason). Sampling is one fused kernel per step (Fl
 `top_k_top_p_sampling_from_logits` runs its rounds of rejection sampling in a single kernel) reading the FP32 logits
 once.
 
-Weights: the linear layers inside the transformer blocks are stored in the serving precision, NVFP4 with one FP8
-E4M3 scale per 16 values (`kernels.BLOCK_SCALE_BYTES`); the embedding and the output layer stay in BF16, as NVIDIA's
+Weights: the linear layers inside the transformer blocks are stored in the serving precision, FP4 in the part's
+format (`kernels.fp4_format`: NVFP4 with one FP8 E4M3 scale per 16 values, or on AMD's CDNA 4 OCP MXFP4 with one
+E8M0 scale per 32); the embedding and the output layer stay in BF16, as NVIDIA's
 ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
 blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16. A checkpoint
 may leave attention projections out too (`quantised_attention`, `attention_quant.ATTENTION_SOURCE`): those GEMMs run
@@ -189,14 +190,16 @@ def scheduling_ranks(job: ServeJob, tp):
     return tp if job.attention_dp else 1
 
 
-def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False, quantised_attention: str = "all"):
+def weights_per_gpu(arch: Arch, dtype: str, tp, attention_dp: bool = False, quantised_attention: str = "all",
+                    fp4: str = "nvfp4"):
     """Weight bytes on one rank of a replica of `tp`: experts split tp ways, the rest tp ways or whole under DP.
 
-    The blocks' linear layers take `dtype` (plus NVFP4's block scales), the embedding and output layer BF16, and so
-    do the attention projections `quantised_attention` leaves out (`attention_dtypes`).
+    The blocks' linear layers take `dtype` (plus the block scales of FP4 format `fp4`, `kernels.element_bytes`), the
+    embedding and output layer BF16, and so do the attention projections `quantised_attention` leaves out
+    (`attention_dtypes`).
     """
     a = arch
-    per = K.DTYPE_BYTES[dtype] + K.BLOCK_SCALE_BYTES.get(dtype, 0.0)
+    per = K.element_bytes(dtype, fp4)
     embed = float(a.embedding_params)
     experts = float(a.moe_layers * a.experts * a.expert_params)
     rest = a.params() - embed - experts
@@ -246,7 +249,8 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         ffn_moe = 0.0
     attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
         else 0.0
-    ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation)
+    fp4 = K.fp4_format(hw.vendor, hw.compute_capability)
+    ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation, fp4=fp4)
     ew = K.memory_time(hw, mine * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden * a.layers + ffn_local)
                        + tokens * ffn_routed)
     k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
@@ -260,7 +264,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         comm = a.layers * 2.0 * ar
     if sampled is None:  # the logits of the last prompt token, or of every step
         sampled = mine if not prefill else mine / context
-    casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp, qkv_quantised=job.quantised_attention == "all")[0])
+    casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp, job.quantised_attention == "all", fp4)[0])
     return a.layers * (g + attn) + ew + dense * ffn_dense + moe * ffn_moe + comm + casts \
         + output_time(hw, a, sampled, t_tp)
 
@@ -314,7 +318,8 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     tp = np.asarray(tp, dtype=float)
     adp = job.attention_dp
     kv_bytes = K.kv_element_bytes(K.serving_kv_dtype(job.precision, job.kv_precision))
-    weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention)
+    weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention,
+                              K.fp4_format(hw.vendor, hw.compute_capability))
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = decode_context(job.input_len, job.output_len, job.output_len_cv)
     kv_seq = per_tok * reserved_context(job.kv_reserve, job.input_len, job.output_len, job.output_len_cv)

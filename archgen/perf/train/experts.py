@@ -34,9 +34,9 @@ def expert_backward(hw: Hardware, job: Job, T, tp, ep, etp=None):
     return _expert_gemms(hw, job, T, tp, ep, etp, K.gemm_backward_time)
 
 
-def expert_bytes(job: Job, T, tp, ep, etp=None):
-    """HBM bytes the same forward GEMMs move once (`kernels.gemm_bytes`: operands and outputs)."""
-    return _expert_gemms(None, job, T, tp, ep, etp, lambda hw, dt, m, n, k, b: K.gemm_bytes(dt, m, n, k, b))
+def expert_bytes(job: Job, T, tp, ep, etp=None, fp4: str = "nvfp4"):
+    """HBM bytes the same forward GEMMs move once (`kernels.gemm_bytes`: operands and outputs, FP4 in `fp4`)."""
+    return _expert_gemms(None, job, T, tp, ep, etp, lambda hw, dt, m, n, k, b: K.gemm_bytes(dt, m, n, k, b, fp4))
 
 
 def _expert_gemms(hw: Hardware | None, job: Job, T, tp, ep, etp, gemm):

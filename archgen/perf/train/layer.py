@@ -48,14 +48,15 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
         shapes += shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
     else:
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
+    fp4 = K.fp4_format(hw.vendor, hw.compute_capability)  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
     for m, n, k in shapes:
         t, bwd = t + K.gemm_time(hw, dt, m, n, k), bwd + K.gemm_backward_time(hw, dt, m, n, k)
-        moved = moved + K.gemm_bytes(dt, m, n, k)
+        moved = moved + K.gemm_bytes(dt, m, n, k, fp4=fp4)
     moved = moved + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
     if moe:
         t, bwd = t + expert_forward(hw, job, T, tp, ep, etp), bwd + expert_backward(hw, job, T, tp, ep, etp)
-        moved = moved + expert_bytes(job, T, tp, ep, etp)
+        moved = moved + expert_bytes(job, T, tp, ep, etp, fp4)
     if attn is None:
         attn = K.attention_forward(hw, K.training_core_dtype(dt), batch=mb, q_len=s_q, kv_len=job.seq_len,
                                    heads=a.heads / tp, head_dim=a.head_dim, kernel=job.attention, causal=True,

@@ -8,11 +8,11 @@ no CUDA compute capability, without calling NVIDIA's tensor cores or NVLink its 
 read as if it were. A training job that states no `stack` takes the newest profile of its part's vendor
 (`primus-2025` on AMD), else an NVIDIA stack's;
 on a part that states no CUDA compute capability (not an NVIDIA GPU) that runs an NVIDIA stack the stack note says
-so (`stack_origin`), and an FP4 job there is told that its FP4 is modelled as NVIDIA's NVFP4 (`fp4_format_note`),
-which such a part may not run, an FP8 training job that its quantisation follows Transformer Engine on Hopper
-(`fp8_copies_note`), and a job that states an NVIDIA stack's switch (`cuda_switches_note`: CUDA graphs, a
-Transformer Engine FP8 recipe) that the switch is costed as it runs there. An NVIDIA part that states no compute
-capability gets none of these (its stacks are NVIDIA's) but one note naming what the model then assumes
+so (`stack_origin`), and an FP4 job there is told how much of its FP4 is NVIDIA's NVFP4 (`fp4_format_note`; AMD's
+is sized as MXFP4), which such a part may not run, an FP8 training job that its quantisation follows Transformer
+Engine on Hopper (`fp8_copies_note`), and a job that states an NVIDIA stack's switch (`cuda_switches_note`: CUDA
+graphs, a Transformer Engine FP8 recipe) that the switch is costed as it runs there. An NVIDIA part that states no
+compute capability gets none of these (its stacks are NVIDIA's) but one note naming what the model then assumes
 (`generation_note`, `perf.hw.generation`), and a part whose stated NVLS the model does not run is told so
 (`nvls_note`), and a part of another vendor (Intel, AWS) that its collectives are NCCL's (`library_note`).
 """
@@ -33,7 +33,7 @@ from archgen.perf.hw.generation import (
     nvls_unused,
 )
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.kernels import GEMM_FILL, KERNEL_OVERHEAD
+from archgen.perf.hw.kernels import GEMM_FILL, KERNEL_OVERHEAD, fp4_format
 from archgen.perf.serve.inference import MEMORY_UTILISATION
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
@@ -206,15 +206,20 @@ def assumed_engine(hw: Hardware, stated: str | None) -> str:
 
 
 def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
-    """The note of an FP4 job on a part that states no CUDA compute capability: FP4 is modelled as NVFP4.
+    """The note of an FP4 job on a part that states no CUDA compute capability: what of its FP4 is NVIDIA's.
 
     The model's FP4 is NVFP4 (`perf.hw.quant.FORMAT_BYTES['nvfp4']`: one E4M3 scale per 16 values, 0.5625 B per
-    value; Transformer Engine's NVFP4 recipe in training, TensorRT-LLM's casts in serving). Another vendor's FP4 is
-    another format (the OCP MX specification v1.0's MXFP4: one E8M0 scale per 32 values, 0.53125 B), so on such a
-    part the figures rest on NVIDIA's format, and the note says so rather than the estimate reading as that part's.
+    value; Transformer Engine's NVFP4 recipe in training, TensorRT-LLM's casts in serving). AMD's CDNA 4 computes OCP
+    MXFP4 (one E8M0 scale per 32 values, 0.53125 B; `kernels.fp4_format`), so there the weights, GEMM operands and
+    serving casts are sized in MXFP4, while the casts' kernels (and training's quantisation) stay NVIDIA's. Another
+    vendor's FP4 format is not known to the model, so its figures rest on NVFP4; the note says which.
     """
     if precision != "fp4" or not another_vendors(hw.vendor, hw.compute_capability):
         return []
+    if fp4_format(hw.vendor, hw.compute_capability) == "mxfp4":
+        return [f"FP4 on {hw.accelerator} ({hw.vendor}, CDNA 4) is sized as OCP MXFP4 (one E8M0 scale per 32 values, "
+                "0.53125 B per value: its weights, GEMM operands and serving casts); the casts' kernels and "
+                "training's quantisation are costed as NVIDIA's NVFP4 recipes run them"]
     return [f"FP4 is modelled as NVIDIA's NVFP4 (one E4M3 scale per 16 values, 0.5625 B per value, and its casts); "
             f"{hw.accelerator} states no CUDA compute capability, so its own FP4 format (e.g. OCP MXFP4, one E8M0 "
             "scale per 32 values) is not modelled"]
