@@ -37,12 +37,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.fibre_cords import fibre_cord
 from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.tier_cabling import TierRuns
-from archgen.build import ClusterDesign
+from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
+from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
@@ -74,6 +76,7 @@ class CableRow:
     length: float
     ordered: float
     note: str = ""
+    cable: str = "—"     # the BOM line of what is pulled: a fibre cord (`fibre_cords.fibre_cord`) or copper assembly
 
 
 @dataclass(frozen=True)
@@ -138,8 +141,20 @@ def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
                                                                                 (tr.b_rack[i], tr.b_u[i]))]
         for c in range(math.ceil(links / per)):
             rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
-                                 min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE))
+                                 min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE,
+                                 cable_part(opt, float(tr.bin[i]))))
     return rows
+
+
+def cable_part(opt: LinkOption | None, ordered: float) -> str:
+    """The BOM line of the cable a row pulls ("—" where no link option was chosen).
+
+    A copper assembly's Link part (ordered at the row's length), or the fibre patch cord of an optical link at its
+    length bin, the id the BOM's Fibre line counts.
+    """
+    if opt is None:
+        return "—"
+    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)[0]
 
 
 def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
@@ -349,9 +364,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             b_end = End(" + ".join(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
                         b_u[j] if b_u[j] >= 0 and len({b_dev[x] for x in chunk}) == 1 else None,
                         " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
+            ordered = float(max(length_bin[x] for x in chunk))
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
-                                 float(max(length[x] for x in chunk)), float(max(length_bin[x] for x in chunk)),
-                                 notes[j]))
+                                 float(max(length[x] for x in chunk)), ordered, notes[j], cable_part(opt, ordered)))
     return rows
 
 

@@ -45,3 +45,27 @@ def test_unstated_polarity_is_said(clusters):
     rest = [line for p, line in _fibres(clusters, SU).items() if "-apc-" not in p]
     assert sum(line.quantity for line in rest) == 32
     assert all(", MPO-12, polarity not stated, " in line.name for line in rest)
+
+
+def test_port_map_names_the_cord_each_cable_pulls(clusters):
+    """Each port map row names the BOM line it pulls (portmap.csv's 'Cable part'), so the rows counted per cord are
+    the BOM's quantities: before, an optical row said only its modules ('mmf-400g-sr4 / mmf-800g-sr8') and its
+    length, and the installer had to work out which of the BOM's cords it took. The GB200 SU: 864 node cables on
+    Type-B cords, 32 OOB uplinks on generic MPO-12 cords, 384 DACs (288 compute + 96 storage leaf-spine) and 481
+    Cat 6A cords, each counted as the BOM counts it."""
+    from collections import Counter
+
+    from archgen.analyse.portmap import port_map
+    for cid in (SU, B200):
+        a = clusters[cid]
+        rows = port_map(a).rows
+        assert all(r.cable != "—" for r in rows)
+        per_part = Counter(r.cable for r in rows)
+        bom = {line.part: line.quantity for line in a.cabling.bom}
+        fibres = {p: q for p, q in bom.items() if p.startswith("fibre-")}
+        assert {p: per_part[p] for p in fibres} == fibres, cid
+    per_part = Counter(r.cable for r in port_map(clusters[SU]).rows)
+    assert per_part["dac-800g-osfp"] == 288 + 96 and per_part["cat6a-1g"] == 481
+    bom = {line.part: line.quantity for line in clusters[SU].cabling.bom}
+    assert (bom["dac-800g-osfp"], bom["cat6a-1g"]) == (288 + 96, 481)
+    assert sum(n for p, n in per_part.items() if "-apc-type-b-" in p) == 576 + 288
