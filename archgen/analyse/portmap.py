@@ -15,8 +15,9 @@ Naming and numbering:
 * a switch is ``<fabric>-<tier>-<n>``, n over all planes (plane-major, 1-based); its ports are numbered 1 .. radix
   at the tier's line rate, down ports first (1 .. down, in the order the links arrive) and up ports after them
   (down + 1 .. down + up), as `archgen.analyse.tiers.TierCount` splits the radix; with a breakout (an 800G cage
-  split 4 x 200G) a port is written ``cage/lane``, and up ports faster than the down ports (native 800G uplinks
-  of a leaf whose down ports are split 2 x 400G) are numbered as cages after the down cages;
+  split 4 x 200G) a port is written ``cage/lane``, as is a port of a cage holding several (`ports_per_cage`), and
+  up ports faster than the down ports (native 800G uplinks of a leaf whose down ports are split 2 x 400G) are
+  numbered as cages after the down cages;
 * access ports that end at no modelled device (switch management ports of the OOB fabric, `endpoints.extra`, and
   `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for. A
   switch's management port stands where the switch does (``<switch part>-<k>`` in its rack, port ``mgmt``) and its
@@ -42,6 +43,7 @@ from archgen.analyse.link_ends import connector_links, link_speed, links_per_cab
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.tier_cabling import TierRuns
+from archgen.analyse.tiers import TierCount
 from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.model.network import COPPER_MEDIA
@@ -224,7 +226,21 @@ class _Numbering:
         if t is None:
             return None
         ratio = float((t.speed / t.up_speed).to("").magnitude) if t.up_speed.magnitude else 1.0   # a top tier
-        return cls(t.down, t.up, t.breakout, max(1, round(t.breakout * ratio)))
+        twin = ports_per_cage(t)   # a twin-port cage's ports are written cage/port, as a split cage's lanes
+        return cls(t.down, t.up, t.breakout * twin, max(1, round(t.breakout * ratio)) * (twin if ratio == 1 else 1))
+
+
+def ports_per_cage(t: TierCount) -> int:
+    """Ports of one physical cage in the port group a tier's down ports use (1 where not known).
+
+    2 on a twin-port OSFP switch (QM9700: "Each OSFP port consists of 2 logical InfiniBand ports", NVIDIA QM97XX
+    User Manual, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces): which cage a cable goes into.
+    """
+    if t.switch is None:
+        return 1
+    native = t.speed * max(t.breakout, 1)
+    group = next((g for g in (t.switch.ports, *t.switch.port_groups) if g.speed == native), None)
+    return group.per_cage if group is not None else 1
 
 
 def _ports(num: _Numbering | None, device: str, up: bool, n: int, counters: dict) -> str:

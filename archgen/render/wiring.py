@@ -73,7 +73,8 @@ def section(a: Any, pm: PortMap) -> Section:
              "materials line it is counted in (an optical cable's fibre patch cord, a copper cable's assembly). "
              "Switch ports are numbered 1 to the switch's radix "
              "at the tier's line rate, ports to the tier below first and uplinks after them; a port split into "
-             "lanes is written cage/lane. A node's ports are numbered in the order of its network adapters of that "
+             "lanes is written cage/lane, and so is a port of a cage that holds two (a twin-port OSFP cage: cage/1 "
+             "and cage/2). A node's ports are numbered in the order of its network adapters of that "
              "role. The port map is delivered with this document as portmap.csv and as the 'portmap' sheet of the "
              "workbook; the table below counts its rows, which are the cables of the bill of materials."),
         Table("portmap-counts", "Cables per fabric tier: port map rows and bill of materials",
