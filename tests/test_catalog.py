@@ -126,14 +126,15 @@ def test_switching_capacity_is_one_direction(doc: SourceDocument) -> None:
     assert _close(sw.switching_capacity, ports)
 
 
-@pytest.mark.parametrize(("part_id", "connector"), [("mmf-100g-sr4", "MPO-12"), ("mmf-400g-sr4", "MPO-12"),
+@pytest.mark.parametrize(("part_id", "connector"), [("mmf-100g-sr4", "MPO-12"), ("mmf-400g-sr4", "MPO-12/APC"),
                                                     ("smf-400g-dr4", "MPO-12/APC"),
                                                     ("smf-800g-dr8-500m", "MPO-12/APC")])
 def test_parallel_optics_name_their_mpo_connector(part_id: str, connector: str) -> None:
     """SR4/DR4 modules run parallel fibres on an MPO-12 (IEEE 802.3bm clause 95 for 100GBASE-SR4, as the part's
     source says); each of these is the sibling of a catalog module that states its connector (mmf-800g-sr8
-    MPO-12, smf-800g-dr8 MPO-12/APC). Without it the BOM ordered 'multimode fibre patch cord, connector not in
-    the catalog' for the GB200 SU's 100G OOB uplinks."""
+    MPO-12/APC, smf-800g-dr8 MPO-12/APC). Without it the BOM ordered 'multimode fibre patch cord, connector not in
+    the catalog' for the GB200 SU's 100G OOB uplinks. NVIDIA's MMA4Z00-NS400-T has "a single, 4-channel
+    MPO-12/APC optical connector" (https://docs.nvidia.com/networking/display/MMA4Z00NS400T; newuser62)."""
     assert _part(part_id).connector == connector
 
 

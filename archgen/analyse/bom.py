@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
+from archgen.analyse.fibre_cords import fibre_lines
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps, fitting_lines
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.build import RackDesign
@@ -266,28 +267,6 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
                 note += f"; those that run below {link.rate:~P} draw its `power_at` figure"
             lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split)))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
-
-
-def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
-    """One fibre patch cord per optical link (a split cord once), by media, connector and length bin.
-
-    A cord split across two ports (`links_per_cable`) counts once; a 0 m bin is a length not known.
-    """
-    cords: Counter[tuple[str, str, float]] = Counter()
-    for t in tiers:
-        optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
-        for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
-            opt = optical.get(label)
-            if opt is not None and n:
-                cords[(opt.a.media, opt.a.connector or opt.b.connector, float(length))] += n
-    lines = []
-    for (media, connector, length), n in sorted(cords.items()):
-        size = f"{length:g} m" if length else "length not known"
-        plug = connector or "connector not in the catalog"
-        pid = f"fibre-{media}-{(connector or 'unknown').lower().replace('/', '-').replace(' ', '-')}-{length:g}m"
-        lines.append(BomLine(pid, "Fibre", n, None, f"one per optical link (a split cable once), {size} bin",
-                             name=f"{media.capitalize()} fibre patch cord, {plug}, {size}"))
-    return lines
 
 
 def cluster_bom_gaps(a: ClusterAnalysis) -> list[str]:

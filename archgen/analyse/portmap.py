@@ -15,8 +15,9 @@ Naming and numbering:
 * a switch is ``<fabric>-<tier>-<n>``, n over all planes (plane-major, 1-based); its ports are numbered 1 .. radix
   at the tier's line rate, down ports first (1 .. down, in the order the links arrive) and up ports after them
   (down + 1 .. down + up), as `archgen.analyse.tiers.TierCount` splits the radix; with a breakout (an 800G cage
-  split 4 x 200G) a port is written ``cage/lane``, and up ports faster than the down ports (native 800G uplinks
-  of a leaf whose down ports are split 2 x 400G) are numbered as cages after the down cages;
+  split 4 x 200G) a port is written ``cage/lane``, as is a port of a cage holding several (`ports_per_cage`), and
+  up ports faster than the down ports (native 800G uplinks of a leaf whose down ports are split 2 x 400G) are
+  numbered as cages after the down cages;
 * access ports that end at no modelled device (switch management ports of the OOB fabric, `endpoints.extra`, and
   `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for. A
   switch's management port stands where the switch does (``<switch part>-<k>`` in its rack, port ``mgmt``) and its
@@ -37,12 +38,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.fibre_cords import fibre_cord
 from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.tier_cabling import TierRuns
-from archgen.build import ClusterDesign
+from archgen.analyse.tiers import TierCount
+from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
+from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 
 NO_RACK = "(no rack)"
@@ -74,6 +78,7 @@ class CableRow:
     length: float
     ordered: float
     note: str = ""
+    cable: str = "—"     # the BOM line of what is pulled: a fibre cord (`fibre_cords.fibre_cord`) or copper assembly
 
 
 @dataclass(frozen=True)
@@ -138,8 +143,20 @@ def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
                                                                                 (tr.b_rack[i], tr.b_u[i]))]
         for c in range(math.ceil(links / per)):
             rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
-                                 min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE))
+                                 min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE,
+                                 cable_part(opt, float(tr.bin[i]))))
     return rows
+
+
+def cable_part(opt: LinkOption | None, ordered: float) -> str:
+    """The BOM line of the cable a row pulls ("—" where no link option was chosen).
+
+    A copper assembly's Link part (ordered at the row's length), or the fibre patch cord of an optical link at its
+    length bin, the id the BOM's Fibre line counts.
+    """
+    if opt is None:
+        return "—"
+    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)[0]
 
 
 def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
@@ -209,7 +226,21 @@ class _Numbering:
         if t is None:
             return None
         ratio = float((t.speed / t.up_speed).to("").magnitude) if t.up_speed.magnitude else 1.0   # a top tier
-        return cls(t.down, t.up, t.breakout, max(1, round(t.breakout * ratio)))
+        twin = ports_per_cage(t)   # a twin-port cage's ports are written cage/port, as a split cage's lanes
+        return cls(t.down, t.up, t.breakout * twin, max(1, round(t.breakout * ratio)) * (twin if ratio == 1 else 1))
+
+
+def ports_per_cage(t: TierCount) -> int:
+    """Ports of one physical cage in the port group a tier's down ports use (1 where not known).
+
+    2 on a twin-port OSFP switch (QM9700: "Each OSFP port consists of 2 logical InfiniBand ports", NVIDIA QM97XX
+    User Manual, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces): which cage a cable goes into.
+    """
+    if t.switch is None:
+        return 1
+    native = t.speed * max(t.breakout, 1)
+    group = next((g for g in (t.switch.ports, *t.switch.port_groups) if g.speed == native), None)
+    return group.per_cage if group is not None else 1
 
 
 def _ports(num: _Numbering | None, device: str, up: bool, n: int, counters: dict) -> str:
@@ -349,9 +380,9 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             b_end = End(" + ".join(dict.fromkeys(_rack(racks, b_rack[x]) for x in chunk)),
                         b_u[j] if b_u[j] >= 0 and len({b_dev[x] for x in chunk}) == 1 else None,
                         " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
+            ordered = float(max(length_bin[x] for x in chunk))
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
-                                 float(max(length[x] for x in chunk)), float(max(length_bin[x] for x in chunk)),
-                                 notes[j]))
+                                 float(max(length[x] for x in chunk)), ordered, notes[j], cable_part(opt, ordered)))
     return rows
 
 

@@ -256,6 +256,10 @@ class Link(Part):
     form_factor: str = Field("", description="e.g. 'OSFP', 'QSFP112'.")
     connector: str = Field("", description=(
         "Fibre connector of an optical link, e.g. 'MPO-12/APC', 'duplex LC': the patch cord each link takes."))
+    polarity: str = Field("", description=(
+        "Polarity of the fibre patch cord the link takes, as TIA-568 names it, where the part's vendor states it: "
+        "'Type-B' for an MPO patch cord, 'A-B' for a duplex LC one (NVIDIA's structured cabling requirements). "
+        "Empty: not stated, and the BOM's patch cord line says so."))
     cages: list[Cage] = Field(default_factory=list, description=(
         "Port cages this module or cable end plugs into, e.g. ['OSFP-IHS'] for a finned-top twin-port OSFP, "
         "['OSFP-RHS', 'QSFP112'] for a flat-top part; checked against the ports at both ends of a link (CAB005). "

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from archgen.analyse.cable_bins import whole
+from archgen.analyse.cabling import DEFAULT_BINS_M
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.wiring import TIER_TITLES
@@ -35,8 +36,8 @@ def cabling(a: Any) -> Section:
             Column("Modules / cable ends"), Column("Cables by type"), Column("Optics power", "kW", 2, "right"),
             Column("Longest run", "m", 1, "right"))
     section = Section("cabling", "Cabling and optics").add(
-        Para("Each run takes the first link option whose reach covers its length (floor geometry: rack and row "
-             "pitch, tray drops, slack) and the next length bin up. Links are logical port-to-port connections; "
+        Para("Each run takes the first link option whose reach covers its length and the next length bin up. "
+             + geometry(a.cluster.spec.floor) + " Links are logical port-to-port connections; "
              "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
              "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "
              "list is in cabling.csv." + (
@@ -54,6 +55,26 @@ def cabling(a: Any) -> Section:
     if cab.problems:
         section.add(Bullets(tuple(fmt.grouped_numbers(p.message) for p in cab.problems)))
     return section
+
+
+def geometry(floor: Any) -> str:
+    """The floor's run-length rule with its figures, each named as stated or as archgen's default.
+
+    An installer reading the ordered lengths needs to know what they hold: the tray drops, the service loop
+    (`slack`) and the in-rack allowance, and the bins cables are ordered in (`analyse.cabling.tray_run`, `_lengths`).
+    """
+    stated = floor.model_fields_set
+
+    def fig(name: str) -> str:
+        return f"{getattr(floor, name).m_as('m'):g} m" + ("" if name in stated else ", archgen's default, not stated")
+    bins = ", ".join(f"{b:g}" for b in (sorted(b.m_as("m") for b in floor.length_bins) or DEFAULT_BINS_M))
+    return (f"A run between racks is 2 × the tray drop ({fig('tray_drop')}) + the distance along the row (rack "
+            f"pitch {fig('rack_pitch')}) and across rows (row pitch {fig('row_pitch')}) + a service loop, the slack "
+            f"({fig('slack')}); a run inside one rack is the height between its two ends (44.45 mm a U) + "
+            f"{fig('in_rack')}. Cables are ordered in the bins {bins} m"
+            + ("" if "length_bins" in stated else " (archgen's default bins, not stated)")
+            + ": an ordered cable is its run rounded up to the next bin, the slack inside the run and the rounding "
+            "on top of it.")
 
 
 def run_list(a: Any) -> Table:

@@ -28,12 +28,13 @@ MAX_DIAGRAM_NODES = 18
 PORTMAP_COLUMNS = (Column("Cable"), Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0),
                    Column("A device"), Column("A port"), Column("B rack"), Column("B U", digits=0),
                    Column("B device"), Column("B port"), Column("Media"), Column("Links", digits=0),
-                   Column("Run length", "m", 1), Column("Ordered length", "m", 1), Column("Note"))
+                   Column("Run length", "m", 1), Column("Ordered length", "m", 1), Column("Cable part"),
+                   Column("Note"))
 
 
 def _row(r: Any) -> tuple:
     return (r.id, r.fabric, TIER_TITLES.get(r.tier, r.tier), r.a.rack, r.a.u, r.a.device, r.a.port, r.b.rack,
-            r.b.u, r.b.device, r.b.port, r.media, r.links, r.length, r.ordered, r.note or "—")
+            r.b.u, r.b.device, r.b.port, r.media, r.links, r.length, r.ordered, r.cable, r.note or "—")
 
 
 def portmap_table(pm: PortMap) -> Table:
@@ -68,9 +69,12 @@ def section(a: Any, pm: PortMap) -> Section:
                                      for fid in pm.unwired)))
     out.add(
         Para("The port map lists every physical cable with both ends: rack, rack unit (U), device and port, the "
-             "media and the run length with the length to order. Switch ports are numbered 1 to the switch's radix "
+             "media and the run length with the length to order, and the cable part to order: the bill of "
+             "materials line it is counted in (an optical cable's fibre patch cord, a copper cable's assembly). "
+             "Switch ports are numbered 1 to the switch's radix "
              "at the tier's line rate, ports to the tier below first and uplinks after them; a port split into "
-             "lanes is written cage/lane. A node's ports are numbered in the order of its network adapters of that "
+             "lanes is written cage/lane, and so is a port of a cage that holds two (a twin-port OSFP cage: cage/1 "
+             "and cage/2). A node's ports are numbered in the order of its network adapters of that "
              "role. The port map is delivered with this document as portmap.csv and as the 'portmap' sheet of the "
              "workbook; the table below counts its rows, which are the cables of the bill of materials."),
         Table("portmap-counts", "Cables per fabric tier: port map rows and bill of materials",

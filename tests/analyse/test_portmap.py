@@ -14,7 +14,7 @@ from collections import defaultdict
 
 import pytest
 
-from archgen.analyse.portmap import port_map
+from archgen.analyse.portmap import port_map, ports_per_cage
 from tests.conftest import shipped_edited
 
 SU, B200 = "cluster/gb200-nvl72-su", "cluster/dgx-b200-superpod"
@@ -54,7 +54,8 @@ def _numbers(port: str) -> list[str]:
 
 def test_switch_ports_are_unique_and_within_the_radix(maps):
     for _path, (a, pm) in maps.items():
-        radix = {(fa.fabric.spec.id, t.name): (t.radix, t.breakout) for fa in a.fabrics for t in fa.tiers}
+        radix = {(fa.fabric.spec.id, t.name): (t.radix, t.breakout * ports_per_cage(t)) for fa in a.fabrics
+                 for t in fa.tiers}
         used: dict[tuple[str, str], set[str]] = defaultdict(set)
         for r in pm.rows:
             for end in (r.a, r.b):
@@ -68,10 +69,16 @@ def test_switch_ports_are_unique_and_within_the_radix(maps):
                     assert 1 <= int(cage) <= n and (not lane or 1 <= int(lane) <= breakout), (r.id, end)
                     assert p not in used[(end.rack, end.device)], (r.id, end)
                     used[(end.rack, end.device)].add(p)
-    # the GB200 SU's QM9700 leaves: 32 node ports and 32 uplinks each, 1..64
+    # the GB200 SU's QM9700 leaves: 32 node ports and 32 uplinks each, 64 ports over 32 twin-port cages, written
+    # cage/port (newuser62: "Each OSFP port consists of 2 logical InfiniBand ports", NVIDIA QM97XX User Manual,
+    # Interfaces; before, 1..64 did not say which cage a cable goes into)
     pm = maps[SU][1]
     leaf01 = [p for r in pm.rows for e in (r.a, r.b) if e.device == "compute-leaf-01" for p in _numbers(e.port)]
-    assert sorted(leaf01, key=int) == [str(k) for k in range(1, 65)]
+    assert sorted(leaf01, key=lambda p: [int(k) for k in p.split("/")]) == [
+        f"{c}/{k}" for c in range(1, 33) for k in (1, 2)]
+    # a twin-port DAC to a spine fills one cage at each end: leaf cage 17 (the first after the 16 down cages)
+    first_up = next(r for r in pm.rows if r.fabric == "compute" and r.tier == "leaf_spine")
+    assert (first_up.a.port, first_up.b.port) == ("17/1-2", "1/1-2")
 
 
 def test_rail_optimised_ports_of_a_node_reach_different_leaves(maps):

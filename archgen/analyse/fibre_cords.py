@@ -1,0 +1,68 @@
+"""The fibre patch cords of a cluster's optical links: one per cable, by media, connector, polarity and length bin.
+
+The BOM counts them (`fibre_lines`) and the port map names each optical cable's cord (`fibre_cord`) with the same id,
+so an installer can count the port map's rows per cord and find the BOM's quantity. Connector and polarity are the
+Link part's `connector` and `polarity` (NVIDIA's NDR/XDR and 400/800G Ethernet optics: MPO patch cords APC, female,
+Type-B polarity per TIA-568; "NVIDIA Interconnect Structured Cabling Requirements for InfiniBand NDR/XDR and
+400/800G ETH Solutions", "MPO/LC Cable Requirements",
+https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth/mpo/lc+cable+requirements).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from archgen.analyse.bom_line import BomLine
+from archgen.model.network import COPPER_MEDIA
+
+if TYPE_CHECKING:
+    from archgen.analyse.tier_cabling import TierCabling
+    from archgen.build import LinkOption
+
+
+def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
+    """One fibre patch cord per optical link (a split cord once), by media, connector, polarity and length bin.
+
+    A cord split across two ports (`links_per_cable`) counts once; a 0 m bin is a length not known. Each line's id
+    is `fibre_cord`'s, as the port map names the cord of each cable.
+    """
+    cords: Counter[tuple[str, str, str, float]] = Counter()
+    for t in tiers:
+        optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
+        for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
+            opt = optical.get(label)
+            if opt is not None and n:
+                cords[(*_kind(opt), float(length))] += n
+    lines = []
+    for (media, connector, polarity, length), n in sorted(cords.items()):   # by kind, then by length
+        pid, name, note = _cord(media, connector, polarity, length)
+        lines.append(BomLine(pid, "Fibre", n, None, note, name=name))
+    return lines
+
+
+def fibre_cord(opt: LinkOption, length: float) -> tuple[str, str, str]:
+    """The fibre patch cord an optical link option takes at a length bin: BOM id, name and note.
+
+    Its media, connector and polarity are the Link part's (either end's where one states none); an unstated
+    connector or polarity is named as such, never left out of the name.
+    """
+    return _cord(*_kind(opt), length)
+
+
+def _kind(opt: LinkOption) -> tuple[str, str, str]:
+    """Media, connector and polarity of an option's cord (either end's where one states none)."""
+    return opt.a.media, opt.a.connector or opt.b.connector, opt.a.polarity or opt.b.polarity
+
+
+def _cord(media: str, connector: str, polarity: str, length: float) -> tuple[str, str, str]:
+    size = f"{length:g} m" if length else "length not known"
+    plug = connector or "connector not in the catalog"
+    pol = f"polarity {polarity}" if polarity else "polarity not stated"
+
+    def slug(text: str) -> str:
+        return text.lower().replace("/", "-").replace(" ", "-")
+    pid = f"fibre-{media}-{slug(connector or 'unknown')}{'-' + slug(polarity) if polarity else ''}-{length:g}m"
+    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {pol}, {size}",
+            f"one per optical link (a split cable once), {size} bin")
