@@ -58,6 +58,11 @@ def section() -> Section:
         Table("glossary", "Glossary", (Column("Term"), Column("Meaning")), GLOSSARY))
 
 
+#: Sections whose words are not the document's own: the glossary itself, and the references (a cited page's title,
+#: such as NVIDIA's cabling requirements "for InfiniBand NDR/XDR and 400/800G ETH", uses no term on the reader).
+PROSE_FREE = ("glossary", "references")
+
+
 def used(doc: DocumentModel) -> DocumentModel:
     """`doc` with its glossary cut to the terms its other text uses (`USES`, else the term as a word); returns it.
 
@@ -69,7 +74,7 @@ def used(doc: DocumentModel) -> DocumentModel:
     if not glossary:
         return doc
     text = "\n".join([doc.title, *(f"{k} {v}" for k, v in doc.control), *(
-        _text(b) for s in sections if s.id != "glossary" for b in (Para(s.title), *s.blocks))])
+        _text(b) for s in sections if s.id not in PROSE_FREE for b in (Para(s.title), *s.blocks))])
     for section in glossary:
         section.blocks = [replace(b, rows=tuple(r for r in b.rows if re.search(
             USES.get(r[0], rf"\b{re.escape(r[0])}\b"), text))) if isinstance(b, Table) else b

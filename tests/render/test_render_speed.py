@@ -52,12 +52,16 @@ def reference_ports(where: tuple, device: str, up: bool, n: int, counters: dict)
     nums = [base + first + i + 1 for i in range(n)]
     over = nums[-1] > (t.down + t.up if up else t.down)
 
+    twin = portmap.ports_per_cage(t)     # a twin-port cage's ports written cage/port, as a split cage's lanes
+    per_cage = t.breakout * twin
+
     def name(p: int) -> str:
         if up:
-            lanes = max(1, round(t.breakout * float((t.speed / t.up_speed).to("").magnitude)))
-            cages, k = math.ceil(t.down / t.breakout), p - t.down - 1
+            ratio = float((t.speed / t.up_speed).to("").magnitude)
+            lanes = max(1, round(t.breakout * ratio)) * (twin if ratio == 1 else 1)
+            cages, k = math.ceil(t.down / per_cage), p - t.down - 1
             return f"{cages + k // lanes + 1}/{k % lanes + 1}" if lanes > 1 else str(cages + k + 1)
-        return f"{(p - 1) // t.breakout + 1}/{(p - 1) % t.breakout + 1}" if t.breakout > 1 else str(p)
+        return f"{(p - 1) // per_cage + 1}/{(p - 1) % per_cage + 1}" if per_cage > 1 else str(p)
     first_name, last_name = name(nums[0]), name(nums[-1])
     if n == 1:
         text = first_name
@@ -132,5 +136,5 @@ def test_port_numbering_is_read_once_per_tier(shipped_run, cluster):
     for fa in a.fabrics:
         for t in fa.tiers:
             num = portmap._Numbering.of(fa, t.name)
-            assert (num.down, num.up, num.breakout) == (t.down, t.up, t.breakout)
+            assert (num.down, num.up, num.breakout) == (t.down, t.up, t.breakout * portmap.ports_per_cage(t))
     assert portmap._Numbering.of(a.fabrics[0], "no-such-tier") is None
