@@ -6,15 +6,24 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: demo test fuzz bench golden docs lint clean browser
 
-# pip upgraded first and left to byte-compile: tried against the venv's own pip (23.2) with `--no-compile` and
-# `compileall -j 0` after it, on 2 shared cores, interleaved: 29.5 / 47.0 s (this) against 49.1 / 50.5 s (the
-# network and pip's index pages vary by 15 s between runs). `--no-compile` alone would leave each `make test` worker
-# compiling the same modules at once, and every later `archgen` command compiling them where the environment sets
-# PYTHONDONTWRITEBYTECODE.
+# pip upgraded first, then the packages installed without byte-compiling them (`--no-compile`): pip compiled all 5,213
+# installed modules one by one on one core before any test could start, and the tests import about a third of them
+# (2,408 compiled after a clean clone's `make test`, 664 of them pip's and setuptools'). `make test`
+# (PYTHONDONTWRITEBYTECODE cleared) writes the bytecode of every module it imports, in its two workers and in the
+# archgen commands it runs, so the commands of the demo find them compiled afterwards; before that, in an environment
+# that sets PYTHONDONTWRITEBYTECODE, an `archgen check specs/` compiles its imports each time (testspeed12,
+# ARCHGEN_CACHE=off, load 7.5: 2.24-2.32 CPU-s against 1.77-1.84 compiled). Measured by testspeed12, fresh clones
+# installing from this machine's local wheels, load 6-10: the whole `make .venv/.installed` 13.3 CPU-s (user + sys)
+# against 21.9 / 23.2 with pip compiling (pip's compile alone, timed as `compileall -f -j 1`: 10.6-11.6 CPU-s, all on
+# one core; `-j 0` spread it over two processes for 14.3-15.0 CPU-s). In a clean clone's `.ci/run`, run beside one of
+# the base commit at load 5-9: 470.0 against 486.1 CPU-s (0.97x; the tests' collection 28.7 against 24.9 CPU-s over
+# both workers, compiling what they import), 1,166 against 1,201 s wall, the install's share about 75 against 160 s.
+# Earlier (testfast era, against the venv's own pip 23.2 and the network, which moved runs by 15 s): 29.5 / 47.0 s
+# compiled against 49.1 / 50.5 s with `--no-compile` and `compileall -j 0`.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[pdf,office,distributed,test]'
+	$(PY) -m pip install --quiet --no-compile -e '.[pdf,office,distributed,test]'
 	touch $(STAMP)
 
 # Debian's Chromium for the HTML tests and poppler-utils for the PDF text tests (skipped with a clear reason where
