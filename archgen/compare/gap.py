@@ -46,6 +46,11 @@ class GapRow(Judged):
     designs: tuple[str, ...] = ()
 
     @property
+    def to_verify(self) -> bool:
+        """Judged by analysis only: its `verification` (test, inspection, demonstration) is still to decide it."""
+        return bool(self.requirement.pending) and self.value is not None
+
+    @property
     def failing(self) -> bool:
         """A SHALL requirement not met or not provided, and not waived: the report fails (exit code 1)."""
         return fails(self.requirement.level, self.status) and not self.waived
@@ -86,6 +91,7 @@ class Gap:
             **{key(s): sum(r.status == s for r in self.rows) for s in STATUSES},
             "by_level": by_level,
             "waived": sum(bool(r.waived) for r in self.rows),
+            "to_verify": sum(r.to_verify for r in self.rows),
             "failing_rows": sum(r.failing for r in self.rows),
             "errors": sum(f.severity == "error" for f in live),
             "warnings": sum(f.severity == "warning" for f in live),

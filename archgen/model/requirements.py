@@ -36,6 +36,17 @@ class Requirement(Spec):
         "SHALL: not met or not provided is an error (a failing `diff`/`gap`); SHOULD and MAY: a warning."))
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
+    verification: Literal["analysis", "test", "inspection", "demonstration"] = Field("analysis", description=(
+        "How the requirement is verified, by the four methods of the INCOSE Systems Engineering Handbook "
+        "(analysis, test, inspection, demonstration). archgen verifies by analysis only: for any other method its "
+        "status is a prediction, shown as 'met (predicted by analysis, to be verified by test)', and the test, "
+        "inspection or demonstration that decides it is recorded outside archgen."))
+
+    @property
+    def pending(self) -> str:
+        """What still verifies the requirement where archgen's analysis cannot: '' for `verification: analysis`."""
+        method = self.verification
+        return "" if method == "analysis" else f"predicted by analysis, to be verified by {method}"
 
     @model_validator(mode="after")
     def _fraction_at_most_one(self) -> Requirement:
@@ -137,9 +148,14 @@ class Outcome(Judged):
 
     @property
     def shown(self) -> str:
-        """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs."""
-        inputs = f" (on assumed inputs: {', '.join(self.assumed)})" if self.assumed else ""
-        return f"{self.status.value}{inputs}"
+        """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs.
+
+        A requirement verified otherwise than by analysis says what verifies it, "met (predicted by analysis, to be
+        verified by test)", whatever its status but not provided (there is no prediction to qualify).
+        """
+        notes = [self.requirement.pending] if self.requirement.pending and self.value is not None else []
+        notes += [f"on assumed inputs: {', '.join(self.assumed)}"] if self.assumed else []
+        return self.status.value + (f" ({'; '.join(notes)})" if notes else "")
 
     @property
     def met(self) -> bool | None:

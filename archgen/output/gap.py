@@ -89,6 +89,9 @@ def summary_line(g: Gap) -> str:
     text += f". The proposal has {s['errors']} error and {s['warnings']} warning finding(s)"
     if s["waived"]:
         text += f"; {s['waived']} result(s) waived"
+    if s["to_verify"]:
+        text += (f"; {s['to_verify']} result(s) judged by analysis only, each still to be verified by the test, "
+                 "inspection or demonstration its status names")
     return text + "." + (f" Waivers judged as of {g.as_of}." if g.as_of else "")
 
 
@@ -97,9 +100,11 @@ def look(g: Gap) -> bool:
 
     An unwaived warning finding of the proposal (an expired waiver's SPC004, a shadowed catalog entry's CAT007, a
     requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD or MAY missed (`check`
-    reports it as a warning), at risk, or a SHALL miss our requirements document waives.
+    reports it as a warning), at risk, or a SHALL miss our requirements document waives; or a row met by analysis
+    whose `verification` (a test at acceptance) is still to decide it.
     """
-    return bool(g.summary()["warnings"]) or any(r.status != Status.MET and not r.failing for r in g.rows)
+    return bool(g.summary()["warnings"]) or any((r.status != Status.MET or r.to_verify) and not r.failing
+                                                 for r in g.rows)
 
 
 def markdown(g: Gap, audience: str = "internal") -> str:
@@ -174,7 +179,9 @@ MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met"
 
 
 def _status_cell(r: GapRow, public: bool = False) -> str:
-    mark = MARKS[r.status] + (f" (on assumed inputs: {fmt.md(', '.join(r.assumed))})" if r.assumed else "")
+    notes = [r.requirement.pending] if r.to_verify else []
+    notes += [f"on assumed inputs: {', '.join(r.assumed)}"] if r.assumed else []
+    mark = MARKS[r.status] + (f" ({fmt.md('; '.join(notes))})" if notes else "")
     if r.waived and public:
         return f"{mark} (waived)"
     return f"{mark} (waived: {fmt.md(r.waived.strip())})" if r.waived else mark
@@ -192,7 +199,7 @@ def _public_row(row: dict) -> dict:
 def _row_json(r: GapRow) -> dict:
     req, loc = r.requirement, shown_location(r.location)
     return {"requirement": req.id, "design": list(r.designs) or None, "statement": req.statement,
-            "level": req.level, "basis": req.basis,
+            "level": req.level, "basis": req.basis, "verification": req.verification,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,

@@ -198,6 +198,9 @@ def requirements_section(scope: Scope) -> Section:
     counts = {s.value: sum(1 for j, _ in rows if j.outcome.status is s) for s in Status}
     waived = sum(1 for _, w in rows if w)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
+    pending = sum(1 for j, _ in rows if j.bound.req.pending and j.outcome.value is not None)
+    summary += (f"; {pending} judged by analysis only, each still to be verified by the test, inspection or "
+                "demonstration its status names" if pending else "")
     return section.add(Para(f"{len(rows)} requirement(s): {summary}."), requirements_table(scope))
 
 
