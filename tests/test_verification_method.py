@@ -22,6 +22,7 @@ from archgen.model.requirements import Requirement, judge
 from archgen.output.gap import markdown, to_json
 from archgen.render.blocks import Column, Table
 from archgen.units import Q_
+from tests.conftest import SPECS, run_cli, write_tree
 from tests.test_gap import REQUIREMENTS, fixed_proposal
 
 
@@ -77,3 +78,18 @@ def test_unknown_method_is_refused_at_its_line(tmp_path):
         gap([fixed_proposal(tmp_path / "p")], [_requirements(tmp_path / "r", "tset")])
     text = str(e.value)
     assert "h100-hall.yaml:" in text and "verification" in text and "test" in text
+
+
+def test_diff_shows_a_verification_method_dropped(tmp_path):
+    """A SHALL that a test at acceptance decides made `analysis`, its status unchanged, is redefined, not silent."""
+    rack = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
+    power = '{id: REQ-PWR-010, statement: Rack IT load, metric: it_power, target: "<= 45 kW"}'   # 40.9 kW: met
+    assert power in rack
+    base = write_tree(tmp_path / "base", {"rack.yaml": rack.replace(power, power[:-1] + ", verification: test}")})
+    head = write_tree(tmp_path / "head", {"rack.yaml": rack})
+    r = run_cli("diff", base, head)
+    assert r.code == 0 and r.out.split("\n")[2].startswith("⚠️") and "1 redefined" in r.out
+    assert ("SHALL it\\_power \\<= 45 kW, verified by test → **SHALL it\\_power \\<= 45 kW** | "
+            "✅ met (predicted by analysis, to be verified by test) | ✅ met |") in r.out
+    [row] = json.loads(run_cli("diff", base, head, "--format", "json").out)["requirements"]
+    assert row["redefined"] and row["verification"] == "analysis" and row["base_definition"]["verification"] == "test"
