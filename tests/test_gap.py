@@ -335,7 +335,7 @@ SCHEMA = {
         "against": {"type": "array", "items": {"type": "string"}},
         "summary": {"type": "object", "required": ["requirements", "rows", "met", "not_met", "not_provided",
                                                    "by_level", "waived", "to_verify", "failing_rows", "errors",
-                                                   "warnings",
+                                                   "warnings", "our_errors", "our_warnings",
                                                    "objects", "failing", "line"],
                     "properties": {"by_level": {"type": "object", "additionalProperties": COUNTS,
                                                 "propertyNames": {"enum": ["shall", "should", "may"]}},
@@ -345,6 +345,8 @@ SCHEMA = {
             "properties": {key: ROW[key] for key in ROW}}},
         "findings": {"type": "array", "items": {"type": "object", "required": [
             "id", "severity", "object", "file", "line", "column", "message", "value", "limit", "requirement"]}},
+        "requirement_findings": {"type": "array", "items": {"type": "object", "required": [
+            "id", "severity", "object", "file", "line", "column", "message"]}},
         "objects": {"type": "array", "items": {"type": "string"}},
     },
 }

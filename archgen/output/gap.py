@@ -87,6 +87,8 @@ def summary_line(g: Gap) -> str:
     text = f"{s['rows']} result(s) of {s['requirements']} requirement(s): {counts}"
     text += f" ({levels})" if levels else ""
     text += f". The proposal has {s['errors']} error and {s['warnings']} warning finding(s)"
+    if s["our_errors"] or s["our_warnings"]:
+        text += f"; our requirements have {s['our_errors']} error and {s['our_warnings']} warning finding(s)"
     if s["waived"]:
         text += f"; {s['waived']} result(s) waived"
     if s["to_verify"]:
@@ -98,13 +100,14 @@ def summary_line(g: Gap) -> str:
 def look(g: Gap) -> bool:
     """The report passes, but a reader must look: its first mark is ⚠️, as `archgen diff`'s is on a new warning.
 
-    An unwaived warning finding of the proposal (an expired waiver's SPC004, a shadowed catalog entry's CAT007, a
-    requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD or MAY missed (`check`
-    reports it as a warning), at risk, or a SHALL miss our requirements document waives; or a row met by analysis
-    whose `verification` (a test at acceptance) is still to decide it.
+    An unwaived warning finding of the proposal or of our requirements (an expired waiver's SPC004, a shadowed
+    catalog entry's CAT007, a requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD
+    or MAY missed (`check` reports it as a warning), at risk, or a SHALL miss our requirements document waives; or a
+    row met by analysis whose `verification` (a test at acceptance) is still to decide it.
     """
-    return bool(g.summary()["warnings"]) or any((r.status != Status.MET or r.to_verify) and not r.failing
-                                                 for r in g.rows)
+    s = g.summary()
+    return bool(s["warnings"] or s["our_warnings"]) or any((r.status != Status.MET or r.to_verify) and not r.failing
+                                                           for r in g.rows)
 
 
 def markdown(g: Gap, audience: str = "internal") -> str:
@@ -144,7 +147,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines.append("")
     else:
         lines += ["No requirements.", ""]
-    live = [f for f in g.findings if not f.waived]
+    live = [f for f in g.proposal_findings if not f.waived]
     if live:
         if public:
             lines += ["### Findings of the proposal", "", "| severity | check | object | message |",
@@ -157,6 +160,13 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
                       f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |"
                       for f in live]
+        lines.append("")
+    ours = [f for f in g.ours_findings if not f.waived]
+    if ours and not public:   # our documents' own (an expired waiver of ours): named apart from the proposal's
+        lines += ["### Findings of our requirements", "", "| severity | check | object | where | message |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
+                  f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |" for f in ours]
         lines.append("")
     if g.objects:
         lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
@@ -219,7 +229,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         return dumps(document(
             summary=g.summary() | {"line": summary_line(g)},
             rows=[_public_row(_row_json(r)) for r in g.rows],
-            findings=[_public_finding(finding(f)) for f in g.findings],
+            findings=[_public_finding(finding(f)) for f in g.proposal_findings],
             objects=list(g.objects),
         ), ascii_only=False)
     return dumps(document(
@@ -227,7 +237,8 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         against=[shown_file(p) for p in g.against],
         summary=g.summary() | {"line": summary_line(g)},
         rows=[_row_json(r) for r in g.rows],
-        findings=[finding(f) for f in g.findings],
+        findings=[finding(f) for f in g.proposal_findings],
+        requirement_findings=[finding(f) for f in g.ours_findings],
         objects=list(g.objects),
         **({"notes": list(g.notes)} if g.notes else {}),
     ), ascii_only=False)
