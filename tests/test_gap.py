@@ -319,7 +319,8 @@ STRING = {"type": "string"}
 OPTIONAL = {"type": ["string", "null"]}
 ROW = {"requirement": STRING, "statement": STRING, "level": {"enum": ["shall", "should", "may"]},
        "basis": {"enum": ["sourced", "assumed"]},
-       "verification": {"enum": ["analysis", "test", "inspection", "demonstration"]}, "source": OPTIONAL, "subject": STRING, "pattern": OPTIONAL,
+       "verification": {"enum": ["analysis", "test", "inspection", "demonstration"]}, "source": OPTIONAL,
+       "parent": {"type": ["array", "null"], "items": STRING}, "subject": STRING, "pattern": OPTIONAL,
        "metric": STRING, "target": STRING, "op": {"enum": ["<=", "<", ">=", ">", "=="]}, "limit": QUANTITY,
        "value": QUANTITY, "status": {"enum": ["met", "not met", "not provided"]},
        "margin": {"type": ["number", "null"]}, "headroom": QUANTITY, "note": OPTIONAL, "waived": OPTIONAL,

@@ -28,6 +28,7 @@ class RequirementState:
     value: Q | None = None
     waived: str = ""
     verification: str = "analysis"   # what verifies it (`Requirement.verification`); archgen's own is analysis
+    parent: tuple[str, ...] = ()     # what it refines (`Requirement.parent`)
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class RequirementChange:
 
     @property
     def redefined(self) -> bool:
-        """Both sides have the requirement, with another target, level, metric or verification method in HEAD.
+        """Both sides have the requirement, with another target, level, metric, verification method or parent in HEAD.
 
         A verification method edited (a SHALL that a test at acceptance decides made `analysis`) changes what
         closes the requirement, so a review must see it as it sees a target moved.
@@ -112,15 +113,15 @@ def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     finding = failed.get((obj, o.requirement.id))
     req = o.requirement
     return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, o.status, o.value,
-                            finding.waived if finding else "", req.verification)
+                            finding.waived if finding else "", req.verification, tuple(req.parent))
 
 
 def _status(state: RequirementState | None) -> str:
     return "absent" if state is None else state.status
 
 
-def _definition(state: RequirementState) -> tuple[str, str, str, str]:
-    return (state.target, state.level, state.metric, state.verification)
+def _definition(state: RequirementState) -> tuple[str, str, str, str, tuple[str, ...]]:
+    return (state.target, state.level, state.metric, state.verification, state.parent)
 
 
 def _as_judged(state: RequirementState) -> tuple:

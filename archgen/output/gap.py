@@ -135,7 +135,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
-                         + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
+                         + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
                          f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
         lines.append("")
         missing = [r for r in g.rows if r.status == "not provided"]
@@ -209,6 +209,7 @@ def _public_row(row: dict) -> dict:
 def _row_json(r: GapRow) -> dict:
     req, loc = r.requirement, shown_location(r.location)
     return {"requirement": req.id, "design": list(r.designs) or None, "statement": req.statement,
+            "parent": list(req.parent) or None,
             "level": req.level, "basis": req.basis, "verification": req.verification,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),

@@ -33,7 +33,8 @@ def rows(judgements: Iterable[Judgement], findings: Iterable[Finding], locate: L
         f = found.get((j.check, req.id, b.subject))
         loc = shown(locate(b.owner, b.path)) if locate else None
         out.append({
-            "requirement": req.id, "statement": req.statement, "level": req.level, "basis": req.basis,
+            "requirement": req.id, "statement": req.statement, "parent": list(req.parent) or None,
+            "level": req.level, "basis": req.basis,
             "verification": req.verification, "source": req.source or None,
             "subject": b.subject or b.pattern, "pattern": b.pattern or None, "metric": req.metric,
             "target": str(req.target), "limit": quantity(req.target.limit),

@@ -142,7 +142,7 @@ def requirements_table(scope: Scope) -> Table:
         b, o, req = j.bound, j.outcome, j.bound.req
         status = o.shown + (" (waived)" if waived else "")
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
-        rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
+        rows.append((req.id, LEVELS[req.level], req.traced, req.basis, f"{req.metric} of {b.subject}",
                      target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
