@@ -72,7 +72,7 @@ def test_json_contract(spec_tree):
     r = run_cli("check", spec_tree({"r.yaml": OVERLOADED}), "--format", "json")
     assert r.code == 1
     doc = json.loads(r.out)
-    assert set(doc) == {"archgen", "summary", "findings", "metrics", "bands"}  # bands: of workload estimates
+    assert set(doc) == {"archgen", "summary", "findings", "requirements", "metrics", "bands"}  # bands: of estimates
     assert doc["bands"] == {}
     assert set(doc["summary"]) >= {"errors", "warnings", "passed"}
     pwr = next(f for f in doc["findings"] if f["id"] == "PWR002")

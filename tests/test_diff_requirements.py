@@ -33,7 +33,8 @@ def test_a_target_relaxed_with_the_status_unchanged_is_shown(tmp_path):
            "\\<= 90 kW** | ✅ met | ✅ met | 40.9 kW → 40.9 kW |" in r.out
     [row] = json.loads(run_cli("diff", base, head, "--format", "json").out)["requirements"]
     assert (row["target"], row["redefined"], row["base_definition"]) == \
-        ("<= 90 kW", True, {"target": "<= 45 kW", "level": "shall", "metric": "it_power"})
+        ("<= 90 kW", True, {"target": "<= 45 kW", "level": "shall", "metric": "it_power", "verification": "analysis",
+                            "parent": None})
 
 
 def test_a_level_lowered_is_shown(tmp_path):

@@ -318,7 +318,9 @@ COUNTS = {"type": "object", "required": ["met", "not_met", "not_provided"],
 STRING = {"type": "string"}
 OPTIONAL = {"type": ["string", "null"]}
 ROW = {"requirement": STRING, "statement": STRING, "level": {"enum": ["shall", "should", "may"]},
-       "basis": {"enum": ["sourced", "assumed"]}, "source": OPTIONAL, "subject": STRING, "pattern": OPTIONAL,
+       "basis": {"enum": ["sourced", "assumed"]},
+       "verification": {"enum": ["analysis", "test", "inspection", "demonstration"]}, "source": OPTIONAL,
+       "parent": {"type": ["array", "null"], "items": STRING}, "subject": STRING, "pattern": OPTIONAL,
        "metric": STRING, "target": STRING, "op": {"enum": ["<=", "<", ">=", ">", "=="]}, "limit": QUANTITY,
        "value": QUANTITY, "status": {"enum": ["met", "not met", "not provided"]},
        "margin": {"type": ["number", "null"]}, "headroom": QUANTITY, "note": OPTIONAL, "waived": OPTIONAL,
@@ -333,7 +335,8 @@ SCHEMA = {
         "proposal": {"type": "array", "items": {"type": "string"}},
         "against": {"type": "array", "items": {"type": "string"}},
         "summary": {"type": "object", "required": ["requirements", "rows", "met", "not_met", "not_provided",
-                                                   "by_level", "waived", "failing_rows", "errors", "warnings",
+                                                   "by_level", "waived", "to_verify", "failing_rows", "errors",
+                                                   "warnings", "our_errors", "our_warnings",
                                                    "objects", "failing", "line"],
                     "properties": {"by_level": {"type": "object", "additionalProperties": COUNTS,
                                                 "propertyNames": {"enum": ["shall", "should", "may"]}},
@@ -343,6 +346,8 @@ SCHEMA = {
             "properties": {key: ROW[key] for key in ROW}}},
         "findings": {"type": "array", "items": {"type": "object", "required": [
             "id", "severity", "object", "file", "line", "column", "message", "value", "limit", "requirement"]}},
+        "requirement_findings": {"type": "array", "items": {"type": "object", "required": [
+            "id", "severity", "object", "file", "line", "column", "message"]}},
         "objects": {"type": "array", "items": {"type": "string"}},
     },
 }

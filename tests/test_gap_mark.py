@@ -9,11 +9,13 @@ findings (COST002, NET023, NET024 twice).
 from __future__ import annotations
 
 import dataclasses
+import json
 
+from archgen.as_of import given
 from archgen.checks.registry import Finding
 from archgen.commands.gap import gap
 from archgen.compare.gap import Gap
-from archgen.output.gap import markdown
+from archgen.output.gap import markdown, to_json
 from tests.test_gap import REQUIREMENTS, fixed_proposal
 
 
@@ -47,3 +49,30 @@ def test_info_findings_leave_it_green(tmp_path):
     met = dataclasses.replace(g, rows=tuple(r for r in g.rows if r.status == "met"),
                               findings=tuple(f for f in g.findings if f.severity == "info"))
     assert met.findings and mark(met) == "✅"
+
+
+def test_our_expired_waiver_is_ours_not_the_proposals(tmp_path):
+    """An expired waiver in our requirements document (SPC004 at its `expires:`) is named as ours (newuser61).
+
+    Before, it was listed under "Findings of the proposal" and counted in "The proposal has 0 error and 1 warning
+    finding(s)": the vendor read our lapsed waiver as a fault of their proposal. The row it waived counts again.
+    """
+    from tests.test_gap import requirements_without
+    ours = requirements_without(tmp_path / "r", extra=(
+        "waivers:\n  - {check: REQ001, subject: rack/acme-r4, requirement: REQ-HALL-MECH-001, reason: lifts checked,"
+        " owner: facilities, expires: 2026-01-31}\n"))
+    g = gap([fixed_proposal(tmp_path / "p")], [ours], as_of=given("2026-12-06"))
+    spc = [f for f in g.findings if f.id == "SPC004"]
+    assert spc and g.ours_findings == tuple(spc) and not any(f.id == "SPC004" for f in g.proposal_findings)
+    s = g.summary()
+    assert (s["our_errors"], s["our_warnings"]) == (0, 1) and s["warnings"] == 4   # the proposal's 4 (module doc)
+    md = markdown(g)
+    assert "our requirements have 0 error and 1 warning finding(s)" in md.splitlines()[2]
+    proposal_part, ours_part = md.split("### Findings of our requirements")
+    assert "SPC004" not in proposal_part.split("### Findings of the proposal")[1] and "| warning | SPC004 |" in ours_part
+    assert "### Findings of our requirements" not in markdown(g, "customer")
+    doc = json.loads(to_json(g))
+    assert [f["id"] for f in doc["requirement_findings"]] == ["SPC004"]
+    assert "SPC004" not in {f["id"] for f in doc["findings"]}
+    heavy = next(r for r in g.rows if r.requirement.id == "REQ-HALL-MECH-001" and r.subject == "rack/acme-r4")
+    assert heavy.status == "not met" and not heavy.waived and g.failing   # the lapsed waiver waives nothing

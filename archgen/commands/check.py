@@ -12,6 +12,7 @@ from archgen.checks.registry import selected
 from archgen.commands.common import check_codes, spec_paths
 from archgen.errors import SpecError, UnreadableError, UsageError
 from archgen.output import findings as output
+from archgen.output.matrix import rows
 from archgen.pipeline import run
 
 
@@ -38,4 +39,6 @@ def check(paths: Sequence[Path] | None, fmt: str = "text", select: str = "", ign
     if fmt == "text":
         return output.text(result.findings, show_waived=show_waived, as_of=result.as_of), int(failed)
     ran = [cid for cid in REGISTRY if selected(cid, chosen, dropped)]
-    return output.render(fmt, result.findings, result.metrics, ran, workload_bands(result.workloads)), int(failed)
+    matrix = rows(result.requirements, result.findings, result.design.specs.locate) if fmt == "json" else []
+    return output.render(fmt, result.findings, result.metrics, ran, workload_bands(result.workloads),
+                         matrix), int(failed)

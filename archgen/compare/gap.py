@@ -46,6 +46,11 @@ class GapRow(Judged):
     designs: tuple[str, ...] = ()
 
     @property
+    def to_verify(self) -> bool:
+        """Judged by analysis only: its `verification` (test, inspection, demonstration) is still to decide it."""
+        return bool(self.requirement.pending) and self.value is not None
+
+    @property
     def failing(self) -> bool:
         """A SHALL requirement not met or not provided, and not waived: the report fails (exit code 1)."""
         return fails(self.requirement.level, self.status) and not self.waived
@@ -64,6 +69,23 @@ class Gap:
     #: Warnings about the run itself: a proposal's own Requirements whose glob subjects reach another proposal's
     #: objects (`commands.render.foreign_requirements`), shown in the internal edition.
     notes: tuple[str, ...] = ()
+    #: The files of our Requirements documents (`--against`): a finding located there (an expired waiver of ours,
+    #: SPC004; a duplicate id, REQ003) is ours, not the proposal's (`ours_findings`).
+    ours: frozenset[str] = frozenset()
+
+    def is_ours(self, f: Finding) -> bool:
+        """Whether a finding is located in one of our Requirements documents rather than in the proposal."""
+        return f.location is not None and str(f.location.file) in self.ours
+
+    @property
+    def proposal_findings(self) -> tuple[Finding, ...]:
+        """The findings of the proposal: the run's, less ours (`is_ours`)."""
+        return tuple(f for f in self.findings if not self.is_ours(f))
+
+    @property
+    def ours_findings(self) -> tuple[Finding, ...]:
+        """The findings located in our Requirements documents: they count against neither the proposal nor its rows."""
+        return tuple(f for f in self.findings if self.is_ours(f))
 
     @property
     def errors(self) -> list[Finding]:
@@ -77,7 +99,8 @@ class Gap:
 
     def summary(self) -> dict:
         """Counts for the summary line and the JSON `summary`."""
-        live = [f for f in self.findings if not f.waived]
+        live = [f for f in self.proposal_findings if not f.waived]
+        ours = [f for f in self.ours_findings if not f.waived]
         by_level = {level: {key(s): sum(r.status == s for r in rows) for s in STATUSES}
                     for level in LEVELS if (rows := [r for r in self.rows if r.requirement.level == level])}
         return {
@@ -86,9 +109,12 @@ class Gap:
             **{key(s): sum(r.status == s for r in self.rows) for s in STATUSES},
             "by_level": by_level,
             "waived": sum(bool(r.waived) for r in self.rows),
+            "to_verify": sum(r.to_verify for r in self.rows),
             "failing_rows": sum(r.failing for r in self.rows),
             "errors": sum(f.severity == "error" for f in live),
             "warnings": sum(f.severity == "warning" for f in live),
+            "our_errors": sum(f.severity == "error" for f in ours),
+            "our_warnings": sum(f.severity == "warning" for f in ours),
             "objects": len(self.objects),
             "failing": self.failing,
             **({"waivers_as_of": self.as_of} if self.as_of else {}),
@@ -130,7 +156,7 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
                if Path(specs.sources[doc_id].file).resolve() in files}
     objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
     return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
-               str(result.as_of or ""))
+               str(result.as_of or ""), ours=frozenset(own))
 
 
 def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:
@@ -160,7 +186,8 @@ def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:
     ordered = sorted(rows.values(), key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     return Gap(first.proposal, first.against, tuple(ordered), tuple(sorted(findings.values(), key=_finding_order)),
                tuple(sorted({o for g, _ in parts for o in g.objects})), first.as_of,
-               tuple(dict.fromkeys(n for g, _ in parts for n in g.notes)))
+               tuple(dict.fromkeys(n for g, _ in parts for n in g.notes)),
+               frozenset().union(*(g.ours for g, _ in parts)))
 
 
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

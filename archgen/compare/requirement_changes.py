@@ -27,15 +27,17 @@ class RequirementState:
     status: Status
     value: Q | None = None
     waived: str = ""
+    verification: str = "analysis"   # what verifies it (`Requirement.verification`); archgen's own is analysis
+    parent: tuple[str, ...] = ()     # what it refines (`Requirement.parent`)
 
 
 @dataclass(frozen=True)
 class RequirementChange:
     """A requirement whose status, definition or waiver differs between BASE and HEAD (None: absent there).
 
-    A target, level or metric edited with the status unchanged (a weight limit raised from 1,400 to 9,000 kg, met
-    on both sides) read "No differences" with ✅, and a miss newly waived "0 requirement(s) newly failing"
-    (newuser32's trial): a reviewer of the comment never saw the requirement move.
+    A target, level, metric or verification method edited with the status unchanged (a weight limit raised from
+    1,400 to 9,000 kg, met on both sides) read "No differences" with ✅, and a miss newly waived "0 requirement(s)
+    newly failing" (newuser32's trial): a reviewer of the comment never saw the requirement move.
     """
 
     base: RequirementState | None
@@ -69,7 +71,11 @@ class RequirementChange:
 
     @property
     def redefined(self) -> bool:
-        """Both sides have the requirement, with another target, level or metric in HEAD."""
+        """Both sides have the requirement, with another target, level, metric, verification method or parent in HEAD.
+
+        A verification method edited (a SHALL that a test at acceptance decides made `analysis`) changes what
+        closes the requirement, so a review must see it as it sees a target moved.
+        """
         return self.base is not None and self.head is not None and _definition(self.base) != _definition(self.head)
 
     @property
@@ -107,15 +113,15 @@ def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     finding = failed.get((obj, o.requirement.id))
     req = o.requirement
     return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, o.status, o.value,
-                            finding.waived if finding else "")
+                            finding.waived if finding else "", req.verification, tuple(req.parent))
 
 
 def _status(state: RequirementState | None) -> str:
     return "absent" if state is None else state.status
 
 
-def _definition(state: RequirementState) -> tuple[str, str, str]:
-    return (state.target, state.level, state.metric)
+def _definition(state: RequirementState) -> tuple[str, str, str, str, tuple[str, ...]]:
+    return (state.target, state.level, state.metric, state.verification, state.parent)
 
 
 def _as_judged(state: RequirementState) -> tuple:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated, Literal, TypeVar
 
-from pydantic import AfterValidator, Field, StringConstraints, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
 
 from archgen import metrics
 from archgen.model.spec import Document, FieldError, Spec, raise_each
@@ -17,7 +17,12 @@ from archgen.units import Q
 #: Metrics that are a fraction of wall time, so a target above 1 is a mistake.
 FRACTIONS = frozenset({"goodput"})
 
-ReqId = Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$")]
+_REQ_ID = r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+$"
+ReqId = Annotated[str, StringConstraints(pattern=_REQ_ID)]
+#: One id or a list of them (`parent: STK-001` or `parent: [STK-001, STK-004]`), each form in the JSON Schema.
+ReqIds = Annotated[list[ReqId], BeforeValidator(lambda v: [v] if isinstance(v, str) else v),
+                   WithJsonSchema({"anyOf": [{"type": "string", "pattern": _REQ_ID},
+                                             {"type": "array", "items": {"type": "string", "pattern": _REQ_ID}}]})]
 
 
 class Requirement(Spec):
@@ -36,6 +41,36 @@ class Requirement(Spec):
         "SHALL: not met or not provided is an error (a failing `diff`/`gap`); SHOULD and MAY: a warning."))
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
+    verification: Literal["analysis", "test", "inspection", "demonstration"] = Field("analysis", description=(
+        "How the requirement is verified, by the four methods of the INCOSE Systems Engineering Handbook "
+        "(analysis, test, inspection, demonstration). archgen verifies by analysis only: for any other method its "
+        "status is a prediction, shown as 'met (predicted by analysis, to be verified by test)', and the test, "
+        "inspection or demonstration that decides it is recorded outside archgen."))
+
+    parent: ReqIds = Field([], description=(
+        "The id(s) of what this requirement refines: a stakeholder need or a parent requirement (e.g. 'STK-001', or "
+        "a list), for traceability. Shown beside the statement in the compliance matrix, `gap` and `diff` ('(refines "
+        "STK-001)') and as `parent` in their JSON; archgen does not judge the parent, which may be written outside "
+        "its specs."))
+
+    @property
+    def traced(self) -> str:
+        """The statement with what it refines, as the compliance matrix and `gap` show it: '... (refines STK-001)'."""
+        return f"{self.statement} (refines {', '.join(self.parent)})" if self.parent else self.statement
+
+    @property
+    def pending(self) -> str:
+        """What still verifies the requirement where archgen's analysis cannot: '' for `verification: analysis`."""
+        method = self.verification
+        return "" if method == "analysis" else f"predicted by analysis, to be verified by {method}"
+
+    @model_validator(mode="after")
+    def _not_its_own_parent(self) -> Requirement:
+        """A requirement that names itself as its parent traces to nothing: a located error."""
+        if self.id in self.parent:
+            raise FieldError(("parent",), f"requirement {self.id} names itself as its parent; name the stakeholder "
+                                          "need or requirement it refines")
+        return self
 
     @model_validator(mode="after")
     def _fraction_at_most_one(self) -> Requirement:
@@ -137,9 +172,14 @@ class Outcome(Judged):
 
     @property
     def shown(self) -> str:
-        """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs."""
-        inputs = f" (on assumed inputs: {', '.join(self.assumed)})" if self.assumed else ""
-        return f"{self.status.value}{inputs}"
+        """The status as reports print it: "met (on assumed inputs: ...)" where it passes on assumed inputs.
+
+        A requirement verified otherwise than by analysis says what verifies it, "met (predicted by analysis, to be
+        verified by test)", whatever its status but not provided (there is no prediction to qualify).
+        """
+        notes = [self.requirement.pending] if self.requirement.pending and self.value is not None else []
+        notes += [f"on assumed inputs: {', '.join(self.assumed)}"] if self.assumed else []
+        return self.status.value + (f" ({'; '.join(notes)})" if notes else "")
 
     @property
     def met(self) -> bool | None:

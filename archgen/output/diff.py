@@ -146,8 +146,8 @@ def _moves(s: dict, kind: str, label: str) -> str:
 
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
-#: them and the comment starts ⚠️, not ✅. "redefined": another target, level or metric; "newly waived": a miss a
-#: waiver covers; "removed": a requirement HEAD no longer has.
+#: them and the comment starts ⚠️, not ✅. "redefined": another target, level, metric, verification method or parent;
+#: "newly waived": a miss a waiver covers; "removed": a requirement HEAD no longer has.
 _REQUIREMENT_MOVES = ("redefined", "newly_waived", "removed")
 
 
@@ -203,7 +203,8 @@ def markdown(d: Diff) -> str:
             if above is not None and above.state.requirement == r.state.requirement:
                 named = ("", "↳", "" if _target(above) == _target(r) else _target(r))
             else:
-                named = (r.state.requirement, md(r.state.statement), _target(r))
+                refines = f" (refines {', '.join(r.state.parent)})" if r.state.parent else ""   # `Requirement.traced`
+                named = (r.state.requirement, md(r.state.statement + refines), _target(r))
             lines.append(f"| {named[0]} | `{r.state.object}` | {named[1]} | {named[2]} | "
                          f"{_status_cell(r.base)} | {_status_cell(r.head)} | {_value(r.base)} → {_value(r.head)} |")
             above = r
@@ -334,7 +335,9 @@ def power_and_cost(d: Diff) -> list[MetricChange]:
 def _target(r: RequirementChange) -> str:
     """The target with its level (SHALL, SHOULD, MAY); base → head where the requirement was redefined."""
     def text(state: RequirementState) -> str:
-        return md(f"{state.level.upper()} {state.metric} {state.target}")
+        by = "" if state.verification == "analysis" else f", verified by {state.verification}"
+        by += f", refines {', '.join(state.parent)}" if state.parent else ""
+        return md(f"{state.level.upper()} {state.metric} {state.target}{by}")
     if r.redefined:
         assert r.base is not None and r.head is not None   # redefined: both sides have it
         return f"{text(r.base)} → **{text(r.head)}**"
@@ -345,12 +348,15 @@ def _status_cell(state: RequirementState | None) -> str:
     if state is None:
         return "absent"
     mark = MARKS[state.status]
+    if state.verification != "analysis" and state.value is not None:   # as `Outcome.shown` says it
+        mark += f" (predicted by analysis, to be verified by {state.verification})"
     return f"{mark} (waived)" if state.waived else mark
 
 
 def _definition_json(state: RequirementState | None) -> dict | None:
-    """BASE's target, level and metric of a requirement HEAD redefined (HEAD's are the row's own)."""
-    return None if state is None else {"target": state.target, "level": state.level, "metric": state.metric}
+    """BASE's target, level, metric and verification of a requirement HEAD redefined (HEAD's are the row's own)."""
+    return None if state is None else {"target": state.target, "level": state.level, "metric": state.metric,
+                                       "verification": state.verification, "parent": list(state.parent) or None}
 
 
 def _state_json(state: RequirementState | None) -> dict | None:
@@ -380,7 +386,9 @@ def to_json(d: Diff) -> str:
                   "resolved": [finding(f) for f in d.resolved_findings]},
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": r.state.statement, "target": r.state.target,
-                       "level": r.state.level, "base": _state_json(r.base),
+                       "level": r.state.level, "verification": r.state.verification,
+                       "parent": list(r.state.parent) or None,
+                       "base": _state_json(r.base),
                        "head": _state_json(r.head), "failing": r.failing, "redefined": r.redefined,
                        "newly_waived": r.newly_waived,
                        "base_definition": _definition_json(r.base) if r.redefined else None}

@@ -124,15 +124,17 @@ def _named(f: Finding) -> bool:
 
 
 def to_json(findings: list[Finding], metrics: dict[str, dict[str, Q]], ran: Collection[str] | None = None,
-            bands: Mapping[str, Mapping[str, Band]] | None = None) -> str:
+            bands: Mapping[str, Mapping[str, Band]] | None = None, requirements: Sequence[dict] = ()) -> str:
     """The `check --format json` contract.
 
-    `bands` adds each estimated workload metric's error band (`output.estimate.band_json`), by object path.
+    `bands` adds each estimated workload metric's error band (`output.estimate.band_json`), by object path;
+    `requirements` is the compliance matrix, a row per requirement and object (`output.matrix.rows`).
     """
     from archgen.output.estimate import band_json  # the performance model's types: not for `archgen validate`
     return dumps(document(
         summary=summary(findings, ran),
         findings=[finding(f) for f in findings],
+        requirements=list(requirements),
         metrics={subject: with_old_names({k: metric_quantity(k, v) for k, v in sorted(m.items())})
                  for subject, m in sorted(metrics.items())},
         bands={subject: with_old_names({k: band_json(b, metrics[subject][k], metrics[subject], k)
@@ -335,13 +337,14 @@ def _shown(findings: list[Finding]) -> list[Finding]:
 
 
 def render(fmt: str, findings: list[Finding], metrics: dict[str, dict[str, Q]],
-           ran: Collection[str] | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None) -> str:
+           ran: Collection[str] | None = None, bands: Mapping[str, Mapping[str, Band]] | None = None,
+           requirements: Sequence[dict] = ()) -> str:
     """Findings in one of `FORMATS`; `ran` names the checks that ran (default: all), for the pass counts.
 
-    JSON also carries the metrics and their error `bands`.
+    JSON also carries the metrics, their error `bands` and the requirements compliance matrix.
     """
     if fmt == "json":
-        return to_json(findings, metrics, ran, bands)
+        return to_json(findings, metrics, ran, bands, requirements)
     if fmt == "junit":
         return junit(findings, ran)
     if fmt == "text":

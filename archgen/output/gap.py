@@ -87,19 +87,27 @@ def summary_line(g: Gap) -> str:
     text = f"{s['rows']} result(s) of {s['requirements']} requirement(s): {counts}"
     text += f" ({levels})" if levels else ""
     text += f". The proposal has {s['errors']} error and {s['warnings']} warning finding(s)"
+    if s["our_errors"] or s["our_warnings"]:
+        text += f"; our requirements have {s['our_errors']} error and {s['our_warnings']} warning finding(s)"
     if s["waived"]:
         text += f"; {s['waived']} result(s) waived"
+    if s["to_verify"]:
+        text += (f"; {s['to_verify']} result(s) judged by analysis only, each still to be verified by the test, "
+                 "inspection or demonstration its status names")
     return text + "." + (f" Waivers judged as of {g.as_of}." if g.as_of else "")
 
 
 def look(g: Gap) -> bool:
     """The report passes, but a reader must look: its first mark is ⚠️, as `archgen diff`'s is on a new warning.
 
-    An unwaived warning finding of the proposal (an expired waiver's SPC004, a shadowed catalog entry's CAT007, a
-    requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD or MAY missed (`check`
-    reports it as a warning), at risk, or a SHALL miss our requirements document waives.
+    An unwaived warning finding of the proposal or of our requirements (an expired waiver's SPC004, a shadowed
+    catalog entry's CAT007, a requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD
+    or MAY missed (`check` reports it as a warning), at risk, or a SHALL miss our requirements document waives; or a
+    row met by analysis whose `verification` (a test at acceptance) is still to decide it.
     """
-    return bool(g.summary()["warnings"]) or any(r.status != Status.MET and not r.failing for r in g.rows)
+    s = g.summary()
+    return bool(s["warnings"] or s["our_warnings"]) or any((r.status != Status.MET or r.to_verify) and not r.failing
+                                                           for r in g.rows)
 
 
 def markdown(g: Gap, audience: str = "internal") -> str:
@@ -127,7 +135,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
-                         + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.statement))} | "
+                         + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
                          f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
         lines.append("")
         missing = [r for r in g.rows if r.status == "not provided"]
@@ -139,7 +147,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines.append("")
     else:
         lines += ["No requirements.", ""]
-    live = [f for f in g.findings if not f.waived]
+    live = [f for f in g.proposal_findings if not f.waived]
     if live:
         if public:
             lines += ["### Findings of the proposal", "", "| severity | check | object | message |",
@@ -152,6 +160,13 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
                       f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |"
                       for f in live]
+        lines.append("")
+    ours = [f for f in g.ours_findings if not f.waived]
+    if ours and not public:   # our documents' own (an expired waiver of ours): named apart from the proposal's
+        lines += ["### Findings of our requirements", "", "| severity | check | object | where | message |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
+                  f"{fmt.code(shown_location(f.location)) if f.location else ''} | {fmt.md(f.message)} |" for f in ours]
         lines.append("")
     if g.objects:
         lines += [f"### Objects in the proposal ({len(g.objects)})", ""]
@@ -174,7 +189,9 @@ MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met"
 
 
 def _status_cell(r: GapRow, public: bool = False) -> str:
-    mark = MARKS[r.status] + (f" (on assumed inputs: {fmt.md(', '.join(r.assumed))})" if r.assumed else "")
+    notes = [r.requirement.pending] if r.to_verify else []
+    notes += [f"on assumed inputs: {', '.join(r.assumed)}"] if r.assumed else []
+    mark = MARKS[r.status] + (f" ({fmt.md('; '.join(notes))})" if notes else "")
     if r.waived and public:
         return f"{mark} (waived)"
     return f"{mark} (waived: {fmt.md(r.waived.strip())})" if r.waived else mark
@@ -192,7 +209,8 @@ def _public_row(row: dict) -> dict:
 def _row_json(r: GapRow) -> dict:
     req, loc = r.requirement, shown_location(r.location)
     return {"requirement": req.id, "design": list(r.designs) or None, "statement": req.statement,
-            "level": req.level, "basis": req.basis,
+            "parent": list(req.parent) or None,
+            "level": req.level, "basis": req.basis, "verification": req.verification,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
@@ -212,7 +230,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         return dumps(document(
             summary=g.summary() | {"line": summary_line(g)},
             rows=[_public_row(_row_json(r)) for r in g.rows],
-            findings=[_public_finding(finding(f)) for f in g.findings],
+            findings=[_public_finding(finding(f)) for f in g.proposal_findings],
             objects=list(g.objects),
         ), ascii_only=False)
     return dumps(document(
@@ -220,7 +238,8 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         against=[shown_file(p) for p in g.against],
         summary=g.summary() | {"line": summary_line(g)},
         rows=[_row_json(r) for r in g.rows],
-        findings=[finding(f) for f in g.findings],
+        findings=[finding(f) for f in g.proposal_findings],
+        requirement_findings=[finding(f) for f in g.ours_findings],
         objects=list(g.objects),
         **({"notes": list(g.notes)} if g.notes else {}),
     ), ascii_only=False)

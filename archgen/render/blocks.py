@@ -7,6 +7,7 @@ same content, and text from a spec is escaped once per format, in the template l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -16,6 +17,8 @@ from archgen.render import fmt
 
 #: How a requirement's status (`model.requirements.Status`) is styled, as a check's pass, fail or warn.
 STYLES = {"met": "pass", "at risk": "warn", "not met": "fail", "not provided": "warn"}
+#: Where a status cell's qualification starts (`Outcome.shown`): assumed inputs, a verification left to a test.
+_QUALIFIED = re.compile(r" \((?:on assumed inputs|predicted by analysis)")
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,8 @@ class Table:
         """Style of row `i` from its status: ``pass``, ``fail``, ``warn`` (a requirement's met, not met...), or ''."""
         if self.status_column is None:
             return ""
-        word = str(self.rows[i][self.status_column]).lower().split(" (on assumed inputs")[0]  # Outcome.shown
+        cell = str(self.rows[i][self.status_column]).lower()
+        word = _QUALIFIED.split(cell)[0]  # Outcome.shown
         return STYLES.get(word, word)
 
 

@@ -142,7 +142,7 @@ def requirements_table(scope: Scope) -> Table:
         b, o, req = j.bound, j.outcome, j.bound.req
         status = o.shown + (" (waived)" if waived else "")
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
-        rows.append((req.id, LEVELS[req.level], req.statement, req.basis, f"{req.metric} of {b.subject}",
+        rows.append((req.id, LEVELS[req.level], req.traced, req.basis, f"{req.metric} of {b.subject}",
                      target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
                      where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
@@ -198,6 +198,9 @@ def requirements_section(scope: Scope) -> Section:
     counts = {s.value: sum(1 for j, _ in rows if j.outcome.status is s) for s in Status}
     waived = sum(1 for _, w in rows if w)
     summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (f"; {waived} waived" if waived else "")
+    pending = sum(1 for j, _ in rows if j.bound.req.pending and j.outcome.value is not None)
+    summary += (f"; {pending} judged by analysis only, each still to be verified by the test, inspection or "
+                "demonstration its status names" if pending else "")
     return section.add(Para(f"{len(rows)} requirement(s): {summary}."), requirements_table(scope))
 
 
