@@ -15,6 +15,7 @@ from archgen import display
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
+from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
 from archgen.analyse.unracked import unracked_words
 from archgen.metrics import UNBOUNDED, unbounded
@@ -221,6 +222,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
                                     f"{cost.no_opex}.") + (
         "" if not cost.no_power else f" IT power, energy and TCO are not provided: {cost.no_power}.")
     average, peak = (None, None) if cost.no_power else (cost.power_average, cost.power_peak)
+    bound = f", {words}" if average is not None and (words := upper_bound_words(a.typical_from_max)) else ""
     dates = "" if not cost.price_dates else (
         (f" The prices are dated {cost.price_dates} (oldest to newest)" if " to " in cost.price_dates
          else f" Every price is dated {cost.price_dates}")
@@ -230,7 +232,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
              f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
              f"the hours the cluster is used{idle}, times the facility's "
-             "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
+             f"PUE and electricity price{bound}; capital recovered over the depreciation years at the discount rate "
              f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates} Every price carries its basis; assumed "
              "ones are listed under Open items."),
         # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
