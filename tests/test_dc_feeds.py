@@ -69,3 +69,18 @@ def test_one_validator_refuses_dc_for_every_supply_model() -> None:
     for model in (PowerInput, PDU, Feeds, UpstreamFeeds, Facility):
         assert issubclass(model, AcSupply)
         assert model.__mro__[1] is AcSupply
+
+
+# review28: the North American and other 60 Hz systems of IEC 60038:2009 Table 1 (120/208 V, 277/480 V, 347/600 V,
+# 240 V and 480 V and 600 V three-wire; summarised at https://en.wikipedia.org/wiki/IEC_60038, "Low voltage systems
+# (Table 1)") and the 240/415 V of NVIDIA's reference racks stay AC: the 800 V refusal reaches none of them.
+@pytest.mark.parametrize(("voltage", "basis"), [("208 V", "line-to-line"), ("480 V", "line-to-line"),
+                                                ("600 V", "line-to-line"), ("415 V", "line-to-line"),
+                                                ("120 V", "line-to-neutral"), ("277 V", "line-to-neutral"),
+                                                ("347 V", "line-to-neutral"), ("240 V", "line-to-neutral")])
+def test_table_1_sixty_hertz_systems_stay_ac(voltage: str, basis: str) -> None:
+    for phases in (1, 3):
+        data = {"voltage": voltage, "basis": basis, "phases": phases}
+        assert PowerInput.model_validate(data).voltage == parse_quantity(voltage)
+    if basis == "line-to-line":
+        assert _hall(voltage).voltage == parse_quantity(voltage)

@@ -37,6 +37,24 @@ MEASURED = ("MLPerf Training power results measured their nodes at 0.57 to 0.69 
             "(docs/facility.md, \"Measured energy to train\")")
 
 
+def named_parts(fell_back: tuple[str, ...]) -> str:
+    """The parts whose maximum draw stands in for a typical one, the first three by name."""
+    return ", ".join(fell_back[:3]) + (f" and {len(fell_back) - 3} more" if len(fell_back) > 3 else "")
+
+
+def upper_bound_words(fell_back: tuple[str, ...]) -> str:
+    """Why an energy at the average load is an upper bound where `fell_back` names parts at maximum draw; '' if none.
+
+    For the documents, where the figure is shown (the hall's energy per year, the cost section's energy, a job's
+    energy per token): the same reason `upper_bounds` gives a requirement on it (review28: the GB200 SU's document
+    printed "11,810 MWh" as a point value while check judged the same figure an upper bound).
+    """
+    if not fell_back:
+        return ""
+    return (f"an upper bound: the maximum draw of {named_parts(fell_back)} stands in for their typical draw (no "
+            f"`power.typical` stated), and {MEASURED}")
+
+
 def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[str, tuple[Q, str]]:
     """The energies in `metrics` that are upper bounds, each with 0 as the other end of its range and why.
 
@@ -45,7 +63,7 @@ def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[s
     stands in. The true figure lies in (0, value]: a target met at the value is met, one missed is not provided
     (`Operations.unsettled`, judged by `model.requirements.unsettled_note`).
     """
-    named = ", ".join(fell_back[:3]) + (f" and {len(fell_back) - 3} more" if len(fell_back) > 3 else "")
+    named = named_parts(fell_back)
     why = {**dict.fromkeys(AT_MAXIMUM, f"it is the IT energy at the cluster's maximum draw by definition; {MEASURED}; "
                                        "judge the run's energy on `job_energy`, at the parts' typical draw where they "
                                        "state one"),

@@ -122,13 +122,22 @@ def waterfall(e: Any, title: str) -> str:
 
 
 def roofline(rf: Any) -> str:
-    """The roofline's roofs and each kernel's point (`performance.roofline`)."""
+    """The roofline's roofs and each kernel's numbered point (`performance.roofline`).
+
+    Both roofs the figure draws (review28: the dashed datasheet roof was in no words), and a kernel of no FLOP,
+    which has no place on log axes, said not drawn rather than placed at 0 FLOP/B; the points carry the figure's
+    numbers.
+    """
     tflops = fmt.magnitude(Q_(1.0, "FLOPS"), "TFLOPS")
-    points = [f"{k.phase} {k.name} at {fmt.number(k.intensity, 1)} FLOP/B, {fmt.number(k.achieved * tflops, 1)} "
-              f"TFLOPS ({'memory' if k.intensity < rf.ridge else 'compute'} side)" for k in rf.kernels]
-    return (f"Log-log roofline, attainable rate against arithmetic intensity: the compute roof at "
+    drawn = [k for k in rf.kernels if k.flop > 0 and k.achieved > 0]
+    points = [f"{i} {k.phase} {k.name} at {fmt.number(k.intensity, 1)} FLOP/B, {fmt.number(k.achieved * tflops, 1)} "
+              f"TFLOPS ({'memory' if k.intensity < rf.ridge else 'compute'} side)" for i, k in enumerate(drawn, 1)]
+    missing = [f"{k.phase} {k.name}" for k in rf.kernels if k not in drawn]
+    return (f"Log-log roofline, attainable rate against arithmetic intensity: the attainable compute roof (solid) at "
             f"{fmt.number(rf.compute_ceiling * tflops, 0)} TFLOPS meets the memory roof at the ridge, "
-            f"{fmt.number(rf.ridge, 0)} FLOP/B; one point per kernel: " + "; ".join(points) + ".")
+            f"{fmt.number(rf.ridge, 0)} FLOP/B; dashed, the datasheet roof, {fmt.number(rf.peak * tflops, 0)} TFLOPS "
+            f"and the HBM bandwidth; one numbered point per kernel: " + "; ".join(points)
+            + (f"; not drawn (no FLOP): {', '.join(missing)}" if missing else "") + ".")
 
 
 def busbw(r: Any, size_text: Any) -> str:

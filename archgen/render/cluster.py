@@ -111,7 +111,7 @@ def build(scope: Scope, a: Any, counts: dict[str, int], series: Scaling | None =
     if a.cabling is not None:
         sections += [cabling(a)] + ([wiring_section(a, pm)] if pm is not None else [])
     sections += reference_sections(scope, a, series)
-    perf = performance.section(performance.workloads_for(scope.run, spec.id))
+    perf = performance.section(performance.workloads_for(scope.run, spec.id), scope.run.operations.unsettled)
     missing = [] if perf is not None else ["Performance: no workload runs on this cluster."]
     missing += cluster_bom_gaps(a)
     if perf is not None:

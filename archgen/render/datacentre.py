@@ -10,6 +10,7 @@ from typing import Any
 
 from archgen.analyse.facility import usable_units
 from archgen.analyse.hall_groups import candidate, fellows, naming
+from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
@@ -107,7 +108,7 @@ def datacentre(scope: Any, a: Any) -> Section:
          NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
-    rows += _capacity(hall, m, peers)
+    rows += _capacity(hall, m, peers, a.typical_from_max)
     if totals := _totals(a, m, peers, scope.run.clusters):
         rows.append(("Hall totals (clusters deployed together)", totals))
     rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
@@ -219,7 +220,7 @@ def _headroom(value: Any) -> str:
     return NOT_PROVIDED if value is None else fmt.q(value, "kW", 1)
 
 
-def energy_basis(cost: Any, m: dict) -> str:
+def energy_basis(cost: Any, m: dict, fell_back: tuple[str, ...] = ()) -> str:
     """What a hall's energy per year rests on: its utilisation, its PUE and the draw, each named where assumed.
 
     The figure is (average load x utilisation + idle load x (1 - utilisation)) x 8,766 h x PUE
@@ -238,6 +239,8 @@ def energy_basis(cost: Any, m: dict) -> str:
         parts.append("at the maximum draw (no part of the load states a typical draw)")
     if cost.utilisation < 1:
         parts.append("idle hours at each part's `power.idle`, else its average draw")
+    if fell_back and not at_max:   # some parts at maximum draw: an upper bound too (`job_energy.upper_bounds`)
+        return ", ".join(parts) + "; " + upper_bound_words(fell_back)
     bound = ": an upper bound" if at_max or cost.utilisation < 1 else ""
     return ", ".join(parts) + bound
 
@@ -262,8 +265,12 @@ def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """The hall's capacities with the headrooms; `peers`, the run's other clusters naming the hall, share them."""
+def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (),
+              fell_back: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """The hall's capacities with the headrooms; `peers`, the run's other clusters naming the hall, share them.
+
+    `fell_back`: the parts whose maximum draw stands in for a typical one (the energy is then an upper bound).
+    """
     out = []
     shared = f" (the hall's, with {', '.join(repr(p) for p in peers)})" if peers else ""
     for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
@@ -290,7 +297,7 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = ()) -> list[tuple[str
     energy = m.get("facility_energy_per_year")
     out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
                 "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else
-                f"{fmt.q(energy, 'MWh', 0)} {energy_basis(hall.cost, m)}"))
+                f"{fmt.q(energy, 'MWh', 0)} {energy_basis(hall.cost, m, fell_back)}"))
     out += _site_rows(hall, m)
     if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")

@@ -15,6 +15,7 @@ from archgen import display
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
+from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
 from archgen.analyse.unracked import unracked_words
 from archgen.metrics import UNBOUNDED, unbounded
@@ -49,13 +50,19 @@ def _per_server(c: Any) -> str:
 
 
 def _count(rel: Any, c: Any) -> str:
-    """The count a class's rate was taken from and its 95 % interval per unit-year, where the rate states one."""
+    """The count a class's rate was taken from and its 95 % interval per unit-year, where the rate states one.
+
+    A pooled count (`FailureRate.pooled`) says that every unit of the classes sharing it takes the same rate, a
+    switch chassis as one optical end, since the source does not split the count (review28: the interval reads as
+    the rate's whole uncertainty otherwise; all of Llama 3's 35 on its ToR switches would be 0.231 a switch-year).
+    """
     ends = c.per_unit_interval()
     if ends is None:
         return ""
     shared = rel.sharing(c)
-    one = (f"one count of {c.rate.events} events for {', '.join(shared)}" if len(shared) > 1
-           else f"counted from {c.rate.events} events")
+    one = (f"one count of {c.rate.events} events for {', '.join(shared)}, the same rate for each unit (the source "
+           "does not split the count; how far a class's own rate lies from it is in no interval or range)"
+           if len(shared) > 1 else f"counted from {c.rate.events} events")
     return f"; {one}, 95 % {ends[0]:.4f} to {ends[1]:.4f}"
 
 
@@ -221,6 +228,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
                                     f"{cost.no_opex}.") + (
         "" if not cost.no_power else f" IT power, energy and TCO are not provided: {cost.no_power}.")
     average, peak = (None, None) if cost.no_power else (cost.power_average, cost.power_peak)
+    bound = f", {words}" if average is not None and (words := upper_bound_words(a.typical_from_max)) else ""
     dates = "" if not cost.price_dates else (
         (f" The prices are dated {cost.price_dates} (oldest to newest)" if " to " in cost.price_dates
          else f" Every price is dated {cost.price_dates}")
@@ -230,7 +238,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
         Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
              f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
              f"the hours the cluster is used{idle}, times the facility's "
-             "PUE and electricity price; capital recovered over the depreciation years at the discount rate "
+             f"PUE and electricity price{bound}; capital recovered over the depreciation years at the discount rate "
              f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates} Every price carries its basis; assumed "
              "ones are listed under Open items."),
         # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the

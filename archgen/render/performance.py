@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen import display, metrics
+from archgen.analyse.job_energy import AT_AVERAGE, AT_MAXIMUM
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
@@ -27,6 +28,9 @@ from archgen.render import alt_text, fmt, palette
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.units import Q_
 
+#: The energies at maximum draw that `Operations.unsettled` holds as upper bounds (0 their other end).
+ENERGY_BOUNDS = (*AT_MAXIMUM, *AT_AVERAGE)
+
 
 def workloads_for(run: Any, cluster_id: str) -> list[Any]:
     """The workloads of `run` that run on cluster `cluster_id`, by id."""
@@ -34,8 +38,12 @@ def workloads_for(run: Any, cluster_id: str) -> list[Any]:
     return [r for _, r in sorted(results.items()) if r.workload.cluster == cluster_id]
 
 
-def section(results: list[Any]) -> Section | None:
-    """One subsection per workload; None when the cluster has no workload."""
+def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = None) -> Section | None:
+    """One subsection per workload; None when the cluster has no workload.
+
+    `unsettled` (`Operations.unsettled`, by workload path): an energy there at maximum draw is shown as the upper
+    bound it is (`analyse.job_energy.upper_bounds`), not as a point value.
+    """
     if not results:
         return None
     top = Section("performance", "Performance").add(Para(
@@ -61,6 +69,7 @@ def section(results: list[Any]) -> Section | None:
                           (Column("Parameter"), Column("Value", align="right")),
                           tuple((k, fmt.hardware_value(k, v) + e.hardware_mark(k)) for k, v in e.hardware.items())))
         outcomes = {o.requirement.metric: o for o in e.requirements or ()}
+        bounds = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items() if n in ENERGY_BOUNDS}
         ranged = display.ranged(e.metrics, outcomes)
         rows = []
         for name, value in sorted(e.metrics.items()):
@@ -72,7 +81,7 @@ def section(results: list[Any]) -> Section | None:
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
                 _band_cell(e.bands.get(name), value, name)
-            rows.append((name, _shown(value, name), band,
+            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else ""), band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
@@ -86,6 +95,10 @@ def section(results: list[Any]) -> Section | None:
                          "comparable published runs (docs/accuracy.md); a target the estimate meets but an end of "
                          "the band does not is at risk. " + "; ".join(f"{', '.join(names)}{text}"
                                                                       for text, names in by_text.items()) + "."))
+        for why in dict.fromkeys(bounds.values()):   # the energies at maximum draw, by the reason each is a bound
+            names = [n for n in sorted(bounds) if bounds[n] == why]
+            sub.add(Para(f"{', '.join(names)}: an upper bound, not an estimate: {why}. A target it meets is met, one "
+                         "it misses is not provided; its Band is the model's error on the speed alone."))
         by_basis: dict[str, list[str]] = {}
         for name in ranged:
             by_basis.setdefault(display.range_basis(name), []).append(name)

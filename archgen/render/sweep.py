@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen import metrics as registry
+from archgen.analyse.job_energy import MEASURED
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
 from archgen.perf.explore.hardware_scope import peak_note, power_note, price_note
@@ -251,7 +252,8 @@ def conventions_section(result: Result) -> Section:
         "cluster); another accelerator changes it by the difference of the parts' TDP. A point whose hardware is "
         "scaled (a hardware axis not as catalogued) has no power, energy per token or job IT energy: the catalogued "
         "parts' draw is not the draw of parts with other figures, and the sweep states none. Energy per token is "
-        "power / tokens per second: IT energy, without the PUE.",
+        "power / tokens per second: IT energy, without the PUE, at maximum draw: an upper bound, as is job IT energy "
+        f"({MEASURED}), so a requirement either misses is not provided, and a front on it ranks the bounds.",
         "Feasible: the point fits in memory, its cluster has no error finding in archgen check, and it meets every "
         "SHALL requirement by the rule archgen check applies (a SHALL not met or not provided is an error there): a "
         "point that does not provide a SHALL requirement's figure is not feasible, and the points by reason say why; "

@@ -62,3 +62,24 @@ def test_every_golden_figure_says_more_than_its_caption():
         pairs += re.findall(r"^!\[(.*)\]\([\w.-]+\.svg\)\n\n\*Figure \d+: (.*)\*$", text, re.M)
     assert len(pairs) >= 15
     assert [caption for alt, caption in pairs if alt == caption or not alt] == []
+
+
+def test_roofline_names_both_roofs_and_only_the_points_drawn(shipped):
+    """review28: the roofline's words named the attainable roof only, not the dashed datasheet roof the figure also
+    draws, and placed a kernel of no FLOP (an MoE router's loss, which the figure leaves off its log axes) "at 0.0
+    FLOP/B". Both roofs now, the points numbered as drawn, a no-FLOP kernel said not drawn."""
+    import dataclasses
+
+    from archgen.perf.workload.roofline import Kernel
+    from archgen.units import Q_
+
+    rf = next(r.roofline for r in shipped.workloads.values() if r.roofline is not None)
+    tflops = Q_(rf.peak, "FLOPS").m_as("TFLOPS")
+    text = alt_text.roofline(rf)
+    assert f"dashed, the datasheet roof, {tflops:,.0f} TFLOPS and the HBM bandwidth" in text
+    assert f"; one numbered point per kernel: 1 {rf.kernels[0].phase} {rf.kernels[0].name} at " in text
+    assert "not drawn" not in text
+    loss = Kernel(name="router loss", phase="forward", flop=0.0, bytes_moved=1e6, time=1e-6, gemm=False)
+    text = alt_text.roofline(dataclasses.replace(rf, kernels=(*rf.kernels, loss)))
+    assert text.endswith("; not drawn (no FLOP): forward router loss.") and "at 0.0 FLOP/B" not in text
+    assert text == alt_text.roofline(dataclasses.replace(rf, kernels=(*rf.kernels, loss)))   # deterministic

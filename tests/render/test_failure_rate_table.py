@@ -52,5 +52,6 @@ def test_the_network_classes_name_the_one_count_they_share_and_its_interval(rows
     0.004718 a part-year x 24.379 / 35 and x 48.677 / 35 (Garwood's 95 % on 35 events): 0.0033 to 0.0066.
     """
     for name in ("switch", "transceiver", "cable"):
-        assert rows[name][4] == ("assumed; one count of 35 events for cable, switch, transceiver, 95 % 0.0033 to "
-                                 "0.0066"), name
+        assert rows[name][4] == ("assumed; one count of 35 events for cable, switch, transceiver, the same rate for "
+                                 "each unit (the source does not split the count; how far a class's own rate lies "
+                                 "from it is in no interval or range), 95 % 0.0033 to 0.0066"), name

@@ -46,3 +46,15 @@ def test_a_training_sweep_has_no_serving_convention() -> None:
     p = next(q for q in sweep_problems_of(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])
              if q.sweep.id == "llama3-70b-train-platforms")
     assert not any("prefill_decode" in b for b in _bullets(p))
+
+
+def test_the_sweep_report_calls_energy_per_token_an_upper_bound() -> None:
+    """review28: mlpower judges a requirement on a point's energy per token as the upper bound it is (docs/sweeps.md),
+    while the sweep report's conventions called it "IT energy, without the PUE" and no more: a reader of its energy
+    front took the figures for estimates. The report now says maximum draw, an upper bound, with MLPerf's measure."""
+    from archgen.analyse.job_energy import MEASURED
+
+    p = next(q for q in sweep_problems_of(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS]))
+    line = next(b for b in _bullets(p) if b.startswith("Power is the job's share"))
+    assert "at maximum draw: an upper bound, as is job IT energy" in line and MEASURED in line
+    assert "a requirement either misses is not provided" in line
