@@ -38,6 +38,8 @@ def test_the_shelf_loss_is_stated_and_carried_into_facility_and_energy(shipped):
     assert m["power_average"].m_as("kW") == pytest.approx(m["it_power_typical"].m_as("kW"))
     # was 1,090.08; + 32.56 before rackfix put the SN2201s off the busbar; + 0.14 kW of OOB uplink modules since the
     # OOB leaves are sized per rack
-    assert m["power_average"].m_as("kW") == pytest.approx(1090.08 + 32.51 + 40 * 0.0035, abs=0.01)
+    # + the 132 SR8 modules x 17 W less 66 DACs x 0.2 W of the leaf-spine runs past the DAC's 2 m longest length sold
+    assert m["power_average"].m_as("kW") == pytest.approx(1090.08 + 32.51 + 40 * 0.0035 + 132 * 0.017 - 66 * 0.0002,
+                                                          abs=0.01)
     for cid in ("dgx-b200-superpod", "mi355x-th5"):                                  # fed by PDUs: no shelf loss
         assert shipped.metrics[f"cluster/{cid}"]["shelf_loss"].m == 0
