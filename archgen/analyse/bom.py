@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
+from archgen.analyse.cable_bins import copper_bins
 from archgen.analyse.fibre_cords import fibre_lines
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps, fitting_lines
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
@@ -247,6 +248,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
         for (mid, watts), n in tc.reduced.items():
             low.setdefault(mid, Counter())[watts] += n
     within = ", ".join(sorted({nt.part.id for nt in a.nodes if nt.part.power_includes_optics}))
+    by_length = copper_bins(tiers)   # copper assemblies by ordered length, as the fibre cords are
     for mid, (link, q) in sorted(modules.items()):
         if q:
             copper = link.media in COPPER_MEDIA
@@ -265,7 +267,9 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
             if split:     # one line per part; the note (a key across sizes) holds no count, `split_text` the counts
                 split.append((rest, rest_in, full))
                 note += f"; those that run below {link.rate:~P} draw its `power_at` figure"
-            lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split)))
+            bins = tuple(sorted(by_length.get(mid, {}).items())) if copper else ()
+            lines.append(BomLine(mid, "Link", q, full, note, in_parent=n_in, split=tuple(split),
+                                 lengths=bins if sum(n for _, n in bins) == q else ()))
     return lines + fibre_lines(tiers), net_power, optics.to("kW")
 
 

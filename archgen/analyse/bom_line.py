@@ -29,6 +29,9 @@ class BomLine:
     #: (quantity, of which in a parent, unit power) per group; the total power sums the groups, `unit_power` is
     #: the part's full figure, and `split_text` states them. Empty: every part draws `unit_power`.
     split: tuple[tuple[int, int, Q], ...] = ()
+    #: A copper cable assembly's quantity per ordered length bin, (metres, count), shortest first, as the fibre
+    #: cords are ordered (`analyse.cable_bins.copper_bins`); 0 m is a length not known. Empty: not split.
+    lengths: tuple[tuple[float, int], ...] = ()
 
     @property
     def total_power(self) -> Q | None:

@@ -53,3 +53,19 @@ def bin_cables(tr: Any, options: Sequence[LinkOption], cables: np.ndarray) -> di
     sums = np.bincount(inv.ravel(), weights=cables, minlength=len(uniq))
     return {(options[int(k // 10_000_000)].label, (int(k) % 10_000_000) / 100): whole(s)
             for k, s in zip(uniq.tolist(), sums.tolist(), strict=True)}
+
+
+def copper_bins(tiers: Sequence[Any]) -> dict[str, dict[float, int]]:
+    """Copper assemblies per BOM part (an option's `a` end, as the BOM orders it) and ordered length bin (m).
+
+    From each tier's `cables_by_bin` (a `tier_cabling.TierCabling`), as the fibre cords are; a 0 m bin is a length
+    not known (a tier whose runs are not laid out).
+    """
+    out: dict[str, dict[float, int]] = {}
+    for t in tiers:
+        copper = {opt.label: opt.a.id for opt in t.options if opt.a.media in COPPER_MEDIA}
+        for (label, length), n in t.cables_by_bin.items():
+            if label in copper and n:
+                bins = out.setdefault(copper[label], {})
+                bins[float(length)] = bins.get(float(length), 0) + n
+    return out

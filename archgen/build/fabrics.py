@@ -20,8 +20,22 @@ class LinkOption:
 
     @property
     def reach(self):
-        """Reach of the run: the shorter of the two ends."""
-        return min(self.a.reach, self.b.reach)
+        """Longest run the option serves: the shorter of the two ends' `Link.longest`.
+
+        That is the reach, or the longest length sold where the part's source lists shorter lengths.
+        """
+        return min(self.a.longest, self.b.longest)
+
+    @property
+    def reach_text(self) -> str:
+        """'reach 3 m', with what is sold where that stops short of it ('reach 3 m, sold 0.5-2 m')."""
+        reach = min(self.a.reach, self.b.reach)
+        return f"reach {reach:~P}" + (f", {self.sold_text}" if self.sold_text else "")
+
+    @property
+    def sold_text(self) -> str:
+        """What is sold where a part's sold lengths stop short of its reach ('sold 0.5-2 m'); empty otherwise."""
+        return "; ".join(dict.fromkeys(t for t in (self.a.sold_text, self.b.sold_text) if t))
 
     @property
     def label(self) -> str:

@@ -36,6 +36,9 @@ def reach(ctx: Context) -> Iterator[Violation]:
     Category 6A channel; IEEE 802.3 Clause 40, 1000BASE-T, and Clause 55, 10GBASE-T: 100 m). A multi-rack scale-up
     domain's trunk cables (`scale_up.trunk_link`) are runs between its racks like any other.
 
+    A part whose source lists its lengths (`max_length`, shorter than its reach) serves runs up to the longest length
+    sold: a run past it takes the tier's next option, and where none serves it the finding says what is sold.
+
     Fix: add a longer-reach link option for the tier (e.g. single-mode), or move the racks closer; for management
     runs past 100 m of copper, fibre or a management switch in the far racks' row.
     """
@@ -60,7 +63,7 @@ def reach(ctx: Context) -> Iterator[Violation]:
                     runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
                             f"to {ends[1]}{runs}")
                 yield Violation(c.cluster.path if fa is None else fa.fabric.path, c.cluster.spec.id, where,
-                                f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {opt.reach:~P} reach of "
+                                f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {_reach(opt)} of "
                                 f"{opt.label}{runs}{_COPPER_LIMIT if opt.a.media in _TWISTED else ''}",
                                 Q_(longest, "m"), opt.reach.to("m"))
 
@@ -77,6 +80,12 @@ _COPPER_LIMIT = ("; a twisted-pair Ethernet channel ends at 100 m (ANSI/TIA-568.
                  "Clause 40 1000BASE-T and Clause 55 10GBASE-T, 100 m over Cat6a): run these over fibre (an SFP "
                  "uplink port) or put a management switch near them (a distributed OOB aggregation, one per row "
                  "or per network rack)")
+
+
+def _reach(opt) -> str:
+    """'3 m reach', or '2 m longest length sold (reach 3 m, sold 0.5-2 m; ...)' where sold lengths stop short."""
+    sold = f" longest length sold ({opt.reach_text}; `max_length` in its catalog entry)" if opt.sold_text else " reach"
+    return f"{opt.reach:~P}{sold}"
 
 
 def _end(c, rack: int, u: int) -> str:
@@ -381,7 +390,7 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
             if first is None or not rest:
                 continue
             yield Violation(fa.fabric.path, c.cluster.spec.id, tier.links_path,
-                            f"{t.tier}: {t.links} link(s) counted as {first.label} (reach {first.reach:~P}), the "
+                            f"{t.tier}: {t.links} link(s) counted as {first.label} ({first.reach_text}), the "
                             f"first option, since a {fa.topology} fabric's runs are not laid out: their lengths and "
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",

@@ -242,6 +242,11 @@ class Link(Part):
     rate: Bandwidth = Field(description="Line rate, e.g. '800 Gb/s'.")
     reach: Length = Field(description="Maximum supported length, e.g. '3 m'.")
     min_length: LengthOrZero | None = Field(None, description="Shortest length sold, when relevant.")
+    max_length: Length | None = Field(None, description=(
+        "Longest length sold, where the part's source lists its lengths and they stop short of `reach` (NVIDIA's "
+        "MCP4Y10 twin-port DAC: '0.5-2 m lengths', while the LinkX overview gives DACs to 3 m). A run longer than "
+        "it takes the tier's next link option, or is a CAB001 finding naming the run, its length and what is sold. "
+        "Empty: every length up to `reach` is taken as sold."))
     power_per_end: PowerOrZero = Field(description="Power per end (transceiver or active cable end); 0 W for DAC.")
     power_at: list[RatePower] = Field(default_factory=list, description=(
         "Power per end of an optical module run below its rate, where its datasheet states it: a single-port 400G "
@@ -280,6 +285,19 @@ class Link(Part):
         "reaching one far end: such a module serves at most this many links, however often the line rate divides "
         "its rate (a twin-port 2 x FR4, two duplex LC: 2, so no 4 x 200G breakout; NVIDIA: no splitters with "
         "CWDM4). Empty: parallel fibre (DR, SR) whose lanes split, rate / line rate links."))
+
+    @property
+    def longest(self) -> Q:
+        """The longest run the part serves: its `reach`, or the longest length sold where that is shorter."""
+        return self.reach if self.max_length is None else min(self.reach, self.max_length)
+
+    @property
+    def sold_text(self) -> str:
+        """'sold 0.5-2 m' where `max_length` limits the part below its reach; empty otherwise."""
+        if self.max_length is None or self.max_length >= self.reach:
+            return ""
+        low = f"{self.min_length.m_as('m'):g}-" if self.min_length is not None else "up to "
+        return f"sold {low}{self.max_length.m_as('m'):g} m"
 
     @model_validator(mode="after")
     def _power_at_below_rate(self) -> Link:

@@ -286,7 +286,7 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
         **diagrams.rack_elevations(result, a)}
     tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
     if a.cabling is not None and pm is not None and {"csv", "xlsx"} & set(formats):
-        tables["cabling.csv"], tables["portmap.csv"] = run_list(a), portmap_table(pm)
+        tables["cabling.csv"], tables["portmap.csv"] = run_list(a), portmap_table(pm, a)
     if (by_size := bom_by_size(series)) is not None:
         tables["bom-by-size.csv"] = by_size
     return render_document(doc, figures, tables, formats, templates, step, edition)

@@ -19,8 +19,13 @@ def appendices(scope: Scope, a: Any) -> Section:
     for line in getattr(a.cabling, "bom", ()):
         part = specs.get(line.part)
         name, number, source = bom_name(line, part)
-        rows.append((line.part, name, number, line.kind, _note(line) if part is not None and line.note else "—",
-                     quantity(line), line.unit_power, line.total_power, source))
+        note = _note(line) if part is not None and line.note else "—"
+        for size, n in line.lengths or ((None, line.quantity),):   # copper: a line per ordered length
+            total = line.total_power if size is None or line.total_power is None else \
+                line.total_power * n / line.quantity   # its share (node ends drawing inside a system left out)
+            rows.append((line.part, name if size is None else f"{name}, {_length(size)}", number, line.kind,
+                         note if size is None else f"{note}; {_length(size)} bin", quantity(line) if size is None
+                         else n, line.unit_power, total, source))
     cols = (Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("Note"),
             Column("Qty", digits=0, align="right"), Column("Unit power", "kW", 3, "right"),
             Column("Total power", "kW", 1, "right"), Column("Source or rule"))
@@ -30,7 +35,8 @@ def appendices(scope: Scope, a: Any) -> Section:
             Para("Racks by type (each with the maximum draw of its placed parts, which the following lines "
                  "itemise: do not add both), their placed parts and accessories (power cords, rails, blanking "
                  "panels, and a liquid-cooled rack's manifolds, quick disconnects and CDU hoses, \"not provided\" "
-                 "where its spec names none), switches outside racks, link modules or cable ends, and one fibre "
+                 "where its spec names none), switches outside racks, link modules, copper cable assemblies by "
+                 "ordered length bin (a line per length, as the port map's Ordered length), and one fibre "
                  "patch cord per optical link by length bin; node-end transceivers whose power a system's maximum "
                  "draw already holds are counted but left out of their line's total power. Structured cabling (MPO "
                  "trunks, patch panels) is not modelled. The same table is written as CSV and XLSX."),
@@ -68,6 +74,11 @@ def reconciled(a: Any) -> str:
         return text + f", the cluster's IT power ({fmt.q(it, 'kW', 1)})."
     return text + (f"; the cluster's IT power is {fmt.q(it, 'kW', 1)}, {fmt.q(abs(gap), 'kW', 1)} "
                    f"{'less' if gap.m_as('kW') > 0 else 'more'}: a draw the lines count differently from IT power.")
+
+
+def _length(size: float) -> str:
+    """'1.5 m', or 'length not known' for a 0 m bin (a tier whose runs are not laid out)."""
+    return f"{size:g} m" if size else "length not known"
 
 
 def _note(line: Any) -> str:

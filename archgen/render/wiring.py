@@ -26,25 +26,43 @@ EXCERPT_ROWS = 4
 MAX_DIAGRAM_NODES = 18
 
 PORTMAP_COLUMNS = (Column("Cable"), Column("Fabric"), Column("Tier"), Column("A rack"), Column("A U", digits=0),
-                   Column("A device"), Column("A port"), Column("B rack"), Column("B U", digits=0),
-                   Column("B device"), Column("B port"), Column("Media"), Column("Links", digits=0),
-                   Column("Run length", "m", 1), Column("Ordered length", "m", 1), Column("Cable part"),
-                   Column("Note"))
+                   Column("A part"), Column("A device"), Column("A port"), Column("B rack"),
+                   Column("B U", digits=0), Column("B part"), Column("B device"), Column("B port"), Column("Media"),
+                   Column("Links", digits=0), Column("Run length", "m", 1), Column("Ordered length", "m", 1),
+                   Column("Cable part"), Column("Note"))
 
 
-def _row(r: Any) -> tuple:
-    return (r.id, r.fabric, TIER_TITLES.get(r.tier, r.tier), r.a.rack, r.a.u, r.a.device, r.a.port, r.b.rack,
-            r.b.u, r.b.device, r.b.port, r.media, r.links, r.length, r.ordered, r.cable, r.note or "—")
+def _row(r: Any, parts: dict[tuple[str, int], str]) -> tuple:
+    return (r.id, r.fabric, TIER_TITLES.get(r.tier, r.tier), r.a.rack, r.a.u, _part(r.a, parts), r.a.device,
+            r.a.port, r.b.rack, r.b.u, _part(r.b, parts), r.b.device, r.b.port, r.media, r.links, r.length, r.ordered,
+            r.cable, r.note or "—")
 
 
-def portmap_table(pm: PortMap) -> Table:
-    """Every cable of the port map, one row each (portmap.csv and the workbook's 'portmap' sheet)."""
-    return Table("portmap", "Port map: one row per cable", PORTMAP_COLUMNS, tuple(_row(r) for r in pm.rows))
+def rack_parts(a: Any) -> dict[tuple[str, int], str]:
+    """The part at each (rack instance, U) of the cluster `a`: the label its rack type's elevation gives that U."""
+    return {(inst.name, item.u): item.part.id for inst in a.cluster.instances for item in inst.rack.items
+            if item.u is not None}
 
 
-def _end(e: Any) -> str:
-    """One end in words, for the document's excerpt: rack, U, device, port."""
-    where = e.rack if e.u is None else f"{e.rack} U{e.u}"
+def _part(e: Any, parts: dict[tuple[str, int], str]) -> str:
+    """The part at an end's rack and U, as the elevation labels it ('—' where the end has no U)."""
+    return parts.get((e.rack, e.u), "—") if e.u is not None else "—"
+
+
+def portmap_table(pm: PortMap, a: Any) -> Table:
+    """Every cable of the port map, one row each (portmap.csv and the workbook's 'portmap' sheet).
+
+    Each end names the part at its rack and U beside the device, so a row matches the rack's elevation (which labels
+    parts, one drawing per rack type) without counting U.
+    """
+    parts = rack_parts(a)
+    return Table("portmap", "Port map: one row per cable", PORTMAP_COLUMNS, tuple(_row(r, parts) for r in pm.rows))
+
+
+def _end(e: Any, parts: dict[tuple[str, int], str]) -> str:
+    """One end in words, for the document's excerpt: rack, U and the part there, device, port."""
+    part = _part(e, parts)
+    where = e.rack if e.u is None else f"{e.rack} U{e.u}" + (f" ({part})" if part != "—" else "")
     return f"{where}, {e.device}" + (f" port {e.port}" if e.port not in ("", "—") else "")
 
 
@@ -68,7 +86,8 @@ def section(a: Any, pm: PortMap) -> Section:
                        Bullets(tuple(f"Fabric {fid}: {_why_unwired(a, fid).removeprefix('but ')}"
                                      for fid in pm.unwired)))
     out.add(
-        Para("The port map lists every physical cable with both ends: rack, rack unit (U), device and port, the "
+        Para("The port map lists every physical cable with both ends: rack, rack unit (U), the part there (as the "
+             "rack type's elevation labels it), device and port, the "
              "media and the run length with the length to order, and the cable part to order: the bill of "
              "materials line it is counted in (an optical cable's fibre patch cord, a copper cable's assembly). "
              "Switch ports are numbered 1 to the switch's radix "
@@ -98,21 +117,22 @@ def section(a: Any, pm: PortMap) -> Section:
                               + _why_unwired(a, fid) for fid in pm.unwired)))
     shown: dict[tuple[str, str], int] = {}
     noted: set[tuple[str, str, str]] = set()
-    excerpt = []
+    excerpt, parts = [], rack_parts(a)
     for r in pm.rows:
         key = (r.fabric, r.tier)
         first_of_note = bool(r.note) and (r.fabric, r.tier, r.note) not in noted
         if shown.get(key, 0) < EXCERPT_ROWS or first_of_note:
             shown[key] = shown.get(key, 0) + 1
             noted.add((r.fabric, r.tier, r.note))
-            excerpt.append((r.id, _end(r.a), _end(r.b), r.media, r.links, r.ordered, r.note or "—"))
+            excerpt.append((r.id, _end(r.a, parts), _end(r.b, parts), r.media, r.links, r.ordered, r.note or "—"))
     if excerpt:
         out.sub("portmap-excerpt", "Port map excerpt",
                 Para(f"The first {EXCERPT_ROWS} cables of each fabric tier, and the first cable of each kind a note "
                      "sets apart (an end the design does not place, and how its length is taken); every cable is in "
                      "portmap.csv."),
                 Table("portmap-excerpt", "Port map excerpt (first cables of each fabric tier)", (
-                    Column("Cable"), Column("A end (rack, U, device, port)"), Column("B end (rack, U, device, port)"),
+                    Column("Cable"), Column("A end (rack, U (part), device, port)"),
+                    Column("B end (rack, U (part), device, port)"),
                     Column("Media"), Column("Links", digits=0, align="right"),
                     Column("Ordered length", "m", 1, "right"), Column("Note")), tuple(excerpt)))
     return out

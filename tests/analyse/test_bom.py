@@ -51,8 +51,11 @@ def test_one_line_per_part(clusters):
 def test_gb200_su_compute_leaf_spine_dacs(clusters):
     tier = next(t for t in clusters["cluster/gb200-nvl72-su"].cabling.tiers
                 if (t.fabric, t.tier) == ("compute", "leaf_spine"))
-    assert tier.links == 576 and tier.cables["dac-800g-osfp"] == 288
-    assert tier.modules == {"dac-800g-osfp": 288}
+    # 576 links, 2 per twin-port DAC; the 132 links whose runs are past 2 m (the MCP4Y10's longest length sold,
+    # "0.5-2 m lengths", NVIDIA MCP4Y10-Nxxx specification) take the next option that serves them, twin-port SR8s,
+    # one fibre a link (tests/analyse/test_sold_lengths.py): 222 DACs for the other 444
+    assert tier.links == 576 and tier.cables == {"dac-800g-osfp": 222, "mmf-800g-sr8 fibre": 132}
+    assert tier.modules == {"dac-800g-osfp": 222, "mmf-800g-sr8": 132}   # twin-port: 2 links a module
 
 
 def test_rack_bom_counts_and_components(shipped):

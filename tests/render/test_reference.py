@@ -55,7 +55,9 @@ def test_port_map_has_one_row_per_cable(customer, shipped_run):
     a = shipped_run.clusters[f"cluster/{SU}"]
     cables = sum(t.physical for t in a.cabling.tiers)
     rows = list(csv.DictReader(io.StringIO((customer / "portmap.customer.csv").read_text(encoding="utf-8"))))
-    assert len(rows) == cables == 1533 - 273 - 12 + 481 + 32 == 1761   # 481 OOB ports, 32 uplinks: 16 leaves
+    # 481 OOB ports, 32 uplinks: 16 leaves; + 66: the 66 leaf-spine DACs (132 links) whose runs pass 2 m, the
+    # MCP4Y10's longest length sold, are 132 SR8 fibres (tests/analyse/test_sold_lengths.py)
+    assert len(rows) == cables == 1533 - 273 - 12 + 481 + 32 + 66 == 1827
     assert len({r["Cable"] for r in rows}) == len(rows)
     assert set(rows[0]) >= {"A rack", "A U", "A device", "A port", "B rack", "B U", "B device", "B port", "Media",
                             "Run length (m)", "Ordered length (m)"}
