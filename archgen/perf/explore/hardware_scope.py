@@ -33,8 +33,9 @@ from typing import Any
 
 from archgen.model.sweep import CHIP_AXES, COST_OBJECTIVES, HARDWARE_AXES
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.peak_scope import held_peaks
 from archgen.quantity_json import json_magnitude
-from archgen.units import Q_, Q
+from archgen.units import Q
 
 #: A point's metrics built on its cluster's IT power (`derived.point_metrics`, `run_figures.run_energy`).
 POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
@@ -160,8 +161,7 @@ def peak_scope(problem: Any) -> list[dict[str, Any]]:
             if (hw.accelerator, dtype) in seen:
                 continue
             seen.add((hw.accelerator, dtype))
-            held = {k: Q_(v, "FLOPS").to("TFLOPS") for k, v in sorted(hw.peak.items()) if k != dtype}
-            out.append({"accelerator": hw.accelerator, "scaled": dtype, "held": held})
+            out.append({"accelerator": hw.accelerator, "scaled": dtype, "held": held_peaks(hw, dtype)})
     return out
 
 
