@@ -14,7 +14,8 @@ import pytest
 
 from archgen.errors import ValidateError
 from archgen.model.inference import Inference
-from archgen.model.serving_features import FEATURES, unmodelled_key
+from archgen.model.serving_features import CUDA_GRAPHS, FEATURES, unmodelled_key
+from archgen.perf.hw.kernels import KERNEL_OVERHEAD
 from archgen.pipeline import run
 from tests.conftest import SPECS
 
@@ -81,3 +82,9 @@ def test_a_wide_ep_over_a_rank_count_the_experts_do_not_fill_names_redundant_exp
     assert r.code == 2, text
     assert "ep (72) does not divide the 256 experts" in text
     assert "redundant experts" in text and "not modelled" in text and "such as 64" in text
+
+
+def test_the_cuda_graphs_refusal_quotes_the_launch_cost_the_model_charges():
+    """`model` sits below `perf` (import-linter), so CUDA_GRAPHS writes KERNEL_OVERHEAD's 1.3 us as text: held equal
+    here, so a new launch cost cannot leave the refusal quoting the old one."""
+    assert f"{KERNEL_OVERHEAD * 1e6:.2g} us (perf/hw/kernels.py KERNEL_OVERHEAD" in CUDA_GRAPHS

@@ -29,12 +29,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from archgen.model.sweep import CHIP_AXES, COST_OBJECTIVES, HARDWARE_AXES
 from archgen.perf.workload.estimate import precision
+from archgen.perf.workload.peak_scope import held_peaks
 from archgen.quantity_json import json_magnitude
-from archgen.units import Q_, Q
+from archgen.units import Q
+
+if TYPE_CHECKING:
+    from archgen.perf.explore.points import SweepProblem
 
 #: A point's metrics built on its cluster's IT power (`derived.point_metrics`, `run_figures.run_energy`).
 POWER_METRICS = ("power", "energy_per_token", "job_it_energy")
@@ -43,7 +47,7 @@ _HARDWARE = frozenset(HARDWARE_AXES)
 _STATED = frozenset((*HARDWARE_AXES, "tdp"))   # axes a level of which may describe no catalogued machine
 
 
-def assumed(values: dict[str, Any], problem: Any = None) -> list[str]:
+def assumed(values: dict[str, Any], problem: SweepProblem | None = None) -> list[str]:
     """The axes of a point's `values` that depart from its machine as catalogued (`as_catalogued`, `own_chip`).
 
     The hardware axes, and an `accelerator` other than the cluster's own: the chip in the cluster's scale-up domain and
@@ -53,18 +57,18 @@ def assumed(values: dict[str, Any], problem: Any = None) -> list[str]:
             or (a == "accelerator" and not own_chip(values, problem))]
 
 
-def scaled(values: dict[str, Any], problem: Any = None) -> list[str]:
+def scaled(values: dict[str, Any], problem: SweepProblem | None = None) -> list[str]:
     """The hardware axes of a point's `values` not as catalogued (`assumed` without the `accelerator` axis)."""
     return [a for a in assumed(values, problem) if a in _HARDWARE]
 
 
-def own_chip(values: dict[str, Any], problem: Any) -> bool:
+def own_chip(values: dict[str, Any], problem: SweepProblem | None) -> bool:
     """Whether a point's `accelerator` is its cluster's own chip (without `problem`, as any figure, assumed not)."""
     base = problem.bases.get((values.get("cluster", ""), None)) if problem is not None else None
     return base is not None and values.get("accelerator") == base.hardware.accelerator
 
 
-def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: Any) -> bool:
+def as_catalogued(values: dict[str, Any], axis: str, level: Any, problem: SweepProblem | None) -> bool:
     """Whether hardware axis `axis` at `level` leaves a point's machine as its cluster catalogues it.
 
     A factor scales a figure: 1 (1.0 or 1) leaves it. A `scale_up_size` equal to the cluster's, or a figure
@@ -97,7 +101,7 @@ UNPOWERED = ("its hardware is scaled ({axes}), and the cluster's IT power is the
 FABRIC = "; a `tdp` axis states the accelerator's, not the fabric's ({axes})"
 
 
-def unpowered(values: dict[str, Any], problem: Any) -> str:
+def unpowered(values: dict[str, Any], problem: SweepProblem) -> str:
     """Why a point has no power and nothing made from it (`POWER_METRICS`), in words; "" where its power is known.
 
     Known where no hardware axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures
@@ -115,7 +119,7 @@ UNPRICED = ("its hardware is scaled ({axes}), and the cluster's cost per acceler
             "energy) as catalogued, not these: the sweep states no price for them")
 
 
-def unpriced_scaled(values: dict[str, Any], problem: Any) -> str:
+def unpriced_scaled(values: dict[str, Any], problem: SweepProblem) -> str:
     """Why a point has no cost per token (`model.sweep.COST_OBJECTIVES`), in words; "" where it is not scaled.
 
     Any scaled hardware axis (`scaled`), with or without a `tdp` axis: that states a power, not a price.
@@ -124,7 +128,7 @@ def unpriced_scaled(values: dict[str, Any], problem: Any) -> str:
     return UNPRICED.format(axes=", ".join(axes)) if axes else ""
 
 
-def unpowered_levels(problem: Any, for_price: bool = False) -> list[str]:
+def unpowered_levels(problem: SweepProblem, for_price: bool = False) -> list[str]:
     """The hardware axes of a sweep with a level not as catalogued at some point, in axis order (cheap: per level).
 
     A factor other than 1 always is; a size or a figure is where some cluster (or chip) of the sweep does not have it.
@@ -143,7 +147,7 @@ def unpowered_levels(problem: Any, for_price: bool = False) -> list[str]:
     return out
 
 
-def peak_scope(problem: Any) -> list[dict[str, Any]]:
+def peak_scope(problem: SweepProblem) -> list[dict[str, Any]]:
     """Per accelerator and data type of a sweep with a `peak` axis, the peak the axis scales and the ones it holds.
 
     Each: `accelerator`, `scaled` (the point's data type), `held` (the part's other tensor peaks, TFLOP/s, by data
@@ -160,8 +164,7 @@ def peak_scope(problem: Any) -> list[dict[str, Any]]:
             if (hw.accelerator, dtype) in seen:
                 continue
             seen.add((hw.accelerator, dtype))
-            held = {k: Q_(v, "FLOPS").to("TFLOPS") for k, v in sorted(hw.peak.items()) if k != dtype}
-            out.append({"accelerator": hw.accelerator, "scaled": dtype, "held": held})
+            out.append({"accelerator": hw.accelerator, "scaled": dtype, "held": held_peaks(hw, dtype)})
     return out
 
 
@@ -183,7 +186,7 @@ def unpowered_base(base: Any, powerless: str, priceless: str = "") -> Any:
     return dataclasses.replace(base, cost_per_accelerator_hour=None) if priceless else base
 
 
-def power_note(problem: Any) -> str:
+def power_note(problem: SweepProblem) -> str:
     """Where a sweep's points on scaled hardware have no power, and what that leaves out, in words; else "".
 
     Said once per document (under its front and best tables), in the command's summary and in `--format json`
@@ -200,7 +203,7 @@ def power_note(problem: Any) -> str:
     return text + _left_out(problem, POWER_METRICS)
 
 
-def _left_out(problem: Any, metrics: Any) -> str:
+def _left_out(problem: SweepProblem, metrics: Any) -> str:
     """What a sweep's objectives and requirements on `metrics` leave out where a point has none, in words."""
     asked = [o.metric for o in problem.sweep.objectives if o.metric in metrics]
     reqs = [r.id for r in [*problem.workload.requirements, *problem.sweep.requirements] if r.metric in metrics]
@@ -213,7 +216,7 @@ def _left_out(problem: Any, metrics: Any) -> str:
     return text + "."
 
 
-def price_note(problem: Any) -> str:
+def price_note(problem: SweepProblem) -> str:
     """Where a sweep's points on scaled hardware have no cost per token, and what that leaves out, in words; else "".
 
     Only where a cluster of the sweep is priced (its points have a cost per token to lose). Said where `power_note` is,
@@ -228,7 +231,7 @@ def price_note(problem: Any) -> str:
             + _left_out(problem, COST_OBJECTIVES))
 
 
-def peak_note(problem: Any) -> str:
+def peak_note(problem: SweepProblem) -> str:
     """What a sweep's `peak` axis scales and holds, per accelerator and data type (`peak_scope`), in words; else ""."""
     scope = peak_scope(problem)
     if not scope:

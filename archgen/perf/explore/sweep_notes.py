@@ -47,11 +47,13 @@ def model_defaults(problem: SweepProblem) -> list[str]:
     """
     machines = sorted((m.hardware for m in problem.bases.values()), key=lambda hw: hw.accelerator)
     dtypes = list(problem.axes.get("precision") or [precision(problem.workload)])
-    train = problem.workload.training is not None     # one line per distinct note
+    train = problem.workload.training is not None
     held = sweep_held_note(bool(problem.model and problem.model.moe), problem.workload.training, problem.axes) \
         if problem.workload.training is not None else []  # cp (an MoE model's ep) neither stated nor swept
-    return list(dict.fromkeys(line for hw in machines for line in [*defaults_note(hw), *(n for d in dtypes for n in (
-        *fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))), *generation_note(hw, train), *nvls_note(hw)])) + held
+    notes = (line for hw in machines for line in [
+        *defaults_note(hw), *(n for d in dtypes for n in (*fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))),
+        *generation_note(hw, train), *nvls_note(hw)])
+    return list(dict.fromkeys(notes)) + held  # one line per distinct note
 
 
 def batch_note(bounds: dict[str, int]) -> str:

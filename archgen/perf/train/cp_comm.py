@@ -22,7 +22,7 @@ lines 5096-5139):
   consecutive CP ranks (parallel_state.py `create_hierarchical_groups`, lines 378-414).
 
 Each time is one layer's per micro-batch on one rank, forward and backward (the forward again where recomputation
-re-runs the attention, `exposure.CP_RECOMPUTED`), in 16-bit values as the ring's (`layer.cp_kv_bytes`). The attention
+re-runs the attention, `exposure.CP_RECOMPUTED`), in 16-bit values as the ring's (`cp_kv_bytes`). The attention
 compute is the load-balanced split's for all four: the same FLOPs on every rank (the a2a types compute all the
 sequence for cp-th of the heads, the all-gather type two chunks of queries against their K/V prefixes); a kernel's
 efficiency at the other shapes is not modelled apart.

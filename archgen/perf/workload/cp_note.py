@@ -53,8 +53,13 @@ def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
     kind = job.cp_comm_type
     ring, rest = (float(x) for x in CPC.cp_exchange(hw, job, cp, lay.tp, lay.micro_batch, rc))
     window = float(X.cp_window(maximum(lt.attention, 0.0), rc))
-    again = (f", and the forward again in the recomputed {('attention', 'forward')[rc - 1]} ({RECOMPUTED})"
-             if X.CP_RECOMPUTED[rc] else "")
+
+    def rerun(what: str) -> str:
+        """The clause saying `what` runs again where recomputation re-runs the attention; else ""."""
+        return (f", and the {what} again in the recomputed {('attention', 'forward')[rc - 1]} ({RECOMPUTED})"
+                if X.CP_RECOMPUTED[rc] else "")
+
+    again = rerun("forward")
 
     def ms(x: float) -> str:
         return f"{x * 1e3:.3g} ms"
@@ -82,7 +87,7 @@ def cp_note(hw: Hardware, job: Job, lay: Layout) -> list[str]:
     return [f"context parallelism cp {cp}: timed as cp_comm_type p2p, {P2P_DEFAULT}, K and V passed around the ring "
             f"beside the attention: per layer and micro-batch the exchange takes {ms(ring)} (each rank sends its K/V "
             f"chunk to the next, {cp - 1} steps forward, and K/V with their gradients over {cp} steps "
-            f"backward{again.replace('the forward again', 'the forward ring again')}, each step as long as its "
+            f"backward{rerun('forward ring')}, each step as long as its "
             f"slowest hop: {hop}; {RING}) beside {ms(window)} of attention, {exposed}; {split}. Not modelled: a split "
             "without that balance (a rank holding one contiguous chunk); cp_comm_type allgather (Llama 3's), a2a "
             "(Ulysses) and a2a+p2p are timed where stated"]

@@ -24,6 +24,14 @@ from archgen.units import Q_
 HEADLINE = {"training": "step_time", "inference": "tokens_per_second"}
 
 
+def held_peaks(hw: Hardware, dtype: str) -> dict[str, Any]:
+    """The part's tensor peaks other than `dtype`'s, TFLOP/s by data type: what a `peak` factor on `dtype` holds.
+
+    The what-if's (`peak_scope`) and a sweep's `peak` axis's (`perf.explore.hardware_scope.peak_scope`).
+    """
+    return {k: Q_(v, "FLOPS").to("TFLOPS") for k, v in sorted(hw.peak.items()) if k != dtype}
+
+
 def peak_scope(estimate: Callable[[Hardware], Estimate], hw: Hardware, factors: Mapping[str, float], dtype: str,
                scaled: Estimate) -> dict[str, Any] | None:
     """The held peaks of a `peak` what-if and the job with every tensor peak scaled, or None where nothing differs.
@@ -34,7 +42,7 @@ def peak_scope(estimate: Callable[[Hardware], Estimate], hw: Hardware, factors: 
     (`HEADLINE`: the job runs nothing at another peak).
     """
     factor, metric = factors.get("peak"), HEADLINE.get(scaled.kind)
-    held = {k: v for k, v in hw.peak.items() if k != dtype}
+    held = held_peaks(hw, dtype)
     if factor is None or factor == 1 or not held or metric is None or metric not in scaled.metrics:
         return None
     every = hw.every_peak_scaled(factor)
@@ -46,4 +54,4 @@ def peak_scope(estimate: Callable[[Hardware], Estimate], hw: Hardware, factors: 
     if value is None or abs(value.m - scaled.metrics[metric].m) <= 1e-9 * abs(scaled.metrics[metric].m):
         return None
     return {"factor": factor, "scaled": dtype, "metric": metric, "every_peak": value, "layout": other.layout,
-            "held": {k: Q_(v, "FLOPS").to("TFLOPS") for k, v in sorted(held.items())}}
+            "held": held}

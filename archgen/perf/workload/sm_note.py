@@ -17,6 +17,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.train.exposure import NCCL_CTAS, UB_COMM_SMS
 from archgen.perf.train.job import Job
 from archgen.perf.train.moot import moot
 
@@ -51,7 +52,7 @@ def sm_note(hw: Hardware, job: Job, layout: Mapping[str, object], sequence_paral
     what = f" ({', '.join(used)})" if used else ""
     return [f"{hw.accelerator} states no `multiprocessors`, so the communication this job overlaps with compute"
             f"{what} takes none of the compute units the work beside it runs on: the most favourable reading, "
-            "which the band does not span (on an NVIDIA GPU NCCL's collectives hold 16 SMs and Transformer Engine's "
-            f"TP overlap 16, `perf.train.exposure`); with an H100's {SCALE_UNITS:.0f} SMs the step would take "
-            f"{scaled:.4g} s, not {base:.4g} s ({scaled / base - 1:+.1%}); state `multiprocessors` (the units a "
-            "communication kernel occupies: SMs, CUs)"]
+            f"which the band does not span (on an NVIDIA GPU NCCL's collectives hold {NCCL_CTAS:.0f} SMs and "
+            f"Transformer Engine's TP overlap {UB_COMM_SMS:.0f}, `perf.train.exposure`); with an H100's "
+            f"{SCALE_UNITS:.0f} SMs the step would take {scaled:.4g} s, not {base:.4g} s ({scaled / base - 1:+.1%}); "
+            "state `multiprocessors` (the units a communication kernel occupies: SMs, CUs)"]
