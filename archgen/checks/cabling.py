@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from archgen.analyse.network import count
 from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
+from archgen.build.fabrics import LinkOption
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.line_rate import line_rates
 from archgen.checks.registry import Context, Violation, check
@@ -82,7 +83,7 @@ _COPPER_LIMIT = ("; a twisted-pair Ethernet channel ends at 100 m (ANSI/TIA-568.
                  "or per network rack)")
 
 
-def _reach(opt) -> str:
+def _reach(opt: LinkOption) -> str:
     """'3 m reach', or '2 m longest length sold (reach 3 m, sold 0.5-2 m; ...)' where sold lengths stop short."""
     sold = f" longest length sold ({opt.reach_text}; `max_length` in its catalog entry)" if opt.sold_text else " reach"
     return f"{opt.reach:~P}{sold}"
@@ -245,7 +246,6 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
                                 f"{key}: {end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the "
                                 f"{port.what}: expected a module for {port.cage}")
     yield from scale_up_cages(ctx)
-
 
 
 @check("CAB003", "cabling.media_missing", severity="info")
