@@ -156,7 +156,7 @@ def cable_part(opt: LinkOption | None, ordered: float) -> str:
     """
     if opt is None:
         return "—"
-    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)[0]
+    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)
 
 
 def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
