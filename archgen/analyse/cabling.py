@@ -168,11 +168,11 @@ def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.nd
     """
     f = cluster.spec.floor
     same = a_rack == b_rack
-    dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
     between = tray_run(cluster, x, y, a_rack, b_rack)
     within = np.abs(a_u - b_u) * U_M + f.in_rack.m_as("m")
     if side:
         pitch = f.rack_pitch.m_as("m")
+        dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
         beside = (dy < 1e-9) & (np.abs(dx - pitch) < 1e-9)   # neighbours in one row
         between = np.where(beside, np.minimum(between, within + pitch), between)
     return np.where(same, within, between)

@@ -42,13 +42,13 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     return lines
 
 
-def fibre_cord(opt: LinkOption, length: float) -> tuple[str, str, str]:
-    """The fibre patch cord an optical link option takes at a length bin: BOM id, name and note.
+def fibre_cord(opt: LinkOption, length: float) -> str:
+    """The BOM id of the fibre patch cord an optical link option takes at a length bin (`fibre_lines`' line).
 
     Its media, connector and polarity are the Link part's (either end's where one states none); an unstated
-    connector or polarity is named as such, never left out of the name.
+    connector is named 'unknown' in the id, an unstated polarity left out of it (the BOM line's name says so).
     """
-    return _cord(*_kind(opt), length)
+    return _cord(*_kind(opt), length)[0]
 
 
 def _kind(opt: LinkOption) -> tuple[str, str, str]:
@@ -57,6 +57,7 @@ def _kind(opt: LinkOption) -> tuple[str, str, str]:
 
 
 def _cord(media: str, connector: str, polarity: str, length: float) -> tuple[str, str, str]:
+    """BOM id, name and note of the patch cord of one kind at a length bin (0 m: a length not known)."""
     size = f"{length:g} m" if length else "length not known"
     plug = connector or "connector not in the catalog"
     pol = f"polarity {polarity}" if polarity else "polarity not stated"

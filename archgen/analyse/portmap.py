@@ -15,9 +15,9 @@ Naming and numbering:
 * a switch is ``<fabric>-<tier>-<n>``, n over all planes (plane-major, 1-based); its ports are numbered 1 .. radix
   at the tier's line rate, down ports first (1 .. down, in the order the links arrive) and up ports after them
   (down + 1 .. down + up), as `archgen.analyse.tiers.TierCount` splits the radix; with a breakout (an 800G cage
-  split 4 x 200G) a port is written ``cage/lane``, as is a port of a cage holding several (`ports_per_cage`), and
-  up ports faster than the down ports (native 800G uplinks of a leaf whose down ports are split 2 x 400G) are
-  numbered as cages after the down cages;
+  split 4 x 200G) a port is written ``cage/lane``, as is a port of a cage holding several
+  (`port_numbers.ports_per_cage`), and up ports faster than the down ports (native 800G uplinks of a leaf whose
+  down ports are split 2 x 400G) are numbered as cages after the down cages (`port_numbers`);
 * access ports that end at no modelled device (switch management ports of the OOB fabric, `endpoints.extra`, and
   `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for. A
   switch's management port stands where the switch does (``<switch part>-<k>`` in its rack, port ``mgmt``) and its
@@ -42,8 +42,8 @@ from archgen.analyse.fibre_cords import fibre_cord
 from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
+from archgen.analyse.port_numbers import PortNumbering, port_names
 from archgen.analyse.tier_cabling import TierRuns
-from archgen.analyse.tiers import TierCount
 from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
 from archgen.model.network import COPPER_MEDIA
@@ -156,7 +156,7 @@ def cable_part(opt: LinkOption | None, ordered: float) -> str:
     """
     if opt is None:
         return "—"
-    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)[0]
+    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)
 
 
 def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
@@ -204,70 +204,6 @@ def _rack_names(items: Sequence) -> dict[int, str]:
 
 def _switch_name(fabric: str, tier: str, index: int) -> str:
     return f"{fabric}-{tier}-{index + 1:02d}"
-
-
-@dataclass(frozen=True)
-class _Numbering:
-    """How a switch tier numbers its ports, as plain integers: down and up ports, down breakout, lanes per up cage."""
-
-    down: int
-    up: int
-    breakout: int
-    up_lanes: int
-
-    @classmethod
-    def of(cls, fa: FabricAnalysis, tier: str | None) -> _Numbering | None:
-        """The numbering of `tier` of `fa` (None where the fabric has no such tier), worked out once per tier.
-
-        Up ports follow the down cages, unsplit when they run faster than the down ports: an up cage holds
-        ``breakout x speed / up_speed`` lanes.
-        """
-        t = fa.tier(tier) if tier is not None else None
-        if t is None:
-            return None
-        ratio = float((t.speed / t.up_speed).to("").magnitude) if t.up_speed.magnitude else 1.0   # a top tier
-        twin = ports_per_cage(t)   # a twin-port cage's ports are written cage/port, as a split cage's lanes
-        return cls(t.down, t.up, t.breakout * twin, max(1, round(t.breakout * ratio)) * (twin if ratio == 1 else 1))
-
-
-def ports_per_cage(t: TierCount) -> int:
-    """Ports of one physical cage in the port group a tier's down ports use (1 where not known).
-
-    2 on a twin-port OSFP switch (QM9700: "Each OSFP port consists of 2 logical InfiniBand ports", NVIDIA QM97XX
-    User Manual, https://docs.nvidia.com/networking/display/QM97X0PUB/Interfaces): which cage a cable goes into.
-    """
-    if t.switch is None:
-        return 1
-    native = t.speed * max(t.breakout, 1)
-    group = next((g for g in (t.switch.ports, *t.switch.port_groups) if g.speed == native), None)
-    return group.per_cage if group is not None else 1
-
-
-def _ports(num: _Numbering | None, device: str, up: bool, n: int, counters: dict) -> str:
-    """The next `n` ports of a switch: down ports from 1, up ports from down + 1; ``cage/lane`` with a breakout."""
-    if num is None:
-        return "—"
-    key = (device, int(up))
-    first = counters.get(key, 0)
-    counters[key] = first + n
-    base = num.down if up else 0
-    nums = [base + first + i + 1 for i in range(n)]
-    over = nums[-1] > (num.down + num.up if up else num.down)
-
-    def name(p: int) -> str:
-        if up:   # up ports follow the down cages: unsplit when they run faster than the down ports
-            lanes = num.up_lanes
-            cages, k = math.ceil(num.down / num.breakout), p - num.down - 1
-            return f"{cages + k // lanes + 1}/{k % lanes + 1}" if lanes > 1 else str(cages + k + 1)
-        return f"{(p - 1) // num.breakout + 1}/{(p - 1) % num.breakout + 1}" if num.breakout > 1 else str(p)
-    first_name, last_name = name(nums[0]), name(nums[-1])
-    if n == 1:
-        text = first_name
-    elif "/" in first_name and first_name.split("/")[0] == last_name.split("/")[0]:
-        text = f"{first_name}-{last_name.split('/')[1]}"     # lanes of one cage: 33/1-4
-    else:
-        text = f"{first_name}-{last_name}"
-    return f"{text} (past the {'up' if up else 'down'} ports)" if over else text
 
 
 def _rack(names: tuple[str, ...], i: int) -> str:
@@ -338,7 +274,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
         a_port, notes, cage = [""] * n, [""] * n, [None] * n
         nic = np.zeros(n, dtype=np.int64)
     b_dev = [_switch_name(fid, up, int(i)) for i in b_index]
-    low_ports, up_ports = _Numbering.of(fa, low), _Numbering.of(fa, up)   # once per tier, not once per cable
+    low_ports, up_ports = PortNumbering.of(fa, low), PortNumbering.of(fa, up)   # once per tier, not once per cable
     rows: list[CableRow] = []
     # plain lists: one numpy scalar per cable and end was most of the time at 10^5 cables (`bench/bench_render.py`)
     a_rack, a_u, b_rack, b_u = tr.a_rack.tolist(), tr.a_u.tolist(), tr.b_rack.tolist(), tr.b_u.tolist()
@@ -368,11 +304,11 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             elif low is None:   # the access tier: a node's (or an unplaced end's) own ports
                 a_ports = ", ".join(dict.fromkeys(a_port[x] for x in chunk))
             else:
-                a_ports = _ports(low_ports, a_dev[j], True, len(chunk), counters)
+                a_ports = port_names(low_ports, a_dev[j], True, len(chunk), counters)
             if len({b_dev[x] for x in chunk}) > 1:   # one NIC cage's links to several planes' leaves
-                b_ports = ", ".join(f"{b_dev[x]} {_ports(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
+                b_ports = ", ".join(f"{b_dev[x]} {port_names(up_ports, b_dev[x], False, 1, counters)}" for x in chunk)
             else:
-                b_ports = _ports(up_ports, b_dev[j], False, len(chunk), counters)
+                b_ports = port_names(up_ports, b_dev[j], False, len(chunk), counters)
             placed = j < placed_ends
             a_devs = " + ".join(dict.fromkeys(a_dev[x] for x in chunk))
             a_end = End(_rack(racks, a_rack[j]) if placed else "not placed",

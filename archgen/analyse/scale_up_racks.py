@@ -23,9 +23,10 @@ trays exactly; two NVL72 racks (1,296 + 1,296 ports wanted of 1,296) or a third 
 wider than that (NVL576) needs a second switch tier, which is not modelled. The second hop's latency is added to
 the performance model's scale-up latency only where the switch part states its `latency` (`perf.workload.racks_note`).
 
-Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); each pair's run
-is laid as any run between racks (`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins)
-and held to the `trunk_link` part's reach by CAB001.
+Domains are formed from consecutive racks with accelerators in floor order (`cluster.instances`); a pair of racks'
+trunk cables run between pairs of their switch trays (`trunk_ends`), each laid as any run between racks
+(`analyse.cabling`: tray drop, Manhattan run along the trays, slack, length bins; straight across between
+neighbours of one row where `floor.side_by_side` says so) and held to the `trunk_link` part's reach by CAB001.
 """
 
 from __future__ import annotations

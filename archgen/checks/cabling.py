@@ -10,6 +10,7 @@ from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.line_rate import line_rates
+from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scale_up_cages import scale_up_cages
 from archgen.model import NIC, Switch
@@ -53,48 +54,19 @@ def reach(ctx: Context) -> Iterator[Violation]:
                 fa = None if trunk else next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = ("scale_up", "trunk_link") if fa is None else \
                     fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
-                runs = "" if fa is not None else _TRUNK_FIX
+                runs = "" if fa is not None else TRUNK_FIX
                 src = (tr.a_rack, tr.a_u, tr.b_rack, tr.b_u) if tr is not None else \
                     ends_of[:4] if ends_of is not None else None
                 if src is not None and k < len(t.over_where):
                     i, a_racks, b_racks = t.over_where[k]
                     a_rack, a_u, b_rack, b_u = src
-                    ends = (_end(c, int(a_rack[i]), int(a_u[i])), _end(c, int(b_rack[i]), int(b_u[i])))
+                    ends = (run_end(c, int(a_rack[i]), int(a_u[i])), run_end(c, int(b_rack[i]), int(b_u[i])))
                     runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
                             f"to {ends[1]}{runs}")
                 yield Violation(c.cluster.path if fa is None else fa.fabric.path, c.cluster.spec.id, where,
-                                f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {_reach(opt)} of "
-                                f"{opt.label}{runs}{_COPPER_LIMIT if opt.a.media in _TWISTED else ''}",
+                                f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {reach_words(opt)} of "
+                                f"{opt.label}{runs}{COPPER_LIMIT if opt.a.media in TWISTED else ''}",
                                 Q_(longest, "m"), opt.reach.to("m"))
-
-
-#: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
-_TRUNK_FIX = ("; a scale-up domain's racks are consecutive racks with accelerators in floor order: stand them side "
-              "by side in one row (`floor.racks_per_row`, a unit's `new_row`), and where neighbouring racks are "
-              "cabled straight across rather than over the trays say so (`floor.side_by_side: true`), or give a "
-              "trunk_link of longer reach")
-#: Twisted-pair media, whose channel ends at 100 m whatever the rate.
-_TWISTED = ("twisted-pair",)
-#: What to do about a twisted-pair run past its channel: the standards' limit and the two usual fixes.
-_COPPER_LIMIT = ("; a twisted-pair Ethernet channel ends at 100 m (ANSI/TIA-568.2-D Category 6A channel; IEEE 802.3 "
-                 "Clause 40 1000BASE-T and Clause 55 10GBASE-T, 100 m over Cat6a): run these over fibre (an SFP "
-                 "uplink port) or put a management switch near them (a distributed OOB aggregation, one per row "
-                 "or per network rack)")
-
-
-def _reach(opt) -> str:
-    """'3 m reach', or '2 m longest length sold (reach 3 m, sold 0.5-2 m; ...)' where sold lengths stop short."""
-    sold = f" longest length sold ({opt.reach_text}; `max_length` in its catalog entry)" if opt.sold_text else " reach"
-    return f"{opt.reach:~P}{sold}"
-
-
-def _end(c, rack: int, u: int) -> str:
-    """'su01/gb300-nvl72-01 U16 (nvlink5-switch-tray)': a run end's rack instance, U and the part there."""
-    if rack < 0:
-        return "(no rack)"
-    inst = c.cluster.instances[rack]
-    part = next((item.part.id for item in inst.rack.items if item.u == u), None)
-    return f"{inst.name} U{u}" + (f" ({part})" if part else "")
 
 
 @dataclass(frozen=True)
@@ -245,7 +217,6 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
                                 f"{key}: {end.id} ({', '.join(end.cages)}) does not fit the {port.cage} cage of the "
                                 f"{port.what}: expected a module for {port.cage}")
     yield from scale_up_cages(ctx)
-
 
 
 @check("CAB003", "cabling.media_missing", severity="info")

@@ -151,8 +151,8 @@ class ScaleUp(Spec):
         "choose them (docs/clusters.md)."))
     trunk_link: Ref | None = Field(None, description=(
         "Multi-rack domains only: Link part of one switch-to-switch link between two racks of the domain (the "
-        "cable between front-panel ports of their switch trays); required with `racks` above 1, its reach checked "
-        "against the run between the racks."))
+        "cable between front-panel ports of their switch trays); required with `racks` above 1, its reach (or "
+        "longest length sold, `max_length`) checked against each run between two racks' switch trays (CAB001)."))
     crosses_racks: bool = Field(False, description=(
         "Whether one domain spans several racks: `true` exactly when `racks` is above 1 (may be left out; "
         "`true` with one rack, or `false` with several, is refused as a contradiction)."))

@@ -112,8 +112,9 @@ def refuse_dc(data: object) -> object:
 class AcSupply(Spec):
     """A model that takes an AC supply: a DC one is refused with why, before its fields are read (`refuse_dc`).
 
-    Listed first among a model's bases, so that its validator runs before any other `mode="before"` one, as each
-    model's own did.
+    Listed first among a model's bases, so that its validator runs before those of the other bases (pydantic runs
+    the `mode="before"` validators of bases in the order they are listed). A model's own `mode="before"` validators
+    run before it, not after: none of the models above defines one.
     """
 
     @model_validator(mode="before")

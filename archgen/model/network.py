@@ -308,6 +308,15 @@ class Link(Part):
         return self
 
     @model_validator(mode="after")
+    def _some_length_sold(self) -> Link:
+        """A longest length sold below the shortest leaves no length sold: a located error, not a part no run takes."""
+        if self.max_length is not None and self.min_length is not None and self.max_length < self.min_length:
+            raise FieldError(("max_length",), f"max_length {self.max_length:~P} is below min_length "
+                                              f"{self.min_length:~P}: no length would be sold; expected the longest "
+                                              "length the part's source lists, at or above its shortest")
+        return self
+
+    @model_validator(mode="after")
     def _range_holds_power(self) -> Link:
         if self.power_range is not None:
             low, high = self.power_range

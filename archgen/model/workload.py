@@ -114,8 +114,9 @@ class Parallelism(SequenceParallel):
     tp: int | None = Field(None, gt=0, description="Tensor-parallel size (within the scale-up domain).")
     pp: int | None = Field(None, gt=0, description="Pipeline-parallel stages.")
     dp: int | None = Field(None, gt=0, description="Data-parallel replicas.")
-    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, ring attention); "
-                                         "above 1 it needs Transformer Engine's attention (attention flash).")
+    cp: int = Field(1, gt=0, description="Context-parallel size (sequence split across ranks, exchanged as "
+                                         "`cp_comm_type` says: ring attention under p2p, the default); above 1 it "
+                                         "needs Transformer Engine's attention (attention flash).")
     ep: int = Field(1, gt=0, description="Expert-parallel size (MoE). Megatron-core folds it over a pipeline "
                                          "stage's tp x cp x dp ranks (MoE parallel folding): etp x ep must divide "
                                          "them, ep need not divide dp.")

@@ -14,7 +14,8 @@ from collections import defaultdict
 
 import pytest
 
-from archgen.analyse.portmap import port_map, ports_per_cage
+from archgen.analyse.port_numbers import ports_per_cage
+from archgen.analyse.portmap import port_map
 from tests.conftest import shipped_edited
 
 SU, B200 = "cluster/gb200-nvl72-su", "cluster/dgx-b200-superpod"

@@ -12,6 +12,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from archgen.pipeline import run
 from tests.conftest import SPECS
 
@@ -61,3 +63,16 @@ def test_run_past_sold_lengths_is_cab001(tmp_path: Path) -> None:
     msg = bad[0].message
     assert msg.startswith("leaf_spine: ") and "exceed the 2 m longest length sold" in msg
     assert "reach 3 m, sold 0.5-2 m" in msg and "the longest from" in msg
+
+
+def test_a_longest_length_sold_below_the_shortest_is_refused() -> None:
+    """`max_length` under `min_length` leaves no length sold: refused with both, not a part that no run can take."""
+    from archgen.errors import SpecError
+    from archgen.load import load_paths
+    from archgen.model import KINDS, Link
+
+    dac = next(d for d in load_paths([SPECS / "catalog" / "links"]) if d.id == "dac-800g-osfp")
+    data = {**KINDS[dac.kind].model_validate(dac.data).model_dump(mode="json", exclude_none=True),
+            "max_length": "0.4 m"}
+    with pytest.raises((SpecError, ValueError), match=r"max_length 0\.4 m is below min_length 0\.5 m"):
+        Link.model_validate(data)

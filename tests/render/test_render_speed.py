@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from archgen.analyse import portmap
+from archgen.analyse import port_numbers, portmap
 from archgen.analyse.cable_bins import whole
 from archgen.render import cabling, cluster, tables, wiring
 from archgen.render.blocks import Cite, Column, Table
@@ -40,7 +40,7 @@ def reference_csv_bytes(table: Table) -> bytes:
 
 
 def reference_ports(where: tuple, device: str, up: bool, n: int, counters: dict) -> str:
-    """`portmap._ports` as it was: the tier read and the up cage's lanes worked out with pint for every port."""
+    """`port_numbers.port_names` as it was: the tier read and the up cage's lanes worked out with pint for every port."""
     fa, tier = where
     t = fa.tier(tier) if tier is not None else None
     if t is None:
@@ -52,7 +52,7 @@ def reference_ports(where: tuple, device: str, up: bool, n: int, counters: dict)
     nums = [base + first + i + 1 for i in range(n)]
     over = nums[-1] > (t.down + t.up if up else t.down)
 
-    twin = portmap.ports_per_cage(t)     # a twin-port cage's ports written cage/port, as a split cage's lanes
+    twin = port_numbers.ports_per_cage(t)     # a twin-port cage's ports written cage/port, as a split cage's lanes
     per_cage = t.breakout * twin
 
     def name(p: int) -> str:
@@ -108,8 +108,8 @@ def test_rendered_files_equal_the_reference_code(shipped_run, tmp_path, monkeypa
     with monkeypatch.context() as mp:
         mp.setattr(tables, "csv_bytes", reference_csv_bytes)
         mp.setattr(cluster, "run_list", reference_run_list)
-        mp.setattr(portmap._Numbering, "of", staticmethod(lambda fa, tier: (fa, tier)))
-        mp.setattr(portmap, "_ports", reference_ports)
+        mp.setattr(port_numbers.PortNumbering, "of", staticmethod(lambda fa, tier: (fa, tier)))
+        mp.setattr(portmap, "port_names", reference_ports)
         render_text(shipped_run, tmp_path / "reference", CLUSTERS, FORMATS)
     fast, reference = _files(tmp_path / "fast"), _files(tmp_path / "reference")
     assert sorted(fast) == sorted(reference)
@@ -135,6 +135,6 @@ def test_port_numbering_is_read_once_per_tier(shipped_run, cluster):
     a = next(c for c in shipped_run.clusters.values() if c.cluster.spec.id == cluster)
     for fa in a.fabrics:
         for t in fa.tiers:
-            num = portmap._Numbering.of(fa, t.name)
-            assert (num.down, num.up, num.breakout) == (t.down, t.up, t.breakout * portmap.ports_per_cage(t))
-    assert portmap._Numbering.of(a.fabrics[0], "no-such-tier") is None
+            num = port_numbers.PortNumbering.of(fa, t.name)
+            assert (num.down, num.up, num.breakout) == (t.down, t.up, t.breakout * port_numbers.ports_per_cage(t))
+    assert port_numbers.PortNumbering.of(a.fabrics[0], "no-such-tier") is None

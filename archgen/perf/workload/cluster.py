@@ -118,7 +118,7 @@ def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) ->
     """The largest full mesh the accelerator's stated `scale_up.links` join, or 0 (not a mesh, or links unstated).
 
     A full mesh of n needs n - 1 peer links (x `links_per_peer`) on every accelerator, as NET010 judges a cluster's
-    own domain (`analyse.network._mesh_links`); a sweep's `scale_up_size` beyond it is refused (`perf.explore.points`).
+    own domain (`analyse.scale_up._mesh_links`); a sweep's `scale_up_size` beyond it is refused (`perf.explore.points`).
     """
     su = cluster.scale_up
     own = getattr(items.get(hw.accelerator), "scale_up", None)
