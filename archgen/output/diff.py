@@ -10,6 +10,7 @@ from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, Diff, MetricChange
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.load import shown, shown_file
+from archgen.model.requirements import pending_words
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS
 from archgen.render.fmt import code, md, no_mentions, number, unit_label
@@ -348,8 +349,8 @@ def _status_cell(state: RequirementState | None) -> str:
     if state is None:
         return "absent"
     mark = MARKS[state.status]
-    if state.verification != "analysis" and state.value is not None:   # as `Outcome.shown` says it
-        mark += f" (predicted by analysis, to be verified by {state.verification})"
+    if (pending := pending_words(state.verification)) and state.value is not None:   # as `Outcome.shown` says it
+        mark += f" ({pending})"
     return f"{mark} (waived)" if state.waived else mark
 
 
