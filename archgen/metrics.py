@@ -41,6 +41,11 @@ _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput
 _JE = "analyse/job_energy.py"   # a job's energy: its share of the cluster's average load x PUE over tokens/s
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 _T, _I, _X = ("training",), ("inference",), ("collective",)
+#: The share of their nodes' maximum draw that MLPerf Training's power results measured over a run (lowest to
+#: highest; tests/perf/data/mlperf-training-power.yaml, docs/facility.md "Measured energy to train"): why an energy at
+#: maximum draw is an upper bound. The one copy of the range: `job_it_energy`'s description, `analyse.job_energy` and
+#: `perf.workload.derived` say it, and tests/perf/test_mlperf_power.py holds it to the records.
+MEASURED_SHARE = "0.57 to 0.69"
 
 _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, at in (
     ("low", "the job's accelerators only", "high"),
@@ -221,7 +226,8 @@ REGISTRY: tuple[Metric, ...] = (
       for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
     Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
-           "upper bound (MLPerf Training's measured runs drew 0.57 to 0.69 of their nodes' maximum, docs/facility.md), "
+           f"upper bound (MLPerf Training's measured runs drew {MEASURED_SHARE} of their nodes' maximum, "
+           "docs/facility.md), "
            "so a target it misses is not provided, never not met; without the PUE or goodput's lost time (the hall's "
            "energy for the run, at the average load and with the PUE, is `job_energy`).", _OPS, _T, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "

@@ -282,8 +282,9 @@ COVERAGE["cp_comm_type"] = Cover("none", (
     "2405.07719) and Llama 3 (arXiv 2407.21783 section 3.3.2) were not readable here (no table of theirs checked); "
     "web search")
 
-#: Each overlapped communication (issue 20 part 1) and what holds it to a publication; CP overlap is not a switch
-#: (the ring always runs beside the attention core), so it has no row above.
+#: Each overlapped communication (issue 20 part 1) and what holds it to a publication. CP's overlap has no switch
+#: of its own: the ring of `cp_comm_type` p2p (and of a2a+p2p's second group) always runs beside the attention core,
+#: and the other types run exposed (`perf/train/cp_comm.py`); `cp_comm_type`'s row above covers the choice of type.
 MECHANISMS: dict[str, Cover] = {
     "DP gradient reduce-scatter": COVERAGE["overlap_grad_reduce"],
     "DP parameter all-gather": COVERAGE["overlap_param_gather"],

@@ -12,7 +12,8 @@ import pytest
 from archgen.checks import Finding
 from archgen.compare.diff import MetricChange, match_findings
 from archgen.errors import Location
-from archgen.output.diff import metric_cells, unanalysable
+from archgen.output.diff import unanalysable
+from archgen.output.diff_cells import metric_cells
 from archgen.units import Q_
 from tests.conftest import SPECS, run_cli
 

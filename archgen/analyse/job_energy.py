@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from archgen.analyse.cost import Cost
+from archgen.metrics import MEASURED_SHARE
 from archgen.perf.workload.derived import job_share
 from archgen.units import Q_, Q
 
@@ -31,9 +32,9 @@ AT_MAXIMUM = ("job_it_energy",)
 #: A job's and a cluster's figures at the average load: at maximum draw for every part that states no typical draw.
 AT_AVERAGE = ("job_energy", "facility_energy_per_million_tokens", "facility_energy_per_year", "energy_cost_per_year",
               "carbon_per_year", "water_per_year")
-#: Why a figure at maximum draw judges no target it misses: the measured share of the maximum (tests/perf/data/
-#: mlperf-training-power.yaml, `tests/perf/test_mlperf_power.py` holds these words to it).
-MEASURED = ("MLPerf Training power results measured their nodes at 0.57 to 0.69 of that maximum over a run "
+#: Why a figure at maximum draw judges no target it misses: the measured share of the maximum (`metrics.MEASURED_SHARE`,
+#: which `tests/perf/test_mlperf_power.py` holds to tests/perf/data/mlperf-training-power.yaml).
+MEASURED = (f"MLPerf Training power results measured their nodes at {MEASURED_SHARE} of that maximum over a run "
             "(docs/facility.md, \"Measured energy to train\")")
 
 

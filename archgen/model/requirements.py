@@ -25,6 +25,15 @@ ReqIds = Annotated[list[ReqId], BeforeValidator(lambda v: [v] if isinstance(v, s
                                              {"type": "array", "items": {"type": "string", "pattern": _REQ_ID}}]})]
 
 
+def pending_words(method: str) -> str:
+    """What still verifies a requirement verified by `method` where archgen's analysis cannot: '' for analysis.
+
+    `Requirement.pending` and `archgen diff`'s status cells (which hold a requirement's state, not the requirement)
+    both say it so.
+    """
+    return "" if method == "analysis" else f"predicted by analysis, to be verified by {method}"
+
+
 class Requirement(Spec):
     """A numbered requirement with a target on a computed metric."""
 
@@ -61,8 +70,7 @@ class Requirement(Spec):
     @property
     def pending(self) -> str:
         """What still verifies the requirement where archgen's analysis cannot: '' for `verification: analysis`."""
-        method = self.verification
-        return "" if method == "analysis" else f"predicted by analysis, to be verified by {method}"
+        return pending_words(self.verification)
 
     @model_validator(mode="after")
     def _not_its_own_parent(self) -> Requirement:

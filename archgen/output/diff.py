@@ -2,119 +2,27 @@
 
 from __future__ import annotations
 
-import math
-
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, Diff, MetricChange
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.load import shown, shown_file
+from archgen.model.requirements import pending_words
+from archgen.output.diff_cells import (
+    TABLE_HEAD,
+    TABLE_RULE,
+    decimals,
+    direction_cell,
+    magnitude,
+    metric_cells,
+    requirement_value,
+    shown_number,
+)
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS
 from archgen.render.fmt import code, md, no_mentions, number, unit_label
 from archgen.units import Q
-
-#: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
-_DISPLAY = {"B": "GB", "FLOPS": "TFLOP/s", "W": "kW"}
-
-
-def _magnitude(q: Q) -> float:
-    return float(q.magnitude)
-
-
-def display_unit(obj: str, name: str, *values: Q | None) -> str:
-    """The unit metric `name` of `obj` is shown in: its registry display unit (`archgen.metrics`).
-
-    A metric the registry does not know (a run of older specs) keeps its analysis unit, or a readable one for B,
-    FLOP/s and W.
-    """
-    declared = metrics.lookup(obj, name)
-    q = next((v for v in reversed(values) if v is not None), None)
-    if declared is not None and (q is None or declared.accepts(q)):
-        return declared.unit_of(q)
-    if q is None:
-        return ""
-    unit = f"{q.units:~}" if not q.dimensionless else ""
-    unit = _DISPLAY.get(unit, unit)
-    if unit == "s" and all(v is None or abs(_magnitude(v.to("s"))) < 1 for v in values):
-        unit = "ms"
-    return unit
-
-
-def _digits(*values: float) -> int:
-    """Decimals that show four significant digits of the largest value."""
-    big = max((abs(v) for v in values if v and math.isfinite(v)), default=0.0)
-    return 0 if big == 0 else min(max(3 - math.floor(math.log10(big)), 0), 6)
-
-
-def _num(value: float, digits: int, sign: bool = False) -> str:
-    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
-        text = number(int(value))
-    else:
-        text = number(value, digits)
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
-    return ("+" if sign and value > 0 else "") + text
-
-
-def _in(q: Q | None, unit: str) -> float | None:
-    if q is None:
-        return None
-    return _magnitude(q.to(unit)) if unit else _magnitude(q.to("dimensionless"))
-
-
-def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
-    """(base, head, change, relative change) as display text, both sides in the same display unit."""
-    unit = display_unit(c.object, c.metric, c.base, c.head)
-    compatible = c.change is not None
-    old = _in(c.base, unit) if compatible or c.head is None else None
-    new = _in(c.head, unit)
-    label = unit_label(unit) if unit else ""
-    if not compatible and c.base is not None and c.head is not None:  # dimension changed: each in its own unit
-        return (_with(_magnitude(c.base), f"{c.base.units:~P}"), _with(new, label), "—", "—")
-    if math.inf in (old, new):   # a cost's high end where goodput's low end is 0: no number to subtract
-        ends = [_with(v, label) if v != math.inf else metrics.unbounded(c.metric) for v in (old, new)]
-        return (ends[0], ends[1], "—", "—")
-    delta = new - old if old is not None and new is not None else None
-    digits = _digits(*(v for v in (old, new) if v is not None))
-    if delta:  # enough decimals that the change itself shows two significant digits
-        digits = max(digits, min(max(1 - math.floor(math.log10(abs(delta))), 0), 6))
-    shown = [("—" if v is None else (_num(v, digits) + (f" {label}" if label else ""))) for v in (old, new)]
-    # a percentage's change is in percentage points, beside the relative change in per cent
-    step = "points" if unit == "percent" else label
-    change = "—" if delta is None else _num(delta, digits, sign=True) + (f" {step}" if step else "")
-    rel = c.relative
-    pct = "—" if rel is None else f"{rel * 100:+.{2 if abs(rel) < 0.01 else 1}f} %"
-    return (shown[0], shown[1], change, pct)
-
-
-#: The head and rule of a table of metric changes; `direction` is better or worse by the metric registry.
-_HEAD = "| object | metric | base | head | change | relative | direction |"
-_RULE = "|---|---|--:|--:|--:|--:|---|"
-
-
-def _moved(c: MetricChange) -> str:
-    """'better ▲' or 'worse ▼' (the arrow: which way the value went), or — where the metric has no better direction.
-
-    Then, where a headroom moved as another cluster joined or left its hall, which one (`MetricChange.hall`).
-    """
-    moved = "—" if c.direction is None else \
-        f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
-    return f"{moved}: {md(c.hall)}" if c.hall else moved
-
-
-def _with(value: float | None, label: str) -> str:
-    if value is None:
-        return "—"
-    return _num(value, _digits(value)) + (f" {label}" if label else "")
-
-
-def _value(state: RequirementState | None) -> str:
-    if state is None or state.value is None:
-        return "—"
-    unit = display_unit(state.object, state.metric, state.value)
-    return _with(_in(state.value, unit), unit_label(unit) if unit else "")
 
 
 def summary_line(d: Diff) -> str:
@@ -206,7 +114,8 @@ def markdown(d: Diff) -> str:
                 refines = f" (refines {', '.join(r.state.parent)})" if r.state.parent else ""   # `Requirement.traced`
                 named = (r.state.requirement, md(r.state.statement + refines), _target(r))
             lines.append(f"| {named[0]} | `{r.state.object}` | {named[1]} | {named[2]} | "
-                         f"{_status_cell(r.base)} | {_status_cell(r.head)} | {_value(r.base)} → {_value(r.head)} |")
+                         f"{_status_cell(r.base)} | {_status_cell(r.head)} | {requirement_value(r.base)} → "
+                         f"{requirement_value(r.head)} |")
             above = r
         lines.append("")
     for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
@@ -216,8 +125,8 @@ def markdown(d: Diff) -> str:
             lines.append("")
     money = power_and_cost(d)
     if money:
-        lines += ["### Power and cost", "", _HEAD, _RULE]
-        lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {_moved(c)} |"
+        lines += ["### Power and cost", "", TABLE_HEAD, TABLE_RULE]
+        lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom)
@@ -226,10 +135,10 @@ def markdown(d: Diff) -> str:
     both = d.both_sided
     if both:
         lines += ["### Metrics", ""]
-        body = [_HEAD, _RULE]
+        body = [TABLE_HEAD, TABLE_RULE]
         for c in both:
             old, new, change, rel = metric_cells(c)
-            body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} | {_moved(c)} |")
+            body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} | {direction_cell(c)} |")
         if len(both) > 25:
             body = ["<details><summary>" f"{len(both)} changed metrics</summary>", ""] + body + ["", "</details>"]
         lines += body + [""]
@@ -301,7 +210,7 @@ def bom_section(changes: tuple[PartChange, ...]) -> list[str]:
     for c in changes:
         part = f"`{c.part}` in `{c.within}`" if c.within else f"`{c.part}`"
         body.append(f"| `{c.object}` | {part} | {c.kind} | {number(c.base)} | {number(c.head)} | "
-                    f"{_num(c.change, 0, sign=True)} | {_signed(c.power, 'kW')} | {_signed(c.cost)} |")
+                    f"{shown_number(c.change, 0, sign=True)} | {_signed(c.power, 'kW')} | {_signed(c.cost)} |")
     if len(changes) > 25:
         body = ["<details><summary>" f"{len(changes)} changed parts</summary>", ""] + body + ["", "</details>"]
     return ["### Bill of materials", "", "Parts whose count changed (unchanged parts are left out); power and cost "
@@ -314,8 +223,8 @@ def _signed(q: Q | None, unit: str = "") -> str:
     if q is None:
         return "—"
     unit = unit or f"{q.units:~}"
-    value = _magnitude(q.to(unit))
-    return f"{_num(value, _digits(value), sign=True)} {unit_label(unit)}"
+    value = magnitude(q.to(unit))
+    return f"{shown_number(value, decimals(value), sign=True)} {unit_label(unit)}"
 
 
 #: Metrics a pull request's power, energy, emissions and cost delta is read from, shown together before the other
@@ -348,8 +257,8 @@ def _status_cell(state: RequirementState | None) -> str:
     if state is None:
         return "absent"
     mark = MARKS[state.status]
-    if state.verification != "analysis" and state.value is not None:   # as `Outcome.shown` says it
-        mark += f" (predicted by analysis, to be verified by {state.verification})"
+    if (pending := pending_words(state.verification)) and state.value is not None:   # as `Outcome.shown` says it
+        mark += f" ({pending})"
     return f"{mark} (waived)" if state.waived else mark
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
-from archgen.perf.explore.hardware_scope import peak_note, peak_scope, power_note, price_note
+from archgen.perf.explore.hardware_scope import peak_scope, power_note, price_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -16,7 +16,7 @@ from archgen.perf.explore.points import (
     stated_in,
     unmeasured_efficiencies,
 )
-from archgen.perf.explore.sweep_notes import batch_note
+from archgen.perf.explore.sweep_notes import scope_notes
 from archgen.perf.explore.tally import tally
 from archgen.quantity_json import to_json as quantity
 from archgen.render.point_table import DISPLAY, level_text, pipeline_layout
@@ -43,9 +43,7 @@ def summary(result: Result) -> str:
     lines += [f"  note: not one measurement, taken at its point everywhere: {line}"
               for line in unmeasured_efficiencies(result.problem)]
     lines += [f"  note: {line}" for line in model_defaults(result.problem)]
-    lines += [f"  note: {line}" for line in (power_note(result.problem), price_note(result.problem),
-                                             peak_note(result.problem),
-                                             batch_note(tally(result).batch_bounds)) if line]
+    lines += [f"  note: {line}" for line in scope_notes(result.problem, tally(result).batch_bounds)]
     return "\n".join(lines)
 
 

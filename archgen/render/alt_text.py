@@ -122,7 +122,7 @@ def waterfall(e: Any, title: str) -> str:
 
 
 def roofline(rf: Any) -> str:
-    """The roofline's roofs and each kernel's numbered point (`performance.roofline`).
+    """The roofline's roofs and each kernel's numbered point (`render.roofline.roofline`).
 
     Both roofs the figure draws (review28: the dashed datasheet roof was in no words), and a kernel of no FLOP,
     which has no place on log axes, said not drawn rather than placed at 0 FLOP/B; the points carry the figure's

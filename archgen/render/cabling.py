@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from archgen.analyse.cable_bins import whole
-from archgen.analyse.cabling import DEFAULT_BINS_M
+from archgen.analyse.cabling import DEFAULT_BINS_M, U_M
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.wiring import TIER_TITLES
@@ -37,7 +37,7 @@ def cabling(a: Any) -> Section:
             Column("Longest run", "m", 1, "right"))
     section = Section("cabling", "Cabling and optics").add(
         Para("Each run takes the first link option whose reach covers its length and the next length bin up. "
-             + geometry(a.cluster.spec.floor) + " Links are logical port-to-port connections; "
+             + geometry(a.cluster.spec.floor, a.cluster.spec.scale_up) + " Links are logical port-to-port connections; "
              "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
              "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "
              "list is in cabling.csv." + (
@@ -57,11 +57,13 @@ def cabling(a: Any) -> Section:
     return section
 
 
-def geometry(floor: Any) -> str:
+def geometry(floor: Any, scale_up: Any = None) -> str:
     """The floor's run-length rule with its figures, each named as stated or as archgen's default.
 
     An installer reading the ordered lengths needs to know what they hold: the tray drops, the service loop
     (`slack`) and the in-rack allowance, and the bins cables are ordered in (`analyse.cabling.tray_run`, `_lengths`).
+    A floor with `side_by_side` under a multi-rack scale-up domain (`scale_up`, the cluster's) lays the trunk cables
+    between neighbouring racks of one row straight across where shorter (`_lengths`): the rule says so.
     """
     stated = floor.model_fields_set
 
@@ -70,8 +72,12 @@ def geometry(floor: Any) -> str:
     bins = ", ".join(f"{b:g}" for b in (sorted(b.m_as("m") for b in floor.length_bins) or DEFAULT_BINS_M))
     return (f"A run between racks is 2 × the tray drop ({fig('tray_drop')}) + the distance along the row (rack "
             f"pitch {fig('rack_pitch')}) and across rows (row pitch {fig('row_pitch')}) + a service loop, the slack "
-            f"({fig('slack')}); a run inside one rack is the height between its two ends (44.45 mm a U) + "
-            f"{fig('in_rack')}. Cables are ordered in the bins {bins} m"
+            f"({fig('slack')}); a run inside one rack is the height between its two ends ({U_M * 1000:g} mm a U) + "
+            f"{fig('in_rack')}"
+            + (f"; a scale-up trunk cable between neighbouring racks of one row goes straight across where that is "
+               f"shorter (floor.side_by_side): the height between its ends + the rack pitch + {fig('in_rack')}"
+               if floor.side_by_side and scale_up is not None and scale_up.racks > 1 else "")
+            + f". Cables are ordered in the bins {bins} m"
             + ("" if "length_bins" in stated else " (archgen's default bins, not stated)")
             + ": an ordered cable is its run rounded up to the next bin, the slack inside the run and the rounding "
             "on top of it.")

@@ -9,7 +9,8 @@ the overhead tray, along it (across rows where the pair straddles two) and down.
 edge, so they stay visible on any rack colour, and the two paths differ by line style as well, never by colour alone
 (`palette`).
 
-The same figures give the figure's text alternative (`domain_words`, appended to its caption). One-rack domains
+The same figures give words to append to the figure's caption and to its text alternative (`domain_words`;
+`alt_text.floor`). One-rack domains
 draw and say nothing, so their floor plans are as before. Above `MAX_LABELLED` domains or pairs the labels would
 overprint: the counts are stated once, in the legend and the caption.
 """

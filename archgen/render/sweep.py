@@ -14,7 +14,7 @@ from archgen import metrics as registry
 from archgen.analyse.job_energy import MEASURED
 from archgen.model.serving_features import DECODING
 from archgen.model.workload import job_kind
-from archgen.perf.explore.hardware_scope import peak_note, power_note, price_note
+from archgen.perf.explore import sweep_notes
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -23,7 +23,6 @@ from archgen.perf.explore.points import (
     stated_in,
     unmeasured_efficiencies,
 )
-from archgen.perf.explore.sweep_notes import batch_note
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
 from archgen.render import alt_text, fmt, provenance
@@ -151,9 +150,7 @@ def front_section(result: Result) -> Section:
 
 def scope_notes(result: Result) -> tuple[Para, ...]:
     """Notes under a table of points: unknown power and price, what the peak axis holds, what bound a serving batch."""
-    return tuple(Para(text, "note") for text in (power_note(result.problem), price_note(result.problem),
-                                                 peak_note(result.problem),
-                                                 batch_note(tally(result).batch_bounds)) if text)
+    return tuple(Para(text, "note") for text in sweep_notes.scope_notes(result.problem, tally(result).batch_bounds))
 
 
 #: Most points a document's table of the front lists; front.csv has them all.

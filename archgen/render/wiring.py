@@ -38,7 +38,7 @@ def _row(r: Any, parts: dict[tuple[str, int], str]) -> tuple:
             r.cable, r.note or "—")
 
 
-def rack_parts(a: Any) -> dict[tuple[str, int], str]:
+def parts_by_u(a: Any) -> dict[tuple[str, int], str]:
     """The part at each (rack instance, U) of the cluster `a`: the label its rack type's elevation gives that U."""
     return {(inst.name, item.u): item.part.id for inst in a.cluster.instances for item in inst.rack.items
             if item.u is not None}
@@ -55,7 +55,7 @@ def portmap_table(pm: PortMap, a: Any) -> Table:
     Each end names the part at its rack and U beside the device, so a row matches the rack's elevation (which labels
     parts, one drawing per rack type) without counting U.
     """
-    parts = rack_parts(a)
+    parts = parts_by_u(a)
     return Table("portmap", "Port map: one row per cable", PORTMAP_COLUMNS, tuple(_row(r, parts) for r in pm.rows))
 
 
@@ -117,7 +117,7 @@ def section(a: Any, pm: PortMap) -> Section:
                               + _why_unwired(a, fid) for fid in pm.unwired)))
     shown: dict[tuple[str, str], int] = {}
     noted: set[tuple[str, str, str]] = set()
-    excerpt, parts = [], rack_parts(a)
+    excerpt, parts = [], parts_by_u(a)
     for r in pm.rows:
         key = (r.fabric, r.tier)
         first_of_note = bool(r.note) and (r.fabric, r.tier, r.note) not in noted

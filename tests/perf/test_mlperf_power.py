@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from archgen.load import load_paths
-from archgen.metrics import find
+from archgen.metrics import MEASURED_SHARE, find
 from archgen.model import KINDS, System
 from archgen.model.cases import Case
 from archgen.perf.workload.derived import job_share
@@ -115,6 +115,7 @@ def test_docs_state_the_measured_range():
     assert said in re.sub(r"\s+", " ", (ROOT / "docs" / "perf-model.md").read_text(encoding="utf-8"))
     metric = find("workload", "job_it_energy")
     assert metric is not None and said in metric.description
+    assert MEASURED_SHARE == f"{low:.2f} to {high:.2f}"   # the one copy job_energy's and derived's words take
 
 
 def _model_ratio() -> tuple[float, float]:

@@ -172,7 +172,7 @@ def test_roofline_names_each_efficiency_by_its_basis(h100, accelerators):
     """
     from archgen.model.accelerator import Accelerator
     from archgen.perf.hw.hardware import hardware_for
-    from archgen.render.performance import _attainable_label, roofline_blocks
+    from archgen.render.roofline import _attainable_label, roofline_blocks
     trn2 = hardware_for(Accelerator.model_validate(TRAINIUM2), scale_up_size=16)
     gb200 = hardware_for(accelerators["gb200"], scale_up_size=72)
     cases = {"h100": (h100, ("measured", "measured")), "gb200": (gb200, ("range", "range")),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.perf.workload.roofline import training_kernels
-from archgen.render.performance import roofline, roofline_blocks
+from archgen.render.roofline import roofline, roofline_blocks
 from tests.perf.test_roofline import MOE
 
 

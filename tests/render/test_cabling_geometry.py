@@ -36,3 +36,15 @@ def test_stated_bins_and_allowance_read_as_stated(tmp_path):
     text = _text(run.clusters[SU])
     assert "the slack (3 m)" in text and "(44.45 mm a U) + 1.5 m. " in text
     assert "bins 1, 2, 3, 5, 10, 20 m:" in text and "not stated" not in text.split("Links are")[0].split("bins")[1]
+
+
+def test_side_by_side_trunks_are_in_the_rule_where_the_floor_lays_them(tmp_path):
+    """fin3: a floor with `side_by_side: true` under a two-rack domain lays the trunk cables between neighbours
+    straight across, |ΔU| x 44.45 mm + rack pitch + in_rack where shorter (`analyse.cabling._lengths`); the rule
+    said only the tray run. Without `side_by_side`, and on a one-rack domain (the SU above), it says nothing more."""
+    from tests.render.test_floor_domains import _pod
+
+    said = ("a scale-up trunk cable between neighbouring racks of one row goes straight across where that is shorter "
+            "(floor.side_by_side): the height between its ends + the rack pitch + 1 m, archgen's default, not stated. ")
+    assert said in _text(_pod(tmp_path / "side"))
+    assert "side_by_side" not in _text(_pod(tmp_path / "tray", side=False))

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from archgen.render import cluster_diagrams, palette, performance, rack
+from archgen.render import cluster_diagrams, palette, performance, rack, roofline
 from archgen.units import Q_
 
 PROTANOPIA = np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
@@ -58,7 +58,7 @@ def test_simulation_merges_main_compute_and_power_colours() -> None:
     ("palette", palette.SERIES),
     ("floor plan rack types", cluster_diagrams.PALETTE),
     ("rack elevation part classes", rack.CLASSES.values()),
-    ("roofline kernels", performance.KERNEL_COLOURS.values()),
+    ("roofline kernels", roofline.KERNEL_COLOURS.values()),
     ("busbw curve", [palette.BLACK, palette.MET[0], palette.NOT_MET[0]]),
     ("scaling chart, right", [palette.VERMILLION, palette.REDDISH_PURPLE]),
 ])

@@ -17,7 +17,7 @@ import math
 
 import pytest
 
-from archgen.render import diagrams
+from archgen.render import diagrams, floor_domains
 from archgen.render.cluster import architecture
 from archgen.render.cluster_diagrams import floor_plan
 from tests.analyse.test_scale_up_racks import _text
@@ -63,7 +63,8 @@ def test_side_by_side_domains_are_outlined_with_their_trunk_count(tmp_path) -> N
 
 def test_without_a_side_path_the_trunks_go_via_the_tray_and_the_caption_says_so(tmp_path) -> None:
     """No side_by_side: each pair's cables go up to the tray and down (dashed), 2 x 1.5 + 0.6 + 2 = 5.6 m; the
-    figure's caption, its text alternative in every format, names the domains, the path and the count."""
+    figure's caption, and its text alternative in every format (`alt_text.floor`), name the domains, the path and
+    the count."""
     a = _pod(tmp_path, side=False)
     svg = _svg(a)
     assert 'id="floor-trunks-via-tray"' in svg and "floor-trunks-straight" not in svg
@@ -72,6 +73,7 @@ def test_without_a_side_path_the_trunks_go_via_the_tray_and_the_caption_says_so(
             "(D1: nvl36-01, nvl36-02; D2: nvl36-03, nvl36-04)") in fig.caption
     assert (f"2 pairs via the overhead tray (dashed line), {PER_PAIR} cables a pair; longest trunk run "
             f"{2 * 1.5 + 0.6 + 2:.2f} m") in fig.caption
+    assert floor_domains.domain_words(a) in fig.caption and floor_domains.domain_words(a) in fig.alt
 
 
 def test_a_domain_across_two_rows_takes_both_paths(tmp_path) -> None:

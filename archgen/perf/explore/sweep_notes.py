@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from archgen.perf.comm import rccl_net
+from archgen.perf.explore.hardware_scope import peak_note, power_note, price_note
 from archgen.perf.workload.defaults_note import (
     defaults_note,
     fp4_format_note,
@@ -69,3 +70,14 @@ def batch_note(bounds: dict[str, int]) -> str:
     return ("The batch (sequences in flight per replica), left to the replica's limits, was capped "
             + "; ".join(f"at {n:,} point(s) by {text}" for text, n in bounds.items())
             + ". Where the engine's limit binds, more HBM (an hbm_capacity axis) does not raise the batch.")
+
+
+def scope_notes(problem: SweepProblem, batch_bounds: dict[str, int]) -> list[str]:
+    """What a table of a sweep's points leaves out or holds, in words; one list for the document and the summary.
+
+    Unknown power and price (`power_note`, `price_note`), what the peak axis holds (`peak_note`) and what bound a
+    serving batch (`batch_note`, from `Tally.batch_bounds`): the document's notes under its front and best tables
+    and the command's summary say the same lines.
+    """
+    return [text for text in (power_note(problem), price_note(problem), peak_note(problem), batch_note(batch_bounds))
+            if text]

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from archgen.metrics import MEASURED_SHARE
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import (
     Outcome,
@@ -127,7 +128,7 @@ def band_ends(band: Band | None, value: Q, metrics: Mapping[str, Q], metric: str
 UPPER_BOUNDS = ("job_it_energy", "energy_per_token")
 #: Why a requirement on one of them is not provided where its value misses the target (`points.unprovided`).
 BOUNDED = ("{metric} is at maximum draw, an upper bound, and misses the target there: MLPerf Training's measured "
-           "runs drew 0.57 to 0.69 of their nodes' maximum (docs/facility.md, \"Measured energy to train\")")
+           f"runs drew {MEASURED_SHARE} of their nodes' maximum (docs/facility.md, \"Measured energy to train\")")
 
 
 def unsettled_at(requirements: Iterable[Requirement], metrics: Mapping[str, float],

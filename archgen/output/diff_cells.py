@@ -1,0 +1,118 @@
+"""The cells of `archgen diff`'s tables: a metric's display unit, its base, head and changes, a requirement's value.
+
+Split from `output.diff` for its size: the Markdown comment's metric and requirement tables take their cells here.
+"""
+
+from __future__ import annotations
+
+import math
+
+from archgen import metrics
+from archgen.compare.diff import MetricChange
+from archgen.compare.requirement_changes import RequirementState
+from archgen.render.fmt import md, number, unit_label
+from archgen.units import Q
+
+#: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
+_DISPLAY = {"B": "GB", "FLOPS": "TFLOP/s", "W": "kW"}
+
+
+def magnitude(q: Q) -> float:
+    """`q`'s magnitude as a float, in its own unit."""
+    return float(q.magnitude)
+
+
+def display_unit(obj: str, name: str, *values: Q | None) -> str:
+    """The unit metric `name` of `obj` is shown in: its registry display unit (`archgen.metrics`).
+
+    A metric the registry does not know (a run of older specs) keeps its analysis unit, or a readable one for B,
+    FLOP/s and W.
+    """
+    declared = metrics.lookup(obj, name)
+    q = next((v for v in reversed(values) if v is not None), None)
+    if declared is not None and (q is None or declared.accepts(q)):
+        return declared.unit_of(q)
+    if q is None:
+        return ""
+    unit = f"{q.units:~}" if not q.dimensionless else ""
+    unit = _DISPLAY.get(unit, unit)
+    if unit == "s" and all(v is None or abs(magnitude(v.to("s"))) < 1 for v in values):
+        unit = "ms"
+    return unit
+
+
+def decimals(*values: float) -> int:
+    """Decimals that show four significant digits of the largest value."""
+    big = max((abs(v) for v in values if v and math.isfinite(v)), default=0.0)
+    return 0 if big == 0 else min(max(3 - math.floor(math.log10(big)), 0), 6)
+
+
+def shown_number(value: float, digits: int, sign: bool = False) -> str:
+    """`value` grouped, whole where it is, else at `digits` decimals without trailing zeros; '+' where `sign`."""
+    if math.isfinite(value) and float(value).is_integer() and abs(value) < 1e15:
+        text = number(int(value))
+    else:
+        text = number(value, digits)
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+    return ("+" if sign and value > 0 else "") + text
+
+
+def _in(q: Q | None, unit: str) -> float | None:
+    if q is None:
+        return None
+    return magnitude(q.to(unit)) if unit else magnitude(q.to("dimensionless"))
+
+
+def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
+    """(base, head, change, relative change) as display text, both sides in the same display unit."""
+    unit = display_unit(c.object, c.metric, c.base, c.head)
+    compatible = c.change is not None
+    old = _in(c.base, unit) if compatible or c.head is None else None
+    new = _in(c.head, unit)
+    label = unit_label(unit) if unit else ""
+    if not compatible and c.base is not None and c.head is not None:  # dimension changed: each in its own unit
+        return (_with(magnitude(c.base), f"{c.base.units:~P}"), _with(new, label), "—", "—")
+    if math.inf in (old, new):   # a cost's high end where goodput's low end is 0: no number to subtract
+        ends = [_with(v, label) if v != math.inf else metrics.unbounded(c.metric) for v in (old, new)]
+        return (ends[0], ends[1], "—", "—")
+    delta = new - old if old is not None and new is not None else None
+    digits = decimals(*(v for v in (old, new) if v is not None))
+    if delta:  # enough decimals that the change itself shows two significant digits
+        digits = max(digits, min(max(1 - math.floor(math.log10(abs(delta))), 0), 6))
+    shown = [("—" if v is None else (shown_number(v, digits) + (f" {label}" if label else ""))) for v in (old, new)]
+    # a percentage's change is in percentage points, beside the relative change in per cent
+    step = "points" if unit == "percent" else label
+    change = "—" if delta is None else shown_number(delta, digits, sign=True) + (f" {step}" if step else "")
+    rel = c.relative
+    pct = "—" if rel is None else f"{rel * 100:+.{2 if abs(rel) < 0.01 else 1}f} %"
+    return (shown[0], shown[1], change, pct)
+
+
+#: The head and rule of a table of metric changes; `direction` is better or worse by the metric registry.
+TABLE_HEAD = "| object | metric | base | head | change | relative | direction |"
+TABLE_RULE = "|---|---|--:|--:|--:|--:|---|"
+
+
+def direction_cell(c: MetricChange) -> str:
+    """'better ▲' or 'worse ▼' (the arrow: which way the value went), or — where the metric has no better direction.
+
+    Then, where a headroom moved as another cluster joined or left its hall, which one (`MetricChange.hall`).
+    """
+    moved = "—" if c.direction is None else \
+        f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
+    return f"{moved}: {md(c.hall)}" if c.hall else moved
+
+
+def _with(value: float | None, label: str) -> str:
+    if value is None:
+        return "—"
+    return shown_number(value, decimals(value)) + (f" {label}" if label else "")
+
+
+def requirement_value(state: RequirementState | None) -> str:
+    """A requirement's value on one side, in its metric's display unit ('—' where absent or not provided)."""
+    if state is None or state.value is None:
+        return "—"
+    unit = display_unit(state.object, state.metric, state.value)
+    return _with(_in(state.value, unit), unit_label(unit) if unit else "")
