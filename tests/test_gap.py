@@ -158,7 +158,7 @@ def test_a_waiver_by_a_checks_old_id_waives_the_row_as_in_check(tmp_path, monkey
                                       "reason: renamed check and "
                                       "the same waiver}\n")
     heavy = rows_by(gap([fixed_proposal(tmp_path / "p")], [reqs]))[("REQ-HALL-MECH-001", "rack/acme-r4")]
-    assert heavy.status == "not met" and heavy.waived == "renamed check and the same waiver" and not heavy.failing
+    assert heavy.status == "not met" and heavy.waived == "renamed check and the same waiver (no expiry stated)" and not heavy.failing
 
 
 def test_proposal_errors_fail_alone(tmp_path):
@@ -173,7 +173,7 @@ def test_waived_requirement(tmp_path):
         "lighter frame in rev C}\n"))
     g = gap([fixed_proposal(tmp_path / "p")], [reqs])
     heavy = rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")]
-    assert heavy.status == "not met" and heavy.waived == "ACME ships a lighter frame in rev C" and not heavy.failing
+    assert heavy.status == "not met" and heavy.waived == "ACME ships a lighter frame in rev C (no expiry stated)" and not heavy.failing
     # the waiver covers the requirement it names (newuser32): the rack's u_free miss (REQ-HALL-MECH-002, a SHOULD)
     # stays a miss, where one waiver of REQ001 had covered both not-met rows
     assert not rows_by(g)[("REQ-HALL-MECH-002", "rack/acme-r4")].waived

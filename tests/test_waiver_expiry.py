@@ -175,3 +175,14 @@ def test_sweep_judges_waivers_as_check_does(tmp_path, cli, monkeypatch):
         assert result["summary"]["feasible"] == feasible
         assert [r["reason"] for r in result["reasons"]] == ([] if feasible == 2 else [
             "cluster 'b200-2to1' fails `archgen check`: REQ001 REQ-NET-001 on cluster/b200-2to1/fabric/compute"])
+
+
+def test_a_waiver_without_expiry_says_so():
+    """newuser61 (open 2): a waiver that states no `expires` never expires, and its finding said only its reason; now
+    its text says no expiry is stated, where a dated one says until when."""
+    from archgen.checks.registry import waived_text
+    from archgen.model.spec import Waiver
+    undated = Waiver(check="REQ001", reason="agreed with the vendor")
+    assert waived_text(undated, None) == "agreed with the vendor (no expiry stated)"
+    owned = Waiver(check="REQ001", reason="agreed", owner="dc-power-team")
+    assert waived_text(owned, None) == "agreed (owner dc-power-team; no expiry stated)"

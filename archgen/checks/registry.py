@@ -213,8 +213,8 @@ def waived_text(w: object, on: AsOf | None) -> str:
     """What a finding's `waived` says: the waiver's reason, with its owner and expiry (and the date judged on)."""
     owner, expires = getattr(w, "owner", ""), getattr(w, "expires", None)
     said = [f"owner {owner}"] if owner else []
-    if expires is not None:
-        said.append(f"until {expires}, judged as of {on}")
+    # a waiver that states no `expires` never expires: said, so that a reader does not take it for a dated one
+    said.append(f"until {expires}, judged as of {on}" if expires is not None else "no expiry stated")
     return f"{getattr(w, 'reason', '')} ({'; '.join(said)})" if said else getattr(w, "reason", "")
 
 
