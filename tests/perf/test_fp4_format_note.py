@@ -3,7 +3,7 @@
 Before: Llama 3.1 70B in FP4 on the shipped MI355X cluster was estimated with NVIDIA's NVFP4 (one E4M3 scale per
 16 values, 0.5625 B per value, its amax pass and casts: `perf.hw.quant`), and no note said so, where the MI355X's
 FP4 is OCP MXFP4 (one E8M0 scale per 32 values; the catalog's own fp4 efficiency is an MXFP4 GEMM, AITER's a4w4).
-Since small27 an AMD part's FP4 bytes are MXFP4's (`kernels.fp4_format`), and the note says so and what stays NVFP4.
+Since small27 an AMD part's FP4 bytes are MXFP4's (`generation.fp4_format`), and the note says so and what stays NVFP4.
 """
 
 from __future__ import annotations

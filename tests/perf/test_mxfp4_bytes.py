@@ -16,6 +16,7 @@ import pytest
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.generation import fp4_format
 from archgen.perf.serve.inference import weights_per_gpu
 from tests.conftest import SPECS
 
@@ -26,9 +27,9 @@ EMBED = 2 * 128256 * 8192  # the embedding and the output layer, kept in BF16
 
 
 def test_the_format_follows_the_vendor():
-    assert K.fp4_format("AMD", None) == K.fp4_format("amd ", 0.0) == "mxfp4"
-    assert K.fp4_format("NVIDIA", 10.0) == K.fp4_format("NVIDIA", 0.0) == "nvfp4"
-    assert K.fp4_format("AWS", None) == "nvfp4"  # not known to the model: NVFP4, said in the note
+    assert fp4_format("AMD", None) == fp4_format("amd ", 0.0) == "mxfp4"
+    assert fp4_format("NVIDIA", 10.0) == fp4_format("NVIDIA", 0.0) == "nvfp4"
+    assert fp4_format("AWS", None) == "nvfp4"  # not known to the model: NVFP4, said in the note
     assert K.element_bytes("fp4", "mxfp4") == MXFP4 == 0.53125
     assert K.element_bytes("fp4") == NVFP4 and K.element_bytes("fp8", "mxfp4") == 1.0
 

@@ -13,7 +13,7 @@ compute capability, has NVLS the model never uses: CAT009 and `defaults_note.nvl
 
 from __future__ import annotations
 
-from archgen.model.accelerator import is_nvidia
+from archgen.model.accelerator import AMD, is_nvidia, vendor_name
 
 #: The lowest compute capability NCCL runs NVLS on: Hopper (NVIDIA/nccl at 5067397c2676, src/graph/tuning.cc 139,
 #: `nvlsEfficiency` 0 before it; `perf.comm.nccl.NVLS_EFFICIENCY`).
@@ -70,3 +70,13 @@ def assumed_without(training: bool, nvls_stated: bool = False) -> str:
     if nvls_stated:
         items[1] += ", so its stated `scale_up.in_network_reduction: true` is not used"
     return "; ".join(items)
+
+
+def fp4_format(vendor: str, compute_capability: float | None) -> str:
+    """The FP4 format a part computes in: OCP MXFP4 on AMD's parts (no CUDA compute capability), else NVFP4.
+
+    AMD's CDNA 4 (MI350X, MI355X, gfx950) FP4 is MXFP4 (the sources of `fp4_kv_problem`: OCP MX v1.0; ROCm/aiter
+    PR 2037's MI355X FP4 GEMMs are "a4w4 blockscale", E8M0 scales per 32). Any other vendor's part with no compute
+    capability keeps NVFP4, its own format not being known to the model (`defaults_note.fp4_format_note` says so).
+    """
+    return "mxfp4" if another_vendors(vendor, compute_capability) and vendor_name(vendor) == AMD else "nvfp4"

@@ -19,6 +19,7 @@ from archgen.model.accelerator import VECTOR_EFFICIENCY, Accelerator
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_range
+from archgen.perf.hw.generation import fp4_format
 from archgen.perf.hw.given import arguments, positive_factor, si
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.peak_needed import missing_peak
@@ -186,6 +187,11 @@ class Hardware:
             if isinstance(got, float):
                 self._gemm_rates[dtype] = got
         return got
+
+    @functools.cached_property
+    def fp4(self) -> str:
+        """The part's FP4 block-scale format (`generation.fp4_format`), once per part: every GEMM reads it."""
+        return fp4_format(self.vendor, self.compute_capability)
 
     @functools.cached_property
     def _gemm_rates(self) -> dict[str, float]:

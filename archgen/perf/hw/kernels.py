@@ -5,7 +5,7 @@ thousands of configurations in one call. Times are in seconds, sizes in bytes, w
 
 Conventions:
     * A GEMM of M x K by K x N costs 2·M·N·K FLOP and moves (M·K + K·N + M·N) elements once (roofline); FP4
-      inputs also carry their block scales in the part's FP4 format (`fp4_format`): NVFP4's one FP8 (E4M3) scale
+      inputs also carry their block scales in the part's FP4 format (`Hardware.fp4`): NVFP4's one FP8 (E4M3) scale
       per 16 values (`BLOCK_SCALE_BYTES`), or on AMD's CDNA 4 OCP MXFP4's one E8M0 scale per 32 (`FP4_SCALE_BYTES`).
     * Its time is max(FLOP / (peak · e_gemm · size_eff · k_eff), bytes / (HBM · e_stream)), where `e_gemm` is the
       best measured dense-GEMM fraction of peak (catalog, per dtype), size_eff = prod over M and N of
@@ -32,7 +32,6 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from archgen.model.accelerator import AMD, vendor_name
 from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
@@ -216,16 +215,6 @@ def fp4_kv_problem(accelerator: str, peaks: Iterable[str], kv_dtype: str | None,
             "state kv_precision fp8 (or bf16)")
 
 
-def fp4_format(vendor: str, compute_capability: float | None) -> str:
-    """The FP4 format a part computes in: OCP MXFP4 on AMD's parts (no CUDA compute capability), else NVFP4.
-
-    AMD's CDNA 4 (MI350X, MI355X, gfx950) FP4 is MXFP4 (the sources of `fp4_kv_problem`: OCP MX v1.0; ROCm/aiter
-    PR 2037's MI355X FP4 GEMMs are "a4w4 blockscale", E8M0 scales per 32). Any other vendor's part with no compute
-    capability keeps NVFP4, its own format not being known to the model (`defaults_note.fp4_format_note` says so).
-    """
-    return "mxfp4" if another_vendors(vendor, compute_capability) and vendor_name(vendor) == AMD else "nvfp4"
-
-
 def element_bytes(dtype: str, fp4: str = "nvfp4") -> float:
     """Bytes a block-scaled operand element takes with its scales: FP4 in format `fp4` (`FP4_SCALE_BYTES`)."""
     return DTYPE_BYTES[dtype] + (FP4_SCALE_BYTES[fp4] if dtype == "fp4" else BLOCK_SCALE_BYTES.get(dtype, 0.0))
@@ -261,7 +250,7 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     h = hw.gemm_half_size
     rate = best * (m / (m + h) * (n / (n + h))) * (
         k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
-    moved = gemm_bytes(dtype, m, n, k, batch, fp4_format(hw.vendor, hw.compute_capability))
+    moved = gemm_bytes(dtype, m, n, k, batch, hw.fp4)
     return maximum(2.0 * m * n * k * batch / rate, moved / stream)
 
 

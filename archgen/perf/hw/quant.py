@@ -324,7 +324,7 @@ NORM_FUSION_HIDDEN = 4096
 def serving_bytes(dtype: str, fp4: str = "nvfp4") -> float:
     """Bytes a serving activation cast writes per element (`SERVING_BYTES`); FP4 in format `fp4` with its scales.
 
-    On a part whose FP4 is MXFP4 (`kernels.fp4_format`) the GEMMs take MXFP4 activations too (ROCm/aiter's MI355X
+    On a part whose FP4 is MXFP4 (`generation.fp4_format`) the GEMMs take MXFP4 activations too (ROCm/aiter's MI355X
     FP4 GEMMs are "a4w4": both operands FP4 with E8M0 scales per 32), so the cast writes that format.
     """
     return element_bytes(dtype, fp4) if dtype == "fp4" else SERVING_BYTES[dtype]

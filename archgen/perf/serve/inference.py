@@ -18,7 +18,7 @@ bandwidth at batch 1 for that reason). Sampling is one fused kernel per step (Fl
 once.
 
 Weights: the linear layers inside the transformer blocks are stored in the serving precision, FP4 in the part's
-format (`kernels.fp4_format`: NVFP4 with one FP8 E4M3 scale per 16 values, or on AMD's CDNA 4 OCP MXFP4 with one
+format (`generation.fp4_format`: NVFP4 with one FP8 E4M3 scale per 16 values, or on AMD's CDNA 4 OCP MXFP4 with one
 E8M0 scale per 32); the embedding and the output layer stay in BF16, as NVIDIA's
 ModelOpt checkpoints keep them ("Only the weights and activations of the linear operators within transformers
 blocks are quantized", nvidia/Llama-3.1-405B-Instruct-FP4 model card), so the logits GEMM runs in BF16. A checkpoint
@@ -249,7 +249,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         ffn_moe = 0.0
     attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
         else 0.0
-    fp4 = K.fp4_format(hw.vendor, hw.compute_capability)
+    fp4 = hw.fp4
     ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation, fp4=fp4)
     ew = K.memory_time(hw, mine * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden * a.layers + ffn_local)
                        + tokens * ffn_routed)
@@ -319,7 +319,7 @@ def estimate_inference(hw: Hardware, job: ServeJob, tp, batch=None) -> Inference
     adp = job.attention_dp
     kv_bytes = K.kv_element_bytes(K.serving_kv_dtype(job.precision, job.kv_precision))
     weights = weights_per_gpu(a, job.precision, tp, adp, job.quantised_attention,
-                              K.fp4_format(hw.vendor, hw.compute_capability))
+                              hw.fp4)
     per_tok = kv_cache_bytes_per_token_per_rank(a, kv_bytes, tp, adp)
     mean_ctx = decode_context(job.input_len, job.output_len, job.output_len_cv)
     kv_seq = per_tok * reserved_context(job.kv_reserve, job.input_len, job.output_len, job.output_len_cv)

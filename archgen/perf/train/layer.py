@@ -48,7 +48,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
         shapes += shared_shapes(a, T, tp)  # the shared experts' FC1 and FC2
     else:
         shapes += [(T, (a.ffn_mats - 1) * a.ffn / tp, a.hidden), (T, a.hidden, a.ffn / tp)]
-    fp4 = K.fp4_format(hw.vendor, hw.compute_capability)  # the FP4 operands' block-scale format
+    fp4 = hw.fp4  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
     for m, n, k in shapes:
         t, bwd = t + K.gemm_time(hw, dt, m, n, k), bwd + K.gemm_backward_time(hw, dt, m, n, k)

@@ -33,7 +33,7 @@ from archgen.perf.hw.generation import (
     nvls_unused,
 )
 from archgen.perf.hw.hardware import Hardware
-from archgen.perf.hw.kernels import GEMM_FILL, KERNEL_OVERHEAD, fp4_format
+from archgen.perf.hw.kernels import GEMM_FILL, KERNEL_OVERHEAD
 from archgen.perf.serve.inference import MEMORY_UTILISATION
 
 #: Each default an estimate may take, with where its figure comes from (the sources are cited where it is declared).
@@ -210,13 +210,13 @@ def fp4_format_note(hw: Hardware, precision: str | None) -> list[str]:
 
     The model's FP4 is NVFP4 (`perf.hw.quant.FORMAT_BYTES['nvfp4']`: one E4M3 scale per 16 values, 0.5625 B per
     value; Transformer Engine's NVFP4 recipe in training, TensorRT-LLM's casts in serving). AMD's CDNA 4 computes OCP
-    MXFP4 (one E8M0 scale per 32 values, 0.53125 B; `kernels.fp4_format`), so there the weights, GEMM operands and
+    MXFP4 (one E8M0 scale per 32 values, 0.53125 B; `generation.fp4_format`), so there the weights, GEMM operands and
     serving casts are sized in MXFP4, while the casts' kernels (and training's quantisation) stay NVIDIA's. Another
     vendor's FP4 format is not known to the model, so its figures rest on NVFP4; the note says which.
     """
     if precision != "fp4" or not another_vendors(hw.vendor, hw.compute_capability):
         return []
-    if fp4_format(hw.vendor, hw.compute_capability) == "mxfp4":
+    if hw.fp4 == "mxfp4":
         return [f"FP4 on {hw.accelerator} ({hw.vendor}, CDNA 4) is sized as OCP MXFP4 (one E8M0 scale per 32 values, "
                 "0.53125 B per value: its weights, GEMM operands and serving casts); the casts' kernels and "
                 "training's quantisation are costed as NVIDIA's NVFP4 recipes run them"]

@@ -146,7 +146,7 @@ def _f(x) -> float:
 
 def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0) -> Kernel:
     flop = 2.0 * m * n * k * batch
-    nbytes = K.gemm_bytes(dtype, m, n, k, batch, K.fp4_format(hw.vendor, hw.compute_capability))
+    nbytes = K.gemm_bytes(dtype, m, n, k, batch, hw.fp4)
     return Kernel(name, phase, _f(flop), _f(nbytes), _f(K.gemm_time(hw, dtype, m, n, k, batch)))
 
 
@@ -307,7 +307,7 @@ def inference_kernels(hw: Hardware, arch: Arch, *, input_len: int, output_len: i
                 nbytes = 2.0 * b * context * kv_local * a.head_dim * kv_bytes
             out.append(Kernel("attention core", phase, flop, nbytes, _f(time)))
         # FP8/FP4 activation quantisation, per layer
-        fp4 = K.fp4_format(hw.vendor, hw.compute_capability)
+        fp4 = hw.fp4
         casts = Q.serving_casts(a, dtype, tp, qkv_quantised=quantised_attention == "all", fp4=fp4)[0] / a.layers
         casts += sum(ffn_bytes(a, dtype, tp, activation=ffn_activation, fp4=fp4)) / a.layers  # activation, combine
         out.append(_elementwise(hw, phase, tokens * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden + casts),
