@@ -104,3 +104,8 @@ def test_sixteen_bits_take_their_own_group(cli, tmp_path):
 def test_a_dense_model_gets_no_note(cli, tmp_path):
     out = _estimate(cli, tmp_path, model="llama3-8b", ep=1)
     assert not [n for n in out["notes"] if n.startswith("MoE layers:")]
+
+
+def test_fp4_takes_the_eight_bit_runs_and_says_so(cli, tmp_path):
+    [note] = [n for n in _estimate(cli, tmp_path, precision="fp4")["notes"] if n.startswith("MoE layers:")]
+    assert "runs in 8-bit without whole-iteration CUDA graphs (none published in FP4: the 8-bit runs)" in note

@@ -48,8 +48,10 @@ PUBLISHED = {
     (True, True): PassMiss(2, 0.52e-3, 0.32e-3, 0.72e-3),
 }
 
-#: Precisions the runs of the 16-bit group trained in.
+#: Precisions of the 16-bit group (its runs trained in BF16).
 SIXTEEN_BIT = frozenset({"bf16", "fp16"})
+#: The precisions the published runs trained in.
+RUN_PRECISIONS = frozenset({"bf16", "fp8"})
 
 
 def moe_pass_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
@@ -64,8 +66,10 @@ def moe_pass_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) 
     eight = job.precision not in SIXTEEN_BIT
     graphs = job.cuda_graphs == "full_iteration"
     group, scope = PUBLISHED.get((eight, graphs)), ""
+    if job.precision not in RUN_PRECISIONS:  # FP4, FP16: the runs of the same width stand in
+        scope = f" (none published in {job.precision.upper()}: the {'8' if eight else '16'}-bit runs)"
     if group is None:  # no 16-bit run with whole-iteration graphs is published: the 8-bit ones stand in
-        group, scope = PUBLISHED[(True, graphs)], " (none published in 16 bits: the 8-bit runs)"
+        group, scope, eight = PUBLISHED[(True, graphs)], " (none published in 16 bits: the 8-bit runs)", True
     passes = job.global_batch / (int(lay.dp) * int(lay.micro_batch)) * arch.moe_layers / int(lay.pp)
     at = {name: step + getattr(group, name) * passes for name in ("median", "low", "high")}
     kind = "8-bit" if eight else "16-bit"
