@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.render.blocks import Table
-from archgen.render.operations import reliability_section
+from archgen.render.blocks import Para, Table
+from archgen.render.operations import open_items, reliability_section
 
 #: Llama 3 405B, Table 5 and section 3.3.4: 46 host and 63 software interruptions in 54 days on 2,048 8-GPU servers.
 SERVER_YEARS = 2048 * 54 / 365.25
@@ -60,3 +60,15 @@ def test_the_network_classes_name_the_one_count_they_share_and_its_interval(rows
     assert rows["switch"][4] == ("sourced; borrowed: measured by Alibaba Cloud, ToRs of its single-ToR LLM-training "
                                  "clusters (Qian et al., HPN, SIGCOMM 2024, section 2.3)")
     assert rows["switch"][2] == pytest.approx(0.00051 * 12)
+
+
+def test_the_document_says_which_rate_is_borrowed_from_which_operator(shipped_run):
+    """Issue 22: the H100 set's switch rate is Alibaba Cloud's, not Meta's; the reliability section and the open
+    items say so, where the table's basis cell alone would leave a reader to find it."""
+    a = shipped_run.clusters["cluster/gb200-nvl72-su"]
+    said = [b.text for b in reliability_section(shipped_run, a).blocks if isinstance(b, Para)]
+    lent = ("switch (measured by Alibaba Cloud, ToRs of its single-ToR LLM-training clusters (Qian et al., HPN, "
+            "SIGCOMM 2024, section 2.3))")
+    assert f"Rates the 'field-h100-2024' set borrows from another operator's fleet: {lent}." in said
+    assert f"Reliability rests on failure rates borrowed from another operator's fleet: {lent}." in \
+        open_items(shipped_run, a)
