@@ -101,7 +101,7 @@ def test_a_tp_group_inside_one_rack_takes_no_second_hop(tmp_path) -> None:
 def test_a_tp_group_across_racks_keeps_the_second_hop() -> None:
     """A rack of 36 (an NVL36x2's) cuts tp 8's groups at ranks 32 to 39: that group crosses, and the groups run in
     lockstep (`members_per_domain`), so TP keeps the averaged hop; tp 4 divides the rack and takes none."""
-    from archgen.perf.comm.placement import in_one_rack
+    from archgen.perf.comm.racks import in_one_rack
     from archgen.perf.hw.hardware import hardware_for
     from archgen.perf.train.tp_comm import tp_times
     from archgen.perf.workload.racks_note import second_hop
@@ -113,3 +113,20 @@ def test_a_tp_group_across_racks_keeps_the_second_hop() -> None:
     assert not in_one_rack(two, 8) and in_one_rack(two, 4)
     assert tp_times(two, None, 8192, 4096, 8) > tp_times(one, None, 8192, 4096, 8)
     assert tp_times(two, None, 8192, 4096, 4) == tp_times(one, None, 8192, 4096, 4)
+
+
+def test_a_serving_replica_inside_one_rack_takes_no_second_hop(tmp_path) -> None:
+    """64 MI355X serving Llama 3 8B in replicas of tp 8: each replica lies inside one rack of 32, so its all-reduces
+    cross no second switch and the 250 ns hop moves no serving figure (before fin7 every one took its average)."""
+    serve = JOB.replace("training: {seq_len: 8192, global_batch: 64, precision: bf16, parallelism: {tp: 8, pp: 1}}",
+                        "inference: {precision: bf16, tp: 8, input_len: 2048, output_len: 256}")
+
+    def metrics(path, latency: str) -> dict:
+        parts = PARTS.split("---\nkind: Rack")[0]
+        if latency:
+            parts = parts.replace("power: {max: 3 kW}", f"latency: {latency}\npower: {{max: 3 kW}}", 1)
+        run = run_specs(path, {"c.yaml": parts + RACK + serve.replace("GPUS", "64")})
+        return {k: v.m for k, v in run.workloads["workload/w"].estimate.metrics.items()}
+
+    base, hop = metrics(tmp_path / "a", ""), metrics(tmp_path / "b", "250 ns")
+    assert hop == base and "tpot" in base

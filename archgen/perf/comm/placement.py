@@ -10,8 +10,7 @@ import numpy as np
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import NUMBER, as_float
 
-__all__ = ["domain_share", "in_one_rack", "job_domain", "job_share", "members_per_domain", "replica_members",
-           "replicas_inside"]
+__all__ = ["domain_share", "job_domain", "job_share", "members_per_domain", "replica_members", "replicas_inside"]
 
 
 def members_per_domain(hw: Hardware, n, stride):
@@ -37,19 +36,6 @@ def members_per_domain(hw: Hardware, n, stride):
     st = np.maximum(np.rint(as_float(stride)), 1.0).astype(np.int64)
     k = np.maximum(np.rint(as_float(n)), 1.0).astype(np.int64)
     return np.minimum(k, np.maximum(np.gcd(d, st * k) // st, 1)).astype(float)
-
-
-def in_one_rack(hw: Hardware, n, stride=1):
-    """Whether every group of n ranks `stride` apart lies inside one rack of a domain over several racks.
-
-    Each rack holds `hw.rack_size` consecutive ranks of the job's share of a domain (`perf.workload.racks_note`), and
-    the groups tile the share in blocks of stride·n ranks (`members_per_domain`): all of them lie in one rack where
-    the block divides the rack; otherwise a rack boundary cuts one, and the groups run in lockstep. False where the
-    share stays in one rack (`rack_size` 0: no second hop to take off). An array where n is one.
-    """
-    if not hw.rack_size:
-        return np.zeros(np.shape(n), dtype=bool)
-    return np.mod(hw.rack_size, np.maximum(np.rint(as_float(n)), 1.0) * stride) == 0
 
 
 def domain_share(hw: Hardware) -> int:

@@ -35,13 +35,11 @@ backward's async pairs included.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from archgen.model.training_rules import NO_USERBUFFERS
-from archgen.perf.comm.collectives import collective_times, members_per_domain
-from archgen.perf.comm.placement import in_one_rack
+from archgen.perf.comm.collectives import members_per_domain
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -110,25 +108,10 @@ def tp_times(hw: Hardware, rec: str | None, tokens, hidden, tp):
     """
     size = tokens * hidden
     usages = 2.0 if two_usages(rec) else 1.0
-    return tuple(tp_group_times(hw, (("all_reduce", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES),
-                                     ("all_gather", size * gather_bytes(rec)),
-                                     ("all_gather", size * gather_bytes(rec, usages))), tp))
+    return tuple(group_times(hw, (("all_reduce", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES),
+                                  ("all_gather", size * gather_bytes(rec)),
+                                  ("all_gather", size * gather_bytes(rec, usages))), tp, members_per_domain(hw, tp, 1)))
 
-
-def tp_group_times(hw: Hardware, requests, tp) -> list:
-    """`collective_times` of (op, size) `requests` on a TP group of `tp` consecutive ranks.
-
-    Where each TP group lies inside one rack of a domain over several racks (`placement.in_one_rack`), none of its
-    steps crosses the second switch hop, so they take the accelerator's step without the hop's average that
-    `racks_note.second_hop` adds for the job's groups that cross (fin7: every group took it, TP's too).
-    """
-    times = collective_times(hw, requests, tp, members_per_domain(hw, tp, 1))
-    inside = in_one_rack(hw, tp)
-    if not inside.any():
-        return times
-    own = collective_times(replace(hw, scale_up_latency=hw.scale_up_latency - hw.rack_hop), requests, tp,
-                           members_per_domain(hw, tp, 1))
-    return own if inside.all() else [where(inside, o, t) for o, t in zip(own, times, strict=True)]
 
 
 def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
@@ -176,7 +159,8 @@ def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):
     if not over.any():
         return 0.0
     size = T * (a.heads + 2.0 * a.kv_heads) * a.head_dim
-    ag, rs = tp_group_times(hw, (("all_gather", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES)), tp)
+    ag, rs = group_times(hw, (("all_gather", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES)), tp,
+                         members_per_domain(hw, tp, 1))
     return where(over, passes * ag + rs, 0.0)
 
 

@@ -13,8 +13,8 @@ a ring's steps between nodes (`perf.comm.nccl.ring_latency`, tuning.cc `nInterSt
 2 (n - 1) steps, R - 1 of n - 1 otherwise), so each step takes hop x (R - 1) / (n - 1) more on average, n the
 accelerators the job holds of one domain and R the racks they span. Point-to-point sends and all-to-all take the
 same average, which understates one send across racks (stated in the note). A TP group inside one rack takes none
-(`perf.train.tp_comm.tp_group_times`; `second_hop` records the average and the rack's size in `Hardware.rack_hop`
-and `rack_size` for it). NVIDIA publishes no NVLink switch
+(`perf.comm.racks.group_times`; `second_hop` records the average and the rack's size in `Hardware.rack_hop` and
+`rack_size` for it). NVIDIA publishes no NVLink switch
 latency, and the catalog's NVLink trays state none, so on an NVL36x2 nothing is added and the note says so
 (newuser59).
 
