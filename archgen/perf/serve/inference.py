@@ -261,7 +261,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
                        + tokens * ffn_routed)
     k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
-        send = mine * a.top_k * a.hidden
+        send = mine * a.top_k * a.hidden * load  # the busiest rank receives, and returns, `load` x the mean's rows
         a2a = collective_time(hw, "all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)], tp, k_tp) \
             + collective_time(hw, "all_to_all", send * ACT_BYTES, tp, k_tp)
         comm = moe * np.where(tp > 1, a2a, 0.0)

@@ -1,7 +1,9 @@
 """How many routed token copies the busiest expert-parallel rank of an MoE layer receives in a serving pass.
 
 Every EP rank waits for the slowest at the combine, so a pass's MoE time is its busiest rank's, not the mean
-rank's (issue 20). Two loads are known, and neither is the mean tokens·top_k/ep:
+rank's (issue 20): `inference._forward` times the expert GEMMs, the routed rows' element-wise bytes (`ffn.ffn_bytes`)
+and, under attention DP, the dispatch and combine all-to-alls at the busiest rank's load. Two loads are known, and
+neither is the mean tokens·top_k/ep:
 
 * **Uniform random routing, the floor.** Each token picks `top_k` distinct experts of E; a rank holds E/ep of them,
   so its count from one token is hypergeometric (E, E/ep, top_k), and over N tokens it has mean N·top_k/ep and
