@@ -40,7 +40,7 @@ def test_every_layer_module_is_on_the_architecture_page() -> None:
 _PERF_UNNAMED = frozenset("""
 comm/placement comm/rccl comm/rccl_net explore/plan_bound explore/point_axes explore/set_bands explore/tally
 explore/vectorised_least explore/vectorised_sets hw/generation hw/peak_needed hw/reserve hw/switch_ports
-serve/attention_quant serve/engine_defaults serve/ffn serve/lengths serve/run train/buckets train/contention
+serve/attention_quant serve/engine_defaults serve/lengths serve/run train/buckets train/contention
 train/dispatch_calls train/ep_schedule train/host train/loss train/poisson train/refused train/router
 workload/band_source workload/case_bands workload/defaults_note workload/defaults_taken workload/nvidia_only
 workload/unconfirmed_note

@@ -41,9 +41,10 @@ CUDA_GRAPHS = (
     "Bubbles!', 2025-05-27), as the engines replay their decode steps by default; eager mode (vLLM's enforce_eager) "
     "and CUDA-graph batch padding are not modelled (docs/perf-model.md, Limitations): remove {key}")
 LOAD_BALANCE = (
-    "expert load balancing (DeepSeek's EPLB, redundant experts) is not a switch: the model routes each rank's experts "
-    "tokens x top_k / ep tokens, perfectly balanced (docs/perf-model.md, Inference, Layout), the balance EPLB aims "
-    "at; a run's imbalance and its redundant experts' memory are not modelled: remove {key}")
+    "expert load balancing (DeepSeek's EPLB, redundant experts) is not a switch: the model times each pass's experts "
+    "on the busiest EP rank under uniform random routing, a little above tokens x top_k / ep (docs/perf-model.md, "
+    "Inference, Layout), and the estimate's note states the tokens/s with routing perfectly balanced, the balance "
+    "EPLB aims at; redundant experts' memory and placement are not modelled: remove {key}")
 KV_DTYPE = ("the KV cache's data type is the field kv_precision (fp16, bf16, fp8 or fp4; vLLM's kv_cache_dtype, "
             "TensorRT-LLM's kv_cache_config.dtype): state kv_precision instead of {key}")
 WIDE_EP = ("wide expert parallelism is stated with two fields: ep (expert-parallel ways of a replica, dividing tp, "

@@ -4,7 +4,7 @@ Before, `inference.mtp: 3` was "unknown key 'mtp'" with the hint "did you mean '
 to do with multi-token prediction), `eplb: true` "did you mean 'ep'?", and `num_speculative_tokens`,
 `enable_prefix_caching` or `cuda_graphs` the list of allowed keys with no word of why. Each now says what the
 estimate assumes instead (one token a decode step; every prompt prefilled whole; kernels at the in-graph launch cost;
-perfectly balanced experts) and what to do, at its line; a key naming an existing field under an engine's name
+the busiest expert rank under uniform routing) and what to do, at its line; a key naming an existing field under an engine's name
 (`kv_cache_dtype`, `wide_ep`) names the field.
 """
 

@@ -45,10 +45,11 @@ FFN_ACTIVATIONS = ("separate", "fused")
 
 
 def ffn_bytes(a: Arch, dtype: str, tp, *, ep: float = 1.0, attention_dp: bool = False,
-              activation: str = "separate", fp4: str = "nvfp4"):
+              activation: str = "separate", fp4: str = "nvfp4", load=1.0):
     """Bytes of one forward pass's FFN element-wise kernels on the busiest rank, summed over the layers.
 
-    The routed activation writes the down GEMM's input type (`quant.serving_bytes`: FP4 in format `fp4`).
+    The routed activation writes the down GEMM's input type (`quant.serving_bytes`: FP4 in format `fp4`). The routed
+    rows are the busiest EP rank's: `load` times the mean rank's (`routing.load_factor`).
 
     Returns:
         (per token the rank's dense FFN and shared experts see, per token the rank's routed experts see): the
@@ -60,8 +61,9 @@ def ffn_bytes(a: Arch, dtype: str, tp, *, ep: float = 1.0, attention_dp: bool = 
     if not a.moe_layers:
         return dense, 0.0 * dense
     write = Q.serving_bytes(dtype, fp4) if dtype in Q.SERVING_BYTES else ACT_BYTES
-    act = a.top_k * a.expert_ffn / tp * (ACT_BYTES * (a.ffn_mats - 1) + write)  # top_k/ep rows of expert_ffn·ep/tp
-    combine = ACT_BYTES * a.hidden * (a.top_k / ep + 1.0)  # read the rank's routed rows, write the token's h
+    # top_k/ep rows of expert_ffn·ep/tp on the mean rank, `load` times that on the busiest
+    act = load * a.top_k * a.expert_ffn / tp * (ACT_BYTES * (a.ffn_mats - 1) + write)
+    combine = ACT_BYTES * a.hidden * (load * a.top_k / ep + 1.0)  # read the rank's routed rows, write the token's h
     return dense, a.moe_layers * (act + combine)
 
 

@@ -66,6 +66,7 @@ from archgen.perf.serve.attention_quant import UNQUANTISED_DTYPE, attention_dtyp
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.lengths import decode_context, reserved_context
 from archgen.perf.serve.pass_costs import fixed_per_pass
+from archgen.perf.serve.routing import busiest_rank_load, load_factor
 
 #: Tokens per iteration unless the job states its own (`model.workload.MAX_NUM_TOKENS`).
 PREFILL_CHUNK = MAX_NUM_TOKENS
@@ -137,6 +138,8 @@ class ServeJob:
             `attention_quant.ATTENTION_SOURCE`); the others run and are stored in BF16.
         output_len_cv: The generated lengths' coefficient of variation (offline closed form only; None: every
             output of `output_len` tokens), `lengths.decode_context`.
+        imbalance: The busiest EP rank's routed load as (max - mean)/mean; None for uniform random routing's
+            expected busiest rank (`routing.busiest_rank_load`, the floor).
     """
 
     arch: Arch
@@ -155,6 +158,7 @@ class ServeJob:
     max_batch_size: int = MAX_BATCH_SIZE
     quantised_attention: str = "all"
     output_len_cv: float | None = None
+    imbalance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -235,7 +239,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
         + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
     if moe:
         ep = float(job.ep)
-        routed = tokens * a.top_k / ep  # token copies reaching one rank's experts (balanced routing)
+        routed = busiest_rank_load(tokens, a.top_k, a.experts, job.ep, job.imbalance)  # the busiest rank's copies
         active = np.minimum(a.experts / ep, routed)
         m_e = routed / active
         f = a.expert_ffn * ep / tp  # each expert split tp/ep ways
@@ -250,13 +254,15 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     attn = attention_core(hw, job, tp, tokens=mine, context=context, batch=seqs, prefill=prefill) if attention \
         else 0.0
     fp4 = hw.fp4
-    ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation, fp4=fp4)
+    load = load_factor(tokens, a.top_k, a.experts, job.ep, job.imbalance) if moe else 1.0
+    ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation, fp4=fp4,
+                                      load=load)
     ew = K.memory_time(hw, mine * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden * a.layers + ffn_local)
                        + tokens * ffn_routed)
     k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds (and one rack,
     # of a domain over several, where tp divides the rack: `comm.racks`)
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
-        send = mine * a.top_k * a.hidden
+        send = mine * a.top_k * a.hidden * load  # the busiest rank receives, and returns, `load` x the mean's rows
         a2a = sum(group_times(hw, (("all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)]),
                                    ("all_to_all", send * ACT_BYTES)), tp, k_tp))
         comm = moe * np.where(tp > 1, a2a, 0.0)

@@ -36,6 +36,7 @@ from archgen.perf.workload.bands import Span, band
 from archgen.perf.workload.defaults_note import assumed_engine
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.routing_note import routing_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
 
@@ -172,6 +173,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if misfit:
         notes.append(f"does not fit: {misfit}")
     per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
+    if arch.experts and inf.ep > 1 and fits and float(e.batch) >= 1:
+        notes.append(routing_note(job, e, per_gpu, lambda j: float(estimate_serving(
+            hw, j, tp, batch, rate, replicas=replicas, load=False)[0].tokens_per_second_replica) * replicas / gpus))
     metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
         metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s")}

@@ -1,0 +1,95 @@
+"""How many routed token copies the busiest expert-parallel rank of an MoE layer receives in a serving pass.
+
+Every EP rank waits for the slowest at the combine, so a pass's MoE time is its busiest rank's, not the mean
+rank's (issue 20): `inference._forward` times the expert GEMMs, the routed rows' element-wise bytes (`ffn.ffn_bytes`)
+and, under attention DP, the dispatch and combine all-to-alls at the busiest rank's load. Two loads are known, and
+neither is the mean tokens·top_k/ep:
+
+* **Uniform random routing, the floor.** Each token picks `top_k` distinct experts of E; a rank holds E/ep of them,
+  so its count from one token is hypergeometric (E, E/ep, top_k), and over N tokens it has mean N·top_k/ep and
+  variance N·top_k·(1/ep)·(1 - 1/ep)·(E - top_k)/(E - 1) (the hypergeometric variance, summed over independent
+  tokens). The busiest of the ep ranks is taken at mean + σ·e(ep), with e(n) the expected maximum of n independent
+  standard normals (computed here by quadrature: e(2) = 1/√π, e(3) = 3/(2√π)). The normal form is the central limit
+  of the count; treating the ranks as independent understates the maximum slightly, since the counts are negatively
+  associated (Joag-Dev and Proschan, "Negative association of random variables, with applications", Ann. Statist.
+  11(1), 1983: a permutation distribution is, and so are sums over disjoint sets of independent such vectors). Real
+  routing is not uniform, so this is a lower bound on the imbalance, not an estimate of it.
+* **Measured, one published ratio.** NVIDIA TensorRT-LLM, "Scaling Expert Parallelism in TensorRT-LLM (Part 1)",
+  docs/source/blogs/tech_blog/blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md (at 1d263f15a9), Table 1: DeepSeek
+  R1 on 32 GB200, EP 32 (8 experts a rank), a machine-translation dataset, iterations 100-200, a mean of 1,024
+  routed tokens a rank: imbalance ratio (max - mean)/mean of the routed tokens by rank 1.564 (the average of the
+  per-layer, per-iteration ratios; layer 58's is 2.461) without EPLB, 0.109 with EPLB's 32 redundant experts
+  (9 slots a rank, EP 32) and 0.115 (8 slots, EP 36). The blog finds the imbalance dataset-sensitive (GSM8K's hot
+  layer is 57, not 36) and stable over tens to hundreds of iterations. It is the one published ratio with its
+  conditions found here; it is stated beside an estimate of a model with DeepSeek-V3/R1's routing (256 experts,
+  top 8) as the pessimistic end, never applied to the point estimate, and at other ep or datasets it is not a
+  measurement of the run.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+#: TensorRT-LLM's measured imbalance ratio, (max - mean)/mean of the routed tokens by rank, DeepSeek-R1 without
+#: EPLB (module docstring: blog4 Table 1, "No EPLB (8 per-rank slots and EP 32)").
+TRTLLM_R1_IMBALANCE = 1.564
+#: The same table's ratio with EPLB's 32 redundant experts ("EPLB (9 per-rank slots and EP 32)").
+TRTLLM_R1_IMBALANCE_EPLB = 0.109
+#: The conditions of `TRTLLM_R1_IMBALANCE`, as a sentence of the estimate's note.
+TRTLLM_R1_CONDITIONS = ("TensorRT-LLM measured the busiest rank at 2.564 times the mean on DeepSeek-R1 with EP 32 "
+                        "on 32 GB200, 8 experts a rank, a machine-translation dataset, 1,024 routed tokens a rank on "
+                        "average, without EPLB (1.109 times with EPLB's 32 redundant experts; NVIDIA/TensorRT-LLM "
+                        "blog4 'Scaling Expert Parallelism in TensorRT-LLM', Table 1)")
+#: The routing shape (experts, top_k) the published ratio was measured on: DeepSeek-V3/R1's.
+MEASURED_ROUTING = (256, 8)
+
+
+@lru_cache(maxsize=64)
+def expected_max_normal(n: int) -> float:
+    """E[max of n independent standard normals]: the integral of x·n·φ(x)·Φ(x)^(n-1), by the trapezoid rule."""
+    if n <= 1:
+        return 0.0
+    x = np.linspace(-12.0, 12.0, 48001)
+    cdf = 0.5 * (1.0 + np.array([math.erf(v / math.sqrt(2.0)) for v in x]))
+    pdf = np.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+    y = x * n * pdf * cdf ** (n - 1)
+    return float(np.sum((y[1:] + y[:-1]) * 0.5 * np.diff(x)))
+
+
+def busiest_rank_load(tokens, top_k: int, experts: int, ep: int, imbalance: float | None = None):
+    """Routed token copies the busiest of `ep` ranks receives from `tokens` tokens (array allowed).
+
+    Args:
+        tokens: Tokens entering the MoE layer (the replica's in the pass).
+        top_k: Experts each token is routed to.
+        experts: Routed experts of the layer, split evenly over the ranks.
+        ep: Expert-parallel ranks.
+        imbalance: A stated (max - mean)/mean ratio; None for uniform random routing's expected maximum.
+
+    Returns:
+        At least the mean tokens·top_k/ep, at most what every token sending all the copies it can to one rank
+        gives (tokens·min(top_k, experts/ep)).
+    """
+    mean = tokens * top_k / ep
+    if ep <= 1:
+        return mean
+    cap = tokens * min(float(top_k), experts / ep)
+    if imbalance is not None:
+        return np.minimum(mean * (1.0 + imbalance), cap)
+    p = 1.0 / ep
+    var = tokens * top_k * p * (1.0 - p) * (experts - top_k) / max(experts - 1, 1)
+    return np.minimum(mean + expected_max_normal(ep) * np.sqrt(var), cap)
+
+
+def load_factor(tokens, top_k: int, experts: int, ep: int, imbalance: float | None = None):
+    """The busiest rank's routed load over the mean rank's (1 where nothing is routed or ep is 1)."""
+    mean = np.maximum(tokens * top_k / ep, 1e-30)
+    return np.where(tokens > 0, busiest_rank_load(tokens, top_k, experts, ep, imbalance) / mean, 1.0)
+
+
+def has_measured_ratio(experts: int, top_k: int) -> bool:
+    """Whether the published imbalance ratio was measured on this routing shape (DeepSeek-V3/R1's)."""
+    return (experts, top_k) == MEASURED_ROUTING

@@ -1,0 +1,42 @@
+"""What an MoE serving estimate with expert parallelism takes the routing to be, in its notes (issue 20).
+
+The serving model times a pass's experts on the busiest EP rank under uniform random routing
+(`perf.serve.routing`), a floor: real routing is skewed. `routing_note` says the busiest rank's load over the mean
+at the estimate's decode step, the tokens/s per accelerator with the routing perfectly balanced, and, for a model
+with the routing shape a published imbalance was measured on (DeepSeek-V3/R1's), the tokens/s at that measured
+imbalance with its conditions: the band from balanced to the measured ratio, the point estimate inside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from archgen.perf.serve import routing as R
+from archgen.perf.serve.inference import InferenceEstimate, ServeJob
+
+
+def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
+                 per_gpu_at: Callable[[ServeJob], float]) -> str:
+    """The note of an MoE estimate at ep > 1.
+
+    Args:
+        job: The estimated job (uniform random routing, `job.imbalance` None).
+        e: Its estimate (`e.batch`: the sequences decoding at once per replica).
+        per_gpu: Its tokens/s per accelerator.
+        per_gpu_at: The tokens/s per accelerator of the same job with another `imbalance`.
+    """
+    a = job.arch
+    factor = float(R.load_factor(max(float(e.batch), 1.0), a.top_k, a.experts, job.ep))
+    balanced = per_gpu_at(dataclasses.replace(job, imbalance=0.0))
+    text = (f"MoE routing: each pass's experts are timed on the busiest of the {job.ep} EP ranks under uniform random "
+            f"routing ({factor:.3f} x the mean rank's routed tokens at the decode step of {float(e.batch):,.0f} "
+            "sequences; the expected maximum of the ranks' counts, perf.serve.routing), a floor: real routing is "
+            f"skewed. Perfectly balanced routing gives {balanced:,.0f} tokens/s per accelerator ({per_gpu:,.0f} here)")
+    if not R.has_measured_ratio(a.experts, a.top_k):
+        return text + (f"; no published imbalance was found for a model routing to {a.top_k} of {a.experts} "
+                       "experts, so the slower end is not bounded")
+    skewed = per_gpu_at(dataclasses.replace(job, imbalance=R.TRTLLM_R1_IMBALANCE))
+    change = (skewed / per_gpu - 1.0) if per_gpu > 0 else 0.0
+    return text + (f"; {R.TRTLLM_R1_CONDITIONS}: at that imbalance, {skewed:,.0f} tokens/s per accelerator "
+                   f"({change:+.0%}), not a measurement of this run's ep, dataset or EPLB")
