@@ -275,7 +275,7 @@ def test_head_does_not_validate(tmp_path):
     r = run_cli("diff", base, head)
     assert r.code == 1 and r.out == unanalysable(r.err.rstrip("\n"), 1)       # on stdout too (newuser20 item 6)
     first, second = r.err.splitlines()[:2]
-    assert first == f"archgen diff: HEAD {head} cannot be analysed:"
+    assert first == f"archgen diff: HEAD, {head}, cannot be analysed:"   # was "HEAD HEAD (3b4b9b7)" for a revision
     assert second.startswith(f"{head / RACK}:17:") and "number '60' has no unit" in second
 
 

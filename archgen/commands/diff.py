@@ -54,7 +54,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
                 analysed = run([source.directory], catalog=source.catalog, as_of=on)
                 runs.append((relocate_run(analysed, source), source.label, source))
             except SpecError as err:
-                raise relocate_error(err, source, f"archgen diff: {name} {source.label} cannot be analysed:") \
+                raise relocate_error(err, source, f"archgen diff: {name}, {source.label}, cannot be analysed:") \
                     from None
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                      head_label=runs[1][1])
