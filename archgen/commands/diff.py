@@ -59,7 +59,9 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                      head_label=runs[1][1])
     result = replace(result, waivers=tuple(   # a waiver's line, as a finding's, is a file of the checkout
-        WaiverChange(_relocated(w.base, runs[0][2]), _relocated(w.head, runs[1][2])) for w in result.waivers))
+        WaiverChange(_relocated(w.base, runs[0][2]), _relocated(w.head, runs[1][2])) for w in result.waivers),
+        prices=tuple(replace(p, location=runs[1 if p.head is not None else 0][2].relocate(p.location))
+                     for p in result.prices))
     return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
 
 

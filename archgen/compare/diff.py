@@ -20,6 +20,7 @@ from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, bom_changes
+from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
 from archgen.compare.waiver_changes import WaiverChange, waiver_changes
 from archgen.pipeline import Run
@@ -29,6 +30,8 @@ from archgen.units import Q, relative_change
 THRESHOLD = 0.001
 #: The kinds of waiver change (`WaiverChange.kind`), in report order: the summary counts each.
 WAIVER_CHANGES = ("added", "renewed", "shortened", "edited", "removed")
+#: The kinds of stated price change (`PriceChange.kind`), in report order: the summary counts each.
+PRICE_CHANGES = ("added", "changed", "removed")
 #: The ways a metric of an object of both sides is on one side only (`MetricChange.presence`), in report order.
 PRESENCE = ("not provided in HEAD", "only in BASE", "not provided in BASE", "only in HEAD")
 
@@ -108,6 +111,8 @@ class Diff:
     waivers: tuple[WaiverChange, ...] = ()
     #: HEAD's findings that a waiver covers where BASE's same finding counted: not resolved, accepted (`compare`)
     newly_waived: tuple[Finding, ...] = ()
+    #: stated prices added, removed or changed on documents both sides hold (`compare.price_changes`)
+    prices: tuple[PriceChange, ...] = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -151,6 +156,7 @@ class Diff:
             "findings_resolved": len(self.resolved_findings),
             "findings_newly_waived": len(self.newly_waived),
             **{f"waivers_{k}": sum(w.kind == k for w in self.waivers) for k in WAIVER_CHANGES},
+            **{f"prices_{k}": sum(p.kind == k for p in self.prices) for k in PRICE_CHANGES},
             **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
             "head_errors": self.head_errors,
@@ -180,7 +186,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 requirement_changes(base, head),
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""),
-                waiver_changes(base.specs, head.specs, base.as_of, head.as_of), accepted)
+                waiver_changes(base.specs, head.specs, base.as_of, head.as_of), accepted,
+                price_changes(base.specs, head.specs))
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:

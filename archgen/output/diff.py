@@ -5,10 +5,11 @@ from __future__ import annotations
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange
-from archgen.compare.diff import PRESENCE, WAIVER_CHANGES, Diff, MetricChange
+from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, MetricChange
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.load import shown, shown_file
+from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
 from archgen.output.diff_cells import (
     TABLE_HEAD,
@@ -48,6 +49,9 @@ def summary_line(d: Diff) -> str:
     if d.waivers:
         parts.append(f"{len(d.waivers)} waiver(s) changed ("
                      + ", ".join(f"{s[f'waivers_{k}']} {k}" for k in WAIVER_CHANGES if s[f"waivers_{k}"]) + ")")
+    if d.prices:
+        parts.append(f"{len(d.prices)} stated price(s) changed ("
+                     + ", ".join(f"{s[f'prices_{k}']} {k}" for k in PRICE_CHANGES if s[f"prices_{k}"]) + ")")
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
     return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
@@ -143,6 +147,12 @@ def markdown(d: Diff) -> str:
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom)
+    if d.prices:
+        lines += ["### Stated prices", "", "| change | object | part | base | head | where |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {p.kind} | `{p.object}` | `{p.part}` | {_price(p.base)} | {_price(p.head)} | "
+                  f"{code(shown(p.location)) if p.location else ''} |" for p in d.prices]
+        lines.append("")
     if d.not_costed:
         lines += ["### Not costed", "", *(f"- {md(n)}" for n in d.not_costed), ""]
     both = d.both_sided
@@ -160,7 +170,7 @@ def markdown(d: Diff) -> str:
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
-            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived):
+            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.prices):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
 
@@ -178,11 +188,23 @@ def waiver_section(changes: tuple[WaiverChange, ...]) -> list[str]:
     return body + [""]
 
 
+def _price(price: Price | None) -> str:
+    """A stated price as a cell: '3,000 USD (assumed, 2025-01)'; — where none is stated."""
+    if price is None:
+        return "—"
+    value = magnitude(price.capex)
+    return md(f"{shown_number(value, decimals(value))} {price.capex.units:~} ({price.basis}, {price.date})")
+
+
 def _lapsed(w: WaiverChange) -> tuple[str, ...]:
     """Whether either side's waiver had expired on the date judged: it waived nothing there."""
     return tuple(f"{side}'s had expired: it waived nothing there" for side, state in (("BASE", w.base),
                                                                                      ("HEAD", w.head))
                  if state is not None and state.expired)
+
+
+def _price_json(price: Price | None) -> dict | None:
+    return None if price is None else {"capex": quantity(price.capex), "basis": price.basis, "date": str(price.date)}
 
 
 def _waiver_json(state: WaiverState | None) -> dict | None:
@@ -335,6 +357,8 @@ def to_json(d: Diff) -> str:
         findings={"new": [finding(f) for f in d.new_findings],
                   "resolved": [finding(f) for f in d.resolved_findings],
                   "newly_waived": [finding(f) for f in d.newly_waived]},
+        prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
+                 "head": _price_json(p.head)} for p in d.prices],
         waivers=[{"change": w.kind, "object": w.state.object, "check": w.state.check, "subject": w.state.subject,
                   "requirement": w.state.requirement or None, "changes": list(w.changes),
                   "base": _waiver_json(w.base), "head": _waiver_json(w.head)} for w in d.waivers],
