@@ -105,7 +105,17 @@ def validate(paths: opt.Paths = None) -> None:
     _run(lambda: command(paths))
 
 
-@app.command()
+#: What `check --help` and `diff --help` say of their exit codes (README, Commands and Pull requests): a CI job's
+#: author reads them there first (newuser65: only the README said them).
+CHECK_EXIT = ("Exit codes: 0 no unwaived error finding (warnings allowed); 1 unwaived error findings (schema, unit "
+              "and reference errors included), or unwaived warnings with --strict; 2 a usage error, unreadable "
+              "input (SPC000), a design that cannot be built or analysed, or an internal error.")
+DIFF_EXIT = ("Exit codes: 0 HEAD passes (worse metrics, new warnings and waiver changes are listed, with a ⚠️ "
+             "comment); 1 a SHALL requirement newly fails or HEAD has unwaived error findings; 2 a usage error, or "
+             "BASE or HEAD cannot be read or analysed (the report, on stdout or in --output, says why).")
+
+
+@app.command(epilog=CHECK_EXIT)
 def check(
     paths: opt.Paths = None,
     fmt: opt.Format = "text",
@@ -154,7 +164,7 @@ def render(
                          audience=audience, as_of=as_of))
 
 
-@app.command()
+@app.command(epilog=DIFF_EXIT)
 def diff(
     base: Annotated[str, typer.Argument(
         metavar="BASE", help="Spec directory or git revision (main, HEAD~1, a sha) to compare from.")],

@@ -140,7 +140,8 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
             try:
                 real = _resolved(f, folders)
             except (OSError, RuntimeError):  # a link to nothing, or a loop (3.11: RuntimeError), is no spec to skip
-                problems.append(SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
+                problems.append(_outside(f, root, "a file") if _leaves(f, root) else
+                                SpecProblem(Location(str(f)), message="a symbolic link to no file", hint="remove it"))
                 continue
             if not real.is_relative_to(root):
                 problems.append(_outside(f, root, "a file"))
@@ -307,6 +308,18 @@ def _outside(link: Path, root: Path, what: str) -> SpecProblem:
                        expected=f"{'a spec file' if what == 'a file' else what} inside {shown_file(str(root)) or '.'}",
                        hint="archgen reads no file outside the tree it is given: copy the "
                             f"{what.split()[-1]} into the tree")
+
+
+def _leaves(link: Path, root: Path) -> bool:
+    """Whether a link that resolves to no file points outside `root`, judged on its text, not on what exists there.
+
+    Said as any link out of the tree is, never "to no file": the two messages told a pull request's author whether a
+    path of the runner exists (`specs/x.yaml -> /home/runner/.ssh/id_rsa`, newuser65), in annotations anyone reads.
+    """
+    try:
+        return not link.resolve(strict=False).is_relative_to(root)
+    except (OSError, RuntimeError):   # a loop: it leads nowhere, inside or out
+        return False
 
 
 def _hidden(target: Path, root: Path) -> bool:

@@ -273,3 +273,10 @@ def test_estimate_takes_spec_paths_as_arguments_as_check_does():
     by_option = run_cli("estimate", "--workload", "llama3-405b-pretrain-gb300", "--path", example, "-f", "json")
     assert by_argument.code == by_option.code == 0, (by_argument, by_option)
     assert json.loads(by_argument.out) == json.loads(by_option.out)
+
+
+def test_check_and_diff_help_say_their_exit_codes():
+    """newuser65: a CI job's author reads `--help` first, and only the README said what 1 and 2 mean."""
+    for command, said in (("check", "1 unwaived error findings"), ("diff", "1 a SHALL requirement newly fails")):
+        out = " ".join(run_cli(command, "--help").out.replace("│", " ").split())
+        assert "Exit codes: 0 " in out and said in out and "2 a usage error" in out

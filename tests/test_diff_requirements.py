@@ -50,7 +50,8 @@ def test_a_miss_under_a_new_waiver_is_counted(tmp_path):
     base, head = _sides(tmp_path, waived)
     r = run_cli("diff", base, head)
     assert r.code == 0                                   # waived: the miss does not fail the job
-    assert "0 requirement(s) newly failing, 0 newly met, 1 redefined, 1 newly waived." in r.out
+    assert "0 requirement(s) newly failing, 0 newly met, 1 redefined, 1 newly waived; 1 waiver(s) changed (1 added)." \
+        in r.out
     assert r.out.split("\n")[2].startswith("⚠️")         # was ✅
     assert "| ✅ met | ❌ not met (waived) | 40.9 kW → 40.9 kW |" in r.out
 

@@ -42,7 +42,8 @@ def not_met(j: Judgement) -> Violation:
     why = f"; {j.outcome.note}" if j.outcome.note else ""  # what sets a value no design change moves
     return Violation(b.subject, b.owner, b.path + ("target",),
                      f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, value, b.subject)}, "
-                     f"target {b.req.target}{why}", value, b.req.target.limit, b.req.id, miss_severity(b.req.level))
+                     f"target {target_text(b.req.target, lookup(b.subject, b.req.metric))}{why}", value,
+                     b.req.target.limit, b.req.id, miss_severity(b.req.level))
 
 
 @check("REQ002", "requirements.metric")

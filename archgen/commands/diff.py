@@ -21,6 +21,7 @@ from typing import IO
 
 from archgen.as_of import given
 from archgen.compare.diff import compare
+from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.errors import LoadError, Location, SpecError, UsageError
 from archgen.load import shipped_catalog
 from archgen.output import diff as output
@@ -51,12 +52,16 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
             source = stack.enter_context(spec_source(arg, path))
             try:
                 analysed = run([source.directory], catalog=source.catalog, as_of=on)
-                runs.append((relocate_run(analysed, source), source.label))
+                runs.append((relocate_run(analysed, source), source.label, source))
             except SpecError as err:
-                raise relocate_error(err, source, f"archgen diff: {name} {source.label} cannot be analysed:") \
+                raise relocate_error(err, source, f"archgen diff: {name}, {source.label}, cannot be analysed:") \
                     from None
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
                      head_label=runs[1][1])
+    result = replace(result, waivers=tuple(   # a waiver's line, as a finding's, is a file of the checkout
+        WaiverChange(_relocated(w.base, runs[0][2]), _relocated(w.head, runs[1][2])) for w in result.waivers),
+        prices=tuple(replace(p, location=runs[1 if p.head is not None else 0][2].relocate(p.location))
+                     for p in result.prices))
     return (output.to_json(result) if fmt == "json" else output.markdown(result)), 1 if result.failing else 0
 
 
@@ -105,6 +110,11 @@ def relocate_run(run: Run, source: Source) -> Run:
     if source.root is None:
         return run
     return replace(run, findings=[replace(f, location=source.relocate(f.location)) for f in run.findings])
+
+
+def _relocated(state: WaiverState | None, source: Source) -> WaiverState | None:
+    """A waiver of an exported revision with its location shown as the file of the checkout."""
+    return state if state is None else replace(state, location=source.relocate(state.location))
 
 
 def relocate_error(err: SpecError, source: Source, heading: str = "") -> SpecError:

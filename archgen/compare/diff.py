@@ -20,12 +20,18 @@ from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, bom_changes
+from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
+from archgen.compare.waiver_changes import WaiverChange, waiver_changes
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
 
 #: Default threshold of relative change below which a metric counts as unchanged (float noise): 0.1 %.
 THRESHOLD = 0.001
+#: The kinds of waiver change (`WaiverChange.kind`), in report order: the summary counts each.
+WAIVER_CHANGES = ("added", "renewed", "shortened", "edited", "removed")
+#: The kinds of stated price change (`PriceChange.kind`), in report order: the summary counts each.
+PRICE_CHANGES = ("added", "changed", "removed")
 #: The ways a metric of an object of both sides is on one side only (`MetricChange.presence`), in report order.
 PRESENCE = ("not provided in HEAD", "only in BASE", "not provided in BASE", "only in HEAD")
 
@@ -101,6 +107,12 @@ class Diff:
     not_costed: tuple[str, ...] = ()
     #: the date both sides' waivers' `expires` was judged on, where a waiver states one (`as_of`); else ""
     as_of: str = ""
+    #: waivers added, removed, renewed or edited (`compare.waiver_changes`)
+    waivers: tuple[WaiverChange, ...] = ()
+    #: HEAD's findings that a waiver covers where BASE's same finding counted: not resolved, accepted (`compare`)
+    newly_waived: tuple[Finding, ...] = ()
+    #: stated prices added, removed or changed on documents both sides hold (`compare.price_changes`)
+    prices: tuple[PriceChange, ...] = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -142,6 +154,9 @@ class Diff:
             "findings_new_errors": sum(f.severity == "error" for f in new),
             "findings_new_warnings": sum(f.severity == "warning" for f in new),
             "findings_resolved": len(self.resolved_findings),
+            "findings_newly_waived": len(self.newly_waived),
+            **{f"waivers_{k}": sum(w.kind == k for w in self.waivers) for k in WAIVER_CHANGES},
+            **{f"prices_{k}": sum(p.kind == k for p in self.prices) for k in PRICE_CHANGES},
             **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
             "head_errors": self.head_errors,
@@ -166,10 +181,34 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
             if _changed(c, threshold):
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
+    resolved, accepted = newly_waived(resolved, head.findings)
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved,
                 requirement_changes(base, head),
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
-                str(head.as_of or base.as_of or ""))
+                str(head.as_of or base.as_of or ""),
+                waiver_changes(base.specs, head.specs, base.as_of, head.as_of), accepted,
+                price_changes(base.specs, head.specs))
+
+
+def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """(resolved, newly waived): BASE's findings gone from HEAD's count, split by whether a waiver covers them there.
+
+    A finding BASE counted that a waiver covers in HEAD (same check, object, requirement and severity) is accepted,
+    not resolved: it was listed as resolved, so a pull request adding a waiver read as one that fixed the design
+    (newuser65). The newly waived are HEAD's findings, each with the text of the waiver that covers it.
+    """
+    waived: dict[tuple, list[Finding]] = defaultdict(list)
+    for f in head:
+        if f.waived:
+            waived[(*finding_key(f), f.severity)].append(f)
+    accepted, fixed = [], []
+    for f in resolved:
+        same = waived.get((*finding_key(f), f.severity))
+        if same:
+            accepted.append(same.pop(0))
+        else:
+            fixed.append(f)
+    return tuple(fixed), tuple(sorted(accepted, key=_finding_order))
 
 
 def hall_moves(base: Run, head: Run) -> dict[str, str]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from archgen.checks.judgement import outcome, workload_bands
+from archgen.display import target_text
+from archgen.metrics import lookup
 from archgen.model.requirements import Outcome, Status, fails
 from archgen.pipeline import Run
 from archgen.units import Q
@@ -112,7 +114,9 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
 def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     finding = failed.get((obj, o.requirement.id))
     req = o.requirement
-    return RequirementState(obj, req.id, req.statement, req.metric, str(req.target), req.level, o.status, o.value,
+    # the target as `check` words it (`display.target_text`: '>= 600,000 tokens/s', '>= 35 %'), not pint's '1/s'
+    return RequirementState(obj, req.id, req.statement, req.metric, target_text(req.target, lookup(obj, req.metric)),
+                            req.level, o.status, o.value,
                             finding.waived if finding else "", req.verification, tuple(req.parent))
 
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from archgen import metrics
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange
-from archgen.compare.diff import PRESENCE, Diff, MetricChange
+from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, MetricChange
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
+from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.load import shown, shown_file
+from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
 from archgen.output.diff_cells import (
     TABLE_HEAD,
@@ -38,11 +40,18 @@ def summary_line(d: Diff) -> str:
     if s["parts_changed"]:
         parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials")
     warned = f", {s['findings_new_warnings']} warning(s)" if s["findings_new_warnings"] else ""
+    accepted = f", {s['findings_newly_waived']} newly waived" if s["findings_newly_waived"] else ""
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s){warned}), "
-                 f"{s['findings_resolved']} resolved")
+                 f"{s['findings_resolved']} resolved{accepted}")
     parts.append(_moves(s, "failing", "requirement(s) newly failing") + ", " + _moves(s, "met", "newly met")
                  + "".join(", " + _moves(s, k, k.replace("_", " ")) for k in _REQUIREMENT_MOVES
                            if s[f"requirements_{k}"]))
+    if d.waivers:
+        parts.append(f"{len(d.waivers)} waiver(s) changed ("
+                     + ", ".join(f"{s[f'waivers_{k}']} {k}" for k in WAIVER_CHANGES if s[f"waivers_{k}"]) + ")")
+    if d.prices:
+        parts.append(f"{len(d.prices)} stated price(s) changed ("
+                     + ", ".join(f"{s[f'prices_{k}']} {k}" for k in PRICE_CHANGES if s[f"prices_{k}"]) + ")")
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
     return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
@@ -99,7 +108,8 @@ def markdown(d: Diff) -> str:
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
     s = d.summary()
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
-    look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"]
+    waived = s["findings_newly_waived"] or any(w.review for w in d.waivers)
+    look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived
     icon = "❌" if d.failing else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
@@ -123,6 +133,13 @@ def markdown(d: Diff) -> str:
             lines += [f"### {title}", "", "| severity | check | object | where | message |", "|---|---|---|---|---|"]
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | {_where(f)} | {md(f.message)} |" for f in found]
             lines.append("")
+    if d.newly_waived:
+        lines += ["### Newly waived findings", "", "Findings BASE counted that a waiver covers in HEAD: accepted, not "
+                  "fixed.", "", "| severity | check | object | where | message | waived |", "|---|---|---|---|---|---|"]
+        lines += [f"| {f.severity} | {f.id} | `{f.object}` | {_where(f)} | {md(f.message)} | {md(f.waived)} |"
+                  for f in d.newly_waived]
+        lines.append("")
+    lines += waiver_section(d.waivers)
     money = power_and_cost(d)
     if money:
         lines += ["### Power and cost", "", TABLE_HEAD, TABLE_RULE]
@@ -130,6 +147,12 @@ def markdown(d: Diff) -> str:
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom)
+    if d.prices:
+        lines += ["### Stated prices", "", "| change | object | part | base | head | where |",
+                  "|---|---|---|---|---|---|"]
+        lines += [f"| {p.kind} | `{p.object}` | `{p.part}` | {_price(p.base)} | {_price(p.head)} | "
+                  f"{code(shown(p.location)) if p.location else ''} |" for p in d.prices]
+        lines.append("")
     if d.not_costed:
         lines += ["### Not costed", "", *(f"- {md(n)}" for n in d.not_costed), ""]
     both = d.both_sided
@@ -147,9 +170,49 @@ def markdown(d: Diff) -> str:
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
-            or d.objects_removed or d.bom or d.not_costed):
+            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.prices):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
+
+
+def waiver_section(changes: tuple[WaiverChange, ...]) -> list[str]:
+    """The waivers added, renewed, shortened, edited or removed, as a Markdown section; no lines where none were."""
+    if not changes:
+        return []
+    body = ["### Waivers", "", "| change | waives | where | what changed | reason |", "|---|---|---|---|---|"]
+    for w in changes:
+        s = w.state
+        where = code(shown(s.location)) if s.location else ""
+        body.append(f"| {w.kind} | {md(s.names)} | {where} | {md('; '.join((*w.changes, *_lapsed(w))))} | "
+                    f"{md(s.reason)} |")
+    return body + [""]
+
+
+def _price(price: Price | None) -> str:
+    """A stated price as a cell: '3,000 USD (assumed, 2025-01)'; — where none is stated."""
+    if price is None:
+        return "—"
+    value = magnitude(price.capex)
+    return md(f"{shown_number(value, decimals(value))} {price.capex.units:~} ({price.basis}, {price.date})")
+
+
+def _lapsed(w: WaiverChange) -> tuple[str, ...]:
+    """Whether either side's waiver had expired on the date judged: it waived nothing there."""
+    return tuple(f"{side}'s had expired: it waived nothing there" for side, state in (("BASE", w.base),
+                                                                                     ("HEAD", w.head))
+                 if state is not None and state.expired)
+
+
+def _price_json(price: Price | None) -> dict | None:
+    return None if price is None else {"capex": quantity(price.capex), "basis": price.basis, "date": str(price.date)}
+
+
+def _waiver_json(state: WaiverState | None) -> dict | None:
+    return None if state is None else {
+        "owner": state.owner or None, "expires": state.expires.isoformat() if state.expires else None,
+        "expired": state.expired, "reason": state.reason,
+        "file": shown_file(state.location.file) if state.location else None,
+        "line": state.location.line if state.location else None}
 
 
 def unanalysable(error: str, code: int, fmt: str = "md") -> str:
@@ -292,7 +355,13 @@ def to_json(d: Diff) -> str:
               "head": c.head, "change": c.change, "power_change": quantity(c.power),
               "cost_change": quantity(c.cost)} for c in d.bom],
         findings={"new": [finding(f) for f in d.new_findings],
-                  "resolved": [finding(f) for f in d.resolved_findings]},
+                  "resolved": [finding(f) for f in d.resolved_findings],
+                  "newly_waived": [finding(f) for f in d.newly_waived]},
+        prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
+                 "head": _price_json(p.head)} for p in d.prices],
+        waivers=[{"change": w.kind, "object": w.state.object, "check": w.state.check, "subject": w.state.subject,
+                  "requirement": w.state.requirement or None, "changes": list(w.changes),
+                  "base": _waiver_json(w.base), "head": _waiver_json(w.head)} for w in d.waivers],
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": r.state.statement, "target": r.state.target,
                        "level": r.state.level, "verification": r.state.verification,

@@ -41,6 +41,16 @@ def display_unit(obj: str, name: str, *values: Q | None) -> str:
     return unit
 
 
+def label_of(obj: str, name: str, unit: str) -> str:
+    """How `unit` reads for metric `name` of `obj`: a rate in what it counts (``tokens/s``, not ``1/s``).
+
+    As `display.metric_value` shows it in `check` and documents; else the unit's label ("" for none).
+    """
+    declared = metrics.lookup(obj, name)
+    rate = declared.rate_unit() if declared is not None and unit == declared.unit else None
+    return rate or (unit_label(unit) if unit else "")
+
+
 def decimals(*values: float) -> int:
     """Decimals that show four significant digits of the largest value."""
     big = max((abs(v) for v in values if v and math.isfinite(v)), default=0.0)
@@ -70,7 +80,7 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
     compatible = c.change is not None
     old = _in(c.base, unit) if compatible or c.head is None else None
     new = _in(c.head, unit)
-    label = unit_label(unit) if unit else ""
+    label = label_of(c.object, c.metric, unit)
     if not compatible and c.base is not None and c.head is not None:  # dimension changed: each in its own unit
         return (_with(magnitude(c.base), f"{c.base.units:~P}"), _with(new, label), "—", "—")
     if math.inf in (old, new):   # a cost's high end where goodput's low end is 0: no number to subtract
@@ -115,4 +125,4 @@ def requirement_value(state: RequirementState | None) -> str:
     if state is None or state.value is None:
         return "—"
     unit = display_unit(state.object, state.metric, state.value)
-    return _with(_in(state.value, unit), unit_label(unit) if unit else "")
+    return _with(_in(state.value, unit), label_of(state.object, state.metric, unit))
