@@ -18,6 +18,7 @@ from typing import Any
 
 from archgen.analyse.cost import HOURS_PER_YEAR, Cost
 from archgen.analyse.job_energy import upper_bound_words
+from archgen.money import currency
 from archgen.render.blocks import Column, Formula, Table
 
 COLUMNS = (Column("Item"), Column("Kind"), Column("Qty", digits=0, align="right"),
@@ -28,6 +29,8 @@ QTY, PRICE, AMOUNT = "C", "D", "E"
 #: What the TCO leaves out, whatever the spec: archgen has no input for them (docs/reliability.md, Cost).
 NOT_IN_TCO = ("maintenance and support contracts, a spare-parts stock, staff, software licences, insurance and "
               "taxes: archgen has no input for them")
+#: The same as the document's cost paragraph says it.
+NOT_IN_TCO_TEXT = f"The TCO leaves out {NOT_IN_TCO}; add them to compare proposals that price them differently."
 
 
 class _Rows:
@@ -115,6 +118,10 @@ def cost_sheet(cost: Cost, a: Any) -> Table | None:
                                                              cost.capital_per_year.to(cur).m * fc.depreciation_years
                                                              - cost.capex.to(cur).m), cur,
           "capital recovered over the years less the capex (0 at a discount rate of 0)")
+    for x in fc.sunk:   # paid before: stated, in no formula above
+        r.add(f"sunk{len(r.rows)}", f"Sunk: {x.what}", x.capex.m, currency(x.capex) or "",
+              "paid before this decision: not in the capex, the capital per year or the TCO", x.basis, x.source,
+              date=str(x.date))
     if cost.per_accelerator_hour is not None and a.accelerators:
         r.add("n", "Accelerators", a.accelerators, "", "of the design")
         r.add("owned", "TCO per accelerator-hour (owned)", r.formula("{tco}/({n}*{hours})",
@@ -131,4 +138,4 @@ def _table(r: _Rows, cur: str) -> Table:
     return Table("cost", f"Cost: every input and step ({cur})", COLUMNS, tuple(r.rows))
 
 
-__all__ = ["NOT_IN_TCO", "cost_sheet"]
+__all__ = ["NOT_IN_TCO", "NOT_IN_TCO_TEXT", "cost_sheet"]

@@ -99,3 +99,14 @@ def test_render_writes_the_cost_csv_and_sheet(tmp_path):
     assert (tmp_path / "gb200-nvl72-su" / "cost.csv").is_file()
     book = openpyxl.load_workbook(tmp_path / "gb200-nvl72-su" / "gb200-nvl72-su.xlsx")
     assert "cost" in book.sheetnames and book.calculation.fullCalcOnLoad
+
+
+def test_the_cost_summary_marks_the_energy_at_maximum_draw(shipped):
+    """The paragraph said the energy was an upper bound; the table a reader copies from did not (newuser64)."""
+    from archgen.render.operations import cost_section
+    a = shipped.clusters["cluster/gb200-nvl72-su"]
+    assert a.typical_from_max   # no catalog compute system states a typical draw
+    summary = next(b for b in cost_section(shipped, a).blocks if getattr(b, "id", None) == "cost-summary")
+    items = [row[0] for row in summary.rows]
+    assert "Energy per year (an upper bound: maximum draw, see above)" in items
+    assert "TCO per year (its energy an upper bound)" in items
