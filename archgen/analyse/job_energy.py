@@ -95,6 +95,10 @@ TCO_SHARED = ("tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelera
               "cost_per_token", "cost_per_million_tokens", "job_cost")
 
 
+#: How `energy_share_bounds`'s reason starts, so a document can tell it from another reason a figure is unsettled.
+ENERGY_SHARE = "its energy cost"
+
+
 def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str, ...]) -> dict[str, tuple[Q, str]]:
     """The TCO-proportional figures in `metrics` whose energy cost is at maximum draw, each with its other end.
 
@@ -107,7 +111,7 @@ def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str,
     if not fell_back or c.tco_per_year is None or c.energy_per_year is None or not c.tco_per_year.m > 0:
         return {}
     share = (c.energy_per_year / c.tco_per_year).m_as("")
-    why = (f"its energy cost, {share * 100:.1f} % of the TCO, takes the maximum draw of {named_parts(fell_back)} (no "
+    why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, takes the maximum draw of {named_parts(fell_back)} (no "
            f"`power.typical` stated), so the figure lies between the value with no energy cost and the value; "
            f"{MEASURED}; state their `power.typical` to judge it")
     return {k: (v * (1 - share), why) for k, v in metrics.items() if k in TCO_SHARED and 0 < v.m < float("inf")}

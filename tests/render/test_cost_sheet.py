@@ -110,3 +110,11 @@ def test_the_cost_summary_marks_the_energy_at_maximum_draw(shipped):
     items = [row[0] for row in summary.rows]
     assert "Energy per year (an upper bound: maximum draw, see above)" in items
     assert "TCO per year (its energy an upper bound)" in items
+
+
+def test_the_performance_section_says_the_cost_per_token_carries_energy_at_maximum_draw(shipped):
+    """check judges a job's cost per token between its ends (no energy cost, value); the document says so too."""
+    from archgen.render.performance import section, workloads_for
+    top = section(workloads_for(shipped, "gb200-nvl72-su"), shipped.operations.unsettled)
+    text = " ".join(b.text for sub in top.sections for b in sub.blocks if isinstance(getattr(b, "text", None), str))
+    assert "cost_per_million_tokens, cost_per_token, job_cost_per_hour: its energy cost, 12.8 % of the TCO" in text
