@@ -124,6 +124,8 @@ def spec_page() -> str:
              "rate: write the bandwidth). Air flow is written `1105 CFM` or `1105 ft**3/min`. A number takes no",
              "digit groups and a decimal point: `1,800 GB/s`, `1 800 GB/s` and `10,2 kW` are refused with the plain",
              "form as the hint (`1,800` may be 1.8 where the comma is a decimal comma, so both readings are offered).",
+             "Money is written in full or with an exponent, `3400000 USD` or `3.4e6 USD`: `3.4M USD` reads `M` as",
+             "the molar (mol/L), and the error says so and offers `3.4e6 USD`.",
              "A magnitude below the smallest normal double",
              "(2.2e-308, as written or in SI units: `1e-320 kg`) is refused as a unit or exponent mistake.", "",
              "Temperatures: a field that holds a temperature (a supply) takes `degC`, `degF` or `K` and refuses a",

@@ -31,6 +31,7 @@ from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY
 from archgen.metrics_operations import CLUSTER_OPERATIONS
+from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
 
 _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.py", "perf/workload/estimate.py",
@@ -357,6 +358,8 @@ def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | Non
     per = ", or a currency per time such as 'USD/h'" if found[0].per else ""
     over = [n for n, e in counted(limit).items() if e < 0]   # '0.5 J/token': the metric says what it is per
     per += f"; '{over[0]}' is a count, not a unit of it: its name says what it is per" if over else ""
+    molar = million_hint(f"{limit.magnitude:g}", f"{limit.units:~}", f"{limit.units:D}")
+    per += f"; {molar[0]}" if molar else ""   # '10M USD': pint's M is molar (newuser64)
     return f"is not comparable with {name} (expected {unit or 'a number'}{per})"
 
 

@@ -82,6 +82,8 @@ def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str
     `fits` says whether a unit expression has the field's dimension; `names` is the unit as the registry read it
     ('gigatesla / second'), said where the dimension has no name in words (`unnamed`: '[current] * [time]').
     """
+    if million := million_hint(number, unit, names):
+        return million[0]
     bare = unit.strip().lstrip("°˚º")
     for option in (f"deg{bare}", f"deg{bare.upper()}", unit.lower(), unit.upper()):
         if option != unit and fits(option):
@@ -91,6 +93,23 @@ def misread_hint(number: str, unit: str, fits: Callable[[str], bool], names: str
                 "GB/s (lanes x transfer rate x the line encoding's efficiency, as the link's standard states them)")
     return f"'{unit}' reads as {names}" if unnamed else ""
 
+
+
+#: 'M' alone, as documents print a million ('54.9 M USD', '10M USD'): the registry's molar, mol/L.
+_MOLAR = re.compile(r"(?<![\w])M(?![\w])")
+
+
+def million_hint(number: str, unit: str, names: str) -> tuple[str, str] | None:
+    """Why '10M USD' is refused (the hint) and the unit without the 'M', where the registry read 'M' as molar; or None.
+
+    pint reads 'M' as the molar (mol/L), so '10M USD' is 10 USD·mol/L, "not comparable" with a cost; a finance user
+    writes millions so (newuser64: `tco_per_year <= 10M USD`). The hint says how to write the amount in full.
+    """
+    if "molar" not in names or not _MOLAR.search(unit):
+        return None
+    rest = " ".join(re.sub(r"\s*[·*]?\s*(?<!\w)M(?!\w)\s*[·*]?\s*", " ", unit).split())
+    return (f"'M' reads as molar (mol/L), not a million: write '{number}e6 {rest}'".rstrip() + " or the amount in "
+            "full", rest)
 
 
 #: A number with digit groups as datasheets print them: '1,800', '1 800' (a space, no-break or thin space), '1,228.8'.

@@ -86,3 +86,32 @@ def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerato
     if run_tokens:
         m["job_energy"] = (per_token * run_tokens).to("MWh")
     return m
+
+
+#: Cost figures in proportion to the TCO (capital + energy + space per year), so part of each is the energy cost: the
+#: cluster's TCO per year and per accelerator-hour, and a job's cost per hour, per token and per run.
+TCO_SHARED = ("tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
+              "tco_per_goodput_accelerator_hour", "tco_per_job_goodput_accelerator_hour", "job_cost_per_hour",
+              "cost_per_token", "cost_per_million_tokens", "job_cost")
+
+
+#: How `energy_share_bounds`'s reason starts, so a document can tell it from another reason a figure is unsettled.
+ENERGY_SHARE = "its energy cost"
+
+
+def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str, ...]) -> dict[str, tuple[Q, str]]:
+    """The TCO-proportional figures in `metrics` whose energy cost is at maximum draw, each with its other end.
+
+    Where some part's maximum draw stands in for its typical one (`fell_back`), the energy cost is an upper bound
+    with 0 as its other end (`upper_bounds`); a figure made of it and the capital and space is then at most its value
+    and at least its value x (1 - energy / TCO). A target met at one end only is not provided, as the energy cost's
+    is (newuser64: `tco_per_accelerator_hour <= 2.2 USD` on the DGX B200 SuperPOD, 2.321 USD with 0.211 of it the
+    energy at maximum draw, read plainly "not met").
+    """
+    if not fell_back or c.tco_per_year is None or c.energy_per_year is None or not c.tco_per_year.m > 0:
+        return {}
+    share = (c.energy_per_year / c.tco_per_year).m_as("")
+    why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, takes the maximum draw of {named_parts(fell_back)} (no "
+           f"`power.typical` stated), so the figure lies between the value with no energy cost and the value; "
+           f"{MEASURED}; state their `power.typical` to judge it")
+    return {k: (v * (1 - share), why) for k, v in metrics.items() if k in TCO_SHARED and 0 < v.m < float("inf")}

@@ -33,7 +33,7 @@ from archgen.analyse.goodput import (
 from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
-from archgen.analyse.job_energy import job_energy, upper_bounds
+from archgen.analyse.job_energy import energy_share_bounds, job_energy, upper_bounds
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
@@ -179,6 +179,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = {**unsettled(extra, swapped, REPAIR_ENDS), **unsettled(extra, other)}
         if bounds := upper_bounds(extra, a.typical_from_max):   # energy at maximum draw: an upper bound
             ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
+        if cost is not None and (shared := energy_share_bounds(extra, cost, a.typical_from_max)):   # and its cost
+            ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
@@ -198,6 +200,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     for cpath, why in no_goodput.items():   # no training job on the cluster has a goodput to give it
         if cpath not in largest:
             _withhold(ops, cpath, (*LARGEST_JOB_METRICS, *GOODPUT_HOUR_METRICS), why)
+    for cpath, cost in ops.cost.items():   # the TCO's figures, their energy at maximum draw (newuser64)
+        if shared := energy_share_bounds(clusters[cpath].metrics, cost, clusters[cpath].typical_from_max):
+            ops.unsettled[cpath] = {**shared, **ops.unsettled.get(cpath, {})}
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
 

@@ -67,6 +67,21 @@ class Energy(Spec):
     source: str = Field(min_length=3, description="Where the price and PUE come from.")
 
 
+class Sunk(Spec):
+    """Capital already spent on the site (the hall, its power and cooling plant): stated, never in the capex or TCO."""
+
+    what: str = Field(min_length=3, description="What was paid for, e.g. 'hall shell, 2 MW of UPS and chillers'.")
+    capex: Money = Field(description="What it cost, with its currency, e.g. '40000000 USD'.")
+    date: datetime.date | str = Field(description="When it was paid, e.g. '2021-06'.")
+    basis: Literal["sourced", "assumed"] = Field(description="sourced (the books) or assumed.")
+    source: str = Field(min_length=3, description="Where the figure comes from.")
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date(cls, value: object) -> object:
+        return _month_or_day(value)
+
+
 class FacilityCost(Spec):
     """The running and financing costs of a hall."""
 
@@ -85,6 +100,11 @@ class FacilityCost(Spec):
                                                             "as an assumed input (COST003, REQ005).")
     basis: Literal["sourced", "assumed"] = Field(description="Whether space, depreciation and rate are sourced.")
     source: str = Field(min_length=3, description="Where they come from.")
+    sunk: tuple[Sunk, ...] = Field((), description=(
+        "Capital already spent on the site (a hall built and paid for): stated beside the cost in the documents and "
+        "the cost sheet, never in the capex, the capital per year or the TCO, since no decision on the cluster "
+        "changes it. Its running cost is still `space_per_rack` (0 where the owner charges the cluster none, which "
+        "the documents then say)."))
     as_of: datetime.date | str | None = Field(None, description=(
         "The date the cost is for, e.g. '2026-12' (the buyer's decision or the quote's due date): a price on the "
         "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "

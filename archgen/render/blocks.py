@@ -22,6 +22,18 @@ _QUALIFIED = re.compile(r" \((?:on assumed inputs|predicted by analysis)")
 
 
 @dataclass(frozen=True)
+class Formula:
+    """A spreadsheet cell computed from others: the workbook writes `expr` ('=C2*D2'), every other format `value`.
+
+    Only archgen builds one (`render.cost_sheet`), from cell addresses; text from a spec is never a formula
+    (`tables.neutral`, and the workbook writes a string starting with '=' as text).
+    """
+
+    expr: str
+    value: float
+
+
+@dataclass(frozen=True)
 class Column:
     """A table column: its title, the display unit and decimals of its quantities, and alignment."""
 
@@ -71,7 +83,7 @@ class Table:
 
 def _plain(value: Any, col: Column) -> str:
     """Cell text without the unit when the column heading carries it."""
-    text = fmt.cell(value, col.unit, col.digits)
+    text = fmt.cell(value.value if isinstance(value, Formula) else value, col.unit, col.digits)
     label = fmt.unit_label(col.unit) if col.unit else ""
     if label and text.endswith(" " + label):
         return text[: -len(label) - 1]

@@ -40,6 +40,7 @@ from archgen.render.cabling import cabling, run_list
 from archgen.render.cluster_bom import appendices
 from archgen.render.cluster_fabrics import bisection_text, fabrics
 from archgen.render.common import Scope, requirements_table
+from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
 from archgen.render.rack import elevation_alt, rack_parts
 from archgen.render.rack_power import typical_text
@@ -289,4 +290,7 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
         tables["cabling.csv"], tables["portmap.csv"] = run_list(a), portmap_table(pm, a)
     if (by_size := bom_by_size(series)) is not None:
         tables["bom-by-size.csv"] = by_size
+    cost = result.operations.cost.get(a.cluster.path)   # every input and step of the TCO, formulas in the workbook
+    if cost is not None and (sheet := cost_sheet(cost, a)) is not None:
+        tables["cost.csv"] = sheet
     return render_document(doc, figures, tables, formats, templates, step, edition)

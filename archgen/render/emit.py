@@ -28,7 +28,9 @@ def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]]
     files: dict[str, bytes] = {}
     if edition == "customer":
         customer(doc)
-        csv_tables = {name: data_table(t) for name, t in csv_tables.items()}
+        # the cost sheet gives each part's unit price: held back where the document withholds them (newuser64)
+        csv_tables = {name: data_table(t) for name, t in csv_tables.items()
+                      if doc.show_prices or name != "cost.csv"}
     glossary.used(doc)                 # after the edition: the terms of the text the reader gets
     image_formats = tuple(f for f in ("svg", "png") if f in formats or (f == "svg" and "md" in formats))
     need_svg = any(f in formats for f in ("html", "pdf"))

@@ -19,9 +19,11 @@ from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.storage_cost import NO_PRICE, NOT_COSTED, not_costed
 from archgen.analyse.unracked import unracked_words
 from archgen.metrics import UNBOUNDED, unbounded
+from archgen.money import currency
 from archgen.open_item import OpenItem
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
+from archgen.render.cost_sheet import NOT_IN_TCO_TEXT
 from archgen.units import Q_
 
 #: Checkpoint intervals of the goodput chart, as multiples of the job's optimum.
@@ -206,11 +208,13 @@ def cost_section(run: Any, a: Any) -> Section | None:
         return None
     cur, m = cost.currency, a.metrics
     used = f"TCO per used accelerator-hour (utilisation {fmt.number(cost.utilisation * 100, 0)} %)"
+    at_max = "" if cost.no_power or not a.typical_from_max else " (an upper bound: maximum draw, see above)"
     rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
-            ("Energy per year", cost.energy_per_year),
+            ("Energy per year" + at_max, cost.energy_per_year),
             ("Space per year" + (f" ({loose}: their rack positions are not in it)" if (loose := unracked_words(m))
                                  else ""), cost.space_per_year),
-            ("TCO per year", cost.tco_per_year))
+            ("TCO per year" + (" (its energy an upper bound)" if at_max else ""), cost.tco_per_year),
+            *((f"Sunk, not in the TCO: {x.what}", x.capex) for x in _sunk(a) if currency(x.capex) == cur))
     hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour, ""),
               (used, cost.per_used_accelerator_hour, ""),
               ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour"),
@@ -248,8 +252,9 @@ def cost_section(run: Any, a: Any) -> Section | None:
              f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
              f"the hours the cluster is used{idle}, times the facility's "
              f"PUE and electricity price{bound}; capital recovered over the depreciation years at the discount rate "
-             f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates} Every price carries its basis; assumed "
-             "ones are listed under Open items."),
+             f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates}{sunk_words(a)} Every price carries its "
+             f"basis; assumed ones are listed under Open items. {NOT_IN_TCO_TEXT} Every input and step is in "
+             "cost.csv and the workbook's 'cost' sheet (formulas there)."),
         # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
         # rates per accelerator-hour, a few units each, in cents
         Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=0, align="right")),
@@ -274,6 +279,27 @@ def cost_section(run: Any, a: Any) -> Section | None:
     if cost.capex is not None:
         section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})", alt_text.capex(cost)))
     return section
+
+
+def _sunk(a: Any) -> tuple[Any, ...]:
+    """The sunk capital its hall's `cost:` states (`FacilityCost.sunk`)."""
+    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
+    return fc.sunk if fc is not None else ()
+
+
+def sunk_words(a: Any) -> str:
+    """The hall's sunk capital as the cost paragraph states it ("" where it states none), and a rent of 0."""
+    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
+    if fc is None:
+        return ""
+    hall = a.cluster.facility.id
+    paid = "; ".join(f"{x.what}, {fmt.number(x.capex.m, 0)} {currency(x.capex)} ({x.date}, {x.basis})"
+                     for x in fc.sunk)
+    said = f" Not in the capex or the TCO: {hall}'s sunk capital, paid before this decision ({paid})." if paid else ""
+    if fc.space_per_rack.m == 0:
+        said += f" {hall} charges no rent per rack position: the space cost is 0" + (
+            ", its building being sunk." if paid else ", and no sunk capital is stated for it.")
+    return said
 
 
 def _range(m: Any, name: str, cur: str) -> str:

@@ -19,7 +19,7 @@ from archgen.display import decimals, decimals_column
 from archgen.errors import UsageError
 from archgen.pint_import import pint
 from archgen.render import fmt
-from archgen.render.blocks import Cite, Column, Table
+from archgen.render.blocks import Cite, Column, Formula, Table
 
 BOM_COLUMNS = (
     Column("Part"), Column("Name"), Column("Part number"), Column("Kind"), Column("In"),
@@ -135,6 +135,8 @@ def _xlsx_cell(value: Any, col: Column) -> Any:
     """A cell as a spreadsheet value: quantities as floats in the column unit, the rest as text or numbers."""
     if value is None:
         return None
+    if isinstance(value, Formula):   # the CSV's number; the workbook writes the formula (`xlsx_bytes`)
+        return value.value
     if isinstance(value, Cite):
         return value.full or None
     if isinstance(value, pint.Quantity):
@@ -163,6 +165,7 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
     wb.remove(wb.active)
     wb.properties.creator = "archgen"
     wb.properties.created = wb.properties.modified = EPOCH
+    formulas = False
     for table in tables:
         ws = wb.create_sheet(table.id[:31])
         ws.append([c.heading for c in table.columns])
@@ -172,18 +175,25 @@ def xlsx_bytes(tables: list[Table]) -> bytes:
         # each row's cells by its number and the table's width: `ws[ws.max_row]` looked at every cell of the sheet
         # twice per row (openpyxl's max_row and max_column), 10 of the 12.8 CPU-s of the SU's 2,600-row BOM edition
         for r, row in enumerate(table.rows, 2):
-            ws.append([_xlsx_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
-            for cell in next(ws.iter_rows(min_row=r, max_row=r, max_col=len(table.columns))):
-                if cell.data_type == "f":  # openpyxl takes a string starting with '=' for a formula: keep it text
+            ws.append([v.expr if type(v) is Formula else _xlsx_cell(v, c)
+                       for v, c in zip(row, table.columns, strict=True)])
+            for cell, v in zip(next(ws.iter_rows(min_row=r, max_row=r, max_col=len(table.columns))), row,
+                               strict=True):
+                if cell.data_type == "f" and type(v) is not Formula:   # a string starting with '=' from a spec: text
                     cell.data_type = "s"
+            formulas = formulas or any(type(v) is Formula for v in row)
         for j, col in enumerate(table.columns, 1):
             letter = get_column_letter(j)
             if col.unit:
                 for (cell,) in ws.iter_rows(min_row=2, min_col=j, max_col=j):
                     cell.number_format = "#,##0" + ("." + "0" * col.digits if col.digits else "")
-            width = max([len(col.heading)] + [len(fmt.cell(r[j - 1], col.unit, col.digits)) for r in table.rows])
+            width = max([len(col.heading)] + [len(fmt.cell(v.value if type(v := r[j - 1]) is Formula else v, col.unit,
+                                                            col.digits)) for r in table.rows])
             ws.column_dimensions[letter].width = min(max(width + 2, 8), 60)
         ws.freeze_panes = "A2"
+    if formulas:   # no cached values: the spreadsheet computes every formula when it opens the workbook
+        from openpyxl.workbook.properties import CalcProperties
+        wb.calculation = CalcProperties(fullCalcOnLoad=True)
     return _pinned_zip(wb)
 
 

@@ -136,3 +136,10 @@ def test_spec_keys_in_code_spans_stay_as_written_and_an_unstated_revision_is_no_
     assert stated.control == [("Revision", "B"), ("Edition", "customer")]
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8").replace("\\", "")  # Markdown escapes
     assert "`cooling.liquid.quick_disconnects`" in md and "`cooling liquid quick disconnects`" not in md
+
+
+def test_the_customer_edition_has_no_cost_sheet_while_unit_prices_are_withheld(su_customer):
+    """The cost sheet (newuser64) lists every part's unit price: the customer edition holds it back with them."""
+    assert not (su_customer / "cost.customer.csv").exists() and not (su_customer / "cost.csv").exists()
+    openpyxl = __import__("pytest").importorskip("openpyxl")
+    assert "cost" not in openpyxl.load_workbook(su_customer / f"{SU}.customer.xlsx").sheetnames

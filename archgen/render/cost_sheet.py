@@ -1,0 +1,141 @@
+"""A cluster's cost as a sheet a finance reader can audit: `cost.csv` and the workbook's `cost` sheet.
+
+The document's Cost section gives the totals; this table gives every input and every step between them, one row
+each, in the order `archgen.analyse.cost` computes them: each capex line (quantity x unit price), the capex, then
+the facility's inputs (electricity price, PUE, the average and idle IT load, utilisation, hours a year, racks, rent,
+depreciation years, discount rate) and the figures made from them (energy, space, capital recovery factor, capital
+per year, TCO per year and per accelerator-hour). In the workbook each computed amount is a live formula over the
+cells above it (`Formula`), so a reader can change the tariff or the PUE and see the TCO move; in the CSV, which
+holds no formulas, it is the number archgen computed, and the "How computed" column says the formula in words.
+It computes nothing that `analyse.cost` did not: each formula gives back the figure `check` reports
+(`tests/render/test_cost_sheet.py`). newuser64: the workbook a finance analyst opened had no price at all (BOM,
+requirements, cabling, port map); the capex and TCO were only in the document's text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.analyse.cost import HOURS_PER_YEAR, Cost
+from archgen.analyse.job_energy import upper_bound_words
+from archgen.money import currency
+from archgen.render.blocks import Column, Formula, Table
+
+COLUMNS = (Column("Item"), Column("Kind"), Column("Qty", digits=0, align="right"),
+           Column("Unit price", digits=2, align="right"), Column("Amount", digits=4, align="right"),
+           Column("Unit"), Column("How computed"), Column("Basis"), Column("Price date"), Column("Source"))
+#: The sheet's columns by letter, as the formulas name them (row 1 is the heading, so a table row i is sheet row i+2).
+QTY, PRICE, AMOUNT = "C", "D", "E"
+#: What the TCO leaves out, whatever the spec: archgen has no input for them (docs/reliability.md, Cost).
+NOT_IN_TCO = ("maintenance and support contracts, a spare-parts stock, staff, software licences, insurance and "
+              "taxes: archgen has no input for them")
+#: The same as the document's cost paragraph says it.
+NOT_IN_TCO_TEXT = f"The TCO leaves out {NOT_IN_TCO}; add them to compare proposals that price them differently."
+
+
+class _Rows:
+    """The sheet's rows, each amount's cell address kept by name for the formulas below it."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[Any, ...]] = []
+        self.cell: dict[str, str] = {}
+
+    def add(self, key: str, item: str, amount: Any, unit: str, how: str, basis: str = "", source: str = "",
+            kind: str = "", qty: Any = None, price: Any = None, date: str = "") -> None:
+        self.rows.append((item, kind, qty, price, amount, unit, how, basis, date, source))
+        self.cell[key] = f"{AMOUNT}{len(self.rows) + 1}"
+
+    def formula(self, expr: str, value: float) -> Formula:
+        """`expr` with each {name} replaced by that row's cell, as a formula holding `value`."""
+        return Formula("=" + expr.format(**self.cell), value)
+
+
+def cost_sheet(cost: Cost, a: Any) -> Table | None:
+    """The cost table of cluster analysis `a` (None where its prices are in several currencies: COST001)."""
+    cur = cost.currency
+    if cur is None:
+        return None
+    r = _Rows()
+    first = 2
+    for line in cost.lines:
+        price = line.unit_price.to(cur).m if line.unit_price is not None else None
+        row = len(r.rows) + 2
+        amount = None if price is None else Formula(f"={QTY}{row}*{PRICE}{row}", price * line.quantity)
+        how = "Qty x unit price" if price is not None else (
+            "unpriced: the capex is not provided (COST002)" if line.priceable else "accessory, not priced")
+        r.add(f"line{row}", line.part, amount, cur, how, line.basis + (f" (Prices {line.listed})" if line.listed
+                                                                        else ""),
+              line.source, line.kind, line.quantity, price, line.date)
+    last = len(r.rows) + 1
+    if cost.capex is None:
+        r.add("capex", "Capex", None, cur, f"not provided: {cost.withheld or 'no priced line'}")
+        return _table(r, cur)
+    r.add("capex", "Capex", Formula(f"=SUM({AMOUNT}{first}:{AMOUNT}{last})", cost.capex.to(cur).m), cur,
+          "sum of the lines above (a system's price includes what is fitted in it)")
+    facility = a.cluster.facility
+    fc = facility.cost if facility is not None else None
+    if fc is None or cost.energy_per_year is None or cost.space_per_year is None:
+        r.add("energy", "Energy, space and TCO", None, cur, f"not provided: {cost.no_opex or cost.no_power}")
+        return _table(r, cur)
+    energy, src = fc.energy, f"{facility.id} cost.energy"
+    r.add("price", "Electricity price", energy.price.to(f"{cur}/kWh").m, f"{cur}/kWh", "stated", energy.basis,
+          energy.source)
+    r.add("pue", "PUE", energy.pue, "", "stated: facility energy over IT energy", energy.basis, src)
+    bound = upper_bound_words(a.typical_from_max)
+    r.add("average", "Average IT load", cost.power_average.to("kW").m, "kW",
+          "typical draw where a part states one, else its maximum, plus optics and the power shelves' loss, at the "
+          "rack feeds" + (f"; {bound}" if bound else ""))
+    idle = cost.power_idle if cost.power_idle is not None else cost.power_average
+    r.add("idle", "Idle IT load", idle.to("kW").m, "kW", "each part's stated idle draw, else its average draw")
+    r.add("u", "Utilisation", cost.utilisation, "", "stated" if "utilisation" in fc.model_fields_set else
+          "not stated: every hour taken as used (assumed)", fc.basis, f"{facility.id} cost.utilisation")
+    r.add("hours", "Hours per year", HOURS_PER_YEAR, "h", "365.25 days x 24 h")
+    r.add("energy", "Energy per year", r.formula("({average}*{u}+{idle}*(1-{u}))*{hours}*{pue}*{price}",
+                                                 cost.energy_per_year.to(cur).m), cur,
+          "(average load x utilisation + idle load x (1 - utilisation)) x hours x PUE x price"
+          + ("; an upper bound, as the average load is" if bound else ""))
+    r.add("racks", "Racks", a.cluster.rack_total, "", "rack positions of the design")
+    r.add("rent", "Space per rack and month", fc.space_per_rack.to(f"{cur}/month").m, f"{cur}/month", "stated",
+          fc.basis, fc.source)
+    r.add("space", "Space per year", r.formula("{racks}*{rent}*12", cost.space_per_year.to(cur).m), cur,
+          "racks x rent x 12 months")
+    r.add("years", "Depreciation years", fc.depreciation_years, "years", "stated", fc.basis, fc.source)
+    r.add("rate", "Discount rate", fc.discount_rate, "per year", "stated" if "discount_rate" in fc.model_fields_set
+          else "not stated: 0, straight-line depreciation (assumed)", fc.basis, fc.source)
+    if cost.recovery_factor is None or cost.capital_per_year is None or cost.tco_per_year is None:
+        return _table(r, cur)
+    r.add("crf", "Capital recovery factor", r.formula("IF({rate}=0,1/{years},{rate}/(1-(1+{rate})^-{years}))",
+                                                      cost.recovery_factor), "per year",
+          "r / (1 - (1 + r)^-n): the level yearly payment that repays 1 over n years at rate r")
+    r.add("capital", "Capital recovered per year", r.formula("{capex}*{crf}", cost.capital_per_year.to(cur).m), cur,
+          "capex x capital recovery factor")
+    r.add("tco", "TCO per year", r.formula("{capital}+{energy}+{space}", cost.tco_per_year.to(cur).m), cur,
+          "capital + energy + space per year; not in it: " + NOT_IN_TCO)
+    life = cost.tco_per_year.to(cur).m * fc.depreciation_years
+    r.add("life", "TCO over the depreciation years", r.formula("{tco}*{years}", life), cur,
+          "TCO per year x depreciation years, not discounted")
+    r.add("financing", "Of which cost of capital", r.formula("{capital}*{years}-{capex}",
+                                                             cost.capital_per_year.to(cur).m * fc.depreciation_years
+                                                             - cost.capex.to(cur).m), cur,
+          "capital recovered over the years less the capex (0 at a discount rate of 0)")
+    for x in fc.sunk:   # paid before: stated, in no formula above
+        r.add(f"sunk{len(r.rows)}", f"Sunk: {x.what}", x.capex.m, currency(x.capex) or "",
+              "paid before this decision: not in the capex, the capital per year or the TCO", x.basis, x.source,
+              date=str(x.date))
+    if cost.per_accelerator_hour is not None and a.accelerators:
+        r.add("n", "Accelerators", a.accelerators, "", "of the design")
+        r.add("owned", "TCO per accelerator-hour (owned)", r.formula("{tco}/({n}*{hours})",
+                                                                     cost.per_accelerator_hour.to(cur).m), cur,
+              "TCO per year / (accelerators x hours)")
+        r.add("used", "TCO per used accelerator-hour", r.formula("{owned}/{u}",
+                                                                 cost.per_accelerator_hour.to(cur).m
+                                                                 / cost.utilisation), cur,
+              "owned hour / utilisation")
+    return _table(r, cur)
+
+
+def _table(r: _Rows, cur: str) -> Table:
+    return Table("cost", f"Cost: every input and step ({cur})", COLUMNS, tuple(r.rows))
+
+
+__all__ = ["NOT_IN_TCO", "NOT_IN_TCO_TEXT", "cost_sheet"]
