@@ -20,7 +20,7 @@ from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base, unpriced_scaled
+from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
@@ -155,13 +155,16 @@ def unpriced(problem: SweepProblem, base: Machine) -> str:
             f"'{base.hardware.accelerator}' ones")
 
 
-def priced_at(problem: SweepProblem, base: Machine, values: dict[str, Any]) -> str:
-    """Why a point on `base` at `values` has no cost per token, in words; else "".
+def point_scopes(problem: SweepProblem, base: Machine, points: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Why each point on `base` at its `points` values has no power, and no cost per token, in words; "" where it has.
 
-    Scaled hardware (`hardware_scope.unpriced_scaled`) where the cluster is priced, or another chip (`unpriced`).
+    No power: scaled hardware (`hardware_scope.unpowered`); no price: scaled hardware where the cluster is priced
+    (`hardware_scope.unpriced_scaled`), or another chip (`unpriced`). One rule for a point and a batch of them
+    (`hardware_scope.scopes`).
     """
-    scaled = unpriced_scaled(values, problem) if base.cost_per_accelerator_hour is not None else ""
-    return scaled or unpriced(problem, base)
+    other = unpriced(problem, base)
+    return [(power, price or other) for power, price in scopes(points, problem,
+                                                               base.cost_per_accelerator_hour is not None)]
 
 
 #: Why a training point has no goodput (a NaN, `perf.train.point_goodput.goodput_of`) and nothing made from it.
@@ -246,8 +249,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             f, w, m, gpus, base.failure_ends)
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
-    powerless = unpowered(values, problem)   # scaled hardware: the catalogued parts' power is not its power
-    priced = priced_at(problem, base, values)   # nor their price its price
+    # scaled hardware: the catalogued parts' power is not its power, nor their price its price
+    (powerless, priced), = point_scopes(problem, base, [values])
     machine = unpowered_base(base, powerless, priced)
     metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
     for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure
