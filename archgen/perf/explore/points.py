@@ -24,7 +24,7 @@ from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import (
     BOUNDED,
     UPPER_BOUNDS,
@@ -218,9 +218,10 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     """
     if not fits:
         return False, ""
+    reqs = requirements(problem)
     status = {r.id: Status.NOT_PROVIDED if met.get(r.id) is None else Status.MET if met[r.id] else Status.NOT_MET
-              for r in requirements(problem)}
-    missed = [r for r in requirements(problem) if fails(r.level, status[r.id])]
+              for r in reqs}
+    missed = [r for r in reqs if fails(r.level, status[r.id])]
     overrun = math.isinf(metrics.get("ttft", 0.0))
     failing = problem.failing.get(cluster, "")
     why = [OVERRUN] * overrun + [
