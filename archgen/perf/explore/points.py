@@ -20,6 +20,7 @@ from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
+from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
@@ -106,11 +107,6 @@ class PointRow:
     at_risk: tuple[str, ...] = ()
     #: of a serving point that fits with its batch left to its limits, which one bound it (`Estimate.batch_bound`)
     batch_bound: str = ""
-
-
-def of_workload(problem: SweepProblem) -> list[Requirement]:
-    """The requirements `check` judges on the sweep's workload: its own, then those other documents state on it."""
-    return [*problem.workload.requirements, *(s.requirement for s in problem.documents)]
 
 
 def requirements(problem: SweepProblem) -> list[Requirement]:

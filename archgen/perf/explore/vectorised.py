@@ -38,8 +38,9 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
+from archgen.perf.explore.batch_path import per_point
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
-from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
 from archgen.perf.explore.set_bands import step_span
 from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
@@ -64,7 +65,6 @@ from archgen.perf.workload.cluster import job_hardware
 from archgen.perf.workload.estimate import within_context
 from archgen.perf.workload.racks_note import second_hop
 from archgen.perf.workload.training_setup import on_its_vendor
-from archgen.units import Q_, Q
 
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
 BATCH_ROWS = 1 << 20
@@ -84,7 +84,7 @@ def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None
     `cached` keeps each layout set's `Preparation` (`commands.workers` gives each worker process one, so that a worker
     evaluating several chunks of a set prepares it once); its keys tell the sets of `problem` apart, not problems.
     """
-    if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
+    if per_point(problem) or problem.model is None:   # a serving or collective sweep, the training ones it names
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
     keyed = [a for a in problem.axes if a not in VECTOR_AXES]
@@ -115,19 +115,6 @@ def set_stride(problem: SweepProblem) -> int:
     names = list(problem.axes)
     last = max((i for i, a in enumerate(names) if a not in VECTOR_AXES), default=-1)
     return math.prod(len(problem.axes[a]) for a in names[last + 1:])
-
-
-def _vectorisable(problem: SweepProblem) -> bool:
-    """Whether the batch path covers the problem: its requirements' targets compare with their metrics."""
-    if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
-        return False  # a latency given as a value is refused point by point
-    if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
-        return False  # a torus' links follow it (`Hardware._replaced`); its collectives take hardware of numbers
-    for req in of_workload(problem):
-        unit = UNITS.get(req.metric)
-        if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
-            return False
-    return True
 
 
 def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarray]:

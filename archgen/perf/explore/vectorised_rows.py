@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from archgen import metrics as registry
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Status
 from archgen.model.sweep import SWEEP_METRICS
+from archgen.perf.explore.batch_path import UNITS
 from archgen.perf.explore.hardware_scope import unpowered_base
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
@@ -49,11 +49,6 @@ from archgen.perf.workload.derived import (
 )
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
-
-#: The training metrics a batch computes for each point, with the unit of their dimension (the registry's).
-UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", name)) else "") or "dimensionless"
-                         for name in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                      "model_flops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom")}
 
 
 @dataclass(frozen=True)
