@@ -37,11 +37,8 @@ def per_point(problem: SweepProblem) -> str:
                 "`perf.serve.scheduler`), which has no batched form")
     if workload.training is None or problem.model is None:
         return "a collective workload's points are each one collective, timed on its own"
-    if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
+    if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):   # refused by validation: factors only
         return "a `latency` axis given as a value (not a factor) is judged point by point"
-    if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
-        return ("a torus's links follow a `scale_up_bandwidth` axis (`Hardware.scaled`), and its collectives "
-                "(`perf.comm.torus`) take one point's figures at a time")
     for req in of_workload(problem):
         unit = UNITS.get(req.metric)
         if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
