@@ -12,6 +12,8 @@ step on average (`perf.workload.racks_note.second_hop`).
 
 from __future__ import annotations
 
+import pytest
+
 from tests.analyse.test_scale_up_racks import _text
 from tests.analyse.test_scale_up_switch_rack import PARTS
 from tests.conftest import run_specs
@@ -84,3 +86,47 @@ def test_the_scale_up_table_says_what_the_second_hop_adds(tmp_path) -> None:
     assert rows["Switch hops between accelerators"] == (
         "1 in one rack, 2 between racks; the second hop's 250 ns (ual-switch's `latency`) is added on the ring steps "
         "that cross racks (docs/perf-model.md)")
+
+
+def test_a_tp_group_inside_one_rack_takes_no_second_hop(tmp_path) -> None:
+    """tp 8 of 64 MI355X over two racks of 32: each TP group is 8 consecutive ranks inside one rack, so none of its
+    steps crosses the second switch. Before (fin7), every collective of the job took the hop's average over the job's
+    63 ring steps, TP's too: TP communication 0.911150 -> 0.911167 s a step with the 250 ns switch."""
+    base = _estimate(tmp_path / "a")
+    hop = _estimate(tmp_path / "b", switch_latency="250 ns")
+    assert hop.breakdown["tp_comm"] == base.breakdown["tp_comm"]
+    assert hop.breakdown["optimizer"] > base.breakdown["optimizer"]  # the gradient norm's dp group crosses racks
+
+
+def test_a_tp_group_across_racks_keeps_the_second_hop() -> None:
+    """A rack of 36 (an NVL36x2's) cuts tp 8's groups at ranks 32 to 39: that group crosses, and the groups run in
+    lockstep (`members_per_domain`), so TP keeps the averaged hop; tp 4 divides the rack and takes none."""
+    from archgen.perf.comm.racks import in_one_rack
+    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.train.tp_comm import tp_times
+    from archgen.perf.workload.racks_note import second_hop
+    from archgen.scoring.catalog import load_accelerators
+
+    one = hardware_for(load_accelerators()["gb200"], scale_up_size=72)
+    two = second_hop(one, one, 2, 250e-9)
+    assert two.rack_size == 36 and two.rack_hop == pytest.approx(250e-9 / 71)
+    assert not in_one_rack(two, 8) and in_one_rack(two, 4)
+    assert tp_times(two, None, 8192, 4096, 8) > tp_times(one, None, 8192, 4096, 8)
+    assert tp_times(two, None, 8192, 4096, 4) == tp_times(one, None, 8192, 4096, 4)
+
+
+def test_a_serving_replica_inside_one_rack_takes_no_second_hop(tmp_path) -> None:
+    """64 MI355X serving Llama 3 8B in replicas of tp 8: each replica lies inside one rack of 32, so its all-reduces
+    cross no second switch and the 250 ns hop moves no serving figure (before fin7 every one took its average)."""
+    serve = JOB.replace("training: {seq_len: 8192, global_batch: 64, precision: bf16, parallelism: {tp: 8, pp: 1}}",
+                        "inference: {precision: bf16, tp: 8, input_len: 2048, output_len: 256}")
+
+    def metrics(path, latency: str) -> dict:
+        parts = PARTS.split("---\nkind: Rack")[0]
+        if latency:
+            parts = parts.replace("power: {max: 3 kW}", f"latency: {latency}\npower: {{max: 3 kW}}", 1)
+        run = run_specs(path, {"c.yaml": parts + RACK + serve.replace("GPUS", "64")})
+        return {k: v.m for k, v in run.workloads["workload/w"].estimate.metrics.items()}
+
+    base, hop = metrics(tmp_path / "a", ""), metrics(tmp_path / "b", "250 ns")
+    assert hop == base and "tpot" in base

@@ -123,6 +123,11 @@ class Reliability:
         return tuple(sorted({o.name for o in self.classes if o.rate is not None and o.rate.pooled == r.pooled
                              and o.rate.events == r.events and o.rate.per_year == r.per_year}))
 
+    def lent(self) -> tuple[str, ...]:
+        """Interrupting classes whose rate the set borrows from another operator (`FailureRate.operator`), in words."""
+        return tuple(dict.fromkeys(f"{c.name} (measured by {c.rate.operator})" for c in self.classes
+                                   if c.interrupts and c.per_day and c.rate is not None and c.rate.operator))
+
     def uncounted(self) -> tuple[str, ...]:
         """Interrupting classes whose rate states no `events`: their uncertainty is in no interval (not provided)."""
         return tuple(sorted({c.name for c in self.classes if c.interrupts and c.per_day and c.rate is not None

@@ -122,7 +122,12 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
                       if spread and not a.cluster.spec.failure_rates else ())
-    rel = replace(rel, borrowed_input=borrowed_inputs(specs, a, rates), unstated=unstated_of(specs, a, chain))
+    # a class rate the set borrows from another operator's figure (`FailureRate.operator`): that it carries over is
+    # assumed, as for a set measured on another accelerator (Llama 3's set takes Alibaba HPN's ToR rate for switches)
+    lent = tuple(dict.fromkeys(f"{c.name} failure rate (measured by {c.rate.operator}; '{giver}' borrows it)"
+                               for c in out if c.interrupts and c.per_day and c.rate is not None and c.rate.operator
+                               and (giver := next((r.id for r in chain if c.name in r.classes), ""))))
+    rel = replace(rel, borrowed_input=borrowed_inputs(specs, a, rates) + lent, unstated=unstated_of(specs, a, chain))
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         every = list(specs.of(FailureRates))
         rel = replace(rel, borrowed=borrowed_range(specs, a, every), unstated=unstated_of(specs, a, every))

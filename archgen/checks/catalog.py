@@ -337,3 +337,35 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
                                 f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
                                 f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
                                 "source says so")
+
+
+#: Decimal byte units a vendor's HBM figure is misread in (pint's names), and the binary unit each stands for.
+DECIMAL_BYTES = {"megabyte": "MiB", "gigabyte": "GiB", "terabyte": "TiB"}
+
+
+@check("CAT011", "catalog.memory_decimal", severity="warning")
+def memory_decimal(ctx: Context) -> Iterator[Violation]:
+    """An accelerator's HBM capacity is stated in binary units (GiB, or the MiB software reports), not decimal GB.
+
+    HBM is built in binary capacities: a 24 Gbit DRAM die holds 3 GiB, eight of them one 24 GB stack (Micron's HBM3
+    Gen2, AnandTech 2023-07-26), so a vendor's "80 GB" or "288 GB" is GiB, and software sees about that much (an
+    H100 80 GB reports 81,559 MiB, 79.6 GiB: the h100-sxm5-80gb entry). Written as `288 GB` the figure reads as
+    268.2 GiB, 6.9 % less memory than the same print on a part entered in GiB. Only a whole number of decimal units
+    is flagged: a figure converted on purpose (`85.9 GB`) is not a vendor's print.
+
+    Fix: write the vendor's figure in the binary unit (`memory: 288 GiB`), or the MiB that software reports (an
+    MLPerf system description, `nvidia-smi`), as the shipped parts do.
+    """
+    for part in ctx.design.specs.of(Accelerator):
+        units = dict(part.memory.units._units)   # the author's unit, kept (units.Dim): {'gigabyte': 1}
+        binary = DECIMAL_BYTES.get(next(iter(units))) if len(units) == 1 and 1 in units.values() else None
+        value = float(part.memory.magnitude)
+        if binary is None or not value.is_integer():
+            continue
+        printed = f"{value:g} {binary[0]}B"
+        read = part.memory.to(binary).magnitude
+        yield Violation(f"part/{part.id}", part.id, ("memory",),
+                        f"memory {printed} is read as {read:.1f} {binary}, {1 - read / value:.1%} less than the "
+                        f"{value:g} {binary} that HBM sold as {printed} holds: HBM is built in binary capacities (a 24 "
+                        f"Gbit DRAM die holds 3 GiB); write memory: {value:g} {binary}, or the MiB that software "
+                        "reports")

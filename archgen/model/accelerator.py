@@ -177,7 +177,9 @@ class Accelerator(Part):
     """A GPU or AI accelerator package (one logical device)."""
 
     kind: Literal["Accelerator"] = "Accelerator"
-    memory: Information = Field(description="HBM capacity, e.g. '141 GB'.")
+    memory: Information = Field(description=(
+        "HBM capacity, in binary units as HBM is built: a vendor's '141 GB' is '141 GiB' (or the MiB software "
+        "reports, e.g. '143771 MiB'); a whole number of decimal GB is flagged (CAT011)."))
     memory_bandwidth: Bandwidth = Field(description="HBM bandwidth, e.g. '4.8 TB/s'.")
     peak: dict[Dtype, ComputeRate] = Field(
         description="Dense (not sparse) tensor-core peak per data type, e.g. {bf16: '989 TFLOPS'}.")

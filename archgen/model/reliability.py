@@ -62,6 +62,11 @@ class FailureRate(Spec):
         "35 'Network Switch/Cable' interruptions over switches, optics and copper cables): each such class states "
         "that count as `events` and the one rate per unit it gives, and a design's Poisson interval counts it once "
         "for their sum, not once per class. Left out: the class's `events` are its own."))
+    operator: str = Field("", max_length=300, description=(
+        "Where this class's rate was measured, where that is not the set's own fleet: a rate the set borrows from "
+        "another operator's published figure for a class its own source does not break out (Llama 3's set takes "
+        "its switch rate from Alibaba Cloud's ToRs). The document names it beside the rate, and a figure resting on "
+        "it names it among its assumed inputs. Left out: the set's own `operator`."))
     basis: Literal["sourced", "assumed"] = Field(description="Whether the rate is sourced or assumed.")
     source: str = Field(min_length=3, description="Where the rate comes from (document, table), or why assumed.")
 

@@ -27,14 +27,13 @@ applies to FP8 training only.
 
 from __future__ import annotations
 
-import typing
-from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
 from archgen.model.spec import FieldError, Spec
 from archgen.model.stack_profiles import DEFAULT_STACK, ByStack, Stack
+from archgen.model.switch_table import MIN_BUCKET, TrainingSwitch, rows
 from archgen.model.training_rules import shared_overlap_problem
 
 AttentionKernel = Literal["flash", "materialized"]
@@ -53,9 +52,6 @@ CudaGraphs = Literal["none", "attn", "moe_router", "moe_router+moe_preprocess", 
 CpCommType = Literal["p2p", "a2a", "allgather", "a2a+p2p"]
 #: Megatron-core's own DDP bucket (`bucket_size` None: max(40M, 1M x DP size) parameters; `ddp_bucket_size`).
 BucketDefault = Literal["default"]
-#: The smallest `ddp_bucket_size` the model times: one million parameters, a 1,024 x 1,024 weight matrix (below it a
-#: bucket is a tensor or two, which the count parameters / bucket does not follow; see `_bucket_of_whole_tensors`).
-MIN_BUCKET = 1_000_000
 
 #: The sources the settings below cite, shortened.
 _LM21 = "Megatron-LM v2.x (SC21)"
@@ -350,44 +346,8 @@ class StackSwitches(Spec):
         return self
 
 
-@dataclass(frozen=True)
-class TrainingSwitch:
-    """One row of the table: a switch's name, type, allowed values, description and value under each profile."""
-
-    name: str
-    annotation: object
-    description: str
-    by_stack: ByStack
-
-    @property
-    def values(self) -> tuple[object, ...]:
-        """The named values it may take (a count, as `ddp_bucket_size` takes, is not among them: `allows`)."""
-        args = [a for a in typing.get_args(self.annotation) if a is not type(None)]
-        return (False, True) if args == [bool] else tuple(v for a in args for v in typing.get_args(a))
-
-    def allows(self, value: object) -> bool:
-        """Whether it may take `value`: a named value, or a positive count where its type takes an int."""
-        counts = int in typing.get_args(self.annotation)
-        return value in self.values or (counts and isinstance(value, int) and not isinstance(value, bool)
-                                        and value >= MIN_BUCKET)
-
-    def default(self, stack: str) -> object:
-        """Its value under `stack`."""
-        return self.by_stack.setting(stack)[0]
-
-    def source(self, stack: str) -> str:
-        """Where its value under `stack` is read."""
-        return self.by_stack.setting(stack)[1]
-
-
-def _rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
-    return {name: TrainingSwitch(name, info.annotation, info.description or "", meta[0]) for model in models
-            for name, info in model.model_fields.items()
-            if (meta := [m for m in info.metadata if isinstance(m, ByStack)])}
-
-
 #: The table: every training switch, by name, in declaration order.
-SWITCHES: dict[str, TrainingSwitch] = _rows(SequenceParallel, StackSwitches)
+SWITCHES: dict[str, TrainingSwitch] = rows(SequenceParallel, StackSwitches)
 
 
 def as_written(value: object) -> str:

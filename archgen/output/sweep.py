@@ -8,7 +8,7 @@ from typing import Any
 
 from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
 from archgen.perf.explore.batch_path import path_note
-from archgen.perf.explore.hardware_scope import peak_scope, power_note, price_note
+from archgen.perf.explore.hardware_scope import peak_axis_scope, power_note, price_note
 from archgen.perf.explore.points import (
     PointRow,
     Result,
@@ -113,4 +113,4 @@ def to_json(result: Result) -> dict[str, Any]:
             **({"batch_bounds": [{"bound": k, "points": n} for k, n in bounds.items()]}
                if (bounds := tally(result).batch_bounds) else {}),
             **({"peak_scope": [{**s, "held": {k: quantity(v) for k, v in s["held"].items()}} for s in scope]}
-               if (scope := peak_scope(p)) else {})}
+               if (scope := peak_axis_scope(p)) else {})}

@@ -16,7 +16,7 @@ from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
-from archgen.render.rack_power import water_rows
+from archgen.render.rack_cooling import water_rows
 
 NOT_PROVIDED = "not provided"
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}

@@ -49,12 +49,18 @@ def _per_server(c: Any) -> str:
     return f"; the set's {c.rate.per_year:.4f} is per server of {n} accelerators, applied per accelerator"
 
 
+def _lent(c: Any) -> str:
+    """Where a class's rate was measured, where the set borrows it from another operator (`FailureRate.operator`)."""
+    return f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else ""
+
+
 def _count(rel: Any, c: Any) -> str:
     """The count a class's rate was taken from and its 95 % interval per unit-year, where the rate states one.
 
     A pooled count (`FailureRate.pooled`) says that every unit of the classes sharing it takes the same rate, a
-    switch chassis as one optical end, since the source does not split the count (review28: the interval reads as
-    the rate's whole uncertainty otherwise; all of Llama 3's 35 on its ToR switches would be 0.231 a switch-year).
+    copper assembly as one optical end, since the source does not split the count (review28: the interval reads as
+    the rate's whole uncertainty otherwise). Switches no longer share Llama 3's count: they take a switch rate
+    (rel22, issue 22: all 35 on its ToR switches would have been 0.231 a switch-year).
     """
     ends = c.per_unit_interval()
     if ends is None:
@@ -93,7 +99,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Accelerators removed", digits=0, align="right"),
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
-                  c.per_day * 365.25, (c.rate.basis + _per_server(c) + _count(rel, c)) if c.rate else "—")
+                  c.per_day * 365.25, (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c)) if c.rate else "—")
                  for c in rel.classes)
     rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
                   for name, n in rel.unrated_units.items())
@@ -136,6 +142,9 @@ def reliability_section(run: Any, a: Any) -> Section | None:
             section.add(Para("Range: " + ". ".join(notes) + "."))
     if rel.assumed:
         section.add(Para("Assumed rates: " + ", ".join(rel.assumed) + "."))
+    if rel.lent():   # a class rate the set takes from another operator's fleet (issue 22: Llama 3's switches)
+        section.add(Para(f"Rates the '{rel.rates_id}' set borrows from another operator's fleet: "
+                         + ", ".join(rel.lent()) + "."))
     return section
 
 
@@ -346,6 +355,9 @@ def open_items(run: Any, a: Any) -> list[str]:
     rel = run.operations.reliability.get(a.cluster.path)
     if rel is not None and rel.assumed:
         items.append("Reliability rests on assumed failure rates: " + ", ".join(rel.assumed) + ".")
+    if rel is not None and rel.lent():
+        items.append("Reliability rests on failure rates borrowed from another operator's fleet: "
+                     + ", ".join(rel.lent()) + ".")
     return items
 
 

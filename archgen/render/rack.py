@@ -19,7 +19,8 @@ from archgen.open_item import OpenItem
 from archgen.render import common, distribution, fmt, glossary, palette
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
-from archgen.render.rack_power import air, assumed_tag, cooling, power, ratio
+from archgen.render.rack_cooling import air, assumed_tag, cooling
+from archgen.render.rack_power import power, ratio
 from archgen.render.tables import bom_table
 
 #: Part classes, in legend order, with the colour used in every diagram (`archgen.render.palette`, light enough

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.facility_water import facility_water
-from archgen.render.rack_power import cooling
+from archgen.render.rack_cooling import cooling
 from tests.analyse.test_rear_door import CLUSTER, dc_needs
 from tests.conftest import case_files, run_specs
 

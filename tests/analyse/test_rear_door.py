@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.render.rack_power import cooling
+from archgen.render.rack_cooling import cooling
 from tests.conftest import case_files, run_specs
 
 AIR = 4 * 15.2 * 0.2   # kW to air before the door (catalog amd-mi355x-platform: max 15.2 kW, liquid_fraction 0.8)

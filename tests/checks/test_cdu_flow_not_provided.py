@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.render.rack_power import cooling
+from archgen.render.rack_cooling import cooling
 from tests.checks.test_cases import findings_of
 from tests.conftest import case_files, run_specs
 from tests.render.test_unstated_rack_inputs import _rows

@@ -90,10 +90,11 @@ def test_with_chip_keeps_the_fabrics_scale_up_and_takes_the_chips_hbm_and_flash(
 def test_the_estimate_says_each_efficiency_is_not_measured(minimal_estimate):
     """`archgen estimate` on the minimal user specs (accelerator `acc` states no efficiency) gives the band."""
     est, note, (lo, hi) = minimal_estimate
-    for text in ("HBM efficiency (not measured: the part states none; assumed point 0.85, range 0.783 to 0.866",
-                 "flash-attention efficiency (not measured: the part states none; assumed point 0.787, range 0.787 "
-                 "to 0.85", "scale-up link efficiency (not measured: the part states none; assumed point 0.8, range "
-                 "0.61 to 0.824"):
+    for text in ("HBM efficiency (not measured: the part states none; assumed point 0.85, range 0.783 (mi300x) to "
+                 "0.866 (h100-sxm5-80gb)", "flash-attention efficiency (not measured: the part states none; assumed "
+                 "point 0.787, range 0.787 (h100-sxm5-80gb) to 0.85 (a100-sxm4-80gb)", "scale-up link efficiency (not "
+                 "measured: the part states none; assumed point 0.8, range 0.61 (a100-sxm4-80gb) to 0.824 "
+                 "(h100-sxm5-80gb)"):
         assert text in note
     assert lo < est.metrics["step_time"].m_as("s") < hi
 

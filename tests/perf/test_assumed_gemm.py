@@ -73,7 +73,8 @@ def test_a_user_part_gets_the_range_and_a_stated_part_keeps_its_own():
 def test_the_estimate_says_the_efficiency_is_not_measured(minimal_estimate):
     """`archgen estimate` on the minimal user specs (accelerator `acc` states no efficiency) gives the band."""
     est, note, (lo, hi) = minimal_estimate
-    assert "bf16 GEMM efficiency (not measured: the part states none; assumed point 0.7, range 0.511 to 0.859" in note
+    assert "bf16 GEMM efficiency (not measured: the part states none; assumed point 0.7, range 0.511 (mi300x) to 0.859 " \
+           "(a100-sxm4-80gb)" in note
     assert lo < est.metrics["step_time"].m_as("s") < hi
 
 

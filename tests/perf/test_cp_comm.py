@@ -89,7 +89,8 @@ def test_a2a_plus_p2p_rings_a_share_of_the_heads_over_the_second_group(h100):
     ("a2a", 1, 16, None, "its 16 all-to-all ranks, and at tp 1 a rank holds 32 query and 8 KV heads"),
     ("a2a", 1, 16, None, "cp_comm_type a2a+p2p with hierarchical_context_parallel_sizes [8, 2], or"),
     ("a2a", 2, 8, None, "at tp 2 a rank holds 16 query and 4 KV heads"),
-    ("a2a+p2p", 1, 16, None, "needs parallelism.hierarchical_context_parallel_sizes [a2a, p2p]"),
+    ("a2a+p2p", 1, 16, None, "cp_comm_type a2a+p2p at cp 16 needs hierarchical_context_parallel_sizes [a2a, p2p]"),
+    ("a2a+p2p", 1, 16, (2, 2), "hierarchical_context_parallel_sizes [2, 2] multiply to 4, and cp is 16"),
     ("a2a+p2p", 1, 16, (16, 1), "its 16 all-to-all ranks"),
     ("a2a", 1, 8, None, None), ("a2a+p2p", 1, 16, (8, 2), None), ("allgather", 8, 16, None, None),
 ])

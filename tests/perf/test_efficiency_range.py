@@ -82,8 +82,8 @@ def test_the_range_reaches_the_estimate(accelerators):
                            "those ranges the step time spans") and f"{hi:.4g} s" in note
     (note,) = efficiency_note(hw, "tf32", step)  # no tf32 GEMM figure: an assumed point, said to be one
     assert note.startswith("tf32 GEMM efficiency (not measured: the part states none; assumed point 0.459, range "
-                           "0.382 to 0.859, the catalog's measured fractions) and HBM efficiency (catalog point "
-                           "0.85, range 0.783 to 0.866) and flash-attention")
+                           "0.382 (b300-sxm-288gb) to 0.859 (a100-sxm4-80gb), the catalog's measured fractions) and "
+                           "HBM efficiency (catalog point 0.85, range 0.783 to 0.866) and flash-attention")
     h100 = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
     assert efficiency_note(h100, "bf16", step) == [] and over_range(h100, "bf16", step) is None
 

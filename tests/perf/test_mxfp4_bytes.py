@@ -19,6 +19,7 @@ from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.generation import fp4_format
 from archgen.perf.serve.inference import weights_per_gpu
 from tests.conftest import SPECS
+from tests.perf.test_fp4_format_note import JOBS
 
 MXFP4 = 0.5 + 1.0 / 32.0  # 4 bits of E2M1 plus one 8-bit E8M0 scale per 32 values (OCP MX v1.0)
 NVFP4 = 0.5 + 1.0 / 16.0  # 4 bits of E2M1 plus one 8-bit E4M3 scale per 16 values (NVIDIA NVFP4)
@@ -44,20 +45,9 @@ def test_weights_gemm_bytes_and_casts_in_mxfp4():
     assert nv - mx == pytest.approx(nv / (K.ACT_BYTES + NVFP4) * (NVFP4 - MXFP4))
 
 
-JOB = """\
-kind: Workload
-id: fp4-serve-mi355x
-name: Llama 3.1 70B FP4 serving on one MI355X node
-model: llama3-70b
-cluster: mi355x-th5
-accelerators: 8
-inference: {precision: fp4, tp: 8, input_len: 2048, output_len: 256}
-"""
-
-
 def test_an_mi355x_estimate_holds_mxfp4_weights(cli, tmp_path):
     """Llama 3.1 70B at TP 8: 5.338 GB of weights per GPU in NVFP4 before, the MXFP4 figure now."""
-    (tmp_path / "job.yaml").write_text(JOB, encoding="utf-8")
+    (tmp_path / "jobs.yaml").write_text(JOBS, encoding="utf-8")   # its fp4-serve-mi355x
     out = json.loads(cli("estimate", str(SPECS), str(tmp_path), "--workload", "fp4-serve-mi355x",
                          "--format", "json").out)
     params = LLAMA70.params()  # the catalog's llama3-70b

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from archgen.render.blocks import Section, Table
 from archgen.render.common import open_items_section, validation_section
-from archgen.render.rack_power import cooling
+from archgen.render.rack_cooling import cooling
 from archgen.render.target import rack_scope
 from tests.conftest import run_specs
 

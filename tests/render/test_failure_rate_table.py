@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.render.blocks import Table
-from archgen.render.operations import reliability_section
+from archgen.render.blocks import Para, Table
+from archgen.render.operations import open_items, reliability_section
 
 #: Llama 3 405B, Table 5 and section 3.3.4: 46 host and 63 software interruptions in 54 days on 2,048 8-GPU servers.
 SERVER_YEARS = 2048 * 54 / 365.25
@@ -47,11 +47,28 @@ def test_a_per_server_rate_on_4_gpu_trays_is_half_the_servers_and_says_so(rows):
 
 
 def test_the_network_classes_name_the_one_count_they_share_and_its_interval(rows):
-    """Llama 3's 35 "Network Switch/Cable" interruptions, one pooled rate per part (tests/analyse/test_network_rate.py).
+    """Llama 3's 35 "Network Switch/Cable" interruptions, one pooled rate per optical end and copper cable
+    (tests/analyse/test_network_rate.py); switches at Alibaba HPN's ToR rate.
 
     0.004718 a part-year x 24.379 / 35 and x 48.677 / 35 (Garwood's 95 % on 35 events): 0.0033 to 0.0066.
     """
-    for name in ("switch", "transceiver", "cable"):
-        assert rows[name][4] == ("assumed; one count of 35 events for cable, switch, transceiver, the same rate for "
+    for name in ("transceiver", "cable"):
+        assert rows[name][4] == ("assumed; one count of 35 events for cable, transceiver, the same rate for "
                                  "each unit (the source does not split the count; how far a class's own rate lies "
                                  "from it is in no interval or range), 95 % 0.0033 to 0.0066"), name
+    # a switch takes a switch's rate (issue 22), borrowed from Alibaba Cloud's ToRs and said so; no count
+    assert rows["switch"][4] == ("sourced; borrowed: measured by Alibaba Cloud, ToRs of its single-ToR LLM-training "
+                                 "clusters (Qian et al., HPN, SIGCOMM 2024, section 2.3)")
+    assert rows["switch"][2] == pytest.approx(0.00051 * 12)
+
+
+def test_the_document_says_which_rate_is_borrowed_from_which_operator(shipped_run):
+    """Issue 22: the H100 set's switch rate is Alibaba Cloud's, not Meta's; the reliability section and the open
+    items say so, where the table's basis cell alone would leave a reader to find it."""
+    a = shipped_run.clusters["cluster/gb200-nvl72-su"]
+    said = [b.text for b in reliability_section(shipped_run, a).blocks if isinstance(b, Para)]
+    lent = ("switch (measured by Alibaba Cloud, ToRs of its single-ToR LLM-training clusters (Qian et al., HPN, "
+            "SIGCOMM 2024, section 2.3))")
+    assert f"Rates the 'field-h100-2024' set borrows from another operator's fleet: {lent}." in said
+    assert f"Reliability rests on failure rates borrowed from another operator's fleet: {lent}." in \
+        open_items(shipped_run, a)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from archgen.render.blocks import Para, Section, Table
-from archgen.render.rack_power import cooling, power
+from archgen.render.rack_cooling import cooling
+from archgen.render.rack_power import power
 from tests.conftest import run_specs
 
 RACK = """kind: Rack

@@ -21,8 +21,8 @@ why), whatever `tdp` states: no axis states a scaled part's price (a price alone
 the cost rests on the power too), so the sweep cannot give one.
 
 A `peak` axis (and the `peak` elasticity) scales the tensor peak of the point's data type alone (`Hardware.scaled`):
-`peak_scope` names the peaks each accelerator holds, as `archgen estimate --what-if peak=F` does
-(`perf.workload.peak_scope`).
+`peak_axis_scope` names the peaks each accelerator holds, as `archgen estimate --what-if peak=F` does
+(`perf.workload.peak_scope`; the sweep's JSON keeps that key, `peak_scope`, for this list).
 """
 
 from __future__ import annotations
@@ -179,12 +179,12 @@ def unpowered_levels(problem: SweepProblem, for_price: bool = False) -> list[str
     return out
 
 
-def peak_scope(problem: SweepProblem) -> list[dict[str, Any]]:
+def peak_axis_scope(problem: SweepProblem) -> list[dict[str, Any]]:
     """Per accelerator and data type of a sweep with a `peak` axis, the peak the axis scales and the ones it holds.
 
     Each: `accelerator`, `scaled` (the point's data type), `held` (the part's other tensor peaks, TFLOP/s, by data
     type): a point at peak x2 is a part whose `scaled` peak doubled and whose others did not, as
-    `estimate --what-if peak=2` says (`perf.workload.peak_scope`). None where the sweep has no `peak` axis.
+    `estimate --what-if peak=2` says (`perf.workload.peak_scope`). Empty where the sweep has no `peak` axis.
     """
     if "peak" not in problem.axes:
         return []
@@ -200,8 +200,8 @@ def peak_scope(problem: SweepProblem) -> list[dict[str, Any]]:
     return out
 
 
-def peak_scope_text(scope: dict[str, Any]) -> str:
-    """One `peak_scope` entry in words."""
+def peak_axis_scope_text(scope: dict[str, Any]) -> str:
+    """One `peak_axis_scope` entry in words."""
     held = ", ".join(f"{k} {v.m:,.0f} TFLOP/s" for k, v in scope["held"].items())
     return (f"{scope['accelerator']} at {scope['scaled']}: the axis scales its {scope['scaled']} tensor peak alone"
             + (f"; {held} stay as catalogued" if held else ""))
@@ -264,12 +264,12 @@ def price_note(problem: SweepProblem) -> str:
 
 
 def peak_note(problem: SweepProblem) -> str:
-    """What a sweep's `peak` axis scales and holds, per accelerator and data type (`peak_scope`), in words; else ""."""
-    scope = peak_scope(problem)
+    """What a sweep's `peak` axis scales and holds, per accelerator and data type (`peak_axis_scope`); else ""."""
+    scope = peak_axis_scope(problem)
     if not scope:
         return ""
     return ("The peak axis scales the tensor peak of the point's data type alone, as the `peak` elasticity does; the "
             "part's other peaks stay as catalogued, and an FP8 or FP4 job runs part of its work at them (a training "
             "job's attention core and output layer in BF16, a serving job's logits): a point at peak x2 is not a "
             "part with every tensor peak doubled (`archgen estimate --what-if peak=F` gives that too). "
-            + "; ".join(peak_scope_text(s) for s in scope) + ".")
+            + "; ".join(peak_axis_scope_text(s) for s in scope) + ".")

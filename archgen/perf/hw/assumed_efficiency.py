@@ -35,6 +35,11 @@ from archgen.perf.hw.measured_range import Range, held_inside
 MEASURED_RANGE: dict[str, Range] = {
     "hbm": (0.783, 0.866), "flash": (0.787, 0.85), "scale_up": (0.61, 0.824)}
 
+#: The parts the ends of `MEASURED_RANGE` were measured on (as above), named in an estimate's note.
+MEASURED_ENDS: dict[str, tuple[str, str]] = {
+    "hbm": ("mi300x", "h100-sxm5-80gb"), "flash": ("h100-sxm5-80gb", "a100-sxm4-80gb"),
+    "scale_up": ("a100-sxm4-80gb", "h100-sxm5-80gb")}
+
 #: The efficiencies this module covers, in the order estimates name them.
 NAMES = ("hbm", "flash", "scale_up")
 

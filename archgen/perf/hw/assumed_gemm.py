@@ -36,9 +36,17 @@ ASSUMED_GEMM_EFFICIENCY = 0.7
 MEASURED_GEMM_RANGE: dict[str, Range] = {
     "fp16": (0.5, 0.859), "bf16": (0.511, 0.859), "fp8": (0.487, 0.769), "fp4": (0.382, 0.574)}
 
+#: The parts the ends of `MEASURED_GEMM_RANGE` were measured on (as above), named in an estimate's note: the fp4
+#: range runs from an NVIDIA part's NVFP4 to AMD's MXFP4, which an NVIDIA part that states none should be told.
+MEASURED_GEMM_ENDS: dict[str, tuple[str, str]] = {
+    "fp16": ("mi300x", "a100-sxm4-80gb"), "bf16": ("mi300x", "a100-sxm4-80gb"), "fp8": ("mi300x", "gaudi3"),
+    "fp4": ("b300-sxm-288gb", "mi355x")}
+
 #: The range over every measured data type, for a data type the catalog measures on no part: 0.382 (b300-sxm-288gb,
 #: fp4) to 0.859 (a100-sxm4-80gb, bf16).
 MEASURED_GEMM_RANGE_ANY = (0.382, 0.859)
+#: The parts of `MEASURED_GEMM_RANGE_ANY`'s ends.
+MEASURED_GEMM_ENDS_ANY = ("b300-sxm-288gb", "a100-sxm4-80gb")
 
 
 def measured_range(dtype: str) -> Range:
@@ -50,3 +58,8 @@ def assumed_point(dtype: str, stated: Mapping[str, float]) -> float:
     """The assumed GEMM efficiency of `dtype` on a part that states `stated` (other data types) and not `dtype`."""
     point = min(stated.values()) if stated else ASSUMED_GEMM_EFFICIENCY
     return held_inside(point, measured_range(dtype))
+
+
+def measured_ends(dtype: str) -> tuple[str, str]:
+    """The parts the ends of `measured_range(dtype)` were measured on (low end, high end)."""
+    return MEASURED_GEMM_ENDS.get(dtype, MEASURED_GEMM_ENDS_ANY)

@@ -54,8 +54,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.engine import MAX_BATCH_SIZE, MAX_NUM_TOKENS
-from archgen.perf.comm.collectives import collective_time
 from archgen.perf.comm.placement import replica_members
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -253,14 +253,15 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     ffn_local, ffn_routed = ffn_bytes(a, dt, tp, ep=job.ep, attention_dp=adp, activation=job.ffn_activation, fp4=fp4)
     ew = K.memory_time(hw, mine * (ACT_BYTES * SERVING_ELEMENTWISE_H * a.hidden * a.layers + ffn_local)
                        + tokens * ffn_routed)
-    k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds
+    k_tp = replica_members(hw, tp)  # the replica lies inside one domain, whatever else the job holds (and one rack,
+    # of a domain over several, where tp divides the rack: `comm.racks`)
     if adp:  # dispatch and combine all-to-alls around each MoE layer, none around attention
         send = mine * a.top_k * a.hidden
-        a2a = collective_time(hw, "all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)], tp, k_tp) \
-            + collective_time(hw, "all_to_all", send * ACT_BYTES, tp, k_tp)
+        a2a = sum(group_times(hw, (("all_to_all", send * K.DTYPE_BYTES[_dispatch_dtype(dt)]),
+                                   ("all_to_all", send * ACT_BYTES)), tp, k_tp))
         comm = moe * np.where(tp > 1, a2a, 0.0)
     else:
-        ar = np.where(tp > 1, collective_time(hw, "all_reduce", tokens * a.hidden * ACT_BYTES, tp, k_tp), 0.0)
+        ar = np.where(tp > 1, group_times(hw, (("all_reduce", tokens * a.hidden * ACT_BYTES),), tp, k_tp)[0], 0.0)
         comm = a.layers * 2.0 * ar
     if sampled is None:  # the logits of the last prompt token, or of every step
         sampled = mine if not prefill else mine / context

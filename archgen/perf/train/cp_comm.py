@@ -30,6 +30,7 @@ efficiency at the other shapes is not modelled apart.
 
 from __future__ import annotations
 
+from archgen.model.training_rules import hierarchy_problem
 from archgen.perf.comm.collectives import collective_times, members_per_domain
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
@@ -53,10 +54,6 @@ SOURCES = {
 #: Transformer Engine's a2a assertion on the heads (context_parallel.py at d0067d0, line 4246).
 HEADS_SOURCE = ("Transformer Engine asserts \"cp_comm_type='a2a' requires num_heads % cp_size == 0 for Q, K, V\", "
                 "context_parallel.py at d0067d0, line 4246")
-#: Megatron-LM's rule on the hierarchical sizes (arguments.py at d98e8a6, lines 580-585).
-HIERARCHY_SOURCE = ("Megatron-LM megatron/training/arguments.py at d98e8a6, lines 580-585: "
-                    "'--hierarchical-context-parallel-sizes must be set when a2a+p2p is used in cp comm', and "
-                    "context_parallel_size == prod(hierarchical_context_parallel_sizes)")
 
 
 def a2a_size(cp_comm_type: str, cp, hierarchy: tuple[int, int] | None):
@@ -71,19 +68,17 @@ def a2a_size(cp_comm_type: str, cp, hierarchy: tuple[int, int] | None):
 def cp_comm_problem(arch: Arch, job: Job, tp: int, cp: int) -> str | None:
     """Why the job's `cp_comm_type` cannot run at tp and cp (None when it can, and always at cp 1).
 
-    a2a+p2p needs `hierarchical_context_parallel_sizes` [a2a, p2p] whose product is cp (`HIERARCHY_SOURCE`); a2a and
-    a2a+p2p need a TP rank's Q heads and KV heads (at least one: tp above the KV heads sub-shards them) divisible by
-    the all-to-all group (`HEADS_SOURCE`).
+    a2a+p2p needs `hierarchical_context_parallel_sizes` [a2a, p2p] whose product is cp, the rule a Workload's stated
+    layout is held to (`model.training_rules.hierarchy_problem`, here at each cp a search tries); a2a and a2a+p2p
+    need a TP rank's Q heads and KV heads (at least one: tp above the KV heads sub-shards them) divisible by the
+    all-to-all group (`HEADS_SOURCE`).
     """
     kind = job.cp_comm_type
     if cp <= 1 or kind in ("p2p", "allgather"):
         return None
     h = job.cp_hierarchy
-    if kind == "a2a+p2p" and (h is None or h[0] * h[1] != cp):
-        got = "none given" if h is None else f"[{h[0]}, {h[1]}], whose product is {h[0] * h[1]}"
-        return (f"cp_comm_type a2a+p2p at cp {cp} needs parallelism.hierarchical_context_parallel_sizes [a2a, p2p] "
-                f"with a2a x p2p = cp ({HIERARCHY_SOURCE}); {got} (a Workload states them; a validation case "
-                "cannot, so it runs a2a+p2p nowhere)")
+    if kind == "a2a+p2p" and (problem := hierarchy_problem(kind, cp, h)):
+        return f"{problem} (a Workload states them; a validation case cannot, so it runs a2a+p2p nowhere)"
     n = int(a2a_size(kind, cp, h))
     q, kv = arch.heads // tp, max(arch.kv_heads // tp, 1)
     if q % n or kv % n:

@@ -38,7 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.model.training_rules import NO_USERBUFFERS
-from archgen.perf.comm.collectives import collective_times, members_per_domain
+from archgen.perf.comm.collectives import members_per_domain
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -107,10 +108,10 @@ def tp_times(hw: Hardware, rec: str | None, tokens, hidden, tp):
     """
     size = tokens * hidden
     usages = 2.0 if two_usages(rec) else 1.0
-    return tuple(collective_times(hw, (("all_reduce", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES),
-                                       ("all_gather", size * gather_bytes(rec)),
-                                       ("all_gather", size * gather_bytes(rec, usages))),
-                                  tp, members_per_domain(hw, tp, 1)))
+    return tuple(group_times(hw, (("all_reduce", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES),
+                                  ("all_gather", size * gather_bytes(rec)),
+                                  ("all_gather", size * gather_bytes(rec, usages))), tp, members_per_domain(hw, tp, 1)))
+
 
 
 def tp_layer(hw: Hardware, job: Job, T, tp, sp, passes, moe_share, hbm):
@@ -158,8 +159,8 @@ def subshard_qkv(hw: Hardware, a: Arch, T, tp, passes):
     if not over.any():
         return 0.0
     size = T * (a.heads + 2.0 * a.kv_heads) * a.head_dim
-    ag, rs = collective_times(hw, (("all_gather", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES)), tp,
-                              members_per_domain(hw, tp, 1))
+    ag, rs = group_times(hw, (("all_gather", size * ACT_BYTES), ("reduce_scatter", size * ACT_BYTES)), tp,
+                         members_per_domain(hw, tp, 1))
     return where(over, passes * ag + rs, 0.0)
 
 

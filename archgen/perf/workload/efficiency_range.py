@@ -26,7 +26,8 @@ from collections.abc import Callable, Sequence
 from itertools import product
 from typing import Any
 
-from archgen.perf.hw.assumed_gemm import assumed_point
+from archgen.perf.hw.assumed_efficiency import MEASURED_ENDS, MEASURED_RANGE
+from archgen.perf.hw.assumed_gemm import assumed_point, measured_ends, measured_range
 from archgen.perf.hw.hardware import Hardware
 
 
@@ -206,10 +207,25 @@ def _described(hw: Hardware, dtype: str | None) -> list[str]:
     assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
     return [f"{name} (model point {point:g}, range {lo:g} to {hi:g}: AMD's RCCL all-reduce to send/recv expectations, "
             "`perf.comm.rccl_net`)" if name == SCALE_OUT else
-            f"{name} (not measured: the part states none; assumed point {point:g}, range {lo:g} to {hi:g}, the "
-            f"catalog's measured fractions)" if name in assumed else
+            f"{name} (not measured: the part states none; assumed point {point:g}, range "
+            f"{_whose(name, dtype, lo, hi)}, the catalog's measured fractions)" if name in assumed else
             f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
             for name, point, (lo, hi) in stated_ranges(hw, dtype)]
+
+
+def _whose(name: str, dtype: str | None, lo: float, hi: float) -> str:
+    """An assumed efficiency's range in words, each end with the part measured there: '0.382 (b300-sxm-288gb) to ...'.
+
+    The parts are named where the range is the catalog's measured one (`perf.hw.assumed_gemm`,
+    `perf.hw.assumed_efficiency`); the bare figures otherwise.
+    """
+    key = _NAMES.get(name)
+    if key or dtype:
+        measured, ends = ((MEASURED_RANGE[key], MEASURED_ENDS[key]) if key else
+                          (measured_range(dtype or ""), measured_ends(dtype or "")))
+        if measured == (lo, hi):
+            return f"{lo:g} ({ends[0]}) to {hi:g} ({ends[1]})"
+    return f"{lo:g} to {hi:g}"
 
 
 def unmeasured(hw: Hardware, dtypes: Sequence[str | None]) -> str:

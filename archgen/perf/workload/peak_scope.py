@@ -27,7 +27,7 @@ HEADLINE = {"training": "step_time", "inference": "tokens_per_second"}
 def held_peaks(hw: Hardware, dtype: str) -> dict[str, Any]:
     """The part's tensor peaks other than `dtype`'s, TFLOP/s by data type: what a `peak` factor on `dtype` holds.
 
-    The what-if's (`peak_scope`) and a sweep's `peak` axis's (`perf.explore.hardware_scope.peak_scope`).
+    The what-if's (`peak_scope`) and a sweep's `peak` axis's (`perf.explore.hardware_scope.peak_axis_scope`).
     """
     return {k: Q_(v, "FLOPS").to("TFLOPS") for k, v in sorted(hw.peak.items()) if k != dtype}
 

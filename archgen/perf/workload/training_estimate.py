@@ -41,6 +41,7 @@ from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
+from archgen.perf.workload.moe_pass_note import moe_pass_note
 from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.sm_note import sm_note
@@ -206,6 +207,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
+        notes += moe_pass_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
     notes += span_note(hw, t.precision, span)
     if with_stack_range:  # as the stack range: a sweep shows no notes

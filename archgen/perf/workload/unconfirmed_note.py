@@ -61,8 +61,11 @@ def unconfirmed_read(figures: tuple[str, ...], precision: str | None) -> tuple[s
 _TABLES = ("Volta's", "Ampere's", "Hopper's", "Blackwell's (NCCL's newest)")
 
 
-def keyed_on(compute_capability: float, training: bool) -> str:
+def keyed_on(compute_capability: float, training: bool, precision: str | None = None) -> str:
     """What the model takes from a compute capability (`perf.hw.generation`), in words; training's rules if `training`.
+
+    FP8's two rules (the tensor-wise copies and MXFP8) are named for an FP8 job (or where `precision` is not given)
+    only: a BF16 or FP4 job reads neither (`perf.hw.quant`: MXFP8 and NVFP4 write both copies on any generation).
 
     The counterpart of `generation.WITHOUT`: NCCL's tuning table (`perf.comm.nccl.generation`), NVLS from 9.0
     (`generation.runs_nvls`), and for training Transformer Engine's FP8 copies (`perf.hw.quant`: one from 10.0),
@@ -76,10 +79,11 @@ def keyed_on(compute_capability: float, training: bool) -> str:
              "NVLS in-switch reduction where the domain has it" if compute_capability >= NVLS_FROM else "no NVLS"]
     if training:
         new = compute_capability >= 10.0
-        items += [f"FP8 tensors quantised {'once' if new else 'twice, once transposed'} (Transformer Engine's rule "
-                  f"{'from' if new else 'below'} 10.0)", f"TP-overlap GEMM chunks on {'several' if new else 'one'} "
-                  "stream" + "s" * new, f"the MXFP8 recipe {'allowed' if new else 'refused'}",
-                  "the HybridEP dispatcher allowed"]
+        fp8 = precision in (None, "fp8")
+        items += [*([f"FP8 tensors quantised {'once' if new else 'twice, once transposed'} (Transformer Engine's "
+                     f"rule {'from' if new else 'below'} 10.0)"] * fp8),
+                  f"TP-overlap GEMM chunks on {'several' if new else 'one'} stream" + "s" * new,
+                  *([f"the MXFP8 recipe {'allowed' if new else 'refused'}"] * fp8), "the HybridEP dispatcher allowed"]
     return "; ".join(items)
 
 
@@ -95,8 +99,9 @@ def unconfirmed_note(accelerator: str, figures: tuple[str, ...], precision: str 
     read = tuple(f for f in unconfirmed_read(figures, precision) if f not in told)
     if not read:
         return []
+    rules = keyed_on(compute_capability, training, precision)
     keyed = ([f"its unconfirmed compute_capability {compute_capability:g} is an assumed generation, from which the "
-              f"model takes {keyed_on(compute_capability, training)}, not the part's own (unpublished) rules"]
+              f"model takes {rules}, not the part's own (unpublished) rules"]
              if "compute_capability" in read and compute_capability else [])
     return [f"the estimate rests on figures {accelerator} lists as unconfirmed (`unconfirmed:`, not confirmed from a "
             f"public source): {', '.join(read)}; the band spans the model's error and stated efficiency ranges, not "

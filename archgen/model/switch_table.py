@@ -1,0 +1,55 @@
+"""The table of training switches' row: `TrainingSwitch`, read from a model field that carries its `ByStack`.
+
+Split from `archgen.model.switches`, which declares the switches (one field each) and builds the table `SWITCHES`
+from them with `rows`; this module holds what a row is and what it allows, whatever the switch.
+"""
+
+from __future__ import annotations
+
+import typing
+from dataclasses import dataclass
+
+from archgen.model.spec import Spec
+from archgen.model.stack_profiles import ByStack
+
+#: The smallest `ddp_bucket_size` the model times: one million parameters, a 1,024 x 1,024 weight matrix (below it a
+#: bucket is a tensor or two, which the count parameters / bucket does not follow; see
+#: `switches.StackSwitches._bucket_of_whole_tensors`).
+MIN_BUCKET = 1_000_000
+
+
+@dataclass(frozen=True)
+class TrainingSwitch:
+    """One row of the table: a switch's name, type, allowed values, description and value under each profile."""
+
+    name: str
+    annotation: object
+    description: str
+    by_stack: ByStack
+
+    @property
+    def values(self) -> tuple[object, ...]:
+        """The named values it may take (a count, as `ddp_bucket_size` takes, is not among them: `allows`)."""
+        args = [a for a in typing.get_args(self.annotation) if a is not type(None)]
+        return (False, True) if args == [bool] else tuple(v for a in args for v in typing.get_args(a))
+
+    def allows(self, value: object) -> bool:
+        """Whether it may take `value`: a named value, or a count of at least `MIN_BUCKET` where it takes an int."""
+        counts = int in typing.get_args(self.annotation)
+        return value in self.values or (counts and isinstance(value, int) and not isinstance(value, bool)
+                                        and value >= MIN_BUCKET)
+
+    def default(self, stack: str) -> object:
+        """Its value under `stack`."""
+        return self.by_stack.setting(stack)[0]
+
+    def source(self, stack: str) -> str:
+        """Where its value under `stack` is read."""
+        return self.by_stack.setting(stack)[1]
+
+
+def rows(*models: type[Spec]) -> dict[str, TrainingSwitch]:
+    """The rows of `models`' fields that carry a `ByStack` (their value under each profile), in declaration order."""
+    return {name: TrainingSwitch(name, info.annotation, info.description or "", meta[0]) for model in models
+            for name, info in model.model_fields.items()
+            if (meta := [m for m in info.metadata if isinstance(m, ByStack)])}

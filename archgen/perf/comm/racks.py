@@ -1,0 +1,50 @@
+"""A group's collectives in a scale-up domain over several racks: the second switch hop only for groups that cross.
+
+`perf.workload.racks_note.second_hop` adds a stated switch hop's average over the job's ring steps to
+`Hardware.scale_up_latency` (as NCCL counts a ring's steps between nodes) and records it, `rack_hop`, with the
+accelerators of each rack, `rack_size`. Each rack holds consecutive ranks of the job's share of a domain, and a
+group's members are base + i·stride, the groups tiling the share in blocks of stride·n ranks
+(`placement.members_per_domain`): where the block divides the rack every group lies inside one rack and no step of
+it crosses the second switch, so `group_times` times it without the average. Where a rack boundary cuts one group,
+all keep it: the groups of a collective run in lockstep. A TP group (training's `perf.train.tp_comm`, a serving
+replica's in `perf.serve.inference`) is such a group, stride 1 (fin7: before, every collective of a job across
+racks took the average, a TP group inside one rack too).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from archgen.perf.comm.collectives import collective_times
+from archgen.perf.hw.hardware import Hardware
+from archgen.perf.hw.numeric import as_float, where
+
+__all__ = ["group_times", "in_one_rack"]
+
+
+def in_one_rack(hw: Hardware, n, stride=1):
+    """Whether every group of n ranks `stride` apart lies inside one rack (module docstring); an array where n is one.
+
+    False where the job's share stays in one rack (`rack_size` 0: no second hop was added).
+    """
+    if not hw.rack_size:
+        return np.zeros(np.shape(n), dtype=bool)
+    return np.mod(hw.rack_size, np.maximum(np.rint(as_float(n)), 1.0) * stride) == 0
+
+
+def group_times(hw: Hardware, requests, n, k, stride=1) -> list:
+    """`collectives.collective_times` of (op, size) `requests` on groups of n ranks `stride` apart, k per domain.
+
+    Without the second hop's average (`hw.rack_hop`) where every such group lies inside one rack (`in_one_rack`).
+    """
+    if not hw.rack_size:   # the share stays in one rack (every domain of one rack): nothing to take off
+        return collective_times(hw, requests, n, k)
+    inside = in_one_rack(hw, n, stride)
+    if not inside.any():
+        return collective_times(hw, requests, n, k)
+    own = collective_times(replace(hw, scale_up_latency=hw.scale_up_latency - hw.rack_hop), requests, n, k)
+    if inside.all():
+        return own
+    return [where(inside, o, t) for o, t in zip(own, collective_times(hw, requests, n, k), strict=True)]

@@ -1,0 +1,183 @@
+"""The cooling section of the rack document (`archgen.render.rack`), split from `render.rack_power` (its power section).
+
+Numbers come from `archgen.analyse.rack.RackAnalysis` and the COOL004 coolant supply (`checks.scope`); this module
+selects, orders and labels them. The only arithmetic is presentation: utilisation, shares, and a temperature plus
+the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.facility_water import GroupWater, facility_water
+from archgen.analyse.rack import RackAnalysis
+from archgen.analyse.rear_door import RearDoor
+from archgen.checks.scope import coolant_supply
+from archgen.model.base import MarkedFigures
+from archgen.model.cooling import Conditions
+from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
+from archgen.render import alt_text, fmt
+from archgen.render.blocks import Column, Figure, Para, Section, Table
+from archgen.render.rack_power import ratio
+from archgen.units import Q
+
+
+def air(flow: Q | None) -> str:
+    """An air flow in SI with CFM beside it: '8,170 m³/h (4,808 CFM)'; '—' for None."""
+    return "—" if flow is None else f"{fmt.q(flow, 'm**3/h', 0)} ({fmt.q(flow, 'ft**3/min', 0)})"
+
+
+def _plus(temperature: Q, rise: Q) -> Q:
+    """A temperature raised by a difference (supply + ΔT), in °C."""
+    return (temperature.to("K") + rise.to("K")).to("degC")
+
+
+def rated_at_text(rated: Conditions | None) -> str:
+    """The conditions a CDU's capacity is stated at, or that they are not stated (COOL010 says so too)."""
+    if rated is None:
+        return "not stated (rated_at): the capacity is not known to hold at this hall's water and air (COOL010)"
+    stated = [f"facility water {fmt.q(rated.water, 'degC', 1)}" if rated.water is not None else "",
+              f"air {fmt.q(rated.ambient, 'degC', 1)}" if rated.ambient is not None else "",
+              f"altitude {fmt.q(rated.altitude, 'm', 0)}" if rated.altitude is not None else ""]
+    return ", ".join(t for t in stated if t) or "not stated (rated_at names no condition)"
+
+
+def water_text(fw: GroupWater | None) -> str:
+    """Facility water flow and return of a CDU group (`analyse.facility_water`), or why they are not provided."""
+    if fw is None:
+        return "—"
+    if fw.flow is None or fw.delta_t is None:
+        return f"not provided ({fw.missing})"
+    flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
+            "(Q / (ρ c_p ΔT), water)")
+    if fw.back is None or fw.supply is None:
+        return f"{flow}; return not provided ({fw.missing})"
+    return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
+
+
+def water_rows(racks: list[tuple[RackAnalysis, int]]) -> list[tuple[str, str]]:
+    """A cluster's facility water per rack type with a CDU: `n` racks' liquid heat at its CDU's facility ΔT."""
+    out = []
+    for r, n in racks:
+        fw = facility_water(r, r.cooling.heat_liquid * n)
+        if fw is not None and r.cooling.heat_liquid.magnitude:
+            out.append((f"Facility water, {n} × {r.rack.spec.id}", water_text(fw)))
+    return out
+
+
+def door_rows(door: RearDoor | None) -> list[tuple[str, str]]:
+    """The air path's rear-door rows: the unit, its capacity at the hall, the air heat it takes and leaves (COOL014)."""
+    if door is None:
+        return []
+    unit = door.unit
+    rated = (f"rated at {rated_at_text(unit.rated_at)}" if unit.rated_at is not None else
+             "rated at: not stated (rated_at), counted as stated")
+    draw = (f"{fmt.q(unit.power, 'kW', 2)}, shown, not in the rack's power chain (where the door is fed from is not "
+            "modelled)" if unit.power is not None else "not provided (no `power` stated)")
+    return [("Rear door", f"{unit.name or unit.id} ({unit.type}), capacity {fmt.q(door.capacity, 'kW', 1)} at the "
+                          f"hall's conditions ({rated})"),
+            ("Air heat before the door / into its water / to the hall",
+             f"{fmt.q(door.air_heat, 'kW', 1)} / {fmt.q(door.taken, 'kW', 1)} / {fmt.q(door.excess, 'kW', 1)}"
+             + (" (COOL014)" if door.excess.magnitude > 0 else "")),
+            ("Rear door's own draw", draw)]
+
+
+def cooling(a: RackAnalysis) -> Section:
+    """Heat split, liquid loop and CDU, air path."""
+    c, spec = a.cooling, a.rack.spec
+    liquid, air_path = spec.cooling.liquid, spec.cooling.air
+    share, door = ratio(c.heat_liquid, c.heat) or 0.0, c.rear_door
+    to_door = (f", {fmt.q(door.taken, 'kW', 1)} ({fmt.pct(ratio(door.taken, c.heat))}) through the rear door's "
+               "water") if door is not None else ""
+    air_share, medium = ratio(c.heat_air, c.heat) or 0.0, "the hall's air" if door is not None else "the air"
+    section = Section("cooling", "Cooling").add(
+        Para(f"All {fmt.q(c.heat, 'kW', 1)} drawn from the feeds becomes heat: {fmt.q(c.heat_liquid, 'kW', 1)} "
+             f"({fmt.pct(share)}) leaves through the liquid loop{to_door} and {fmt.q(c.heat_air, 'kW', 1)} "
+             f"({fmt.pct(air_share)}) through {medium}."),
+        Figure("fig-cooling", "cooling", "Cooling split: heat to liquid and air, and the CDU group's load against "
+                                         "its usable capacity", alt_text.cooling(a)))
+    rows = [("Liquid", c.heat_liquid, fmt.pct(share),
+             f"{liquid.coolant}, ΔT {fmt.q(liquid.delta_t, 'K', 0)}" if liquid else "—",
+             fmt.q(c.coolant_flow, "L/min", 1),
+             fmt.q(c.coolant_flow / c.heat_liquid, "L/min/kW", 2) if liquid and c.heat_liquid.magnitude else "—"),
+            ("Air", c.heat_air, fmt.pct(air_share), f"air, ΔT {fmt.q(air_path.delta_t, 'K', 0)}",
+             air(c.air_flow), "—")]
+    if door is not None:  # the air flow above is the equipment's, before the door cools it
+        rows[-1] = (*rows[-1][:4], f"{air(c.air_flow)} through the equipment, for its "
+                                   f"{fmt.q(door.air_heat, 'kW', 1)} before the door", "—")
+        rows.insert(1, ("Rear door", door.taken, fmt.pct(ratio(door.taken, c.heat)), f"water of {door.unit.id}",
+                        "not provided (the door states no water flow or ΔT)", "—"))
+    cols = (Column("Path"), Column("Heat", "kW", 1, "right"), Column("Share", align="right"), Column("Medium"),
+            Column("Flow required", align="right"), Column("Flow per kW", align="right"))
+    section.add(Table("heat-split", "Heat split and flows", cols, tuple(rows)))
+    if liquid:
+        facility, cdu = a.rack.facility, a.rack.cdu
+        water = facility.water if facility is not None else None
+        delivered = coolant_supply(water, cdu) if water is not None and cdu is not None and cdu.approach else None
+        supply = (fmt.q(delivered, "degC", 1) + f" (facility water {fmt.q(water.supply, 'degC', 1)} + CDU approach "
+                  f"{fmt.q(cdu.approach, 'K', 1)}; COOL004)" if delivered is not None and water and cdu
+                  else "not computed: no facility water or CDU approach given")
+        back = (f"{fmt.q(_plus(delivered, liquid.delta_t), 'degC', 1)} (supply + ΔT)" if delivered is not None else
+                f"at most {fmt.q(_plus(liquid.supply, liquid.delta_t), 'degC', 1)} (accepted supply + ΔT)")
+        lrows = [("ASHRAE liquid class", f"{liquid.class_} (facility water ≤ {LIQUID_CLASS_MAX[liquid.class_]:g} °C)"
+                  + assumed_tag(liquid, "class")),
+                 ("Secondary supply accepted by the trays",
+                  fmt.q(liquid.supply, "degC", 0) + assumed_tag(liquid, "supply")),
+                 ("Secondary supply delivered", supply),
+                 ("Secondary return",
+                  back + assumed_tag(liquid, "delta_t", *(() if delivered is not None else ("supply",)))),
+                 ("Coolant and ΔT", f"{liquid.coolant}, {fmt.q(liquid.delta_t, 'K', 0)}"
+                  + assumed_tag(liquid, "coolant", "delta_t")),
+                 ("Coolant flow per rack",
+                  fmt.q(c.coolant_flow, "L/min", 1) + assumed_tag(liquid, "coolant", "delta_t"))]
+        if c.cdu is not None and cdu is not None:
+            lrows += [("CDU", f"{c.cdu.count} × {cdu.name or cdu.id} ({cdu.type}), {c.cdu.redundancy}"
+                       + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
+                      ("CDU capacity: unit / usable", f"{fmt.q(c.cdu.unit_capacity, 'kW', 0)} / "
+                                                      f"{fmt.q(c.cdu.usable, 'kW', 0)}"
+                                                      + assumed_tag(liquid, "cdu_count", "cdu_redundancy")),
+                      ("CDU capacity rated at", rated_at_text(cdu.rated_at)),
+                      ("Racks sharing the CDU group", str(liquid.racks_per_cdu) + assumed_tag(liquid, "racks_per_cdu")),
+                      ("Group liquid load / utilisation", f"{fmt.q(c.cdu_load, 'kW', 1)} / "
+                                                          f"{fmt.pct(ratio(c.cdu_load, c.cdu.usable))}"
+                                                          + assumed_tag(liquid, *GROUP)),
+                      ("Group flow needed / CDU flow usable", f"{fmt.q(c.cdu_flow_needed, 'L/min', 0)} / " + (
+                          fmt.q(c.cdu_flow, "L/min", 0) if c.cdu_flow is not None else
+                          "not provided (the CDU states no flow; COOL002)")
+                       + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
+            if cdu.approach is not None:
+                lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
+            lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
+        said = (Para(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them (COOL016; "
+                     f"the rack's cooling.liquid.notes). Values that rest on them are tagged (assumed)."),
+                ) if liquid.assumed() else ()
+        section.sub("liquid", "Liquid loop and CDU", *said,
+                    Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))
+    lo, hi = AIR_CLASS_RANGE[air_path.class_]
+    arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"
+              + assumed_tag(air_path, "class")),
+             ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
+             ("Air flow required", air(c.air_flow) + dt_tag),
+             ("Air flow rated (sum of systems)", air(c.declared_air_flow)
+              if c.declared_air_flow is not None else "not published")]
+    if c.rated is not None and c.rated_needed is not None:   # COOL007's like-for-like figure
+        arows.append((f"Air flow required by the systems stating one ({fmt.q(c.rated.heat, 'kW', 1)})",
+                      air(c.rated_needed) + dt_tag + (f"; not judged: {', '.join(c.rated.unstated)}"
+                                                       if c.rated.unstated else "")))
+    arows += door_rows(door)
+    facility = a.rack.facility
+    if facility is not None:
+        arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
+                  ("Exhaust air (inlet + ΔT)" + (", before the rear door" if door is not None else ""),
+                   fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1) + dt_tag)]
+        if facility.water is not None:
+            arows.append(("Facility water supply", fmt.q(facility.water.supply, "degC", 1)))
+    section.sub("air", "Air path", Table("air", "Air path", (Column("Item"), Column("Value")), tuple(arows)))
+    return section
+
+
+#: The loop's figures a CDU group's load and utilisation rest on (COOL001).
+GROUP = ("racks_per_cdu", "cdu_count", "cdu_redundancy")
+
+
+def assumed_tag(group: MarkedFigures | None, *names: str) -> str:
+    """' (assumed)' where a rack's figure group (loop, air path, enclosure) marks one of `names` unconfirmed."""
+    return " (assumed)" if group is not None and any(group.is_unconfirmed(n) for n in names) else ""
