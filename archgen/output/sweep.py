@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from archgen.output.envelope import document, dumps, metric_quantity, with_old_names
+from archgen.perf.explore.batch_path import path_note
 from archgen.perf.explore.hardware_scope import peak_axis_scope, power_note, price_note
 from archgen.perf.explore.points import (
     PointRow,
@@ -108,6 +109,7 @@ def to_json(result: Result) -> dict[str, Any]:
             "unmeasured_efficiencies": unmeasured_efficiencies(p), "model_defaults": model_defaults(p),
             **({"unpowered": text} if (text := power_note(p)) else {}),
             **({"unpriced": text} if (text := price_note(p)) else {}),
+            **({"per_point": text} if (text := path_note(p)) else {}),
             **({"batch_bounds": [{"bound": k, "points": n} for k, n in bounds.items()]}
                if (bounds := tally(result).batch_bounds) else {}),
             **({"peak_scope": [{**s, "held": {k: quantity(v) for k, v in s["held"].items()}} for s in scope]}

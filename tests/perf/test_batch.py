@@ -9,7 +9,9 @@ import numpy as np
 
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.explore import vectorised as batch
+from archgen.perf.explore.batch_path import path_note, per_point
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
+from archgen.perf.explore.sweep_notes import scope_notes
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import memory_time, vector_time
 from archgen.perf.train.training import estimate_training
@@ -37,12 +39,7 @@ def same(fast: PointRow, ref: PointRow) -> None:
     assert list(fast.met) == list(ref.met)
 
 
-def test_the_shipped_sweeps_batched_are_the_per_point_rows(tmp_path):
-    for p in problems(tmp_path):
-        fast = batch.evaluate(p, 0, p.size)
-        assert len(fast) == p.size
-        for i in range(p.size):
-            same(fast[i], evaluate_point(p, i))
+# the shipped sweeps, every point of each, and a sweep on every shipped cluster: tests/perf/test_batch_drift.py
 
 
 MIXED = """kind: Sweep
@@ -162,6 +159,18 @@ def test_a_chunk_is_the_same_rows_wherever_it_is_cut(tmp_path):
 def test_serving_sweeps_take_the_per_point_path(tmp_path):
     p = shipped(tmp_path, "inference")
     assert batch.evaluate(p, 3, 6) == [evaluate_point(p, i) for i in range(3, 6)]
+
+
+def test_a_sweep_on_the_per_point_path_says_so_and_why(tmp_path):
+    """Under its tables, in its summary and in its JSON (`scope_notes`, `per_point`); a batched sweep says nothing."""
+    serving, training = shipped(tmp_path, "inference"), shipped(tmp_path, "training")
+    assert "estimated on its own (the per-point path" in path_note(serving)
+    assert "simulation of its own" in path_note(serving) and path_note(serving) in scope_notes(serving, {})
+    assert path_note(training) == "" and not any("per-point path" in n for n in scope_notes(training, {}))
+    (torus,) = problems(tmp_path, "kind: Sweep\nid: t\nworkload: llama3-70b-pretrain-b200\naxes:\n"
+                                  "  cluster: [tpu-v4-pod]\n  scale_up_bandwidth: [1, 2]\n"
+                                  "objectives: [{metric: tokens_per_second}]\n")
+    assert per_point(torus) == ""   # batched since sweepspeed3 (test_a_torus_and_a_non_nvidia_cluster_...)
 
 
 def test_the_bound_never_exceeds_the_step_time(tmp_path):

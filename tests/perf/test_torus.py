@@ -9,6 +9,8 @@ injection, 2(n − 1)/n·S over all 2D links.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -92,6 +94,21 @@ def test_vectorised_like_the_switched_model() -> None:
     t = collective_time(hw, "all_reduce", 1e8, n)
     assert t == pytest.approx([collective_time(hw, "all_reduce", 1e8, float(x)) for x in n])
     assert collective_time(hw, "all_reduce", 1e8, 1) == 0.0
+
+
+def test_hardware_of_arrays_gives_each_point_its_own_links() -> None:
+    """A batch of sweep points on a torus (a `scale_up_bandwidth` axis moves its links, `Hardware._replaced`): each
+    point's time is that of its own hardware of numbers, to the bit, and `_replaced` keeps links given with it."""
+    hw, up = _hw((4, 4, 4)), np.array([3 * B, 6 * B, 12 * B])
+    many = dataclasses.replace(hw, scale_up_bandwidth=up, torus_link_bandwidth=B * up / (6 * B),
+                               scale_up_latency=np.array([ALPHA, ALPHA, 2 * ALPHA]))
+    assert many.with_axis().torus_link_bandwidth.shape == (3, 1)   # not re-derived from the widened bandwidth
+    n = np.array([[4.0, 16.0], [64.0, 4.0], [16.0, 64.0]])
+    got = collective_time(many.with_axis(), "all_reduce", 1e8, n)
+    for i in range(3):
+        one = hw.with_value("scale_up_bandwidth", float(up[i])).scaled("latency", 2.0 if i == 2 else 1.0)
+        assert one.torus_link_bandwidth == many.torus_link_bandwidth[i]
+        assert got[i].tolist() == [collective_time(one, "all_reduce", 1e8, float(m)) for m in n[i]]
 
 
 def test_a_count_forms_a_slice_when_each_dimension_takes_a_divisor() -> None:

@@ -35,6 +35,7 @@ hierarchical) do not exist on a torus and fall back to the bucket algorithm.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import math
@@ -176,14 +177,24 @@ def collective_time(hw: Hardware, op: str, size, n, algorithm: str = "auto"):
 
     Arrays are worked out once per distinct group size, on all the message sizes that group meets.
     """
-    if not isinstance(size, np.ndarray) and not isinstance(n, np.ndarray):
+    figures = {f: v for f in _FIGURES if isinstance(v := getattr(hw, f), np.ndarray)}
+    if not isinstance(size, np.ndarray) and not isinstance(n, np.ndarray) and not figures:
         return _one(hw, op, float(size), float(n), algorithm)
-    if any(isinstance(getattr(hw, f), np.ndarray) for f in ("scale_up_latency", "scale_up_efficiency",
-                                                             "torus_link_bandwidth")):
-        return np.vectorize(lambda s, m: _one(hw, op, float(s), float(m), algorithm), otypes=[float])(size, n)
-    sizes, groups = np.broadcast_arrays(np.asarray(size, dtype=float), np.round(np.asarray(n, dtype=float)))
+    sizes, groups, *each = np.broadcast_arrays(np.asarray(size, dtype=float), np.round(np.asarray(n, dtype=float)),
+                                               *figures.values())
     out = np.empty(sizes.shape)
-    for m in sorted(set(groups.ravel().tolist())):  # not np.unique, which imports numpy.ma (14 ms, issue 25)
-        at = groups == m
-        out[at] = _one(hw, op, sizes[at], m, algorithm)
+    # not np.unique, which imports numpy.ma (14 ms, issue 25); a batch of sweep points holds a few figures per field
+    keys = set(zip(groups.ravel().tolist(), *(a.ravel().tolist() for a in each), strict=True)) if figures else \
+        {(m,) for m in set(groups.ravel().tolist())}
+    for key in sorted(keys):
+        at = groups == key[0]
+        for a, v in zip(each, key[1:], strict=True):
+            at &= a == v
+        one = dataclasses.replace(hw, **dict(zip(figures, key[1:], strict=True))) if figures else hw
+        out[at] = _one(one, op, sizes[at], key[0], algorithm)   # one hardware of numbers per distinct figures
     return out
+
+
+#: The hardware fields the torus' times read that a batch of sweep points may hold as arrays (a `scale_up_bandwidth`
+#: axis moves the links, `Hardware._replaced`; a `latency` axis the step).
+_FIGURES = ("scale_up_latency", "scale_up_efficiency", "torus_link_bandwidth")

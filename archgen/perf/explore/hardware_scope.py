@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from archgen.model.sweep import CHIP_AXES, COST_OBJECTIVES, HARDWARE_AXES
@@ -58,8 +59,12 @@ def assumed(values: dict[str, Any], problem: SweepProblem | None = None) -> list
 
 
 def scaled(values: dict[str, Any], problem: SweepProblem | None = None) -> list[str]:
-    """The hardware axes of a point's `values` not as catalogued (`assumed` without the `accelerator` axis)."""
-    return [a for a in assumed(values, problem) if a in _HARDWARE]
+    """The hardware axes of a point's `values` not as catalogued (`assumed` without the `accelerator` and `tdp` axes).
+
+    Each hardware axis asked once (`as_catalogued`), in the order of `values`: `assumed`'s list less the axes not in
+    `HARDWARE_AXES`, without asking `own_chip` or the `tdp` level, which that drops (run once or twice a sweep point).
+    """
+    return [a for a, v in values.items() if a in _HARDWARE and not as_catalogued(values, a, v, problem)]
 
 
 def own_chip(values: dict[str, Any], problem: SweepProblem | None) -> bool:
@@ -107,11 +112,15 @@ def unpowered(values: dict[str, Any], problem: SweepProblem) -> str:
     Known where no hardware axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures
     (`model.sweep.CHIP_AXES`) are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
     """
-    axes = scaled(values, problem)
-    fabric = [a for a in axes if a not in CHIP_AXES] if "tdp" in values else axes
+    return _unpowered(tuple(scaled(values, problem)), "tdp" in values)
+
+
+def _unpowered(axes: tuple[str, ...], tdp: bool) -> str:
+    """`unpowered`'s why for a point whose `scaled` axes are `axes`, where the sweep has a `tdp` axis or not."""
+    fabric = [a for a in axes if a not in CHIP_AXES] if tdp else axes
     if not fabric:
         return ""
-    return UNPOWERED.format(axes=", ".join(axes)) + (FABRIC.format(axes=", ".join(fabric)) if "tdp" in values else "")
+    return UNPOWERED.format(axes=", ".join(axes)) + (FABRIC.format(axes=", ".join(fabric)) if tdp else "")
 
 
 #: Why a point on scaled hardware has no cost per token (`unpriced_scaled`), in words.
@@ -124,8 +133,31 @@ def unpriced_scaled(values: dict[str, Any], problem: SweepProblem) -> str:
 
     Any scaled hardware axis (`scaled`), with or without a `tdp` axis: that states a power, not a price.
     """
-    axes = scaled(values, problem)
+    return _unpriced(tuple(scaled(values, problem)))
+
+
+def _unpriced(axes: tuple[str, ...]) -> str:
+    """`unpriced_scaled`'s why for a point whose `scaled` axes are `axes`."""
     return UNPRICED.format(axes=", ".join(axes)) if axes else ""
+
+
+def scopes(points: Sequence[dict[str, Any]], problem: SweepProblem, priced: bool) -> list[tuple[str, str]]:
+    """Each point's `unpowered` and `unpriced_scaled` whys (the second "" unless its cluster is `priced`), in order.
+
+    The two from one `scaled` per point, each distinct list of scaled axes worded once: what a batch of points
+    (`vectorised_rows.finish`) and one point (`points.point_scopes`) ask, where asking `unpowered` and
+    `unpriced_scaled` apart found every point's scaled axes twice and worded them anew (sweepspeed3: with a
+    `Machine` copied twice per point by `unpowered_base`, 2.4 of the 10^5-point benchmark's 14.5 CPU-s).
+    """
+    worded: dict[tuple[tuple[str, ...], bool], tuple[str, str]] = {}
+    out = []
+    for values in points:
+        key = (tuple(scaled(values, problem)), "tdp" in values)
+        got = worded.get(key)
+        if got is None:
+            got = worded[key] = (_unpowered(*key), _unpriced(key[0]) if priced else "")
+        out.append(got)
+    return out
 
 
 def unpowered_levels(problem: SweepProblem, for_price: bool = False) -> list[str]:

@@ -20,11 +20,12 @@ from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
-from archgen.perf.explore.hardware_scope import POWER_METRICS, unpowered, unpowered_base, unpriced_scaled
+from archgen.perf.explore.batch_path import of_workload
+from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
-from archgen.perf.workload.cluster import Machine, estimate_on_cluster, placed  # noqa: F401 (re-exported: vectorised)
+from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import (
     BOUNDED,
     UPPER_BOUNDS,
@@ -108,11 +109,6 @@ class PointRow:
     batch_bound: str = ""
 
 
-def of_workload(problem: SweepProblem) -> list[Requirement]:
-    """The requirements `check` judges on the sweep's workload: its own, then those other documents state on it."""
-    return [*problem.workload.requirements, *(s.requirement for s in problem.documents)]
-
-
 def requirements(problem: SweepProblem) -> list[Requirement]:
     """The targets every point is judged on: the workload's (`of_workload`), then the sweep's."""
     return [*of_workload(problem), *problem.sweep.requirements]
@@ -155,13 +151,16 @@ def unpriced(problem: SweepProblem, base: Machine) -> str:
             f"'{base.hardware.accelerator}' ones")
 
 
-def priced_at(problem: SweepProblem, base: Machine, values: dict[str, Any]) -> str:
-    """Why a point on `base` at `values` has no cost per token, in words; else "".
+def point_scopes(problem: SweepProblem, base: Machine, points: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Why each point on `base` at its `points` values has no power, and no cost per token, in words; "" where it has.
 
-    Scaled hardware (`hardware_scope.unpriced_scaled`) where the cluster is priced, or another chip (`unpriced`).
+    No power: scaled hardware (`hardware_scope.unpowered`); no price: scaled hardware where the cluster is priced
+    (`hardware_scope.unpriced_scaled`), or another chip (`unpriced`). One rule for a point and a batch of them
+    (`hardware_scope.scopes`).
     """
-    scaled = unpriced_scaled(values, problem) if base.cost_per_accelerator_hour is not None else ""
-    return scaled or unpriced(problem, base)
+    other = unpriced(problem, base)
+    return [(power, price or other) for power, price in scopes(points, problem,
+                                                               base.cost_per_accelerator_hour is not None)]
 
 
 #: Why a training point has no goodput (a NaN, `perf.train.point_goodput.goodput_of`) and nothing made from it.
@@ -215,9 +214,10 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     """
     if not fits:
         return False, ""
+    reqs = requirements(problem)
     status = {r.id: Status.NOT_PROVIDED if met.get(r.id) is None else Status.MET if met[r.id] else Status.NOT_MET
-              for r in requirements(problem)}
-    missed = [r for r in requirements(problem) if fails(r.level, status[r.id])]
+              for r in reqs}
+    missed = [r for r in reqs if fails(r.level, status[r.id])]
     overrun = math.isinf(metrics.get("ttft", 0.0))
     failing = problem.failing.get(cluster, "")
     why = [OVERRUN] * overrun + [
@@ -246,8 +246,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             f, w, m, gpus, base.failure_ends)
     plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
-    powerless = unpowered(values, problem)   # scaled hardware: the catalogued parts' power is not its power
-    priced = priced_at(problem, base, values)   # nor their price its price
+    # scaled hardware: the catalogued parts' power is not its power, nor their price its price
+    (powerless, priced), = point_scopes(problem, base, [values])
     machine = unpowered_base(base, powerless, priced)
     metrics = point_metrics(plain, machine, gpus, bool(est.fits), goodput, run)
     for name in BANDED if est.fits else ():   # the band's ends, where a published run measured the figure

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from archgen.perf.comm import rccl_net
+from archgen.perf.explore.batch_path import path_note
 from archgen.perf.explore.hardware_scope import peak_note, power_note, price_note
 from archgen.perf.workload.defaults_note import (
     defaults_note,
@@ -75,9 +76,10 @@ def batch_note(bounds: dict[str, int]) -> str:
 def scope_notes(problem: SweepProblem, batch_bounds: dict[str, int]) -> list[str]:
     """What a table of a sweep's points leaves out or holds, in words; one list for the document and the summary.
 
-    Unknown power and price (`power_note`, `price_note`), what the peak axis holds (`peak_note`) and what bound a
-    serving batch (`batch_note`, from `Tally.batch_bounds`): the document's notes under its front and best tables
-    and the command's summary say the same lines.
+    Unknown power and price (`power_note`, `price_note`), what the peak axis holds (`peak_note`), what bound a
+    serving batch (`batch_note`, from `Tally.batch_bounds`) and why the points were estimated one by one where they
+    were (`batch_path.path_note`): the document's notes under its front and best tables and the command's summary say
+    the same lines.
     """
-    return [text for text in (power_note(problem), price_note(problem), peak_note(problem), batch_note(batch_bounds))
-            if text]
+    return [text for text in (power_note(problem), price_note(problem), peak_note(problem), batch_note(batch_bounds),
+                              path_note(problem)) if text]

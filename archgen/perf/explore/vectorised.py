@@ -22,10 +22,11 @@ memory. A set is evaluated as one problem of points x layouts, with the hardware
 
 The answer is the per-point search's, not an approximation; the bounds only decide which layouts need the full
 model (a timed layout found below its floor sends its point to the per-point path). Sets are cut into batches of
-at most `BATCH_ROWS` (point, plan) pairs, a few tens of MB of arrays; inference and collective workloads, and a
-set whose first point is invalid, take the per-point path. A set's points at a `scale_up_bandwidth` its switched
-domain's ports or chip links refuse (`vectorised_sets.port_rule`) are invalid rows with the per-point path's reason
-(asked once per level); the rest of the set is searched.
+at most `BATCH_ROWS` (point, plan) pairs, a few tens of MB of arrays; inference and collective workloads, a set
+whose first point is invalid, and one whose timing raises a spec error (an FP8 job on a part with no FP8 peak: it
+aborted the sweep before, where the per-point path makes the points invalid), take the per-point path. A set's points
+at a `scale_up_bandwidth` its switched domain's ports or chip links refuse (`vectorised_sets.port_rule`) are invalid
+rows with the per-point path's reason (asked once per level); the rest of the set is searched.
 """
 
 from __future__ import annotations
@@ -37,8 +38,9 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
+from archgen.perf.explore.batch_path import per_point
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
-from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point, of_workload, placed
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
 from archgen.perf.explore.set_bands import step_span
 from archgen.perf.explore.vectorised_bounds import Prepared, floors, parts
 from archgen.perf.explore.vectorised_bounds import bounds as _bounds  # noqa: F401 (tests/perf/test_batch.py)
@@ -59,10 +61,10 @@ from archgen.perf.train.point_goodput import goodput_of
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import without_refused_offloads
 from archgen.perf.train.training import RECOMPUTE_CODES, estimate_training
+from archgen.perf.workload.cluster import job_hardware
 from archgen.perf.workload.estimate import within_context
 from archgen.perf.workload.racks_note import second_hop
 from archgen.perf.workload.training_setup import on_its_vendor
-from archgen.units import Q_, Q
 
 #: Most (point, plan) pairs evaluated at once: arrays of 1 MB each, a few tens of MB in all.
 BATCH_ROWS = 1 << 20
@@ -82,7 +84,7 @@ def evaluate(problem: SweepProblem, start: int, stop: int, cached: Cached | None
     `cached` keeps each layout set's `Preparation` (`commands.workers` gives each worker process one, so that a worker
     evaluating several chunks of a set prepares it once); its keys tell the sets of `problem` apart, not problems.
     """
-    if problem.workload.training is None or problem.model is None or not _vectorisable(problem):
+    if per_point(problem) or problem.model is None:   # a serving or collective sweep, the training ones it names
         return [evaluate_point(problem, i) for i in range(start, stop)]
     levels = _levels(problem, start, stop)
     keyed = [a for a in problem.axes if a not in VECTOR_AXES]
@@ -113,19 +115,6 @@ def set_stride(problem: SweepProblem) -> int:
     names = list(problem.axes)
     last = max((i for i, a in enumerate(names) if a not in VECTOR_AXES), default=-1)
     return math.prod(len(problem.axes[a]) for a in names[last + 1:])
-
-
-def _vectorisable(problem: SweepProblem) -> bool:
-    """Whether the batch path covers the problem: its requirements' targets compare with their metrics."""
-    if any(isinstance(v, Q) for v in problem.axes.get("latency", ())):
-        return False  # a latency given as a value is refused point by point
-    if "scale_up_bandwidth" in problem.axes and any(b.hardware.torus for b in problem.bases.values()):
-        return False  # a torus' links follow it (`Hardware._replaced`); its collectives take hardware of numbers
-    for req in of_workload(problem):
-        unit = UNITS.get(req.metric)
-        if unit is not None and not req.target.limit.is_compatible_with(Q_(1.0, unit).units):
-            return False
-    return True
 
 
 def _levels(problem: SweepProblem, start: int, stop: int) -> dict[str, np.ndarray]:
@@ -166,8 +155,8 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
         gpus = workload.accelerators or base.accelerators
         assert workload.training is not None, "batched only for a training job (evaluate)"
         dtype = workload.training.precision
-        hw = placed(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch), gpus,
-                    base)  # as estimate
+        hw = job_hardware(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch), gpus,
+                          base)  # as `estimate_on_cluster`
         hopped = second_hop(base.hardware, hw, base.domain_racks, base.hop_latency)  # as `estimate_on_cluster`
         extra, hw = hopped.scale_up_latency - hw.scale_up_latency, hopped
         workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile, as `estimate`
@@ -186,13 +175,21 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
     if extra and "scale_up_latency" in fields:   # a latency axis scales the part's step, the stated hop added after
         fields["scale_up_latency"] = fields["scale_up_latency"] + extra
     pts = PointSet(problem, indices, values, base, gpus, hw, fields, dtype, goodput)
+    try:
+        return _timed(pts, setup, lay, prepared)
+    except ArchgenError:   # raised while timing (a data type the part has no peak for): the per-point path's rows
+        return [evaluate_point(problem, int(i)) for i in indices]   # (`invalid`, with its reason), not an abort
+
+
+def _timed(pts: PointSet, setup, lay: dict[str, np.ndarray] | None, prepared: Prepared | None) -> list[PointRow]:
+    """The rows of a layout set's points: its given layout timed (`_complete`), or its layouts searched."""
     if setup.complete:
         return _complete(pts, setup)
     assert lay is not None and prepared is not None, "enumerated and prepared for a setup that leaves layouts open"
     prepared = dataclasses.replace(prepared, memo={})  # `vectorised_bounds._timer`'s, for this chunk's points
-    per = grid_batch(problem, BATCH_ROWS // len(prepared.m))  # whole rows of the points' grid (`grid_hw`)
+    per = grid_batch(pts.problem, BATCH_ROWS // len(prepared.m))  # whole rows of the points' grid (`grid_hw`)
     out: list[PointRow] = []
-    for a in range(0, len(indices), per):
+    for a in range(0, len(pts.indices), per):
         out += _searched(pts, setup, prepared, slice(a, a + per))
     if pts.hardware.host_capacity > 0 and setup.fixed.get("offload") is None and setup.offloads:
         out = _offloading(pts, setup, lay, out)

@@ -111,6 +111,8 @@ def point_fields(problem: SweepProblem, hw: Hardware, levels, pos: np.ndarray, d
                        "scale_out_latency": hw.scale_out_latency * float(value)}
             else:
                 got = {name: getattr(hw, name) * float(value)}
+            if name == "scale_up_bandwidth" and hw.torus:   # a torus' links follow it, as `Hardware._replaced` has them
+                got["torus_link_bandwidth"] = hw.torus_link_bandwidth * got[name] / hw.scale_up_bandwidth
             for f, x in got.items():
                 table.setdefault(f, []).append(x)
         for f, xs in table.items():

@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from archgen import metrics as registry
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Status
 from archgen.model.sweep import SWEEP_METRICS
-from archgen.perf.explore.hardware_scope import unpowered, unpowered_base
+from archgen.perf.explore.batch_path import UNITS
+from archgen.perf.explore.hardware_scope import unpowered_base
 from archgen.perf.explore.point_axes import point_job
 from archgen.perf.explore.points import (
     PointRow,
@@ -30,7 +30,7 @@ from archgen.perf.explore.points import (
     feasibility,
     on_estimate,
     on_point,
-    priced_at,
+    point_scopes,
     provides,
     requirements,
 )
@@ -49,11 +49,6 @@ from archgen.perf.workload.derived import (
 )
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
-
-#: The training metrics a batch computes for each point, with the unit of their dimension (the registry's).
-UNITS: dict[str, str] = {name: (m.dimension if (m := registry.find("workload", name)) else "") or "dimensionless"
-                         for name in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                      "model_flops_per_gpu", "mfu", "memory_per_gpu", "memory_headroom")}
 
 
 @dataclass(frozen=True)
@@ -96,13 +91,16 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         free = unblocked_of(base.failures, problem.workload, problem.model, pts.gpus)
     run = problem.workload.checkpoint.tokens   # the token budget: time to train (a training job's, as batched)
     rows: list[dict[str, float]] = []
-    powerless = [unpowered(v, problem) for v in pts.values[take]]   # scaled hardware: no power (as `evaluate_point`)
-    priced = [priced_at(problem, base, v) for v in pts.values[take]]   # nor price
+    # scaled hardware: no power, nor price (as `evaluate_point`)
+    powerless, priced = zip(*point_scopes(problem, base, pts.values[take]), strict=True) if fits else ((), ())
+    machines: dict[tuple[str, str], Machine] = {}   # one per distinct pair of whys (copying a Machine is not cheap)
     others: list[dict[str, float] | None] = []
     for p in range(len(fits)):
         j = where.get(p)
         plain = {k: v[j] for k, v in lists.items()} if j is not None else {}
-        machine = unpowered_base(base, powerless[p], priced[p])
+        machine = machines.get((powerless[p], priced[p]))
+        if machine is None:
+            machine = machines[powerless[p], priced[p]] = unpowered_base(base, powerless[p], priced[p])
         rows.append(point_metrics(plain, machine, pts.gpus, fits[p], goodput, run))
         others.append(other_end_metrics(plain, machine, pts.gpus, fits[p], free, run))
     met: list[dict[str, bool | None]] = [{} for _ in rows]

@@ -307,7 +307,8 @@ def _replaced(hw: Hardware, changes: dict[str, object]) -> Hardware:
     `replace(obj, **changes)` of typeshed instead, and an unknown name is still a TypeError from the constructor.
     """
     generic: Callable[..., Hardware] = dataclasses.replace
-    if hw.torus and isinstance(up := changes.get("scale_up_bandwidth"), float | int | np.ndarray):  # and its links
+    if hw.torus and "torus_link_bandwidth" not in changes and isinstance(  # and its links, unless given with it
+            up := changes.get("scale_up_bandwidth"), float | int | np.ndarray):
         changes = {**changes, "torus_link_bandwidth": hw.torus_link_bandwidth * up / hw.scale_up_bandwidth}
     return generic(hw, **changes)
 

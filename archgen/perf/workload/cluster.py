@@ -138,15 +138,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     gpus = workload.accelerators or on.accelerators
     if gpus > on.accelerators:
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
-    if problem := torus_problem(hardware or on.hardware, gpus, on):
-        raise WorkloadError(workload.id, problem)
-    if problem := slice_problem(hardware or on.hardware, gpus, on):
-        err = WorkloadError(workload.id, problem)
-        err.subject = (workload.id, ("accelerators",)) if workload.accelerators else None
-        raise err
-    # its own slice of an OCS pod (`job_slice`), and its share of each domain (`comm.placement`)
-    # and, on RCCL across domains, the scale-out efficiency over AMD's expectations (`rccl_net.with_range`)
-    hw = rccl_net.with_range(placed(workload, job_slice(hardware or on.hardware, gpus, on), gpus, on), gpus)
+    hw = job_hardware(workload, hardware or on.hardware, gpus, on)
     borrowed = fabric_latency_note(hw, on.own_link, on.domain_fabric)   # the part's own step, before any hop
     hw = second_hop(on.hardware, hw, on.domain_racks, on.hop_latency)   # a stated switch hop between racks
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
@@ -173,6 +165,24 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)
     notes = [*est.notes, *added] if est.fits or not est.notes else [*est.notes[:-1], *added, est.notes[-1]]
     return replace(est, cluster=on.cluster, notes=notes, unconfirmed=read)
+
+
+def job_hardware(workload: Workload, hardware: Hardware, gpus: int, on: Machine) -> Hardware:
+    """`hardware` as a job of `gpus` accelerators of `on` runs on it; a `WorkloadError` where its torus refuses them.
+
+    Its own slice of an OCS pod (`job_slice`), its share of each domain (`comm.placement`) and, on RCCL across
+    domains, the scale-out efficiency over AMD's expectations (`rccl_net.with_range`): the one rule of
+    `estimate_on_cluster` and of a batch of sweep points (`perf.explore.vectorised`), which before took `placed`
+    alone and so timed a job of whole cubes on a TPU v4 pod on the pod's torus, not its slice's (sweepspeed3's
+    drift test: 27.1 s against 23.6 s a step at 128 chips, another layout chosen).
+    """
+    if problem := torus_problem(hardware, gpus, on):
+        raise WorkloadError(workload.id, problem)
+    if problem := slice_problem(hardware, gpus, on):
+        err = WorkloadError(workload.id, problem)
+        err.subject = (workload.id, ("accelerators",)) if workload.accelerators else None
+        raise err
+    return rccl_net.with_range(placed(workload, job_slice(hardware, gpus, on), gpus, on), gpus)
 
 
 def given_hardware(hardware: object, caller: str) -> Hardware | None:
