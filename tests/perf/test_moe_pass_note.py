@@ -94,6 +94,9 @@ def test_an_moe_estimate_carries_the_note_and_its_step(cli, tmp_path):
     passes = 4608 / (out["layout"]["dp"] * 4) * 48  # every Qwen3-30B-A3B layer is MoE; pp 1
     assert f"this job's {passes:.4g} MoE layer passes" in note
     assert f"would take {step + miss.median * passes:.4g} s" in note, note
+    # review30: the median is read from the runs it is then shown against; the customer's note says so, not only
+    # docs/perf-model.md ("In-sample by construction")
+    assert "the figures are read from those runs, not a prediction checked on other runs" in note, note
 
 
 def test_sixteen_bits_take_their_own_group(cli, tmp_path):

@@ -78,6 +78,8 @@ def moe_pass_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) 
             f"CUDA graphs{scope} (Megatron-Bridge/NeMo 25.11 to 26.04.01, H100 to GB300) took {group.median * 1e3:.2f} "
             f"ms more per MoE layer and micro-batch than this model times them (from {group.low * 1e3:.2f} to "
             f"{group.high * 1e3:.2f} ms), a fixed cost no public source sizes, which the model does not charge "
-            f"(docs/perf-model.md, Limitations, \"A fixed cost per MoE layer pass\"); at that median this job's "
+            f"(docs/perf-model.md, Limitations, \"A fixed cost per MoE layer pass\"); the figures are read from "
+            f"those runs, not a prediction checked on other runs (a job that is one of them is in its own median); "
+            f"at that median this job's "
             f"{passes:.4g} MoE layer passes a step would take {at['median']:.4g} s, not {step:.4g} s "
             f"({step / at['median'] - 1:+.1%} tokens/s), and {at['low']:.4g} to {at['high']:.4g} s over the range"]
