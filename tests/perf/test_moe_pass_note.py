@@ -97,6 +97,8 @@ def test_an_moe_estimate_carries_the_note_and_its_step(cli, tmp_path):
     # review30: the median is read from the runs it is then shown against; the customer's note says so, not only
     # docs/perf-model.md ("In-sample by construction")
     assert "the figures are read from those runs, not a prediction checked on other runs" in note, note
+    # and it is the whole step's miss spread over the passes (as `_misses` computes it), not a per-layer timing
+    assert "each run's whole-step miss over its MoE layer passes, not a time measured per layer" in note, note
 
 
 def test_sixteen_bits_take_their_own_group(cli, tmp_path):
