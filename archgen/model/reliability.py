@@ -59,7 +59,8 @@ class FailureRate(Spec):
         "The failures the rate was counted from, for its Poisson confidence interval (left out: none shown)."))
     pooled: str | None = Field(None, min_length=1, max_length=64, description=(
         "Name of one count that several classes of the set share, where the source counts them together (Llama 3's "
-        "35 'Network Switch/Cable' interruptions over switches, optics and copper cables): each such class states "
+        "35 'Network Switch/Cable' interruptions, which its optics and copper cables share; its switches take a "
+        "switch's own rate, `operator`): each such class states "
         "that count as `events` and the one rate per unit it gives, and a design's Poisson interval counts it once "
         "for their sum, not once per class. Left out: the class's `events` are its own."))
     operator: str = Field("", max_length=300, description=(

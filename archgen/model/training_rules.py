@@ -171,6 +171,14 @@ def shared_overlap_problem(overlap_ep_comm: bool | None, moe_shared_expert_overl
             "expected one of them false or left out")
 
 
+def example_hierarchy(cp: int) -> tuple[int, int]:
+    """Sizes [a2a, p2p] whose product is cp, for an error's example: [2, cp / 2] at an even cp, else [1, cp].
+
+    review30: the example was [2, cp] at an odd cp, whose product is 2 cp, the very mismatch the next rule refuses.
+    """
+    return (2, cp // 2) if cp % 2 == 0 else (1, cp)
+
+
 def hierarchy_problem(cp_comm_type: str | None, cp: int, sizes: tuple[int, int] | None) -> str | None:
     """Why stated `hierarchical_context_parallel_sizes` and `cp_comm_type` do not fit cp; else None.
 
@@ -186,7 +194,7 @@ def hierarchy_problem(cp_comm_type: str | None, cp: int, sizes: tuple[int, int] 
     if cp_comm_type == "a2a+p2p" and cp > 1 and sizes is None:
         return (f"cp_comm_type a2a+p2p at cp {cp} needs hierarchical_context_parallel_sizes [a2a, p2p] (Megatron-LM "
                 "arguments.py at d98e8a6, lines 583-585: '--hierarchical-context-parallel-sizes must be set when "
-                "a2a+p2p is used in cp comm'); expected e.g. [2, " + str(cp // 2 if cp % 2 == 0 else cp) + "]")
+                "a2a+p2p is used in cp comm'); expected e.g. " + str(list(example_hierarchy(cp))))
     if sizes is not None and sizes[0] * sizes[1] != cp:
         return (f"hierarchical_context_parallel_sizes {list(sizes)} multiply to {sizes[0] * sizes[1]}, and cp is "
                 f"{cp} (Megatron-LM arguments.py at d98e8a6, line 582: context_parallel_size == "

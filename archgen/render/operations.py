@@ -56,6 +56,20 @@ def _lent(c: Any) -> str:
     return f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else ""
 
 
+def _every_tier(rel: Any) -> str:
+    """Where a borrowed rate is a switch's: that it stands for every switch of the design, whatever its tier.
+
+    review30: HPN's figure is its ToRs', and archgen keeps no tier apart, so a customer's NVLink switch trays, spines
+    and OCSes take it too; docs/reliability.md said so, the document did not.
+    """
+    if not any(c.name == "switch" and c.interrupts and c.per_day and c.rate is not None and c.rate.operator
+               for c in rel.classes):
+        return ""
+    return (" A switch rate stands for every switch here, whatever its tier (a leaf, a spine, a scale-up switch "
+            "tray, an optical circuit switch): archgen keeps no tier apart, so a rate measured on one tier is applied "
+            "to all (docs/reliability.md, Limitations).")
+
+
 def _count(rel: Any, c: Any) -> str:
     """The count a class's rate was taken from and its 95 % interval per unit-year, where the rate states one.
 
@@ -146,7 +160,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
         section.add(Para("Assumed rates: " + ", ".join(rel.assumed) + "."))
     if rel.lent():   # a class rate the set takes from another operator's fleet (issue 22: Llama 3's switches)
         section.add(Para(f"Rates the '{rel.rates_id}' set borrows from another operator's fleet: "
-                         + ", ".join(rel.lent()) + "."))
+                         + ", ".join(rel.lent()) + "." + _every_tier(rel)))
     return section
 
 

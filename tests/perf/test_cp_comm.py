@@ -17,6 +17,7 @@ import json
 import numpy as np
 import pytest
 
+from archgen.model.training_rules import example_hierarchy, hierarchy_problem
 from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.hw.arch import Arch
 from archgen.perf.train import cp_comm as CPC
@@ -159,3 +160,12 @@ def test_transformer_engines_spelling_all_gather_is_the_allgather_type(cli, tmp_
     assert steps[0] == steps[1]
     note = next(n for n in json.loads(both[1].out)["notes"] if n.startswith("context parallelism cp 8: "))
     assert "timed as cp_comm_type allgather" in note
+
+
+@pytest.mark.parametrize("cp", [2, 3, 8, 9, 16])
+def test_the_example_sizes_multiply_to_cp(cp):
+    """The error's example [a2a, p2p] is one the product rule accepts (review30: at an odd cp it was [2, cp])."""
+    problem = hierarchy_problem("a2a+p2p", cp, None)
+    a2a, p2p = example_hierarchy(cp)
+    assert a2a * p2p == cp and hierarchy_problem("a2a+p2p", cp, (a2a, p2p)) is None
+    assert problem is not None and problem.endswith(f"expected e.g. [{a2a}, {p2p}]"), problem

@@ -39,13 +39,18 @@ class PassMiss(NamedTuple):
     median: float
     low: float
     high: float
+    span: str  # the containers and parts the group's runs ran on, as the note says them
 
 
 #: (8-bit precision, whole-iteration CUDA graphs) -> the group's miss (module docstring; the model of 2026-12-06).
+#: review30: each group names its own containers and parts (the note said "25.11 to 26.04.01, H100 to GB300" for
+#: every group, while the card's rows ran NeMo 26.06 and the graphed group is two GB200/GB300 runs of one model).
 PUBLISHED = {
-    (False, False): PassMiss(5, 1.10e-3, -0.42e-3, 1.37e-3),
-    (True, False): PassMiss(16, 3.41e-3, 0.92e-3, 18.94e-3),
-    (True, True): PassMiss(2, 0.52e-3, 0.32e-3, 0.72e-3),
+    (False, False): PassMiss(5, 1.10e-3, -0.42e-3, 1.37e-3, "NeMo 25.11 to 26.06; H100, GB200 and GB300"),
+    (True, False): PassMiss(16, 3.41e-3, 0.92e-3, 18.94e-3,
+                            "NeMo 25.11 to 26.04.01; H100, B200, B300, GB200 and GB300"),
+    (True, True): PassMiss(2, 0.52e-3, 0.32e-3, 0.72e-3,
+                           "Megatron-Bridge's Qwen3-30B-A3B verification card, NeMo 26.06; GB200 and GB300"),
 }
 
 #: Precisions of the 16-bit group (its runs trained in BF16).
@@ -75,9 +80,12 @@ def moe_pass_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) 
     kind = "8-bit" if eight else "16-bit"
     how = "with" if graphs else "without"
     return [f"MoE layers: the {group.runs} published Megatron-core MoE training runs in {kind} {how} whole-iteration "
-            f"CUDA graphs{scope} (Megatron-Bridge/NeMo 25.11 to 26.04.01, H100 to GB300) took {group.median * 1e3:.2f} "
+            f"CUDA graphs{scope} ({group.span}) took {group.median * 1e3:.2f} "
             f"ms more per MoE layer and micro-batch than this model times them (from {group.low * 1e3:.2f} to "
-            f"{group.high * 1e3:.2f} ms), a fixed cost no public source sizes, which the model does not charge "
-            f"(docs/perf-model.md, Limitations, \"A fixed cost per MoE layer pass\"); at that median this job's "
+            f"{group.high * 1e3:.2f} ms; each run's whole-step miss over its MoE layer passes, not a time measured "
+            f"per layer), a fixed cost no public source sizes, which the model does not charge "
+            f"(docs/perf-model.md, Limitations, \"A fixed cost per MoE layer pass\"); the figures are read from "
+            f"those runs, not a prediction checked on other runs (a job that is one of them is in its own median); "
+            f"at that median this job's "
             f"{passes:.4g} MoE layer passes a step would take {at['median']:.4g} s, not {step:.4g} s "
             f"({step / at['median'] - 1:+.1%} tokens/s), and {at['low']:.4g} to {at['high']:.4g} s over the range"]
