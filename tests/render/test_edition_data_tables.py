@@ -56,3 +56,22 @@ def test_customer_bom_csv_quantities_are_the_documents(su_customer):
     assert md[0] == table[0]
     qty = md[0].index("Qty")
     assert [(r[0], r[qty].replace(",", "")) for r in md[1:]] == [(r[0], r[qty]) for r in table[1:]]
+
+
+def test_rack_weight_says_what_it_holds(su_customer):
+    """newuser66: the Rack types table gave "Weight 683 kg" for gb200-su-ib, its four PDUs (stating no weight) left
+    out, and no document said whether a weight holds coolant; the sentence under it now says both."""
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    rack_types = re.split(r"^\*Table \d+: Rack types\*$", md, maxsplit=1, flags=re.M)[1].split("<a id=", 1)[0]
+    assert "dry (no coolant is added" in rack_types and "operating weight is not provided" in rack_types
+    assert "gb200-su-ib: pdu-415v-60a-3ph x4" in rack_types
+
+
+def test_a_rack_document_says_what_its_weight_holds():
+    from types import SimpleNamespace
+
+    from archgen.render.rack import weight_basis
+
+    assert "Left out" not in weight_basis([("r", SimpleNamespace(unweighed=()))])
+    assert weight_basis([("r", SimpleNamespace(unweighed=("pdu x2",)))]).endswith(
+        "Left out, as their parts state no weight: r: pdu x2.")
