@@ -181,6 +181,13 @@ def cdu_lines(a: ClusterAnalysis) -> list[BomLine]:
     return [out[k] for k in sorted(out)]
 
 
+#: A rack line's note. Its unit power is its placed parts' maximum draw, not the transceivers in its switches' ports,
+#: which the Link lines count: the rack types table's IT power at the equipment holds them (newuser66: gb200-su-ib
+#: read 40.0 kW here and 47.2 kW there, with nothing to say which a PDU is sized for).
+RACK_NOTE = ("unit power: maximum draw of its placed parts, itemised in the lines below; without the transceivers in "
+             "its switches' ports, which the Link lines count (the rack's IT power at the equipment holds them)")
+
+
 def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[BomLine], dict[str, Q], Q]:
     """BOM lines, network power per fabric and optics power of a cluster.
 
@@ -200,8 +207,7 @@ def cluster_bom(a: ClusterAnalysis, tiers: Sequence[TierCabling]) -> tuple[list[
     for rid, n in sorted(cluster.rack_counts.items()):
         rack = cluster.rack_types[rid]
         it = added(Q_(0, "W"), (unit_power(item.part) or Q_(0, "W") for item in rack.items))
-        lines.append(BomLine(rid, "Rack", n, it.to("kW"), "unit power: maximum draw of its placed parts, "
-                             "itemised in the lines below"))
+        lines.append(BomLine(rid, "Rack", n, it.to("kW"), RACK_NOTE))
         for acc in rack_accessories(rack):
             have = accessories.get(acc.part)
             accessories[acc.part] = replace(acc, quantity=acc.quantity * n + (have.quantity if have else 0))
