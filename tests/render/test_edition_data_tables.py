@@ -85,3 +85,10 @@ def test_a_rack_line_of_the_bom_says_its_power_is_not_the_racks_it_power(su_cust
     bom = {r[0]: r for r in csv_rows(su_customer / "bom.customer.csv")[1:] if r[3] == "Rack"}
     assert float(bom["gb200-su-ib"][6]) < it_power["gb200-su-ib"] - 5   # 39.984 against 47.2
     assert all("without the transceivers in its switches' ports" in row[4] for row in bom.values())
+
+
+def test_the_scale_up_aggregate_says_it_counts_both_directions(su_customer):
+    """newuser66: under "Bandwidths are one direction." the scale-up table gave "Aggregate bandwidth | 1,036.8 TB/s",
+    576 x NVIDIA's 1.8 TB/s per GPU, both directions (900 GB/s each way, as the estimates' hardware tables show)."""
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    assert "| Aggregate bandwidth, both directions | 1,036.8 TB/s (1.8 TB/s per accelerator, 900 GB/s each way) |" in md
