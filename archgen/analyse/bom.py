@@ -81,6 +81,13 @@ def power_cord(inlet: str) -> tuple[str, str]:
     return f"power-cord-{inlet.lower()}", f"Power cord to a {inlet} inlet"
 
 
+#: A power-cord line's note: it counts only the PSUs whose inlet the catalog gives (`cord_gaps` names the others under
+#: Open items). newuser66: the GB200 SU's 68 C13-C14 cords read "one per PSU of the parts placed", its SN5600s' and
+#: SN4600Cs' cords not among them.
+CORD_NOTE = ("one per PSU of the parts placed whose PSU inlet the catalog gives; the others' cords are not counted "
+             "(Open items: \"Power cords of ... are not counted\")")
+
+
 def rack_accessories(rack: RackDesign) -> list[BomLine]:
     """Power cords, rail kits, blanking panels and fittings of one rack, by the rules in the module docstring."""
     cords: Counter[str] = Counter()
@@ -100,7 +107,7 @@ def rack_accessories(rack: RackDesign) -> list[BomLine]:
     lines = []
     for inlet, n in sorted(cords.items()):
         pid, name = power_cord(inlet)
-        lines.append(BomLine(pid, "PowerCord", n, None, "one per PSU of the parts placed", name=name))
+        lines.append(BomLine(pid, "PowerCord", n, None, CORD_NOTE, name=name))
     if rails:
         lines.append(BomLine("rail-kit", "Rails", rails, None, "one per rack-mounted system or switch; the "
                              "vendor's kit for each (part numbers not in the catalog)", name="Rail kit"))

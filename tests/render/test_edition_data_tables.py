@@ -92,3 +92,13 @@ def test_the_scale_up_aggregate_says_it_counts_both_directions(su_customer):
     576 x NVIDIA's 1.8 TB/s per GPU, both directions (900 GB/s each way, as the estimates' hardware tables show)."""
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     assert "| Aggregate bandwidth, both directions | 1,036.8 TB/s (1.8 TB/s per accelerator, 900 GB/s each way) |" in md
+
+
+def test_the_power_cord_line_says_which_psus_it_counts(su_customer):
+    """newuser66: "power-cord-c13-c14, 68, one per PSU of the parts placed" counted the 34 QM9700s' PSUs only; the
+    SN5600s' and SN4600Cs' cords are not counted (their inlets are not in the catalog), which only Open items said."""
+    rows = {r[0]: r for r in csv_rows(su_customer / "bom.customer.csv")[1:]}
+    assert rows["power-cord-c13-c14"][5] == "68"
+    assert "not counted" in rows["power-cord-c13-c14"][8]
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    assert "Power cords of sn5600 are not counted" in md
