@@ -132,7 +132,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "scale_up.trunk_links", "", "", 0, "Scale-up trunk links", "Switch-to-switch links between "
            "the racks of every multi-rack scale-up domain (`scale_up.racks`; archgen.analyse.scale_up_racks).", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
-           "of every domain.", _N),
+           "of every domain, both directions.", _N),
     Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "
            "each counted once (32 in a Trn2 instance's 4x4 torus).", _N),
     Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links on one "

@@ -42,7 +42,7 @@ from archgen.render.cluster_fabrics import bisection_text, fabrics
 from archgen.render.common import Scope, requirements_table
 from archgen.render.cost_sheet import cost_sheet
 from archgen.render.emit import doc_table, render_document
-from archgen.render.rack import elevation_alt, rack_parts
+from archgen.render.rack import elevation_alt, rack_parts, weight_basis
 from archgen.render.rack_power import typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
@@ -213,7 +213,8 @@ def rack_types(scope: Scope, a: Any) -> Section:
             Column("Heat to air", "kW", 1, "right"), Column("Weight", "kg", 0, "right"),
             Column("Floor load", "kg/m**2", 0, "right"))
     section.add(Para("Per-rack figures; each rack type has its own rack document with the full power and cooling "
-                     "budget."), Table("rack-types", "Rack types", cols, tuple(rows)))
+                     "budget."), Table("rack-types", "Rack types", cols, tuple(rows)),
+                Para(weight_basis([(rid, scope.run.racks[f"rack/{rid}"].space) for rid, *_ in rows])))
     for rid, *_ in rows:
         section.add(Figure(f"fig-elevation-{rid}", f"elevation-{rid}", f"Elevation of rack type {rid}",
                            elevation_alt(scope.run.racks[f"rack/{rid}"])))

@@ -246,21 +246,28 @@ def _block(b: Any, names: dict[str, str]) -> Any:
     if b.id == "glossary":   # a term keeps its own name ('busbw'), even where the text names the metric by title
         return b
     b = _waived(_public_columns(b)) if b.id == "validation" else _public_columns(b)
+    return replace(b, caption=_text(b.caption, names), rows=_cells(b, names))
+
+
+def _cells(b: Table, names: dict[str, str]) -> tuple[tuple[Any, ...], ...]:
+    """A table's rows with each text cell as a customer reads it: a Metric (Component) cell by title, keys in words."""
     bare = BREAKDOWN_TITLES if b.id.startswith("perf-breakdown-") else bare_titles()
     named = {i for i, c in enumerate(b.columns) if c.title == ("Component" if bare is BREAKDOWN_TITLES else "Metric")}
-    rows = tuple(tuple(_text(_metric_cell(v, bare) if i in named else v, names) if isinstance(v, str) else v
+    return tuple(tuple(_text(_metric_cell(v, bare) if i in named else v, names) if isinstance(v, str) else v
                        for i, v in enumerate(row)) for row in b.rows)
-    return replace(b, caption=_text(b.caption, names), rows=rows)
 
 
 def data_table(b: Table) -> Table:
     """A table of the customer edition's CSV and XLSX, as `customer` leaves it in the document.
 
     The same cells, less the columns only the design team uses (`INTERNAL_COLUMNS`: a requirement's spec file and
-    line); the sources keep their full text, written as the references list writes them (`reference`: no reading
-    notes such as "not read directly", a GitHub repository path as its URL).
+    line), their text reworded as the document's is (`_cells`: a Metric cell by title, "Input power of
+    rack/gb200-nvl72", not "input_power of ...", a key in words; newuser66 found the CSV and XLSX keeping the keys);
+    the sources keep their full text, written as the references list writes them (`reference`: no reading notes such
+    as "not read directly", a GitHub repository path as its URL).
     """
     b = _public_columns(b)
+    b = replace(b, rows=_cells(b, metric_titles()))
     cited = {i for row in b.rows for i, v in enumerate(row) if type(v) is Cite}
     if not cited:
         return b

@@ -251,8 +251,26 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
              fmt.pct(ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
             Column("Utilisation", align="right"))
-    section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)))
+    section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)),
+                Para(weight_basis([(spec.id, s)])))
     return section
+
+
+def weight_basis(spaces: list[tuple[str, Any]]) -> str:
+    """What a rack's weight and floor load hold and leave out (`analyse.rack.space`), for whoever builds or lifts it.
+
+    The weight is the empty enclosure plus each placed part's stated weight; nothing adds coolant, cables or
+    accessories, and a part that states no weight is left out (`Space.unweighed`). newuser66: an ODM read
+    "Weight 683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant.
+    """
+    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU: dry "
+            "(no coolant is added; no spec states the liquid held by the trays, manifolds and hoses, so the filled, "
+            "operating weight is not provided) and without cables, transceivers, rails and blanking panels; floor "
+            "load is that weight over the enclosure's footprint.")
+    unweighed = [f"{rid}: {', '.join(s.unweighed)}" for rid, s in spaces if s.unweighed]
+    if unweighed:
+        text += f" Left out, as their parts state no weight: {'; '.join(unweighed)}."
+    return text
 
 
 def network(a: RackAnalysis, specs: Any) -> Section | None:

@@ -56,8 +56,18 @@ def rows(a: Any) -> tuple[tuple[str, str], ...]:
                  ("Trunk links / cables per domain", f"{su.trunk_links:,} / "
                   f"{trunk.physical // max(su.domains, 1):,}" if trunk is not None else f"{su.trunk_links:,} / —"),
                  ("Switch hops between accelerators", "1 in one rack, 2 between racks; " + _second_hop(a))]
-    rows.append(("Aggregate bandwidth", fmt.q(su.bandwidth_total, "TB/s", 1)))
+    # Both directions, as `scale_up.bandwidth` is stated (NVIDIA's 1.8 TB/s an NVLink 5 GPU): the fabrics' section
+    # says its bandwidths are one direction, so the row says which it is (newuser66).
+    each = spec.bandwidth / 2
+    rows.append(("Aggregate bandwidth, both directions", f"{fmt.q(su.bandwidth_total, 'TB/s', 1)} ("
+                 f"{spec.bandwidth.to(_unit(spec.bandwidth)):~.4gP} per accelerator, {each.to(_unit(each)):~.4gP} "
+                 "each way)"))
     return tuple(rows)
+
+
+def _unit(bandwidth: Any) -> str:
+    """TB/s from 1 TB/s up, else GB/s."""
+    return "TB/s" if bandwidth.to("TB/s").magnitude >= 1 else "GB/s"
 
 
 def _second_hop(a: Any) -> str:
