@@ -64,6 +64,13 @@ demo: $(STAMP)
 # testspeed6: each test process computes an estimate or serving simulation once for the same arguments
 # (tests/shared_results.py; 4,053 of 4,794 estimate calls had repeated an earlier one): this command with -n 0,
 # load 7-9, 410.3 -> 322.5 CPU-s (the first run with cold mypy and bytecode: less those, about 0.8x).
+# testspeed13 (4,672 tests, bytecode and mypy cold, no Chromium or poppler here, load 6-9): this command with -n 0
+# 620.6 CPU-s (tests 592.0, collection 23.6; 32 min wall). Most of it is spread thin: the 4,010 tests under 0.1 CPU-s
+# hold 56 of it, the fuzz 45, the session renders of every document 40, cold mypy 18, test_cache_off's 10 fresh
+# processes 29. The customer edition's no-metric-key scans (test_edition, test_reference) ran 516 full-text regexes
+# each; tried only where the key is in the text: 3.17 + 2.64 -> 0.08 + 0.08 CPU-s. The whole run again after it, cold
+# as before, at load 7-11: 659.1 CPU-s (collection 26.6, mypy 19.8, fuzz 47.3): the load moved it by 6 %, ten times
+# the change. Among the 40 costliest tests no repeated computation near the 12 % issue 19 needs was found.
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and

@@ -34,7 +34,7 @@ def test_customer_edition_meets_the_bar(customer, shipped_run):
     for text in (md.replace("\\_", "_"), re.sub(r"<wbr>|<[^>]+>", "", html)):
         # no path of the repository's docs/ (a source's URL may hold one: docs.nvidia.com/mission-control/docs/...)
         assert "docs/" not in re.sub(r"https?://\S+", "", text) and "not read directly" not in text.lower()
-        assert not {k for k in keys if re.search(rf"(?<![\w.]){re.escape(k)}(?![\w])", text)}
+        assert not {k for k in keys if k in text and re.search(rf"(?<![\w.]){re.escape(k)}(?![\w])", text)}
         assert not re.search(r"\b(specs|catalog|examples|archgen|tests)/[\w./-]+\.(yaml|yml|py|md)\b", text)
         assert not re.search(r"\.ya?ml:\d+", text)
     # a references list, numbered from 1
