@@ -264,9 +264,10 @@ def data_table(b: Table) -> Table:
     line), their text reworded as the document's is (`_cells`: a Metric cell by title, "Input power of
     rack/gb200-nvl72", not "input_power of ...", a key in words; newuser66 found the CSV and XLSX keeping the keys);
     the sources keep their full text, written as the references list writes them (`reference`: no reading notes such
-    as "not read directly", a GitHub repository path as its URL).
+    as "not read directly", a GitHub repository path as its URL); a Basis names no price list, as the capex table's
+    does not (`_priced_findings`: the cost sheet's "sourced (Prices a-negotiated)" reads "sourced").
     """
-    b = _public_columns(b)
+    b = _no_list_notes(_public_columns(b))
     b = replace(b, rows=_cells(b, metric_titles()))
     cited = {i for row in b.rows for i, v in enumerate(row) if type(v) is Cite}
     if not cited:
@@ -324,10 +325,17 @@ def _priced_findings(b: Any, prices: bool) -> Any:
     if isinstance(b, Bullets):   # an open item from a finding reads "COST004 (fail): <message>"
         return replace(b, items=tuple(withheld_finding(i.split(" (", 1)[0], i, prices) for i in b.items))
     if isinstance(b, Table) and b.id == "capex":
-        at = [i for i, c in enumerate(b.columns) if c.title == "Basis"]
-        return replace(b, rows=tuple(tuple(_LIST_NOTE.sub("", v) if i in at and isinstance(v, str) else v
-                                           for i, v in enumerate(row)) for row in b.rows))
+        return _no_list_notes(b)
     return b
+
+
+def _no_list_notes(b: Table) -> Table:
+    """Table `b` with its Basis column's price list notes taken out ("sourced (Prices a-negotiated)": "sourced")."""
+    at = [i for i, c in enumerate(b.columns) if c.title == "Basis"]
+    if not at:
+        return b
+    return replace(b, rows=tuple(tuple(_LIST_NOTE.sub("", v) if i in at and isinstance(v, str) else v
+                                       for i, v in enumerate(row)) for row in b.rows))
 
 
 def _waived(b: Table) -> Table:

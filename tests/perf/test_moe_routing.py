@@ -1,9 +1,10 @@
 """A serving pass's MoE time is its busiest EP rank's, not the mean rank's (issue 20, moeserve).
 
 `perf.serve.routing` takes the busiest rank's routed load under uniform random routing: mean N·top_k/ep plus
-e(ep) standard deviations of the rank's count (the hypergeometric variance summed over N tokens), e(n) the expected
-maximum of n standard normals. The tests check e(n) against its closed forms, the load against the formula written
-out, that it is a floor under a seeded simulation of uniform routing, that a stated imbalance multiplies the mean
+√(ep/(ep - 1))·e(ep) standard deviations of the rank's count (the hypergeometric variance summed over N tokens; the
+counts sum to N·top_k), e(n) the expected maximum of n standard normals. The tests check e(n) against its closed
+forms, the load against the formula written out and against the exact normal answer at ep 2, that it is the
+simulated expected maximum of uniform routing (below it at small N·top_k, where the counts are skewed), that a stated imbalance multiplies the mean
 as TensorRT-LLM's ratio (max - mean)/mean defines it, that dense models and ep 1 do not move, and that an estimate
 says the band from balanced routing to TensorRT-LLM's measured DeepSeek-R1 imbalance (blog4, Table 1: 1.564).
 """
@@ -36,8 +37,9 @@ def test_the_busiest_rank_load_is_the_formula():
     n, k, e, ep = 256, 8, 256, 8      # DeepSeek-R1's routing, 256 tokens over EP 8
     mean = n * k / ep
     sd = math.sqrt(n * k * (1 / ep) * (1 - 1 / ep) * (e - k) / (e - 1))
-    assert float(R.busiest_rank_load(n, k, e, ep)) == pytest.approx(mean + R.expected_max_normal(ep) * sd, rel=1e-12)
-    assert float(R.busiest_rank_load(n, k, e, ep)) == pytest.approx(277.01, abs=0.01)
+    excess = R.expected_max_normal(ep) * sd * math.sqrt(ep / (ep - 1))
+    assert float(R.busiest_rank_load(n, k, e, ep)) == pytest.approx(mean + excess, rel=1e-12)
+    assert float(R.busiest_rank_load(n, k, e, ep)) == pytest.approx(278.46, abs=0.01)
     assert float(R.busiest_rank_load(n, k, e, 1)) == n * k        # one rank holds every expert
     # a stated ratio (max - mean)/mean: TensorRT-LLM's 1.564 gives 2.564 x the mean
     assert float(R.busiest_rank_load(n, k, e, ep, R.TRTLLM_R1_IMBALANCE)) == pytest.approx(mean * 2.564)
@@ -46,16 +48,27 @@ def test_the_busiest_rank_load_is_the_formula():
     assert float(R.busiest_rank_load(1, 2, 8, 8, 40.0)) == 1.0
 
 
-@pytest.mark.parametrize(("n", "k", "e", "ep"), [(1, 8, 256, 8), (16, 8, 256, 8), (256, 8, 256, 8),
-                                                 (128, 8, 256, 32), (8, 2, 8, 8), (64, 2, 8, 4)])
-def test_it_is_a_floor_under_simulated_uniform_routing(n, k, e, ep):
-    """Seeded uniform top-k routing: the formula lies below the simulated mean busiest rank, within 10 %."""
+def test_at_two_ranks_the_excess_is_the_mean_absolute_deviation_of_one_rank():
+    """At ep 2 the busiest rank's excess over the mean is |X - mean| for one rank's count X (the other holds the rest):
+    σ·√(2/π) for a normal X, √2 times what taking the two ranks as independent normals (σ·e(2) = σ/√π) gives."""
+    n, k, e = 1024, 8, 256
+    sd = math.sqrt(n * k * 0.25 * (e - k) / (e - 1))
+    assert float(R.busiest_rank_load(n, k, e, 2)) == pytest.approx(n * k / 2 + sd * math.sqrt(2 / math.pi), rel=1e-9)
+
+
+@pytest.mark.parametrize(("n", "k", "e", "ep", "low", "high"), [
+    (1, 8, 256, 8, 0.88, 0.96), (16, 8, 256, 8, 0.98, 1.005), (256, 8, 256, 8, 0.99, 1.005),
+    (16, 8, 256, 2, 0.99, 1.01), (128, 8, 256, 32, 0.97, 1.005), (8, 2, 8, 8, 0.93, 1.0), (64, 2, 8, 4, 0.98, 1.01)])
+def test_it_is_the_simulated_busiest_rank_of_uniform_routing(n, k, e, ep, low, high):
+    """Seeded uniform top-k routing (400 trials): the formula over the simulated mean busiest rank lies in [low, high]:
+    within 1.5 % from 16 tokens on, below it at one token or 8 copies (skewed counts). Taking the ranks as
+    independent (moeserve's first form) gave 0.978 at 16 tokens on EP 8 and 0.981 at 16 on EP 2, outside these."""
     rng = np.random.default_rng(20)
     trials = 400
     picks = np.argsort(rng.random((trials, n, e)), axis=2)[:, :, :k] // (e // ep)
     busiest = np.mean([np.bincount(t.ravel(), minlength=ep).max() for t in picks])
-    floor = float(R.busiest_rank_load(n, k, e, ep))
-    assert n * k / ep < floor <= busiest * 1.01 and floor >= 0.9 * busiest
+    load = float(R.busiest_rank_load(n, k, e, ep))
+    assert n * k / ep < load and low <= load / busiest <= high
 
 
 @pytest.fixture(scope="module")

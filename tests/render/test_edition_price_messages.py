@@ -14,7 +14,8 @@ import json
 from archgen.commands.gap import gap
 from archgen.output.gap import markdown, to_json
 from archgen.render.blocks import Bullets, Column, DocumentModel, Section, Table
-from archgen.render.edition import customer, without_prices
+from archgen.render.cost_sheet import COLUMNS
+from archgen.render.edition import customer, data_table, without_prices
 from tests.conftest import SPECS
 from tests.render.test_price_list_scope import QUOTES
 
@@ -89,3 +90,12 @@ def test_gap_customer_edition_withholds_the_other_lists_price(tmp_path):
     assert found and "[withheld]" in found[0]["message"]
     messages = [f["message"] for f in json.loads(to_json(g, "customer"))["findings"]]
     assert not [m for m in messages if "a-negotiated" in m]   # nor the other book's name (cost2)
+
+
+def test_customer_cost_sheet_names_no_price_list():
+    """review31: with `document.show_prices` the customer edition keeps cost.csv and the workbook's cost sheet, whose
+    Basis read "sourced (Prices a-negotiated)": the list's name, which the capex table already left out, went out."""
+    row = ("qm9700", "Switch", 48, 21345.0, 48 * 21345.0, "USD", "Qty x unit price", "sourced (Prices a-negotiated)",
+           "2026-10", "quote")
+    sheet = data_table(Table("cost", "Cost: every input and step (USD)", COLUMNS, (row,)))
+    assert sheet.rows == ((*row[:7], "sourced", *row[8:]),)

@@ -139,7 +139,7 @@ class ServeJob:
         output_len_cv: The generated lengths' coefficient of variation (offline closed form only; None: every
             output of `output_len` tokens), `lengths.decode_context`.
         imbalance: The busiest EP rank's routed load as (max - mean)/mean; None for uniform random routing's
-            expected busiest rank (`routing.busiest_rank_load`, the floor).
+            expected busiest rank (`routing.busiest_rank_load`).
     """
 
     arch: Arch

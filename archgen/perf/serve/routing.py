@@ -5,15 +5,20 @@ rank's (issue 20): `inference._forward` times the expert GEMMs, the routed rows'
 and, under attention DP, the dispatch and combine all-to-alls at the busiest rank's load. Two loads are known, and
 neither is the mean tokens·top_k/ep:
 
-* **Uniform random routing, the floor.** Each token picks `top_k` distinct experts of E; a rank holds E/ep of them,
-  so its count from one token is hypergeometric (E, E/ep, top_k), and over N tokens it has mean N·top_k/ep and
-  variance N·top_k·(1/ep)·(1 - 1/ep)·(E - top_k)/(E - 1) (the hypergeometric variance, summed over independent
-  tokens). The busiest of the ep ranks is taken at mean + σ·e(ep), with e(n) the expected maximum of n independent
-  standard normals (computed here by quadrature: e(2) = 1/√π, e(3) = 3/(2√π)). The normal form is the central limit
-  of the count; treating the ranks as independent understates the maximum slightly, since the counts are negatively
-  associated (Joag-Dev and Proschan, "Negative association of random variables, with applications", Ann. Statist.
-  11(1), 1983: a permutation distribution is, and so are sums over disjoint sets of independent such vectors). Real
-  routing is not uniform, so this is a lower bound on the imbalance, not an estimate of it.
+* **Uniform random routing, the expected busiest rank.** Each token picks `top_k` distinct experts of E; a rank
+  holds E/ep of them, so the ranks' counts from one token are multivariate hypergeometric: each with mean top_k/ep
+  and variance top_k·(1/ep)·(1 - 1/ep)·(E - top_k)/(E - 1), any two correlated -1/(ep - 1) (the counts sum to
+  top_k). Summed over N independent tokens, their central limit is a normal vector with that covariance, which is
+  the law of Z_i - mean(Z) for ep independent normals Z_i of variance σ²·ep/(ep - 1), σ² = N times the variance
+  above. So the busiest rank is expected at mean + σ·√(ep/(ep - 1))·e(ep), with e(n) the expected maximum of n
+  independent standard normals (computed here by quadrature: e(2) = 1/√π, e(3) = 3/(2√π)); at ep 2 that is
+  mean + σ·√(2/π), the mean of |X - mean| for one rank's normal count X, as it must be. Taking the ranks as
+  independent (σ·e(ep), moeserve's first form) understates the excess by the factor √((ep - 1)/ep): 29 % at ep 2,
+  6.5 % at ep 8. The normal form is the limit, not a bound: at small N·top_k the counts are right-skewed and a
+  seeded simulation of uniform routing lies above it (5-8 % at one token on DeepSeek-R1's routing at EP 8, within
+  1 % from 16 tokens on; tests/perf/test_moe_routing.py). Nor is uniform routing a bound on a trained router
+  (a router can balance better than random, e.g. expert-choice routing); the one published measurement (below) is
+  far more skewed, so it is the optimistic end of what is known, not a floor.
 * **Measured, one published ratio.** NVIDIA TensorRT-LLM, "Scaling Expert Parallelism in TensorRT-LLM (Part 1)",
   docs/source/blogs/tech_blog/blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md (at 1d263f15a9), Table 1: DeepSeek
   R1 on 32 GB200, EP 32 (8 experts a rank), a machine-translation dataset, iterations 100-200, a mean of 1,024
@@ -81,7 +86,8 @@ def busiest_rank_load(tokens, top_k: int, experts: int, ep: int, imbalance: floa
         return np.minimum(mean * (1.0 + imbalance), cap)
     p = 1.0 / ep
     var = tokens * top_k * p * (1.0 - p) * (experts - top_k) / max(experts - 1, 1)
-    return np.minimum(mean + expected_max_normal(ep) * np.sqrt(var), cap)
+    # the counts sum to tokens·top_k: their normal limit is Z_i - mean(Z), each Z of variance var·ep/(ep - 1)
+    return np.minimum(mean + expected_max_normal(ep) * np.sqrt(var * ep / (ep - 1)), cap)
 
 
 def load_factor(tokens, top_k: int, experts: int, ep: int, imbalance: float | None = None):

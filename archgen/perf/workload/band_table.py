@@ -58,15 +58,15 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'ttft_p99@near-capacity@poisson': (2, -0.4314, -0.245, 0.3382),
     },
     'moe-offline-serving': {
-        'tokens_per_second': (6, 0.2839, 1.1526, 0.4075),
+        'tokens_per_second': (6, 0.2839, 1.1521, 0.4075),
     },
     'moe-serving-under-load': {
-        'tpot@light@poisson': (3, -0.6424, -0.5936, 0.6238),
-        'tpot_p50@light@poisson': (3, -0.6423, -0.5941, 0.6093),
-        'tpot_p99@light@poisson': (3, -0.6518, -0.612, 0.629),
-        'ttft@light@poisson': (3, -0.9468, -0.9392, 0.9444),
-        'ttft_p50@light@poisson': (3, -0.9446, -0.9376, 0.941),
-        'ttft_p99@light@poisson': (3, -0.9709, -0.9564, 0.968),
+        'tpot@light@poisson': (3, -0.6423, -0.5936, 0.6237),
+        'tpot_p50@light@poisson': (3, -0.6422, -0.594, 0.6092),
+        'tpot_p99@light@poisson': (3, -0.6517, -0.612, 0.629),
+        'ttft@light@poisson': (3, -0.9468, -0.939, 0.9442),
+        'ttft_p50@light@poisson': (3, -0.9445, -0.9377, 0.9409),
+        'ttft_p99@light@poisson': (3, -0.9711, -0.9564, 0.9679),
     },
     'collectives': {
         'time': (14, -0.1761, 0.1575, 0.0693),
@@ -224,27 +224,27 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
     'moe-offline-serving': {
         'tokens_per_second': {
             'AMD': (2, 0.3518, 0.4633, 0.4075, False),
-            'NVIDIA': (4, 0.2839, 1.1526, 0.661, False),
+            'NVIDIA': (4, 0.2839, 1.1521, 0.6608, False),
         },
     },
     'moe-serving-under-load': {
         'tpot@light@poisson': {
-            'NVIDIA': (3, -0.6424, -0.5936, 0.6238, False),
+            'NVIDIA': (3, -0.6423, -0.5936, 0.6237, False),
         },
         'tpot_p50@light@poisson': {
-            'NVIDIA': (3, -0.6423, -0.5941, 0.6093, False),
+            'NVIDIA': (3, -0.6422, -0.594, 0.6092, False),
         },
         'tpot_p99@light@poisson': {
-            'NVIDIA': (3, -0.6518, -0.612, 0.629, False),
+            'NVIDIA': (3, -0.6517, -0.612, 0.629, False),
         },
         'ttft@light@poisson': {
-            'NVIDIA': (3, -0.9468, -0.9392, 0.9444, False),
+            'NVIDIA': (3, -0.9468, -0.939, 0.9442, False),
         },
         'ttft_p50@light@poisson': {
-            'NVIDIA': (3, -0.9446, -0.9376, 0.941, False),
+            'NVIDIA': (3, -0.9445, -0.9377, 0.9409, False),
         },
         'ttft_p99@light@poisson': {
-            'NVIDIA': (3, -0.9709, -0.9564, 0.968, False),
+            'NVIDIA': (3, -0.9711, -0.9564, 0.9679, False),
         },
     },
     'moe-training': {

@@ -1,10 +1,11 @@
 """What an MoE serving estimate with expert parallelism takes the routing to be, in its notes (issue 20).
 
 The serving model times a pass's experts on the busiest EP rank under uniform random routing
-(`perf.serve.routing`), a floor: real routing is skewed. `routing_note` says the busiest rank's load over the mean
-at the estimate's decode step, the tokens/s per accelerator with the routing perfectly balanced, and, for a model
-with the routing shape a published imbalance was measured on (DeepSeek-V3/R1's), the tokens/s at that measured
-imbalance with its conditions: the band from balanced to the measured ratio, the point estimate inside it.
+(`perf.serve.routing`), the optimistic end of what is known: the one published measurement is far more skewed.
+`routing_note` says the busiest rank's load over the mean at the estimate's decode step, the tokens/s per
+accelerator with the routing perfectly balanced, and, for a model with the routing shape a published imbalance was
+measured on (DeepSeek-V3/R1's), the tokens/s at that measured imbalance with its conditions: the band from balanced
+to the measured ratio, the point estimate inside it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
     balanced = per_gpu_at(dataclasses.replace(job, imbalance=0.0))
     text = (f"MoE routing: each pass's experts are timed on the busiest of the {job.ep} EP ranks under uniform random "
             f"routing ({factor:.3f} x the mean rank's routed tokens at the decode step of {float(e.batch):,.0f} "
-            "sequences; the expected maximum of the ranks' counts, perf.serve.routing), a floor: real routing is "
+            "sequences; the expected maximum of the ranks' counts, perf.serve.routing); measured routing is more "
             f"skewed. Perfectly balanced routing gives {balanced:,.0f} tokens/s per accelerator ({per_gpu:,.0f} here)")
     if not R.has_measured_ratio(a.experts, a.top_k):
         return text + (f"; no published imbalance was found for a model routing to {a.top_k} of {a.experts} "
