@@ -34,14 +34,15 @@ def in_one_rack(hw: Hardware, n, stride=1):
     return np.mod(hw.rack_size, np.maximum(np.rint(as_float(n)), 1.0) * stride) == 0
 
 
-def group_times(hw: Hardware, requests, n, k, stride=1) -> list:
+def group_times(hw: Hardware, requests, n, k, stride=1, inside=None) -> list:
     """`collectives.collective_times` of (op, size) `requests` on groups of n ranks `stride` apart, k per domain.
 
-    Without the second hop's average (`hw.rack_hop`) where every such group lies inside one rack (`in_one_rack`).
+    Without the second hop's average (`hw.rack_hop`) where every such group lies inside one rack (`in_one_rack`), or
+    where `inside` says so (given for a collective between some of a group's ranks: a CP ring's p2p pair).
     """
     if not hw.rack_size:   # the share stays in one rack (every domain of one rack): nothing to take off
         return collective_times(hw, requests, n, k)
-    inside = in_one_rack(hw, n, stride)
+    inside = in_one_rack(hw, n, stride) if inside is None else np.asarray(inside, dtype=bool)
     if not inside.any():
         return collective_times(hw, requests, n, k)
     own = collective_times(replace(hw, scale_up_latency=hw.scale_up_latency - hw.rack_hop), requests, n, k)
