@@ -8,7 +8,13 @@ group's members are base + i·stride, the groups tiling the share in blocks of s
 it crosses the second switch, so `group_times` times it without the average. Where a rack boundary cuts one group,
 all keep it: the groups of a collective run in lockstep. A TP group (training's `perf.train.tp_comm`, a serving
 replica's in `perf.serve.inference`) is such a group, stride 1 (fin7: before, every collective of a job across
-racks took the average, a TP group inside one rack too).
+racks took the average, a TP group inside one rack too). In Megatron-core's rank order (`initialize_model_parallel
+(order="tp-cp-ep-dp-pp")`, parallel_state.py `RankGenerator`; the expert groups' generator takes tp = etp, cp = 1)
+so are CP (cp ranks tp apart: `perf.train.cp_comm`, `exposure.cp_ring`), DP with CP (dp·cp ranks tp apart:
+`exposure.dp_exposure`, the norm in `training`), EP (ep ranks etp apart, or the flex dispatchers' etp·ep
+consecutive ranks: `ep_exposure`, `dispatch_calls`) and expert DP (edp ranks etp·ep apart) (hopfix: before, those
+kept the average inside one rack). The batched sweep's DP timer (`perf.explore.vectorised_bounds._timer`) times its
+groups here too. A pipeline (pp ranks tp·cp·dp apart) spans the whole job, so where the share crosses racks it does.
 """
 
 from __future__ import annotations
