@@ -93,7 +93,9 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
 
     The slowest hop sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp
     apart) lies in one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses
-    domains. `T` tokens per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch.
+    domains. `T` tokens per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch. A
+    pipeline spans the job, so where its share of a domain crosses racks some send does too: the sends keep the
+    second hop's average (`racks_note.second_hop`; `model_parallel_in_rack`).
     """
     k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
     p2p = collective_time(hw, "p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
