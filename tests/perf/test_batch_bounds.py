@@ -154,15 +154,16 @@ def test_the_dp_collective_memo_is_keyed_by_group_not_by_call_order(tmp_path, mo
 
     def recording(*args, **kwargs):
         timer = made(*args, **kwargs)
-        return lambda group, asked, n, k: calls.append((group, asked, n, k, timer(group, asked, n, k))) or calls[-1][4]
+        return lambda group, asked, n, k, stride: calls.append(
+            (group, asked, n, k, stride, timer(group, asked, n, k, stride))) or calls[-1][5]
 
     monkeypatch.setattr(vb, "_timer", recording)
     vb.full(pts, setup, prep, point, row, got, 0)
     assert [c[0] for c in calls] == ["dp", "expert"]
     again = made(pts, 0, point, prep.plan_of_row[row], len(prep.m), prep.memo, slot=False)
     empty = made(pts, 0, point, prep.plan_of_row[row], len(prep.m), {}, slot=False)
-    for group, asked, n, k, first in reversed(calls):
-        for a, b, c in zip(again(group, asked, n, k), first, empty(group, asked, n, k), strict=True):
+    for group, asked, n, k, stride, first in reversed(calls):
+        for a, b, c in zip(again(group, asked, n, k, stride), first, empty(group, asked, n, k, stride), strict=True):
             assert np.array_equal(a, b) and np.array_equal(a, c), group
 
 

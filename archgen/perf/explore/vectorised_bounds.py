@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from archgen.perf.comm.collectives import HW_FIELDS, collective_times
+from archgen.perf.comm.collectives import HW_FIELDS
+from archgen.perf.comm.racks import group_times
 from archgen.perf.explore.vectorised_grid import batch_hw, grid_hw
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw import kernels as K
@@ -236,7 +237,8 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
         if on.any():
             timer = _timer(pts, offset, pt, kk + len(prep.m) * int(stage >= 3), 2 * len(prep.m), prep.memo)
             dp_c = np.where(x(on), dp_exposed(hx, job, params - experts, x(dpcp), x(k_dp), stage, bw, fw, t_rank,
-                                              x(m), (experts, x(edp), x(k_edp)), timer, bucket=b), dp_c)
+                                              x(m), (experts, x(edp), x(k_edp), x(etp * ep)), timer, bucket=b,
+                                              stride=x(tp)), dp_c)
     code = x(np.asarray(prep.lay["offload"][safe]).astype(int))
     on = x(zero) >= 1
     shard = (params - experts) / where(on, x(dpcp), 1.0) + experts / where(on, x(edp), 1.0)
@@ -259,8 +261,9 @@ def floors(pts: PointSet, setup, prep: Prepared, got: Parts, offset: int, pt: np
 def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: int, memo: dict, slot: bool = True):
     """`dp_exposed`'s collectives of the (point, plan) pairs, timed once per distinct (network figures, plan).
 
-    A plan and whether its stage is 3 (`kk` numbers them: (plan, stage 3 or not) of `plans`) set the groups and the
-    sizes, a point's network figures (`collectives.HW_FIELDS`) the rest; HBM bandwidth and peak enter no collective.
+    A plan and whether its stage is 3 (`kk` numbers them: (plan, stage 3 or not) of `plans`) set the groups (their
+    sizes and strides) and the sizes, a point's network figures (`collectives.HW_FIELDS`) the rest, with the set's
+    racks (`racks.group_times`, as the per-point path times them); HBM bandwidth and peak enter no collective.
     The times are kept in `memo` (the layout set's, `Prepared.memo`), by the group (`dp_exposed`'s "dp" or "expert")
     and the operations asked, then per (`kk`, network figures); one an earlier batch or round timed is looked up.
     `slot`: the pairs' axis is followed by the floors' slot axis (else `full`'s flat pairs), which sets the tables'
@@ -277,10 +280,10 @@ def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: in
         return None
     key = kk.astype(np.int64) * levels + level[pt + offset]
 
-    def timer(group, asked, n, k):
+    def timer(group, asked, n, k, stride):
         ops = tuple(op for op, _ in asked)
         done, tables = memo.setdefault((slot, group, ops), (np.zeros(plans * levels, dtype=bool), {}))
-        tail = np.broadcast_shapes(*(np.shape(x)[1:] for x in (n, k, *(s for _, s in asked)) if np.ndim(x)))
+        tail = np.broadcast_shapes(*(np.shape(x)[1:] for x in (n, k, stride, *(s for _, s in asked)) if np.ndim(x)))
         at = np.full(plans * levels, -1)
         at[key[~done[key]]] = np.flatnonzero(~done[key])  # a pair of each key not timed yet (the last written)
         new = np.flatnonzero(at >= 0)
@@ -291,7 +294,7 @@ def _timer(pts: PointSet, offset: int, pt: np.ndarray, kk: np.ndarray, plans: in
             def pick(a):
                 return np.broadcast_to(a, (len(pt), *np.shape(a)[1:]))[first] if isinstance(a, np.ndarray) else a
 
-            got = collective_times(hw, [(op, pick(size)) for op, size in asked], pick(n), pick(k))
+            got = group_times(hw, [(op, pick(size)) for op, size in asked], pick(n), pick(k), pick(stride))
             for (op, _), t in zip(asked, got, strict=True):
                 tables.setdefault(op, np.zeros((plans * levels, *tail)))[new] = np.broadcast_to(t, (len(new), *tail))
             done[new] = True

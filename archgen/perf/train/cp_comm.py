@@ -31,7 +31,8 @@ efficiency at the other shapes is not modelled apart.
 from __future__ import annotations
 
 from archgen.model.training_rules import hierarchy_problem
-from archgen.perf.comm.collectives import collective_times, members_per_domain
+from archgen.perf.comm.collectives import members_per_domain
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.kernels import ACT_BYTES
@@ -98,8 +99,8 @@ def a2a_times(hw: Hardware, q_bytes, kv_bytes, n, stride):
     all-to-all sends the rank's whole tensor (nccl-tests' size: its n slices), `q_bytes` for Q and O, `kv_bytes` for K
     and for V.
     """
-    t_q, t_kv = collective_times(hw, (("all_to_all", q_bytes), ("all_to_all", kv_bytes)), n,
-                                 members_per_domain(hw, n, stride))
+    t_q, t_kv = group_times(hw, (("all_to_all", q_bytes), ("all_to_all", kv_bytes)), n,
+                            members_per_domain(hw, n, stride), stride)
     one = 2.0 * t_q + 2.0 * t_kv
     return one, one
 
@@ -109,8 +110,8 @@ def allgather_times(hw: Hardware, kv_size, cp, tp):
 
     `kv_size` is K and V of the whole sequence on a TP rank (each gathered buffer is half of it).
     """
-    ag, rs = collective_times(hw, (("all_gather", kv_size / 2.0), ("reduce_scatter", kv_size / 2.0)), cp,
-                              members_per_domain(hw, cp, tp))
+    ag, rs = group_times(hw, (("all_gather", kv_size / 2.0), ("reduce_scatter", kv_size / 2.0)), cp,
+                         members_per_domain(hw, cp, tp), tp)
     return 2.0 * ag, 2.0 * ag + 2.0 * rs
 
 

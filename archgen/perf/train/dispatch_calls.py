@@ -39,8 +39,8 @@ the graph keeps, is left.
 
 from __future__ import annotations
 
-from archgen.perf.comm.collectives import collective_time
 from archgen.perf.comm.dispatcher import fixed_costs
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum
 from archgen.perf.train.job import Job
@@ -55,7 +55,8 @@ def forward_sync(hw: Hardware, job: Job, tokens, ep, k_ep, etp=1.0):
     """
     if job.moe_dispatcher != "hybridep":
         return 0.0
-    gather = collective_time(hw, "all_gather", ep * tokens * job.arch.experts * etp, ep, k_ep)
+    # the tp_ep group's consecutive ranks (stride 1): the rack hop only where a group crosses racks
+    (gather,) = group_times(hw, (("all_gather", ep * tokens * job.arch.experts * etp),), ep, k_ep)
     if job.cuda_graphs == "full_iteration":  # replayed: no host work, no synchronisation (module docstring)
         return gather
     disp, _ = fixed_costs(ep, ep / k_ep)

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.comm.collectives import members_per_domain
 from archgen.perf.comm.dispatcher import kernel_platform, kernel_times
+from archgen.perf.comm.racks import group_times
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
@@ -92,14 +93,17 @@ def expert_comm(hw: Hardware, job: Job, T, tp, ep, passes, layer_forward, expert
         copies_out = copies * (1.0 - k_ep / group)
         deduped = (domains - 1.0) * (1.0 - (1.0 - 1.0 / domains) ** a.top_k)
         size = size * where(copies_out > 0, deduped / maximum(copies_out, 1e-30), 1.0)
-    a2a = collective_time(hw, "all_to_all", size, group, k_ep)
+    # the EP group's members etp ranks apart (alltoall), the tp_ep group's consecutive (flex): the rack hop only
+    # where a group crosses racks (`racks.group_times`)
+    (a2a,) = group_times(hw, (("all_to_all", size),), group, k_ep, 1.0 if flex else etp)
     if job.moe_dispatcher == "hybridep" and np.any(platform := kernel_platform(hw)):  # its measured kernel rates
         # nodes hit follow from the EP ranks: ep of them, group/k_ep nodes (an EP rank's etp ranks in one node)
         measured = sum(kernel_times(T / tp, a.hidden, a.experts, a.top_k, ep, ep * k_ep / group)) / 2.0
         a2a = where(platform & (np.asarray(k_ep) == 8) & (np.asarray(group) > k_ep), measured, a2a)
     if not flex:  # the all-to-all dispatcher's expert-TP gather (reduce-scatter in the combine)
-        a2a = a2a + where(np.asarray(etp) > 1, collective_time(
-            hw, "all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp, etp, members_per_domain(hw, etp, 1)), 0.0)
+        a2a = a2a + where(np.asarray(etp) > 1, group_times(
+            hw, (("all_gather", etp * T * a.top_k * a.hidden * 2.0 / tp),), etp, members_per_domain(hw, etp, 1))[0],
+            0.0)
     sync = forward_sync(hw, job, T / tp, group, k_ep, etp if flex else 1.0)  # one forward dispatch's, before its a2a
     cost, cost_f = dispatcher_cost(hw, job, T / tp, group, k_ep, passes, etp if flex else 1.0, sync)
     t, t_f = 2.0 * (passes + 1.0) * a2a + cost, 2.0 * a2a + cost_f

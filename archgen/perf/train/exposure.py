@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from archgen.perf.comm.collectives import collective_times, members_per_domain
+from archgen.perf.comm.collectives import members_per_domain
+from archgen.perf.comm.racks import group_times, in_one_rack
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import WEIGHT_BYTES
 from archgen.perf.hw.numeric import ceil, maximum, minimum, where
@@ -100,7 +101,7 @@ def cp_ring(hw: Hardware, kv_size, cp, tp):
     """
     pair = where(members_per_domain(hw, cp, tp) < cp, 1.0, 2.0)  # ranks of a hop inside one domain: 1 where it leaves
     chunk = kv_size / maximum(cp, 1.0)
-    one, two = collective_times(hw, (("p2p", chunk), ("p2p", 2.0 * chunk)), 2.0, pair)
+    one, two = group_times(hw, (("p2p", chunk), ("p2p", 2.0 * chunk)), 2.0, pair, inside=in_one_rack(hw, cp, tp))
     live = cp > 1
     return where(live, (cp - 1.0) * one, 0.0), where(live, 2.0 * one + maximum(cp - 2.0, 0.0) * two, 0.0)
 
@@ -158,7 +159,7 @@ def cp_window(attention, rc=0):
 
 
 def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_window, t_mb, m, expert=None,
-               timer=None, hbm=0.0, *, bucket, edge=None, high=0.0):
+               timer=None, hbm=0.0, *, bucket, edge=None, high=0.0, stride=1.0):
     """Exposed data-parallel communication of one rank per step, by sharding stage (see `Layout.zero`).
 
     Stage 0 all-reduces the gradients; stages 1-2 reduce-scatter them and all-gather the updated weights (in
@@ -166,10 +167,11 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     reduce-scatters its gradients, hidden by that micro-batch's compute where prefetched. The reduction overlaps
     `bwd_window` with `overlap_grad_reduce`, the gather `fwd_window` with `overlap_param_gather`.
 
-    `dp` is the group's size (dp·cp ranks), `bucket` the parameters per DDP bucket (`bucket_params`, from the DP
-    size without CP). Each bucket is its own collective (stages 0-2): the step's reduction and gather are timed as
-    ceil(parameters / bucket) collectives of an equal share each, so every bucket pays NCCL's latency over the group
-    (one bucket of every parameter without `overlap_grad_reduce`, as Megatron-core sets it).
+    `dp` is the group's size (dp·cp ranks, `stride` apart: tp in Megatron-core's rank order, `dp_groups`), `bucket`
+    the parameters per DDP bucket (`bucket_params`, from the DP size without CP). Each bucket is its own collective
+    (stages 0-2): the step's reduction and gather are timed as ceil(parameters / bucket) collectives of an equal
+    share each, so every bucket pays NCCL's latency over the group (one bucket of every parameter without
+    `overlap_grad_reduce`, as Megatron-core sets it).
     Megatron-core reduces a bucket group once its last gradient is final, so the last group (the first layers' and
     the input embedding's) has no backward left to hide behind; with the parameter gather overlapped, a forward
     pre-hook waits for each group and only then starts the next one's gather (param_and_grad_buffer.py at
@@ -181,21 +183,23 @@ def dp_exposed(hw: Hardware, job: Job, params, dp, k_dp, zero, bwd_window, fwd_w
     shares the HBM with it (`contention`; `hbm` the compute's share of the HBM rate; a collective receives about
     its buffer's bytes).
 
-    `expert` is (parameters, group size, members per domain) of the routed experts, whose buffers Megatron-core
-    reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params` is then the
-    rest. The two groups' collectives run one after the other in the same windows. `timer(group, requests, n, k)`
-    times the collectives of `group` ("dp" or "expert"; default `collectives.collective_times` on `hw`; a batched
-    search passes one that times each distinct group once).
+    `expert` is (parameters, group size, members per domain, stride) of the routed experts, whose buffers
+    Megatron-core reduces and gathers over the expert data-parallel group (`memory.expert_data_parallel`); `params`
+    is then the rest. The two groups' collectives run one after the other in the same windows.
+    `timer(group, requests, n, k, stride)` times the collectives of `group` ("dp" or "expert"; default
+    `racks.group_times` on `hw`, which takes the second switch hop off groups inside one rack; a batched search
+    passes one that times each distinct group once, through the same function).
     """
     group = None if expert is None else expert[1:]
-    return dp_exposure(hw, job, dp, k_dp, zero, m, group, timer, hbm, bucket=bucket)(
+    return dp_exposure(hw, job, dp, k_dp, zero, m, group, timer, hbm, bucket=bucket, stride=stride)(
         params, 0.0 if expert is None else expert[0], bwd_window, fwd_window, t_mb, edge, high)
 
 
-def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, timer=None, hbm=0.0, *, bucket):
+def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, timer=None, hbm=0.0, *, bucket,
+                stride=1.0):
     """`dp_exposed` of a layout's rank classes: what they share worked out once, then a function of one class.
 
-    `expert_group` is (group size, members per domain) of the routed experts' data-parallel group, or None; the
+    `expert_group` is (group size, members per domain, stride) of the routed experts' data-parallel group, or None; the
     function takes a class's (parameters but the routed experts, routed experts, backward window, forward window,
     time per micro-batch, edge group, 16-bit parameters) as `dp_exposed` takes them (issue 25: one layout times its
     classes one by one).
@@ -206,8 +210,8 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
     lost = 1.0 - sm_kept(hw, NCCL_CTAS)
     grad_on, gather_on = job.overlap_grad_reduce, job.overlap_param_gather
 
-    def times(group, p, n, k, high=0.0):
-        """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks (k per domain).
+    def times(group, p, n, k, apart, high=0.0):
+        """All-reduce, reduce-scatter and all-gather of `group`'s `p` parameters over n ranks `apart` (k per domain).
 
         `high` of them are gathered in 16 bits (the FP8 parameter gather's other parameters).
         """
@@ -219,7 +223,7 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
         gathered = (p * wb + high * (WEIGHT_BYTES - wb)) / count
         asked = [r for r, w in zip((("all_reduce", per * gb), ("reduce_scatter", per * gb), ("all_gather", gathered)),
                                    need, strict=True) if w]
-        out = iter(collective_times(hw, asked, n, k) if timer is None else timer(group, asked, n, k))
+        out = iter(group_times(hw, asked, n, k, apart) if timer is None else timer(group, asked, n, k, apart))
         live = (n > 1) & (p > 0)
         return [where(live, count * next(out), 0.0) if w else 0.0 for w in need]
 
@@ -232,7 +236,7 @@ def dp_exposure(hw: Hardware, job: Job, dp, k_dp, zero, m, expert_group=None, ti
 
     def exposed(params, experts, bwd_window, fwd_window, t_mb, edge=None, high=0.0):
         """The class's exposed data-parallel communication per step."""
-        ar, rs, ag = times("dp", params, dp, k_dp, high)
+        ar, rs, ag = times("dp", params, dp, k_dp, stride, high)
         total = params
         if expert_group is not None:
             moved = np.any(experts) if isinstance(experts, np.ndarray) else experts

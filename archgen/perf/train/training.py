@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.comm.racks import group_times, in_one_rack
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.hardware import Hardware
@@ -92,7 +93,9 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
 
     The slowest hop sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp
     apart) lies in one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses
-    domains. `T` tokens per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch.
+    domains. `T` tokens per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch. A
+    pipeline spans the job, so where its share of a domain crosses racks some send does too: the sends keep the
+    second hop's average (`racks_note.second_hop`; `model_parallel_in_rack`).
     """
     k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
     p2p = collective_time(hw, "p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
@@ -120,6 +123,18 @@ def dp_groups(hw: Hardware, tp, cp, dp, pp, ep, etp, v, m, experts: bool = True)
     edp = expert_data_parallel(dpcp, tp, ep, etp)
     return (minimum(where(v > 1, 1.0 + (v - 1) * pp / v, 1.0), m), dpcp, members_per_domain(hw, dpcp, tp), edp,
             members_per_domain(hw, edp, etp * ep) if experts else 1.0)
+
+
+def model_parallel_in_rack(hw: Hardware, tp, cp, dp, pp):
+    """Whether the model-parallel group (a TP block of each of the pp stages, tp·cp·dp ranks apart) lies in one rack.
+
+    With pp 1 it is the TP group (`racks.in_one_rack` of tp consecutive ranks); with more stages its span is the
+    whole job, tp·cp·dp·pp ranks, which never lies in one rack where the share crosses racks (a first stage's ranks
+    in the first rack, a last stage's in the last). So is the pipeline's p2p's (`pipeline_comm`).
+    """
+    if not hw.rack_size:   # no second hop added: nothing to take off (`racks.group_times` reads none)
+        return False
+    return where(pp > 1, in_one_rack(hw, pp, tp * cp * dp), in_one_rack(hw, tp))
 
 
 def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | None = None,
@@ -175,15 +190,18 @@ def estimate_training(hw: Hardware, job: Job, layout: Layout, lt: LayerTimes | N
                                                             zero, m, edp, k_edp, layer_b + layer_r, layer_f, w_layer,
                                                             lt.hbm)]
     code_x = code if isinstance(code, int) else x(code)
-    norm = collective_time(hx, "all_reduce", 4.0, dpcp_x, k_dp_x) + collective_time(hx, "all_reduce", 4.0, tpp_x, ktp_x)
+    bucket = X.bucket_params(job, dp, tp)  # Megatron-core's default reads the DP size without CP
+    bucket_x, tp_x, eep_x, mp_in = (q if isinstance(q, fast.NUMBER) else x(q) for q in (
+        bucket, tp, etp * ep, model_parallel_in_rack(hw, tp, cp, dp, pp)))
+    # the norm's all-reduces: over dp·cp ranks tp apart, and the model-parallel group (`model_parallel_in_rack`)
+    norm = group_times(hx, (("all_reduce", 4.0),), dpcp_x, k_dp_x, tp_x)[0] + group_times(
+        hx, (("all_reduce", 4.0),), tpp_x, ktp_x, inside=mp_in)[0]
     on = zero_x >= 1
     over_dp, over_edp = where(on, dpcp_x, 1.0), where(on, edp_x, 1.0)
     cpu_step, writeback = code_x & 2, (code_x & 6) == WEIGHT_OFFLOAD
 
-    bucket = X.bucket_params(job, dp, tp)  # Megatron-core's default reads the DP size without CP
-    bucket_x, tp_x = (q if isinstance(q, fast.NUMBER) else x(q) for q in (bucket, tp))
-    exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x), timer, hbm_x,
-                          bucket=bucket_x)  # `dp_exposed`
+    exposed = dp_exposure(hx, job, dpcp_x, k_dp_x, zero_x, m_x, (edp_x, k_edp_x, eep_x), timer, hbm_x,
+                          bucket=bucket_x, stride=tp_x)  # `dp_exposed`, its groups tp and etp·ep ranks apart
     fp8_gather = job.weight_bytes < WEIGHT_BYTES  # FP8 weights gathered, the other parameters in 16 bits
 
     def tail(params, experts, t_rank, layers, embedding, loss):

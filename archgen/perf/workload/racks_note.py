@@ -12,11 +12,10 @@ the-ualink-200g-1-0-specification-webinar-qa-session-822, a target, not a measur
 a ring's steps between nodes (`perf.comm.nccl.ring_latency`, tuning.cc `nInterSteps`: 2 (R - 1) of an all-reduce's
 2 (n - 1) steps, R - 1 of n - 1 otherwise), so each step takes hop x (R - 1) / (n - 1) more on average, n the
 accelerators the job holds of one domain and R the racks they span. Point-to-point sends and all-to-all take the
-same average, which understates one send across racks (stated in the note). A TP group inside one rack takes none
-(`perf.comm.racks.group_times`; `second_hop` records the average and the rack's size in `Hardware.rack_hop` and
-`rack_size` for it). NVIDIA publishes no NVLink switch
-latency, and the catalog's NVLink trays state none, so on an NVL36x2 nothing is added and the note says so
-(newuser59).
+same average, which understates one send across racks (stated in the note). A TP, DP, CP or EP group inside one
+rack takes none (`perf.comm.racks.group_times`; `second_hop` records the average and the rack's size in
+`Hardware.rack_hop` and `rack_size` for it). NVIDIA publishes no NVLink switch latency, and the catalog's NVLink
+trays state none, so on an NVL36x2 nothing is added and the note says so (newuser59).
 
 On another fabric: an accelerator's `scale_up.latency` is a step over its own link (NCCL's NVLink step, or a figure
 the part marks unconfirmed). A cluster whose domain states another `scale_up.technology` (an MI355X in a UALink or
@@ -75,8 +74,8 @@ def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 
         return head + (f"{job.scale_up_latency * 1e6:.4g} us per collective step: {job.accelerator}'s one-rack "
                        f"`scale_up.latency` plus the second hop, {hop * 1e9:.4g} ns ({switch}'s `latency`), on "
                        f"{spanned - 1} of every {share - 1} ring steps (those that cross racks, as NCCL counts steps "
-                       "between nodes), averaged over the steps, where a TP group inside one rack (tp dividing "
-                       f"{per_rack}) takes none; one "
+                       "between nodes), averaged over the steps, where a group inside one rack (its ranks' span "
+                       f"dividing {per_rack}: tp, or a DP, CP or EP group in Megatron's rank order) takes none; one "
                        "point-to-point send across racks takes the whole hop, more than this average "
                        "(docs/perf-model.md, Scale-up domains over several racks)")
     return head + (f"the one-rack latency of {job.accelerator}, {job.scale_up_latency * 1e6:.4g} us per "
