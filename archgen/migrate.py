@@ -6,15 +6,21 @@ a `RenamedKey` notice per move (reported as SPC003, a warning, by the check runn
 located problem per key given under both names (an error: which one is meant cannot be guessed). Keys are renamed
 in `archgen.model.renamed`; a metric renamed in `archgen.metric.RENAMED` is a value: a `metric:` key anywhere in the
 document (a requirement's, a sweep objective's) that names the old one is given the new name, with the same notice.
+
+`required` takes a document's optional top-level `requires_archgen` (`'>=X.Y.Z'`, the oldest archgen it was written
+for) off before validation, and refuses the document, at that line with the running version, where this archgen is
+older or the text is no such requirement (docs/upgrading.md, "A version key").
 """
 
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
+from archgen import __version__
 from archgen.cache import Memo
 from archgen.errors import Location, SpecProblem
 from archgen.load import SourceDocument, shared
@@ -88,6 +94,37 @@ def migrate(doc: SourceDocument) -> tuple[SourceDocument, list[RenamedKey], list
         _put(data, at, new_name)
         notices.append(RenamedKey(moved.locate(at), doc.id, old_name, new_name, since, what="metric "))
     return moved, notices, problems
+
+
+#: The optional top-level key by which a document names the oldest archgen it was written for.
+REQUIRES = "requires_archgen"
+_AT_LEAST = re.compile(r">=\s*(\d+)\.(\d+)\.(\d+)")
+
+
+def required(doc: SourceDocument, version: str = __version__) -> tuple[SourceDocument, list[SpecProblem]]:
+    """`doc` without its `requires_archgen` key, and an error where `version` is older or the value no `>=X.Y.Z`.
+
+    Only `>=` and three numbers: the one thing a spec can say is the oldest archgen that reads it as meant. A
+    running version's pre-release or local suffix (`0.2.0.dev1`, `0.2.0+g1a2b`) counts as its release.
+    """
+    if REQUIRES not in doc.data:
+        return doc, []
+    value = doc.data[REQUIRES]
+    rest = replace(doc, data={k: v for k, v in doc.data.items() if k != REQUIRES})
+    where = doc.locate((REQUIRES,))
+    form = _AT_LEAST.fullmatch(value.strip()) if isinstance(value, str) else None
+    if form is None:
+        return rest, [SpecProblem(where, REQUIRES, "not a version requirement", value, "'>=X.Y.Z' (quoted), the "
+                                  f"oldest archgen the spec is written for, e.g. '>={version}'")]
+    need = tuple(int(n) for n in form.groups())
+    running = re.match(r"(\d+)\.(\d+)\.(\d+)", version)
+    have = tuple(int(n) for n in running.groups()) if running else (0, 0, 0)
+    if have >= need:
+        return rest, []
+    shown = ".".join(map(str, need))
+    return rest, [SpecProblem(where, REQUIRES, f"this spec requires archgen {shown} or later; this is archgen "
+                              f"{version}", hint=f"install archgen {shown} or later (a spec read by an older archgen "
+                              "would take defaults it predates; docs/upgrading.md)")]
 
 
 def _metric_values(node: object, at: Path = ()) -> Iterator[Path]:

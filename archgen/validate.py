@@ -13,7 +13,7 @@ from archgen.cache import Memo
 from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean
 from archgen.load import SourceDocument as Source
 from archgen.load import shared
-from archgen.migrate import RenamedKey, migrate
+from archgen.migrate import RenamedKey, migrate, required
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
 from archgen.model.rack import unconfirmed_figures
 from archgen.model.system import with_nic_power
@@ -144,6 +144,10 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     shelf: dict[str, tuple[Document, Source]] = {}
     renamed: list[RenamedKey] = []
     for raw in every:
+        raw, too_new = required(raw)          # `requires_archgen` off; an error where this archgen is older
+        problems.extend(too_new)
+        if too_new:
+            continue
         doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
         renamed.extend(moved)
         problems.extend(twice)

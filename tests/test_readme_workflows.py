@@ -9,8 +9,13 @@ both got 403 and the job went red. It also ran `pip install .`, which installs t
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import subprocess
 
+import pytest
 import yaml
 
 from tests.conftest import REPO
@@ -49,3 +54,57 @@ def test_the_comment_workflow_runs_nothing_of_the_pull_request():
     assert "${{" not in runs                                # artifact data never spliced into a script
     assert "*[!0-9]*" in runs and "headRefOid" in runs and "gh pr comment" in runs
     assert comment["permissions"] == {"actions": "read", "pull-requests": "write"}
+
+
+def _comment_script() -> str:
+    (script,) = [s["run"] for s in _steps(_workflows()["specs-comment.yml"]) if "gh pr comment" in s.get("run", "")]
+    return script
+
+
+#: A stand-in for `gh` that logs each call and answers as GitHub would: the pull request's head, and the ids of the
+#: comments the job's `--jq` filter keeps (the file `found`, empty before the first post).
+_FAKE_GH = """#!/bin/bash
+echo "gh $*" >> calls.log
+case "$*" in
+  "pr view"*) echo "$HEAD_SHA" ;;
+  "api --paginate"*) cat found ;;
+  "api --method PATCH"*) cat > patched.json ;;
+  "pr comment"*) echo 42 > found ;;
+esac
+"""
+
+
+def test_the_comment_job_edits_one_sticky_comment(tmp_path):
+    """The first run posts the report; a later push edits that comment (newuser65: one comment per push before)."""
+    if shutil.which("jq") is None or shutil.which("bash") is None:
+        pytest.skip("needs bash and jq, as GitHub's runners have")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(_FAKE_GH, encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    (tmp_path / "pr-number.txt").write_text("7\n", encoding="utf-8")
+    (tmp_path / "diff.md").write_text("## archgen diff: `main` → `HEAD`\n\nbody \"quoted\"\n", encoding="utf-8")
+    (tmp_path / "found").write_text("", encoding="utf-8")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HEAD_SHA": "abc",
+           "GITHUB_REPOSITORY": "o/r", "GH_TOKEN": "x"}
+    for _ in range(2):
+        subprocess.run(["bash", "-e", "-c", _comment_script()], cwd=tmp_path, env=env, check=True)
+    calls = (tmp_path / "calls.log").read_text(encoding="utf-8").splitlines()
+    assert [c for c in calls if c.startswith("gh pr comment")] == ["gh pr comment 7 --repo o/r --body-file diff.md"]
+    assert [c for c in calls if "PATCH" in c] == ["gh api --method PATCH repos/o/r/issues/comments/42 --input -"]
+    assert json.loads((tmp_path / "patched.json").read_text(encoding="utf-8")) == {
+        "body": (tmp_path / "diff.md").read_text(encoding="utf-8")}
+
+
+def test_the_sticky_comment_is_the_jobs_own_report():
+    """The `--jq` filter keeps the bot's comment that is an archgen report: not a person's, not another bot post."""
+    if shutil.which("jq") is None:
+        pytest.skip("needs jq")
+    (jq_filter,) = re.findall(r"--jq '(.*?)'", _comment_script(), re.S)
+    bot, person = {"login": "github-actions[bot]"}, {"login": "someone"}
+    comments = [{"id": 1, "user": person, "body": "## archgen diff: copied by hand"},
+                {"id": 2, "user": bot, "body": "Coverage report"},
+                {"id": 3, "user": bot, "body": "## archgen diff: `main` → `HEAD`\n..."},
+                {"id": 4, "user": bot, "body": "## archgen diff: not compared\n..."}]
+    out = subprocess.run(["jq", jq_filter], input=json.dumps(comments), capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["3", "4"]                  # the job edits the first, `head -n 1`

@@ -104,8 +104,12 @@ def _group(switch: Switch, use: PortUse | None, here: tuple, problems: list[Prob
 
 
 def _breakout(switch: Switch, group: Ports, use: PortUse | None, rate: Q, role: str, here: tuple,
-              problems: list[Problem]) -> int:
-    """Logical ports per physical port of `group` for this role at `rate` (0: the rate exceeds the port)."""
+              problems: list[Problem], switch_at: tuple | None = None) -> int:
+    """Logical ports per physical port of `group` for this role at `rate` (0: the rate exceeds the port).
+
+    A split the spec does not write (no `breakout`) that the switch does not allow is found at the key naming the
+    switch (`switch_at`), the value to change, else at `here`.
+    """
     native = _gbps(group.speed)
     if use is not None and use.breakout is not None:
         n, each = parse_breakout(use.breakout)
@@ -124,9 +128,9 @@ def _breakout(switch: Switch, group: Ports, use: PortUse | None, rate: Q, role: 
         return 0
     n = max(1, round(ratio))
     if role == "down" and group.breakouts and not group.allows(n):
-        problems.append(Problem("NET019", here, f"{_gbps(rate):g}G ports on {switch.id}'s {native:g}G group "
-                                f"'{group.name}' need a {n}x{_gbps(rate):g}G breakout, which it does not allow: "
-                                f"expected one of {', '.join(group.breakouts)}", count(n), None))
+        problems.append(Problem("NET019", switch_at or here, f"{_gbps(rate):g}G ports on {switch.id}'s "
+                                f"{native:g}G group '{group.name}' need a {n}x{_gbps(rate):g}G breakout, which it does "
+                                f"not allow: expected one of {', '.join(group.breakouts)}", count(n), None))
     return n
 
 
@@ -143,7 +147,8 @@ def _span(group: Ports, use: PortUse | None, here: tuple, problems: list[Problem
 
 
 def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse | None, rate: Q,
-               uplinks: int | None, uplink_speed: Q | None, here: tuple) -> TierPorts:
+               uplinks: int | None, uplink_speed: Q | None, here: tuple,
+               switch_at: tuple | None = None) -> TierPorts:
     """The ports a tier's switch offers at `rate` (see the module docstring for the rules).
 
     Args:
@@ -154,12 +159,14 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
         uplinks: Fixed uplinks per switch (`uplinks`), or None.
         uplink_speed: Their rate (`uplink_speed`), or None for `rate`.
         here: Field path of the tier in the Cluster document.
+        switch_at: Field path of the key that names the switch (`BoundFabric.switch_path`), where a finding about
+            the switch itself points; None: `here`.
     """
     if switch is None:
         return TierPorts(0, 1)
     problems: list[Problem] = []
     g_down = _group(switch, down_use, here + ("down",), problems)
-    b_down = _breakout(switch, g_down, down_use, rate, "down", here + ("down",), problems)
+    b_down = _breakout(switch, g_down, down_use, rate, "down", here + ("down",), problems, switch_at)
     down_span = _span(g_down, down_use, here + ("down",), problems)
     if up_use is None and uplinks is None:
         phys = (down_span[1] - down_span[0] + 1) if down_span else g_down.count

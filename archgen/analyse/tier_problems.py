@@ -53,7 +53,7 @@ def radix_problems(fabric: BoundFabric, tiers: tuple[TierCount, ...], counted: s
     under 8 ports needed at 100 Gb/s, newuser55's 16-SU out-of-band fabric).
     """
     here = fabric.owner_path
-    return [Problem("NET001", here + (t.name,) if t.name != "leaf" else here + ("switch",),
+    return [Problem("NET001", fabric.switch_path(t.name),
                     f"{t.name} switches need {t.max_used_per_switch} ports, {t.switch.id} has {t.assigned} at "
                     f"{t.speed:~P}" + (f" in the tier's `down`/`up` ports (of {t.radix})" if t.unassigned else "")
                     + inherited_switch(fabric, t.name, f"{t.max_used_per_switch} ports at {t.speed:~P}"),

@@ -71,7 +71,7 @@ def _ports(fabric: BoundFabric, tier: str, speed: Q, uplinks: bool = False) -> T
     spec = getattr(fabric.spec, tier)
     return tier_ports(fabric.tiers[tier].switch, spec.down, spec.up if uplinks else None, speed,
                       spec.uplinks if uplinks else None, spec.uplink_speed if uplinks else None,
-                      fabric.owner_path + (tier,))
+                      fabric.owner_path + (tier,), fabric.switch_path(tier))
 
 
 @dataclass(frozen=True)

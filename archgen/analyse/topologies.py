@@ -171,7 +171,7 @@ def _torus(design: Design, fabric: BoundFabric, spec: Torus, nodes: tuple[NodeTy
     ocs_sw = fabric.tiers["ocs"].switch
     if spec.ocs is not None:
         radix = 0 if ocs_sw is None else ocs_sw.ports.count if ocs_sw.technology == "optical-circuit" else \
-            tier_ports(ocs_sw, None, None, s, None, None, here + ("ocs",)).radix
+            tier_ports(ocs_sw, None, None, s, None, None, here + ("ocs",), here + ("ocs", "switch")).radix
         n = spec.links_per_neighbour
         o = ocs_figures(spec.dims, spec.ocs.cube, spec.wraparound, pod, radix // n, spec.ocs.count)
         inside = f["links"] - o["crossing"] * n
@@ -252,7 +252,7 @@ def _dragonfly(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
                                 f"groups take {m * (g - 1)} per group; {a} routers x {h} global links give {a * h}",
                                 count(m * (g - 1)), count(a * h)))
     router = fabric.tiers["leaf"].switch
-    plan = tier_ports(router, None, None, s, None, None, here)
+    plan = tier_ports(router, None, None, s, None, None, here, fabric.switch_path("leaf"))
     k, need = plan.radix, p + (a - 1) + h
     problems += plan.problems
     if router is not None and need > k:
@@ -314,8 +314,10 @@ def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
     problems += rail_problems
     s = spec.speed
     leaf_sw, spine_sw = fabric.tiers["leaf"].switch, fabric.tiers["spine"].switch
-    leaf_plan = tier_ports(leaf_sw, spec.leaf.down, None, s, None, None, here + ("leaf",))
-    spine_plan = tier_ports(spine_sw, spec.spine.down, None, s, None, None, here + ("spine",))
+    leaf_plan = tier_ports(leaf_sw, spec.leaf.down, None, s, None, None, here + ("leaf",),
+                           fabric.switch_path("leaf"))
+    spine_plan = tier_ports(spine_sw, spec.spine.down, None, s, None, None, here + ("spine",),
+                            fabric.switch_path("spine"))
     problems += [*leaf_plan.problems, *spine_plan.problems]
     domains = math.ceil(n_ports / ppn / per_domain) if ppn else 0   # one port per domain per rail and plane
     over = spec.leaf.oversubscription or spec.oversubscription

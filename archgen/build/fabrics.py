@@ -72,6 +72,19 @@ class BoundFabric:
         """Field path of the fabric inside the Cluster document."""
         return ("fabrics", self.index)
 
+    def switch_path(self, tier: str) -> tuple:
+        """Field path of the key that names `tier`'s switch: the tier's own `switch`, else the fabric's.
+
+        A finding about the switch's ports points there, at the value to change, not at the tier's key above it
+        (a storage fabric's `switch: sn5600` on line 80, not its `leaf:` on line 84; newuser65).
+        """
+        if tier == "ocs":
+            return self.owner_path + ("ocs", "switch")
+        spec = getattr(self.spec, tier, None)
+        if getattr(spec, "switch", None) is not None:
+            return self.owner_path + (tier, "switch")
+        return self.owner_path + ("switch",)
+
 
 def bind_fabric(specs: Specs, cluster: Cluster, i: int, f: Fabric, unresolved: list[Unresolved]) -> BoundFabric:
     """Bind a fabric's switches and link options, tier by tier (`LINK_TIERS`: link class -> tier of its upper end)."""
