@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from archgen.errors import ArchgenError
-from archgen.perf.explore.batch_path import per_point
+from archgen.perf.explore.batch_path import UNITS, per_point
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.points import PointRow, SweepProblem, evaluate_point
 from archgen.perf.explore.set_bands import step_span
@@ -51,7 +51,7 @@ from archgen.perf.explore.vectorised_grid import VECTOR_AXES, grid_batch, point_
 from archgen.perf.explore.vectorised_grid import batch_hw as _batch_hw
 from archgen.perf.explore.vectorised_least import least as _least
 from archgen.perf.explore.vectorised_least import least_floor as _least_floor
-from archgen.perf.explore.vectorised_rows import UNITS, PointSet, finish
+from archgen.perf.explore.vectorised_rows import PointSet, finish
 from archgen.perf.explore.vectorised_sets import Cached, Preparation, port_rule, preparation
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import OFFLOAD_CODES, does_not_fit_note, none_fits_note
