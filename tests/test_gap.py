@@ -77,7 +77,7 @@ def test_not_provided(report):
     assert (storage.status, storage.value, storage.margin, storage.headroom) == ("not provided", None, None, None)
     assert storage.note == "no object matches 'cluster/*/fabric/storage'" and storage.failing   # a SHALL
     per_rack = rows[("REQ-HALL-EFF-001", "workload/acme-allreduce")]  # a collective has no per-rack throughput
-    assert per_rack.status == "not provided" and not per_rack.failing
+    assert per_rack.status == "not applicable" and not per_rack.failing   # the glob matched it (nu64fix)
     assert per_rack.note == ("workload/acme-allreduce is a collective job: 'tokens_per_second_per_rack' is a metric "
                              "of inference jobs")
 
@@ -96,10 +96,11 @@ def test_glob_subjects(report):
 
 def test_summary_findings_and_objects(report):
     s = report.summary()
-    assert (s["rows"], s["requirements"], s["met"], s["not_met"], s["not_provided"]) == (11, 8, 7, 2, 2)
-    assert s["by_level"] == {"shall": {"met": 6, "at_risk": 0, "not_met": 1, "not_provided": 1},
-                             "should": {"met": 1, "at_risk": 0, "not_met": 1, "not_provided": 0},
-                             "may": {"met": 0, "at_risk": 0, "not_met": 0, "not_provided": 1}}
+    assert (s["rows"], s["requirements"], s["met"], s["not_met"], s["not_provided"],
+            s["not_applicable"]) == (11, 8, 7, 2, 1, 1)
+    assert s["by_level"] == {"shall": {"met": 6, "at_risk": 0, "not_met": 1, "not_provided": 1, "not_applicable": 0},
+                             "should": {"met": 1, "at_risk": 0, "not_met": 1, "not_provided": 0, "not_applicable": 0},
+                             "may": {"met": 0, "at_risk": 0, "not_met": 0, "not_provided": 0, "not_applicable": 1}}
     assert s["failing_rows"] == 2 and s["errors"] == 2 and report.failing
     # the proposal's own findings, not those REQ001/REQ002 findings about our requirements that are the rows
     assert sorted((f.id, f.object) for f in report.errors) == [("PWR002", "rack/acme-r4"), ("PWR003", "rack/acme-r4")]
@@ -135,7 +136,7 @@ def test_should_and_may_misses_do_not_fail(tmp_path):
     g = gap([fixed_proposal(tmp_path / "p")],
             [requirements_without(tmp_path / "r", "REQ-HALL-MECH-001", "REQ-HALL-NET-002")])
     assert not g.errors and not g.failing
-    assert {r.status for r in g.rows if r.requirement.level != "shall"} == {"met", "not met", "not provided"}
+    assert {r.status for r in g.rows if r.requirement.level != "shall"} == {"met", "not met", "not applicable"}
     r = run_cli("gap", tmp_path / "p", "--against", tmp_path / "r")
     assert r.code == 0, r.err
     assert r.out.splitlines()[2].startswith("⚠️ ")    # passes, but look: the misses, 4 warnings (tests/test_gap_mark.py)
@@ -288,8 +289,8 @@ def test_markdown(tmp_path):
     assert r.code == 1, r.err
     lines = r.out.splitlines()
     assert lines[0] == f"## archgen gap: `{os.path.relpath(PROPOSAL)}` against `{os.path.relpath(REQUIREMENTS)}`"
-    assert lines[2] == ("❌ 11 result(s) of 8 requirement(s): 7 met, 2 not met, 2 not provided (SHALL: 6 met, 1 not "
-                        "met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 1 not provided). The proposal has 2 "
+    assert lines[2] == ("❌ 11 result(s) of 8 requirement(s): 7 met, 2 not met, 1 not provided, 1 not applicable "
+                        "(SHALL: 6 met, 1 not met, 1 not provided; SHOULD: 1 met, 1 not met; MAY: 1 not applicable). The proposal has 2 "
                         "error and 4 warning finding(s).")  # NET023, NET024 (no management, front end), COST002
     assert ("| REQ-HALL-MECH-001 | SHALL | `rack/acme-r4` | Rack weight as installed | \\<= 600 kg | 650 kg | "
             "❌ not met | -8.3 % (-50 kg) |") in lines
@@ -322,7 +323,7 @@ ROW = {"requirement": STRING, "statement": STRING, "level": {"enum": ["shall", "
        "verification": {"enum": ["analysis", "test", "inspection", "demonstration"]}, "source": OPTIONAL,
        "parent": {"type": ["array", "null"], "items": STRING}, "subject": STRING, "pattern": OPTIONAL,
        "metric": STRING, "target": STRING, "op": {"enum": ["<=", "<", ">=", ">", "=="]}, "limit": QUANTITY,
-       "value": QUANTITY, "status": {"enum": ["met", "not met", "not provided"]},
+       "value": QUANTITY, "status": {"enum": ["met", "not met", "not provided", "not applicable"]},
        "margin": {"type": ["number", "null"]}, "headroom": QUANTITY, "note": OPTIONAL, "waived": OPTIONAL,
        "failing": {"type": "boolean"}, "file": OPTIONAL, "line": {"type": ["integer", "null"]},
        "column": {"type": ["integer", "null"]}, "assumed": {"type": ["array", "null"], "items": STRING},

@@ -44,7 +44,7 @@ def test_headroom_and_margin_come_with_the_outcome():
 
 
 def test_the_status_words_are_the_ones_every_report_prints():
-    assert [s.value for s in Status] == ["met", "at risk", "not met", "not provided"]
+    assert [s.value for s in Status] == ["met", "at risk", "not met", "not provided", "not applicable"]
 
 
 # A throughput estimate of 1.0e6 tokens/s whose band (perf.workload.bands) is [p / (1 + 0.302), p / (1 - 0.085)]: 768,049 to

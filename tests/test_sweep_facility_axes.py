@@ -61,7 +61,9 @@ def test_cost_per_token_follows_the_hourly_cost_at_each_level(rows, shipped):
 def test_the_halls_own_levels_give_checks_hourly_cost(rows, shipped):
     """hall-air states 8 % and no utilisation (1): the point at (1, 0.08) is priced as `check` prices the cluster."""
     problem, _, _ = rows
-    per_hour, utilisation = problem.facility[("dgx-b200-superpod", 1, 0.08)]
+    per_hour, utilisation, share = problem.facility[("dgx-b200-superpod", 1, 0.08)]
+    assert share == pytest.approx((shipped.metrics[CLUSTER]["energy_cost_per_year"]
+                                   / shipped.metrics[CLUSTER]["tco_per_year"]).m_as(""), rel=1e-9)   # at max draw
     assert utilisation == 1
     assert per_hour == pytest.approx(shipped.metrics[CLUSTER]["tco_per_used_accelerator_hour"].m_as("USD"), rel=1e-12)
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 
 from archgen.analyse.cost import Cost
 from archgen.metrics import MEASURED_SHARE
-from archgen.perf.workload.derived import job_share
+from archgen.perf.workload.derived import TCO_SHARED, job_share, without_energy
 from archgen.units import Q_, Q
 
 #: A job's figures at its cluster's maximum IT power, whatever its parts state (`run_figures.run_energy`).
@@ -88,11 +88,16 @@ def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerato
     return m
 
 
-#: Cost figures in proportion to the TCO (capital + energy + space per year), so part of each is the energy cost: the
-#: cluster's TCO per year and per accelerator-hour, and a job's cost per hour, per token and per run.
-TCO_SHARED = ("tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
-              "tco_per_goodput_accelerator_hour", "tco_per_job_goodput_accelerator_hour", "job_cost_per_hour",
-              "cost_per_token", "cost_per_million_tokens", "job_cost")
+def energy_share(c: Cost | None, fell_back: tuple[str, ...]) -> float:
+    """The share of the TCO that is an energy cost at maximum draw, 0 where the energy is an estimate.
+
+    Energy / TCO per year where some part's maximum stands in for its typical draw (`fell_back`,
+    `ClusterAnalysis.typical_from_max`). `energy_share_bounds` and a sweep point's cost (`Machine.energy_share`) read
+    it.
+    """
+    if c is None or not fell_back or c.tco_per_year is None or c.energy_per_year is None or not c.tco_per_year.m > 0:
+        return 0.0
+    return float((c.energy_per_year / c.tco_per_year).m_as(""))
 
 
 #: How `energy_share_bounds`'s reason starts, so a document can tell it from another reason a figure is unsettled.
@@ -108,10 +113,11 @@ def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str,
     is (newuser64: `tco_per_accelerator_hour <= 2.2 USD` on the DGX B200 SuperPOD, 2.321 USD with 0.211 of it the
     energy at maximum draw, read plainly "not met").
     """
-    if not fell_back or c.tco_per_year is None or c.energy_per_year is None or not c.tco_per_year.m > 0:
+    share = energy_share(c, fell_back)
+    if not share:
         return {}
-    share = (c.energy_per_year / c.tco_per_year).m_as("")
     why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, takes the maximum draw of {named_parts(fell_back)} (no "
            f"`power.typical` stated), so the figure lies between the value with no energy cost and the value; "
            f"{MEASURED}; state their `power.typical` to judge it")
-    return {k: (v * (1 - share), why) for k, v in metrics.items() if k in TCO_SHARED and 0 < v.m < float("inf")}
+    return {k: (without_energy(v, share), why) for k, v in metrics.items()
+            if k in TCO_SHARED and 0 < v.m < float("inf")}

@@ -33,7 +33,7 @@ from archgen.analyse.goodput import (
 from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
-from archgen.analyse.job_energy import energy_share_bounds, job_energy, upper_bounds
+from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_interruptions
@@ -284,9 +284,16 @@ def sweep_figures(specs: Specs, a: ClusterAnalysis, in_memory: bool = False,
             cost.utilisation if cost is not None else 1.0)
 
 
+def sweep_energy_share(specs: Specs, a: ClusterAnalysis) -> float:
+    """The share of cluster `a`'s TCO that is an energy cost at maximum draw (`job_energy.energy_share`): a sweep's."""
+    return energy_share(analyse_cost(specs, a), a.typical_from_max)
+
+
 def facility_figures(specs: Specs, a: ClusterAnalysis, utilisation: float | None,
-                     rate: float | None) -> tuple[float | None, float]:
-    """A sweep point's cost per accelerator-hour (USD; None: not provided) and utilisation at its facility levels.
+                     rate: float | None) -> tuple[float | None, float, float]:
+    """A sweep point's cost per accelerator-hour (USD; None: not provided), utilisation and energy share, at its levels.
+
+    The energy share is that of its TCO that is an energy cost at maximum draw (`sweep_energy_share`).
 
     The cluster's cost analysed with its facility's `cost:` taking the sweep's `utilisation` and `discount_rate`
     levels (None: the hall's own), as `sweep_figures` gives them at the hall's own; the facility has a `cost:`.
@@ -298,4 +305,4 @@ def facility_figures(specs: Specs, a: ClusterAnalysis, utilisation: float | None
     cost = analyse_cost(specs, replace(a, cluster=replace(a.cluster, facility=hall)))
     per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
     return (per_hour.m_as("USD") if per_hour is not None else None,
-            cost.utilisation if cost is not None else 1.0)
+            cost.utilisation if cost is not None else 1.0, energy_share(cost, a.typical_from_max))

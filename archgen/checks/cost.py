@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal, prices_cluster
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
+from archgen.checks.cost_dates import dated_names, older_than_as_of, tariff_apart
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
-from archgen.model import Cluster, Facility, Part, Rack, System
-from archgen.model.cost import Price, month_of
+from archgen.model import Cluster, Part, Rack, System
+from archgen.model.cost import Price
 from archgen.model.prices import Prices
 from archgen.money import currency
 from archgen.units import Q
@@ -241,46 +242,36 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     the spec's, never the clock's, so a run's output stays the same on any day; unstated, prices are only compared
     with each other (a quote whose every line is five years old is then one base year, stated as information).
 
+    The facility's electricity price is a price of the TCO too: where it states its `date` (`cost.energy.date`), a
+    tariff more than 12 months older than the newest part price, part prices more than 12 months older than the
+    tariff, or a tariff more than 12 months before `as_of` is a warning by the same rule, and the information names
+    its date.
+
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
-    `price:` or its `Prices` line), with the adjustment in `source:`.
+    `price:` or its `Prices` line; `date:` and `price:` of the facility's `cost.energy`), with the adjustment in
+    `source:`.
     """
     for path, spec, cost in _costs(ctx):
         dated = cost.dated
         if not dated:
             continue
-        yield from _older_than_as_of(path, spec, cost, ctx.clusters[path].cluster.facility)
+        facility = ctx.clusters[path].cluster.facility
+        yield from older_than_as_of(path, spec, cost, facility)
+        apart, tariff = tariff_apart(path, spec, cost, facility)
+        yield from apart
         newest = dated[-1]
         stale = cost.stale
         if not stale:
             dates = (f"dated {cost.price_dates} (oldest to newest)" if newest.date != dated[0].date
                      else f"all dated {newest.date}")
-            yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}", severity="info")
+            yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}{tariff}",
+                            severity="info")
             continue
         yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: "
-                                           f"{_dated_names(stale)} "
+                                           f"{dated_names(stale)} "
                                            f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
                                            f"months older than the newest ({newest.part}, {newest.date}); the capex "
                                            "adds them as they are, adjusted to no common date")
-
-
-def _older_than_as_of(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
-    """COST006 for prices dated more than `PRICE_SPAN_MONTHS` before the facility's `cost.as_of`, where stated."""
-    fc = facility.cost if facility is not None else None
-    if facility is None or fc is None or fc.as_of is None:
-        return
-    limit = month_of(fc.as_of)
-    old = [line for line in cost.dated if line.month is not None and limit - line.month > PRICE_SPAN_MONTHS]
-    if old:
-        yield Violation(path, spec.id, (), f"{_dated_names(old)} {'is' if len(old) == 1 else 'are'} dated more than "
-                                           f"{PRICE_SPAN_MONTHS} months before {facility.id}'s cost date, "
-                                           f"{fc.as_of} (`cost.as_of`); the capex adds them as they are, adjusted "
-                                           "to no common date")
-
-
-def _dated_names(lines: Iterable[CapexLine]) -> str:
-    """Priced lines as COST006 names them: 'r1 (2023-02), qm9700 (2026-11, Prices vendorb-quote)'."""
-    return ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
-                     for line in lines)
 
 
 @check("COST007", "cost.unracked", severity="warning")

@@ -15,7 +15,9 @@ from typing import Any
 from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
+from archgen.metrics import lookup
 from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded, unsettled_note
+from archgen.model.workload import Workload, job_kind
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -88,7 +90,11 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     at one end of its band is at risk. `unsettled` gives, by object path and metric, the other end of a figure that
     rests on an input nobody gave (`analyse.operations.Operations.unsettled`): met at one end only is not provided.
     `assumed` gives, the same way, the assumed inputs a figure rests on: a requirement met on it names them.
+    A glob that matched a workload whose job cannot have the metric is not applicable there (`not_applicable`).
     """
+    inapplicable = not_applicable(b, design)
+    if inapplicable:
+        return Outcome(b.req, None, Status.NOT_APPLICABLE, inapplicable)
     problem = unjudged(b, metrics, design, withheld, unsettled)
     if problem:
         return judge(b.req, None, problem[1])
@@ -101,6 +107,25 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
         o = unbanded(o, band.describe()) if not band.measured else thin(o, band.coverage_note())
     return on_assumed(o, (assumed or {}).get(b.subject))
+
+
+def not_applicable(b: BoundRequirement, design: Design | None) -> str | None:
+    """Why a requirement bound by a glob does not apply to the object it matched, or None where it does.
+
+    The registry's jobs of a workload metric decide it (`metric.Metric.jobs`): `workload/*` with a cost per million
+    tokens matches a collective (nccl-tests-like) job too, which has no tokens, so the requirement is not applicable
+    there, never a REQ002 error per such job (nu64fix). A subject named exactly is still judged (REQ002 reports a
+    metric its job cannot have: the requirement is then a mistake).
+    """
+    if design is None or not b.pattern or not b.subject.startswith("workload/"):
+        return None
+    w, m = design.specs.get(b.subject.partition("/")[2]), lookup(b.subject, b.req.metric)
+    if not isinstance(w, Workload) or m is None or not m.jobs:
+        return None
+    kind = job_kind(w, "workload")
+    if kind in m.jobs:
+        return None
+    return f"{b.subject} is a {kind} job: '{b.req.metric}' is a metric of {' and '.join(m.jobs)} jobs"
 
 
 def workload_bands(workloads: Mapping[str, Any]) -> dict[str, dict[str, Band]]:

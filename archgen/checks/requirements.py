@@ -15,7 +15,7 @@ from archgen.analyse.goodput_notes import beyond_rates
 from archgen.analyse.goodput_range import spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
-from archgen.checks.judgement import Judgement, Unsettled, Withheld, unjudged, workload_bands
+from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import metric_value, target_text
 from archgen.metrics import lookup
@@ -51,7 +51,8 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     """A requirement names a subject and a metric that exist, with a target of the metric's dimension.
 
     A subject may be a glob over object paths (`rack/*`, `cluster/*/fabric/*`); one that matches no object is
-    reported here.
+    reported here. A glob that matches a workload whose job cannot have the metric (`workload/*` with a cost per
+    million tokens on a collective job) is not applicable there, not a finding (the compliance matrix says so).
 
     A metric the subject has, but whose inputs are incomplete (a cost figure of a cluster with unpriced parts), is
     not provided either: never judged on a figure that counts a missing input as zero. So is a workload's own
@@ -69,6 +70,8 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     """
     unsettled = ctx.operations.unsettled
     for b in ctx.design.requirements:
+        if not_applicable(b, ctx.design):   # a glob matched a job that cannot have the metric: not applicable
+            continue
         problem = unjudged(b, ctx.metrics, ctx.design, ctx.operations.withheld, unsettled)
         if problem is None:
             continue

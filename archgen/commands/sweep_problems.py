@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.operations_stage import facility_figures, sweep_figures
+from archgen.analyse.operations_stage import facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.scale_up_switches import own_links_domain
 from archgen.build import build
 from archgen.checks import Finding
@@ -107,8 +107,9 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 own_machine = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
                                       failure_ends=ends, cost_per_accelerator_hour=per_hour, rates=rates,
                                       utilisation=utilisation)
-                bases[(cid, None)] = dataclasses.replace(
-                    own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator))
+                bases[(cid, None)] = dataclasses.replace(   # its cost's energy at maximum draw: a range (newuser64)
+                    own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator),
+                    energy_share=sweep_energy_share(specs, a) if per_hour is not None else 0.0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(cid, aid)] = swapped = dataclasses.replace(
                         _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j)),
@@ -151,7 +152,7 @@ def failing(problem: SweepProblem, clusters: dict, errors: Sequence[Finding]) ->
 
 def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: dict,
                      where: Callable[..., Location | None]) -> dict[tuple[str, float | None, float | None],
-                                                                 tuple[float | None, float]]:
+                                                                 tuple[float | None, float, float]]:
     """Each cluster's cost per accelerator-hour and utilisation at each level of the facility axes (`FACILITY_AXES`).
 
     A facility axis on a cluster whose hall gives no `cost:` is refused at its line: it would change nothing.
@@ -159,7 +160,7 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
     given = [name for name in FACILITY_AXES if getattr(sweep.axes, name) is not None]
     if not given:
         return {}
-    out: dict[tuple[str, float | None, float | None], tuple[float | None, float]] = {}
+    out: dict[tuple[str, float | None, float | None], tuple[float | None, float, float]] = {}
     none: list[float | None] = [None]   # an axis not swept: the hall's own level
     levels = ([*sweep.axes.utilisation] if sweep.axes.utilisation else none,
               [*sweep.axes.discount_rate] if sweep.axes.discount_rate else none)

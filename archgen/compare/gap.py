@@ -144,7 +144,7 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
         found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner, b.req.id,
                        result.as_of)
-        waived = found[1] if found and o.status not in PASSING else ""
+        waived = found[1] if found and o.status not in PASSING | {Status.NOT_APPLICABLE} else ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
                         o.note, waived, o.assumed))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))

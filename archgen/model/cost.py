@@ -65,6 +65,15 @@ class Energy(Spec):
     pue: float = Field(ge=1, le=5, description="Power usage effectiveness: facility energy over IT energy, e.g. 1.3.")
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the price and PUE come from.")
+    date: datetime.date | str | None = Field(None, description=(
+        "When the price held, as a part's `price.date` is given, e.g. '2024-07' (the last month of a year-to-date "
+        "average): COST006 judges it with the bill of materials' prices, so that the TCO does not add energy and "
+        "capital of price levels more than 12 months apart unsaid. Unstated: the price is compared with no date."))
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date(cls, value: object) -> object:
+        return None if value is None else _month_or_day(value)
 
 
 class Sunk(Spec):

@@ -129,6 +129,7 @@ class Status(StrEnum):
     AT_RISK = "at risk"  # met, but not at one end of the model's error band or the failure-rate range (a warning)
     NOT_MET = "not met"
     NOT_PROVIDED = "not provided"  # no value to judge: no such object or metric, another dimension, or not judged
+    NOT_APPLICABLE = "not applicable"  # a glob matched an object whose kind cannot have the metric (`checks.judgement`)
 
 
 #: The statuses that pass: a requirement at risk is met by the estimate (a warning, not a failure).
@@ -146,8 +147,11 @@ def miss_severity(level: str) -> Literal["error", "warning"]:
 
 
 def fails(level: str, status: Status) -> bool:
-    """Whether a requirement's status fails a report: not met or not provided, at a level whose miss is an error."""
-    return status not in PASSING and miss_severity(level) == "error"
+    """Whether a requirement's status fails a report: not met or not provided, at a level whose miss is an error.
+
+    Not applicable never fails: a glob subject matched an object that cannot have the metric (nu64fix).
+    """
+    return status not in PASSING and status is not Status.NOT_APPLICABLE and miss_severity(level) == "error"
 
 
 class Judged:
@@ -191,8 +195,11 @@ class Outcome(Judged):
 
     @property
     def met(self) -> bool | None:
-        """True when met (at risk included: the estimate meets it), False when not, None when nothing to judge."""
-        return None if self.status is Status.NOT_PROVIDED else self.status in PASSING
+        """True when met (at risk included: the estimate meets it), False when not, None when nothing to judge.
+
+        Nothing to judge: not provided, or not applicable (the metric is not one the object's kind can have).
+        """
+        return None if self.status in (Status.NOT_PROVIDED, Status.NOT_APPLICABLE) else self.status in PASSING
 
     @property
     def pessimistic(self) -> Q | None:

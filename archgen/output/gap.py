@@ -81,7 +81,8 @@ def _ratio(row: GapRow) -> float | None:
 def summary_line(g: Gap) -> str:
     """One line: the rows by status and level, and the proposal's own findings."""
     s = g.summary()
-    counts = ", ".join(f"{s[key(st)]} {st}" for st in STATUSES if s[key(st)] or st is not Status.AT_RISK)
+    counts = ", ".join(f"{s[key(st)]} {st}" for st in STATUSES
+                       if s[key(st)] or st not in (Status.AT_RISK, Status.NOT_APPLICABLE))
     levels = "; ".join(f"{level.upper()}: " + ", ".join(f"{n} {st.replace('_', ' ')}" for st, n in c.items() if n)
                        for level, c in s["by_level"].items())
     text = f"{s['rows']} result(s) of {s['requirements']} requirement(s): {counts}"
@@ -103,11 +104,12 @@ def look(g: Gap) -> bool:
     An unwaived warning finding of the proposal or of our requirements (an expired waiver's SPC004, a shadowed
     catalog entry's CAT007, a requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD
     or MAY missed (`check` reports it as a warning), at risk, or a SHALL miss our requirements document waives; or a
-    row met by analysis whose `verification` (a test at acceptance) is still to decide it.
+    row met by analysis whose `verification` (a test at acceptance) is still to decide it. A row not applicable (a
+    glob matched a job that cannot have the metric) asks nothing of the reader.
     """
     s = g.summary()
-    return bool(s["warnings"] or s["our_warnings"]) or any((r.status != Status.MET or r.to_verify) and not r.failing
-                                                           for r in g.rows)
+    return bool(s["warnings"] or s["our_warnings"]) or any(
+        (r.status not in (Status.MET, Status.NOT_APPLICABLE) or r.to_verify) and not r.failing for r in g.rows)
 
 
 def markdown(g: Gap, audience: str = "internal") -> str:
@@ -138,13 +140,14 @@ def markdown(g: Gap, audience: str = "internal") -> str:
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
                          f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
         lines.append("")
-        missing = [r for r in g.rows if r.status == "not provided"]
-        if missing:
-            lines += ["**Not provided:**", ""]
-            lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")
-                      + (f" (design {design_text(r)})" if r.designs else "")
-                      + f": {fmt.md(text(r.note))}" for r in missing]
-            lines.append("")
+        for status, heading in (("not provided", "Not provided"), ("not applicable", "Not applicable")):
+            missing = [r for r in g.rows if r.status == status]
+            if missing:
+                lines += [f"**{heading}:**", ""]
+                lines += [f"- {r.requirement.id}" + (f" on `{r.subject}`" if r.subject else "")
+                          + (f" (design {design_text(r)})" if r.designs else "")
+                          + f": {fmt.md(text(r.note))}" for r in missing]
+                lines.append("")
     else:
         lines += ["No requirements.", ""]
     live = [f for f in g.proposal_findings if not f.waived]
@@ -185,7 +188,8 @@ def design_text(r: GapRow) -> str:
 
 
 #: How Markdown reports (gap, diff) show each requirement status.
-MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met", "not provided": "❓ not provided"}
+MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met", "not provided": "❓ not provided",
+         "not applicable": "➖ not applicable"}
 
 
 def _status_cell(r: GapRow, public: bool = False) -> str:

@@ -16,7 +16,7 @@ from archgen.errors import InternalError
 from archgen.render import fmt
 
 #: How a requirement's status (`model.requirements.Status`) is styled, as a check's pass, fail or warn.
-STYLES = {"met": "pass", "at risk": "warn", "not met": "fail", "not provided": "warn"}
+STYLES = {"met": "pass", "at risk": "warn", "not met": "fail", "not provided": "warn", "not applicable": ""}
 #: Where a status cell's qualification starts (`Outcome.shown`): assumed inputs, a verification left to a test.
 _QUALIFIED = re.compile(r" \((?:on assumed inputs|predicted by analysis)")
 

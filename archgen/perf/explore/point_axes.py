@@ -119,7 +119,8 @@ def point_base(problem: Any, values: dict[str, Any]) -> Any:
         base = dataclasses.replace(base, it_power=base.it_power + base.accelerators * (tdp - own))
     if not any(name in values for name in FACILITY_AXES):
         return base
-    per_hour, utilisation = problem.facility[(values["cluster"], values.get("utilisation"),
+    per_hour, utilisation, share = problem.facility[(values["cluster"], values.get("utilisation"),
                                               values.get("discount_rate"))]
     cost = per_hour if base.cost_per_accelerator_hour is not None else None
-    return dataclasses.replace(base, cost_per_accelerator_hour=cost, utilisation=utilisation)
+    return dataclasses.replace(base, cost_per_accelerator_hour=cost, utilisation=utilisation,
+                               energy_share=share if cost is not None else 0.0)

@@ -28,6 +28,8 @@ from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import (
     BOUNDED,
+    SHARE_BOUNDED,
+    TCO_SHARED,
     UPPER_BOUNDS,
     judge_points,
     judge_requirements,
@@ -66,7 +68,8 @@ class SweepProblem:
     documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
     #: By (cluster, utilisation, discount rate) level of the facility axes (None where not swept): the cost per
     #: accelerator-hour in USD (None: not provided) and the utilisation (`analyse.operations_stage.facility_figures`).
-    facility: dict[tuple[str, float | None, float | None], tuple[float | None, float]] = field(default_factory=dict)
+    facility: dict[tuple[str, float | None, float | None], tuple[float | None, float, float]] = field(
+        default_factory=dict)
     #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
     #: not feasible (`feasibility`).
     failing: dict[str, str] = field(default_factory=dict)
@@ -174,14 +177,17 @@ def provides(metrics: dict[str, float], metric: str) -> bool:
 
 
 def unprovided(requirement: Requirement, metrics: dict[str, float], loose: set[str] | dict[str, Any],
-               priced: str = "", powerless: str = "") -> str:
+               priced: str = "", powerless: str = "", share: float = 0.0) -> str:
     """Why a point that fits provides no value to judge `requirement` on, in words (`feasibility`'s reason).
 
     `priced` is `unpriced`'s reason for the point's machine, given to a requirement on an amount of money;
-    `powerless` is `hardware_scope.unpowered`'s for the point, given to one on its power or energy.
+    `powerless` is `hardware_scope.unpowered`'s for the point, given to one on its power or energy. `share` is the
+    part of the TCO that is an energy cost at maximum draw (`Machine.energy_share`): a cost met at one end is loose.
     """
     metric = requirement.metric
     if requirement.id in loose:
+        if share > 0 and metric in TCO_SHARED:
+            return SHARE_BOUNDED.format(metric=metric, share=share * 100)
         return (BOUNDED if metric in UPPER_BOUNDS else UNSETTLED).format(metric=metric)
     if not provides(metrics, metric):
         if priced and metric in COST_OBJECTIVES:
@@ -201,7 +207,7 @@ OVERRUN = ("arrivals outrun the replicas: the queue grows for the whole run and 
 
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
                 loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "",
-                powerless: str = "") -> tuple[bool, str]:
+                powerless: str = "", share: float = 0.0) -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
     Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
@@ -211,6 +217,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     overrun, each SHALL not provided and why (`unprovided`), each SHALL not met and the cluster's error findings; ""
     where the point does not fit (its reason is the misfit). `loose`: ids of requirements met at one end only of an
     unknown blocking time (`unsettled_at`). `powerless`: why the point has no power (`hardware_scope.unpowered`).
+    `share`: of the TCO, an energy cost at maximum draw (`Machine.energy_share`), named where it leaves a cost loose.
     """
     if not fits:
         return False, ""
@@ -221,7 +228,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     overrun = math.isinf(metrics.get("ttft", 0.0))
     failing = problem.failing.get(cluster, "")
     why = [OVERRUN] * overrun + [
-        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced, powerless)}"
+        f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced, powerless, share)}"
                                          if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
     why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing)
     return not missed and not overrun and not failing, "; ".join(why)
@@ -261,7 +268,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     statuses: dict[str, Status | None] = {o.requirement.id: o.status for o in judge_requirements(on_estimate(problem),
                                                                                                   est)}
     judged_here = on_point(problem)
-    loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS)
+    loose = unsettled_at(judged_here, metrics, other, SWEEP_METRICS, machine.energy_share)
     for r in judged_here:   # on this point's metrics (one of a batch), with the estimate's band where it has one
         statuses[r.id] = None
         if judged(r.metric, bool(est.fits)) and r.id not in loose and provides(metrics, r.metric) \
@@ -274,7 +281,8 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
             statuses[r.id] = status[0] if status else None
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
-    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless)
+    feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,
+                                machine.energy_share)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
                     tuple(k for k in order if statuses[k] is Status.AT_RISK), est.batch_bound if est.fits else "")

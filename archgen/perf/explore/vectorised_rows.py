@@ -139,7 +139,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
         for got in met:
             got[req.id] = None
         for p, status in zip(have, [None] * len(have) if statuses is None else statuses, strict=True):
-            if unsettled_at((req,), rows[p], others[p], SWEEP_METRICS):
+            if unsettled_at((req,), rows[p], others[p], SWEEP_METRICS, base.energy_share):
                 loose[p].add(req.id)
                 continue
             if status is None:
@@ -150,7 +150,8 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     order = [r.id for r in requirements(problem)]
     met = [{k: got[k] for k in order} for got in met]
     risk = [sorted(ids, key=order.index) if len(ids) > 1 else ids for ids in risk]   # in the order of `requirements`
-    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced[p], base.cluster, powerless[p])
+    outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced[p], base.cluster, powerless[p],
+                            base.energy_share)
                 for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]
