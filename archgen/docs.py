@@ -155,6 +155,10 @@ def spec_page() -> str:
              "request rate in requests. `requests/s` on `tokens_per_second`, `tokens/s` on a power or an",
              "arrival rate, and `700 W/token` in a power field are refused. Another count (`queries/s`) is no",
              "unit: its rate is `1/s`, and the hint says so (`req/s` is pointed to `requests/s`).", "",
+             "Every document may state the oldest archgen it is written for at its top level,",
+             "`requires_archgen: \">=X.Y.Z\"` (quoted: YAML reads a leading `>` as a folded block). An older",
+             "archgen refuses the document at that line with both versions; a value of another form (`0.1.0`,",
+             "`~=0.1`, `>=0.1`) is refused with the form (docs/upgrading.md, \"A version key\").", "",
              *renamed_section()]
     for kind, cls in sorted(KINDS.items()):
         models: list[type[BaseModel]] = [cls]

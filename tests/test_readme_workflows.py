@@ -67,7 +67,7 @@ _FAKE_GH = """#!/bin/bash
 echo "gh $*" >> calls.log
 case "$*" in
   "pr view"*) echo "$HEAD_SHA" ;;
-  "api --paginate"*) cat found ;;
+  "api --paginate"*) head -n 1 found; sleep 0.3; tail -n +2 found ;;   # a page, then the next
   "api --method PATCH"*) cat > patched.json ;;
   "pr comment"*) echo 42 > found ;;
 esac
@@ -107,4 +107,24 @@ def test_the_sticky_comment_is_the_jobs_own_report():
                 {"id": 3, "user": bot, "body": "## archgen diff: `main` → `HEAD`\n..."},
                 {"id": 4, "user": bot, "body": "## archgen diff: not compared\n..."}]
     out = subprocess.run(["jq", jq_filter], input=json.dumps(comments), capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["3", "4"]                  # the job edits the first, `head -n 1`
+    assert out.stdout.split() == ["3", "4"]                  # the job edits the first, `sed -n 1p`
+
+
+def test_a_second_page_of_matches_does_not_fail_the_step(tmp_path):
+    """review32: with `head -n 1` the job's listing, its matches over two pages, failed under `pipefail` (a
+    `shell: bash` step): head exits after the first id and `gh`, writing the next page, dies of SIGPIPE (141)."""
+    if shutil.which("jq") is None or shutil.which("bash") is None:
+        pytest.skip("needs bash and jq, as GitHub's runners have")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(_FAKE_GH, encoding="utf-8")
+    (bin_dir / "gh").chmod(0o755)
+    (tmp_path / "pr-number.txt").write_text("7\n", encoding="utf-8")
+    (tmp_path / "diff.md").write_text("## archgen diff: `main` → `HEAD`\n", encoding="utf-8")
+    (tmp_path / "found").write_text("42\n" + "43\n" * 20000, encoding="utf-8")   # more than a pipe holds
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HEAD_SHA": "abc",
+           "GITHUB_REPOSITORY": "o/r", "GH_TOKEN": "x"}
+    subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _comment_script()], cwd=tmp_path,
+                   env=env, check=True)
+    calls = (tmp_path / "calls.log").read_text(encoding="utf-8").splitlines()
+    assert [c for c in calls if "PATCH" in c] == ["gh api --method PATCH repos/o/r/issues/comments/42 --input -"]

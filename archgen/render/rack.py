@@ -252,22 +252,28 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
             Column("Utilisation", align="right"))
     section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)),
-                Para(weight_basis([(spec.id, s)])))
+                Para(weight_basis([(spec.id, s, spec.cooling.liquid is not None)])))
     return section
 
 
-def weight_basis(spaces: list[tuple[str, Any]]) -> str:
+def weight_basis(spaces: list[tuple[str, Any, bool]]) -> str:
     """What a rack's weight and floor load hold and leave out (`analyse.rack.space`), for whoever builds or lifts it.
 
-    The weight is the empty enclosure plus each placed part's stated weight; nothing adds coolant, cables or
-    accessories, and a part that states no weight is left out (`Space.unweighed`). newuser66: an ODM read
-    "Weight 683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant.
+    `spaces` are (rack id, space, has a liquid loop). The weight is the empty enclosure plus each placed part's
+    stated weight; nothing adds coolant, cables or accessories, and a part that states no weight is left out
+    (`Space.unweighed`). newuser66: an ODM read "Weight 683 kg" of a rack whose four PDUs weigh nothing here, and
+    "Rack weight as installed" with no coolant. Only a rack with a liquid loop (`cooling.liquid`) is said to be dry
+    (review32: an air-cooled rack's document read that the liquid in its trays was not provided).
     """
-    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU: dry "
-            "(no coolant is added; no spec states the liquid held by the trays, manifolds and hoses, so the filled, "
-            "operating weight is not provided) and without cables, transceivers, rails and blanking panels; floor "
-            "load is that weight over the enclosure's footprint.")
-    unweighed = [f"{rid}: {', '.join(s.unweighed)}" for rid, s in spaces if s.unweighed]
+    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU, "
+            "without cables, transceivers, rails and blanking panels; floor load is that weight over the enclosure's "
+            "footprint.")
+    liquid = [rid for rid, _, wet in spaces if wet]
+    if liquid:
+        which = "It" if len(liquid) == len(spaces) else f"For the liquid-cooled {', '.join(liquid)} it"
+        text += (f" {which} is dry: no coolant is added (no spec states the liquid held by the trays, manifolds and "
+                 "hoses), so the filled, operating weight is not provided.")
+    unweighed = [f"{rid}: {', '.join(s.unweighed)}" for rid, s, _ in spaces if s.unweighed]
     if unweighed:
         text += f" Left out, as their parts state no weight: {'; '.join(unweighed)}."
     return text

@@ -63,7 +63,8 @@ def test_rack_weight_says_what_it_holds(su_customer):
     out, and no document said whether a weight holds coolant; the sentence under it now says both."""
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     rack_types = re.split(r"^\*Table \d+: Rack types\*$", md, maxsplit=1, flags=re.M)[1].split("<a id=", 1)[0]
-    assert "dry (no coolant is added" in rack_types and "operating weight is not provided" in rack_types
+    assert "For the liquid-cooled gb200-nvl72 it is dry: no coolant is added" in rack_types
+    assert "operating weight is not provided" in rack_types
     assert "gb200-su-ib: pdu-415v-60a-3ph x4" in rack_types
 
 
@@ -72,9 +73,22 @@ def test_a_rack_document_says_what_its_weight_holds():
 
     from archgen.render.rack import weight_basis
 
-    assert "Left out" not in weight_basis([("r", SimpleNamespace(unweighed=()))])
-    assert weight_basis([("r", SimpleNamespace(unweighed=("pdu x2",)))]).endswith(
+    assert "Left out" not in weight_basis([("r", SimpleNamespace(unweighed=()), True)])
+    assert weight_basis([("r", SimpleNamespace(unweighed=("pdu x2",)), True)]).endswith(
         "Left out, as their parts state no weight: r: pdu x2.")
+
+
+def test_only_a_liquid_cooled_rack_is_said_to_be_dry():
+    """review32: every rack's document read "dry (no coolant is added; no spec states the liquid held by the trays,
+    manifolds and hoses ...)", an air-cooled DGX or MI355X rack's too, whose weight holds no liquid to leave out."""
+    from types import SimpleNamespace
+
+    from archgen.render.rack import weight_basis
+
+    none = SimpleNamespace(unweighed=())
+    assert "dry" not in weight_basis([("air", none, False)]) and "coolant" not in weight_basis([("air", none, False)])
+    assert " It is dry: no coolant is added" in weight_basis([("wet", none, True)])
+    assert "For the liquid-cooled wet it is dry" in weight_basis([("air", none, False), ("wet", none, True)])
 
 
 def test_a_rack_line_of_the_bom_says_its_power_is_not_the_racks_it_power(su_customer):
