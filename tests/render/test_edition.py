@@ -251,3 +251,18 @@ def test_a_spec_path_in_a_message_reads_as_words_in_the_customer_edition():
         "the air path rests on assumed figures: class A2"
     kept = "a drawing (floor.svg) and a site (docs.nvidia.com)"
     assert without_spec_paths(kept) == kept
+
+
+def test_every_check_id_the_status_and_requirements_name_is_explained(su_customer):
+    """newuser66: "REQ005" beside a requirement met on assumed inputs, "4 warning(s): PWR002, REL004, REQ004" in the
+    status line; the glossary gives each such check's summary from the registry."""
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    status = re.search(r"^\| Status \| (.+) \|$", md, re.M).group(1)
+    checks = set(re.findall(r"^\| [^|]+ \| SH\w+ \|(?:[^|\n]*\|){6} (\w+) \|", md, re.M))
+    named = set(re.findall(r"\b[A-Z]{2,5}\d{3}\b", status)) | checks
+    assert {"PWR002", "REL004", "REQ004", "REQ001", "REQ005"} <= named
+    glossary = md.split("Checks this document names", 1)[1].split("<a id=", 1)[0]
+    for cid in named:
+        assert f"| {cid} | " in glossary, cid
+    assert "| REQ005 | A requirement is met on figures that rest on sourced inputs, not on assumed ones. |" in glossary
+    assert len(glossary.splitlines()) < 20 and "| COST001 |" not in glossary   # not every check the report lists
