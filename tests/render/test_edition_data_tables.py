@@ -116,3 +116,19 @@ def test_bom_csv_keeps_its_qty_column_numeric(su_customer):
     assert all(r["Qty"] and r["Qty status"] == "stated" for r in rows if r["Part"] not in missing)
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     assert "| Qty status |" not in md   # the document's table reads "not provided" in Qty, as before
+
+
+def test_data_files_carry_the_document_control(su_customer):
+    """newuser66: an imported bom.csv could not be tied to a revision; document.csv and the workbook's first sheet
+    give the document's number, revision, input digest and archgen's version."""
+    from openpyxl import load_workbook
+
+    from archgen import __version__
+    rows = dict(csv_rows(su_customer / "document.customer.csv")[1:])
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    digest = re.search(r"^\| Input digest \| (sha256:[0-9a-f]+) \|$", md, re.M).group(1)
+    assert rows["Document number"] == "AG-SU-GB200-0001" and rows["Revision"] == "not stated (draft)"
+    assert rows["Input digest"] == digest and rows["archgen version"] == __version__
+    wb = load_workbook(su_customer / f"{SU}.customer.xlsx", read_only=True)
+    assert wb.sheetnames[0] == "document"
+    assert {r[0]: r[1] for r in wb["document"].iter_rows(min_row=2, values_only=True)}["Input digest"] == digest

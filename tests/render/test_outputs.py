@@ -63,7 +63,7 @@ def test_requirements_csv(outputs):
 def test_xlsx_content(outputs):
     from openpyxl import load_workbook
     wb = load_workbook(outputs / f"{RACK}.xlsx")
-    assert wb.sheetnames == ["bom", "requirements"]
+    assert wb.sheetnames == ["document", "bom", "requirements"]
     bom = list(wb["bom"].iter_rows(values_only=True))
     assert bom[0][5:8] == ("Qty", "Unit power (kW)", "Total power (kW)")
     tray = next(r for r in bom if r[0] == "gb200-compute-tray")
