@@ -46,6 +46,7 @@ from archgen.render.rack import elevation_alt, rack_parts, weight_basis
 from archgen.render.rack_power import typical_text
 from archgen.render.reference import bom_by_size, growth
 from archgen.render.reference import sections as reference_sections
+from archgen.render.tables import bom_data
 from archgen.render.wiring import figures as wiring_figures
 from archgen.render.wiring import portmap_table
 from archgen.render.wiring import section as wiring_section
@@ -287,7 +288,7 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
         **performance.figures(performance.workloads_for(result, a.cluster.spec.id)),
         **operations.figures(result, a), **(wiring_figures(a, pm) if pm is not None else {}),
         **diagrams.rack_elevations(result, a)}
-    tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
+    tables = {"bom.csv": bom_data(doc_table(doc, "bom")), "requirements.csv": requirements_table(scope)}
     if a.cabling is not None and pm is not None and {"csv", "xlsx"} & set(formats):
         tables["cabling.csv"], tables["portmap.csv"] = run_list(a), portmap_table(pm, a)
     if (by_size := bom_by_size(series)) is not None:

@@ -25,6 +25,9 @@
 - shows that a finding is waived, not the team's reason (the validation report's Waiver column reads "waived"), and
   an open item's subject and finding without the team's instruction: an item is an `archgen.open_item.OpenItem`
   built from those parts, and this edition prints its `public` text, which has no place for the instruction;
+- names no spec path a check's message gives in brackets ("(cooling.liquid.unconfirmed)", "(power.feeds.power_factor)"),
+  and writes a message's instruction to the team to state a key ("state `power_factor` from the PSUs' datasheet") as
+  what is to be supplied ("to be supplied: power factor from the PSUs' datasheet"; `without_spec_paths`);
 - gives "not stated (draft)" as the revision of a spec that states none (the internal edition's git commit);
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
@@ -78,6 +81,14 @@ UNREVISED = "not stated (draft)"
 _SPACE_BEFORE = re.compile(r" +(?!\.\.\.)([.,;:)])")
 _NOT_READ = re.compile(r"\s*\(not read directly\)|[;,]?\s*\bnot read directly\b", re.I)
 #: "owner/repo path/file.ext [line N] [at COMMIT]", how the catalog cites a file of a public repository.
+#: A spec path in brackets, as a check names the field a finding rests on: "(cooling.liquid.unconfirmed)",
+#: "(form_factor.unconfirmed)", "(power.feeds.power_factor)". A vendor reads what is assumed or not stated, not our
+#: spec's keys, so the customer edition leaves it out. A domain ("(docs.nvidia.com)") or a file ("(floor.svg)") has
+#: no snake_case key and does not end in ``unconfirmed``, so it stays.
+_SPEC_PATH = re.compile(r"\s*\((?:[a-z][a-z0-9_]*\.)+(?:unconfirmed|[a-z0-9]+_[a-z0-9_]+)\)")
+#: The design team's instruction in a check's message: "; state `power_factor` from the PSUs' datasheet" (PWR002),
+#: "; state `feeds.redundancy` (N, N+1, N+N)". The customer edition says what is to be supplied, in words.
+_STATE = re.compile(r"([;,]\s*)state `(?:[\w.]+\.)?([\w]+)`")
 _GITHUB = re.compile(r"^([A-Za-z0-9][\w.-]*/[\w.-]+) ((?:[\w.-]+/)*[\w.-]+\.\w+)"
                      r"(?: line (\d+))?(?: at ([0-9a-f]{7,40}))?")
 
@@ -223,8 +234,17 @@ def _key(m: re.Match[str], names: dict[str, str]) -> str:
     return key if m.string.count("`", 0, m.start()) % 2 else words(key)
 
 
+def without_spec_paths(text: str) -> str:
+    """`text` without the spec paths a check names in brackets, its instruction to the team as what is to be supplied.
+
+    "power factor not stated (power.feeds.power_factor): ...; state `power_factor` from the PSUs' datasheet" reads
+    "power factor not stated: ...; to be supplied: power factor from the PSUs' datasheet".
+    """
+    return _STATE.sub(lambda m: f"{m.group(1)}to be supplied: {words(m.group(2))}", _SPEC_PATH.sub("", text))
+
+
 def _text(text: str, names: dict[str, str]) -> str:
-    text = without_paths(text)
+    text = without_spec_paths(without_paths(text))
     text = _KEY.sub(lambda m: _key(m, names), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
     text = _acronyms().sub(lambda m: m.group(0) if m.string.count("`", 0, m.start()) % 2

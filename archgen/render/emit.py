@@ -6,8 +6,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from archgen import __version__
 from archgen.render import diagrams, glossary, tables
-from archgen.render.blocks import DocumentModel
+from archgen.render.blocks import Column, DocumentModel, Table
 from archgen.render.edition import customer, data_table, file_name
 from archgen.render.env import environment, render_template
 
@@ -15,6 +16,17 @@ from archgen.render.env import environment, render_template
 def doc_table(doc: DocumentModel, table_id: str) -> Any:
     """The table with id `table_id` in `doc`."""
     return next(t for t in doc.tables() if t.id == table_id)
+
+
+def control_table(doc: DocumentModel) -> Table:
+    """The document's control rows (number, revision, input digest...) and archgen's version, as a data table.
+
+    Written as ``document.csv`` beside the data CSVs and as the workbook's first sheet, so that a table imported on
+    its own (``bom.csv``) is tied to a revision and an input digest; a separate file, not comment lines, because a
+    procurement or tracker import reads a CSV's first line as its header and would take a comment for data.
+    """
+    return Table("document", "Document control", (Column("Field"), Column("Value")),
+                 (*doc.control, ("archgen version", __version__)))
 
 
 def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
@@ -32,6 +44,7 @@ def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]]
         csv_tables = {name: data_table(t) for name, t in csv_tables.items()
                       if doc.show_prices or name != "cost.csv"}
     glossary.used(doc)                 # after the edition: the terms of the text the reader gets
+    csv_tables = {"document.csv": control_table(doc), **csv_tables}   # the edition's control rows
     image_formats = tuple(f for f in ("svg", "png") if f in formats or (f == "svg" and "md" in formats))
     need_svg = any(f in formats for f in ("html", "pdf"))
     used = {f.name for f in doc.figure_blocks()}

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
+from archgen.checks import REGISTRY
 from archgen.render.blocks import Column, DocumentModel, Para, Section, Table
 
 #: Terms and their meanings, in alphabetical order.
@@ -61,6 +62,11 @@ def section() -> Section:
 #: Sections whose words are not the document's own: the glossary itself, and the references (a cited page's title,
 #: such as NVIDIA's cabling requirements "for InfiniBand NDR/XDR and 400/800G ETH", uses no term on the reader).
 PROSE_FREE = ("glossary", "references")
+#: A check's ID as a document names one ("REQ005", "PWR002"): only the registry's count (a part's "GB200" is none).
+_CHECK_ID = re.compile(r"\b[A-Z]{2,5}\d{3}\b")
+#: The section that gives each check's summary or finding beside its ID; elsewhere (the status line, the
+#: requirements' Check column, a figure's note) an ID stands alone and a reader cannot guess "REQ005" (newuser66).
+EXPLAINED = "validation"
 
 
 def used(doc: DocumentModel) -> DocumentModel:
@@ -79,7 +85,26 @@ def used(doc: DocumentModel) -> DocumentModel:
         section.blocks = [replace(b, rows=tuple(r for r in b.rows if re.search(
             USES.get(r[0], rf"\b{re.escape(r[0])}\b"), text))) if isinstance(b, Table) else b
             for b in section.blocks]
+        named = checks_named(doc, sections)
+        if named is not None:
+            section.blocks.append(named)
     return doc
+
+
+def checks_named(doc: DocumentModel, sections: list[Section]) -> Table | None:
+    """The checks the document's tables and control name outside its validation report, each with its summary.
+
+    None if it names none. An open item gives its finding beside its check's ID; the status line ("4 warning(s):
+    PWR002, REL004, REQ004") and the requirements' Check column give only IDs; the validation report, where each has
+    a row (its anchor ``check-<id>``), gives the finding.
+    """
+    text = "\n".join([*(v for _, v in doc.control), *(
+        _text(b) for s in sections if s.id not in (*PROSE_FREE, EXPLAINED) for b in s.blocks if isinstance(b, Table))])
+    ids = sorted({m for m in _CHECK_ID.findall(text) if m in REGISTRY})
+    if not ids:
+        return None
+    return Table("glossary-checks", "Checks this document names (the validation report gives each one's finding)",
+                 (Column("Check"), Column("What it checks")), tuple((i, REGISTRY[i].summary) for i in ids))
 
 
 def _text(block: Any) -> str:

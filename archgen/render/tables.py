@@ -12,6 +12,7 @@ import datetime as dt
 import io
 import zipfile
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.bom_line import BomLine
@@ -40,6 +41,23 @@ def bom_name(line: BomLine, part: Any) -> tuple[str, str, str | Cite]:
 def quantity(line: BomLine) -> int | str:
     """A BOM line's quantity cell: its count, or "not provided" for a part the spec does not state."""
     return line.quantity if line.provided else "not provided"
+
+
+#: The BOM data files' column beside Qty: whether the spec states the line's quantity (`quantity`).
+QTY_STATUS = Column("Qty status")
+
+
+def bom_data(table: Table) -> Table:
+    """A BOM table as `bom.csv` and the XLSX `bom` sheet write it: Qty a number or empty, its status beside it.
+
+    The document's Qty cell reads "not provided" where the spec states no quantity; a procurement import reads Qty
+    as a number, so the data files leave it empty and say "not provided" in a "Qty status" column ("stated" else),
+    the last one, so that an import mapping the columns by position before it still reads them.
+    """
+    at = next(i for i, c in enumerate(table.columns) if c.title == "Qty")
+    rows = tuple((*r[:at], None if isinstance(r[at], str) else r[at], *r[at + 1:],
+                  r[at] if isinstance(r[at], str) else "stated") for r in table.rows)
+    return replace(table, columns=(*table.columns, QTY_STATUS), rows=rows)
 
 
 def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of materials") -> Table:

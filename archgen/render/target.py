@@ -11,6 +11,7 @@ from archgen.render import diagrams, provenance, rack
 from archgen.render.cluster import render_cluster
 from archgen.render.common import Scope, requirements_table
 from archgen.render.emit import doc_table, render_document
+from archgen.render.tables import bom_data
 
 
 def rack_scope(result: Any, analysis: Any, revision: str | None, date: str | None) -> tuple[Scope, dict[str, int]]:
@@ -39,7 +40,7 @@ def render_target(result: Any, target: Any, formats: tuple[str, ...], templates:
     scope, counts = rack_scope(result, target.analysis, revision, date)
     doc = rack.build(scope, target.analysis, counts)
     figures = {name: partial(draw, target.analysis) for name, draw in diagrams.RACK_DIAGRAMS.items()}
-    csv_tables = {"bom.csv": doc_table(doc, "bom"), "requirements.csv": requirements_table(scope)}
+    csv_tables = {"bom.csv": bom_data(doc_table(doc, "bom")), "requirements.csv": requirements_table(scope)}
     return render_document(doc, figures, csv_tables, formats, templates, step, edition)
 
 

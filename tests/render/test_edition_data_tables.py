@@ -53,9 +53,10 @@ def test_customer_bom_csv_quantities_are_the_documents(su_customer):
     """Every BOM line of the document's appendix is a row of ``bom.customer.csv`` with the same part and quantity."""
     md = md_table((su_customer / f"{SU}.customer.md").read_text(encoding="utf-8"), "Bill of materials")
     table = csv_rows(su_customer / "bom.customer.csv")
-    assert md[0] == table[0]
+    assert [*md[0], "Qty status"] == table[0]   # the CSV's Qty is a number or empty, its status beside it
     qty = md[0].index("Qty")
-    assert [(r[0], r[qty].replace(",", "")) for r in md[1:]] == [(r[0], r[qty]) for r in table[1:]]
+    assert [(r[0], r[qty].replace(",", "")) for r in md[1:]] == \
+        [(r[0], r[qty] or r[-1]) for r in table[1:]]
 
 
 def test_rack_weight_says_what_it_holds(su_customer):
@@ -116,3 +117,32 @@ def test_the_power_cord_line_says_which_psus_it_counts(su_customer):
     assert "not counted" in rows["power-cord-c13-c14"][8]
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     assert "Power cords of sn5600 are not counted" in md
+
+
+def test_bom_csv_keeps_its_qty_column_numeric(su_customer):
+    """newuser66: bom.csv read "not provided" in Qty (liquid manifold, quick disconnects, hoses, shelf cords), which a
+    procurement import of a numeric column rejects; Qty is a number or empty, "Qty status" says which."""
+    rows = list(csv.DictReader(io.StringIO((su_customer / "bom.customer.csv").read_text(encoding="utf-8"))))
+    assert all(re.fullmatch(r"\d*", r["Qty"]) for r in rows)
+    missing = {r["Part"] for r in rows if r["Qty status"] == "not provided"}
+    assert {"liquid-manifold", "liquid-quick-disconnect", "liquid-cdu-hose", "shelf-input-cord"} <= missing
+    assert all(r["Qty"] == "" for r in rows if r["Part"] in missing)
+    assert all(r["Qty"] and r["Qty status"] == "stated" for r in rows if r["Part"] not in missing)
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    assert "| Qty status |" not in md   # the document's table reads "not provided" in Qty, as before
+
+
+def test_data_files_carry_the_document_control(su_customer):
+    """newuser66: an imported bom.csv could not be tied to a revision; document.csv and the workbook's first sheet
+    give the document's number, revision, input digest and archgen's version."""
+    from openpyxl import load_workbook
+
+    from archgen import __version__
+    rows = dict(csv_rows(su_customer / "document.customer.csv")[1:])
+    md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
+    digest = re.search(r"^\| Input digest \| (sha256:[0-9a-f]+) \|$", md, re.M).group(1)
+    assert rows["Document number"] == "AG-SU-GB200-0001" and rows["Revision"] == "not stated (draft)"
+    assert rows["Input digest"] == digest and rows["archgen version"] == __version__
+    wb = load_workbook(su_customer / f"{SU}.customer.xlsx", read_only=True)
+    assert wb.sheetnames[0] == "document"
+    assert {r[0]: r[1] for r in wb["document"].iter_rows(min_row=2, values_only=True)}["Input digest"] == digest

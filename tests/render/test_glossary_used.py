@@ -28,6 +28,7 @@ def _glossary(md: str) -> tuple[set[str], str]:
     the document's word, as NVIDIA's cabling requirements "for InfiniBand NDR/XDR" that the MI355X's optics cite)."""
     head, rest = md.split(table_caption(md, "Glossary*"), 1)
     table, tail = rest.split("<a id=\"references\">", 1)
+    table = table.split("Checks this document names", 1)[0]   # the checks' table (`glossary.checks_named`): no terms
     after = tail.split("\n<a id=", 1)[1] if "\n<a id=" in tail else ""   # whatever follows the references
     return set(re.findall(r"^\| ([^|]+?) \| .+ \|$", table, re.M)) - {"Term", "---"}, head + after
 
