@@ -49,7 +49,7 @@ requirements:
 - {id: REQ-B-1, statement: Capex, subject: "cluster/*", metric: capex, target: "<= 3000000 USD"}
 - {id: REQ-B-2, statement: Energy, subject: "cluster/*", metric: energy_cost_per_year, target: "<= 1000000 USD"}
 - {id: REQ-B-3, statement: TCO, subject: "cluster/*", metric: tco_per_accelerator_hour, target: "<= 20 USD"}
-- {id: REQ-B-4, statement: Cheap, subject: "cluster/*", metric: tco_per_accelerator_hour, target: "<= 1 USD"}
+- {id: REQ-B-4, statement: Cheap, subject: "cluster/*", metric: tco_per_accelerator_hour, target: "<= 0.5 USD"}
 - {id: REQ-B-5, statement: IT load, subject: "cluster/*", metric: it_power, target: "<= 100 kW"}
 """
 
@@ -85,7 +85,7 @@ def test_check_reports_req005_without_changing_the_exit_code(tmp_path):
     from tests.conftest import run_cli
 
     write_tree(tmp_path / "p", PROPOSAL)
-    write_tree(tmp_path / "p", {"buyer.yaml": REQUIREMENTS.replace("<= 1 USD", "<= 100 USD")})
+    write_tree(tmp_path / "p", {"buyer.yaml": REQUIREMENTS.replace("<= 0.5 USD", "<= 100 USD")})
     result = run_cli("check", tmp_path / "p", "--format", "json")
     assert result.code == 0, result.err
     found = [f for f in json.loads(result.out)["findings"] if f["id"] == "REQ005"]
