@@ -33,5 +33,5 @@ def test_a_linked_manifest_is_not_read(tmp_path, cli, monkeypatch):
     r = cli("render", "specs", "--target", "dgx-h100-4", "--out", "out", "--formats", "csv")
     assert r.code == 0, r.err
     assert not manifest.is_symlink()
-    assert manifest.read_text(encoding="utf-8") == "bom.csv\nrequirements.csv\n"   # before: the secret's lines too
+    assert manifest.read_text(encoding="utf-8") == "bom.csv\ndocument.csv\nrequirements.csv\n"   # before: the secret's lines too
     assert creds.read_text(encoding="utf-8") == SECRET

@@ -3,7 +3,7 @@
 `--audience customer` writes the edition a partner receives (the rules of `archgen.render.edition`): no path of our
 repository (the title names no folder, the findings no file and line, JSON no `file`/`line`/`column`), a waiver
 without its reason, the repository paths a requirement's or finding's text names left out, and the unit prices a
-finding names withheld (`edition.withheld_finding`: a report has no `document.show_prices` to allow them).
+finding names withheld (`edition_prices.withheld_finding`: a report has no `document.show_prices` to allow them).
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from archgen.metrics import unbounded
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.render import fmt
-from archgen.render.edition import withheld_finding, without_paths
+from archgen.render.edition import without_paths
+from archgen.render.edition_prices import withheld_finding
 from archgen.units import Q
 
 

@@ -46,7 +46,7 @@ from archgen import metrics
 from archgen.open_item import customer_text
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
-from archgen.unit_definitions import CURRENCIES
+from archgen.render.edition_prices import no_list_notes, priced_findings, withhold_prices
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -61,19 +61,6 @@ _PATH = re.compile(r"(?<![\w/.:-])(?:[\w.-]+/)+[\w.-]+\.(?:ya?ml|py|md|json)(?::
 _PATH_REF = re.compile(r"\s*\((?:see |as in )?" + _PATH.pattern + r"\)")
 #: A snake_case key, possibly dotted: ``tokens_per_second_per_gpu``, ``leaf.accelerators_affected``.
 _KEY = re.compile(r"(?<![\w./:-])[a-z][a-z0-9]*(?:[._][a-z0-9]+)*_[a-z0-9]+(?:[._][a-z0-9]+)*(?![\w/-])")
-#: What the capex table keeps when unit prices are withheld (`DocumentModel.show_prices` false).
-_PRICE_COLUMNS = ("Unit price", "Total")
-_WITHHELD = ("Unit prices and the capex of each part are withheld in this edition; the totals above are computed "
-             "from every priced part in the bill of materials.")
-#: Checks whose messages name unit prices: COST004 (a part at two lists' prices; a rack's placed parts at their own),
-#: COST005 (a part priced at 0). Where unit prices are withheld, so are the amounts these messages name.
-UNIT_PRICE_CHECKS = ("COST004", "COST005")
-#: An amount of money as the checks write one: "28000 USD", "3,044,000 USD", "0.5 EUR".
-_MONEY = re.compile(r"(?<![\w.,])\d[\d,]*(?:\.\d+)? ?(?:" + "|".join(CURRENCIES) + r")\b")
-#: A price list a finding or the capex table names ("in Prices 'a-negotiated'", "(2026-11, Prices vendorb-quote)"):
-#: a customer edition names none, which would tell one vendor which other books we hold and what they are called.
-_LIST = re.compile(r"\bPrices '[^']*'|\bPrices [A-Za-z0-9][\w.-]*(?=[),;])")
-_LIST_NOTE = re.compile(r" \(Prices [^)]*\)")
 #: The revision of a design whose spec states none (its internal git commit is no revision for a customer).
 UNREVISED = "not stated (draft)"
 #: A space left before punctuation when a path or note is taken out ("shown (see docs/x.md)." → "shown ."); an
@@ -100,10 +87,10 @@ def customer(doc: DocumentModel) -> DocumentModel:
         if section.id == "open-items":  # each item's subject and finding, not the team's instruction
             section.blocks = [replace(b, items=tuple(map(customer_text, b.items))) if isinstance(b, Bullets) else b
                               for b in section.blocks]
-        section.blocks = [_priced_findings(b, doc.show_prices) for b in section.blocks]
+        section.blocks = [priced_findings(b, doc.show_prices) for b in section.blocks]
         section.blocks = [_block(b, names) for b in section.blocks]
         if not doc.show_prices and any(isinstance(b, Table) and b.id == "capex" for b in section.blocks):
-            section.blocks = _withhold_prices(section.blocks)
+            section.blocks = withhold_prices(section.blocks)
     appendices = next((s for s in doc.sections if s.id == "appendices"), None)
     method = method_section()
     if appendices is not None:
@@ -285,9 +272,9 @@ def data_table(b: Table) -> Table:
     rack/gb200-nvl72", not "input_power of ...", a key in words; newuser66 found the CSV and XLSX keeping the keys);
     the sources keep their full text, written as the references list writes them (`reference`: no reading notes such
     as "not read directly", a GitHub repository path as its URL); a Basis names no price list, as the capex table's
-    does not (`_priced_findings`: the cost sheet's "sourced (Prices a-negotiated)" reads "sourced").
+    does not (`priced_findings`: the cost sheet's "sourced (Prices a-negotiated)" reads "sourced").
     """
-    b = _no_list_notes(_public_columns(b))
+    b = no_list_notes(_public_columns(b))
     b = replace(b, rows=_cells(b, metric_titles()))
     cited = {i for row in b.rows for i, v in enumerate(row) if type(v) is Cite}
     if not cited:
@@ -295,67 +282,6 @@ def data_table(b: Table) -> Table:
     rows = tuple(tuple(Cite(tuple(map(reference, v.sources)), v.numbers) if i in cited and type(v) is Cite else v
                        for i, v in enumerate(row)) for row in b.rows)
     return replace(b, rows=rows)
-
-
-def _withhold_prices(blocks: list[Any]) -> list[Any]:
-    """The cost section's blocks without unit prices or capex by part.
-
-    The capex table less its price columns, no capex-by-kind chart, and a sentence saying so.
-    """
-    out: list[Any] = []
-    for b in blocks:
-        if isinstance(b, Figure) and b.name == "capex":
-            continue
-        if isinstance(b, Table) and b.id == "capex":
-            keep = [i for i, c in enumerate(b.columns) if c.title not in _PRICE_COLUMNS]
-            out += [Para(_WITHHELD), replace(b, caption="Parts priced", columns=tuple(b.columns[i] for i in keep),
-                                              rows=tuple(tuple(row[i] for i in keep) for row in b.rows))]
-            continue
-        out.append(b)
-    return out
-
-
-def without_prices(text: str) -> str:
-    """`text` with every amount of money it names read as "[withheld]" (a COST004 or COST005 message)."""
-    return _MONEY.sub("[withheld]", text)
-
-
-def without_lists(text: str) -> str:
-    """`text` with every price list it names read as "a price list" (`_LIST`)."""
-    return _LIST.sub("a price list", text)
-
-
-def withheld_finding(check: str, message: str, prices: bool = False) -> str:
-    """A finding's message as a customer edition prints it: no price list named (`without_lists`).
-
-    Unless `prices` (the spec's `document.show_prices`), the messages of `UNIT_PRICE_CHECKS` name no amount of money.
-    """
-    message = without_lists(message)
-    return without_prices(message) if check in UNIT_PRICE_CHECKS and not prices else message
-
-
-def _priced_findings(b: Any, prices: bool) -> Any:
-    """The validation table's and open items' findings as `withheld_finding` gives them, the capex table's Basis too.
-
-    The Basis names no price list: "sourced (Prices a-negotiated)" reads "sourced".
-    """
-    if isinstance(b, Table) and b.id == "validation":
-        return replace(b, rows=tuple((row[0], withheld_finding(row[0], row[1], prices), *row[2:])
-                                     if isinstance(row[1], str) else row for row in b.rows))
-    if isinstance(b, Bullets):   # an open item from a finding reads "COST004 (fail): <message>"
-        return replace(b, items=tuple(withheld_finding(i.split(" (", 1)[0], i, prices) for i in b.items))
-    if isinstance(b, Table) and b.id == "capex":
-        return _no_list_notes(b)
-    return b
-
-
-def _no_list_notes(b: Table) -> Table:
-    """Table `b` with its Basis column's price list notes taken out ("sourced (Prices a-negotiated)": "sourced")."""
-    at = [i for i, c in enumerate(b.columns) if c.title == "Basis"]
-    if not at:
-        return b
-    return replace(b, rows=tuple(tuple(_LIST_NOTE.sub("", v) if i in at and isinstance(v, str) else v
-                                       for i, v in enumerate(row)) for row in b.rows))
 
 
 def _waived(b: Table) -> Table:

@@ -27,10 +27,20 @@ prices:
 """
 
 
+#: The shipped hall-liquid's tariff (EIA Table 5.6.B, July 2024; nu64fix gave it its date) against the quote's 2026 tray.
+TARIFF_OLD = ("warning", CLUSTER, "hall-liquid's electricity price (2024-07, `cost.energy.date`) is more than 12 months "
+              "older than the newest price on the bill of materials (gb200-compute-tray, 2026-01-15); the TCO adds its "
+              "energy cost to the capital as they are, adjusted to no common date")
+
+
 def test_a_price_years_older_than_the_newest_is_a_warning(tmp_path):
     r = run([_design(tmp_path / "a", QUOTE)])
     found = [(f.severity, f.object, f.message) for f in r.findings if f.id == "COST006"]
-    assert found == [("warning", CLUSTER, "prices on the bill of materials are dated 2022-03 to 2026-01-15: "
+    assert found == [TARIFF_OLD,   # and the 2022 switch is more than 12 months older than the 2024 tariff
+                     ("warning", CLUSTER, "qm9700 (2022-03, Prices vendor-a-2026) is more than 12 months older than "
+                                          "hall-liquid's electricity price (2024-07, `cost.energy.date`); the TCO adds "
+                                          "the capital to its energy cost as they are, adjusted to no common date"),
+                     ("warning", CLUSTER, "prices on the bill of materials are dated 2022-03 to 2026-01-15: "
                                           "qm9700 (2022-03, Prices vendor-a-2026) is more than 12 months older than "
                                           "the newest (gb200-compute-tray, 2026-01-15); the capex adds them as they "
                                           "are, adjusted to no common date")]
@@ -48,15 +58,19 @@ def test_a_price_years_older_than_the_newest_is_a_warning(tmp_path):
 
 def test_prices_within_a_year_state_their_dates(tmp_path):
     r = run([_design(tmp_path / "a", QUOTE.replace("2022-03", "2025-02"))])
-    assert [(f.severity, f.message) for f in r.findings if f.id == "COST006"] == [
-        ("info", "prices on the bill of materials are dated 2025-01 to 2026-01-15 (oldest to newest)")]   # the catalog's 2025-01
+    # the parts lie within a year (the catalog's 2025-01 to the quote's 2026-01-15); the 2024 tariff does not
+    assert [(f.severity, f.object, f.message) for f in r.findings if f.id == "COST006"] == [TARIFF_OLD, (
+        "info", CLUSTER, "prices on the bill of materials are dated 2025-01 to 2026-01-15 (oldest to newest); "
+                         "hall-liquid's electricity price is dated 2024-07")]
 
 
 def test_the_shipped_catalog_states_its_dates(shipped):
     found = {f.object: (f.severity, f.message) for f in shipped.findings if f.id == "COST006"}
-    assert found[CLUSTER] == ("info", "prices on the bill of materials are all dated 2025-01")
+    assert found[CLUSTER] == ("info", "prices on the bill of materials are all dated 2025-01; hall-liquid's "
+                                      "electricity price is dated 2024-07")   # within 12 months: no warning
     assert found["cluster/dgx-b200-superpod"] == (   # the DGX B200's press figure of March 2025
-        "info", "prices on the bill of materials are dated 2025-01 to 2025-03 (oldest to newest)")
+        "info", "prices on the bill of materials are dated 2025-01 to 2025-03 (oldest to newest); hall-air's electricity "
+                "price is dated 2024-07")
 
 
 def test_prices_in_two_currencies_are_an_error(tmp_path):

@@ -15,7 +15,8 @@ from archgen.commands.gap import gap
 from archgen.output.gap import markdown, to_json
 from archgen.render.blocks import Bullets, Column, DocumentModel, Section, Table
 from archgen.render.cost_sheet import COLUMNS
-from archgen.render.edition import customer, data_table, without_prices
+from archgen.render.edition import customer, data_table
+from archgen.render.edition_prices import without_prices
 from tests.conftest import SPECS
 from tests.render.test_price_list_scope import QUOTES
 
