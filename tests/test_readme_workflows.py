@@ -74,8 +74,9 @@ esac
 """
 
 
-def test_the_comment_job_edits_one_sticky_comment(tmp_path):
-    """The first run posts the report; a later push edits that comment (newuser65: one comment per push before)."""
+def _fake_runner(tmp_path, report: str, found: str) -> dict[str, str]:
+    """A runner with the fake `gh` on PATH, the PR number, `report` as diff.md and `found` as the comments gh lists;
+    the environment the comment job runs in. Skips where bash or jq is missing, as GitHub's runners have both."""
     if shutil.which("jq") is None or shutil.which("bash") is None:
         pytest.skip("needs bash and jq, as GitHub's runners have")
     bin_dir = tmp_path / "bin"
@@ -83,10 +84,15 @@ def test_the_comment_job_edits_one_sticky_comment(tmp_path):
     (bin_dir / "gh").write_text(_FAKE_GH, encoding="utf-8")
     (bin_dir / "gh").chmod(0o755)
     (tmp_path / "pr-number.txt").write_text("7\n", encoding="utf-8")
-    (tmp_path / "diff.md").write_text("## archgen diff: `main` → `HEAD`\n\nbody \"quoted\"\n", encoding="utf-8")
-    (tmp_path / "found").write_text("", encoding="utf-8")
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HEAD_SHA": "abc",
-           "GITHUB_REPOSITORY": "o/r", "GH_TOKEN": "x"}
+    (tmp_path / "diff.md").write_text(report, encoding="utf-8")
+    (tmp_path / "found").write_text(found, encoding="utf-8")
+    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HEAD_SHA": "abc",
+            "GITHUB_REPOSITORY": "o/r", "GH_TOKEN": "x"}
+
+
+def test_the_comment_job_edits_one_sticky_comment(tmp_path):
+    """The first run posts the report; a later push edits that comment (newuser65: one comment per push before)."""
+    env = _fake_runner(tmp_path, "## archgen diff: `main` → `HEAD`\n\nbody \"quoted\"\n", "")
     for _ in range(2):
         subprocess.run(["bash", "-e", "-c", _comment_script()], cwd=tmp_path, env=env, check=True)
     calls = (tmp_path / "calls.log").read_text(encoding="utf-8").splitlines()
@@ -113,17 +119,7 @@ def test_the_sticky_comment_is_the_jobs_own_report():
 def test_a_second_page_of_matches_does_not_fail_the_step(tmp_path):
     """review32: with `head -n 1` the job's listing, its matches over two pages, failed under `pipefail` (a
     `shell: bash` step): head exits after the first id and `gh`, writing the next page, dies of SIGPIPE (141)."""
-    if shutil.which("jq") is None or shutil.which("bash") is None:
-        pytest.skip("needs bash and jq, as GitHub's runners have")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "gh").write_text(_FAKE_GH, encoding="utf-8")
-    (bin_dir / "gh").chmod(0o755)
-    (tmp_path / "pr-number.txt").write_text("7\n", encoding="utf-8")
-    (tmp_path / "diff.md").write_text("## archgen diff: `main` → `HEAD`\n", encoding="utf-8")
-    (tmp_path / "found").write_text("42\n" + "43\n" * 20000, encoding="utf-8")   # more than a pipe holds
-    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HEAD_SHA": "abc",
-           "GITHUB_REPOSITORY": "o/r", "GH_TOKEN": "x"}
+    env = _fake_runner(tmp_path, "## archgen diff: `main` → `HEAD`\n", "42\n" + "43\n" * 20000)   # > a pipe holds
     subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", _comment_script()], cwd=tmp_path,
                    env=env, check=True)
     calls = (tmp_path / "calls.log").read_text(encoding="utf-8").splitlines()
