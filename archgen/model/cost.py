@@ -6,43 +6,13 @@
 from __future__ import annotations
 
 import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import BeforeValidator, Field
 
 from archgen.model.field_types import Fraction, PositiveFraction
 from archgen.model.spec import Spec
 from archgen.money import EnergyPrice, Money, MoneyRate
-
-
-class Price(Spec):
-    """What one unit costs to buy, when, and on what basis."""
-
-    capex: Money = Field(description="Purchase price of one unit with its currency, e.g. '515000 USD'.")
-    date: datetime.date | str = Field(description="When the price held, e.g. '2025-03' or '2025-03-16'.")
-    basis: Literal["sourced", "assumed"] = Field(description="sourced (a quote or list price) or assumed.")
-    source: str = Field(min_length=3, description="Where the price comes from, or how it was assumed.")
-    rack: Literal["empty", "populated"] | None = Field(None, description=(
-        "A rack's price only: what it covers. `empty`: the enclosure, busbar and manifolds, the parts placed in it "
-        "priced by their own ids; `populated`: the rack with its parts, which archgen cannot use (it prices the "
-        "parts by their own ids, so they would count twice: COST004). Unstated, a price list's rack price beside "
-        "the placed parts' own prices is a COST004 warning."))
-
-    @property
-    def month(self) -> int:
-        """The month the price held, counted from year 0 (year x 12 + month - 1), to compare prices' dates."""
-        return month_of(self.date)
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _date(cls, value: object) -> object:
-        return _month_or_day(value)
-
-
-def month_of(date: datetime.date | str) -> int:
-    """A date's month counted from year 0 (year x 12 + month - 1): '2025-03' and '2025-03-16' are 24302."""
-    text = str(date)
-    return int(text[:4]) * 12 + int(text[5:7]) - 1
 
 
 def _month_or_day(value: object) -> object:
@@ -58,6 +28,39 @@ def _month_or_day(value: object) -> object:
         raise ValueError(f"expected a date such as '2025-03' or '2025-03-16', got '{text}'") from None
 
 
+#: A date as a spec gives one, a month ('2025-03') or a day ('2025-03-16'), checked by `_month_or_day`.
+Month = Annotated[datetime.date | str, BeforeValidator(_month_or_day)]
+#: `Month`, or None where the date may be left unstated.
+OptionalMonth = Annotated[datetime.date | str | None,
+                          BeforeValidator(lambda value: None if value is None else _month_or_day(value))]
+
+
+class Price(Spec):
+    """What one unit costs to buy, when, and on what basis."""
+
+    capex: Money = Field(description="Purchase price of one unit with its currency, e.g. '515000 USD'.")
+    date: Month = Field(description="When the price held, e.g. '2025-03' or '2025-03-16'.")
+    basis: Literal["sourced", "assumed"] = Field(description="sourced (a quote or list price) or assumed.")
+    source: str = Field(min_length=3, description="Where the price comes from, or how it was assumed.")
+    rack: Literal["empty", "populated"] | None = Field(None, description=(
+        "A rack's price only: what it covers. `empty`: the enclosure, busbar and manifolds, the parts placed in it "
+        "priced by their own ids; `populated`: the rack with its parts, which archgen cannot use (it prices the "
+        "parts by their own ids, so they would count twice: COST004). Unstated, a price list's rack price beside "
+        "the placed parts' own prices is a COST004 warning."))
+
+    @property
+    def month(self) -> int:
+        """The month the price held, counted from year 0 (year x 12 + month - 1), to compare prices' dates."""
+        return month_of(self.date)
+
+
+def month_of(date: datetime.date | str) -> int:
+    """A date's month counted from year 0 (year x 12 + month - 1): '2025-03' and '2025-03-16' are 24302."""
+    text = str(date)
+    return int(text[:4]) * 12 + int(text[5:7]) - 1
+
+
+
 class Energy(Spec):
     """The price of electricity and how much the facility adds for cooling and distribution."""
 
@@ -65,15 +68,10 @@ class Energy(Spec):
     pue: float = Field(ge=1, le=5, description="Power usage effectiveness: facility energy over IT energy, e.g. 1.3.")
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the price and PUE come from.")
-    date: datetime.date | str | None = Field(None, description=(
+    date: OptionalMonth = Field(None, description=(
         "When the price held, as a part's `price.date` is given, e.g. '2024-07' (the last month of a year-to-date "
         "average): COST006 judges it with the bill of materials' prices, so that the TCO does not add energy and "
         "capital of price levels more than 12 months apart unsaid. Unstated: the price is compared with no date."))
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _date(cls, value: object) -> object:
-        return None if value is None else _month_or_day(value)
 
 
 class Sunk(Spec):
@@ -81,14 +79,9 @@ class Sunk(Spec):
 
     what: str = Field(min_length=3, description="What was paid for, e.g. 'hall shell, 2 MW of UPS and chillers'.")
     capex: Money = Field(description="What it cost, with its currency, e.g. '40000000 USD'.")
-    date: datetime.date | str = Field(description="When it was paid, e.g. '2021-06'.")
+    date: Month = Field(description="When it was paid, e.g. '2021-06'.")
     basis: Literal["sourced", "assumed"] = Field(description="sourced (the books) or assumed.")
     source: str = Field(min_length=3, description="Where the figure comes from.")
-
-    @field_validator("date", mode="before")
-    @classmethod
-    def _date(cls, value: object) -> object:
-        return _month_or_day(value)
 
 
 class FacilityCost(Spec):
@@ -114,13 +107,8 @@ class FacilityCost(Spec):
         "the cost sheet, never in the capex, the capital per year or the TCO, since no decision on the cluster "
         "changes it. Its running cost is still `space_per_rack` (0 where the owner charges the cluster none, which "
         "the documents then say)."))
-    as_of: datetime.date | str | None = Field(None, description=(
+    as_of: OptionalMonth = Field(None, description=(
         "The date the cost is for, e.g. '2026-12' (the buyer's decision or the quote's due date): a price on the "
         "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "
         "level, which archgen adjusts to no date). Unstated: prices are only compared with each other, never with "
         "today's date, so a run's output stays the same."))
-
-    @field_validator("as_of", mode="before")
-    @classmethod
-    def _as_of(cls, value: object) -> object:
-        return None if value is None else _month_or_day(value)
