@@ -23,7 +23,8 @@ from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
+from archgen.model.sweep_axes import FACILITY_AXES
 from archgen.model.workload import Model, Workload
 from archgen.perf.api import Machine, Stated, SweepProblem, SwitchPorts, hardware_for, machine
 from archgen.pipeline import scale_out_paths

@@ -25,7 +25,8 @@ from archgen.display import decimals_column
 from archgen.metrics import unbounded as unbounded_text
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
-from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, MACHINE_AXES
+from archgen.model.sweep import GOODPUT_METRICS
+from archgen.model.sweep_axes import FACILITY_AXES, MACHINE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
 from archgen.perf.explore.tally import assumed

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from archgen.errors import AnalyseError
-from archgen.model.sweep import FACILITY_AXES, HARDWARE_AXES, JOB_AXES
+from archgen.model.sweep_axes import FACILITY_AXES, HARDWARE_AXES, JOB_AXES
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.switch_ports import SwitchPorts
