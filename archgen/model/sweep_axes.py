@@ -15,11 +15,13 @@ from pydantic import Field, PlainSerializer, PlainValidator, PrivateAttr, WithJs
 from pydantic_core import PydanticCustomError
 
 from archgen.model.engine import refuse_disaggregation
-from archgen.model.field_types import Fraction, PositiveFraction, Precision
+from archgen.model.field_types import Fraction, PositiveFraction, Precision, Pue
 from archgen.model.serving_features import unmodelled_key
 from archgen.model.spec import FieldError, Ref, Spec, raise_each
 from archgen.model.sweep_ranges import RangeError, expand
 from archgen.model.workload import Recompute
+from archgen.money import EnergyPrice
+from archgen.quantity_json import json_magnitude
 from archgen.units import Dim, Q, RequestRate, format_quantity
 
 
@@ -134,6 +136,15 @@ class Axes(Spec):
         None, min_length=1, description="Yearly costs of capital, e.g. [0, 0.08, 0.12], in place of the facility's "
                                         "`cost.discount_rate`: the capital recovery factor, TCO and cost per token "
                                         "at each.")
+    electricity_price: list[EnergyPrice] | None = Field(
+        None, min_length=1, description="Prices of electricity, e.g. ['0.05 USD/kWh', '0.12 USD/kWh'], in place of the "
+                                        "facility's `cost.energy.price`, in its currency: the energy cost, TCO and "
+                                        "cost per token at each (a list: quantities take no range).")
+    pue: list[Pue] | None = Field(
+        None, min_length=1, description="Power usage effectivenesses (facility energy over IT energy, 1 to 5), e.g. "
+                                        "[1.1, 1.3, 1.6], in place of the facility's `cost.energy.pue`: the energy "
+                                        "cost, TCO and cost per token at each (a sweep point's `energy_per_token` is "
+                                        "IT energy, without the PUE).")
     # the hardware (a bare number scales the cluster's figure; a quantity replaces it)
     peak: list[RateLevel] | None = Field(
         None, min_length=1, description="Dense tensor peak of the job's data type: factors, or rates such as "
@@ -161,8 +172,9 @@ class Axes(Spec):
         None, min_length=1, description="The accelerator's power (TDP): factors, or powers such as '1200 W'. The "
                                         "cluster's IT power changes by the difference for every accelerator in it, as "
                                         "an `accelerator` axis changes it; it states the power of a point whose chip "
-                                        "figures (peak, HBM, L2, vector peak) are scaled, which has none without it "
-                                        "(docs/sweeps.md).")
+                                        "figures (peak, HBM, L2, vector peak) are scaled, which has none without it; "
+                                        "the hall's energy cost follows it, (TDP - the part's) x PUE x price per used "
+                                        "accelerator-hour (docs/sweeps.md).")
 
     _order: tuple[str, ...] = PrivateAttr(default=())
     _features: dict[str, str] = PrivateAttr(default_factory=dict)
@@ -210,7 +222,7 @@ class Axes(Spec):
 #: Axes of numbers, which take a range (`model.sweep_ranges`) as well as a list: of whole numbers, and of decimals.
 WHOLE_AXES = ("accelerators", "tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "global_batch", "seq_len",
               "batch", "input_len", "output_len", "replicas", "scale_up_size")
-DECIMAL_AXES = ("utilisation", "discount_rate", "peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth",
+DECIMAL_AXES = ("utilisation", "discount_rate", "pue", "peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth",
                 "scale_out_bandwidth", "latency", "vector_peak", "l2_capacity", "l2_bandwidth", "tdp")
 
 
@@ -246,8 +258,20 @@ HARDWARE_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "scale_up_bandwidth", 
 MACHINE_AXES = ("accelerator", *HARDWARE_AXES, "tdp")
 #: Hardware axes that change the chip alone, whose power a `tdp` axis states (`perf.explore.hardware_scope.unpowered`).
 CHIP_AXES = ("peak", "hbm_bandwidth", "hbm_capacity", "vector_peak", "l2_capacity", "l2_bandwidth")
-#: Axes that change the cluster's facility cost (`cost.utilisation`, `cost.discount_rate`): its cost per hour.
-FACILITY_AXES = ("utilisation", "discount_rate")
+#: Axes that change the cluster's facility cost, each with the field of the hall's `cost:` (`model.cost.FacilityCost`)
+#: its levels replace: the cost per used accelerator-hour at each level (`analyse.operations_stage.facility_figures`).
+FACILITY_FIELDS: dict[str, tuple[str, ...]] = {"utilisation": ("utilisation",), "discount_rate": ("discount_rate",),
+                                                "electricity_price": ("energy", "price"), "pue": ("energy", "pue")}
+FACILITY_AXES = tuple(FACILITY_FIELDS)
+
+
+def facility_levels(values: dict[str, Any]) -> tuple[float | None, ...]:
+    """A point's levels of the facility axes (`FACILITY_AXES`, in order; None: not swept), hashable.
+
+    A price as its magnitude (`quantity_json.json_magnitude`): with the point's cluster, the key of its cost
+    (`perf.explore.points.SweepProblem.facility`).
+    """
+    return tuple(json_magnitude(v) if isinstance(v, Q) else v for v in map(values.get, FACILITY_AXES))
 #: Axes whose levels are categories, not magnitudes: a sweep's plot colours its points by their combination.
 CATEGORICAL = ("cluster", "accelerator", "precision", "kv_precision")
 
