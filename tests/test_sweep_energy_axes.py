@@ -198,4 +198,5 @@ def test_a_level_reads_as_written():
     from archgen.render.point_table import level_text
     from archgen.units import Q_
 
-    assert (level_text(1.3, "pue"), level_text(Q_(0.05, "USD/kWh"), "electricity_price")) == ("1.3", "0.05 USD/kWh")
+    assert (level_text(1.3, "pue"), level_text(Q_(0.0895, "USD/kWh"), "electricity_price")) == \
+        ("1.3", "0.0895 USD/kWh")
