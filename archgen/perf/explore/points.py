@@ -66,10 +66,10 @@ class SweepProblem:
     bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
     axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
     documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
-    #: By (cluster, utilisation, discount rate) level of the facility axes (None where not swept): the cost per
-    #: accelerator-hour in USD (None: not provided) and the utilisation (`analyse.operations_stage.facility_figures`).
-    facility: dict[tuple[str, float | None, float | None], tuple[float | None, float, float]] = field(
-        default_factory=dict)
+    #: By cluster and level of each facility axis (`model.sweep_axes.facility_levels`; None where not swept): the cost
+    #: per used accelerator-hour in USD (None: not provided), the utilisation, the share of the TCO that is an energy
+    #: cost at maximum draw and USD per kWh of IT energy (`analyse.operations_stage.facility_figures`).
+    facility: dict[tuple, tuple[float | None, float, float, float]] = field(default_factory=dict)
     #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
     #: not feasible (`feasibility`).
     failing: dict[str, str] = field(default_factory=dict)
