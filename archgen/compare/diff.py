@@ -113,6 +113,8 @@ class Diff:
     newly_waived: tuple[Finding, ...] = ()
     #: stated prices added, removed or changed on documents both sides hold (`compare.price_changes`)
     prices: tuple[PriceChange, ...] = ()
+    #: (side, path) of each link leading out of the specs that a revision's export left out unread (`commands.diff`)
+    refused: tuple[tuple[str, str], ...] = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -160,6 +162,7 @@ class Diff:
             **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
             "head_errors": self.head_errors,
+            "links_refused": len(self.refused),
             "failing": self.failing,
             **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }

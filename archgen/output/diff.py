@@ -52,6 +52,8 @@ def summary_line(d: Diff) -> str:
     if d.prices:
         parts.append(f"{len(d.prices)} stated price(s) changed ("
                      + ", ".join(f"{s[f'prices_{k}']} {k}" for k in PRICE_CHANGES if s[f"prices_{k}"]) + ")")
+    if d.refused:
+        parts.append(f"{len(d.refused)} link(s) out of the specs left out unread (exit 2)")
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
     return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
@@ -110,9 +112,14 @@ def markdown(d: Diff) -> str:
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
     waived = s["findings_newly_waived"] or any(w.review for w in d.waivers)
     look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived
-    icon = "❌" if d.failing else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
+    icon = "❌" if d.failing or d.refused else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
+    if d.refused:
+        lines += ["### Links left out", "", "Symbolic links leading out of the specs: archgen read neither them nor "
+                  "what they point at, and compared everything else without them. The job fails (exit 2) until each is "
+                  "removed or points inside the specs.", "", "| side | link |", "|---|---|",
+                  *(f"| {side} | {code(link)} |" for side, link in d.refused), ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
@@ -170,7 +177,7 @@ def markdown(d: Diff) -> str:
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
-            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.prices):
+            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.prices or d.refused):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
 
@@ -360,6 +367,7 @@ def to_json(d: Diff) -> str:
         findings={"new": [finding(f) for f in d.new_findings],
                   "resolved": [finding(f) for f in d.resolved_findings],
                   "newly_waived": [finding(f) for f in d.newly_waived]},
+        refused=[{"side": side, "file": link} for side, link in d.refused],
         prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
                  "head": _price_json(p.head)} for p in d.prices],
         waivers=[{"change": w.kind, "object": w.state.object, "check": w.state.check, "subject": w.state.subject,
