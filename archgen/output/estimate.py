@@ -94,7 +94,9 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     what it spans (`basis`, `display.range_basis`); `range` is null elsewhere. Before, JSON gave the band at the
     value alone (nu41cost). An infinite end has no number and says why (`unbounded`, the text's words:
     `envelope.metric_quantity`). `expected_coverage` is the share of further comparable runs the band's n errors are
-    expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`; null without a band).
+    expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`; null without a band). An MoE serving rate's
+    `routing` gives its value at the published routing skew (`low`, null where none bounds it) and at balanced
+    routing (`high`), which the band's ends do not take in (`Band.routing_values`); null elsewhere.
     """
     ends = band_ends(b, value, others, metric) if others is not None else b.values(value)
     pair = ranged(others or {}).get(metric)
@@ -105,15 +107,19 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
                "median": b.typical[3]} if b.typical is not None else None)
     load = {"load": b.load, "bin": b.bin, "arrival": b.arrival} if b.bin else None
     context = {"tokens": b.context, "longest": b.longest} if b.longest else None
+    routed = b.routing_values(value)
+    routing = None if routed is None else {"low": None if routed[0] is None else metric_quantity(metric, routed[0]),
+                                           "high": metric_quantity(metric, routed[1])}
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
                 "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None,
-                "range": span, "expected_coverage": None}
+                "range": span, "expected_coverage": None, "routing": routing}
     return {"family": b.family, "measurements": b.count, "expected_coverage": b.coverage, "on_accelerator": on,
             "load": load, "context": context,
             "error": {"low": b.low, "high": b.high, "median": b.median}, "vendor": vendor,
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
-            "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span}
+            "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span,
+            "routing": routing}
 
 
 def band_text(b: Band | None, value: Q, metric: str) -> str:

@@ -130,5 +130,6 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
     arrival = arrival_of(workload.inference.scenario) if workload.inference is not None else ""
     return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload),
-                                    hw.vendor, arrival, est.latency_spans, at_engine_cap(workload.inference)),
+                                    hw.vendor, arrival, est.latency_spans, at_engine_cap(workload.inference),
+                                    est.routing),
                    hardware=hw.summary(precision(workload)))

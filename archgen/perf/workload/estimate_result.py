@@ -82,6 +82,7 @@ class Estimate:
     bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
     span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)
     latency_spans: tuple[Span, ...] = ()  # an offline serving job's TPOT and TTFT over those ranges, likewise
+    routing: Span | None = None  # an MoE serving job's tokens/s per accelerator at the routing's ends (routing_note)
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
     unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)

@@ -173,9 +173,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if misfit:
         notes.append(f"does not fit: {misfit}")
     per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
+    routing: Span | None = None   # the tokens/s per accelerator at the routing's ends, for the bands
     if arch.experts and inf.ep > 1 and fits and float(e.batch) >= 1:
-        notes.append(routing_note(job, e, per_gpu, lambda j: float(estimate_serving(
-            hw, j, tp, batch, rate, replicas=replicas, load=False)[0].tokens_per_second_replica) * replicas / gpus))
+        text, routed = routing_note(job, e, per_gpu, lambda j: float(estimate_serving(
+            hw, j, tp, batch, rate, replicas=replicas, load=False)[0].tokens_per_second_replica) * replicas / gpus)
+        notes.append(text)
+        routing = routed if run is None else None   # a simulated run's tokens/s is not the closed form's, the ends'
     metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
         metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s")}
@@ -261,7 +264,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
                     sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
-                    latency_spans=latency_spans,
+                    latency_spans=latency_spans, routing=routing,
                     load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed,
                     batch_bound=bound)
 
