@@ -382,7 +382,7 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
         full = run if closed and batch == admit else \
             simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)
         served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
-        run = replace(run, load=served / full.tokens_per_second)
+        run = replace(run, load=served / full.tokens_per_second, capacity=full.tokens_per_second / job.output_len)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
                   batch=float(batch) if closed and batch is not None else float(cap))

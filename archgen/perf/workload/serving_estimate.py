@@ -29,7 +29,7 @@ from archgen.perf.serve.inference import (
     estimate_inference,
 )
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
-from archgen.perf.serve.run import ServingRun
+from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
 from archgen.perf.workload.bands import Span, band
@@ -187,6 +187,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         if run is not None:
             metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
                         "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
+            metrics |= capacity_metrics(run, inf.arrival_rate if not closed else None)
     metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                 "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
     if gpus_per_rack and metrics.get("tokens_per_second_per_gpu"):
@@ -252,6 +253,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             "memory_reserve": MEMORY_RESERVE,
             "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
             "decoding": DECODING}
+    if "replicas_to_keep_up" in metrics and run is not None:
+        conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
