@@ -52,6 +52,11 @@ def show_value(value: float, unit: str, metric: str = "") -> str:
     return f"{significant(value * scale)} {label}".strip()
 
 
+#: How the text output names what the elasticities are of, where an estimate says (`Estimate.sensitivity_of`).
+SENSITIVITY_OF = {"replica_capacity": "replica capacity (a server run that keeps up serves its offered load, which no "
+                                      "hardware moves; the hardware moves how many replicas keep it up)"}
+
+
 def estimate_json(est: Estimate) -> dict[str, Any]:
     """An estimate as JSON-ready data."""
     return {
@@ -64,6 +69,8 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
+        "sensitivity_of": (est.sensitivity_of or ("step_time" if est.kind == "training" else
+                                                  "tokens_per_second_per_gpu") if est.sensitivity else None),
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
         "hardware_unconfirmed": dict(est.hardware_unconfirmed),
         "bands": with_old_names({k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()}),
@@ -174,7 +181,8 @@ def estimate_text(est: Estimate) -> str:
         for k, q in est.memory.items():
             lines.append(f"  {k:28} {estimate_part(q)}")
     if est.sensitivity:
-        what = "step time" if est.kind == "training" else "tokens/s per accelerator"
+        what = SENSITIVITY_OF.get(est.sensitivity_of, est.sensitivity_of) if est.sensitivity_of else \
+            "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             note = elasticity_note(k, est.hardware)

@@ -124,19 +124,26 @@ def stated_in(problem: SweepProblem) -> dict[str, tuple[str, str]]:
             **{r.id: ("Sweep", problem.sweep.id) for r in problem.sweep.requirements}}
 
 
+#: The workload's metrics a point derives (`derived.point_metrics`) and its estimate does not have: goodput, what is
+#: made from it and the checkpoint times (`model.sweep.STORAGE_METRICS`, cost per token among them), and cost per
+#: million tokens, cost per token x 10^6. Before newuser68 the last was judged on the estimate, which has no cost: a
+#: serving workload's `cost_per_million_tokens` SHALL read "not provided: target <= 5 USD does not have the dimension
+#: of cost_per_million_tokens" at every point of its sweep, and no point was feasible.
+POINT_DERIVED = STORAGE_METRICS | {"cost_per_million_tokens"}
+
+
 def on_point(problem: SweepProblem) -> list[Requirement]:
     """The requirements judged on a point's own metrics (`derived.judge_points`, with the range and "at risk").
 
-    The sweep's, and the workload's on goodput, a figure made from it or the checkpoint write and restore times
-    (`model.sweep.STORAGE_METRICS`), which the point derives (`derived.point_metrics`) and its estimate does not
-    have; the workload's others are judged on the estimate, with the model's error band, as `check` judges them.
+    The sweep's, and the workload's on a figure the point derives and its estimate does not have (`POINT_DERIVED`);
+    the workload's others are judged on the estimate, with the model's error band, as `check` judges them.
     """
-    return [*(r for r in of_workload(problem) if r.metric in STORAGE_METRICS), *problem.sweep.requirements]
+    return [*(r for r in of_workload(problem) if r.metric in POINT_DERIVED), *problem.sweep.requirements]
 
 
 def on_estimate(problem: SweepProblem) -> list[Requirement]:
     """The workload's requirements judged on a point's estimate (the others are `on_point`)."""
-    return [r for r in of_workload(problem) if r.metric not in STORAGE_METRICS]
+    return [r for r in of_workload(problem) if r.metric not in POINT_DERIVED]
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not

@@ -71,6 +71,9 @@ class Estimate:
     fits: bool
     searched: dict[str, int] = field(default_factory=dict)
     sensitivity: dict[str, float] = field(default_factory=dict)
+    #: the metric the elasticities are of where it is not the job's own (step time, tokens/s per accelerator): an open
+    #: loop that keeps up has them of `replica_capacity`, as its tokens/s is the offered load
+    sensitivity_of: str = ""
     #: The workload's requirements judged on it (`derived.judge_requirements`), by the consumer: None until judged
     #: (`estimate_on_cluster` judges none; `JobOnCluster.estimate` and the pipeline do), [] where it has none.
     requirements: list[Outcome] | None = None
