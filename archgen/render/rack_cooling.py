@@ -7,6 +7,7 @@ the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
 
 from __future__ import annotations
 
+from archgen.analyse.air_direction import directions_text, slot_air
 from archgen.analyse.facility_water import GroupWater, facility_water
 from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rear_door import RearDoor
@@ -154,6 +155,8 @@ def cooling(a: RackAnalysis) -> Section:
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
     arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"
               + assumed_tag(air_path, "class")),
+             ("Airflow in the rack (front on the cold aisle, rear on the hot; COOL018)",
+              directions_text(slot_air(a.rack))),
              ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
              ("Air flow required", air(c.air_flow) + dt_tag),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)
