@@ -14,6 +14,7 @@ from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
+from archgen.checks.loop_pressure import short_pressure
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
@@ -372,3 +373,16 @@ def air_direction(ctx: Context) -> Iterator[Violation]:
                          f"takes its air from the rack's {s.intake} and exhausts at its {s.exhaust}, not the rear")
                 yield Violation(path, a.rack.spec.id, ("slots", s.slot, "face"),
                                 f"{s.part} x{s.count} ({s.stated}, mounted from the {s.face}) {where}")
+
+
+@check("COOL019", "cooling.loop_pressure")
+def loop_pressure(ctx: Context) -> Iterator[Violation]:
+    """The CDU's available pressure at its rated flow covers the rack's coolant pressure drop and its piping's.
+
+    Racks of a CDU group hang in parallel on its header, so each rack's branch (`cooling.liquid.pressure_drop` plus
+    `piping_pressure_drop`) must be within the pressure the CDU's pumps leave (`CoolingUnit.pressure`, at its rated
+    flow: at the group's lower flow a centrifugal pump gives at least that). Not judged where either is not stated.
+
+    Fix: a CDU (or pumps) with more available pressure, larger piping or manifolds, or fewer trays per branch.
+    """
+    yield from short_pressure(ctx)
