@@ -50,6 +50,7 @@ class Space:
     footprint: Q
     floor_load: Q
     unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
+    coolant: Q = Q_(0, "kg")            # the coolant a filled liquid loop holds (`coolant_volume` x density), in weight
 
 
 @dataclass(frozen=True)
@@ -130,11 +131,15 @@ def _space(rack: RackDesign) -> Space:
     used = len({u for u, _ in occupied if u <= height})
     payload = added(Q_(0, "kg"), (m.weight for p in rack.items
                                    if (m := getattr(p.part, "mechanical", None)) is not None))
-    weight = (payload + spec.form_factor.weight).to("kg")
+    liquid = spec.cooling.liquid
+    coolant = (liquid.coolant_volume * COOLANTS[liquid.coolant][0]).to("kg") if liquid and liquid.coolant_volume \
+        else Q_(0, "kg")
+    weight = (payload + spec.form_factor.weight + coolant).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"), tuple(f"{k} x{n}" for k, n in sorted(unweighed.items())))
+                 (weight / footprint).to("kg/m**2"), tuple(f"{k} x{n}" for k, n in sorted(unweighed.items())),
+                 coolant)
 
 
 def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:

@@ -214,6 +214,12 @@ class MarkedFigures(Spec):
         return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
 
 
+#: Directions of air through a part, NetBox's device-type vocabulary (netbox-community/devicetype-library
+#: schema/devicetype.json, `airflow`), named from the part's own front.
+Airflow = Literal["front-to-rear", "rear-to-front", "left-to-right", "right-to-left", "side-to-rear", "rear-to-side",
+                  "bottom-to-top", "top-to-bottom", "passive", "mixed"]
+
+
 class Cooling(Spec):
     """How a piece of equipment rejects its heat."""
 
@@ -226,6 +232,12 @@ class Cooling(Spec):
     inlet_max: Temperature | None = Field(None, description=(
         "Highest inlet (ambient) air temperature the datasheet allows in operation, e.g. '30 degC'; COOL015 compares "
         "the hall's air supply with it (it may be below the rack's ASHRAE class allows: A2 is 10-35 °C)."))
+    airflow: Airflow | None = Field(None, description=(
+        "Direction its fans move air, from its own front (the port or bezel side its maker shows as the front), as "
+        "its datasheet or NetBox's device-type library gives it, e.g. 'front-to-rear', or 'rear-to-front' for a "
+        "switch ordered with power-to-connector (P2C) airflow. Placed from a slot's `face: rear` it turns round in "
+        "the rack. COOL018 warns where a placed part takes its air from the rack's rear (the hot aisle) or exhausts "
+        "anywhere but the rear. Left out: not stated, not judged."))
 
     @model_validator(mode="after")
     def _inlet_ordered(self) -> Cooling:

@@ -244,6 +244,7 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
              + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            *coolant_rows(spec, s),
             ("Total weight", fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
             ("Floor load (weight / footprint)", fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
@@ -254,6 +255,15 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)),
                 Para(weight_basis([(spec.id, s, spec.cooling.liquid is not None)])))
     return section
+
+
+def coolant_rows(spec: Any, s: Any) -> list[tuple[str, str, str, str]]:
+    """The weight table's coolant row where the rack states the volume its filled loop holds, else none."""
+    liquid = spec.cooling.liquid
+    if liquid is None or liquid.coolant_volume is None:
+        return []
+    return [("Coolant (filled)", f"{fmt.q(s.coolant, 'kg', 0)} ({fmt.q(liquid.coolant_volume, 'L', 0)} of "
+                                 f"{liquid.coolant})", "—", "—")]
 
 
 def weight_basis(spaces: list[tuple[str, Any, bool]]) -> str:
@@ -268,11 +278,17 @@ def weight_basis(spaces: list[tuple[str, Any, bool]]) -> str:
     text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU, "
             "without cables, transceivers, rails and blanking panels; floor load is that weight over the enclosure's "
             "footprint.")
-    liquid = [rid for rid, _, wet in spaces if wet]
+    liquid = [rid for rid, s, wet in spaces if wet and not s.coolant.magnitude]
+    filled = [rid for rid, s, wet in spaces if wet and s.coolant.magnitude]
     if liquid:
         which = "It" if len(liquid) == len(spaces) else f"For the liquid-cooled {', '.join(liquid)} it"
-        text += (f" {which} is dry: no coolant is added (no spec states the liquid held by the trays, manifolds and "
-                 "hoses), so the filled, operating weight is not provided.")
+        text += (f" {which} is dry: no coolant is added (the rack states no `cooling.liquid.coolant_volume`, the "
+                 "liquid its trays, manifolds and hoses hold), so the filled, operating weight is not provided.")
+    if filled:
+        which = "It" if len(filled) == len(spaces) else f"For {', '.join(filled)} it"
+        text += (f" {which} is filled: the coolant its loop holds (`coolant_volume` x the coolant's density) is "
+                 "added, so weight and floor load are the operating ones; the rated payload is judged on the "
+                 "equipment alone.")
     unweighed = [f"{rid}: {', '.join(s.unweighed)}" for rid, s, _ in spaces if s.unweighed]
     if unweighed:
         text += f" Left out, as their parts state no weight: {'; '.join(unweighed)}."

@@ -73,9 +73,11 @@ def test_a_rack_document_says_what_its_weight_holds():
     from types import SimpleNamespace
 
     from archgen.render.rack import weight_basis
+    from archgen.units import Q_
 
-    assert "Left out" not in weight_basis([("r", SimpleNamespace(unweighed=()), True)])
-    assert weight_basis([("r", SimpleNamespace(unweighed=("pdu x2",)), True)]).endswith(
+    dry = Q_(0, "kg")   # no coolant_volume stated
+    assert "Left out" not in weight_basis([("r", SimpleNamespace(unweighed=(), coolant=dry), True)])
+    assert weight_basis([("r", SimpleNamespace(unweighed=("pdu x2",), coolant=dry), True)]).endswith(
         "Left out, as their parts state no weight: r: pdu x2.")
 
 
@@ -85,8 +87,9 @@ def test_only_a_liquid_cooled_rack_is_said_to_be_dry():
     from types import SimpleNamespace
 
     from archgen.render.rack import weight_basis
+    from archgen.units import Q_
 
-    none = SimpleNamespace(unweighed=())
+    none = SimpleNamespace(unweighed=(), coolant=Q_(0, "kg"))   # no coolant_volume stated: dry
     assert "dry" not in weight_basis([("air", none, False)]) and "coolant" not in weight_basis([("air", none, False)])
     assert " It is dry: no coolant is added" in weight_basis([("wet", none, True)])
     assert "For the liquid-cooled wet it is dry" in weight_basis([("air", none, False), ("wet", none, True)])
