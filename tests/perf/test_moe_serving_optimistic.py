@@ -115,3 +115,23 @@ def test_only_moe_serving_estimates_carry_it(shipped):
             seen += 1
             assert "moe_serving" not in e.conventions   # the shipped serving jobs are dense
     assert seen
+
+
+def test_the_missing_time_on_b200_grows_with_the_sequences_a_rank_holds(accelerators):
+    """The held-out TensorRT-LLM DeepSeek-R1 runs on 8 B200 at 384 and 896 sequences a rank: per output token of a
+    sequence (concurrency / tokens/s) the runs take 84.4 and 166.1 ms, the model 58.7 and 95.2 ms. The measured time
+    rises 0.160 ms per sequence a rank, the model's 0.071: the missing time is mostly per sequence, not per pass."""
+    cases, _ = read_cases(DATA / "heldout-trtllm-r1.yaml")
+    per_token = {}
+    for c in cases:
+        if c.system.accelerator != "b200-sxm-180gb":
+            continue
+        assert c.inference is not None and isinstance(c.inference.batch, int)
+        n = c.inference.batch
+        measured = next(m.value for m in c.measured if m.metric == "tokens_per_second")
+        per_token[n // c.inference.tp] = (n / measured * 1e3, n / predict(c, accelerators)["tokens_per_second"] * 1e3)
+    (m384, p384), (m896, p896) = per_token[384], per_token[896]
+    assert (m384, m896) == pytest.approx((84.43, 166.13), abs=0.01)
+    assert (p384, p896) == pytest.approx((58.72, 95.18), abs=0.01)
+    assert (m896 - m384) / 512 == pytest.approx(0.160, abs=0.001)
+    assert (p896 - p384) / 512 == pytest.approx(0.071, abs=0.001)
