@@ -19,6 +19,7 @@ serving is optimistic"); none closes the gap, so the estimate says it is likely 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,7 @@ from archgen.perf.serve.inference import routed_expert_time
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.moe_serving_note import moe_serving_convention
 from archgen.scoring.cases import predict, read_cases
+from tests.conftest import SPECS
 
 DATA = Path(__file__).parent / "data"
 DEEPSEEK = DATA / "mlperf-inference-v5-deepseek.yaml"
@@ -135,3 +137,45 @@ def test_the_missing_time_on_b200_grows_with_the_sequences_a_rank_holds(accelera
     assert (p384, p896) == pytest.approx((58.72, 95.18), abs=0.01)
     assert (m896 - m384) / 512 == pytest.approx(0.160, abs=0.001)
     assert (p896 - p384) / 512 == pytest.approx(0.071, abs=0.001)
+
+
+MOE_SWEEP = """kind: Sweep
+id: moe
+workload: dsv3-serve
+axes:
+  tp: [8]
+objectives:
+  - {metric: tokens_per_second_per_gpu}
+"""
+MOE_WORKLOAD = """kind: Workload
+id: dsv3-serve
+model: deepseek-v3
+cluster: dgx-b200-superpod
+accelerators: 8
+inference:
+  precision: fp4
+  tp: 8
+  input_len: 1024
+  output_len: 1024
+"""
+
+
+def test_a_moe_serving_sweep_and_estimate_state_it_and_a_dense_sweep_does_not(cli, tmp_path):
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "w.yaml").write_text(MOE_WORKLOAD, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(MOE_SWEEP, encoding="utf-8")
+    text = moe_serving_convention()
+    r = cli("estimate", str(SPECS), str(tmp_path / "w"), "--workload", "dsv3-serve", "--format", "json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["conventions"]["moe_serving"] == text
+    r = cli("sweep", str(tmp_path / "s.yaml"), "--path", str(SPECS), "--path", str(tmp_path / "w"),
+            "--out", str(tmp_path / "out"), "--formats", "md")
+    assert r.code == 0, r.out + r.err
+    md = (tmp_path / "out" / "moe" / "moe.md").read_text(encoding="utf-8")   # Markdown escapes the underscore
+    assert "- moe\\_serving: likely optimistic: the model over-predicted the tokens/s of every scored MoE" in md
+    dense = MOE_SWEEP.replace("dsv3-serve", "llama3-70b-serve-b200").replace("id: moe", "id: dense")
+    (tmp_path / "d.yaml").write_text(dense, encoding="utf-8")
+    r = cli("sweep", str(tmp_path / "d.yaml"), "--path", str(SPECS), "--out", str(tmp_path / "out"), "--formats", "md")
+    assert r.code == 0, r.out + r.err
+    md = (tmp_path / "out" / "dense" / "dense.md").read_text(encoding="utf-8")
+    assert "- prefill\\_decode: " in md and "moe\\_serving" not in md
