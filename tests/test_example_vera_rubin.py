@@ -56,3 +56,7 @@ def test_the_serving_band_lies_below_its_estimate_by_the_familys_errors(run):
     low, high = b.values(p)
     assert high == pytest.approx(p * b.spread[1] / (1 + b.low)) and high < p
     assert "the model over-predicted every one of them, so the band lies below the estimate" in b.describe()
+    # and the estimate says plainly that it is likely optimistic, by the family's range (moeserve2)
+    assert est.conventions["moe_serving"].startswith("likely optimistic: the model over-predicted the tokens/s of "
+                                                     "every scored MoE offline serving run, 6 of 6, by +28.4% to "
+                                                     "+115.2%")

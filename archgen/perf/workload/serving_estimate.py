@@ -36,6 +36,7 @@ from archgen.perf.workload.bands import Span, band
 from archgen.perf.workload.defaults_note import assumed_engine
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.moe_serving_note import moe_serving_convention
 from archgen.perf.workload.routing_note import routing_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
@@ -263,6 +264,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             "memory_reserve": MEMORY_RESERVE,
             "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
             "decoding": DECODING}
+    if arch.experts and (optimistic := moe_serving_convention()) is not None:
+        conv["moe_serving"] = optimistic
     if "replicas_to_keep_up" in metrics and run is not None:
         conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
     limits = {}
