@@ -327,6 +327,12 @@ def pytest_configure(config):
     keep_freed_memory()
 
 
+def pytest_collection(session):
+    """An xdist worker imports its own share of the test modules first (`tests.collect_split`)."""
+    from tests.collect_split import import_own_share
+    import_own_share(session.config)
+
+
 def pytest_collection_modifyitems(items):
     """Run `FIRST` first, in their order; every other test keeps its place."""
     items[:] = sorted(items, key=lambda item: next((i for i, p in enumerate(FIRST) if item.nodeid.startswith(p)),
