@@ -39,8 +39,10 @@ def import_own_share(config: pytest.Config) -> None:
     worker, count = os.environ.get("PYTEST_XDIST_WORKER", ""), int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if not worker.startswith("gw") or not worker[2:].isdigit() or count < 2 or int(worker[2:]) == 0:
         return
-    from _pytest.pathlib import import_path
-
+    try:   # pytest's own import of a test module (internal: a pytest without it only loses the head start)
+        from _pytest.pathlib import import_path
+    except ImportError:
+        return
     paths, k = modules_to_collect(config), int(worker[2:])
     for path in paths[len(paths) * k // count:len(paths) * (k + 1) // count]:
         try:
