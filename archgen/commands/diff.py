@@ -283,10 +283,9 @@ def link_out(name: str, arg: str, top: Path) -> SpecProblem:
 
 
 def _leads_out(root: Path, name: str) -> bool:
-    """Whether the link `name`, made in `root`, resolves outside it; a loop of links does not (no file is behind it).
+    """Whether the link `name`, made in `root`, resolves outside it; a loop does not (the system cannot open it).
 
-    A loop is left in place, for the load to name as `check` names one ("a symbolic link to no file"): resolving it
-    raised RuntimeError, a traceback for a revision's own text (review33). The system cannot open it either (ELOOP).
+    A loop stays, for the load to name as `check` does ("a symbolic link to no file"; it was a traceback, review33).
     """
     try:
         return not (root / name).resolve().is_relative_to(root.resolve())
