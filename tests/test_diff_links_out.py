@@ -84,3 +84,19 @@ def test_check_names_every_link_out_in_sarif_and_reads_none(pr, cli):
     uris = {x["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for x in json.loads(r.out)["runs"][0]["results"]}
     assert set(LINKS) <= uris
+
+
+def test_a_loop_of_links_in_a_revision_is_named_as_check_names_it_not_a_traceback(tmp_path, monkeypatch, cli):
+    """`specs/a.yaml -> b.yaml -> a.yaml`: resolving it to judge whether it leads out raised RuntimeError ("internal
+    error: this is a bug in archgen", review33). It leads nowhere, so it stays in the export and the load names each
+    link as `check` does (tests/test_hostile_links.py), exit 2."""
+    top = racks_repo(tmp_path / "repo")
+    (top / "specs" / "a.yaml").symlink_to("b.yaml")
+    (top / "specs" / "b.yaml").symlink_to("a.yaml")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "a loop of links")
+    monkeypatch.chdir(top)
+    r = cli("diff", "HEAD~1", "HEAD")
+    assert r.code == 2 and "Traceback" not in r.err and "internal error" not in r.err
+    for link in ("specs/a.yaml", "specs/b.yaml"):
+        assert f"{link}: error: a symbolic link to no file" in r.err

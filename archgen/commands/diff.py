@@ -263,8 +263,7 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
             raise LoadError(f"revision {arg}: {printable(name)}: a link where the revision also has a folder") \
                 from None
     made = [name for name, _ in links if name not in refused]
-    out = [name for name in made                      # judged with every link in place: a chain resolves as read
-           if not (root / name).resolve().is_relative_to(root.resolve())]
+    out = [name for name in made if _leads_out(root, name)]   # judged with every link in place: a chain as read
     for name in out:                                  # then taken away, unread: what is left reads inside alone
         (root / name).unlink()
     return sorted([*refused, *out])
@@ -281,6 +280,17 @@ def link_out(name: str, arg: str, top: Path) -> SpecProblem:
                        expected="a spec file, or a link to one inside the specs",
                        hint="archgen reads no file outside the exported tree; it compared everything else without "
                             "the link, and fails the job until it is removed or points inside the specs")
+
+
+def _leads_out(root: Path, name: str) -> bool:
+    """Whether the link `name`, made in `root`, resolves outside it; a loop does not (the system cannot open it).
+
+    A loop stays, for the load to name as `check` does ("a symbolic link to no file"; it was a traceback, review33).
+    """
+    try:
+        return not (root / name).resolve().is_relative_to(root.resolve())
+    except RuntimeError:
+        return False
 
 
 def _stays_inside(root: Path, folder: Path) -> bool:

@@ -68,3 +68,16 @@ def test_an_overrun_keeps_tokens_per_second(tmp_path: Path) -> None:
     got = _estimate(tmp_path, "scenario: server, arrival_rate: 400 1/s")
     assert got["sensitivity_of"] == "tokens_per_second_per_gpu"
     assert got["sensitivity"]["peak"] + got["sensitivity"]["hbm_bandwidth"] > 0
+
+
+def test_its_span_over_the_stated_ranges_is_of_the_replica_capacity(keeps_up: dict) -> None:
+    """Over the part's stated efficiency ranges its tokens/s is the offered load at both ends: the note read
+    "the tokens/s per accelerator spans 170.8 tokens/s to 170.8 tokens/s" (newuser68's open item 9). It names the
+    span of what the ranges move, the replica capacity, around the estimate's (review33)."""
+    import re
+
+    assert not any(re.search(r"spans ([\d.]+) tokens/s to \1 tokens/s", n) for n in keeps_up["notes"])
+    (note,) = [n for n in keeps_up["notes"] if "the replica capacity (its tokens/s is the offered load" in n]
+    low, high = map(float, re.findall(r"spans ([\d.]+) requests/s to ([\d.]+) requests/s", note)[0])
+    assert low < high and low <= keeps_up["metrics"]["replica_capacity"]["value"] * (1 + 5e-4) and \
+        keeps_up["metrics"]["replica_capacity"]["value"] <= high * (1 + 5e-4)

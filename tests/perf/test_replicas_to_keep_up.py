@@ -57,6 +57,15 @@ def test_the_measured_offline_capacity_lies_in_the_capacity_band(server: dict) -
     assert server["metrics"]["replica_capacity"]["value"] > OFFLINE_SAMPLES_PER_S / REPLICAS
 
 
+def test_the_band_of_the_replicas_is_whole_replicas_at_the_capacity_bands_ends(server: dict) -> None:
+    """ceil(rate / capacity) at each end of the capacity's band: 21 to 32 replicas. Before review33 the band was the
+    turned errors on the rounded 23, 21.06 to 32.69: no count of replicas, and its low end above the 21 that the
+    capacity band's high end keeps the rate up with."""
+    cap, keep = server["bands"]["replica_capacity"], server["bands"]["replicas_to_keep_up"]
+    assert keep["low"]["value"] == math.ceil(SERVER_SAMPLES_PER_S / cap["high"]["value"]) == 21
+    assert keep["high"]["value"] == math.ceil(SERVER_SAMPLES_PER_S / cap["low"]["value"]) == 32
+
+
 def test_the_replicas_that_kept_up_are_at_least_the_models_count(server: dict) -> None:
     """The Server run kept up on 36 replicas, so the count that keeps up is at most 36: the model says 23."""
     assert server["metrics"]["replicas_to_keep_up"]["value"] <= REPLICAS

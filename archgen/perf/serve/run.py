@@ -91,8 +91,16 @@ def capacity_metrics(run: ServingRun, arrival_rate: Q | None) -> dict[str, Q]:
         return {}
     out = {"replica_capacity": Q_(run.capacity, "1/s")}
     if arrival_rate is not None:
-        out["replicas_to_keep_up"] = Q_(float(math.ceil(arrival_rate.m_as("1/s") / run.capacity - 1e-9)), "")
+        out["replicas_to_keep_up"] = Q_(whole_replicas(arrival_rate.m_as("1/s") / run.capacity), "")
     return out
+
+
+def whole_replicas(count: float) -> float:
+    """`count` replicas rounded up to whole ones, a rate's float noise (1e-9 of one) taken off: 3.0000000001 is 3.
+
+    `replicas_to_keep_up` and its band's ends (`perf.workload.bands.Band.whole`), each from the unrounded count.
+    """
+    return float(math.ceil(count - 1e-9))
 
 
 def overrun(full: ServingRun, rate: float, out: int) -> ServingRun:

@@ -54,6 +54,7 @@ from typing import TypeVar
 
 from archgen import metrics
 from archgen.metric import RENAMED
+from archgen.perf.serve.run import whole_replicas
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, KINDS, LOAD_BINS, QUANTITIES, table_key
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
@@ -122,6 +123,8 @@ class Band:
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
     routing: tuple[float | None, float] | None = None  # an MoE serving rate at the routing's ends, factors (`routed`)
     routed: str = ""  # those ends in words
+    #: a count rounded up (`replicas_to_keep_up`): the unrounded one, rate / capacity, whose ends `values` rounds up
+    whole: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -177,6 +180,10 @@ class Band:
         if not self.measured:
             return None
         s_low, s_high = self.spread or (1.0, 1.0)
+        if self.whole:   # each end the unrounded count's, rounded up (ends of a ceil'd 23 read 21.06 to 32.69)
+            at = float(getattr(estimate, "m", estimate))
+            return (estimate * (whole_replicas(self.whole * s_low / (1 + self.high)) / at),
+                    estimate * (whole_replicas(self.whole * s_high / (1 + self.low)) / at))
         return estimate * s_low / (1 + self.high), estimate * s_high / (1 + self.low)
 
     def describe(self) -> str:

@@ -221,8 +221,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         sens = elasticities(hw, capacity if keeps_up else tput, inf.precision) if with_sensitivity else {}
         ends = over_range(hw, inf.precision, tput)
         tps_metric = registry.find("workload", "tokens_per_second_per_gpu")
-        notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
-                           (tps_metric.rate_unit() if tps_metric else None) or "1/s")
+        if keeps_up and ends is not None and math.isclose(*ends, rel_tol=1e-9):   # the offered load at both ends
+            notes += span_note(hw, inf.precision, over_range(hw, inf.precision, capacity), "the replica capacity "
+                               "(its tokens/s is the offered load at both ends)", "requests/s")   # was 'X to X'
+        else:
+            notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
+                               (tps_metric.rate_unit() if tps_metric else None) or "1/s")
         span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
         if ends is not None and run is None and "tpot" in metrics:   # an offline run's latencies: the closed form's
             latency_spans = latency_span(hw, inf.precision, e, lambda h: estimate_serving(
