@@ -54,7 +54,16 @@ from typing import TypeVar
 
 from archgen import metrics
 from archgen.metric import RENAMED
-from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, KINDS, LOAD_BINS, QUANTITIES, table_key
+from archgen.perf.workload.band_families import (
+    ARRIVALS,
+    FAMILIES,
+    KINDS,
+    QUANTITIES,
+    bin_words,
+    reached,
+    single_keys,
+    table_key,
+)
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
 
@@ -122,6 +131,8 @@ class Band:
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
     routing: tuple[float | None, float] | None = None  # an MoE serving rate at the routing's ends, factors (`routed`)
     routed: str = ""  # those ends in words
+    reach: float | None = None  # an open loop's load at its capacity band's low end, where past `load` (`reached`)
+    capacity_high: float = 0.0  # the offline family's highest throughput error that puts it there
 
     @property
     def measured(self) -> bool:
@@ -211,8 +222,9 @@ class Band:
                     f"{self.longest:,} of the longest published {FAMILIES[self.family]} measurement scored, and no "
                     "shorter context's band is borrowed (not provided)")
         if not self.measured and self.bin:
-            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity, "
-                    f"{LOAD_BINS[self.bin]}, where {self.count or 'no'} published {FAMILIES[self.family]} "
+            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
+                    f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published "
+                    f"{FAMILIES[self.family]} "
                     f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
                     f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
                     "load's or arrival's band is borrowed (not provided)")
@@ -230,8 +242,17 @@ class Band:
     def _bin(self) -> str:
         if not self.bin or self.load is None:
             return ""
-        return (f" taken {LOAD_BINS[self.bin]} {ARRIVALS.get(self.arrival, '')}, as this run is (load {self.load:.2f} "
-                "of its replica's capacity)")
+        return (f" taken {bin_words(self.bin)} {ARRIVALS.get(self.arrival, '')}, as this run is (load {self.load:.2f} "
+                f"of its replica's capacity{self._reach()})")
+
+    def _reach(self) -> str:
+        """Where the capacity band's low end puts an open loop's load beyond the model's (`reached`)."""
+        if self.reach is None:
+            return ""
+        offline = FAMILIES[self.family.replace("serving-under-load", "offline-serving")]
+        return (f"; up to {self.reach:.2f} at the low end of the capacity's band, which the model over-predicted by up "
+                f"to {self.capacity_high:+.1%} on {offline} runs"
+                + (", past capacity, where the queue grows without bound" if self.reach >= 1 else ""))
 
     def _on(self) -> str:
         if self.on_accelerator is None:
@@ -304,19 +325,27 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
     longest = CONTEXT.get(family_, 0)
     if context is not None and longest and context > longest:
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
-    key = table_key(family_, quantity, load, arrival)
+    rows = TABLE if table is None else table
+    capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("tokens_per_second")
+    reach = reached(family_, quantity, load, arrival, capacity[2] if capacity else 0.0)
+    key = table_key(family_, quantity, load, arrival, reach)
     bin_ = key.split("@")[1] if "@" in key else ""
     at, arrival = (load, arrival) if bin_ else (None, "")
-    row = (TABLE if table is None else table).get(family_, {}).get(key)
+    reach = reach if bin_ and capacity and reach != load else None
+    cap_high = capacity[2] if reach is not None and capacity else 0.0
+    row = rows.get(family_, {}).get(key)
     if row is None or (bin_ and row[0] < MIN_BIN):   # unmeasured: the span alone, where it is of this quantity
         return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_,
-                    arrival=arrival, span=_words(span) if span and _spread(family_, metric, span) else "")
+                    arrival=arrival, span=_words(span) if span and _spread(family_, metric, span) else "",
+                    reach=reach, capacity_high=cap_high)
     count, low, high, median = row
     if maximise(metric) != maximise(quantity):
         low, high = turned(low, high)
     if not accelerator:
-        return Band(family_, metric, count, low, high, median, load=at, bin=bin_, arrival=arrival)
-    n = (ON if on is None else on).get(family_, {}).get(key, {}).get(accelerator, 0)
+        return Band(family_, metric, count, low, high, median, load=at, bin=bin_, arrival=arrival, reach=reach,
+                    capacity_high=cap_high)
+    by_key = (ON if on is None else on).get(family_, {})
+    n = sum(by_key.get(k, {}).get(accelerator, 0) for k in single_keys(key))
     spread = _spread(family_, metric, span) if n == 0 and span is not None else None
     what = _words(span) if spread is not None and span is not None else ""
     mine = VENDOR.get(family_, {}).get(key, {}).get(vendor)
@@ -325,7 +354,7 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
         v_low, v_high = turned(mine[1], mine[2]) if maximise(metric) != maximise(quantity) else mine[1:3]
         typical = (mine[0], v_low, v_high, mine[3])
     return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_,
-                arrival=arrival, vendor=vendor if typical else "", typical=typical)
+                arrival=arrival, vendor=vendor if typical else "", typical=typical, reach=reach, capacity_high=cap_high)
 
 
 def _words(span: Span) -> str:
