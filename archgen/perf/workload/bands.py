@@ -133,6 +133,7 @@ class Band:
     routed: str = ""  # those ends in words
     reach: float | None = None  # an open loop's load at its capacity band's low end, where past `load` (`reached`)
     capacity_high: float = 0.0  # the offline family's highest throughput error that puts it there
+    delivered: str = ""  # an open loop that keeps up: its throughput's band is min(offered, capacity band), in words
 
     @property
     def measured(self) -> bool:
@@ -217,6 +218,8 @@ class Band:
                 "(docs/perf-model.md, MoE serving routing)")
 
     def _describe(self) -> str:
+        if self.delivered:
+            return self.delivered
         if self.longest:
             return (f"no band: unmeasured at this context; the job's {self.context:,} tokens are past the "
                     f"{self.longest:,} of the longest published {FAMILIES[self.family]} measurement scored, and no "

@@ -17,7 +17,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, run_scenario
-from archgen.perf.workload.band_lookup import bands, context_of
+from archgen.perf.workload.band_lookup import bands, context_of, delivered
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -129,7 +129,10 @@ def precision(workload: Workload) -> str | None:
 def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
     arrival = arrival_of(workload.inference.scenario) if workload.inference is not None else ""
-    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload),
-                                    hw.vendor, arrival, est.latency_spans, at_engine_cap(workload.inference),
-                                    est.routing),
-                   hardware=hw.summary(precision(workload)))
+    got = bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload), hw.vendor, arrival,
+                est.latency_spans, at_engine_cap(workload.inference), est.routing)
+    inf, capacity = workload.inference, est.metrics.get("replica_capacity")
+    if est.limits and inf is not None and inf.arrival_rate is not None and capacity is not None:
+        # an open loop that keeps up serves what arrives: its throughput's band is min(offered, capacity band)
+        got |= delivered(got, inf.arrival_rate.m_as("1/s"), int(est.layout["replicas"]), capacity.m_as("1/s"))
+    return replace(est, bands=got, hardware=hw.summary(precision(workload)))
