@@ -37,7 +37,8 @@ def moe_serving_convention(table: dict[str, dict[str, tuple[int, float, float, f
     text = (f"likely optimistic: the model over-predicted the tokens/s of every scored MoE offline serving run, "
             f"{n} of {n}, by {low:+.1%} to {high:+.1%}, so a comparable run may measure {1 / (1 + high):.2f} to "
             f"{1 / (1 + low):.2f} of these tokens/s (the band says so)")
-    tpot = [v for k, v in sorted(t.get(UNDER_LOAD, {}).items()) if k.split("@")[0] == "tpot"]
+    # one-bin rows only: the table also keeps runs of bins (light..moderate), which hold the same runs again
+    tpot = [v for k, v in sorted(t.get(UNDER_LOAD, {}).items()) if k.split("@")[0] == "tpot" and ".." not in k]
     if tpot and all(v[2] < 0.0 for v in tpot):
         count = sum(v[0] for v in tpot)
         lo, hi = min(v[1] for v in tpot), max(v[2] for v in tpot)
