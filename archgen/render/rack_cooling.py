@@ -53,7 +53,7 @@ def water_text(fw: GroupWater | None) -> str:
         lo, hi = ASSUMED_RISES
         return (f"{fmt.q(fw.span[1], 'L/min', 0)} to {fmt.q(fw.span[0], 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} "
                 f"at an assumed ΔT of {fmt.q(hi, 'K', 0)} to {fmt.q(lo, 'K', 0)} (Q / (ρ c_p ΔT), water; chilled-"
-                f"water practice, docs/facility.md) (assumed); return not provided ({fw.missing})")
+                f"water practice, docs/facility.md); return not provided ({fw.missing})")
     flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
             f"(Q / (ρ c_p ΔT), water; {fw.basis})")
     if fw.back is None or fw.supply is None:

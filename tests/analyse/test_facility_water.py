@@ -71,7 +71,7 @@ def test_nothing_stated_gives_a_range_at_assumed_rises(tmp_path):
     assert fw.span[1].m_as("L/min") == pytest.approx(FLOW)
     assert _liquid_rows(a)["Facility water per CDU group"] == (
         "70 L/min to 140 L/min for 48.6 kW at an assumed ΔT of 10 K to 5 K (Q / (ρ c_p ΔT), water; chilled-water "
-        "practice, docs/facility.md) (assumed); return not provided (in-row-cdu-1.3mw states no facility_delta_t "
+        "practice, docs/facility.md); return not provided (in-row-cdu-1.3mw states no facility_delta_t "
         "and the hall 'hall-liquid' no design return (water.return))")
 
 
