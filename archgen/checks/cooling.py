@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.air_direction import slot_air
 from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.loop_pressure import short_pressure
+from archgen.checks.rack_cooling_cases import against_aisles, lost_cdu, rack_air, unplaced_cdu
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
@@ -240,19 +240,7 @@ def in_rack_cdu_placed(ctx: Context) -> Iterator[Violation]:
     Fix: place the CDU in `slots` (`{at: <U>, part: <cdu id>, count: <cdu_count>}`), or make `cdu_count` the number
     placed.
     """
-    for path, a in ctx.racks.items():
-        unit, lp = a.rack.cdu, a.rack.spec.cooling.liquid
-        if unit is None or lp is None or unit.type != "in-rack-cdu":
-            continue
-        placed = sum(1 for p in a.rack.items if p.part.id == unit.id)
-        if not placed:
-            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
-                            f"in-rack CDU {unit.id} is not placed in the rack's slots: its "
-                            f"{lp.cdu_count} x {_size(unit)} are missing from the U map, weight and BOM")
-        elif lp.racks_per_cdu == 1 and placed != lp.cdu_count:
-            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu_count"),
-                            f"{placed} in-rack CDU(s) {unit.id} placed in the rack's slots, but cdu_count is "
-                            f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})")
+    yield from unplaced_cdu(ctx)
 
 
 @check("COOL013", "cooling.cluster_hall")
@@ -300,12 +288,6 @@ def rear_door_capacity(ctx: Context) -> Iterator[Violation]:
                             f"heat to air {door.air_heat:.1f~P} exceeds rear door {door.unit.id}'s capacity "
                             f"{door.capacity:.1f~P}: the hall's air takes the other {door.excess:.1f~P}",
                             door.air_heat, door.capacity)
-
-
-def _size(unit: object) -> str:
-    """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
-    m = getattr(unit, "mechanical", None)
-    return f"({m.height:~P}, {m.weight:~P})" if m is not None else "unit"
 
 
 @check("COOL015", "cooling.inlet_range")
@@ -365,14 +347,7 @@ def air_direction(ctx: Context) -> Iterator[Violation]:
     Fix: mount the part from the rack's rear (`face: rear` on its slot), or order its variant with the other
     airflow (connector-to-power, C2P) and state it.
     """
-    for path, a in ctx.racks.items():
-        for s in slot_air(a.rack):
-            if s.against:
-                where = ("takes its air from the rack's rear (the hot aisle) and exhausts at the front (the cold aisle)"
-                         if s.intake == "rear" and s.exhaust == "front" else
-                         f"takes its air from the rack's {s.intake} and exhausts at its {s.exhaust}, not the rear")
-                yield Violation(path, a.rack.spec.id, ("slots", s.slot, "face"),
-                                f"{s.part} x{s.count} ({s.stated}, mounted from the {s.face}) {where}")
+    yield from against_aisles(ctx)
 
 
 @check("COOL019", "cooling.loop_pressure")
@@ -386,3 +361,32 @@ def loop_pressure(ctx: Context) -> Iterator[Violation]:
     Fix: a CDU (or pumps) with more available pressure, larger piping or manifolds, or fewer trays per branch.
     """
     yield from short_pressure(ctx)
+
+
+@check("COOL020", "cooling.cdu_lost", severity="warning")
+def cdu_lost(ctx: Context) -> Iterator[Violation]:
+    """With one CDU of a group lost, the others carry its liquid heat and secondary flow.
+
+    A CDU fails or is taken out for maintenance; the rest of its group then carry every rack's heat, each at its
+    capacity at the hall's conditions and its rated `flow` (`analyse.cdu_loss`; the rack document gives the case).
+    A claimed redundancy (N+1, N+N) is judged by COOL001 and COOL002, which hold its spares back: this check judges
+    the groups that hold none (`cdu_redundancy: N`), where one CDU lost leaves the group short.
+
+    Fix: add a CDU and state `cdu_redundancy: N+1`, or waive with the reason a group may stop (no redundancy
+    intended).
+    """
+    yield from lost_cdu(ctx)
+
+
+@check("COOL021", "cooling.rack_air_side")
+def rack_air_side(ctx: Context) -> Iterator[Violation]:
+    """The rack's heat to air (after its rear door) is within the air-side capacity its hall states per rack.
+
+    The hall's `air_cooling_per_rack` is what its air side (in-row coolers, CRAHs with containment) takes at one rack
+    position. Where the hall states none, an info finding, not a pass, says the rack's heat to air is not judged
+    (and whether the hall-wide `air_cooling_capacity` is, by COOL009 for its clusters).
+
+    Fix: a hall air side sized for the rack (`air_cooling_per_rack`), a rear door (`cooling.air.rear_door`), or
+    equipment that puts less heat in the air.
+    """
+    yield from rack_air(ctx)

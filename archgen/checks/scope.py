@@ -52,6 +52,16 @@ def _pressure_stated(r: Any) -> bool:
         r.cdu.pressure is not None
 
 
+def _cdu_group(r: Any) -> bool:
+    """A rack whose liquid loop names a CDU has a group for COOL020 to lose one of."""
+    return _liquid(r) and r.cdu is not None
+
+
+def _air_heat_in_hall(r: Any) -> bool:
+    """A rack in a hall has heat to air for COOL021 (its finding says where the hall states no per-rack figure)."""
+    return r.facility is not None
+
+
 def _in_rack_cdu(r: Any) -> bool:
     """A rack whose liquid path names an in-rack CDU has one for COOL012 to find in its slots."""
     return _liquid(r) and r.cdu is not None and r.cdu.type == "in-rack-cdu"
@@ -175,7 +185,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
     "PWR015": lambda r: _hall_states("voltage")(r.facility), "COOL015": _inlet_stated,
-    "COOL018": _airflow_stated, "COOL019": _pressure_stated,
+    "COOL018": _airflow_stated, "COOL019": _pressure_stated, "COOL020": _cdu_group, "COOL021": _air_heat_in_hall,
 }
 #: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be
@@ -318,6 +328,9 @@ def rack_figures(check_id: str, a: Any) -> tuple[Any, Any] | None:
         "COOL003": lambda: (water.supply, Q_(LIQUID_CLASS_MAX[lp.class_], "degC")) if lp and water else None,
         "COOL004": lambda: (coolant_supply(water, a.rack.cdu), lp.supply) if lp and water and a.rack.cdu and
         a.rack.cdu.approach else None,
+        "COOL020": lambda: (c.cdu_load, c.cdu.after_one_loss) if c.cdu else None,
+        "COOL021": lambda: (c.heat_air, facility.air_cooling_per_rack) if facility and
+        facility.air_cooling_per_rack is not None else None,
         "COOL014": lambda: (c.rear_door.air_heat, c.rear_door.capacity) if c.rear_door else None,
         "COOL007": lambda: (c.rated_needed.to("m**3/h"), c.rated.flow.to("m**3/h"))  # SI, as the air path
         if c.rated is not None and c.rated_needed is not None else None,

@@ -73,6 +73,18 @@ class FacilityWater(Spec):
     """Facility water (FWS) delivered to CDUs."""
 
     supply: Temperature = Field(description="Facility water supply temperature, e.g. '30 degC'.")
+    return_: Temperature | None = Field(None, alias="return", description=(
+        "Design facility water return temperature at full load, e.g. '40 degC' (the plant's design FWS/FWR "
+        "temperatures; ASHRAE's W classes bound the supply only). Its rise over `supply` gives the facility water "
+        "flow per CDU group, Q / (ρ c_p ΔT), where the CDU states no `facility_delta_t`. Not stated either: the flow "
+        "is shown over an assumed range of rises (`analyse.facility_water.ASSUMED_RISES`), marked assumed."))
+
+    @model_validator(mode="after")
+    def _rise(self) -> FacilityWater:
+        if self.return_ is not None and self.return_.to("degC") <= self.supply.to("degC"):
+            raise FieldError(("return",), f"a return of {self.return_:~P} is not above the supply {self.supply:~P}: "
+                                          "the water warms through the CDUs (state the design return)")
+        return self
 
 
 class FacilityAir(Spec):
@@ -212,6 +224,10 @@ class Facility(AcSupply, Document):
         "Heat the hall's air side (CRAHs, fan walls, in-row air coolers) can take from the room air, part of "
         "`cooling_capacity`, e.g. '300 kW': the racks' heat to air (after any rear doors) is measured against it "
         "(COOL009); counted as stated, at no stated conditions. A water-only plant states 0 kW."))
+    air_cooling_per_rack: PowerOrZero | None = Field(None, description=(
+        "Heat the hall's air side can take at one rack position (the in-row coolers or contained CRAH air serving "
+        "it), e.g. '30 kW': each rack's heat to air, after any rear door, is measured against it (COOL021). Not "
+        "stated: COOL021 says the rack's air side is not judged (an info finding, not a pass)."))
     peak_pue: float | None = Field(None, ge=1, le=5, description=(
         "Facility power over IT power at design conditions: full IT load on the design day (the site's outdoor "
         "design dry-bulb), the 'design PUE' or 'peak PUE' a facility engineer sizes plant on, e.g. 1.35 (ASHRAE "

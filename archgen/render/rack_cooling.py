@@ -8,7 +8,8 @@ the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
 from __future__ import annotations
 
 from archgen.analyse.air_direction import directions_text, slot_air
-from archgen.analyse.facility_water import GroupWater, facility_water
+from archgen.analyse.cdu_loss import CduLoss, cdu_loss
+from archgen.analyse.facility_water import ASSUMED_RISES, GroupWater, facility_water
 from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rear_door import RearDoor
 from archgen.checks.loop_pressure import loop_pressure
@@ -43,16 +44,42 @@ def rated_at_text(rated: Conditions | None) -> str:
 
 
 def water_text(fw: GroupWater | None) -> str:
-    """Facility water flow and return of a CDU group (`analyse.facility_water`), or why they are not provided."""
+    """Facility water flow and return of a CDU group (`analyse.facility_water`), or the assumed range and why."""
     if fw is None:
         return "—"
     if fw.flow is None or fw.delta_t is None:
-        return f"not provided ({fw.missing})"
+        if fw.span is None:
+            return f"not provided ({fw.missing})"
+        lo, hi = ASSUMED_RISES
+        return (f"{fmt.q(fw.span[1], 'L/min', 0)} to {fmt.q(fw.span[0], 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} "
+                f"at an assumed ΔT of {fmt.q(hi, 'K', 0)} to {fmt.q(lo, 'K', 0)} (Q / (ρ c_p ΔT), water; chilled-"
+                f"water practice, docs/facility.md); return not provided ({fw.missing})")
     flow = (f"{fmt.q(fw.flow, 'L/min', 0)} for {fmt.q(fw.heat, 'kW', 1)} at ΔT {fmt.q(fw.delta_t, 'K', 1)} "
-            "(Q / (ρ c_p ΔT), water)")
+            f"(Q / (ρ c_p ΔT), water; {fw.basis})")
     if fw.back is None or fw.supply is None:
         return f"{flow}; return not provided ({fw.missing})"
     return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
+
+
+def loss_text(loss: CduLoss | None, fw: GroupWater | None) -> str:
+    """The CDU group with one unit lost: what the rest are left with and what each carries (`analyse.cdu_loss`)."""
+    if loss is None:
+        return "—"
+    if not loss.left:
+        return f"no CDU left ({loss.count}, {loss.redundancy}): the group's {fmt.q(loss.load, 'kW', 1)} is not cooled"
+    rated = f" of its rated {fmt.q(loss.unit_flow, 'L/min', 0)}" if loss.unit_flow is not None else \
+        " (its rated flow not stated)"
+    each = "the one left carries" if loss.left == 1 else f"each of the {loss.left} left carries"
+    water = ""
+    if fw is not None and fw.flow is not None:
+        water = f"; facility water {fmt.q(fw.flow / loss.left, 'L/min', 0)} through each"
+    elif fw is not None and fw.span is not None:
+        water = (f"; facility water {fmt.q(fw.span[1] / loss.left, 'L/min', 0)} to "
+                 f"{fmt.q(fw.span[0] / loss.left, 'L/min', 0)} through each (assumed ΔT)")
+    short = f"; short of {' and '.join(loss.short)}" if loss.short else ""
+    return (f"{fmt.q(loss.capacity, 'kW', 0)} left for {fmt.q(loss.load, 'kW', 1)} "
+            f"({fmt.pct(ratio(loss.load, loss.capacity))}); {each} {fmt.q(loss.each_heat, 'kW', 1)} and "
+            f"{fmt.q(loss.each_flow, 'L/min', 0)} of secondary flow{rated}{water}{short}")
 
 
 def pressure_text(a: RackAnalysis) -> str:
@@ -164,7 +191,8 @@ def cooling(a: RackAnalysis) -> Section:
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
             lrows.append(("Coolant pressure drop: rack + piping / CDU available (COOL019)", pressure_text(a)))
-            lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
+            lrows.append(("Facility water per CDU group", water_text(fw := facility_water(a))))
+            lrows.append(("One CDU lost (COOL020)", loss_text(cdu_loss(a), fw)))
         said = (Para(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them (COOL016; "
                      f"the rack's cooling.liquid.notes). Values that rest on them are tagged (assumed)."),
                 ) if liquid.assumed() else ()
@@ -186,7 +214,11 @@ def cooling(a: RackAnalysis) -> Section:
     arows += door_rows(door)
     facility = a.rack.facility
     if facility is not None:
-        arows += [("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
+        per_rack = facility.air_cooling_per_rack
+        arows += [("Hall air side per rack (COOL021)",
+                   f"{fmt.q(c.heat_air, 'kW', 1)} to air / {fmt.q(per_rack, 'kW', 1)}" if per_rack is not None else
+                   f"{fmt.q(c.heat_air, 'kW', 1)} to air / not provided (the hall states no air_cooling_per_rack)"),
+                  ("Facility inlet air", fmt.q(facility.air.supply, "degC", 1)),
                   ("Exhaust air (inlet + ΔT)" + (", before the rear door" if door is not None else ""),
                    fmt.q(_plus(facility.air.supply, air_path.delta_t), "degC", 1) + dt_tag)]
         if facility.water is not None:
