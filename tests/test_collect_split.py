@@ -13,8 +13,9 @@ from tests.conftest import REPO
 def config(folder: Path, *args: str, ignore: list[str] | None = None) -> SimpleNamespace:
     """What of a `pytest.Config` the module reads: run from `folder` with `args`."""
     options = {"ignore": ignore, "ignore_glob": None, "importmode": "prepend"}
+    ini = {"norecursedirs": ["*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}"]}
     return SimpleNamespace(args=list(args), invocation_params=SimpleNamespace(dir=folder), rootpath=folder,
-                           getoption=options.__getitem__, getini=lambda name: False)
+                           getoption=options.__getitem__, getini=lambda name: ini.get(name, False))
 
 
 def test_the_modules_are_those_of_the_folders_in_collection_order():
@@ -56,3 +57,13 @@ def imported_by_worker(tmp_path: Path, names: list[str], monkeypatch) -> None:  
     monkeypatch.setenv("PYTEST_XDIST_WORKER_COUNT", "2")
     import_own_share(config(tmp_path, "."))   # the second half of 5: probes 2, 3 and the skipped 9
     assert sorted(n for n in sys.modules if n.startswith("test_split_probe_")) == names[2:]
+
+
+def test_folders_pytest_does_not_enter_are_left_out(tmp_path):
+    """review34: `pytest -n 2 .` had worker 1 import the test modules of every package in `.venv`."""
+    for folder in ("tests", ".venv/lib/site-packages/pkg/tests", "env/lib/pkg", "build/x"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "test_probe.py").write_text("X = 1\n", encoding="utf-8")
+    (tmp_path / "env" / "pyvenv.cfg").write_text("home = /usr\n", encoding="utf-8")
+    assert [p.relative_to(tmp_path.resolve()).as_posix() for p in modules_to_collect(config(tmp_path, "."))] == \
+        ["tests/test_probe.py"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from archgen.analyse.air_direction import slot_air
 from archgen.analyse.conversion import unpowered
 from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_pumps, utility_unjudged
 from archgen.checks.odd_pairs import part_psus
@@ -42,8 +43,12 @@ def _liquid(r: Any) -> bool:
 
 
 def _airflow_stated(r: Any) -> bool:
-    """A placed part states which way it moves air, for COOL018 to judge (a rack stating none has nothing to pass)."""
-    return any(getattr(getattr(p.part, "cooling", None), "airflow", None) is not None for p in r.items)
+    """A placed part states which way it moves air, for COOL018 to judge (a rack stating none has nothing to pass).
+
+    Only a direction with sides counts, on a part that moves air (`slot_air`): a `passive` or `mixed` part, or one
+    cooled wholly by liquid, is listed and not judged, so it alone is no pass (review34).
+    """
+    return any(s.intake is not None for s in slot_air(r))
 
 
 def _pressure_stated(r: Any) -> bool:

@@ -43,8 +43,9 @@ _INSTRUCTION = re.compile(r";\s*state their `[^`]+` to judge it"
                           r"|;\s*judge the run's energy on `[^`]+`[^;.]*"
                           r"|\s*\(list the clusters standing in the hall side by side in its `deployed`\)"
                           r"|\s*\(archgen [a-z]+ [^()]*\)")
-#: A code span in brackets that only points at a key: the whole bracket, or its first or last item.
-_POINTER = re.compile(r"\s*\(`[^`]+`\)|(?<=\()`[^`]+`,\s*|[,;]\s*`[^`]+`(?=\))"
+#: A code span in brackets that only points at a key: the whole bracket, or its first or last item. A span that
+#: states a value (``(`feeds.utility_feeds: 2`, ...)``: a space in it) is a fact of the design, kept in words.
+_POINTER = re.compile(r"\s*\(`[^`\s]+`\)|(?<=\()`[^`\s]+`,\s*|[,;]\s*`[^`\s]+`(?=\))"
                       r"|[,;]\s*[a-z_]+\.[A-Z][A-Z_]+(?=\))")   # archgen's own table: "; switch_allows.UNSETTLED)"
 _CODE = re.compile(r"`([^`]+)`")
 #: Keys whose words read backwards or cryptic, as a customer reads them; any other key reads as its words.
@@ -62,11 +63,16 @@ def spec_words(code: str, names: Mapping[str, str] | None = None) -> str:
 
     ``power.typical`` → ``typical power`` (`_PHRASES`), a metric key by its title in `names`
     (`edition.metric_titles`), ``cooling.liquid.hoses`` → ``cooling liquid hoses``, ``storage:`` → ``storage``.
+    A snippet that sets a key keeps its value as written (``feeds.utility_voltage: 13.8 kV`` → ``feeds utility
+    voltage 13.8 kV``), and a decimal point stays one (``0.85``): only a key's separators become spaces.
     """
-    code = code.strip().rstrip(":").strip()
-    if code in _PHRASES or code in (names or {}):
-        return _PHRASES.get(code) or (names or {})[code]
-    return re.sub(r"\s+", " ", re.sub(r"[._:{}<>]+", " ", code)).strip()
+    key, colon, value = code.strip().partition(": ")
+    key = key.strip().rstrip(":").strip()
+    if colon and value.strip():
+        return f"{spec_words(key, names)} {value.strip()}"
+    if key in _PHRASES or key in (names or {}):
+        return _PHRASES.get(key) or (names or {})[key]
+    return re.sub(r"\s+", " ", re.sub(r"(?:(?<!\d)\.|\.(?!\d)|[_:{}<>])+", " ", key)).strip()
 
 
 def assumed(check: str, message: str) -> str:

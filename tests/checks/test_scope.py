@@ -55,3 +55,14 @@ def test_outlet_check_applies_only_where_a_pdu_states_its_outlets(shipped) -> No
     """PWR016 compares PSU cords with a PDU's `outlets`: the shipped 415 V PDU states none (no datasheet), so the
     DGX H100 rack's document must not list PWR016 as passed."""
     assert not applies("PWR016", ["rack/dgx-h100-4"], [_rack(shipped, "dgx-h100-4")])
+
+
+def test_air_direction_check_applies_only_where_a_part_is_judged(tmp_path) -> None:
+    """review34: a rack whose only part stating an airflow is `passive` (listed, not judged) read COOL018 "pass"."""
+    from tests.conftest import case_files, run_specs
+    files = case_files("COOL018", "fail_side_exhaust_switch")
+    judged = run_specs(tmp_path / "judged", files).racks["rack/r"].rack
+    files["specs.yaml"] = files["specs.yaml"].replace("airflow: left-to-right", "airflow: passive")
+    passive = run_specs(tmp_path / "passive", files).racks["rack/r"].rack
+    assert applies("COOL018", ["rack/r"], [judged])
+    assert not applies("COOL018", ["rack/r"], [passive])

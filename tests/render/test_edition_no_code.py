@@ -87,3 +87,16 @@ def test_a_message_without_the_instruction_is_left_as_it_is():
     message = "w states no training stack: every switch it leaves out takes the newest profile, nemo-2025"
     assert assumed("PERF006", message) == message
     assert assumed("PWR002", message) == message
+
+
+def test_a_code_span_that_states_a_value_keeps_it():
+    """review34: "`feeds.utility_voltage: 13.8 kV`" read "feeds utility voltage 13 8 kV", and the facility's feed
+    count and redundancy in the same bracket were dropped as key pointers (the FAC message of its check case)."""
+    message = ("facility 'small-hall''s utility feeds (`feeds.utility_feeds: 2`, `feeds.utility_voltage: 13.8 kV`, "
+               "`feeds.utility: N+N`): no capacity per feed")
+    assert without_code(message) == ("facility 'small-hall''s utility feeds (feeds utility feeds 2, feeds utility "
+                                     "voltage 13.8 kV, feeds utility N+N): no capacity per feed")
+    assert spec_words("0.85") == "0.85"
+    assert spec_words("cost.energy.pue") == "cost energy pue"
+    assert spec_words("stack: nemo-2025") == "stack nemo-2025"
+    assert spec_words("storage:") == "storage"
