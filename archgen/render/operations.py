@@ -87,6 +87,22 @@ def _count(rel: Any, c: Any) -> str:
     return f"; {one}, 95 % {ends[0]:.4f} to {ends[1]:.4f}"
 
 
+def _own_interval(rel: Any, m: Any) -> str:
+    """The MTTI's 95 % confidence interval from the point set's own counts, where the range spans other sets too.
+
+    The range over the published sets is the spread between fleets, not a confidence interval of the figure given;
+    this is that interval (`Reliability.own_band`), with the classes whose uncertainty it leaves out named.
+    """
+    if not rel.spread or "mtti" not in m or rel.interval() == (1.0, 1.0):
+        return ""
+    high, low = (24 / per_day for per_day in rel.own_band(rel.accelerators))
+    left = rel.uncounted()
+    return (f" Its 95 % confidence interval from the '{rel.rates_id}' set's own counts (Poisson) is "
+            f"{fmt.q(Q_(low, 'h'), 'h', 1)} to {fmt.q(Q_(high, 'h'), 'h', 1)}"
+            + (f"; the uncertainty of {', '.join(left)} is not in it (their rates state no `events`)" if left else "")
+            + ".")
+
+
 def reliability_section(run: Any, a: Any) -> Section | None:
     """Failure-domain table, per-class rates, and each training job's checkpoints and goodput."""
     rel = run.operations.reliability.get(a.cluster.path)
@@ -104,6 +120,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
            else "no part fails at these rates, so there is no mean time to interruption")
         + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over {over})"
            if "mtti_low" in m else "") + "."
+        + _own_interval(rel, m)
         + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")
         + (f" Rates' accelerator: {rel.unstated}." if rel.unstated else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)
