@@ -13,6 +13,7 @@ from matplotlib.figure import Figure as Chart
 
 from archgen import display
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
+from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
 from archgen.analyse.job_energy import upper_bound_words
@@ -53,6 +54,12 @@ def _per_server(c: Any) -> str:
 def _lent(c: Any) -> str:
     """Where a class's rate was measured, where the set borrows it from another operator (`FailureRate.operator`)."""
     return f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else ""
+
+
+def _repair(c: Any) -> str:
+    """A node hardware class's repair time where it is assumed: the restart's wait and the spares rest on it."""
+    return (f"; repair {c.rate.repair.m_as('h'):g} h assumed" if c.name in HARDWARE_CLASSES
+            and c.rate.repair_basis == "assumed" else "")
 
 
 def _every_tier(rel: Any) -> str:
@@ -131,7 +138,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Accelerators removed", digits=0, align="right"),
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
-                  c.per_day * 365.25, (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c)) if c.rate else "—")
+                  c.per_day * 365.25,
+                  (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c) + _repair(c)) if c.rate else "—")
                  for c in rel.classes)
     rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
                   for name, n in rel.unrated_units.items())
