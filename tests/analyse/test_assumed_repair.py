@@ -62,3 +62,13 @@ def test_the_document_says_the_repair_is_assumed_beside_a_sourced_rate(shipped):
     assert basis["accelerator"].startswith("sourced;") and basis["accelerator"].endswith("; repair 24 h assumed")
     assert basis["nic"].endswith("; repair 8 h assumed")
     assert "repair" not in basis["switch"]   # a switch stops the job; its repair waits for no node
+
+
+def test_the_document_says_a_spare_parts_stock_is_not_modelled(shipped):
+    """The reliability engineer asked for a spares stock per part; nothing said it was out of the model."""
+    from archgen.render.blocks import Para
+    from archgen.render.operations import NO_STOCK
+
+    section = reliability_section(shipped, shipped.clusters["cluster/gb200-nvl72-su"])
+    assert NO_STOCK in [b.text for b in section.blocks if isinstance(b, Para)]
+    assert NO_STOCK.startswith("Spare-parts stock is not modelled")
