@@ -1,8 +1,8 @@
 """The definitions of archgen's one pint registry and its cache on disk (split from `archgen.units` for its size).
 
 pint's own definitions, patched for the domain (bits not gilberts, `U` the rack unit, `FLOP`, `CFM`, currencies,
-the counts `token`, `request` and `sample`), and the registry built from them; `archgen.units` builds `ureg` once
-through `build_registry` and is the module everything else imports it from.
+the counts `token`, `request`, `sample` and `interruption`), and the registry built from them; `archgen.units`
+builds `ureg` once through `build_registry` and is the module everything else imports it from.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _definitions() -> str:
                    "FLOPS = FLOP / second = _ = flops\n"
                    # what a rate counts, a number like pint's own `count = []`: '600000 tokens/s' is 600000 1/s, as
                    # every output prints a rate (`archgen.units.COUNTS`; a field takes only the counts it declares)
-                   "token = count\nrequest = count\nsample = count\n"
+                   "token = count\nrequest = count\nsample = count\ninterruption = count\n"
                    # currencies: each its own dimension, since no rate converts them; a price without one is refused
                    + "".join(f"{c} = [currency_{c.lower()}]\n" for c in CURRENCIES))
 

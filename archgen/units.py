@@ -154,7 +154,7 @@ def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
 
 
 #: The counts of the registry (`unit_definitions`): what a rate counts, a number ('600000 tokens/s' is 600000 1/s).
-COUNTS = ("token", "request", "sample")
+COUNTS = ("token", "request", "sample", "interruption")
 
 
 def counted(q: pint.Quantity) -> dict[str, Any]:

@@ -111,4 +111,7 @@ def test_a_sweep_document_names_them_per_cluster(tmp_path):
     words = sweep_figures(r.specs, r.clusters["cluster/c"])[3]
     assert words.endswith("; cost per token on pdu-415v-60a-3ph price, hall-air energy price and PUE, "
                           "hall-air space cost and depreciation, hall-air utilisation (not stated: every hour "
-                          "taken as used)")   # a job's hours are used hours (tests/analyse/test_unstated_utilisation.py)
+                          "taken as used), "   # a job's hours are used hours (tests/analyse/test_unstated_utilisation.py)
+                          # and its goodput waits for repairs whose times no source gives (newuser69)
+                          "accelerator repair time 24 h (assumed), host repair time 24 h (assumed), "
+                          "nic repair time 8 h (assumed)")

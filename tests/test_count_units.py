@@ -26,6 +26,17 @@ def test_a_counted_rate_is_the_rate(written):
     assert uncounted(q).units == Q_(1, "1/s").units and uncounted(q).magnitude == 600000
 
 
+def test_an_interruption_rate_target_in_the_unit_check_prints():
+    """check prints "interruptions_per_day = 7.62 interruptions/day" (`Metric.rate_unit`); the same words as a
+    target were "unknown unit 'interruptions/day'" (newuser69), and the plain number "not comparable". Now the
+    target is the rate it names, and a count of interruptions on a rate of tokens is refused as any other count."""
+    limit = Target.parse("<= 10 interruptions/day").limit
+    assert limit == Q_(10, "1/day")
+    assert metrics.dimension_problem("interruptions_per_day", limit, ("workload", "cluster")) is None
+    assert metrics.as_limit("interruptions_per_day", limit, _JOB) == Q_(10, "1/day")
+    assert metrics.dimension_problem("tokens_per_second", Target.parse(">= 5 interruptions/s").limit, _JOB)
+
+
 def test_a_tokens_per_s_target_is_judged_as_1_per_s():
     """On tokens_per_second (counts tokens) the target is accepted and its limit is the one '>= 600000 1/s' gave,
     so the requirement's value, headroom and JSON are those of the old spelling."""

@@ -348,10 +348,11 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
     assert texts[0].endswith(" a mean time to interruption of 2.0 h (1.9 h to 2.3 h over the set's 95 % Poisson "
                              "interval; the uncertainty of switch is not provided (their rates state no `events`), so "
                              "the range is narrower than the rates are known).")
-    assert texts[1] == ("Range: llama3-405b-16k: goodput 0.913 to 0.925 over the set's 95 % Poisson interval; "
+    assert texts[2] == ("Range: llama3-405b-16k: goodput 0.913 to 0.925 over the set's 95 % Poisson interval; "
                         f"spares needed 9 to 12; {AT_STATED_BANDWIDTH}.")   # the spares' range: nu41cost
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
-    assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[1]
+    assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[2]
+    assert texts[1].startswith("Spare-parts stock is not modelled")   # newuser69: under the failure-rate table
 
 
 def _superpod_with_own_goodput(tmp_path, target: str) -> None:

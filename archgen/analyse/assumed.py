@@ -16,6 +16,8 @@ documents' open items list, split by the figures they enter:
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
   and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput (assumed figures,
   or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`);
+- a node hardware class's repair time (`repair_basis: assumed`, the default) enters a training job's restart (the
+  wait for a repair where no hot spare is free), goodput and spares, not its checkpoint writes or interval;
 - a part class with no rate at all (REL004) is left out of them: that its failures do not matter is assumed;
 - a rate set measured on another accelerator than the cluster's (REL007) enters them too: its rates are sourced, but
   that they hold for this accelerator is assumed (a GB200 design on Llama 3's H100 rates).
@@ -29,6 +31,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
+from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.storage_cost import not_costed
 from archgen.metrics import declared
 from archgen.perf.workload.band_families import MADE_FROM_RATE
@@ -75,6 +78,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
             m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
+            m |= dict.fromkeys(CHECKPOINT_FIGURES[:4], tuple(x for x in job if not x.endswith(REPAIR_WORDS)))
             m |= dict.fromkeys(PER_TOKEN_COSTS, used + job)
         else:
             m |= dict.fromkeys(PER_TOKEN_COSTS, used)
@@ -133,13 +137,33 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
         " (at its stated bandwidth)" if storage is not None and storage.at_stated else "")
     job = failures + ((words,) if storage is not None and (storage.basis == "assumed" or storage.at_stated) else ())
     m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
-    m |= dict.fromkeys(("goodput", "checkpoint_interval"), job)
+    m["checkpoint_interval"] = job   # Daly's interval: the write and the MTTI, not the restart
+    job += repair_words(rel)
+    m["goodput"] = job
     if cost is not None:
         m |= _cost(a, cost.assumed, tuple(line.part for line in cost.lines if line.basis == "assumed"),
                    _unracked(cost))
         m["tco_per_goodput_accelerator_hour"] = m["tco_per_job_goodput_accelerator_hour"] = \
             m["tco_per_used_accelerator_hour"] + job
     return {k: v for k, v in m.items() if v}, job
+
+
+#: How an assumed repair time ends among a figure's assumed inputs ("accelerator repair time 24 h (assumed)").
+REPAIR_WORDS = " (assumed)"
+
+
+def repair_words(rel: Reliability | None) -> tuple[str, ...]:
+    """The node hardware classes whose repair time is assumed (`FailureRate.repair_basis`), with it, in words.
+
+    A job's restart waits for a repair where no hot spare is free, and its spares are counted on the nodes in repair
+    (docs/reliability.md, Hot spares): its restart, goodput and spares rest on these times, its checkpoint writes and
+    Daly's interval do not.
+    """
+    if rel is None:
+        return ()
+    return tuple(dict.fromkeys(f"{c.name} repair time {c.rate.repair.m_as('h'):g} h{REPAIR_WORDS}"
+                               for c in rel.classes if c.name in HARDWARE_CLASSES and c.interrupts and c.per_day
+                               and c.rate is not None and c.rate.repair_basis == "assumed"))
 
 
 def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, in_memory: bool,

@@ -146,6 +146,16 @@ class Reliability:
             ends += [parts * lo + r.site_per_day, parts * hi + r.site_per_day]
         return min(ends), max(ends)
 
+    def own_band(self, accelerators: int) -> tuple[float, float]:
+        """(low, high) interruptions per day of a job on `accelerators` over this set's own 95 % Poisson interval.
+
+        The counted classes' interval alone (`interval`): the spread over the other published sets (`band`) is not
+        in it, and classes whose rate states no `events` (`uncounted`) are taken at their point rate.
+        """
+        lo, hi = self.interval()
+        parts = self.interrupts_per_day(accelerators) - self.site_per_day
+        return parts * lo + self.site_per_day, parts * hi + self.site_per_day
+
     def detection(self) -> float:
         """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""
         hit = [c for c in self.classes if c.interrupts and c.rate is not None and c.per_day]

@@ -48,6 +48,11 @@ class FailureRate(Spec):
     fit: float | None = Field(None, ge=0, le=1e9, description="Failures per 10^9 unit-hours (FIT), instead of `afr`.")
     repair: DurationOrZero = Field(default_factory=lambda: Q_(24, "h"), description=(
         "Time to repair or replace a failed unit and return it to service, e.g. '24 h' (default 24 h)."))
+    repair_basis: Literal["sourced", "assumed"] = Field("assumed", description=(
+        "Whether `repair` was measured (the `source` then says where: StepFun's fault trace gives its mean time from "
+        "fault to return) or assumed (the default: the sources of most sets give a rate and no repair time). A "
+        "training job's restart, goodput and spares rest on the repair time of its node's hardware; where it is "
+        "assumed, they name it among their assumed inputs (REQ005) and the document says so beside the rate."))
     interrupts: bool = Field(True, description="Whether a failure of this part interrupts a job running on it.")
     per_accelerators: int | None = Field(default=None, gt=0, le=1024, description=(
         "The source measured this rate per group of this many accelerators (8: per 8-GPU server); archgen then "

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure as Chart
 
 from archgen import display
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
+from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
 from archgen.analyse.job_energy import upper_bound_words
@@ -24,6 +25,12 @@ from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.cost_sheet import NOT_IN_TCO_TEXT
 from archgen.render.operations_items import open_items
 from archgen.units import Q_
+
+#: What the reliability section cannot say (newuser69): the cold spares a repair pipeline needs on site.
+NO_STOCK = ("Spare-parts stock is not modelled: how many accelerators, trays, switch trays, NICs and optics to hold on "
+            "site depends on the time to get a failed part replaced (an RMA or resupply turnaround), which no input "
+            "states; the failures per year above are the demand such a stock must cover. Hot spares (idle nodes "
+            "that take a failed node's place at once) are the job table's.")
 
 #: Checkpoint intervals of the goodput chart, as multiples of the job's optimum.
 INTERVAL_FACTORS = (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 5.0, 7.0, 10.0)
@@ -53,6 +60,12 @@ def _per_server(c: Any) -> str:
 def _lent(c: Any) -> str:
     """Where a class's rate was measured, where the set borrows it from another operator (`FailureRate.operator`)."""
     return f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else ""
+
+
+def _repair(c: Any) -> str:
+    """A node hardware class's repair time where it is assumed: the restart's wait and the spares rest on it."""
+    return (f"; repair {c.rate.repair.m_as('h'):g} h assumed" if c.name in HARDWARE_CLASSES
+            and c.rate.repair_basis == "assumed" else "")
 
 
 def _every_tier(rel: Any) -> str:
@@ -87,6 +100,22 @@ def _count(rel: Any, c: Any) -> str:
     return f"; {one}, 95 % {ends[0]:.4f} to {ends[1]:.4f}"
 
 
+def _own_interval(rel: Any, m: Any) -> str:
+    """The MTTI's 95 % confidence interval from the point set's own counts, where the range spans other sets too.
+
+    The range over the published sets is the spread between fleets, not a confidence interval of the figure given;
+    this is that interval (`Reliability.own_band`), with the classes whose uncertainty it leaves out named.
+    """
+    if not rel.spread or "mtti" not in m or rel.interval() == (1.0, 1.0):
+        return ""
+    high, low = (24 / per_day for per_day in rel.own_band(rel.accelerators))
+    left = rel.uncounted()
+    return (f" Its 95 % confidence interval from the '{rel.rates_id}' set's own counts (Poisson) is "
+            f"{fmt.q(Q_(low, 'h'), 'h', 1)} to {fmt.q(Q_(high, 'h'), 'h', 1)}"
+            + (f"; the uncertainty of {', '.join(left)} is not in it (their rates state no `events`)" if left else "")
+            + ".")
+
+
 def reliability_section(run: Any, a: Any) -> Section | None:
     """Failure-domain table, per-class rates, and each training job's checkpoints and goodput."""
     rel = run.operations.reliability.get(a.cluster.path)
@@ -104,6 +133,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
            else "no part fails at these rates, so there is no mean time to interruption")
         + (f" ({fmt.q(m['mtti_low'], 'h', 1)} to {fmt.q(m['mtti_high'], 'h', 1)} over {over})"
            if "mtti_low" in m else "") + "."
+        + _own_interval(rel, m)
         + (f" Borrowed rates: {rel.borrowed}." if rel.borrowed else "")
         + (f" Rates' accelerator: {rel.unstated}." if rel.unstated else "")))
     rows: tuple[tuple[Any, ...], ...] = tuple((d.name, d.causes, d.per_year, d.accelerators, d.repair, d.note)
@@ -114,13 +144,15 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Accelerators removed", digits=0, align="right"),
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
-                  c.per_day * 365.25, (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c)) if c.rate else "—")
+                  c.per_day * 365.25,
+                  (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c) + _repair(c)) if c.rate else "—")
                  for c in rel.classes)
     rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
                   for name, n in rel.unrated_units.items())
     section.add(Table("failure-rates", "Failure rates by part class", (
         Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
         Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))
+    section.add(Para(NO_STOCK))
     found = jobs(run, a.cluster.spec.id)
     if found:
         rows = tuple((wid, g.accelerators, Q_(g.mtti, "s").to("h") if g.mtti != float("inf") else None,
