@@ -5,6 +5,7 @@ Every result is a pint quantity; the formulas are written next to the constants 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -16,7 +17,7 @@ from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags,
 from archgen.analyse.power_chain import Power, Stage, power_chain
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign
-from archgen.model import CoolingUnit, System
+from archgen.model import CoolingUnit, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.facility import pressure_ratio
 from archgen.quantity_ops import added
@@ -50,6 +51,12 @@ class Space:
     footprint: Q
     floor_load: Q
     unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
+    left_out: tuple[str, ...] = ()     # what is installed and not weighed, in words (`left_out`): the weight a floor
+
+    @property
+    def lower_bound(self) -> bool:
+        """Whether the weight (and floor load, and payload) leaves something installed out: a lower bound."""
+        return bool(self.left_out)
 
 
 @dataclass(frozen=True)
@@ -133,8 +140,45 @@ def _space(rack: RackDesign) -> Space:
     weight = (payload + spec.form_factor.weight).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
+    named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"), tuple(f"{k} x{n}" for k, n in sorted(unweighed.items())))
+                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named))
+
+
+#: What a rack's weight never counts, in words: no link part states a weight (cables, transceivers), and no spec
+#: states the coolant a liquid loop holds (weight67; the lead's note: "Rack weight as installed" was judged met on
+#: the dry weight of the parts that state one).
+CABLES = "the cables and transceivers in its ports, as no link part states a weight"
+COOLANT = "the coolant in its trays, manifolds and hoses, as no spec states the volume they hold"
+
+
+def left_out(rack: RackDesign, unweighed: tuple[str, ...]) -> tuple[str, ...]:
+    """What is installed in `rack` and not in its weight: the parts stating no weight, cables and transceivers, coolant.
+
+    `unweighed`: the placed parts that state no weight ('pdu x4'). Cables and transceivers where a system or switch is
+    placed (its NICs', scale-up and management ports are cabled); coolant where the rack has a liquid loop that
+    carries heat (its parts' `liquid_fraction`). Empty: every installed thing is weighed, and the weight is the
+    rack's as installed.
+    """
+    ports = any(isinstance(p.part, Switch | System) for p in rack.items)
+    wet = rack.spec.cooling.liquid is not None and liquid_heat(rack).magnitude > 0
+    return tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + \
+        ((COOLANT,) if wet else ())
+
+
+def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q, str]]]:
+    """By rack path, its weight and floor load where they are lower bounds: no upper end (infinite), and what is missed.
+
+    `Operations.unsettled`'s form (`model.requirements.unsettled_note`): a requirement `weight <= 1400 kg` that the
+    lower bound meets is not provided, never met on a sum that leaves parts out; one the lower bound misses is not
+    met. Racks whose weight counts everything installed are not given.
+    """
+    out = {}
+    for path, a in racks.items():
+        if a.space.lower_bound:
+            why = "; ".join(a.space.left_out)
+            out[path] = {"weight": (Q_(math.inf, "kg"), why), "floor_load": (Q_(math.inf, "kg/m**2"), why)}
+    return out
 
 
 def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:

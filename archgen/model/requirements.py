@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -288,7 +289,9 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
 #: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown;
-#: 0 for an energy at maximum draw, whose true value lies below it, `analyse.job_energy.upper_bounds`).
+#: 0 for an energy at maximum draw, whose true value lies below it, `analyse.job_energy.upper_bounds`; infinity for a
+#: rack's weight and floor load that leave installed parts out, whose true value lies above it,
+#: `analyse.rack.weight_bounds`).
 Unsettled = Mapping[str, tuple[Q, str]]
 
 
@@ -303,6 +306,11 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     if other is None or judge(requirement, value).met is judge(requirement, other).met:
         return None
     shown = [requirement.target.in_units(q) for q in (value, other)]
+    if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
+        there = "met there but may not be with what it leaves out" if judge(requirement, value).met else \
+            "not met there but may be with what it leaves out"
+        return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
+                f"{requirement.target} is {there}: {why}")
     if not other.m:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
         there = "met there, and may not be below it" if judge(requirement, value).met else "not met there"
         return (f"{requirement.metric} is at most {shown[0]:.4g~P}, an upper bound, and the target "

@@ -136,7 +136,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             f"{len(systems)} systems and {accel} accelerators. It draws {fmt.q(a.power.it_power, 'kW', 1)} at "
             f"maximum IT load and {fmt.q(a.power.input_power, 'kW', 1)} from its feeds; "
             f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} of its heat goes to liquid and "
-            f"{fmt.q(a.cooling.heat_air, 'kW', 1)} to air. It weighs {fmt.q(a.space.weight, 'kg', 0)}.")
+            f"{fmt.q(a.cooling.heat_air, 'kW', 1)} to air. It weighs {least(a.space)}{fmt.q(a.space.weight, 'kg', 0)}"
+            f"{', a lower bound (see Weight and floor load)' if a.space.lower_bound else ''}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
         section.add(Para(spec.description))
@@ -149,7 +150,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)
              + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
             ("Air flow required", air(a.cooling.air_flow) + assumed_tag(spec.cooling.air, "delta_t")),
-            ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
+            ("Weight / floor load", f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)} / "
+                                    f"{least(a.space)}{fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
              + assumed_tag(spec.form_factor, *FLOOR))]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
@@ -244,39 +246,41 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
              + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
-            ("Total weight", fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            ("Total weight", least(s) + fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
-            ("Floor load (weight / footprint)", fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
+            ("Floor load (weight / footprint)", least(s) + fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
              fmt.q(facility.floor_rating, "kg/m**2", 0) if facility else "no facility given",
              fmt.pct(ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
             Column("Utilisation", align="right"))
     section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)),
-                Para(weight_basis([(spec.id, s, spec.cooling.liquid is not None)])))
+                Para(weight_basis([(spec.id, s)])))
     return section
 
 
-def weight_basis(spaces: list[tuple[str, Any, bool]]) -> str:
-    """What a rack's weight and floor load hold and leave out (`analyse.rack.space`), for whoever builds or lifts it.
+def least(space: Any) -> str:
+    """'at least ' before a weight or floor load that leaves something installed out (`Space.lower_bound`), else ''."""
+    return "at least " if space.lower_bound else ""
 
-    `spaces` are (rack id, space, has a liquid loop). The weight is the empty enclosure plus each placed part's
-    stated weight; nothing adds coolant, cables or accessories, and a part that states no weight is left out
-    (`Space.unweighed`). newuser66: an ODM read "Weight 683 kg" of a rack whose four PDUs weigh nothing here, and
-    "Rack weight as installed" with no coolant. Only a rack with a liquid loop (`cooling.liquid`) is said to be dry
-    (review32: an air-cooled rack's document read that the liquid in its trays was not provided).
+
+def weight_basis(spaces: list[tuple[str, Any]]) -> str:
+    """What a rack's weight and floor load hold and leave out (`analyse.rack.left_out`), for whoever builds or lifts it.
+
+    `spaces` are (rack id, space). The weight is the empty enclosure plus each placed part's stated weight; what is
+    installed and not weighed (a part that states no weight, the cables and transceivers in the ports, a liquid
+    loop's coolant) makes it a lower bound, said per rack with what it leaves out. newuser66: an ODM read "Weight
+    683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant; review32:
+    only a rack with a liquid loop leaves coolant out. weight67: a requirement on a lower bound is not provided.
     """
-    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU, "
-            "without cables, transceivers, rails and blanking panels; floor load is that weight over the enclosure's "
-            "footprint.")
-    liquid = [rid for rid, _, wet in spaces if wet]
-    if liquid:
-        which = "It" if len(liquid) == len(spaces) else f"For the liquid-cooled {', '.join(liquid)} it"
-        text += (f" {which} is dry: no coolant is added (no spec states the liquid held by the trays, manifolds and "
-                 "hoses), so the filled, operating weight is not provided.")
-    unweighed = [f"{rid}: {', '.join(s.unweighed)}" for rid, s, _ in spaces if s.unweighed]
-    if unweighed:
-        text += f" Left out, as their parts state no weight: {'; '.join(unweighed)}."
-    return text
+    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU "
+            "(rails as the parts' datasheets include them), without blanking panels; floor load is that weight over "
+            "the enclosure's footprint.")
+    bounds = [f" {rid}'s weight, at least {fmt.q(s.weight, 'kg', 0)}, is a lower bound: it leaves out "
+              f"{'; '.join(s.left_out)}." for rid, s in spaces if s.left_out]
+    if not bounds:
+        return text + " Every installed part states its weight: the weight is the rack's as installed."
+    return (text + "".join(bounds) + " A requirement on the weight or floor load that the lower bound meets is not "
+            "provided, never met (REQ002); one it misses is not met.")
 
 
 def network(a: RackAnalysis, specs: Any) -> Section | None:
