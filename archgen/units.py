@@ -338,6 +338,7 @@ TemperatureDelta = Annotated[Q, Dim("K", gt=0, floor=0.1, le=500, label="a tempe
                                     temperature="difference")]
 Bandwidth = Annotated[Q, Dim("Gbit/s", gt=0, floor=1e-3, le=1e8, label="a bandwidth", example="400 Gb/s")]
 FlowRate = Annotated[Q, Dim("L/min", gt=0, le=1e7, label="a volumetric flow", example="80 L/min")]
+LiquidVolume = Annotated[Q, Dim("L", gt=0, le=1e6, label="a volume", example="1.5 L")]
 ComputeRate = Annotated[Q, Dim("TFLOPS", gt=0, floor=1e-3, le=1e9, label="a compute rate", example="2.25 PFLOPS")]
 Information = Annotated[Q, Dim("GB", gt=0, floor=1e-9, le=1e12, label="an amount of data", example="141 GB")]
 Length = Annotated[Q, Dim("m", gt=0, floor=1e-3, le=1e5, label="a length", example="3 m")]

@@ -52,6 +52,7 @@ class Space:
     floor_load: Q
     unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
     left_out: tuple[str, ...] = ()     # what is installed and not weighed, in words (`left_out`): the weight a floor
+    coolant: Q | None = None           # the coolant it holds where volumes are stated (`coolant`), in the weight
 
     @property
     def lower_bound(self) -> bool:
@@ -135,35 +136,57 @@ def _space(rack: RackDesign) -> Space:
                     overlaps.append((other, item))
     outside = tuple(p for p in rack.items if p.top > height)
     used = len({u for u, _ in occupied if u <= height})
-    payload = added(Q_(0, "kg"), (m.weight for p in rack.items
-                                   if (m := getattr(p.part, "mechanical", None)) is not None))
-    weight = (payload + spec.form_factor.weight).to("kg")
+    in_parts, in_loop, dry = coolant(rack)
+    payload = added(in_parts, (m.weight for p in rack.items if (m := getattr(p.part, "mechanical", None)) is not None))
+    weight = (payload + in_loop + spec.form_factor.weight).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
     named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named))
+                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry),
+                 (in_parts + in_loop).to("kg"))
+
+
+def coolant(rack: RackDesign) -> tuple[Q, Q, tuple[str, ...]]:
+    """The coolant a rack holds filled: in its liquid-cooled parts, in its loop's manifolds and hoses, and what is dry.
+
+    Mass = volume x the loop's coolant density (`COOLANTS`), from each placed part's `cooling.coolant_volume` (in the
+    payload) and the loop's `volume` (in the weight). What states no volume is named ('gb200-compute-tray',
+    'its manifolds and hoses'): where the loop carries heat, the weight leaves its coolant out (`left_out`).
+    """
+    path, zero = rack.spec.cooling.liquid, Q_(0, "kg")
+    wet = [p.part for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0]
+    if path is None or not wet:
+        return zero, zero, ()
+    rho = COOLANTS[path.coolant][0]
+    in_parts = added(zero, ((part.cooling.coolant_volume * rho).to("kg") for part in wet
+                            if part.cooling.coolant_volume is not None))
+    in_loop = (path.volume * rho).to("kg") if path.volume is not None else zero
+    dry = tuple(dict.fromkeys(part.id for part in wet if part.cooling.coolant_volume is None))
+    return in_parts, in_loop, dry + (("its manifolds and hoses",) if path.volume is None else ())
 
 
 #: What a rack's weight never counts, in words: no link part states a weight (cables, transceivers), and no spec
-#: states the coolant a liquid loop holds (weight67; the lead's note: "Rack weight as installed" was judged met on
-#: the dry weight of the parts that state one).
+#: states the coolant a liquid loop holds unless its parts and the loop give their volumes (`coolant`; weight67, the
+#: lead's note: "Rack weight as installed" was judged met on the dry weight of the parts that state one).
 CABLES = "the cables and transceivers in its ports, as no link part states a weight"
 COOLANT = "the coolant in its trays, manifolds and hoses, as no spec states the volume they hold"
 
 
-def left_out(rack: RackDesign, unweighed: tuple[str, ...]) -> tuple[str, ...]:
+def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] = ()) -> tuple[str, ...]:
     """What is installed in `rack` and not in its weight: the parts stating no weight, cables and transceivers, coolant.
 
     `unweighed`: the placed parts that state no weight ('pdu x4'). Cables and transceivers where a system or switch is
-    placed (its NICs', scale-up and management ports are cabled); coolant where the rack has a liquid loop that
-    carries heat (its parts' `liquid_fraction`). Empty: every installed thing is weighed, and the weight is the
-    rack's as installed.
+    placed (its NICs', scale-up and management ports are cabled). `dry`: what in a liquid loop carrying heat states no
+    coolant volume (`coolant`): every part and the loop, `COOLANT`; some, their coolant named. Empty: every
+    installed thing is weighed, and the weight is the rack's as installed.
     """
     ports = any(isinstance(p.part, Switch | System) for p in rack.items)
-    wet = rack.spec.cooling.liquid is not None and liquid_heat(rack).magnitude > 0
-    return tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + \
-        ((COOLANT,) if wet else ())
+    loop = rack.spec.cooling.liquid
+    every = loop is not None and loop.volume is None and len(dry) == 1 + len(
+        {p.part.id for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0})
+    wet = (COOLANT,) if every else (f"the coolant in {', '.join(dry)}, as no volume is stated for it",) if dry else ()
+    return tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + wet
 
 
 def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q, str]]]:

@@ -14,7 +14,7 @@ from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec
-from archgen.units import Current, Length, Mass, Temperature, TemperatureDelta, Voltage
+from archgen.units import Current, Length, LiquidVolume, Mass, Temperature, TemperatureDelta, Voltage
 
 #: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
 #: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
@@ -162,6 +162,11 @@ class LiquidPath(MarkedFigures):
     hoses: RackFitting | None = Field(None, description=(
         "Hoses from the rack's manifolds to the CDU's line (an in-row CDU's secondary header, an in-rack CDU's "
         "ports), e.g. {part: tcs-hose, count: 2}. Not stated: not provided in the BOM."))
+    volume: LiquidVolume | None = Field(None, description=(
+        "Coolant the rack's own manifolds and hoses hold when filled, e.g. '20 L', where a source states it: the "
+        "rack's weight adds it, with each liquid-cooled part's `cooling.coolant_volume`, at the coolant's density "
+        "(water 995.6 kg/m³, PG25 1,015 kg/m³: analyse.rack.COOLANTS). Not stated, the rack's weight is a lower "
+        "bound, and a requirement on it that the bound meets is not provided."))
     unconfirmed: bool | list[str] = Field(False, description=(
         "True, or the names of the loop's figures (`LIQUID_FIGURES`: supply, delta_t, racks_per_cdu, cdu_count, "
         "cdu_redundancy, coolant, class; another name is refused), when no public source gives them: "

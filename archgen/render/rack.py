@@ -246,6 +246,8 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
              + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            *([("Coolant (filled, stated volumes)", fmt.q(s.coolant, "kg", 1), "—", "—")]
+              if s.coolant is not None and s.coolant.m > 0 else []),
             ("Total weight", least(s) + fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
             ("Floor load (weight / footprint)", least(s) + fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),

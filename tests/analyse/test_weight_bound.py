@@ -108,3 +108,50 @@ def test_the_shipped_gb200_rack_leaves_out_its_coolant(shipped):
     assert judged[("rack/gb200-nvl72", "REQ-MECH-001")] is Status.NOT_PROVIDED
     assert judged[("rack/gb200-nvl72", "REQ-HALL-MECH-001")] is Status.NOT_PROVIDED
     assert all(f.waived for f in shipped.findings if f.id == "REQ002" and f.object.startswith("rack/"))
+
+
+#: A liquid-cooled tray stating its fill, in a loop whose manifolds and hoses state theirs (test figures: no shipped
+#: part's datasheet read states a volume). PG25 at 40 °C: 1,015 kg/m³ (ASHRAE Handbook—Fundamentals 2021, ch. 31,
+#: Tables 5-6; `analyse.rack.COOLANTS`), so 4 x 1.5 L + 20 L = 26 L weigh 26.39 kg.
+WET = """kind: System
+id: wet-tray
+name: test tray
+source: test
+accelerators: 0
+mechanical: {height: 1 U, weight: 30 kg}
+power: {max: 2 kW}
+cooling: {type: liquid, liquid_fraction: 0.8%s}
+---
+kind: CoolingUnit
+id: cdu
+type: in-row-cdu
+source: test
+capacity: 1 MW
+---
+kind: Rack
+id: r
+form_factor: {standard: eia-19, height: 42 U, width: 600 mm, depth: 1200 mm, max_payload: 1360 kg, weight: 170 kg}
+slots:
+  - {at: 3, part: wet-tray, count: 4}
+power:
+  feeds: {count: 2, voltage: 415 V, basis: line-to-line, phases: 3, current: 60 A, redundancy: N+N}
+cooling:
+  liquid: {cdu: cdu, supply: 40 degC, delta_t: 10 K, coolant: pg25, class: W32%s}
+  air: {class: A2, delta_t: 20 K}
+"""
+
+
+def test_stated_coolant_volumes_are_weighed(tmp_path):
+    run = run_specs(tmp_path, {"specs.yaml": WET % (", coolant_volume: 1.5 L", ", volume: 20 L")})
+    space = run.racks["rack/r"].space
+    assert space.coolant.m_as("kg") == pytest.approx(26 * 1.015)                     # 26.39 kg
+    assert space.weight.m_as("kg") == pytest.approx(170 + 4 * 30 + 26 * 1.015)       # 316.39 kg
+    assert COOLANT not in space.left_out and space.left_out == (CABLES,)
+
+
+def test_coolant_is_left_out_where_a_volume_is_not_stated(tmp_path):
+    run = run_specs(tmp_path, {"specs.yaml": WET % ("", ", volume: 20 L")})
+    space = run.racks["rack/r"].space
+    assert space.coolant.m_as("kg") == pytest.approx(20 * 1.015)                     # the loop's only
+    assert space.left_out[-1] == "the coolant in wet-tray, as no volume is stated for it"
+    assert run_specs(tmp_path / "dry", {"specs.yaml": WET % ("", "")}).racks["rack/r"].space.left_out[-1] == COOLANT
