@@ -71,6 +71,10 @@ demo: $(STAMP)
 # each; tried only where the key is in the text: 3.17 + 2.64 -> 0.08 + 0.08 CPU-s. The whole run again after it, cold
 # as before, at load 7-11: 659.1 CPU-s (collection 26.6, mypy 19.8, fuzz 47.3): the load moved it by 6 %, ten times
 # the change. Among the 40 costliest tests no repeated computation near the 12 % issue 19 needs was found.
+# testspeed14 (4,834 tests, load 5-9): this command in a fresh worktree 767.9 CPU-s, 34:51 wall. Cold, both workers
+# compiled every test module (and what it imports) themselves: worker k of N now imports its own N-th first
+# (tests/collect_split.py): -n 2 collection with no __pycache__ 47.8 -> 32.4 CPU-s. Nothing here runs twice
+# (.ci/run is `make test`; one pip install, one pytest pass, no compileall).
 # worksteal: an idle worker takes half of the other's queue, so long tests (mypy, the fuzz shards) do not leave one
 # worker running alone at the end. Bytecode is written (into the ignored __pycache__/) even where the environment
 # sets PYTHONDONTWRITEBYTECODE, so the workers and the tests' child interpreters do not each recompile archgen and

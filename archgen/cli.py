@@ -112,7 +112,8 @@ CHECK_EXIT = ("Exit codes: 0 no unwaived error finding (warnings allowed); 1 unw
               "input (SPC000), a design that cannot be built or analysed, or an internal error.")
 DIFF_EXIT = ("Exit codes: 0 HEAD passes (worse metrics, new warnings and waiver changes are listed, with a ⚠️ "
              "comment); 1 a SHALL requirement newly fails or HEAD has unwaived error findings; 2 a usage error, or "
-             "BASE or HEAD cannot be read or analysed (the report, on stdout or in --output, says why).")
+             "BASE or HEAD cannot be read or analysed, or a revision holds links leading out of its specs (left out "
+             "unread, the rest compared; the report, on stdout or in --output, says why).")
 
 
 @app.command(epilog=CHECK_EXIT)
@@ -177,13 +178,16 @@ def diff(
     as_of: opt.AsOf = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
+    from archgen.commands.diff import LinksOut, for_comment
     from archgen.commands.diff import diff as command
-    from archgen.commands.diff import for_comment
 
     def body() -> tuple[str, int]:
         try:
             text, code = command(base, head, fmt, path, threshold, as_of)
             return (text if output is None else for_comment(text, fmt, output)), code
+        except LinksOut as err:                # links out left out: the rest compared, the links on stderr, exit 2
+            _write(err.compared if output is None else for_comment(err.compared, fmt, output), output)
+            raise
         except ArchgenError as err:          # a side that cannot be analysed: the report says so, as stderr does
             if fmt not in ("md", "json") or (isinstance(err, UsageError) and output is None):
                 raise

@@ -70,7 +70,7 @@ def checks_page() -> str:
              "finding. JSON lists every one; SARIF lists at most 25,000 results, GitHub code scanning's limit per",
              "run, unwaived errors first, and states the count left out in the run's `properties`",
              "(`resultsTotal`, `resultsNotListed`). `archgen.output.capped`.", "",
-             "**Hints.** A finding of an ID below (SPC000 to SPC004) carries its own hint, what to write instead",
+             "**Hints.** A finding of an ID below (SPC000 to SPC005) carries its own hint, what to write instead",
              "(the allowed keys of an unknown key, a renamed metric's new name): text prints it on an indented",
              "`hint:` line, SARIF, JUnit and GitHub annotations on a `hint:` line of the message, JSON as `hint`. A",
              "check's hint is its Fix, given once under the check here and as its SARIF rule's `help`.", ""]
@@ -127,7 +127,10 @@ def spec_page() -> str:
              "Money is written in full or with an exponent, `3400000 USD` or `3.4e6 USD`: `3.4M USD` reads `M` as",
              "the molar (mol/L), and the error says so and offers `3.4e6 USD`.",
              "A magnitude below the smallest normal double",
-             "(2.2e-308, as written or in SI units: `1e-320 kg`) is refused as a unit or exponent mistake.", "",
+             "(2.2e-308, as written or in SI units: `1e-320 kg`) is refused as a unit or exponent mistake.",
+             "A unit on a logarithmic scale (`dB`, `dB(A)`, `dBm`, `Np`, `octave`) is refused wherever a quantity is",
+             "read: no metric or field is a sound or signal level (acoustic noise is not modelled), so a requirement",
+             "`<= 85 dB` has nothing to be judged on.", "",
              "Temperatures: a field that holds a temperature (a supply) takes `degC`, `degF` or `K` and refuses a",
              "difference unit (`delta_degC`). A field that holds a temperature difference (`delta_t`, `approach`)",
              "takes `K`, `delta_degC` or `delta_degF`, and reads `degC`, `°C` or `degF` as the difference it names:",
@@ -158,7 +161,9 @@ def spec_page() -> str:
              "Every document may state the oldest archgen it is written for at its top level,",
              "`requires_archgen: \">=X.Y.Z\"` (quoted: YAML reads a leading `>` as a folded block). An older",
              "archgen refuses the document at that line with both versions; a value of another form (`0.1.0`,",
-             "`~=0.1`, `>=0.1`) is refused with the form (docs/upgrading.md, \"A version key\").", "",
+             "`~=0.1`, `>=0.1`) is refused with the form (docs/upgrading.md, \"A version key\"). A newer",
+             "archgen reads it, and names at that line (SPC005, information) each default moved since that",
+             "version which the document leaves unstated (`archgen/model/moved.py`).", "",
              *renamed_section()]
     for kind, cls in sorted(KINDS.items()):
         models: list[type[BaseModel]] = [cls]

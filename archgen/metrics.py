@@ -184,6 +184,15 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
            "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
            "`batch`.", _EI, _I, True),
+    Metric("workload", "replica_capacity", "1/s", "1/s", 3, "Replica capacity", "Requests per second one replica "
+           "completes when full: a simulated closed loop that keeps as many requests in flight as it admits (the KV "
+           "cache's capacity, or `batch`); an open loop above it does not keep up (its queue grows without bound, "
+           "MLPerf judges such a Server run INVALID). Simulated runs only (concurrency, or server with an arrival "
+           "rate).", "perf/serve/run.py", _I, True, counts="requests"),
+    Metric("workload", "replicas_to_keep_up", "", "", 0, "Replicas to keep up", "Fewest replicas whose capacity "
+           "covers a server job's arrival rate, ceil(arrival_rate / replica_capacity): a lower bound, not the "
+           "count that meets a latency limit (near capacity the queue stretches TTFT p99; a sweep over `replicas` "
+           "finds that count).", "perf/serve/run.py", _I, minimise=True),
     Metric("workload", "model_flops_per_gpu", "FLOPS", "TFLOPS", 0, "Model FLOP/s per accelerator", "Model FLOPs "
            "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
     Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "

@@ -25,6 +25,7 @@ from archgen.cache import Memo
 from archgen.errors import Location, SpecProblem
 from archgen.load import SourceDocument, shared
 from archgen.metric import RENAMED as RENAMED_METRICS
+from archgen.model.moved import release
 from archgen.model.renamed import RENAMED
 
 Path = tuple[str | int, ...]
@@ -101,30 +102,39 @@ REQUIRES = "requires_archgen"
 _AT_LEAST = re.compile(r">=\s*(\d+)\.(\d+)\.(\d+)")
 
 
-def required(doc: SourceDocument, version: str = __version__) -> tuple[SourceDocument, list[SpecProblem]]:
-    """`doc` without its `requires_archgen` key, and an error where `version` is older or the value no `>=X.Y.Z`.
+@dataclass(frozen=True)
+class StatedVersion:
+    """A document's `requires_archgen`: where, the document, and the release it states ('0.1.0')."""
 
+    location: Location | None
+    owner: str
+    version: str
+
+
+def required(doc: SourceDocument, version: str = __version__
+             ) -> tuple[SourceDocument, list[SpecProblem], StatedVersion | None]:
+    """`doc` without `requires_archgen`, an error where `version` is older or the value no `>=X.Y.Z`, the version.
+
+    The version is the one the document states, where this archgen meets it (SPC005 lists the defaults moved since).
     Only `>=` and three numbers: the one thing a spec can say is the oldest archgen that reads it as meant. A
     running version's pre-release or local suffix (`0.2.0.dev1`, `0.2.0+g1a2b`) counts as its release.
     """
     if REQUIRES not in doc.data:
-        return doc, []
+        return doc, [], None
     value = doc.data[REQUIRES]
     rest = replace(doc, data={k: v for k, v in doc.data.items() if k != REQUIRES})
     where = doc.locate((REQUIRES,))
     form = _AT_LEAST.fullmatch(value.strip()) if isinstance(value, str) else None
     if form is None:
         return rest, [SpecProblem(where, REQUIRES, "not a version requirement", value, "'>=X.Y.Z' (quoted), the "
-                                  f"oldest archgen the spec is written for, e.g. '>={version}'")]
-    need = tuple(int(n) for n in form.groups())
-    running = re.match(r"(\d+)\.(\d+)\.(\d+)", version)
-    have = tuple(int(n) for n in running.groups()) if running else (0, 0, 0)
-    if have >= need:
-        return rest, []
+                                  f"oldest archgen the spec is written for, e.g. '>={version}'")], None
+    need = (int(form[1]), int(form[2]), int(form[3]))
+    if release(version) >= need:
+        return rest, [], StatedVersion(where, doc.id, ".".join(map(str, need)))
     shown = ".".join(map(str, need))
     return rest, [SpecProblem(where, REQUIRES, f"this spec requires archgen {shown} or later; this is archgen "
                               f"{version}", hint=f"install archgen {shown} or later (a spec read by an older archgen "
-                              "would take defaults it predates; docs/upgrading.md)")]
+                              "would take defaults it predates; docs/upgrading.md)")], None
 
 
 def _metric_values(node: object, at: Path = ()) -> Iterator[Path]:

@@ -13,7 +13,7 @@ from archgen.cache import Memo
 from archgen.errors import Location, SpecProblem, UsageError, ValidateError, did_you_mean
 from archgen.load import SourceDocument as Source
 from archgen.load import shared
-from archgen.migrate import RenamedKey, migrate, required
+from archgen.migrate import RenamedKey, StatedVersion, migrate, required
 from archgen.model import KINDS, Document, Facility, Part, core_schemas
 from archgen.model.rack import unconfirmed_figures
 from archgen.model.system import with_nic_power
@@ -37,6 +37,8 @@ class Specs:
     roots: tuple[str, ...] = ()
     #: The shipped catalog's document that a spec document of the same id replaced, by id (CAT007 compares them).
     replaced: Mapping[str, Source] = field(default_factory=dict)
+    #: The archgen each document states it was written for (`requires_archgen`): SPC005 names defaults moved since.
+    versions: tuple[StatedVersion, ...] = ()
 
     def get(self, ref: str) -> Document | None:
         """The document with id `ref`, or None."""
@@ -143,9 +145,11 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
     core_schemas.build({KINDS[k] for d in every if isinstance(k := d.data.get("kind"), str) and k in KINDS})
     shelf: dict[str, tuple[Document, Source]] = {}
     renamed: list[RenamedKey] = []
+    versions: list[StatedVersion] = []
     for raw in every:
-        raw, too_new = required(raw)          # `requires_archgen` off; an error where this archgen is older
+        raw, too_new, stated = required(raw)  # `requires_archgen` off; an error where this archgen is older
         problems.extend(too_new)
+        versions.extend([stated] if stated else [])
         if too_new:
             continue
         doc, moved, twice = migrate(raw)      # renamed keys under their new names (a warning each)
@@ -167,7 +171,8 @@ def validate(docs: list[Source], library: Sequence[Source] = ()) -> Specs:
         raise ValidateError(problems)
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
     return Specs(with_nic_power(items), sources, {k: v for k, v in shelf.items() if k not in items}, tuple(renamed),
-                 replaced={d.id: d for d in library if d.id in user_ids and d.id in items})
+                 replaced={d.id: d for d in library if d.id in user_ids and d.id in items},
+                 versions=tuple(v for v in versions if v.owner in items))
 
 
 def _unused_library(docs: list[Source], library: set[int]) -> list[Source]:

@@ -301,10 +301,13 @@ def shared_estimates(request) -> Iterator[None]:
 #: test rack (drawn by `test_browser.pages`) and test_fabric_examples' renders of shipped and example targets, which
 #: drew every diagram again on the other worker (about 7 s). test_edition_withheld (`su_customer`, 3.5 CPU-s rendered
 #: again on the other worker at the start of testspeed5), test_glossary_used and test_scale_up_table (the shipped
-#: targets' documents, their diagrams drawn again: 2.6 and 0.6 CPU-s there) join them.
+#: targets' documents, their diagrams drawn again: 2.6 and 0.6 CPU-s there) join them, and so does
+#: test_edition_data_tables (`su_customer` rendered again, its diagrams drawn afresh, on the other worker: 7.3 CPU-s
+#: in testspeed14's `make test`); `tests/render/test_session_renders.py` keeps every user of the two fixtures here.
 FIRST = ("tests/test_types.py::test_mypy_is_clean", "tests/test_fuzz.py::", "tests/render/test_browser.py::",
          "tests/render/test_layout.py::", "tests/render/test_edition.py::", "tests/render/test_reference.py::",
          "tests/render/test_cluster.py::", "tests/render/test_edition_withheld.py::",
+         "tests/render/test_edition_data_tables.py::",
          "tests/render/test_glossary_used.py::", "tests/render/test_scale_up_table.py::",
          "tests/render/test_render.py::test_all_targets_when_none_given",
          "tests/render/test_render.py::test_html_is_the_same_whichever_formats", "tests/render/test_render.py::",
@@ -322,6 +325,12 @@ def pytest_configure(config):
     """
     from archgen.startup import keep_freed_memory
     keep_freed_memory()
+
+
+def pytest_collection(session):
+    """An xdist worker imports its own share of the test modules first (`tests.collect_split`)."""
+    from tests.collect_split import import_own_share
+    import_own_share(session.config)
 
 
 def pytest_collection_modifyitems(items):

@@ -116,7 +116,7 @@ def test_identical_specs(tmp_path):
     code, doc = diff_json(base, copy_specs(tmp_path / "head"))
     assert code == 0
     assert doc["metrics"] == [] and doc["requirements"] == []
-    assert doc["findings"] == {"new": [], "resolved": [], "newly_waived": []}
+    assert doc["findings"] == {"new": [], "resolved": [], "newly_waived": [], "waived_again": []}
     assert doc["objects"] == {"added": [], "removed": []}
     r = run_cli("diff", base, base, "--threshold", "0")   # 0: every change, and still none
     assert r.code == 0 and "No differences." in r.out and "✅" in r.out
@@ -125,7 +125,7 @@ def test_identical_specs(tmp_path):
 def test_json_shape(one_more_system):
     doc = one_more_system[1]
     assert set(doc) == {"archgen", "base", "head", "summary", "metrics", "objects", "bom", "findings",
-                        "requirements", "not_costed", "waivers", "prices"}
+                        "requirements", "not_costed", "waivers", "prices", "refused"}
     assert doc["archgen"] == "0.1.0"
     assert set(doc["summary"]) >= {"metrics_changed", "findings_new", "findings_resolved", "requirements_failing",
                                    "head_errors", "failing", "line"}
@@ -293,7 +293,7 @@ def test_moved_lines_are_not_new_findings(tmp_path):
     (head / RACK).write_text("# a comment\n# moves every line\n" + (head / RACK).read_text(encoding="utf-8"), encoding="utf-8")
     code, doc = diff_json(base, head)
     assert code == 1                                   # HEAD still has the PWR002/PWR003 errors
-    assert doc["findings"] == {"new": [], "resolved": [], "newly_waived": []} and doc["metrics"] == []
+    assert doc["findings"] == {"new": [], "resolved": [], "newly_waived": [], "waived_again": []} and doc["metrics"] == []
     assert doc["summary"]["head_errors"] == 2
 
 
@@ -323,8 +323,8 @@ def own_repo(tmp_path, monkeypatch):
     return root
 
 
-NO_CHANGE = {"metrics": [], "objects": {"added": [], "removed": []}, "findings": {"new": [], "resolved": [], "newly_waived": []},
-             "requirements": []}
+NO_CHANGE = {"metrics": [], "objects": {"added": [], "removed": []},
+             "findings": {"new": [], "resolved": [], "newly_waived": [], "waived_again": []}, "requirements": []}
 # specs/catalog/systems/dgx-h100.yaml: power.max 10.2 kW; the rack dgx-h100-4 holds 4 (RACK above)
 HOTTER_DGX = ("max: 10.2 kW", "max: 10.7 kW")
 

@@ -41,12 +41,52 @@ def test_a_waiver_renewed_after_it_lapsed_waives_the_finding_again_not_resolves_
     assert r.code == 0
     doc = json.loads(r.out)
     assert [f["id"] for f in doc["findings"]["resolved"]] == ["SPC004"]     # the expiry warning is gone
-    [waived] = doc["findings"]["newly_waived"]                             # the REQ001 it hid is accepted again
-    assert (waived["id"], waived["severity"]) == ("REQ001", "error")
+    assert doc["findings"]["newly_waived"] == []                           # not a first acceptance (pr27)
+    [waived] = doc["findings"]["waived_again"]                             # the REQ001 it hid is waived again
+    assert (waived["id"], waived["severity"], waived["renewal"], waived["expires"]) == \
+        ("REQ001", "error", "renewed (expiry 2027-03-31 → 2027-09-30)", {"base": "2027-03-31", "head": "2027-09-30"})
     [w] = doc["waivers"]
     assert (w["change"], w["changes"], w["base"]["expired"], w["head"]["expired"]) == \
         ("renewed", ["expires 2027-03-31 → 2027-09-30"], True, False)
-    assert doc["summary"]["findings_newly_waived"] == 1 and doc["summary"]["waivers_renewed"] == 1
+    summary = doc["summary"]
+    assert (summary["findings_newly_waived"], summary["findings_waiver_renewed"], summary["waivers_renewed"]) == (0, 1, 1)
+    assert (summary["requirements_newly_waived"], summary["requirements_waiver_renewed"]) == (0, 1)
+    [req] = doc["requirements"]
+    assert (req["newly_waived"], req["waiver_renewed"]) == (False, "renewed (expiry 2027-03-31 → 2027-09-30)")
+
+
+def test_a_lapsed_waiver_renewed_reads_renewed_in_the_comment_not_newly_waived(tmp_path, cli, monkeypatch):
+    """pr27: the summary, the requirement row and the findings all said "newly waived" of a renewal, in the comment
+    file the README's sticky-comment job posts as in the report."""
+    _sides(tmp_path, monkeypatch, WAIVER.format(expires="2027-03-31"), WAIVER.format(expires="2027-09-30"))
+    r = cli("diff", "base", "head", "--as-of", "2027-04-01", "--output", "diff.md")
+    comment = (tmp_path / "diff.md").read_text(encoding="utf-8")
+    assert r.code == 0 and "newly waived" not in comment.lower()
+    summary = comment.splitlines()[2]
+    assert summary.startswith("⚠️ ")
+    assert "1 resolved, 1 waived again: renewed (expiry 2027-03-31 → 2027-09-30);" in summary
+    assert "0 newly met, 1 waived again (renewed);" in summary
+    assert "| ❌ not met | ❌ not met (waived), renewed (expiry 2027-03-31 → 2027-09-30) |" in comment
+    assert "### Findings waived again" in comment
+    assert "| renewed (expiry 2027-03-31 → 2027-09-30): accepted until the PDU swap (owner dc-power-team;" in comment
+
+
+def test_a_lapsed_waiver_renewed_with_a_new_reason_is_still_a_renewal(tmp_path, cli, monkeypatch):
+    """Its reason edited too: waived again, and the waiver row says both."""
+    _sides(tmp_path, monkeypatch, WAIVER.format(expires="2027-03-31"),
+           WAIVER.format(expires="2027-09-30").replace("until the PDU swap", "until the Q3 PDU swap"))
+    doc = json.loads(cli("diff", "base", "head", "--as-of", "2027-04-01", "--format", "json").out)
+    assert [f["renewal"] for f in doc["findings"]["waived_again"]] == ["renewed (expiry 2027-03-31 → 2027-09-30)"]
+    assert doc["waivers"][0]["changes"] == ["expires 2027-03-31 → 2027-09-30", "reason edited"]
+
+
+def test_a_second_waiver_that_covers_a_lapsed_finding_is_newly_waived(tmp_path, cli, monkeypatch):
+    """HEAD keeps the lapsed waiver and adds another for the same finding (a glob subject): a new acceptance."""
+    other = WAIVER.format(expires="2027-09-30").replace("waivers:\n", "").replace("check: REQ001",
+                                                                                   "check: REQ001\n    subject: rack/*")
+    _sides(tmp_path, monkeypatch, WAIVER.format(expires="2027-03-31"), WAIVER.format(expires="2027-03-31") + other)
+    doc = json.loads(cli("diff", "base", "head", "--as-of", "2027-04-01", "--format", "json").out)
+    assert [f["id"] for f in doc["findings"]["newly_waived"]] == ["REQ001"] and doc["findings"]["waived_again"] == []
 
 
 def test_a_new_waiver_is_listed_and_its_finding_is_newly_waived(tmp_path, cli, monkeypatch):

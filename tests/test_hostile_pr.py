@@ -66,9 +66,9 @@ def test_a_link_out_of_the_export_is_refused_unread(pr_repo, cli, links):
     git(pr_repo, "add", "-A")
     git(pr_repo, "commit", "-qm", "links")
     r = cli("diff", "HEAD~1", "HEAD")
-    name, target = next(iter(links.items()))
-    assert (r.code, r.err) == (2, f"error: revision HEAD: specs/{name} -> {target} points outside the specs; archgen "
-                                  "reads no file outside the exported tree\n")
+    name = next(iter(links))
+    assert r.code == 2 and "root:" not in r.out             # /etc/passwd's first line
+    assert f"specs/{name}: error: revision HEAD: a symbolic link leading out of the specs, left out unread" in r.err
 
 
 FORGED = "x\n::error file=README.md,line=1::forged\n.yaml"

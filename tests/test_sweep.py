@@ -283,6 +283,9 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
     performance = {m.name for m in metrics.declared("workload") if m.source.startswith("perf/workload/")}
     under_load = {m.name for m in metrics.declared("workload") if m.source == "perf/serve/scheduler.py"}
     assert under_load == {"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"}  # tests/perf/test_mlperf.py produces them
+    # a run under load's replica full (tests/perf/test_replicas_to_keep_up.py produces them)
+    under_load |= {m.name for m in metrics.declared("workload") if m.source == "perf/serve/run.py"}
+    assert under_load >= {"replica_capacity", "replicas_to_keep_up"}
     for w in shipped.workloads.values():
         est = w.estimate
         produced = {m for m in est.metrics if m in performance} | {"power", "accelerators"} | (

@@ -61,7 +61,8 @@ def test_cost_per_token_follows_the_hourly_cost_at_each_level(rows, shipped):
 def test_the_halls_own_levels_give_checks_hourly_cost(rows, shipped):
     """hall-air states 8 % and no utilisation (1): the point at (1, 0.08) is priced as `check` prices the cluster."""
     problem, _, _ = rows
-    per_hour, utilisation, share = problem.facility[("dgx-b200-superpod", 1, 0.08)]
+    per_hour, utilisation, share, price = problem.facility[("dgx-b200-superpod", 1, 0.08, None, None)]
+    assert price == pytest.approx(0.0895 * 1.4, rel=1e-12)   # hall-air: 0.0895 USD/kWh x PUE 1.4 per IT kWh
     assert share == pytest.approx((shipped.metrics[CLUSTER]["energy_cost_per_year"]
                                    / shipped.metrics[CLUSTER]["tco_per_year"]).m_as(""), rel=1e-9)   # at max draw
     assert utilisation == 1

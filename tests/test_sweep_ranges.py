@@ -78,7 +78,7 @@ def test_a_product_past_max_points_is_refused_before_any_level_is_made(tmp_path,
     def never(*_):
         raise AssertionError("a range was expanded")
     monkeypatch.setattr(sweep_ranges, "expand", never)
-    monkeypatch.setattr("archgen.model.sweep.expand", never)
+    monkeypatch.setattr("archgen.model.sweep_axes.expand", never)
     (tmp_path / "s.yaml").write_text(HEAD + "  accelerators: [256, 512]\n"
                                      "  hbm_bandwidth: {from: 0.00005, to: 7.5, step: 0.00005}\n", encoding="utf-8")
     r = cli("validate", str(tmp_path))

@@ -4,7 +4,8 @@ Before: newuser58 made such a point's power and energy not provided (tests/test_
 per token was still the cluster's cost per accelerator-hour (the catalogued parts' capex and energy) over its faster
 token rate, so cost per token fell with the factors for free. Now a scaled point has no `cost_per_token` (nor its
 range or `cost_per_million_tokens`), with the reason, also under a `tdp` axis (which states a power, not a price);
-the catalogued point keeps `cost_per_accelerator_hour x accelerators / (tokens per second x 3600)`
+the catalogued point keeps `cost_per_accelerator_hour x accelerators / (tokens per second x 3600)` (at a `tdp` level,
+that hourly cost plus the level's energy: (TDP - the part's) x PUE x price)
 (`derived.cost_per_token`; goodput tokens where the point has a goodput).
 """
 
@@ -47,8 +48,9 @@ def test_a_scaled_peak_has_no_cost_per_token(tmp_path, batched, text) -> None:
     base = problem.bases[("dgx-b200-superpod", None)]
     assert base.cost_per_accelerator_hour is not None   # the cluster is priced
     tokens = plain.metrics.get("goodput_tokens_per_second", plain.metrics["tokens_per_second"])
-    assert plain.metrics["cost_per_token"] == pytest.approx(base.cost_per_accelerator_hour * 256 / (tokens * 3600),
-                                                            rel=1e-12)
+    # at 1,500 W the hall bills the B200's 500 W more x PUE x price an hour (tests/test_sweep_energy_axes.py)
+    per_hour = base.cost_per_accelerator_hour + (0.5 * base.energy_price if text == TDP else 0.0)
+    assert plain.metrics["cost_per_token"] == pytest.approx(per_hour * 256 / (tokens * 3600), rel=1e-12)
     assert plain.feasible and plain.met["REQ-C"] is True
     assert scaled.metrics["tokens_per_second"] > plain.metrics["tokens_per_second"]   # the speed moves
     assert not COST & scaled.metrics.keys()

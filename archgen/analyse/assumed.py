@@ -149,11 +149,14 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
     The sweep document's counterpart of REQ005 (`cluster_inputs`): its points are judged on the same figures. Where
     a point has a cost per token and the cluster writes checkpoints to its `storage:`, it says that the storage is
     costed at 0 (`storage_cost.not_costed`: unless its `storage:` states a price and a power). A facility level the
-    sweep gives on an axis (`swept`: `utilisation`, `discount_rate`) is no unstated input of its points.
+    sweep gives on an axis (`swept`: `utilisation`, `discount_rate`) is no unstated input of its points, nor an assumed
+    electricity price and PUE where it sweeps both.
     """
     m, job = cluster_inputs(a, rel, cost)
     given = tuple(words for name, words in (("utilisation", UNSTATED_UTILISATION),
                                             ("discount_rate", UNSTATED_DISCOUNT_RATE)) if name in swept)
+    if "electricity_price" in swept and "pue" in swept:   # the hall's assumed pair, both given at every point
+        given += (" energy price and PUE",)
     m = {k: tuple(x for x in v if not x.endswith(given)) if given else v for k, v in m.items()}
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []

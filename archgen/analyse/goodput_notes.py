@@ -81,14 +81,16 @@ def still_withheld(g: Goodput) -> list[tuple[tuple[str, ...], str]]:
     return out
 
 
-def cluster_unsettled(job: dict[str, tuple[Q, str]], used: Q | None, share: float = 1.0) -> dict[str, tuple[Q, str]]:
+def cluster_unsettled(job: dict[str, tuple[Q | None, str]], used: Q | None,
+                      share: float = 1.0) -> dict[str, tuple[Q | None, str]]:
     """A cluster's unsettled figures from those of its largest training job (`unsettled`), whose goodput it takes.
 
     `used` is the cluster's cost per used accelerator-hour, over the goodput for the cost per goodput hour; `share`,
     the cluster's accelerators over the job's, for the cost per goodput hour of the job's own accelerators.
     """
-    out: dict[str, tuple[Q, str]] = {k: job[k] for k in ("goodput", "checkpoint_interval") if k in job}
-    if "goodput" in out and used is not None and out["goodput"][0].m > 0:
-        out["tco_per_goodput_accelerator_hour"] = (used / out["goodput"][0].m, out["goodput"][1])
-        out["tco_per_job_goodput_accelerator_hour"] = (used * share / out["goodput"][0].m, out["goodput"][1])
+    out: dict[str, tuple[Q | None, str]] = {k: job[k] for k in ("goodput", "checkpoint_interval") if k in job}
+    goodput, why = out.get("goodput", (None, ""))
+    if goodput is not None and used is not None and goodput.m > 0:
+        out["tco_per_goodput_accelerator_hour"] = (used / goodput.m, why)
+        out["tco_per_job_goodput_accelerator_hour"] = (used * share / goodput.m, why)
     return out

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from archgen.analyse.cost import Cost
 from archgen.metrics import MEASURED_SHARE
 from archgen.perf.workload.derived import TCO_SHARED, job_share, without_energy
-from archgen.units import Q_, Q
+from archgen.units import Q
 
 #: A job's figures at its cluster's maximum IT power, whatever its parts state (`run_figures.run_energy`).
 AT_MAXIMUM = ("job_it_energy",)
@@ -56,8 +56,8 @@ def upper_bound_words(fell_back: tuple[str, ...]) -> str:
             f"`power.typical` stated), and {MEASURED}")
 
 
-def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[str, tuple[Q, str]]:
-    """The energies in `metrics` that are upper bounds, each with 0 as the other end of its range and why.
+def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[str, tuple[Q | None, str]]:
+    """The energies in `metrics` that are upper bounds, each with None as its other end (none known) and why.
 
     `job_it_energy` always (the maximum IT power); the average-load figures (`AT_AVERAGE`) where some system or
     switch of the cluster states no `power.typical` (`fell_back`, `ClusterAnalysis.typical_from_max`), whose maximum
@@ -71,7 +71,7 @@ def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[s
            **(dict.fromkeys(AT_AVERAGE, f"its average load takes the maximum draw of {named} (no `power.typical` "
                                         f"stated); {MEASURED}; state their `power.typical` to judge it")
               if fell_back else {})}
-    return {k: (Q_(0, v.units), why[k]) for k, v in metrics.items() if k in why and v.m > 0}
+    return {k: (None, why[k]) for k, v in metrics.items() if k in why and v.m > 0}
 
 
 def job_energy(c: Cost, pue: float | None, accelerators: int, cluster_accelerators: int,
@@ -108,7 +108,7 @@ def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str,
     """The TCO-proportional figures in `metrics` whose energy cost is at maximum draw, each with its other end.
 
     Where some part's maximum draw stands in for its typical one (`fell_back`), the energy cost is an upper bound
-    with 0 as its other end (`upper_bounds`); a figure made of it and the capital and space is then at most its value
+    with no known other end (`upper_bounds`); a figure made of it and the capital and space is then at most its value
     and at least its value x (1 - energy / TCO). A target met at one end only is not provided, as the energy cost's
     is (newuser64: `tco_per_accelerator_hour <= 2.2 USD` on the DGX B200 SuperPOD, 2.321 USD with 0.211 of it the
     energy at maximum draw, read plainly "not met").

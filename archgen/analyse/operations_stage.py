@@ -10,7 +10,9 @@ provided (`withheld`), what rests on an input nobody gave (`unsettled`) and on a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
@@ -41,6 +43,8 @@ from archgen.analyse.sustainability import site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
+from archgen.model.sweep_axes import FACILITY_FIELDS
+from archgen.money import currency
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.derived import charged_spares, job_share
 from archgen.perf.workload.results import WorkloadResult
@@ -289,20 +293,43 @@ def sweep_energy_share(specs: Specs, a: ClusterAnalysis) -> float:
     return energy_share(analyse_cost(specs, a), a.typical_from_max)
 
 
-def facility_figures(specs: Specs, a: ClusterAnalysis, utilisation: float | None,
-                     rate: float | None) -> tuple[float | None, float, float]:
-    """A sweep point's cost per accelerator-hour (USD; None: not provided), utilisation and energy share, at its levels.
+def energy_price(a: ClusterAnalysis, levels: Mapping[str, Any] | None = None) -> float:
+    """USD per kWh of IT energy in cluster `a`'s hall: its electricity price x PUE, at a sweep's `levels` where given.
 
-    The energy share is that of its TCO that is an energy cost at maximum draw (`sweep_energy_share`).
+    What a sweep point's `tdp` level costs per hour beyond the cluster's own TDP (`perf.explore.point_axes.point_base`):
+    the hall's energy is the IT load x PUE x price (`analyse.cost`). 0 where the hall has no `cost:` in USD.
+    """
+    facility = a.cluster.facility
+    if facility is None or facility.cost is None or currency(facility.cost.energy.price) != "USD":
+        return 0.0
+    levels = levels or {}
+    price, pue = levels.get("electricity_price"), levels.get("pue")
+    price = facility.cost.energy.price if price is None else price
+    return price.m_as("USD/kWh") * (facility.cost.energy.pue if pue is None else pue)
 
-    The cluster's cost analysed with its facility's `cost:` taking the sweep's `utilisation` and `discount_rate`
-    levels (None: the hall's own), as `sweep_figures` gives them at the hall's own; the facility has a `cost:`.
+
+def facility_figures(specs: Specs, a: ClusterAnalysis,
+                     levels: Mapping[str, Any]) -> tuple[float | None, float, float, float]:
+    """A sweep point's cost per accelerator-hour (USD; None: not provided), utilisation, energy share and energy price.
+
+    The energy share is that of its TCO that is an energy cost at maximum draw (`sweep_energy_share`); the energy
+    price USD per kWh of IT energy (`energy_price`).
+
+    The cluster's cost analysed with its facility's `cost:` taking the sweep's levels of its facility axes (`levels`,
+    by axis: `model.sweep_axes.FACILITY_FIELDS` names the field each replaces; an axis not given: the hall's own), as
+    `sweep_figures` gives them at the hall's own; the facility has a `cost:`.
     """
     facility = a.cluster.facility
     assert facility is not None and facility.cost is not None, "the sweep refuses a facility axis on a hall without"
-    levels = {k: v for k, v in (("utilisation", utilisation), ("discount_rate", rate)) if v is not None}
-    hall = facility.model_copy(update={"cost": facility.cost.model_copy(update=levels)})
+    fc = facility.cost
+    energy = {FACILITY_FIELDS[k][1]: v for k, v in levels.items() if v is not None and len(FACILITY_FIELDS[k]) == 2}
+    update: dict[str, Any] = {FACILITY_FIELDS[k][0]: v for k, v in levels.items()
+                              if v is not None and len(FACILITY_FIELDS[k]) == 1}
+    if energy:
+        update["energy"] = fc.energy.model_copy(update=energy)
+    hall = facility.model_copy(update={"cost": fc.model_copy(update=update)})
     cost = analyse_cost(specs, replace(a, cluster=replace(a.cluster, facility=hall)))
     per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
     return (per_hour.m_as("USD") if per_hour is not None else None,
-            cost.utilisation if cost is not None else 1.0, energy_share(cost, a.typical_from_max))
+            cost.utilisation if cost is not None else 1.0, energy_share(cost, a.typical_from_max),
+            energy_price(a, levels) if per_hour is not None else 0.0)

@@ -52,12 +52,20 @@ class Space:
     floor_load: Q
     unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
     left_out: tuple[str, ...] = ()     # what is installed and not weighed, in words (`left_out`): the weight a floor
-    coolant: Q | None = None           # the coolant it holds where volumes are stated (`coolant`), in the weight
+    coolant: Q = Q_(0, "kg")           # the coolant it holds filled where volumes are stated (`coolant`), in the weight
 
     @property
     def lower_bound(self) -> bool:
         """Whether the weight (and floor load, and payload) leaves something installed out: a lower bound."""
         return bool(self.left_out)
+
+    @property
+    def payload_left_out(self) -> tuple[str, ...]:
+        """What of `left_out` the payload would hold: all but the coolant (MECH003 rates the equipment alone).
+
+        A rack maker rates its payload on the equipment, never the coolant (newuser67).
+        """
+        return tuple(x for x in self.left_out if not x.startswith(COOLANT_IN))
 
 
 @dataclass(frozen=True)
@@ -136,41 +144,47 @@ def _space(rack: RackDesign) -> Space:
                     overlaps.append((other, item))
     outside = tuple(p for p in rack.items if p.top > height)
     used = len({u for u, _ in occupied if u <= height})
-    in_parts, in_loop, dry = coolant(rack)
-    payload = added(in_parts, (m.weight for p in rack.items if (m := getattr(p.part, "mechanical", None)) is not None))
-    weight = (payload + in_loop + spec.form_factor.weight).to("kg")
+    held, dry = coolant(rack)
+    payload = added(Q_(0, "kg"), (m.weight for p in rack.items
+                                   if (m := getattr(p.part, "mechanical", None)) is not None))
+    weight = (payload + spec.form_factor.weight + held).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
     named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry),
-                 (in_parts + in_loop).to("kg"))
+                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry), held)
 
 
-def coolant(rack: RackDesign) -> tuple[Q, Q, tuple[str, ...]]:
-    """The coolant a rack holds filled: in its liquid-cooled parts, in its loop's manifolds and hoses, and what is dry.
+def coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
+    """The coolant a rack holds filled, in its weight (not its payload), and what in its loop states no volume.
 
-    Mass = volume x the loop's coolant density (`COOLANTS`), from each placed part's `cooling.coolant_volume` (in the
-    payload) and the loop's `volume` (in the weight). What states no volume is named ('gb200-compute-tray',
-    'its manifolds and hoses'): where the loop carries heat, the weight leaves its coolant out (`left_out`).
+    Mass = volume x the loop's coolant density (`COOLANTS`, the densities the coolant flow uses). The loop's
+    `coolant_volume` is everything the rack holds (trays, manifolds, hoses): stated, it is the coolant, complete
+    (newuser67). Not stated, each liquid-cooled placed part's `cooling.coolant_volume` is weighed and what states none
+    is named ('gb200-compute-tray', 'its manifolds and hoses'): where the loop carries heat, the weight leaves its
+    coolant out (`left_out`, weight67).
     """
     path, zero = rack.spec.cooling.liquid, Q_(0, "kg")
-    wet = [p.part for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0]
-    if path is None or not wet:
-        return zero, zero, ()
+    if path is None:
+        return zero, ()
     rho = COOLANTS[path.coolant][0]
+    if path.coolant_volume is not None:
+        return (path.coolant_volume * rho).to("kg"), ()
+    wet = [p.part for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0]
+    if not wet:
+        return zero, ()
     in_parts = added(zero, ((part.cooling.coolant_volume * rho).to("kg") for part in wet
                             if part.cooling.coolant_volume is not None))
-    in_loop = (path.volume * rho).to("kg") if path.volume is not None else zero
     dry = tuple(dict.fromkeys(part.id for part in wet if part.cooling.coolant_volume is None))
-    return in_parts, in_loop, dry + (("its manifolds and hoses",) if path.volume is None else ())
+    return in_parts.to("kg"), dry + ("its manifolds and hoses",)
 
 
 #: What a rack's weight never counts, in words: no link part states a weight (cables, transceivers), and no spec
 #: states the coolant a liquid loop holds unless its parts and the loop give their volumes (`coolant`; weight67, the
 #: lead's note: "Rack weight as installed" was judged met on the dry weight of the parts that state one).
 CABLES = "the cables and transceivers in its ports, as no link part states a weight"
-COOLANT = "the coolant in its trays, manifolds and hoses, as no spec states the volume they hold"
+COOLANT_IN = "the coolant in "   # how every coolant item of `left_out` begins (`Space.payload_left_out`)
+COOLANT = f"{COOLANT_IN}its trays, manifolds and hoses, as no spec states the volume they hold"
 
 
 def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -183,20 +197,20 @@ def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] 
     """
     ports = any(isinstance(p.part, Switch | System) for p in rack.items)
     loop = rack.spec.cooling.liquid
-    every = loop is not None and loop.volume is None and len(dry) == 1 + len(
+    every = loop is not None and len(dry) == 1 + len(
         {p.part.id for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0})
-    wet = (COOLANT,) if every else (f"the coolant in {', '.join(dry)}, as no volume is stated for it",) if dry else ()
+    wet = (COOLANT,) if every else (f"{COOLANT_IN}{', '.join(dry)}, as no volume is stated for it",) if dry else ()
     return tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + wet
 
 
-def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q, str]]]:
+def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q | None, str]]]:
     """By rack path, its weight and floor load where they are lower bounds: no upper end (infinite), and what is missed.
 
     `Operations.unsettled`'s form (`model.requirements.unsettled_note`): a requirement `weight <= 1400 kg` that the
     lower bound meets is not provided, never met on a sum that leaves parts out; one the lower bound misses is not
     met. Racks whose weight counts everything installed are not given.
     """
-    out = {}
+    out: dict[str, dict[str, tuple[Q | None, str]]] = {}
     for path, a in racks.items():
         if a.space.lower_bound:
             why = "; ".join(a.space.left_out)

@@ -2,7 +2,7 @@
 
 | prefix | module | domain |
 |---|---|---|
-| SPC | (load, validation, registry) | SPC000 unreadable, SPC001 schema/units, SPC002 unused waiver, SPC003 renamed |
+| SPC | (load, validate, registry) | SPC000 unreadable, SPC001 schema, SPC002/4 waivers, SPC003 renamed, SPC005 moved |
 | REF | `checks/references.py` | references between specs |
 | MECH | `checks/mechanical.py` | U space, weight, floor loading |
 | PWR | `checks/power.py` | power chain: shelves/PDUs, feeds, redundancy |

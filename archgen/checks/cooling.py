@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.analyse.air_direction import slot_air
 from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
+from archgen.checks.loop_pressure import short_pressure
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
@@ -347,3 +349,40 @@ def assumed_air(ctx: Context) -> Iterator[Violation]:
     """
     yield from assumed_group(ctx, "cooling.air", "the air path",
                              "COOL005 and COOL007 judge the inlet air and the systems' air flow on them")
+
+
+@check("COOL018", "cooling.air_direction", severity="warning")
+def air_direction(ctx: Context) -> Iterator[Violation]:
+    """Each placed part that states its airflow takes its air from the rack's front and exhausts it at the rear.
+
+    Rows face each other across cold aisles (the floor plan alternates cold and hot aisles), so a part turned the
+    other way, such as a power-to-connector (P2C, 'rear-to-front') switch mounted with its ports at the rack's
+    front, breathes the hot aisle and blows its exhaust into the cold aisle its neighbours draw from. The part's
+    `cooling.airflow` is read from its own front and turned round where its slot mounts it from the rear
+    (`analyse.air_direction`); parts cooled wholly by liquid, passive or mixed parts and those stating no airflow
+    are not judged (the rack document's air path lists them).
+
+    Fix: mount the part from the rack's rear (`face: rear` on its slot), or order its variant with the other
+    airflow (connector-to-power, C2P) and state it.
+    """
+    for path, a in ctx.racks.items():
+        for s in slot_air(a.rack):
+            if s.against:
+                where = ("takes its air from the rack's rear (the hot aisle) and exhausts at the front (the cold aisle)"
+                         if s.intake == "rear" and s.exhaust == "front" else
+                         f"takes its air from the rack's {s.intake} and exhausts at its {s.exhaust}, not the rear")
+                yield Violation(path, a.rack.spec.id, ("slots", s.slot, "face"),
+                                f"{s.part} x{s.count} ({s.stated}, mounted from the {s.face}) {where}")
+
+
+@check("COOL019", "cooling.loop_pressure")
+def loop_pressure(ctx: Context) -> Iterator[Violation]:
+    """The CDU's available pressure at its rated flow covers the rack's coolant pressure drop and its piping's.
+
+    Racks of a CDU group hang in parallel on its header, so each rack's branch (`cooling.liquid.pressure_drop` plus
+    `piping_pressure_drop`) must be within the pressure the CDU's pumps leave (`CoolingUnit.pressure`, at its rated
+    flow: at the group's lower flow a centrifugal pump gives at least that). Not judged where either is not stated.
+
+    Fix: a CDU (or pumps) with more available pressure, larger piping or manifolds, or fewer trays per branch.
+    """
+    yield from short_pressure(ctx)

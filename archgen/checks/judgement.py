@@ -24,7 +24,7 @@ from archgen.units import Q
 #: Metrics not provided, with the reason, by object path and metric name (`analyse.operations.Operations.withheld`).
 Withheld = Mapping[str, Mapping[str, str]]
 #: Figures resting on an input nobody gave, by object path and metric: the other end and why (`Operations.unsettled`).
-Unsettled = Mapping[str, Mapping[str, tuple[Q, str]]]
+Unsettled = Mapping[str, Mapping[str, tuple[Q | None, str]]]
 #: The assumed inputs each figure rests on, by object path and metric (`Operations.assumed`).
 Assumed = Mapping[str, Mapping[str, tuple[str, ...]]]
 

@@ -35,13 +35,14 @@ def no_overlap(ctx: Context) -> Iterator[Violation]:
                             f"U{first.u}-U{first.top} (slot {first.slot + 1})")
 
 
-def _without(a) -> str:
+def _without(a, payload: bool = False) -> str:
     """', without pdu-x x4 (states no weight); the cables and ...', or '' where everything installed is weighed.
 
     `Space.left_out`: the placed parts that state no weight, the cables and transceivers in the rack's ports and the
-    coolant of its liquid loop (`analyse.rack.left_out`).
+    coolant of its liquid loop (`analyse.rack.left_out`); for the `payload`, all but the coolant, which it never holds.
     """
-    return f", without {'; '.join(a.space.left_out)}" if a.space.lower_bound else ""
+    out = a.space.payload_left_out if payload else a.space.left_out
+    return f", without {'; '.join(out)}" if out else ""
 
 
 @check("MECH003", "mechanical.payload")
@@ -49,9 +50,9 @@ def payload(ctx: Context) -> Iterator[Violation]:
     """The weight of the installed equipment is within the rack's rated payload.
 
     A placed part that states no `mechanical` weight (a PDU may leave it out) is not in the payload, nor are the
-    cables and transceivers in the rack's ports (no link part states a weight) or the coolant of its liquid loop (no
-    spec states its volume): the payload is then a floor, an error above the limit and, within it, an info finding
-    that names what is left out and the weight it must stay under, never a silent pass.
+    cables and transceivers in the rack's ports (no link part states a weight): the payload is then a floor, an error
+    above the limit and, within it, an info finding that names what is left out and the weight it must stay under,
+    never a silent pass. The coolant is not in the rated payload, as a rack maker rates it (newuser67), nor named.
 
     Fix: remove equipment, or choose a rack with a higher `form_factor.max_payload`; state every part's weight.
     """
@@ -60,12 +61,13 @@ def payload(ctx: Context) -> Iterator[Violation]:
         if a.space.payload > limit:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
                             f"installed equipment weighs {a.space.payload:.1f~P}, above the rated payload "
-                            f"{limit:~P}{_without(a)}", a.space.payload, limit)
-        elif a.space.lower_bound:
+                            f"{limit:~P}{_without(a, payload=True)}", a.space.payload, limit)
+        elif a.space.payload_left_out:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
-                            f"installed equipment weighs {a.space.payload:.1f~P}{_without(a)}: within the rated "
-                            f"payload {limit:~P} only if they weigh under {(limit - a.space.payload).to('kg'):.1f~P} "
-                            "together", a.space.payload, limit, severity="info")
+                            f"installed equipment weighs {a.space.payload:.1f~P}{_without(a, payload=True)}: within "
+                            f"the rated payload {limit:~P} only if they weigh under "
+                            f"{(limit - a.space.payload).to('kg'):.1f~P} together", a.space.payload, limit,
+                            severity="info")
 
 
 @check("MECH004", "mechanical.floor_load")

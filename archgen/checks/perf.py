@@ -132,6 +132,8 @@ def unstated_stack(ctx: Context) -> Iterator[Violation]:
             continue
         stack = on_vendor(t, r.vendor).stack
         stand_in = r.estimate is not None and bool(r.estimate.assumed)
+        # the customer edition states the assumption in place of this instruction, finding the message by its words
+        # (`render.edition_text.ASSUMED`): reword both together; tests/render/test_edition_no_code.py fails if they part
         keep = (f"stating `stack: {stack}` under `training:` keeps them, as the stand-in's (PERF005: no profile of "
                 "this part's own stack), not as the stack the job runs" if stand_in else
                 f"state `stack: {stack}` under `training:` to keep them")

@@ -11,11 +11,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from archgen import __version__
 from archgen.analyse.operations import Operations
 from archgen.as_of import AsOf, expired, judging
 from archgen.binding import is_pattern, matches
 from archgen.build import Design
 from archgen.errors import InternalError, Location
+from archgen.model.moved import moved_since
 from archgen.units import Q
 from archgen.validate import Specs
 
@@ -119,10 +121,11 @@ RESERVED = {"SPC000": "Spec file cannot be read as YAML (syntax, encoding, size,
             "SPC001": "Spec does not match the schema or has a unit error",
             "SPC002": "Unused waiver",
             "SPC003": "Spec key or metric under a name since renamed (the old name still works, for now)",
-            "SPC004": "Expired waiver (its findings count again)"}
+            "SPC004": "Expired waiver (its findings count again)",
+            "SPC005": "Defaults moved since the archgen a spec states it was written for (requires_archgen)"}
 #: Severity of each reserved ID's findings.
 RESERVED_SEVERITY: dict[str, Severity] = {"SPC000": "error", "SPC001": "error", "SPC002": "warning",
-                                          "SPC003": "warning", "SPC004": "warning"}
+                                          "SPC003": "warning", "SPC004": "warning", "SPC005": "info"}
 
 REGISTRY: dict[str, Check] = {}
 
@@ -185,12 +188,50 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                                             key=_waiver_key(doc, w)))
     if on is not None and selected("SPC004", select, ignore):
         findings.extend(_expired(specs, on, select, ignore))
+    if selected("SPC005", select, ignore):
+        findings.extend(_moved_defaults(specs, {path: getattr(r, "vendor", "") for path, r in ctx.workloads.items()}))
     if selected("SPC003", select, ignore):
         for moved in specs.renamed:
             owner = specs.get(moved.owner)
             findings.append(Finding("SPC003", RESERVED_SEVERITY["SPC003"], object_path(owner) if owner else moved.owner,
                                     moved.location, moved.text, RESERVED["SPC003"], moved.hint, key=moved.old))
     return sorted(findings, key=lambda f: (f.location or Location(""), f.id, f.object))
+
+
+def _moved_defaults(specs: Specs, vendors: dict[str, str], version: str = __version__) -> Iterator[Finding]:
+    """SPC005 at each `requires_archgen` older than `version`: the defaults moved since that the document leaves out.
+
+    One finding per document, listing every move of its kind made after the release it states (`model.moved`) whose
+    key it does not state: a team upgrading sees which of its unstated knobs now mean something else. A move for
+    one maker's parts (`Moved.vendor`) is left out for a workload estimated on another's (`vendors`, by path).
+    """
+    for stated in specs.versions:
+        doc = specs.get(stated.owner)
+        path = object_path(doc)
+        moves = [m for m in moved_since(type(doc).__name__, stated.version, version) if _unstated(doc, m.key)
+                 and m.vendor in ("", vendors.get(path, m.vendor))]
+        if not moves:
+            continue
+        yield Finding("SPC005", RESERVED_SEVERITY["SPC005"], path, stated.location,
+                      f"written for archgen {stated.version} (requires_archgen), read by {version}: "
+                      f"{len(moves)} default(s) moved since that this document leaves unstated, so they now mean "
+                      "something else: " + "; ".join(m.text for m in moves), RESERVED["SPC005"],
+                      "state each key named with the value the spec was written for (docs/upgrading.md, Defaults "
+                      f"that moved), then raise requires_archgen to '>={version}'", key="requires_archgen")
+
+
+def _unstated(doc: object, key: str) -> bool:
+    """Whether `doc` leaves the dotted `key` out where its parent is given (`training.stack` of a training job).
+
+    A key under a part the document does not have (no `training:`) is no knob of it: False.
+    """
+    *parents, last = key.split(".")
+    node: Any = doc
+    for name in parents:
+        node = getattr(node, name, None)
+        if node is None:
+            return False
+    return last not in getattr(node, "model_fields_set", {last})
 
 
 def _expired(specs: Specs, on: AsOf, select: tuple[str, ...], ignore: tuple[str, ...]) -> Iterator[Finding]:

@@ -41,6 +41,17 @@ def _liquid(r: Any) -> bool:
     return r.spec.cooling.liquid is not None
 
 
+def _airflow_stated(r: Any) -> bool:
+    """A placed part states which way it moves air, for COOL018 to judge (a rack stating none has nothing to pass)."""
+    return any(getattr(getattr(p.part, "cooling", None), "airflow", None) is not None for p in r.items)
+
+
+def _pressure_stated(r: Any) -> bool:
+    """The rack states its loop's pressure drop and its CDU its available pressure, both of which COOL019 compares."""
+    return _liquid(r) and r.spec.cooling.liquid.pressure_drop is not None and r.cdu is not None and \
+        r.cdu.pressure is not None
+
+
 def _in_rack_cdu(r: Any) -> bool:
     """A rack whose liquid path names an in-rack CDU has one for COOL012 to find in its slots."""
     return _liquid(r) and r.cdu is not None and r.cdu.type == "in-rack-cdu"
@@ -164,6 +175,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "COOL008": _temperatures, "MECH004": _facility, "PWR003": _claims("feeds"), "PWR004": _claims("units"),
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
     "PWR015": lambda r: _hall_states("voltage")(r.facility), "COOL015": _inlet_stated,
+    "COOL018": _airflow_stated, "COOL019": _pressure_stated,
 }
 #: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be

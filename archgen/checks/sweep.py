@@ -15,7 +15,8 @@ from archgen.build import Design
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an, did_you_mean
 from archgen.model.requirements import Status, fails
-from archgen.model.sweep import JOB_AXES, JOB_METRICS, Axes, Sweep
+from archgen.model.sweep import JOB_METRICS, Sweep
+from archgen.model.sweep_axes import JOB_AXES, Axes
 from archgen.model.workload import Workload, job_kind
 from archgen.units import Q_
 

@@ -9,13 +9,14 @@ errors; the sweep's mistakes against its workload (`checks.sweep.mistakes`) are 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Sequence
 
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.network import ClusterAnalysis
-from archgen.analyse.operations_stage import facility_figures, sweep_energy_share, sweep_figures
+from archgen.analyse.operations_stage import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.scale_up_switches import own_links_domain
 from archgen.build import build
 from archgen.checks import Finding
@@ -23,10 +24,13 @@ from archgen.checks.sweep import mistakes
 from archgen.commands.common import located
 from archgen.errors import BuildError, Location, SpecProblem, ValidateError, did_you_mean
 from archgen.model import Accelerator, Cluster
-from archgen.model.sweep import COST_OBJECTIVES, FACILITY_AXES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, GOODPUT_METRICS, RUN_METRICS, STORAGE_METRICS, Sweep
+from archgen.model.sweep_axes import FACILITY_AXES, facility_levels
 from archgen.model.workload import Model, Workload
+from archgen.money import currency
 from archgen.perf.api import Machine, Stated, SweepProblem, SwitchPorts, hardware_for, machine
 from archgen.pipeline import scale_out_paths
+from archgen.units import format_quantity
 from archgen.validate import Specs
 
 
@@ -109,7 +113,8 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                                       utilisation=utilisation)
                 bases[(cid, None)] = dataclasses.replace(   # its cost's energy at maximum draw: a range (newuser64)
                     own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator),
-                    energy_share=sweep_energy_share(specs, a) if per_hour is not None else 0.0)
+                    energy_share=sweep_energy_share(specs, a) if per_hour is not None else 0.0,
+                    energy_price=energy_price(a) if per_hour is not None else 0.0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):
                     bases[(cid, aid)] = swapped = dataclasses.replace(
                         _swapped(bases[(cid, None)], specs, aid, where("axes", "accelerator", j)),
@@ -151,19 +156,19 @@ def failing(problem: SweepProblem, clusters: dict, errors: Sequence[Finding]) ->
 
 
 def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: dict,
-                     where: Callable[..., Location | None]) -> dict[tuple[str, float | None, float | None],
-                                                                 tuple[float | None, float, float]]:
-    """Each cluster's cost per accelerator-hour and utilisation at each level of the facility axes (`FACILITY_AXES`).
+                     where: Callable[..., Location | None]) -> dict[tuple, tuple[float | None, float, float, float]]:
+    """Each cluster's cost per accelerator-hour, utilisation, energy share and energy price at each facility level.
 
-    A facility axis on a cluster whose hall gives no `cost:` is refused at its line: it would change nothing.
+    At each combination of the levels of the facility axes (`FACILITY_AXES`), keyed by the cluster and
+    `facility_levels`. A facility axis on a cluster whose hall gives no `cost:` is refused at its line: it would change
+    nothing; so is an electricity price in another currency than the hall's (its cost would add two currencies).
     """
     given = [name for name in FACILITY_AXES if getattr(sweep.axes, name) is not None]
     if not given:
         return {}
-    out: dict[tuple[str, float | None, float | None], tuple[float | None, float, float]] = {}
-    none: list[float | None] = [None]   # an axis not swept: the hall's own level
-    levels = ([*sweep.axes.utilisation] if sweep.axes.utilisation else none,
-              [*sweep.axes.discount_rate] if sweep.axes.discount_rate else none)
+    out: dict[tuple, tuple[float | None, float, float, float]] = {}
+    combos = [dict(zip(given, levels, strict=True))
+              for levels in itertools.product(*(getattr(sweep.axes, name) for name in given))]
     for cid in ids:
         a = clusters[f"cluster/{cid}"]
         hall = a.cluster.facility
@@ -171,9 +176,15 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
             which = "names no facility" if hall is None else f"has facility '{hall.id}' with no `cost:`"
             raise BuildError(f"sweep '{sweep.id}': axis '{given[0]}' changes the facility's cost, and cluster "
                              f"'{cid}' {which} (docs/reliability.md, Cost)", where("axes", given[0]))
-        for u in levels[0]:
-            for r in levels[1]:
-                out[(cid, u, r)] = facility_figures(specs, a, u, r)
+        own = currency(hall.cost.energy.price)
+        for i, price in enumerate(sweep.axes.electricity_price or ()):
+            if currency(price) != own:
+                raise BuildError(f"sweep '{sweep.id}': electricity price '{format_quantity(price)}' is in "
+                                 f"{currency(price)}, and facility '{hall.id}' of cluster '{cid}' prices in {own} "
+                                 "(archgen converts no currency; docs/reliability.md, Cost)",
+                                 where("axes", "electricity_price", i))
+        for combo in combos:
+            out[(cid, *facility_levels(combo))] = facility_figures(specs, a, combo)
     return out
 
 

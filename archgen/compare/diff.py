@@ -22,7 +22,7 @@ from archgen.checks import Finding
 from archgen.compare.bom import PartChange, bom_changes
 from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
-from archgen.compare.waiver_changes import WaiverChange, waiver_changes
+from archgen.compare.waiver_changes import WaiverChange, renewed, waiver_changes
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
 
@@ -109,10 +109,15 @@ class Diff:
     as_of: str = ""
     #: waivers added, removed, renewed or edited (`compare.waiver_changes`)
     waivers: tuple[WaiverChange, ...] = ()
-    #: HEAD's findings that a waiver covers where BASE's same finding counted: not resolved, accepted (`compare`)
+    #: HEAD's findings that a waiver newly covers where BASE's same finding counted: not resolved, accepted (`compare`)
     newly_waived: tuple[Finding, ...] = ()
     #: stated prices added, removed or changed on documents both sides hold (`compare.price_changes`)
     prices: tuple[PriceChange, ...] = ()
+    #: (side, path) of each link leading out of the specs that a revision's export left out unread (`commands.diff`)
+    refused: tuple[tuple[str, str], ...] = ()
+    #: findings BASE counted, its waiver expired, that HEAD's renewal of that waiver covers again, each with it
+    #: (`waiver_changes.renewed`): not newly waived, waived longer
+    renewed: tuple[tuple[Finding, WaiverChange], ...] = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -123,6 +128,11 @@ class Diff:
     def both_sided(self) -> tuple[MetricChange, ...]:
         """The metrics that changed and that both sides have."""
         return tuple(c for c in self.metrics if c.presence == "both")
+
+    def renewal(self, r: RequirementChange) -> str:
+        """'renewed (expiry A → B)' where HEAD's waiver of the requirement's miss renews one BASE had let expire."""
+        return next((w.renewal for f, w in self.renewed if f.id in ("REQ001", "PERF001") and f.requirement
+                     and (f.object, f.requirement) == r.key), "")
 
     @property
     def failing(self) -> bool:
@@ -138,7 +148,9 @@ class Diff:
         new = self.new_findings
         moves = {"failing": lambda r: r.failing, "met": lambda r: r.newly("met"),
                  "at_risk": lambda r: r.newly("at risk"), "redefined": lambda r: r.redefined,
-                 "newly_waived": lambda r: r.newly_waived, "removed": lambda r: r.head is None}
+                 "newly_waived": lambda r: r.newly_waived and not self.renewal(r),
+                 "waiver_renewed": lambda r: r.newly_waived and bool(self.renewal(r)),
+                 "removed": lambda r: r.head is None}
         rows = {k: [r for r in self.requirements if moved(r)] for k, moved in moves.items()}
         return {
             "metrics_changed": len(self.metrics),
@@ -155,11 +167,13 @@ class Diff:
             "findings_new_warnings": sum(f.severity == "warning" for f in new),
             "findings_resolved": len(self.resolved_findings),
             "findings_newly_waived": len(self.newly_waived),
+            "findings_waiver_renewed": len(self.renewed),
             **{f"waivers_{k}": sum(w.kind == k for w in self.waivers) for k in WAIVER_CHANGES},
             **{f"prices_{k}": sum(p.kind == k for p in self.prices) for k in PRICE_CHANGES},
             **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
             "head_errors": self.head_errors,
+            "links_refused": len(self.refused),
             "failing": self.failing,
             **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }
@@ -182,12 +196,13 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 changes.append(c)
     new_findings, resolved = match_findings(base.findings, head.findings)
     resolved, accepted = newly_waived(resolved, head.findings)
+    waivers = waiver_changes(base.specs, head.specs, base.as_of, head.as_of)
+    accepted, again = renewed(accepted, waivers, head.specs, head.as_of)
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved,
                 requirement_changes(base, head),
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
-                str(head.as_of or base.as_of or ""),
-                waiver_changes(base.specs, head.specs, base.as_of, head.as_of), accepted,
-                price_changes(base.specs, head.specs))
+                str(head.as_of or base.as_of or ""), waivers, accepted,
+                price_changes(base.specs, head.specs), renewed=again)
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:

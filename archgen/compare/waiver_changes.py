@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import datetime
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from archgen.as_of import AsOf, expired
-from archgen.checks.registry import object_path, waiver_subject
+from archgen.checks.registry import REGISTRY, Finding, object_path, waiver, waiver_subject
 from archgen.errors import Location
 from archgen.validate import Specs
 
@@ -32,6 +33,7 @@ class WaiverState:
     reason: str
     location: Location | None
     expired: bool = False   # expired on the date the run judged waivers on (`Run.as_of`)
+    index: int = -1         # its index in its document's `waivers`
 
     @property
     def names(self) -> str:
@@ -82,6 +84,13 @@ class WaiverChange:
         return tuple(said)
 
     @property
+    def renewal(self) -> str:
+        """'renewed (expiry 2027-03-31 → 2027-09-30)' where HEAD renews a waiver BASE had let expire; else ""."""
+        if self.kind != "renewed" or self.base is None or self.head is None or not self.base.expired:
+            return ""
+        return f"renewed (expiry {self.base.expires} → {self.head.expires or 'never'})"
+
+    @property
     def review(self) -> bool:
         """A reviewer must read it: it waives something new, longer or on another's word (not a removal alone)."""
         return self.kind != "removed"
@@ -95,7 +104,7 @@ def waiver_states(specs: Specs, on: AsOf | None) -> dict[tuple[str, str, str, st
         for i, w in enumerate(getattr(doc, "waivers", ())):
             key = (object_path(doc), w.check, waiver_subject(doc, w), w.requirement)
             out[(*key, seen[key])] = WaiverState(*key, w.owner, w.expires, " ".join(w.reason.split()),
-                                                 specs.locate(doc_id, ("waivers", i)), expired(w, on))
+                                                 specs.locate(doc_id, ("waivers", i)), expired(w, on), i)
             seen[key] += 1
     return out
 
@@ -110,3 +119,31 @@ def waiver_changes(base: Specs, head: Specs, base_on: AsOf | None = None,
         if old is None or new is None or (old.owner, old.expires, old.reason) != (new.owner, new.expires, new.reason):
             changed.append(WaiverChange(old, new))
     return tuple(changed)
+
+
+def renewed(waived: tuple[Finding, ...], changes: tuple[WaiverChange, ...], head: Specs,
+            on: AsOf | None) -> tuple[tuple[Finding, ...], tuple[tuple[Finding, WaiverChange], ...]]:
+    """(newly waived, renewed): HEAD's newly waived findings split by whether a renewal covers them (`renewal`).
+
+    A finding BASE counted because its waiver had expired, which HEAD's later `expires` on the same waiver covers
+    again, is not a new acceptance: it was listed as "newly waived", as if someone had accepted it for the first
+    time. Which of HEAD's waivers covers a finding is `checks.registry.waiver`'s answer, the one place waivers match.
+    """
+    by_object = {s.head.object: s for s in changes if s.renewal and s.head is not None}
+    docs = {object_path(doc): doc for doc in head.items.values() if object_path(doc) in by_object}
+    fresh, again = [], []
+    for f in waived:
+        change = next((c for c in changes if c.renewal and c.head is not None and _covers(c.head, f, docs, on)), None)
+        if change is None:
+            fresh.append(f)
+        else:
+            again.append((f, change))
+    return tuple(fresh), tuple(again)
+
+
+def _covers(state: WaiverState, f: Finding, docs: Mapping[str, object], on: AsOf | None) -> bool:
+    """Whether HEAD's waiver `state` is the one that covers `f` (`checks.registry.waiver`)."""
+    doc = docs.get(state.object)
+    check = REGISTRY.get(f.id)
+    found = waiver(doc, (f.id, *(check.aliases if check else ())), f.object, f.requirement, on) if doc else None
+    return found is not None and found[0] == state.index

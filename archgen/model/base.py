@@ -16,7 +16,7 @@ from archgen.model.field_types import Fraction, RackHeight
 from archgen.model.reliability import FailureRate
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.spec_paths import names_a_field
-from archgen.units import LiquidVolume, Mass, Power, PowerOrZero, Q, Temperature, Voltage
+from archgen.units import Mass, Power, PowerOrZero, Q, Temperature, Voltage, Volume
 
 _REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
 
@@ -214,22 +214,36 @@ class MarkedFigures(Spec):
         return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
 
 
+#: Directions of air through a part, NetBox's device-type vocabulary (netbox-community/devicetype-library
+#: schema/devicetype.json, `airflow`), named from the part's own front.
+Airflow = Literal["front-to-rear", "rear-to-front", "left-to-right", "right-to-left", "side-to-rear", "rear-to-side",
+                  "bottom-to-top", "top-to-bottom", "passive", "mixed"]
+
+
 class Cooling(Spec):
     """How a piece of equipment rejects its heat."""
 
     type: Literal["air", "liquid", "hybrid"] = Field("air", description="air, liquid (cold plates) or hybrid.")
     liquid_fraction: Fraction = Field(
         0.0, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
-    coolant_volume: LiquidVolume | None = Field(None, description=(
+    coolant_volume: Volume | None = Field(None, description=(
         "Coolant a liquid-cooled part holds when filled (its cold plates and internal tubing), e.g. '1.5 L', where "
-        "its datasheet states it: the rack's weight adds it at its loop's coolant density. Not stated, a rack whose "
-        "loop carries this part's heat has a weight that is a lower bound (analyse.rack.coolant)."))
+        "its datasheet states it: where the rack's loop states no `coolant_volume` (which holds the parts'), the "
+        "rack's weight adds it at the loop's coolant density, still a lower bound without the manifolds and hoses. "
+        "Not stated either, a rack whose loop carries this part's heat has a weight that is a lower bound "
+        "(analyse.rack.coolant)."))
     inlet_min: Temperature | None = Field(None, description=(
         "Lowest inlet (ambient) air temperature the datasheet allows in operation, e.g. '5 degC' (DGX H100/H200 "
         "User Guide: 5-30 °C); COOL015 compares the hall's air supply with it. Left out: not stated, not judged."))
     inlet_max: Temperature | None = Field(None, description=(
         "Highest inlet (ambient) air temperature the datasheet allows in operation, e.g. '30 degC'; COOL015 compares "
         "the hall's air supply with it (it may be below the rack's ASHRAE class allows: A2 is 10-35 °C)."))
+    airflow: Airflow | None = Field(None, description=(
+        "Direction its fans move air, from its own front (the port or bezel side its maker shows as the front), as "
+        "its datasheet or NetBox's device-type library gives it, e.g. 'front-to-rear', or 'rear-to-front' for a "
+        "switch ordered with power-to-connector (P2C) airflow. Placed from a slot's `face: rear` it turns round in "
+        "the rack. COOL018 warns where a placed part takes its air from the rack's rear (the hot aisle) or exhausts "
+        "anywhere but the rear. Left out: not stated, not judged."))
 
     @model_validator(mode="after")
     def _inlet_ordered(self) -> Cooling:

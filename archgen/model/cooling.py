@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from archgen.model.base import Mechanical, Part, Redundancy
 from archgen.model.spec import FieldError, Spec, raise_each
-from archgen.units import FlowRate, LengthOrZero, Power, PowerOrZero, Q, Temperature, TemperatureDelta
+from archgen.units import FlowRate, LengthOrZero, Power, PowerOrZero, Pressure, Q, Temperature, TemperatureDelta
 
 
 class Pumps(Spec):
@@ -76,6 +76,11 @@ class CoolingUnit(Part):
         "Facility-side (primary) water temperature rise across the CDU at rated capacity, as its datasheet states "
         "it, e.g. '10 K': the rack and cluster documents give the facility water flow per CDU group, Q / (ρ c_p "
         "ΔT) with water's properties, and its return (facility supply + ΔT). Not stated: not provided."))
+    pressure: Pressure | None = Field(None, description=(
+        "Available external pressure on the secondary side at its rated `flow`, as its datasheet states it: the pump "
+        "pressure left after its own heat exchanger, filter and valves for the racks and the piping to them, e.g. "
+        "'200 kPa' (2 bar, '29 psi'). COOL019 compares it with each rack's `cooling.liquid.pressure_drop` plus its "
+        "`piping_pressure_drop`. Not stated: not judged (the rack document says so)."))
     pumps: Pumps | None = Field(None, description="Pumps and their redundancy.")
     power: PowerOrZero | None = Field(None, description="Electrical draw (pumps, fans, controls).")
     mechanical: Mechanical | None = Field(None, description="Size and weight, for in-rack units.")

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field
 
-from archgen.model.field_types import Fraction, PositiveFraction
+from archgen.model.field_types import Fraction, PositiveFraction, Pue
 from archgen.model.spec import Spec
 from archgen.money import EnergyPrice, Money, MoneyRate
 
@@ -65,7 +65,7 @@ class Energy(Spec):
     """The price of electricity and how much the facility adds for cooling and distribution."""
 
     price: EnergyPrice = Field(description="Price of electricity, e.g. '0.0895 USD/kWh'.")
-    pue: float = Field(ge=1, le=5, description="Power usage effectiveness: facility energy over IT energy, e.g. 1.3.")
+    pue: Pue = Field(description="Power usage effectiveness: facility energy over IT energy, e.g. 1.3.")
     basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
     source: str = Field(min_length=3, description="Where the price and PUE come from.")
     date: OptionalMonth = Field(None, description=(

@@ -62,6 +62,9 @@ Fraction = Annotated[float, Field(ge=0, le=1), BeforeValidator(as_fraction),
 #: A share above 0, at most 1: an efficiency, a derating (a GEMM efficiency of -0.5 made an MFU of 282 %, issue 23).
 PositiveFraction = Annotated[float, Field(gt=0, le=1), BeforeValidator(as_fraction),
                              Field(json_schema_extra=_number_or_string)]
+#: A power usage effectiveness: facility energy over IT energy (The Green Grid White Paper #49), at least 1 by
+#: definition; at most 5, beyond any hall's (a typo guard).
+Pue = Annotated[float, Field(ge=1, le=5)]
 #: A share whose model states its bounds in its own words (an AFR above 100 % is written with `fit`).
 Share = Annotated[float, BeforeValidator(as_fraction), Field(json_schema_extra=_number_or_string)]
 

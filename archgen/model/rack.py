@@ -14,7 +14,7 @@ from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec
-from archgen.units import Current, Length, LiquidVolume, Mass, Temperature, TemperatureDelta, Voltage
+from archgen.units import Current, Length, Mass, Pressure, Temperature, TemperatureDelta, Voltage, Volume
 
 #: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
 #: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
@@ -153,6 +153,24 @@ class LiquidPath(MarkedFigures):
         description="Coolant temperature rise across the rack, e.g. '10 K' ('10 degC' is read as 10 K).")
     coolant: Literal["water", "pg25"] = Field("pg25", description="water or 25 % propylene glycol.")
     class_: LiquidClass = Field(alias="class", description="ASHRAE liquid class the rack is designed for.")
+    pressure_drop: Pressure | None = Field(None, description=(
+        "Coolant pressure drop across the rack from its supply to its return connection (manifolds, quick "
+        "disconnects, the trays' cold plates) at its design flow, the coolant flow its document gives (liquid heat / "
+        "(ρ c_p ΔT)), as the rack's or trays' maker states it, e.g. '100 kPa'. COOL019 judges it (with "
+        "`piping_pressure_drop`) against the CDU's available `pressure`. Not stated: not judged."))
+    piping_pressure_drop: Pressure | None = Field(None, description=(
+        "Pressure drop of the secondary piping and hoses from the CDU to this rack and back at the group's flow, from "
+        "the piping design, e.g. '40 kPa'; COOL019 adds it to `pressure_drop`. Not stated: the rack's own drop is "
+        "judged alone, and the finding and the document say the piping is not counted."))
+    coolant_volume: Volume | None = Field(None, description=(
+        "Coolant the rack holds when filled (the trays' cold plates, its manifolds and hoses), as its maker states it, "
+        "e.g. '40 L'. Its mass, the volume x the coolant's density (water 995.6 kg/m³, PG25 1,015 kg/m³, the "
+        "densities the coolant flow uses), is added to the rack's weight and floor load (`weight`, `floor_load`, "
+        "MECH004): the filled, operating weight. The rated payload (MECH003) is judged on the equipment alone. It "
+        "holds the placed parts' coolant, so their `cooling.coolant_volume` is not added again. Not stated: the "
+        "weight adds the parts' stated volumes only and is a lower bound (the manifolds' and hoses' coolant, and "
+        "any liquid-cooled part's that states none, left out: analyse.rack.coolant), and a requirement on it that "
+        "the bound meets is not provided (REQ002)."))
     manifold: RackFitting | None = Field(None, description=(
         "The rack's manifolds (supply and return headers the trays couple to), e.g. {part: mgx-manifold, count: 2}. "
         "Not stated, the bill of materials lists them as not provided."))
@@ -162,11 +180,6 @@ class LiquidPath(MarkedFigures):
     hoses: RackFitting | None = Field(None, description=(
         "Hoses from the rack's manifolds to the CDU's line (an in-row CDU's secondary header, an in-rack CDU's "
         "ports), e.g. {part: tcs-hose, count: 2}. Not stated: not provided in the BOM."))
-    volume: LiquidVolume | None = Field(None, description=(
-        "Coolant the rack's own manifolds and hoses hold when filled, e.g. '20 L', where a source states it: the "
-        "rack's weight adds it, with each liquid-cooled part's `cooling.coolant_volume`, at the coolant's density "
-        "(water 995.6 kg/m³, PG25 1,015 kg/m³: analyse.rack.COOLANTS). Not stated, the rack's weight is a lower "
-        "bound, and a requirement on it that the bound meets is not provided."))
     unconfirmed: bool | list[str] = Field(False, description=(
         "True, or the names of the loop's figures (`LIQUID_FIGURES`: supply, delta_t, racks_per_cdu, cdu_count, "
         "cdu_redundancy, coolant, class; another name is refused), when no public source gives them: "

@@ -288,35 +288,43 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
-#: why (`analyse.operations.Operations.unsettled`: goodput where an asynchronous checkpoint's blocking time is unknown;
-#: 0 for an energy at maximum draw, whose true value lies below it, `analyse.job_energy.upper_bounds`; infinity for a
-#: rack's weight and floor load that leave installed parts out, whose true value lies above it,
-#: `analyse.rack.weight_bounds`).
-Unsettled = Mapping[str, tuple[Q, str]]
+#: why (`analyse.operations.Operations.unsettled`: goodput, spares and cost where an asynchronous checkpoint's blocking
+#: time or a repair wait is unknown, `analyse.goodput_notes.unsettled`; a cost whose energy is at maximum draw,
+#: `analyse.job_energy.energy_share_bounds`). None for the other end of an upper bound with no known lower end: an
+#: energy at maximum draw, whose true value lies below it (`analyse.job_energy.upper_bounds`). Infinity for the other
+#: end of a lower bound with no known upper end: a rack's weight and floor load that leave installed things out, whose
+#: true value lies above it (`analyse.rack.weight_bounds`). A real other end of 0 (no spares where a failed node is
+#: replaced at once) is a range's end like any other, not an upper bound.
+Unsettled = Mapping[str, tuple[Q | None, str]]
 
 
 def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
     """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
 
-    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric: met at both,
-    or at neither, the requirement is judged; met at one only, it is not provided (this note says why), never a
-    "met" or "not met" that rests on the assumption. None where it can be judged.
+    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric, None for an
+    upper bound (judged at 0 too, the least an energy can be): met at both, or at neither, the requirement is judged;
+    met at one only, it is not provided (this note says why), never a "met" or "not met" that rests on the assumption.
+    None where it can be judged. The note calls the figure an upper bound only where it is one (the other end None);
+    a range with two known ends, one of them 0 or not, "lies between" them.
     """
-    other, why = (unsettled or {}).get(requirement.metric, (None, ""))
-    if other is None or judge(requirement, value).met is judge(requirement, other).met:
+    if requirement.metric not in (unsettled or {}):
         return None
+    other, why = (unsettled or {})[requirement.metric]
+    met = judge(requirement, value).met
+    if met is judge(requirement, other if other is not None else value * 0).met:
+        return None
+    if other is None:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
+        there = "met there, but the figure may lie below the target" if met else "not met there"
+        return (f"{requirement.metric} is at most {requirement.target.in_units(value):.4g~P}, an upper bound, and the "
+                f"target {requirement.target} is {there}: {why}")
     shown = [requirement.target.in_units(q) for q in (value, other)]
     if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
-        there = "met there but may not be with what it leaves out" if judge(requirement, value).met else \
+        there = "met there but may not be with what it leaves out" if met else \
             "not met there but may be with what it leaves out"
         return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
                 f"{requirement.target} is {there}: {why}")
-    if not other.m:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
-        there = "met there, and may not be below it" if judge(requirement, value).met else "not met there"
-        return (f"{requirement.metric} is at most {shown[0]:.4g~P}, an upper bound, and the target "
-                f"{requirement.target} is {there}: {why}")
-    return (f"{requirement.metric} is {shown[0]:.4g~P} or {shown[1]:.4g~P} and the target {requirement.target} is met "
-            f"at one end only: {why}")
+    return (f"{requirement.metric} lies between {shown[0]:.4g~P} and {shown[1]:.4g~P} and the target "
+            f"{requirement.target} is met at one end only: {why}")
 
 
 def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Outcome:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from archgen import metrics
-from archgen.checks import Finding
 from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, MetricChange
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
-from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.load import shown, shown_file
 from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
@@ -20,6 +18,14 @@ from archgen.output.diff_cells import (
     metric_cells,
     requirement_value,
     shown_number,
+)
+from archgen.output.diff_waivers import (
+    renewed_json,
+    waived_sections,
+    waived_summary,
+    waiver_json,
+    waiver_section,
+    where,
 )
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS
@@ -40,11 +46,10 @@ def summary_line(d: Diff) -> str:
     if s["parts_changed"]:
         parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials")
     warned = f", {s['findings_new_warnings']} warning(s)" if s["findings_new_warnings"] else ""
-    accepted = f", {s['findings_newly_waived']} newly waived" if s["findings_newly_waived"] else ""
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s){warned}), "
-                 f"{s['findings_resolved']} resolved{accepted}")
+                 f"{s['findings_resolved']} resolved{waived_summary(d)}")
     parts.append(_moves(s, "failing", "requirement(s) newly failing") + ", " + _moves(s, "met", "newly met")
-                 + "".join(", " + _moves(s, k, k.replace("_", " ")) for k in _REQUIREMENT_MOVES
+                 + "".join(", " + _moves(s, k, _MOVE_WORDS.get(k, k.replace("_", " "))) for k in _REQUIREMENT_MOVES
                            if s[f"requirements_{k}"]))
     if d.waivers:
         parts.append(f"{len(d.waivers)} waiver(s) changed ("
@@ -52,6 +57,8 @@ def summary_line(d: Diff) -> str:
     if d.prices:
         parts.append(f"{len(d.prices)} stated price(s) changed ("
                      + ", ".join(f"{s[f'prices_{k}']} {k}" for k in PRICE_CHANGES if s[f"prices_{k}"]) + ")")
+    if d.refused:
+        parts.append(f"{len(d.refused)} link(s) out of the specs left out unread (exit 2)")
     verdict = f"HEAD has {s['head_errors']} error finding(s)" if s["head_errors"] else "HEAD has no error findings"
     return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
@@ -64,8 +71,10 @@ def _moves(s: dict, kind: str, label: str) -> str:
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
 #: them and the comment starts ⚠️, not ✅. "redefined": another target, level, metric, verification method or parent;
-#: "newly waived": a miss a waiver covers; "removed": a requirement HEAD no longer has.
-_REQUIREMENT_MOVES = ("redefined", "newly_waived", "removed")
+#: "newly waived": a miss a waiver covers; "waived again (renewed)": a miss whose waiver BASE had let expire, renewed
+#: in HEAD (`Diff.renewal`); "removed": a requirement HEAD no longer has.
+_REQUIREMENT_MOVES = ("redefined", "newly_waived", "waiver_renewed", "removed")
+_MOVE_WORDS = {"waiver_renewed": "waived again (renewed)"}
 
 
 def _presence_key(presence: str) -> str:
@@ -95,10 +104,6 @@ def one_sided_section(d: Diff) -> list[str]:
         + body + [""]
 
 
-def _where(f: Finding) -> str:
-    return code(shown(f.location)) if f.location else ""
-
-
 def markdown(d: Diff) -> str:
     """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects.
 
@@ -108,11 +113,16 @@ def markdown(d: Diff) -> str:
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
     s = d.summary()
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
-    waived = s["findings_newly_waived"] or any(w.review for w in d.waivers)
+    waived = s["findings_newly_waived"] or s["findings_waiver_renewed"] or any(w.review for w in d.waivers)
     look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived
-    icon = "❌" if d.failing else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
+    icon = "❌" if d.failing or d.refused else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
+    if d.refused:
+        lines += ["### Links left out", "", "Symbolic links leading out of the specs: archgen read neither them nor "
+                  "what they point at, and compared everything else without them. The job fails (exit 2) until each is "
+                  "removed or points inside the specs.", "", "| side | link |", "|---|---|",
+                  *(f"| {side} | {code(link)} |" for side, link in d.refused), ""]
     if d.requirements:
         lines += ["### Requirements", "", "| requirement | object | statement | target | base | head | value "
                   "(base → head) |", "|---|---|---|---|---|---|---|"]
@@ -124,22 +134,16 @@ def markdown(d: Diff) -> str:
                 refines = f" (refines {', '.join(r.state.parent)})" if r.state.parent else ""   # `Requirement.traced`
                 named = (r.state.requirement, md(r.state.statement + refines), _target(r))
             lines.append(f"| {named[0]} | `{r.state.object}` | {named[1]} | {named[2]} | "
-                         f"{_status_cell(r.base)} | {_status_cell(r.head)} | {requirement_value(r.base)} → "
-                         f"{requirement_value(r.head)} |")
+                         f"{_status_cell(r.base)} | {_status_cell(r.head, d.renewal(r))} | "
+                         f"{requirement_value(r.base)} → {requirement_value(r.head)} |")
             above = r
         lines.append("")
     for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:
             lines += [f"### {title}", "", "| severity | check | object | where | message |", "|---|---|---|---|---|"]
-            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {_where(f)} | {md(f.message)} |" for f in found]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {where(f)} | {md(f.message)} |" for f in found]
             lines.append("")
-    if d.newly_waived:
-        lines += ["### Newly waived findings", "", "Findings BASE counted that a waiver covers in HEAD: accepted, not "
-                  "fixed.", "", "| severity | check | object | where | message | waived |", "|---|---|---|---|---|---|"]
-        lines += [f"| {f.severity} | {f.id} | `{f.object}` | {_where(f)} | {md(f.message)} | {md(f.waived)} |"
-                  for f in d.newly_waived]
-        lines.append("")
-    lines += waiver_section(d.waivers)
+    lines += waived_sections(d) + waiver_section(d.waivers)
     money = power_and_cost(d)
     if money:
         lines += ["### Power and cost", "", TABLE_HEAD, TABLE_RULE]
@@ -170,22 +174,10 @@ def markdown(d: Diff) -> str:
         if objs:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
-            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.prices):
+            or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.renewed or d.prices
+            or d.refused):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
-
-
-def waiver_section(changes: tuple[WaiverChange, ...]) -> list[str]:
-    """The waivers added, renewed, shortened, edited or removed, as a Markdown section; no lines where none were."""
-    if not changes:
-        return []
-    body = ["### Waivers", "", "| change | waives | where | what changed | reason |", "|---|---|---|---|---|"]
-    for w in changes:
-        s = w.state
-        where = code(shown(s.location)) if s.location else ""
-        body.append(f"| {w.kind} | {md(s.names)} | {where} | {md('; '.join((*w.changes, *_lapsed(w))))} | "
-                    f"{md(s.reason)} |")
-    return body + [""]
 
 
 def _price(price: Price | None) -> str:
@@ -196,23 +188,8 @@ def _price(price: Price | None) -> str:
     return md(f"{shown_number(value, decimals(value))} {price.capex.units:~} ({price.basis}, {price.date})")
 
 
-def _lapsed(w: WaiverChange) -> tuple[str, ...]:
-    """Whether either side's waiver had expired on the date judged: it waived nothing there."""
-    return tuple(f"{side}'s had expired: it waived nothing there" for side, state in (("BASE", w.base),
-                                                                                     ("HEAD", w.head))
-                 if state is not None and state.expired)
-
-
 def _price_json(price: Price | None) -> dict | None:
     return None if price is None else {"capex": quantity(price.capex), "basis": price.basis, "date": str(price.date)}
-
-
-def _waiver_json(state: WaiverState | None) -> dict | None:
-    return None if state is None else {
-        "owner": state.owner or None, "expires": state.expires.isoformat() if state.expires else None,
-        "expired": state.expired, "reason": state.reason,
-        "file": shown_file(state.location.file) if state.location else None,
-        "line": state.location.line if state.location else None}
 
 
 def unanalysable(error: str, code: int, fmt: str = "md") -> str:
@@ -319,13 +296,13 @@ def _target(r: RequirementChange) -> str:
     return md(r.state.target)
 
 
-def _status_cell(state: RequirementState | None) -> str:
+def _status_cell(state: RequirementState | None, renewal: str = "") -> str:
     if state is None:
         return "absent"
     mark = MARKS[state.status]
     if (pending := pending_words(state.verification)) and state.value is not None:   # as `Outcome.shown` says it
         mark += f" ({pending})"
-    return f"{mark} (waived)" if state.waived else mark
+    return (f"{mark} (waived)" + (f", {renewal}" if renewal else "")) if state.waived else mark
 
 
 def _definition_json(state: RequirementState | None) -> dict | None:
@@ -359,19 +336,20 @@ def to_json(d: Diff) -> str:
               "cost_change": quantity(c.cost)} for c in d.bom],
         findings={"new": [finding(f) for f in d.new_findings],
                   "resolved": [finding(f) for f in d.resolved_findings],
-                  "newly_waived": [finding(f) for f in d.newly_waived]},
+                  "newly_waived": [finding(f) for f in d.newly_waived], "waived_again": renewed_json(d)},
+        refused=[{"side": side, "file": link} for side, link in d.refused],
         prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
                  "head": _price_json(p.head)} for p in d.prices],
         waivers=[{"change": w.kind, "object": w.state.object, "check": w.state.check, "subject": w.state.subject,
                   "requirement": w.state.requirement or None, "changes": list(w.changes),
-                  "base": _waiver_json(w.base), "head": _waiver_json(w.head)} for w in d.waivers],
+                  "base": waiver_json(w.base), "head": waiver_json(w.head)} for w in d.waivers],
         requirements=[{"object": r.state.object, "requirement": r.state.requirement,
                        "statement": r.state.statement, "target": r.state.target,
                        "level": r.state.level, "verification": r.state.verification,
                        "parent": list(r.state.parent) or None,
                        "base": _state_json(r.base),
                        "head": _state_json(r.head), "failing": r.failing, "redefined": r.redefined,
-                       "newly_waived": r.newly_waived,
+                       "newly_waived": r.newly_waived and not d.renewal(r), "waiver_renewed": d.renewal(r) or None,
                        "base_definition": _definition_json(r.base) if r.redefined else None}
                       for r in d.requirements],
     ), ascii_only=False)

@@ -52,6 +52,11 @@ def show_value(value: float, unit: str, metric: str = "") -> str:
     return f"{significant(value * scale)} {label}".strip()
 
 
+#: How the text output names what the elasticities are of, where an estimate says (`Estimate.sensitivity_of`).
+SENSITIVITY_OF = {"replica_capacity": "replica capacity (a server run that keeps up serves its offered load, which no "
+                                      "hardware moves; the hardware moves how many replicas keep it up)"}
+
+
 def estimate_json(est: Estimate) -> dict[str, Any]:
     """An estimate as JSON-ready data."""
     return {
@@ -64,6 +69,8 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
         "breakdown": {k: to_json(v) for k, v in est.breakdown.items()},
         "memory": {k: to_json(v) for k, v in est.memory.items()},
         "sensitivity": {k: (v if math.isfinite(v) else None) for k, v in est.sensitivity.items()},
+        "sensitivity_of": (est.sensitivity_of or ("step_time" if est.kind == "training" else
+                                                  "tokens_per_second_per_gpu") if est.sensitivity else None),
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
         "hardware_unconfirmed": dict(est.hardware_unconfirmed),
         "bands": with_old_names({k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()}),
@@ -94,7 +101,9 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     what it spans (`basis`, `display.range_basis`); `range` is null elsewhere. Before, JSON gave the band at the
     value alone (nu41cost). An infinite end has no number and says why (`unbounded`, the text's words:
     `envelope.metric_quantity`). `expected_coverage` is the share of further comparable runs the band's n errors are
-    expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`; null without a band).
+    expected to hold, (n - 1) / (n + 1) (`bands.expected_coverage`; null without a band). An MoE serving rate's
+    `routing` gives its value at the published routing skew (`low`, null where none bounds it) and at balanced
+    routing (`high`), which the band's ends do not take in (`Band.routing_values`); null elsewhere.
     """
     ends = band_ends(b, value, others, metric) if others is not None else b.values(value)
     pair = ranged(others or {}).get(metric)
@@ -105,15 +114,19 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
                "median": b.typical[3]} if b.typical is not None else None)
     load = {"load": b.load, "bin": b.bin, "arrival": b.arrival} if b.bin else None
     context = {"tokens": b.context, "longest": b.longest} if b.longest else None
+    routed = b.routing_values(value)
+    routing = None if routed is None else {"low": None if routed[0] is None else metric_quantity(metric, routed[0]),
+                                           "high": metric_quantity(metric, routed[1])}
     if ends is None:
         return {"family": b.family, "measurements": b.count if b.bin else 0, "on_accelerator": on, "load": load,
                 "context": context, "error": None, "spread": None, "low": None, "high": None, "vendor": None,
-                "range": span, "expected_coverage": None}
+                "range": span, "expected_coverage": None, "routing": routing}
     return {"family": b.family, "measurements": b.count, "expected_coverage": b.coverage, "on_accelerator": on,
             "load": load, "context": context,
             "error": {"low": b.low, "high": b.high, "median": b.median}, "vendor": vendor,
             "spread": {"low": b.spread[0], "high": b.spread[1]} if b.spread is not None else None,
-            "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span}
+            "low": metric_quantity(metric, ends[0]), "high": metric_quantity(metric, ends[1]), "range": span,
+            "routing": routing}
 
 
 def band_text(b: Band | None, value: Q, metric: str) -> str:
@@ -168,7 +181,8 @@ def estimate_text(est: Estimate) -> str:
         for k, q in est.memory.items():
             lines.append(f"  {k:28} {estimate_part(q)}")
     if est.sensitivity:
-        what = "step time" if est.kind == "training" else "tokens/s per accelerator"
+        what = SENSITIVITY_OF.get(est.sensitivity_of, est.sensitivity_of) if est.sensitivity_of else \
+            "step time" if est.kind == "training" else "tokens/s per accelerator"
         lines.append(f"elasticity of {what} (d ln / d ln):")
         for k, e in sorted(est.sensitivity.items(), key=lambda kv: -abs(kv[1]) if math.isfinite(kv[1]) else -1e9):
             note = elasticity_note(k, est.hardware)

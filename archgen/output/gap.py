@@ -2,7 +2,8 @@
 
 `--audience customer` writes the edition a partner receives (the rules of `archgen.render.edition`): no path of our
 repository (the title names no folder, the findings no file and line, JSON no `file`/`line`/`column`), a waiver
-without its reason, the repository paths a requirement's or finding's text names left out, and the unit prices a
+without its reason, the repository paths a requirement's or finding's text names left out, no spec key quoted and no
+instruction to our team (`edition.public_text`: PERF006 states the stack it assumes), and the unit prices a
 finding names withheld (`edition_prices.withheld_finding`: a report has no `document.show_prices` to allow them).
 """
 
@@ -17,7 +18,7 @@ from archgen.metrics import unbounded
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.render import fmt
-from archgen.render.edition import without_paths
+from archgen.render.edition import public_text
 from archgen.render.edition_prices import withheld_finding
 from archgen.units import Q
 
@@ -120,7 +121,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
     of ours (module docstring).
     """
     public = audience == "customer"
-    text = without_paths if public else (lambda t: t)
+    text = public_text if public else (lambda t: t)
     icon = "❌" if g.failing else "⚠️" if look(g) else "✅"   # passes, but look (README, Vendor proposals)
     title = ("## Gap report: the proposal against our requirements" if public else
              f"## archgen gap: {fmt.code(' '.join(map(shown_file, g.proposal)) or 'proposal')} against "
@@ -206,8 +207,8 @@ def _public_row(row: dict) -> dict:
     """A JSON row of the customer edition: no file, line or column of ours, a waiver without its reason."""
     row = {k: v for k, v in row.items() if k not in ("file", "line", "column")}
     row["waived"] = bool(row["waived"])
-    row["statement"] = without_paths(row["statement"])
-    row["note"] = row["note"] and without_paths(row["note"])
+    row["statement"] = public_text(row["statement"])
+    row["note"] = row["note"] and public_text(row["note"])
     return row
 
 
@@ -256,5 +257,5 @@ def _public_finding(f: dict) -> dict:
     if "waived" in f:
         f["waived"] = bool(f["waived"])
     if isinstance(f.get("message"), str):
-        f["message"] = without_paths(withheld_finding(str(f.get("id", "")), f["message"]))
+        f["message"] = public_text(withheld_finding(str(f.get("id", "")), f["message"]))
     return f

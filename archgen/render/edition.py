@@ -28,6 +28,11 @@
 - names no spec path a check's message gives in brackets ("(cooling.liquid.unconfirmed)", "(power.feeds.power_factor)"),
   and writes a message's instruction to the team to state a key ("state `power_factor` from the PSUs' datasheet") as
   what is to be supplied ("to be supplied: power factor from the PSUs' datasheet"; `without_spec_paths`);
+- quotes no spec key and gives the team no instruction (`edition_text.without_code`): a finding that tells the team
+  to pin an assumption states the assumption (PERF006: "its figures rest on that profile, an assumption", not
+  "state `stack: nemo-2025` under `training:` ... see `archgen estimate`"), an instruction clause ("state their
+  `power.typical` to judge it") is left out, a key pointed at in brackets ("(`NIC.transport`)") too, and any other
+  key in a code span reads in words ("no typical power stated"), in the document, the CSVs and the workbook alike;
 - gives "not stated (draft)" as the revision of a spec that states none (the internal edition's git commit);
 - writes each reference as a citation: a source read through a mirror or a secondary quote keeps that note, but
   not the team's reading notes ("not read directly"), and a GitHub repository path becomes its URL.
@@ -47,6 +52,7 @@ from archgen.open_item import customer_text
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
 from archgen.render.blocks import Bullets, Cite, DocumentModel, Figure, Para, Section, Table
 from archgen.render.edition_prices import no_list_notes, priced_findings, withhold_prices
+from archgen.render.edition_text import without_code
 
 #: Columns a customer edition leaves out, by table id: spec locations and the catalog's engineering notes.
 INTERNAL_COLUMNS = {"validation": ("Location",), "requirements": ("Location",), "unconfirmed": ("Notes",)}
@@ -230,8 +236,22 @@ def without_spec_paths(text: str) -> str:
     return _STATE.sub(lambda m: f"{m.group(1)}to be supplied: {words(m.group(2))}", _SPEC_PATH.sub("", text))
 
 
+def public_text(text: str) -> str:
+    """A message as every customer edition words it, `archgen gap --audience customer`'s too.
+
+    No path of ours (`without_paths`), no spec path or key (`without_spec_paths`, `edition_text.without_code`), no
+    instruction to the team. Keys outside code spans stay as written (a gap report's rows name their metrics by key).
+    """
+    return without_code(without_spec_paths(without_paths(text)))
+
+
+def reworded(text: str) -> str:
+    """`text` as the customer edition words it (for what is added after `customer`: the glossary's check summaries)."""
+    return _text(text, metric_titles())
+
+
 def _text(text: str, names: dict[str, str]) -> str:
-    text = without_spec_paths(without_paths(text))
+    text = without_code(without_spec_paths(without_paths(text)), names)
     text = _KEY.sub(lambda m: _key(m, names), text)
     text = _dotted(tuple(names)).sub(lambda m: names[m.group(0)], text)
     text = _acronyms().sub(lambda m: m.group(0) if m.string.count("`", 0, m.start()) % 2

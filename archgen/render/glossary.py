@@ -8,6 +8,7 @@ from typing import Any
 
 from archgen.checks import REGISTRY
 from archgen.render.blocks import Column, DocumentModel, Para, Section, Table
+from archgen.render.edition import reworded
 
 #: Terms and their meanings, in alphabetical order.
 GLOSSARY = (
@@ -104,7 +105,9 @@ def checks_named(doc: DocumentModel, sections: list[Section]) -> Table | None:
     if not ids:
         return None
     return Table("glossary-checks", "Checks this document names (the validation report gives each one's finding)",
-                 (Column("Check"), Column("What it checks")), tuple((i, REGISTRY[i].summary) for i in ids))
+                 (Column("Check"), Column("What it checks")),
+                 tuple((i, reworded(REGISTRY[i].summary) if doc.edition == "customer" else REGISTRY[i].summary)
+                       for i in ids))
 
 
 def _text(block: Any) -> str:

@@ -28,7 +28,7 @@ from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.roofline import roofline, roofline_blocks
 from archgen.units import Q_
 
-#: The energies at maximum draw that `Operations.unsettled` holds as upper bounds (0 their other end).
+#: The energies at maximum draw that `Operations.unsettled` holds as upper bounds (None their other end).
 ENERGY_BOUNDS = (*AT_MAXIMUM, *AT_AVERAGE)
 
 

@@ -25,7 +25,8 @@ from archgen.display import decimals_column
 from archgen.metrics import unbounded as unbounded_text
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import Status
-from archgen.model.sweep import FACILITY_AXES, GOODPUT_METRICS, MACHINE_AXES
+from archgen.model.sweep import GOODPUT_METRICS
+from archgen.model.sweep_axes import FACILITY_AXES, MACHINE_AXES
 from archgen.model.workload import job_kind
 from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
 from archgen.perf.explore.tally import assumed
@@ -33,7 +34,7 @@ from archgen.perf.workload.training_estimate import layout_string
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Table
 from archgen.render.tables import csv_cell
-from archgen.units import Q_, Q
+from archgen.units import Q_, Q, format_quantity
 
 #: How each metric is shown: its title, SI unit, display unit and decimals (from `archgen.metrics`).
 DISPLAY: dict[str, tuple[str, str, str, int]] = {
@@ -73,10 +74,12 @@ def metric_names(problem: SweepProblem) -> list[str]:
 def level_text(level: Any, axis: str = "") -> str:
     """An axis value as text: a factor as '×1.5', a quantity as written, anything else as is.
 
-    A facility axis's level (`FACILITY_AXES`: a utilisation, a discount rate) is a share, not a factor: '0.8'.
+    A facility axis's number (`FACILITY_AXES`: a utilisation, a discount rate, a PUE) is a level, not a factor: '0.8';
+    its price reads as written, every digit ('0.0895 USD/kWh': two digits would show 0.0890 and 0.0895 alike).
     """
     if isinstance(level, Q):
-        return fmt.q(level, digits=0 if float(level.magnitude).is_integer() else 2)
+        return format_quantity(level) if axis in FACILITY_AXES else \
+            fmt.q(level, digits=0 if float(level.magnitude).is_integer() else 2)
     if isinstance(level, float):
         return f"{level:g}" if axis in FACILITY_AXES else f"×{level:g}"
     return str(level)

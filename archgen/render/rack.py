@@ -246,8 +246,7 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
     rows = [("Installed equipment (payload)", fmt.q(s.payload, "kg", 0), fmt.q(ff.max_payload, "kg", 0)
              + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
-            *([("Coolant (filled, stated volumes)", fmt.q(s.coolant, "kg", 1), "—", "—")]
-              if s.coolant is not None and s.coolant.m > 0 else []),
+            *coolant_rows(spec, s),
             ("Total weight", least(s) + fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
             ("Floor load (weight / footprint)", least(s) + fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
@@ -265,6 +264,16 @@ def least(space: Any) -> str:
     return "at least " if space.lower_bound else ""
 
 
+def coolant_rows(spec: Any, s: Any) -> list[tuple[str, str, str, str]]:
+    """The weight table's one coolant row: the filled loop's stated volume, or the parts' where only they state one."""
+    liquid = spec.cooling.liquid
+    if liquid is None or not s.coolant.magnitude:
+        return []
+    held = (f"{fmt.q(liquid.coolant_volume, 'L', 0)} of {liquid.coolant}" if liquid.coolant_volume is not None
+            else f"the parts' stated volumes of {liquid.coolant}, without the manifolds and hoses")
+    return [("Coolant (filled)", f"{fmt.q(s.coolant, 'kg', 0)} ({held})", "—", "—")]
+
+
 def weight_basis(spaces: list[tuple[str, Any]]) -> str:
     """What a rack's weight and floor load hold and leave out (`analyse.rack.left_out`), for whoever builds or lifts it.
 
@@ -277,6 +286,9 @@ def weight_basis(spaces: list[tuple[str, Any]]) -> str:
     text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU "
             "(rails as the parts' datasheets include them), without blanking panels; floor load is that weight over "
             "the enclosure's footprint.")
+    text += "".join(f" {rid}'s weight is filled: it holds its coolant, {fmt.q(s.coolant, 'kg', 0)} (volume x the "
+                    "coolant's density); the rated payload is judged on the equipment alone."
+                    for rid, s in spaces if getattr(s, "coolant", None) is not None and s.coolant.magnitude)
     bounds = [f" {rid}'s weight, at least {fmt.q(s.weight, 'kg', 0)}, is a lower bound: it leaves out "
               f"{'; '.join(s.left_out)}." for rid, s in spaces if s.left_out]
     if not bounds:

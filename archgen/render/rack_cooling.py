@@ -7,9 +7,11 @@ the rise the spec states (return = supply + ΔT, exhaust = inlet + ΔT).
 
 from __future__ import annotations
 
+from archgen.analyse.air_direction import directions_text, slot_air
 from archgen.analyse.facility_water import GroupWater, facility_water
 from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rear_door import RearDoor
+from archgen.checks.loop_pressure import loop_pressure
 from archgen.checks.scope import coolant_supply
 from archgen.model.base import MarkedFigures
 from archgen.model.cooling import Conditions
@@ -51,6 +53,22 @@ def water_text(fw: GroupWater | None) -> str:
     if fw.back is None or fw.supply is None:
         return f"{flow}; return not provided ({fw.missing})"
     return f"{flow}; return {fmt.q(fw.back, 'degC', 1)} (supply {fmt.q(fw.supply, 'degC', 1)} + ΔT)"
+
+
+def pressure_text(a: RackAnalysis) -> str:
+    """'150 kPa + 30 kPa = 180 kPa / 200 kPa at the CDU's rated flow', or which figure is not stated."""
+    lp = loop_pressure(a)
+    if lp is None:
+        return "—"
+    rack = (fmt.q(lp.rack, "kPa", 0) if lp.rack is not None else
+            "not stated (cooling.liquid.pressure_drop)")
+    piping = (fmt.q(lp.piping, "kPa", 0) if lp.piping is not None else
+              "piping not stated (piping_pressure_drop)")
+    needed = f" = {fmt.q(lp.needed, 'kPa', 0)}" if lp.needed is not None and lp.piping is not None else ""
+    available = (f"{fmt.q(lp.available, 'kPa', 0)} at the CDU's rated flow" if lp.available is not None else
+                 "not stated (the CDU's pressure)")
+    judged = "" if lp.needed is not None and lp.available is not None else "; not judged"
+    return f"{rack} + {piping}{needed} / {available}{judged}"
 
 
 def water_rows(racks: list[tuple[RackAnalysis, int]]) -> list[tuple[str, str]]:
@@ -145,6 +163,7 @@ def cooling(a: RackAnalysis) -> Section:
                        + assumed_tag(liquid, *GROUP, "coolant", "delta_t"))]
             if cdu.approach is not None:
                 lrows.append(("CDU approach", fmt.q(cdu.approach, "K", 1)))
+            lrows.append(("Coolant pressure drop: rack + piping / CDU available (COOL019)", pressure_text(a)))
             lrows.append(("Facility water per CDU group", water_text(facility_water(a))))
         said = (Para(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them (COOL016; "
                      f"the rack's cooling.liquid.notes). Values that rest on them are tagged (assumed)."),
@@ -154,6 +173,8 @@ def cooling(a: RackAnalysis) -> Section:
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
     arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"
               + assumed_tag(air_path, "class")),
+             ("Airflow in the rack (front on the cold aisle, rear on the hot; COOL018)",
+              directions_text(slot_air(a.rack))),
              ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
              ("Air flow required", air(c.air_flow) + dt_tag),
              ("Air flow rated (sum of systems)", air(c.declared_air_flow)

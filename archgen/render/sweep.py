@@ -25,6 +25,7 @@ from archgen.perf.explore.points import (
 )
 from archgen.perf.explore.tally import tally
 from archgen.perf.serve.colocation import swept_colocation
+from archgen.perf.workload.moe_serving_note import moe_serving_convention
 from archgen.render import alt_text, fmt, provenance
 from archgen.render.blocks import Bullets, Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.emit import render_document
@@ -229,10 +230,16 @@ def defaults_bullet(result: Result) -> tuple[str, ...]:
 
 
 def colocation_bullet(result: Result) -> tuple[str, ...]:
-    """A serving sweep's `prefill_decode` and `decoding` conventions, as its points' estimates state them (or none)."""
+    """A serving sweep's `prefill_decode` and `decoding` conventions, as its points' estimates state them (or none).
+
+    A MoE model's sweep states `moe_serving` too, as each of its points' estimates does (`moe_serving_note`).
+    """
     p = result.problem
     text = swept_colocation(p.model, p.workload.inference, p.axes)
-    return (f"prefill_decode: {text}.", f"decoding: {DECODING}.") if text else ()
+    if not text:
+        return ()
+    moe = moe_serving_convention() if p.model is not None and p.model.moe is not None else None
+    return (f"prefill_decode: {text}.", f"decoding: {DECODING}.", *((f"moe_serving: {moe}.",) if moe else ()))
 
 
 def conventions_section(result: Result) -> Section:

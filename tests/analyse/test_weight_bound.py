@@ -110,9 +110,10 @@ def test_the_shipped_gb200_rack_leaves_out_its_coolant(shipped):
     assert all(f.waived for f in shipped.findings if f.id == "REQ002" and f.object.startswith("rack/"))
 
 
-#: A liquid-cooled tray stating its fill, in a loop whose manifolds and hoses state theirs (test figures: no shipped
-#: part's datasheet read states a volume). PG25 at 40 °C: 1,015 kg/m³ (ASHRAE Handbook—Fundamentals 2021, ch. 31,
-#: Tables 5-6; `analyse.rack.COOLANTS`), so 4 x 1.5 L + 20 L = 26 L weigh 26.39 kg.
+#: A liquid-cooled tray stating its fill, in a loop that states the whole rack's (`cooling.liquid.coolant_volume`:
+#: trays, manifolds and hoses) or not (test figures: no shipped part's datasheet read states a volume). PG25 at 40 °C:
+#: 1,015 kg/m³ (ASHRAE Handbook—Fundamentals 2021, ch. 31, Tables 5-6; `analyse.rack.COOLANTS`), so the loop's 26 L
+#: weigh 26.39 kg, and the trays' 4 x 1.5 L = 6 L alone 6.09 kg.
 WET = """kind: System
 id: wet-tray
 name: test tray
@@ -141,17 +142,22 @@ cooling:
 """
 
 
-def test_stated_coolant_volumes_are_weighed(tmp_path):
-    run = run_specs(tmp_path, {"specs.yaml": WET % (", coolant_volume: 1.5 L", ", volume: 20 L")})
-    space = run.racks["rack/r"].space
-    assert space.coolant.m_as("kg") == pytest.approx(26 * 1.015)                     # 26.39 kg
-    assert space.weight.m_as("kg") == pytest.approx(170 + 4 * 30 + 26 * 1.015)       # 316.39 kg
-    assert COOLANT not in space.left_out and space.left_out == (CABLES,)
+def test_the_loops_stated_coolant_is_weighed_once(tmp_path):
+    """The loop's `coolant_volume` holds the trays' too: 26 L, not 26 L + 4 x 1.5 L; the weight counts all coolant."""
+    for tray in ("", ", coolant_volume: 1.5 L"):
+        run = run_specs(tmp_path / str(len(tray)), {"specs.yaml": WET % (tray, ", coolant_volume: 26 L")})
+        space = run.racks["rack/r"].space
+        assert space.coolant.m_as("kg") == pytest.approx(26 * 1.015)                     # 26.39 kg
+        assert space.weight.m_as("kg") == pytest.approx(170 + 4 * 30 + 26 * 1.015)       # 316.39 kg
+        assert space.payload.m_as("kg") == pytest.approx(4 * 30)        # MECH003 judges the equipment alone
+        assert space.left_out == (CABLES,)
 
 
-def test_coolant_is_left_out_where_a_volume_is_not_stated(tmp_path):
-    run = run_specs(tmp_path, {"specs.yaml": WET % ("", ", volume: 20 L")})
+def test_coolant_is_left_out_where_the_loop_states_no_volume(tmp_path):
+    """The trays' stated 6 L are weighed (6.09 kg), a lower bound without the manifolds' and hoses' coolant."""
+    run = run_specs(tmp_path, {"specs.yaml": WET % (", coolant_volume: 1.5 L", "")})
     space = run.racks["rack/r"].space
-    assert space.coolant.m_as("kg") == pytest.approx(20 * 1.015)                     # the loop's only
-    assert space.left_out[-1] == "the coolant in wet-tray, as no volume is stated for it"
+    assert space.coolant.m_as("kg") == pytest.approx(6 * 1.015)                      # the trays' only
+    assert space.weight.m_as("kg") == pytest.approx(170 + 4 * 30 + 6 * 1.015)
+    assert space.left_out[-1] == "the coolant in its manifolds and hoses, as no volume is stated for it"
     assert run_specs(tmp_path / "dry", {"specs.yaml": WET % ("", "")}).racks["rack/r"].space.left_out[-1] == COOLANT

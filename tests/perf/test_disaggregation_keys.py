@@ -14,7 +14,7 @@ import pytest
 from archgen.errors import ValidateError
 from archgen.model.engine import DISAGGREGATION_PREFIXES, disaggregation_key
 from archgen.model.inference import Inference
-from archgen.model.sweep import Axes
+from archgen.model.sweep_axes import Axes
 from archgen.pipeline import run
 from tests.conftest import SPECS
 

@@ -6,7 +6,8 @@ counts sum to N·top_k), e(n) the expected maximum of n standard normals. The te
 forms, the load against the formula written out and against the exact normal answer at ep 2, that it is the
 simulated expected maximum of uniform routing (below it at small N·top_k, where the counts are skewed), that a stated imbalance multiplies the mean
 as TensorRT-LLM's ratio (max - mean)/mean defines it, that dense models and ep 1 do not move, and that an estimate
-says the band from balanced routing to TensorRT-LLM's measured DeepSeek-R1 imbalance (blog4, Table 1: 1.564).
+says the band from balanced routing to TensorRT-LLM's measured DeepSeek-R1 imbalance (blog4, Table 1: 1.564), in
+its notes and, beside each throughput metric's error band, in JSON `bands` and the band's words (hops2).
 """
 
 from __future__ import annotations
@@ -101,7 +102,39 @@ def test_the_estimate_states_the_band_from_balanced_to_the_measured_imbalance(cl
         " max_num_tokens: 2048, input_len: 1024, output_len: 2048}\n", encoding="utf-8")
     r = cli("estimate", str(SPECS), str(tmp_path), "--workload", "w", "--format", "json")
     assert r.code == 0, r.err
-    note = next(n for n in json.loads(r.out)["notes"] if n.startswith("MoE routing: "))
+    out = json.loads(r.out)
+    note = next(n for n in out["notes"] if n.startswith("MoE routing: "))
     assert "busiest of the 8 EP ranks under uniform random routing" in note
     assert "Perfectly balanced routing gives" in note
     assert "2.564 times the mean on DeepSeek-R1 with EP 32" in note and "Table 1" in note
+    # the same range in JSON `bands` (hops2): each throughput metric's at the note's two ends, in its own units
+    balanced = float(note.split("Perfectly balanced routing gives ")[1].split(" tokens/s")[0].replace(",", ""))
+    skewed = float(note.split("at that imbalance, ")[1].split(" tokens/s")[0].replace(",", ""))
+    per_gpu = out["metrics"]["tokens_per_second_per_gpu"]["value"]
+    for name in ("tokens_per_second", "tokens_per_second_per_gpu"):
+        value, routing = out["metrics"][name]["value"], out["bands"][name]["routing"]
+        assert routing["high"]["value"] == pytest.approx(value * balanced / per_gpu, abs=0.5 * value / per_gpu)
+        assert routing["low"]["value"] == pytest.approx(value * skewed / per_gpu, abs=0.5 * value / per_gpu)
+        assert routing["low"]["value"] < value < routing["high"]["value"]
+        assert out["bands"][name]["low"] is not None   # the band's own ends are unchanged beside it
+    assert out["bands"]["tpot"]["routing"] is None   # a time of another quantity takes none
+
+
+def test_a_band_carries_the_routing_range_beside_its_ends():
+    """The routing span (tokens/s per accelerator at the measured skew, the point, balanced) goes to each metric
+    stating its quantity as factors of the estimate, not into the band's ends; with no published skew for the model's
+    routing (0: not bounded) only the balanced end."""
+    from archgen.perf.workload.bands import band
+
+    span = ("tokens_per_second_per_gpu", 10_000.0, 6_500.0, 10_100.0)
+    plain = band("moe-offline-serving", "tokens_per_second", accelerator="b200-sxm-180gb")
+    routed = band("moe-offline-serving", "tokens_per_second", accelerator="b200-sxm-180gb", routing=span)
+    assert plain is not None and routed is not None
+    assert routed.values(80_000.0) == plain.values(80_000.0)
+    assert routed.routing_values(80_000.0) == pytest.approx((52_000.0, 80_800.0))
+    assert "; routing: the tokens/s per accelerator (6500 1/s to 10,100 1/s around 10,000 1/s), from the published " \
+           "routing skew to perfectly balanced routing" in routed.describe()
+    open_end = band("moe-offline-serving", "tokens_per_second", routing=(span[0], 10_000.0, 0.0, 10_100.0))
+    assert open_end is not None and open_end.routing_values(80_000.0) == pytest.approx((None, 80_800.0))
+    assert "(not bounded below, 10,100 1/s balanced, around 10,000 1/s), up to perfectly balanced" in \
+        open_end.describe()

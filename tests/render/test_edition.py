@@ -234,7 +234,7 @@ def test_customer_edition_names_no_spec_path_and_gives_the_team_no_instruction(s
     for text in (md, html):
         prose = re.sub(r"`[^`]*`", "", text)   # a code span may quote a key on purpose
         assert SPEC_PATH.findall(prose) == []
-        # the team's instruction to state a spec key (PWR002); PERF006's "state `stack: ...`" is out of this test
+        # the team's instruction to state a spec key (PWR002); PERF006's "state `stack: ...`": test_edition_no_code
         assert re.findall(r"\bstate `[\w.]+`", text.replace("\\`", "`")) == []
     # COOL016/COOL017/MECH005 say which figures are assumed; PWR002 what the vendor is to supply
     assert "the liquid loop rests on assumed figures: supply 40 °C" in md

@@ -74,7 +74,7 @@ def _space(*left_out: str):
     from types import SimpleNamespace
 
     from archgen.units import Q_
-    return SimpleNamespace(left_out=left_out, weight=Q_(700, "kg"))
+    return SimpleNamespace(left_out=left_out, weight=Q_(700, "kg"), coolant=Q_(0, "kg"))
 
 
 def test_a_rack_document_says_what_its_weight_holds():

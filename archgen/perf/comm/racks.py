@@ -14,7 +14,12 @@ so are CP (cp ranks tp apart: `perf.train.cp_comm`, `exposure.cp_ring`), DP with
 `exposure.dp_exposure`, the norm in `training`), EP (ep ranks etp apart, or the flex dispatchers' etp·ep
 consecutive ranks: `ep_exposure`, `dispatch_calls`) and expert DP (edp ranks etp·ep apart) (hopfix: before, those
 kept the average inside one rack). The batched sweep's DP timer (`perf.explore.vectorised_bounds._timer`) times its
-groups here too. A pipeline (pp ranks tp·cp·dp apart) spans the whole job, so where the share crosses racks it does.
+groups here too. A pipeline (pp ranks tp·cp·dp apart) spans the whole job, so where the share crosses racks it does:
+stage s's sends to s + 1 cross where a rack boundary falls between their ranks (`stages_across`), and every send waits
+on the slowest, so the pipeline's sends, as a CP ring's steps, take the whole hop (`group_times`' `whole`, read from
+`rack_cross`; hops2: before, the average over the job's ring steps, hop / 71 on an NVL36x2). An all-to-all across racks
+keeps the average. The rule reads a job's ranks from each domain's first accelerator on, a rack boundary: a job
+placed at another offset (a scheduler's choice no spec states) can have other groups cut, said in the estimate's note.
 """
 
 from __future__ import annotations
@@ -24,10 +29,11 @@ from dataclasses import replace
 import numpy as np
 
 from archgen.perf.comm.collectives import collective_times
+from archgen.perf.comm.placement import domain_share
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import as_float, where
 
-__all__ = ["group_times", "in_one_rack"]
+__all__ = ["group_times", "in_one_rack", "stages_across"]
 
 
 def in_one_rack(hw: Hardware, n, stride=1):
@@ -40,18 +46,41 @@ def in_one_rack(hw: Hardware, n, stride=1):
     return np.mod(hw.rack_size, np.maximum(np.rint(as_float(n)), 1.0) * stride) == 0
 
 
-def group_times(hw: Hardware, requests, n, k, stride=1, inside=None) -> list:
+def group_times(hw: Hardware, requests, n, k, stride=1, inside=None, whole: bool = False) -> list:
     """`collectives.collective_times` of (op, size) `requests` on groups of n ranks `stride` apart, k per domain.
 
     Without the second hop's average (`hw.rack_hop`) where every such group lies inside one rack (`in_one_rack`), or
-    where `inside` says so (given for a collective between some of a group's ranks: a CP ring's p2p pair).
+    where `inside` says so (given for a collective between some of a group's ranks: a CP ring's p2p pair). `whole`:
+    the requests are sends every rank makes at once (a pipeline's, a CP ring's step), which last as long as the
+    slowest, so where a group crosses racks they take the whole hop (`hw.rack_cross`), not the ring steps' average.
     """
     if not hw.rack_size:   # the share stays in one rack (every domain of one rack): nothing to take off
         return collective_times(hw, requests, n, k)
     inside = in_one_rack(hw, n, stride) if inside is None else np.asarray(inside, dtype=bool)
+    over = _with_hop(hw, hw.rack_cross) if whole else hw   # a group across racks: the whole hop, or the average
     if not inside.any():
-        return collective_times(hw, requests, n, k)
-    own = collective_times(replace(hw, scale_up_latency=hw.scale_up_latency - hw.rack_hop), requests, n, k)
+        return collective_times(over, requests, n, k)
+    own = collective_times(_with_hop(hw, 0.0), requests, n, k)
     if inside.all():
         return own
-    return [where(inside, o, t) for o, t in zip(own, collective_times(hw, requests, n, k), strict=True)]
+    return [where(inside, o, t) for o, t in zip(own, collective_times(over, requests, n, k), strict=True)]
+
+
+def _with_hop(hw: Hardware, hop) -> Hardware:
+    """`hw` whose scale-up step takes `hop` (s) in place of the second hop's average (`hw.rack_hop`)."""
+    return replace(hw, scale_up_latency=hw.scale_up_latency - hw.rack_hop + hop)
+
+
+def stages_across(hw: Hardware, span: int, pp: int) -> tuple[int, ...]:
+    """The pipeline ranks s whose sends to s + 1 cross racks, for a pipeline of `pp` stages `span` ranks apart.
+
+    Stage s holds ranks s·span to (s + 1)·span - 1 (Megatron's rank order, span = tp·cp·dp), and the job's ranks fill
+    each domain's share from its first accelerator on, so the send from rank r to r + span crosses where a multiple of
+    `hw.rack_size` falls in (r, r + span]. () where no second hop was added, or where a pipeline leaves the domain's
+    share (its sends cross domains, over scale-out: `training.pipeline_comm`).
+    """
+    rack, share = hw.rack_size, domain_share(hw)
+    if not rack or pp < 2 or share % (span * pp):
+        return ()
+    return tuple(s for s in range(pp - 1) if -(-(s * span + 1) // rack) * rack <= (s + 2) * span - 1)
+

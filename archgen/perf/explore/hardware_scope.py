@@ -32,7 +32,8 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from archgen.model.sweep import CHIP_AXES, COST_OBJECTIVES, HARDWARE_AXES
+from archgen.model.sweep import COST_OBJECTIVES
+from archgen.model.sweep_axes import CHIP_AXES, HARDWARE_AXES
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.peak_scope import held_peaks
 from archgen.quantity_json import json_magnitude
@@ -110,7 +111,7 @@ def unpowered(values: dict[str, Any], problem: SweepProblem) -> str:
     """Why a point has no power and nothing made from it (`POWER_METRICS`), in words; "" where its power is known.
 
     Known where no hardware axis is scaled, or where the sweep has a `tdp` axis and only the chip's own figures
-    (`model.sweep.CHIP_AXES`) are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
+    (`model.sweep_axes.CHIP_AXES`) are: the point's power is then the cluster's with that TDP (`point_axes.point_base`).
     """
     return _unpowered(tuple(scaled(values, problem)), "tdp" in values)
 
@@ -164,7 +165,7 @@ def unpowered_levels(problem: SweepProblem, for_price: bool = False) -> list[str
     """The hardware axes of a sweep with a level not as catalogued at some point, in axis order (cheap: per level).
 
     A factor other than 1 always is; a size or a figure is where some cluster (or chip) of the sweep does not have it.
-    With a `tdp` axis, the chip's own figures (`model.sweep.CHIP_AXES`) are not listed: it states their power; they
+    With a `tdp` axis, the chip's own figures (`model.sweep_axes.CHIP_AXES`) are not listed: it states their power; they
     are where `for_price` (the axes that leave a point unpriced, `unpriced_scaled`): it states no price.
     """
     out = []

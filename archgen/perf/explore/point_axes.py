@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from archgen.errors import AnalyseError
-from archgen.model.sweep import FACILITY_AXES, HARDWARE_AXES, JOB_AXES
+from archgen.model.sweep_axes import FACILITY_AXES, HARDWARE_AXES, JOB_AXES, facility_levels
 from archgen.model.workload import Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.switch_ports import SwitchPorts
@@ -104,23 +104,42 @@ def _switch_ports(switch: SwitchPorts, base: Hardware, hw: Hardware) -> None:
 def point_base(problem: Any, values: dict[str, Any]) -> Any:
     """The point's machine (`SweepProblem.bases`) at its levels of the facility axes (`FACILITY_AXES`) and `tdp`.
 
-    A `tdp` level (a factor on the part's, or a power) moves the cluster's IT power by its difference from the part's
-    TDP on every accelerator in the cluster, as an `accelerator` axis moves it (`commands.sweep_problems._swapped`).
-
-    Their cost per accelerator-hour and utilisation are the cluster's analysed at those levels
-    (`SweepProblem.facility`); a chip swapped in for the cluster's own keeps no price (`unpriced`).
+    Their cost per accelerator-hour, utilisation and energy price are the cluster's analysed at the facility levels
+    (`SweepProblem.facility`); a chip swapped in for the cluster's own keeps no price (`unpriced`). A `tdp` level then
+    moves the machine's power and cost by its difference from the part's TDP (`at_tdp`).
     """
     key = (values["cluster"], values.get("accelerator"))
     base = problem.bases[key]
-    if "tdp" in values:   # the IT power moves by the TDP's difference on every accelerator, as a swapped chip's does
+    if any(name in values for name in FACILITY_AXES):
+        per_hour, utilisation, share, price = problem.facility[(values["cluster"], *facility_levels(values))]
+        cost = per_hour if base.cost_per_accelerator_hour is not None else None
+        base = dataclasses.replace(base, cost_per_accelerator_hour=cost, utilisation=utilisation,
+                                   energy_share=share if cost is not None else 0.0, energy_price=price)
+    if "tdp" in values:
         own = problem.tdp.get(key, math.nan)
         level = values["tdp"]
-        tdp = json_magnitude(level) if isinstance(level, Q) else own * float(level)
-        base = dataclasses.replace(base, it_power=base.it_power + base.accelerators * (tdp - own))
-    if not any(name in values for name in FACILITY_AXES):
-        return base
-    per_hour, utilisation, share = problem.facility[(values["cluster"], values.get("utilisation"),
-                                              values.get("discount_rate"))]
-    cost = per_hour if base.cost_per_accelerator_hour is not None else None
-    return dataclasses.replace(base, cost_per_accelerator_hour=cost, utilisation=utilisation,
-                               energy_share=share if cost is not None else 0.0)
+        base = at_tdp(base, (json_magnitude(level) if isinstance(level, Q) else own * float(level)) - own)
+    return base
+
+
+def at_tdp(base: Any, delta: float) -> Any:
+    """`base` (a `Machine`) with its accelerators' TDP moved by `delta` W, its IT power and cost per hour with it.
+
+    The IT power (the maximum draw) moves by `delta` on every accelerator in the cluster, as an `accelerator` axis
+    moves it (`commands.sweep_problems._swapped`). The energy the hall bills moves with it while the cluster runs jobs
+    (the hall's load x PUE x price, `analyse.cost`; each accelerator taken at its TDP, the basis of `power`; the idle
+    hours' draw as stated): over every accelerator-hour used, accelerators x `delta` x used hours x PUE x price a
+    year, so the cost per used accelerator-hour moves by `delta` x PUE x price (`Machine.energy_price`), whatever the
+    utilisation. That added cost is at maximum draw, so it joins the share of the cost that is (`energy_share`,
+    judged as a range by `derived.unsettled_at`); a lowered TDP's saving is taken at maximum draw too, so where no
+    part of the cluster's energy is at maximum draw (no share) the cost stays a value, not a range.
+    """
+    cost = base.cost_per_accelerator_hour
+    power = base.it_power + base.accelerators * delta
+    if cost is None:
+        return dataclasses.replace(base, it_power=power)
+    added = delta / 1000 * base.energy_price   # W to kW, x USD per kWh of IT energy: USD per accelerator-hour
+    at_max = base.energy_share * cost + added if base.energy_share else max(added, 0.0)
+    moved = cost + added
+    return dataclasses.replace(base, it_power=power, cost_per_accelerator_hour=moved,
+                               energy_share=min(1.0, max(0.0, at_max / moved)) if moved > 0 else 0.0)

@@ -18,7 +18,7 @@ import numpy as np
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
-from archgen.model.sweep import COST_OBJECTIVES, STORAGE_METRICS, SWEEP_METRICS, Sweep
+from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.batch_path import of_workload
 from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered_base
@@ -66,10 +66,10 @@ class SweepProblem:
     bases: dict[tuple[str, str | None], Machine]  # by (cluster, accelerator axis value or None)
     axes: dict[str, list]  # always with a `cluster` axis (the workload's cluster when the sweep gives none)
     documents: tuple[Stated, ...] = ()  # the workload's requirements written elsewhere, with ids of their own
-    #: By (cluster, utilisation, discount rate) level of the facility axes (None where not swept): the cost per
-    #: accelerator-hour in USD (None: not provided) and the utilisation (`analyse.operations_stage.facility_figures`).
-    facility: dict[tuple[str, float | None, float | None], tuple[float | None, float, float]] = field(
-        default_factory=dict)
+    #: By cluster and level of each facility axis (`model.sweep_axes.facility_levels`; None where not swept): the cost
+    #: per used accelerator-hour in USD (None: not provided), the utilisation, the share of the TCO that is an energy
+    #: cost at maximum draw and USD per kWh of IT energy (`analyse.operations_stage.facility_figures`).
+    facility: dict[tuple, tuple[float | None, float, float, float]] = field(default_factory=dict)
     #: The clusters `archgen check` fails, by id: why, in words (`commands.sweep_problems.failing`); their points are
     #: not feasible (`feasibility`).
     failing: dict[str, str] = field(default_factory=dict)
@@ -124,19 +124,28 @@ def stated_in(problem: SweepProblem) -> dict[str, tuple[str, str]]:
             **{r.id: ("Sweep", problem.sweep.id) for r in problem.sweep.requirements}}
 
 
+#: The workload's metrics a point derives (`derived.point_metrics`) and its estimate does not have: goodput, what is
+#: made from it and the checkpoint times (`model.sweep.STORAGE_METRICS`, cost per token among them), the run's time,
+#: accelerator-hours and IT energy from the token budget (`model.sweep.RUN_METRICS`), and cost per million tokens,
+#: cost per token x 10^6. Before newuser68 the last was judged on the estimate, which has no cost: a serving
+#: workload's `cost_per_million_tokens` SHALL read "not provided: target <= 5 USD does not have the dimension of
+#: cost_per_million_tokens" at every point of its sweep, and no point was feasible; `time_to_train` did so until
+#: review33.
+POINT_DERIVED = STORAGE_METRICS | RUN_METRICS | {"cost_per_million_tokens"}
+
+
 def on_point(problem: SweepProblem) -> list[Requirement]:
     """The requirements judged on a point's own metrics (`derived.judge_points`, with the range and "at risk").
 
-    The sweep's, and the workload's on goodput, a figure made from it or the checkpoint write and restore times
-    (`model.sweep.STORAGE_METRICS`), which the point derives (`derived.point_metrics`) and its estimate does not
-    have; the workload's others are judged on the estimate, with the model's error band, as `check` judges them.
+    The sweep's, and the workload's on a figure the point derives and its estimate does not have (`POINT_DERIVED`);
+    the workload's others are judged on the estimate, with the model's error band, as `check` judges them.
     """
-    return [*(r for r in of_workload(problem) if r.metric in STORAGE_METRICS), *problem.sweep.requirements]
+    return [*(r for r in of_workload(problem) if r.metric in POINT_DERIVED), *problem.sweep.requirements]
 
 
 def on_estimate(problem: SweepProblem) -> list[Requirement]:
     """The workload's requirements judged on a point's estimate (the others are `on_point`)."""
-    return [r for r in of_workload(problem) if r.metric not in STORAGE_METRICS]
+    return [r for r in of_workload(problem) if r.metric not in POINT_DERIVED]
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not

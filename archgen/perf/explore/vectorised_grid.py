@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from archgen.model.sweep import HARDWARE_AXES
+from archgen.model.sweep_axes import HARDWARE_AXES
 from archgen.perf.explore.points import SweepProblem
 from archgen.perf.explore.vectorised_rows import PointSet
 from archgen.perf.hw.hardware import Hardware

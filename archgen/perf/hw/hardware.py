@@ -169,6 +169,7 @@ class Hardware:
     job_domain: int = 0  # accelerators of each domain the job's ranks fill in order, 0: all (`comm.placement`)
     rack_size: int = 0  # accelerators in each rack of a domain the job's share spans over racks, else 0
     rack_hop: float = 0.0  # the second switch hop's average in `scale_up_latency` (s; `racks_note.second_hop`)
+    rack_cross: float = 0.0  # the whole second hop (s): what one send between racks takes (`racks.group_times`)
     vendor: str = ""  # the maker: a training job's stack where it states none (`stack_profiles.vendor_stack`)
 
     def peak_for(self, dtype: str) -> float:
@@ -242,7 +243,7 @@ class Hardware:
             return dataclasses.replace(self, peak={**self.peak, dtype: self.peak_for(dtype) * factor})
         if parameter == "latency":
             return dataclasses.replace(self, scale_up_latency=self.scale_up_latency * factor,
-                                       rack_hop=self.rack_hop * factor,
+                                       rack_hop=self.rack_hop * factor, rack_cross=self.rack_cross * factor,
                                        scale_out_latency=self.scale_out_latency * factor)
         if parameter not in PARAMETERS and parameter not in EXTRA_PARAMETERS:
             known = ", ".join((*PARAMETERS, *EXTRA_PARAMETERS))

@@ -238,13 +238,7 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     ffn_dense = K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * a.ffn / t_tp, a.hidden) \
         + K.gemm_time(hw, dt, mine, a.hidden, a.ffn / t_tp)
     if moe:
-        ep = float(job.ep)
-        routed = busiest_rank_load(tokens, a.top_k, a.experts, job.ep, job.imbalance)  # the busiest rank's copies
-        active = np.minimum(a.experts / ep, routed)
-        m_e = routed / active
-        f = a.expert_ffn * ep / tp  # each expert split tp/ep ways
-        ffn_moe = K.gemm_time(hw, dt, m_e, (a.ffn_mats - 1) * f, a.hidden, active) \
-            + K.gemm_time(hw, dt, m_e, a.hidden, f, active)
+        ffn_moe = routed_expert_time(hw, a, dt, tokens, tp, job.ep, job.imbalance)
         if a.shared_experts:
             s_f = a.shared_experts * a.expert_ffn / t_tp
             ffn_moe = ffn_moe + K.gemm_time(hw, dt, mine, (a.ffn_mats - 1) * s_f, a.hidden) \
@@ -274,6 +268,21 @@ def _forward(hw: Hardware, job: ServeJob, tokens, tp, *, context, batch, prefill
     casts = K.memory_time(hw, mine * Q.serving_casts(a, dt, tp, adp, job.quantised_attention == "all", fp4)[0])
     return a.layers * (g + attn) + ew + dense * ffn_dense + moe * ffn_moe + comm + casts \
         + output_time(hw, a, sampled, t_tp)
+
+
+def routed_expert_time(hw: Hardware, arch: Arch, dtype: str, tokens, tp, ep: int, imbalance: float | None = None):
+    """One MoE layer's routed-expert GEMMs (up/gate and down) on its busiest EP rank, for `tokens` entering the layer.
+
+    The rank's copies are `routing.busiest_rank_load`'s, spread over the experts they reach (at most its E/ep), each
+    expert split tp/ep ways; a grouped GEMM of M = copies per expert.
+    """
+    a = arch
+    routed = busiest_rank_load(tokens, a.top_k, a.experts, ep, imbalance)  # the busiest rank's copies
+    active = np.minimum(a.experts / float(ep), routed)
+    m_e = routed / active
+    f = a.expert_ffn * float(ep) / tp  # each expert split tp/ep ways
+    return K.gemm_time(hw, dtype, m_e, (a.ffn_mats - 1) * f, a.hidden, active) \
+        + K.gemm_time(hw, dtype, m_e, a.hidden, f, active)
 
 
 def attention_core(hw: Hardware, job: ServeJob, tp, *, tokens, context, batch, prefill: bool):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from archgen.units import Q_, Q
+
 #: A busy fraction this close to 1 is 1: a run never idle sums its iterations' times to its clock's last reading
 #: within float rounding (a closed loop of DeepSeek-V3 on GB200 at concurrency 256 read 1.033e-14 ms idle a request).
 BUSY_NOISE = 1e-9
@@ -50,6 +52,8 @@ class ServingRun:
             (an open loop's `max_batch`, a closed loop's KV-cache capacity), the capacity `scheduler.simulate`
             judges an open loop's overrun by; above 1 the arrivals outrun it. Set by `scheduler.estimate_serving`;
             it picks a latency band's load bin (`perf.workload.band_families.load_bin`).
+        capacity: Requests per second that full closed loop completes: the rate above which an open loop's queue
+            grows without bound (`load` is the served rate over it). Set with `load`; NaN where it is not.
     """
 
     ttft: Stats
@@ -64,7 +68,39 @@ class ServingRun:
     busy: float = 1.0
     prompt_share: float = 0.0
     load: float = math.nan
+    capacity: float = math.nan
 
+
+#: What `replicas_to_keep_up` is and is not, in words: the estimate's convention for it.
+KEEP_UP = ("the fewest replicas whose capacity (replica_capacity: a simulated closed loop holding as many requests as "
+           "a replica admits) covers the arrival rate, ceil(arrival_rate / replica_capacity): below it the queue grows "
+           "without bound. A lower bound for a latency limit, not the count that meets one: near capacity the queue "
+           "stretches TTFT p99 (at load {load:.2f} this run's replicas read {p99:.4g} s), and the replicas that meet a "
+           "p99 target are not searched here; a sweep over `replicas` at this arrival_rate finds them "
+           "(docs/perf-model.md, Sizing replicas to a rate)")
+
+
+def capacity_metrics(run: ServingRun, arrival_rate: Q | None) -> dict[str, Q]:
+    """A simulated run's `replica_capacity`, and under an arrival rate (an open loop) `replicas_to_keep_up`.
+
+    `replica_capacity` is `run.capacity` (requests/s); `replicas_to_keep_up` is ceil(arrival_rate / it): flow
+    conservation, a queue served slower than it fills grows without bound (MLPerf's loadgen judges such a Server run
+    INVALID). Empty where the run's capacity was not simulated (`load=False`).
+    """
+    if not math.isfinite(run.capacity) or run.capacity <= 0:
+        return {}
+    out = {"replica_capacity": Q_(run.capacity, "1/s")}
+    if arrival_rate is not None:
+        out["replicas_to_keep_up"] = Q_(whole_replicas(arrival_rate.m_as("1/s") / run.capacity), "")
+    return out
+
+
+def whole_replicas(count: float) -> float:
+    """`count` replicas rounded up to whole ones, a rate's float noise (1e-9 of one) taken off: 3.0000000001 is 3.
+
+    `replicas_to_keep_up` and its band's ends (`perf.workload.bands.Band.whole`), each from the unrounded count.
+    """
+    return float(math.ceil(count - 1e-9))
 
 
 def overrun(full: ServingRun, rate: float, out: int) -> ServingRun:

@@ -379,11 +379,20 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     # in flight as it admits (an open loop's cap; a closed loop's `batch` is its load, so the KV cache's capacity)
     admit = kv if closed else cap
     if load:  # a closed loop of `admit` is the run itself (the same arguments) when it holds as many as it admits
-        full = run if closed and batch == admit else \
-            simulate(hw, job, int(tp), max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)
+        full = run if closed and batch == admit else full_run(hw, job, int(tp), admit, replicas, timing)
+        assert full is not None, "the requests admitted fit (cap >= 1 and est.fits, above)"
         served = run.tokens_per_second if closed or arrival_rate is None else float(arrival_rate) * job.output_len
-        run = replace(run, load=served / full.tokens_per_second)
+        run = replace(run, load=served / full.tokens_per_second, capacity=full.tokens_per_second / job.output_len)
     est = replace(est, ttft=run.ttft.mean, tpot=run.tpot.mean, tokens_per_second_replica=run.tokens_per_second,
                   tokens_per_second_per_gpu=run.tokens_per_second / float(tp),
                   batch=float(batch) if closed and batch is not None else float(cap))
     return est, run
+
+
+def full_run(hw: Hardware, job: I.ServeJob, tp: int, admit: int | None, replicas: int = 1,
+             timing: _Pass | None = None) -> ServingRun | None:
+    """The replica full, its tokens/s the capacity: a closed loop of `admit` (None: KV capacity); None if none fit."""
+    admit = min(kv := int(float(I.estimate_inference(hw, job, tp, None).max_batch)), admit or kv)
+    if admit < 1 or not bool(I.estimate_inference(hw, job, tp, admit).fits):
+        return None
+    return simulate(hw, job, tp, max_batch=admit, concurrency=admit, replicas=replicas, timing=timing)

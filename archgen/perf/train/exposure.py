@@ -94,14 +94,16 @@ def cp_ring(hw: Hardware, kv_size, cp, tp):
     the backward's buffer holds K/V and dK/dV (lines 2397-2401), sent alone on its first step, together in between
     and dK/dV alone on its last (lines 2460-2495): 2 + (cp − 2) x 2 chunks over cp steps. Every rank sends at once,
     so a step lasts as long as its slowest hop, one pair of ranks: over the scale-up link where the whole ring lies
-    in one domain, else over one accelerator's own scale-out bandwidth (`collectives`' "p2p", as the pipeline's
-    sends). Not an all-gather spread over every NIC of the domain, which NCCL's rail-aligned rings reach (the
-    timing before, nu53fix). The 16-bit path; FP8's last backward step is an all-to-all of dK/dV (line 2479), not
+    in one domain (a ring across racks: the second switch hop whole, `racks.group_times`' `whole`, hops2), else
+    over one accelerator's own scale-out bandwidth (`collectives`' "p2p", as the pipeline's sends). Not an
+    all-gather spread over every NIC of the domain, which NCCL's rail-aligned rings reach (the timing before,
+    nu53fix). The 16-bit path; FP8's last backward step is an all-to-all of dK/dV (line 2479), not
     modelled apart.
     """
     pair = where(members_per_domain(hw, cp, tp) < cp, 1.0, 2.0)  # ranks of a hop inside one domain: 1 where it leaves
     chunk = kv_size / maximum(cp, 1.0)
-    one, two = group_times(hw, (("p2p", chunk), ("p2p", 2.0 * chunk)), 2.0, pair, inside=in_one_rack(hw, cp, tp))
+    one, two = group_times(hw, (("p2p", chunk), ("p2p", 2.0 * chunk)), 2.0, pair, inside=in_one_rack(hw, cp, tp),
+                           whole=True)
     live = cp > 1
     return where(live, (cp - 1.0) * one, 0.0), where(live, 2.0 * one + maximum(cp - 2.0, 0.0) * two, 0.0)
 

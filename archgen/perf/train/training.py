@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from archgen.perf.comm.collectives import collective_time, members_per_domain
+from archgen.perf.comm.collectives import members_per_domain
+from archgen.perf.comm.placement import domain_share
 from archgen.perf.comm.racks import group_times, in_one_rack
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
@@ -92,13 +93,17 @@ def pipeline_comm(hw: Hardware, job: Job, T, tp, cp, dp, pp, v, m, fwd):
     """The pipeline's exposed sends per step: each virtual stage's activations forward and gradients backward.
 
     The slowest hop sets the pace; it stays inside a scale-up domain only when every pipeline (pp ranks tp·cp·dp
-    apart) lies in one domain, i.e. the domain size is a multiple of a pipeline's span. Otherwise some hop crosses
-    domains. `T` tokens per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch. A
-    pipeline spans the job, so where its share of a domain crosses racks some send does too: the sends keep the
-    second hop's average (`racks_note.second_hop`; `model_parallel_in_rack`).
+    apart) lies in one domain, i.e. the job's share of a domain (`placement.domain_share`: a job smaller than one
+    domain holds that many of it) is a multiple of a pipeline's span. Otherwise some hop crosses domains. `T` tokens
+    per micro-batch per rank, `fwd` the busiest stage's forward time of one micro-batch. A pipeline spans the job, so
+    where its share of a domain crosses racks the boundary between two stages in different racks does too (stage s
+    holds ranks s·tp·cp·dp to (s+1)·tp·cp·dp - 1 in Megatron's rank order), and every send waits on the slowest: the
+    sends take the second hop whole (`racks.group_times`, `whole`), not its average over a ring's steps (hops2).
     """
-    k_pp = where(hw.scale_up_size % (tp * cp * dp * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
-    p2p = collective_time(hw, "p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1), 2, k_pp)
+    span = tp * cp * dp
+    k_pp = where(domain_share(hw) % (span * pp) == 0, 2.0, 1.0)  # % is np.mod on arrays
+    (p2p,) = group_times(hw, (("p2p", T * job.arch.hidden * ACT_BYTES / where(tp > 1, tp, 1)),), 2, k_pp,
+                         inside=in_one_rack(hw, pp, span), whole=True)
     hops = 2.0 * v * m * p2p  # each chunk's activations out and gradients back, blocking
     if job.overlap_p2p_comm:  # interleaved 1F1B: steady-state sends overlap the next chunk; warmup and flush block
         steady = maximum(0.0, p2p - fwd / v)
@@ -130,7 +135,8 @@ def model_parallel_in_rack(hw: Hardware, tp, cp, dp, pp):
 
     With pp 1 it is the TP group (`racks.in_one_rack` of tp consecutive ranks); with more stages its span is the
     whole job, tp·cp·dp·pp ranks, which never lies in one rack where the share crosses racks (a first stage's ranks
-    in the first rack, a last stage's in the last). So is the pipeline's p2p's (`pipeline_comm`).
+    in the first rack, a last stage's in the last): its all-reduce keeps the average; the pipeline's sends
+    take the hop whole (`pipeline_comm`).
     """
     if not hw.rack_size:   # no second hop added: nothing to take off (`racks.group_times` reads none)
         return False

@@ -36,6 +36,9 @@ QUANTITIES: dict[str, dict[str, str]] = {
                   # turned (added where the cost is, `perf.workload.run_figures.serving_cost_bands`)
                   "cost_per_token": "tokens_per_second", "cost_per_million_tokens": "tokens_per_second",
                   "energy_per_token": "tokens_per_second", "facility_energy_per_million_tokens": "tokens_per_second",
+                  # a replica's capacity is its full closed loop's tokens/s over output_len, and the replicas that
+                  # keep up a rate that rate over it: the throughput's band (turned), offline's (`quantity_family`)
+                  "replica_capacity": "tokens_per_second", "replicas_to_keep_up": "tokens_per_second",
                   **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
     "collective": {"time": "time", "busbw": "time"},
 }
@@ -116,14 +119,21 @@ def at_engine_cap(inference: Inference | None) -> bool:
     return inference.batch >= min(inference.max_batch_size, inference.max_num_tokens) * ranks
 
 
+#: A simulated run's figures of its replica full (`perf.serve.run.capacity_metrics`): a closed loop holding as many
+#: requests as the replica admits, which is what an offline run measures, so they carry the offline family's band.
+CAPACITY_METRICS = ("replica_capacity", "replicas_to_keep_up")
+
+
 def quantity_family(family_: str, metric: str, capacity: bool) -> str:
     """The family `metric` of a job in `family_` takes its band from: a capacity run's throughput takes the offline one.
 
     A closed loop at its engine's cap (`at_engine_cap`) serves at the replica's capacity, which is what an offline
     run measures, so its tokens/s and what is made from it (`QUANTITIES`: cost and energy per token) carry the
     offline family's band; its latencies stay in its own family's load bins (a queue's, which no offline run has).
+    So do `CAPACITY_METRICS` in any run under load: they are the replica's figures when full.
     """
-    if capacity and family_ in LOAD_FAMILIES and QUANTITIES["inference"].get(metric) == "tokens_per_second":
+    if (capacity or metric in CAPACITY_METRICS) and family_ in LOAD_FAMILIES and \
+            QUANTITIES["inference"].get(metric) == "tokens_per_second":
         return family_.replace("serving-under-load", "offline-serving")
     return family_
 

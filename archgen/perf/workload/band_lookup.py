@@ -13,11 +13,12 @@ from archgen.perf.workload.bands import Band, Span, band
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,
           load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
-          spans: Iterable[Span] = (), capacity: bool = False) -> dict[str, Band]:
+          spans: Iterable[Span] = (), capacity: bool = False, routing: Span | None = None) -> dict[str, Band]:
     """The band of each of `names` that has one (`band`): on `accelerator` of `vendor`, its `span`, `load`, arrival.
 
     `spans` are further spans (a serving job's TPOT and TTFT): a metric takes the first of them that states its
-    quantity, else `span`. A `capacity` run's throughput takes the offline family's band (`quantity_family`).
+    quantity, else `span`. A `capacity` run's throughput takes the offline family's band (`quantity_family`). An MoE
+    serving estimate's `routing` span goes to each metric stating its quantity (`Band.routing`).
     """
     quantities, more = QUANTITIES[KINDS[family_]], tuple(spans)
 
@@ -25,7 +26,8 @@ def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span 
         return next((s for s in more if quantities.get(s[0]) == quantities.get(name)), span)
     return {name: b for name in names if (b := band(quantity_family(family_, name, capacity), name,
                                                     accelerator=accelerator, span=own(name), load=load,
-                                                    context=context, vendor=vendor, arrival=arrival)) is not None}
+                                                    context=context, vendor=vendor, arrival=arrival,
+                                                    routing=routing)) is not None}
 
 
 def context_of(job: object) -> int | None:

@@ -49,11 +49,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from archgen import metrics
 from archgen.metric import RENAMED
+from archgen.perf.serve.run import whole_replicas
 from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, KINDS, LOAD_BINS, QUANTITIES, table_key
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
@@ -120,6 +121,10 @@ class Band:
     arrival: str = ""  # a binned band's arrival (`ARRIVALS`)
     vendor: str = ""  # the estimated part's vendor, where its own measurements all miss beyond the median (`typical`)
     typical: tuple[int, float, float, float] | None = None  # that vendor's (count, low, high, median |error|)
+    routing: tuple[float | None, float] | None = None  # an MoE serving rate at the routing's ends, factors (`routed`)
+    routed: str = ""  # those ends in words
+    #: a count rounded up (`replicas_to_keep_up`): the unrounded one, rate / capacity, whose ends `values` rounds up
+    whole: float | None = None
 
     @property
     def measured(self) -> bool:
@@ -175,10 +180,39 @@ class Band:
         if not self.measured:
             return None
         s_low, s_high = self.spread or (1.0, 1.0)
+        if self.whole:   # each end the unrounded count's, rounded up (ends of a ceil'd 23 read 21.06 to 32.69)
+            at = float(getattr(estimate, "m", estimate))
+            return (estimate * (whole_replicas(self.whole * s_low / (1 + self.high)) / at),
+                    estimate * (whole_replicas(self.whole * s_high / (1 + self.low)) / at))
         return estimate * s_low / (1 + self.high), estimate * s_high / (1 + self.low)
 
     def describe(self) -> str:
-        """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...')."""
+        """The band in words ('model error -23.2% to +9.3%, median |error| 7.6%, on 39 dense training ...').
+
+        With the routing's range after it (`routing`), which the band's ends do not take in.
+        """
+        return self._describe() + self._routing()
+
+    def routing_values(self, estimate: E) -> tuple[E | None, E] | None:
+        """An MoE serving rate at the published routing skew (None: none bounds it) and at balanced routing (`routing`).
+
+        Not in `values`: the point takes uniform random routing, and the band's errors were measured on runs with
+        their own routers (docs/perf-model.md, MoE serving: routing).
+        """
+        if self.routing is None:
+            return None
+        low, high = self.routing
+        return (None if low is None else estimate * low), estimate * high
+
+    def _routing(self) -> str:
+        if not self.routed:
+            return ""
+        skewed = self.routing is not None and self.routing[0] is not None
+        return (f"; routing: {self.routed}, {'from the published routing skew' if skewed else 'up'} to perfectly "
+                "balanced routing around the point's uniform random routing, not in the band's ends "
+                "(docs/perf-model.md, MoE serving routing)")
+
+    def _describe(self) -> str:
         if self.longest:
             return (f"no band: unmeasured at this context; the job's {self.context:,} tokens are past the "
                     f"{self.longest:,} of the longest published {FAMILIES[self.family]} measurement scored, and no "
@@ -233,8 +267,8 @@ Span = tuple[str, float, float, float]
 
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
-         load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson"
-         ) -> Band | None:
+         load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
+         routing: Span | None = None) -> Band | None:
     """The band of `metric` for a job of `family_`, estimated on `accelerator` (if given).
 
     None where the metric carries none (memory, concurrency); a band of no measurement (`Band.measured` false) where
@@ -245,11 +279,35 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     unmeasured band, never another bin's or arrival's. A
     `context` past the family's longest scored one (`CONTEXT`) gives an unmeasured band too. Where every measurement
     on the part's `vendor` misses by more than the family's median |error| (`VENDOR`, `band_source.compute_vendor`),
-    the band names the vendor's own errors, so the median does not read as typical of its parts.
+    the band names the vendor's own errors, so the median does not read as typical of its parts. An MoE serving
+    estimate's `routing` span (its rate at the measured skew, 0 where none bounds it, and balanced) goes to each
+    metric stating its quantity (`Band.routing`), beside the band, whatever the band is.
     """
     quantity = QUANTITIES[KINDS[family_]].get(metric)
     if quantity is None:
         return None
+    got = _band(family_, metric, quantity, table, accelerator, span, on, load, context, vendor, arrival)
+    routed = _routed(family_, metric, routing) if routing is not None else None
+    return got if routed is None else replace(got, routing=routed[0], routed=routed[1])
+
+
+def _routed(family_: str, metric: str, routing: Span) -> tuple[tuple[float | None, float], str] | None:
+    """The routing span as factors of `metric`'s estimate and in words, where `metric` states its quantity."""
+    name, point, lo, hi = routing
+    factors = _spread(family_, metric, routing if lo > 0 else (name, point, hi, hi))
+    if factors is None:
+        return None
+    if lo > 0:
+        return factors, _words(routing)
+    scale, unit = _shown(metrics.find("workload", name))   # no published skew bounds the slower end
+    return (None, factors[1]), (f"{_title(name)} (not bounded below, {_g4(hi * scale)}{unit} balanced, around "
+                                f"{_g4(point * scale)}{unit})")
+
+
+def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[str, tuple]] | None,
+          accelerator: str, span: Span | None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None,
+          load: float | None, context: int | None, vendor: str, arrival: str) -> Band:
+    """`band` of a metric that carries one (`quantity`), before its routing."""
     longest = CONTEXT.get(family_, 0)
     if context is not None and longest and context > longest:
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
@@ -280,10 +338,19 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
 def _words(span: Span) -> str:
     """A span in words: 'the time per output token (21.3 ms to 30.1 ms around 24.7 ms)'."""
     name, point, lo, hi = span
+    scale, unit = _shown(metrics.find("workload", name))
+    return f"{_title(name)} ({_g4(lo * scale)}{unit} to {_g4(hi * scale)}{unit} around {_g4(point * scale)}{unit})"
+
+
+def _g4(x: float) -> str:
+    """`x` to 4 significant digits, without an exponent from 10,000 up ('10,070', not '1.007e+04')."""
+    return f"{float(f'{x:.4g}'):,.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
+
+
+def _title(name: str) -> str:
+    """A metric's title in a sentence: 'the time per output token'."""
     m = metrics.find("workload", name)
-    scale, unit = _shown(m)
-    title = name if m is None else m.title if m.title[:2].isupper() else m.title[0].lower() + m.title[1:]
-    return f"the {title} ({lo * scale:.4g}{unit} to {hi * scale:.4g}{unit} around {point * scale:.4g}{unit})"
+    return f"the {name if m is None else m.title if m.title[:2].isupper() else m.title[0].lower() + m.title[1:]}"
 
 
 def _shown(m: metrics.Metric | None) -> tuple[float, str]:

@@ -69,6 +69,7 @@ class Machine:
     own_link: str = ""    # the accelerator's own link, where the domain states another (`fabric_latency_note`)
     domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
     energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`derived.unsettled_at` judges cost so)
+    energy_price: float = 0.0  # USD per kWh of IT energy (the hall's price x PUE): what a sweep's `tdp` level costs
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
@@ -152,7 +153,9 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     # the job sends (all-to-all, p2p): an all-to-all or p2p workload, pipeline or expert parallelism, attention DP
     sends = est.layout.get("op") in ("all_to_all", "p2p") or est.layout.get("attention_dp") == "yes" or any(
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
-    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part),
+    lay = [v for k in ("tp", "cp", "dp", "pp") if isinstance(v := est.layout.get(k), int)]   # a training layout's
+    stages = (lay[0] * lay[1] * lay[2], lay[3]) if len(lay) == 4 else (0, 0)   # pipeline, which the note names
+    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages),
                          borrowed,
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus),

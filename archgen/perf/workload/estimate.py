@@ -128,7 +128,11 @@ def precision(workload: Workload) -> str | None:
 
 def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> Estimate:
     """The estimate with its hardware and each metric's error band (`family_`, on `hw`'s accelerator)."""
-    arrival = arrival_of(workload.inference.scenario) if workload.inference is not None else ""
-    return replace(est, bands=bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload),
-                                    hw.vendor, arrival, est.latency_spans, at_engine_cap(workload.inference)),
-                   hardware=hw.summary(precision(workload)))
+    inf = workload.inference
+    arrival = arrival_of(inf.scenario) if inf is not None else ""
+    got = bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload), hw.vendor, arrival,
+                est.latency_spans, at_engine_cap(inf), est.routing)
+    keep, cap = got.get("replicas_to_keep_up"), est.metrics.get("replica_capacity")
+    if keep is not None and cap is not None and inf is not None and inf.arrival_rate is not None:   # whole replicas
+        got["replicas_to_keep_up"] = replace(keep, whole=inf.arrival_rate.m_as("1/s") / cap.m_as("1/s"))
+    return replace(est, bands=got, hardware=hw.summary(precision(workload)))

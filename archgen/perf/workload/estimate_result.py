@@ -71,6 +71,9 @@ class Estimate:
     fits: bool
     searched: dict[str, int] = field(default_factory=dict)
     sensitivity: dict[str, float] = field(default_factory=dict)
+    #: the metric the elasticities are of where it is not the job's own (step time, tokens/s per accelerator): an open
+    #: loop that keeps up has them of `replica_capacity`, as its tokens/s is the offered load
+    sensitivity_of: str = ""
     #: The workload's requirements judged on it (`derived.judge_requirements`), by the consumer: None until judged
     #: (`estimate_on_cluster` judges none; `JobOnCluster.estimate` and the pipeline do), [] where it has none.
     requirements: list[Outcome] | None = None
@@ -82,6 +85,7 @@ class Estimate:
     bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
     span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)
     latency_spans: tuple[Span, ...] = ()  # an offline serving job's TPOT and TTFT over those ranges, likewise
+    routing: Span | None = None  # an MoE serving job's tokens/s per accelerator at the routing's ends (routing_note)
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)
     load: float | None = None  # a simulated serving run's load, served over capacity (perf.serve.run.ServingRun)
     unjudged: dict[str, str] = field(default_factory=dict)  # by metric: why a target on it is not judged (not provided)

@@ -4,15 +4,20 @@ Over several racks (`scale_up.racks`, a GB200 NVL36x2): the model takes the whol
 (`docs/perf-model.md`, "Scale-up domains over several racks"), at its bandwidth, because the trunk links between
 each pair of racks are sized to carry a rack's accelerators' bandwidth per direction
 (`analyse.scale_up_racks.trunk_links_per_pair`), and at the accelerator's one-rack `scale_up.latency` per collective
-step. A step between racks crosses one more switch. Where the switch part states its port-to-port `latency` (a
-UALink switch: "with 400G ports, a 25T switch is <= 150 ns, 50T <200ns, and a 100T switch < 250ns", the UALink
-Consortium's answers to its 200G 1.0 specification webinar, ualinkconsortium.org/blog/a-deeper-dive-responding-to-
-the-ualink-200g-1-0-specification-webinar-qa-session-822, a target, not a measured switch),
+step. A step between racks crosses one more switch. The job's ranks are taken to fill each domain from its first
+accelerator on, a rack boundary (a job smaller than the domain at offset 0; the note says so): a scheduler placing
+it from another accelerator cuts other groups by a rack, and no spec states such an offset. Where the switch part
+states its port-to-port `latency` (a UALink switch: "with 400G ports, a 25T switch is <= 150 ns, 50T <200ns, and a
+100T switch < 250ns", the UALink Consortium's answers to its 200G 1.0 specification webinar,
+ualinkconsortium.org/blog/a-deeper-dive-responding-to-the-ualink-200g-1-0-specification-webinar-qa-session-822, a
+target, not a measured switch),
 `second_hop` adds it as NCCL's tuning model adds a slower step: only on the steps that cross, counted as NCCL counts
 a ring's steps between nodes (`perf.comm.nccl.ring_latency`, tuning.cc `nInterSteps`: 2 (R - 1) of an all-reduce's
 2 (n - 1) steps, R - 1 of n - 1 otherwise), so each step takes hop x (R - 1) / (n - 1) more on average, n the
-accelerators the job holds of one domain and R the racks they span. Point-to-point sends and all-to-all take the
-same average, which understates one send across racks (stated in the note). A TP, DP, CP or EP group inside one
+accelerators the job holds of one domain and R the racks they span. Point-to-point sends that every rank makes at
+once (a pipeline's, a CP ring's) wait on the slowest, so where they cross racks they take the whole hop (recorded as
+`Hardware.rack_cross`; the note names a pipeline's stage boundaries across racks, `racks.stages_across`); an
+all-to-all keeps the average, which understates it (stated in the note). A TP, DP, CP or EP group inside one
 rack takes none (`perf.comm.racks.group_times`; `second_hop` records the average and the rack's size in
 `Hardware.rack_hop` and `rack_size` for it). NVIDIA publishes no NVLink switch latency, and the catalog's NVLink
 trays state none, so on an NVL36x2 nothing is added and the note says so (newuser59).
@@ -29,6 +34,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from archgen.perf.comm.placement import domain_share
+from archgen.perf.comm.racks import stages_across
 from archgen.perf.hw.hardware import Hardware
 
 __all__ = ["domain_racks_note", "fabric_latency_note", "second_hop"]
@@ -51,15 +57,18 @@ def second_hop(domain: Hardware, job: Hardware, racks: int, hop: float) -> Hardw
     if not spanned or hop <= 0:
         return job
     added = hop * (spanned - 1) / (domain_share(job) - 1)
-    return replace(job, scale_up_latency=job.scale_up_latency + added, rack_hop=added, rack_size=per_rack)
+    return replace(job, scale_up_latency=job.scale_up_latency + added, rack_hop=added, rack_cross=hop,
+                   rack_size=per_rack)
 
 
-def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 0.0, switch: str = "") -> str:
+def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 0.0, switch: str = "",
+                      pipeline: tuple[int, int] = (0, 0)) -> str:
     """The note for a job whose share of a domain of `racks` racks is more than one rack's ("" where it is not).
 
     `domain` is the cluster's own hardware (the whole domain's size, not a sweep point's), `job` the job's (its share
     of each domain, `comm.placement.job_share`, and any what-if, after `second_hop`); `hop` the port-to-port latency
-    (s) its switch part `switch` states, 0 where it states none.
+    (s) its switch part `switch` states, 0 where it states none; `pipeline` a training layout's (tp·cp·dp, pp), whose
+    stage boundaries across racks the note names (`racks.stages_across`).
     """
     per_rack, spanned = _spans(domain, job, racks)
     if not spanned:
@@ -67,21 +76,34 @@ def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 
     share = domain_share(job)
     bandwidth = job.scale_up_bandwidth / 1e9
     head = (f"the scale-up domain of {domain.scale_up_size} spans {racks} racks of {per_rack} (`scale_up.racks`), "
-            f"and the job takes {share} of each domain: a group across racks crosses two switch hops and "
-            f"the trunk links; taken at the domain's {bandwidth:.4g} GB/s per direction (the trunks are sized to "
-            f"carry it) and ")
+            f"and the job takes {share} of each domain, its ranks from the domain's first rack on (assumed: a job "
+            "placed from another accelerator has other groups cut by a rack): a group across racks crosses two "
+            f"switch hops and the trunk links; taken at the domain's {bandwidth:.4g} GB/s per direction (the trunks "
+            "are sized to carry it) and ")
     if hop > 0:
         return head + (f"{job.scale_up_latency * 1e6:.4g} us per collective step: {job.accelerator}'s one-rack "
                        f"`scale_up.latency` plus the second hop, {hop * 1e9:.4g} ns ({switch}'s `latency`), on "
                        f"{spanned - 1} of every {share - 1} ring steps (those that cross racks, as NCCL counts steps "
                        "between nodes), averaged over the steps, where a group inside one rack (its ranks' span "
-                       f"dividing {per_rack}: tp, or a DP, CP or EP group in Megatron's rank order) takes none; one "
-                       "point-to-point send across racks takes the whole hop, more than this average "
+                       f"dividing {per_rack}: tp, or a DP, CP or EP group in Megatron's rank order) takes none; "
+                       f"{_sends(job, pipeline)} take the whole {hop * 1e9:.4g} ns where they cross racks, every send "
+                       "waiting on the slowest; an all-to-all across racks keeps the average, which understates it "
                        "(docs/perf-model.md, Scale-up domains over several racks)")
     return head + (f"the one-rack latency of {job.accelerator}, {job.scale_up_latency * 1e6:.4g} us per "
                    "collective step (`scale_up.latency`): the second switch hop's latency is not added, "
                    f"{switch or 'the switch part'} states no `latency` and no per-hop figure could be cited "
                    "(docs/perf-model.md, Scale-up domains over several racks)")
+
+
+def _sends(job: Hardware, pipeline: tuple[int, int]) -> str:
+    """Which sends take the whole hop: the pipeline's, naming the stage boundaries across racks where it is known."""
+    span, pp = pipeline
+    across = stages_across(job, span, pp) if span else ()
+    if not across:
+        return "the pipeline's sends and a CP ring's steps"
+    pairs = ", ".join(f"{s} and {s + 1}" for s in across)
+    return (f"the pipeline's sends between stages {pairs} (of 0 to {pp - 1}, stage s on ranks s x {span} on) "
+            "and a CP ring's steps")
 
 
 def fabric_latency_note(job: Hardware, own: str, domain: str) -> str:

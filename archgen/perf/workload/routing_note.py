@@ -15,11 +15,18 @@ from collections.abc import Callable
 
 from archgen.perf.serve import routing as R
 from archgen.perf.serve.inference import InferenceEstimate, ServeJob
+from archgen.perf.workload.bands import Span
+
+#: The metric the routing span is taken of (`Band.routing` carries it to each metric stating its quantity).
+METRIC = "tokens_per_second_per_gpu"
 
 
 def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
-                 per_gpu_at: Callable[[ServeJob], float]) -> str:
-    """The note of an MoE estimate at ep > 1.
+                 per_gpu_at: Callable[[ServeJob], float]) -> tuple[str, Span]:
+    """The note of an MoE estimate at ep > 1, and its routing span (`bands.Span`, `Band.routing`).
+
+    The span is the tokens/s per accelerator at the measured imbalance (0 where none was published for the model's
+    routing shape: not bounded), the point (uniform random routing) and balanced routing.
 
     Args:
         job: The estimated job (uniform random routing, `job.imbalance` None).
@@ -36,8 +43,9 @@ def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
             f"skewed. Perfectly balanced routing gives {balanced:,.0f} tokens/s per accelerator ({per_gpu:,.0f} here)")
     if not R.has_measured_ratio(a.experts, a.top_k):
         return text + (f"; no published imbalance was found for a model routing to {a.top_k} of {a.experts} "
-                       "experts, so the slower end is not bounded")
+                       "experts, so the slower end is not bounded"), (METRIC, per_gpu, 0.0, balanced)
     skewed = per_gpu_at(dataclasses.replace(job, imbalance=R.TRTLLM_R1_IMBALANCE))
     change = (skewed / per_gpu - 1.0) if per_gpu > 0 else 0.0
     return text + (f"; {R.TRTLLM_R1_CONDITIONS}: at that imbalance, {skewed:,.0f} tokens/s per accelerator "
-                   f"({change:+.0%}), not a measurement of this run's ep, dataset or EPLB")
+                   f"({change:+.0%}), not a measurement of this run's ep, dataset or EPLB"), (METRIC, per_gpu, skewed,
+                                                                                              balanced)

@@ -29,13 +29,14 @@ from archgen.perf.serve.inference import (
     estimate_inference,
 )
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
-from archgen.perf.serve.run import ServingRun
-from archgen.perf.serve.scheduler import estimate_serving
+from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
+from archgen.perf.serve.scheduler import estimate_serving, full_run
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
 from archgen.perf.workload.bands import Span, band
 from archgen.perf.workload.defaults_note import assumed_engine
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate
+from archgen.perf.workload.moe_serving_note import moe_serving_convention
 from archgen.perf.workload.routing_note import routing_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.units import Q_, Q
@@ -173,9 +174,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if misfit:
         notes.append(f"does not fit: {misfit}")
     per_gpu = float(e.tokens_per_second_replica) * replicas / gpus  # idle accelerators count
+    routing: Span | None = None   # the tokens/s per accelerator at the routing's ends, for the bands
     if arch.experts and inf.ep > 1 and fits and float(e.batch) >= 1:
-        notes.append(routing_note(job, e, per_gpu, lambda j: float(estimate_serving(
-            hw, j, tp, batch, rate, replicas=replicas, load=False)[0].tokens_per_second_replica) * replicas / gpus))
+        text, routed = routing_note(job, e, per_gpu, lambda j: float(estimate_serving(
+            hw, j, tp, batch, rate, replicas=replicas, load=False)[0].tokens_per_second_replica) * replicas / gpus)
+        notes.append(text)
+        routing = routed if run is None else None   # a simulated run's tokens/s is not the closed form's, the ends'
     metrics = {}
     if float(e.batch) >= 1:  # with no sequence in flight there is no latency or throughput to report
         metrics = {"ttft": Q_(float(e.ttft), "s"), "tpot": Q_(float(e.tpot), "s")}
@@ -187,6 +191,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         if run is not None:
             metrics |= {"ttft_p50": Q_(run.ttft.p50, "s"), "ttft_p99": Q_(run.ttft.p99, "s"),
                         "tpot_p50": Q_(run.tpot.p50, "s"), "tpot_p99": Q_(run.tpot.p99, "s")}
+            metrics |= capacity_metrics(run, inf.arrival_rate if not closed else None)
     metrics |= {"memory_per_gpu": Q_(float(e.memory_per_gpu), "B"),
                 "memory_headroom": Q_(hw.hbm_capacity - float(e.memory_per_gpu), "B")}
     if gpus_per_rack and metrics.get("tokens_per_second_per_gpu"):
@@ -200,17 +205,28 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         {"prefill_per_request": Q_(float(e.prefill_per_request), "s"),
          "decode_per_request": Q_(inf.output_len * float(e.tpot) / float(e.batch), "s")}
     sens, span = {}, None
+    # an open loop that keeps up serves its offered load whatever the hardware: its elasticities are of what the
+    # hardware moves, the replica's capacity (its full closed loop, `full_run`); before newuser68 every one read 0
+    keeps_up = run is not None and not closed and run.stable
     latency_spans: tuple[Span, ...] = ()
     if fits and (with_sensitivity or spans_ranges(workload, arch, hw)):
         def tput(h: Hardware) -> float:
             # a batch left out follows the KV-cache capacity
             x = estimate_serving(h, job, tp, batch, rate, replicas=replicas, load=False)[0]  # tokens/s only
             return float(x.tokens_per_second_per_gpu) if bool(x.fits) else math.inf
-        sens = elasticities(hw, tput, inf.precision) if with_sensitivity else {}
+
+        def capacity(h: Hardware) -> float:
+            full = full_run(h, job, tp, batch, replicas)
+            return full.tokens_per_second / inf.output_len if full is not None else math.inf
+        sens = elasticities(hw, capacity if keeps_up else tput, inf.precision) if with_sensitivity else {}
         ends = over_range(hw, inf.precision, tput)
         tps_metric = registry.find("workload", "tokens_per_second_per_gpu")
-        notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
-                           (tps_metric.rate_unit() if tps_metric else None) or "1/s")
+        if keeps_up and ends is not None and math.isclose(*ends, rel_tol=1e-9):   # the offered load at both ends
+            notes += span_note(hw, inf.precision, over_range(hw, inf.precision, capacity), "the replica capacity "
+                               "(its tokens/s is the offered load at both ends)", "requests/s")   # was 'X to X'
+        else:
+            notes += span_note(hw, inf.precision, ends, "the tokens/s per accelerator",
+                               (tps_metric.rate_unit() if tps_metric else None) or "1/s")
         span = ("tokens_per_second_per_gpu", per_gpu, *ends) if ends is not None else None
         if ends is not None and run is None and "tpot" in metrics:   # an offline run's latencies: the closed form's
             latency_spans = latency_span(hw, inf.precision, e, lambda h: estimate_serving(
@@ -252,6 +268,10 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
             "memory_reserve": MEMORY_RESERVE,
             "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
             "decoding": DECODING}
+    if arch.experts and (optimistic := moe_serving_convention()) is not None:
+        conv["moe_serving"] = optimistic
+    if "replicas_to_keep_up" in metrics and run is not None:
+        conv["replicas_to_keep_up"] = KEEP_UP.format(load=run.load, p99=run.ttft.p99)
     limits = {}
     if run is not None and not closed and run.stable and inf.arrival_rate is not None:
         flow = f"{inf.arrival_rate.m_as('1/s'):.4g} requests/s x {inf.output_len} tokens"
@@ -260,8 +280,9 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         limits = {m: why for m in ("tokens_per_second", "tokens_per_second_per_gpu", "tokens_per_second_per_rack")}
     unjudged = {} if run is not None else {"ttft": OFFLINE_TTFT.format(batch=float(e.batch))}
     return Estimate(workload.id, "inference", hw.accelerator, gpus, layout, metrics, breakdown, memory, fits,
-                    sensitivity=sens, notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
-                    latency_spans=latency_spans,
+                    sensitivity=sens, sensitivity_of="replica_capacity" if sens and keeps_up else "",
+                    notes=notes, conventions=conv, misfit=misfit, span=span, limits=limits,
+                    latency_spans=latency_spans, routing=routing,
                     load=run.load if run is not None else None, unjudged=unjudged, assumed=assumed,
                     batch_bound=bound)
 

@@ -1,0 +1,55 @@
+"""The words of a requirement not provided because its figure rests on an input nobody gave (`unsettled_note`).
+
+`unsettled_note` called any figure whose other end is 0 "an upper bound". That is true of an energy at maximum draw
+(`analyse.job_energy.upper_bounds`: the true figure lies somewhere below it, no lower end known), and false of a range
+with a real end at 0: the shipped GB200 SU's Llama 3.1 405B job has no idle node to stand in for a failed one, so its
+spares run from 18 (every failure waits the rate set's repair time) to 0 (a failed node replaced at once;
+`goodput_notes.REPAIR_ENDS`), and a requirement `spares <= 10` read "spares is at most 18, an upper bound". An upper
+bound now has no other end (None) and a range of two known ends "lies between" them, 0 or not: "X or Y" said the
+figure is one of two values, where the unknown input (the blocking time, the repair wait, the energy's share of a
+cost) puts it anywhere between them.
+"""
+
+from __future__ import annotations
+
+from archgen.analyse.goodput_notes import REPAIR_ENDS
+from archgen.model.requirements import Requirement, unsettled_note
+from archgen.units import Q_
+
+
+def _req(metric: str, target: str) -> Requirement:
+    return Requirement(id="REQ-X-001", statement="s", metric=metric, target=target)
+
+
+def test_a_range_with_a_real_end_at_zero_is_no_upper_bound():
+    note = unsettled_note(_req("spares", "<= 10"), Q_(18, ""), {"spares": (Q_(0, ""), REPAIR_ENDS)})
+    assert note is not None and "upper bound" not in note
+    assert note.startswith("spares lies between 18 and 0 and the target <= 10 is met at one end only: the first with")
+
+
+def test_an_energy_at_maximum_draw_is_an_upper_bound_judged_at_zero_too():
+    why = "it is the IT energy at the cluster's maximum draw by definition"
+    unsettled = {"job_it_energy": (None, why)}
+    note = unsettled_note(_req("job_it_energy", "<= 1 MWh"), Q_(16070, "MWh"), unsettled)
+    assert note == ("job_it_energy is at most 1.607×10⁴ MWh, an upper bound, and the target <= 1 MWh is not met "
+                    f"there: {why}")
+    low = unsettled_note(_req("job_it_energy", ">= 1 MWh"), Q_(16070, "MWh"), unsettled)
+    assert low is not None and "is met there, but the figure may lie below the target" in low
+    assert unsettled_note(_req("job_it_energy", "<= 20000 MWh"), Q_(16070, "MWh"), unsettled) is None  # met at 0 too
+
+
+def test_a_cost_with_its_energy_at_maximum_draw_lies_between_its_ends():
+    # the DGX B200 SuperPOD's TCO per accelerator-hour of newuser64: 2.321 USD, 0.211 USD of it energy at maximum draw
+    note = unsettled_note(_req("tco_per_accelerator_hour", "<= 2.2 USD"), Q_(2.321, "USD"),
+                          {"tco_per_accelerator_hour": (Q_(2.110, "USD"), "its energy cost ...")})
+    assert note == ("tco_per_accelerator_hour lies between 2.321 USD and 2.11 USD and the target <= 2.2 USD is met "
+                    "at one end only: its energy cost ...")
+
+
+def test_the_shipped_runs_hold_upper_bounds_as_none_and_real_zero_ends_as_zero(shipped):
+    job = shipped.operations.unsettled["workload/llama3-405b-pretrain-gb200"]
+    assert job["facility_energy_per_million_tokens"][0] is None
+    assert job["spares"][0] == Q_(0, "") and job["spares"][1] == REPAIR_ENDS
+    assert shipped.workloads["workload/llama3-405b-pretrain-gb200"].estimate.metrics["spares"].m == 18
+    assert all(q is None for name, (q, _) in shipped.operations.unsettled["cluster/gb200-nvl72-su"].items()
+               if name in ("facility_energy_per_year", "energy_cost_per_year"))
