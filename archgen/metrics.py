@@ -154,15 +154,20 @@ REGISTRY: tuple[Metric, ...] = (
            "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _EI,
            _I, minimise=True),
     Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
-           "(concurrency, or server with an arrival rate).", "perf/serve/scheduler.py", _I,
+           "(concurrency, or server with an arrival rate): the sorted requests' element at floor(n / 2), as MLPerf's "
+           "loadgen reads it.", "perf/serve/scheduler.py", _I,
            minimise=True),
     Metric("workload", "ttft_p99", "s", "ms", 1, "TTFT p99", "99th-percentile time to first token over a simulated "
-           "run: MLPerf Inference's Server-scenario TTFT constraint.", "perf/serve/scheduler.py", _I,
+           "run, the sorted requests' element at floor(0.99 n) as MLPerf's loadgen reads it (loadgen/results.cc): "
+           "MLPerf Inference's Server-scenario TTFT constraint. Every request has the workload's one length (a "
+           "dataset's long prompts, which set a measured tail, are not simulated).", "perf/serve/scheduler.py", _I,
            minimise=True),
-    Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run.",
+    Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run "
+           "(the sorted requests' element at floor(n / 2), as loadgen reads it).",
            "perf/serve/scheduler.py", _I, minimise=True),
     Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
-           "simulated run: MLPerf Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
+           "simulated run, the sorted requests' element at floor(0.99 n) as MLPerf's loadgen reads it: MLPerf "
+           "Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
            minimise=True),
     Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens per second of the whole job: a "
            "training job's every token of its batches; a serving job's output tokens only, its prompts' not counted "

@@ -3,7 +3,9 @@
 Scores every case file the accuracy page lists (docs/gen_accuracy.py: the two scoring files, copies of
 ../shared/data, and the project's further public cases under tests/perf/data) and writes the band of each
 (family, quantity) (`archgen.perf.workload.bands.compute_table`), how many of its measurements each accelerator
-has (`compute_on`) and each accelerator vendor's own errors (`band_source.compute_vendor`). `--check` writes nothing
+has (`compute_on`) and each accelerator vendor's own errors (`band_source.compute_vendor`). An open-loop serving
+run is binned at its load on its system's measured capacity where its file measures one
+(`band_source.measured_loads`). `--check` writes nothing
 and exits 1 when the table is stale; tests/perf/test_bands.py runs the same comparison. Regenerate after any change
 that moves a prediction.
 """
@@ -11,6 +13,7 @@ that moves a prediction.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -24,6 +27,7 @@ from archgen.perf.workload.band_source import (  # noqa: E402
     compute_on,
     compute_table,
     compute_vendor,
+    measured_loads,
     table_source,
 )
 from archgen.perf.workload.case_bands import case_family  # noqa: E402
@@ -48,7 +52,10 @@ def source() -> str:
         vendor = {c.id: case_vendor(c, accelerators) for c in cf.cases}
         context = {c.id: context_of(c) for c in cf.cases}
         arrival = {c.id: arrival_of(c.inference.scenario) if c.inference is not None else "" for c in cf.cases}
-        results = score_cases(cf).results
+        measured = measured_loads(cf.cases)
+        # an open loop is binned at its measured capacity where its file measures it, else at the model's
+        results = [replace(r, load=measured.get(r.id, r.load)) if r.load is not None else r
+                   for r in score_cases(cf).results]
         family = {(r.id, r.metric): case_family(cases[r.id], r.metric) for r in results}
         scored += [(family[(r.id, r.metric)], r.metric, r.error, r.load, arrival[r.id]) for r in results]
         on += [(family[(r.id, r.metric)], r.metric, accelerator[r.id], r.load, arrival[r.id]) for r in results]

@@ -33,9 +33,10 @@ objectives: [{metric: tokens_per_second}]
 
 
 def test_the_shipped_platforms_point_1_carries_the_dense_training_band_on_both_paths():
-    """Point 1 (144 B200, BF16): step time 11.51 s within [s / (1 + high), s / (1 - low)] = [10.40, 18.60] s of the
-    dense-training band (87 runs, -38.1 % to +10.6 %: `band_table.TABLE`); tokens/s and MFU are rates of the same
-    step, so theirs are [x (1 + low), x (1 + high)]: MFU 54.2 % in [33.5, 59.9] % (53.2 % in [33.0, 62.1] % while
+    """Point 1 (144 B200, BF16): step time 11.51 s within [s / (1 + high), s / (1 - low)] = [10.42, 18.60] s of the
+    dense-training band (87 runs, -38.1 % to +10.5 %: `band_table.TABLE`); tokens/s and MFU are rates of the same
+    step, so theirs are [x (1 + low), x (1 + high)]: MFU 54.2 % in [33.5, 59.8] % (59.9 % before session hops2 kept a 64-of-72 job's pipeline on NVLink, which moved
+    the band's top end from +10.6 %; 53.2 % in [33.0, 62.1] % while
     the nemo-2025 profile reduced gradients in fp32, before session gradreduce; 62.2 before nu38model moved the dense
     band), whose low end misses the 35 % of REQ-PERF-001, which reads at risk."""
     p = next(q for q in sweep_problems_of(SPECS / "sweeps" / "llama3-70b.yaml", [SPECS])
@@ -49,7 +50,7 @@ def test_the_shipped_platforms_point_1_carries_the_dense_training_band_on_both_p
     for rate in ("tokens_per_second", "tokens_per_second_per_gpu", "mfu"):
         assert (m[f"{rate}_low"], m[f"{rate}_high"]) == pytest.approx((m[rate] * (1 + low), m[rate] * (1 + high)),
                                                                       rel=1e-12)
-    assert m["mfu_low"] * 100 == pytest.approx(33.50, abs=0.01) and round(m["mfu_high"] * 100, 1) == 59.9
+    assert m["mfu_low"] * 100 == pytest.approx(33.50, abs=0.01) and round(m["mfu_high"] * 100, 1) == 59.8
     assert m["mfu_low"] < 0.35 <= m["mfu"] and "REQ-PERF-001" in one.at_risk
 
 

@@ -90,7 +90,9 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     Its family, measurements (and those on the estimated accelerator), signed relative errors, the span over the
     part's stated efficiency ranges it also covers (`spread`, factors of the value; null where the part has
     measurements or states no range) and value range (`Band.values`); a serving-under-load latency's also its run's
-    `load` and load bin (`perf.workload.band_families.load_bin`), whose measurements it counts (null elsewhere); a job
+    `load`, load bin (`perf.workload.band_families.load_bin`, or bins `light..moderate`), whose measurements it
+    counts, and `reach`, an open loop's load at the capacity band's low end (null where no further; null elsewhere);
+    a job
     past its family's longest scored context, its `context` in tokens and that `longest` (null elsewhere); where every
     measurement on the part's vendor misses by more than the family's median |error| (`Band.typical`), `vendor`: that
     vendor, its measurements and their errors (null elsewhere).
@@ -112,7 +114,7 @@ def band_json(b: Band, value: Q, others: Mapping[str, Q] | None = None, metric: 
     on = ({"accelerator": b.accelerator, "measurements": b.on_accelerator} if b.on_accelerator is not None else None)
     vendor = ({"vendor": b.vendor, "measurements": b.typical[0], "low": b.typical[1], "high": b.typical[2],
                "median": b.typical[3]} if b.typical is not None else None)
-    load = {"load": b.load, "bin": b.bin, "arrival": b.arrival} if b.bin else None
+    load = {"load": b.load, "bin": b.bin, "arrival": b.arrival, "reach": b.reach} if b.bin else None
     context = {"tokens": b.context, "longest": b.longest} if b.longest else None
     routed = b.routing_values(value)
     routing = None if routed is None else {"low": None if routed[0] is None else metric_quantity(metric, routed[0]),

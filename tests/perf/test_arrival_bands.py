@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from archgen.perf.workload.band_families import arrival_of
 from archgen.perf.workload.band_source import compute_table
 from archgen.perf.workload.band_table import TABLE
@@ -26,18 +28,28 @@ def test_the_table_keeps_each_arrival_apart():
     """The same bin's errors of a Poisson and a closed-loop run land in two rows, never one."""
     table = compute_table([("serving-under-load", "ttft", 0.1, 0.2, "poisson"),
                            ("serving-under-load", "ttft", -0.3, 0.2, "closed")])
-    assert table["serving-under-load"] == {"ttft@light@poisson": (1, 0.1, 0.1, 0.1),
-                                           "ttft@light@closed": (1, -0.3, -0.3, 0.3)}
+    rows = table["serving-under-load"]
+    assert {k: v for k, v in rows.items() if ".." not in k} == {"ttft@light@poisson": (1, 0.1, 0.1, 0.1),
+                                                                "ttft@light@closed": (1, -0.3, -0.3, 0.3)}
+    # and each run of bins holding the light bin keeps them apart too (`band_families.table_keys`)
+    assert rows["ttft@light..moderate@poisson"] == (1, 0.1, 0.1, 0.1)
+    assert rows["ttft@light..near-capacity@closed"] == (1, -0.3, -0.3, 0.3)
     assert (arrival_of("server"), arrival_of("concurrency")) == ("poisson", "closed")
 
 
 def test_moe_latency_bands_are_poissons_only():
     """Every MoE serving-under-load latency row is of the three DeepSeek-R1 Server runs (Poisson): a closed loop at
-    the same light load has no band, where a Poisson run there keeps its three measurements."""
+    the same light load has no band, where a Poisson run there keeps its three measurements.
+
+    nu68fix: two of the three ran at 0.56 and 0.58 of their system's measured Offline capacity (moderate), the GB300
+    one (no Offline twin) at the model's 0.31; a Poisson run at 0.3 reaches 0.3 x (1 + 1.152) = 0.65 at the MoE
+    offline band's low end, so its band is the light and moderate bins', all three.
+    """
     keys = [k for k in TABLE["moe-serving-under-load"] if "@" in k]
     assert keys and all(k.endswith("@poisson") for k in keys)
-    poisson = band("moe-serving-under-load", "ttft_p99", load=0.2, arrival="poisson")
-    closed = band("moe-serving-under-load", "ttft_p99", load=0.2, arrival="closed")
+    poisson = band("moe-serving-under-load", "ttft_p99", load=0.3, arrival="poisson")
+    closed = band("moe-serving-under-load", "ttft_p99", load=0.3, arrival="closed")
+    assert poisson is not None and poisson.bin == "light..moderate" and poisson.reach == pytest.approx(0.3 * 2.1521)
     assert poisson is not None and poisson.measured and poisson.count == 3
     assert closed is not None and not closed.measured and closed.count == 0
     assert "at a fixed concurrency (a closed loop)" in closed.describe()

@@ -52,18 +52,25 @@ def test_deepseek_v3_lies_above_the_moe_training_band(rows):
     assert row.result.error < row.low and not row.inside
 
 
-def test_near_capacity_poisson_latencies_have_no_band(rows):
+def test_near_capacity_poisson_latencies_are_banded_at_measured_loads(rows):
     """Lenovo's B200 and Nebius's H200 Llama 2 70B Server runs use the configurations of NVIDIA's B200 and Dell's H200
     runs, at the same or a 2 % higher rate; the model places both near capacity. Before newuser45 that Poisson bin
     held 3 runs (NVIDIA's B200 and GB200, Dell's H200) and all 12 of these TTFT and TPOT figures fell outside it
     (TTFT p99 +353.6 % and -81.1 % against -63.9 % to +341.6 %). Dell's rows now state the fused FFN activation its
     config builds, which puts its Server run at moderate load, so the bin holds 2 and gives no band: a latency
-    target there is at risk, not met on a 3-run range expected to hold half of such runs (Wilks)."""
+    target there was at risk, not met on a 3-run range expected to hold half of such runs (Wilks).
+
+    nu68fix: the scored Server rows are binned at their measured capacity where their file has its Offline log
+    (`band_source.measured_loads`), and 8 ran near it, so the bin has a band again (TTFT p99 -97.9 % to -23.2 %):
+    all six of Nebius's latencies lie inside, and four of Lenovo's lie just above it (TTFT p99 -22.4 %, TPOT p99
+    -3.9 %, against NVIDIA's own B200 row's -24.5 % and -4.6 % at the high end)."""
+    outside = {("ho-mlperf51-llama2-70b-server-8xb200-lenovo", m) for m in ("tpot", "ttft_p99", "tpot_p50",
+                                                                            "tpot_p99")}
     for case in ("ho-mlperf51-llama2-70b-server-8xb200-lenovo", "ho-mlperf51-llama2-70b-server-8xh200-nebius"):
         for metric in ("ttft", "tpot", "ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"):
             row = rows[(case, metric)]
-            assert row.bin == "near-capacity" and row.count == 2 < MIN_BIN
-            assert not row.banded and not row.inside
+            assert row.bin == "near-capacity" and row.count == 8 >= MIN_BIN
+            assert row.banded and row.inside == ((case, metric) not in outside), (case, metric)
 
 
 def test_dell_h200_rows_state_the_fused_ffn_activation_their_config_builds():

@@ -135,7 +135,10 @@ def test_mlperf_deepseek_latency_limits_are_judged_at_the_pessimistic_end(spec_t
                              str(SPECS), "--path", str(specs)).out)
     for metric in ("ttft_p99", "tpot_p99"):
         b = doc["bands"][metric]
-        assert (b["family"], b["measurements"], b["load"]["bin"]) == ("moe-serving-under-load", 3, "light"), metric
+        # nu68fix: two of the three rows ran at moderate load by their measured Offline capacity; this run's load,
+        # light by the model, reaches moderate at the MoE offline band's low end (+115.2 %): the same three rows
+        assert (b["family"], b["measurements"], b["load"]["bin"]) == ("moe-serving-under-load", 3,
+                                                                     "light..moderate"), metric
     reqs = {r["id"]: r for r in doc["requirements"]}
     measured = {"REQ-DSR1-TTFT": 1.696, "REQ-DSR1-TPOT": 0.07218}  # seconds, the B200 Server log's p99s
     for rid, value in measured.items():

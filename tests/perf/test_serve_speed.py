@@ -78,7 +78,8 @@ def test_an_estimate_without_its_load_is_the_same_estimate(accelerators):
     est, run = estimate_serving(hw, job, 2, 40)
     quick, bare = estimate_serving(hw, job, 2, 40, load=False)
     assert run is not None and bare is not None
-    assert quick == est and replace(bare, load=run.load) == run and math.isnan(bare.load)
+    assert quick == est and replace(bare, load=run.load, capacity=run.capacity) == run
+    assert math.isnan(bare.load) and math.isnan(bare.capacity)
     kv = int(float(I.estimate_inference(hw, job, 2, None).max_batch))
     _, whole = estimate_serving(hw, job, 2, kv)
     assert whole is not None and whole.load == 1.0

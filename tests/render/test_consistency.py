@@ -101,9 +101,9 @@ name: Llama 3.1 70B under Server-style load
 model: llama3-70b
 cluster: dgx-b200-superpod
 accelerators: 8
-inference: {precision: fp8, tp: 2, input_len: 2048, output_len: 256, scenario: server, arrival_rate: 30 1/s}
+inference: {precision: fp8, tp: 2, input_len: 2048, output_len: 256, scenario: server, arrival_rate: 35 1/s}
 requirements:
-  - {id: REQ-SRV-001, statement: TTFT p99, metric: ttft_p99, target: "<= 0.45 s"}
+  - {id: REQ-SRV-001, statement: TTFT p99, metric: ttft_p99, target: "<= 0.6 s"}
   - {id: REQ-SRV-002, statement: TPOT p99, metric: tpot_p99, target: "<= 40 ms"}
 """
 
@@ -137,7 +137,7 @@ def test_requirement_values_read_as_the_metric_tables(served):
         assert row[1].endswith(" ms") and str(o.requirement.target) == row[3]
         end = _reason(o, "workload/llama70-server")
         assert o.status.value == "at risk" and end.split(", ")[1] in text  # the pessimistic end as the text has it
-    assert rows["ttft_p99"][3] == "<= 0.45 s"
+    assert rows["ttft_p99"][3] == "<= 0.6 s"
 
 
 def test_a_zero_scale_out_latency_reads_as_none_declared(example):
@@ -187,7 +187,9 @@ def test_check_messages_show_a_requirement_value_as_the_matrix(served):
     [o] = [o for o in r.estimate.requirements if o.requirement.id == "REQ-SRV-001"]
     value = judged_value(o, "workload/llama70-server").split(" (")[0]
     end = _reason(o, "workload/llama70-server").split(", ")[1]
-    assert f"ttft_p99 = {value} meets <= 0.45 s, but the pessimistic end of its band, {end}, does not" in f.message
+    # nu68fix: at 30 requests/s (load 0.53) the band became the three 405B rows' (all over-predicted), met across it;
+    # at 35 (load 0.61, reaching 0.87 at the capacity band's low end) it takes the near-capacity rows too
+    assert f"ttft_p99 = {value} meets <= 0.6 s, but the pessimistic end of its band, {end}, does not" in f.message
     assert value.endswith(" ms") and end.endswith(" ms")
 
 

@@ -125,12 +125,13 @@ def stated_in(problem: SweepProblem) -> dict[str, tuple[str, str]]:
 
 
 #: The workload's metrics a point derives (`derived.point_metrics`) and its estimate does not have: goodput, what is
-#: made from it and the checkpoint times (`model.sweep.STORAGE_METRICS`, cost per token among them), the run's time,
-#: accelerator-hours and IT energy from the token budget (`model.sweep.RUN_METRICS`), and cost per million tokens,
-#: cost per token x 10^6. Before newuser68 the last was judged on the estimate, which has no cost: a serving
-#: workload's `cost_per_million_tokens` SHALL read "not provided: target <= 5 USD does not have the dimension of
-#: cost_per_million_tokens" at every point of its sweep, and no point was feasible; `time_to_train` did so until
-#: review33.
+#: made from it and the checkpoint times (`model.sweep.STORAGE_METRICS`, cost per token among them), a training run's
+#: figures from its token budget (`model.sweep.RUN_METRICS`: time to train, accelerator-hours, IT energy) and cost per
+#: million tokens, cost per token x 10^6. Before newuser68 the last was judged on the estimate, which has no cost: a
+#: serving workload's `cost_per_million_tokens` SHALL read "not provided: target <= 5 USD does not have the dimension
+#: of cost_per_million_tokens" at every point of its sweep, and no point was feasible; before nu68fix so did a SHALL
+#: on `time_to_train`, `accelerator_hours` or `job_it_energy` ("target <= 2000 d does not have the dimension of
+#: time_to_train", tests/test_sweep_run_metric_requirements.py).
 POINT_DERIVED = STORAGE_METRICS | RUN_METRICS | {"cost_per_million_tokens"}
 
 

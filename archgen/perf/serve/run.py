@@ -24,8 +24,19 @@ class Stats:
 
     @classmethod
     def of(cls, values: np.ndarray) -> Stats:
-        """The statistics of `values` (linear interpolation between order statistics, numpy's default)."""
-        return cls(float(np.mean(values)), float(np.percentile(values, 50)), float(np.percentile(values, 99)))
+        """The statistics of `values`, each percentile p the sorted values' element at floor(n x p), as loadgen does.
+
+        MLPerf's loadgen sorts a run's first-token latencies and times per output token and reads each percentile p
+        as `latencies[sample_count * p]` (a size_t index, so the floor): mlcommons/inference loadgen/results.cc,
+        `PerformanceSummary::ProcessTokenLatencies` (and `ProcessLatencies` for whole-query latencies) at commit
+        7ad9af18733e34e2599dee5c155a780329e3b3ac. numpy's default, which this used before nu68fix, interpolates
+        linearly at (n - 1) x p, never above it: of 100 requests loadgen's p99 is the slowest, numpy's 1 % of the way
+        from the second slowest to it.
+        """
+        ordered = np.sort(np.asarray(values, dtype=float))
+        n = len(ordered)
+        return cls(float(np.mean(ordered)), float(ordered[min(n - 1, int(n * 0.5))]),
+                   float(ordered[min(n - 1, int(n * 0.99))]))
 
 
 @dataclass(frozen=True)

@@ -77,11 +77,70 @@ def load_bin(load: float) -> str:
     return "near-capacity" if load >= NEAR_CAPACITY else "moderate" if load >= LIGHT else "light"
 
 
-def table_key(family_: str, quantity: str, load: float | None, arrival: str = "poisson") -> str:
-    """The table key of `quantity` in `family_`; a binned one's has its load bin and arrival: `ttft@light@closed`."""
+#: The load bins in the order of their loads.
+BIN_ORDER = tuple(LOAD_BINS)
+
+
+def bins_between(first: str, last: str) -> str:
+    """The name of the load bins from `first` to `last` (`bin_words`): one bin's own, or `moderate..near-capacity`."""
+    return first if first == last else f"{first}..{last}"
+
+
+def bin_words(name: str) -> str:
+    """A load bin, or bins from one to another (`bins_between`), in words."""
+    first, _, last = name.partition("..")
+    if not last:
+        return LOAD_BINS[first]
+    low = {"moderate": LIGHT, "near-capacity": NEAR_CAPACITY}.get(first)
+    high = {"light": LIGHT, "moderate": NEAR_CAPACITY}.get(last)
+    edges = ("any load" if low is None and high is None else f"load >= {low:g}" if high is None else
+             f"load < {high:g}" if low is None else f"{low:g} <= load < {high:g}")
+    return f"at {first.replace('-', ' ')} to {last.replace('-', ' ')} load ({edges})"
+
+
+def reached(family_: str, quantity: str, load: float | None, arrival: str, capacity_high: float) -> float | None:
+    """The highest load an open loop's run may be at, over its replica's capacity band (None: not binned).
+
+    An open loop's load is its arrival rate over its replica's capacity (`perf.serve.run.ServingRun.load`), so a
+    capacity the model over-predicts by e puts it at load x (1 + e): at the capacity band's low end, the offline
+    family's highest throughput error `capacity_high` (nu68fix: MLPerf v5.1's Llama 3.1 8B Server row, load 0.70 by
+    the model, +26.9 % on the same system's Offline throughput, ran at 999.47 / 1,060.23 = 0.94 of its measured
+    capacity). A closed loop's concurrency, not a rate, sets its load: its own.
+    """
+    if family_ not in LOAD_FAMILIES or quantity not in LOAD_QUANTITIES or load is None:
+        return None
+    return load * (1 + max(capacity_high, 0.0)) if arrival == "poisson" else load
+
+
+def table_key(family_: str, quantity: str, load: float | None, arrival: str = "poisson",
+              reach: float | None = None) -> str:
+    """The table key of `quantity` in `family_`; a binned one's has its load bin and arrival: `ttft@light@closed`.
+
+    With `reach` (`reached`), the bins from `load`'s to `reach`'s: `ttft_p99@moderate..near-capacity@poisson`.
+    """
     if family_ in LOAD_FAMILIES and quantity in LOAD_QUANTITIES and load is not None:
-        return f"{quantity}@{load_bin(load)}@{arrival}"
+        last = load_bin(max(load, reach if reach is not None else load))
+        return f"{quantity}@{bins_between(load_bin(load), last)}@{arrival}"
     return quantity
+
+
+def single_keys(key: str) -> list[str]:
+    """The one-bin table keys of a run of bins' key (`ttft@light..moderate@poisson`: its light and moderate keys)."""
+    if ".." not in key:
+        return [key]
+    quantity, bins, arrival = key.split("@")
+    first, last = bins.split("..")
+    return [f"{quantity}@{b}@{arrival}" for b in BIN_ORDER[BIN_ORDER.index(first):BIN_ORDER.index(last) + 1]]
+
+
+def table_keys(family_: str, quantity: str, load: float | None, arrival: str = "poisson") -> list[str]:
+    """Every table key a measurement at `load` counts under: its bin's (`table_key`) and each run of bins holding it."""
+    key = table_key(family_, quantity, load, arrival)
+    if "@" not in key:
+        return [key]
+    at = BIN_ORDER.index(key.split("@")[1])
+    return [f"{quantity}@{bins_between(BIN_ORDER[i], BIN_ORDER[j])}@{arrival}"
+            for i in range(at + 1) for j in range(at, len(BIN_ORDER))]
 
 
 def family(kind: str, moe: bool = False, scenario: str = "offline") -> str:

@@ -12,9 +12,8 @@ An estimate of value p whose metric's band is [low, high] may then be anywhere i
 as far as the published runs can tell: a requirement that p meets but one end of that range does not is *at risk*
 (`model.requirements.judge`).
 
-The bands are generated, not read: `python docs/gen_bands.py` scores the project's case files and writes
-`perf/workload/band_table.py`, so the model reads no file at run time, and tests/perf/test_bands.py fails when the table
-is stale against the model. `compute_table` is the computation; `band` the look-up.
+The bands are generated: `python docs/gen_bands.py` scores the case files and writes `perf/workload/band_table.py`
+(tests/perf/test_bands.py fails when it is stale). `compute_table` is the computation; `band` the look-up.
 
 The table also counts, per accelerator, how many of each band's measurements were taken on it (`compute_on`): a band
 says how many are on the estimated part. Where none is, the model's error was never seen on that part, and what the
@@ -24,25 +23,23 @@ error in the same direction (`Band.spread`), so a requirement met only at the op
 scored run measured has no band, and states that span alone where the estimate took one of its quantity (an offline
 serving job's TPOT and TTFT, `Estimate.latency_spans`): the efficiency ranges' effect, the model's error unbounded.
 
-A serving-under-load latency band (TTFT, TPOT and their percentiles) is kept per *load bin* as well: the run's load is
-its requests served per second per replica over the replica's capacity, both computed by the model
-(`perf.serve.run.ServingRun.load`; nothing fitted), binned by `load_bin`. An open loop magnifies a per-iteration error
-by about 1 / (1 - load), so errors seen near capacity (MLPerf's Server runs) say little of a lightly loaded replica,
-and the reverse. A bin holding fewer than `MIN_BIN` measurements gives no band ("unmeasured at this load", not
-provided: the latency percentiles at light load, which no scored run measured), and no bin borrows another's.
-Throughput under load is not binned: a replica that keeps up serves what arrives.
+A serving-under-load latency band (TTFT, TPOT and their percentiles) is kept per *load bin* as well (`load_bin`): a
+run's load is its requests served per second per replica over the replica's capacity, measured where its case file
+also holds an Offline run of the same setup, else the model's (`perf.serve.run.ServingRun.load`; nothing fitted). An
+open loop magnifies a per-iteration error by about 1 / (1 - load), so an open-loop estimate at load L takes every bin
+from L to L (1 + h), h the offline family's highest throughput error (`band_families.reached`). A bin holding fewer
+than `MIN_BIN` measurements gives no band ("unmeasured at this load"), and no bin borrows another's. Throughput under
+load is not binned: a replica that keeps up serves what arrives.
 
 The latency bands are kept per *arrival* too (`ARRIVALS`): an open loop at a Poisson rate (MLPerf's Server scenario,
 `scenario: server` with an `arrival_rate`) queues its bursts, where a closed loop at a fixed concurrency
-(`scenario: concurrency`) admits a request only when one leaves; a queue's bursts and a serving stack's hold on new
-prompts are in the one's errors and not the other's. A job whose arrival has no measurements in its bin gets no band
-("unmeasured at this load"), never the other arrival's (newuser33: DeepSeek-R1 at TP32 on an NVL72, concurrency
-2,048, read TTFT 555 ms with a band of 9.4-17.6 s taken from Poisson MLPerf rows alone).
+(`scenario: concurrency`) admits a request only when one leaves. A job whose arrival has no measurements in its bin
+gets no band, never the other arrival's (newuser33: DeepSeek-R1 at TP32 on an NVL72, concurrency 2,048, read TTFT
+555 ms with a band of 9.4-17.6 s taken from Poisson MLPerf rows alone).
 
-A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a serving request's input +
-output tokens, a training sequence): a job past it gives no band ("unmeasured at this context", not provided), as a
-load bin borrows no other's; attention, whose cost grows with the context, is a larger share there than in any run
-the errors come from.
+A family's bands hold up to the longest context its scored runs were taken at (`CONTEXT`: a request's input + output
+tokens, a training sequence): past it, no band ("unmeasured at this context"); attention, whose cost grows with the
+context, is a larger share there than in any run the errors come from.
 """
 
 from __future__ import annotations
@@ -55,7 +52,16 @@ from typing import TypeVar
 from archgen import metrics
 from archgen.metric import RENAMED
 from archgen.perf.serve.run import whole_replicas
-from archgen.perf.workload.band_families import ARRIVALS, FAMILIES, KINDS, LOAD_BINS, QUANTITIES, table_key
+from archgen.perf.workload.band_families import (
+    ARRIVALS,
+    FAMILIES,
+    KINDS,
+    QUANTITIES,
+    bin_words,
+    reached,
+    single_keys,
+    table_key,
+)
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
 from archgen.units import Q_, Q
 
@@ -125,6 +131,9 @@ class Band:
     routed: str = ""  # those ends in words
     #: a count rounded up (`replicas_to_keep_up`): the unrounded one, rate / capacity, whose ends `values` rounds up
     whole: float | None = None
+    reach: float | None = None  # an open loop's load at its capacity band's low end, where past `load` (`reached`)
+    capacity_high: float = 0.0  # the offline family's highest throughput error that puts it there
+    delivered: str = ""  # an open loop that keeps up: its throughput's band is min(offered, capacity band), in words
 
     @property
     def measured(self) -> bool:
@@ -213,13 +222,16 @@ class Band:
                 "(docs/perf-model.md, MoE serving routing)")
 
     def _describe(self) -> str:
+        if self.delivered:
+            return self.delivered
         if self.longest:
             return (f"no band: unmeasured at this context; the job's {self.context:,} tokens are past the "
                     f"{self.longest:,} of the longest published {FAMILIES[self.family]} measurement scored, and no "
                     "shorter context's band is borrowed (not provided)")
         if not self.measured and self.bin:
-            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity, "
-                    f"{LOAD_BINS[self.bin]}, where {self.count or 'no'} published {FAMILIES[self.family]} "
+            return (f"no band: unmeasured at this load; the run's load is {self.load:.2f} of its replica's capacity"
+                    f"{self._reach()}, {bin_words(self.bin)}, where {self.count or 'no'} published "
+                    f"{FAMILIES[self.family]} "
                     f"measurement{'s' if self.count > 1 else ''} of {self.metric} {ARRIVALS.get(self.arrival, '')} "
                     f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
                     "load's or arrival's band is borrowed (not provided)")
@@ -237,8 +249,17 @@ class Band:
     def _bin(self) -> str:
         if not self.bin or self.load is None:
             return ""
-        return (f" taken {LOAD_BINS[self.bin]} {ARRIVALS.get(self.arrival, '')}, as this run is (load {self.load:.2f} "
-                "of its replica's capacity)")
+        return (f" taken {bin_words(self.bin)} {ARRIVALS.get(self.arrival, '')}, as this run is (load {self.load:.2f} "
+                f"of its replica's capacity{self._reach()})")
+
+    def _reach(self) -> str:
+        """Where the capacity band's low end puts an open loop's load beyond the model's (`reached`)."""
+        if self.reach is None:
+            return ""
+        offline = FAMILIES[self.family.replace("serving-under-load", "offline-serving")]
+        return (f"; up to {self.reach:.2f} at the low end of the capacity's band, which the model over-predicted by up "
+                f"to {self.capacity_high:+.1%} on {offline} runs"
+                + (", past capacity, where the queue grows without bound" if self.reach >= 1 else ""))
 
     def _on(self) -> str:
         if self.on_accelerator is None:
@@ -311,19 +332,27 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
     longest = CONTEXT.get(family_, 0)
     if context is not None and longest and context > longest:
         return Band(family_, metric, 0, math.nan, math.nan, math.nan, context=context, longest=longest)
-    key = table_key(family_, quantity, load, arrival)
+    rows = TABLE if table is None else table
+    capacity = rows.get(family_.replace("serving-under-load", "offline-serving"), {}).get("tokens_per_second")
+    reach = reached(family_, quantity, load, arrival, capacity[2] if capacity else 0.0)
+    key = table_key(family_, quantity, load, arrival, reach)
     bin_ = key.split("@")[1] if "@" in key else ""
     at, arrival = (load, arrival) if bin_ else (None, "")
-    row = (TABLE if table is None else table).get(family_, {}).get(key)
+    reach = reach if bin_ and capacity and reach != load else None
+    cap_high = capacity[2] if reach is not None and capacity else 0.0
+    row = rows.get(family_, {}).get(key)
     if row is None or (bin_ and row[0] < MIN_BIN):   # unmeasured: the span alone, where it is of this quantity
         return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_,
-                    arrival=arrival, span=_words(span) if span and _spread(family_, metric, span) else "")
+                    arrival=arrival, span=_words(span) if span and _spread(family_, metric, span) else "",
+                    reach=reach, capacity_high=cap_high)
     count, low, high, median = row
     if maximise(metric) != maximise(quantity):
         low, high = turned(low, high)
     if not accelerator:
-        return Band(family_, metric, count, low, high, median, load=at, bin=bin_, arrival=arrival)
-    n = (ON if on is None else on).get(family_, {}).get(key, {}).get(accelerator, 0)
+        return Band(family_, metric, count, low, high, median, load=at, bin=bin_, arrival=arrival, reach=reach,
+                    capacity_high=cap_high)
+    by_key = (ON if on is None else on).get(family_, {})
+    n = sum(by_key.get(k, {}).get(accelerator, 0) for k in single_keys(key))
     spread = _spread(family_, metric, span) if n == 0 and span is not None else None
     what = _words(span) if spread is not None and span is not None else ""
     mine = VENDOR.get(family_, {}).get(key, {}).get(vendor)
@@ -332,7 +361,7 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
         v_low, v_high = turned(mine[1], mine[2]) if maximise(metric) != maximise(quantity) else mine[1:3]
         typical = (mine[0], v_low, v_high, mine[3])
     return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_,
-                arrival=arrival, vendor=vendor if typical else "", typical=typical)
+                arrival=arrival, vendor=vendor if typical else "", typical=typical, reach=reach, capacity_high=cap_high)
 
 
 def _words(span: Span) -> str:

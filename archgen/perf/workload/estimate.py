@@ -17,7 +17,7 @@ from archgen.perf.comm.collectives import IN_NETWORK, bus_bandwidth, collective_
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.band_families import arrival_of, at_engine_cap, family, run_scenario
-from archgen.perf.workload.band_lookup import bands, context_of
+from archgen.perf.workload.band_lookup import bands, context_of, delivered
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     defaults_note,
@@ -132,7 +132,11 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
     arrival = arrival_of(inf.scenario) if inf is not None else ""
     got = bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload), hw.vendor, arrival,
                 est.latency_spans, at_engine_cap(inf), est.routing)
-    keep, cap = got.get("replicas_to_keep_up"), est.metrics.get("replica_capacity")
-    if keep is not None and cap is not None and inf is not None and inf.arrival_rate is not None:   # whole replicas
-        got["replicas_to_keep_up"] = replace(keep, whole=inf.arrival_rate.m_as("1/s") / cap.m_as("1/s"))
+    keep, capacity = got.get("replicas_to_keep_up"), est.metrics.get("replica_capacity")
+    if keep is not None and capacity is not None and inf is not None and inf.arrival_rate is not None:
+        # whole replicas
+        got["replicas_to_keep_up"] = replace(keep, whole=inf.arrival_rate.m_as("1/s") / capacity.m_as("1/s"))
+    if est.limits and inf is not None and inf.arrival_rate is not None and capacity is not None:
+        # an open loop that keeps up serves what arrives: its throughput's band is min(offered, capacity band)
+        got |= delivered(got, inf.arrival_rate.m_as("1/s"), int(est.layout["replicas"]), capacity.m_as("1/s"))
     return replace(est, bands=got, hardware=hw.summary(precision(workload)))

@@ -26,10 +26,18 @@ from archgen.perf.workload.swing_note import swing_note
 
 #: A workload's reliability, goodput, cost and energy figures: `archgen check` adds them to the estimate, `estimate`
 #: does not (a job's energy rests on the cluster's average draw and the hall's PUE, which only `check` analyses).
+#: A cost `check` gives only where the cluster is priced, and says so where it is not: estimate claims no more (nu68fix:
+#: newuser68's GB300 job read "`archgen check` computes cost_per_million_tokens" where check said "not provided:
+#: gb300-nvl72-su's capex rests on unpriced parts (...; COST002)").
+PRICED = (" where every part on the cluster's bill of materials is priced, and otherwise names the unpriced parts "
+          "(COST002)")
 OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
+              + (PRICED if m.source.startswith("analyse/cost") else "")
               for m in metrics.declared("workload")
               if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost", "analyse/job_energy"))
               or m.name == "job_it_energy"}
+#: The hall's energy figures (the PUE's), which `check` does not give a job whose hall states no `cost:`.
+HALL_ENERGY = ("facility_energy_per_million_tokens", "job_energy")
 
 #: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
 #: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
@@ -73,8 +81,11 @@ class JobOnCluster:
                                               f"all {self.on.accelerators} of cluster '{self.on.cluster}')") from None
         est = run_figures(est, self.workload)
         added = [n for n in (energy_note(est, self.workload, self.no_energy), swing_note(est)) if n]
+        why = OPERATIONS if not self.no_energy else {   # check gives none of the hall's energy either: its reason
+            **OPERATIONS, **{m: f"`archgen estimate` gives the performance estimate only, and `archgen check` does not "
+                                f"provide {m} either: {self.no_energy}" for m in HALL_ENERGY}}
         return replace(est, notes=[*self.notes, *est.notes, *added],
-                       requirements=judge_requirements(self.requirements, est, OPERATIONS, rests=self.rests))
+                       requirements=judge_requirements(self.requirements, est, why, rests=self.rests))
 
 
 #: The hall's energy per million tokens (`analyse.job_energy`), as the energy note names it.

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.band_lookup import bands
+from archgen.perf.workload.bands import turned
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:
@@ -112,6 +114,9 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
     if est.kind != "inference" or tput is None:
         return {}
     names = ("cost_per_token", "cost_per_million_tokens", "energy_per_token", "facility_energy_per_million_tokens")
+    if tput.delivered:   # an open loop that keeps up: the delivered throughput's band, turned (`band_lookup.delivered`)
+        low, high = turned(tput.low, tput.high)
+        return {k: replace(tput, metric=k, low=low, high=high) for k in names if k in cost}
     return bands(tput.family, [k for k in names if k in cost],
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 

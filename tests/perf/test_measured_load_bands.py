@@ -1,0 +1,61 @@
+"""Open-loop latency bands at the measured capacity, and the load a capacity error reaches (nu68fix, from newuser68).
+
+MLPerf v5.1's Llama 3.1 8B Server row on 8 x B200 (tests/perf/data/mlperf-inference-v5.yaml: Scheduled samples per
+second 999.47; its Offline log on the same system, Samples per second 1,060.23, 136,752 tokens/s over 129 tokens a
+sample) ran at 0.94 of its measured capacity; the model, +26.9 % on that Offline log, put it at 0.70, in the moderate
+bin, where its TTFT p99 (-97.9 %) set the pessimistic end of every moderate-load TTFT p99 band (newuser68's 405B trial:
+2.71 s, band up to 131.6 s).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.perf.workload.band_families import reached, single_keys, table_key, table_keys
+from archgen.perf.workload.band_source import measured_loads
+from archgen.perf.workload.band_table import TABLE
+from archgen.perf.workload.bands import band
+from archgen.scoring.cases import read_case_file
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_the_8b_server_row_ran_at_0_94_of_its_offline_log():
+    loads = measured_loads(read_case_file(DATA / "mlperf-inference-v5.yaml").cases)
+    assert loads["mlperf51-llama31-8b-server-8xb200-tp1-fp4"] == pytest.approx(999.47 / (136752 / 129), rel=1e-9)
+    assert loads["mlperf51-llama31-8b-server-8xb200-tp1-fp4"] == pytest.approx(999.47 / 1060.23, rel=1e-3)
+    # no Offline twin scored (the 405B B200 / GB200 Offline runs are PP2, left out): the model's load stays theirs
+    assert "mlperf51-llama31-405b-server-8xb200-tp4-fp4" not in loads
+    # every Server row with a twin ran near its capacity, as loadgen tunes it: 0.77 (GB300 405B) to 0.98
+    assert 0.76 < min(loads.values()) and max(loads.values()) < 0.99
+
+
+def test_an_open_loop_reaches_load_times_one_plus_the_offline_high_error():
+    high = TABLE["offline-serving"]["tokens_per_second"][2]
+    assert reached("serving-under-load", "ttft_p99", 0.53, "poisson", high) == pytest.approx(0.53 * (1 + high))
+    assert reached("serving-under-load", "ttft_p99", 0.53, "closed", high) == 0.53   # a closed loop keeps its own
+    assert reached("serving-under-load", "tokens_per_second", 0.53, "poisson", high) is None  # not binned
+    assert table_key("serving-under-load", "ttft_p99", 0.62, "poisson", 0.62 * 1.4213) == \
+        "ttft_p99@moderate..near-capacity@poisson"
+    assert single_keys("ttft_p99@light..near-capacity@poisson") == \
+        ["ttft_p99@light@poisson", "ttft_p99@moderate@poisson", "ttft_p99@near-capacity@poisson"]
+    assert table_keys("serving-under-load", "ttft", 0.6) == \
+        ["ttft@light..moderate@poisson", "ttft@light..near-capacity@poisson", "ttft@moderate@poisson",
+         "ttft@moderate..near-capacity@poisson"]
+
+
+def test_the_trial_ttft_p99_band_is_the_405b_rows_and_a_heavier_run_takes_both_bins():
+    """At load 0.53 (newuser68's trial) the reach, 0.75, stays moderate: the three 405B Server rows, +5.3 % to
+    +64.4 % (loadgen's p99, `Stats.of`), so the trial's TTFT p99 reads about 1.65 to 2.57 s (before: to 131.6 s). At
+    0.62 the reach, 0.88, is near capacity: both bins' 11 rows, the 8B row's -97.9 % among them."""
+    trial = band("serving-under-load", "ttft_p99", load=0.53)
+    assert trial is not None and trial.bin == "moderate" and trial.count == 3
+    assert (trial.low, trial.high) == (0.0527, 0.6443)
+    lo, hi = trial.values(2.711)  # type: ignore[misc]
+    assert (lo, hi) == (pytest.approx(2.711 / 1.6443), pytest.approx(2.711 / 1.0527))
+    heavier = band("serving-under-load", "ttft_p99", load=0.62)
+    assert heavier is not None and heavier.bin == "moderate..near-capacity" and heavier.count == 11
+    assert heavier.low == -0.979
+    assert "up to 0.88 at the low end of the capacity's band" in heavier.describe()
