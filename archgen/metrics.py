@@ -81,8 +81,11 @@ REGISTRY: tuple[Metric, ...] = (
            "its air-side heat at the rack's air ΔT (a rear door cools that air afterwards).", _R),
     Metric("rack", "u_used", "m", "U", 0, "U used", "Rack units taken by placed parts.", _R),
     Metric("rack", "u_free", "m", "U", 0, "U free", "Rack units left.", _R),
-    Metric("rack", "weight", "kg", "kg", 0, "Weight", "Weight as installed: the enclosure and every placed part.", _R),
-    Metric("rack", "floor_load", "kg/m**2", "kg/m**2", 0, "Floor load", "Weight over the rack's footprint.", _R),
+    Metric("rack", "weight", "kg", "kg", 0, "Weight", "Weight as installed: the enclosure and every placed part that "
+           "states a weight; a lower bound where something installed is not weighed (a part stating none, cables and "
+           "transceivers, a liquid loop's coolant), and a requirement it meets is then not provided.", _R),
+    Metric("rack", "floor_load", "kg/m**2", "kg/m**2", 0, "Floor load", "Weight over the rack's footprint (a lower "
+           "bound where the weight is).", _R),
     Metric("rack", "accelerators", "", "", 0, "Accelerators", "Accelerators in the rack's systems.", _R),
     Metric("rack", "optics_power", "W", "kW", 3, "Optics power", "Transceivers and active cable ends in the ports of "
            "the switches the rack holds, and in the NICs of systems whose maximum leaves them out (in its IT "

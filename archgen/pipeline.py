@@ -325,6 +325,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     from archgen.analyse.facility import hall_headrooms
     from archgen.analyse.hall_totals import add_total_inputs, hall_totals
     from archgen.analyse.operations_stage import analyse_operations
+    from archgen.analyse.rack import weight_bounds
     from archgen.analyse.rack_power_inputs import add_job_power_inputs, add_power_inputs
     from archgen.as_of import judging
     from archgen.checks.judgement import judge_all
@@ -336,6 +337,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     workloads = estimate_workloads(specs, scale_out_paths(clusters))  # each workload on its cluster's sized fabric
     operations, workloads = analyse_operations(design, clusters, workloads)  # failures, goodput, capex, TCO
     add_power_inputs(operations.assumed, racks, clusters, specs)   # a rack's or cluster's power on unconfirmed figures
+    operations.unsettled.update(weight_bounds(racks))   # a rack's weight that leaves installed parts out: a lower bound
     add_total_inputs(operations.assumed, clusters)   # a hall's totals on every deployed cluster's
     add_job_power_inputs(operations.assumed, workloads)   # a job's energy on its cluster's average power
     rests = {path: why for path in workloads if (why := design.rests_note(path))}  # a part its cluster lacks

@@ -45,8 +45,8 @@ def test_a_level_lowered_is_shown(tmp_path):
 
 
 def test_a_miss_under_a_new_waiver_is_counted(tmp_path):
-    waived = RACK.replace('target: "<= 45 kW"', 'target: "<= 30 kW"') + \
-        "waivers: [{check: REQ001, requirement: REQ-PWR-010, reason: accepted for this pull request}]\n"
+    waived = RACK.replace('target: "<= 45 kW"', 'target: "<= 30 kW"').replace("waivers:\n", (  # one more, first
+        "waivers:\n  - {check: REQ001, requirement: REQ-PWR-010, reason: accepted for this pull request}\n"), 1)
     base, head = _sides(tmp_path, waived)
     r = run_cli("diff", base, head)
     assert r.code == 0                                   # waived: the miss does not fail the job

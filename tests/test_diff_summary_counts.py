@@ -15,11 +15,13 @@ from pathlib import Path
 from tests.conftest import SPECS, run_cli, write_tree
 
 RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
+#: On U used, which both racks state in full (their weight is a lower bound since weight67: a `<=` on it it meets is
+#: not provided on both sides, and the diff fails).
 HALL = """kind: Requirements
 id: hall
 requirements:
-  - {id: REQ-HALL-MECH-001, statement: Rack weight as installed, subject: "rack/*", metric: weight,
-     target: "<= 1400 kg"}
+  - {id: REQ-HALL-MECH-001, statement: Rack space used, subject: "rack/*", metric: u_used,
+     target: "<= 42 U"}
 """
 
 
@@ -32,19 +34,20 @@ def _sides(tmp_path: Path, head: dict[str, str]) -> tuple[Path, Path]:
 
 
 def test_a_glob_target_edit_counts_one_requirement_on_its_objects(tmp_path):
-    base, head = _sides(tmp_path, {"hall.yaml": HALL.replace("<= 1400 kg", "<= 9000 kg")})
+    base, head = _sides(tmp_path, {"hall.yaml": HALL.replace("<= 42 U", "<= 48 U")})
     r = run_cli("diff", base, head)
     assert r.code == 0
     assert "0 requirement(s) newly failing, 0 newly met, 1 redefined (on 2 objects)." in r.out   # was "2 redefined"
     rows = [line for line in r.out.splitlines() if "rack/dgx-h100-4" in line and line.startswith("|")]
-    assert rows[0].startswith("| REQ-HALL-MECH-001 | `rack/dgx-h100-4` | Rack weight as installed | SHALL weight")
+    assert rows[0].startswith("| REQ-HALL-MECH-001 | `rack/dgx-h100-4` | Rack space used | SHALL u\\_used")
     assert rows[1].startswith("|  | `rack/dgx-h100-4b` | ↳ |  | ✅ met | ✅ met |")     # under it, named once
     s = json.loads(run_cli("diff", base, head, "--format", "json").out)["summary"]
     assert (s["requirements_redefined"], s["requirement_objects_redefined"]) == (1, 2)
 
 
 def test_a_new_warning_alone_starts_the_comment_with_a_warning_sign(tmp_path):
-    unused = RACK + "waivers: [{check: PWR001, reason: nothing to waive yet}]\n"     # SPC002, a warning, alone
+    unused = RACK.replace("waivers:\n", "waivers:\n  - {check: PWR001, reason: nothing to waive yet}\n", 1)  # SPC002
+    assert unused != RACK                         # into its list (weight67 waived its floor load), a warning, alone
     base, head = _sides(tmp_path, {"rack.yaml": unused})
     r = run_cli("diff", base, head)
     assert r.code == 0

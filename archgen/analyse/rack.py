@@ -5,6 +5,7 @@ Every result is a pint quantity; the formulas are written next to the constants 
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
@@ -16,7 +17,7 @@ from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags,
 from archgen.analyse.power_chain import Power, Stage, power_chain
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign
-from archgen.model import CoolingUnit, System
+from archgen.model import CoolingUnit, Switch, System
 from archgen.model.base import spare_units
 from archgen.model.facility import pressure_ratio
 from archgen.quantity_ops import added
@@ -50,7 +51,21 @@ class Space:
     footprint: Q
     floor_load: Q
     unweighed: tuple[str, ...] = ()    # placed parts stating no weight, 'id x count', left out of payload and weight
-    coolant: Q = Q_(0, "kg")            # the coolant a filled liquid loop holds (`coolant_volume` x density), in weight
+    left_out: tuple[str, ...] = ()     # what is installed and not weighed, in words (`left_out`): the weight a floor
+    coolant: Q = Q_(0, "kg")           # the coolant it holds filled where volumes are stated (`coolant`), in the weight
+
+    @property
+    def lower_bound(self) -> bool:
+        """Whether the weight (and floor load, and payload) leaves something installed out: a lower bound."""
+        return bool(self.left_out)
+
+    @property
+    def payload_left_out(self) -> tuple[str, ...]:
+        """What of `left_out` the payload would hold: all but the coolant (MECH003 rates the equipment alone).
+
+        A rack maker rates its payload on the equipment, never the coolant (newuser67).
+        """
+        return tuple(x for x in self.left_out if not x.startswith(COOLANT_IN))
 
 
 @dataclass(frozen=True)
@@ -129,17 +144,78 @@ def _space(rack: RackDesign) -> Space:
                     overlaps.append((other, item))
     outside = tuple(p for p in rack.items if p.top > height)
     used = len({u for u, _ in occupied if u <= height})
+    held, dry = coolant(rack)
     payload = added(Q_(0, "kg"), (m.weight for p in rack.items
                                    if (m := getattr(p.part, "mechanical", None)) is not None))
-    liquid = spec.cooling.liquid
-    coolant = (liquid.coolant_volume * COOLANTS[liquid.coolant][0]).to("kg") if liquid and liquid.coolant_volume \
-        else Q_(0, "kg")
-    weight = (payload + spec.form_factor.weight + coolant).to("kg")
+    weight = (payload + spec.form_factor.weight + held).to("kg")
     footprint = (spec.form_factor.width * spec.form_factor.depth).to("m**2")
     unweighed = Counter(p.part.id for p in rack.items if getattr(p.part, "mechanical", None) is None)
+    named = tuple(f"{k} x{n}" for k, n in sorted(unweighed.items()))
     return Space(height, used, tuple(overlaps), outside, payload.to("kg"), weight, footprint,
-                 (weight / footprint).to("kg/m**2"), tuple(f"{k} x{n}" for k, n in sorted(unweighed.items())),
-                 coolant)
+                 (weight / footprint).to("kg/m**2"), named, left_out(rack, named, dry), held)
+
+
+def coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
+    """The coolant a rack holds filled, in its weight (not its payload), and what in its loop states no volume.
+
+    Mass = volume x the loop's coolant density (`COOLANTS`, the densities the coolant flow uses). The loop's
+    `coolant_volume` is everything the rack holds (trays, manifolds, hoses): stated, it is the coolant, complete
+    (newuser67). Not stated, each liquid-cooled placed part's `cooling.coolant_volume` is weighed and what states none
+    is named ('gb200-compute-tray', 'its manifolds and hoses'): where the loop carries heat, the weight leaves its
+    coolant out (`left_out`, weight67).
+    """
+    path, zero = rack.spec.cooling.liquid, Q_(0, "kg")
+    if path is None:
+        return zero, ()
+    rho = COOLANTS[path.coolant][0]
+    if path.coolant_volume is not None:
+        return (path.coolant_volume * rho).to("kg"), ()
+    wet = [p.part for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0]
+    if not wet:
+        return zero, ()
+    in_parts = added(zero, ((part.cooling.coolant_volume * rho).to("kg") for part in wet
+                            if part.cooling.coolant_volume is not None))
+    dry = tuple(dict.fromkeys(part.id for part in wet if part.cooling.coolant_volume is None))
+    return in_parts.to("kg"), dry + ("its manifolds and hoses",)
+
+
+#: What a rack's weight never counts, in words: no link part states a weight (cables, transceivers), and no spec
+#: states the coolant a liquid loop holds unless its parts and the loop give their volumes (`coolant`; weight67, the
+#: lead's note: "Rack weight as installed" was judged met on the dry weight of the parts that state one).
+CABLES = "the cables and transceivers in its ports, as no link part states a weight"
+COOLANT_IN = "the coolant in "   # how every coolant item of `left_out` begins (`Space.payload_left_out`)
+COOLANT = f"{COOLANT_IN}its trays, manifolds and hoses, as no spec states the volume they hold"
+
+
+def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """What is installed in `rack` and not in its weight: the parts stating no weight, cables and transceivers, coolant.
+
+    `unweighed`: the placed parts that state no weight ('pdu x4'). Cables and transceivers where a system or switch is
+    placed (its NICs', scale-up and management ports are cabled). `dry`: what in a liquid loop carrying heat states no
+    coolant volume (`coolant`): every part and the loop, `COOLANT`; some, their coolant named. Empty: every
+    installed thing is weighed, and the weight is the rack's as installed.
+    """
+    ports = any(isinstance(p.part, Switch | System) for p in rack.items)
+    loop = rack.spec.cooling.liquid
+    every = loop is not None and len(dry) == 1 + len(
+        {p.part.id for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0})
+    wet = (COOLANT,) if every else (f"{COOLANT_IN}{', '.join(dry)}, as no volume is stated for it",) if dry else ()
+    return tuple(f"{n}, which states no weight" for n in unweighed) + ((CABLES,) if ports else ()) + wet
+
+
+def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q | None, str]]]:
+    """By rack path, its weight and floor load where they are lower bounds: no upper end (infinite), and what is missed.
+
+    `Operations.unsettled`'s form (`model.requirements.unsettled_note`): a requirement `weight <= 1400 kg` that the
+    lower bound meets is not provided, never met on a sum that leaves parts out; one the lower bound misses is not
+    met. Racks whose weight counts everything installed are not given.
+    """
+    out: dict[str, dict[str, tuple[Q | None, str]]] = {}
+    for path, a in racks.items():
+        if a.space.lower_bound:
+            why = "; ".join(a.space.left_out)
+            out[path] = {"weight": (Q_(math.inf, "kg"), why), "floor_load": (Q_(math.inf, "kg/m**2"), why)}
+    return out
 
 
 def volume_flow(heat: Q, density: Q, heat_capacity: Q, delta_t: Q) -> Q:

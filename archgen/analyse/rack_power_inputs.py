@@ -162,13 +162,18 @@ def rack_loop_inputs(racks: Mapping[str, Any]) -> dict[str, dict[str, tuple[str,
 
     A requirement on the coolant flow met at an assumed ΔT (COOL016) reads "met (on assumed inputs: r
     cooling.liquid.delta_t (unconfirmed))", as one on the heat names its parts' unconfirmed power figures; one on the
-    air flow names an assumed air ΔT (COOL017), one on the weight or floor load an assumed empty weight (MECH005).
+    air flow names an assumed air ΔT (COOL017), one on the weight or floor load an assumed empty weight (MECH005)
+    and each placed part's weight that its catalog entry marks unconfirmed (a placeholder: weight67).
     """
     out: dict[str, dict[str, tuple[str, ...]]] = {}
     for path, a in racks.items():
         marked = {at: named for at, _, named in a.rack.spec.assumed_figures()}
         m = {k: tuple(f"{a.rack.spec.id} {at}.{f} (unconfirmed)" for f in figures if f in marked.get(at, ()))
              for k, (at, figures) in LOOP_METRICS.items() if k in a.metrics}
+        parts = {p.part.id: p.part for p in a.rack.items if getattr(p.part, "mechanical", None) is not None}
+        weights = tuple(f"{pid} mechanical.weight (unconfirmed)" for pid, part in parts.items()
+                        if isinstance(part, Part) and part.is_unconfirmed("mechanical.weight"))
+        m.update({k: m.get(k, ()) + weights for k in ("weight", "floor_load") if k in a.metrics})
         if m := {k: v for k, v in m.items() if v}:
             out[path] = m
     return out

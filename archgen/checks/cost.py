@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
+from archgen.analyse.cost import CapexLine, Cost
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal, prices_cluster
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
-from archgen.checks.cost_dates import dated_names, older_than_as_of, tariff_apart
+from archgen.checks.cost_dates import dates_note, old_prices
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import did_you_mean
 from archgen.model import Cluster, Part, Rack, System
@@ -233,9 +233,9 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     Every price carries the date it held. archgen adds prices as they are and adjusts none to a common date, as a
     cost estimate must before it adds them (GAO Cost Estimating and Assessment Guide, "Inflation Adjustments": cost
     data must be expressed in like terms, in one base year). Prices within 12 months of each other are taken as
-    one base year; an older one is at another price level, which archgen has no index to adjust. The dates a cost
-    rests on, oldest to newest, are stated as information; a price more than 12 months older than the newest is a
-    warning that names it.
+    one base year; an older one is at another price level, which archgen has no index to adjust. Where no price is
+    old, the dates a cost rests on, oldest to newest, are stated as information; a price more than 12 months older
+    than the newest is a warning that names it.
 
     Where the facility's `cost:` states the date the cost is for (`as_of`), a price dated more than 12 months before
     it is a warning too, by the same rule: it is at an older price level than the one the cost is for. That date is
@@ -247,31 +247,19 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     tariff, or a tariff more than 12 months before `as_of` is a warning by the same rule, and the information names
     its date.
 
+    Each old price is one warning, which names every date it is more than 12 months older than (the newest part
+    price, the electricity price, the cost date), however many lines of the bill of materials list it.
+
     Fix: re-quote the old prices, or restate them at the newest price's date (`date:` and `capex:` of the part's
     `price:` or its `Prices` line; `date:` and `price:` of the facility's `cost.energy`), with the adjustment in
     `source:`.
     """
     for path, spec, cost in _costs(ctx):
-        dated = cost.dated
-        if not dated:
+        if not cost.dated:
             continue
         facility = ctx.clusters[path].cluster.facility
-        yield from older_than_as_of(path, spec, cost, facility)
-        apart, tariff = tariff_apart(path, spec, cost, facility)
-        yield from apart
-        newest = dated[-1]
-        stale = cost.stale
-        if not stale:
-            dates = (f"dated {cost.price_dates} (oldest to newest)" if newest.date != dated[0].date
-                     else f"all dated {newest.date}")
-            yield Violation(path, spec.id, (), f"prices on the bill of materials are {dates}{tariff}",
-                            severity="info")
-            continue
-        yield Violation(path, spec.id, (), f"prices on the bill of materials are dated {cost.price_dates}: "
-                                           f"{dated_names(stale)} "
-                                           f"{'is' if len(stale) == 1 else 'are'} more than {PRICE_SPAN_MONTHS} "
-                                           f"months older than the newest ({newest.part}, {newest.date}); the capex "
-                                           "adds them as they are, adjusted to no common date")
+        old = list(old_prices(path, spec, cost, facility))
+        yield from old or [Violation(path, spec.id, (), dates_note(cost, facility), severity="info")]
 
 
 @check("COST007", "cost.unracked", severity="warning")

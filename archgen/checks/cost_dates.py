@@ -1,4 +1,11 @@
-"""COST006's dates: the bill of materials' prices against the facility's cost date and its electricity price's date.
+"""COST006's dates: each price of a cluster's cost against every date it is judged by, one finding per old price.
+
+A price on the bill of materials is judged against the newest price on it, the facility's cost date (`cost.as_of`)
+and its electricity price's date (`cost.energy.date`); the electricity price against the newest part price and the
+cost date. A price more than `PRICE_SPAN_MONTHS` older than any of them is in one warning that names every date
+it misses, shared by prices that miss the same dates (weight67: a 2023 rack price beside 2025 quotes, a 2025
+tariff and a 2025 cost date was three warnings, each naming it). A part listed on several lines (racked and
+unracked switches) is one price.
 
 Split from `checks.cost` for its size; `checks.cost.prices_of_one_date` (COST006) reports what these find.
 """
@@ -12,27 +19,73 @@ from archgen.checks.registry import Violation
 from archgen.model import Cluster, Facility
 from archgen.model.cost import month_of
 
+#: How a finding ends: what the capex does with old part prices (one, several), the TCO with an old electricity price.
+CAPEX_TAIL = ("the capex adds it as it is, adjusted to no common date",
+              "the capex adds them as they are, adjusted to no common date")
+TARIFF_TAIL = ("the TCO adds its energy cost to the capital as it is, adjusted to no common date",) * 2
 
-def older_than_as_of(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
-    """COST006 for prices dated more than `PRICE_SPAN_MONTHS` before the facility's `cost.as_of`, where stated.
 
-    The electricity price's `date` is judged by the same rule.
+def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> Iterator[Violation]:
+    """COST006: the warnings of prices dated more than `PRICE_SPAN_MONTHS` before a date they are judged against.
+
+    Each old price is in one warning, which names every such date, in the order newest part price, electricity
+    price, cost date.
     """
-    fc = facility.cost if facility is not None else None
-    if facility is None or fc is None or fc.as_of is None:
+    dated = cost.dated
+    if not dated:
         return
-    limit = month_of(fc.as_of)
-    old = [line for line in cost.dated if line.month is not None and limit - line.month > PRICE_SPAN_MONTHS]
-    tail = "the capex adds them as they are, adjusted to no common date"
-    if old:
-        yield Violation(path, spec.id, (), f"{dated_names(old)} {'is' if len(old) == 1 else 'are'} dated more than "
-                                           f"{PRICE_SPAN_MONTHS} months before {facility.id}'s cost date, "
-                                           f"{fc.as_of} (`cost.as_of`); {tail}")
-    tariff = fc.energy.date
-    if tariff is not None and limit - month_of(tariff) > PRICE_SPAN_MONTHS:
-        yield Violation(path, spec.id, (), f"{tariff_name(facility)} is dated more than {PRICE_SPAN_MONTHS} months "
-                                           f"before its cost date, {fc.as_of} (`cost.as_of`); the TCO adds its "
-                                           "energy cost as it is, adjusted to no common date")
+    newest = dated[-1]
+    assert newest.month is not None  # dated lines have a month
+    fc = facility.cost if facility is not None else None
+    tariff = fc.energy.date if fc is not None else None
+    as_of = fc.as_of if fc is not None else None
+    newest_ref = (newest.month, f"the newest price on the bill of materials ({newest.part}, {newest.date})")
+    tariff_ref = [(month_of(tariff), tariff_name(facility))] if facility is not None and tariff is not None else []
+    as_of_ref = [(month_of(as_of), f"{facility.id}'s cost date, {as_of} (`cost.as_of`)")] \
+        if facility is not None and as_of is not None else []
+    capex = [(price_name(line), line.month) for line in one_per_price(dated)]
+    yield from _old(path, spec, capex, [newest_ref, *tariff_ref, *as_of_ref], CAPEX_TAIL)
+    yield from _old(path, spec, [(name, month) for month, name in tariff_ref], [newest_ref, *as_of_ref], TARIFF_TAIL)
+
+
+def _old(path: str, spec: Cluster, prices: list[tuple[str, int | None]], refs: list[tuple[int, str]],
+         tail: tuple[str, str]) -> Iterator[Violation]:
+    """The warnings of `prices` (name, month) older than some of `refs` by more than the span, naming those dates.
+
+    Prices that miss the same dates share one warning ('n1 (2019-11), r1 (2019-11) are ...'), so each old price is
+    in one warning only.
+    """
+    missing: dict[tuple[str, ...], list[str]] = {}
+    for name, month in prices:
+        assert month is not None  # dated lines have a month
+        missed = tuple(ref for at, ref in refs if at - month > PRICE_SPAN_MONTHS)
+        if missed:
+            missing.setdefault(missed, []).append(name)
+    for missed, names in missing.items():
+        one = len(names) == 1
+        yield Violation(path, spec.id, (), f"{', '.join(names)} {'is' if one else 'are'} more than "
+                                           f"{PRICE_SPAN_MONTHS} months older than {_and(list(missed))}; "
+                                           f"{tail[0 if one else 1]}")
+
+
+def one_per_price(lines: Iterable[CapexLine]) -> list[CapexLine]:
+    """The lines with one per price: a part listed on several lines at one date and list is one price."""
+    return list({(line.part, line.date, line.listed): line for line in lines}.values())
+
+
+def dates_note(cost: Cost, facility: Facility | None) -> str:
+    """The dates a cost rests on, as the information states them where no price is old.
+
+    "prices on the bill of materials are dated 2025-01 to 2025-03 (oldest to newest); hall-air's electricity price is
+    dated 2024-07", or "... are all dated 2025-01".
+    """
+    dated = cost.dated
+    dates = (f"dated {cost.price_dates} (oldest to newest)" if dated[-1].date != dated[0].date
+             else f"all dated {dated[-1].date}")
+    fc = facility.cost if facility is not None else None
+    tariff = f"; {facility.id}'s electricity price is dated {fc.energy.date}" \
+        if facility is not None and fc is not None and fc.energy.date is not None else ""
+    return f"prices on the bill of materials are {dates}{tariff}"
 
 
 def tariff_name(facility: Facility) -> str:
@@ -41,35 +94,11 @@ def tariff_name(facility: Facility) -> str:
     return f"{facility.id}'s electricity price ({facility.cost.energy.date}, `cost.energy.date`)"
 
 
-def tariff_apart(path: str, spec: Cluster, cost: Cost, facility: Facility | None) -> tuple[list[Violation], str]:
-    """COST006 for an electricity price far from the bill of materials' prices, and its date for the information.
-
-    Far: more than `PRICE_SPAN_MONTHS` apart. The date in words is "" where the price is not dated.
-    The TCO adds energy per year to capital per year, so the tariff is one more price of the cost: older than the
-    newest part price by more than the span, it is at another price level; newer than part prices by more than the
-    span, they are. Neither is adjusted (newuser64: EIA's July 2024 tariff beside January 2025 prices, 6 months apart).
-    """
-    fc = facility.cost if facility is not None else None
-    if facility is None or fc is None or fc.energy.date is None or not cost.dated:
-        return [], ""
-    tariff, newest = month_of(fc.energy.date), cost.dated[-1]
-    out = []
-    assert newest.month is not None  # dated lines have a month
-    if newest.month - tariff > PRICE_SPAN_MONTHS:
-        out.append(Violation(path, spec.id, (), f"{tariff_name(facility)} is more than {PRICE_SPAN_MONTHS} months "
-                                                f"older than the newest price on the bill of materials "
-                                                f"({newest.part}, {newest.date}); the TCO adds its energy cost to "
-                                                "the capital as they are, adjusted to no common date"))
-    old = [line for line in cost.dated if line.month is not None and tariff - line.month > PRICE_SPAN_MONTHS]
-    if old:
-        out.append(Violation(path, spec.id, (), f"{dated_names(old)} {'is' if len(old) == 1 else 'are'} more than "
-                                                f"{PRICE_SPAN_MONTHS} months older than {tariff_name(facility)}; the "
-                                                "TCO adds the capital to its energy cost as they are, adjusted to no "
-                                                "common date"))
-    return out, f"; {facility.id}'s electricity price is dated {fc.energy.date}"
+def price_name(line: CapexLine) -> str:
+    """A priced line as COST006 names it: 'r1 (2023-02)', 'qm9700 (2026-11, Prices vendorb-quote)'."""
+    return f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
 
 
-def dated_names(lines: Iterable[CapexLine]) -> str:
-    """Priced lines as COST006 names them: 'r1 (2023-02), qm9700 (2026-11, Prices vendorb-quote)'."""
-    return ", ".join(f"{line.part} ({line.date}" + (f", Prices {line.listed})" if line.listed else ")")
-                     for line in lines)
+def _and(names: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"

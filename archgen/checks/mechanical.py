@@ -35,20 +35,24 @@ def no_overlap(ctx: Context) -> Iterator[Violation]:
                             f"U{first.u}-U{first.top} (slot {first.slot + 1})")
 
 
-def _without(a) -> str:
-    """', without the weight of pdu-x x4, which states none', or '' where every placed part states its weight."""
-    names = a.space.unweighed
-    return f", without the weight of {', '.join(names)}, which state{'s' if len(names) == 1 else ''} none" \
-        if names else ""
+def _without(a, payload: bool = False) -> str:
+    """', without pdu-x x4 (states no weight); the cables and ...', or '' where everything installed is weighed.
+
+    `Space.left_out`: the placed parts that state no weight, the cables and transceivers in the rack's ports and the
+    coolant of its liquid loop (`analyse.rack.left_out`); for the `payload`, all but the coolant, which it never holds.
+    """
+    out = a.space.payload_left_out if payload else a.space.left_out
+    return f", without {'; '.join(out)}" if out else ""
 
 
 @check("MECH003", "mechanical.payload")
 def payload(ctx: Context) -> Iterator[Violation]:
     """The weight of the installed equipment is within the rack's rated payload.
 
-    A placed part that states no `mechanical` weight (a PDU may leave it out) is not in the payload: the payload is
-    then a floor, an error above the limit and, within it, an info finding that names the parts left out and the
-    weight they must stay under together, never a silent pass.
+    A placed part that states no `mechanical` weight (a PDU may leave it out) is not in the payload, nor are the
+    cables and transceivers in the rack's ports (no link part states a weight): the payload is then a floor, an error
+    above the limit and, within it, an info finding that names what is left out and the weight it must stay under,
+    never a silent pass. The coolant is not in the rated payload, as a rack maker rates it (newuser67), nor named.
 
     Fix: remove equipment, or choose a rack with a higher `form_factor.max_payload`; state every part's weight.
     """
@@ -57,20 +61,23 @@ def payload(ctx: Context) -> Iterator[Violation]:
         if a.space.payload > limit:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
                             f"installed equipment weighs {a.space.payload:.1f~P}, above the rated payload "
-                            f"{limit:~P}{_without(a)}", a.space.payload, limit)
-        elif a.space.unweighed:
+                            f"{limit:~P}{_without(a, payload=True)}", a.space.payload, limit)
+        elif a.space.payload_left_out:
             yield Violation(path, a.rack.spec.id, ("form_factor", "max_payload"),
-                            f"installed equipment weighs {a.space.payload:.1f~P}{_without(a)}: within the rated "
-                            f"payload {limit:~P} only if they weigh under {(limit - a.space.payload).to('kg'):.1f~P} "
-                            "together", a.space.payload, limit, severity="info")
+                            f"installed equipment weighs {a.space.payload:.1f~P}{_without(a, payload=True)}: within "
+                            f"the rated payload {limit:~P} only if they weigh under "
+                            f"{(limit - a.space.payload).to('kg'):.1f~P} together", a.space.payload, limit,
+                            severity="info")
 
 
 @check("MECH004", "mechanical.floor_load")
 def floor_load(ctx: Context) -> Iterator[Violation]:
     """The rack's weight over its footprint is within the facility's floor rating.
 
-    As MECH003, parts that state no weight leave the floor load a floor: within the rating, an info finding names
-    them and the weight they must stay under together (the margin times the rack's footprint).
+    As MECH003, what is installed and not weighed (parts that state no weight, cables and transceivers, coolant)
+    leaves the floor load a floor: within the rating, an info finding names it and the weight it must stay under
+    (the margin times the rack's footprint). A requirement on the rack's weight or floor load that such a floor meets
+    is not provided (REQ002), never met.
 
     Fix: spread the load (spreader plates, lighter configuration) or install in a hall with a higher `floor_rating`;
     state every part's weight.
@@ -85,7 +92,7 @@ def floor_load(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, a.rack.spec.id, ("facility",),
                             f"{figures} exceeds the floor rating {fac.floor_rating:~P} of {fac.id}",
                             a.space.floor_load, fac.floor_rating)
-        elif a.space.unweighed:
+        elif a.space.lower_bound:
             spare = ((fac.floor_rating - a.space.floor_load) * a.space.footprint).to("kg")
             yield Violation(path, a.rack.spec.id, ("facility",),
                             f"{figures}: within the floor rating {fac.floor_rating:~P} of {fac.id} only if they "

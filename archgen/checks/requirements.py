@@ -59,14 +59,18 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     requirement on a metric its estimate does not give (its cost on such a cluster, its speed when it does not fit
     in memory or cannot be estimated). So is a target that an upper bound misses: an energy at maximum draw
     (`job_it_energy`, or an average-load energy where a part states no `power.typical`, `analyse.job_energy`) may
-    meet it as drawn, so it is neither met nor not met there.
+    meet it as drawn, so it is neither met nor not met there. So is a target that a lower bound meets: a rack's
+    weight or floor load that leaves something installed out (a part stating no weight, the cables and transceivers
+    in its ports, a liquid loop's coolant: `analyse.rack.weight_bounds`) may miss it with what it leaves out; a lower
+    bound above the limit is not met (REQ001).
 
     A metric not provided is as severe as a miss at the requirement's level: an error for SHALL, a warning for
     SHOULD and MAY. A mistake in the requirement itself (no such subject or metric, a target of another dimension)
     is an error at any level.
 
     Fix: use a metric listed for the subject (`archgen check --format json` shows them), and a target in its units;
-    for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts).
+    for a withheld metric, supply what the message names (prices: a `Prices` document or `price:` on the parts; a
+    rack's weight: the weights of what it leaves out).
     """
     unsettled = ctx.operations.unsettled
     for b in ctx.design.requirements:

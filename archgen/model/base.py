@@ -16,7 +16,7 @@ from archgen.model.field_types import Fraction, RackHeight
 from archgen.model.reliability import FailureRate
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.spec_paths import names_a_field
-from archgen.units import Mass, Power, PowerOrZero, Q, Temperature, Voltage
+from archgen.units import Mass, Power, PowerOrZero, Q, Temperature, Voltage, Volume
 
 _REDUNDANCY = re.compile(r"^N(\+[0-9]+|\+N)?$")
 
@@ -226,6 +226,12 @@ class Cooling(Spec):
     type: Literal["air", "liquid", "hybrid"] = Field("air", description="air, liquid (cold plates) or hybrid.")
     liquid_fraction: Fraction = Field(
         0.0, description="Share of the heat removed by liquid (0 for air cooled, e.g. 0.85 for GB200).")
+    coolant_volume: Volume | None = Field(None, description=(
+        "Coolant a liquid-cooled part holds when filled (its cold plates and internal tubing), e.g. '1.5 L', where "
+        "its datasheet states it: where the rack's loop states no `coolant_volume` (which holds the parts'), the "
+        "rack's weight adds it at the loop's coolant density, still a lower bound without the manifolds and hoses. "
+        "Not stated either, a rack whose loop carries this part's heat has a weight that is a lower bound "
+        "(analyse.rack.coolant)."))
     inlet_min: Temperature | None = Field(None, description=(
         "Lowest inlet (ambient) air temperature the datasheet allows in operation, e.g. '5 degC' (DGX H100/H200 "
         "User Guide: 5-30 °C); COOL015 compares the hall's air supply with it. Left out: not stated, not judged."))

@@ -166,8 +166,11 @@ class LiquidPath(MarkedFigures):
         "Coolant the rack holds when filled (the trays' cold plates, its manifolds and hoses), as its maker states it, "
         "e.g. '40 L'. Its mass, the volume x the coolant's density (water 995.6 kg/m³, PG25 1,015 kg/m³, the "
         "densities the coolant flow uses), is added to the rack's weight and floor load (`weight`, `floor_load`, "
-        "MECH004): the filled, operating weight. The rated payload (MECH003) is judged on the equipment alone. Not "
-        "stated: the weight is dry, and the document says so."))
+        "MECH004): the filled, operating weight. The rated payload (MECH003) is judged on the equipment alone. It "
+        "holds the placed parts' coolant, so their `cooling.coolant_volume` is not added again. Not stated: the "
+        "weight adds the parts' stated volumes only and is a lower bound (the manifolds' and hoses' coolant, and "
+        "any liquid-cooled part's that states none, left out: analyse.rack.coolant), and a requirement on it that "
+        "the bound meets is not provided (REQ002)."))
     manifold: RackFitting | None = Field(None, description=(
         "The rack's manifolds (supply and return headers the trays couple to), e.g. {part: mgx-manifold, count: 2}. "
         "Not stated, the bill of materials lists them as not provided."))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -290,8 +291,10 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 #: why (`analyse.operations.Operations.unsettled`: goodput, spares and cost where an asynchronous checkpoint's blocking
 #: time or a repair wait is unknown, `analyse.goodput_notes.unsettled`; a cost whose energy is at maximum draw,
 #: `analyse.job_energy.energy_share_bounds`). None for the other end of an upper bound with no known lower end: an
-#: energy at maximum draw, whose true value lies below it (`analyse.job_energy.upper_bounds`). A real other end of 0
-#: (no spares where a failed node is replaced at once) is a range's end like any other, not an upper bound.
+#: energy at maximum draw, whose true value lies below it (`analyse.job_energy.upper_bounds`). Infinity for the other
+#: end of a lower bound with no known upper end: a rack's weight and floor load that leave installed things out, whose
+#: true value lies above it (`analyse.rack.weight_bounds`). A real other end of 0 (no spares where a failed node is
+#: replaced at once) is a range's end like any other, not an upper bound.
 Unsettled = Mapping[str, tuple[Q | None, str]]
 
 
@@ -315,6 +318,11 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
         return (f"{requirement.metric} is at most {requirement.target.in_units(value):.4g~P}, an upper bound, and the "
                 f"target {requirement.target} is {there}: {why}")
     shown = [requirement.target.in_units(q) for q in (value, other)]
+    if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
+        there = "met there but may not be with what it leaves out" if met else \
+            "not met there but may be with what it leaves out"
+        return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
+                f"{requirement.target} is {there}: {why}")
     return (f"{requirement.metric} lies between {shown[0]:.4g~P} and {shown[1]:.4g~P} and the target "
             f"{requirement.target} is met at one end only: {why}")
 

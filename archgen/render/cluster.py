@@ -215,8 +215,7 @@ def rack_types(scope: Scope, a: Any) -> Section:
             Column("Floor load", "kg/m**2", 0, "right"))
     section.add(Para("Per-rack figures; each rack type has its own rack document with the full power and cooling "
                      "budget."), Table("rack-types", "Rack types", cols, tuple(rows)),
-                Para(weight_basis([(rid, r.space, r.rack.spec.cooling.liquid is not None)
-                                   for rid, *_ in rows if (r := scope.run.racks[f"rack/{rid}"])])))
+                Para(weight_basis([(rid, scope.run.racks[f"rack/{rid}"].space) for rid, *_ in rows])))
     for rid, *_ in rows:
         section.add(Figure(f"fig-elevation-{rid}", f"elevation-{rid}", f"Elevation of rack type {rid}",
                            elevation_alt(scope.run.racks[f"rack/{rid}"])))

@@ -180,12 +180,15 @@ def _judged(o: Outcome, value: Any, subject: str) -> str:
 
 
 def _reason(o: Outcome, subject: str = "") -> str:
-    """Why a requirement has its status where the value does not say: no value, or its band's pessimistic end."""
-    if o.status is Status.NOT_PROVIDED:
-        return o.note or "—"
+    """Why a requirement has its status where the value does not say: no value, or its band's pessimistic end.
+
+    A note echoes quantities as the judgement wrote them ("the target <= 1400 kg"): grouped as the document's numbers
+    are (`fmt.grouped_numbers`; weight67's lower-bound notes).
+    """
     if o.status is Status.AT_RISK and (end := o.pessimistic) is not None and o.end_misses:
         return f"the pessimistic end, {_judged(o, end, subject)}, misses the target"   # else `thin`'s note
-    return o.note or "—"  # what sets a miss; a latency judged where its band is unmeasured at this load
+    # not provided: why; else what sets a miss, or a latency judged where its band is unmeasured at this load
+    return fmt.grouped_numbers(o.note) if o.note else "—"
 
 
 def requirements_section(scope: Scope) -> Section:

@@ -136,7 +136,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             f"{len(systems)} systems and {accel} accelerators. It draws {fmt.q(a.power.it_power, 'kW', 1)} at "
             f"maximum IT load and {fmt.q(a.power.input_power, 'kW', 1)} from its feeds; "
             f"{fmt.q(a.cooling.heat_liquid, 'kW', 1)} of its heat goes to liquid and "
-            f"{fmt.q(a.cooling.heat_air, 'kW', 1)} to air. It weighs {fmt.q(a.space.weight, 'kg', 0)}.")
+            f"{fmt.q(a.cooling.heat_air, 'kW', 1)} to air. It weighs {least(a.space)}{fmt.q(a.space.weight, 'kg', 0)}"
+            f"{', a lower bound (see Weight and floor load)' if a.space.lower_bound else ''}.")
     section = Section("abstract", "Abstract and key metrics").add(Para(lead, "lead"))
     if spec.description:
         section.add(Para(spec.description))
@@ -149,7 +150,8 @@ def abstract(scope: Scope, a: RackAnalysis) -> Section:
             ("Coolant flow", fmt.q(a.cooling.coolant_flow, "L/min", 1)
              + assumed_tag(spec.cooling.liquid, "coolant", "delta_t")),
             ("Air flow required", air(a.cooling.air_flow) + assumed_tag(spec.cooling.air, "delta_t")),
-            ("Weight / floor load", f"{fmt.q(a.space.weight, 'kg', 0)} / {fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
+            ("Weight / floor load", f"{least(a.space)}{fmt.q(a.space.weight, 'kg', 0)} / "
+                                    f"{least(a.space)}{fmt.q(a.space.floor_load, 'kg/m**2', 0)}"
              + assumed_tag(spec.form_factor, *FLOOR))]
     findings = scope.findings()
     errors = sum(1 for f in findings if f.severity == "error" and not f.waived)
@@ -245,54 +247,54 @@ def rack_design(scope: Scope, a: RackAnalysis) -> Section:
              + assumed_tag(ff, "max_payload"), fmt.pct(ratio(s.payload, ff.max_payload))),
             ("Empty rack", fmt.q(ff.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             *coolant_rows(spec, s),
-            ("Total weight", fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
+            ("Total weight", least(s) + fmt.q(s.weight, "kg", 0) + assumed_tag(ff, "weight"), "—", "—"),
             ("Footprint", fmt.q(s.footprint, "m**2", 2) + assumed_tag(ff, "width", "depth"), "—", "—"),
-            ("Floor load (weight / footprint)", fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
+            ("Floor load (weight / footprint)", least(s) + fmt.q(s.floor_load, "kg/m**2", 0) + assumed_tag(ff, *FLOOR),
              fmt.q(facility.floor_rating, "kg/m**2", 0) if facility else "no facility given",
              fmt.pct(ratio(s.floor_load, facility.floor_rating)) if facility else "—")]
     cols = (Column("Item"), Column("Value", align="right"), Column("Limit", align="right"),
             Column("Utilisation", align="right"))
     section.sub("weight", "Weight and floor load", Table("weight", "Weight and floor load", cols, tuple(rows)),
-                Para(weight_basis([(spec.id, s, spec.cooling.liquid is not None)])))
+                Para(weight_basis([(spec.id, s)])))
     return section
 
 
+def least(space: Any) -> str:
+    """'at least ' before a weight or floor load that leaves something installed out (`Space.lower_bound`), else ''."""
+    return "at least " if space.lower_bound else ""
+
+
 def coolant_rows(spec: Any, s: Any) -> list[tuple[str, str, str, str]]:
-    """The weight table's coolant row where the rack states the volume its filled loop holds, else none."""
+    """The weight table's one coolant row: the filled loop's stated volume, or the parts' where only they state one."""
     liquid = spec.cooling.liquid
-    if liquid is None or liquid.coolant_volume is None:
+    if liquid is None or not s.coolant.magnitude:
         return []
-    return [("Coolant (filled)", f"{fmt.q(s.coolant, 'kg', 0)} ({fmt.q(liquid.coolant_volume, 'L', 0)} of "
-                                 f"{liquid.coolant})", "—", "—")]
+    held = (f"{fmt.q(liquid.coolant_volume, 'L', 0)} of {liquid.coolant}" if liquid.coolant_volume is not None
+            else f"the parts' stated volumes of {liquid.coolant}, without the manifolds and hoses")
+    return [("Coolant (filled)", f"{fmt.q(s.coolant, 'kg', 0)} ({held})", "—", "—")]
 
 
-def weight_basis(spaces: list[tuple[str, Any, bool]]) -> str:
-    """What a rack's weight and floor load hold and leave out (`analyse.rack.space`), for whoever builds or lifts it.
+def weight_basis(spaces: list[tuple[str, Any]]) -> str:
+    """What a rack's weight and floor load hold and leave out (`analyse.rack.left_out`), for whoever builds or lifts it.
 
-    `spaces` are (rack id, space, has a liquid loop). The weight is the empty enclosure plus each placed part's
-    stated weight; nothing adds coolant, cables or accessories, and a part that states no weight is left out
-    (`Space.unweighed`). newuser66: an ODM read "Weight 683 kg" of a rack whose four PDUs weigh nothing here, and
-    "Rack weight as installed" with no coolant. Only a rack with a liquid loop (`cooling.liquid`) is said to be dry
-    (review32: an air-cooled rack's document read that the liquid in its trays was not provided).
+    `spaces` are (rack id, space). The weight is the empty enclosure plus each placed part's stated weight; what is
+    installed and not weighed (a part that states no weight, the cables and transceivers in the ports, a liquid
+    loop's coolant) makes it a lower bound, said per rack with what it leaves out. newuser66: an ODM read "Weight
+    683 kg" of a rack whose four PDUs weigh nothing here, and "Rack weight as installed" with no coolant; review32:
+    only a rack with a liquid loop leaves coolant out. weight67: a requirement on a lower bound is not provided.
     """
-    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU, "
-            "without cables, transceivers, rails and blanking panels; floor load is that weight over the enclosure's "
-            "footprint.")
-    liquid = [rid for rid, s, wet in spaces if wet and not s.coolant.magnitude]
-    filled = [rid for rid, s, wet in spaces if wet and s.coolant.magnitude]
-    if liquid:
-        which = "It" if len(liquid) == len(spaces) else f"For the liquid-cooled {', '.join(liquid)} it"
-        text += (f" {which} is dry: no coolant is added (the rack states no `cooling.liquid.coolant_volume`, the "
-                 "liquid its trays, manifolds and hoses hold), so the filled, operating weight is not provided.")
-    if filled:
-        which = "It" if len(filled) == len(spaces) else f"For {', '.join(filled)} it"
-        text += (f" {which} is filled: the coolant its loop holds (`coolant_volume` x the coolant's density) is "
-                 "added, so weight and floor load are the operating ones; the rated payload is judged on the "
-                 "equipment alone.")
-    unweighed = [f"{rid}: {', '.join(s.unweighed)}" for rid, s, _ in spaces if s.unweighed]
-    if unweighed:
-        text += f" Left out, as their parts state no weight: {'; '.join(unweighed)}."
-    return text
+    text = ("Weight is the empty enclosure plus the stated weight of each placed system, switch, shelf and PDU "
+            "(rails as the parts' datasheets include them), without blanking panels; floor load is that weight over "
+            "the enclosure's footprint.")
+    text += "".join(f" {rid}'s weight is filled: it holds its coolant, {fmt.q(s.coolant, 'kg', 0)} (volume x the "
+                    "coolant's density); the rated payload is judged on the equipment alone."
+                    for rid, s in spaces if getattr(s, "coolant", None) is not None and s.coolant.magnitude)
+    bounds = [f" {rid}'s weight, at least {fmt.q(s.weight, 'kg', 0)}, is a lower bound: it leaves out "
+              f"{'; '.join(s.left_out)}." for rid, s in spaces if s.left_out]
+    if not bounds:
+        return text + " Every installed part states its weight: the weight is the rack's as installed."
+    return (text + "".join(bounds) + " A requirement on the weight or floor load that the lower bound meets is not "
+            "provided, never met (REQ002); one it misses is not met.")
 
 
 def network(a: RackAnalysis, specs: Any) -> Section | None:

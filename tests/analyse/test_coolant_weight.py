@@ -37,11 +37,13 @@ def test_the_coolant_adds_its_mass(tmp_path, coolant, kg):
 
 
 def test_the_document_says_dry_or_filled(tmp_path):
+    """Dry, the weight leaves the coolant out, a lower bound (weight67); filled, the document says it holds it."""
     dry = _rack(tmp_path / "dry")
     wet = _rack(tmp_path / "wet", " coolant_volume: 40 L,")
-    assert "is dry" in weight_basis([("r", dry.space, True)])
-    text = weight_basis([("r", wet.space, True)])
-    assert "is filled" in text and "is dry" not in text
+    text = weight_basis([("r", dry.space)])
+    assert "a lower bound" in text and "the coolant in its trays, manifolds and hoses" in text
+    text = weight_basis([("r", wet.space)])
+    assert "r's weight is filled: it holds its coolant, 41 kg" in text and "the coolant in" not in text
 
 
 def test_the_weight_table_shows_the_coolant(tmp_path):

@@ -61,38 +61,41 @@ def test_customer_bom_csv_quantities_are_the_documents(su_customer):
 
 def test_rack_weight_says_what_it_holds(su_customer):
     """newuser66: the Rack types table gave "Weight 683 kg" for gb200-su-ib, its four PDUs (stating no weight) left
-    out, and no document said whether a weight holds coolant; the sentence under it now says both."""
+    out, and no document said whether a weight holds coolant; the sentence under it now says both, per rack, and that
+    each such weight is a lower bound (weight67)."""
     md = (su_customer / f"{SU}.customer.md").read_text(encoding="utf-8")
     rack_types = re.split(r"^\*Table \d+: Rack types\*$", md, maxsplit=1, flags=re.M)[1].split("<a id=", 1)[0]
-    assert "For the liquid-cooled gb200-nvl72 it is dry: no coolant is added" in rack_types
-    assert "operating weight is not provided" in rack_types
-    assert "gb200-su-ib: pdu-415v-60a-3ph x4" in rack_types
+    assert "gb200-nvl72's weight, at least 1,355 kg, is a lower bound" in rack_types
+    assert "the coolant in its trays, manifolds and hoses" in rack_types
+    assert "gb200-su-ib's weight, at least 683 kg, is a lower bound: it leaves out pdu-415v-60a-3ph x4" in rack_types
+
+
+def _space(*left_out: str):
+    from types import SimpleNamespace
+
+    from archgen.units import Q_
+    return SimpleNamespace(left_out=left_out, weight=Q_(700, "kg"), coolant=Q_(0, "kg"))
 
 
 def test_a_rack_document_says_what_its_weight_holds():
-    from types import SimpleNamespace
-
     from archgen.render.rack import weight_basis
-    from archgen.units import Q_
 
-    dry = Q_(0, "kg")   # no coolant_volume stated
-    assert "Left out" not in weight_basis([("r", SimpleNamespace(unweighed=(), coolant=dry), True)])
-    assert weight_basis([("r", SimpleNamespace(unweighed=("pdu x2",), coolant=dry), True)]).endswith(
-        "Left out, as their parts state no weight: r: pdu x2.")
+    assert weight_basis([("r", _space())]).endswith("the weight is the rack's as installed.")
+    text = weight_basis([("r", _space("pdu x2, which states no weight"))])
+    assert "r's weight, at least 700 kg, is a lower bound: it leaves out pdu x2, which states no weight." in text
+    assert text.endswith("A requirement on the weight or floor load that the lower bound meets is not provided, "
+                         "never met (REQ002); one it misses is not met.")
 
 
-def test_only_a_liquid_cooled_rack_is_said_to_be_dry():
-    """review32: every rack's document read "dry (no coolant is added; no spec states the liquid held by the trays,
-    manifolds and hoses ...)", an air-cooled DGX or MI355X rack's too, whose weight holds no liquid to leave out."""
-    from types import SimpleNamespace
-
+def test_only_a_liquid_cooled_rack_leaves_coolant_out():
+    """review32: every rack's document read "dry (no coolant is added; ...)", an air-cooled DGX or MI355X rack's too,
+    whose weight holds no liquid to leave out; only a rack whose liquid loop carries heat leaves coolant out."""
+    from archgen.analyse.rack import COOLANT
     from archgen.render.rack import weight_basis
-    from archgen.units import Q_
 
-    none = SimpleNamespace(unweighed=(), coolant=Q_(0, "kg"))   # no coolant_volume stated: dry
-    assert "dry" not in weight_basis([("air", none, False)]) and "coolant" not in weight_basis([("air", none, False)])
-    assert " It is dry: no coolant is added" in weight_basis([("wet", none, True)])
-    assert "For the liquid-cooled wet it is dry" in weight_basis([("air", none, False), ("wet", none, True)])
+    assert "coolant" not in weight_basis([("air", _space())])
+    assert "wet's weight, at least 700 kg, is a lower bound: it leaves out the coolant" in weight_basis(
+        [("air", _space()), ("wet", _space(COOLANT))])
 
 
 def test_a_rack_line_of_the_bom_says_its_power_is_not_the_racks_it_power(su_customer):
