@@ -23,8 +23,9 @@ from archgen.model.technology import TECHNOLOGIES, other_link
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
+from archgen.perf.hw.from_spec import DEFAULT_SCALE_OUT_LATENCY, hardware_for
 from archgen.perf.hw.given import si
-from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.goodput import Failures
