@@ -72,15 +72,20 @@ def test_the_halls_own_levels_give_checks_hourly_cost(rows, shipped):
     assert per_hour == pytest.approx(shipped.metrics[CLUSTER]["tco_per_used_accelerator_hour"].m_as("USD"), rel=1e-12)
 
 
-def test_a_swept_level_is_no_unstated_input(rows, tmp_path):
-    """hall-air states no utilisation: a sweep names it as assumed under cost per token, unless it sweeps it."""
+def named_unless_swept(swept, tmp_path, unswept: str, words: str) -> None:
+    """`words` stand among the rates and inputs under cost per token of the sweep `unswept` (the sweep without its
+    facility axes), and not among those of `swept` (the problem of the sweep with them)."""
     from tests.test_sweep import problem_of
 
-    swept, _, _ = rows
-    plain = problem_of(tmp_path, SWEEP.replace("  utilisation: [1, 0.5]\n  discount_rate: [0, 0.08]\n", ""))
-    unstated = "hall-air utilisation (not stated: every hour taken as used)"
-    assert unstated in plain.bases[("dgx-b200-superpod", None)].rates
-    assert unstated not in swept.bases[("dgx-b200-superpod", None)].rates
+    plain = problem_of(tmp_path, unswept)
+    assert words in plain.bases[("dgx-b200-superpod", None)].rates
+    assert words not in swept.bases[("dgx-b200-superpod", None)].rates
+
+
+def test_a_swept_level_is_no_unstated_input(rows, tmp_path):
+    """hall-air states no utilisation: a sweep names it as assumed under cost per token, unless it sweeps it."""
+    named_unless_swept(rows[0], tmp_path, SWEEP.replace("  utilisation: [1, 0.5]\n  discount_rate: [0, 0.08]\n", ""),
+                       "hall-air utilisation (not stated: every hour taken as used)")
 
 
 def _refusal(tmp_path, edit: Callable[[str], str]) -> BuildError:
