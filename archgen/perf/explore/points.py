@@ -26,19 +26,15 @@ from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficien
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import (
-    BOUNDED,
-    SHARE_BOUNDED,
-    TCO_SHARED,
-    UPPER_BOUNDS,
     judge_points,
     judge_requirements,
     judged,
     other_end_metrics,
     point_metrics,
-    unsettled_at,
 )
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
+from archgen.perf.workload.upper_bounds import BOUNDED, SHARE_BOUNDED, TCO_SHARED, UPPER_BOUNDS, unsettled_at
 from archgen.quantity_json import json_magnitude
 
 
@@ -148,7 +144,7 @@ def on_estimate(problem: SweepProblem) -> list[Requirement]:
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not
-#: known (`derived.unsettled_at`): met at one end of it only.
+#: known (`upper_bounds.unsettled_at`): met at one end of it only.
 UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoint blocking time (the whole write "
              "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
 
