@@ -15,7 +15,7 @@ import numpy as np
 
 from archgen.perf.explore.plan import search_plan
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layouts import enumerate_layouts, search_training

@@ -319,7 +319,7 @@ def own_repo(tmp_path, monkeypatch):
     _git(root, "add", "specs", "archgen")
     _git(root, "commit", "-q", "-m", "specs and catalog")
     monkeypatch.chdir(root)
-    monkeypatch.setattr("archgen.commands.diff._own_top", lambda: root)   # archgen run from this checkout
+    monkeypatch.setattr("archgen.commands.side_catalog.own_top", lambda: root)   # archgen run from this checkout
     return root
 
 

@@ -104,7 +104,7 @@ def test_a_requirement_met_only_without_the_wait_is_not_provided(tmp_path):
 
 
 def test_a_sweep_point_with_no_hot_spare_is_judged_at_both_ends_of_its_repair_wait():
-    """A sweep judges a point's goodput requirement only where both ends agree (`derived.unsettled_at`): the other
+    """A sweep judges a point's goodput requirement only where both ends agree (`upper_bounds.unsettled_at`): the other
     end of a job with no hot spare is its goodput with no wait, goodput x e^m (wait / M = m, the identity above).
 
     2,048 nodes of 8 at the Llama 3 set's rates per node (0.0029 hardware failures a day, 24 h repair): the job on

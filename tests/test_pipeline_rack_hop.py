@@ -20,7 +20,7 @@ import pytest
 
 from archgen.perf.comm.collectives import collective_times
 from archgen.perf.comm.racks import group_times, in_one_rack, stages_across
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train.exposure import cp_ring
 from archgen.perf.workload.racks_note import second_hop
 from archgen.scoring.catalog import load_accelerators

@@ -81,7 +81,7 @@ def test_which_groups_lie_in_one_rack_of_an_nvl36x2() -> None:
     """GB200 NVL36x2 (two racks of 36), the hop stated as 250 ns: a DP group of 9 ranks 4 apart (tp 4) fills one
     rack, 9 ranks 8 apart span both; the model-parallel group is the TP group at pp 1 and spans the job beyond."""
     from archgen.perf.comm.racks import in_one_rack
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.perf.train.training import model_parallel_in_rack
     from archgen.perf.workload.racks_note import second_hop
     from archgen.scoring.catalog import load_accelerators

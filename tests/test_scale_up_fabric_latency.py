@@ -102,7 +102,7 @@ def test_a_tp_group_across_racks_keeps_the_second_hop() -> None:
     """A rack of 36 (an NVL36x2's) cuts tp 8's groups at ranks 32 to 39: that group crosses, and the groups run in
     lockstep (`members_per_domain`), so TP keeps the averaged hop; tp 4 divides the rack and takes none."""
     from archgen.perf.comm.racks import in_one_rack
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.perf.train.tp_comm import tp_times
     from archgen.perf.workload.racks_note import second_hop
     from archgen.scoring.catalog import load_accelerators

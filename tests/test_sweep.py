@@ -12,8 +12,9 @@ from archgen.commands import sweep as sw
 from archgen.commands import workers
 from archgen.errors import UsageError
 from archgen.model.sweep import Sweep
+from archgen.perf.explore.front import pareto
 from archgen.perf.explore.point_axes import point_hardware as _hardware
-from archgen.perf.explore.points import PointRow, SweepProblem, evaluate, evaluate_point, pareto, summarise
+from archgen.perf.explore.points import PointRow, SweepProblem, evaluate, evaluate_point, summarise
 from archgen.perf.hw.hardware import Hardware
 from archgen.render.blocks import Para
 from archgen.render.sweep import overview

@@ -92,7 +92,7 @@ def test_the_blocked_pareto_front_is_the_brute_force_front():
     objectives (many ties) over several blocks."""
     import random
 
-    from archgen.perf.explore.points import PARETO_BLOCK, pareto
+    from archgen.perf.explore.front import PARETO_BLOCK, pareto
 
     rng = random.Random(25)
     goals = [("a", True), ("b", False), ("c", False)]

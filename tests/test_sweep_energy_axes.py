@@ -132,13 +132,10 @@ def test_the_front_of_cost_and_speed_keeps_the_cheapest_energy(tariff):
 
 def test_a_swept_price_and_pue_are_no_assumed_inputs(tariff, tmp_path):
     """hall-air's price and PUE are `basis: assumed`: named under cost per token, unless the sweep gives both."""
-    from tests.test_sweep import problem_of
+    from tests.test_sweep_facility_axes import named_unless_swept
 
-    swept, _, _ = tariff
-    plain = problem_of(tmp_path, SWEEP.replace("  pue: [1.1, 1.4, 1.6]\n", ""))
-    assumed = "hall-air energy price and PUE"
-    assert assumed in plain.bases[("dgx-b200-superpod", None)].rates
-    assert assumed not in swept.bases[("dgx-b200-superpod", None)].rates
+    named_unless_swept(tariff[0], tmp_path, SWEEP.replace("  pue: [1.1, 1.4, 1.6]\n", ""),
+                       "hall-air energy price and PUE")
 
 
 def test_a_tdp_level_moves_the_hourly_cost_by_its_energy(capped, shipped):

@@ -4,7 +4,7 @@ newuser64 C4 made `check`, `gap` and `diff` judge a TCO-proportional figure betw
 the value where some part's maximum draw stands in for its typical one (`analyse.job_energy.energy_share_bounds`): on
 the DGX B200 SuperPOD 10.1 % of the TCO is energy at maximum draw. A sweep judged cost per token as a single figure,
 so a target met only at the lower end read "not met". Both sweep paths now take the same rule
-(`derived.without_energy`, `Machine.energy_share`): met at one end only is not provided, missed or met at both ends is
+(`upper_bounds.without_energy`, `Machine.energy_share`): met at one end only is not provided, missed or met at both ends is
 judged. The share is the cluster's energy cost per year over its TCO per year, from the shipped run.
 """
 

@@ -10,9 +10,12 @@ energy(u) = (average load x u + idle load x (1 - u)) x 8,766 h x PUE x price.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from archgen.analyse.cost import HOURS_PER_YEAR, capital_recovery
+from archgen.errors import BuildError
 
 CLUSTER = "cluster/dgx-b200-superpod"
 SWEEP = """kind: Sweep
@@ -69,33 +72,56 @@ def test_the_halls_own_levels_give_checks_hourly_cost(rows, shipped):
     assert per_hour == pytest.approx(shipped.metrics[CLUSTER]["tco_per_used_accelerator_hour"].m_as("USD"), rel=1e-12)
 
 
-def test_a_swept_level_is_no_unstated_input(rows, tmp_path):
-    """hall-air states no utilisation: a sweep names it as assumed under cost per token, unless it sweeps it."""
+def named_unless_swept(swept, tmp_path, unswept: str, words: str) -> None:
+    """`words` stand among the rates and inputs under cost per token of the sweep `unswept` (the sweep without its
+    facility axes), and not among those of `swept` (the problem of the sweep with them)."""
     from tests.test_sweep import problem_of
 
-    swept, _, _ = rows
-    plain = problem_of(tmp_path, SWEEP.replace("  utilisation: [1, 0.5]\n  discount_rate: [0, 0.08]\n", ""))
-    unstated = "hall-air utilisation (not stated: every hour taken as used)"
-    assert unstated in plain.bases[("dgx-b200-superpod", None)].rates
-    assert unstated not in swept.bases[("dgx-b200-superpod", None)].rates
+    plain = problem_of(tmp_path, unswept)
+    assert words in plain.bases[("dgx-b200-superpod", None)].rates
+    assert words not in swept.bases[("dgx-b200-superpod", None)].rates
 
 
-def test_a_facility_axis_on_a_hall_without_cost_is_refused(tmp_path):
-    """hall-air without its `cost:` (shadowed by a copy here): the axis would change nothing, so it is refused."""
+def test_a_swept_level_is_no_unstated_input(rows, tmp_path):
+    """hall-air states no utilisation: a sweep names it as assumed under cost per token, unless it sweeps it."""
+    named_unless_swept(rows[0], tmp_path, SWEEP.replace("  utilisation: [1, 0.5]\n  discount_rate: [0, 0.08]\n", ""),
+                       "hall-air utilisation (not stated: every hour taken as used)")
+
+
+def _refusal(tmp_path, edit: Callable[[str], str]) -> BuildError:
+    """What `sweep_problems.problems` raises for `SWEEP` (its objective goodput: no cost objective refuses it first)
+    on a copy of hall-air that `edit` rewrites (shadowing the shipped one)."""
     from archgen.commands import sweep as sw
     from archgen.commands import sweep_problems
-    from archgen.errors import BuildError
     from tests.conftest import SPECS
     from tests.test_sweep import sweep_file
 
     hall = (SPECS / "catalog" / "facilities" / "hall-air.yaml").read_text(encoding="utf-8")
     (tmp_path / "hall").mkdir()
-    (tmp_path / "hall" / "hall-air.yaml").write_text(hall[:hall.index("\ncost:")] + "\n", encoding="utf-8")
+    (tmp_path / "hall" / "hall-air.yaml").write_text(edit(hall), encoding="utf-8")
     text = SWEEP.replace("{metric: cost_per_token}", "{metric: goodput_tokens_per_second}")
     specs, clusters, sweeps = sw.load(sweep_file(tmp_path, text), [SPECS, tmp_path / "hall"])
-    with pytest.raises(BuildError, match=r"axis 'utilisation' changes the facility's cost, and cluster "
-                                         r"'dgx-b200-superpod' has facility 'hall-air' with no `cost:`"):
+    with pytest.raises(BuildError) as err:
         sweep_problems.problems(specs, clusters, sweeps)
+    return err.value
+
+
+def test_a_facility_axis_on_a_hall_without_cost_is_refused(tmp_path):
+    """hall-air without its `cost:`: the axis would change nothing, so it is refused."""
+    err = _refusal(tmp_path, lambda hall: hall[:hall.index("\ncost:")] + "\n")
+    assert "axis 'utilisation' changes the facility's cost, and cluster 'dgx-b200-superpod' has facility " \
+           "'hall-air' with no `cost:`" in str(err)
+
+
+def test_a_facility_axis_on_a_cluster_with_no_cost_per_token_is_refused_with_the_reason(tmp_path):
+    """hall-air priced in EUR: the cluster's parts are priced in USD, so it has no cost per token at any level (a
+    sweep's is in USD, and its hourly cost would add two currencies); the axis would change nothing, so it is refused
+    at its line with what is missing (fin8: it was accepted, and every point read "not provided")."""
+    err = _refusal(tmp_path, lambda hall: hall.replace("USD/", "EUR/"))
+    assert str(err).startswith(
+        "sweep 'hall': axis 'utilisation' changes the cost per token, and cluster 'dgx-b200-superpod' gives none at "
+        "any of its levels: prices in several currencies (EUR, USD); archgen does not convert them"), str(err)
+    assert err.location is not None and err.location.line == 6
 
 
 def test_a_level_reads_as_a_share_not_a_factor():

@@ -24,7 +24,8 @@ from collections.abc import Mapping
 
 from archgen.analyse.cost import Cost
 from archgen.metrics import MEASURED_SHARE
-from archgen.perf.workload.derived import TCO_SHARED, job_share, without_energy
+from archgen.perf.workload.derived import job_share
+from archgen.perf.workload.upper_bounds import TCO_SHARED, without_energy
 from archgen.units import Q
 
 #: A job's figures at its cluster's maximum IT power, whatever its parts state (`run_figures.run_energy`).

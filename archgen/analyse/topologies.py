@@ -44,7 +44,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from archgen.analyse.fabric import FabricAnalysis, node_management_ports, node_ports, rails
+from archgen.analyse.fabric import FabricAnalysis, rails
+from archgen.analyse.fabric_nodes import node_management_ports, node_ports
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem, tier_ports, up_ports
 from archgen.analyse.rack_ports import device_ports

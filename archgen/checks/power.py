@@ -11,19 +11,18 @@ from collections.abc import Iterator
 from archgen.analyse.power_chain import Stage
 from archgen.checks.feed_figures import feed_findings, feed_overloads
 from archgen.checks.feed_inputs import feeds_into_inputs
+from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
 from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_figures import (
     _kw,
-    feeds_beyond_shelves,
     feeds_off_hall,
     hall_swing,
     hall_units,
     outlet_counts,
     part_inputs,
     shelf_range,
-    shelves_lost_with_a_feed,
     unconfirmed_power,
 )
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims

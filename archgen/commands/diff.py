@@ -4,13 +4,12 @@
 revision exported to a temporary directory, and the catalog that stands for the shipped one on that side: in
 archgen's own repository, `specs/catalog` is the shipped catalog (`archgen/catalog` links to it), and a revision's
 export of it must be the library too, not the user's parts (every library rack would join its design). Which
-repository is archgen's own is decided by the running package (`_is_own`), never by a folder of that name.
+repository is archgen's own is decided by the running package (`side_catalog.is_own`), never by a folder of that name.
 """
 
 from __future__ import annotations
 
 import os
-import posixpath
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -20,10 +19,10 @@ from pathlib import Path
 from typing import IO
 
 from archgen.as_of import given
+from archgen.commands.side_catalog import checkout_catalog, git, is_own, library, revision_catalog
 from archgen.compare.diff import compare
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError, UsageError
-from archgen.load import shipped_catalog
 from archgen.output import diff as output
 from archgen.pipeline import Run, run
 from archgen.render.files import write_atomic
@@ -150,13 +149,6 @@ def relocate_error(err: SpecError, source: Source, heading: str = "",
     return kind([*problems, *(refused or ())], heading)
 
 
-def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    except FileNotFoundError:
-        raise UsageError("git is not installed, so BASE and HEAD must be directories") from None
-
-
 @contextmanager
 def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Iterator[Source]:
     """The specs named by a BASE or HEAD argument: a directory, or `path` in a git revision.
@@ -165,20 +157,20 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
     name that is both a directory and a revision is refused (`_refuse_ambiguous`). An unknown revision is a
     `UsageError`; a `path` missing from the revision, or one that is not a directory there, a `LoadError`. On
     either side, the catalog that the repository's `archgen/catalog` links to stands for the shipped one where it
-    lies in the specs (`_library`: archgen's own repository).
+    lies in the specs (`side_catalog.library`: archgen's own repository).
     """
     cwd = Path.cwd() if cwd is None else cwd
     if (cwd / arg).is_dir():
         _refuse_ambiguous(arg, cwd)
-        yield Source(Path(arg), arg, catalog=_checkout_catalog(cwd / arg))
+        yield Source(Path(arg), arg, catalog=checkout_catalog(cwd / arg))
         return
     if (cwd / arg).exists():
         raise UsageError(f"{arg}: not a directory (BASE and HEAD are spec directories or git revisions)")
-    top = _git(["rev-parse", "--show-toplevel"], cwd)
+    top = git(["rev-parse", "--show-toplevel"], cwd)
     if top.returncode != 0:
         raise UsageError(f"{arg}: no such directory, and {_shown_dir(cwd)} is not in a git repository")
     top_dir = Path(top.stdout.decode().strip())
-    sha = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
+    sha = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
     if arg.startswith("-") or sha.returncode != 0:
         raise UsageError(f"{arg}: neither a directory nor a git revision")
     commit = sha.stdout.decode().strip()
@@ -191,8 +183,8 @@ def spec_source(arg: str, path: str = "specs", cwd: Path | None = None) -> Itera
         out = _export(commit, inside.as_posix(), top_dir, root, arg, path)
         if not (root / inside).is_dir():
             raise LoadError(f"{path}: not a directory in revision {arg}")
-        found = _revision_catalog(commit, top_dir) if _is_own(top_dir) else None
-        catalog = _library(root / found, root / inside) if found else None
+        found = revision_catalog(commit, top_dir) if is_own(top_dir) else None
+        catalog = library(root / found, root / inside) if found else None
         yield Source(root / inside, label, root, top_dir, catalog, tuple(link_out(name, arg, top_dir) for name in out))
 
 
@@ -206,7 +198,7 @@ def _refuse_ambiguous(arg: str, cwd: Path) -> None:
     """
     if arg.startswith("-"):
         return
-    found = _git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
+    found = git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{arg}^{{commit}}"], cwd)
     if found.returncode == 0:
         raise UsageError(f"{printable(arg)}: both a directory and a git revision of this repository; write "
                          f"./{printable(arg)} for the directory, or remove or rename the directory to compare the "
@@ -223,7 +215,7 @@ def _export(commit: str, inside: str, top: Path, root: Path, arg: str, path: str
     refused it. Returns the repository paths of the links left out, every one: the diff compares the rest and names
     them (`refused`), where it stopped at the first (newuser65's open item 7).
     """
-    listing = _git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", inside], top)
+    listing = git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", inside], top)
     entries = [line.split(b"\t", 1) for line in listing.stdout.split(b"\0") if line]
     if listing.returncode != 0 or not entries:
         raise LoadError(f"{path}: not in revision {arg}")
@@ -325,70 +317,3 @@ def _shown_dir(directory: Path) -> str:
     except ValueError:                            # another drive on Windows: no relative path exists
         return directory.name
     return "the working directory" if rel == "." else Path(rel).as_posix()
-
-
-#: Where archgen's own repository links its package to the shipped catalog (`spec_files.shipped_catalog`).
-CATALOG_LINK = "archgen/catalog"
-
-
-def _own_top() -> Path | None:
-    """The work tree of archgen's own repository that the running archgen is a checkout of; None for a wheel.
-
-    In a checkout, the package's `CATALOG_LINK` is a link (to ``specs/catalog``) and the package's parent the work
-    tree; a wheel's catalog is a folder, so no repository is archgen's own, wherever the wheel is installed (a
-    ``.venv`` inside the user's repository included).
-    """
-    link = Path(__file__).resolve().parents[1] / "catalog"
-    top = link.parent.parent
-    return top if link.is_symlink() and (top / ".git").exists() else None
-
-
-def _is_own(top: Path) -> bool:
-    """Whether the git work tree `top` is archgen's own repository, the checkout archgen runs from (`_own_top`).
-
-    Decided by the installed package, not by the repository's files: any repository may hold a folder or link named
-    `CATALOG_LINK`, and a pull request adding ``archgen/catalog -> ../specs`` had its own specs taken for the
-    library in place of the shipped catalog (HEAD lost every catalog part: 177 new errors on the shipped specs).
-    """
-    own = _own_top()
-    return own is not None and top.resolve() == own.resolve()
-
-
-def _library(catalog: Path, specs: Path) -> Path | None:
-    """`catalog`, the folder a repository's `CATALOG_LINK` is or points to, where it stands for the shipped catalog.
-
-    That is archgen's own repository, whose `specs/catalog` is the shipped catalog: loaded as `specs` is, its parts
-    are the library's, as in a checkout, not the user's. A catalog outside `specs`, or none (any other repository):
-    None, the shipped catalog, as `archgen check` uses it.
-    """
-    return catalog if catalog.is_relative_to(specs) and catalog.is_dir() else None
-
-
-def _revision_catalog(commit: str, top: Path) -> str | None:
-    """The repository path of the folder `CATALOG_LINK` is or links to in a revision; None where it has none."""
-    mode = _git(["ls-tree", commit, "--", CATALOG_LINK], top).stdout.decode(errors="replace").split(" ")[0]
-    if mode == "040000":
-        return CATALOG_LINK
-    link = _git(["cat-file", "-p", f"{commit}:{CATALOG_LINK}"], top) if mode == "120000" else None
-    if link is None or link.returncode != 0:
-        return None
-    return posixpath.normpath(posixpath.join(posixpath.dirname(CATALOG_LINK), link.stdout.decode(errors="replace")))
-
-
-def _checkout_catalog(directory: Path) -> Path | None:
-    """The catalog that stands for the shipped one for a spec directory (`_library`); None: the shipped catalog.
-
-    The folder `CATALOG_LINK` of the directory's git repository is or links to; None outside a repository, and
-    where it is the shipped catalog itself (the checkout archgen runs from).
-    """
-    try:
-        top = _git(["rev-parse", "--show-toplevel"], directory)
-    except UsageError:                       # no git: the directory is used as it is
-        return None
-    if top.returncode != 0:
-        return None
-    if not _is_own(Path(top.stdout.decode().strip())):
-        return None
-    catalog = (Path(top.stdout.decode().strip()) / CATALOG_LINK).resolve()
-    found = _library(catalog, directory.resolve())
-    return None if found is None or found == shipped_catalog().resolve() else found

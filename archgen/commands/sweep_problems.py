@@ -14,10 +14,12 @@ import math
 from collections.abc import Callable, Sequence
 
 from archgen.analyse.conversion import unpowered
+from archgen.analyse.cost import analyse_cost
 from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations_stage import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.scale_up_switches import own_links_domain
+from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import build
 from archgen.checks import Finding
 from archgen.checks.sweep import mistakes
@@ -161,7 +163,9 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
 
     At each combination of the levels of the facility axes (`FACILITY_AXES`), keyed by the cluster and
     `facility_levels`. A facility axis on a cluster whose hall gives no `cost:` is refused at its line: it would change
-    nothing; so is an electricity price in another currency than the hall's (its cost would add two currencies).
+    nothing; so is an electricity price in another currency than the hall's (its cost would add two currencies), and
+    an axis on a cluster with no cost per token at any of its levels (`usd_per_hour`: a hall priced in EUR, parts
+    without prices), whose points would all read "not provided" whatever the level.
     """
     given = [name for name in FACILITY_AXES if getattr(sweep.axes, name) is not None]
     if not given:
@@ -185,6 +189,11 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
                                  where("axes", "electricity_price", i))
         for combo in combos:
             out[(cid, *facility_levels(combo))] = facility_figures(specs, a, combo)
+        if all(out[(cid, *facility_levels(combo))][0] is None for combo in combos):
+            _, why = usd_per_hour(analyse_cost(specs, a), cid)
+            raise BuildError(f"sweep '{sweep.id}': axis '{given[0]}' changes the cost per token, and cluster '{cid}' "
+                             f"gives none at any of its levels: {why} (docs/reliability.md, Cost)",
+                             where("axes", given[0]))
     return out
 
 

@@ -14,7 +14,8 @@ from archgen.perf.explore.tally import Chunk, Keep, chunk, merge
 from archgen.perf.explore.vectorised import evaluate, set_stride
 from archgen.perf.explore.vectorised_grid import row_stride
 from archgen.perf.explore.vectorised_sets import Cached, Preparation
-from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS, hardware_for
+from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.hw.hardware import EXTRA_PARAMETERS, PARAMETERS
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.stacks import explain as explain_switches
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, machine

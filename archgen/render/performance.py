@@ -21,8 +21,9 @@ from archgen import display, metrics
 from archgen.analyse.job_energy import AT_AVERAGE, AT_MAXIMUM, ENERGY_SHARE
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
-from archgen.perf.workload.derived import TCO_SHARED, band_ends
+from archgen.perf.workload.derived import band_ends
 from archgen.perf.workload.estimate_result import BREAKDOWN_TITLES
+from archgen.perf.workload.upper_bounds import TCO_SHARED
 from archgen.render import alt_text, fmt, palette
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.roofline import roofline, roofline_blocks

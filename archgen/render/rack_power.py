@@ -11,7 +11,7 @@ from typing import Any
 from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, assumed_power_factor, feed_loads
 from archgen.analyse.power_chain import ARRANGEMENTS, Power, Stage
 from archgen.analyse.rack import RackAnalysis
-from archgen.checks.power_figures import feed_loss_with_shelves
+from archgen.checks.feed_shelves import feed_loss_with_shelves
 from archgen.model import CoolingUnit
 from archgen.model.rack import Feeds
 from archgen.render import alt_text, fmt

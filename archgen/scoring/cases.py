@@ -30,7 +30,8 @@ from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch, megatron_flops
-from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
+from archgen.perf.hw.from_spec import DEFAULT_SCALE_OUT_LATENCY, hardware_for
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.serve.batcher import batcher_of, replica_rate

@@ -17,7 +17,8 @@ from archgen.model.accelerator import Accelerator
 from archgen.perf.comm.algorithms import fastest, labelled
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.group import Topo
-from archgen.perf.hw.hardware import Hardware, hardware_for
+from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.hw.hardware import Hardware
 from archgen.units import Q_, parse_quantity
 
 #: Accelerators per scale-up domain of every curve in the file (HGX nodes of 8).

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.job_energy import MEASURED, upper_bounds
-from archgen.perf.workload.derived import BOUNDED
+from archgen.perf.workload.upper_bounds import BOUNDED
 from archgen.render import datacentre, operations, performance
 from archgen.render.blocks import Para, Table
 from archgen.units import Q_

@@ -30,7 +30,8 @@ from pathlib import Path
 
 from archgen.perf.explore.plan import PlanResult, search_plan
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import Hardware, hardware_for
+from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.train.job import Job
 from archgen.perf.train.pipeline_split import PipelineOptions

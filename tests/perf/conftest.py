@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from archgen.model.accelerator import Accelerator
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_

@@ -30,7 +30,7 @@ def test_amd_platforms_have_no_nvidia_bmc(shipped) -> None:
 
 def test_the_fallback_names_the_vendors_library(accelerators) -> None:
     """Without a NIC that states its transport, the note names the library by the accelerator's vendor."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
 
     hw = hardware_for(accelerators["mi355x"], scale_up_size=8, scale_out_bandwidth=Q_(50, "GB/s"),
                       scale_out_latency=Q_(0, "s"))

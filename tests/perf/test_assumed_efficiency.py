@@ -18,7 +18,7 @@ from archgen.perf.hw.assumed_efficiency import (
     point,
     unstated,
 )
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.scoring.catalog import load_accelerators
 
 from .conftest import CASES, measured, user_accelerator

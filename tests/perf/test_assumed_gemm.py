@@ -17,7 +17,7 @@ from archgen.perf.hw.assumed_gemm import (
     assumed_point,
     measured_range,
 )
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.scoring.catalog import load_accelerators
 
 from .conftest import measured, user_accelerator

@@ -11,7 +11,7 @@ from __future__ import annotations
 from archgen.model.accelerator import Accelerator
 from archgen.perf.hw.assumed_efficiency import MEASURED_ENDS, MEASURED_RANGE
 from archgen.perf.hw.assumed_gemm import MEASURED_GEMM_ENDS, MEASURED_GEMM_RANGE
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.efficiency_range import unmeasured
 from archgen.scoring.catalog import load_accelerators
 

@@ -16,7 +16,7 @@ import yaml
 
 from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.chunks import prompt_chunks as _prompts
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import _Pass, simulate

@@ -13,7 +13,7 @@ import pytest
 from archgen.commands.common import load_specs, located
 from archgen.errors import AnalyseError
 from archgen.model.accelerator import Accelerator
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.kernels import training_core_dtype
 from archgen.perf.serve.inference import EMBEDDING_DTYPE
 

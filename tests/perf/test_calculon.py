@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.job import Job, Layout

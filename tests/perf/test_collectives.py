@@ -11,7 +11,7 @@ import yaml
 from archgen.errors import AnalyseError
 from archgen.perf.comm import nccl
 from archgen.perf.comm.collectives import bus_bandwidth, busbw_factor, collective_time, require
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.units import Q_
 
 CURVES = yaml.safe_load((Path(__file__).parent / "data" / "allreduce-curves.yaml").read_text(encoding="utf-8"))

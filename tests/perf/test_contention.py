@@ -96,7 +96,7 @@ def test_mi300x_overlap_realises_far_less_than_the_model_credits(accelerators):
     catalog gives MI300X no CU count (no SM share) and a compute-bound GEMM leaves the HBM room (s = 1): it credits
     100 % of the ideal (speedup 2). The model's overlap on MI300X is therefore optimistic by construction; its
     AMD training rows (docs/accuracy.md) use no overlapped collective large enough to show it."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     hw = hardware_for(accelerators["mi300x"], scale_up_size=8)
     assert float(sm_kept(hw, NCCL_CTAS)) == 1.0
     pair = 1.0 + (1.0 - float(sm_kept(hw, NCCL_CTAS))) + float(C.excess(0.0, 0.2))

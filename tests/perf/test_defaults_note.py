@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.defaults_note import defaults_used
 from tests.conftest import REPO, SPECS
 

@@ -16,7 +16,7 @@ from archgen.errors import SpecError
 from archgen.perf.comm import dispatcher as D
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train import ep_exposure
 from archgen.perf.train.ep_exposure import expert_comm
 from archgen.perf.train.stacks import resolve

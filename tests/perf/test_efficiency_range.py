@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.efficiency_range import (
     at_efficiency,
     at_flash,

@@ -113,7 +113,7 @@ def _fields(est) -> dict:
 
 
 def _hardware() -> dict[str, Hardware]:
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.scoring.catalog import load_accelerators
     from archgen.units import Q_
 

@@ -115,7 +115,7 @@ def test_bench_configuration():
     sys.path.insert(0, str(REPO / "bench"))
     from bench_perf import MT530
 
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.scoring.catalog import load_accelerators
     from archgen.units import Q_
 

@@ -28,7 +28,7 @@ import yaml
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train.experts import expert_backward, expert_forward
 from archgen.perf.train.job import Job
 from archgen.perf.train.stacks import resolve, stated_knobs

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from archgen.perf.hw import kernels as K
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 
 TABLE = yaml.safe_load((Path(__file__).resolve().parent / "data" / "nvfp4-gemm-vllm-sm100.yaml").read_text(encoding="utf-8"))
 N, KD = TABLE["n"], TABLE["k"]

@@ -14,7 +14,7 @@ import pytest
 
 from archgen.errors import SpecError
 from archgen.model.accelerator import Efficiency
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.efficiency_range import range_ends, stated_ranges
 
 

@@ -17,7 +17,7 @@ from archgen.perf.comm.algorithms import labelled
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.group import Topo
 from archgen.perf.hw import generation
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.defaults_note import (
     cuda_switches_note,
     fp4_format_note,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from archgen.perf.hw import kernels as K
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 
 DATA = json.loads((Path(__file__).parent / "data" / "h200-kernels.json").read_text(encoding="utf-8"))
 SECTIONS = DATA["sections"]

@@ -28,7 +28,7 @@ def test_skinny_gemm_is_bandwidth_bound(h100):
 def test_nvfp4_gemm_reads_its_block_scales(accelerators):
     """An NVFP4 operand carries one E4M3 scale per 16 values: a decode GEMV on B200 reads the 8192 x 8192 weight
     at 0.5 + 1/16 B per element (12.5 % more than its FP4 data), its input likewise, and writes its output."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     nbytes = (8192 * 8192 + 8192) * (0.5 + 1 / 16) + 8192 * 0.5
     assert K.gemm_bytes("fp4", 1, 8192, 8192) == nbytes
@@ -41,7 +41,7 @@ def test_nvfp4_decode_gemm_streams_at_the_measured_rate(accelerators):
     """B200's NVFP4 GEMMs at decode shapes stream their weights at 3.24 TB/s at best (pytorch/helion PR 3046, B200,
     N 8192 x K 28672 in 40.73 us), not at a copy's 0.85 x 8 TB/s: the catalog's gemm_stream.fp4 = 3.24 / 8. An
     FP8 GEMM of the same shape keeps the HBM rate, and a large NVFP4 GEMM stays compute-bound."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     b200 = hardware_for(accelerators["b200-sxm-180gb"], scale_up_size=8)
     assert b200.gemm_stream_efficiency == {"fp4": 0.405}
     weights = 8192 * 28672 * (0.5 + 1 / 16)
@@ -77,7 +77,7 @@ def test_materialized_attention_pays_for_the_scores(h100):
 
 
 def test_memory_time_uses_l2_when_the_working_set_fits(accelerators):
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     mi = hardware_for(accelerators["mi300x"], scale_up_size=8)
     assert K.memory_time(mi, 1e6, working_set=1e6) < K.memory_time(mi, 1e6, working_set=1e9)
 
@@ -124,7 +124,7 @@ def test_gemm_time_of_plain_numbers_is_the_array_paths_to_the_bit(accelerators, 
     shapes."""
     import numpy as np
 
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     shapes = [(1, 8192, 8192, 1.0), (7, 3, 5, 2.0), (4096.0, 10240.0, 8192, 1.0), (16384.0, 128, 53248.0, 3.0),
               (128.0, 128.0, 4096.0, 64.0)]
     filled = 0

@@ -15,7 +15,7 @@ import pytest
 
 from archgen.model.requirements import UNBANDED, Status
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import estimate_serving, simulate
 from archgen.perf.workload.band_families import LIGHT, NEAR_CAPACITY, load_bin

@@ -20,7 +20,7 @@ from archgen.model.inference import Inference
 from archgen.perf.comm.collectives import collective_time, members_per_domain
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.batcher import hand_over, open_arrivals
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.scheduler import _Pass, estimate_serving, iteration_time, simulate

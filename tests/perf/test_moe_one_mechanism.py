@@ -25,7 +25,7 @@ import pytest
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.ffn import ffn_bytes
 from archgen.perf.serve.pass_costs import kernels_per_pass

@@ -29,7 +29,7 @@ import yaml
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import estimate_inference, routed_expert_time
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.moe_serving_note import moe_serving_convention

@@ -57,7 +57,7 @@ def test_the_layout_search_leaves_tp_above_1_out_without_sequence_parallelism(cl
 
 
 def test_every_search_keeps_the_rule(accelerators):
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.units import Q_
     hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(400, "Gbit/s"))
     job = Job.from_knobs(Q30, 4096, 256, "bf16", resolve("nemo-2025", {"sequence_parallel": False}, "bf16"))

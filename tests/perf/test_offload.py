@@ -11,7 +11,7 @@ from archgen.errors import WorkloadError
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import HOST_OPTIMIZER_BYTES, OFFLOAD_WINDOW_LAYERS, layer_activation_bytes, params_per_gpu
 from archgen.perf.train import offload as off

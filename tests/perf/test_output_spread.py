@@ -15,7 +15,7 @@ import pytest
 from archgen.errors import ValidateError
 from archgen.model.cases import CaseInference
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.serve.lengths import decode_context, reserved_context
 from archgen.perf.workload.roofline import inference_kernels

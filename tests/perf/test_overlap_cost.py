@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from archgen.perf.hw import kernels as K
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train.exposure import PIPELINE_SPLITS, UB_COMM_SMS, sm_kept
 from archgen.perf.train.tp_comm import tp_overlap_cost
 from archgen.scoring.scores import score_file

@@ -11,7 +11,7 @@ import pytest
 from archgen.model.switch_allows import ALLOWS
 from archgen.perf.explore.plan import PlanResult, plan_text, search_plan
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.train.job import Job
 from archgen.perf.train.layouts import search_training

@@ -12,7 +12,7 @@ import yaml
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.layer import elementwise_bytes

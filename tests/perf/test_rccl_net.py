@@ -19,7 +19,7 @@ import yaml
 
 from archgen.perf.comm import rccl, rccl_net
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.scoring.catalog import load_accelerators
 from archgen.units import Q_
 from tests.conftest import SPECS

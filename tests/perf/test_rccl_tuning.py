@@ -19,7 +19,7 @@ from archgen.perf.comm import rccl
 from archgen.perf.comm.algorithms import fastest, labelled
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.comm.group import Topo
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.scoring.catalog import load_accelerators
 from archgen.scoring.curves import choice
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from archgen.perf.comm import algorithms, group, rccl
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.scoring.catalog import load_accelerators
 
 LL, LL128, SIMPLE = rccl.LL, rccl.LL128, rccl.SIMPLE

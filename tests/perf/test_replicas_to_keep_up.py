@@ -30,14 +30,19 @@ inference: {{precision: fp4, kv_precision: fp8, kv_reserve: mean, max_num_tokens
 OFFLINE_SAMPLES_PER_S, SERVER_SAMPLES_PER_S, REPLICAS = 25.5809, 19.55, 36
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    path = tmp_path_factory.mktemp("keepup") / "w.yaml"
-    path.write_text(WORKLOAD.format(scenario=f"server, arrival_rate: {SERVER_SAMPLES_PER_S} 1/s"), encoding="utf-8")
+def _estimate(folder: Path, scenario: str) -> dict:
+    """`archgen estimate --format json` of the workload in `scenario` on the GB300 NVL72 SU example."""
+    path = folder / "w.yaml"
+    path.write_text(WORKLOAD.format(scenario=scenario), encoding="utf-8")
     r = run_cli("estimate", str(REPO / "examples" / "gb300-nvl72-su"), str(path), "--workload", "mlperf-405b-gb300",
                 "--format", "json")
     assert r.code == 0, r.err
     return json.loads(r.out)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return _estimate(tmp_path_factory.mktemp("keepup"), f"server, arrival_rate: {SERVER_SAMPLES_PER_S} 1/s")
 
 
 def test_replicas_to_keep_up_is_the_rate_over_the_capacity(server: dict) -> None:
@@ -73,20 +78,10 @@ def test_the_replicas_that_kept_up_are_at_least_the_models_count(server: dict) -
 
 
 def test_a_closed_loop_has_a_capacity_but_no_rate_to_keep_up(tmp_path: Path) -> None:
-    path = tmp_path / "w.yaml"
-    path.write_text(WORKLOAD.format(scenario="concurrency, batch: 16"), encoding="utf-8")
-    r = run_cli("estimate", str(REPO / "examples" / "gb300-nvl72-su"), str(path), "--workload", "mlperf-405b-gb300",
-                "--format", "json")
-    assert r.code == 0, r.err
-    m = json.loads(r.out)["metrics"]
+    m = _estimate(tmp_path, "concurrency, batch: 16")["metrics"]
     assert m["replica_capacity"]["value"] > 0 and "replicas_to_keep_up" not in m
 
 
 def test_an_offline_job_has_neither(tmp_path: Path) -> None:
-    path = tmp_path / "w.yaml"
-    path.write_text(WORKLOAD.format(scenario="offline"), encoding="utf-8")
-    r = run_cli("estimate", str(REPO / "examples" / "gb300-nvl72-su"), str(path), "--workload", "mlperf-405b-gb300",
-                "--format", "json")
-    assert r.code == 0, r.err
-    m = json.loads(r.out)["metrics"]
+    m = _estimate(tmp_path, "offline")["metrics"]
     assert "replica_capacity" not in m and "replicas_to_keep_up" not in m

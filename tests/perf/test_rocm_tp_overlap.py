@@ -70,7 +70,7 @@ def test_an_nvidia_part_says_nothing(shipped):
 
 @pytest.mark.parametrize(("tp", "named"), [(1, None), (4, False), (6, True)])
 def test_the_note_names_a_tp_rocm_does_not_take(accelerators, tp, named):
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.units import Q_
     hw = hardware_for(accelerators["mi355x"], scale_up_size=8, scale_out_bandwidth=Q_(50, "GB/s"),
                       scale_out_latency=Q_(0, "s"))
@@ -83,7 +83,7 @@ def test_the_note_names_a_tp_rocm_does_not_take(accelerators, tp, named):
 
 def test_a_tpu_is_not_told_of_rocm(accelerators):
     """The shipped TPU v4 pod's job (nemo-2025, tp 2) is told only that its own stack's equivalent is not modelled."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.units import Q_
     hw = hardware_for(accelerators["tpu-v4"], scale_up_size=64, scale_out_bandwidth=Q_(50, "GB/s"),
                       scale_out_latency=Q_(0, "s"))
@@ -96,7 +96,7 @@ def test_an_nvidia_part_without_a_compute_capability_is_left_to_the_generation_n
     """It runs NVIDIA's stack: "its own stack's equivalent is not modelled" was false there (review of the merges:
     generation_note already names the overlap's single stream, as the other stack notes leave it to that note)."""
     from archgen.model.accelerator import Accelerator
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.perf.workload.defaults_note import generation_note
     part = Accelerator.model_validate({
         "kind": "Accelerator", "id": "rubin-draft", "vendor": "NVIDIA", "source": "announced", "memory": "288 GB",

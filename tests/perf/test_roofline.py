@@ -171,7 +171,7 @@ def test_roofline_names_each_efficiency_by_its_basis(h100, accelerators):
     `efficiency:` block (the assumed 0.7 point) and for GB200's BF16 point inside its stated `gemm_range`.
     """
     from archgen.model.accelerator import Accelerator
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.render.roofline import _attainable_label, roofline_blocks
     trn2 = hardware_for(Accelerator.model_validate(TRAINIUM2), scale_up_size=16)
     gb200 = hardware_for(accelerators["gb200"], scale_up_size=72)

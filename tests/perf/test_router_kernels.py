@@ -81,7 +81,7 @@ def test_the_card_layer_against_its_profile():
 def test_charged_like_every_element_wise_kernel(accelerators):
     """The layer's time grows by the kernels' fixed cost and the bytes at the HBM rate, nothing else: forward 7 x
     1.3 µs + 22 B x 128 x 4,096 tokens; backward 5 x 1.3 µs + 21 B x 128 x 4,096 (not twice the forward's)."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.perf.train.training import layer_times
 
     hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from archgen.model.accelerator import Accelerator
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.nccl import NVLS_EFFICIENCY
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.defaults_note import defaults_note
 
 GIB8 = 8 * 2**30

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from archgen.model.inference import Inference
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import prompt_chunks as _prompts
 from archgen.perf.serve.chunks import prompt_work

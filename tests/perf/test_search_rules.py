@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import divisors, layout_problems
 from archgen.perf.train.layouts import MAX_MICRO_BATCH, enumerate_layouts, nearest_counts

@@ -18,7 +18,7 @@ from archgen.perf.explore.vectorised import _least_floor
 def test_hw_fields_name_what_a_collective_reads(accelerators):
     """A sweep times a plan's collectives once per distinct network figures (`collectives.HW_FIELDS`): they must be
     the figures the collective cache keys on, and every one a field of the hardware."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     hw = hardware_for(accelerators["h100-sxm5-80gb"], scale_up_size=8)
     names = {f.name for f in dataclasses.fields(hw)}
     assert set(HW_FIELDS) <= names

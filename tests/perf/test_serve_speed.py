@@ -17,7 +17,7 @@ import yaml
 from archgen.errors import InternalError
 from archgen.model.workload import Model
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.perf.serve.scheduler import FEW_STEPS, _few_steps, _loop, _Pass, estimate_serving, simulate

@@ -10,7 +10,7 @@ import pytest
 
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob, estimate_inference, weights_per_gpu
 from archgen.perf.serve.pass_costs import kernels_per_pass
 from archgen.perf.serve.scheduler import estimate_serving

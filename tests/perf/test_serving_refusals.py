@@ -11,7 +11,7 @@ import pytest
 
 from archgen.errors import ValidateError
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.scheduler import simulate
 from archgen.perf.workload.serving_estimate import run_breakdown

@@ -73,7 +73,7 @@ def test_k_loop_efficiency_by_formula(h100, accelerators):
     """(n / (n + 5.35)) · (117.35 / 112), n = K bytes / 128, capped at 1: K = 512 FP8 is 4 steps, 0.448; BF16 at the
     same K moves twice the bytes, 8 steps, 0.627; the reference K (14,336 FP8) and anything longer, 1. A part the
     catalog gives no measured constant (A100, Blackwell) keeps the ramp K / (K + 128)."""
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
 
     ref = (112.0 + 5.35) / 112.0
     assert K.k_loop_efficiency(h100, "fp8", 512) == pytest.approx(4 / 9.35 * ref, rel=1e-12)

@@ -144,7 +144,7 @@ def test_delayed_scaling_against_current_scaling_as_the_te_gemm_guide(accelerato
     figures are means of 100 timed iterations, and the effect under test is 14.7 %."""
     from archgen.perf.hw import kernels as K
     from archgen.perf.hw import quant as Q
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from tests.perf.test_quant import GUIDE, _guide_shapes
     hw = hardware_for(accelerators["b300-sxm-288gb"], scale_up_size=8)
     elements = sum(m * k + k * n for m, k, n in _guide_shapes())

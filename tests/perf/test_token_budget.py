@@ -15,7 +15,7 @@ import math
 import pytest
 
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import MEMORY_UTILISATION, ServeJob, _forward, estimate_inference
 from archgen.perf.serve.pass_costs import fixed_per_pass
 from archgen.pipeline import run

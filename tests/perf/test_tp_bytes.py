@@ -21,7 +21,7 @@ import pytest
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train import contention as C
 from archgen.perf.train.job import Job
 from archgen.perf.train.layer import layer_times

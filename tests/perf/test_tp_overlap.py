@@ -62,7 +62,7 @@ def test_on_a100_tes_default_overlap_costs_more_than_it_hides(accelerators):
     from archgen.perf.comm.collectives import collective_time
     from archgen.perf.hw import kernels as K
     from archgen.perf.hw.arch import Arch
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
     from archgen.perf.train.layer import layer_times
     from archgen.units import Q_
     a100 = hardware_for(accelerators["a100-sxm4-80gb"], scale_up_size=8, scale_out_bandwidth=Q_(200, "Gbit/s"))

@@ -16,7 +16,7 @@ import pytest
 from archgen.model.cases import CaseTraining
 from archgen.model.workload import Training
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.train.job import Job
 from archgen.perf.train.layer import layer_times
 from archgen.perf.train.stacks import explain, resolve

@@ -7,7 +7,7 @@ import pytest
 
 from archgen.perf.comm.collectives import collective_time
 from archgen.perf.hw.arch import Arch, megatron_flops
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.memory import activation_bytes, training_memory
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.training import estimate_training

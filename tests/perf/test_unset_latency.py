@@ -31,7 +31,7 @@ def test_the_estimate_says_not_provided(shipped) -> None:
 
 @pytest.mark.parametrize("unset", ["", "amd-anp on NIC 'pollara-400'"])
 def test_a_declared_zero_and_an_unset_latency_read_differently(accelerators, unset) -> None:
-    from archgen.perf.hw.hardware import hardware_for
+    from archgen.perf.hw.from_spec import hardware_for
 
     hw = hardware_for(accelerators["mi355x"], scale_up_size=8, scale_out_bandwidth=Q_(50, "GB/s"),
                       scale_out_latency=Q_(0, "s"))

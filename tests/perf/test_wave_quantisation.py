@@ -47,7 +47,7 @@ import pytest
 import yaml
 
 from archgen.perf.hw import kernels as K
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 
 DATA = Path(__file__).parent / "data"
 H200 = json.loads((DATA / "h200-kernels.json").read_text(encoding="utf-8"))["sections"]

@@ -15,7 +15,7 @@ import pytest
 
 from archgen.perf.explore.plan import plan_dict, plan_text, search_plan
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.hardware import hardware_for
+from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import GATHER_WINDOW_LAYERS, OFFLOAD_CODES, WEIGHT_OFFLOAD, layer_params, params_per_gpu
 from archgen.perf.train import offload as off

@@ -131,7 +131,7 @@ def at_tdp(base: Any, delta: float) -> Any:
     hours' draw as stated): over every accelerator-hour used, accelerators x `delta` x used hours x PUE x price a
     year, so the cost per used accelerator-hour moves by `delta` x PUE x price (`Machine.energy_price`), whatever the
     utilisation. That added cost is at maximum draw, so it joins the share of the cost that is (`energy_share`,
-    judged as a range by `derived.unsettled_at`); a lowered TDP's saving is taken at maximum draw too, so where no
+    judged as a range by `upper_bounds.unsettled_at`); a lowered TDP's saving is taken at maximum draw too, so where no
     part of the cluster's energy is at maximum draw (no share) the cost stays a value, not a range.
     """
     cost = base.cost_per_accelerator_hour

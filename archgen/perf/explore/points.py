@@ -13,33 +13,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
 from archgen.perf.explore.batch_path import of_workload
+from archgen.perf.explore.front import best, pareto
 from archgen.perf.explore.hardware_scope import POWER_METRICS, scopes, unpowered_base
 from archgen.perf.explore.point_axes import point_base, point_hardware, point_job
 from archgen.perf.explore.sweep_notes import model_defaults, unmeasured_efficiencies  # noqa: F401 (re-exported)
 from archgen.perf.train.point_goodput import goodput_of, unblocked_of
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster
 from archgen.perf.workload.derived import (
-    BOUNDED,
-    SHARE_BOUNDED,
-    TCO_SHARED,
-    UPPER_BOUNDS,
     judge_points,
     judge_requirements,
     judged,
     other_end_metrics,
     point_metrics,
-    unsettled_at,
 )
 from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
+from archgen.perf.workload.upper_bounds import BOUNDED, SHARE_BOUNDED, TCO_SHARED, UPPER_BOUNDS, unsettled_at
 from archgen.quantity_json import json_magnitude
 
 
@@ -150,7 +145,7 @@ def on_estimate(problem: SweepProblem) -> list[Requirement]:
 
 
 #: Why a requirement on goodput, or a figure made from it, is not judged where the checkpoint's blocking time is not
-#: known (`derived.unsettled_at`): met at one end of it only.
+#: known (`upper_bounds.unsettled_at`): met at one end of it only.
 UNSETTLED = ("{metric} meets the target at one end only of the unknown checkpoint blocking time (the whole write "
              "charged, or no stop at all; the nodes give no host_memory.link, REL008)")
 
@@ -301,57 +296,6 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:
     """Evaluate points `start` to `stop` - 1 (one chunk; what a worker runs)."""
     return [evaluate_point(problem, i) for i in range(start, stop)]
-
-
-def pareto(rows: Sequence[PointRow], objectives: Sequence[tuple[str, bool]]) -> list[int]:
-    """Positions in `rows` of the feasible points no other feasible point dominates, in `rows` order.
-
-    `objectives` are (metric, maximise). A point dominates another when it is at least as good on every objective
-    and better on one. Points tied on every objective are all kept.
-    """
-    names = {m for m, _ in objectives}
-    cand = [i for i, r in enumerate(rows) if r.feasible and names <= r.metrics.keys()]
-    if not cand:
-        return []
-    # minimise everything: negate the maximised objectives (a column at a time: the same numbers, fewer calls)
-    x = np.stack([np.array([rows[i].metrics[m] for i in cand], dtype=float) * (-1.0 if up else 1.0)
-                  for m, up in objectives], axis=1)
-    order = np.lexsort(x.T[::-1])  # by the first objective, ties by the next: a dominator always comes first
-    front = np.empty(0, dtype=int)
-    for start in range(0, len(order), PARETO_BLOCK):
-        block = order[start:start + PARETO_BLOCK]
-        # dominated by a point of the front so far, or by one of the block (only an earlier one can dominate, and a
-        # point dominated by a dominated point is dominated by that one's dominator too: no order is needed)
-        block = block[~_beaten(x[front], x[block])]
-        block = block[~_beaten(x[block], x[block])]
-        front = np.concatenate([front, block])
-    return sorted(cand[j] for j in front.tolist())
-
-
-def _beaten(by: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Which of `points` a point of `by` dominates (at most on every objective, less on one; all minimised)."""
-    if not len(by) or not len(points):
-        return np.zeros(len(points), dtype=bool)
-    return np.any(np.all(by[:, None] <= points[None], axis=2) & np.any(by[:, None] < points[None], axis=2), axis=0)
-
-
-#: Points compared at once in `pareto` (a block against the front so far, then against itself).
-PARETO_BLOCK = 512
-
-
-def best(rows: Sequence[PointRow], metric: str, maximise: bool) -> int | None:
-    """Position in `rows` of the feasible point with the best value of `metric` (the first on ties), or None.
-
-    A NaN value is no one's best: skipped, so that the best of the chunks' bests (`explore.tally.merge`) is the best
-    of all rows whatever the chunking (`min` over NaN depends on the order).
-    """
-    have = [i for i, r in enumerate(rows)
-            if r.feasible and metric in r.metrics and not math.isnan(r.metrics[metric])]
-    if not have:
-        return None
-    sign = -1.0 if maximise else 1.0
-    keys = [sign * rows[i].metrics[metric] for i in have]
-    return have[keys.index(min(keys))]  # `min` keeps the first of equals; `index` finds that one
 
 
 def objectives(sweep: Sweep) -> list[tuple[str, bool]]:

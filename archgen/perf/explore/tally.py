@@ -27,8 +27,9 @@ from typing import Any, Literal, overload
 import numpy as np
 
 from archgen.model.sweep_axes import CATEGORICAL
+from archgen.perf.explore.front import best, pareto
 from archgen.perf.explore.hardware_scope import as_catalogued, assumed, own_chip  # noqa: F401 (re-exported)
-from archgen.perf.explore.points import PointRow, Result, SweepProblem, best, objectives, pareto, requirements
+from archgen.perf.explore.points import PointRow, Result, SweepProblem, objectives, requirements
 from archgen.perf.explore.vectorised import evaluate
 
 #: What a chunk keeps of its rows (`chunk`).

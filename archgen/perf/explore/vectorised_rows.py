@@ -45,8 +45,8 @@ from archgen.perf.workload.derived import (
     judged,
     other_end_metrics,
     point_metrics,
-    unsettled_at,
 )
+from archgen.perf.workload.upper_bounds import unsettled_at
 from archgen.quantity_json import json_unit
 from archgen.units import Q_
 

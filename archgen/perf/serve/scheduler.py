@@ -27,7 +27,7 @@ Load, as serving benchmarks apply it:
   Server scenario: loadgen issues queries at Poisson intervals, `loadgen/issue_query_controller.cc`), measured in
   its steady state (`simulate`: the arrivals span `OPEN_SPANS` request latencies, the first and the last left
   out); tokens/s = arrival rate x output_len when the replica keeps up (flow conservation), else the output
-  tokens it makes in that window / its length (`_measure`). Under a harness batcher (`job.batcher`,
+  tokens it makes in that window / its length (`measure.measure`). Under a harness batcher (`job.batcher`,
   `perf.serve.batcher`) the queries reach the replica in groups; TTFT still counts from each one's arrival.
 
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
@@ -43,7 +43,7 @@ padding, varying request lengths (every request has `input_len` + `output_len` t
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
@@ -55,7 +55,8 @@ from archgen.perf.serve.chunks import prompt_work
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.iteration import few_steps as _few_steps
-from archgen.perf.serve.run import BUSY_NOISE, ServingRun, Stats, overrun, tokens_made
+from archgen.perf.serve.measure import Trace, measure
+from archgen.perf.serve.run import ServingRun, overrun
 
 #: Tokens per iteration by default (TensorRT-LLM max_num_tokens, vLLM max_num_batched_tokens); a job may state its own.
 MAX_NUM_TOKENS = I.PREFILL_CHUNK
@@ -66,9 +67,6 @@ CLOSED_ROUNDS = 3
 #: the statistics: ramp-up from an empty replica, drain after the last arrival), within `OPEN_MAX` requests.
 OPEN_SPANS = 10
 OPEN_MAX = 20000
-#: Unmodelled term named in every result: host-side cost per request (tokenisation, detokenisation, HTTP, queues).
-UNMODELLED = ("per-request host cost (tokenisation, HTTP, detokenisation) is not modelled: no source states it; "
-              "short-prompt TTFT reads low by it")
 
 
 def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurrency: int | None = None,
@@ -135,21 +133,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
     if warm and span < OPEN_SPANS * latency:
         notes = (f"{n_req} simulated requests span {span / latency:.3g} mean latencies, fewer than the "
                  f"{OPEN_SPANS} a steady state needs: the statistics include the ramp-up",)
-    return _measure(job, t, None, arrival_rate, int(max_batch), notes, warm)
-
-
-@dataclass
-class _Trace:
-    """What `_loop` leaves: per-request arrival, first-token and finish times, and the run's counters."""
-
-    arrivals: np.ndarray
-    first: np.ndarray
-    finish: np.ndarray
-    iterations: int
-    max_running: int
-    mean_running: float
-    busy: float
-    prompt_busy: float
+    return measure(job, t, None, arrival_rate, int(max_batch), notes, warm)
 
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
@@ -162,13 +146,13 @@ def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_token
     if key not in p.closed:
         arrivals = np.full(requests or concurrency * (CLOSED_ROUNDS + 1), np.inf)
         arrivals[:concurrency] = 0.0
-        p.closed[key] = _measure(job, _loop(p, job, arrivals, cap, concurrency, max_num_tokens), concurrency, None,
-                                 cap, (), 0.0)
+        p.closed[key] = measure(job, _loop(p, job, arrivals, cap, concurrency, max_num_tokens), concurrency, None,
+                                cap, (), 0.0)
     return p.closed[key]
 
 
 def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency: int | None,
-          max_num_tokens: int, handed: np.ndarray | None = None) -> _Trace:
+          max_num_tokens: int, handed: np.ndarray | None = None) -> Trace:
     """The iteration-level simulation (module docstring); a closed loop's later arrivals are set as slots free.
 
     Requests reach the replica at `handed` (default their arrivals: no harness batcher), in order (Poisson arrivals,
@@ -275,59 +259,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             arrivals[released:released + more] = now
             at[released:released + more] = [now] * more  # `ready` is `arrivals` in a closed loop
             released += more
-    return _Trace(arrivals, np.array(first, dtype=float), np.array(finish, dtype=float), it, max_running,
+    return Trace(arrivals, np.array(first, dtype=float), np.array(finish, dtype=float), it, max_running,
                   running_time / busy_time if busy_time else 0.0, busy_time, prompt_time)
-
-
-def _measure(job: I.ServeJob, t: _Trace, concurrency: int | None, arrival_rate: float | None, cap: int,
-             notes: tuple[str, ...], warm: float) -> ServingRun:
-    """The run's statistics, over a closed loop's replacement requests or an open loop's measured window.
-
-    An open loop's window: requests arriving from `warm` after the first arrival to `warm` before the last, and the
-    output tokens made from `warm` after the first arrival to the last (the whole run when `warm` is 0). Its tokens/s
-    is the arrival rate x output_len unless those tokens fall under 90 % of it (the replica is then overrun).
-    """
-    out = job.output_len
-    n_req = len(t.arrivals)
-    arrivals, first, finish = t.arrivals, t.first, t.finish
-    start, end = float(arrivals[0]) + warm, float(arrivals[-1])
-    if concurrency is not None:
-        measured = np.arange(concurrency, n_req)
-    elif warm and end - warm > start:
-        measured = np.flatnonzero((arrivals >= start) & (arrivals <= end - warm))
-    else:
-        measured = np.arange(n_req)
-    ttft = first[measured] - arrivals[measured]
-    tpot = (finish[measured] - first[measured]) / (out - 1) if out > 1 else np.zeros(len(measured))
-    latency = finish[measured] - arrivals[measured]
-    notes = (UNMODELLED, *notes)
-    stable, running = True, t.mean_running
-    if concurrency is not None:
-        tps = concurrency * out / float(np.mean(latency))
-        if concurrency > cap:
-            notes += (f"{concurrency} requests in flight, the replica admits {cap} (its KV cache, at most "
-                      "max_num_tokens): the rest wait in the queue",)
-    else:
-        offered = (n_req - 1) / float(arrivals[-1] - arrivals[0])
-        # requests per second the replica serves: output tokens made in the measured window over its length, or
-        # requests over the whole run, its drain included, without a window
-        served = tokens_made(first, finish, out, start, end) / out / (end - start) if warm and end > start \
-            else n_req / float(np.nanmax(finish) - arrivals[0])
-        # an open loop outrunning the replica: requests complete markedly slower than they arrive
-        if served < 0.9 * offered:
-            stable = False
-            tps = served * out
-            notes += (f"arrivals ({arrival_rate:.4g}/s) outrun the replica: the queue grows for the whole run, so "
-                      f"TTFT depends on the run's length ({n_req} requests)",)
-        else:  # a replica that keeps up finishes requests as they arrive (flow conservation), and holds, by
-            # Little's law, the arrival rate x the mean request latency in flight (queued, prefilling or decoding)
-            tps = offered * out
-            running = offered * float(np.mean(latency))
-    busy = t.busy / float(np.nanmax(finish) - arrivals[0]) if t.busy else 0.0
-    if busy > 1.0 - BUSY_NOISE:  # the iterations' summed times against the clock they advanced: float noise
-        busy = 1.0
-    return ServingRun(Stats.of(ttft), Stats.of(tpot), tps, len(measured), t.iterations, t.max_running,
-                      running, stable, notes, min(busy, 1.0), t.prompt_busy / t.busy if t.busy else 0.0)
 
 
 def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_tokens: int) -> float:

@@ -62,7 +62,7 @@ def unblocked_of(f: Failures, workload: Workload, model: Model, gpus: int) -> fl
 
     With no blocking at all where its blocking time is assumed (REL008, `with_unblocked`), and with no wait for a
     repair where no hot spare stands in (`with_swapped`), as `check` takes them: a sweep requirement met at the
-    point's goodput and not at this one, or the reverse, is not judged (`derived.unsettled_at`).
+    point's goodput and not at this one, or the reverse, is not judged (`upper_bounds.unsettled_at`).
     """
     cp = workload.checkpoint
     return _unblocked(for_job(f, workload), cp, checkpoint_bytes(model, cp.bytes_per_parameter), gpus,

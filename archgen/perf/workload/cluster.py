@@ -23,8 +23,9 @@ from archgen.model.technology import TECHNOLOGIES, other_link
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
+from archgen.perf.hw.from_spec import DEFAULT_SCALE_OUT_LATENCY, hardware_for
 from archgen.perf.hw.given import si
-from archgen.perf.hw.hardware import DEFAULT_SCALE_OUT_LATENCY, Hardware, hardware_for
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.goodput import Failures
@@ -68,7 +69,7 @@ class Machine:
     switch_part: str = ""  # the scale-up domain's switch part, named in `domain_racks_note`
     own_link: str = ""    # the accelerator's own link, where the domain states another (`fabric_latency_note`)
     domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
-    energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`derived.unsettled_at` judges cost so)
+    energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`upper_bounds.unsettled_at` judges cost so)
     energy_price: float = 0.0  # USD per kWh of IT energy (the hall's price x PUE): what a sweep's `tdp` level costs
 
 

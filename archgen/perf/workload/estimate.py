@@ -68,7 +68,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
     Args:
         workload: The job, with optional layout and targets.
         model: The model it runs (`workload.model` must name it).
-        hw: Hardware (see `hardware.hardware_for`).
+        hw: Hardware (see `from_spec.hardware_for`).
         gpus: Accelerators used; defaults to `workload.accelerators`.
         gpus_per_rack: For the per-rack throughput of inference.
         with_sensitivity: Also compute elasticities to each hardware parameter.

@@ -18,7 +18,7 @@ from archgen.perf.comm.nccl import generation
 from archgen.perf.hw.generation import NVLS_FROM
 from archgen.perf.workload.estimate_result import Estimate
 
-#: The figures besides the peaks that the model reads from an accelerator (`perf.hw.hardware.hardware_for`); the
+#: The figures besides the peaks that the model reads from an accelerator (`perf.hw.from_spec.hardware_for`); the
 #: compute capability picks NCCL's tables and the FP8 rule (`perf.hw.generation`), and a part whose generation's
 #: figure is not yet published states it unconfirmed (CAT008's fix).
 FIGURES = ("memory", "memory_bandwidth", "vector_peak", "l2_cache", "l2_bandwidth", "compute_capability",
