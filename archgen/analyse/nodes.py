@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
 from archgen.model import NIC, Accelerator, System
-from archgen.model.fabrics import FabricBase
+from archgen.model.fabric_base import FabricBase
 from archgen.model.network import parse_breakout
 from archgen.units import Q_, Q
 from archgen.validate import Specs
