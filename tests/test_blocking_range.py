@@ -69,8 +69,10 @@ def test_goodput_on_an_unknown_blocking_time_is_a_range_and_judged_only_where_bo
 def test_a_synchronous_checkpoint_has_nothing_unsettled(tmp_path):
     """A synchronous checkpoint blocks for its whole write anyway: the same targets are judged as before."""
     r = _run(tmp_path, REQS, asynchronous=False)
-    # only the energies at maximum draw, upper bounds whatever the checkpoint (`analyse.job_energy.upper_bounds`)
-    assert {k for m in r.operations.unsettled.values() for k in m} <= {*AT_MAXIMUM, *AT_AVERAGE}
+    # only the energies at maximum draw, upper bounds whatever the checkpoint (`analyse.job_energy.upper_bounds`),
+    # and the racks' weights and floor loads, lower bounds where a part is not weighed (`analyse.rack.weight_bounds`)
+    assert {k for m in r.operations.unsettled.values() for k in m} <= {*AT_MAXIMUM, *AT_AVERAGE, "weight",
+                                                                         "floor_load"}
     status = {j.bound.req.id: j.outcome.status.value for j in r.requirements}
     assert status["REQ-MID"] == "not met" and status["REQ-CL"] == "not met"
 

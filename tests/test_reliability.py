@@ -81,7 +81,8 @@ def _run(tmp_path: Path, rates: str | None = None, extra: Path | None = None):
 
 def test_llama3_fixture_passes_archgens_own_checks(tmp_path):
     """The fixture had invalid optics (single-port modules in twin-port OSFP cages, 100 m reach over 183 m runs)."""
-    assert not [f for f in _run(tmp_path).findings if f.severity == "error"]
+    # the shipped rack's floor load, a lower bound since weight67, is waived there with its reason
+    assert not [f for f in _run(tmp_path).findings if f.severity == "error" and not f.waived]
 
 
 def test_llama3_run_consistency_with_the_shipped_rates(tmp_path):
@@ -214,7 +215,7 @@ def test_without_storage_requirements_on_goodput_are_not_provided_with_the_reaso
         encoding="utf-8")
     r = run([tree])
     why = "cluster 'llama3-16k' gives no checkpoint `storage:` (REL006)"
-    messages = sorted(f.message for f in r.findings if f.id == "REQ002")
+    messages = sorted(f.message for f in r.findings if f.id == "REQ002" and not f.waived)   # not the rack's floor load
     assert messages == [
         f"R-CL: cluster/llama3-16k's goodput is not provided: its training job llama3-405b-16k has no goodput: {why}",
         f"R-JOB: workload/llama3-405b-16k's goodput is not provided: {why}",

@@ -94,9 +94,10 @@ def test_a_waiver_names_its_requirement(tmp_path, cli, monkeypatch):
     # the third info: PWR002, the rack's feeds state no power factor (judged at 1.00, nu44power); airsrc's two:
     # MECH005 and COOL017 (the enclosure and the air class are assumed); REQ-MECH-010's floor load is a lower bound
     # (weight67: the PDUs, cables and transceivers not weighed), not provided and waived in the shipped rack, where it
-    # was met on the assumed empty weight and footprint (REQ005)
-    assert r.out.rstrip().endswith("1 error(s), 0 warning(s), 5 info, 3 waived")
-    assert all(f" {cid} rack/dgx-h100-4" in r.out for cid in ("MECH005", "COOL017"))
+    # was met on the assumed empty weight and footprint (REQ005); COOL021 (nu67fix): hall-air states no air side per
+    # rack, so the rack's heat to air is not judged
+    assert r.out.rstrip().endswith("1 error(s), 0 warning(s), 6 info, 3 waived")
+    assert all(f" {cid} rack/dgx-h100-4" in r.out for cid in ("MECH005", "COOL017", "COOL021"))
 
 
 def test_a_waiver_without_its_requirement_says_which_to_name(tmp_path, cli, monkeypatch):

@@ -165,12 +165,12 @@ LONG_WORD = 24
 _SOFT = re.compile(r"([/._\-=&?])(?=\S)")
 
 
-def breakable(text: str) -> str:
-    """`text` with a break opportunity (U+200B) after the punctuation of each word longer than `LONG_WORD`.
+def breakable(text: str, longer_than: int = LONG_WORD) -> str:
+    """`text` with a break opportunity (U+200B) after the punctuation of each word longer than `longer_than`.
 
     A table cell holding a URL or a file path wraps there rather than overflow or break inside a word.
     """
-    return " ".join(_SOFT.sub("\\1\u200b", w) if len(w) > LONG_WORD else w for w in text.split(" "))
+    return " ".join(_SOFT.sub("\\1\u200b", w) if len(w) > longer_than else w for w in text.split(" "))
 
 
 #: A joint inside a name (`memory_bandwidth`, `b200-sxm-180gb`): an underscore or a hyphen between a letter or digit

@@ -23,8 +23,9 @@ def _design(root: Path, spines_racked: bool, slots_kept: bool = False) -> Path:
     text = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
     if not spines_racked:
         if not slots_kept:
-            text = text.replace("  - {at: 5, part: qm9700, count: 34}", "  - {at: 5, part: qm9700, count: 18}")
+            text = text.replace("  - {at: 5, part: qm9700, count: 34, face: rear}", "  - {at: 5, part: qm9700, count: 18, face: rear}")
         text = text.replace("    spine: {rack: gb200-su-ib}\n", "", 1)   # the compute fabric's spines
+    assert spines_racked or "spine: {rack: gb200-su-ib}" not in text and (slots_kept or "count: 18, face" in text)
     (root / "cluster.yaml").write_text(text, encoding="utf-8")
     return root
 
