@@ -133,10 +133,10 @@ def _finished(workload: Workload, est: Estimate, hw: Hardware, family_: str) -> 
     got = bands(family_, est.metrics, hw.accelerator, est.span, est.load, context_of(workload), hw.vendor, arrival,
                 est.latency_spans, at_engine_cap(inf), est.routing)
     keep, capacity = got.get("replicas_to_keep_up"), est.metrics.get("replica_capacity")
-    if keep is not None and capacity is not None and inf is not None and inf.arrival_rate is not None:
-        # whole replicas
-        got["replicas_to_keep_up"] = replace(keep, whole=inf.arrival_rate.m_as("1/s") / capacity.m_as("1/s"))
-    if est.limits and inf is not None and inf.arrival_rate is not None and capacity is not None:
-        # an open loop that keeps up serves what arrives: its throughput's band is min(offered, capacity band)
-        got |= delivered(got, inf.arrival_rate.m_as("1/s"), int(est.layout["replicas"]), capacity.m_as("1/s"))
+    if capacity is not None and inf is not None and inf.arrival_rate is not None:   # an open loop's rate
+        rate, each = inf.arrival_rate.m_as("1/s"), capacity.m_as("1/s")
+        if keep is not None:   # whole replicas
+            got["replicas_to_keep_up"] = replace(keep, whole=rate / each)
+        if est.limits:   # an open loop that keeps up serves what arrives: its throughput's band is min(offered, ...)
+            got |= delivered(got, rate, int(est.layout["replicas"]), each)
     return replace(est, bands=got, hardware=hw.summary(precision(workload)))
