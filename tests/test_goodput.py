@@ -183,6 +183,17 @@ def test_poisson_interval_is_garwoods(n, low, high):
     assert poisson_interval(0) == (1.0, 1.0)
 
 
+def test_a_rate_counted_from_no_failures_is_refused_with_its_intervals_upper_end():
+    """review35: `events: 0` was taken as "no events stated": a zero rate read exact in the document (no interval) and a
+    positive one was named among the rates that "state no `events`". Garwood's 95 % upper end on a count of 0 is
+    chi-square(2 degrees of freedom) / 2 at 0.975, = -ln(0.025) = 3.689 failures over the exposure, which no set states."""
+    assert -math.log(0.025) == pytest.approx(3.689, abs=5e-4)
+    for rate in ({"afr": 0}, {"afr": 0.01}, {"fit": 5}):
+        with pytest.raises(ValueError, match=r"counted from 0 failures .* reaches 3\.69 failures over the unit-years"):
+            FailureRate(**rate, events=0, basis="sourced", source="test")
+    assert FailureRate(afr=0.01, events=1, basis="sourced", source="test").events == 1
+
+
 def test_poisson_interval_of_an_effective_count_is_the_chi_square_form():
     """An effective count of 2.5 events (pooled by Welch-Satterthwaite) was truncated to the Poisson CDF of 1 or 2
     events: its low end (0.247) lay above that of 3 events (0.206). Garwood's chi-square form holds for any count:

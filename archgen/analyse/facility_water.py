@@ -5,6 +5,7 @@ facility water. The flow is the same heat-flow formula the secondary loop uses, 
 properties (`COOLANTS["water"]`), at the facility-side rise the design states, first found of:
 
 1. the CDU's `facility_delta_t` (its datasheet's rise at rated capacity); the return is the hall's supply + ΔT;
+   where the hall's design return gives another rise, the basis says so (review35: it was dropped unsaid);
 2. the hall's design return less its supply (`Facility.water.return`, the plant's design FWS/FWR).
 
 An approach and a supply alone do not fix the facility ΔT (the plant sets its flow). Where neither is stated the
@@ -57,6 +58,11 @@ def facility_water(a: RackAnalysis, heat: Q | None = None) -> GroupWater | None:
     rho, cp = COOLANTS["water"]
     if cdu.facility_delta_t is not None:
         rise, basis = cdu.facility_delta_t.to("K"), f"{cdu.id}'s facility_delta_t"
+        if water is not None and water.return_ is not None and hall is not None:
+            design = (water.return_.to("K") - water.supply.to("K")).to("K")
+            if abs((design - rise).m_as("K")) >= 0.05:   # a second stated rise that disagrees: said, not dropped
+                basis += (f", not {hall.id}'s design return {water.return_.to('degC'):.1f~P} less supply "
+                          f"({design:.1f~P}): the two disagree, and the return given is the CDU's")
     elif water is not None and water.return_ is not None:
         rise = (water.return_.to("K") - water.supply.to("K")).to("K")
         basis = f"{hall.id}'s design return less supply" if hall is not None else ""

@@ -170,13 +170,29 @@ def coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
     rho = COOLANTS[path.coolant][0]
     if path.coolant_volume is not None:
         return (path.coolant_volume * rho).to("kg"), ()
-    wet = [p.part for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0]
+    wet = wet_parts(rack)
     if not wet:
         return zero, ()
     in_parts = added(zero, ((part.cooling.coolant_volume * rho).to("kg") for part in wet
                             if part.cooling.coolant_volume is not None))
     dry = tuple(dict.fromkeys(part.id for part in wet if part.cooling.coolant_volume is None))
     return in_parts.to("kg"), dry + ("its manifolds and hoses",)
+
+
+def wet_parts(rack: RackDesign) -> list[System | Switch]:
+    """The rack's liquid-cooled placed systems and switches, one entry per unit placed."""
+    return [p.part for p in rack.items if isinstance(p.part, System | Switch) and p.part.cooling.liquid_fraction > 0]
+
+
+def parts_coolant(rack: RackDesign) -> tuple[Q, tuple[str, ...]]:
+    """The coolant volume the rack's liquid-cooled placed parts state, summed over every unit, and those parts in words.
+
+    ('gb200-compute-tray 18 x 1.5 l'). The loop's `coolant_volume` holds it (`coolant`; MECH006 judges that it does).
+    """
+    wet = {p.id: p.cooling.coolant_volume.to("L") for p in wet_parts(rack) if p.cooling.coolant_volume is not None}
+    units = Counter(p.id for p in wet_parts(rack) if p.id in wet)
+    total = added(Q_(0, "L"), (wet[pid] * n for pid, n in units.items()))
+    return total.to("L"), tuple(f"{pid} {n} x {wet[pid]:g~P}" for pid, n in sorted(units.items()))
 
 
 #: What a rack's weight never counts, in words: no link part states a weight (cables, transceivers), and no spec

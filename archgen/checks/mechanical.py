@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.analyse.rack import parts_coolant
 from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.registry import Context, Violation, check
 from archgen.units import Q_
@@ -114,3 +115,27 @@ def assumed_enclosure(ctx: Context) -> Iterator[Violation]:
     """
     yield from assumed_group(ctx, "form_factor", "the enclosure",
                              "MECH001, MECH003 and MECH004 judge the U map, payload and floor load on them")
+
+
+@check("MECH006", "mechanical.coolant_volume")
+def loop_holds_parts_coolant(ctx: Context) -> Iterator[Violation]:
+    """The rack loop's stated coolant volume is at least what its liquid-cooled placed parts state they hold.
+
+    `cooling.liquid.coolant_volume` is all the coolant the rack holds (trays, manifolds, hoses), so its parts'
+    `cooling.coolant_volume` are inside it and not added again: the filled weight and floor load (MECH004) weigh the
+    loop's figure alone. A loop stating less than its parts' sum contradicts them, and the weight would leave the
+    difference out while reading complete (review35; weightmerge left it unchecked).
+
+    Fix: state the loop's whole volume, its parts' coolant with the manifolds' and hoses', or correct the part's
+    `cooling.coolant_volume`.
+    """
+    for path, a in ctx.racks.items():
+        loop = a.rack.spec.cooling.liquid
+        if loop is None or loop.coolant_volume is None:
+            continue
+        parts, named = parts_coolant(a.rack)
+        if parts > loop.coolant_volume:
+            yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "coolant_volume"),
+                            f"the loop's coolant volume {loop.coolant_volume.to('L'):g~P} is less than the "
+                            f"{parts:g~P} its placed parts state they hold ({', '.join(named)}); it holds theirs",
+                            loop.coolant_volume.to("L"), parts)

@@ -35,8 +35,12 @@ def lost_cdu(ctx: Context) -> Iterator[Violation]:
         if "flow" in loss.short and loss.each_flow is not None:
             said.append(f"{loss.each_flow:.0f~P} of secondary flow from each against its rated {loss.unit_flow:.0f~P}")
         yield Violation(path, rid, ("cooling", "liquid", "cdu_redundancy"),
-                        f"redundancy N: with one of {loss.count} CDUs lost, the {loss.left} left fall short for "
-                        f"{group}: " + "; ".join(said), loss.load, loss.capacity, severity="warning")
+                        f"redundancy N: with one of {loss.count} CDUs lost, "
+                        + ("the one left falls" if loss.left == 1 else f"the {loss.left} left fall")
+                        + f" short for {group}: " + "; ".join(said),
+                        # the figures compared: the heat and capacity, or where only the flow falls short, the flow
+                        *((loss.load, loss.capacity) if "capacity" in loss.short else (loss.each_flow, loss.unit_flow)),
+                        severity="warning")
 
 
 def rack_air(ctx: Context) -> Iterator[Violation]:

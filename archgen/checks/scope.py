@@ -12,6 +12,7 @@ from typing import Any
 
 from archgen.analyse.air_direction import slot_air
 from archgen.analyse.conversion import unpowered
+from archgen.analyse.rack import parts_coolant
 from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_pumps, utility_unjudged
 from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
@@ -55,6 +56,12 @@ def _pressure_stated(r: Any) -> bool:
     """The rack states its loop's pressure drop and its CDU its available pressure, both of which COOL019 compares."""
     return _liquid(r) and r.spec.cooling.liquid.pressure_drop is not None and r.cdu is not None and \
         r.cdu.pressure is not None
+
+
+def _coolant_volumes(r: Any) -> bool:
+    """The rack's loop and at least one of its liquid-cooled parts state a coolant volume, which MECH006 compares."""
+    return _liquid(r) and r.spec.cooling.liquid.coolant_volume is not None and \
+        parts_coolant(r)[0].magnitude > 0
 
 
 def _cdu_group(r: Any) -> bool:
@@ -191,6 +198,7 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR005": _two_n, "PWR009": _chain, "PWR013": _inputs, "PWR014": _busbar_rated, "PWR016": _outlets,
     "PWR015": lambda r: _hall_states("voltage")(r.facility), "COOL015": _inlet_stated,
     "COOL018": _airflow_stated, "COOL019": _pressure_stated, "COOL020": _cdu_group, "COOL021": _air_heat_in_hall,
+    "MECH006": _coolant_volumes,
 }
 #: Checks that judge a hall's stated capacity (a cluster's totals against its hall, COOL011 the hall itself): they
 #: apply where the document's hall states it: a cluster document's is the hall the cluster names, which may not be

@@ -40,6 +40,14 @@ PART_CLASSES: dict[str, str] = {
 }
 
 
+#: Why a rate counted from no failures is refused: its 95 % interval runs from 0 to -ln(0.025) = 3.69 failures over
+#: the units' time observed (Garwood 1936, the chi-square form at 2n + 2 = 2 degrees of freedom), and a set states no
+#: such time, so archgen could only show the rate as exact (0, no interval) or its count as not stated.
+ZERO_COUNT = ("a rate counted from 0 failures is not 0 with no uncertainty: its 95 % interval reaches 3.69 failures "
+              "over the unit-years observed (Garwood), which a rate set does not state; give the rate at that upper "
+              "end (3.69 / unit-years) with `basis: assumed` and the exposure in `source`, or leave `events` out")
+
+
 class FailureRate(Spec):
     """How often one unit of a part fails and how long it takes to bring it back."""
 
@@ -61,7 +69,8 @@ class FailureRate(Spec):
         "Mean time from the failure until the job is found stopped, on top of `checkpoint.restart` (a hang waits "
         "for a collective timeout), e.g. '10 min' (default 0)."))
     events: int | None = Field(default=None, ge=0, le=10**9, description=(
-        "The failures the rate was counted from, for its Poisson confidence interval (left out: none shown)."))
+        "The failures the rate was counted from, for its Poisson confidence interval (left out: none shown). At "
+        "least 1: a count of 0 is refused, as its interval needs the unit-years observed, which a set does not state."))
     pooled: str | None = Field(None, min_length=1, max_length=64, description=(
         "Name of one count that several classes of the set share, where the source counts them together (Llama 3's "
         "35 'Network Switch/Cable' interruptions, which its optics and copper cables share; its switches take a "
@@ -89,6 +98,8 @@ class FailureRate(Spec):
         errors += [FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
                                        "long out of service is written off, not repaired; write e.g. '24 h'")
                    for name in ("repair", "detection") if getattr(self, name) > Q_(1, "year")]
+        if self.events == 0:   # review35: taken as "no events stated", the rate read as exact or its count as missing
+            errors.append(FieldError(("events",), ZERO_COUNT))
         raise_each(errors, type(self).__name__)
         return self
 

@@ -88,6 +88,23 @@ def test_a_hall_design_return_gives_the_rise(tmp_path):
         "38.0 °C (supply 30.0 °C + ΔT)")
 
 
+def test_a_cdu_rise_the_halls_design_return_disagrees_with_is_said(tmp_path):
+    """review35: with both stated, the CDU's 10 K wins (the order above) and the return reads 40 °C; the hall's design
+    return of 38 °C (8 K) was dropped without a word. Now the basis names it; where they agree, nothing is added."""
+    files = _files()
+    files["racks/r.yaml"] = files["racks/r.yaml"].replace("facility: hall-liquid", "facility: hall-test")
+    files["catalog/hall-test.yaml"] = HALL
+    a = run_specs(tmp_path, files).racks["rack/r"]
+    fw = facility_water(a)
+    assert fw.delta_t.m_as("K") == pytest.approx(10) and fw.back.m_as("degC") == pytest.approx(40)
+    assert _liquid_rows(a)["Facility water per CDU group"] == (
+        "70 L/min for 48.6 kW at ΔT 10.0 K (Q / (ρ c_p ΔT), water; cdu-test's facility_delta_t, not hall-test's "
+        "design return 38.0 °C less supply (8.0 K): the two disagree, and the return given is the CDU's); return "
+        "40.0 °C (supply 30.0 °C + ΔT)")
+    files["catalog/hall-test.yaml"] = HALL.replace("return: 38 degC", "return: 40 degC")
+    assert facility_water(run_specs(tmp_path / "agree", files).racks["rack/r"]).basis == "cdu-test's facility_delta_t"
+
+
 def test_a_return_not_above_the_supply_is_refused(tmp_path):
     files = _files(stated=False)
     files["racks/r.yaml"] = files["racks/r.yaml"].replace("facility: hall-liquid", "facility: hall-test")

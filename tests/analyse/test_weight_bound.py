@@ -161,3 +161,16 @@ def test_coolant_is_left_out_where_the_loop_states_no_volume(tmp_path):
     assert space.weight.m_as("kg") == pytest.approx(170 + 4 * 30 + 6 * 1.015)
     assert space.left_out[-1] == "the coolant in its manifolds and hoses, as no volume is stated for it"
     assert run_specs(tmp_path / "dry", {"specs.yaml": WET % ("", "")}).racks["rack/r"].space.left_out[-1] == COOLANT
+
+
+def test_a_loop_stating_less_than_its_parts_is_found(tmp_path):
+    """MECH006 (review35): the loop's 5 L cannot hold the trays' stated 4 x 1.5 L = 6 L; weighing 5 L would leave 1 L
+    (1.015 kg of PG25) out of a weight that reads complete. 6 L, what the trays alone hold, passes."""
+    run = run_specs(tmp_path, {"specs.yaml": WET % (", coolant_volume: 1.5 L", ", coolant_volume: 5 L")})
+    [f] = [f for f in run.findings if f.id == "MECH006"]
+    assert (f.severity, f.object) == ("error", "rack/r")
+    assert f.value.m_as("L") == 5 and f.limit.m_as("L") == pytest.approx(4 * 1.5)
+    assert "the loop's coolant volume 5 l is less than the 6 l its placed parts state they hold (wet-tray 4 x 1.5 l)" \
+        in f.message
+    run = run_specs(tmp_path / "ok", {"specs.yaml": WET % (", coolant_volume: 1.5 L", ", coolant_volume: 6 L")})
+    assert not [f for f in run.findings if f.id == "MECH006"]

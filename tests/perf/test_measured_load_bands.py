@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.perf.workload.band_families import reached, single_keys, table_key, table_keys
+from archgen.perf.workload.band_families import one_bin, reached, single_keys, table_key, table_keys
 from archgen.perf.workload.band_source import measured_loads
 from archgen.perf.workload.band_table import TABLE
 from archgen.perf.workload.bands import band
@@ -44,6 +44,14 @@ def test_an_open_loop_reaches_load_times_one_plus_the_offline_high_error():
     assert table_keys("serving-under-load", "ttft", 0.6) == \
         ["ttft@light..moderate@poisson", "ttft@light..near-capacity@poisson", "ttft@moderate@poisson",
          "ttft@moderate..near-capacity@poisson"]
+
+
+def test_one_bin_tells_a_bins_key_from_a_run_of_bins():
+    """`one_bin` is the key format's own predicate (moe_serving_note counts one-bin rows by it): a key is one bin's
+    exactly where `single_keys` gives it back alone; a key with no bin (a quantity not binned) is one bin's too."""
+    for key in table_keys("serving-under-load", "tpot", 0.6, "closed"):
+        assert one_bin(key) is (single_keys(key) == [key]), key
+    assert one_bin("tokens_per_second") and one_bin("moderate") and not one_bin("light..moderate")
 
 
 def test_the_trial_ttft_p99_band_is_the_405b_rows_and_a_heavier_run_takes_both_bins():

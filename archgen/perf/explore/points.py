@@ -126,7 +126,7 @@ def stated_in(problem: SweepProblem) -> dict[str, tuple[str, str]]:
 #: serving workload's `cost_per_million_tokens` SHALL read "not provided: target <= 5 USD does not have the dimension
 #: of cost_per_million_tokens" at every point of its sweep, and no point was feasible; before nu68fix so did a SHALL
 #: on `time_to_train`, `accelerator_hours` or `job_it_energy` ("target <= 2000 d does not have the dimension of
-#: time_to_train", tests/test_sweep_run_metric_requirements.py).
+#: time_to_train", tests/test_sweep_point_derived.py).
 POINT_DERIVED = STORAGE_METRICS | RUN_METRICS | {"cost_per_million_tokens"}
 
 

@@ -86,6 +86,11 @@ def bins_between(first: str, last: str) -> str:
     return first if first == last else f"{first}..{last}"
 
 
+def one_bin(key: str) -> bool:
+    """Whether a table key (`table_key`) or bin name holds one load bin, not a run of bins (`bins_between`)."""
+    return ".." not in key
+
+
 def bin_words(name: str) -> str:
     """A load bin, or bins from one to another (`bins_between`), in words."""
     first, _, last = name.partition("..")
@@ -126,7 +131,7 @@ def table_key(family_: str, quantity: str, load: float | None, arrival: str = "p
 
 def single_keys(key: str) -> list[str]:
     """The one-bin table keys of a run of bins' key (`ttft@light..moderate@poisson`: its light and moderate keys)."""
-    if ".." not in key:
+    if one_bin(key):
         return [key]
     quantity, bins, arrival = key.split("@")
     first, last = bins.split("..")

@@ -13,6 +13,7 @@ under-predicted the sentence is gone (the band then says the rest).
 
 from __future__ import annotations
 
+from archgen.perf.workload.band_families import one_bin
 from archgen.perf.workload.band_table import TABLE
 
 #: The band table's family of offline MoE serving runs and the one quantity it scores.
@@ -38,7 +39,7 @@ def moe_serving_convention(table: dict[str, dict[str, tuple[int, float, float, f
             f"{n} of {n}, by {low:+.1%} to {high:+.1%}, so a comparable run may measure {1 / (1 + high):.2f} to "
             f"{1 / (1 + low):.2f} of these tokens/s (the band says so)")
     # one-bin rows only: the table also keeps runs of bins (light..moderate), which hold the same runs again
-    tpot = [v for k, v in sorted(t.get(UNDER_LOAD, {}).items()) if k.split("@")[0] == "tpot" and ".." not in k]
+    tpot = [v for k, v in sorted(t.get(UNDER_LOAD, {}).items()) if k.split("@")[0] == "tpot" and one_bin(k)]
     if tpot and all(v[2] < 0.0 for v in tpot):
         count = sum(v[0] for v in tpot)
         lo, hi = min(v[1] for v in tpot), max(v[2] for v in tpot)

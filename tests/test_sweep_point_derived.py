@@ -1,20 +1,26 @@
-"""A sweep judges a serving workload's own `cost_per_million_tokens` requirement on its points (newuser68).
+"""A workload's SHALL on a figure a sweep point derives is judged on the point, not its estimate (`POINT_DERIVED`).
 
 Cost per million tokens is a figure a point derives (`derived.point_metrics`, cost per token x 10^6) and an estimate
 does not have. A workload's requirement on it was judged on the estimate, so it read "not provided: target <= 5 USD
 does not have the dimension of cost_per_million_tokens" at every point and no point of the sweep was feasible
 (newuser68's trial: Llama 3.1 405B on GB200 NVL72 at 50 queries/s). It is judged now as the same target written on
 the sweep is (`perf.explore.points.POINT_DERIVED`). So are a training workload's on the figures its token budget gives
-(`model.sweep.RUN_METRICS`: time to train, accelerator-hours), which read the same until review33.
+(`model.sweep.RUN_METRICS`: time to train, accelerator-hours, IT energy), which read the same ("target <= 2000 d does
+not have the dimension of time_to_train", and the sweep exited 1) until review33 and nu68fix, who fixed it each:
+both sets of their assertions are here, on a design of this file's own and on the shipped 405B GB200 job with Llama
+3.1 405B's 15.6e12 tokens (tests/test_sweep_time_to_train.py).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SPECS, sweep_problems_of
+from tests.test_run_bands import NEW, PATH
+from tests.test_sweep_time_to_train import _sweep, setup  # noqa: F401  (the module's fixture)
 
 WORKLOAD = """\
 kind: Workload
@@ -105,3 +111,23 @@ def test_the_workloads_time_to_train_target_is_judged_on_the_point(tmp_path: Pat
         assert (row.met["REQ-W-TTT"], row.met["REQ-W-HOURS"]) == (want, want), row.reason
         assert "does not have the dimension" not in row.reason
         assert row.feasible is want
+
+
+@pytest.mark.parametrize(("metric", "target"), [("time_to_train", "<= 2000 day"), ("accelerator_hours", "<= 1e9 h"),
+                                                ("job_it_energy", "<= 1e12 kWh")])
+def test_a_workload_shall_on_a_run_figure_is_judged_on_the_point(setup, cli, metric, target):  # noqa: F811
+    root, specs, est = setup
+    f = specs / PATH
+    req = f"  - {{id: REQ-RUN, statement: Run figure, metric: {metric}, target: '{target}'}}\n"
+    f.write_text(f.read_text(encoding="utf-8").replace(NEW, NEW + req, 1), encoding="utf-8")
+    try:
+        r = cli("sweep", _sweep(root, objective="time_to_train"), "--path", specs, "--out", root / "o",
+                "--format", "json")
+        assert r.code == 0, r.err   # before: 1, "REQ-RUN (SHALL) not provided: target <= 2000 d does not have the
+        # dimension of time_to_train", no point feasible
+        (doc,) = json.loads(r.out)["sweeps"]
+        (point,) = doc["front"]
+        assert metric in point["metrics"], point["metrics"].keys()
+        assert point["requirements"]["REQ-RUN"] is True, point
+    finally:
+        f.write_text(f.read_text(encoding="utf-8").replace(req, "", 1), encoding="utf-8")
