@@ -43,6 +43,7 @@ AUDIT: dict[tuple[str, str, str], tuple[str, str, str]] = {
     ("accelerators", "mi355x", "memory"): ("288 GiB", "288 GiB VRAM", ""),
     ("accelerators", "mi355x", "l2_cache"): ("256 MiB", "256 MiB L3", ""),
     ("accelerators", "tpu-v4", "memory"): ("32 GiB", "HBM2 32 GiB", ""),
+    ("accelerators", "tpu-v5p", "memory"): ("95 GiB", "95GB, 2765 GBps", READ_AS_GIB),
     ("accelerators", "gaudi3", "l2_cache"): ("96 MiB", "96 MiB configurable cache", ""),
     # NVIDIA prints its L2 sizes in MB (Hopper Architecture In-Depth blog); H200 and H800 are the H100's die.
     ("accelerators", "h100-sxm5-80gb", "l2_cache"): ("50 MB", "A 50 MB L2 cache in H100", ""),

@@ -6,6 +6,7 @@ defaults for what a case leaves out are in `archgen.scoring.cases`, which reads 
 
 from __future__ import annotations
 
+import math
 from typing import ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -56,11 +57,23 @@ class CaseScaleUp(Spec):
                                 "72 for 256 GPUs). Left out: the job's ranks fill whole domains in order (or the "
                                 "one domain, where the job is smaller).")
 
+    torus: list[int] | None = Field(
+        None, min_length=1, description="The domain's chips joined directly as a torus, its chips along each "
+                                        "dimension (a TPU v5p slice of 8x8x8, a Trn2 instance's 4x4; product = "
+                                        "`domain`): collectives run on its rings (`perf.comm.torus`), each link "
+                                        "carrying `bandwidth` over the chip's links (2 per dimension of 3 or more, 1 "
+                                        "per dimension of 2), every dimension wrapped. Left out: a switched domain, "
+                                        "every chip one hop from every other.")
+
     @model_validator(mode="after")
     def _job_domain_fits(self) -> CaseScaleUp:
         if self.job_domain is not None and self.job_domain > self.domain:
             raise FieldError(("job_domain",), f"job_domain {self.job_domain} exceeds the domain of {self.domain} "
                                               "accelerators; expected at most the domain")
+        if self.torus is not None and (min(self.torus) < 1 or math.prod(self.torus) != self.domain):
+            raise FieldError(("torus",), f"torus {'x'.join(map(str, self.torus))} holds {math.prod(self.torus)} "
+                                         f"accelerators, not the domain's {self.domain}; expected dimensions of at "
+                                         "least 1 whose product is `domain`")
         return self
 
 

@@ -17,7 +17,7 @@ Defaults for what a case leaves out (the format's own defaults are in its header
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -45,6 +45,7 @@ from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.case_checks import check_case, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
+from archgen.topology import torus_degree
 from archgen.validation_problems import problems_from
 
 
@@ -144,6 +145,9 @@ def case_hardware(case: Case, accelerators: dict[str, Accelerator], *, nvls: boo
                         in_network_reduction=nvls, scale_out_reduction=bool(so and so.in_network_reduction),
                         scale_out_latency=so.latency if so else DEFAULT_SCALE_OUT_LATENCY,
                         host=HostShare(h.capacity, h.link, h.bandwidth, h.efficiency) if (h := s.host_memory) else None)
+    if s.scale_up.torus:   # a torus domain (a TPU slice): its groups on its rings, as `perf.workload.cluster` does
+        hw = replace(hw, torus=tuple(s.scale_up.torus),
+                     torus_link_bandwidth=hw.scale_up_bandwidth / max(torus_degree(s.scale_up.torus), 1))
     return job_share(hw, s.count, s.scale_up.job_domain or 0)  # as a workload's `placement` (comm.placement)
 
 

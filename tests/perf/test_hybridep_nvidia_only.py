@@ -79,3 +79,37 @@ objectives: [{metric: tokens_per_second}]
     r = cli("sweep", str(tmp_path / "sweep.yaml"), "--path", str(SPECS), "--path", str(tmp_path), "--out",
             str(tmp_path / "out"), "--format", "text")
     assert "2 points, 0 fit, 0 feasible, 2 could not run" in r.out
+
+
+def _estimate_on_tpu(cli, tmp_path, **switches: object):
+    """newuser71's trial: a MoE job on the shipped TPU v4 pod (a part of neither NVIDIA nor AMD)."""
+    (tmp_path / "job.yaml").write_text(qwen3_training("moe-tpu", "{tp: 1, pp: 1, ep: 8}", cluster="tpu-v4-pod",
+                                                      name="Qwen3-30B-A3B on 64 TPU v4", global_batch=512,
+                                                      **switches), encoding="utf-8")
+    return cli("estimate", str(SPECS), str(tmp_path), "--workload", "moe-tpu")
+
+
+def test_hybridep_on_a_tpu_names_only_the_plain_all_to_all(cli, tmp_path):
+    """Neither HybridEP nor DeepEP runs on a TPU: the refusal of the nemo-2025 default names alltoall alone.
+
+    Before, it named "deepep (Primus-Turbo's DeepEP, the primus-2025 profile's) or alltoall", and deepep was then
+    estimated on the TPU as DeepEP's deduplicated dispatch with no word that it cannot run there.
+    """
+    r = _estimate_on_tpu(cli, tmp_path)
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "moe_dispatcher hybridep (the nemo-2025 profile's) cannot run on tpu-v4" in r.err
+    assert "expected moe_dispatcher alltoall (the plain all-to-all exchange; deepep does not run there either" in r.err
+    assert "deepseek-ai/DeepEP at 0297fc80, README.md, Requirements" in r.err
+    assert "or alltoall" not in r.err
+
+
+def test_deepep_on_a_tpu_is_refused_at_the_job(cli, tmp_path):
+    r = _estimate_on_tpu(cli, tmp_path, moe_dispatcher="deepep")
+    assert r.code == 2 and "Traceback" not in r.err
+    assert "job.yaml:7:1: error: workload 'moe-tpu': moe_dispatcher deepep (stated) cannot run on tpu-v4" in r.err
+    assert "is neither an NVIDIA nor an AMD GPU; expected moe_dispatcher alltoall" in r.err
+
+
+def test_the_plain_all_to_all_runs_on_a_tpu(cli, tmp_path):
+    r = _estimate_on_tpu(cli, tmp_path, moe_dispatcher="alltoall")
+    assert r.code == 0 and "step_time" in r.out, r.err

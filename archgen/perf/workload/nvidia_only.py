@@ -5,7 +5,9 @@ costs as it runs on NVIDIA GPUs and the part may run otherwise (CUDA graphs, Tra
 the part has an equivalent, whose cost is not modelled. HybridEP has none: NVIDIA's MoE dispatch kernels are written
 for NVIDIA GPUs alone (`HYBRIDEP_NVIDIA_ONLY`), so a MoE job whose dispatcher resolves to it on such a part (stated,
 following a stated `permute_in_dispatch`, or the `nemo-2025` profile's) is refused with what it may state instead:
-the estimate would time a job no one can run, as `model.training_rules` refuses NVFP4 with the TP overlap.
+the estimate would time a job no one can run, as `model.training_rules` refuses NVFP4 with the TP overlap. DeepEP
+runs on NVIDIA GPUs and, through Primus-Turbo's port, on AMD's (`DEEPEP_GPU_ONLY`): on a part of another vendor (a TPU,
+Trainium, Gaudi) it is refused too, and either refusal names only what runs there, the plain all-to-all.
 
 The TP communication overlap has an equivalent on ROCm, unlike HybridEP: ROCm's Transformer Engine runs its own
 comm-GEMM overlap (`ROCM_TP_OVERLAP`), so an overlap the job turns on there is kept, and costed as NVIDIA's userbuffers
@@ -40,9 +42,45 @@ def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: boo
               "following the stated permute_in_dispatch, HybridEP's alone" if training.permute_in_dispatch else
               f"the {training.stack} profile's")
     return (f"moe_dispatcher hybridep ({origin}) cannot run on {hw.accelerator}: {HYBRIDEP_NVIDIA_ONLY}, and "
-            f"{hw.accelerator} states no CUDA compute capability{_state_it(hw)}; expected moe_dispatcher deepep "
-            "(Primus-Turbo's DeepEP, the primus-2025 profile's) or alltoall, with permute_in_dispatch false or left "
-            "out")
+            f"{hw.accelerator} states no CUDA compute capability{_state_it(hw)}; expected moe_dispatcher "
+            f"{_instead(hw)}, with permute_in_dispatch false or left out")
+
+
+def _instead(hw: Hardware) -> str:
+    """The dispatchers a MoE job on a part without CUDA may state: DeepEP's ROCm port on AMD, else alltoall alone."""
+    if hw.vendor == AMD or is_nvidia(hw.vendor):
+        return "deepep (Primus-Turbo's DeepEP, the primus-2025 profile's) or alltoall"
+    return f"alltoall (the plain all-to-all exchange; deepep does not run there either: {DEEPEP_GPU_ONLY})"
+
+
+#: Why DeepEP runs on NVIDIA GPUs and, as Primus-Turbo's port, on AMD Instinct GPUs only, with the lines that say so.
+DEEPEP_GPU_ONLY = ("DeepEP requires 'Hopper (SM90) GPUs, or other architectures with SM90 PTX ISA support', CUDA "
+                   "12.3 and 'NVLink with full directed CUDA peer access' (deepseek-ai/DeepEP at 0297fc80, README.md, "
+                   "Requirements), and its one port, Primus-Turbo's, 'only Supported MI300 (gfx942)' under ROCm "
+                   "(AMD-AGI/Primus-Turbo, DeepEP (experimental) README)")
+
+
+def deepep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+    """Why a MoE training job's DeepEP dispatcher cannot run on `hw`'s part (neither CUDA nor ROCm); else None.
+
+    DeepEP is CUDA's (NVIDIA GPUs) and, through Primus-Turbo, ROCm's (AMD, the `primus-2025` profile's); a part of
+    another vendor that states no CUDA compute capability (a TPU, Trainium, Gaudi) runs neither, and the estimate
+    would cost a dispatch no one can run there (DeepEP's deduplicated exchange, `ep_dedup`). The plain all-to-all is
+    what such a part's own stack runs (XLA's all-to-all collective on a TPU). `training`, `dispatcher` and `moe` as
+    `hybridep_problem` reads them; HybridEP is that function's.
+    """
+    if (dispatcher != "deepep" or not moe or hw.vendor == AMD or is_nvidia(hw.vendor)
+            or np.all(np.asarray(hw.compute_capability, dtype=float) > 0)):
+        return None
+    origin = "stated" if training.moe_dispatcher == "deepep" else f"the {training.stack} profile's"
+    return (f"moe_dispatcher deepep ({origin}) cannot run on {hw.accelerator}: {DEEPEP_GPU_ONLY}, and "
+            f"{hw.accelerator} is neither an NVIDIA nor an AMD GPU; expected moe_dispatcher alltoall (the plain "
+            "all-to-all exchange), with permute_in_dispatch false or left out")
+
+
+def dispatcher_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+    """Why a MoE training job's resolved dispatcher cannot run on `hw`'s part (HybridEP, or DeepEP), else None."""
+    return hybridep_problem(hw, training, dispatcher, moe) or deepep_problem(hw, training, dispatcher, moe)
 
 
 def _state_it(hw: Hardware) -> str:

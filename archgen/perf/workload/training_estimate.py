@@ -42,7 +42,7 @@ from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.moe_pass_note import moe_pass_note
-from archgen.perf.workload.nvidia_only import hybridep_problem, tp_overlap_note
+from archgen.perf.workload.nvidia_only import dispatcher_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.straddle_note import straddle_note
@@ -288,7 +288,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     every = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor)
     kept = variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, int(lay.tp))
     refusing = sorted({n for n, _ in every} - {n for n, _ in kept})
-    run = [(n, k) for n, k in kept if not hybridep_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
+    run = [(n, k) for n, k in kept if not dispatcher_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
     nvidia = sorted({n for n, _ in kept} - {n for n, _ in run})  # HybridEP on a part it does not run on
     no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
     for name, knobs in (r for r in run if r[0] not in no_kv):

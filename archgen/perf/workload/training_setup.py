@@ -29,7 +29,7 @@ from archgen.perf.train.stacks import (
     zero_stages,
 )
 from archgen.perf.train.training import RECOMPUTE_CODES
-from archgen.perf.workload.nvidia_only import hybridep_problem
+from archgen.perf.workload.nvidia_only import dispatcher_problem
 
 
 def pipeline_options(p) -> PipelineOptions:
@@ -107,7 +107,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
     if problems:
         raise WorkloadError(workload.id, "; ".join(problems))
-    if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw) or hybridep_problem(
+    if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw) or dispatcher_problem(
             hw, t, knobs.moe_dispatcher, bool(arch.experts)):
         raise WorkloadError(workload.id, problem)
     stated = {"tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
