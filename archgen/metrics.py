@@ -30,6 +30,7 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
 from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY
+from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS
 from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
@@ -210,38 +211,7 @@ REGISTRY: tuple[Metric, ...] = (
            "it.", _E, _X, True),
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),
     # workloads: reliability and cost (docs/reliability.md)
-    Metric("workload", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of the "
-           "job: its share of the interrupting parts' failure rates plus the site's events.", _GP, _T, sweep=False,
-           counts="interruptions", minimise=True),
-    Metric("workload", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of the job.", _GP, _T,
-           maximise=True),
-    Metric("workload", "checkpoint_size", "B", "TB", 2, "Checkpoint size", "Parameters × bytes per parameter.", _GP,
-           _T, sweep=False),
-    Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
-           "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T,
-           minimise=True),
-    Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
-           "read bandwidth.", _GP, _T, minimise=True),
-    Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
-           "the workload's own.", _GP, _T, sweep=False),
-    Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "
-           "repair per interruption.", _GP, _T, sweep=False, minimise=True),
-    Metric("workload", "goodput", "", "", 3, "Goodput", "Effective training time ratio from Daly's expected wall "
-           "time (interruptions, checkpoints, restarts, spares), the cluster's idle nodes counted as hot spares.",
-           _GP, _T, True),
-    Metric("workload", "goodput_tokens_per_second", "1/s", "1/s", 0, "Goodput tokens/s", "Tokens per second × "
-           "goodput.", _GP, _T, True, counts="tokens"),
-    Metric("workload", "time_to_train", "s", "day", 1, "Time to train", "The checkpoint's token budget over tokens "
-           "per second.", _GP, _T, minimise=True),
-    *(Metric("workload", f"goodput_time_to_train{e}", "s", "day", 1, "Goodput time to train" + f" ({e[1:]})" * bool(e),
-             "Time to train over goodput" + (f"_{o}: the {e[1:]} end over the rate sets (infinite where that is 0)."
-                                             if e else "."), _GP, _T, minimise=True)
-      for e, o in (("", ""), ("_low", "high"), ("_high", "low"))),
-    *(Metric("workload", f"{g}accelerator_hours{e}", "s", "h", 0,
-             f"{'Goodput a' if g else 'A'}ccelerator-hours" + f" ({e[1:]})" * bool(e),
-             f"{'Goodput time' if g else 'Time'} to train{f' ({e[1:]})' * bool(e)} × the job's accelerators: the "
-             "run's GPU-hours as published runs report them (hot spares not counted).", _GP, _T, minimise=True)
-      for g, e in (("", ""), ("goodput_", ""), ("goodput_", "_low"), ("goodput_", "_high"))),
+    *JOB_GOODPUT,   # a training job's interruptions, checkpoints, goodput and time to train (metrics_goodput.py)
     Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
            f"upper bound (MLPerf Training's measured runs drew {MEASURED_SHARE} of their nodes' maximum, "

@@ -18,6 +18,7 @@ from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic_core import PydanticCustomError, core_schema
 
 from archgen.pint_import import pint
+from archgen.quantity_bounds import check_absolute, check_bounds, number_text
 from archgen.quantity_ops import adding_alike, building_directly, converting_by_factor, m_as, scaling_by_numbers
 from archgen.quantity_text import per_item, plain, written_forms
 from archgen.unit_definitions import build_registry
@@ -210,7 +211,7 @@ class Dim:
         written = value.strip() if isinstance(value, str) else format_quantity(q)
         if not q.is_compatible_with(self.unit):
             m = _QTY.match(plain(value)) if isinstance(value, str) else None   # the number and unit as read
-            num, unit = (m["num"], m["unit"]) if m else (_num(q.magnitude), f"{q.units:~P}")
+            num, unit = (m["num"], m["unit"]) if m else (number_text(q.magnitude), f"{q.units:~P}")
             raise PydanticCustomError(
                 "quantity_dimension", "expected {expected} such as '{example}', got '{got}' which is {got_dim}",
                 {"expected": self.label, "example": self.example, "got": written, "got_dim": (got := dimension_name(q)),
@@ -232,26 +233,9 @@ class Dim:
         if self.temperature == "difference":
             q = as_difference(q)
         elif self.temperature == "absolute":
-            _check_absolute(q, written, self.example)
-        mag = q.m_as(self.unit)
-        if self.gt is not None and not mag > self.gt:
-            raise PydanticCustomError("quantity_gt", "expected {expected} greater than {gt} {unit}, got '{got}'",
-                                      {"expected": self.label, "gt": _num(self.gt), "unit": f"{self.unit:~P}",
-                                       "got": written})
-        if self.ge is not None and not mag >= self.ge:
-            raise PydanticCustomError("quantity_ge", "expected {expected} of at least {ge} {unit}, got '{got}'",
-                                      {"expected": self.label, "ge": _num(self.ge), "unit": f"{self.unit:~P}",
-                                       "got": written})
-        if self.floor is not None and 0 < mag < self.floor:
-            raise PydanticCustomError("quantity_floor", "expected {expected} of at least {floor} {unit} (below that no "
-                                      "hardware exists), got '{got}'",
-                                      {"expected": self.label, "floor": _num(self.floor), "unit": f"{self.unit:~P}",
-                                       "got": written})
-        if self.le is not None and not mag <= self.le:
-            raise PydanticCustomError("quantity_le", "expected {expected} of at most {le} {unit} (beyond that no "
-                                      "hardware exists), got '{got}'",
-                                      {"expected": self.label, "le": _num(self.le), "unit": f"{self.unit:~P}",
-                                       "got": written})
+            check_absolute(q, written, self.example)
+        check_bounds(q.m_as(self.unit), (self.gt, self.ge, self.floor, self.le), self.label, f"{self.unit:~P}",
+                     written)
         return q
 
     def _fits(self, unit: str) -> bool:
@@ -302,24 +286,6 @@ def as_difference(q: pint.Quantity) -> pint.Quantity:
     return ureg.Quantity(q.magnitude, f"delta_{name}") if name else q
 
 
-def is_difference(q: pint.Quantity) -> bool:
-    """Whether `q` is written in a temperature-difference unit ('delta_degC', 'delta_degF')."""
-    return any(name.startswith("delta_") for name in q.units._units)
-
-
-def _check_absolute(q: pint.Quantity, written: str, example: str) -> None:
-    """Refuse a temperature difference or a point below absolute zero where a temperature is expected."""
-    if is_difference(q):
-        scale = "degF" if "delta_degree_Fahrenheit" in q.units._units else "degC"
-        raise PydanticCustomError(
-            "quantity_difference", "expected a temperature such as '{example}', got '{got}' which is a temperature "
-            "difference", {"example": example, "got": written,
-                           "hint": f"write a temperature on its scale: '{_num(q.magnitude)} {scale}'"})
-    if q.to("K").magnitude < 0:
-        raise PydanticCustomError("quantity_ge", "expected a temperature above absolute zero, got '{got}'",
-                                  {"got": written})
-
-
 _TEMPERATURE = ureg.K.dimensionality
 #: Dimensions named in words in messages ("'5 m' which is a length"), from the labels of the field types below.
 _DIMENSION_NAMES: dict[Any, str] = {}
@@ -330,10 +296,6 @@ def dimension_name(q: pint.Quantity) -> str:
     if q.dimensionless:
         return "dimensionless"
     return _DIMENSION_NAMES.get(q.dimensionality) or str(q.dimensionality)
-
-
-def _num(x: float) -> str:
-    return f"{x:g}"
 
 
 Q = pint.Quantity

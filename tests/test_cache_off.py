@@ -46,7 +46,7 @@ def test_off_writes_nothing_and_the_default_is_unchanged(tmp_path, argv):
 
 def test_off_covers_matplotlib_when_rendering(svg_renders):
     """Rendering imports matplotlib, which wrote its font list to ~/.cache/matplotlib with the cache off (nu43api's
-    open list): now to a temporary folder (`cache.render_caches_kept_private`), removed when the command ends."""
+    open list): now to a temporary folder (`render_caches.render_caches_kept_private`), removed when the command ends."""
     off, out, temp_left, _, on, _ = svg_renders
     assert off == []   # main: .cache/matplotlib/fontlist-*
     assert (out / "gb200-nvl72" / "power.svg").is_file() and temp_left == []
@@ -133,7 +133,7 @@ def svg_renders(tmp_path_factory) -> tuple[list[str], Path, list[Path], bool, li
 def test_off_leaves_a_system_font_cache_folder_alone(svg_renders):
     """Run as root, fontconfig cached an uncached font folder in /var/cache/fontconfig with the cache off (lo23cli,
     reproduced with $HOME/.local/share/fonts and Debian's setup: one new file there). Now a temporary cache folder
-    stands first (`cache._fontconfig_first`); without archgen's switch the system folder is written, as before."""
+    stands first (`render_caches._fontconfig_first`); without archgen's switch the system folder is written, as before."""
     off, _, temp_left, system_after_off, _, system = svg_renders
     assert off == []
     assert not system_after_off and temp_left == []   # main: var-cache-fontconfig/<hash>-le64.cache-8

@@ -12,7 +12,7 @@ cost) puts it anywhere between them.
 
 from __future__ import annotations
 
-from archgen.analyse.goodput_notes import REPAIR_ENDS
+from archgen.analyse.goodput_notes import BLOCKING_ENDS, REPAIR_ENDS
 from archgen.model.requirements import Requirement, unsettled_note
 from archgen.units import Q_
 
@@ -24,7 +24,22 @@ def _req(metric: str, target: str) -> Requirement:
 def test_a_range_with_a_real_end_at_zero_is_no_upper_bound():
     note = unsettled_note(_req("spares", "<= 10"), Q_(18, ""), {"spares": (Q_(0, ""), REPAIR_ENDS)})
     assert note is not None and "upper bound" not in note
-    assert note.startswith("spares lies between 18 and 0 and the target <= 10 is met at one end only: the first with")
+    assert note.startswith("spares lies between 0 and 18 and the target <= 10 is met at one end only: 18 with every "
+                           "hardware failure waiting the rate set's repair time, 0 with a failed node replaced at once;")
+
+
+def test_a_range_reads_low_to_high_and_its_reason_names_each_end_by_number():
+    # fin9: "spares lies between 18 and 0" (stored order: the figure, then the other end) read as a range the wrong
+    # way round, and REPAIR_ENDS's "the first ..., the second ..." named the ends by that order
+    for value, other in ((18, 0), (0, 18)):
+        note = unsettled_note(_req("spares", "<= 10"), Q_(value, ""), {"spares": (Q_(other, ""), REPAIR_ENDS)})
+        assert note is not None and note.startswith("spares lies between 0 and 18 and")
+        assert f": {value} with every hardware failure waiting" in note and f", {other} with a failed node" in note
+        assert "{" not in note and "the first" not in note
+    blocking = unsettled_note(_req("goodput", ">= 0.9"), Q_(0.85, ""), {"goodput": (Q_(0.95, ""), BLOCKING_ENDS)})
+    assert blocking is not None and blocking.startswith("goodput lies between 0.85 and 0.95 and the target >= 0.9 is "
+                                                        "met at one end only: 0.85 with training stopped for the "
+                                                        "whole checkpoint write, 0.95 with no stop at all;")
 
 
 def test_an_energy_at_maximum_draw_is_an_upper_bound_judged_at_zero_too():
@@ -42,7 +57,7 @@ def test_a_cost_with_its_energy_at_maximum_draw_lies_between_its_ends():
     # the DGX B200 SuperPOD's TCO per accelerator-hour of newuser64: 2.321 USD, 0.211 USD of it energy at maximum draw
     note = unsettled_note(_req("tco_per_accelerator_hour", "<= 2.2 USD"), Q_(2.321, "USD"),
                           {"tco_per_accelerator_hour": (Q_(2.110, "USD"), "its energy cost ...")})
-    assert note == ("tco_per_accelerator_hour lies between 2.321 USD and 2.11 USD and the target <= 2.2 USD is met "
+    assert note == ("tco_per_accelerator_hour lies between 2.11 USD and 2.321 USD and the target <= 2.2 USD is met "
                     "at one end only: its energy cost ...")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED
+from archgen.model.requirements import OTHER_END, VALUE_END
 from archgen.units import Q
 
 if TYPE_CHECKING:
@@ -30,12 +31,13 @@ FIXED_WIRING = ("a torus wired without OCSes takes no hot spare: an idle node el
 SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more than its {s} hot spare(s): the spare "
                   "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
                   "(REL009)")
-#: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are.
-BLOCKING_ENDS = ("the first with training stopped for the whole checkpoint write, the second with no stop at all; "
-                 "the nodes give no `host_memory.link`, so the copy to host memory that stops training has no rate "
-                 "(REL008)")
+#: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are, each
+#: named by its number (`model.requirements.VALUE_END`: the figure's, `OTHER_END`: the other end's).
+BLOCKING_ENDS = (f"{VALUE_END} with training stopped for the whole checkpoint write, {OTHER_END} with no stop at "
+                 "all; the nodes give no `host_memory.link`, so the copy to host memory that stops training has no "
+                 "rate (REL008)")
 #: Why a figure is unsettled where every hardware failure waits for its repair (no hot spare): its two ends.
-REPAIR_ENDS = ("the first with every hardware failure waiting the rate set's repair time, the second with a "
+REPAIR_ENDS = (f"{VALUE_END} with every hardware failure waiting the rate set's repair time, {OTHER_END} with a "
                "failed node replaced at once; the job leaves no idle node to stand in, and how long a repair takes "
                "is no design input (the shipped sets assume it, but for StepFun's measured means)")
 

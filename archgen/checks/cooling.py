@@ -2,7 +2,8 @@
 
 Each check's rule and documentation is here; the rated-conditions findings of COOL010 and COOL011 are
 `checks.cooling_ratings`'s, the inlet range of COOL015 `checks.inlet_range`'s, the supply temperatures of COOL005 and
-COOL008 (against the air class and plausible bounds) `checks.supply_temperatures`'s.
+COOL008 (against the air class and plausible bounds) `checks.supply_temperatures`'s, and a rack's cases its group
+and hall figures leave open (COOL007, COOL012, COOL013, COOL018, COOL020, COOL021) `checks.rack_cooling_cases`'.
 """
 
 from __future__ import annotations
@@ -14,13 +15,20 @@ from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.loop_pressure import short_pressure
-from archgen.checks.rack_cooling_cases import against_aisles, lost_cdu, rack_air, unplaced_cdu
+from archgen.checks.rack_cooling_cases import (
+    against_aisles,
+    lost_cdu,
+    outside_cluster_hall,
+    rack_air,
+    rack_air_flow,
+    unplaced_cdu,
+)
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
 from archgen.display import quantity
 from archgen.model.facility import LIQUID_CLASS_MAX
-from archgen.units import Q_, Q
+from archgen.units import Q_
 
 
 @check("COOL001", "cooling.cdu_capacity")
@@ -139,28 +147,7 @@ def air_flow(ctx: Context) -> Iterator[Violation]:
 
     Fix: raise the allowed `cooling.air.delta_t`, or move heat to liquid.
     """
-    for path, a in ctx.racks.items():
-        c, rated = a.cooling, a.cooling.rated
-        if rated is None or c.rated_needed is None:
-            continue
-        hall = a.rack.facility
-        high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
-        rest = f"; not judged: {', '.join(rated.unstated)}, which state no air flow" if rated.unstated else ""
-        if c.rated_needed > rated.flow:
-            yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
-                            f"systems move {_air(rated.flow)} of air; {_air(c.rated_needed)} are needed for their "
-                            f"{rated.heat.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}{rest}",
-                            rated.flow, c.rated_needed)
-        elif rest:
-            yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
-                            f"systems stating an air flow move {_air(rated.flow)}, enough for their "
-                            f"{rated.heat.to('kW'):.1f~P} ({_air(c.rated_needed)} needed){rest}", rated.flow,
-                            c.rated_needed, severity="info")
-
-
-def _air(flow: Q) -> str:
-    """An air flow in SI with CFM beside it, as the rack document gives it: '3755 m³/h (2210 CFM)'."""
-    return f"{flow.to('m**3/h'):.0f~P} ({flow.to('ft**3/min').magnitude:.0f} CFM)"
+    yield from rack_air_flow(ctx)
 
 
 @check("COOL008", "cooling.plausible_temperature", severity="warning")
@@ -256,19 +243,7 @@ def racks_in_cluster_hall(ctx: Context) -> Iterator[Violation]:
     Fix: name the cluster's hall in the rack's `facility` (fork a library rack with `archgen catalog show <id>
     --format yaml`), or give the cluster's hall the id its racks name (a project's document shadows the shipped one).
     """
-    for c in ctx.design.clusters:
-        hall = c.facility
-        if hall is None:
-            continue
-        for rid, rack in sorted(c.rack_types.items()):
-            named = rack.facility.id if rack.facility is not None else None
-            if named != hall.id:
-                judged = f"names facility '{named}'" if named else "names no facility"
-                against = f"judged against '{named}', not '{hall.id}'" if named else f"not judged against '{hall.id}'"
-                yield Violation(c.path, c.spec.id, ("facility",),
-                                f"rack '{rid}' ({c.rack_counts.get(rid, 0)} placed) {judged}, but the cluster stands "
-                                f"in '{hall.id}': the rack's floor load, facility water, inlet air and altitude were "
-                                f"{against}")
+    yield from outside_cluster_hall(ctx)
 
 
 @check("COOL014", "cooling.rear_door_capacity", severity="warning")

@@ -2,13 +2,17 @@
 
 The chain must be written so that no placed unit is left out (PWR009), and a cluster whose power rests on figures
 its parts list as `unconfirmed:` says so (PWR012).
+
+Each check's rule and documentation is here; most of their findings are the helpers' they name (one rack's
+conversion stages `checks.conversion_stages`', its placed units `checks.power_placement`', a hall's figures
+`checks.hall_figures`').
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.power_chain import Stage
+from archgen.checks.conversion_stages import busbar_over, stage_losses, stage_overloads
 from archgen.checks.feed_figures import feed_findings, feed_overloads
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
@@ -32,10 +36,6 @@ from archgen.checks.scope import over_hall
 from archgen.model import Facility
 
 
-def _key(stage: Stage) -> tuple[str, ...]:
-    return ("power", stage.key)
-
-
 @check("PWR001", "power.conversion_capacity")
 def conversion_capacity(ctx: Context) -> Iterator[Violation]:
     """Each conversion stage (power shelves, PDUs) carries its load within its usable capacity, with its redundancy.
@@ -43,11 +43,7 @@ def conversion_capacity(ctx: Context) -> Iterator[Violation]:
     Fix: add shelves/PDUs, use higher-capacity ones, or reduce the load.
     """
     for path, a in ctx.racks.items():
-        for st in a.power.stages:
-            if st.load > st.usable:
-                yield Violation(path, a.rack.spec.id, _key(st),
-                                f"load {_kw(st.load)} exceeds usable {st.kind} capacity {_kw(st.usable)} "
-                                f"({st.redundancy} of {st.count} x {_kw(st.unit_capacity)})", st.load, st.usable)
+        yield from stage_overloads(path, a)
 
 
 @check("PWR002", "power.feed_capacity")
@@ -93,11 +89,7 @@ def conversion_loss(ctx: Context) -> Iterator[Violation]:
     Fix: add a shelf/PDU; or declare `redundancy: N` if none is intended.
     """
     for path, a in ctx.racks.items():
-        for st in a.power.stages:
-            if st.redundancy != "N" and st.load > st.after_one_loss:
-                yield Violation(path, a.rack.spec.id, _key(st),
-                                f"with one of {st.count} {st.kind} lost, {_kw(st.after_one_loss)} remain for "
-                                f"{_kw(st.load)}", st.load, st.after_one_loss)
+        yield from stage_losses(path, a)
 
 
 @check("PWR005", "power.redundancy_pairs", severity="warning")
@@ -268,14 +260,7 @@ def busbar_rating(ctx: Context) -> Iterator[Violation]:
     Fix: move load off the busbar (fewer trays, or parts on PDUs), or use a busbar rated for the current.
     """
     for path, a in ctx.racks.items():
-        shelves = a.rack.spec.power.shelves
-        rating = shelves.busbar_rating if shelves is not None else None
-        current = a.power.busbar_current
-        if rating is not None and current is not None and current > rating:
-            load = a.power.stages[0].load
-            yield Violation(path, a.rack.spec.id, ("power", "shelves", "busbar_rating"),
-                            f"busbar current {current.to('A'):,.0f~P} ({_kw(load)} / {a.power.busbar_voltage:~P}) "
-                            f"exceeds the busbar's rated {rating.to('A'):,.0f~P}", current.to("A"), rating.to("A"))
+        yield from busbar_over(path, a)
 
 
 @check("PWR015", "power.hall_voltage")

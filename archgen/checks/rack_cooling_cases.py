@@ -1,7 +1,8 @@
 """A rack's cooling in the cases its group and hall figures leave open: one CDU lost, air heat per rack, aisles.
 
 One CDU of a group lost (COOL020); the rack's heat to air against what the hall's air side takes per rack (COOL021);
-the aisles its parts breathe (COOL018); an in-rack CDU missing from its slots (COOL012).
+the air flow its systems state against their own air-side heat (COOL007); the aisles its parts breathe (COOL018);
+an in-rack CDU missing from its slots (COOL012); a rack type a cluster places naming another hall (COOL013).
 
 The rules and their documentation are `checks.cooling`'s; this module yields their violations.
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from archgen.analyse.air_direction import slot_air
 from archgen.analyse.cdu_loss import cdu_loss
 from archgen.checks.registry import Context, Violation
+from archgen.units import Q
 
 
 def lost_cdu(ctx: Context) -> Iterator[Violation]:
@@ -95,3 +97,49 @@ def _size(unit: object) -> str:
     """'(4 U, 90 kg)' of a CoolingUnit's mechanical figures, or 'unit' where it states none."""
     m = getattr(unit, "mechanical", None)
     return f"({m.height:~P}, {m.weight:~P})" if m is not None else "unit"
+
+
+def rack_air_flow(ctx: Context) -> Iterator[Violation]:
+    """COOL007: each rack whose systems' stated air flow is short of their air-side heat, or names some stating none.
+
+    Those that state none are named as not judged: an info finding where the stating ones pass.
+    """
+    for path, a in ctx.racks.items():
+        c, rated = a.cooling, a.cooling.rated
+        if rated is None or c.rated_needed is None:
+            continue
+        hall = a.rack.facility
+        high = f" and {hall.altitude:~P}" if hall is not None and hall.altitude is not None else ""
+        rest = f"; not judged: {', '.join(rated.unstated)}, which state no air flow" if rated.unstated else ""
+        if c.rated_needed > rated.flow:
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
+                            f"systems move {_air(rated.flow)} of air; {_air(c.rated_needed)} are needed for their "
+                            f"{rated.heat.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}{rest}",
+                            rated.flow, c.rated_needed)
+        elif rest:
+            yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
+                            f"systems stating an air flow move {_air(rated.flow)}, enough for their "
+                            f"{rated.heat.to('kW'):.1f~P} ({_air(c.rated_needed)} needed){rest}", rated.flow,
+                            c.rated_needed, severity="info")
+
+
+def _air(flow: Q) -> str:
+    """An air flow in SI with CFM beside it, as the rack document gives it: '3755 m³/h (2210 CFM)'."""
+    return f"{flow.to('m**3/h'):.0f~P} ({flow.to('ft**3/min').magnitude:.0f} CFM)"
+
+
+def outside_cluster_hall(ctx: Context) -> Iterator[Violation]:
+    """COOL013: each rack type a cluster places that names another hall than the cluster's, or none."""
+    for c in ctx.design.clusters:
+        hall = c.facility
+        if hall is None:
+            continue
+        for rid, rack in sorted(c.rack_types.items()):
+            named = rack.facility.id if rack.facility is not None else None
+            if named != hall.id:
+                judged = f"names facility '{named}'" if named else "names no facility"
+                against = f"judged against '{named}', not '{hall.id}'" if named else f"not judged against '{hall.id}'"
+                yield Violation(c.path, c.spec.id, ("facility",),
+                                f"rack '{rid}' ({c.rack_counts.get(rid, 0)} placed) {judged}, but the cluster stands "
+                                f"in '{hall.id}': the rack's floor load, facility water, inlet air and altitude were "
+                                f"{against}")

@@ -296,6 +296,10 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
 #: true value lies above it (`analyse.rack.weight_bounds`). A real other end of 0 (no spares where a failed node is
 #: replaced at once) is a range's end like any other, not an upper bound.
 Unsettled = Mapping[str, tuple[Q | None, str]]
+#: Where an unsettled figure's reason says what each end is (`analyse.goodput_notes.REPAIR_ENDS`), these stand for
+#: the figure's value and for the other end: `unsettled_note` writes each end's number there, so that the reason still
+#: names the right end once the range reads low to high.
+VALUE_END, OTHER_END = "{value}", "{other}"
 
 
 def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
@@ -305,7 +309,8 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     upper bound (judged at 0 too, the least an energy can be): met at both, or at neither, the requirement is judged;
     met at one only, it is not provided (this note says why), never a "met" or "not met" that rests on the assumption.
     None where it can be judged. The note calls the figure an upper bound only where it is one (the other end None);
-    a range with two known ends, one of them 0 or not, "lies between" them.
+    a range with two known ends, one of them 0 or not, "lies between" them, low to high whatever end `value` is; a
+    reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
     """
     if requirement.metric not in (unsettled or {}):
         return None
@@ -323,7 +328,9 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
             "not met there but may be with what it leaves out"
         return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
                 f"{requirement.target} is {there}: {why}")
-    return (f"{requirement.metric} lies between {shown[0]:.4g~P} and {shown[1]:.4g~P} and the target "
+    low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
+    why = why.replace(VALUE_END, f"{shown[0]:.4g~P}").replace(OTHER_END, f"{shown[1]:.4g~P}")
+    return (f"{requirement.metric} lies between {low:.4g~P} and {high:.4g~P} and the target "
             f"{requirement.target} is met at one end only: {why}")
 
 

@@ -18,8 +18,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from archgen.cache import render_caches_kept_private
 from archgen.errors import UsageError
+from archgen.render_caches import render_caches_kept_private
 
 render_caches_kept_private()   # before any renderer imports matplotlib: ARCHGEN_CACHE=off writes nothing under HOME
 

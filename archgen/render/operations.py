@@ -1,7 +1,8 @@
-"""The cluster document's "Reliability and availability" and "Cost" sections, and their two charts.
+"""The cluster document's "Reliability and availability" section and its goodput chart, and its two charts by key.
 
-Renderers format what `archgen.analyse.reliability` and `archgen.analyse.cost` computed (docs/reliability.md); they
-compute nothing.
+Renderers format what `archgen.analyse.reliability` computed (docs/reliability.md); they compute nothing. The "Cost"
+section and its capex chart are `render.operations_cost`'s, and the Open items `render.operations_items`'; this
+module hands them on to the cluster document (`__all__`).
 """
 
 from __future__ import annotations
@@ -12,17 +13,13 @@ from typing import Any
 from matplotlib.figure import Figure as Chart
 
 from archgen import display
-from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.goodput import PACKED_SPARES
 from archgen.analyse.goodput_range import uncounted_words
-from archgen.analyse.job_energy import upper_bound_words
-from archgen.analyse.unracked import unracked_words
 from archgen.metrics import UNBOUNDED, unbounded
-from archgen.money import currency
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
-from archgen.render.cost_sheet import NOT_IN_TCO_TEXT
+from archgen.render.operations_cost import capex_chart, cost_section
 from archgen.render.operations_items import open_items
 from archgen.units import Q_
 
@@ -242,143 +239,6 @@ def goodput_chart(found: list[tuple[str, Any]]) -> Chart:
     ax.set_ylim(0, 1.02)
     ax.grid(color="#dddddd", linewidth=0.5)
     ax.legend(fontsize=6, frameon=False, loc="lower center")
-    fig.tight_layout()
-    return fig
-
-
-def cost_section(run: Any, a: Any) -> Section | None:
-    """Capex by kind and part, opex from the average and peak load, TCO per year and per accelerator-hour."""
-    cost = run.operations.cost.get(a.cluster.path)
-    if cost is None or cost.currency is None:
-        return None
-    cur, m = cost.currency, a.metrics
-    used = f"TCO per used accelerator-hour (utilisation {fmt.number(cost.utilisation * 100, 0)} %)"
-    at_max = "" if cost.no_power or not a.typical_from_max else " (an upper bound: maximum draw, see above)"
-    rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
-            ("Energy per year" + at_max, cost.energy_per_year),
-            ("Space per year" + (f" ({loose}: their rack positions are not in it)" if (loose := unracked_words(m))
-                                 else ""), cost.space_per_year),
-            ("TCO per year" + (" (its energy an upper bound)" if at_max else ""), cost.tco_per_year),
-            *((f"Sunk, not in the TCO: {x.what}", x.capex) for x in _sunk(a) if currency(x.capex) == cur))
-    hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour, ""),
-              (used, cost.per_used_accelerator_hour, ""),
-              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour"),
-               "tco_per_goodput_accelerator_hour"),
-              ("TCO per goodput hour of the job's own accelerators", m.get("tco_per_job_goodput_accelerator_hour"),
-               "tco_per_job_goodput_accelerator_hour"))
-    ranged = [title for title, value, name in hourly if value is not None and _range(m, name, cur) != "—"]
-    idle = "" if cost.utilisation >= 1 or cost.no_power else (
-        f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
-        f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
-    recovery = "" if cost.recovery_factor is None else (
-        f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
-        "annuity that repays the capex over the depreciation years at the discount rate.")
-    share, out = m.get("network_capex_share"), m.get("scale_out_capex_share")
-    network = "" if share is None or out is None else (
-        f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex, the "
-        f"scale-up switch trays included; the cluster interconnect without them (every fabric's switches, "
-        f"transceivers and cables) is {fmt.number(out.m_as('') * 100, 1)} %, the basis on which Epoch AI puts "
-        "cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs (Cottier et al. 2024, "
-        "arXiv:2405.21015).")
-    withheld = ("" if not cost.withheld else (
-        f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
-        "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "
-                                    f"{cost.no_opex}.") + (
-        "" if not cost.no_power else f" IT power, energy and TCO are not provided: {cost.no_power}.")
-    average, peak = (None, None) if cost.no_power else (cost.power_average, cost.power_peak)
-    bound = f", {words}" if average is not None and (words := upper_bound_words(a.typical_from_max)) else ""
-    dates = "" if not cost.price_dates else (
-        (f" The prices are dated {cost.price_dates} (oldest to newest)" if " to " in cost.price_dates
-         else f" Every price is dated {cost.price_dates}")
-        + ("" if not cost.stale else f"; {len(cost.stale)} of them more than {PRICE_SPAN_MONTHS} months older than "
-                                     "the newest, and none adjusted to another date (COST006)") + ".")
-    section = Section("cost", "Cost").add(
-        Para(f"Capex from the bill of materials at each part's price (a Prices document's where one lists the "
-             f"part); energy at the average IT load {fmt.q(average, 'kW', 1)} (peak {fmt.q(peak, 'kW', 1)}) for "
-             f"the hours the cluster is used{idle}, times the facility's "
-             f"PUE and electricity price{bound}; capital recovered over the depreciation years at the discount rate "
-             f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates}{sunk_words(a)} Every price carries its "
-             f"basis; assumed ones are listed under Open items. {NOT_IN_TCO_TEXT} Every input and step is in "
-             "cost.csv and the workbook's 'cost' sheet (formulas there)."),
-        # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
-        # rates per accelerator-hour, a few units each, in cents
-        Table("cost-summary", f"Cost summary ({cur})", (Column("Item"), Column("Amount", digits=0, align="right")),
-              tuple((name, value.to(cur).m if value is not None else None) for name, value in rows)),
-        Table("cost-hourly", f"Cost per accelerator-hour ({cur})", (Column("Item"),
-                                                                    Column("Amount", digits=2, align="right"),
-                                                                    Column("Range", align="right")),
-              tuple((name, value.to(cur).m if value is not None else None,
-                     _range(m, metric, cur) if value is not None else "—") for name, value, metric in hourly)),
-        Table("capex", f"Capex by part ({cur})", (Column("Part"), Column("Kind"), Column("Qty", digits=0,
-                                                                                        align="right"),
-                                                   Column("Unit price", digits=0, align="right"),
-                                                   Column("Total", digits=0, align="right"), Column("Basis"),
-                                                   Column("Price date")),
-              tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
-                     line.total.m if line.total is not None else None, _basis(line), line.date or None)
-                    for line in cost.lines)))
-    if ranged:   # what the Range column spans, as the performance section says of its Band column
-        section.add(Para(f"Range of {', '.join(ranged)}: the {display.RANGE_BASIS}, from goodput_high "
-                         "to goodput_low (the goodput of the cluster's largest training job, under Reliability and "
-                         "availability); a target met at the amount but not at the range's far end is at risk."))
-    if cost.capex is not None:
-        section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})", alt_text.capex(cost)))
-    return section
-
-
-def _sunk(a: Any) -> tuple[Any, ...]:
-    """The sunk capital its hall's `cost:` states (`FacilityCost.sunk`)."""
-    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
-    return fc.sunk if fc is not None else ()
-
-
-def sunk_words(a: Any) -> str:
-    """The hall's sunk capital as the cost paragraph states it ("" where it states none), and a rent of 0."""
-    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
-    if fc is None:
-        return ""
-    hall = a.cluster.facility.id
-    paid = "; ".join(f"{x.what}, {fmt.number(x.capex.m, 0)} {currency(x.capex)} ({x.date}, {x.basis})"
-                     for x in fc.sunk)
-    said = f" Not in the capex or the TCO: {hall}'s sunk capital, paid before this decision ({paid})." if paid else ""
-    if fc.space_per_rack.m == 0:
-        said += f" {hall} charges no rent per rack position: the space cost is 0" + (
-            ", its building being sunk." if paid else ", and no sunk capital is stated for it.")
-    return said
-
-
-def _range(m: Any, name: str, cur: str) -> str:
-    """The range of the cost metric `name` (its `_low` to `_high`) in `cur`, as `check` gives it, or "—" without one.
-
-    An infinite end (goodput's low end is 0) reads `metric.unbounded`'s reason, never a number (nu41cost: the cost
-    table showed "TCO per goodput accelerator-hour 39.62" alone where check gave 13.56 to no upper bound).
-    """
-    low, high = (m.get(f"{name}_{end}") for end in ("low", "high")) if name else (None, None)
-    if low is None or high is None:
-        return "—"
-    return " to ".join(unbounded(name) if v.m == math.inf else fmt.number(v.to(cur).m, 2) for v in (low, high))
-
-
-def _basis(line: Any) -> str:
-    """A capex line's basis as the table shows it: the price list it comes from, or why it has no price."""
-    if line.unit_price is None:
-        return "unpriced" if line.priceable else "accessory, not priced"
-    shared = f"; {line.shared}" if line.shared else ""   # a storage other clusters of the hall price too
-    return line.basis + (f" (Prices {line.listed})" if line.listed else "") + shared
-
-
-def capex_chart(cost: Any) -> Chart:
-    """Capex by kind of part, as horizontal bars."""
-    parts = cost.breakdown()
-    fig = Chart(figsize=(7.0, 0.6 + 0.35 * max(len(parts), 1)))
-    ax = fig.subplots()
-    names = list(parts)[::-1]
-    values = [parts[n].m / 1e6 for n in names]
-    ax.barh(names, values, color="#4a90d9")
-    for y, v in enumerate(values):
-        ax.text(v, y, f" {v:,.2f}", va="center", fontsize=7)
-    ax.set_xlabel(f"million {cost.currency}")
-    ax.grid(axis="x", color="#dddddd", linewidth=0.5)
     fig.tight_layout()
     return fig
 

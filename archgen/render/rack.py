@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from archgen.analyse.bom import cord_gaps, unit_power
+from archgen.analyse.bom import unit_power
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps
 from archgen.analyse.rack import RackAnalysis
+from archgen.analyse.rack_accessories import cord_gaps
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
 from archgen.open_item import OpenItem

@@ -9,7 +9,7 @@ keeps it (as it stands alone); its capex line says it is shared and gives the ha
 from __future__ import annotations
 
 from archgen.analyse.storage_cost import STORAGE_KIND
-from archgen.render.operations import _basis
+from archgen.render.operations_cost import _basis
 from tests.conftest import run_specs
 from tests.one_hall import cluster, hall
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from archgen.perf.workload.band_span import turned
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import turned
 from tests.conftest import run_cli
 
 HELD = Path(__file__).resolve().parent / "data" / "heldout-v5.yaml"

@@ -12,8 +12,9 @@ import pytest
 
 from archgen.output.heldout import checked, heldout_section
 from archgen.perf.workload.band_families import NEAR_CAPACITY
+from archgen.perf.workload.band_span import turned
 from archgen.perf.workload.band_table import TABLE
-from archgen.perf.workload.bands import MIN_BIN, expected_coverage, turned
+from archgen.perf.workload.bands import MIN_BIN, expected_coverage
 from tests.conftest import docs_script
 
 HELD = Path(__file__).resolve().parent / "data" / "heldout-v5.yaml"

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from archgen.metrics import unbounded
-from archgen.render.operations import _range, cost_section
+from archgen.render.operations_cost import _range, cost_section
 
 
 def test_the_cost_table_shows_the_goodput_hours_range(shipped):

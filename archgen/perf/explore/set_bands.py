@@ -70,9 +70,10 @@ class PointBands:
         """The ends of the band of `metric` at `values` (floats), of the points `at` of the batch; None without one.
 
         `Band.values` of each point's band: [p * s_low / (1 + high), p * s_high / (1 + low)], the spread (s_low,
-        s_high) the point's span as factors of its estimate, in the metric's direction (`bands._spread`). `judged`:
-        the ends a requirement is judged on, unknown (NaN) also where the band's expected coverage is under
-        `bands.LIKELY` (`Band.likely`), so a target met there is at risk (`requirements.thin`).
+        s_high) the point's span as factors of its estimate, in the metric's direction
+        (`band_span.span_factors`). `judged`: the ends a requirement is judged on, unknown (NaN) also where the
+        band's expected coverage is under `bands.LIKELY` (`Band.likely`),
+        so a target met there is at risk (`requirements.thin`).
         """
         b = self.bands.get(metric)
         if b is None:

@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from archgen.perf.workload.band_families import KINDS, QUANTITIES, quantity_family
-from archgen.perf.workload.bands import Band, Span, band
+from archgen.perf.workload.band_span import Span
+from archgen.perf.workload.bands import Band, band
 
 
 def bands(family_: str, names: Iterable[str], accelerator: str = "", span: Span | None = None,

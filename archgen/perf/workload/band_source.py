@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 
 from archgen.model.cases import Case
 from archgen.perf.workload.band_families import FAMILIES, KINDS, QUANTITIES, table_key, table_keys
-from archgen.perf.workload.bands import maximise, turned
+from archgen.perf.workload.band_span import maximise, turned
 from archgen.units import Q_
 
 #: A scored measurement: (family, metric measured, signed relative error[, load[, arrival]]).

@@ -49,8 +49,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from archgen import metrics
-from archgen.metric import RENAMED
 from archgen.perf.serve.run import whole_replicas
 from archgen.perf.workload.band_families import (
     ARRIVALS,
@@ -62,8 +60,9 @@ from archgen.perf.workload.band_families import (
     single_keys,
     table_key,
 )
+from archgen.perf.workload.band_span import Span, maximise, routed, span_factors, span_words, turned
 from archgen.perf.workload.band_table import CONTEXT, ON, TABLE, VENDOR
-from archgen.units import Q_, Q
+from archgen.units import Q
 
 #: An estimate's value: a quantity, or a float in SI units (a sweep point's).
 E = TypeVar("E", Q, float)
@@ -86,17 +85,6 @@ def expected_coverage(n: int) -> float:
     for a band of 3 measurements, 98 % for one of 87. 0 where there is no measurement.
     """
     return (n - 1) / (n + 1) if n > 0 else 0.0
-
-
-def maximise(metric: str) -> bool:
-    """Whether a larger value of the workload `metric` is better (a rate), as the metrics registry declares it."""
-    m = metrics.find("workload", RENAMED.get(metric, (metric,))[0])   # a case's tflops_per_gpu: model_flops_per_gpu
-    return bool(m and m.maximise)
-
-
-def turned(low: float, high: float) -> tuple[float, float]:
-    """A band of relative errors seen from the other side (a rate's band as a time's, and back)."""
-    return 1 / (1 + high) - 1, 1 / (1 + low) - 1
 
 
 @dataclass(frozen=True)
@@ -282,10 +270,6 @@ class Band:
                 "model's error in the same direction (low end / (1 + highest error), high end / (1 + lowest error))")
 
 
-#: An estimate's span over the part's stated efficiency ranges: (the metric it was taken of, its point, low, high).
-Span = tuple[str, float, float, float]
-
-
 def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | None = None, accelerator: str = "",
          span: Span | None = None, on: Mapping[str, Mapping[str, Mapping[str, int]]] | None = None,
          load: float | None = None, context: int | None = None, vendor: str = "", arrival: str = "poisson",
@@ -308,21 +292,8 @@ def band(family_: str, metric: str, table: Mapping[str, Mapping[str, tuple]] | N
     if quantity is None:
         return None
     got = _band(family_, metric, quantity, table, accelerator, span, on, load, context, vendor, arrival)
-    routed = _routed(family_, metric, routing) if routing is not None else None
-    return got if routed is None else replace(got, routing=routed[0], routed=routed[1])
-
-
-def _routed(family_: str, metric: str, routing: Span) -> tuple[tuple[float | None, float], str] | None:
-    """The routing span as factors of `metric`'s estimate and in words, where `metric` states its quantity."""
-    name, point, lo, hi = routing
-    factors = _spread(family_, metric, routing if lo > 0 else (name, point, hi, hi))
-    if factors is None:
-        return None
-    if lo > 0:
-        return factors, _words(routing)
-    scale, unit = _shown(metrics.find("workload", name))   # no published skew bounds the slower end
-    return (None, factors[1]), (f"{_title(name)} (not bounded below, {_g4(hi * scale)}{unit} balanced, around "
-                                f"{_g4(point * scale)}{unit})")
+    routed_ = routed(family_, metric, routing) if routing is not None else None
+    return got if routed_ is None else replace(got, routing=routed_[0], routed=routed_[1])
 
 
 def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[str, tuple]] | None,
@@ -343,7 +314,7 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
     row = rows.get(family_, {}).get(key)
     if row is None or (bin_ and row[0] < MIN_BIN):   # unmeasured: the span alone, where it is of this quantity
         return Band(family_, metric, row[0] if row else 0, math.nan, math.nan, math.nan, load=at, bin=bin_,
-                    arrival=arrival, span=_words(span) if span and _spread(family_, metric, span) else "",
+                    arrival=arrival, span=span_words(span) if span and span_factors(family_, metric, span) else "",
                     reach=reach, capacity_high=cap_high)
     count, low, high, median = row
     if maximise(metric) != maximise(quantity):
@@ -353,8 +324,8 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
                     capacity_high=cap_high)
     by_key = (ON if on is None else on).get(family_, {})
     n = sum(by_key.get(k, {}).get(accelerator, 0) for k in single_keys(key))
-    spread = _spread(family_, metric, span) if n == 0 and span is not None else None
-    what = _words(span) if spread is not None and span is not None else ""
+    spread = span_factors(family_, metric, span) if n == 0 and span is not None else None
+    what = span_words(span) if spread is not None and span is not None else ""
     mine = VENDOR.get(family_, {}).get(key, {}).get(vendor)
     typical = None
     if mine is not None and mine[4]:
@@ -362,39 +333,3 @@ def _band(family_: str, metric: str, quantity: str, table: Mapping[str, Mapping[
         typical = (mine[0], v_low, v_high, mine[3])
     return Band(family_, metric, count, low, high, median, accelerator, n, spread, what, at, bin_,
                 arrival=arrival, vendor=vendor if typical else "", typical=typical, reach=reach, capacity_high=cap_high)
-
-
-def _words(span: Span) -> str:
-    """A span in words: 'the time per output token (21.3 ms to 30.1 ms around 24.7 ms)'."""
-    name, point, lo, hi = span
-    scale, unit = _shown(metrics.find("workload", name))
-    return f"{_title(name)} ({_g4(lo * scale)}{unit} to {_g4(hi * scale)}{unit} around {_g4(point * scale)}{unit})"
-
-
-def _g4(x: float) -> str:
-    """`x` to 4 significant digits, without an exponent from 10,000 up ('10,070', not '1.007e+04')."""
-    return f"{float(f'{x:.4g}'):,.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
-
-
-def _title(name: str) -> str:
-    """A metric's title in a sentence: 'the time per output token'."""
-    m = metrics.find("workload", name)
-    return f"the {name if m is None else m.title if m.title[:2].isupper() else m.title[0].lower() + m.title[1:]}"
-
-
-def _shown(m: metrics.Metric | None) -> tuple[float, str]:
-    """The factor from a metric's SI value to the unit it is shown in, and that unit: a busbw's span in GB/s."""
-    if m is None or not m.dimension:
-        return 1.0, ""
-    if not m.unit or m.unit == m.dimension or m.unit == "percent":
-        return 1.0, f" {m.dimension}"
-    return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"
-
-
-def _spread(family_: str, metric: str, span: Span) -> tuple[float, float] | None:
-    """`span` as factors of `metric`'s estimate, (low, high), where `metric` states the quantity `span` is of."""
-    name, point, lo, hi = span
-    quantities = QUANTITIES[KINDS[family_]]
-    if quantities.get(name) != quantities.get(metric) or point <= 0 or lo <= 0:
-        return None
-    return (lo / point, hi / point) if maximise(metric) == maximise(name) else (point / hi, point / lo)

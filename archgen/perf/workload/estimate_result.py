@@ -8,7 +8,8 @@ from typing import Any
 
 from archgen.metric import RENAMED
 from archgen.model.requirements import Outcome
-from archgen.perf.workload.bands import Band, Span
+from archgen.perf.workload.band_span import Span
+from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
 #: The words a reader sees for each component of an estimate's time breakdown (`Estimate.breakdown`): a training
@@ -83,7 +84,7 @@ class Estimate:
     cluster: str = ""
     misfit: str = ""  # why the job does not fit in accelerator memory ("" when it fits); PERF002 reports it
     bands: dict[str, Band] = field(default_factory=dict)  # each metric's measured error (perf.bands)
-    span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.bands.Span)
+    span: Span | None = None  # the estimate over the part's stated efficiency ranges (perf.workload.band_span.Span)
     latency_spans: tuple[Span, ...] = ()  # an offline serving job's TPOT and TTFT over those ranges, likewise
     routing: Span | None = None  # an MoE serving job's tokens/s per accelerator at the routing's ends (routing_note)
     limits: dict[str, str] = field(default_factory=dict)  # by metric: why no hardware moves it (the offered load)

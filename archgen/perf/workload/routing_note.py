@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from archgen.perf.serve import routing as R
 from archgen.perf.serve.inference import InferenceEstimate, ServeJob
-from archgen.perf.workload.bands import Span
+from archgen.perf.workload.band_span import Span
 
 #: The metric the routing span is taken of (`Band.routing` carries it to each metric stating its quantity).
 METRIC = "tokens_per_second_per_gpu"
@@ -23,7 +23,7 @@ METRIC = "tokens_per_second_per_gpu"
 
 def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
                  per_gpu_at: Callable[[ServeJob], float]) -> tuple[str, Span]:
-    """The note of an MoE estimate at ep > 1, and its routing span (`bands.Span`, `Band.routing`).
+    """The note of an MoE estimate at ep > 1, and its routing span (`band_span.Span`, `Band.routing`).
 
     The span is the tokens/s per accelerator at the measured imbalance (0 where none was published for the model's
     routing shape: not bounded), the point (uniform random routing) and balanced routing.

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 from archgen.perf.workload.band_lookup import bands
-from archgen.perf.workload.bands import turned
+from archgen.perf.workload.band_span import turned
 from archgen.units import Q_, Q
 
 if TYPE_CHECKING:

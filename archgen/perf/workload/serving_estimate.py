@@ -32,7 +32,8 @@ from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_conte
 from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
 from archgen.perf.serve.scheduler import estimate_serving, full_run
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
-from archgen.perf.workload.bands import Span, band
+from archgen.perf.workload.band_span import Span
+from archgen.perf.workload.bands import band
 from archgen.perf.workload.defaults_note import assumed_engine
 from archgen.perf.workload.efficiency_range import latency_span, over_range, range_ends, span_note
 from archgen.perf.workload.estimate_result import Estimate

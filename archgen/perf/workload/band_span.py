@@ -1,0 +1,79 @@
+"""A metric's direction and an estimate's span, as an error band takes them (`perf.workload.bands`).
+
+Whether a larger value of a metric is better (`maximise`) decides which way a band's errors are read, and a band of
+rate errors seen as a time's is `turned`. Where no measurement was taken on the estimated part, a band also spans the
+estimate's range over the part's stated efficiency ranges (`Span`): `span_factors` gives that range as factors of a
+metric's estimate, `span_words` says it, and `routed` does both for an MoE serving estimate's routing span.
+Split from `bands.py` for its size (STYLE.md 12); no behaviour moved.
+"""
+
+from __future__ import annotations
+
+from archgen import metrics
+from archgen.metric import RENAMED
+from archgen.perf.workload.band_families import KINDS, QUANTITIES
+from archgen.units import Q_
+
+
+def maximise(metric: str) -> bool:
+    """Whether a larger value of the workload `metric` is better (a rate), as the metrics registry declares it."""
+    m = metrics.find("workload", RENAMED.get(metric, (metric,))[0])   # a case's tflops_per_gpu: model_flops_per_gpu
+    return bool(m and m.maximise)
+
+
+def turned(low: float, high: float) -> tuple[float, float]:
+    """A band of relative errors seen from the other side (a rate's band as a time's, and back)."""
+    return 1 / (1 + high) - 1, 1 / (1 + low) - 1
+
+
+#: An estimate's span over the part's stated efficiency ranges: (the metric it was taken of, its point, low, high).
+Span = tuple[str, float, float, float]
+
+
+def routed(family_: str, metric: str, routing: Span) -> tuple[tuple[float | None, float], str] | None:
+    """The routing span as factors of `metric`'s estimate and in words, where `metric` states its quantity."""
+    name, point, lo, hi = routing
+    factors = span_factors(family_, metric, routing if lo > 0 else (name, point, hi, hi))
+    if factors is None:
+        return None
+    if lo > 0:
+        return factors, span_words(routing)
+    scale, unit = _shown(metrics.find("workload", name))   # no published skew bounds the slower end
+    return (None, factors[1]), (f"{_title(name)} (not bounded below, {_g4(hi * scale)}{unit} balanced, around "
+                                f"{_g4(point * scale)}{unit})")
+
+
+def span_words(span: Span) -> str:
+    """A span in words: 'the time per output token (21.3 ms to 30.1 ms around 24.7 ms)'."""
+    name, point, lo, hi = span
+    scale, unit = _shown(metrics.find("workload", name))
+    return f"{_title(name)} ({_g4(lo * scale)}{unit} to {_g4(hi * scale)}{unit} around {_g4(point * scale)}{unit})"
+
+
+def _g4(x: float) -> str:
+    """`x` to 4 significant digits, without an exponent from 10,000 up ('10,070', not '1.007e+04')."""
+    return f"{float(f'{x:.4g}'):,.0f}" if abs(x) >= 1e4 else f"{x:.4g}"
+
+
+def _title(name: str) -> str:
+    """A metric's title in a sentence: 'the time per output token'."""
+    m = metrics.find("workload", name)
+    return f"the {name if m is None else m.title if m.title[:2].isupper() else m.title[0].lower() + m.title[1:]}"
+
+
+def _shown(m: metrics.Metric | None) -> tuple[float, str]:
+    """The factor from a metric's SI value to the unit it is shown in, and that unit: a busbw's span in GB/s."""
+    if m is None or not m.dimension:
+        return 1.0, ""
+    if not m.unit or m.unit == m.dimension or m.unit == "percent":
+        return 1.0, f" {m.dimension}"
+    return float(Q_(1.0, m.dimension).m_as(m.unit)), f" {m.unit}"
+
+
+def span_factors(family_: str, metric: str, span: Span) -> tuple[float, float] | None:
+    """`span` as factors of `metric`'s estimate, (low, high), where `metric` states the quantity `span` is of."""
+    name, point, lo, hi = span
+    quantities = QUANTITIES[KINDS[family_]]
+    if quantities.get(name) != quantities.get(metric) or point <= 0 or lo <= 0:
+        return None
+    return (lo / point, hi / point) if maximise(metric) == maximise(name) else (point / hi, point / lo)
