@@ -68,8 +68,17 @@ FABRIC: tuple[Metric, ...] = (
            "fabric's leaf bandwidth one leaf carries.", _F, minimise=True),
     Metric("fabric", "failure.spine.uplink_bandwidth_lost", "", "percent", 1, "Uplink bandwidth lost with a spine",
            "Share of a pod's uplink bandwidth one spine carries.", _F, minimise=True),
+    Metric("fabric", "failure.spine.bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection with a spine lost",
+           "Bisection per accelerator with the busiest spine of one plane lost (its leaf links and core links), by "
+           "`bisection_per_accelerator`'s rule.", _F, maximise=True),
+    Metric("fabric", "failure.core.bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection with a core lost",
+           "Bisection per accelerator with one core of one plane lost (its spine links), by "
+           "`bisection_per_accelerator`'s rule; 3 tiers only.", _F, maximise=True),
     Metric("fabric", "failure.plane.bandwidth_lost", "", "percent", 1, "Bandwidth lost with a plane", "Share of "
            "the bandwidth one plane carries.", _F, minimise=True),
+    Metric("fabric", "failure.plane.bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection with a plane lost",
+           "Bisection per accelerator with one plane lost: the other planes' (none on a one-plane fabric).", _F,
+           maximise=True),
     # torus, dragonfly and rail-only fabrics
     Metric("fabric", "torus.diameter", "", "", 0, "Torus diameter", "Hops of the longest shortest path between chips.",
            _TOP),

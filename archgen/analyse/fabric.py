@@ -186,6 +186,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     # failure domains
     failure = _failure(spec, tiers_used, leaf, access, upper.spines_per_pod, group_domains, rpl, n_rails, n_node_ports,
                        ppn, accelerators, compute.part.accelerators if compute else 0)
+    failure |= failure_bisection(spec, tiers_used, counts, demand.nodes, upper.pods, upper.spines_per_pod,
+                                 accelerators)
     return FabricAnalysis(fabric, tiers_used, planes, ports_per_node, n_node_ports, endpoint_ports, reserved, n_rails,
                           rpl, group, group_domains, groups, per_group, upper.pods, upper.spines_per_pod,
                           upper.pair_links, counts, {"access": access, **upper.links}, injection,
@@ -227,18 +229,64 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     """
     speed, up_speed, uplinks = spec.speed, tiers[0].up_speed, tiers[0].used_switches * tiers[0].up
     injection = (node_ports * speed).to("Gbit/s")
-    cuts = [node_plane * speed / 2]
-    if tiers_used >= 2:
-        cuts.append(uplinks * up_speed / 2)
-    if tiers_used == 3 and pods > 1:
-        cuts.append(tiers[1].up_used * tiers[1].up_speed / 2)
-    bisection = (min(cuts) * spec.planes).to("Gbit/s")
+    bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, pods) * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
         oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
     if tiers_used == 3 and tiers[1].up_used:  # like the leaf's: the ports in use, the used leaves' uplinks below
         oversub["spine"] = float((uplinks * up_speed / (tiers[1].up_used * tiers[1].up_speed)).to("").magnitude)
     return injection, bisection, oversub
+
+
+def _plane_cut(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, pods: int,
+               lost_leaf_links: int = 0, lost_core_links: int = 0) -> Q:
+    """One plane's bisection: the least over its tiers of half the capacity entering the tier, one direction.
+
+    The node ports, the used leaves' uplinks, and (3 tiers, two pods or more) the spines' core links, less the links
+    a failed switch took from the last two (`failure_bisection`).
+    """
+    cuts = [node_plane * spec.speed / 2]
+    if tiers_used >= 2:
+        cuts.append((tiers[0].used_switches * tiers[0].up - lost_leaf_links) * tiers[0].up_speed / 2)
+    if tiers_used == 3 and pods > 1:
+        cuts.append((tiers[1].up_used - lost_core_links) * tiers[1].up_speed / 2)
+    return min(cuts)
+
+
+def failure_bisection(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_plane: int, pods: int,
+                      spines_per_pod: int, accelerators: int) -> dict[str, Q]:
+    """Bisection per accelerator with one spine, one core or one plane lost, by the bisection's own rule.
+
+    A lost spine takes its leaf links (2 tiers: the used leaves' uplinks over the spines, evenly; 3 tiers: a full
+    pod's spine, its pod's leaves times their links to it) and its core links; a lost core, its share of the spines'
+    core links; a plane, its whole share. The other planes keep theirs. The cut falls where the tier that lost links
+    becomes the narrowest: one spine of 144 under 1:1 leaves loses 1/144 of that plane's bisection, a spine of a
+    tapered fabric whose narrowest cut is elsewhere may lose none.
+    """
+    whole = _plane_cut(spec, tiers_used, tiers, node_plane, pods)
+    if not accelerators or not whole.magnitude:   # no node ports (an OOB fabric): no bisection to lose
+        return {}
+    rest = whole * (spec.planes - 1)
+
+    def per_accelerator(plane: Q) -> Q:
+        return ((rest + plane) / accelerators).to("Gbit/s")
+
+    out = {"failure.plane.bisection_per_accelerator": per_accelerator(whole * 0)}
+    if tiers_used >= 2 and tiers[1].switches:
+        leaf, spine = tiers[0], tiers[1]
+        if tiers_used == 2:
+            lost = math.ceil(leaf.used_switches * leaf.up / spine.switches)
+        else:   # a full pod's spine: its pod's leaves, each with up / spines_per_pod links to it
+            pair = max(leaf.up // spines_per_pod, 1) if spines_per_pod else 1
+            lost = min(max(spine.down // pair, 1), leaf.used_switches) * pair
+        core_lost = spine.up if tiers_used == 3 else 0
+        out["failure.spine.bisection_per_accelerator"] = per_accelerator(
+            _plane_cut(spec, tiers_used, tiers, node_plane, pods, lost, core_lost))
+    if tiers_used == 3 and tiers[2].switches:
+        lost = math.ceil(tiers[1].up_used / tiers[2].switches)
+        out["failure.core.bisection_per_accelerator"] = per_accelerator(
+            _plane_cut(spec, tiers_used, tiers, node_plane, pods, lost_core_links=lost))
+    return out
 
 
 def _failure(spec: FatTree, tiers_used: int, leaf: TierCount, access: int, spines_per_pod: int, group_domains: int,

@@ -8,7 +8,7 @@ sizing (`analyse.fabric.analyse_fabric`) counts its endpoints from these ports.
 
 from __future__ import annotations
 
-from archgen.analyse.nodes import NodeType, count, nic_ports, nic_split, split_accelerators
+from archgen.analyse.nodes import NodeType, count, nic_ports, nic_split, split_accelerators, split_technologies
 from archgen.analyse.ports import Problem
 from archgen.build import BoundFabric, Design
 from archgen.model import NIC
@@ -90,6 +90,13 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
             out.append(Problem("NET016", here + ("nic_breakout",), f"{nt.part.id}'s {nic_id} ports cannot be split "
                                f"{spec.nic_breakout} beside {beside}: its part's source allows that split only with "
                                f"{', '.join(only)}; use another breakout or node", None, None))
+        leaf = fabric.tiers["leaf"].switch if "leaf" in fabric.tiers else None
+        if (on := split_technologies(nic, spec.nic_breakout)) is not None and leaf is not None \
+                and leaf.technology not in on:
+            out.append(Problem("NET016", here + ("nic_breakout",), f"{nt.part.id}'s {nic_id} ports cannot be split "
+                               f"{spec.nic_breakout} on {leaf.id}'s {leaf.technology}: its part's source gives that "
+                               f"split on {', '.join(on)} only; leave nic_breakout out (each port one fabric port at "
+                               f"{nic.ports.speed:~P}), or use {', '.join(on)} switches", None, None))
         rate = (nic.ports.speed / split).to("Gbit/s")
         if rate < spec.speed:   # a port cannot run faster than its NIC: the injection would be the fabric's
             out.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "

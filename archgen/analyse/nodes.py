@@ -84,6 +84,15 @@ def split_accelerators(nic: NIC, breakout: str | None) -> list[str] | None:
     return next((ids for text, ids in nic.breakout_accelerators.items() if parse_breakout(text) == want), None)
 
 
+def split_technologies(nic: NIC, breakout: str | None) -> list[str] | None:
+    """The fabric technologies `nic`'s part gives `breakout` on (`breakout_technologies`); None where it limits none."""
+    if breakout is None:
+        return None
+    want = parse_breakout(breakout)
+    return next(([str(x) for x in techs] for text, techs in nic.breakout_technologies.items()
+                 if parse_breakout(text) == want), None)
+
+
 def nic_bandwidth(design: Design | Specs, system: System, role: str) -> Q:
     """Line rate of a system's NIC ports of `role`, summed (parts looked up in the design's specs, or `specs`)."""
     specs = design.specs if isinstance(design, Design) else design

@@ -382,3 +382,18 @@ def one_accelerator(ctx: Context) -> Iterator[Violation]:
                         "checkpoint times, scale-up switches), its per-accelerator figures mix both kinds, and no "
                         "workload can be estimated on it (PERF003); make each kind a cluster of its own in the same "
                         "hall")
+
+
+@check("NET030", "network.one_scale_out_fabric", severity="warning")
+def one_scale_out_fabric(ctx: Context) -> Iterator[Violation]:
+    """A cluster's traffic between scale-up domains runs over one compute fabric, as its estimates take it.
+
+    The performance model reads the first fabric of role `compute` (else the first `converged`); a second one, such
+    as one plane of a multi-plane design written as a fabric of its own, carries nothing in any estimate, which then
+    runs at the first fabric's bandwidth per accelerator alone (newuser72: two 400G planes as two fabrics, 400 of
+    the 800 Gb/s per GPU).
+
+    Fix: write parallel planes over the same NICs as one fabric with `planes: N` (and `nic_breakout` where each NIC
+    port splits over them); or waive the finding, saying which fabric the estimates should not read.
+    """
+    yield from roles.other_compute_fabrics(ctx)

@@ -1,6 +1,6 @@
-"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023 and NET024.
+"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023, NET024 and NET030.
 
-`checks/network.py` registers the three checks; this module holds what they find, and the analysers' problems as
+`checks/network.py` registers the four checks; this module holds what they find, and the analysers' problems as
 violations (`fabric_problems`, `cluster_problems`) that its other checks read.
 
 A reference design has several physical networks besides the compute fabric: NVIDIA's DGX SuperPOD has compute,
@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.network import Problem, count, nic_ports
 from archgen.checks.registry import Context, Violation
+from archgen.units import Q_
 
 
 def fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
@@ -102,3 +103,35 @@ def missing_networks(ctx: Context) -> Iterator[Violation]:
             yield Violation(f"{c.cluster.path}/network/frontend", c.cluster.spec.id, ("fabrics",),
                             "no front-end (in-band) network: no fabric has role 'frontend' or 'converged', so "
                             "users, schedulers and storage services reach the nodes over nothing this design builds")
+
+
+def other_compute_fabrics(ctx: Context) -> Iterator[Violation]:
+    """NET030: per cluster, each compute fabric (or, without one, converged fabric) the scale-out path does not read.
+
+    The performance model runs a cluster's traffic between scale-up domains over one fabric, its first of role
+    `compute` (else its first `converged` one: `analyse.network.analyse_cluster`); a second one, such as a plane
+    written as a fabric of its own, carries nothing in any estimate, so the bandwidth per accelerator an estimate
+    uses is the first fabric's alone.
+    """
+    for c in ctx.clusters.values():
+        carriers = [fa for fa in c.fabrics if fa.fabric.spec.role in ("compute", "converged")]
+        if not carriers:
+            continue
+        role = "compute" if any(fa.fabric.spec.role == "compute" for fa in carriers) else "converged"
+        same = [fa for fa in carriers if fa.fabric.spec.role == role]
+        read, rest = same[0], same[1:]
+        if not rest:
+            continue
+        rid = read.fabric.spec.id
+        used = c.scale_out.bandwidth.to("Gbit/s") if c.scale_out is not None else None
+        total = sum((fa.metrics["injection_per_accelerator"] for fa in same
+                     if "injection_per_accelerator" in fa.metrics), Q_(0, "Gbit/s")).to("Gbit/s")
+        figures = (f": estimates run at {used.magnitude:,.0f} Gb/s per accelerator, where the {len(same)} {role} "
+                   f"fabrics inject {total.magnitude:,.0f} Gb/s together" if used is not None else "")
+        for fa in rest:
+            yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("role",),
+                            f"a second fabric of role '{role}': the scale-out path the performance model runs "
+                            f"between scale-up domains is '{rid}' alone, so '{fa.fabric.spec.id}' carries nothing in "
+                            f"any estimate{figures}; parallel planes over the same NICs are one fabric with "
+                            f"`planes: N` (and `nic_breakout` where each NIC port splits over them)",
+                            used, total if used is not None else None)

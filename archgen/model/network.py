@@ -203,13 +203,20 @@ class NIC(Part):
         "Breakouts of `ports.breakouts` that the part's source allows only beside some accelerators, e.g. "
         "{4x200G: [b300-sxm-288gb]} (NVIDIA: Quad-Plane is B300 only): a fabric's `nic_breakout` on a node whose "
         "accelerator is not listed is refused (NET016). A breakout not named here is allowed beside any."))
+    breakout_technologies: dict[str, list[Literal["infiniband", "ethernet"]]] = Field(
+        default_factory=dict, description=(
+            "Breakouts of `ports.breakouts` that the part's source gives only on some fabric technologies, e.g. "
+            "{2x400G: [ethernet]} (ConnectX-8's firmware notes: '800Gb/s or XDR IB or 2 x 400GbE'): a fabric's "
+            "`nic_breakout` whose leaf switches are of another technology is refused (NET016). A breakout not named "
+            "here is allowed on any."))
 
     @model_validator(mode="after")
     def _limited_breakouts_listed(self) -> NIC:
         listed = {parse_breakout(b) for b in self.ports.breakouts}
-        raise_each([FieldError(("breakout_accelerators", text), f"{text} is not one of ports.breakouts "
+        raise_each([FieldError((key, text), f"{text} is not one of ports.breakouts "
                                f"({', '.join(self.ports.breakouts) or 'none'}): name a breakout the part lists")
-                    for text in self.breakout_accelerators if _parsed(text) not in listed], type(self).__name__)
+                    for key in ("breakout_accelerators", "breakout_technologies")
+                    for text in getattr(self, key) if _parsed(text) not in listed], type(self).__name__)
         return self
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.network import wired_rails
+from archgen.metrics import REGISTRY, find
 from archgen.render import alt_text, fmt, scale_up
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.common import Scope
@@ -103,8 +104,7 @@ def fabrics(scope: Scope, a: Any) -> Section:
                 Column("Down ports", digits=0, align="right"), Column("Up ports", digits=0, align="right"),
                 Column("Up speed", "Gbit/s", 0, "right"), Column("Down used", digits=0, align="right"),
                 Column("Up used", digits=0, align="right"), Column("Oversubscription", digits=2, align="right"))
-        failures = [(k.removeprefix("failure."), fmt.pct(float(v.magnitude), 1) if "bandwidth" in k
-                     else f"{float(v.magnitude):,.0f}") for k, v in sorted(fa.failure.items())]
+        failures = [_failure_row(k, v) for k, v in sorted(fa.failure.items(), key=_registry_order)]
         sub = section.sub(f"fabric-{s.id}", f"Fabric {s.id}: {ROLE_TITLES.get(s.role, s.role)}",
                           Para(f"{s.name or s.id}: {_shape(fa)}; {_reach(fa)} at this design. Total bisection "
                                f"{fmt.q(fa.bisection, 'Tbit/s', 1)}; {bisection_text(fa)}."),
@@ -113,6 +113,20 @@ def fabrics(scope: Scope, a: Any) -> Section:
             sub.add(Table(f"failure-{s.id}", f"Failure cases of fabric {s.id}", (Column("Case"), Column("Effect")),
                           tuple(failures)))
     return section
+
+
+def _registry_order(item: tuple[str, Any]) -> tuple[int, str]:
+    """A failure case's place: its metric's in the registry (leaf, spine, core, plane), the unknown last by name."""
+    metric = find("fabric", item[0])
+    return (REGISTRY.index(metric) if metric is not None else len(REGISTRY), item[0])
+
+
+def _failure_row(name: str, value: Any) -> tuple[str, str]:
+    """A failure case of a fabric as its metric's title and value in its display unit ('Bisection with a core lost')."""
+    metric = find("fabric", name)
+    if metric is None:
+        return name.removeprefix("failure."), f"{float(value.magnitude):,.0f}"
+    return metric.title, fmt.metric_value(metric, value)
 
 
 def _shape(fa: Any) -> str:

@@ -1,0 +1,63 @@
+"""What one spine, one core or one plane lost does to a fat tree's bisection (newuser72).
+
+A network architect sizing a 32k-GPU GB300 fabric asked what one plane or one spine failing does to bandwidth: the
+cluster document gave the share of a pod's uplinks a spine carries, never the bisection left. The failure metrics
+now give it by the bisection's own rule (`analyse.fabric.failure_bisection`: the least over the tiers of half the
+capacity entering the tier, Leiserson 1985), less the links the lost switch held; the other planes keep theirs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from archgen.pipeline import run
+from tests.data.clusters.build import SU_IB_RACK, gb300_cluster, xdr_compute
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return run([SPECS]).metrics
+
+
+def test_one_spine_of_the_b200_superpod_table_4_fabric(shipped):
+    """NVIDIA DGX SuperPOD B200 RA, Network Fabrics, Table 4 (127 nodes: 32 leaves, 16 spines of QM9700, 400 Gb/s):
+    each leaf spreads 32 uplinks over 16 spines, so a spine holds 32 x 32 / 16 = 64 of the 1,024 leaf links; the
+    leaf-spine cut falls to (1,024 - 64) x 400 / 2 Gb/s, below the 1,016 GPU ports' 1,016 x 400 / 2."""
+    m = shipped["cluster/dgx-b200-superpod/fabric/compute"]
+    assert m["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(200)
+    assert m["failure.spine.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx((1024 - 64) * 400 / 2 / 1016)
+    assert m["failure.plane.bisection_per_accelerator"].m_as("Gbit/s") == 0   # its one plane
+    assert "failure.core.bisection_per_accelerator" not in m                  # 2 tiers: no core
+
+
+def test_a_plane_lost_leaves_the_others(shipped):
+    """The shipped MI355X cluster's two planes: one lost leaves half the bisection; one spine of a plane takes its
+    share of that plane's leaf links (leaf-spine links per plane over its spines)."""
+    m = shipped["cluster/mi355x-th5/fabric/compute"]
+    whole = m["bisection_per_accelerator"].m_as("Gbit/s")
+    assert m["failure.plane.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(whole / 2)
+    planes, spines = int(m["planes"].m), int(m["spine.switches"].m) // int(m["planes"].m)
+    uplinks = int(m["links.leaf_spine"].m) // planes
+    # per plane: the node cut equals the uplink cut at 1:1, so the plane that lost a spine keeps (1 - 1/S) of its half
+    lost = whole / 2 * (uplinks - uplinks // spines) / uplinks
+    assert m["failure.spine.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(whole / 2 + lost)
+
+
+def test_a_spine_and_a_core_of_a_tapered_three_tier_xdr_fabric(tmp_path: Path):
+    """13 GB300 SUs (7,488 GPUs, 104 rail leaves of Q3400 at 800 Gb/s) on 3 tiers, spines split 2:1 (96 down, 48
+    up): 2 pods of 72 spines, 6,912 spine-core links on 72 cores (96 each). The core cut binds, 6,912 x 800 / 2 over
+    7,488 GPUs = 369.2 Gb/s; a core lost takes its 96 links, a full pod's spine its 96 leaf links and 48 core links."""
+    (tmp_path / "racks.yaml").write_text(SU_IB_RACK, encoding="utf-8")
+    compute = xdr_compute(3, spine='{oversubscription: "2:1"}')
+    (tmp_path / "cluster.yaml").write_text(gb300_cluster("x", "su-ib", [compute], sus=13), encoding="utf-8")
+    m = run([tmp_path]).metrics["cluster/x/fabric/compute"]
+    assert (m["leaf.switches"].m, m["spine.switches"].m, m["core.switches"].m) == (104, 144, 72)
+    assert m["links.spine_core"].m == 6912
+    gbps = {k: m[k].m_as("Gbit/s") for k in m if "bisection_per_accelerator" in k}
+    assert gbps["bisection_per_accelerator"] == pytest.approx(6912 * 400 / 7488)
+    assert gbps["failure.core.bisection_per_accelerator"] == pytest.approx((6912 - 96) * 400 / 7488)
+    assert gbps["failure.spine.bisection_per_accelerator"] == pytest.approx((6912 - 48) * 400 / 7488)
