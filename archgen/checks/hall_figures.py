@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import generator_power
+from archgen.analyse.facility import generator_power, ups_output
 from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
@@ -176,16 +176,46 @@ def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violat
     """
     hall = c.cluster.facility
     if load is None or not hall.feeds.cdus_on_ups:
-        return load, words, None
+        return _lossy(load, hall), _lossy_words(words, hall), None
     pumps = cluster_cdu_power(c)
     if pumps is None:
-        return load, words, Violation(c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' "
-                                      "puts its in-row CDUs' pumps on the UPS (`feeds.cdus_on_ups`), but a CDU the "
-                                      "cluster buys states no `power`: the UPS is judged on the feed power without "
-                                      "them, so its margin is optimistic", severity="info")
+        return _lossy(load, hall), _lossy_words(words, hall), Violation(
+            c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' puts its in-row CDUs' pumps "
+            "on the UPS (`feeds.cdus_on_ups`), but a CDU the cluster buys states no `power`: the UPS is judged on the "
+            "feed power without them, so its margin is optimistic", severity="info")
     if not pumps.m:
-        return load, words, None
-    return (load + pumps).to("kW"), f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", None
+        return _lossy(load, hall), _lossy_words(words, hall), None
+    return (_lossy((load + pumps).to("kW"), hall),
+            _lossy_words(f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", hall), None)
+
+
+def _lossy(load: Q | None, hall: Any) -> Q | None:
+    """`load` at the rack feeds as the UPS output carries it (`ups_output`), None kept."""
+    return None if load is None else ups_output(load, hall)
+
+
+def _lossy_words(words: str, hall: Any) -> str:
+    """`words` naming a UPS load, with the distribution efficiency it was divided by where the hall states one."""
+    eff = hall.feeds.distribution_efficiency
+    return words if eff is None or not words else \
+        f"{words} over the distribution's efficiency {float(eff):g} (`feeds.distribution_efficiency`)"
+
+
+def lossless_distribution(path: str, c: Any) -> Violation | None:
+    """PWR011's info finding where the hall states UPS modules but not the distribution's efficiency below them.
+
+    The UPS output feeds the racks through PDU transformers, busway and panels that lose power (a three-phase
+    300 kVA low-voltage dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)); unstated, the UPS
+    load is the rack feeds' load, the distribution taken as lossless, and the finding says so: not a default.
+    """
+    hall = c.cluster.facility
+    if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
+        return None
+    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}''s UPS modules are judged on the "
+                     "rack feeds' load with the distribution between them (PDU transformers, busway, panels) taken "
+                     "as lossless: `feeds.distribution_efficiency` is not stated, so the UPS load is a lower bound "
+                     "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
+                     "10 CFR 431.196(a)(2)); state it from the datasheets", severity="info")
 
 
 def generator_load(c: Any) -> tuple[Q | None, str]:

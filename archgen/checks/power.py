@@ -9,22 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.power_chain import Stage
+from archgen.checks import power_figures as pf
 from archgen.checks.feed_figures import feed_findings, feed_overloads
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
 from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
-from archgen.checks.hall_figures import tier_contradictions, wasted_units
+from archgen.checks.hall_figures import lossless_distribution, tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
-from archgen.checks.power_figures import (
-    _kw,
-    feeds_off_hall,
-    hall_swing,
-    hall_units,
-    outlet_counts,
-    part_inputs,
-    shelf_range,
-    unconfirmed_power,
-)
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
@@ -46,8 +37,8 @@ def conversion_capacity(ctx: Context) -> Iterator[Violation]:
         for st in a.power.stages:
             if st.load > st.usable:
                 yield Violation(path, a.rack.spec.id, _key(st),
-                                f"load {_kw(st.load)} exceeds usable {st.kind} capacity {_kw(st.usable)} "
-                                f"({st.redundancy} of {st.count} x {_kw(st.unit_capacity)})", st.load, st.usable)
+                                f"load {pf._kw(st.load)} exceeds usable {st.kind} capacity {pf._kw(st.usable)} "
+                                f"({st.redundancy} of {st.count} x {pf._kw(st.unit_capacity)})", st.load, st.usable)
 
 
 @check("PWR002", "power.feed_capacity")
@@ -81,8 +72,8 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
         for g in p.feed_groups:
             if g.redundancy != "N" and g.load > g.after_one_loss:
                 yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
-                                f"with one of {g.count} {g.kind} lost, {_kw(g.after_one_loss)} remain for "
-                                f"{_kw(g.load)}", g.load, g.after_one_loss)
+                                f"with one of {g.count} {g.kind} lost, {pf._kw(g.after_one_loss)} remain for "
+                                f"{pf._kw(g.load)}", g.load, g.after_one_loss)
         yield from shelves_lost_with_a_feed(path, a)
 
 
@@ -96,8 +87,8 @@ def conversion_loss(ctx: Context) -> Iterator[Violation]:
         for st in a.power.stages:
             if st.redundancy != "N" and st.load > st.after_one_loss:
                 yield Violation(path, a.rack.spec.id, _key(st),
-                                f"with one of {st.count} {st.kind} lost, {_kw(st.after_one_loss)} remain for "
-                                f"{_kw(st.load)}", st.load, st.after_one_loss)
+                                f"with one of {st.count} {st.kind} lost, {pf._kw(st.after_one_loss)} remain for "
+                                f"{pf._kw(st.load)}", st.load, st.after_one_loss)
 
 
 @check("PWR005", "power.redundancy_pairs", severity="warning")
@@ -212,7 +203,7 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
     """
-    yield from hall_units(ctx)
+    yield from pf.hall_units(ctx)
 
 
 @check("PWR012", "power.unconfirmed", severity="info")
@@ -236,11 +227,11 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     knowingly (waive this finding with the reason).
     """
     for path in sorted(ctx.clusters):
-        figures = unconfirmed_power(ctx, path)
+        figures = pf.unconfirmed_power(ctx, path)
         if figures:
             spec = ctx.clusters[path].cluster.spec
             yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
-                            + ", ".join(figures) + shelf_range(ctx, path))
+                            + ", ".join(figures) + pf.shelf_range(ctx, path))
 
 
 @check("PWR013", "power.part_input")
@@ -255,7 +246,7 @@ def part_input(ctx: Context) -> Iterator[Violation]:
     Fix: power an AC part beside the shelves (place PDUs and name it in `power.pdus.serves`), name it in
     `power.external` where the integrator feeds it from outside the rack, or choose the part's other input model.
     """
-    yield from part_inputs(ctx)
+    yield from pf.part_inputs(ctx)
 
 
 @check("PWR014", "power.busbar_rating")
@@ -274,7 +265,7 @@ def busbar_rating(ctx: Context) -> Iterator[Violation]:
         if rating is not None and current is not None and current > rating:
             load = a.power.stages[0].load
             yield Violation(path, a.rack.spec.id, ("power", "shelves", "busbar_rating"),
-                            f"busbar current {current.to('A'):,.0f~P} ({_kw(load)} / {a.power.busbar_voltage:~P}) "
+                            f"busbar current {current.to('A'):,.0f~P} ({pf._kw(load)} / {a.power.busbar_voltage:~P}) "
                             f"exceeds the busbar's rated {rating.to('A'):,.0f~P}", current.to("A"), rating.to("A"))
 
 
@@ -287,7 +278,7 @@ def hall_voltage(ctx: Context) -> Iterator[Violation]:
 
     Fix: state the rack's feeds at the hall's voltage (line-to-neutral: the hall's / √3), or correct the hall's.
     """
-    yield from feeds_off_hall(ctx)
+    yield from pf.feeds_off_hall(ctx)
 
 
 @check("PWR016", "power.pdu_outlets")
@@ -301,7 +292,7 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
 
     Fix: more PDUs or PDUs with more outlets; state the PSUs (`power.psus`) of the parts the map leaves out.
     """
-    yield from outlet_counts(ctx)
+    yield from pf.outlet_counts(ctx)
 
 
 @check("PWR017", "power.hall_units_wasted", severity="warning")
@@ -386,5 +377,22 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     Fix: none in the specs: agree the load's step and ramp (a measured trace of the racks, their power-smoothing
     settings, site energy storage) with the utility and the generator sets' maker; waive it with that reason.
     """
-    yield from hall_swing(ctx)
+    yield from pf.hall_swing(ctx)
 
+
+
+@check("PWR023", "power.ups_distribution", severity="info")
+def ups_distribution(ctx: Context) -> Iterator[Violation]:
+    """A hall with UPS modules states the efficiency of the distribution between them and the rack feeds.
+
+    PWR011 holds the UPS modules to the rack feeds' load over `feeds.distribution_efficiency` (PDU transformers,
+    busway, panels: a three-phase 300 kVA dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)).
+    Unstated, the distribution is taken as lossless and the UPS load is a lower bound: an info finding on each
+    cluster in such a hall, never a default efficiency (`hall_figures.lossless_distribution`).
+
+    Fix: state `feeds.distribution_efficiency` from the transformers' and busway's datasheets at the load.
+    """
+    for path, c in ctx.clusters.items():
+        hall = c.cluster.facility
+        if hall is not None and hall.feeds is not None and (v := lossless_distribution(path, c)) is not None:
+            yield v

@@ -12,7 +12,7 @@ from typing import Any
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
-from archgen.analyse.facility import usable_units
+from archgen.analyse.facility import ups_factor, usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -86,7 +86,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 load.to("kW"), usable.to("kW"))
             elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
                                        f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}",
-                                       1.0 if key == "ups" or pue is None else float(pue)):
+                                       ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
                                 usable.to("kW"), severity=shared[2])
             if load <= usable and key != "ups" and peak is None:
