@@ -90,7 +90,7 @@ def ups_output(load: Q, hall: Any) -> Q:
     """What the UPS modules deliver for `load` at the rack feeds: over `feeds.distribution_efficiency` where stated.
 
     The PDU transformers, busway and panels between the UPS output and the rack feeds lose power the UPS supplies;
-    unstated, the distribution is taken as lossless (PWR011 says so, `checks.hall_figures.lossless_distribution`).
+    unstated, the distribution is taken as lossless (PWR011 says so, `checks.power_figures.lossless_distribution`).
     """
     eff = hall.feeds.distribution_efficiency if hall.feeds is not None else None
     return load if eff is None else (load / float(eff)).to("kW")

@@ -124,6 +124,28 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
                      f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
 
 
+def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
+    """PWR022 where the hall states `feeds.load_step_limit`: a job's start or stop, at most the IT power, against it.
+
+    A synchronous job's start, stop or crash moves every GPU at once (arXiv:2508.14318); the step is the cluster's
+    draw less what it falls to, which no spec states (a part's `power.idle`, power smoothing), so its upper bound is
+    the whole IT power. Within the limit: an info finding, the step judged on that bound (the ramp rate and the swing's
+    frequency still not). Above it: a warning, not provided (not "not met"): the step may exceed the limit.
+    """
+    hall, cid = c.cluster.facility, c.cluster.spec.id
+    step = f"a job's start or stop steps the load by at most the cluster's IT power {it_power.to('kW').m:,.1f} kW"
+    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {limit.to('kW').m:,.1f} kW"
+    rest = ("the swing's ramp rate and frequency are not judged (no spec states a part's draw per phase, power "
+            "smoothing or site energy storage; docs/facility.md, Not modelled)")
+    if it_power <= limit:
+        return Violation(path, cid, ("facility",), f"{step}, within {stated}; {rest}", it_power.to("kW"),
+                         limit.to("kW"), severity="info")
+    return Violation(path, cid, ("facility",), f"not provided: {step}, above {stated}; the step is that draw less "
+                     "what the load falls to, which no spec states (`power.idle`, power smoothing, site energy "
+                     f"storage), so whether it exceeds the limit is not known; {rest}", it_power.to("kW"),
+                     limit.to("kW"), severity="warning")
+
+
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
     """PWR011's findings on the generator sets' rating at the site's outdoor conditions (`Units.at_site`).
 
@@ -199,23 +221,6 @@ def _lossy_words(words: str, hall: Any) -> str:
     eff = hall.feeds.distribution_efficiency
     return words if eff is None or not words else \
         f"{words} over the distribution's efficiency {float(eff):g} (`feeds.distribution_efficiency`)"
-
-
-def lossless_distribution(path: str, c: Any) -> Violation | None:
-    """PWR011's info finding where the hall states UPS modules but not the distribution's efficiency below them.
-
-    The UPS output feeds the racks through PDU transformers, busway and panels that lose power (a three-phase
-    300 kVA low-voltage dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)); unstated, the UPS
-    load is the rack feeds' load, the distribution taken as lossless, and the finding says so: not a default.
-    """
-    hall = c.cluster.facility
-    if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
-        return None
-    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}''s UPS modules are judged on the "
-                     "rack feeds' load with the distribution between them (PDU transformers, busway, panels) taken "
-                     "as lossless: `feeds.distribution_efficiency` is not stated, so the UPS load is a lower bound "
-                     "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
-                     "10 CFR 431.196(a)(2)); state it from the datasheets", severity="info")
 
 
 def generator_load(c: Any) -> tuple[Q | None, str]:

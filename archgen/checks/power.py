@@ -14,7 +14,7 @@ from archgen.checks.feed_figures import feed_findings, feed_overloads
 from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
 from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
-from archgen.checks.hall_figures import lossless_distribution, tier_contradictions, wasted_units
+from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.registry import Context, Violation, check
@@ -366,19 +366,21 @@ def hall_totals_stated(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR022", "power.hall_swing", severity="info")
 def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
-    """A hall's UPS modules, generator sets and utility feeds that PWR011 judges: the load's swing is not judged.
+    """A hall's load step within its stated `feeds.load_step_limit`; else its units' judgement leaves the swing out.
 
     PWR011 holds them to the cluster's maximum draw as if it were steady. Synchronous training swings the whole load
     between a step's compute and communication phases, and checkpoints and a job's start and stop step it; no spec
     states a part's draw per phase, its ramp rate or a power-smoothing setting, so the swing the sets must accept
     and the utility must see is not provided (`hall_figures.SWING_UNJUDGED`, sources there). An info finding on
-    each cluster PWR011 judges on a load, so its pass is never read as covering the swing.
+    each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
+    `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it (`hall_figures.step_within`).
+
+    Severity: a warning, not provided, where the IT power exceeds the stated limit (the step may).
 
     Fix: none in the specs: agree the load's step and ramp (a measured trace of the racks, their power-smoothing
     settings, site energy storage) with the utility and the generator sets' maker; waive it with that reason.
     """
     yield from pf.hall_swing(ctx)
-
 
 
 @check("PWR023", "power.ups_distribution", severity="info")
@@ -388,11 +390,11 @@ def ups_distribution(ctx: Context) -> Iterator[Violation]:
     PWR011 holds the UPS modules to the rack feeds' load over `feeds.distribution_efficiency` (PDU transformers,
     busway, panels: a three-phase 300 kVA dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)).
     Unstated, the distribution is taken as lossless and the UPS load is a lower bound: an info finding on each
-    cluster in such a hall, never a default efficiency (`hall_figures.lossless_distribution`).
+    cluster in such a hall, never a default efficiency (`power_figures.lossless_distribution`).
 
     Fix: state `feeds.distribution_efficiency` from the transformers' and busway's datasheets at the load.
     """
     for path, c in ctx.clusters.items():
         hall = c.cluster.facility
-        if hall is not None and hall.feeds is not None and (v := lossless_distribution(path, c)) is not None:
+        if hall is not None and hall.feeds is not None and (v := pf.lossless_distribution(path, c)) is not None:
             yield v

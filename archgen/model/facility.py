@@ -181,6 +181,11 @@ class UpstreamFeeds(AcSupply):
         "remote power panels, cables), from their datasheets at the load, e.g. 0.985: PWR011 holds the UPS modules "
         "to the rack feeds' load over it. Not stated: the distribution is taken as lossless and PWR011 says so "
         "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2))."))
+    load_step_limit: Power | None = Field(None, description=(
+        "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
+        "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
+        "job's start or stop, at most each cluster's whole IT power stepping at once, to it. Not stated: the step is "
+        "not judged; the swing's ramp rate and frequency are not judged either way."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
     cdus_on_ups: bool | None = Field(None, description=(
         "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "
