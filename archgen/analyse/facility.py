@@ -72,6 +72,8 @@ def usable_units(units: Any, redundancy: str | None, hall: Any) -> tuple[Q | Non
 def ups_load(a: ClusterAnalysis, metrics: Mapping[str, Q]) -> Q | None:
     """What the UPS carries for the cluster: its feed load, with the in-row CDUs' pumps where the hall puts them on it.
 
+    Both over the distribution's efficiency where the hall states it (`ups_output`).
+
     None where the IT power is not provided, or where `feeds.cdus_on_ups` and an in-row CDU states no draw.
     """
     hall = a.cluster.facility
@@ -79,9 +81,19 @@ def ups_load(a: ClusterAnalysis, metrics: Mapping[str, Q]) -> Q | None:
         return None
     load = feed_load(metrics["it_power"], dict(metrics))
     if hall.feeds is None or not hall.feeds.cdus_on_ups:
-        return load
+        return ups_output(load, hall)
     pumps = cluster_cdu_power(a)
-    return None if pumps is None else (load + pumps).to("kW")
+    return None if pumps is None else ups_output((load + pumps).to("kW"), hall)
+
+
+def ups_output(load: Q, hall: Any) -> Q:
+    """What the UPS modules deliver for `load` at the rack feeds: over `feeds.distribution_efficiency` where stated.
+
+    The PDU transformers, busway and panels between the UPS output and the rack feeds lose power the UPS supplies;
+    unstated, the distribution is taken as lossless (PWR011 says so, `checks.power_figures.lossless_distribution`).
+    """
+    eff = hall.feeds.distribution_efficiency if hall.feeds is not None else None
+    return load if eff is None else (load / float(eff)).to("kW")
 
 
 def generator_power(metrics: Mapping[str, Q], hall: Any) -> Q | None:
@@ -127,7 +139,14 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
 
 def _storage_factor(name: str, hall: Any) -> float:
     """What a watt of checkpoint storage adds to the hall's load behind headroom `name`: its PUE for generator sets."""
-    return generator_factor(hall) if name == "generator_headroom" else 1.0
+    return generator_factor(hall) if name == "generator_headroom" else ups_factor(hall) if name == "ups_headroom" \
+        else 1.0
+
+
+def ups_factor(hall: Any) -> float:
+    """What a watt at the rack feeds adds to the UPS load (`ups_output`): 1 / the distribution's efficiency, else 1."""
+    eff = hall.feeds.distribution_efficiency if hall.feeds is not None else None
+    return 1.0 if eff is None else 1 / float(eff)
 
 
 def generator_factor(hall: Any) -> float:

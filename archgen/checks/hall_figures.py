@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import generator_power
+from archgen.analyse.facility import generator_power, ups_output
 from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
@@ -124,6 +124,28 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
                      f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
 
 
+def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
+    """PWR022 where the hall states `feeds.load_step_limit`: a job's start or stop, at most the IT power, against it.
+
+    A synchronous job's start, stop or crash moves every GPU at once (arXiv:2508.14318); the step is the cluster's
+    draw less what it falls to, which no spec states (a part's `power.idle`, power smoothing), so its upper bound is
+    the whole IT power. Within the limit: an info finding, the step judged on that bound (the ramp rate and the swing's
+    frequency still not). Above it: a warning, not provided (not "not met"): the step may exceed the limit.
+    """
+    hall, cid = c.cluster.facility, c.cluster.spec.id
+    step = f"a job's start or stop steps the load by at most the cluster's IT power {it_power.to('kW').m:,.1f} kW"
+    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {limit.to('kW').m:,.1f} kW"
+    rest = ("the swing's ramp rate and frequency are not judged (no spec states a part's draw per phase, power "
+            "smoothing or site energy storage; docs/facility.md, Not modelled)")
+    if it_power <= limit:
+        return Violation(path, cid, ("facility",), f"{step}, within {stated}; {rest}", it_power.to("kW"),
+                         limit.to("kW"), severity="info")
+    return Violation(path, cid, ("facility",), f"not provided: {step}, above {stated}; the step is that draw less "
+                     "what the load falls to, which no spec states (`power.idle`, power smoothing, site energy "
+                     f"storage), so whether it exceeds the limit is not known; {rest}", it_power.to("kW"),
+                     limit.to("kW"), severity="warning")
+
+
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
     """PWR011's findings on the generator sets' rating at the site's outdoor conditions (`Units.at_site`).
 
@@ -176,16 +198,29 @@ def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violat
     """
     hall = c.cluster.facility
     if load is None or not hall.feeds.cdus_on_ups:
-        return load, words, None
+        return _lossy(load, hall), _lossy_words(words, hall), None
     pumps = cluster_cdu_power(c)
     if pumps is None:
-        return load, words, Violation(c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' "
-                                      "puts its in-row CDUs' pumps on the UPS (`feeds.cdus_on_ups`), but a CDU the "
-                                      "cluster buys states no `power`: the UPS is judged on the feed power without "
-                                      "them, so its margin is optimistic", severity="info")
+        return _lossy(load, hall), _lossy_words(words, hall), Violation(
+            c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' puts its in-row CDUs' pumps "
+            "on the UPS (`feeds.cdus_on_ups`), but a CDU the cluster buys states no `power`: the UPS is judged on the "
+            "feed power without them, so its margin is optimistic", severity="info")
     if not pumps.m:
-        return load, words, None
-    return (load + pumps).to("kW"), f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", None
+        return _lossy(load, hall), _lossy_words(words, hall), None
+    return (_lossy((load + pumps).to("kW"), hall),
+            _lossy_words(f"{words} and the in-row CDUs' pumps ({pumps:.1f~P}, on the UPS)", hall), None)
+
+
+def _lossy(load: Q | None, hall: Any) -> Q | None:
+    """`load` at the rack feeds as the UPS output carries it (`ups_output`), None kept."""
+    return None if load is None else ups_output(load, hall)
+
+
+def _lossy_words(words: str, hall: Any) -> str:
+    """`words` naming a UPS load, with the distribution efficiency it was divided by where the hall states one."""
+    eff = hall.feeds.distribution_efficiency
+    return words if eff is None or not words else \
+        f"{words} over the distribution's efficiency {float(eff):g} (`feeds.distribution_efficiency`)"
 
 
 def generator_load(c: Any) -> tuple[Q | None, str]:

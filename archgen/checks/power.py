@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.checks import power_figures as pf
 from archgen.checks.conversion_stages import busbar_over, stage_losses, stage_overloads
 from archgen.checks.feed_figures import feed_findings, feed_overloads
 from archgen.checks.feed_inputs import feeds_into_inputs
@@ -19,16 +20,6 @@ from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_
 from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
-from archgen.checks.power_figures import (
-    _kw,
-    feeds_off_hall,
-    hall_swing,
-    hall_units,
-    outlet_counts,
-    part_inputs,
-    shelf_range,
-    unconfirmed_power,
-)
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
@@ -77,8 +68,8 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
         for g in p.feed_groups:
             if g.redundancy != "N" and g.load > g.after_one_loss:
                 yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
-                                f"with one of {g.count} {g.kind} lost, {_kw(g.after_one_loss)} remain for "
-                                f"{_kw(g.load)}", g.load, g.after_one_loss)
+                                f"with one of {g.count} {g.kind} lost, {pf._kw(g.after_one_loss)} remain for "
+                                f"{pf._kw(g.load)}", g.load, g.after_one_loss)
         yield from shelves_lost_with_a_feed(path, a)
 
 
@@ -204,7 +195,7 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
     """
-    yield from hall_units(ctx)
+    yield from pf.hall_units(ctx)
 
 
 @check("PWR012", "power.unconfirmed", severity="info")
@@ -228,11 +219,11 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     knowingly (waive this finding with the reason).
     """
     for path in sorted(ctx.clusters):
-        figures = unconfirmed_power(ctx, path)
+        figures = pf.unconfirmed_power(ctx, path)
         if figures:
             spec = ctx.clusters[path].cluster.spec
             yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
-                            + ", ".join(figures) + shelf_range(ctx, path))
+                            + ", ".join(figures) + pf.shelf_range(ctx, path))
 
 
 @check("PWR013", "power.part_input")
@@ -247,7 +238,7 @@ def part_input(ctx: Context) -> Iterator[Violation]:
     Fix: power an AC part beside the shelves (place PDUs and name it in `power.pdus.serves`), name it in
     `power.external` where the integrator feeds it from outside the rack, or choose the part's other input model.
     """
-    yield from part_inputs(ctx)
+    yield from pf.part_inputs(ctx)
 
 
 @check("PWR014", "power.busbar_rating")
@@ -272,7 +263,7 @@ def hall_voltage(ctx: Context) -> Iterator[Violation]:
 
     Fix: state the rack's feeds at the hall's voltage (line-to-neutral: the hall's / √3), or correct the hall's.
     """
-    yield from feeds_off_hall(ctx)
+    yield from pf.feeds_off_hall(ctx)
 
 
 @check("PWR016", "power.pdu_outlets")
@@ -286,7 +277,7 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
 
     Fix: more PDUs or PDUs with more outlets; state the PSUs (`power.psus`) of the parts the map leaves out.
     """
-    yield from outlet_counts(ctx)
+    yield from pf.outlet_counts(ctx)
 
 
 @check("PWR017", "power.hall_units_wasted", severity="warning")
@@ -360,16 +351,35 @@ def hall_totals_stated(ctx: Context) -> Iterator[Violation]:
 
 @check("PWR022", "power.hall_swing", severity="info")
 def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
-    """A hall's UPS modules, generator sets and utility feeds that PWR011 judges: the load's swing is not judged.
+    """A hall's load step within its stated `feeds.load_step_limit`; else its units' judgement leaves the swing out.
 
     PWR011 holds them to the cluster's maximum draw as if it were steady. Synchronous training swings the whole load
     between a step's compute and communication phases, and checkpoints and a job's start and stop step it; no spec
     states a part's draw per phase, its ramp rate or a power-smoothing setting, so the swing the sets must accept
     and the utility must see is not provided (`hall_figures.SWING_UNJUDGED`, sources there). An info finding on
-    each cluster PWR011 judges on a load, so its pass is never read as covering the swing.
+    each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
+    `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it (`hall_figures.step_within`).
+
+    Severity: a warning, not provided, where the IT power exceeds the stated limit (the step may).
 
     Fix: none in the specs: agree the load's step and ramp (a measured trace of the racks, their power-smoothing
     settings, site energy storage) with the utility and the generator sets' maker; waive it with that reason.
     """
-    yield from hall_swing(ctx)
+    yield from pf.hall_swing(ctx)
 
+
+@check("PWR023", "power.ups_distribution", severity="info")
+def ups_distribution(ctx: Context) -> Iterator[Violation]:
+    """A hall with UPS modules states the efficiency of the distribution between them and the rack feeds.
+
+    PWR011 holds the UPS modules to the rack feeds' load over `feeds.distribution_efficiency` (PDU transformers,
+    busway, panels: a three-phase 300 kVA dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)).
+    Unstated, the distribution is taken as lossless and the UPS load is a lower bound: an info finding on each
+    cluster in such a hall, never a default efficiency (`power_figures.lossless_distribution`).
+
+    Fix: state `feeds.distribution_efficiency` from the transformers' and busway's datasheets at the load.
+    """
+    for path, c in ctx.clusters.items():
+        hall = c.cluster.facility
+        if hall is not None and hall.feeds is not None and (v := pf.lossless_distribution(path, c)) is not None:
+            yield v

@@ -12,7 +12,7 @@ from typing import Any
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
-from archgen.analyse.facility import usable_units
+from archgen.analyse.facility import ups_factor, usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -21,6 +21,7 @@ from archgen.checks.hall_figures import (
     redundancy_not_stated,
     shared_hall,
     steady_only,
+    step_within,
     ups_pumps,
     utility_not_stated,
     utility_unjudged,
@@ -86,7 +87,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 load.to("kW"), usable.to("kW"))
             elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
                                        f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}",
-                                       1.0 if key == "ups" or pue is None else float(pue)):
+                                       ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
                                 usable.to("kW"), severity=shared[2])
             if load <= usable and key != "ups" and peak is None:
@@ -107,7 +108,9 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             continue
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
-        if judged:
+        if hall.feeds.load_step_limit is not None and "it_power" in c.metrics:
+            yield step_within(path, c, c.metrics["it_power"], hall.feeds.load_step_limit)
+        elif judged:
             yield steady_only(path, c, judged)
 
 
@@ -324,3 +327,20 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
                    if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
             if why:
                 yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")
+
+
+def lossless_distribution(path: str, c: Any) -> Violation | None:
+    """PWR011's info finding where the hall states UPS modules but not the distribution's efficiency below them.
+
+    The UPS output feeds the racks through PDU transformers, busway and panels that lose power (a three-phase
+    300 kVA low-voltage dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)); unstated, the UPS
+    load is the rack feeds' load, the distribution taken as lossless, and the finding says so: not a default.
+    """
+    hall = c.cluster.facility
+    if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
+        return None
+    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}''s UPS modules are judged on the "
+                     "rack feeds' load with the distribution between them (PDU transformers, busway, panels) taken "
+                     "as lossless: `feeds.distribution_efficiency` is not stated, so the UPS load is a lower bound "
+                     "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
+                     "10 CFR 431.196(a)(2)); state it from the datasheets", severity="info")

@@ -36,7 +36,8 @@ CHECK_KINDS: dict[str, tuple[str, ...]] = {"PWR010": ("cluster",), "COOL009": ("
                                               "PWR011": ("cluster",), "PWR012": ("cluster",), "COOL013": ("cluster",),
                                               "PWR017": ("facility",), "PWR018": ("facility",),
                                               "PWR019": ("facility",), "PWR020": ("facility",),
-                                              "PWR021": ("facility",), "PWR022": ("cluster",)}
+                                              "PWR021": ("facility",), "PWR022": ("cluster",),
+                                              "PWR023": ("cluster",)}
 
 
 def _liquid(r: Any) -> bool:
@@ -206,9 +207,11 @@ RACK_NEEDS: dict[str, Callable[[Any], bool]] = {
 HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"),
     "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
-    "PWR011": _hall_utility, "PWR022": _hall_units, "COOL011": _hall_rated, "PWR017": _hall_units,
+    "PWR011": _hall_utility, "PWR022": lambda h: _hall_units(h) or _hall_states("feeds")(h) and
+    h.feeds.load_step_limit is not None, "COOL011": _hall_rated, "PWR017": _hall_units,
     "PWR018": _tier_claimed,
     "PWR019": bridges, "PWR020": _hall_states("deployed"),
+    "PWR023": lambda h: h is not None and h.feeds is not None and h.feeds.ups_units is not None,
 }
 
 

@@ -11,6 +11,7 @@ from archgen.model.base import Redundancy, UpsRedundancy, distributed
 from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rating, rated_capacity
 from archgen.model.cost import FacilityCost
 from archgen.model.dc_feeds import AcSupply
+from archgen.model.field_types import PositiveFraction
 from archgen.model.reliability import SiteEvent
 from archgen.model.spec import Count, Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sustainability import Sustainability
@@ -175,6 +176,16 @@ class UpstreamFeeds(AcSupply):
     generator_units: Units | None = Field(None, description=(
         "Generator sets and each one's rating, e.g. {count: 5, capacity: 2 MW}: with `generators` redundancy held "
         "back they carry the cluster's facility power, IT power x PUE (PWR011)."))
+    distribution_efficiency: PositiveFraction | None = Field(None, description=(
+        "Efficiency of the distribution between the UPS output and the rack feeds (PDU transformers, busway, "
+        "remote power panels, cables), from their datasheets at the load, e.g. 0.985: PWR011 holds the UPS modules "
+        "to the rack feeds' load over it. Not stated: the distribution is taken as lossless and PWR011 says so "
+        "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2))."))
+    load_step_limit: Power | None = Field(None, description=(
+        "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
+        "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
+        "job's start or stop, at most each cluster's whole IT power stepping at once, to it. Not stated: the step is "
+        "not judged; the swing's ramp rate and frequency are not judged either way."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
     cdus_on_ups: bool | None = Field(None, description=(
         "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "

@@ -14,6 +14,7 @@ from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
+from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_cooling import water_rows
@@ -43,12 +44,29 @@ CAMPUS = ("; this hall's load alone: a utility connection shared with other hall
 STEADY_POWER = "at the maximum draw held steady (its swing: the load swing row, not provided)"
 
 
-def load_swing(it_power: Any) -> str:
-    """The load swing row: not provided, with the one bound the specs give, its depth at most the IT power."""
-    if it_power is None:
-        return LOAD_SWING
-    return (f"{LOAD_SWING}; its depth is at most the IT power at maximum draw, {fmt.q(it_power, 'kW', 1)} (the "
-            "whole load falling to nothing: no spec states the draw it falls to)")
+def load_swing(it_power: Any, periods: tuple[str, ...] = ()) -> str:
+    """The load swing row: not provided, with what the specs give: its depth at most the IT power, and its period.
+
+    `periods` are the training jobs' on the cluster (`training_periods`): the swing repeats once a step.
+    """
+    text = LOAD_SWING if it_power is None else (
+        f"{LOAD_SWING}; its depth is at most the IT power at maximum draw, {fmt.q(it_power, 'kW', 1)} (the whole "
+        "load falling to nothing: no spec states the draw it falls to)")
+    if periods:
+        text += ("; its period, the step time of each training job on the cluster, whose GPUs move between compute "
+                 "and communication phases once a step (arXiv:2508.14318): " + "; ".join(periods))
+    return text
+
+
+def training_periods(run: Any, cluster_id: str) -> tuple[str, ...]:
+    """Each training job on the cluster that fits, with its swing period and frequency (`swing_period`), by id."""
+    out = []
+    for path in sorted(run.workloads):
+        r = run.workloads[path]
+        est = r.estimate
+        if est is not None and r.workload.cluster == cluster_id and (period := swing_period(est)):
+            out.append(f"{r.workload.id} {period}")
+    return tuple(out)
 
 
 def _yes_no(value: bool | None) -> str:
@@ -83,7 +101,8 @@ def datacentre(scope: Any, a: Any) -> Section:
             ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—"),
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
-            ("Load swing and ramp rate (MW, MW/s)", load_swing(m.get("it_power")))]
+            ("Load swing and ramp rate (MW, MW/s)", load_swing(m.get("it_power"),
+                                                               training_periods(scope.run, a.cluster.spec.id)))]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
              "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "

@@ -15,8 +15,12 @@ from __future__ import annotations
 from archgen.perf.workload.estimate_result import Estimate
 
 
-def swing_note(est: Estimate) -> str:
-    """The note on a training job that fits: the swing repeats once a step, at 1 / step time; "" for any other job."""
+def swing_period(est: Estimate) -> str:
+    """A training job's swing period and frequency, "7.021 s, 0.142 Hz (band ...)"; "" for any other job.
+
+    The one text `swing_note` (archgen estimate) and the cluster document's load swing row
+    (`render.datacentre.load_swing`) give.
+    """
     step = est.metrics.get("step_time")
     if est.kind != "training" or not est.fits or step is None or step.m <= 0:
         return ""
@@ -25,7 +29,15 @@ def swing_note(est: Estimate) -> str:
     ends = band.values(seconds) if band is not None else None
     within = (f" (band {ends[0]:.3g} to {ends[1]:.3g} s: {1 / ends[1]:.3g} to {1 / ends[0]:.3g} Hz)"
               if ends else " (no band)")
+    return f"{seconds:.4g} s, {1 / seconds:.3g} Hz{within}"
+
+
+def swing_note(est: Estimate) -> str:
+    """The note on a training job that fits: the swing repeats once a step, at 1 / step time; "" for any other job."""
+    period = swing_period(est)
+    if not period:
+        return ""
     return (f"load swing: the job's GPUs move together between compute and communication phases once a step "
-            f"(arXiv:2508.14318), so its draw swings with a period of the step time, {seconds:.4g} s, "
-            f"{1 / seconds:.3g} Hz{within}; the swing's depth, its shape within the step and its ramp rate are not "
-            "provided: no spec states a part's draw per phase (docs/facility.md, Not modelled)")
+            f"(arXiv:2508.14318), so its draw swings with a period of the step time, {period}; the swing's depth, "
+            "its shape within the step and its ramp rate are not provided: no spec states a part's draw per phase "
+            "(docs/facility.md, Not modelled)")
