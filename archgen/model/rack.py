@@ -193,6 +193,15 @@ class LiquidPath(MarkedFigures):
         "the design's assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, "
         "and `archgen check` names them (COOL016)."))
 
+    @model_validator(mode="after")
+    def _drop_flow_has_a_drop(self) -> LiquidPath:
+        if self.pressure_drop_flow is not None and self.pressure_drop is None:
+            raise FieldError(("pressure_drop_flow",), f"{self.pressure_drop_flow.m_as('L/min'):g} L/min is the "
+                                                      "flow a pressure drop is stated at, but no pressure_drop is "
+                                                      "stated: give the drop the maker states at this flow, e.g. "
+                                                      "pressure_drop: 120 kPa, or remove it")
+        return self
+
 
 class AirPath(MarkedFigures):
     """Air cooling of the rack."""
