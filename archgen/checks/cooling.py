@@ -331,7 +331,10 @@ def loop_pressure(ctx: Context) -> Iterator[Violation]:
 
     Racks of a CDU group hang in parallel on its header, so each rack's branch (`cooling.liquid.pressure_drop` plus
     `piping_pressure_drop`) must be within the pressure the CDU's pumps leave (`CoolingUnit.pressure`, at its rated
-    flow: at the group's lower flow a centrifugal pump gives at least that). Not judged where either is not stated.
+    flow: at the group's lower flow a centrifugal pump gives at least that; beyond it, less, which the message says).
+    The rack's drop is taken at its design flow: stated at another (`pressure_drop_flow`), it is scaled by the flow
+    ratio to the power 1 (laminar) to 2 (turbulent), the larger judged (`checks.loop_pressure`). The message names
+    both flows. Not judged where either pressure is not stated.
 
     Fix: a CDU (or pumps) with more available pressure, larger piping or manifolds, or fewer trays per branch.
     """

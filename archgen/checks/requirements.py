@@ -61,8 +61,9 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
     (`job_it_energy`, or an average-load energy where a part states no `power.typical`, `analyse.job_energy`) may
     meet it as drawn, so it is neither met nor not met there. So is a target that a lower bound meets: a rack's
     weight or floor load that leaves something installed out (a part stating no weight, the cables and transceivers
-    in its ports, a liquid loop's coolant: `analyse.rack.weight_bounds`) may miss it with what it leaves out; a lower
-    bound above the limit is not met (REQ001).
+    in its ports, a liquid loop's coolant: `analyse.rack.weight_bounds`) may miss it with what it leaves out, and
+    the message says how much that may add for the target to hold (1,400 kg at a 1,355 kg bound: under 45.18 kg); a
+    lower bound above the limit is not met (REQ001).
 
     A metric not provided is as severe as a miss at the requirement's level: an error for SHALL, a warning for
     SHOULD and MAY. A mistake in the requirement itself (no such subject or metric, a target of another dimension)

@@ -14,7 +14,7 @@ from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
 from archgen.model.spec import Document, FieldError, Ref, Spec
-from archgen.units import Current, Length, Mass, Pressure, Temperature, TemperatureDelta, Voltage, Volume
+from archgen.units import Current, FlowRate, Length, Mass, Pressure, Temperature, TemperatureDelta, Voltage, Volume
 
 #: The figures of a liquid path that the cooling analysis and checks read (COOL001-COOL004): each is sourced in the
 #: path's `source:` or listed under its `unconfirmed:` (tests/test_catalog_cooling_sources.py).
@@ -158,6 +158,13 @@ class LiquidPath(MarkedFigures):
         "disconnects, the trays' cold plates) at its design flow, the coolant flow its document gives (liquid heat / "
         "(ρ c_p ΔT)), as the rack's or trays' maker states it, e.g. '100 kPa'. COOL019 judges it (with "
         "`piping_pressure_drop`) against the CDU's available `pressure`. Not stated: not judged."))
+    pressure_drop_flow: FlowRate | None = Field(None, description=(
+        "The coolant flow `pressure_drop` is stated at, where the maker states it at a flow other than the rack's "
+        "design flow, e.g. '80 L/min'. The drop is then scaled to the design flow as (design / stated)^n with n "
+        "between 1 (laminar, Hagen-Poiseuille) and 2 (turbulent through fixed geometry, Darcy-Weisbach at a fixed "
+        "friction factor, fittings' K-factors): COOL019 judges the larger and the rack document gives both "
+        "(checks.loop_pressure.at_flow). Not stated: `pressure_drop` is read as at the design flow, and the finding "
+        "and the document say so."))
     piping_pressure_drop: Pressure | None = Field(None, description=(
         "Pressure drop of the secondary piping and hoses from the CDU to this rack and back at the group's flow, from "
         "the piping design, e.g. '40 kPa'; COOL019 adds it to `pressure_drop`. Not stated: the rack's own drop is "
@@ -185,6 +192,15 @@ class LiquidPath(MarkedFigures):
         "cdu_redundancy, coolant, class; another name is refused), when no public source gives them: "
         "the design's assumption, stated as a part states an unconfirmed figure. Documents show them as assumed, "
         "and `archgen check` names them (COOL016)."))
+
+    @model_validator(mode="after")
+    def _drop_flow_has_a_drop(self) -> LiquidPath:
+        if self.pressure_drop_flow is not None and self.pressure_drop is None:
+            raise FieldError(("pressure_drop_flow",), f"{self.pressure_drop_flow.m_as('L/min'):g} L/min is the "
+                                                      "flow a pressure drop is stated at, but no pressure_drop is "
+                                                      "stated: give the drop the maker states at this flow, e.g. "
+                                                      "pressure_drop: 120 kPa, or remove it")
+        return self
 
 
 class AirPath(MarkedFigures):

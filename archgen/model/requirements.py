@@ -324,7 +324,9 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
                 f"target {requirement.target} is {there}: {why}")
     shown = [requirement.target.in_units(q) for q in (value, other)]
     if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
-        there = "met there but may not be with what it leaves out" if met else \
+        room = requirement.target.headroom(value) if met and requirement.target.op in ("<=", "<") else None
+        there = ("met there but may not be with what it leaves out" + (
+            f", which must add under {room:.4g~P} for it to hold" if room is not None else "")) if met else \
             "not met there but may be with what it leaves out"
         return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
                 f"{requirement.target} is {there}: {why}")

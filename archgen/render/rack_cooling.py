@@ -83,17 +83,31 @@ def loss_text(loss: CduLoss | None, fw: GroupWater | None) -> str:
 
 
 def pressure_text(a: RackAnalysis) -> str:
-    """'150 kPa + 30 kPa = 180 kPa / 200 kPa at the CDU's rated flow', or which figure is not stated."""
+    """'150 kPa at the design flow 95 L/min + 30 kPa = 180 kPa / 200 kPa at the CDU's rated flow 1,950 L/min'.
+
+    Where the rack's drop is stated at another flow, both ends of its scaling (`loop_pressure.at_flow`); where a
+    figure is not stated, which.
+    """
     lp = loop_pressure(a)
     if lp is None:
         return "—"
-    rack = (fmt.q(lp.rack, "kPa", 0) if lp.rack is not None else
-            "not stated (cooling.liquid.pressure_drop)")
+    design = f" at the design flow {fmt.q(lp.flow, 'L/min', 0)}" if lp.flow is not None else ""
+    if lp.rack is None:
+        rack = "not stated (cooling.liquid.pressure_drop)"
+    elif lp.stated is not None and lp.stated_at is not None and lp.low is not None:
+        rack = (f"{fmt.q(lp.low, 'kPa', 0)}–{fmt.q(lp.rack, 'kPa', 0)}{design} (stated "
+                f"{fmt.q(lp.stated, 'kPa', 0)} at {fmt.q(lp.stated_at, 'L/min', 0)}; flow ratio to the power 1 "
+                f"to 2, the larger judged)")
+    else:
+        rack = f"{fmt.q(lp.rack, 'kPa', 0)}{design} (no flow stated for it: read as at the design flow)"
     piping = (fmt.q(lp.piping, "kPa", 0) if lp.piping is not None else
               "piping not stated (piping_pressure_drop)")
     needed = f" = {fmt.q(lp.needed, 'kPa', 0)}" if lp.needed is not None and lp.piping is not None else ""
-    available = (f"{fmt.q(lp.available, 'kPa', 0)} at the CDU's rated flow" if lp.available is not None else
-                 "not stated (the CDU's pressure)")
+    rated = f" {fmt.q(lp.rated, 'L/min', 0)}" if lp.rated is not None else " (not stated)"
+    beyond = (f"; each CDU carries {fmt.q(lp.per_cdu, 'L/min', 0)}, beyond it: less pressure there (no pump "
+              f"curve stated)" if lp.beyond_rated and lp.per_cdu is not None else "")
+    available = (f"{fmt.q(lp.available, 'kPa', 0)} at the CDU's rated flow{rated}{beyond}"
+                 if lp.available is not None else "not stated (the CDU's pressure)")
     judged = "" if lp.needed is not None and lp.available is not None else "; not judged"
     return f"{rack} + {piping}{needed} / {available}{judged}"
 

@@ -65,6 +65,7 @@ def test_a_weight_that_leaves_parts_out_is_a_lower_bound(tmp_path):
     assert status["REQ-W-0"][0] is Status.NOT_PROVIDED                      # met by the lower bound only
     assert "weight is at least 691.8 kg, a lower bound, and the target <= 1400 kg is met there but may not be" in status["REQ-W-0"][1]
     assert "vpdu x3, which states no weight" in status["REQ-W-0"][1]
+    assert f"which must add under {1400 - WEIGHT:.4g} kg for it to hold" in status["REQ-W-0"][1]   # 708.2 kg (mech28)
     assert status["REQ-W-1"][0] is Status.NOT_MET                           # the lower bound already misses it
     assert status["REQ-W-2"][0] is Status.MET                               # a lower bound meets a floor
     found = {(f.id, f.requirement): f for f in run.findings if f.id in ("REQ001", "REQ002")}
