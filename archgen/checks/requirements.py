@@ -114,8 +114,11 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     reliability figure (MTTI, interruptions per day, goodput) is judged across its range over the published
     failure-rate sets and their 95 % Poisson intervals, or the named set's interval (docs/reliability.md); a
     goodput whose checkpoint blocking time is assumed (REL008) across that time as well, from the whole write to
-    none. The finding says which the range spans, and its value is that end. Both a workload's own requirements
-    and those of Requirements documents on it are judged.
+    none. The finding says which the range spans, and its value is that end; for MTTI and interruptions per day it
+    also gives the 95 % confidence interval from the point set's own counts and whether its pessimistic end misses
+    the target too (`mtti_ci_low`/`_ci_high`), and a part class's interruptions (`interruptions_per_day.<class>`)
+    are judged across that class's own count's interval. Both a workload's own requirements and those of
+    Requirements documents on it are judged.
 
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs

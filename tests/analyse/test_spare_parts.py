@@ -202,3 +202,21 @@ def test_the_document_shows_the_stock_and_the_split(tmp_path):
     assert [row[0] for row in split.rows][0] == "accelerator"
     assert sum(row[1] for row in split.rows) == pytest.approx(
         r.metrics["cluster/llama3-16k"]["interruptions_per_day"].m_as("1/day"), rel=1e-9)
+
+
+def test_a_class_figure_names_only_its_own_assumed_rate(tmp_path):
+    """REQ005: one class's interruptions rest on its own rate (the optics' pooled rate is `assumed`; the GPUs' is
+    sourced), the confidence interval on every rate the MTTI rests on."""
+    req = ("kind: Requirements\nid: r\nrequirements:\n"
+           f"  - {{id: REQ-OPT, statement: optics, subject: {JOB}, metric: interruptions_per_day.transceiver, "
+           "target: '<= 10 interruptions/day', level: should}\n"
+           f"  - {{id: REQ-GPU, statement: GPUs, subject: {JOB}, metric: interruptions_per_day.accelerator, "
+           "target: '<= 10 interruptions/day', level: should}\n"
+           f"  - {{id: REQ-CIL, statement: MTTI CI, subject: {JOB}, metric: mtti_ci_low, target: '>= 1 h', "
+           "level: should}\n")
+    r = _run(tmp_path, req)
+    assumed = {j.bound.req.id: j.outcome.assumed for j in r.requirements}
+    assert assumed["REQ-OPT"] == ("transceiver failure rate",)
+    assert not assumed["REQ-GPU"]
+    mtti = next(j.outcome.assumed for j in r.requirements if j.bound.req.id == "REQ-CIL")
+    assert "transceiver failure rate" in mtti
