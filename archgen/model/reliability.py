@@ -93,6 +93,10 @@ class FailureRate(Spec):
         errors += [FieldError((name,), f"{name} of {getattr(self, name):.4g~P} is longer than a year: a part that "
                                        "long out of service is written off, not repaired; write e.g. '24 h'")
                    for name in ("repair", "detection") if getattr(self, name) > Q_(1, "year")]
+        if self.turnaround is not None and self.turnaround > Q_(1, "year"):
+            errors.append(FieldError(("turnaround",), f"a replenishment turnaround of {self.turnaround:.4g~P} is "
+                                                      "longer than a year: a stock for it would hold a year's "
+                                                      "failures; write the RMA or resupply time, e.g. '14 d'"))
         raise_each(errors, type(self).__name__)
         return self
 
@@ -152,6 +156,14 @@ class FailureRates(Document):
         "Scope: id of the `FailureRates` set that the classes (and planned interruptions) this set leaves out come "
         "from, e.g. a network-only set names the set for accelerators, hosts and software. Left out: a class this "
         "set does not give has no rate (REL004)."))
+
+    @field_validator("turnaround")
+    @classmethod
+    def _within_a_year(cls, value: Q | None) -> Q | None:
+        if value is not None and value > Q_(1, "year"):
+            raise ValueError(f"a replenishment turnaround of {value:.4g~P} is longer than a year: a stock for it "
+                             "would hold a year's failures; write the RMA or resupply time, e.g. '14 d'")
+        return value
 
     @field_validator("classes")
     @classmethod

@@ -220,3 +220,17 @@ def test_a_class_figure_names_only_its_own_assumed_rate(tmp_path):
     assert not assumed["REQ-GPU"]
     mtti = next(j.outcome.assumed for j in r.requirements if j.bound.req.id == "REQ-CIL")
     assert "transceiver failure rate" in mtti
+
+
+def test_a_turnaround_longer_than_a_year_is_refused_at_its_field():
+    from pydantic import ValidationError
+
+    from archgen.model.reliability import FailureRate
+
+    with pytest.raises(ValidationError, match="replenishment turnaround of 400 d"):
+        FailureRate(afr=0.1, turnaround="400 d", basis="assumed", source="test")
+    assert FailureRate(afr=0.1, turnaround="14 d", basis="assumed", source="test").turnaround.m_as("day") == 14
+    from archgen.model.reliability import FailureRates
+
+    with pytest.raises(ValidationError, match="replenishment turnaround of 2 a"):
+        FailureRates(id="x", name="x", turnaround="2 year", classes={})
