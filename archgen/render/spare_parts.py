@@ -23,8 +23,10 @@ METHOD = ("Stock: the fewest units s with P(X <= s) at least {level:g} %, X ~ Po
           "the replacements on order at a random time (Palm's theorem; Sherbrooke, METRIC, Operations Research 1968; "
           "one replacement ordered per failure); 'no stock-out' is P(X <= s), that no failed unit waits for a spare, "
           "and the fill rate P(X <= s - 1), that a failure finds one on the shelf. Failures are independent at the "
-          "set's rates, every unit of the class, interrupting or not; a batch of failures from one event, a "
-          "part's repair back into the stock and the turnaround's spread beyond its mean are not modelled.")
+          "set's rates, every unit of the class, interrupting or not (a host's rate may count operations that "
+          "consume no part: Llama 3's 46 host interruptions include 32 host maintenances, so its stock is an upper "
+          "bound); the turnaround's spread needs no input (Palm's theorem rests on its mean alone); a batch of "
+          "failures from one event and a part repaired back into the stock are not modelled.")
 
 
 def stock_blocks(rel: Any) -> list[Any]:
