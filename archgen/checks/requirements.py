@@ -17,9 +17,9 @@ from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
-from archgen.display import metric_value, target_text
+from archgen.display import CLASS_BASIS, metric_value, target_text
 from archgen.metrics import lookup
-from archgen.model.requirements import Outcome, Requirement, Status, miss_severity
+from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -115,8 +115,11 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     reliability figure (MTTI, interruptions per day, goodput) is judged across its range over the published
     failure-rate sets and their 95 % Poisson intervals, or the named set's interval (docs/reliability.md); a
     goodput whose checkpoint blocking time is assumed (REL008) across that time as well, from the whole write to
-    none. The finding says which the range spans, and its value is that end. Both a workload's own requirements
-    and those of Requirements documents on it are judged.
+    none. The finding says which the range spans, and its value is that end; for MTTI and interruptions per day it
+    also gives the 95 % confidence interval from the point set's own counts and whether its pessimistic end misses
+    the target too (`mtti_ci_low`/`_ci_high`), and a part class's interruptions (`interruptions_per_day.<class>`)
+    are judged across that class's own count's interval. Both a workload's own requirements and those of
+    Requirements documents on it are judged.
 
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs
@@ -141,7 +144,8 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
             band = bands.get(b.subject, {}).get(b.req.metric)
             own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)
             yield _at_risk(o, b.subject, b.owner, b.path + ("target",), band,
-                           None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric))
+                           None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric)
+                           + _confidence(ctx, b.subject, b.req))
 
 
 def _range_spans(ctx: Context, subject: str, metric: str) -> str:
@@ -158,10 +162,31 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     if metric in JOB_COST_METRICS and g is not None and cost is not None and rel is not None:
         return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
+    if metric.startswith("interruptions_per_day."):   # one part class: its own count's interval, not the sets
+        return f"the {CLASS_BASIS}"
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     why = ops.unsettled.get(subject, {}).get("goodput", (None, ""))[1] if metric == "goodput" else ""
     *first, last = [sets] + beyond_rates(why, g, metric)
     return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; docs/reliability.md"
+
+
+def _confidence(ctx: Context, subject: str, req: Requirement) -> str:
+    """An MTTI's or interruptions' 95 % confidence interval from the point set's own counts, and whether it holds.
+
+    The range over the rate sets is the spread between operators' fleets; this interval is the point figure's own
+    sampling uncertainty (`analyse.reliability.job_breakdown`), so the finding tells a risk from the fleets apart from
+    one the point set's own counts carry (issue 22 part 3). Empty for other metrics and where no class states a count.
+    """
+    m = ctx.metrics.get(subject, {})
+    if req.metric not in ("mtti", "interruptions_per_day") or f"{req.metric}_ci_low" not in m:
+        return ""
+    ends = [m[f"{req.metric}_ci_{end}"] for end in ("low", "high")]
+    rel = ctx.operations.reliability.get(_cluster_of(ctx, subject) or subject)
+    missed = [e for e in ends if not judge(req, e).met]
+    return (f"; its 95 % confidence interval from the '{rel.rates_id if rel else ''}' set's own counts is "
+            f"{shown(req, ends[0], subject)} to {shown(req, ends[1], subject)}, "
+            + (f"whose pessimistic end, {shown(req, missed[0], subject)}, misses it too" if missed else
+               "which meets it at both ends: the risk is the spread between the rate sets"))
 
 
 def _cluster_of(ctx: Context, path: str) -> str | None:
