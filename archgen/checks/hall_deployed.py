@@ -43,6 +43,10 @@ def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]
                             f"(clusters naming it: {names})")
 
 
+#: `HALL_TOTALS` as a customer reads them.
+_TOTALS_SAID = "totals (IT power, facility power and facility energy a year)"
+
+
 def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]:
     """PWR021: a hall that several clusters of the run name, stating no `deployed`: its totals are not provided.
 
@@ -52,16 +56,20 @@ def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violatio
     here = naming(clusters, fac.id)
     names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
     if fac.deployed == [] and here:
+        judged = (f": {names} {'name' if len(here) > 1 else 'names'} it, each a candidate design judged alone "
+                  "against the hall, with no warning where they exceed it together")
         yield Violation(f"facility/{fac.id}", fac.id, ("deployed",), f"not provided: the hall's totals "
                         f"({', '.join(HALL_TOTALS)}), since facility '{fac.id}' lists no cluster as deployed "
-                        f"(`deployed: []`): {names} {'name' if len(here) > 1 else 'names'} it, each a candidate "
-                        "design judged alone against the hall, with no warning where they exceed it together (list "
-                        "the clusters standing in the hall in its `deployed`)", severity="info")
+                        f"(`deployed: []`){judged} (list the clusters standing in the hall in its `deployed`)",
+                        severity="info", public=f"not provided: the hall's {_TOTALS_SAID}, since facility "
+                                                f"'{fac.id}' names no cluster as standing in it{judged}")
         return
     if fac.deployed is not None or len(here) < 2:
         return
+    why = (f": {names} name it, and they may be alternatives for the hall, whose sum is no figure; each is judged "
+           "against the hall alone, with a warning where they exceed it together")
     yield Violation(f"facility/{fac.id}", fac.id, (), f"not provided: the hall's totals ({', '.join(HALL_TOTALS)}), "
-                    f"since the spec does not say which clusters are deployed together in facility '{fac.id}': "
-                    f"{names} name it, and they may be alternatives for the hall, whose sum is no figure; each is "
-                    "judged against the hall alone, with a warning where they exceed it together (list the clusters "
-                    "standing in the hall side by side in its `deployed`)", severity="info")
+                    f"since the spec does not say which clusters are deployed together in facility '{fac.id}'{why} "
+                    "(list the clusters standing in the hall side by side in its `deployed`)", severity="info",
+                    public=f"not provided: the hall's {_TOTALS_SAID}, since the design does not say which clusters "
+                           f"stand in facility '{fac.id}' together{why}")

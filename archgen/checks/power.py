@@ -239,8 +239,9 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
         figures = unconfirmed_power(ctx, path)
         if figures:
             spec = ctx.clusters[path].cluster.spec
-            yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
-                            + ", ".join(figures) + shelf_range(ctx, path))
+            rest = "IT power, energy and their cost rest on unconfirmed figures: "
+            yield Violation(path, spec.id, (), rest + ", ".join(figures) + shelf_range(ctx, path),
+                            public=rest + ", ".join(unconfirmed_power(ctx, path, said=True)) + shelf_range(ctx, path))
 
 
 @check("PWR013", "power.part_input")

@@ -51,8 +51,12 @@ def rack_air(ctx: Context) -> Iterator[Violation]:
             total = hall.air_cooling_capacity
             why = (f"its hall-wide air_cooling_capacity {total.to('kW'):.1f~P} is judged against its clusters' racks "
                    "(COOL009)" if total is not None else "nor an air_cooling_capacity: the air side is not provided")
+            said = (f"its hall-wide air-side capacity {total.to('kW'):.1f~P} is judged against its clusters' racks "
+                    "(COOL009)" if total is not None else "nor a hall-wide one: the air side is not provided")
             yield Violation(path, rid, ("facility",), f"not judged: {heat}; facility '{hall.id}' states no "
-                            f"air_cooling_per_rack, {why}", air, None, severity="info")
+                            f"air_cooling_per_rack, {why}", air, None, severity="info",
+                            public=f"not judged: {heat}; facility '{hall.id}' states no air-side capacity per rack, "
+                                   f"{said}")
         elif air > cap:
             yield Violation(path, rid, ("facility",), f"{heat} exceeds facility '{hall.id}''s air-side capacity "
                             f"per rack {cap.to('kW'):.1f~P} by {(air - cap).to('kW'):.1f~P}", air, cap.to("kW"))

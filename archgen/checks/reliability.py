@@ -206,8 +206,9 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
         a = ctx.clusters.get(f"cluster/{est.cluster}")
         why = no_checkpoint_target(ctx.design.specs, a, w) if a is not None else None
         if why:
-            yield Violation(path, w.id, ("checkpoint",),
-                            f"{why}; checkpoint write time, goodput and spares are not provided")
+            said = no_checkpoint_target(ctx.design.specs, a, w, said=True) if a is not None else why
+            lost = "; checkpoint write time, goodput and spares are not provided"
+            yield Violation(path, w.id, ("checkpoint",), why + lost, public=f"{said}{lost}")
 
 
 @check("REL007", "rel.scope", severity="info")

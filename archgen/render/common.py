@@ -18,7 +18,7 @@ from archgen.model import Part
 from archgen.model.base import MarkedFigures
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.requirements import Outcome, Status
-from archgen.open_item import OpenItem
+from archgen.open_item import OpenItem, Worded
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 
@@ -251,12 +251,12 @@ def validation_section(scope: Scope) -> Section:
             anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
-            rows.append((cid, fmt.grouped_numbers(f.message), f.object, status, _found(f, judged_on),
+            rows.append((cid, said(f), f.object, status, _found(f, judged_on),
                          _value(f.limit, f.limit), where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
     for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
         for f in hits:
-            rows.append((cid, fmt.grouped_numbers(f.message), f.object,
+            rows.append((cid, said(f), f.object,
                          "waived" if f.waived else STATUS[f.severity], "—", "—", where(f.location), f.waived))
             anchors.append(None)
     cols = (Column("Check"), Column("Result"), Column("Subject"), Column("Status"), Column("Computed"),
@@ -308,6 +308,11 @@ def assumed_loops(racks: list[Any]) -> list[tuple[Any, str, MarkedFigures, tuple
             for at, group, named in spec.assumed_figures()]
 
 
+def said(f: Finding, lead: str = "") -> Worded:
+    """A finding's message after `lead`, with the customer's words the check gave it (`Finding.public_message`)."""
+    return Worded(lead + fmt.grouped_numbers(f.message), lead + fmt.grouped_numbers(f.public_message))
+
+
 def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
     """A finding's value: a requirement's as its message and the compliance matrix show it, else `_value`."""
     metric = judged_on.get((f.requirement, f.object)) if f.requirement else None
@@ -329,10 +334,10 @@ def _value(value: Any, like: Any) -> str:
 
 def open_items_section(scope: Scope, missing: list[str]) -> Section:
     """Open items and gaps: failing and warning findings, unconfirmed parts, unknown requirements, missing data."""
-    items = []
+    items: list[str] = []
     for f in scope.findings():
         if f.severity in ("error", "warning") and not f.waived:
-            items.append(f"{f.id} ({STATUS[f.severity]}): {fmt.grouped_numbers(f.message)}")
+            items.append(said(f, f"{f.id} ({STATUS[f.severity]}): "))
     for part in scope.parts:
         power = getattr(part, "power", None)
         basis = getattr(power, "max_basis", "stated")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from archgen.render.edition_text import assumed, spec_words, without_code
+from archgen.render.edition_text import spec_words, without_code
 
 #: What the team's words look like: a spec key quoted, an instruction to state one, archgen's commands and options.
 TEAM = re.compile(r"`|<code>|\bspecs/|\bstat(?:e|ing) `|archgen (?:estimate|check|render)|--search-plan|"
@@ -81,12 +81,6 @@ def test_without_code_reads_keys_in_words_and_drops_pointers():
                         "--explain gives each one's source): y") == "AMD accelerators)) and x: y"
     assert spec_words("cooling.liquid.unconfirmed:") == "the liquid loop's unconfirmed figures"
     assert spec_words("<tier>.count") == "switch count"
-
-
-def test_a_message_without_the_instruction_is_left_as_it_is():
-    message = "w states no training stack: every switch it leaves out takes the newest profile, nemo-2025"
-    assert assumed("PERF006", message) == message
-    assert assumed("PWR002", message) == message
 
 
 def test_a_code_span_that_states_a_value_keeps_it():
