@@ -39,7 +39,7 @@ class OpenItem(str):
         parts = {"subject": subject, "finding": finding, "instruction": instruction, "check": check}
         item = super().__new__(cls, internal.format(**parts))
         item.subject, item.finding, item.instruction, item.check = subject, finding, instruction, check
-        item.public = public.format(**parts)
+        item.public = public.format(**{k: customer_text(v) for k, v in parts.items()})   # a `Worded` part's too
         return item
 
 

@@ -55,13 +55,6 @@ def titled(metric: str, subject: str) -> str:
     return m.title if m is not None else metric
 
 
-def assumed_said(item: str) -> str:
-    """An assumed input ("sn2201 power.max (unconfirmed)": a part, its field, a note) with the field in words."""
-    part, _, rest = item.partition(" ")
-    field, space, note = rest.partition(" ")
-    return f"{part} {field_words.said(field)}{space}{note}" if note.startswith("(") else item
-
-
 @check("REQ002", "requirements.metric")
 def requirement_metric(ctx: Context) -> Iterator[Violation]:
     """A requirement names a subject and a metric that exist, with a target of the metric's dimension.
@@ -197,7 +190,7 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     what = spans if band is None else band.describe() if spans is None else \
         f"{band.describe()}; taken at each end of its {spans}"
     inputs, said = ((f"; and it rests on assumed inputs: {', '.join(items)}" if o.assumed else "")
-                    for items in (o.assumed, map(assumed_said, o.assumed)))
+                    for items in (o.assumed, map(field_words.assumed_said, o.assumed)))
     meets = (f" = {shown(req, o.value, subject)} meets {target_text(req.target, lookup(subject, req.metric))}, but "
              f"the pessimistic end of its {'band' if band is not None else 'range'}, {shown(req, end, subject)}, "
              f"does not ({what})")
@@ -232,7 +225,7 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
                             f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}{', '.join(o.assumed)}", o.value,
                             b.req.target.limit, b.req.id,
                             public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
-                                   f"{', '.join(map(assumed_said, o.assumed))}")
+                                   f"{', '.join(map(field_words.assumed_said, o.assumed))}")
 
 
 def shown(req: Requirement, value: Q, subject: str) -> str:

@@ -30,3 +30,10 @@ def said(key: str) -> str:
         return WORDS[key]
     words = re.sub(r"[._]+", " ", key).replace("gemm", "matrix").strip()
     return _UPPER.sub(lambda m: m.group(0).upper(), words)
+
+
+def assumed_said(item: str) -> str:
+    """An assumed input ("sn2201 power.max (unconfirmed)": a part, its field, a note) with its field in words."""
+    part, _, rest = item.partition(" ")
+    field, space, note = rest.partition(" ")
+    return f"{part} {said(field)}{space}{note}" if note.startswith("(") else item

@@ -14,7 +14,7 @@ from archgen.checks import REGISTRY, Finding, tally
 from archgen.checks.judgement import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
-from archgen.model import Part
+from archgen.model import Part, field_words
 from archgen.model.base import MarkedFigures
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.requirements import Outcome, Status
@@ -140,7 +140,7 @@ def requirements_table(scope: Scope) -> Table:
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        status = o.shown + (" (waived)" if waived else "")
+        status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
         rows.append((req.id, LEVELS[req.level], req.traced, req.basis, f"{req.metric} of {b.subject}",
                      target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
@@ -214,8 +214,7 @@ def components_section(scope: Scope, counts: dict[str, int]) -> Section:
         unconfirmed = part.unconfirmed_fields()
         rows.append((part.id, part.name or part.id, part.kind, part.vendor or "—", counts.get(part.id),
                      "assumed" if unconfirmed else "sourced",
-                     "all figures" if unconfirmed == ["*"] else ", ".join(unconfirmed) or "—",
-                     Cite.of(part.source)))
+                     fields_said(unconfirmed) if unconfirmed else "—", Cite.of(part.source)))
     cols = (Column("Part"), Column("Name"), Column("Kind"), Column("Vendor"), Column("Qty", digits=0, align="right"),
             Column("Basis"), Column("Unconfirmed"), Column("Refs"))
     return Section("components", "Key components").add(
@@ -271,10 +270,9 @@ def validation_section(scope: Scope) -> Section:
                 f"workloads, a liquid loop or a facility, that this target does not have)." if skipped else "")),
         Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),
               status_column=3))
-    unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
-                    ", ".join(p.unconfirmed_fields()), p.notes or "—")
+    unconfirmed = [(p.id, p.kind, fields_said(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]
-    unconfirmed += [(rack.id, "Rack", f"{at}: {fmt.grouped_numbers(group.stated(named))}", group.notes or "—")
+    unconfirmed += [(rack.id, "Rack", loop_said(at, group, named), group.notes or "—")
                     for rack, at, group, named in assumed_loops(racks)]
     if unconfirmed:
         section.sub("unconfirmed-inputs", "Unconfirmed inputs",
@@ -313,6 +311,19 @@ def said(f: Finding, lead: str = "") -> Worded:
     return Worded(lead + fmt.grouped_numbers(f.message), lead + fmt.grouped_numbers(f.public_message))
 
 
+def fields_said(fields: list[str]) -> Worded:
+    """A part's unconfirmed fields, by key for the team and in words for a customer (`field_words.said`)."""
+    if fields == ["*"]:
+        return Worded("all figures", "all figures")
+    return Worded(", ".join(fields), ", ".join(map(field_words.said, fields)))
+
+
+def loop_said(at: str, group: MarkedFigures, named: tuple[str, ...], form: str = ": {}") -> Worded:
+    """A rack's assumed figure group ("cooling.air: class A2, delta_t 20 K"), and in a customer's words."""
+    return Worded(at + form.format(fmt.grouped_numbers(group.stated(named))),
+                  field_words.said(at) + form.format(fmt.grouped_numbers(group.stated(named, said=True))))
+
+
 def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
     """A finding's value: a requirement's as its message and the compliance matrix show it, else `_value`."""
     metric = judged_on.get((f.requirement, f.object)) if f.requirement else None
@@ -347,13 +358,11 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
                     "psu-active": "the output of its active PSUs (the redundant ones left out), not a draw: no "
                                   "published maximum draw was found, so the budgets that rest on it are upper bounds",
                     }.get(basis, "a placeholder, not a published figure, so the budgets that rest on it are estimates")
-            items.append(f"{part.id}: power.max {fmt.q(power.max, 'kW', 2)} is {what}.")
+            figure = f"{fmt.q(power.max, 'kW', 2)} is {what}."
+            items.append(Worded(f"{part.id}: power.max {figure}", f"{part.id}: maximum power {figure}"))
         if part.unconfirmed_fields():
-            fields = part.unconfirmed_fields()
-            items.append(OpenItem("confirm", part.id, "all figures" if fields == ["*"] else ", ".join(fields),
-                                  "Confirm"))
-    items += [OpenItem("confirm", rack.id, f"{at} ({fmt.grouped_numbers(group.stated(named))}), assumed",
-                       "Confirm")
+            items.append(OpenItem("confirm", part.id, fields_said(part.unconfirmed_fields()), "Confirm"))
+    items += [OpenItem("confirm", rack.id, loop_said(at, group, named, " ({}), assumed"), "Confirm")
               for rack, at, group, named in assumed_loops(scope_racks(scope))]
     items += missing
     section = Section("open-items", "Open items and gaps")

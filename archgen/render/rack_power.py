@@ -14,6 +14,7 @@ from archgen.analyse.rack import RackAnalysis
 from archgen.checks.feed_shelves import feed_loss_with_shelves
 from archgen.model import CoolingUnit
 from archgen.model.rack import Feeds
+from archgen.open_item import Worded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
@@ -116,7 +117,8 @@ def _stated_or_assumed(feeds: Feeds, name: str, shown: str, why: str = "") -> st
     """`shown` as stated, or marked assumed where `power.feeds.<name>` is left to its default."""
     if name in feeds.model_fields_set:
         return shown
-    return f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})"
+    return Worded(f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})",
+                  f"{shown} (assumed: not stated, the default{why})")
 
 
 def per_feed(a: RackAnalysis) -> tuple[Para, Table]:
