@@ -336,7 +336,9 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
                 yield Violation(f"part/{part.id}", part.id, ("peak", dt),
                                 f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
                                 f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
-                                "source says so")
+                                "source says so",
+                                public=f"the {dt.upper()} peak is unconfirmed and its basis is not stated: the model "
+                                       "reads it as dense, while announced figures are often sparse")
 
 
 #: Decimal byte units a vendor's HBM figure is misread in (pint's names), and the binary unit each stands for.

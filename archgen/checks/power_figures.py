@@ -308,9 +308,11 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
             seen.add(item.slot)
             key, span = ("slots", item.slot, "part"), input_span(given)
             if bus[i] and given.type == "ac":
-                yield Violation(path, owner, key, f"{part.id} takes AC{span} but sits on the power shelves' "
-                                f"{volts:~P} DC busbar, whose budget carries it; no PDU (power.pdus.serves) or "
-                                f"outside feed (power.external) is stated for it")
+                sits = (f"{part.id} takes AC{span} but sits on the power shelves' {volts:~P} DC busbar, whose budget "
+                        "carries it")
+                yield Violation(path, owner, key, f"{sits}; no PDU (power.pdus.serves) or outside feed "
+                                "(power.external) is stated for it", public=f"{sits}; no PDU or outside feed is "
+                                                                            "stated for it")
             elif bus[i] and not within_input(volts, given):
                 yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
                                 volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
@@ -325,4 +327,6 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
             why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
                    if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
             if why:
-                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")
+                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
+                                public=f"the parts fed from outside the rack include '{ref}', which "
+                                       + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))

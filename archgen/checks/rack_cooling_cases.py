@@ -88,7 +88,9 @@ def unplaced_cdu(ctx: Context) -> Iterator[Violation]:
         elif lp.racks_per_cdu == 1 and placed != lp.cdu_count:
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu_count"),
                             f"{placed} in-rack CDU(s) {unit.id} placed in the rack's slots, but cdu_count is "
-                            f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})")
+                            f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})",
+                            public=f"{placed} in-rack CDU(s) {unit.id} placed in the rack's slots, but the liquid loop "
+                                   f"counts {lp.cdu_count} CDUs (COOL001 budgets {lp.cdu_count})")
 
 
 def _size(unit: object) -> str:

@@ -190,15 +190,15 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
                 if (doc_id, i) not in used_waivers and selected(w.check, select, ignore) and not expired(w, on):
+                    unused = (f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
+                              f"{f' about {w.requirement}' if w.requirement else ''}")
                     findings.append(Finding("SPC002", RESERVED_SEVERITY["SPC002"], object_path(doc),
                                             specs.locate(doc_id, ("waivers", i)),
-                                            f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
-                                            f"{f' about {w.requirement}' if w.requirement else ''}"
-                                            f"{_unused_hint(doc, w, unwaived.get((doc_id, w.check), {}))}",
+                                            unused + _unused_hint(doc, w, unwaived.get((doc_id, w.check), {})),
                                             RESERVED["SPC002"], "Remove the waiver, or set its `subject` to the "
                                             "object path of the finding and its `requirement` to the id of the "
                                             "requirement the finding is about.",
-                                            key=_waiver_key(doc, w)))
+                                            key=_waiver_key(doc, w), public=unused))
     if on is not None and selected("SPC004", select, ignore):
         findings.extend(_expired(specs, on, select, ignore))
     if selected("SPC005", select, ignore):
