@@ -32,15 +32,20 @@ def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]
         c = by_id.get(cid)
         if c is None:
             hint = did_you_mean(cid, by_id, lead="; ")
+            expected = (f"expected the id of a cluster standing in facility '{fac.id}' (clusters naming it: "
+                        f"{names})")
             yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists '{cid}', which is no "
-                            f"cluster of this run: expected the id of a cluster standing in facility '{fac.id}' "
-                            f"(clusters naming it: {names}){hint}")
+                            f"cluster of this run: {expected}{hint}",
+                            public=f"the clusters named as standing in facility '{fac.id}' include '{cid}', which "
+                                   f"is no cluster of this design: {expected}")
         elif c.cluster.facility is None or c.cluster.facility.id != fac.id:
             there = f"names facility '{c.cluster.facility.id}'" if c.cluster.facility is not None else \
                 "names no facility"
             yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists cluster '{cid}', "
                             f"which {there} (its `facility`): expected a cluster whose `facility` is '{fac.id}' "
-                            f"(clusters naming it: {names})")
+                            f"(clusters naming it: {names})",
+                            public=f"the clusters named as standing in facility '{fac.id}' include '{cid}', which "
+                                   f"{there}: expected a cluster in facility '{fac.id}' (clusters naming it: {names})")
 
 
 #: `HALL_TOTALS` as a customer reads them.
