@@ -285,7 +285,10 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
             if heat.air.magnitude > 0:
                 yield Violation(path, cid, ("facility",), f"not judged: {air}; facility '{hall.id}' states its "
                                 "`cooling_capacity` (liquid and air together) but no `air_cooling_capacity`, so "
-                                "whether its air side takes that heat is not known", heat.air, severity="info")
+                                "whether its air side takes that heat is not known", heat.air, severity="info",
+                                public=f"not judged: {air}; facility '{hall.id}' states its cooling capacity (liquid "
+                                       "and air together) but no air-side capacity, so whether its air side takes "
+                                       "that heat is not known")
             continue
         against = f"facility '{hall.id}''s air-side cooling capacity {cap.to('kW'):.1f~P}"
         fed = feed_power(c)

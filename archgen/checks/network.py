@@ -274,7 +274,8 @@ def links_for_growth(ctx: Context) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             for p in unbuilt_keys(fa):
-                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                public=p.public)
 
 
 @check("NET020", "network.topology_size")
@@ -335,7 +336,7 @@ def nic_faster_than_fabric(ctx: Context) -> Iterator[Violation]:
         for fa in c.fabrics:
             for p in (p for p in fa.problems if p.check == "NET026"):
                 yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
-                                severity=None if fa.fabric.spec.role == "compute" else "info")
+                                severity=None if fa.fabric.spec.role == "compute" else "info", public=p.public)
 
 
 @check("NET028", "network.leaves_per_rack", severity="warning")

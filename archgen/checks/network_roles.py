@@ -25,7 +25,8 @@ def fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
         for fa in c.fabrics:
             for p in fa.problems:
                 if p.check == check_id:
-                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                    public=p.public)
 
 
 def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterator[Violation]:
@@ -38,7 +39,8 @@ def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterat
             problems += c.cabling.problems
         for p in problems:
             if p.check == check_id:
-                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                public=p.public)
 
 
 #: Fabric roles that carry a cluster's front-end (in-band) traffic: its own, or one converged with storage.

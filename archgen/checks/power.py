@@ -222,8 +222,9 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
         figures = pf.unconfirmed_power(ctx, path)
         if figures:
             spec = ctx.clusters[path].cluster.spec
-            yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
-                            + ", ".join(figures) + pf.shelf_range(ctx, path))
+            rest, shelves = "IT power, energy and their cost rest on unconfirmed figures: ", pf.shelf_range(ctx, path)
+            yield Violation(path, spec.id, (), rest + ", ".join(figures) + shelves,
+                            public=rest + ", ".join(pf.unconfirmed_power(ctx, path, said=True)) + shelves)
 
 
 @check("PWR013", "power.part_input")

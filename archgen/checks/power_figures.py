@@ -29,7 +29,7 @@ from archgen.checks.hall_figures import (
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
-from archgen.model import Link, Part, PowerShelf, Switch, System
+from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
 from archgen.model.power import PDU
 from archgen.units import Q_
 
@@ -154,7 +154,7 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
                         f"{_kw(usable)} {basis}", floor.to("kW"), usable.to("kW"), severity="info")
 
 
-def unconfirmed_power(ctx: Context, path: str) -> list[str]:
+def unconfirmed_power(ctx: Context, path: str, said: bool = False) -> list[str]:
     """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
 
     A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
@@ -162,7 +162,8 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
     its figure includes them or they are added to it (`System.power_includes_nics`); the `power` of the NICs added
     is named where unconfirmed. A cable's or transceiver's `power_per_end` is named with the count whose draw the
     IT power adds (the BOM's transceivers or cable assemblies, less those drawing inside a node's maximum, which
-    adds nothing: `System.power_includes_optics`).
+    adds nothing: `System.power_includes_optics`). `said`: each field as a customer reads it ("maximum power", not
+    "power.max": `field_words.said`).
     """
     a = ctx.clusters[path]
     out: dict[str, list[str]] = {}   # 'part field' -> where (a switch partly in no rack has two BOM lines)
@@ -189,7 +190,8 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
                 named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and stated(p, f)]
                 if named:
                     within = _within(p, line.quantity - line.in_parent if p is part else 0)
-                    wheres = out.setdefault(f"{p.id} {' and '.join(named)}", [])
+                    names = [field_words.said(f) for f in named] if said else named
+                    wheres = out.setdefault(f"{p.id} {' and '.join(names)}", [])
                     if f"{where}{within}" not in wheres:
                         wheres.append(f"{where}{within}")
     return [f"{key} ({'; '.join(wheres)})" for key, wheres in out.items()]
@@ -309,9 +311,11 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
             seen.add(item.slot)
             key, span = ("slots", item.slot, "part"), input_span(given)
             if bus[i] and given.type == "ac":
-                yield Violation(path, owner, key, f"{part.id} takes AC{span} but sits on the power shelves' "
-                                f"{volts:~P} DC busbar, whose budget carries it; no PDU (power.pdus.serves) or "
-                                f"outside feed (power.external) is stated for it")
+                sits = (f"{part.id} takes AC{span} but sits on the power shelves' {volts:~P} DC busbar, whose budget "
+                        "carries it")
+                yield Violation(path, owner, key, f"{sits}; no PDU (power.pdus.serves) or outside feed "
+                                "(power.external) is stated for it", public=f"{sits}; no PDU or outside feed is "
+                                                                            "stated for it")
             elif bus[i] and not within_input(volts, given):
                 yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
                                 volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
@@ -326,7 +330,9 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
             why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
                    if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
             if why:
-                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")
+                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
+                                public=f"the parts fed from outside the rack include '{ref}', which "
+                                       + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))
 
 
 def lossless_distribution(path: str, c: Any) -> Violation | None:

@@ -19,6 +19,7 @@ from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applica
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import CLASS_BASIS, metric_value, target_text
 from archgen.metrics import lookup
+from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
@@ -40,10 +41,18 @@ def not_met(j: Judgement) -> Violation:
     b, value = j.bound, j.outcome.value
     assert value is not None  # not met: judged on a value
     why = f"; {j.outcome.note}" if j.outcome.note else ""  # what sets a value no design change moves
+    target = target_text(b.req.target, lookup(b.subject, b.req.metric))
+    judged = f" = {shown(b.req, value, b.subject)}, target {target}{why}"
     return Violation(b.subject, b.owner, b.path + ("target",),
-                     f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, value, b.subject)}, "
-                     f"target {target_text(b.req.target, lookup(b.subject, b.req.metric))}{why}", value,
-                     b.req.target.limit, b.req.id, miss_severity(b.req.level))
+                     f"{b.req.id} ({b.req.statement}): {b.req.metric}{judged}", value, b.req.target.limit, b.req.id,
+                     miss_severity(b.req.level),
+                     public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{judged}")
+
+
+def titled(metric: str, subject: str) -> str:
+    """A requirement's metric as a customer reads it: its title in the metric registry ("IT power at the equipment")."""
+    m = lookup(subject, metric)
+    return m.title if m is not None else metric
 
 
 @check("REQ002", "requirements.metric")
@@ -135,11 +144,13 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
         b, o = j.bound, j.outcome
         end = o.pessimistic
         if o.status is Status.AT_RISK and o.value is not None and o.note and not o.end_misses:
+            meets = (f" = {shown(b.req, o.value, b.subject)} meets "
+                     f"{target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate"
+                     f"{'' if end is None else ' and its band'}, but it is at risk: {o.note}")
             yield Violation(b.subject, b.owner, b.path + ("target",),   # `unbanded`, or `thin`: met at both ends
-                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
-                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate"
-                            f"{'' if end is None else ' and its band'}, but it is at risk: {o.note}", o.value,
-                            b.req.target.limit, b.req.id)
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}", o.value,
+                            b.req.target.limit, b.req.id,
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}")
         elif o.status is Status.AT_RISK:
             band = bands.get(b.subject, {}).get(b.req.metric)
             own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)
@@ -204,13 +215,14 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
     what = spans if band is None else band.describe() if spans is None else \
         f"{band.describe()}; taken at each end of its {spans}"
-    inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
-    return Violation(subject, owner, path,
-                     f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets "
-                     f"{target_text(req.target, lookup(subject, req.metric))}, "
-                     f"but the pessimistic end of its {'band' if band is not None else 'range'}, "
-                     f"{shown(req, end, subject)}, does not "
-                     f"({what}){inputs}", end, req.target.limit, req.id)
+    inputs, said = ((f"; and it rests on assumed inputs: {', '.join(items)}" if o.assumed else "")
+                    for items in (o.assumed, map(field_words.assumed_said, o.assumed)))
+    meets = (f" = {shown(req, o.value, subject)} meets {target_text(req.target, lookup(subject, req.metric))}, but "
+             f"the pessimistic end of its {'band' if band is not None else 'range'}, {shown(req, end, subject)}, "
+             f"does not ({what})")
+    return Violation(subject, owner, path, f"{req.id} ({req.statement}): {req.metric}{meets}{inputs}", end,
+                     req.target.limit, req.id,
+                     public=f"{req.id} ({req.statement}): {titled(req.metric, subject)}{meets}{said}")
 
 
 @check("REQ005", "requirements.assumed", severity="info")
@@ -233,11 +245,13 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
     for j in ctx.requirements:
         b, o = j.bound, j.outcome
         if o.assumed and o.status is Status.MET and o.value is not None:
+            meets = (f" = {shown(b.req, o.value, b.subject)} meets "
+                     f"{target_text(b.req.target, lookup(b.subject, b.req.metric))} on assumed inputs: ")
             yield Violation(b.subject, b.owner, b.path + ("target",),
-                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
-                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} on assumed inputs: "
-                            f"{', '.join(o.assumed)}", o.value,
-                            b.req.target.limit, b.req.id)
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}{', '.join(o.assumed)}", o.value,
+                            b.req.target.limit, b.req.id,
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
+                                   f"{', '.join(map(field_words.assumed_said, o.assumed))}")
 
 
 def shown(req: Requirement, value: Q, subject: str) -> str:
