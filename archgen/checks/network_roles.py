@@ -131,9 +131,10 @@ def other_compute_fabrics(ctx: Context) -> Iterator[Violation]:
         figures = (f": estimates run at {used.magnitude:,.0f} Gb/s per accelerator, where the {len(same)} {role} "
                    f"fabrics inject {total.magnitude:,.0f} Gb/s together" if used is not None else "")
         for fa in rest:
+            said = (f"a second fabric of role '{role}': the scale-out path the performance model runs between "
+                    f"scale-up domains is '{rid}' alone, so '{fa.fabric.spec.id}' carries nothing in any "
+                    f"estimate{figures}")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("role",),
-                            f"a second fabric of role '{role}': the scale-out path the performance model runs "
-                            f"between scale-up domains is '{rid}' alone, so '{fa.fabric.spec.id}' carries nothing in "
-                            f"any estimate{figures}; parallel planes over the same NICs are one fabric with "
-                            f"`planes: N` (and `nic_breakout` where each NIC port splits over them)",
-                            used, total if used is not None else None)
+                            f"{said}; parallel planes over the same NICs are one fabric with `planes: N` (and "
+                            f"`nic_breakout` where each NIC port splits over them)",
+                            used, total if used is not None else None, public=said)

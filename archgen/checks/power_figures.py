@@ -345,8 +345,10 @@ def lossless_distribution(path: str, c: Any) -> Violation | None:
     hall = c.cluster.facility
     if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
         return None
-    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}''s UPS modules are judged on the "
-                     "rack feeds' load with the distribution between them (PDU transformers, busway, panels) taken "
-                     "as lossless: `feeds.distribution_efficiency` is not stated, so the UPS load is a lower bound "
-                     "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
-                     "10 CFR 431.196(a)(2)); state it from the datasheets", severity="info")
+    said = (f"facility '{hall.id}''s UPS modules are judged on the rack feeds' load with the distribution between "
+            "them (PDU transformers, busway, panels) taken as lossless: {} is not stated, so the UPS load is a lower "
+            "bound (a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
+            "10 CFR 431.196(a)(2))")
+    return Violation(path, c.cluster.spec.id, ("facility",),
+                     said.format("`feeds.distribution_efficiency`") + "; state it from the datasheets",
+                     severity="info", public=said.format("the distribution's efficiency"))
