@@ -189,11 +189,14 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     feeds (`utility_units`, `utility:`) carry the facility power as the generator sets do, at their stated capacity;
     a utility count, voltage or redundancy without `utility_units` is an info finding, not judged. With
     `feeds.cdus_on_ups: true` the UPS load holds the in-row CDUs' pumps (`cdu_power`; `hall_figures.ups_pumps`).
+    A unit rated in kVA counts kVA x the lower of its rated and the load's power factor (`Units.real`); with
+    neither stated a warning says its real power is not provided and nothing is judged against it (`unit_rating`).
     Halls naming one `feeds.shared_utility` have the deployed clusters of every such hall of the run summed against
     its stated capacity (`shared_utility.shared_connection`); a hall naming none is judged on its own load alone.
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
-    `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
+    `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows;
+    for a kVA rating, the unit's rated `power_factor` or the load's `feeds.power_factor` from the datasheets.
     """
     yield from pf.hall_units(ctx)
 

@@ -14,10 +14,12 @@ from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
+from archgen.checks.unit_rating import load_pf
 from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_cooling import water_rows
+from archgen.units import apparent_power
 
 NOT_PROVIDED = "not provided"
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
@@ -228,10 +230,14 @@ def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> s
     """
     if units is None:
         return _stated(redundancy)
-    each = units.at_site(hall).capacity if hall is not None else units.capacity
-    site = "" if each == units.capacity else "; stated at conditions the site does not meet (PWR011)" if each is \
+    real = units.real(load_pf(hall))
+    each = units.at_site(hall).capacity if hall is not None else real
+    site = "" if each == real else "; stated at conditions the site does not meet (PWR011)" if each is \
         None else f"; {fmt.q(each, 'kW', 0)} each at the site's conditions"
     scheme = f"{redundancy} (" if redundancy else "not stated (judged as N; "   # PWR011's info finding says so
+    if apparent_power(units.capacity):   # a kVA rating: its real power at the stated power factor, or not provided
+        kw = f"{fmt.q(real, 'kW', 0)} at the stated power factor" if real is not None else "real power not provided"
+        return f"{scheme}{units.count} x {fmt.q(units.capacity, 'kVA', 0)} {kind}, {kw}{site})"
     return f"{scheme}{units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind}{site})"
 
 
