@@ -92,14 +92,15 @@ def alone(c: Any) -> str:
 #: force-releases-first-white-paper): "peak demand is only one of many characteristics that can impact BPS
 #: reliability". NVIDIA's GB300 NVL72 answers with energy-storage PSUs, a power floor and ramp limits
 #: (https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/). No spec states a
-#: part's draw per phase, its ramp rate or such a setting, so the swing is not provided (docs/facility.md).
+#: part's draw per phase or its ramp rate; a hall's `feeds.power_smoothing` bounds the swing only against a limit the
+#: hall states (`hall_swing`), so without one the swing is not provided (docs/facility.md).
 SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous training step moves every GPU "
                   "between its compute and communication phases (arXiv:2508.14318), and checkpoint stalls and a "
                   "job's start and stop move the whole load, which the generator sets must accept as load steps and "
-                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor power "
-                  "smoothing or site energy storage, nor the draw the load falls to (a part's `power.idle` is its "
-                  "draw with no job running), so the swing may be as deep as the load itself (docs/facility.md, "
-                  "Not modelled)")
+                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor the draw "
+                  "the load falls to (a part's `power.idle` is its draw with no job running), and the hall states no "
+                  "limit to hold a power smoothing to (`feeds.load_step_limit`, `feeds.ramp_rate_limit`), so the "
+                  "swing may be as deep as the load itself (docs/facility.md, Not modelled)")
 
 
 #: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; where it
@@ -123,28 +124,6 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
         units == "utility feeds" for _, units, _ in judged) else ""
     return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{c.cluster.facility.id}''s units judged on "
                      f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
-
-
-def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
-    """PWR022 where the hall states `feeds.load_step_limit`: a job's start or stop, at most the IT power, against it.
-
-    A synchronous job's start, stop or crash moves every GPU at once (arXiv:2508.14318); the step is the cluster's
-    draw less what it falls to, which no spec states (a part's `power.idle`, power smoothing), so its upper bound is
-    the whole IT power. Within the limit: an info finding, the step judged on that bound (the ramp rate and the swing's
-    frequency still not). Above it: a warning, not provided (not "not met"): the step may exceed the limit.
-    """
-    hall, cid = c.cluster.facility, c.cluster.spec.id
-    step = f"a job's start or stop steps the load by at most the cluster's IT power {it_power.to('kW').m:,.1f} kW"
-    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {limit.to('kW').m:,.1f} kW"
-    rest = ("the swing's ramp rate and frequency are not judged (no spec states a part's draw per phase, power "
-            "smoothing or site energy storage; docs/facility.md, Not modelled)")
-    if it_power <= limit:
-        return Violation(path, cid, ("facility",), f"{step}, within {stated}; {rest}", it_power.to("kW"),
-                         limit.to("kW"), severity="info")
-    return Violation(path, cid, ("facility",), f"not provided: {step}, above {stated}; the step is that draw less "
-                     "what the load falls to, which no spec states (`power.idle`, power smoothing, site energy "
-                     f"storage), so whether it exceeds the limit is not known; {rest}", it_power.to("kW"),
-                     limit.to("kW"), severity="warning")
 
 
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:

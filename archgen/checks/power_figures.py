@@ -21,11 +21,11 @@ from archgen.checks.hall_figures import (
     redundancy_not_stated,
     shared_hall,
     steady_only,
-    step_within,
     ups_pumps,
     utility_not_stated,
     utility_unjudged,
 )
+from archgen.checks.hall_swing import swing_judged
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
@@ -112,8 +112,9 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             continue
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
-        if hall.feeds.load_step_limit is not None and "it_power" in c.metrics:
-            yield step_within(path, c, c.metrics["it_power"], hall.feeds.load_step_limit)
+        limits = hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None
+        if limits and "it_power" in c.metrics:
+            yield from swing_judged(path, c, c.metrics["it_power"])
         elif judged:
             yield steady_only(path, c, judged)
 
