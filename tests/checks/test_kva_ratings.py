@@ -53,3 +53,14 @@ def test_generator_kva_at_its_rated_power_factor_carries_the_facility_power(tmp_
     assert not [f for f in run.findings if f.id == "PWR011" and f.severity != "info"]
     assert run.metrics["cluster/c"]["generator_headroom"].m_as("kW") == pytest.approx(
         400 - 1.2 * run.metrics["cluster/c"]["it_power"].m_as("kW"), rel=1e-6)
+
+
+def test_the_documents_row_gives_the_kva_and_its_real_power() -> None:
+    from types import SimpleNamespace
+
+    from archgen.render.datacentre import _units
+    hall = SimpleNamespace(feeds=SimpleNamespace(power_factor=0.95), outdoor=lambda: {})
+    row = _units("N+1", Units(count=3, capacity="2 MVA", power_factor=1.0), "modules", hall)
+    assert row == "N+1 (3 x 2,000 kVA modules, 1,900 kW at the stated power factor)"    # 2,000 kVA x min(1.0, 0.95)
+    bare = SimpleNamespace(feeds=SimpleNamespace(power_factor=None), outdoor=lambda: {})
+    assert "real power not provided" in _units("N", Units(count=1, capacity="1 MVA"), "feeds", bare)
