@@ -21,14 +21,15 @@ from archgen.checks.hall_figures import (
     redundancy_not_stated,
     shared_hall,
     steady_only,
-    step_within,
     ups_pumps,
     utility_not_stated,
     utility_unjudged,
 )
+from archgen.checks.hall_swing import swing_judged
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
+from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
 from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
 from archgen.model.power import PDU
 from archgen.units import Q_
@@ -68,13 +69,16 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             why = gen_why if key != "ups" else ""
             if redundancy is None:
                 yield redundancy_not_stated(path, c, key, label, kind, units)
+            if units.real(load_pf(hall)) is None:
+                yield kva_not_provided(path, c, key, label, kind, units)
+                continue
             if key == "generators":
                 yield from generators_at_site(path, c, units, units.at_site(hall))
             each, usable = usable_units(units, redundancy, hall)
             if each is None or usable is None:
                 continue
-            site = f", {_kw(each)} each at the site (a derating row)" if each != units.capacity else ""
-            basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {_kw(units.capacity)} {label} "
+            site = f", {_kw(each)} each at the site (a derating row)" if each != units.real(load_pf(hall)) else ""
+            basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {rating_words(units, hall)} {label} "
                      f"{kind}{site}, feeds.{key})")
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
@@ -108,8 +112,9 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             continue
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
-        if hall.feeds.load_step_limit is not None and "it_power" in c.metrics:
-            yield step_within(path, c, c.metrics["it_power"], hall.feeds.load_step_limit)
+        limits = hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None
+        if limits and "it_power" in c.metrics:
+            yield from swing_judged(path, c, c.metrics["it_power"])
         elif judged:
             yield steady_only(path, c, judged)
 
