@@ -373,10 +373,8 @@ def one_accelerator(ctx: Context) -> Iterator[Violation]:
 def one_scale_out_fabric(ctx: Context) -> Iterator[Violation]:
     """A cluster's traffic between scale-up domains runs over one compute fabric, as its estimates take it.
 
-    The performance model reads the first fabric of role `compute` (else the first `converged`); a second one, such
-    as one plane of a multi-plane design written as a fabric of its own, carries nothing in any estimate, which then
-    runs at the first fabric's bandwidth per accelerator alone (newuser72: two 400G planes as two fabrics, 400 of
-    the 800 Gb/s per GPU).
+    The performance model reads the first fabric of role `compute` (else the first `converged`); a second one (a
+    plane written as a fabric of its own) carries nothing in any estimate (newuser72: two 400G planes, 400 Gb/s).
 
     Fix: write parallel planes over the same NICs as one fabric with `planes: N` (and `nic_breakout` where each NIC
     port splits over them); or waive the finding, saying which fabric the estimates should not read.
