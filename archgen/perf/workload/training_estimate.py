@@ -266,7 +266,7 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
     for combo in itertools.product(*open_.values()):
         knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
-                             t.parallelism.hierarchical_context_parallel_sizes)
+                             t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
                            .step_time))
     split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
@@ -293,7 +293,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
     for name, knobs in (r for r in run if r[0] not in no_kv):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
-                             t.parallelism.hierarchical_context_parallel_sizes)
+                             t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
         if e is None:
