@@ -14,10 +14,12 @@ _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its large
 
 CLUSTER_OPERATIONS: tuple[Metric, ...] = (
     Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
-           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL,
+           "on every accelerator (on the largest slice, where the compute torus's dims hold fewer): the interrupting "
+           "parts' failure rates plus the site's events.", _REL,
            counts="interruptions", minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
-           "(1 / interruptions per day).", _REL, maximise=True),
+           "(on the largest slice, where the compute torus's dims hold fewer; 1 / interruptions per day).", _REL,
+           maximise=True),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
            "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
     Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS,

@@ -93,6 +93,13 @@ class Reliability:
     unstated: str = ""                          # the sets whose source leaves the accelerator model unstated
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
+    largest_job: int = 0                        # accelerators of the largest job the spec allows; 0: every one
+    largest_why: str = ""                       # what bounds it, in words (`analyse.reliability.largest_job`)
+
+    @property
+    def job_size(self) -> int:
+        """Accelerators of the cluster's own figures (interruptions, MTTI): its largest job, else all of them."""
+        return self.largest_job or self.accelerators
 
     def interval(self) -> tuple[float, float]:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
