@@ -110,6 +110,13 @@ class Reliability:
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
     stock: tuple[StockLine, ...] = ()           # spare-parts stock per part class (`analyse.spare_parts`)
     no_stockout: float = 0.95                   # the probability of no stock-out the stock is sized to
+    largest_job: int = 0                        # accelerators of the largest job the spec allows; 0: every one
+    largest_why: str = ""                       # what bounds it, in words (`analyse.reliability.largest_job`)
+
+    @property
+    def job_size(self) -> int:
+        """Accelerators of the cluster's own figures (interruptions, MTTI): its largest job, else all of them."""
+        return self.largest_job or self.accelerators
 
     def interval(self) -> tuple[float, float]:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.

@@ -16,10 +16,11 @@ Formulas (docs/reliability.md states each with its source and limits):
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from archgen.analyse.failure_model import HARDWARE_CLASSES, NODE_CLASSES, ClassRate, Domain, Reliability
-from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
+from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, failed_node_takes
 from archgen.analyse.rate_sets import (
     borrowed,
     borrowed_inputs,
@@ -141,8 +142,23 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         every = list(specs.of(FailureRates))
         rel = replace(rel, borrowed=borrowed_range(specs, a, every), unstated=unstated_of(specs, a, every))
+    size, why = largest_job(a)
+    rel = replace(rel, largest_job=size, largest_why=why)
     rel.metrics.update(cluster_metrics(rel))
     return rel
+
+
+def largest_job(a: ClusterAnalysis) -> tuple[int, str]:
+    """(accelerators, why) of the largest job the cluster's spec lets run, where fewer than all; else (0, '').
+
+    A compute torus whose `dims` hold fewer chips than the cluster is the largest slice a job runs on (a TPU v5p
+    pod's 8,960 chips, whose largest slice is 16x16x24 = 6,144: Google Cloud TPU v5p documentation); the rest of the
+    pod runs other slices, so a figure for "a job on every accelerator" would describe a job that cannot run.
+    """
+    torus = compute_torus(a)
+    if torus is None or not torus.dims or math.prod(torus.dims) >= a.accelerators:
+        return 0, ""
+    return math.prod(torus.dims), f"the '{torus.id}' torus's {'x'.join(str(d) for d in torus.dims)} slice"
 
 
 def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
@@ -258,8 +274,8 @@ def job_breakdown(rel: Reliability, accelerators: int) -> dict[str, Q]:
 
 
 def cluster_metrics(rel: Reliability) -> dict[str, Q]:
-    """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
+    """A job on the whole cluster (its largest, `job_size`): interruptions per day and MTTI; every part's failures."""
     stock = {f"spare_{what}.{line.name}": Q_(value, "") for line in rel.stock
              for what, value in (("stock", line.stock), ("demand", line.demand)) if value is not None}
-    return {**job_interruptions(rel, rel.accelerators), **stock, "failures_per_year": Q_(
+    return {**job_interruptions(rel, rel.job_size), **stock, "failures_per_year": Q_(
         sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}

@@ -153,6 +153,10 @@ class FailureRates(Document):
         "the newest NVIDIA compute capability the measured GPUs can have (a trace begun before a generation shipped, "
         "e.g. 9.0 for one begun in March 2024, before Blackwell), so that a design on a newer generation is told it "
         "borrows the rates. Left out: any generation of the vendor."))
+    family: str = Field("", max_length=40, description=(
+        "Scope: the part family of the fleet the rates were measured on, e.g. 'GPU'; a cluster whose accelerator "
+        "states another `family` (a TPU) is told that another family's rates stand in for its own. Left out: not "
+        "compared (a set of switches alone)."))
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")

@@ -100,12 +100,20 @@ def _own_interval(rel: Any, m: Any) -> str:
     """
     if not rel.spread or "mtti" not in m or rel.interval() == (1.0, 1.0):
         return ""
-    high, low = (24 / per_day for per_day in rel.own_band(rel.accelerators))
+    high, low = (24 / per_day for per_day in rel.own_band(rel.job_size))
     left = rel.uncounted()
     return (f" Its 95 % confidence interval from the '{rel.rates_id}' set's own counts (Poisson) is "
             f"{fmt.q(Q_(low, 'h'), 'h', 1)} to {fmt.q(Q_(high, 'h'), 'h', 1)}"
             + (f"; the uncertainty of {', '.join(left)} is not in it (their rates state no `events`)" if left else "")
             + ".")
+
+
+def _job_words(rel: Any) -> str:
+    """The job the cluster's figures are of: on every accelerator, or on the largest the spec lets run."""
+    if not rel.largest_job:
+        return f"A job on all {rel.accelerators:,} accelerators"
+    return (f"A job on the largest slice the spec allows, {rel.largest_job:,} of the {rel.accelerators:,} "
+            f"accelerators ({rel.largest_why}; no job runs on all of them),")
 
 
 def reliability_section(run: Any, a: Any) -> Section | None:
@@ -119,7 +127,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
             if rel.spread else f"the set's 95 % Poisson interval{uncounted_words(rel)}")
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
-        f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
+        f"failures (docs/reliability.md). {_job_words(rel)} sees "
         f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, "
         + (f"a mean time to interruption of {fmt.q(m['mtti'], 'h', 1)}" if "mtti" in m
            else "no part fails at these rates, so there is no mean time to interruption")

@@ -159,7 +159,7 @@ def test_unmeasured_scale_up_links_state_the_measured_range(accelerators):
     span = (min(measured.values()), max(measured.values()))
     unconfirmed = [a for a in accelerators.values()
                    if {"efficiency", "efficiency.scale_up"} & set(a.unconfirmed_fields())]
-    assert len(unconfirmed) == 11  # trainium2 (session trn2) joined the ten
+    assert len(unconfirmed) == 12  # trainium2 (session trn2) joined the ten, tpu-v5p (newuser71) the eleven
     for acc in unconfirmed:
         assert acc.efficiency.scale_up_range == span, acc.id
 

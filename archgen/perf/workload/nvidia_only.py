@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.model.accelerator import AMD, is_nvidia
-from archgen.model.workload import Training
+from archgen.model.switches import StackSwitches
 from archgen.perf.hw.hardware import Hardware
 
 #: Why HybridEP runs on NVIDIA GPUs only, with the lines that say so.
@@ -29,7 +29,7 @@ HYBRIDEP_NVIDIA_ONLY = ("HybridEP (DeepEP's hybrid_ep branch) is 'specifically d
                         "(deepseek-ai/DeepEP at 5fbafce, docs/README_Hybrid-EP.md)")
 
 
-def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+def hybridep_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe: bool) -> str | None:
     """Why a MoE training job's HybridEP dispatcher cannot run on `hw`'s part (no CUDA compute capability); else None.
 
     `training` as the estimate runs it (its vendor's profile where it states no stack, `stacks.on_vendor`), and
@@ -60,7 +60,7 @@ DEEPEP_GPU_ONLY = ("DeepEP requires 'Hopper (SM90) GPUs, or other architectures 
                    "(AMD-AGI/Primus-Turbo, DeepEP (experimental) README)")
 
 
-def deepep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+def deepep_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe: bool) -> str | None:
     """Why a MoE training job's DeepEP dispatcher cannot run on `hw`'s part (neither CUDA nor ROCm); else None.
 
     DeepEP is CUDA's (NVIDIA GPUs) and, through Primus-Turbo, ROCm's (AMD, the `primus-2025` profile's); a part of
@@ -78,7 +78,7 @@ def deepep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool)
             "all-to-all exchange), with permute_in_dispatch false or left out")
 
 
-def dispatcher_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+def dispatcher_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe: bool) -> str | None:
     """Why a MoE training job's resolved dispatcher cannot run on `hw`'s part (HybridEP, or DeepEP), else None."""
     return hybridep_problem(hw, training, dispatcher, moe) or deepep_problem(hw, training, dispatcher, moe)
 
@@ -101,7 +101,7 @@ ROCM_TP_OVERLAP = ("ROCm's Transformer Engine runs its own comm-GEMM overlap, no
                    "ROCm)")
 
 
-def tp_overlap_note(hw: Hardware, training: Training, overlap: bool, tp: int) -> list[str]:
+def tp_overlap_note(hw: Hardware, training: StackSwitches, overlap: bool, tp: int) -> list[str]:
     """The note of a training job whose TP overlap is on, at `tp` > 1, on a part with no CUDA compute capability.
 
     `overlap` is the job's resolved `overlap_tp_comm` (stated, or its stack profile's: `nemo-2025` turns it on, AMD's

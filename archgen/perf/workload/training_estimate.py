@@ -41,6 +41,7 @@ from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
+from archgen.perf.workload.memory_model_note import fit_judged, memory_model_note
 from archgen.perf.workload.moe_pass_note import moe_pass_note
 from archgen.perf.workload.nvidia_only import dispatcher_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
@@ -183,7 +184,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if res.best is None:
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[misfit], misfit=misfit, assumed=assumed,
+                            notes=[misfit, *memory_model_note(hw, False, 0.0, False)], misfit=misfit, assumed=assumed,
                             defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
@@ -213,10 +214,12 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += sm_note(hw, job, num, bool(knobs.sequence_parallel), bool(arch.experts),
                          lambda h: float(estimate_training(h, job, lay).step_time))
-    fits = bool(est.fits)
+    model_fits = bool(est.fits)   # by the model's (Megatron's) memory; on an unprofiled part a stated layout is kept
+    fits = model_fits or not fit_judged(hw, setup.complete)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
         notes.append(does_not_fit_note(float(est.memory.total), hw.hbm_capacity))
+    notes += memory_model_note(hw, setup.complete, float(est.memory.total), model_fits)
     s = float(est.step_time)
     metrics = {
         "step_time": Q_(s, "s"),
@@ -235,7 +238,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if float(est.memory.host):
         memory["host"] = Q_(float(est.memory.host), "B")
     sens = {}
-    if with_sensitivity and fits:
+    if with_sensitivity and model_fits:
         def step(h: Hardware) -> float:
             e = estimate_training(h, job, lay)
             return float(e.step_time) if bool(e.fits) else math.inf
@@ -266,7 +269,7 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
     for combo in itertools.product(*open_.values()):
         knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
-                             t.parallelism.hierarchical_context_parallel_sizes)
+                             t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
                            .step_time))
     split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
@@ -293,7 +296,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
     for name, knobs in (r for r in run if r[0] not in no_kv):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
-                             t.parallelism.hierarchical_context_parallel_sizes)
+                             t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
         if e is None:
