@@ -124,28 +124,6 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
                      f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
 
 
-def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
-    """PWR022 where the hall states `feeds.load_step_limit`: a job's start or stop, at most the IT power, against it.
-
-    A synchronous job's start, stop or crash moves every GPU at once (arXiv:2508.14318); the step is the cluster's
-    draw less what it falls to, which no spec states (a part's `power.idle`, power smoothing), so its upper bound is
-    the whole IT power. Within the limit: an info finding, the step judged on that bound (the ramp rate and the swing's
-    frequency still not). Above it: a warning, not provided (not "not met"): the step may exceed the limit.
-    """
-    hall, cid = c.cluster.facility, c.cluster.spec.id
-    step = f"a job's start or stop steps the load by at most the cluster's IT power {it_power.to('kW').m:,.1f} kW"
-    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {limit.to('kW').m:,.1f} kW"
-    rest = ("the swing's ramp rate and frequency are not judged (no spec states a part's draw per phase, power "
-            "smoothing or site energy storage; docs/facility.md, Not modelled)")
-    if it_power <= limit:
-        return Violation(path, cid, ("facility",), f"{step}, within {stated}; {rest}", it_power.to("kW"),
-                         limit.to("kW"), severity="info")
-    return Violation(path, cid, ("facility",), f"not provided: {step}, above {stated}; the step is that draw less "
-                     "what the load falls to, which no spec states (`power.idle`, power smoothing, site energy "
-                     f"storage), so whether it exceeds the limit is not known; {rest}", it_power.to("kW"),
-                     limit.to("kW"), severity="warning")
-
-
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
     """PWR011's findings on the generator sets' rating at the site's outdoor conditions (`Units.at_site`).
 

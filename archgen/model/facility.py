@@ -184,8 +184,9 @@ class UpstreamFeeds(AcSupply):
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
         "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
-        "job's start or stop, at most each cluster's whole IT power stepping at once, to it. Not stated: the step is "
-        "not judged; the swing's ramp rate and frequency are not judged either way."))
+        "job's start or stop, at most each cluster's whole IT power stepping at once (over "
+        "`distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, add to it), to "
+        "it. Not stated: the step is not judged; the swing's ramp rate and frequency are not judged either way."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
     cdus_on_ups: bool | None = Field(None, description=(
         "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "
