@@ -360,9 +360,10 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
     `feeds.load_step_limit`, a job's start or stop (at most the IT power, over `feeds.distribution_efficiency` where
     stated) is held to it, with the margin the losses no spec states above that must fit in
-    (`power_figures.step_within`).
+    (`load_step.step_within`).
 
-    Severity: a warning, not provided, where that step exceeds the stated limit (the step may).
+    Severity: a warning, not provided, where that step exceeds the stated limit (the step may), or where the
+    cluster's IT power, its bound, is not provided (`load_step.step_unknown`).
 
     Fix: none in the specs: agree the load's step and ramp (a measured trace of the racks, their power-smoothing
     settings, site energy storage) with the utility and the generator sets' maker; waive it with that reason.

@@ -12,7 +12,7 @@ from typing import Any
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
-from archgen.analyse.facility import ups_factor, ups_output, usable_units
+from archgen.analyse.facility import ups_factor, usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -25,12 +25,13 @@ from archgen.checks.hall_figures import (
     utility_not_stated,
     utility_unjudged,
 )
+from archgen.checks.load_step import step_unknown, step_within
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
 from archgen.model import Link, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
-from archgen.units import Q_, Q
+from archgen.units import Q_
 
 
 def _kw(q) -> str:
@@ -107,43 +108,11 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             continue
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
-        if hall.feeds.load_step_limit is not None and "it_power" in c.metrics:
-            yield step_within(path, c, c.metrics["it_power"], hall.feeds.load_step_limit)
+        if (limit := hall.feeds.load_step_limit) is not None:
+            yield step_within(path, c, c.metrics["it_power"], limit) if "it_power" in c.metrics else \
+                step_unknown(path, c, limit)
         elif judged:
             yield steady_only(path, c, judged)
-
-
-def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
-    """PWR022 where the hall states `feeds.load_step_limit`: a job's start or stop, at most the IT power, against it.
-
-    A synchronous job's start, stop or crash moves every GPU at once (arXiv:2508.14318); the step is the cluster's
-    draw less what it falls to, which no spec states (a part's `power.idle`, power smoothing), so its upper bound at
-    the rack feeds is the whole IT power, and above them that over the distribution's efficiency where the hall
-    states it (`ups_output`: a transformer's no-load loss stays, so the bound holds). The UPS's and the transformers'
-    own losses above that are stated nowhere and add to the step the supply sees: the finding names them and the
-    margin they must fit in. Within the limit: an info finding (the ramp rate and the swing's frequency still not
-    judged). Above it: a warning, not provided (not "not met"): the step may exceed the limit.
-    """
-    hall, cid = c.cluster.facility, c.cluster.spec.id
-    step, eff = ups_output(it_power, hall).to("kW"), hall.feeds.distribution_efficiency
-    over = "" if eff is None else (f", {step.m:,.1f} kW over the distribution's efficiency {float(eff):g} below the "
-                                   "UPS (`feeds.distribution_efficiency`)")
-    text = f"a job's start or stop steps the load by at most the cluster's IT power {it_power.to('kW').m:,.1f} kW{over}"
-    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {limit.to('kW').m:,.1f} kW"
-    losses = (f"the losses above {'the rack feeds' if eff is None else 'that distribution'} (a UPS's conversion, "
-              "the transformers'" + (", busway and panels: `feeds.distribution_efficiency`" if eff is None else "")
-              + ") are stated nowhere and add to the step the supply sees")
-    rest = ("the swing's ramp rate and frequency are not judged (no spec states a part's draw per phase, power "
-            "smoothing or site energy storage; docs/facility.md, Not modelled)")
-    if step <= limit:
-        margin = (limit - step).to("kW")
-        share = float((margin / limit).to("").magnitude) * 100
-        return Violation(path, cid, ("facility",), f"{text}, within {stated} by {margin.m:,.1f} kW ({share:.1f} %); "
-                         f"{losses}, so they must fit in that margin; {rest}", step, limit.to("kW"), severity="info")
-    return Violation(path, cid, ("facility",), f"not provided: {text}, above {stated}; the step is that draw less "
-                     "what the load falls to, which no spec states (`power.idle`, power smoothing, site energy "
-                     f"storage), so whether it exceeds the limit is not known; {rest}", step, limit.to("kW"),
-                     severity="warning")
 
 
 def _share(key: str, peak: float | None) -> Any:
