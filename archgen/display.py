@@ -177,9 +177,15 @@ SPARE_BASIS = ("range from the job's accelerators per goodput token at goodput_h
                "hour: the spares alone; docs/reliability.md)")
 
 
+#: ... and of a job's interruptions from one part class (`interruptions_per_day.<class>`): its own count's interval.
+CLASS_BASIS = ("95 % Poisson interval of the part class's own count in the point rate set (Garwood; no range where it "
+               "states none; docs/reliability.md, Interruptions by part class)")
+
+
 def range_basis(name: str) -> str:
-    """What the range of the metric `name` (one of `ranged`'s) spans: the failure-rate sets, or a cost's spares."""
-    return SPARE_BASIS if name in SPARE_RANGED else RANGE_BASIS
+    """What the range of the metric `name` (one of `ranged`'s) spans: rate sets, a cost's spares, or a class's count."""
+    return (SPARE_BASIS if name in SPARE_RANGED else CLASS_BASIS if name.startswith("interruptions_per_day.")
+            else RANGE_BASIS)
 
 
 def ranged(names: Iterable[str], targeted: Collection[str] = ()) -> dict[str, tuple[str, str]]:

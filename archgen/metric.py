@@ -16,9 +16,12 @@ from archgen.units import Q_, Q, counted, uncounted
 #: The kinds of object that have metrics, with the object path pattern each stands for.
 SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": "cluster/*/fabric/*",
                             "workload": "workload/*", "point": "a sweep's point"}
-#: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level).
+#: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level; a failure-rate
+#: part class, `model.reliability.PART_CLASSES`, or the site's events).
 PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
-                                "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global"}
+                                "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global",
+                                "class": r"accelerator|host|nic|switch|transceiver|cable|backplane|power_shelf|pdu|cdu"
+                                         r"|software|site"}
 #: The jobs a workload runs.
 JOBS = ("training", "inference", "collective")
 

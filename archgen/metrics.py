@@ -31,7 +31,7 @@ from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY
 from archgen.metrics_goodput import JOB_GOODPUT
-from archgen.metrics_operations import CLUSTER_OPERATIONS
+from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
 from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
 
@@ -235,6 +235,7 @@ REGISTRY: tuple[Metric, ...] = (
                                                    (0, 1, 0, 1), ("spares", "spare power", "spare space",
                                                                   "restart time"), strict=True)
                                                if subject == "workload" else ()))),
+    *JOB_BY_CLASS["workload"],   # by part class, and the MTTI's confidence interval (archgen/metrics_operations.py)
     Metric("workload", "spares", "", "", 0, "Spares", "Fewest hot spare nodes that hold the goodput target.", _GP,
            _T, sweep=False),
     Metric("workload", "spare_power", "W", "kW", 1, "Spare power", "What the spare nodes draw at maximum, with the "

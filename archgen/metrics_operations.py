@@ -10,7 +10,30 @@ from archgen.metric import Metric
 
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _SITE = "analyse/sustainability.py"
-_OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
+_OPS = "analyse/operations_stage.py"
+_T = ("training",)  # a cluster's figures taken from its largest training job: the stage ranking them
+
+_SPARE = "analyse/spare_parts.py"
+
+#: A job's interruptions per day by part class and the confidence interval of its total (`analyse.reliability.
+#: job_breakdown`), for a cluster (a job on every accelerator) and a training workload.
+JOB_BY_CLASS: dict[str, tuple[Metric, ...]] = {subject: (
+    *(Metric(subject, f"interruptions_per_day.<class>{end}", "1/s", "1/day", 3,
+             f"Interruptions per day by class{title}",
+             f"Interruptions of {job} caused by one part class (or the site's events){what}.", _REL,
+             _T if subject == "workload" else (), sweep=False, counts="interruptions", minimise=True)
+      for end, title, what in (("", "", ""), ("_low", " (low)", ": the low end of the 95 % Poisson interval of the "
+                                                            "class's own count (Garwood), the point without one"),
+                               ("_high", " (high)", ": the high end of that interval"))),
+    *(Metric(subject, f"{name}_ci_{end}", dim, unit, digits, f"{title} (95 % CI, {end})", f"The {end} end of the "
+             f"95 % confidence interval of {job}'s {title} from the point rate set's own counts (Poisson; "
+             "Welch-Satterthwaite over the counted classes, the uncounted at their point rate); not provided where "
+             "no interrupting class states a count.", _REL, _T if subject == "workload" else (), sweep=False,
+             counts="interruptions" if dim == "1/s" else "", maximise=dim == "s", minimise=dim == "1/s")
+      for end in ("low", "high")
+      for name, dim, unit, digits, title in (("interruptions_per_day", "1/s", "1/day", 2, "interruptions per day"),
+                                             ("mtti", "s", "h", 1, "MTTI"))))
+    for subject, job in (("cluster", "a job on every accelerator"), ("workload", "the job"))}
 
 CLUSTER_OPERATIONS: tuple[Metric, ...] = (
     Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
@@ -18,6 +41,15 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            counts="interruptions", minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
            "(1 / interruptions per day).", _REL, maximise=True),
+    *JOB_BY_CLASS["cluster"],
+    *(Metric("cluster", f"spare_{name}.<class>", "", "", digits, title, description, _SPARE) for name, digits, title,
+      description in (("stock", 0, "Spare-parts stock", "Units of the part class to hold on site: the fewest s with "
+                       "P(X <= s) at least the rate set's `no_stockout` (0.95 unless stated), X ~ Poisson(the demand "
+                       "over the turnaround) (Palm's theorem; Sherbrooke, METRIC, 1968). Not provided without a "
+                       "stated `turnaround`."),
+                      ("demand", 2, "Spare-parts demand", "Expected failures of every unit of the part class, "
+                       "interrupting or not, over its replenishment `turnaround`: the Poisson mean of units on "
+                       "order."))),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
            "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
     Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS,

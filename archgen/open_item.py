@@ -4,6 +4,10 @@ Its value is the text the internal edition prints (`layout`'s first form); `publ
 prints, by the layout's second form, which has no place for the instruction: an item built here cannot carry the
 team's instruction into a customer's document, whatever its wording (docs/rendering.md, Document control and
 editions). A plain string among a document's open items has no instruction and reads the same in both editions.
+
+A check's finding is worded the same way (`Worded`): its internal text with its `public` one, the customer's words a
+check gives the same fact in (`checks.registry.Violation.public`), so that the customer edition prints what the check
+wrote for a customer rather than rewording the team's text after the fact.
 """
 
 from __future__ import annotations
@@ -35,10 +39,26 @@ class OpenItem(str):
         parts = {"subject": subject, "finding": finding, "instruction": instruction, "check": check}
         item = super().__new__(cls, internal.format(**parts))
         item.subject, item.finding, item.instruction, item.check = subject, finding, instruction, check
-        item.public = public.format(**parts)
+        item.public = public.format(**{k: customer_text(v) for k, v in parts.items()})   # a `Worded` part's too
         return item
 
 
+class Worded(str):
+    """A text of a document in the internal edition's words (its value), with the customer edition's (`public`)."""
+
+    public: str
+
+    def __new__(cls, text: str, public: str) -> Worded:
+        """`text` as the internal edition prints it, `public` as the customer edition does."""
+        item = super().__new__(cls, text)
+        item.public = public
+        return item
+
+    def __reduce__(self) -> tuple:
+        """Pickled with both texts (`str`'s own keeps the value only)."""
+        return (Worded, (str(self), self.public))
+
+
 def customer_text(item: str) -> str:
-    """What the customer edition prints for an open item: its `public` text, a plain string as it is."""
-    return item.public if isinstance(item, OpenItem) else item
+    """What the customer edition prints for an open item or worded text: its `public` text, a plain string as it is."""
+    return item.public if isinstance(item, (OpenItem, Worded)) else item

@@ -42,6 +42,8 @@ AUDIT: dict[tuple[str, str, str], tuple[str, str, str]] = {
     ("accelerators", "mi350x", "l2_cache"): ("256 MiB", "256 MiB L3", ""),
     ("accelerators", "mi355x", "memory"): ("288 GiB", "288 GiB VRAM", ""),
     ("accelerators", "mi355x", "l2_cache"): ("256 MiB", "256 MiB L3", ""),
+    # NVIDIA's L40S datasheet prints GDDR6 in GB (its devices are binary, as HBM's are).
+    ("accelerators", "l40s", "memory"): ("48 GiB", "48 GB GDDR6 with ECC", READ_AS_GIB),
     ("accelerators", "tpu-v4", "memory"): ("32 GiB", "HBM2 32 GiB", ""),
     ("accelerators", "tpu-v5p", "memory"): ("95 GiB", "95GB, 2765 GBps", READ_AS_GIB),
     ("accelerators", "gaudi3", "l2_cache"): ("96 MiB", "96 MiB configurable cache", ""),

@@ -353,7 +353,7 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
                         f"spares needed 9 to 12; {AT_STATED_BANDWIDTH}.")   # the spares' range: nu41cost
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
     assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[2]
-    assert texts[1].startswith("Spare-parts stock is not modelled")   # newuser69: under the failure-rate table
+    assert texts[1].startswith("Spare-parts stock: not provided")   # newuser69, spares22: no turnaround stated
 
 
 def _superpod_with_own_goodput(tmp_path, target: str) -> None:

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 #: A cluster's interruption figures: they rest on its failure rates and site events.
 FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")
+#: Their confidence interval from the point set's own counts (`analyse.reliability.job_breakdown`): the same inputs.
+CI_METRICS = tuple(f"{name}_ci_{end}" for name in ("interruptions_per_day", "mtti") for end in ("low", "high"))
 #: A training job's figures that rest on its checkpoints as well as on its interruptions (storage, rates).
 CHECKPOINT_FIGURES = ("checkpoint_write_time", "checkpoint_blocking_time", "checkpoint_restore_time",
                       "checkpoint_interval", "restart_time", "goodput", "goodput_tokens_per_second",
@@ -76,6 +78,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         used = cluster.get("tco_per_used_accelerator_hour", ())   # a job's hours are used hours
         m = {"job_cost_per_hour": used}
         m |= dict.fromkeys(("interruptions_per_day", "mtti"), cluster.get("mtti", ()))
+        m |= {k: v for k, v in cluster.items() if k.startswith("interruptions_per_day.") or k in CI_METRICS}
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
             m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
             m |= dict.fromkeys(CHECKPOINT_FIGURES[:4], tuple(x for x in job if not x.endswith(REPAIR_WORDS)))
@@ -137,6 +140,11 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
         " (at its stated bandwidth)" if storage is not None and storage.at_stated else "")
     job = failures + ((words,) if storage is not None and (storage.basis == "assumed" or storage.at_stated) else ())
     m = dict.fromkeys(FAILURE_METRICS[:2], failures) | {"failures_per_year": every}   # every part, stopping or not
+    m |= dict.fromkeys(CI_METRICS, failures)
+    for c in rel.classes if rel is not None else ():   # one class's interruptions and stock: its own rate's basis
+        own = tuple(f"{name} failure rate" for name in (rel.assumed if rel else ()) if name.split(" (")[0] == c.name)
+        m |= dict.fromkeys((f"interruptions_per_day.{c.name}", f"spare_stock.{c.name}", f"spare_demand.{c.name}"),
+                           own)
     m["checkpoint_interval"] = job   # Daly's interval: the write and the MTTI, not the restart
     job += repair_words(rel)
     m["goodput"] = job

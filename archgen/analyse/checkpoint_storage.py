@@ -235,19 +235,22 @@ CHECKPOINT_METRICS = ("checkpoint_write_time", "checkpoint_blocking_time", "chec
                         for end in ("low", "high")))
 
 
-def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload) -> str | None:
-    """Why a training job on cluster `a` has no goodput: its checkpoints have nowhere to go (REL006); else None."""
+def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload, said: bool = False) -> str | None:
+    """Why a training job on cluster `a` has no goodput: its checkpoints have nowhere to go (REL006); else None.
+
+    `said`: in a customer's words, no spec key and no instruction to the team (`Violation.public`).
+    """
     cluster = a.cluster.spec
     if workload.checkpoint.in_memory:
         return None if node_storage_bandwidth(specs, a) > 0 else (
-            f"checkpoints go to peer host memory (`checkpoint.in_memory`), but the nodes of cluster '{cluster.id}' "
-            "have no storage, converged or compute NIC to send them over")
+            f"checkpoints go to peer host memory{'' if said else ' (`checkpoint.in_memory`)'}, but the nodes of "
+            f"cluster '{cluster.id}' have no storage, converged or compute NIC to send them over")
     if cluster.storage is None:
-        return f"cluster '{cluster.id}' gives no checkpoint `storage:`"
-    return unwired_storage(a)
+        return f"cluster '{cluster.id}' gives no checkpoint {'storage' if said else '`storage:`'}"
+    return unwired_storage(a, said)
 
 
-def unwired_storage(a: ClusterAnalysis) -> str | None:
+def unwired_storage(a: ClusterAnalysis, said: bool = False) -> str | None:
     """Why the stated `storage:` is out of the compute nodes' reach, in words; None where it is not.
 
     A compute node reaches its storage over a fabric of role storage or converged that takes a port of it
@@ -259,6 +262,10 @@ def unwired_storage(a: ClusterAnalysis) -> str | None:
     storage, node = a.cluster.spec.storage, compute_node(a.nodes)
     if storage is None or node is None or storage.external_network or reaches_storage(a):
         return None
+    if said:
+        return (f"cluster '{a.cluster.spec.id}' states its checkpoint storage, but no fabric of role storage or "
+                "converged takes a port of its compute nodes, and the design does not say who builds the network "
+                "they reach it over")
     return (f"cluster '{a.cluster.spec.id}' states `storage:`, but no fabric of role storage or converged takes a "
             "port of its compute nodes, and `storage.external_network` does not say who builds the network they "
             "reach it over (add that fabric, or name its builder there)")

@@ -70,6 +70,21 @@ class Domain:
 
 
 @dataclass(frozen=True)
+class StockLine:
+    """The spare-parts stock of one part class (`analyse.spare_parts`): demand over its turnaround, stock to hold."""
+
+    name: str
+    units: int
+    per_year: float                  # failures a year of every unit of the class, interrupting or not
+    turnaround: float | None         # mean replenishment lead time (s), demand-weighted; None: not stated
+    demand: float | None             # expected failures over the turnaround: the pipeline's Poisson mean (Palm)
+    stock: int | None                # fewest spares with P(X <= stock) >= the set's `no_stockout`
+    no_stockout: float | None        # P(X <= stock): no failed unit waits for a spare, at a random time
+    fill_rate: float | None          # P(X <= stock - 1): a failure finds a spare on the shelf (PASTA)
+    untimed: tuple[str, ...] = ()    # parts of the class with no turnaround (own or the set's)
+
+
+@dataclass(frozen=True)
 class Reliability:
     """A cluster's failure model: class rates, failure domains, and what its parts lack."""
 
@@ -93,6 +108,8 @@ class Reliability:
     unstated: str = ""                          # the sets whose source leaves the accelerator model unstated
     spread: tuple[Reliability, ...] = ()        # the model under every set the range spans (docs: Rate sets)
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
+    stock: tuple[StockLine, ...] = ()           # spare-parts stock per part class (`analyse.spare_parts`)
+    no_stockout: float = 0.95                   # the probability of no stock-out the stock is sized to
 
     def interval(self) -> tuple[float, float]:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
@@ -155,6 +172,29 @@ class Reliability:
         lo, hi = self.interval()
         parts = self.interrupts_per_day(accelerators) - self.site_per_day
         return parts * lo + self.site_per_day, parts * hi + self.site_per_day
+
+    def by_class(self, accelerators: int) -> tuple[tuple[str, float, float, float], ...]:
+        """(class, interruptions per day, 95 % low, high) of a job on `accelerators`, per interrupting class.
+
+        As `interrupts_per_day` splits it: a class that takes a whole node (`WHOLE_NODE`) per node the job occupies,
+        the others per accelerator; the interval is the class's own count's (Garwood), the point where it has none.
+        Site events are the row 'site' (no interval).
+        """
+        if not self.accelerators:
+            return ()
+        nodes = math.ceil(accelerators / self.per_node) if self.per_node else 0
+        total: dict[str, list[float]] = {}
+        for c in self.classes:
+            if not c.interrupts or not c.per_day:
+                continue
+            share = (c.per_day * self.per_node / self.accelerators * nodes if c.name in WHOLE_NODE and self.per_node
+                     else c.per_day * accelerators / self.accelerators)
+            lo, hi = poisson_interval(c.rate.events) if c.rate is not None and c.rate.events else (1.0, 1.0)
+            row = total.setdefault(c.name, [0.0, 0.0, 0.0])
+            row[0], row[1], row[2] = row[0] + share, row[1] + share * lo, row[2] + share * hi
+        if self.site_per_day:
+            total["site"] = [self.site_per_day] * 3
+        return tuple((name, v[0], v[1], v[2]) for name, v in sorted(total.items(), key=lambda kv: (-kv[1][0], kv[0])))
 
     def detection(self) -> float:
         """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""

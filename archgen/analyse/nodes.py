@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 from archgen.build import ClusterDesign, Design
 from archgen.model import NIC, Accelerator, System
 from archgen.model.fabric_base import FabricBase
 from archgen.model.network import parse_breakout
+from archgen.model.pcie import pcie_rate
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -132,25 +132,13 @@ def compute_accelerator(design: Design, nodes: tuple[NodeType, ...]) -> Accelera
     return acc if isinstance(acc, Accelerator) else None
 
 
-#: PCI Express generation -> (transfer rate per lane, GT/s as transfers/s; line-code efficiency): Gen3 8, Gen4 16 and
-#: Gen5 32 GT/s with 128b/130b encoding, Gen6 64 GT/s in FLIT mode with no line code (its FLIT's CRC and FEC bytes are
-#: not subtracted, so Gen6 is an upper bound). The PCI-SIG specifications' rates as tabulated in Wikipedia, "PCI
-#: Express", History and revisions comparison table (https://en.wikipedia.org/wiki/PCI_Express); Gen5 x16 gives
-#: 63.0 GB/s per direction, the figure the dgx-h100 catalog entry states for its GPUs' host link.
-PCIE_LANE = {3: (8e9, 128 / 130), 4: (16e9, 128 / 130), 5: (32e9, 128 / 130), 6: (64e9, 1.0)}
-
-
 def host_interface_rate(nic: NIC) -> float | None:
     """What a NIC's `host_interface` carries per direction (B/s): 'PCIe Gen5 x16' -> 63.0 GB/s.
 
     None where it is not a PCIe generation and width archgen knows (on-board, blank, another bus): then nothing
     bounds the card.
     """
-    m = re.fullmatch(r"\s*PCIe\s+Gen\s*(\d)\s+x(\d+)\s*", nic.host_interface, re.IGNORECASE)
-    if m is None or int(m[1]) not in PCIE_LANE:
-        return None
-    rate, code = PCIE_LANE[int(m[1])]
-    return rate * code * int(m[2]) / 8
+    return pcie_rate(nic.host_interface)
 
 
 def nic_ports_rate(design: Design | Specs, system: System, role: str, ports: int, speed: float | None,

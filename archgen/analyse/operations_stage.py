@@ -38,7 +38,8 @@ from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
-from archgen.analyse.reliability import analyse_reliability, job_interruptions
+from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
+from archgen.analyse.spare_parts import no_turnaround
 from archgen.analyse.sustainability import site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
@@ -75,6 +76,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         rel = analyse_reliability(design.specs, analysis)
         ops.reliability[path] = rel
         analysis.metrics.update(rel.metrics)
+        for line in rel.stock:   # no stated turnaround: the stock is not provided, never a default's (issue 22)
+            if line.stock is None:
+                _withhold(ops, path, (f"spare_stock.{line.name}", f"spare_demand.{line.name}"), no_turnaround(line))
         stored = storage_metrics(design.specs, analysis)
         analysis.metrics.update(stored)
         if not stored:
@@ -137,6 +141,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             else:
                 ops.goodput[path] = g
                 extra = workload_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                extra |= job_breakdown(ops.reliability[a.cluster.path], est.accelerators)   # by class, and the CI
                 other = unblocked_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 swapped = swapped_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)

@@ -284,9 +284,16 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
     legs = [splitter_legs(o) if low is None else 1 for o in opts]   # a splitter's legs reach several nodes
     # a NIC cage's module whose one connector carries its planes' links: one cable from that cage to several leaves
     fans = [low is None and connector_links(o, speed, cage[0] if n else None, "a") > 1 for o in opts]
+    # a lower switch's fibre connector carrying links to several upper switches (a twin-port 2 x DR4 at 400G, one
+    # link per pair): one cable from that connector, split at its far end, as the BOM counts it (`links_per_cable`)
+    spread = [low is not None and o.a.media not in COPPER_MEDIA and connector_links(o, speed, None, "a") > 1
+              for o in opts]
     for i in range(n):   # a node's name is unique in its rack: the rack index is part of its key
         split = 0 <= option[i] < len(opts) and legs[option[i]] > 1 and i < k_nodes
         fan = 0 <= option[i] < len(opts) and fans[option[i]] and i < k_nodes
+        if 0 <= option[i] < len(opts) and spread[option[i]]:
+            groups.setdefault((a_dev[i], a_rack[i], "connectors", option[i]), []).append(i)
+            continue
         groups.setdefault(("", -1, b_dev[i], option[i]) if split else
                           (a_dev[i], a_rack[i], f"cage {int(nic[i])}", option[i]) if fan else
                           (a_dev[i], a_rack[i], b_dev[i], option[i]), []).append(i)

@@ -42,6 +42,8 @@ class Problem:
     message: str
     measured: Q | None = None
     limit: Q | None = None
+    #: The same fact in a customer's words where `message` names spec keys (`checks.registry.Violation.public`).
+    public: str = ""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from archgen.analyse.rate_sets import (
     scope_chain,
     unstated_of,
 )
+from archgen.analyse.spare_parts import YEAR_S, stock_lines
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
@@ -50,13 +51,14 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     classes: dict[str, dict] = {}
     unrated: dict[str, int] = {}
     assumed: set[str] = set()
+    lead = next((r.turnaround for r in chain if r.turnaround is not None), None)   # the set's, else its base's
 
     def add(name: str, part: object, units: int, interrupts: bool = True, accelerators: int = 0) -> None:
         own = getattr(part, "reliability", None)
         rate = own or next((r.classes[name] for r in chain if name in r.classes), None)
         key = name if interrupts else f"{name} (management)"  # management gear: failures are repairs, not stops
         entry = classes.setdefault(key, {"name": name, "units": 0, "exposure": 0.0, "rates": [], "parts": set(),
-                                         "interrupts": True})
+                                         "interrupts": True, "failures": 0.0, "pipeline": 0.0, "untimed": set()})
         if rate is None:
             label = f"{name} ({getattr(part, 'id', name)})"
             unrated[label] = unrated.get(label, 0) + units
@@ -69,6 +71,12 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
         entry["exposure"] += exposure
         entry["rates"].append((exposure, rate))
         entry["parts"].add(getattr(part, "id", name))
+        turnaround = rate.turnaround or lead   # the spare-parts stock's lead time (`analyse.spare_parts`)
+        entry["failures"] += exposure * rate.per_year
+        if turnaround is None:
+            entry["untimed"].add(getattr(part, "id", name))
+        else:
+            entry["pipeline"] += exposure * rate.per_year * turnaround.m_as("s") / YEAR_S
         entry["interrupts"] = entry["interrupts"] and interrupts and rate.interrupts
 
     for nt in a.nodes:
@@ -121,7 +129,9 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
                       else 0.0, planned_duration=planned.duration.m_as("s") if planned else 0.0,
                       borrowed=borrowed(specs, a, rates), chain=tuple(r.id for r in chain),
                       spread=tuple(analyse_reliability(specs, a, s, spread=False) for s in specs.of(FailureRates))
-                      if spread and not a.cluster.spec.failure_rates else ())
+                      if spread and not a.cluster.spec.failure_rates else (),
+                      stock=stock_lines(classes.values(), rates.no_stockout if rates else 0.95),
+                      no_stockout=rates.no_stockout if rates else 0.95)
     # a class rate the set borrows from another operator's figure (`FailureRate.operator`): that it carries over is
     # assumed, as for a set measured on another accelerator (Llama 3's set takes Alibaba HPN's ToR rate for switches)
     lent = tuple(dict.fromkeys(f"{c.name} failure rate (measured by {c.rate.operator}; '{giver}' borrows it)"
@@ -225,10 +235,31 @@ def job_interruptions(rel: Reliability, accelerators: int) -> dict[str, Q]:
         m["mtti"] = Q_(24 / per_day, "h")
     if low > 0:
         m["mtti_low"], m["mtti_high"] = Q_(24 / high, "h"), Q_(24 / low, "h")
+    return m | job_breakdown(rel, accelerators)
+
+
+def job_breakdown(rel: Reliability, accelerators: int) -> dict[str, Q]:
+    """A job's interruptions per day by part class, each with its count's 95 % interval, and the confidence interval.
+
+    `interruptions_per_day.<class>` (`_low`, `_high`: Garwood's interval of the class's own count, the point where
+    it states none), and `interruptions_per_day_ci_low`/`_ci_high`, `mtti_ci_low`/`_ci_high`: the 95 % interval from
+    the point set's own counts (`Reliability.own_band`), left out where no interrupting class states a count.
+    """
+    m: dict[str, Q] = {}
+    for name, per_day, lo, hi in rel.by_class(accelerators):
+        m |= {f"interruptions_per_day.{name}{end}": Q_(v, "1/day") for end, v in (("", per_day), ("_low", lo),
+                                                                                 ("_high", hi))}
+    if rel.interval() != (1.0, 1.0):
+        low, high = rel.own_band(accelerators)
+        m |= {"interruptions_per_day_ci_low": Q_(low, "1/day"), "interruptions_per_day_ci_high": Q_(high, "1/day")}
+        if low > 0:
+            m |= {"mtti_ci_low": Q_(24 / high, "h"), "mtti_ci_high": Q_(24 / low, "h")}
     return m
 
 
 def cluster_metrics(rel: Reliability) -> dict[str, Q]:
     """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
-    return {**job_interruptions(rel, rel.accelerators), "failures_per_year": Q_(
+    stock = {f"spare_{what}.{line.name}": Q_(value, "") for line in rel.stock
+             for what, value in (("stock", line.stock), ("demand", line.demand)) if value is not None}
+    return {**job_interruptions(rel, rel.accelerators), **stock, "failures_per_year": Q_(
         sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}

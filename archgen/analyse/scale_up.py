@@ -60,7 +60,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                 per_domain[s.id] = s.accelerators
     share = su.size // su.racks   # a multi-rack domain's accelerators divide over its racks (model.cluster)
     for what, n in sorted(per_domain.items()):
-        if n != share:
+        if n != share and not bridge_groups(su, n):
             problems.append(Problem("NET010", ("scale_up", "size"), f"a {su.domain} domain of {what} holds {n} "
                                     f"accelerators, not {share}" + (f" ({su.size} over {su.racks} racks)" if
                                                                      su.racks > 1 else span_hint(su, n)),
@@ -102,6 +102,18 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
     trunks = trunk_links_per_pair(cluster, su) * su.racks * (su.racks - 1) // 2
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems), trunk_links=trunks)
+
+
+def bridge_groups(su: ScaleUp, n: int) -> bool:
+    """Whether a system of `n` accelerators holds whole `domain: node` meshes of `su.size`: NVLink bridge groups.
+
+    PCIe cards joined by NVLink bridges form groups smaller than their server: NVIDIA's H200 NVL takes a 2- or 4-way
+    bridge, H100 NVL a 2-way one, so an 8-card server holds four pairs or two groups of four. Each group is a direct
+    mesh (no NVLink switch) and a domain of its own; between groups the cards reach each other over PCIe, which the
+    estimates take as the path between scale-up domains (docs/clusters.md, "NVLink bridges"). Only a mesh that divides
+    the system is one; a switched node domain still holds the whole system (NET010).
+    """
+    return su.domain == "node" and su.topology == "mesh" and 0 < su.size < n and n % su.size == 0
 
 
 def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_acc: float) -> list[Problem]:

@@ -94,11 +94,13 @@ def unbuilt_keys(fa: FabricAnalysis) -> list[Problem]:
         keys += [("spine", k) for k in RAIL_SPINE_KEYS if getattr(spec.spine, k) is not None]
         keys += [("leaf", "oversubscription")] * (spec.leaf.oversubscription is not None)
         keys += [("oversubscription",)] * ("oversubscription" in spec.model_fields_set)
-        return [Problem("NET025", here + key, f"{_named(key)} given, but each rail of this rail-only fabric is one "
-                        f"switch at its size ({domains} scale-up domains per rail, "
-                        f"{leaf.switch.id if leaf.switch else 'its switch'} holds {leaf.assigned}); {_used(key)} "
-                        f"from {leaf.assigned + 1} domains per rail, where a rail gets leaves and spines",
-                        count(domains), count(leaf.assigned)) for key in keys]
+        rail = (f"each rail of this rail-only fabric is one switch at its size ({domains} scale-up domains per rail, "
+                f"{leaf.switch.id if leaf.switch else 'its switch'} holds {leaf.assigned})")
+        return [Problem("NET025", here + key, f"{_named(key)} given, but {rail}; {_used(key)} from "
+                        f"{leaf.assigned + 1} domains per rail, where a rail gets leaves and spines",
+                        count(domains), count(leaf.assigned),
+                        public=f"{_said(key)} given for growth, but {rail}; {_used(key)} from {leaf.assigned + 1} "
+                               "domains per rail, where a rail gets leaves and spines") for key in keys]
     if spec.topology != "fat-tree" or spec.tiers != "auto":
         return []
     out, k_spine = [], two_tier_leaves(fa.fabric)
@@ -117,9 +119,10 @@ def unbuilt_keys(fa: FabricAnalysis) -> list[Problem]:
                        f"spines join up to {k_spine}; {_used(key)} from {k_spine + 1} leaves per plane, where a core "
                        "is built")
                 measured, limit = leaf.switches, k_spine
+            rest = f"{tiers} at its size: {why} (the cluster document's growth series shows the sizes)"
             out.append(Problem("NET025", here + key, f"{_named(key)} given, but tiers: auto builds this fabric with "
-                               f"{tiers} at its size: {why} (the cluster document's growth series shows the sizes)",
-                               count(measured), count(limit)))
+                               f"{rest}", count(measured), count(limit),
+                               public=f"{_said(key)} given for growth, but the fabric is built with {rest}"))
     return out
 
 
@@ -129,6 +132,15 @@ RAIL_SPINE_KEYS = ("switch", "down", "rack")
 
 def _named(key: tuple[str, ...]) -> str:
     return ".".join(key)
+
+
+def _said(key: tuple[str, ...]) -> str:
+    """A tier's key as a customer reads it: "the core tier's rack", "the spine-to-core links"."""
+    if key[0] == "links":
+        return f"the {key[1].replace('_', '-to-')} links"
+    if len(key) == 1:
+        return f"the fabric's {key[0]}"
+    return f"the {key[0]} tier's {key[1].replace('_', ' ')}"
 
 
 def _used(key: tuple[str, ...]) -> str:

@@ -179,3 +179,8 @@ def _cores(fabric: BoundFabric, k_core: int, pods: int, spines_per_pod: int, s_u
                                 f"ports, and {core_sw.id if core_sw else 'the core switch'} has {k_core}",
                                 count(fixed), count(cores)))
     return fixed, links, problems
+
+
+def pod_spines(leaves: int, up: int, s_down: int) -> int:
+    """The fewest spines a pod of `leaves` leaves needs on its own (`_spines_per_pod` for that pod alone)."""
+    return _spines_per_pod(leaves, up, s_down)

@@ -19,4 +19,5 @@ def assumed_group(ctx: Context, at: str, what: str, judged: str) -> Iterator[Vio
             if where == at:
                 yield Violation(path, a.rack.spec.id, (*at.split("."), "unconfirmed"),
                                 f"{what} rests on assumed figures ({at}.unconfirmed): {group.stated(named)}; {judged}",
-                                severity="info")
+                                severity="info", public=f"{what} rests on assumed figures: "
+                                                        f"{group.stated(named, said=True)}; {judged}")

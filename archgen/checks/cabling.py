@@ -245,7 +245,9 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
     no rack. A run whose end stands nowhere has no length to check against a reach: where the assumed length passes
     a link option's reach, that is said here as a reach not checked, not as a CAB001 error at an invented length
     (an OOB spine tier without `spine.rack` gave 1,664 "263.6 m" reach errors on a 65-SU hall). Where both ends'
-    tiers name their rack and the racks are too few for the switches, the shortage is NET012's finding, not this one.
+    tiers name their rack and the racks are too few for the switches, the shortage is NET012's finding, not this one,
+    unless the runs to the switches they cannot hold pass a reach at that length: then both are said (newuser72's
+    131k-GPU trial, cores past their spine racks: NET012 alone hid spine-core runs past the optics' reach).
 
     Ports given as a bare count (`endpoints.extra`, such as the trays' BMC ports of a management fabric) have no
     rack either: their runs take the same bound. Where the bound exceeds a link option's reach, that is said here,
@@ -268,9 +270,12 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                                 count(n))
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
-                    continue  # every switch tier has its racks: the ones they cannot hold are NET012's
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
+                if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
+                    # every switch tier has its racks: the ones they cannot hold are NET012's, but a reach their
+                    # runs pass at the floor's longest length is said too (newuser72: NET012 alone hid it)
+                    yield from _full_racks_past_reach(c, fa, t, where)
+                    continue
                 loose = [f"{tier} {n} x {sw} ({_why_loose(fa, tier)})" for fid, tier, sw, n
                          in c.cabling.unplaced_switches if fid == t.fabric and tier in _SWITCH_ENDS[t.tier]]
                 past = "".join(f", past the {opt.reach:~P} reach of {opt.label} for {n} of them: reach not checked "
@@ -280,6 +285,18 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                                 f"{': ' + ', '.join(loose) if loose else ''}; their length is assumed to be "
                                 f"{t.assumed_length.m_as('m'):.1f} m, the longest run the floor holds (corner to "
                                 f"corner){past}", count(t.unplaced_links))
+
+
+def _full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
+    """CAB004 where a tier's racks are too few (NET012): the runs to the switches they cannot hold past a reach."""
+    for opt, n, bound in t.unplaced_over_reach:
+        loose = ", ".join(f"{tier} {k} x {sw}" for fid, tier, sw, k in c.cabling.unplaced_switches
+                          if fid == t.fabric and tier in _SWITCH_ENDS[t.tier])
+        yield Violation(fa.fabric.path, c.cluster.spec.id, where,
+                        f"{t.tier}: {n} link(s) end at switches their racks cannot hold ({loose}; NET012), so their "
+                        f"length is not known; at the floor's longest run, {bound:.1f} m, they pass the "
+                        f"{opt.reach:~P} reach of {opt.label}: reach not checked (CAB001 checks it once the racks "
+                        "hold them)", count(n))
 
 
 def _why_loose(fa, tier: str) -> str:

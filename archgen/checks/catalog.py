@@ -70,8 +70,11 @@ def cooling_type(ctx: Context) -> Iterator[Violation]:
                     "no liquid_fraction (it defaults to 0: all heat to air)")
         want = {"air": "0 (or type liquid or hybrid)", "liquid": "above 0, e.g. 1 where all heat goes to liquid",
                 "hybrid": "between 0 and 1"}[c.type]
+        said = (f"a liquid-cooled share of {c.liquid_fraction:g}" if stated else
+                "no liquid-cooled share (it defaults to 0: all heat to air)")
         yield Violation(f"part/{part.id}", part.id, ("cooling", "liquid_fraction" if stated else "type"),
-                        f"cooling type '{c.type}' with {fraction}: state liquid_fraction {want}")
+                        f"cooling type '{c.type}' with {fraction}: state liquid_fraction {want}",
+                        public=f"cooling type '{c.type}' with {said}: the two do not agree")
 
 
 @check("CAT004", "catalog.accelerator_power")
@@ -316,7 +319,10 @@ def unused_in_network_reduction(ctx: Context) -> Iterator[Violation]:
                   else "no compute capability")
             yield Violation(f"part/{part.id}", part.id, ("scale_up", "in_network_reduction"),
                             f"in_network_reduction true with {cc}: the model runs NVLS from {NVLS_FROM:.1f} (Hopper) "
-                            "only, as NCCL does, so it costs this part's collectives without in-switch reduction")
+                            "only, as NCCL does, so it costs this part's collectives without in-switch reduction",
+                            public=f"in-network reduction stated with {cc}: the model runs NVLS from "
+                                   f"{NVLS_FROM:.1f} (Hopper) only, as NCCL does, so it costs this part's collectives "
+                                   "without in-switch reduction")
 
 
 @check("CAT010", "catalog.peak_basis", severity="warning")
@@ -336,7 +342,9 @@ def peak_basis(ctx: Context) -> Iterator[Violation]:
                 yield Violation(f"part/{part.id}", part.id, ("peak", dt),
                                 f"peak.{dt} is unconfirmed and its basis is not stated: the model reads it as dense, "
                                 f"while announced figures are often sparse; state peak_basis.{dt}: dense if the "
-                                "source says so")
+                                "source says so",
+                                public=f"the {dt.upper()} peak is unconfirmed and its basis is not stated: the model "
+                                       "reads it as dense, while announced figures are often sparse")
 
 
 #: Decimal byte units a vendor's HBM figure is misread in (pint's names), and the binary unit each stands for.

@@ -26,10 +26,10 @@ def cdu_ratings(ctx: Context) -> Iterator[Violation]:
         for unit, where, kind, judge in _rated_units(a):
             if unit.rated_at is None:
                 water = f" (facility water {hall.water.supply.to('degC'):.0f~P})" if hall.water is not None else ""
-                yield Violation(path, a.rack.spec.id, where,
-                                f"{kind} {unit.id} states no rated_at: its {unit.capacity.to('kW'):.0f~P} is counted "
-                                f"as stated ({judge}), not known to hold at facility '{hall.id}'{water}",
-                                severity="info")
+                rest = (f": its {unit.capacity.to('kW'):.0f~P} is counted as stated ({judge}), not known to hold at "
+                        f"facility '{hall.id}'{water}")
+                yield Violation(path, a.rack.spec.id, where, f"{kind} {unit.id} states no rated_at{rest}",
+                                severity="info", public=f"{kind} {unit.id} states no rated conditions{rest}")
                 continue
             rated = rated_capacity(unit.capacity, unit.rated_at, unit.derating, hall.indoor())
             if rated.capacity is None:

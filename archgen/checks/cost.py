@@ -338,12 +338,17 @@ def storage_costed_whole(ctx: Context) -> Iterator[Violation]:
         if left == NO_POWER:
             yield Violation(path, spec.id, ("storage",), "checkpoint storage states a `price` and no `power`: its "
                                                          "price is in capex, but IT power, facility power and energy "
-                                                         "leave its draw out, so cost per token reads low")
+                                                         "leave its draw out, so cost per token reads low",
+                            public="checkpoint storage states a price and no power draw: its price is in capex, "
+                                   "but IT power, facility power and energy leave its draw out, so cost per token "
+                                   "reads low")
         elif left == NO_PRICE:
             yield Violation(path, spec.id, ("storage",), "checkpoint storage states a `power` and no `price` (nor "
                                                          "does a `Prices` document price its `id`): its draw is in "
                                                          "IT power and energy, but capex and TCO leave its price out, "
-                                                         "so cost per token reads low")
+                                                         "so cost per token reads low",
+                            public="checkpoint storage states a power draw and no price: its draw is in IT power and "
+                                   "energy, but capex and TCO leave its price out, so cost per token reads low")
 
 
 @check("COST009", "cost.shared_storage", severity="warning")

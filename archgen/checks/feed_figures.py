@@ -71,13 +71,16 @@ def feed_findings(path: str, a: Any) -> Iterator[Violation]:
                    + (" with the spares lost" if fl.lost else "")
                    for g, fl in ((fl.group, fl) for fl in feed_loads(p, feeds, pf)))
     short = [g for g in (fl.group for fl in loads) if g.usable * pf < g.load <= g.usable]   # else an error at 1.00
-    head = (f"power factor not stated (power.feeds.power_factor): judged at 1.00 (kW = kVA, the least conservative "
-            f"reading); at {pf:.2f} (80 PLUS Platinum and Titanium PSUs' minimum at 50 % load): {at}")
+    judged = (f": judged at 1.00 (kW = kVA, the least conservative reading); at {pf:.2f} (80 PLUS Platinum and "
+              f"Titanium PSUs' minimum at 50 % load): {at}")
+    head, said = f"power factor not stated (power.feeds.power_factor){judged}", f"power factor not stated{judged}"
     tail = f". Per feed at 1.00: {figures}"
     if short:
-        yield Violation(path, rid, ("power", "feeds"), f"the input power fits the feeds only at the assumed power "
-                        f"factor 1.00: {head}; state `power_factor` from the PSUs' datasheet{tail}",
-                        short[0].load, short[0].usable * pf, severity="warning")
+        fits = "the input power fits the feeds only at the assumed power factor 1.00: "
+        yield Violation(path, rid, ("power", "feeds"), f"{fits}{head}; state `power_factor` from the PSUs' "
+                        f"datasheet{tail}", short[0].load, short[0].usable * pf, severity="warning",
+                        public=f"{fits}{said}; to be supplied: power factor from the PSUs' datasheet{tail}")
         return
     tight = min((fl.group for fl in loads), key=lambda g: g.usable - g.load)   # as judged, at 1.00
-    yield Violation(path, rid, ("power", "feeds"), head + tail, tight.load, tight.usable, severity="info")
+    yield Violation(path, rid, ("power", "feeds"), head + tail, tight.load, tight.usable, severity="info",
+                    public=said + tail)

@@ -32,15 +32,24 @@ def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]
         c = by_id.get(cid)
         if c is None:
             hint = did_you_mean(cid, by_id, lead="; ")
+            expected = (f"expected the id of a cluster standing in facility '{fac.id}' (clusters naming it: "
+                        f"{names})")
             yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists '{cid}', which is no "
-                            f"cluster of this run: expected the id of a cluster standing in facility '{fac.id}' "
-                            f"(clusters naming it: {names}){hint}")
+                            f"cluster of this run: {expected}{hint}",
+                            public=f"the clusters named as standing in facility '{fac.id}' include '{cid}', which "
+                                   f"is no cluster of this design: {expected}")
         elif c.cluster.facility is None or c.cluster.facility.id != fac.id:
             there = f"names facility '{c.cluster.facility.id}'" if c.cluster.facility is not None else \
                 "names no facility"
             yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists cluster '{cid}', "
                             f"which {there} (its `facility`): expected a cluster whose `facility` is '{fac.id}' "
-                            f"(clusters naming it: {names})")
+                            f"(clusters naming it: {names})",
+                            public=f"the clusters named as standing in facility '{fac.id}' include '{cid}', which "
+                                   f"{there}: expected a cluster in facility '{fac.id}' (clusters naming it: {names})")
+
+
+#: `HALL_TOTALS` as a customer reads them.
+_TOTALS_SAID = "totals (IT power, facility power and facility energy a year)"
 
 
 def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]:
@@ -52,16 +61,20 @@ def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violatio
     here = naming(clusters, fac.id)
     names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
     if fac.deployed == [] and here:
+        judged = (f": {names} {'name' if len(here) > 1 else 'names'} it, each a candidate design judged alone "
+                  "against the hall, with no warning where they exceed it together")
         yield Violation(f"facility/{fac.id}", fac.id, ("deployed",), f"not provided: the hall's totals "
                         f"({', '.join(HALL_TOTALS)}), since facility '{fac.id}' lists no cluster as deployed "
-                        f"(`deployed: []`): {names} {'name' if len(here) > 1 else 'names'} it, each a candidate "
-                        "design judged alone against the hall, with no warning where they exceed it together (list "
-                        "the clusters standing in the hall in its `deployed`)", severity="info")
+                        f"(`deployed: []`){judged} (list the clusters standing in the hall in its `deployed`)",
+                        severity="info", public=f"not provided: the hall's {_TOTALS_SAID}, since facility "
+                                                f"'{fac.id}' names no cluster as standing in it{judged}")
         return
     if fac.deployed is not None or len(here) < 2:
         return
+    why = (f": {names} name it, and they may be alternatives for the hall, whose sum is no figure; each is judged "
+           "against the hall alone, with a warning where they exceed it together")
     yield Violation(f"facility/{fac.id}", fac.id, (), f"not provided: the hall's totals ({', '.join(HALL_TOTALS)}), "
-                    f"since the spec does not say which clusters are deployed together in facility '{fac.id}': "
-                    f"{names} name it, and they may be alternatives for the hall, whose sum is no figure; each is "
-                    "judged against the hall alone, with a warning where they exceed it together (list the clusters "
-                    "standing in the hall side by side in its `deployed`)", severity="info")
+                    f"since the spec does not say which clusters are deployed together in facility '{fac.id}'{why} "
+                    "(list the clusters standing in the hall side by side in its `deployed`)", severity="info",
+                    public=f"not provided: the hall's {_TOTALS_SAID}, since the design does not say which clusters "
+                           f"stand in facility '{fac.id}' together{why}")

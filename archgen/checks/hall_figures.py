@@ -20,6 +20,7 @@ from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.registry import Severity, Violation
+from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
@@ -91,14 +92,15 @@ def alone(c: Any) -> str:
 #: force-releases-first-white-paper): "peak demand is only one of many characteristics that can impact BPS
 #: reliability". NVIDIA's GB300 NVL72 answers with energy-storage PSUs, a power floor and ramp limits
 #: (https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/). No spec states a
-#: part's draw per phase, its ramp rate or such a setting, so the swing is not provided (docs/facility.md).
+#: part's draw per phase or its ramp rate; a hall's `feeds.power_smoothing` bounds the swing only against a limit the
+#: hall states (`hall_swing`), so without one the swing is not provided (docs/facility.md).
 SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous training step moves every GPU "
                   "between its compute and communication phases (arXiv:2508.14318), and checkpoint stalls and a "
                   "job's start and stop move the whole load, which the generator sets must accept as load steps and "
-                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor power "
-                  "smoothing or site energy storage, nor the draw the load falls to (a part's `power.idle` is its "
-                  "draw with no job running), so the swing may be as deep as the load itself (docs/facility.md, "
-                  "Not modelled)")
+                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor the draw "
+                  "the load falls to (a part's `power.idle` is its draw with no job running), and the hall states no "
+                  "limit to hold a power smoothing to (`feeds.load_step_limit`, `feeds.ramp_rate_limit`), so the "
+                  "swing may be as deep as the load itself (docs/facility.md, Not modelled)")
 
 
 #: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; where it
@@ -132,7 +134,8 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
     design or altitude: an info finding, the capacity counted as stated is not known to hold (as COOL010, COOL011).
     """
     hall, cid = c.cluster.facility, c.cluster.spec.id
-    stated = f"generator sets of {units.capacity.to('kW'):.1f~P}"
+    nominal = units.real(load_pf(hall))   # kVA x power factor where rated in kVA (PWR011 skips these where None)
+    stated = f"generator sets of {nominal.to('kW'):.1f~P}"
     if rated.capacity is None:
         _, limit, value = rated.unmet[0]
         rows = f"; its {len(units.derating)} derating row(s) do not cover them" if units.derating else ""
@@ -142,7 +145,7 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
     elif missing := unstated(units.rated_at, hall.outdoor()):
         yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} are rated at "
                         f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
-                        f"each set's {counted(rated.capacity, units.capacity)}, not known to hold at the site",
+                        f"each set's {counted(rated.capacity, nominal)}, not known to hold at the site",
                         severity="info")
     elif units.rated_at is None and (site := [f"{n} {q:~P}" for n, q in hall.outdoor().items() if q is not None]):
         where = ", ".join(s.replace("ambient", "outdoor design dry-bulb") for s in site)
@@ -161,7 +164,7 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
     """
     hall, field = c.cluster.facility, {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
     return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
-                     f"{kind} (`feeds.{field}`, {units.count} x {units.capacity.to('kW'):.1f~P}) but no "
+                     f"{kind} (`feeds.{field}`, {units.count} x {rating_words(units, hall)}) but no "
                      f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
                      "none held back for a failure or maintenance, the least conservative reading (an assumption); "
                      f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
@@ -263,7 +266,10 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
             if heat.air.magnitude > 0:
                 yield Violation(path, cid, ("facility",), f"not judged: {air}; facility '{hall.id}' states its "
                                 "`cooling_capacity` (liquid and air together) but no `air_cooling_capacity`, so "
-                                "whether its air side takes that heat is not known", heat.air, severity="info")
+                                "whether its air side takes that heat is not known", heat.air, severity="info",
+                                public=f"not judged: {air}; facility '{hall.id}' states its cooling capacity (liquid "
+                                       "and air together) but no air-side capacity, so whether its air side takes "
+                                       "that heat is not known")
             continue
         against = f"facility '{hall.id}''s air-side cooling capacity {cap.to('kW'):.1f~P}"
         fed = feed_power(c)
@@ -299,7 +305,8 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
                                      ("utility_units", "utility feeds", feeds.utility, feeds.utility_units)):
         if units is None or red is None:
             continue
-        n, each = units.count, units.capacity.to("kW")
+        real = units.real(load_pf(fac))   # a kVA rating with no power factor is counted in kVA (PWR011 warns)
+        n, each = units.count, real.to("kW") if real is not None else units.capacity.to("kVA")
         usable = max(n - spare_units(red, n), 0)
         if red == "N+N" and n % 2:
             side = (n + 1) // 2

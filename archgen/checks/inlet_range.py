@@ -38,8 +38,10 @@ def outside_inlet(ctx: Context) -> Iterator[Violation]:
             word, key = ("above", "inlet_max") if limit is high else ("below", "inlet_min")
             span = f"{low.to('degC').magnitude:g}-{high.to('degC').magnitude:g} °C" if low is not None and \
                 high is not None else f"{'up to' if limit is high else 'from'} {quantity(limit.to('degC'))}"
+            said = f"facility '{hall.id}' supplies inlet air at {hall.air.supply:~P}, {word} the {span} {part.id} " \
+                "allows in operation"
+            marked = UNCONFIRMED if part.is_unconfirmed(f"cooling.{key}") else ""
             yield Violation(path, a.rack.spec.id, ("slots", item.slot, "part"),
-                            f"facility '{hall.id}' supplies inlet air at {hall.air.supply:~P}, {word} the "
-                            f"{span} {part.id} allows in operation (its `cooling.{key}`"
-                            f"{UNCONFIRMED if part.is_unconfirmed(f'cooling.{key}') else ''})",
-                            t, limit.to("degC"))
+                            f"{said} (its `cooling.{key}`{marked})", t, limit.to("degC"),
+                            public=f"{said} (its {'maximum' if limit is high else 'minimum'} inlet temperature"
+                                   f"{marked})")

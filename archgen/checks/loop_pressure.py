@@ -86,6 +86,10 @@ def loop_pressure(a: RackAnalysis) -> LoopPressure | None:
                         low, cdu.flow, per_cdu)
 
 
+#: Where the rack's drop is taken as at its design flow: the internal words (the customer's name no key).
+UNSCALED = "(no pressure_drop_flow states another)"
+
+
 def _lpm(flow: Q) -> str:
     """A flow in whole litres per minute, as a spec writes it: '1950 L/min'."""
     return f"{flow.m_as('L/min'):.0f} L/min"
@@ -98,7 +102,7 @@ def conditions(lp: LoopPressure) -> tuple[str, str]:
         at = (f"at its design flow {flow} (stated {lp.stated.to('kPa'):.0f~P} at {_lpm(lp.stated_at)}, scaled by "
               f"the flow ratio to the power 1 to 2, the larger taken)")
     else:
-        at = f"read as at its design flow {flow} (no pressure_drop_flow states another)"
+        at = f"read as at its design flow {flow} {UNSCALED}"
     rated = f"at its rated flow {_lpm(lp.rated)}" if lp.rated is not None else \
         "at its rated flow (not stated)"
     if lp.beyond_rated and lp.per_cdu is not None:
@@ -117,7 +121,7 @@ def short_pressure(ctx: Context) -> Iterator[Violation]:
         piping = (f" + piping {lp.piping.to('kPa'):.0f~P}" if lp.piping is not None else
                   " (the piping to it not stated, so not counted)")
         at, rated = conditions(lp)
-        yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "pressure_drop"),
-                        f"coolant pressure drop {lp.rack.to('kPa'):.0f~P} across the rack{piping} exceeds the "
-                        f"{lp.available.to('kPa'):.0f~P} CDU {cdu.id} leaves {rated}; the rack's drop is {at}",
-                        lp.needed, lp.available.to("kPa"))
+        text = (f"coolant pressure drop {lp.rack.to('kPa'):.0f~P} across the rack{piping} exceeds the "
+                f"{lp.available.to('kPa'):.0f~P} CDU {cdu.id} leaves {rated}; the rack's drop is {at}")
+        yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "pressure_drop"), text, lp.needed,
+                        lp.available.to("kPa"), public=text.replace(UNSCALED, "(no other flow is stated for it)"))

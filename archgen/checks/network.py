@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
-from archgen.analyse.nodes import compute_node
 from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import fabric_shape as shape
 from archgen.checks import network_roles as roles
+from archgen.checks import pods
 from archgen.checks.expectations import cluster_totals
 from archgen.checks.fabric_requirements import bandwidth_shortfalls, bisection_shortfalls
 from archgen.checks.proportion import surplus, violations
@@ -160,10 +159,10 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
     with those the fabrics derive for tiers whose `rack` is that type; switches derived for a tier that names no
     rack are counted against the first racks that hold the part. A surplus below one switch per rack is not
     reported: racks of one type hold the same slots, so the odd ones out could only go with a rack type of their
-    own. The switches of the scale-up domain are left to NET010. The severity is info because a surplus is not
-    unsafe (the racks' power, cooling and weight checks already count every placed switch) and is often
-    deliberate (a pair of management switches per rack, spares, room to grow); it costs money and power, and the
-    BOM lists every placed switch. Waive it for the cluster with the reason when it is deliberate.
+    own. The switches of the scale-up domain are left to NET010. Each finding gives the unused switches' draw.
+
+    Severity: info where the unused switches draw at most 1 % of the cluster's IT power (a spare or management pair
+    per rack: not unsafe, often deliberate), a warning above it (newuser72: 612 unused Q3400, 2.1 MW, 3.0 %).
 
     Fix: lower the switch count in the rack type's `slots`, or name the rack type in the tier that should use the
     switches; if the fabric should use them all, check its endpoints and oversubscription.
@@ -274,7 +273,8 @@ def links_for_growth(ctx: Context) -> Iterator[Violation]:
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             for p in unbuilt_keys(fa):
-                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                public=p.public)
 
 
 @check("NET020", "network.topology_size")
@@ -335,7 +335,7 @@ def nic_faster_than_fabric(ctx: Context) -> Iterator[Violation]:
         for fa in c.fabrics:
             for p in (p for p in fa.problems if p.check == "NET026"):
                 yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
-                                severity=None if fa.fabric.spec.role == "compute" else "info")
+                                severity=None if fa.fabric.spec.role == "compute" else "info", public=p.public)
 
 
 @check("NET028", "network.leaves_per_rack", severity="warning")
@@ -366,34 +366,34 @@ def one_accelerator(ctx: Context) -> Iterator[Violation]:
     and COOL009 judge them against together, and state the storage they share with one `storage.id`, counted once
     in the hall (docs/clusters.md).
     """
-    for path, c in sorted(ctx.clusters.items()):
-        kinds: dict[str, list[Any]] = {}
-        for nt in c.nodes:
-            if nt.part.accelerator and nt.part.accelerators:
-                kinds.setdefault(nt.part.accelerator, []).append(nt)
-        main = compute_node(c.nodes)
-        if len(kinds) < 2 or main is None:
-            continue
-        each = "; ".join(f"{acc} x{sum(nt.part.accelerators * nt.count for nt in nts)} in "
-                         + ", ".join(f"{nt.part.id} x{nt.count}" for nt in nts) for acc, nts in sorted(kinds.items()))
-        yield Violation(path, c.cluster.spec.id, ("layout",),
-                        f"mixes accelerators ({each}): its analyses take {main.part.accelerator} of {main.part.id}, "
-                        "the node type holding most of them, for the whole cluster (failure rates, goodput, "
-                        "checkpoint times, scale-up switches), its per-accelerator figures mix both kinds, and no "
-                        "workload can be estimated on it (PERF003); make each kind a cluster of its own in the same "
-                        "hall")
+    yield from roles.mixed_accelerators(ctx)
 
 
 @check("NET030", "network.one_scale_out_fabric", severity="warning")
 def one_scale_out_fabric(ctx: Context) -> Iterator[Violation]:
     """A cluster's traffic between scale-up domains runs over one compute fabric, as its estimates take it.
 
-    The performance model reads the first fabric of role `compute` (else the first `converged`); a second one, such
-    as one plane of a multi-plane design written as a fabric of its own, carries nothing in any estimate, which then
-    runs at the first fabric's bandwidth per accelerator alone (newuser72: two 400G planes as two fabrics, 400 of
-    the 800 Gb/s per GPU).
+    The performance model reads the first fabric of role `compute` (else the first `converged`); a second one (a
+    plane written as a fabric of its own) carries nothing in any estimate (newuser72: two 400G planes, 400 Gb/s).
 
     Fix: write parallel planes over the same NICs as one fabric with `planes: N` (and `nic_breakout` where each NIC
     port splits over them); or waive the finding, saying which fabric the estimates should not read.
     """
     yield from roles.other_compute_fabrics(ctx)
+
+
+@check("NET031", "network.partial_pod", severity="warning")
+def partial_pod(ctx: Context) -> Iterator[Violation]:
+    """A 3-tier fat tree's last pod, holding fewer leaves than a pod takes, has only the spines and core links they use.
+
+    The sizing gives every pod a full pod's spines, each with a full pod's core uplinks; in a last pod of r of P
+    leaves, r·u leaf uplinks need ⌈r·u / d_spine⌉ spines (the fewest dividing u, as a pod standing alone takes), and
+    their core links those spines' downlinks at the tier's down:up ratio (`checks.pods`, with the sources). The
+    finding gives the spines, cores and spine-core links (with their transceivers) beyond those and the IT power
+    they draw (switches at maximum); cores counted in groups of one spine per full pod, the floor by ports beside
+    them. A fixed `spine.count` or `core.count` is the user's choice, not judged.
+
+    Fix: grow the cluster to whole pods, or take the counts the finding gives with `spine.count` and `core.count`
+    fixed where the wiring allows them; where the last pod is cabled for growth, waive the finding saying so.
+    """
+    yield from pods.partial_pods(ctx)

@@ -1,6 +1,6 @@
-"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023, NET024 and NET030.
+"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023, NET024, NET030; NET029.
 
-`checks/network.py` registers the four checks; this module holds what they find, and the analysers' problems as
+`checks/network.py` registers the five checks; this module holds what they find, and the analysers' problems as
 violations (`fabric_problems`, `cluster_problems`) that its other checks read.
 
 A reference design has several physical networks besides the compute fabric: NVIDIA's DGX SuperPOD has compute,
@@ -13,8 +13,10 @@ finding's subject (`cluster/<id>/nics/<role>`, `cluster/<id>/network/<kind>`) sa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from archgen.analyse.network import Problem, count, nic_ports
+from archgen.analyse.nodes import compute_node
 from archgen.checks.registry import Context, Violation
 from archgen.units import Q_
 
@@ -25,7 +27,8 @@ def fabric_problems(ctx: Context, check_id: str) -> Iterator[Violation]:
         for fa in c.fabrics:
             for p in fa.problems:
                 if p.check == check_id:
-                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+                    yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                    public=p.public)
 
 
 def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterator[Violation]:
@@ -38,7 +41,8 @@ def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterat
             problems += c.cabling.problems
         for p in problems:
             if p.check == check_id:
-                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit)
+                yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                public=p.public)
 
 
 #: Fabric roles that carry a cluster's front-end (in-band) traffic: its own, or one converged with storage.
@@ -129,9 +133,30 @@ def other_compute_fabrics(ctx: Context) -> Iterator[Violation]:
         figures = (f": estimates run at {used.magnitude:,.0f} Gb/s per accelerator, where the {len(same)} {role} "
                    f"fabrics inject {total.magnitude:,.0f} Gb/s together" if used is not None else "")
         for fa in rest:
+            said = (f"a second fabric of role '{role}': the scale-out path the performance model runs between "
+                    f"scale-up domains is '{rid}' alone, so '{fa.fabric.spec.id}' carries nothing in any "
+                    f"estimate{figures}")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("role",),
-                            f"a second fabric of role '{role}': the scale-out path the performance model runs "
-                            f"between scale-up domains is '{rid}' alone, so '{fa.fabric.spec.id}' carries nothing in "
-                            f"any estimate{figures}; parallel planes over the same NICs are one fabric with "
-                            f"`planes: N` (and `nic_breakout` where each NIC port splits over them)",
-                            used, total if used is not None else None)
+                            f"{said}; parallel planes over the same NICs are one fabric with `planes: N` (and "
+                            f"`nic_breakout` where each NIC port splits over them)",
+                            used, total if used is not None else None, public=said)
+
+
+def mixed_accelerators(ctx: Context) -> Iterator[Violation]:
+    """NET029 (`checks.network.one_accelerator`): a cluster whose nodes carry more than one kind of accelerator."""
+    for path, c in sorted(ctx.clusters.items()):
+        kinds: dict[str, list[Any]] = {}
+        for nt in c.nodes:
+            if nt.part.accelerator and nt.part.accelerators:
+                kinds.setdefault(nt.part.accelerator, []).append(nt)
+        main = compute_node(c.nodes)
+        if len(kinds) < 2 or main is None:
+            continue
+        each = "; ".join(f"{acc} x{sum(nt.part.accelerators * nt.count for nt in nts)} in "
+                         + ", ".join(f"{nt.part.id} x{nt.count}" for nt in nts) for acc, nts in sorted(kinds.items()))
+        yield Violation(path, c.cluster.spec.id, ("layout",),
+                        f"mixes accelerators ({each}): its analyses take {main.part.accelerator} of {main.part.id}, "
+                        "the node type holding most of them, for the whole cluster (failure rates, goodput, "
+                        "checkpoint times, scale-up switches), its per-accelerator figures mix both kinds, and no "
+                        "workload can be estimated on it (PERF003); make each kind a cluster of its own in the same "
+                        "hall")

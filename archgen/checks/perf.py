@@ -109,6 +109,10 @@ def stack_of_another_vendor(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, r.workload.id, at, f"{r.workload.id} is estimated with an assumed {assumed}")
 
 
+#: PERF006's customer words where the newest profile is another vendor's stand-in.
+STAND_IN = ", which stands in for this part's own stack (PERF005: no profile of it is modelled)"
+
+
 @check("PERF006", "perf.unstated_stack", severity="info")
 def unstated_stack(ctx: Context) -> Iterator[Violation]:
     """A training workload that states no stack says which profile filled its switches, and that it may move.
@@ -132,8 +136,7 @@ def unstated_stack(ctx: Context) -> Iterator[Violation]:
             continue
         stack = on_vendor(t, r.vendor).stack
         stand_in = r.estimate is not None and bool(r.estimate.assumed)
-        # the customer edition states the assumption in place of this instruction, finding the message by its words
-        # (`render.edition_text.ASSUMED`): reword both together; tests/render/test_edition_no_code.py fails if they part
+        # the customer edition states the assumption in place of this instruction (`public`)
         keep = (f"stating `stack: {stack}` under `training:` keeps them, as the stand-in's (PERF005: no profile of "
                 "this part's own stack), not as the stack the job runs" if stand_in else
                 f"state `stack: {stack}` under `training:` to keep them")
@@ -141,4 +144,7 @@ def unstated_stack(ctx: Context) -> Iterator[Violation]:
                         f"{r.workload.id} states no training stack: every switch it leaves out takes the newest "
                         f"profile, {stack}, which a later archgen may replace, moving this job's figures with no "
                         f"change to this spec (the default has changed before); {keep}, and see `archgen estimate "
-                        f"--workload {r.workload.id}` for the step time under every profile")
+                        f"--workload {r.workload.id}` for the step time under every profile",
+                        public=f"{r.workload.id} states no training stack: every setting it leaves out takes the "
+                               f"newest profile, {stack}{STAND_IN if stand_in else ''}; its figures rest on that "
+                               "profile, an assumption, not on a stack the design states")

@@ -189,11 +189,14 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     feeds (`utility_units`, `utility:`) carry the facility power as the generator sets do, at their stated capacity;
     a utility count, voltage or redundancy without `utility_units` is an info finding, not judged. With
     `feeds.cdus_on_ups: true` the UPS load holds the in-row CDUs' pumps (`cdu_power`; `hall_figures.ups_pumps`).
+    A unit rated in kVA counts kVA x the lower of its rated and the load's power factor (`Units.real`); with
+    neither stated a warning says its real power is not provided and nothing is judged against it (`unit_rating`).
     Halls naming one `feeds.shared_utility` have the deployed clusters of every such hall of the run summed against
     its stated capacity (`shared_utility.shared_connection`); a hall naming none is judged on its own load alone.
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
-    `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows.
+    `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows;
+    for a kVA rating, the unit's rated `power_factor` or the load's `feeds.power_factor` from the datasheets.
     """
     yield from pf.hall_units(ctx)
 
@@ -222,8 +225,9 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
         figures = pf.unconfirmed_power(ctx, path)
         if figures:
             spec = ctx.clusters[path].cluster.spec
-            yield Violation(path, spec.id, (), "IT power, energy and their cost rest on unconfirmed figures: "
-                            + ", ".join(figures) + pf.shelf_range(ctx, path))
+            rest, shelves = "IT power, energy and their cost rest on unconfirmed figures: ", pf.shelf_range(ctx, path)
+            yield Violation(path, spec.id, (), rest + ", ".join(figures) + shelves,
+                            public=rest + ", ".join(pf.unconfirmed_power(ctx, path, said=True)) + shelves)
 
 
 @check("PWR013", "power.part_input")
@@ -358,15 +362,20 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     states a part's draw per phase, its ramp rate or a power-smoothing setting, so the swing the sets must accept
     and the utility must see is not provided (`hall_figures.SWING_UNJUDGED`, sources there). An info finding on
     each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
-    `feeds.load_step_limit`, a job's start or stop (at most the IT power, over `feeds.distribution_efficiency` where
-    stated) is held to it, with the margin the losses no spec states above that must fit in
-    (`load_step.step_within`).
+    `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it; with its
+    `feeds.power_smoothing`, a training step's swing, the IT power x (1 - `floor`), is, and a start or stop ramps at
+    the smoothing's `ramp_up` and `ramp_down`, which `feeds.ramp_rate_limit` holds; each over
+    `feeds.distribution_efficiency` where stated, and within its limit with the margin the losses no spec states
+    must fit in (`hall_swing`).
 
-    Severity: a warning, not provided, where that step exceeds the stated limit (the step may), or where the
-    cluster's IT power, its bound, is not provided (`load_step.step_unknown`).
+    Severity: an error where the stated smoothing's swing or ramp exceeds the stated limit; a warning, not provided,
+    where only the whole IT power bounds the step and it exceeds the limit (the step may), where the cluster's IT
+    power, its bound, is not provided (`hall_swing.step_unknown`), or where a ramp limit is stated and the smoothing
+    states no ramps.
 
-    Fix: none in the specs: agree the load's step and ramp (a measured trace of the racks, their power-smoothing
-    settings, site energy storage) with the utility and the generator sets' maker; waive it with that reason.
+    Fix: state the hall's `feeds.power_smoothing` (floor, ramps) from the racks' smoothing profile or the site's
+    energy storage, and raise the floor or slow the ramps until the swing fits; else agree the load's step and ramp
+    with the utility and the generator sets' maker and waive it with that reason.
     """
     yield from pf.hall_swing(ctx)
 

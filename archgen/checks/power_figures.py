@@ -25,11 +25,12 @@ from archgen.checks.hall_figures import (
     utility_not_stated,
     utility_unjudged,
 )
-from archgen.checks.load_step import step_unknown, step_within
+from archgen.checks.hall_swing import swing_judged
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
-from archgen.model import Link, Part, PowerShelf, Switch, System
+from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
+from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
 from archgen.model.power import PDU
 from archgen.units import Q_
 
@@ -68,13 +69,16 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             why = gen_why if key != "ups" else ""
             if redundancy is None:
                 yield redundancy_not_stated(path, c, key, label, kind, units)
+            if units.real(load_pf(hall)) is None:
+                yield kva_not_provided(path, c, key, label, kind, units)
+                continue
             if key == "generators":
                 yield from generators_at_site(path, c, units, units.at_site(hall))
             each, usable = usable_units(units, redundancy, hall)
             if each is None or usable is None:
                 continue
-            site = f", {_kw(each)} each at the site (a derating row)" if each != units.capacity else ""
-            basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {_kw(units.capacity)} {label} "
+            site = f", {_kw(each)} each at the site (a derating row)" if each != units.real(load_pf(hall)) else ""
+            basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {rating_words(units, hall)} {label} "
                      f"{kind}{site}, feeds.{key})")
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
@@ -108,9 +112,8 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             continue
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
-        if (limit := hall.feeds.load_step_limit) is not None:
-            yield step_within(path, c, c.metrics["it_power"], limit) if "it_power" in c.metrics else \
-                step_unknown(path, c, limit)
+        if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
+            yield from swing_judged(path, c, c.metrics.get("it_power"))
         elif judged:
             yield steady_only(path, c, judged)
 
@@ -161,7 +164,7 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
                         f"{_kw(usable)} {basis}", floor.to("kW"), usable.to("kW"), severity="info")
 
 
-def unconfirmed_power(ctx: Context, path: str) -> list[str]:
+def unconfirmed_power(ctx: Context, path: str, said: bool = False) -> list[str]:
     """The unconfirmed power figures of the parts on cluster `path`'s bill of materials, as 'part field (where)'.
 
     A system's, switch's or CDU's own draw, and the `tdp` of the accelerator fitted in a system (the board power its
@@ -169,7 +172,8 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
     its figure includes them or they are added to it (`System.power_includes_nics`); the `power` of the NICs added
     is named where unconfirmed. A cable's or transceiver's `power_per_end` is named with the count whose draw the
     IT power adds (the BOM's transceivers or cable assemblies, less those drawing inside a node's maximum, which
-    adds nothing: `System.power_includes_optics`).
+    adds nothing: `System.power_includes_optics`). `said`: each field as a customer reads it ("maximum power", not
+    "power.max": `field_words.said`).
     """
     a = ctx.clusters[path]
     out: dict[str, list[str]] = {}   # 'part field' -> where (a switch partly in no rack has two BOM lines)
@@ -196,7 +200,8 @@ def unconfirmed_power(ctx: Context, path: str) -> list[str]:
                 named = [f for f in fields if isinstance(p, kind) and p.is_unconfirmed(f) and stated(p, f)]
                 if named:
                     within = _within(p, line.quantity - line.in_parent if p is part else 0)
-                    wheres = out.setdefault(f"{p.id} {' and '.join(named)}", [])
+                    names = [field_words.said(f) for f in named] if said else named
+                    wheres = out.setdefault(f"{p.id} {' and '.join(names)}", [])
                     if f"{where}{within}" not in wheres:
                         wheres.append(f"{where}{within}")
     return [f"{key} ({'; '.join(wheres)})" for key, wheres in out.items()]
@@ -316,9 +321,11 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
             seen.add(item.slot)
             key, span = ("slots", item.slot, "part"), input_span(given)
             if bus[i] and given.type == "ac":
-                yield Violation(path, owner, key, f"{part.id} takes AC{span} but sits on the power shelves' "
-                                f"{volts:~P} DC busbar, whose budget carries it; no PDU (power.pdus.serves) or "
-                                f"outside feed (power.external) is stated for it")
+                sits = (f"{part.id} takes AC{span} but sits on the power shelves' {volts:~P} DC busbar, whose budget "
+                        "carries it")
+                yield Violation(path, owner, key, f"{sits}; no PDU (power.pdus.serves) or outside feed "
+                                "(power.external) is stated for it", public=f"{sits}; no PDU or outside feed is "
+                                                                            "stated for it")
             elif bus[i] and not within_input(volts, given):
                 yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
                                 volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
@@ -333,7 +340,9 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
             why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
                    if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
             if why:
-                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}")
+                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
+                                public=f"the parts fed from outside the rack include '{ref}', which "
+                                       + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))
 
 
 def lossless_distribution(path: str, c: Any) -> Violation | None:
@@ -346,8 +355,10 @@ def lossless_distribution(path: str, c: Any) -> Violation | None:
     hall = c.cluster.facility
     if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
         return None
-    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}''s UPS modules are judged on the "
-                     "rack feeds' load with the distribution between them (PDU transformers, busway, panels) taken "
-                     "as lossless: `feeds.distribution_efficiency` is not stated, so the UPS load is a lower bound "
-                     "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
-                     "10 CFR 431.196(a)(2)); state it from the datasheets", severity="info")
+    said = (f"facility '{hall.id}''s UPS modules are judged on the rack feeds' load with the distribution between "
+            "them (PDU transformers, busway, panels) taken as lossless: {} is not stated, so the UPS load is a lower "
+            "bound (a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
+            "10 CFR 431.196(a)(2))")
+    return Violation(path, c.cluster.spec.id, ("facility",),
+                     said.format("`feeds.distribution_efficiency`") + "; state it from the datasheets",
+                     severity="info", public=said.format("the distribution's efficiency"))

@@ -57,10 +57,12 @@ def chain_problems(path: str, a: RackAnalysis) -> Iterator[Violation]:
         yield Violation(path, spec.id, ("power",),
                         "the rack places power shelves and PDUs but says neither that the shelves plug into "
                         "the PDUs (power.shelves.fed_from: pdus) nor which parts the PDUs power beside them "
-                        "(power.pdus.serves: [ids]); the PDUs would carry nothing")
+                        "(power.pdus.serves: [ids]); the PDUs would carry nothing",
+                        public="the rack places power shelves and PDUs but says neither that the shelves plug into "
+                               "the PDUs nor which parts the PDUs power beside them; the PDUs would carry nothing")
     for i, ref in enumerate(serves):
         part = placed.get(ref)
         if part is None or isinstance(part, PowerShelf | PDU):
             why = "is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
             yield Violation(path, spec.id, ("power", "pdus", "serves", i), f"power.pdus.serves names '{ref}', "
-                            f"which {why}")
+                            f"which {why}", public=f"the parts the PDUs serve include '{ref}', which {why}")

@@ -21,14 +21,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.network import count
-from archgen.checks.registry import Context, Violation
+from archgen.checks.registry import Context, Severity, Violation
 from archgen.checks.scope import it_floor
 from archgen.model import Switch
+from archgen.units import Q
 
 #: Network power above this share of IT power is out of proportion (the issue's figure; see the module docstring).
 NETWORK_SHARE = 0.15
 #: A tier of more than two switches using under this share of their ports is out of proportion.
 PORT_SHARE = 0.25
+#: Unused switches (NET017) drawing more than this share of the cluster's IT power are a warning, not info: a stated
+#: review threshold, not a published figure. A spare pair per rack of management switches stays under it (the
+#: shipped DGX B200 SuperPOD's one SN2201, the GB300 trial's 912 SN2201 at 0.1 %); 612 unused Q3400 (2.1 MW of a
+#: 32k-GPU GB300 cluster's IT power, newuser72) are far above it.
+SURPLUS_SHARE = 0.01
 
 
 def violations(ctx: Context) -> Iterator[Violation]:
@@ -79,6 +85,7 @@ def surplus(ctx: Context) -> Iterator[Violation]:
                     derived.setdefault((rack, t.switch.id), []).append(
                         (f"{fa.fabric.spec.id} {t.name}: {n}", n, fa.fabric.owner_path + (t.name, "rack")))
         scale_up = design.scale_up_switch.id if design.scale_up_switch else None
+        parts: dict[str, Switch] = {}
         for rack_id, racks in sorted(design.rack_counts.items()):
             if rack_id not in design.rack_types:
                 continue
@@ -86,6 +93,7 @@ def surplus(ctx: Context) -> Iterator[Violation]:
             for item in design.rack_types[rack_id].items:
                 if isinstance(item.part, Switch) and item.part.id != scale_up:
                     per_rack[item.part.id] = per_rack.get(item.part.id, 0) + 1
+                    parts[item.part.id] = item.part
             for sw, each in sorted(per_rack.items()):
                 tiers = derived.get((rack_id, sw), [])
                 need = sum(n for _, n, _ in tiers)
@@ -98,6 +106,23 @@ def surplus(ctx: Context) -> Iterator[Violation]:
                     continue
                 by = f" ({', '.join(what for what, _, _ in tiers)})" if tiers else " there"
                 path = next((where for _, _, where in tiers if where), design.spec.placement_path(rack_id))
+                cost, severity = _surplus_cost(parts[sw], racks * each - need, c.metrics.get("it_power"))
                 yield Violation(design.path, design.spec.id, path,
                                 f"{sw} in the '{rack_id}' racks: {racks * each} placed ({racks} x {each} per rack), "
-                                f"the fabrics derive {need or 'none'}{by}", count(racks * each), count(need))
+                                f"the fabrics derive {need or 'none'}{by}{cost}", count(racks * each), count(need),
+                                severity=severity)
+
+
+def _surplus_cost(switch: Switch, surplus: int, it_power: Q | None) -> tuple[str, Severity]:
+    """What `surplus` unused `switch`es draw at maximum, said, and the finding's severity by its share of IT power.
+
+    A warning where they draw more than `SURPLUS_SHARE` of the cluster's IT power (which counts them: the racks
+    hold them), else info; without an IT power, info.
+    """
+    power = (switch.power.max * surplus).to("kW")
+    if it_power is None or not it_power.magnitude:
+        return f": {surplus:,} unused, {power:.1f~P} at maximum", "info"
+    share = float((power / it_power).to("").magnitude)
+    over = share > SURPLUS_SHARE
+    return (f": {surplus:,} unused draw {power:.1f~P} at maximum, {share:.1%} of the IT power "
+            f"({'above' if over else 'within'} {SURPLUS_SHARE:.0%})"), "warning" if over else "info"

@@ -57,8 +57,12 @@ def rack_air(ctx: Context) -> Iterator[Violation]:
             total = hall.air_cooling_capacity
             why = (f"its hall-wide air_cooling_capacity {total.to('kW'):.1f~P} is judged against its clusters' racks "
                    "(COOL009)" if total is not None else "nor an air_cooling_capacity: the air side is not provided")
+            said = (f"its hall-wide air-side capacity {total.to('kW'):.1f~P} is judged against its clusters' racks "
+                    "(COOL009)" if total is not None else "nor a hall-wide one: the air side is not provided")
             yield Violation(path, rid, ("facility",), f"not judged: {heat}; facility '{hall.id}' states no "
-                            f"air_cooling_per_rack, {why}", air, None, severity="info")
+                            f"air_cooling_per_rack, {why}", air, None, severity="info",
+                            public=f"not judged: {heat}; facility '{hall.id}' states no air-side capacity per rack, "
+                                   f"{said}")
         elif air > cap:
             yield Violation(path, rid, ("facility",), f"{heat} exceeds facility '{hall.id}''s air-side capacity "
                             f"per rack {cap.to('kW'):.1f~P} by {(air - cap).to('kW'):.1f~P}", air, cap.to("kW"))
@@ -90,7 +94,9 @@ def unplaced_cdu(ctx: Context) -> Iterator[Violation]:
         elif lp.racks_per_cdu == 1 and placed != lp.cdu_count:
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu_count"),
                             f"{placed} in-rack CDU(s) {unit.id} placed in the rack's slots, but cdu_count is "
-                            f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})")
+                            f"{lp.cdu_count} (COOL001 budgets {lp.cdu_count})",
+                            public=f"{placed} in-rack CDU(s) {unit.id} placed in the rack's slots, but the liquid loop "
+                                   f"counts {lp.cdu_count} CDUs (COOL001 budgets {lp.cdu_count})")
 
 
 def _size(unit: object) -> str:

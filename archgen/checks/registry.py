@@ -51,6 +51,10 @@ class Violation:
     limit: Q | None = None
     requirement: str = ""
     severity: Severity | None = None
+    #: The same fact in the customer's words where `message` quotes a spec key or tells the team what to state or run
+    #: ("power factor not stated" for "... (power.feeds.power_factor) ...; state `power_factor` ..."); "" where the
+    #: message already is what a customer reads (`Finding.public_message`).
+    public: str = ""
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,14 @@ class Finding:
     #: tells two findings of one check on one object apart, unlike the line, which moves with unrelated edits (the
     #: SARIF fingerprint, `output.findings.fingerprints`). "" for the document as a whole.
     key: str = ""
+    #: The customer edition's words for `message`, as the check wrote them (`Violation.public`); "" where they are the
+    #: message's own. Read through `public_message`.
+    public: str = ""
+
+    @property
+    def public_message(self) -> str:
+        """The message as a customer reads it: no spec key, path or instruction to the design team."""
+        return self.public or self.message
 
 
 def tally(findings: Iterable[Finding]) -> dict[str, int]:
@@ -172,20 +184,21 @@ def run_checks(ctx: Context, select: tuple[str, ...] = (), ignore: tuple[str, ..
                 unwaived.setdefault((v.owner, chk.id), {}).setdefault(v.subject, set()).add(v.requirement)
             findings.append(Finding(chk.id, v.severity or chk.severity, v.subject, specs.locate(v.owner, v.path),
                                     v.message or chk.summary, chk.summary, chk.fix, v.measured, v.limit,
-                                    v.requirement, found[1] if found else "", key=specs.key(v.owner, v.path)))
+                                    v.requirement, found[1] if found else "", key=specs.key(v.owner, v.path),
+                                    public=v.public))
     if selected("SPC002", select, ignore):
         for doc_id, doc in sorted(specs.items.items()):
             for i, w in enumerate(doc.waivers):
                 if (doc_id, i) not in used_waivers and selected(w.check, select, ignore) and not expired(w, on):
+                    unused = (f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
+                              f"{f' about {w.requirement}' if w.requirement else ''}")
                     findings.append(Finding("SPC002", RESERVED_SEVERITY["SPC002"], object_path(doc),
                                             specs.locate(doc_id, ("waivers", i)),
-                                            f"waiver of {w.check} for {waiver_subject(doc, w)} matches no finding"
-                                            f"{f' about {w.requirement}' if w.requirement else ''}"
-                                            f"{_unused_hint(doc, w, unwaived.get((doc_id, w.check), {}))}",
+                                            unused + _unused_hint(doc, w, unwaived.get((doc_id, w.check), {})),
                                             RESERVED["SPC002"], "Remove the waiver, or set its `subject` to the "
                                             "object path of the finding and its `requirement` to the id of the "
                                             "requirement the finding is about.",
-                                            key=_waiver_key(doc, w)))
+                                            key=_waiver_key(doc, w), public=unused))
     if on is not None and selected("SPC004", select, ignore):
         findings.extend(_expired(specs, on, select, ignore))
     if selected("SPC005", select, ignore):

@@ -106,24 +106,29 @@ def spares_held(ctx: Context) -> Iterator[Violation]:
     for path, r, g in _jobs(ctx):
         stated = r.workload.checkpoint.goodput_target is not None and g.goodput < g.target
         severity: Severity | None = "warning" if stated else None
-        whose = " (the job's stated checkpoint.goodput_target)" if stated else ""
+        whose, said = ((f" (the job's stated {key})" if stated else "")
+                       for key in ("checkpoint.goodput_target", "goodput target"))
         if g.fixed_wiring:
             if g.goodput < g.target:
-                yield Violation(path, r.workload.id, ("cluster",), f"goodput {decimals(g.goodput, 3)} misses the "
-                                f"target {g.target:g}{whose}, and {FIXED_WIRING}", Q_(g.goodput, ""), Q_(g.target, ""),
-                                severity=severity)
+                misses = f"goodput {decimals(g.goodput, 3)} misses the target {g.target:g}"
+                yield Violation(path, r.workload.id, ("cluster",), f"{misses}{whose}, and {FIXED_WIRING}",
+                                Q_(g.goodput, ""), Q_(g.target, ""), severity=severity,
+                                public=f"{misses}{said}, and {FIXED_WIRING}")
         elif g.spares_needed is None:
             yield Violation(path, r.workload.id, ("checkpoint",),
                             f"no number of hot spares holds goodput {g.target:g}; the failure "
                             f"rate and checkpoint cost alone leave it below" + _repair_wait(g), severity="warning")
         elif g.spares_needed > g.spares_available:
+            takes = (f" takes {g.spares_needed} hot spare node(s); its cluster leaves {g.spares_available} idle, so "
+                     f"goodput is {decimals(g.goodput, 3)}")
+            packed = ("; its ranks fill whole scale-up domains in order, so those in its last domain stand in for "
+                      "that domain's trays alone") if g.packed else ""
             yield Violation(path, r.workload.id, ("accelerators",) if r.workload.accelerators else ("cluster",),
-                            f"holding goodput {g.target:g}{whose} takes {g.spares_needed} hot spare node(s); its "
-                            f"cluster leaves {g.spares_available} idle, so goodput is {decimals(g.goodput, 3)}"
-                            + ("; its ranks fill whole scale-up domains in order, so those in its last domain stand "
-                               "in for that domain's trays alone (`placement.per_domain` states a segment)"
-                               if g.packed else "") + _repair_wait(g),
-                            Q_(g.spares_available, ""), Q_(g.spares_needed, ""), severity=severity)
+                            f"holding goodput {g.target:g}{whose}{takes}"
+                            + (f"{packed} (`placement.per_domain` states a segment)" if packed else "")
+                            + _repair_wait(g), Q_(g.spares_available, ""), Q_(g.spares_needed, ""),
+                            severity=severity, public=f"holding goodput {g.target:g}{said}{takes}{packed}"
+                                                      + _repair_wait(g))
 
 
 def _repair_wait(g: Goodput) -> str:
@@ -206,8 +211,9 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
         a = ctx.clusters.get(f"cluster/{est.cluster}")
         why = no_checkpoint_target(ctx.design.specs, a, w) if a is not None else None
         if why:
-            yield Violation(path, w.id, ("checkpoint",),
-                            f"{why}; checkpoint write time, goodput and spares are not provided")
+            said = no_checkpoint_target(ctx.design.specs, a, w, said=True) if a is not None else why
+            lost = "; checkpoint write time, goodput and spares are not provided"
+            yield Violation(path, w.id, ("checkpoint",), why + lost, public=f"{said}{lost}")
 
 
 @check("REL007", "rel.scope", severity="info")

@@ -17,9 +17,10 @@ from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
 from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
-from archgen.display import metric_value, target_text
+from archgen.display import CLASS_BASIS, metric_value, target_text
 from archgen.metrics import lookup
-from archgen.model.requirements import Outcome, Requirement, Status, miss_severity
+from archgen.model import field_words
+from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -40,10 +41,18 @@ def not_met(j: Judgement) -> Violation:
     b, value = j.bound, j.outcome.value
     assert value is not None  # not met: judged on a value
     why = f"; {j.outcome.note}" if j.outcome.note else ""  # what sets a value no design change moves
+    target = target_text(b.req.target, lookup(b.subject, b.req.metric))
+    judged = f" = {shown(b.req, value, b.subject)}, target {target}{why}"
     return Violation(b.subject, b.owner, b.path + ("target",),
-                     f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, value, b.subject)}, "
-                     f"target {target_text(b.req.target, lookup(b.subject, b.req.metric))}{why}", value,
-                     b.req.target.limit, b.req.id, miss_severity(b.req.level))
+                     f"{b.req.id} ({b.req.statement}): {b.req.metric}{judged}", value, b.req.target.limit, b.req.id,
+                     miss_severity(b.req.level),
+                     public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{judged}")
+
+
+def titled(metric: str, subject: str) -> str:
+    """A requirement's metric as a customer reads it: its title in the metric registry ("IT power at the equipment")."""
+    m = lookup(subject, metric)
+    return m.title if m is not None else metric
 
 
 @check("REQ002", "requirements.metric")
@@ -115,8 +124,11 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     reliability figure (MTTI, interruptions per day, goodput) is judged across its range over the published
     failure-rate sets and their 95 % Poisson intervals, or the named set's interval (docs/reliability.md); a
     goodput whose checkpoint blocking time is assumed (REL008) across that time as well, from the whole write to
-    none. The finding says which the range spans, and its value is that end. Both a workload's own requirements
-    and those of Requirements documents on it are judged.
+    none. The finding says which the range spans, and its value is that end; for MTTI and interruptions per day it
+    also gives the 95 % confidence interval from the point set's own counts and whether its pessimistic end misses
+    the target too (`mtti_ci_low`/`_ci_high`), and a part class's interruptions (`interruptions_per_day.<class>`)
+    are judged across that class's own count's interval. Both a workload's own requirements and those of
+    Requirements documents on it are judged.
 
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs
@@ -132,16 +144,19 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
         b, o = j.bound, j.outcome
         end = o.pessimistic
         if o.status is Status.AT_RISK and o.value is not None and o.note and not o.end_misses:
+            meets = (f" = {shown(b.req, o.value, b.subject)} meets "
+                     f"{target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate"
+                     f"{'' if end is None else ' and its band'}, but it is at risk: {o.note}")
             yield Violation(b.subject, b.owner, b.path + ("target",),   # `unbanded`, or `thin`: met at both ends
-                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
-                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} at the estimate"
-                            f"{'' if end is None else ' and its band'}, but it is at risk: {o.note}", o.value,
-                            b.req.target.limit, b.req.id)
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}", o.value,
+                            b.req.target.limit, b.req.id,
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}")
         elif o.status is Status.AT_RISK:
             band = bands.get(b.subject, {}).get(b.req.metric)
             own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)
             yield _at_risk(o, b.subject, b.owner, b.path + ("target",), band,
-                           None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric))
+                           None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric)
+                           + _confidence(ctx, b.subject, b.req))
 
 
 def _range_spans(ctx: Context, subject: str, metric: str) -> str:
@@ -158,10 +173,31 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     if metric in JOB_COST_METRICS and g is not None and cost is not None and rel is not None:
         return spare_span(cost, metric, g.accelerators, g.spares_charged * rel.per_node,
                           int(ctx.metrics[cluster]["accelerators"].m))
+    if metric.startswith("interruptions_per_day."):   # one part class: its own count's interval, not the sets
+        return f"the {CLASS_BASIS}"
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     why = ops.unsettled.get(subject, {}).get("goodput", (None, ""))[1] if metric == "goodput" else ""
     *first, last = [sets] + beyond_rates(why, g, metric)
     return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; docs/reliability.md"
+
+
+def _confidence(ctx: Context, subject: str, req: Requirement) -> str:
+    """An MTTI's or interruptions' 95 % confidence interval from the point set's own counts, and whether it holds.
+
+    The range over the rate sets is the spread between operators' fleets; this interval is the point figure's own
+    sampling uncertainty (`analyse.reliability.job_breakdown`), so the finding tells a risk from the fleets apart from
+    one the point set's own counts carry (issue 22 part 3). Empty for other metrics and where no class states a count.
+    """
+    m = ctx.metrics.get(subject, {})
+    if req.metric not in ("mtti", "interruptions_per_day") or f"{req.metric}_ci_low" not in m:
+        return ""
+    ends = [m[f"{req.metric}_ci_{end}"] for end in ("low", "high")]
+    rel = ctx.operations.reliability.get(_cluster_of(ctx, subject) or subject)
+    missed = [e for e in ends if not judge(req, e).met]
+    return (f"; its 95 % confidence interval from the '{rel.rates_id if rel else ''}' set's own counts is "
+            f"{shown(req, ends[0], subject)} to {shown(req, ends[1], subject)}, "
+            + (f"whose pessimistic end, {shown(req, missed[0], subject)}, misses it too" if missed else
+               "which meets it at both ends: the risk is the spread between the rate sets"))
 
 
 def _cluster_of(ctx: Context, path: str) -> str | None:
@@ -179,13 +215,14 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
     what = spans if band is None else band.describe() if spans is None else \
         f"{band.describe()}; taken at each end of its {spans}"
-    inputs = f"; and it rests on assumed inputs: {', '.join(o.assumed)}" if o.assumed else ""
-    return Violation(subject, owner, path,
-                     f"{req.id} ({req.statement}): {req.metric} = {shown(req, o.value, subject)} meets "
-                     f"{target_text(req.target, lookup(subject, req.metric))}, "
-                     f"but the pessimistic end of its {'band' if band is not None else 'range'}, "
-                     f"{shown(req, end, subject)}, does not "
-                     f"({what}){inputs}", end, req.target.limit, req.id)
+    inputs, said = ((f"; and it rests on assumed inputs: {', '.join(items)}" if o.assumed else "")
+                    for items in (o.assumed, map(field_words.assumed_said, o.assumed)))
+    meets = (f" = {shown(req, o.value, subject)} meets {target_text(req.target, lookup(subject, req.metric))}, but "
+             f"the pessimistic end of its {'band' if band is not None else 'range'}, {shown(req, end, subject)}, "
+             f"does not ({what})")
+    return Violation(subject, owner, path, f"{req.id} ({req.statement}): {req.metric}{meets}{inputs}", end,
+                     req.target.limit, req.id,
+                     public=f"{req.id} ({req.statement}): {titled(req.metric, subject)}{meets}{said}")
 
 
 @check("REQ005", "requirements.assumed", severity="info")
@@ -208,11 +245,13 @@ def requirement_on_assumed_inputs(ctx: Context) -> Iterator[Violation]:
     for j in ctx.requirements:
         b, o = j.bound, j.outcome
         if o.assumed and o.status is Status.MET and o.value is not None:
+            meets = (f" = {shown(b.req, o.value, b.subject)} meets "
+                     f"{target_text(b.req.target, lookup(b.subject, b.req.metric))} on assumed inputs: ")
             yield Violation(b.subject, b.owner, b.path + ("target",),
-                            f"{b.req.id} ({b.req.statement}): {b.req.metric} = {shown(b.req, o.value, b.subject)} "
-                            f"meets {target_text(b.req.target, lookup(b.subject, b.req.metric))} on assumed inputs: "
-                            f"{', '.join(o.assumed)}", o.value,
-                            b.req.target.limit, b.req.id)
+                            f"{b.req.id} ({b.req.statement}): {b.req.metric}{meets}{', '.join(o.assumed)}", o.value,
+                            b.req.target.limit, b.req.id,
+                            public=f"{b.req.id} ({b.req.statement}): {titled(b.req.metric, b.subject)}{meets}"
+                                   f"{', '.join(map(field_words.assumed_said, o.assumed))}")
 
 
 def shown(req: Requirement, value: Q, subject: str) -> str:

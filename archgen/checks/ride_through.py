@@ -58,7 +58,9 @@ def ride_through(fac: Any) -> Iterator[Violation]:
     missing = [f"`feeds.{k}`" for k, v in (("ups_autonomy", autonomy), ("generator_transfer", transfer)) if v is None]
     said = (f"UPS autonomy {autonomy.to('min'):.1f~P}" if autonomy is not None else
             f"generator start and transfer {transfer.to('s'):.0f~P}" if transfer is not None else "")
+    named = [w for w, v in (("UPS autonomy", autonomy), ("generator start and transfer time", transfer)) if v is None]
+    rest = (f" ({said} stated)" if said else "") + f", so whether the UPS bridges the generator sets' start is not " \
+        f"known ({TYPICAL})"
     yield Violation(subject, fac.id, ("feeds", "ups_autonomy" if autonomy is None else "generator_transfer"),
-                    f"UPS ride-through not judged: {' and '.join(missing)} not provided"
-                    + (f" ({said} stated)" if said else "") + f", so whether the UPS bridges the generator sets' "
-                    f"start is not known ({TYPICAL})", autonomy, transfer, severity="info")
+                    f"UPS ride-through not judged: {' and '.join(missing)} not provided{rest}", autonomy, transfer,
+                    severity="info", public=f"UPS ride-through not judged: {' and '.join(named)} not provided{rest}")

@@ -208,8 +208,8 @@ HALL_NEEDS: dict[str, Callable[[Any], bool]] = {
     "PWR010": _hall_states("critical_it_power"),
     "COOL009": lambda h: _hall_states("cooling_capacity")(h) or _hall_states("air_cooling_capacity")(h),
     "PWR011": _hall_utility, "PWR022": lambda h: _hall_units(h) or _hall_states("feeds")(h) and
-    h.feeds.load_step_limit is not None, "COOL011": _hall_rated, "PWR017": _hall_units,
-    "PWR018": _tier_claimed,
+    (h.feeds.load_step_limit is not None or h.feeds.ramp_rate_limit is not None), "COOL011": _hall_rated,
+    "PWR017": _hall_units, "PWR018": _tier_claimed,
     "PWR019": bridges, "PWR020": _hall_states("deployed"),
     "PWR023": lambda h: h is not None and h.feeds is not None and h.feeds.ups_units is not None,
 }

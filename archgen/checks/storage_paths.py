@@ -46,11 +46,12 @@ def unwired_storage(ctx: Context) -> Iterator[Violation]:
         found = unwired_path(ctx.design.specs, a)
         if found is None:
             if reaches_storage(a):
+                rest = (f"{', '.join(repr(fa.fabric.spec.id) for fa in storage_fabrics(a))} of this design carry the "
+                        "storage to the compute nodes: checkpoints are timed over them")
                 yield Violation(path, a.cluster.spec.id, ("storage", "external_network"),
-                                "`storage.external_network` is stated, but fabric(s) "
-                                f"{', '.join(repr(fa.fabric.spec.id) for fa in storage_fabrics(a))} of this design "
-                                "carry the storage to the compute nodes: checkpoints are timed over them, and the "
-                                "statement is not used")
+                                f"`storage.external_network` is stated, but fabric(s) {rest}, and the statement is "
+                                "not used", public=f"an external storage network is named, but fabric(s) {rest}, "
+                                                   "not over that network")
             continue
         role, parts, rate = found
         node = Q_(rate, "B/s").to("GB/s")
@@ -66,7 +67,15 @@ def unwired_storage(ctx: Context) -> Iterator[Violation]:
                         + ("; every training job on the cluster checkpoints in peer host memory "
                            f"(`checkpoint.in_memory`: {', '.join(sorted(w.id for w in jobs))}), so no checkpoint "
                            "is timed over it" if in_memory else ""), node, None,
-                        severity="info" if in_memory else None)
+                        severity="info" if in_memory else None,
+                        public="no fabric of role storage or converged takes a port of the compute nodes: "
+                        + ("the storage's bandwidth per accelerator is" if in_memory else "checkpoints are")
+                        + f" timed over each node's {role} NICs ({parts}) at {node:.4g~P} (every port at line rate, "
+                        f"each card at most its host interface), on the external storage network "
+                        f"({storage.external_network}), which this design does not build"
+                        + ("; every training job on the cluster checkpoints in peer host memory "
+                           f"({', '.join(sorted(w.id for w in jobs))}), so no checkpoint is timed over it"
+                           if in_memory else ""))
 
 
 def storage_uplinks_over(ctx: Context) -> Iterator[Violation]:

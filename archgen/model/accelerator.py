@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen.model.base import Part
 from archgen.model.field_types import Fraction, PositiveFraction
+from archgen.model.pcie import pcie_rate
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import Bandwidth, ComputeRate, Duration, Information, Power
 
@@ -216,6 +217,12 @@ class Accelerator(Part):
                                 "that overlaps compute takes some of them (`perf.train.exposure`). Left out, "
                                 "overlapped communication is taken to cost the compute nothing.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")
+    host_interface: str = Field("", description=(
+        "The bus the card plugs into, as 'PCIe GenN xW' (Gen3 to Gen6), e.g. 'PCIe Gen4 x16' (NVIDIA L40S). A part "
+        "with no `scale_up` link (L40S, RTX PRO 6000: no NVLink) reaches the other accelerators of its node by PCIe "
+        "peer-to-peer over it, at its rate per direction, NCCL's PCI step latency and the measured PCIe copy "
+        "efficiency (`model.pcie`; docs/perf-model.md, 'PCIe peer-to-peer'); left out there, such a part cannot be "
+        "estimated on more than one accelerator of a node."))
     efficiency: Efficiency = Field(
         default_factory=Efficiency,
         description="Achievable fractions of peak from microbenchmarks (GEMM per dtype, HBM, links).")
@@ -224,6 +231,13 @@ class Accelerator(Part):
     @classmethod
     def _vendor_as_keyed(cls, value: str) -> str:
         return vendor_name(value)
+
+    @field_validator("host_interface")
+    @classmethod
+    def _pcie_interface(cls, value: str) -> str:
+        if value.strip() and pcie_rate(value) is None:
+            raise ValueError(f"expected 'PCIe GenN xW' with N from 3 to 6, e.g. 'PCIe Gen4 x16', got {value!r}")
+        return value
 
     @model_validator(mode="after")
     def _dense_peaks(self) -> Accelerator:

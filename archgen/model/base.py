@@ -11,6 +11,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, Field, StringConstraints, model_validator
 from pydantic_core import PydanticCustomError
 
+from archgen.model import field_words
 from archgen.model.cost import Price
 from archgen.model.field_types import Fraction, RackHeight
 from archgen.model.reliability import FailureRate
@@ -208,9 +209,13 @@ class MarkedFigures(Spec):
         """The figures (`FIGURES`) marked unconfirmed, in that order."""
         return tuple(f for f in self.FIGURES if self.is_unconfirmed(f))
 
-    def stated(self, names: tuple[str, ...]) -> str:
-        """`names` (of `FIGURES`) with the values stated: 'supply 40 °C, delta_t 10 K, racks_per_cdu 8'."""
-        values = {f: getattr(self, "class_" if f == "class" else f) for f in names}
+    def stated(self, names: tuple[str, ...], said: bool = False) -> str:
+        """`names` (of `FIGURES`) with the values stated: 'supply 40 °C, delta_t 10 K, racks_per_cdu 8'.
+
+        `said`: each name as a customer reads it, not as the spec keys it ('supply 40 °C, ΔT 10 K, racks per CDU 8').
+        """
+        values = {field_words.said(f) if said else f: getattr(self, "class_" if f == "class" else f)
+                  for f in names}
         return ", ".join(f"{f} {v:~P}" if hasattr(v, "units") else f"{f} {v}" for f, v in values.items())
 
 

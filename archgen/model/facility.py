@@ -12,10 +12,23 @@ from archgen.model.cooling import Conditions, Rated, Rating, derating_needs_rati
 from archgen.model.cost import FacilityCost
 from archgen.model.dc_feeds import AcSupply
 from archgen.model.field_types import PositiveFraction
+from archgen.model.power import PowerRating
 from archgen.model.reliability import SiteEvent
+from archgen.model.smoothing import PowerRate, PowerSmoothing
 from archgen.model.spec import Count, Document, FieldError, Ref, Spec, raise_each
 from archgen.model.sustainability import Sustainability
-from archgen.units import Q_, AreaLoad, Duration, LengthOrZero, Power, PowerOrZero, Q, Temperature, Voltage
+from archgen.units import (
+    Q_,
+    AreaLoad,
+    Duration,
+    LengthOrZero,
+    Power,
+    PowerOrZero,
+    Q,
+    Temperature,
+    Voltage,
+    apparent_power,
+)
 
 AirClass = Literal["A1", "A2", "A3", "A4"]
 LiquidClass = Literal["W17", "W27", "W32", "W40", "W45", "W+"]
@@ -107,9 +120,16 @@ class Units(Spec):
     """Identical units upstream of the racks (UPS modules, generator sets, utility feeds) and each one's rating."""
 
     count: Count = Field(description="Units installed, spares included, e.g. 4.")
-    capacity: Power = Field(description=(
-        "Each unit's rated real-power output, e.g. '500 kW' (a UPS module's kW rating; a generator set's rating for "
-        "the duty it serves, e.g. prime or data-centre continuous; what a utility feed's service delivers)."))
+    capacity: PowerRating = Field(description=(
+        "Each unit's rating as its nameplate states it, in kW or in kVA/MVA, e.g. '500 kW' or '2.5 MVA' (a UPS "
+        "module's rating; a generator set's rating for the duty it serves, e.g. prime or data-centre continuous; what "
+        "a utility feed's service or transformer delivers). A rating in volt-amperes carries kVA x the lower of "
+        "`power_factor` and the load's `feeds.power_factor` in kW; with neither stated its real power is not "
+        "provided and PWR011 says so."))
+    power_factor: PositiveFraction | None = Field(None, description=(
+        "The unit's rated power factor, kW over kVA on its nameplate, e.g. 0.8 (a generator set's alternator, ISO "
+        "8528-1) or 1.0 (a UPS module rated kW = kVA): a kVA `capacity` carries at most kVA x it, and a kW one "
+        "at most kW / it x the load's `feeds.power_factor` where that is lower (the winding's current limit)."))
     rated_at: Conditions | None = Field(None, description=(
         "Generator sets only: the outdoor conditions `capacity` is stated at, as the datasheet states them, e.g. "
         "{ambient: 40 degC, altitude: 1000 m}; a site hotter (`outdoor_design`) or higher (`altitude`) counts the "
@@ -125,9 +145,30 @@ class Units(Spec):
             type(self).__name__)
         return self
 
+    def real(self, load_pf: float | None) -> Q | None:
+        """Each unit's real-power rating: kVA x min(rated, load power factor), as stated where in kW.
+
+        A kVA rating with neither power factor stated: None (not provided). A kW rating with a rated power factor and
+        a lower load power factor: kW / rated x load (the kVA, a current limit, binds first).
+        """
+        kva = self.capacity if apparent_power(self.capacity) else None
+        if kva is None and self.power_factor is not None:
+            kva = self.capacity / float(self.power_factor)
+        pfs = [float(f) for f in (self.power_factor, load_pf) if f is not None]
+        if kva is None or not pfs:
+            return None if kva is not None else self.capacity
+        return Q_((kva * min(pfs)).m_as("kW"), "kW")
+
     def at_site(self, hall: Facility) -> Rated:
-        """Each unit's capacity at the hall's outdoor conditions (`rated_capacity`; None where no row covers them)."""
-        return rated_capacity(self.capacity, self.rated_at, self.derating, hall.outdoor())
+        """Each unit's capacity at the hall's outdoor conditions (`rated_capacity`; None where no row covers them).
+
+        The nominal capacity is its real power at the hall's load power factor (`real`); None where a kVA rating has
+        no power factor to judge it by (no conditions unmet: `Rated.unmet` is empty).
+        """
+        nominal = self.real(hall.feeds.power_factor if hall.feeds is not None else None)
+        if nominal is None:
+            return Rated(None, None, ())
+        return rated_capacity(nominal, self.rated_at, self.derating, hall.outdoor())
 
 
 class SharedUtility(Spec):
@@ -181,12 +222,27 @@ class UpstreamFeeds(AcSupply):
         "remote power panels, cables), from their datasheets at the load, e.g. 0.985: PWR011 holds the UPS modules "
         "to the rack feeds' load over it. Not stated: the distribution is taken as lossless and PWR011 says so "
         "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2))."))
+    power_factor: PositiveFraction | None = Field(None, description=(
+        "The load's power factor at the hall's supply, from the datasheets at the load, e.g. 0.99 (a double-conversion "
+        "UPS's input power factor; for the UPS output, the PSUs' power factor at load): each unit rated in kVA carries "
+        "kVA x it in kW, or x its own `power_factor` where lower. Not stated: a kVA rating without a rated power "
+        "factor has no real power to judge against, and PWR011 says it is not provided (never a default)."))
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
         "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
         "job's start or stop, at most each cluster's whole IT power stepping at once (over "
         "`distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, add to it), to "
         "it. Not stated: the step is not judged; the swing's ramp rate and frequency are not judged either way."))
+    power_smoothing: PowerSmoothing | None = Field(None, description=(
+        "How the IT load is held steady (GB300 NVL72 power smoothing, site energy storage), e.g. {floor: 0.9, "
+        "ramp_up: 2 MW/s, ramp_down: 2 MW/s, source: ...}: PWR022 judges a training step's swing, the IT power x "
+        "(1 - floor), against `load_step_limit`, and the ramps against `ramp_rate_limit`, each over "
+        "`distribution_efficiency` where stated. Not stated: the swing's depth and ramp are not provided."))
+    ramp_rate_limit: PowerRate | None = Field(None, description=(
+        "The fastest change in the hall's draw its supply accepts, as the utility's interconnection requirements "
+        "state it, e.g. '10 MW/min': PWR022 holds the smoothing's `ramp_up` and `ramp_down` (over "
+        "`distribution_efficiency` where stated) to it; without them a job's start or stop is a step, and the ramp "
+        "is not provided."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
     cdus_on_ups: bool | None = Field(None, description=(
         "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "

@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 from archgen.model.cost import Price
 from archgen.model.field_types import PositiveFraction, Share
 from archgen.model.spec import Document, FieldError, Id, Ref, Spec, raise_each
-from archgen.units import Q_, Bandwidth, DurationOrZero, Information, Power, PowerOrZero, Q
+from archgen.units import Q_, Bandwidth, Duration, DurationOrZero, Information, Power, PowerOrZero, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
@@ -62,6 +62,10 @@ class FailureRate(Spec):
         "training job's restart, goodput and spares rest on the repair time of its node's hardware; where it is "
         "assumed, they name it among their assumed inputs (REQ005) and the document says so beside the rate."))
     interrupts: bool = Field(True, description="Whether a failure of this part interrupts a job running on it.")
+    turnaround: Duration | None = Field(None, description=(
+        "Time to get a replacement for a failed unit onto the site (an RMA or resupply lead time), e.g. '14 d': the "
+        "spare-parts stock is sized to the failures expected over it (docs/reliability.md, Spare-parts stock). Left "
+        "out: the set's `turnaround`, else the stock is not provided."))
     per_accelerators: int | None = Field(default=None, gt=0, le=1024, description=(
         "The source measured this rate per group of this many accelerators (8: per 8-GPU server); archgen then "
         "applies it per accelerator (rate / this), whatever a node holds. Left out: per unit of the class."))
@@ -100,6 +104,10 @@ class FailureRate(Spec):
                    for name in ("repair", "detection") if getattr(self, name) > Q_(1, "year")]
         if self.events == 0:   # review35: taken as "no events stated", the rate read as exact or its count as missing
             errors.append(FieldError(("events",), ZERO_COUNT))
+        if self.turnaround is not None and self.turnaround > Q_(1, "year"):
+            errors.append(FieldError(("turnaround",), f"a replenishment turnaround of {self.turnaround:.4g~P} is "
+                                                      "longer than a year: a stock for it would hold a year's "
+                                                      "failures; write the RMA or resupply time, e.g. '14 d'"))
         raise_each(errors, type(self).__name__)
         return self
 
@@ -148,10 +156,25 @@ class FailureRates(Document):
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
+    turnaround: Duration | None = Field(None, description=(
+        "Replenishment (RMA or resupply) lead time of every class that states none of its own `turnaround`, e.g. "
+        "'14 d'. Left out (and no class's own): the spare-parts stock is not provided, never sized to a default."))
+    no_stockout: PositiveFraction = Field(0.95, description=(
+        "Probability of no stock-out the spare-parts stock is sized to: that no failed unit waits for a spare at a "
+        "random time (Sherbrooke's availability of the item, P(X <= s)), e.g. 0.99 (default 0.95, stated beside "
+        "the stock)."))
     base: Ref | None = Field(None, description=(
         "Scope: id of the `FailureRates` set that the classes (and planned interruptions) this set leaves out come "
         "from, e.g. a network-only set names the set for accelerators, hosts and software. Left out: a class this "
         "set does not give has no rate (REL004)."))
+
+    @field_validator("turnaround")
+    @classmethod
+    def _within_a_year(cls, value: Q | None) -> Q | None:
+        if value is not None and value > Q_(1, "year"):
+            raise ValueError(f"a replenishment turnaround of {value:.4g~P} is longer than a year: a stock for it "
+                             "would hold a year's failures; write the RMA or resupply time, e.g. '14 d'")
+        return value
 
     @field_validator("classes")
     @classmethod

@@ -11,6 +11,7 @@ from typing import Annotated, Literal, TypeVar
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
 
 from archgen import metrics
+from archgen.model import field_words
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.target import Target
 from archgen.units import Q
@@ -190,8 +191,16 @@ class Outcome(Judged):
         A requirement verified otherwise than by analysis says what verifies it, "met (predicted by analysis, to be
         verified by test)", whatever its status but not provided (there is no prediction to qualify).
         """
+        return self._status(self.assumed)
+
+    @property
+    def public_shown(self) -> str:
+        """`shown` as a customer reads it: an assumed input's field in words ("sn2201 maximum power (unconfirmed)")."""
+        return self._status(tuple(map(field_words.assumed_said, self.assumed)))
+
+    def _status(self, assumed: tuple[str, ...]) -> str:
         notes = [self.requirement.pending] if self.requirement.pending and self.value is not None else []
-        notes += [f"on assumed inputs: {', '.join(self.assumed)}"] if self.assumed else []
+        notes += [f"on assumed inputs: {', '.join(assumed)}"] if assumed else []
         return self.status.value + (f" ({'; '.join(notes)})" if notes else "")
 
     @property

@@ -10,6 +10,7 @@ finding names withheld (`edition_prices.withheld_finding`: a report has no `docu
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
@@ -157,8 +158,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         if public:
             lines += ["### Findings of the proposal", "", "| severity | check | object | message |",
                       "|---|---|---|---|"]
-            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {fmt.md(text(withheld_finding(f.id, f.message)))} |"
-                      for f in live]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | "
+                      f"{fmt.md(text(withheld_finding(f.id, f.public_message)))} |" for f in live]
         else:
             lines += ["### Findings of the proposal", "", "| severity | check | object | where | message |",
                       "|---|---|---|---|---|"]
@@ -236,7 +237,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         return dumps(document(
             summary=g.summary() | {"line": summary_line(g)},
             rows=[_public_row(_row_json(r)) for r in g.rows],
-            findings=[_public_finding(finding(f)) for f in g.proposal_findings],
+            findings=[_public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
             objects=list(g.objects),
         ), ascii_only=False)
     return dumps(document(
@@ -252,7 +253,10 @@ def to_json(g: Gap, audience: str = "internal") -> str:
 
 
 def _public_finding(f: dict) -> dict:
-    """A JSON finding of the customer edition: no location, a waiver without its reason, no paths in the message."""
+    """A JSON finding of the customer edition: no location, a waiver without its reason, no paths in the message.
+
+    Its message is the check's customer words (`Finding.public_message`, put in by `to_json`).
+    """
     f = {k: v for k, v in f.items() if k not in ("file", "line", "column", "location")}
     if "waived" in f:
         f["waived"] = bool(f["waived"])

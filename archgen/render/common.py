@@ -14,11 +14,11 @@ from archgen.checks import REGISTRY, Finding, tally
 from archgen.checks.judgement import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
-from archgen.model import Part
+from archgen.model import Part, field_words
 from archgen.model.base import MarkedFigures
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.requirements import Outcome, Status
-from archgen.open_item import OpenItem
+from archgen.open_item import OpenItem, Worded
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Cite, Column, Para, Section, Table
 
@@ -140,7 +140,7 @@ def requirements_table(scope: Scope) -> Table:
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
-        status = o.shown + (" (waived)" if waived else "")
+        status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
         rows.append((req.id, LEVELS[req.level], req.traced, req.basis, f"{req.metric} of {b.subject}",
                      target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
@@ -214,8 +214,7 @@ def components_section(scope: Scope, counts: dict[str, int]) -> Section:
         unconfirmed = part.unconfirmed_fields()
         rows.append((part.id, part.name or part.id, part.kind, part.vendor or "—", counts.get(part.id),
                      "assumed" if unconfirmed else "sourced",
-                     "all figures" if unconfirmed == ["*"] else ", ".join(unconfirmed) or "—",
-                     Cite.of(part.source)))
+                     fields_said(unconfirmed) if unconfirmed else "—", Cite.of(part.source)))
     cols = (Column("Part"), Column("Name"), Column("Kind"), Column("Vendor"), Column("Qty", digits=0, align="right"),
             Column("Basis"), Column("Unconfirmed"), Column("Refs"))
     return Section("components", "Key components").add(
@@ -251,12 +250,12 @@ def validation_section(scope: Scope) -> Section:
             anchors.append(fmt.slug(f"check-{cid}"))
         for i, f in enumerate(hits):
             status = "waived" if f.waived else STATUS[f.severity]
-            rows.append((cid, fmt.grouped_numbers(f.message), f.object, status, _found(f, judged_on),
+            rows.append((cid, said(f), f.object, status, _found(f, judged_on),
                          _value(f.limit, f.limit), where(f.location), f.waived))
             anchors.append(fmt.slug(f"check-{cid}") if i == 0 else None)
     for cid, hits in sorted(by_id.items()):  # SPC002 and other findings without a registered function
         for f in hits:
-            rows.append((cid, fmt.grouped_numbers(f.message), f.object,
+            rows.append((cid, said(f), f.object,
                          "waived" if f.waived else STATUS[f.severity], "—", "—", where(f.location), f.waived))
             anchors.append(None)
     cols = (Column("Check"), Column("Result"), Column("Subject"), Column("Status"), Column("Computed"),
@@ -271,10 +270,9 @@ def validation_section(scope: Scope) -> Section:
                 f"workloads, a liquid loop or a facility, that this target does not have)." if skipped else "")),
         Table("validation", "Checks: computed value against limit", cols, tuple(rows), tuple(anchors),
               status_column=3))
-    unconfirmed = [(p.id, p.kind, "all figures" if p.unconfirmed_fields() == ["*"] else
-                    ", ".join(p.unconfirmed_fields()), p.notes or "—")
+    unconfirmed = [(p.id, p.kind, fields_said(p.unconfirmed_fields()), p.notes or "—")
                    for p in scope.parts if p.unconfirmed_fields()]
-    unconfirmed += [(rack.id, "Rack", f"{at}: {fmt.grouped_numbers(group.stated(named))}", group.notes or "—")
+    unconfirmed += [(rack.id, "Rack", loop_said(at, group, named), group.notes or "—")
                     for rack, at, group, named in assumed_loops(racks)]
     if unconfirmed:
         section.sub("unconfirmed-inputs", "Unconfirmed inputs",
@@ -308,6 +306,24 @@ def assumed_loops(racks: list[Any]) -> list[tuple[Any, str, MarkedFigures, tuple
             for at, group, named in spec.assumed_figures()]
 
 
+def said(f: Finding, lead: str = "") -> Worded:
+    """A finding's message after `lead`, with the customer's words the check gave it (`Finding.public_message`)."""
+    return Worded(lead + fmt.grouped_numbers(f.message), lead + fmt.grouped_numbers(f.public_message))
+
+
+def fields_said(fields: list[str]) -> Worded:
+    """A part's unconfirmed fields, by key for the team and in words for a customer (`field_words.said`)."""
+    if fields == ["*"]:
+        return Worded("all figures", "all figures")
+    return Worded(", ".join(fields), ", ".join(map(field_words.said, fields)))
+
+
+def loop_said(at: str, group: MarkedFigures, named: tuple[str, ...], form: str = ": {}") -> Worded:
+    """A rack's assumed figure group ("cooling.air: class A2, delta_t 20 K"), and in a customer's words."""
+    return Worded(at + form.format(fmt.grouped_numbers(group.stated(named))),
+                  field_words.said(at) + form.format(fmt.grouped_numbers(group.stated(named, said=True))))
+
+
 def _found(f: Finding, judged_on: dict[tuple[str, str], str]) -> str:
     """A finding's value: a requirement's as its message and the compliance matrix show it, else `_value`."""
     metric = judged_on.get((f.requirement, f.object)) if f.requirement else None
@@ -329,10 +345,10 @@ def _value(value: Any, like: Any) -> str:
 
 def open_items_section(scope: Scope, missing: list[str]) -> Section:
     """Open items and gaps: failing and warning findings, unconfirmed parts, unknown requirements, missing data."""
-    items = []
+    items: list[str] = []
     for f in scope.findings():
         if f.severity in ("error", "warning") and not f.waived:
-            items.append(f"{f.id} ({STATUS[f.severity]}): {fmt.grouped_numbers(f.message)}")
+            items.append(said(f, f"{f.id} ({STATUS[f.severity]}): "))
     for part in scope.parts:
         power = getattr(part, "power", None)
         basis = getattr(power, "max_basis", "stated")
@@ -342,13 +358,11 @@ def open_items_section(scope: Scope, missing: list[str]) -> Section:
                     "psu-active": "the output of its active PSUs (the redundant ones left out), not a draw: no "
                                   "published maximum draw was found, so the budgets that rest on it are upper bounds",
                     }.get(basis, "a placeholder, not a published figure, so the budgets that rest on it are estimates")
-            items.append(f"{part.id}: power.max {fmt.q(power.max, 'kW', 2)} is {what}.")
+            figure = f"{fmt.q(power.max, 'kW', 2)} is {what}."
+            items.append(Worded(f"{part.id}: power.max {figure}", f"{part.id}: maximum power {figure}"))
         if part.unconfirmed_fields():
-            fields = part.unconfirmed_fields()
-            items.append(OpenItem("confirm", part.id, "all figures" if fields == ["*"] else ", ".join(fields),
-                                  "Confirm"))
-    items += [OpenItem("confirm", rack.id, f"{at} ({fmt.grouped_numbers(group.stated(named))}), assumed",
-                       "Confirm")
+            items.append(OpenItem("confirm", part.id, fields_said(part.unconfirmed_fields()), "Confirm"))
+    items += [OpenItem("confirm", rack.id, loop_said(at, group, named, " ({}), assumed"), "Confirm")
               for rack, at, group, named in assumed_loops(scope_racks(scope))]
     items += missing
     section = Section("open-items", "Open items and gaps")

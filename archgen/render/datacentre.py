@@ -14,10 +14,12 @@ from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
+from archgen.checks.unit_rating import load_pf
 from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
 from archgen.render.rack_cooling import water_rows
+from archgen.units import apparent_power
 
 NOT_PROVIDED = "not provided"
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
@@ -44,12 +46,25 @@ CAMPUS = ("; this hall's load alone: a utility connection shared with other hall
 STEADY_POWER = "at the maximum draw held steady (its swing: the load swing row, not provided)"
 
 
-def load_swing(it_power: Any, periods: tuple[str, ...] = ()) -> str:
+def _smoothed(it_power: Any, smoothing: Any) -> str:
+    """The swing's depth and ramps from the hall's stated `feeds.power_smoothing` (its floor: the depth)."""
+    floor, up, down = smoothing.floor, smoothing.ramp_up, smoothing.ramp_down
+    ramps = (f"a job's start or stop ramps at most {fmt.q(up, 'kW/s', 1)} up and {fmt.q(down, 'kW/s', 1)} down "
+             "(its stated ramps)" if up is not None and down is not None else
+             "its ramp rate not provided (the smoothing states no `ramp_up` and `ramp_down`: a job's start or stop "
+             "is a step)")
+    return (f"depth at most {fmt.q(it_power * (1 - float(floor)), 'kW', 1)}, the IT power at maximum draw x (1 - "
+            f"the floor {float(floor):g} of the hall's stated power smoothing, `feeds.power_smoothing`); {ramps}")
+
+
+def load_swing(it_power: Any, periods: tuple[str, ...] = (), smoothing: Any = None) -> str:
     """The load swing row: not provided, with what the specs give: its depth at most the IT power, and its period.
 
-    `periods` are the training jobs' on the cluster (`training_periods`): the swing repeats once a step.
+    `periods` are the training jobs' on the cluster (`training_periods`): the swing repeats once a step. With the
+    hall's `smoothing` stating a floor, its depth and ramps from the stated settings (`_smoothed`).
     """
-    text = LOAD_SWING if it_power is None else (
+    text = LOAD_SWING if it_power is None else _smoothed(it_power, smoothing) if smoothing is not None and \
+        smoothing.floor is not None else (
         f"{LOAD_SWING}; its depth is at most the IT power at maximum draw, {fmt.q(it_power, 'kW', 1)} (the whole "
         "load falling to nothing: no spec states the draw it falls to)")
     if periods:
@@ -102,7 +117,8 @@ def datacentre(scope: Any, a: Any) -> Section:
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
             ("Load swing and ramp rate (MW, MW/s)", load_swing(m.get("it_power"),
-                                                               training_periods(scope.run, a.cluster.spec.id)))]
+                                                               training_periods(scope.run, a.cluster.spec.id),
+                                                               _smoothing(a.cluster.facility)))]
     section = Section("datacentre", "Data-centre requirements").add(
         Para("What the hall must provide for the design (power, heat by medium, floor load, from the rack "
              "analyses), and what the hall states: its availability rating, maintainability, the feeds upstream "
@@ -228,11 +244,20 @@ def _units(redundancy: str | None, units: Any, kind: str, hall: Any = None) -> s
     """
     if units is None:
         return _stated(redundancy)
-    each = units.at_site(hall).capacity if hall is not None else units.capacity
-    site = "" if each == units.capacity else "; stated at conditions the site does not meet (PWR011)" if each is \
+    real = units.real(load_pf(hall))
+    each = units.at_site(hall).capacity if hall is not None else real
+    site = "" if each == real else "; stated at conditions the site does not meet (PWR011)" if each is \
         None else f"; {fmt.q(each, 'kW', 0)} each at the site's conditions"
     scheme = f"{redundancy} (" if redundancy else "not stated (judged as N; "   # PWR011's info finding says so
+    if apparent_power(units.capacity):   # a kVA rating: its real power at the stated power factor, or not provided
+        kw = f"{fmt.q(real, 'kW', 0)} at the stated power factor" if real is not None else "real power not provided"
+        return f"{scheme}{units.count} x {fmt.q(units.capacity, 'kVA', 0)} {kind}, {kw}{site})"
     return f"{scheme}{units.count} x {fmt.q(units.capacity, 'kW', 0)} {kind}{site})"
+
+
+def _smoothing(hall: Any) -> Any:
+    """The hall's `feeds.power_smoothing`, or None."""
+    return hall.feeds.power_smoothing if hall is not None and hall.feeds is not None else None
 
 
 def _headroom(value: Any) -> str:

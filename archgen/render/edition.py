@@ -28,7 +28,10 @@
 - names no spec path a check's message gives in brackets ("(cooling.liquid.unconfirmed)", "(power.feeds.power_factor)"),
   and writes a message's instruction to the team to state a key ("state `power_factor` from the PSUs' datasheet") as
   what is to be supplied ("to be supplied: power factor from the PSUs' datasheet"; `without_spec_paths`);
-- quotes no spec key and gives the team no instruction (`edition_text.without_code`): a finding that tells the team
+- prints each finding in the words its check gave a customer (`Finding.public_message`, carried to the validation
+  report and the open items as `open_item.Worded`): the same fact, no spec key, path or instruction to the team;
+- quotes no spec key and gives the team no instruction (`edition_text.without_code`, now a guard behind the checks'
+  own customer words, which tests/render/test_public_messages.py holds free of keys): a finding that tells the team
   to pin an assumption states the assumption (PERF006: "its figures rest on that profile, an assumption", not
   "state `stack: nemo-2025` under `training:` ... see `archgen estimate`"), an instruction clause ("state their
   `power.typical` to judge it") is left out, a key pointed at in brackets ("(`NIC.transport`)") too, and any other
@@ -90,9 +93,7 @@ def customer(doc: DocumentModel) -> DocumentModel:
     """The customer edition of a numbered document (the model is changed in place and returned)."""
     names = metric_titles()
     for section in doc.walk():
-        if section.id == "open-items":  # each item's subject and finding, not the team's instruction
-            section.blocks = [replace(b, items=tuple(map(customer_text, b.items))) if isinstance(b, Bullets) else b
-                              for b in section.blocks]
+        section.blocks = [_public(b) for b in section.blocks]   # an open item's or finding's customer words
         section.blocks = [priced_findings(b, doc.show_prices) for b in section.blocks]
         section.blocks = [_block(b, names) for b in section.blocks]
         if not doc.show_prices and any(isinstance(b, Table) and b.id == "capex" for b in section.blocks):
@@ -259,6 +260,22 @@ def _text(text: str, names: dict[str, str]) -> str:
     return _SPACE_BEFORE.sub(r"\1", text)
 
 
+def _public(b: Any) -> Any:
+    """Block `b` with each text the internal edition words for the team in the words it has for a customer.
+
+    An open item without the team's instruction (`OpenItem.public`), a finding as its check words it for a customer
+    (`Worded`: `Finding.public_message`), in a list's items, a paragraph or a table's cells.
+    """
+    if isinstance(b, Bullets):
+        return replace(b, items=tuple(map(customer_text, b.items)))
+    if isinstance(b, Para):
+        return replace(b, text=customer_text(b.text))
+    if isinstance(b, Table):
+        return replace(b, rows=tuple(tuple(customer_text(v) if isinstance(v, str) else v for v in row)
+                                     for row in b.rows))
+    return b
+
+
 def _block(b: Any, names: dict[str, str]) -> Any:
     if isinstance(b, Para):
         return replace(b, text=_text(b.text, names))
@@ -294,7 +311,7 @@ def data_table(b: Table) -> Table:
     as "not read directly", a GitHub repository path as its URL); a Basis names no price list, as the capex table's
     does not (`priced_findings`: the cost sheet's "sourced (Prices a-negotiated)" reads "sourced").
     """
-    b = no_list_notes(_public_columns(b))
+    b = no_list_notes(_public_columns(_public(b)))
     b = replace(b, rows=_cells(b, metric_titles()))
     cited = {i for row in b.rows for i, v in enumerate(row) if type(v) is Cite}
     if not cited:

@@ -3,10 +3,12 @@
 The internal edition quotes spec keys in code spans (``no `power.typical` stated``, ``the rack states no
 `cooling.liquid.hoses` ``) and tells the team what to write or run (``state `stack: nemo-2025` under `training:` to
 keep them, and see `archgen estimate --workload ...` ``). A customer has neither our specs nor archgen, so the customer
-edition (`without_code`, applied by `render/edition.py` to every text it rewords, the CSV and XLSX cells included):
+edition prints each finding in the words its check gives a customer (`Finding.public_message`: PERF006's unstated
+training stack reads "its figures rest on that profile, an assumption", not "state `stack: ...` ... and see `archgen
+estimate`"), and every check's are held free of keys (`LEFTOVER`, tests/checks/test_public_messages.py). Behind them,
+as a guard for what has no such words (`without_code`, applied by `render/edition.py` to every text it rewords, the
+CSV and XLSX cells included), this module:
 
-- states the assumption where a finding tells the team to pin it (`ASSUMED`: PERF006's unstated training stack reads
-  "its figures rest on that profile, an assumption", not "state `stack: ...` ... and see `archgen estimate`");
 - leaves out the team's instruction clauses (`_INSTRUCTION`: "; state their `power.typical` to judge it",
   "; `--search-plan` searches cp too, or state it", PWR021's "(list the clusters ... in its `deployed`)"): the text
   before already says what is assumed or not stated;
@@ -24,19 +26,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-#: A check's message that gives the team an instruction where a customer reads an assumption, by check: (the part
-#: kept, as a pattern whose named groups the customer wording uses, the customer wording). PERF006: a training job
-#: that states no stack takes its vendor's newest profile (`checks/perf.py::unstated_stack`).
-ASSUMED: dict[str, tuple[re.Pattern[str], str]] = {
-    "PERF006": (re.compile(r"(?P<job>\S+) states no training stack: every switch it leaves out takes the newest "
-                           r"profile, (?P<stack>[\w.-]+), which a later archgen may replace.*?(?P<stand_in>, as the "
-                           r"stand-in's \(PERF005[^)]*\))?, (?:not as the stack the job runs, )?and see "
-                           r"`archgen estimate --workload [^`]*` for the step time under every profile"),
-                "{job} states no training stack: every setting it leaves out takes the newest profile, {stack}"
-                "{stand_in}; its figures rest on that profile, an assumption, not on a stack the design states"),
-}
-#: The stand-in note of a PERF006 message on a part whose vendor has no profile, as a customer reads it.
-_STAND_IN = ", which stands in for this part's own stack (PERF005: no profile of it is modelled)"
 #: An instruction clause to the design team, left out: the text before it states what is assumed.
 _INSTRUCTION = re.compile(r";\s*state their `[^`]+` to judge it"
                           r"|;\s*`--[\w-]+` searches [^;)]*?, or state it"
@@ -57,6 +46,22 @@ _PHRASES = {"power.typical": "typical power", "power.max": "maximum power", "pow
             "sustainability.carbon_intensity": "grid carbon intensity", "unconfirmed": "unconfirmed figures",
             "cooling.liquid.unconfirmed": "the liquid loop's unconfirmed figures", "<tier>.count": "switch count"}
 
+#: What a customer's text must not hold, the guard the customer words of every check are tested against
+#: (tests/checks/test_public_messages.py): a code span, a path of ours, an instruction to state a key or run archgen,
+#: or a spec key written bare, dotted (``power.max``, ``cooling.liquid.coolant_volume``) or snake_case
+#: (``power_factor``). A file name or domain (``bom.csv``, ``docs.nvidia.com``) and an abbreviation ("e.g.") are no
+#: key.
+LEFTOVER = re.compile(r"`|\bspecs/|\bdocs/[\w/.-]+|\.ya?ml\b|\bstat(?:e|ing) `|\barchgen [a-z]+"
+                      r"|(?<![\w-])--[a-z][a-z-]+"
+                      r"|(?<![\w./:@#-])(?!(?:e\.g|i\.e)\b|[\w.]*\.(?:md|csv|svg|png|pdf|com|org|io|net|ai|gov|edu|dev|txt)"
+                      r"(?![\w.]))[a-z][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?![\w/(-])"
+                      r"|(?<![\w./:@#-])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w/-])")
+
+
+def leftovers(text: str) -> list[str]:
+    """What of `LEFTOVER` a customer's text holds: [] where it reads as the customer's."""
+    return [m.group(0) for m in LEFTOVER.finditer(text)]
+
 
 def spec_words(code: str, names: Mapping[str, str] | None = None) -> str:
     """A spec key or snippet of a code span in words.
@@ -75,24 +80,12 @@ def spec_words(code: str, names: Mapping[str, str] | None = None) -> str:
     return re.sub(r"\s+", " ", re.sub(r"(?:(?<!\d)\.|\.(?!\d)|[_:{}<>])+", " ", key)).strip()
 
 
-def assumed(check: str, message: str) -> str:
-    """A finding's `message` of `check` as the customer edition prints it: the assumption, not the instruction."""
-    rule = ASSUMED.get(check)
-    m = rule[0].search(message) if rule else None
-    if rule is None or m is None:
-        return message
-    wording = rule[1].format(job=m["job"], stack=m["stack"], stand_in=_STAND_IN if m["stand_in"] else "")
-    return message[:m.start()] + wording + message[m.end():]
-
-
 def without_code(text: str, names: Mapping[str, str] | None = None) -> str:
     """`text` with no code span: the team's instructions left out, bracketed key pointers dropped, other keys in words.
 
-    A finding whose message `ASSUMED` rewords is found by its message, wherever it stands (the validation report's
-    row, an open item's "PERF006 (info): ..."), so that no check ID has to be passed along.
+    A check's finding comes with its customer words (`checks.registry.Finding.public_message`); this is the guard
+    behind them, for a text that has none (a check still on tests/checks/test_public_messages.py's `PENDING`).
     """
-    for check in ASSUMED:
-        text = assumed(check, text)
     text = _INSTRUCTION.sub("", text)
     text = _POINTER.sub("", text)
     return _CODE.sub(lambda m: spec_words(m.group(1), names), text)

@@ -21,13 +21,8 @@ from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.operations_cost import capex_chart, cost_section
 from archgen.render.operations_items import open_items
+from archgen.render.spare_parts import by_class_table, stock_blocks
 from archgen.units import Q_
-
-#: What the reliability section cannot say (newuser69): the cold spares a repair pipeline needs on site.
-NO_STOCK = ("Spare-parts stock is not modelled: how many accelerators, trays, switch trays, NICs and optics to hold on "
-            "site depends on the time to get a failed part replaced (an RMA or resupply turnaround), which no input "
-            "states; the failures per year above are the demand such a stock must cover. Hot spares (idle nodes "
-            "that take a failed node's place at once) are the job table's.")
 
 #: Checkpoint intervals of the goodput chart, as multiples of the job's optimum.
 INTERVAL_FACTORS = (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0, 5.0, 7.0, 10.0)
@@ -149,7 +144,9 @@ def reliability_section(run: Any, a: Any) -> Section | None:
     section.add(Table("failure-rates", "Failure rates by part class", (
         Column("Class"), Column("Units", digits=0, align="right"), Column("Per unit-year", digits=4, align="right"),
         Column("Failures / year", digits=1, align="right"), Column("Basis")), rows))
-    section.add(Para(NO_STOCK))
+    for block in [by_class_table(rel), *stock_blocks(rel)]:   # issue 22: Llama 3's Table 5 by class; cold spares
+        if block is not None:
+            section.add(block)
     found = jobs(run, a.cluster.spec.id)
     if found:
         rows = tuple((wid, g.accelerators, Q_(g.mtti, "s").to("h") if g.mtti != float("inf") else None,

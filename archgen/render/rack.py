@@ -16,7 +16,7 @@ from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rack_accessories import cord_gaps
 from archgen.model import NIC, CoolingUnit, Part, PowerShelf, Switch, System
 from archgen.model.power import PDU
-from archgen.open_item import OpenItem
+from archgen.open_item import OpenItem, Worded
 from archgen.render import common, distribution, fmt, glossary, palette
 from archgen.render.blocks import Column, DocumentModel, Figure, Para, Section, Table
 from archgen.render.common import Scope
@@ -123,7 +123,8 @@ def _external_items(a: RackAnalysis) -> list[str]:
     if not p.external_parts:
         return []
     return [OpenItem("then", f"{', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)})",
-                     "fed from outside the rack's shelves, PDUs and feeds (power.external)",
+                     Worded("fed from outside the rack's shelves, PDUs and feeds (power.external)",
+                            "fed from outside the rack's shelves, PDUs and feeds"),
                      "state the circuit that feeds them (a PDU beside the shelves, a facility outlet) and its "
                      "protection")]
 

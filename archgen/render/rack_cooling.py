@@ -14,9 +14,11 @@ from archgen.analyse.rack import RackAnalysis
 from archgen.analyse.rear_door import RearDoor
 from archgen.checks.loop_pressure import loop_pressure
 from archgen.checks.scope import coolant_supply
+from archgen.model import field_words
 from archgen.model.base import MarkedFigures
 from archgen.model.cooling import Conditions
 from archgen.model.facility import AIR_CLASS_RANGE, LIQUID_CLASS_MAX
+from archgen.open_item import Worded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.rack_power import ratio
@@ -207,8 +209,11 @@ def cooling(a: RackAnalysis) -> Section:
             lrows.append(("Coolant pressure drop: rack + piping / CDU available (COOL019)", pressure_text(a)))
             lrows.append(("Facility water per CDU group", water_text(fw := facility_water(a))))
             lrows.append(("One CDU lost (COOL020)", loss_text(cdu_loss(a), fw)))
-        said = (Para(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them (COOL016; "
-                     f"the rack's cooling.liquid.notes). Values that rest on them are tagged (assumed)."),
+        said = (Para(Worded(f"The loop's {', '.join(liquid.assumed())} are assumed: no public source gives them "
+                            f"(COOL016; the rack's cooling.liquid.notes). Values that rest on them are tagged "
+                            "(assumed).",
+                            f"The loop's {', '.join(map(field_words.said, liquid.assumed()))} are assumed: no public "
+                            "source gives them (COOL016). Values that rest on them are tagged (assumed).")),
                 ) if liquid.assumed() else ()
         section.sub("liquid", "Liquid loop and CDU", *said,
                     Table("liquid", "Liquid loop and CDU", (Column("Item"), Column("Value")), tuple(lrows)))

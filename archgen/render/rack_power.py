@@ -14,6 +14,7 @@ from archgen.analyse.rack import RackAnalysis
 from archgen.checks.feed_shelves import feed_loss_with_shelves
 from archgen.model import CoolingUnit
 from archgen.model.rack import Feeds
+from archgen.open_item import Worded
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.units import Q
@@ -81,12 +82,16 @@ def _chain_text(p: Power) -> str:
             f"{fmt.q(pdus.load, 'kW', 1)} to the parts they serve, each path on its own feeds;")
 
 
-def _external_text(p: Power) -> str:
-    """' The sn2201 (0.2 kW) are fed from outside …' where `power.external` names parts, else ''."""
+def _external_text(p: Power, said: bool = False) -> str:
+    """' The sn2201 (0.2 kW) are fed from outside …' where `power.external` names parts, else ''.
+
+    `said`: as a customer reads it, without the spec key.
+    """
     if not p.external_parts:
         return ""
     return (f" {', '.join(p.external_parts)} ({fmt.q(p.external, 'kW', 2)}) are fed from outside the rack's "
-            f"shelves, PDUs and feeds (power.external), so no budget below carries them; the rack's input power, "
+            f"shelves, PDUs and feeds{'' if said else ' (power.external)'}, so no budget below carries them; the "
+            f"rack's input power, "
             f"{fmt.q(p.input_power, 'kW', 1)}, and its heat count them.")
 
 
@@ -116,7 +121,8 @@ def _stated_or_assumed(feeds: Feeds, name: str, shown: str, why: str = "") -> st
     """`shown` as stated, or marked assumed where `power.feeds.<name>` is left to its default."""
     if name in feeds.model_fields_set:
         return shown
-    return f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})"
+    return Worded(f"{shown} (assumed: not stated in power.feeds.{name}, the default{why})",
+                  f"{shown} (assumed: not stated, the default{why})")
 
 
 def per_feed(a: RackAnalysis) -> tuple[Para, Table]:
@@ -169,13 +175,14 @@ def _other_text(a: RackAnalysis) -> str:
 def power(a: RackAnalysis, dist: Section | None = None) -> Section:
     """Feeds, derating, conversion stages, redundancy and failure cases; the PDU distribution when given."""
     p, feeds = a.power, a.rack.spec.power.feeds
-    section = Section("power", "Power").add(
-        Para(f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
+    draws = (f"IT equipment draws {fmt.q(p.it_power, 'kW', 1)} at maximum: the catalog maximum draws "
              f"({fmt.q(p.equipment, 'kW', 1)}) and the transceivers and active cable ends no part's figure holds, in "
              f"its switches' ports and in the NICs of systems whose maximum leaves them out "
              f"({fmt.q(p.optics, 'kW', 2)}, the most loaded rack of this type in the clusters); other "
              f"equipment in the rack {_other_text(a)}. {_chain_text(p)} the feeds supply "
-             f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.{_external_text(p)}"),
+             f"{fmt.q(p.feeds.load, 'kW', 1)} including conversion losses.")
+    section = Section("power", "Power").add(
+        Para(Worded(draws + _external_text(p), draws + _external_text(p, said=True))),
         Para(typical_text(p.it_typical, p.typical_from_max)),
         Figure("fig-power", "power", "Power budget: load against nameplate, usable (with redundancy) and "
                                      "one-unit-lost capacity of the conversion stage and the feeds", alt_text.power(a)))

@@ -64,11 +64,11 @@ def test_the_document_says_the_repair_is_assumed_beside_a_sourced_rate(shipped):
     assert "repair" not in basis["switch"]   # a switch stops the job; its repair waits for no node
 
 
-def test_the_document_says_a_spare_parts_stock_is_not_modelled(shipped):
-    """The reliability engineer asked for a spares stock per part; nothing said it was out of the model."""
+def test_the_document_says_a_spare_parts_stock_is_not_provided_without_a_turnaround(shipped):
+    """The reliability engineer asked for a spares stock per part; the shipped sets state no turnaround (issue 22)."""
     from archgen.render.blocks import Para
-    from archgen.render.operations import NO_STOCK
+    from archgen.render.spare_parts import NO_STOCK
 
     section = reliability_section(shipped, shipped.clusters["cluster/gb200-nvl72-su"])
     assert NO_STOCK in [b.text for b in section.blocks if isinstance(b, Para)]
-    assert NO_STOCK.startswith("Spare-parts stock is not modelled")
+    assert NO_STOCK.startswith("Spare-parts stock: not provided")

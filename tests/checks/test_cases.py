@@ -8,6 +8,7 @@ Format::
         files: {racks/r.yaml: <YAML text, or a mapping written out as YAML>}
         expect:                         # findings of this check (`make golden` writes them for fail_ cases)
           - {subject: rack/r, line: 12, message: ..., value: {value: 141000.0, unit: W}, limit: {...}}
+            # and `public: ...`, the customer's words, where the check gives them (`Violation.public`)
 
 The shipped catalog is always available, so a case only writes the specs it is about.
 """
@@ -73,6 +74,7 @@ def test_case(check_id, case, tmp_path):
         assert f.object == exp["subject"]
         assert (f.location.line if f.location else 0) == exp["line"], (f.object, f.message)
         assert f.message == exp["message"]
+        assert f.public == exp.get("public", ""), (f.object, f.message)
         for name in ("value", "limit"):
             q = getattr(f, name)
             if name not in exp:

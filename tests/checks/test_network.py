@@ -21,7 +21,10 @@ def test_surplus_names_switch_rack_placed_and_derived(spec_tree) -> None:
     """2 SUs of 8 DGX H100: 2 rail leaves per SU and 2 spines; the two 'net' racks hold 36 QM9700 each."""
     result = run([spec_tree(files())])
     assert _surplus(result, "c") == ["qm9700 in the 'net' racks: 72 placed (2 x 36 per rack), the fabrics derive 6 "
-                                     "(f leaf: 4, f spine: 2)"]
+                                     "(f leaf: 4, f spine: 2): 66 unused draw 77.6 kW at maximum, 31.0% of the IT "
+                                     "power (above 1%)"]
+    # 66 x 1,176 W (QM9700's maximum, the catalog's) = 77.6 kW: a warning, not info, above 1 % of the IT power
+    assert {f.severity for f in result.findings if f.id == "NET017"} == {"warning"}
 
 
 def test_surplus_counts_tiers_without_a_rack_against_it(spec_tree) -> None:
@@ -30,7 +33,7 @@ def test_surplus_counts_tiers_without_a_rack_against_it(spec_tree) -> None:
     tree["clusters/c.yaml"] = tree["clusters/c.yaml"].replace("  spine: {rack: net}\n", "")
     assert _surplus(run([spec_tree(tree)]), "c") == [
         "qm9700 in the 'net' racks: 72 placed (2 x 36 per rack), the fabrics derive 6 (f leaf: 4, tiers naming no "
-        "rack: 2)"]
+        "rack: 2): 66 unused draw 77.6 kW at maximum, 30.9% of the IT power (above 1%)"]
 
 
 def test_no_surplus_of_the_gb200_management_switches(shipped) -> None:
@@ -44,9 +47,11 @@ def test_no_surplus_of_the_gb200_management_switches(shipped) -> None:
 def test_shipped_surplus_is_only_the_deliberate_management_switches(shipped) -> None:
     """The example racks place what their fabrics derive, but for per-rack OOB switches, which are waived."""
     assert _surplus(shipped, "dgx-b200-superpod") == [
-        "sn2201 in the 'dgx-b200-compute-3' racks: 1 placed (1 x 1 per rack), the fabrics derive none there"]
+        "sn2201 in the 'dgx-b200-compute-3' racks: 1 placed (1 x 1 per rack), the fabrics derive none there: 1 unused "
+        "draw 0.1 kW at maximum, 0.0% of the IT power (within 1%)"]
     found = [f for f in shipped.findings if f.id == "NET017"]
     assert len(found) == 1 and all("top-of-rack" in f.waived for f in found)
+    assert found[0].severity == "info"   # one management switch: within 1 % of the IT power
 
 
 def _superpod_expecting(tmp_path: Path, expect: str) -> list:

@@ -1,6 +1,7 @@
 """Write the expected findings of every failing case in `tests/checks/cases/` (`make golden`; review the diff).
 
-Each expected finding states its subject, line, message, and the value and limit the check compared (SI, as in the
+Each expected finding states its subject, line, message (with the customer's words where the check gives them,
+`public`), and the value and limit the check compared (SI, as in the
 JSON contract), so a case fails when a number or a message moves, not only when the flagged object changes.
 """
 
@@ -14,7 +15,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from tests.checks.test_cases import CASES, findings_of
 
-FIELDS = ("subject", "line", "message", "value", "limit")
+FIELDS = ("subject", "line", "message", "public", "value", "limit")
 
 
 def expected(finding) -> CommentedMap:
@@ -22,6 +23,8 @@ def expected(finding) -> CommentedMap:
     from archgen.quantity_json import to_json
     entry = CommentedMap(subject=finding.object, line=finding.location.line if finding.location else 0,
                          message=finding.message)
+    if finding.public:   # the check's customer words (`Violation.public`), where the message is the team's
+        entry["public"] = finding.public
     for name in ("value", "limit"):
         q = getattr(finding, name)
         if q is not None:

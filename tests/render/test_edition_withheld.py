@@ -67,7 +67,7 @@ def test_customer_open_items_keep_the_subject_not_the_team_instruction(su_custom
                         "set it from the CDU"):
         assert instruction not in items, instruction
     assert "- Cost rests on assumed figures: " in items
-    assert "- qm9700: figures not confirmed from a public source: power.max" in items
+    assert "- qm9700: figures not confirmed from a public source: maximum power" in items   # edition28: in words
 
 
 def test_open_items_are_records_whose_customer_text_has_no_place_for_the_instruction():

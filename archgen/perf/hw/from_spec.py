@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from archgen.errors import BuildError
 from archgen.model.accelerator import Accelerator
+from archgen.model.pcie import PCIE_COPY_RANGE, PCIE_P2P_LATENCY, pcie_rate
 from archgen.perf.hw import assumed_efficiency
 from archgen.perf.hw.assumed_gemm import measured_range
 from archgen.perf.hw.given import arguments, si
@@ -50,10 +51,18 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
     su = accelerator.scale_up
     eff = accelerator.efficiency
     bw_up = scale_up_bandwidth if scale_up_bandwidth is not None else (su.bandwidth if su else None)
-    if scale_up_size > 1 and bw_up is None:
-        raise BuildError(f"accelerator '{accelerator.id}' has no scale-up link; give the scale-up bandwidth",
-                         subject=(accelerator.id, ("scale_up",)))
+    pcie = scale_up_size > 1 and bw_up is None and (rate := pcie_rate(accelerator.host_interface)) is not None
+    if pcie:
+        bw_up = Q_(rate, "B/s")
+    elif scale_up_size > 1 and bw_up is None:
+        raise BuildError(f"accelerator '{accelerator.id}' has no scale-up link and states no `host_interface` "
+                         "(e.g. 'PCIe Gen4 x16') for its accelerators to reach each other over (PCIe peer-to-peer); "
+                         "state it, or a `scale_up` link", subject=(accelerator.id, ("scale_up",)))
     nvls = (su.in_network_reduction if su else False) if in_network_reduction is None else in_network_reduction
+    up_point, up_range = (assumed_efficiency.point(eff, "scale_up"),
+                          assumed_efficiency.effective_range(eff, "scale_up") or ())
+    if pcie and "scale_up" in assumed_efficiency.unstated(eff):   # no NVLink figure: the measured PCIe copies
+        up_point, up_range = PCIE_COPY_RANGE[0], PCIE_COPY_RANGE
     return Hardware(
         accelerator=accelerator.id, vendor=accelerator.vendor,
         peak={k: si(v, "FLOPS") for k, v in accelerator.peak.items()},
@@ -71,13 +80,14 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         flash_efficiency=assumed_efficiency.point(eff, "flash"),
         flash_efficiency_range=assumed_efficiency.effective_range(eff, "flash") or (),
         assumed_efficiencies=assumed_efficiency.unstated(eff),
-        unstated=assumed_efficiency.unstated_defaults(accelerator, bool(nvls), scale_up_size),
+        unstated=(*assumed_efficiency.unstated_defaults(accelerator, bool(nvls), scale_up_size),
+                  *(("pcie_p2p",) if pcie else ())),
         l2_capacity=si(accelerator.l2_cache, "B"), l2_bandwidth=si(accelerator.l2_bandwidth, "B/s"),
         scale_up_size=int(scale_up_size),
         scale_up_bandwidth=si(bw_up, "B/s"),
-        scale_up_efficiency=assumed_efficiency.point(eff, "scale_up"),
-        scale_up_efficiency_range=assumed_efficiency.effective_range(eff, "scale_up") or (),
-        scale_up_latency=si(su.latency, "s") if su else 1.9e-6,
+        scale_up_efficiency=up_point,
+        scale_up_efficiency_range=up_range,
+        scale_up_latency=si(su.latency, "s") if su else (PCIE_P2P_LATENCY if pcie else 1.9e-6),
         in_network_reduction=bool(nvls),
         scale_up_mesh=bool(scale_up_mesh),
         nvls_efficiency=eff.in_network_reduction or 0.0,

@@ -125,3 +125,21 @@ def poisson_interval(count: float, level: float = 0.95) -> tuple[float, float]:
         return (lo + hi) / 2
 
     return solve(count, tail) / count, solve(count + 1, 1 - tail) / count
+
+
+def poisson_quantile(mean: float, level: float) -> int:
+    """The fewest s with P(X <= s) >= `level`, X ~ Poisson(mean): a base stock's level (docs/reliability.md).
+
+    Bisection on `log_poisson_cdf` (no underflow at any mean); 0 where the mean is 0.
+    """
+    if mean <= 0:
+        return 0
+    target = math.log(level)
+    lo, hi = -1, int(mean + 40 * math.sqrt(mean) + 40)   # P(X <= lo) < level <= P(X <= hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if log_poisson_cdf(mean, mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    return hi

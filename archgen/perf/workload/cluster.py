@@ -32,7 +32,7 @@ from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.racks_note import domain_racks_note, fabric_latency_note, second_hop
+from archgen.perf.workload.racks_note import bridge_note, domain_racks_note, fabric_latency_note, second_hop
 from archgen.perf.workload.slices import job_slice, placement_problem, slice_problem, torus_problem
 from archgen.perf.workload.unconfirmed_note import marked, unconfirmed_figures, unconfirmed_note, unconfirmed_read
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
@@ -157,7 +157,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     lay = [v for k in ("tp", "cp", "dp", "pp") if isinstance(v := est.layout.get(k), int)]   # a training layout's
     stages = (lay[0] * lay[1] * lay[2], lay[3]) if len(lay) == 4 else (0, 0)   # pipeline, which the note names
     added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages),
-                         borrowed,
+                         borrowed, bridge_note(on.hardware, on.per_node, gpus),
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus),
                          *rccl_net.latency_note(hw, gpus, sends),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from archgen.model.accelerator import VECTOR_EFFICIENCY
 from archgen.model.engine import vendor_engine
+from archgen.model.pcie import PCIE_P2P_LATENCY
 from archgen.model.stack_profiles import VENDOR_STACKS
 from archgen.model.system import HOST_LINK_EFFICIENCY
 from archgen.model.workload import Training
@@ -45,6 +46,11 @@ ORIGINS: dict[str, str] = {
             "(src/graph/tuning.cc: 0.85 Hopper, 0.74 Blackwell and later): NCCL's tuning figure, not a measurement",
     "latency": "scale-up latency 1.9 us per ring step, NCCL's LL128 step over NVLink (`model.accelerator.ScaleUp`), "
                "whatever the part's link",
+    "pcie_p2p": "no scale-up link: the node's accelerators reach each other by PCIe peer-to-peer over the part's "
+                "`host_interface` (the scale-up bandwidth shown), NCCL's PCI ring LL128 step "
+                f"{PCIE_P2P_LATENCY * 1e6:g} us (tuning.cc `hwLat`), no PCIe peer-to-peer measurement "
+                "(`model.pcie`); every pair is taken one hop apart at that rate: a PCIe switch's shared uplink, a "
+                "path across CPU sockets and NCCL's LL128 being off over PCI are not modelled",
     "host_link": f"host link efficiency {HOST_LINK_EFFICIENCY:g}, nvbandwidth's host-to-device copy on an H100 over "
                  "PCIe Gen5 x16 (`model.system.HOST_LINK_EFFICIENCY`)",
 }
@@ -70,7 +76,7 @@ def _origin(name: str, hw: Hardware) -> str:
 
 
 #: The defaults a collective's time reads (a collective workload's note names only these).
-COLLECTIVE_DEFAULTS = ("nvls", "latency")
+COLLECTIVE_DEFAULTS = ("nvls", "latency", "pcie_p2p")
 
 
 def defaults_used(hw: Hardware, collective: bool = False) -> list[str]:

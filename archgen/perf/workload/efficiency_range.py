@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from itertools import product
 from typing import Any
 
+from archgen.model.pcie import PCIE_COPY_RANGE
 from archgen.perf.hw.assumed_efficiency import MEASURED_ENDS, MEASURED_RANGE
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_ends, measured_range
 from archgen.perf.hw.hardware import Hardware
@@ -220,6 +221,8 @@ def _whose(name: str, dtype: str | None, lo: float, hi: float) -> str:
     `perf.hw.assumed_efficiency`); the bare figures otherwise.
     """
     key = _NAMES.get(name)
+    if key == "scale_up" and (lo, hi) == PCIE_COPY_RANGE:   # a PCIe peer-to-peer domain (`perf.hw.from_spec`)
+        return f"{lo:g} (H100, PCIe Gen5 x16) to {hi:g} (A100, PCIe Gen4 x16), nvbandwidth's host-device copies"
     if key or dtype:
         measured, ends = ((MEASURED_RANGE[key], MEASURED_ENDS[key]) if key else
                           (measured_range(dtype or ""), measured_ends(dtype or "")))

@@ -37,7 +37,7 @@ from archgen.perf.comm.placement import domain_share
 from archgen.perf.comm.racks import stages_across
 from archgen.perf.hw.hardware import Hardware
 
-__all__ = ["domain_racks_note", "fabric_latency_note", "second_hop"]
+__all__ = ["bridge_note", "domain_racks_note", "fabric_latency_note", "second_hop"]
 
 
 def _spans(domain: Hardware, job: Hardware, racks: int) -> tuple[int, int]:
@@ -115,3 +115,18 @@ def fabric_latency_note(job: Hardware, own: str, domain: str) -> str:
             "(`scale_up.technology`): "
             f"no collective step latency of {domain} is published, so the figure is borrowed, not {domain}'s "
             "(elasticity: latency; docs/perf-model.md, Scale-up latency on another fabric)")
+
+
+def bridge_note(domain: Hardware, per_node: int, gpus: int) -> str:
+    """The note of a job on NVLink bridge groups: domains smaller than their node (`analyse.scale_up.bridge_groups`).
+
+    The groups of one node reach each other over PCIe; the model has one path between domains, the scale-out
+    network's, so a job over more than one group takes that rate between them, not PCIe's, and the note says so.
+    """
+    size = domain.scale_up_size
+    if domain.torus or not 1 < size < per_node or per_node % size or gpus <= size:
+        return ""
+    return (f"the scale-up domain of {size} is an NVLink bridge group, {per_node // size} to a node of {per_node}: "
+            "traffic between a node's groups crosses PCIe, which the estimate takes at the scale-out rate per "
+            f"accelerator ({domain.scale_out_bandwidth * 8 / 1e9:.4g} Gb/s), not PCIe's (docs/clusters.md, "
+            "NVLink bridges)")

@@ -1,0 +1,139 @@
+"""NET031: a 3-tier fat tree whose last pod holds fewer leaves than a pod takes, yet is cabled as a full one.
+
+`checks/network.py` registers the check; this module holds what it finds. The sizing (`analyse.upper_tiers`) gives every
+pod the same spines and every spine the same core uplinks; a plane of L leaves in pods of P fills ⌊L/P⌋ and leaves
+r = L mod P in the last, whose spines then carry r of P leaves' links down and a full pod's up. A designer sizes
+that pod as the sizing sizes a pod standing alone (`upper_tiers.pod_spines`: the fewest spines S_r, a divisor of
+the leaf uplinks u, with S_r ≥ ⌈r·u / d_spine⌉, one link per leaf-spine pair at most d_spine per spine), and gives
+its spines the uplinks their downlinks need at the tier's own down:up ratio, spread over the core groups of the
+spines it lacks; the cores are counted in the sizing's groups with those links (`_grouped_cores`), and the floor by
+ports, ⌈links / k_core⌉, is said beside them. A 3-level fat tree's uplinks match the traffic its subtrees send
+(C. Leiserson, "Fat-trees", IEEE Trans. Computers C-34(10), 1985: channel capacities grow with the leaves below;
+M. Al-Fares et al., SIGCOMM 2008: a pod's k/2 aggregation switches for its k/2 edge switches), so a partial pod
+cabled as full adds switches, links and power that no traffic uses, and lowers the spine oversubscription under
+1:1 as its only sign (newuser72: 57 GB300 SUs on one XDR plane of Q3400, 456 leaves in pods of 72, the seventh
+holding 24: 504 spines where 456 take its links, and 3,456 spine-core links that carry nothing; its 72 core groups
+each still need 4 cores for 6 x 72 + 24 links, so the cores stay 288, 228 by ports alone).
+
+The wiring model (`topology.tier_pairs`) still draws the pod as sized; a `spine.count` or `core.count` the user
+fixed is their choice, and not judged here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from archgen.analyse.fabric import FabricAnalysis
+from archgen.analyse.network import count
+from archgen.analyse.upper_tiers import pod_spines
+from archgen.checks.registry import Context, Violation
+from archgen.model.fabrics import FatTree
+from archgen.units import Q_, Q
+
+
+@dataclass(frozen=True)
+class PodSurplus:
+    """One plane's partial last pod: the counts as sized and as a designer would build them (per plane)."""
+
+    pod_leaves: int
+    full_pods: int
+    last_leaves: int
+    spines_per_pod: int
+    last_spines: int
+    spines: int
+    spines_needed: int
+    cores: int
+    cores_needed: int
+    core_links: int
+    core_links_needed: int
+    pod_core_links: int
+    last_core_links: int
+    last_uplinks: int
+    cores_by_ports: int
+
+
+def pod_surplus(fa: FabricAnalysis) -> PodSurplus | None:
+    """The partial last pod of a 3-tier fat tree cabled as full, or None (2 tiers, whole pods, fixed counts, none)."""
+    spec = fa.fabric.spec
+    leaf, spine, core = fa.tier("leaf"), fa.tier("spine"), fa.tier("core")
+    if not isinstance(spec, FatTree) or fa.tiers_used != 3 or fa.pods < 2 or leaf is None or spine is None \
+            or core is None or not (spine.down and core.down and fa.spines_per_pod) \
+            or spec.spine.count is not None or spec.core.count is not None:
+        return None
+    pod_leaves = fa.shape.pod_leaves
+    full, rest = divmod(leaf.switches, pod_leaves)
+    if not rest:
+        return None
+    last_spines = pod_spines(rest, leaf.up, spine.down)
+    per_spine_down = math.ceil(rest * leaf.up / last_spines)
+    last_up = math.ceil(per_spine_down * spine.up / spine.down)
+    links_needed = full * fa.spines_per_pod * spine.up + last_spines * last_up
+    spines_needed = full * fa.spines_per_pod + last_spines
+    cores_needed = min(_grouped_cores(full, fa.spines_per_pod, spine.up, last_spines * last_up, core.down),
+                       core.switches)
+    ports_floor = math.ceil(links_needed / core.down)
+    if spines_needed >= spine.switches and links_needed >= spine.up_used:
+        return None
+    return PodSurplus(pod_leaves, full, rest, fa.spines_per_pod, last_spines, spine.switches, spines_needed,
+                      core.switches, cores_needed, spine.up_used, links_needed, fa.spines_per_pod * spine.up,
+                      last_spines * last_up, rest * leaf.up, ports_floor)
+
+
+def _grouped_cores(full: int, groups: int, s_up: int, last_links: int, k_core: int) -> int:
+    """Cores in the sizing's groups (one per spine of a full pod) once the last pod's links spread over them.
+
+    Group j takes s_up links from spine j of each of the `full` pods and ⌈last_links / groups⌉ from the last pod;
+    a core takes l links (l dividing s_up) from each full pod's spine and its share of the rest, so a group holds
+    s_up / l cores for the largest l whose ports fit: full·l + ⌈extra·l / s_up⌉ ≤ k_core (`upper_tiers._cores`).
+    """
+    extra = math.ceil(last_links / groups)
+    fits = [d for d in range(1, s_up + 1) if s_up % d == 0 and full * d + math.ceil(extra * d / s_up) <= k_core]
+    return groups * (s_up // max(fits)) if fits else groups * s_up
+
+
+def _optics(c, fa: FabricAnalysis, links: int) -> tuple[int, Q | None]:
+    """Transceivers and their power on `links` spine-core links of `fa` (all planes), at the tier's mean per link."""
+    tc = next((t for t in c.cabling.tiers if t.fabric == fa.fabric.spec.id and t.tier == "spine_core"),
+              None) if c.cabling is not None else None
+    if tc is None or not tc.links:
+        return 0, None
+    return round(tc.transceivers * links / tc.links), (tc.optics_power * links / tc.links).to("kW")
+
+
+def partial_pods(ctx: Context) -> Iterator[Violation]:
+    """NET031 (`checks.network.partial_pod`): each fat tree's partial last pod cabled as full, with its surplus."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            found = pod_surplus(fa)
+            if found is None:
+                continue
+            spine, core, n = fa.tier_at("spine"), fa.tier_at("core"), fa.planes
+            extra_spines, extra_cores = found.spines - found.spines_needed, found.cores - found.cores_needed
+            extra_links = (found.core_links - found.core_links_needed) * n
+            power = Q_(0, "kW")
+            if spine.switch is not None:
+                power = power + spine.switch.power.max * extra_spines * n
+            if core.switch is not None:
+                power = power + core.switch.power.max * extra_cores * n
+            transceivers, optics = _optics(c, fa, extra_links)
+            parts = [f"{k * n:,} {what}" for k, what in ((extra_spines, "spines"), (extra_cores, "cores")) if k]
+            parts.append(f"{extra_links:,} spine-core links" + (f" with {transceivers:,} transceivers "
+                         f"({optics:.1f~P})" if optics is not None else ""))
+            total = power.to("kW") + (optics if optics is not None else 0 * power.to("kW"))
+            per_plane = " per plane" if n > 1 else ""
+            yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("tiers",),
+                            f"the last of {fa.pods} pods holds {found.last_leaves} of {found.pod_leaves} leaves"
+                            f"{per_plane} but is cabled as a full pod: {found.spines_per_pod} spines with "
+                            f"{found.pod_core_links:,} core links, where its leaves' {found.last_uplinks:,} "
+                            f"uplinks take {found.last_spines} spines (as a pod of {found.last_leaves} "
+                            f"{'leaf' if found.last_leaves == 1 else 'leaves'} standing alone) and "
+                            f"{found.last_core_links:,} core links; the plane's {found.spines:,} spines and "
+                            f"{found.cores:,} cores could be {found.spines_needed:,} and {found.cores_needed:,} "
+                            f"in core groups of one spine per pod ({found.cores_by_ports:,} by ports alone: "
+                            f"{found.core_links_needed:,} links / {core.down}): {', '.join(parts)} more, "
+                            f"{total:.1f~P} of IT power "
+                            f"(switches at maximum); the only other sign is the spine oversubscription "
+                            f"{fa.oversubscription.get('spine', 1.0):.2f}",
+                            count(found.spines + found.cores), count(found.spines_needed + found.cores_needed))

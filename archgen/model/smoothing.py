@@ -1,0 +1,41 @@
+"""A hall's power smoothing (`feeds.power_smoothing`) and the ramp rate its supply accepts (`feeds.ramp_rate_limit`).
+
+Synchronous training swings every GPU between a step's compute and communication phases (Choukse et al., "Power
+Stabilization for AI Training Datacenters", Microsoft, OpenAI and NVIDIA, arXiv:2508.14318, 2025). NVIDIA's GB300
+NVL72 holds the swing with a power floor, ramp-up and ramp-down rate limits and energy storage in its power shelves
+("How New GB300 NVL72 Features Provide Steady Power for AI", NVIDIA Technical Blog, 2025,
+https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/); NVML sets them per GPU
+(Power Smoothing: a floor in percent of the module's power, ramp-up and ramp-down rates in W/s; NVML API Reference,
+https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). None has a published default for a site:
+the hall states what its design sets, for its whole IT load, and PWR022 judges the swing with it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from archgen.model.field_types import PositiveFraction
+from archgen.model.spec import Spec
+from archgen.units import Dim, Q
+
+#: A rate at which a power changes, e.g. '2 MW/s' or a utility's '10 MW/min'.
+PowerRate = Annotated[Q, Dim("kW/s", gt=0, le=1e9, label="a power ramp rate", example="2 MW/s", real_power=True)]
+
+
+class PowerSmoothing(Spec):
+    """How the hall's IT load is held steady: its floor while a job runs and the rates it may ramp at."""
+
+    floor: PositiveFraction | None = Field(None, description=(
+        "The share of the IT power at maximum draw the load is held at or above while a job runs, e.g. 0.9 (the "
+        "GPUs' power-smoothing floor where the rest of the load is steady, or what site energy storage holds): the "
+        "swing of a training step is at most the IT power x (1 - floor), PWR022. Not stated: the swing's depth is "
+        "not provided (it may reach the whole load)."))
+    ramp_up: PowerRate | None = Field(None, description=(
+        "The fastest the whole load rises, e.g. '2 MW/s' (the GPUs' ramp-up rate x their count, or the site "
+        "storage's): a job's start is a ramp at it, not a step."))
+    ramp_down: PowerRate | None = Field(None, description=(
+        "The fastest the whole load falls, e.g. '2 MW/s' (the GPUs' ramp-down rate x their count, or the site "
+        "storage's): a job's stop or crash is a ramp at it, not a step."))
+    source: str = Field("", description="Where the settings come from (the smoothing profile, the BESS design).")

@@ -1,0 +1,61 @@
+"""The reliability section's spare-parts stock and a job's interruptions by part class (issue 22).
+
+Formats what `archgen.analyse.spare_parts` and `archgen.analyse.failure_model.Reliability.by_class` computed
+(docs/reliability.md, Spare-parts stock; Interruptions by part class); computes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from archgen.analyse.spare_parts import no_turnaround
+from archgen.render.blocks import Column, Para, Table
+from archgen.units import Q_
+
+#: Where no part class states a replenishment turnaround: the stock is not provided, never sized to a default.
+NO_STOCK = ("Spare-parts stock: not provided. How many accelerators, trays, switch trays, NICs and optics to hold on "
+            "site rests on the time to get a failed part replaced (an RMA or resupply turnaround), which no input "
+            "states (`turnaround` of a part's `reliability:`, of a class of the FailureRates set, or of the set); "
+            "the failures per year above are the demand such a stock must cover. Hot spares (idle nodes that take "
+            "a failed node's place at once) are the job table's.")
+#: How the stock is sized, in words (`analyse.spare_parts`).
+METHOD = ("Stock: the fewest units s with P(X <= s) at least {level:g} %, X ~ Poisson(failures a year x turnaround), "
+          "the replacements on order at a random time (Palm's theorem; Sherbrooke, METRIC, Operations Research 1968; "
+          "one replacement ordered per failure); 'no stock-out' is P(X <= s), that no failed unit waits for a spare, "
+          "and the fill rate P(X <= s - 1), that a failure finds one on the shelf. Failures are independent at the "
+          "set's rates, every unit of the class, interrupting or not (a host's rate may count operations that "
+          "consume no part: Llama 3's 46 host interruptions include 32 host maintenances, so its stock is an upper "
+          "bound); the turnaround's spread needs no input (Palm's theorem rests on its mean alone); a batch of "
+          "failures from one event and a part repaired back into the stock are not modelled.")
+
+
+def stock_blocks(rel: Any) -> list[Any]:
+    """The spare-parts stock table and how it is sized, or `NO_STOCK` where no class states a turnaround."""
+    if not any(line.stock is not None for line in rel.stock):
+        return [Para(NO_STOCK)]
+    rows = tuple((line.name, line.units, line.per_year,
+                  Q_(line.turnaround, "s").to("day") if line.turnaround is not None else None, line.demand,
+                  line.stock, line.no_stockout, line.fill_rate,
+                  "" if line.stock is not None else f"not provided: {no_turnaround(line)}") for line in rel.stock)
+    cols = (Column("Class"), Column("Units", digits=0, align="right"),
+            Column("Failures / year", digits=1, align="right"), Column("Turnaround", "day", 1, "right"),
+            Column("Demand over turnaround", digits=2, align="right"), Column("Stock", digits=0, align="right"),
+            Column("No stock-out", digits=3, align="right"), Column("Fill rate", digits=3, align="right"),
+            Column("Note"))
+    return [Table("spare-stock", f"Spare-parts stock per part class, sized to a {rel.no_stockout * 100:g} % chance of "
+                  "no stock-out", cols, rows), Para(METHOD.format(level=rel.no_stockout * 100))]
+
+
+def by_class_table(rel: Any) -> Table | None:
+    """A job on every accelerator: interruptions per day by part class, each with its count's 95 % interval."""
+    found = rel.by_class(rel.accelerators)
+    if not found:
+        return None
+    total = sum(per_day for _, per_day, _, _ in found)
+    rows = tuple((name, per_day, lo, hi, Q_(per_day / total, "") if total else None,
+                  "" if hi > lo else "no count: its uncertainty is not provided") for name, per_day, lo, hi in found)
+    return Table("interruptions-by-class", f"Interruptions per day of a job on all {rel.accelerators:,} accelerators "
+                 "by part class, with the 95 % Poisson interval of each class's own count",
+                 (Column("Class"), Column("Per day", digits=3, align="right"),
+                  Column("95 % low", digits=3, align="right"), Column("95 % high", digits=3, align="right"),
+                  Column("Share", "percent", 1, "right"), Column("Note")), rows)

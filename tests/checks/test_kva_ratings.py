@@ -1,0 +1,86 @@
+"""A hall's units rated in kVA (nu70fix): `Units.capacity` in volt-amperes, `Units.power_factor`, `feeds.power_factor`.
+
+Real power is apparent power x power factor (IEEE Std 1459's definition of power factor, P / S). A unit rated in kVA
+carries kVA x the lower of its rated power factor (a generator set's alternator: 0.8, ISO 8528-1 nameplates) and the
+load's; a kW rating with a rated power factor carries kW / rated x load where the load's is lower (the kVA, a current
+limit, binds). A kVA rating with neither stated is not provided: PWR011 warns, never reading kVA as kW.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.model.facility import Units
+from tests.conftest import case_files, run_specs
+
+
+@pytest.mark.parametrize(("capacity", "rated", "load", "kw"), [
+    ("2500 kVA", 0.8, None, 2000.0),      # a set's nameplate: 2,500 kVA at 0.8 is 2,000 kW
+    ("2500 kVA", 0.8, 0.95, 2000.0),      # the load's higher power factor does not raise the engine's kW
+    ("2500 kVA", 0.8, 0.7, 1750.0),       # a lower one: the alternator's current (kVA) binds, 2,500 x 0.7
+    ("140 MVA", None, 0.95, 133000.0),    # a transformer: kVA x the load's power factor
+    ("2000 kW", 0.8, 0.7, 1750.0),        # kW / 0.8 = 2,500 kVA, x 0.7
+    ("2000 kW", None, 0.7, 2000.0),       # kW without a rated power factor: as stated (no kVA to bind)
+])
+def test_real_power_is_kva_times_the_lower_power_factor(capacity, rated, load, kw) -> None:
+    units = Units(count=1, capacity=capacity, power_factor=rated)
+    assert units.real(load).m_as("kW") == pytest.approx(kw)
+
+
+def test_a_kva_rating_without_a_power_factor_is_not_provided() -> None:
+    assert Units(count=1, capacity="1 MVA").real(None) is None
+
+
+def _run(tmp_path, case: str):
+    return run_specs(tmp_path, case_files("PWR011", case))
+
+
+def test_the_load_power_factor_makes_ups_kva_real_power(tmp_path) -> None:
+    run = _run(tmp_path, "fail_kva_at_load_power_factor")
+    [f] = [f for f in run.findings if f.id == "PWR011"]
+    assert f.severity == "error" and f.limit.m_as("kW") == pytest.approx(2 * 150 * 0.9)
+    assert run.metrics["cluster/c"]["ups_headroom"].m_as("kW") == pytest.approx(270 - f.value.m_as("kW"))
+
+
+def test_unstated_power_factor_leaves_the_feed_unjudged(tmp_path) -> None:
+    run = _run(tmp_path, "fail_kva_without_power_factor")
+    [f] = [f for f in run.findings if f.id == "PWR011"]
+    assert f.severity == "warning" and f.message.startswith("not provided") and "1000.0 kVA" in f.message
+
+
+def test_generator_kva_at_its_rated_power_factor_carries_the_facility_power(tmp_path) -> None:
+    run = _run(tmp_path, "pass_generator_kva_at_rated_power_factor")
+    assert not [f for f in run.findings if f.id == "PWR011" and f.severity != "info"]
+    assert run.metrics["cluster/c"]["generator_headroom"].m_as("kW") == pytest.approx(
+        400 - 1.2 * run.metrics["cluster/c"]["it_power"].m_as("kW"), rel=1e-6)
+
+
+def test_the_documents_row_gives_the_kva_and_its_real_power() -> None:
+    from types import SimpleNamespace
+
+    from archgen.render.datacentre import _units
+    hall = SimpleNamespace(feeds=SimpleNamespace(power_factor=0.95), outdoor=lambda: {})
+    row = _units("N+1", Units(count=3, capacity="2 MVA", power_factor=1.0), "modules", hall)
+    assert row == "N+1 (3 x 2,000 kVA modules, 1,900 kW at the stated power factor)"    # 2,000 kVA x min(1.0, 0.95)
+    bare = SimpleNamespace(feeds=SimpleNamespace(power_factor=None), outdoor=lambda: {})
+    assert "real power not provided" in _units("N", Units(count=1, capacity="1 MVA"), "feeds", bare)
+
+
+def test_kva_at_a_power_factor_carries_the_load_over_the_distribution(tmp_path) -> None:
+    """r36merge: nu70fix's kVA x power factor and review36's UPS load over `feeds.distribution_efficiency` at once:
+    N+1 of 3 x 150 kVA at 0.94 is 282.0 kW, below 271.3 kW / 0.96 = 282.6 kW (either alone would pass)."""
+    run = _run(tmp_path, "fail_kva_at_power_factor_over_the_distribution")
+    it = run.metrics["cluster/c"]["it_power"]
+    [f] = [f for f in run.findings if f.id == "PWR011"]
+    assert f.severity == "error" and f.limit.m_as("kW") == pytest.approx(2 * 150 * 0.94)
+    assert f.value.m_as("kW") == pytest.approx(it.m_as("kW") / 0.96)
+
+
+def test_the_racks_floor_over_the_distribution_exceeds_kva_modules(tmp_path) -> None:
+    """r36merge: where the IT power is not provided, the racks' own 114.6 kW over 0.96 (119.4 kW) is the floor under
+    the UPS load, against N+1 of 3 x 60 kVA at their rated 0.96, 115.2 kW."""
+    run = _run(tmp_path, "fail_racks_alone_over_kva_ups_and_its_distribution")
+    racks = run.metrics["cluster/c"]["it_power_racks"]
+    [f] = [f for f in run.findings if f.id == "PWR011" and f.severity == "error"]
+    assert f.limit.m_as("kW") == pytest.approx(2 * 60 * 0.96)
+    assert f.value.m_as("kW") == pytest.approx(racks.m_as("kW") / 0.96)

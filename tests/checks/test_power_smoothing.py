@@ -1,0 +1,94 @@
+"""A hall's stated power smoothing judged by PWR022 (nu70fix): `feeds.power_smoothing`, `feeds.ramp_rate_limit`.
+
+NVIDIA's GB300 NVL72 power smoothing holds the load above a floor and limits its ramps (NVIDIA Technical Blog, 2025;
+NVML's power-smoothing profile: floor in percent, ramp-up and ramp-down rates in W/s). A training step's swing is at
+most the IT power x (1 - floor); a job's start or stop is a ramp at the stated rates, else a step of up to the whole
+IT power. Nothing is defaulted: without a floor the depth is not provided. The cases are two GB200 NVL72 racks,
+271.3 kW of IT power (tests/checks/cases/PWR022.yml).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from archgen.model.smoothing import PowerSmoothing
+from archgen.render.datacentre import LOAD_SWING, load_swing
+from archgen.units import Q_
+from tests.conftest import case_files, run_specs
+
+SMOOTHED = "{load_step_limit: 50 kW, power_smoothing: {floor: 0.7, ramp_up: 10 kW/s, ramp_down: 10 kW/s}}"
+
+
+def _pwr022(tmp_path, feeds: str):
+    files = case_files("PWR022", "fail_smoothed_swing_above_the_step_limit")
+    assert SMOOTHED in files["specs.yaml"]
+    files["specs.yaml"] = files["specs.yaml"].replace(SMOOTHED, feeds)
+    run = run_specs(tmp_path, files)
+    return run.metrics["cluster/c"]["it_power"], [f for f in run.findings if f.id == "PWR022"]
+
+
+def test_the_swing_is_the_it_power_above_the_floor(tmp_path) -> None:
+    it, [f] = _pwr022(tmp_path, SMOOTHED)
+    assert f.severity == "error" and f.value.m_as("kW") == pytest.approx(it.m_as("kW") * 0.3)   # 81.4 kW > 50 kW
+
+
+def test_a_swing_within_the_limit_is_an_info_finding(tmp_path) -> None:
+    it, [f] = _pwr022(tmp_path, SMOOTHED.replace("50 kW", "100 kW"))
+    assert f.severity == "info" and f.value.m_as("kW") == pytest.approx(it.m_as("kW") * 0.3)
+
+
+def test_without_ramps_a_start_or_stop_is_still_a_step_of_the_whole_load(tmp_path) -> None:
+    it, [f] = _pwr022(tmp_path, "{load_step_limit: 100 kW, power_smoothing: {floor: 0.7}}")
+    assert f.severity == "warning" and f.message.startswith("not provided")
+    assert f.value.m_as("kW") == pytest.approx(it.m_as("kW"))          # 271.3 kW, not the 81.4 kW swing
+
+
+def test_without_a_floor_the_depth_is_not_provided(tmp_path) -> None:
+    _, [f] = _pwr022(tmp_path, "{load_step_limit: 100 kW, power_smoothing: {ramp_up: 1 kW/s, ramp_down: 1 kW/s}}")
+    assert f.severity == "warning" and "swing is not provided" in f.message
+
+
+def test_a_ramp_limit_without_stated_ramps_is_not_provided(tmp_path) -> None:
+    _, [f] = _pwr022(tmp_path, "{ramp_rate_limit: 1 MW/min, power_smoothing: {floor: 0.9}}")
+    assert f.severity == "warning" and f.value is None and f.limit.m_as("kW/s") == pytest.approx(1000 / 60)
+
+
+def test_ramps_within_the_ramp_limit(tmp_path) -> None:
+    _, [f] = _pwr022(tmp_path, "{ramp_rate_limit: 1 MW/min, power_smoothing: {ramp_up: 10 kW/s, ramp_down: 12 kW/s}}")
+    assert f.severity == "info" and f.value.m_as("kW/s") == pytest.approx(12)        # the faster, ramp_down
+
+
+def test_the_documents_row_gives_the_stated_depth_and_ramps() -> None:
+    sm = PowerSmoothing(floor=0.9, ramp_up="2 MW/s", ramp_down="1 MW/s")
+    row = load_swing(Q_(97514.8, "kW"), (), sm)
+    assert row.startswith("depth at most 9,751.5 kW") and "2,000.0 kW/s up and 1,000.0 kW/s down" in row
+    assert load_swing(Q_(1, "kW"), (), PowerSmoothing(ramp_up="1 kW/s")).startswith(LOAD_SWING)   # no floor
+
+
+def test_the_swing_and_ramp_are_judged_over_the_distribution(tmp_path) -> None:
+    """r36merge: review36's step over `feeds.distribution_efficiency` holds for nu70fix's swing and ramp: 81.4 kW
+    within 83 kW at the rack feeds is 81.4 / 0.96 = 84.8 kW at the UPS output, an error; 10 kW/s is 10.4 kW/s."""
+    it, [f] = _pwr022(tmp_path, SMOOTHED.replace("50 kW", "83 kW")[:-1] + ", distribution_efficiency: 0.96}")
+    assert f.severity == "error" and f.value.m_as("kW") == pytest.approx(it.m_as("kW") * 0.3 / 0.96)
+    _, [f] = _pwr022(tmp_path, "{ramp_rate_limit: 612 kW/min, distribution_efficiency: 0.96, power_smoothing: "
+                               "{ramp_up: 10 kW/s, ramp_down: 10 kW/s}}")
+    assert f.severity == "error" and f.value.m_as("kW/s") == pytest.approx(10 / 0.96)
+
+
+def test_a_swing_within_the_limit_gives_the_margin_for_the_unstated_losses(tmp_path) -> None:
+    it, [f] = _pwr022(tmp_path, SMOOTHED.replace("0.7", "0.9")[:-1] + ", distribution_efficiency: 0.96}")
+    swing = it.m_as("kW") * 0.1 / 0.96                                                       # 28.3 kW
+    assert f.severity == "info" and f.value.m_as("kW") == pytest.approx(swing)
+    assert f"by {50 - swing:,.1f} kW" in f.message and "must fit in that margin" in f.message
+
+
+def test_a_step_limit_without_the_it_power_is_not_provided_with_smoothing_too(tmp_path) -> None:
+    """review36's not-provided finding where the IT power is not, kept beside nu70fix's ramp judgement."""
+    files = case_files("PWR022", "fail_step_limit_where_the_it_power_is_not_provided")
+    files["specs.yaml"] = files["specs.yaml"].replace(
+        "feeds: {load_step_limit: 100 kW}", "feeds: {load_step_limit: 100 kW, ramp_rate_limit: 1 MW/min, "
+        "power_smoothing: {floor: 0.9, ramp_up: 10 kW/s, ramp_down: 10 kW/s}}")
+    run = run_specs(tmp_path, files)
+    ramp, step = sorted((f for f in run.findings if f.id == "PWR022"), key=lambda f: f.limit.m)   # kW/s, kW
+    assert step.severity == "warning" and step.value is None and step.message.startswith("not provided")
+    assert ramp.severity == "info" and ramp.value.m_as("kW/s") == pytest.approx(10)
