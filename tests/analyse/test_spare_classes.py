@@ -104,3 +104,17 @@ def test_nvlink_switch_trays_read_their_own_row(shipped):
     assert "scale_up_switch" in rel.assumed
     domain = next(d for d in rel.domains if d.name == "scale-up domain")
     assert domain.per_year == pytest.approx(72 * 0.00612)
+
+
+def test_a_stock_on_an_assumed_turnaround_names_it(tmp_path):
+    """REQ005: a requirement on a stock sized to an assumed turnaround names it; a sourced one does not."""
+    req = ("kind: Requirements\nid: r\nrequirements:\n  - {id: REQ-SP, statement: GPU stock within the budget, "
+           "subject: cluster/llama3-16k, metric: spare_stock.accelerator, target: '<= 200', level: should}\n")
+    r = _run(tmp_path, RATES.format(level=0.95), req)
+    [j] = [j for j in r.requirements if j.bound.req.id == "REQ-SP"]
+    assert "accelerator turnaround 14 d (assumed)" in j.outcome.assumed
+    sourced = RATES.replace("turnaround: 14 d\n", "turnaround: 14 d\nturnaround_basis: sourced\n"
+                            "turnaround_source: \"a vendor's RMA terms, clause 4\"\n")
+    r = _run(tmp_path / "sourced", sourced.format(level=0.95), req)
+    [j] = [j for j in r.requirements if j.bound.req.id == "REQ-SP"]
+    assert not any("turnaround" in x for x in j.outcome.assumed)
