@@ -51,7 +51,8 @@ def _per_server(c: Any) -> str:
 
 def _lent(c: Any) -> str:
     """Where a class's rate was measured, where the set borrows it from another operator (`FailureRate.operator`)."""
-    return f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else ""
+    stands_in = f"; not stated for this class: the set's {c.lender} rate stands in" if c.lender else ""
+    return stands_in + (f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else "")
 
 
 def _repair(c: Any) -> str:
@@ -66,12 +67,12 @@ def _every_tier(rel: Any) -> str:
     review30: HPN's figure is its ToRs', and archgen keeps no tier apart, so a customer's NVLink switch trays, spines
     and OCSes take it too; docs/reliability.md said so, the document did not.
     """
-    if not any(c.name == "switch" and c.interrupts and c.per_day and c.rate is not None and c.rate.operator
-               for c in rel.classes):
+    if not any(c.name in ("switch", "scale_up_switch") and c.interrupts and c.per_day and c.rate is not None
+               and c.rate.operator for c in rel.classes):
         return ""
-    return (" A switch rate stands for every switch here, whatever its tier (a leaf, a spine, a scale-up switch "
-            "tray, an optical circuit switch): archgen keeps no tier apart, so a rate measured on one tier is applied "
-            "to all (docs/reliability.md, Limitations).")
+    return (" A switch rate stands for every switch here, whatever its tier (a leaf, a spine, an optical circuit "
+            "switch, and a scale-up switch tray, a class of its own that takes the switch rate where the set states "
+            "none for it): a rate measured on one tier is applied to all (docs/reliability.md, Limitations).")
 
 
 def _count(rel: Any, c: Any) -> str:
@@ -145,7 +146,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
                   c.per_day * 365.25,
-                  (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c) + _repair(c)) if c.rate else "—")
+                  (("assumed" if c.lender else c.rate.basis) + _lent(c) + _per_server(c) + _count(rel, c)
+                   + _repair(c)) if c.rate else "—")
                  for c in rel.classes)
     rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
                   for name, n in rel.unrated_units.items())
