@@ -43,7 +43,7 @@ from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
 from archgen.perf.workload.memory_model_note import fit_judged, memory_model_note
 from archgen.perf.workload.moe_pass_note import moe_pass_note
-from archgen.perf.workload.nvidia_only import dispatcher_problem, tp_overlap_note
+from archgen.perf.workload.nvidia_only import deepep_rocm_note, dispatcher_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.straddle_note import straddle_note
@@ -205,6 +205,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
     notes += straddle_note(hw, job, lay, bool(arch.experts))
+    exchanges = bool(arch.moe_layers and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1)
+    notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
