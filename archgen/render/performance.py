@@ -39,6 +39,10 @@ def workloads_for(run: Any, cluster_id: str) -> list[Any]:
     return [r for _, r in sorted(results.items()) if r.workload.cluster == cluster_id]
 
 
+#: The ends of a reliability figure's own 95 % interval (`mtti_ci_low`, spares22): beside its estimate, not rows.
+CI_ENDS = ("_ci_low", "_ci_high")
+
+
 def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = None) -> Section | None:
     """One subsection per workload; None when the cluster has no workload.
 
@@ -76,15 +80,18 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
         ranged = display.ranged(e.metrics, outcomes)
         rows = []
         for name, value in sorted(e.metrics.items()):
-            if any(name in ends for ends in ranged.values()):
-                continue                          # shown as the Band of the metric it is an end of
+            if any(name in ends for ends in ranged.values()) or name.endswith(CI_ENDS):
+                continue                          # shown as the Band of the metric, or beside its estimate
             o = outcomes.get(name)
             status = "" if o is None else o.status.value
             both = band_ends(e.bands[name], value, e.metrics, name) if name in ranged and name in e.bands else None
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
                 _band_cell(e.bands.get(name), value, name)
-            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else ""), band,
+            ci = [e.metrics.get(name + end) for end in CI_ENDS]
+            counted = f" (95 % interval of its count: {_shown(ci[0], name)} to {_shown(ci[1], name)})" \
+                if None not in ci else ""
+            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else "") + counted, band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
