@@ -159,7 +159,9 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
                         f"capacity {_kw(usable)} {basis}: {why}", severity="info")
         return
     eff = hall.feeds.distribution_efficiency
-    times = " x the PUE" if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
+    recharge = ups_recharge(hall)   # added once for the hall to the generator and utility floor (`hall_units`)
+    times = (" x the PUE" + ("" if recharge is None else f" and the UPS battery recharge {_kw(recharge)}")) \
+        if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
     if floor > usable:
         yield Violation(path, c.cluster.spec.id, ("facility",), f"the racks' own IT power{times} alone, "
                         f"{_kw(floor)}, exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis} "

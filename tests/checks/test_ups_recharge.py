@@ -68,3 +68,16 @@ def test_a_charging_power_without_ups_modules_is_refused() -> None:
     with pytest.raises(ValueError, match="state the modules it is counted for"):
         Facility.model_validate({"id": "h", "floor_rating": "1200 kg/m**2", "air": {"supply": "24 degC"},
                                  "feeds": {"ups_recharge": "20 kW"}})
+
+
+def test_a_shared_connection_counts_a_halls_recharge_once(tmp_path) -> None:
+    """The deployed pair on a 820 kW shared connection: 807.6 kW within it; 882.6 kW were the 75 kW counted twice."""
+    files = case_files("PWR011", "pass_deployed_clusters_share_the_ups_recharge_once")
+    files["specs.yaml"] = files["specs.yaml"].replace(
+        "feeds: {ups: N+1", "feeds: {shared_utility: {id: campus, capacity: 820 kW}, ups: N+1")
+    run = run_specs(tmp_path, files)
+    hall = 2 * run.metrics["cluster/c"]["facility_power_peak"] + 5 * Q_(15, "kW")
+    campus = [f for f in run.findings if f.id == "PWR011" and "utility connection 'campus'" in f.message]
+    assert len(campus) == 2 and all(f.severity == "info" for f in campus)
+    assert [f.value.m_as("kW") for f in campus] == pytest.approx([hall.m_as("kW")] * 2)
+    assert "facility 'small-hall''s UPS battery recharge counted once at 75.0 kW" in campus[0].message
