@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
@@ -97,8 +97,46 @@ def ups_output(load: Q, hall: Any) -> Q:
 
 
 def generator_power(metrics: Mapping[str, Q], hall: Any) -> Q | None:
-    """What the generator sets carry: IT power x `peak_pue` where the hall states it, else x the annual PUE."""
-    return metrics.get("facility_power_peak" if hall.peak_pue is not None else "facility_power")
+    """What the generator sets carry: IT power x `peak_pue` where stated, else x the annual PUE; and the recharge.
+
+    The UPS batteries' recharge after a ride-through (`ups_recharge`) is the hall's, added once to each cluster's
+    load here; a sum over a hall's clusters takes the excess back out (`recharge_excess`).
+    """
+    load = metrics.get("facility_power_peak" if hall.peak_pue is not None else "facility_power")
+    recharge = ups_recharge(hall)
+    return load if load is None or recharge is None else (load + recharge).to("kW")
+
+
+def ups_recharge(hall: Any) -> Q | None:
+    """The hall's UPS battery recharge: `ups_units.count` x each module's `feeds.ups_recharge`; None: not stated.
+
+    After a ride-through every module's battery recharges at once (each carried a share of the load), drawing from
+    the generator sets or the utility on top of the facility power, so the term is the hall's, counted once.
+    """
+    feeds = hall.feeds if hall is not None else None
+    if feeds is None or feeds.ups_recharge is None or feeds.ups_units is None:
+        return None
+    return (feeds.ups_units.count * feeds.ups_recharge).to("kW")
+
+
+def recharge_excess(group: Iterable[ClusterAnalysis]) -> tuple[Q, str]:
+    """What summing `group`'s generator loads (`generator_power`) counts more than once of a hall's recharge, and why.
+
+    Each cluster's load holds its hall's `ups_recharge`; the hall draws it once, as a checkpoint storage shared by
+    its clusters is counted once (`storage_cost.shared_storage`). The note is "" where nothing is counted twice.
+    """
+    halls: dict[str, tuple[Any, int]] = {}
+    for c in group:
+        hall = c.cluster.facility
+        if hall is not None and ups_recharge(hall) is not None:
+            halls[hall.id] = (hall, halls.get(hall.id, (hall, 0))[1] + 1)
+    excess, notes = Q_(0, "kW"), []
+    for hid, (hall, n) in sorted(halls.items()):
+        once = ups_recharge(hall)
+        if n > 1 and once is not None:
+            excess = excess + (n - 1) * once
+            notes.append(f"facility '{hid}''s UPS battery recharge counted once at {once.to('kW'):.1f~P}")
+    return excess.to("kW"), "; ".join(notes)
 
 
 #: The metrics of a cluster that are its hall's capacity less a load (`facility_metrics`), and that load.
@@ -119,7 +157,8 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
     Each is the hall's capacity less the feed load of the clusters counted together in it (`hall_groups.fellows`:
     those its `deployed` lists, else every cluster of the run naming it), as PWR010 and COOL009 judge them
     (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's. A checkpoint storage
-    several of them state with one `storage.id` is counted once (`shared_storage`). Only clusters counted with
+    several of them state with one `storage.id` is counted once (`shared_storage`), as is the hall's UPS battery
+    recharge in `generator_headroom` (`recharge_excess`). Only clusters counted with
     another are listed; a headroom is None (not provided) where some such cluster's IT power is not provided, so the
     hall's load is not known. A cluster alone in its hall, or a candidate its hall's `deployed` does not list, keeps
     its own figures (`facility_metrics`).
@@ -128,7 +167,8 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
     for group in shared_halls(clusters):
         for name, load in HEADROOMS.items():
             loads = [load(c) for c in group]
-            twice = shared_storage(group, _storage_factor(name, group[0].cluster.facility))[0]
+            twice = shared_storage(group, _storage_factor(name, group[0].cluster.facility))[0] + \
+                (recharge_excess(group)[0] if name == "generator_headroom" else Q_(0, "kW"))
             total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW")) - twice
             for c, own in zip(group, loads, strict=True):
                 if name in c.metrics:

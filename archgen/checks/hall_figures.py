@@ -21,6 +21,7 @@ from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.registry import Severity, Violation
 from archgen.checks.unit_rating import load_pf, rating_words
+from archgen.checks.ups_recharge import recharge_words
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
@@ -205,10 +206,13 @@ def _lossy_words(words: str, hall: Any) -> str:
 
 
 def generator_load(c: Any) -> tuple[Q | None, str]:
-    """What PWR011 holds generator sets and utility feeds to, and its name: IT power x `peak_pue`, else x the PUE."""
+    """What PWR011 holds generator sets and utility feeds to, and its name: IT power x `peak_pue`, else x the PUE.
+
+    With the hall's UPS battery recharge where stated (`generator_power`, `ups_recharge.recharge_words`).
+    """
     hall = c.cluster.facility
     words = "facility power at design conditions" if hall.peak_pue is not None else "facility power"
-    return generator_power(c.metrics, hall), words
+    return generator_power(c.metrics, hall), words + recharge_words(hall)
 
 
 def utility_unjudged(feeds: Any) -> bool:

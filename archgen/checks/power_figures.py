@@ -12,7 +12,7 @@ from typing import Any
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
-from archgen.analyse.facility import ups_factor, usable_units
+from archgen.analyse.facility import ups_factor, ups_recharge, usable_units
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -30,6 +30,7 @@ from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
 from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
+from archgen.checks.ups_recharge import recharge_left_out
 from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
 from archgen.model.power import PDU
 from archgen.units import Q_
@@ -62,7 +63,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
         if utility_unjudged(feeds):
             yield utility_not_stated(path, c)
         floor, unknown = it_floor(c)
-        pue = peak if peak is not None else annual
+        pue, margins, recharge = peak if peak is not None else annual, [], ups_recharge(hall) or Q_(0, "kW")
         for key, label, kind, redundancy, units, load, what in feed_stages(c):
             if units is None:
                 continue
@@ -83,8 +84,11 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
                                            None if floor is None or (key != "ups" and pue is None) else
-                                           floor * (pue if key != "ups" else ups_factor(hall)), unknown)
+                                           floor * ups_factor(hall) if key == "ups" else floor * pue + recharge,
+                                           unknown)
                 continue
+            if key != "ups":
+                margins.append((f"{label} {kind}", usable, load))
             if load > usable:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
                                 f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}{alone(c)}",
@@ -96,11 +100,13 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                                 usable.to("kW"), severity=shared[2])
             if load <= usable and key != "ups" and peak is None:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{label} {kind} judged on the annual PUE "
-                                f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): facility power "
+                                f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): {what} "
                                 f"{_kw(load)} within facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
                                 f"{basis}; the design day's mechanical load is above the year's average, so this "
                                 "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
                                 severity="info")
+        if (left_out := recharge_left_out(path, c, margins)) is not None:
+            yield left_out
     yield from shared_connection(ctx)   # the halls sharing a utility connection, summed against it
 
 
@@ -153,7 +159,9 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
                         f"capacity {_kw(usable)} {basis}: {why}", severity="info")
         return
     eff = hall.feeds.distribution_efficiency
-    times = " x the PUE" if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
+    recharge = ups_recharge(hall)   # added once for the hall to the generator and utility floor (`hall_units`)
+    times = (" x the PUE" + ("" if recharge is None else f" and the UPS battery recharge {_kw(recharge)}")) \
+        if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
     if floor > usable:
         yield Violation(path, c.cluster.spec.id, ("facility",), f"the racks' own IT power{times} alone, "
                         f"{_kw(floor)}, exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis} "

@@ -7,8 +7,8 @@ annual PUE) over the clusters its `deployed` list names, as the hall totals do (
 without `deployed` has no load to add (its clusters may be alternatives), so the connection is then not judged and
 the finding says which hall is missing it. A checkpoint storage that deployed clusters of these halls state under one
 `storage.id` is one system, counted once (`storage_cost.shared_storage`, at its largest stated draw x its hall's
-PUE), as the hall totals and PWR010 count it. The connection is counted at its stated capacity: no redundancy is held
-back (none is stated).
+PUE), as the hall totals and PWR010 count it; so is a hall's UPS battery recharge (`facility.recharge_excess`).
+The connection is counted at its stated capacity: no redundancy is held back (none is stated).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from archgen.analyse.facility import generator_factor
+from archgen.analyse.facility import generator_factor, recharge_excess
 from archgen.analyse.hall_groups import candidate, deployed, naming
 from archgen.analyse.storage_cost import shared_storage, storage_draw
 from archgen.checks.hall_figures import generator_load
@@ -69,11 +69,13 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
             yield Violation(path, subject, ("facility",), f"not judged: {where}: a deployed cluster's facility power "
                             "is not provided", severity="info")
             continue
-        sums = [(h, sum((load for load, _ in loads if load is not None), Q_(0.0, "kW"))) for h, loads in parts]
+        sums = [(h, sum((load for load, _ in loads if load is not None), Q_(0.0, "kW")) - recharge_excess(group)[0])
+                for (h, loads), (_, group) in zip(parts, groups, strict=True)]
+        recharged = "; ".join(n for _, group in groups if (n := recharge_excess(group)[1]))
         twice, once = shared_storage([o for _, group in groups for o in group], draw=lambda o: storage_draw(o) *
                                      generator_factor(o.cluster.facility))
         total = (sum((q for _, q in sums), Q_(0.0, "kW")) - twice).to("kW")
-        each = "; ".join(f"facility '{h}' {_kw(q)}" for h, q in sums) + (f"; {once}" if once else "")
+        each = "; ".join([f"facility '{h}' {_kw(q)}" for h, q in sums] + [n for n in (recharged, once) if n])
         what = f"the facility power of the clusters deployed in the {len(sums)} hall(s) of the run naming it ({each})"
         if total > conn.capacity:
             yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} exceeds {where}, counted at its "

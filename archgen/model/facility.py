@@ -206,6 +206,11 @@ class UpstreamFeeds(AcSupply):
         "systems and one reserve system switched in for any of them, is N+1 counted in systems."))
     ups_autonomy: Duration | None = Field(None, description=(
         "UPS ride-through at full load, e.g. '5 min': compared with `generator_transfer` (PWR019)."))
+    ups_recharge: Power | None = Field(None, description=(
+        "Each UPS module's battery charging power after a ride-through, drawn from its input (the generator sets or "
+        "the utility), from its datasheet: a stated charging power, or its maximum charge current x the charge "
+        "voltage (e.g. Eaton 93PS: 25 A per 20 kW module), e.g. '40 kW': PWR011 adds `ups_units.count` x it once "
+        "to the hall's generator and utility load. Not stated: the recharge is left out and PWR011 says so."))
     generator_transfer: Duration | None = Field(None, description=(
         "Time from a utility loss until the generator sets carry the load (start, stable voltage and frequency, "
         "transfer switch), e.g. '10 s' for an NFPA 110 Type 10 system or '2 min': the UPS autonomy must cover it "
@@ -263,6 +268,9 @@ class UpstreamFeeds(AcSupply):
             raise FieldError(("ups_units", "count"), f"ups is {self.ups}: {xy[0]} UPS systems of equal size, but "
                              f"ups_units.count {self.ups_units.count} does not divide into {xy[0]} (count every "
                              "module of the systems, the same number in each)")
+        if self.ups_recharge is not None and self.ups_units is None:
+            raise FieldError(("ups_recharge",), "ups_recharge is each UPS module's battery charging power: state "
+                             "the modules it is counted for (`ups_units`)")
         if self.utility_units is not None and self.utility_feeds not in (None, self.utility_units.count):
             raise FieldError(("utility_units", "count"), f"utility_units.count is {self.utility_units.count} but "
                              f"utility_feeds is {self.utility_feeds}: one count of feeds (state one, or make them "

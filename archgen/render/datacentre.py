@@ -198,13 +198,18 @@ def _ride_through(feeds: Any) -> str:
             f"({fmt.q(feeds.ups_autonomy, 's', 0)}; PWR019)")
 
 
+#: A generator or utility row's load where the hall has UPS modules and states no charging power (PWR011's info).
+_NO_RECHARGE = " (the UPS batteries' recharge after a ride-through left out: not provided)"
+
+
 def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
     """What PWR011 compared for the UPS, generator and utility rows: usable capacity, load and headroom ('' unstated).
 
     The figures are PWR011's own (`usable_units`, `checks.scope.feed_stages`), so a pass shows the margin it rests
     on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
     Generators and utility feeds judged on the annual PUE (the hall states no `peak_pue`) say so and that the margin
-    is optimistic, as PWR011's info finding does.
+    is optimistic, as PWR011's info finding does; and where the hall's UPS modules state no charging power, that
+    their recharge is left out (`checks.ups_recharge`).
     """
     hall = a.cluster.facility
     if hall.feeds is None:
@@ -221,6 +226,8 @@ def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
         else:
             out.append(f"; usable {fmt.q(usable, 'kW', 0)} for {fmt.q(load, 'kW', 1)} of {what}"
                        + (" on the annual PUE (no `peak_pue`: optimistic)" if annual else "")
+                       + (_NO_RECHARGE if key != "ups" and hall.feeds.ups_units is not None and
+                          hall.feeds.ups_recharge is None else "")
                        + f", headroom {fmt.q(usable - load, 'kW', 1)}{alone} (PWR011), {STEADY}"
                        + (CAMPUS if key == "utility" and hall.feeds.shared_utility is None else ""))
     return out[0], out[1], out[2]

@@ -77,8 +77,15 @@ feeds:
     assert rows["UPS redundancy"] == (f"N+1 (3 x 150 kW modules); usable 300 kW for {it:.1f} kW of IT power, "
                                       f"headroom {300 - it:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
     assert rows["Generator redundancy"] == (
-        f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3:.1f} kW of facility power at design conditions, "
+        f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3:.1f} kW of facility power at design conditions (the "
+        "UPS batteries' recharge after a ride-through left out: not provided), "
         f"headroom {400 - it * 1.3:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
+    recharged = _hall_rows(tmp_path / "recharge", hall.replace("generators: N+1", "ups_recharge: 10 kW\n  generators: N+1"),
+                           "dc-hall")
+    assert recharged["Generator redundancy"] == (   # power29: 3 x 10 kW, counted once for the hall
+        f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3 + 30:.1f} kW of facility power at design conditions and "
+        "the UPS battery recharge after a ride-through (3 x 10.0 kW = 30.0 kW, once for the hall), "
+        f"headroom {400 - it * 1.3 - 30:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
 
 
 def test_power_table_totals_are_the_heat_the_hall_checks_count(shipped) -> None:
