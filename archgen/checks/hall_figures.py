@@ -24,6 +24,7 @@ from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
+from archgen.open_item import Worded, customer_text
 from archgen.units import Q_, Q
 
 #: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
@@ -31,19 +32,20 @@ Load = Callable[[Any], Q | None]
 
 
 def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str,
-                storage: float = 1.0) -> tuple[str, Q, Severity] | None:
-    """The finding's message, the hall's total and its severity where `path`'s cluster (`own`) fits `limit` alone.
+                storage: float = 1.0) -> tuple[Worded, Q, Severity] | None:
+    """The message (`Worded`: its customer words too), hall total and severity where `path`'s cluster fits alone.
 
     Peers are the clusters `path`'s is counted with in its hall (`hall_groups.fellows`: those the hall's `deployed`
-    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`,
-    its load or a floor under it where that is not provided (the racks' own IT power), and one with neither is left
-    out. `against` names the capacity ("facility 'h''s critical IT power 1500.0 kW"). A checkpoint storage several of
-    them state with one `storage.id` counts once (`shared_storage`, its draw x `storage`: 1 for the feeds, UPS and
-    plant, the PUE for generator sets, 0 where the load holds no storage, as the racks' heat to air). An error where
-    the hall lists them as `deployed` together, else a warning (they may be alternatives). A candidate (named, not
-    listed) is judged alone, and an info finding says what the hall would carry were it added to the deployed
-    clusters, where that is over: the brownfield question, not a failure of the design as stated. None where the
-    cluster has no peers or the hall carries them all.
+    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`, its load or a
+    floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `own` is
+    its load, `limit` the capacity, which `against` names ("facility 'h''s critical IT power 1500.0 kW"). A
+    checkpoint storage several of them state with one `storage.id` counts once (`shared_storage`, its draw x
+    `storage`: 1 for the feeds, UPS and plant, the PUE for generator sets, 0 where the load holds no storage, as the
+    racks' heat to air). An error where the hall lists them as `deployed` together, else a warning (they may be
+    alternatives). A candidate (named, not listed) is judged alone, and an info finding says what the hall would
+    carry were it added to the deployed clusters, where that is over: the brownfield question, not a failure of the
+    design as stated. The message is a `Worded`: the customer's words leave out the hall's `deployed` key and the
+    advice on what to list there. None where the cluster has no peers or the hall carries them all.
     """
     hall = clusters[path].cluster.facility
     if hall is None:
@@ -64,16 +66,20 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
     once = f" ({once})" if once else ""
     over = f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}"
     if trial:
-        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's `deployed` does "
-                f"not list it, so it is judged alone; beside the clusters deployed there ({others}) the hall would "
-                f"carry {total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}"), total, "info"
+        rest = (f"so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
+                f"{total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}")
+        head = f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's"
+        return Worded(f"{head} `deployed` does not list it, {rest}",
+                      f"{head} deployed clusters do not include it, {rest}"), total, "info"
     if hall.deployed is not None:
-        return (f"the clusters deployed together in facility '{hall.id}' (its `deployed`: this one "
-                f"{own.to('kW'):.1f~P}, {others}) draw {over}"), total, "error"
-    return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
+        head, rest = f"the clusters deployed together in facility '{hall.id}' (", f"this one {own.to('kW'):.1f~P}, "
+        return Worded(f"{head}its `deployed`: {rest}{others}) draw {over}",
+                      f"{head}{rest}{others}) draw {over}"), total, "error"
+    text = (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
             f"cluster alone ({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, "
-            "so if they share it the hall does not carry them (alternatives for one hall: check each in a run of "
-            f"its own; clusters deployed together: list them in the hall's `deployed`)"), total, "warning"
+            "so if they share it the hall does not carry them")
+    return Worded(f"{text} (alternatives for one hall: check each in a run of its own; clusters deployed together: "
+                  "list them in the hall's `deployed`)", text), total, "warning"
 
 
 def alone(c: Any) -> str:
@@ -281,7 +287,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
                                    against, storage=0.0):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
-                            severity=shared[2])
+                            severity=shared[2], public=f"heat to air: {customer_text(shared[0])}")
         elif rest is None or heat.air + rest > cap:
             why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
                    if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "

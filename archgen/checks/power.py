@@ -167,7 +167,8 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
     for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
-        yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
+        yield Violation(path, c.cluster.spec.id, ("facility",), str(message), it, cap, severity=severity,
+                        public=getattr(message, "public", ""))   # `shared_hall`'s customer words
 
 
 @check("PWR011", "power.hall_redundancy")
