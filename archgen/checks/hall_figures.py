@@ -348,8 +348,8 @@ TIER_CLAUSES = {3: "\"redundant capacity components\", each of which \"can be re
                    "planned basis without impacting any of the computer equipment\"",
                 4: "\"multiple, independent, physically isolated systems that provide redundant capacity "
                    "components\""}
-_MAINTAINABLE = ("`concurrently_maintainable` (\"Each and every capacity component ... can be removed from service "
-                 "on a planned basis without impacting any of the computer equipment\")")
+_MAINTAINABLE = ("{} (\"Each and every capacity component ... can be removed from service on a planned basis "
+                 "without impacting any of the computer equipment\")")
 
 
 def tier_contradictions(fac: Any) -> Iterator[Violation]:
@@ -364,14 +364,15 @@ def tier_contradictions(fac: Any) -> Iterator[Violation]:
     level = tier.level if tier is not None and tier.standard == "Uptime Institute" and tier.level >= 3 else None
     if feeds is None or (level is None and fac.concurrently_maintainable is not True):
         return
-    at_n = [f"{what} (`feeds.{key}: N`)" for key, what in (("ups", "UPS"), ("generators", "generator sets"),
-                                                           ("cooling", "cooling plant"))
-            if getattr(feeds, key) == "N"]
+    at_n = [(key, what) for key, what in (("ups", "UPS"), ("generators", "generator sets"),
+                                          ("cooling", "cooling plant")) if getattr(feeds, key) == "N"]
     if not at_n:
         return
-    claims = ([f"Uptime Institute Tier {'III' if level == 3 else 'IV'} ({TIER_CLAUSES[level]})"] if level else []) + \
-        ([_MAINTAINABLE] if fac.concurrently_maintainable else [])
-    yield Violation(f"facility/{fac.id}", fac.id, ("tier",) if level else ("concurrently_maintainable",),
-                    f"facility '{fac.id}' claims {' and '.join(claims)}, but states no redundant capacity components "
-                    f"for its {', '.join(at_n)}: with N, a unit taken out of service leaves less than the load needs "
-                    "(Uptime Institute, Tier Standard: Topology)")
+    tiered = [f"Uptime Institute Tier {'III' if level == 3 else 'IV'} ({TIER_CLAUSES[level]})"] if level else []
+    text = (f"facility '{fac.id}' claims {{}}, but states no redundant capacity components for its {{}}: with N, a "
+            "unit taken out of service leaves less than the load needs (Uptime Institute, Tier Standard: Topology)")
+    said = [text.format(" and ".join(tiered + ([_MAINTAINABLE.format(claim)] if fac.concurrently_maintainable else [])),
+                        ", ".join(f"{what} ({n.format(key)})" for key, what in at_n))
+            for claim, n in (("`concurrently_maintainable`", "`feeds.{}: N`"), ("concurrent maintainability", "N"))]
+    yield Violation(f"facility/{fac.id}", fac.id, ("tier",) if level else ("concurrently_maintainable",), said[0],
+                    public=said[1])
