@@ -56,7 +56,9 @@ def runs(ctx: Context) -> Iterator[Violation]:
             at = r.error_at or (("training",) if r.workload.training else ("inference",))
             there = ctx.design.specs.locate(*r.error_elsewhere) if r.error_elsewhere else None
             where = f" ({r.error_elsewhere[0]} at {shown(there)})" if there and there.line else ""
-            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated{where}: {r.error}")
+            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated{where}: {r.error}",
+                            public=f"{r.workload.id} cannot be estimated: {r.error_public or r.error}"
+                            if r.error_public or where else "")   # no spec location for a customer
 
 
 @check("PERF004", "perf.stack", severity="warning")

@@ -37,7 +37,7 @@ def _fails(cid: str) -> bool:
 #: edition's regex pass (`edition_text.without_code`, `edition.without_spec_paths`) still rewords them after the fact.
 #: Each is to give its customer words (`Violation.public`) and leave this list; a check that does fails the test until
 #: it leaves.
-PENDING = {"PERF003", "PWR011", "PWR022"}
+PENDING = {"PWR011", "PWR022"}
 
 
 def test_no_customer_text_holds_a_spec_key_path_or_instruction():
