@@ -99,15 +99,19 @@ def storage_side(a: ClusterAnalysis) -> StorageSide | None:
 
 
 def unbounded_why(a: ClusterAnalysis) -> str:
-    """Why the storage's ports bound no bandwidth (`storage_side` is None), in words; "" where they do."""
+    """Why the storage's ports bound no bandwidth (`storage_side` is None), in words; "" where they do.
+
+    A `Worded` where it names the key left unstated: a customer reads "states no storage ports".
+    """
     fabrics = storage_fabrics(a)
     if not fabrics:
         return "no fabric of role storage or converged carries it"
     for fa in fabrics:
         side = _storage_ports(a, fa)
         if side is None:
-            return (f"fabric '{fa.fabric.spec.id}' ({fa.fabric.spec.role}) states no endpoints.storage, so which "
-                    "of its ports are the storage's is not said")
+            return Worded(*(f"fabric '{fa.fabric.spec.id}' ({fa.fabric.spec.role}) states no {key}, so which of "
+                            "its ports are the storage's is not said"
+                            for key in ("endpoints.storage", "storage ports")))
         if side[0] <= 0:
             return f"fabric '{fa.fabric.spec.id}' has no storage port (no endpoint that is not a compute node)"
     return ""
