@@ -19,6 +19,7 @@ from archgen.analyse.facility import generator_power, ups_output
 from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
+from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUDGED, SWING_WORDS
 from archgen.checks.registry import Severity, Violation
 from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.model.base import spare_units
@@ -90,33 +91,6 @@ def alone(c: Any) -> str:
             "judged alone against the hall)")
 
 
-#: Why a pass of PWR011 is not a pass against the load's swing. Synchronous training moves every GPU between a
-#: compute-heavy and a communication-heavy phase each step ("Power Stabilization for AI Training Datacenters",
-#: Choukse et al., Microsoft, OpenAI and NVIDIA, arXiv:2508.14318, abstract: "large power swings occur", their
-#: frequency spectrum a risk to the grid); NERC's Large Loads Task Force ("Characteristics and Risks of Emerging
-#: Large Loads", July 2025, as quoted by APPA, https://www.publicpower.org/periodical/article/nercs-large-loads-task-
-#: force-releases-first-white-paper): "peak demand is only one of many characteristics that can impact BPS
-#: reliability". NVIDIA's GB300 NVL72 answers with energy-storage PSUs, a power floor and ramp limits
-#: (https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/). No spec states a
-#: part's draw per phase or its ramp rate; a hall's `feeds.power_smoothing` bounds the swing only against a limit the
-#: hall states (`hall_swing`), so without one the swing is not provided (docs/facility.md).
-SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous training step moves every GPU "
-                  "between its compute and communication phases (arXiv:2508.14318), and checkpoint stalls and a "
-                  "job's start and stop move the whole load, which the generator sets must accept as load steps and "
-                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor the draw "
-                  "the load falls to (a part's `power.idle` is its draw with no job running), and the hall states no "
-                  "limit to hold a power smoothing to (`feeds.load_step_limit`, `feeds.ramp_rate_limit`), so the "
-                  "swing may be as deep as the load itself (docs/facility.md, Not modelled)")
-
-
-#: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; where it
-#: names no connection several halls share (`feeds.shared_utility`: a campus substation, the site's interconnection)
-#: the halls' loads are not summed against one, and a campus whose halls each fit can still exceed it.
-CAMPUS_UNJUDGED = ("the utility feeds carry this hall's clusters alone: a utility connection other halls share (a "
-                   "campus substation or grid interconnection) is not judged, since the hall names none "
-                   "(`feeds.shared_utility`), so the halls' loads are not summed against it (docs/facility.md)")
-
-
 def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violation:
     """PWR022's info finding beside PWR011's judgement of the hall's units: each was held to a steady maximum draw.
 
@@ -126,10 +100,11 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
     other halls share (`CAMPUS_UNJUDGED`).
     """
     stages = "; ".join(f"{what} {load.to('kW').magnitude:,.1f} kW on the {units}" for what, units, load in judged)
-    campus = f"; {CAMPUS_UNJUDGED}" if c.cluster.facility.feeds.shared_utility is None and any(
-        units == "utility feeds" for _, units, _ in judged) else ""
-    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{c.cluster.facility.id}''s units judged on "
-                     f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
+    campus = c.cluster.facility.feeds.shared_utility is None and any(units == "utility feeds" for _, units, _ in judged)
+    head = f"facility '{c.cluster.facility.id}''s units judged on the maximum draw held steady ({stages}): "
+    return Violation(path, c.cluster.spec.id, ("facility",),
+                     head + SWING_UNJUDGED + (f"; {CAMPUS_UNJUDGED}" if campus else ""), severity="info",
+                     public=head + SWING_WORDS + (f"; {CAMPUS_WORDS}" if campus else ""))
 
 
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
@@ -149,16 +124,18 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
                         f"does not meet ({describe(rated.unmet, 'outdoor air')}){rows}: their capacity there is not "
                         "stated, so they are not counted", value, limit)
     elif missing := unstated(units.rated_at, hall.outdoor()):
-        yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} are rated at "
-                        f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
-                        f"each set's {counted(rated.capacity, nominal)}, not known to hold at the site",
-                        severity="info")
+        head, tail = f"not judged: facility '{hall.id}''s {stated} are rated at ", \
+            f": each set's {counted(rated.capacity, nominal)}, not known to hold at the site"
+        yield Violation(path, cid, ("facility",), head + stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')
+                        + tail, severity="info",
+                        public=head + stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall', True) + tail)
     elif units.rated_at is None and (site := [f"{n} {q:~P}" for n, q in hall.outdoor().items() if q is not None]):
         where = ", ".join(s.replace("ambient", "outdoor design dry-bulb") for s in site)
+        said = (f" each is counted as stated, not known to hold at the site's {where} (a set's output falls with "
+                "hotter and thinner intake air")
         yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} state no `rated_at`:"
-                        f" each is counted as stated, not known to hold at the site's {where} (a set's output falls "
-                        "with hotter and thinner intake air; state the datasheet's rating conditions and derating "
-                        "rows)", severity="info")
+                        f"{said}; state the datasheet's rating conditions and derating rows)", severity="info",
+                        public=f"not judged: facility '{hall.id}''s {stated} state no rated conditions:{said})")
 
 
 def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, units: Any) -> Violation:
@@ -169,11 +146,13 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
     a stated scheme.
     """
     hall, field = c.cluster.facility, {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
-    return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
-                     f"{kind} (`feeds.{field}`, {units.count} x {rating_words(units, hall)}) but no "
-                     f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
-                     "none held back for a failure or maintenance, the least conservative reading (an assumption); "
-                     f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+    rest = (f"they are judged as N, all {units.count} carrying the load and none held back for a failure or "
+            "maintenance, the least conservative reading (an assumption)")
+    head = f"not stated: facility '{hall.id}' gives its {label} {kind} ("
+    return Violation(path, c.cluster.spec.id, ("facility",), f"{head}`feeds.{field}`, {units.count} x "
+                     f"{rating_words(units, hall)}) but no redundancy (`feeds.{key}`): {rest}; state `feeds.{key}` "
+                     "(N, N+1, N+N)", severity="info", public=f"{head}{units.count} x {rating_words(units, hall)}) "
+                     f"but no redundancy: {rest}")
 
 
 def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violation | None]:
@@ -238,10 +217,14 @@ def utility_not_stated(path: str, c: Any) -> Violation:
     said = [f"`feeds.{k}: {v:~P}`" if hasattr(v, "units") else f"`feeds.{k}: {v}`"
             for k, v in (("utility_feeds", feeds.utility_feeds), ("utility_voltage", feeds.utility_voltage),
                          ("utility", feeds.utility)) if v is not None]
-    return Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s utility feeds "
-                     f"({', '.join(said) if said else 'none stated'}): no capacity per feed, so whether they carry the "
-                     "facility power is not known; state `feeds.utility_units` ({count, capacity})"
-                     + ("" if feeds.utility else " and `feeds.utility` (N, N+1, N+N)"), severity="info")
+    words = [w.format(v) for w, v in (("{} feeds", feeds.utility_feeds), ("at {:~P}", feeds.utility_voltage),
+                                       ("{}", feeds.utility)) if v is not None]   # the customer's: no key
+    text = (f"not judged: facility '{hall.id}''s utility feeds ({{}}): no capacity per feed, so whether they carry "
+            "the facility power is not known")
+    return Violation(path, c.cluster.spec.id, ("facility",), text.format(', '.join(said) if said else 'none stated')
+                     + "; state `feeds.utility_units` ({count, capacity})"
+                     + ("" if feeds.utility else " and `feeds.utility` (N, N+1, N+N)"), severity="info",
+                     public=text.format(", ".join(words) if words else "none stated"))
 
 
 def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
