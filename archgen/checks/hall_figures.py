@@ -167,10 +167,12 @@ def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violat
         return _lossy(load, hall), _lossy_words(words, hall), None
     pumps = cluster_cdu_power(c)
     if pumps is None:
+        tail = ": the UPS is judged on the feed power without them, so its margin is optimistic"
         return _lossy(load, hall), _lossy_words(words, hall), Violation(
             c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' puts its in-row CDUs' pumps "
-            "on the UPS (`feeds.cdus_on_ups`), but a CDU the cluster buys states no `power`: the UPS is judged on the "
-            "feed power without them, so its margin is optimistic", severity="info")
+            f"on the UPS (`feeds.cdus_on_ups`), but a CDU the cluster buys states no `power`{tail}", severity="info",
+            public=f"facility '{hall.id}' puts its in-row CDUs' pumps on the UPS, but a CDU the cluster buys states "
+            f"no power draw{tail}")
     if not pumps.m:
         return _lossy(load, hall), _lossy_words(words, hall), None
     return (_lossy((load + pumps).to("kW"), hall),
