@@ -46,7 +46,8 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
     alternatives). A candidate (named, not listed) is judged alone, and an info finding says what the hall would
     carry were it added to the deployed clusters, where that is over: the brownfield question, not a failure of the
     design as stated. The message is a `Worded`: the customer's words leave out the hall's `deployed` key and the
-    advice on what to list there. None where the cluster has no peers or the hall carries them all.
+    advice on what to list there, and name the capacity in `against`'s customer words where it is a `Worded`. None
+    where the cluster has no peers or the hall carries them all.
     """
     hall = clusters[path].cluster.facility
     if hall is None:
@@ -65,22 +66,28 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
         return None
     others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
     once = f" ({once})" if once else ""
+    texts = [_shared_text(hall, trial, own, others, total, once, limit, named_as, words)
+             for named_as, words in ((against, False), (customer_text(against), True))]
+    return Worded(*texts), total, "info" if trial else "error" if hall.deployed is not None else "warning"
+
+
+def _shared_text(hall: Any, trial: bool, own: Q, others: str, total: Q, once: str, limit: Q, against: str,
+                 words: bool) -> str:
+    """`shared_hall`'s message, in the team's words or (`words`) the customer's: no `deployed` key or advice."""
     over = f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}"
     if trial:
-        rest = (f"so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
+        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's "
+                + ("deployed clusters do not include it" if words else "`deployed` does not list it")
+                + f", so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
                 f"{total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}")
-        head = f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's"
-        return Worded(f"{head} `deployed` does not list it, {rest}",
-                      f"{head} deployed clusters do not include it, {rest}"), total, "info"
     if hall.deployed is not None:
-        head, rest = f"the clusters deployed together in facility '{hall.id}' (", f"this one {own.to('kW'):.1f~P}, "
-        return Worded(f"{head}its `deployed`: {rest}{others}) draw {over}",
-                      f"{head}{rest}{others}) draw {over}"), total, "error"
+        return (f"the clusters deployed together in facility '{hall.id}' ({'' if words else 'its `deployed`: '}this "
+                f"one {own.to('kW'):.1f~P}, {others}) draw {over}")
     text = (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
             f"cluster alone ({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, "
             "so if they share it the hall does not carry them")
-    return Worded(f"{text} (alternatives for one hall: check each in a run of its own; clusters deployed together: "
-                  "list them in the hall's `deployed`)", text), total, "warning"
+    return text if words else (f"{text} (alternatives for one hall: check each in a run of its own; clusters "
+                               "deployed together: list them in the hall's `deployed`)")
 
 
 def alone(c: Any) -> str:
@@ -185,10 +192,13 @@ def _lossy(load: Q | None, hall: Any) -> Q | None:
 
 
 def _lossy_words(words: str, hall: Any) -> str:
-    """`words` naming a UPS load, with the distribution efficiency it was divided by where the hall states one."""
+    """`words` naming a UPS load, with the distribution efficiency it was divided by where the hall states one.
+
+    A `Worded` there: a customer reads the efficiency without its key.
+    """
     eff = hall.feeds.distribution_efficiency
-    return words if eff is None or not words else \
-        f"{words} over the distribution's efficiency {float(eff):g} (`feeds.distribution_efficiency`)"
+    said = f"{words} over the distribution's efficiency {float(eff):g}" if eff is not None and words else words
+    return Worded(f"{said} (`feeds.distribution_efficiency`)", said) if said != words else words
 
 
 def generator_load(c: Any) -> tuple[Q | None, str]:
