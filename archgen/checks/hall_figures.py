@@ -158,8 +158,8 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
     head = f"not stated: facility '{hall.id}' gives its {label} {kind} ("
     return Violation(path, c.cluster.spec.id, ("facility",), f"{head}`feeds.{field}`, {units.count} x "
                      f"{rating_words(units, hall)}) but no redundancy (`feeds.{key}`): {rest}; state `feeds.{key}` "
-                     "(N, N+1, N+N)", severity="info", public=f"{head}{units.count} x {rating_words(units, hall)}) "
-                     f"but no redundancy: {rest}")
+                     "(N, N+1, N+N)", severity="info",
+                     public=f"{head}{units.count} x {rating_words(units, hall, True)}) but no redundancy: {rest}")
 
 
 def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violation | None]:

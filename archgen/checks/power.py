@@ -361,7 +361,7 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     PWR011 holds them to the cluster's maximum draw as if it were steady. Synchronous training swings the whole load
     between a step's compute and communication phases, and checkpoints and a job's start and stop step it; no spec
     states a part's draw per phase, its ramp rate or a power-smoothing setting, so the swing the sets must accept
-    and the utility must see is not provided (`hall_figures.SWING_UNJUDGED`, sources there). An info finding on
+    and the utility must see is not provided (`hall_words.SWING_UNJUDGED`, sources there). An info finding on
     each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
     `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it; with its
     `feeds.power_smoothing`, a training step's swing, the IT power x (1 - `floor`), is, and a start or stop ramps at
