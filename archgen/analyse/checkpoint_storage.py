@@ -15,6 +15,7 @@ from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.nodes import nic_ports, nic_ports_rate
 from archgen.model.fabrics import checkpoint_role
 from archgen.model.workload import Workload
+from archgen.open_item import Worded
 from archgen.validate import Specs
 
 
@@ -60,14 +61,18 @@ def _storage_ports(a: ClusterAnalysis, fa: FabricAnalysis) -> tuple[int, str, in
     there = sum(n for _, n in others)
     stated = fa.fabric.spec.endpoints.storage
     if stated is not None:
-        return min(stated, there), f"'{fa.fabric.spec.id}' endpoints.storage {stated}" + (
-            f", of which the fabric has {there}" if stated > there else ""), there
+        has = f" {stated}" + (f", of which the fabric has {there}" if stated > there else "")
+        return min(stated, there), Worded(f"'{fa.fabric.spec.id}' endpoints.storage{has}",
+                                          f"'{fa.fabric.spec.id}' stated storage ports{has}"), there
     if fa.fabric.spec.role != "storage":
         return None
-    listed = ", ".join(f"{what} {n}" if what.startswith("endpoints") else f"{what} ({n})" if what.startswith(
-        "reserved") else what for what, n in others)
-    return there, (f"every endpoint of '{fa.fabric.spec.id}' that is not a compute node ({listed or 'none'}), "
-                   "assumed the storage's (endpoints.storage states how many are)"), there
+    listed = [(f"{what} {n}" if what.startswith("endpoints") else f"{what} ({n})" if what.startswith("reserved")
+               else what, f"extra endpoints {n}" if what.startswith("endpoints") else "") for what, n in others]
+    head = f"every endpoint of '{fa.fabric.spec.id}' that is not a compute node"
+    return there, Worded(f"{head} ({', '.join(w for w, _ in listed) or 'none'}), assumed the storage's "
+                         "(endpoints.storage states how many are)",
+                         f"{head} ({', '.join(p or w for w, p in listed) or 'none'}), assumed the storage's (how "
+                         "many are is not stated)"), there
 
 
 def storage_side(a: ClusterAnalysis) -> StorageSide | None:
@@ -94,15 +99,19 @@ def storage_side(a: ClusterAnalysis) -> StorageSide | None:
 
 
 def unbounded_why(a: ClusterAnalysis) -> str:
-    """Why the storage's ports bound no bandwidth (`storage_side` is None), in words; "" where they do."""
+    """Why the storage's ports bound no bandwidth (`storage_side` is None), in words; "" where they do.
+
+    A `Worded` where it names the key left unstated: a customer reads "states no storage ports".
+    """
     fabrics = storage_fabrics(a)
     if not fabrics:
         return "no fabric of role storage or converged carries it"
     for fa in fabrics:
         side = _storage_ports(a, fa)
         if side is None:
-            return (f"fabric '{fa.fabric.spec.id}' ({fa.fabric.spec.role}) states no endpoints.storage, so which "
-                    "of its ports are the storage's is not said")
+            return Worded(*(f"fabric '{fa.fabric.spec.id}' ({fa.fabric.spec.role}) states no {key}, so which of "
+                            "its ports are the storage's is not said"
+                            for key in ("endpoints.storage", "storage ports")))
         if side[0] <= 0:
             return f"fabric '{fa.fabric.spec.id}' has no storage port (no endpoint that is not a compute node)"
     return ""

@@ -39,8 +39,10 @@ from archgen.analyse.price_scope import price_list
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_draw, storage_name
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Document, Switch, System
+from archgen.model.field_words import said as field_said
 from archgen.model.system import idle_draw, typical_draw
 from archgen.money import by_currency, currency
+from archgen.open_item import Worded
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -126,22 +128,24 @@ class Cost:
         """BOM lines of catalog parts and racks without a price."""
         return tuple(line for line in self.lines if line.unit_price is None and line.priceable)
 
-    def _unpriced_words(self, no_media: bool) -> str:
+    def _unpriced_words(self, no_media: bool, said: bool = False) -> str:
         """The unpriced parts (or media-less links) as 'a x2, b x4', one entry per part, its lines' quantities summed.
 
         A switch some of whose units stand in no rack has two BOM lines (racked and unracked, COST007); the part is
-        unpriced once, so it is named once, with the total.
+        unpriced once, so it is named once, with the total. `said`: a media-less link's tier in a customer's words
+        ("compute leaf-spine x64", not "compute leaf_spine").
         """
         total: dict[str, int] = {}
         for line in self.unpriced:
             if line.no_media == no_media:
-                total[line.part] = total.get(line.part, 0) + line.quantity
+                fabric, _, tier = line.part.rpartition(" ")
+                part = f"{fabric} {field_said(tier)}" if said and no_media else line.part
+                total[part] = total.get(part, 0) + line.quantity
         return ", ".join(f"{part} x{n}" for part, n in total.items())
 
-    @property
-    def unpriced_names(self) -> str:
+    def unpriced_names(self, said: bool = False) -> str:
         """The unpriced lines in words: 'unpriced parts a x2, b x4' and 'links without link media: compute x8'."""
-        parts, links = self._unpriced_words(False), self._unpriced_words(True)
+        parts, links = self._unpriced_words(False), self._unpriced_words(True, said)
         return "; ".join(([f"unpriced parts {parts}"] if parts else []) +
                          ([f"links without link media: {links} (CAB003)"] if links else []))
 
@@ -246,7 +250,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     fc = facility.cost if facility is not None else None
     if fc is None and all(line.unit_price is None for line in lines):
         return None
-    problems: list[str] = []
+    problems: list[str] = []   # a `Worded` each: COST001's message and its customer words
     currencies = {currency(line.unit_price) for line in lines if line.unit_price is not None}
     if fc is not None:
         currencies |= {currency(fc.energy.price), currency(fc.space_per_rack)}
@@ -257,7 +261,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                  for line in lines if line.unit_price is not None]
         if fc is not None and facility is not None:
             named += [(f"{facility.id} energy price", fc.energy.price), (f"{facility.id} rent", fc.space_per_rack)]
-        problems.append(several.format(by_currency(named)))
+        problems.append(Worded(several.format(by_currency(named)), f"prices in several currencies "
+                               f"({by_currency(named)}); they are not converted, so no capex or TCO is computed"))
     several = several.format(", ".join(sorted(c for c in currencies if c)))
     assumed = sorted({f"{line.part} price" for line in lines if line.basis == "assumed"})
     if fc is not None and facility is not None:   # fc is the facility's cost

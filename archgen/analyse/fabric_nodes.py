@@ -80,10 +80,10 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
     for nic_id, nic in nics:
         split = nic_split(nic, spec.nic_breakout)
         if split is None:
-            out.append(Problem("NET016", here + ("nic_breakout",), f"{nt.part.id}'s {nic_id} ports "
-                               f"({nic.ports.speed:~P}) cannot be split {spec.nic_breakout}: its part lists "
-                               f"{', '.join(nic.ports.breakouts) or 'no breakout'}; leave nic_breakout out, or fit "
-                               "NICs that make the split", None, None))
+            said = (f"{nt.part.id}'s {nic_id} ports ({nic.ports.speed:~P}) cannot be split {spec.nic_breakout}: its "
+                    f"part lists {', '.join(nic.ports.breakouts) or 'no breakout'}")
+            out.append(Problem("NET016", here + ("nic_breakout",), f"{said}; leave nic_breakout out, or fit NICs that "
+                               "make the split", None, None, public=said))
             continue
         if (only := split_accelerators(nic, spec.nic_breakout)) is not None and nt.part.accelerator not in only:
             beside = nt.part.accelerator or "no accelerator"
@@ -93,10 +93,11 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
         leaf = fabric.tiers["leaf"].switch if "leaf" in fabric.tiers else None
         if (on := split_technologies(nic, spec.nic_breakout)) is not None and leaf is not None \
                 and leaf.technology not in on:
-            out.append(Problem("NET016", here + ("nic_breakout",), f"{nt.part.id}'s {nic_id} ports cannot be split "
-                               f"{spec.nic_breakout} on {leaf.id}'s {leaf.technology}: its part's source gives that "
-                               f"split on {', '.join(on)} only; leave nic_breakout out (each port one fabric port at "
-                               f"{nic.ports.speed:~P}), or use {', '.join(on)} switches", None, None))
+            said = (f"{nt.part.id}'s {nic_id} ports cannot be split {spec.nic_breakout} on {leaf.id}'s "
+                    f"{leaf.technology}: its part's source gives that split on {', '.join(on)} only")
+            out.append(Problem("NET016", here + ("nic_breakout",), f"{said}; leave nic_breakout out (each port one "
+                               f"fabric port at {nic.ports.speed:~P}), or use {', '.join(on)} switches", None, None,
+                               public=said))
         rate = (nic.ports.speed / split).to("Gbit/s")
         if rate < spec.speed:   # a port cannot run faster than its NIC: the injection would be the fabric's
             out.append(Problem("NET016", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at "
@@ -106,9 +107,11 @@ def nic_speed_problems(design: Design, fabric: BoundFabric, nt: NodeType) -> lis
             fits = [b for b in nic.ports.breakouts if n > 1 and parse_breakout(b) == (n, spec.speed.m_as("Gbit/s"))]
             hint = (f"; its part lists {fits[0]}: `nic_breakout: {fits[0]}` uses the whole port as {n} fabric ports "
                     f"(over {n} planes)" if fits else "; it lists no split at the fabric's speed")
-            out.append(Problem("NET026", here + ("speed",), f"{nt.part.id}'s {nic_id} ports run at {rate:.4g~P} on a "
-                               f"{spec.speed:~P} fabric: each runs at {spec.speed:~P}, "
-                               f"{float((spec.speed / rate).to('')):.0%} of its rate{hint}", rate, spec.speed))
+            said = (f"; its part lists {fits[0]}, which would use the whole port as {n} fabric ports (over {n} planes)"
+                    if fits else hint)
+            text = (f"{nt.part.id}'s {nic_id} ports run at {rate:.4g~P} on a {spec.speed:~P} fabric: each runs at "
+                    f"{spec.speed:~P}, {float((spec.speed / rate).to('')):.0%} of its rate")
+            out.append(Problem("NET026", here + ("speed",), text + hint, rate, spec.speed, public=text + said))
     return out
 
 

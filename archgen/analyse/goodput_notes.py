@@ -49,7 +49,8 @@ def beyond_rates(why: str, g: Goodput | None, metric: str) -> list[str]:
     wait wherever the job has no hot spare (`Goodput.swapped`), for every figure but its interruptions and MTTI.
     """
     waits = g is not None and g.swapped is not None and metric not in ("mtti", "interruptions_per_day")
-    return [BLOCKING_SPANNED] * (why == BLOCKING_ENDS) + [REPAIR_SPANNED] * (waits or why == REPAIR_ENDS)
+    out: list[str] = [BLOCKING_SPANNED] * (why == BLOCKING_ENDS)
+    return out + [REPAIR_SPANNED] * (waits or why == REPAIR_ENDS)
 
 
 def unsettled(figures: dict[str, Q], other: dict[str, Q], why: str = BLOCKING_ENDS) -> dict[str, tuple[Q, str]]:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from archgen.analyse.checkpoint_storage import node_storage_bandwidth, storage_cap
 from archgen.analyse.failure_model import Reliability
 from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, spare_domain_nodes  # re-exported
+from archgen.open_item import Worded
 from archgen.perf.train.goodput import Failures
 from archgen.validate import Specs
 
@@ -55,10 +56,12 @@ PACKED_SPARES = ("its ranks fill whole scale-up domains in order (no `placement`
                  "idle trays in each domain")
 
 
-#: What a goodput's range spans besides the failure figures where no hot spare stands in (`with_swapped`).
-REPAIR_SPANNED = ("the wait for a repair, from the rate sets' repair times to none (a failed node replaced at once, "
-                  "goodput_high's end): the job leaves no idle node to stand in, so every hardware failure waits for "
-                  "its repair, whose time no design input states and no shipped set but StepFun's measures")
+#: What a goodput's range spans besides the failure figures where no hot spare stands in (`with_swapped`); a
+#: `Worded`, whose customer words name the range's end, not its metric key.
+REPAIR_SPANNED = Worded(*(f"the wait for a repair, from the rate sets' repair times to none (a failed node replaced at "
+                          f"once, {end}): the job leaves no idle node to stand in, so every hardware failure waits "
+                          "for its repair, whose time no design input states and no shipped set but StepFun's "
+                          "measures" for end in ("goodput_high's end", "the range's high end")))
 
 
 def spanned(rel: Reliability) -> str:
@@ -75,9 +78,11 @@ def uncounted_words(rel: Reliability) -> str:
             "is narrower than the rates are known") if names and not rel.spread else ""
 
 
-#: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`).
-BLOCKING_SPANNED = ("the checkpoint's blocking time from the whole write (the nodes give no `host_memory.link`) to "
-                    "none, goodput_high's end (REL008)")
+#: What a goodput's range spans besides the failure figures where the blocking time is assumed (`with_unblocked`);
+#: a `Worded`, as `REPAIR_SPANNED`.
+BLOCKING_SPANNED = Worded("the checkpoint's blocking time from the whole write (the nodes give no `host_memory.link`) "
+                          "to none, goodput_high's end (REL008)", "the checkpoint's blocking time from the whole "
+                          "write (the nodes state no host memory link) to none, the range's high end (REL008)")
 
 
 def rate_sets(rel: Reliability) -> str:

@@ -17,6 +17,8 @@ from archgen.analyse.cost import CapexLine, Cost
 from archgen.analyse.hall_groups import candidate, fellows
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import STORAGE_KIND
+from archgen.model.field_words import said
+from archgen.open_item import Worded
 from archgen.units import Q
 
 
@@ -84,21 +86,25 @@ FIGURES = (("capacity", lambda s: s.capacity), ("write_bandwidth", lambda s: s.w
            ("power.idle", lambda s: s.power.idle if s.power else None))
 
 
-def differing(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, tuple[str, str]]:
+def differing(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, tuple[str, Worded]]:
     """By cluster path: (storage id, the figures it states differently from other clusters of its hall, in words).
+
+    The words are a `Worded`: each figure by its key ("power.max 100 kW ('c'), 120 kW ('d')"), and for a customer in
+    words ("maximum power 100 kW ('c'), ...").
 
     Clusters of one hall stating a storage under one `storage.id` state one system (`share_storage`); where their
     figures differ, at most one is that system's: the hall's load takes the largest draw, its capex the largest price.
     """
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[str, Worded]] = {}
     for (_, sid), paths in storage_groups(clusters).items():
         stated = {p: clusters[p].cluster.spec.storage for p in paths}
-        words = []
+        words: list[tuple[str, str]] = []
         for name, get in FIGURES:
             values = {p: get(s) for p, s in stated.items()}
             if len({str(v) for v in values.values()}) > 1:
-                words.append(f"{name} " + ", ".join(f"{'not given' if v is None else f'{v:~P}'} "
-                                                    f"('{clusters[p].cluster.spec.id}')" for p, v in values.items()))
+                words.append((name, ", ".join(f"{'not given' if v is None else f'{v:~P}'} "
+                                              f"('{clusters[p].cluster.spec.id}')" for p, v in values.items())))
         for p in paths if words and len(paths) > 1 else ():
-            out[p] = (sid, "; ".join(words))
+            out[p] = (sid, Worded("; ".join(f"{name} {v}" for name, v in words),
+                                  "; ".join(f"{said(name)} {v}" for name, v in words)))
     return out

@@ -58,7 +58,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     nodes = node_types(cluster, design)
     accelerators = sum(nt.part.accelerators * nt.count for nt in nodes)
     node_count = sum(nt.count for nt in nodes if nt.part.accelerators)
-    problems: list[Problem] = [Problem("NET014", path, msg) for path, msg in cluster.problems]
+    problems: list[Problem] = [Problem("NET014", path, str(msg), public=getattr(msg, "public", ""))
+                               for path, msg in cluster.problems]   # a `Worded` each, with the customer's words
     if cluster.too_large:
         problems.append(Problem("NET015", ("layout",), f"{cluster.rack_total} racks exceed the {_max_racks()} a "
                                 "cluster is expanded into; counts are derived, cable lengths are not",

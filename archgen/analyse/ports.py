@@ -229,7 +229,10 @@ def tier_ports(switch: Switch | None, down_use: PortUse | None, up_use: PortUse 
                                     f"{switch.id}'s group '{g_down.name}' and leaves none for `down`: expected "
                                     f"`ports` for both roles (e.g. down: {{ports: '1-{g_down.count // 2}'}}, up: "
                                     f"{{ports: '{g_down.count // 2 + 1}-{g_down.count}'}}), or no `up`, so that "
-                                    f"the oversubscription splits the group", count(0), count(1)))
+                                    f"the oversubscription splits the group", count(0), count(1),
+                                    public=f"the uplinks take all {g_down.count} ports of {switch.id}'s group "
+                                    f"'{g_down.name}' and leave none for the downlinks: the ports are to be divided "
+                                    "between the two"))
     down = max(down_phys, 0) * b_down
     # ports no role takes: the rest of the down group, and of a separate up group, each at its breakout
     left_down = g_down.count - max(down_phys, 0) - (up_phys if g_up is g_down else 0)

@@ -126,11 +126,11 @@ def _mesh_links(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp, per_ac
     acc = compute_accelerator(design, nodes)
     if acc is None or acc.scale_up is None or not acc.scale_up.links or per_acc <= acc.scale_up.links:
         return []
-    return [Problem("NET010", ("scale_up", "size"),
-                    f"a mesh of {su.size} joins each accelerator to its {su.size - 1} peers over {per_acc:g} links "
-                    f"({su.links_per_peer} per peer); {acc.id} has {acc.scale_up.links} (its `scale_up.links`): "
-                    f"expected a mesh of at most {acc.scale_up.links // su.links_per_peer + 1} accelerators",
-                    count(per_acc), count(acc.scale_up.links))]
+    text = (f"a mesh of {su.size} joins each accelerator to its {su.size - 1} peers over {per_acc:g} links "
+            f"({su.links_per_peer} per peer); {acc.id} has {acc.scale_up.links}" "{}" f": expected a mesh of at most "
+            f"{acc.scale_up.links // su.links_per_peer + 1} accelerators")
+    return [Problem("NET010", ("scale_up", "size"), text.format(" (its `scale_up.links`)"), count(per_acc),
+                    count(acc.scale_up.links), public=text.format(""))]
 
 
 def _own_links(design: Design, nodes: tuple[NodeType, ...]) -> float:
@@ -160,10 +160,9 @@ def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) ->
             continue
         links = 2 * acc.scale_up.bandwidth
         if abs(float((both_ways / links).to("").magnitude) - 1) > 1e-6:
-            problems.append(Problem("NET010", ("scale_up", "bandwidth"),
-                                    f"{both_ways:~P} both directions ({(both_ways / 2).to('GB/s'):~.4gP} per "
-                                    f"direction) is not what the links of {acc_id} carry: "
-                                    f"{acc.scale_up.bandwidth.to('GB/s'):~.4gP} per direction (its "
-                                    f"`scale_up.bandwidth`), {links.to(both_ways.units):~.4gP} both ways",
-                                    both_ways.to("TB/s"), links.to("TB/s")))
+            text = (f"{both_ways:~P} both directions ({(both_ways / 2).to('GB/s'):~.4gP} per direction) is not "
+                    f"what the links of {acc_id} carry: {acc.scale_up.bandwidth.to('GB/s'):~.4gP} per direction"
+                    "{}" + f", {links.to(both_ways.units):~.4gP} both ways")
+            problems.append(Problem("NET010", ("scale_up", "bandwidth"), text.format(" (its `scale_up.bandwidth`)"),
+                                    both_ways.to("TB/s"), links.to("TB/s"), public=text.format("")))
     return problems

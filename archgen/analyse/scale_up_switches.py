@@ -57,11 +57,12 @@ def chip_links(design: Design, cluster: ClusterDesign, nodes: tuple[NodeType, ..
             not acc.scale_up.links or per_acc <= acc.scale_up.links + 1e-9:
         return []
     have = acc.scale_up.links
-    return [Problem("NET010", ("scale_up", "link"), f"{su.bandwidth:~P} both ways over {link.id} links gives each "
-                    f"accelerator {per_acc:g} links; {acc.id} has {have} (its `scale_up.links`): expected at most "
-                    f"{have} (a `bandwidth` of at most {(2 * have * link.rate).to('TB/s'):~.4gP} with {link.id}), "
-                    f"or a link part of at least {(su.bandwidth / 2 / have).to('Gbit/s'):~.4gP} per direction, one "
-                    "per chip link", count(per_acc), count(have))]
+    text = (f"{su.bandwidth:~P} both ways over {link.id} links gives each accelerator {per_acc:g} links; {acc.id} "
+            f"has {have}" "{}" f": expected at most {have} (a " "{}" f" of at most "
+            f"{(2 * have * link.rate).to('TB/s'):~.4gP} with {link.id}), or a link part of at least "
+            f"{(su.bandwidth / 2 / have).to('Gbit/s'):~.4gP} per direction, one per chip link")
+    return [Problem("NET010", ("scale_up", "link"), text.format(" (its `scale_up.links`)", "`bandwidth`"),
+                    count(per_acc), count(have), public=text.format("", "domain bandwidth"))]
 
 
 def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:

@@ -68,10 +68,10 @@ def torus_domain(design: Design, cluster: ClusterDesign, nodes: tuple[NodeType, 
     problems: list[Problem] = []
     have = acc.scale_up.links if acc is not None and acc.scale_up is not None else 0
     if acc is not None and have and f["degree"] > have:
-        problems.append(Problem("NET010", ("scale_up", "dims"), f"each accelerator of a {shape} torus has "
-                                f"{f['degree']} neighbours; {acc.id} has {have} links (its `scale_up.links`): "
-                                f"expected a torus of at most {have // 2} dimensions of 3 or more",
-                                count(f["degree"]), count(have)))
+        text = (f"each accelerator of a {shape} torus has {f['degree']} neighbours; {acc.id} has {have} links"
+                "{}" f": expected a torus of at most {have // 2} dimensions of 3 or more")
+        problems.append(Problem("NET010", ("scale_up", "dims"), text.format(" (its `scale_up.links`)"),
+                                count(f["degree"]), count(have), public=text.format("")))
     problems += _bandwidth(cluster, su, acc, f["degree"], shape)
     board = f["links"]
     if su.domain == "rack":
@@ -94,14 +94,15 @@ def _bandwidth(cluster: ClusterDesign, su: ScaleUp, acc: Accelerator | None, deg
         carried, what = degree * link.rate * 2, f"{degree} x {link.id} at {link.rate:~P} each way"
     elif acc is not None and acc.scale_up is not None:
         carried, what = acc.scale_up.bandwidth * 2, f"{acc.id}'s links ({acc.scale_up.bandwidth.to('GB/s'):~.4gP} " \
-            "per direction, its `scale_up.bandwidth`)"
+            "per direction{})"
     else:
         return []
     if su.bandwidth <= carried * (1 + 1e-9):
         return []
-    return [Problem("NET010", ("scale_up", "bandwidth"), f"{su.bandwidth:~P} both directions per accelerator of a "
-                    f"{shape} torus is more than {what} carry: {carried.to('GB/s'):~.4gP} both ways",
-                    su.bandwidth.to("TB/s"), carried.to("TB/s"))]
+    text = (f"{su.bandwidth:~P} both directions per accelerator of a {shape} torus is more than {what} carry: "
+            f"{carried.to('GB/s'):~.4gP} both ways")
+    return [Problem("NET010", ("scale_up", "bandwidth"), text.format(", its `scale_up.bandwidth`"),
+                    su.bandwidth.to("TB/s"), carried.to("TB/s"), public=text.format(""))]
 
 
 def _rack_board(cluster: ClusterDesign, nodes: tuple[NodeType, ...], dims: list[int],

@@ -38,10 +38,12 @@ def top_tier_ports(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
 def unbuilt_counts(fabric: BoundFabric, tiers_used: int) -> list[Problem]:
     """Counts on tiers that `tiers: auto` does not build (with a fixed `tiers` they fail validation)."""
     spec = fabric.spec
+    said = "{} {}s given, but the fabric is built with {} tier(s), without a {} tier"
     return [Problem("NET018", fabric.owner_path + (name, "count"),
                     f"{getattr(spec, name).count} {name}s given, but tiers: auto builds this fabric with {tiers_used} "
                     f"tier(s), without a {name} tier: set tiers: {i + 1} to build it, or leave {name}.count out",
-                    count(getattr(spec, name).count), None)
+                    count(getattr(spec, name).count), None,
+                    public=said.format(getattr(spec, name).count, name, tiers_used, name))
             for i, name in enumerate(TIERS) if i >= tiers_used and getattr(spec, name).count is not None]
 
 

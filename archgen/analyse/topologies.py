@@ -213,10 +213,11 @@ def _chip_link_rate(acc: Accelerator, spec: Torus, links: int, here: tuple) -> l
     rate = (per_chip / links).to("Gbit/s")
     if spec.speed <= rate * (1 + 1e-9):
         return []
-    return [Problem(
-        "NET016", here + ("speed",), f"the torus runs {spec.speed:~P} per link and direction; {acc.id}'s {links} "
-        f"links carry {per_chip.to('GB/s'):~.4gP} per direction (its `scale_up.bandwidth`), "
-        f"{rate:.4g~P} each: expected a `speed` of at most {rate:.4g~P}", spec.speed.to("Gbit/s"), rate)]
+    text = (f"the torus runs {spec.speed:~P} per link and direction; {acc.id}'s {links} links carry "
+            f"{per_chip.to('GB/s'):~.4gP} per direction" "{}" f", {rate:.4g~P} each: expected a " "{}"
+            f" of at most {rate:.4g~P}")
+    return [Problem("NET016", here + ("speed",), text.format(" (its `scale_up.bandwidth`)", "`speed`"),
+                    spec.speed.to("Gbit/s"), rate, public=text.format("", "line rate"))]
 
 
 # ------------------------------------------------------------------------------------------------ dragonfly

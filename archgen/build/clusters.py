@@ -9,6 +9,7 @@ from archgen.build.racks import RackDesign
 from archgen.build.refs import Unresolved, resolve
 from archgen.model import Cluster, Facility, Link, Rack, Switch
 from archgen.model.cluster import Placement
+from archgen.open_item import Worded
 from archgen.validate import Specs
 
 #: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
@@ -83,8 +84,10 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     for i, place in enumerate(cluster.layout):
         if place.unit is not None:
             if place.unit not in unit_racks:
-                problems.append((("layout", i, "unit"), f"unit '{place.unit}' is not defined in `units` "
-                                 f"(defined: {', '.join(sorted(unit_racks)) or 'none'})"))
+                defined = f"(defined: {', '.join(sorted(unit_racks)) or 'none'})"
+                problems.append((("layout", i, "unit"), Worded(f"unit '{place.unit}' is not defined in `units` "
+                                                               f"{defined}", f"unit '{place.unit}' is not defined "
+                                                               f"{defined}")))
                 continue
             unit_counts[place.unit] = unit_counts.get(place.unit, 0) + place.count
             for rid, n in unit_racks[place.unit]:
@@ -97,8 +100,9 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     for i, f in enumerate(cluster.fabrics):   # the unit that sizes a fabric's leaves, as `layout` names units
         group = getattr(f, "group", None)
         if group is not None and group not in unit_racks:
-            problems.append((("fabrics", i, "group"), f"group '{group}' is not defined in `units` (defined: "
-                             f"{', '.join(sorted(unit_racks)) or 'none'}), so no leaf is sized by it"))
+            rest = f"(defined: {', '.join(sorted(unit_racks)) or 'none'}), so no leaf is sized by it"
+            problems.append((("fabrics", i, "group"), Worded(f"group '{group}' is not defined in `units` {rest}",
+                                                             f"group '{group}' is not defined as a unit {rest}")))
     too_large = sum(rack_counts.values()) > MAX_RACKS
     instances = () if too_large else _expand(cluster, entries, unit_racks, rack_types)
     fabrics = tuple(bind_fabric(specs, cluster, i, f, unresolved) for i, f in enumerate(cluster.fabrics))

@@ -13,8 +13,10 @@ from archgen.errors import did_you_mean
 from archgen.metrics import JOBS, lookup
 
 
-def absent(subject: str, metric: str, known: Iterable[str]) -> str:
+def absent(subject: str, metric: str, known: Iterable[str], words: bool = False) -> str:
     """Why `subject`, whose metrics are `known`, has no `metric`, in words.
+
+    `words`: as a customer reads it, a declared metric by its registry title and no pointer to docs/metrics.md.
 
     A metric the registry declares for the subject's kind is spelt right, so no "did you mean" (a two-tier fabric's
     `core.switches` read "did you mean 'leaf.switches'?"): a tier the fabric does not have says so, as does the top
@@ -34,6 +36,9 @@ def absent(subject: str, metric: str, known: Iterable[str]) -> str:
     if m.jobs and len(jobs) == 1 and not jobs & set(m.jobs):
         return f"{subject} is a {next(iter(jobs))} job: '{metric}' is a metric of {' and '.join(m.jobs)} jobs"
     _, said, when = m.description.partition("not provided ")
+    if words:
+        return f"{subject}'s {m.title} is not provided" + (f": none {when.rstrip('.')}" if said
+                                                            else f" for this {m.subject}")
     return (f"{subject}'s {metric} is not provided" + (f": docs/metrics.md gives none {when.rstrip('.')}" if said
                                                        else f" for this {m.subject} (docs/metrics.md)"))
 

@@ -10,11 +10,12 @@ from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.line_rate import line_rates
-from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end
+from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end, why_loose
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scale_up_cages import scale_up_cages
 from archgen.model import NIC, Switch
 from archgen.model.fabrics import LINK_TIERS
+from archgen.model.field_words import said
 from archgen.model.network import CAGES, Ports, cage_fits
 from archgen.units import Q_, Q
 
@@ -54,7 +55,7 @@ def reach(ctx: Context) -> Iterator[Violation]:
                 fa = None if trunk else next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = ("scale_up", "trunk_link") if fa is None else \
                     fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
-                runs = "" if fa is not None else TRUNK_FIX
+                runs = ""
                 src = (tr.a_rack, tr.a_u, tr.b_rack, tr.b_u) if tr is not None else \
                     ends_of[:4] if ends_of is not None else None
                 if src is not None and k < len(t.over_where):
@@ -62,11 +63,14 @@ def reach(ctx: Context) -> Iterator[Violation]:
                     a_rack, a_u, b_rack, b_u = src
                     ends = (run_end(c, int(a_rack[i]), int(a_u[i])), run_end(c, int(b_rack[i]), int(b_u[i])))
                     runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
-                            f"to {ends[1]}{runs}")
+                            f"to {ends[1]}")
+                tail = f"{runs}{TRUNK_FIX if fa is None else ''}{COPPER_LIMIT if opt.a.media in TWISTED else ''}"
                 yield Violation(c.cluster.path if fa is None else fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {reach_words(opt)} of "
-                                f"{opt.label}{runs}{COPPER_LIMIT if opt.a.media in TWISTED else ''}",
-                                Q_(longest, "m"), opt.reach.to("m"))
+                                f"{opt.label}{tail}", Q_(longest, "m"), opt.reach.to("m"),
+                                public=f"{said(t.tier)}: {n} link(s) up to {longest:.1f} m exceed the "
+                                f"{reach_words(opt, said=True)} of {opt.label}{runs}"
+                                f"{COPPER_LIMIT if opt.a.media in TWISTED else ''}")
 
 
 @dataclass(frozen=True)
@@ -174,23 +178,24 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
         found = []
         for port in ports:
             if port.lane is not None and _mismatch(lane, port.lane):
-                found.append((f"{key}: {end.id} has {_g(lane)} lanes, the {port.what} runs {_g(port.lane)} lanes: "
+                found.append((f"{end.id} has {_g(lane)} lanes, the {port.what} runs {_g(port.lane)} lanes: "
                               f"expected {'at most ' if port.lane < NO_DAC_MMF_FROM else ''}{_g(port.lane)} lanes "
                               f"({LANE_RULE})", lane, port.lane))
         fastest = max([lane, *(p.lane for p in ports if p.lane is not None)], key=lambda q: q.m_as("Gbit/s"))
         if end.media in ("dac", "multimode") and fastest >= NO_DAC_MMF_FROM:
-            found.append((f"{key}: {end.id} is {end.media} on {_g(fastest)} lanes; at 200G-PAM4 only LACC and "
+            found.append((f"{end.id} is {end.media} on {_g(fastest)} lanes; at 200G-PAM4 only LACC and "
                           "single-mode are offered (NVIDIA LinkX 200G-PAM4 list: no DAC, multimode or AOC)",
                           fastest, NO_DAC_MMF_FROM))
         if tag == "b" and opt.a.id != opt.b.id:
             a_lane = (opt.a.rate / opt.a.lanes).to("Gbit/s")
             if abs(float((a_lane - lane).m_as("Gbit/s"))) > 1e-6:
-                found.append((f"{key}: {opt.a.id} ({_g(a_lane)} lanes) and {opt.b.id} ({_g(lane)} lanes) cannot "
+                found.append((f"{opt.a.id} ({_g(a_lane)} lanes) and {opt.b.id} ({_g(lane)} lanes) cannot "
                               "be the two ends of one link: expected the same lane rate", a_lane, lane))
         for message, value, limit in found:
-            if (fa.fabric.path, path, message) not in seen:
-                seen.add((fa.fabric.path, path, message))
-                yield Violation(fa.fabric.path, c.cluster.spec.id, path, message, value, limit)
+            if (fa.fabric.path, path, message, key) not in seen:
+                seen.add((fa.fabric.path, path, message, key))
+                yield Violation(fa.fabric.path, c.cluster.spec.id, path, f"{key}: {message}", value, limit,
+                                public=f"{said(key)}: {message}")
 
 
 @check("CAB005", "cabling.media_cage")
@@ -230,9 +235,11 @@ def media_missing(ctx: Context) -> Iterator[Violation]:
             for name in fa.links:
                 key = _tier_key(name, fa.topology)
                 if not fa.fabric.tiers[key].links and fa.links[name]:
+                    n = fa.links[name] * fa.planes
                     yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("links",),
-                                    f"{name}: {fa.links[name] * fa.planes} links without link media; reach and "
-                                    "optics are not checked", count(fa.links[name] * fa.planes))
+                                    f"{name}: {n} links without link media; reach and optics are not checked",
+                                    count(n), public=f"{said(name)}: {n} links without link media; reach and "
+                                    "optics are not checked")
 
 
 @check("CAB004", "cabling.unplaced_length", severity="warning")
@@ -263,11 +270,11 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             for opt, n, bound in t.bound_over_reach:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
+                rest = (f"have no rack; their length is bounded by {bound:.1f} m, the longest run the floor holds, "
+                        f"past the {opt.reach:~P} reach of {opt.label}: reach not checked for them")
                 yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("endpoints", "extra"),
-                                f"{t.tier}: {n} link(s) from ports given as a count (endpoints.extra) have no rack; "
-                                f"their length is bounded by {bound:.1f} m, the longest run the floor holds, past the "
-                                f"{opt.reach:~P} reach of {opt.label}: reach not checked for them",
-                                count(n))
+                                f"{t.tier}: {n} link(s) from ports given as a count (endpoints.extra) {rest}",
+                                count(n), public=f"{said(t.tier)}: {n} link(s) from ports given as a count {rest}")
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
@@ -276,15 +283,20 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                     # runs pass at the floor's longest length is said too (newuser72: NET012 alone hid it)
                     yield from _full_racks_past_reach(c, fa, t, where)
                     continue
-                loose = [f"{tier} {n} x {sw} ({_why_loose(fa, tier)})" for fid, tier, sw, n
+                loose = [(tier, f"{tier} {n} x {sw}") for fid, tier, sw, n
                          in c.cabling.unplaced_switches if fid == t.fabric and tier in _SWITCH_ENDS[t.tier]]
                 past = "".join(f", past the {opt.reach:~P} reach of {opt.label} for {n} of them: reach not checked "
                                "(their real length is not known)" for opt, n, _ in t.unplaced_over_reach)
+                rest = (f"; their length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
+                        f"floor holds (corner to corner){past}")
+                said_loose = [(f"{text} ({why_loose(fa, tier)})", f"{text} ({why_loose(fa, tier, True)})")
+                              for tier, text in loose]
                 yield Violation(fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {t.unplaced_links} link(s) end at switches placed in no rack"
-                                f"{': ' + ', '.join(loose) if loose else ''}; their length is assumed to be "
-                                f"{t.assumed_length.m_as('m'):.1f} m, the longest run the floor holds (corner to "
-                                f"corner){past}", count(t.unplaced_links))
+                                f"{': ' + ', '.join(m for m, _ in said_loose) if loose else ''}{rest}",
+                                count(t.unplaced_links),
+                                public=f"{said(t.tier)}: {t.unplaced_links} link(s) end at switches placed in no rack"
+                                f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}")
 
 
 def _full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
@@ -292,17 +304,11 @@ def _full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
     for opt, n, bound in t.unplaced_over_reach:
         loose = ", ".join(f"{tier} {k} x {sw}" for fid, tier, sw, k in c.cabling.unplaced_switches
                           if fid == t.fabric and tier in _SWITCH_ENDS[t.tier])
-        yield Violation(fa.fabric.path, c.cluster.spec.id, where,
-                        f"{t.tier}: {n} link(s) end at switches their racks cannot hold ({loose}; NET012), so their "
-                        f"length is not known; at the floor's longest run, {bound:.1f} m, they pass the "
-                        f"{opt.reach:~P} reach of {opt.label}: reach not checked (CAB001 checks it once the racks "
-                        "hold them)", count(n))
-
-
-def _why_loose(fa, tier: str) -> str:
-    """Why a tier's switches stand in no rack: no rack type named for it, or its racks are full (NET012)."""
-    rack = fa.fabric.spec.rack_of(tier)
-    return f"no `{tier}.rack` given" if rack is None else f"the '{rack}' racks hold no more: NET012"
+        rest = (f"{n} link(s) end at switches their racks cannot hold ({loose}; NET012), so their length is not "
+                f"known; at the floor's longest run, {bound:.1f} m, they pass the {opt.reach:~P} reach of "
+                f"{opt.label}: reach not checked (CAB001 checks it once the racks hold them)")
+        yield Violation(fa.fabric.path, c.cluster.spec.id, where, f"{t.tier}: {rest}", count(n),
+                        public=f"{said(t.tier)}: {rest}")
 
 
 _SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}

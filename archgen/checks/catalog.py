@@ -10,6 +10,7 @@ from archgen.checks.registry import Context, Violation, check, object_path
 from archgen.display import quantity
 from archgen.load import shown
 from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
+from archgen.model.field_words import said as field_said
 from archgen.model.power import PDU
 from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
 from archgen.units import Q_, parse_quantity
@@ -194,12 +195,14 @@ def replaced(ctx: Context) -> Iterator[Violation]:
         fields = _unless_default(differing(shipped.data, src.data), doc, shipped.data)
         if not fields:
             continue
-        said = [f"{path} {_quoted(a)} → {_quoted(b)}" if _short(a) and _short(b) else path
-                for path, a, b in fields[:MAX_NAMED]]
+        named = [(path, f" {_quoted(a)} → {_quoted(b)}" if _short(a) and _short(b) else "")
+                 for path, a, b in fields[:MAX_NAMED]]
         more = f" and {len(fields) - MAX_NAMED} more" if len(fields) > MAX_NAMED else ""
         yield Violation(object_path(doc), ref, ("id",),
                         f"replaces the shipped catalog's {shipped.kind} '{ref}' ({shown(shipped.locate(('id',)))}) "
-                        f"in this project, with different {'; '.join(said)}{more}")
+                        f"in this project, with different {'; '.join(p + v for p, v in named)}{more}",
+                        public=f"replaces the shipped catalog's {shipped.kind} '{ref}' in this project, with different "
+                        f"{'; '.join(field_said(p) + v for p, v in named)}{more}")
 
 
 def differing(shipped: Any, given: Any, at: str = "") -> list[tuple[str, Any, Any]]:
@@ -296,9 +299,10 @@ def compute_capability(ctx: Context) -> Iterator[Violation]:
     """
     for part in ctx.design.specs.of(Accelerator):
         if generation_unstated(part.vendor, part.compute_capability):
+            taken = f"the performance model takes {part.id} as no NVIDIA generation: {assumed_without(True)}"
             yield Violation(f"part/{part.id}", part.id, ("vendor",),
-                            f"vendor '{part.vendor}' but no compute_capability: the performance model takes "
-                            f"{part.id} as no NVIDIA generation: {assumed_without(True)}")
+                            f"vendor '{part.vendor}' but no compute_capability: {taken}",
+                            public=f"vendor '{part.vendor}' but no CUDA compute capability stated: {taken}")
 
 
 @check("CAT009", "catalog.unused_in_network_reduction", severity="warning")

@@ -178,7 +178,8 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     """
     for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
                                                             "IT heat"):
-        yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
+        yield Violation(path, c.cluster.spec.id, ("facility",), str(message), it, cap, severity=severity,
+                        public=getattr(message, "public", ""))   # `shared_hall`'s customer words
     yield from air_side(ctx.clusters, ctx.racks, lambda c: feed_power(c.metrics))
 
 

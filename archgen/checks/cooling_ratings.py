@@ -39,11 +39,12 @@ def cdu_ratings(ctx: Context) -> Iterator[Violation]:
                                 f"{kind} {unit.id} is rated {unit.capacity.to('kW'):.0f~P} at conditions facility "
                                 f"'{hall.id}' does not meet {unmet}", value, limit)
             elif missing := unstated(unit.rated_at, hall.indoor()):
+                head, tail = f"not judged: {kind} {unit.id} is rated at ", \
+                    f": {counted(rated.capacity, unit.capacity)} ({judge}), not known to hold there"
                 yield Violation(path, a.rack.spec.id, where,
-                                f"not judged: {kind} {unit.id} is rated at "
-                                f"{stated_only(missing, 'hall air', INDOOR_KEYS, f'facility {hall.id!r}')}: "
-                                f"{counted(rated.capacity, unit.capacity)} ({judge}), not known to hold there",
-                                severity="info")
+                                head + stated_only(missing, 'hall air', INDOOR_KEYS, f'facility {hall.id!r}') + tail,
+                                severity="info", public=head + stated_only(
+                                    missing, 'hall air', INDOOR_KEYS, f'facility {hall.id!r}', words=True) + tail)
 
 
 def _rated_units(a: Any) -> list[tuple[CoolingUnit, tuple[str, ...], str, str]]:
@@ -75,8 +76,10 @@ def plant_ratings(ctx: Context) -> Iterator[Violation]:
                             f"does not meet ({describe(rated.unmet, 'outdoor air')}){_rows(fac.cooling_derating)}",
                             value, limit)
         elif missing := unstated(fac.cooling_rated_at, fac.outdoor()):
+            head = f"not judged: cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at "
+            tail = f"{counted(rated.capacity, fac.cooling_capacity)} (COOL009, {{}}), not known to hold at the site"
             yield Violation(f"facility/{fac.id}", fac.id, ("cooling_rated_at",),
-                            f"not judged: cooling capacity {fac.cooling_capacity.to('kW'):.0f~P} is rated at "
-                            f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
-                            f"{counted(rated.capacity, fac.cooling_capacity)} (COOL009, `cooling_headroom`), not known"
-                            " to hold at the site", severity="info")
+                            f"{head}{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
+                            + tail.format("`cooling_headroom`"), severity="info",
+                            public=f"{head}{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall', True)}: "
+                            + tail.format("cooling headroom"))

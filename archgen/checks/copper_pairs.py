@@ -14,6 +14,7 @@ from archgen.analyse.link_ends import SWITCH_ENDS, link_speed, links_per_cable
 from archgen.analyse.network import count
 from archgen.checks.registry import Context, Violation
 from archgen.model.fabrics import LINK_TIERS
+from archgen.model.field_words import said
 from archgen.model.network import COPPER_MEDIA
 from archgen.topology import tier_pairs
 
@@ -59,11 +60,11 @@ def split_copper(ctx: Context) -> Iterator[Violation]:
                     f"{tr.fabric}-{lower}-{pairs[0][j] + 1:02d} to {tr.fabric}-{upper}-{pairs[1][j] + 1:02d} "
                     f"({int(tr.weight[j])})" for j in bad[:NAMED]) + (f" and {len(bad) - NAMED} more"
                                                                      if len(bad) > NAMED else "")
+                rest = (f"{len(bad)} of {int((tr.option == i).sum())} switch pairs on {opt.label} hold a number of "
+                        f"links (in brackets) that is not a multiple of the {leg} one "
+                        f"{'leg' if leg < per else 'assembly'} carries{named}; a straight assembly joins one cage to "
+                        "one cage, so each such pair leaves lanes of its last assembly idle, and the port map puts the "
+                        "next pair's links in that same cage, which no straight cable reaches")
                 yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.tiers[LINK_TIERS[fa.topology][tr.tier]]
-                                .links_path, f"{tr.tier}: {len(bad)} of {int((tr.option == i).sum())} switch pairs "
-                                f"on {opt.label} hold a number of links (in brackets) that is not a multiple of the "
-                                f"{leg} one {'leg' if leg < per else 'assembly'} carries{named}; a straight "
-                                "assembly joins one cage to one cage, so each such pair leaves lanes of its last "
-                                "assembly idle, and the port map puts the next pair's links in that same cage, "
-                                "which no straight cable reaches",
-                                count(len(bad)), count(0))
+                                .links_path, f"{tr.tier}: {rest}", count(len(bad)), count(0),
+                                public=f"{said(tr.tier)}: {rest}")

@@ -19,6 +19,9 @@ from archgen.model.prices import Prices
 from archgen.money import currency
 from archgen.units import Q
 
+#: COST004's fix where a rack's price may be the populated rack's: the team's, left out of the customer's words.
+EMPTY_FIX = " (state `rack: empty` on a price of the empty rack)"
+
 
 def _fitted(ctx: Context) -> dict[str, set[str]]:
     """The systems of the clusters' bills of materials that each fitted part (accelerator, NIC) is fitted in."""
@@ -61,8 +64,9 @@ def _rack_contents_priced_besides(ctx: Context) -> dict[tuple[str, str], str]:
                     f"{line.part} is priced {_money(quoted)} here as the empty rack (enclosure, busbar, "
                     "manifolds), and the parts placed in it are priced besides it at their own price: "
                     + ", ".join(f"{p} x{n} at {_money(price)}" for p, n, price in own)
-                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice "
-                    "(state `rack: empty` on a price of the empty rack)")
+                    + f" ({_money(total)} a rack); if this is the populated rack's price, they are counted twice")
+                # the team's fix, which the customer's words (this text) leave out
+                out[(line.listed, line.part)] += EMPTY_FIX
     return out
 
 
@@ -84,7 +88,7 @@ def one_currency(ctx: Context) -> Iterator[Violation]:
     """
     for path, spec, cost in _costs(ctx):
         for problem in cost.problems:
-            yield Violation(path, spec.id, (), problem)
+            yield Violation(path, spec.id, (), str(problem), public=getattr(problem, "public", ""))
 
 
 @check("COST002", "cost.unpriced", severity="warning")
@@ -103,8 +107,8 @@ def parts_priced(ctx: Context) -> Iterator[Violation]:
     """
     for path, spec, cost in _costs(ctx):
         if cost.unpriced:
-            yield Violation(path, spec.id, (), f"capex, TCO and cost per accelerator-hour and per token not provided: "
-                                               f"{cost.unpriced_names}")
+            what = "capex, TCO and cost per accelerator-hour and per token not provided: "
+            yield Violation(path, spec.id, (), what + cost.unpriced_names(), public=what + cost.unpriced_names(True))
 
 
 @check("COST003", "cost.assumed", severity="info")
@@ -165,9 +169,12 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
             elif price.rack == "populated":
                 yield Violation(*where, f"{part} is priced {_money(price.capex)} here as the populated rack, and "
                                         "archgen prices the parts placed in a rack by their own ids: they would be "
-                                        "counted twice")
+                                        "counted twice", public=f"{part} is priced {_money(price.capex)} here as the "
+                                        "populated rack, and the parts placed in it are priced by their own ids too: "
+                                        "they would be counted twice")
             elif (doc.id, part) in twice and price.rack is None:   # `rack: empty`: the enclosure, as stated
-                yield Violation(*where, twice[(doc.id, part)], severity="warning")
+                said = twice[(doc.id, part)]
+                yield Violation(*where, said, severity="warning", public=said.removesuffix(EMPTY_FIX))
             other = next((o for o in first.get(part, ()) if one_proposal(specs, o[0], doc.id)), None)
             if other is not None and other[1] != price:   # another proposal's list prices other clusters
                 yield Violation(*where, f"{part} is priced {price.capex:~P} here and {other[1].capex:~P} in "
@@ -363,5 +370,6 @@ def shared_storage_differs(ctx: Context) -> Iterator[Violation]:
     """
     for path, (sid, words) in sorted(differing(ctx.clusters).items()):
         spec = ctx.clusters[path].cluster.spec
-        yield Violation(path, spec.id, ("storage",), f"checkpoint storage '{sid}' is stated with other figures by "
-                                                     f"another cluster of its hall: {words}; one id is one system")
+        head = f"checkpoint storage '{sid}' is stated with other figures by another cluster of its hall: "
+        yield Violation(path, spec.id, ("storage",), f"{head}{words}; one id is one system",
+                        public=f"{head}{words.public}; one id is one system")

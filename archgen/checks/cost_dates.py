@@ -18,6 +18,7 @@ from archgen.analyse.cost import PRICE_SPAN_MONTHS, CapexLine, Cost
 from archgen.checks.registry import Violation
 from archgen.model import Cluster, Facility
 from archgen.model.cost import month_of
+from archgen.open_item import Worded, customer_text
 
 #: How a finding ends: what the capex does with old part prices (one, several), the TCO with an old electricity price.
 CAPEX_TAIL = ("the capex adds it as it is, adjusted to no common date",
@@ -41,7 +42,8 @@ def old_prices(path: str, spec: Cluster, cost: Cost, facility: Facility | None) 
     as_of = fc.as_of if fc is not None else None
     newest_ref = (newest.month, f"the newest price on the bill of materials ({newest.part}, {newest.date})")
     tariff_ref = [(month_of(tariff), tariff_name(facility))] if facility is not None and tariff is not None else []
-    as_of_ref = [(month_of(as_of), f"{facility.id}'s cost date, {as_of} (`cost.as_of`)")] \
+    as_of_ref = [(month_of(as_of), Worded(f"{facility.id}'s cost date, {as_of} (`cost.as_of`)",
+                                          f"{facility.id}'s cost date, {as_of}"))] \
         if facility is not None and as_of is not None else []
     capex = [(price_name(line), line.month) for line in one_per_price(dated)]
     yield from _old(path, spec, capex, [newest_ref, *tariff_ref, *as_of_ref], CAPEX_TAIL)
@@ -63,9 +65,11 @@ def _old(path: str, spec: Cluster, prices: list[tuple[str, int | None]], refs: l
             missing.setdefault(missed, []).append(name)
     for missed, names in missing.items():
         one = len(names) == 1
-        yield Violation(path, spec.id, (), f"{', '.join(names)} {'is' if one else 'are'} more than "
-                                           f"{PRICE_SPAN_MONTHS} months older than {_and(list(missed))}; "
-                                           f"{tail[0 if one else 1]}")
+        text = "{} " + f"{'is' if one else 'are'} more than {PRICE_SPAN_MONTHS} months older than " + "{}; " + \
+            tail[0 if one else 1]
+        yield Violation(path, spec.id, (), text.format(", ".join(names), _and(list(missed))),
+                        public=text.format(", ".join(map(customer_text, names)),
+                                           _and([customer_text(m) for m in missed])))
 
 
 def one_per_price(lines: Iterable[CapexLine]) -> list[CapexLine]:
@@ -88,10 +92,14 @@ def dates_note(cost: Cost, facility: Facility | None) -> str:
     return f"prices on the bill of materials are {dates}{tariff}"
 
 
-def tariff_name(facility: Facility) -> str:
-    """The electricity price as COST006 names it: "hall-air's electricity price (2024-07, `cost.energy.date`)"."""
+def tariff_name(facility: Facility) -> Worded:
+    """The electricity price as COST006 names it: "hall-air's electricity price (2024-07, `cost.energy.date`)".
+
+    A `Worded`: a customer reads it without the key, "hall-air's electricity price (2024-07)".
+    """
     assert facility.cost is not None  # only called on a facility whose energy price is dated
-    return f"{facility.id}'s electricity price ({facility.cost.energy.date}, `cost.energy.date`)"
+    said = f"{facility.id}'s electricity price ({facility.cost.energy.date}"
+    return Worded(f"{said}, `cost.energy.date`)", f"{said})")   # the customer's words without the key
 
 
 def price_name(line: CapexLine) -> str:

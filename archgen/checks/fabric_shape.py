@@ -65,9 +65,10 @@ def idle_core(ctx: Context) -> Iterator[Violation]:
                      f"({optics:.1f~P})" if links is not None else "")
             leaves = fa.tier_at("leaf").switches
             per_plane = " per plane" if fa.planes > 1 else ""
+            said = (f"3 tiers over one pod: its {leaves} leaves{per_plane} fit under the pod's spines "
+                    f"({spine.down} leaf ports each), so every leaf reaches every other through a spine and the core "
+                    f"tier carries no traffic: {cores:,} x {core.switch.id} ({switch_power:.1f~P}){wired}, "
+                    f"{(switch_power + optics):.1f~P} of IT power in all")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("tiers",),
-                            f"3 tiers over one pod: its {leaves} leaves{per_plane} fit under the pod's spines "
-                            f"({spine.down} leaf ports each), so every leaf reaches every other through a spine and "
-                            f"the core tier carries no traffic: {cores:,} x {core.switch.id} ({switch_power:.1f~P})"
-                            f"{wired}, {(switch_power + optics):.1f~P} of IT power in all; `tiers: 2` joins these "
-                            "leaves through spines alone", count(fa.pods), count(2))
+                            f"{said}; `tiers: 2` joins these leaves through spines alone", count(fa.pods), count(2),
+                            public=f"{said}; two tiers would join these leaves through spines alone")

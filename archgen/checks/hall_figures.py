@@ -19,12 +19,14 @@ from archgen.analyse.facility import generator_power, ups_output
 from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
+from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUDGED, SWING_WORDS
 from archgen.checks.registry import Severity, Violation
 from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_words
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
+from archgen.open_item import Worded, customer_text
 from archgen.units import Q_, Q
 
 #: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
@@ -32,19 +34,21 @@ Load = Callable[[Any], Q | None]
 
 
 def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str,
-                storage: float = 1.0) -> tuple[str, Q, Severity] | None:
-    """The finding's message, the hall's total and its severity where `path`'s cluster (`own`) fits `limit` alone.
+                storage: float = 1.0) -> tuple[Worded, Q, Severity] | None:
+    """The message (`Worded`: its customer words too), hall total and severity where `path`'s cluster fits alone.
 
     Peers are the clusters `path`'s is counted with in its hall (`hall_groups.fellows`: those the hall's `deployed`
-    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`,
-    its load or a floor under it where that is not provided (the racks' own IT power), and one with neither is left
-    out. `against` names the capacity ("facility 'h''s critical IT power 1500.0 kW"). A checkpoint storage several of
-    them state with one `storage.id` counts once (`shared_storage`, its draw x `storage`: 1 for the feeds, UPS and
-    plant, the PUE for generator sets, 0 where the load holds no storage, as the racks' heat to air). An error where
-    the hall lists them as `deployed` together, else a warning (they may be alternatives). A candidate (named, not
-    listed) is judged alone, and an info finding says what the hall would carry were it added to the deployed
-    clusters, where that is over: the brownfield question, not a failure of the design as stated. None where the
-    cluster has no peers or the hall carries them all.
+    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`, its load or a
+    floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `own` is
+    its load, `limit` the capacity, which `against` names ("facility 'h''s critical IT power 1500.0 kW"). A
+    checkpoint storage several of them state with one `storage.id` counts once (`shared_storage`, its draw x
+    `storage`: 1 for the feeds, UPS and plant, the PUE for generator sets, 0 where the load holds no storage, as the
+    racks' heat to air). An error where the hall lists them as `deployed` together, else a warning (they may be
+    alternatives). A candidate (named, not listed) is judged alone, and an info finding says what the hall would
+    carry were it added to the deployed clusters, where that is over: the brownfield question, not a failure of the
+    design as stated. The message is a `Worded`: the customer's words leave out the hall's `deployed` key and the
+    advice on what to list there, and name the capacity in `against`'s customer words where it is a `Worded`. None
+    where the cluster has no peers or the hall carries them all.
     """
     hall = clusters[path].cluster.facility
     if hall is None:
@@ -63,18 +67,28 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
         return None
     others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
     once = f" ({once})" if once else ""
+    texts = [_shared_text(hall, trial, own, others, total, once, limit, named_as, words)
+             for named_as, words in ((against, False), (customer_text(against), True))]
+    return Worded(*texts), total, "info" if trial else "error" if hall.deployed is not None else "warning"
+
+
+def _shared_text(hall: Any, trial: bool, own: Q, others: str, total: Q, once: str, limit: Q, against: str,
+                 words: bool) -> str:
+    """`shared_hall`'s message, in the team's words or (`words`) the customer's: no `deployed` key or advice."""
     over = f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}"
     if trial:
-        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's `deployed` does "
-                f"not list it, so it is judged alone; beside the clusters deployed there ({others}) the hall would "
-                f"carry {total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}"), total, "info"
+        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's "
+                + ("deployed clusters do not include it" if words else "`deployed` does not list it")
+                + f", so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
+                f"{total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}")
     if hall.deployed is not None:
-        return (f"the clusters deployed together in facility '{hall.id}' (its `deployed`: this one "
-                f"{own.to('kW'):.1f~P}, {others}) draw {over}"), total, "error"
-    return (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
+        return (f"the clusters deployed together in facility '{hall.id}' ({'' if words else 'its `deployed`: '}this "
+                f"one {own.to('kW'):.1f~P}, {others}) draw {over}")
+    text = (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
             f"cluster alone ({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, "
-            "so if they share it the hall does not carry them (alternatives for one hall: check each in a run of "
-            f"its own; clusters deployed together: list them in the hall's `deployed`)"), total, "warning"
+            "so if they share it the hall does not carry them")
+    return text if words else (f"{text} (alternatives for one hall: check each in a run of its own; clusters "
+                               "deployed together: list them in the hall's `deployed`)")
 
 
 def alone(c: Any) -> str:
@@ -83,33 +97,6 @@ def alone(c: Any) -> str:
         return ""
     return (f" (a candidate design: facility '{c.cluster.facility.id}''s `deployed` does not list it, so it is "
             "judged alone against the hall)")
-
-
-#: Why a pass of PWR011 is not a pass against the load's swing. Synchronous training moves every GPU between a
-#: compute-heavy and a communication-heavy phase each step ("Power Stabilization for AI Training Datacenters",
-#: Choukse et al., Microsoft, OpenAI and NVIDIA, arXiv:2508.14318, abstract: "large power swings occur", their
-#: frequency spectrum a risk to the grid); NERC's Large Loads Task Force ("Characteristics and Risks of Emerging
-#: Large Loads", July 2025, as quoted by APPA, https://www.publicpower.org/periodical/article/nercs-large-loads-task-
-#: force-releases-first-white-paper): "peak demand is only one of many characteristics that can impact BPS
-#: reliability". NVIDIA's GB300 NVL72 answers with energy-storage PSUs, a power floor and ramp limits
-#: (https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/). No spec states a
-#: part's draw per phase or its ramp rate; a hall's `feeds.power_smoothing` bounds the swing only against a limit the
-#: hall states (`hall_swing`), so without one the swing is not provided (docs/facility.md).
-SWING_UNJUDGED = ("the load's swing is not judged (not provided): a synchronous training step moves every GPU "
-                  "between its compute and communication phases (arXiv:2508.14318), and checkpoint stalls and a "
-                  "job's start and stop move the whole load, which the generator sets must accept as load steps and "
-                  "the utility feeds as ramps; no spec states a part's draw per phase or its ramp rate, nor the draw "
-                  "the load falls to (a part's `power.idle` is its draw with no job running), and the hall states no "
-                  "limit to hold a power smoothing to (`feeds.load_step_limit`, `feeds.ramp_rate_limit`), so the "
-                  "swing may be as deep as the load itself (docs/facility.md, Not modelled)")
-
-
-#: Why a pass of PWR011's utility feeds is this hall's alone. A hall's `utility_units` are its own feeds; where it
-#: names no connection several halls share (`feeds.shared_utility`: a campus substation, the site's interconnection)
-#: the halls' loads are not summed against one, and a campus whose halls each fit can still exceed it.
-CAMPUS_UNJUDGED = ("the utility feeds carry this hall's clusters alone: a utility connection other halls share (a "
-                   "campus substation or grid interconnection) is not judged, since the hall names none "
-                   "(`feeds.shared_utility`), so the halls' loads are not summed against it (docs/facility.md)")
 
 
 def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violation:
@@ -121,10 +108,11 @@ def steady_only(path: str, c: Any, judged: list[tuple[str, str, Q]]) -> Violatio
     other halls share (`CAMPUS_UNJUDGED`).
     """
     stages = "; ".join(f"{what} {load.to('kW').magnitude:,.1f} kW on the {units}" for what, units, load in judged)
-    campus = f"; {CAMPUS_UNJUDGED}" if c.cluster.facility.feeds.shared_utility is None and any(
-        units == "utility feeds" for _, units, _ in judged) else ""
-    return Violation(path, c.cluster.spec.id, ("facility",), f"facility '{c.cluster.facility.id}''s units judged on "
-                     f"the maximum draw held steady ({stages}): {SWING_UNJUDGED}{campus}", severity="info")
+    campus = c.cluster.facility.feeds.shared_utility is None and any(units == "utility feeds" for _, units, _ in judged)
+    head = f"facility '{c.cluster.facility.id}''s units judged on the maximum draw held steady ({stages}): "
+    return Violation(path, c.cluster.spec.id, ("facility",),
+                     head + SWING_UNJUDGED + (f"; {CAMPUS_UNJUDGED}" if campus else ""), severity="info",
+                     public=head + SWING_WORDS + (f"; {CAMPUS_WORDS}" if campus else ""))
 
 
 def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[Violation]:
@@ -144,16 +132,18 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
                         f"does not meet ({describe(rated.unmet, 'outdoor air')}){rows}: their capacity there is not "
                         "stated, so they are not counted", value, limit)
     elif missing := unstated(units.rated_at, hall.outdoor()):
-        yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} are rated at "
-                        f"{stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')}: "
-                        f"each set's {counted(rated.capacity, nominal)}, not known to hold at the site",
-                        severity="info")
+        head, tail = f"not judged: facility '{hall.id}''s {stated} are rated at ", \
+            f": each set's {counted(rated.capacity, nominal)}, not known to hold at the site"
+        yield Violation(path, cid, ("facility",), head + stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall')
+                        + tail, severity="info",
+                        public=head + stated_only(missing, 'outdoor air', OUTDOOR_KEYS, 'the hall', True) + tail)
     elif units.rated_at is None and (site := [f"{n} {q:~P}" for n, q in hall.outdoor().items() if q is not None]):
         where = ", ".join(s.replace("ambient", "outdoor design dry-bulb") for s in site)
+        said = (f" each is counted as stated, not known to hold at the site's {where} (a set's output falls with "
+                "hotter and thinner intake air")
         yield Violation(path, cid, ("facility",), f"not judged: facility '{hall.id}''s {stated} state no `rated_at`:"
-                        f" each is counted as stated, not known to hold at the site's {where} (a set's output falls "
-                        "with hotter and thinner intake air; state the datasheet's rating conditions and derating "
-                        "rows)", severity="info")
+                        f"{said}; state the datasheet's rating conditions and derating rows)", severity="info",
+                        public=f"not judged: facility '{hall.id}''s {stated} state no rated conditions:{said})")
 
 
 def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, units: Any) -> Violation:
@@ -164,11 +154,13 @@ def redundancy_not_stated(path: str, c: Any, key: str, label: str, kind: str, un
     a stated scheme.
     """
     hall, field = c.cluster.facility, {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
-    return Violation(path, c.cluster.spec.id, ("facility",), f"not stated: facility '{hall.id}' gives its {label} "
-                     f"{kind} (`feeds.{field}`, {units.count} x {rating_words(units, hall)}) but no "
-                     f"redundancy (`feeds.{key}`): they are judged as N, all {units.count} carrying the load and "
-                     "none held back for a failure or maintenance, the least conservative reading (an assumption); "
-                     f"state `feeds.{key}` (N, N+1, N+N)", severity="info")
+    rest = (f"they are judged as N, all {units.count} carrying the load and none held back for a failure or "
+            "maintenance, the least conservative reading (an assumption)")
+    head = f"not stated: facility '{hall.id}' gives its {label} {kind} ("
+    return Violation(path, c.cluster.spec.id, ("facility",), f"{head}`feeds.{field}`, {units.count} x "
+                     f"{rating_words(units, hall)}) but no redundancy (`feeds.{key}`): {rest}; state `feeds.{key}` "
+                     "(N, N+1, N+N)", severity="info",
+                     public=f"{head}{units.count} x {rating_words(units, hall, True)}) but no redundancy: {rest}")
 
 
 def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violation | None]:
@@ -183,10 +175,12 @@ def ups_pumps(c: Any, load: Q | None, words: str) -> tuple[Q | None, str, Violat
         return _lossy(load, hall), _lossy_words(words, hall), None
     pumps = cluster_cdu_power(c)
     if pumps is None:
+        tail = ": the UPS is judged on the feed power without them, so its margin is optimistic"
         return _lossy(load, hall), _lossy_words(words, hall), Violation(
             c.cluster.path, c.cluster.spec.id, ("facility",), f"facility '{hall.id}' puts its in-row CDUs' pumps "
-            "on the UPS (`feeds.cdus_on_ups`), but a CDU the cluster buys states no `power`: the UPS is judged on the "
-            "feed power without them, so its margin is optimistic", severity="info")
+            f"on the UPS (`feeds.cdus_on_ups`), but a CDU the cluster buys states no `power`{tail}", severity="info",
+            public=f"facility '{hall.id}' puts its in-row CDUs' pumps on the UPS, but a CDU the cluster buys states "
+            f"no power draw{tail}")
     if not pumps.m:
         return _lossy(load, hall), _lossy_words(words, hall), None
     return (_lossy((load + pumps).to("kW"), hall),
@@ -199,10 +193,13 @@ def _lossy(load: Q | None, hall: Any) -> Q | None:
 
 
 def _lossy_words(words: str, hall: Any) -> str:
-    """`words` naming a UPS load, with the distribution efficiency it was divided by where the hall states one."""
+    """`words` naming a UPS load, with the distribution efficiency it was divided by where the hall states one.
+
+    A `Worded` there: a customer reads the efficiency without its key.
+    """
     eff = hall.feeds.distribution_efficiency
-    return words if eff is None or not words else \
-        f"{words} over the distribution's efficiency {float(eff):g} (`feeds.distribution_efficiency`)"
+    said = f"{words} over the distribution's efficiency {float(eff):g}" if eff is not None and words else words
+    return Worded(f"{said} (`feeds.distribution_efficiency`)", said) if said != words else words
 
 
 def generator_load(c: Any) -> tuple[Q | None, str]:
@@ -236,10 +233,14 @@ def utility_not_stated(path: str, c: Any) -> Violation:
     said = [f"`feeds.{k}: {v:~P}`" if hasattr(v, "units") else f"`feeds.{k}: {v}`"
             for k, v in (("utility_feeds", feeds.utility_feeds), ("utility_voltage", feeds.utility_voltage),
                          ("utility", feeds.utility)) if v is not None]
-    return Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s utility feeds "
-                     f"({', '.join(said) if said else 'none stated'}): no capacity per feed, so whether they carry the "
-                     "facility power is not known; state `feeds.utility_units` ({count, capacity})"
-                     + ("" if feeds.utility else " and `feeds.utility` (N, N+1, N+N)"), severity="info")
+    words = [w.format(v) for w, v in (("{} feeds", feeds.utility_feeds), ("at {:~P}", feeds.utility_voltage),
+                                       ("{}", feeds.utility)) if v is not None]   # the customer's: no key
+    text = (f"not judged: facility '{hall.id}''s utility feeds ({{}}): no capacity per feed, so whether they carry "
+            "the facility power is not known")
+    return Violation(path, c.cluster.spec.id, ("facility",), text.format(', '.join(said) if said else 'none stated')
+                     + "; state `feeds.utility_units` ({count, capacity})"
+                     + ("" if feeds.utility else " and `feeds.utility` (N, N+1, N+N)"), severity="info",
+                     public=text.format(", ".join(words) if words else "none stated"))
 
 
 def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
@@ -285,7 +286,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
                                    against, storage=0.0):
             yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
-                            severity=shared[2])
+                            severity=shared[2], public=f"heat to air: {customer_text(shared[0])}")
         elif rest is None or heat.air + rest > cap:
             why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
                    if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "
@@ -346,8 +347,8 @@ TIER_CLAUSES = {3: "\"redundant capacity components\", each of which \"can be re
                    "planned basis without impacting any of the computer equipment\"",
                 4: "\"multiple, independent, physically isolated systems that provide redundant capacity "
                    "components\""}
-_MAINTAINABLE = ("`concurrently_maintainable` (\"Each and every capacity component ... can be removed from service "
-                 "on a planned basis without impacting any of the computer equipment\")")
+_MAINTAINABLE = ("{} (\"Each and every capacity component ... can be removed from service on a planned basis "
+                 "without impacting any of the computer equipment\")")
 
 
 def tier_contradictions(fac: Any) -> Iterator[Violation]:
@@ -362,14 +363,15 @@ def tier_contradictions(fac: Any) -> Iterator[Violation]:
     level = tier.level if tier is not None and tier.standard == "Uptime Institute" and tier.level >= 3 else None
     if feeds is None or (level is None and fac.concurrently_maintainable is not True):
         return
-    at_n = [f"{what} (`feeds.{key}: N`)" for key, what in (("ups", "UPS"), ("generators", "generator sets"),
-                                                           ("cooling", "cooling plant"))
-            if getattr(feeds, key) == "N"]
+    at_n = [(key, what) for key, what in (("ups", "UPS"), ("generators", "generator sets"),
+                                          ("cooling", "cooling plant")) if getattr(feeds, key) == "N"]
     if not at_n:
         return
-    claims = ([f"Uptime Institute Tier {'III' if level == 3 else 'IV'} ({TIER_CLAUSES[level]})"] if level else []) + \
-        ([_MAINTAINABLE] if fac.concurrently_maintainable else [])
-    yield Violation(f"facility/{fac.id}", fac.id, ("tier",) if level else ("concurrently_maintainable",),
-                    f"facility '{fac.id}' claims {' and '.join(claims)}, but states no redundant capacity components "
-                    f"for its {', '.join(at_n)}: with N, a unit taken out of service leaves less than the load needs "
-                    "(Uptime Institute, Tier Standard: Topology)")
+    tiered = [f"Uptime Institute Tier {'III' if level == 3 else 'IV'} ({TIER_CLAUSES[level]})"] if level else []
+    text = (f"facility '{fac.id}' claims {{}}, but states no redundant capacity components for its {{}}: with N, a "
+            "unit taken out of service leaves less than the load needs (Uptime Institute, Tier Standard: Topology)")
+    said = [text.format(" and ".join(tiered + ([_MAINTAINABLE.format(claim)] if fac.concurrently_maintainable else [])),
+                        ", ".join(f"{what} ({n.format(key)})" for key, what in at_n))
+            for claim, n in (("`concurrently_maintainable`", "`feeds.{}: N`"), ("concurrent maintainability", "N"))]
+    yield Violation(f"facility/{fac.id}", fac.id, ("tier",) if level else ("concurrently_maintainable",), said[0],
+                    public=said[1])

@@ -92,23 +92,28 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
                          f"floor), so whether it exceeds the limit is not known; {UNSMOOTHED_WORDS}")
     depth = it_power * (1 - float(floor)) if floor is not None else None
     deep, deep_w = _over(hall, depth) if depth is not None else ("", "")
-    swing = (f"a training step's swing is at most the IT power {_kw(it_power)} x (1 - the smoothing's floor "
-             f"{floor:g}) = {_kw(depth)}" if depth is not None else "a training step's swing is not provided "
-             "(`feeds.power_smoothing` states no `floor`), so at most the whole IT power")
-    ends = ("a job's start or stop ramps at the smoothing's `ramp_up` and `ramp_down`" if ramped else
-            f"a job's start or stop steps the load by up to the IT power {_kw(it_power)}{whole} (the smoothing "
-            "states no `ramp_up` and `ramp_down`)")
+    swing, swing_w = (f"a training step's swing is at most the IT power {_kw(it_power)} x (1 - the smoothing's floor "
+                      f"{floor:g}) = {_kw(depth)}" if depth is not None else "a training step's swing is not "
+                      f"provided ({no_floor}), so at most the whole IT power" for no_floor in (
+                          "`feeds.power_smoothing` states no `floor`", "the power smoothing states no floor"))
+    ends, ends_w = ("a job's start or stop ramps at the smoothing's " + ramps if ramped else
+                    f"a job's start or stop steps the load by up to the IT power {_kw(it_power)}{w} (the smoothing "
+                    f"states no {ramps})" for ramps, w in (("`ramp_up` and `ramp_down`", whole),
+                                                           ("ramp-up and ramp-down rates", whole_w)))
     if depth is not None and (at := ups_output(depth, hall).to("kW")) > limit:
         return Violation(path, cid, ("facility",), f"{swing}{deep}, above {stated}; {ends}", at, limit.to("kW"),
-                         severity="error")
+                         severity="error", public=f"{swing_w}{deep_w}, above {words}; {ends_w}")
     bound = ups_output(depth if depth is not None and ramped else it_power, hall).to("kW")
     if bound <= limit:
-        margin, _ = _margin(hall, bound, limit)
+        margin, margin_w = _margin(hall, bound, limit)
         return Violation(path, cid, ("facility",), f"{swing}{deep}; {ends}: within {stated}{margin}", bound,
-                         limit.to("kW"), severity="info")
+                         limit.to("kW"), severity="info",
+                         public=f"{swing_w}{deep_w}; {ends_w}: within {words}{margin_w}")
     return Violation(path, cid, ("facility",), f"not provided: {swing}{deep}; {ends}: a step of up to {_kw(bound)}, "
                      f"above {stated}, whose size rests on the draw the load falls to, which no spec states",
-                     bound, limit.to("kW"), severity="warning")
+                     bound, limit.to("kW"), severity="warning", public=f"not provided: {swing_w}{deep_w}; {ends_w}: a "
+                     f"step of up to {_kw(bound)}, above {words}, whose size rests on the draw the load falls to, "
+                     "which the design does not state")
 
 
 def step_unknown(path: str, c: Any, limit: Q) -> Violation:
@@ -141,20 +146,24 @@ def ramp_within(path: str, c: Any, limit: Q) -> Violation:
     hall, cid = c.cluster.facility, c.cluster.spec.id
     sm, eff = hall.feeds.power_smoothing, hall.feeds.distribution_efficiency
     stated = f"facility '{hall.id}''s `feeds.ramp_rate_limit` {limit.to('kW/s').m:,.1f} kW/s"
+    accepts = f"the {limit.to('kW/s').m:,.1f} kW/s ramp facility '{hall.id}''s supply accepts"
     if sm is None or sm.ramp_up is None or sm.ramp_down is None:
+        rest = ", so a job's start or stop is a step of up to the whole IT power, its rate bounded by no spec"
         return Violation(path, cid, ("facility",), f"not provided: the load's ramp against {stated}: "
-                         "`feeds.power_smoothing` states no `ramp_up` and `ramp_down`, so a job's start or stop "
-                         "is a step of up to the whole IT power, its rate bounded by no spec", None, limit.to("kW/s"),
-                         severity="warning")
+                         f"`feeds.power_smoothing` states no `ramp_up` and `ramp_down`{rest}", None, limit.to("kW/s"),
+                         severity="warning", public=f"not provided: the load's ramp against {accepts}: the power "
+                         f"smoothing states no ramp-up and ramp-down rates{rest}")
     fast = max(sm.ramp_up, sm.ramp_down, key=lambda q: q.m_as("kW/s"))
     which = "ramp_up" if fast is sm.ramp_up else "ramp_down"
     at = fast.to("kW/s") if eff is None else (fast / float(eff)).to("kW/s")
-    words = f"the smoothing's `{which}` {fast.to('kW/s').m:,.1f} kW/s, the faster of its ramps" + (
+    rest = f" {fast.to('kW/s').m:,.1f} kW/s, the faster of its ramps" + (
         "" if eff is None else f", {at.m:,.1f} kW/s over the distribution's efficiency {float(eff):g}")
+    words, said = f"the smoothing's `{which}`{rest}", f"the smoothing's {which.replace('_', '-')} rate{rest}"
     if at.m_as("kW/s") <= limit.m_as("kW/s"):
         return Violation(path, cid, ("facility",), f"{words}, within {stated}", at, limit.to("kW/s"),
-                         severity="info")
-    return Violation(path, cid, ("facility",), f"{words}, above {stated}", at, limit.to("kW/s"), severity="error")
+                         severity="info", public=f"{said}, within {accepts}")
+    return Violation(path, cid, ("facility",), f"{words}, above {stated}", at, limit.to("kW/s"), severity="error",
+                     public=f"{said}, above {accepts}")
 
 
 def swing_judged(path: str, c: Any, it_power: Q | None) -> Iterator[Violation]:

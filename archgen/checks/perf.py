@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.requirements import not_met
 from archgen.load import shown
+from archgen.model.field_words import said as field_said
 from archgen.model.switch_allows import beyond_stack
 from archgen.model.switches import as_written
 from archgen.perf.train.stacks import on_vendor
@@ -55,7 +56,9 @@ def runs(ctx: Context) -> Iterator[Violation]:
             at = r.error_at or (("training",) if r.workload.training else ("inference",))
             there = ctx.design.specs.locate(*r.error_elsewhere) if r.error_elsewhere else None
             where = f" ({r.error_elsewhere[0]} at {shown(there)})" if there and there.line else ""
-            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated{where}: {r.error}")
+            yield Violation(path, r.workload.id, at, f"{r.workload.id} cannot be estimated{where}: {r.error}",
+                            public=f"{r.workload.id} cannot be estimated: {r.error_public or r.error}"
+                            if r.error_public or where else "")   # no spec location for a customer
 
 
 @check("PERF004", "perf.stack", severity="warning")
@@ -80,9 +83,10 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
             layout = name in type(t.parallelism).model_fields
             where = ("training", "parallelism", name) if layout else ("training", name)
             shown = "/".join(as_written(v) for v in allowed)
-            yield Violation(path, r.workload.id, where,
-                            f"{r.workload.id} states {name} {as_written(value)}, which stack {t.stack} does not run "
-                            f"(it allows {shown}: {source}); estimated as stated")
+            rest = (f" {as_written(value)}, which stack {t.stack} does not run (it allows {shown}: {source}); "
+                    "estimated as stated")
+            yield Violation(path, r.workload.id, where, f"{r.workload.id} states {name}{rest}",
+                            public=f"{r.workload.id} states {field_said(name)}{rest}")
 
 
 @check("PERF005", "perf.assumed_stack", severity="info")

@@ -167,7 +167,8 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
     for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
-        yield Violation(path, c.cluster.spec.id, ("facility",), message, it, cap, severity=severity)
+        yield Violation(path, c.cluster.spec.id, ("facility",), str(message), it, cap, severity=severity,
+                        public=getattr(message, "public", ""))   # `shared_hall`'s customer words
 
 
 @check("PWR011", "power.hall_redundancy")
@@ -362,7 +363,7 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     PWR011 holds them to the cluster's maximum draw as if it were steady. Synchronous training swings the whole load
     between a step's compute and communication phases, and checkpoints and a job's start and stop step it; no spec
     states a part's draw per phase, its ramp rate or a power-smoothing setting, so the swing the sets must accept
-    and the utility must see is not provided (`hall_figures.SWING_UNJUDGED`, sources there). An info finding on
+    and the utility must see is not provided (`hall_words.SWING_UNJUDGED`, sources there). An info finding on
     each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
     `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it; with its
     `feeds.power_smoothing`, a training step's swing, the IT power x (1 - `floor`), is, and a start or stop ramps at

@@ -33,6 +33,7 @@ from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_left_out
 from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
 from archgen.model.power import PDU
+from archgen.open_item import Worded, customer_text
 from archgen.units import Q_
 
 
@@ -54,9 +55,10 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             continue
         m, peak = c.metrics, hall.peak_pue
         annual = hall.cost.energy.pue if hall.cost is not None else None
-        gen_why = (f"; IT power x peak PUE {peak:g}" if peak is not None else
-                   f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no `peak_pue`): the design "
-                   "day's mechanical load is above the year's average, so this is optimistic")
+        gen_why, gen_said = ((f"; IT power x peak PUE {peak:g}" if peak is not None else
+                              f"; judged on IT power x the annual PUE {annual or 0:g} (the hall states no {no_peak}): "
+                              "the design day's mechanical load is above the year's average, so this is optimistic")
+                             for no_peak in ("`peak_pue`", "design-day PUE"))
         pumps = ups_pumps(c, feed_power(m), feed_words(m))[2]
         if pumps is not None and feeds.ups_units is not None:
             yield pumps
@@ -67,7 +69,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
         for key, label, kind, redundancy, units, load, what in feed_stages(c):
             if units is None:
                 continue
-            why = gen_why if key != "ups" else ""
+            why, why_said = (gen_why, gen_said) if key != "ups" else ("", "")
             if redundancy is None:
                 yield redundancy_not_stated(path, c, key, label, kind, units)
             if units.real(load_pf(hall)) is None:
@@ -79,10 +81,11 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             if each is None or usable is None:
                 continue
             site = f", {_kw(each)} each at the site (a derating row)" if each != units.real(load_pf(hall)) else ""
-            basis = (f"({redundancy or 'N, not stated,'} of {units.count} x {rating_words(units, hall)} {label} "
-                     f"{kind}{site}, feeds.{key})")
+            basis, basis_said = (f"({redundancy or 'N, not stated,'} of {units.count} x "
+                                 f"{rating_words(units, hall, words)} {label} {kind}{site}{tail})"
+                                 for words, tail in ((False, f", feeds.{key}"), (True, "")))
             if load is None:
-                yield from _units_on_floor(path, c, key, label, usable, basis,
+                yield from _units_on_floor(path, c, key, label, usable, (basis, basis_said),
                                            None if floor is None or (key != "ups" and pue is None) else
                                            floor * ups_factor(hall) if key == "ups" else floor * pue + recharge,
                                            unknown)
@@ -90,21 +93,24 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             if key != "ups":
                 margins.append((f"{label} {kind}", usable, load))
             if load > usable:
-                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
-                                f"'{hall.id}''s usable {label} capacity {_kw(usable)} {basis}{why}{alone(c)}",
-                                load.to("kW"), usable.to("kW"))
-            elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable,
-                                       f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis}",
+                text = f" {_kw(load)} exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
+                                load.to("kW"), usable.to("kW"),
+                                public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
+            elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable, Worded(*(
+                    f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {b}" for b in (basis, basis_said))),
                                        ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
-                                usable.to("kW"), severity=shared[2])
+                                usable.to("kW"), severity=shared[2],
+                                public=f"{customer_text(what)}: {customer_text(shared[0])}{why_said}")
             if load <= usable and key != "ups" and peak is None:
-                yield Violation(path, c.cluster.spec.id, ("facility",), f"{label} {kind} judged on the annual PUE "
-                                f"{annual:g}, not a design-day figure (the hall states no `peak_pue`): {what} "
-                                f"{_kw(load)} within facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
-                                f"{basis}; the design day's mechanical load is above the year's average, so this "
-                                "margin is optimistic (an assumption)", load.to("kW"), usable.to("kW"),
-                                severity="info")
+                text = (f"{label} {kind} judged on the annual PUE {annual:g}, not a design-day figure (the hall "
+                        "states no {}): {} " + f"{_kw(load)} within facility '{hall.id}''s usable {label} capacity "
+                        f"{_kw(usable)} " + "{}; the design day's mechanical load is above the year's average, so "
+                        "this margin is optimistic (an assumption)")
+                yield Violation(path, c.cluster.spec.id, ("facility",), text.format("`peak_pue`", what, basis),
+                                load.to("kW"), usable.to("kW"), severity="info",
+                                public=text.format("design-day PUE", customer_text(what), basis_said))
         if (left_out := recharge_left_out(path, c, margins)) is not None:
             yield left_out
     yield from shared_connection(ctx)   # the halls sharing a utility connection, summed against it
@@ -143,33 +149,37 @@ def _share(key: str, peak: float | None) -> Any:
     return share
 
 
-def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis: str, floor: Any, unknown: str
-                    ) -> Iterator[Violation]:
+def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases: tuple[str, str], floor: Any,
+                    unknown: str) -> Iterator[Violation]:
     """PWR011 where the load is not provided: the racks' own draw (x the PUE for generators) is a floor under it.
 
     For the UPS the floor is over `feeds.distribution_efficiency` where stated (`ups_factor`), as its load is.
 
     Above the usable capacity an error on the floor alone; within it an info finding, not judged (`scope.it_floor`).
     """
-    hall = c.cluster.facility
+    hall, (basis, said) = c.cluster.facility, bases   # `said`: the basis in the customer's words
     if floor is None:
-        why = unknown if unknown and key == "ups" else "the hall states neither `peak_pue` nor " \
-            "`cost.energy.pue`, so its facility power is not provided"
-        yield Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s usable {label} "
-                        f"capacity {_kw(usable)} {basis}: {why}", severity="info")
+        why, why_said = (unknown, unknown) if unknown and key == "ups" else (
+            "the hall states neither `peak_pue` nor `cost.energy.pue`, so its facility power is not provided",
+            "the hall states no PUE, so its facility power is not provided")
+        head = f"not judged: facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
+        yield Violation(path, c.cluster.spec.id, ("facility",), f"{head}{basis}: {why}", severity="info",
+                        public=f"{head}{said}: {why_said}")
         return
     eff = hall.feeds.distribution_efficiency
     recharge = ups_recharge(hall)   # added once for the hall to the generator and utility floor (`hall_units`)
     times = (" x the PUE" + ("" if recharge is None else f" and the UPS battery recharge {_kw(recharge)}")) \
         if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
     if floor > usable:
-        yield Violation(path, c.cluster.spec.id, ("facility",), f"the racks' own IT power{times} alone, "
-                        f"{_kw(floor)}, exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis} "
-                        f"by {_kw(floor - usable)}, before the rest ({unknown})", floor.to("kW"), usable.to("kW"))
+        text = (f"the racks' own IT power{times} alone, {_kw(floor)}, exceeds facility '{hall.id}''s usable {label} "
+                f"capacity {_kw(usable)} " + "{}" + f" by {_kw(floor - usable)}, before the rest ({unknown})")
+        yield Violation(path, c.cluster.spec.id, ("facility",), text.format(basis), floor.to("kW"), usable.to("kW"),
+                        public=text.format(said))
     else:
-        yield Violation(path, c.cluster.spec.id, ("facility",), f"not judged: {unknown}; the racks' own IT power"
-                        f"{times} alone is {_kw(floor)} of facility '{hall.id}''s usable {label} capacity "
-                        f"{_kw(usable)} {basis}", floor.to("kW"), usable.to("kW"), severity="info")
+        text = (f"not judged: {unknown}; the racks' own IT power{times} alone is {_kw(floor)} of facility "
+                f"'{hall.id}''s usable {label} capacity {_kw(usable)} ")
+        yield Violation(path, c.cluster.spec.id, ("facility",), text + basis, floor.to("kW"), usable.to("kW"),
+                        severity="info", public=text + said)
 
 
 def unconfirmed_power(ctx: Context, path: str, said: bool = False) -> list[str]:

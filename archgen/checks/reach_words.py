@@ -1,4 +1,4 @@
-"""What CAB001 (`checks.cabling.reach`) says of a run past its link media's reach: the run's ends and the fixes.
+"""What CAB001 says of a run past its link media's reach (its ends, the fixes), and CAB004 of a switch in no rack.
 
 Split from `checks/cabling.py`, which registers the check, as `checks.copper_pairs` is for CAB008.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 from archgen.analyse.network import ClusterAnalysis
 from archgen.build.fabrics import LinkOption
 
-__all__ = ["COPPER_LIMIT", "TRUNK_FIX", "TWISTED", "reach_words", "run_end"]
+__all__ = ["COPPER_LIMIT", "TRUNK_FIX", "TWISTED", "reach_words", "run_end", "why_loose"]
 
 
 #: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
@@ -25,9 +25,13 @@ COPPER_LIMIT = ("; a twisted-pair Ethernet channel ends at 100 m (ANSI/TIA-568.2
                 "or per network rack)")
 
 
-def reach_words(opt: LinkOption) -> str:
-    """'3 m reach', or '2 m longest length sold (reach 3 m, sold 0.5-2 m; ...)' where sold lengths stop short."""
-    sold = f" longest length sold ({opt.reach_text}; `max_length` in its catalog entry)" if opt.sold_text else " reach"
+def reach_words(opt: LinkOption, said: bool = False) -> str:
+    """'3 m reach', or '2 m longest length sold (reach 3 m, sold 0.5-2 m; ...)' where sold lengths stop short.
+
+    `said`: as a customer reads it, without the catalog key the team corrects.
+    """
+    key = "" if said else "; `max_length` in its catalog entry"
+    sold = f" longest length sold ({opt.reach_text}{key})" if opt.sold_text else " reach"
     return f"{opt.reach:~P}{sold}"
 
 
@@ -38,3 +42,14 @@ def run_end(c: ClusterAnalysis, rack: int, u: int) -> str:
     inst = c.cluster.instances[rack]
     part = next((item.part.id for item in inst.rack.items if item.u == u), None)
     return f"{inst.name} U{u}" + (f" ({part})" if part else "")
+
+
+def why_loose(fa, tier: str, words: bool = False) -> str:
+    """Why a tier's switches stand in no rack: no rack type named for it, or its racks are full (NET012).
+
+    `words`: as a customer reads it, "no rack named for them" for the key the team states.
+    """
+    rack = fa.fabric.spec.rack_of(tier)
+    if rack is None:
+        return "no rack named for them" if words else f"no `{tier}.rack` given"
+    return f"the '{rack}' racks hold no more: NET012"

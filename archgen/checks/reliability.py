@@ -253,13 +253,13 @@ def checkpoint_blocking_known(ctx: Context) -> Iterator[Violation]:
             cp = r.workload.checkpoint
             kind = "in-memory" if cp.in_memory else "asynchronous"
             cluster = r.estimate.cluster if r.estimate else "?"
+            rest = (f", so the {kind} checkpoint's copy to host memory has no rate: training is taken to stop for the "
+                    f"whole write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound): goodput "
+                    f"{decimals(g.goodput, 4)} there, "
+                    f"{decimals(g.unblocked.goodput if g.unblocked else g.goodput, 4)} with no stop")
             yield Violation(path, r.workload.id, ("checkpoint",),
-                            f"the nodes of cluster '{cluster}' give no `host_memory.link`, so the {kind} "
-                            f"checkpoint's copy to host memory has no rate: training is taken to stop for the whole "
-                            f"write, {Q_(g.write_time, 's'):.3g~P} (an assumption, an upper bound): goodput "
-                            f"{decimals(g.goodput, 4)} there, "
-                            f"{decimals(g.unblocked.goodput if g.unblocked else g.goodput, 4)} with no stop",
-                            Q_(g.blocking, "s"), None)
+                            f"the nodes of cluster '{cluster}' give no `host_memory.link`{rest}", Q_(g.blocking, "s"),
+                            None, public=f"the nodes of cluster '{cluster}' state no host memory link{rest}")
 
 
 @check("REL009", "rel.spare_model", severity="warning")

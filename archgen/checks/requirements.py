@@ -15,12 +15,14 @@ from archgen.analyse.goodput_notes import beyond_rates
 from archgen.analyse.goodput_range import spanned
 from archgen.analyse.job_cost import spare_span
 from archgen.binding import BoundRequirement
+from archgen.checks.absent import absent
 from archgen.checks.judgement import Judgement, Unsettled, Withheld, not_applicable, unjudged, workload_bands
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import CLASS_BASIS, metric_value, target_text
 from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
+from archgen.open_item import Worded, customer_text
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
 
@@ -90,11 +92,15 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
         if problem is None:
             continue
         key, reason = problem
+        said = ""   # the customer's words, where the reason names the metric by key (`absent`)
         if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}) \
                 and b.req.metric not in unsettled.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
+            if lookup(b.subject, b.req.metric) is not None:
+                said = f"{b.req.id}: {absent(b.subject, b.req.metric, ctx.metrics[b.subject], words=True)}"
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
-                        requirement=b.req.id, severity=_not_provided_severity(b, ctx.operations.withheld, unsettled))
+                        requirement=b.req.id, severity=_not_provided_severity(b, ctx.operations.withheld, unsettled),
+                        public=said)
     for j in ctx.requirements:   # a workload's own, judged on its estimate
         b, o = j.bound, j.outcome
         if j.workload and o.status is Status.NOT_PROVIDED:
@@ -154,9 +160,10 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
         elif o.status is Status.AT_RISK:
             band = bands.get(b.subject, {}).get(b.req.metric)
             own = f"{b.req.metric}_low" in ctx.metrics.get(b.subject, {})   # a range of its own (a run's cost)
+            spans = None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric)
+            conf = _confidence(ctx, b.subject, b.req) if spans is not None else ""
             yield _at_risk(o, b.subject, b.owner, b.path + ("target",), band,
-                           None if band is not None and not own else _range_spans(ctx, b.subject, b.req.metric)
-                           + _confidence(ctx, b.subject, b.req))
+                           None if spans is None else Worded(spans + conf, customer_text(spans) + conf))
 
 
 def _range_spans(ctx: Context, subject: str, metric: str) -> str:
@@ -178,7 +185,9 @@ def _range_spans(ctx: Context, subject: str, metric: str) -> str:
     sets = spanned(rel) if rel is not None else "the failure-rate sets and their 95 % Poisson intervals"
     why = ops.unsettled.get(subject, {}).get("goodput", (None, ""))[1] if metric == "goodput" else ""
     *first, last = [sets] + beyond_rates(why, g, metric)
-    return f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; docs/reliability.md"
+    said = [customer_text(s) for s in (*first, last)]   # the blocking time and repair wait in the customer's words
+    return Worded(f"range over {', over '.join(first)}{', and over ' if first else ''}{last}; docs/reliability.md",
+                  f"range over {', over '.join(said[:-1])}{', and over ' if first else ''}{said[-1]}")
 
 
 def _confidence(ctx: Context, subject: str, req: Requirement) -> str:
@@ -213,16 +222,17 @@ def _at_risk(o: Outcome, subject: str, owner: str, path: tuple, band: Band | Non
     """
     req, end = o.requirement, o.pessimistic
     assert o.value is not None and end is not None  # at risk: judged on a value with a band
-    what = spans if band is None else band.describe() if spans is None else \
-        f"{band.describe()}; taken at each end of its {spans}"
+    what, what_said = ((over if band is None else band.describe() if over is None else
+                        f"{band.describe()}; taken at each end of its {over}")
+                       for over in (spans, None if spans is None else customer_text(spans)))
     inputs, said = ((f"; and it rests on assumed inputs: {', '.join(items)}" if o.assumed else "")
                     for items in (o.assumed, map(field_words.assumed_said, o.assumed)))
     meets = (f" = {shown(req, o.value, subject)} meets {target_text(req.target, lookup(subject, req.metric))}, but "
              f"the pessimistic end of its {'band' if band is not None else 'range'}, {shown(req, end, subject)}, "
-             f"does not ({what})")
-    return Violation(subject, owner, path, f"{req.id} ({req.statement}): {req.metric}{meets}{inputs}", end,
-                     req.target.limit, req.id,
-                     public=f"{req.id} ({req.statement}): {titled(req.metric, subject)}{meets}{said}")
+             "does not ({})")
+    return Violation(subject, owner, path, f"{req.id} ({req.statement}): {req.metric}{meets.format(what)}{inputs}",
+                     end, req.target.limit, req.id, public=f"{req.id} ({req.statement}): "
+                     f"{titled(req.metric, subject)}{meets.format(what_said)}{said}")
 
 
 @check("REQ005", "requirements.assumed", severity="info")
@@ -294,7 +304,10 @@ def requirement_id_means_one_requirement(ctx: Context) -> Iterator[Violation]:
         seen, where_owner, where_path = first[req.id]
         if key != seen:
             at = ctx.design.specs.locate(where_owner, where_path)
+            here = f"{req.target}, {req.level.upper()}"
             yield Violation(subject, owner, path + ("id",),
                             f"{req.id} is also the id of a different requirement (at {at}: {seen[0]!r}, {seen[1]} "
-                            f"{seen[2]}, {seen[3].upper()}); here: {req.statement!r}, {req.metric} {req.target}, "
-                            f"{req.level.upper()}", requirement=req.id)
+                            f"{seen[2]}, {seen[3].upper()}); here: {req.statement!r}, {req.metric} {here}",
+                            requirement=req.id, public=f"{req.id} is also the id of a different requirement "
+                            f"({seen[0]!r}, {titled(seen[1], subject)} {seen[2]}, {seen[3].upper()}); here: "
+                            f"{req.statement!r}, {titled(req.metric, subject)} {here}")

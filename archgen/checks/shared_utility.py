@@ -42,32 +42,38 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
             continue
         named, subject = halls[conn.id], c.cluster.spec.id
         where = f"utility connection '{conn.id}' ({_kw(conn.capacity)}, facility '{hall.id}''s feeds.shared_utility)"
+        said = f"utility connection '{conn.id}' ({_kw(conn.capacity)}, as facility '{hall.id}' states it)"
         other = {h.id: h.feeds.shared_utility.capacity for h in named.values()
                  if h.feeds.shared_utility.capacity != conn.capacity}
         if other:
-            yield Violation(path, subject, ("facility",), f"{where}: " + ", ".join(
-                f"facility '{h}' states {_kw(q)}" for h, q in sorted(other.items())) + " for the same connection: "
-                "state one capacity in every hall that shares it")
+            states = ", ".join(f"facility '{h}' states {_kw(q)}" for h, q in sorted(other.items()))
+            yield Violation(path, subject, ("facility",), f"{where}: {states} for the same connection: state one "
+                            "capacity in every hall that shares it",
+                            public=f"{said}: {states} for the same connection, so its capacity is not known")
             continue
         if candidate(c):
             yield Violation(path, subject, ("facility",), f"not judged: {where}: a candidate design (facility "
                             f"'{hall.id}''s `deployed` does not list it); the connection is summed over the "
-                            "deployed clusters", severity="info")
+                            "deployed clusters", severity="info", public=f"not judged: {said}: a candidate design "
+                            f"(not among facility '{hall.id}''s deployed clusters); the connection is summed over "
+                            "the deployed clusters")
             continue
         missing = sorted(h.id for h in named.values() if h.deployed is None)
         if missing:
-            yield Violation(path, subject, ("facility",), f"not judged: {where}: facilit"
-                            f"{'y' if len(missing) == 1 else 'ies'} " + ", ".join(f"'{h}'" for h in missing)
-                            + (" names" if len(missing) == 1 else " name") + " the connection but lists no "
-                            "`deployed`, so its load is not known (its clusters may be alternatives): list the "
-                            "clusters deployed in each hall", severity="info")
+            who = (f"facilit{'y' if len(missing) == 1 else 'ies'} " + ", ".join(f"'{h}'" for h in missing)
+                   + (" names" if len(missing) == 1 else " name") + " the connection but lists no ")
+            yield Violation(path, subject, ("facility",), f"not judged: {where}: {who}`deployed`, so its load is not "
+                            "known (its clusters may be alternatives): list the clusters deployed in each hall",
+                            severity="info", public=f"not judged: {said}: {who}deployed clusters, so its load is "
+                            "not known (its clusters may be alternatives)")
             continue
         groups = [(h.id, [o for o in naming(ctx.clusters, h.id).values() if deployed(o)])
                   for h in sorted(named.values(), key=lambda h: h.id)]
         parts = [(h, [generator_load(o) for o in group]) for h, group in groups]
         if any(load is None for _, loads in parts for load, _ in loads):
             yield Violation(path, subject, ("facility",), f"not judged: {where}: a deployed cluster's facility power "
-                            "is not provided", severity="info")
+                            "is not provided", severity="info",
+                            public=f"not judged: {said}: a deployed cluster's facility power is not provided")
             continue
         sums = [(h, sum((load for load, _ in loads if load is not None), Q_(0.0, "kW")) - recharge_excess(group)[0])
                 for (h, loads), (_, group) in zip(parts, groups, strict=True)]
@@ -79,8 +85,10 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
         what = f"the facility power of the clusters deployed in the {len(sums)} hall(s) of the run naming it ({each})"
         if total > conn.capacity:
             yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} exceeds {where}, counted at its "
-                            "stated capacity", total, conn.capacity.to("kW"))
+                            "stated capacity", total, conn.capacity.to("kW"),
+                            public=f"{what}: {_kw(total)} exceeds {said}, counted at its stated capacity")
         else:
-            yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} within {where}, counted at its "
-                            "stated capacity with no redundancy held back, at the maximum draw held steady (PWR022)",
-                            total, conn.capacity.to("kW"), severity="info")
+            rest = ", counted at its stated capacity with no redundancy held back, at the maximum draw held steady " \
+                "(PWR022)"
+            yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} within {where}{rest}", total,
+                            conn.capacity.to("kW"), severity="info", public=f"{what}: {_kw(total)} within {said}{rest}")

@@ -12,7 +12,9 @@ from typing import Any
 from archgen.analyse.checkpoint_storage import reaches_storage, storage_fabrics, unwired_path, uplink_bound
 from archgen.analyse.goodput import storage_side
 from archgen.checks.registry import Context, Violation
+from archgen.model.field_words import said as field_said
 from archgen.model.reliability import Storage
+from archgen.open_item import customer_text
 from archgen.units import Q_, Q
 
 
@@ -30,12 +32,12 @@ def storage_ports_over(ctx: Context) -> Iterator[Violation]:
                             f"storage is bounded by those {there}", Q_(stated, ""), Q_(there, ""))
         cap = Q_(side.bandwidth, "B/s").to("GB/s")
         fabrics = ", ".join(f"'{f}'" for f in side.fabrics)
-        counted = "; ".join(side.counted)
+        counted, said = "; ".join(side.counted), "; ".join(map(customer_text, side.counted))
         for key, stated_bw, verb in _over(storage, side.bandwidth):
-            yield Violation(path, a.cluster.spec.id, ("storage", key),
-                            f"storage.{key} {stated_bw:.4g~P} exceeds the {side.ports} storage port(s) of fabric "
-                            f"{fabrics} at their line rate, {cap:.4g~P}: checkpoints are {verb} at {cap:.4g~P} "
-                            f"(storage ports: {counted})", stated_bw, cap)
+            rest = (f" {stated_bw:.4g~P} exceeds the {side.ports} storage port(s) of fabric {fabrics} at their line "
+                    f"rate, {cap:.4g~P}: checkpoints are {verb} at {cap:.4g~P} (storage ports: ")
+            yield Violation(path, a.cluster.spec.id, ("storage", key), f"storage.{key}{rest}{counted})", stated_bw,
+                            cap, public=f"{field_said('storage.' + key)}{rest}{said})")
 
 
 def unwired_storage(ctx: Context) -> Iterator[Violation]:
@@ -88,11 +90,12 @@ def storage_uplinks_over(ctx: Context) -> Iterator[Violation]:
         how = "; ".join(f"'{fid}': {leaves} leaves, uplinks {Q_(u, 'B/s').to('GB/s'):.4g~P}"
                         for fid, leaves, u in up.fabrics)
         for key, stated_bw, verb in _over(storage, up.bandwidth):
-            yield Violation(path, a.cluster.spec.id, ("storage", key),
-                            f"storage.{key} {stated_bw:.4g~P} exceeds what the leaf uplinks of the fabric(s) carrying "
-                            f"storage pass, {cap:.4g~P} ({how}; U L / (L - 1), the storage's ports assumed spread over "
-                            f"the leaves in proportion and every transfer striped over them): checkpoints are {verb} "
-                            f"at no more than {cap:.4g~P}", stated_bw, cap)
+            rest = (f" {stated_bw:.4g~P} exceeds what the leaf uplinks of the fabric(s) carrying storage pass, "
+                    f"{cap:.4g~P} ({how}; U L / (L - 1), the storage's ports assumed spread over the leaves in "
+                    f"proportion and every transfer striped over them): checkpoints are {verb} at no more than "
+                    f"{cap:.4g~P}")
+            yield Violation(path, a.cluster.spec.id, ("storage", key), f"storage.{key}{rest}", stated_bw, cap,
+                            public=field_said(f"storage.{key}") + rest)
 
 
 

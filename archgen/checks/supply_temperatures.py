@@ -13,6 +13,7 @@ from archgen.analyse.rack import RackAnalysis
 from archgen.checks.registry import Violation
 from archgen.model import Rack
 from archgen.model.facility import MAX_ELEVATION, Facility, allowable_air
+from archgen.model.field_words import said
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
@@ -64,4 +65,6 @@ def implausible_temperatures(specs: Specs) -> Iterator[Violation]:
         below = t.magnitude < low.magnitude
         bound, reason, side = (low, low_reason, "below") if below else (high, high_reason, "above")
         shown = f"{value:~P}" if value.units == t.units else f"{value:~P} ({t:.4g~P})"
-        yield Violation(subject, owner, path, f"{'.'.join(path)} {shown} is {side} {bound:~P}: {reason}", value, bound)
+        rest = f"{shown} is {side} {bound:~P}: {reason}"
+        yield Violation(subject, owner, path, f"{'.'.join(path)} {rest}", value, bound,
+                        public=f"{said('.'.join(path))} {rest}")

@@ -14,10 +14,12 @@ from archgen.binding import BoundRequirement
 from archgen.build import Design
 from archgen.checks.registry import Context, Violation, check
 from archgen.errors import a_or_an, did_you_mean
+from archgen.model.field_words import said
 from archgen.model.requirements import Status, fails
 from archgen.model.sweep import JOB_METRICS, Sweep
 from archgen.model.sweep_axes import JOB_AXES, Axes
 from archgen.model.workload import Workload, job_kind
+from archgen.open_item import Worded
 from archgen.units import Q_
 
 
@@ -55,15 +57,17 @@ def mistakes(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep: Swe
     has = f"{a_or_an(job)} job has {', '.join(JOB_METRICS[job])}"
     for i, o in enumerate(sweep.objectives):
         if o.metric not in JOB_METRICS[job]:
-            out.append((("objectives", i, "metric"), f"sweep '{sweep.id}': objective '{o.metric}' is not a metric "
-                                                     f"of {a_or_an(job)} job (workload '{workload.id}'), so no point "
-                                                     f"would have it; {has}"))
+            rest = f" is not a metric of {a_or_an(job)} job (workload '{workload.id}'), so no point would have it; "
+            rest += has
+            out.append((("objectives", i, "metric"), Worded(f"sweep '{sweep.id}': objective '{o.metric}'{rest}",
+                                                            f"sweep '{sweep.id}': objective {said(o.metric)}{rest}")))
     for i, r in enumerate(sweep.requirements):
         if r.metric not in JOB_METRICS[job]:
-            out.append((("requirements", i, "metric"), f"sweep '{sweep.id}': requirement {r.id} targets "
-                                                       f"'{r.metric}', which {a_or_an(job)} job does not have "
-                                                       f"(workload '{workload.id}'), so no point would be judged on "
-                                                       f"it; {has}"))
+            rest = (f", which {a_or_an(job)} job does not have (workload '{workload.id}'), so no point would be "
+                    f"judged on it; {has}")
+            out.append((("requirements", i, "metric"), Worded(f"sweep '{sweep.id}': requirement {r.id} targets "
+                                                              f"'{r.metric}'{rest}", f"sweep '{sweep.id}': "
+                                                              f"requirement {r.id} targets {said(r.metric)}{rest}")))
     if not (sweep.axes.cluster or workload.cluster):
         out.append((("axes",), f"sweep '{sweep.id}': workload '{workload.id}' names no cluster; give axes.cluster"))
     return [(sweep.id, path, message) for path, message in out] + unanswerable(design, clusters, sweep, workload, job)
@@ -105,17 +109,18 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
     specs = design.specs
     ids = sweep.axes.cluster or ([workload.cluster] if workload.cluster else [])
     analysed = [clusters.get(f"cluster/{c}") for c in ids]
-    out = []
+    out: list[tuple[str, tuple, str]] = []
     for b in design.requirements_of(f"workload/{workload.id}"):
         req = b.req
         if not fails(req.level, Status.NOT_PROVIDED):
             continue
         named = f"sweep '{sweep.id}': {_named(b, workload, specs)} ({req.level.upper()}) targets '{req.metric}'"
         if req.metric not in JOB_METRICS[job]:
-            out.append((b.owner, b.path + ("metric",),
-                        f"{named}, which a sweep does not compute, so no point could meet it and none would be "
-                        f"feasible; a {job} point has {', '.join(JOB_METRICS[job])} (judge it with `archgen check`, "
-                        "or make it SHOULD or MAY, which the sweep reports as not provided)"))
+            text = (f"{named}, which a sweep does not compute, so no point could meet it and none would be feasible; a "
+                    f"{job} point has {', '.join(JOB_METRICS[job])}")
+            out.append((b.owner, b.path + ("metric",), Worded(f"{text} (judge it with `archgen check`, or make it "
+                                                              "SHOULD or MAY, which the sweep reports as not "
+                                                              "provided)", text)))
             continue
         needs = rests_on(req.metric, job)
         if not needs or not analysed or any(a is None for a in analysed):   # an unknown cluster is REF001's
@@ -168,7 +173,7 @@ def sweep_fits_workload(ctx: Context) -> Iterator[Violation]:
     specs = ctx.design.specs
     for sweep in specs.of(Sweep):
         for owner, path, message in mistakes(ctx.design, ctx.clusters, sweep):
-            yield Violation(f"sweep/{sweep.id}", owner, path, message)
+            yield Violation(f"sweep/{sweep.id}", owner, path, str(message), public=getattr(message, "public", ""))
 
 
 @check("SWP002", "sweep.accelerators")

@@ -25,22 +25,25 @@ def load_pf(hall: Any) -> float | None:
     return None if feeds is None or feeds.power_factor is None else float(feeds.power_factor)
 
 
-def rating_words(units: Any, hall: Any) -> str:
+def rating_words(units: Any, hall: Any, words: bool = False) -> str:
     """'2,000.0 kW', or '2,500 kVA (2,000.0 kW at power factor 0.8, the units' rated)' where it is in volt-amperes.
 
     A kW rating a lower load power factor limits reads '2,000.0 kW (1,750.0 kW at the load's power factor 0.7)'.
+    `words`: as a customer reads it, without the power factor's key.
     """
     cap, real, load = units.capacity, units.real(load_pf(hall)), load_pf(hall)
     if not apparent_power(cap):
         if real is None or abs(real.m_as("kW") - cap.m_as("kW")) < 1e-9:
             return _kw(cap)
-        return f"{_kw(cap)} ({_kw(real)} at the load's power factor {load:g}, `feeds.power_factor`)"
+        return f"{_kw(cap)} ({_kw(real)} at the load's power factor {load:g}" + ("" if words else
+                                                                                ", `feeds.power_factor`") + ")"
     written = f"{cap.to('kVA').magnitude:.1f} kVA"
     if real is None:
         return f"{written} (real power not provided: no power factor stated)"
     rated = units.power_factor
-    which = ("the units' rated, `power_factor`" if load is None or (rated is not None and float(rated) <= load) else
-             "the load's, `feeds.power_factor`")
+    which = ("the units' rated" + ("" if words else ", `power_factor`") if load is None or
+             (rated is not None and float(rated) <= load) else "the load's" + ("" if words else
+                                                                             ", `feeds.power_factor`"))
     return f"{written} ({_kw(real)} at power factor {min(x for x in (rated, load) if x is not None):g}, {which})"
 
 
@@ -48,8 +51,10 @@ def kva_not_provided(path: str, c: Any, key: str, label: str, kind: str, units: 
     """PWR011's warning where the hall's units are rated in kVA and no power factor makes that real power."""
     hall = c.cluster.facility
     field = {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
-    return Violation(path, c.cluster.spec.id, ("facility",), f"not provided: facility '{hall.id}''s {label} {kind} "
-                     f"are rated {units.count} x {units.capacity.to('kVA').magnitude:.1f} kVA (`feeds.{field}`), "
-                     f"an apparent power, and neither their rated power factor (`feeds.{field}.power_factor`) nor the "
-                     "load's (`feeds.power_factor`) is stated: the real power they carry is not known, so the load "
-                     "is not judged against them", units.capacity.to("kVA"), severity="warning")
+    head = (f"not provided: facility '{hall.id}''s {label} {kind} are rated {units.count} x "
+            f"{units.capacity.to('kVA').magnitude:.1f} kVA")
+    tail = "is stated: the real power they carry is not known, so the load is not judged against them"
+    return Violation(path, c.cluster.spec.id, ("facility",), f"{head} (`feeds.{field}`), an apparent power, and "
+                     f"neither their rated power factor (`feeds.{field}.power_factor`) nor the load's "
+                     f"(`feeds.power_factor`) {tail}", units.capacity.to("kVA"), severity="warning",
+                     public=f"{head}, an apparent power, and neither their rated power factor nor the load's {tail}")

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from archgen.model.base import Mechanical, Part, Redundancy
+from archgen.model.field_words import said
 from archgen.model.spec import FieldError, Spec, raise_each
 from archgen.units import FlowRate, LengthOrZero, Power, PowerOrZero, Pressure, Q, Temperature, TemperatureDelta
 
@@ -167,14 +168,17 @@ def unstated(rated_at: Conditions | None, site: dict[str, Any]) -> tuple[tuple[s
                  if getattr(rated_at, n) is not None and site.get(n) is None)
 
 
-def stated_only(conditions: tuple[tuple[str, Q], ...], air: str, keys: dict[str, str], site: str) -> str:
+def stated_only(conditions: tuple[tuple[str, Q], ...], air: str, keys: dict[str, str], site: str,
+                words: bool = False) -> str:
     """"outdoor air 35 °C, altitude 0 m, but the hall states no `outdoor_design` nor `altitude`" (`unstated`'s).
 
-    `keys` names the site's key stating each condition (`facility.INDOOR_KEYS`, `OUTDOOR_KEYS`).
+    `keys` names the site's key stating each condition (`facility.INDOOR_KEYS`, `OUTDOOR_KEYS`); `words`: each key
+    as a customer reads it ("no outdoor design conditions nor altitude", `field_words.said`).
     """
     names = {"water": "facility water", "ambient": air, "altitude": "altitude"}
     rated = ", ".join(f"{names[n]} {q:~P}" for n, q in conditions)
-    return f"{rated}, but {site} states no " + " nor ".join(f"`{keys[n]}`" for n, _ in conditions)
+    return f"{rated}, but {site} states no " + " nor ".join(said(keys[n]) if words else f"`{keys[n]}`"
+                                                           for n, _ in conditions)
 
 
 def counted(capacity: Q, nominal: Q) -> str:

@@ -19,7 +19,10 @@ WORDS = {"power.max": "maximum power", "power.typical": "typical power", "power.
          "tdp": "TDP", "delta_t": "ΔT", "racks_per_cdu": "racks per CDU", "cdu_count": "CDU count",
          "cdu_redundancy": "CDU redundancy", "max_payload": "rated payload", "cooling.air": "air path",
          "cooling.liquid": "liquid loop", "form_factor": "enclosure", "power.feeds.derating": "feed derating",
-         "power.external": "external power", "host_memory.link": "host memory link"}
+         "power.external": "external power", "host_memory.link": "host memory link", "leaf_spine": "leaf-spine",
+         "spine_core": "spine-core", "water.supply": "facility water supply", "air.supply": "facility air supply",
+         "cooling.liquid.supply": "coolant supply",
+         "outdoor_design": "outdoor design conditions"}
 #: An abbreviation written in capitals: "fp4" → "FP4".
 _UPPER = re.compile(r"\b(fp\d+|bf16|tf32|int\d+|hbm|cdu|psu|nic|ups|pue|wue|it)\b")
 

@@ -39,7 +39,7 @@ LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum
               "spec states")
 #: The steady reading of a capacity row: PWR011 judged it on the maximum draw, and PWR022 says the swing is not.
 STEADY = "at the maximum draw held steady, its swing not judged (PWR022)"
-#: The utility row's judgement is this hall's alone (`checks.hall_figures.CAMPUS_UNJUDGED`).
+#: The utility row's judgement is this hall's alone (`checks.hall_words.CAMPUS_UNJUDGED`).
 CAMPUS = ("; this hall's load alone: a utility connection shared with other halls not judged (none is stated: "
           "`feeds.shared_utility`)")
 #: The same of the facility power rows, which no check judges: the needs table's load swing row says what is missing.

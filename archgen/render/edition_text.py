@@ -49,12 +49,13 @@ _PHRASES = {"power.typical": "typical power", "power.max": "maximum power", "pow
 #: What a customer's text must not hold, the guard the customer words of every check are tested against
 #: (tests/checks/test_public_messages.py): a code span, a path of ours, an instruction to state a key or run archgen,
 #: or a spec key written bare, dotted (``power.max``, ``cooling.liquid.coolant_volume``) or snake_case
-#: (``power_factor``). A file name or domain (``bom.csv``, ``docs.nvidia.com``) and an abbreviation ("e.g.") are no
-#: key.
+#: (``power_factor``). A file name or domain (``bom.csv``, ``docs.nvidia.com``), an abbreviation ("e.g.") and a
+#: version ("v2.x") are no key.
 LEFTOVER = re.compile(r"`|\bspecs/|\bdocs/[\w/.-]+|\.ya?ml\b|\bstat(?:e|ing) `|\barchgen [a-z]+"
                       r"|(?<![\w-])--[a-z][a-z-]+"
-                      r"|(?<![\w./:@#-])(?!(?:e\.g|i\.e)\b|[\w.]*\.(?:md|csv|svg|png|pdf|com|org|io|net|ai|gov|edu|dev|txt)"
-                      r"(?![\w.]))[a-z][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?![\w/(-])"
+                      r"|(?<![\w./:@#-])(?!(?:e\.g|i\.e)\b|v\d+\.x\b"   # a version ("Megatron-LM v2.x") is no key
+                      r"|[\w.]*\.(?:md|csv|svg|png|pdf|com|org|io|net|ai|gov|edu|dev|txt)(?![\w.]))"
+                      r"[a-z][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?![\w/(-])"
                       r"|(?<![\w./:@#-])[a-z][a-z0-9]*_[a-z0-9_]+(?![\w/-])")
 
 

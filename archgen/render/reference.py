@@ -17,6 +17,7 @@ from typing import Any
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
+from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
 from archgen.render.datacentre import ITEM_VALUE, NOT_PROVIDED, _stated, datacentre
@@ -165,19 +166,23 @@ def storage(a: Any, specs: Any) -> Section:
              ("Read bandwidth per accelerator", _used(used["read"], 1, _per(st.read_bandwidth, a), "GB/s", 3)),
              ("Basis", f"{st.basis}: {st.source}")]
     side = storage_side(a)
-    ports = (f"the storage's {side.ports} port(s) at line rate carry {fmt.q(Q_(side.bandwidth, 'B/s'), 'GB/s', 0)}: "
-             f"{'; '.join(side.counted)}" if side is not None
-             else f"the storage's own ports bound nothing: {unbounded_why(a)}")
+    if side is not None:   # the ports counted, in the customer's words too (`checkpoint_storage._storage_ports`)
+        head = f"the storage's {side.ports} port(s) at line rate carry {fmt.q(Q_(side.bandwidth, 'B/s'), 'GB/s', 0)}: "
+        ports, said = head + "; ".join(side.counted), head + "; ".join(map(customer_text, side.counted))
+    else:
+        why = unbounded_why(a)
+        ports, said = (f"the storage's own ports bound nothing: {t}" for t in (why, customer_text(why)))
     up = uplink_bound(a)
     uplinks = (f" The leaf uplinks pass at most {fmt.q(Q_(up.bandwidth, 'B/s'), 'GB/s', 0)} of it (U L / (L - 1): "
                + "; ".join(f"'{fid}' {leaves} leaves, uplinks {fmt.q(Q_(u, 'B/s'), 'GB/s', 0)}"
                            for fid, leaves, u in up.fabrics)
                + "; the storage's ports assumed spread over the leaves in proportion, every transfer striped over "
                "them; storage on leaves of its own gets less)." if up is not None else "")
-    section.add(Para("Checkpoints are written and restored at the stated bandwidth (shown beside where the figure "
-                     "used differs), bounded by the storage's own ports on the fabrics that carry it, by their leaf "
-                     "uplinks and by the compute nodes' ports to storage, every node at once; the rows per "
-                     f"accelerator are the storage bandwidth metrics. {ports[0].upper()}{ports[1:]}.{uplinks}"))
+    lead = ("Checkpoints are written and restored at the stated bandwidth (shown beside where the figure used "
+            "differs), bounded by the storage's own ports on the fabrics that carry it, by their leaf uplinks and by "
+            "the compute nodes' ports to storage, every node at once; the rows per accelerator are the storage "
+            "bandwidth metrics. ")
+    section.add(Para(Worded(*(f"{lead}{t[0].upper()}{t[1:]}.{uplinks}" for t in (ports, said)))))
     return section.add(Table("storage-system", "Storage system", ITEM_VALUE, tuple(srows)))
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from archgen.open_item import Worded
+
 #: Why an FP8 or FP4 job reads the BF16 peak (`kernels.training_core_dtype`, `serve.inference.EMBEDDING_DTYPE`).
 BF16_UNDER_LOW_PRECISION = (
     ": FP8 and FP4 jobs need it too, since only the transformer layers' linear GEMMs run in FP8 or FP4: the "
@@ -16,11 +18,14 @@ BF16_UNDER_LOW_PRECISION = (
     "the linear GEMMs only), and a serving job computes its logits in BF16")
 
 
-def missing_peak(accelerator: str, dtype: str, peaks: Iterable[str]) -> str:
-    """The message of a job that needs `accelerator`'s `dtype` peak, which it does not state (it states `peaks`)."""
+def missing_peak(accelerator: str, dtype: str, peaks: Iterable[str]) -> Worded:
+    """The message of a job that needs `accelerator`'s `dtype` peak, which it does not state (it states `peaks`).
+
+    A `Worded`: a customer's words (PERF003's `public`) leave out what to state and where.
+    """
     have = sorted(peaks)
     why = BF16_UNDER_LOW_PRECISION if dtype == "bf16" and {"fp8", "fp4"} & set(have) else ""
-    return (f"accelerator '{accelerator}' has no {dtype} peak (it has: {', '.join(have)}){why}; state `peak.{dtype}`, "
-            f"the dense figure from the vendor's datasheet (docs/adding-a-part.md); where only announced or derived, "
-            f"state the figure you can stand behind and list `peak.{dtype}` under `unconfirmed:`, which estimates "
-            "then name")
+    said = f"accelerator '{accelerator}' has no {dtype} peak (it has: {', '.join(have)}){why}"
+    return Worded(f"{said}; state `peak.{dtype}`, the dense figure from the vendor's datasheet "
+                  f"(docs/adding-a-part.md); where only announced or derived, state the figure you can stand behind "
+                  f"and list `peak.{dtype}` under `unconfirmed:`, which estimates then name", said)

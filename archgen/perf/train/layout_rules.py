@@ -38,12 +38,18 @@ class LayoutProblem(str):
     """Why a layout is invalid: the message (a `str`, as it is shown) and the layout field at fault (`field`)."""
 
     field: str
+    #: The message in a customer's words where it names a field by key ("micro-batch size" for `micro_batch`), or "".
+    public: str
 
-    def __new__(cls, field: str, message: str) -> LayoutProblem:
-        """The problem `message` about layout field `field`."""
+    def __new__(cls, field: str, message: str, public: str = "") -> LayoutProblem:
+        """The problem `message` about layout field `field` (`public`: in a customer's words, where they differ)."""
         problem = super().__new__(cls, message)
-        problem.field = field
+        problem.field, problem.public = field, public
         return problem
+
+    def __reduce__(self) -> tuple:
+        """Pickled with its field and customer words (`str`'s own keeps the message only)."""
+        return (LayoutProblem, (self.field, str(self), self.public))
 
 
 def interleaves(layers: int, pp: int, pipeline: PipelineOptions = DEFAULT) -> list[int]:
@@ -104,7 +110,8 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
         out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
     if job.global_batch % (dp * micro_batch):
         out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "
-                                                f"= {dp} x {micro_batch}"))
+                                                f"= {dp} x {micro_batch}", f"global batch {job.global_batch} is not "
+                                                f"divisible by dp x micro-batch size = {dp} x {micro_batch}"))
     elif check_batch and interleave > 1 and job.global_batch // (dp * micro_batch) < pp:
         out.append(LayoutProblem("interleave", f"an interleaved schedule needs at least pp = {pp} micro-batches per "
                                                f"pipeline, got {job.global_batch // (dp * micro_batch)}"))

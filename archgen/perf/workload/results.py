@@ -39,6 +39,8 @@ class WorkloadResult:
     error_at: tuple[str | int, ...] = ()  # the workload's field the error is about (`ArchgenError.subject`), if any
     #: Another document's field the error is about (a part's `peak`), which PERF003 names with its line; else None.
     error_elsewhere: tuple[str, tuple[str | int, ...]] | None = None
+    #: `error` in a customer's words where it names a key or tells the team what to state (a `Worded` error's), or "".
+    error_public: str = ""
     #: A training job's stack and every switch its estimate used, with where each came from (`stacks.explain`, as
     #: `archgen estimate --explain` lists them): what the document says the step time assumed. Empty otherwise.
     switches: tuple[Used, ...] = ()
@@ -81,8 +83,10 @@ def estimate_workloads(specs, scale_out: Mapping[str, ScaleOutPath] | None = Non
             result = WorkloadResult(w, est, roofline=roofline, curve=curve, vendor=vendor, switches=used)
         except ArchgenError as err:  # a WorkloadError's reason: PERF003 names the workload itself
             at = err.subject[1] if err.subject and err.subject[0] == w.id else ()
-            result = WorkloadResult(w, None, err.reason if isinstance(err, WorkloadError) else str(err), vendor=vendor,
-                                    error_at=at, error_elsewhere=err.subject if err.subject and not at else None)
+            why = err.reason if isinstance(err, WorkloadError) else err.args[0] if err.args else ""
+            result = WorkloadResult(w, None, str(why) or str(err), vendor=vendor, error_at=at,
+                                    error_elsewhere=err.subject if err.subject and not at else None,
+                                    error_public=getattr(why, "public", ""))
         out[result.path] = result
     return out
 

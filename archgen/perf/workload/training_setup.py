@@ -15,6 +15,7 @@ from archgen.errors import WorkloadError
 from archgen.model.switch_allows import allowed
 from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Workload
+from archgen.open_item import Worded
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
@@ -105,8 +106,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
         problems = [x for x in alone if x.field in ("tp", "cp", "ep", "etp", "offload")]
     if problem := moe_tp_problem(arch.experts, p.tp, knobs.sequence_parallel, sp_source(p.sequence_parallel, t.stack)):
         problems.append(LayoutProblem("tp", problem))  # a stated tp; the search keeps to it (`without_refused_tp`)
-    if problems:
-        raise WorkloadError(workload.id, "; ".join(problems))
+    if problems:   # with the customer's words (PERF003's `public`)
+        raise WorkloadError(workload.id, Worded("; ".join(problems), "; ".join(p.public or p for p in problems)))
     if problem := recipe_problem(t.precision, knobs.fp8_recipe, hw) or dispatcher_problem(
             hw, t, knobs.moe_dispatcher, bool(arch.experts)):
         raise WorkloadError(workload.id, problem)
