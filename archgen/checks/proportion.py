@@ -67,6 +67,11 @@ def violations(ctx: Context) -> Iterator[Violation]:
                                     count(share), count(PORT_SHARE))
 
 
+#: Switch technologies only a scale-up domain takes (NVLink and UALink trays): NET017 counts them against no
+#: scale-out fabric, so a racks-only cluster stating no `scale_up` does not read its NVL72 trays as "unused".
+SCALE_UP_ONLY = ("nvlink", "ualink")
+
+
 def surplus(ctx: Context) -> Iterator[Violation]:
     """NET017 (`checks.network.surplus_switches`): switches placed in racks beyond what the fabrics derive."""
     for c in ctx.clusters.values():
@@ -91,7 +96,8 @@ def surplus(ctx: Context) -> Iterator[Violation]:
                 continue
             per_rack: dict[str, int] = {}
             for item in design.rack_types[rack_id].items:
-                if isinstance(item.part, Switch) and item.part.id != scale_up:
+                if isinstance(item.part, Switch) and item.part.id != scale_up and \
+                        item.part.technology not in SCALE_UP_ONLY:   # a tray no scale-out fabric takes
                     per_rack[item.part.id] = per_rack.get(item.part.id, 0) + 1
                     parts[item.part.id] = item.part
             for sw, each in sorted(per_rack.items()):
