@@ -45,7 +45,8 @@ AUDIT: dict[tuple[str, str, str], tuple[str, str, str]] = {
     # NVIDIA's L40S datasheet prints GDDR6 in GB (its devices are binary, as HBM's are).
     ("accelerators", "l40s", "memory"): ("48 GiB", "48 GB GDDR6 with ECC", READ_AS_GIB),
     ("accelerators", "tpu-v4", "memory"): ("32 GiB", "HBM2 32 GiB", ""),
-    ("accelerators", "tpu-v5p", "memory"): ("95 GiB", "95GB, 2765 GBps", READ_AS_GIB),
+    # Google's later v5p page states the capacity in GiB itself (nu71fix): no reading needed.
+    ("accelerators", "tpu-v5p", "memory"): ("95 GiB", "HBM capacity per chip (GiB) 95", ""),
     ("accelerators", "gaudi3", "l2_cache"): ("96 MiB", "96 MiB configurable cache", ""),
     # NVIDIA prints its L2 sizes in MB (Hopper Architecture In-Depth blog); H200 and H800 are the H100's die.
     ("accelerators", "h100-sxm5-80gb", "l2_cache"): ("50 MB", "A 50 MB L2 cache in H100", ""),

@@ -46,7 +46,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "archgen"
 #: Exceptions of pydantic's validator protocol: raised in a validator, pydantic collects them into a
 #: ValidationError, which `validate` turns into a located `ValidateError`. Only the schema modules raise them.
 PYDANTIC_PROTOCOL = (ValueError, pydantic_core.PydanticCustomError)
-SCHEMA_MODULES = ("model/", "units.py", "quantity_text.py", "money.py")  # quantity_text: what units.py reads first
+SCHEMA_MODULES = ("model/", "units.py", "quantity_text.py", "quantity_bounds.py",   # quantity_text: what units.py
+                  "money.py")                  # reads first; quantity_bounds: what a quantity field refuses (fin9)
 
 
 def _module(path: Path):

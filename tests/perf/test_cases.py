@@ -70,7 +70,7 @@ def test_unknown_accelerator(tmp_path):
     assert messages(tmp_path, GOOD.replace("h100-sxm5-80gb", "h100-pcie")) == (
         "cases.yaml:6:28: error: one.system.accelerator: unknown accelerator 'h100-pcie': expected one of: "
         "a100-sxm4-80gb, b200-sxm-180gb, b300-sxm-288gb, gaudi3, gb200, gb300, h100-sxm5-80gb, h200-sxm-141gb, "
-        "h800-sxm5-80gb, mi300x, mi325x, mi350x, mi355x, tpu-v4, tpu-v5p, trainium2")
+        "h800-sxm5-80gb, l40s, mi300x, mi325x, mi350x, mi355x, tpu-v4, tpu-v5p, trainium2")
     # every catalog part is offered (the list above failed from the trainium2 merge on, review25)
     catalog = sorted(p.stem for p in (REPO / "specs" / "catalog" / "accelerators").glob("*.yaml"))
     assert messages(tmp_path, GOOD.replace("h100-sxm5-80gb", "h100-pcie")).endswith(", ".join(catalog))

@@ -19,9 +19,10 @@ def test_every_validation_accelerator_is_in_the_catalog(accelerators):
 def test_every_accelerator_cites_sources_and_efficiencies(accelerators):
     for acc in accelerators.values():
         assert acc.source and acc.efficiency.source, acc.id
-        assert set(acc.efficiency.gemm) >= {"bf16"} | ({"fp16"} & set(acc.peak)), acc.id   # TPUs have no fp16
-        assert all(0 < e <= 1 for e in acc.efficiency.gemm.values()), acc.id
-        assert "bf16" in acc.peak and acc.scale_up is not None, acc.id
+        if acc.efficiency.gemm or "efficiency" not in acc.unconfirmed_fields():   # l40s: none measured, so left
+            assert set(acc.efficiency.gemm) >= {"bf16"} | ({"fp16"} & set(acc.peak)), acc.id   # out (the catalog's
+        assert all(0 < e <= 1 for e in acc.efficiency.gemm.values()), acc.id   # range); TPUs have no fp16
+        assert "bf16" in acc.peak and (acc.scale_up is not None or acc.host_interface is not None), acc.id
 
 
 def test_datasheet_figures(accelerators):
