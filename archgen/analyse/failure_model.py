@@ -76,11 +76,11 @@ class StockLine:
     name: str
     units: int
     per_year: float                  # failures a year of every unit of the class, interrupting or not
-    turnaround: float | None         # mean replenishment lead time (s), demand-weighted; None: not stated
+    turnaround: float | None         # mean replenishment lead time (s), demand-weighted; None: unstated, no failures
     demand: float | None             # expected failures over the turnaround: the pipeline's Poisson mean (Palm)
     stock: int | None                # fewest spares with P(X <= stock) >= the set's `no_stockout`
     no_stockout: float | None        # P(X <= stock): no failed unit waits for a spare, at a random time
-    fill_rate: float | None          # P(X <= stock - 1): a failure finds a spare on the shelf (PASTA)
+    fill_rate: float | None          # P(X <= stock - 1): a failure finds a spare on the shelf (PASTA); None: none fail
     untimed: tuple[str, ...] = ()    # parts of the class with no turnaround (own or the set's)
 
 
@@ -173,12 +173,14 @@ class Reliability:
         parts = self.interrupts_per_day(accelerators) - self.site_per_day
         return parts * lo + self.site_per_day, parts * hi + self.site_per_day
 
-    def by_class(self, accelerators: int) -> tuple[tuple[str, float, float, float], ...]:
-        """(class, interruptions per day, 95 % low, high) of a job on `accelerators`, per interrupting class.
+    def by_class(self, accelerators: int) -> tuple[tuple[str, float, float | None, float | None, float], ...]:
+        """(class, interruptions per day, 95 % low, high, counted share) of a job on `accelerators`, per class.
 
         As `interrupts_per_day` splits it: a class that takes a whole node (`WHOLE_NODE`) per node the job occupies,
-        the others per accelerator; the interval is the class's own count's (Garwood), the point where it has none.
-        Site events are the row 'site' (no interval).
+        the others per accelerator; the interval is the class's own count's (Garwood). A class whose rates state no
+        count has no interval (None, None: not a zero-width one), and the last item is the share of its figure
+        that counted rates carry (1: all, below 1: the rest is in the interval at its point). Site events are the
+        row 'site' (no count, no interval).
         """
         if not self.accelerators:
             return ()
@@ -189,12 +191,15 @@ class Reliability:
                 continue
             share = (c.per_day * self.per_node / self.accelerators * nodes if c.name in WHOLE_NODE and self.per_node
                      else c.per_day * accelerators / self.accelerators)
-            lo, hi = poisson_interval(c.rate.events) if c.rate is not None and c.rate.events else (1.0, 1.0)
-            row = total.setdefault(c.name, [0.0, 0.0, 0.0])
+            counted = c.rate is not None and bool(c.rate.events)
+            lo, hi = poisson_interval(c.rate.events) if c.rate is not None and counted else (1.0, 1.0)
+            row = total.setdefault(c.name, [0.0, 0.0, 0.0, 0.0])
             row[0], row[1], row[2] = row[0] + share, row[1] + share * lo, row[2] + share * hi
+            row[3] += share if counted else 0.0
         if self.site_per_day:
-            total["site"] = [self.site_per_day] * 3
-        return tuple((name, v[0], v[1], v[2]) for name, v in sorted(total.items(), key=lambda kv: (-kv[1][0], kv[0])))
+            total["site"] = [self.site_per_day] * 3 + [0.0]
+        return tuple((name, v[0], *((v[1], v[2]) if v[3] else (None, None)), v[3] / v[0] if v[0] else 0.0)
+                     for name, v in sorted(total.items(), key=lambda kv: (-kv[1][0], kv[0])))
 
     def detection(self) -> float:
         """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""

@@ -49,8 +49,11 @@ def stock_lines(entries: Iterable[dict], level: float) -> tuple[StockLine, ...]:
                                  tuple(sorted(b["untimed"]))))
             continue
         mean = b["pipeline"]
+        if not b["failures"]:   # rated at 0: no failure to fill, so no fill rate (not 0) and no lead time to show
+            out.append(StockLine(name, b["units"], 0.0, None, 0.0, 0, 1.0, None, ()))
+            continue
         s = poisson_quantile(mean, level)
-        out.append(StockLine(name, b["units"], b["failures"], mean / b["failures"] * YEAR_S if b["failures"] else 0.0,
+        out.append(StockLine(name, b["units"], b["failures"], mean / b["failures"] * YEAR_S,
                              mean, s, math.exp(log_poisson_cdf(mean, s)), math.exp(log_poisson_cdf(mean, s - 1))))
     return tuple(out)
 

@@ -36,7 +36,9 @@ def stock_blocks(rel: Any) -> list[Any]:
     rows = tuple((line.name, line.units, line.per_year,
                   Q_(line.turnaround, "s").to("day") if line.turnaround is not None else None, line.demand,
                   line.stock, line.no_stockout, line.fill_rate,
-                  "" if line.stock is not None else f"not provided: {no_turnaround(line)}") for line in rel.stock)
+                  f"not provided: {no_turnaround(line)}" if line.stock is None else
+                  "" if line.per_year else "rated at no failures: nothing to stock, no fill rate")
+                 for line in rel.stock)
     cols = (Column("Class"), Column("Units", digits=0, align="right"),
             Column("Failures / year", digits=1, align="right"), Column("Turnaround", "day", 1, "right"),
             Column("Demand over turnaround", digits=2, align="right"), Column("Stock", digits=0, align="right"),
@@ -51,11 +53,21 @@ def by_class_table(rel: Any) -> Table | None:
     found = rel.by_class(rel.accelerators)
     if not found:
         return None
-    total = sum(per_day for _, per_day, _, _ in found)
-    rows = tuple((name, per_day, lo, hi, Q_(per_day / total, "") if total else None,
-                  "" if hi > lo else "no count: its uncertainty is not provided") for name, per_day, lo, hi in found)
+    total = sum(row[1] for row in found)
+    rows = tuple((name, per_day, lo, hi, Q_(per_day / total, "") if total else None, _count_note(lo, counted))
+                 for name, per_day, lo, hi, counted in found)
     return Table("interruptions-by-class", f"Interruptions per day of a job on all {rel.accelerators:,} accelerators "
                  "by part class, with the 95 % Poisson interval of each class's own count",
                  (Column("Class"), Column("Per day", digits=3, align="right"),
                   Column("95 % low", digits=3, align="right"), Column("95 % high", digits=3, align="right"),
                   Column("Share", "percent", 1, "right"), Column("Note")), rows)
+
+
+def _count_note(low: float | None, counted: float) -> str:
+    """What a class's interval covers: nothing where no count is stated, or only the counted rates' share."""
+    if low is None:
+        return "no count stated: its uncertainty is not provided"
+    if counted < 1 - 1e-9:
+        return (f"counted rates carry {counted * 100:.0f} % of it; the interval holds the rest at its point "
+                "(no count stated for it)")
+    return ""
