@@ -105,4 +105,15 @@ def test_nvlink_bridge_groups_are_domains_smaller_than_the_server(cli, tmp_path)
 
 def test_a_switched_node_domain_still_holds_the_whole_server(cli, tmp_path):
     found = json.loads(cli("check", _bridged(tmp_path, "switched"), "--format", "json", "--select", "NET010").out)
-    assert any("holds 8 accelerators, not 4" in f["message"] for f in found["findings"])
+    assert any("holds 8 accelerators, not 4: NVLink bridge groups smaller than the system are a `topology: mesh`"
+               in f["message"] for f in found["findings"])
+
+
+def test_a_bridge_group_that_does_not_divide_the_server_names_the_sizes_that_do(cli, tmp_path):
+    """8 cards hold no whole groups of 3: refused (NET010), and the message names 2 and 4 (before: only "not 3")."""
+    path = _bridged(tmp_path, "mesh")
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(cluster.read_text(encoding="utf-8").replace("size: 4,", "size: 3,"), encoding="utf-8")
+    found = json.loads(cli("check", path, "--format", "json", "--select", "NET010").out)["findings"]
+    assert any("holds 8 accelerators, not 3: NVLink bridge groups of 3 do not divide a system of 8; a group size "
+               "that does is 2 or 4" in f["message"] for f in found)
