@@ -117,3 +117,17 @@ def test_a_bridge_group_that_does_not_divide_the_server_names_the_sizes_that_do(
     found = json.loads(cli("check", path, "--format", "json", "--select", "NET010").out)["findings"]
     assert any("holds 8 accelerators, not 3: NVLink bridge groups of 3 do not divide a system of 8; a group size "
                "that does is 2 or 4" in f["message"] for f in found)
+
+
+def test_a_scale_up_written_for_a_card_without_one_is_refused(cli, tmp_path):
+    """A `scale_up` on L40S servers was taken as NVLink (1.9 us steps, NVLink's range) with no finding: now NET010."""
+    for f in PCIE.iterdir():
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(cluster.read_text(encoding="utf-8").replace(
+        "floor:", "scale_up: {domain: node, size: 4, bandwidth: 64 GB/s}\nfloor:", 1), encoding="utf-8")
+    found = json.loads(cli("check", str(tmp_path), "--format", "json", "--select", "NET010").out)["findings"]
+    assert [f["severity"] for f in found] == ["error"]
+    assert "l40s has no scale-up link of its own" in found[0]["message"] and "expected no `scale_up`" in \
+        found[0]["message"]
+    assert not json.loads(cli("check", str(PCIE), "--format", "json", "--select", "NET010").out)["findings"]
