@@ -23,7 +23,7 @@ JOB_BY_CLASS: dict[str, tuple[Metric, ...]] = {subject: (
              f"Interruptions of {job} caused by one part class (or the site's events){what}.", _REL,
              _T if subject == "workload" else (), sweep=False, counts="interruptions", minimise=True)
       for end, title, what in (("", "", ""), ("_low", " (low)", ": the low end of the 95 % Poisson interval of the "
-                                                            "class's own count (Garwood), the point without one"),
+                                                            "class's own count (Garwood); none without one"),
                                ("_high", " (high)", ": the high end of that interval"))),
     *(Metric(subject, f"{name}_ci_{end}", dim, unit, digits, f"{title} (95 % CI, {end})", f"The {end} end of the "
              f"95 % confidence interval of {job}'s {title} from the point rate set's own counts (Poisson; "

@@ -66,3 +66,17 @@ def test_render_warns_when_one_paths_requirements_reach_another_paths_objects(tm
     assert "warning: specs/requirements/ai-hall.yaml applies" in both.err  # and the other way round
     alone = run_cli("render", SPECS, "--target", "dgx-h100-4", "--formats", "md", "--out", tmp_path / "b")
     assert "applies its requirements to objects of another PATH" not in alone.err
+
+
+def test_customer_gap_report_prints_each_findings_customer_words():
+    """`gap --audience customer` prints a finding's `public` words (edition28), Markdown and JSON alike; internal, the
+    message. A finding's words are swapped by hand here: the check's own are pinned in tests/checks/cases."""
+    g = gap([DATA / "proposal"], [DATA / "requirements"])
+    live = [f for f in g.proposal_findings if not f.waived]
+    assert live
+    g = replace(g, findings=tuple(replace(f, message="internal words (power.max: 1 kW)", public="customer words (1 kW)")
+                                  if f is live[0] else f for f in g.findings))
+    assert "customer words (1 kW)" in markdown(g, "customer") and "internal words" not in markdown(g, "customer")
+    assert "internal words (power.max: 1 kW)" in markdown(g)
+    found = [f["message"] for f in json.loads(to_json(g, "customer"))["findings"]]
+    assert "customer words (1 kW)" in found and "internal words (power.max: 1 kW)" not in found

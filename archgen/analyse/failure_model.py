@@ -77,11 +77,11 @@ class StockLine:
     name: str
     units: int
     per_year: float                  # failures a year of every unit of the class, interrupting or not
-    turnaround: float | None         # mean replenishment lead time (s), demand-weighted; None: not stated
+    turnaround: float | None         # mean replenishment lead time (s), demand-weighted; None: unstated, no failures
     demand: float | None             # expected failures over the turnaround: the pipeline's Poisson mean (Palm)
     stock: int | None                # fewest spares with P(X <= stock) >= the set's `no_stockout`
     no_stockout: float | None        # P(X <= stock): no failed unit waits for a spare, at a random time
-    fill_rate: float | None          # P(X <= stock - 1): a failure finds a spare on the shelf (PASTA)
+    fill_rate: float | None          # P(X <= stock - 1): a failure finds a spare on the shelf (PASTA); None: none fail
     untimed: tuple[str, ...] = ()    # parts of the class with no turnaround (own or the set's)
     assumed_lead: tuple[str, ...] = ()   # parts whose turnaround is assumed (`turnaround_basis`, the default)
     lead_sources: tuple[str, ...] = ()   # where the sourced turnarounds come from (`turnaround_source`)
@@ -190,12 +190,14 @@ class Reliability:
         parts = self.interrupts_per_day(accelerators) - self.site_per_day
         return parts * lo + self.site_per_day, parts * hi + self.site_per_day
 
-    def by_class(self, accelerators: int) -> tuple[tuple[str, float, float, float], ...]:
-        """(class, interruptions per day, 95 % low, high) of a job on `accelerators`, per interrupting class.
+    def by_class(self, accelerators: int) -> tuple[tuple[str, float, float | None, float | None, float], ...]:
+        """(class, interruptions per day, 95 % low, high, counted share) of a job on `accelerators`, per class.
 
         As `interrupts_per_day` splits it: a class that takes a whole node (`WHOLE_NODE`) per node the job occupies,
-        the others per accelerator; the interval is the class's own count's (Garwood), the point where it has none.
-        Site events are the row 'site' (no interval).
+        the others per accelerator; the interval is the class's own count's (Garwood). A class whose rates state no
+        count has no interval (None, None: not a zero-width one), and the last item is the share of its figure
+        that counted rates carry (1: all, below 1: the rest is in the interval at its point). Site events are the
+        row 'site' (no count, no interval).
         """
         if not self.accelerators:
             return ()
@@ -204,12 +206,15 @@ class Reliability:
             if not c.interrupts or not c.per_day:
                 continue
             share = self._share(c, accelerators)
-            lo, hi = poisson_interval(c.rate.events) if c.rate is not None and c.rate.events else (1.0, 1.0)
-            row = total.setdefault(c.name, [0.0, 0.0, 0.0])
+            counted = c.rate is not None and bool(c.rate.events)
+            lo, hi = poisson_interval(c.rate.events) if c.rate is not None and counted else (1.0, 1.0)
+            row = total.setdefault(c.name, [0.0, 0.0, 0.0, 0.0])
             row[0], row[1], row[2] = row[0] + share, row[1] + share * lo, row[2] + share * hi
+            row[3] += share if counted else 0.0
         if self.site_per_day:
-            total["site"] = [self.site_per_day] * 3
-        return tuple((name, v[0], v[1], v[2]) for name, v in sorted(total.items(), key=lambda kv: (-kv[1][0], kv[0])))
+            total["site"] = [self.site_per_day] * 3 + [0.0]
+        return tuple((name, v[0], *((v[1], v[2]) if v[3] else (None, None)), v[3] / v[0] if v[0] else 0.0)
+                     for name, v in sorted(total.items(), key=lambda kv: (-kv[1][0], kv[0])))
 
     def _share(self, c: ClassRate, accelerators: int) -> float:
         """A class's interruptions per day of a job on `accelerators`: per node it occupies, or per accelerator."""
@@ -220,8 +225,10 @@ class Reliability:
     def by_subclass(self, accelerators: int) -> tuple[tuple[str, str, int, float, float, float], ...]:
         """(class, sub-class, count, per day, 95 % low, high) where a class's rate states its `split` (spares23).
 
-        Inside the class, not on top of it: each part's share of the class's interruptions is its count over the
-        class's `events` (Llama 3: HBM3 72 of 268), its interval Garwood's on that count alone.
+        Inside the class, not on top of it: each part's share of the class's interruptions (`_share`, as
+        `by_class`) is its count over the class's `events` (Llama 3: HBM3 72 of 268), its interval Garwood's on
+        that count alone. A rate with no count gives no sub-class row, so no interval (review37: a class with no
+        count has none; the model refuses a `split` without `events`).
         """
         if not self.accelerators:
             return ()

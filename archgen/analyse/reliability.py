@@ -271,14 +271,15 @@ def job_interruptions(rel: Reliability, accelerators: int) -> dict[str, Q]:
 def job_breakdown(rel: Reliability, accelerators: int) -> dict[str, Q]:
     """A job's interruptions per day by part class, each with its count's 95 % interval, and the confidence interval.
 
-    `interruptions_per_day.<class>` (`_low`, `_high`: Garwood's interval of the class's own count, the point where
-    it states none), and `interruptions_per_day_ci_low`/`_ci_high`, `mtti_ci_low`/`_ci_high`: the 95 % interval from
-    the point set's own counts (`Reliability.own_band`), left out where no interrupting class states a count.
+    `interruptions_per_day.<class>` (`_low`, `_high`: Garwood's interval of the class's own count, left out where
+    it states none: no zero-width range stands for an uncertainty not known), and `interruptions_per_day_ci_low`/
+    `_ci_high`, `mtti_ci_low`/`_ci_high`: the 95 % interval from the point set's own counts
+    (`Reliability.own_band`), left out where no interrupting class states a count.
     """
     m: dict[str, Q] = {}
-    for name, per_day, lo, hi in rel.by_class(accelerators):
+    for name, per_day, lo, hi, _ in rel.by_class(accelerators):
         m |= {f"interruptions_per_day.{name}{end}": Q_(v, "1/day") for end, v in (("", per_day), ("_low", lo),
-                                                                                 ("_high", hi))}
+                                                                                 ("_high", hi)) if v is not None}
     if rel.interval() != (1.0, 1.0):
         low, high = rel.own_band(accelerators)
         m |= {"interruptions_per_day_ci_low": Q_(low, "1/day"), "interruptions_per_day_ci_high": Q_(high, "1/day")}

@@ -156,6 +156,12 @@ def _link_bandwidth(design: Design, nodes: tuple[NodeType, ...], su: ScaleUp) ->
     both_ways, problems = su.bandwidth, []
     for acc_id in sorted({nt.part.accelerator for nt in nodes if nt.part.accelerator and nt.part.accelerators}):
         acc = design.specs.get(acc_id)
+        if isinstance(acc, Accelerator) and acc.scale_up is None and su.size > 1:   # a PCIe card: no NVLink
+            problems.append(Problem("NET010", ("scale_up",), f"{acc_id} has no scale-up link of its own (no "
+                                    f"`scale_up` in its part), so a domain of {su.size} on its links cannot be built "
+                                    "and would be estimated as NVLink; expected no `scale_up`: a node's cards then "
+                                    "reach each other over PCIe (`host_interface`; docs/clusters.md, NVLink bridges "
+                                    "and PCIe cards)"))
         if not isinstance(acc, Accelerator) or acc.scale_up is None:
             continue
         links = 2 * acc.scale_up.bandwidth

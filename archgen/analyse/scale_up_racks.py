@@ -91,7 +91,18 @@ def span_hint(su: ScaleUp, held: int) -> str:
 
     A UALink pod of 128 written as `domain: rack, size: 128` on racks of 32 was told only "holds 32 accelerators,
     not 128" (newuser59); a size that is a whole number of such racks names the key that spans them.
+
+    A node domain smaller than its system is NVLink bridge groups (`scale_up.bridge_groups`), accepted only as a mesh
+    whose size divides the system: the hint names the sizes that do, or the topology a bridge group takes.
     """
+    if su.domain == "node" and 1 < su.size < held:
+        sizes = [k for k in range(2, held) if held % k == 0]
+        if su.topology == "mesh":
+            return (f": NVLink bridge groups of {su.size} do not divide a system of {held}; a group size that does is "
+                    f"{' or '.join(map(str, sizes)) or 'none but the whole system'} (docs/clusters.md, NVLink bridges)")
+        if su.topology == "switched" and su.size in sizes:
+            return (": NVLink bridge groups smaller than the system are a `topology: mesh` (no switch; "
+                    "docs/clusters.md, NVLink bridges)")
     if su.domain != "rack" or su.topology != "switched" or su.racks > 1 or not 0 < held < su.size or su.size % held:
         return ""
     return f": a domain over {su.size // held} racks of {held} is `racks: {su.size // held}` (docs/clusters.md)"

@@ -51,8 +51,12 @@ def stock_lines(entries: Iterable[dict], level: float) -> tuple[StockLine, ...]:
                                  tuple(sorted(b["untimed"]))))
             continue
         mean = b["pipeline"]
+        if not b["failures"]:   # rated at 0: no failure to fill, so no fill rate (not 0) and no lead time to show
+            out.append(StockLine(name, b["units"], 0.0, None, 0.0, 0, 1.0, None, (),
+                                 tuple(sorted(b["assumed_lead"])), tuple(sorted(b["lead_sources"]))))
+            continue
         s = poisson_quantile(mean, level)
-        out.append(StockLine(name, b["units"], b["failures"], mean / b["failures"] * YEAR_S if b["failures"] else 0.0,
+        out.append(StockLine(name, b["units"], b["failures"], mean / b["failures"] * YEAR_S,
                              mean, s, math.exp(log_poisson_cdf(mean, s)), math.exp(log_poisson_cdf(mean, s - 1)),
                              assumed_lead=tuple(sorted(b["assumed_lead"])),
                              lead_sources=tuple(sorted(b["lead_sources"]))))

@@ -161,8 +161,9 @@ def surplus_switches(ctx: Context) -> Iterator[Violation]:
     reported: racks of one type hold the same slots, so the odd ones out could only go with a rack type of their
     own. The switches of the scale-up domain are left to NET010. Each finding gives the unused switches' draw.
 
-    Severity: info where the unused switches draw at most 1 % of the cluster's IT power (a spare or management pair
-    per rack: not unsafe, often deliberate), a warning above it (newuser72: 612 unused Q3400, 2.1 MW, 3.0 %).
+    Severity: info where the unused switches draw at most 1 % of the cluster's IT power, a warning above it: this
+    project's review threshold, not a published figure (a spare or management pair per rack, often deliberate, stays
+    under it; newuser72's 612 unused Q3400, 2.1 MW, 3.0 %, are above).
 
     Fix: lower the switch count in the rack type's `slots`, or name the rack type in the tier that should use the
     switches; if the fabric should use them all, check its endpoints and oversubscription.

@@ -230,7 +230,8 @@ class UpstreamFeeds(AcSupply):
     power_factor: PositiveFraction | None = Field(None, description=(
         "The load's power factor at the hall's supply, from the datasheets at the load, e.g. 0.99 (a double-conversion "
         "UPS's input power factor; for the UPS output, the PSUs' power factor at load): each unit rated in kVA carries "
-        "kVA x it in kW, or x its own `power_factor` where lower. Not stated: a kVA rating without a rated power "
+        "kVA x it in kW, or x its own `power_factor` where lower (generator sets in kVA must state theirs: the "
+        "engine's kW binds). Not stated: a kVA rating without a rated power "
         "factor has no real power to judge against, and PWR011 says it is not provided (never a default)."))
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
@@ -275,6 +276,13 @@ class UpstreamFeeds(AcSupply):
             raise FieldError(("utility_units", "count"), f"utility_units.count is {self.utility_units.count} but "
                              f"utility_feeds is {self.utility_feeds}: one count of feeds (state one, or make them "
                              "agree)")
+        gen = self.generator_units
+        if gen is not None and apparent_power(gen.capacity) and gen.power_factor is None:
+            raise FieldError(("generator_units", "power_factor"), (
+                f"generator sets rated {gen.capacity:~P}, an apparent power, state no rated power factor: a set's "
+                "real power is kVA x its alternator's rated power factor (ISO 8528-1 nameplates state kVA, kW and "
+                "it, commonly 0.8), which the load's higher power factor does not raise; state `power_factor` "
+                "from the nameplate, e.g. 0.8, or write the set's kW"))
         return self
 
 

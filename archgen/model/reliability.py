@@ -169,7 +169,7 @@ class FailureRates(Document):
     no_stockout: PositiveFraction = Field(0.95, description=(
         "Probability of no stock-out the spare-parts stock is sized to: that no failed unit waits for a spare at a "
         "random time (Sherbrooke's availability of the item, P(X <= s)), e.g. 0.99 (default 0.95, stated beside "
-        "the stock)."))
+        "the stock); below 1, which no finite stock reaches."))
     base: Ref | None = Field(None, description=(
         "Scope: id of the `FailureRates` set that the classes (and planned interruptions) this set leaves out come "
         "from, e.g. a network-only set names the set for accelerators, hosts and software. Left out: a class this "
@@ -181,6 +181,15 @@ class FailureRates(Document):
         if value is not None and value > Q_(1, "year"):
             raise ValueError(f"a replenishment turnaround of {value:.4g~P} is longer than a year: a stock for it "
                              "would hold a year's failures; write the RMA or resupply time, e.g. '14 d'")
+        return value
+
+    @field_validator("no_stockout")
+    @classmethod
+    def _below_one(cls, value: float) -> float:
+        if value >= 1:
+            raise ValueError(f"a no-stock-out probability of {value:g} asks for a stock that never runs out, which no "
+                             "finite stock holds (P(X <= s) < 1 for every s, X Poisson); write the level the stock is "
+                             "sized to, e.g. 0.99 or 0.999")
         return value
 
     @field_validator("classes")

@@ -37,7 +37,9 @@ def stock_blocks(rel: Any) -> list[Any]:
                   Q_(line.turnaround, "s").to("day") if line.turnaround is not None else None, line.lead_basis,
                   line.demand,
                   line.stock, line.no_stockout, line.fill_rate,
-                  "" if line.stock is not None else f"not provided: {no_turnaround(line)}") for line in rel.stock)
+                  f"not provided: {no_turnaround(line)}" if line.stock is None else
+                  "" if line.per_year else "rated at no failures: nothing to stock, no fill rate")
+                 for line in rel.stock)
     cols = (Column("Class"), Column("Units", digits=0, align="right"),
             Column("Failures / year", digits=1, align="right"), Column("Turnaround", "day", 1, "right"),
             Column("Turnaround basis"),
@@ -53,16 +55,16 @@ def by_class_table(rel: Any) -> Table | None:
     found = rel.by_class(rel.accelerators)
     if not found:
         return None
-    total = sum(per_day for _, per_day, _, _ in found)
+    total = sum(row[1] for row in found)
     lent = {c.name: c.lender for c in rel.classes if c.lender}
     parts: dict[str, list[tuple[Any, ...]]] = {}
     for name, sub, n, per_day, lo, hi in rel.by_subclass(rel.accelerators):   # spares23: inside the class's row
-        events = next(c.rate.events for c in rel.classes if c.name == name and c.rate is not None)
+        events = next(c.rate.events for c in rel.classes if c.name == name and c.rate is not None and c.rate.split)
         parts.setdefault(name, []).append((f"{name}: {sub}", per_day, lo, hi, Q_(per_day / total, "") if total
                                            else None, f"inside {name}: {n} of its {events} counted failures"))
     rows: tuple[tuple[Any, ...], ...] = ()
-    for name, per_day, lo, hi in found:
-        note = "" if hi > lo else "no count: its uncertainty is not provided"
+    for name, per_day, lo, hi, counted in found:
+        note = _count_note(lo, counted)
         if name in lent:
             note = f"{note + '; ' if note else ''}rate not stated: the set's {lent[name]} rate stands in"
         rows += ((name, per_day, lo, hi, Q_(per_day / total, "") if total else None, note), *parts.get(name, ()))
@@ -71,3 +73,13 @@ def by_class_table(rel: Any) -> Table | None:
                  (Column("Class"), Column("Per day", digits=3, align="right"),
                   Column("95 % low", digits=3, align="right"), Column("95 % high", digits=3, align="right"),
                   Column("Share", "percent", 1, "right"), Column("Note")), rows)
+
+
+def _count_note(low: float | None, counted: float) -> str:
+    """What a class's interval covers: nothing where no count is stated, or only the counted rates' share."""
+    if low is None:
+        return "no count stated: its uncertainty is not provided"
+    if counted < 1 - 1e-9:
+        return (f"counted rates carry {counted * 100:.0f} % of it; the interval holds the rest at its point "
+                "(no count stated for it)")
+    return ""

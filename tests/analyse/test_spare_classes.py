@@ -27,7 +27,7 @@ def test_hbm_is_its_own_row_inside_the_accelerator(tmp_path):
     """The 16,384-GPU job over 54 days reads Table 5's counts per part; the accelerator's total is unchanged."""
     r = _run(tmp_path)
     rel = r.operations.reliability["cluster/llama3-16k"]
-    gpu = {name: per_day for name, per_day, _, _ in rel.by_class(JOB_GPUS)}["accelerator"]
+    gpu = {name: per_day for name, per_day, *_ in rel.by_class(JOB_GPUS)}["accelerator"]
     assert gpu * DAYS == pytest.approx(268, rel=0.002)   # 267.9 (spares22), unchanged
     parts = {sub: (n, per_day, lo, hi) for name, sub, n, per_day, lo, hi in rel.by_subclass(JOB_GPUS)}
     expected = {"gpu": TABLE5["faulty_gpu"], "hbm": TABLE5["hbm3"], "sram": TABLE5["gpu_sram"],
@@ -118,3 +118,34 @@ def test_a_stock_on_an_assumed_turnaround_names_it(tmp_path):
     r = _run(tmp_path / "sourced", sourced.format(level=0.95), req)
     [j] = [j for j in r.requirements if j.bound.req.id == "REQ-SP"]
     assert not any("turnaround" in x for x in j.outcome.assumed)
+
+
+def test_the_lent_switch_rows_have_no_interval(shipped):
+    """r37merge: review37's "no count, no interval" holds for spares23's classes: the GB200 SU's switches and its NVLink
+    trays (the switch rate lent) both rest on HPN's rate, which states no count, so neither row has a 95 % interval
+    (was "0.00065 to 0.00065" and "0.0012 to 0.0012" on main) and no `_low/_high` metric."""
+    rel = shipped.operations.reliability["cluster/gb200-nvl72-su"]
+    rows = {name: (lo, hi, counted) for name, _, lo, hi, counted in rel.by_class(rel.accelerators)}
+    assert rows["switch"] == rows["scale_up_switch"] == (None, None, 0.0)
+    assert not [s for s in rel.by_subclass(rel.accelerators) if s[0] in ("switch", "scale_up_switch")]
+    metrics = shipped.metrics["cluster/gb200-nvl72-su"]
+    assert "interruptions_per_day.scale_up_switch" in metrics
+    assert not {"interruptions_per_day.switch_low", "interruptions_per_day.scale_up_switch_high"} & set(metrics)
+
+
+def test_a_sub_class_takes_its_class_share_per_node_or_per_accelerator(tmp_path):
+    """r37merge: `by_class` and `by_subclass` take one `_share`, so the parts of a class sum to its row on any job."""
+    rel = _run(tmp_path).operations.reliability["cluster/llama3-16k"]
+    for gpus in (8, 1000, JOB_GPUS):
+        gpu = {name: per_day for name, per_day, *_ in rel.by_class(gpus)}["accelerator"]
+        parts = [s[3] for s in rel.by_subclass(gpus) if s[0] == "accelerator"]
+        assert sum(parts) == pytest.approx(gpu, rel=1e-12)
+
+
+def test_a_class_rated_at_no_failures_keeps_its_turnaround_basis():
+    """r37merge: a class at 0 failures shows no turnaround (review37), so no basis beside it, but keeps the fields."""
+    from archgen.analyse.spare_parts import stock_lines
+
+    entry = {"name": "cdu", "units": 4, "failures": 0.0, "pipeline": 0.0, "untimed": set(), "assumed_lead": {"cdu"}}
+    (line,) = stock_lines([entry], 0.95)
+    assert (line.fill_rate, line.turnaround, line.assumed_lead, line.lead_basis) == (None, None, ("cdu",), "")

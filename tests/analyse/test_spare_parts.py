@@ -56,9 +56,14 @@ classes:
 
 
 @pytest.mark.parametrize(("mean", "level", "expected"), [(2.0, 0.95, 5), (2.0, 0.9, 4), (0.1, 0.95, 1), (0.0, 0.95, 0),
-                                                         (104.18, 0.95, 121)])
+                                                         (104.18, 0.95, 121), (2.0, 0.5, 2), (0.5, 0.5, 0),
+                                                         (2.0, 0.999, 8), (0.0, 0.999, 0)])
 def test_the_stock_is_the_poisson_quantile(mean, level, expected):
-    """P(X <= 4 | 2) = 0.947 < 0.95 <= P(X <= 5) = 0.983; P(X <= 3 | 2) = 0.857 < 0.9 <= 0.947."""
+    """P(X <= 4 | 2) = 0.947 < 0.95 <= P(X <= 5) = 0.983; P(X <= 3 | 2) = 0.857 < 0.9 <= 0.947.
+
+    The median: P(X <= 1 | 2) = 0.406 < 0.5 <= P(X <= 2) = 0.677, and P(X = 0 | 0.5) = e^-0.5 = 0.607 >= 0.5 (no
+    stock); at 0.999, P(X <= 7 | 2) = 0.99890 < 0.999 <= P(X <= 8) = 0.99976. No demand: no stock at any level.
+    """
     s = poisson_quantile(mean, level)
     assert s == expected
     if mean:
@@ -149,6 +154,8 @@ def test_a_jobs_interruptions_by_class_against_llama3_table5(tmp_path):
     assert (per("switch") + per("transceiver")) * days == pytest.approx(35, rel=0.05)
     for name in ("accelerator", "host", "software", "nic"):   # Table 5's own rate inside each class's interval
         assert per(name, "_low") < table5[name] / days < per(name, "_high")
+    # HPN's switch rate states no count: no interval (before: a zero-width one, the point at both ends)
+    assert not {"interruptions_per_day.switch_low", "interruptions_per_day.switch_high"} & set(w)
     # the classes add to the job's interruptions (no site events in the stand-in's hall)
     assert sum(per(n) for n in got) == pytest.approx(w["interruptions_per_day"].m_as("1/day"), rel=1e-9)
 
@@ -201,6 +208,9 @@ def test_the_document_shows_the_stock_and_the_split(tmp_path):
     assert stock["nic"][3].m_as("day") == pytest.approx(3)
     split = tables["interruptions-by-class"]
     assert [row[0] for row in split.rows][0] == "accelerator"
+    rows = {row[0]: row for row in split.rows}
+    assert rows["switch"][2:4] == (None, None) and rows["switch"][5] == "no count stated: its uncertainty is not provided"
+    assert rows["accelerator"][2] < rows["accelerator"][1] < rows["accelerator"][3] and rows["accelerator"][5] == ""
     assert sum(row[1] for row in split.rows if ":" not in row[0]) == pytest.approx(   # a class's parts: inside it
         r.metrics["cluster/llama3-16k"]["interruptions_per_day"].m_as("1/day"), rel=1e-9)
 
@@ -235,3 +245,31 @@ def test_a_turnaround_longer_than_a_year_is_refused_at_its_field():
 
     with pytest.raises(ValidationError, match="replenishment turnaround of 2 a"):
         FailureRates(id="x", name="x", turnaround="2 year", classes={})
+
+
+def test_a_stock_that_never_runs_out_is_refused():
+    """P(X <= s) < 1 for every finite s: a `no_stockout` of 1 has no answer, and is refused at its field.
+
+    Before, the bisection returned wherever the CDF's sum rounded to 1.0 (68 for a demand of 0.5, 17 for 1).
+    """
+    from pydantic import ValidationError
+
+    from archgen.model.reliability import FailureRates
+
+    with pytest.raises(ValidationError, match="no-stock-out probability of 1 asks for a stock that never runs out"):
+        FailureRates(id="x", name="x", turnaround="14 d", no_stockout=1.0, classes={})
+    assert FailureRates(id="x", name="x", no_stockout=0.999, classes={}).no_stockout == 0.999
+    for level in (0.0, 1.0):
+        with pytest.raises(ValueError, match="above 0 and below 1"):
+            poisson_quantile(0.5, level)
+
+
+def test_a_class_rated_at_no_failures_has_no_fill_rate():
+    """No failures: the stock is 0 and never runs out, but no failure waits or finds a spare, so no fill rate."""
+    from archgen.analyse.spare_parts import stock_lines
+
+    entry = {"name": "cdu", "units": 4, "failures": 0.0, "pipeline": 0.0, "untimed": set()}
+    (line,) = stock_lines([entry], 0.95)
+    assert (line.stock, line.no_stockout, line.fill_rate, line.turnaround) == (0, 1.0, None, None)
+    (line,) = stock_lines([entry | {"failures": 2.0, "pipeline": 2.0 * 14 / 365.25}], 0.95)
+    assert line.stock == 1 and line.fill_rate == pytest.approx(math.exp(-2.0 * 14 / 365.25))

@@ -66,6 +66,25 @@ def test_the_documents_row_gives_the_kva_and_its_real_power() -> None:
     assert "real power not provided" in _units("N", Units(count=1, capacity="1 MVA"), "feeds", bare)
 
 
+def test_generator_kva_without_its_rated_power_factor_is_refused() -> None:
+    """A set's kW is kVA x its alternator's rated power factor (0.8 on ISO 8528-1 nameplates), not x the load's.
+
+    Before, 2 x 2,500 kVA sets with only the load's 0.95 stated carried 2,375 kW each, 19 % above the 2,000 kW
+    their nameplate gives; a transformer (utility) or UPS module in kVA still takes the load's power factor.
+    """
+    from pydantic import ValidationError
+
+    from archgen.model.facility import UpstreamFeeds
+
+    with pytest.raises(ValidationError, match="generator sets rated 2500 kVA, an apparent power, state no rated"):
+        UpstreamFeeds(power_factor=0.95, generators="N+1", generator_units={"count": 2, "capacity": "2500 kVA"})
+    ok = UpstreamFeeds(power_factor=0.95, generators="N+1",
+                       generator_units={"count": 2, "capacity": "2500 kVA", "power_factor": 0.8},
+                       ups="N+1", ups_units={"count": 3, "capacity": "150 kVA"})
+    assert ok.generator_units is not None and ok.generator_units.real(0.95).m_as("kW") == pytest.approx(2000)
+    assert ok.ups_units is not None and ok.ups_units.real(0.95).m_as("kW") == pytest.approx(142.5)
+
+
 def test_kva_at_a_power_factor_carries_the_load_over_the_distribution(tmp_path) -> None:
     """r36merge: nu70fix's kVA x power factor and review36's UPS load over `feeds.distribution_efficiency` at once:
     N+1 of 3 x 150 kVA at 0.94 is 282.0 kW, below 271.3 kW / 0.96 = 282.6 kW (either alone would pass)."""

@@ -105,4 +105,29 @@ def test_nvlink_bridge_groups_are_domains_smaller_than_the_server(cli, tmp_path)
 
 def test_a_switched_node_domain_still_holds_the_whole_server(cli, tmp_path):
     found = json.loads(cli("check", _bridged(tmp_path, "switched"), "--format", "json", "--select", "NET010").out)
-    assert any("holds 8 accelerators, not 4" in f["message"] for f in found["findings"])
+    assert any("holds 8 accelerators, not 4: NVLink bridge groups smaller than the system are a `topology: mesh`"
+               in f["message"] for f in found["findings"])
+
+
+def test_a_bridge_group_that_does_not_divide_the_server_names_the_sizes_that_do(cli, tmp_path):
+    """8 cards hold no whole groups of 3: refused (NET010), and the message names 2 and 4 (before: only "not 3")."""
+    path = _bridged(tmp_path, "mesh")
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(cluster.read_text(encoding="utf-8").replace("size: 4,", "size: 3,"), encoding="utf-8")
+    found = json.loads(cli("check", path, "--format", "json", "--select", "NET010").out)["findings"]
+    assert any("holds 8 accelerators, not 3: NVLink bridge groups of 3 do not divide a system of 8; a group size "
+               "that does is 2 or 4" in f["message"] for f in found)
+
+
+def test_a_scale_up_written_for_a_card_without_one_is_refused(cli, tmp_path):
+    """A `scale_up` on L40S servers was taken as NVLink (1.9 us steps, NVLink's range) with no finding: now NET010."""
+    for f in PCIE.iterdir():
+        (tmp_path / f.name).write_text(f.read_text(encoding="utf-8"), encoding="utf-8")
+    cluster = tmp_path / "cluster.yaml"
+    cluster.write_text(cluster.read_text(encoding="utf-8").replace(
+        "floor:", "scale_up: {domain: node, size: 4, bandwidth: 64 GB/s}\nfloor:", 1), encoding="utf-8")
+    found = json.loads(cli("check", str(tmp_path), "--format", "json", "--select", "NET010").out)["findings"]
+    assert [f["severity"] for f in found] == ["error"]
+    assert "l40s has no scale-up link of its own" in found[0]["message"] and "expected no `scale_up`" in \
+        found[0]["message"]
+    assert not json.loads(cli("check", str(PCIE), "--format", "json", "--select", "NET010").out)["findings"]

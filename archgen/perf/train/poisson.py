@@ -130,8 +130,11 @@ def poisson_interval(count: float, level: float = 0.95) -> tuple[float, float]:
 def poisson_quantile(mean: float, level: float) -> int:
     """The fewest s with P(X <= s) >= `level`, X ~ Poisson(mean): a base stock's level (docs/reliability.md).
 
-    Bisection on `log_poisson_cdf` (no underflow at any mean); 0 where the mean is 0.
+    Bisection on `log_poisson_cdf` (no underflow at any mean); 0 where the mean is 0. `level` lies in (0, 1): at 1 no
+    finite s holds (the sum only rounds to 1 somewhere in the tail), so it is refused rather than answered.
     """
+    if not 0 < level < 1:
+        raise ValueError(f"a Poisson quantile's level is above 0 and below 1, not {level:g}")
     if mean <= 0:
         return 0
     target = math.log(level)
