@@ -90,6 +90,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         scale_up_latency=si(su.latency, "s") if su else (PCIE_P2P_LATENCY if pcie else 1.9e-6),
         in_network_reduction=bool(nvls),
         scale_up_mesh=bool(scale_up_mesh),
+        scale_up_pcie=pcie,
         nvls_efficiency=eff.in_network_reduction or 0.0,
         compute_capability=float(accelerator.compute_capability or 0.0),
         multiprocessors=float(accelerator.multiprocessors or 0),

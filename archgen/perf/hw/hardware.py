@@ -95,6 +95,8 @@ class Hardware:
         scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
             `scale_up_bandwidth` is split over links to its `scale_up_size` - 1 peers, so a group of k of them in
             one domain reaches (k - 1) / (size - 1) of it (`perf.comm.group.mesh_share`).
+        scale_up_pcie: Whether the scale-up domain is PCIe peer-to-peer (a part with no scale-up link, `model.pcie`):
+            NCCL then takes its PCI step latencies and leaves LL128 off inside it (`perf.comm.nccl.ll128_inside`).
         nvls_efficiency: The part's NVLS efficiency; 0 takes NCCL's for its generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets NCCL's Simple protocol only (an AMD part: RCCL's table inside a domain, `perf.comm.rccl`).
@@ -141,6 +143,7 @@ class Hardware:
     torus_wraparound: bool = True
     in_network_reduction: bool = False
     scale_up_mesh: bool = False
+    scale_up_pcie: bool = False
     nvls_efficiency: float = 0.0
     compute_capability: float = 0.0
     multiprocessors: float = 0.0
