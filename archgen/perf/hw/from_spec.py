@@ -74,6 +74,7 @@ def hardware_for(accelerator: Accelerator, *, scale_up_size: int, scale_up_bandw
         gemm_half_size=float(eff.gemm_half_size),
         gemm_k_fixed_steps=float(eff.gemm_k_fixed_steps or 0.0),
         vector_peak=si(accelerator.vector_peak, "FLOPS"), vector_efficiency=eff.vector,
+        memory_type=accelerator.memory_word,
         hbm_capacity=si(accelerator.memory, "B"), hbm_bandwidth=si(accelerator.memory_bandwidth, "B/s"),
         hbm_efficiency=assumed_efficiency.point(eff, "hbm"),
         hbm_efficiency_range=assumed_efficiency.effective_range(eff, "hbm") or (),

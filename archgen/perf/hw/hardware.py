@@ -41,7 +41,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency", "vector_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_stream_range", "gemm_half_size", "vector_peak",
                "gemm_k_fixed_steps", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "hbm_efficiency_range",
-               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth", "unstated", "vendor")
+               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth", "unstated", "vendor",
+               "memory_type")
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class Hardware:
     rack_hop: float = 0.0  # the second switch hop's average in `scale_up_latency` (s; `racks_note.second_hop`)
     rack_cross: float = 0.0  # the whole second hop (s): what one send between racks takes (`racks.group_times`)
     vendor: str = ""  # the maker: a training job's stack where it states none (`stack_profiles.vendor_stack`)
+    memory_type: str = "HBM"  # what the `hbm_*` figures' memory is (`Accelerator.memory_word`): 'GDDR6' on an L40S
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""
