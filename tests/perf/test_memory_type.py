@@ -16,6 +16,9 @@ from archgen.model.accelerator import Accelerator
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve.inference import MEMORY_RESERVE, memory_reserve
 from archgen.perf.workload.efficiency_range import memory_name, memory_note
+from archgen.perf.workload.roofline import Roofline
+from archgen.render import alt_text
+from archgen.render.roofline import roofline_blocks
 from tests.conftest import REPO
 
 PCIE = REPO / "tests" / "data" / "pcie"
@@ -59,3 +62,11 @@ def test_the_l40s_estimate_says_gddr6_and_that_its_copy_range_is_hbm_parts(cli):
     assert "90% of GDDR6 after the weights" in out["conventions"]["memory_reserve"]
     text = cli("estimate", str(PCIE), "--workload", "l40s-serve-70b").out
     assert "hbm_capacity                 51.54 GB (48 GiB)  (GDDR6, not HBM)" in text
+
+
+def test_the_roofline_names_the_memory():
+    rf = Roofline("l40s", "fp8", 733e12, 513e12, 864e9, 734e9, (), {"prefill": 8192, "decode": 64}, 4, "assumed",
+                  "range", "GDDR6")
+    figure, _ = roofline_blocks(rf, "w")
+    assert "(GDDR6 bandwidth × GDDR6 efficiency at a point of its stated range)" in figure.caption
+    assert "HBM" not in figure.caption and "the GDDR6 bandwidth" in alt_text.roofline(rf)
