@@ -20,8 +20,8 @@ SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": 
 #: part class, `model.reliability.PART_CLASSES`, or the site's events).
 PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
                                 "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global",
-                                "class": r"accelerator|host|nic|switch|transceiver|cable|backplane|power_shelf|pdu|cdu"
-                                         r"|software|site"}
+                                "class": r"accelerator|host|nic|switch|scale_up_switch|transceiver|cable|backplane"
+                                         r"|power_shelf|pdu|cdu|software|site"}
 #: The jobs a workload runs.
 JOBS = ("training", "inference", "collective")
 

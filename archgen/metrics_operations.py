@@ -37,10 +37,12 @@ JOB_BY_CLASS: dict[str, tuple[Metric, ...]] = {subject: (
 
 CLUSTER_OPERATIONS: tuple[Metric, ...] = (
     Metric("cluster", "interruptions_per_day", "1/s", "1/day", 2, "Interruptions per day", "Interruptions of a job "
-           "on every accelerator: the interrupting parts' failure rates plus the site's events.", _REL,
+           "on every accelerator (on the largest slice, where the compute torus's dims hold fewer): the interrupting "
+           "parts' failure rates plus the site's events.", _REL,
            counts="interruptions", minimise=True),
     Metric("cluster", "mtti", "s", "h", 1, "MTTI", "Mean time to interruption of a job on every accelerator "
-           "(1 / interruptions per day).", _REL, maximise=True),
+           "(on the largest slice, where the compute torus's dims hold fewer; 1 / interruptions per day).", _REL,
+           maximise=True),
     *JOB_BY_CLASS["cluster"],
     *(Metric("cluster", f"spare_{name}.<class>", "", "", digits, title, description, _SPARE) for name, digits, title,
       description in (("stock", 0, "Spare-parts stock", "Units of the part class to hold on site: the fewest s with "

@@ -145,6 +145,10 @@ def cluster_inputs(a: ClusterAnalysis, rel: Reliability | None,
         own = tuple(f"{name} failure rate" for name in (rel.assumed if rel else ()) if name.split(" (")[0] == c.name)
         m |= dict.fromkeys((f"interruptions_per_day.{c.name}", f"spare_stock.{c.name}", f"spare_demand.{c.name}"),
                            own)
+    for line in rel.stock if rel is not None else ():   # spares23: a stock on an assumed turnaround names it
+        if line.turnaround is not None and line.lead_basis == "assumed":
+            for key in (f"spare_stock.{line.name}", f"spare_demand.{line.name}"):
+                m[key] = m.get(key, ()) + (f"{line.name} turnaround {line.turnaround / 86400:.3g} d{REPAIR_WORDS}",)
     m["checkpoint_interval"] = job   # Daly's interval: the write and the MTTI, not the restart
     job += repair_words(rel)
     m["goodput"] = job

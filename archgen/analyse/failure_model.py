@@ -33,6 +33,7 @@ class ClassRate:
     interrupts: bool
     parts: tuple[str, ...] = ()
     exposure: float | None = None  # units the rate applies to (accelerators / per_accelerators); None: `units`
+    lender: str = ""               # the class whose rate it takes, where the set states none for it (`LENDS`)
 
     @property
     def per_day(self) -> float:
@@ -82,6 +83,15 @@ class StockLine:
     no_stockout: float | None        # P(X <= stock): no failed unit waits for a spare, at a random time
     fill_rate: float | None          # P(X <= stock - 1): a failure finds a spare on the shelf (PASTA)
     untimed: tuple[str, ...] = ()    # parts of the class with no turnaround (own or the set's)
+    assumed_lead: tuple[str, ...] = ()   # parts whose turnaround is assumed (`turnaround_basis`, the default)
+    lead_sources: tuple[str, ...] = ()   # where the sourced turnarounds come from (`turnaround_source`)
+
+    @property
+    def lead_basis(self) -> str:
+        """The turnaround's basis in words: 'assumed' if any part's is, else 'sourced: <where>' (spares23)."""
+        if self.turnaround is None:
+            return ""
+        return "assumed" if self.assumed_lead or not self.lead_sources else f"sourced: {'; '.join(self.lead_sources)}"
 
 
 @dataclass(frozen=True)
@@ -110,6 +120,13 @@ class Reliability:
     chain: tuple[str, ...] = ()                 # the set and, through `base`, the sets it takes classes from
     stock: tuple[StockLine, ...] = ()           # spare-parts stock per part class (`analyse.spare_parts`)
     no_stockout: float = 0.95                   # the probability of no stock-out the stock is sized to
+    largest_job: int = 0                        # accelerators of the largest job the spec allows; 0: every one
+    largest_why: str = ""                       # what bounds it, in words (`analyse.reliability.largest_job`)
+
+    @property
+    def job_size(self) -> int:
+        """Accelerators of the cluster's own figures (interruptions, MTTI): its largest job, else all of them."""
+        return self.largest_job or self.accelerators
 
     def interval(self) -> tuple[float, float]:
         """(low, high) factors on the parts' interruption rate: the 95 % Poisson interval of the counted classes.
@@ -182,19 +199,40 @@ class Reliability:
         """
         if not self.accelerators:
             return ()
-        nodes = math.ceil(accelerators / self.per_node) if self.per_node else 0
         total: dict[str, list[float]] = {}
         for c in self.classes:
             if not c.interrupts or not c.per_day:
                 continue
-            share = (c.per_day * self.per_node / self.accelerators * nodes if c.name in WHOLE_NODE and self.per_node
-                     else c.per_day * accelerators / self.accelerators)
+            share = self._share(c, accelerators)
             lo, hi = poisson_interval(c.rate.events) if c.rate is not None and c.rate.events else (1.0, 1.0)
             row = total.setdefault(c.name, [0.0, 0.0, 0.0])
             row[0], row[1], row[2] = row[0] + share, row[1] + share * lo, row[2] + share * hi
         if self.site_per_day:
             total["site"] = [self.site_per_day] * 3
         return tuple((name, v[0], v[1], v[2]) for name, v in sorted(total.items(), key=lambda kv: (-kv[1][0], kv[0])))
+
+    def _share(self, c: ClassRate, accelerators: int) -> float:
+        """A class's interruptions per day of a job on `accelerators`: per node it occupies, or per accelerator."""
+        if c.name in WHOLE_NODE and self.per_node:
+            return c.per_day * self.per_node / self.accelerators * math.ceil(accelerators / self.per_node)
+        return c.per_day * accelerators / self.accelerators
+
+    def by_subclass(self, accelerators: int) -> tuple[tuple[str, str, int, float, float, float], ...]:
+        """(class, sub-class, count, per day, 95 % low, high) where a class's rate states its `split` (spares23).
+
+        Inside the class, not on top of it: each part's share of the class's interruptions is its count over the
+        class's `events` (Llama 3: HBM3 72 of 268), its interval Garwood's on that count alone.
+        """
+        if not self.accelerators:
+            return ()
+        out = []
+        for c in self.classes:
+            if c.interrupts and c.per_day and c.rate is not None and c.rate.split and c.rate.events:
+                share = self._share(c, accelerators) / c.rate.events
+                for sub, n in sorted(c.rate.split.items(), key=lambda kv: (-kv[1], kv[0])):
+                    lo, hi = poisson_interval(n)
+                    out.append((c.name, sub, n, share * n, share * n * lo, share * n * hi))
+        return tuple(out)
 
     def detection(self) -> float:
         """Mean detection time of a part's interruption (s), weighted by the interrupting classes' rates."""

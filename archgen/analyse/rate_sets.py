@@ -14,8 +14,8 @@ from archgen.model.reliability import DEFAULT_RATES, FailureRate, FailureRates
 from archgen.units import Q_
 from archgen.validate import Specs
 
-__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "measured_outside", "rates_of", "scope_chain",
-           "unstated", "unstated_of", "vendor_scope"]
+__all__ = ["borrowed", "borrowed_inputs", "borrowed_range", "combined", "measured_outside", "other_family", "rates_of",
+           "scope_chain", "unstated", "unstated_of", "vendor_scope"]
 
 
 def rates_of(specs: Specs, cluster: ClusterAnalysis) -> FailureRates | None:
@@ -103,6 +103,23 @@ def _outside_chain(specs: Specs, a: ClusterAnalysis,
     return acc, [(r, where) for r in scope_chain(specs, rates) if (where := measured_outside(specs, r, acc))]
 
 
+def other_family(specs: Specs, sets: list[FailureRates], acc: str) -> str:
+    """Where sets were measured on another part family than `acc`'s (both `family` stated): a clause, else ''.
+
+    Every shipped set is a GPU fleet's (A100, H100, H800, B200, or NVIDIA GPUs of an unstated model): on a TPU they
+    stand in for rates no set gives, which the output says in so many words rather than only naming the GPU ids.
+    """
+    part = specs.get(acc)
+    own = part.family if isinstance(part, Accelerator) else ""
+    other = [r for r in sets if own and r.family and r.family.casefold() != own.casefold()]
+    if not other:
+        return ""
+    fams = " and ".join(sorted({r.family for r in other}))
+    return (f"; {'every one' if len(other) == len(sets) else f'{len(other)} of them'} measured on {fams} fleets, "
+            f"and {acc} is a {own}: another part family's failure rates stand in for its own, which no rate set "
+            "gives (not provided)")
+
+
 def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> str:
     """Where the cluster's accelerator lies outside the measured scope of the set or its `base`s: a sentence, else ''.
 
@@ -112,8 +129,9 @@ def borrowed(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> st
     acc, outside = _outside_chain(specs, a, rates)
     if not outside:
         return ""
-    return "; ".join(f"the '{r.id}' rates were measured on {where}{f' ({r.operator})' if r.operator else ''}"
-                     for r, where in outside) + f"; {acc} borrows them"
+    return ("; ".join(f"the '{r.id}' rates were measured on {where}{f' ({r.operator})' if r.operator else ''}"
+                      for r, where in outside) + f"; {acc} borrows them"
+            + other_family(specs, [r for r, _ in outside], acc))
 
 
 def borrowed_inputs(specs: Specs, a: ClusterAnalysis, rates: FailureRates | None) -> tuple[str, ...]:
@@ -128,10 +146,12 @@ def borrowed_range(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -
     acc = node.part.accelerator if node is not None else None
     if acc is None:
         return ""
-    out = [f"'{r.id}' ({where})" for r in sets if (where := measured_outside(specs, r, acc))]
-    if not out:
+    outside = [(r, where) for r in sets if (where := measured_outside(specs, r, acc))]
+    if not outside:
         return ""
-    return (f"the range spans rate sets measured on other accelerators: {', '.join(out)}; {acc} borrows them")
+    named = ", ".join(f"'{r.id}' ({where})" for r, where in outside)
+    return (f"the range spans rate sets measured on other accelerators: {named}; {acc} borrows them"
+            + other_family(specs, [r for r, _ in outside], acc))
 
 
 def unstated_of(specs: Specs, a: ClusterAnalysis, sets: list[FailureRates]) -> str:

@@ -16,10 +16,11 @@ Formulas (docs/reliability.md states each with its source and limits):
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from archgen.analyse.failure_model import HARDWARE_CLASSES, NODE_CLASSES, ClassRate, Domain, Reliability
-from archgen.analyse.network import ClusterAnalysis, compute_node, failed_node_takes
+from archgen.analyse.network import ClusterAnalysis, compute_node, compute_torus, failed_node_takes
 from archgen.analyse.rate_sets import (
     borrowed,
     borrowed_inputs,
@@ -33,6 +34,7 @@ from archgen.analyse.spare_parts import YEAR_S, stock_lines
 from archgen.model import CoolingUnit, Link, PowerShelf, Switch, System
 from archgen.model.fabrics import Torus
 from archgen.model.network import COPPER_MEDIA
+from archgen.model.part_classes import LENDS
 from archgen.model.power import PDU
 from archgen.model.reliability import FailureRates
 from archgen.units import Q_, Q
@@ -51,20 +53,25 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     classes: dict[str, dict] = {}
     unrated: dict[str, int] = {}
     assumed: set[str] = set()
-    lead = next((r.turnaround for r in chain if r.turnaround is not None), None)   # the set's, else its base's
+    lead_set = next((r for r in chain if r.turnaround is not None), None)   # the set's turnaround, else its base's
+    lead = lead_set.turnaround if lead_set is not None else None
 
     def add(name: str, part: object, units: int, interrupts: bool = True, accelerators: int = 0) -> None:
         own = getattr(part, "reliability", None)
         rate = own or next((r.classes[name] for r in chain if name in r.classes), None)
+        lender = LENDS.get(name, "") if rate is None else ""   # spares23: a scale-up tray takes the switch rate
+        rate = rate or next((r.classes[lender] for r in chain if lender in r.classes), None)
         key = name if interrupts else f"{name} (management)"  # management gear: failures are repairs, not stops
         entry = classes.setdefault(key, {"name": name, "units": 0, "exposure": 0.0, "rates": [], "parts": set(),
-                                         "interrupts": True, "failures": 0.0, "pipeline": 0.0, "untimed": set()})
+                                         "interrupts": True, "failures": 0.0, "pipeline": 0.0, "untimed": set(),
+                                         "assumed_lead": set(), "lead_sources": set(), "lender": ""})
         if rate is None:
             label = f"{name} ({getattr(part, 'id', name)})"
             unrated[label] = unrated.get(label, 0) + units
             return
-        if rate.basis == "assumed":
+        if rate.basis == "assumed" or lender:
             assumed.add(name if own is None else f"{name} ({getattr(part, 'id', name)})")
+        entry["lender"] = entry["lender"] or lender
         # a rate the source measured per server of n accelerators applies per accelerator, whatever the node size
         exposure = accelerators / rate.per_accelerators if rate.per_accelerators and accelerators else units
         entry["units"] += units
@@ -77,6 +84,11 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
             entry["untimed"].add(getattr(part, "id", name))
         else:
             entry["pipeline"] += exposure * rate.per_year * turnaround.m_as("s") / YEAR_S
+            said = rate if rate.turnaround is not None else lead_set   # whose turnaround: its basis and source
+            if said is None or said.turnaround_basis == "assumed":
+                entry["assumed_lead"].add(getattr(part, "id", name))
+            else:
+                entry["lead_sources"].add(said.turnaround_source)
         entry["interrupts"] = entry["interrupts"] and interrupts and rate.interrupts
 
     for nt in a.nodes:
@@ -101,10 +113,12 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     link, su = a.cluster.scale_up_link, a.scale_up   # a backplane's links are in no cable tier (`switched_cables`)
     if link is not None and link.media == "copper-backplane" and su is not None and su.links_needed * su.domains:
         add("backplane", link, su.links_needed * su.domains)   # none without a domain (a rack-id typo: NET008)
+    trays = a.cluster.spec.scale_up.switch if a.cluster.spec.scale_up is not None else None
     for line in a.cabling.bom if a.cabling is not None else ():
         part = specs.get(line.part)
-        if isinstance(part, Switch):
-            add("switch", part, line.quantity, interrupts=part.id not in management)
+        if isinstance(part, Switch):   # an NVL72's NVLink switch trays: a class of their own (spares23)
+            add("scale_up_switch" if part.id == trays else "switch", part, line.quantity,
+                interrupts=part.id not in management)
         elif isinstance(part, PowerShelf):
             add("power_shelf", part, line.quantity, interrupts=not redundant.get("power_shelf", False))
         elif isinstance(part, PDU):
@@ -112,7 +126,7 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
         elif isinstance(part, CoolingUnit):
             add("cdu", part, line.quantity, interrupts=not redundant.get("cdu", False))
     out = tuple(ClassRate(e["name"], e["units"], combined(e["rates"]), e["interrupts"], tuple(sorted(e["parts"])),
-                          e["exposure"]) for _, e in sorted(classes.items()) if e["units"])
+                          e["exposure"], e["lender"]) for _, e in sorted(classes.items()) if e["units"])
     facility = a.cluster.facility
     events = tuple((ev.per_year / 365.25, ev.duration.m_as("s")) for ev in (facility.site_events if facility else ()))
     site = sum(n for n, _ in events)
@@ -141,8 +155,23 @@ def analyse_reliability(specs: Specs, a: ClusterAnalysis, rates: FailureRates | 
     if rel.spread:  # the range borrows every set measured on another accelerator: say which
         every = list(specs.of(FailureRates))
         rel = replace(rel, borrowed=borrowed_range(specs, a, every), unstated=unstated_of(specs, a, every))
+    size, why = largest_job(a)
+    rel = replace(rel, largest_job=size, largest_why=why)
     rel.metrics.update(cluster_metrics(rel))
     return rel
+
+
+def largest_job(a: ClusterAnalysis) -> tuple[int, str]:
+    """(accelerators, why) of the largest job the cluster's spec lets run, where fewer than all; else (0, '').
+
+    A compute torus whose `dims` hold fewer chips than the cluster is the largest slice a job runs on (a TPU v5p
+    pod's 8,960 chips, whose largest slice is 16x16x24 = 6,144: Google Cloud TPU v5p documentation); the rest of the
+    pod runs other slices, so a figure for "a job on every accelerator" would describe a job that cannot run.
+    """
+    torus = compute_torus(a)
+    if torus is None or not torus.dims or math.prod(torus.dims) >= a.accelerators:
+        return 0, ""
+    return math.prod(torus.dims), f"the '{torus.id}' torus's {'x'.join(str(d) for d in torus.dims)} slice"
 
 
 def _redundancy(a: ClusterAnalysis) -> dict[str, bool]:
@@ -181,9 +210,10 @@ def _domains(a: ClusterAnalysis, classes: tuple[ClassRate, ...], per_node: int, 
                   else f"the node (tray) is drained and its OCS cube of {takes} trays leaves the slice; the OCSes "
                   "join an idle cube in its place")]
     su = a.cluster.spec.scale_up
-    if su is not None and su.switch is not None and "switch" in by:
+    tray = by.get("scale_up_switch")
+    if su is not None and su.switch is not None and tray is not None:
         scale_switches = su.switches * (su.size and a.accelerators // su.size)
-        rate = by["switch"].rate
+        rate = tray.rate
         out.append(Domain("scale-up domain", f"{su.switch} (one of {su.switches} per domain)",
                           scale_switches * rate.per_year if rate else 0.0, su.size, rate.repair if rate else Q_(0, "h"),
                           "assumed to stop the domain's job until it restarts at reduced NVLink bandwidth"))
@@ -258,8 +288,8 @@ def job_breakdown(rel: Reliability, accelerators: int) -> dict[str, Q]:
 
 
 def cluster_metrics(rel: Reliability) -> dict[str, Q]:
-    """A job on the whole cluster: interruptions per day and MTTI; failures per year of every part."""
+    """A job on the whole cluster (its largest, `job_size`): interruptions per day and MTTI; every part's failures."""
     stock = {f"spare_{what}.{line.name}": Q_(value, "") for line in rel.stock
              for what, value in (("stock", line.stock), ("demand", line.demand)) if value is not None}
-    return {**job_interruptions(rel, rel.accelerators), **stock, "failures_per_year": Q_(
+    return {**job_interruptions(rel, rel.job_size), **stock, "failures_per_year": Q_(
         sum(c.per_day for c in rel.classes) * 365.25 + rel.site_per_day * 365.25, "1/year")}

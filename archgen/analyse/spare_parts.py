@@ -37,11 +37,13 @@ def stock_lines(entries: Iterable[dict], level: float) -> tuple[StockLine, ...]:
     for e in entries:
         if e["name"] in NO_PART or not e["units"]:
             continue
-        b = by.setdefault(e["name"], {"units": 0, "failures": 0.0, "pipeline": 0.0, "untimed": set()})
+        b = by.setdefault(e["name"], {"units": 0, "failures": 0.0, "pipeline": 0.0, "untimed": set(),
+                                      "assumed_lead": set(), "lead_sources": set()})
         b["units"] += e["units"]
         b["failures"] += e["failures"]
         b["pipeline"] += e["pipeline"]
-        b["untimed"] |= e["untimed"]
+        for key in ("untimed", "assumed_lead", "lead_sources"):
+            b[key] |= e.get(key, set())
     out = []
     for name, b in sorted(by.items()):
         if b["untimed"]:
@@ -51,7 +53,9 @@ def stock_lines(entries: Iterable[dict], level: float) -> tuple[StockLine, ...]:
         mean = b["pipeline"]
         s = poisson_quantile(mean, level)
         out.append(StockLine(name, b["units"], b["failures"], mean / b["failures"] * YEAR_S if b["failures"] else 0.0,
-                             mean, s, math.exp(log_poisson_cdf(mean, s)), math.exp(log_poisson_cdf(mean, s - 1))))
+                             mean, s, math.exp(log_poisson_cdf(mean, s)), math.exp(log_poisson_cdf(mean, s - 1)),
+                             assumed_lead=tuple(sorted(b["assumed_lead"])),
+                             lead_sources=tuple(sorted(b["lead_sources"]))))
     return tuple(out)
 
 

@@ -6,6 +6,12 @@ hall's `feeds.power_smoothing.floor` stated, at most the IT power x (1 - floor);
 IT power is its only bound). A job's start or stop is a step of up to the whole IT power unless the smoothing states
 both ramps (`ramp_up`, `ramp_down`), when it is a ramp at them (NVIDIA's GB300 NVL72 power smoothing; sources in
 `model.smoothing`).
+
+The supply sees each of these over `feeds.distribution_efficiency` where the hall states it (`ups_output`, review36):
+a transformer's no-load loss stays through a step, so the IT figure over the efficiency stays an upper bound, and the
+UPS's and transformers' own losses, stated nowhere, add to it: a finding within its limit gives the margin they must
+fit in. Where a `load_step_limit` is stated and the cluster's IT power is not, the step is not provided
+(`step_unknown`), never silence.
 """
 
 from __future__ import annotations
@@ -13,67 +19,127 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.analyse.facility import ups_output
 from archgen.checks.registry import Violation
+from archgen.checks.scope import it_floor
 from archgen.units import Q
 
 #: What PWR022 leaves out where the hall states no smoothing: said once in each finding.
 UNSMOOTHED = ("the swing's ramp rate and frequency are not judged (no spec states a part's draw per phase, and the "
               "hall states no power smoothing or site energy storage, `feeds.power_smoothing`; docs/facility.md)")
+#: The same in the customer's words (`Violation.public`).
+UNSMOOTHED_WORDS = ("the swing's ramp rate and frequency are not judged: the design states no part's draw per phase, "
+                    "and no power smoothing or site energy storage for the hall")
 
 
 def _kw(q: Q) -> str:
     return f"{q.to('kW').m:,.1f} kW"
 
 
+def _over(hall: Any, what: Q) -> tuple[str, str]:
+    """`what` over the distribution's efficiency, in the team's and the customer's words ("" where none is stated)."""
+    eff = hall.feeds.distribution_efficiency
+    if eff is None:
+        return "", ""
+    at = f"{_kw(ups_output(what, hall))} over the distribution's efficiency {float(eff):g} below the UPS"
+    return f", {at} (`feeds.distribution_efficiency`)", f", {at}"
+
+
+def _margin(hall: Any, bound: Q, limit: Q) -> tuple[str, str]:
+    """The margin within `limit` the losses no spec states must fit in, in the team's and the customer's words."""
+    eff = hall.feeds.distribution_efficiency
+    margin = (limit - bound).to("kW")
+    share = float((margin / limit).to("").magnitude) * 100
+    by = f" by {margin.m:,.1f} kW ({share:.1f} %)"
+    where = "the rack feeds" if eff is None else "that distribution"
+    losses = f"the losses above {where} (a UPS's conversion, the transformers'"
+    return (f"{by}; {losses}" + (", busway and panels: `feeds.distribution_efficiency`" if eff is None else "")
+            + ") are stated nowhere and add to the step the supply sees, so they must fit in that margin",
+            f"{by}; {losses}" + (", busway and panels" if eff is None else "")
+            + ") are stated nowhere and add to the step the supply sees, so they must fit in that margin")
+
+
 def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
     """PWR022 on `feeds.load_step_limit`: the largest step the specs bound, against it.
 
     The step is the larger of a training step's swing (IT power x (1 - `power_smoothing.floor`), or the whole IT
-    power where no floor is stated) and a job's start or stop (the whole IT power, unless both ramps are stated).
-    A swing stated above the limit: an error. The bound within: an info finding. Above it on the whole IT power: a
-    warning, not provided (not "not met"): the draw the load falls to is stated nowhere.
+    power where no floor is stated) and a job's start or stop (the whole IT power, unless both ramps are stated),
+    each over `feeds.distribution_efficiency` where stated (`ups_output`). A swing stated above the limit: an error.
+    The bound within: an info finding with the margin the unstated UPS and transformer losses must fit in. Above it
+    on the whole IT power: a warning, not provided (not "not met"): the draw the load falls to is stated nowhere.
     """
     hall, cid = c.cluster.facility, c.cluster.spec.id
     sm = hall.feeds.power_smoothing
     floor = sm.floor if sm is not None else None
     ramped = sm is not None and sm.ramp_up is not None and sm.ramp_down is not None
     stated = f"facility '{hall.id}''s `feeds.load_step_limit` {_kw(limit)}"
+    words = f"the {_kw(limit)} load step facility '{hall.id}''s supply accepts"
+    whole, whole_w = _over(hall, it_power)
     if sm is None:   # the hall states no smoothing: the step is at most the IT power (newuser70's words)
-        step = f"a job's start or stop steps the load by at most the cluster's IT power {_kw(it_power)}"
-        if it_power <= limit:
-            return Violation(path, cid, ("facility",), f"{step}, within {stated}; {UNSMOOTHED}", it_power.to("kW"),
-                             limit.to("kW"), severity="info")
-        return Violation(path, cid, ("facility",), f"not provided: {step}, above {stated}; the step is that draw "
-                         "less what the load falls to, which no spec states (`power.idle`; no `feeds.power_smoothing` "
-                         f"floor), so whether it exceeds the limit is not known; {UNSMOOTHED}",
-                         it_power.to("kW"), limit.to("kW"), severity="warning")
+        step = ups_output(it_power, hall).to("kW")
+        text = f"a job's start or stop steps the load by at most the cluster's IT power {_kw(it_power)}"
+        if step <= limit:
+            margin, margin_w = _margin(hall, step, limit)
+            return Violation(path, cid, ("facility",), f"{text}{whole}, within {stated}{margin}; {UNSMOOTHED}",
+                             step, limit.to("kW"), severity="info",
+                             public=f"{text}{whole_w}, within {words}{margin_w}; {UNSMOOTHED_WORDS}")
+        return Violation(path, cid, ("facility",), f"not provided: {text}{whole}, above {stated}; the step is that "
+                         "draw less what the load falls to, which no spec states (`power.idle`; no "
+                         f"`feeds.power_smoothing` floor), so whether it exceeds the limit is not known; {UNSMOOTHED}",
+                         step, limit.to("kW"), severity="warning",
+                         public=f"not provided: {text}{whole_w}, above {words}; the step is that draw less what the "
+                         "load falls to, which the design does not state (the parts' idle power, a power smoothing "
+                         f"floor), so whether it exceeds the limit is not known; {UNSMOOTHED_WORDS}")
     depth = it_power * (1 - float(floor)) if floor is not None else None
+    deep, deep_w = _over(hall, depth) if depth is not None else ("", "")
     swing = (f"a training step's swing is at most the IT power {_kw(it_power)} x (1 - the smoothing's floor "
              f"{floor:g}) = {_kw(depth)}" if depth is not None else "a training step's swing is not provided "
              "(`feeds.power_smoothing` states no `floor`), so at most the whole IT power")
     ends = ("a job's start or stop ramps at the smoothing's `ramp_up` and `ramp_down`" if ramped else
-            f"a job's start or stop steps the load by up to the IT power {_kw(it_power)} (the smoothing states no "
-            "`ramp_up` and `ramp_down`)")
-    if depth is not None and depth > limit:
-        return Violation(path, cid, ("facility",), f"{swing}, above {stated}; {ends}", depth.to("kW"),
-                         limit.to("kW"), severity="error")
-    bound = depth if depth is not None and ramped else it_power
+            f"a job's start or stop steps the load by up to the IT power {_kw(it_power)}{whole} (the smoothing "
+            "states no `ramp_up` and `ramp_down`)")
+    if depth is not None and (at := ups_output(depth, hall).to("kW")) > limit:
+        return Violation(path, cid, ("facility",), f"{swing}{deep}, above {stated}; {ends}", at, limit.to("kW"),
+                         severity="error")
+    bound = ups_output(depth if depth is not None and ramped else it_power, hall).to("kW")
     if bound <= limit:
-        return Violation(path, cid, ("facility",), f"{swing}; {ends}: within {stated}", bound.to("kW"),
+        margin, _ = _margin(hall, bound, limit)
+        return Violation(path, cid, ("facility",), f"{swing}{deep}; {ends}: within {stated}{margin}", bound,
                          limit.to("kW"), severity="info")
-    return Violation(path, cid, ("facility",), f"not provided: {swing}; {ends}: a step of up to {_kw(bound)}, above "
-                     f"{stated}, whose size rests on the draw the load falls to, which no spec states",
-                     bound.to("kW"), limit.to("kW"), severity="warning")
+    return Violation(path, cid, ("facility",), f"not provided: {swing}{deep}; {ends}: a step of up to {_kw(bound)}, "
+                     f"above {stated}, whose size rests on the draw the load falls to, which no spec states",
+                     bound, limit.to("kW"), severity="warning")
+
+
+def step_unknown(path: str, c: Any, limit: Q) -> Violation:
+    """PWR022 where the hall states `feeds.load_step_limit` but not the cluster's IT power, the step's bound.
+
+    A warning, not provided, as above the limit: the racks' own IT power (`scope.it_floor`) is a floor under the IT
+    power, not a bound on the step (the draw the load falls to is stated nowhere), so the finding gives it as context
+    only. Before (review36), such a cluster got no PWR022 finding at all: the stated limit went unjudged unsaid.
+    """
+    hall, cid = c.cluster.facility, c.cluster.spec.id
+    floor, why = it_floor(c)
+    why = why or f"{cid}'s IT power is not provided"
+    racks = (f"; the racks' own IT power, {_kw(floor)}, is a floor under the IT power, not a bound on the step, "
+             "whose draw the load falls to no spec states" if floor is not None else "")
+    text = ("not provided: a job's start or stop steps the load by at most the cluster's IT power, which is not "
+            f"provided ({why}){racks}, so whether the step is within ")
+    return Violation(path, cid, ("facility",), f"{text}facility '{hall.id}''s `feeds.load_step_limit` {_kw(limit)} is "
+                     f"not known; {UNSMOOTHED}", None, limit.to("kW"), severity="warning",
+                     public=f"{text}the {_kw(limit)} load step facility '{hall.id}''s supply accepts is not known; "
+                     f"{UNSMOOTHED_WORDS}")
 
 
 def ramp_within(path: str, c: Any, limit: Q) -> Violation:
-    """PWR022 on `feeds.ramp_rate_limit`: the smoothing's faster ramp against it.
+    """PWR022 on `feeds.ramp_rate_limit`: the smoothing's faster ramp, over the distribution's efficiency, against it.
 
     Both ramps stated: the faster above the limit an error, within it an info finding. Either unstated: a warning,
-    not provided: a job's start or stop is then a step, its rate not bounded by any spec.
+    not provided: a job's start or stop is then a step, its rate not bounded by any spec. The ramps are the IT load's
+    (the GPUs' rates x their count); the supply's ramp is at most that over `feeds.distribution_efficiency`.
     """
     hall, cid = c.cluster.facility, c.cluster.spec.id
-    sm = hall.feeds.power_smoothing
+    sm, eff = hall.feeds.power_smoothing, hall.feeds.distribution_efficiency
     stated = f"facility '{hall.id}''s `feeds.ramp_rate_limit` {limit.to('kW/s').m:,.1f} kW/s"
     if sm is None or sm.ramp_up is None or sm.ramp_down is None:
         return Violation(path, cid, ("facility",), f"not provided: the load's ramp against {stated}: "
@@ -82,18 +148,20 @@ def ramp_within(path: str, c: Any, limit: Q) -> Violation:
                          severity="warning")
     fast = max(sm.ramp_up, sm.ramp_down, key=lambda q: q.m_as("kW/s"))
     which = "ramp_up" if fast is sm.ramp_up else "ramp_down"
-    words = f"the smoothing's `{which}` {fast.to('kW/s').m:,.1f} kW/s, the faster of its ramps"
-    if fast.m_as("kW/s") <= limit.m_as("kW/s"):
-        return Violation(path, cid, ("facility",), f"{words}, within {stated}", fast.to("kW/s"), limit.to("kW/s"),
+    at = fast.to("kW/s") if eff is None else (fast / float(eff)).to("kW/s")
+    words = f"the smoothing's `{which}` {fast.to('kW/s').m:,.1f} kW/s, the faster of its ramps" + (
+        "" if eff is None else f", {at.m:,.1f} kW/s over the distribution's efficiency {float(eff):g}")
+    if at.m_as("kW/s") <= limit.m_as("kW/s"):
+        return Violation(path, cid, ("facility",), f"{words}, within {stated}", at, limit.to("kW/s"),
                          severity="info")
-    return Violation(path, cid, ("facility",), f"{words}, above {stated}", fast.to("kW/s"), limit.to("kW/s"),
-                     severity="error")
+    return Violation(path, cid, ("facility",), f"{words}, above {stated}", at, limit.to("kW/s"), severity="error")
 
 
-def swing_judged(path: str, c: Any, it_power: Q) -> Iterator[Violation]:
-    """PWR022's findings on each limit the hall states (`step_within`, `ramp_within`)."""
+def swing_judged(path: str, c: Any, it_power: Q | None) -> Iterator[Violation]:
+    """PWR022's findings on each limit the hall states (`step_within`, `step_unknown`, `ramp_within`)."""
     feeds = c.cluster.facility.feeds
     if feeds.load_step_limit is not None:
-        yield step_within(path, c, it_power, feeds.load_step_limit)
+        yield step_within(path, c, it_power, feeds.load_step_limit) if it_power is not None else \
+            step_unknown(path, c, feeds.load_step_limit)
     if feeds.ramp_rate_limit is not None:
         yield ramp_within(path, c, feeds.ramp_rate_limit)

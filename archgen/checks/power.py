@@ -217,9 +217,8 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     the link states a `power_range` (its sources disagree), the finding gives the figure used, the range and the IT
     power less at the range's low end. A switch whose source leaves unstated whether its maximum holds its ports'
     modules lists `power_includes_optics` as unconfirmed, and it is named too: the IT power adds those modules on
-    top (or not). A system's or switch's `power.max` that is its power supplies' output (`max_basis: psu-rating` or
-    `psu-active`, or a stated figure equal to its PSU rating) is named as an upper bound, not a measured draw
-    (`checks.psu_bound`).
+    top (or not). A `power.max` that is the part's PSUs' output (`max_basis: psu-rating` or `psu-active`, or equal to
+    its PSU rating) is named as an upper bound, not a measured draw (`checks.psu_bound`).
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
     knowingly (waive this finding with the reason); in place of a PSU rating, state the datasheet's maximum draw.
@@ -368,11 +367,14 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
     `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it; with its
     `feeds.power_smoothing`, a training step's swing, the IT power x (1 - `floor`), is, and a start or stop ramps at
-    the smoothing's `ramp_up` and `ramp_down`, which `feeds.ramp_rate_limit` holds (`hall_swing`).
+    the smoothing's `ramp_up` and `ramp_down`, which `feeds.ramp_rate_limit` holds; each over
+    `feeds.distribution_efficiency` where stated, and within its limit with the margin the losses no spec states
+    must fit in (`hall_swing`).
 
     Severity: an error where the stated smoothing's swing or ramp exceeds the stated limit; a warning, not provided,
-    where only the whole IT power bounds the step and it exceeds the limit (the step may), or where a ramp limit is
-    stated and the smoothing states no ramps.
+    where only the whole IT power bounds the step and it exceeds the limit (the step may), where the cluster's IT
+    power, its bound, is not provided (`hall_swing.step_unknown`), or where a ramp limit is stated and the smoothing
+    states no ramps.
 
     Fix: state the hall's `feeds.power_smoothing` (floor, ramps) from the racks' smoothing profile or the site's
     energy storage, and raise the floor or slow the ramps until the swing fits; else agree the load's step and ramp

@@ -83,7 +83,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             if load is None:
                 yield from _units_on_floor(path, c, key, label, usable, basis,
                                            None if floor is None or (key != "ups" and pue is None) else
-                                           floor * (pue if key != "ups" else 1), unknown)
+                                           floor * (pue if key != "ups" else ups_factor(hall)), unknown)
                 continue
             if load > usable:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what} {_kw(load)} exceeds facility "
@@ -112,9 +112,8 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             continue
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
-        limits = hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None
-        if limits and "it_power" in c.metrics:
-            yield from swing_judged(path, c, c.metrics["it_power"])
+        if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
+            yield from swing_judged(path, c, c.metrics.get("it_power"))
         elif judged:
             yield steady_only(path, c, judged)
 
@@ -122,12 +121,15 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
 def _share(key: str, peak: float | None) -> Any:
     """A peer cluster's load on the hall's UPS (feed power) or generators (its facility power), else a floor under it.
 
-    The floor is the racks' own IT power, times the PUE the load would use for the generators (`_units_on_floor`).
+    The floor is the racks' own IT power, times the PUE the load would use for the generators, over the
+    distribution's efficiency for the UPS (`_units_on_floor`).
     """
     def share(c: Any) -> Any:
         m = c.metrics
         if key == "ups":   # with the in-row CDUs' pumps where the hall puts them on the UPS
-            return ups_pumps(c, feed_power(m), "")[0] if feed_power(m) is not None else m.get("it_power_racks")
+            floor = m.get("it_power_racks")
+            return ups_pumps(c, feed_power(m), "")[0] if feed_power(m) is not None else \
+                None if floor is None else floor * ups_factor(c.cluster.facility)
         load = m.get("facility_power_peak" if peak is not None else "facility_power")
         hall, floor = c.cluster.facility, m.get("it_power_racks")
         pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
@@ -139,6 +141,8 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
                     ) -> Iterator[Violation]:
     """PWR011 where the load is not provided: the racks' own draw (x the PUE for generators) is a floor under it.
 
+    For the UPS the floor is over `feeds.distribution_efficiency` where stated (`ups_factor`), as its load is.
+
     Above the usable capacity an error on the floor alone; within it an info finding, not judged (`scope.it_floor`).
     """
     hall = c.cluster.facility
@@ -148,7 +152,8 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, basis:
         yield Violation(path, c.cluster.spec.id, ("facility",), f"not judged: facility '{hall.id}''s usable {label} "
                         f"capacity {_kw(usable)} {basis}: {why}", severity="info")
         return
-    times = " x the PUE" if key != "ups" else ""
+    eff = hall.feeds.distribution_efficiency
+    times = " x the PUE" if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
     if floor > usable:
         yield Violation(path, c.cluster.spec.id, ("facility",), f"the racks' own IT power{times} alone, "
                         f"{_kw(floor)}, exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} {basis} "

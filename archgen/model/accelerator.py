@@ -222,6 +222,9 @@ class Accelerator(Part):
         "Maximum (configurable) board power, e.g. '700 W'. Required: where the vendor publishes none, state the best "
         "figure you can stand behind (say how it was reached in `notes`) and list `tdp` under `unconfirmed:`; "
         "`archgen check` then names it among the figures a cluster's power rests on (PWR012)."))
+    family: str = Field("", max_length=40, description=(
+        "Part family, e.g. 'GPU' or 'TPU': a failure-rate set measured on another family (its `family`) is named as "
+        "such where a cluster on this part reads it. Left out: not compared."))
     compute_capability: float | None = Field(
         None, gt=0, description="CUDA compute capability (NVIDIA's CUDA GPUs table), e.g. 9.0 for Hopper; NCCL keys "
                                 "its per-generation tuning constants on it, and so does the model: the LL and LL128 "

@@ -230,17 +230,19 @@ class UpstreamFeeds(AcSupply):
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
         "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
-        "job's start or stop, at most each cluster's whole IT power stepping at once, to it. Not stated: the step is "
-        "not judged; the swing's ramp rate and frequency are not judged either way."))
+        "job's start or stop, at most each cluster's whole IT power stepping at once (over "
+        "`distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, add to it), to "
+        "it. Not stated: the step is not judged; the swing's ramp rate and frequency are not judged either way."))
     power_smoothing: PowerSmoothing | None = Field(None, description=(
         "How the IT load is held steady (GB300 NVL72 power smoothing, site energy storage), e.g. {floor: 0.9, "
         "ramp_up: 2 MW/s, ramp_down: 2 MW/s, source: ...}: PWR022 judges a training step's swing, the IT power x "
-        "(1 - floor), against `load_step_limit`, and the ramps against `ramp_rate_limit`. Not stated: the swing's "
-        "depth and ramp are not provided."))
+        "(1 - floor), against `load_step_limit`, and the ramps against `ramp_rate_limit`, each over "
+        "`distribution_efficiency` where stated. Not stated: the swing's depth and ramp are not provided."))
     ramp_rate_limit: PowerRate | None = Field(None, description=(
         "The fastest change in the hall's draw its supply accepts, as the utility's interconnection requirements "
-        "state it, e.g. '10 MW/min': PWR022 holds the smoothing's `ramp_up` and `ramp_down` to it; without them a "
-        "job's start or stop is a step, and the ramp is not provided."))
+        "state it, e.g. '10 MW/min': PWR022 holds the smoothing's `ramp_up` and `ramp_down` (over "
+        "`distribution_efficiency` where stated) to it; without them a job's start or stop is a step, and the ramp "
+        "is not provided."))
     cooling: Redundancy | None = Field(None, description="Cooling plant (chillers, CDUs, pumps) redundancy.")
     cdus_on_ups: bool | None = Field(None, description=(
         "Whether the UPS carries the in-row CDUs' pumps (so coolant keeps flowing through a utility loss until the "

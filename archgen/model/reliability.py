@@ -14,6 +14,7 @@ from pydantic import Field, field_validator, model_validator
 
 from archgen.model.cost import Price
 from archgen.model.field_types import PositiveFraction, Share
+from archgen.model.part_classes import PART_CLASSES, lead_errors, split_count_errors, split_errors
 from archgen.model.spec import Document, FieldError, Id, Ref, Spec, raise_each
 from archgen.units import Q_, Bandwidth, Duration, DurationOrZero, Information, Power, PowerOrZero, Q
 
@@ -22,23 +23,6 @@ DEFAULT_RATES = "field-h100-2024"
 
 #: Hours in a year (365.25 days), the conversion between AFR and FIT.
 HOURS_PER_YEAR = 8766.0
-
-#: The part classes a rate can be given for, and what one unit of each is.
-PART_CLASSES: dict[str, str] = {
-    "accelerator": "one accelerator with its HBM (GPU, HBM, SRAM, GPU system processor, thermal interface)",
-    "host": "one node's host: CPU, system memory, SSD, power supplies, fans, chassis and boards",
-    "nic": "one NIC",
-    "switch": "one switch or switch tray",
-    "transceiver": "one optical transceiver (per end)",
-    "cable": "one copper cable assembly",
-    "backplane": ("one scale-up link through a rack's copper backplane (an NVL72 NVLink cable cartridge's link between "
-                  "an accelerator and a switch tray)"),
-    "power_shelf": "one power shelf",
-    "pdu": "one PDU",
-    "cdu": "one coolant distribution unit (pumps included)",
-    "software": "one node's share of software interruptions (bugs, collective timeouts, unplanned host maintenance)",
-}
-
 
 #: Why a rate counted from no failures is refused: its 95 % interval runs from 0 to -ln(0.025) = 3.69 failures over
 #: the units' time observed (Garwood 1936, the chi-square form at 2n + 2 = 2 degrees of freedom), and a set states no
@@ -66,6 +50,18 @@ class FailureRate(Spec):
         "Time to get a replacement for a failed unit onto the site (an RMA or resupply lead time), e.g. '14 d': the "
         "spare-parts stock is sized to the failures expected over it (docs/reliability.md, Spare-parts stock). Left "
         "out: the set's `turnaround`, else the stock is not provided."))
+    turnaround_basis: Literal["sourced", "assumed"] = Field("assumed", description=(
+        "Whether `turnaround` was measured or published (`turnaround_source` then says where: a vendor's RMA terms, "
+        "a fleet's records) or assumed (the default: no public RMA time of an AI part was found). The spare-parts "
+        "stock shows it beside the turnaround."))
+    turnaround_source: str = Field("", max_length=300, description=(
+        "Where a sourced `turnaround` comes from (document, clause, table), or why assumed. Required with "
+        "`turnaround_basis: sourced`."))
+    split: dict[str, int] = Field(default_factory=dict, description=(
+        "The class's counted failures by component, as the source splits them (`accelerator`: gpu, hbm, sram, gsp, "
+        "nvlink, sdc, thermal), summing to `events`, e.g. Llama 3's {gpu: 148, hbm: 72, sram: 19, gsp: 17, sdc: 6, "
+        "thermal: 6}: the class's rate is unchanged; the interruptions-by-class table shows each part's share "
+        "with its own Poisson interval. Left out: the class is not split."))
     per_accelerators: int | None = Field(default=None, gt=0, le=1024, description=(
         "The source measured this rate per group of this many accelerators (8: per 8-GPU server); archgen then "
         "applies it per accelerator (rate / this), whatever a node holds. Left out: per unit of the class."))
@@ -108,6 +104,8 @@ class FailureRate(Spec):
             errors.append(FieldError(("turnaround",), f"a replenishment turnaround of {self.turnaround:.4g~P} is "
                                                       "longer than a year: a stock for it would hold a year's "
                                                       "failures; write the RMA or resupply time, e.g. '14 d'"))
+        errors += lead_errors(self.turnaround, self.turnaround_basis, self.turnaround_source)
+        errors += split_count_errors(self.split, self.events)
         raise_each(errors, type(self).__name__)
         return self
 
@@ -153,12 +151,21 @@ class FailureRates(Document):
         "the newest NVIDIA compute capability the measured GPUs can have (a trace begun before a generation shipped, "
         "e.g. 9.0 for one begun in March 2024, before Blackwell), so that a design on a newer generation is told it "
         "borrows the rates. Left out: any generation of the vendor."))
+    family: str = Field("", max_length=40, description=(
+        "Scope: the part family of the fleet the rates were measured on, e.g. 'GPU'; a cluster whose accelerator "
+        "states another `family` (a TPU) is told that another family's rates stand in for its own. Left out: not "
+        "compared (a set of switches alone)."))
     operator: str = Field("", description="Scope: whose fleet and which period, e.g. 'Meta, Llama 3 405B run, 2024'.")
     source: str | list[str] = Field("", description="Where the set as a whole comes from.")
     notes: str = Field("", description="Assumptions and limits of the set.")
     turnaround: Duration | None = Field(None, description=(
         "Replenishment (RMA or resupply) lead time of every class that states none of its own `turnaround`, e.g. "
         "'14 d'. Left out (and no class's own): the spare-parts stock is not provided, never sized to a default."))
+    turnaround_basis: Literal["sourced", "assumed"] = Field("assumed", description=(
+        "Whether the set's `turnaround` was measured or published (`turnaround_source` says where) or assumed (the "
+        "default); shown beside the stock."))
+    turnaround_source: str = Field("", max_length=300, description=(
+        "Where a sourced `turnaround` comes from, or why assumed. Required with `turnaround_basis: sourced`."))
     no_stockout: PositiveFraction = Field(0.95, description=(
         "Probability of no stock-out the spare-parts stock is sized to: that no failed unit waits for a spare at a "
         "random time (Sherbrooke's availability of the item, P(X <= s)), e.g. 0.99 (default 0.95, stated beside "
@@ -180,7 +187,9 @@ class FailureRates(Document):
     @classmethod
     def _known(cls, value: dict[str, FailureRate]) -> dict[str, FailureRate]:
         raise_each([FieldError((name,), f"unknown part class '{name}' (known: {', '.join(PART_CLASSES)})")
-                    for name in value if name not in PART_CLASSES], cls.__name__)
+                    for name in value if name not in PART_CLASSES]
+                   + [e for name, r in value.items() if name in PART_CLASSES
+                      for e in split_errors(name, r.split)], cls.__name__)
         return value
 
     @model_validator(mode="after")
@@ -201,6 +210,11 @@ class FailureRates(Document):
                     f"the classes sharing {shared} state different `events` or rates; one count over their summed "
                     "units gives one rate per unit and one number of events: give each the same")))
         raise_each(errors, type(self).__name__)
+        return self
+
+    @model_validator(mode="after")
+    def _lead_basis(self) -> FailureRates:
+        raise_each(lead_errors(self.turnaround, self.turnaround_basis, self.turnaround_source), type(self).__name__)
         return self
 
     @model_validator(mode="after")

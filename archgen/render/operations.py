@@ -51,7 +51,8 @@ def _per_server(c: Any) -> str:
 
 def _lent(c: Any) -> str:
     """Where a class's rate was measured, where the set borrows it from another operator (`FailureRate.operator`)."""
-    return f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else ""
+    stands_in = f"; not stated for this class: the set's {c.lender} rate stands in" if c.lender else ""
+    return stands_in + (f"; borrowed: measured by {c.rate.operator}" if c.rate.operator else "")
 
 
 def _repair(c: Any) -> str:
@@ -66,12 +67,12 @@ def _every_tier(rel: Any) -> str:
     review30: HPN's figure is its ToRs', and archgen keeps no tier apart, so a customer's NVLink switch trays, spines
     and OCSes take it too; docs/reliability.md said so, the document did not.
     """
-    if not any(c.name == "switch" and c.interrupts and c.per_day and c.rate is not None and c.rate.operator
-               for c in rel.classes):
+    if not any(c.name in ("switch", "scale_up_switch") and c.interrupts and c.per_day and c.rate is not None
+               and c.rate.operator for c in rel.classes):
         return ""
-    return (" A switch rate stands for every switch here, whatever its tier (a leaf, a spine, a scale-up switch "
-            "tray, an optical circuit switch): archgen keeps no tier apart, so a rate measured on one tier is applied "
-            "to all (docs/reliability.md, Limitations).")
+    return (" A switch rate stands for every switch here, whatever its tier (a leaf, a spine, an optical circuit "
+            "switch, and a scale-up switch tray, a class of its own that takes the switch rate where the set states "
+            "none for it): a rate measured on one tier is applied to all (docs/reliability.md, Limitations).")
 
 
 def _count(rel: Any, c: Any) -> str:
@@ -100,12 +101,20 @@ def _own_interval(rel: Any, m: Any) -> str:
     """
     if not rel.spread or "mtti" not in m or rel.interval() == (1.0, 1.0):
         return ""
-    high, low = (24 / per_day for per_day in rel.own_band(rel.accelerators))
+    high, low = (24 / per_day for per_day in rel.own_band(rel.job_size))
     left = rel.uncounted()
     return (f" Its 95 % confidence interval from the '{rel.rates_id}' set's own counts (Poisson) is "
             f"{fmt.q(Q_(low, 'h'), 'h', 1)} to {fmt.q(Q_(high, 'h'), 'h', 1)}"
             + (f"; the uncertainty of {', '.join(left)} is not in it (their rates state no `events`)" if left else "")
             + ".")
+
+
+def _job_words(rel: Any) -> str:
+    """The job the cluster's figures are of: on every accelerator, or on the largest the spec lets run."""
+    if not rel.largest_job:
+        return f"A job on all {rel.accelerators:,} accelerators"
+    return (f"A job on the largest slice the spec allows, {rel.largest_job:,} of the {rel.accelerators:,} "
+            f"accelerators ({rel.largest_why}; no job runs on all of them),")
 
 
 def reliability_section(run: Any, a: Any) -> Section | None:
@@ -119,7 +128,7 @@ def reliability_section(run: Any, a: Any) -> Section | None:
             if rel.spread else f"the set's 95 % Poisson interval{uncounted_words(rel)}")
     section = Section("reliability", "Reliability and availability").add(Para(
         f"Failure rates from the '{rel.rates_id or 'none'}' set and the parts' own data, as independent exponential "
-        f"failures (docs/reliability.md). A job on all {rel.accelerators:,} accelerators sees "
+        f"failures (docs/reliability.md). {_job_words(rel)} sees "
         f"{fmt.number(fmt.magnitude(m.get('interruptions_per_day'), '1/day') or 0, 2)} interruptions per day, "
         + (f"a mean time to interruption of {fmt.q(m['mtti'], 'h', 1)}" if "mtti" in m
            else "no part fails at these rates, so there is no mean time to interruption")
@@ -137,7 +146,8 @@ def reliability_section(run: Any, a: Any) -> Section | None:
                                           Column("Repair", "h", 0, "right"), Column("Note")), rows))
     rows = tuple((c.name + ("" if c.interrupts else " (no interruption)"), c.units, c.per_unit_year,
                   c.per_day * 365.25,
-                  (c.rate.basis + _lent(c) + _per_server(c) + _count(rel, c) + _repair(c)) if c.rate else "—")
+                  (("assumed" if c.lender else c.rate.basis) + _lent(c) + _per_server(c) + _count(rel, c)
+                   + _repair(c)) if c.rate else "—")
                  for c in rel.classes)
     rows += tuple((name, n, None, None, "not provided: no rate, left out (REL004)")
                   for name, n in rel.unrated_units.items())

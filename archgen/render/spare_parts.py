@@ -34,11 +34,13 @@ def stock_blocks(rel: Any) -> list[Any]:
     if not any(line.stock is not None for line in rel.stock):
         return [Para(NO_STOCK)]
     rows = tuple((line.name, line.units, line.per_year,
-                  Q_(line.turnaround, "s").to("day") if line.turnaround is not None else None, line.demand,
+                  Q_(line.turnaround, "s").to("day") if line.turnaround is not None else None, line.lead_basis,
+                  line.demand,
                   line.stock, line.no_stockout, line.fill_rate,
                   "" if line.stock is not None else f"not provided: {no_turnaround(line)}") for line in rel.stock)
     cols = (Column("Class"), Column("Units", digits=0, align="right"),
             Column("Failures / year", digits=1, align="right"), Column("Turnaround", "day", 1, "right"),
+            Column("Turnaround basis"),
             Column("Demand over turnaround", digits=2, align="right"), Column("Stock", digits=0, align="right"),
             Column("No stock-out", digits=3, align="right"), Column("Fill rate", digits=3, align="right"),
             Column("Note"))
@@ -52,8 +54,18 @@ def by_class_table(rel: Any) -> Table | None:
     if not found:
         return None
     total = sum(per_day for _, per_day, _, _ in found)
-    rows = tuple((name, per_day, lo, hi, Q_(per_day / total, "") if total else None,
-                  "" if hi > lo else "no count: its uncertainty is not provided") for name, per_day, lo, hi in found)
+    lent = {c.name: c.lender for c in rel.classes if c.lender}
+    parts: dict[str, list[tuple[Any, ...]]] = {}
+    for name, sub, n, per_day, lo, hi in rel.by_subclass(rel.accelerators):   # spares23: inside the class's row
+        events = next(c.rate.events for c in rel.classes if c.name == name and c.rate is not None)
+        parts.setdefault(name, []).append((f"{name}: {sub}", per_day, lo, hi, Q_(per_day / total, "") if total
+                                           else None, f"inside {name}: {n} of its {events} counted failures"))
+    rows: tuple[tuple[Any, ...], ...] = ()
+    for name, per_day, lo, hi in found:
+        note = "" if hi > lo else "no count: its uncertainty is not provided"
+        if name in lent:
+            note = f"{note + '; ' if note else ''}rate not stated: the set's {lent[name]} rate stands in"
+        rows += ((name, per_day, lo, hi, Q_(per_day / total, "") if total else None, note), *parts.get(name, ()))
     return Table("interruptions-by-class", f"Interruptions per day of a job on all {rel.accelerators:,} accelerators "
                  "by part class, with the 95 % Poisson interval of each class's own count",
                  (Column("Class"), Column("Per day", digits=3, align="right"),

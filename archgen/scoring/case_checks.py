@@ -2,7 +2,8 @@
 
 `check_case` gives a case's problems, located in its file (`scoring.cases.read_case_file` refuses the case with
 any); `training_problems` the stack's refusals of a training layout, which `scoring.cases.predict` applies to a case
-built otherwise (a flipped switch). Split from `scoring.cases` for its size.
+built otherwise (a flipped switch), and `dispatcher_case_problem` a MoE dispatcher the case's part cannot run, as a
+workload's estimate refuses it (`perf.workload.nvidia_only`). Split from `scoring.cases` for its size.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from archgen.model.training_rules import (
     tp_overlap_sp_problem,
 )
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.train.job import Job
 from archgen.perf.train.layout_rules import layout_problems
 from archgen.perf.train.pipeline_split import layout_interleave
-from archgen.perf.train.stacks import resolve, stated_knobs
+from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs
 from archgen.perf.train.training import RECOMPUTE_CODES
+from archgen.perf.workload.nvidia_only import dispatcher_problem
 from archgen.perf.workload.serving_estimate import attention_dp_problem, expert_problem
 from archgen.perf.workload.training_setup import pipeline_options
 from archgen.units import Q_, Q, parse_quantity
@@ -72,6 +75,25 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     if problem := shared_overlap_problem(knobs.overlap_ep_comm, knobs.moe_shared_expert_overlap):
         out.append(("moe_shared_expert_overlap", problem))
     return out
+
+
+def dispatcher_case_problem(case: Case, hw: Hardware) -> tuple[str, str] | None:
+    """(key of `training`, why) where a MoE training case's dispatcher cannot run on its part (`hw`), else None.
+
+    The refusal a workload's estimate makes (`nvidia_only.dispatcher_problem`: HybridEP off NVIDIA GPUs, DeepEP off
+    NVIDIA and AMD GPUs), read as the estimate reads the case (its vendor's profile where it states no stack,
+    `stacks.on_vendor`); located at `moe_dispatcher` where stated, else at `stack` where stated, else at `training`.
+    """
+    t = case.training
+    if t is None or case.model is None:
+        return None
+    run = on_vendor(t, hw.vendor)
+    knobs = resolve(run.stack, stated_knobs(run), run.precision)
+    problem = dispatcher_problem(hw, run, str(knobs.moe_dispatcher), bool(Arch.from_model(case.model).experts))
+    if problem is None:
+        return None
+    stated = t.model_fields_set
+    return next((k for k in ("moe_dispatcher", "permute_in_dispatch", "stack") if k in stated), ""), problem
 
 
 def check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:

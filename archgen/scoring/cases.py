@@ -42,7 +42,7 @@ from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_setup import pipeline_options
-from archgen.scoring.case_checks import check_case, training_problems, virtual_stages
+from archgen.scoring.case_checks import check_case, dispatcher_case_problem, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
 from archgen.startup import resume_gc
 from archgen.topology import torus_degree
@@ -108,6 +108,7 @@ def read_case_file(path: str | Path) -> CaseFile:
         raise ValidateError(problems)
     entries: list[tuple[int, Case | Refused]] = []
     seen: set[str] = set()
+    accs: dict[str, Accelerator] | None = None
     for i, item in enumerate(raw):
         name = got if isinstance(item, dict) and isinstance(got := item.get("id"), str) else f"cases[{i}]"
         try:
@@ -116,6 +117,10 @@ def read_case_file(path: str | Path) -> CaseFile:
             entries.append((i, Refused(name, tuple(problems_from(err, doc, Case, ("cases", i))))))
             continue
         found = check_case(case, doc, i)
+        if case.training is not None and case.model is not None:   # the catalog read once, for the first
+            accs = accs if accs is not None else load_accelerators()
+            if dispatch := _dispatch(case, doc, i, accs):
+                found.append(dispatch)
         if case.id in seen:
             found.insert(0, SpecProblem(doc.locate(("cases", i, "id")), path=f"cases.{i}.id",
                                         message=f"duplicate case id '{case.id}'"))
@@ -123,6 +128,18 @@ def read_case_file(path: str | Path) -> CaseFile:
         entries.append((i, Refused(case.id, tuple(found)) if found else case))
     resume_gc()  # a command's start-up ends here: the collector back on (`archgen.startup`)
     return CaseFile(doc, tuple(entries))
+
+
+def _dispatch(case: Case, doc: SourceDocument, i: int, accs: dict[str, Accelerator]) -> SpecProblem | None:
+    """`dispatcher_case_problem` of a training case, located in its file; None where its part is not in the catalog."""
+    if case.system.accelerator not in accs:
+        return None
+    found = dispatcher_case_problem(case, case_hardware(case, accs))
+    if found is None:
+        return None
+    key, message = found
+    return SpecProblem(doc.locate(("cases", i, "training") + ((key,) if key else ())),
+                       path=".".join((case.id, "training", key)).rstrip("."), message=message)
 
 
 def read_cases(path: str | Path) -> tuple[list[Case], SourceDocument]:
@@ -168,7 +185,8 @@ def predict(case: Case, accelerators: dict[str, Accelerator]) -> dict[str, float
         return {"time": t, "busbw": float(bus_bandwidth(c.op, size, t, n))}
     hw = case_hardware(case, accelerators)
     if case.training is not None:
-        if problems := training_problems(case):  # a case not read by `read_case_file` (a flipped switch) as well
+        dispatch = dispatcher_case_problem(case, hw)
+        if problems := training_problems(case) + ([dispatch] if dispatch else []):  # a flipped switch's as well
             raise AnalyseError(f"case '{case.id}': the stack refuses its training: "
                                + "; ".join(f"{k or 'layout'}: {m}" for k, m in problems))
         return training_metrics(case, hw, float(training_estimate(case, hw).step_time))
@@ -191,7 +209,8 @@ def training_estimate(case: Case, hw: Hardware, micro_batch: int | None = None, 
     assert t is not None, "called for training cases"
     name = stack or on_vendor(t, hw.vendor).stack
     knobs = resolve(name, stated_knobs(t), t.precision)
-    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs, name)
+    job = Job.from_knobs(Arch.from_model(_model(case)), t.seq_len, t.global_batch, t.precision, knobs, name,
+                         vendor=hw.vendor)
     zero = t.zero if t.zero is not None else (1 if knobs.distributed_optimizer else 0)
     lay = Layout(t.tp, t.pp, t.dp, micro_batch or t.micro_batch, t.cp, t.ep, virtual_stages(t),
                  RECOMPUTE_CODES[t.recompute], knobs.sequence_parallel, zero, pipeline_options(t),

@@ -64,3 +64,23 @@ def test_the_documents_row_gives_the_kva_and_its_real_power() -> None:
     assert row == "N+1 (3 x 2,000 kVA modules, 1,900 kW at the stated power factor)"    # 2,000 kVA x min(1.0, 0.95)
     bare = SimpleNamespace(feeds=SimpleNamespace(power_factor=None), outdoor=lambda: {})
     assert "real power not provided" in _units("N", Units(count=1, capacity="1 MVA"), "feeds", bare)
+
+
+def test_kva_at_a_power_factor_carries_the_load_over_the_distribution(tmp_path) -> None:
+    """r36merge: nu70fix's kVA x power factor and review36's UPS load over `feeds.distribution_efficiency` at once:
+    N+1 of 3 x 150 kVA at 0.94 is 282.0 kW, below 271.3 kW / 0.96 = 282.6 kW (either alone would pass)."""
+    run = _run(tmp_path, "fail_kva_at_power_factor_over_the_distribution")
+    it = run.metrics["cluster/c"]["it_power"]
+    [f] = [f for f in run.findings if f.id == "PWR011"]
+    assert f.severity == "error" and f.limit.m_as("kW") == pytest.approx(2 * 150 * 0.94)
+    assert f.value.m_as("kW") == pytest.approx(it.m_as("kW") / 0.96)
+
+
+def test_the_racks_floor_over_the_distribution_exceeds_kva_modules(tmp_path) -> None:
+    """r36merge: where the IT power is not provided, the racks' own 114.6 kW over 0.96 (119.4 kW) is the floor under
+    the UPS load, against N+1 of 3 x 60 kVA at their rated 0.96, 115.2 kW."""
+    run = _run(tmp_path, "fail_racks_alone_over_kva_ups_and_its_distribution")
+    racks = run.metrics["cluster/c"]["it_power_racks"]
+    [f] = [f for f in run.findings if f.id == "PWR011" and f.severity == "error"]
+    assert f.limit.m_as("kW") == pytest.approx(2 * 60 * 0.96)
+    assert f.value.m_as("kW") == pytest.approx(racks.m_as("kW") / 0.96)

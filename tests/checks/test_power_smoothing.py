@@ -63,3 +63,32 @@ def test_the_documents_row_gives_the_stated_depth_and_ramps() -> None:
     row = load_swing(Q_(97514.8, "kW"), (), sm)
     assert row.startswith("depth at most 9,751.5 kW") and "2,000.0 kW/s up and 1,000.0 kW/s down" in row
     assert load_swing(Q_(1, "kW"), (), PowerSmoothing(ramp_up="1 kW/s")).startswith(LOAD_SWING)   # no floor
+
+
+def test_the_swing_and_ramp_are_judged_over_the_distribution(tmp_path) -> None:
+    """r36merge: review36's step over `feeds.distribution_efficiency` holds for nu70fix's swing and ramp: 81.4 kW
+    within 83 kW at the rack feeds is 81.4 / 0.96 = 84.8 kW at the UPS output, an error; 10 kW/s is 10.4 kW/s."""
+    it, [f] = _pwr022(tmp_path, SMOOTHED.replace("50 kW", "83 kW")[:-1] + ", distribution_efficiency: 0.96}")
+    assert f.severity == "error" and f.value.m_as("kW") == pytest.approx(it.m_as("kW") * 0.3 / 0.96)
+    _, [f] = _pwr022(tmp_path, "{ramp_rate_limit: 612 kW/min, distribution_efficiency: 0.96, power_smoothing: "
+                               "{ramp_up: 10 kW/s, ramp_down: 10 kW/s}}")
+    assert f.severity == "error" and f.value.m_as("kW/s") == pytest.approx(10 / 0.96)
+
+
+def test_a_swing_within_the_limit_gives_the_margin_for_the_unstated_losses(tmp_path) -> None:
+    it, [f] = _pwr022(tmp_path, SMOOTHED.replace("0.7", "0.9")[:-1] + ", distribution_efficiency: 0.96}")
+    swing = it.m_as("kW") * 0.1 / 0.96                                                       # 28.3 kW
+    assert f.severity == "info" and f.value.m_as("kW") == pytest.approx(swing)
+    assert f"by {50 - swing:,.1f} kW" in f.message and "must fit in that margin" in f.message
+
+
+def test_a_step_limit_without_the_it_power_is_not_provided_with_smoothing_too(tmp_path) -> None:
+    """review36's not-provided finding where the IT power is not, kept beside nu70fix's ramp judgement."""
+    files = case_files("PWR022", "fail_step_limit_where_the_it_power_is_not_provided")
+    files["specs.yaml"] = files["specs.yaml"].replace(
+        "feeds: {load_step_limit: 100 kW}", "feeds: {load_step_limit: 100 kW, ramp_rate_limit: 1 MW/min, "
+        "power_smoothing: {floor: 0.9, ramp_up: 10 kW/s, ramp_down: 10 kW/s}}")
+    run = run_specs(tmp_path, files)
+    ramp, step = sorted((f for f in run.findings if f.id == "PWR022"), key=lambda f: f.limit.m)   # kW/s, kW
+    assert step.severity == "warning" and step.value is None and step.message.startswith("not provided")
+    assert ramp.severity == "info" and ramp.value.m_as("kW/s") == pytest.approx(10)

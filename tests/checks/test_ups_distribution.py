@@ -41,3 +41,15 @@ def test_unstated_the_distribution_is_lossless_and_said_so(tmp_path) -> None:
     assert not [f for f in run.findings if f.id == "PWR011"]       # 271.3 kW within 280 kW
     [f] = [f for f in run.findings if f.id == "PWR023"]
     assert f.severity == "info" and "lower bound" in f.message and "10 CFR 431.196" in f.message
+
+
+def test_a_shared_storage_counts_once_over_the_distribution(tmp_path) -> None:
+    """The PWR011 case pass_deployed_share_a_storage_over_the_distribution (review36): the hall's `ups_headroom` sums
+    both clusters' UPS loads, (371.3 + 371.3) / 0.96, less the storage both state counted once, 100 kW / 0.96."""
+    run = run_specs(tmp_path, case_files("PWR011", "pass_deployed_share_a_storage_over_the_distribution"))
+    it = run.metrics["cluster/c"]["it_power"]
+    assert it.m_as("kW") == pytest.approx(271.32 + 100, abs=0.01)
+    hall = (2 * it - Q_(100, "kW")) / 0.96
+    for path in ("cluster/c", "cluster/d"):
+        assert run.metrics[path]["ups_headroom"].m_as("kW") == pytest.approx((Q_(672, "kW") - hall).m_as("kW"))
+    assert not [f for f in run.findings if f.id == "PWR011"]

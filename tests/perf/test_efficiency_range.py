@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from archgen.model.pcie import PCIE_COPY_RANGE
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.efficiency_range import (
     at_efficiency,
@@ -159,9 +160,10 @@ def test_unmeasured_scale_up_links_state_the_measured_range(accelerators):
     span = (min(measured.values()), max(measured.values()))
     unconfirmed = [a for a in accelerators.values()
                    if {"efficiency", "efficiency.scale_up"} & set(a.unconfirmed_fields())]
-    assert len(unconfirmed) == 11  # trainium2 (session trn2) joined the ten
-    for acc in unconfirmed:
-        assert acc.efficiency.scale_up_range == span, acc.id
+    assert len(unconfirmed) == 13  # trainium2 (session trn2) joined the ten, tpu-v5p (newuser71) and l40s (newuser73)
+    for acc in unconfirmed:   # a card over PCIe peer-to-peer (no NVLink) states the measured PCIe copy range
+        pcie = acc.host_interface is not None and acc.scale_up is None
+        assert acc.efficiency.scale_up_range == (PCIE_COPY_RANGE if pcie else span), acc.id
 
 
 def test_the_scale_up_range_reaches_a_collective(accelerators):

@@ -67,12 +67,14 @@ def test_the_document_says_which_rate_is_borrowed_from_which_operator(shipped_ru
     items say so, where the table's basis cell alone would leave a reader to find it."""
     a = shipped_run.clusters["cluster/gb200-nvl72-su"]
     said = [b.text for b in reliability_section(shipped_run, a).blocks if isinstance(b, Para)]
-    lent = ("switch (measured by Alibaba Cloud, ToRs of its single-ToR LLM-training clusters (Qian et al., HPN, "
-            "SIGCOMM 2024, section 2.3))")
+    hpn = ("(measured by Alibaba Cloud, ToRs of its single-ToR LLM-training clusters (Qian et al., HPN, "
+           "SIGCOMM 2024, section 2.3))")
+    lent = f"scale_up_switch {hpn}, switch {hpn}"   # spares23: the NVLink switch trays, a class of their own
     [borrowed] = [t for t in said if t.startswith("Rates the 'field-h100-2024' set borrows")]
     assert borrowed.startswith(f"Rates the 'field-h100-2024' set borrows from another operator's fleet: {lent}. ")
     # review30: the rate was measured on ToRs, and the GB200 SU's 72 NVLink switch trays take it too: said here
-    assert "A switch rate stands for every switch here, whatever its tier (a leaf, a spine, a scale-up switch " \
-           "tray, an optical circuit switch)" in borrowed
+    assert "A switch rate stands for every switch here, whatever its tier (a leaf, a spine, an optical circuit " \
+           "switch, and a scale-up switch tray, a class of its own that takes the switch rate where the set states " \
+           "none for it)" in borrowed
     assert f"Reliability rests on failure rates borrowed from another operator's fleet: {lent}." in \
         open_items(shipped_run, a)

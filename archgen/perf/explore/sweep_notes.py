@@ -15,6 +15,7 @@ from archgen.perf.workload.defaults_note import (
     fp4_format_note,
     fp8_copies_note,
     generation_note,
+    kernel_cost_note,
     nvls_note,
 )
 from archgen.perf.workload.efficiency_range import unmeasured
@@ -54,7 +55,7 @@ def model_defaults(problem: SweepProblem) -> list[str]:
         if problem.workload.training is not None else []  # cp (an MoE model's ep) neither stated nor swept
     notes = (line for hw in machines for line in [
         *defaults_note(hw), *(n for d in dtypes for n in (*fp4_format_note(hw, d), *fp8_copies_note(hw, d, train))),
-        *generation_note(hw, train), *nvls_note(hw)])
+        *generation_note(hw, train), *nvls_note(hw), *kernel_cost_note(hw, train)])
     return list(dict.fromkeys(notes)) + held  # one line per distinct note
 
 

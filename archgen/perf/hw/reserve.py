@@ -1,5 +1,10 @@
 """The memory a training rank's runtime holds beside the model's tensors: the CUDA context and NCCL's buffers.
 
+Per runtime (`holds_reserve`): NVIDIA's figures on an NVIDIA GPU, and, as a stated stand-in, on a part whose runtime
+is another GPU-like one with a collective library of NCCL's design (AMD's RCCL, Gaudi's HCCL, Trainium's Neuron
+runtime); none on a TPU, whose XLA runtime has no CUDA context and no NCCL communicators, and whose own reserve no
+source states (not provided, said beside the estimate, `reserve_convention`).
+
 `memory.TrainingMemory.reserve`, counted in its total, so that every fit check (an estimate's, the layout search's, a
 sweep's, the plan search's) holds it back; what is not reserved (the caching allocator's fragmentation, kernel
 workspaces) is said beside every training estimate (`TRAINING_RESERVE`).
@@ -9,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from archgen.model.accelerator import vendor_name
 from archgen.perf.hw.generation import another_vendors
 from archgen.perf.hw.numeric import where
 
@@ -32,6 +38,24 @@ TRAINING_RESERVE = ("CUDA context 0.4 GB, 0.688 GB per NCCL communicator the lay
                     "Megatron-Bridge's performance guide sets PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against "
                     "it, docs/performance-guide.md at 067f987, line 365) and kernel workspaces")
 
+#: Vendors whose parts run XLA's own runtime (PJRT on a TPU) rather than a GPU runtime with a collective library: the
+#: collectives over ICI are compiled into the XLA program, so no NCCL-style communicator buffers exist to hold back.
+XLA_VENDORS = ("Google",)
+#: What the estimate says of a TPU's reserve: no figure of Google's was found, so none is held, and the observations
+#: found (on 32 GiB TPUs of a model the posts do not name) are given as what the source does say.
+XLA_RESERVE = (
+    "not provided: the part runs XLA's TPU runtime, which holds no CUDA context and no NCCL communicators (its "
+    "collectives are compiled into the XLA program), so NVIDIA's reserve is not held back, and no source found states "
+    "what the TPU runtime keeps of HBM, so none is held; memory_per_gpu is the model's tensors alone, against the "
+    "part's stated capacity. What was found: JAX's memory_stats() bytes_limit on a 32 GiB TPU (model not named) is "
+    "34,088,157,184 B, 0.25 GiB under 32 GiB (pytorch/xla PR 7086, 2024-05-20) and 33,014,415,360 B, 1.25 GiB under "
+    "(jax-ml/jax#1491, 2023-06-13): the reserve a TPU's runtime keeps may be of that size, not measured on this part")
+
+
+def holds_reserve(vendor: str) -> bool:
+    """Whether a training rank on a part of `vendor` holds `runtime_reserve` back: all but a TPU's (`XLA_VENDORS`)."""
+    return vendor_name(vendor).strip().casefold() not in {v.casefold() for v in XLA_VENDORS}
+
 
 def runtime_reserve(tp, pp, dp, cp, ep):
     """Bytes a training rank's runtime holds on the accelerator (`TRAINING_RESERVE`); arrays of layouts alike.
@@ -49,8 +73,11 @@ def reserve_convention(accelerator: str, vendor: str, compute_capability: float 
     """`TRAINING_RESERVE`, and on a part that is not an NVIDIA GPU, that its figures are NVIDIA's (newuser50).
 
     Both are measured on NVIDIA GPUs (a CUDA context, NCCL's buffers); a Gaudi 3 or a Trainium2 runs another runtime
-    and another collective library, whose reserve no source here gives, so the figure held back is NVIDIA's.
+    and another collective library, whose reserve no source here gives, so the figure held back is NVIDIA's. A TPU
+    holds none (`holds_reserve`): `XLA_RESERVE` says why and what was found (nu71fix).
     """
+    if not holds_reserve(vendor):
+        return XLA_RESERVE
     if not another_vendors(vendor, compute_capability):
         return TRAINING_RESERVE
     return (f"{TRAINING_RESERVE}; these are NVIDIA GPUs' figures: {accelerator} states no CUDA compute capability, "

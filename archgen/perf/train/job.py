@@ -16,6 +16,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import WEIGHT_BYTES
+from archgen.perf.hw.reserve import holds_reserve
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
 from archgen.perf.train.stacks import JOB_DEFAULTS as _D
 from archgen.perf.train.stacks import Knobs
@@ -108,18 +109,24 @@ class Job:
     ep_overlap_pace: float | None = None  # not a switch: None takes `contention.GPU_DRIVEN_PACE` (its range's ends)
     qkv_subsharding: bool = True  # not a switch: see the docstring
     cp_hierarchy: tuple[int, int] | None = None  # not a switch: see the docstring
+    runtime_reserve: bool = True  # not a switch: the part's runtime holds `hw.reserve.runtime_reserve` (not a TPU's)
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs,
-                   stack: str | None = None, cp_hierarchy: tuple[int, int] | None = None) -> Job:
-        """A job with a stack profile's resolved switches (`stacks.resolve`); `stack` None: the newest's rules."""
+                   stack: str | None = None, cp_hierarchy: tuple[int, int] | None = None, vendor: str = "NVIDIA"
+                   ) -> Job:
+        """A job with a stack profile's resolved switches (`stacks.resolve`); `stack` None: the newest's rules.
+
+        `vendor`: the part's (`hw.reserve.holds_reserve`: whether its runtime holds the CUDA/NCCL reserve).
+        """
         return cls(arch, seq_len, global_batch, precision, knobs.attention, knobs.distributed_optimizer,
                    knobs.overlap_grad_reduce, knobs.overlap_tp_comm, knobs.overlap_p2p_comm, knobs.grad_reduce_dtype,
                    knobs.param_gather_dtype, knobs.overlap_param_gather, knobs.ep_dedup, knobs.moe_dispatcher,
                    knobs.overlap_ep_comm, knobs.dropout, knobs.fp8_recipe, knobs.permute_in_dispatch,
                    knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
                    knobs.moe_shared_expert_overlap, knobs.moe_force_balance, knobs.cp_comm_type,
-                   qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True), cp_hierarchy=cp_hierarchy)
+                   qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True), cp_hierarchy=cp_hierarchy,
+                   runtime_reserve=holds_reserve(vendor))
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

@@ -165,11 +165,13 @@ def busiest_memory(job: Job, layout: Layout, sl: Split | None = None, per_layer=
 
     It does not depend on the hardware; `sl` is the layout's `pipeline_split.split` when the caller has it, `per_layer`
     its `memory.layer_activation_bytes` (used for one layout of plain numbers), `arrays` its `layout_arrays`. Every
-    rank also holds its runtime's own memory (`reserve.runtime_reserve`), counted in the total.
+    rank also holds its runtime's own memory (`reserve.runtime_reserve`), counted in the total, where its runtime
+    does (`Job.runtime_reserve`: not on a TPU).
     """
     arrays = layout_arrays(job, layout) if arrays is None else arrays
     tp, pp, dp, cp, ep = arrays[:5]
-    return replace(_busiest(job, layout, sl, per_layer, arrays), reserve=runtime_reserve(tp, pp, dp, cp, ep))
+    held = runtime_reserve(tp, pp, dp, cp, ep) if job.runtime_reserve else 0.0
+    return replace(_busiest(job, layout, sl, per_layer, arrays), reserve=held)
 
 
 def _busiest(job: Job, layout: Layout, sl: Split | None, per_layer, arrays: LayoutArrays) -> TrainingMemory:

@@ -14,7 +14,8 @@ Engine on Hopper (`fp8_copies_note`), and a job that states an NVIDIA stack's sw
 graphs, a Transformer Engine FP8 recipe) that the switch is costed as it runs there. An NVIDIA part that states no
 compute capability gets none of these (its stacks are NVIDIA's) but one note naming what the model then assumes
 (`generation_note`, `perf.hw.generation`), and a part whose stated NVLS the model does not run is told so
-(`nvls_note`), and a part of another vendor (Intel, AWS) that its collectives are NCCL's (`library_note`).
+(`nvls_note`), and a part of another vendor (Intel, AWS) that its collectives are NCCL's (`library_note`). An AMD
+part is told that the fixed per-kernel costs it is charged are Hopper's measurements (`kernel_cost_note`).
 """
 
 from __future__ import annotations
@@ -117,6 +118,29 @@ def latency_note(hw: Hardware) -> list[str]:
     return [f"scale-up latency {hw.scale_up_latency * 1e6:.3g} us per collective step of {hw.accelerator} is not "
             "a figure of its own link: the part marks `scale_up.latency` unconfirmed (its catalog notes say where the "
             f"figure comes from); {takes} (elasticity: latency)"]
+
+
+def kernel_cost_note(hw: Hardware, training: bool) -> list[str]:
+    """The note of an estimate on an AMD part: the fixed per-kernel costs it is charged are Hopper's measurements.
+
+    Every kernel a pass or a layer launches pays `kernels.KERNEL_OVERHEAD` (an H100 inside a CUDA graph) and every
+    GEMM of a serving pass `kernels.GEMM_FILL` (DeepGEMM's FP8 GEMMs on an H800), on every part. A part whose
+    vendor has a profile here but no CUDA compute capability (AMD's: Primus, vLLM on ROCm) is charged them with no
+    other word (newuser74: an MI355X serving estimate's "overhead: 2.95 ms of fixed per-kernel costs" read as its
+    own); no published measurement of either on AMD's GPUs (a HIP graph's kernel, CDNA's HBM) was found, so the
+    note names them as assumptions. A part of a vendor without a profile is told so by `assumed_engine` (serving),
+    whose words name these figures, and by `stack_origin` (training); an NVIDIA part's are its own generation's.
+    """
+    if not another_vendors(hw.vendor, hw.compute_capability) or unprofiled(hw):
+        return []
+    fill = "" if training else (f", and {GEMM_FILL * 1e6:g} us per GEMM's pipeline fill and drain (DeepGEMM's FP8 "
+                                "GEMMs on an H800)")
+    which = ("it", "`kernels.KERNEL_OVERHEAD`") if training else \
+        ("either", "`kernels.KERNEL_OVERHEAD`, `kernels.GEMM_FILL`")
+    return [f"fixed per-kernel costs are Hopper measurements, charged on {hw.accelerator} unchanged: "
+            f"{KERNEL_OVERHEAD * 1e6:g} us per kernel launched (an H100 inside a CUDA graph, Hazy Research "
+            f"2025-05-27){fill}; no published figure of {which[0]} on {hw.vendor}'s GPUs (a HIP graph's kernel, "
+            f"their HBM) was found, so they are assumptions here ({which[1]})"]
 
 
 def generation_note(hw: Hardware, training: bool) -> list[str]:

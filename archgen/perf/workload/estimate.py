@@ -24,6 +24,7 @@ from archgen.perf.workload.defaults_note import (
     fp4_format_note,
     fp8_copies_note,
     generation_note,
+    kernel_cost_note,
     latency_note,
     library_note,
     nvls_note,
@@ -101,6 +102,7 @@ def estimate(workload: Workload, model: Model | None, hw: Hardware, gpus: int | 
                                   *fp8_copies_note(hw, precision(workload), workload.training is not None),
                                   *cuda_switches_note(hw, workload.training),
                                   *generation_note(hw, workload.training is not None), *nvls_note(hw),
+                                  *kernel_cost_note(hw, workload.training is not None),
                                   *library_note(hw, n)])
     return _finished(workload, est, hw, family(est.kind, bool(arch.experts), scenario))
 

@@ -6,8 +6,9 @@ the part has an equivalent, whose cost is not modelled. HybridEP has none: NVIDI
 for NVIDIA GPUs alone (`HYBRIDEP_NVIDIA_ONLY`), so a MoE job whose dispatcher resolves to it on such a part (stated,
 following a stated `permute_in_dispatch`, or the `nemo-2025` profile's) is refused with what it may state instead:
 the estimate would time a job no one can run, as `model.training_rules` refuses NVFP4 with the TP overlap. DeepEP
-runs on NVIDIA GPUs and, through Primus-Turbo's port, on AMD's (`DEEPEP_GPU_ONLY`): on a part of another vendor (a TPU,
-Trainium, Gaudi) it is refused too, and either refusal names only what runs there, the plain all-to-all.
+runs on NVIDIA GPUs and, through Primus-Turbo's port, on AMD's gfx942 and gfx950 parts (`DEEPEP_ROCM`, where an AMD
+job's estimate says it is costed as NVIDIA's DeepEP, `deepep_rocm_note`): on a part of another vendor (a TPU, Trainium,
+Gaudi) it is refused too, and either refusal names only what runs there, the plain all-to-all.
 
 The TP communication overlap has an equivalent on ROCm, unlike HybridEP: ROCm's Transformer Engine runs its own
 comm-GEMM overlap (`ROCM_TP_OVERLAP`), so an overlap the job turns on there is kept, and costed as NVIDIA's userbuffers
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from archgen.model.accelerator import AMD, is_nvidia
-from archgen.model.workload import Training
+from archgen.model.switches import StackSwitches
 from archgen.perf.hw.hardware import Hardware
 
 #: Why HybridEP runs on NVIDIA GPUs only, with the lines that say so.
@@ -29,7 +30,7 @@ HYBRIDEP_NVIDIA_ONLY = ("HybridEP (DeepEP's hybrid_ep branch) is 'specifically d
                         "(deepseek-ai/DeepEP at 5fbafce, docs/README_Hybrid-EP.md)")
 
 
-def hybridep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+def hybridep_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe: bool) -> str | None:
     """Why a MoE training job's HybridEP dispatcher cannot run on `hw`'s part (no CUDA compute capability); else None.
 
     `training` as the estimate runs it (its vendor's profile where it states no stack, `stacks.on_vendor`), and
@@ -53,14 +54,20 @@ def _instead(hw: Hardware) -> str:
     return f"alltoall (the plain all-to-all exchange; deepep does not run there either: {DEEPEP_GPU_ONLY})"
 
 
+#: Where Primus-Turbo's ROCm port of DeepEP runs, with the lines that say so: gfx942 and gfx950 (MI355X included).
+DEEPEP_ROCM = ("Primus-Turbo's ROCm port builds its DeepEP kernels for gfx942 (MI300X, MI325X) and gfx950 (MI350X, "
+               "MI355X): AMD-AGI/Primus-Turbo at a6a16cdc, setup.py SUPPORTED_GPU_ARCHS, csrc/kernels/deep_ep/"
+               "utils.cuh ('gfx942 / gfx950: no hardware sub-group barrier', emulated), and AMD ran its dispatch and "
+               "combine on 8 nodes of 8 MI355X ('Primus-Turbo (JAX build, gfx950)', ROCm blog 'Dropless MoE Training "
+               "in JAX with Primus-Turbo', 2026-06-10); its DeepEP README's 'only Supported MI300 (gfx942)' dates from "
+               "2025-09-23 (PR 110) and was not revised, and its CI runs the unit tests on gfx942 runners only")
 #: Why DeepEP runs on NVIDIA GPUs and, as Primus-Turbo's port, on AMD Instinct GPUs only, with the lines that say so.
 DEEPEP_GPU_ONLY = ("DeepEP requires 'Hopper (SM90) GPUs, or other architectures with SM90 PTX ISA support', CUDA "
                    "12.3 and 'NVLink with full directed CUDA peer access' (deepseek-ai/DeepEP at 0297fc80, README.md, "
-                   "Requirements), and its one port, Primus-Turbo's, 'only Supported MI300 (gfx942)' under ROCm "
-                   "(AMD-AGI/Primus-Turbo, DeepEP (experimental) README)")
+                   f"Requirements); for AMD GPUs, {DEEPEP_ROCM}")
 
 
-def deepep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+def deepep_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe: bool) -> str | None:
     """Why a MoE training job's DeepEP dispatcher cannot run on `hw`'s part (neither CUDA nor ROCm); else None.
 
     DeepEP is CUDA's (NVIDIA GPUs) and, through Primus-Turbo, ROCm's (AMD, the `primus-2025` profile's); a part of
@@ -78,7 +85,24 @@ def deepep_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool)
             "all-to-all exchange), with permute_in_dispatch false or left out")
 
 
-def dispatcher_problem(hw: Hardware, training: Training, dispatcher: str, moe: bool) -> str | None:
+def deepep_rocm_note(hw: Hardware, training: StackSwitches, dispatcher: str, exchanges: bool) -> list[str]:
+    """The note of a MoE job on an AMD part whose tokens DeepEP dispatches: Primus-Turbo's port, costed as DeepEP's.
+
+    `exchanges` is whether the layout sends tokens between ranks at all (ep x etp > 1, MoE layers). The dispatch is
+    costed as NVIDIA's DeepEP runs it (its deduplicated exchange, `ep_dedup`, at the links' rates); no published
+    measurement times the port's own dispatch and combine, so the note says so and where the port runs
+    (`DEEPEP_ROCM`: gfx942 and gfx950, the MI355X included). Not a refusal: the primus-2025 profile runs it.
+    """
+    if dispatcher != "deepep" or not exchanges or hw.vendor != AMD:
+        return []
+    origin = "stated" if training.moe_dispatcher == "deepep" else f"the {training.stack} profile's"
+    return [f"moe_dispatcher deepep ({origin}) on {hw.accelerator} is Primus-Turbo's ROCm port, costed as DeepEP's "
+            "deduplicated dispatch and combine on NVIDIA GPUs: no published figure times the port's own calls (its "
+            "benchmark README gives the commands, no results). "
+            f"{DEEPEP_ROCM}"]
+
+
+def dispatcher_problem(hw: Hardware, training: StackSwitches, dispatcher: str, moe: bool) -> str | None:
     """Why a MoE training job's resolved dispatcher cannot run on `hw`'s part (HybridEP, or DeepEP), else None."""
     return hybridep_problem(hw, training, dispatcher, moe) or deepep_problem(hw, training, dispatcher, moe)
 
@@ -101,7 +125,7 @@ ROCM_TP_OVERLAP = ("ROCm's Transformer Engine runs its own comm-GEMM overlap, no
                    "ROCm)")
 
 
-def tp_overlap_note(hw: Hardware, training: Training, overlap: bool, tp: int) -> list[str]:
+def tp_overlap_note(hw: Hardware, training: StackSwitches, overlap: bool, tp: int) -> list[str]:
     """The note of a training job whose TP overlap is on, at `tp` > 1, on a part with no CUDA compute capability.
 
     `overlap` is the job's resolved `overlap_tp_comm` (stated, or its stack profile's: `nemo-2025` turns it on, AMD's

@@ -41,8 +41,9 @@ from archgen.perf.workload.defaults_taken import defaults_taken
 from archgen.perf.workload.efficiency_range import over_range, span_note
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.flop_counting import flop_counting
+from archgen.perf.workload.memory_model_note import fit_judged, memory_model_note
 from archgen.perf.workload.moe_pass_note import moe_pass_note
-from archgen.perf.workload.nvidia_only import dispatcher_problem, tp_overlap_note
+from archgen.perf.workload.nvidia_only import deepep_rocm_note, dispatcher_problem, tp_overlap_note
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.straddle_note import straddle_note
@@ -183,7 +184,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         if res.best is None:
             misfit = none_fits_note(res.evaluated, gpus, hw.accelerator)
             return Estimate(workload.id, "training", hw.accelerator, gpus, {}, {}, {}, {}, False, searched,
-                            notes=[misfit], misfit=misfit, assumed=assumed,
+                            notes=[misfit, *memory_model_note(hw, False, 0.0, False)], misfit=misfit, assumed=assumed,
                             defaults=defaults_taken(t, {}, fixed, True, bool(arch.experts), hw.vendor))
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
@@ -204,6 +205,8 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
                      + ", ".join(f"{name} {as_written(value)}" for name, value, _, _ in beyond))
     notes += tp_overlap_note(hw, t, job.overlap_tp_comm, int(lay.tp)) + dropout_note(job) + cp_note(hw, job, lay)
     notes += straddle_note(hw, job, lay, bool(arch.experts))
+    exchanges = bool(arch.moe_layers and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1)
+    notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += uniform_note(arch, hw, job, lay, float(est.step_time))
         notes += ep_pace_note(arch, hw, job, lay)
@@ -213,10 +216,12 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if with_stack_range:  # as the stack range: a sweep shows no notes
         notes += sm_note(hw, job, num, bool(knobs.sequence_parallel), bool(arch.experts),
                          lambda h: float(estimate_training(h, job, lay).step_time))
-    fits = bool(est.fits)
+    model_fits = bool(est.fits)   # by the model's (Megatron's) memory; on an unprofiled part a stated layout is kept
+    fits = model_fits or not fit_judged(hw, setup.complete)
     misfit = "" if fits else misfit_text(float(est.memory.total), hw.hbm_capacity)
     if not fits:
         notes.append(does_not_fit_note(float(est.memory.total), hw.hbm_capacity))
+    notes += memory_model_note(hw, setup.complete, float(est.memory.total), model_fits)
     s = float(est.step_time)
     metrics = {
         "step_time": Q_(s, "s"),
@@ -235,7 +240,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if float(est.memory.host):
         memory["host"] = Q_(float(est.memory.host), "B")
     sens = {}
-    if with_sensitivity and fits:
+    if with_sensitivity and model_fits:
         def step(h: Hardware) -> float:
             e = estimate_training(h, job, lay)
             return float(e.step_time) if bool(e.fits) else math.inf
@@ -266,7 +271,7 @@ def unsettled(t: Training, arch: Arch, hw: Hardware, lay: Layout, est: TrainingE
     for combo in itertools.product(*open_.values()):
         knobs = resolve(t.stack, stated_knobs(t) | dict(zip(open_, combo, strict=True)), t.precision)
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
-                             t.parallelism.hierarchical_context_parallel_sizes)
+                             t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         times.append(float(estimate_training(hw, job, replace(lay, sequence_parallel=knobs.sequence_parallel))
                            .step_time))
     split = ", ".join(f"{n} {'/'.join(as_written(v) for v in vals)}" for n, vals in open_.items())
@@ -293,7 +298,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
     for name, knobs in (r for r in run if r[0] not in no_kv):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
-                             t.parallelism.hierarchical_context_parallel_sizes)
+                             t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
         e = done.get((job, layout))
         if e is None:

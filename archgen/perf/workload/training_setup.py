@@ -74,7 +74,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     p = t.parallelism
     knobs = training_knobs(t)
     job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack,
-                         t.parallelism.hierarchical_context_parallel_sizes)
+                         t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
     opts = pipeline_options(p)
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
