@@ -203,10 +203,10 @@ REGISTRY: tuple[Metric, ...] = (
            "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
     Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "
            "job's precision.", _ET, _T, True),
-    Metric("workload", "memory_per_gpu", "B", "GB", 1, "Memory per accelerator", "HBM the job needs on the busiest "
-           "accelerator.", _E, _T + _I),
-    Metric("workload", "memory_headroom", "B", "GB", 1, "Memory headroom", "HBM capacity less the memory per "
-           "accelerator.", _E, _T + _I, True),
+    Metric("workload", "memory_per_gpu", "B", "GB", 1, "Memory per accelerator", "Accelerator memory (HBM, or "
+           "the part's `memory_type`: GDDR6 on an L40S) the job needs on the busiest accelerator.", _E, _T + _I),
+    Metric("workload", "memory_headroom", "B", "GB", 1, "Memory headroom", "Accelerator memory capacity (HBM, or "
+           "the part's `memory_type`) less the memory per accelerator.", _E, _T + _I, True),
     Metric("workload", "busbw", "B/s", "GB/s", 1, "Bus bandwidth", "Collective bus bandwidth as nccl-tests defines "
            "it.", _E, _X, True),
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),

@@ -21,6 +21,7 @@ from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
+from archgen.checks.psu_bound import joined, psu_message
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
 from archgen.checks.scope import over_hall
@@ -219,18 +220,20 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     the link states a `power_range` (its sources disagree), the finding gives the figure used, the range and the IT
     power less at the range's low end. A switch whose source leaves unstated whether its maximum holds its ports'
     modules lists `power_includes_optics` as unconfirmed, and it is named too: the IT power adds those modules on
-    top (or not).
+    top (or not). A `power.max` that is the part's PSUs' output (`max_basis: psu-rating` or `psu-active`, or equal to
+    its PSU rating) is named as an upper bound, not a measured draw (`checks.psu_bound`).
 
     Fix: confirm the figure from a public source and remove it from the part's `unconfirmed:` list, or accept it
-    knowingly (waive this finding with the reason).
+    knowingly (waive this finding with the reason); in place of a PSU rating, state the datasheet's maximum draw.
     """
     for path in sorted(ctx.clusters):
-        figures = pf.unconfirmed_power(ctx, path)
-        if figures:
-            spec = ctx.clusters[path].cluster.spec
+        figures, psu = pf.unconfirmed_power(ctx, path), psu_message(ctx, path)
+        if figures or psu:
             rest, shelves = "IT power, energy and their cost rest on unconfirmed figures: ", pf.shelf_range(ctx, path)
-            yield Violation(path, spec.id, (), rest + ", ".join(figures) + shelves,
-                            public=rest + ", ".join(pf.unconfirmed_power(ctx, path, said=True)) + shelves)
+            own = joined(rest + ", ".join(figures) if figures else "", psu) + shelves
+            said = joined(rest + ", ".join(pf.unconfirmed_power(ctx, path, said=True)) if figures else "",
+                          psu.replace("power.max", "maximum power")) + shelves
+            yield Violation(path, ctx.clusters[path].cluster.spec.id, (), own, public=said)
 
 
 @check("PWR013", "power.part_input")

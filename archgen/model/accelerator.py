@@ -7,6 +7,7 @@ bandwidth), each with its own source. The performance model multiplies the two; 
 
 from __future__ import annotations
 
+import re
 from typing import Literal, cast
 
 from pydantic import Field, field_validator, model_validator
@@ -46,6 +47,17 @@ def vendor_name(vendor: str) -> str:
 def is_nvidia(vendor: str) -> bool:
     """Whether a part's `vendor` is NVIDIA (case and surrounding spaces aside)."""
     return vendor_name(vendor) == NVIDIA
+
+
+#: What a part's memory is called where it states no `memory_type` (every catalog part but the L40S).
+HBM = "HBM"
+#: An `Accelerator.memory_type`: a DRAM family as datasheets name it, and its generation ('GDDR6', 'HBM3e', 'LPDDR5X').
+MEMORY_TYPE = r"(HBM|GDDR|LPDDR|DDR)[0-9A-Za-z]*"
+
+
+def is_hbm(memory_type: str) -> bool:
+    """Whether a memory type (`Accelerator.memory_word`) is HBM, by its family."""
+    return memory_type.upper().startswith(HBM)
 
 
 class ScaleUp(Spec):
@@ -179,9 +191,15 @@ class Accelerator(Part):
 
     kind: Literal["Accelerator"] = "Accelerator"
     memory: Information = Field(description=(
-        "HBM capacity, in binary units as HBM is built: a vendor's '141 GB' is '141 GiB' (or the MiB software "
-        "reports, e.g. '143771 MiB'); a whole number of decimal GB is flagged (CAT011)."))
-    memory_bandwidth: Bandwidth = Field(description="HBM bandwidth, e.g. '4.8 TB/s'.")
+        "Memory capacity (HBM, or the `memory_type` stated), in binary units as HBM and GDDR are built: a vendor's "
+        "'141 GB' is '141 GiB' (or the MiB software reports, e.g. '143771 MiB'); a whole number of decimal GB is "
+        "flagged (CAT011)."))
+    memory_bandwidth: Bandwidth = Field(description="Memory (HBM, or `memory_type`) bandwidth, e.g. '4.8 TB/s'.")
+    memory_type: str | None = Field(None, description=(
+        "The memory's type in the datasheet's words, e.g. 'GDDR6' (NVIDIA L40S: '48 GB GDDR6 with ECC') or 'HBM3e'; "
+        "it starts with HBM, GDDR, LPDDR or DDR. Left out, HBM (every part of the catalog but the L40S). Estimates "
+        "name the memory by it: a GDDR card's capacity, bandwidth and copy efficiency are not called HBM, and a copy "
+        "range taken from HBM parts says so."))
     peak: dict[Dtype, ComputeRate] = Field(
         description="Dense (not sparse) tensor-core peak per data type, e.g. {bf16: '989 TFLOPS'}.")
     peak_basis: dict[Dtype, Literal["dense", "sparse"]] = Field(
@@ -241,6 +259,19 @@ class Accelerator(Part):
         if value.strip() and pcie_rate(value) is None:
             raise ValueError(f"expected 'PCIe GenN xW' with N from 3 to 6, e.g. 'PCIe Gen4 x16', got {value!r}")
         return value
+
+    @field_validator("memory_type")
+    @classmethod
+    def _memory_family(cls, value: str | None) -> str | None:
+        if value is not None and re.fullmatch(MEMORY_TYPE, value.strip()) is None:
+            raise ValueError(f"expected a memory type starting with HBM, GDDR, LPDDR or DDR, e.g. 'GDDR6' or "
+                             f"'HBM3e', got {value!r}")
+        return value if value is None else value.strip()
+
+    @property
+    def memory_word(self) -> str:
+        """What outputs call the part's memory: its `memory_type`, or 'HBM' where it states none."""
+        return self.memory_type or HBM
 
     @model_validator(mode="after")
     def _dense_peaks(self) -> Accelerator:

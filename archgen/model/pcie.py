@@ -19,9 +19,10 @@ import re
 PCIE_LANE = {3: (8e9, 128 / 130), 4: (16e9, 128 / 130), 5: (32e9, 128 / 130), 6: (64e9, 1.0)}
 
 #: NCCL's latency (us) of one ring LL128 step over PCI, beside 1.9 over NVLink (NVIDIA/nccl src/graph/tuning.cc at
-#: 01afd20a77b5, `hwLat`, PCI row: Ring (LL/LL128/Simple) { 1.0, 2.5, 5.7 }; NVLink row { .47, 1.9, 3.4 }): NCCL's
-#: tuning figure, not a measurement. The model scales NCCL's NVLink row by this over 1.9 (`perf.comm.nccl`), so its
-#: Simple step reads 4.5 us where NCCL's PCI row says 5.7.
+#: 5067397c2676, `hwLatencies`, PCI row, 164-168: Ring (LL/LL128/Simple) { 1.0, 2.5, 5.7 }; NVLink row { 0.6, 1.9,
+#: 3.4 }): NCCL's tuning figure, not a measurement. A PCIe domain takes NCCL's whole PCI row scaled by the part's step
+#: over this (`perf.comm.nccl.PCI_LATENCY`), and no LL128 (NCCL's is off where the path is not NVLink: the step names
+#: the row, not a protocol that runs).
 PCIE_P2P_LATENCY = 2.5e-6
 
 #: Achieved fraction of a PCIe link for large copies, lowest and highest measured: nvbandwidth's host-device copies,

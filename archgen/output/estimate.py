@@ -73,6 +73,7 @@ def estimate_json(est: Estimate) -> dict[str, Any]:
                                                   "tokens_per_second_per_gpu") if est.sensitivity else None),
         "hardware": {k: to_json(v) for k, v in est.hardware.items()},
         "hardware_unconfirmed": dict(est.hardware_unconfirmed),
+        "memory_type": est.memory_type,
         "bands": with_old_names({k: band_json(b, est.metrics[k], est.metrics, k) for k, b in est.bands.items()}),
         "searched": est.searched,
         "requirements": [{"id": o.requirement.id, "metric": o.requirement.metric, "target": str(o.requirement.target),

@@ -136,7 +136,7 @@ def roofline(rf: Any) -> str:
     return (f"Log-log roofline, attainable rate against arithmetic intensity: the attainable compute roof (solid) at "
             f"{fmt.number(rf.compute_ceiling * tflops, 0)} TFLOPS meets the memory roof at the ridge, "
             f"{fmt.number(rf.ridge, 0)} FLOP/B; dashed, the datasheet roof, {fmt.number(rf.peak * tflops, 0)} TFLOPS "
-            f"and the HBM bandwidth; one numbered point per kernel: " + "; ".join(points)
+            f"and the {rf.memory} bandwidth; one numbered point per kernel: " + "; ".join(points)
             + (f"; not drawn (no FLOP): {', '.join(missing)}" if missing else "") + ".")
 
 

@@ -22,6 +22,8 @@ GLOSSARY = (
     ("CFM", "Cubic feet per minute (air flow)"),
     ("DAC", "Direct-attach copper cable: a passive copper assembly with its connectors built on"),
     ("DPU", "Data processing unit: a network adapter with its own processors (such as BlueField-3)"),
+    ("GDDR6", "Graphics DDR memory, generation 6: DRAM chips beside the GPU on its board (a PCIe card such as the "
+              "L40S), not stacked on its package as HBM is"),
     ("HBM", "High-bandwidth memory: the accelerator's stacked DRAM"),
     ("Infinity Fabric", "AMD's scale-up GPU interconnect (xGMI links between the GPUs of a node)"),
     ("MFU", "Model FLOP utilisation: model FLOP/s per accelerator over its dense peak"),

@@ -44,8 +44,8 @@ def roofline_blocks(rf: Any, workload_id: str) -> tuple[Figure, Table]:
     slug = fmt.slug(workload_id)
     caption = (f"Roofline of {_scope(rf)}: compute roof {fmt.q(Q_(rf.compute_ceiling, 'FLOPS'), 'TFLOPS', 0)} "
                f"({rf.dtype} peak × {_roof_words(rf.gemm_basis, 'GEMM')}), memory roof "
-               f"{fmt.q(Q_(rf.memory_ceiling, 'B/s'), 'TB/s', 2)} (HBM bandwidth × "
-               f"{_roof_words(rf.hbm_basis, 'HBM')}), ridge {fmt.number(rf.ridge, 0)} FLOP/B")
+               f"{fmt.q(Q_(rf.memory_ceiling, 'B/s'), 'TB/s', 2)} ({rf.memory} bandwidth × "
+               f"{_roof_words(rf.hbm_basis, rf.memory)}), ridge {fmt.number(rf.ridge, 0)} FLOP/B")
     rows = tuple((k.phase, k.name, Q_(k.flop, "FLOP"), Q_(k.bytes_moved, "B"), k.intensity, Q_(k.time, "s"),
                   Q_(k.achieved, "FLOPS"), fmt.pct(rf.of_roof(k), 0),
                   "memory" if k.intensity < rf.ridge else "compute") for k in rf.kernels)
@@ -102,7 +102,7 @@ def roofline(rf: Any, title: str) -> MplFigure:
     fig = MplFigure(figsize=(7.0, 4.2))
     ax = fig.subplots()
     ax.loglog(grid, np.minimum(rf.peak, grid * rf.hbm_peak) * to_t, color="#999999", linestyle="--", linewidth=0.8,
-              label="datasheet peak and HBM bandwidth")
+              label=f"datasheet peak and {rf.memory} bandwidth")
     ax.loglog(grid, np.minimum(rf.compute_ceiling, grid * rf.memory_ceiling) * to_t, color="#333333",
               linewidth=1.4, label=_attainable_label(rf))
     ax.axvline(rf.ridge, color="#777777", linestyle=":", linewidth=0.8)

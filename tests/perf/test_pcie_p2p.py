@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from archgen.errors import BuildError
 from archgen.model.accelerator import Accelerator
 from archgen.model.pcie import PCIE_COPY_RANGE, PCIE_P2P_LATENCY, pcie_rate
+from archgen.perf.comm.algorithms import labelled
+from archgen.perf.comm.collectives import collective_time
+from archgen.perf.comm.group import Topo
+from archgen.perf.comm.nccl import ll128_inside
 from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.workload.efficiency_range import unmeasured
+from archgen.scoring.curves import choice
 from tests.conftest import REPO
 
 PCIE = REPO / "tests" / "data" / "pcie"
@@ -63,7 +69,8 @@ def test_a_host_interface_archgen_cannot_read_is_refused():
 def test_the_l40s_estimate_says_pcie_and_not_nvlink(cli):
     out = json.loads(cli("estimate", str(PCIE), "--workload", "l40s-serve-70b", "--format", "json").out)
     notes = " ".join(out["notes"])
-    assert "PCIe peer-to-peer" in notes and "NCCL's PCI ring LL128 step 2.5 us" in notes
+    assert "PCIe peer-to-peer" in notes and "NCCL's PCI step latencies (ring LL128 step 2.5 us" in notes
+    assert "no LL128 inside a node" in notes
     assert "scale-up link efficiency (catalog point 0.81, range 0.81 to 0.834)" in notes   # l40s.yaml states it
     assert "over NVLink" not in notes and "0.61 (a100-sxm4-80gb)" not in notes   # no NVLink step or range
 
@@ -131,3 +138,43 @@ def test_a_scale_up_written_for_a_card_without_one_is_refused(cli, tmp_path):
     assert "l40s has no scale-up link of its own" in found[0]["message"] and "expected no `scale_up`" in \
         found[0]["message"]
     assert not json.loads(cli("check", str(PCIE), "--format", "json", "--select", "NET010").out)["findings"]
+
+
+# NCCL enables LL128 only where the path inside a node is NVLink (NVIDIA/nccl src/graph/tuning.cc at 5067397c2676,
+# 531: `pEnable &= (graphs[a]->typeIntra <= PATH_NVB)`) and takes its PCI latencies where it is not (284-285;
+# `hwLatencies` PCI row 164-168: ring LL 1.0, LL128 2.5, Simple 5.7 us; base 6.6, 14.0, 8.4, 149-155).
+PCIE_BUS = GEN4_X16 * 0.81   # the ring's Simple bus bandwidth: PCI-SIG rate x the measured copy efficiency's low end
+
+
+def test_ll128_follows_the_path_not_the_compute_capability():
+    assert ll128_inside(False, 8) is True   # NVLink (or NVB) inside the node
+    assert ll128_inside(True, 4) is False   # PCIe peer-to-peer: PIX to SYS
+    assert ll128_inside(True, 1) is True    # one rank per node: PATH_LOC (search.cc 1088, 1102)
+    assert list(ll128_inside(True, np.array([1.0, 4.0]))) == [True, False]
+
+
+def test_a_pcie_all_reduce_takes_no_ll128_and_nccls_pci_steps():
+    hw = hardware_for(_part(host_interface="PCIe Gen4 x16"), scale_up_size=4)
+    names = [name for name, _ in labelled(hw, Topo(hw, 4.0, 4.0), "all_reduce")]
+    assert "Ring/LL128" not in names and "Tree/LL128" not in names and "Ring/Simple" in names
+    mib, kib8 = float(2 ** 20), 8192.0
+    # 1 MiB: was Ring/LL128 (14.0 + 6 x 2.5 us + 1.5 MiB / (0.92 x bus)) = 96.0 us; now Ring/Simple
+    assert choice(hw, "all_reduce", mib, 4) == "Ring/Simple"
+    assert collective_time(hw, "all_reduce", mib, 4) == pytest.approx((8.4 + 6 * 5.7) * 1e-6 + 1.5 * mib / PCIE_BUS)
+    assert collective_time(hw, "all_reduce", mib, 4) == pytest.approx(104.23e-6, abs=0.01e-6)
+    # 8 KiB: Ring/LL, six PCI steps of 1.0 us (was 0.6 x 2.5 / 1.9 = 0.79 us each, 12.3 us in all), LL at half the bus
+    assert choice(hw, "all_reduce", kib8, 4) == "Ring/LL"
+    assert collective_time(hw, "all_reduce", kib8, 4) == pytest.approx(
+        (6.6 + 6 * 1.0) * 1e-6 + 1.5 * kib8 / (0.5 * PCIE_BUS))
+
+
+def test_the_same_card_with_nvlink_keeps_ll128():
+    hw = hardware_for(_part(scale_up={"technology": "NVLink 4", "bandwidth": "450 GB/s", "links": 18}),
+                      scale_up_size=4)
+    assert not hw.scale_up_pcie
+    assert choice(hw, "all_reduce", float(2 ** 22), 4) == "Ring/LL128"   # 4 MiB
+
+
+def test_one_card_per_node_keeps_ll128_across_nodes():
+    hw = hardware_for(_part(host_interface="PCIe Gen4 x16"), scale_up_size=4, scale_out_bandwidth="100 Gb/s")
+    assert "Ring/LL128" in [name for name, _ in labelled(hw, Topo(hw, 2.0, 1.0), "all_reduce")]

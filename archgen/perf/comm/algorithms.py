@@ -44,12 +44,23 @@ def _ring(hw: Hardware, t: Topo, op: str, proto: int):
         return _rccl(t, op, "ring", proto)
     if t.gen is None and proto != SIMPLE:
         return None
+    mask = _ll128_mask(t) if proto == LL128 else None
+    if mask is False:
+        return None
     bus = nccl.ring_protocol_bw(t.gen, proto, t.ring, t.channels, t.nodes)
-    lat = nccl.ring_latency(proto, op, t.n, t.nodes, t.intra_scale, t.net_extra)
+    lat = nccl.ring_latency(proto, op, t.n, t.nodes, t.intra_scale, t.net_extra, t.intra)
     if proto == SIMPLE and op == "all_reduce":  # tuning.cc 646-650: plateau effect of a multi-node ring
         plateau = 1.9 if 0 < hw.compute_capability < 8 else 1.4
         return (lat, t.factor(op), bus, PLATEAU, (t.cross, t.channels * t.n, plateau), None)
-    return (lat, t.factor(op), bus, PLAIN, None, None)
+    return (lat, t.factor(op), bus, PLAIN, None, mask)
+
+
+def _ll128_mask(t: Topo):
+    """Where LL128 runs for the group (`nccl.ll128_inside`): None everywhere, False nowhere, else an array."""
+    runs = nccl.ll128_inside(t.pci, t.k)
+    if isinstance(runs, np.ndarray):
+        return None if runs.all() else (False if not runs.any() else runs)
+    return None if runs else False
 
 
 def _tree(hw: Hardware, t: Topo, proto: int):
@@ -58,9 +69,13 @@ def _tree(hw: Hardware, t: Topo, proto: int):
         return _rccl(t, "all_reduce", "tree", proto)
     if t.gen is None and proto != SIMPLE:
         return None
+    mask = _ll128_mask(t) if proto == LL128 else None
+    if mask is False:
+        return None
     gen = 2 if t.gen is None else t.gen
     bus = nccl.tree_protocol_bw(gen, proto, t.ring, t.channels, t.nodes)  # x the mid-size correction (`TREE`)
-    return (nccl.tree_latency(proto, t.n, t.nodes, t.intra_scale, t.net_extra), None, bus, TREE, proto, None)
+    return (nccl.tree_latency(proto, t.n, t.nodes, t.intra_scale, t.net_extra, t.intra), None, bus, TREE, proto,
+            mask)
 
 
 def _rccl(t: Topo, op: str, algorithm: str, proto: int):
@@ -139,7 +154,7 @@ def _ring_tree(hw: Hardware, t: Topo, op: str, mask=None) -> list:
     out = [_ring(hw, t, op, proto) for proto in (LL, LL128, SIMPLE)]
     if op == "all_reduce":
         out += [_tree(hw, t, proto) for proto in (LL, LL128, SIMPLE)]
-    return [c if mask is None or c is None else (*c[:5], mask) for c in out]
+    return [c if mask is None or c is None else (*c[:5], mask if c[5] is None else c[5] & mask) for c in out]
 
 
 def candidates(hw: Hardware, t: Topo, op: str, algorithm: str) -> list:
@@ -286,8 +301,8 @@ def hierarchical(hw: Hardware, t: Topo, op: str, size):
     m = t.nodes
     inner_bytes = where(k > 1, (2.0 if op == "all_reduce" else 1.0) * (k - 1) / k * size, 0.0)
     outer_bytes = where(m > 1, busbw_factor(op, m) * size / k, 0.0)
-    lat_in = where(k > 1, nccl.ring_latency(SIMPLE, "all_gather", k, 1.0, t.intra_scale, t.net_extra), 0.0)
-    lat_out = where(m > 1, nccl.ring_latency(SIMPLE, op, m, m, t.intra_scale, t.net_extra), 0.0)
+    lat_in = where(k > 1, nccl.ring_latency(SIMPLE, "all_gather", k, 1.0, t.intra_scale, t.net_extra, t.intra), 0.0)
+    lat_out = where(m > 1, nccl.ring_latency(SIMPLE, op, m, m, t.intra_scale, t.net_extra, t.intra), 0.0)
     lat = lat_in * (2.0 if op == "all_reduce" else 1.0) + lat_out
     return lat + maximum(inner_bytes / t.up, outer_bytes / (t.net / k))
 

@@ -162,8 +162,9 @@ _MANY = 256
 #: The hardware fields a collective reads: collectives at points that agree on these, the group and the sizes are the
 #: same (`_hw_key`, the memo's key).
 HW_FIELDS = ("scale_up_size", "scale_up_bandwidth", "scale_up_efficiency", "scale_up_latency", "in_network_reduction",
-             "scale_up_mesh", "nvls_efficiency", "compute_capability", "all_to_all_efficiency", "scale_out_bandwidth",
-             "scale_out_efficiency", "scale_out_latency", "scale_out_reduction", "oversubscription", "pod", "vendor")
+             "scale_up_mesh", "scale_up_pcie", "nvls_efficiency", "compute_capability", "all_to_all_efficiency",
+             "scale_out_bandwidth", "scale_out_efficiency", "scale_out_latency", "scale_out_reduction",
+             "oversubscription", "pod", "vendor")
 
 
 #: The hardware figures a collective reads, as a tuple (all numbers: hashable; arrays make it unhashable).

@@ -81,7 +81,10 @@ class Topo:
         self.gen = nccl.generation(hw.compute_capability)
         inside = 16.0 if self.gen is None else 2.0 * maximum(up // nccl.speed_floor(self.gen, up), 1.0)
         self.channels = where(self.cross, k, inside)
-        self.intra_scale = hw.scale_up_latency / (nccl.NVLINK_REFERENCE * nccl.US)
+        # a PCIe peer-to-peer domain takes NCCL's PCI step latencies, and no LL128 inside it (`nccl.ll128_inside`)
+        self.pci = bool(hw.scale_up_pcie)
+        self.intra = nccl.PCI_LATENCY if self.pci else nccl.NVLINK_LATENCY
+        self.intra_scale = hw.scale_up_latency / ((nccl.PCI_REFERENCE if self.pci else nccl.NVLINK_REFERENCE) * nccl.US)
         self.net_extra = hw.scale_out_latency / nccl.US
         # RCCL's own table on an AMD part (`rccl`), None where NCCL's tuning model applies
         self.rccl = (rccl.table_for(hw.scale_up_size)

@@ -11,6 +11,8 @@ catalog) and takes the fastest (algorithm, protocol) pair, as `ncclTopoGetAlgoTi
 * `src/graph/search.cc` 1051-1064: the per-channel speeds the topology search tries (NVLS per-channel bandwidth
   is rounded down to one of them).
 * `src/include/device.h` 213: `NCCL_MAX_NVLS_ARITY` (32 NVLS heads at most).
+* tuning.cc 164-168 and 284-285: the PCI latencies a node without NVLink takes; 518-537: LL128 enabled only where
+  the path inside a node is NVLink (`ll128_inside`), so not in a PCIe peer-to-peer domain.
 
 Units: latencies in microseconds and bandwidths in GB/s as in NCCL's tables, converted to SI where they leave this
 module. Generations index the tables as NCCL's `compCapIndex` does: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell.
@@ -39,9 +41,15 @@ NVLINK_LATENCY = {"tree": (0.6, 1.25, 4.0), "ring": (0.6, 1.9, 3.4), "collnet": 
 #: tuning.cc 170-175: latency (us) of one step over the network.
 NET_LATENCY = {"tree": (5.0, 8.5, 14.0), "ring": (2.7, 4.0, 14.0), "collnet": (0.0, 0.0, 31.0),
                "nvls": (0.0, 0.0, 18.0), "nvls_tree": (0.0, 0.0, 20.9), "pat": (0.0, 0.0, 14.0)}
+#: tuning.cc 164-168: latency (us) of one step over PCI, the row NCCL takes inside a node whose ring or tree is not
+#: NVLink (tuning.cc 284-285: `intraHw` is PCI unless `typeIntra == LINK_NVL`): a PCIe peer-to-peer domain.
+PCI_LATENCY = {"tree": (1.0, 1.9, 4.0), "ring": (1.0, 2.5, 5.7), "collnet": (0.0, 0.0, 3.7),
+               "nvls": (0.0, 0.0, 0.0), "nvls_tree": (0.0, 0.0, 0.0), "pat": (0.0, 0.0, 4.0)}
 #: NCCL's NVLink ring LL128 step: the catalog's `scale_up.latency` is this figure, so a what-if on it scales every
 #: NVLink latency above by the same factor.
 NVLINK_REFERENCE = 1.9
+#: NCCL's PCI ring LL128 step (`model.pcie.PCIE_P2P_LATENCY`): a PCIe domain's latencies scale by its latency over it.
+PCI_REFERENCE = 2.5
 #: A point-to-point send across the network: NCCL's NET ring LL128 step (us).
 NET_STEP = NET_LATENCY["ring"][1]
 #: tuning.cc 226-233: network post overhead (us) of an x86 Intel host (AMD 2.0); x3 for Simple. CPUs are not in
@@ -164,24 +172,41 @@ def net_latency(algorithm: str, proto: int, extra: float) -> float:
     return NET_LATENCY[algorithm][proto] + extra * (2.0 if proto == SIMPLE else 1.0)
 
 
-def ring_latency(proto: int, op: str, n, nodes, intra_scale: float, net_extra: float):
-    """tuning.cc 393-411: a ring's latency (s): NVLink steps inside nodes, network steps between them.
+def ll128_inside(pci: bool, k):
+    """Whether NCCL enables LL128 for a ring or tree with `k` ranks in each node (True, False or an array of them).
 
-    `intra_scale` scales NCCL's NVLink latencies; `net_extra` is the network's own latency per step (us).
+    tuning.cc 531: `pEnable &= (graphs[a]->typeIntra <= PATH_NVB)`: LL128 runs only where the path inside a node is
+    NVLink, directly or through another GPU (src/include/graph.h 117-145: PATH_LOC 0, PATH_NVL 1, PATH_NVB 2; PCIe
+    paths PIX 4 to SYS 9). A PCIe peer-to-peer domain (`pci`) with two or more ranks in a node is PCIe; one rank in
+    a node has a path of its own, PATH_LOC (search.cc 1088, 1102). The GPU-to-NIC bound of tuning.cc 520-525
+    (`typeInter` up to PXB or PXN) is not modelled: a card's place on its PCIe tree is not in the specs.
     """
+    if not pci:
+        return True
+    return k <= 1
+
+
+def ring_latency(proto: int, op: str, n, nodes, intra_scale: float, net_extra: float, intra=None):
+    """tuning.cc 393-411: a ring's latency (s): NVLink (or PCI) steps inside nodes, network steps between them.
+
+    `intra` is NCCL's table of steps inside a node (`NVLINK_LATENCY`, default, or `PCI_LATENCY`); `intra_scale`
+    scales it; `net_extra` is the network's own latency per step (us).
+    """
+    intra_row = (NVLINK_LATENCY if intra is None else intra)["ring"][proto]
     steps = 2.0 * (n - 1) if op == "all_reduce" else n - 1
     inter_steps = where(nodes > 1, (2.0 if op == "all_reduce" else 1.0) * (nodes - 1), 0.0)
     overhead = NET_OVERHEAD * (3.0 if proto == SIMPLE else 1.0)
-    intra = maximum(NVLINK_LATENCY["ring"][proto] * intra_scale, where(nodes > 1, overhead, 0.0))
+    intra = maximum(intra_row * intra_scale, where(nodes > 1, overhead, 0.0))
     ppn_one = nodes >= n
     inter = where(ppn_one, net_latency("tree", proto, net_extra), net_latency("ring", proto, net_extra))
     return (BASE_LATENCY["ring"][proto] + (steps - inter_steps) * intra + inter_steps * inter) * US
 
 
-def tree_latency(proto: int, n, nodes, intra_scale: float, net_extra: float):
+def tree_latency(proto: int, n, nodes, intra_scale: float, net_extra: float, intra=None):
     """tuning.cc 412-415: a tree all-reduce's latency (s): a chain in each node, log2 steps between nodes."""
     ppn = n / nodes
-    return (BASE_LATENCY["tree"][proto] + 2.0 * ((ppn - 1) * NVLINK_LATENCY["tree"][proto] * intra_scale
+    step = (NVLINK_LATENCY if intra is None else intra)["tree"][proto]
+    return (BASE_LATENCY["tree"][proto] + 2.0 * ((ppn - 1) * step * intra_scale
                                                  + log2i(nodes) * net_latency("tree", proto, net_extra))) * US
 
 

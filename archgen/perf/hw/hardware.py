@@ -41,7 +41,8 @@ EXTRA_PARAMETERS = ("vector_peak", "l2_capacity", "l2_bandwidth")
 CHIP_FIELDS = ("accelerator", "compute_capability", "multiprocessors", "peak", "gemm_efficiency", "vector_efficiency",
                "gemm_efficiency_range", "gemm_stream_efficiency", "gemm_stream_range", "gemm_half_size", "vector_peak",
                "gemm_k_fixed_steps", "hbm_capacity", "hbm_bandwidth", "hbm_efficiency", "hbm_efficiency_range",
-               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth", "unstated", "vendor")
+               "flash_efficiency", "flash_efficiency_range", "l2_capacity", "l2_bandwidth", "unstated", "vendor",
+               "memory_type")
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,8 @@ class Hardware:
         scale_up_mesh: Whether the scale-up domain is a direct full mesh (AMD Infinity Fabric): each accelerator's
             `scale_up_bandwidth` is split over links to its `scale_up_size` - 1 peers, so a group of k of them in
             one domain reaches (k - 1) / (size - 1) of it (`perf.comm.group.mesh_share`).
+        scale_up_pcie: Whether the scale-up domain is PCIe peer-to-peer (a part with no scale-up link, `model.pcie`):
+            NCCL then takes its PCI step latencies and leaves LL128 off inside it (`perf.comm.nccl.ll128_inside`).
         nvls_efficiency: The part's NVLS efficiency; 0 takes NCCL's for its generation (src/graph/tuning.cc).
         compute_capability: CUDA compute capability (9.0 Hopper, 10.0 Blackwell); 0 for a non-NVIDIA part, which
             then gets NCCL's Simple protocol only (an AMD part: RCCL's table inside a domain, `perf.comm.rccl`).
@@ -141,6 +144,7 @@ class Hardware:
     torus_wraparound: bool = True
     in_network_reduction: bool = False
     scale_up_mesh: bool = False
+    scale_up_pcie: bool = False
     nvls_efficiency: float = 0.0
     compute_capability: float = 0.0
     multiprocessors: float = 0.0
@@ -170,6 +174,7 @@ class Hardware:
     rack_hop: float = 0.0  # the second switch hop's average in `scale_up_latency` (s; `racks_note.second_hop`)
     rack_cross: float = 0.0  # the whole second hop (s): what one send between racks takes (`racks.group_times`)
     vendor: str = ""  # the maker: a training job's stack where it states none (`stack_profiles.vendor_stack`)
+    memory_type: str = "HBM"  # what the `hbm_*` figures' memory is (`Accelerator.memory_word`): 'GDDR6' on an L40S
 
     def peak_for(self, dtype: str) -> float:
         """Dense peak FLOP/s for `dtype`; else an error at the part's `peak`, why and what to state (`missing_peak`)."""

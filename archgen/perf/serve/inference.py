@@ -96,11 +96,16 @@ BATCH_SIZE_SOURCE = ("TensorRT-LLM's max_batch_size, the requests a rank schedul
 MEMORY_UTILISATION = 0.9
 #: What the memory a serving estimate compares with HBM leaves out, said beside it (its `conventions`): the runtime's
 #: own memory has no figure of its own here (training holds back cited ones, `hw.reserve.TRAINING_RESERVE`).
-MEMORY_RESERVE = ("no runtime figure of its own (CUDA or HIP context, allocator fragmentation, collective buffers, "
-                  f"workspaces): the KV cache's batch is sized in {MEMORY_UTILISATION:.0%} of HBM after the weights "
-                  "(vLLM's gpu_memory_utilization default), the rest left to the runtime, and a batch the spec sets "
-                  "is judged against the whole HBM; fits means the total is at most the HBM capacity, and the "
-                  "headroom is an upper bound")
+def memory_reserve(memory: str = "HBM") -> str:
+    """`MEMORY_RESERVE` worded for a part's memory (`Accelerator.memory_word`: 'HBM', 'GDDR6')."""
+    return ("no runtime figure of its own (CUDA or HIP context, allocator fragmentation, collective buffers, "
+            f"workspaces): the KV cache's batch is sized in {MEMORY_UTILISATION:.0%} of {memory} after the weights "
+            "(vLLM's gpu_memory_utilization default), the rest left to the runtime, and a batch the spec sets "
+            f"is judged against the whole {memory}; fits means the total is at most the {memory} capacity, and the "
+            "headroom is an upper bound")
+
+
+MEMORY_RESERVE = memory_reserve()
 #: Element-wise bytes per token and layer of a serving forward pass, in units of h: the training count as it stood
 #: before its dropout masks were split out (`kernels.ELEMENTWISE_H` 10 h of norms and residual adds, plus 1 h of the
 #: masks, which inference does not write). Kept so, not re-derived from the serving engines' fused kernels: open.

@@ -30,6 +30,7 @@ from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.switch_ports import SwitchPorts
 from archgen.perf.train.goodput import Failures
 from archgen.perf.workload.defaults_note import latency_note
+from archgen.perf.workload.efficiency_range import memory_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.racks_note import bridge_note, domain_racks_note, fabric_latency_note, second_hop
@@ -159,12 +160,12 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages),
                          borrowed, bridge_note(on.hardware, on.per_node, gpus),
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
-                         scale_out_efficiency_note(on, hw, gpus),
+                         scale_out_efficiency_note(on, hw, gpus), memory_note(hw),
                          *rccl_net.latency_note(hw, gpus, sends),
                          *unconfirmed_note(hw.accelerator, on.unconfirmed, precision(workload), told,
                                            float(hw.compute_capability), workload.training is not None)) if n]
     read = unconfirmed_read(on.unconfirmed, precision(workload))
-    est = marked(est, read, precision(workload), on.peak_dense)
+    est = replace(marked(est, read, precision(workload), on.peak_dense), memory_type=hw.memory_type)
     if not added:
         return replace(est, cluster=on.cluster, unconfirmed=read)
     # an estimate that does not fit keeps why as its last note: a sweep row shows that one (`perf.explore.points`)

@@ -48,10 +48,11 @@ ORIGINS: dict[str, str] = {
     "latency": "scale-up latency 1.9 us per ring step, NCCL's LL128 step over NVLink (`model.accelerator.ScaleUp`), "
                "whatever the part's link",
     "pcie_p2p": "no scale-up link: the node's accelerators reach each other by PCIe peer-to-peer over the part's "
-                "`host_interface` (the scale-up bandwidth shown), NCCL's PCI ring LL128 step "
-                f"{PCIE_P2P_LATENCY * 1e6:g} us (tuning.cc `hwLat`), no PCIe peer-to-peer measurement "
-                "(`model.pcie`); every pair is taken one hop apart at that rate: a PCIe switch's shared uplink, a "
-                "path across CPU sockets and NCCL's LL128 being off over PCI are not modelled",
+                "`host_interface` (the scale-up bandwidth shown), NCCL's PCI step latencies (ring LL128 step "
+                f"{PCIE_P2P_LATENCY * 1e6:g} us, Simple 5.7 us; tuning.cc `hwLatencies`) and no LL128 inside a node, "
+                "which NCCL enables only where the path inside a node is NVLink (tuning.cc `typeIntra <= PATH_NVB`); "
+                "no PCIe peer-to-peer measurement (`model.pcie`); every pair is taken one hop apart at that rate: a "
+                "PCIe switch's shared uplink and a path across CPU sockets are not modelled",
     "host_link": f"host link efficiency {HOST_LINK_EFFICIENCY:g}, nvbandwidth's host-to-device copy on an H100 over "
                  "PCIe Gen5 x16 (`model.system.HOST_LINK_EFFICIENCY`)",
 }

@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from itertools import product
 from typing import Any
 
+from archgen.model.accelerator import is_hbm
 from archgen.model.pcie import PCIE_COPY_RANGE
 from archgen.perf.hw.assumed_efficiency import MEASURED_ENDS, MEASURED_RANGE
 from archgen.perf.hw.assumed_gemm import assumed_point, measured_ends, measured_range
@@ -91,8 +92,19 @@ def at_scale_out(hw: Hardware, efficiency: float) -> Hardware:
     return dataclasses.replace(hw, scale_out_efficiency=efficiency)
 
 
-#: The name an estimate gives each efficiency `Hardware.assumed_efficiencies` may hold.
+#: The name an estimate gives each efficiency `Hardware.assumed_efficiencies` may hold ('HBM' stands for the part's
+#: memory: `memory_name`).
 _NAMES = {"HBM efficiency": "hbm", "flash-attention efficiency": "flash", "scale-up link efficiency": "scale_up"}
+
+
+def memory_name(hw: Hardware) -> str:
+    """The name of `hw`'s memory copy efficiency: 'HBM efficiency', or 'GDDR6 memory efficiency' on a GDDR6 part."""
+    return "HBM efficiency" if is_hbm(hw.memory_type) else f"{hw.memory_type} memory efficiency"
+
+
+def _key(hw: Hardware, name: str) -> str | None:
+    """The `assumed_efficiencies` key of a range's name (`_NAMES`, the memory's by `memory_name`)."""
+    return "hbm" if name == memory_name(hw) else _NAMES.get(name)
 
 #: The scale-out range's name: its ends are AMD's RCCL expectations, its point the model's (`perf.comm.rccl_net`).
 SCALE_OUT = "scale-out efficiency"
@@ -112,7 +124,7 @@ def _ranges(hw: Hardware, dtype: str | None) -> list[Range]:
         out.append((f"{dtype} decode-GEMM streaming efficiency", hw.gemm_stream_efficiency[dtype], s,
                     lambda h, e: at_stream(h, dtype, e)))
     if (m := hbm_range(hw)) is not None:
-        out.append(("HBM efficiency", hw.hbm_efficiency, m, at_hbm))
+        out.append((memory_name(hw), hw.hbm_efficiency, m, at_hbm))
     if (f := flash_range(hw)) is not None:
         out.append(("flash-attention efficiency", hw.flash_efficiency, f, at_flash))
     if (u := scale_up_range(hw)) is not None:
@@ -205,22 +217,37 @@ def span_note(hw: Hardware, dtype: str, span: tuple[float, float] | None, what: 
 def _described(hw: Hardware, dtype: str | None) -> list[str]:
     """Each stated range of `hw` an estimate in `dtype` depends on, in words: assumed (the part states none) or not."""
     assumed = {f"{dtype} GEMM efficiency"} if dtype and dtype not in hw.gemm_efficiency else set()
-    assumed |= {name for name, key in _NAMES.items() if key in hw.assumed_efficiencies}
+    assumed |= {name for name, _, _ in stated_ranges(hw, dtype) if _key(hw, name) in hw.assumed_efficiencies}
     return [f"{name} (model point {point:g}, range {lo:g} to {hi:g}: AMD's RCCL all-reduce to send/recv expectations, "
             "`perf.comm.rccl_net`)" if name == SCALE_OUT else
             f"{name} (not measured: the part states none; assumed point {point:g}, range "
-            f"{_whose(name, dtype, lo, hi)}, the catalog's measured fractions)" if name in assumed else
-            f"{name} (catalog point {point:g}, range {lo:g} to {hi:g})"
+            f"{_whose(_key(hw, name), dtype, lo, hi)}, the catalog's measured fractions{_borrowed(hw, name)})"
+            if name in assumed else
+            f"{name} (catalog point {point:g}, range {lo:g} to {hi:g}{_borrowed(hw, name)})"
             for name, point, (lo, hi) in stated_ranges(hw, dtype)]
 
 
-def _whose(name: str, dtype: str | None, lo: float, hi: float) -> str:
+def memory_note(hw: Hardware) -> str:
+    """Where `hw`'s memory is not HBM, what the estimate's `hbm_*` rows and parameters hold ('' on an HBM part)."""
+    if is_hbm(hw.memory_type):
+        return ""
+    return (f"memory: {hw.accelerator}'s memory is {hw.memory_type}, not HBM (its `memory_type`): the hbm_capacity "
+            f"and hbm_bandwidth rows, elasticities and what-if parameters keep HBM's names for it")
+
+
+def _borrowed(hw: Hardware, name: str) -> str:
+    """Where a part's memory is not HBM, that its copy range is HBM parts' (the catalog measures no other memory)."""
+    if _key(hw, name) != "hbm" or is_hbm(hw.memory_type):
+        return ""
+    return f", of HBM parts' copies: no {hw.memory_type} copy is measured in the catalog"
+
+
+def _whose(key: str | None, dtype: str | None, lo: float, hi: float) -> str:
     """An assumed efficiency's range in words, each end with the part measured there: '0.382 (b300-sxm-288gb) to ...'.
 
     The parts are named where the range is the catalog's measured one (`perf.hw.assumed_gemm`,
     `perf.hw.assumed_efficiency`); the bare figures otherwise.
     """
-    key = _NAMES.get(name)
     if key == "scale_up" and (lo, hi) == PCIE_COPY_RANGE:   # a PCIe peer-to-peer domain (`perf.hw.from_spec`)
         return f"{lo:g} (H100, PCIe Gen5 x16) to {hi:g} (A100, PCIe Gen4 x16), nvbandwidth's host-device copies"
     if key or dtype:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archgen.metric import RENAMED
+from archgen.model.accelerator import is_hbm
 from archgen.model.requirements import Outcome
 from archgen.perf.workload.band_span import Span
 from archgen.perf.workload.bands import Band
@@ -101,6 +102,8 @@ class Estimate:
     #: a serving estimate's batch left to its limits: which one bound the sequences in flight per replica, in words
     #: (the engine's max_batch_size with its source, or the KV cache); "" where the job or a sweep axis states it
     batch_bound: str = ""
+    #: what the `hbm_*` hardware rows' memory is (`Hardware.memory_type`): 'GDDR6' on an L40S, marked on those rows
+    memory_type: str = "HBM"
 
     def __post_init__(self) -> None:
         if not isinstance(self.metrics, Metrics):
@@ -112,7 +115,10 @@ class Estimate:
         '  (unconfirmed: rubin peak.fp8, not confirmed from a public source)'.
         """
         figure = self.hardware_unconfirmed.get(row)
-        return f"  (unconfirmed: {self.accelerator} {figure}, not confirmed from a public source)" if figure else ""
+        memory = (f"  ({self.memory_type}, not HBM)" if row in ("hbm_capacity", "hbm_bandwidth")
+                  and not is_hbm(self.memory_type) else "")
+        return memory + (f"  (unconfirmed: {self.accelerator} {figure}, not confirmed from a public source)"
+                         if figure else "")
 
     @property
     def gpus(self) -> int:

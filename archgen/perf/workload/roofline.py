@@ -104,6 +104,7 @@ class Roofline:
         gemm_basis: What the GEMM efficiency under `compute_ceiling` is (`efficiency_basis`): 'measured',
             'range' (a point of a stated range) or 'assumed' (the part states none).
         hbm_basis: The same for the HBM efficiency under `memory_ceiling`.
+        memory: What the part's memory is called (`Hardware.memory_type`): 'HBM', or 'GDDR6' on an L40S.
     """
 
     accelerator: str
@@ -117,6 +118,7 @@ class Roofline:
     tp: int
     gemm_basis: str = "measured"
     hbm_basis: str = "measured"
+    memory: str = "HBM"
 
     @property
     def ridge(self) -> float:
@@ -332,7 +334,7 @@ def efficiency_basis(hw: Hardware, dtype: str) -> tuple[str, str]:
 def _roofline(hw: Hardware, dtype: str, kernels: list[Kernel], tokens: dict[str, int], tp: int) -> Roofline:
     gemm, hbm = efficiency_basis(hw, dtype)
     return Roofline(hw.accelerator, dtype, hw.peak_for(dtype), hw.gemm_rate(dtype), hw.hbm_bandwidth,
-                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp), gemm, hbm)
+                    hw.hbm_bandwidth * hw.hbm_efficiency, tuple(kernels), tokens, int(tp), gemm, hbm, hw.memory_type)
 
 
 def workload_roofline(workload: Workload, model: Model, hw: Hardware, layout: dict,

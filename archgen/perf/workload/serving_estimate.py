@@ -21,12 +21,12 @@ from archgen.perf.serve.colocation import colocation_convention
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
-    MEMORY_RESERVE,
     MEMORY_UTILISATION,
     TOKEN_BUDGET_SOURCE,
     WHOLE_PROMPTS,
     ServeJob,
     estimate_inference,
+    memory_reserve,
 )
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
 from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
@@ -165,7 +165,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     if not fits and float(e.batch) < 1:
         left = hw.hbm_capacity * MEMORY_UTILISATION - float(e.weights_per_gpu)
         misfit = (f"no sequence fits; one needs {float(e.kv_per_sequence_per_gpu) / 1e9:.2f} GB of KV cache per "
-                  f"accelerator, and {MEMORY_UTILISATION:.0%} of HBM after the weights "
+                  f"accelerator, and {MEMORY_UTILISATION:.0%} of {hw.memory_type} after the weights "
                   f"({float(e.weights_per_gpu) / 1e9:.1f} GB) leaves "
                   + (f"{left / 1e9:.2f} GB" if left > 0 else "nothing"))
     elif not fits:
@@ -266,7 +266,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               if inf.ffn_activation == "separate" else
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
-            "memory_reserve": MEMORY_RESERVE,
+            "memory_reserve": memory_reserve(hw.memory_type),
             "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
             "decoding": DECODING}
     if arch.experts and (optimistic := moe_serving_convention()) is not None:
