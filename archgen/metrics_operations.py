@@ -86,11 +86,16 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "part's maximum stands in for its typical draw it is an upper bound, and a target it misses is not "
            "provided.", _COST,
            minimise=True),
-    Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2)", "Facility energy per year × "
-           "the hall's `sustainability.carbon_intensity` (g CO2e/kWh, location- or market-based as its source "
-           "says): the electricity's emissions, not the hardware's embodied carbon; not provided where the hall "
-           "states no intensity or no `cost:`; an upper bound where the energy is (a target it misses is not "
-           "provided).", _SITE, minimise=True),
+    Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2, location-based)", "Facility "
+           "energy per year × the hall's `sustainability.carbon_intensity` (g CO2e/kWh, the grid's average: GHG "
+           "Protocol Scope 2 Guidance's location-based method): the electricity's emissions, not the hardware's "
+           "embodied carbon; not provided where the hall states no intensity or no `cost:`; an upper bound where "
+           "the energy is (a target it misses is not provided).", _SITE, minimise=True),
+    Metric("cluster", "market_carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2, market-based)", "Facility "
+           "energy per year × the hall's `sustainability.market_carbon_intensity` (g CO2e/kWh of the contracts "
+           "held, PPAs and certificates, else the residual mix: the Scope 2 Guidance's market-based method); not "
+           "provided where the hall states no market-based intensity (never the location-based one in its place) "
+           "or no `cost:`; an upper bound where the energy is.", _SITE, minimise=True),
     Metric("cluster", "water_per_year", "m**3", "m**3", 0, "Site water per year", "IT energy per year (facility "
            "energy per year over the PUE) × the hall's `sustainability.wue` (L/kWh of IT energy, The Green Grid "
            "WP #35): the site's water, not the power plants'; not provided where the hall states no WUE or no "
