@@ -101,6 +101,11 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "WP #35): the site's water, not the power plants'; not provided where the hall states no WUE or no "
            "`cost:`; an upper bound where the energy is (a target it misses is not provided).", _SITE,
            minimise=True),
+    Metric("cluster", "embodied_carbon", "kg", "t", 1, "Embodied carbon (scope 3)", "Sum over the bill of "
+           "materials of quantity × each part's `embodied_carbon` (its product carbon footprint, kg CO2e; a rack's "
+           "for the empty rack; parts fitted in a system are in the system's): the hardware's manufacturing "
+           "emissions, beside the scope 2 figures, never in them; not provided where a part states none or the "
+           "parts state different boundaries.", "analyse/embodied.py", minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "

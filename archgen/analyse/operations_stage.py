@@ -17,6 +17,7 @@ from typing import Any
 from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
+from archgen.analyse.embodied import embodied_figures
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     STORAGE_METRICS,
@@ -94,6 +95,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
         site, no_site = site_figures(analysis.cluster.facility, cost.facility_energy if cost is not None else None)
+        embodied, no_embodied = embodied_figures(design.specs, analysis)   # scope 3: the parts' footprints
+        site, no_site = {**site, **embodied}, {**no_site, **no_embodied}
         analysis.metrics.update(site)
         for name, reason in no_site.items():
             _withhold(ops, path, (name,), reason)

@@ -7,7 +7,7 @@
   (the supplier's, contracts' or residual mix's factor, the market-based method): the Guidance's dual reporting
   asks for both where contractual instruments exist (newuser75: a lab with 100 % PPAs, as Meta's Llama 3 model
   card reports, 0 t market-based against 8,930 t location-based for the 405B run, could state only one).
-  Scope 2 only: the embodied carbon of the hardware (scope 3) has no input.
+  Scope 2 only: the embodied carbon of the hardware (scope 3) is `analyse.embodied`'s, never added here.
 - `water_per_year` = the cluster's IT energy per year (that energy over the PUE) × the site's
   `sustainability.wue` (L/kWh of IT energy, The Green Grid White Paper #35, 2011). The site's water, not the
   power plants' (the water embedded in the electricity has no input).
