@@ -40,6 +40,7 @@ _R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.
 #: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
 _ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
+_SITE = "analyse/sustainability.py"   # a hall's carbon and water intensities x an energy
 _JE = "analyse/job_energy.py"   # a job's energy: its share of the cluster's average load x PUE over tokens/s
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
 _T, _I, _X = ("training",), ("inference",), ("collective",)
@@ -268,6 +269,19 @@ REGISTRY: tuple[Metric, ...] = (
            "restarts and checkpoints add to it). Where a part's maximum stands in it is an upper bound, and a target "
            "it misses is not provided. The run's IT energy at maximum draw, without the PUE, is `job_it_energy`.",
            _JE, _T, sweep=False, minimise=True),
+    Metric("workload", "job_carbon", "kg", "t", 1, "Carbon of the run (scope 2, location-based)", "`job_energy` × "
+           "the hall's `sustainability.carbon_intensity` (location-based, g CO2e/kWh): the run's electricity "
+           "emissions as a model card reports them, before goodput; not provided where the hall states no "
+           "intensity or the run has no `job_energy`; an upper bound where that energy is.", _SITE, _T, sweep=False,
+           minimise=True),
+    Metric("workload", "job_market_carbon", "kg", "t", 1, "Carbon of the run (scope 2, market-based)", "`job_energy` "
+           "× the hall's `sustainability.market_carbon_intensity` (the contracts' factor, else the residual mix); "
+           "not provided where the hall states none (never the location-based one in its place) or the run has no "
+           "`job_energy`; an upper bound where that energy is.", _SITE, _T, sweep=False, minimise=True),
+    Metric("workload", "job_water", "m**3", "m**3", 0, "Site water of the run", "`job_energy` over the hall's "
+           "annual PUE × its `sustainability.wue` (L/kWh of IT energy): the site's water for the run, not the "
+           "power plants'; not provided where the hall states no WUE or the run has no `job_energy`; an upper bound "
+           "where that energy is.", _SITE, _T, sweep=False, minimise=True),
     *(Metric("workload", f"{name}_{end}", "USD", unit, digits, f"{title} ({end})", f"The {end} end of "
              f"{title.lower()}: {_CHARGED[end][0]}"   # a cost per hour has no goodput; per token: at goodput's end
              f"{(' (the value)' * (end == 'low')) if name == SPARE_RANGED[0] else _CHARGED[end][1]}.", _COST, _T,

@@ -86,16 +86,26 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "part's maximum stands in for its typical draw it is an upper bound, and a target it misses is not "
            "provided.", _COST,
            minimise=True),
-    Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2)", "Facility energy per year × "
-           "the hall's `sustainability.carbon_intensity` (g CO2e/kWh, location- or market-based as its source "
-           "says): the electricity's emissions, not the hardware's embodied carbon; not provided where the hall "
-           "states no intensity or no `cost:`; an upper bound where the energy is (a target it misses is not "
-           "provided).", _SITE, minimise=True),
+    Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2, location-based)", "Facility "
+           "energy per year × the hall's `sustainability.carbon_intensity` (g CO2e/kWh, the grid's average: GHG "
+           "Protocol Scope 2 Guidance's location-based method): the electricity's emissions, not the hardware's "
+           "embodied carbon; not provided where the hall states no intensity or no `cost:`; an upper bound where "
+           "the energy is (a target it misses is not provided).", _SITE, minimise=True),
+    Metric("cluster", "market_carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2, market-based)", "Facility "
+           "energy per year × the hall's `sustainability.market_carbon_intensity` (g CO2e/kWh of the contracts "
+           "held, PPAs and certificates, else the residual mix: the Scope 2 Guidance's market-based method); not "
+           "provided where the hall states no market-based intensity (never the location-based one in its place) "
+           "or no `cost:`; an upper bound where the energy is.", _SITE, minimise=True),
     Metric("cluster", "water_per_year", "m**3", "m**3", 0, "Site water per year", "IT energy per year (facility "
            "energy per year over the PUE) × the hall's `sustainability.wue` (L/kWh of IT energy, The Green Grid "
            "WP #35): the site's water, not the power plants'; not provided where the hall states no WUE or no "
            "`cost:`; an upper bound where the energy is (a target it misses is not provided).", _SITE,
            minimise=True),
+    Metric("cluster", "embodied_carbon", "kg", "t", 1, "Embodied carbon (scope 3)", "Sum over the bill of "
+           "materials of quantity × each part's `embodied_carbon` (its product carbon footprint, kg CO2e; a rack's "
+           "for the empty rack; parts fitted in a system are in the system's): the hardware's manufacturing "
+           "emissions, beside the scope 2 figures, never in them; not provided where a part states none or the "
+           "parts state different boundaries.", "analyse/embodied.py", minimise=True),
     Metric("cluster", "space_cost_per_year", "USD", "USD", 0, "Space cost per year", "Racks × space cost per rack "
            "and month × 12.", _COST, minimise=True),
     Metric("cluster", "capital_recovery_factor", "", "", 4, "Capital recovery factor", "r / (1 − (1 + r)^−n) "

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
 from archgen.analyse.failure_model import HARDWARE_CLASSES
 from archgen.analyse.storage_cost import not_costed
+from archgen.analyse.sustainability import JOB_SITE_METRICS
 from archgen.metrics import declared
 from archgen.perf.workload.band_families import MADE_FROM_RATE
 
@@ -86,6 +87,7 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         else:
             m |= dict.fromkeys(PER_TOKEN_COSTS, used)
         m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
+        m |= dict.fromkeys(JOB_SITE_METRICS, _pue_words(clusters[cpath]) + _site_words(clusters[cpath]))
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
@@ -211,6 +213,13 @@ def _pue_words(a: ClusterAnalysis) -> tuple[str, ...]:
     return (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
 
 
+def _site_words(a: ClusterAnalysis) -> tuple[str, ...]:
+    """The hall's carbon intensities and WUE where they are assumed: a run's carbon and water rest on them."""
+    facility = a.cluster.facility
+    stated = facility.sustainability if facility is not None else None
+    return (f"{facility.id} carbon intensity and WUE",) if facility and stated and stated.basis == "assumed" else ()
+
+
 def _unracked(cost: Cost) -> tuple[str, ...]:
     """The switches in no rack, whose rack space the space cost and capex take as free (COST007), in words."""
     n = sum(line.quantity for line in cost.unracked)
@@ -232,10 +241,9 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...],
     used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
     rate = tuple(x for x in assumed if x.endswith(UNSTATED_DISCOUNT_RATE))   # capital taken as costing nothing
     idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
-    stated = facility.sustainability if facility is not None else None
-    site = (f"{facility.id} carbon intensity and WUE",) if facility and stated and stated.basis == "assumed" else ()
+    site = _site_words(a)
     tco = prices + energy + idle + space + rate + loose
-    return {"carbon_per_year": energy + idle + site, "water_per_year": energy + idle + site,
+    return {**dict.fromkeys(("carbon_per_year", "market_carbon_per_year", "water_per_year"), energy + idle + site),
             "capex": prices + loose, "network_capex_share": prices, "scale_out_capex_share": prices,
             "power_idle": idle, "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
             "space_cost_per_year": space + loose, "capital_recovery_factor": space + rate,

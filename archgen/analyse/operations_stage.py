@@ -17,6 +17,7 @@ from typing import Any
 from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
+from archgen.analyse.embodied import embodied_figures
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
     STORAGE_METRICS,
@@ -40,7 +41,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
 from archgen.analyse.spare_parts import no_turnaround
-from archgen.analyse.sustainability import site_figures
+from archgen.analyse.sustainability import job_site_figures, site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
 from archgen.model import Model
@@ -94,6 +95,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
         site, no_site = site_figures(analysis.cluster.facility, cost.facility_energy if cost is not None else None)
+        embodied, no_embodied = embodied_figures(design.specs, analysis)   # scope 3: the parts' footprints
+        site, no_site = {**site, **embodied}, {**no_site, **no_embodied}
         analysis.metrics.update(site)
         for name, reason in no_site.items():
             _withhold(ops, path, (name,), reason)
@@ -184,6 +187,12 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         if not spent and raw_tps is not None and raw_tps.m > 0:
             names = ("facility_energy_per_million_tokens",) + (("job_energy",) if run else ())
             _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
+        if w.training is not None:   # the run's carbon and water: its energy x the hall's intensities
+            no_energy = ops.withheld.get(path, {}).get("job_energy", NO_PUE)
+            site, no_site = job_site_figures(a.cluster.facility, extra.get("job_energy"), no_energy)
+            extra |= site
+            for name, reason in no_site.items():
+                _withhold(ops, path, (name,), reason)
         if other or swapped:   # an unknown blocking time's other end first where both are unknown (REL008)
             ops.unsettled[path] = {**unsettled(extra, swapped, REPAIR_ENDS), **unsettled(extra, other)}
         if bounds := upper_bounds(extra, a.typical_from_max):   # energy at maximum draw: an upper bound

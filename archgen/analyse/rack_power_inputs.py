@@ -45,15 +45,17 @@ CLUSTER_POWER_METRICS = ("it_power_racks", "it_power", "shelf_loss", "it_power_t
                          "network_power", "optics_power", "power_average", "power_idle", "facility_power",
                          "facility_power_peak", "cdu_power", "rack_cooling_power", "it_capacity_headroom",
                          "cooling_headroom", "ups_headroom", "generator_headroom", "facility_energy_per_year",
-                         "energy_cost_per_year", "carbon_per_year", "water_per_year")
+                         "energy_cost_per_year", "carbon_per_year", "market_carbon_per_year", "water_per_year")
 #: The rack's and cluster's metrics at typical draw (`power.typical`, else `power.max`); the others at maximum draw.
 TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average", "power_idle",
-                   "facility_energy_per_year", "energy_cost_per_year", "carbon_per_year", "water_per_year")
+                   "facility_energy_per_year", "energy_cost_per_year", "carbon_per_year", "market_carbon_per_year",
+                   "water_per_year")
 #: A job's figures built on its cluster's power, and the cluster metric each takes its share of: the average power
 #: (`analyse.job_energy`) or the maximum IT power (`job_it_energy`, `run_figures.run_energy`); they rest on
 #: what that rests on.
 JOB_ENERGY_METRICS = {"facility_energy_per_million_tokens": "power_average", "job_energy": "power_average",
-                      "job_it_energy": "it_power"}
+                      "job_carbon": "power_average", "job_market_carbon": "power_average",
+                      "job_water": "power_average", "job_it_energy": "it_power"}
 #: Of those, the ones without the shelves' conversion loss (at the equipment).
 CLUSTER_LOAD_METRICS = ("it_power_racks", "it_power_typical_racks", "network_power", "optics_power")
 #: Of those, the ones only the network's parts enter: the fabrics' switches and the links (`network_power`).

@@ -13,6 +13,7 @@ from pydantic_core import PydanticCustomError
 
 from archgen.model import field_words
 from archgen.model.cost import Price
+from archgen.model.embodied import EmbodiedCarbon
 from archgen.model.field_types import Fraction, RackHeight
 from archgen.model.reliability import FailureRate
 from archgen.model.spec import Document, FieldError, Spec, raise_each
@@ -102,6 +103,10 @@ class Part(Document):
         "This part's own failure rate and repair time; default: its class's rate in the cluster's `FailureRates` "
         "(docs/reliability.md)."))
     price: Price | None = Field(None, description="Purchase price of one unit, with its currency, date and basis.")
+    embodied_carbon: EmbodiedCarbon | None = Field(None, description=(
+        "The product carbon footprint of one unit, e.g. {value: 1300 kg, boundary: cradle-to-gate, basis: sourced, "
+        "source: ...}: summed over a cluster's BOM into its `embodied_carbon` (scope 3). Unstated: the cluster's "
+        "total is not provided, and the part is named (docs/facility.md, Embodied carbon)."))
 
     @model_validator(mode="after")
     def _price_of_a_part(self) -> Part:

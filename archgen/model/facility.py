@@ -323,9 +323,10 @@ class Facility(AcSupply, Document):
         "Events that stop every job in the hall (power, cooling), with their rate per year."))
     cost: FacilityCost | None = Field(None, description="Electricity price, PUE, space cost and depreciation.")
     sustainability: Sustainability | None = Field(None, description=(
-        "The grid's carbon intensity and the site's WUE, e.g. {carbon_intensity: 390 g/kWh, wue: 0.2 L/kWh, "
-        "basis: assumed, source: ...}: with `cost:` (the annual PUE and utilisation), the cluster's "
-        "`carbon_per_year` and `water_per_year` (docs/facility.md, Carbon and water)."))
+        "The grid's carbon intensity (location-based, and market-based where contracts are held) and the site's "
+        "WUE, e.g. {carbon_intensity: 390 g/kWh, market_carbon_intensity: 0 g/kWh, wue: 0.2 L/kWh, basis: "
+        "assumed, source: ...}: with `cost:` (the annual PUE and utilisation), the cluster's carbon and water "
+        "per year and a training run's (docs/facility.md, Carbon and water)."))
     tier: SiteTier | None = Field(None, description=(
         "Availability rating of the hall, e.g. `{standard: Uptime Institute, level: 3}`; a reference architecture "
         "may require one (NVIDIA's DGX SuperPOD GB200 asks for Tier 3, Rated 3 or Class 3)."))

@@ -10,6 +10,7 @@ from archgen.model.base import MarkedFigures, Part, Redundancy
 from archgen.model.cost import Price
 from archgen.model.dc_feeds import AcSupply
 from archgen.model.deliverable import DocumentInfo
+from archgen.model.embodied import EmbodiedCarbon
 from archgen.model.facility import AirClass, LiquidClass
 from archgen.model.field_types import PositiveFraction, RackHeight
 from archgen.model.requirements import RackRequirements
@@ -247,6 +248,9 @@ class Rack(Document):
         "confidentiality."))
     requirements: RackRequirements = Field(default_factory=list, description="Requirements on this rack's metrics.")
     price: Price | None = Field(None, description="Price of the empty rack (enclosure, busbar, manifolds), per rack.")
+    embodied_carbon: EmbodiedCarbon | None = Field(None, description=(
+        "The product carbon footprint of the empty rack (enclosure, busbar, manifolds), per rack: summed into a "
+        "cluster's `embodied_carbon` with its parts'. Unstated: that total is not provided."))
 
     def assumed_figures(self) -> tuple[tuple[str, MarkedFigures, tuple[str, ...]], ...]:
         """Each of the rack's own figure groups that marks figures unconfirmed, with where it sits and those figures.

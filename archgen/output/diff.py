@@ -272,8 +272,9 @@ def _signed(q: Q | None, unit: str = "") -> str:
 #: with its energy per year, where both sides have them (nu48fix: they were only among the other metrics). The TCO's
 #: three parts (capital, energy and space per year) stand before it (newuser64: an electricity price from 0.08 to
 #: 0.12 USD/kWh moved the energy cost +50 % and the table showed only the TCO's +4.6 %, the cause below the BOM).
-POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "carbon_per_year", "water_per_year",
-                  "facility_energy_per_million_tokens", "job_energy", "capex", "capital_cost_per_year",
+POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "carbon_per_year",
+                  "market_carbon_per_year", "water_per_year", "facility_energy_per_million_tokens", "job_energy",
+                  "job_carbon", "job_market_carbon", "job_water", "capex", "capital_cost_per_year",
                   "energy_cost_per_year", "space_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
                   "tco_per_used_accelerator_hour", "cost_per_million_tokens")
 

@@ -301,8 +301,11 @@ def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
     stated = hall.sustainability
     out = []
     for name, key, label, unit, words, per in (
-            ("carbon_per_year", "carbon_intensity", "Carbon per year (scope 2: facility energy × grid intensity)",
-             "t", "CO2e", "g/kWh"),
+            ("carbon_per_year", "carbon_intensity",
+             "Carbon per year (scope 2, location-based: facility energy × grid intensity)", "t", "CO2e", "g/kWh"),
+            ("market_carbon_per_year", "market_carbon_intensity",
+             "Carbon per year (scope 2, market-based: facility energy × contracts' intensity)", "t", "CO2e",
+             "g/kWh"),
             ("water_per_year", "wue", "Site water per year (IT energy × WUE)", "m**3", "", "L/kWh")):
         intensity = getattr(stated, key) if stated is not None else None
         if intensity is None:

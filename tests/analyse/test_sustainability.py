@@ -45,6 +45,7 @@ def test_without_intensities_neither_is_provided_and_the_reason_names_the_key(tm
     why = r.operations.withheld["cluster/gb200-nvl72-su"]
     assert why["carbon_per_year"] == "facility 'hall-liquid' states no `sustainability.carbon_intensity`"
     assert why["water_per_year"] == "facility 'hall-liquid' states no `sustainability.wue`"
+    assert why["market_carbon_per_year"] == "facility 'hall-liquid' states no `sustainability.market_carbon_intensity`"
 
 
 def test_an_intensity_in_the_wrong_dimension_is_refused():

@@ -73,8 +73,11 @@ def test_carbon_and_water_rows_name_their_intensity_or_why_not_provided():
     m = {"facility_energy_per_year": energy, "carbon_per_year": (energy * Q_(384, "g/kWh")).to("t"),
          "water_per_year": (energy / 1.2 * Q_(0.2, "L/kWh")).to("m**3")}
     rows = dict(_capacity(Facility.model_validate(doc), m))
-    assert rows["Carbon per year (scope 2: facility energy × grid intensity)"] == (
+    assert rows["Carbon per year (scope 2, location-based: facility energy × grid intensity)"] == (
         "144,527 t CO2e at 384 g/kWh (assumed), on the energy above")
+    # no market-based factor stated: not provided, never the location-based figure in its place (newuser75)
+    assert rows["Carbon per year (scope 2, market-based: facility energy × contracts' intensity)"] == (
+        "not provided: no `sustainability.market_carbon_intensity`")
     assert rows["Site water per year (IT energy × WUE)"] == "62,729 m³ at 0.2 L/kWh (assumed), on the energy above"
     assert dict(_capacity(_hall(), m))["Site water per year (IT energy × WUE)"] == (
         "not provided: no `sustainability.wue`")

@@ -23,7 +23,8 @@ FAMILIES: dict[str, str] = {"dense-training": "dense training", "moe-training": 
 #: met where the figure it is made from is at risk (newuser41: cost per million tokens met, job cost at risk).
 MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_per_token", "cost_per_million_tokens",
                   "goodput_tokens_per_second", "energy_per_token", "facility_energy_per_million_tokens",
-                  "accelerator_hours", "goodput_accelerator_hours", "job_it_energy", "job_energy")
+                  "accelerator_hours", "goodput_accelerator_hours", "job_it_energy", "job_energy", "job_carbon",
+                  "job_market_carbon", "job_water")
 QUANTITIES: dict[str, dict[str, str]] = {
     # `tflops_per_gpu`: the validation cases' name for model_flops_per_gpu (model.cases.METRIC_UNITS)
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",

@@ -34,10 +34,12 @@ PRICED = (" where every part on the cluster's bill of materials is priced, and o
 OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; `archgen check` computes {m.name}"
               + (PRICED if m.source.startswith("analyse/cost") else "")
               for m in metrics.declared("workload")
-              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost", "analyse/job_energy"))
+              if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost", "analyse/job_energy",
+                                      "analyse/sustainability"))
               or m.name == "job_it_energy"}
-#: The hall's energy figures (the PUE's), which `check` does not give a job whose hall states no `cost:`.
-HALL_ENERGY = ("facility_energy_per_million_tokens", "job_energy")
+#: The hall's energy figures (the PUE's), which `check` does not give a job whose hall states no `cost:`, nor the run's
+#: carbon and water made from them (newuser75: `estimate` read "the training job has no job_carbon").
+HALL_ENERGY = ("facility_energy_per_million_tokens", "job_energy", "job_carbon", "job_market_carbon", "job_water")
 
 #: The network checks whose errors change figures the estimate reads, each an error of `archgen check`: the scale-up
 #: domain's size, links and bandwidth (NET010), the line rate a fabric or torus runs against its parts' (NET016), and
@@ -126,8 +128,10 @@ def energy_note(est: Estimate, workload: Workload, no_energy: str | None) -> str
                               f"{PER_MILLION} and job_energy are" if run else f"{PER_MILLION} is")
                 + f" not provided by `archgen check` either: {no_energy}")
     listed = f"{PER_MILLION}, job_energy and job_it_energy" if run else PER_MILLION
+    site = ("; with the hall's `sustainability:` factors, the run's job_carbon, job_market_carbon and job_water too"
+            if run else "")
     return (f"energy: `archgen check` computes {listed} (the job's share of the cluster's draw × the hall's PUE, "
-            "over these tokens/s); `archgen estimate` gives the performance estimate only")
+            f"over these tokens/s){site}; `archgen estimate` gives the performance estimate only")
 
 
 def other_cluster_note(workload: Workload, cluster: str) -> str:
