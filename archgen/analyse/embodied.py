@@ -7,7 +7,9 @@ footprint covers what is fitted in it, as its price does; so are the accessories
 part (rails, blanking panels, cords and patch cords), as from the capex (`Cost.accessories`). The total is scope 3
 (the GHG Protocol's category 2, capital goods), beside, never in, the scope 2 `carbon_per_year`. It is not provided
 where any line's part states no footprint, or where the footprints state different boundaries (cradle-to-gate
-against cradle-to-grave: a grave boundary counts the use phase scope 2 already counts); the reason names the parts.
+against cradle-to-grave: a grave boundary counts the use phase scope 2 already counts), or where they are all
+cradle-to-grave (review38: the GHG Protocol's Scope 3 Standard, 2011, chapter 5, category 2, counts capital goods
+cradle-to-gate, so a grave total would hold the use phase beside scope 2); the reason names the parts.
 No catalog part states one: NVIDIA has published product carbon footprint summaries for HGX H100 and HGX B200
 (NVIDIA Technical Blog, "NVIDIA HGX B200 Reduces Embodied Carbon Emissions Intensity", 2025), none for GB200 or
 GB300 NVL72 that archgen could read, and an HGX baseboard's figure is not a whole system's.
@@ -59,4 +61,9 @@ def embodied_figures(specs: Specs, a: ClusterAnalysis) -> tuple[dict[str, Q], di
         return {}, {"embodied_carbon": f"the parts' footprints state different boundaries ({said})"}
     if not boundaries:
         return {}, {"embodied_carbon": "the cluster's bill of materials is empty"}
+    if "cradle-to-gate" not in boundaries:   # all cradle-to-grave: their use phase is scope 2's electricity
+        grave = ", ".join(sorted(boundaries["cradle-to-grave"])[:3])
+        return {}, {"embodied_carbon": f"the parts' footprints are cradle-to-grave ({grave}): their use phase is the "
+                                       "electricity scope 2 counts, and capital goods are counted cradle-to-gate; "
+                                       "state each footprint's cradle-to-gate figure"}
     return {"embodied_carbon": total.to("t")}, {}

@@ -21,7 +21,7 @@ from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
-from archgen.checks.psu_bound import joined, psu_message
+from archgen.checks.psu_bound import unconfirmed_texts
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
 from archgen.checks.scope import over_hall
@@ -227,12 +227,9 @@ def power_confirmed(ctx: Context) -> Iterator[Violation]:
     knowingly (waive this finding with the reason); in place of a PSU rating, state the datasheet's maximum draw.
     """
     for path in sorted(ctx.clusters):
-        figures, psu = pf.unconfirmed_power(ctx, path), psu_message(ctx, path)
-        if figures or psu:
-            rest, shelves = "IT power, energy and their cost rest on unconfirmed figures: ", pf.shelf_range(ctx, path)
-            own = joined(rest + ", ".join(figures) if figures else "", psu) + shelves
-            said = joined(rest + ", ".join(pf.unconfirmed_power(ctx, path, said=True)) if figures else "",
-                          psu.replace("power.max", "maximum power")) + shelves
+        own, said = unconfirmed_texts(ctx, path, pf.unconfirmed_power(ctx, path),
+                                      pf.unconfirmed_power(ctx, path, said=True), pf.shelf_range(ctx, path))
+        if own:
             yield Violation(path, ctx.clusters[path].cluster.spec.id, (), own, public=said)
 
 

@@ -58,3 +58,15 @@ def psu_message(ctx: Context, path: str) -> str:
 def joined(*messages: str) -> str:
     """The messages that are not empty, joined by '; '."""
     return "; ".join(m for m in messages if m)
+
+
+def unconfirmed_texts(ctx: Context, path: str, figures: list[str], said: list[str], shelves: str) -> tuple[str, str]:
+    """PWR012's message on cluster `path` and its customer words; ('', '') where it has nothing to say.
+
+    The unconfirmed `figures` (`said`: in words), then the PSU-bound parts (`psu_message`), then the `shelves`' range.
+    """
+    rest, psu = "IT power, energy and their cost rest on unconfirmed figures: ", psu_message(ctx, path)
+    if not figures and not psu:
+        return "", ""
+    return (joined(rest + ", ".join(figures) if figures else "", psu) + shelves,
+            joined(rest + ", ".join(said) if figures else "", psu.replace("power.max", "maximum power")) + shelves)

@@ -61,3 +61,21 @@ def test_footprints_of_two_boundaries_are_not_added(shipped):
     assert not m
     assert why["embodied_carbon"].startswith("the parts' footprints state different boundaries (cradle-to-gate: ")
     assert "cradle-to-grave: qm9700" in why["embodied_carbon"]
+
+
+def test_cradle_to_grave_footprints_alone_give_no_total(shipped):
+    """review38: every part cradle-to-grave was summed as scope 3 capital goods, use phase and all.
+
+    The GHG Protocol's Scope 3 Standard (2011, category 2, capital goods) counts cradle-to-gate; a grave footprint's
+    use phase is the electricity the cluster's scope 2 `carbon_per_year` already counts.
+    """
+    a = shipped.clusters[CLUSTER]
+    grave = GATE.model_copy(update={"boundary": "cradle-to-grave"})
+    everything = tuple(line.part for line in a.cabling.bom)
+    racks = {k: SimpleNamespace(spec=r.spec.model_copy(update={"embodied_carbon": grave}))
+             for k, r in a.cluster.rack_types.items()}
+    m, why = embodied_figures(_Stated(shipped.specs, grave=everything),
+                              SimpleNamespace(cabling=a.cabling, cluster=SimpleNamespace(rack_types=racks)))
+    assert not m
+    assert why["embodied_carbon"].startswith("the parts' footprints are cradle-to-grave (")
+    assert "cradle-to-gate figure" in why["embodied_carbon"]
