@@ -188,6 +188,11 @@ def range_basis(name: str) -> str:
             else RANGE_BASIS)
 
 
+#: The ends of a reliability figure's own 95 % interval (`mtti_ci_low`, spares22): `estimate` and the document say
+#: them after the metrics, not as rows of internal names.
+CI_ENDS = ("_ci_low", "_ci_high")
+
+
 def ranged(names: Iterable[str], targeted: Collection[str] = ()) -> dict[str, tuple[str, str]]:
     """{metric: (its `_low` name, its `_high` name)} for each metric whose both ends are among `names`.
 

@@ -15,42 +15,42 @@ from archgen.model import Switch, System
 from archgen.model.base import spare_units
 
 
-def psu_bound(part: System | Switch) -> str:
-    """Why `part`'s `power.max` is its PSUs' output, not a draw, in words; '' where it is not."""
+def psu_bound(part: System | Switch, said: bool = False) -> str:
+    """Why `part`'s `power.max` is its PSUs' output, not a draw, in words; '' where it is not (`said`: no keys)."""
     power = part.power
     psus = power.psus
     kw = f"{power.max.to('kW').magnitude:g} kW"
     if power.max_basis == "psu-rating":
-        return f"{kw}, a power-supply rating (`max_basis: psu-rating`)"
+        return f"{kw}, a power-supply rating" + ("" if said else " (`max_basis: psu-rating`)")
     if psus is None or psus.capacity is None:
         return ""
     active = psus.count - spare_units(psus.redundancy, psus.count)
     supplies = f"{active} of {psus.count} x {psus.capacity.to('kW').magnitude:g} kW, {psus.redundancy}"
     if power.max_basis == "psu-active":
-        return f"{kw}, its active PSUs' output ({supplies}; `max_basis: psu-active`)"
+        return f"{kw}, its active PSUs' output ({supplies}" + (")" if said else "; `max_basis: psu-active`)")
     bound = psus.active_output
     if power.max_basis == "stated" and any(abs((power.max - q).to("W").magnitude) < 0.5 for q in (psus.capacity,
                                                                                                    bound) if q):
-        return (f"{kw}, equal to its PSU rating ({supplies}): read as that rating, not a measured draw; state "
-                "`max_basis: psu-rating`, or the datasheet's maximum draw")
+        return (f"{kw}, equal to its PSU rating ({supplies}): read as that rating, not a measured draw"
+                + ("" if said else "; state `max_basis: psu-rating`, or the datasheet's maximum draw"))
     return ""
 
 
-def psu_bounds(ctx: Context, path: str) -> list[str]:
+def psu_bounds(ctx: Context, path: str, said: bool = False) -> list[str]:
     """The parts cluster `path` places whose `power.max` is their PSUs' output, as 'part power.max (why; where)'."""
     a = ctx.clusters[path]
     out: dict[str, list[str]] = {}
     for line in a.cabling.bom if a.cabling is not None else ():
         part = ctx.design.specs.get(line.part)
-        if isinstance(part, System | Switch) and (why := psu_bound(part)):
+        if isinstance(part, System | Switch) and (why := psu_bound(part, said)):
             where = f"{line.quantity} in no rack" if line.note == UNRACKED else f"{line.quantity} placed"
-            out.setdefault(f"{part.id} power.max {why}", []).append(where)
+            out.setdefault(f"{part.id} {'maximum power' if said else 'power.max'} {why}", []).append(where)
     return [f"{key} ({'; '.join(wheres)})" for key, wheres in out.items()]
 
 
-def psu_message(ctx: Context, path: str) -> str:
+def psu_message(ctx: Context, path: str, said: bool = False) -> str:
     """PWR012's sentence on cluster `path`'s PSU-bound parts (`psu_bounds`); '' where it places none."""
-    bounds = psu_bounds(ctx, path)
+    bounds = psu_bounds(ctx, path, said)
     return ("IT power and the budgets on it are upper bounds, resting on power-supply ratings, not measured draws: "
             + ", ".join(bounds)) if bounds else ""
 
@@ -69,4 +69,4 @@ def unconfirmed_texts(ctx: Context, path: str, figures: list[str], said: list[st
     if not figures and not psu:
         return "", ""
     return (joined(rest + ", ".join(figures) if figures else "", psu) + shelves,
-            joined(rest + ", ".join(said) if figures else "", psu.replace("power.max", "maximum power")) + shelves)
+            joined(rest + ", ".join(said) if figures else "", psu_message(ctx, path, said=True)) + shelves)

@@ -39,10 +39,6 @@ def workloads_for(run: Any, cluster_id: str) -> list[Any]:
     return [r for _, r in sorted(results.items()) if r.workload.cluster == cluster_id]
 
 
-#: The ends of a reliability figure's own 95 % interval (`mtti_ci_low`, spares22): beside its estimate, not rows.
-CI_ENDS = ("_ci_low", "_ci_high")
-
-
 def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = None) -> Section | None:
     """One subsection per workload; None when the cluster has no workload.
 
@@ -78,9 +74,9 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
         shared = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items()   # a cost with that energy
                   if n in TCO_SHARED and why.startswith(ENERGY_SHARE)}
         ranged = display.ranged(e.metrics, outcomes)
-        rows = []
+        rows, counted = [], []   # counted: a reliability figure's own 95 % interval, said below the table
         for name, value in sorted(e.metrics.items()):
-            if any(name in ends for ends in ranged.values()) or name.endswith(CI_ENDS):
+            if any(name in ends for ends in ranged.values()) or name.endswith(display.CI_ENDS):
                 continue                          # shown as the Band of the metric, or beside its estimate
             o = outcomes.get(name)
             status = "" if o is None else o.status.value
@@ -88,15 +84,18 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
                 _band_cell(e.bands.get(name), value, name)
-            ci = [e.metrics.get(name + end) for end in CI_ENDS]
-            counted = f" (95 % interval of its count: {_shown(ci[0], name)} to {_shown(ci[1], name)})" \
-                if None not in ci else ""
-            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else "") + counted, band,
+            ci = [e.metrics.get(name + end) for end in display.CI_ENDS]
+            if None not in ci:
+                counted.append(f"{name} {_shown(ci[0], name)} to {_shown(ci[1], name)}")
+            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else ""), band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Band", align="right"),
                        Column("Target"), Column("Requirement"), Column("Status")), tuple(rows), status_column=5))
+        if counted:
+            sub.add(Para("The 95 % interval of the rate set's own failure counts (Garwood's exact Poisson interval; "
+                         "the Band is the range over the published rate sets): " + "; ".join(counted) + "."))
         by_text: dict[str, list[str]] = {}
         for name, b in sorted(e.bands.items()):
             by_text.setdefault(f"{b.coverage_text()}: {b.describe()}", []).append(name)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from archgen.errors import InternalError
 from archgen.model.requirements import Status
 from archgen.perf.train.poisson import poisson_quantile
 from archgen.pipeline import run
@@ -260,7 +261,7 @@ def test_a_stock_that_never_runs_out_is_refused():
         FailureRates(id="x", name="x", turnaround="14 d", no_stockout=1.0, classes={})
     assert FailureRates(id="x", name="x", no_stockout=0.999, classes={}).no_stockout == 0.999
     for level in (0.0, 1.0):
-        with pytest.raises(ValueError, match="above 0 and below 1"):
+        with pytest.raises(InternalError, match="above 0 and below 1"):
             poisson_quantile(0.5, level)
 
 

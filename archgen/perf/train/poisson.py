@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from archgen.errors import InternalError
+
 
 def _log_phi(z: float) -> float:
     """Log of the standard normal CDF, stable far into the lower tail."""
@@ -134,7 +136,7 @@ def poisson_quantile(mean: float, level: float) -> int:
     finite s holds (the sum only rounds to 1 somewhere in the tail), so it is refused rather than answered.
     """
     if not 0 < level < 1:
-        raise ValueError(f"a Poisson quantile's level is above 0 and below 1, not {level:g}")
+        raise InternalError(f"a Poisson quantile's level is above 0 and below 1, not {level:g}")
     if mean <= 0:
         return 0
     target = math.log(level)
