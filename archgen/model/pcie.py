@@ -27,9 +27,9 @@ PCIE_P2P_LATENCY = 2.5e-6
 
 #: Achieved fraction of a PCIe link for large copies, lowest and highest measured: nvbandwidth's host-device copies,
 #: 0.81 (H100, Gen5 x16, 51 of 63 GB/s) to 0.834 (A100, Gen4 x16, 26.28 of 31.5 GB/s), as `model.system`'s
-#: `HOST_LINK_EFFICIENCY` cites them (Azure/AI-benchmarking-guide). No GPU-to-GPU PCIe peer-to-peer or nccl-tests
-#: measurement is in the catalog: a PCIe domain's ring efficiency is taken at the low end, inside this range, and
-#: estimates say so.
+#: `HOST_LINK_EFFICIENCY` (this range's low end) cites them (Azure/AI-benchmarking-guide). No GPU-to-GPU PCIe
+#: peer-to-peer or nccl-tests measurement is in the catalog: a PCIe domain's ring efficiency is taken at the low end,
+#: inside this range, and estimates say so.
 PCIE_COPY_RANGE = (0.81, 0.834)
 
 

@@ -10,6 +10,7 @@ from pydantic import Field, PrivateAttr
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
 from archgen.model.field_types import PositiveFraction
 from archgen.model.network import NIC
+from archgen.model.pcie import PCIE_COPY_RANGE
 from archgen.model.spec import Document, Ref, Spec
 from archgen.units import Q_, Bandwidth, FlowRate, Information, Q
 
@@ -45,7 +46,7 @@ class NicSlot(Component):
 #: assumed for it. These are one direction at a time; nvbandwidth's README (NVIDIA/nvbandwidth at 66746a3) shows
 #: 18.4 to 19.6 GB/s per direction when both run at once against about 26 one way (its examples name no device), a
 #: slowdown offload moving both ways at once may meet and the model does not charge.
-HOST_LINK_EFFICIENCY = 0.81
+HOST_LINK_EFFICIENCY = PCIE_COPY_RANGE[0]   # 0.81: the low end of the range `model.pcie` holds, one figure
 
 
 class HostMemory(Spec):
