@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from archgen.metric import Metric
 from archgen.metrics import SPARE_RANGED, unbounded
 from archgen.pint_import import pint
-from archgen.units import Q_, format_quantity, ureg
+from archgen.units import Q_, Q, format_quantity, ureg
 
 #: Display symbols for unit expressions whose pint symbol is awkward in a document.
 UNIT_NAMES = {"ft**3/min": "CFM", "ft³/min": "CFM", "kg/m**2": "kg/m²", "m**2": "m²", "degC": "°C",
@@ -191,6 +191,12 @@ def range_basis(name: str) -> str:
 #: The ends of a reliability figure's own 95 % interval (`mtti_ci_low`, spares22): `estimate` and the document say
 #: them after the metrics, not as rows of internal names.
 CI_ENDS = ("_ci_low", "_ci_high")
+
+
+def counted_intervals(metrics: Mapping[str, Q]) -> list[tuple[str, Q, Q]]:
+    """(metric, low, high) of each figure whose own 95 % interval `metrics` carries (`CI_ENDS`), in their order."""
+    return [(k, metrics[k + CI_ENDS[0]], metrics[k + CI_ENDS[1]]) for k in metrics
+            if all(k + end in metrics for end in CI_ENDS)]
 
 
 def ranged(names: Iterable[str], targeted: Collection[str] = ()) -> dict[str, tuple[str, str]]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from archgen import metrics
-from archgen.display import CI_ENDS, decimals, range_basis, ranged
+from archgen.display import CI_ENDS, counted_intervals, decimals, range_basis, ranged
 from archgen.model.requirements import Outcome, Status
 from archgen.model.switches import as_written as show_switch
 from archgen.output.envelope import metric_quantity, with_old_names
@@ -172,8 +172,7 @@ def estimate_text(est: Estimate) -> str:
         lines += [f"  {k:28} {_quantity(v, k)}"
                   + (_range_text(est, k) if k in ranges else band_text(est.bands.get(k), v, k))
                   for k, v in est.metrics.items() if k not in ends and not k.endswith(CI_ENDS)]
-        counted = [f"{k} {_quantity(est.metrics[k + CI_ENDS[0]], k)} to {_quantity(est.metrics[k + CI_ENDS[1]], k)}"
-                   for k in est.metrics if all(k + end in est.metrics for end in CI_ENDS)]
+        counted = [f"{k} {_quantity(lo, k)} to {_quantity(hi, k)}" for k, lo, hi in counted_intervals(est.metrics)]
         if counted:   # a reliability figure's own interval, as the document says it below its table
             lines.append("95 % interval of the rate set's own failure counts: " + "; ".join(counted))
     if est.breakdown:

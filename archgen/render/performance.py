@@ -74,7 +74,7 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
         shared = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items()   # a cost with that energy
                   if n in TCO_SHARED and why.startswith(ENERGY_SHARE)}
         ranged = display.ranged(e.metrics, outcomes)
-        rows, counted = [], []   # counted: a reliability figure's own 95 % interval, said below the table
+        rows = []
         for name, value in sorted(e.metrics.items()):
             if any(name in ends for ends in ranged.values()) or name.endswith(display.CI_ENDS):
                 continue                          # shown as the Band of the metric, or beside its estimate
@@ -84,16 +84,13 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
                 _band_cell(e.bands.get(name), value, name)
-            ci = [e.metrics.get(name + end) for end in display.CI_ENDS]
-            if None not in ci:
-                counted.append(f"{name} {_shown(ci[0], name)} to {_shown(ci[1], name)}")
             rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else ""), band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
                       (Column("Metric"), Column("Estimate", align="right"), Column("Band", align="right"),
                        Column("Target"), Column("Requirement"), Column("Status")), tuple(rows), status_column=5))
-        if counted:
+        if counted := [f"{k} {_shown(lo, k)} to {_shown(hi, k)}" for k, lo, hi in display.counted_intervals(e.metrics)]:
             sub.add(Para("The 95 % interval of the rate set's own failure counts (Garwood's exact Poisson interval; "
                          "the Band is the range over the published rate sets): " + "; ".join(counted) + "."))
         by_text: dict[str, list[str]] = {}
