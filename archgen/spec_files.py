@@ -15,6 +15,7 @@ from pathlib import Path
 
 from archgen.cache import Memo
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
+from archgen.path_links import leaving_link, tree_words
 from archgen.yaml_guard import char_name, entry
 
 #: The suffixes of the files `find_files` reads under a directory (lower case, as written).
@@ -114,6 +115,9 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     folders: dict[Path, Path] = {}  # each folder resolved once (the catalog's files are named one by one)
     for raw in paths:
         p = Path(raw)
+        if (out := _linked_out(p)) is not None:
+            problems.append(out)
+            continue
         if p.is_dir():
             root = p.resolve()
             files, links, unread, miscased = _walk(p)
@@ -308,6 +312,21 @@ def _outside(link: Path, root: Path, what: str) -> SpecProblem:
                        expected=f"{'a spec file' if what == 'a file' else what} inside {shown_file(str(root)) or '.'}",
                        hint="archgen reads no file outside the tree it is given: copy the "
                             f"{what.split()[-1]} into the tree")
+
+
+def _linked_out(p: Path) -> SpecProblem | None:
+    """The refusal of a path named to be read that reaches out of the repository through one of its links, else None.
+
+    `path_links.leaving_link`, the rule `render` writes by: ``specs -> ../outside`` named as ``specs/``, or a file
+    under it, is refused unread, whether or not its target exists. A link to a file named itself is `find_files`' own
+    to judge against its folder.
+    """
+    found = leaving_link(p, folder=True)
+    if found is None or (found[0] == p and p.is_file()):
+        return None
+    return SpecProblem(Location(printable(str(found[0]))), message=f"a symbolic link leading out of {tree_words()}",
+                       expected="a spec folder or file inside it", hint="archgen reads no file through a link that "
+                       "leaves the repository: name the folder it points at, or copy the files into the tree")
 
 
 def _leaves(link: Path, root: Path) -> bool:
