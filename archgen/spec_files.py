@@ -23,8 +23,9 @@ SUFFIXES = (".yaml", ".yml")
 #: Characters a spec file's path under its tree may not hold: controls (line ends and ESC included), the Unicode line
 #: and paragraph separators, and the lone surrogates that stand for bytes that are not UTF-8. Every report names the
 #: file, and such a name broke out of its line (a PR's `x\n::error file=README.md::forged\n.yaml` printed a GitHub
-#: workflow command of its own in `check`'s text and `diff`'s errors), hid text (ESC) or crashed SARIF's encoder.
-NOT_A_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: workflow command of its own in `check`'s text and `diff`'s errors), hid text (ESC) or crashed SARIF's encoder. And
+#: the directional overrides `yaml_guard.NOT_TEXT` refuses in a string, which show a name reordered.
+NOT_A_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def shipped_catalog() -> Path:
@@ -300,8 +301,9 @@ def _unnamable(f: Path) -> SpecProblem:
     bad = NOT_A_NAME.search(str(f))
     what = f"byte 0x{ord(bad[0]) - 0xDC00:02X} that is not UTF-8" if bad and 0xDC80 <= ord(bad[0]) <= 0xDCFF \
         else char_name(bad[0]) if bad else "a character"
-    return SpecProblem(Location(printable(str(f))), message=f"the path holds {what}, which a report cannot show on "
-                       "its line, so this file is not read",
+    why = "would show the path reordered" if "directional" in what else "a report cannot show on its line"
+    return SpecProblem(Location(printable(str(f))), message=f"the path holds {what}, which {why}, so this file is "
+                       "not read",
                        expected="a path of printable UTF-8 characters",
                        hint="rename it (a CI log would otherwise obey what the name writes after a line end)")
 

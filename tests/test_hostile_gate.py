@@ -134,3 +134,11 @@ def test_a_directional_override_in_a_comment_is_left_alone(checkout, cli):
     rack = checkout / "real" / "racks" / "dgx-h100-4.yaml"
     rack.write_text("# \u202e a comment\n" + rack.read_text(encoding="utf-8"), encoding="utf-8")
     assert cli("validate", "real").code == 0
+
+
+def test_a_file_name_holding_a_directional_override_is_refused_unread(checkout, cli):
+    (checkout / "real" / "racks" / "x\u202elmay.yaml").write_text(OUTSIDE, encoding="utf-8")
+    r = cli("check", "real")
+    assert r.code == 2 and "\u202e" not in r.out + r.err and "SECRET" not in r.out + r.err
+    assert ("real/racks/x\\u202elmay.yaml: error: the path holds directional formatting character U+202E (RLO), which "
+            "would show the path reordered, so this file is not read") in r.err
