@@ -15,6 +15,7 @@ from pathlib import Path
 
 from archgen.cache import Memo
 from archgen.errors import LoadError, Location, SpecProblem, UnreadableError
+from archgen.path_links import leaving_link, tree_words
 from archgen.yaml_guard import char_name, entry
 
 #: The suffixes of the files `find_files` reads under a directory (lower case, as written).
@@ -22,8 +23,9 @@ SUFFIXES = (".yaml", ".yml")
 #: Characters a spec file's path under its tree may not hold: controls (line ends and ESC included), the Unicode line
 #: and paragraph separators, and the lone surrogates that stand for bytes that are not UTF-8. Every report names the
 #: file, and such a name broke out of its line (a PR's `x\n::error file=README.md::forged\n.yaml` printed a GitHub
-#: workflow command of its own in `check`'s text and `diff`'s errors), hid text (ESC) or crashed SARIF's encoder.
-NOT_A_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+#: workflow command of its own in `check`'s text and `diff`'s errors), hid text (ESC) or crashed SARIF's encoder. And
+#: the directional overrides `yaml_guard.NOT_TEXT` refuses in a string, which show a name reordered.
+NOT_A_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
 def shipped_catalog() -> Path:
@@ -114,6 +116,9 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     folders: dict[Path, Path] = {}  # each folder resolved once (the catalog's files are named one by one)
     for raw in paths:
         p = Path(raw)
+        if (out := _linked_out(p)) is not None:
+            problems.append(out)
+            continue
         if p.is_dir():
             root = p.resolve()
             files, links, unread, miscased = _walk(p)
@@ -296,8 +301,9 @@ def _unnamable(f: Path) -> SpecProblem:
     bad = NOT_A_NAME.search(str(f))
     what = f"byte 0x{ord(bad[0]) - 0xDC00:02X} that is not UTF-8" if bad and 0xDC80 <= ord(bad[0]) <= 0xDCFF \
         else char_name(bad[0]) if bad else "a character"
-    return SpecProblem(Location(printable(str(f))), message=f"the path holds {what}, which a report cannot show on "
-                       "its line, so this file is not read",
+    why = "would show the path reordered" if "directional" in what else "a report cannot show on its line"
+    return SpecProblem(Location(printable(str(f))), message=f"the path holds {what}, which {why}, so this file is "
+                       "not read",
                        expected="a path of printable UTF-8 characters",
                        hint="rename it (a CI log would otherwise obey what the name writes after a line end)")
 
@@ -308,6 +314,21 @@ def _outside(link: Path, root: Path, what: str) -> SpecProblem:
                        expected=f"{'a spec file' if what == 'a file' else what} inside {shown_file(str(root)) or '.'}",
                        hint="archgen reads no file outside the tree it is given: copy the "
                             f"{what.split()[-1]} into the tree")
+
+
+def _linked_out(p: Path) -> SpecProblem | None:
+    """The refusal of a path named to be read that reaches out of the repository through one of its links, else None.
+
+    `path_links.leaving_link`, the rule `render` writes by: ``specs -> ../outside`` named as ``specs/``, or a file
+    under it, is refused unread, whether or not its target exists. A link to a file named itself is `find_files`' own
+    to judge against its folder.
+    """
+    found = leaving_link(p, folder=True)
+    if found is None or (found[0] == p and p.is_file()):
+        return None
+    return SpecProblem(Location(printable(str(found[0]))), message=f"a symbolic link leading out of {tree_words()}",
+                       expected="a spec folder or file inside it", hint="archgen reads no file through a link that "
+                       "leaves the repository: name the folder it points at, or copy the files into the tree")
 
 
 def _leaves(link: Path, root: Path) -> bool:

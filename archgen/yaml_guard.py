@@ -32,15 +32,24 @@ MAX_DEPTH = 64
 NOT_YAML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 #: Characters refused in a string even when written as a YAML escape ("\\e", "\\0", "\\ud800"): C0 and C1 controls
 #: but tab and line ends, DEL, lone surrogates and the non-characters U+FFFE/U+FFFF. XML 1.0 cannot carry most of
-#: them (XLSX, SVG, JUnit), UTF-8 cannot encode a lone surrogate, and a terminal obeys escapes in messages.
-NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
-_NAMES = {0: "NUL", 7: "BEL", 8: "BS", 0x1B: "ESC", 0x7F: "DEL", 0xFFFE: "non-character", 0xFFFF: "non-character"}
+#: them (XLSX, SVG, JUnit), UTF-8 cannot encode a lone surrogate, and a terminal obeys escapes in messages. And the
+#: explicit directional formatting characters (Unicode UAX #9, table 2: embeddings, overrides and isolates,
+#: U+202A-U+202E, U+2066-U+2069), the "Trojan Source" characters (Boucher and Anderson, arXiv:2111.00169,
+#: CVE-2021-42574) that rustc denies in a literal (`text_direction_codepoint_in_literal`): a requirement's
+#: `statement: "REQ met \u202e..."` showed reordered in the terminal, the pull request's comment, SARIF and the
+#: documents, text a reviewer reads other than it is stored (newuser77).
+NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+                      "\ufffe\uffff]")
+_NAMES = {0: "NUL", 7: "BEL", 8: "BS", 0x1B: "ESC", 0x7F: "DEL", 0xFFFE: "non-character", 0xFFFF: "non-character",
+          0x202A: "LRE", 0x202B: "RLE", 0x202C: "PDF", 0x202D: "LRO", 0x202E: "RLO", 0x2066: "LRI", 0x2067: "RLI",
+          0x2068: "FSI", 0x2069: "PDI"}
 
 
 def char_name(c: str) -> str:
-    """'control character U+001B (ESC)', 'lone surrogate U+D800'."""
+    """'control character U+001B (ESC)', 'lone surrogate U+D800', 'directional formatting character U+202E (RLO)'."""
     n = ord(c)
-    what = "lone surrogate" if 0xD800 <= n <= 0xDFFF else "character" if n >= 0xFFFE else "control character"
+    what = "lone surrogate" if 0xD800 <= n <= 0xDFFF else "character" if n >= 0xFFFE else \
+        "directional formatting character" if 0x202A <= n <= 0x2069 else "control character"
     return f"{what} U+{n:04X}" + (f" ({_NAMES[n]})" if n in _NAMES and n < 0xFFFE else "")
 
 

@@ -22,7 +22,9 @@ import jinja2.sandbox
 from markupsafe import Markup, escape
 
 from archgen.errors import RenderError
+from archgen.path_links import leaving_link, tree_words
 from archgen.render import fmt
+from archgen.spec_files import printable
 
 
 class TemplateError(RenderError):
@@ -40,6 +42,11 @@ def _autoescape(name: str | None) -> bool:
 
 def _contained(override: Path) -> Path:
     """`override`, once no file in it is a link that leaves it (an ``include`` or typst's ``read`` would follow it)."""
+    found = leaving_link(override, folder=True)
+    if found is not None:                         # the folder itself, or one above it, a link the checkout holds
+        raise TemplateError(f"--templates {printable(str(override))}: {printable(str(found[0]))} is a link to "
+                            f"{printable(found[1])}, outside {tree_words()}; archgen reads no template through a "
+                            "link that leaves it")
     root = override.resolve()
     for entry in sorted(override.rglob("*")):
         if not entry.resolve().is_relative_to(root):

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 
 from archgen.errors import RenderError
+from archgen.path_links import leaving_link, tree_words
 from archgen.spec_files import printable
 
 
@@ -68,68 +69,14 @@ def read_written(path: Path, limit: int) -> str | None:
         return None
 
 
-def boundary() -> Path:
-    """The tree archgen writes into through links: the git work tree holding the working directory, else that directory.
-
-    The top level is found by its ``.git`` entry (a folder, or a file in a worktree or submodule), without running git.
-    """
-    cwd = Path.cwd().resolve()
-    return next((d for d in (cwd, *cwd.parents) if (d / ".git").exists()), cwd)
-
-
-def leaving_link(path: Path, folder: bool = False) -> tuple[Path, str] | None:
-    """The first link on the way to `path` that lies inside the `boundary` and leads out of it, with its target.
-
-    The path is walked folder by folder as the system does (a link followed where it stands, ``..`` from where the
-    walk is), so ``out/../x`` through a link `out` is judged where it lands. A link outside the boundary (the user's
-    own ``/tmp`` on macOS) is not judged, and a path given outside it without links is the user's to choose; only a
-    link the repository could hold, pointing out of it, is refused: a pull request that commits ``out -> ../victim``
-    would otherwise have `archgen render specs --out out` write its documents into ``../victim``. The last component
-    is followed only for a `folder` (`--out`): `write_atomic` replaces a link to a file rather than writing through it.
-    """
-    try:
-        top, here = boundary(), Path.cwd().resolve()
-    except OSError:                               # the working directory was removed: the write itself fails
-        return None
-    parts = Path(path).parts
-    for i, part in enumerate(parts):
-        if part == "..":
-            here = here.parent
-            continue
-        step = here / part
-        if (i == len(parts) - 1 and not folder) or not _is_link(step):
-            here = step
-            continue
-        real = Path(os.path.realpath(step))       # a loop of links is left as it is: the write fails on it
-        if step.parent.is_relative_to(top) and not real.is_relative_to(top):
-            return Path(*parts[:i + 1]), os.readlink(step)
-        here = real
-    return None
-
-
-def _is_link(path: Path) -> bool:
-    try:
-        return path.is_symlink()
-    except OSError:                               # a folder that cannot be read: the write fails there, named
-        return False
-
-
 def refuse_leaving_link(path: Path, what: str = "", folder: bool = False) -> None:
     """Refuse (`RenderError`, exit 2) to write `path` where a link in the tree leads it out (`leaving_link`)."""
     found = leaving_link(path, folder)
     if found is not None:
         link, target = found
         raise RenderError(f"{what}{printable(str(path))}: {printable(str(link))} is a link to "
-                          f"{printable(target)}, outside {_tree()}; archgen writes no file through a link that "
+                          f"{printable(target)}, outside {tree_words()}; archgen writes no file through a link that "
                           "leaves it")
-
-
-def _tree() -> str:
-    """The `boundary` as a message names it: never a machine's absolute path."""
-    top = boundary()
-    if top == Path.cwd().resolve():
-        return "the working directory" if not (top / ".git").exists() else "the git work tree (the working directory)"
-    return f"the git work tree ({Path(os.path.relpath(top)).as_posix()})"
 
 
 def _why(path: Path, err: OSError) -> str:

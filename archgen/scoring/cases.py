@@ -44,6 +44,7 @@ from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estim
 from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.case_checks import check_case, dispatcher_case_problem, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
+from archgen.spec_files import find_files
 from archgen.startup import resume_gc
 from archgen.topology import torus_degree
 from archgen.validation_problems import problems_from
@@ -87,6 +88,8 @@ def read_case_file(path: str | Path) -> CaseFile:
     is then validated on its own, so one bad case (an unknown field, a layout that does not divide, a duplicate id)
     leaves the others readable.
     """
+    if not Path(path).is_dir():                   # a directory is `load_file`'s to refuse
+        find_files([path])                        # a link out of its folder or the repository is refused, unread
     docs = load_file(Path(path), keys="'schema' and 'cases'")
     doc = docs[0]
     problems: list[SpecProblem] = []
