@@ -14,7 +14,6 @@ from archgen.model.engine import (
     MAX_NUM_TOKENS,
     SGLANG_UNSTATED,
     Engine,
-    refuse_disaggregation,
     serving_problem,
     spread_problem,
     unhonoured,
@@ -125,8 +124,7 @@ class Inference(Spec):
     @classmethod
     def _not_modelled(cls, data: object) -> object:
         """A key naming serving the model does not run is refused as such, not as an unknown key."""
-        refuse_disaggregation(data, cls.model_fields, cls.__name__)
-        refuse_unmodelled(data, cls.model_fields, cls.__name__)
+        refuse_unmodelled(data, cls.model_fields, cls.__name__)   # disaggregation and serving features, one pass
         return data
 
     @field_validator("batch", mode="before")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from archgen.model.engine import disaggregation_key
 from archgen.model.spec import FieldError, raise_each
 
 __all__ = ["DECODING", "FEATURES", "refuse_unmodelled", "unmodelled_key"]
@@ -72,7 +73,13 @@ def unmodelled_key(key: object, fields: Iterable[str]) -> str | None:
 
 
 def refuse_unmodelled(data: object, fields: Iterable[str], title: str) -> None:
-    """Raise for each key of a mapping `data` (a serving job's input) that `unmodelled_key` refuses; else return."""
+    """Raise for each key of a mapping `data` (a serving job's input) that either rule refuses; else return.
+
+    A pool size or KV transfer (`engine.disaggregation_key`) and a serving feature (`unmodelled_key`) are judged in
+    one pass, so a job stating both (`disaggregated: true` beside `mtp: 3`) hears of both in one run; before
+    (newuser79) the disaggregation keys were raised first and the feature keys only once those were removed.
+    """
     if isinstance(data, dict):
         names = tuple(fields)
-        raise_each([FieldError((k,), why) for k in data if (why := unmodelled_key(k, names))], title)
+        raise_each([FieldError((k,), why) for k in data
+                    if (why := disaggregation_key(k, names) or unmodelled_key(k, names))], title)
