@@ -84,4 +84,4 @@ def test_a_pool_key_and_a_serving_feature_are_refused_in_one_run(spec_tree):
     text = str(err.value)
     assert f"inference.disaggregated: {NOT_MODELLED}" in text
     assert "inference.mtp: speculative decoding" in text
-    assert "inference.num_redundant_experts: expert load balancing" in text
+    assert "inference.num_redundant_experts: redundant expert copies are the field redundant_experts" in text

@@ -29,6 +29,7 @@ from archgen.perf.serve.inference import (
     memory_reserve,
 )
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
+from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
 from archgen.perf.serve.scheduler import estimate_serving, full_run
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
@@ -74,12 +75,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
     assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
-    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
-                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
-                   inf.ffn_activation, limit,
-                   quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
+    job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
+                   inf.kv_precision, inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
+                   batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
+                   output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts)
     notes: list[str] = []
-    for key, problem in (("ep", expert_problem(arch, inf.ep)),
+    for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
                          ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
                                                            hw.compute_capability))):
@@ -349,16 +350,19 @@ def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) ->
     return {k: Q_(v, "s") for k, v in parts.items()}
 
 
-def expert_problem(arch: Arch, ep: int) -> str | None:
-    """Why `ep` cannot split the model's experts, or None."""
+def expert_problem(arch: Arch, ep: int, redundant: int = 0) -> str | None:
+    """Why `ep` cannot split the model's experts and `redundant` copies, or None."""
     if ep > 1 and not arch.experts:
         return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
-    if arch.experts and arch.experts % ep:
-        fits = max(d for d in range(1, ep) if arch.experts % d == 0)
-        return (f"ep ({ep}) does not divide the {arch.experts} experts: each rank holds experts / ep whole experts, "
-                "and redundant experts (EPLB's extra copies, with which wide-EP deployments fill a rank count the "
-                "experts do not divide) are not modelled; state an ep that divides them, such as "
-                f"{fits} (with a tp it divides)")
+    slots = arch.experts + redundant
+    if arch.experts and slots % ep:
+        fits = max(d for d in range(1, ep) if slots % d == 0)
+        fill = ep - arch.experts % ep   # the fewest copies that fill every rank equally
+        held = (f"the {arch.experts} experts and {redundant} redundant copies ({slots})" if redundant else
+                f"the {arch.experts} experts")
+        return (f"ep ({ep}) does not divide {held}: each rank holds (experts + redundant_experts) / ep "
+                f"whole slots; state redundant_experts so that they divide (EPLB's extra copies, e.g. {fill} or "
+                f"{fill + ep} at ep {ep}), or an ep that divides them, such as {fits} (with a tp it divides)")
     return None
 
 
