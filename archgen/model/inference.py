@@ -14,7 +14,6 @@ from archgen.model.engine import (
     MAX_NUM_TOKENS,
     SGLANG_UNSTATED,
     Engine,
-    refuse_disaggregation,
     serving_problem,
     spread_problem,
     unhonoured,
@@ -116,6 +115,12 @@ class Inference(Spec):
         "Offline only: a simulated run (concurrency, or server with an arrival_rate) gives every request one length.")
     ep: int = Field(1, gt=0, description="Expert-parallel ways of a replica's MoE layers (divides tp; each expert is "
                                          "split tp/ep ways).")
+    redundant_experts: int = Field(
+        0, ge=0, description="Extra routed-expert copies spread over a replica's EP ranks (SGLang's "
+        "--ep-num-redundant-experts, TensorRT-LLM's num_slots less the experts; DeepSeek-V3 prefills with 32): each "
+        "rank holds (experts + redundant_experts) / ep of them, so an ep the experts do not divide (48 or 72 with 32 "
+        "copies of DeepSeek-V3's 256) can be stated. The copies' memory and the slots routing spreads over are "
+        "counted; EPLB's choice of which experts to copy, by measured load, is not.")
     attention_dp: bool = Field(
         False, description="Attention data parallelism (TensorRT-LLM's enable_attention_dp, SGLang's DP attention): "
                            "each of the replica's tp ranks runs the whole attention on its own requests; the experts "
@@ -125,8 +130,7 @@ class Inference(Spec):
     @classmethod
     def _not_modelled(cls, data: object) -> object:
         """A key naming serving the model does not run is refused as such, not as an unknown key."""
-        refuse_disaggregation(data, cls.model_fields, cls.__name__)
-        refuse_unmodelled(data, cls.model_fields, cls.__name__)
+        refuse_unmodelled(data, cls.model_fields, cls.__name__)   # disaggregation and serving features, one pass
         return data
 
     @field_validator("batch", mode="before")
@@ -149,6 +153,9 @@ class Inference(Spec):
         if self.arrival_rate is not None and self.scenario != "server":
             errors.append(FieldError(("arrival_rate",), "arrival_rate applies to the server scenario (Poisson "
                                                         f"arrivals); this job's scenario is '{self.scenario}'"))
+        if self.redundant_experts and self.ep == 1:
+            errors.append(FieldError(("redundant_experts",), "redundant expert copies spread over expert-parallel "
+                                                             "ranks: they need ep above 1"))
         if self.prefill == "separate" and self.input_len > self.max_num_tokens:
             errors.append(FieldError(("prefill",), "prefill 'separate' runs each prompt whole in one iteration: "
                                                    f"input_len ({self.input_len}) must be at most max_num_tokens "

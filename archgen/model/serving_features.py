@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from archgen.model.engine import disaggregation_key
 from archgen.model.spec import FieldError, raise_each
 
 __all__ = ["DECODING", "FEATURES", "refuse_unmodelled", "unmodelled_key"]
@@ -44,7 +45,10 @@ LOAD_BALANCE = (
     "expert load balancing (DeepSeek's EPLB, redundant experts) is not a switch: the model times each pass's experts "
     "on the busiest EP rank under uniform random routing, a little above tokens x top_k / ep (docs/perf-model.md, "
     "Inference, Layout), and the estimate's note states the tokens/s with routing perfectly balanced, the balance "
-    "EPLB aims at; redundant experts' memory and placement are not modelled: remove {key}")
+    "EPLB aims at; redundant expert copies are the field redundant_experts (their memory and slots), EPLB's choice "
+    "of which experts to copy by measured load is not modelled: remove {key}")
+REDUNDANT = ("redundant expert copies are the field redundant_experts (SGLang's --ep-num-redundant-experts, "
+             "TensorRT-LLM's num_slots less the experts): state redundant_experts instead of {key}")
 KV_DTYPE = ("the KV cache's data type is the field kv_precision (fp16, bf16, fp8 or fp4; vLLM's kv_cache_dtype, "
             "TensorRT-LLM's kv_cache_config.dtype): state kv_precision instead of {key}")
 WIDE_EP = ("wide expert parallelism is stated with two fields: ep (expert-parallel ways of a replica, dividing tp, "
@@ -57,7 +61,8 @@ FEATURES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("specul", "spec_dec", "mtp", "eagle", "draft", "medusa", "nextn", "lookahead"), SPECULATIVE),
     (("prefix", "radix", "cache_hit", "block_reuse", "kv_reuse", "cache_reuse"), PREFIX_CACHING),
     (("cuda_graph", "cudagraph", "eager"), CUDA_GRAPHS),
-    (("eplb", "load_balanc", "redundant_expert"), LOAD_BALANCE),
+    (("num_redundant", "num_slots"), REDUNDANT),   # not "redundant_expert": the field's misspellings stay unknown
+    (("eplb", "load_balanc"), LOAD_BALANCE),
     (("kv_cache_dtype", "kv_dtype", "kv_cache_type"), KV_DTYPE),
     (("wide_ep", "wideep"), WIDE_EP),
 )
@@ -72,7 +77,13 @@ def unmodelled_key(key: object, fields: Iterable[str]) -> str | None:
 
 
 def refuse_unmodelled(data: object, fields: Iterable[str], title: str) -> None:
-    """Raise for each key of a mapping `data` (a serving job's input) that `unmodelled_key` refuses; else return."""
+    """Raise for each key of a mapping `data` (a serving job's input) that either rule refuses; else return.
+
+    A pool size or KV transfer (`engine.disaggregation_key`) and a serving feature (`unmodelled_key`) are judged in
+    one pass, so a job stating both (`disaggregated: true` beside `mtp: 3`) hears of both in one run; before
+    (newuser79) the disaggregation keys were raised first and the feature keys only once those were removed.
+    """
     if isinstance(data, dict):
         names = tuple(fields)
-        raise_each([FieldError((k,), why) for k in data if (why := unmodelled_key(k, names))], title)
+        raise_each([FieldError((k,), why) for k in data
+                    if (why := disaggregation_key(k, names) or unmodelled_key(k, names))], title)

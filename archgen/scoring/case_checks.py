@@ -127,7 +127,8 @@ def check_case(case: Case, doc: SourceDocument, i: int) -> list[SpecProblem]:
             out.append(SpecProblem(where, path=f"{case.id}.inference",
                                    message=f"tp {inf.tp} exceeds the {share} accelerators of a scale-up domain the "
                                            "case holds: a replica lies inside one domain"))
-        if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep)):
+        if case.model is not None and (problem := expert_problem(Arch.from_model(case.model), inf.ep,
+                                                                inf.redundant_experts)):
             out.append(SpecProblem(doc.locate(("cases", i, "inference", "ep")), path=f"{case.id}.inference.ep",
                                    message=problem))
         if case.model is not None and (problem := attention_dp_problem(Arch.from_model(case.model), inf.attention_dp)):

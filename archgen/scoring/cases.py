@@ -37,6 +37,7 @@ from archgen.perf.hw.memory import OFFLOAD_CODES
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import ServeJob
+from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
@@ -259,10 +260,11 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     inf = case.inference
     assert inf is not None, "called for serving cases"
     most, _ = batch_size_of(inf, hw if hw is not None else case_hardware(case, load_accelerators()))
-    return ServeJob(Arch.from_model(_model(case)), inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
+    arch = serving_arch(Arch.from_model(_model(case)), inf.redundant_experts)
+    return ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
-                    inf.prefill, inf.ffn_activation, most,
-                    quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
+                    inf.prefill, inf.ffn_activation, most, quantised_attention=inf.quantised_attention,
+                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts)
 
 
 def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:

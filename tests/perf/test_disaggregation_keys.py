@@ -72,3 +72,16 @@ def test_a_p_to_d_sweep_axis_is_refused_as_disaggregation(cli, tmp_path, axis):
     assert f"pd.yaml:5:3: error: axes.{axis}: {NOT_MODELLED}" in text
     assert "unknown key" not in text
 
+
+
+def test_a_pool_key_and_a_serving_feature_are_refused_in_one_run(spec_tree):
+    # newuser79: `disaggregated` beside `mtp` (a wide-EP DeepSeek-R1 deployment states both) read only the first;
+    # `mtp` and `num_redundant_experts` were said once `disaggregated` was gone, a second run
+    job = _job("disaggregated").replace(": 8}", ": true, mtp: 3, num_redundant_experts: 32}")
+    root = spec_tree({"w.yaml": job})
+    with pytest.raises(ValidateError) as err:
+        run([root, SPECS / "clusters", SPECS / "racks"])
+    text = str(err.value)
+    assert f"inference.disaggregated: {NOT_MODELLED}" in text
+    assert "inference.mtp: speculative decoding" in text
+    assert "inference.num_redundant_experts: redundant expert copies are the field redundant_experts" in text

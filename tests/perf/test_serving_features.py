@@ -32,7 +32,7 @@ def _job(key: str) -> str:
     ("enable_prefix_caching", "prefix caching"), ("radix_cache", "prefix caching"),
     ("enable_block_reuse", "prefix caching"), ("cuda_graphs", "CUDA graphs are not a switch"),
     ("enforce_eager", "CUDA graphs are not a switch"), ("eplb", "expert load balancing"),
-    ("num_redundant_experts", "expert load balancing"), ("kv_cache_dtype", "the field kv_precision"),
+    ("num_redundant_experts", "the field redundant_experts"), ("kv_cache_dtype", "the field kv_precision"),
     ("wide_ep", "ep (expert-parallel ways")])
 def test_an_engine_feature_key_is_refused_at_its_line_with_why(spec_tree, key, said):
     root = spec_tree({"w.yaml": _job(key)})
@@ -71,8 +71,9 @@ def test_every_serving_estimate_says_it_decodes_one_token_a_step(cli):
 
 def test_a_wide_ep_over_a_rank_count_the_experts_do_not_fill_names_redundant_experts(cli, tmp_path):
     """EP 72 over an NVL72 (as wide-EP deployments run DeepSeek-R1 with EPLB's redundant experts) was refused with
-    "ep (72) does not divide the 256 experts" alone; now it says redundant experts are not modelled and names the
-    largest ep below it that divides the experts (64 = 2^6, the largest divisor of 256 under 72)."""
+    "ep (72) does not divide the 256 experts" alone; then it said redundant experts are not modelled; now (newuser79)
+    it names the redundant_experts that fill the ranks (72 - 256 mod 72 = 32, or 32 + 72) and the largest ep below
+    it that divides the experts (64 = 2^6, the largest divisor of 256 under 72)."""
     (tmp_path / "w.yaml").write_text(
         "kind: Workload\nid: w\nname: w\nmodel: deepseek-v3\ncluster: gb200-nvl72-su\naccelerators: 72\n"
         "inference: {precision: fp4, tp: 72, ep: 72, attention_dp: true, input_len: 1024, output_len: 1024}\n",
@@ -81,7 +82,8 @@ def test_a_wide_ep_over_a_rank_count_the_experts_do_not_fill_names_redundant_exp
     text = r.out + r.err
     assert r.code == 2, text
     assert "ep (72) does not divide the 256 experts" in text
-    assert "redundant experts" in text and "not modelled" in text and "such as 64" in text
+    assert "state redundant_experts so that they divide" in text and "e.g. 32 or 104 at ep 72" in text
+    assert "such as 64" in text
 
 
 def test_the_cuda_graphs_refusal_quotes_the_launch_cost_the_model_charges():

@@ -15,6 +15,19 @@ prompt's KV cache, `input_len` tokens x the whole model's KV bytes per token (`h
 2 x layers x kv_heads x head_dim x bytes, or layers x (kv_lora_rank + qk_rope_head_dim) x bytes under latent
 attention), in the estimate's KV-cache data type. The time to send it, and whether it hides behind the decodes,
 depend on a transfer path (NIXL over NVLink or RDMA) that no spec states: not given.
+
+A serving estimate also reads its own replica as the two pools of a first-order disaggregated deployment
+(`disaggregated_reading`, newuser79): the replica's time per request splits additively into prefill and decode
+(the estimate's breakdown), so a prefill pool of the same layout runs input_len / t_prefill / tp input tokens/s per
+accelerator, a decode pool output_len / t_decode / tp output tokens/s, and t_prefill / t_decode prefill accelerators
+per decode accelerator keep them balanced (the P:D ratio: DistServe, Zhong et al., OSDI 2024, section 4, places
+each phase by its own per-GPU goodput; SGLang pairs N prefill instances with one decode instance "to satisfy your PD
+ratio", sgl-project/sglang issue 10903). Each decode
+rank receives what it holds of the prompt's KV cache (`kv_cache_bytes_per_token_per_rank` x input_len), in
+bytes / link bandwidth over one accelerator's scale-up link (NVLink, one domain) or its scale-out share (RDMA
+across domains), at the stated rate: a lower bound, no protocol or efficiency charged. It leaves out every way the
+pools differ from the replica (a decode pool's wide EP and larger batch, a prefill pool's smaller layout), the
+queue between them, and whether the transfer hides behind the prefill's later layers; those stay *not modelled*.
 """
 
 from __future__ import annotations
@@ -26,7 +39,7 @@ from archgen.model.inference import Inference
 from archgen.model.workload import Model
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
-from archgen.perf.hw.memory import kv_cache_bytes_per_token
+from archgen.perf.hw.memory import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
 
 
 def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> tuple[float, str]:
@@ -35,12 +48,16 @@ def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_
     return input_len * kv_cache_bytes_per_token(arch, K.kv_element_bytes(dtype)), dtype
 
 
-def colocation_convention(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> str:
-    """The `prefill_decode` convention of a serving estimate: co-located, and the KV bytes disaggregation would move."""
-    return colocation_over(arch, [(precision, input_len, kv_precision)])
+def colocation_convention(arch: Arch, precision: str, kv_precision: str | None, input_len: int,
+                          reading: str = "") -> str:
+    """The `prefill_decode` convention of a serving estimate: co-located, and the KV bytes disaggregation would move.
+
+    `reading`: the estimate's `disaggregated_reading`, which times the transfer; without one, no time is given.
+    """
+    return colocation_over(arch, [(precision, input_len, kv_precision)], reading)
 
 
-def colocation_over(arch: Arch, levels: Sequence[tuple[str, int, str | None]]) -> str:
+def colocation_over(arch: Arch, levels: Sequence[tuple[str, int, str | None]], reading: str = "") -> str:
     """`colocation_convention` over (precision, input_len, kv_precision) `levels`: a sweep's, at each level it runs.
 
     One level reads as an estimate's convention; several (a sweep over `precision`, `input_len` or `kv_precision`)
@@ -55,7 +72,34 @@ def colocation_over(arch: Arch, levels: Sequence[tuple[str, int, str | None]]) -
     return (f"prefill and decode share each replica (aggregated serving): a prompt's KV cache stays where it was "
             f"written, so no KV transfer is counted. Disaggregated serving (separate prefill and decode pools, as "
             f"NVIDIA Dynamo, SGLang and vLLM run it) is not modelled; it would send each request's prompt KV cache, "
-            f"{each}, from a prefill to a decode instance, over a path and in a time not given here")
+            f"{each}, from a prefill to a decode instance" + (f". {reading}" if reading else
+                                                              ", over a path and in a time not given here"))
+
+
+def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: int, output_len: int,
+                          tp: int, times: tuple[float, float], links: tuple[float, float]) -> str:
+    """The replica read as a disaggregated deployment's two pools at its own layout (module docstring); '' if untimed.
+
+    `times`: the replica's prefill and decode time per request (s, the estimate's breakdown); `links`: one
+    accelerator's scale-up and scale-out bandwidth per direction (B/s; scale-out 0 for a single domain).
+    """
+    prefill, decode = times
+    if prefill <= 0 or decode <= 0:
+        return ""
+    ratio = (f"{prefill / decode:.3g} prefill accelerators per decode accelerator" if prefill >= decode else
+             f"one prefill accelerator per {decode / prefill:.3g} decode accelerators")
+    per_rank = float(kv_cache_bytes_per_token_per_rank(arch, dtype_bytes, tp, attention_dp)) * input_len
+    names = ("its scale-up link, one domain", "its scale-out share, across domains")
+    paths = [f"{per_rank / bw * 1e3:.3g} ms over {name} ({bw / 1e9:,.4g} GB/s)"
+             for name, bw in zip(names, links, strict=True) if bw > 0]
+    return (f"Read as a first-order disaggregated deployment with both pools at this layout (tp {tp}): a prefill pool "
+            f"runs {input_len / prefill / tp:,.0f} input tokens/s per accelerator (input_len / the replica's prefill "
+            f"time per request / tp), a decode pool {output_len / decode / tp:,.0f} output tokens/s per accelerator "
+            f"(output_len / its decode time per request / tp), so {ratio} balance them (P:D ratio); each decode rank "
+            f"receives {per_rank / 1e6:,.1f} MB of the prompt's KV cache, {' or '.join(paths)} at the stated rate "
+            "(a lower bound: no protocol, efficiency or contention charged), which TTFT adds unless the transfer "
+            "hides behind the prefill. Not modelled: pools laid out unlike this replica (a decode pool's wider EP and "
+            "larger batch, a smaller prefill pool), the queue between them")
 
 
 def swept_colocation(model: Model | None, inference: Inference | None, axes: Mapping[str, Sequence[Any]]) -> str:

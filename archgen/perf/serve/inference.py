@@ -145,6 +145,9 @@ class ServeJob:
             output of `output_len` tokens), `lengths.decode_context`.
         imbalance: The busiest EP rank's routed load as (max - mean)/mean; None for uniform random routing's
             expected busiest rank (`routing.busiest_rank_load`).
+        redundant_experts: Extra expert copies over the EP ranks (`Inference.redundant_experts`); `arch.experts`
+            already counts them as slots (`serving_arch`), so this is what the routing note takes off for the model's
+            own experts.
     """
 
     arch: Arch
@@ -164,6 +167,7 @@ class ServeJob:
     quantised_attention: str = "all"
     output_len_cv: float | None = None
     imbalance: float | None = None
+    redundant_experts: int = 0
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,13 @@ neither is the mean tokens·top_k/ep:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from functools import lru_cache
 
 import numpy as np
+
+from archgen.perf.hw.arch import Arch
 
 #: TensorRT-LLM's measured imbalance ratio, (max - mean)/mean of the routed tokens by rank, DeepSeek-R1 without
 #: EPLB (module docstring: blog4 Table 1, "No EPLB (8 per-rank slots and EP 32)").
@@ -50,6 +53,19 @@ TRTLLM_R1_CONDITIONS = ("TensorRT-LLM measured the busiest rank at 2.564 times t
                         "blog4 'Scaling Expert Parallelism in TensorRT-LLM', Table 1)")
 #: The routing shape (experts, top_k) the published ratio was measured on: DeepSeek-V3/R1's.
 MEASURED_ROUTING = (256, 8)
+
+
+def serving_arch(arch: Arch, redundant_experts: int) -> Arch:
+    """`arch` with its routed experts counted as the slots a replica holds: experts + `redundant_experts` copies.
+
+    Redundant copies (DeepSeek-V3's prefill deploys 32, arXiv 2412.19437 section 3.4.1; SGLang's
+    --ep-num-redundant-experts; TensorRT-LLM's num_slots) occupy memory on their ranks and split the tokens of the
+    experts they copy, so a rank holds (E + R)/ep slots and uniform routing spreads over E + R of them: the weights
+    (`inference.weights_per_gpu`), the busiest rank's load and the grouped GEMM's experts all read the slots. The
+    router's gate is counted at E + R columns too (DeepSeek-V3, 32 copies: 13 M parameters of 671 B, negligible).
+    Which experts EPLB copies (by measured load) is not modelled: copies are taken as spread like the experts.
+    """
+    return dataclasses.replace(arch, experts=arch.experts + redundant_experts) if redundant_experts else arch
 
 
 @lru_cache(maxsize=64)

@@ -37,12 +37,15 @@ def routing_note(job: ServeJob, e: InferenceEstimate, per_gpu: float,
     a = job.arch
     factor = float(R.load_factor(max(float(e.batch), 1.0), a.top_k, a.experts, job.ep))
     balanced = per_gpu_at(dataclasses.replace(job, imbalance=0.0))
+    own = a.experts - job.redundant_experts   # the model's experts; `a.experts` counts the redundant copies' slots
+    slots = (f" over {a.experts} slots ({own} experts and {job.redundant_experts} redundant copies, spread like them: "
+             "EPLB's placement by measured load is not modelled)" if job.redundant_experts else "")
     text = (f"MoE routing: each pass's experts are timed on the busiest of the {job.ep} EP ranks under uniform random "
-            f"routing ({factor:.3f} x the mean rank's routed tokens at the decode step of {float(e.batch):,.0f} "
+            f"routing{slots} ({factor:.3f} x the mean rank's routed tokens at the decode step of {float(e.batch):,.0f} "
             "sequences; the expected maximum of the ranks' counts, perf.serve.routing); measured routing is more "
             f"skewed. Perfectly balanced routing gives {balanced:,.0f} tokens/s per accelerator ({per_gpu:,.0f} here)")
-    if not R.has_measured_ratio(a.experts, a.top_k):
-        return text + (f"; no published imbalance was found for a model routing to {a.top_k} of {a.experts} "
+    if not R.has_measured_ratio(own, a.top_k):
+        return text + (f"; no published imbalance was found for a model routing to {a.top_k} of {own} "
                        "experts, so the slower end is not bounded"), (METRIC, per_gpu, 0.0, balanced)
     skewed = per_gpu_at(dataclasses.replace(job, imbalance=R.TRTLLM_R1_IMBALANCE))
     change = (skewed / per_gpu - 1.0) if per_gpu > 0 else 0.0

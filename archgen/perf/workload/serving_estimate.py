@@ -17,7 +17,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.colocation import colocation_convention
+from archgen.perf.serve.colocation import colocation_convention, disaggregated_reading
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
@@ -29,6 +29,7 @@ from archgen.perf.serve.inference import (
     memory_reserve,
 )
 from archgen.perf.serve.lengths import LENGTH_WEIGHTED, ONE_LENGTH, decode_context
+from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.run import KEEP_UP, ServingRun, capacity_metrics
 from archgen.perf.serve.scheduler import estimate_serving, full_run
 from archgen.perf.workload.band_families import at_engine_cap, family, quantity_family, run_scenario
@@ -74,12 +75,12 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         raise WorkloadError(workload.id, unstated)
     limit, source = batch_size_of(inf, hw)   # the engine's, where the job states none
     assumed = tuple(a for a in (assumed_engine(hw, inf.engine),) if a)
-    job = ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision, inf.kv_reserve, inf.ep,
-                   inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf), inf.prefill,
-                   inf.ffn_activation, limit,
-                   quantised_attention=inf.quantised_attention, output_len_cv=inf.output_len_cv)
+    job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
+                   inf.kv_precision, inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
+                   batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
+                   output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts)
     notes: list[str] = []
-    for key, problem in (("ep", expert_problem(arch, inf.ep)),
+    for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
                          ("kv_precision", K.fp4_kv_problem(hw.accelerator, hw.peak, inf.kv_precision, hw.vendor,
                                                            hw.compute_capability))):
@@ -238,6 +239,11 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                                     "max_batch" if run is not None and not closed else "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
+    pools = "" if {"prefill_per_request", "decode_per_request"} - breakdown.keys() else disaggregated_reading(
+        arch, K.kv_element_bytes(K.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
+        inf.input_len, inf.output_len, tp, (breakdown["prefill_per_request"].m_as("s"),
+                                            breakdown["decode_per_request"].m_as("s")),
+        (hw.scale_up_bandwidth, hw.scale_out_bandwidth))   # newuser79: the replica read as a P:D deployment's pools
     prompts = (f"chunked prefill of {inf.max_num_tokens} tokens per iteration" if inf.prefill == "chunked" else
                f"prompts whole in iterations of their own, up to {inf.max_num_tokens} tokens, the decodes waiting")
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
@@ -267,7 +273,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                               "the dense FFN's activation runs in the up/gate GEMM's epilogue, no bytes or kernel of "
                               "its own; routed experts keep theirs (ffn_activation: fused)",
             "memory_reserve": memory_reserve(hw.memory_type),
-            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len),
+            "prefill_decode": colocation_convention(arch, inf.precision, inf.kv_precision, inf.input_len, pools),
             "decoding": DECODING}
     if arch.experts and (optimistic := moe_serving_convention()) is not None:
         conv["moe_serving"] = optimistic
@@ -344,16 +350,19 @@ def run_breakdown(run: ServingRun, output_len: int, tokens_per_second: float) ->
     return {k: Q_(v, "s") for k, v in parts.items()}
 
 
-def expert_problem(arch: Arch, ep: int) -> str | None:
-    """Why `ep` cannot split the model's experts, or None."""
+def expert_problem(arch: Arch, ep: int, redundant: int = 0) -> str | None:
+    """Why `ep` cannot split the model's experts and `redundant` copies, or None."""
     if ep > 1 and not arch.experts:
         return f"ep ({ep}) needs a mixture-of-experts model; this one is dense"
-    if arch.experts and arch.experts % ep:
-        fits = max(d for d in range(1, ep) if arch.experts % d == 0)
-        return (f"ep ({ep}) does not divide the {arch.experts} experts: each rank holds experts / ep whole experts, "
-                "and redundant experts (EPLB's extra copies, with which wide-EP deployments fill a rank count the "
-                "experts do not divide) are not modelled; state an ep that divides them, such as "
-                f"{fits} (with a tp it divides)")
+    slots = arch.experts + redundant
+    if arch.experts and slots % ep:
+        fits = max(d for d in range(1, ep) if slots % d == 0)
+        fill = ep - arch.experts % ep   # the fewest copies that fill every rank equally
+        held = (f"the {arch.experts} experts and {redundant} redundant copies ({slots})" if redundant else
+                f"the {arch.experts} experts")
+        return (f"ep ({ep}) does not divide {held}: each rank holds (experts + redundant_experts) / ep "
+                f"whole slots; state redundant_experts so that they divide (EPLB's extra copies, e.g. {fill} or "
+                f"{fill + ep} at ep {ep}), or an ep that divides them, such as {fits} (with a tp it divides)")
     return None
 
 
