@@ -45,20 +45,24 @@ def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None
     return out, why
 
 
-def capacity_needed(workload: Workload, checkpoint_size: float) -> tuple[float, str]:
-    """What a job keeps on its cluster's storage (B) and what that counts, for REL001.
+def capacity_needed(workload: Workload, checkpoint_size: float) -> tuple[float, str, str]:
+    """What a job keeps on its cluster's storage (B) and what that counts, for REL001: for the team, for a customer.
 
     The checkpoints kept (`checkpoint.keep`, else one: a lower bound, said so) and the dataset where it states a size.
     """
     keep = workload.checkpoint.keep
     need = (keep or 1) * checkpoint_size
-    said = (f"{keep} checkpoint(s) kept (checkpoint.keep) of {amount(checkpoint_size)}" if keep
-            else f"one checkpoint of {amount(checkpoint_size)} (no checkpoint.keep: a lower bound)")
+    size = amount(checkpoint_size)
+    said = (f"{keep} checkpoint(s) kept (checkpoint.keep) of {size}" if keep
+            else f"one checkpoint of {size} (no checkpoint.keep: a lower bound)")
+    public = (f"{keep} checkpoint(s) of {size} kept at once" if keep
+              else f"one checkpoint of {size} (no retention stated: a lower bound)")
     data = workload.dataset
     if data is not None and data.size is not None:
         need += data.size.m_as("B")
         said += f" and the dataset's {amount(data.size.m_as('B'))}"
-    return need, said
+        public += f" and the training dataset's {amount(data.size.m_as('B'))}"
+    return need, said, public
 
 
 def amount(size: float) -> str:

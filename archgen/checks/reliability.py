@@ -46,14 +46,18 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
             yield from _in_memory_fits(ctx, path, g)
             continue
         storage = cluster.storage if isinstance(cluster, Cluster) else None
-        need, counted = capacity_needed(r.workload, g.checkpoint_size)
+        need, counted, public = capacity_needed(r.workload, g.checkpoint_size)
         if cluster is None or storage is None or need <= storage.capacity.m_as("B"):
             continue
-        what = (f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit" if need == g.checkpoint_size
-                and r.workload.checkpoint.keep is None else f"{amount(need)} ({counted}) do not fit")
-        yield Violation(path, cluster.id, ("storage", "capacity"),
-                        f"{what} the {storage.capacity:~P} of {cluster.id}'s checkpoint storage",
-                        Q_(need, "B").to("TB"), storage.capacity.to("TB"))
+        rest = f" the {storage.capacity:~P} of {cluster.id}'s checkpoint storage"
+        if need == g.checkpoint_size and r.workload.checkpoint.keep is None:   # one checkpoint: as before
+            yield Violation(path, cluster.id, ("storage", "capacity"),
+                            f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit{rest}",
+                            Q_(need, "B").to("TB"), storage.capacity.to("TB"))
+            continue
+        yield Violation(path, cluster.id, ("storage", "capacity"), f"{amount(need)} ({counted}) do not fit{rest}",
+                        Q_(need, "B").to("TB"), storage.capacity.to("TB"),
+                        public=f"{amount(need)} ({public}) do not fit{rest}")
 
 
 def _in_memory_fits(ctx: Context, path: str, g: Goodput) -> Iterator[Violation]:

@@ -61,10 +61,11 @@ def test_capacity_counts_the_kept_checkpoints_and_the_dataset():
         "id": "w", "model": "m", "training": {"seq_len": 8, "global_batch": 8},
         "checkpoint": {"keep": 4},
         "dataset": {"read_per_token": "4 B", "size": "60 TB", "basis": "assumed", "source": "test"}})
-    need, said = capacity_needed(w, 5e12)
+    need, said, public = capacity_needed(w, 5e12)
     assert need == pytest.approx(4 * 5e12 + 60e12)
     assert said == "4 checkpoint(s) kept (checkpoint.keep) of 5 TB and the dataset's 60 TB"
-    one, words = capacity_needed(w.model_copy(update={"checkpoint": w.checkpoint.model_copy(update={"keep": None}),
+    assert public == "4 checkpoint(s) of 5 TB kept at once and the training dataset's 60 TB"
+    one, words, _ = capacity_needed(w.model_copy(update={"checkpoint": w.checkpoint.model_copy(update={"keep": None}),
                                                       "dataset": None}), 5e12)
     assert one == 5e12 and "a lower bound" in words
 
