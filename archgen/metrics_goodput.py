@@ -25,6 +25,12 @@ JOB_GOODPUT: tuple[Metric, ...] = (
            minimise=True),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
            "read bandwidth.", _GP, _T, minimise=True),
+    Metric("workload", "checkpoint_storage_needed", "B", "TB", 2, "Checkpoint storage needed", "The checkpoints "
+           "kept at once (`checkpoint.keep`, the one being written counted) × the checkpoint size: what they take on "
+           "the storage; not provided without `checkpoint.keep`.", "analyse/storage_demand.py", _T, sweep=False),
+    Metric("workload", "dataset_read_bandwidth", "B/s", "GB/s", 1, "Dataset read bandwidth", "Tokens per second × "
+           "`dataset.read_per_token`: what the data loaders read from storage while the job trains (REL013); not "
+           "provided without `dataset:`.", "analyse/storage_demand.py", _T, sweep=False),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
            "the workload's own.", _GP, _T, sweep=False),
     Metric("workload", "restart_time", "s", "min", 1, "Restart time", "Restart, restore and the mean wait for a "

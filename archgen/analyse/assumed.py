@@ -15,7 +15,9 @@ documents' open items list, split by the figures they enter:
   their rack space as free (`analyse.unracked` counts it);
 - a failure rate (a class of the cluster's set, or a part's own) and the hall's site events enter the interruptions
   and everything built on them; the checkpoint `storage:` enters the checkpoint times and goodput (assumed figures,
-  or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`);
+  or sourced ones taken at their stated bandwidth with no measured `write_efficiency`/`read_efficiency`); the
+  checkpoint write and restore times rest on the storage alone (size over bandwidth), not on a failure rate;
+- a training job's `dataset:` with `basis: assumed` enters its `dataset_read_bandwidth`;
 - a node hardware class's repair time (`repair_basis: assumed`, the default) enters a training job's restart (the
   wait for a repair where no hot spare is free), goodput and spares, not its checkpoint writes or interval;
 - a part class with no rate at all (REL004) is left out of them: that its failures do not matter is assumed;
@@ -83,14 +85,32 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         if path in ops.goodput:   # a training job with a goodput: its tokens are goodput tokens
             m |= dict.fromkeys(CHECKPOINT_FIGURES, job)
             m |= dict.fromkeys(CHECKPOINT_FIGURES[:4], tuple(x for x in job if not x.endswith(REPAIR_WORDS)))
+            m |= _checkpoint_times(r.workload, job)   # the write and restore: the storage alone, no failure rate
             m |= dict.fromkeys(PER_TOKEN_COSTS, used + job)
         else:
             m |= dict.fromkeys(PER_TOKEN_COSTS, used)
+        data = r.workload.dataset
+        if data is not None and data.basis == "assumed":   # the data loaders' reads: the stated bytes per token
+            m["dataset_read_bandwidth"] = (f"{r.workload.id} dataset (assumed)",)
         m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
         m |= dict.fromkeys(JOB_SITE_METRICS, _pue_words(clusters[cpath]) + _site_words(clusters[cpath]))
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
+
+
+def _checkpoint_times(workload: Any, job: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """A job's checkpoint write and restore times (and a blocking write's) with the assumed inputs they rest on.
+
+    Size over bandwidth: the checkpoint storage's figures (`job`'s words for it) and no failure rate, repair time or
+    site event, which the interval and goodput rest on but these times do not (a storage architect's trial: a 9.5 s
+    write "met on assumed inputs: transceiver failure rate, ..."). An asynchronous or in-memory checkpoint's
+    blocking time is the copy to host memory, which rests on no storage figure.
+    """
+    storage = tuple(x for x in job if " checkpoint storage" in x)
+    cp = workload.checkpoint
+    blocking = () if cp.asynchronous or cp.in_memory else storage
+    return {"checkpoint_write_time": storage, "checkpoint_restore_time": storage, "checkpoint_blocking_time": blocking}
 
 
 #: The workload metrics the performance model computes (the registry's, by the module that computes each).

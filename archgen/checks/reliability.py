@@ -9,6 +9,7 @@ from archgen.analyse.goodput import Goodput, no_checkpoint_target
 from archgen.analyse.goodput_notes import FIXED_WIRING
 from archgen.analyse.nodes import compute_node
 from archgen.analyse.rate_sets import scope_chain
+from archgen.analyse.storage_demand import amount, capacity_needed
 from archgen.checks import storage_paths as paths
 from archgen.checks.registry import Context, Severity, Violation, check
 from archgen.display import decimals
@@ -32,8 +33,12 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
     against the compute node's `host_memory.capacity` (not judged where the node states none); its storage is not
     where it goes.
 
-    Fix: raise the cluster's `storage.capacity` (the nodes' `host_memory` for in-memory checkpoints), or checkpoint
-    less state (`checkpoint.bytes_per_parameter`).
+    On the storage, the checkpoints a retention policy keeps at once (`checkpoint.keep`, the one being written
+    counted) and the dataset where it states a `size` are judged together against `storage.capacity`; without
+    `checkpoint.keep` a single checkpoint is, a lower bound that the finding says.
+
+    Fix: raise the cluster's `storage.capacity` (the nodes' `host_memory` for in-memory checkpoints), keep fewer
+    checkpoints (`checkpoint.keep`), or checkpoint less state (`checkpoint.bytes_per_parameter`).
     """
     for path, r, g in _jobs(ctx):
         cluster = ctx.design.specs.get(r.estimate.cluster) if r.estimate else None
@@ -41,11 +46,18 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
             yield from _in_memory_fits(ctx, path, g)
             continue
         storage = cluster.storage if isinstance(cluster, Cluster) else None
-        if cluster is not None and storage is not None and g.checkpoint_size > storage.capacity.m_as("B"):
+        need, counted, public = capacity_needed(r.workload, g.checkpoint_size)
+        if cluster is None or storage is None or need <= storage.capacity.m_as("B"):
+            continue
+        rest = f" the {storage.capacity:~P} of {cluster.id}'s checkpoint storage"
+        if need == g.checkpoint_size and r.workload.checkpoint.keep is None:   # one checkpoint: as before
             yield Violation(path, cluster.id, ("storage", "capacity"),
-                            f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit "
-                            f"the {storage.capacity:~P} of {cluster.id}'s checkpoint storage",
-                            Q_(g.checkpoint_size, "B").to("TB"), storage.capacity.to("TB"))
+                            f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit{rest}",
+                            Q_(need, "B").to("TB"), storage.capacity.to("TB"))
+            continue
+        yield Violation(path, cluster.id, ("storage", "capacity"), f"{amount(need)} ({counted}) do not fit{rest}",
+                        Q_(need, "B").to("TB"), storage.capacity.to("TB"),
+                        public=f"{amount(need)} ({public}) do not fit{rest}")
 
 
 def _in_memory_fits(ctx: Context, path: str, g: Goodput) -> Iterator[Violation]:
@@ -339,3 +351,19 @@ def storage_fits_its_uplinks(ctx: Context) -> Iterator[Violation]:
     delivers through them.
     """
     yield from paths.storage_uplinks_over(ctx)
+
+
+@check("REL013", "rel.dataset_reads", severity="warning")
+def dataset_reads_fit(ctx: Context) -> Iterator[Violation]:
+    """A training job's data loaders read no faster than its cluster's storage gives the job.
+
+    The job reads `dataset_read_bandwidth` (its tokens per second x `dataset.read_per_token`) from the cluster's
+    `storage:` while it trains; the storage gives it at most the read bandwidth a restore of the job reaches (the
+    stated `read_bandwidth`, times `read_efficiency` where given, bounded by the storage's ports, the leaf uplinks
+    and the job's nodes' ports to storage). Above it the GPUs wait for data, which the step time does not include.
+    Not judged without `dataset:`, nor for an in-memory checkpoint (its restore does not read the storage).
+
+    Fix: add storage read bandwidth (`storage.read_bandwidth`, its ports on the storage fabric, the nodes' storage
+    NICs), or cache the data on the nodes' local drives and state what the job then reads from the storage.
+    """
+    yield from paths.dataset_reads_over(ctx, _jobs(ctx))

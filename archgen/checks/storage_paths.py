@@ -1,4 +1,4 @@
-"""REL010, REL011 and REL012: the path from the compute nodes to the checkpoint storage, and what it carries.
+"""REL010 to REL013: the path from the compute nodes to the checkpoint storage, and what it carries.
 
 `checks/reliability.py` registers the three checks (their docstrings say what each judges and how to fix it); this
 module holds what they find. Split from it for its size.
@@ -113,3 +113,19 @@ def _over(storage: Storage, bound: float) -> Iterator[tuple[str, Q, str]]:
                                  ("read_bandwidth", storage.read_bandwidth, "restored")):
         if stated_bw.m_as("B/s") > bound * (1 + 1e-9):
             yield key, stated_bw.to("GB/s"), verb
+
+
+def dataset_reads_over(ctx: Context, jobs: Iterator[tuple[str, Any, Any]]) -> Iterator[Violation]:
+    """REL013: a job's dataset reads over the read bandwidth the storage gives it (a restore's, `Goodput`)."""
+    for path, r, g in jobs:
+        read = r.estimate.metrics.get("dataset_read_bandwidth") if r.estimate is not None else None
+        if read is None or r.workload.checkpoint.in_memory or g.read_bandwidth <= 0:
+            continue
+        given = Q_(g.read_bandwidth, "B/s").to("GB/s")
+        if read > given:
+            per = r.workload.dataset.read_per_token
+            yield Violation(path, r.workload.id, ("dataset", "read_per_token"),
+                            f"the data loaders read {read:.4g~P} ({per:~P} a token at "
+                            f"{r.estimate.metrics['tokens_per_second'].m:,.0f} tokens/s), more than the "
+                            f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for data",
+                            read, given)

@@ -364,6 +364,11 @@ class Checkpointing(Spec):
                                                                   "time to train.")
     goodput_target: Share | None = Field(None, description=(
         "Goodput the job must hold; hot spares are sized to it (default 0.9). At most 1."))
+    keep: int | None = Field(None, ge=1, le=10_000, description=(
+        "Checkpoints the storage holds at once, the one being written counted (a retention policy: the last n "
+        "kept), e.g. 3: `checkpoint_storage_needed` is n x the checkpoint and REL001 judges it (and "
+        "`dataset.size`) against `storage.capacity`. Left out: `checkpoint_storage_needed` is not provided and "
+        "REL001 judges a single checkpoint, a lower bound."))
 
     @model_validator(mode="after")
     def _target(self) -> Checkpointing:

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from archgen.model.dataset import Dataset
 from archgen.model.field_types import Precision
 from archgen.model.inference import Inference
 from archgen.model.reliability import Checkpointing
@@ -248,6 +249,10 @@ class Workload(Document):
     checkpoint: Checkpointing = Field(default_factory=Checkpointing, description=(
         "Checkpointing, restart and token budget of a training job (docs/reliability.md); refused on an inference or "
         "collective workload, which reads none of it."))
+    dataset: Dataset | None = Field(None, description=(
+        "The training data the job reads from its cluster's `storage:`: bytes per token and size, e.g. "
+        "{read_per_token: 4 B, size: 60 TB, basis: sourced, source: '...'} (docs/reliability.md); refused on an "
+        "inference or collective workload. Left out: `dataset_read_bandwidth` is not provided."))
     requirements: WorkloadRequirements = Field(
         default_factory=list, description="Targets on performance, reliability or cost metrics, e.g. "
                                           "{metric: mfu, target: '>= 0.4'} or {metric: goodput, target: '>= 0.9'}.")
@@ -260,6 +265,10 @@ class Workload(Document):
             errors.append(FieldError(("checkpoint",), f"checkpoint (interval, restart, token budget, goodput target; "
                                      f"docs/reliability.md) applies to a training job; this {kind} workload would "
                                      "leave it unused: remove checkpoint"))
+        if kind != "training" and self.dataset is not None:
+            errors.append(FieldError(("dataset",), f"dataset (what a training job reads from storage) applies to a "
+                                                   f"training job; this {kind} workload would leave it unused: "
+                                                   "remove dataset"))
         if kind == "collective":
             if self.model is not None:
                 errors.append(FieldError(("model",), f"a collective workload runs no model; remove 'model: "

@@ -1,0 +1,71 @@
+"""What a training job asks of its cluster's storage beyond one checkpoint: the checkpoints kept and its data reads.
+
+`checkpoint_storage_needed` is the checkpoints a retention policy keeps at once (`checkpoint.keep`) times the
+checkpoint; `dataset_read_bandwidth` is what the data loaders read (`dataset.read_per_token`) at the job's tokens per
+second. Neither is given where its input is not stated: archgen assumes no retention and no data format
+(docs/reliability.md, "Dataset reads and storage capacity"). REL001 judges the capacity, REL013 the reads.
+"""
+
+from __future__ import annotations
+
+from archgen.model.workload import Model, Workload
+from archgen.perf.train.point_goodput import checkpoint_bytes
+from archgen.units import Q_, Q
+
+#: The figures of this module, in the metric registry's order.
+STORAGE_DEMAND_METRICS = ("checkpoint_storage_needed", "dataset_read_bandwidth")
+#: Why `checkpoint_storage_needed` is not provided.
+NO_KEEP = ("the workload states no `checkpoint.keep` (how many checkpoints the storage holds at once, the one being "
+           "written counted)")
+#: Why `dataset_read_bandwidth` is not provided.
+NO_DATASET = ("the workload states no `dataset:` (`read_per_token`, the bytes its data loaders read from storage per "
+              "training token)")
+
+
+def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None) -> tuple[dict[str, Q],
+                                                                                             dict[str, str]]:
+    """A training job's `checkpoint_storage_needed` and `dataset_read_bandwidth`, and why each one not given is not.
+
+    The read rate is at the job's estimated tokens per second while it trains (not its goodput rate): what the
+    storage must sustain between interruptions. No figure without its input (`NO_KEEP`, `NO_DATASET`).
+    """
+    out: dict[str, Q] = {}
+    why: dict[str, str] = {}
+    keep = workload.checkpoint.keep
+    if keep is None:
+        why["checkpoint_storage_needed"] = NO_KEEP
+    else:
+        size = checkpoint_bytes(model, workload.checkpoint.bytes_per_parameter)
+        out["checkpoint_storage_needed"] = Q_(keep * size, "B").to("TB")
+    data = workload.dataset
+    if data is None:
+        why["dataset_read_bandwidth"] = NO_DATASET
+    elif tokens_per_second is not None:
+        out["dataset_read_bandwidth"] = (data.read_per_token * tokens_per_second).to("GB/s")
+    return out, why
+
+
+def capacity_needed(workload: Workload, checkpoint_size: float) -> tuple[float, str, str]:
+    """What a job keeps on its cluster's storage (B) and what that counts, for REL001: for the team, for a customer.
+
+    The checkpoints kept (`checkpoint.keep`, else one: a lower bound, said so) and the dataset where it states a size.
+    """
+    keep = workload.checkpoint.keep
+    need = (keep or 1) * checkpoint_size
+    size = amount(checkpoint_size)
+    said = (f"{keep} checkpoint(s) kept (checkpoint.keep) of {size}" if keep
+            else f"one checkpoint of {size} (no checkpoint.keep: a lower bound)")
+    public = (f"{keep} checkpoint(s) of {size} kept at once" if keep
+              else f"one checkpoint of {size} (no retention stated: a lower bound)")
+    data = workload.dataset
+    if data is not None and data.size is not None:
+        need += data.size.m_as("B")
+        said += f" and the dataset's {amount(data.size.m_as('B'))}"
+        public += f" and the training dataset's {amount(data.size.m_as('B'))}"
+    return need, said, public
+
+
+def amount(size: float) -> str:
+    """`size` (B) as a message shows it: in TB, or in PB from 1,000 TB, at four significant figures."""
+    tb = Q_(size, "B").to("TB")
+    return f"{tb.to('PB') if tb.m >= 1000 else tb:.4g~P}"
