@@ -249,7 +249,9 @@ def metrics_page() -> str:
             unit = f"{m.unit} (shown as {m.rate_unit()})" if m.rate_unit() else m.unit or "—"
             unit += f" (a target may say {m.unit}/{m.per})" if m.per else ""   # the amount for one hour
             job = f"{', '.join(m.jobs)} | " if jobs else ""
-            lines.append(f"| `{m.name}` | {unit} | {json_unit_of(m) or '—'} | {job}{m.description} | "
+            also = (" Not its name, but offered for it by \"did you mean\": " + ", ".join(f"`{s}`" for s in m.synonyms)
+                    + "." if m.synonyms else "")
+            lines.append(f"| `{m.name}` | {unit} | {json_unit_of(m) or '—'} | {job}{m.description}{also} | "
                          f"`archgen/{m.source}` |")
         lines.append("")
     return "\n".join([*lines, *_renamed_metrics()])

@@ -6,6 +6,7 @@ source module and the jobs; the registry's table of every metric is `archgen.met
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -49,6 +50,9 @@ class Metric:
             ``1/s``, wherever it shows (`rate_unit`).
         per: For an amount of money per hour of something (an accelerator-hour, a job's hour), that time (``h``):
             a target may give it as a currency per time (``<= 2.5 USD/h``), the amount for one (`as_limit`).
+        synonyms: Names people write for this figure that are not its name (``scale_out_bandwidth_per_accelerator``
+            for a fabric's injection per accelerator): never read as it, but "did you mean" offers it for them
+            whatever their spelling, and names its kind of object where the requirement's subject is another.
     """
 
     subject: str
@@ -65,6 +69,7 @@ class Metric:
     minimise: bool = False
     counts: str = ""
     per: str = ""
+    synonyms: tuple[str, ...] = ()
 
     @property
     def better(self) -> str | None:
@@ -151,6 +156,19 @@ def written_out(name: str) -> list[str]:
         values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p != "rack" else [f"<{p}>"]
         out = [o + v for o in out for v in values]
     return out
+
+
+def apart(name: str, known: str) -> bool:
+    """Whether `known` swaps words of `name` for other words, not a misspelling of them: no "did you mean" for it.
+
+    The words each has that the other lacks are compared as one text each; both present and under half alike
+    (difflib ratio) reads as another figure that shares the rest: `scale_out_bandwidth_per_accelerator` is no
+    misspelt `storage_write_bandwidth_per_accelerator` ('scale_out' against 'storage_write', 0.45), though the two
+    names are 0.84 alike, while `injecton_per_accelerator` is `injection_per_accelerator`'s (0.94).
+    """
+    words, others = re.split(r"[._]+", name.lower()), re.split(r"[._]+", known.lower())
+    mine, theirs = [w for w in words if w not in others], [w for w in others if w not in words]
+    return bool(mine and theirs) and difflib.SequenceMatcher(None, "_".join(mine), "_".join(theirs)).ratio() < 0.5
 
 
 #: A job's cost metrics, ranged (`_low`/`_high`) from its own accelerators to those and its hot spares (per token, at

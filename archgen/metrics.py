@@ -12,6 +12,7 @@ The table is the registry's data, not code: a new metric is one `Metric(...)` li
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from archgen.errors import did_you_mean
@@ -23,6 +24,7 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
     SUBJECTS,
     UNBOUNDED,
     Metric,
+    apart,
     subject_kind,
     unbounded,
     written_out,
@@ -348,7 +350,25 @@ def unknown(name: str, subjects: Iterable[str]) -> str | None:
     elsewhere = [k for k in SUBJECTS if k not in subjects and find(k, name)]
     if elsewhere:
         return f"'{name}' is a metric of a {' or '.join(elsewhere)}, not of a {' or '.join(subjects)} ({known})"
-    return f"unknown metric '{name}'{did_you_mean(name, spelled, lead='; ')} ({known})"
+    meant = [m for m in REGISTRY if name.lower() in m.synonyms]   # a word people use for a declared figure
+    if here := sorted(m.name for m in meant if m.subject in subjects):
+        return f"unknown metric '{name}'; did you mean {_either(here)}? ({known})"
+    if meant:
+        theirs = " or ".join(f"a {m.subject}'s '{m.name}' ({m.title})" for m in meant)
+        return (f"unknown metric '{name}': {theirs} is that figure, with a subject such as "
+                f"{SUBJECTS[meant[0].subject]}; not a metric of a {' or '.join(subjects)} ({known})")
+    if hint := did_you_mean(name, [n for n in spelled if not apart(name, n)], lead="; "):
+        return f"unknown metric '{name}'{hint} ({known})"
+    words = [w for w in re.split(r"[._]+", name.lower()) if len(w) > 3]   # 'bandwidth', not 'per'
+    near = sorted(n for n in names if any(w in n for w in words)) if len(names) > 20 else []
+    naming = _either([w for w in words if any(w in n for n in near)])
+    return (f"unknown metric '{name}': no {' or '.join(subjects)} metric is named like it"
+            + (f"; those naming {naming}: {', '.join(near)}" if near else "") + f" ({known})")
+
+
+def _either(names: Iterable[str]) -> str:
+    """Names quoted and joined by "or": "'a' or 'b'"."""
+    return " or ".join(f"'{n}'" for n in names)
 
 
 def dimension_problem(name: str, limit: Q, subjects: Iterable[str]) -> str | None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 from archgen.metric import Metric
 
 _N, _F, _C, _TOP = "analyse/network.py", "analyse/fabric.py", "analyse/cabling.py", "analyse/topologies.py"
+#: Names of either per-accelerator bandwidth, injection or bisection: "did you mean" offers both (half the injection
+#: on a 1:1 fat tree is the bisection, so a target written against the wrong one misses by 50 %; newuser22).
+_PER_ACCELERATOR = ("bandwidth_per_accelerator", "bandwidth_per_gpu")
 
 FABRIC: tuple[Metric, ...] = (
     # fabrics
@@ -26,9 +29,14 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "bisection_bandwidth", "B/s", "Tbit/s", 1, "Bisection bandwidth", "Minimum over the tiers of "
            "half the capacity entering the tier, one direction.", _F, maximise=True),
     Metric("fabric", "injection_per_accelerator", "B/s", "Gbit/s", 0, "Injection per accelerator", "Injection "
-           "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's).", _N, maximise=True),
+           "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's): on a compute fabric, "
+           "the scale-out bandwidth per accelerator.", _N, maximise=True, synonyms=_PER_ACCELERATOR + (
+               "scale_out_bandwidth_per_accelerator", "scale_out_bandwidth_per_gpu", "injection_per_gpu",
+               "injection_bandwidth_per_accelerator", "network_bandwidth_per_accelerator",
+               "nic_bandwidth_per_accelerator")),
     Metric("fabric", "bisection_per_accelerator", "B/s", "Gbit/s", 0, "Bisection per accelerator", "Bisection "
-           "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's).", _N, maximise=True),
+           "bandwidth over the accelerators it joins (a torus slice's chips, not its pod's).", _N, maximise=True,
+           synonyms=_PER_ACCELERATOR + ("bisection_bandwidth_per_accelerator", "bisection_per_gpu")),
     Metric("fabric", "hops_max", "", "", 0, "Hops", "Switch hops of the longest path (2 × tiers − 1).", _F),
     Metric("fabric", "max_endpoints", "", "", 0, "Largest endpoint count", "Endpoints the design's switches and "
            "tiers can take.", _F),

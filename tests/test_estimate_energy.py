@@ -15,7 +15,8 @@ from pathlib import Path
 SPECS = Path(__file__).parents[1] / "specs"
 NOTE = ("note: energy: `archgen check` computes facility_energy_per_million_tokens, job_energy and job_it_energy (the job's "
         "share of the cluster's draw × the hall's PUE, over these tokens/s); with the hall's `sustainability:` factors, "
-        "the run's job_carbon, job_market_carbon and job_water too; `archgen estimate` gives the performance "
+        "the run's job_carbon, job_market_carbon and job_water too; the run's figures are before goodput (failures, "
+        "restarts and checkpoints add to them); `archgen estimate` gives the performance "
         "estimate only")
 
 

@@ -93,7 +93,8 @@ def assumed_inputs(clusters: Mapping[str, ClusterAnalysis], ops: Operations,
         if data is not None and data.basis == "assumed":   # the data loaders' reads: the stated bytes per token
             m["dataset_read_bandwidth"] = (f"{r.workload.id} dataset (assumed)",)
         m |= dict.fromkeys(("facility_energy_per_million_tokens", "job_energy"), _pue_words(clusters[cpath]))
-        m |= dict.fromkeys(JOB_SITE_METRICS, _pue_words(clusters[cpath]) + _site_words(clusters[cpath]))
+        m |= {k: (() if "water" in k else _pue_words(clusters[cpath])) + _site_words(clusters[cpath], k)
+              for k in JOB_SITE_METRICS}   # water is per kWh of IT energy: the PUE cancels out of it
         m = _on_unconfirmed(m, est)
         out[path] = {k: v for k, v in m.items() if v}
     return {path: m for path, m in out.items() if m}
@@ -233,11 +234,18 @@ def _pue_words(a: ClusterAnalysis) -> tuple[str, ...]:
     return (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
 
 
-def _site_words(a: ClusterAnalysis) -> tuple[str, ...]:
-    """The hall's carbon intensities and WUE where they are assumed: a run's carbon and water rest on them."""
+#: The `sustainability:` factor each carbon or water metric multiplies its energy by, in words: REQ004 and REQ005 name
+#: that one only (they named "carbon intensity and WUE" for either, newuser75).
+_FACTORS = {"market_carbon": "market-based carbon intensity", "carbon": "location-based carbon intensity",
+            "water": "WUE"}
+
+
+def _site_words(a: ClusterAnalysis, metric: str) -> tuple[str, ...]:
+    """The hall's factor that `metric` (a run's or a year's carbon or water) rests on, where the hall's are assumed."""
     facility = a.cluster.facility
     stated = facility.sustainability if facility is not None else None
-    return (f"{facility.id} carbon intensity and WUE",) if facility and stated and stated.basis == "assumed" else ()
+    factor = next(words for key, words in _FACTORS.items() if key in metric)
+    return (f"{facility.id} {factor}",) if facility and stated and stated.basis == "assumed" else ()
 
 
 def _unracked(cost: Cost) -> tuple[str, ...]:
@@ -261,9 +269,9 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...],
     used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
     rate = tuple(x for x in assumed if x.endswith(UNSTATED_DISCOUNT_RATE))   # capital taken as costing nothing
     idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
-    site = _site_words(a)
     tco = prices + energy + idle + space + rate + loose
-    return {**dict.fromkeys(("carbon_per_year", "market_carbon_per_year", "water_per_year"), energy + idle + site),
+    return {**{k: (() if "water" in k else energy) + idle + _site_words(a, k)   # the PUE cancels out of water
+               for k in ("carbon_per_year", "market_carbon_per_year", "water_per_year")},
             "capex": prices + loose, "network_capex_share": prices, "scale_out_capex_share": prices,
             "power_idle": idle, "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
             "space_cost_per_year": space + loose, "capital_recovery_factor": space + rate,

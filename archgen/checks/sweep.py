@@ -114,13 +114,14 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
         req = b.req
         if not fails(req.level, Status.NOT_PROVIDED):
             continue
-        named = f"sweep '{sweep.id}': {_named(b, workload, specs)} ({req.level.upper()}) targets '{req.metric}'"
+        whose = f"sweep '{sweep.id}': {_named(b, workload, specs)} ({req.level.upper()}) targets "
+        named = f"{whose}'{req.metric}'"
         if req.metric not in JOB_METRICS[job]:
-            text = (f"{named}, which a sweep does not compute, so no point could meet it and none would be feasible; a "
+            rest = (", which a sweep does not compute, so no point could meet it and none would be feasible; a "
                     f"{job} point has {', '.join(JOB_METRICS[job])}")
-            out.append((b.owner, b.path + ("metric",), Worded(f"{text} (judge it with `archgen check`, or make it "
-                                                              "SHOULD or MAY, which the sweep reports as not "
-                                                              "provided)", text)))
+            out.append((b.owner, b.path + ("metric",), Worded(f"{named}{rest} (judge it with `archgen check`, or make "
+                                                              "it SHOULD or MAY, which the sweep reports as not "
+                                                              "provided)", f"{whose}{said(req.metric)}{rest}")))
             continue
         needs = rests_on(req.metric, job)
         if not needs or not analysed or any(a is None for a in analysed):   # an unknown cluster is REF001's
@@ -131,10 +132,11 @@ def unanswerable(design: Design, clusters: Mapping[str, ClusterAnalysis], sweep:
             reasons = "; ".join(dict.fromkeys(w for ws in why for _, w in ws))
             elsewhere = "" if all(k == TOKENS for ws in why for k, _ in ws) else \
                 ", or put a cluster that has what it needs on the `cluster` axis"   # no cluster gives a token budget
-            out.append((b.owner, b.path + ("metric",),
-                        f"{named}, which no point of the sweep can compute: {reasons}; "
-                        f"so no point could meet it and none would be feasible (to judge it: {give}{elsewhere}; or "
-                        "make it SHOULD or MAY, which the sweep reports as not provided; docs/sweeps.md)"))
+            rest = (f", which no point of the sweep can compute: {reasons}; so no point could meet it and none would "
+                    f"be feasible (to judge it: {give}{elsewhere}; or make it SHOULD or MAY, which the sweep reports "
+                    "as not provided")
+            out.append((b.owner, b.path + ("metric",), Worded(f"{named}{rest}; docs/sweeps.md)",
+                                                              f"{whose}{said(req.metric)}{rest})")))
     return out
 
 

@@ -234,7 +234,8 @@ class Accelerator(Part):
                                 "training is quantised by the Hopper rule; an NVIDIA part that "
                                 "leaves it out is flagged (CAT008) and its estimates say so.")
     multiprocessors: int | None = Field(
-        None, gt=0, description="Streaming multiprocessors (NVIDIA SMs) the device exposes; a communication kernel "
+        None, gt=0, description="Streaming multiprocessors (NVIDIA SMs; an AMD part's compute units, CUs) the "
+                                "device exposes; a communication kernel "
                                 "that overlaps compute takes some of them (`perf.train.exposure`). Left out, "
                                 "overlapped communication is taken to cost the compute nothing.")
     scale_up: ScaleUp | None = Field(None, description="Scale-up interconnect per accelerator.")

@@ -23,8 +23,8 @@ WORDS = {"power.max": "maximum power", "power.typical": "typical power", "power.
          "spine_core": "spine-core", "water.supply": "facility water supply", "air.supply": "facility air supply",
          "cooling.liquid.supply": "coolant supply",
          "outdoor_design": "outdoor design conditions"}
-#: An abbreviation written in capitals: "fp4" → "FP4".
-_UPPER = re.compile(r"\b(fp\d+|bf16|tf32|int\d+|hbm|cdu|psu|nic|ups|pue|wue|it)\b")
+#: An abbreviation written in capitals: "fp4" → "FP4", a metric's "mtti" → "MTTI" (SWP001 named it as its key).
+_UPPER = re.compile(r"\b(fp\d+|bf16|tf32|int\d+|hbm|cdu|psu|nic|ups|pue|wue|it|mtti|mfu)\b")
 
 
 def said(key: str) -> str:

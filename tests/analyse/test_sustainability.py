@@ -54,13 +54,19 @@ def test_an_intensity_in_the_wrong_dimension_is_refused():
         Facility.model_validate(doc)
 
 
-def test_a_requirement_on_carbon_names_the_assumed_intensity(tmp_path):
+def test_a_requirement_on_carbon_or_water_names_the_assumed_factor_it_rests_on(tmp_path):
+    # newuser75: REQ005 named "carbon intensity and WUE" for either. Carbon is the hall's energy (its PUE too) x the
+    # intensity; water is the IT energy (the hall's over its PUE: the PUE cancels) x the WUE.
     req = ("kind: Requirements\nid: green\nrequirements:\n"
            "  - {id: REQ-CO2-001, statement: Scope 2 carbon, subject: cluster/gb200-nvl72-su, metric: carbon_per_year,"
-           " target: '<= 100000 t'}\n")
+           " target: '<= 100000 t'}\n"
+           "  - {id: REQ-H2O-001, statement: Site water, subject: cluster/gb200-nvl72-su, metric: water_per_year,"
+           " target: '<= 100000 m**3'}\n")
     r = shipped_edited(tmp_path, "clusters/gb200-nvl72-su.yaml", "kind: Cluster", "kind: Cluster",
                        {"facilities/hall-liquid.yaml": HALL + STATED, "requirements/green.yaml": req})
-    found = [f for f in r.findings if f.id == "REQ005" and "REQ-CO2-001" in f.message]
-    assert len(found) == 1
-    assert "hall-liquid carbon intensity and WUE" in found[0].message
-    assert "hall-liquid energy price and PUE" in found[0].message
+    carbon = [f.message for f in r.findings if f.id == "REQ005" and "REQ-CO2-001" in f.message]
+    water = [f.message for f in r.findings if f.id == "REQ005" and "REQ-H2O-001" in f.message]
+    assert len(carbon) == len(water) == 1
+    assert "hall-liquid location-based carbon intensity" in carbon[0] and "WUE" not in carbon[0]
+    assert "hall-liquid energy price and PUE" in carbon[0]
+    assert "hall-liquid WUE" in water[0] and "carbon intensity" not in water[0] and "PUE" not in water[0]

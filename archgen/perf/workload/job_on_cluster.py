@@ -129,7 +129,7 @@ def energy_note(est: Estimate, workload: Workload, no_energy: str | None) -> str
                 + f" not provided by `archgen check` either: {no_energy}")
     listed = f"{PER_MILLION}, job_energy and job_it_energy" if run else PER_MILLION
     site = ("; with the hall's `sustainability:` factors, the run's job_carbon, job_market_carbon and job_water too"
-            if run else "")
+            "; the run's figures are before goodput (failures, restarts and checkpoints add to them)" if run else "")
     return (f"energy: `archgen check` computes {listed} (the job's share of the cluster's draw × the hall's PUE, "
             f"over these tokens/s){site}; `archgen estimate` gives the performance estimate only")
 
