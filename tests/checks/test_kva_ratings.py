@@ -103,3 +103,16 @@ def test_the_racks_floor_over_the_distribution_exceeds_kva_modules(tmp_path) -> 
     [f] = [f for f in run.findings if f.id == "PWR011" and f.severity == "error"]
     assert f.limit.m_as("kW") == pytest.approx(2 * 60 * 0.96)
     assert f.value.m_as("kW") == pytest.approx(racks.m_as("kW") / 0.96)
+
+
+def test_a_kva_rating_is_written_in_va_in_json(tmp_path) -> None:
+    """review39: pint converts volt-amperes to watts one to one, so PWR011's warning on a 1,000 kVA feed with no power
+    factor gave `check --format json` the value `{"value": 1000000.0, "unit": "W"}`: a real power the finding says
+    is not known. A rating written in kVA or MVA is "VA"; a real power stays "W"."""
+    from archgen.output.envelope import finding, quantity
+    from archgen.units import Q_
+
+    [f] = [f for f in _run(tmp_path, "fail_kva_without_power_factor").findings if f.id == "PWR011"]
+    assert finding(f)["value"] == {"value": 1_000_000.0, "unit": "VA"}
+    assert quantity(Q_(2.5, "MVA")) == {"value": 2_500_000.0, "unit": "VA"}
+    assert quantity(Q_(150, "kW")) == {"value": 150_000.0, "unit": "W"}
