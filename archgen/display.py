@@ -99,6 +99,20 @@ def significant(value: float, digits: int = 4) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def near_one(p: float, digits: int = 3) -> float | str:
+    """A probability's cell: `p`, or where `digits` decimals read 1 but it is below, its shortfall at two figures.
+
+    Enough decimals to show 1 - p at two significant figures: a no-stock-out probability of 0.99996 reads
+    ``0.999960``, never ``1.000``, since a figure that reads as certain is not (review39; `decimals`' rule for a
+    figure that reads as zero, mirrored). At most 12 decimals: beyond, ``> 0.9…``.
+    """
+    if p >= 1 or float(f"{p:.{digits}f}") < 1:
+        return p
+    places = min(12, 1 - math.floor(math.log10(1 - p)))
+    text = f"{p:.{places}f}"
+    return text if float(text) < 1 else f"> {1 - 10 ** -places:.{places}f}"
+
+
 #: Significant figures of a quantity in a check's message (`quantity`): Python's ``g`` default, six, which keeps every
 #: figure a datasheet prints and drops a float's noise (16th figure) from a product or a unit conversion.
 QUANTITY_FIGURES = 6
