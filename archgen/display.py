@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -97,6 +98,15 @@ def significant(value: float, digits: int = 4) -> str:
         return f"{value:,.{digits}g}"
     text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def kw(q: Any, grouped: bool = False) -> str:
+    """A power in kW at one decimal, as the PWR checks' messages give it: '2500.0 kW', or `grouped` '2,500.0 kW'.
+
+    One helper for the five copies `checks/` held (review39); PWR011's, PWR002's and PWR017's texts write no thousands
+    separator, PWR022's and the shared utility's do (kept as they were: unifying them moves every such message).
+    """
+    return f"{q.to('kW').magnitude:{',' if grouped else ''}.1f} kW"
 
 
 def near_one(p: float, digits: int = 3) -> float | str:

@@ -16,12 +16,14 @@ fit in. Where a `load_step_limit` is stated and the cluster's IT power is not, t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.facility import ups_output
 from archgen.checks.registry import Violation
 from archgen.checks.scope import it_floor
+from archgen.display import kw
 from archgen.units import Q
 
 #: What PWR022 leaves out where the hall states no smoothing: said once in each finding.
@@ -32,8 +34,8 @@ UNSMOOTHED_WORDS = ("the swing's ramp rate and frequency are not judged: the des
                     "and no power smoothing or site energy storage for the hall")
 
 
-def _kw(q: Q) -> str:
-    return f"{q.to('kW').m:,.1f} kW"
+#: This module's powers in kW, with thousands separators (`display.kw`).
+_kw = functools.partial(kw, grouped=True)
 
 
 def _over(hall: Any, what: Q) -> tuple[str, str]:

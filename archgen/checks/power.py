@@ -69,8 +69,8 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
         for g in p.feed_groups:
             if g.redundancy != "N" and g.load > g.after_one_loss:
                 yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
-                                f"with one of {g.count} {g.kind} lost, {pf._kw(g.after_one_loss)} remain for "
-                                f"{pf._kw(g.load)}", g.load, g.after_one_loss)
+                                f"with one of {g.count} {g.kind} lost, {pf.kw(g.after_one_loss)} remain for "
+                                f"{pf.kw(g.load)}", g.load, g.after_one_loss)
         yield from shelves_lost_with_a_feed(path, a)
 
 
