@@ -25,7 +25,7 @@ from archgen.checks.hall_figures import (
     utility_not_stated,
     utility_unjudged,
 )
-from archgen.checks.hall_swing import swing_judged
+from archgen.checks.hall_swing import hall_step, swing_judged
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
@@ -123,6 +123,8 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
         if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
             yield from swing_judged(path, c, c.metrics.get("it_power"))
+            if (step := hall_step(ctx.clusters, path, c)) is not None:   # the peers in its hall, summed
+                yield step
         elif judged:
             yield steady_only(path, c, judged)
 

@@ -248,9 +248,10 @@ class UpstreamFeeds(AcSupply):
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
         "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
-        "job's start or stop, at most each cluster's whole IT power stepping at once (over "
-        "`distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, add to it), to "
-        "it. Not stated: the step is not judged; the swing's ramp rate and frequency are not judged either way."))
+        "job's start or stop, at most each cluster's whole IT power stepping at once, and the hall's clusters' "
+        "summed (over `distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, "
+        "add to it), to it. Not stated: the step is not judged; the swing's ramp rate and frequency are not "
+        "judged either way."))
     power_smoothing: PowerSmoothing | None = Field(None, description=(
         "How the IT load is held steady (GB300 NVL72 power smoothing, site energy storage), e.g. {floor: 0.9, "
         "ramp_up: 2 MW/s, ramp_down: 2 MW/s, source: ...}: PWR022 judges a training step's swing, the IT power x "
