@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -97,6 +98,29 @@ def significant(value: float, digits: int = 4) -> str:
         return f"{value:,.{digits}g}"
     text = number(rounded, max(digits - 1 - math.floor(math.log10(abs(rounded))), 0))
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def kw(q: Any, grouped: bool = False) -> str:
+    """A power in kW at one decimal, as the PWR checks' messages give it: '2500.0 kW', or `grouped` '2,500.0 kW'.
+
+    One helper for the five copies `checks/` held (review39); PWR011's, PWR002's and PWR017's texts write no thousands
+    separator, PWR022's and the shared utility's do (kept as they were: unifying them moves every such message).
+    """
+    return f"{q.to('kW').magnitude:{',' if grouped else ''}.1f} kW"
+
+
+def near_one(p: float, digits: int = 3) -> float | str:
+    """A probability's cell: `p`, or where `digits` decimals read 1 but it is below, its shortfall at two figures.
+
+    Enough decimals to show 1 - p at two significant figures: a no-stock-out probability of 0.99996 reads
+    ``0.999960``, never ``1.000``, since a figure that reads as certain is not (review39; `decimals`' rule for a
+    figure that reads as zero, mirrored). At most 12 decimals: beyond, ``> 0.9…``.
+    """
+    if p >= 1 or float(f"{p:.{digits}f}") < 1:
+        return p
+    places = min(12, 1 - math.floor(math.log10(1 - p)))
+    text = f"{p:.{places}f}"
+    return text if float(text) < 1 else f"> {1 - 10 ** -places:.{places}f}"
 
 
 #: Significant figures of a quantity in a check's message (`quantity`): Python's ``g`` default, six, which keeps every

@@ -77,6 +77,11 @@ class Metric:
         return "higher" if self.maximise else "lower" if self.minimise else None
 
     @property
+    def said(self) -> str:
+        """Its title inside a sentence: lower-cased but for an acronym ('usable conversion capacity', 'MFU', 'TTFT')."""
+        return self.title if self.title[:2].isupper() else self.title[:1].lower() + self.title[1:]
+
+    @property
     def pattern(self) -> re.Pattern[str]:
         """The regular expression of the names it declares."""
         return _compile(self.name)

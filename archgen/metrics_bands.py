@@ -22,7 +22,7 @@ def ends(registry: Iterable[Metric]) -> tuple[Metric, ...]:
     """`<name>_low` and `<name>_high` of each `BANDED` workload metric of `registry`, a point's (subject "point")."""
     base = {m.name: m for m in registry if m.subject == "workload" and m.name in BANDED}
     return tuple(Metric("point", f"{name}_{end}", m.dimension, m.unit, m.digits, f"{m.title} ({end})",
-                        f"The {end} end of the model's error band on {m.title} at the point (`Band.values`: the "
+                        f"The {end} end of the model's error band on the {m.said} at the point (`Band.values`: the "
                         "estimate over 1 + the published error at that end, widened by its span over the part's "
                         "stated efficiency ranges where no run measured the family on it), the end a requirement on "
                         "it is judged at risk by (REQ004); not provided where no published run measured it.",

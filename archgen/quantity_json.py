@@ -63,10 +63,18 @@ def json_unit(q: pint.Quantity) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def _json_unit(units: pint.Unit) -> str:
-    """`json_unit` by unit (a unit's JSON name never changes; finding it takes a dozen dimension checks)."""
+    """`json_unit` by unit (a unit's JSON name never changes; finding it takes a dozen dimension checks).
+
+    A rating written in volt-amperes (kVA, MVA: a unit's nameplate) is "VA", never "W": pint converts volt-amperes to
+    watts one to one, and a kVA rating is no real power until a power factor makes it one (review39: PWR011's
+    finding on a 2,000 kVA UPS without a power factor read `{"value": 2000000.0, "unit": "W"}`). A product of a
+    voltage and a current the model computes (a PDU's V x A x phases) keeps "W", as before.
+    """
     if units in (ureg.degC, ureg.degF):
         return "degC"
     q = Q_(1.0, units)
+    if [(ureg.parse_unit_name(n)[0][1], p) for n, p in units._units.items()] == [("volt_ampere", 1)]:
+        return "VA"
     if q.dimensionality == ureg.K.dimensionality:
         return "K"
     for unit, label in _JSON_UNITS:

@@ -93,3 +93,12 @@ def test_a_clusters_goodput_reads_better_when_higher_as_its_jobs_does():
     """
     assert metrics.find("workload", "goodput").better == "higher"
     assert metrics.find("cluster", "goodput").better == "higher"
+
+
+def test_a_title_inside_a_sentence_is_lower_cased_but_an_acronym() -> None:
+    """review39: REQ002's customer words read "rack/r's Usable conversion capacity is not provided" (`absent`)."""
+    from archgen.metrics import find
+
+    said = {name: m.said for name in ("conversion_capacity_usable", "it_power") if (m := find("rack", name))}
+    assert said == {"conversion_capacity_usable": "usable conversion capacity", "it_power": "IT power at the equipment"}
+    assert find("workload", "mfu").said == "MFU"

@@ -37,7 +37,7 @@ def absent(subject: str, metric: str, known: Iterable[str], words: bool = False)
         return f"{subject} is a {next(iter(jobs))} job: '{metric}' is a metric of {' and '.join(m.jobs)} jobs"
     _, said, when = m.description.partition("not provided ")
     if words:
-        return f"{subject}'s {m.title} is not provided" + (f": none {when.rstrip('.')}" if said
+        return f"{subject}'s {m.said} is not provided" + (f": none {when.rstrip('.')}" if said
                                                             else f" for this {m.subject}")
     return (f"{subject}'s {metric} is not provided" + (f": docs/metrics.md gives none {when.rstrip('.')}" if said
                                                        else f" for this {m.subject} (docs/metrics.md)"))

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 from archgen.analyse.power_chain import Stage
 from archgen.analyse.rack import RackAnalysis
-from archgen.checks.power_figures import _kw
 from archgen.checks.registry import Violation
+from archgen.display import kw
 
 
 def _key(stage: Stage) -> tuple[str, ...]:
@@ -24,8 +24,8 @@ def stage_overloads(path: str, a: RackAnalysis) -> Iterator[Violation]:
     for st in a.power.stages:
         if st.load > st.usable:
             yield Violation(path, a.rack.spec.id, _key(st),
-                            f"load {_kw(st.load)} exceeds usable {st.kind} capacity {_kw(st.usable)} "
-                            f"({st.redundancy} of {st.count} x {_kw(st.unit_capacity)})", st.load, st.usable)
+                            f"load {kw(st.load)} exceeds usable {st.kind} capacity {kw(st.usable)} "
+                            f"({st.redundancy} of {st.count} x {kw(st.unit_capacity)})", st.load, st.usable)
 
 
 def stage_losses(path: str, a: RackAnalysis) -> Iterator[Violation]:
@@ -33,8 +33,8 @@ def stage_losses(path: str, a: RackAnalysis) -> Iterator[Violation]:
     for st in a.power.stages:
         if st.redundancy != "N" and st.load > st.after_one_loss:
             yield Violation(path, a.rack.spec.id, _key(st),
-                            f"with one of {st.count} {st.kind} lost, {_kw(st.after_one_loss)} remain for "
-                            f"{_kw(st.load)}", st.load, st.after_one_loss)
+                            f"with one of {st.count} {st.kind} lost, {kw(st.after_one_loss)} remain for "
+                            f"{kw(st.load)}", st.load, st.after_one_loss)
 
 
 def busbar_over(path: str, a: RackAnalysis) -> Iterator[Violation]:
@@ -45,5 +45,5 @@ def busbar_over(path: str, a: RackAnalysis) -> Iterator[Violation]:
     if rating is not None and current is not None and current > rating:
         load = a.power.stages[0].load
         yield Violation(path, a.rack.spec.id, ("power", "shelves", "busbar_rating"),
-                        f"busbar current {current.to('A'):,.0f~P} ({_kw(load)} / {a.power.busbar_voltage:~P}) "
+                        f"busbar current {current.to('A'):,.0f~P} ({kw(load)} / {a.power.busbar_voltage:~P}) "
                         f"exceeds the busbar's rated {rating.to('A'):,.0f~P}", current.to("A"), rating.to("A"))

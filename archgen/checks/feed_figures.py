@@ -15,10 +15,7 @@ from typing import Any
 
 from archgen.analyse.feed_load import TYPICAL_POWER_FACTOR, FeedLoad, assumed_power_factor, feed_loads
 from archgen.checks.registry import Violation
-
-
-def _kw(q: Any) -> str:
-    return f"{q.to('kW').magnitude:.1f} kW"
+from archgen.display import kw
 
 
 def _amps(q: Any) -> str:
@@ -28,9 +25,9 @@ def _amps(q: Any) -> str:
 def per_feed_text(fl: FeedLoad, feeds: Any) -> str:
     """'each of 8 feeds 17.7 kW (24.7 A) normally, 20.3 kW (28.2 A) with 1 of 8 lost (N+1), of 48.0 A ...'."""
     g = fl.group
-    text = f"each of {g.count} {g.kind} {_kw(fl.per_feed)} ({_amps(fl.current)}) normally"
+    text = f"each of {g.count} {g.kind} {kw(fl.per_feed)} ({_amps(fl.current)}) normally"
     if fl.per_feed_lost is not None and fl.current_lost is not None:
-        text += (f", {_kw(fl.per_feed_lost)} ({_amps(fl.current_lost)}) with {fl.lost} of {g.count} lost "
+        text += (f", {kw(fl.per_feed_lost)} ({_amps(fl.current_lost)}) with {fl.lost} of {g.count} lost "
                  f"({g.redundancy})")
     elif g.redundancy == "N":
         text += " (N: no spare, a feed lost drops load)"
@@ -46,10 +43,10 @@ def feed_overloads(path: str, a: Any) -> Iterator[Violation]:
     for g in p.feed_groups:
         if g.load > g.usable:
             yield Violation(path, a.rack.spec.id, ("power", "feeds"),
-                            f"input power {_kw(g.load)}{f' on the {g.kind}' if split else ''} exceeds usable feed "
-                            f"capacity {_kw(g.usable)} ({f.redundancy} of {g.count} feeds x {f.voltage:~P} x "
+                            f"input power {kw(g.load)}{f' on the {g.kind}' if split else ''} exceeds usable feed "
+                            f"capacity {kw(g.usable)} ({f.redundancy} of {g.count} feeds x {f.voltage:~P} x "
                             f"{f.current:~P} x {p.phase_factor:.3g} x {f.derating:g} derating = "
-                            f"{_kw(p.feed_capacity)} each)", g.load, g.usable)
+                            f"{kw(p.feed_capacity)} each)", g.load, g.usable)
 
 
 def feed_findings(path: str, a: Any) -> Iterator[Violation]:
@@ -66,8 +63,8 @@ def feed_findings(path: str, a: Any) -> Iterator[Violation]:
         return   # nothing assumed: the rack document gives the per-feed figures
     figures = "; ".join(per_feed_text(fl, feeds) for fl in loads)
     pf = TYPICAL_POWER_FACTOR
-    at = "; ".join(f"{g.kind} usable {_kw(g.usable * pf)} for {_kw(fl.group.load)}, headroom "
-                   f"{_kw(g.usable * pf - fl.group.load)}, {_amps(fl.current_lost or fl.current)} a feed"
+    at = "; ".join(f"{g.kind} usable {kw(g.usable * pf)} for {kw(fl.group.load)}, headroom "
+                   f"{kw(g.usable * pf - fl.group.load)}, {_amps(fl.current_lost or fl.current)} a feed"
                    + (" with the spares lost" if fl.lost else "")
                    for g, fl in ((fl.group, fl) for fl in feed_loads(p, feeds, pf)))
     short = [g for g in (fl.group for fl in loads) if g.usable * pf < g.load <= g.usable]   # else an error at 1.00

@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from archgen.checks.power_figures import _kw
 from archgen.checks.registry import Violation
+from archgen.display import kw
 from archgen.model import PowerShelf
 from archgen.units import Q_
 
@@ -60,7 +60,7 @@ def shelves_lost_with_a_feed(path: str, a: Any) -> Iterator[Violation]:
     if loss.shelves.load > loss.left:
         yield Violation(path, spec.id, ("power", "feeds", "count"),
                         f"with one of {loss.feeds.count} {loss.feeds.kind} lost, the {loss.lost} power shelves on it "
-                        f"go too: {_kw(loss.left)} of shelves remain for {_kw(loss.shelves.load)}", loss.shelves.load,
+                        f"go too: {kw(loss.left)} of shelves remain for {kw(loss.shelves.load)}", loss.shelves.load,
                         loss.left)
 
 

@@ -16,12 +16,15 @@ fit in. Where a `load_step_limit` is stated and the cluster's IT power is not, t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.facility import ups_output
+from archgen.analyse.hall_groups import fellows
 from archgen.checks.registry import Violation
 from archgen.checks.scope import it_floor
+from archgen.display import kw
 from archgen.units import Q
 
 #: What PWR022 leaves out where the hall states no smoothing: said once in each finding.
@@ -32,8 +35,8 @@ UNSMOOTHED_WORDS = ("the swing's ramp rate and frequency are not judged: the des
                     "and no power smoothing or site energy storage for the hall")
 
 
-def _kw(q: Q) -> str:
-    return f"{q.to('kW').m:,.1f} kW"
+#: This module's powers in kW, with thousands separators (`display.kw`).
+_kw = functools.partial(kw, grouped=True)
 
 
 def _over(hall: Any, what: Q) -> tuple[str, str]:
@@ -164,6 +167,51 @@ def ramp_within(path: str, c: Any, limit: Q) -> Violation:
                          severity="info", public=f"{said}, within {accepts}")
     return Violation(path, cid, ("facility",), f"{words}, above {stated}", at, limit.to("kW/s"), severity="error",
                      public=f"{said}, above {accepts}")
+
+
+def _bound(hall: Any, it_power: Q | None) -> Q | None:
+    """A cluster's step bound as `step_within` takes it, over the distribution's efficiency; None: IT power unknown.
+
+    The smoothed swing where the hall's smoothing states a floor and both ramps, else the whole IT power.
+    """
+    sm = hall.feeds.power_smoothing
+    smoothed = sm is not None and sm.floor is not None and sm.ramp_up is not None and sm.ramp_down is not None
+    if it_power is None:
+        return None
+    return ups_output(it_power * (1 - float(sm.floor)) if smoothed else it_power, hall).to("kW")
+
+
+def hall_step(clusters: dict[str, Any], path: str, c: Any) -> Violation | None:
+    """PWR022 on `feeds.load_step_limit` for the clusters counted with `path`'s in its hall (`hall_groups.fellows`).
+
+    `step_within` judges each cluster's step alone; the hall's supply sees their sum where their jobs start, stop or
+    swing together (a fault or restart common to them: a site power event, a shared storage or fabric outage).
+    Whether they coincide no spec states, so where the sum of their bounds (`_bound`) exceeds the limit the finding is
+    not provided: a warning where the hall lists them as `deployed`, else info (they may be alternatives). A peer
+    whose IT power is not provided is named and left out of the sum (its own PWR022 says so). None where the cluster
+    has no peers, the hall states no limit, or the sum fits (review39: before, the sum was never judged).
+    """
+    hall = c.cluster.facility
+    limit, peers = hall.feeds.load_step_limit, {p: o for p, o in fellows(clusters, path).items() if p != path}
+    own = _bound(hall, c.metrics.get("it_power"))
+    if limit is None or not peers or own is None:
+        return None
+    bounds = {o.cluster.spec.id: _bound(hall, o.metrics.get("it_power")) for o in peers.values()}
+    total = sum((q for q in bounds.values() if q is not None), own).to("kW")
+    if total <= limit:
+        return None
+    named = ", ".join(f"'{cid}' {_kw(q)}" if q is not None else f"'{cid}' not provided" for cid, q in bounds.items())
+    head = (f"not provided: with the clusters counted with it in facility '{hall.id}' (this one {_kw(own)}, {named}) "
+            f"the hall's load steps by up to {_kw(total)} if their jobs start or stop together (a fault or restart "
+            "common to them), above ")
+    tail = (f" by {_kw(total - limit)}; each cluster's step is judged alone, and whether theirs coincide no spec "
+            "states")
+    advice = "" if hall.deployed is not None else (" (alternatives for one hall: check each in a run of its own; "
+                                                   "clusters deployed together: list them in the hall's `deployed`)")
+    return Violation(path, c.cluster.spec.id, ("facility",),
+                     f"{head}facility '{hall.id}''s `feeds.load_step_limit` {_kw(limit)}{tail}{advice}", total,
+                     limit.to("kW"), severity="warning" if hall.deployed is not None else "info",
+                     public=f"{head}the {_kw(limit)} load step the hall's supply accepts{tail}")
 
 
 def swing_judged(path: str, c: Any, it_power: Q | None) -> Iterator[Violation]:

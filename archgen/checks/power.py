@@ -69,8 +69,8 @@ def feed_loss(ctx: Context) -> Iterator[Violation]:
         for g in p.feed_groups:
             if g.redundancy != "N" and g.load > g.after_one_loss:
                 yield Violation(path, a.rack.spec.id, ("power", "feeds", "redundancy"),
-                                f"with one of {g.count} {g.kind} lost, {pf._kw(g.after_one_loss)} remain for "
-                                f"{pf._kw(g.load)}", g.load, g.after_one_loss)
+                                f"with one of {g.count} {g.kind} lost, {pf.kw(g.after_one_loss)} remain for "
+                                f"{pf.kw(g.load)}", g.load, g.after_one_loss)
         yield from shelves_lost_with_a_feed(path, a)
 
 
@@ -373,8 +373,8 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
 
     Severity: an error where the stated smoothing's swing or ramp exceeds the stated limit; a warning, not provided,
     where only the whole IT power bounds the step and it exceeds the limit (the step may), where the cluster's IT
-    power, its bound, is not provided (`hall_swing.step_unknown`), or where a ramp limit is stated and the smoothing
-    states no ramps.
+    power, its bound, is not provided (`hall_swing.step_unknown`), where a ramp limit is stated and the smoothing
+    states no ramps, or where the hall's deployed clusters' steps sum above it (`hall_swing.hall_step`; else info).
 
     Fix: state the hall's `feeds.power_smoothing` (floor, ramps) from the racks' smoothing profile or the site's
     energy storage, and raise the floor or slow the ramps until the swing fits; else agree the load's step and ramp

@@ -25,20 +25,17 @@ from archgen.checks.hall_figures import (
     utility_not_stated,
     utility_unjudged,
 )
-from archgen.checks.hall_swing import swing_judged
+from archgen.checks.hall_swing import hall_step, swing_judged
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
 from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_left_out
+from archgen.display import kw
 from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
 from archgen.model.power import PDU
 from archgen.open_item import Worded, customer_text
 from archgen.units import Q_
-
-
-def _kw(q) -> str:
-    return f"{q.to('kW').magnitude:.1f} kW"
 
 
 def hall_units(ctx: Context) -> Iterator[Violation]:
@@ -80,7 +77,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             each, usable = usable_units(units, redundancy, hall)
             if each is None or usable is None:
                 continue
-            site = f", {_kw(each)} each at the site (a derating row)" if each != units.real(load_pf(hall)) else ""
+            site = f", {kw(each)} each at the site (a derating row)" if each != units.real(load_pf(hall)) else ""
             basis, basis_said = (f"({redundancy or 'N, not stated,'} of {units.count} x "
                                  f"{rating_words(units, hall, words)} {label} {kind}{site}{tail})"
                                  for words, tail in ((False, f", feeds.{key}"), (True, "")))
@@ -93,20 +90,20 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             if key != "ups":
                 margins.append((f"{label} {kind}", usable, load))
             if load > usable:
-                text = f" {_kw(load)} exceeds facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
+                text = f" {kw(load)} exceeds facility '{hall.id}''s usable {label} capacity {kw(usable)} "
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
             elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable, Worded(*(
-                    f"facility '{hall.id}''s usable {label} capacity {_kw(usable)} {b}" for b in (basis, basis_said))),
+                    f"facility '{hall.id}''s usable {label} capacity {kw(usable)} {b}" for b in (basis, basis_said))),
                                        ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
                                 usable.to("kW"), severity=shared[2],
                                 public=f"{customer_text(what)}: {customer_text(shared[0])}{why_said}")
             if load <= usable and key != "ups" and peak is None:
                 text = (f"{label} {kind} judged on the annual PUE {annual:g}, not a design-day figure (the hall "
-                        "states no {}): {} " + f"{_kw(load)} within facility '{hall.id}''s usable {label} capacity "
-                        f"{_kw(usable)} " + "{}; the design day's mechanical load is above the year's average, so "
+                        "states no {}): {} " + f"{kw(load)} within facility '{hall.id}''s usable {label} capacity "
+                        f"{kw(usable)} " + "{}; the design day's mechanical load is above the year's average, so "
                         "this margin is optimistic (an assumption)")
                 yield Violation(path, c.cluster.spec.id, ("facility",), text.format("`peak_pue`", what, basis),
                                 load.to("kW"), usable.to("kW"), severity="info",
@@ -126,6 +123,8 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
         if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
             yield from swing_judged(path, c, c.metrics.get("it_power"))
+            if (step := hall_step(ctx.clusters, path, c)) is not None:   # the peers in its hall, summed
+                yield step
         elif judged:
             yield steady_only(path, c, judged)
 
@@ -162,22 +161,22 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases:
         why, why_said = (unknown, unknown) if unknown and key == "ups" else (
             "the hall states neither `peak_pue` nor `cost.energy.pue`, so its facility power is not provided",
             "the hall states no PUE, so its facility power is not provided")
-        head = f"not judged: facility '{hall.id}''s usable {label} capacity {_kw(usable)} "
+        head = f"not judged: facility '{hall.id}''s usable {label} capacity {kw(usable)} "
         yield Violation(path, c.cluster.spec.id, ("facility",), f"{head}{basis}: {why}", severity="info",
                         public=f"{head}{said}: {why_said}")
         return
     eff = hall.feeds.distribution_efficiency
     recharge = ups_recharge(hall)   # added once for the hall to the generator and utility floor (`hall_units`)
-    times = (" x the PUE" + ("" if recharge is None else f" and the UPS battery recharge {_kw(recharge)}")) \
+    times = (" x the PUE" + ("" if recharge is None else f" and the UPS battery recharge {kw(recharge)}")) \
         if key != "ups" else "" if eff is None else f" over the distribution's efficiency {eff:g}"
     if floor > usable:
-        text = (f"the racks' own IT power{times} alone, {_kw(floor)}, exceeds facility '{hall.id}''s usable {label} "
-                f"capacity {_kw(usable)} " + "{}" + f" by {_kw(floor - usable)}, before the rest ({unknown})")
+        text = (f"the racks' own IT power{times} alone, {kw(floor)}, exceeds facility '{hall.id}''s usable {label} "
+                f"capacity {kw(usable)} " + "{}" + f" by {kw(floor - usable)}, before the rest ({unknown})")
         yield Violation(path, c.cluster.spec.id, ("facility",), text.format(basis), floor.to("kW"), usable.to("kW"),
                         public=text.format(said))
     else:
-        text = (f"not judged: {unknown}; the racks' own IT power{times} alone is {_kw(floor)} of facility "
-                f"'{hall.id}''s usable {label} capacity {_kw(usable)} ")
+        text = (f"not judged: {unknown}; the racks' own IT power{times} alone is {kw(floor)} of facility "
+                f"'{hall.id}''s usable {label} capacity {kw(usable)} ")
         yield Violation(path, c.cluster.spec.id, ("facility",), text + basis, floor.to("kW"), usable.to("kW"),
                         severity="info", public=text + said)
 
@@ -239,7 +238,7 @@ def _within(p: Part, added: int) -> str:
         ends = 1 if p.is_module else 2          # a copper assembly's BOM line counts cables, two powered ends each
         less = (p.power_per_end - low) * added * ends
         return (f"; {p.power_per_end:~P} per end used, within {low:~P} to {high:~P}"
-                + (f": {_kw(less)} less at {low:~P}" if less.magnitude > 0 else ""))
+                + (f": {kw(less)} less at {low:~P}" if less.magnitude > 0 else ""))
     return ""
 
 
@@ -256,8 +255,8 @@ def shelf_range(ctx: Context, path: str) -> str:
         return ""
     stated = shelf_loss(a)
     high, low = (it_power + shelf_loss(a, pick=range_end(end)) - stated for end in (0, 1))
-    return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {_kw(low)} to "
-            f"{_kw(high)} ({_kw(it_power)} at the stated efficiency)")
+    return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {kw(low)} to "
+            f"{kw(high)} ({kw(it_power)} at the stated efficiency)")
 
 
 def input_span(given: Any) -> str:

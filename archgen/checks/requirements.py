@@ -8,6 +8,7 @@ matrix). `shown` is how a requirement's value reads in their messages.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from archgen.analyse.cost import JOB_COST_METRICS
@@ -98,15 +99,24 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
             if lookup(b.subject, b.req.metric) is not None:
                 said = f"{b.req.id}: {absent(b.subject, b.req.metric, ctx.metrics[b.subject], words=True)}"
+        elif key == "metric":   # withheld or unsettled: the reason names the metric by key (review39)
+            said = _said(f"{b.req.id}: {reason}", b.req.metric, b.subject)
         yield Violation(b.subject or b.pattern or b.owner, b.owner, b.path + (key,), f"{b.req.id}: {reason}",
                         requirement=b.req.id, severity=_not_provided_severity(b, ctx.operations.withheld, unsettled),
                         public=said)
     for j in ctx.requirements:   # a workload's own, judged on its estimate
         b, o = j.bound, j.outcome
         if j.workload and o.status is Status.NOT_PROVIDED:
-            yield Violation(b.subject, b.owner, b.path + ("metric",),
-                            f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}",
-                            requirement=b.req.id, severity=miss_severity(b.req.level))
+            text = f"{b.req.id}: {b.subject}'s {b.req.metric} is not provided: {o.note}"
+            yield Violation(b.subject, b.owner, b.path + ("metric",), text, requirement=b.req.id,
+                            severity=miss_severity(b.req.level), public=_said(text, b.req.metric, b.subject))
+
+
+def _said(text: str, metric: str, subject: str) -> str:
+    """`text` with the metric's key in the customer's words (its title in a sentence); "" where that changes nothing."""
+    m = lookup(subject, metric)
+    said = text if m is None else re.sub(rf"(?<![\w.`]){re.escape(metric)}(?![\w`])", m.said, text)
+    return "" if said == text else said
 
 
 def _not_provided_severity(b: BoundRequirement, withheld: Withheld, unsettled: Unsettled) -> Severity | None:

@@ -13,6 +13,7 @@ The connection is counted at its stated capacity: no redundancy is held back (no
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,11 +22,11 @@ from archgen.analyse.hall_groups import candidate, deployed, naming
 from archgen.analyse.storage_cost import shared_storage, storage_draw
 from archgen.checks.hall_figures import generator_load
 from archgen.checks.registry import Context, Violation
+from archgen.display import kw
 from archgen.units import Q_
 
-
-def _kw(q: Any) -> str:
-    return f"{q.to('kW').magnitude:,.1f} kW"
+#: This module's powers in kW, with thousands separators (`display.kw`).
+_kw = functools.partial(kw, grouped=True)
 
 
 def shared_connection(ctx: Context) -> Iterator[Violation]:

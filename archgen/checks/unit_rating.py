@@ -12,11 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.checks.registry import Violation
+from archgen.display import kw
 from archgen.units import apparent_power
-
-
-def _kw(q: Any) -> str:
-    return f"{q.to('kW').magnitude:.1f} kW"
 
 
 def load_pf(hall: Any) -> float | None:
@@ -34,8 +31,8 @@ def rating_words(units: Any, hall: Any, words: bool = False) -> str:
     cap, real, load = units.capacity, units.real(load_pf(hall)), load_pf(hall)
     if not apparent_power(cap):
         if real is None or abs(real.m_as("kW") - cap.m_as("kW")) < 1e-9:
-            return _kw(cap)
-        return f"{_kw(cap)} ({_kw(real)} at the load's power factor {load:g}" + ("" if words else
+            return kw(cap)
+        return f"{kw(cap)} ({kw(real)} at the load's power factor {load:g}" + ("" if words else
                                                                                 ", `feeds.power_factor`") + ")"
     written = f"{cap.to('kVA').magnitude:.1f} kVA"
     if real is None:
@@ -44,7 +41,7 @@ def rating_words(units: Any, hall: Any, words: bool = False) -> str:
     which = ("the units' rated" + ("" if words else ", `power_factor`") if load is None or
              (rated is not None and float(rated) <= load) else "the load's" + ("" if words else
                                                                              ", `feeds.power_factor`"))
-    return f"{written} ({_kw(real)} at power factor {min(x for x in (rated, load) if x is not None):g}, {which})"
+    return f"{written} ({kw(real)} at power factor {min(x for x in (rated, load) if x is not None):g}, {which})"
 
 
 def kva_not_provided(path: str, c: Any, key: str, label: str, kind: str, units: Any) -> Violation:

@@ -182,6 +182,18 @@ class SharedUtility(Spec):
         "of the clusters each hall lists as `deployed` against it."))
 
 
+#: The units whose kVA rating needs their own rated power factor, as a set's engine and a UPS module's inverter are
+#: rated in kW at it; a utility feed's transformer, a current limit, takes the load's (`Units.real`). UPS modules since
+#: review39: 150 kVA at the load's 0.9 carried 135 kW where a 0.8-rated module gives 120 kW ("UPS: how to rate a UPS":
+#: 20 kVA at 0.8 is 16 kW, https://killerplrarticles.com/access/details/ups-how-to-rate-a-ups.html).
+_KVA_RATED = (
+    ("generator_units", "generator sets", "a set's real power is kVA x its alternator's rated power factor (ISO "
+     "8528-1 nameplates state kVA, kW and it, commonly 0.8)", "nameplate, e.g. 0.8, or write the set's kW"),
+    ("ups_units", "UPS modules", "a module's real power is kVA x its rated output power factor (its datasheet states "
+     "kVA and kW, from 0.8 to 1.0: a 20 kVA module at 0.8 is 16 kW)", "datasheet, e.g. 0.9, or write the module's "
+     "kW"))
+
+
 class UpstreamFeeds(AcSupply):
     """Power and cooling upstream of the racks: utility feeds, UPS, generators and the cooling plant."""
 
@@ -230,15 +242,16 @@ class UpstreamFeeds(AcSupply):
     power_factor: PositiveFraction | None = Field(None, description=(
         "The load's power factor at the hall's supply, from the datasheets at the load, e.g. 0.99 (a double-conversion "
         "UPS's input power factor; for the UPS output, the PSUs' power factor at load): each unit rated in kVA carries "
-        "kVA x it in kW, or x its own `power_factor` where lower (generator sets in kVA must state theirs: the "
-        "engine's kW binds). Not stated: a kVA rating without a rated power "
-        "factor has no real power to judge against, and PWR011 says it is not provided (never a default)."))
+        "kVA x it in kW, or x its own `power_factor` where lower (generator sets and UPS modules in kVA must state "
+        "theirs: the engine's or inverter's kW binds). Not stated: a utility feed's kVA rating has no real power to "
+        "judge against, and PWR011 says it is not provided (never a default)."))
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
         "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "
-        "job's start or stop, at most each cluster's whole IT power stepping at once (over "
-        "`distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, add to it), to "
-        "it. Not stated: the step is not judged; the swing's ramp rate and frequency are not judged either way."))
+        "job's start or stop, at most each cluster's whole IT power stepping at once, and the hall's clusters' "
+        "summed (over `distribution_efficiency` where stated; the UPS's and transformers' losses, stated nowhere, "
+        "add to it), to it. Not stated: the step is not judged; the swing's ramp rate and frequency are not "
+        "judged either way."))
     power_smoothing: PowerSmoothing | None = Field(None, description=(
         "How the IT load is held steady (GB300 NVL72 power smoothing, site energy storage), e.g. {floor: 0.9, "
         "ramp_up: 2 MW/s, ramp_down: 2 MW/s, source: ...}: PWR022 judges a training step's swing, the IT power x "
@@ -276,13 +289,12 @@ class UpstreamFeeds(AcSupply):
             raise FieldError(("utility_units", "count"), f"utility_units.count is {self.utility_units.count} but "
                              f"utility_feeds is {self.utility_feeds}: one count of feeds (state one, or make them "
                              "agree)")
-        gen = self.generator_units
-        if gen is not None and apparent_power(gen.capacity) and gen.power_factor is None:
-            raise FieldError(("generator_units", "power_factor"), (
-                f"generator sets rated {gen.capacity:~P}, an apparent power, state no rated power factor: a set's "
-                "real power is kVA x its alternator's rated power factor (ISO 8528-1 nameplates state kVA, kW and "
-                "it, commonly 0.8), which the load's higher power factor does not raise; state `power_factor` "
-                "from the nameplate, e.g. 0.8, or write the set's kW"))
+        raise_each([FieldError((key, "power_factor"), f"{what} rated {units.capacity:~P}, an apparent power, state no "
+                               f"rated power factor: {why}, which the load's higher power factor does not raise; "
+                               f"state `power_factor` from the {where}")
+                    for key, what, why, where in _KVA_RATED
+                    if (units := getattr(self, key)) is not None and apparent_power(units.capacity)
+                    and units.power_factor is None], type(self).__name__)
         return self
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.analyse.spare_parts import no_turnaround
+from archgen.display import near_one
 from archgen.render.blocks import Column, Para, Table
 from archgen.units import Q_
 
@@ -36,7 +37,7 @@ def stock_blocks(rel: Any) -> list[Any]:
     rows = tuple((line.name, line.units, line.per_year,
                   Q_(line.turnaround, "s").to("day") if line.turnaround is not None else None, line.lead_basis,
                   line.demand,
-                  line.stock, line.no_stockout, line.fill_rate,
+                  line.stock, *(None if p is None else near_one(p) for p in (line.no_stockout, line.fill_rate)),
                   f"not provided: {no_turnaround(line)}" if line.stock is None else
                   "" if line.per_year else "rated at no failures: nothing to stock, no fill rate")
                  for line in rel.stock)

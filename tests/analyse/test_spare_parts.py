@@ -274,3 +274,20 @@ def test_a_class_rated_at_no_failures_has_no_fill_rate():
     assert (line.stock, line.no_stockout, line.fill_rate, line.turnaround) == (0, 1.0, None, None)
     (line,) = stock_lines([entry | {"failures": 2.0, "pipeline": 2.0 * 14 / 365.25}], 0.95)
     assert line.stock == 1 and line.fill_rate == pytest.approx(math.exp(-2.0 * 14 / 365.25))
+
+
+def test_a_no_stockout_below_one_never_reads_as_one():
+    """review39: a class with little demand (a switch tray's 1e-4 failures over its turnaround) holds no spare and has
+    no stock-out with P = exp(-1e-4) = 0.99990, which three decimals showed as 1.000, certain; it reads 0.999900. A
+    class rated at no failures is 1 exactly and keeps 1.0."""
+    from types import SimpleNamespace
+
+    from archgen.analyse.failure_model import StockLine
+    from archgen.render.spare_parts import stock_blocks
+
+    demand = 1e-4
+    lines = (StockLine("switch", 4, 0.01, 86400.0, demand, 0, math.exp(-demand), 0.0),
+             StockLine("cdu", 2, 0.0, None, 0.0, 0, 1.0, None))
+    [table, _] = stock_blocks(SimpleNamespace(stock=lines, no_stockout=0.95))
+    rows = {row[0]: row for row in table.rows}
+    assert rows["switch"][7:9] == ("0.999900", 0.0) and rows["cdu"][7:9] == (1.0, None)

@@ -70,7 +70,8 @@ def test_generator_kva_without_its_rated_power_factor_is_refused() -> None:
     """A set's kW is kVA x its alternator's rated power factor (0.8 on ISO 8528-1 nameplates), not x the load's.
 
     Before, 2 x 2,500 kVA sets with only the load's 0.95 stated carried 2,375 kW each, 19 % above the 2,000 kW
-    their nameplate gives; a transformer (utility) or UPS module in kVA still takes the load's power factor.
+    their nameplate gives; a transformer (utility) in kVA still takes the load's power factor, and a UPS module its
+    own rated one where lower (review39: a module in kVA states it, `test_ups_kva_without_its_rated_power_factor`).
     """
     from pydantic import ValidationError
 
@@ -80,9 +81,26 @@ def test_generator_kva_without_its_rated_power_factor_is_refused() -> None:
         UpstreamFeeds(power_factor=0.95, generators="N+1", generator_units={"count": 2, "capacity": "2500 kVA"})
     ok = UpstreamFeeds(power_factor=0.95, generators="N+1",
                        generator_units={"count": 2, "capacity": "2500 kVA", "power_factor": 0.8},
-                       ups="N+1", ups_units={"count": 3, "capacity": "150 kVA"})
+                       ups="N+1", ups_units={"count": 3, "capacity": "150 kVA", "power_factor": 1.0})
     assert ok.generator_units is not None and ok.generator_units.real(0.95).m_as("kW") == pytest.approx(2000)
     assert ok.ups_units is not None and ok.ups_units.real(0.95).m_as("kW") == pytest.approx(142.5)
+
+
+def test_ups_kva_without_its_rated_power_factor_is_refused() -> None:
+    """review39: a UPS module's inverter is rated in kW at its output power factor (0.8 to 1.0 on datasheets), so a
+    150 kVA module at only the load's 0.9 carried 135 kW where a 0.8-rated one gives 120 kW (12.5 % over). Refused at
+    `ups_units.power_factor`, as a generator set is; with it, kVA x the lower of the two."""
+    from pydantic import ValidationError
+
+    from archgen.model.facility import UpstreamFeeds
+
+    with pytest.raises(ValidationError, match="UPS modules rated 150 kVA, an apparent power, state no rated power"):
+        UpstreamFeeds(power_factor=0.9, ups="N+1", ups_units={"count": 3, "capacity": "150 kVA"})
+    rated = UpstreamFeeds(power_factor=0.9, ups="N+1", ups_units={"count": 3, "capacity": "150 kVA",
+                                                                   "power_factor": 0.8})
+    assert rated.ups_units is not None and rated.ups_units.real(0.9).m_as("kW") == pytest.approx(120)
+    kw = UpstreamFeeds(power_factor=0.9, ups="N+1", ups_units={"count": 3, "capacity": "150 kW"})
+    assert kw.ups_units is not None and kw.ups_units.real(0.9).m_as("kW") == pytest.approx(150)   # kW: as stated
 
 
 def test_kva_at_a_power_factor_carries_the_load_over_the_distribution(tmp_path) -> None:
@@ -103,3 +121,16 @@ def test_the_racks_floor_over_the_distribution_exceeds_kva_modules(tmp_path) -> 
     [f] = [f for f in run.findings if f.id == "PWR011" and f.severity == "error"]
     assert f.limit.m_as("kW") == pytest.approx(2 * 60 * 0.96)
     assert f.value.m_as("kW") == pytest.approx(racks.m_as("kW") / 0.96)
+
+
+def test_a_kva_rating_is_written_in_va_in_json(tmp_path) -> None:
+    """review39: pint converts volt-amperes to watts one to one, so PWR011's warning on a 1,000 kVA feed with no power
+    factor gave `check --format json` the value `{"value": 1000000.0, "unit": "W"}`: a real power the finding says
+    is not known. A rating written in kVA or MVA is "VA"; a real power stays "W"."""
+    from archgen.output.envelope import finding, quantity
+    from archgen.units import Q_
+
+    [f] = [f for f in _run(tmp_path, "fail_kva_without_power_factor").findings if f.id == "PWR011"]
+    assert finding(f)["value"] == {"value": 1_000_000.0, "unit": "VA"}
+    assert quantity(Q_(2.5, "MVA")) == {"value": 2_500_000.0, "unit": "VA"}
+    assert quantity(Q_(150, "kW")) == {"value": 150_000.0, "unit": "W"}

@@ -60,3 +60,15 @@ def test_a_finding_of_each_family_reads_as_a_sentence(family):
     assert texts, family
     broken = [t for t in texts if _BROKEN.search(t) or t.count("(") != t.count(")")]
     assert broken == []
+
+
+def test_a_withheld_metric_is_named_in_words() -> None:
+    """review39: REQ002 on a rack's floor load that leaves parts out read "rack/r's floor_load is not provided:
+    floor_load is at least 971.1 kg/m²" in the customer's words; the key is its title in a sentence, and a word that
+    only contains it (a `floor_load` in backticks, `max_floor_load`) is left alone."""
+    from archgen.checks.requirements import _said
+
+    text = "REQ-1: rack/r's floor_load is not provided: floor_load is at least 971.1 kg/m² (`floor_load`, max_floor_load)"
+    assert _said(text, "floor_load", "rack/r") == ("REQ-1: rack/r's floor load is not provided: floor load is at least "
+                                                    "971.1 kg/m² (`floor_load`, max_floor_load)")
+    assert _said("REQ-2: rack/r's weight is not provided", "weight", "rack/r") == ""   # its words already

@@ -58,7 +58,7 @@ def _g4(x: float) -> str:
 def _title(name: str) -> str:
     """A metric's title in a sentence: 'the time per output token'."""
     m = metrics.find("workload", name)
-    return f"the {name if m is None else m.title if m.title[:2].isupper() else m.title[0].lower() + m.title[1:]}"
+    return f"the {name if m is None else m.said}"
 
 
 def _shown(m: metrics.Metric | None) -> tuple[float, str]:
