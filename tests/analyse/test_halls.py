@@ -89,3 +89,11 @@ def test_a_hall_the_floor_does_not_list_is_refused_at_its_key(tmp_path, cli) -> 
     assert r.code == 1
     assert "layout.1.hall: hall 'c' is not a hall of this floor (one of: a, b, a)" in out
     assert "floor.halls.2.id: hall 'a' is listed twice" in out
+
+
+def test_fibre_delay_is_length_times_group_index_over_c() -> None:
+    """1 km of single-mode fibre at group index 1.4676: 1000 x 1.4676 / 299,792,458 s = 4.895 µs, the '4.895 μs/km
+    @ 1310 nm' the source of `checks.site.GROUP_INDEX` gives."""
+    from archgen.checks.site import fibre_delay_us
+
+    assert fibre_delay_us(1000.0) == pytest.approx(4.895, abs=5e-4)
