@@ -97,3 +97,13 @@ def test_fibre_delay_is_length_times_group_index_over_c() -> None:
     from archgen.checks.site import fibre_delay_us
 
     assert fibre_delay_us(1000.0) == pytest.approx(4.895, abs=5e-4)
+
+
+def test_the_documents_run_rule_names_the_halls_and_their_exit_runs(tmp_path) -> None:
+    """The cluster document's cabling rule says where the halls stand and what a run leaving each takes."""
+    from archgen.render.cabling import geometry
+
+    r = _campus(tmp_path, layout=TWO_HALLS)
+    text = geometry(r.clusters["cluster/gb300-nvl72-su"].cluster.spec.floor)
+    assert ("the racks stand in 2 halls whose first racks are placed on the site plan (a at (0 m, 0 m), b at "
+            "(0 m, 200 m))") in text and "duct detours: a 15 m, b 25 m)" in text
