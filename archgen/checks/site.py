@@ -16,22 +16,8 @@ import numpy as np
 from archgen.analyse.network import count
 from archgen.analyse.other_ports import rack_halls
 from archgen.checks.registry import Context, Violation, check
+from archgen.model.site import GROUP_INDEX, fibre_delay
 from archgen.units import Q_
-
-#: Group index of refraction of standard single-mode fibre at 1310 nm, Corning SMF-28 Ultra's 1.4676 (1.4682 at
-#: 1550 nm), as quoted secondhand: https://mapyourtech.com/the-5-microsecond-rule-fiber-propagation-latency-per-kilometer/
-#: ("4.895 μs/km @ 1310 nm", "4.897 μs/km @ 1550 nm") and https://ephotonics.com/calculators/optical-fiber-latency/
-#: ("Corning SMF-28 fiber has an index of 1.4682 at 1550 nm"); Corning's product sheet was not read here. Fluke's
-#: DSP cable analyser takes 1.4719 for 9/125 single-mode at 1300 nm (0.3 % more delay), so the figure is good to
-#: about that. Light then takes n / c = 4.895 µs a kilometre one way.
-GROUP_INDEX = 1.4676
-#: Speed of light in vacuum (m/s), exact (SI definition of the metre).
-C_M_PER_S = 299_792_458.0
-
-
-def fibre_delay_us(length_m: float) -> float:
-    """One-way propagation delay (µs) of a fibre run of `length_m` metres at `GROUP_INDEX`."""
-    return length_m * GROUP_INDEX / C_M_PER_S * 1e6
 
 
 @check("SITE001", "site.runs_between_halls", severity="info")
@@ -61,14 +47,15 @@ def runs_between_halls(ctx: Context) -> Iterator[Violation]:
             pairs = sorted({tuple(sorted((halls[a].id, halls[b].id))) for a, b in zip(ha[cross], hb[cross],
                                                                                        strict=True)})
             longest = float(tr.length[cross].max())
+            delay = fibre_delay(Q_(longest, "m"))
             fa = next((f for f in c.fabrics if f.fabric.spec.id == tr.fabric), None)
             subject = c.cluster.path if fa is None else fa.fabric.path
             yield Violation(subject, c.cluster.spec.id, ("floor", "halls"),
                             f"{tr.tier}: {int(tr.weight[cross].sum()):,} link(s) run between halls "
                             f"({', '.join(f'{a}-{b}' for a, b in pairs)}), the longest {longest:.1f} m: a one-way "
-                            f"fibre delay of {fibre_delay_us(longest):.2f} us (group index {GROUP_INDEX}), not in "
+                            f"fibre delay of {delay.m_as('us'):.2f} us (group index {GROUP_INDEX}), not in "
                             "the estimate's collective latency (NCCL's per-step figure has no cable term)",
-                            Q_(round(fibre_delay_us(longest), 3), "us"), None)
+                            Q_(round(delay.m_as("us"), 3), "us"), None)
 
 
 @check("SITE002", "site.hall_power", severity="warning")

@@ -93,10 +93,11 @@ def test_a_hall_the_floor_does_not_list_is_refused_at_its_key(tmp_path, cli) -> 
 
 def test_fibre_delay_is_length_times_group_index_over_c() -> None:
     """1 km of single-mode fibre at group index 1.4676: 1000 x 1.4676 / 299,792,458 s = 4.895 µs, the '4.895 μs/km
-    @ 1310 nm' the source of `checks.site.GROUP_INDEX` gives."""
-    from archgen.checks.site import fibre_delay_us
+    @ 1310 nm' the source of `model.site.GROUP_INDEX` gives."""
+    from archgen.model.site import fibre_delay
+    from archgen.units import Q_
 
-    assert fibre_delay_us(1000.0) == pytest.approx(4.895, abs=5e-4)
+    assert fibre_delay(Q_(1, "km")).m_as("us") == pytest.approx(4.895, abs=5e-4)
 
 
 def test_the_documents_run_rule_names_the_halls_and_their_exit_runs(tmp_path) -> None:
@@ -107,3 +108,19 @@ def test_the_documents_run_rule_names_the_halls_and_their_exit_runs(tmp_path) ->
     text = geometry(r.clusters["cluster/gb300-nvl72-su"].cluster.spec.floor)
     assert ("the racks stand in 2 halls whose first racks are placed on the site plan (a at (0 m, 0 m), b at "
             "(0 m, 200 m))") in text and "duct detours: a 15 m, b 25 m)" in text
+
+
+def test_the_estimate_notes_the_fibre_delay_between_its_halls(tmp_path) -> None:
+    """Halls a (exit 15 m) and b (exit 25 m, 200 m away): 240 m, 240 x 1.4676 / c = 1.17 µs, in the estimate's
+    notes; one hall: no note."""
+    from archgen.model import Cluster
+    from archgen.perf.workload.job_on_cluster import site_note
+
+    r = _campus(tmp_path, layout=TWO_HALLS)
+    spec = r.clusters["cluster/gb300-nvl72-su"].cluster.spec
+    assert site_note(spec) == (
+        "cluster 'gb300-nvl72-su' stands in 2 halls (a, b) whose first racks are up to 240 m apart on the site plan, "
+        "exit runs included: a collective step between them pays at least 1.17 us of fibre delay one way, which this "
+        "estimate leaves out (`archgen check`, SITE001, gives the runs and the longest one's delay)")
+    one = spec.model_copy(update={"layout": spec.layout[:1]})
+    assert isinstance(one, Cluster) and site_note(one) == ""
