@@ -276,7 +276,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
     runs a model not in the specs is a `WorkloadError`.
     """
     from archgen.perf.workload.cluster import machine
-    from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note
+    from archgen.perf.workload.job_on_cluster import JobOnCluster, input_errors, other_cluster_note, site_note
     job = entry(specs.items, workload, Workload)
     if cluster is None and job.cluster is None:
         raise WorkloadError(workload, "names no cluster; give one to run it on (`cluster=`; the CLI's --cluster)")
@@ -287,7 +287,7 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
         raise WorkloadError(workload, f"runs model '{job.model}', which is not in the specs")
     scale_out, problems = cluster_network(design, {spec.id})       # that cluster only; no checks
     on = machine(spec, specs.items, scale_out.get(spec.id))
-    notes = (other_cluster_note(job, spec.id), input_errors(spec, problems.get(spec.id, ())))
+    notes = (other_cluster_note(job, spec.id), input_errors(spec, problems.get(spec.id, ())), site_note(spec))
     bound = tuple(b.req for b in design.workload_requirements if b.owner == job.id)
     found = specs.items.get(spec.facility) if spec.facility else None
     hall = found if isinstance(found, Facility) else None   # `check` computes the job's energy from its `cost:`

@@ -41,7 +41,7 @@ from archgen.analyse.link_ends import (
     optics_inside,
 )
 from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, count
-from archgen.analyse.other_ports import rack_xy
+from archgen.analyse.other_ports import exit_runs, rack_xy
 from archgen.analyse.placement import Taken, place_switches, unplaced
 from archgen.analyse.rail_layout import rail_ends
 from archgen.analyse.scale_up_racks import trunk_ends
@@ -144,15 +144,21 @@ def floor_span(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray) -> float:
     f = cluster.spec.floor
     if not len(x):
         return float(f.in_rack.m_as("m"))
-    return float(2 * f.tray_drop.m_as("m") + (x.max() - x.min()) + (y.max() - y.min()) + f.slack.m_as("m"))
+    exits = sorted((h.exit_run.m_as("m") for h in f.halls), reverse=True)[:2] if len(f.halls) > 1 else []
+    return float(2 * f.tray_drop.m_as("m") + (x.max() - x.min()) + (y.max() - y.min()) + f.slack.m_as("m")
+                 + sum(exits))
 
 
 def tray_run(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray,
              b_rack: np.ndarray) -> np.ndarray:
-    """Run lengths (m) between racks over the overhead trays: 2 x tray_drop + |Δx| + |Δy| + slack."""
+    """Run lengths (m) between racks over the overhead trays: 2 x tray_drop + |Δx| + |Δy| + slack.
+
+    Between two halls of a site (`floor.halls`) the positions are on the site plan, and each hall's `exit_run` is
+    added where the run leaves it.
+    """
     f = cluster.spec.floor
     dx, dy = np.abs(x[a_rack] - x[b_rack]), np.abs(y[a_rack] - y[b_rack])
-    return 2 * f.tray_drop.m_as("m") + dx + dy + f.slack.m_as("m")
+    return 2 * f.tray_drop.m_as("m") + dx + dy + f.slack.m_as("m") + exit_runs(cluster, a_rack, b_rack)
 
 
 def _lengths(cluster: ClusterDesign, x: np.ndarray, y: np.ndarray, a_rack: np.ndarray, a_u: np.ndarray,

@@ -20,12 +20,37 @@ from archgen.build import ClusterDesign
 
 
 def rack_xy(cluster: ClusterDesign) -> tuple[np.ndarray, np.ndarray]:
-    """Floor position (m) of every rack instance: column x rack pitch, row x row pitch."""
+    """Floor position (m) of every rack instance: column x rack pitch, row x row pitch.
+
+    On a floor of several halls (`floor.halls`) the position is on the site plan: the rack's hall's origin (`x`,
+    `y`) plus its column and its row within that hall, so a run between halls spans the distance between them.
+    """
     f = cluster.spec.floor
     pitch, row = f.rack_pitch.m_as("m"), f.row_pitch.m_as("m")
     x = np.array([i.col * pitch for i in cluster.instances], dtype=float)
-    y = np.array([i.row * row for i in cluster.instances], dtype=float)
-    return x, y
+    if not f.halls:
+        return x, np.array([i.row * row for i in cluster.instances], dtype=float)
+    hx = np.array([h.x.m_as("m") for h in f.halls], dtype=float)
+    hy = np.array([h.y.m_as("m") for h in f.halls], dtype=float)
+    hall = np.array([i.hall for i in cluster.instances], dtype=np.int64)
+    local = np.array([i.row if i.hall_row is None else i.hall_row for i in cluster.instances], dtype=float)
+    return x + hx[hall], local * row + hy[hall]
+
+
+def rack_halls(cluster: ClusterDesign) -> np.ndarray:
+    """Index in `floor.halls` of every rack instance's hall (all 0 on a floor of one hall)."""
+    return np.array([i.hall for i in cluster.instances], dtype=np.int64)
+
+
+def exit_runs(cluster: ClusterDesign, a_rack: np.ndarray, b_rack: np.ndarray) -> np.ndarray:
+    """Length (m) runs between racks take beyond the site plan: each hall's `exit_run` where the run leaves it."""
+    halls = cluster.spec.floor.halls
+    if not halls or not len(a_rack):
+        return np.zeros(len(a_rack), dtype=float)
+    out = np.array([h.exit_run.m_as("m") for h in halls], dtype=float)
+    hall = rack_halls(cluster)
+    ha, hb = hall[a_rack], hall[b_rack]
+    return np.where(ha != hb, out[ha] + out[hb], 0.0)
 
 
 def other_port_leaves(cluster: ClusterDesign, node_leaves: np.ndarray, leaf_at: np.ndarray, down: int,

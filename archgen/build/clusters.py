@@ -18,7 +18,12 @@ MAX_RACKS = 100_000
 
 @dataclass(frozen=True)
 class RackInstance:
-    """One rack on the floor: its type, the unit instance it belongs to, and its row and position in the row."""
+    """One rack on the floor: its type, the unit instance it belongs to, and its row and position in the row.
+
+    `row` counts the rows of the whole floor (every hall's rows in turn, for the floor plan); on a floor of several
+    halls, `hall` is the index of the rack's hall in `floor.halls` and `hall_row` its row within that hall, from
+    which `analyse.other_ports.rack_xy` places it on the site plan.
+    """
 
     name: str
     rack: RackDesign
@@ -26,6 +31,8 @@ class RackInstance:
     unit_index: int
     row: int
     col: int
+    hall: int = 0
+    hall_row: int | None = None
 
 
 @dataclass(frozen=True)
@@ -123,13 +130,24 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
 
 def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],
             rack_types: dict[str, RackDesign]) -> tuple[RackInstance, ...]:
-    """Place racks row by row in layout order; a unit marked `new_row` starts each instance on a fresh row."""
+    """Place racks row by row in layout order; a unit marked `new_row` starts each instance on a fresh row.
+
+    On a floor of several halls each hall keeps its own rows: an entry in another hall starts a new row there (one
+    back in a hall it has left takes the next row of that hall), and `row` numbers the rows over the whole floor.
+    """
     per_row = cluster.floor.racks_per_row
     new_row = {u.id: u.new_row for u in cluster.units}
+    halls = {h.id: k for k, h in enumerate(cluster.floor.halls)}
     out: list[RackInstance] = []
-    row = col = 0
+    row = col = hall = hall_row = 0
+    left: dict[int, int] = {}       # per hall left: its next unstarted row
     seen: dict[str, int] = {}
     for _, place in entries:
+        if place.hall is not None and halls.get(place.hall, hall) != hall:
+            left[hall] = hall_row + (col > 0)
+            hall, hall_row = halls[place.hall], left.get(halls[place.hall], 0)
+            if col:
+                row, col = row + 1, 0
         for k in range(place.count):
             fresh = place.new_row and k == 0
             if place.unit is not None:
@@ -142,14 +160,15 @@ def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: 
                 seen["rack:" + place.rack] = seen.get("rack:" + place.rack, 0) + 1
                 members, prefix, unit, index = [(place.rack, 1)], "", "", -1
             if fresh and col:
-                row, col = row + 1, 0
+                row, col, hall_row = row + 1, 0, hall_row + 1
             counter: dict[str, int] = {}
             for rid, n in members:
                 for _ in range(n):
                     counter[rid] = counter.get(rid, 0) + 1
                     number = counter[rid] if unit else seen["rack:" + rid]
-                    out.append(RackInstance(f"{prefix}{rid}-{number:02d}", rack_types[rid], unit, index, row, col))
+                    out.append(RackInstance(f"{prefix}{rid}-{number:02d}", rack_types[rid], unit, index, row, col,
+                                            hall, hall_row if halls else None))
                     col += 1
                     if col == per_row:
-                        row, col = row + 1, 0
+                        row, col, hall_row = row + 1, 0, hall_row + 1
     return tuple(out)

@@ -15,6 +15,7 @@
 | REL | `checks/reliability.py` | failure data, checkpoints, goodput and hot spares |
 | COST | `checks/cost.py` | prices, currencies and the basis of capex and TCO |
 | SWP | `checks/sweep.py` | sweeps: axes, objectives and requirements that apply to the workload's job |
+| SITE | `checks/site.py` | a cluster over several halls of a site: runs between halls, each hall's draw |
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 #: The module that holds each prefix's rules; importing it registers them.
 MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL": "cooling", "CAT": "catalog",
                 "REQ": "requirements", "PERF": "perf", "NET": "network", "CAB": "cabling", "REL": "reliability",
-                "COST": "cost", "SWP": "sweep"}
+                "COST": "cost", "SWP": "sweep", "SITE": "site"}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:

@@ -35,6 +35,7 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
 from archgen.model.reliability import DEFAULT_RATES, Storage
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
+from archgen.model.site import Hall
 from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec, raise_each
 from archgen.model.technology import MESH_IN_ONE_NODE, MESH_IN_ONE_NODE_OTHERS, ScaleUpTechnology
 from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
@@ -66,6 +67,9 @@ class Placement(Spec):
     rack: Ref | None = Field(None, description="Id of a Rack placed outside any unit (e.g. a spine rack).")
     count: Count = Field(1, description="How many instances, placed in order.")
     new_row: bool = Field(False, description="Start this entry on a new row.")
+    hall: Id | None = Field(None, description=(
+        "Id of the `floor.halls` entry this entry stands in (a campus of several halls); left out, the hall of the "
+        "entry before it (the first hall for the first entry). A new hall starts a new row at its own origin."))
 
     @model_validator(mode="after")
     def _one_of(self) -> Placement:
@@ -101,6 +105,10 @@ class Floor(Spec):
         default_factory=lambda: [], description="Lengths cables are ordered in; a run takes the next bin up, and "
         "one past the largest its own length rounded up to the metre (CAB006). "
         "Default: 0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500, 1000, 2000 m.")
+    halls: list[Hall] = Field(default_factory=lambda: [], description=(
+        "The halls of a site whose racks one cluster places (several halls or buildings of one training cluster), "
+        "each with its position on the site plan; `layout` entries name theirs (`hall:`). Left out, the floor is "
+        "one hall (docs/clusters.md, 'Several halls')."))
 
 
 class ScaleUp(Spec):
@@ -315,8 +323,21 @@ class Cluster(Document):
     @model_validator(mode="after")
     def _names_and_storage_read(self) -> Cluster:
         """The cluster's own checks across its parts, every error of both in one run."""
-        raise_each(self._control_plane_names_its_own() + self._storage_ports_read(), type(self).__name__)
+        raise_each(self._control_plane_names_its_own() + self._storage_ports_read() + self._halls_named(),
+                   type(self).__name__)
         return self
+
+    def _halls_named(self) -> list[FieldError]:
+        """Hall ids are unique, and a layout entry names one of `floor.halls` (none where the floor lists none)."""
+        ids = [h.id for h in self.floor.halls]
+        errors = [FieldError(("floor", "halls", i, "id"), f"hall '{h}' is listed twice") for i, h in enumerate(ids)
+                  if h in ids[:i]]
+        for i, p in enumerate(self.layout):
+            if p.hall is not None and p.hall not in ids:
+                have = f"one of: {', '.join(ids)}" if ids else "the floor lists no `halls`: add it there"
+                errors.append(FieldError(("layout", i, "hall"), f"hall '{p.hall}' is not a hall of this floor "
+                                         f"({have})"))
+        return errors
 
     def _control_plane_names_its_own(self) -> list[FieldError]:
         """A control-plane group's fabrics and rack must be the cluster's own (a name the document would only echo)."""

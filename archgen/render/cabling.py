@@ -77,10 +77,23 @@ def geometry(floor: Any, scale_up: Any = None) -> str:
             + (f"; a scale-up trunk cable between neighbouring racks of one row goes straight across where that is "
                f"shorter (floor.side_by_side): the height between its ends + the rack pitch + {fig('in_rack')}"
                if floor.side_by_side and scale_up is not None and scale_up.racks > 1 else "")
+            + _between_halls(floor)
             + f". Cables are ordered in the bins {bins} m"
             + ("" if "length_bins" in stated else " (archgen's default bins, not stated)")
             + ": an ordered cable is its run rounded up to the next bin, the slack inside the run and the rounding "
             "on top of it.")
+
+
+def _between_halls(floor: Any) -> str:
+    """The rule's words for a floor of several halls: site-plan distances and each hall's exit run, as stated."""
+    if not floor.halls:
+        return ""
+    where = ", ".join(f"{h.id} at ({h.x.m_as('m'):g} m, {h.y.m_as('m'):g} m)" for h in floor.halls)
+    exits = ", ".join(f"{h.id} {h.exit_run.m_as('m'):g} m" + ("" if "exit_run" in h.model_fields_set else
+                                                               " (not stated: a lower bound)") for h in floor.halls)
+    return (f"; the racks stand in {len(floor.halls)} halls whose first racks are placed on the site plan "
+            f"({where}): a run between two halls spans the distance between its racks on that plan, plus each "
+            f"hall's exit run where it leaves it (riser, meet-me room, duct detours: {exits})")
 
 
 def run_list(a: Any) -> Table:

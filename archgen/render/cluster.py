@@ -185,6 +185,10 @@ def architecture(a: Any, series: Scaling | None = None) -> Section:
                                                  f"{fmt.q(f.row_pitch, 'm', 2)}; aisles alternate cold and hot "
                                                  f"(rows assumed to face each other in pairs)"
                                                  + floor_domains.domain_words(a)
+                                                 + (f"; the site's {len(f.halls)} halls "
+                                                    f"({', '.join(h.id for h in f.halls)}) drawn one after another, "
+                                                    "not at their site positions (runs are measured at those)"
+                                                    if f.halls else "")
                                                  + (f"; {loose}: not drawn, no position holds them"
                                                     if (loose := unracked_words(a.metrics)) else ""),
                            alt_text.floor(a)))

@@ -16,6 +16,7 @@ from archgen.as_of import expired, judging
 from archgen.errors import WorkloadError
 from archgen.model import Cluster
 from archgen.model.requirements import Requirement
+from archgen.model.site import fibre_delay, halls_used, site_span
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
@@ -139,6 +140,23 @@ def other_cluster_note(workload: Workload, cluster: str) -> str:
     if workload.cluster and cluster != workload.cluster:
         return f"on cluster '{cluster}' instead of the workload's '{workload.cluster}'"
     return ""
+
+
+def site_note(cluster: Cluster) -> str:
+    """A note that the cluster stands in several halls whose fibre delay the estimate leaves out ("" in one hall).
+
+    The halls the layout uses (`floor.halls`), the largest distance between two of them on the site plan with their
+    exit runs (`model.site.site_span`), and that distance's one-way fibre delay (`model.site.fibre_delay`): no
+    collective latency in the estimate has a cable term, and `archgen check` gives the runs themselves (SITE001).
+    """
+    halls = halls_used(cluster.floor.halls, cluster.layout)
+    if len(halls) < 2:
+        return ""
+    span = site_span(halls)
+    return (f"cluster '{cluster.id}' stands in {len(halls)} halls ({', '.join(h.id for h in halls)}) whose first "
+            f"racks are up to {span.m_as('m'):,.0f} m apart on the site plan, exit runs included: a collective step "
+            f"between them pays at least {fibre_delay(span).m_as('us'):.2f} us of fibre delay one way, which this "
+            "estimate leaves out (`archgen check`, SITE001, gives the runs and the longest one's delay)")
 
 
 def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:

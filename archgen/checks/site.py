@@ -1,0 +1,93 @@
+"""SITE: a cluster over several halls of a site (`floor.halls`): runs between halls, and each hall's own draw.
+
+The floor's halls place racks on the site plan (`model/site.py`), so a run between halls gets its length, its link
+option and CAB001's reach check as any other run. Two things a campus planner reads are not modelled, and these
+checks say so with the figures the specs give rather than pass them silently: the propagation delay of the longer
+runs, which no collective latency in the estimate includes, and the power each hall draws, which the one
+`facility` a cluster names judges as a whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from archgen.analyse.network import count
+from archgen.analyse.other_ports import rack_halls
+from archgen.checks.registry import Context, Violation, check
+from archgen.model.site import GROUP_INDEX, fibre_delay
+from archgen.units import Q_
+
+
+@check("SITE001", "site.runs_between_halls", severity="info")
+def runs_between_halls(ctx: Context) -> Iterator[Violation]:
+    """The runs between a site's halls: how many, the longest, and its fibre propagation delay, not in the estimate.
+
+    On a floor of several halls (`floor.halls`) each tier whose runs join racks of two halls is named with their
+    link count, the hall pairs, the longest run and its one-way delay at single-mode fibre's group index (1.4676 at
+    1310 nm, Corning SMF-28 Ultra: 4.9 µs a kilometre). The estimate's collective latency is NCCL's per-step
+    figure, which has no cable term, so that delay is not in any step time; a ring or tree step across halls pays
+    it. Runs to a switch placed in no rack have no length of their own (CAB004) and are not counted here.
+
+    Fix: nothing to change where the delay is acceptable; else keep a job's latency-bound groups (tensor, expert,
+    pipeline neighbours) inside one hall, or place the spines and cores nearer the halls they join.
+    """
+    for c in ctx.clusters.values():
+        halls = c.cluster.spec.floor.halls
+        if len(halls) < 2 or c.cabling is None or not c.cluster.instances:
+            continue
+        hall = rack_halls(c.cluster)
+        for tr in (*c.cabling.runs, *c.cabling.trunk_runs):
+            placed = (tr.a_rack >= 0) & (tr.b_rack >= 0)
+            ha, hb = hall[np.maximum(tr.a_rack, 0)], hall[np.maximum(tr.b_rack, 0)]
+            cross = placed & (ha != hb)
+            if not cross.any():
+                continue
+            pairs = sorted({tuple(sorted((halls[a].id, halls[b].id))) for a, b in zip(ha[cross], hb[cross],
+                                                                                       strict=True)})
+            longest = float(tr.length[cross].max())
+            delay = fibre_delay(Q_(longest, "m"))
+            fa = next((f for f in c.fabrics if f.fabric.spec.id == tr.fabric), None)
+            subject = c.cluster.path if fa is None else fa.fabric.path
+            yield Violation(subject, c.cluster.spec.id, ("floor", "halls"),
+                            f"{tr.tier}: {int(tr.weight[cross].sum()):,} link(s) run between halls "
+                            f"({', '.join(f'{a}-{b}' for a, b in pairs)}), the longest {longest:.1f} m: a one-way "
+                            f"fibre delay of {delay.m_as('us'):.2f} us (group index {GROUP_INDEX}), not in "
+                            "the estimate's collective latency (NCCL's per-step figure has no cable term)",
+                            Q_(round(delay.m_as("us"), 3), "us"), None)
+
+
+@check("SITE002", "site.hall_power", severity="warning")
+def hall_power(ctx: Context) -> Iterator[Violation]:
+    """A cluster over several halls has each hall's power and cooling judged on its own: not modelled, so said.
+
+    A cluster names one `facility`, and PWR010, PWR011 and COOL009 hold the whole cluster's IT power to that one
+    hall's capacities, though each building of a campus has its own substation, UPS, generators and cooling plant.
+    On a floor of several halls holding racks, this warning gives each hall's racks' own draw (their equipment and
+    in-rack cooling units, at maximum; the transceivers of switch ends outside systems, the switches in no rack and
+    the storage are not split by hall) and says that no hall's own supply is judged.
+
+    Fix: state each building as its own cluster in its own facility where its power must be judged, or size each
+    hall's supply from these figures outside archgen and waive this finding with that reason.
+    """
+    for path, c in ctx.clusters.items():
+        halls = c.cluster.spec.floor.halls
+        if len(halls) < 2 or not c.cluster.instances:
+            continue
+        draw = [Q_(0.0, "kW") for _ in halls]
+        for i in c.cluster.instances:
+            a = ctx.racks.get(f"rack/{i.rack.spec.id}")
+            if a is not None:
+                draw[i.hall] = draw[i.hall] + a.power.equipment + a.power.other_power
+        used = [k for k, h in enumerate(halls) if any(i.hall == k for i in c.cluster.instances)]
+        if len(used) < 2:
+            continue
+        fac = c.cluster.facility
+        judged = (f"facility '{fac.id}' judges the whole cluster as one hall (PWR010, PWR011, COOL009)"
+                  if fac is not None else "the cluster names no facility")
+        each = ", ".join(f"{halls[k].id} {draw[k].to('kW').m:,.1f} kW" for k in used)
+        yield Violation(path, c.cluster.spec.id, ("floor", "halls"),
+                        f"{len(used)} halls hold the cluster's racks, whose own draw by hall is {each} (at maximum; "
+                        f"optics outside systems, switches in no rack and storage not split by hall); {judged}: "
+                        "no hall's own power or cooling is judged", count(len(used)), count(1))
