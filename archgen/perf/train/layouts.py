@@ -147,7 +147,7 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
     offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
     stated_rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
     blocks = []
-    grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, zs)
+    grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, rcs, zs)
     if job.attention == "materialized" and cp > 1:  # `layout_problems`: CP needs Transformer Engine's attention
         return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
@@ -171,22 +171,23 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
-            for ep, mb in itertools.product(expert_counts(arch, num, tp, dp, cp, etp), mbs):
+            for ep in expert_counts(arch, num, tp, dp, cp, etp):
                 rcs = tuple(rc for rc in stated_rcs if not ep_overlap_problems(job, ep, 1, 1, rc))
                 vs = [v for v in placed if not ep_overlap_problems(job, ep, pp, v, 0)]
-                if job.global_batch % (dp * mb):
-                    continue
-                m = job.global_batch // (dp * mb)
-                ok = m % pp == 0 if pipeline.whole_groups else m >= pp  # `layout_problems`: interleaving needs it
-                vv = tuple(vs) if ok else tuple(v for v in vs if v == 1)
-                grid = grids.get((vv, rcs, tuple(zs)))
-                if grid is None:
-                    grid = grids[(vv, rcs, tuple(zs))] = np.array(list(itertools.product(vv, rcs, zs)),
-                                                                  dtype=float).reshape(-1, 3)
-                block = np.empty((len(grid), len(KEYS) + 1))
-                block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, etp or tp)
-                block[:, 6:9] = grid  # interleave, recompute, zero
-                blocks.append(block)
+                for mb in mbs:
+                    if job.global_batch % (dp * mb):
+                        continue
+                    m = job.global_batch // (dp * mb)
+                    ok = m % pp == 0 if pipeline.whole_groups else m >= pp  # `layout_problems`: interleaving needs it
+                    vv = tuple(vs) if ok else tuple(v for v in vs if v == 1)
+                    grid = grids.get((vv, rcs, tuple(zs)))
+                    if grid is None:
+                        grid = grids[(vv, rcs, tuple(zs))] = np.array(list(itertools.product(vv, rcs, zs)),
+                                                                      dtype=float).reshape(-1, 3)
+                    block = np.empty((len(grid), len(KEYS) + 1))
+                    block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, etp or tp)
+                    block[:, 6:9] = grid  # interleave, recompute, zero
+                    blocks.append(block)
     arr = np.concatenate(blocks) if blocks else np.zeros((0, len(KEYS) + 1))
     return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
 
