@@ -101,3 +101,5 @@ def test_megatron_lm_2021_keeps_ep_1_and_even_splits(cli, tmp_path):
     lay = doc["layout"]
     assert lay["ep"] == 1 and 32 % lay["pp"] == 0 and (32 // lay["pp"]) % lay["interleave"] == 0, lay
     assert "pipeline_layout" not in lay
+    note = next(n for n in doc["notes"] if n.startswith("layout searched: "))
+    assert "ep 1 (stack megatron-lm-2021 runs no expert parallelism), etp = tp, cp 1 held, not searched" in note

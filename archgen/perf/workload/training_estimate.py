@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
-from archgen.model.switch_allows import UNSETTLED, beyond_stack
+from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
@@ -63,7 +63,7 @@ def held_note(arch: Arch, t: Training) -> str:
     "layout searched" at 5.411 s (tp 32, cp 1) where the plan search found 3.487 s at tp 2, cp 16. Empty where the
     workload states cp (and, for an MoE model, etp).
     """
-    held = held_fields(bool(arch.experts), t.parallelism.model_fields_set)
+    held = held_fields(bool(arch.experts), t.parallelism.model_fields_set, t.stack)
     if not held:
         return ""
     plan = "`--search-plan` searches cp too, or " if "cp 1" in held else ""
@@ -75,13 +75,15 @@ def held_note(arch: Arch, t: Training) -> str:
 SEARCHED = "this search varies tp, pp, dp, micro_batch, interleave, recompute, zero and an MoE model's ep"
 
 
-def held_fields(experts: bool, given: Collection[str]) -> list[str]:
+def held_fields(experts: bool, given: Collection[str], stack: str | None = None) -> list[str]:
     """The layout fields the layout search holds at the schema's default where `given` (stated or swept) leaves them.
 
-    An MoE model's etp = tp (its ep is searched: `layouts.expert_counts`), and cp 1.
+    An MoE model's etp = tp (its ep is searched: `layouts.expert_counts`, but held at 1 under a `stack` that runs no
+    expert parallelism, `switch_allows.ALLOWS`), and cp 1.
     """
-    moe = experts and "etp" not in given
-    return (["etp = tp"] if moe else []) + (["cp 1"] if "cp" not in given else [])
+    no_ep = experts and "ep" not in given and stack is not None and allowed(stack, "ep") != ("divisors",)
+    return ([f"ep 1 (stack {stack} runs no expert parallelism)"] if no_ep else []) \
+        + (["etp = tp"] if experts and "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
 
 
 def sweep_held_note(experts: bool, t: Training, axes: Collection[str]) -> list[str]:
@@ -90,7 +92,7 @@ def sweep_held_note(experts: bool, t: Training, axes: Collection[str]) -> list[s
     As `held_note` says it of an estimate (newuser53); before (nu53fix) a sweep held cp at 1 and said nothing. Empty
     where `t` states cp (and an MoE model's etp) or an axis sweeps it.
     """
-    held = held_fields(experts, set(t.parallelism.model_fields_set) | set(axes))
+    held = held_fields(experts, set(t.parallelism.model_fields_set) | set(axes), t.stack)
     if not held:
         return []
     them = "them" if len(held) > 1 else "it"
