@@ -84,6 +84,19 @@ ALLOWS: dict[str, ByStack] = {
 }
 
 
+#: Whether the layout search may take a pp that does not divide the layers (placed by a `pipeline_layout` string,
+#: `pipeline_split.uniform_layout`) or that divides them only with the embedding and loss as slots, under each stack.
+#: A job may still state such a split (it is estimated as stated; `training_estimate.uniform_note` says what runs it).
+UNEVEN_SPLITS = ByStack(
+    (False, "Megatron-LM v2.6 megatron/model/transformer.py:545: 'num_layers must be divisible by "
+            "pipeline_model_parallel_size'"),
+    (False, "Megatron-LM: first/last-stage counts from fa8bb592 (2024-09-05), the embedding and loss slots from "
+            "ef490839 (2025-02-03), pipeline_model_parallel_layout from 77732c36 (2025-06-13): none a 2024 recipe's"),
+    (True, f"{_BRIDGE}: pipeline_model_parallel_layout, account_for_embedding/loss_in_pipeline_split"),
+    (True, f"{_PRIMUS}: pipeline_model_parallel_layout (Megatron-LM's; AMD-AGI/Primus examples/megatron/configs/"
+           "MI355X/deepseek_v3-BF16-pretrain.yaml at 05b350b3 places DeepSeek-V3's 61 layers on pp 16 with it)"))
+
+
 def allowed(stack: str, name: str) -> tuple:
     """The values `stack` can run for the switch or layout field `name` (`ALLOWS`; ("divisors",) for any divisor)."""
     values = ALLOWS[name].setting(stack)[0]

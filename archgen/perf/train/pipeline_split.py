@@ -328,7 +328,9 @@ def _split(layers: int, pp, v, opts: PipelineOptions) -> Split:
         per = np.where(even, total / pp, np.ceil(layers / pp))  # uneven: DeepSpeed's uniform partition
         first_l = per - e
         last_l = np.where(even, per - lo, np.floor(layers / pp))
-        mid = per
+        # its middle ranks hold ceil(l/pp) or floor(l/pp): timed at their mean, as a rank's time is affine in its
+        # layers (their sum, the bubble's, is exact); the first rank's ceil(l/pp) beside the embedding is the busiest
+        mid = np.where(even | (pp <= 2), per, (layers - first_l - last_l) / np.maximum(pp - 2, 1))
     first_l = np.where(one, float(layers), first_l)
     ones = np.ones_like(pp)
     stack = lambda *xs: np.stack(np.broadcast_arrays(*xs), axis=-1)  # noqa: E731 (a local shorthand)

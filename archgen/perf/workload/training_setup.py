@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.errors import WorkloadError
-from archgen.model.switch_allows import allowed
+from archgen.model.switch_allows import UNEVEN_SPLITS, allowed
 from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Workload
 from archgen.open_item import Worded
@@ -51,6 +51,7 @@ class TrainingSetup:
     layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
     zeros: tuple[int, ...] = ZERO_STAGES  # ZeRO stages searched where zero is left out: the stack's (`ALLOWS`)
     offloads: tuple[int, ...] = OFFLOADS  # offloads tried where none fits and offload is left out: the stack's
+    uneven: bool = True                   # whether it tries splits needing slots or a layout string: the stack's
 
 
 def on_its_vendor(workload: Workload, vendor: str) -> Workload:
@@ -80,8 +81,12 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
+    # an MoE model's ep is searched where the workload leaves it out (`layouts.expert_counts`) and the stack runs
+    # expert parallelism (`switch_allows.ALLOWS`); a dense model's is 1
+    searched_ep = arch.experts and "ep" not in p.model_fields_set and allowed(t.stack, "ep") == ("divisors",)
+    ep = None if searched_ep else p.ep
     fixed: dict[str, int | str | None] = {
-        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": ep, "micro_batch": p.micro_batch,
         "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
     host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
@@ -121,7 +126,8 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     zeros, offloads = stack_limits(t.stack)
     # a stated distributed optimizer holds the search to it, and so does a stated optimizer offload
     zeros = zero_stages(zeros, True if offload_do else t.distributed_optimizer)
-    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads,
+                         bool(UNEVEN_SPLITS.setting(t.stack)[0]))
 
 
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
