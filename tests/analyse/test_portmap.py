@@ -32,10 +32,11 @@ def test_one_row_per_cable_of_the_bom(maps):
                                 {(r.fabric, r.tier) for r in a.cabling.runs}}
         assert len({r.id for r in pm.rows}) == len(pm.rows)
     a, pm = maps[SU]
-    # 576 compute + 288 storage node ports, 481 OOB access ports (test_management_leaves); 576 leaf-spine links: 444 in
-    # 222 twin-port DACs, the 132 whose runs pass the DAC's longest length sold (2 m) on one SR8 fibre each
-    # (test_sold_lengths); 384 storage links in 96 DACs broken out 4 x 200G, 32 OOB uplinks (16 leaves x 2)
-    assert len(pm.rows) == 576 + 288 + 222 + 132 + 96 + 481 + 32 == 1827
+    # 576 compute node ports, 288 storage node ports at 200G on 144 1:2 splitter fibres (test_splitter_fibres), 481 OOB
+    # access ports (test_management_leaves); 576 leaf-spine links: 444 in 222 twin-port DACs, the 132 whose runs pass
+    # the DAC's longest length sold (2 m) on one SR8 fibre each (test_sold_lengths); 384 storage links in 96 DACs
+    # broken out 4 x 200G, 32 OOB uplinks (16 leaves x 2)
+    assert len(pm.rows) == 576 + 144 + 222 + 132 + 96 + 481 + 32 == 1683
     assert {r.links for r in pm.rows if r.fabric == "compute" and r.tier == "leaf_spine"} == {1, 2}
     b200 = maps[B200][1].by_tier()
     assert b200[("compute", "access")] == 1020 and b200[("compute", "leaf_spine")] == 1024
