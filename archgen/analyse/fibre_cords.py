@@ -36,16 +36,16 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     A cord split across several ports (`links_per_cable`) counts once, as a 1:k splitter cable of its own line; a
     0 m bin is a length not known. Each line's id is `fibre_cord`'s, as the port map names the cord of each cable.
     """
-    cords: Counter[tuple[str, str, str, int, float]] = Counter()
+    cords: Counter[tuple[str, str, str, str, int, float]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
         for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
             opt = optical.get(label)
             if opt is not None and n:
-                cords[(*_kind(opt), t.cable_links.get(label, 1), float(length))] += n
+                cords[(*_kind(opt), _grade(opt, float(length)), t.cable_links.get(label, 1), float(length))] += n
     lines = []
-    for (media, connector, polarity, legs, length), n in sorted(cords.items()):   # by kind, then by length
-        pid, name, note = _cord(media, connector, polarity, length, legs)
+    for (media, connector, polarity, grade, legs, length), n in sorted(cords.items()):   # by kind, then by length
+        pid, name, note = _cord(media, connector, polarity, length, legs, grade)
         lines.append(BomLine(pid, "Fibre", n, None, note, name=name))
     return lines
 
@@ -55,9 +55,24 @@ def fibre_cord(opt: LinkOption, length: float, legs: int = 1) -> str:
 
     Its media, connector and polarity are the Link part's (either end's where one states none); an unstated
     connector is named 'unknown' in the id, an unstated polarity left out of it (the BOM line's name says so).
-    `legs`: the links the cable carries, above 1 a 1:k splitter cable.
+    `legs`: the links the cable carries, above 1 a 1:k splitter cable. Its fibre grade is `_grade`'s at `length`.
     """
-    return _cord(*_kind(opt), length, legs)[0]
+    return _cord(*_kind(opt), length, legs, _grade(opt, length))[0]
+
+
+def _grade(opt: LinkOption, length: float) -> str:
+    """The fibre grade of an option's cable at an ordered length: its part's first `fibre` grade that reaches it.
+
+    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last (CAB001 names the run). Either end's
+    grades where one states none; '' where neither does. A length not known (0 m) gives every grade with its reach
+    ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
+    """
+    grades = opt.a.fibre or opt.b.fibre
+    if not grades:
+        return ""
+    if not length:
+        return " or ".join(f"{g.grade} to {g.reach.m_as('m'):g} m" for g in grades)
+    return next((g.grade for g in grades if length <= g.reach.m_as("m") + 1e-9), grades[-1].grade)
 
 
 def _kind(opt: LinkOption) -> tuple[str, str, str]:
@@ -65,22 +80,26 @@ def _kind(opt: LinkOption) -> tuple[str, str, str]:
     return opt.a.media, opt.a.connector or opt.b.connector, opt.a.polarity or opt.b.polarity
 
 
-def _cord(media: str, connector: str, polarity: str, length: float, legs: int = 1) -> tuple[str, str, str]:
+def _cord(media: str, connector: str, polarity: str, length: float, legs: int = 1,
+          grade: str = "") -> tuple[str, str, str]:
     """BOM id, name and note of the patch cord of one kind at a length bin (0 m: a length not known).
 
     `legs` above 1: a 1:k splitter cable, one connector at one end and `legs` at the other (`1:2` in its name and id).
+    `grade`: its fibre grade (`_grade`), '' where the Link part states none (the name says so, the id leaves it out).
     """
     size = f"{length:g} m" if length else "length not known"
     plug = connector or "connector not in the catalog"
     pol = f"polarity {polarity}" if polarity else "polarity not stated"
+    fibre = grade or "fibre grade not stated"
 
     def slug(text: str) -> str:
         return text.lower().replace("/", "-").replace(" ", "-")
     split = f"-split-1x{legs}" if legs > 1 else ""
-    pid = f"fibre-{media}-{slug(connector or 'unknown')}{'-' + slug(polarity) if polarity else ''}{split}-{length:g}m"
+    kind = f"{'-' + slug(polarity) if polarity else ''}{split}{'-' + slug(grade) if grade and length else ''}"
+    pid = f"fibre-{media}-{slug(connector or 'unknown')}{kind}-{length:g}m"
     if legs > 1:
         ends = f"{plug} to {legs} x {plug}" if connector else plug
-        return (pid, f"{media.capitalize()} fibre 1:{legs} splitter cable, {ends}, {pol}, {size}",
+        return (pid, f"{media.capitalize()} fibre 1:{legs} splitter cable, {ends}, {pol}, {fibre}, {size}",
                 f"one per {legs} optical links split at one end (a connector serving {legs} far ports), {size} bin")
-    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {pol}, {size}",
+    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {pol}, {fibre}, {size}",
             f"one per optical link (a split cable once), {size} bin")
