@@ -31,7 +31,7 @@ def test_short_multimode_cords_are_om3(shipped) -> None:
     """The GB200 SU's cords are 2.5 to 15 m: OM3 (NVIDIA: up to 30 m; 100GBASE-SR4: up to 70 m), named and in the id."""
     fibres = _fibres(shipped.clusters[SU])
     assert fibres and all(", OM3, " in line.name and "-om3-" in line.part for line in fibres)
-    assert sum(line.quantity for line in fibres) == 576 + 144 + 132 + 32
+    assert sum(line.quantity for line in fibres) == 576 + 144 + 32
 
 
 def test_grade_follows_the_ordered_length(shipped) -> None:

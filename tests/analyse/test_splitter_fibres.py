@@ -38,7 +38,7 @@ def test_bom_orders_splitter_cables_on_their_own_lines(shipped) -> None:
     assert all(line.name.startswith("Multimode fibre 1:2 splitter cable, MPO-12/APC to 2 x MPO-12/APC, polarity "
                                     "Type-B, ") for line in split)
     straight = [line for line in fibres if "-split-" not in line.part and "-apc-type-b-" in line.part]
-    assert sum(line.quantity for line in straight) == 576 + 132   # compute access at 400G, leaf-spine SR8
+    assert sum(line.quantity for line in straight) == 576   # compute access at 400G (leaf-spine: copper)
 
 
 def test_port_map_row_is_the_splitter_with_both_legs(shipped) -> None:
