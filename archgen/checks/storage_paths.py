@@ -11,6 +11,7 @@ from typing import Any
 
 from archgen.analyse.checkpoint_storage import reaches_storage, storage_fabrics, unwired_path, uplink_bound
 from archgen.analyse.goodput import storage_side
+from archgen.analyse.storage_demand import sample_readers
 from archgen.checks.registry import Context, Violation
 from archgen.model.field_words import said as field_said
 from archgen.model.reliability import Storage
@@ -123,9 +124,10 @@ def dataset_reads_over(ctx: Context, jobs: Iterator[tuple[str, Any, Any]]) -> It
             continue
         given = Q_(g.read_bandwidth, "B/s").to("GB/s")
         if read > given:
-            per = r.workload.dataset.read_per_token
+            per, readers = r.workload.dataset.read_per_token, sample_readers(r.estimate.layout)
+            each = f", read by {readers} ranks a sample" if readers > 1 else ""
             yield Violation(path, r.workload.id, ("dataset", "read_per_token"),
                             f"the data loaders read {read:.4g~P} ({per:~P} a token at "
-                            f"{r.estimate.metrics['tokens_per_second'].m:,.0f} tokens/s), more than the "
+                            f"{r.estimate.metrics['tokens_per_second'].m:,.0f} tokens/s{each}), more than the "
                             f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for data",
                             read, given)
