@@ -67,20 +67,21 @@ def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None
 def capacity_needed(workload: Workload, checkpoint_size: float) -> tuple[float, str, str]:
     """What a job keeps on its cluster's storage (B) and what that counts, for REL001: for the team, for a customer.
 
-    The checkpoints kept (`checkpoint.keep`, else one: a lower bound, said so) and the dataset where it states a size.
+    The checkpoints kept (`checkpoint.keep`, else one: a lower bound, said so; an in-memory job's only where it states
+    `keep`, the copies it persists) and the dataset where it states a size.
     """
-    keep = workload.checkpoint.keep
-    need = (keep or 1) * checkpoint_size
+    keep, in_memory = workload.checkpoint.keep, workload.checkpoint.in_memory
+    need = (keep or (0 if in_memory else 1)) * checkpoint_size
     size = amount(checkpoint_size)
-    said = (f"{keep} checkpoint(s) kept (checkpoint.keep) of {size}" if keep
+    said = (f"{keep} checkpoint(s) kept (checkpoint.keep) of {size}" if keep else "" if in_memory
             else f"one checkpoint of {size} (no checkpoint.keep: a lower bound)")
-    public = (f"{keep} checkpoint(s) of {size} kept at once" if keep
+    public = (f"{keep} checkpoint(s) of {size} kept at once" if keep else "" if in_memory
               else f"one checkpoint of {size} (no retention stated: a lower bound)")
     data = workload.dataset
     if data is not None and data.size is not None:
         need += data.size.m_as("B")
-        said += f" and the dataset's {amount(data.size.m_as('B'))}"
-        public += f" and the training dataset's {amount(data.size.m_as('B'))}"
+        said += f"{' and ' if said else ''}the dataset's {amount(data.size.m_as('B'))}"
+        public += f"{' and ' if public else ''}the training dataset's {amount(data.size.m_as('B'))}"
     return need, said, public
 
 

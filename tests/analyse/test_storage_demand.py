@@ -79,6 +79,9 @@ def test_capacity_counts_the_kept_checkpoints_and_the_dataset():
     one, words, _ = capacity_needed(w.model_copy(update={"checkpoint": w.checkpoint.model_copy(update={"keep": None}),
                                                       "dataset": None}), 5e12)
     assert one == 5e12 and "a lower bound" in words
+    mem = w.checkpoint.model_copy(update={"in_memory": True, "keep": None})   # review40: host memory, data on storage
+    data, words, public = capacity_needed(w.model_copy(update={"checkpoint": mem}), 5e12)
+    assert data == pytest.approx(60e12) and words == "the dataset's 60 TB" and public == "the training dataset's 60 TB"
 
 
 def test_a_dataset_on_a_serving_job_is_refused():
