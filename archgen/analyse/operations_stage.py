@@ -41,7 +41,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
 from archgen.analyse.spare_parts import no_turnaround
-from archgen.analyse.storage_demand import storage_demand
+from archgen.analyse.storage_demand import sample_readers, storage_demand
 from archgen.analyse.sustainability import job_site_figures, site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
@@ -159,7 +159,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     tps = None
                 if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.accelerators, path)
-            demand, no_demand = storage_demand(w, model, raw_tps)   # checkpoints kept, data reads: none assumed
+            demand, no_demand = storage_demand(w, model, raw_tps, sample_readers(est.layout))   # none assumed
             extra |= demand
             for name, reason in no_demand.items():
                 _withhold(ops, path, (name,), reason)

@@ -357,7 +357,7 @@ def expert_problem(arch: Arch, ep: int, redundant: int = 0) -> str | None:
     slots = arch.experts + redundant
     if arch.experts and slots % ep:
         fits = max(d for d in range(1, ep) if slots % d == 0)
-        fill = ep - arch.experts % ep   # the fewest copies that fill every rank equally
+        fill = -arch.experts % ep   # the fewest copies that fill every rank equally (0 where ep divides the experts)
         held = (f"the {arch.experts} experts and {redundant} redundant copies ({slots})" if redundant else
                 f"the {arch.experts} experts")
         return (f"ep ({ep}) does not divide {held}: each rank holds (experts + redundant_experts) / ep "
