@@ -337,6 +337,7 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             + (f" ({', '.join(nvidia)} left out: its HybridEP runs on NVIDIA GPUs only)" if nvidia else "")
             + (f" ({', '.join(no_kv)} left out: tp {int(lay.tp)} is above the {arch.kv_heads} key/value heads, "
                f"which they refuse)" if no_kv else "")
-            + (f" ({', '.join(no_split)} left out: not runnable under them, as they cannot place pp {int(lay.pp)}'s "
-               f"split of the {arch.layers} layers, switch_allows.UNEVEN_SPLITS)" if no_split else "")
+            + (f" ({', '.join(no_split)} left out: not runnable under them, as they cannot place the {arch.layers} "
+               f"layers on pp {int(lay.pp)}{f' x interleave {int(lay.interleave)}' if lay.interleave > 1 else ''} "
+               "this way, switch_allows.UNEVEN_SPLITS)" if no_split else "")
             + stack_origin(hw, t.stack))
