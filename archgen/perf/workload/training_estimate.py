@@ -306,7 +306,8 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
 
     A band beside the estimate, which is the newest profile's (`stack_profiles.DEFAULT_STACK`); it enters no outcome.
     `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
-    reuses that estimate.
+    reuses that estimate. A profile that cannot place the layout's pipeline split (`refused.runs_split`: a layout
+    string, the slots or stage counts under megatron-lm-2021 or -core-2024) is left out and named.
     """
     done = {(known[0], known[1]): known[2]}
     times = []
