@@ -25,14 +25,20 @@ import json
 import pytest
 
 from archgen.model.switch_allows import uneven_splits
+from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.train.job import Job
+from archgen.perf.train.layouts import enumerate_layouts
 from archgen.perf.train.pipeline_split import PipelineOptions, stage_counts
 from archgen.perf.train.refused import bare_split_problem, needed_placement, runs_split
 from archgen.scoring.cases import read_case_file
+from archgen.scoring.catalog import load_accelerators
 from tests.conftest import SPECS
 from tests.data.workloads import training_workload
 
 #: Llama 3.1 405B: 126 decoder layers (config.json, huggingface.co/meta-llama/Llama-3.1-405B).
 LAYERS = 126
+H100 = hardware_for(load_accelerators()["h100-sxm5-80gb"], scale_up_size=8)
 
 
 def test_the_placements_each_stack_runs():
@@ -105,6 +111,17 @@ def test_stated_stage_counts_run_under_megatron_core_2024(cli, tmp_path):
     doc = json.loads(_estimate(cli, tmp_path, f"{{tp: 8, pp: 27, dp: 1, micro_batch: 1, first_stage_layers: {first}, "
                                               f"last_stage_layers: {last}}}", 0, stack="megatron-core-2024").out)
     assert doc["layout"]["pp"] == 27
+
+
+def test_the_search_keeps_stated_counts_uninterleaved_under_megatron_core_2024():
+    """16 + 6 x 16 + 14 = 126 splits into 2 virtual stages a rank too, which core_v0.9.0 asserts against."""
+    arch = Arch(layers=LAYERS, hidden=16384, heads=128, kv_heads=8, head_dim=128, ffn=53248, vocab=128256)
+    counts = PipelineOptions(first_stage_layers=16, last_stage_layers=14)
+    tried = {}
+    for stack in ("megatron-core-2024", "nemo-2025"):
+        job = Job(arch, seq_len=8192, global_batch=64, split_stack=stack)
+        tried[stack] = set(enumerate_layouts(arch, job, 64, H100, {"tp": 8, "pp": 8}, counts)["interleave"])
+    assert tried == {"megatron-core-2024": {1.0}, "nemo-2025": {1.0, 2.0}}
 
 
 def test_no_valid_layout_names_the_stacks_rule(cli, tmp_path):

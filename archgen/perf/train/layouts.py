@@ -169,10 +169,12 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             if pp > arch.layers + 2 and pipeline.layout is None:
                 continue  # fewer layers and slots than stages (`layout_problems`)
             tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
-            placed = [v for v in tried
-                      if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v
-                          or pipeline.layout is not None) and not split_problems(arch.layers, pp, v, pipeline)
-                      and (pipeline.stated or runs_split(job.split_stack, arch.layers, pp, v, pipeline))]
+            valid = [v for v in tried
+                     if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v
+                         or pipeline.layout is not None) and not split_problems(arch.layers, pp, v, pipeline)]
+            # the splits the stack places; a stated placement it places at no interleave is taken as stated
+            placed = [v for v in valid if runs_split(job.split_stack, arch.layers, pp, v, pipeline)] \
+                or (valid if pipeline.stated else [])
             zs = [num["zero"]] if "zero" in num else (list(zeros) if dp > 1 else [0 if 0 in zeros else min(zeros)])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
