@@ -41,6 +41,7 @@ from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.refused import runs_split
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_setup import pipeline_options
@@ -234,16 +235,18 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     """Each measured metric's lowest and highest prediction over the stack profiles.
 
     Only for a training case that states no stack (its stated switches kept; the profiles that refuse its layout
-    left out: `stacks.variants`); empty otherwise.
+    left out: `stacks.variants`, and those that cannot place its pipeline split, `refused.runs_split`); empty
+    otherwise.
     """
     t = case.training
     if t is None or "stack" in t.model_fields_set:
         return {}
     accs = accelerators if accelerators is not None else load_accelerators()
     hw = case_hardware(case, accs)
+    arch = Arch.from_model(_model(case))
     preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
-             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor,
-                                     Arch.from_model(_model(case)).experts, t.tp)]
+             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, t.tp)
+             if runs_split(name, arch.layers, t.pp, virtual_stages(t), pipeline_options(t))]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from archgen.model.switch_allows import UNEVEN_SPLITS, allowed
+from archgen.model.switch_allows import allowed
 from archgen.model.switches import SWITCHES, as_written
 from archgen.model.training_rules import NO_USERBUFFERS
 from archgen.model.workload import Model, Workload
@@ -129,9 +129,9 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         searched["offload"] = tuple(NAMES[c] for c in offs + [c | WEIGHT_OFFLOAD for c in offs])
     tables = []
     for cp, ep in itertools.product(cps, eps):
-        lay = enumerate_layouts(a, job if "attention" in kept else replace(job, attention="flash"),
-                                gpus, hw, given | {"cp": cp, "ep": ep}, pipeline, zeros,  # kernel per plan: `Search`
-                                bool(UNEVEN_SPLITS.setting(stack)[0]))
+        kernel = job.attention if "attention" in kept else "flash"  # kernel per plan: `Search`
+        lay = enumerate_layouts(a, replace(job, attention=kernel, split_stack=stack), gpus, hw,
+                                given | {"cp": cp, "ep": ep}, pipeline, zeros)  # the stack's splits (UNEVEN_SPLITS)
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
     lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}

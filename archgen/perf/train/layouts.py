@@ -33,7 +33,13 @@ from archgen.perf.train.layout_rules import (
     layout_problems,
 )
 from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems, uniform_layout
-from archgen.perf.train.refused import cp_splits, kv_heads_problem, without_refused_offloads, without_refused_tp
+from archgen.perf.train.refused import (
+    cp_splits,
+    kv_heads_problem,
+    runs_split,
+    without_refused_offloads,
+    without_refused_tp,
+)
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -132,13 +138,13 @@ class SearchResult:
 
 def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                       fixed: Mapping[str, int | str | None] | None = None,
-                      pipeline: PipelineOptions = DEFAULT, zeros: tuple[int, ...] = ZERO_STAGES,
-                      uneven: bool = True) -> dict[str, np.ndarray]:
+                      pipeline: PipelineOptions = DEFAULT, zeros: tuple[int, ...] = ZERO_STAGES
+                      ) -> dict[str, np.ndarray]:
     """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`.
 
-    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`). `uneven`:
-    whether a pp that divides the layers only with the slots or not at all is tried where `pipeline` states no
-    placement (the stack's, `switch_allows.UNEVEN_SPLITS`).
+    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`). A pp that
+    divides the layers only with the slots or not at all is tried where `pipeline` states no placement only if the
+    job's stack places it (`refused.runs_split`, `switch_allows.UNEVEN_SPLITS`).
     """
     given = {k: v for k, v in (fixed or {}).items() if v is not None}
     num = {k: int(v) for k, v in given.items() if k not in ("recompute", "offload")}  # the integer fields
@@ -163,10 +169,12 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             if pp > arch.layers + 2 and pipeline.layout is None:
                 continue  # fewer layers and slots than stages (`layout_problems`)
             tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
-            placed = [v for v in tried
-                      if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v
-                          or pipeline.layout is not None) and not split_problems(arch.layers, pp, v, pipeline)
-                      and (uneven or pipeline.stated or (arch.layers % pp == 0 and (arch.layers // pp) % v == 0))]
+            valid = [v for v in tried
+                     if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v
+                         or pipeline.layout is not None) and not split_problems(arch.layers, pp, v, pipeline)]
+            # the splits the stack places; a stated placement it places at no interleave is taken as stated
+            placed = [v for v in valid if runs_split(job.split_stack, arch.layers, pp, v, pipeline)] \
+                or (valid if pipeline.stated else [])
             zs = [num["zero"]] if "zero" in num else (list(zeros) if dp > 1 else [0 if 0 in zeros else min(zeros)])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
@@ -210,8 +218,7 @@ def expert_counts(arch: Arch, num: Mapping[str, int], tp: int, dp: int, cp: int,
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,
                     sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT,
-                    zeros: tuple[int, ...] = ZERO_STAGES, offloads: tuple[int, ...] = OFFLOADS,
-                    uneven: bool = True) -> SearchResult:
+                    zeros: tuple[int, ...] = ZERO_STAGES, offloads: tuple[int, ...] = OFFLOADS) -> SearchResult:
     """The fastest layout that fits, among every valid layout consistent with `fixed`.
 
     A best layout whose pp does not divide the layers (even with the slots; no placement stated) carries the
@@ -228,14 +235,13 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
         pipeline: How the layers are placed on the pipeline ranks.
         zeros: The ZeRO stages tried where `fixed` leaves `zero` out (the stack's: `TrainingSetup.zeros`).
         offloads: The offload codes tried where no layout fits and `fixed` leaves `offload` out (the stack's).
-        uneven: Whether splits that need the slots or a layout string are tried (the stack's: `UNEVEN_SPLITS`).
 
     Returns:
         The search result; `best` is None when no layout fits (a finding, not an error).
     """
     if gpus <= 0:
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
-    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros, uneven), job,
+    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job,
                              sequence_parallel)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))

@@ -25,7 +25,7 @@ from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import no_layout_reason, search_training
 from archgen.perf.train.moot import moot
 from archgen.perf.train.pipeline_split import uniform_layout
-from archgen.perf.train.refused import kv_heads_problem
+from archgen.perf.train.refused import kv_heads_problem, runs_split
 from archgen.perf.train.stacks import (
     newest,
     on_vendor,
@@ -194,8 +194,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     if setup.complete:
         layout = setup.layout
     else:
-        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads,
-                              setup.uneven)
+        res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
         if res.evaluated == 0:
             raise WorkloadError(workload.id, no_layout_reason(arch, job, gpus, fixed, hw))
@@ -307,7 +306,8 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
 
     A band beside the estimate, which is the newest profile's (`stack_profiles.DEFAULT_STACK`); it enters no outcome.
     `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
-    reuses that estimate.
+    reuses that estimate. A profile that cannot place the layout's pipeline split (`refused.runs_split`: a layout
+    string, the slots or stage counts under megatron-lm-2021 or -core-2024) is left out and named.
     """
     done = {(known[0], known[1]): known[2]}
     times = []
@@ -317,7 +317,11 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     run = [(n, k) for n, k in kept if not dispatcher_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
     nvidia = sorted({n for n, _ in kept} - {n for n, _ in run})  # HybridEP on a part it does not run on
     no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
-    for name, knobs in (r for r in run if r[0] not in no_kv):
+    # a split placed as the layout string, the slots or the stage counts say, which older stacks cannot place (lay28fix:
+    # before, a searched pipeline_layout was re-timed under megatron-lm-2021 and -core-2024, which cannot run it)
+    no_split = sorted(n for n, _ in run if not runs_split(n, arch.layers, int(lay.pp), int(lay.interleave),
+                                                            lay.pipeline))
+    for name, knobs in (r for r in run if r[0] not in no_kv and r[0] not in no_split):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
                              t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
@@ -326,11 +330,15 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             e = done[(job, layout)] = estimate_training(hw, job, layout)
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
-    return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; over the stack "
-            f"profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout"
+    over = (f"over the stack profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with "
+            "this layout" if len(times) > 1 else "no other stack profile runs this layout")
+    return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; {over}"
             + (f" ({', '.join(refusing)} left out: an MoE model at tp {int(lay.tp)} needs sequence parallelism, "
                "which they do not run)" if refusing else "")
             + (f" ({', '.join(nvidia)} left out: its HybridEP runs on NVIDIA GPUs only)" if nvidia else "")
             + (f" ({', '.join(no_kv)} left out: tp {int(lay.tp)} is above the {arch.kv_heads} key/value heads, "
                f"which they refuse)" if no_kv else "")
+            + (f" ({', '.join(no_split)} left out: not runnable under them, as they cannot place the {arch.layers} "
+               f"layers on pp {int(lay.pp)}{f' x interleave {int(lay.interleave)}' if lay.interleave > 1 else ''} "
+               "this way, switch_allows.UNEVEN_SPLITS)" if no_split else "")
             + stack_origin(hw, t.stack))

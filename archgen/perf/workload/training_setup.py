@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.errors import WorkloadError
-from archgen.model.switch_allows import UNEVEN_SPLITS, allowed
+from archgen.model.switch_allows import allowed
 from archgen.model.training_rules import moe_tp_problem, sp_source
 from archgen.model.workload import Workload
 from archgen.open_item import Worded
@@ -51,7 +51,6 @@ class TrainingSetup:
     layout: dict[str, int | str]        # the layout when complete (zero defaults to the distributed optimizer's)
     zeros: tuple[int, ...] = ZERO_STAGES  # ZeRO stages searched where zero is left out: the stack's (`ALLOWS`)
     offloads: tuple[int, ...] = OFFLOADS  # offloads tried where none fits and offload is left out: the stack's
-    uneven: bool = True                   # whether it tries splits needing slots or a layout string: the stack's
 
 
 def on_its_vendor(workload: Workload, vendor: str) -> Workload:
@@ -126,8 +125,7 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     zeros, offloads = stack_limits(t.stack)
     # a stated distributed optimizer holds the search to it, and so does a stated optimizer offload
     zeros = zero_stages(zeros, True if offload_do else t.distributed_optimizer)
-    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads,
-                         bool(UNEVEN_SPLITS.setting(t.stack)[0]))
+    return TrainingSetup(job, knobs, opts, fixed, complete, layout, zeros, offloads)
 
 
 def stack_limits(stack: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
