@@ -21,10 +21,11 @@ from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
 from archgen.commands.sweep_problems import failing, problems
 from archgen.commands.workers import SCHEDULER_WORKERS, executor, submit, worker_count
-from archgen.errors import LoadError, UsageError
+from archgen.errors import LoadError, UnreadableError, UsageError
 from archgen.model.sweep import Sweep
 from archgen.perf.api import Result
 from archgen.pipeline import Analysed, analyse_paths, judged
+from archgen.spec_files import linked_out
 from archgen.validate import Specs
 
 #: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
@@ -57,6 +58,9 @@ def analyse(sweep_file: SweepFiles, paths: Sequence[Path]) -> tuple[Analysed, li
     files = [sweep_file] if isinstance(sweep_file, Path) else list(sweep_file)
     if not files:
         raise UsageError("no sweep file given: name the file of Sweep documents (archgen sweep SWEEP.yaml [PATH...])")
+    # the link rule before "no such file", which told a pull request which of the runner's files exist
+    if refused := [out for f in files if (out := linked_out(f)) is not None]:
+        raise UnreadableError(refused)
     wrong = [f"{f}: " + ("is a directory, expected a file" if f.is_dir() else "no such file") for f in files
              if not f.is_file()]
     if wrong:
