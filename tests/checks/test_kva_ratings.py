@@ -149,3 +149,12 @@ def test_only_utility_feeds_reach_the_kva_warning() -> None:
     for key, *_ in _KVA_RATED:
         with pytest.raises(ValidationError, match="power_factor"):
             UpstreamFeeds(**{key: {"count": 2, "capacity": "500 kVA"}})
+
+
+def test_the_load_power_factor_says_which_stage_reads_it() -> None:
+    """r39fix: one `feeds.power_factor` for every stage: the UPS output's load (the PSUs) and the generator sets' and
+    utility feeds' (the UPS input); the description says so and asks for the lower, the conservative reading."""
+    from archgen.model.facility import UpstreamFeeds
+
+    said = UpstreamFeeds.model_fields["power_factor"].description
+    assert "the UPS output carries the PSUs" in said and "the UPS input" in said and "state the lower" in said
