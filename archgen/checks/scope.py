@@ -17,6 +17,7 @@ from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_
 from archgen.checks.odd_pairs import part_psus
 from archgen.checks.registry import Severity
 from archgen.checks.ride_through import bridges
+from archgen.display import kw
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
 
@@ -253,11 +254,11 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
         limit = hall_capacity(hall, capacity) if hall is not None else None
         if limit is None:
             continue
-        against = f"facility '{hall.id}''s {label} {limit.to('kW'):.1f~P}"
+        against = f"facility '{hall.id}''s {label} {kw(limit)}"
         if it is not None:
             if it > limit:
-                yield (path, c, hall, f"{feed_words(c.metrics, what)} {it.to('kW'):.1f~P} exceeds {against} by "
-                       f"{(it - limit).to('kW'):.1f~P}{alone(c)}", it.to("kW"), limit.to("kW"), None)
+                yield (path, c, hall, f"{feed_words(c.metrics, what)} {kw(it)} exceeds {against} by "
+                       f"{kw(it - limit)}{alone(c)}", it.to("kW"), limit.to("kW"), None)
             elif shared := shared_hall(clusters, path, it, _feed_or_floor, limit, against):
                 yield (path, c, hall, shared[0], shared[1], limit.to("kW"), shared[2])
             continue
@@ -265,11 +266,11 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
         if floor is None:
             continue
         if floor > limit:
-            yield (path, c, hall, f"{what} of the racks alone {floor.to('kW'):.1f~P} exceeds {against} by "
-                   f"{(floor - limit).to('kW'):.1f~P}, before the rest ({why}){alone(c)}", floor.to("kW"),
+            yield (path, c, hall, f"{what} of the racks alone {kw(floor)} exceeds {against} by "
+                   f"{kw(floor - limit)}, before the rest ({why}){alone(c)}", floor.to("kW"),
                    limit.to("kW"), None)
         else:
-            yield (path, c, hall, f"not judged: {why}; the racks alone draw {floor.to('kW'):.1f~P} of {against}",
+            yield (path, c, hall, f"not judged: {why}; the racks alone draw {kw(floor)} of {against}",
                    floor.to("kW"), limit.to("kW"), "info")
 
 
