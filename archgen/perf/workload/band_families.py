@@ -51,13 +51,14 @@ QUANTITIES: dict[str, dict[str, str]] = {
 #: a disaggregated deployment's pools (`perf.serve.colocation.pool_metrics`, nu79fix). The aggregated families'
 #: errors are not theirs: a decode pool runs no prompts, and the scored MoE runs' conditions are not a decode pool's
 #: (docs/perf-model.md, "Disaggregated reading").
-_POOLS = ("every scored serving run is aggregated (prefill and decode on one replica), and SGLang's published "
-          "DeepSeek-R1 pool rates on GB200 NVL72 (lmsys.org/blog/2025-09-25-gb200-part-2) state no decode batch, so "
-          "they are held out; the aggregated tokens/s band does not carry over (docs/perf-model.md, Disaggregated "
-          "reading)")
+_POOLS = ("no published run of a disaggregated pool is scored: every scored serving run is aggregated (prefill and "
+          "decode on one replica), and SGLang's published DeepSeek-R1 pool rates on GB200 NVL72 (lmsys.org/blog/"
+          "2025-09-25-gb200-part-2) state no decode batch, so they are held out; the aggregated tokens/s band does "
+          "not carry over (docs/perf-model.md, Disaggregated reading)")
 UNSCORED: dict[str, str] = {"prefill_pool": _POOLS, "decode_pool": _POOLS, "pool_ratio": _POOLS,
-                            "kv_transfer": "a lower bound, bytes / link bandwidth, and no published KV transfer time "
-                                           "is scored (NIXL's and Mooncake's efficiency over NVLink or RDMA unsourced)"}
+                            "kv_transfer": "no published KV transfer time is scored, and the figure is a lower bound "
+                                           "(bytes / link bandwidth; NIXL's or Mooncake's efficiency over NVLink or "
+                                           "RDMA unsourced)"}
 #: The job kind of each family.
 KINDS = {"dense-training": "training", "moe-training": "training", "offline-serving": "inference",
          "serving-under-load": "inference", "moe-offline-serving": "inference", "moe-serving-under-load": "inference",

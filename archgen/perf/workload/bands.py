@@ -225,9 +225,9 @@ class Band:
                     f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
                     "load's or arrival's band is borrowed (not provided)")
         if not self.measured:
-            why = UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), "")
+            if why := UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), ""):
+                return f"no band: {why}"   # a quantity no family measures: one text for its metrics, shown once
             return (f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
-                    + (f": {why}" if why else "")
                     + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error "
                        "beyond that not bounded" if self.span else ""))
         side = ("" if self.low <= 0 <= self.high else
