@@ -27,12 +27,12 @@ HALLS = """  halls:
 """
 
 
-def _two_buildings(tmp_path: Path, cap_b: str = "2 MW", halls: str = HALLS):
+def _two_buildings(tmp_path: Path, cap_b: str = "2 MW", halls: str = HALLS, edit: tuple[str, str] = ("", "")):
     from tests.conftest import write_tree
 
     write_tree(tmp_path / "specs", {f"facilities/{k}.yaml": FACILITIES.format(id=f"building-{k}", cap=cap).replace(
         "      ", "") for k, cap in (("a", "2 MW"), ("b", cap_b))})
-    return _campus(tmp_path, layout=TWO_HALLS, halls=halls)
+    return _campus(tmp_path, layout=TWO_HALLS, halls=halls, edit=edit)
 
 
 def test_each_halls_draw_is_its_racks_at_their_feeds(tmp_path) -> None:
@@ -93,3 +93,18 @@ def test_a_requirement_bounds_each_buildings_draw(tmp_path) -> None:
     got = [f for f in r.findings if f.id == "REQ001" and f.requirement == "REQ-SITE-1"]
     assert len(got) == 1 and got[0].value is not None
     assert got[0].value.m_as("kW") == pytest.approx(m["hall_power_max"].m_as("kW"))
+
+
+def test_a_run_between_buildings_past_2_km_takes_the_10_km_lr4(tmp_path) -> None:
+    """Halls 3 km apart (3,000 m + exit runs > smf-800g-fr4's 2 km): with the 2 x LR4 part listed, the storage
+    spine runs between them take it (10 km) and pass CAB001; without it they exceed every option's reach."""
+    far = HALLS.replace("y: 200 m", "y: 3000 m")
+    storage = "leaf_spine: [dac-800g-osfp, mmf-800g-sr8, smf-800g-dr8]"
+    for links, lr4 in (("[dac-800g-osfp, mmf-800g-sr8, smf-800g-dr8, smf-800g-fr4, smf-800g-2lr4]", True),
+                       ("[dac-800g-osfp, mmf-800g-sr8, smf-800g-dr8, smf-800g-fr4]", False)):
+        r = _two_buildings(tmp_path / str(lr4), halls=far, edit=(storage, f"leaf_spine: {links}"))
+        parts = {line.part for line in r.clusters["cluster/gb300-nvl72-su"].cabling.bom}
+        cab001 = [f for f in r.findings if f.id == "CAB001" and "storage-inband" in f.object
+                  and f.message.startswith("leaf_spine:")]
+        assert ("smf-800g-2lr4" in parts) is lr4
+        assert bool(cab001) is not lr4
