@@ -1,12 +1,12 @@
-"""SITE: a cluster over several halls of a site (`floor.halls`): runs between halls, and each hall's own draw.
+"""SITE: a cluster over several halls of a site (`floor.halls`): runs between halls, each hall's draw, its leaves.
 
 The floor's halls place racks on the site plan (`model/site.py`), so a run between halls gets its length, its link
-option and CAB001's reach check as any other run. Two things a campus planner reads are not modelled, and these
-checks say so with the figures the specs give rather than pass them silently: the propagation delay of the longer
-runs, which no collective latency in the estimate includes, and the power each hall draws, which the one
-`facility` a cluster names judges as a whole.
+option and CAB001's reach check as any other run, and a hall that names its own facility has its racks judged
+against it (PWR010, COOL009: `scope.by_hall`). What a campus planner reads that is not modelled, these checks say
+with the figures the specs give rather than pass silently: the propagation delay of the longer runs, which no
+collective latency in the estimate includes (SITE001); the draw of each hall that names no facility, which none
+judges (SITE002); and leaves that serve node racks of another hall, which placement does not keep apart (SITE003).
 """
-
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -89,3 +89,39 @@ def hall_power(ctx: Context) -> Iterator[Violation]:
                         f"own; their racks' own draw is {each} (at maximum; optics outside systems, switches in no "
                         f"rack and storage not split by hall); {judged}: no such hall's own power or cooling is "
                         "judged", count(len(bare)), count(0))
+
+
+@check("SITE003", "site.leaves_across_halls", severity="warning")
+def leaves_across_halls(ctx: Context) -> Iterator[Violation]:
+    """A leaf switch serves node racks of its own hall: leaves whose access links reach into another hall are named.
+
+    Placement fills each fabric's leaves in rack order without regard to halls (`floor.halls`), so a leaf group can
+    straddle two buildings: its access links (node to leaf, the shortest tier, sized for in-row runs) then cross the
+    site, take the long-reach option or exceed every option's reach (CAB001), and a hall's nodes depend on a switch
+    powered and cooled in another. For each fabric this warning names the leaves (the rack each stands in, its hall)
+    with access links to node racks of another hall, and their count and longest run.
+
+    Fix: size the units so that each hall holds whole leaf groups (a fabric's `group` unit per hall), or place each
+    hall's leaves in a rack type of that hall; waive it where the cross-hall access links are intended.
+    """
+    for path, c in ctx.clusters.items():
+        halls, cab = c.cluster.spec.floor.halls, c.cabling
+        if len(halls) < 2 or cab is None or not c.cluster.instances:
+            continue
+        hall, names = rack_halls(c.cluster), [i.name for i in c.cluster.instances]
+        for tr in cab.runs:
+            if tr.b_switch is None:
+                continue
+            cross = (tr.a_rack >= 0) & (tr.b_rack >= 0)
+            cross[cross] = hall[tr.a_rack[cross]] != hall[tr.b_rack[cross]]
+            if not cross.any():
+                continue
+            leaves = sorted({(int(s), int(r)) for s, r in zip(tr.b_switch[cross], tr.b_rack[cross], strict=True)})
+            shown = "; ".join(f"leaf {s} in {names[r]}, hall {halls[hall[r]].id}" for s, r in leaves[:4])
+            more = f" and {len(leaves) - 4} more" if len(leaves) > 4 else ""
+            fa = next((f for f in c.fabrics if f.fabric.spec.id == tr.fabric), None)
+            at = ("layout",) if fa is None else fa.fabric.owner_path + ("leaf",)
+            yield Violation(path if fa is None else fa.fabric.path, c.cluster.spec.id, at,
+                            f"{tr.fabric} {tr.tier}: {len(leaves)} leaf switch(es) serve node racks of another hall "
+                            f"({shown}{more}): {int(tr.weight[cross].sum()):,} access link(s) cross halls, the "
+                            f"longest {float(tr.length[cross].max()):.1f} m", count(len(leaves)), count(0))
