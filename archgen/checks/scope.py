@@ -290,11 +290,15 @@ def by_hall(path: str, c: Any, capacity: str, label: str, what: str
     feed = feed_power(m)
     rest = None if feed is None else feed - m["it_power_racks"] - m.get("rack_cooling_power", Q_(0, "kW"))
     for k, hall in enumerate(c.cluster.hall_facilities):
-        draw = m.get(f"hall_power.{halls[k].id}")
-        limit = hall_capacity(hall, capacity) if hall is not None and draw is not None else None
-        if limit is None:
+        draw, limit = m.get(f"hall_power.{halls[k].id}"), hall_capacity(hall, capacity) if hall is not None else None
+        if limit is None or draw is None and not c.cluster.too_large:   # a hall holding no racks: nothing to judge
             continue
-        at, own = ("floor", "halls", k, "facility"), f"{what} of hall '{halls[k].id}''s racks {draw.to('kW'):.1f~P}"
+        at = ("floor", "halls", k, "facility")
+        if draw is None:
+            yield (path, c, at, f"not judged: the racks are not expanded (NET015), so hall '{halls[k].id}''s draw is "
+                   "not provided", None, limit.to("kW"), "info")
+            continue
+        own = f"{what} of hall '{halls[k].id}''s racks {draw.to('kW'):.1f~P}"
         against = f"its facility '{hall.id}''s {label} {limit.to('kW'):.1f~P}"
         if draw > limit:
             yield (path, c, at, f"{own} exceeds {against} by {(draw - limit).to('kW'):.1f~P}, before the cluster's "
