@@ -171,14 +171,16 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
     above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
     Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
-    The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`).
+    The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`). On a floor
+    of halls each hall that names its own `facility` has its racks held to that facility's cooling instead
+    (`scope.by_hall`).
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`); for the
     air side, more air-side capacity (`air_cooling_capacity`), rear doors, or racks that put less heat in the air.
     """
-    for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
+    for path, c, at, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
                                                             "IT heat"):
-        yield Violation(path, c.cluster.spec.id, ("facility",), str(message), it, cap, severity=severity,
+        yield Violation(path, c.cluster.spec.id, at, str(message), it, cap, severity=severity,
                         public=getattr(message, "public", ""))   # `shared_hall`'s customer words
     yield from air_side(ctx.clusters, ctx.racks, lambda c: feed_power(c.metrics))
 

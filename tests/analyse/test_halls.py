@@ -27,8 +27,10 @@ HALLS = """  halls:
 """
 
 
-def _campus(tmp_path: Path, *, layout: str, halls: str = HALLS, per_row: int = 11):
+def _campus(tmp_path: Path, *, layout: str, halls: str = HALLS, per_row: int = 11, edit: tuple[str, str] = ("", "")):
     text = (EXAMPLE / "clusters" / "gb300-nvl72-su.yaml").read_text(encoding="utf-8")
+    assert edit[0] in text
+    text = text.replace(*edit) if edit[0] else text
     text = text.replace("layout:\n  - {unit: su, count: 1}\n", "layout:\n" + layout)
     text = text.replace("floor: {racks_per_row: 11, rack_pitch: 600 mm, row_pitch: 3.6 m, tray_drop: 1.5 m, "
                         "slack: 2 m}", f"floor:\n  racks_per_row: {per_row}\n  rack_pitch: 600 mm\n  row_pitch: "
