@@ -27,7 +27,7 @@ requirements:
   - {{id: REQ-A, statement: FLOP/s, metric: {metric}, target: "{target}"}}
 """
 
-ALLOWED = ("hint: allowed keys: accelerators, checkpoint, cluster, collective, description, id, inference, kind, "
+ALLOWED = ("hint: allowed keys: accelerators, checkpoint, cluster, collective, dataset, description, id, inference, kind, "
            "model, name, placement, requirements, training, waivers")
 
 

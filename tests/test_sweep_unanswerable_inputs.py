@@ -64,17 +64,19 @@ def _swp001(cli, specs: Path, sweep: Path, sweep_id: str) -> list[tuple[str, int
                                     "amd-mi355x-platform x64, arista-7060x6-64pe x12; COST002); so no point")])
 def test_a_shall_no_point_can_compute_is_refused_at_its_line(tmp_path, cli, metric, target, missing):
     """Before: both points ran, 0 feasible, exit 1 ("REQ-X not met" with a NaN goodput, or "not provided: the point
-    has no cost_per_token"). Now nothing runs; the error is at the requirement's line (72 of the cluster file)."""
+    has no cost_per_token"). Now nothing runs; the error is at the requirement's line of the cluster file."""
     specs = _specs(tmp_path, f"{{id: REQ-X, statement: Target, metric: {metric}, target: '{target}'}}")
     r = cli("sweep", _sweep(tmp_path), "--path", specs, "--out", tmp_path / "o")
     assert r.code == 1 and "Traceback" not in r.err and not (tmp_path / "o" / "m").exists(), r.err
     want = (f"sweep 'm': workload '{MI355X}' requirement REQ-X (SHALL) targets '{metric}', which no point of the "
             f"sweep can compute: {missing} could meet it and none would be feasible (to judge it: give the cluster "
             "a checkpoint `storage:`")
-    assert f"mi355x-th5.yaml:72:44: error: {want}" in r.err, r.err   # at the metric
+    line = (specs / "clusters" / "mi355x-th5.yaml").read_text(encoding="utf-8").splitlines().index(
+        f"  - {{id: REQ-X, statement: Target, metric: {metric}, target: '{target}'}}") + 1
+    assert f"mi355x-th5.yaml:{line}:44: error: {want}" in r.err, r.err   # at the metric
     assert "or make it SHOULD or MAY, which the sweep reports as not provided; docs/sweeps.md)" in r.err
     found = _swp001(cli, specs, _sweep(tmp_path), "m")
-    assert [(f, line, m.startswith(want)) for f, line, m in found] == [("mi355x-th5.yaml", 72, True)]
+    assert [(f, n, m.startswith(want)) for f, n, m in found] == [("mi355x-th5.yaml", line, True)]
 
 
 def test_at_should_it_is_reported_per_point(tmp_path, cli):

@@ -164,10 +164,9 @@ def test_attention_dp_holds_the_whole_attention_and_a_share_of_the_requests(acce
     ("moe", 3, 8, "cases.0.inference.ep: ep (3) must divide tp (8): the replica's tp ranks hold the experts, ep ways by "
                   "expert"),
     ("dense", 2, 2, "c.inference.ep: ep (2) needs a mixture-of-experts model; this one is dense"),
-    ("moe", 16, 16, "c.inference.ep: ep (16) does not divide the 8 experts: each rank holds experts / ep whole "
-                    "experts, and redundant experts (EPLB's extra copies, with which wide-EP deployments fill a rank "
-                    "count the experts do not divide) are not modelled; state an ep that divides them, such as 8 "
-                    "(with a tp it divides)"),
+    ("moe", 16, 16, "c.inference.ep: ep (16) does not divide the 8 experts: each rank holds (experts + "
+                    "redundant_experts) / ep whole slots; state redundant_experts so that they divide (EPLB's extra "
+                    "copies, e.g. 8 or 24 at ep 16), or an ep that divides them, such as 8 (with a tp it divides)"),
 ])
 def test_expert_parallel_layouts_that_cannot_run(tmp_path, model, ep, tp, message):
     moe = ", moe: {experts: 8, top_k: 2, expert_ffn: 14336}" if model == "moe" else ""
