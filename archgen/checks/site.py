@@ -64,10 +64,12 @@ def hall_power(ctx: Context) -> Iterator[Violation]:
 
     A building of a campus has its own substation, UPS, generators and cooling plant. A hall of `floor.halls` that
     names its `facility` has its racks' draw (`hall_power.<hall>`) held to that facility's critical IT power and
-    cooling (PWR010, COOL009); on a floor of several halls holding racks, this warning names each hall that names
-    none, with its racks' own draw (their equipment and in-rack cooling units, at maximum; the transceivers of switch
-    ends outside systems, the switches in no rack and the storage are not split by hall), and says that its supply
-    and cooling are not judged, the cluster's one `facility` judging the whole cluster where no hall names its own.
+    cooling (PWR010, COOL009); on a floor of several halls holding racks, or where any hall names a facility (then
+    the cluster's `facility` judges no hall, even one alone holding every rack), this warning names each hall that
+    names none, with its racks' own draw (their equipment and in-rack cooling units, at maximum; the transceivers of
+    switch ends outside systems, the switches in no rack and the storage are not split by hall), and says that its
+    supply and cooling are not judged, the cluster's one `facility` judging the whole cluster where no hall names its
+    own.
 
     Fix: name each building's facility in its hall (`floor.halls[].facility`), or size the hall's supply from these
     figures outside archgen and waive this finding with that reason.
@@ -77,16 +79,18 @@ def hall_power(ctx: Context) -> Iterator[Violation]:
         used = [k for k, h in enumerate(halls) if f"hall_power.{h.id}" in m]
         own = c.cluster.hall_facilities
         bare = [k for k in used if k >= len(own) or own[k] is None]
-        if len(used) < 2 or not bare:
+        if not bare or len(used) < 2 and not any(own):   # one hall alone and none named: the cluster's facility
             continue
         fac = c.cluster.facility
         judged = ("another hall names its own, so the cluster's `facility` judges none of them (PWR010, COOL009)"
                   if any(own) else f"facility '{fac.id}' judges the whole cluster as one hall (PWR010, PWR011, "
                   "COOL009)" if fac is not None else "the cluster names no facility")
         each = ", ".join(f"{halls[k].id} {m[f'hall_power.{halls[k].id}'].to('kW').m:,.1f} kW" for k in bare)
+        head = (f"{len(bare)} of the {len(used)} halls holding the cluster's racks name no facility of their own; "
+                "their racks' own draw is" if len(used) > 1 else "the one hall holding the cluster's racks names no "
+                "facility of its own; its racks' own draw is")
         yield Violation(path, c.cluster.spec.id, ("floor", "halls"),
-                        f"{len(bare)} of the {len(used)} halls holding the cluster's racks name no facility of their "
-                        f"own; their racks' own draw is {each} (at maximum; optics outside systems, switches in no "
+                        f"{head} {each} (at maximum; optics outside systems, switches in no "
                         f"rack and storage not split by hall); {judged}: no such hall's own power or cooling is "
                         "judged", count(len(bare)), count(0))
 

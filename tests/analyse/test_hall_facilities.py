@@ -108,3 +108,24 @@ def test_a_run_between_buildings_past_2_km_takes_the_10_km_lr4(tmp_path) -> None
                   and f.message.startswith("leaf_spine:")]
         assert ("smf-800g-2lr4" in parts) is lr4
         assert bool(cab001) is not lr4
+
+
+def test_racks_only_in_a_hall_naming_no_facility_are_not_passed_silently(tmp_path) -> None:
+    """review41: both SUs in hall a, which names no facility, while hall b (holding no racks) names building-b.
+
+    PWR010/COOL009 then judge hall by hall (`scope.by_hall`): hall b holds nothing and hall a has no facility, and
+    the cluster's own `facility` judges no hall. Before, SITE002 spoke only for two halls holding racks, so the
+    cluster's power and cooling passed unjudged and unsaid; now SITE002 names hall a with its racks' draw.
+    """
+    from tests.conftest import write_tree
+
+    write_tree(tmp_path / "specs", {"facilities/b.yaml": FACILITIES.format(id="building-b", cap="2 MW").replace(
+        "      ", "")})
+    r = _campus(tmp_path, layout="  - {unit: su, count: 2, hall: a}\n", halls=HALLS.replace(", facility: building-a", ""))
+    m = r.clusters["cluster/gb300-nvl72-su"].metrics
+    assert "hall_power.a" in m and "hall_power.b" not in m
+    assert not [f for f in r.findings if f.id in ("PWR010", "COOL009")]
+    got = [f.message for f in r.findings if f.id == "SITE002"]
+    assert len(got) == 1 and got[0].startswith("the one hall holding the cluster's racks names no facility of its own; "
+                                               f"its racks' own draw is a {m['hall_power.a'].m_as('kW'):,.1f} kW")
+    assert "another hall names its own, so the cluster's `facility` judges none of them" in got[0]
