@@ -361,7 +361,8 @@ def dataset_reads_fit(ctx: Context) -> Iterator[Violation]:
     `storage:` while it trains; the storage gives it at most the read bandwidth a restore of the job reaches (the
     stated `read_bandwidth`, times `read_efficiency` where given, bounded by the storage's ports, the leaf uplinks
     and the job's nodes' ports to storage). Above it the GPUs wait for data, which the step time does not include.
-    Not judged without `dataset:`, nor for an in-memory checkpoint (its restore does not read the storage).
+    Judged alone: the checkpoint writes and restores share that bandwidth, and are timed as if they did not. Not
+    judged without `dataset:`, nor for an in-memory checkpoint (its restore does not read the storage).
 
     Fix: add storage read bandwidth (`storage.read_bandwidth`, its ports on the storage fabric, the nodes' storage
     NICs), or cache the data on the nodes' local drives and state what the job then reads from the storage.

@@ -127,5 +127,6 @@ def dataset_reads_over(ctx: Context, jobs: Iterator[tuple[str, Any, Any]]) -> It
             yield Violation(path, r.workload.id, ("dataset", "read_per_token"),
                             f"the data loaders read {read:.4g~P} ({per:~P} a token at "
                             f"{r.estimate.metrics['tokens_per_second'].m:,.0f} tokens/s), more than the "
-                            f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for data",
+                            f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for "
+                            "data (judged alone: the checkpoint writes and restores take the same bandwidth)",
                             read, given)
