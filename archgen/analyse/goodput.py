@@ -117,7 +117,7 @@ def replica_note(model: Model, bytes_per_parameter: float, layout: dict[str, int
     return (f"a restore under the stack's default load (no fully parallel load) reads {amount(read)}, the weights "
             f"once per data-parallel replica (`checkpoint_restore_read`): {read / job.read_bandwidth:,.0f} s at the "
             f"job's read bandwidth, not the {job.restore_time:,.0f} s counted, which reads the {amount(size)} "
-            "checkpoint once (Megatron's `--ckpt-fully-parallel-load`)")
+            "checkpoint once, as Megatron's `--ckpt-fully-parallel-load` does")
 
 
 def storage_metrics(specs: Specs, a: ClusterAnalysis) -> dict[str, Q]:

@@ -368,3 +368,16 @@ def dataset_reads_fit(ctx: Context) -> Iterator[Violation]:
     NICs), or cache the data on the nodes' local drives and state what the job then reads from the storage.
     """
     yield from paths.dataset_reads_over(ctx, _jobs(ctx))
+
+
+@check("REL014", "rel.storage_appliances")
+def storage_within_appliances(ctx: Context) -> Iterator[Violation]:
+    """A storage built from appliances states no more than the appliances its racks place give.
+
+    With `storage.appliance`, the storage is that System placed in the cluster's racks (their units, weight, power,
+    cooling and price count it); its stated `capacity`, `write_bandwidth` and `read_bandwidth` are each held to the
+    placed count x the part's `storage:` figure.
+
+    Fix: place more of the appliance in the cluster's racks, or state the figures the placed appliances give.
+    """
+    yield from paths.appliances_short(ctx)

@@ -1,4 +1,4 @@
-"""REL010 to REL013: the path from the compute nodes to the checkpoint storage, and what it carries.
+"""REL010 to REL014: the path from the compute nodes to the checkpoint storage, and what it carries.
 
 `checks/reliability.py` registers the three checks (their docstrings say what each judges and how to fix it); this
 module holds what they find. Split from it for its size.
@@ -14,6 +14,7 @@ from archgen.analyse.goodput import storage_side
 from archgen.checks.registry import Context, Violation
 from archgen.model.field_words import said as field_said
 from archgen.model.reliability import Storage
+from archgen.model.system import System
 from archgen.open_item import customer_text
 from archgen.units import Q_, Q
 
@@ -130,3 +131,36 @@ def dataset_reads_over(ctx: Context, jobs: Iterator[tuple[str, Any, Any]]) -> It
                             f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for "
                             "data (judged alone: the checkpoint writes and restores take the same bandwidth)",
                             read, given)
+
+
+def appliances_short(ctx: Context) -> Iterator[Violation]:
+    """REL014: a storage built from `appliance` states more than the appliances its cluster's racks place give.
+
+    The placed count is every rack instance's slots of that part (rack types x their counts); each stated figure is
+    held to that count x the part's `storage:` figure. A part that is not a System with `storage:` figures, or one no
+    rack of the cluster places, is reported at `storage.appliance`.
+    """
+    for path, a, storage in _stored(ctx):
+        ref = storage.appliance
+        if ref is None:
+            continue
+        part = ctx.design.specs.get(ref)
+        figures = part.storage if isinstance(part, System) else None
+        if figures is None:
+            yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
+                            f"'{ref}' is not a System with `storage:` figures (capacity, read and write bandwidth), so "
+                            "the storage cannot be held to it")
+            continue
+        placed = sum(n * slot.count for rid, n in a.cluster.rack_counts.items()
+                     for slot in a.cluster.rack_types[rid].spec.slots if slot.part == ref)
+        if not placed:
+            yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
+                            f"no rack of the cluster places '{ref}', so the storage's rack units, weight, power and "
+                            "price are counted nowhere: place the appliances in a rack of its `layout`")
+            continue
+        for key, unit in (("capacity", "TB"), ("write_bandwidth", "GB/s"), ("read_bandwidth", "GB/s")):
+            stated, each = getattr(storage, key).to(unit), getattr(figures, key).to(unit)
+            if stated > placed * each * (1 + 1e-9):
+                yield Violation(path, a.cluster.spec.id, ("storage", key),
+                                f"{key} {stated:.4g~P} is more than the {placed} '{ref}' the racks place give "
+                                f"({placed} x {each:.4g~P} = {placed * each:.4g~P})", stated, placed * each)
