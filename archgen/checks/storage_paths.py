@@ -149,18 +149,25 @@ def appliances_short(ctx: Context) -> Iterator[Violation]:
         if figures is None:
             yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
                             f"'{ref}' is not a System with `storage:` figures (capacity, read and write bandwidth), so "
-                            "the storage cannot be held to it")
+                            "the storage cannot be held to it",
+                            public=f"the storage appliance '{ref}' states no capacity or bandwidth of its own, so the "
+                            "storage's figures are not checked against its hardware")
             continue
         placed = sum(n * slot.count for rid, n in a.cluster.rack_counts.items()
                      for slot in a.cluster.rack_types[rid].spec.slots if slot.part == ref)
         if not placed:
             yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
                             f"no rack of the cluster places '{ref}', so the storage's rack units, weight, power and "
-                            "price are counted nowhere: place the appliances in a rack of its `layout`")
+                            "price are counted nowhere: place the appliances in a rack of its `layout`",
+                            public=f"no rack of the cluster holds the storage appliance '{ref}', so its space, weight, "
+                            "power and price are counted nowhere")
             continue
         for key, unit in (("capacity", "TB"), ("write_bandwidth", "GB/s"), ("read_bandwidth", "GB/s")):
             stated, each = getattr(storage, key).to(unit), getattr(figures, key).to(unit)
             if stated > placed * each * (1 + 1e-9):
+                gives = f"({placed} x {each:.4g~P} = {placed * each:.4g~P})"
                 yield Violation(path, a.cluster.spec.id, ("storage", key),
-                                f"{key} {stated:.4g~P} is more than the {placed} '{ref}' the racks place give "
-                                f"({placed} x {each:.4g~P} = {placed * each:.4g~P})", stated, placed * each)
+                                f"{key} {stated:.4g~P} is more than the {placed} '{ref}' the racks place give {gives}",
+                                stated, placed * each,
+                                public=f"the storage's stated {key.replace('_', ' ')} of {stated:.4g~P} is more than "
+                                f"the {placed} '{ref}' appliances in its racks give {gives}")
