@@ -62,3 +62,15 @@ def test_power_beside_an_appliance_is_refused(tmp_path: Path) -> None:
     path = _with_appliance(tmp_path, 2, power={"max": "3 kW", "basis": "assumed", "source": "test"})
     with pytest.raises(ValidateError, match="counted twice"):
         run([path])
+
+
+def test_an_appliance_no_rack_places_is_rel014(tmp_path: Path) -> None:
+    path = _with_appliance(tmp_path, 2, appliance="sto-other")
+    yaml = YAML()
+    docs = list(yaml.load_all(path.read_text(encoding="utf-8")))
+    docs.insert(0, {**SERVER, "id": "sto-other", "storage": dict(FIGURES)})
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    found = [f.message for f in run([path]).findings if f.id == "REL014"]
+    assert found == ["no rack of the cluster places 'sto-other', so the storage's rack units, weight, power and price "
+                     "are counted nowhere: place the appliances in a rack of its `layout`"]
