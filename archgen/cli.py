@@ -333,6 +333,10 @@ def sweep(
     fmt: Annotated[str, typer.Option("--format", "-f", metavar="FORMAT", help="What to print: text or json.")] = "text",
     templates: opt.Templates = None,
     as_of: opt.AsOf = None,
+    max_points: Annotated[int | None, typer.Option(
+        "--max-points", metavar="N", min=1, max=1_000_000,
+        help="Evaluate sweeps of up to N points (default 100,000); a sweep's own max_points cannot raise this.")
+    ] = None,
 ) -> None:
     """Evaluate a design-space sweep: every point, the Pareto front and the best point per objective.
 
@@ -341,13 +345,14 @@ def sweep(
     `--path` (both add up).
     """
     from archgen.commands.common import split, sweep_paths
+    from archgen.commands.sweep import RUN_MAX_POINTS
     from archgen.commands.sweep import sweep as command
     keep_freed_memory()  # the batches' arrays reused, not faulted in anew (`archgen.startup`)
     progress = _sweep_progress() if sys.stderr.isatty() else None
     files, specs = sweep_paths(positional or [], paths)
     _run(lambda: command(files, specs, workers=workers, scheduler=scheduler, out=out,
                          formats=split(formats), fmt=fmt, templates=templates, progress=progress, note=_note,
-                         as_of=as_of))
+                         as_of=as_of, max_points=max_points or RUN_MAX_POINTS))
 
 
 def _sweep_progress():

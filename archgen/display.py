@@ -100,13 +100,19 @@ def significant(value: float, digits: int = 4) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def kw(q: Any, grouped: bool = False) -> str:
-    """A power in kW at one decimal, as the PWR checks' messages give it: '2500.0 kW', or `grouped` '2,500.0 kW'.
+def kw(q: Any) -> str:
+    """A power in kW at one decimal with thousands separators, as every check's message gives one: '2,500.0 kW'.
 
-    One helper for the five copies `checks/` held (review39); PWR011's, PWR002's and PWR017's texts write no thousands
-    separator, PWR022's and the shared utility's do (kept as they were: unifying them moves every such message).
+    `number`'s rule, the one the documents and `metric_value` show a kW figure by. One helper for the copies
+    `checks/` held (review39); PWR011's, PWR002's and PWR017's texts wrote '2500.0 kW' while PWR022's and the shared
+    utility's wrote '2,500.0 kW' (one format since r39fix).
     """
-    return f"{q.to('kW').magnitude:{',' if grouped else ''}.1f} kW"
+    return f"{number(float(q.to('kW').magnitude), 1)} kW"
+
+
+def kva(q: Any) -> str:
+    """An apparent power in kVA as `kw` gives a real one: '2,500.0 kVA' (a unit's nameplate rating in PWR011/PWR017)."""
+    return f"{number(float(q.to('kVA').magnitude), 1)} kVA"
 
 
 def near_one(p: float, digits: int = 3) -> float | str:

@@ -238,6 +238,7 @@ def metrics_page() -> str:
              "the same way in each: an estimate of the performance model (computed in", "`archgen/perf/`) at "
              "four significant figures, its", "band too, a count whole, any other metric at fixed decimals "
              "(`display.metric_value`). A name in angle", "brackets stands for any of its values: `<rack>` a rack id, "
+             "`<hall>` a hall id (`floor.halls`), "
              "`<tier>` "
              f"{_alternatives('tier')}, `<link>` {_alternatives('link')}.", ""]
     for kind, pattern in metrics.SUBJECTS.items():

@@ -87,14 +87,23 @@ def shown(location: Location | None) -> Location | None:
 
 
 def load_paths(paths: Iterable[str | Path], found: bool = False) -> list[SourceDocument]:
-    """Every document of every spec file under `paths` (files `find_files` gave, if `found`); problems raised once."""
+    """Every document of every spec file under `paths` (files `find_files` gave, if `found`); problems raised once.
+
+    The files together are held to `yaml_guard.TreeBudget` (bytes and entries of the whole tree, not only each file).
+    """
     docs: list[SourceDocument] = []
     problems: list[SpecProblem] = []
-    for f in [Path(p) for p in paths] if found else find_files(paths):
+    files = [Path(p) for p in paths] if found else find_files(paths)
+    budget = yaml_guard.TreeBudget(files)         # the whole tree's bytes, before any file is read
+    for i, f in enumerate(files):
         try:
-            docs.extend(load_file(f))
+            got = load_file(f)
         except SpecError as err:
             problems.extend(err.problems)
+            continue
+        docs.extend(got)
+        if (over := budget.add(f, i, sum(len(d.positions) - (() in d.positions) for d in got))) is not None:
+            raise UnreadableError([*problems, over])   # stops within one file past the cap
     if problems:
         raise UnreadableError(problems)
     return docs

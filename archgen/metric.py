@@ -19,7 +19,7 @@ SUBJECTS: dict[str, str] = {"rack": "rack/*", "cluster": "cluster/*", "fabric": 
                             "workload": "workload/*", "point": "a sweep's point"}
 #: What a placeholder in a metric name stands for (a rack id; a fat-tree tier; a fat-tree link level; a failure-rate
 #: part class, `model.reliability.PART_CLASSES`, or the site's events).
-PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
+PLACEHOLDERS: dict[str, str] = {"rack": r"[^.]+", "hall": r"[^.]+", "tier": r"leaf|spine|core|ocs|router",
                                 "link": r"access|leaf_spine|spine_core|neighbour|ocs|local|global",
                                 "class": r"accelerator|host|nic|switch|scale_up_switch|transceiver|cable|backplane"
                                          r"|power_shelf|pdu|cdu|software|site"}
@@ -158,7 +158,7 @@ def written_out(name: str) -> list[str]:
     parts = re.split(r"<(\w+)>", name)
     out = [""]
     for i, p in enumerate(parts):
-        values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p != "rack" else [f"<{p}>"]
+        values = [p] if i % 2 == 0 else PLACEHOLDERS[p].split("|") if p not in ("rack", "hall") else [f"<{p}>"]
         out = [o + v for o in out for v in values]
     return out
 

@@ -34,6 +34,7 @@ from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY
 from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
+from archgen.metrics_pools import POOLS
 from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
 
@@ -181,7 +182,7 @@ REGISTRY: tuple[Metric, ...] = (
            "output_len times it.", _E, _T + _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
            "second over the accelerators used (idle ones count); a serving job's output tokens.", _E, _T + _I, True,
-           counts="tokens"),
+           counts="tokens", synonyms=("tokens_per_second_per_accelerator", "tokens_per_second_per_device")),
     Metric("workload", "tokens_per_second_per_user", "1/s", "1/s", 1, "Tokens/s per user", "Interactivity: the "
            "output tokens per second each request receives while it decodes, 1 / TPOT (InferenceMAX's 'intvty', "
            "tok/s/user, `1000.0 / tpot_ms`: InferenceMAX/InferenceMAX utils/process_result.py at 19f43e0a87, line "
@@ -190,6 +191,7 @@ REGISTRY: tuple[Metric, ...] = (
            "(`perf.serve.mlperf`). Its band is TPOT's, turned.", _EI, _I, True, counts="tokens"),
     Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
            "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
+    *POOLS,  # a serving job read as a disaggregated deployment's pools (archgen/metrics_pools.py)
     Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
            "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
            "`batch`.", _EI, _I, True),

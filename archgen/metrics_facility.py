@@ -26,6 +26,14 @@ FACILITY: tuple[Metric, ...] = (
            "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
            "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
            "CDU's pumps are in the PUE's overhead); shown where some rack's cooling units draw.", _N),
+    Metric("cluster", "hall_power.<hall>", "W", "kW", 1, "A hall's racks' draw", "On a floor of several halls "
+           "(`floor.halls`), the racks of hall <hall> at their maximum draw with their in-rack cooling units, as "
+           "PWR010 and COOL009 judge them against the hall's own `facility`; the optics outside systems, switches in "
+           "no rack, storage and power-shelf loss are the cluster's, not split by hall (so a floor under the hall's "
+           "share of `it_power`).", _N),
+    Metric("cluster", "hall_power_max", "W", "kW", 1, "Largest hall's racks' draw", "The largest `hall_power.<hall>` "
+           "of the cluster's halls: what a requirement on each building's draw bounds (`{metric: hall_power_max, "
+           "target: <= 150 MW}`); only on a floor of halls.", _N),
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
            "`critical_it_power` less what the rack feeds (IT power, `rack_cooling_power`) of every cluster of the run "
            "naming the hall carry; negative when it cannot power them; not provided where one has no IT power.", _C,

@@ -34,7 +34,8 @@ JOB_GOODPUT: tuple[Metric, ...] = (
            "kept at once (`checkpoint.keep`, the one being written counted) × the checkpoint size: what they take on "
            "the storage; not provided without `checkpoint.keep`.", "analyse/storage_demand.py", _T, sweep=False),
     Metric("workload", "dataset_read_bandwidth", "B/s", "GB/s", 1, "Dataset read bandwidth", "Tokens per second × "
-           "`dataset.read_per_token`: what the data loaders read from storage while the job trains (REL013); not "
+           "`dataset.read_per_token` × the ranks reading each sample (Megatron's first and last pipeline stages, "
+           "each context-parallel rank): what the data loaders read from storage while the job trains (REL013); not "
            "provided without `dataset:`.", "analyse/storage_demand.py", _T, sweep=False),
     Metric("workload", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Daly's optimum interval, or "
            "the workload's own.", _GP, _T, sweep=False),

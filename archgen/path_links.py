@@ -66,3 +66,16 @@ def tree_words() -> str:
     if top == Path.cwd().resolve():
         return "the working directory" if not (top / ".git").exists() else "the git work tree (the working directory)"
     return f"the git work tree ({Path(os.path.relpath(top)).as_posix()})"
+
+
+def hidden_through_link(path: Path) -> bool:
+    """Whether a link on the way to `path` lands it in a hidden file or folder of the `boundary` (``.git/config``).
+
+    A file named with a '.' in its own path is the user's to choose; one a link of the checkout leads into a hidden
+    place (``cases.yaml -> .git/config``, where a CI checkout keeps its token) is not read, as `spec_files` reads none.
+    """
+    top = boundary()
+    real, written = Path(os.path.realpath(path)), Path(os.path.abspath(path))
+    return real != written and real.is_relative_to(top) and any(
+        p.startswith(".") for p in real.relative_to(top).parts) and not any(
+        p.startswith(".") and p not in (".", "..") for p in Path(path).parts)

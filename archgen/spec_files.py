@@ -116,7 +116,7 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
     folders: dict[Path, Path] = {}  # each folder resolved once (the catalog's files are named one by one)
     for raw in paths:
         p = Path(raw)
-        if (out := _linked_out(p)) is not None:
+        if (out := linked_out(p)) is not None:
             problems.append(out)
             continue
         if p.is_dir():
@@ -316,15 +316,16 @@ def _outside(link: Path, root: Path, what: str) -> SpecProblem:
                             f"{what.split()[-1]} into the tree")
 
 
-def _linked_out(p: Path) -> SpecProblem | None:
+def linked_out(p: Path) -> SpecProblem | None:
     """The refusal of a path named to be read that reaches out of the repository through one of its links, else None.
 
     `path_links.leaving_link`, the rule `render` writes by: ``specs -> ../outside`` named as ``specs/``, or a file
-    under it, is refused unread, whether or not its target exists. A link to a file named itself is `find_files`' own
-    to judge against its folder.
+    under it, or a file named that is itself such a link, is refused unread with one message whether its target is a
+    file, a folder or nothing (``x.yaml -> /etc/hostname`` read "a link to a file outside the spec tree", ``->
+    /nowhere`` this: which runner files exist). `archgen sweep` asks it before whether its file exists, for the same.
     """
     found = leaving_link(p, folder=True)
-    if found is None or (found[0] == p and p.is_file()):
+    if found is None:
         return None
     return SpecProblem(Location(printable(str(found[0]))), message=f"a symbolic link leading out of {tree_words()}",
                        expected="a spec folder or file inside it", hint="archgen reads no file through a link that "

@@ -3,7 +3,8 @@
 Files over `MAX_FILE_BYTES` or not in UTF-8 (`read_text`). Characters no output can carry (raw, or written as YAML
 escapes), tags outside the YAML 1.2 core schema, integers beyond int64, nesting deeper than `MAX_DEPTH`, and more
 entries than the caller's limit: counted first with libyaml's event parser (`precount`), then while ruamel composes
-(`composer`). `archgen.load` calls them with its `MAX_NODES`.
+(`composer`). `archgen.load` calls them with its `MAX_NODES`. And what a whole tree of files may hold together
+(`TreeBudget`): a pull request adding hundreds of files each under the file limit held a CI job for hours.
 """
 
 from __future__ import annotations
@@ -14,13 +15,22 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from archgen.errors import LoadError, Location, SpecProblem, UnreadableError, excerpt
+from archgen.errors import LoadError, Location, SpecProblem, UnreadableError, UsageError, excerpt
 
 if TYPE_CHECKING:
     from ruamel.yaml.composer import Composer
 
 #: The largest spec file read (a larger one is refused before it is read).
 MAX_FILE_BYTES = 5 * 1024 * 1024
+#: The most bytes all the spec files read in one tree may hold together (`TreeBudget`): ten files at the limit.
+MAX_TREE_BYTES = 10 * MAX_FILE_BYTES
+#: The most entries (keys and list items, counted as a file's own limit counts them) a tree's files may hold
+#: together: five files at `load.MAX_NODES`. One file of 199,000 items took 29 s to load on a shared 2-core machine
+#: (newuser77), so the cap holds a tree's parse to a few minutes; the shipped specs hold 5,515 entries in 375 KB.
+MAX_TREE_ENTRIES = 1_000_000
+#: The environment variables that raise `MAX_TREE_BYTES` (in MiB) and `MAX_TREE_ENTRIES` for a run, deliberately:
+#: a spec cannot set them, and a pull request's job sets only what its workflow says.
+TREE_VARIABLES = ("ARCHGEN_MAX_TREE_MIB", "ARCHGEN_MAX_TREE_ENTRIES")
 #: The largest integer a spec may write (a signed 64-bit integer: what numpy and every JSON reader can hold).
 MAX_INT = 2**63 - 1
 #: Deepest nesting of mappings and lists a spec may have.
@@ -217,3 +227,48 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> str:
         col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise UnreadableError([SpecProblem(Location(name, line, col), expected="a UTF-8 text file",
                                            message=f"byte 0x{raw[exc.start]:02x} is not UTF-8")]) from None
+
+
+class TreeBudget:
+    """What the spec files of one load (`load.load_paths`) may hold together: `MAX_TREE_BYTES`, `MAX_TREE_ENTRIES`.
+
+    The bytes are judged from the files' sizes before any is read, the entries as each file is loaded (a file is
+    counted once it is parsed, so a tree stops within one file past the cap). Each is refused at the file where the
+    running total passes the cap, with the totals and the variable (`TREE_VARIABLES`) that raises it for a run.
+    """
+
+    def __init__(self, files: list[Path]) -> None:
+        self.most_bytes, self.most_entries = (_limit(TREE_VARIABLES[0], MAX_TREE_BYTES // 2**20) * 2**20,
+                                              _limit(TREE_VARIABLES[1], MAX_TREE_ENTRIES))
+        self.files, self.entries, total = len(files), 0, 0
+        for i, f in enumerate(files):
+            try:
+                size = os.stat(f).st_size
+            except OSError:                       # `read_text` refuses it by name
+                continue
+            total += size if size <= MAX_FILE_BYTES else 0   # one over the file limit: refused unread, by name
+            if total > self.most_bytes:
+                raise UnreadableError([self._over(f, i, f"{total / 2**20:,.1f} MiB", f"{self.most_bytes // 2**20:,} "
+                                                  "MiB", 0)])
+
+    def add(self, f: Path, i: int, entries: int) -> SpecProblem | None:
+        """Count the `entries` of `f`, the `i`-th file (from 0): the refusal once the tree's total passes the cap."""
+        self.entries += entries
+        return self._over(f, i, f"{self.entries:,} entries (keys and list items)", f"{self.most_entries:,}", 1) \
+            if self.entries > self.most_entries else None
+
+    def _over(self, f: Path, i: int, reached: str, most: str, which: int) -> SpecProblem:
+        return SpecProblem(Location(str(f)), message=f"the spec files read reach {reached} at this file (file "
+                           f"{i + 1:,} of {self.files:,})", expected=f"at most {most} in all the files of one run",
+                           hint="a tree this large would hold a CI job for long; check its folders one by one, or "
+                           f"raise the cap for the run deliberately: {TREE_VARIABLES[which]}=N in the environment")
+
+
+def _limit(variable: str, default: int) -> int:
+    """The whole number `variable` sets in the environment (at least 1), else `default`; anything else refused."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise UsageError(f"{variable}='{excerpt(text)}': expected a whole number of at least 1 (default {default:,})")
+    return int(text)

@@ -133,7 +133,7 @@ def command(path: Path, workers: int, out: Path, per_chunk: bool = False) -> tup
     cpu = time.process_time()
     start = time.perf_counter()
     try:
-        sw.sweep(path, [SPECS], workers=workers, out=out)
+        sw.sweep(path, [SPECS], workers=workers, out=out, max_points=1_000_000)   # its 100,080 points: past the default
     finally:
         workers_module.PREPARED = kept
     wall = time.perf_counter() - start

@@ -115,3 +115,17 @@ def test_a_sweep_document_names_them_per_cluster(tmp_path):
                           # and its goodput waits for repairs whose times no source gives (newuser69)
                           "accelerator repair time 24 h (assumed), host repair time 24 h (assumed), "
                           "nic repair time 8 h (assumed)")
+
+
+@pytest.mark.parametrize(("words", "given", "dropped"), [
+    ("hall PUE", (" PUE",), True),                                        # a sweep over pue gives the PUE
+    ("hall energy price and PUE", (" PUE",), False),                      # ... not the price paired with it
+    ("hall energy price and PUE", (" energy price and PUE", " PUE"), True),   # both swept: the pair is given
+    ("hall location-based carbon intensity", (" PUE",), False),
+])
+def test_a_swept_pue_is_no_assumed_input_but_the_price_is(words, given, dropped):
+    """r39fix: an energy or carbon figure names the hall's PUE alone (`assumed._pue_words`); a sweep over `pue`
+    gives it at every point, while the energy cost's 'energy price and PUE' stays until the price is swept too."""
+    from archgen.analyse.assumed import _given
+
+    assert _given(words, given) is dropped

@@ -183,9 +183,9 @@ def test_gb200_power_shelf() -> None:
 NEW_PARTS = ("mi325x", "mi355x", "mi350x", "gaudi3", "b300-sxm-288gb", "dgx-b300", "hgx-b300-8gpu", "hgx-b200-8gpu",
              "hgx-h200-8gpu", "hgx-h100-8gpu", "gb300-compute-tray", "amd-mi300x-platform", "amd-mi325x-platform",
              "amd-mi355x-platform", "arista-7060x6-64pe", "celestica-ds5000", "arista-7060xe7-64ps", "sn5610",
-             "arista-7816r4", "bluefield-3-b3220", "host-ethernet-4x10gbase-t", "pollara-400", "thor2-400g",
-             "smf-1.6t-2xdr4", "smf-800g-dr4-rhs", "lacc-1.6t-xdr", "aec-800g-osfp", "lpo-800g-dr8",
-             "pdu-2u-415v-60a-3ph")
+             "arista-7816r4", "bluefield-3-b3220", "host-ethernet-4x10gbase-t", "host-ethernet-2x10gbase-t",
+             "pollara-400", "thor2-400g", "smf-1.6t-2xdr4", "smf-800g-dr4-rhs", "lacc-1.6t-xdr", "aec-800g-osfp",
+             "lpo-800g-dr8", "pdu-2u-415v-60a-3ph")
 
 
 def _catalog_specs():
@@ -208,6 +208,25 @@ def test_new_part_validates_cites_and_explains(part_id: str) -> None:
     for name in (f for f in fields if f != "*"):
         head = name.split(".")[0]
         assert head == "vendor" or head in type(part).model_fields, f"{part_id}: unknown unconfirmed field {name}"
+
+
+@pytest.mark.parametrize(("platform", "frontend"), [
+    ("amd-mi300x-platform", "host-ethernet-2x10gbase-t"),   # AMD's MLPerf v4.1 MI300X node: a BCM57416 10G
+    ("amd-mi325x-platform", "host-ethernet-2x10gbase-t"),   # AMD's v5.0 MI325X nodes: "N/A"; the MI300X node's
+    ("amd-mi355x-platform", "host-ethernet-4x10gbase-t"),   # AMD's v6.1 MI355X node: 2 x X710 + 2 x X550T
+])
+def test_amd_platforms_front_end_is_what_amds_nodes_list(platform: str, frontend: str) -> None:
+    """r39fix (left28): the AMD platforms named NVIDIA's BlueField-3 B3220 as their front end, which no AMD node
+    description lists; each now names the host Ethernet of AMD's own MLPerf node (inference_results_v4.1/v6.1)."""
+    system = KINDS["System"].model_validate(_raw(platform))
+    assert [n.part for n in system.nics if n.role == "frontend"] == [frontend]
+    assert not any("bluefield" in n.part for n in system.nics)
+
+
+@pytest.mark.parametrize(("part_id", "cus"), [("mi300x", 304), ("mi325x", 304), ("mi350x", 256), ("mi355x", 256)])
+def test_amd_accelerators_state_their_compute_units(part_id: str, cus: int) -> None:
+    """ROCm's gpu-specs table: MI300X and MI325X 304 CUs (38 per XCD), MI350X and MI355X 256 (32 per XCD)."""
+    assert KINDS["Accelerator"].model_validate(_raw(part_id)).multiprocessors == cus
 
 
 def test_mi355x_peaks_follow_amds_clock_formula() -> None:

@@ -105,6 +105,33 @@ def test_a_case_file_written_outside_the_checkout_is_still_read(checkout, cli):
     assert r.code == 1 and "got 'hunter2-SECRET'" in r.err          # the user named it: read as before
 
 
+@pytest.mark.parametrize("link", ["validation/cases.yaml", "cases.yaml"])
+def test_a_case_file_linked_inside_the_checkout_is_read(checkout, cli, link):
+    """review40: `--cases validation/cases.yaml -> ../data/cases.yaml`, a link that stays in the checkout, was refused
+    ("a symbolic link to a file outside the spec tree: expected a spec file inside validation"): `find_files` judged
+    the case file as a spec file named alone, against its own folder, not by the one link rule of docs/security.md
+    (`path_links.leaving_link`: a link out of the checkout)."""
+    (checkout / "data").mkdir()
+    (checkout / "data" / "cases.yaml").write_text(CASES, encoding="utf-8")
+    (checkout / "validation").mkdir()
+    (checkout / link).symlink_to("../data/cases.yaml" if "/" in link else "data/cases.yaml")
+    r = cli("estimate", "--cases", link)
+    assert r.code == 1 and "got 'hunter2-SECRET'" in r.err and "symbolic link" not in r.err   # read, as written
+
+
+def test_a_case_file_refusal_names_a_case_file(checkout, cli):
+    (checkout / "cases.yaml").symlink_to("../outside/cases.yaml")
+    r = cli("estimate", "--cases", "cases.yaml")
+    assert r.code == 2 and f"cases.yaml: error: {LEAD_OUT}: expected a case file inside it" in r.err
+
+
+def test_a_case_file_linked_into_a_hidden_folder_is_refused_unread(checkout, cli):
+    (checkout / ".git" / "config").write_text(CASES, encoding="utf-8")   # where actions/checkout keeps its token
+    (checkout / "cases.yaml").symlink_to(".git/config")
+    r = cli("estimate", "--cases", "cases.yaml")
+    assert r.code == 2 and "SECRET" not in r.out + r.err and "hidden" in r.err
+
+
 def test_a_template_folder_that_is_a_link_out_of_the_checkout_is_refused(checkout, cli):
     (checkout / "tpl").symlink_to("../outside")
     r = cli("render", "real/racks/dgx-h100-4.yaml", "--templates", "tpl", "--formats", "md", "--out", "out")

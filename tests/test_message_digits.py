@@ -45,3 +45,22 @@ def test_no_shipped_example_prints_a_floats_noise(path):
 
     noisy = [f"{f.id}: {f.message}" for f in run([path]).findings if FLOAT_NOISE.search(f.message)]
     assert not noisy
+
+
+def test_a_power_in_a_message_groups_its_thousands() -> None:
+    """r39fix: PWR011, PWR002 and PWR017 wrote '2500.0 kW' where PWR022 and the shared utility wrote '2,500.0 kW';
+    `display.kw` (and `kva` for a nameplate in volt-amperes) is now the one format, `number`'s, as documents give it."""
+    from archgen.display import kva, kw
+
+    assert kw(Q_(2.5, "MW")) == "2,500.0 kW" and kw(Q_(271.3, "kW")) == "271.3 kW"
+    assert kva(Q_(1, "MVA")) == "1,000.0 kVA"
+
+
+def test_no_case_message_writes_a_kilowatt_figure_without_its_separator() -> None:
+    """Every check case's expected message and customer words: a figure at one decimal in kW or kVA has its thousands
+    separator (a rating written as a spec writes it, whole, `display.quantity`, keeps none)."""
+    bare = re.compile(r"(?<![\d,.])\d{4,}\.\d k(W|VA)\b")
+    found = [f"{p.name}: {m.group(0)}" for p in sorted((ROOT / "tests" / "checks" / "cases").glob("*.yml"))
+             for line in p.read_text(encoding="utf-8").splitlines()
+             if line.lstrip().startswith(("message:", "public:")) for m in [bare.search(line)] if m]
+    assert not found, found

@@ -5,7 +5,8 @@ the compliance matrix and `gap` show it as "met (on assumed inputs: ...)". The i
 documents' open items list, split by the figures they enter:
 
 - a price (a part's, a rack's or a `Prices` document's) enters capex and everything built on it;
-- a facility's energy price and PUE, and the idle draw taken as the average draw, enter the energy cost;
+- a facility's energy price and PUE, and the idle draw taken as the average draw, enter the energy cost; the PUE
+  alone (one `basis` with the price) enters the facility energy and carbon, which no price enters (r39fix);
 - its space cost, depreciation and discount rate (one `basis`) enter the space cost and the capital recovery;
 - a `utilisation` it does not state is taken as 1, every hour used, the lowest cost per used hour: that enters the
   cost per used and per goodput accelerator-hour and a job's cost per hour and per token, never the owning cost;
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from archgen.analyse.network import ClusterAnalysis
     from archgen.analyse.operations import Operations
 
+#: The hall's PUE alone as an assumed input (`_pue_words`), and the price with it (`cost.energy`, one `basis`).
+PUE_WORDS, _PAIR = "PUE", " energy price and PUE"
 #: A cluster's interruption figures: they rest on its failure rates and site events.
 FAILURE_METRICS = ("interruptions_per_day", "mtti", "failures_per_year")
 #: Their confidence interval from the point set's own counts (`analyse.reliability.job_breakdown`): the same inputs.
@@ -216,7 +219,9 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
                                             ("discount_rate", UNSTATED_DISCOUNT_RATE)) if name in swept)
     if "electricity_price" in swept and "pue" in swept:   # the hall's assumed pair, both given at every point
         given += (" energy price and PUE",)
-    m = {k: tuple(x for x in v if not x.endswith(given)) if given else v for k, v in m.items()}
+    if "pue" in swept:   # the PUE alone, as the energy and carbon figures name it (`_pue_words`)
+        given += (f" {PUE_WORDS}",)
+    m = {k: tuple(x for x in v if not _given(x, given)) if given else v for k, v in m.items()}
     job = tuple(x for x in job if not (in_memory and " checkpoint storage" in x))  # in memory: no storage
     said = [f"goodput rests on assumed inputs: {', '.join(job)}"] if job else []
     if cost is not None and (per_token := m.get("tco_per_used_accelerator_hour", ()) + job):
@@ -227,11 +232,22 @@ def sweep_words(a: ClusterAnalysis, rel: Reliability | None, cost: Cost | None, 
     return "; ".join(said)
 
 
+def _given(words: str, given: tuple[str, ...]) -> bool:
+    """Whether an assumed input's `words` end with one of `given` (a swept level), the price and PUE as one pair."""
+    if words.endswith(_PAIR):
+        return _PAIR in given
+    return words.endswith(given)
+
+
 def _pue_words(a: ClusterAnalysis) -> tuple[str, ...]:
-    """The hall's PUE where its energy figures are assumed: a job's energy rests on it (`analyse.job_energy`)."""
+    """The hall's PUE where its energy figures are assumed: a job's energy rests on it (`analyse.job_energy`).
+
+    The PUE alone: `cost.energy.basis` covers the price and the PUE together, but an energy or carbon figure
+    multiplies by the PUE and by no price (r39fix: they named "energy price and PUE").
+    """
     facility = a.cluster.facility
     fc = facility.cost if facility is not None else None
-    return (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
+    return (f"{facility.id} {PUE_WORDS}",) if facility and fc and fc.energy.basis == "assumed" else ()
 
 
 #: The `sustainability:` factor each carbon or water metric multiplies its energy by, in words: REQ004 and REQ005 name
@@ -265,15 +281,16 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...],
     facility = a.cluster.facility
     fc = facility.cost if facility is not None else None
     energy = (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
+    pue = _pue_words(a)   # the facility energy and carbon: the PUE, no price
     space = (f"{facility.id} space cost and depreciation",) if facility and fc and fc.basis == "assumed" else ()
     used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
     rate = tuple(x for x in assumed if x.endswith(UNSTATED_DISCOUNT_RATE))   # capital taken as costing nothing
     idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
     tco = prices + energy + idle + space + rate + loose
-    return {**{k: (() if "water" in k else energy) + idle + _site_words(a, k)   # the PUE cancels out of water
+    return {**{k: (() if "water" in k else pue) + idle + _site_words(a, k)   # the PUE cancels out of water
                for k in ("carbon_per_year", "market_carbon_per_year", "water_per_year")},
             "capex": prices + loose, "network_capex_share": prices, "scale_out_capex_share": prices,
-            "power_idle": idle, "energy_cost_per_year": energy + idle, "facility_energy_per_year": energy + idle,
+            "power_idle": idle, "energy_cost_per_year": energy + idle, "facility_energy_per_year": pue + idle,
             "space_cost_per_year": space + loose, "capital_recovery_factor": space + rate,
             "capital_cost_per_year": prices + space + rate + loose,
             **dict.fromkeys(TCO_METRICS[:2], tco), "tco_per_used_accelerator_hour": tco + used}

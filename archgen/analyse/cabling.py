@@ -54,6 +54,7 @@ from archgen.analyse.unracked import unracked_metrics
 from archgen.build import ClusterDesign, Design, LinkOption
 from archgen.model import Switch, System
 from archgen.model.fabrics import LINK_TIERS
+from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import typical_draw
 from archgen.units import Q_, Q
 
@@ -258,7 +259,7 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     choice = np.full(len(length), -1, dtype=np.int64)
     for strict in (True, False):
         for i, opt in enumerate(options):
-            low = opt.a.min_length.m_as("m") if strict and opt.a.min_length is not None else 0.0
+            low = _shortest_run(opt) if strict else 0.0
             ok = (choice < 0) & (length <= opt.reach.m_as("m")) & (length >= low)
             choice[ok] = i
     if options:
@@ -266,4 +267,27 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
         choice[choice < 0] = longest
     idx = np.minimum(np.searchsorted(bins, length - 1e-9, side="left"), len(bins) - 1)
     ordered = np.where(length > bins[-1] + 1e-9, np.ceil(length - 1e-9), bins[idx])   # past the last bin (CAB006)
+    if options:   # a copper assembly shorter than sold: its shortest length, the rest dressed as slack in the rack
+        sold = np.array([_shortest_sold(o) for o in options])
+        ordered = np.where(choice >= 0, np.maximum(ordered, sold[np.clip(choice, 0, len(options) - 1)]), ordered)
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, ordered, weight)
+
+
+def _shortest_run(opt: LinkOption) -> float:
+    """The shortest run an option takes in the media choice's first pass, in metres.
+
+    An optical module's `min_length` is a shortest link (a receiver an unattenuated short fibre would overload, as the
+    500 m DR8's 100 m), so shorter runs pass to the next option. A copper assembly's is only the shortest length sold
+    (NVIDIA's LACC: 3-5 m): a shorter run takes it at that length, a cable longer than its run as every length bin
+    orders one, so 0 here and `_shortest_sold` orders it.
+    """
+    if opt.a.min_length is None or opt.a.media in COPPER_MEDIA:
+        return 0.0
+    return float(opt.a.min_length.m_as("m"))
+
+
+def _shortest_sold(opt: LinkOption) -> float:
+    """A copper assembly's shortest length sold in metres (0 where none is stated, or for fibre: cut to length)."""
+    if opt.a.min_length is None or opt.a.media not in COPPER_MEDIA:
+        return 0.0
+    return float(opt.a.min_length.m_as("m"))

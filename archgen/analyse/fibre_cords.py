@@ -1,4 +1,4 @@
-"""The fibre patch cords of a cluster's optical links: one per cable, by media, connector, polarity and length bin.
+"""The fibre cords of a cluster's optical links: one per cable, by media, connector, polarity, split and length bin.
 
 The BOM counts them (`fibre_lines`) and the port map names each optical cable's cord (`fibre_cord`) with the same id,
 so an installer can count the port map's rows per cord and find the BOM's quantity. Connector and polarity are the
@@ -6,6 +6,14 @@ Link part's `connector` and `polarity` (NVIDIA's NDR/XDR and 400/800G Ethernet o
 Type-B polarity per TIA-568; "NVIDIA Interconnect Structured Cabling Requirements for InfiniBand NDR/XDR and
 400/800G ETH Solutions", "MPO/LC Cable Requirements",
 https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth/mpo/lc+cable+requirements).
+
+A cable that carries k > 1 links (`TierCabling.cable_links`: a twin-port module's connector serving two 200G ends,
+a NIC cage's connector split over two planes) is a 1:k splitter cable, a part of its own: NVIDIA sells the straight
+MPO crossover fibres (MFP7E10 multimode, MFP7E30 single-mode) and the 1:2 splitters (MFP7E20, MFP7E40) apart, and
+one twin-port may not mix them ("Both fibers in the Twin-port 2x400G transceiver ... must be the same type -
+straight or splitter", MMA4Z00-NS400-T Connectivity Scenarios,
+https://docs.nvidia.com/networking/display/MMA4Z00NS400T/Connectivity+Scenarios; MMS4X00-NS400 overview,
+https://docs.nvidia.com/networking/display/mms4x00ns400/overview).
 """
 
 from __future__ import annotations
@@ -25,30 +33,46 @@ if TYPE_CHECKING:
 def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     """One fibre patch cord per optical link (a split cord once), by media, connector, polarity and length bin.
 
-    A cord split across two ports (`links_per_cable`) counts once; a 0 m bin is a length not known. Each line's id
-    is `fibre_cord`'s, as the port map names the cord of each cable.
+    A cord split across several ports (`links_per_cable`) counts once, as a 1:k splitter cable of its own line; a
+    0 m bin is a length not known. Each line's id is `fibre_cord`'s, as the port map names the cord of each cable.
     """
-    cords: Counter[tuple[str, str, str, float]] = Counter()
+    cords: Counter[tuple[str, str, str, str, int, float]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
         for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
             opt = optical.get(label)
             if opt is not None and n:
-                cords[(*_kind(opt), float(length))] += n
+                cords[(*_kind(opt), _grade(opt, float(length)), t.cable_links.get(label, 1), float(length))] += n
     lines = []
-    for (media, connector, polarity, length), n in sorted(cords.items()):   # by kind, then by length
-        pid, name, note = _cord(media, connector, polarity, length)
+    for (media, connector, polarity, grade, legs, length), n in sorted(cords.items()):   # by kind, then by length
+        pid, name, note = _cord(media, connector, polarity, length, legs, grade)
         lines.append(BomLine(pid, "Fibre", n, None, note, name=name))
     return lines
 
 
-def fibre_cord(opt: LinkOption, length: float) -> str:
+def fibre_cord(opt: LinkOption, length: float, legs: int = 1) -> str:
     """The BOM id of the fibre patch cord an optical link option takes at a length bin (`fibre_lines`' line).
 
     Its media, connector and polarity are the Link part's (either end's where one states none); an unstated
     connector is named 'unknown' in the id, an unstated polarity left out of it (the BOM line's name says so).
+    `legs`: the links the cable carries, above 1 a 1:k splitter cable. Its fibre grade is `_grade`'s at `length`.
     """
-    return _cord(*_kind(opt), length)[0]
+    return _cord(*_kind(opt), length, legs, _grade(opt, length))[0]
+
+
+def _grade(opt: LinkOption, length: float) -> str:
+    """The fibre grade of an option's cable at an ordered length: its part's first `fibre` grade that reaches it.
+
+    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last (CAB001 names the run). Either end's
+    grades where one states none; '' where neither does. A length not known (0 m) gives every grade with its reach
+    ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
+    """
+    grades = opt.a.fibre or opt.b.fibre
+    if not grades:
+        return ""
+    if not length:
+        return " or ".join(f"{g.grade} to {g.reach.m_as('m'):g} m" for g in grades)
+    return next((g.grade for g in grades if length <= g.reach.m_as("m") + 1e-9), grades[-1].grade)
 
 
 def _kind(opt: LinkOption) -> tuple[str, str, str]:
@@ -56,14 +80,26 @@ def _kind(opt: LinkOption) -> tuple[str, str, str]:
     return opt.a.media, opt.a.connector or opt.b.connector, opt.a.polarity or opt.b.polarity
 
 
-def _cord(media: str, connector: str, polarity: str, length: float) -> tuple[str, str, str]:
-    """BOM id, name and note of the patch cord of one kind at a length bin (0 m: a length not known)."""
+def _cord(media: str, connector: str, polarity: str, length: float, legs: int = 1,
+          grade: str = "") -> tuple[str, str, str]:
+    """BOM id, name and note of the patch cord of one kind at a length bin (0 m: a length not known).
+
+    `legs` above 1: a 1:k splitter cable, one connector at one end and `legs` at the other (`1:2` in its name and id).
+    `grade`: its fibre grade (`_grade`), '' where the Link part states none (the name says so, the id leaves it out).
+    """
     size = f"{length:g} m" if length else "length not known"
     plug = connector or "connector not in the catalog"
     pol = f"polarity {polarity}" if polarity else "polarity not stated"
+    fibre = grade or "fibre grade not stated"
 
     def slug(text: str) -> str:
         return text.lower().replace("/", "-").replace(" ", "-")
-    pid = f"fibre-{media}-{slug(connector or 'unknown')}{'-' + slug(polarity) if polarity else ''}-{length:g}m"
-    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {pol}, {size}",
+    split = f"-split-1x{legs}" if legs > 1 else ""
+    kind = f"{'-' + slug(polarity) if polarity else ''}{split}{'-' + slug(grade) if grade and length else ''}"
+    pid = f"fibre-{media}-{slug(connector or 'unknown')}{kind}-{length:g}m"
+    if legs > 1:
+        ends = f"{plug} to {legs} x {plug}" if connector else plug
+        return (pid, f"{media.capitalize()} fibre 1:{legs} splitter cable, {ends}, {pol}, {fibre}, {size}",
+                f"one per {legs} optical links split at one end (a connector serving {legs} far ports), {size} bin")
+    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {pol}, {fibre}, {size}",
             f"one per optical link (a split cable once), {size} bin")

@@ -84,6 +84,7 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
     }
     if cooling.m:
         metrics["rack_cooling_power"] = cooling.to("kW")
+    metrics |= hall_draws(cluster, racks)
     for rid, n in sorted(cluster.rack_counts.items()):
         metrics[f"racks.{rid}"] = count(n)
     if scale_up is not None:
@@ -251,3 +252,21 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     m.update(fa.figures)
     return m
 
+
+def hall_draws(cluster: ClusterDesign, racks: dict) -> dict[str, Q]:
+    """On a floor of halls, each hall's racks' own draw at their feeds (`hall_power.<hall>`) and the largest.
+
+    A hall's racks at their maximum with their in-rack cooling units, as `it_power_racks` and `rack_cooling_power`
+    count them over every hall: the optics no system's figure holds, the switches in no rack, the storage and the
+    power shelves' loss are the cluster's, not split by hall (`checks.site.hall_facilities` says so).
+    """
+    halls = cluster.spec.floor.halls
+    if not halls or not cluster.instances:
+        return {}
+    draw: dict[int, Q] = {}
+    for i in cluster.instances:
+        a = racks.get(f"rack/{i.rack.spec.id}")
+        own = a.power.equipment + a.power.other_power if a is not None else Q_(0, "kW")
+        draw[i.hall] = draw.get(i.hall, Q_(0, "kW")) + own
+    out = {f"hall_power.{halls[k].id}": draw[k].to("kW") for k in sorted(draw)}
+    return out | {"hall_power_max": max(out.values())}

@@ -159,7 +159,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     tps = None
                 if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.accelerators, path)
-            # checkpoints kept, data reads (none assumed), a restore's read at the layout
+            # checkpoints kept, data reads (none assumed; each sample's readers at the layout), a restore's read
             demand, no_demand = storage_demand(w, model, raw_tps, est.layout)
             extra |= demand
             for name, reason in no_demand.items():

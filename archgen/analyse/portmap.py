@@ -144,19 +144,19 @@ def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
         for c in range(math.ceil(links / per)):
             rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
                                  min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE,
-                                 cable_part(opt, float(tr.bin[i]))))
+                                 cable_part(opt, float(tr.bin[i]), per)))
     return rows
 
 
-def cable_part(opt: LinkOption | None, ordered: float) -> str:
+def cable_part(opt: LinkOption | None, ordered: float, per: int = 1) -> str:
     """The BOM line of the cable a row pulls ("—" where no link option was chosen).
 
     A copper assembly's Link part (ordered at the row's length), or the fibre patch cord of an optical link at its
-    length bin, the id the BOM's Fibre line counts.
+    length bin, the id the BOM's Fibre line counts: a 1:k splitter cable where a cable carries `per` > 1 links.
     """
     if opt is None:
         return "—"
-    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered)
+    return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered, per)
 
 
 def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
@@ -325,7 +325,8 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
                         " + ".join(dict.fromkeys(b_dev[x] for x in chunk)), b_ports)
             ordered = float(max(length_bin[x] for x in chunk))
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
-                                 float(max(length[x] for x in chunk)), ordered, notes[j], cable_part(opt, ordered)))
+                                 float(max(length[x] for x in chunk)), ordered, notes[j],
+                                 cable_part(opt, ordered, per)))
     return rows
 
 

@@ -82,6 +82,9 @@ class TierCabling:
     #: Cables per (link option, length bin), what a vendor orders (`by_option_bin` counts links); per run: `cable_bins`.
     cables_by_bin: dict[tuple[str, float], int] = field(default_factory=dict)
     run_cables: np.ndarray | None = None
+    #: Links one cable of an optical option carries where above 1 (a fibre split at one end, `links_per_cable`), by
+    #: option label: the BOM's fibre line and the port map name it a 1:k splitter cable (`fibre_cords`).
+    cable_links: dict[str, int] = field(default_factory=dict)
 
     @property
     def physical(self) -> int:
@@ -141,6 +144,7 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
     switch_power = switch_typical = Q_(0, "W")
     reduced: Counter[tuple[str, float]] = Counter()
     cables: dict[str, int] = {}
+    split: dict[str, int] = {}
     power, node_power, transceivers = Q_(0, "W"), Q_(0, "W"), 0
     for i, opt in enumerate(options):
         for n, a_cage, at_node in ((int(per_option[i] - single[i]), a_cage_ports, NODE_ENDS.get(tier, ())),
@@ -173,9 +177,11 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                     switch_typical = switch_typical + (watts * k if side in in_typical else Q_(0, "W"))
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / per)
+            if per > 1:
+                split[opt.label] = max(split.get(opt.label, 1), per)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
                        tuple(over), tr is not None, n_unplaced, assumed, transceivers, node_power.to("W"),
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
                        tuple(where), dict(reduced), switch_power.to("W"), {m: n for m, n in at_switches.items() if n},
                        switch_typical.to("W"), cable_bins if per_run is not None else
-                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run)
+                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run, split)

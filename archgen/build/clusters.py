@@ -52,6 +52,7 @@ class ClusterDesign:
     facility: Facility | None
     problems: tuple[tuple[tuple, str], ...]
     scale_up_trunk: Link | None = None   # a multi-rack domain's switch-to-switch link between racks
+    hall_facilities: tuple[Facility | None, ...] = ()   # each `floor.halls` entry's own facility, in floor order
 
     @property
     def path(self) -> str:
@@ -124,8 +125,10 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,
                        subject)
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
+    hall_facilities = tuple(resolve(specs, cid, h.facility, (Facility,), ("floor", "halls", k, "facility"), unresolved,
+                                    subject) for k, h in enumerate(cluster.floor.halls))
     return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
-                         su_switch, su_link, facility, tuple(problems), su_trunk)
+                         su_switch, su_link, facility, tuple(problems), su_trunk, hall_facilities)
 
 
 def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],

@@ -26,7 +26,7 @@ from archgen.checks.rack_cooling_cases import (
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scope import coolant_supply, feed_power, over_hall
 from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
-from archgen.display import quantity
+from archgen.display import kw, quantity
 from archgen.model.facility import LIQUID_CLASS_MAX
 from archgen.units import Q_
 
@@ -42,8 +42,8 @@ def cdu_capacity(ctx: Context) -> Iterator[Violation]:
         if c.cdu is not None and c.cdu_load > c.cdu.usable:
             lp = a.rack.spec.cooling.liquid
             yield Violation(path, a.rack.spec.id, ("cooling", "liquid", "cdu"),
-                            f"liquid heat {c.cdu_load.to('kW'):.1f~P} ({lp.racks_per_cdu} rack(s)) exceeds usable "
-                            f"CDU capacity {c.cdu.usable.to('kW'):.1f~P} ({c.cdu.redundancy} of {c.cdu.count})",
+                            f"liquid heat {kw(c.cdu_load)} ({lp.racks_per_cdu} rack(s)) exceeds usable "
+                            f"CDU capacity {kw(c.cdu.usable)} ({c.cdu.redundancy} of {c.cdu.count})",
                             c.cdu_load, c.cdu.usable)
 
 
@@ -128,7 +128,7 @@ def liquid_path(ctx: Context) -> Iterator[Violation]:
             continue
         if a.rack.spec.cooling.liquid is None:
             yield Violation(path, a.rack.spec.id, ("cooling",),
-                            f"{a.cooling.heat_liquid.to('kW'):.1f~P} goes to liquid but the rack has no liquid path",
+                            f"{kw(a.cooling.heat_liquid)} goes to liquid but the rack has no liquid path",
                             a.cooling.heat_liquid)
         elif a.rack.facility is not None and a.rack.facility.water is None:
             yield Violation(path, a.rack.spec.id, ("facility",),
@@ -171,14 +171,16 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
     above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
     Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
-    The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`).
+    The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`). On a floor
+    of halls each hall that names its own `facility` has its racks held to that facility's cooling instead
+    (`scope.by_hall`).
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`); for the
     air side, more air-side capacity (`air_cooling_capacity`), rear doors, or racks that put less heat in the air.
     """
-    for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
+    for path, c, at, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
                                                             "IT heat"):
-        yield Violation(path, c.cluster.spec.id, ("facility",), str(message), it, cap, severity=severity,
+        yield Violation(path, c.cluster.spec.id, at, str(message), it, cap, severity=severity,
                         public=getattr(message, "public", ""))   # `shared_hall`'s customer words
     yield from air_side(ctx.clusters, ctx.racks, lambda c: feed_power(c.metrics))
 

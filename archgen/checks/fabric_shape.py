@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from archgen import topology
 from archgen.analyse.network import count
 from archgen.checks.registry import Context, Violation
+from archgen.display import kw
 
 #: Graphs larger than this (switch vertices per plane) are not built for the failure check.
 MAX_GRAPH_SWITCHES = 20_000
@@ -62,13 +63,13 @@ def idle_core(ctx: Context) -> Iterator[Violation]:
             switch_power = (core.switch.power.max * cores).to("kW")
             optics = links.optics_power.to("kW") if links is not None else 0 * switch_power
             wired = (f", {links.links:,} spine-core links with {links.transceivers:,} transceivers "
-                     f"({optics:.1f~P})" if links is not None else "")
+                     f"({kw(optics)})" if links is not None else "")
             leaves = fa.tier_at("leaf").switches
             per_plane = " per plane" if fa.planes > 1 else ""
             said = (f"3 tiers over one pod: its {leaves} leaves{per_plane} fit under the pod's spines "
                     f"({spine.down} leaf ports each), so every leaf reaches every other through a spine and the core "
-                    f"tier carries no traffic: {cores:,} x {core.switch.id} ({switch_power:.1f~P}){wired}, "
-                    f"{(switch_power + optics):.1f~P} of IT power in all")
+                    f"tier carries no traffic: {cores:,} x {core.switch.id} ({kw(switch_power)}){wired}, "
+                    f"{kw(switch_power + optics)} of IT power in all")
             yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("tiers",),
                             f"{said}; `tiers: 2` joins these leaves through spines alone", count(fa.pods), count(2),
                             public=f"{said}; two tiers would join these leaves through spines alone")

@@ -23,6 +23,7 @@ from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUD
 from archgen.checks.registry import Severity, Violation
 from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_words
+from archgen.display import kva, kw
 from archgen.model.base import spare_units
 from archgen.model.cooling import Rated, counted, describe, stated_only, unstated
 from archgen.model.facility import OUTDOOR_KEYS
@@ -65,7 +66,7 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
     total = (sum((q for _, q in shares), own) - twice).to("kW")
     if total <= limit:
         return None
-    others = ", ".join(f"'{cid}' {q.to('kW'):.1f~P}" for cid, q in shares)
+    others = ", ".join(f"'{cid}' {kw(q)}" for cid, q in shares)
     once = f" ({once})" if once else ""
     texts = [_shared_text(hall, trial, own, others, total, once, limit, named_as, words)
              for named_as, words in ((against, False), (customer_text(against), True))]
@@ -75,17 +76,17 @@ def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit:
 def _shared_text(hall: Any, trial: bool, own: Q, others: str, total: Q, once: str, limit: Q, against: str,
                  words: bool) -> str:
     """`shared_hall`'s message, in the team's words or (`words`) the customer's: no `deployed` key or advice."""
-    over = f"{total:.1f~P}{once}, over {against} by {(total - limit).to('kW'):.1f~P}"
+    over = f"{kw(total)}{once}, over {against} by {kw(total - limit)}"
     if trial:
-        return (f"a candidate design ({own.to('kW'):.1f~P}) within {against} alone: the hall's "
+        return (f"a candidate design ({kw(own)}) within {against} alone: the hall's "
                 + ("deployed clusters do not include it" if words else "`deployed` does not list it")
                 + f", so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
-                f"{total:.1f~P}{once}, over it by {(total - limit).to('kW'):.1f~P}")
+                f"{kw(total)}{once}, over it by {kw(total - limit)}")
     if hall.deployed is not None:
         return (f"the clusters deployed together in facility '{hall.id}' ({'' if words else 'its `deployed`: '}this "
-                f"one {own.to('kW'):.1f~P}, {others}) draw {over}")
+                f"one {kw(own)}, {others}) draw {over}")
     text = (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
-            f"cluster alone ({own.to('kW'):.1f~P}) fits: each cluster is judged as if it had the hall to itself, "
+            f"cluster alone ({kw(own)}) fits: each cluster is judged as if it had the hall to itself, "
             "so if they share it the hall does not carry them")
     return text if words else (f"{text} (alternatives for one hall: check each in a run of its own; clusters "
                                "deployed together: list them in the hall's `deployed`)")
@@ -124,7 +125,7 @@ def generators_at_site(path: str, c: Any, units: Any, rated: Rated) -> Iterator[
     """
     hall, cid = c.cluster.facility, c.cluster.spec.id
     nominal = units.real(load_pf(hall))   # kVA x power factor where rated in kVA (PWR011 skips these where None)
-    stated = f"generator sets of {nominal.to('kW'):.1f~P}"
+    stated = f"generator sets of {kw(nominal)}"
     if rated.capacity is None:
         _, limit, value = rated.unmet[0]
         rows = f"; its {len(units.derating)} derating row(s) do not cover them" if units.derating else ""
@@ -276,11 +277,11 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
                                        "and air together) but no air-side capacity, so whether its air side takes "
                                        "that heat is not known")
             continue
-        against = f"facility '{hall.id}''s air-side cooling capacity {cap.to('kW'):.1f~P}"
+        against = f"facility '{hall.id}''s air-side cooling capacity {kw(cap)}"
         fed = feed_power(c)
         rest = None if fed is None else max(fed - heat.total, 0 * heat.total)
         if heat.air > cap:
-            yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {(heat.air - cap).to('kW'):.1f~P}"
+            yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {kw(heat.air - cap)}"
                             f"{alone(c)}",
                             heat.air, cap.to("kW"))
         elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
@@ -290,7 +291,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         elif rest is None or heat.air + rest > cap:
             why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
                    if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "
-                   f"{rest.to('kW'):.1f~P} of heat whose medium no spec states, over it if it goes to air")
+                   f"{kw(rest)} of heat whose medium no spec states, over it if it goes to air")
             yield Violation(path, cid, ("facility",), f"not judged: {air} is within {against}, but {why}",
                             heat.air, cap.to("kW"), severity="info")
 
@@ -310,15 +311,16 @@ def wasted_units(fac: Any) -> Iterator[Violation]:
                                      ("utility_units", "utility feeds", feeds.utility, feeds.utility_units)):
         if units is None or red is None:
             continue
-        real = units.real(load_pf(fac))   # a kVA rating with no power factor is counted in kVA (PWR011 warns)
+        real = units.real(load_pf(fac))   # utility feeds in kVA with no power factor: in kVA (PWR011 warns)
         n, each = units.count, real.to("kW") if real is not None else units.capacity.to("kVA")
+        size = kw if real is not None else kva
         usable = max(n - spare_units(red, n), 0)
         if red == "N+N" and n % 2:
             side = (n + 1) // 2
-            message = (f"N+N (2N) with an odd number of {label} ({n} x {each:.1f~P}): the sides cannot be equal, so "
-                       f"the smaller, {usable} x {each:.1f~P}, is what PWR011 counts, as {n - 1} would give: the "
-                       f"{nth(n)} adds no usable capacity ({n + 1} give {side} a side, {side * each:.1f~P}; N+1 of {n}"
-                       f" gives {(n - 1) * each:.1f~P})")
+            message = (f"N+N (2N) with an odd number of {label} ({n} x {size(each)}): the sides cannot be equal, so "
+                       f"the smaller, {usable} x {size(each)}, is what PWR011 counts, as {n - 1} would give: the "
+                       f"{nth(n)} adds no usable capacity ({n + 1} give {side} a side, {size(side * each)}; N+1 of {n}"
+                       f" gives {size((n - 1) * each)})")
         elif usable == 0:
             message = (f"{red} of {n} {label} holds every one back as a spare: none is left to carry the load "
                        "(PWR011 counts 0 kW)")

@@ -16,7 +16,6 @@ fit in. Where a `load_step_limit` is stated and the cluster's IT power is not, t
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,16 +34,12 @@ UNSMOOTHED_WORDS = ("the swing's ramp rate and frequency are not judged: the des
                     "and no power smoothing or site energy storage for the hall")
 
 
-#: This module's powers in kW, with thousands separators (`display.kw`).
-_kw = functools.partial(kw, grouped=True)
-
-
 def _over(hall: Any, what: Q) -> tuple[str, str]:
     """`what` over the distribution's efficiency, in the team's and the customer's words ("" where none is stated)."""
     eff = hall.feeds.distribution_efficiency
     if eff is None:
         return "", ""
-    at = f"{_kw(ups_output(what, hall))} over the distribution's efficiency {float(eff):g} below the UPS"
+    at = f"{kw(ups_output(what, hall))} over the distribution's efficiency {float(eff):g} below the UPS"
     return f", {at} (`feeds.distribution_efficiency`)", f", {at}"
 
 
@@ -75,12 +70,12 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
     sm = hall.feeds.power_smoothing
     floor = sm.floor if sm is not None else None
     ramped = sm is not None and sm.ramp_up is not None and sm.ramp_down is not None
-    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {_kw(limit)}"
-    words = f"the {_kw(limit)} load step facility '{hall.id}''s supply accepts"
+    stated = f"facility '{hall.id}''s `feeds.load_step_limit` {kw(limit)}"
+    words = f"the {kw(limit)} load step facility '{hall.id}''s supply accepts"
     whole, whole_w = _over(hall, it_power)
     if sm is None:   # the hall states no smoothing: the step is at most the IT power (newuser70's words)
         step = ups_output(it_power, hall).to("kW")
-        text = f"a job's start or stop steps the load by at most the cluster's IT power {_kw(it_power)}"
+        text = f"a job's start or stop steps the load by at most the cluster's IT power {kw(it_power)}"
         if step <= limit:
             margin, margin_w = _margin(hall, step, limit)
             return Violation(path, cid, ("facility",), f"{text}{whole}, within {stated}{margin}; {UNSMOOTHED}",
@@ -95,12 +90,12 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
                          f"floor), so whether it exceeds the limit is not known; {UNSMOOTHED_WORDS}")
     depth = it_power * (1 - float(floor)) if floor is not None else None
     deep, deep_w = _over(hall, depth) if depth is not None else ("", "")
-    swing, swing_w = (f"a training step's swing is at most the IT power {_kw(it_power)} x (1 - the smoothing's floor "
-                      f"{floor:g}) = {_kw(depth)}" if depth is not None else "a training step's swing is not "
+    swing, swing_w = (f"a training step's swing is at most the IT power {kw(it_power)} x (1 - the smoothing's floor "
+                      f"{floor:g}) = {kw(depth)}" if depth is not None else "a training step's swing is not "
                       f"provided ({no_floor}), so at most the whole IT power" for no_floor in (
                           "`feeds.power_smoothing` states no `floor`", "the power smoothing states no floor"))
     ends, ends_w = ("a job's start or stop ramps at the smoothing's " + ramps if ramped else
-                    f"a job's start or stop steps the load by up to the IT power {_kw(it_power)}{w} (the smoothing "
+                    f"a job's start or stop steps the load by up to the IT power {kw(it_power)}{w} (the smoothing "
                     f"states no {ramps})" for ramps, w in (("`ramp_up` and `ramp_down`", whole),
                                                            ("ramp-up and ramp-down rates", whole_w)))
     if depth is not None and (at := ups_output(depth, hall).to("kW")) > limit:
@@ -112,10 +107,10 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
         return Violation(path, cid, ("facility",), f"{swing}{deep}; {ends}: within {stated}{margin}", bound,
                          limit.to("kW"), severity="info",
                          public=f"{swing_w}{deep_w}; {ends_w}: within {words}{margin_w}")
-    return Violation(path, cid, ("facility",), f"not provided: {swing}{deep}; {ends}: a step of up to {_kw(bound)}, "
+    return Violation(path, cid, ("facility",), f"not provided: {swing}{deep}; {ends}: a step of up to {kw(bound)}, "
                      f"above {stated}, whose size rests on the draw the load falls to, which no spec states",
                      bound, limit.to("kW"), severity="warning", public=f"not provided: {swing_w}{deep_w}; {ends_w}: a "
-                     f"step of up to {_kw(bound)}, above {words}, whose size rests on the draw the load falls to, "
+                     f"step of up to {kw(bound)}, above {words}, whose size rests on the draw the load falls to, "
                      "which the design does not state")
 
 
@@ -129,13 +124,13 @@ def step_unknown(path: str, c: Any, limit: Q) -> Violation:
     hall, cid = c.cluster.facility, c.cluster.spec.id
     floor, why = it_floor(c)
     why = why or f"{cid}'s IT power is not provided"
-    racks = (f"; the racks' own IT power, {_kw(floor)}, is a floor under the IT power, not a bound on the step, "
+    racks = (f"; the racks' own IT power, {kw(floor)}, is a floor under the IT power, not a bound on the step, "
              "whose draw the load falls to no spec states" if floor is not None else "")
     text = ("not provided: a job's start or stop steps the load by at most the cluster's IT power, which is not "
             f"provided ({why}){racks}, so whether the step is within ")
-    return Violation(path, cid, ("facility",), f"{text}facility '{hall.id}''s `feeds.load_step_limit` {_kw(limit)} is "
+    return Violation(path, cid, ("facility",), f"{text}facility '{hall.id}''s `feeds.load_step_limit` {kw(limit)} is "
                      f"not known; {UNSMOOTHED}", None, limit.to("kW"), severity="warning",
-                     public=f"{text}the {_kw(limit)} load step facility '{hall.id}''s supply accepts is not known; "
+                     public=f"{text}the {kw(limit)} load step facility '{hall.id}''s supply accepts is not known; "
                      f"{UNSMOOTHED_WORDS}")
 
 
@@ -200,18 +195,18 @@ def hall_step(clusters: dict[str, Any], path: str, c: Any) -> Violation | None:
     total = sum((q for q in bounds.values() if q is not None), own).to("kW")
     if total <= limit:
         return None
-    named = ", ".join(f"'{cid}' {_kw(q)}" if q is not None else f"'{cid}' not provided" for cid, q in bounds.items())
-    head = (f"not provided: with the clusters counted with it in facility '{hall.id}' (this one {_kw(own)}, {named}) "
-            f"the hall's load steps by up to {_kw(total)} if their jobs start or stop together (a fault or restart "
+    named = ", ".join(f"'{cid}' {kw(q)}" if q is not None else f"'{cid}' not provided" for cid, q in bounds.items())
+    head = (f"not provided: with the clusters counted with it in facility '{hall.id}' (this one {kw(own)}, {named}) "
+            f"the hall's load steps by up to {kw(total)} if their jobs start or stop together (a fault or restart "
             "common to them), above ")
-    tail = (f" by {_kw(total - limit)}; each cluster's step is judged alone, and whether theirs coincide no spec "
+    tail = (f" by {kw(total - limit)}; each cluster's step is judged alone, and whether theirs coincide no spec "
             "states")
     advice = "" if hall.deployed is not None else (" (alternatives for one hall: check each in a run of its own; "
                                                    "clusters deployed together: list them in the hall's `deployed`)")
     return Violation(path, c.cluster.spec.id, ("facility",),
-                     f"{head}facility '{hall.id}''s `feeds.load_step_limit` {_kw(limit)}{tail}{advice}", total,
+                     f"{head}facility '{hall.id}''s `feeds.load_step_limit` {kw(limit)}{tail}{advice}", total,
                      limit.to("kW"), severity="warning" if hall.deployed is not None else "info",
-                     public=f"{head}the {_kw(limit)} load step the hall's supply accepts{tail}")
+                     public=f"{head}the {kw(limit)} load step the hall's supply accepts{tail}")
 
 
 def swing_judged(path: str, c: Any, it_power: Q | None) -> Iterator[Violation]:

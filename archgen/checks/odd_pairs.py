@@ -14,6 +14,7 @@ from typing import Any
 
 from archgen.checks.hall_figures import nth
 from archgen.checks.registry import Violation
+from archgen.display import kw
 from archgen.model.base import spare_units
 from archgen.units import Q_, Q
 
@@ -54,8 +55,7 @@ def _odd(path: str, rid: str, key: tuple, label: str, n: int, each: Q | None, at
         sizes, side, n_plus_1 = f"{n}, capacity not provided", f"{usable} of them", f"{n - 1} of them"
     else:
         e = each.to("kW")
-        sizes, side, n_plus_1 = f"{n} x {e:.1f~P}{at}", f"{usable} x {e:.1f~P} = {e * usable:.1f~P}", \
-            f"{e * (n - 1):.1f~P}"
+        sizes, side, n_plus_1 = f"{n} x {kw(e)}{at}", f"{usable} x {kw(e)} = {kw(e * usable)}", kw(e * (n - 1))
     return Violation(path, rid, key, f"N+N with an odd number of {label} ({sizes}): the smaller side, {side}, "
                      f"carries the load alone, as {n - 1} would give; the {nth(n)} adds no usable capacity (N+1 "
                      f"of {n}: {n_plus_1})", Q_(usable, ""), Q_(n, ""))

@@ -29,6 +29,7 @@ from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import count
 from archgen.analyse.upper_tiers import pod_spines
 from archgen.checks.registry import Context, Violation
+from archgen.display import kw
 from archgen.model.fabrics import FatTree
 from archgen.units import Q_, Q
 
@@ -133,7 +134,7 @@ def partial_pods(ctx: Context) -> Iterator[Violation]:
                             f"{found.cores:,} cores could be {found.spines_needed:,} and {found.cores_needed:,} "
                             f"in core groups of one spine per pod ({found.cores_by_ports:,} by ports alone: "
                             f"{found.core_links_needed:,} links / {core.down}): {', '.join(parts)} more, "
-                            f"{total:.1f~P} of IT power "
+                            f"{kw(total)} of IT power "
                             f"(switches at maximum); the only other sign is the spine oversubscription "
                             f"{fa.oversubscription.get('spine', 1.0):.2f}",
                             count(found.spines + found.cores), count(found.spines_needed + found.cores_needed))

@@ -3,9 +3,8 @@
 The chain must be written so that no placed unit is left out (PWR009), and a cluster whose power rests on figures
 its parts list as `unconfirmed:` says so (PWR012).
 
-Each check's rule and documentation is here; most of their findings are the helpers' they name (one rack's
-conversion stages `checks.conversion_stages`', its placed units `checks.power_placement`', a hall's figures
-`checks.hall_figures`').
+Each check's rule and documentation is here; most findings are the named helpers' (one rack's conversion stages
+`checks.conversion_stages`', its placed units `checks.power_placement`', a hall's figures `checks.hall_figures`').
 """
 
 from __future__ import annotations
@@ -163,12 +162,13 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
     Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). Where the
     hall lists `deployed` clusters their sum is judged (an error on each); one not listed is a candidate judged alone
     (an info finding where the deployed ones and it would exceed the hall). Without `deployed`, a cluster within it
-    alone is a warning where the clusters of the run naming the hall exceed it together (`shared_hall`).
+    alone is a warning where the clusters of the run naming the hall exceed it together (`shared_hall`). A hall of
+    `floor.halls` naming its own `facility` holds its racks to it instead (`scope.by_hall`).
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
-    for path, c, _, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
-        yield Violation(path, c.cluster.spec.id, ("facility",), str(message), it, cap, severity=severity,
+    for path, c, at, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
+        yield Violation(path, c.cluster.spec.id, at, str(message), it, cap, severity=severity,
                         public=getattr(message, "public", ""))   # `shared_hall`'s customer words
 
 

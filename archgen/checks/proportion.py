@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from archgen.analyse.network import count
 from archgen.checks.registry import Context, Severity, Violation
 from archgen.checks.scope import it_floor
+from archgen.display import kw
 from archgen.model import Switch
 from archgen.units import Q
 
@@ -46,14 +47,14 @@ def violations(ctx: Context) -> Iterator[Violation]:
             # no floor under the share: the transceivers' unknown draw adds to both network and IT power
             yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",), f"network power share not judged: "
                             f"{unknown}, and it adds to both sides of the share (the racks alone draw "
-                            f"{floor.to('kW'):.1f~P})", severity="info")
+                            f"{kw(floor)})", severity="info")
         if net is not None and it is not None and it.magnitude > 0:
             share = float((net / it).to("").magnitude)
             if share > NETWORK_SHARE:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("fabrics",),
-                                f"network power {net.to('kW'):.1f~P} (every fabric's switches at maximum, switches "
+                                f"network power {kw(net)} (every fabric's switches at maximum, switches "
                                 f"placed beyond them, every transceiver with the NIC ends; not the scale-up "
-                                f"switches) is {share:.1%} of the IT power {it.to('kW'):.1f~P} (which holds "
+                                f"switches) is {share:.1%} of the IT power {kw(it)} (which holds "
                                 f"each once), above {NETWORK_SHARE:.0%}", count(share),
                                 count(NETWORK_SHARE))
         for fa in c.fabrics:
@@ -127,8 +128,8 @@ def _surplus_cost(switch: Switch, surplus: int, it_power: Q | None) -> tuple[str
     """
     power = (switch.power.max * surplus).to("kW")
     if it_power is None or not it_power.magnitude:
-        return f": {surplus:,} unused, {power:.1f~P} at maximum", "info"
+        return f": {surplus:,} unused, {kw(power)} at maximum", "info"
     share = float((power / it_power).to("").magnitude)
     over = share > SURPLUS_SHARE
-    return (f": {surplus:,} unused draw {power:.1f~P} at maximum, {share:.1%} of the IT power "
+    return (f": {surplus:,} unused draw {kw(power)} at maximum, {share:.1%} of the IT power "
             f"({'above' if over else 'within'} {SURPLUS_SHARE:.0%})"), "warning" if over else "info"

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from archgen.analyse.air_direction import slot_air
 from archgen.analyse.cdu_loss import cdu_loss
 from archgen.checks.registry import Context, Violation
+from archgen.display import kw
 from archgen.units import Q
 
 
@@ -28,12 +29,12 @@ def lost_cdu(ctx: Context) -> Iterator[Violation]:
         if not loss.left:
             yield Violation(path, rid, ("cooling", "liquid", "cdu_redundancy"),
                             f"redundancy N with one CDU: losing it stops the liquid cooling of {group} "
-                            f"({loss.load:.1f~P})", loss.load, loss.capacity, severity="warning")
+                            f"({kw(loss.load)})", loss.load, loss.capacity, severity="warning")
             continue
         said = []
         if "capacity" in loss.short:
             said.append(f"{loss.left} × {(loss.capacity / loss.left).to('kW'):.0f~P} = {loss.capacity:.0f~P} for "
-                        f"{loss.load:.1f~P}")
+                        f"{kw(loss.load)}")
         if "flow" in loss.short and loss.each_flow is not None:
             said.append(f"{loss.each_flow:.0f~P} of secondary flow from each against its rated {loss.unit_flow:.0f~P}")
         yield Violation(path, rid, ("cooling", "liquid", "cdu_redundancy"),
@@ -52,12 +53,12 @@ def rack_air(ctx: Context) -> Iterator[Violation]:
         if hall is None or air.magnitude <= 0:
             continue
         rid, cap = a.rack.spec.id, hall.air_cooling_per_rack
-        heat = f"the rack's heat to air {air:.1f~P}" + (" (after its rear door)" if a.cooling.rear_door else "")
+        heat = f"the rack's heat to air {kw(air)}" + (" (after its rear door)" if a.cooling.rear_door else "")
         if cap is None:
             total = hall.air_cooling_capacity
-            why = (f"its hall-wide air_cooling_capacity {total.to('kW'):.1f~P} is judged against its clusters' racks "
+            why = (f"its hall-wide air_cooling_capacity {kw(total)} is judged against its clusters' racks "
                    "(COOL009)" if total is not None else "nor an air_cooling_capacity: the air side is not provided")
-            said = (f"its hall-wide air-side capacity {total.to('kW'):.1f~P} is judged against its clusters' racks "
+            said = (f"its hall-wide air-side capacity {kw(total)} is judged against its clusters' racks "
                     "(COOL009)" if total is not None else "nor a hall-wide one: the air side is not provided")
             yield Violation(path, rid, ("facility",), f"not judged: {heat}; facility '{hall.id}' states no "
                             f"air_cooling_per_rack, {why}", air, None, severity="info",
@@ -65,7 +66,7 @@ def rack_air(ctx: Context) -> Iterator[Violation]:
                                    f"{said}")
         elif air > cap:
             yield Violation(path, rid, ("facility",), f"{heat} exceeds facility '{hall.id}''s air-side capacity "
-                            f"per rack {cap.to('kW'):.1f~P} by {(air - cap).to('kW'):.1f~P}", air, cap.to("kW"))
+                            f"per rack {kw(cap)} by {kw(air - cap)}", air, cap.to("kW"))
 
 
 def against_aisles(ctx: Context) -> Iterator[Violation]:
@@ -120,12 +121,12 @@ def rack_air_flow(ctx: Context) -> Iterator[Violation]:
         if c.rated_needed > rated.flow:
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
                             f"systems move {_air(rated.flow)} of air; {_air(c.rated_needed)} are needed for their "
-                            f"{rated.heat.to('kW'):.1f~P} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}{rest}",
+                            f"{kw(rated.heat)} at ΔT {a.rack.spec.cooling.air.delta_t:~P}{high}{rest}",
                             rated.flow, c.rated_needed)
         elif rest:
             yield Violation(path, a.rack.spec.id, ("cooling", "air", "delta_t"),
                             f"systems stating an air flow move {_air(rated.flow)}, enough for their "
-                            f"{rated.heat.to('kW'):.1f~P} ({_air(c.rated_needed)} needed){rest}", rated.flow,
+                            f"{kw(rated.heat)} ({_air(c.rated_needed)} needed){rest}", rated.flow,
                             c.rated_needed, severity="info")
 
 

@@ -31,7 +31,7 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
     An in-memory checkpoint (`checkpoint.in_memory`) is kept in host memory, each node holding its own shard and a
     replica of a peer's (Gemini, SOSP 2023, with its default of two replicas): 2 x checkpoint / nodes per node,
     against the compute node's `host_memory.capacity` (not judged where the node states none); its storage is not
-    where it goes.
+    where it goes, though the copies it persists there (`checkpoint.keep`, where stated) and its dataset are.
 
     On the storage, the checkpoints a retention policy keeps at once (`checkpoint.keep`, the one being written
     counted) and the dataset where it states a `size` are judged together against `storage.capacity`; without
@@ -42,15 +42,15 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
     """
     for path, r, g in _jobs(ctx):
         cluster = ctx.design.specs.get(r.estimate.cluster) if r.estimate else None
-        if r.workload.checkpoint.in_memory:
+        in_memory = r.workload.checkpoint.in_memory
+        if in_memory:   # its checkpoints in host memory; the copies it keeps on the storage and its dataset below
             yield from _in_memory_fits(ctx, path, g)
-            continue
         storage = cluster.storage if isinstance(cluster, Cluster) else None
         need, counted, public = capacity_needed(r.workload, g.checkpoint_size)
         if cluster is None or storage is None or need <= storage.capacity.m_as("B"):
             continue
         rest = f" the {storage.capacity:~P} of {cluster.id}'s checkpoint storage"
-        if need == g.checkpoint_size and r.workload.checkpoint.keep is None:   # one checkpoint: as before
+        if need == g.checkpoint_size and r.workload.checkpoint.keep is None and not in_memory:   # one checkpoint
             yield Violation(path, cluster.id, ("storage", "capacity"),
                             f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit{rest}",
                             Q_(need, "B").to("TB"), storage.capacity.to("TB"))
@@ -362,7 +362,8 @@ def dataset_reads_fit(ctx: Context) -> Iterator[Violation]:
     stated `read_bandwidth`, times `read_efficiency` where given, bounded by the storage's ports, the leaf uplinks
     and the job's nodes' ports to storage). Above it the GPUs wait for data, which the step time does not include.
     Judged alone: the checkpoint writes and restores share that bandwidth, and are timed as if they did not. Not
-    judged without `dataset:`, nor for an in-memory checkpoint (its restore does not read the storage).
+    judged without `dataset:`. An in-memory checkpoint's restore reads its peers, not the storage; its data loaders
+    are judged against the storage's delivered read bandwidth bounded by the job's nodes' ports to it.
 
     Fix: add storage read bandwidth (`storage.read_bandwidth`, its ports on the storage fabric, the nodes' storage
     NICs), or cache the data on the nodes' local drives and state what the job then reads from the storage.

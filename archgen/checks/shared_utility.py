@@ -13,7 +13,6 @@ The connection is counted at its stated capacity: no redundancy is held back (no
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,9 +23,6 @@ from archgen.checks.hall_figures import generator_load
 from archgen.checks.registry import Context, Violation
 from archgen.display import kw
 from archgen.units import Q_
-
-#: This module's powers in kW, with thousands separators (`display.kw`).
-_kw = functools.partial(kw, grouped=True)
 
 
 def shared_connection(ctx: Context) -> Iterator[Violation]:
@@ -42,12 +38,12 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
         if conn is None:
             continue
         named, subject = halls[conn.id], c.cluster.spec.id
-        where = f"utility connection '{conn.id}' ({_kw(conn.capacity)}, facility '{hall.id}''s feeds.shared_utility)"
-        said = f"utility connection '{conn.id}' ({_kw(conn.capacity)}, as facility '{hall.id}' states it)"
+        where = f"utility connection '{conn.id}' ({kw(conn.capacity)}, facility '{hall.id}''s feeds.shared_utility)"
+        said = f"utility connection '{conn.id}' ({kw(conn.capacity)}, as facility '{hall.id}' states it)"
         other = {h.id: h.feeds.shared_utility.capacity for h in named.values()
                  if h.feeds.shared_utility.capacity != conn.capacity}
         if other:
-            states = ", ".join(f"facility '{h}' states {_kw(q)}" for h, q in sorted(other.items()))
+            states = ", ".join(f"facility '{h}' states {kw(q)}" for h, q in sorted(other.items()))
             yield Violation(path, subject, ("facility",), f"{where}: {states} for the same connection: state one "
                             "capacity in every hall that shares it",
                             public=f"{said}: {states} for the same connection, so its capacity is not known")
@@ -82,14 +78,14 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
         twice, once = shared_storage([o for _, group in groups for o in group], draw=lambda o: storage_draw(o) *
                                      generator_factor(o.cluster.facility))
         total = (sum((q for _, q in sums), Q_(0.0, "kW")) - twice).to("kW")
-        each = "; ".join([f"facility '{h}' {_kw(q)}" for h, q in sums] + [n for n in (recharged, once) if n])
+        each = "; ".join([f"facility '{h}' {kw(q)}" for h, q in sums] + [n for n in (recharged, once) if n])
         what = f"the facility power of the clusters deployed in the {len(sums)} hall(s) of the run naming it ({each})"
         if total > conn.capacity:
-            yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} exceeds {where}, counted at its "
+            yield Violation(path, subject, ("facility",), f"{what}: {kw(total)} exceeds {where}, counted at its "
                             "stated capacity", total, conn.capacity.to("kW"),
-                            public=f"{what}: {_kw(total)} exceeds {said}, counted at its stated capacity")
+                            public=f"{what}: {kw(total)} exceeds {said}, counted at its stated capacity")
         else:
             rest = ", counted at its stated capacity with no redundancy held back, at the maximum draw held steady " \
                 "(PWR022)"
-            yield Violation(path, subject, ("facility",), f"{what}: {_kw(total)} within {where}{rest}", total,
-                            conn.capacity.to("kW"), severity="info", public=f"{what}: {_kw(total)} within {said}{rest}")
+            yield Violation(path, subject, ("facility",), f"{what}: {kw(total)} within {where}{rest}", total,
+                            conn.capacity.to("kW"), severity="info", public=f"{what}: {kw(total)} within {said}{rest}")

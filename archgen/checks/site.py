@@ -1,12 +1,12 @@
-"""SITE: a cluster over several halls of a site (`floor.halls`): runs between halls, and each hall's own draw.
+"""SITE: a cluster over several halls of a site (`floor.halls`): runs between halls, each hall's draw, its leaves.
 
 The floor's halls place racks on the site plan (`model/site.py`), so a run between halls gets its length, its link
-option and CAB001's reach check as any other run. Two things a campus planner reads are not modelled, and these
-checks say so with the figures the specs give rather than pass them silently: the propagation delay of the longer
-runs, which no collective latency in the estimate includes, and the power each hall draws, which the one
-`facility` a cluster names judges as a whole.
+option and CAB001's reach check as any other run, and a hall that names its own facility has its racks judged
+against it (PWR010, COOL009: `scope.by_hall`). What a campus planner reads that is not modelled, these checks say
+with the figures the specs give rather than pass silently: the propagation delay of the longer runs, which no
+collective latency in the estimate includes (SITE001); the draw of each hall that names no facility, which none
+judges (SITE002); and leaves that serve node racks of another hall, which placement does not keep apart (SITE003).
 """
-
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -60,34 +60,68 @@ def runs_between_halls(ctx: Context) -> Iterator[Violation]:
 
 @check("SITE002", "site.hall_power", severity="warning")
 def hall_power(ctx: Context) -> Iterator[Violation]:
-    """A cluster over several halls has each hall's power and cooling judged on its own: not modelled, so said.
+    """Each hall of a site that names no facility of its own has its racks' draw judged by none: said, with it.
 
-    A cluster names one `facility`, and PWR010, PWR011 and COOL009 hold the whole cluster's IT power to that one
-    hall's capacities, though each building of a campus has its own substation, UPS, generators and cooling plant.
-    On a floor of several halls holding racks, this warning gives each hall's racks' own draw (their equipment and
-    in-rack cooling units, at maximum; the transceivers of switch ends outside systems, the switches in no rack and
-    the storage are not split by hall) and says that no hall's own supply is judged.
+    A building of a campus has its own substation, UPS, generators and cooling plant. A hall of `floor.halls` that
+    names its `facility` has its racks' draw (`hall_power.<hall>`) held to that facility's critical IT power and
+    cooling (PWR010, COOL009); on a floor of several halls holding racks, this warning names each hall that names
+    none, with its racks' own draw (their equipment and in-rack cooling units, at maximum; the transceivers of switch
+    ends outside systems, the switches in no rack and the storage are not split by hall), and says that its supply
+    and cooling are not judged, the cluster's one `facility` judging the whole cluster where no hall names its own.
 
-    Fix: state each building as its own cluster in its own facility where its power must be judged, or size each
-    hall's supply from these figures outside archgen and waive this finding with that reason.
+    Fix: name each building's facility in its hall (`floor.halls[].facility`), or size the hall's supply from these
+    figures outside archgen and waive this finding with that reason.
     """
     for path, c in ctx.clusters.items():
-        halls = c.cluster.spec.floor.halls
-        if len(halls) < 2 or not c.cluster.instances:
-            continue
-        draw = [Q_(0.0, "kW") for _ in halls]
-        for i in c.cluster.instances:
-            a = ctx.racks.get(f"rack/{i.rack.spec.id}")
-            if a is not None:
-                draw[i.hall] = draw[i.hall] + a.power.equipment + a.power.other_power
-        used = [k for k, h in enumerate(halls) if any(i.hall == k for i in c.cluster.instances)]
-        if len(used) < 2:
+        halls, m = c.cluster.spec.floor.halls, c.metrics
+        used = [k for k, h in enumerate(halls) if f"hall_power.{h.id}" in m]
+        own = c.cluster.hall_facilities
+        bare = [k for k in used if k >= len(own) or own[k] is None]
+        if len(used) < 2 or not bare:
             continue
         fac = c.cluster.facility
-        judged = (f"facility '{fac.id}' judges the whole cluster as one hall (PWR010, PWR011, COOL009)"
-                  if fac is not None else "the cluster names no facility")
-        each = ", ".join(f"{halls[k].id} {draw[k].to('kW').m:,.1f} kW" for k in used)
+        judged = ("another hall names its own, so the cluster's `facility` judges none of them (PWR010, COOL009)"
+                  if any(own) else f"facility '{fac.id}' judges the whole cluster as one hall (PWR010, PWR011, "
+                  "COOL009)" if fac is not None else "the cluster names no facility")
+        each = ", ".join(f"{halls[k].id} {m[f'hall_power.{halls[k].id}'].to('kW').m:,.1f} kW" for k in bare)
         yield Violation(path, c.cluster.spec.id, ("floor", "halls"),
-                        f"{len(used)} halls hold the cluster's racks, whose own draw by hall is {each} (at maximum; "
-                        f"optics outside systems, switches in no rack and storage not split by hall); {judged}: "
-                        "no hall's own power or cooling is judged", count(len(used)), count(1))
+                        f"{len(bare)} of the {len(used)} halls holding the cluster's racks name no facility of their "
+                        f"own; their racks' own draw is {each} (at maximum; optics outside systems, switches in no "
+                        f"rack and storage not split by hall); {judged}: no such hall's own power or cooling is "
+                        "judged", count(len(bare)), count(0))
+
+
+@check("SITE003", "site.leaves_across_halls", severity="warning")
+def leaves_across_halls(ctx: Context) -> Iterator[Violation]:
+    """A leaf switch serves node racks of its own hall: leaves whose access links reach into another hall are named.
+
+    Placement fills each fabric's leaves in rack order without regard to halls (`floor.halls`), so a leaf group can
+    straddle two buildings: its access links (node to leaf, the shortest tier, sized for in-row runs) then cross the
+    site, take the long-reach option or exceed every option's reach (CAB001), and a hall's nodes depend on a switch
+    powered and cooled in another. For each fabric this warning names the leaves (the rack each stands in, its hall)
+    with access links to node racks of another hall, and their count and longest run.
+
+    Fix: size the units so that each hall holds whole leaf groups (a fabric's `group` unit per hall), or place each
+    hall's leaves in a rack type of that hall; waive it where the cross-hall access links are intended.
+    """
+    for path, c in ctx.clusters.items():
+        halls, cab = c.cluster.spec.floor.halls, c.cabling
+        if len(halls) < 2 or cab is None or not c.cluster.instances:
+            continue
+        hall, names = rack_halls(c.cluster), [i.name for i in c.cluster.instances]
+        for tr in cab.runs:
+            if tr.b_switch is None:
+                continue
+            cross = (tr.a_rack >= 0) & (tr.b_rack >= 0)
+            cross[cross] = hall[tr.a_rack[cross]] != hall[tr.b_rack[cross]]
+            if not cross.any():
+                continue
+            leaves = sorted({(int(s), int(r)) for s, r in zip(tr.b_switch[cross], tr.b_rack[cross], strict=True)})
+            shown = "; ".join(f"leaf {s} in {names[r]}, hall {halls[hall[r]].id}" for s, r in leaves[:4])
+            more = f" and {len(leaves) - 4} more" if len(leaves) > 4 else ""
+            fa = next((f for f in c.fabrics if f.fabric.spec.id == tr.fabric), None)
+            at = ("layout",) if fa is None else fa.fabric.owner_path + ("leaf",)
+            yield Violation(path if fa is None else fa.fabric.path, c.cluster.spec.id, at,
+                            f"{tr.fabric} {tr.tier}: {len(leaves)} leaf switch(es) serve node racks of another hall "
+                            f"({shown}{more}): {int(tr.weight[cross].sum()):,} access link(s) cross halls, the "
+                            f"longest {float(tr.length[cross].max()):.1f} m", count(len(leaves)), count(0))

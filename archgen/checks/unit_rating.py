@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.checks.registry import Violation
-from archgen.display import kw
+from archgen.display import kva, kw
 from archgen.units import apparent_power
 
 
@@ -34,7 +34,7 @@ def rating_words(units: Any, hall: Any, words: bool = False) -> str:
             return kw(cap)
         return f"{kw(cap)} ({kw(real)} at the load's power factor {load:g}" + ("" if words else
                                                                                 ", `feeds.power_factor`") + ")"
-    written = f"{cap.to('kVA').magnitude:.1f} kVA"
+    written = kva(cap)
     if real is None:
         return f"{written} (real power not provided: no power factor stated)"
     rated = units.power_factor
@@ -45,11 +45,15 @@ def rating_words(units: Any, hall: Any, words: bool = False) -> str:
 
 
 def kva_not_provided(path: str, c: Any, key: str, label: str, kind: str, units: Any) -> Violation:
-    """PWR011's warning where the hall's units are rated in kVA and no power factor makes that real power."""
+    """PWR011's warning where the hall's utility feeds are rated in kVA and no power factor makes that real power.
+
+    Utility feeds only: UPS modules and generator sets rated in kVA are refused without their own rated power factor
+    (`model.facility._KVA_RATED`, review39), so `Units.real` gives them a real power whatever the load's.
+    """
     hall = c.cluster.facility
-    field = {"ups": "ups_units", "generators": "generator_units"}.get(key, f"{key}_units")
+    field = f"{key}_units"
     head = (f"not provided: facility '{hall.id}''s {label} {kind} are rated {units.count} x "
-            f"{units.capacity.to('kVA').magnitude:.1f} kVA")
+            f"{kva(units.capacity)}")
     tail = "is stated: the real power they carry is not known, so the load is not judged against them"
     return Violation(path, c.cluster.spec.id, ("facility",), f"{head} (`feeds.{field}`), an apparent power, and "
                      f"neither their rated power factor (`feeds.{field}.power_factor`) nor the load's "

@@ -3,13 +3,18 @@
 After a ride-through on batteries every UPS module recharges its battery from its input, the generator sets or the
 utility, on top of the IT and mechanical load they carry. Datasheets state the charger's limit, and it is a large
 share of the rating: Eaton's 91PS/93PS 8-40 kW User's and Installation Guide (P-164000493 rev 006, Table 33: "The
-maximum charge current is 25 A per one 20 kW UPM", limited to 15 A above 80 % load); Vertiv's Liebert APM2 30-120 kVA
-User Manual (2023, Table 12.5: maximum charging current "35*4" A at 120 kVA); Schneider Electric's Galaxy VL
-specifications for the 200 kW UPS at 400 V (maximum input current 359 A against 299 A nominal, the difference the
-charger's). No figure is defaulted: a hall states each module's charging power (`feeds.ups_recharge`), which
-`analyse.facility.generator_power` adds once to the generator and utility load (`recharge_excess` takes the copies
-back out of a sum over the hall's clusters); without it the finding here says it is left out, with the margin the
-recharge would have to fit in.
+maximum charge current is 25 A per one 20 kW UPM"; configurable 1-25 A, "at > 80% load limited to 15 A");
+Vertiv's Liebert APM2 30-120 kVA User Manual (2023, Table 12.5: maximum charging current "35*4" A at 120 kVA);
+Schneider Electric's Galaxy VL specifications for the 200 kW UPS at 400 V state a maximum input current of 359 A
+against 299 A nominal, but not what the difference is made of (it covers the charger and a low input voltage alike),
+so no charging power is read from it. No figure is defaulted: a hall states each module's charging power
+(`feeds.ups_recharge`), which `analyse.facility.generator_power` adds once to the generator and utility load
+(`recharge_excess` takes the copies back out of a sum over the hall's clusters); without it the finding here says it
+is left out, with the margin the recharge would have to fit in.
+
+The charging power is added in full on top of the full load: an upper bound, not the draw. A charger may hold back
+at high load (the 93PS's 25 A falls to 15 A above 80 % load, Table 33) and its current decays as the battery fills;
+the messages say "at most" (`recharge_words`), and a hall that passes with it passes with any less.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from archgen.checks.registry import Violation
+from archgen.display import kw
 from archgen.units import Q
 
 #: A charging power a large UPS states, for a finding's words (Eaton 93PS, Table 33: the module docstring's source).
@@ -29,8 +35,8 @@ def recharge_words(hall: Any) -> str:
     if feeds is None or feeds.ups_recharge is None or feeds.ups_units is None:
         return ""
     each = feeds.ups_recharge.to("kW")
-    return (f" and the UPS battery recharge after a ride-through ({feeds.ups_units.count} x {each:.1f~P} = "
-            f"{(feeds.ups_units.count * each).to('kW'):.1f~P}, once for the hall)")
+    return (f" and the UPS battery recharge after a ride-through (at most {feeds.ups_units.count} x {kw(each)} = "
+            f"{kw(feeds.ups_units.count * each)}, the chargers' full power, once for the hall)")
 
 
 def recharge_left_out(path: str, c: Any, margins: list[tuple[str, Q, Q]]) -> Violation | None:

@@ -10,6 +10,7 @@ are analysed, and this process checks the specs (workload estimates, operations,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import replace
@@ -21,10 +22,11 @@ from archgen.checks import Finding
 from archgen.commands.common import check_out_dir, failing_note
 from archgen.commands.sweep_problems import failing, problems
 from archgen.commands.workers import SCHEDULER_WORKERS, executor, submit, worker_count
-from archgen.errors import LoadError, UsageError
-from archgen.model.sweep import Sweep
+from archgen.errors import LoadError, SpecProblem, UnreadableError, UsageError, ValidateError
+from archgen.model.sweep import DEFAULT_MAX_POINTS, Sweep
 from archgen.perf.api import Result
 from archgen.pipeline import Analysed, analyse_paths, judged
+from archgen.spec_files import linked_out
 from archgen.validate import Specs
 
 #: Files a sweep writes only when it has a front (and, for the plot, two objectives), with their format.
@@ -57,6 +59,9 @@ def analyse(sweep_file: SweepFiles, paths: Sequence[Path]) -> tuple[Analysed, li
     files = [sweep_file] if isinstance(sweep_file, Path) else list(sweep_file)
     if not files:
         raise UsageError("no sweep file given: name the file of Sweep documents (archgen sweep SWEEP.yaml [PATH...])")
+    # the link rule before "no such file", which told a pull request which of the runner's files exist
+    if refused := [out for f in files if (out := linked_out(f)) is not None]:
+        raise UnreadableError(refused)
     wrong = [f"{f}: " + ("is a directory, expected a file" if f.is_dir() else "no such file") for f in files
              if not f.is_file()]
     if wrong:
@@ -72,16 +77,24 @@ def analyse(sweep_file: SweepFiles, paths: Sequence[Path]) -> tuple[Analysed, li
     return analysed, sweeps
 
 
+#: The most points one run of `archgen sweep` evaluates unless `--max-points` says more: a spec's `max_points` can
+#: lower it, never raise it, so that a pull request's sweep of 10^6 points (at the per-point path's 0.15 s a point
+#: on a shared 2-core machine, some 40 hours; newuser77) does not hold the job that checks it.
+RUN_MAX_POINTS = DEFAULT_MAX_POINTS
+
+
 def sweep(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: int = 1, scheduler: str | None = None,
           out: Path = Path("out"), formats: Sequence[str] = ("md", "csv", "svg"), fmt: str = "text",
           templates: Path | None = None, progress: Callable[[str, int, int], None] | None = None,
-          note: Callable[[str], None] = lambda text: None, as_of: str | None = None) -> tuple[str, int]:
+          note: Callable[[str], None] = lambda text: None, as_of: str | None = None,
+          max_points: int = RUN_MAX_POINTS) -> tuple[str, int]:
     """`archgen sweep`: evaluate, write the reports under `out`, and say what was found (text or JSON).
 
     Exit code 1 when a sweep has no feasible point, or the specs have error findings (the documents say so).
     `note` receives what the command says beside its output (a capped worker count, the specs' errors). `as_of`:
     `--as-of`, the day waivers' `expires` is judged on (`as_of`), as `archgen check` takes it: the error findings
-    and the points on a cluster they fail are those `check` gives on that day.
+    and the points on a cluster they fail are those `check` gives on that day. `max_points`: `--max-points`, the
+    most points a sweep of this run may have (`RUN_MAX_POINTS`; `within`).
     """
     from archgen.render import parse_formats
     if fmt not in ("text", "json"):
@@ -101,7 +114,8 @@ def sweep(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: int = 1, sc
     # imported by `evaluate_sweeps` while the workers evaluate, so that the import below finds them loaded
     specs, results, errors = evaluate_sweeps(sweep_file, paths, workers=count, scheduler=scheduler,
                                              progress=progress, texts=texts, rows="xlsx" in formats,
-                                             preload=("archgen.output.sweep",), as_of=on, note=note)
+                                             preload=("archgen.output.sweep",), as_of=on, note=note,
+                                             max_points=max_points)
     from archgen.output import sweep as output
     written = write(specs, results, out, formats, templates, failing=len(errors), points_csv=texts)
     text = output.json_text(results, written) if fmt == "json" else output.text(results, written)
@@ -114,7 +128,8 @@ def evaluate_sweeps(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: i
                     progress: Callable[[str, int, int], None] | None = None,
                     texts: dict[str, str] | None = None, rows: bool = True,
                     preload: Sequence[str] = (), as_of: AsOf | None = None,
-                    note: Callable[[str], None] | None = None) -> tuple[Specs, list[Result], list[Finding]]:
+                    note: Callable[[str], None] | None = None,
+                    max_points: int = RUN_MAX_POINTS) -> tuple[Specs, list[Result], list[Finding]]:
     """Evaluate every sweep of `sweep_file` on the specs under `paths`.
 
     Returns the specs (for provenance), a result per sweep and the specs' unwaived error findings: a sweep still
@@ -125,11 +140,12 @@ def evaluate_sweeps(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: i
     evaluate. A sweep over a cluster the checks fail (`sweep_problems.failing`) is evaluated again knowing it, so that
     its points are not feasible (`perf.explore.points.feasibility`). `as_of` is the day waivers' `expires` is judged
     on (`pipeline.judged`; None: SOURCE_DATE_EPOCH, else today). `note` hears that a Dask scheduler has no worker
-    while its chunks wait (`workers.Pending.result`).
+    while its chunks wait (`workers.Pending.result`). A sweep of more than `max_points` points is refused (`within`).
     """
     workers, _ = worker_count(workers)
     analysed, sweeps = analyse(sweep_file, paths)
     specs = analysed.specs
+    within(specs, sweeps, max_points)
     todo = problems(specs, analysed.clusters, sweeps)
     with executor(workers, scheduler) as pool, ExitStack() as owned:
         # a pool's workers start on the chunks now (without a pool they run below, here); on an error, each sweep's
@@ -152,6 +168,24 @@ def evaluate_sweeps(sweep_file: SweepFiles, paths: Sequence[Path], *, workers: i
             if texts is not None and lines is not None:
                 texts[p.sweep.id] = "".join(lines)
     return specs, results, errors
+
+
+def within(specs: Specs, sweeps: Sequence[Sweep], max_points: int = RUN_MAX_POINTS) -> None:
+    """Refuse, at each one's `axes`, the sweeps of more points than a run evaluates (`max_points`), all at once.
+
+    The cap is the command's (`--max-points`), not the spec's: a sweep's own `max_points` (at most 10^6) refuses
+    more points than it states, and cannot let a run evaluate more than this.
+    """
+    problems = []
+    for s in sweeps:
+        points = math.prod(len(levels) for levels in s.axes.given().values())
+        if points > max_points:
+            problems.append(SpecProblem(specs.sources[s.id].locate(("axes",)), path="axes", message=(
+                f"the axes make {points:,} points, more than the {max_points:,} one run of archgen sweep evaluates"),
+                hint=f"shorten an axis, or run `archgen sweep --max-points {points}` to evaluate them all "
+                     "(a sweep's own max_points cannot raise the run's cap)"))
+    if problems:
+        raise ValidateError(problems)
 
 
 def _reporter(progress: Callable[[str, int, int], None] | None, sweep_id: str) -> Callable[[int, int], None] | None:

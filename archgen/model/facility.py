@@ -219,10 +219,10 @@ class UpstreamFeeds(AcSupply):
     ups_autonomy: Duration | None = Field(None, description=(
         "UPS ride-through at full load, e.g. '5 min': compared with `generator_transfer` (PWR019)."))
     ups_recharge: Power | None = Field(None, description=(
-        "Each UPS module's battery charging power after a ride-through, drawn from its input (the generator sets or "
-        "the utility), from its datasheet: a stated charging power, or its maximum charge current x the charge "
-        "voltage (e.g. Eaton 93PS: 25 A per 20 kW module), e.g. '40 kW': PWR011 adds `ups_units.count` x it once "
-        "to the hall's generator and utility load. Not stated: the recharge is left out and PWR011 says so."))
+        "Each UPS module's battery charging power after a ride-through, drawn from its input (generator sets, utility),"
+        " from its datasheet: a stated charging power, or its maximum charge current x the charge voltage (e.g. Eaton "
+        "93PS: 25 A per 20 kW module, 15 A above 80 % load), e.g. '40 kW': PWR011 adds `ups_units.count` x it once "
+        "to the generator and utility load at full load (an upper bound). Not stated: left out, and PWR011 says so."))
     generator_transfer: Duration | None = Field(None, description=(
         "Time from a utility loss until the generator sets carry the load (start, stable voltage and frequency, "
         "transfer switch), e.g. '10 s' for an NFPA 110 Type 10 system or '2 min': the UPS autonomy must cover it "
@@ -240,11 +240,11 @@ class UpstreamFeeds(AcSupply):
         "to the rack feeds' load over it. Not stated: the distribution is taken as lossless and PWR011 says so "
         "(a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2))."))
     power_factor: PositiveFraction | None = Field(None, description=(
-        "The load's power factor at the hall's supply, from the datasheets at the load, e.g. 0.99 (a double-conversion "
-        "UPS's input power factor; for the UPS output, the PSUs' power factor at load): each unit rated in kVA carries "
-        "kVA x it in kW, or x its own `power_factor` where lower (generator sets and UPS modules in kVA must state "
-        "theirs: the engine's or inverter's kW binds). Not stated: a utility feed's kVA rating has no real power to "
-        "judge against, and PWR011 says it is not provided (never a default)."))
+        "The load's power factor, one figure for every stage, e.g. 0.95: the UPS output carries the PSUs (their "
+        "power factor at load), the generator sets and utility feeds the UPS input (its input power factor); where "
+        "they differ state the lower, conservative at every stage. Each unit rated in kVA carries kVA x it in kW, or "
+        "x its own `power_factor` where lower (generator sets and UPS modules in kVA must state theirs). Not stated: "
+        "a utility feed's kVA rating has no real power to judge against, and PWR011 says so (never a default)."))
     load_step_limit: Power | None = Field(None, description=(
         "The largest step in the hall's draw its supply accepts at once, as the utility's interconnection "
         "requirements or the generator sets' load acceptance (ISO 8528-5) state it, e.g. '5 MW': PWR022 holds a "

@@ -235,6 +235,14 @@ class RatePower(Spec):
     power: PowerOrZero = Field(description="Its maximum power per end at that rate, from its datasheet.")
 
 
+class FibreGrade(Spec):
+    """A fibre grade an optical part's links run on, and the longest cable it carries them over."""
+
+    grade: str = Field(description="Fibre grade as ISO/IEC 11801 names it: 'OM3', 'OM4', 'OM5' (multimode), 'OS2' "
+                                   "(single-mode).")
+    reach: Length = Field(description="Longest cable on that grade, e.g. '30 m' (NVIDIA: OM3 up to 30 m).")
+
+
 #: Media sold as cable assemblies with their ends built in (ordered per cable, not per end).
 COPPER_MEDIA = ("dac", "acc", "aec", "copper-backplane", "twisted-pair")
 
@@ -272,6 +280,12 @@ class Link(Part):
         "Polarity of the fibre patch cord the link takes, as TIA-568 names it, where the part's vendor states it: "
         "'Type-B' for an MPO patch cord, 'A-B' for a duplex LC one (NVIDIA's structured cabling requirements). "
         "Empty: not stated, and the BOM's patch cord line says so."))
+    fibre: list[FibreGrade] = Field(default_factory=list, description=(
+        "Fibre grades the part's links run on, shortest reach first, where its vendor states them: a cable takes the "
+        "first whose reach covers its ordered length, and the BOM's cord line and the port map name it. NVIDIA's "
+        "400/800G multimode optics: `[{grade: OM3, reach: 30 m}, {grade: OM4, reach: 50 m}]`; its single-mode ones "
+        "`[{grade: OS2, reach: 500 m}]` (structured cabling requirements). Empty: not stated, and the cord line says "
+        "'fibre grade not stated'."))
     cages: list[Cage] = Field(default_factory=list, description=(
         "Port cages this module or cable end plugs into, e.g. ['OSFP-IHS'] for a finned-top twin-port OSFP, "
         "['OSFP-RHS', 'QSFP112'] for a flat-top part; checked against the ports at both ends of a link (CAB005). "
@@ -312,6 +326,19 @@ class Link(Part):
                              "`power_at` gives the draw of a module run slower (fewer lanes lit)")
                   for i, at in enumerate(self.power_at) if at.rate >= self.rate]
         raise_each(errors, type(self).__name__)
+        return self
+
+    @model_validator(mode="after")
+    def _grades_in_order(self) -> Link:
+        """Fibre grades shortest reach first (the first that covers a cable is taken), on fibre media only."""
+        if self.fibre and self.media in COPPER_MEDIA:
+            raise FieldError(("fibre",), f"a {self.media} part has no fibre; expected fibre grades on multimode or "
+                                         "singlemode parts only")
+        for i in range(1, len(self.fibre)):
+            if self.fibre[i].reach <= self.fibre[i - 1].reach:
+                raise FieldError(("fibre", i, "reach"), f"{self.fibre[i].reach:~P} is not above the grade before it "
+                                 f"({self.fibre[i - 1].grade}, {self.fibre[i - 1].reach:~P}); expected the grades "
+                                 "shortest reach first, as a cable takes the first that covers its length")
         return self
 
     @model_validator(mode="after")

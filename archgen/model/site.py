@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from archgen.model.spec import Id, Spec
+from archgen.model.spec import Id, Ref, Spec
 from archgen.units import Q_, LengthOrZero, Q
 
 #: Group index of refraction of standard single-mode fibre at 1310 nm, Corning SMF-28 Ultra's 1.4676 (1.4682 at
@@ -46,6 +46,11 @@ class Hall(Spec):
         "panels' slack and the duct's detours between the hall and the site's route (default 0 m: the run is "
         "taken as straight along the site grid, a lower bound)."))
     name: str | None = Field(None, description="Human-readable name, e.g. 'Building A, hall 1'.")
+    facility: Ref | None = Field(None, description=(
+        "Id of the Facility (the building's hall: its critical IT power, cooling plant) this hall's racks stand in, "
+        "e.g. 'building-a'. Stated: PWR010 and COOL009 judge this hall's racks against it, not the cluster's "
+        "`facility`, and the metric `hall_power.<hall>` gives their draw. Not stated: SITE002 names the hall's "
+        "draw, which no facility judges."))
 
 
 def halls_used(floor_halls: list[Hall], layout: list) -> list[Hall]:

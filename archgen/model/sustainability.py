@@ -27,8 +27,9 @@ class Sustainability(Spec):
     market_carbon_intensity: CarbonIntensity | None = Field(None, description=(
         "Market-based emission factor of the same electricity: that of the contractual instruments the hall's "
         "user holds (PPAs, RECs / GOs, a supplier's specific rate), else the residual mix, e.g. '0 g/kWh' where "
-        "PPAs and certificates cover every kWh (GHG Protocol Scope 2 Guidance, 2015, chapter 6 and its Scope 2 "
-        "Quality Criteria); say which instruments in `source`. The Guidance asks for both methods where such "
+        "PPAs and certificates cover every kWh (GHG Protocol Scope 2 Guidance, 2015: chapter 6, Calculating "
+        "Emissions, for the factor; chapter 7, Accounting and Reporting Requirements, for the Scope 2 Quality Criteria "
+        "the instruments must meet); say which instruments in `source`. The Guidance asks for both methods where such "
         "instruments exist (dual reporting). The hall's annual energy times it is the cluster's "
         "`market_carbon_per_year`, a run's energy times it its `job_market_carbon`. Unstated: no market-based "
         "figure (never the location-based one in its place)."))

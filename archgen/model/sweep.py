@@ -104,7 +104,8 @@ class Sweep(Document):
         default_factory=list, description="Targets every point is judged on, beside the workload's own.")
     max_points: int = Field(DEFAULT_MAX_POINTS, gt=0, le=1_000_000, description=(
         "Largest number of points the axes may make (a guard against typos); at most 10^6, which a sweep holds in "
-        "about 1.8 GB (`BENCH_MILLION=1 make bench`)."))
+        "about 1.8 GB (`BENCH_MILLION=1 make bench`). It cannot raise the 100,000 points one run of `archgen sweep` "
+        "evaluates: the run's `--max-points` does."))
 
     @field_validator("objectives")
     @classmethod

@@ -5,7 +5,7 @@ Split from `archgen.model.switches` (the table of switches and their profile val
 
 from __future__ import annotations
 
-from archgen.model.stack_profiles import ByStack
+from archgen.model.stack_profiles import DEFAULT_STACK, ByStack
 from archgen.model.switches import _ARGS, _BRIDGE, _CORE, _LM21, _PEX, _PRIMUS, StackSwitches
 
 #: What a plan search (`archgen estimate --search-plan`, `perf.explore.plan`) may try under each stack: the values of
@@ -82,6 +82,38 @@ ALLOWS: dict[str, ByStack] = {
                                  ((False, True), f"{_BRIDGE}: moe_router_force_load_balancing"),
                                  ((False, True), f"{_PRIMUS}: moe_router_force_load_balancing (Megatron-LM's)")),
 }
+
+
+#: The placements beyond an even split that each stack runs, with where that is read: "counts" (explicit
+#: first/last-stage layer counts on a non-interleaved pipeline), "interleaved_counts" (the same with virtual stages),
+#: "slots" (the embedding and loss counted as layer slots) and "layout" (a `pipeline_layout` string, which also places
+#: DeepSpeed's uniform partition, `pipeline_split.uniform_layout`). A layout that states no placement and needs one the
+#: stack lacks is refused (`perf.train.refused.bare_split_problem`, through `layout_rules.layout_problems`), the layout
+#: search does not try it (`layouts.enumerate_layouts`) and a stack range leaves that stack out; a placement a job
+#: states is estimated as stated. A bare uneven pp under megatron-core-2024 is not asserted by core_v0.9.0 but built
+#: wrong: each rank builds num_layers // pp layers (megatron/core/transformer/transformer_block.py at core_v0.9.0,
+#: lines 83-84), l mod pp layers fewer than the model; the assertion came with 9157970 (2024-11-30, core_v0.10.0).
+UNEVEN_SPLITS = ByStack(
+    ((), "Megatron-LM v2.6 megatron/model/transformer.py:545 asserts 'num_layers must be divisible by "
+         "pipeline_model_parallel_size'; it has no first/last-stage counts, slots or layout string"),
+    (("counts",), "Megatron-LM core_v0.9.0: --decoder-first/last-pipeline-num-layers (fa8bb592, 2024-09-05; "
+                  "megatron/training/arguments.py:1518-1525), non-interleaved only (megatron/core/transformer/"
+                  "transformer_block.py:56-59 asserts 'Uneven number of layer not compatible with interleaved "
+                  "pipeline schedule'); interleaved counts and the embedding and loss slots came with ef490839 "
+                  "(2025-02-03), pipeline_model_parallel_layout with 77732c36 (2025-06-13)"),
+    (("counts", "interleaved_counts", "slots", "layout"),
+     f"{_BRIDGE}: pipeline_model_parallel_layout, account_for_embedding/loss_in_pipeline_split, "
+     "num_layers_in_first/last_pipeline_stage"),
+    (("counts", "interleaved_counts", "slots", "layout"),
+     f"{_PRIMUS}: pipeline_model_parallel_layout (Megatron-LM's; AMD-AGI/Primus examples/megatron/configs/"
+     "MI355X/deepseek_v3-BF16-pretrain.yaml at 05b350b3 places DeepSeek-V3's 61 layers on pp 16 with it)"))
+
+
+def uneven_splits(stack: str | None) -> tuple[str, ...]:
+    """The placements beyond an even split that `stack` runs (`UNEVEN_SPLITS`); None: the newest's, every one."""
+    placements = UNEVEN_SPLITS.setting(stack or DEFAULT_STACK)[0]
+    assert isinstance(placements, tuple), "switch_allows.UNEVEN_SPLITS holds a tuple of placements per stack"
+    return placements
 
 
 def allowed(stack: str, name: str) -> tuple:

@@ -29,7 +29,7 @@ from archgen.output.diff_waivers import (
 )
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS
-from archgen.render.fmt import code, md, no_mentions, number, unit_label
+from archgen.render.fmt import code, no_mentions, number, pr_md, unit_label
 from archgen.units import Q
 
 
@@ -95,7 +95,7 @@ def one_sided_section(d: Diff) -> list[str]:
     body = ["| object | metric | base | head | on one side | why |", "|---|---|--:|--:|---|---|"]
     for c in found:
         old, new, _, _ = metric_cells(c)
-        body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {c.presence} | {md(c.why) or '—'} |")
+        body.append(f"| `{c.object}` | {pr_md(c.metric)} | {old} | {new} | {c.presence} | {pr_md(c.why) or '—'} |")
     if len(found) > 25:
         body = ["<details><summary>" f"{len(found)} metrics on one side only</summary>", ""] + body + ["", "</details>"]
     return ["### Metrics on one side only", "", "Metrics of an object both sides have that one side does not: not "
@@ -132,7 +132,7 @@ def markdown(d: Diff) -> str:
                 named = ("", "↳", "" if _target(above) == _target(r) else _target(r))
             else:
                 refines = f" (refines {', '.join(r.state.parent)})" if r.state.parent else ""   # `Requirement.traced`
-                named = (r.state.requirement, md(r.state.statement + refines), _target(r))
+                named = (r.state.requirement, pr_md(r.state.statement + refines), _target(r))
             lines.append(f"| {named[0]} | `{r.state.object}` | {named[1]} | {named[2]} | "
                          f"{_status_cell(r.base)} | {_status_cell(r.head, d.renewal(r))} | "
                          f"{requirement_value(r.base)} → {requirement_value(r.head)} |")
@@ -141,13 +141,13 @@ def markdown(d: Diff) -> str:
     for title, found in (("New findings", d.new_findings), ("Resolved findings", d.resolved_findings)):
         if found:
             lines += [f"### {title}", "", "| severity | check | object | where | message |", "|---|---|---|---|---|"]
-            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {where(f)} | {md(f.message)} |" for f in found]
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {where(f)} | {pr_md(f.message)} |" for f in found]
             lines.append("")
     lines += waived_sections(d) + waiver_section(d.waivers)
     money = power_and_cost(d)
     if money:
         lines += ["### Power and cost", "", TABLE_HEAD, TABLE_RULE]
-        lines += [f"| `{c.object}` | {md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
+        lines += [f"| `{c.object}` | {pr_md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
                   for c in money]
         lines.append("")
     lines += bom_section(d.bom)
@@ -158,14 +158,15 @@ def markdown(d: Diff) -> str:
                   f"{code(shown(p.location)) if p.location else ''} |" for p in d.prices]
         lines.append("")
     if d.not_costed:
-        lines += ["### Not costed", "", *(f"- {md(n)}" for n in d.not_costed), ""]
+        lines += ["### Not costed", "", *(f"- {pr_md(n)}" for n in d.not_costed), ""]
     both = d.both_sided
     if both:
         lines += ["### Metrics", ""]
         body = [TABLE_HEAD, TABLE_RULE]
         for c in both:
             old, new, change, rel = metric_cells(c)
-            body.append(f"| `{c.object}` | {md(c.metric)} | {old} | {new} | {change} | {rel} | {direction_cell(c)} |")
+            body.append(f"| `{c.object}` | {pr_md(c.metric)} | {old} | {new} | {change} | {rel} | "
+                        f"{direction_cell(c)} |")
         if len(both) > 25:
             body = ["<details><summary>" f"{len(both)} changed metrics</summary>", ""] + body + ["", "</details>"]
         lines += body + [""]
@@ -185,7 +186,7 @@ def _price(price: Price | None) -> str:
     if price is None:
         return "—"
     value = magnitude(price.capex)
-    return md(f"{shown_number(value, decimals(value))} {price.capex.units:~} ({price.basis}, {price.date})")
+    return pr_md(f"{shown_number(value, decimals(value))} {price.capex.units:~} ({price.basis}, {price.date})")
 
 
 def _price_json(price: Price | None) -> dict | None:
@@ -203,7 +204,7 @@ def unanalysable(error: str, code: int, fmt: str = "md") -> str:
         return dumps(document(compared=False, exit_code=code, errors=error.splitlines()), ascii_only=False)
     return no_mentions("\n".join(["## archgen diff: not compared", "",
                        f"❌ BASE or HEAD cannot be analysed (exit {code}); `archgen check` shows the same errors.",
-                       "", *(f"- {md(line)}" for line in error.splitlines() if line.strip()), ""]))
+                       "", *(f"- {pr_md(line)}" for line in error.splitlines() if line.strip()), ""]))
 
 
 #: The longest comment GitHub takes: a longer body is refused with "Body is too long (maximum is 65536 characters)"
@@ -229,7 +230,7 @@ def comment(text: str, full: str) -> str | None:
     head, rest = lines[:4], lines[4:]            # the heading and the summary line, each with its blank line
     total = f"{_length(text):,}"
     note = (f"✂️ **Truncated:** this comment shows part of a report of {total} characters (GitHub takes at most "
-            f"{COMMENT_LIMIT:,}); the full report is {md(full)}, kept as the job's artifact.")
+            f"{COMMENT_LIMIT:,}); the full report is {pr_md(full)}, kept as the job's artifact.")
     room = COMMENT_LIMIT - _length("\n".join([*head, note, "", "", "---", note, ""])) - len("</details>\n")
     kept: list[str] = []
     for line in rest:
@@ -290,11 +291,11 @@ def _target(r: RequirementChange) -> str:
     def text(state: RequirementState) -> str:
         by = "" if state.verification == "analysis" else f", verified by {state.verification}"
         by += f", refines {', '.join(state.parent)}" if state.parent else ""
-        return md(f"{state.level.upper()} {state.metric} {state.target}{by}")
+        return pr_md(f"{state.level.upper()} {state.metric} {state.target}{by}")
     if r.redefined:
         assert r.base is not None and r.head is not None   # redefined: both sides have it
         return f"{text(r.base)} → **{text(r.head)}**"
-    return md(r.state.target)
+    return pr_md(r.state.target)
 
 
 def _status_cell(state: RequirementState | None, renewal: str = "") -> str:

@@ -10,7 +10,7 @@ import math
 from archgen import metrics
 from archgen.compare.diff import MetricChange
 from archgen.compare.requirement_changes import RequirementState
-from archgen.render.fmt import md, number, unit_label
+from archgen.render.fmt import number, pr_md, unit_label
 from archgen.units import Q
 
 #: Display units for metrics whose analysis unit reads badly in a table (bytes, FLOP/s); pint converts.
@@ -111,7 +111,7 @@ def direction_cell(c: MetricChange) -> str:
     """
     moved = "—" if c.direction is None else \
         f"{c.direction} {'▲' if c.change is not None and c.change.magnitude > 0 else '▼'}"
-    return f"{moved}: {md(c.hall)}" if c.hall else moved
+    return f"{moved}: {pr_md(c.hall)}" if c.hall else moved
 
 
 def _with(value: float | None, label: str) -> str:

@@ -12,7 +12,7 @@ from archgen.compare.diff import Diff
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.load import shown, shown_file
 from archgen.output.envelope import finding
-from archgen.render.fmt import code, md
+from archgen.render.fmt import code, pr_md
 
 
 def waived_summary(d: Diff) -> str:
@@ -27,13 +27,13 @@ def waived_sections(d: Diff) -> list[str]:
     lines: list[str] = []
     for title, intro, rows in (
             ("Newly waived findings", "Findings BASE counted that a waiver covers in HEAD: accepted, not fixed.",
-             [(f, md(f.waived)) for f in d.newly_waived]),
+             [(f, pr_md(f.waived)) for f in d.newly_waived]),
             ("Findings waived again", "Findings BASE counted because their waiver had expired, which HEAD renews: "
-             "waived longer, not newly accepted.", [(f, md(f"{w.renewal}: {f.waived}")) for f, w in d.renewed])):
+             "waived longer, not newly accepted.", [(f, pr_md(f"{w.renewal}: {f.waived}")) for f, w in d.renewed])):
         if rows:
             lines += [f"### {title}", "", intro, "", "| severity | check | object | where | message | waived |",
                       "|---|---|---|---|---|---|"]
-            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {where(f)} | {md(f.message)} | {text} |"
+            lines += [f"| {f.severity} | {f.id} | `{f.object}` | {where(f)} | {pr_md(f.message)} | {text} |"
                       for f, text in rows]
             lines.append("")
     return lines
@@ -60,8 +60,8 @@ def waiver_section(changes: tuple[WaiverChange, ...]) -> list[str]:
     for w in changes:
         s = w.state
         where = code(shown(s.location)) if s.location else ""
-        body.append(f"| {w.kind} | {md(s.names)} | {where} | {md('; '.join((*w.changes, *_lapsed(w))))} | "
-                    f"{md(s.reason)} |")
+        body.append(f"| {w.kind} | {pr_md(s.names)} | {where} | {pr_md('; '.join((*w.changes, *_lapsed(w))))} | "
+                    f"{pr_md(s.reason)} |")
     return body + [""]
 
 

@@ -216,6 +216,24 @@ def fingerprints(findings: Sequence[Finding]) -> list[str]:
     return [hashlib.sha256(k.encode()).hexdigest()[:32] for k in keyed]
 
 
+#: The characters of SARIF 2.1.0's link syntax in a plain-text message (section 3.11.6): backslash and brackets.
+_SARIF_LINK_CHARS = re.compile(r"([\\\[\]])")
+
+
+def sarif_text(text: str) -> str:
+    r"""`text` as a SARIF plain-text message in which no spec text is a link: ``\``, ``[`` and ``]`` escaped.
+
+    SARIF 2.1.0 Plus Errata 01 (OASIS, 2023; section 3.11.6 "Messages with embedded links",
+    https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/sarif-v2.1.0-errata01-os.html) reads
+    ``"[" link text "](" destination ")"`` in a plain-text message as a link to any URI; in its grammar a backslash
+    escapes ``\``, ``[`` and ``]``. A requirement's ``statement: "[details](https://evil.example)"`` quoted in a
+    finding was a link (newuser77). Escaped everywhere, as CodeQL writes its messages and its viewer reads them back
+    (github/vscode-codeql, extensions/ql-vscode/src/common/sarif-utils.ts at 6741f0c: `parseSarifPlainTextMessage`
+    takes a link only at a ``[`` not escaped, `unescapeSarifText` shows the rest as written), no link can start.
+    """
+    return _SARIF_LINK_CHARS.sub(r"\\\1", text)
+
+
 def sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0 for GitHub code scanning, with stable partial fingerprints (`fingerprints`).
 
@@ -236,8 +254,8 @@ def sarif(findings: list[Finding]) -> str:
     kept = sorted(first[:SARIF_RESULTS])          # GitHub rejects a run of more: errors first, the waived last
     for f, print_ in ((findings[i], prints[i]) for i in kept):
         loc = _sarif_location(f)
-        r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity], "message": {"text": told(f)},
-                             "partialFingerprints": {FINGERPRINT: print_}}
+        r: dict[str, Any] = {"ruleId": f.id, "level": _SARIF_LEVEL[f.severity],
+                             "message": {"text": sarif_text(told(f))}, "partialFingerprints": {FINGERPRINT: print_}}
         if f.location and loc:
             region: dict[str, int] = {"startLine": max(loc.line, 1)}
             if loc.column:

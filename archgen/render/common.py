@@ -234,7 +234,7 @@ def validation_section(scope: Scope) -> Section:
     skipped: list[str] = []
     racks = scope_racks(scope)
     clusters = scope_clusters(scope)
-    halls = [c.facility for c in clusters] if clusters else None   # a rack document: the rack's hall
+    halls = [h for c in clusters for h in (c.facility, *c.hall_facilities)] if clusters else None   # rack: its own
     single = scope.run.racks.get(scope.subject)
     judged_on = {(j.bound.req.id, j.bound.subject): j.bound.req.metric for j in scope.requirements()}
     for cid, chk in sorted(REGISTRY.items()):

@@ -193,10 +193,31 @@ _MD_LINE_START = re.compile(r"^(\s*)([-+*=]|\d+[.)])(?=\s|$)")
 
 def md(text: Any) -> str:
     """Escape text so that Markdown shows it literally (CommonMark backslash escapes), on one line."""
-    flat = " ".join(str(text).split())
-    escaped = _MD_SPECIAL.sub(r"\\\1", flat)
+    return _line_start(_MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split())))
+
+
+def _line_start(escaped: str) -> str:
+    """`escaped` with a list or heading marker at its start (``-``, ``1.``, ``=``) escaped, so it stays text."""
     return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2) if len(m.group(2)) == 1
                               else m.group(1) + m.group(2)[:-1] + "\\" + m.group(2)[-1], escaped)
+
+
+#: What GitHub turns into a link in a comment without any markup (GFM 0.29, section 6.9 "Autolinks (extension)",
+#: https://github.github.com/gfm/#autolinks-extension-: ``www.``, ``http://``, ``https://``, ``mailto:``, ``xmpp:``;
+#: any ``scheme://`` here, since GitHub links ``ftp://`` too), up to a space or a table's ``|``. An email address
+#: no longer links once `no_mentions` has put U+200B after its ``@``.
+_AUTOLINK = re.compile(r"((?:[A-Za-z][A-Za-z0-9+.-]*://|www\.|(?:mailto|xmpp):)[^\s|]*)", re.IGNORECASE)
+
+
+def pr_md(text: Any) -> str:
+    """`md` for a pull-request comment, in which no bare URL of `text` becomes a link: each is shown as a code span.
+
+    GitHub links ``https://...`` and ``www....`` written as plain text, so a requirement's ``statement: "see
+    https://evil.example"`` was a link in the bot's comment, posted under the repository's name (newuser77). The
+    text of a code span is never a link (GFM section 6.3).
+    """
+    parts = _AUTOLINK.split(" ".join(str(text).split()))
+    return _line_start("".join(code(p) if i % 2 else _MD_SPECIAL.sub(r"\\\1", p) for i, p in enumerate(parts)))
 
 
 def code(text: Any) -> str:

@@ -112,10 +112,10 @@ def pipeline_layout(problem: SweepProblem | None, layout: Mapping[str, Any]) -> 
 #: Why a layout shows a `pipeline_layout`, once under a table that shows one (`render.sweep`).
 UNEVEN_NOTE = ("A layout followed by a pipeline_layout has a pp that does not divide the model's layers, even with "
                "the embedding and loss as slots: it is timed as DeepSpeed's uniform partition (one layer more on the "
-               "first layers mod pp ranks). Megatron-LM asserts an even split unless the stages are stated "
-               "(megatron/training/arguments.py at d98e8a6, line 997), so under a Megatron stack the point runs only "
-               "with that layout string, Megatron-core's pipeline_model_parallel_layout (archgen estimate of the "
-               "point gives its step time stated so).")
+               "first layers mod pp ranks), rank for rank as that layout string places it. Megatron-LM asserts an "
+               "even split unless the stages are stated (megatron/training/arguments.py at d98e8a6, line 997), so "
+               "under a Megatron stack the point runs only with that string, Megatron-core's "
+               "pipeline_model_parallel_layout.")
 
 
 def uneven_note(problem: SweepProblem, layouts: Sequence[Mapping[str, Any]]) -> tuple[Para, ...]:

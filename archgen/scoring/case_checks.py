@@ -8,6 +8,8 @@ workload's estimate refuses it (`perf.workload.nvidia_only`). Split from `scorin
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from archgen.errors import SpecProblem
 from archgen.load import SourceDocument
 from archgen.model.cases import METRIC_UNITS, PERCENTILES, Case, CaseTraining, Measurement
@@ -62,6 +64,9 @@ def training_problems(case: Case) -> list[tuple[str, str]]:
     knobs = resolve(t.stack, stated_knobs(t), t.precision)
     # its switches (the EP overlap's rule) and its stack's (tp above the KV heads)
     job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, t.stack)
+    # not the stack's pipeline placements (`switch_allows.UNEVEN_SPLITS`): a measured run shows its split ran, as
+    # BLOOM-176B's 70 layers on pp 12 did on Megatron-DeepSpeed's uniform partition, which megatron-lm-2021 stands for
+    job = replace(job, split_stack=None)
     out = [("", str(m)) for m in layout_problems(
         arch, job, case.system.count, tp=t.tp, pp=t.pp, dp=t.dp, cp=t.cp, ep=t.ep, micro_batch=t.micro_batch,
         interleave=virtual_stages(t), pipeline=pipeline_options(t), offload=OFFLOAD_CODES[t.offload],

@@ -22,10 +22,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from archgen.errors import AnalyseError, SpecProblem, ValidateError
+from archgen.errors import AnalyseError, Location, SpecProblem, UnreadableError, ValidateError
 from archgen.load import SourceDocument, load_file
 from archgen.model.accelerator import Accelerator
 from archgen.model.cases import SCHEMA, Case, CaseModel
+from archgen.path_links import hidden_through_link, leaving_link, tree_words
 from archgen.perf.comm.collectives import bus_bandwidth, collective_time
 from archgen.perf.comm.placement import job_share
 from archgen.perf.hw import kernels as K
@@ -40,12 +41,13 @@ from archgen.perf.serve.inference import ServeJob
 from archgen.perf.serve.routing import serving_arch
 from archgen.perf.serve.scheduler import estimate_serving
 from archgen.perf.train.job import Job, Layout
+from archgen.perf.train.refused import runs_split
 from archgen.perf.train.stacks import on_vendor, resolve, stated_knobs, variants
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 from archgen.perf.workload.training_setup import pipeline_options
 from archgen.scoring.case_checks import check_case, dispatcher_case_problem, training_problems, virtual_stages
 from archgen.scoring.catalog import load_accelerators
-from archgen.spec_files import find_files
+from archgen.spec_files import printable
 from archgen.startup import resume_gc
 from archgen.topology import torus_degree
 from archgen.validation_problems import problems_from
@@ -89,8 +91,15 @@ def read_case_file(path: str | Path) -> CaseFile:
     is then validated on its own, so one bad case (an unknown field, a layout that does not divide, a duplicate id)
     leaves the others readable.
     """
-    if not Path(path).is_dir():                   # a directory is `load_file`'s to refuse
-        find_files([path])                        # a link out of its folder or the repository is refused, unread
+    if (out := leaving_link(Path(path), folder=True)) is not None:   # the file itself a link out, or a folder above
+        raise UnreadableError([SpecProblem(Location(printable(str(out[0]))), message="a symbolic link leading out of "
+                                           f"{tree_words()}", expected="a case file inside it", hint="archgen reads "
+                                           "no file through a link that leaves the repository: name the file it "
+                                           "points at, or copy it into the tree")])
+    if hidden_through_link(Path(path)):
+        raise UnreadableError([SpecProblem(Location(printable(str(path))), message="a symbolic link to a hidden file "
+                                           "or folder", expected="a case file that is not hidden", hint="archgen reads "
+                                           "no hidden file (.git, .env), not even through a link")])
     docs = load_file(Path(path), keys="'schema' and 'cases'")
     doc = docs[0]
     problems: list[SpecProblem] = []
@@ -226,16 +235,18 @@ def stack_range(case: Case, accelerators: dict[str, Accelerator] | None = None) 
     """Each measured metric's lowest and highest prediction over the stack profiles.
 
     Only for a training case that states no stack (its stated switches kept; the profiles that refuse its layout
-    left out: `stacks.variants`); empty otherwise.
+    left out: `stacks.variants`, and those that cannot place its pipeline split, `refused.runs_split`); empty
+    otherwise.
     """
     t = case.training
     if t is None or "stack" in t.model_fields_set:
         return {}
     accs = accelerators if accelerators is not None else load_accelerators()
     hw = case_hardware(case, accs)
+    arch = Arch.from_model(_model(case))
     preds = [training_metrics(case, hw, float(training_estimate(case, hw, stack=name).step_time))
-             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor,
-                                     Arch.from_model(_model(case)).experts, t.tp)]
+             for name, _ in variants(stated_knobs(t), t.precision, False, t.stack, hw.vendor, arch.experts, t.tp)
+             if runs_split(name, arch.layers, t.pp, virtual_stages(t), pipeline_options(t))]
     return {m.metric: (min(p[m.metric] for p in preds), max(p[m.metric] for p in preds)) for m in case.measured}
 
 

@@ -52,10 +52,10 @@ def test_gb200_su_compute_leaf_spine_dacs(clusters):
     tier = next(t for t in clusters["cluster/gb200-nvl72-su"].cabling.tiers
                 if (t.fabric, t.tier) == ("compute", "leaf_spine"))
     # 576 links, 2 per twin-port DAC; the 132 links whose runs are past 2 m (the MCP4Y10's longest length sold,
-    # "0.5-2 m lengths", NVIDIA MCP4Y10-Nxxx specification) take the next option that serves them, twin-port SR8s,
-    # one fibre a link (tests/analyse/test_sold_lengths.py): 222 DACs for the other 444
-    assert tier.links == 576 and tier.cables == {"dac-800g-osfp": 222, "mmf-800g-sr8 fibre": 132}
-    assert tier.modules == {"dac-800g-osfp": 222, "mmf-800g-sr8": 132}   # twin-port: 2 links a module
+    # "0.5-2 m lengths", NVIDIA MCP4Y10-Nxxx specification) take the next option, the 3-5 m LACC, at 3 m, its shortest
+    # length sold (tests/analyse/test_sold_lengths.py, test_copper_shortest_sold.py): 222 DACs for the other 444
+    assert tier.links == 576 and tier.cables == {"dac-800g-osfp": 222, "acc-800g-osfp": 66}
+    assert tier.modules == {"dac-800g-osfp": 222, "acc-800g-osfp": 66}   # twin-port: 2 links an assembly
 
 
 def test_rack_bom_counts_and_components(shipped):
@@ -97,13 +97,15 @@ def test_rack_accessories_by_rule(shipped):
 
 def test_fibre_patch_cords_one_per_optical_link(clusters):
     """Issue 11, item 7: every optical link gets one patch cord in its length bin, with its connector where the
-    Link part gives one (the MMA4Z00-NS class 2 x SR4 module: two MPO-12/APC links); copper assemblies get none."""
+    Link part gives one (the MMA4Z00-NS class 2 x SR4 module: two MPO-12/APC links); copper assemblies get none.
+    A cable whose connector serves two links (the storage fabric's 200G ends, newuser80) is one 1:2 splitter."""
     cab = clusters["cluster/gb200-nvl72-su"].cabling
-    optical = sum(n for t in cab.tiers for opt in t.options if opt.a.media not in COPPER_MEDIA
-                  for (label, _), n in t.by_option_bin.items() if label == opt.label)
+    optical = sum(n / t.cable_links.get(label, 1) for t in cab.tiers for opt in t.options
+                  if opt.a.media not in COPPER_MEDIA for (label, _), n in t.by_option_bin.items() if label == opt.label)
     fibres = [line for line in cab.bom if line.kind == "Fibre"]
-    assert optical and sum(line.quantity for line in fibres) == optical
-    assert all(line.unit_power is None and line.note.startswith("one per optical link") for line in fibres)
+    assert optical and sum(line.quantity for line in fibres) == optical == 1028 - 144 - 132
+    assert all(line.unit_power is None and line.note.startswith(("one per optical link", "one per 2 optical links"))
+               for line in fibres)
     sr8 = [line for line in clusters["cluster/dgx-b200-superpod"].cabling.bom if "-mpo-12-apc-" in line.part]
     assert sr8 and all(line.name.startswith("Multimode fibre patch cord, MPO-12/APC, polarity Type-B, ")
                        for line in sr8)

@@ -34,7 +34,7 @@ def test_copper_lines_split_by_length_as_the_port_map_orders_them(su, shipped):
     rows = Counter((r.cable, r.ordered) for r in pm.rows)
     copper = [line for line in a.cabling.bom if line.kind == "Link"
               and getattr(shipped.design.specs.get(line.part), "media", "") in COPPER_MEDIA]
-    assert {line.part for line in copper} == {"dac-800g-osfp", "cat6a-1g"}
+    assert {line.part for line in copper} == {"dac-800g-osfp", "acc-800g-osfp", "cat6a-1g"}   # LACC: newuser80
     for line in copper:
         assert line.lengths and sum(n for _, n in line.lengths) == line.quantity
         assert dict(line.lengths) == {length: n for (part, length), n in rows.items() if part == line.part}

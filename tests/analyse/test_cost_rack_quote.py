@@ -30,9 +30,10 @@ SPLIT = QUOTE.replace("3400000 USD", "60000 USD") + (
 
 #: The shipped GB200 SU's capex: 27,715,330 USD before its OOB leaves were sized per rack (481 Cat6a at 10 USD, not
 #: 273; 64 100G SR4 modules at 200 USD, not 24: + 10,080 USD).
-#: 132 leaf-spine links past the twin-port DAC's longest length sold (2 m, MCP4Y10) take SR8 modules at 1,000 USD
-#: (132 modules, 2 links each) in place of 66 DACs at 500 USD: + 99,000 USD.
-SU_CAPEX = 27_715_330 + (481 - 273) * 10 + (64 - 24) * 200 + 132 * 1_000 - 66 * 500
+#: 132 leaf-spine links past the twin-port DAC's longest length sold (2 m, MCP4Y10) took 132 SR8 modules at 1,000
+#: USD in place of 66 DACs at 500 USD (+ 99,000 USD); they take 66 LACC at 3 m, the shortest sold, at the DAC's
+#: 500 USD placeholder (tests/analyse/test_copper_shortest_sold.py): back to + 0.
+SU_CAPEX = 27_715_330 + (481 - 273) * 10 + (64 - 24) * 200
 
 
 def _design(root: Path, prices: str) -> Path:

@@ -31,10 +31,12 @@ def test_nvidia_mpo_cords_are_apc_type_b(clusters):
     MPO-12/APC Type-B cords; its 32 OOB uplinks (16 leaves x 2, generic 100GBASE-SR4) are not."""
     fibres = _fibres(clusters, SU)
     nvidia = [line for p, line in fibres.items() if p.startswith("fibre-multimode-mpo-12-apc-type-b-")]
-    # + 132 leaf-spine links past the DAC's longest length sold (2 m, MCP4Y10 sold 0.5-2 m (tests/analyse/test_sold_lengths.py)) on SR8, a cord each
-    assert sum(line.quantity for line in nvidia) == 576 + 288 + 132
-    assert all(", MPO-12/APC, polarity Type-B, " in line.name for line in nvidia)
-    assert sum(line.quantity for line in fibres.values()) == 576 + 288 + 132 + 32
+    # the 288 storage links at 200G on 144 1:2 splitter cables (tests/analyse/test_splitter_fibres.py); the leaf-spine
+    # links past the DAC's 2 m take 3 m LACC, not SR8 (tests/analyse/test_copper_shortest_sold.py)
+    assert sum(line.quantity for line in nvidia) == 576 + 144
+    assert all(", MPO-12/APC, polarity Type-B, " in line.name or ", MPO-12/APC to 2 x MPO-12/APC, polarity Type-B, "
+               in line.name for line in nvidia)
+    assert sum(line.quantity for line in fibres.values()) == 576 + 144 + 32
     b200 = [line for p, line in _fibres(clusters, B200).items() if "-apc-type-b-" in p]
     assert b200 and all(line.name.startswith("Multimode fibre patch cord, MPO-12/APC, polarity Type-B, ")
                         for line in b200)
@@ -66,8 +68,8 @@ def test_port_map_names_the_cord_each_cable_pulls(clusters):
         fibres = {p: q for p, q in bom.items() if p.startswith("fibre-")}
         assert {p: per_part[p] for p in fibres} == fibres, cid
     per_part = Counter(r.cable for r in port_map(clusters[SU]).rows)
-    # 288 leaf-spine DACs less the 66 whose runs pass 2 m, the MCP4Y10's longest length sold (now SR8 optics)
-    assert per_part["dac-800g-osfp"] == 288 - 66 + 96 and per_part["cat6a-1g"] == 481
+    # 288 leaf-spine DACs less the 66 whose runs pass 2 m, the MCP4Y10's longest length sold (3 m LACC)
+    assert per_part["dac-800g-osfp"] == 288 - 66 + 96 and per_part["cat6a-1g"] == 481 and per_part["acc-800g-osfp"] == 66
     bom = {line.part: line.quantity for line in clusters[SU].cabling.bom}
     assert (bom["dac-800g-osfp"], bom["cat6a-1g"]) == (288 - 66 + 96, 481)
-    assert sum(n for p, n in per_part.items() if "-apc-type-b-" in p) == 576 + 288 + 132
+    assert sum(n for p, n in per_part.items() if "-apc-type-b-" in p) == 576 + 144

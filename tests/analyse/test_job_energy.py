@@ -79,7 +79,8 @@ def test_a_requirement_on_the_run_energy_names_what_it_rests_on(tmp_path):
                        "  - {id: REQ-E-001, statement: Run energy, metric: job_energy, target: '<= 1000000 MWh'}\n")
     found = [f for f in r.findings if f.id == "REQ005" and "REQ-E-001" in f.message]
     assert len(found) == 1
-    assert "hall-liquid energy price and PUE" in found[0].message
+    # r39fix: the PUE alone (no price enters an energy), where it read "hall-liquid energy price and PUE"
+    assert "hall-liquid PUE" in found[0].message and "energy price" not in found[0].message
     assert "power.max (unconfirmed)" in found[0].message
 
 

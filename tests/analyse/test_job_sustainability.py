@@ -4,7 +4,7 @@ A sustainability lead reports a run's emissions as a model card does: Llama 3.1'
 Llama-3.1-405B, "Training Greenhouse Gas Emissions") gives 8,930 t CO2eq location-based for the 405B run (11,390 t for
 the three models) and 0 t market-based (Meta's renewable matching). On main `check` gave only the cluster's carbon and
 water per year, and one `carbon_intensity` that was location- or market-based as its source said, so neither the
-run's figures nor the GHG Protocol Scope 2 Guidance's dual report (2015, chapters 4 and 6) could be read. Each figure
+run's figures nor the GHG Protocol Scope 2 Guidance's dual report (2015, chapters 4, 6 and 7) could be read. Each figure
 here is its formula: the run's `job_energy` (or the year's energy) × the stated intensity; water over the PUE.
 """
 

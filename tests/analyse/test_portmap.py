@@ -32,11 +32,12 @@ def test_one_row_per_cable_of_the_bom(maps):
                                 {(r.fabric, r.tier) for r in a.cabling.runs}}
         assert len({r.id for r in pm.rows}) == len(pm.rows)
     a, pm = maps[SU]
-    # 576 compute + 288 storage node ports, 481 OOB access ports (test_management_leaves); 576 leaf-spine links: 444 in
-    # 222 twin-port DACs, the 132 whose runs pass the DAC's longest length sold (2 m) on one SR8 fibre each
-    # (test_sold_lengths); 384 storage links in 96 DACs broken out 4 x 200G, 32 OOB uplinks (16 leaves x 2)
-    assert len(pm.rows) == 576 + 288 + 222 + 132 + 96 + 481 + 32 == 1827
-    assert {r.links for r in pm.rows if r.fabric == "compute" and r.tier == "leaf_spine"} == {1, 2}
+    # 576 compute node ports, 288 storage node ports at 200G on 144 1:2 splitter fibres (test_splitter_fibres), 481 OOB
+    # access ports (test_management_leaves); 576 leaf-spine links: 444 in 222 twin-port DACs, the 132 whose runs pass
+    # the DAC's longest length sold (2 m, test_sold_lengths) in 66 LACC at 3 m (test_copper_shortest_sold); 384
+    # storage links in 96 DACs broken out 4 x 200G, 32 OOB uplinks (16 leaves x 2)
+    assert len(pm.rows) == 576 + 144 + 222 + 66 + 96 + 481 + 32 == 1617
+    assert {r.links for r in pm.rows if r.fabric == "compute" and r.tier == "leaf_spine"} == {2}   # a twin-port DAC or LACC a pair
     b200 = maps[B200][1].by_tier()
     assert b200[("compute", "access")] == 1020 and b200[("compute", "leaf_spine")] == 1024
     assert maps["cluster/tpu-v4-pod"][1].unwired == ("ici",)
@@ -148,8 +149,8 @@ def test_length_bins_and_run_list_count_the_port_maps_cables(maps):
                 title = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine"}.get(t.tier, t.tier)
                 assert csv[(t.fabric, title)] == t.physical, (_path, t.fabric, t.tier)
     tiers = {(t.fabric, t.tier): t for t in maps[SU][0].cabling.tiers}
-    # 444 links in 222 twin-port DACs, the 132 past the DAC's 2 m longest length sold one SR8 fibre each
-    assert sum(tiers[("compute", "leaf_spine")].cables_by_bin.values()) == 444 // 2 + 132 == 354
+    # 444 links in 222 twin-port DACs, the 132 past the DAC's 2 m longest length sold in 66 LACC at 3 m
+    assert sum(tiers[("compute", "leaf_spine")].cables_by_bin.values()) == 444 // 2 + 132 // 2 == 288
     assert sum(tiers[("compute", "leaf_spine")].by_option_bin.values()) == 576     # the links they carry
     assert sum(tiers[("storage-inband", "leaf_spine")].cables_by_bin.values()) == 384 // 4 == 96
 

@@ -30,16 +30,17 @@ def test_the_shelf_loss_is_stated_and_carried_into_facility_and_energy(shipped):
     assert m["shelf_loss"].m_as("kW") == pytest.approx(8 * (131.61 - 0.197) * (1 / 0.97 - 1), abs=0.01)
     assert rack.input_power.m_as("kW") == pytest.approx(135.67, abs=0.01)     # 135.68 before rackfix
     # 1147.48 before SN5600 held its 72 x 17 W; 1146.25 before the OOB leaves sized per rack (16, not 6: 20 more uplinks, 40 more 100G SR4 modules x 3.5 W = +0.14 kW)
-    # + 132 twin-port SR8 modules x 17 W for the leaf-spine runs past the DAC's 2 m longest length sold, less their
-    # 66 DACs (2 ends x 0.1 W each): catalog power_per_end figures
-    assert m["it_power"].m_as("kW") == pytest.approx(1146.25 + 40 * 0.0035 + 132 * 0.017 - 66 * 2 * 0.0001, abs=0.01)
+    # + the leaf-spine runs past the DAC's 2 m longest length sold: 66 LACC at 3 m (2 ends x 1.5 W) in place of 66
+    # DACs (2 ends x 0.1 W); they took 132 twin-port SR8 modules x 17 W before newuser80: catalog power_per_end figures
+    assert m["it_power"].m_as("kW") == pytest.approx(1146.25 + 40 * 0.0035 + 66 * 2 * (0.0015 - 0.0001), abs=0.01)
     pue = shipped.clusters["cluster/gb200-nvl72-su"].cluster.facility.cost.energy.pue
     assert m["facility_power"].m_as("kW") == pytest.approx(m["it_power"].m_as("kW") * pue)
     assert m["power_average"].m_as("kW") == pytest.approx(m["it_power_typical"].m_as("kW"))
     # was 1,090.08; + 32.56 before rackfix put the SN2201s off the busbar; + 0.14 kW of OOB uplink modules since the
     # OOB leaves are sized per rack
-    # + the 132 SR8 modules x 17 W less 66 DACs x 0.2 W of the leaf-spine runs past the DAC's 2 m longest length sold
-    assert m["power_average"].m_as("kW") == pytest.approx(1090.08 + 32.51 + 40 * 0.0035 + 132 * 0.017 - 66 * 0.0002,
+    # + 66 LACC x 3 W less 66 DACs x 0.2 W of the leaf-spine runs past the DAC's 2 m longest length sold (132 SR8
+    # modules x 17 W until newuser80)
+    assert m["power_average"].m_as("kW") == pytest.approx(1090.08 + 32.51 + 40 * 0.0035 + 66 * (0.003 - 0.0002),
                                                           abs=0.01)
     for cid in ("dgx-b200-superpod", "mi355x-th5"):                                  # fed by PDUs: no shelf loss
         assert shipped.metrics[f"cluster/{cid}"]["shelf_loss"].m == 0

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.analyse.storage_demand import NO_DATASET, NO_KEEP, capacity_needed
+from archgen.analyse.storage_demand import NO_DATASET, NO_KEEP, capacity_needed, sample_readers
 from archgen.errors import SpecError
 from archgen.model.workload import Workload
 from tests.conftest import shipped_edited
@@ -39,7 +39,18 @@ def test_kept_checkpoints_and_dataset_reads_are_the_formulas(stated):
     size = stated.operations.goodput[JOB].checkpoint_size
     assert m["checkpoint_storage_needed"].m_as("B") == pytest.approx(3 * size)
     assert size == pytest.approx(14 * 405e9, rel=0.01)   # 14 B a parameter (BF16 + FP32 master + Adam moments)
-    assert m["dataset_read_bandwidth"].m_as("B/s") == pytest.approx(4 * m["tokens_per_second"].m_as("1/s"))
+    lay = stated.workloads[JOB].estimate.layout
+    readers = (2 if lay["pp"] > 1 else 1) * lay["cp"]   # Megatron reads a sample on the first and last stage, each cp
+    assert m["dataset_read_bandwidth"].m_as("B/s") == pytest.approx(4 * m["tokens_per_second"].m_as("1/s") * readers)
+
+
+@pytest.mark.parametrize(("layout", "readers"), [({"pp": 1, "cp": 1}, 1), ({"pp": 8, "cp": 1}, 2),
+                                                 ({"pp": 1, "cp": 2}, 2), ({"pp": 16, "cp": 4}, 8), ({}, 1)])
+def test_each_sample_is_read_by_megatrons_first_and_last_stage_and_each_context_rank(layout, readers):
+    """review40: the reads were tokens/s x bytes a token at any layout; Megatron-LM's pretrain_gpt.py builds the
+    dataset on tensor-parallel rank 0 of the first and the last pipeline stage (`is_dataset_built_on_rank`), and each
+    context-parallel rank reads the whole sample before slicing it (`get_batch_on_this_cp_rank`)."""
+    assert sample_readers(layout) == readers
 
 
 def test_a_requirement_on_the_reads_is_judged(stated):
@@ -68,6 +79,9 @@ def test_capacity_counts_the_kept_checkpoints_and_the_dataset():
     one, words, _ = capacity_needed(w.model_copy(update={"checkpoint": w.checkpoint.model_copy(update={"keep": None}),
                                                       "dataset": None}), 5e12)
     assert one == 5e12 and "a lower bound" in words
+    mem = w.checkpoint.model_copy(update={"in_memory": True, "keep": None})   # review40: host memory, data on storage
+    data, words, public = capacity_needed(w.model_copy(update={"checkpoint": mem}), 5e12)
+    assert data == pytest.approx(60e12) and words == "the dataset's 60 TB" and public == "the training dataset's 60 TB"
 
 
 def test_a_dataset_on_a_serving_job_is_refused():

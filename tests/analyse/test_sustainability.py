@@ -68,5 +68,18 @@ def test_a_requirement_on_carbon_or_water_names_the_assumed_factor_it_rests_on(t
     water = [f.message for f in r.findings if f.id == "REQ005" and "REQ-H2O-001" in f.message]
     assert len(carbon) == len(water) == 1
     assert "hall-liquid location-based carbon intensity" in carbon[0] and "WUE" not in carbon[0]
-    assert "hall-liquid energy price and PUE" in carbon[0]
+    # r39fix: the carbon figure rests on the PUE (the facility energy), never on the price: it named "energy price
+    # and PUE" as one input, as the energy cost does.
+    assert "hall-liquid PUE" in carbon[0] and "energy price" not in carbon[0]
     assert "hall-liquid WUE" in water[0] and "carbon intensity" not in water[0] and "PUE" not in water[0]
+
+
+def test_the_market_based_factor_cites_the_guidances_chapters():
+    """r39fix: the Scope 2 Guidance's contents (2015): chapter 6 is Calculating Emissions (p. 42), chapter 7
+    Accounting and Reporting Requirements (p. 58), where the Scope 2 Quality Criteria are; it cited 'chapter 6 and its
+    Scope 2 Quality Criteria'."""
+    from archgen.model.sustainability import Sustainability
+
+    said = Sustainability.model_fields["market_carbon_intensity"].description
+    assert "chapter 6, Calculating Emissions" in said
+    assert "chapter 7, Accounting and Reporting Requirements, for the Scope 2 Quality Criteria" in said

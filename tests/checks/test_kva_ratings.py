@@ -45,7 +45,7 @@ def test_the_load_power_factor_makes_ups_kva_real_power(tmp_path) -> None:
 def test_unstated_power_factor_leaves_the_feed_unjudged(tmp_path) -> None:
     run = _run(tmp_path, "fail_kva_without_power_factor")
     [f] = [f for f in run.findings if f.id == "PWR011"]
-    assert f.severity == "warning" and f.message.startswith("not provided") and "1000.0 kVA" in f.message
+    assert f.severity == "warning" and f.message.startswith("not provided") and "1,000.0 kVA" in f.message
 
 
 def test_generator_kva_at_its_rated_power_factor_carries_the_facility_power(tmp_path) -> None:
@@ -134,3 +134,27 @@ def test_a_kva_rating_is_written_in_va_in_json(tmp_path) -> None:
     assert finding(f)["value"] == {"value": 1_000_000.0, "unit": "VA"}
     assert quantity(Q_(2.5, "MVA")) == {"value": 2_500_000.0, "unit": "VA"}
     assert quantity(Q_(150, "kW")) == {"value": 150_000.0, "unit": "W"}
+
+
+def test_only_utility_feeds_reach_the_kva_warning() -> None:
+    """r39fix: every `Units` field of the feeds but `utility_units` needs its own rated power factor in kVA, so
+    PWR011's "not provided" warning (`unit_rating.kva_not_provided`) is a utility feed's alone; its field is
+    `feeds.utility_units`, and no UPS or generator wording is left to keep."""
+    from pydantic import ValidationError
+
+    from archgen.model.facility import _KVA_RATED, UpstreamFeeds
+
+    units = {k for k, f in UpstreamFeeds.model_fields.items() if "Units" in str(f.annotation)}
+    assert units - {key for key, *_ in _KVA_RATED} == {"utility_units"}
+    for key, *_ in _KVA_RATED:
+        with pytest.raises(ValidationError, match="power_factor"):
+            UpstreamFeeds(**{key: {"count": 2, "capacity": "500 kVA"}})
+
+
+def test_the_load_power_factor_says_which_stage_reads_it() -> None:
+    """r39fix: one `feeds.power_factor` for every stage: the UPS output's load (the PSUs) and the generator sets' and
+    utility feeds' (the UPS input); the description says so and asks for the lower, the conservative reading."""
+    from archgen.model.facility import UpstreamFeeds
+
+    said = UpstreamFeeds.model_fields["power_factor"].description
+    assert "the UPS output carries the PSUs" in said and "the UPS input" in said and "state the lower" in said

@@ -28,7 +28,7 @@ def test_the_sets_carry_the_facility_power_and_every_modules_recharge(tmp_path) 
     assert m["generator_headroom"].m_as("kW") == pytest.approx(400 - load.m_as("kW"))
     [f] = [f for f in run.findings if f.id == "PWR011"]
     assert f.severity == "error" and f.value.m_as("kW") == pytest.approx(load.m_as("kW"))
-    assert "UPS battery recharge after a ride-through (3 x 15.0 kW = 45.0 kW, once for the hall)" in f.message
+    assert "UPS battery recharge after a ride-through (at most 3 x 15.0 kW = 45.0 kW, the chargers' full power, once for the hall)" in f.message
 
 
 def test_unstated_the_recharge_is_left_out_and_said_so_with_its_margin(tmp_path) -> None:

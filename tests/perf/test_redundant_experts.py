@@ -40,6 +40,8 @@ def test_an_unfilled_rank_count_names_the_copies_that_fill_it() -> None:
     assert "e.g. 32 or 80 at ep 48" in why and "such as 32" in why
     why = expert_problem(_deepseek(), 48, 16)
     assert why is not None and "the 256 experts and 16 redundant copies (272)" in why
+    why = expert_problem(_deepseek(), 32, 8)   # review40: read "e.g. 32 or 64", though no copies divide 256 too
+    assert why is not None and "e.g. 0 or 32 at ep 32" in why
 
 
 def test_each_copy_adds_one_experts_weights_to_its_rank() -> None:

@@ -31,7 +31,8 @@ def problems(draw):
     arch = Arch(layers=draw(st.integers(1, 40)), hidden=heads * 64, heads=heads, kv_heads=kv, head_dim=64,
                 ffn=heads * 256, vocab=32000)
     gpus = draw(st.sampled_from([1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64]))
-    job = Job(arch, seq_len=draw(st.sampled_from([1024, 2048, 3000])), global_batch=draw(st.integers(1, 256)))
+    job = Job(arch, seq_len=draw(st.sampled_from([1024, 2048, 3000])), global_batch=draw(st.integers(1, 256)),
+              split_stack=draw(st.sampled_from([None, "megatron-lm-2021", "megatron-core-2024"])))  # lay28fix
     fixed = {"cp": draw(st.sampled_from([1, 1, 2, 3]))}
     hw = dataclasses.replace(H100, scale_up_size=draw(st.sampled_from([1, 2, 4, 8])))
     return arch, job, gpus, fixed, hw

@@ -52,10 +52,13 @@ def test_a_stated_tp_above_the_kv_heads(cli, tmp_path, stack, refused):
 
 
 def test_the_search_under_the_2024_stack_stays_at_or_below_the_kv_heads(cli, tmp_path):
-    _write(tmp_path, "megatron-core-2024", "{pp: 8}")
+    # pp 8 places 126 layers under core_v0.9.0 only with first/last-stage counts, not interleaved (lay28fix:
+    # `switch_allows.UNEVEN_SPLITS`; a bare pp 8 is refused, and failed here since layout28)
+    _write(tmp_path, "megatron-core-2024", "{pp: 8, first_stage_layers: 15, last_stage_layers: 15}")
     r = cli("estimate", "--path", SPECS, "--path", tmp_path, "--workload", "w", "--format", "json")
     assert r.code == 0, r.err
-    assert json.loads(r.out)["layout"]["tp"] <= 8
+    layout = json.loads(r.out)["layout"]
+    assert layout["tp"] <= 8 and layout["interleave"] == 1, layout
 
 
 def test_the_subsharding_gather_is_charged_from_its_bytes(h100):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 
 import pytest
 
@@ -55,8 +54,9 @@ def test_the_estimate_names_the_layout_megatron_needs(cli, tmp_path):
     assert f"state pipeline_layout: '{text}'" in note and "arguments.py at d98e8a6, line 997" in note
     stated = _estimate(cli, tmp_path, f"{{tp: 8, pp: 27, dp: 1, micro_batch: 1, pipeline_layout: '{text}'}}")
     assert not any("DeepSpeed" in n for n in stated["notes"])
-    got = float(re.search(r"stated so, the step time is ([0-9.]+) s", note).group(1))
-    assert math.isclose(got, stated["metrics"]["step_time"]["value"], rel_tol=5e-4)
+    # timed rank for rank as the string places it (layout28; before, 2.33 s against the string's 2.285 s)
+    for metric in ("step_time", "memory_per_gpu"):
+        assert math.isclose(doc["metrics"][metric]["value"], stated["metrics"][metric]["value"], rel_tol=1e-12)
 
 
 def test_no_note_on_an_even_split(cli, tmp_path):

@@ -84,7 +84,7 @@ feeds:
                            "dc-hall")
     assert recharged["Generator redundancy"] == (   # power29: 3 x 10 kW, counted once for the hall
         f"N+1 (3 x 200 kW sets); usable 400 kW for {it * 1.3 + 30:.1f} kW of facility power at design conditions and "
-        "the UPS battery recharge after a ride-through (3 x 10.0 kW = 30.0 kW, once for the hall), "
+        "the UPS battery recharge after a ride-through (at most 3 x 10.0 kW = 30.0 kW, the chargers' full power, once for the hall), "
         f"headroom {400 - it * 1.3 - 30:.1f} kW (PWR011), at the maximum draw held steady, its swing not judged (PWR022)")
 
 

@@ -55,9 +55,10 @@ def test_port_map_has_one_row_per_cable(customer, shipped_run):
     a = shipped_run.clusters[f"cluster/{SU}"]
     cables = sum(t.physical for t in a.cabling.tiers)
     rows = list(csv.DictReader(io.StringIO((customer / "portmap.customer.csv").read_text(encoding="utf-8"))))
-    # 481 OOB ports, 32 uplinks: 16 leaves; + 66: the 66 leaf-spine DACs (132 links) whose runs pass 2 m, the
-    # MCP4Y10's longest length sold, are 132 SR8 fibres (tests/analyse/test_sold_lengths.py)
-    assert len(rows) == cables == 1533 - 273 - 12 + 481 + 32 + 66 == 1827
+    # 481 OOB ports, 32 uplinks: 16 leaves; the 66 leaf-spine DACs (132 links) whose runs pass 2 m, the MCP4Y10's
+    # longest length sold, are 66 LACC at 3 m (they were 132 SR8 fibres, + 66: test_copper_shortest_sold); the 288
+    # storage links at 200G are 144 1:2 splitter fibres (- 144: tests/analyse/test_splitter_fibres.py)
+    assert len(rows) == cables == 1533 - 273 - 12 + 481 + 32 - 144 == 1617
     assert len({r["Cable"] for r in rows}) == len(rows)
     assert set(rows[0]) >= {"A rack", "A U", "A device", "A port", "B rack", "B U", "B device", "B port", "Media",
                             "Run length (m)", "Ordered length (m)"}

@@ -46,7 +46,7 @@ from archgen.perf.train.layout_rules import divisors
 from archgen.perf.train.layouts import KEYS, enumerate_layouts
 from archgen.perf.train.moot import moot
 from archgen.perf.train.offload import WEIGHT_OFFLOAD_STACKS
-from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, uniform_layout
 from archgen.perf.train.ranks import busiest_memory
 from archgen.perf.train.refused import cp_splits, without_refused_offloads
 from archgen.perf.train.stacks import Knobs, stated_knobs, zero_stages
@@ -129,8 +129,9 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
         searched["offload"] = tuple(NAMES[c] for c in offs + [c | WEIGHT_OFFLOAD for c in offs])
     tables = []
     for cp, ep in itertools.product(cps, eps):
-        lay = enumerate_layouts(a, job if "attention" in kept else replace(job, attention="flash"),
-                                gpus, hw, given | {"cp": cp, "ep": ep}, pipeline, zeros)  # kernel per plan: `Search`
+        kernel = job.attention if "attention" in kept else "flash"  # kernel per plan: `Search`
+        lay = enumerate_layouts(a, replace(job, attention=kernel, split_stack=stack), gpus, hw,
+                                given | {"cp": cp, "ep": ep}, pipeline, zeros)  # the stack's splits (UNEVEN_SPLITS)
         keep = np.isin(lay["zero"], zeros)
         tables.append({k: v[keep] for k, v in lay.items()})
     lay = {k: np.concatenate([t[k] for t in tables]) for k in KEYS}
@@ -199,6 +200,8 @@ def search_plan(hw: Hardware, job: Job, gpus: int, stack: str, stated: dict[str,
                           searched_model_only=model_only, layout_searched=spread)
     i, combo, sp = best
     layout = _best_layout(lay, i)
+    if (placed := uniform_layout(a.layers, int(layout["pp"]), int(layout["interleave"]), pipeline)) is not None:
+        layout["pipeline_layout"] = placed  # as `layouts.search_training` gives an uneven split
     plan_job = with_switches(job, combo)
     one = estimate_training(hw, plan_job, _scalar_layout(layout, sp, pipeline))
     switches = {"sequence_parallel": bool(sp), **combo}

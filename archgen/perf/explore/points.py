@@ -9,7 +9,7 @@ over the axes, the last axis fastest). Metrics travel as floats in SI units (`qu
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -289,8 +289,17 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,
                                 machine.energy_share)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
-                    why if est.fits else "; ".join(est.notes[-1:]), dict(est.layout), metrics, met, feasible,
+                    why if est.fits else "; ".join(est.notes[-1:]), sweep_layout(est.layout), metrics, met, feasible,
                     tuple(k for k in order if statuses[k] is Status.AT_RISK), est.batch_bound if est.fits else "")
+
+
+def sweep_layout(layout: Mapping[str, Any]) -> dict[str, Any]:
+    """An estimate's layout as a sweep point holds it: without the search's `pipeline_layout`.
+
+    A sweep's outputs give the string beside the layout (`render.point_table.pipeline_layout`), as for the batched
+    path's points (`vectorised`).
+    """
+    return {k: v for k, v in layout.items() if k != "pipeline_layout"}
 
 
 def evaluate(problem: SweepProblem, start: int, stop: int) -> list[PointRow]:

@@ -40,6 +40,7 @@ from archgen.model.workload import Model
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.memory import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
+from archgen.units import Q_, Q
 
 
 def prompt_kv_bytes(arch: Arch, precision: str, kv_precision: str | None, input_len: int) -> tuple[float, str]:
@@ -88,7 +89,7 @@ def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, in
         return ""
     ratio = (f"{prefill / decode:.3g} prefill accelerators per decode accelerator" if prefill >= decode else
              f"one prefill accelerator per {decode / prefill:.3g} decode accelerators")
-    per_rank = float(kv_cache_bytes_per_token_per_rank(arch, dtype_bytes, tp, attention_dp)) * input_len
+    per_rank = received(arch, dtype_bytes, attention_dp, input_len, tp)
     names = ("its scale-up link, one domain", "its scale-out share, across domains")
     paths = [f"{per_rank / bw * 1e3:.3g} ms over {name} ({bw / 1e9:,.4g} GB/s)"
              for name, bw in zip(names, links, strict=True) if bw > 0]
@@ -100,6 +101,32 @@ def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, in
             "(a lower bound: no protocol, efficiency or contention charged), which TTFT adds unless the transfer "
             "hides behind the prefill. Not modelled: pools laid out unlike this replica (a decode pool's wider EP and "
             "larger batch, a smaller prefill pool), the queue between them")
+
+
+def received(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: int, tp: int) -> float:
+    """Bytes of a prompt's KV cache each decode rank receives: what it holds of it (module docstring)."""
+    return float(kv_cache_bytes_per_token_per_rank(arch, dtype_bytes, tp, attention_dp)) * input_len
+
+
+def pool_metrics(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: int, output_len: int,
+                 tp: int, times: tuple[float, float], links: tuple[float, float]) -> dict[str, Q]:
+    """`disaggregated_reading`'s figures as the registry's metrics (`archgen.metrics_pools`); {} where it is ''.
+
+    The same arguments and formulas: each pool's tokens/s per accelerator, the P:D ratio (prefill accelerators per
+    decode accelerator), and the received bytes over the scale-up link and, where there is one, the scale-out share.
+    """
+    prefill, decode = times
+    if prefill <= 0 or decode <= 0:
+        return {}
+    per_rank, (up, out) = received(arch, dtype_bytes, attention_dp, input_len, tp), links
+    got = {"prefill_tokens_per_second_per_gpu": Q_(input_len / prefill / tp, "1/s"),
+           "decode_tokens_per_second_per_gpu": Q_(output_len / decode / tp, "1/s"),
+           "prefill_decode_ratio": Q_(prefill / decode, "")}
+    if up > 0:
+        got["kv_transfer_time"] = Q_(per_rank / up, "s")
+    if out > 0:
+        got["kv_transfer_time_across_domains"] = Q_(per_rank / out, "s")
+    return got
 
 
 def swept_colocation(model: Model | None, inference: Inference | None, axes: Mapping[str, Sequence[Any]]) -> str:

@@ -76,6 +76,10 @@ class Job:
     `qkv_subsharding` is not a switch either: whether the stack runs tp above the KV heads (`QKV_SUBSHARDING`); a
     layout that needs it is refused where it is False (`layout_rules.layout_problems`, `layouts.enumerate_layouts`).
 
+    `split_stack` is not a switch either: the stack whose pipeline placements apply (`switch_allows.UNEVEN_SPLITS`;
+    None: the newest's, every one); a layout that states no placement and needs one the stack lacks is refused
+    (`refused.bare_split_problem`, through `layout_rules.layout_problems` and `layouts.enumerate_layouts`).
+
     `cp_hierarchy` is not a switch but a layout's: `parallelism.hierarchical_context_parallel_sizes` [a2a, p2p], the
     groups of cp_comm_type a2a+p2p (`cp_comm`); None where the job states none.
     """
@@ -110,6 +114,7 @@ class Job:
     qkv_subsharding: bool = True  # not a switch: see the docstring
     cp_hierarchy: tuple[int, int] | None = None  # not a switch: see the docstring
     runtime_reserve: bool = True  # not a switch: the part's runtime holds `hw.reserve.runtime_reserve` (not a TPU's)
+    split_stack: str | None = None  # not a switch: see the docstring
 
     @classmethod
     def from_knobs(cls, arch: Arch, seq_len: int, global_batch: int, precision: str, knobs: Knobs,
@@ -126,7 +131,7 @@ class Job:
                    knobs.grad_accum_fusion, knobs.cuda_graphs, knobs.ddp_bucket_size, knobs.cross_entropy,
                    knobs.moe_shared_expert_overlap, knobs.moe_force_balance, knobs.cp_comm_type,
                    qkv_subsharding=QKV_SUBSHARDING.get(stack or "", True), cp_hierarchy=cp_hierarchy,
-                   runtime_reserve=holds_reserve(vendor))
+                   runtime_reserve=holds_reserve(vendor), split_stack=stack)
 
     @functools.cached_property  # read per rank class and formula (issue 25)
     def recipe(self) -> str | None:

@@ -22,6 +22,7 @@ from archgen.perf.train.pipeline_split import (
 from archgen.perf.train.refused import (
     CP_NEEDS_TE_ATTENTION,
     OPTIMIZER_OFFLOAD_NEEDS_DO,
+    bare_split_problem,
     cp_split_problem,
     kv_heads_problem,
     optimizer_offload_refused,
@@ -79,10 +80,12 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
                     zero: int | None = None) -> list[LayoutProblem]:
     """Why a layout is invalid, in words (empty when it is valid): the one rule set of stated and searched layouts.
 
-    The pipeline rules are Megatron-core's (`pipeline_split.split_problems`); an interleaved schedule also needs at
-    least pp micro-batches per pipeline (`check_batch`: only when the micro-batch is known), and a multiple of pp
-    where `pipeline.whole_groups` asks for Megatron-core's default micro-batch groups (schedules.py at d98e8a6
-    raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is shorter than pp).
+    The pipeline rules are Megatron-core's (`pipeline_split.split_problems`), and a split that states no placement
+    must be one the job's stack places (`refused.bare_split_problem`: megatron-lm-2021 and -core-2024); an
+    interleaved schedule also needs at least pp micro-batches per pipeline (`check_batch`: only when the micro-batch
+    is known), and a multiple of pp where `pipeline.whole_groups` asks for Megatron-core's default micro-batch groups
+    (schedules.py at d98e8a6 raises when the last group of `microbatch_group_size_per_vp_stage`, pp by default, is
+    shorter than pp).
     Offload needs host memory (`host_memory`: whether the system states it; None when not known), and optimizer
     offload the distributed optimizer (`optimizer_offload_refused`; `zero` None: not judged). Context parallelism
     needs Transformer Engine's attention (`CP_NEEDS_TE_ATTENTION`) and what its `cp_comm_type` needs
@@ -107,7 +110,11 @@ def layout_problems(arch: Arch, job: Job, gpus: int, *, tp: int, pp: int, dp: in
     if pipeline.layout is None and arch.layers + slot_count(arch.layers, pp, interleave, pipeline) < pp * interleave:
         out.append(LayoutProblem("pp", f"{arch.layers} layers cannot fill pp x interleave = {pp * interleave} stages"))
     else:
-        out += [LayoutProblem("pp", m) for m in split_problems(arch.layers, pp, interleave, pipeline)]
+        split = split_problems(arch.layers, pp, interleave, pipeline)
+        out += [LayoutProblem("pp", m) for m in split]
+        ranks = gpus // (tp * cp) if gpus % (tp * cp) == 0 else None
+        if not split and (bare := bare_split_problem(job.split_stack, arch.layers, pp, interleave, pipeline, ranks)):
+            out.append(LayoutProblem("pp", bare))  # a split the job's stack places no way (`UNEVEN_SPLITS`)
     if job.global_batch % (dp * micro_batch):
         out.append(LayoutProblem("micro_batch", f"global batch {job.global_batch} is not divisible by dp x micro_batch "
                                                 f"= {dp} x {micro_batch}", f"global batch {job.global_batch} is not "

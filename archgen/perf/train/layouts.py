@@ -32,8 +32,14 @@ from archgen.perf.train.layout_rules import (
     interleaves,
     layout_problems,
 )
-from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems
-from archgen.perf.train.refused import cp_splits, kv_heads_problem, without_refused_offloads, without_refused_tp
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, split_problems, uniform_layout
+from archgen.perf.train.refused import (
+    cp_splits,
+    kv_heads_problem,
+    runs_split,
+    without_refused_offloads,
+    without_refused_tp,
+)
 from archgen.perf.train.training import RECOMPUTE_CODES, TrainingEstimate, estimate_training
 
 MAX_MICRO_BATCH = 16
@@ -136,18 +142,18 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
                       ) -> dict[str, np.ndarray]:
     """All valid layouts as parallel arrays (keys: `KEYS`), by the rules of `layout_problems`.
 
-    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`).
+    `zeros`: the ZeRO stages tried where `fixed` leaves `zero` out (the stack's, `switch_allows.ALLOWS`). A pp that
+    divides the layers only with the slots or not at all is tried where `pipeline` states no placement only if the
+    job's stack places it (`refused.runs_split`, `switch_allows.UNEVEN_SPLITS`).
     """
     given = {k: v for k, v in (fixed or {}).items() if v is not None}
     num = {k: int(v) for k, v in given.items() if k not in ("recompute", "offload")}  # the integer fields
     cp = num.get("cp", 1)
-    ep = num.get("ep", 1)
     etp = num.get("etp")
     offload = OFFLOAD_CODES[str(given["offload"])] if "offload" in given else 0
-    rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
-    rcs = [rc for rc in rcs if not ep_overlap_problems(job, ep, 1, 1, rc)]
+    stated_rcs = [RECOMPUTE_CODES[str(given["recompute"])]] if "recompute" in given else [0, 1, 2]
     blocks = []
-    grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, zs)
+    grids: dict[tuple, np.ndarray] = {}  # (v, recompute, zero) in `itertools.product` order, per (vs, rcs, zs)
     if job.attention == "materialized" and cp > 1:  # `layout_problems`: CP needs Transformer Engine's attention
         return {k: np.zeros(0) for k in (*KEYS, "etp")}
     for tp in ([num["tp"]] if "tp" in num else divisors(gpus)):
@@ -160,41 +166,64 @@ def enumerate_layouts(arch: Arch, job: Job, gpus: int, hw: Hardware,
             dp = gpus // (tp * cp * pp)
             if "dp" in num and num["dp"] != dp:
                 continue
-            if expert_problems(arch, tp, dp, cp, ep, etp):
-                continue
             if pp > arch.layers + 2 and pipeline.layout is None:
                 continue  # fewer layers and slots than stages (`layout_problems`)
             tried = [num["interleave"]] if "interleave" in num else interleaves(arch.layers, pp, pipeline)
-            vs = [v for v in tried
-                  if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v or pipeline.layout is not None)
-                  and not split_problems(arch.layers, pp, v, pipeline)
-                  and not ep_overlap_problems(job, ep, pp, v, 0)]
+            valid = [v for v in tried
+                     if (arch.layers + slot_count(arch.layers, pp, v, pipeline) >= pp * v
+                         or pipeline.layout is not None) and not split_problems(arch.layers, pp, v, pipeline)]
+            # the splits the stack places; a stated placement it places at no interleave is taken as stated
+            placed = [v for v in valid if runs_split(job.split_stack, arch.layers, pp, v, pipeline)] \
+                or (valid if pipeline.stated else [])
             zs = [num["zero"]] if "zero" in num else (list(zeros) if dp > 1 else [0 if 0 in zeros else min(zeros)])
             per_dp = job.global_batch // dp if job.global_batch % dp == 0 else 0
             mbs = [num["micro_batch"]] if "micro_batch" in num else [d for d in divisors(per_dp)
                                                                          if d <= MAX_MICRO_BATCH] if per_dp else []
-            for mb in mbs:
-                if job.global_batch % (dp * mb):
-                    continue
-                m = job.global_batch // (dp * mb)
-                ok = m % pp == 0 if pipeline.whole_groups else m >= pp  # `layout_problems`: interleaving needs it
-                vv = tuple(vs) if ok else tuple(v for v in vs if v == 1)
-                grid = grids.get((vv, tuple(zs)))
-                if grid is None:
-                    grid = grids[(vv, tuple(zs))] = np.array(list(itertools.product(vv, rcs, zs)),
-                                                             dtype=float).reshape(-1, 3)
-                block = np.empty((len(grid), len(KEYS) + 1))
-                block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, etp or tp)
-                block[:, 6:9] = grid  # interleave, recompute, zero
-                blocks.append(block)
+            for ep in expert_counts(arch, num, tp, dp, cp, etp):
+                rcs = tuple(rc for rc in stated_rcs if not ep_overlap_problems(job, ep, 1, 1, rc))
+                vs = [v for v in placed if not ep_overlap_problems(job, ep, pp, v, 0)]
+                for mb in mbs:
+                    if job.global_batch % (dp * mb):
+                        continue
+                    m = job.global_batch // (dp * mb)
+                    ok = m % pp == 0 if pipeline.whole_groups else m >= pp  # `layout_problems`: interleaving needs it
+                    vv = tuple(vs) if ok else tuple(v for v in vs if v == 1)
+                    grid = grids.get((vv, rcs, tuple(zs)))
+                    if grid is None:
+                        grid = grids[(vv, rcs, tuple(zs))] = np.array(list(itertools.product(vv, rcs, zs)),
+                                                                      dtype=float).reshape(-1, 3)
+                    block = np.empty((len(grid), len(KEYS) + 1))
+                    block[:] = (tp, pp, dp, cp, ep, mb, 0, 0, 0, offload, etp or tp)
+                    block[:, 6:9] = grid  # interleave, recompute, zero
+                    blocks.append(block)
     arr = np.concatenate(blocks) if blocks else np.zeros((0, len(KEYS) + 1))
     return {k: arr[:, i] for i, k in enumerate((*KEYS, "etp"))}
+
+
+def expert_counts(arch: Arch, num: Mapping[str, int], tp: int, dp: int, cp: int, etp: int | None) -> list[int]:
+    """The ep a layout of (tp, dp, cp) may take: the stated one, else 1 for a dense model, else every ep it allows.
+
+    An MoE model's ep is searched where the workload leaves it out: each divisor of the experts that MoE parallel
+    folding allows on these ranks (`layout_rules.expert_problems`). Before (layout28), the search held ep at 1: with
+    primus-2025, DeepSeek-V3's 256 experts on 256 MI355X searched to every expert on every rank (pp 32, 11.99 s),
+    where AMD's own configuration for that job runs ep 8 (AMD-AGI/Primus examples/megatron/configs/MI355X/
+    deepseek_v3-BF16-pretrain.yaml at 05b350b3: "tuned for 32N on MI355X", pp 16, ep 8).
+    """
+    if "ep" in num:
+        eps = [num["ep"]]
+    else:
+        eps = divisors(arch.experts) if arch.experts else [1]
+    return [ep for ep in eps if not expert_problems(arch, tp, dp, cp, ep, etp)]
 
 
 def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int | str | None] | None = None,
                     sequence_parallel: bool = True, pipeline: PipelineOptions = DEFAULT,
                     zeros: tuple[int, ...] = ZERO_STAGES, offloads: tuple[int, ...] = OFFLOADS) -> SearchResult:
     """The fastest layout that fits, among every valid layout consistent with `fixed`.
+
+    A best layout whose pp does not divide the layers (even with the slots; no placement stated) carries the
+    `pipeline_layout` string that places it (`pipeline_split.uniform_layout`, timed alike), without which Megatron-LM
+    asserts an even split: the answer is one the Megatron stacks run as given.
 
     Args:
         hw: Hardware.
@@ -212,7 +241,8 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     """
     if gpus <= 0:
         raise AnalyseError(f"the number of accelerators must be positive, got {gpus}")
-    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job, sequence_parallel)
+    lay = without_refused_tp(enumerate_layouts(job.arch, job, gpus, hw, fixed, pipeline, zeros), job,
+                             sequence_parallel)
     if len(lay["tp"]) == 0:
         return SearchResult(0, 0, None, None, lay, np.zeros(0), np.zeros(0, dtype=bool))
     step, fits = _evaluate(hw, job, lay, sequence_parallel, pipeline)
@@ -236,6 +266,8 @@ def search_training(hw: Hardware, job: Job, gpus: int, fixed: Mapping[str, int |
     code = int(best.pop("offload"))
     if code:
         best["offload"] = {v: k for k, v in OFFLOAD_CODES.items()}[code]
+    if (placed := uniform_layout(job.arch.layers, num["pp"], num["interleave"], pipeline)) is not None:
+        best["pipeline_layout"] = placed  # an uneven split runs under Megatron only so placed (`uniform_layout`)
     one = estimate_training(hw, job, Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"],
                                             num["ep"], num["interleave"], num["recompute"],
                                             sequence_parallel, num["zero"], pipeline, code, int(lay["etp"][i])))

@@ -217,6 +217,14 @@ def uneven_hint(layers: int, pp: int, v: int) -> str:
         "'Etttt|(tttt|)*14tL' for DeepSeek-V3's 61 layers on pp 4 x v 4"
     text = f"; place them unevenly with pipeline_layout (Megatron-core's layout string, a stage per '|', e.g. " \
         f"{example})"
+    pair = stage_counts(layers, pp, v)
+    if pair is None:
+        return text + f"; no first_stage_layers / last_stage_layers pair places them on pp x interleave = {pp} x {v}"
+    return text + f", or with first_stage_layers {pair[0]} and last_stage_layers {pair[1]}"
+
+
+def stage_counts(layers: int, pp: int, v: int) -> tuple[int, int] | None:
+    """The first/last-stage layer counts nearest the even share that pass `_uneven_problems`, else None."""
     best: tuple[float, int, int] | None = None
     share = layers // pp // v * v  # the pairs tried lie near the even share, a few dozen whatever the layers
     near = [n for n in range(share - 2 * pp * v, share + 2 * pp * v + 1, v) if n > 0]
@@ -227,9 +235,7 @@ def uneven_hint(layers: int, pp: int, v: int) -> str:
                 continue
             key = (max(abs(f - layers / pp), abs(last - layers / pp)), f, last)
             best = key if best is None or key < best else best
-    if best is None:
-        return text + f"; no first_stage_layers / last_stage_layers pair places them on pp x interleave = {pp} x {v}"
-    return text + f", or with first_stage_layers {best[1]} and last_stage_layers {best[2]}"
+    return None if best is None else (best[1], best[2])
 
 
 def _uneven_problems(layers: int, pp: int, v: int, opts: PipelineOptions) -> list[str]:
@@ -328,7 +334,9 @@ def _split(layers: int, pp, v, opts: PipelineOptions) -> Split:
         per = np.where(even, total / pp, np.ceil(layers / pp))  # uneven: DeepSpeed's uniform partition
         first_l = per - e
         last_l = np.where(even, per - lo, np.floor(layers / pp))
-        mid = per
+        # its middle ranks hold ceil(l/pp) or floor(l/pp): timed at their mean, as a rank's time is affine in its
+        # layers (their sum, the bubble's, is exact); the first rank's ceil(l/pp) beside the embedding is the busiest
+        mid = np.where(even | (pp <= 2), per, (layers - first_l - last_l) / np.maximum(pp - 2, 1))
     first_l = np.where(one, float(layers), first_l)
     ones = np.ones_like(pp)
     stack = lambda *xs: np.stack(np.broadcast_arrays(*xs), axis=-1)  # noqa: E731 (a local shorthand)

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from archgen.model.stack_profiles import STACKS
+from archgen.model.switch_allows import UNEVEN_SPLITS, uneven_splits
 from archgen.perf.train.job import Job
+from archgen.perf.train.pipeline_split import DEFAULT, PipelineOptions, slot_count, stage_counts, uniform_layout
 
 #: Why a stack before Megatron-core f7dfb99 refuses tp above the KV heads (`job.QKV_SUBSHARDING`).
 TP_ABOVE_KV = ("Megatron-core before f7dfb99 (core_v0.16.0) raises 'num_query_groups ... must be a multiple of "
@@ -123,3 +126,57 @@ def kv_heads_problem(kv_heads: int, tp: int, subsharding: bool) -> str | None:
                 f"expected tp at most {kv_heads}, or stack nemo-2025 or primus-2025 (Megatron-core with QKV "
                 "sub-sharding)")
     return None
+
+
+def needed_placement(layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> str | None:
+    """The placement beyond an even split that a valid split of `layers` on pp x v takes, else None (even).
+
+    One of `switch_allows.UNEVEN_SPLITS`' names: the stated one, else the embedding and loss slots where they alone
+    make the split divide, else (a non-interleaved pp that does not divide) DeepSpeed's uniform partition, which the
+    Megatron stacks run only as a layout string places it (`pipeline_split.uniform_layout`).
+    """
+    if opts.layout is not None:
+        return "layout"
+    if opts.first_stage_layers is not None or opts.last_stage_layers is not None:
+        return "counts" if v == 1 else "interleaved_counts"
+    if opts.embedding_slot or opts.loss_slot or slot_count(layers, pp, v, opts):
+        return "slots"
+    return "layout" if layers % pp or (layers // pp) % v else None
+
+
+def runs_split(stack: str | None, layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT) -> bool:
+    """Whether `stack` places `layers` on pp x v as `opts` says (`needed_placement` in `UNEVEN_SPLITS`)."""
+    need = needed_placement(layers, pp, v, opts)
+    return need is None or need in uneven_splits(stack)
+
+
+def bare_split_problem(stack: str | None, layers: int, pp: int, v: int, opts: PipelineOptions = DEFAULT,
+                       ranks: int | None = None) -> str | None:
+    """Why `stack` cannot run a split that states no placement, with what it runs instead; else None.
+
+    Where pp x v divides the layers only with the embedding and loss slots, or (not interleaved) not at all, the
+    stack needs a placement it may lack (`UNEVEN_SPLITS`): Megatron-LM v2.6 asserts an even split, core_v0.9.0 (the
+    2024 recipe) builds l // pp layers a rank. Names the nearest pp that divide the layers (and `ranks`, the
+    accelerators per tp x cp group, where given), the first/last-stage counts where the stack runs them, and the
+    stacks that place the split. A stated placement is estimated as stated.
+    """
+    if opts.stated or runs_split(stack, layers, pp, v, opts):
+        return None
+    need = needed_placement(layers, pp, v, opts)
+    assert stack is not None and need is not None, "the newest stack runs every placement"
+    has = uneven_splits(stack)
+    evens = [d for d in range(1, layers + 1) if layers % d == 0 and (layers // d) % v == 0 and (ranks or d) % d == 0]
+    near = [max((d for d in evens if d < pp), default=None), min((d for d in evens if d > pp), default=None)]
+    also = f" and the {ranks} pipeline x data ranks" if ranks else ""
+    pair = stage_counts(layers, pp, v) if ("counts" if v == 1 else "interleaved_counts") in has else None
+    counts = f", or first_stage_layers {pair[0]} and last_stage_layers {pair[1]}" if pair else ""
+    placing = [s for s in STACKS if need in uneven_splits(s)]
+    string = uniform_layout(layers, pp, v, opts) if need == "layout" else None
+    how = (f" with pipeline_layout '{string}'" if string else
+           " with embedding_slot and loss_slot true" if need == "slots" else "")
+    why = ("divide only with the embedding and loss as layer slots" if need == "slots" else
+           f"do not divide by pp {pp}")
+    return (f"the {layers} layers {why}, which stack {stack} cannot place ({UNEVEN_SPLITS.setting(stack)[1]}): "
+            + (f"state a pp that divides them{also} ({' or '.join(str(d) for d in near if d)}){counts}, or "
+               if any(near) else f"state {counts[5:]}, or " if counts else "state ")
+            + f"a stack that places them ({', '.join(placing)}){how}")

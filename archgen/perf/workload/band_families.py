@@ -40,9 +40,25 @@ QUANTITIES: dict[str, dict[str, str]] = {
                   # a replica's capacity is its full closed loop's tokens/s over output_len, and the replicas that
                   # keep up a rate that rate over it: the throughput's band (turned), offline's (`quantity_family`)
                   "replica_capacity": "tokens_per_second", "replicas_to_keep_up": "tokens_per_second",
-                  **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")}},
+                  **{f"{m}_{p}": f"{m}_{p}" for m in ("ttft", "tpot") for p in ("p50", "p99")},
+                  # the replica read as a disaggregated deployment's pools: quantities no scored run measured
+                  "prefill_tokens_per_second_per_gpu": "prefill_pool", "decode_tokens_per_second_per_gpu":
+                  "decode_pool", "prefill_decode_ratio": "pool_ratio", "kv_transfer_time": "kv_transfer",
+                  "kv_transfer_time_across_domains": "kv_transfer"},
     "collective": {"time": "time", "busbw": "time"},
 }
+#: Quantities no published run of any family is scored on, with why (`bands.Band` says it where their band is empty):
+#: a disaggregated deployment's pools (`perf.serve.colocation.pool_metrics`, nu79fix). The aggregated families'
+#: errors are not theirs: a decode pool runs no prompts, and the scored MoE runs' conditions are not a decode pool's
+#: (docs/perf-model.md, "Disaggregated reading").
+_POOLS = ("no published run of a disaggregated pool is scored: every scored serving run is aggregated (prefill and "
+          "decode on one replica), and SGLang's published DeepSeek-R1 pool rates on GB200 NVL72 (lmsys.org/blog/"
+          "2025-09-25-gb200-part-2) state no decode batch, so they are held out; the aggregated tokens/s band does "
+          "not carry over (docs/perf-model.md, Disaggregated reading)")
+UNSCORED: dict[str, str] = {"prefill_pool": _POOLS, "decode_pool": _POOLS, "pool_ratio": _POOLS,
+                            "kv_transfer": "no published KV transfer time is scored, and the figure is a lower bound "
+                                           "(bytes / link bandwidth; NIXL's or Mooncake's efficiency over NVLink or "
+                                           "RDMA unsourced)"}
 #: The job kind of each family.
 KINDS = {"dense-training": "training", "moe-training": "training", "offline-serving": "inference",
          "serving-under-load": "inference", "moe-offline-serving": "inference", "moe-serving-under-load": "inference",

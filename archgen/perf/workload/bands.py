@@ -55,6 +55,7 @@ from archgen.perf.workload.band_families import (
     FAMILIES,
     KINDS,
     QUANTITIES,
+    UNSCORED,
     bin_words,
     reached,
     single_keys,
@@ -224,6 +225,8 @@ class Band:
                     f"{'were' if self.count > 1 else 'was'} taken, fewer than the {MIN_BIN} a band needs; no other "
                     "load's or arrival's band is borrowed (not provided)")
         if not self.measured:
+            if why := UNSCORED.get(QUANTITIES[KINDS[self.family]].get(self.metric, ""), ""):
+                return f"no band: {why}"   # a quantity no family measures: one text for its metrics, shown once
             return (f"no band: no published {FAMILIES[self.family]} measurement of {self.metric} to take it from"
                     + (f"; over its stated efficiency ranges the estimate spans {self.span}, the model's error "
                        "beyond that not bounded" if self.span else ""))

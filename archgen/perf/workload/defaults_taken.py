@@ -23,7 +23,8 @@ from archgen.perf.train.stacks import explain
 from archgen.perf.workload.estimate_result import Taken
 
 #: Layout fields in the order the estimate's `layout:` line shows them.
-LAYOUT_FIELDS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload", "etp")
+LAYOUT_FIELDS = ("tp", "pp", "dp", "cp", "ep", "micro_batch", "interleave", "recompute", "zero", "offload", "etp",
+                 "pipeline_layout")
 
 
 def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[str, object], searched: bool,

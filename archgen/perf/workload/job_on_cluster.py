@@ -155,8 +155,9 @@ def site_note(cluster: Cluster) -> str:
     span = site_span(halls)
     return (f"cluster '{cluster.id}' stands in {len(halls)} halls ({', '.join(h.id for h in halls)}) whose first "
             f"racks are up to {span.m_as('m'):,.0f} m apart on the site plan, exit runs included: a collective step "
-            f"between them pays at least {fibre_delay(span).m_as('us'):.2f} us of fibre delay one way, which this "
-            "estimate leaves out (`archgen check`, SITE001, gives the runs and the longest one's delay)")
+            f"over that distance pays {fibre_delay(span).m_as('us'):.2f} us of fibre delay one way (racks nearer "
+            "each other less, a run's tray drops and slack more), which this estimate leaves out (`archgen check`, "
+            "SITE001, gives the runs and the longest one's delay)")
 
 
 def input_errors(cluster: Cluster, problems: Sequence[tuple[str, str]]) -> str:

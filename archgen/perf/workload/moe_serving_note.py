@@ -20,6 +20,13 @@ from archgen.perf.workload.band_table import TABLE
 OFFLINE = ("moe-offline-serving", "tokens_per_second")
 #: The band table's family of MoE serving runs under load, whose mean TPOT (per load bin) the sentence quotes.
 UNDER_LOAD = "moe-serving-under-load"
+#: What the offline band applies to, and what it does not (nu79fix): its runs are aggregated, at their own batches and
+#: lengths, so a disaggregated reading's pool rates (`perf.serve.colocation.pool_metrics`) carry no band of theirs.
+APPLIES = ("The scored offline runs are aggregated (prefill and decode on one replica, every request queued at once) "
+           "at their own layouts, batches and lengths (DeepSeek-R1 at 512 sequences a rank, 804-token prompts and "
+           "3,715-token outputs of varying length); the prefill_decode reading's pool rates have no band: a decode "
+           "pool's published rate beside them (SGLang's GB200 NVL72 decode, its batch unstated) is held out "
+           "(docs/perf-model.md, Disaggregated reading)")
 #: Where the per-component comparison is written down.
 WHERE = "docs/perf-model.md, Limitations, MoE serving is optimistic"
 
@@ -50,4 +57,4 @@ def moe_serving_convention(table: dict[str, dict[str, tuple[int, float, float, f
             "the fixed per-kernel costs are 5 to 7 % of a DeepSeek-R1 step, none of the runs decoded speculatively, "
             "attention-DP imbalance costs a balanced run at most 11 % (TensorRT-LLM's ADP-balance blog), and routing "
             "skew's one published ratio is at EP 32 and cannot reach the Mixtral runs, which have no expert "
-            f"parallelism ({WHERE})")
+            f"parallelism ({WHERE}). {APPLIES}")

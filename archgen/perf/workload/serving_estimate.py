@@ -17,7 +17,7 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.colocation import colocation_convention, disaggregated_reading
+from archgen.perf.serve.colocation import colocation_convention, disaggregated_reading, pool_metrics
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
@@ -239,11 +239,13 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                                     "max_batch" if run is not None and not closed else "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
-    pools = "" if {"prefill_per_request", "decode_per_request"} - breakdown.keys() else disaggregated_reading(
+    read = None if {"prefill_per_request", "decode_per_request"} - breakdown.keys() else (
         arch, K.kv_element_bytes(K.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
         inf.input_len, inf.output_len, tp, (breakdown["prefill_per_request"].m_as("s"),
                                             breakdown["decode_per_request"].m_as("s")),
         (hw.scale_up_bandwidth, hw.scale_out_bandwidth))   # newuser79: the replica read as a P:D deployment's pools
+    pools = disaggregated_reading(*read) if read else ""
+    metrics |= pool_metrics(*read) if read else {}   # nu79fix: and its figures as metrics a requirement can target
     prompts = (f"chunked prefill of {inf.max_num_tokens} tokens per iteration" if inf.prefill == "chunked" else
                f"prompts whole in iterations of their own, up to {inf.max_num_tokens} tokens, the decodes waiting")
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
@@ -357,7 +359,7 @@ def expert_problem(arch: Arch, ep: int, redundant: int = 0) -> str | None:
     slots = arch.experts + redundant
     if arch.experts and slots % ep:
         fits = max(d for d in range(1, ep) if slots % d == 0)
-        fill = ep - arch.experts % ep   # the fewest copies that fill every rank equally
+        fill = -arch.experts % ep   # the fewest copies that fill every rank equally (0 where ep divides the experts)
         held = (f"the {arch.experts} experts and {redundant} redundant copies ({slots})" if redundant else
                 f"the {arch.experts} experts")
         return (f"ep ({ep}) does not divide {held}: each rank holds (experts + redundant_experts) / ep "

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from archgen.display import ESTIMATE_FIGURES, significant
 from archgen.errors import WorkloadError
-from archgen.model.switch_allows import UNSETTLED, beyond_stack
+from archgen.model.switch_allows import UNSETTLED, allowed, beyond_stack
 from archgen.model.switches import as_written
 from archgen.model.workload import Training, Workload
 from archgen.perf.hw.arch import Arch
@@ -25,7 +25,7 @@ from archgen.perf.train.job import QKV_SUBSHARDING, Job, Layout
 from archgen.perf.train.layouts import no_layout_reason, search_training
 from archgen.perf.train.moot import moot
 from archgen.perf.train.pipeline_split import uniform_layout
-from archgen.perf.train.refused import kv_heads_problem
+from archgen.perf.train.refused import kv_heads_problem, runs_split
 from archgen.perf.train.stacks import (
     newest,
     on_vendor,
@@ -54,67 +54,84 @@ from archgen.units import Q_
 def held_note(arch: Arch, t: Training) -> str:
     """What the layout search held of the layout without searching it, where the workload leaves it out.
 
-    The layout search varies tp, pp, dp, micro_batch, interleave, recompute and the ZeRO stage; ep, etp and cp keep
-    the schema's default (1, tp, 1). For an MoE model that is every expert on every rank, which a plan search
-    (`--search-plan`, `perf.explore.plan`) does not hold (newuser38: a 600B-A40B job on 16,128 GB300 at ep 1 ran
-    4.96 s a step where the plan search found 0.70 s at ep 16, cp 4). A dense model's cp is held too, and said so:
-    before (newuser53), Llama 3.1 70B at 131,072 tokens on 512 GB200 read "layout searched" at 5.411 s (tp 32, cp 1)
-    where the plan search found 3.487 s at tp 2, cp 16. Empty where the workload states cp (and, for an MoE model, ep).
+    The layout search varies tp, pp, dp, micro_batch, interleave, recompute, the ZeRO stage and an MoE model's ep;
+    etp and cp keep the schema's default (tp, 1); a plan search (`--search-plan`, `perf.explore.plan`) searches cp
+    too, and holds etp as well. Before (layout28) ep was held at 1 too: every expert on every rank (newuser38: a
+    600B-A40B job on 16,128 GB300 at ep 1 ran 4.96 s a step where the plan search found 0.70 s at ep 16, cp 4;
+    newuser74: DeepSeek-V3 on 256 MI355X searched to pp 32 at ep 1, where AMD's configuration runs ep 8). A dense
+    model's cp is held too, and said so: before (newuser53), Llama 3.1 70B at 131,072 tokens on 512 GB200 read
+    "layout searched" at 5.411 s (tp 32, cp 1) where the plan search found 3.487 s at tp 2, cp 16. Empty where the
+    workload states cp (and, for an MoE model, etp).
     """
-    held = held_fields(bool(arch.experts), t.parallelism.model_fields_set)
+    held = held_fields(bool(arch.experts), t.parallelism.model_fields_set, t.stack)
     if not held:
         return ""
-    return (f"; {', '.join(held)} held, not searched (left out: {SEARCHED}; `--search-plan` searches "
-            f"{'ep and cp' if 'ep 1' in held else 'cp'} too, or state {'them' if len(held) > 1 else 'it'})")
+    plan = "`--search-plan` searches cp too, or " if "cp 1" in held else ""
+    them = "them" if len(held) > 1 else "it"
+    return f"; {', '.join(held)} held, not searched (left out: {SEARCHED}; {plan}state {them})"
 
 
 #: What the layout search of an estimate or of a sweep's point varies (`layouts.search_training`).
-SEARCHED = "this search varies tp, pp, dp, micro_batch, interleave, recompute and zero"
+SEARCHED = "this search varies tp, pp, dp, micro_batch, interleave, recompute, zero and an MoE model's ep"
 
 
-def held_fields(experts: bool, given: Collection[str]) -> list[str]:
+def held_fields(experts: bool, given: Collection[str], stack: str | None = None) -> list[str]:
     """The layout fields the layout search holds at the schema's default where `given` (stated or swept) leaves them.
 
-    An MoE model's ep 1 and etp = tp, and cp 1.
+    An MoE model's etp = tp (its ep is searched: `layouts.expert_counts`, but held at 1 under a `stack` that runs no
+    expert parallelism, `switch_allows.ALLOWS`), and cp 1.
     """
-    moe = experts and "ep" not in given
-    return (["ep 1"] + (["etp = tp"] if "etp" not in given else []) if moe else []) \
-        + (["cp 1"] if "cp" not in given else [])
+    no_ep = experts and "ep" not in given and stack is not None and allowed(stack, "ep") != ("divisors",)
+    return ([f"ep 1 (stack {stack} runs no expert parallelism)"] if no_ep else []) \
+        + (["etp = tp"] if experts and "etp" not in given else []) + (["cp 1"] if "cp" not in given else [])
 
 
 def sweep_held_note(experts: bool, t: Training, axes: Collection[str]) -> list[str]:
     """What every point of a sweep of training job `t` holds of the layout that neither `t` states nor an axis sweeps.
 
     As `held_note` says it of an estimate (newuser53); before (nu53fix) a sweep held cp at 1 and said nothing. Empty
-    where `t` states cp (and an MoE model's ep) or an axis sweeps it.
+    where `t` states cp (and an MoE model's etp) or an axis sweeps it.
     """
-    held = held_fields(experts, set(t.parallelism.model_fields_set) | set(axes))
+    held = held_fields(experts, set(t.parallelism.model_fields_set) | set(axes), t.stack)
     if not held:
         return []
     them = "them" if len(held) > 1 else "it"
+    plan = ", or `archgen estimate --search-plan` the workload, which searches cp too" if "cp 1" in held else ""
     return [f"{', '.join(held)} at every point, held, not searched: neither the workload states {them} nor an axis "
-            f"sweeps {them} (left out: {SEARCHED}; add an axis, state {them}, or `archgen estimate --search-plan` "
-            f"the workload, which searches {'ep and cp' if 'ep 1' in held else 'cp'} too)"]
+            f"sweeps {them} (left out: {SEARCHED}; add an axis or state {them}{plan})"]
 
 
-def uniform_note(arch: Arch, hw: Hardware, job: Job, lay: Layout, step: float) -> list[str]:
-    """Where the layout places the layers as DeepSpeed's uniform partition, what Megatron needs told to run it.
+def placed_note(arch: Arch, pp: int, text: str) -> str:
+    """What the layout search's `pipeline_layout` is: how it placed layers that pp does not divide (`search_training`).
 
-    An uneven non-interleaved split with no stated counts is timed as DeepSpeed places it (`pipeline_split`); Megatron
-    asserts an even split unless the stages are stated, so such a layout, searched or stated, runs under the
-    Megatron stacks only with its layout string (`pipeline_split.uniform_layout`), whose own step time is given where
-    it differs (every rank timed as it is, where the split's rank classes put ceil(l/pp) on each middle rank).
-    Before (newuser38), a searched tp 16, pp 27 for 126 layers read as a plain layout.
+    Before (layout28) the search's answer was the bare pp, which Megatron-LM refuses (`uniform_note` said so): with
+    primus-2025, DeepSeek-V3's 61 layers on pp 32. AMD's own 256-MI355X configuration for that model places its 61
+    layers on pp 16 with such a string (AMD-AGI/Primus examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml
+    at 05b350b3, `pipeline_model_parallel_layout`).
+    """
+    return (f"pp {pp} does not divide the {arch.layers} layers, even with the embedding and loss as slots: the search "
+            f"placed them with pipeline_layout '{text}' (ceil(l/pp) layers on the first l mod pp ranks, floor(l/pp) "
+            f"on the others; Megatron-core's pipeline_model_parallel_layout, which this layout needs: Megatron-LM "
+            f"asserts an even split unless the stages are stated, megatron/training/arguments.py at d98e8a6, line 997)")
+
+
+def uniform_note(arch: Arch, lay: Layout) -> list[str]:
+    """Where a stated layout places the layers as DeepSpeed's uniform partition, what Megatron needs told to run it.
+
+    An uneven non-interleaved split with no stated counts is timed as DeepSpeed places it (`pipeline_split`), rank for
+    rank as its layout string (`pipeline_split.uniform_layout`) places it in Megatron-core; Megatron asserts an even
+    split unless the stages are stated, so such a layout runs under the Megatron stacks only with that string. A
+    searched layout carries the string itself (`layouts.search_training`, `placed_note`). Before (newuser38), a
+    searched tp 16, pp 27 for 126 layers read as a plain layout; before layout28 the partition's middle ranks were
+    each timed at ceil(l/pp) layers, and the note gave the string's own step time beside it (2.285 s for 2.33 s).
     """
     text = uniform_layout(arch.layers, int(lay.pp), int(lay.interleave), lay.pipeline)
     if text is None:
         return []
-    exact = float(estimate_training(hw, job, replace(lay, pipeline=replace(lay.pipeline, layout=text))).step_time)
-    alone = f"; stated so, the step time is {exact:.4g} s" if f"{exact:.4g}" != f"{step:.4g}" else ""
     return [f"pp {int(lay.pp)} does not divide the {arch.layers} layers, even with the embedding and loss as slots: "
             f"placed as DeepSpeed's uniform partition; Megatron-LM asserts an even split unless the stages are stated "
             f"(megatron/training/arguments.py at d98e8a6, line 997), so to run this layout state pipeline_layout: "
-            f"'{text}' (Megatron-core's pipeline_model_parallel_layout){alone}"]
+            f"'{text}' (Megatron-core's pipeline_model_parallel_layout, which places it so, as timed)"]
 
 
 def ep_pace_note(arch: Arch, hw: Hardware, job: Job, lay: Layout) -> list[str]:
@@ -189,7 +206,10 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
         layout, est = res.best, res.estimate  # the search has timed its best layout already
         notes.append(f"layout searched: best of {res.fitting} fitting among {res.evaluated} valid layouts"
                      + held_note(arch, t))
-    num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload")}  # the integer fields
+    num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload", "pipeline_layout")}
+    if "pipeline_layout" in layout:  # the search's placement of an uneven split (`search_training`), timed alike
+        opts = replace(opts, layout=str(layout["pipeline_layout"]))
+        notes.append(placed_note(arch, num["pp"], str(layout["pipeline_layout"])))
     lay = Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"], num["ep"],
                  num["interleave"], RECOMPUTE_CODES[str(layout["recompute"])], knobs.sequence_parallel,
                  num["zero"], opts, OFFLOAD_CODES[str(layout.get("offload", "none"))], num.get("etp"))
@@ -208,7 +228,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     exchanges = bool(arch.moe_layers and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1)
     notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
     if with_stack_range:  # as the stack range: a sweep shows no notes
-        notes += uniform_note(arch, hw, job, lay, float(est.step_time))
+        notes += uniform_note(arch, lay)
         notes += ep_pace_note(arch, hw, job, lay)
         notes += moe_pass_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
@@ -286,7 +306,8 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
 
     A band beside the estimate, which is the newest profile's (`stack_profiles.DEFAULT_STACK`); it enters no outcome.
     `known` is (job, layout, estimate) of the workload's own reading; a profile that reads the job the same way
-    reuses that estimate.
+    reuses that estimate. A profile that cannot place the layout's pipeline split (`refused.runs_split`: a layout
+    string, the slots or stage counts under megatron-lm-2021 or -core-2024) is left out and named.
     """
     done = {(known[0], known[1]): known[2]}
     times = []
@@ -296,7 +317,11 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
     run = [(n, k) for n, k in kept if not dispatcher_problem(hw, t, k.moe_dispatcher, bool(arch.experts))]
     nvidia = sorted({n for n, _ in kept} - {n for n, _ in run})  # HybridEP on a part it does not run on
     no_kv = sorted(n for n, _ in run if kv_heads_problem(arch.kv_heads, int(lay.tp), QKV_SUBSHARDING.get(n, True)))
-    for name, knobs in (r for r in run if r[0] not in no_kv):
+    # a split placed as the layout string, the slots or the stage counts say, which older stacks cannot place (lay28fix:
+    # before, a searched pipeline_layout was re-timed under megatron-lm-2021 and -core-2024, which cannot run it)
+    no_split = sorted(n for n, _ in run if not runs_split(n, arch.layers, int(lay.pp), int(lay.interleave),
+                                                            lay.pipeline))
+    for name, knobs in (r for r in run if r[0] not in no_kv and r[0] not in no_split):
         job = Job.from_knobs(arch, t.seq_len, t.global_batch, t.precision, knobs, name,
                              t.parallelism.hierarchical_context_parallel_sizes, hw.vendor)
         layout = replace(lay, sequence_parallel=knobs.sequence_parallel)
@@ -305,11 +330,15 @@ def stack_range(t: Training, arch: Arch, hw: Hardware, lay: Layout, known: tuple
             e = done[(job, layout)] = estimate_training(hw, job, layout)
         times.append((float(e.step_time), name, bool(e.fits)))
     lo, hi = min(times), max(times)
-    return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; over the stack "
-            f"profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with this layout"
+    over = (f"over the stack profiles the step time ranges {lo[0]:.4g} s ({lo[1]}) to {hi[0]:.4g} s ({hi[1]}) with "
+            "this layout" if len(times) > 1 else "no other stack profile runs this layout")
+    return (f"stack not stated: estimated with {newest(t.stack)}, {t.stack}; {over}"
             + (f" ({', '.join(refusing)} left out: an MoE model at tp {int(lay.tp)} needs sequence parallelism, "
                "which they do not run)" if refusing else "")
             + (f" ({', '.join(nvidia)} left out: its HybridEP runs on NVIDIA GPUs only)" if nvidia else "")
             + (f" ({', '.join(no_kv)} left out: tp {int(lay.tp)} is above the {arch.kv_heads} key/value heads, "
                f"which they refuse)" if no_kv else "")
+            + (f" ({', '.join(no_split)} left out: not runnable under them, as they cannot place the {arch.layers} "
+               f"layers on pp {int(lay.pp)}{f' x interleave {int(lay.interleave)}' if lay.interleave > 1 else ''} "
+               "this way, switch_allows.UNEVEN_SPLITS)" if no_split else "")
             + stack_origin(hw, t.stack))

@@ -80,8 +80,12 @@ def training_setup(workload: Workload, arch: Arch, hw: Hardware, gpus: int) -> T
     interleave = p.interleave
     if p.pipeline_layout is not None and p.pp is not None and interleave is None:
         interleave = layout_interleave(p.pipeline_layout, p.pp)
+    # an MoE model's ep is searched where the workload leaves it out (`layouts.expert_counts`) and the stack runs
+    # expert parallelism (`switch_allows.ALLOWS`); a dense model's is 1
+    searched_ep = arch.experts and "ep" not in p.model_fields_set and allowed(t.stack, "ep") == ("divisors",)
+    ep = None if searched_ep else p.ep
     fixed: dict[str, int | str | None] = {
-        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": p.ep, "micro_batch": p.micro_batch,
+        "tp": p.tp, "pp": p.pp, "dp": p.dp, "cp": p.cp, "ep": ep, "micro_batch": p.micro_batch,
         "interleave": interleave, "recompute": t.recompute, "zero": p.zero, "offload": p.offload, "etp": p.etp}
     host = bool(np.any(hw.host_capacity > 0))
     complete = None not in (p.tp, p.pp, p.dp, p.micro_batch, interleave, t.recompute)
