@@ -24,7 +24,12 @@ JOB_GOODPUT: tuple[Metric, ...] = (
            "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T,
            minimise=True),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
-           "read bandwidth.", _GP, _T, minimise=True),
+           "read bandwidth: one copy read (a lower bound where every data-parallel replica reads its own, "
+           "`checkpoint_restore_read`).", _GP, _T, minimise=True),
+    Metric("workload", "checkpoint_restore_read", "B", "TB", 2, "Checkpoint restore read", "What a restore reads "
+           "from storage under Megatron-core's default load (no fully parallel load): the weights once per "
+           "data-parallel x context-parallel replica, the distributed optimizer's state once.",
+           "analyse/storage_demand.py", _T, sweep=False),
     Metric("workload", "checkpoint_storage_needed", "B", "TB", 2, "Checkpoint storage needed", "The checkpoints "
            "kept at once (`checkpoint.keep`, the one being written counted) × the checkpoint size: what they take on "
            "the storage; not provided without `checkpoint.keep`.", "analyse/storage_demand.py", _T, sweep=False),

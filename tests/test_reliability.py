@@ -326,10 +326,17 @@ def test_a_failure_free_cluster_needs_no_spares_and_says_nothing_of_them(tmp_pat
     assert "sees 0 interruptions per day, no part fails at these rates, so there is no mean time to interruption." \
         in texts[0]
     assert texts[-2] == ("Range: llama3-405b-16k: goodput 1.000 to 1.000 over the set's 95 % Poisson interval; "
-                         f"{AT_STATED_BANDWIDTH}.")
+                         f"{AT_STATED_BANDWIDTH}; {RESTORE}.")
     assert goodput[0][2] == goodput[0][5] == "—"  # MTTI, interval
     # REL012: the stand-in states `storage:` but builds no storage fabric (its checkpoints ride the nodes' NICs)
     assert not [f.id for f in r.findings if f.id.startswith("REL") and f.id != "REL012"]
+
+
+#: The stand-in's restore at tp 8, pp 16, dp 128 with the distributed optimizer (nu76fix): 405.85e9 x (2 x 128 + 12) B
+#: = 108.8 TB read under the stack's default load (`storage_demand.restore_read`), against the 5.682 TB timed.
+RESTORE = ("a restore under the stack's default load (no fully parallel load) reads 108.8 TB, the weights once per "
+           "data-parallel replica (`checkpoint_restore_read`): 54 s at the job's read bandwidth, not the 3 s counted, "
+           "which reads the 5.682 TB checkpoint once, as Megatron's `--ckpt-fully-parallel-load` does")
 
 
 def _reliability_document(r) -> tuple[list[str], list[list[str]]]:
@@ -350,7 +357,7 @@ def test_a_named_set_is_ranged_over_its_own_interval(tmp_path):
                              "interval; the uncertainty of switch is not provided (their rates state no `events`), so "
                              "the range is narrower than the rates are known).")
     assert texts[2] == ("Range: llama3-405b-16k: goodput 0.913 to 0.925 over the set's 95 % Poisson interval; "
-                        f"spares needed 9 to 12; {AT_STATED_BANDWIDTH}.")   # the spares' range: nu41cost
+                        f"spares needed 9 to 12; {AT_STATED_BANDWIDTH}; {RESTORE}.")   # the spares' range: nu41cost
     texts, _ = _reliability_document(_run(tmp_path / "default"))   # no set named: the range over the catalog's
     assert "over the published rate sets alibaba-hpn-2024, " in texts[0] and "over the rate sets" in texts[2]
     assert texts[1].startswith("Spare-parts stock: not provided")   # newuser69, spares22: no turnaround stated

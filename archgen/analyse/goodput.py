@@ -35,6 +35,7 @@ from archgen.analyse.goodput_range import (
     spanned,
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
+from archgen.analyse.storage_demand import amount, restore_read
 from archgen.model.network import Switch
 from archgen.model.reliability import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
@@ -97,6 +98,28 @@ class Goodput(JobGoodput):
 STORAGE_METRICS = ("storage_write_bandwidth_per_accelerator", "storage_read_bandwidth_per_accelerator")
 
 
+#: A job stating `dataset:`: its reads and its checkpoints are each judged against the whole storage
+#: (docs/reliability.md).
+SHARED_STORAGE = ("the data loaders' reads (`dataset_read_bandwidth`) share the storage with the checkpoint writes and "
+                  "restores, each timed or judged (REL013) at the storage's whole bandwidth, as if alone")
+
+
+def replica_note(model: Model, bytes_per_parameter: float, layout: dict[str, int | str], job: JobGoodput) -> str:
+    """What a restore reads under the stack's default load where that is more than the one checkpoint timed; else "".
+
+    The restore time (and so goodput) takes one copy read, as a fully parallel load (or ZeRO 3) reads it; Megatron's
+    default has each data-parallel replica read its own weights (`restore_read`): the time at that read is said.
+    """
+    size = checkpoint_bytes(model, bytes_per_parameter)
+    read = restore_read(model, bytes_per_parameter, layout)
+    if read <= size * (1 + 1e-9) or job.read_bandwidth <= 0:
+        return ""
+    return (f"a restore under the stack's default load (no fully parallel load) reads {amount(read)}, the weights "
+            f"once per data-parallel replica (`checkpoint_restore_read`): {read / job.read_bandwidth:,.0f} s at the "
+            f"job's read bandwidth, not the {job.restore_time:,.0f} s counted, which reads the {amount(size)} "
+            "checkpoint once, as Megatron's `--ckpt-fully-parallel-load` does")
+
+
 def storage_metrics(specs: Specs, a: ClusterAnalysis) -> dict[str, Q]:
     """The storage bandwidth each accelerator gets (`delivered_storage` over the accelerators); empty without one."""
     both = delivered_storage(specs, a)
@@ -106,11 +129,12 @@ def storage_metrics(specs: Specs, a: ClusterAnalysis) -> dict[str, Q]:
 
 
 def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Workload, model: Model,
-            accelerators: int) -> Goodput | None:
+            accelerators: int, layout: dict[str, int | str] | None = None) -> Goodput | None:
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
 
     None when the checkpoint has nowhere to go (no `storage:` and not in memory, or storage NICs wired to nothing:
-    REL006).
+    REL006). The restore reads one checkpoint; where the stack's default load reads more at the job's `layout`
+    (`storage_demand.restore_read`), a note says how much and how long that takes (`replica_note`).
     """
     cp = workload.checkpoint
     if no_checkpoint_target(specs, a, workload):   # REL006: no storage, or none the nodes reach
@@ -131,6 +155,10 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
             for name in ("per_day", "mtti", "goodput")}
     if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:
         job = replace(job, notes=(*job.notes, AT_STATED_BANDWIDTH))
+    if layout is not None and not cp.in_memory and (note := replica_note(model, cp.bytes_per_parameter, layout, job)):
+        job = replace(job, notes=(*job.notes, note))
+    if workload.dataset is not None and not cp.in_memory:
+        job = replace(job, notes=(*job.notes, SHARED_STORAGE))
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
                    checkpoint_size=size, band=band, unblocked=unblocked, swapped=swapped, repair=central.repair,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1

@@ -41,7 +41,7 @@ from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
 from archgen.analyse.spare_parts import no_turnaround
-from archgen.analyse.storage_demand import sample_readers, storage_demand
+from archgen.analyse.storage_demand import storage_demand
 from archgen.analyse.sustainability import job_site_figures, site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import Design
@@ -131,7 +131,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 _withhold(ops, path, ("time_to_train", "goodput_time_to_train", "goodput_time_to_train_low",
                                       "goodput_time_to_train_high", "job_cost", "job_cost_low", "job_cost_high",
                                       "job_energy", "job_it_energy"), NO_TOKEN_BUDGET)
-            g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.accelerators)
+            g = goodput(ops.reliability[a.cluster.path], a, design.specs, w, model, est.accelerators, est.layout)
             if g is None:  # no checkpoint storage (REL006): its interruptions are known, its goodput is not
                 extra = job_interruptions(ops.reliability[a.cluster.path], est.accelerators)
                 # what the storage must hold, and the time to train, need none
@@ -159,7 +159,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     tps = None
                 if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
                     largest[a.cluster.path] = (est.accelerators, path)
-            demand, no_demand = storage_demand(w, model, raw_tps, sample_readers(est.layout))   # none assumed
+            # checkpoints kept, data reads (none assumed; each sample's readers at the layout), a restore's read
+            demand, no_demand = storage_demand(w, model, raw_tps, est.layout)
             extra |= demand
             for name, reason in no_demand.items():
                 _withhold(ops, path, (name,), reason)

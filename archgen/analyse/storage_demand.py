@@ -4,7 +4,9 @@
 checkpoint; `dataset_read_bandwidth` is what the data loaders read (`dataset.read_per_token`) at the job's tokens per
 second, times the ranks that read each sample (`sample_readers`: two under pipeline parallelism). Neither is given
 where its input is not stated: archgen assumes no retention and no data format (docs/reliability.md, "Dataset reads
-and storage capacity"). REL001 judges the capacity, REL013 the reads.
+and storage capacity"). REL001 judges the capacity, REL013 the reads. `checkpoint_restore_read` is what a restore
+reads from the storage under Megatron-core's default load, every data-parallel replica reading its own copy of the
+weights (`restore_read`; docs/reliability.md, "What a restore reads").
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from archgen.perf.train.point_goodput import checkpoint_bytes
 from archgen.units import Q_, Q
 
 #: The figures of this module, in the metric registry's order.
-STORAGE_DEMAND_METRICS = ("checkpoint_storage_needed", "dataset_read_bandwidth")
+STORAGE_DEMAND_METRICS = ("checkpoint_storage_needed", "dataset_read_bandwidth", "checkpoint_restore_read")
 #: Why `checkpoint_storage_needed` is not provided.
 NO_KEEP = ("the workload states no `checkpoint.keep` (how many checkpoints the storage holds at once, the one being "
            "written counted)")
@@ -40,16 +42,53 @@ def sample_readers(layout: Mapping[str, object]) -> int:
     return (2 if isinstance(pp, int) and pp > 1 else 1) * (cp if isinstance(cp, int) and cp > 1 else 1)
 
 
-def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None, readers: int = 1
-                   ) -> tuple[dict[str, Q], dict[str, str]]:
-    """A training job's `checkpoint_storage_needed` and `dataset_read_bandwidth`, and why each one not given is not.
+#: Bytes of the model's weights per parameter a checkpoint holds (BF16), of `checkpoint.bytes_per_parameter`: the
+#: default 14 B is 2 (BF16 weights) + 4 (FP32 master weights) + 8 (two FP32 Adam moments), as its field says.
+WEIGHT_BYTES = 2.0
 
-    The read rate is at the job's estimated tokens per second while it trains (not its goodput rate), times the
-    `readers` of each sample (`sample_readers`): what the storage must sustain between interruptions. No figure
-    without its input (`NO_KEEP`, `NO_DATASET`).
+
+def restore_read(model: Model, bytes_per_parameter: float, layout: dict[str, int | str]) -> float:
+    """Bytes a restore reads from the storage (B) under Megatron-core's default load, at the job's `layout`.
+
+    Megatron-LM at d98e8a64 (2026-08-22): `--ckpt-fully-parallel-load` is off by default
+    (megatron/training/config/training_config.py:541, `fully_parallel_load: bool = field(default=False ...)`), so
+    the `FullyParallelLoadStrategyWrapper` (megatron/core/dist_checkpointing/strategies/fully_parallel.py), which
+    has each replica read a share and exchange it, is not used: every rank reads its whole sharded state dict. A
+    weight is marked replicated over the data- and context-parallel group (megatron/core/utils.py:1018
+    `make_tp_sharded_tensor_for_checkpoint`, `dp_replica_id` the rank in `dp_cp_group`), so each of the dp x cp
+    replicas reads the weights of its tensor/pipeline shard. The distributed optimizer (ZeRO 1 or 2) shards the
+    master weights and moments over the data-parallel ranks (megatron/core/optimizer/distrib_optimizer.py
+    `get_parameter_state_dp_reshardable`, `replica_id` with the data-parallel rank): read once in all. At ZeRO 0
+    they are replicated as the weights are; at ZeRO 3 (sharded weights) everything is read once.
+
+    Assumed, and said in docs/reliability.md: the weights are `WEIGHT_BYTES` of `bytes_per_parameter` (BF16); an
+    MoE's expert weights are counted as replicated over dp x cp as a dense weight is (an upper bound where experts
+    are spread over expert-parallel ranks); the storage serves each replica's read from its drives (no server cache
+    dedups the copies).
+    """
+    size = checkpoint_bytes(model, bytes_per_parameter)
+    zero = int(layout.get("zero", 0))
+    replicas = int(layout.get("dp", 1)) * int(layout.get("cp", 1))
+    if zero >= 3 or replicas <= 1:
+        return size
+    weights = size * min(WEIGHT_BYTES, bytes_per_parameter) / bytes_per_parameter
+    return weights * replicas + (size - weights) * (replicas if zero == 0 else 1)
+
+
+def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None,
+                   layout: dict[str, int | str] | None = None) -> tuple[dict[str, Q], dict[str, str]]:
+    """A training job's `checkpoint_storage_needed`, `dataset_read_bandwidth` and `checkpoint_restore_read`.
+
+    The read rate is at the job's estimated tokens per second while it trains (not its goodput rate): what the
+    storage must sustain between interruptions, times the ranks that read each sample at the estimate's `layout`
+    (`sample_readers`; one without a layout). No figure without its input (`NO_KEEP`, `NO_DATASET`); the restore's
+    read at the `layout` (`restore_read`), none without one. Returns the figures and why each one not given is not.
     """
     out: dict[str, Q] = {}
     why: dict[str, str] = {}
+    if layout is not None and not workload.checkpoint.in_memory:
+        read = restore_read(model, workload.checkpoint.bytes_per_parameter, layout)
+        out["checkpoint_restore_read"] = Q_(read, "B").to("TB")
     keep = workload.checkpoint.keep
     if keep is None:
         why["checkpoint_storage_needed"] = NO_KEEP
@@ -60,6 +99,7 @@ def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None
     if data is None:
         why["dataset_read_bandwidth"] = NO_DATASET
     elif tokens_per_second is not None:
+        readers = sample_readers(layout) if layout is not None else 1
         out["dataset_read_bandwidth"] = (data.read_per_token * tokens_per_second * readers).to("GB/s")
     return out, why
 

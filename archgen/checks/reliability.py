@@ -361,10 +361,24 @@ def dataset_reads_fit(ctx: Context) -> Iterator[Violation]:
     `storage:` while it trains; the storage gives it at most the read bandwidth a restore of the job reaches (the
     stated `read_bandwidth`, times `read_efficiency` where given, bounded by the storage's ports, the leaf uplinks
     and the job's nodes' ports to storage). Above it the GPUs wait for data, which the step time does not include.
-    Not judged without `dataset:`. An in-memory checkpoint's restore reads its peers, not the storage; its data
-    loaders are judged against the storage's delivered read bandwidth bounded by the job's nodes' ports to it.
+    Judged alone: the checkpoint writes and restores share that bandwidth, and are timed as if they did not. Not
+    judged without `dataset:`. An in-memory checkpoint's restore reads its peers, not the storage; its data loaders
+    are judged against the storage's delivered read bandwidth bounded by the job's nodes' ports to it.
 
     Fix: add storage read bandwidth (`storage.read_bandwidth`, its ports on the storage fabric, the nodes' storage
     NICs), or cache the data on the nodes' local drives and state what the job then reads from the storage.
     """
     yield from paths.dataset_reads_over(ctx, _jobs(ctx))
+
+
+@check("REL014", "rel.storage_appliances")
+def storage_within_appliances(ctx: Context) -> Iterator[Violation]:
+    """A storage built from appliances states no more than the appliances its racks place give.
+
+    With `storage.appliance`, the storage is that System placed in the cluster's racks (their units, weight, power,
+    cooling and price count it); its stated `capacity`, `write_bandwidth` and `read_bandwidth` are each held to the
+    placed count x the part's `storage:` figure.
+
+    Fix: place more of the appliance in the cluster's racks, or state the figures the placed appliances give.
+    """
+    yield from paths.appliances_short(ctx)

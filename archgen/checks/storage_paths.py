@@ -1,6 +1,6 @@
-"""REL010 to REL013: the path from the compute nodes to the checkpoint storage, and what it carries.
+"""REL010 to REL014: the path from the compute nodes to the checkpoint storage, and what it carries.
 
-`checks/reliability.py` registers the three checks (their docstrings say what each judges and how to fix it); this
+`checks/reliability.py` registers these checks (their docstrings say what each judges and how to fix it); this
 module holds what they find. Split from it for its size.
 """
 
@@ -22,6 +22,7 @@ from archgen.analyse.storage_demand import sample_readers
 from archgen.checks.registry import Context, Violation
 from archgen.model.field_words import said as field_said
 from archgen.model.reliability import Storage
+from archgen.model.system import System
 from archgen.open_item import customer_text
 from archgen.units import Q_, Q
 
@@ -134,11 +135,54 @@ def dataset_reads_over(ctx: Context, jobs: Iterator[tuple[str, Any, Any]]) -> It
         if read > given:
             per, readers = r.workload.dataset.read_per_token, sample_readers(r.estimate.layout)
             each = f", read by {readers} ranks a sample" if readers > 1 else ""
+            shared = ("the checkpoints it persists take" if r.workload.checkpoint.in_memory
+                      else "the checkpoint writes and restores take")
             yield Violation(path, r.workload.id, ("dataset", "read_per_token"),
                             f"the data loaders read {read:.4g~P} ({per:~P} a token at "
                             f"{r.estimate.metrics['tokens_per_second'].m:,.0f} tokens/s{each}), more than the "
-                            f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for data",
+                            f"{given:.4g~P} the storage gives the job's {g.nodes} node(s): the GPUs wait for "
+                            f"data (judged alone: {shared} the same bandwidth)",
                             read, given)
+
+
+def appliances_short(ctx: Context) -> Iterator[Violation]:
+    """REL014: a storage built from `appliance` states more than the appliances its cluster's racks place give.
+
+    The placed count is every rack instance's slots of that part (rack types x their counts); each stated figure is
+    held to that count x the part's `storage:` figure. A part that is not a System with `storage:` figures, or one no
+    rack of the cluster places, is reported at `storage.appliance`.
+    """
+    for path, a, storage in _stored(ctx):
+        ref = storage.appliance
+        if ref is None:
+            continue
+        part = ctx.design.specs.get(ref)
+        figures = part.storage if isinstance(part, System) else None
+        if figures is None:
+            yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
+                            f"'{ref}' is not a System with `storage:` figures (capacity, read and write bandwidth), so "
+                            "the storage cannot be held to it",
+                            public=f"the storage appliance '{ref}' states no capacity or bandwidth of its own, so the "
+                            "storage's figures are not checked against its hardware")
+            continue
+        placed = sum(n * slot.count for rid, n in a.cluster.rack_counts.items()
+                     for slot in a.cluster.rack_types[rid].spec.slots if slot.part == ref)
+        if not placed:
+            yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
+                            f"no rack of the cluster places '{ref}', so the storage's rack units, weight, power and "
+                            "price are counted nowhere: place the appliances in a rack of its `layout`",
+                            public=f"no rack of the cluster holds the storage appliance '{ref}', so its space, weight, "
+                            "power and price are counted nowhere")
+            continue
+        for key, unit in (("capacity", "TB"), ("write_bandwidth", "GB/s"), ("read_bandwidth", "GB/s")):
+            stated, each = getattr(storage, key).to(unit), getattr(figures, key).to(unit)
+            if stated > placed * each * (1 + 1e-9):
+                gives = f"({placed} x {each:.4g~P} = {placed * each:.4g~P})"
+                yield Violation(path, a.cluster.spec.id, ("storage", key),
+                                f"{key} {stated:.4g~P} is more than the {placed} '{ref}' the racks place give {gives}",
+                                stated, placed * each,
+                                public=f"the storage's stated {key.replace('_', ' ')} of {stated:.4g~P} is more than "
+                                f"the {placed} '{ref}' appliances in its racks give {gives}")
 
 
 def _storage_read(ctx: Context, r: Any, g: Any) -> float:

@@ -315,12 +315,22 @@ class Storage(Spec):
         "Draw of the whole storage system: `max` enters `it_power` (and facility power), `typical` (else `max`) "
         "the average load and energy. Taken to stand in the cluster's hall, outside its racks (no shelf loss). "
         "Left out: IT power and energy leave the storage out, and the documents say so."))
+    appliance: Ref | None = Field(None, description=(
+        "Id of the storage appliance this storage is built from: a System with `storage:` figures placed in the "
+        "cluster's racks, so rack units, weight, power, cooling and price count it as they count any placed part. "
+        "REL014 judges `capacity`, `write_bandwidth` and `read_bandwidth` against the placed appliances' sum; "
+        "`power` and `price` are then left out (the racks count them). Left out: the storage stands outside the "
+        "racks, as before (docs/reliability.md, \"Storage appliances as parts\")."))
 
     @model_validator(mode="after")
     def _no_rack(self) -> Storage:
         if self.price is not None and self.price.rack is not None:
             raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
                                                 "a storage's `price` is the whole storage system's: leave it out")
+        twice = [name for name in ("power", "price") if self.appliance is not None and getattr(self, name) is not None]
+        raise_each([FieldError((name,), f"`{name}` given beside `appliance: {self.appliance}`: the racks placing the "
+                                        f"appliances count their {name}, so it would be counted twice; leave it out")
+                    for name in twice], type(self).__name__)
         return self
 
     @property

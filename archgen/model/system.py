@@ -65,6 +65,14 @@ class HostMemory(Spec):
         "PCIe is 0.81 to 0.834 (`HOST_LINK_EFFICIENCY`, docs/efficiencies.md)."))
 
 
+class ApplianceStorage(Spec):
+    """What one storage appliance (a System placed in racks as a storage server) stores and serves, as published."""
+
+    capacity: Information = Field(description="Usable capacity of one appliance as configured, e.g. '500 TB'.")
+    read_bandwidth: Bandwidth = Field(description="Sustained read bandwidth of one appliance, e.g. '90 GB/s'.")
+    write_bandwidth: Bandwidth = Field(description="Sustained write bandwidth of one appliance, e.g. '65 GB/s'.")
+
+
 class System(Part):
     """A node or tray: accelerators, CPUs, NICs, power, size and weight."""
 
@@ -98,6 +106,10 @@ class System(Part):
     host_memory: HostMemory | None = Field(None, description=(
         "Host memory and the accelerators' link to it; training may offload activations and optimizer state there. "
         "Left out: no offload."))
+    storage: ApplianceStorage | None = Field(None, description=(
+        "A storage appliance's figures (no accelerators): usable capacity and sustained read and write bandwidth of "
+        "one, as its datasheet states them. A cluster's `storage.appliance` names it; REL014 holds the cluster's "
+        "stated storage to the appliances its racks place (docs/reliability.md, \"Storage appliances as parts\")."))
 
 
     #: The NICs' power added to this system's figures (`with_nic_power`); None where `power` includes them.

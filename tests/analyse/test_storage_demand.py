@@ -104,3 +104,50 @@ def test_checkpoint_times_rest_on_the_storage_not_on_failure_rates(shipped, stat
     assert any("failure rate" in x for x in assumed["checkpoint_interval"])
     assert any("failure rate" in x for x in assumed["goodput"])
     assert "dataset_read_bandwidth" not in stated.operations.assumed[JOB]   # its dataset is sourced
+
+
+@pytest.fixture(scope="module")
+def replicated(tmp_path_factory):
+    """The shipped 405B GB200 job at a stated layout with the distributed optimizer (ZeRO 1): 9 replicas."""
+    return shipped_edited(tmp_path_factory.mktemp("restore"), "workloads/llama3-405b.yaml", "  precision: bf16\n",
+                          "  precision: bf16\n  parallelism: {tp: 8, pp: 8, dp: 9, zero: 1}\n")
+
+
+def test_a_restore_reads_the_weights_once_per_data_parallel_replica(replicated):
+    """Megatron-core's default load (no `--ckpt-fully-parallel-load`): each of the dp x cp replicas reads its weights.
+
+    The distributed optimizer's master weights and moments (12 of the 14 B a parameter) are sharded over the
+    data-parallel ranks and read once; the BF16 weights (2 B) are read once per replica (archgen.analyse.storage_demand
+    `restore_read`, citing Megatron-LM at d98e8a64): 405e9 x (2 x 9 + 12) B, about 12.2 TB against 5.7 TB.
+    """
+    est = replicated.workloads[JOB].estimate
+    assert (est.layout["dp"], est.layout["cp"], est.layout["zero"]) == (9, 1, 1)
+    size = replicated.operations.goodput[JOB].checkpoint_size
+    read = est.metrics["checkpoint_restore_read"].m_as("B")
+    assert read == pytest.approx(size / 14 * (2 * 9 + 12))
+    assert read == pytest.approx(405e9 * 30, rel=0.01)
+
+
+def test_a_restore_at_zero_3_reads_one_checkpoint(shipped):
+    est = shipped.workloads[JOB].estimate
+    assert est.layout["zero"] == 3   # the searched layout shards the weights too
+    assert est.metrics["checkpoint_restore_read"].m_as("B") == pytest.approx(
+        shipped.operations.goodput[JOB].checkpoint_size)
+
+
+def test_restore_read_at_each_zero_stage(monkeypatch):
+    from archgen.analyse import storage_demand
+    monkeypatch.setattr(storage_demand, "checkpoint_bytes", lambda model, b: 1e9 * b)   # 10^9 parameters
+    read = storage_demand.restore_read
+    assert read(None, 14, {"dp": 8, "zero": 3}) == pytest.approx(14e9)      # sharded weights: read once
+    assert read(None, 14, {"dp": 8, "zero": 0}) == pytest.approx(8 * 14e9)  # everything replicated
+    assert read(None, 14, {"dp": 8, "cp": 2, "zero": 1}) == pytest.approx(1e9 * (2 * 16 + 12))
+    assert read(None, 2, {"dp": 8, "zero": 1}) == pytest.approx(8 * 2e9)    # a weights-only checkpoint
+
+
+def test_the_goodput_notes_give_the_restore_at_the_default_read(replicated):
+    g = replicated.operations.goodput[JOB]
+    note = next(n for n in g.notes if "fully parallel load" in n)
+    read = replicated.workloads[JOB].estimate.metrics["checkpoint_restore_read"].m_as("B")
+    assert f"{read / g.read_bandwidth:,.0f} s" in note and f"{g.restore_time:,.0f} s counted" in note
+    assert g.restore_time == pytest.approx(g.checkpoint_size / g.read_bandwidth)   # goodput keeps one copy read

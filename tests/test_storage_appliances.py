@@ -1,0 +1,76 @@
+"""Storage built from appliances placed in racks (`storage.appliance`, REL014): nu76fix, after newuser76's trial.
+
+The trial's `storage:` had power but no rack units, weight or rack, so hall space, floor load and space cost left
+it out. A storage server placed in racks is a System (no accelerators): its racks count its units, weight, power
+and price. `storage.appliance` names that part, whose `storage:` figures (one appliance's capacity, read and write
+bandwidth) bound what the cluster's storage may state: n placed x each figure (REL014). The figures here are a test
+part's (assumed), not a datasheet's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from archgen.errors import ValidateError
+from archgen.pipeline import run
+from tests.test_storage_frontend import SERVER, servers_design
+
+FIGURES = {"capacity": "500 TB", "read_bandwidth": "90 GB/s", "write_bandwidth": "65 GB/s"}
+
+
+def _with_appliance(tmp_path: Path, servers: int, **storage: object) -> Path:
+    """`servers_design` with the server carrying `FIGURES` and the cluster's storage naming it (and `storage`)."""
+    path = servers_design(tmp_path, servers=servers)
+    yaml = YAML()
+    docs = list(yaml.load_all(path.read_text(encoding="utf-8")))
+    docs[0]["storage"] = dict(FIGURES)
+    cluster = next(d for d in docs if d.get("kind") == "Cluster")
+    cluster["storage"].update({"appliance": SERVER["id"], **storage})
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    return path
+
+
+def test_stated_storage_within_the_placed_appliances_passes(tmp_path: Path) -> None:
+    # 4 x (500 TB, 65 GB/s write, 90 GB/s read) = 2 PB, 260 GB/s, 360 GB/s against 2 PB, 320 GB/s, 320 GB/s stated
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s")])
+    assert [f.message for f in result.findings if f.id == "REL014"] == []
+
+
+def test_more_than_the_placed_appliances_give_is_rel014(tmp_path: Path) -> None:
+    result = run([_with_appliance(tmp_path, 2)])   # 2 x: 1 PB, 130 GB/s write, 180 GB/s read
+    found = sorted(f.message for f in result.findings if f.id == "REL014")
+    assert found == [
+        "capacity 2000 TB is more than the 2 'sto-server' the racks place give (2 x 500 TB = 1000 TB)",
+        "read_bandwidth 320 GB/s is more than the 2 'sto-server' the racks place give (2 x 90 GB/s = 180 GB/s)",
+        "write_bandwidth 320 GB/s is more than the 2 'sto-server' the racks place give (2 x 65 GB/s = 130 GB/s)"]
+
+
+def test_the_placed_appliances_count_in_rack_power(tmp_path: Path) -> None:
+    """The appliances are placed parts: their 1.2 kW each is in their rack's IT load, as any system's."""
+    for n in (2, 4):
+        (tmp_path / str(n)).mkdir()
+    two, four = (run([_with_appliance(tmp_path / str(n), n)]) for n in (2, 4))
+    load = [r.metrics["rack/sto-servers"]["it_power"].m_as("kW") for r in (two, four)]
+    assert load[1] - load[0] == pytest.approx(2 * 1.2)
+
+
+def test_power_beside_an_appliance_is_refused(tmp_path: Path) -> None:
+    path = _with_appliance(tmp_path, 2, power={"max": "3 kW", "basis": "assumed", "source": "test"})
+    with pytest.raises(ValidateError, match="counted twice"):
+        run([path])
+
+
+def test_an_appliance_no_rack_places_is_rel014(tmp_path: Path) -> None:
+    path = _with_appliance(tmp_path, 2, appliance="sto-other")
+    yaml = YAML()
+    docs = list(yaml.load_all(path.read_text(encoding="utf-8")))
+    docs.insert(0, {**SERVER, "id": "sto-other", "storage": dict(FIGURES)})
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    found = [f.message for f in run([path]).findings if f.id == "REL014"]
+    assert found == ["no rack of the cluster places 'sto-other', so the storage's rack units, weight, power and price "
+                     "are counted nowhere: place the appliances in a rack of its `layout`"]
