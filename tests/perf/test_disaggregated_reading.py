@@ -4,9 +4,9 @@ Before, an inference architect sizing DeepSeek-R1 prefill and decode pools on GB
 disaggregation, lmsys.org/blog/2025-09-25-gb200-part-2: 26,156 input tokens/s a GPU in prefill and 13,386 output
 tokens/s in decode at 2,000-token prompts) got one aggregated tokens/s a GPU (606.6 for a tp 32 / ep 32 attention-DP
 replica at 2,000 + 100 tokens, concurrency 8,192), with no decode-pool rate, no P:D ratio and "a time not given
-here" for the KV transfer. Now the `prefill_decode` convention gives each pool's rate from the replica's own
-additive split of its time per request (the estimate's breakdown), the ratio that balances them, and the prompt KV
-cache each decode rank receives over its scale-up and scale-out links: bytes / bandwidth, a lower bound.
+here" for the KV transfer. Now the `prefill_decode` convention gives each pool's rate from passes of its own (pd2,
+tests/perf/test_pool_passes.py; an offline estimate's breakdown is those passes), the ratio that balances them, and
+the prompt KV cache each decode rank receives over its scale-up and scale-out links: bytes / bandwidth, a lower bound.
 """
 
 from __future__ import annotations

@@ -17,17 +17,22 @@ attention), in the estimate's KV-cache data type. The time to send it, and wheth
 depend on a transfer path (NIXL over NVLink or RDMA) that no spec states: not given.
 
 A serving estimate also reads its own replica as the two pools of a first-order disaggregated deployment
-(`disaggregated_reading`, newuser79): the replica's time per request splits additively into prefill and decode
-(the estimate's breakdown), so a prefill pool of the same layout runs input_len / t_prefill / tp input tokens/s per
-accelerator, a decode pool output_len / t_decode / tp output tokens/s, and t_prefill / t_decode prefill accelerators
-per decode accelerator keep them balanced (the P:D ratio: DistServe, Zhong et al., OSDI 2024, section 4, places
-each phase by its own per-GPU goodput; SGLang pairs N prefill instances with one decode instance "to satisfy your PD
-ratio", sgl-project/sglang issue 10903). Each decode
+(`disaggregated_reading`, newuser79), each pool timed from passes of its own (`pool_times`, pd2): a prefill pool of
+the same layout runs prefill-only passes of max_num_tokens a scheduling rank (the offline form's, each reading the
+weights once for the pass), input_len / t_prefill / tp input tokens/s per accelerator; a decode pool runs decode-only
+steps of the replica's sequences in flight, each reading every weight and those sequences' KV cache (the decode step
+the offline form times, `inference.estimate_inference`), b / t_step / tp output tokens/s. Before pd2 a simulated run's
+pools split its hybrid iterations' time by their tokens (`run.ServingRun.prompt_share`), which left a decode pool
+a token's share of each pass's weight reads: optimistic where decode is memory-bound (review40). t_prefill /
+t_decode per request prefill accelerators per decode accelerator keep them balanced (the P:D ratio: DistServe, Zhong
+et al., OSDI 2024, section 4, places each phase by its own per-GPU goodput; SGLang pairs N prefill instances with one
+decode instance "to satisfy your PD ratio", sgl-project/sglang issue 10903). Each decode
 rank receives what it holds of the prompt's KV cache (`kv_cache_bytes_per_token_per_rank` x input_len), in
 bytes / link bandwidth over one accelerator's scale-up link (NVLink, one domain) or its scale-out share (RDMA
 across domains), at the stated rate: a lower bound, no protocol or efficiency charged. It leaves out every way the
-pools differ from the replica (a decode pool's wide EP and larger batch, a prefill pool's smaller layout), the
-queue between them, and whether the transfer hides behind the prefill's later layers; those stay *not modelled*.
+pools differ from the replica (a decode pool's wide EP, a batch other than the replica's, a prefill pool's smaller
+layout), the queue between them, and whether the transfer hides behind the prefill's later layers; those stay *not
+modelled*.
 """
 
 from __future__ import annotations
@@ -39,7 +44,10 @@ from archgen.model.inference import Inference
 from archgen.model.workload import Model
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
+from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.memory import kv_cache_bytes_per_token, kv_cache_bytes_per_token_per_rank
+from archgen.perf.serve import inference as I
+from archgen.perf.serve.run import ServingRun
 from archgen.units import Q_, Q
 
 
@@ -77,12 +85,40 @@ def colocation_over(arch: Arch, levels: Sequence[tuple[str, int, str | None]], r
                                                               ", over a path and in a time not given here"))
 
 
+def pool_times(hw: Hardware, job: I.ServeJob, tp: int, batch: float) -> tuple[float, float]:
+    """Each pool's time per request from passes of its own (module docstring): (prefill, decode) in seconds.
+
+    The prefill pool's is the offline form's prefill-only passes per prompt (`InferenceEstimate.prefill_per_request`);
+    the decode pool's output_len x the decode-only step of `batch` sequences at the mean context / `batch`, the step
+    reading every weight and their KV cache, so its rate is batch / step / tp whatever the prompts' share of a hybrid
+    iteration.
+    """
+    e = I.estimate_inference(hw, job, tp, batch)
+    return float(e.prefill_per_request), job.output_len * float(e.tpot) / max(float(batch), 1.0)
+
+
+def pool_batch(e: I.InferenceEstimate, run: ServingRun | None, closed: bool) -> tuple[float, str]:
+    """The decode pool's sequences per replica and where they come from, in words: the replica's, no pool's stated.
+
+    Offline, the estimate's batch; a closed loop, its concurrency up to what the replica holds at once (`max_batch`);
+    an open loop, the run's mean in flight (Little's law, `run.ServingRun.mean_running`).
+    """
+    if run is None:
+        b, why = float(e.batch), "the replica's batch"
+    elif closed:
+        b = min(float(e.batch), float(e.max_batch))
+        why = "the replica's concurrency" if b == float(e.batch) else "the most the replica holds at once"
+    else:
+        b, why = min(run.mean_running, float(e.max_batch)), "the replica's mean in flight under its arrivals"
+    return b, f"{b:,.0f} sequences ({why}; a decode pool's own batch is not stated)"
+
+
 def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: int, output_len: int,
-                          tp: int, times: tuple[float, float], links: tuple[float, float]) -> str:
+                          tp: int, times: tuple[float, float], links: tuple[float, float], batch: str = "") -> str:
     """The replica read as a disaggregated deployment's two pools at its own layout (module docstring); '' if untimed.
 
-    `times`: the replica's prefill and decode time per request (s, the estimate's breakdown); `links`: one
-    accelerator's scale-up and scale-out bandwidth per direction (B/s; scale-out 0 for a single domain).
+    `times`: each pool's time per request (s, `pool_times`); `links`: one accelerator's scale-up and scale-out
+    bandwidth per direction (B/s; scale-out 0 for a single domain); `batch`: the decode pool's sequences, in words.
     """
     prefill, decode = times
     if prefill <= 0 or decode <= 0:
@@ -93,14 +129,15 @@ def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, in
     names = ("its scale-up link, one domain", "its scale-out share, across domains")
     paths = [f"{per_rank / bw * 1e3:.3g} ms over {name} ({bw / 1e9:,.4g} GB/s)"
              for name, bw in zip(names, links, strict=True) if bw > 0]
-    return (f"Read as a first-order disaggregated deployment with both pools at this layout (tp {tp}): a prefill pool "
-            f"runs {input_len / prefill / tp:,.0f} input tokens/s per accelerator (input_len / the replica's prefill "
-            f"time per request / tp), a decode pool {output_len / decode / tp:,.0f} output tokens/s per accelerator "
-            f"(output_len / its decode time per request / tp), so {ratio} balance them (P:D ratio); each decode rank "
-            f"receives {per_rank / 1e6:,.1f} MB of the prompt's KV cache, {' or '.join(paths)} at the stated rate "
-            "(a lower bound: no protocol, efficiency or contention charged), which TTFT adds unless the transfer "
-            "hides behind the prefill. Not modelled: pools laid out unlike this replica (a decode pool's wider EP and "
-            "larger batch, a smaller prefill pool), the queue between them")
+    return (f"Read as a first-order disaggregated deployment with both pools at this layout (tp {tp}), each timed "
+            f"from passes of its own: a prefill pool runs {input_len / prefill / tp:,.0f} input tokens/s per "
+            f"accelerator (prefill-only passes: input_len / their time per prompt / tp), a decode pool "
+            f"{output_len / decode / tp:,.0f} output tokens/s per accelerator (decode-only steps of {batch}, each "
+            f"reading every weight and their KV cache: sequences / step time / tp), so {ratio} balance them (P:D "
+            f"ratio); each decode rank receives {per_rank / 1e6:,.1f} MB of the prompt's KV cache, "
+            f"{' or '.join(paths)} at the stated rate (a lower bound: no protocol, efficiency or contention charged), "
+            "which TTFT adds unless the transfer hides behind the prefill. Not modelled: pools laid out unlike this "
+            "replica (a decode pool's wider EP or another batch, a smaller prefill pool), the queue between them")
 
 
 def received(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: int, tp: int) -> float:

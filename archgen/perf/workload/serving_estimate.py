@@ -17,7 +17,13 @@ from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve.batcher import batcher_of, replica_rate
-from archgen.perf.serve.colocation import colocation_convention, disaggregated_reading, pool_metrics
+from archgen.perf.serve.colocation import (
+    colocation_convention,
+    disaggregated_reading,
+    pool_batch,
+    pool_metrics,
+    pool_times,
+)
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import (
     BATCH_SIZE_SOURCE,
@@ -239,12 +245,13 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                                     "max_batch" if run is not None and not closed else "batch": int(float(e.batch))}
     if inf.ep > 1 or inf.attention_dp:
         layout |= {"ep": inf.ep, "attention_dp": "yes" if inf.attention_dp else "no"}
+    # newuser79: the replica read as a P:D deployment's pools, each from passes of its own (pd2, `pool_times`)
+    pool_b, pool_words = pool_batch(e, run, closed) if breakdown else (0.0, "")
     read = None if {"prefill_per_request", "decode_per_request"} - breakdown.keys() else (
         arch, K.kv_element_bytes(K.serving_kv_dtype(inf.precision, inf.kv_precision)), inf.attention_dp,
-        inf.input_len, inf.output_len, tp, (breakdown["prefill_per_request"].m_as("s"),
-                                            breakdown["decode_per_request"].m_as("s")),
-        (hw.scale_up_bandwidth, hw.scale_out_bandwidth))   # newuser79: the replica read as a P:D deployment's pools
-    pools = disaggregated_reading(*read) if read else ""
+        inf.input_len, inf.output_len, tp, pool_times(hw, job, tp, pool_b),
+        (hw.scale_up_bandwidth, hw.scale_out_bandwidth))
+    pools = disaggregated_reading(*read, batch=pool_words) if read else ""
     metrics |= pool_metrics(*read) if read else {}   # nu79fix: and its figures as metrics a requirement can target
     prompts = (f"chunked prefill of {inf.max_num_tokens} tokens per iteration" if inf.prefill == "chunked" else
                f"prompts whole in iterations of their own, up to {inf.max_num_tokens} tokens, the decodes waiting")
