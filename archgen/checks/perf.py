@@ -67,7 +67,10 @@ def within_stack(ctx: Context) -> Iterator[Violation]:
 
     A stated value wins over the stack's profile and the estimate takes it as stated, but a stack that cannot
     run it (sequence parallelism or flash attention on Megatron-LM of 2021, ZeRO-3 on the 2024 recipe) is not the
-    stack that will run the job. What each stack allows is `archgen.model.switch_allows.ALLOWS`, with its source.
+    stack that will run the job. What each stack allows is `archgen.model.switch_allows.ALLOWS`, with its source;
+    the pipeline placements it runs (`pipeline_layout`, first/last-stage counts, the embedding and loss slots) are
+    `UNEVEN_SPLITS` (`placements_beyond`: a layout string under megatron-core-2024, any of them under
+    megatron-lm-2021).
 
     A workload that states no stack is judged against the one its estimate ran: its accelerator vendor's newest
     profile (`stacks.on_vendor`: `primus-2025` on AMD).
