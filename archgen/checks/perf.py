@@ -63,16 +63,20 @@ def runs(ctx: Context) -> Iterator[Violation]:
 
 @check("PERF004", "perf.stack", severity="warning")
 def within_stack(ctx: Context) -> Iterator[Violation]:
-    """A training workload states only switches and layout fields its stack can run.
+    """A training workload states only switches, layout fields and pipeline placements its stack can run.
 
     A stated value wins over the stack's profile and the estimate takes it as stated, but a stack that cannot
     run it (sequence parallelism or flash attention on Megatron-LM of 2021, ZeRO-3 on the 2024 recipe) is not the
-    stack that will run the job. What each stack allows is `archgen.model.switch_allows.ALLOWS`, with its source.
+    stack that will run the job. What each stack allows is `archgen.model.switch_allows.ALLOWS`, with its source;
+    the pipeline placements it runs (`pipeline_layout`, first/last-stage counts, the embedding and loss slots) are
+    `UNEVEN_SPLITS` (`placements_beyond`: a layout string under megatron-core-2024, any of them under
+    megatron-lm-2021).
 
     A workload that states no stack is judged against the one its estimate ran: its accelerator vendor's newest
     profile (`stacks.on_vendor`: `primus-2025` on AMD).
 
-    Fix: state the stack that runs the job (`training.stack`), or leave the switch out to take the stack's value.
+    Fix: state the stack that runs the job (`training.stack`), or leave the switch out to take the stack's value (a
+    placement: a pp that divides the layers, or one the stack runs).
     """
     for path, r in ctx.workloads.items():
         t = r.workload.training

@@ -90,9 +90,10 @@ ALLOWS: dict[str, ByStack] = {
 #: DeepSpeed's uniform partition, `pipeline_split.uniform_layout`). A layout that states no placement and needs one the
 #: stack lacks is refused (`perf.train.refused.bare_split_problem`, through `layout_rules.layout_problems`), the layout
 #: search does not try it (`layouts.enumerate_layouts`) and a stack range leaves that stack out; a placement a job
-#: states is estimated as stated. A bare uneven pp under megatron-core-2024 is not asserted by core_v0.9.0 but built
-#: wrong: each rank builds num_layers // pp layers (megatron/core/transformer/transformer_block.py at core_v0.9.0,
-#: lines 83-84), l mod pp layers fewer than the model; the assertion came with 9157970 (2024-11-30, core_v0.10.0).
+#: states is estimated as stated, with PERF004 where the stack runs it not (`placements_beyond`), as a stated switch.
+#: A bare uneven pp under megatron-core-2024 is not asserted by core_v0.9.0 but built wrong: each rank builds
+#: num_layers // pp layers (megatron/core/transformer/transformer_block.py at core_v0.9.0, lines 83-84), l mod pp
+#: layers fewer than the model; the assertion came with 9157970 (2024-11-30, core_v0.10.0).
 UNEVEN_SPLITS = ByStack(
     ((), "Megatron-LM v2.6 megatron/model/transformer.py:545 asserts 'num_layers must be divisible by "
          "pipeline_model_parallel_size'; it has no first/last-stage counts, slots or layout string"),
@@ -124,7 +125,9 @@ def allowed(stack: str, name: str) -> tuple:
 
 
 def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]]:
-    """The switches and layout fields a training job states that its stack cannot run (`ALLOWS`).
+    """The switches, layout fields and pipeline placements a training job states that its stack cannot run.
+
+    The switches and layout fields are `ALLOWS`', the placements `UNEVEN_SPLITS`' (`placements_beyond`).
 
     Each as (name, stated value, the values the stack allows, where that is read). `training` is a Workload's
     `training` (its layout fields under `parallelism`) or a case's. A stated value always wins over the profile (a
@@ -141,7 +144,31 @@ def beyond_stack(training: StackSwitches) -> list[tuple[str, object, tuple, str]
         values = allowed(stack, name)
         if values != ("divisors",) and value not in values:
             out.append((name, value, values, by.setting(stack)[1]))
-    return out
+    return out + placements_beyond(stack, par)
+
+
+#: The layout fields that state each placement of `UNEVEN_SPLITS` (counts: at interleave 1), as a spec writes them.
+PLACED_BY = {"counts": "first_stage_layers and last_stage_layers at interleave 1",
+             "interleaved_counts": "first_stage_layers and last_stage_layers with interleave",
+             "slots": "embedding_slot and loss_slot", "layout": "pipeline_layout"}
+
+
+def placements_beyond(stack: str, par: object) -> list[tuple[str, object, tuple, str]]:
+    """The pipeline placements `par` (a `Parallelism` or a case's training) states that `stack` runs not.
+
+    As `beyond_stack`'s entries: (field, stated value, what the stack accepts in words, `UNEVEN_SPLITS`' source).
+    A stated `pipeline_layout` under megatron-core-2024, first/last-stage counts with interleave under it, and any
+    placement under megatron-lm-2021 (which asserts an even split) are estimated as stated with PERF004, as a
+    stated switch beyond the stack is; a split that states no placement and needs one is refused
+    (`perf.train.refused.bare_split_problem`).
+    """
+    has = uneven_splits(stack)
+    counts = "counts" if (getattr(par, "interleave", None) or 1) == 1 else "interleaved_counts"
+    stated = (("pipeline_layout", "layout"), ("first_stage_layers", counts), ("last_stage_layers", counts),
+              ("embedding_slot", "slots"), ("loss_slot", "slots"))
+    accepts = (" or ".join(["even splits", *(PLACED_BY[p] for p in has)]),)
+    return [(name, value, accepts, UNEVEN_SPLITS.setting(stack)[1]) for name, placement in stated
+            if (value := getattr(par, name, None)) not in (None, False) and placement not in has]
 
 
 #: Switches whose value under a stack its own published configurations split on, so a job that leaves them out may

@@ -5,7 +5,8 @@ search picked, the FP8 recipe and the stack a job that names none gets) was list
 entry here is one thing the spec leaves out that changes a number, with where its value came from:
 
 * a layout field the spec leaves out: `searched` where the layout search chose it (`fixed` None), else the field's
-  own default (cp 1; ep 1 on an MoE model) or, for ZeRO, the stage the distributed optimizer gives;
+  own default (cp 1; ep 1 on an MoE model) or, for ZeRO, the stage the distributed optimizer gives; the
+  `pipeline_layout` string that places a stated pp which does not divide the layers (lay28fix2);
 * the stack, where the job names none: the newest profile (`stacks.explain`'s row for it);
 * every switch the stack's profile sets because the spec does not, and the job uses (`perf.train.moot` drops those the
   layout, model or precision make moot: they change no number).
@@ -42,6 +43,8 @@ def defaults_taken(t: Training, layout: Mapping[str, int | str], fixed: Mapping[
             continue
         if searched and fixed.get(name) is None:
             source = "searched"
+        elif name == "pipeline_layout":  # a stated pp that does not divide the layers (`placed_note`)
+            source = "places the stated pp, as the layout search would"
         elif name == "zero":
             source = "distributed optimizer"
         elif name == "ep" and not moe:

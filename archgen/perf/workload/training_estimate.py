@@ -101,37 +101,24 @@ def sweep_held_note(experts: bool, t: Training, axes: Collection[str]) -> list[s
             f"sweeps {them} (left out: {SEARCHED}; add an axis or state {them}{plan})"]
 
 
-def placed_note(arch: Arch, pp: int, text: str) -> str:
-    """What the layout search's `pipeline_layout` is: how it placed layers that pp does not divide (`search_training`).
+def placed_note(arch: Arch, pp: int, text: str, searched: bool) -> str:
+    """How the estimate placed layers that pp does not divide: with the `pipeline_layout` string `text`.
 
-    Before (layout28) the search's answer was the bare pp, which Megatron-LM refuses (`uniform_note` said so): with
-    primus-2025, DeepSeek-V3's 61 layers on pp 32. AMD's own 256-MI355X configuration for that model places its 61
-    layers on pp 16 with such a string (AMD-AGI/Primus examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml
-    at 05b350b3, `pipeline_model_parallel_layout`).
+    The layout search answers such a pp with the string (`search_training`), and a stated pp that places the layers
+    no other way is taken as placed by it (`training_estimate`). Before (layout28) the search's answer was the bare
+    pp, which Megatron-LM refuses: with primus-2025, DeepSeek-V3's 61 layers on pp 32. AMD's own 256-MI355X
+    configuration for that model places its 61 layers on pp 16 with such a string (AMD-AGI/Primus
+    examples/megatron/configs/MI355X/deepseek_v3-BF16-pretrain.yaml at 05b350b3, `pipeline_model_parallel_layout`).
+    Before lay28fix2 a stated bare pp was timed so and a note said which string runs it; it now carries the string in
+    its layout, as the search's answer does (same time, rank for rank).
     """
-    return (f"pp {pp} does not divide the {arch.layers} layers, even with the embedding and loss as slots: the search "
-            f"placed them with pipeline_layout '{text}' (ceil(l/pp) layers on the first l mod pp ranks, floor(l/pp) "
-            f"on the others; Megatron-core's pipeline_model_parallel_layout, which this layout needs: Megatron-LM "
-            f"asserts an even split unless the stages are stated, megatron/training/arguments.py at d98e8a6, line 997)")
-
-
-def uniform_note(arch: Arch, lay: Layout) -> list[str]:
-    """Where a stated layout places the layers as DeepSpeed's uniform partition, what Megatron needs told to run it.
-
-    An uneven non-interleaved split with no stated counts is timed as DeepSpeed places it (`pipeline_split`), rank for
-    rank as its layout string (`pipeline_split.uniform_layout`) places it in Megatron-core; Megatron asserts an even
-    split unless the stages are stated, so such a layout runs under the Megatron stacks only with that string. A
-    searched layout carries the string itself (`layouts.search_training`, `placed_note`). Before (newuser38), a
-    searched tp 16, pp 27 for 126 layers read as a plain layout; before layout28 the partition's middle ranks were
-    each timed at ceil(l/pp) layers, and the note gave the string's own step time beside it (2.285 s for 2.33 s).
-    """
-    text = uniform_layout(arch.layers, int(lay.pp), int(lay.interleave), lay.pipeline)
-    if text is None:
-        return []
-    return [f"pp {int(lay.pp)} does not divide the {arch.layers} layers, even with the embedding and loss as slots: "
-            f"placed as DeepSpeed's uniform partition; Megatron-LM asserts an even split unless the stages are stated "
-            f"(megatron/training/arguments.py at d98e8a6, line 997), so to run this layout state pipeline_layout: "
-            f"'{text}' (Megatron-core's pipeline_model_parallel_layout, which places it so, as timed)"]
+    how = ("the search placed them with" if searched else
+           "no placement stated, so taken as placed by the string the layout search answers with,")
+    return (f"pp {pp} does not divide the {arch.layers} layers, even with the embedding and loss as slots: {how} "
+            f"pipeline_layout '{text}' (ceil(l/pp) layers on the first l mod pp ranks, floor(l/pp) on the others, "
+            f"as DeepSpeed's uniform partition; Megatron-core's pipeline_model_parallel_layout, which this layout "
+            f"needs: Megatron-LM asserts an even split unless the stages are stated, megatron/training/arguments.py "
+            f"at d98e8a6, line 997)")
 
 
 def ep_pace_note(arch: Arch, hw: Hardware, job: Job, lay: Layout) -> list[str]:
@@ -154,11 +141,11 @@ def ep_pace_note(arch: Arch, hw: Hardware, job: Job, lay: Layout) -> list[str]:
 
 
 def layout_string(layers: int, training: Training, layout: Mapping[str, object]) -> str | None:
-    """The layout string that runs a layout timed as DeepSpeed's uniform partition (`uniform_note`), else None.
+    """The layout string that runs a layout timed as DeepSpeed's uniform partition (`placed_note`), else None.
 
     `layout` is an estimate's or a sweep point's (pp, interleave), `training` the job whose pipeline options it keeps
     (`pipeline_options`), `layers` its model's. A sweep point shows it beside its layout (`render.point_table`), as
-    `uniform_note` does an estimate's: the shipped llama3-70b sweep's pp 9 on 80 layers read as a plain layout.
+    an estimate carries it in its layout: the shipped llama3-70b sweep's pp 9 on 80 layers read as a plain layout.
     """
     pp, v = layout.get("pp"), layout.get("interleave", 1)
     if not isinstance(pp, int) or not isinstance(v, int):
@@ -193,6 +180,9 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     est = None
     if setup.complete:
         layout = setup.layout
+        placed = uniform_layout(arch.layers, int(layout["pp"]), int(layout.get("interleave", 1)), opts)
+        if placed is not None:  # a bare uneven pp: Megatron-LM runs it only as this string places it (`placed_note`)
+            layout = {**layout, "pipeline_layout": placed}
     else:
         res = search_training(hw, job, gpus, fixed, knobs.sequence_parallel, opts, setup.zeros, setup.offloads)
         searched = {"evaluated": res.evaluated, "fitting": res.fitting}
@@ -209,7 +199,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     num = {k: int(v) for k, v in layout.items() if k not in ("recompute", "offload", "pipeline_layout")}
     if "pipeline_layout" in layout:  # the search's placement of an uneven split (`search_training`), timed alike
         opts = replace(opts, layout=str(layout["pipeline_layout"]))
-        notes.append(placed_note(arch, num["pp"], str(layout["pipeline_layout"])))
+        notes.append(placed_note(arch, num["pp"], str(layout["pipeline_layout"]), not setup.complete))
     lay = Layout(num["tp"], num["pp"], num["dp"], num["micro_batch"], num["cp"], num["ep"],
                  num["interleave"], RECOMPUTE_CODES[str(layout["recompute"])], knobs.sequence_parallel,
                  num["zero"], opts, OFFLOAD_CODES[str(layout.get("offload", "none"))], num.get("etp"))
@@ -228,7 +218,6 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     exchanges = bool(arch.moe_layers and lay.ep * (lay.tp if lay.etp is None else lay.etp) > 1)
     notes += deepep_rocm_note(hw, t, job.moe_dispatcher, exchanges)
     if with_stack_range:  # as the stack range: a sweep shows no notes
-        notes += uniform_note(arch, lay)
         notes += ep_pace_note(arch, hw, job, lay)
         notes += moe_pass_note(arch, hw, job, lay, float(est.step_time))
     span = over_range(hw, t.precision, lambda h: float(estimate_training(h, job, lay).step_time))
