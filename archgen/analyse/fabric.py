@@ -166,7 +166,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     demand = PlaneDemand(spec.rail_optimized, math.ceil(endpoint_ports / planes), math.ceil(n_node_ports / planes),
                           unit_ports // planes, math.ceil((switch_ports + spec.endpoints.extra + node_mgmt) / planes),
                           math.ceil(reserved / planes), n_rails, groups, group_domains,
-                          rack_groups(cluster, spec, nodes, ports_per_node))
+                          rack_groups(cluster, spec, nodes, ports_per_node), group)
     access = demand.endpoints + demand.reserved
     # leaf tier, then the spine and core tiers above it (per plane)
     tiers_used, leaf, per_group, rpl, leaf_problems = leaf_tier(fabric, demand, access)

@@ -187,6 +187,8 @@ class PlaneDemand:
     group_domains: int
     #: Access ports of each group of racks whose leaves stand among them (`leaf.serves_racks`); () if unset.
     racks: tuple[int, ...] = ()
+    #: The unit whose instances are the rail groups (`fabric.group`, or the unit holding the most nodes); "" if none.
+    unit: str = ""
 
     def leaves(self, down: int) -> tuple[int, int, int]:
         """Leaves, leaves per group instance and rails per leaf (rack groups: ⌈ports / down⌉ each), for `down` ports."""
@@ -265,9 +267,14 @@ def leaf_tier(fabric: BoundFabric, demand: PlaneDemand, access: int) -> tuple[in
                                 count(access), count(leaves * down)))
     # spares: leaves beyond those the endpoints need and the reserved ports fill (a leaf taking reserved ports is used)
     spare = max(leaves - max(need, math.ceil(access / down) if down else 0), 0)
-    if tiers_used == 1 and need > 1:
+    if tiers_used == 1 and need > 1 and access > k_leaf:
         problems.append(Problem("NET003", here + ("tiers",), f"one tier holds {k_leaf} ports; {access} are needed",
                                 count(access), count(k_leaf)))
+    elif tiers_used == 1 and need > 1:   # the ports fit one leaf, but each group takes leaves of its own
+        own = f"each instance of unit '{demand.unit}' takes leaves of its own: " if demand.unit and per_group else ""
+        problems.append(Problem("NET003", here + ("tiers",), f"one tier is one leaf, but its {access} ports take "
+                                f"{need} leaves ({own}{demand.why(down)}), which only a spine tier joins",
+                                count(need), count(1)))
     leaf = TierCount("leaf", leaf_sw, spec.speed, k_leaf, b_leaf, down, up, up_speed, leaves,
                      min(access, leaves * down), leaves * up if tiers_used > 1 else 0, spare, s_leaf.unassigned)
     return tiers_used, leaf, per_group, rpl, problems

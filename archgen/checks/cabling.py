@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from archgen.analyse.network import count
+from archgen.analyse.network import FabricAnalysis, count
 from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
@@ -314,6 +314,14 @@ def _full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
 _SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
 
 
+def _why_not_laid_out(fa: FabricAnalysis) -> str:
+    """Why a tier's runs are not laid out: a topology counted only, or a fabric its switches cannot build."""
+    if fa.topology not in ("fat-tree", "rail-only"):
+        return f"a {fa.topology} fabric's runs are not laid out"
+    why = sorted({p.check for p in fa.problems if p.check in ("NET001", "NET003")})
+    return f"the fabric cannot be built as specified ({', '.join(why)}), so its runs are not laid out"
+
+
 def _tier_key(tier: str, topology: str) -> str:
     return LINK_TIERS[topology][tier]
 
@@ -377,7 +385,8 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
             continue
         for t in c.cabling.tiers:
             fa = next((f for f in c.fabrics if f.fabric.spec.id == t.fabric), None)
-            if fa is None or fa.topology == "fat-tree" or t.lengths_known:   # laid out: each run takes its option
+            laid_out = fa is not None and fa.topology in ("fat-tree", "rail-only") and fa.buildable
+            if fa is None or laid_out or t.lengths_known:   # laid out: each run takes its option
                 continue
             tier = fa.fabric.tiers[_tier_key(t.tier, fa.topology)]
             first, *rest = tier.links or (None,)
@@ -385,7 +394,7 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                 continue
             yield Violation(fa.fabric.path, c.cluster.spec.id, tier.links_path,
                             f"{t.tier}: {t.links} link(s) counted as {first.label} ({first.reach_text}), the "
-                            f"first option, since a {fa.topology} fabric's runs are not laid out: their lengths and "
+                            f"first option, since {_why_not_laid_out(fa)}: their lengths and "
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",
                             count(len(rest)), count(0))

@@ -38,9 +38,9 @@ def uplinks_divisible(ctx: Context) -> Iterator[Violation]:
 
 @check("NET003", "network.tiers")
 def tiers(ctx: Context) -> Iterator[Violation]:
-    """The fabric fits in the tiers asked: k·d endpoints for 2 tiers (k²/2 at 1:1), k³/4 for 3.
+    """The fabric fits in the tiers asked: k·d endpoints for 2 tiers (k²/2 at 1:1), k³/4 for 3, one leaf for 1.
 
-    Fix: add a tier (`tiers: 3` or `auto`), use higher-radix switches, add planes, or shrink the cluster.
+    Fix: add a tier (`tiers: 2` or `3`, or `auto`), use higher-radix switches, add planes, or shrink the cluster.
     """
     yield from _fabric_problems(ctx, "NET003")
 
