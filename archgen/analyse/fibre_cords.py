@@ -36,16 +36,17 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     A cord split across several ports (`links_per_cable`) counts once, as a 1:k splitter cable of its own line; a
     0 m bin is a length not known. Each line's id is `fibre_cord`'s, as the port map names the cord of each cable.
     """
-    cords: Counter[tuple[str, str, str, str, int, float]] = Counter()
+    cords: Counter[tuple[str, str, str, str, int, float, int]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
         for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
             opt = optical.get(label)
             if opt is not None and n:
-                cords[(*_kind(opt), _grade(opt, float(length)), t.cable_links.get(label, 1), float(length))] += n
+                cords[(*_kind(opt), _grade(opt, float(length)), t.cable_links.get(label, 1), float(length),
+                       cord_fibres(opt) or 0)] += n
     lines = []
-    for (media, connector, polarity, grade, legs, length), n in sorted(cords.items()):   # by kind, then by length
-        pid, name, note = _cord(media, connector, polarity, length, legs, grade)
+    for (media, connector, polarity, grade, legs, length, fibres), n in sorted(cords.items()):   # kind, length
+        pid, name, note = _cord(media, connector, polarity, length, legs, grade, fibres)
         lines.append(BomLine(pid, "Fibre", n, None, note, name=name))
     return lines
 
@@ -57,7 +58,16 @@ def fibre_cord(opt: LinkOption, length: float, legs: int = 1) -> str:
     connector is named 'unknown' in the id, an unstated polarity left out of it (the BOM line's name says so).
     `legs`: the links the cable carries, above 1 a 1:k splitter cable. Its fibre grade is `_grade`'s at `length`.
     """
-    return _cord(*_kind(opt), length, legs, _grade(opt, length))[0]
+    return _cord(*_kind(opt), length, legs, _grade(opt, length), cord_fibres(opt) or 0)[0]
+
+
+def cord_fibres(opt: LinkOption) -> int | None:
+    """Fibres lit in one cord of an optical option (its part's `fibres`, either end's); None where neither states it.
+
+    A 1:k splitter cable carries the same strands at its single end as a straight cord (NVIDIA MFP7E20: one
+    MPO-12 of 8 fibres to two MPO-12 of 4), so the count is per cable whatever its split.
+    """
+    return opt.a.fibres or opt.b.fibres
 
 
 def _grade(opt: LinkOption, length: float) -> str:
@@ -81,25 +91,27 @@ def _kind(opt: LinkOption) -> tuple[str, str, str]:
 
 
 def _cord(media: str, connector: str, polarity: str, length: float, legs: int = 1,
-          grade: str = "") -> tuple[str, str, str]:
+          grade: str = "", fibres: int = 0) -> tuple[str, str, str]:
     """BOM id, name and note of the patch cord of one kind at a length bin (0 m: a length not known).
 
     `legs` above 1: a 1:k splitter cable, one connector at one end and `legs` at the other (`1:2` in its name and id).
     `grade`: its fibre grade (`_grade`), '' where the Link part states none (the name says so, the id leaves it out).
+    `fibres`: strands lit per cable (`cord_fibres`), 0 where not stated (the name says so, the id ends '-nf').
     """
     size = f"{length:g} m" if length else "length not known"
     plug = connector or "connector not in the catalog"
     pol = f"polarity {polarity}" if polarity else "polarity not stated"
     fibre = grade or "fibre grade not stated"
+    strands = f"{fibres} fibres" if fibres else "fibre count not stated"
 
     def slug(text: str) -> str:
         return text.lower().replace("/", "-").replace(" ", "-")
     split = f"-split-1x{legs}" if legs > 1 else ""
     kind = f"{'-' + slug(polarity) if polarity else ''}{split}{'-' + slug(grade) if grade and length else ''}"
-    pid = f"fibre-{media}-{slug(connector or 'unknown')}{kind}-{length:g}m"
+    pid = f"fibre-{media}-{slug(connector or 'unknown')}{kind}-{length:g}m{'' if fibres else '-nf'}"
     if legs > 1:
         ends = f"{plug} to {legs} x {plug}" if connector else plug
-        return (pid, f"{media.capitalize()} fibre 1:{legs} splitter cable, {ends}, {pol}, {fibre}, {size}",
+        return (pid, f"{media.capitalize()} fibre 1:{legs} splitter cable, {ends}, {strands}, {pol}, {fibre}, {size}",
                 f"one per {legs} optical links split at one end (a connector serving {legs} far ports), {size} bin")
-    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {pol}, {fibre}, {size}",
+    return (pid, f"{media.capitalize()} fibre patch cord, {plug}, {strands}, {pol}, {fibre}, {size}",
             f"one per optical link (a split cable once), {size} bin")

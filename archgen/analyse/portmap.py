@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.analyse.fabric import FabricAnalysis
-from archgen.analyse.fibre_cords import fibre_cord
+from archgen.analyse.fibre_cords import cord_fibres, fibre_cord
 from archgen.analyse.link_ends import connector_links, link_speed, links_per_cable, node_cage_ports, splitter_legs
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
@@ -79,6 +79,7 @@ class CableRow:
     ordered: float
     note: str = ""
     cable: str = "—"     # the BOM line of what is pulled: a fibre cord (`fibre_cords.fibre_cord`) or copper assembly
+    fibres: int | None = None   # strands of an optical cable (`fibre_cords.cord_fibres`), 0 not stated; None: copper
 
 
 @dataclass(frozen=True)
@@ -94,6 +95,29 @@ class PortMap:
         for r in self.rows:
             out[(r.fabric, r.tier)] = out.get((r.fabric, r.tier), 0) + 1
         return out
+
+    def rack_fibres(self) -> list[tuple[str, int, int, int]]:
+        """Optical cables and fibre strands leaving each rack, and its cables whose fibre count is not stated.
+
+        A cable leaves a rack when the rack is at one end and the other end is not that rack alone; an end at
+        several racks (a splitter's legs) shares the cable's strands evenly among them (a 1:2 MPO splitter: 4 of
+        its 8 fibres a leg). Ends not placed in a rack are left out of the list (their cables count at the other
+        end). Racks in the order the port map first names them: (rack, cables, fibres, cables not stated).
+        """
+        out: dict[str, list[int]] = {}
+        for r in self.rows:
+            if r.fibres is None:
+                continue
+            sides = [r.a.rack.split(" + "), r.b.rack.split(" + ")]
+            for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
+                for rack in side:
+                    if other == [rack] or rack in (NO_RACK, "not placed"):
+                        continue
+                    row = out.setdefault(rack, [0, 0, 0])
+                    row[0] += 1
+                    row[1] += r.fibres // len(side)
+                    row[2] += not r.fibres
+        return [(rack, v[0], v[1], v[2]) for rack, v in out.items()]
 
 
 def port_map(a: ClusterAnalysis) -> PortMap:
@@ -144,7 +168,7 @@ def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
         for c in range(math.ceil(links / per)):
             rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
                                  min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE,
-                                 cable_part(opt, float(tr.bin[i]), per)))
+                                 cable_part(opt, float(tr.bin[i]), per), _fibres(opt)))
     return rows
 
 
@@ -157,6 +181,13 @@ def cable_part(opt: LinkOption | None, ordered: float, per: int = 1) -> str:
     if opt is None:
         return "—"
     return opt.a.id if opt.a.media in COPPER_MEDIA else fibre_cord(opt, ordered, per)
+
+
+def _fibres(opt: LinkOption | None) -> int | None:
+    """Strands of an option's optical cable (0: not stated), None for copper or no option."""
+    if opt is None or opt.a.media in COPPER_MEDIA:
+        return None
+    return cord_fibres(opt) or 0
 
 
 def _tray_end(racks: tuple[str, ...], rack: int, u: int, names: _Names, switch: str | None) -> End:
@@ -326,7 +357,7 @@ def _tier_rows(a: ClusterAnalysis, fa: FabricAnalysis, tr: TierRuns, opts: tuple
             ordered = float(max(length_bin[x] for x in chunk))
             rows.append(CableRow(f"{fid}-{code}-{len(rows) + 1:04d}", fid, tier, a_end, b_end, media, len(chunk),
                                  float(max(length[x] for x in chunk)), ordered, notes[j],
-                                 cable_part(opt, ordered, per)))
+                                 cable_part(opt, ordered, per), _fibres(opt)))
     return rows
 
 

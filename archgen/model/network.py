@@ -286,6 +286,11 @@ class Link(Part):
         "400/800G multimode optics: `[{grade: OM3, reach: 30 m}, {grade: OM4, reach: 50 m}]`; its single-mode ones "
         "`[{grade: OS2, reach: 500 m}]` (structured cabling requirements). Empty: not stated, and the cord line says "
         "'fibre grade not stated'."))
+    fibres: int | None = Field(None, ge=1, le=32, description=(
+        "Fibres lit in one connector's cord, where the part's vendor states them: 8 for an MPO-12 SR4/DR4 port "
+        "(NVIDIA's structured cabling requirements: \"8 fibers (12 allowed)\"), 2 for a duplex LC. The BOM's cord "
+        "line and the port map carry it, and the wiring section sums the strands leaving each rack. Empty: not "
+        "stated, and the cord line says 'fibre count not stated'."))
     cages: list[Cage] = Field(default_factory=list, description=(
         "Port cages this module or cable end plugs into, e.g. ['OSFP-IHS'] for a finned-top twin-port OSFP, "
         "['OSFP-RHS', 'QSFP112'] for a flat-top part; checked against the ports at both ends of a link (CAB005). "
@@ -331,9 +336,10 @@ class Link(Part):
     @model_validator(mode="after")
     def _grades_in_order(self) -> Link:
         """Fibre grades shortest reach first (the first that covers a cable is taken), on fibre media only."""
-        if self.fibre and self.media in COPPER_MEDIA:
-            raise FieldError(("fibre",), f"a {self.media} part has no fibre; expected fibre grades on multimode or "
-                                         "singlemode parts only")
+        if (self.fibre or self.fibres) and self.media in COPPER_MEDIA:
+            field = "fibre" if self.fibre else "fibres"
+            raise FieldError((field,), f"a {self.media} part has no fibre; expected fibre grades and counts on "
+                                       "multimode or singlemode parts only")
         for i in range(1, len(self.fibre)):
             if self.fibre[i].reach <= self.fibre[i - 1].reach:
                 raise FieldError(("fibre", i, "reach"), f"{self.fibre[i].reach:~P} is not above the grade before it "

@@ -99,6 +99,20 @@ def section(a: Any, pm: PortMap) -> Section:
         Table("portmap-counts", "Cables per fabric tier: port map rows and bill of materials",
               (Column("Fabric"), Column("Tier"), Column("Port map rows", digits=0, align="right"),
                Column("Cables in the BOM", digits=0, align="right")), tuple(counts)))
+    fibres = pm.rack_fibres()
+    if fibres:
+        unstated = sum(n for *_, n in fibres)
+        out.sub("rack-fibres", "Fibres leaving each rack",
+                Para("The fibre strands leaving each rack, to size the trunks and patch panels of structured cabling: "
+                     "each optical cable whose other end is in another rack counts its part's lit fibres (NVIDIA: 8 "
+                     "of an MPO-12 cord's 12, 2 of a duplex LC; a 1:2 splitter's legs 4 each), from portmap.csv. "
+                     + (f"{unstated} cable ends have a part that states no fibre count: they are counted as cables "
+                        "and their strands are not provided. " if unstated else "")
+                     + "Spare strands, trunk fibre counts and patch panels are not modelled."),
+                Table("rack-fibres", "Optical cables and fibres leaving each rack", (
+                    Column("Rack"), Column("Optical cables", digits=0, align="right"),
+                    Column("Fibres", digits=0, align="right"),
+                    Column("Cables, fibre count not stated", digits=0, align="right")), tuple(fibres)))
     if any(r.tier == "trunk" for r in pm.rows):
         out.add(Para("The scale-up trunk cables join the switch trays of the racks of one multi-rack scale-up domain "
                      "(fabric scale_up, tier trunk): the k-th cable between two racks joins their k-th switch trays "

@@ -107,7 +107,7 @@ def test_fibre_patch_cords_one_per_optical_link(clusters):
     assert all(line.unit_power is None and line.note.startswith(("one per optical link", "one per 2 optical links"))
                for line in fibres)
     sr8 = [line for line in clusters["cluster/dgx-b200-superpod"].cabling.bom if "-mpo-12-apc-" in line.part]
-    assert sr8 and all(line.name.startswith("Multimode fibre patch cord, MPO-12/APC, polarity Type-B, ")
+    assert sr8 and all(line.name.startswith("Multimode fibre patch cord, MPO-12/APC, 8 fibres, polarity Type-B, ")
                        for line in sr8)
 
 

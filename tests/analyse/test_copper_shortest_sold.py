@@ -51,3 +51,25 @@ def test_optical_shortest_link_still_refuses_short_runs() -> None:
     assert _shortest_run(_option("smf-800g-dr8-500m")) == 100.0
     assert _shortest_run(_option("acc-800g-osfp")) == 0.0 and _shortest_sold(_option("acc-800g-osfp")) == 3.0
     assert _shortest_sold(_option("smf-800g-dr8-500m")) == 0.0
+
+
+def test_lacc_is_straight_at_1_5_w_an_end(shipped) -> None:
+    """nu80fix: the LACC is the straight 800G-to-800G cable, 1.5 W at each 800G end (LinkX overview); the 0.6 W and
+    0.35 W split ends belong to the LACC splitters NVIDIA discontinued ("LACCs 1:2 and 1:4 OSFP splitters have been
+    discontinued", copper DAC and LACC overview), so no end of the part draws them and the SU's 66 cables draw
+    66 x 2 x 1.5 W = 198 W."""
+    data = yaml.safe_load((SPECS / "catalog" / "links" / "acc-800g-osfp.yaml").read_text(encoding="utf-8"))
+    assert data["power_per_end"] == "1.5 W" and "power_at" not in data and "switch-to-NIC" not in data["description"]
+    t = _tier(shipped.clusters[SU], "compute", "leaf_spine")
+    assert t.modules["acc-800g-osfp"] == 66 and t.cables_by_bin[("acc-800g-osfp", 3.0)] == 66
+
+
+def test_lacc_placeholder_price_is_named_assumed(shipped) -> None:
+    """nu80fix: no public LACC price was found, so its 500 USD placeholder (the DAC's) is `basis: assumed`, and the
+    capex names it among its assumed inputs; the 752 fibre cords have no catalog price and are accessories the capex
+    leaves out, listed by name (an open item), never priced at 0 USD on a line."""
+    cost = shipped.operations.cost[SU]
+    acc = next(line for line in cost.lines if line.part == "acc-800g-osfp")
+    assert acc.basis == "assumed" and acc.quantity == 66 and "acc-800g-osfp price" in cost.assumed
+    cords = [line for line in cost.accessories if line.part.startswith("fibre-")]
+    assert sum(line.quantity for line in cords) == 576 + 144 + 32 and all(line.unit_price is None for line in cords)

@@ -34,11 +34,11 @@ def test_nvidia_mpo_cords_are_apc_type_b(clusters):
     # the 288 storage links at 200G on 144 1:2 splitter cables (tests/analyse/test_splitter_fibres.py); the leaf-spine
     # links past the DAC's 2 m take 3 m LACC, not SR8 (tests/analyse/test_copper_shortest_sold.py)
     assert sum(line.quantity for line in nvidia) == 576 + 144
-    assert all(", MPO-12/APC, polarity Type-B, " in line.name or ", MPO-12/APC to 2 x MPO-12/APC, polarity Type-B, "
-               in line.name for line in nvidia)
+    assert all(", MPO-12/APC, 8 fibres, polarity Type-B, " in line.name
+               or ", MPO-12/APC to 2 x MPO-12/APC, 8 fibres, polarity Type-B, " in line.name for line in nvidia)
     assert sum(line.quantity for line in fibres.values()) == 576 + 144 + 32
     b200 = [line for p, line in _fibres(clusters, B200).items() if "-apc-type-b-" in p]
-    assert b200 and all(line.name.startswith("Multimode fibre patch cord, MPO-12/APC, polarity Type-B, ")
+    assert b200 and all(line.name.startswith("Multimode fibre patch cord, MPO-12/APC, 8 fibres, polarity Type-B, ")
                         for line in b200)
 
 
@@ -47,7 +47,7 @@ def test_unstated_polarity_is_said(clusters):
     stated', never one that reads as complete."""
     rest = [line for p, line in _fibres(clusters, SU).items() if "-apc-" not in p]
     assert sum(line.quantity for line in rest) == 32
-    assert all(", MPO-12, polarity not stated, " in line.name for line in rest)
+    assert all(", MPO-12, 8 fibres, polarity not stated, " in line.name for line in rest)
 
 
 def test_port_map_names_the_cord_each_cable_pulls(clusters):

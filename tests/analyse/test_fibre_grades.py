@@ -56,7 +56,7 @@ def test_runs_past_30_m_take_om4(tmp_path: Path) -> None:
 def test_unstated_grade_is_said() -> None:
     """A part that states no grade (the LPO DR8, no vendor page read) orders a cord 'fibre grade not stated'."""
     pid, name, _ = _cord("singlemode", "", "", 10.0)
-    assert "fibre grade not stated" in name and pid == "fibre-singlemode-unknown-10m"
+    assert "fibre grade not stated" in name and pid == "fibre-singlemode-unknown-10m-nf"   # -nf: count not stated
 
 
 def test_grades_are_listed_shortest_first() -> None:

@@ -35,8 +35,8 @@ def test_bom_orders_splitter_cables_on_their_own_lines(shipped) -> None:
     fibres = [line for line in shipped.clusters[SU].cabling.bom if line.kind == "Fibre"]
     split = [line for line in fibres if "-split-1x2-" in line.part]
     assert sum(line.quantity for line in split) == 144
-    assert all(line.name.startswith("Multimode fibre 1:2 splitter cable, MPO-12/APC to 2 x MPO-12/APC, polarity "
-                                    "Type-B, ") for line in split)
+    assert all(line.name.startswith("Multimode fibre 1:2 splitter cable, MPO-12/APC to 2 x MPO-12/APC, 8 fibres, "
+                                    "polarity Type-B, ") for line in split)
     straight = [line for line in fibres if "-split-" not in line.part and "-apc-type-b-" in line.part]
     assert sum(line.quantity for line in straight) == 576   # compute access at 400G (leaf-spine: copper)
 

@@ -1,0 +1,67 @@
+"""nu80fix: each fibre cord states its strands, and the port map sums the strands leaving each rack.
+
+A cabling contractor sizes MPO trunks and patch panels by fibre count, and the BOM said only "MPO-12". NVIDIA's
+structured cabling requirements give the fibres of each cable: MPO multimode and single-mode "Fiber count per strand:
+8 (12 is allowed)", LC single-mode "2 (Duplex connector)" ("NVIDIA Interconnect Structured Cabling Requirements for
+InfiniBand NDR/XDR and 400/800G ETH Solutions", "MPO/LC Cable Requirements",
+https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth/mpo/lc+cable+requirements); IEEE 802.3bm clause 95
+puts 100GBASE-SR4's 4 transmit and 4 receive lanes on 8 of an MPO-12's 12 positions.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from archgen.analyse.fibre_cords import _cord
+from archgen.analyse.portmap import port_map
+from archgen.model.network import Link
+from archgen.render.wiring import section
+from tests.conftest import SPECS
+
+SU = "cluster/gb200-nvl72-su"
+
+
+def test_every_su_cord_states_8_fibres(shipped) -> None:
+    """The GB200 SU's 752 cables (576 compute, 144 storage splitters, 32 OOB uplinks) are all MPO-12: 8 fibres."""
+    fibres = [line for line in shipped.clusters[SU].cabling.bom if line.kind == "Fibre"]
+    assert sum(line.quantity for line in fibres) == 576 + 144 + 32
+    assert all(", 8 fibres, " in line.name for line in fibres)
+
+
+def test_fibres_leaving_each_rack(shipped) -> None:
+    """Each NVL72 rack: 18 trays x 4 ConnectX-7 cords (72) + 18 trays x 2 BlueField-3 ports on 1:2 splitters (18)
+    + 2 OOB leaves x 2 uplinks (4) = 94 cables, 94 x 8 = 752 fibres; the IB rack takes the 576 compute cords, the
+    Ethernet rack the 144 storage and 32 OOB ones. Every optical cable joins two racks, so the strands leaving all
+    racks are 2 x 8 x 752 = 12,032."""
+    rows = {rack: (cables, fibres, unstated) for rack, cables, fibres, unstated
+            in port_map(shipped.clusters[SU]).rack_fibres()}
+    nvl72 = {rack: v for rack, v in rows.items() if "gb200-nvl72" in rack}
+    assert len(nvl72) == 8 and set(nvl72.values()) == {(18 * 4 + 18 * 2 // 2 + 2 * 2, 94 * 8, 0)}
+    assert rows["su01/gb200-su-ib-01"] == (576, 576 * 8, 0)
+    assert rows["su01/gb200-su-eth-01"] == (144 + 32, (144 + 32) * 8, 0)
+    assert sum(f for _, f, _ in rows.values()) == 2 * 8 * 752
+
+
+def test_wiring_section_lists_the_rack_fibres(shipped) -> None:
+    """The wiring section carries the per-rack table, 10 racks for the SU, in the port map's order."""
+    a = shipped.clusters[SU]
+    pm = port_map(a)
+    sub = next(s for s in section(a, pm).sections if s.id == "rack-fibres")
+    table = next(b for b in sub.blocks if getattr(b, "id", "") == "rack-fibres")
+    assert len(table.rows) == 10 and table.rows[0] == ("su01/gb200-nvl72-01", 94, 752, 0)
+
+
+def test_unstated_count_is_said() -> None:
+    """A part that states no fibre count (the LPO DR8) orders a cord 'fibre count not stated', its id apart."""
+    pid, name, _ = _cord("singlemode", "", "", 10.0)
+    assert "fibre count not stated" in name and pid.endswith("-nf")
+    pid8, name8, _ = _cord("singlemode", "MPO-12/APC", "Type-B", 10.0, 1, "OS2", 8)
+    assert ", 8 fibres, " in name8 and not pid8.endswith("-nf")
+
+
+def test_copper_has_no_fibre_count() -> None:
+    data = yaml.safe_load((SPECS / "catalog" / "links" / "dac-800g-osfp.yaml").read_text(encoding="utf-8"))
+    data["fibres"] = 8
+    with pytest.raises(ValueError, match="a dac part has no fibre"):
+        Link.model_validate(data)
