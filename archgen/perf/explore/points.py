@@ -15,6 +15,7 @@ from typing import Any
 
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metrics_bands import BANDED
+from archgen.metrics_pools import POOLS
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
@@ -175,6 +176,11 @@ def point_scopes(problem: SweepProblem, base: Machine, points: Sequence[dict[str
 NO_GOODPUT = "its checkpoints have nowhere to go on its cluster (REL006 in `archgen check`)"
 
 
+#: The estimate's metrics a sweep's points do not carry: the first-order disaggregated pools (`metrics_pools`, declared
+#: `sweep=False`; a requirement on one is refused as SWP001's "a sweep does not compute it").
+UNSWEPT = frozenset(m.name for m in POOLS)
+
+
 def provides(metrics: dict[str, float], metric: str) -> bool:
     """Whether a point's `metric` is a value to judge: present and a number (a goodput is NaN without storage)."""
     value = metrics.get(metric)
@@ -256,7 +262,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     if base.failures is not None and workload.training is not None and problem.model is not None:
         goodput = lambda f=base.failures, w=workload, m=problem.model: goodput_of(  # noqa: E731
             f, w, m, gpus, base.failure_ends)
-    plain = {k: json_magnitude(v) for k, v in est.metrics.items()}
+    plain = {k: json_magnitude(v) for k, v in est.metrics.items() if k not in UNSWEPT}
     run = workload.checkpoint.tokens if workload.training is not None else None   # its token budget: time to train
     # scaled hardware: the catalogued parts' power is not its power, nor their price its price
     (powerless, priced), = point_scopes(problem, base, [values])
