@@ -21,13 +21,14 @@ def test_serving_cost_per_token_has_the_throughputs_band_turned(shipped):
     tokens = est.metrics["tokens_per_second"].m_as("1/s")
     # 0.498 before issue 20's FFN bytes, 0.506 before TensorRT-LLM's max_batch_size of 2,048 capped its 3,616
     # 0.5115 before the SU's 2.5 m leaf-spine runs took SR8 optics (nu62fix: 66 DACs out, 132 modules in)
-    assert value == pytest.approx(0.5133e-6, abs=0.0005e-6)
+    # 0.5133 before they took 3 m active copper at its shortest length sold (newuser80: 132 modules out, 66 LACC in)
+    assert value == pytest.approx(0.5117e-6, abs=0.0005e-6)
     # the cost per hour is exact as far as the model goes: cost / (tokens / (1 + e)) spans the turned band
-    assert value / (1 + cost.high) == pytest.approx(value * (1 + tput.low), rel=1e-3)   # 0.470 µUSD
-    assert value / (1 + cost.low) == pytest.approx(value * (1 + tput.high), rel=1e-3)   # 0.730 µUSD
-    assert value / (1 + cost.high) == pytest.approx(0.470e-6, abs=0.001e-6)   # 0.468 before nu62fix
+    assert value / (1 + cost.high) == pytest.approx(value * (1 + tput.low), rel=1e-3)   # 0.468 µUSD
+    assert value / (1 + cost.low) == pytest.approx(value * (1 + tput.high), rel=1e-3)   # 0.727 µUSD
+    assert value / (1 + cost.high) == pytest.approx(0.468e-6, abs=0.001e-6)   # 0.470 with nu62fix's optics
     # 0.745 before outputcv: the offline rows' stated output spread moved the band's high end +45.6 % -> +42.1 %
-    assert value / (1 + cost.low) == pytest.approx(0.730e-6, abs=0.001e-6)   # 0.727 before nu62fix
+    assert value / (1 + cost.low) == pytest.approx(0.727e-6, abs=0.001e-6)   # 0.730 with nu62fix's optics
     assert tokens > 0 and "cost_per_million_tokens" in est.bands
 
 

@@ -30,8 +30,8 @@ def test_pwr012_names_the_shelf_efficiency_and_its_it_power_range(shipped):
     # (1138.6, 1146.4, 1152.0) before the leaf-spine runs past the DAC's 2 m longest length sold took 132 SR8 x 17 W,
     # (1140.9, 1148.6, 1154.2) until they took 66 LACC at 3 m, 3 W each (newuser80)
     assert (round(low, 1), round(it, 1), round(high, 1)) == (1138.8, 1146.6, 1152.2)
-    assert message.endswith(f"; over the efficiency range of orv3-power-shelf-33kw, IT power is {low:.1f} kW to "
-                            f"{high:.1f} kW ({it:.1f} kW at the stated efficiency)")
+    assert message.endswith(f"; over the efficiency range of orv3-power-shelf-33kw, IT power is {low:,.1f} kW to "
+                            f"{high:,.1f} kW ({it:,.1f} kW at the stated efficiency)")
 
 
 def test_a_cluster_without_shelves_gives_no_range(shipped):
