@@ -73,7 +73,8 @@ def cord_fibres(opt: LinkOption) -> int | None:
 def _grade(opt: LinkOption, length: float) -> str:
     """The fibre grade of an option's cable at an ordered length: its part's first `fibre` grade that reaches it.
 
-    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last (CAB001 names the run). Either end's
+    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, though the cord ordered is then
+    longer than its reach and no check names it (CAB001 judges the run's length, not its bin's: review41). Either end's
     grades where one states none; '' where neither does. A length not known (0 m) gives every grade with its reach
     ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
     """
