@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from archgen import metrics as registry
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metrics_bands import BANDED
-from archgen.metrics_pools import POOLS
 from archgen.model.requirements import PASSING, Requirement, Status, fails
 from archgen.model.sweep import COST_OBJECTIVES, RUN_METRICS, STORAGE_METRICS, SWEEP_METRICS, Sweep
 from archgen.model.workload import Model, Workload
@@ -176,9 +176,9 @@ def point_scopes(problem: SweepProblem, base: Machine, points: Sequence[dict[str
 NO_GOODPUT = "its checkpoints have nowhere to go on its cluster (REL006 in `archgen check`)"
 
 
-#: The estimate's metrics a sweep's points do not carry: the first-order disaggregated pools (`metrics_pools`, declared
-#: `sweep=False`; a requirement on one is refused as SWP001's "a sweep does not compute it").
-UNSWEPT = frozenset(m.name for m in POOLS)
+#: The estimate's metrics a sweep's points do not carry: those the registry declares `sweep=False` (the first-order
+#: disaggregated pools among them; a requirement on one is refused as SWP001's "a sweep does not compute it").
+UNSWEPT = frozenset(m.name for m in registry.declared("workload") if not m.sweep)
 
 
 def provides(metrics: dict[str, float], metric: str) -> bool:
