@@ -74,3 +74,37 @@ def test_an_appliance_no_rack_places_is_rel014(tmp_path: Path) -> None:
     found = [f.message for f in run([path]).findings if f.id == "REL014"]
     assert found == ["no rack of the cluster places 'sto-other', so the storage's rack units, weight, power and price "
                      "are counted nowhere: place the appliances in a rack of its `layout`"]
+
+
+def _open_items(result) -> list[str]:   # noqa: ANN001 (a pipeline Result)
+    from archgen.render.operations_items import open_items
+    return [str(item) for a in result.clusters.values() for item in open_items(result, a)]
+
+
+def test_an_appliance_storage_is_not_said_left_out_of_capex_and_power(tmp_path: Path) -> None:
+    """review42: the racks count the appliances' price and power, yet the Open items said 'Capex and IT power leave
+    out the checkpoint storage (2 PB, 260 GB/s write), which `storage:` places in no rack and gives no price'
+    (`storage_cost.not_costed` read the refused `power` and `price` as unstated). An unpriced appliance is an
+    unpriced part (COST002), as any system."""
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s")])
+    assert not [i for i in _open_items(result) if "checkpoint storage" in i]
+    assert [f.message for f in result.findings if f.id == "COST002"] == [
+        "capex, TCO and cost per accelerator-hour and per token not provided: unpriced parts sto-server x4"]
+
+
+def test_a_price_list_naming_an_appliance_storage_prices_it_once(tmp_path: Path) -> None:
+    """review42: `storage.price` beside `appliance` is refused (counted twice), but a `Prices` document's price of
+    the storage's `id` still added a capex line of the whole storage on top of the placed appliances' own prices."""
+    _with_appliance(tmp_path, 4, write_bandwidth="260 GB/s", id="site-fs")
+    (tmp_path / "prices.yaml").write_text(
+        'kind: Prices\nid: quote\nprices:\n  site-fs: {capex: 900000 USD, date: "2025-06", basis: assumed, '
+        'source: "test figure"}\n  sto-server: {capex: 200000 USD, date: "2025-06", basis: assumed, '
+        'source: "test figure"}\n', encoding="utf-8")
+    result = run([tmp_path])
+    assert [f.message for f in result.findings if f.id == "COST004"] == [
+        "site-fs is a checkpoint storage built from 'sto-server' appliances (`storage.appliance`), which its racks "
+        "price by that part's id: this price is not counted in any capex"]
+    cost = result.operations.cost["cluster/b200-storage"]
+    assert not cost.storage_priced
+    assert [(line.part, line.quantity, line.unit_price.m) for line in cost.lines
+            if line.part in ("sto-server", "site-fs") and line.unit_price is not None] == [("sto-server", 4, 200000)]
