@@ -27,6 +27,7 @@ from archgen.analyse.goodput import (
     goodput,
     no_checkpoint_target,
     rate_sets,
+    restore_unsettled,
     run_bands,
     storage_metrics,
     swapped_metrics,
@@ -205,6 +206,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
         if cost is not None and (shared := energy_share_bounds(extra, cost, a.typical_from_max)):   # and its cost
             ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
+        if path in ops.goodput and isinstance(model, Model) and not w.checkpoint.in_memory and (
+                restore := restore_unsettled(model, w.checkpoint.bytes_per_parameter, est.layout, ops.goodput[path])):
+            ops.unsettled[path] = {**ops.unsettled.get(path, {}), **restore}   # the default load's read (review42)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))

@@ -109,8 +109,10 @@ def test_checkpoint_times_rest_on_the_storage_not_on_failure_rates(shipped, stat
 @pytest.fixture(scope="module")
 def replicated(tmp_path_factory):
     """The shipped 405B GB200 job at a stated layout with the distributed optimizer (ZeRO 1): 9 replicas."""
-    return shipped_edited(tmp_path_factory.mktemp("restore"), "workloads/llama3-405b.yaml", "  precision: bf16\n",
-                          "  precision: bf16\n  parallelism: {tp: 8, pp: 8, dp: 9, zero: 1}\n")
+    return shipped_edited(tmp_path_factory.mktemp("restore"), "workloads/llama3-405b.yaml", OLD,
+                          "  precision: bf16\n  parallelism: {tp: 8, pp: 8, dp: 9, zero: 1}\nrequirements:\n"
+                          "  - {id: REQ-RESTORE, statement: restore, metric: checkpoint_restore_time, target: '<= 45 s'}"
+                          "\n")
 
 
 def test_a_restore_reads_the_weights_once_per_data_parallel_replica(replicated):
@@ -151,3 +153,19 @@ def test_the_goodput_notes_give_the_restore_at_the_default_read(replicated):
     read = replicated.workloads[JOB].estimate.metrics["checkpoint_restore_read"].m_as("B")
     assert f"{read / g.read_bandwidth:,.0f} s" in note and f"{g.restore_time:,.0f} s counted" in note
     assert g.restore_time == pytest.approx(g.checkpoint_size / g.read_bandwidth)   # goodput keeps one copy read
+
+
+def test_a_restore_time_met_on_one_copy_only_is_not_provided(replicated):
+    """review42: 28 s on one copy read met '<= 45 s' while the default load's 12.2 TB take 61 s at the job's read
+    bandwidth (the goodput note said so, the judgement did not): met at one end only, not provided, the reason
+    naming both loads."""
+    g = replicated.operations.goodput[JOB]
+    read = replicated.workloads[JOB].estimate.metrics["checkpoint_restore_read"].m_as("B")
+    assert g.restore_time < 45 < read / g.read_bandwidth
+    other, why = replicated.operations.unsettled[JOB]["checkpoint_restore_time"]
+    assert other.m_as("s") == pytest.approx(read / g.read_bandwidth)
+    assert "`--ckpt-fully-parallel-load`" in why and "`checkpoint_restore_read`" in why
+    found = [f for f in replicated.findings if f.requirement == "REQ-RESTORE"]
+    assert [f.id for f in found] == ["REQ002"]
+    assert "checkpoint_restore_time lies between 28.41 s and 60.88 s and the target <= 45 s is met at one end" in \
+        found[0].message
