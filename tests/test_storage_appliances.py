@@ -108,3 +108,16 @@ def test_a_price_list_naming_an_appliance_storage_prices_it_once(tmp_path: Path)
     assert not cost.storage_priced
     assert [(line.part, line.quantity, line.unit_price.m) for line in cost.lines
             if line.part in ("sto-server", "site-fs") and line.unit_price is not None] == [("sto-server", 4, 200000)]
+
+
+def test_an_appliance_id_that_names_nothing_is_ref001_with_did_you_mean(tmp_path: Path) -> None:
+    """review42: a typo in `storage.appliance` read "'sto-servr' is not a System with `storage:` figures" (REL014),
+    as if it named a part without figures, and offered no id. It is a reference, resolved as every other one is:
+    REF001 with "did you mean", REF002 for another kind, and REL014 says nothing more of it."""
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s", appliance="sto-servr")])
+    found = [(f.id, f.message) for f in result.findings if f.id in ("REF001", "REF002", "REL014")]
+    assert found == [("REF001", "'sto-servr' names no document (expected a System); did you mean 'sto-server'?")]
+    (tmp_path / "b").mkdir()
+    result = run([_with_appliance(tmp_path / "b", 4, write_bandwidth="260 GB/s", appliance="sn5600")])
+    found = [(f.id, f.message) for f in result.findings if f.id in ("REF001", "REF002", "REL014")]
+    assert found == [("REF002", "'sn5600' is a Switch, expected a System")]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from archgen.build.fabrics import BoundFabric, bind_fabric
 from archgen.build.racks import RackDesign
 from archgen.build.refs import Unresolved, resolve
-from archgen.model import Cluster, Facility, Link, Rack, Switch
+from archgen.model import Cluster, Facility, Link, Rack, Switch, System
 from archgen.model.cluster import Placement
 from archgen.open_item import Worded
 from archgen.validate import Specs
@@ -125,6 +125,8 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,
                        subject)
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
+    if cluster.storage is not None:   # review42: a storage built from appliance parts names one (REL014 judges it)
+        resolve(specs, cid, cluster.storage.appliance, (System,), ("storage", "appliance"), unresolved, subject)
     hall_facilities = tuple(resolve(specs, cid, h.facility, (Facility,), ("floor", "halls", k, "facility"), unresolved,
                                     subject) for k, h in enumerate(cluster.floor.halls))
     return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
