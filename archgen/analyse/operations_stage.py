@@ -208,7 +208,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
         if path in ops.goodput and isinstance(model, Model) and not w.checkpoint.in_memory and (
                 restore := restore_unsettled(model, w.checkpoint.bytes_per_parameter, est.layout, ops.goodput[path])):
-            ops.unsettled[path] = {**ops.unsettled.get(path, {}), **restore}   # the default load's read (review42)
+            ops.unsettled[path] = {**restore, **ops.unsettled.get(path, {})}   # the default load's read (review42)
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))

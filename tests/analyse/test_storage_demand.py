@@ -165,7 +165,23 @@ def test_a_restore_time_met_on_one_copy_only_is_not_provided(replicated):
     other, why = replicated.operations.unsettled[JOB]["checkpoint_restore_time"]
     assert other.m_as("s") == pytest.approx(read / g.read_bandwidth)
     assert "`--ckpt-fully-parallel-load`" in why and "`checkpoint_restore_read`" in why
+    # its restart time rests on the repair wait already (no hot spare): that other end is kept, not overwritten
+    assert "`checkpoint_restore_read`" not in replicated.operations.unsettled[JOB]["restart_time"][1]
     found = [f for f in replicated.findings if f.requirement == "REQ-RESTORE"]
     assert [f.id for f in found] == ["REQ002"]
     assert "checkpoint_restore_time lies between 28.41 s and 60.88 s and the target <= 45 s is met at one end" in \
         found[0].message
+
+
+def test_the_restart_adds_the_default_loads_longer_restore(monkeypatch):
+    """`restore_unsettled`: the restart time's other end is the restart with the default load's restore in it."""
+    from types import SimpleNamespace
+
+    from archgen.analyse import goodput, storage_demand
+    for module in (goodput, storage_demand):
+        monkeypatch.setattr(module, "checkpoint_bytes", lambda model, b: 1e9 * b)   # 10^9 parameters
+    g = SimpleNamespace(read_bandwidth=1e9, restore_time=14.0, restart=614.0, wait=30.0)   # 14 GB at 1 GB/s
+    ends = goodput.restore_unsettled(None, 14, {"dp": 8, "zero": 1}, g)   # 10^9 x (2 x 8 + 12) B = 28 GB: 28 s
+    assert ends["checkpoint_restore_time"][0].m_as("s") == pytest.approx(28.0)
+    assert ends["restart_time"][0].m_as("s") == pytest.approx(614.0 + 30.0 + 28.0 - 14.0)
+    assert goodput.restore_unsettled(None, 14, {"dp": 8, "zero": 3}, g) == {}
