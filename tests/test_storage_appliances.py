@@ -121,3 +121,14 @@ def test_an_appliance_id_that_names_nothing_is_ref001_with_did_you_mean(tmp_path
     result = run([_with_appliance(tmp_path / "b", 4, write_bandwidth="260 GB/s", appliance="sn5600")])
     found = [(f.id, f.message) for f in result.findings if f.id in ("REF001", "REF002", "REL014")]
     assert found == [("REF002", "'sn5600' is a Switch, expected a System")]
+
+
+def test_storage_figures_on_a_system_with_accelerators_are_refused(tmp_path: Path) -> None:
+    """review42: `System.storage` says "no accelerators", but a compute node with `storage:` was taken as an
+    appliance: REL014 counted its placed nodes as the storage's, while its NICs are a compute node's, never the
+    storage's ports (REL010 counts systems without accelerators)."""
+    from archgen.model.system import System
+    with pytest.raises(ValueError, match="a storage appliance fits no accelerators, and this system fits 8"):
+        System.model_validate({**SERVER, "accelerator": "b200-sxm-180gb", "accelerators": 8,
+                               "storage": dict(FIGURES)})
+    assert System.model_validate({**SERVER, "storage": dict(FIGURES)}).storage is not None
