@@ -29,6 +29,7 @@ from archgen.model.network import COPPER_MEDIA
 if TYPE_CHECKING:
     from archgen.analyse.tier_cabling import TierCabling
     from archgen.build import LinkOption
+    from archgen.model.network import FibreGrade
 
 
 def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
@@ -70,15 +71,20 @@ def cord_fibres(opt: LinkOption) -> int | None:
     return opt.a.fibres or opt.b.fibres
 
 
+def fibre_grades(opt: LinkOption) -> tuple[FibreGrade, ...]:
+    """The fibre grades an optical option's cable may take, shortest reach first: its part's (either end's)."""
+    return tuple(opt.a.fibre or opt.b.fibre)
+
+
 def _grade(opt: LinkOption, length: float) -> str:
     """The fibre grade of an option's cable at an ordered length: its part's first `fibre` grade that reaches it.
 
-    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, though the cord ordered is then
-    longer than its reach and no check names it (CAB001 judges the run's length, not its bin's: review41). Either end's
-    grades where one states none; '' where neither does. A length not known (0 m) gives every grade with its reach
-    ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
+    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, a cord longer than its reach that CAB009
+    names (an error where the run itself is past every grade, a warning where only its length bin is: review41,
+    cab29). Either end's grades where one states none; '' where neither does. A length not known (0 m) gives every
+    grade with its reach ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
     """
-    grades = opt.a.fibre or opt.b.fibre
+    grades = fibre_grades(opt)
     if not grades:
         return ""
     if not length:

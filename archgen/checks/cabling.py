@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from archgen.analyse.network import FabricAnalysis, count
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
+from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
 from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
 from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end, why_loose
@@ -304,3 +305,20 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",
                             count(len(rest)), count(0))
+
+
+@check("CAB009", "cabling.fibre_grade")
+def fibre_grade(ctx: Context) -> Iterator[Violation]:
+    """Every fibre cord is ordered at a length one of its part's fibre grades carries.
+
+    A cable takes the first `fibre` grade of its Link part that reaches its ordered length (NVIDIA's multimode optics:
+    OM3 up to 30 m, OM4 to 50 m); past them all it is ordered as the last, which does not carry the link that far.
+    An error where the run itself is past every grade (a part whose `reach` exceeds its grades'); a warning where the
+    run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord. The finding names the
+    tier, the option, the longest run (or bin) with its two ends, and the grades. Runs past the option's reach are
+    CAB001's, runs to an end in no rack CAB004's. How: `archgen.checks.fibre_grades`.
+
+    Fix: state the grade that reaches the run in the part's `fibre` list (OM4 or OM5 past OM3's reach), list a
+    longer-reach option (single-mode) for the tier, or add a length bin at or below the grade's reach.
+    """
+    yield from past_grades(ctx)
