@@ -82,8 +82,8 @@ class TierCabling:
     #: Cables per (link option, length bin), what a vendor orders (`by_option_bin` counts links); per run: `cable_bins`.
     cables_by_bin: dict[tuple[str, float], int] = field(default_factory=dict)
     run_cables: np.ndarray | None = None
-    #: Links one cable of an optical option carries where above 1 (a fibre split at one end, `links_per_cable`), by
-    #: option label: the BOM's fibre line and the port map name it a 1:k splitter cable (`fibre_cords`).
+    #: The most links one cable of an optical option carries where above 1 (a fibre split at one end,
+    #: `links_per_cable`), by option label; which cables are 1:k splitters is `cords_by_bin`'s, per run.
     cable_links: dict[str, int] = field(default_factory=dict)
     #: Optical cables per (option label, length bin, links a cable carries): the fibre cords the BOM orders, a 1:k
     #: splitter where k > 1, counted per run (`cable_bins.run_legs`): a tier may mix both kinds (a node cage's split
