@@ -3,29 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from archgen.analyse.network import FabricAnalysis, count
-from archgen.analyse.ports import role_groups
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
+from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
+from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
 from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end, why_loose
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.scale_up_cages import scale_up_cages
-from archgen.model import NIC, Switch
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
-from archgen.model.network import CAGES, Ports, cage_fits
-from archgen.units import Q_, Q
-
-#: Lane rate from which passive copper (DAC) and multimode fibre are not offered: NVIDIA LinkX 800G 200G-PAM4
-#: interconnect list ("XDR: LACC and single-mode only; no multimode, no AOC, no DAC"),
-#: https://docs.nvidia.com/networking/display/800g200gpam4list
-NO_DAC_MMF_FROM = Q_(200, "Gbit/s")
-#: The lane-rate rule as a finding cites it.
-LANE_RULE = ("a port cannot run lanes faster than its SerDes, and XDR 200G-PAM4 ports do not downshift to 100G-PAM4 "
-             "(NVIDIA LinkX 200G-PAM4 list)")
+from archgen.model.network import CAGES, cage_fits
+from archgen.units import Q_
 
 
 @check("CAB001", "cabling.reach")
@@ -73,90 +64,6 @@ def reach(ctx: Context) -> Iterator[Violation]:
                                 f"{COPPER_LIMIT if opt.a.media in TWISTED else ''}")
 
 
-@dataclass(frozen=True)
-class _Port:
-    """One end's port as far as media go: what it is, its cage and its lane rate (None: not declared)."""
-
-    what: str
-    cage: str
-    lane: Q | None
-
-
-def _group_port(switch: Switch | None, group: Ports | None) -> list[_Port]:
-    if switch is None or group is None:
-        return []
-    return [_Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate())]
-
-
-def _nic_ports(ctx: Context, c, fa) -> list[_Port]:
-    """The node NIC ports a fabric's access links plug into (each NIC part of the role once)."""
-    role, out, seen = fa.fabric.spec.nic_role or fa.fabric.spec.role, [], set()
-    for nt in c.nodes:
-        if not fa.ports_per_node.get(nt.part.id):
-            continue
-        for slot in nt.part.nics:
-            nic = ctx.design.specs.get(slot.part)
-            if slot.role == role and isinstance(nic, NIC) and (nic.id, slot.cage) not in seen:
-                seen.add((nic.id, slot.cage))
-                out.append(_Port(f"{nt.part.id} NIC {nic.id}", slot.cage or nic.ports.cage, nic.ports.lane_rate()))
-    return out
-
-
-def link_ends(ctx: Context, c, fa) -> dict[str, tuple[list[_Port], list[_Port]]]:
-    """Per link class of a fabric: the ports its lower (`a`) and upper (`b`) ends plug into."""
-    spec, tiers = fa.fabric.spec, fa.fabric.tiers
-    if spec.topology == "torus":
-        ocs = tiers["ocs"].switch
-        return {"ocs": ([], _group_port(ocs, ocs.ports if ocs else None))}
-    if spec.topology == "dragonfly":
-        router = tiers["leaf"].switch
-        main = _group_port(router, router.ports if router else None)
-        return {"access": (_nic_ports(ctx, c, fa), main), "local": (main, main), "global": (main, main)}
-    groups = {}
-    for name in ("leaf", "spine", "core"):
-        sw, t = tiers[name].switch if name in tiers else None, getattr(spec, name, None)
-        groups[name] = (role_groups(sw, t.down, t.up, t.uplinks, t.uplink_speed) if sw is not None and t is not None
-                        else (None, None))
-    port = {name: (_group_port(tiers[name].switch, g[0]), _group_port(tiers[name].switch, g[1]))
-            for name, g in groups.items() if name in tiers}
-    out = {"access": (_nic_ports(ctx, c, fa), port["leaf"][0])}
-    if "spine" in port:
-        out["leaf_spine"] = (port["leaf"][1], port["spine"][0])
-    if "core" in port:
-        out["spine_core"] = (port["spine"][1], port["core"][0])
-    return out
-
-
-def _options(ctx: Context):
-    """(cluster, fabric, link class, option, end part, tag, ports of that end, path) for every link option end."""
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            ends = link_ends(ctx, c, fa)
-            for key, tier in LINK_TIERS[fa.fabric.spec.topology].items():
-                if key not in ends or tier not in fa.fabric.tiers:
-                    continue
-                lower, upper = ends[key]
-                for opt in fa.fabric.tiers[tier].links:
-                    same = opt.a.id == opt.b.id
-                    for end, tag, ports in ((opt.a, "a", lower), (opt.b, "b", upper)):
-                        yield c, fa, key, opt, end, tag, ports, opt.path + (() if same else (tag,))
-
-
-def _g(q: Q) -> str:
-    """'200G' for a lane or line rate."""
-    return f"{float(q.m_as('Gbit/s')):g}G"
-
-
-def _mismatch(module: Q, port: Q) -> bool:
-    """Whether a module's lanes cannot run on a port's.
-
-    Lanes faster than the port's never work; slower ones only below 200G-PAM4 (SerDes that run 100G-PAM4 also run
-    50G and 25G lanes, as an SN5600's 800G ports run 400G and 200G; XDR ports do not downshift).
-    """
-    m, p = float(module.m_as("Gbit/s")), float(port.m_as("Gbit/s"))
-    return m > p + 1e-6 or (m < p - 1e-6 and port >= NO_DAC_MMF_FROM)
-
-
 @check("CAB002", "cabling.media_rate")
 def media_rate(ctx: Context) -> Iterator[Violation]:
     """Each link option runs at the tier's line rate and the lane rate of its ports, in a media offered at that rate.
@@ -173,23 +80,23 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
     """
     yield from line_rates(ctx)
     seen: set[tuple] = set()
-    for c, fa, key, opt, end, tag, ports, path in _options(ctx):
+    for c, fa, key, opt, end, tag, ports, path in option_ends(ctx):
         lane = (end.rate / end.lanes).to("Gbit/s")
         found = []
         for port in ports:
-            if port.lane is not None and _mismatch(lane, port.lane):
-                found.append((f"{end.id} has {_g(lane)} lanes, the {port.what} runs {_g(port.lane)} lanes: "
-                              f"expected {'at most ' if port.lane < NO_DAC_MMF_FROM else ''}{_g(port.lane)} lanes "
+            if port.lane is not None and lanes_mismatch(lane, port.lane):
+                found.append((f"{end.id} has {lane_g(lane)} lanes, the {port.what} runs {lane_g(port.lane)} lanes: "
+                              f"expected {'at most ' if port.lane < NO_DAC_MMF_FROM else ''}{lane_g(port.lane)} lanes "
                               f"({LANE_RULE})", lane, port.lane))
         fastest = max([lane, *(p.lane for p in ports if p.lane is not None)], key=lambda q: q.m_as("Gbit/s"))
         if end.media in ("dac", "multimode") and fastest >= NO_DAC_MMF_FROM:
-            found.append((f"{end.id} is {end.media} on {_g(fastest)} lanes; at 200G-PAM4 only LACC and "
+            found.append((f"{end.id} is {end.media} on {lane_g(fastest)} lanes; at 200G-PAM4 only LACC and "
                           "single-mode are offered (NVIDIA LinkX 200G-PAM4 list: no DAC, multimode or AOC)",
                           fastest, NO_DAC_MMF_FROM))
         if tag == "b" and opt.a.id != opt.b.id:
             a_lane = (opt.a.rate / opt.a.lanes).to("Gbit/s")
             if abs(float((a_lane - lane).m_as("Gbit/s"))) > 1e-6:
-                found.append((f"{opt.a.id} ({_g(a_lane)} lanes) and {opt.b.id} ({_g(lane)} lanes) cannot "
+                found.append((f"{opt.a.id} ({lane_g(a_lane)} lanes) and {opt.b.id} ({lane_g(lane)} lanes) cannot "
                               "be the two ends of one link: expected the same lane rate", a_lane, lane))
         for message, value, limit in found:
             if (fa.fabric.path, path, message, key) not in seen:
@@ -211,7 +118,7 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
     or correct the cage of the port group or NIC slot.
     """
     seen: set[tuple] = set()
-    for c, fa, key, _opt, end, _tag, ports, path in _options(ctx):
+    for c, fa, key, _opt, end, _tag, ports, path in option_ends(ctx):
         if not end.cages:
             continue
         for port in ports:
@@ -398,3 +305,20 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",
                             count(len(rest)), count(0))
+
+
+@check("CAB009", "cabling.fibre_grade")
+def fibre_grade(ctx: Context) -> Iterator[Violation]:
+    """Every fibre cord is ordered at a length one of its part's fibre grades carries.
+
+    A cable takes the first `fibre` grade of its Link part that reaches its ordered length (NVIDIA's multimode optics:
+    OM3 up to 30 m, OM4 to 50 m); past them all it is ordered as the last, which does not carry the link that far.
+    An error where the run itself is past every grade (a part whose `reach` exceeds its grades'); a warning where the
+    run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord. The finding names the
+    tier, the option, the longest run (or bin) with its two ends, and the grades. Runs past the option's reach are
+    CAB001's, runs to an end in no rack CAB004's. How: `archgen.checks.fibre_grades`.
+
+    Fix: state the grade that reaches the run in the part's `fibre` list (OM4 or OM5 past OM3's reach), list a
+    longer-reach option (single-mode) for the tier, or add a length bin at or below the grade's reach.
+    """
+    yield from past_grades(ctx)

@@ -56,7 +56,11 @@ LinkOption = Ref | LinkChoice
 
 
 class Links(Spec):
-    """Link options per tier, in order of preference; a run takes the first whose reach covers its length."""
+    """Link options per tier, in order of preference; a run takes the first whose reach covers its length.
+
+    Copper assemblies are one choice within that order: a run the first of them reaches takes the copper option sold
+    nearest its length, so `[acc, dac]` and `[dac, acc]` give a 1 m run the same DAC (docs/clusters.md, Media choice).
+    """
 
     access: list[LinkOption] = Field(default_factory=list, description="Node (or endpoint) to leaf.")
     leaf_spine: list[LinkOption] = Field(default_factory=list, description="Leaf to spine.")
