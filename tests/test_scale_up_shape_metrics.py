@@ -2,9 +2,9 @@
 
 A scale-up architect comparing a UALink pod (up to 1,024 accelerators through UALink switches, UALink 200G 1.0
 specification, April 2025) with a rack of Ethernet scale-up (Broadcom Tomahawk Ultra, 2025) writes requirements
-such as "a domain of at least 72 accelerators" and "at most one switch hop". `archgen gap` said "has no metric
-'scale_up.size'; did you mean 'scale_up.domains'?": the domain's size and hops were figures of the spec and of
-the estimate only. `scale_up.size` is the spec's `size` (over all its racks), `scale_up.switch_hops` the switches
+such as "a domain of at least 72 accelerators" and "at most one switch hop". Such a requirement was refused at
+validation ("unknown metric 'scale_up.size': no cluster metric is named like it"): the domain's size and hops were
+figures of the spec and of the estimate only. `scale_up.size` is the spec's `size` (over all its racks), `scale_up.switch_hops` the switches
 a send between two accelerators of one domain crosses at most: one inside a rack's switch trays (NVIDIA GB200 NVL72:
 every GPU links to each of the 9 NVLink switch trays), two over several racks (own rack's switch, trunk, the other
 rack's: NVIDIA Multi-Node NVLink Tuning Guide, "The 36x2 Configuration"; `analyse.scale_up_racks`), none in a
