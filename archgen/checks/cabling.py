@@ -327,7 +327,7 @@ def copper_split(ctx: Context) -> Iterator[Violation]:
     yield from split_copper(ctx)
 
 
-@check("CAB009", "cabling.ualink_scope", severity="warning")
+@check("CAB010", "cabling.ualink_scope", severity="warning")
 def ualink_scope(ctx: Context) -> Iterator[Violation]:
     """A UALink scale-up domain keeps to what UALink 200G 1.0 specifies: copper links, over one to four racks.
 

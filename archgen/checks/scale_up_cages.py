@@ -1,4 +1,4 @@
-"""CAB005 for a scale-up domain: its cables against the switch part's port cages; CAB009: a UALink domain's scope."""
+"""CAB005 for a scale-up domain: its cables against the switch part's port cages; CAB010: a UALink domain's scope."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
 
 
 def ualink_beyond(ctx: Context) -> Iterator[Violation]:
-    """CAB009: a stated UALink domain on optical links (`link`, `trunk_link`), or over more than `UALINK_RACKS`."""
+    """CAB010: a stated UALink domain on optical links (`link`, `trunk_link`), or over more than `UALINK_RACKS`."""
     for c in ctx.clusters.values():
         su = c.cluster.spec.scale_up
         if su is None or su.technology != "ualink":
