@@ -141,6 +141,11 @@ REGISTRY: tuple[Metric, ...] = (
            "the racks of every multi-rack scale-up domain (`scale_up.racks`; archgen.analyse.scale_up_racks).", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
            "of every domain, both directions.", _N),
+    Metric("cluster", "scale_up.size", "", "", 0, "Scale-up domain size", "Accelerators in one scale-up domain "
+           "(`scale_up.size`; over all its racks where `scale_up.racks` > 1).", _N),
+    Metric("cluster", "scale_up.switch_hops", "", "", 0, "Scale-up switch hops", "Switches a send between two "
+           "accelerators of one domain crosses at most: 1 switched in one rack or node, 2 over several racks (own "
+           "rack's switch, trunk, the other rack's; archgen.analyse.scale_up_racks), 0 mesh or torus.", _N),
     Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "
            "each counted once (32 in a Trn2 instance's 4x4 torus).", _N),
     Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links on one "

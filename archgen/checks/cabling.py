@@ -4,15 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import FabricAnalysis, count
+from archgen.analyse.network import count
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
 from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
-from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end, why_loose
+from archgen.checks.reach_words import (
+    COPPER_LIMIT,
+    SWITCH_ENDS,
+    TRUNK_FIX,
+    TWISTED,
+    full_racks_past_reach,
+    reach_words,
+    run_end,
+    why_loose,
+    why_not_laid_out,
+)
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scale_up_cages import scale_up_cages
+from archgen.checks.scale_up_cages import scale_up_cages, ualink_beyond
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
 from archgen.model.network import CAGES, cage_fits
@@ -185,13 +195,13 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
-                if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
+                if all(fa.fabric.spec.rack_of(end) for end in SWITCH_ENDS[t.tier]):
                     # every switch tier has its racks: the ones they cannot hold are NET012's, but a reach their
                     # runs pass at the floor's longest length is said too (newuser72: NET012 alone hid it)
-                    yield from _full_racks_past_reach(c, fa, t, where)
+                    yield from full_racks_past_reach(c, fa, t, where)
                     continue
                 loose = [(tier, f"{tier} {n} x {sw}") for fid, tier, sw, n
-                         in c.cabling.unplaced_switches if fid == t.fabric and tier in _SWITCH_ENDS[t.tier]]
+                         in c.cabling.unplaced_switches if fid == t.fabric and tier in SWITCH_ENDS[t.tier]]
                 past = "".join(f", past the {opt.reach:~P} reach of {opt.label} for {n} of them: reach not checked "
                                "(their real length is not known)" for opt, n, _ in t.unplaced_over_reach)
                 rest = (f"; their length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
@@ -204,29 +214,6 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                                 count(t.unplaced_links),
                                 public=f"{said(t.tier)}: {t.unplaced_links} link(s) end at switches placed in no rack"
                                 f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}")
-
-
-def _full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
-    """CAB004 where a tier's racks are too few (NET012): the runs to the switches they cannot hold past a reach."""
-    for opt, n, bound in t.unplaced_over_reach:
-        loose = ", ".join(f"{tier} {k} x {sw}" for fid, tier, sw, k in c.cabling.unplaced_switches
-                          if fid == t.fabric and tier in _SWITCH_ENDS[t.tier])
-        rest = (f"{n} link(s) end at switches their racks cannot hold ({loose}; NET012), so their length is not "
-                f"known; at the floor's longest run, {bound:.1f} m, they pass the {opt.reach:~P} reach of "
-                f"{opt.label}: reach not checked (CAB001 checks it once the racks hold them)")
-        yield Violation(fa.fabric.path, c.cluster.spec.id, where, f"{t.tier}: {rest}", count(n),
-                        public=f"{said(t.tier)}: {rest}")
-
-
-_SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
-
-
-def _why_not_laid_out(fa: FabricAnalysis) -> str:
-    """Why a tier's runs are not laid out: a topology counted only, or a fabric its switches cannot build."""
-    if fa.topology not in ("fat-tree", "rail-only"):
-        return f"a {fa.topology} fabric's runs are not laid out"
-    why = sorted({p.check for p in fa.problems if p.check in ("NET001", "NET003")})
-    return f"the fabric cannot be built as specified ({', '.join(why)}), so its runs are not laid out"
 
 
 def _tier_key(tier: str, topology: str) -> str:
@@ -245,6 +232,19 @@ def copper_split(ctx: Context) -> Iterator[Violation]:
     `links_per_cable`, or list an optical option for the tier.
     """
     yield from split_copper(ctx)
+
+
+@check("CAB010", "cabling.ualink_scope", severity="warning")
+def ualink_scope(ctx: Context) -> Iterator[Violation]:
+    """A UALink scale-up domain keeps to what UALink 200G 1.0 specifies: copper links, over one to four racks.
+
+    Its cables are optimised for under 4 m, its links for one to four racks, and no optics are planned (sources:
+    `checks.scale_up_cages.ualink_beyond`); a domain on fibre or over more racks passed as if UALink carried it.
+
+    Fix: keep the domain's `link` and `trunk_link` on copper within four racks, or state `technology: ethernet`
+    where the design is Ethernet scale-up; or waive the finding, naming the optics or the vendor's own reach.
+    """
+    yield from ualink_beyond(ctx)
 
 
 @check("CAB006", "cabling.length_bins", severity="warning")
@@ -301,7 +301,7 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                 continue
             yield Violation(fa.fabric.path, c.cluster.spec.id, tier.links_path,
                             f"{t.tier}: {t.links} link(s) counted as {first.label} ({first.reach_text}), the "
-                            f"first option, since {_why_not_laid_out(fa)}: their lengths and "
+                            f"first option, since {why_not_laid_out(fa)}: their lengths and "
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",
                             count(len(rest)), count(0))
