@@ -379,6 +379,11 @@ class Checkpointing(Spec):
         "kept), e.g. 3: `checkpoint_storage_needed` is n x the checkpoint and REL001 judges it (and "
         "`dataset.size`) against `storage.capacity`. Left out: `checkpoint_storage_needed` is not provided and "
         "REL001 judges a single checkpoint, a lower bound."))
+    parallel_load: bool | None = Field(None, description=(
+        "Whether a restore reads each byte once (Megatron's `--ckpt-fully-parallel-load`, NeMo 2's "
+        "`ckpt_parallel_load`): true, the checkpoint once; false, each data-parallel replica its weights "
+        "(`checkpoint_restore_read`), and goodput counts that. Left out: the stack's where known (megatron-core-2024: "
+        "off), else goodput's range spans both (docs/reliability.md, \"What a restore reads\")."))
 
     @model_validator(mode="after")
     def _target(self) -> Checkpointing:
