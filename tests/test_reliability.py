@@ -18,8 +18,9 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from archgen.analyse.storage_demand import STACK_LOADS
-from archgen.model.reliability import AT_STATED_BANDWIDTH, FailureRates
+from archgen.model.reliability import FailureRates
 from archgen.model.requirements import Status
+from archgen.model.storage import AT_STATED_BANDWIDTH
 from archgen.perf.train.goodput import daly, ettr, poisson_tail, young
 from archgen.pipeline import run
 from archgen.render.blocks import Para, Table

@@ -37,7 +37,7 @@ from archgen.analyse.goodput_range import (
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.storage_demand import amount, loads_once, restore_read
 from archgen.model.network import Switch
-from archgen.model.reliability import AT_STATED_BANDWIDTH
+from archgen.model.storage import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.train.goodput import (
