@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 
 from archgen.errors import ValidateError
 from archgen.pipeline import run
+from archgen.render.reference import storage as storage_section
 from tests.test_storage_frontend import SERVER, servers_design
 
 FIGURES = {"capacity": "500 TB", "read_bandwidth": "90 GB/s", "write_bandwidth": "65 GB/s"}
@@ -101,6 +102,10 @@ def test_figures_left_out_are_the_placed_appliances_sum(tmp_path: Path) -> None:
     assert [f.message for f in result.findings if f.id == "REL014"] == []
     g = next(iter(result.operations.goodput.values()))
     assert g.write_bandwidth <= 260e9 * (1 + 1e-9) and g.read_bandwidth <= 360e9 * (1 + 1e-9)
+    rows = [row for b in storage_section(result.clusters["cluster/b200-storage"], result.specs).blocks
+            for row in getattr(b, "rows", ()) if row[0] == "Derived from the appliances"]
+    assert [row[1] for row in rows] == ["capacity, write bandwidth, read bandwidth: 4 x 'sto-server' placed in the "
+                                        "racks, each as catalogued"]
 
 
 def test_a_stated_figure_below_the_appliances_is_said(tmp_path: Path) -> None:
