@@ -79,8 +79,8 @@ def restore_read(model: Model, bytes_per_parameter: float, layout: dict[str, int
 #: None where no one source settles it: goodput's range then spans both reads (docs/reliability.md).
 STACK_LOADS: dict[str, tuple[bool | None, str]] = {
     "megatron-lm-2021": (None, "Megatron-LM of 2021 predates its distributed checkpoint; its load is not read here"),
-    "megatron-core-2024": (False, "Megatron-LM's `--ckpt-fully-parallel-load` is off by default "
-                                  "(megatron/training/config/training_config.py:541 at d98e8a64)"),
+    "megatron-core-2024": (False, "Megatron-LM's `--ckpt-fully-parallel-load` is off unless given (megatron/"
+                                  "training/arguments.py, `action='store_true'`; training_config.py:541 at d98e8a64)"),
     "nemo-2025": (None, "NeMo 2's `MegatronStrategy` turns `ckpt_parallel_load` on (NVIDIA/NeMo "
                         "nemo/lightning/pytorch/strategies/megatron_strategy.py:275 at 8cfedd72), Megatron-Bridge's "
                         "`CheckpointConfig` keeps Megatron's off (`fully_parallel_load`, at 067f987d)"),

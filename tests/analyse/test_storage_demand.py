@@ -176,3 +176,15 @@ def test_goodput_counts_the_replicas_read_without_a_parallel_load(replicated, pe
     assert g.restart - once.restart == pytest.approx(g.restore_time - once.restore_time)
     assert g.goodput < once.goodput
     assert any("which goodput counts" in n for n in g.notes)
+
+
+@pytest.mark.parametrize(("stack", "stated", "once"), [
+    ("megatron-core-2024", None, False),   # `--ckpt-fully-parallel-load` is off unless given
+    ("nemo-2025", None, None),             # NeMo 2 on, Megatron-Bridge off: not settled
+    ("nemo-2025", True, True), ("megatron-core-2024", True, True), ("primus-2025", False, False)])
+def test_the_load_is_the_stated_one_else_the_stacks(stack, stated, once):
+    from archgen.analyse.storage_demand import loads_once
+    checkpoint = {} if stated is None else {"parallel_load": stated}
+    w = Workload.model_validate({"kind": "Workload", "id": "w", "model": "m", "checkpoint": checkpoint,
+                                 "training": {"seq_len": 8192, "global_batch": 64, "stack": stack}})
+    assert loads_once(w)[0] is once
