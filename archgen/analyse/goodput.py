@@ -35,9 +35,9 @@ from archgen.analyse.goodput_range import (
     spanned,
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
-from archgen.analyse.storage_demand import amount, restore_read
+from archgen.analyse.storage_demand import amount, loads_once, restore_read
 from archgen.model.network import Switch
-from archgen.model.reliability import AT_STATED_BANDWIDTH
+from archgen.model.storage import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.train.goodput import (
@@ -104,20 +104,40 @@ SHARED_STORAGE = ("the data loaders' reads (`dataset_read_bandwidth`) share the 
                   "restores, each timed or judged (REL013) at the storage's whole bandwidth, as if alone")
 
 
-def replica_note(model: Model, bytes_per_parameter: float, layout: dict[str, int | str], job: JobGoodput) -> str:
-    """What a restore reads under the stack's default load where that is more than the one checkpoint timed; else "".
+def restore_reads(model: Model, workload: Workload, layout: dict[str, int | str] | None) -> tuple[float, float | None]:
+    """(bytes goodput's restore reads, the other end's where the stack's load is unsettled, else None).
 
-    The restore time (and so goodput) takes one copy read, as a fully parallel load (or ZeRO 3) reads it; Megatron's
-    default has each data-parallel replica read its own weights (`restore_read`): the time at that read is said.
+    A fully parallel load (`loads_once`: stated, or the stack's) reads the checkpoint once; Megatron's default has
+    each data-parallel replica read its weights (`restore_read`), and goodput counts that. Where neither is settled,
+    goodput keeps the one-copy read and its range reaches the replicas' read. Without a layout, or in memory: once.
     """
-    size = checkpoint_bytes(model, bytes_per_parameter)
-    read = restore_read(model, bytes_per_parameter, layout)
-    if read <= size * (1 + 1e-9) or job.read_bandwidth <= 0:
+    cp = workload.checkpoint
+    size = checkpoint_bytes(model, cp.bytes_per_parameter)
+    read = restore_read(model, cp.bytes_per_parameter, layout) if layout is not None and not cp.in_memory else size
+    once, _ = loads_once(workload)
+    if read <= size * (1 + 1e-9) or once is True:
+        return size, None
+    return (read, None) if once is False else (size, read)
+
+
+def replica_note(workload: Workload, size: float, restore: float, other: float | None, job: JobGoodput,
+                 low: JobGoodput | None) -> str:
+    """What a restore reads where that is more than the checkpoint once, and where goodput counts it; else "".
+
+    `low` is the job at the replicas' read (`restore_reads`' other end), where the stack's load is unsettled.
+    """
+    _, why = loads_once(workload)
+    if restore > size * (1 + 1e-9):
+        return (f"a restore reads {amount(restore)}, the weights once per data-parallel replica "
+                f"(`checkpoint_restore_read`; no fully parallel load: {why}), not the {amount(size)} checkpoint "
+                f"once: {job.restore_time:,.0f} s at the job's read bandwidth, which goodput counts")
+    if other is None or low is None:
         return ""
-    return (f"a restore under the stack's default load (no fully parallel load) reads {amount(read)}, the weights "
-            f"once per data-parallel replica (`checkpoint_restore_read`): {read / job.read_bandwidth:,.0f} s at the "
-            f"job's read bandwidth, not the {job.restore_time:,.0f} s counted, which reads the {amount(size)} "
-            "checkpoint once, as Megatron's `--ckpt-fully-parallel-load` does")
+    return (f"a restore reads the {amount(size)} checkpoint once under a fully parallel load ({job.restore_time:,.0f} "
+            f"s, goodput {job.goodput:.3f}) or {amount(other)}, the weights once per data-parallel replica "
+            f"(`checkpoint_restore_read`), under Megatron's default ({low.restore_time:,.0f} s, goodput "
+            f"{low.goodput:.3f}); which the stack runs is not settled, {why}: goodput's range spans both (state "
+            "`checkpoint.parallel_load`)")
 
 
 def storage_metrics(specs: Specs, a: ClusterAnalysis) -> dict[str, Q]:
@@ -133,8 +153,9 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
 
     None when the checkpoint has nowhere to go (no `storage:` and not in memory, or storage NICs wired to nothing:
-    REL006). The restore reads one checkpoint; where the stack's default load reads more at the job's `layout`
-    (`storage_demand.restore_read`), a note says how much and how long that takes (`replica_note`).
+    REL006). The restore reads what the stack's load reads at the job's `layout` (`restore_reads`): the checkpoint
+    once under a fully parallel load, each data-parallel replica's weights under Megatron's default, and where which
+    is unsettled the range spans both; a note says so (`replica_note`).
     """
     cp = workload.checkpoint
     if no_checkpoint_target(specs, a, workload):   # REL006: no storage, or none the nodes reach
@@ -142,20 +163,24 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
     central = for_job(failures_of(rel, specs, a), workload)   # its placement: the one the model times
-    job = job_goodput(central, cp, size, accelerators, target)
+    restore, other = restore_reads(model, workload, layout)
+    job = job_goodput(central, cp, size, accelerators, target, restore)
     if job is None:
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
-    unblocked = free_end(job, central, cp, size, accelerators, target, repair=False)
+    unblocked = free_end(job, central, cp, size, accelerators, target, repair=False, restore_bytes=restore)
     # no hot spare: goodput rests on the repair time, so its range spans it to none
-    swapped = free_end(job, central, cp, size, accelerators, target, blocking=False)
-    ends = range_ends(job, tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)), cp, size, accelerators,
-                      target)
+    swapped = free_end(job, central, cp, size, accelerators, target, blocking=False, restore_bytes=restore)
+    failures = tuple(for_job(f, workload) for f in failure_ends(rel, specs, a))
+    ends = range_ends(job, failures, cp, size, accelerators, target, restore)
+    low = job_goodput(central, cp, size, accelerators, target, other) if other is not None else None
+    if low is not None:   # the stack's load unsettled: the range reaches the replicas' read
+        ends += [low, *range_ends(low, failures, cp, size, accelerators, target, other)]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:
         job = replace(job, notes=(*job.notes, AT_STATED_BANDWIDTH))
-    if layout is not None and not cp.in_memory and (note := replica_note(model, cp.bytes_per_parameter, layout, job)):
+    if note := replica_note(workload, size, restore, other, job, low):
         job = replace(job, notes=(*job.notes, note))
     if workload.dataset is not None and not cp.in_memory:
         job = replace(job, notes=(*job.notes, SHARED_STORAGE))

@@ -9,7 +9,10 @@ from archgen.build.racks import RackDesign
 from archgen.build.refs import Unresolved, resolve
 from archgen.model import Cluster, Facility, Link, Rack, Switch
 from archgen.model.cluster import Placement
+from archgen.model.storage import FIGURES
+from archgen.model.system import System
 from archgen.open_item import Worded
+from archgen.units import Q_
 from archgen.validate import Specs
 
 #: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
@@ -53,6 +56,8 @@ class ClusterDesign:
     problems: tuple[tuple[tuple, str], ...]
     scale_up_trunk: Link | None = None   # a multi-rack domain's switch-to-switch link between racks
     hall_facilities: tuple[Facility | None, ...] = ()   # each `floor.halls` entry's own facility, in floor order
+    #: The `storage:` figures left out and derived from its `appliance` (`appliance_storage`), in `FIGURES` order.
+    storage_derived: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -127,8 +132,39 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
     hall_facilities = tuple(resolve(specs, cid, h.facility, (Facility,), ("floor", "halls", k, "facility"), unresolved,
                                     subject) for k, h in enumerate(cluster.floor.halls))
+    cluster, derived = appliance_storage(specs, cluster, rack_counts, rack_types)
     return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
-                         su_switch, su_link, facility, tuple(problems), su_trunk, hall_facilities)
+                         su_switch, su_link, facility, tuple(problems), su_trunk, hall_facilities, derived)
+
+
+#: The unit each storage figure is derived in.
+_FIGURE_UNITS = {"capacity": "TB", "write_bandwidth": "GB/s", "read_bandwidth": "GB/s"}
+
+
+def placed_count(rack_counts: dict[str, int], rack_types: dict[str, RackDesign], ref: str) -> int:
+    """How many of part `ref` a cluster's racks place: every rack instance's slots of it (rack types x counts)."""
+    return sum(n * slot.count for rid, n in rack_counts.items() for slot in rack_types[rid].spec.slots
+               if slot.part == ref)
+
+
+def appliance_storage(specs: Specs, cluster: Cluster, rack_counts: dict[str, int],
+                      rack_types: dict[str, RackDesign]) -> tuple[Cluster, tuple[str, ...]]:
+    """`cluster` with each storage figure it leaves out derived from `storage.appliance`, and the names derived.
+
+    A figure left out is the placed count (`placed_count`) x the appliance's `storage:` figure: the hardware the racks
+    hold. An appliance that is not a System with `storage:` figures, or one no rack places, gives 0, and REL014 says
+    why. A stated figure stays as stated (REL014 holds it to the same sum).
+    """
+    storage = cluster.storage
+    missing = tuple(n for n in FIGURES if getattr(storage, n) is None) if storage and storage.appliance else ()
+    if storage is None or storage.appliance is None or not missing:
+        return cluster, ()
+    part = specs.get(storage.appliance)
+    figures = part.storage if isinstance(part, System) else None
+    count = placed_count(rack_counts, rack_types, storage.appliance) if figures is not None else 0
+    derived = {n: (count * getattr(figures, n) if figures is not None else Q_(0, _FIGURE_UNITS[n])).to(_FIGURE_UNITS[n])
+               for n in missing}
+    return cluster.model_copy(update={"storage": storage.model_copy(update=derived)}), missing
 
 
 def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],

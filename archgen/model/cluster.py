@@ -32,11 +32,12 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
     Torus,
     checkpoint_role,
 )
-from archgen.model.reliability import DEFAULT_RATES, Storage
+from archgen.model.reliability import DEFAULT_RATES
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
 from archgen.model.site import Hall
 from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec, raise_each
+from archgen.model.storage import Storage
 from archgen.model.technology import MESH_IN_ONE_NODE, MESH_IN_ONE_NODE_OTHERS, ScaleUpTechnology
 from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q

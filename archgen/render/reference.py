@@ -17,6 +17,7 @@ from typing import Any
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
 from archgen.analyse.scaling import Scaling
+from archgen.build.clusters import placed_count
 from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -165,6 +166,10 @@ def storage(a: Any, specs: Any) -> Section:
              ("Write bandwidth per accelerator", _used(used["write"], 1, _per(st.write_bandwidth, a), "GB/s", 3)),
              ("Read bandwidth per accelerator", _used(used["read"], 1, _per(st.read_bandwidth, a), "GB/s", 3)),
              ("Basis", f"{st.basis}: {st.source}")]
+    if c.storage_derived and st.appliance is not None:   # left out and taken from the appliances the racks place
+        n = placed_count(c.rack_counts, c.rack_types, st.appliance)
+        srows.append(("Derived from the appliances", f"{', '.join(k.replace('_', ' ') for k in c.storage_derived)}: "
+                                                     f"{n} x '{st.appliance}' placed in the racks, each as catalogued"))
     side = storage_side(a)
     if side is not None:   # the ports counted, in the customer's words too (`checkpoint_storage._storage_ports`)
         head = f"the storage's {side.ports} port(s) at line rate carry {fmt.q(Q_(side.bandwidth, 'B/s'), 'GB/s', 0)}: "

@@ -145,9 +145,46 @@ def test_restore_read_at_each_zero_stage(monkeypatch):
     assert read(None, 2, {"dp": 8, "zero": 1}) == pytest.approx(8 * 2e9)    # a weights-only checkpoint
 
 
-def test_the_goodput_notes_give_the_restore_at_the_default_read(replicated):
+def test_an_unsettled_load_ranges_goodput_over_both_reads(replicated):
+    """The default stack (nemo-2025) does not settle the load: NeMo 2's strategy turns `ckpt_parallel_load` on,
+    Megatron-Bridge's `CheckpointConfig` keeps Megatron's off. Goodput keeps the one-copy read and its range reaches
+    the replicas' read (storage29, issue 22: before, only a note gave the larger read's time)."""
     g = replicated.operations.goodput[JOB]
-    note = next(n for n in g.notes if "fully parallel load" in n)
     read = replicated.workloads[JOB].estimate.metrics["checkpoint_restore_read"].m_as("B")
-    assert f"{read / g.read_bandwidth:,.0f} s" in note and f"{g.restore_time:,.0f} s counted" in note
-    assert g.restore_time == pytest.approx(g.checkpoint_size / g.read_bandwidth)   # goodput keeps one copy read
+    assert g.restore_time == pytest.approx(g.checkpoint_size / g.read_bandwidth)
+    note = next(n for n in g.notes if "fully parallel load" in n)
+    assert f"({read / g.read_bandwidth:,.0f} s, goodput" in note and "(state `checkpoint.parallel_load`)" in note
+    low = float(note.split("under Megatron's default (")[1].split("goodput ")[1].split(")")[0])
+    assert g.band["goodput"][0] <= low < g.goodput
+
+
+@pytest.fixture(scope="module")
+def per_replica(tmp_path_factory):
+    """`replicated` with `checkpoint.parallel_load: false` (Megatron-LM's default, stated)."""
+    return shipped_edited(tmp_path_factory.mktemp("per-replica"), "workloads/llama3-405b.yaml", "  precision: bf16\n",
+                          "  precision: bf16\n  parallelism: {tp: 8, pp: 8, dp: 9, zero: 1}\n"
+                          "checkpoint: {parallel_load: false}\n")
+
+
+def test_goodput_counts_the_replicas_read_without_a_parallel_load(replicated, per_replica):
+    """No fully parallel load: the restore time is `checkpoint_restore_read` over the job's read bandwidth, and the
+    restart (and so goodput) counts it: 405.85e9 x (2 x 9 + 12) B, 2.14x the 14 B a parameter checkpoint."""
+    g, once = per_replica.operations.goodput[JOB], replicated.operations.goodput[JOB]
+    read = per_replica.workloads[JOB].estimate.metrics["checkpoint_restore_read"].m_as("B")
+    assert read == pytest.approx(g.checkpoint_size * 30 / 14)
+    assert g.restore_time == pytest.approx(read / g.read_bandwidth)
+    assert g.restart - once.restart == pytest.approx(g.restore_time - once.restore_time)
+    assert g.goodput < once.goodput
+    assert any("which goodput counts" in n for n in g.notes)
+
+
+@pytest.mark.parametrize(("stack", "stated", "once"), [
+    ("megatron-core-2024", None, False),   # `--ckpt-fully-parallel-load` is off unless given
+    ("nemo-2025", None, None),             # NeMo 2 on, Megatron-Bridge off: not settled
+    ("nemo-2025", True, True), ("megatron-core-2024", True, True), ("primus-2025", False, False)])
+def test_the_load_is_the_stated_one_else_the_stacks(stack, stated, once):
+    from archgen.analyse.storage_demand import loads_once
+    checkpoint = {} if stated is None else {"parallel_load": stated}
+    w = Workload.model_validate({"kind": "Workload", "id": "w", "model": "m", "checkpoint": checkpoint,
+                                 "training": {"seq_len": 8192, "global_batch": 64, "stack": stack}})
+    assert loads_once(w)[0] is once
