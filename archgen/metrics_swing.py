@@ -18,8 +18,8 @@ _SW = "perf/workload/swing_note.py"
 SWING: tuple[Metric, ...] = (
     Metric("workload", "swing_frequency", "Hz", "Hz", 3, "Load swing frequency", "1 / step time: the job's GPUs "
            "move together between compute and communication phases once a step (arXiv:2508.14318), so its draw "
-           "swings at this fundamental (harmonics above it: the phases are not a sine); the step time's band, "
-           "turned, is in `archgen estimate`'s load-swing note, not on this figure.", _SW, _T, sweep=False),
+           "swings at this fundamental (harmonics above it: the phases are not a sine); its band is the step "
+           "time's, turned, so a target its band crosses is at risk (REQ004).", _SW, _T, sweep=False),
     Metric("workload", "exposed_communication_share", "", "percent", 1, "Exposed communication share", "The step "
            "breakdown's exposed communication (tp, cp, ep, pp and dp: what overlap leaves on the critical path) over "
            "the step time: the share of each step the GPUs wait on the network, the low-draw phase of the swing "

@@ -34,6 +34,8 @@ def test_the_example_job_carries_its_swing_figures_from_its_own_step(example) ->
     est = example.workloads[JOB].estimate
     step = est.metrics["step_time"].m_as("s")
     assert est.metrics["swing_frequency"].m_as("Hz") == pytest.approx(1 / step)
+    low, high = est.bands["step_time"].values(step)   # the frequency's band is the step time's, turned
+    assert est.bands["swing_frequency"].values(1 / step) == pytest.approx((1 / high, 1 / low))
     exposed = sum(est.breakdown[k].m_as("s") for k in EXPOSED)
     assert est.metrics["exposed_communication_share"].m_as("") == pytest.approx(exposed / step)
 
