@@ -4,8 +4,8 @@ Split from `archgen.metrics` for its size only: the registry is one table (STYLE
 moves every GPU of a job between a compute-heavy and a communication-heavy phase each step ("Power Stabilization for
 AI Training Datacenters", Choukse et al., arXiv:2508.14318, abstract), so the site's draw swings once a step: these
 are the swing's frequency and the low-draw phase's share, as the performance model times the step
-(`perf.workload.swing_note.swing_metrics`), and its depth, where the hall states a power-smoothing floor
-(`analyse.job_swing`). docs/facility.md, "Load swing".
+(`perf.workload.swing_note.swing_metrics`), and its depth, where the hall states a power-smoothing floor or
+every part its idle draw (`analyse.job_swing`). docs/facility.md, "Load swing".
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ SWING: tuple[Metric, ...] = (
            "the step time: the share of each step the GPUs wait on the network, the low-draw phase of the swing "
            "(arXiv:2508.14318); dp's falls once a step, at its end, the others within each layer and micro-batch, "
            "and the pipeline bubble is left out (its stages wait in turn, not together).", _SW, _T, sweep=False),
-    Metric("workload", "job_power_swing", "W", "kW", 1, "Job power swing", "The job's share of its cluster's "
-           "maximum IT power (accelerators used over the cluster's) x (1 - the hall's `feeds.power_smoothing."
-           "floor`): the most its draw can fall from a compute to a communication phase with the floor holding the "
-           "load, an upper bound (so a `<=` target it meets is met); not provided where the hall states no floor: "
-           "no part states its draw in a communication phase, and none in the catalog states `power.idle`.",
+    Metric("workload", "job_power_swing", "W", "kW", 1, "Job power swing", "The most the job's draw can fall "
+           "from a compute to a communication phase, an upper bound (a `<=` target it meets is met): the smaller of "
+           "its share (accelerators used over the cluster's) of the maximum IT power x (1 - the hall's "
+           "`feeds.power_smoothing.floor`) and of every system's and switch's (maximum - `power.idle`) draw with "
+           "the shelves' loss (a running part draws at least its idle draw; optics taken not to swing); not "
+           "provided where neither is stated (no catalog part states `power.idle`).",
            "analyse/job_swing.py", _T, sweep=False, minimise=True),
 )

@@ -189,7 +189,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     "it_power", f"cluster '{a.cluster.spec.id}' has no IT power"))
             elif "time_to_train" in ops.withheld.get(path, {}):
                 _withhold(ops, path, ("job_it_energy",), ops.withheld[path]["time_to_train"])
-            swing, no_swing = job_swing(a.cluster.facility, it_power, est.accelerators, a.accelerators)
+            swing, no_swing = job_swing(design.specs, a, est.accelerators)
             extra |= swing   # the step's swing depth above the hall's smoothing floor
             if no_swing:
                 _withhold(ops, path, ("job_power_swing",), no_swing)

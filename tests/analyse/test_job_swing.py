@@ -48,18 +48,42 @@ def test_without_a_smoothing_floor_the_swing_is_not_provided_with_why(example) -
     assert f"at maximum draw, {share.m:,.1f} kW" in why
 
 
+def _example(tmp_path, floor: float | None):
+    """The example SU's run, in a hall with power smoothing `floor` (None: the shipped hall-liquid, no smoothing)."""
+    src = REPO / "examples" / "gb300-nvl72-su"
+    files = {str(p.relative_to(src)): p.read_text(encoding="utf-8") for p in src.rglob("*.yaml")}
+    if floor is not None:
+        files["facilities/hall-swing.yaml"] = (
+            "kind: Facility\nid: hall-swing\nname: Smoothed hall\nfloor_rating: 2500 kg/m**2\n"
+            "water: {supply: 30 degC}\nair: {supply: 25 degC}\nvoltage: 415 V\n"
+            f"feeds: {{power_smoothing: {{floor: {floor}, source: test}}}}\n")
+        cluster = "clusters/gb300-nvl72-su.yaml"
+        files[cluster] = files[cluster].replace("facility: hall-liquid", "facility: hall-swing", 1)
+    return run_specs(tmp_path, files)
+
+
 def test_with_a_floor_the_swing_is_the_jobs_share_above_it(tmp_path) -> None:
     """A hall with a 0.7 floor: the swing is at most the job's share of the IT power x 0.3 (the same rule PWR022
     judges the cluster's step with, tests/checks/test_power_smoothing.py)."""
-    src = REPO / "examples" / "gb300-nvl72-su"
-    files = {str(p.relative_to(src)): p.read_text(encoding="utf-8") for p in src.rglob("*.yaml")}
-    files["facilities/hall-swing.yaml"] = ("kind: Facility\nid: hall-swing\nname: Smoothed hall\nfloor_rating: 2500 kg/m**2\n"
-                   "water: {supply: 30 degC}\nair: {supply: 25 degC}\nvoltage: 415 V\n"
-                   "feeds: {power_smoothing: {floor: 0.7, source: test}}\n")
-    cluster = "clusters/gb300-nvl72-su.yaml"
-    files[cluster] = files[cluster].replace("facility: hall-liquid", "facility: hall-swing", 1)
-    run = run_specs(tmp_path, files)
+    run = _example(tmp_path, 0.7)
     est = run.workloads[JOB].estimate
     it, gpus = run.metrics[CLUSTER]["it_power"], run.metrics[CLUSTER]["accelerators"].m
     share = it.m_as("kW") * est.accelerators / gpus
     assert est.metrics["job_power_swing"].m_as("kW") == pytest.approx(share * 0.3)
+
+
+def test_parts_stating_their_idle_draw_bound_the_swing(tmp_path, monkeypatch) -> None:
+    """Each system and switch stating `power.idle` (no catalog part does: the draw is set here, x `share` of its
+    maximum): a part in a communication phase draws at least its idle draw, so the swing is at most the sum of
+    (maximum - idle), shelf loss included, and the smaller of that and the floor's bound is taken."""
+    from archgen.analyse import job_swing
+    from archgen.model.system import max_draw
+
+    def swing(share: float, floor: float | None, root: str) -> float:
+        monkeypatch.setattr(job_swing, "idle_draw", lambda p: max_draw(p) * share)
+        return _example(tmp_path / root, floor).workloads[JOB].estimate.metrics["job_power_swing"].m_as("kW")
+
+    assert swing(1.0, None, "flat") == pytest.approx(0.0, abs=1e-9)   # idle = maximum: nothing swings
+    whole = swing(0.0, None, "zero")                                  # idle 0: every system and switch's draw
+    assert swing(0.5, None, "half") == pytest.approx(whole / 2)      # linear in the idle share
+    assert swing(0.5, 0.9, "floored") == pytest.approx(min(whole / 2, 0.1 * 1216.8), rel=1e-4)   # the smaller
