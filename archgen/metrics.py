@@ -35,6 +35,7 @@ from archgen.metrics_facility import FACILITY
 from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
 from archgen.metrics_pools import POOLS
+from archgen.metrics_swing import SWING
 from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
 
@@ -222,6 +223,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),
     # workloads: reliability and cost (docs/reliability.md)
     *JOB_GOODPUT,   # a training job's interruptions, checkpoints, goodput and time to train (metrics_goodput.py)
+    *SWING,   # a training job's load swing: frequency, low-draw share, depth (metrics_swing.py)
     Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
            f"upper bound (MLPerf Training's measured runs drew {MEASURED_SHARE} of their nodes' maximum, "

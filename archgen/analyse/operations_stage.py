@@ -37,6 +37,7 @@ from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
+from archgen.analyse.job_swing import job_swing
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
@@ -188,6 +189,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     "it_power", f"cluster '{a.cluster.spec.id}' has no IT power"))
             elif "time_to_train" in ops.withheld.get(path, {}):
                 _withhold(ops, path, ("job_it_energy",), ops.withheld[path]["time_to_train"])
+            swing, no_swing = job_swing(design.specs, a, est.accelerators)
+            extra |= swing   # the step's swing depth above the hall's smoothing floor
+            if no_swing:
+                _withhold(ops, path, ("job_power_swing",), no_swing)
         spent = job_energy(cost, _pue(a), est.accelerators, a.accelerators, raw_tps, run) if cost is not None else {}
         extra |= spent
         if not spent and raw_tps is not None and raw_tps.m > 0:
