@@ -8,6 +8,7 @@ the in-row CDUs' pumps where the hall puts them on its UPS) is not split by hall
 ceiling. Floor over the hall's facility: an error; ceiling within it: a pass; between: a warning that the split
 decides. A figure the hall's facility does not state (its air side, a PUE, a derating row covering its site) leaves
 that hall not judged on it, an info finding: never judged against another hall's facility or the cluster's.
+PWR010 and COOL009's capacity add the run's other racks in the same facility (`peers_over`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
-from archgen.checks.registry import Violation
+from archgen.checks.registry import Severity, Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
 from archgen.units import Q_, Q
@@ -175,3 +176,52 @@ def swing_by_hall(path: str, c: Any) -> Iterator[Violation]:
         else:
             continue
         yield Violation(path, c.cluster.spec.id, ("floor", "halls", k, "facility"), text, severity="info")
+
+
+def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q, limit: Q, against: str
+               ) -> tuple[str, Q, Severity] | None:
+    """Where hall `k` of `path`'s cluster fits its facility `fac` alone but not with the run's other racks in it.
+
+    The others are the cluster's other halls naming `fac` and, of every other cluster of the run, its halls naming
+    `fac` (their racks' own draw, `hall_power.<hall>`: a floor) or, where it names `fac` as its `facility` and no
+    hall names its own, its rack feeds' load (`feed_power`, else its racks' own draw). Where `fac` lists `deployed`,
+    only the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a
+    candidate judged alone; without the list, each is judged as if it had the facility to itself, and their sum over
+    it is a warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`.
+    """
+    listed = fac.deployed
+    if listed is not None and clusters[path].cluster.spec.id not in listed:
+        return None
+    others: list[tuple[str, Q]] = []
+    for p, o in clusters.items():
+        cid, halls = o.cluster.spec.id, o.cluster.spec.floor.halls
+        if listed is not None and cid not in listed:
+            continue
+        if any(o.cluster.hall_facilities):
+            others += [(f"'{cid}' hall '{halls[j].id}'", o.metrics[f"hall_power.{halls[j].id}"])
+                       for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac.id and
+                       (p, j) != (path, k) and f"hall_power.{halls[j].id}" in o.metrics]
+        elif p != path and o.cluster.facility is not None and o.cluster.facility.id == fac.id:
+            load = _feed(o.metrics)
+            others += [(f"'{cid}'", load)] if load is not None else []
+    total = sum((q for _, q in others), draw).to("kW")
+    if not others or total <= limit:
+        return None
+    own = clusters[path].cluster.spec.id
+    alone = sum((q for n, q in others if n.startswith(f"'{own}' ")), draw).to("kW") > limit   # its own halls
+    named = ", ".join(f"{n} {kw(q)}" for n, q in others)
+    tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed in its `deployed` "
+            "together" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
+            "they share it the facility does not carry them (alternatives: check each in a run of its own; clusters "
+            "deployed together: list them in the facility's `deployed`)")
+    return (f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least {kw(total)}, "
+            f"over {against} by {kw(total - limit)}; {tail}", total,
+            "error" if alone or listed is not None else "warning")
+
+
+def _feed(m: Mapping[str, Q]) -> Q | None:
+    """A cluster's rack feeds' load (IT power and its racks' cooling units), else its racks' own draw; None: neither."""
+    it = m.get("it_power")
+    if it is None:
+        return m.get("it_power_racks")
+    return (it + m.get("rack_cooling_power", Q_(0, "kW"))).to("kW")

@@ -9,6 +9,8 @@ in each of two halls (each rack's own draw 131.6 kW, as tests/checks/cases/PWR01
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.conftest import run_specs
@@ -90,3 +92,26 @@ def test_the_halls_rack_heat_sums_to_the_clusters(tmp_path) -> None:
     for medium in ("air", "liquid", "total"):
         assert sum(getattr(h, medium).m_as("kW") for h in halls.values()) == pytest.approx(
             getattr(whole, medium).m_as("kW"))
+
+
+def _two_clusters(tmp_path, deployed: str = ""):
+    """tests/checks/cases/PWR010.yml's two clusters, each with one 131.6 kW rack in building a (200 kW)."""
+    from ruamel.yaml import YAML
+
+    cases = YAML(typ="safe").load((Path(__file__).parents[1] / "checks" / "cases" / "PWR010.yml").read_text(encoding="utf-8"))
+    (case,) = [k for k in cases["cases"] if k["name"] == "fail_two_clusters_place_racks_in_one_building"]
+    text = case["files"]["specs.yaml"].replace("critical_it_power: 200 kW\n", f"critical_it_power: 200 kW\n{deployed}")
+    return run_specs(tmp_path, {"specs.yaml": text})
+
+
+def test_clusters_a_building_lists_as_deployed_are_summed_as_an_error(tmp_path) -> None:
+    """Listed together in building a's `deployed`, the two racks' 263.2 kW over its 200 kW is an error on each."""
+    got = [f for f in _two_clusters(tmp_path, "deployed: [c, d]\n").findings if f.id == "PWR010"]
+    assert [(f.object, f.severity) for f in got] == [("cluster/c", "error"), ("cluster/d", "error")]
+    assert all(f.value.m_as("kW") == pytest.approx(2 * 131.596) for f in got)
+
+
+def test_a_cluster_the_building_does_not_list_is_judged_alone(tmp_path) -> None:
+    """Building a lists only c: d is a candidate judged alone (it fits), and c is not summed with it."""
+    got = [f for f in _two_clusters(tmp_path, "deployed: [c]\n").findings if f.id == "PWR010" and f.severity != "info"]
+    assert got == []
