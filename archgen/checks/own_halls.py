@@ -99,7 +99,10 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
     The UPS load is the hall's racks' draw over the facility's `feeds.distribution_efficiency` (`ups_output`); the
     generator and utility load that draw x the facility's `peak_pue` (else its annual PUE, said to be optimistic),
     with its UPS battery recharge (`ups_recharge`). A facility stating no PUE, or units with no real power at its
-    site (kVA without a power factor, no derating row), leaves the hall not judged on them: an info finding.
+    site (kVA without a power factor, no derating row), leaves the hall not judged on them: an info finding (the
+    cluster's path makes generator sets with no row covering the site an error). The hall's draw holds its racks'
+    in-rack cooling units, which the cluster's generator load (IT power x PUE) leaves to the PUE's overhead: x the
+    PUE here they count twice, on the safe side, where a hall has in-rack CDUs (none in the shipped GB200 racks).
     """
     halls, m = c.cluster.spec.floor.halls, c.metrics
     for k, fac in enumerate(c.cluster.hall_facilities):
