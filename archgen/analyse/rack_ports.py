@@ -26,7 +26,7 @@ def part_ports(part: object, ends: object) -> int:
     if isinstance(part, Switch):
         return part.management_ports if getattr(ends, "switches", False) else 0
     if isinstance(part, PowerShelf | PDU):
-        return part.management_ports if getattr(ends, "power", False) else 0
+        return (part.management_ports or 0) if getattr(ends, "power", False) else 0   # not stated: none (NET032)
     return 0
 
 

@@ -1,4 +1,4 @@
-"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023, NET024, NET030; NET029.
+"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023-NET026, NET030; NET029.
 
 `checks/network.py` registers the five checks; this module holds what they find, and the analysers' problems as
 violations (`fabric_problems`, `cluster_problems`) that its other checks read.
@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen.analyse.network import Problem, count, nic_ports
 from archgen.analyse.nodes import compute_node
+from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks.registry import Context, Violation
 from archgen.units import Q_
 
@@ -43,6 +44,24 @@ def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterat
             if p.check == check_id:
                 yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
                                 public=p.public)
+
+
+def unbuilt_key_notes(ctx: Context) -> Iterator[Violation]:
+    """NET025: the keys of a tier each fabric builds only at a larger size (`analyse.tier_problems.unbuilt_keys`)."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in unbuilt_keys(fa):
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                public=p.public)
+
+
+def nic_rate_problems(ctx: Context) -> Iterator[Violation]:
+    """NET026: NIC ports faster than their fabric; a warning on a compute fabric, info on the others."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in (p for p in fa.problems if p.check == "NET026"):
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                severity=None if fa.fabric.spec.role == "compute" else "info", public=p.public)
 
 
 #: Fabric roles that carry a cluster's front-end (in-band) traffic: its own, or one converged with storage.
