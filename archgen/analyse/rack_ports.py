@@ -45,6 +45,23 @@ def device_ports(cluster: ClusterDesign, ends: object, power_only: bool = False)
                for rid, n in cluster.rack_counts.items())
 
 
+def unstated_power_parts(cluster: ClusterDesign, ends: object) -> dict[str, dict[str, int]]:
+    """The power parts `ends` takes (`endpoints.power`) whose part states no `management_ports` (NET032).
+
+    Part id -> rack type -> how many stand in the racks of that type; empty where `ends` takes no power ports.
+    """
+    found: dict[str, dict[str, int]] = {}
+    if not getattr(ends, "power", False):
+        return found
+    for rid, n in sorted(cluster.rack_counts.items()):
+        rack = cluster.rack_types.get(rid)
+        for item in rack.items if rack is not None else ():
+            if isinstance(item.part, PowerShelf | PDU) and item.part.management_ports is None:
+                by_rack = found.setdefault(item.part.id, {})
+                by_rack[rid] = by_rack.get(rid, 0) + n
+    return found
+
+
 def rack_ports(cluster: ClusterDesign, spec: FatTree, rid: str, nodes: tuple[NodeType, ...],
                ports_per_node: dict[str, int]) -> int:
     """Access ports one rack of type `rid` brings to the fabric: its nodes' NIC and management ports, its parts'."""

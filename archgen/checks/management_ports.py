@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.network import count
+from archgen.analyse.rack_ports import unstated_power_parts
 from archgen.checks.registry import Context, Violation
-from archgen.model import PDU, PowerShelf
 
 
 def unstated_power_ports(ctx: Context) -> Iterator[Violation]:
@@ -23,25 +23,15 @@ def unstated_power_ports(ctx: Context) -> Iterator[Violation]:
     Each placed power shelf and PDU whose part leaves `management_ports` out, with its count by rack type.
     """
     for c in ctx.clusters.values():
-        design = c.cluster
-        unstated: dict[str, dict[str, int]] = {}   # part id -> rack type -> parts placed there
-        for rid, n in sorted(design.rack_counts.items()):
-            rack = design.rack_types.get(rid)
-            for item in rack.items if rack is not None else ():
-                part = item.part
-                if isinstance(part, PowerShelf | PDU) and part.management_ports is None:
-                    racks = unstated.setdefault(part.id, {})
-                    racks[rid] = racks.get(rid, 0) + n
-        if not unstated:
-            continue
         for fa in c.fabrics:
             spec = fa.fabric.spec
-            if spec.role != "management" or not getattr(spec.endpoints, "power", False):
+            unstated = unstated_power_parts(c.cluster, spec.endpoints) if spec.role == "management" else {}
+            if not unstated:
                 continue
             parts = "; ".join(f"{pid} x{sum(by.values())} ({', '.join(f'{n} in {rid}' for rid, n in by.items())})"
                               for pid, by in sorted(unstated.items()))
             total = sum(sum(by.values()) for by in unstated.values())
-            yield Violation(fa.fabric.path, design.spec.id, fa.fabric.owner_path + ("endpoints", "power"),
+            yield Violation(fa.fabric.path, c.cluster.spec.id, fa.fabric.owner_path + ("endpoints", "power"),
                             f"{total} power part(s) state no management_ports, so none of theirs is counted, "
                             f"cabled or given a leaf port: {parts}; state each part's `management_ports` "
                             "(0 where it has none)", count(total), None,
