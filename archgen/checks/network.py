@@ -311,7 +311,8 @@ def unwired_nic_role(ctx: Context) -> Iterator[Violation]:
 def missing_networks(ctx: Context) -> Iterator[Violation]:
     """A cluster has an out-of-band management network and a front-end network besides its compute fabric.
 
-    Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject.
+    Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject; give a
+    front end's ports to the site core as `reserved: [{name: ..., ports: N, north_south: true}]`.
     """
     yield from roles.missing_networks(ctx)
 

@@ -115,7 +115,11 @@ def unwired_nic_roles(ctx: Context) -> Iterator[Violation]:
 
 
 def missing_networks(ctx: Context) -> Iterator[Violation]:
-    """NET024: per cluster, no fabric of role `management`, and none of a front-end role (`FRONT_END_ROLES`)."""
+    """NET024: per cluster, no fabric of role `management`, none of a front-end role, or a front end with no way out.
+
+    A front-end fabric (`FRONT_END_ROLES`) that marks no `reserved` ports `north_south` is an info finding: its
+    ports to the site core are not counted, nor its bandwidth out of the cluster.
+    """
     for c in ctx.clusters.values():
         roles = {fa.fabric.spec.role for fa in c.fabrics}
         if "management" not in roles:
@@ -126,6 +130,14 @@ def missing_networks(ctx: Context) -> Iterator[Violation]:
             yield Violation(f"{c.cluster.path}/network/frontend", c.cluster.spec.id, ("fabrics",),
                             "no front-end (in-band) network: no fabric has role 'frontend' or 'converged', so "
                             "users, schedulers and storage services reach the nodes over nothing this design builds")
+        for fa in (fa for fa in c.fabrics if fa.fabric.spec.role in FRONT_END_ROLES):
+            if not any(r.north_south for r in getattr(fa.fabric.spec, "reserved", ())):
+                yield Violation(f"{fa.fabric.path}/north-south", c.cluster.spec.id, fa.fabric.owner_path,
+                                f"front end '{fa.fabric.spec.id}' states no north-south ports (`reserved` entries "
+                                "with `north_south: true`): its links to the site core, their optics and its "
+                                "bandwidth out of the cluster are not provided", severity="info",
+                                public=f"front end '{fa.fabric.spec.id}': its links out of the cluster (north-south)"
+                                       " are not provided")
 
 
 def other_compute_fabrics(ctx: Context) -> Iterator[Violation]:
