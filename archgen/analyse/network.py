@@ -229,6 +229,11 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     }
     if wired_rails(fa):
         m["rails"] = count(fa.rails)
+    north = sum(r.ports for r in getattr(fa.fabric.spec, "reserved", ()) if r.north_south)
+    speed = getattr(fa.fabric.spec, "speed", None)
+    if north and speed is not None:   # ports out of the cluster (`reserved[].north_south`), at the line rate
+        m["north_south_bandwidth"] = (speed * north).to("Gbit/s")
+        m["north_south_oversubscription"] = count(fa.node_ports / north)
     if fa.served:
         m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")

@@ -81,7 +81,7 @@ def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None) -> 
             if heat.air.magnitude > 0:
                 yield Violation(path, c.cluster.spec.id, ("floor", "halls", k, "facility"), f"not judged: the heat "
                                 f"to air of hall '{hid}''s racks {kw(heat.air)}; its facility '{fac.id}' states its "
-                                "`cooling_capacity` (liquid and air together) but no `air_cooling_capacity`, so "
+                                "cooling capacity (liquid and air together) but no air-side cooling capacity, so "
                                 "whether its air side takes that heat is not known", heat.air.to("kW"),
                                 severity="info")
             continue
@@ -213,10 +213,10 @@ def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q
     own = clusters[path].cluster.spec.id
     alone = sum((q for n, q in others if n.startswith(f"'{own}' ")), draw).to("kW") > limit   # its own halls
     named = ", ".join(f"{n} {kw(q)}" for n, q in others)
-    tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed in its `deployed` "
-            "together" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
+    tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed together among its deployed "
+            "clusters" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
             "they share it the facility does not carry them (alternatives: check each in a run of its own; clusters "
-            "deployed together: list them in the facility's `deployed`)")
+            "deployed together: list them in the facility's deployed clusters)")
     return (f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least {kw(total)}, "
             f"over {against} by {kw(total - limit)}; {tail}", total,
             "error" if alone or listed is not None else "warning")

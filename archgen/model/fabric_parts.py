@@ -18,6 +18,11 @@ class Reserved(Spec):
 
     name: str = Field(min_length=1, description="What uses the ports, e.g. 'UFM appliances'.")
     ports: Count = Field(description="Leaf ports taken across the whole fabric.")
+    north_south: bool = Field(False, description=(
+        "The ports are the fabric's links out of the cluster, to the site core or the customer's edge (the border "
+        "leaves of NVIDIA's Mission Control GB200 north-south guide): at the fabric's `speed` they give its "
+        "`north_south_bandwidth` and `north_south_oversubscription` (node ports over them), on which a requirement "
+        "can be written; a front-end fabric without them is NET024 (info)."))
 
 
 class Endpoints(Spec):
