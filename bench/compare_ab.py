@@ -2,15 +2,16 @@
 
 `python bench/compare_ab.py BASE [RUNS]`: BASE is a checkout with its own `.venv` (e.g. `git worktree add --detach
 /tmp/base main && make -C /tmp/base .venv/.installed`). Each command runs in a fresh interpreter of each checkout,
-in that checkout's folder, alternating, so that the load of a shared machine hits both alike; the table gives the
-median CPU (user + system of the child) of each and their ratio, the measure issue 25 compares. Both checkouts are
-run once first, so their byte code and caches are warm. Prints the table; writes no file. Not one of `make
-bench`'s `bench_*.py` (it needs a BASE checkout).
+in that checkout's folder, alternating, so that the load of a shared machine hits both alike, and which runs first
+alternates by round (A B, B A: the first of a pair ran up to 10 % slower on the sweep, whichever checkout it was);
+the table gives the median CPU (user + system of the child) of each and their ratio, the measure issue 25 compares.
+Both checkouts are run once first, so their byte code and caches are warm. Prints the table; writes no file. Not one
+of `make bench`'s `bench_*.py` (it needs a BASE checkout).
 
 `python bench/compare_ab.py BASE [RUNS] --sweep` compares instead the CPU of the batched evaluation of
 `bench_sweep.py`'s 10^5-point training sweep (`SWEEP`: measured inside the child, so that neither start-up nor spec
-loading counts), the figure behind that bench's points per baseline op; BASE needs that bench too (every checkout
-since the twenty-fourth session has it). Wall-clock runs of it on a shared 2-core machine moved that figure from
+loading counts), the figure behind that bench's points per baseline op; BASE needs that bench's `TRAIN`, `levels`
+and `problem_of` (866f3bc2's has them). Wall-clock runs of it on a shared 2-core machine moved that figure from
 696.7 to 426.8 with no work added (sweepslow: the same 24,882 layouts and 203,729 timed (point, layout) pairs at
 866f3bc2 and after, `tests/perf/test_sweep_work.py`).
 """
@@ -71,8 +72,8 @@ def main() -> None:
              "| command | base CPU (s) | head CPU (s) | head / base |", "|---|---|---|---|"]
     for args in commands:
         samples: dict[Path, list[float]] = {root: [] for root in roots}
-        for _ in range(runs):
-            for root in roots:
+        for i in range(runs):
+            for root in roots if i % 2 == 0 else roots[::-1]:   # ABBA: neither always runs first
                 samples[root].append(cpu(root, args))
         b, h = (statistics.median(samples[root]) for root in roots)
         lines.append(f"| {args[0] if sweep else 'archgen ' + ' '.join(args)} | {b:.3f} | {h:.3f} | {h / b:.2f}x |")
