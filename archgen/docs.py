@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 import typing
 from pathlib import Path
@@ -173,10 +174,10 @@ def spec_page() -> str:
             for f in models[i].model_fields.values():
                 models += [m for m in nested_models(f.annotation) if m not in models]
             i += 1
-        lines += [f"## {kind}", "", (cls.__doc__ or "").strip(), ""]
+        lines += [f"## {kind}", "", inspect.cleandoc(cls.__doc__ or ""), ""]
         for model in models:
             if model is not cls:
-                lines += [f"### {kind} › {model.__name__}", "", (model.__doc__ or "").strip(), ""]
+                lines += [f"### {kind} › {model.__name__}", "", inspect.cleandoc(model.__doc__ or ""), ""]
             lines += ["| key | type | required | description |", "|---|---|---|---|"]
             for name, f in model.model_fields.items():
                 if name == "kind":

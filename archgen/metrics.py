@@ -35,6 +35,7 @@ from archgen.metrics_facility import FACILITY
 from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
 from archgen.metrics_pools import POOLS
+from archgen.metrics_swing import SWING
 from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
 
@@ -141,6 +142,11 @@ REGISTRY: tuple[Metric, ...] = (
            "the racks of every multi-rack scale-up domain (`scale_up.racks`; archgen.analyse.scale_up_racks).", _N),
     Metric("cluster", "scale_up.bandwidth", "B/s", "TB/s", 1, "Scale-up bandwidth", "Aggregate scale-up bandwidth "
            "of every domain, both directions.", _N),
+    Metric("cluster", "scale_up.size", "", "", 0, "Scale-up domain size", "Accelerators in one scale-up domain "
+           "(`scale_up.size`; over all its racks where `scale_up.racks` > 1).", _N),
+    Metric("cluster", "scale_up.switch_hops", "", "", 0, "Scale-up switch hops", "Switches a send between two "
+           "accelerators of one domain crosses at most: 1 switched in one rack or node, 2 over several racks (own "
+           "rack's switch, trunk, the other rack's; archgen.analyse.scale_up_racks), 0 mesh or torus.", _N),
     Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "
            "each counted once (32 in a Trn2 instance's 4x4 torus).", _N),
     Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links on one "
@@ -217,6 +223,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),
     # workloads: reliability and cost (docs/reliability.md)
     *JOB_GOODPUT,   # a training job's interruptions, checkpoints, goodput and time to train (metrics_goodput.py)
+    *SWING,   # a training job's load swing: frequency, low-draw share, depth (metrics_swing.py)
     Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
            f"upper bound (MLPerf Training's measured runs drew {MEASURED_SHARE} of their nodes' maximum, "

@@ -23,9 +23,10 @@ JOB_GOODPUT: tuple[Metric, ...] = (
     Metric("workload", "checkpoint_write_time", "s", "s", 1, "Checkpoint write time", "Checkpoint size over the "
            "write bandwidth (storage, bounded by the job's ports on the storage fabric).", _GP, _T,
            minimise=True),
-    Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "Checkpoint size over the "
-           "read bandwidth: one copy read (a lower bound where every data-parallel replica reads its own, "
-           "`checkpoint_restore_read`).", _GP, _T, minimise=True),
+    Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "What a restore reads over "
+           "the read bandwidth: the checkpoint once, or `checkpoint_restore_read` where the job's load reads per "
+           "replica (`checkpoint.parallel_load` false, or its stack's; a sweep reads once); where neither settles "
+           "it, the replicas' read is its other end (met at one end only: not provided).", _GP, _T, minimise=True),
     Metric("workload", "checkpoint_restore_read", "B", "TB", 2, "Checkpoint restore read", "What a restore reads "
            "from storage under Megatron-core's default load (no fully parallel load): the weights once per "
            "data-parallel x context-parallel replica, the distributed optimizer's state once.",

@@ -28,7 +28,9 @@ def test_training_estimate_gives_the_swing_period_from_its_step_time(estimates) 
     [note] = [n for n in est.notes if n.startswith("load swing:")]
     assert f"a period of the step time, {step:.4g} s, {1 / step:.3g} Hz" in note
     assert f"(band {low:.3g} to {high:.3g} s: {1 / high:.3g} to {1 / low:.3g} Hz)" in note
-    assert "depth, its shape within the step and its ramp rate are not provided" in note
+    share = est.metrics["exposed_communication_share"].m_as("")   # the phase split, from the step breakdown (nu81)
+    assert f"; {share * 100:.1f} % of each step is exposed communication, the low-draw phase" in note
+    assert "depth and its ramp rate are not provided here" in note
 
 
 def test_serving_estimate_has_no_swing_note(estimates) -> None:

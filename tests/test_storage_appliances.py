@@ -16,6 +16,7 @@ from ruamel.yaml import YAML
 
 from archgen.errors import ValidateError
 from archgen.pipeline import run
+from archgen.render.reference import storage as storage_section
 from tests.test_storage_frontend import SERVER, servers_design
 
 FIGURES = {"capacity": "500 TB", "read_bandwidth": "90 GB/s", "write_bandwidth": "65 GB/s"}
@@ -35,8 +36,9 @@ def _with_appliance(tmp_path: Path, servers: int, **storage: object) -> Path:
 
 
 def test_stated_storage_within_the_placed_appliances_passes(tmp_path: Path) -> None:
-    # 4 x (500 TB, 65 GB/s write, 90 GB/s read) = 2 PB, 260 GB/s, 360 GB/s against 2 PB, 320 GB/s, 320 GB/s stated
-    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s")])
+    # 4 x (500 TB, 65 GB/s write, 90 GB/s read) = 2 PB, 260 GB/s, 360 GB/s, as stated (a figure below the sum is said:
+    # `test_a_stated_figure_below_the_appliances_is_said`)
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s", read_bandwidth="360 GB/s")])
     assert [f.message for f in result.findings if f.id == "REL014"] == []
 
 
@@ -132,3 +134,48 @@ def test_storage_figures_on_a_system_with_accelerators_are_refused(tmp_path: Pat
         System.model_validate({**SERVER, "accelerator": "b200-sxm-180gb", "accelerators": 8,
                                "storage": dict(FIGURES)})
     assert System.model_validate({**SERVER, "storage": dict(FIGURES)}).storage is not None
+
+
+def _figures_left_out(path: Path, *keys: str) -> Path:
+    """`path` with the cluster's storage stating none of `keys` (capacity, write or read bandwidth)."""
+    yaml = YAML()
+    docs = list(yaml.load_all(path.read_text(encoding="utf-8")))
+    cluster = next(d for d in docs if d.get("kind") == "Cluster")
+    for key in keys:
+        del cluster["storage"][key]
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    return path
+
+
+def test_figures_left_out_are_the_placed_appliances_sum(tmp_path: Path) -> None:
+    """storage29 (issue 22): the storage tier's figures come from its parts. 4 x (500 TB, 65 GB/s, 90 GB/s) placed:
+    2000 TB, 260 GB/s write, 360 GB/s read; the checkpoints are written and restored at them, and the document says
+    where they come from."""
+    path = _figures_left_out(_with_appliance(tmp_path, 4), "capacity", "write_bandwidth", "read_bandwidth")
+    result = run([path])
+    storage = result.clusters["cluster/b200-storage"].cluster.spec.storage
+    assert (storage.capacity.m_as("TB"), storage.write_bandwidth.m_as("GB/s"),
+            storage.read_bandwidth.m_as("GB/s")) == pytest.approx((2000, 260, 360))
+    assert [f.message for f in result.findings if f.id == "REL014"] == []
+    g = next(iter(result.operations.goodput.values()))
+    assert g.write_bandwidth <= 260e9 * (1 + 1e-9) and g.read_bandwidth <= 360e9 * (1 + 1e-9)
+    rows = [row for b in storage_section(result.clusters["cluster/b200-storage"], result.specs).blocks
+            for row in getattr(b, "rows", ()) if row[0] == "Derived from the appliances"]
+    assert [row[1] for row in rows] == ["capacity, write bandwidth, read bandwidth: 4 x 'sto-server' placed in the "
+                                        "racks, each as catalogued"]
+
+
+def test_a_stated_figure_below_the_appliances_is_said(tmp_path: Path) -> None:
+    """Both given and disagreeing: above the sum is an error (above), below it information at the stated key."""
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="200 GB/s", read_bandwidth="360 GB/s")])
+    found = [(f.severity, f.message) for f in result.findings if f.id == "REL014"]
+    assert found == [("info", "write_bandwidth 200 GB/s is less than the 4 'sto-server' the racks place give "
+                              "(4 x 65 GB/s = 260 GB/s): the stated figure is used (leave it out to take the "
+                              "appliances' sum)")]
+
+
+def test_figures_without_an_appliance_are_required(tmp_path: Path) -> None:
+    path = _figures_left_out(servers_design(tmp_path, servers=2), "capacity")
+    with pytest.raises(ValidateError, match="`capacity` is required: state it, or name the `appliance`"):
+        run([path])

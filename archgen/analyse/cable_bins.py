@@ -32,13 +32,24 @@ def run_cables(tr: Any, options: Sequence[LinkOption], speed: Q, a_cage: int | N
     """
     if not options or not len(tr.weight):
         return np.zeros(len(tr.weight))
-    at_node = np.array([links_per_cable(o, speed, a_cage) for o in options], dtype=float)
-    alone = np.array([links_per_cable(o, speed, 1) for o in options], dtype=float)
     copper = np.array([o.a.media in COPPER_MEDIA for o in options])
     opt = np.clip(tr.option, 0, len(options) - 1)
-    per = np.where((tr.group < 0) & (tr.tier == "access"), alone[opt], at_node[opt])
-    share = tr.weight / per
+    share = tr.weight / run_legs(tr, options, speed, a_cage)
     return np.where(copper[opt] & (tr.tier in PAIR_TIERS), np.ceil(share - 1e-9), share)
+
+
+def run_legs(tr: Any, options: Sequence[LinkOption], speed: Q, a_cage: int | None) -> np.ndarray:
+    """Links one cable of each run of `tr` carries (`links_per_cable` of its option): above 1 a 1:k splitter.
+
+    A node's cage (`a_cage` ports) may split a cable where an access run from a single-port cage (`group` < 0: a
+    reserved port, an extra endpoint) takes a straight one: one tier, one option, both kinds of cable.
+    """
+    if not options or not len(tr.weight):
+        return np.ones(len(tr.weight), dtype=np.int64)
+    at_node = np.array([links_per_cable(o, speed, a_cage) for o in options], dtype=np.int64)
+    alone = np.array([links_per_cable(o, speed, 1) for o in options], dtype=np.int64)
+    opt = np.clip(tr.option, 0, len(options) - 1)
+    return np.where((tr.group < 0) & (tr.tier == "access"), alone[opt], at_node[opt])
 
 
 def whole(n: float) -> int:
@@ -53,6 +64,25 @@ def bin_cables(tr: Any, options: Sequence[LinkOption], cables: np.ndarray) -> di
     sums = np.bincount(inv.ravel(), weights=cables, minlength=len(uniq))
     return {(options[int(k // 10_000_000)].label, (int(k) % 10_000_000) / 100): whole(s)
             for k, s in zip(uniq.tolist(), sums.tolist(), strict=True)}
+
+
+def cord_bins(tr: Any, options: Sequence[LinkOption], cables: np.ndarray,
+              legs: np.ndarray) -> dict[tuple[str, float, int], int]:
+    """Cables per (optical option label, length bin, links a cable carries), each rounded up: the fibre cords.
+
+    `legs` per run (`run_legs`): a bin's 1:k splitter cables and straight cords are counted apart, as the port map
+    names each row's cable (`fibre_cords.fibre_lines` orders them on lines of their own). Copper options: none.
+    """
+    optical = np.array([o.a.media not in COPPER_MEDIA for o in options])[np.clip(tr.option, 0, len(options) - 1)]
+    out: dict[tuple[str, float, int], int] = {}
+    for k in np.unique(legs[optical]).tolist():
+        mask = optical & (legs == k)
+        keys = tr.option[mask] * 10_000_000 + np.round(tr.bin[mask] * 100).astype(np.int64)
+        uniq, inv = np.unique(keys, return_inverse=True)
+        sums = np.bincount(inv.ravel(), weights=cables[mask], minlength=len(uniq))
+        for key, n in zip(uniq.tolist(), sums.tolist(), strict=True):
+            out[(options[int(key // 10_000_000)].label, (int(key) % 10_000_000) / 100, int(k))] = whole(n)
+    return out
 
 
 def copper_bins(tiers: Sequence[Any]) -> dict[str, dict[float, int]]:

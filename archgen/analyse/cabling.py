@@ -5,8 +5,8 @@ cables run in overhead trays laid as a grid above the racks, so a run between tw
 ``tray_drop (up) + |Δx| + |Δy| (Manhattan along the trays) + tray_drop (down) + slack`` and a run inside one rack is
 ``|Δheight| + in_rack``; a multi-rack scale-up domain's trunk between neighbouring racks of one row may go straight
 across, ``|Δheight| + rack_pitch + in_rack``, where the floor says so (`floor.side_by_side`, `_lengths`). Each run
-takes the first link option of its tier whose reach covers it (and whose minimum length it meets), and is ordered
-in the next length bin up.
+takes the first link option of its tier whose reach covers it (and whose minimum length it meets), where that is
+copper the copper option sold nearest its length (`media_choice`), and is ordered in the next length bin up.
 
 Counting, three figures per tier kept apart (links: logical port-to-port connections at the fabric rate):
 
@@ -256,21 +256,52 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     length = np.full(len(a_rack), floor_span(cluster, x, y), dtype=float)  # an unplaced end: the floor's longest
     if known.any():
         length[known] = _lengths(cluster, x, y, a_rack[known], a_u[known], b_rack[known], b_u[known], side)
-    choice = np.full(len(length), -1, dtype=np.int64)
-    for strict in (True, False):
-        for i, opt in enumerate(options):
-            low = _shortest_run(opt) if strict else 0.0
-            ok = (choice < 0) & (length <= opt.reach.m_as("m")) & (length >= low)
-            choice[ok] = i
-    if options:
-        longest = int(np.argmax([o.reach.m_as("m") for o in options]))
-        choice[choice < 0] = longest
+    choice = media_choice(length, options)
     idx = np.minimum(np.searchsorted(bins, length - 1e-9, side="left"), len(bins) - 1)
     ordered = np.where(length > bins[-1] + 1e-9, np.ceil(length - 1e-9), bins[idx])   # past the last bin (CAB006)
     if options:   # a copper assembly shorter than sold: its shortest length, the rest dressed as slack in the rack
         sold = np.array([_shortest_sold(o) for o in options])
         ordered = np.where(choice >= 0, np.maximum(ordered, sold[np.clip(choice, 0, len(options) - 1)]), ordered)
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, ordered, weight)
+
+
+def media_choice(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndarray:
+    """The option (index into `options`) each run of `length` (m) takes; -1 where there are no options.
+
+    The first that reaches it and whose shortest run it meets (`_shortest_run`), then the first that reaches it; past
+    every reach, the longest-reach option (CAB001 says so). Where that is a copper assembly, the run takes the copper
+    option of the list sold nearest its length (`_copper_fit`): a DAC sold at 1 m, not the 3 m LACC listed before it.
+    """
+    choice = np.full(len(length), -1, dtype=np.int64)
+    fit = _copper_fit(length, options)
+    for strict in (True, False):
+        for i, opt in enumerate(options):
+            low = _shortest_run(opt) if strict else 0.0
+            ok = (choice < 0) & (length <= opt.reach.m_as("m")) & (length >= low)
+            choice[ok] = np.where(fit[ok] >= 0, fit[ok], i) if opt.a.media in COPPER_MEDIA else i
+    if options:
+        longest = int(np.argmax([o.reach.m_as("m") for o in options]))
+        choice[choice < 0] = longest
+    return choice
+
+
+def _copper_fit(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndarray:
+    """Per run, the copper option that reaches it with the least cable past its length; -1 where none reaches it.
+
+    Two copper assemblies of a tier join the same cages and differ in length sold (and passive or active): an
+    installer pulls the one sold at the run's length, whatever order the spec lists them in (NVIDIA's DAC 0.5-2 m,
+    its LACC "extends the reach to 3, 4, and 5-meters": LinkX 100G-PAM4 overview). The slack is a copper part's
+    shortest length sold past the run (`_shortest_sold`); among equals the first listed, the stated preference.
+    """
+    fit = np.full(len(length), -1, dtype=np.int64)
+    slack = np.full(len(length), np.inf)
+    for i, opt in enumerate(options):
+        if opt.a.media not in COPPER_MEDIA:
+            continue
+        over = np.maximum(_shortest_sold(opt) - length, 0.0)
+        better = (length <= opt.reach.m_as("m")) & (over < slack - 1e-9)
+        fit[better], slack[better] = i, over[better]
+    return fit
 
 
 def _shortest_run(opt: LinkOption) -> float:

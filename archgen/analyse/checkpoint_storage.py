@@ -231,7 +231,8 @@ def delivered_storage(specs: Specs, a: ClusterAnalysis) -> tuple[float, float] |
     cap = storage_cap(a)
     links = node_storage_bandwidth(specs, a) * sum(nt.count for nt in a.nodes if nt.part.accelerators)
     bound = min(cap, links) if links > 0 else cap
-    return min(storage.write_bandwidth.m_as("B/s"), bound), min(storage.read_bandwidth.m_as("B/s"), bound)
+    return (min(storage.figure("write_bandwidth").m_as("B/s"), bound),
+            min(storage.figure("read_bandwidth").m_as("B/s"), bound))
 
 
 #: A training job's figures that need somewhere to write its checkpoints: `storage:`, or peer memory over NICs.

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem
-from archgen.analyse.rack_ports import device_ports, rack_groups, rack_leaf_problems
+from archgen.analyse.rack_ports import device_ports, rack_groups, rack_leaf_problems, unstated_power_parts
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import TIERS, PlaneDemand, TierCount, leaf_tier
 from archgen.analyse.upper_tiers import Upper, spine_core_tiers, spine_tier
@@ -88,6 +88,8 @@ class FabricAnalysis:
     node_mgmt_ports: int = 0
     #: Of `endpoint_ports`, the power shelves' and PDUs' management ports (`endpoints.power`).
     power_mgmt_ports: int = 0
+    #: Power shelves and PDUs on `endpoints.power` whose part states no `management_ports`: none counted (NET032).
+    power_mgmt_unstated: int = 0
     #: Access links over all planes, where ports at no node (reserved, extra) do not split evenly; else None.
     access_total: int | None = None
 
@@ -194,6 +196,8 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           bisection.to("Gbit/s"), oversub, 2 * tiers_used - 1, max_endpoints, max_acc, accelerators,
                           failure, problems, node_mgmt_ports=node_mgmt,
                           power_mgmt_ports=device_ports(cluster, spec.endpoints, power_only=True),
+                          power_mgmt_unstated=sum(sum(by.values())
+                                                  for by in unstated_power_parts(cluster, spec.endpoints).values()),
                           access_total=min(endpoint_ports + reserved, leaf.down_used * planes))
 
 

@@ -19,7 +19,10 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
     The headrooms (of its critical IT power and cooling) are against what the rack feeds carry (`feed_load`): the
     IT power and the racks' own cooling units (in-rack CDUs), which draw from the same critical feeds and whose
     draw ends up as heat. Facility power is IT power x PUE: the PUE's overhead holds every CDU's pumps, in-rack and
-    in-row (docs/facility.md).
+    in-row (docs/facility.md). On a floor some of whose halls name their own facility (`floor.halls[].facility`)
+    the cluster's facility holds none of them, so its headrooms are not provided (hall29: `it_capacity_headroom`
+    was the cluster's facility's capacity less every hall's load); each hall is judged against its own
+    (`checks.scope.by_hall`, `checks.own_halls`).
     """
     hall, out = a.cluster.facility, {}
     if hall is None:
@@ -29,6 +32,8 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
         out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
     if hall.peak_pue is not None:   # design day, full IT load: what generators are sized on (PWR011)
         out["facility_power_peak"] = (it_power * hall.peak_pue).to("kW")
+    if any(a.cluster.hall_facilities):
+        return out
     if hall.critical_it_power is not None:
         out["it_capacity_headroom"] = (hall.critical_it_power - load).to("kW")
     cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)

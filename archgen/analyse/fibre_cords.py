@@ -7,8 +7,9 @@ Type-B polarity per TIA-568; "NVIDIA Interconnect Structured Cabling Requirement
 400/800G ETH Solutions", "MPO/LC Cable Requirements",
 https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth/mpo/lc+cable+requirements).
 
-A cable that carries k > 1 links (`TierCabling.cable_links`: a twin-port module's connector serving two 200G ends,
-a NIC cage's connector split over two planes) is a 1:k splitter cable, a part of its own: NVIDIA sells the straight
+A cable that carries k > 1 links (`TierCabling.cords_by_bin`, per run: a twin-port module's connector serving two
+200G ends, a NIC cage's connector split over two planes; a reserved port of the same tier at a single-port cage takes
+a straight cord) is a 1:k splitter cable, a part of its own: NVIDIA sells the straight
 MPO crossover fibres (MFP7E10 multimode, MFP7E30 single-mode) and the 1:2 splitters (MFP7E20, MFP7E40) apart, and
 one twin-port may not mix them ("Both fibers in the Twin-port 2x400G transceiver ... must be the same type -
 straight or splitter", MMA4Z00-NS400-T Connectivity Scenarios,
@@ -28,6 +29,7 @@ from archgen.model.network import COPPER_MEDIA
 if TYPE_CHECKING:
     from archgen.analyse.tier_cabling import TierCabling
     from archgen.build import LinkOption
+    from archgen.model.network import FibreGrade
 
 
 def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
@@ -39,11 +41,10 @@ def fibre_lines(tiers: Sequence[TierCabling]) -> list[BomLine]:
     cords: Counter[tuple[str, str, str, str, int, float, int]] = Counter()
     for t in tiers:
         optical = {opt.label: opt for opt in t.options if opt.a.media not in COPPER_MEDIA}
-        for (label, length), n in t.cables_by_bin.items():   # cables: a split cord once (`cable_bins`)
+        for (label, length, legs), n in t.cords_by_bin.items():   # cables: a split cord once, per run (`cable_bins`)
             opt = optical.get(label)
             if opt is not None and n:
-                cords[(*_kind(opt), _grade(opt, float(length)), t.cable_links.get(label, 1), float(length),
-                       cord_fibres(opt) or 0)] += n
+                cords[(*_kind(opt), _grade(opt, float(length)), legs, float(length), cord_fibres(opt) or 0)] += n
     lines = []
     for (media, connector, polarity, grade, legs, length, fibres), n in sorted(cords.items()):   # kind, length
         pid, name, note = _cord(media, connector, polarity, length, legs, grade, fibres)
@@ -70,15 +71,20 @@ def cord_fibres(opt: LinkOption) -> int | None:
     return opt.a.fibres or opt.b.fibres
 
 
+def fibre_grades(opt: LinkOption) -> tuple[FibreGrade, ...]:
+    """The fibre grades an optical option's cable may take, shortest reach first: its part's (either end's)."""
+    return tuple(opt.a.fibre or opt.b.fibre)
+
+
 def _grade(opt: LinkOption, length: float) -> str:
     """The fibre grade of an option's cable at an ordered length: its part's first `fibre` grade that reaches it.
 
-    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, though the cord ordered is then
-    longer than its reach and no check names it (CAB001 judges the run's length, not its bin's: review41). Either end's
-    grades where one states none; '' where neither does. A length not known (0 m) gives every grade with its reach
-    ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
+    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, a cord longer than its reach that CAB009
+    names (an error where the run itself is past every grade, a warning where only its length bin is: review41,
+    cab29). Either end's grades where one states none; '' where neither does. A length not known (0 m) gives every
+    grade with its reach ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
     """
-    grades = opt.a.fibre or opt.b.fibre
+    grades = fibre_grades(opt)
     if not grades:
         return ""
     if not length:

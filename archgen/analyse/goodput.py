@@ -35,9 +35,9 @@ from archgen.analyse.goodput_range import (
     spanned,
 )
 from archgen.analyse.network import ClusterAnalysis, compute_node
-from archgen.analyse.storage_demand import amount, restore_read
+from archgen.analyse.storage_demand import amount, loads_once, restore_read
 from archgen.model.network import Switch
-from archgen.model.reliability import AT_STATED_BANDWIDTH
+from archgen.model.storage import AT_STATED_BANDWIDTH
 from archgen.model.system import max_draw
 from archgen.model.workload import Model, Workload
 from archgen.perf.train.goodput import (
@@ -60,9 +60,9 @@ from archgen.validate import Specs
 #: `archgen.analyse.goodput_notes`'.
 __all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PACKED_SPARES", "REPAIR_SPANNED", "STORAGE_METRICS", "Goodput",
            "StorageSide", "checkpoint_bytes", "delivered_storage", "failure_ends", "failures_of", "goodput",
-           "no_checkpoint_target", "node_storage_bandwidth", "rate_sets", "run_bands", "spanned", "storage_fabrics",
-           "storage_metrics", "storage_side", "swapped_metrics", "unblocked_metrics", "unbounded_why",
-           "workload_metrics"]
+           "no_checkpoint_target", "node_storage_bandwidth", "rate_sets", "replicas_metrics", "run_bands", "spanned",
+           "storage_fabrics", "storage_metrics", "storage_side", "swapped_metrics", "unblocked_metrics",
+           "unbounded_why", "workload_metrics"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,10 @@ class Goodput(JobGoodput):
     #: Where every hardware failure waits for its repair (no hot spare: `perf.train.goodput.waits_for_repair`): the
     #: same job with a failed node replaced at once (repair 0), the other end of what the unstated repair time allows.
     swapped: JobGoodput | None = None
+    #: Where which load the job's restore runs is not settled (`restore_reads`' other end: no `checkpoint.parallel_load`
+    #: and a stack whose default no one source settles): the same job restoring each data-parallel replica's weights
+    #: (`checkpoint_restore_read`), the other end of the one-copy restore the figures above time.
+    replicas: JobGoodput | None = None
     repair: float = 0.0   # s, the mean repair time of a node's hardware failures the job waits for (the rate set's)
 
     def curve(self, intervals: list[float]) -> list[float]:
@@ -104,42 +108,42 @@ SHARED_STORAGE = ("the data loaders' reads (`dataset_read_bandwidth`) share the 
                   "restores, each timed or judged (REL013) at the storage's whole bandwidth, as if alone")
 
 
-def replica_note(model: Model, bytes_per_parameter: float, layout: dict[str, int | str], job: JobGoodput) -> str:
-    """What a restore reads under the stack's default load where that is more than the one checkpoint timed; else "".
+def restore_reads(model: Model, workload: Workload, layout: dict[str, int | str] | None) -> tuple[float, float | None]:
+    """(bytes goodput's restore reads, the other end's where the stack's load is unsettled, else None).
 
-    The restore time (and so goodput) takes one copy read, as a fully parallel load (or ZeRO 3) reads it; Megatron's
-    default has each data-parallel replica read its own weights (`restore_read`): the time at that read is said.
+    A fully parallel load (`loads_once`: stated, or the stack's) reads the checkpoint once; Megatron's default has
+    each data-parallel replica read its weights (`restore_read`), and goodput counts that. Where neither is settled,
+    goodput keeps the one-copy read, its range reaches the replicas' read, and the job at that read is the other end
+    (`Goodput.replicas`) of every figure it moves: a requirement met at one end only is not provided (REQ002), as for
+    an unknown blocking time or repair wait. Without a layout, or in memory: once.
     """
-    size = checkpoint_bytes(model, bytes_per_parameter)
-    read = restore_read(model, bytes_per_parameter, layout)
-    if read <= size * (1 + 1e-9) or job.read_bandwidth <= 0:
+    cp = workload.checkpoint
+    size = checkpoint_bytes(model, cp.bytes_per_parameter)
+    read = restore_read(model, cp.bytes_per_parameter, layout) if layout is not None and not cp.in_memory else size
+    once, _ = loads_once(workload)
+    if read <= size * (1 + 1e-9) or once is True:
+        return size, None
+    return (read, None) if once is False else (size, read)
+
+
+def replica_note(workload: Workload, size: float, restore: float, other: float | None, job: JobGoodput,
+                 low: JobGoodput | None) -> str:
+    """What a restore reads where that is more than the checkpoint once, and where goodput counts it; else "".
+
+    `low` is the job at the replicas' read (`restore_reads`' other end), where the stack's load is unsettled.
+    """
+    _, why = loads_once(workload)
+    if restore > size * (1 + 1e-9):
+        return (f"a restore reads {amount(restore)}, the weights once per data-parallel replica "
+                f"(`checkpoint_restore_read`; no fully parallel load: {why}), not the {amount(size)} checkpoint "
+                f"once: {job.restore_time:,.0f} s at the job's read bandwidth, which goodput counts")
+    if other is None or low is None:
         return ""
-    return (f"a restore under the stack's default load (no fully parallel load) reads {amount(read)}, the weights "
-            f"once per data-parallel replica (`checkpoint_restore_read`): {read / job.read_bandwidth:,.0f} s at the "
-            f"job's read bandwidth, not the {job.restore_time:,.0f} s counted, which reads the {amount(size)} "
-            "checkpoint once, as Megatron's `--ckpt-fully-parallel-load` does")
-
-
-#: Why a restore time lies between the one-copy read counted and the stack's default load (`restore_unsettled`).
-RESTORE_ENDS = ("a restore reads the checkpoint once under a fully parallel load (Megatron's "
-                "`--ckpt-fully-parallel-load`, NeMo 2's default) and the weights once per data-parallel replica under "
-                "Megatron-core's default load (`checkpoint_restore_read`); which one the job runs is not stated")
-
-
-def restore_unsettled(model: Model, bytes_per_parameter: float, layout: dict[str, int | str],
-                      g: JobGoodput) -> dict[str, tuple[Q, str]]:
-    """`checkpoint_restore_time` and `restart_time` at the stack's default load's read (`RESTORE_ENDS`); {} if one.
-
-    The restart adds the restore, so its other end adds the longer read's extra time. review42: a requirement on
-    either was met on the one-copy read while the default load reads more (`replica_note` said so, the judgement did
-    not): met at one end only, it is not provided. Goodput keeps the one-copy restore.
-    """
-    read = restore_read(model, bytes_per_parameter, layout)
-    if read <= checkpoint_bytes(model, bytes_per_parameter) * (1 + 1e-9) or g.read_bandwidth <= 0:
-        return {}
-    slower = read / g.read_bandwidth
-    return {"checkpoint_restore_time": (Q_(slower, "s"), RESTORE_ENDS),
-            "restart_time": (Q_(g.restart + g.wait + slower - g.restore_time, "s").to("min"), RESTORE_ENDS)}
+    return (f"a restore reads the {amount(size)} checkpoint once under a fully parallel load ({job.restore_time:,.0f} "
+            f"s, goodput {job.goodput:.3f}) or {amount(other)}, the weights once per data-parallel replica "
+            f"(`checkpoint_restore_read`), under Megatron's default ({low.restore_time:,.0f} s, goodput "
+            f"{low.goodput:.3f}); which the stack runs is not settled, {why}: goodput's range spans both (state "
+            "`checkpoint.parallel_load`)")
 
 
 def storage_metrics(specs: Specs, a: ClusterAnalysis) -> dict[str, Q]:
@@ -155,8 +159,9 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     """Checkpoint size, write/restore time, Daly interval, restart and goodput of a training workload.
 
     None when the checkpoint has nowhere to go (no `storage:` and not in memory, or storage NICs wired to nothing:
-    REL006). The restore reads one checkpoint; where the stack's default load reads more at the job's `layout`
-    (`storage_demand.restore_read`), a note says how much and how long that takes (`replica_note`).
+    REL006). The restore reads what the stack's load reads at the job's `layout` (`restore_reads`): the checkpoint
+    once under a fully parallel load, each data-parallel replica's weights under Megatron's default, and where which
+    is unsettled the range spans both; a note says so (`replica_note`).
     """
     cp = workload.checkpoint
     if no_checkpoint_target(specs, a, workload):   # REL006: no storage, or none the nodes reach
@@ -164,25 +169,30 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
     target = cp.goodput_target or DEFAULT_GOODPUT_TARGET
     central = for_job(failures_of(rel, specs, a), workload)   # its placement: the one the model times
-    job = job_goodput(central, cp, size, accelerators, target)
+    restore, other = restore_reads(model, workload, layout)
+    job = job_goodput(central, cp, size, accelerators, target, restore)
     if job is None:
         return None
     # REL008: where the copy's rate is unknown, the blocking time lies anywhere from the whole write to none
-    unblocked = free_end(job, central, cp, size, accelerators, target, repair=False)
+    unblocked = free_end(job, central, cp, size, accelerators, target, repair=False, restore_bytes=restore)
     # no hot spare: goodput rests on the repair time, so its range spans it to none
-    swapped = free_end(job, central, cp, size, accelerators, target, blocking=False)
-    ends = range_ends(job, tuple(for_job(f, workload) for f in failure_ends(rel, specs, a)), cp, size, accelerators,
-                      target)
+    swapped = free_end(job, central, cp, size, accelerators, target, blocking=False, restore_bytes=restore)
+    failures = tuple(for_job(f, workload) for f in failure_ends(rel, specs, a))
+    ends = range_ends(job, failures, cp, size, accelerators, target, restore)
+    low = job_goodput(central, cp, size, accelerators, target, other) if other is not None else None
+    if low is not None:   # the stack's load unsettled: the range reaches the replicas' read
+        ends += [low, *range_ends(low, failures, cp, size, accelerators, target, other)]
     band = {name: (min(getattr(e, name) for e in ends), max(getattr(e, name) for e in ends))
             for name in ("per_day", "mtti", "goodput")}
     if not cp.in_memory and a.cluster.spec.storage is not None and a.cluster.spec.storage.at_stated:
         job = replace(job, notes=(*job.notes, AT_STATED_BANDWIDTH))
-    if layout is not None and not cp.in_memory and (note := replica_note(model, cp.bytes_per_parameter, layout, job)):
+    if note := replica_note(workload, size, restore, other, job, low):
         job = replace(job, notes=(*job.notes, note))
     if workload.dataset is not None and not cp.in_memory:
         job = replace(job, notes=(*job.notes, SHARED_STORAGE))
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band, unblocked=unblocked, swapped=swapped, repair=central.repair,
+                   checkpoint_size=size, band=band, unblocked=unblocked, swapped=swapped, replicas=low,
+                   repair=central.repair,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1
                    and job.nodes % central.domain_nodes != 0,
                    spares_charged=spares_charged(job, ends),
@@ -206,6 +216,15 @@ def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per
     Empty where a hot spare stands in for a failed node (`Goodput.swapped` is None).
     """
     return _other_end(g, g.swapped, rel, a, tokens_per_second, tokens)
+
+
+def replicas_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
+                     tokens: float | None) -> dict[str, Q]:
+    """`workload_metrics` of the same job restoring each replica's weights: the other end where the load is unsettled.
+
+    Empty where the restore's read is settled (`Goodput.replicas` is None: stated, the stack's, or one copy either way).
+    """
+    return _other_end(g, g.replicas, rel, a, tokens_per_second, tokens)
 
 
 def _other_end(g: Goodput, other: JobGoodput | None, rel: Reliability, a: ClusterAnalysis,

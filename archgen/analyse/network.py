@@ -91,6 +91,9 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         metrics["scale_up.domains"] = count(scale_up.domains)
         metrics["scale_up.links_per_accelerator"] = count(scale_up.links_per_accelerator)
         metrics["scale_up.bandwidth"] = scale_up.bandwidth_total
+        if (su := cluster.spec.scale_up) is not None:   # what a requirement on the domain's shape reads (`gap`)
+            metrics["scale_up.size"] = count(su.size)
+            metrics["scale_up.switch_hops"] = count(0 if su.topology in ("mesh", "torus") else 2 if su.racks > 1 else 1)
         if cluster.spec.scale_up and cluster.spec.scale_up.topology == "torus":   # each link once, every domain
             metrics |= {f"scale_up.{k}": count(n * scale_up.domains) for k, n in (
                 ("links", scale_up.links_needed), ("board_links", scale_up.board_links), ("cables", scale_up.cables))}
@@ -226,6 +229,11 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     }
     if wired_rails(fa):
         m["rails"] = count(fa.rails)
+    north = sum(r.ports for r in getattr(fa.fabric.spec, "reserved", ()) if r.north_south)
+    speed = getattr(fa.fabric.spec, "speed", None)
+    if north and speed is not None:   # ports out of the cluster (`reserved[].north_south`), at the line rate
+        m["north_south_bandwidth"] = (speed * north).to("Gbit/s")
+        m["north_south_oversubscription"] = count(fa.node_ports / north)
     if fa.served:
         m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")

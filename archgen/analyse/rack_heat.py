@@ -79,3 +79,26 @@ def unracked_heat(a: ClusterAnalysis) -> Q:
     """
     unplaced = unplaced_power(a.cabling.bom) if a.cabling is not None else Q_(0, "kW")
     return (unplaced + storage_draw(a) + unracked_optics(a)).to("kW")
+
+
+def hall_rack_heat(a: ClusterAnalysis, racks: Mapping[str, Any]) -> dict[int, RackHeat]:
+    """`rack_heat` by hall (index in `floor.halls`) over the racks each hall holds; {} where no instance is expanded.
+
+    COOL009's air side on a floor whose halls name their own facility (`checks.own_halls`). Each instance with the
+    optics it holds, as `rack_heat_by_type` counts them; the parts in no rack are the cluster's (`unracked_heat`).
+    """
+    groups: Counter[tuple[int, str, float]] = Counter()
+    for inst, w in zip(a.cluster.instances, instance_optics(a).tolist(), strict=True):
+        groups[(inst.hall, inst.rack.spec.id, round(w, 6))] += 1
+    out: dict[int, dict[str, Q]] = {}
+    for (hall, rid, w), k in sorted(groups.items()):
+        r = racks.get(f"rack/{rid}")
+        if r is None:
+            continue
+        one = analyse_rack(r.rack, Q_(w, "W"), r.space)
+        sums = out.setdefault(hall, {f: Q_(0, "kW") for f in RackHeat.__dataclass_fields__})
+        doors = one.metrics.get("heat_to_rear_door", Q_(0, "kW"))
+        for key, q in (("liquid", one.cooling.heat_liquid), ("doors", doors), ("air", one.cooling.heat_air),
+                       ("total", one.cooling.heat), ("it_power", one.power.it_power)):
+            sums[key] = (sums[key] + q * k).to("kW")
+    return {hall: RackHeat(**sums) for hall, sums in sorted(out.items())}

@@ -26,7 +26,7 @@ def part_ports(part: object, ends: object) -> int:
     if isinstance(part, Switch):
         return part.management_ports if getattr(ends, "switches", False) else 0
     if isinstance(part, PowerShelf | PDU):
-        return part.management_ports if getattr(ends, "power", False) else 0
+        return (part.management_ports or 0) if getattr(ends, "power", False) else 0   # not stated: none (NET032)
     return 0
 
 
@@ -43,6 +43,23 @@ def device_ports(cluster: ClusterDesign, ends: object, power_only: bool = False)
     return sum(n * sum(part_ports(p.part, ends) for p in cluster.rack_types[rid].items
                        if not power_only or isinstance(p.part, PowerShelf | PDU))
                for rid, n in cluster.rack_counts.items())
+
+
+def unstated_power_parts(cluster: ClusterDesign, ends: object) -> dict[str, dict[str, int]]:
+    """The power parts `ends` takes (`endpoints.power`) whose part states no `management_ports` (NET032).
+
+    Part id -> rack type -> how many stand in the racks of that type; empty where `ends` takes no power ports.
+    """
+    found: dict[str, dict[str, int]] = {}
+    if not getattr(ends, "power", False):
+        return found
+    for rid, n in sorted(cluster.rack_counts.items()):
+        rack = cluster.rack_types.get(rid)
+        for item in rack.items if rack is not None else ():
+            if isinstance(item.part, PowerShelf | PDU) and item.part.management_ports is None:
+                by_rack = found.setdefault(item.part.id, {})
+                by_rack[rid] = by_rack.get(rid, 0) + n
+    return found
 
 
 def rack_ports(cluster: ClusterDesign, spec: FatTree, rid: str, nodes: tuple[NodeType, ...],

@@ -55,7 +55,7 @@ TYPICAL_METRICS = ("it_power_typical", "it_power_typical_racks", "power_average"
 #: what that rests on.
 JOB_ENERGY_METRICS = {"facility_energy_per_million_tokens": "power_average", "job_energy": "power_average",
                       "job_carbon": "power_average", "job_market_carbon": "power_average",
-                      "job_water": "power_average", "job_it_energy": "it_power"}
+                      "job_water": "power_average", "job_it_energy": "it_power", "job_power_swing": "it_power"}
 #: Of those, the ones without the shelves' conversion loss (at the equipment).
 CLUSTER_LOAD_METRICS = ("it_power_racks", "it_power_typical_racks", "network_power", "optics_power")
 #: Of those, the ones only the network's parts enter: the fabrics' switches and the links (`network_power`).

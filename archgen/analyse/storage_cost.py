@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from archgen.analyse.network import ClusterAnalysis
-from archgen.model.reliability import Storage
+from archgen.model.storage import Storage
 from archgen.units import Q_, Q
 
 #: What the model leaves out of a cluster's checkpoint storage (docs/reliability.md, "Cost"): it is in no rack and

@@ -75,6 +75,32 @@ def restore_read(model: Model, bytes_per_parameter: float, layout: dict[str, int
     return weights * replicas + (size - weights) * (replicas if zero == 0 else 1)
 
 
+#: Whether a restore under each stack profile reads each byte once (a fully parallel load), with where that is read;
+#: None where no one source settles it: goodput's range then spans both reads (docs/reliability.md).
+STACK_LOADS: dict[str, tuple[bool | None, str]] = {
+    "megatron-lm-2021": (None, "Megatron-LM of 2021 predates its distributed checkpoint; its load is not read here"),
+    "megatron-core-2024": (False, "Megatron-LM's `--ckpt-fully-parallel-load` is off unless given (megatron/"
+                                  "training/arguments.py, `action='store_true'`; training_config.py:541 at d98e8a64)"),
+    "nemo-2025": (None, "NeMo 2's `MegatronStrategy` turns `ckpt_parallel_load` on (NVIDIA/NeMo "
+                        "nemo/lightning/pytorch/strategies/megatron_strategy.py:275 at 8cfedd72), Megatron-Bridge's "
+                        "`CheckpointConfig` keeps Megatron's off (`fully_parallel_load`, at 067f987d)"),
+    "primus-2025": (None, "Primus's checkpoint load default is not read here"),
+}
+
+
+def loads_once(workload: Workload) -> tuple[bool | None, str]:
+    """(whether a restore reads each byte once, why): the stated `checkpoint.parallel_load`, else the stack's.
+
+    None where neither settles it (`STACK_LOADS`); a job with no training stack (none) reads once.
+    """
+    stated = workload.checkpoint.parallel_load
+    if stated is not None:
+        return stated, "stated (`checkpoint.parallel_load`)"
+    if workload.training is None:
+        return True, ""
+    return STACK_LOADS.get(workload.training.stack, (None, "the stack's load is not read here"))
+
+
 def storage_demand(workload: Workload, model: Model, tokens_per_second: Q | None,
                    layout: dict[str, int | str] | None = None) -> tuple[dict[str, Q], dict[str, str]]:
     """A training job's `checkpoint_storage_needed`, `dataset_read_bandwidth` and `checkpoint_restore_read`.

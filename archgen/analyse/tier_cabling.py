@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, run_cables
+from archgen.analyse.cable_bins import PAIR_TIERS, bin_cables, cord_bins, run_cables, run_legs
 from archgen.analyse.link_ends import _ports_per_module, links_per_cable, module_power, splitter_legs
 from archgen.build import LinkOption
 from archgen.model.network import COPPER_MEDIA
@@ -82,9 +82,13 @@ class TierCabling:
     #: Cables per (link option, length bin), what a vendor orders (`by_option_bin` counts links); per run: `cable_bins`.
     cables_by_bin: dict[tuple[str, float], int] = field(default_factory=dict)
     run_cables: np.ndarray | None = None
-    #: Links one cable of an optical option carries where above 1 (a fibre split at one end, `links_per_cable`), by
-    #: option label: the BOM's fibre line and the port map name it a 1:k splitter cable (`fibre_cords`).
+    #: The most links one cable of an optical option carries where above 1 (a fibre split at one end,
+    #: `links_per_cable`), by option label; which cables are 1:k splitters is `cords_by_bin`'s, per run.
     cable_links: dict[str, int] = field(default_factory=dict)
+    #: Optical cables per (option label, length bin, links a cable carries): the fibre cords the BOM orders, a 1:k
+    #: splitter where k > 1, counted per run (`cable_bins.run_legs`): a tier may mix both kinds (a node cage's split
+    #: cable beside a reserved port's straight one), which `cable_links` (the most per option) does not tell apart.
+    cords_by_bin: dict[tuple[str, float, int], int] = field(default_factory=dict)
 
     @property
     def physical(self) -> int:
@@ -110,12 +114,14 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
     max_len = None
     n_unplaced, assumed, per_run = 0, None, None
     cable_bins: dict[tuple[str, float], int] = {}
+    cords: dict[tuple[str, float, int], int] = {}   # optical cables by (option, bin, links a cable carries)
     if tr is not None and len(tr.length):
         if options:
             by = bin_cables(tr, options, tr.weight)
             per_option[:len(options)] = np.bincount(tr.option, weights=tr.weight, minlength=len(options))
             per_run = run_cables(tr, options, speed, a_cage_ports)
             cable_bins = bin_cables(tr, options, per_run)
+            cords = cord_bins(tr, options, per_run, run_legs(tr, options, speed, a_cage_ports))
             if tier == "access":
                 other = tr.group < 0
                 single[:len(options)] = np.bincount(tr.option[other], weights=tr.weight[other],
@@ -177,6 +183,8 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                     switch_typical = switch_typical + (watts * k if side in in_typical else Q_(0, "W"))
                 transceivers += k if end.is_module else 0   # a 0 W fibre end (an OCS port) is no module: Link.is_module
             cables[f"{opt.label} fibre"] = cables.get(f"{opt.label} fibre", 0) + math.ceil(n / per)
+            if per_run is None:   # no runs: one 0 m bin (a length not known)
+                cords[(opt.label, 0.0, per)] = cords.get((opt.label, 0.0, per), 0) + math.ceil(n / per)
             if per > 1:
                 split[opt.label] = max(split.get(opt.label, 1), per)
     return TierCabling(fabric, tier, links, options, by, modules, cables, power.to("W"), max_len,
@@ -184,4 +192,4 @@ def tier_totals(fabric: str, tier: str, links: int, options: tuple[LinkOption, .
                        {m: n for m, n in at_nodes.items() if n}, tuple(bound_over), tuple(unplaced_over),
                        tuple(where), dict(reduced), switch_power.to("W"), {m: n for m, n in at_switches.items() if n},
                        switch_typical.to("W"), cable_bins if per_run is not None else
-                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run, split)
+                       {(options[0].label, 0.0): sum(cables.values())} if options else {}, per_run, split, cords)

@@ -9,7 +9,9 @@ from archgen.build.racks import RackDesign
 from archgen.build.refs import Unresolved, resolve
 from archgen.model import Cluster, Facility, Link, Rack, Switch, System
 from archgen.model.cluster import Placement
+from archgen.model.storage import FIGURES
 from archgen.open_item import Worded
+from archgen.units import Q_
 from archgen.validate import Specs
 
 #: Largest number of rack instances a cluster is expanded into; larger clusters are analysed from counts only.
@@ -53,6 +55,8 @@ class ClusterDesign:
     problems: tuple[tuple[tuple, str], ...]
     scale_up_trunk: Link | None = None   # a multi-rack domain's switch-to-switch link between racks
     hall_facilities: tuple[Facility | None, ...] = ()   # each `floor.halls` entry's own facility, in floor order
+    #: The `storage:` figures left out and derived from its `appliance` (`appliance_storage`), in `FIGURES` order.
+    storage_derived: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -125,12 +129,44 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,
                        subject)
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
-    if cluster.storage is not None:   # review42: a storage built from appliance parts names one (REL014 judges it)
-        resolve(specs, cid, cluster.storage.appliance, (System,), ("storage", "appliance"), unresolved, subject)
+    # a storage built from appliance parts names one, resolved as any reference (review42); REL014 judges it
+    appliance = resolve(specs, cid, cluster.storage.appliance if cluster.storage else None, (System,),
+                        ("storage", "appliance"), unresolved, subject)
     hall_facilities = tuple(resolve(specs, cid, h.facility, (Facility,), ("floor", "halls", k, "facility"), unresolved,
                                     subject) for k, h in enumerate(cluster.floor.halls))
+    cluster, derived = appliance_storage(cluster, appliance, rack_counts, rack_types)
     return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
-                         su_switch, su_link, facility, tuple(problems), su_trunk, hall_facilities)
+                         su_switch, su_link, facility, tuple(problems), su_trunk, hall_facilities, derived)
+
+
+#: The unit each storage figure is derived in.
+_FIGURE_UNITS = {"capacity": "TB", "write_bandwidth": "GB/s", "read_bandwidth": "GB/s"}
+
+
+def placed_count(rack_counts: dict[str, int], rack_types: dict[str, RackDesign], ref: str) -> int:
+    """How many of part `ref` a cluster's racks place: every rack instance's slots of it (rack types x counts)."""
+    return sum(n * slot.count for rid, n in rack_counts.items() for slot in rack_types[rid].spec.slots
+               if slot.part == ref)
+
+
+def appliance_storage(cluster: Cluster, appliance: System | None, rack_counts: dict[str, int],
+                      rack_types: dict[str, RackDesign]) -> tuple[Cluster, tuple[str, ...]]:
+    """`cluster` with each storage figure it leaves out derived from `storage.appliance`, and the names derived.
+
+    `appliance` is the System `storage.appliance` resolves to (None where it names none: REF001/REF002). A figure left
+    out is the placed count (`placed_count`) x the appliance's `storage:` figure: the hardware the racks hold. An
+    appliance with no `storage:` figures, one no rack places, or none gives 0, and REL014 or REF001/REF002 says why.
+    A stated figure stays as stated (REL014 holds it to the same sum).
+    """
+    storage = cluster.storage
+    missing = tuple(n for n in FIGURES if getattr(storage, n) is None) if storage and storage.appliance else ()
+    if storage is None or storage.appliance is None or not missing:
+        return cluster, ()
+    figures = appliance.storage if appliance is not None else None
+    count = placed_count(rack_counts, rack_types, storage.appliance) if figures is not None else 0
+    derived = {n: (count * getattr(figures, n) if figures is not None else Q_(0, _FIGURE_UNITS[n])).to(_FIGURE_UNITS[n])
+               for n in missing}
+    return cluster.model_copy(update={"storage": storage.model_copy(update=derived)}), missing
 
 
 def _expand(cluster: Cluster, entries: list[tuple[int, Placement]], unit_racks: dict[str, tuple[tuple[str, int], ...]],

@@ -3,29 +3,30 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
-from archgen.analyse.network import FabricAnalysis, count
-from archgen.analyse.ports import role_groups
+from archgen.analyse.network import count
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
+from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
-from archgen.checks.reach_words import COPPER_LIMIT, TRUNK_FIX, TWISTED, reach_words, run_end, why_loose
+from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
+from archgen.checks.reach_words import (
+    COPPER_LIMIT,
+    SWITCH_ENDS,
+    TRUNK_FIX,
+    TWISTED,
+    full_racks_past_reach,
+    reach_words,
+    run_end,
+    why_loose,
+    why_not_laid_out,
+)
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scale_up_cages import scale_up_cages
-from archgen.model import NIC, Switch
+from archgen.checks.scale_up_cages import scale_up_cages, ualink_beyond
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
-from archgen.model.network import CAGES, Ports, cage_fits
-from archgen.units import Q_, Q
-
-#: Lane rate from which passive copper (DAC) and multimode fibre are not offered: NVIDIA LinkX 800G 200G-PAM4
-#: interconnect list ("XDR: LACC and single-mode only; no multimode, no AOC, no DAC"),
-#: https://docs.nvidia.com/networking/display/800g200gpam4list
-NO_DAC_MMF_FROM = Q_(200, "Gbit/s")
-#: The lane-rate rule as a finding cites it.
-LANE_RULE = ("a port cannot run lanes faster than its SerDes, and XDR 200G-PAM4 ports do not downshift to 100G-PAM4 "
-             "(NVIDIA LinkX 200G-PAM4 list)")
+from archgen.model.network import CAGES, cage_fits
+from archgen.units import Q_
 
 
 @check("CAB001", "cabling.reach")
@@ -73,90 +74,6 @@ def reach(ctx: Context) -> Iterator[Violation]:
                                 f"{COPPER_LIMIT if opt.a.media in TWISTED else ''}")
 
 
-@dataclass(frozen=True)
-class _Port:
-    """One end's port as far as media go: what it is, its cage and its lane rate (None: not declared)."""
-
-    what: str
-    cage: str
-    lane: Q | None
-
-
-def _group_port(switch: Switch | None, group: Ports | None) -> list[_Port]:
-    if switch is None or group is None:
-        return []
-    return [_Port(f"{switch.id} port group '{group.name}'", group.cage, group.lane_rate())]
-
-
-def _nic_ports(ctx: Context, c, fa) -> list[_Port]:
-    """The node NIC ports a fabric's access links plug into (each NIC part of the role once)."""
-    role, out, seen = fa.fabric.spec.nic_role or fa.fabric.spec.role, [], set()
-    for nt in c.nodes:
-        if not fa.ports_per_node.get(nt.part.id):
-            continue
-        for slot in nt.part.nics:
-            nic = ctx.design.specs.get(slot.part)
-            if slot.role == role and isinstance(nic, NIC) and (nic.id, slot.cage) not in seen:
-                seen.add((nic.id, slot.cage))
-                out.append(_Port(f"{nt.part.id} NIC {nic.id}", slot.cage or nic.ports.cage, nic.ports.lane_rate()))
-    return out
-
-
-def link_ends(ctx: Context, c, fa) -> dict[str, tuple[list[_Port], list[_Port]]]:
-    """Per link class of a fabric: the ports its lower (`a`) and upper (`b`) ends plug into."""
-    spec, tiers = fa.fabric.spec, fa.fabric.tiers
-    if spec.topology == "torus":
-        ocs = tiers["ocs"].switch
-        return {"ocs": ([], _group_port(ocs, ocs.ports if ocs else None))}
-    if spec.topology == "dragonfly":
-        router = tiers["leaf"].switch
-        main = _group_port(router, router.ports if router else None)
-        return {"access": (_nic_ports(ctx, c, fa), main), "local": (main, main), "global": (main, main)}
-    groups = {}
-    for name in ("leaf", "spine", "core"):
-        sw, t = tiers[name].switch if name in tiers else None, getattr(spec, name, None)
-        groups[name] = (role_groups(sw, t.down, t.up, t.uplinks, t.uplink_speed) if sw is not None and t is not None
-                        else (None, None))
-    port = {name: (_group_port(tiers[name].switch, g[0]), _group_port(tiers[name].switch, g[1]))
-            for name, g in groups.items() if name in tiers}
-    out = {"access": (_nic_ports(ctx, c, fa), port["leaf"][0])}
-    if "spine" in port:
-        out["leaf_spine"] = (port["leaf"][1], port["spine"][0])
-    if "core" in port:
-        out["spine_core"] = (port["spine"][1], port["core"][0])
-    return out
-
-
-def _options(ctx: Context):
-    """(cluster, fabric, link class, option, end part, tag, ports of that end, path) for every link option end."""
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            ends = link_ends(ctx, c, fa)
-            for key, tier in LINK_TIERS[fa.fabric.spec.topology].items():
-                if key not in ends or tier not in fa.fabric.tiers:
-                    continue
-                lower, upper = ends[key]
-                for opt in fa.fabric.tiers[tier].links:
-                    same = opt.a.id == opt.b.id
-                    for end, tag, ports in ((opt.a, "a", lower), (opt.b, "b", upper)):
-                        yield c, fa, key, opt, end, tag, ports, opt.path + (() if same else (tag,))
-
-
-def _g(q: Q) -> str:
-    """'200G' for a lane or line rate."""
-    return f"{float(q.m_as('Gbit/s')):g}G"
-
-
-def _mismatch(module: Q, port: Q) -> bool:
-    """Whether a module's lanes cannot run on a port's.
-
-    Lanes faster than the port's never work; slower ones only below 200G-PAM4 (SerDes that run 100G-PAM4 also run
-    50G and 25G lanes, as an SN5600's 800G ports run 400G and 200G; XDR ports do not downshift).
-    """
-    m, p = float(module.m_as("Gbit/s")), float(port.m_as("Gbit/s"))
-    return m > p + 1e-6 or (m < p - 1e-6 and port >= NO_DAC_MMF_FROM)
-
-
 @check("CAB002", "cabling.media_rate")
 def media_rate(ctx: Context) -> Iterator[Violation]:
     """Each link option runs at the tier's line rate and the lane rate of its ports, in a media offered at that rate.
@@ -173,23 +90,23 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
     """
     yield from line_rates(ctx)
     seen: set[tuple] = set()
-    for c, fa, key, opt, end, tag, ports, path in _options(ctx):
+    for c, fa, key, opt, end, tag, ports, path in option_ends(ctx):
         lane = (end.rate / end.lanes).to("Gbit/s")
         found = []
         for port in ports:
-            if port.lane is not None and _mismatch(lane, port.lane):
-                found.append((f"{end.id} has {_g(lane)} lanes, the {port.what} runs {_g(port.lane)} lanes: "
-                              f"expected {'at most ' if port.lane < NO_DAC_MMF_FROM else ''}{_g(port.lane)} lanes "
+            if port.lane is not None and lanes_mismatch(lane, port.lane):
+                found.append((f"{end.id} has {lane_g(lane)} lanes, the {port.what} runs {lane_g(port.lane)} lanes: "
+                              f"expected {'at most ' if port.lane < NO_DAC_MMF_FROM else ''}{lane_g(port.lane)} lanes "
                               f"({LANE_RULE})", lane, port.lane))
         fastest = max([lane, *(p.lane for p in ports if p.lane is not None)], key=lambda q: q.m_as("Gbit/s"))
         if end.media in ("dac", "multimode") and fastest >= NO_DAC_MMF_FROM:
-            found.append((f"{end.id} is {end.media} on {_g(fastest)} lanes; at 200G-PAM4 only LACC and "
+            found.append((f"{end.id} is {end.media} on {lane_g(fastest)} lanes; at 200G-PAM4 only LACC and "
                           "single-mode are offered (NVIDIA LinkX 200G-PAM4 list: no DAC, multimode or AOC)",
                           fastest, NO_DAC_MMF_FROM))
         if tag == "b" and opt.a.id != opt.b.id:
             a_lane = (opt.a.rate / opt.a.lanes).to("Gbit/s")
             if abs(float((a_lane - lane).m_as("Gbit/s"))) > 1e-6:
-                found.append((f"{opt.a.id} ({_g(a_lane)} lanes) and {opt.b.id} ({_g(lane)} lanes) cannot "
+                found.append((f"{opt.a.id} ({lane_g(a_lane)} lanes) and {opt.b.id} ({lane_g(lane)} lanes) cannot "
                               "be the two ends of one link: expected the same lane rate", a_lane, lane))
         for message, value, limit in found:
             if (fa.fabric.path, path, message, key) not in seen:
@@ -211,7 +128,7 @@ def media_cage(ctx: Context) -> Iterator[Violation]:
     or correct the cage of the port group or NIC slot.
     """
     seen: set[tuple] = set()
-    for c, fa, key, _opt, end, _tag, ports, path in _options(ctx):
+    for c, fa, key, _opt, end, _tag, ports, path in option_ends(ctx):
         if not end.cages:
             continue
         for port in ports:
@@ -278,13 +195,13 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
             if t.unplaced_links and t.assumed_length is not None:
                 fa = next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
                 where = fa.fabric.owner_path + (_tier_key(t.tier, fa.topology),)
-                if all(fa.fabric.spec.rack_of(end) for end in _SWITCH_ENDS[t.tier]):
+                if all(fa.fabric.spec.rack_of(end) for end in SWITCH_ENDS[t.tier]):
                     # every switch tier has its racks: the ones they cannot hold are NET012's, but a reach their
                     # runs pass at the floor's longest length is said too (newuser72: NET012 alone hid it)
-                    yield from _full_racks_past_reach(c, fa, t, where)
+                    yield from full_racks_past_reach(c, fa, t, where)
                     continue
                 loose = [(tier, f"{tier} {n} x {sw}") for fid, tier, sw, n
-                         in c.cabling.unplaced_switches if fid == t.fabric and tier in _SWITCH_ENDS[t.tier]]
+                         in c.cabling.unplaced_switches if fid == t.fabric and tier in SWITCH_ENDS[t.tier]]
                 past = "".join(f", past the {opt.reach:~P} reach of {opt.label} for {n} of them: reach not checked "
                                "(their real length is not known)" for opt, n, _ in t.unplaced_over_reach)
                 rest = (f"; their length is assumed to be {t.assumed_length.m_as('m'):.1f} m, the longest run the "
@@ -297,29 +214,6 @@ def unplaced_length(ctx: Context) -> Iterator[Violation]:
                                 count(t.unplaced_links),
                                 public=f"{said(t.tier)}: {t.unplaced_links} link(s) end at switches placed in no rack"
                                 f"{': ' + ', '.join(p for _, p in said_loose) if loose else ''}{rest}")
-
-
-def _full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
-    """CAB004 where a tier's racks are too few (NET012): the runs to the switches they cannot hold past a reach."""
-    for opt, n, bound in t.unplaced_over_reach:
-        loose = ", ".join(f"{tier} {k} x {sw}" for fid, tier, sw, k in c.cabling.unplaced_switches
-                          if fid == t.fabric and tier in _SWITCH_ENDS[t.tier])
-        rest = (f"{n} link(s) end at switches their racks cannot hold ({loose}; NET012), so their length is not "
-                f"known; at the floor's longest run, {bound:.1f} m, they pass the {opt.reach:~P} reach of "
-                f"{opt.label}: reach not checked (CAB001 checks it once the racks hold them)")
-        yield Violation(fa.fabric.path, c.cluster.spec.id, where, f"{t.tier}: {rest}", count(n),
-                        public=f"{said(t.tier)}: {rest}")
-
-
-_SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
-
-
-def _why_not_laid_out(fa: FabricAnalysis) -> str:
-    """Why a tier's runs are not laid out: a topology counted only, or a fabric its switches cannot build."""
-    if fa.topology not in ("fat-tree", "rail-only"):
-        return f"a {fa.topology} fabric's runs are not laid out"
-    why = sorted({p.check for p in fa.problems if p.check in ("NET001", "NET003")})
-    return f"the fabric cannot be built as specified ({', '.join(why)}), so its runs are not laid out"
 
 
 def _tier_key(tier: str, topology: str) -> str:
@@ -338,6 +232,19 @@ def copper_split(ctx: Context) -> Iterator[Violation]:
     `links_per_cable`, or list an optical option for the tier.
     """
     yield from split_copper(ctx)
+
+
+@check("CAB010", "cabling.ualink_scope", severity="warning")
+def ualink_scope(ctx: Context) -> Iterator[Violation]:
+    """A UALink scale-up domain keeps to what UALink 200G 1.0 specifies: copper links, over one to four racks.
+
+    Its cables are optimised for under 4 m, its links for one to four racks, and no optics are planned (sources:
+    `checks.scale_up_cages.ualink_beyond`); a domain on fibre or over more racks passed as if UALink carried it.
+
+    Fix: keep the domain's `link` and `trunk_link` on copper within four racks, or state `technology: ethernet`
+    where the design is Ethernet scale-up; or waive the finding, naming the optics or the vendor's own reach.
+    """
+    yield from ualink_beyond(ctx)
 
 
 @check("CAB006", "cabling.length_bins", severity="warning")
@@ -394,7 +301,24 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                 continue
             yield Violation(fa.fabric.path, c.cluster.spec.id, tier.links_path,
                             f"{t.tier}: {t.links} link(s) counted as {first.label} ({first.reach_text}), the "
-                            f"first option, since {_why_not_laid_out(fa)}: their lengths and "
+                            f"first option, since {why_not_laid_out(fa)}: their lengths and "
                             f"reach are not checked, and {', '.join(o.label for o in rest)} "
                             f"{'is' if len(rest) == 1 else 'are'} read by nothing",
                             count(len(rest)), count(0))
+
+
+@check("CAB009", "cabling.fibre_grade")
+def fibre_grade(ctx: Context) -> Iterator[Violation]:
+    """Every fibre cord is ordered at a length one of its part's fibre grades carries.
+
+    A cable takes the first `fibre` grade of its Link part that reaches its ordered length (NVIDIA's multimode optics:
+    OM3 up to 30 m, OM4 to 50 m); past them all it is ordered as the last, which does not carry the link that far.
+    An error where the run itself is past every grade (a part whose `reach` exceeds its grades'); a warning where the
+    run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord. The finding names the
+    tier, the option, the longest run (or bin) with its two ends, and the grades. Runs past the option's reach are
+    CAB001's, runs to an end in no rack CAB004's. How: `archgen.checks.fibre_grades`.
+
+    Fix: state the grade that reaches the run in the part's `fibre` list (OM4 or OM5 past OM3's reach), list a
+    longer-reach option (single-mode) for the tier, or add a length bin at or below the grade's reach.
+    """
+    yield from past_grades(ctx)

@@ -173,7 +173,7 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
     The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`). On a floor
     of halls each hall that names its own `facility` has its racks held to that facility's cooling instead
-    (`scope.by_hall`).
+    (`scope.by_hall`), and their heat to air to its air side (`own_halls.air_by_hall`).
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`); for the
     air side, more air-side capacity (`air_cooling_capacity`), rear doors, or racks that put less heat in the air.

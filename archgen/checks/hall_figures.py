@@ -20,6 +20,7 @@ from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUDGED, SWING_WORDS
+from archgen.checks.own_halls import air_by_hall
 from archgen.checks.registry import Severity, Violation
 from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_words
@@ -263,6 +264,9 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
         return heats[id(c)]
 
     for path, c in clusters.items():
+        if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
+            yield from air_by_hall(path, c, racks, feed_power(c))
+            continue
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
             continue

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks import fabric_shape as shape
+from archgen.checks import management_ports as management
 from archgen.checks import network_roles as roles
 from archgen.checks import pods
 from archgen.checks.expectations import cluster_totals
@@ -13,8 +13,7 @@ from archgen.checks.fabric_requirements import bandwidth_shortfalls, bisection_s
 from archgen.checks.proportion import surplus, violations
 from archgen.checks.registry import Context, Violation, check
 
-#: The problems the analysers found, as violations of one check (held in `network_roles`, beside NET011's).
-_fabric_problems, _cluster_problems = roles.fabric_problems, roles.cluster_problems
+_fabric_problems, _cluster_problems = roles.fabric_problems, roles.cluster_problems  # analysers' problems, by check
 
 
 @check("NET001", "network.radix")
@@ -92,8 +91,7 @@ def totals(ctx: Context) -> Iterator[Violation]:
 
     Fix: correct `expect`, or the rack counts and rack contents (or the fabric rules) that the totals come from.
     """
-    for c in ctx.clusters.values():
-        yield from cluster_totals(c)
+    yield from (v for c in ctx.clusters.values() for v in cluster_totals(c))
 
 
 @check("NET009", "network.reserved_ports")
@@ -271,11 +269,7 @@ def links_for_growth(ctx: Context) -> Iterator[Violation]:
 
     Fix: nothing, where the keys are for growth; else leave them out, or set `tiers` to build the tier now.
     """
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            for p in unbuilt_keys(fa):
-                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
-                                public=p.public)
+    yield from roles.unbuilt_key_notes(ctx)
 
 
 @check("NET020", "network.topology_size")
@@ -317,9 +311,19 @@ def unwired_nic_role(ctx: Context) -> Iterator[Violation]:
 def missing_networks(ctx: Context) -> Iterator[Violation]:
     """A cluster has an out-of-band management network and a front-end network besides its compute fabric.
 
-    Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject.
+    Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject; give a
+    front end's ports to the site core as `reserved: [{name: ..., ports: N, north_south: true}]`.
     """
     yield from roles.missing_networks(ctx)
+
+
+@check("NET032", "network.unstated_management_ports", severity="warning")
+def unstated_management_ports(ctx: Context) -> Iterator[Violation]:
+    """A management fabric taking the power parts' ports (`endpoints.power`) knows how many each part has.
+
+    Fix: state each power shelf's and PDU's `management_ports` from its datasheet (0 where it has no network port).
+    """
+    yield from management.unstated_power_ports(ctx)
 
 
 @check("NET026", "network.nic_faster_than_fabric", severity="warning")
@@ -332,11 +336,7 @@ def nic_faster_than_fabric(ctx: Context) -> Iterator[Violation]:
     Fix: give `nic_breakout` (e.g. '2x400G', where the NIC part lists it) to use each port as several fabric
     ports, one per plane; or raise `speed` to the NIC's rate; or waive the finding, saying why the rate is enough.
     """
-    for c in ctx.clusters.values():
-        for fa in c.fabrics:
-            for p in (p for p in fa.problems if p.check == "NET026"):
-                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
-                                severity=None if fa.fabric.spec.role == "compute" else "info", public=p.public)
+    yield from roles.nic_rate_problems(ctx)
 
 
 @check("NET028", "network.leaves_per_rack", severity="warning")

@@ -1,4 +1,4 @@
-"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023, NET024, NET030; NET029.
+"""NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023-NET026, NET030; NET029.
 
 `checks/network.py` registers the five checks; this module holds what they find, and the analysers' problems as
 violations (`fabric_problems`, `cluster_problems`) that its other checks read.
@@ -17,6 +17,7 @@ from typing import Any
 
 from archgen.analyse.network import Problem, count, nic_ports
 from archgen.analyse.nodes import compute_node
+from archgen.analyse.tier_problems import unbuilt_keys
 from archgen.checks.registry import Context, Violation
 from archgen.units import Q_
 
@@ -43,6 +44,24 @@ def cluster_problems(ctx: Context, check_id: str, extra: bool = False) -> Iterat
             if p.check == check_id:
                 yield Violation(c.cluster.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
                                 public=p.public)
+
+
+def unbuilt_key_notes(ctx: Context) -> Iterator[Violation]:
+    """NET025: the keys of a tier each fabric builds only at a larger size (`analyse.tier_problems.unbuilt_keys`)."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in unbuilt_keys(fa):
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                public=p.public)
+
+
+def nic_rate_problems(ctx: Context) -> Iterator[Violation]:
+    """NET026: NIC ports faster than their fabric; a warning on a compute fabric, info on the others."""
+    for c in ctx.clusters.values():
+        for fa in c.fabrics:
+            for p in (p for p in fa.problems if p.check == "NET026"):
+                yield Violation(fa.fabric.path, c.cluster.spec.id, p.path, p.message, p.measured, p.limit,
+                                severity=None if fa.fabric.spec.role == "compute" else "info", public=p.public)
 
 
 #: Fabric roles that carry a cluster's front-end (in-band) traffic: its own, or one converged with storage.
@@ -96,7 +115,11 @@ def unwired_nic_roles(ctx: Context) -> Iterator[Violation]:
 
 
 def missing_networks(ctx: Context) -> Iterator[Violation]:
-    """NET024: per cluster, no fabric of role `management`, and none of a front-end role (`FRONT_END_ROLES`)."""
+    """NET024: per cluster, no fabric of role `management`, none of a front-end role, or a front end with no way out.
+
+    A front-end fabric (`FRONT_END_ROLES`) that marks no `reserved` ports `north_south` is an info finding: its
+    ports to the site core are not counted, nor its bandwidth out of the cluster.
+    """
     for c in ctx.clusters.values():
         roles = {fa.fabric.spec.role for fa in c.fabrics}
         if "management" not in roles:
@@ -107,6 +130,14 @@ def missing_networks(ctx: Context) -> Iterator[Violation]:
             yield Violation(f"{c.cluster.path}/network/frontend", c.cluster.spec.id, ("fabrics",),
                             "no front-end (in-band) network: no fabric has role 'frontend' or 'converged', so "
                             "users, schedulers and storage services reach the nodes over nothing this design builds")
+        for fa in (fa for fa in c.fabrics if fa.fabric.spec.role in FRONT_END_ROLES):
+            if not any(r.north_south for r in getattr(fa.fabric.spec, "reserved", ())):
+                yield Violation(f"{fa.fabric.path}/north-south", c.cluster.spec.id, fa.fabric.owner_path,
+                                f"front end '{fa.fabric.spec.id}' states no north-south ports (`reserved` entries "
+                                "with `north_south: true`): its links to the site core, their optics and its "
+                                "bandwidth out of the cluster are not provided", severity="info",
+                                public=f"front end '{fa.fabric.spec.id}': its links out of the cluster (north-south)"
+                                       " are not provided")
 
 
 def other_compute_fabrics(ctx: Context) -> Iterator[Violation]:

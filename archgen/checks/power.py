@@ -194,9 +194,9 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     A unit rated in kVA counts kVA x the lower of its rated and the load's power factor (`Units.real`); with
     neither stated a warning says its real power is not provided and nothing is judged against it (`unit_rating`).
     Halls naming one `feeds.shared_utility` have the deployed clusters of every such hall of the run summed against
-    its stated capacity (`shared_utility.shared_connection`); a hall naming none is judged on its own load alone.
-    The sets and feeds also carry the UPS batteries' recharge, `ups_units.count` x `feeds.ups_recharge`, once per
-    hall; with UPS modules and no such figure an info finding says it is left out, not provided (`ups_recharge`).
+    its capacity (`shared_utility.shared_connection`). The sets and feeds also carry the UPS batteries' recharge,
+    `ups_units.count` x `feeds.ups_recharge`, once per hall; with UPS modules and none an info finding says it is left
+    out (`ups_recharge`). A hall naming its own facility holds its racks to its units (`own_halls.units_by_hall`).
 
     Fix: add UPS modules or generator sets, use larger ones, or place fewer racks in the hall; state the hall's
     `peak_pue` (design conditions) where only its annual PUE is given, and the sets' datasheet derating rows;

@@ -26,6 +26,7 @@ from archgen.checks.hall_figures import (
     utility_unjudged,
 )
 from archgen.checks.hall_swing import hall_step, swing_judged
+from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
@@ -46,6 +47,9 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     margin is optimistic), never a silent pass.
     """
     for path, c in ctx.clusters.items():
+        if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
+            yield from units_by_hall(path, c, feed_power(c.metrics))
+            continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
         if feeds is None:
@@ -116,6 +120,9 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
 def hall_swing(ctx: Context) -> Iterator[Violation]:
     """PWR022: each cluster whose hall's units PWR011 judges on a load: they were held to a steady maximum draw."""
     for path, c in ctx.clusters.items():
+        if any(c.cluster.hall_facilities):   # each hall's own facility, the cluster's judging none
+            yield from swing_by_hall(path, c)
+            continue
         hall = c.cluster.facility
         if hall is None or hall.feeds is None:
             continue

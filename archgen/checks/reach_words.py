@@ -1,14 +1,20 @@
 """What CAB001 says of a run past its link media's reach (its ends, the fixes), and CAB004 of a switch in no rack.
 
-Split from `checks/cabling.py`, which registers the check, as `checks.copper_pairs` is for CAB008.
+Split from `checks/cabling.py`, which registers the check, as `checks.copper_pairs` is for CAB008 (with CAB004's
+findings on runs to switches their racks cannot hold, `full_racks_past_reach`).
 """
 
 from __future__ import annotations
 
-from archgen.analyse.network import ClusterAnalysis
-from archgen.build.fabrics import LinkOption
+from collections.abc import Iterator
 
-__all__ = ["COPPER_LIMIT", "TRUNK_FIX", "TWISTED", "reach_words", "run_end", "why_loose"]
+from archgen.analyse.network import ClusterAnalysis, FabricAnalysis, count
+from archgen.build.fabrics import LinkOption
+from archgen.checks.registry import Violation
+from archgen.model.field_words import said
+
+__all__ = ["COPPER_LIMIT", "SWITCH_ENDS", "TRUNK_FIX", "TWISTED", "full_racks_past_reach", "reach_words", "run_end",
+           "why_loose", "why_not_laid_out"]
 
 
 #: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
@@ -53,3 +59,26 @@ def why_loose(fa, tier: str, words: bool = False) -> str:
     if rack is None:
         return "no rack named for them" if words else f"no `{tier}.rack` given"
     return f"the '{rack}' racks hold no more: NET012"
+
+
+def full_racks_past_reach(c, fa, t, where: tuple) -> Iterator[Violation]:
+    """CAB004 where a tier's racks are too few (NET012): the runs to the switches they cannot hold past a reach."""
+    for opt, n, bound in t.unplaced_over_reach:
+        loose = ", ".join(f"{tier} {k} x {sw}" for fid, tier, sw, k in c.cabling.unplaced_switches
+                          if fid == t.fabric and tier in SWITCH_ENDS[t.tier])
+        rest = (f"{n} link(s) end at switches their racks cannot hold ({loose}; NET012), so their length is not "
+                f"known; at the floor's longest run, {bound:.1f} m, they pass the {opt.reach:~P} reach of "
+                f"{opt.label}: reach not checked (CAB001 checks it once the racks hold them)")
+        yield Violation(fa.fabric.path, c.cluster.spec.id, where, f"{t.tier}: {rest}", count(n),
+                        public=f"{said(t.tier)}: {rest}")
+
+
+SWITCH_ENDS = {"access": ("leaf",), "leaf_spine": ("leaf", "spine"), "spine_core": ("spine", "core")}
+
+
+def why_not_laid_out(fa: FabricAnalysis) -> str:
+    """Why a tier's runs are not laid out: a topology counted only, or a fabric its switches cannot build."""
+    if fa.topology not in ("fat-tree", "rail-only"):
+        return f"a {fa.topology} fabric's runs are not laid out"
+    why = sorted({p.check for p in fa.problems if p.check in ("NET001", "NET003")})
+    return f"the fabric cannot be built as specified ({', '.join(why)}), so its runs are not laid out"

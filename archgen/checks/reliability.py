@@ -41,22 +41,23 @@ def checkpoint_fits_storage(ctx: Context) -> Iterator[Violation]:
     checkpoints (`checkpoint.keep`), or checkpoint less state (`checkpoint.bytes_per_parameter`).
     """
     for path, r, g in _jobs(ctx):
-        cluster = ctx.design.specs.get(r.estimate.cluster) if r.estimate else None
+        built = ctx.clusters.get(f"cluster/{r.estimate.cluster}") if r.estimate else None
+        cluster = built.cluster.spec if built is not None else None   # its storage's figures derived (`appliance`)
         in_memory = r.workload.checkpoint.in_memory
         if in_memory:   # its checkpoints in host memory; the copies it keeps on the storage and its dataset below
             yield from _in_memory_fits(ctx, path, g)
         storage = cluster.storage if isinstance(cluster, Cluster) else None
         need, counted, public = capacity_needed(r.workload, g.checkpoint_size)
-        if cluster is None or storage is None or need <= storage.capacity.m_as("B"):
+        if cluster is None or storage is None or need <= storage.figure("capacity").m_as("B"):
             continue
-        rest = f" the {storage.capacity:~P} of {cluster.id}'s checkpoint storage"
+        rest = f" the {storage.figure('capacity'):~P} of {cluster.id}'s checkpoint storage"
         if need == g.checkpoint_size and r.workload.checkpoint.keep is None and not in_memory:   # one checkpoint
             yield Violation(path, cluster.id, ("storage", "capacity"),
                             f"checkpoint of {Q_(g.checkpoint_size, 'B').to('TB'):.4g~P} does not fit{rest}",
-                            Q_(need, "B").to("TB"), storage.capacity.to("TB"))
+                            Q_(need, "B").to("TB"), storage.figure("capacity").to("TB"))
             continue
         yield Violation(path, cluster.id, ("storage", "capacity"), f"{amount(need)} ({counted}) do not fit{rest}",
-                        Q_(need, "B").to("TB"), storage.capacity.to("TB"),
+                        Q_(need, "B").to("TB"), storage.figure("capacity").to("TB"),
                         public=f"{amount(need)} ({public}) do not fit{rest}")
 
 
@@ -376,9 +377,10 @@ def storage_within_appliances(ctx: Context) -> Iterator[Violation]:
     """A storage built from appliances states no more than the appliances its racks place give.
 
     With `storage.appliance`, the storage is that System placed in the cluster's racks (their units, weight, power,
-    cooling and price count it); its stated `capacity`, `write_bandwidth` and `read_bandwidth` are each held to the
-    placed count x the part's `storage:` figure.
+    cooling and price count it). A `capacity`, `write_bandwidth` or `read_bandwidth` left out is the placed count x
+    the part's `storage:` figure; one stated is held to it: above it an error, below it information (the stated,
+    smaller figure is used, as a file system's usable share can be).
 
-    Fix: place more of the appliance in the cluster's racks, or state the figures the placed appliances give.
+    Fix: place more of the appliance in the cluster's racks, or leave the figures out to take the appliances' sum.
     """
     yield from paths.appliances_short(ctx)

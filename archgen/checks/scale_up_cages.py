@@ -1,13 +1,26 @@
-"""CAB005 for a scale-up domain: its accelerator and trunk cables against the switch part's port cages."""
+"""CAB005 for a scale-up domain: its cables against the switch part's port cages; CAB010: a UALink domain's scope."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from archgen.analyse.network import count
 from archgen.checks.registry import Context, Violation
-from archgen.model.network import CAGES, cage_fits
+from archgen.model.network import CAGES, COPPER_MEDIA, cage_fits
 
-__all__ = ["scale_up_cages"]
+__all__ = ["UALINK_RACKS", "scale_up_cages", "ualink_beyond"]
+
+#: The racks UALink 200G 1.0 is laid out for: "The links support deterministic performance across one to four racks"
+#: (Tom's Hardware on the final specification, 2025-04-08, tomshardware.com/tech-industry/ualink-has-nvidias-nvlink-
+#: in-the-crosshairs-final-specs-support-up-to-1-024-gpus-with-200-gt-s-bandwidth: "cable lengths are optimized for
+#: <4 meters"); the consortium's specification webinar (2025-04-22) slide: "1 RACK: UALink; 2 RACKS: UALink; 3-4
+#: RACKS: UALink or UEC Ethernet; > 4 RACKS: Ethernet".
+UALINK_RACKS = 4
+#: Why an optical UALink link is outside the specification: the consortium's answer to "Do you anticipate UALink
+#: supporting optical in the 2.0 specification?" (ualinkconsortium.org/blog/a-deeper-dive-responding-to-the-ualink-
+#: 200g-1-0-specification-webinar-qa-session-822).
+NO_OPTICS = ("the UALink 200G 1.0 specification's cables are copper, optimised for under 4 m, and the consortium "
+             "\"does not currently have plans to specify optical requirements\"")
 
 
 def scale_up_cages(ctx: Context) -> Iterator[Violation]:
@@ -27,3 +40,26 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
                                 f"scale_up.{key}: {link.id} ({', '.join(link.cages)}) fits no port of {sw.id} "
                                 f"({', '.join(cages)}): expected a cable or module for {' or '.join(cages)}")
+
+
+def ualink_beyond(ctx: Context) -> Iterator[Violation]:
+    """CAB010: a stated UALink domain on optical links (`link`, `trunk_link`), or over more than `UALINK_RACKS`."""
+    for c in ctx.clusters.values():
+        su = c.cluster.spec.scale_up
+        if su is None or su.technology != "ualink":
+            continue
+        for key, link in (("link", c.cluster.scale_up_link), ("trunk_link", c.cluster.scale_up_trunk)):
+            if link is not None and link.media not in COPPER_MEDIA:
+                yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
+                                f"scale_up.{key}: {link.id} is {link.media} fibre in a UALink domain, but "
+                                f"{NO_OPTICS}: its reach, power and latency are the module's, not the "
+                                "specification's; expected a copper cable (dac, acc, aec)",
+                                public=f"the scale-up {'trunk ' if key == 'trunk_link' else ''}cables, {link.id}, are "
+                                       f"{link.media} fibre in a UALink domain, but {NO_OPTICS}: their reach, power "
+                                       "and latency are the module's, not the specification's")
+        if su.racks > UALINK_RACKS:
+            yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", "racks"),
+                            f"a UALink domain over {su.racks} racks: UALink 200G 1.0 is laid out for 1 to "
+                            f"{UALINK_RACKS} racks (its cables optimised for under 4 m; the consortium names Ethernet "
+                            f"beyond {UALINK_RACKS} racks): expected at most {UALINK_RACKS}", count(su.racks),
+                            count(UALINK_RACKS))

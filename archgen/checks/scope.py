@@ -15,6 +15,7 @@ from archgen.analyse.conversion import unpowered
 from archgen.analyse.rack import parts_coolant
 from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_pumps, utility_unjudged
 from archgen.checks.odd_pairs import part_psus
+from archgen.checks.own_halls import peers_over
 from archgen.checks.registry import Severity
 from archgen.checks.ride_through import bridges
 from archgen.display import kw
@@ -252,7 +253,7 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
     """
     for path, c in clusters.items():
         if any(c.cluster.hall_facilities):
-            yield from by_hall(path, c, capacity, label, what)
+            yield from by_hall(clusters, path, c, capacity, label, what)
             continue
         hall, it, at = c.cluster.facility, feed_power(c.metrics), ("facility",)
         limit = hall_capacity(hall, capacity) if hall is not None else None
@@ -278,7 +279,7 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
                    floor.to("kW"), limit.to("kW"), "info")
 
 
-def by_hall(path: str, c: Any, capacity: str, label: str, what: str
+def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: str
             ) -> Iterator[tuple[str, Any, tuple, str, Any, Any, Severity | None]]:
     """`over_hall` for each hall of a cluster's floor that names its own facility (`Hall.facility`).
 
@@ -304,6 +305,8 @@ def by_hall(path: str, c: Any, capacity: str, label: str, what: str
         if draw > limit:
             yield (path, c, at, f"{own} exceeds {against} by {kw(draw - limit)}, before the cluster's "
                    "share not split by hall", draw.to("kW"), limit.to("kW"), None)
+        elif peers := peers_over(clusters, path, k, hall, draw, limit, against):   # its facility's other racks
+            yield (path, c, at, f"{own}: {peers[0]}", peers[1], limit.to("kW"), peers[2])
         elif rest is None or draw + rest > limit:
             most = "its share of the rest is not provided" if rest is None else (
                 f"with all {kw(rest)} the cluster draws outside its racks' own figures (optics outside "

@@ -19,9 +19,10 @@ from archgen.analyse.checkpoint_storage import (
 )
 from archgen.analyse.goodput import storage_side
 from archgen.analyse.storage_demand import sample_readers
+from archgen.build.clusters import placed_count
 from archgen.checks.registry import Context, Violation
 from archgen.model.field_words import said as field_said
-from archgen.model.reliability import Storage
+from archgen.model.storage import Storage
 from archgen.model.system import System
 from archgen.open_item import customer_text
 from archgen.units import Q_, Q
@@ -118,8 +119,8 @@ def _stored(ctx: Context) -> Iterator[tuple[str, Any, Storage]]:
 
 def _over(storage: Storage, bound: float) -> Iterator[tuple[str, Q, str]]:
     """(key, stated bandwidth in GB/s, "written" or "restored") of each of `storage`'s bandwidths above `bound`."""
-    for key, stated_bw, verb in (("write_bandwidth", storage.write_bandwidth, "written"),
-                                 ("read_bandwidth", storage.read_bandwidth, "restored")):
+    for key, stated_bw, verb in (("write_bandwidth", storage.figure("write_bandwidth"), "written"),
+                                 ("read_bandwidth", storage.figure("read_bandwidth"), "restored")):
         if stated_bw.m_as("B/s") > bound * (1 + 1e-9):
             yield key, stated_bw.to("GB/s"), verb
 
@@ -165,8 +166,7 @@ def appliances_short(ctx: Context) -> Iterator[Violation]:
                             public=f"the storage appliance '{ref}' states no capacity or bandwidth of its own, so the "
                             "storage's figures are not checked against its hardware")
             continue
-        placed = sum(n * slot.count for rid, n in a.cluster.rack_counts.items()
-                     for slot in a.cluster.rack_types[rid].spec.slots if slot.part == ref)
+        placed = placed_count(a.cluster.rack_counts, a.cluster.rack_types, part.id)
         if not placed:
             yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
                             f"no rack of the cluster places '{ref}', so the storage's rack units, weight, power and "
@@ -175,14 +175,23 @@ def appliances_short(ctx: Context) -> Iterator[Violation]:
                             "power and price are counted nowhere")
             continue
         for key, unit in (("capacity", "TB"), ("write_bandwidth", "GB/s"), ("read_bandwidth", "GB/s")):
-            stated, each = getattr(storage, key).to(unit), getattr(figures, key).to(unit)
+            if key in a.cluster.storage_derived:   # left out: the appliances' sum, said where the storage is shown
+                continue
+            stated, each = storage.figure(key).to(unit), getattr(figures, key).to(unit)
+            gives = f"({placed} x {each:.4g~P} = {placed * each:.4g~P})"
             if stated > placed * each * (1 + 1e-9):
-                gives = f"({placed} x {each:.4g~P} = {placed * each:.4g~P})"
                 yield Violation(path, a.cluster.spec.id, ("storage", key),
                                 f"{key} {stated:.4g~P} is more than the {placed} '{ref}' the racks place give {gives}",
                                 stated, placed * each,
                                 public=f"the storage's stated {key.replace('_', ' ')} of {stated:.4g~P} is more than "
                                 f"the {placed} '{ref}' appliances in its racks give {gives}")
+            elif stated < placed * each * (1 - 1e-9):
+                yield Violation(path, a.cluster.spec.id, ("storage", key),
+                                f"{key} {stated:.4g~P} is less than the {placed} '{ref}' the racks place give {gives}: "
+                                "the stated figure is used (leave it out to take the appliances' sum)",
+                                stated, placed * each, severity="info",
+                                public=f"the storage's stated {key.replace('_', ' ')} of {stated:.4g~P} is less than "
+                                f"the {placed} '{ref}' appliances in its racks give {gives}; the stated figure is used")
 
 
 def _storage_read(ctx: Context, r: Any, g: Any) -> float:

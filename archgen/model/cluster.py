@@ -32,11 +32,12 @@ from archgen.model.fabrics import (  # re-exported: the fabric models were defin
     Torus,
     checkpoint_role,
 )
-from archgen.model.reliability import DEFAULT_RATES, Storage
+from archgen.model.reliability import DEFAULT_RATES
 from archgen.model.requirements import ClusterRequirements
 from archgen.model.services import ControlPlane, Software
 from archgen.model.site import Hall
 from archgen.model.spec import Count, Document, FieldError, Id, Ref, Spec, raise_each
+from archgen.model.storage import Storage
 from archgen.model.technology import MESH_IN_ONE_NODE, MESH_IN_ONE_NODE_OTHERS, ScaleUpTechnology
 from archgen.model.tiers import MAX_RATIO, MAX_TIER_COUNT, TIER_NAMES, PortUse, Tier
 from archgen.units import Q_, Bandwidth, Dim, Length, LengthOrZero, Q
@@ -69,7 +70,8 @@ class Placement(Spec):
     new_row: bool = Field(False, description="Start this entry on a new row.")
     hall: Id | None = Field(None, description=(
         "Id of the `floor.halls` entry this entry stands in (a campus of several halls); left out, the hall of the "
-        "entry before it (the first hall for the first entry). A new hall starts a new row at its own origin."))
+        "entry before it (the first entry states its hall where the floor lists halls). A new hall starts a new row "
+        "at its own origin."))
 
     @model_validator(mode="after")
     def _one_of(self) -> Placement:
@@ -328,10 +330,18 @@ class Cluster(Document):
         return self
 
     def _halls_named(self) -> list[FieldError]:
-        """Hall ids are unique, and a layout entry names one of `floor.halls` (none where the floor lists none)."""
+        """Hall ids are unique, each layout entry's hall is one of `floor.halls` (none where the floor lists none).
+
+        The first entry states its hall, not taken as the first hall listed: racks put in a hall by default would be
+        judged against that hall's facility without the spec saying so (hall29).
+        """
         ids = [h.id for h in self.floor.halls]
         errors = [FieldError(("floor", "halls", i, "id"), f"hall '{h}' is listed twice") for i, h in enumerate(ids)
                   if h in ids[:i]]
+        if ids and self.layout and self.layout[0].hall is None:
+            errors.append(FieldError(("layout", 0), f"the first entry names no `hall` on a floor of halls (one of: "
+                                     f"{', '.join(ids)}): state the hall it stands in (an entry with no `hall` stays "
+                                     "in the hall of the entry before it, and the first has none before it)"))
         for i, p in enumerate(self.layout):
             if p.hall is not None and p.hall not in ids:
                 have = f"one of: {', '.join(ids)}" if ids else "the floor lists no `halls`: add it there"

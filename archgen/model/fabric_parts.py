@@ -18,6 +18,11 @@ class Reserved(Spec):
 
     name: str = Field(min_length=1, description="What uses the ports, e.g. 'UFM appliances'.")
     ports: Count = Field(description="Leaf ports taken across the whole fabric.")
+    north_south: bool = Field(False, description=(
+        "The ports are the fabric's links out of the cluster, to the site core or the customer's edge (the border "
+        "leaves of NVIDIA's Mission Control GB200 north-south guide): at the fabric's `speed` they give its "
+        "`north_south_bandwidth` and `north_south_oversubscription` (node ports over them), on which a requirement "
+        "can be written; a front-end fabric without them is NET024 (info)."))
 
 
 class Endpoints(Spec):
@@ -56,7 +61,11 @@ LinkOption = Ref | LinkChoice
 
 
 class Links(Spec):
-    """Link options per tier, in order of preference; a run takes the first whose reach covers its length."""
+    """Link options per tier, in order of preference; a run takes the first whose reach covers its length.
+
+    Copper assemblies are one choice within that order: a run the first of them reaches takes the copper option sold
+    nearest its length, so `[acc, dac]` and `[dac, acc]` give a 1 m run the same DAC (docs/clusters.md, Media choice).
+    """
 
     access: list[LinkOption] = Field(default_factory=list, description="Node (or endpoint) to leaf.")
     leaf_spine: list[LinkOption] = Field(default_factory=list, description="Leaf to spine.")

@@ -79,9 +79,9 @@ class PowerShelf(Part):
         "Where `efficiency` is unconfirmed: the low and high efficiency it may lie between, with their source in "
         "`source:` or `notes:`, e.g. [0.965, 0.977]; PWR012 gives the cluster's IT power at both ends."))
     mechanical: Mechanical = Field(description="Height, weight and depth.")
-    management_ports: int = Field(0, ge=0, le=16, description=(
-        "Out-of-band management ports a management fabric with `endpoints.power` cables to its leaves; 0: none "
-        "stated, none cabled."))
+    management_ports: int | None = Field(None, ge=0, le=16, description=(
+        "Out-of-band management ports a management fabric with `endpoints.power` cables to its leaves; 0: it has "
+        "none; not stated: none cabled, and NET032 says so on such a fabric."))
 
     @model_validator(mode="after")
     def _range_holds_efficiency(self) -> PowerShelf:
@@ -132,7 +132,7 @@ class PDU(AcSupply, Part):
     mechanical: PduMechanical | None = Field(None, description=(
         "Size and weight, e.g. {height: 0 U, weight: 12 kg} for a vertical PDU (0U PDUs still have weight); not "
         "stated, the rack's payload and floor load leave it out and say so (MECH003, MECH004)."))
-    management_ports: int = Field(0, ge=0, le=16, description=(
-        "Out-of-band management ports a management fabric with `endpoints.power` cables to its leaves; 0: none "
-        "stated, none cabled."))
+    management_ports: int | None = Field(None, ge=0, le=16, description=(
+        "Out-of-band management ports a management fabric with `endpoints.power` cables to its leaves; 0: it has "
+        "none; not stated: none cabled, and NET032 says so on such a fabric."))
 

@@ -12,11 +12,10 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from archgen.model.cost import Price
 from archgen.model.field_types import PositiveFraction, Share
 from archgen.model.part_classes import PART_CLASSES, lead_errors, split_count_errors, split_errors
-from archgen.model.spec import Document, FieldError, Id, Ref, Spec, raise_each
-from archgen.units import Q_, Bandwidth, Duration, DurationOrZero, Information, Power, PowerOrZero, Q
+from archgen.model.spec import Document, FieldError, Ref, Spec, raise_each
+from archgen.units import Q_, Duration, DurationOrZero, Q
 
 #: The shipped `FailureRates` set a cluster uses unless it names another.
 DEFAULT_RATES = "field-h100-2024"
@@ -256,103 +255,6 @@ class SiteEvent(Spec):
         return self
 
 
-class StoragePower(Spec):
-    """What a cluster's checkpoint storage draws, as its datasheet (or an estimate) states it."""
-
-    max: Power = Field(description="Maximum draw of the whole storage system (every appliance), e.g. '12 kW'.")
-    typical: PowerOrZero | None = Field(None, description=(
-        "Typical draw under load, where published; average-power figures and energy use it, else `max`."))
-    idle: PowerOrZero | None = Field(None, description=(
-        "Draw with no job running, where published; the hours the cluster idles (its facility's `utilisation`) "
-        "are costed at it, else at the typical draw (assumed, as a part's)."))
-    basis: Literal["sourced", "assumed"] = Field(description="Whether the draw is sourced or assumed.")
-    source: str = Field(min_length=3, description="Where the draw comes from (datasheet, table), or why assumed.")
-
-    @model_validator(mode="after")
-    def _within_max(self) -> StoragePower:
-        over = [(name, q) for name in ("typical", "idle") if (q := getattr(self, name)) is not None and q > self.max]
-        raise_each([FieldError((name,), f"{'an' if name == 'idle' else 'a'} {name} draw of {q:~P} is above the "
-                                        f"maximum of {self.max:~P}; give at most `max`") for name, q in over],
-                   type(self).__name__)
-        return self
-
-
-class Storage(Spec):
-    """The storage system a cluster writes checkpoints to (e.g. parallel file system appliances).
-
-    Its `price` and `power` are optional: given, the storage enters the cluster's capex, TCO and costs per hour and
-    per token, and its draw the IT power, facility power and energy, like a part on the bill of materials
-    (docs/reliability.md, "Checkpoint storage: price and power"); left out, they leave it out and say so.
-    """
-
-    capacity: Information = Field(description="Usable capacity for checkpoints, e.g. '2 PB'.")
-    write_bandwidth: Bandwidth = Field(description="Sustained aggregate write bandwidth, e.g. '200 GB/s'.")
-    read_bandwidth: Bandwidth = Field(description="Sustained aggregate read bandwidth, e.g. '400 GB/s'.")
-    write_efficiency: PositiveFraction | None = Field(None, description=(
-        "Fraction of `write_bandwidth` a checkpoint save reaches on this storage, as measured (say where in "
-        "`source`), e.g. 0.16. Left out: checkpoints are written at the stated bandwidth, and goodput says so. One "
-        "published measurement: saves at 16.0 % of 250 GB/s on an NFS-backed 504-GPU B200 cluster (Lablup, arXiv "
-        "2605.09370v5, abstract), a figure of that system, not a default."))
-    read_efficiency: PositiveFraction | None = Field(None, description=(
-        "Fraction of `read_bandwidth` a restore reaches, as `write_efficiency` (Lablup: 21.5 % of 700 GB/s)."))
-    basis: Literal["sourced", "assumed"] = Field(description="Whether the figures are sourced or assumed.")
-    source: str = Field(min_length=3, description="Where the figures come from.")
-    external_network: str | None = Field(None, min_length=3, description=(
-        "Who builds the network the compute nodes reach this storage over, where no fabric of this design of role "
-        "storage or converged takes a port of them, e.g. \"Meta's own network to Tectonic, outside this stand-in\". "
-        "Given: checkpoints are timed over the nodes' storage NICs (else converged or compute NICs) at line rate, and "
-        "REL012 says the figures rest on that. Left out: checkpoint times, goodput and spares are not provided "
-        "(REL006)."))
-    id: Id | None = Field(None, description=(
-        "A name a `Prices` document prices this storage by (as it prices a catalog part by its id), e.g. "
-        "`ddn-ai400x3-x4`: the list's price is taken before `price`. Left out: only `price` prices it."))
-    price: Price | None = Field(None, description=(
-        "Purchase price of the whole storage system (appliances, drives, licences as quoted), with its currency, "
-        "date, basis and source, as a catalog part's `price`, e.g. `{capex: 1200000 USD, date: '2025-06', basis: "
-        "assumed, source: '...'}`. Left out (and no `Prices` document naming `id`): capex and the costs on it "
-        "leave the storage out, and the documents say so."))
-    power: StoragePower | None = Field(None, description=(
-        "Draw of the whole storage system: `max` enters `it_power` (and facility power), `typical` (else `max`) "
-        "the average load and energy. Taken to stand in the cluster's hall, outside its racks (no shelf loss). "
-        "Left out: IT power and energy leave the storage out, and the documents say so."))
-    appliance: Ref | None = Field(None, description=(
-        "Id of the storage appliance this storage is built from: a System with `storage:` figures placed in the "
-        "cluster's racks, so rack units, weight, power, cooling and price count it as they count any placed part. "
-        "REL014 judges `capacity`, `write_bandwidth` and `read_bandwidth` against the placed appliances' sum; "
-        "`power` and `price` are then left out (the racks count them). Left out: the storage stands outside the "
-        "racks, as before (docs/reliability.md, \"Storage appliances as parts\")."))
-
-    @model_validator(mode="after")
-    def _no_rack(self) -> Storage:
-        if self.price is not None and self.price.rack is not None:
-            raise FieldError(("price", "rack"), f"'rack: {self.price.rack}' states what a rack's price covers; "
-                                                "a storage's `price` is the whole storage system's: leave it out")
-        twice = [name for name in ("power", "price") if self.appliance is not None and getattr(self, name) is not None]
-        raise_each([FieldError((name,), f"`{name}` given beside `appliance: {self.appliance}`: the racks placing the "
-                                        f"appliances count their {name}, so it would be counted twice; leave it out")
-                    for name in twice], type(self).__name__)
-        return self
-
-    @property
-    def at_stated(self) -> bool:
-        """Whether checkpoints are written or restored at the stated bandwidth: an efficiency is left out."""
-        return self.write_efficiency is None or self.read_efficiency is None
-
-    @property
-    def checkpoint_bandwidth(self) -> tuple[float, float]:
-        """(write, read) a checkpoint reaches (B/s): the stated bandwidths times their efficiencies, where given."""
-        return (self.write_bandwidth.m_as("B/s") * (self.write_efficiency or 1.0),
-                self.read_bandwidth.m_as("B/s") * (self.read_efficiency or 1.0))
-
-
-#: Where a checkpoint is written at the stated storage bandwidth: what is measured elsewhere (a note beside goodput).
-AT_STATED_BANDWIDTH = (
-    "checkpoint write and restore times use the stated storage bandwidth (`storage:` gives no `write_efficiency` or "
-    "`read_efficiency`), so they are lower bounds and goodput an upper bound; one production measurement, an "
-    "NFS-backed 504-GPU B200 cluster, saved at 16.0 % of its 250 GB/s peak write and restored at 21.5 % of its "
-    "700 GB/s peak read (Lablup, arXiv 2605.09370v5, abstract)")
-
-
 class Checkpointing(Spec):
     """How a training job checkpoints and restarts (docs/reliability.md)."""
 
@@ -379,6 +281,11 @@ class Checkpointing(Spec):
         "kept), e.g. 3: `checkpoint_storage_needed` is n x the checkpoint and REL001 judges it (and "
         "`dataset.size`) against `storage.capacity`. Left out: `checkpoint_storage_needed` is not provided and "
         "REL001 judges a single checkpoint, a lower bound."))
+    parallel_load: bool | None = Field(None, description=(
+        "Whether a restore reads each byte once (Megatron's `--ckpt-fully-parallel-load`, NeMo 2's "
+        "`ckpt_parallel_load`): true, the checkpoint once; false, each data-parallel replica its weights "
+        "(`checkpoint_restore_read`), and goodput counts that. Left out: the stack's where known (megatron-core-2024: "
+        "off), else goodput's range spans both (docs/reliability.md, \"What a restore reads\")."))
 
     @model_validator(mode="after")
     def _target(self) -> Checkpointing:

@@ -48,9 +48,9 @@ class Hall(Spec):
     name: str | None = Field(None, description="Human-readable name, e.g. 'Building A, hall 1'.")
     facility: Ref | None = Field(None, description=(
         "Id of the Facility (the building's hall: its critical IT power, cooling plant) this hall's racks stand in, "
-        "e.g. 'building-a'. Stated: PWR010 and COOL009 judge this hall's racks against it, not the cluster's "
-        "`facility`, and the metric `hall_power.<hall>` gives their draw. Not stated: SITE002 names the hall's "
-        "draw, which no facility judges."))
+        "e.g. 'building-a'. Stated: PWR010, PWR011 and COOL009 (with its air side) judge this hall's racks against "
+        "it, not the cluster's `facility`, and the metric `hall_power.<hall>` gives their draw. Not stated: SITE002 "
+        "names the hall's draw, which no facility judges."))
 
 
 def halls_used(floor_halls: list[Hall], layout: list) -> list[Hall]:

@@ -36,7 +36,8 @@ def cabling(a: Any) -> Section:
             Column("Modules / cable ends"), Column("Cables by type"), Column("Optics power", "kW", 2, "right"),
             Column("Longest run", "m", 1, "right"))
     section = Section("cabling", "Cabling and optics").add(
-        Para("Each run takes the first link option whose reach covers its length and the next length bin up. "
+        Para("Each run takes the first link option whose reach covers its length (of the copper assemblies, the one "
+             "sold nearest its length) and the next length bin up. "
              + geometry(a.cluster.spec.floor, a.cluster.spec.scale_up) + " Links are logical port-to-port connections; "
              "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
              "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "

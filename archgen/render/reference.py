@@ -12,11 +12,15 @@ design (an out-of-band fabric it does not have, facility water in an air-cooled 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
+from archgen.analyse.rack_ports import rack_ports
 from archgen.analyse.scaling import Scaling
+from archgen.build.clusters import placed_count
+from archgen.model import Switch
 from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -165,6 +169,10 @@ def storage(a: Any, specs: Any) -> Section:
              ("Write bandwidth per accelerator", _used(used["write"], 1, _per(st.write_bandwidth, a), "GB/s", 3)),
              ("Read bandwidth per accelerator", _used(used["read"], 1, _per(st.read_bandwidth, a), "GB/s", 3)),
              ("Basis", f"{st.basis}: {st.source}")]
+    if c.storage_derived and st.appliance is not None:   # left out and taken from the appliances the racks place
+        n = placed_count(c.rack_counts, c.rack_types, st.appliance)
+        srows.append(("Derived from the appliances", f"{', '.join(k.replace('_', ' ') for k in c.storage_derived)}: "
+                                                     f"{n} x '{st.appliance}' placed in the racks, each as catalogued"))
     side = storage_side(a)
     if side is not None:   # the ports counted, in the customer's words too (`checkpoint_storage._storage_ports`)
         head = f"the storage's {side.ports} port(s) at line rate carry {fmt.q(Q_(side.bandwidth, 'B/s'), 'GB/s', 0)}: "
@@ -227,11 +235,15 @@ def control_plane(a: Any) -> Section:
             tiers = ", ".join(f"{t.switches * fa.planes} {t.name}" for t in fa.tiers)
             facts.append(f"Out-of-band management: fabric {s.id} ({tiers}) at {fmt.q(s.speed, digits=0)} per port, "
                          f"{fa.endpoint_ports:,} endpoint ports.")
+            facts += _address_budget(a, fa)
         for r in getattr(s, "reserved", ()):
             facts.append(f"Fabric {s.id}: {r.ports} leaf port(s) reserved for {r.name}.")
         ends = getattr(s, "endpoints", None)
         if ends is not None and ends.switches and s.role == "management":
-            facts.append(f"Fabric {s.id} takes one management port of each switch of the other fabrics.")
+            more = sorted({(p.part.id, p.part.management_ports) for r in a.cluster.rack_types.values()
+                           for p in r.items if isinstance(p.part, Switch) and p.part.management_ports != 1})
+            facts.append(f"Fabric {s.id} takes the management ports of each switch placed in the racks: one each"
+                         + (f", but {', '.join(f'{n} on each {pid}' for pid, n in more)}" if more else "") + ".")
     if facts:
         section.add(Bullets(tuple(facts)))
     elif not any(fa.fabric.spec.role == "management" for fa in a.fabrics):
@@ -245,6 +257,23 @@ SOFTWARE_ROWS = (("os", "Operating system"), ("drivers", "Accelerator driver and
                  ("collectives", "Collective communication library"), ("network", "Network software"),
                  ("cluster_manager", "Cluster manager and provisioning"), ("scheduler", "Workload scheduler"),
                  ("containers", "Containers"), ("storage_client", "Storage client"), ("monitoring", "Monitoring"))
+
+
+def _address_budget(a: Any, fa: Any) -> list[str]:
+    """A management fabric's ports per rack type and the smallest IPv4 subnet giving each an address.
+
+    One address a port, and a subnet loses its network and broadcast addresses (RFC 950) and one for the gateway
+    (an assumption, as is one address a port: a BMC sharing a host port, or a device with several addresses, is not
+    modelled): a /p holds 2^(32 - p) - 3. A GB200 NVL72 rack's 55 ports take a /26 (61).
+    """
+    spec = fa.fabric.spec
+    ports = {rid: rack_ports(a.cluster, spec, rid, a.nodes, fa.ports_per_node) for rid in sorted(a.cluster.rack_counts)}
+    budget = [f"{rid} {n} (a /{32 - math.ceil(math.log2(n + 3))})" for rid, n in ports.items() if n]
+    if not budget:
+        return []
+    return [f"Fabric {spec.id}'s ports per rack, each with the smallest IPv4 subnet giving every port an address "
+            f"beside the network, broadcast and gateway addresses: {', '.join(budget)}. One address a port is an "
+            "assumption; addresses of the leaves' own uplinks and of devices outside the racks are not counted."]
 
 
 def software(a: Any, trained: tuple[Any, ...] = ()) -> Section:

@@ -93,6 +93,21 @@ def test_a_hall_the_floor_does_not_list_is_refused_at_its_key(tmp_path, cli) -> 
     assert "floor.halls.2.id: hall 'a' is listed twice" in out
 
 
+def test_a_first_entry_naming_no_hall_is_refused_not_put_in_the_first_hall(tmp_path, cli) -> None:
+    """hall29: on a floor of halls, a first layout entry naming no `hall` was placed in `floor.halls[0]` silently,
+    and judged against that hall's facility; it is a validation error at its entry, naming the halls."""
+    root = tmp_path / "t"
+    try:
+        _campus(root, layout="  - {unit: su, count: 1}\n  - {unit: su, count: 1, hall: b}\n")
+    except Exception:   # noqa: BLE001 - the message is read through the CLI below
+        pass
+    r = cli("validate", str(root / "specs"))
+    out = r.out + r.err
+    assert r.code == 1
+    assert "layout.0: the first entry names no `hall` on a floor of halls (one of: a, b)" in out
+    assert "c.yaml:" in out
+
+
 def test_fibre_delay_is_length_times_group_index_over_c() -> None:
     """1 km of single-mode fibre at group index 1.4676: 1000 x 1.4676 / 299,792,458 s = 4.895 µs, the '4.895 μs/km
     @ 1310 nm' the source of `model.site.GROUP_INDEX` gives."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.model.reliability import AT_STATED_BANDWIDTH
+from archgen.model.storage import AT_STATED_BANDWIDTH
 from tests.conftest import shipped_edited
 
 JOB = "workload/llama3-405b-pretrain-gb200"

@@ -17,9 +17,10 @@ kept the average inside one rack). The batched sweep's DP timer (`perf.explore.v
 groups here too. A pipeline (pp ranks tp·cp·dp apart) spans the whole job, so where the share crosses racks it does:
 stage s's sends to s + 1 cross where a rack boundary falls between their ranks (`stages_across`), and every send waits
 on the slowest, so the pipeline's sends, as a CP ring's steps, take the whole hop (`group_times`' `whole`, read from
-`rack_cross`; hops2: before, the average over the job's ring steps, hop / 71 on an NVL36x2). An all-to-all across racks
-keeps the average. The rule reads a job's ranks from each domain's first accelerator on, a rack boundary: a job
-placed at another offset (a scheduler's choice no spec states) can have other groups cut, said in the estimate's note.
+`rack_cross`; hops2: before, the average over the job's ring steps, hop / 71 on an NVL36x2). An all-to-all across
+racks takes the hop on its sends to peers in other racks (`_across`; a2ahop: before, the ring steps' average). The
+rule reads a job's ranks from each domain's first accelerator on, a rack boundary: a job placed at another offset
+(a scheduler's choice no spec states) can have other groups cut, said in the estimate's note.
 """
 
 from __future__ import annotations
@@ -59,11 +60,35 @@ def group_times(hw: Hardware, requests, n, k, stride=1, inside=None, whole: bool
     inside = in_one_rack(hw, n, stride) if inside is None else np.asarray(inside, dtype=bool)
     over = _with_hop(hw, hw.rack_cross) if whole else hw   # a group across racks: the whole hop, or the average
     if not inside.any():
-        return collective_times(over, requests, n, k)
+        return _across(hw, over, requests, n, k, stride, whole)
     own = collective_times(_with_hop(hw, 0.0), requests, n, k)
     if inside.all():
         return own
-    return [where(inside, o, t) for o, t in zip(own, collective_times(over, requests, n, k), strict=True)]
+    return [where(inside, o, t) for o, t in zip(own, _across(hw, over, requests, n, k, stride, whole), strict=True)]
+
+
+def _across(hw: Hardware, over: Hardware, requests, n, k, stride, whole: bool) -> list:
+    """`collective_times` of a group across racks on `over`, its all-to-alls at their peers' share of the hop.
+
+    An all-to-all is n - 1 sends, one to each peer (`algorithms.all_to_all`), so the hop is paid on the sends to
+    peers in other racks: (n - m) / (n - 1) of the whole hop per send, m the group's members in one rack (a group
+    of n ranks `stride` apart holds min(n, rack_size // stride) of them in each rack it spans). A ring's step
+    average, (R - 1) / (n - 1), counts only the R - 1 ring steps that cross and understates it (a2ahop: 64 ranks
+    over two racks of 32, 32 of 63 sends across, not 1 of 63).
+    """
+    times = collective_times(over, requests, n, k)
+    if whole or not any(op == "all_to_all" for op, _ in requests):
+        return times
+    n_f = as_float(n)
+    members = np.minimum(n_f, np.maximum(1.0, np.floor(hw.rack_size / as_float(stride))))
+    share = np.where(n_f > 1, (n_f - members) / np.maximum(n_f - 1, 1.0), 0.0)
+    a2a = [(op, size) for op, size in requests if op == "all_to_all"]
+    got: list = []
+    for value in np.unique(share):
+        part = collective_times(_with_hop(hw, hw.rack_cross * float(value)), a2a, n, k)
+        got = part if not got else [where(share == value, p, g) for p, g in zip(part, got, strict=True)]
+    out = iter(got)
+    return [next(out) if op == "all_to_all" else t for (op, _), t in zip(requests, times, strict=True)]
 
 
 def _with_hop(hw: Hardware, hop) -> Hardware:

@@ -163,8 +163,13 @@ def _bandwidths(f: Failures, cp: Checkpointing, nodes: int) -> tuple[float, floa
     return min(f.write_bandwidth, links), min(f.read_bandwidth, links)
 
 
-def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float) -> JobGoodput | None:
-    """Goodput of a training job on `gpus` accelerators; None without anywhere to write its checkpoint."""
+def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: float,
+                restore_bytes: float | None = None) -> JobGoodput | None:
+    """Goodput of a training job on `gpus` accelerators; None without anywhere to write its checkpoint.
+
+    A restore reads `restore_bytes` (what the stack's load reads: `analyse.storage_demand.restore_read`), else the
+    `size` checkpoint once.
+    """
     per_node = max(f.per_node, 1)
     nodes = math.ceil(gpus / per_node)
     write_bw, read_bw = _bandwidths(f, cp, nodes)
@@ -175,7 +180,7 @@ def job_goodput(f: Failures, cp: Checkpointing, size: float, gpus: int, target: 
     site = sum(n for n, _ in f.site)
     per_day = parts + site
     mtti = 86400 / per_day if per_day > 0 else math.inf
-    write, restore = size / write_bw, size / read_bw
+    write, restore = size / write_bw, (size if restore_bytes is None else restore_bytes) / read_bw
     blocking = write
     assumed = (cp.asynchronous or cp.in_memory) and f.host_link <= 0
     if assumed:
@@ -322,17 +327,17 @@ def freed(f: Failures, blocking: bool = False, repair: bool = False) -> Failures
 
 
 def free_end(job: JobGoodput, f: Failures, cp: Checkpointing, size: float, gpus: int, target: float,
-             blocking: bool = True, repair: bool = True) -> JobGoodput | None:
+             blocking: bool = True, repair: bool = True, restore_bytes: float | None = None) -> JobGoodput | None:
     """`job` (on `f`) freed of its assumed blocking (REL008) if `blocking`, of its wait for a repair if `repair`.
 
     Each only where it applies (`blocking_assumed`, `waits_for_repair`): None where neither does.
     """
     unblock, swap = blocking and job.blocking_assumed, repair and waits_for_repair(job)
-    return job_goodput(freed(f, unblock, swap), cp, size, gpus, target) if unblock or swap else None
+    return job_goodput(freed(f, unblock, swap), cp, size, gpus, target, restore_bytes) if unblock or swap else None
 
 
 def range_ends(job: JobGoodput | None, ends: tuple[Failures, ...], cp: Checkpointing, size: float, gpus: int,
-               target: float) -> list[JobGoodput]:
+               target: float, restore_bytes: float | None = None) -> list[JobGoodput]:
     """The job at each end of its goodput's range: `job_goodput` on `ends`, those with a goodput, in order.
 
     `ends` (the rate sets and Poisson intervals) and, where `job` assumes its blocking time or waits for every
@@ -341,4 +346,4 @@ def range_ends(job: JobGoodput | None, ends: tuple[Failures, ...], cp: Checkpoin
     """
     spread = with_swapped(with_unblocked(ends, job is not None and job.blocking_assumed),
                           job is not None and waits_for_repair(job))
-    return [e for e in (job_goodput(x, cp, size, gpus, target) for x in spread) if e is not None]
+    return [e for e in (job_goodput(x, cp, size, gpus, target, restore_bytes) for x in spread) if e is not None]

@@ -27,8 +27,10 @@ MADE_FROM_RATE = ("time_to_train", "goodput_time_to_train", "job_cost", "cost_pe
                   "job_market_carbon", "job_water")
 QUANTITIES: dict[str, dict[str, str]] = {
     # `tflops_per_gpu`: the validation cases' name for model_flops_per_gpu (model.cases.METRIC_UNITS)
+    # a training job's swing frequency is 1 / step time: the step time's band, turned (`band_span.PER_TIME`)
     "training": {m: "step_time" for m in ("step_time", "tokens_per_second", "tokens_per_second_per_gpu",
-                                          "model_flops_per_gpu", "tflops_per_gpu", "mfu", *MADE_FROM_RATE)},
+                                          "model_flops_per_gpu", "tflops_per_gpu", "mfu", "swing_frequency",
+                                          *MADE_FROM_RATE)},
     "inference": {"tokens_per_second": "tokens_per_second", "tokens_per_second_per_gpu": "tokens_per_second",
                   "tokens_per_second_per_rack": "tokens_per_second", "ttft": "ttft", "tpot": "tpot",
                   # a user's decode rate is 1 / TPOT: TPOT's band, turned (`bands.band`)

@@ -14,9 +14,19 @@ from archgen.metric import RENAMED
 from archgen.perf.workload.band_families import KINDS, QUANTITIES
 from archgen.units import Q_
 
+#: Workload metrics that rise as the step time falls though neither direction is better: a training job's load-swing
+#: frequency, 1 / step time (`swing_note.swing_metrics`). Their band is the step time's, turned, as a rate's is.
+PER_TIME = ("swing_frequency",)
+
 
 def maximise(metric: str) -> bool:
-    """Whether a larger value of the workload `metric` is better (a rate), as the metrics registry declares it."""
+    """Whether the workload `metric` is read as a rate: the side a band is taken from.
+
+    A larger value better as the metrics registry declares it, or one of `PER_TIME` (the inverse of a time with no
+    better direction).
+    """
+    if metric in PER_TIME:
+        return True
     m = metrics.find("workload", RENAMED.get(metric, (metric,))[0])   # a case's tflops_per_gpu: model_flops_per_gpu
     return bool(m and m.maximise)
 

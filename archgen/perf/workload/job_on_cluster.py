@@ -36,7 +36,7 @@ OPERATIONS = {m.name: f"`archgen estimate` gives the performance estimate only; 
               + (PRICED if m.source.startswith("analyse/cost") else "")
               for m in metrics.declared("workload")
               if m.source.startswith(("analyse/reliability", "analyse/goodput", "analyse/cost", "analyse/job_energy",
-                                      "analyse/sustainability"))
+                                      "analyse/sustainability", "analyse/job_swing"))
               or m.name == "job_it_energy"}
 #: The hall's energy figures (the PUE's), which `check` does not give a job whose hall states no `cost:`, nor the run's
 #: carbon and water made from them (newuser75: `estimate` read "the training job has no job_carbon").

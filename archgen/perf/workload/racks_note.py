@@ -17,7 +17,7 @@ a ring's steps between nodes (`perf.comm.nccl.ring_latency`, tuning.cc `nInterSt
 accelerators the job holds of one domain and R the racks they span. Point-to-point sends that every rank makes at
 once (a pipeline's, a CP ring's) wait on the slowest, so where they cross racks they take the whole hop (recorded as
 `Hardware.rack_cross`; the note names a pipeline's stage boundaries across racks, `racks.stages_across`); an
-all-to-all keeps the average, which understates it (stated in the note). A TP, DP, CP or EP group inside one
+all-to-all takes it on its sends to peers in other racks (`racks._across`; a2ahop). A TP, DP, CP or EP group inside one
 rack takes none (`perf.comm.racks.group_times`; `second_hop` records the average and the rack's size in
 `Hardware.rack_hop` and `rack_size` for it). NVIDIA publishes no NVLink switch latency, and the catalog's NVLink
 trays state none, so on an NVL36x2 nothing is added and the note says so (newuser59).
@@ -87,8 +87,8 @@ def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 
                        "between nodes), averaged over the steps, where a group inside one rack (its ranks' span "
                        f"dividing {per_rack}: tp, or a DP, CP or EP group in Megatron's rank order) takes none; "
                        f"{_sends(job, pipeline)} take the whole {hop * 1e9:.4g} ns where they cross racks, every send "
-                       "waiting on the slowest; an all-to-all across racks keeps the average, which understates it "
-                       "(docs/perf-model.md, Scale-up domains over several racks)")
+                       "waiting on the slowest; an all-to-all across racks takes it on its sends to peers in other "
+                       "racks (docs/perf-model.md, Scale-up domains over several racks)")
     return head + (f"the one-rack latency of {job.accelerator}, {job.scale_up_latency * 1e6:.4g} us per "
                    "collective step (`scale_up.latency`): the second switch hop's latency is not added, "
                    f"{switch or 'the switch part'} states no `latency` and no per-hop figure could be cited "

@@ -47,6 +47,7 @@ from archgen.perf.workload.nvidia_only import deepep_rocm_note, dispatcher_probl
 from archgen.perf.workload.sensitivity import elasticities
 from archgen.perf.workload.sm_note import sm_note
 from archgen.perf.workload.straddle_note import straddle_note
+from archgen.perf.workload.swing_note import swing_metrics
 from archgen.perf.workload.training_setup import pipeline_options, training_setup
 from archgen.units import Q_
 
@@ -243,6 +244,7 @@ def training_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, w
     }
     parts = ("compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer")
     breakdown = {k: Q_(float(getattr(est, k)), "s") for k in parts}
+    metrics |= swing_metrics(s, breakdown)   # the load swing's frequency and its low-draw phase's share
     memory = {k: Q_(float(getattr(est.memory, k)), "B")
               for k in ("weights", "gradients", "optimizer", "activations", "reserve")}
     memory["total"] = Q_(float(est.memory.total), "B")
