@@ -25,7 +25,8 @@ JOB_GOODPUT: tuple[Metric, ...] = (
            minimise=True),
     Metric("workload", "checkpoint_restore_time", "s", "s", 1, "Checkpoint restore time", "What a restore reads over "
            "the read bandwidth: the checkpoint once, or `checkpoint_restore_read` where the job's load reads per "
-           "replica (`checkpoint.parallel_load` false, or its stack's; a sweep reads once).", _GP, _T, minimise=True),
+           "replica (`checkpoint.parallel_load` false, or its stack's; a sweep reads once); where neither settles "
+           "it, the replicas' read is its other end (met at one end only: not provided).", _GP, _T, minimise=True),
     Metric("workload", "checkpoint_restore_read", "B", "TB", 2, "Checkpoint restore read", "What a restore reads "
            "from storage under Megatron-core's default load (no fully parallel load): the weights once per "
            "data-parallel x context-parallel replica, the distributed optimizer's state once.",

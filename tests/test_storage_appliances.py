@@ -78,6 +78,64 @@ def test_an_appliance_no_rack_places_is_rel014(tmp_path: Path) -> None:
                      "are counted nowhere: place the appliances in a rack of its `layout`"]
 
 
+def _open_items(result) -> list[str]:   # noqa: ANN001 (a pipeline Result)
+    from archgen.render.operations_items import open_items
+    return [str(item) for a in result.clusters.values() for item in open_items(result, a)]
+
+
+def test_an_appliance_storage_is_not_said_left_out_of_capex_and_power(tmp_path: Path) -> None:
+    """review42: the racks count the appliances' price and power, yet the Open items said 'Capex and IT power leave
+    out the checkpoint storage (2 PB, 260 GB/s write), which `storage:` places in no rack and gives no price'
+    (`storage_cost.not_costed` read the refused `power` and `price` as unstated). An unpriced appliance is an
+    unpriced part (COST002), as any system."""
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s")])
+    assert not [i for i in _open_items(result) if "checkpoint storage" in i]
+    assert [f.message for f in result.findings if f.id == "COST002"] == [
+        "capex, TCO and cost per accelerator-hour and per token not provided: unpriced parts sto-server x4"]
+
+
+def test_a_price_list_naming_an_appliance_storage_prices_it_once(tmp_path: Path) -> None:
+    """review42: `storage.price` beside `appliance` is refused (counted twice), but a `Prices` document's price of
+    the storage's `id` still added a capex line of the whole storage on top of the placed appliances' own prices."""
+    _with_appliance(tmp_path, 4, write_bandwidth="260 GB/s", id="site-fs")
+    (tmp_path / "prices.yaml").write_text(
+        'kind: Prices\nid: quote\nprices:\n  site-fs: {capex: 900000 USD, date: "2025-06", basis: assumed, '
+        'source: "test figure"}\n  sto-server: {capex: 200000 USD, date: "2025-06", basis: assumed, '
+        'source: "test figure"}\n', encoding="utf-8")
+    result = run([tmp_path])
+    assert [f.message for f in result.findings if f.id == "COST004"] == [
+        "site-fs is a checkpoint storage built from 'sto-server' appliances (`storage.appliance`), which its racks "
+        "price by that part's id: this price is not counted in any capex"]
+    cost = result.operations.cost["cluster/b200-storage"]
+    assert not cost.storage_priced
+    assert [(line.part, line.quantity, line.unit_price.m) for line in cost.lines
+            if line.part in ("sto-server", "site-fs") and line.unit_price is not None] == [("sto-server", 4, 200000)]
+
+
+def test_an_appliance_id_that_names_nothing_is_ref001_with_did_you_mean(tmp_path: Path) -> None:
+    """review42: a typo in `storage.appliance` read "'sto-servr' is not a System with `storage:` figures" (REL014),
+    as if it named a part without figures, and offered no id. It is a reference, resolved as every other one is:
+    REF001 with "did you mean", REF002 for another kind, and REL014 says nothing more of it."""
+    result = run([_with_appliance(tmp_path, 4, write_bandwidth="260 GB/s", appliance="sto-servr")])
+    found = [(f.id, f.message) for f in result.findings if f.id in ("REF001", "REF002", "REL014")]
+    assert found == [("REF001", "'sto-servr' names no document (expected a System); did you mean 'sto-server'?")]
+    (tmp_path / "b").mkdir()
+    result = run([_with_appliance(tmp_path / "b", 4, write_bandwidth="260 GB/s", appliance="sn5600")])
+    found = [(f.id, f.message) for f in result.findings if f.id in ("REF001", "REF002", "REL014")]
+    assert found == [("REF002", "'sn5600' is a Switch, expected a System")]
+
+
+def test_storage_figures_on_a_system_with_accelerators_are_refused(tmp_path: Path) -> None:
+    """review42: `System.storage` says "no accelerators", but a compute node with `storage:` was taken as an
+    appliance: REL014 counted its placed nodes as the storage's, while its NICs are a compute node's, never the
+    storage's ports (REL010 counts systems without accelerators)."""
+    from archgen.model.system import System
+    with pytest.raises(ValueError, match="a storage appliance fits no accelerators, and this system fits 8"):
+        System.model_validate({**SERVER, "accelerator": "b200-sxm-180gb", "accelerators": 8,
+                               "storage": dict(FIGURES)})
+    assert System.model_validate({**SERVER, "storage": dict(FIGURES)}).storage is not None
+
+
 def _figures_left_out(path: Path, *keys: str) -> Path:
     """`path` with the cluster's storage stating none of `keys` (capacity, write or read bandwidth)."""
     yaml = YAML()

@@ -3,7 +3,8 @@
 Before: the shipped `llama3-70b-train-platforms` sweep searched pp 9 for Llama 3.1 70B's 80 layers at every point
 and said nothing, while `archgen estimate` of such a layout notes that Megatron-LM asserts an even split unless the
 stages are stated (megatron/training/arguments.py at d98e8a6, line 997) and gives the layout string that places
-DeepSpeed's uniform partition, which the model times (`training_estimate.uniform_note`). A point's layout now carries
+DeepSpeed's uniform partition, which the model times (`training_estimate.placed_note` since lay28fix2, which
+carries the string in the estimate's layout). A point's layout now carries
 that string (`render.point_table.layout_text`, from `training_estimate.layout_string`, the same `uniform_layout`) in
 the document's tables, points.csv and front.csv, the summary's best points and JSON (`pipeline_layout`), with one
 note under a table that shows one. An even split shows none. Written once per distinct layout, as the Layout column

@@ -239,6 +239,8 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                                date=str(price.date) if price else "", month=price.month if price else None,
                                unracked=line.note == UNRACKED))
     storage = a.cluster.spec.storage   # the checkpoint storage, where priced: its list's price first, as a part's
+    if storage is not None and storage.appliance is not None:   # its appliances are racked parts, priced as such
+        storage = None
     price, doc = listed.get(storage.id or "", (storage.price, "")) if storage is not None else (None, "")
     if storage is not None and price is not None:
         lines.append(CapexLine(storage_name(storage), STORAGE_KIND, 1, price.capex, price.basis, price.source,

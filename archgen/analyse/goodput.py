@@ -60,9 +60,9 @@ from archgen.validate import Specs
 #: `archgen.analyse.goodput_notes`'.
 __all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PACKED_SPARES", "REPAIR_SPANNED", "STORAGE_METRICS", "Goodput",
            "StorageSide", "checkpoint_bytes", "delivered_storage", "failure_ends", "failures_of", "goodput",
-           "no_checkpoint_target", "node_storage_bandwidth", "rate_sets", "run_bands", "spanned", "storage_fabrics",
-           "storage_metrics", "storage_side", "swapped_metrics", "unblocked_metrics", "unbounded_why",
-           "workload_metrics"]
+           "no_checkpoint_target", "node_storage_bandwidth", "rate_sets", "replicas_metrics", "run_bands", "spanned",
+           "storage_fabrics", "storage_metrics", "storage_side", "swapped_metrics", "unblocked_metrics",
+           "unbounded_why", "workload_metrics"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,10 @@ class Goodput(JobGoodput):
     #: Where every hardware failure waits for its repair (no hot spare: `perf.train.goodput.waits_for_repair`): the
     #: same job with a failed node replaced at once (repair 0), the other end of what the unstated repair time allows.
     swapped: JobGoodput | None = None
+    #: Where which load the job's restore runs is not settled (`restore_reads`' other end: no `checkpoint.parallel_load`
+    #: and a stack whose default no one source settles): the same job restoring each data-parallel replica's weights
+    #: (`checkpoint_restore_read`), the other end of the one-copy restore the figures above time.
+    replicas: JobGoodput | None = None
     repair: float = 0.0   # s, the mean repair time of a node's hardware failures the job waits for (the rate set's)
 
     def curve(self, intervals: list[float]) -> list[float]:
@@ -109,7 +113,9 @@ def restore_reads(model: Model, workload: Workload, layout: dict[str, int | str]
 
     A fully parallel load (`loads_once`: stated, or the stack's) reads the checkpoint once; Megatron's default has
     each data-parallel replica read its weights (`restore_read`), and goodput counts that. Where neither is settled,
-    goodput keeps the one-copy read and its range reaches the replicas' read. Without a layout, or in memory: once.
+    goodput keeps the one-copy read, its range reaches the replicas' read, and the job at that read is the other end
+    (`Goodput.replicas`) of every figure it moves: a requirement met at one end only is not provided (REQ002), as for
+    an unknown blocking time or repair wait. Without a layout, or in memory: once.
     """
     cp = workload.checkpoint
     size = checkpoint_bytes(model, cp.bytes_per_parameter)
@@ -185,7 +191,8 @@ def goodput(rel: Reliability, a: ClusterAnalysis, specs: Specs, workload: Worklo
     if workload.dataset is not None and not cp.in_memory:
         job = replace(job, notes=(*job.notes, SHARED_STORAGE))
     return Goodput(**{f.name: getattr(job, f.name) for f in fields(job)}, accelerators=accelerators,
-                   checkpoint_size=size, band=band, unblocked=unblocked, swapped=swapped, repair=central.repair,
+                   checkpoint_size=size, band=band, unblocked=unblocked, swapped=swapped, replicas=low,
+                   repair=central.repair,
                    packed=not central.per_domain and job.nodes > central.domain_nodes > 1
                    and job.nodes % central.domain_nodes != 0,
                    spares_charged=spares_charged(job, ends),
@@ -209,6 +216,15 @@ def swapped_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per
     Empty where a hot spare stands in for a failed node (`Goodput.swapped` is None).
     """
     return _other_end(g, g.swapped, rel, a, tokens_per_second, tokens)
+
+
+def replicas_metrics(g: Goodput, rel: Reliability, a: ClusterAnalysis, tokens_per_second: Q | None,
+                     tokens: float | None) -> dict[str, Q]:
+    """`workload_metrics` of the same job restoring each replica's weights: the other end where the load is unsettled.
+
+    Empty where the restore's read is settled (`Goodput.replicas` is None: stated, the stack's, or one copy either way).
+    """
+    return _other_end(g, g.replicas, rel, a, tokens_per_second, tokens)
 
 
 def _other_end(g: Goodput, other: JobGoodput | None, rel: Reliability, a: ClusterAnalysis,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED
+from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED, RESTORE_SPANNED
 from archgen.model.requirements import OTHER_END, VALUE_END
 from archgen.units import Q
 
@@ -41,16 +41,25 @@ REPAIR_ENDS = (f"{VALUE_END} with every hardware failure waiting the rate set's 
                "failed node replaced at once; the job leaves no idle node to stand in, and how long a repair takes "
                "is no design input (the shipped sets assume it, but for StepFun's measured means)")
 
+#: Why a figure is unsettled where which load a restore runs is not settled (`Goodput.replicas`): its two ends. review42
+#: judged a restore time met on the one copy read while the default load reads more; storage29 ranged goodput over both.
+RESTORE_ENDS = (f"{VALUE_END} with a restore reading the checkpoint once (a fully parallel load: Megatron's "
+                f"`--ckpt-fully-parallel-load`, NeMo 2's `ckpt_parallel_load`), {OTHER_END} with each data-parallel "
+                "replica reading its weights (`checkpoint_restore_read`, Megatron's default load); which one the job "
+                "runs is not stated (`checkpoint.parallel_load`) and its stack's default is not settled")
+
 
 def beyond_rates(why: str, g: Goodput | None, metric: str) -> list[str]:
-    """What the range of a job's `metric` spans beyond the failure figures, in words: blocking time, repair wait.
+    """What the range of a job's `metric` spans beyond the failure figures, in words: blocking time, repair wait, read.
 
-    `why`: the reason its goodput is unsettled (`BLOCKING_ENDS` or `REPAIR_ENDS`; '' where it is not); the repair
-    wait wherever the job has no hot spare (`Goodput.swapped`), for every figure but its interruptions and MTTI.
+    `why`: the reason its goodput is unsettled (`BLOCKING_ENDS`, `REPAIR_ENDS` or `RESTORE_ENDS`; '' where it is
+    not); the repair wait wherever the job has no hot spare (`Goodput.swapped`), and what a restore reads wherever
+    that is unsettled (`Goodput.replicas`), for every figure but its interruptions and MTTI.
     """
-    waits = g is not None and g.swapped is not None and metric not in ("mtti", "interruptions_per_day")
+    job = g if metric not in ("mtti", "interruptions_per_day") else None
+    waits, reads = job is not None and job.swapped is not None, job is not None and job.replicas is not None
     out: list[str] = [BLOCKING_SPANNED] * (why == BLOCKING_ENDS)
-    return out + [REPAIR_SPANNED] * (waits or why == REPAIR_ENDS)
+    return out + [REPAIR_SPANNED] * (waits or why == REPAIR_ENDS) + [RESTORE_SPANNED] * (reads or why == RESTORE_ENDS)
 
 
 def unsettled(figures: dict[str, Q], other: dict[str, Q], why: str = BLOCKING_ENDS) -> dict[str, tuple[Q, str]]:

@@ -84,6 +84,14 @@ BLOCKING_SPANNED = Worded("the checkpoint's blocking time from the whole write (
                           "to none, goodput_high's end (REL008)", "the checkpoint's blocking time from the whole "
                           "write (the nodes state no host memory link) to none, the range's high end (REL008)")
 
+#: What a goodput's range spans besides the failure figures where which load a restore runs is not settled
+#: (`analyse.goodput.restore_reads`); a `Worded`, as `REPAIR_SPANNED`.
+RESTORE_SPANNED = Worded(*(f"what a restore reads, from the checkpoint once (a fully parallel load) to each "
+                           f"data-parallel replica's weights ({key}, Megatron's default load, {end}): which load the "
+                           "job runs is not stated and its stack's default is not settled" for key, end in (
+                               ("`checkpoint_restore_read`", "goodput_low's end"),
+                               ("the checkpoint restore read", "the range's low end"))))
+
 
 def rate_sets(rel: Reliability) -> str:
     """Which rate set a goodput's central value uses and what its range spans (`failure_ends`), in words."""

@@ -27,13 +27,14 @@ from archgen.analyse.goodput import (
     goodput,
     no_checkpoint_target,
     rate_sets,
+    replicas_metrics,
     run_bands,
     storage_metrics,
     swapped_metrics,
     unblocked_metrics,
     workload_metrics,
 )
-from archgen.analyse.goodput_notes import REPAIR_ENDS, cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.goodput_notes import REPAIR_ENDS, RESTORE_ENDS, cluster_unsettled, still_withheld, unsettled
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
@@ -121,6 +122,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         extra: dict[str, Q] = {}
         other: dict[str, Q] = {}   # the figures at the other end of an unknown blocking time (REL008)
         swapped: dict[str, Q] = {}   # and at the other end of the repair time of a job with no hot spare
+        replicas: dict[str, Q] = {}   # and at the other end of what a restore reads, where its load is unsettled
         spare_accelerators = 0   # the hot spares the job's goodput counts on: its cost range charges them
         ranged: tuple[float, float, float] | None = None   # goodput and its range's ends: cost per goodput token
         unblocked: tuple[float, float, float] | None = None   # the goodput with no blocking (REL008), no range
@@ -149,6 +151,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 extra |= job_breakdown(ops.reliability[a.cluster.path], est.accelerators)   # by class, and the CI
                 other = unblocked_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 swapped = swapped_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
+                replicas = replicas_metrics(g, ops.reliability[a.cluster.path], a, tps, w.checkpoint.tokens)
                 for names, why in still_withheld(g):   # an assumed blocking time (REL008), spares none hold (REL003)
                     _withhold(ops, path, names, why)
                     extra = {k: v for k, v in extra.items() if k not in names}
@@ -204,8 +207,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             extra |= site
             for name, reason in no_site.items():
                 _withhold(ops, path, (name,), reason)
-        if other or swapped:   # an unknown blocking time's other end first where both are unknown (REL008)
-            ops.unsettled[path] = {**unsettled(extra, swapped, REPAIR_ENDS), **unsettled(extra, other)}
+        if other or swapped or replicas:   # an unknown blocking time's other end first (REL008), repair's, read's
+            ops.unsettled[path] = {**unsettled(extra, replicas, RESTORE_ENDS), **unsettled(extra, swapped, REPAIR_ENDS),
+                                   **unsettled(extra, other)}
         if bounds := upper_bounds(extra, a.typical_from_max):   # energy at maximum draw: an upper bound
             ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
         if cost is not None and (shared := energy_share_bounds(extra, cost, a.typical_from_max)):   # and its cost

@@ -101,8 +101,10 @@ class PortMap:
 
         A cable leaves a rack when the rack is at one end and the other end is not that rack alone; an end at
         several racks (a splitter's legs) shares the cable's strands evenly among them (a 1:2 MPO splitter: 4 of
-        its 8 fibres a leg). Ends not placed in a rack are left out of the list (their cables count at the other
-        end). Racks in the order the port map first names them: (rack, cables, fibres, cables not stated).
+        its 8 fibres a leg), and only the strands to another rack leave (review42: a splitter from rack A to legs in
+        A and B counted its 8 fibres leaving A, where the 4 of the leg in A stay). Ends not placed in a rack are left
+        out of the list (their cables count at the other end). Racks in the order the port map first names them:
+        (rack, cables, fibres, cables not stated).
         """
         out: dict[str, list[int]] = {}
         for r in self.rows:
@@ -111,11 +113,12 @@ class PortMap:
             sides = [r.a.rack.split(" + "), r.b.rack.split(" + ")]
             for side, other in ((sides[0], sides[1]), (sides[1], sides[0])):
                 for rack in side:
-                    if other == [rack] or rack in (NO_RACK, "not placed"):
+                    away = [x for x in other if x != rack]   # the other end's racks this rack's strands go to
+                    if not away or rack in (NO_RACK, "not placed"):
                         continue
                     row = out.setdefault(rack, [0, 0, 0])
                     row[0] += 1
-                    row[1] += r.fibres // len(side)
+                    row[1] += r.fibres * len(away) // (len(side) * len(other))
                     row[2] += not r.fibres
         return [(rack, v[0], v[1], v[2]) for rack, v in out.items()]
 

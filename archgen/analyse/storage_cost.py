@@ -50,8 +50,10 @@ def not_costed(storage: Storage | None, priced: bool) -> str:
     """What the cost and power figures leave out of `storage` ("" where its price and power are both stated).
 
     `priced`: whether the cluster's capex holds the storage (its `price`, or a `Prices` document's price of its `id`).
+    A storage built from `appliance` parts leaves out nothing: its racks count their price and power (an unpriced
+    appliance is an unpriced part, COST002).
     """
-    if storage is None or (priced and storage.power is not None):
+    if storage is None or storage.appliance is not None or (priced and storage.power is not None):
         return ""
     if priced:
         return NO_POWER

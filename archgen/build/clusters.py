@@ -7,10 +7,9 @@ from dataclasses import dataclass
 from archgen.build.fabrics import BoundFabric, bind_fabric
 from archgen.build.racks import RackDesign
 from archgen.build.refs import Unresolved, resolve
-from archgen.model import Cluster, Facility, Link, Rack, Switch
+from archgen.model import Cluster, Facility, Link, Rack, Switch, System
 from archgen.model.cluster import Placement
 from archgen.model.storage import FIGURES
-from archgen.model.system import System
 from archgen.open_item import Worded
 from archgen.units import Q_
 from archgen.validate import Specs
@@ -130,9 +129,12 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
     su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,
                        subject)
     facility = resolve(specs, cid, cluster.facility, (Facility,), ("facility",), unresolved, subject)
+    # a storage built from appliance parts names one, resolved as any reference (review42); REL014 judges it
+    appliance = resolve(specs, cid, cluster.storage.appliance if cluster.storage else None, (System,),
+                        ("storage", "appliance"), unresolved, subject)
     hall_facilities = tuple(resolve(specs, cid, h.facility, (Facility,), ("floor", "halls", k, "facility"), unresolved,
                                     subject) for k, h in enumerate(cluster.floor.halls))
-    cluster, derived = appliance_storage(specs, cluster, rack_counts, rack_types)
+    cluster, derived = appliance_storage(cluster, appliance, rack_counts, rack_types)
     return ClusterDesign(cluster, rack_types, rack_counts, unit_counts, unit_racks, instances, too_large, fabrics,
                          su_switch, su_link, facility, tuple(problems), su_trunk, hall_facilities, derived)
 
@@ -147,20 +149,20 @@ def placed_count(rack_counts: dict[str, int], rack_types: dict[str, RackDesign],
                if slot.part == ref)
 
 
-def appliance_storage(specs: Specs, cluster: Cluster, rack_counts: dict[str, int],
+def appliance_storage(cluster: Cluster, appliance: System | None, rack_counts: dict[str, int],
                       rack_types: dict[str, RackDesign]) -> tuple[Cluster, tuple[str, ...]]:
     """`cluster` with each storage figure it leaves out derived from `storage.appliance`, and the names derived.
 
-    A figure left out is the placed count (`placed_count`) x the appliance's `storage:` figure: the hardware the racks
-    hold. An appliance that is not a System with `storage:` figures, or one no rack places, gives 0, and REL014 says
-    why. A stated figure stays as stated (REL014 holds it to the same sum).
+    `appliance` is the System `storage.appliance` resolves to (None where it names none: REF001/REF002). A figure left
+    out is the placed count (`placed_count`) x the appliance's `storage:` figure: the hardware the racks hold. An
+    appliance with no `storage:` figures, one no rack places, or none gives 0, and REL014 or REF001/REF002 says why.
+    A stated figure stays as stated (REL014 holds it to the same sum).
     """
     storage = cluster.storage
     missing = tuple(n for n in FIGURES if getattr(storage, n) is None) if storage and storage.appliance else ()
     if storage is None or storage.appliance is None or not missing:
         return cluster, ()
-    part = specs.get(storage.appliance)
-    figures = part.storage if isinstance(part, System) else None
+    figures = appliance.storage if appliance is not None else None
     count = placed_count(rack_counts, rack_types, storage.appliance) if figures is not None else 0
     derived = {n: (count * getattr(figures, n) if figures is not None else Q_(0, _FIGURE_UNITS[n])).to(_FIGURE_UNITS[n])
                for n in missing}

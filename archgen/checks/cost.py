@@ -137,7 +137,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     on a part's price. A price list may price parts and library racks this design does not use. A list never prices
     the clusters of another proposal; where it lists parts on one's bill of materials, information says so. A cluster's
     checkpoint storage is priced by its `storage.id`, which must name no catalog part or rack (the price would
-    price both).
+    price both); one built from `storage.appliance` parts is priced by those parts' prices, and a warning says a
+    price of its `id` is not counted.
 
     Fix: correct the id (a catalog part's, a rack's or a checkpoint storage's `storage.id`), or keep one price per
     part (remove it from one list, or make the two entries agree); price a fitted part into its system's price;
@@ -150,11 +151,17 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
     stores = {s.id for a in ctx.clusters.values() if (s := a.cluster.spec.storage) is not None and s.id}
+    racked = {s.id: s.appliance for a in ctx.clusters.values()   # review42: its appliances' own prices count it
+              if (s := a.cluster.spec.storage) is not None and s.id and s.appliance is not None}
     for doc in sorted(specs.of(Prices), key=lambda d: d.id):
         for part, price in doc.prices.items():
             where = (f"prices/{doc.id}", doc.id, ("prices", part))
             catalog = isinstance(specs.get(part), Part | Rack) or part in specs.shelf   # a library rack: unused
-            if part in stores and catalog:
+            if part in racked and not catalog:
+                yield Violation(*where, f"{part} is a checkpoint storage built from '{racked[part]}' appliances "
+                                        "(`storage.appliance`), which its racks price by that part's id: this price "
+                                        "is not counted in any capex", severity="warning")
+            elif part in stores and catalog:
                 yield Violation(*where, f"{part} names a catalog part or rack and a cluster's checkpoint storage "
                                         "(`storage.id`): this price would price both")
             elif not catalog and part not in stores:

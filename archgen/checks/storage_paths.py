@@ -150,23 +150,23 @@ def appliances_short(ctx: Context) -> Iterator[Violation]:
     """REL014: a storage built from `appliance` states more than the appliances its cluster's racks place give.
 
     The placed count is every rack instance's slots of that part (rack types x their counts); each stated figure is
-    held to that count x the part's `storage:` figure. A part that is not a System with `storage:` figures, or one no
-    rack of the cluster places, is reported at `storage.appliance`.
+    held to that count x the part's `storage:` figure. A System without `storage:` figures, or one no rack of the
+    cluster places, is reported at `storage.appliance`; an id that names no System is REF001/REF002's (review42).
     """
     for path, a, storage in _stored(ctx):
         ref = storage.appliance
-        if ref is None:
+        part = ctx.design.specs.get(ref) if ref is not None else None
+        if not isinstance(part, System):
             continue
-        part = ctx.design.specs.get(ref)
-        figures = part.storage if isinstance(part, System) else None
+        figures = part.storage
         if figures is None:
             yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
-                            f"'{ref}' is not a System with `storage:` figures (capacity, read and write bandwidth), so "
+                            f"'{ref}' is a System with no `storage:` figures (capacity, read and write bandwidth), so "
                             "the storage cannot be held to it",
                             public=f"the storage appliance '{ref}' states no capacity or bandwidth of its own, so the "
                             "storage's figures are not checked against its hardware")
             continue
-        placed = placed_count(a.cluster.rack_counts, a.cluster.rack_types, ref)
+        placed = placed_count(a.cluster.rack_counts, a.cluster.rack_types, part.id)
         if not placed:
             yield Violation(path, a.cluster.spec.id, ("storage", "appliance"),
                             f"no rack of the cluster places '{ref}', so the storage's rack units, weight, power and "

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, model_validator
 
 from archgen.model.base import Cooling, Electrical, Mechanical, Part
 from archgen.model.field_types import PositiveFraction
 from archgen.model.network import NIC
 from archgen.model.pcie import PCIE_COPY_RANGE
-from archgen.model.spec import Document, Ref, Spec
+from archgen.model.spec import Document, FieldError, Ref, Spec
 from archgen.units import Q_, Bandwidth, FlowRate, Information, Q
 
 NicRole = Literal["compute", "storage", "frontend", "management", "converged"]
@@ -111,6 +111,14 @@ class System(Part):
         "one, as its datasheet states them. A cluster's `storage.appliance` names it; REL014 holds the cluster's "
         "stated storage to the appliances its racks place (docs/reliability.md, \"Storage appliances as parts\")."))
 
+    @model_validator(mode="after")
+    def _appliance_without_accelerators(self) -> System:
+        """review42: a system with accelerators is a compute node (its NICs no storage port, REL010), not storage."""
+        if self.storage is not None and self.accelerators:
+            raise FieldError(("storage",), f"a storage appliance fits no accelerators, and this system fits "
+                                           f"{self.accelerators}: its NICs would count as a compute node's, not as "
+                                           "the storage's ports; expected `storage:` on a system without accelerators")
+        return self
 
     #: The NICs' power added to this system's figures (`with_nic_power`); None where `power` includes them.
     _nic_power: Q | None = PrivateAttr(default=None)

@@ -65,3 +65,17 @@ def test_copper_has_no_fibre_count() -> None:
     data["fibres"] = 8
     with pytest.raises(ValueError, match="a dac part has no fibre"):
         Link.model_validate(data)
+
+
+def test_a_splitter_with_a_leg_in_its_own_rack_sends_only_the_other_leg_out() -> None:
+    """review42: a 1:2 splitter (8 fibres) from rack A to legs in A and B counted 8 fibres leaving A; 4 stay in A
+    (the leg there), 4 leave for B, and B's leg sends its 4 back. A straight cord between A and B: 8 each way."""
+    from archgen.analyse.portmap import CableRow, End, PortMap
+
+    def row(a: str, b: str) -> CableRow:
+        return CableRow("x", "f", "access", End(a, 1, "d", "p"), End(b, 1, "d", "p"), "multimode", 2, 5.0, 5.0,
+                        fibres=8)
+    assert PortMap((row("A", "A + B"),), ()).rack_fibres() == [("A", 1, 4, 0), ("B", 1, 4, 0)]
+    assert PortMap((row("A", "B"),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 8, 0)]
+    assert PortMap((row("A", "B + C"),), ()).rack_fibres() == [("A", 1, 8, 0), ("B", 1, 4, 0), ("C", 1, 4, 0)]
+    assert PortMap((row("A", "A"),), ()).rack_fibres() == []

@@ -77,3 +77,31 @@ def test_the_token_split_read_the_decode_pool_high(runs) -> None:
     assert split == pytest.approx(13_790, rel=1e-3)
     assert pool == pytest.approx(12_109, rel=1e-3)
     assert pool < split
+
+
+LIGHT = """kind: Workload
+id: l70-light
+name: Llama 3.1 70B at a light Poisson load
+model: llama3-70b
+cluster: dgx-b200-superpod
+accelerators: 8
+inference: {precision: fp8, tp: 8, input_len: 2048, output_len: 256, scenario: server, arrival_rate: 0.05 1/s}
+"""
+
+
+def test_a_light_open_loops_decode_pool_steps_one_sequence(tmp_path) -> None:
+    """review42: at 0.05 requests/s the one replica holds 0.075 sequences on average (Little's law), and the reading
+    said "decode-only steps of 0 sequences", timing the step at 0.075 of a sequence's KV reads. A decode step carries at least one:
+    the pool's rate is then one sequence's, 1 / step / tp, with the offline form's step at batch 1."""
+    (tmp_path / "light.yaml").write_text(LIGHT, encoding="utf-8")
+    (tmp_path / "one.yaml").write_text(LIGHT.replace("l70-light", "l70-one").replace(
+        "scenario: server, arrival_rate: 0.05 1/s", "batch: 1"), encoding="utf-8")
+    got = {}
+    for wid in ("l70-light", "l70-one"):
+        r = run_cli("estimate", str(SPECS), str(tmp_path), "--workload", wid, "-f", "json")
+        assert r.code == 0, r.err
+        got[wid] = json.loads(r.out)
+    light, one = got["l70-light"], got["l70-one"]
+    words = light["conventions"]["prefill_decode"]
+    assert "decode-only steps of 1 sequence (one: the replica's mean in flight under its arrivals is 0.075;" in words
+    assert _m(light, "decode_tokens_per_second_per_gpu") == pytest.approx(1 / _m(one, "tpot") / 8, rel=1e-9)

@@ -101,16 +101,20 @@ def pool_batch(e: I.InferenceEstimate, run: ServingRun | None, closed: bool) -> 
     """The decode pool's sequences per replica and where they come from, in words: the replica's, no pool's stated.
 
     Offline, the estimate's batch; a closed loop, its concurrency up to what the replica holds at once (`max_batch`);
-    an open loop, the run's mean in flight (Little's law, `run.ServingRun.mean_running`).
+    an open loop, the run's mean in flight (Little's law, `run.ServingRun.mean_running`), at least one: a decode step
+    carries a sequence (review42: a light load's 0.075 in flight read "decode-only steps of 0 sequences").
     """
     if run is None:
         b, why = float(e.batch), "the replica's batch"
     elif closed:
         b = min(float(e.batch), float(e.max_batch))
         why = "the replica's concurrency" if b == float(e.batch) else "the most the replica holds at once"
+    elif run.mean_running < 1:
+        b, why = 1.0, f"one: the replica's mean in flight under its arrivals is {run.mean_running:.2g}"
     else:
         b, why = min(run.mean_running, float(e.max_batch)), "the replica's mean in flight under its arrivals"
-    return b, f"{b:,.0f} sequences ({why}; a decode pool's own batch is not stated)"
+    n = f"{b:,.0f}"
+    return b, f"{n} sequence{'' if n == '1' else 's'} ({why}; a decode pool's own batch is not stated)"
 
 
 def disaggregated_reading(arch: Arch, dtype_bytes: float, attention_dp: bool, input_len: int, output_len: int,
