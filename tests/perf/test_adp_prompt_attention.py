@@ -12,6 +12,8 @@ ranks, and at least the largest chunk, which one rank runs whole (`chunks.busies
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -21,7 +23,8 @@ from archgen.perf.hw.from_spec import hardware_for
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.chunks import busiest_rank
 from archgen.perf.serve.scheduler import _Pass, iteration_time
-from tests.conftest import SPECS
+from tests.conftest import SPECS, run_cli
+from tests.perf.test_pool_passes import TRIAL
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +60,22 @@ def test_a_hybrid_iteration_charges_the_prompts_attention_as_the_prefill_pass_do
     bare = I._forward(hw, job, prompts * 2000, float(tp), context=2000, batch=prompts, prefill=True, attention=False)
     got = iteration_time(hw, job, tp, 0, prompts * 2000) - p.rest(prompts * 2000, prompts)
     assert got == pytest.approx(float(full - bare), rel=1e-9)
+
+
+def test_review42s_trial_reads_the_aggregated_replica_near_its_pools(tmp_path):
+    """The trial of review42 (`test_pool_passes.TRIAL`): 606.6 output tokens/s a GPU aggregated against the pools'
+    1,144 before; now the aggregated replica's prefill share is within the prefill-only passes' time per request,
+    and its tokens/s within 1.5x of the pools' (the hybrid passes carry the decodes on the prompts' passes)."""
+    wid = "r1-decode-concurrency"
+    (tmp_path / f"{wid}.yaml").write_text(TRIAL.format(id=wid, scenario="concurrency"), encoding="utf-8")
+    r = run_cli("estimate", str(SPECS), str(tmp_path), "--workload", wid, "-f", "json")
+    assert r.code == 0, r.err
+    got = json.loads(r.out)
+    m = {k: float(v["value"]) for k, v in got["metrics"].items()}
+    pre_pool = 2000 / m["prefill_tokens_per_second_per_gpu"]  # GPU s a request in prefill-only passes
+    dec_pool = 100 / m["decode_tokens_per_second_per_gpu"]
+    pools = 100 / (pre_pool + dec_pool)  # output tokens/s a GPU of the two pools balanced
+    assert pools == pytest.approx(1144, rel=0.01)
+    prefill_share = float(got["breakdown"]["prefill_per_request"]["value"]) * 32
+    assert prefill_share <= pre_pool  # was 0.158 GPU s against 0.079
+    assert 1.0 <= m["tokens_per_second_per_gpu"] / pools < 1.5  # was 606.6 / 1,144 = 0.53
