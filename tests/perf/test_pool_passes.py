@@ -70,11 +70,12 @@ def test_the_token_split_read_the_decode_pool_high(runs) -> None:
     """The replica's own breakdown still splits its time by tokens; the decode pool read from it was higher.
 
     Before pd2: 13,790 output tokens/s a GPU (+3.0 % on SGLang's 13,386); now 12,109 (-9.5 %). Held out, no band.
+    The split itself reads 13,675 since serve29 (the prompts' attention on the busiest rank, `chunks.busiest_rank`).
     """
     closed = runs["concurrency"]
     split = 100 / closed["breakdown"]["decode_per_request"]["value"] / 32
     pool = _m(closed, "decode_tokens_per_second_per_gpu")
-    assert split == pytest.approx(13_790, rel=1e-3)
+    assert split == pytest.approx(13_675, rel=1e-3)
     assert pool == pytest.approx(12_109, rel=1e-3)
     assert pool < split
 

@@ -331,7 +331,10 @@ def kv_cache_bytes_per_token(arch: Arch, kv_bytes: float) -> float:
 
     Under multi-head latent attention, layers · (kv_lora_rank + qk_rope_head_dim) · bytes: one latent and one RoPE
     key per token and layer, shared by every head (vLLM's MLA cache, `[blocks, block_size, 1, kv_lora_rank +
-    qk_rope_head_dim]`, vllm/distributed/kv_transfer/kv_connector/utils.py at v0.9.0).
+    qk_rope_head_dim]`, vllm/distributed/kv_transfer/kv_connector/utils.py at v0.9.0). In FP8 that is 576 B a layer
+    with one scale for the tensor; FlashMLA's 656-B "FP8 with scale" layout (FP32 scales per 128 values, RoPE in BF16)
+    is its sparse decoding kernel's, for DeepSeek-V3.2, not the dense MLA's (deepseek-ai/FlashMLA README.md at
+    9241ae3e, support matrix; tests/perf/test_mla_fp8_kv_bytes.py, serve29).
     """
     if arch.kv_lora_rank:
         return arch.layers * (arch.kv_lora_rank + arch.kv_rope_dim) * kv_bytes

@@ -69,3 +69,24 @@ def _repeated(total: float, value: float, times: int) -> float:
     for _ in range(times):
         total += value
     return total
+
+
+def busiest_rank(prompt: Callable[[int], float], seconds: float, head: int, tokens: int, inp: int,
+                 ranks: int = 1) -> float:
+    """The attention seconds of an iteration's prompt chunks on its busiest rank (serve29).
+
+    `seconds` is their sum (`prompt_work`) over `tokens` tokens, the first chunk from offset `head` of its prompt.
+    One rank runs them all; under attention DP each of the `ranks` runs its own requests' attention at once, so the
+    busiest runs `seconds` / ranks, as the offline prefill pass divides it (`inference._forward`, tokens / tp a rank)
+    and the decode attention is (`iteration.Pass.dec_unit`), and at least the largest chunk, which one rank holds
+    whole. Before serve29 the iteration added every chunk's attention as if one rank ran them (review42: DeepSeek-R1
+    at tp 32 read a 0.158 GPU s prefill a request where prefill-only passes take 0.079).
+    """
+    if ranks <= 1 or tokens <= 0:
+        return seconds
+    first = min(inp - head, tokens)  # the head prompt's chunk
+    largest = prompt(head + first) - prompt(head)
+    rest = tokens - first
+    if rest > 0:  # whole prompts after it, or a part of the next one
+        largest = max(largest, prompt(min(rest, inp)))
+    return max(seconds / ranks, largest)

@@ -23,7 +23,12 @@ weights once for the pass), input_len / t_prefill / tp input tokens/s per accele
 steps of the replica's sequences in flight, each reading every weight and those sequences' KV cache (the decode step
 the offline form times, `inference.estimate_inference`), b / t_step / tp output tokens/s. Before pd2 a simulated run's
 pools split its hybrid iterations' time by their tokens (`run.ServingRun.prompt_share`), which left a decode pool
-a token's share of each pass's weight reads: optimistic where decode is memory-bound (review40). t_prefill /
+a token's share of each pass's weight reads: optimistic where decode is memory-bound (review40). The replica itself
+need not match the pools: its hybrid iterations carry the decodes on the prompt chunks' compute-bound passes, which
+read the weights once for both (Sarathi-Serve's piggybacking, OSDI 2024), where a decode pool reads them each step
+(review42 read DeepSeek-R1 at tp 32 as 606.6 output tokens/s a GPU against the pools' 1,144; the gap was the
+simulated iteration adding every prompt's attention in series under attention DP, `chunks.busiest_rank`, serve29,
+after which the replica reads 1,304, 1.14x the pools; no published source runs both at one layout). t_prefill /
 t_decode per request prefill accelerators per decode accelerator keep them balanced (the P:D ratio: DistServe, Zhong
 et al., OSDI 2024, section 4, places each phase by its own per-GPU goodput; SGLang pairs N prefill instances with one
 decode instance "to satisfy your PD ratio", sgl-project/sglang issue 10903). Each decode

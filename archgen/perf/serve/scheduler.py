@@ -14,7 +14,8 @@ scheduled") waiting prompts run whole, as many as the budget holds, in an iterat
 The iteration time is the kernel model's forward pass (`inference._forward`) over every token of the iteration:
 the GEMMs run with M = decodes + prefill tokens, the decode attention reads each running sequence's KV cache at its
 current context, each chunk's causal attention covers its tokens against the prompt so far (A(s + c) - A(s) of a
-causal prompt of s + c tokens), and the fixed cost per kernel is paid once per iteration (the Vidur / Sarathi-Serve
+causal prompt of s + c tokens; under attention DP on the busiest rank, `chunks.busiest_rank`), and the fixed cost per
+kernel is paid once per iteration (the Vidur / Sarathi-Serve
 model of a hybrid batch; Agrawal et al., "Vidur", MLSys 2024; "Taming Throughput-Latency Tradeoff in LLM Inference
 with Sarathi-Serve", OSDI 2024).
 
@@ -51,7 +52,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.chunks import prompt_work
+from archgen.perf.serve.chunks import busiest_rank, prompt_work
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.iteration import few_steps as _few_steps
@@ -229,7 +230,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
             got = work.get(key)
             if got is None:  # `done`: the first prompts, finished
-                got = work[key] = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
+                got = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
+                # the chunks' attention on the busiest rank: each rank runs its own under attention DP
+                got = work[key] = (*got[:2], busiest_rank(prompt, got[2], prefilled, got[0], inp, ranks), got[3])
             chunked, done, prompts, prefilled = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
@@ -273,8 +276,10 @@ def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_
     p = _Pass(hw, job, tp, running + prompt_tokens + 1)
     prompts = prompt_tokens / job.input_len
     context = job.input_len + job.output_len / 2.0
+    attention = busiest_rank(p.prompt, prompts * p.prompt(job.input_len), 0, prompt_tokens, job.input_len,
+                             int(I.scheduling_ranks(job, tp)))
     return p.rest(running + prompt_tokens, running + int(round(prompts))) + p.dec_unit * running * context \
-        + prompts * p.prompt(job.input_len)
+        + attention
 
 
 def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, arrival_rate: float | None = None,
