@@ -48,11 +48,15 @@ def test_shipped_specs_and_gb300_hall_check_clean(shipped, gb300) -> None:
     # the offline serving jobs' TPOT targets are met on figures no published offline run bounds (issue 20 part 7)
     # the GB200 NVL72 rack's 135.5 kW fits one side of its N+N feeds only at the assumed power factor 1.00 (PWR002,
     # nu44power: 4 x 34.5 kW at 1.00, 4 x 32.8 kW at 0.95; its feeds state none)
+    # the GB200 SU's OOB fabric counts no management port of the network racks' PDUs, which state none (NET032)
     assert {(f.id, f.object) for f in _errors(shipped)} == {("PWR002", "rack/gb200-nvl72"),
+                                                            ("NET032", "cluster/gb200-nvl72-su/fabric/oob"),
                                                             ("REQ004", "workload/llama3-405b-pretrain-gb200"),
                                                             ("REQ004", "workload/llama3-70b-serve-b200"),
                                                             ("REQ004", "workload/llama3-70b-serve-gb200")}
-    assert not _errors(gb300), [f.message for f in _errors(gb300)]
+    # its OOB fabric counts no management port of its network racks' 10 PDUs, which state none (NET032, newuser82)
+    assert {(f.id, f.object) for f in _errors(gb300)} == {("NET032", "cluster/gb300-nvl72-su/fabric/oob")}, \
+        [f.message for f in _errors(gb300)]
     assert _unpriced(shipped) == {"cluster/mi355x-th5", "cluster/tpu-v4-pod"}
     assert _unpriced(gb300) == {"cluster/gb300-nvl72-su"}
 

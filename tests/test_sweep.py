@@ -281,7 +281,7 @@ def test_job_metrics_are_those_the_points_have(tmp_path, shipped):
     from archgen import metrics
     from archgen.metrics_bands import BANDED
     from archgen.model.sweep import JOB_METRICS, SWEEP_METRICS
-    performance = {m.name for m in metrics.declared("workload") if m.source.startswith("perf/workload/")}
+    performance = {m.name for m in metrics.declared("workload") if m.source.startswith("perf/workload/") and m.sweep}
     under_load = {m.name for m in metrics.declared("workload") if m.source == "perf/serve/scheduler.py"}
     assert under_load == {"ttft_p50", "ttft_p99", "tpot_p50", "tpot_p99"}  # tests/perf/test_mlperf.py produces them
     # a run under load's replica full (tests/perf/test_replicas_to_keep_up.py produces them)
