@@ -14,7 +14,7 @@ from pathlib import Path
 
 from archgen.commands.gap import gap
 from archgen.units import Q_
-from tests.conftest import REPO, run_specs, write_tree
+from tests.conftest import REPO, run_cli, run_specs, write_tree
 
 RFQ = """kind: Requirements
 id: rfq
@@ -80,7 +80,16 @@ def test_warmer_water_meets_it(tmp_path):
 
 
 def test_an_exact_subject_on_an_air_cooled_rack_is_not_provided(tmp_path):
-    exact = RFQ.replace('subject: "rack/*", metric: coolant_supply', "subject: rack/gb300-su-ib, metric: coolant_supply")
+    exact = RFQ.replace('subject: "rack/*", metric: coolant_supply',
+                        "subject: rack/gb300-su-ib, metric: coolant_supply")
     g = gap([proposal(tmp_path)], [write_tree(tmp_path / "rfq", {"rfq.yaml": exact})])
     (row,) = [r for r in g.rows if r.requirement.id == "RFQ-COOL-001"]
     assert (row.status, row.failing) == ("not provided", True)
+
+
+def test_diff_shows_a_supply_change_in_kelvin_as_better(tmp_path):
+    """`diff` took a relative change of every metric: on °C pint could not take 40 °C − 35 °C back to °C (a crash on
+    any rack with a loop); a temperature's change is a difference, +5 K, with no percentage (its zero is arbitrary)."""
+    r = run_cli("diff", proposal(tmp_path / "base"), proposal(tmp_path / "head", "40 degC"))
+    assert r.code == 0, r.err
+    assert "| `rack/odm-nvl72` | coolant\\_supply | 35 °C | 40 °C | +5 K | — | better ▲ |" in r.out
