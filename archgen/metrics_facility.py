@@ -35,8 +35,8 @@ FACILITY: tuple[Metric, ...] = (
            "steady, their load steps not judged (PWR022); not provided where the hall states no `peak_pue`.", _C),
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
-           "in `it_power`; not provided where a CDU states no `power` or the cluster buys no in-row CDU.",
-           "analyse/cdu_power.py"),
+           "in `it_power`; not provided where a CDU states no `power` (the reason names it) or the cluster buys "
+           "no in-row CDU.", "analyse/cdu_power.py"),
     Metric("cluster", "rack_cooling_power", "W", "kW", 1, "Rack cooling power", "Draw of the cooling units "
            "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
            "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "
