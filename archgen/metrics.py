@@ -31,7 +31,7 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
 )
 from archgen.metrics_bands import ends as band_ends
 from archgen.metrics_fabric import FABRIC
-from archgen.metrics_facility import FACILITY
+from archgen.metrics_facility import FACILITY, RACK_INLETS
 from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
 from archgen.metrics_pools import POOLS
@@ -96,6 +96,7 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("rack", "optics_power", "W", "kW", 3, "Optics power", "Transceivers and active cable ends in the ports of "
            "the switches the rack holds, and in the NICs of systems whose maximum leaves them out (in its IT "
            "power).", _R),
+    *RACK_INLETS,  # the coolant and inlet air a rack accepts (archgen/metrics_facility.py)
     # clusters
     Metric("cluster", "accelerators", "", "", 0, "Accelerators", "Accelerators in the cluster.", _N),
     Metric("cluster", "nodes", "", "", 0, "Nodes", "Systems with accelerators.", _N),
@@ -227,9 +228,9 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("workload", "job_it_energy", "J", "MWh", 1, "Job IT energy", "The job's share of its cluster's maximum IT "
            "power (accelerators used over the cluster's) × time to train: the run's IT energy at maximum draw, an "
            f"upper bound (MLPerf Training's measured runs drew {MEASURED_SHARE} of their nodes' maximum, "
-           "docs/facility.md), "
-           "so a target it misses is not provided, never not met; without the PUE or goodput's lost time (the hall's "
-           "energy for the run, at the average load and with the PUE, is `job_energy`).", _OPS, _T, minimise=True),
+           "docs/facility.md), so a target it misses is not provided, never not met; without the PUE or goodput's "
+           "lost time (the hall's energy for the run, at the average load and with the PUE, is `job_energy`).", _OPS,
+           _T, minimise=True),
     Metric("workload", "checkpoint_blocking_time", "s", "s", 1, "Checkpoint blocking time", "What a checkpoint stops "
            "training for: its write, or the copy to host memory when asynchronous or in memory.", _GP, _T,
            sweep=False, minimise=True),
@@ -309,10 +310,9 @@ REGISTRY: tuple[Metric, ...] = (
            "cluster's maximum IT power, at the rack feeds; none where `power` is not provided) over tokens per "
            "second: IT energy at maximum draw, an upper bound (a target it misses is not provided); without the "
            "PUE and not at the typical draw `energy_cost_per_year` takes (the hall's energy at that draw and PUE "
-           "is `check`'s `facility_energy_per_million_tokens`). A serving job under "
-           "an arrival rate is charged that draw at any load (no source gives draw against load), so its figure "
-           "falls as 1 / rate until the replicas saturate: read it as the cost of the capacity held, not of the "
-           "work done.", _S, _T + _I),
+           "is `check`'s `facility_energy_per_million_tokens`). A serving job under an arrival rate is charged that "
+           "draw at any load (no source gives draw against load), so its figure falls as 1 / rate until the "
+           "replicas saturate: read it as the cost of the capacity held, not of the work done.", _S, _T + _I),
     Metric("point", "accelerators", "", "", 0, "Accelerators", "Accelerators the point uses.", _S, JOBS),
     *(Metric(subject, f"{name}_{end}", dim, unit, digits, f"{title} ({end})", f"The {end} end of {title.lower()} "
              f"over goodput's range across the rate sets ({why}).", _S if subject == "point" else _GP, _T,

@@ -1,7 +1,9 @@
 """The metric registry's facility metrics, declared as `archgen.metrics.REGISTRY` holds them (in its order).
 
 Split from `archgen.metrics` for its size only: the registry is one table (STYLE.md habit 13), and these are its
-rows for what a cluster draws from its hall and the hall's headrooms (`archgen.analyse.facility`).
+rows for what a cluster draws from its hall and the hall's headrooms (`archgen.analyse.facility`), and a rack's inlet
+temperatures, what it accepts of the hall's water and air (`archgen.analyse.rack`): the figures a hall's requirements
+and a vendor's deviation on them are stated in (`archgen gap`, newuser84).
 """
 
 from __future__ import annotations
@@ -10,6 +12,19 @@ from archgen.metric import Metric
 
 _N, _C, _FAC = "analyse/network.py", "analyse/cabling.py", "analyse/facility.py"
 _HALL = "analyse/hall_totals.py"
+
+#: A rack's inlet temperatures: what it accepts, so more is better (warmer water and air cool for less).
+RACK_INLETS: tuple[Metric, ...] = (
+    Metric("rack", "coolant_supply", "degC", "degC", 1, "Coolant supply accepted", "Warmest secondary coolant "
+           "supply the liquid-cooled parts accept (`cooling.liquid.supply`), as the design states it: what a hall's "
+           "requirement on warm-water cooling (`coolant_supply >= 40 degC`) judges; only on a rack with a liquid "
+           "loop (a glob over air-cooled racks is not applicable there). COOL004 judges what the hall delivers to "
+           "it.", "analyse/rack.py", maximise=True),
+    Metric("rack", "air_inlet_max", "degC", "degC", 1, "Inlet air allowed", "Warmest inlet air the rack's ASHRAE "
+           "air class allows (`cooling.air.class`: A1 32, A2 35, A3 40, A4 45 °C, TC 9.9 Thermal Guidelines, 5th "
+           "ed., 2021), derated 1 K per 300 m (A3 175 m, A4 125 m) above 900 m at its hall's altitude. COOL005 "
+           "judges the hall's air against it.", "analyse/rack.py", maximise=True),
+)
 
 FACILITY: tuple[Metric, ...] = (
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
@@ -20,8 +35,8 @@ FACILITY: tuple[Metric, ...] = (
            "steady, their load steps not judged (PWR022); not provided where the hall states no `peak_pue`.", _C),
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
-           "in `it_power`; not provided where a CDU states no `power` or the cluster buys no in-row CDU.",
-           "analyse/cdu_power.py"),
+           "in `it_power`; not provided where a CDU states no `power` (the reason names it) or the cluster buys "
+           "no in-row CDU.", "analyse/cdu_power.py"),
     Metric("cluster", "rack_cooling_power", "W", "kW", 1, "Rack cooling power", "Draw of the cooling units "
            "placed in the racks (in-rack CDUs: `CoolingUnit.power`) over every rack instance, as each rack's "
            "`rack_load` counts it: on the rack feeds, so in both headrooms and the UPS load, not in `it_power` (a "

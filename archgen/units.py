@@ -147,8 +147,12 @@ def format_quantity(q: pint.Quantity) -> str:
 
 
 def relative_change(base: pint.Quantity, new: pint.Quantity) -> float | None:
-    """(new - base) / |base|, or None where base is zero or of another dimension."""
-    if not new.is_compatible_with(base):
+    """(new - base) / |base|, or None where base is zero or of another dimension, or on an offset scale (°C, °F).
+
+    A temperature's zero is arbitrary, so 35 °C against 40 °C is no -12.5 % (and pint cannot take the difference back
+    to °C): `diff` shows its change in K and calls any change a change (a rack's `coolant_supply`, newuser84).
+    """
+    if not new.is_compatible_with(base) or _offset_unit(base) is not None:
         return None
     b = float(base.magnitude)
     return None if b == 0 else float((new - base).to(base.units).magnitude) / abs(b)

@@ -27,3 +27,24 @@ def cluster_cdu_power(a: ClusterAnalysis) -> Q | None:
             return None
         total = total + rack.cdu.power * units
     return total.to("kW")
+
+
+def no_cdu_power(a: ClusterAnalysis) -> str:
+    """Why the cluster has no `cdu_power`, naming each in-row CDU that states no `power`; '' where it has one.
+
+    A vendor's CDU whose datasheet leaves its draw out is what the partner must answer, so the reason names the part
+    and how many the cluster buys ("odm-cdu-1.2mw (2 bought for 8 odm-nvl72 racks) states no `power`"), where it read
+    "a CDU states no `power`" of any (newuser84's trial).
+    """
+    silent, bought = [], 0
+    for rid, n in sorted(a.cluster.rack_counts.items()):
+        rack = a.cluster.rack_types.get(rid)
+        units = cdu_units(rack, n) if rack is not None else 0
+        bought += units
+        if units and rack is not None and rack.cdu is not None and rack.cdu.power is None:
+            silent.append(f"{rack.cdu.id} ({units} bought for {n} {rid} rack{'s' * (n != 1)})")
+    if silent:
+        return (f"{', '.join(silent)} state{'s' * (len(silent) == 1)} no `power`, the electrical draw (pumps, "
+                "controls) its datasheet gives; state it on the CoolingUnit")
+    return "" if bought else "the cluster buys no in-row CDU (its racks name none, or place theirs in the rack)"
+

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.cdu_power import no_cdu_power
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
 from archgen.analyse.embodied import embodied_figures
@@ -103,6 +104,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         analysis.metrics.update(site)
         for name, reason in no_site.items():
             _withhold(ops, path, (name,), reason)
+        if "cdu_power" not in analysis.metrics and (pumps := no_cdu_power(analysis)):   # which CDU, where none
+            _withhold(ops, path, ("cdu_power",), pumps)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
         if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max):   # energy at maximum draw

@@ -19,7 +19,7 @@ from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, Switch, System
 from archgen.model.base import spare_units
-from archgen.model.facility import pressure_ratio
+from archgen.model.facility import allowable_air, pressure_ratio
 from archgen.quantity_ops import added
 from archgen.units import Q_, Q
 
@@ -121,11 +121,26 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None 
         "floor_load": space.floor_load,
         "accelerators": Q_(sum(p.part.accelerators for p in rack.items if isinstance(p.part, System)), ""),
     }
+    metrics |= inlets(rack)
     if cooling.rear_door is not None:
         metrics["heat_to_rear_door"] = cooling.rear_door.taken
     if power.conversion:
         metrics["conversion_capacity_usable"] = power.conversion.usable
     return RackAnalysis(rack, space, power, cooling, metrics)
+
+
+def inlets(rack: RackDesign) -> dict[str, Q]:
+    """What the rack accepts of its hall's coolant and air: `coolant_supply` (a liquid loop's only), `air_inlet_max`.
+
+    The coolant supply is the one the design states (`cooling.liquid.supply`, the warmest its trays accept); the air
+    is its ASHRAE class's allowable top at its hall's altitude (`model.facility.allowable_air`, sea level where the
+    rack names no hall). A hall's requirement and a vendor's deviation on either are judged on these (newuser84).
+    """
+    spec, fac = rack.spec.cooling, rack.facility
+    out = {"air_inlet_max": allowable_air(spec.air.class_, fac.altitude if fac is not None else None)[1]}
+    if spec.liquid is not None:
+        out["coolant_supply"] = spec.liquid.supply.to("degC")
+    return out
 
 
 def _space(rack: RackDesign) -> Space:

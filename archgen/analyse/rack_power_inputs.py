@@ -154,9 +154,11 @@ def add_power_inputs(assumed: dict[str, dict[str, tuple[str, ...]]], racks: Mapp
 
 #: A rack's metrics computed from its own figure groups (`Rack.assumed_figures`), with the group and the figures of
 #: it each rests on: the coolant flow carries the liquid heat at the loop's ΔT, the air flow the air heat at the air
-#: path's, and the weight and floor load hold the enclosure's empty weight (over its footprint).
+#: path's, and the weight and floor load hold the enclosure's empty weight (over its footprint); the inlets a rack
+#: accepts are its loop's supply and its air class as stated (newuser84).
 LOOP_METRICS = {"coolant_flow": ("cooling.liquid", ("delta_t", "coolant")), "air_flow": ("cooling.air", ("delta_t",)),
-                "weight": ("form_factor", ("weight",)), "floor_load": ("form_factor", ("weight", "width", "depth"))}
+                "weight": ("form_factor", ("weight",)), "floor_load": ("form_factor", ("weight", "width", "depth")),
+                "coolant_supply": ("cooling.liquid", ("supply",)), "air_inlet_max": ("cooling.air", ("class",))}
 
 
 def rack_loop_inputs(racks: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, ...]]]:

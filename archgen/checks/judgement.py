@@ -16,6 +16,7 @@ from archgen.binding import BoundRequirement
 from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
+from archgen.model.rack import Rack
 from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded, unsettled_note
 from archgen.model.workload import Workload, job_kind
 from archgen.perf.workload.bands import Band
@@ -115,9 +116,17 @@ def not_applicable(b: BoundRequirement, design: Design | None) -> str | None:
     The registry's jobs of a workload metric decide it (`metric.Metric.jobs`): `workload/*` with a cost per million
     tokens matches a collective (nccl-tests-like) job too, which has no tokens, so the requirement is not applicable
     there, never a REQ002 error per such job (nu64fix). A subject named exactly is still judged (REQ002 reports a
-    metric its job cannot have: the requirement is then a mistake).
+    metric its job cannot have: the requirement is then a mistake). Likewise `rack/*` with `coolant_supply` matches
+    the air-cooled network racks of a liquid-cooled design, which have no loop (newuser84).
     """
-    if design is None or not b.pattern or not b.subject.startswith("workload/"):
+    if design is None or not b.pattern:
+        return None
+    if b.subject.startswith("rack/") and b.req.metric == "coolant_supply":
+        rack = design.specs.get(b.subject.partition("/")[2])
+        if isinstance(rack, Rack) and rack.cooling.liquid is None:
+            return f"{b.subject} has no liquid loop (cooling.liquid): 'coolant_supply' is a liquid-cooled rack's"
+        return None
+    if not b.subject.startswith("workload/"):
         return None
     w, m = design.specs.get(b.subject.partition("/")[2]), lookup(b.subject, b.req.metric)
     if not isinstance(w, Workload) or m is None or not m.jobs:

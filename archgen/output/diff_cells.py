@@ -92,7 +92,8 @@ def metric_cells(c: MetricChange) -> tuple[str, str, str, str]:
         digits = max(digits, min(max(1 - math.floor(math.log10(abs(delta))), 0), 6))
     shown = [("—" if v is None else (shown_number(v, digits) + (f" {label}" if label else ""))) for v in (old, new)]
     # a percentage's change is in percentage points, beside the relative change in per cent
-    step = "points" if unit == "percent" else label
+    # a temperature's change is a difference, in K (°F's in its own degrees): a coolant supply 35 → 40 °C is +5 K
+    step = "points" if unit == "percent" else {"degC": "K", "degF": "°F (difference)"}.get(unit, label)
     change = "—" if delta is None else shown_number(delta, digits, sign=True) + (f" {step}" if step else "")
     rel = c.relative
     pct = "—" if rel is None else f"{rel * 100:+.{2 if abs(rel) < 0.01 else 1}f} %"

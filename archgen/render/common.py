@@ -120,7 +120,7 @@ def conventions() -> Section:
 
 
 #: The compliance matrix's status column (`requirements_table`).
-STATUS_COLUMN = 7
+STATUS_COLUMN = 8
 
 
 def judged(scope: Scope) -> list[tuple[Judgement, bool]]:
@@ -136,19 +136,21 @@ def requirements_table(scope: Scope) -> Table:
     Rows are `Run.requirements` (`checks.judgement.judge_all`), not judged again here: the status is the one
     `archgen check` reports, with the check that reports it (its finding's waiver shown), the reason where there is
     no value, the value in the target's unit with its band where it has one, and where the requirement is written.
+    The method that verifies each (`Requirement.verification`: analysis, test, inspection, demonstration) has its
+    own column, so a partner reads how a requirement is closed without its status having to say it (newuser84).
     """
     rows, anchors = [], []
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
         status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
         target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
-        rows.append((req.id, LEVELS[req.level], req.traced, req.basis, f"{req.metric} of {b.subject}",
-                     target, judged_value(o, b.subject), status, j.check, _reason(o, b.subject),
-                     where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
+        rows.append((req.id, LEVELS[req.level], req.traced, req.basis, req.verification,
+                     f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
+                     _reason(o, b.subject), where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
         anchors.append(fmt.slug(req.id if b.subject == scope.subject else f"{req.id} {b.subject}"))
-    cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Metric"),
-            Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"), Column("Reason"),
-            Column("Location"), Column("Refs"))
+    cols = (Column("REQ id"), Column("Level"), Column("Statement"), Column("Basis"), Column("Verified by"),
+            Column("Metric"), Column("Target"), Column("Computed (band)"), Column("Status"), Column("Check"),
+            Column("Reason"), Column("Location"), Column("Refs"))
     return Table("requirements", "Requirements compliance matrix", cols, tuple(rows), tuple(anchors),
                  status_column=STATUS_COLUMN)
 

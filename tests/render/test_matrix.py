@@ -163,3 +163,18 @@ def test_the_pdf_matrix_keeps_each_cell_apart(design, tmp_path):
                            "-"], capture_output=True, text=True, check=True).stdout
     assert "REQ004" in text and "at risk" in text
     assert re.findall(r"\b(?:SHALL|SHOULD)[A-Za-z]+", text) == []
+
+
+def test_each_row_says_how_the_requirement_is_verified(rendered):
+    """A "Verified by" column beside the basis, in the CSV and the workbook (newuser84: an ODM answering an RFQ from
+    the workbook read no method for a requirement verified by analysis, the default)."""
+    out, result = rendered
+    from openpyxl import load_workbook
+    method = {(j.bound.req.id, j.bound.subject): j.bound.req.verification for j in result.requirements}
+    for target in CLUSTERS:
+        rows = csv_rows(out, target)
+        assert list(rows[0])[3:6] == ["Basis", "Verified by", "Metric"]
+        assert all(r["Verified by"] == method[r["REQ id"], subject(r)] for r in rows)
+        assert {r["Verified by"] for r in rows} == {"analysis"}   # none of these specs names another method
+        header = next(load_workbook(out / target / f"{target}.xlsx")["requirements"].iter_rows(values_only=True))
+        assert header[3:6] == ("Basis", "Verified by", "Metric")
