@@ -17,10 +17,10 @@ from typing import Any
 
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
-from archgen.analyse.rack_ports import rack_ports
+from archgen.analyse.rack_ports import rack_ports, row_cdus
 from archgen.analyse.scaling import Scaling
 from archgen.build.clusters import placed_count
-from archgen.model import Switch
+from archgen.model import CoolingUnit, Switch
 from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -235,7 +235,7 @@ def control_plane(a: Any) -> Section:
             tiers = ", ".join(f"{t.switches * fa.planes} {t.name}" for t in fa.tiers)
             facts.append(f"Out-of-band management: fabric {s.id} ({tiers}) at {fmt.q(s.speed, digits=0)} per port, "
                          f"{fa.endpoint_ports:,} endpoint ports.")
-            facts += _address_budget(a, fa)
+            facts += _address_budget(a, fa) + _cdu_and_console(a, fa)
         for r in getattr(s, "reserved", ()):
             facts.append(f"Fabric {s.id}: {r.ports} leaf port(s) reserved for {r.name}.")
         ends = getattr(s, "endpoints", None)
@@ -274,6 +274,37 @@ def _address_budget(a: Any, fa: Any) -> list[str]:
     return [f"Fabric {spec.id}'s ports per rack, each with the smallest IPv4 subnet giving every port an address "
             f"beside the network, broadcast and gateway addresses: {', '.join(budget)}. One address a port is an "
             "assumption; addresses of the leaves' own uplinks and of devices outside the racks are not counted."]
+
+
+def _cdu_and_console(a: Any, fa: Any) -> list[str]:
+    """Where a management fabric's CDUs' management connections go, and the serial consoles it does not model.
+
+    A CDU's controller talks Modbus TCP, BACnet/IP or SNMP over Ethernet, or Modbus RTU over RS-485, to the
+    building-management system (APC InRow RC/RD/RP user's guide, Serial Modbus; Liebert IntelliSlot Modbus/BACnet
+    IP): a fabric takes them only where its spec says so (`endpoints.cooling`), and the document states which.
+    The switches' RJ45 serial console ports and any console servers are not modelled, and the document says so.
+    """
+    c, spec = a.cluster, fa.fabric.spec
+    in_rack = sum(n * sum(isinstance(p.part, CoolingUnit) for p in c.rack_types[rid].items)
+                  for rid, n in c.rack_counts.items())
+    in_row = sum(units for _, units in row_cdus(c).values())
+    out = []
+    if in_rack + in_row:
+        where = ", ".join(w for w in (f"{in_rack:,} in the racks" if in_rack else "",
+                                      f"{in_row:,} in the rows" if in_row else "") if w)
+        out.append(f"Fabric {spec.id} takes the management ports of the {in_rack + in_row:,} CDUs ({where}): "
+                   f"{fa.cdu_mgmt_ports:,} counted" + (", an in-row CDU's run being the floor's longest, its place in "
+                                                       "the row not stated." if in_row else ".")
+                   if spec.endpoints.cooling else
+                   f"The management connections of the {in_rack + in_row:,} CDUs ({where}) are left to the "
+                   f"building-management system: fabric {spec.id} neither counts nor cables them.")
+    switches = sum(n * sum(isinstance(p.part, Switch) for p in c.rack_types[rid].items)
+                   for rid, n in c.rack_counts.items())
+    if switches:
+        out.append(f"Serial consoles are not modelled: the console ports of the {switches:,} switches placed in the "
+                   "racks (an RJ45 serial port where a switch has one) and any console servers that would serve them "
+                   "are neither counted nor cabled.")
+    return out
 
 
 def software(a: Any, trained: tuple[Any, ...] = ()) -> Section:
