@@ -75,7 +75,8 @@ def growth(series: Scaling) -> tuple:
 def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
     """The reference-architecture sections, in the order a reference architecture gives them."""
     stacks = tuple(r for r in workloads_for(scope.run, a.cluster.spec.id) if r.switches)
-    out = [storage(a, scope.run.design.specs), control_plane(a), software(a, stacks), datacentre(scope, a)]
+    out = [storage(a, scope.run.design.specs), control_plane(a, scope.run.design.specs), software(a, stacks),
+           datacentre(scope, a)]
     bom = bom_by_size(series)
     if bom is not None:
         out.append(Section("bom-by-size", "Bill of materials by scalable-unit count").add(
@@ -211,8 +212,11 @@ def _used(per_acc: Any, n: int, stated: Any, unit: str, digits: int) -> str:
 
 # ------------------------------------------------------------------------------------------------ control plane
 
-def control_plane(a: Any) -> Section:
-    """Management machines as stated, and the management fabrics and reserved ports the design derives."""
+def control_plane(a: Any, specs: Any = None) -> Section:
+    """Management machines as stated, and the management fabrics and reserved ports the design derives.
+
+    With the run's `specs`, the NICs' own out-of-band ports their parts state are said not to be counted (`nic_oob`).
+    """
     c = a.cluster
     section = Section("control-plane", "Management rack and control plane")
     cp = c.spec.control_plane
@@ -235,7 +239,7 @@ def control_plane(a: Any) -> Section:
             tiers = ", ".join(f"{t.switches * fa.planes} {t.name}" for t in fa.tiers)
             facts.append(f"Out-of-band management: fabric {s.id} ({tiers}) at {fmt.q(s.speed, digits=0)} per port, "
                          f"{fa.endpoint_ports:,} endpoint ports.")
-            facts += _address_budget(a, fa) + _cdu_and_console(a, fa)
+            facts += _address_budget(a, fa) + _cdu_and_console(a, fa) + nic_oob(a, fa, specs)
         for r in getattr(s, "reserved", ()):
             facts.append(f"Fabric {s.id}: {r.ports} leaf port(s) reserved for {r.name}.")
         ends = getattr(s, "endpoints", None)
@@ -305,6 +309,29 @@ def _cdu_and_console(a: Any, fa: Any) -> list[str]:
                    "racks (an RJ45 serial port where a switch has one) and any console servers that would serve them "
                    "are neither counted nor cabled.")
     return out
+
+
+def nic_oob(a: Any, fa: Any, specs: Any) -> list[str]:
+    """The out-of-band ports of the placed systems' NICs whose parts state them, said not to be counted.
+
+    A BlueField-3 card has one 1GbE RJ45 port bridged to its BMC and Arm cores (NVIDIA BlueField BMC software, OOB
+    Network 3-Port Switch Control; BlueField BSP, OOB Ethernet Interface). Whether a system brings it out to a cable
+    (a GB200 compute tray's rear panel) no source read states, so no fabric counts it: the sentence gives how many.
+    """
+    if specs is None:
+        return []
+    by_part: dict[str, int] = {}
+    for nt in a.nodes:
+        for slot in nt.part.nics:
+            nic = specs.get(slot.part)
+            if getattr(nic, "management_ports", None):
+                by_part[slot.part] = by_part.get(slot.part, 0) + nt.count * slot.count * nic.management_ports
+    if not by_part:
+        return []
+    parts = ", ".join(f"{n:,} on {pid}" for pid, n in sorted(by_part.items()))
+    return [f"Not counted on fabric {fa.fabric.spec.id}: the out-of-band management ports of the nodes' own NICs, "
+            f"{sum(by_part.values()):,} as their parts state them ({parts}); whether the systems bring them out to "
+            "a cable is not stated."]
 
 
 def software(a: Any, trained: tuple[Any, ...] = ()) -> Section:

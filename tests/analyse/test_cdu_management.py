@@ -78,3 +78,15 @@ def test_stated_in_row_cdu_ports_are_cabled_at_no_rack(tmp_path):
     rows = [r for r in port_map(run.clusters[SU]).rows if r.a.device == "in-row-cdu-1.3mw management port"]
     assert len(rows) == 2 and all(r.a.u is None and "floor's longest run" in r.note for r in rows)
     assert "takes the management ports of the 2 CDUs (2 in the rows): 2 counted" in _facts(run)
+
+
+def test_bluefield_oob_ports_stated_and_said_not_counted(shipped):
+    """A BlueField-3 card's one 1GbE RJ45 OOB port (NVIDIA BlueField BMC software, OOB Network 3-Port Switch Control):
+    the GB200 SU's 8 racks x 18 compute trays x 2 BlueField-3 (gb200-compute-tray.yaml) = 288, not on the OOB."""
+    from archgen.render.reference import control_plane
+
+    a = shipped.clusters[SU]
+    text = " ".join(str(b) for b in control_plane(a, shipped.design.specs).blocks)
+    assert "the out-of-band management ports of the nodes' own NICs, 288 as their parts state them (288 on " \
+           "bluefield-3)" in text
+    assert _oob(shipped).endpoint_ports == 481                     # not counted
