@@ -90,3 +90,51 @@ def test_bluefield_oob_ports_stated_and_said_not_counted(shipped):
     assert "the out-of-band management ports of the nodes' own NICs, 288 as their parts state them (288 on " \
            "bluefield-3)" in text
     assert _oob(shipped).endpoint_ports == 481                     # not counted
+
+
+CDU_ETH = """kind: CoolingUnit
+id: cdu-eth
+name: In-rack CDU with one Ethernet management port (case part)
+source: [case file]
+type: in-rack-cdu
+capacity: 100 kW
+flow: 150 L/min
+mechanical: {height: 4 U, weight: 90 kg}
+management_ports: 1
+"""
+
+OOB_CLUSTER = """kind: Cluster
+id: c
+units:
+- id: su
+  racks:
+  - {rack: r, count: 2}
+layout:
+- {unit: su, count: 1}
+floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m}
+scale_up: {domain: node, size: 8, bandwidth: 900 GB/s}
+fabrics:
+- id: oob
+  topology: fat-tree
+  role: management
+  speed: 1 Gb/s
+  switch: sn2201
+  tiers: 1
+  endpoints: {nodes: false, cooling: true}
+  links:
+    access: [cat6a-1g]
+"""
+
+
+def test_in_rack_cdu_ports_stand_where_the_cdus_do(tmp_path):
+    """COOL012's rack with its 2 placed in-rack CDUs stating 1 port each: 2 racks x 2 = 4 ports, placed at U30/U34."""
+    from tests.conftest import case_files, run_specs
+
+    files = case_files("COOL012", "pass_in_rack_cdus_placed")
+    files["racks/r.yaml"] = files["racks/r.yaml"].replace("in-rack-cdu-100kw", "cdu-eth")
+    run = run_specs(tmp_path, {**files, "catalog/cdu.yaml": CDU_ETH, "clusters/c.yaml": OOB_CLUSTER})
+    fa = next(f for f in run.clusters["cluster/c"].fabrics if f.fabric.spec.id == "oob")
+    assert fa.endpoint_ports == fa.cdu_mgmt_ports == 2 * 2
+    rows = [r for r in port_map(run.clusters["cluster/c"]).rows if r.fabric == "oob"]
+    assert sorted((r.a.u, r.a.port) for r in rows) == [(30, "mgmt"), (30, "mgmt"), (34, "mgmt"), (34, "mgmt")]
+    assert all("CDU's management port: measured from where it stands" in r.note for r in rows)
