@@ -3,7 +3,7 @@
 A system's datasheet may state its rated air flow (`System.airflow`: DGX H100, 1,105 CFM at full load, DGX H100/H200
 User Guide); many class parts state none. Their fans still move air, so the stated flows are compared with the heat
 of the systems that state them, like with like: each such system's maximum draw less its liquid-cooled share
-(`analyse.bom.liquid_heat`'s rule), and the systems that state none are named as not judged. Switches, power
+(`analyse.cdu_units.liquid_heat`'s rule), and the systems that state none are named as not judged. Switches, power
 shelves and PDUs move their own air through their own fans and are not in either side (newuser29: 2 DGX H100 and 2
 HGX H200 in one rack were reported as moving 2,210 CFM for the 40.8 kW of all four).
 """

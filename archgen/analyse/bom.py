@@ -9,7 +9,7 @@ A rack's accessories (power cords, rail kits, blanking panels, fittings) are `an
 CDUs named in a rack type's liquid path (not placed in its slots) are bought per group: `cdu_count` CDUs serve
 `racks_per_cdu` racks of that type, so n racks take ⌊n / racks_per_cdu⌋ full groups; the last, partial group takes
 the fewest of its `cdu_count` CDUs whose capacity, less the spares its `cdu_redundancy` holds back, carries that
-group's liquid heat (`cdu_units`).
+group's liquid heat (`analyse.cdu_units`).
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING
 
 from archgen.analyse.bom_line import BomLine
 from archgen.analyse.cable_bins import copper_bins
+from archgen.analyse.cdu_units import cdu_units
 from archgen.analyse.fibre_cords import fibre_lines
 from archgen.analyse.fittings import cdu_power_gaps, fitting_gaps
 from archgen.analyse.network import ClusterAnalysis, FabricAnalysis
 from archgen.analyse.rack_accessories import cord_gaps, rack_accessories
 from archgen.build import RackDesign
 from archgen.model import CoolingUnit, Link, Switch, System
-from archgen.model.base import spare_units
 from archgen.model.network import COPPER_MEDIA
 from archgen.model.system import max_draw
 from archgen.open_item import OpenItem
@@ -65,26 +65,6 @@ def rack_bom(rack: RackDesign, specs: Specs) -> list[BomLine]:
 
 #: The note of a BOM line of switches that no rack holds (no rack position, enclosure or PDU of their own).
 UNRACKED = "not placed in a rack"
-
-
-def liquid_heat(rack: RackDesign) -> Q:
-    """Heat a rack rejects to liquid: each system's and switch's maximum draw x its liquid fraction."""
-    return added(Q_(0, "W"), (max_draw(p.part) * p.part.cooling.liquid_fraction for p in rack.items
-                              if isinstance(p.part, System | Switch))).to("kW")
-
-
-def cdu_units(rack: RackDesign, racks: int) -> int:
-    """CDUs that `racks` racks of this type need by the module docstring's rule; 0 without a CDU or with it placed."""
-    path, unit = rack.spec.cooling.liquid, rack.cdu
-    if path is None or unit is None or racks <= 0 or any(item.part.id == unit.id for item in rack.items):
-        return 0
-    full, rest = divmod(racks, path.racks_per_cdu)
-    if not rest:
-        return full * path.cdu_count
-    load = liquid_heat(rack) * rest
-    last = next((k for k in range(1, path.cdu_count)
-                 if unit.capacity * (k - spare_units(path.cdu_redundancy, k)) >= load), path.cdu_count)
-    return full * path.cdu_count + last
 
 
 def cdu_lines(a: ClusterAnalysis) -> list[BomLine]:

@@ -2,7 +2,7 @@
 
 An in-rack CDU is placed in the rack and draws from its power chain: its `power` is in the rack's load, input power
 and heat (`analyse.rack`), like any placed part. An in-row CDU stands outside the racks and draws from the hall's
-mechanical supply: a cluster's `cdu_power` is the CDUs it buys (`bom.cdu_units`) × their `power`, part of what the
+mechanical supply: a cluster's `cdu_power` is the CDUs it buys (`cdu_units.cdu_units`) × their `power`, part of what the
 hall's PUE adds to the IT power (`facility_power` − `it_power`), never added to the IT power. Where a CDU's
 catalog entry states no `power`, the figure that would hold it is said to leave it out (`fittings.cdu_power_gaps`): a
 rack's power counts an in-rack CDU without one as drawing nothing, and a cluster's `cdu_power` is not provided.
@@ -10,7 +10,7 @@ rack's power counts an in-rack CDU without one as drawing nothing, and a cluster
 
 from __future__ import annotations
 
-from archgen.analyse.bom import cdu_units
+from archgen.analyse.cdu_units import cdu_units
 from archgen.analyse.network import ClusterAnalysis
 from archgen.units import Q_, Q
 

@@ -37,7 +37,14 @@ from dataclasses import dataclass, field
 from archgen.analyse.fabric_nodes import node_management_ports, node_ports
 from archgen.analyse.nodes import NodeType, compute_node, count
 from archgen.analyse.ports import Problem
-from archgen.analyse.rack_ports import device_ports, rack_groups, rack_leaf_problems, unstated_power_parts
+from archgen.analyse.rack_ports import (
+    cdu_ports,
+    device_ports,
+    rack_groups,
+    rack_leaf_problems,
+    unstated_cdus,
+    unstated_power_parts,
+)
 from archgen.analyse.tier_problems import radix_problems, top_tier_ports, unbuilt_counts
 from archgen.analyse.tiers import TIERS, PlaneDemand, TierCount, leaf_tier
 from archgen.analyse.upper_tiers import Upper, spine_core_tiers, spine_tier
@@ -90,6 +97,10 @@ class FabricAnalysis:
     power_mgmt_ports: int = 0
     #: Power shelves and PDUs on `endpoints.power` whose part states no `management_ports`: none counted (NET032).
     power_mgmt_unstated: int = 0
+    #: Of `endpoint_ports`, the CDUs' management ports (`endpoints.cooling`): in-rack CDUs' and in-row CDUs'.
+    cdu_mgmt_ports: int = 0
+    #: CDUs on `endpoints.cooling` whose part states no `management_ports`: none counted (NET032).
+    cdu_mgmt_unstated: int = 0
     #: Access links over all planes, where ports at no node (reserved, extra) do not split evenly; else None.
     access_total: int | None = None
 
@@ -153,7 +164,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     planes = spec.planes
     # endpoints: node NIC ports of the role, switch management ports, extra and reserved ports
     ports_per_node, n_node_ports, node_problems = node_ports(design, fabric, nodes)
-    switch_ports = device_ports(cluster, spec.endpoints)   # switch, power-shelf and PDU management ports
+    switch_ports = device_ports(cluster, spec.endpoints)   # switch, power-shelf, PDU and CDU management ports
     reserved = sum(r.ports for r in spec.reserved)
     node_mgmt = node_management_ports(spec, nodes)   # BMC ports at the nodes (`endpoints.node_management`)
     endpoint_ports = n_node_ports + switch_ports + spec.endpoints.extra + node_mgmt
@@ -198,6 +209,9 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
                           power_mgmt_ports=device_ports(cluster, spec.endpoints, power_only=True),
                           power_mgmt_unstated=sum(sum(by.values())
                                                   for by in unstated_power_parts(cluster, spec.endpoints).values()),
+                          cdu_mgmt_ports=cdu_ports(cluster, spec.endpoints),
+                          cdu_mgmt_unstated=sum(sum(by.values())
+                                                for by in unstated_cdus(cluster, spec.endpoints).values()),
                           access_total=min(endpoint_ports + reserved, leaf.down_used * planes))
 
 

@@ -22,7 +22,8 @@ Naming and numbering:
   `reserved` ports such as UFM appliances) keep their leaf end, and their other end names what they are for. A
   switch's management port stands where the switch does (``<switch part>-<k>`` in its rack, port ``mgmt``) and its
   run is measured like any other; a port the spec states only as a count is not placed (no rack, no U) and its
-  length is the floor's longest run, as the BOM orders it (`analyse.placement.other_ends`).
+  length is the floor's longest run, as the BOM orders it (`analyse.placement.other_ends`); so is an in-row CDU's
+  management port (`endpoints.cooling`), the CDU's place in its row not being stated.
 
 Only fat trees are mapped; a rail-only fabric's runs are measured (`archgen.analyse.rail_layout`) but not numbered
 port by port, a torus or dragonfly is counted in the BOM with no runs, and the map says which fabrics it leaves out
@@ -43,6 +44,7 @@ from archgen.analyse.link_ends import connector_links, link_speed, links_per_cab
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.placement import access_ports, device_ends, other_ends
 from archgen.analyse.port_numbers import PortNumbering, port_names
+from archgen.analyse.rack_ports import row_cdus
 from archgen.analyse.tier_cabling import TierRuns
 from archgen.build import ClusterDesign, LinkOption
 from archgen.model import PDU, PowerShelf, Switch, System
@@ -248,9 +250,13 @@ def _extra_names(cluster: ClusterDesign, fa: FabricAnalysis, n: int) -> list[tup
     """What each access port that ends at no node is for, in `_ends`' order: switch management, extra, reserved."""
     spec = fa.fabric.spec
     switch_ports = max(fa.endpoint_ports - fa.node_ports - spec.endpoints.extra - fa.node_mgmt_ports, 0)
-    label = {"Switch": "switch", "PowerShelf": "power shelf", "PDU": "PDU"}
+    label = {"Switch": "switch", "PowerShelf": "power shelf", "PDU": "PDU", "CoolingUnit": "CDU"}
     kinds = [(f"{label.get(kind, kind)} management port", f"a {label.get(kind, kind)}'s management port", port)
-             for _, _, kind, port in device_ends(cluster, spec.endpoints)][:switch_ports]
+             for _, _, kind, port in device_ends(cluster, spec.endpoints)]
+    kinds += [(f"{pid} management port", "an in-row CDU's management port", "mgmt")   # at no rack (`other_ends`)
+              for pid, (part, units) in row_cdus(cluster).items()
+              for _ in range(units * (part.management_ports or 0) if spec.endpoints.cooling else 0)]
+    kinds = kinds[:switch_ports]
     kinds += [("switch management port", "a switch's management port", "mgmt")] * (switch_ports - len(kinds))
     kinds += [("node management port", "a node's management (BMC) port", "mgmt")] * fa.node_mgmt_ports
     kinds += [("other endpoint", "an endpoint other than a node, stated only as a count", "—")] * spec.endpoints.extra

@@ -11,8 +11,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 
 from archgen.analyse.air_flow import RatedAir, rated_air
-from archgen.analyse.bom import liquid_heat, rack_bom
+from archgen.analyse.bom import rack_bom
 from archgen.analyse.bom_line import BomLine
+from archgen.analyse.cdu_units import liquid_heat
 from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share
 from archgen.analyse.power_chain import Power, Stage, power_chain
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity

@@ -319,9 +319,9 @@ def missing_networks(ctx: Context) -> Iterator[Violation]:
 
 @check("NET032", "network.unstated_management_ports", severity="warning")
 def unstated_management_ports(ctx: Context) -> Iterator[Violation]:
-    """A management fabric taking the power parts' ports (`endpoints.power`) knows how many each part has.
+    """A management fabric taking power parts' or CDUs' ports (`endpoints.power`, `cooling`) knows each part's count.
 
-    Fix: state each power shelf's and PDU's `management_ports` from its datasheet (0 where it has no network port).
+    Fix: state each power shelf's, PDU's and CDU's `management_ports` from its datasheet (0 where it has none).
     """
     yield from management.unstated_power_ports(ctx)
 

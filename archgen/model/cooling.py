@@ -85,6 +85,11 @@ class CoolingUnit(Part):
     pumps: Pumps | None = Field(None, description="Pumps and their redundancy.")
     power: PowerOrZero | None = Field(None, description="Electrical draw (pumps, fans, controls).")
     mechanical: Mechanical | None = Field(None, description="Size and weight, for in-rack units.")
+    management_ports: int | None = Field(None, ge=0, le=16, description=(
+        "Network (Ethernet) management ports of the unit's controller, as its datasheet states them (Modbus TCP, "
+        "BACnet/IP or SNMP over RJ45): a management fabric with `endpoints.cooling` cables them to its leaves (an "
+        "in-rack CDU where it stands, an in-row one by the floor's longest run); 0: none (a serial RS-485 "
+        "building-management link only); not stated: none cabled, and NET032 says so on such a fabric."))
     rated_at: Conditions | None = Field(None, description=(
         "Conditions `capacity` is stated at, as the datasheet states them, e.g. {water: 32 degC}: a hall whose "
         "facility water is warmer (or air, or altitude higher) is a finding (COOL010) unless `derating` covers it."))

@@ -38,6 +38,11 @@ class Endpoints(Spec):
     power: bool = Field(False, description=(
         "The management ports of the power shelves and PDUs placed in the cluster's racks (OOB): each part's "
         "`management_ports`, none where its part states none."))
+    cooling: bool = Field(False, description=(
+        "The network management ports of the CDUs serving the cluster's racks (OOB): each CDU's `management_ports`, "
+        "an in-rack CDU's in its rack, an in-row CDU's (one per CDU the cluster buys) at a position not stated. "
+        "False (default): the CDUs' monitoring is left to the building-management system, and the control-plane "
+        "section says so."))
     node_management: int = Field(
         0, ge=0, le=64, description="Management ports per compute node (a system with accelerators) that are not its "
         "NICs, such as a GB200 compute tray's BMC port: each is cabled from where its node stands, so the port map "

@@ -195,6 +195,11 @@ class NIC(Part):
         "e.g. 'PCIe Gen5 x16'. 'PCIe GenN xW' (Gen3 to Gen6) bounds what the card carries to storage "
         "(docs/reliability.md); other text is descriptive."))
     power: PowerOrZero = Field(description="Maximum power, e.g. '25 W'.")
+    management_ports: int | None = Field(None, ge=0, le=4, description=(
+        "Out-of-band management ports of the card itself, as its documentation states them (a BlueField-3 DPU's "
+        "1GbE RJ45, bridged to its BMC and Arm cores); counted on no fabric, whether a system brings the port out "
+        "being unstated: the control-plane section gives how many the placed systems' cards state. Not stated: none "
+        "said."))
     transport: NetTransport | None = Field(None, description=(
         "The NCCL network transport that drives this adapter and the latency it declares. Read where the NIC "
         "attaches a cluster's compute fabric (the performance model's network latency per step); unset: NCCL's "

@@ -53,9 +53,35 @@ def cabling(a: Any) -> Section:
         Table("length-bins", "Cables per link type and length bin",
               (Column("Fabric"), Column("Tier"), Column("Link"), Column("Bin"),
                Column("Links", digits=0, align="right"), Column("Cables", digits=0, align="right")), tuple(bins)))
+    unplaced = unplaced_ends(a)
+    if unplaced:
+        section.add(Para("Access ports whose far end stands at no stated place are assumed the floor's longest run "
+                         "(corner to corner), as the bill of materials orders them; a run to a site core or meet-me "
+                         "room outside the floor is longer than assumed: " + "; ".join(unplaced) + "."))
     if cab.problems:
         section.add(Bullets(tuple(fmt.grouped_numbers(p.message) for p in cab.problems)))
     return section
+
+
+def unplaced_ends(a: Any) -> list[str]:
+    """Per fabric, its access runs with an end at no stated place and the length assumed for them, in words.
+
+    A fabric's north-south ports (`reserved` with `north_south: true`) are named apart: their far end is the site
+    core or the customer's edge, whose position no spec states (`analyse.cabling.floor_span` gives their length).
+    """
+    out = []
+    specs = {fa.fabric.spec.id: fa.fabric.spec for fa in a.fabrics}
+    for r in a.cabling.runs:
+        far = r.a_rack < 0
+        if r.tier != "access" or not far.any():
+            continue
+        north = sum(x.ports for x in getattr(specs.get(r.fabric), "reserved", ()) if x.north_south)
+        what = f"{north:,} north-south link(s) to the site core, its position not stated" if north else ""
+        rest = int(r.weight[far].sum()) - north
+        others = f"{rest:,} other port(s) stated only as a count or standing in no rack" if rest > 0 else ""
+        out.append(f"fabric {r.fabric}, {', '.join(w for w in (what, others) if w)}, "
+                   f"{float(r.length[far].max()):.1f} m each")
+    return out
 
 
 def geometry(floor: Any, scale_up: Any = None) -> str:

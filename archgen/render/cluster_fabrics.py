@@ -152,17 +152,20 @@ def _shape(fa: Any) -> str:
 def _other_endpoints(fa: Any) -> str:
     """The fabric's endpoint ports that are no node's NICs' (switch, power and node management, `endpoints.extra`)."""
     others = fa.endpoint_ports - fa.node_ports
-    unstated = getattr(fa, "power_mgmt_unstated", 0)
-    note = (f"; not counted: the management ports of {unstated:,} power shelves and PDUs whose parts state none "
-            "(NET032)") if unstated else ""
+    unstated, cdus = getattr(fa, "power_mgmt_unstated", 0), getattr(fa, "cdu_mgmt_unstated", 0)
+    note = ((f"; not counted: the management ports of {unstated:,} power shelves and PDUs whose parts state none "
+             "(NET032)") if unstated else "") + (
+        f"; not counted: the management ports of {cdus:,} CDUs whose parts state none (NET032)" if cdus else "")
     if others <= 0:
         return f"no other endpoint ports{note}, " if note else ""
     extra = min(getattr(getattr(fa.fabric.spec, "endpoints", None), "extra", 0) or 0, others)
     bmc = min(fa.node_mgmt_ports, others - extra)
     power = min(getattr(fa, "power_mgmt_ports", 0), others - extra - bmc)
-    switch = others - extra - bmc - power
+    cdu = min(getattr(fa, "cdu_mgmt_ports", 0), others - extra - bmc - power)
+    switch = others - extra - bmc - power - cdu
     what = [f"{switch:,} switch management" if switch > 0 else "",
             f"{power:,} power shelf and PDU management" if power else "",
+            f"{cdu:,} CDU management" if cdu else "",
             f"{bmc:,} node management (BMC)" if bmc else "", f"{extra:,} stated as a count" if extra else ""]
     return f"{others:,} other endpoint ports ({', '.join(w for w in what if w)}{note}), "
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from archgen.analyse.checkpoint_storage import node_fabric_rate, uplink_bound
 from archgen.analyse.goodput import storage_fabrics, storage_side, unbounded_why
-from archgen.analyse.rack_ports import rack_ports
+from archgen.analyse.rack_ports import rack_ports, row_cdus
 from archgen.analyse.scaling import Scaling
 from archgen.build.clusters import placed_count
-from archgen.model import Switch
+from archgen.model import CoolingUnit, Switch
 from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
@@ -75,7 +75,8 @@ def growth(series: Scaling) -> tuple:
 def sections(scope: Any, a: Any, series: Scaling | None) -> list[Section]:
     """The reference-architecture sections, in the order a reference architecture gives them."""
     stacks = tuple(r for r in workloads_for(scope.run, a.cluster.spec.id) if r.switches)
-    out = [storage(a, scope.run.design.specs), control_plane(a), software(a, stacks), datacentre(scope, a)]
+    out = [storage(a, scope.run.design.specs), control_plane(a, scope.run.design.specs), software(a, stacks),
+           datacentre(scope, a)]
     bom = bom_by_size(series)
     if bom is not None:
         out.append(Section("bom-by-size", "Bill of materials by scalable-unit count").add(
@@ -211,8 +212,11 @@ def _used(per_acc: Any, n: int, stated: Any, unit: str, digits: int) -> str:
 
 # ------------------------------------------------------------------------------------------------ control plane
 
-def control_plane(a: Any) -> Section:
-    """Management machines as stated, and the management fabrics and reserved ports the design derives."""
+def control_plane(a: Any, specs: Any = None) -> Section:
+    """Management machines as stated, and the management fabrics and reserved ports the design derives.
+
+    With the run's `specs`, the NICs' own out-of-band ports their parts state are said not to be counted (`nic_oob`).
+    """
     c = a.cluster
     section = Section("control-plane", "Management rack and control plane")
     cp = c.spec.control_plane
@@ -235,7 +239,7 @@ def control_plane(a: Any) -> Section:
             tiers = ", ".join(f"{t.switches * fa.planes} {t.name}" for t in fa.tiers)
             facts.append(f"Out-of-band management: fabric {s.id} ({tiers}) at {fmt.q(s.speed, digits=0)} per port, "
                          f"{fa.endpoint_ports:,} endpoint ports.")
-            facts += _address_budget(a, fa)
+            facts += _address_budget(a, fa) + _cdu_and_console(a, fa) + nic_oob(a, fa, specs)
         for r in getattr(s, "reserved", ()):
             facts.append(f"Fabric {s.id}: {r.ports} leaf port(s) reserved for {r.name}.")
         ends = getattr(s, "endpoints", None)
@@ -274,6 +278,60 @@ def _address_budget(a: Any, fa: Any) -> list[str]:
     return [f"Fabric {spec.id}'s ports per rack, each with the smallest IPv4 subnet giving every port an address "
             f"beside the network, broadcast and gateway addresses: {', '.join(budget)}. One address a port is an "
             "assumption; addresses of the leaves' own uplinks and of devices outside the racks are not counted."]
+
+
+def _cdu_and_console(a: Any, fa: Any) -> list[str]:
+    """Where a management fabric's CDUs' management connections go, and the serial consoles it does not model.
+
+    A CDU's controller talks Modbus TCP, BACnet/IP or SNMP over Ethernet, or Modbus RTU over RS-485, to the
+    building-management system (APC InRow RC/RD/RP user's guide, Serial Modbus; Liebert IntelliSlot Modbus/BACnet
+    IP): a fabric takes them only where its spec says so (`endpoints.cooling`), and the document states which.
+    The switches' RJ45 serial console ports and any console servers are not modelled, and the document says so.
+    """
+    c, spec = a.cluster, fa.fabric.spec
+    in_rack = sum(n * sum(isinstance(p.part, CoolingUnit) for p in c.rack_types[rid].items)
+                  for rid, n in c.rack_counts.items())
+    in_row = sum(units for _, units in row_cdus(c).values())
+    out = []
+    if in_rack + in_row:
+        where = ", ".join(w for w in (f"{in_rack:,} in the racks" if in_rack else "",
+                                      f"{in_row:,} in the rows" if in_row else "") if w)
+        out.append(f"Fabric {spec.id} takes the management ports of the {in_rack + in_row:,} CDUs ({where}): "
+                   f"{fa.cdu_mgmt_ports:,} counted" + (", an in-row CDU's run being the floor's longest, its place in "
+                                                       "the row not stated." if in_row else ".")
+                   if spec.endpoints.cooling else
+                   f"The management connections of the {in_rack + in_row:,} CDUs ({where}) are left to the "
+                   f"building-management system: fabric {spec.id} neither counts nor cables them.")
+    switches = sum(n * sum(isinstance(p.part, Switch) for p in c.rack_types[rid].items)
+                   for rid, n in c.rack_counts.items())
+    if switches:
+        out.append(f"Serial consoles are not modelled: the console ports of the {switches:,} switches placed in the "
+                   "racks (an RJ45 serial port where a switch has one) and any console servers that would serve them "
+                   "are neither counted nor cabled.")
+    return out
+
+
+def nic_oob(a: Any, fa: Any, specs: Any) -> list[str]:
+    """The out-of-band ports of the placed systems' NICs whose parts state them, said not to be counted.
+
+    A BlueField-3 card has one 1GbE RJ45 port bridged to its BMC and Arm cores (NVIDIA BlueField BMC software, OOB
+    Network 3-Port Switch Control; BlueField BSP, OOB Ethernet Interface). Whether a system brings it out to a cable
+    (a GB200 compute tray's rear panel) no source read states, so no fabric counts it: the sentence gives how many.
+    """
+    if specs is None:
+        return []
+    by_part: dict[str, int] = {}
+    for nt in a.nodes:
+        for slot in nt.part.nics:
+            nic = specs.get(slot.part)
+            if getattr(nic, "management_ports", None):
+                by_part[slot.part] = by_part.get(slot.part, 0) + nt.count * slot.count * nic.management_ports
+    if not by_part:
+        return []
+    parts = ", ".join(f"{n:,} on {pid}" for pid, n in sorted(by_part.items()))
+    return [f"Not counted on fabric {fa.fabric.spec.id}: the out-of-band management ports of the nodes' own NICs, "
+            f"{sum(by_part.values()):,} as their parts state them ({parts}); whether the systems bring them out to "
+            "a cable is not stated."]
 
 
 def software(a: Any, trained: tuple[Any, ...] = ()) -> Section:

@@ -131,7 +131,7 @@ def test_partial_cdu_group_sized_by_its_heat_and_redundancy(clusters):
     One GB200 NVL72 rack rejects about 112 kW to liquid (its trays' maximum draw x liquid fraction), well under one
     1.3 MW CDU: at N+1 the partial group still needs 2 (one is the spare), at N it needs 1.
     """
-    from archgen.analyse.bom import cdu_units, liquid_heat
+    from archgen.analyse.cdu_units import cdu_units, liquid_heat
 
     rack = clusters["cluster/gb200-nvl72-su"].cluster.rack_types["gb200-nvl72"]
     assert 0 < liquid_heat(rack).m_as("kW") < 1300

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from ruamel.yaml import YAML
 
 from archgen.pipeline import run
@@ -38,3 +39,22 @@ def test_front_end_without_them_says_so(tmp_path: Path) -> None:
     assert "north_south_bandwidth" not in r.metrics["cluster/c/fabric/storage"]
     found = [f for f in r.findings if f.id == "NET024" and f.object.startswith("cluster/c/")]
     assert [(f.object, f.severity) for f in found] == [("cluster/c/fabric/storage/north-south", "info")]
+
+
+def test_cabling_says_the_north_south_far_end_is_not_placed(tmp_path: Path) -> None:
+    """newuser82's leftover 4: the 4 north-south ports' run is the floor's longest, assumed, with the core unplaced.
+
+    Floor of the case: 2 racks at 600 mm pitch in one row, tray drop 1.5 m and archgen's default slack:
+    2 x 1.5 m + 0.6 m (the racks' span) + slack, the length `analyse.cabling.floor_span` gives.
+    """
+    from archgen.render.cabling import cabling
+
+    r = run([REPO / "specs", write_tree(tmp_path, _case("pass_management_and_converged_front_end"))], select=("NET",))
+    a = r.clusters["cluster/c"]
+    text = " ".join(str(b) for b in cabling(a).blocks)
+    [run_] = [t for t in a.cabling.runs if t.fabric == "storage" and t.tier == "access"]
+    span = float(run_.length[run_.a_rack < 0].max())
+    assert "fabric storage, 4 north-south link(s) to the site core, its position not stated" in text
+    assert f"{span:.1f} m each" in text
+    slack = a.cluster.spec.floor.slack.m_as("m")
+    assert span == pytest.approx(2 * 1.5 + 0.6 + slack)
