@@ -26,6 +26,7 @@ Neither stated, the depth is not provided, with why, never a default floor or id
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from archgen.analyse.conversion import shelf_loss
@@ -72,6 +73,42 @@ def _low(part: Any) -> Q:
     """A part's `low_draw`, else its maximum (a part stating neither adds no swing to the shelves' loss)."""
     low = low_draw(part)
     return max_draw(part) if low is None else low
+
+
+@dataclass(frozen=True)
+class PartsSwing:
+    """What a cluster's own parts state of its swing, at the rack feeds (PWR022 where the hall states none).
+
+    `depth`: the (maximum - `low_draw`) draw with the shelves' loss (`idle_swing`), None unless every system and
+    switch states a bound. `up`, `down`: the sum of every system's and switch's `power.smoothing` ramps x its count,
+    with the shelves' loss at that rate, None unless every one states both.
+    """
+
+    depth: Q | None
+    up: Q | None
+    down: Q | None
+
+
+def part_ramps(part: Any) -> tuple[Q, Q] | None:
+    """A part's stated `power.smoothing` (`ramp_up`, `ramp_down`), None unless it states both."""
+    sm = part.power.smoothing
+    return None if sm is None or sm.ramp_up is None or sm.ramp_down is None else (sm.ramp_up, sm.ramp_down)
+
+
+def parts_swing(specs: Any, a: Any) -> PartsSwing:
+    """The cluster's swing depth and ramps as its systems and switches state them (`PartsSwing`)."""
+    depth = idle_swing(specs, a)[0]
+    parts = [(line.quantity, part_ramps(part)) for line, part in stated_lines(specs, a)
+             if isinstance(part, System | Switch)]
+    if not parts or any(r is None for _, r in parts):
+        return PartsSwing(depth, None, None)
+    second, none = Q_(1, "s"), shelf_loss(a, lambda p: Q_(0, "kW"))   # the optics' loss, no ramp of its own
+
+    def at_feeds(end: int) -> Q:
+        rate = sum((r[end] * n for n, r in parts if r is not None), Q_(0, "kW/s"))
+        loss = shelf_loss(a, lambda p: r[end] * second if (r := part_ramps(p)) is not None else Q_(0, "kW")) - none
+        return (rate + loss / second).to("kW/s")
+    return PartsSwing(depth, at_feeds(0), at_feeds(1))
 
 
 def job_swing(specs: Any, a: Any, accelerators: int) -> tuple[dict[str, Q], str]:
