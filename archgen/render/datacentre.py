@@ -13,6 +13,7 @@ from archgen.analyse.hall_groups import candidate, fellows, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_heat import rack_heat
+from archgen.analyse.swing_phases import job_words
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.scope import feed_stages
 from archgen.checks.unit_rating import load_pf
@@ -64,10 +65,9 @@ def _smoothed(it_power: Any, smoothing: Any, own: Any = None) -> str:
 
 
 def _by_parts(parts: Any, hall: Any, smoothing: Any) -> str:
-    """The swing's depth and ramps as the cluster's own systems and switches state them (`job_swing.PartsSwing`).
+    """The swing's depth and ramps as the cluster's parts state them (`job_swing.PartsSwing`), the parts governing.
 
-    `hall`: the hall's floor's larger bound where it states one (the parts' governs, said), else None. The ramps are
-    the hall's `smoothing`'s where it states both, else the parts' summed.
+    `hall`: the hall's floor's larger bound, else None; the ramps the hall's `smoothing`'s where stated, else parts'.
     """
     if smoothing is not None and smoothing.ramp_up is not None and smoothing.ramp_down is not None:
         ramps = (f"a job's start or stop ramps at most {fmt.q(smoothing.ramp_up, 'kW/s', 1)} up and "
@@ -104,14 +104,15 @@ def load_swing(it_power: Any, periods: tuple[str, ...] = (), smoothing: Any = No
     return text
 
 
-def training_periods(run: Any, cluster_id: str) -> tuple[str, ...]:
-    """Each training job on the cluster that fits, with its swing period and frequency (`swing_period`), by id."""
+def training_periods(run: Any, cluster_id: str, a: Any = None) -> tuple[str, ...]:
+    """Each training job that fits: its swing period, and on cluster analysis `a` its phases and dip, by id."""
     out = []
     for path in sorted(run.workloads):
         r = run.workloads[path]
         est = r.estimate
         if est is not None and r.workload.cluster == cluster_id and (period := swing_period(est)):
-            out.append(f"{r.workload.id} {period}")
+            more = job_words(run.design.specs, a, est) if a is not None else ""
+            out.append(f"{r.workload.id} {period}" + (f", {more}" if more else ""))
     return tuple(out)
 
 
@@ -148,7 +149,7 @@ def datacentre(scope: Any, a: Any) -> Section:
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
             ("Load swing and ramp rate (MW, MW/s)", load_swing(m.get("it_power"),
-                                                               training_periods(scope.run, a.cluster.spec.id),
+                                                               training_periods(scope.run, a.cluster.spec.id, a),
                                                                _smoothing(a.cluster.facility),
                                                                parts_swing(scope.run.design.specs, a)))]
     section = Section("datacentre", "Data-centre requirements").add(
