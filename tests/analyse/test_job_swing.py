@@ -127,3 +127,22 @@ def test_the_parts_floor_bounds_the_swing_where_the_hall_states_none_and_the_sma
 
 def test_without_either_the_reason_names_the_part_smoothing_too(example) -> None:
     assert "`power.smoothing.floor`" in example.operations.withheld[JOB]["job_power_swing"]
+
+
+def test_a_tray_stating_its_smoothing_in_yaml_is_read_and_no_longer_named(tmp_path) -> None:
+    """The example SU with the GB300 compute tray restated (CAT007) with `power.smoothing: {floor: 0.8, ...}`: the
+    tray's least draw is read from YAML, so the reason names only the parts still stating neither bound."""
+    src = REPO / "examples" / "gb300-nvl72-su"
+    files = {str(p.relative_to(src)): p.read_text(encoding="utf-8") for p in src.rglob("*.yaml")}
+    tray = (REPO / "specs/catalog/systems/gb300-compute-tray.yaml").read_text(encoding="utf-8")
+    files["tray.yaml"] = tray.replace("  input: {type: dc}", "  smoothing: {floor: 0.8, source: test}\n"
+                                      "  input: {type: dc}", 1)
+    assert "smoothing" in files["tray.yaml"]
+    run = run_specs(tmp_path, files)
+    why = run.operations.withheld[JOB]["job_power_swing"]
+    assert "gb300-compute-tray" not in why and "nvlink5-switch-tray" in why
+    from archgen.analyse.job_swing import low_draw
+    from archgen.model import System
+    from archgen.model.system import max_draw
+    part = next(p for p in run.design.specs.of(System) if p.id == "gb300-compute-tray")
+    assert low_draw(part).m_as("kW") == pytest.approx(0.8 * max_draw(part).m_as("kW"))
