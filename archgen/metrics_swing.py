@@ -5,7 +5,7 @@ moves every GPU of a job between a compute-heavy and a communication-heavy phase
 AI Training Datacenters", Choukse et al., arXiv:2508.14318, abstract), so the site's draw swings once a step: these
 are the swing's frequency and the low-draw phase's share, as the performance model times the step
 (`perf.workload.swing_note.swing_metrics`), and its depth, where the hall states a power-smoothing floor or
-every part its idle draw (`analyse.job_swing`). docs/facility.md, "Load swing".
+every part its idle draw or its own floor (`analyse.job_swing`). docs/facility.md, "Load swing".
 """
 
 from __future__ import annotations
@@ -28,8 +28,16 @@ SWING: tuple[Metric, ...] = (
     Metric("workload", "job_power_swing", "W", "kW", 1, "Job power swing", "The most the job's draw can fall "
            "from a compute to a communication phase, an upper bound (a `<=` target it meets is met): the smaller of "
            "its share (accelerators used over the cluster's) of the maximum IT power x (1 - the hall's "
-           "`feeds.power_smoothing.floor`) and of every system's and switch's (maximum - `power.idle`) draw with "
-           "the shelves' loss (a running part draws at least its idle draw; optics taken not to swing); not "
-           "provided where neither is stated (no catalog part states `power.idle`).",
+           "`feeds.power_smoothing.floor`) and of every system's and switch's (maximum - least) draw with the "
+           "shelves' loss, its least the higher of `power.idle` and `power.smoothing.floor` x its maximum (a "
+           "running part draws at least that; optics taken not to swing) and, with ramps stated, of step / (1 / "
+           "ramp_up + 1 / ramp_down) (its fall and climb back fit in a step); not provided where none is stated "
+           "(no catalog part states any).",
            "analyse/job_swing.py", _T, sweep=False, minimise=True),
+    Metric("workload", "checkpoint_power_dip", "W", "kW", 1, "Checkpoint power dip", "The most the job's draw "
+           "falls while a blocking checkpoint holds its GPUs (`checkpoint_blocking_time`, once every "
+           "`checkpoint_interval`), an upper bound: the swing's depth (the hall's floor or the parts' least draw, as "
+           "`job_power_swing`) or, where ramps are stated, ramp_down x the blocking time, the smaller; its fall and "
+           "return each a step the hall's `feeds.load_step_limit` must accept; not provided where neither is stated "
+           "or the checkpoints block nothing.", "analyse/swing_phases.py", _T, sweep=False, minimise=True),
 )

@@ -10,17 +10,23 @@ stated figures bound it from below, each giving an upper bound on the swing, and
 - the hall's `feeds.power_smoothing.floor` (GB300 NVL72's power floor through NVML, or site energy storage;
   `model.smoothing`) holds the load at or above floor x the IT power while a job runs: the swing is at most the
   share x (1 - floor), the rule PWR022 judges the whole cluster's step with;
-- each system's and switch's `power.idle` (its draw powered on with no job running): a part in a communication
-  phase is powered on and running, so it draws at least that, and the swing is at most the share of the sum of
-  (maximum - idle) draw, with the power shelves' loss on that difference (`conversion.shelf_loss` at each draw).
-  The optics' draw is taken not to swing (a transceiver's lasers and DSP stay on through both phases; no spec
-  states their draw per phase). Only where every system and switch states it: no catalog part does today.
+- each system's and switch's own lower bound while it runs (`low_draw`): its `power.idle` (its draw powered on with
+  no job running: a part in a communication phase is powered on and running, so it draws at least that) or its
+  `power.smoothing.floor` x its maximum draw (a GB300 NVL72 tray's or shelf's own smoothing, nu81fix), the higher
+  where both are stated. The swing is at most the share of the sum of (maximum - that) draw, with the power
+  shelves' loss on that difference (`conversion.shelf_loss` at each draw). The optics' draw is taken not to swing
+  (a transceiver's lasers and DSP stay on through both phases; no spec states their draw per phase). Only where
+  every system and switch states one: no catalog part does today.
+
+Hall and parts both stated: each is an upper bound on the same swing, so the smaller governs,
+never a blend of the two.
 
 Neither stated, the depth is not provided, with why, never a default floor or idle share.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from archgen.analyse.conversion import shelf_loss
@@ -35,26 +41,74 @@ from archgen.units import Q_, Q
 NAMED = 4
 
 
+def low_draw(part: Any) -> Q | None:
+    """The least a running system or switch draws by its own spec; None where it states neither bound.
+
+    The higher of its `power.idle` and its `power.smoothing.floor` x its maximum draw, whichever it states.
+    """
+    idle = idle_draw(part)
+    sm = part.power.smoothing
+    floored = max_draw(part) * float(sm.floor) if sm is not None and sm.floor is not None else None
+    lows = [q for q in (idle, floored) if q is not None]
+    return max(lows, key=lambda q: q.m_as("W")) if lows else None
+
+
 def idle_swing(specs: Any, a: Any) -> tuple[Q | None, list[str]]:
-    """The cluster's (maximum - idle) draw at the rack feeds, and the parts stating no `power.idle` (then None)."""
+    """The cluster's (maximum - `low_draw`) draw at the rack feeds, and the parts stating neither (then None)."""
     total, missing = Q_(0, "kW"), set()
     for line, part in stated_lines(specs, a):
         if isinstance(part, System | Switch):
-            idle = idle_draw(part)
-            if idle is None:
+            low = low_draw(part)
+            if low is None:
                 missing.add(part.id)
             else:
-                total = total + (max_draw(part) - idle) * line.quantity
+                total = total + (max_draw(part) - low) * line.quantity
     if missing:
         return None, sorted(missing)
-    loss = shelf_loss(a) - shelf_loss(a, _idle)   # the optics' loss, the same at both draws, cancels
+    loss = shelf_loss(a) - shelf_loss(a, _low)   # the optics' loss, the same at both draws, cancels
     return (total + loss).to("kW"), []
 
 
-def _idle(part: Any) -> Q:
-    """A part's idle draw, else its maximum (a part stating none adds no swing to the shelves' loss)."""
-    idle = idle_draw(part)
-    return max_draw(part) if idle is None else idle
+def _low(part: Any) -> Q:
+    """A part's `low_draw`, else its maximum (a part stating neither adds no swing to the shelves' loss)."""
+    low = low_draw(part)
+    return max_draw(part) if low is None else low
+
+
+@dataclass(frozen=True)
+class PartsSwing:
+    """What a cluster's own parts state of its swing, at the rack feeds (PWR022 where the hall states none).
+
+    `depth`: the (maximum - `low_draw`) draw with the shelves' loss (`idle_swing`), None unless every system and
+    switch states a bound. `up`, `down`: the sum of every system's and switch's `power.smoothing` ramps x its count,
+    with the shelves' loss at that rate, None unless every one states both.
+    """
+
+    depth: Q | None
+    up: Q | None
+    down: Q | None
+
+
+def part_ramps(part: Any) -> tuple[Q, Q] | None:
+    """A part's stated `power.smoothing` (`ramp_up`, `ramp_down`), None unless it states both."""
+    sm = part.power.smoothing
+    return None if sm is None or sm.ramp_up is None or sm.ramp_down is None else (sm.ramp_up, sm.ramp_down)
+
+
+def parts_swing(specs: Any, a: Any) -> PartsSwing:
+    """The cluster's swing depth and ramps as its systems and switches state them (`PartsSwing`)."""
+    depth = idle_swing(specs, a)[0]
+    parts = [(line.quantity, part_ramps(part)) for line, part in stated_lines(specs, a)
+             if isinstance(part, System | Switch)]
+    if not parts or any(r is None for _, r in parts):
+        return PartsSwing(depth, None, None)
+    second, none = Q_(1, "s"), shelf_loss(a, lambda p: Q_(0, "kW"))   # the optics' loss, no ramp of its own
+
+    def at_feeds(end: int) -> Q:
+        rate = sum((r[end] * n for n, r in parts if r is not None), Q_(0, "kW/s"))
+        loss = shelf_loss(a, lambda p: r[end] * second if (r := part_ramps(p)) is not None else Q_(0, "kW")) - none
+        return (rate + loss / second).to("kW/s")
+    return PartsSwing(depth, at_feeds(0), at_feeds(1))
 
 
 def job_swing(specs: Any, a: Any, accelerators: int) -> tuple[dict[str, Q], str]:
@@ -66,18 +120,26 @@ def job_swing(specs: Any, a: Any, accelerators: int) -> tuple[dict[str, Q], str]
     it_power, facility = a.metrics.get("it_power"), a.cluster.facility
     if it_power is None:
         return {}, "the cluster's IT power, from which the job's share is taken, is not provided"
-    share = job_share(it_power, accelerators, a.accelerators).to("kW")
-    bounds = []
-    sm = facility.feeds.power_smoothing if facility is not None and facility.feeds is not None else None
-    if sm is not None and sm.floor is not None:
-        bounds.append(share * (1 - float(sm.floor)))
-    above_idle, missing = idle_swing(specs, a)
-    if above_idle is not None:
-        bounds.append(job_share(above_idle, accelerators, a.accelerators))
+    bounds, share, missing = _bounds(specs, a, accelerators)
     if bounds:
-        return {"job_power_swing": min(bounds, key=lambda q: q.m_as("kW")).to("kW")}, ""
+        return {"job_power_swing": min(bounds.values(), key=lambda q: q.m_as("kW")).to("kW")}, ""
     hall = f"facility '{facility.id}'" if facility is not None else "the cluster's hall (it names none)"
     named = ", ".join(missing[:NAMED]) + (f" and {len(missing) - NAMED} more" if len(missing) > NAMED else "")
-    return {}, (f"{hall} states no `feeds.power_smoothing.floor`, and {named} state no `power.idle` (no part states "
+    return {}, (f"{hall} states no `feeds.power_smoothing.floor`, and {named} state no `power.idle` or "
+                "`power.smoothing.floor` (no part states "
                 "its draw in a communication phase), so what the job's draw falls to is not known; the swing is at "
                 f"most its share of the IT power at maximum draw, {kw(share)}")
+
+
+def _bounds(specs: Any, a: Any, accelerators: int) -> tuple[dict[str, Q], Q, list[str]]:
+    """The hall's and the parts' bounds on the job's swing, by which states it; the job's share; the parts missing."""
+    facility = a.cluster.facility
+    share = job_share(a.metrics["it_power"], accelerators, a.accelerators).to("kW")
+    bounds: dict[str, Q] = {}
+    sm = facility.feeds.power_smoothing if facility is not None and facility.feeds is not None else None
+    if sm is not None and sm.floor is not None:
+        bounds["hall"] = share * (1 - float(sm.floor))
+    above_low, missing = idle_swing(specs, a)
+    if above_low is not None:
+        bounds["parts"] = job_share(above_low, accelerators, a.accelerators)
+    return bounds, share, missing

@@ -47,6 +47,7 @@ from archgen.analyse.spare_parts import no_turnaround
 from archgen.analyse.storage_demand import storage_demand
 from archgen.analyse.sustainability import job_site_figures, site_figures
 from archgen.analyse.sweep_inputs import usd_per_hour
+from archgen.analyse.swing_phases import checkpoint_dip, job_ramps, ramped_swing
 from archgen.build import Design
 from archgen.model import Model
 from archgen.model.sweep_axes import FACILITY_FIELDS
@@ -65,6 +66,8 @@ from archgen.perf.workload.run_figures import (
 from archgen.units import Q_, Q
 from archgen.validate import Specs
 
+#: Why a job's `checkpoint_power_dip` is not provided where its checkpoints block for no time.
+NOTHING_BLOCKS = "its checkpoints block its GPUs for no time (written asynchronously), so they make no dip"
 #: A cluster's figures taken from its largest training job here (with `tco_per_goodput_accelerator_hour`, computed
 #: from them); the metric registry names this module as their source.
 LARGEST_JOB_METRICS = ("goodput", "goodput_low", "goodput_high", "checkpoint_interval")
@@ -195,10 +198,20 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     "it_power", f"cluster '{a.cluster.spec.id}' has no IT power"))
             elif "time_to_train" in ops.withheld.get(path, {}):
                 _withhold(ops, path, ("job_it_energy",), ops.withheld[path]["time_to_train"])
-            swing, no_swing = job_swing(design.specs, a, est.accelerators)
-            extra |= swing   # the step's swing depth above the hall's smoothing floor
-            if no_swing:
+            swing, no_swing = job_swing(design.specs, a, est.accelerators)   # its depth: floor or parts' least
+            ramps = job_ramps(design.specs, a, est.accelerators)   # and where ramps are stated, how far they reach
+            extra |= checkpoint_dip(extra, swing.get("job_power_swing"), ramps)
+            if (step := est.metrics.get("step_time")) is not None and ramps is not None:
+                swing = {"job_power_swing": min([*swing.values(), ramped_swing(ramps, step)],
+                                                key=lambda q: q.m_as("kW"))}
+            extra |= swing
+            if not swing:
                 _withhold(ops, path, ("job_power_swing",), no_swing)
+            if "checkpoint_power_dip" not in extra:   # why: the depth's, else the blocking time's
+                block = extra.get("checkpoint_blocking_time")
+                _withhold(ops, path, ("checkpoint_power_dip",), no_swing if block is not None and block.m > 0 else
+                          NOTHING_BLOCKS if block is not None else ops.withheld.get(path, {}).get(
+                              "checkpoint_blocking_time", "its checkpoint blocking time is not provided"))
         spent = job_energy(cost, _pue(a), est.accelerators, a.accelerators, raw_tps, run) if cost is not None else {}
         extra |= spent
         if not spent and raw_tps is not None and raw_tps.m > 0:

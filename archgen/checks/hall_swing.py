@@ -21,6 +21,7 @@ from typing import Any
 
 from archgen.analyse.facility import ups_output
 from archgen.analyse.hall_groups import fellows
+from archgen.analyse.job_swing import PartsSwing
 from archgen.checks.registry import Violation
 from archgen.checks.scope import it_floor
 from archgen.display import kw
@@ -57,23 +58,28 @@ def _margin(hall: Any, bound: Q, limit: Q) -> tuple[str, str]:
             + ") are stated nowhere and add to the step the supply sees, so they must fit in that margin")
 
 
-def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
+def step_within(path: str, c: Any, it_power: Q, limit: Q, parts: PartsSwing | None = None) -> Violation:
     """PWR022 on `feeds.load_step_limit`: the largest step the specs bound, against it.
 
-    The step is the larger of a training step's swing (IT power x (1 - `power_smoothing.floor`), or the whole IT
-    power where no floor is stated) and a job's start or stop (the whole IT power, unless both ramps are stated),
-    each over `feeds.distribution_efficiency` where stated (`ups_output`). A swing stated above the limit: an error.
-    The bound within: an info finding with the margin the unstated UPS and transformer losses must fit in. Above it
-    on the whole IT power: a warning, not provided (not "not met"): the draw the load falls to is stated nowhere.
+    The step is the larger of a training step's swing and a job's start or stop (the whole IT power, unless both ramps
+    are stated, the hall's or, where it states none, every part's), each over `feeds.distribution_efficiency` where
+    stated (`ups_output`). The swing is the smaller of the IT power x (1 - `power_smoothing.floor`) and the parts' own
+    bound (`parts.depth`: each system and switch no lower than its `power.idle` or `power.smoothing.floor` x its
+    maximum, nu81fix), the one that is smaller governing and said; neither stated, at most the whole IT power. A
+    swing stated above the limit: an error. The bound within: an info finding with the margin the unstated UPS and
+    transformer losses must fit in. Above it on the whole IT power: a warning, not provided (not "not met"): the
+    draw the load falls to is stated nowhere.
     """
     hall, cid = c.cluster.facility, c.cluster.spec.id
     sm = hall.feeds.power_smoothing
     floor = sm.floor if sm is not None else None
-    ramped = sm is not None and sm.ramp_up is not None and sm.ramp_down is not None
+    own = parts.depth if parts is not None else None
+    by_parts = sm is None or sm.ramp_up is None or sm.ramp_down is None   # the parts' ramps stand in for the hall's
+    ramped = (not by_parts) or (parts is not None and parts.up is not None)
     stated = f"facility '{hall.id}''s `feeds.load_step_limit` {kw(limit)}"
     words = f"the {kw(limit)} load step facility '{hall.id}''s supply accepts"
     whole, whole_w = _over(hall, it_power)
-    if sm is None:   # the hall states no smoothing: the step is at most the IT power (newuser70's words)
+    if sm is None and own is None and not ramped:   # nothing states a smoothing: the step is at most the IT power
         step = ups_output(it_power, hall).to("kW")
         text = f"a job's start or stop steps the load by at most the cluster's IT power {kw(it_power)}"
         if step <= limit:
@@ -88,16 +94,17 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
                          public=f"not provided: {text}{whole_w}, above {words}; the step is that draw less what the "
                          "load falls to, which the design does not state (the parts' idle power, a power smoothing "
                          f"floor), so whether it exceeds the limit is not known; {UNSMOOTHED_WORDS}")
-    depth = it_power * (1 - float(floor)) if floor is not None else None
+    depth, (swing, swing_w) = swing_depth(it_power, floor, own)
     deep, deep_w = _over(hall, depth) if depth is not None else ("", "")
-    swing, swing_w = (f"a training step's swing is at most the IT power {kw(it_power)} x (1 - the smoothing's floor "
-                      f"{floor:g}) = {kw(depth)}" if depth is not None else "a training step's swing is not "
-                      f"provided ({no_floor}), so at most the whole IT power" for no_floor in (
-                          "`feeds.power_smoothing` states no `floor`", "the power smoothing states no floor"))
-    ends, ends_w = ("a job's start or stop ramps at the smoothing's " + ramps if ramped else
+    source = (("the parts' stated `power.smoothing` `ramp_up` and `ramp_down`", "the parts' stated ramp-up and "
+               "ramp-down rates") if by_parts else ("the smoothing's `ramp_up` and `ramp_down`",
+                                                    "the smoothing's ramp-up and ramp-down rates"))
+    ends, ends_w = ("a job's start or stop ramps at " + ramps if ramped else
                     f"a job's start or stop steps the load by up to the IT power {kw(it_power)}{w} (the smoothing "
-                    f"states no {ramps})" for ramps, w in (("`ramp_up` and `ramp_down`", whole),
-                                                           ("ramp-up and ramp-down rates", whole_w)))
+                    f"states no {ramps})" for ramps, w in ((source[0] if ramped else "`ramp_up` and `ramp_down`",
+                                                            whole),
+                                                           (source[1] if ramped else "ramp-up and ramp-down rates",
+                                                            whole_w)))
     if depth is not None and (at := ups_output(depth, hall).to("kW")) > limit:
         return Violation(path, cid, ("facility",), f"{swing}{deep}, above {stated}; {ends}", at, limit.to("kW"),
                          severity="error", public=f"{swing_w}{deep_w}, above {words}; {ends_w}")
@@ -112,6 +119,28 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q) -> Violation:
                      bound, limit.to("kW"), severity="warning", public=f"not provided: {swing_w}{deep_w}; {ends_w}: a "
                      f"step of up to {kw(bound)}, above {words}, whose size rests on the draw the load falls to, "
                      "which the design does not state")
+
+
+def swing_depth(it_power: Q, floor: float | None, own: Q | None) -> tuple[Q | None, tuple[str, str]]:
+    """A training step's swing bound and its words (the team's, the customer's): the hall's floor's or the parts'.
+
+    Both stated, each bounds the same swing, so the smaller governs and the finding says which (nu81fix).
+    """
+    hall = it_power * (1 - float(floor)) if floor is not None else None
+    if hall is None and own is None:
+        return None, ("a training step's swing is not provided (`feeds.power_smoothing` states no `floor`), so at "
+                      "most the whole IT power", "a training step's swing is not provided (the power smoothing "
+                      "states no floor), so at most the whole IT power")
+    if own is None or (hall is not None and hall <= own):
+        assert hall is not None and floor is not None
+        gov = "" if own is None else f"; the parts' own bound, {kw(own)}, is larger, so the hall's floor governs"
+        text = (f"a training step's swing is at most the IT power {kw(it_power)} x (1 - the smoothing's floor "
+                f"{floor:g}) = {kw(hall)}{gov}")
+        return hall, (text, text)
+    gov = "" if hall is None else f"; the hall's floor's bound, {kw(hall)}, is larger, so the parts' governs"
+    head = f"a training step's swing is at most {kw(own)}, each system and switch drawing no less than its stated "
+    return own, (f"{head}`power.idle` or `power.smoothing.floor` x its maximum (with the shelves' loss){gov}",
+                 f"{head}idle power or power-smoothing floor (with the power shelves' loss){gov}")
 
 
 def step_unknown(path: str, c: Any, limit: Q) -> Violation:
@@ -134,10 +163,11 @@ def step_unknown(path: str, c: Any, limit: Q) -> Violation:
                      f"{UNSMOOTHED_WORDS}")
 
 
-def ramp_within(path: str, c: Any, limit: Q) -> Violation:
+def ramp_within(path: str, c: Any, limit: Q, parts: PartsSwing | None = None) -> Violation:
     """PWR022 on `feeds.ramp_rate_limit`: the smoothing's faster ramp, over the distribution's efficiency, against it.
 
-    Both ramps stated: the faster above the limit an error, within it an info finding. Either unstated: a warning,
+    Both ramps stated: the faster above the limit an error, within it an info finding. The hall stating neither, the
+    parts' summed ramps stand in where every system and switch states both (`PartsSwing`, nu81fix). Else a warning,
     not provided: a job's start or stop is then a step, its rate not bounded by any spec. The ramps are the IT load's
     (the GPUs' rates x their count); the supply's ramp is at most that over `feeds.distribution_efficiency`.
     """
@@ -145,18 +175,23 @@ def ramp_within(path: str, c: Any, limit: Q) -> Violation:
     sm, eff = hall.feeds.power_smoothing, hall.feeds.distribution_efficiency
     stated = f"facility '{hall.id}''s `feeds.ramp_rate_limit` {limit.to('kW/s').m:,.1f} kW/s"
     accepts = f"the {limit.to('kW/s').m:,.1f} kW/s ramp facility '{hall.id}''s supply accepts"
-    if sm is None or sm.ramp_up is None or sm.ramp_down is None:
+    if sm is not None and sm.ramp_up is not None and sm.ramp_down is not None:
+        up, down, whose, said_whose = sm.ramp_up, sm.ramp_down, "the smoothing's", "the smoothing's"
+    elif parts is not None and parts.up is not None and parts.down is not None:
+        up, down = parts.up, parts.down
+        whose, said_whose = "the parts' summed `power.smoothing`", "the parts' summed"
+    else:
         rest = ", so a job's start or stop is a step of up to the whole IT power, its rate bounded by no spec"
         return Violation(path, cid, ("facility",), f"not provided: the load's ramp against {stated}: "
                          f"`feeds.power_smoothing` states no `ramp_up` and `ramp_down`{rest}", None, limit.to("kW/s"),
                          severity="warning", public=f"not provided: the load's ramp against {accepts}: the power "
                          f"smoothing states no ramp-up and ramp-down rates{rest}")
-    fast = max(sm.ramp_up, sm.ramp_down, key=lambda q: q.m_as("kW/s"))
-    which = "ramp_up" if fast is sm.ramp_up else "ramp_down"
+    fast = max(up, down, key=lambda q: q.m_as("kW/s"))
+    which = "ramp_up" if fast is up else "ramp_down"
     at = fast.to("kW/s") if eff is None else (fast / float(eff)).to("kW/s")
     rest = f" {fast.to('kW/s').m:,.1f} kW/s, the faster of its ramps" + (
         "" if eff is None else f", {at.m:,.1f} kW/s over the distribution's efficiency {float(eff):g}")
-    words, said = f"the smoothing's `{which}`{rest}", f"the smoothing's {which.replace('_', '-')} rate{rest}"
+    words, said = f"{whose} `{which}`{rest}", f"{said_whose} {which.replace('_', '-')} rate{rest}"
     if at.m_as("kW/s") <= limit.m_as("kW/s"):
         return Violation(path, cid, ("facility",), f"{words}, within {stated}", at, limit.to("kW/s"),
                          severity="info", public=f"{said}, within {accepts}")
@@ -209,11 +244,14 @@ def hall_step(clusters: dict[str, Any], path: str, c: Any) -> Violation | None:
                      public=f"{head}the {kw(limit)} load step the hall's supply accepts{tail}")
 
 
-def swing_judged(path: str, c: Any, it_power: Q | None) -> Iterator[Violation]:
-    """PWR022's findings on each limit the hall states (`step_within`, `step_unknown`, `ramp_within`)."""
+def swing_judged(path: str, c: Any, it_power: Q | None, parts: PartsSwing | None = None) -> Iterator[Violation]:
+    """PWR022's findings on each limit the hall states (`step_within`, `step_unknown`, `ramp_within`).
+
+    `parts`: what the cluster's own systems and switches state of the swing (`job_swing.parts_swing`).
+    """
     feeds = c.cluster.facility.feeds
     if feeds.load_step_limit is not None:
-        yield step_within(path, c, it_power, feeds.load_step_limit) if it_power is not None else \
+        yield step_within(path, c, it_power, feeds.load_step_limit, parts) if it_power is not None else \
             step_unknown(path, c, feeds.load_step_limit)
     if feeds.ramp_rate_limit is not None:
-        yield ramp_within(path, c, feeds.ramp_rate_limit)
+        yield ramp_within(path, c, feeds.ramp_rate_limit, parts)

@@ -13,6 +13,7 @@ from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
 from archgen.analyse.facility import ups_factor, ups_recharge, usable_units
+from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -129,7 +130,7 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
         judged = [(what, f"{label} {kind}", load) for key, label, kind, redundancy, units, load, what in feed_stages(c)
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
         if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
-            yield from swing_judged(path, c, c.metrics.get("it_power"))
+            yield from swing_judged(path, c, c.metrics.get("it_power"), parts_swing(ctx.design.specs, c))
             if (step := hall_step(ctx.clusters, path, c)) is not None:   # the peers in its hall, summed
                 yield step
         elif judged:

@@ -16,6 +16,7 @@ from archgen.model.cost import Price
 from archgen.model.embodied import EmbodiedCarbon
 from archgen.model.field_types import Fraction, RackHeight
 from archgen.model.reliability import FailureRate
+from archgen.model.smoothing import PartSmoothing
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.spec_paths import names_a_field
 from archgen.units import Mass, Power, PowerOrZero, Q, Temperature, Voltage, Volume
@@ -325,6 +326,11 @@ class Electrical(Spec):
     idle: PowerOrZero | None = Field(None, description=(
         "Draw powered on with no job running, when published; the hours a cluster idles (its facility's "
         "`utilisation`) are costed at it, else at the average draw (assumed)."))
+    smoothing: PartSmoothing | None = Field(None, description=(
+        "How the part holds its own draw steady while a job runs (GB300 NVL72 power smoothing: a GPU floor and "
+        "ramp rates through NVML, energy storage in the power shelves), e.g. {floor: 0.8, source: ...}: with "
+        "`idle`, a bound on how far its draw falls in a training step's communication phase (`job_power_swing`; "
+        "PWR022 where the hall states no `feeds.power_smoothing.floor`). Not stated: no floor is taken."))
     max_basis: Literal["stated", "psu-rating", "psu-active", "placeholder"] = Field("stated", description=(
         "What `max` is: 'stated', a maximum draw a source states (or derives, as the part's notes say); "
         "'psu-rating', a power-supply rating standing in where no maximum draw is published (an upper bound, not a "

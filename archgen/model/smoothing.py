@@ -8,6 +8,12 @@ https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-po
 (Power Smoothing: a floor in percent of the module's power, ramp-up and ramp-down rates in W/s; NVML API Reference,
 https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). None has a published default for a site:
 the hall states what its design sets, for its whole IT load, and PWR022 judges the swing with it.
+
+A part may state its own (`power.smoothing`, `PartSmoothing`, nu81fix): the blog's PSUs "with energy storage" sit in
+the rack's power shelves, and NVML's floor and ramps are the GPU's, so a compute tray or a rack's power shelf carries
+them, not the hall. The blog publishes no floor, ramp rate or stored energy for a shipped configuration (it gives
+only "reduce peak grid demand by up to 30%"), so no catalog part states one: the part states what its smoothing
+profile or shelf sets, with its `source`.
 """
 
 from __future__ import annotations
@@ -39,3 +45,20 @@ class PowerSmoothing(Spec):
         "The fastest the whole load falls, e.g. '2 MW/s' (the GPUs' ramp-down rate x their count, or the site "
         "storage's): a job's stop or crash is a ramp at it, not a step."))
     source: str = Field("", description="Where the settings come from (the smoothing profile, the BESS design).")
+
+
+class PartSmoothing(Spec):
+    """How a part holds its own draw steady while a job runs (`power.smoothing`): its floor and ramp rates."""
+
+    floor: PositiveFraction | None = Field(None, description=(
+        "The share of the part's maximum draw (`power.max`) it is held at or above while a job runs, e.g. 0.8: a "
+        "compute tray's NVML power-smoothing floor as a share of the tray's draw (NVML states it as a percent of the "
+        "GPU module's power: a tray whose CPUs, NICs and fans are not floored holds less), or what a power shelf's "
+        "energy storage holds at its input. A job's swing is then at most the part's (1 - floor) x its draw "
+        "(`job_power_swing`, PWR022 where the hall states no floor of its own)."))
+    ramp_up: PowerRate | None = Field(None, description=(
+        "The fastest the part's draw rises, e.g. '5 kW/s' (its GPUs' NVML ramp-up rate x their count): the "
+        "cluster's load rises at most at the sum over its parts."))
+    ramp_down: PowerRate | None = Field(None, description=(
+        "The fastest the part's draw falls, e.g. '5 kW/s' (its GPUs' NVML ramp-down rate x their count)."))
+    source: str = Field("", description="Where the settings come from (the smoothing profile, the shelf's datasheet).")

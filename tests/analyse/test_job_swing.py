@@ -87,3 +87,62 @@ def test_parts_stating_their_idle_draw_bound_the_swing(tmp_path, monkeypatch) ->
     whole = swing(0.0, None, "zero")                                  # idle 0: every system and switch's draw
     assert swing(0.5, None, "half") == pytest.approx(whole / 2)      # linear in the idle share
     assert swing(0.5, 0.9, "floored") == pytest.approx(min(whole / 2, 0.1 * 1216.8), rel=1e-4)   # the smaller
+
+
+def test_a_part_states_its_own_smoothing_floor(tmp_path) -> None:
+    """nu81fix: GB300 NVL72's smoothing is the trays' and shelves' (NVIDIA Technical Blog 2025, "How New GB300 NVL72
+    Features Provide Steady Power for AI"; NVML's floor and ramps are per GPU), so a part states it as
+    `power.smoothing`; its floor x its maximum draw is the least it draws while running, the higher of that and
+    `power.idle` where both are stated."""
+    from archgen.analyse.job_swing import low_draw
+    from archgen.model import System
+    from archgen.model.system import max_draw
+
+    run = _example(tmp_path, None)
+    tray = next(p for p in run.design.specs.of(System) if p.id == "gb300-compute-tray")
+    assert low_draw(tray) is None                       # the catalog tray states neither
+    power = tray.power.model_validate({**tray.power.model_dump(), "smoothing": {"floor": 0.8, "source": "test"}})
+    floored = tray.model_copy(update={"power": power})
+    assert low_draw(floored).m_as("W") == pytest.approx(0.8 * max_draw(tray).m_as("W"))
+    idle = power.model_copy(update={"idle": max_draw(tray) * 0.9})
+    assert low_draw(tray.model_copy(update={"power": idle})).m_as("W") == pytest.approx(0.9 * max_draw(tray).m_as("W"))
+
+
+def test_the_parts_floor_bounds_the_swing_where_the_hall_states_none_and_the_smaller_governs(tmp_path, monkeypatch):
+    """Every system and switch floored at 0.8 of its maximum: the swing is 0.2 of their summed draw (shelf loss
+    included, optics not swinging), the same as their idle draw at 0.8 would give; with a hall floor of 0.9 too, the
+    hall's 0.1 x the job's IT power is the smaller and governs; with a hall floor of 0.5 the parts' governs."""
+    from archgen.analyse import job_swing
+    from archgen.model.system import max_draw
+
+    monkeypatch.setattr(job_swing, "low_draw", lambda p: max_draw(p) * 0.8)
+    parts = _example(tmp_path / "parts", None).workloads[JOB].estimate.metrics["job_power_swing"].m_as("kW")
+    hall = _example(tmp_path / "hall", 0.9)
+    it = hall.metrics[CLUSTER]["it_power"].m_as("kW")
+    assert parts < 0.2 * it                                      # the optics' draw does not swing
+    assert hall.workloads[JOB].estimate.metrics["job_power_swing"].m_as("kW") == pytest.approx(min(parts, 0.1 * it))
+    low = _example(tmp_path / "low", 0.5).workloads[JOB].estimate.metrics["job_power_swing"].m_as("kW")
+    assert low == pytest.approx(parts)
+
+
+def test_without_either_the_reason_names_the_part_smoothing_too(example) -> None:
+    assert "`power.smoothing.floor`" in example.operations.withheld[JOB]["job_power_swing"]
+
+
+def test_a_tray_stating_its_smoothing_in_yaml_is_read_and_no_longer_named(tmp_path) -> None:
+    """The example SU with the GB300 compute tray restated (CAT007) with `power.smoothing: {floor: 0.8, ...}`: the
+    tray's least draw is read from YAML, so the reason names only the parts still stating neither bound."""
+    src = REPO / "examples" / "gb300-nvl72-su"
+    files = {str(p.relative_to(src)): p.read_text(encoding="utf-8") for p in src.rglob("*.yaml")}
+    tray = (REPO / "specs/catalog/systems/gb300-compute-tray.yaml").read_text(encoding="utf-8")
+    files["tray.yaml"] = tray.replace("  input: {type: dc}", "  smoothing: {floor: 0.8, source: test}\n"
+                                      "  input: {type: dc}", 1)
+    assert "smoothing" in files["tray.yaml"]
+    run = run_specs(tmp_path, files)
+    why = run.operations.withheld[JOB]["job_power_swing"]
+    assert "gb300-compute-tray" not in why and "nvlink5-switch-tray" in why
+    from archgen.analyse.job_swing import low_draw
+    from archgen.model import System
+    from archgen.model.system import max_draw
+    part = next(p for p in run.design.specs.of(System) if p.id == "gb300-compute-tray")
+    assert low_draw(part).m_as("kW") == pytest.approx(0.8 * max_draw(part).m_as("kW"))

@@ -92,3 +92,59 @@ def test_a_step_limit_without_the_it_power_is_not_provided_with_smoothing_too(tm
     ramp, step = sorted((f for f in run.findings if f.id == "PWR022"), key=lambda f: f.limit.m)   # kW/s, kW
     assert step.severity == "warning" and step.value is None and step.message.startswith("not provided")
     assert ramp.severity == "info" and ramp.value.m_as("kW/s") == pytest.approx(10)
+
+
+def _floored(monkeypatch, share: float | None, ramp: str | None = None) -> None:
+    """Every system and switch states its own smoothing (nu81fix; no catalog part does): a floor of `share` of its
+    maximum draw, and `ramp` (both ways) where given."""
+    from archgen.analyse import job_swing
+    from archgen.model.system import max_draw
+
+    if share is not None:
+        monkeypatch.setattr(job_swing, "low_draw", lambda p: max_draw(p) * share)
+    if ramp is not None:
+        monkeypatch.setattr(job_swing, "part_ramps", lambda p: (Q_(ramp), Q_(ramp)))
+
+
+def test_the_parts_floor_bounds_the_swing_where_the_hall_states_none(tmp_path, monkeypatch) -> None:
+    """A hall stating only its step limit, its racks' parts floored at 0.7: the swing is 0.3 of the systems' and
+    switches' draw with its shelf loss, here 0.3 x the IT power (two racks, no fabric: no optics, which would not
+    swing), 81.4 kW, an error over 50 kW."""
+    _floored(monkeypatch, 0.7)
+    it, [f] = _pwr022(tmp_path, "{load_step_limit: 50 kW}")
+    assert f.severity == "error" and f.value.m_as("kW") == pytest.approx(0.3 * it.m_as("kW"))
+    assert "`power.smoothing.floor`" in f.message and "governs" not in f.message
+
+
+def test_hall_and_parts_floors_the_smaller_governs_and_is_named(tmp_path, monkeypatch) -> None:
+    """Hall 0.9 (27.1 kW) and parts 0.7 (81.4 kW): the hall's governs, within 50 kW, the finding the whole-load start
+    or stop's (no ramps stated); hall 0.5 (135.7 kW): the parts' 81.4 kW governs, an error."""
+    _floored(monkeypatch, 0.7)
+    it, [f] = _pwr022(tmp_path, "{load_step_limit: 50 kW, power_smoothing: {floor: 0.9}}")
+    assert "x (1 - the smoothing's floor 0.9) = 27.1 kW; the parts' own bound, 81.4 kW, is larger, so the hall's " \
+        "floor governs" in f.message and f.severity == "warning"
+    _, [g] = _pwr022(tmp_path / "b", "{load_step_limit: 50 kW, power_smoothing: {floor: 0.5}}")
+    assert "the hall's floor's bound, 135.7 kW, is larger, so the parts' governs" in g.message
+    assert g.severity == "error" and g.value.m_as("kW") == pytest.approx(it.m_as("kW") * 0.3)
+
+
+def test_the_parts_ramps_summed_stand_in_for_the_halls(tmp_path, monkeypatch) -> None:
+    """Each system and switch ramping at 100 W/s: the cluster's load at the sum x count with the shelves' loss on it
+    (2 racks of 18 trays, 9 switch trays and 2 SN2201: 58 parts, 5.8 kW/s at their inputs; the 54 on the busbar add
+    their shelves' loss, 5.4 kW/s x (1 / efficiency - 1))."""
+    _floored(monkeypatch, None, "100 W/s")
+    _, [f] = _pwr022(tmp_path, "{ramp_rate_limit: 1 kW/s}")
+    assert f.severity == "error" and "the parts' summed `power.smoothing` `ramp_" in f.message
+    assert 5.8 < f.value.m_as("kW/s") < 5.8 + 5.4 * 0.05
+
+
+def test_the_document_row_takes_the_parts_bound_where_the_hall_states_no_floor() -> None:
+    from archgen.analyse.job_swing import PartsSwing
+
+    parts = PartsSwing(Q_(81.4, "kW"), Q_(6, "kW/s"), Q_(6, "kW/s"))
+    row = load_swing(Q_(271.3, "kW"), (), None, parts)
+    assert row.startswith("depth at most 81.4 kW") and "6.0 kW/s up" in row and "states no `feeds" in row
+    hall = load_swing(Q_(271.3, "kW"), (), PowerSmoothing(floor=0.5), parts)   # 135.7 kW: the parts' governs
+    assert "below the hall's floor's bound 135.7 kW: the parts' governs" in hall
+    tight = load_swing(Q_(271.3, "kW"), (), PowerSmoothing(floor=0.9), parts)  # 27.1 kW: the hall's governs
+    assert tight.startswith("depth at most 27.1 kW") and "81.4 kW is larger: the hall's governs" in tight

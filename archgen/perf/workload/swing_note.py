@@ -70,4 +70,6 @@ def swing_note(est: Estimate) -> str:
     return (f"load swing: the job's GPUs move together between compute and communication phases once a step "
             f"(arXiv:2508.14318), so its draw swings with a period of the step time, {period}{split}; the swing's "
             "depth and its ramp rate are not provided here: no spec states a part's draw per phase (`archgen check` "
-            "gives `job_power_swing` where the hall states a `feeds.power_smoothing.floor`; docs/facility.md)")
+            "gives `job_power_swing` and `checkpoint_power_dip` where the hall states a `feeds.power_smoothing` "
+            "floor or ramps, or every system and switch its `power.idle` or own `power.smoothing`; "
+            "docs/facility.md)")
