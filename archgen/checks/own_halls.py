@@ -139,12 +139,12 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
             unsplit = ("the cluster's draw outside its racks' own figures (optics outside systems, switches in no "
                        "rack, storage, shelf loss" + (", in-row CDU pumps)" if ups and pumps else ")"))
             yield from _judge(path, c, k, f"{label} load of hall '{hid}''s racks{'' if ups else optimistic}",
-                              _unit_load(fac, draw, ups, pue), None if rest is None else
-                              _unit_load(fac, draw + rest, ups, pue), usable.to("kW"),
+                              unit_load(fac, draw, ups, pue), None if rest is None else
+                              unit_load(fac, draw + rest, ups, pue), usable.to("kW"),
                               f"its facility '{fac.id}''s usable {label} capacity {kw(usable)} {basis}", unsplit)
 
 
-def _unit_load(fac: Any, draw: Q, ups: bool, pue: Any) -> Q:
+def unit_load(fac: Any, draw: Q, ups: bool, pue: Any) -> Q:
     """What a hall's `draw` at the rack feeds puts on its UPS (`ups_output`), else on its generators and utility.
 
     The latter: x `pue` (the facility's `peak_pue`, else its annual PUE) with its UPS battery recharge.

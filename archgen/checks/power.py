@@ -24,6 +24,7 @@ from archgen.checks.psu_bound import unconfirmed_texts
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
 from archgen.checks.scope import over_hall
+from archgen.checks.ups_distribution import lossless_distribution
 from archgen.model import Facility
 
 
@@ -390,11 +391,9 @@ def ups_distribution(ctx: Context) -> Iterator[Violation]:
     PWR011 holds the UPS modules to the rack feeds' load over `feeds.distribution_efficiency` (PDU transformers,
     busway, panels: a three-phase 300 kVA dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)).
     Unstated, the distribution is taken as lossless and the UPS load is a lower bound: an info finding on each
-    cluster in such a hall, never a default efficiency (`power_figures.lossless_distribution`).
+    cluster in such a hall (on a floor of halls naming their own facilities, each of those), never a default.
 
     Fix: state `feeds.distribution_efficiency` from the transformers' and busway's datasheets at the load.
     """
     for path, c in ctx.clusters.items():
-        hall = c.cluster.facility
-        if hall is not None and hall.feeds is not None and (v := pf.lossless_distribution(path, c)) is not None:
-            yield v
+        yield from lossless_distribution(path, c)

@@ -367,22 +367,3 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
                                 public=f"the parts fed from outside the rack include '{ref}', which "
                                        + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))
-
-
-def lossless_distribution(path: str, c: Any) -> Violation | None:
-    """PWR011's info finding where the hall states UPS modules but not the distribution's efficiency below them.
-
-    The UPS output feeds the racks through PDU transformers, busway and panels that lose power (a three-phase
-    300 kVA low-voltage dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)); unstated, the UPS
-    load is the rack feeds' load, the distribution taken as lossless, and the finding says so: not a default.
-    """
-    hall = c.cluster.facility
-    if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
-        return None
-    said = (f"facility '{hall.id}''s UPS modules are judged on the rack feeds' load with the distribution between "
-            "them (PDU transformers, busway, panels) taken as lossless: {} is not stated, so the UPS load is a lower "
-            "bound (a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
-            "10 CFR 431.196(a)(2))")
-    return Violation(path, c.cluster.spec.id, ("facility",),
-                     said.format("`feeds.distribution_efficiency`") + "; state it from the datasheets",
-                     severity="info", public=said.format("the distribution's efficiency"))

@@ -18,6 +18,7 @@ from archgen.checks.unit_rating import load_pf
 from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
+from archgen.render.own_hall_rows import NOT_THIS, hall_unit_rows, site_power_rows
 from archgen.render.rack_cooling import water_rows
 from archgen.units import apparent_power
 
@@ -130,7 +131,8 @@ def datacentre(scope: Any, a: Any) -> Section:
     feeds = hall.feeds
     peers = tuple(c.cluster.spec.id for p, c in fellows(scope.run.clusters, a.cluster.path).items()
                   if p != a.cluster.path)
-    ups, gens, utility = _carried(a, peers)
+    own = any(a.cluster.hall_facilities)   # halls naming their own facilities: this one judges none of them
+    ups, gens, utility = (NOT_THIS,) * 3 if own and feeds is not None else _carried(a, peers)
     rows: list[tuple[str, str]] = [
         ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
         ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
@@ -144,6 +146,9 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m, peers, a.typical_from_max)
+    if own:   # IT power x the halls' PUE (`site_facility_power`), not this facility's
+        site = site_power_rows(a, m, STEADY_POWER)
+        rows = [(label, site.get(label, value)) for label, value in rows]
     if totals := _totals(a, m, peers, scope.run.clusters):
         rows.append(("Hall totals (clusters deployed together)", totals))
     rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
@@ -156,8 +161,11 @@ def datacentre(scope: Any, a: Any) -> Section:
              ("Floor rating", fmt.q(hall.floor_rating, "kg/m**2", 0))]
     rows += [(label, fmt.q(q, unit, 0)) for label, q, unit in (
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
-    return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
-                             tuple(rows)))
+    section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE, tuple(rows)))
+    if own_rows := hall_unit_rows(a):
+        section.add(Table("dc-own-halls", "Each hall's own facility: its racks against its UPS and generator sets",
+                          ITEM_VALUE, own_rows))
+    return section
 
 
 def _totals(a: Any, m: dict, peers: tuple[str, ...], clusters: dict) -> str:
