@@ -120,3 +120,32 @@ def test_hall_totals_are_not_provided_where_a_listed_cluster_stands_in_the_build
     r = _site(tmp_path, deployed_a="deployed: [c, d]\n", more=OTHER)
     m = r.metrics["cluster/d"]
     assert not {"hall_it_power", "hall_facility_power", "hall_facility_energy_per_year"} & set(m)
+
+
+def _shared(tmp_path, capacity: str, more: str = ""):
+    """Both buildings on one campus connection; the campus facility names none (before: nothing judged)."""
+    conn = f", shared_utility: {{id: campus-138kv, capacity: {capacity}}}"
+    text = (HALL.format(id="building-a", pue=1.2, peak=1.3, extra=conn, deployed="")
+            + HALL.format(id="building-b", pue=1.2, peak=1.3, extra=conn, deployed="")
+            + HALL.format(id="campus", pue=1.6, peak=1.9, extra="", deployed="") + CLUSTER + more)
+    return [f for f in run_specs(tmp_path, {"specs.yaml": text}).findings
+            if f.id == "PWR011" and "campus-138kv" in f.message]
+
+
+def test_halls_sharing_a_utility_connection_over_it_on_their_racks_alone_is_pwr011(tmp_path) -> None:
+    """Each building's rack 131.6 kW x its peak PUE 1.3 = 171.1 kW; two on a 300 kW connection: 342.2 kW, an error."""
+    (f,) = _shared(tmp_path, "300 kW")
+    assert f.severity == "error" and f.key == "floor.halls[a].facility"
+    assert f.value.m_as("kW") == pytest.approx(2 * 131.596 * 1.3, abs=0.01)
+
+
+def test_halls_sharing_a_connection_within_it_on_their_racks_are_not_judged_past_them(tmp_path) -> None:
+    """Within 1 MW on the racks' 342.2 kW: the rest (not split by hall) and other halls' clusters are not summed."""
+    (f,) = _shared(tmp_path, "1 MW")
+    assert f.severity == "info" and "not judged past" in f.message
+
+
+def test_a_cluster_on_a_connection_that_another_clusters_halls_share_is_told_it_is_not_judged(tmp_path) -> None:
+    """Cluster d names building a: the connection's load holds c's halls, not split by hall, so d's is not judged."""
+    got = {f.object: f for f in _shared(tmp_path, "1 MW", more=OTHER)}
+    assert got["cluster/d"].severity == "info" and "cluster 'c' has halls on it" in got["cluster/d"].message
