@@ -22,7 +22,7 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
     in-row (docs/facility.md). On a floor some of whose halls name their own facility (`floor.halls[].facility`)
     the cluster's facility holds none of them, so its headrooms are not provided (hall29: `it_capacity_headroom`
     was the cluster's facility's capacity less every hall's load); each hall is judged against its own
-    (`checks.scope.by_hall`, `checks.own_halls`).
+    (`checks.hall_load.by_hall`, `checks.own_halls`).
     """
     hall, out = a.cluster.facility, {}
     if any(a.cluster.hall_facilities):

@@ -1,6 +1,6 @@
 """Each hall's own facility (`floor.halls[].facility`): COOL009's air side and PWR011's units, hall by hall.
 
-PWR010 and COOL009's cooling capacity hold each hall that names a facility to that facility (`scope.by_hall`); the
+PWR010 and COOL009's cooling capacity hold each hall that names a facility to that facility (`hall_load.by_hall`); the
 air side and the UPS modules, generator sets and utility feeds are judged the same way here. A hall's racks (their
 draw `hall_power.<hall>`, their heat to air `analyse.rack_heat.hall_rack_heat`) are a floor under the hall's share;
 the cluster's draw outside its racks' own figures (optics outside systems, switches in no rack, storage, shelf loss;

@@ -25,10 +25,10 @@ from archgen.checks.hall_figures import (
     utility_not_stated,
     utility_unjudged,
 )
+from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
-from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
 from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_left_out
@@ -161,7 +161,7 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases:
 
     For the UPS the floor is over `feeds.distribution_efficiency` where stated (`ups_factor`), as its load is.
 
-    Above the usable capacity an error on the floor alone; within it an info finding, not judged (`scope.it_floor`).
+    Above the usable capacity an error on the floor alone; within it an info finding, not judged (`hall_load.it_floor`).
     """
     hall, (basis, said) = c.cluster.facility, bases   # `said`: the basis in the customer's words
     if floor is None:

@@ -13,7 +13,7 @@ from archgen.analyse.hall_groups import candidate, fellows, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.rack_heat import rack_heat
 from archgen.analyse.unracked import unracked_words
-from archgen.checks.scope import feed_stages
+from archgen.checks.hall_load import feed_stages
 from archgen.checks.unit_rating import load_pf
 from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
@@ -213,7 +213,7 @@ _NO_RECHARGE = " (the UPS batteries' recharge after a ride-through left out: not
 def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
     """What PWR011 compared for the UPS, generator and utility rows: usable capacity, load and headroom ('' unstated).
 
-    The figures are PWR011's own (`usable_units`, `checks.scope.feed_stages`), so a pass shows the margin it rests
+    The figures are PWR011's own (`usable_units`, `checks.hall_load.feed_stages`), so a pass shows the margin it rests
     on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
     Generators and utility feeds judged on the annual PUE (the hall states no `peak_pue`) say so and that the margin
     is optimistic, as PWR011's info finding does; and where the hall's UPS modules state no charging power, that

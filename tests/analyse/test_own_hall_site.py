@@ -149,3 +149,15 @@ def test_a_cluster_on_a_connection_that_another_clusters_halls_share_is_told_it_
     """Cluster d names building a: the connection's load holds c's halls, not split by hall, so d's is not judged."""
     got = {f.object: f for f in _shared(tmp_path, "1 MW", more=OTHER)}
     assert got["cluster/d"].severity == "info" and "cluster 'c' has halls on it" in got["cluster/d"].message
+
+
+def test_a_cluster_naming_a_building_is_told_of_another_clusters_hall_in_it(tmp_path) -> None:
+    """Building a (200 kW): d's 135.7 kW fits alone, with c's hall a (131.6 kW of racks) it does not: both warned.
+
+    Before, only c's hall was warned (`peers_over` counts d); d, naming the building as its facility, summed only
+    the run's clusters naming it so, and passed.
+    """
+    r = _site(tmp_path, deployed_a="critical_it_power: 200 kW\n", more=OTHER)
+    got = {f.object: f for f in r.findings if f.id == "PWR010" and f.severity != "info"}
+    assert sorted(got) == ["cluster/c", "cluster/d"] and got["cluster/d"].severity == "warning"
+    assert "'c' hall 'a' 131.6 kW" in got["cluster/d"].message
