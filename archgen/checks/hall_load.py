@@ -92,7 +92,9 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
         if draw > limit:
             yield (path, c, at, f"{own} exceeds {against} by {kw(draw - limit)}, before the cluster's "
                    "share not split by hall", draw.to("kW"), limit.to("kW"), None)
-        elif peers := peers_over(clusters, path, k, hall, draw, limit, against):   # its facility's other racks
+            continue
+        peers = peers_over(clusters, path, k, hall, draw, limit, against)   # its facility's other racks
+        if peers and peers[2] != "info":
             yield (path, c, at, f"{own}: {peers[0]}", peers[1], limit.to("kW"), peers[2])
         elif rest is None or draw + rest > limit:
             most = "its share of the rest is not provided" if rest is None else (
@@ -101,6 +103,8 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
                 f"{kw(draw + rest)}")
             yield (path, c, at, f"{own} is within {against}, but {most}: the hall is not judged past its racks",
                    draw.to("kW"), limit.to("kW"), "info" if rest is None else "warning")
+        elif peers:   # within it, but another cluster in the facility has no draw to add: said, not skipped
+            yield (path, c, at, f"{own}: {peers[0]}", peers[1], limit.to("kW"), peers[2])
 
 
 def _feed_or_floor(c: Any) -> Any:

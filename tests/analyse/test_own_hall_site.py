@@ -161,3 +161,17 @@ def test_a_cluster_naming_a_building_is_told_of_another_clusters_hall_in_it(tmp_
     got = {f.object: f for f in r.findings if f.id == "PWR010" and f.severity != "info"}
     assert sorted(got) == ["cluster/c", "cluster/d"] and got["cluster/d"].severity == "warning"
     assert "'c' hall 'a' 131.6 kW" in got["cluster/d"].message
+
+
+def test_another_cluster_in_the_building_whose_draw_is_not_provided_is_named_not_skipped(tmp_path, monkeypatch) -> None:
+    """Cluster e's hall a also names building a; its three racks are not expanded (NET015, MAX_RACKS lowered to 2),
+    so its hall's draw is not provided. c's hall a (131.6 kW) fits the 200 kW alone: before, e's hall was skipped
+    and c's passed without a word; now an info finding names it.
+    """
+    import archgen.build.clusters as built
+
+    monkeypatch.setattr(built, "MAX_RACKS", 2)
+    other = "---\n" + CLUSTER.replace("id: c\n", "id: e\n").replace("count: 1, hall: a", "count: 2, hall: a")
+    r = _site(tmp_path, deployed_a="critical_it_power: 200 kW\n", more=other)
+    (f,) = [f for f in r.findings if f.id == "PWR010" and f.object == "cluster/c"]
+    assert f.severity == "info" and "the draw of 'e' hall 'a' standing in it is not provided" in f.message, f.message
