@@ -60,7 +60,10 @@ def shared_connection(ctx: Context) -> Iterator[Violation]:
         if conn.id in split:
             yield Violation(path, subject, ("facility",), f"not judged: {where}: cluster '{split[conn.id]}' has "
                             "halls on it naming their own facilities, whose draw outside their racks is not split "
-                            "by hall, so the connection's load is not known", severity="info")
+                            "by hall, so the connection's load is not known", severity="info",
+                            public=f"not judged: {said}: cluster '{split[conn.id]}' has halls on it with facilities "
+                            "of their own, whose draw outside their racks is not split by hall, so the connection's "
+                            "load is not known")
             continue
         if candidate(c):
             yield Violation(path, subject, ("facility",), f"not judged: {where}: a candidate design (facility "
