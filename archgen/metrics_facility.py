@@ -29,10 +29,15 @@ RACK_INLETS: tuple[Metric, ...] = (
 FACILITY: tuple[Metric, ...] = (
     Metric("cluster", "facility_power", "W", "kW", 1, "Facility power", "IT power times the facility's PUE "
            "(`cost.energy.pue`): what the hall draws from its utility feed for this cluster at its maximum IT draw, "
-           "held steady: the load's swing (synchronous training) is not modelled (PWR022).", _C),
+           "held steady: the load's swing (synchronous training) is not modelled (PWR022). On a floor whose halls "
+           "name their own facilities (`floor.halls[].facility`), times their PUE; not provided where a hall holding "
+           "racks names none, its facility states none, or two state different PUEs (the draw outside the racks "
+           "is not split by hall).", _C),
     Metric("cluster", "facility_power_peak", "W", "kW", 1, "Facility power at design conditions", "IT power times "
            "the facility's `peak_pue` (full IT load on the design day): what generator sets carry (PWR011), held "
-           "steady, their load steps not judged (PWR022); not provided where the hall states no `peak_pue`.", _C),
+           "steady, their load steps not judged (PWR022); not provided where the hall states no `peak_pue`. On a "
+           "floor whose halls name their own facilities, times their `peak_pue`, not provided unless every hall "
+           "holding racks names one stating the same.", _C),
     Metric("cluster", "cdu_power", "W", "kW", 1, "CDU power", "Electrical draw (pumps, controls) of the in-row "
            "CDUs the cluster buys (`cdu_units` x `CoolingUnit.power`): part of what the PUE adds to IT power, not "
            "in `it_power`; not provided where a CDU states no `power` (the reason names it) or the cluster buys "
@@ -78,7 +83,8 @@ FACILITY: tuple[Metric, ...] = (
     Metric("cluster", "hall_it_power", "W", "kW", 1, "Hall IT power", "IT power of the clusters its hall's "
            "`deployed` lists, summed, a checkpoint storage they state under one `storage.id` counted once; only on "
            "a cluster so listed (a hall without `deployed` has none: PWR021); not provided where one of them has "
-           "no IT power.", _HALL),
+           "no IT power, or stands in the hall by one of its halls (`floor.halls[].facility`: its share there is "
+           "not split by hall).", _HALL),
     Metric("cluster", "hall_facility_power", "W", "kW", 1, "Hall facility power", "`hall_it_power` times the "
            "hall's annual PUE (`cost.energy.pue`, one for the hall): what the hall draws for the clusters deployed "
            "in it; not provided where the hall states no `cost:`.", _HALL),

@@ -22,9 +22,11 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
     in-row (docs/facility.md). On a floor some of whose halls name their own facility (`floor.halls[].facility`)
     the cluster's facility holds none of them, so its headrooms are not provided (hall29: `it_capacity_headroom`
     was the cluster's facility's capacity less every hall's load); each hall is judged against its own
-    (`checks.scope.by_hall`, `checks.own_halls`).
+    (`checks.hall_load.by_hall`, `checks.own_halls`).
     """
     hall, out = a.cluster.facility, {}
+    if any(a.cluster.hall_facilities):
+        return site_facility_power(a, it_power)
     if hall is None:
         return {}
     load = feed_load(it_power, a.metrics)
@@ -32,14 +34,31 @@ def facility_metrics(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
         out["facility_power"] = (it_power * hall.cost.energy.pue).to("kW")
     if hall.peak_pue is not None:   # design day, full IT load: what generators are sized on (PWR011)
         out["facility_power_peak"] = (it_power * hall.peak_pue).to("kW")
-    if any(a.cluster.hall_facilities):
-        return out
     if hall.critical_it_power is not None:
         out["it_capacity_headroom"] = (hall.critical_it_power - load).to("kW")
     cooling = hall.cooling_at_site()  # derated for the site where stated; None where no rating covers it (COOL011)
     if cooling is not None:
         out["cooling_headroom"] = (cooling - load).to("kW")
     return out | _unit_headrooms(a, {**a.metrics, "it_power": it_power, **out})
+
+
+def site_facility_power(a: ClusterAnalysis, it_power: Q) -> dict[str, Q]:
+    """`facility_power` (and `_peak`) of a cluster whose halls name their own facilities: IT power x their one PUE.
+
+    Each hall holding racks (`hall_power.<hall>`) draws through its own facility's PUE; the cluster's draw outside
+    its racks (optics outside systems, switches in no rack, storage, shelf loss) is not split by hall, so the sum
+    over halls is known only where every such hall names a facility and all state the same PUE: IT power x that
+    PUE. Otherwise not provided (a hall naming none, a facility stating none, two PUEs), never the cluster
+    facility's PUE, which holds none of the halls (hall29fix: it was x the cluster facility's PUE).
+    """
+    halls, facs, out = a.cluster.spec.floor.halls, a.cluster.hall_facilities, {}
+    used = [facs[k] if k < len(facs) else None for k, h in enumerate(halls) if f"hall_power.{h.id}" in a.metrics]
+    for name, pue_of in (("facility_power", lambda f: f.cost.energy.pue if f.cost is not None else None),
+                         ("facility_power_peak", lambda f: f.peak_pue)):
+        pues = {None if f is None else pue_of(f) for f in used}
+        if len(pues) == 1 and (pue := pues.pop()) is not None:
+            out[name] = (it_power * pue).to("kW")
+    return out
 
 
 def _unit_headrooms(a: ClusterAnalysis, metrics: dict[str, Q]) -> dict[str, Q]:

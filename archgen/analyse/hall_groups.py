@@ -30,6 +30,17 @@ def naming(clusters: Mapping[str, Any], hall_id: str) -> dict[str, Any]:
     return {p: c for p, c in clusters.items() if c.cluster.facility is not None and c.cluster.facility.id == hall_id}
 
 
+def by_halls(clusters: Mapping[str, Any], hall_id: str) -> dict[str, Any]:
+    """The clusters of `clusters` (by path) one of whose `floor.halls` names the facility `hall_id` as its own."""
+    return {p: c for p, c in clusters.items() if any(f is not None and f.id == hall_id
+                                                     for f in c.cluster.hall_facilities)}
+
+
+def standing(clusters: Mapping[str, Any], hall_id: str) -> dict[str, Any]:
+    """The clusters that name the hall `hall_id` (`naming`) or stand in it by one of their halls (`by_halls`)."""
+    return naming(clusters, hall_id) | by_halls(clusters, hall_id)
+
+
 def fellows(clusters: Mapping[str, Any], path: str) -> dict[str, Any]:
     """The clusters (by path, `path`'s own included) that `path`'s cluster is counted with in its hall.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from archgen.analyse.cost import HOURS_PER_YEAR
-from archgen.analyse.hall_groups import deployed, fellows
+from archgen.analyse.hall_groups import by_halls, deployed, fellows
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import shared_storage, storage_draw
 from archgen.units import Q_, Q
@@ -28,8 +28,10 @@ def hall_totals(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, 
     `storage.id` once (`shared_storage`); `hall_facility_power`: that x the hall's annual PUE (`cost.energy.pue`,
     one for the hall, as each cluster's `facility_power` takes it); `hall_facility_energy_per_year`: each one's
     `facility_energy_per_year` summed, the storage once (`_hall_energy`). None (not provided) where one of them
-    lacks the figure, or the hall states no `cost:`. Candidates (naming the hall, not listed) and clusters in a hall
-    without `deployed` get none.
+    lacks the figure, or the hall states no `cost:`, or the list names a cluster standing in the hall by one of its
+    `floor.halls` (`hall_groups.by_halls`: its share there is its hall's racks and a part of its rest not split by
+    hall, so the sum is not known). Candidates (naming the hall, not listed) and clusters in a hall without
+    `deployed` get none.
     """
     out: dict[str, dict[str, Q | None]] = {}
     for path, c in clusters.items():
@@ -37,6 +39,9 @@ def hall_totals(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, 
         if hall is None or not deployed(c):
             continue
         group = list(fellows(clusters, path).values())
+        if any(o.cluster.spec.id in (hall.deployed or ()) for o in by_halls(clusters, hall.id).values()):
+            out[path] = dict.fromkeys(HALL_TOTALS)   # a listed cluster's share by its halls: not split (hall29fix)
+            continue
         powers = [g.metrics.get("it_power") for g in group]
         total = None if None in powers else \
             (sum((q for q in powers if q is not None), Q_(0, "kW")) - shared_storage(group)[0]).to("kW")

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from archgen.checks.assumed_figures import assumed_group
 from archgen.checks.cooling_ratings import cdu_ratings, plant_ratings
 from archgen.checks.hall_figures import air_side
+from archgen.checks.hall_load import feed_power, over_hall
 from archgen.checks.inlet_range import outside_inlet
 from archgen.checks.loop_pressure import short_pressure
 from archgen.checks.rack_cooling_cases import (
@@ -24,7 +25,7 @@ from archgen.checks.rack_cooling_cases import (
     unplaced_cdu,
 )
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scope import coolant_supply, feed_power, over_hall
+from archgen.checks.scope import coolant_supply
 from archgen.checks.supply_temperatures import air_classes, implausible_temperatures
 from archgen.display import kw, quantity
 from archgen.model.facility import LIQUID_CLASS_MAX
@@ -169,11 +170,11 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power, all of which becomes heat, is within its hall's `cooling_capacity`; its air side too.
 
     Where the IT power is not provided (links without link media, CAB003), the racks' own draw is a floor under it:
-    above the capacity an error, within it an info finding that the check could not judge (`scope.over_hall`).
+    above the capacity an error, within it an info finding that the check could not judge (`hall_load.over_hall`).
     Clusters of the run that name one hall and exceed it together, each within it alone, are a warning on each.
     The racks' heat to air is held to the hall's `air_cooling_capacity` alike (`hall_figures.air_side`). On a floor
     of halls each hall that names its own `facility` has its racks held to that facility's cooling instead
-    (`scope.by_hall`), and their heat to air to its air side (`own_halls.air_by_hall`).
+    (`hall_load.by_hall`), and their heat to air to its air side (`own_halls.air_by_hall`).
 
     Fix: a hall with more cooling capacity, fewer racks, or racks that draw less (metric `cooling_headroom`); for the
     air side, more air-side capacity (`air_cooling_capacity`), rear doors, or racks that put less heat in the air.

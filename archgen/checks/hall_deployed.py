@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from archgen.analyse.hall_groups import naming
+from archgen.analyse.hall_groups import standing
 from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.checks.registry import Violation
 from archgen.errors import did_you_mean
@@ -21,9 +21,11 @@ from archgen.errors import did_you_mean
 def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]:
     """PWR020: each id of `fac.deployed` that is no cluster of the run, or a cluster that names another hall.
 
-    Judged where a cluster of the run names the hall (a run of racks alone has no clusters to list).
+    Judged where a cluster of the run names the hall (a run of racks alone has no clusters to list), as its
+    `facility` or in a hall of its floor (`floor.halls[].facility`, `hall_groups.standing`: hall29fix, such a
+    cluster was refused as naming another facility).
     """
-    here = naming(clusters, fac.id)
+    here = standing(clusters, fac.id)
     if fac.deployed is None or not here:
         return
     by_id = {c.cluster.spec.id: c for c in clusters.values()}
@@ -38,12 +40,13 @@ def deployed_problems(fac: Any, clusters: dict[str, Any]) -> Iterator[Violation]
                             f"cluster of this run: {expected}{hint}",
                             public=f"the clusters named as standing in facility '{fac.id}' include '{cid}', which "
                                    f"is no cluster of this design: {expected}")
-        elif c.cluster.facility is None or c.cluster.facility.id != fac.id:
+        elif (c.cluster.facility is None or c.cluster.facility.id != fac.id) and c.cluster.path not in here:
             there = f"names facility '{c.cluster.facility.id}'" if c.cluster.facility is not None else \
                 "names no facility"
             yield Violation(f"facility/{fac.id}", fac.id, ("deployed", i), f"`deployed` lists cluster '{cid}', "
-                            f"which {there} (its `facility`): expected a cluster whose `facility` is '{fac.id}' "
-                            f"(clusters naming it: {names})",
+                            f"which {there} (its `facility`) and has no hall naming it (`floor.halls[].facility`): "
+                            f"expected a cluster whose `facility` or one of whose halls is '{fac.id}' (clusters "
+                            f"naming it: {names})",
                             public=f"the clusters named as standing in facility '{fac.id}' include '{cid}', which "
                                    f"{there}: expected a cluster in facility '{fac.id}' (clusters naming it: {names})")
 
@@ -56,9 +59,10 @@ def totals_not_provided(fac: Any, clusters: dict[str, Any]) -> Iterator[Violatio
     """PWR021: a hall that several clusters of the run name, stating no `deployed`: its totals are not provided.
 
     So too a hall whose `deployed` is empty, that any cluster of the run names: no cluster stands in it yet, every
-    one naming it is a candidate judged alone (`hall_groups.candidate`), and there is nothing to total.
+    one naming it is a candidate judged alone (`hall_groups.candidate`), and there is nothing to total. A cluster
+    one of whose halls names the facility (`hall_groups.standing`) names it too.
     """
-    here = naming(clusters, fac.id)
+    here = standing(clusters, fac.id)
     names = ", ".join(f"'{c.cluster.spec.id}'" for c in here.values())
     if fac.deployed == [] and here:
         judged = (f": {names} {'name' if len(here) > 1 else 'names'} it, each a candidate design judged alone "

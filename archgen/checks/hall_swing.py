@@ -22,8 +22,8 @@ from typing import Any
 from archgen.analyse.facility import ups_output
 from archgen.analyse.hall_groups import fellows
 from archgen.analyse.job_swing import PartsSwing
+from archgen.checks.hall_load import it_floor
 from archgen.checks.registry import Violation
-from archgen.checks.scope import it_floor
 from archgen.display import kw
 from archgen.units import Q
 
@@ -146,7 +146,7 @@ def swing_depth(it_power: Q, floor: float | None, own: Q | None) -> tuple[Q | No
 def step_unknown(path: str, c: Any, limit: Q) -> Violation:
     """PWR022 where the hall states `feeds.load_step_limit` but not the cluster's IT power, the step's bound.
 
-    A warning, not provided, as above the limit: the racks' own IT power (`scope.it_floor`) is a floor under the IT
+    A warning, not provided, as above the limit: the racks' own IT power (`hall_load.it_floor`) is a floor under the IT
     power, not a bound on the step (the draw the load falls to is stated nowhere), so the finding gives it as context
     only. Before (review36), such a cluster got no PWR022 finding at all: the stated limit went unjudged unsaid.
     """

@@ -1,6 +1,6 @@
 """Each hall's own facility (`floor.halls[].facility`): COOL009's air side and PWR011's units, hall by hall.
 
-PWR010 and COOL009's cooling capacity hold each hall that names a facility to that facility (`scope.by_hall`); the
+PWR010 and COOL009's cooling capacity hold each hall that names a facility to that facility (`hall_load.by_hall`); the
 air side and the UPS modules, generator sets and utility feeds are judged the same way here. A hall's racks (their
 draw `hall_power.<hall>`, their heat to air `analyse.rack_heat.hall_rack_heat`) are a floor under the hall's share;
 the cluster's draw outside its racks' own figures (optics outside systems, switches in no rack, storage, shelf loss;
@@ -139,12 +139,12 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
             unsplit = ("the cluster's draw outside its racks' own figures (optics outside systems, switches in no "
                        "rack, storage, shelf loss" + (", in-row CDU pumps)" if ups and pumps else ")"))
             yield from _judge(path, c, k, f"{label} load of hall '{hid}''s racks{'' if ups else optimistic}",
-                              _unit_load(fac, draw, ups, pue), None if rest is None else
-                              _unit_load(fac, draw + rest, ups, pue), usable.to("kW"),
+                              unit_load(fac, draw, ups, pue), None if rest is None else
+                              unit_load(fac, draw + rest, ups, pue), usable.to("kW"),
                               f"its facility '{fac.id}''s usable {label} capacity {kw(usable)} {basis}", unsplit)
 
 
-def _unit_load(fac: Any, draw: Q, ups: bool, pue: Any) -> Q:
+def unit_load(fac: Any, draw: Q, ups: bool, pue: Any) -> Q:
     """What a hall's `draw` at the rack feeds puts on its UPS (`ups_output`), else on its generators and utility.
 
     The latter: x `pue` (the facility's `peak_pue`, else its annual PUE) with its UPS battery recharge.
@@ -190,29 +190,36 @@ def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q
     hall names its own, its rack feeds' load (`feed_power`, else its racks' own draw). Where `fac` lists `deployed`,
     only the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a
     candidate judged alone; without the list, each is judged as if it had the facility to itself, and their sum over
-    it is a warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`.
+    it is a warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`. A
+    cluster standing in `fac` whose draw is not provided (no IT power, racks not expanded) is named: within the
+    limit without it, an info finding, not judged past it (hall29fix: it was skipped without a word).
     """
     listed = fac.deployed
     if listed is not None and clusters[path].cluster.spec.id not in listed:
         return None
-    others: list[tuple[str, Q]] = []
+    others: list[tuple[str, Q | None]] = []
     for p, o in clusters.items():
         cid, halls = o.cluster.spec.id, o.cluster.spec.floor.halls
         if listed is not None and cid not in listed:
             continue
         if any(o.cluster.hall_facilities):
-            others += [(f"'{cid}' hall '{halls[j].id}'", o.metrics[f"hall_power.{halls[j].id}"])
+            others += [(f"'{cid}' hall '{halls[j].id}'", o.metrics.get(f"hall_power.{halls[j].id}"))
                        for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac.id and
-                       (p, j) != (path, k) and f"hall_power.{halls[j].id}" in o.metrics]
+                       (p, j) != (path, k) and (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
         elif p != path and o.cluster.facility is not None and o.cluster.facility.id == fac.id:
-            load = _feed(o.metrics)
-            others += [(f"'{cid}'", load)] if load is not None else []
-    total = sum((q for _, q in others), draw).to("kW")
-    if not others or total <= limit:
+            others.append((f"'{cid}'", _feed(o.metrics)))
+    unknown = [n for n, q in others if q is None]   # a peer's draw not provided: named, never skipped silently
+    known = [(n, q) for n, q in others if q is not None]
+    total = sum((q for _, q in known), draw).to("kW")
+    if unknown and total <= limit:
+        return (f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}, "
+                f"within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: not judged "
+                "past them", total, "info")
+    if not known or total <= limit:
         return None
     own = clusters[path].cluster.spec.id
-    alone = sum((q for n, q in others if n.startswith(f"'{own}' ")), draw).to("kW") > limit   # its own halls
-    named = ", ".join(f"{n} {kw(q)}" for n, q in others)
+    alone = sum((q for n, q in known if n.startswith(f"'{own}' ")), draw).to("kW") > limit   # its own halls
+    named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])
     tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed together among its deployed "
             "clusters" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
             "they share it the facility does not carry them (alternatives: check each in a run of its own; clusters "

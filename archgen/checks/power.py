@@ -18,12 +18,13 @@ from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
 from archgen.checks.hall_deployed import deployed_problems, totals_not_provided
 from archgen.checks.hall_figures import tier_contradictions, wasted_units
+from archgen.checks.hall_load import over_hall
 from archgen.checks.odd_pairs import odd_pairs
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.psu_bound import unconfirmed_texts
 from archgen.checks.registry import Context, Violation, check
 from archgen.checks.ride_through import ride_through
-from archgen.checks.scope import over_hall
+from archgen.checks.ups_distribution import lossless_distribution
 from archgen.model import Facility
 
 
@@ -159,11 +160,11 @@ def chain(ctx: Context) -> Iterator[Violation]:
 def facility_capacity(ctx: Context) -> Iterator[Violation]:
     """The cluster's IT power is within its facility's stated `critical_it_power` (metric `it_capacity_headroom`).
 
-    Without an IT power (links without media, CAB003) the racks' own draw is its floor (`scope.over_hall`). Where the
+    Without an IT power (no link media, CAB003) the racks' own draw is its floor (`hall_load.over_hall`). Where the
     hall lists `deployed` clusters their sum is judged (an error on each); one not listed is a candidate judged alone
     (an info finding where the deployed ones and it would exceed the hall). Without `deployed`, a cluster within it
     alone is a warning where the clusters of the run naming the hall exceed it together (`shared_hall`). A hall of
-    `floor.halls` naming its own `facility` holds its racks to it instead (`scope.by_hall`).
+    `floor.halls` naming its own `facility` holds its racks to it instead (`hall_load.by_hall`).
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
@@ -182,7 +183,7 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     they are judged on the annual PUE (`cost.energy.pue`), and the finding says so: an annual average is below the
     design day's, so a pass is optimistic (an info finding; without either PUE an info finding, not judged). With
     N+1 that is any one unit down, with 2N one side alone. Without an IT power (links without media, CAB003) the
-    racks' own draw (x the PUE for the generators) is its floor (`scope.it_floor`): above the usable capacity an
+    racks' own draw (x the PUE for the generators) is its floor (`hall_load.it_floor`): above the usable capacity an
     error, within it an info finding, not judged. Generator sets count at the hall's outdoor conditions where they
     state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
     known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
@@ -390,11 +391,9 @@ def ups_distribution(ctx: Context) -> Iterator[Violation]:
     PWR011 holds the UPS modules to the rack feeds' load over `feeds.distribution_efficiency` (PDU transformers,
     busway, panels: a three-phase 300 kVA dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)).
     Unstated, the distribution is taken as lossless and the UPS load is a lower bound: an info finding on each
-    cluster in such a hall, never a default efficiency (`power_figures.lossless_distribution`).
+    cluster in such a hall (on a floor of halls naming their own facilities, each of those), never a default.
 
     Fix: state `feeds.distribution_efficiency` from the transformers' and busway's datasheets at the load.
     """
     for path, c in ctx.clusters.items():
-        hall = c.cluster.facility
-        if hall is not None and hall.feeds is not None and (v := pf.lossless_distribution(path, c)) is not None:
-            yield v
+        yield from lossless_distribution(path, c)

@@ -26,10 +26,10 @@ from archgen.checks.hall_figures import (
     utility_not_stated,
     utility_unjudged,
 )
+from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
-from archgen.checks.scope import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.shared_utility import shared_connection
 from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_left_out
@@ -162,7 +162,7 @@ def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases:
 
     For the UPS the floor is over `feeds.distribution_efficiency` where stated (`ups_factor`), as its load is.
 
-    Above the usable capacity an error on the floor alone; within it an info finding, not judged (`scope.it_floor`).
+    Above the usable capacity an error on the floor alone; within it an info finding, not judged (`hall_load.it_floor`).
     """
     hall, (basis, said) = c.cluster.facility, bases   # `said`: the basis in the customer's words
     if floor is None:
@@ -368,22 +368,3 @@ def part_inputs(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
                                 public=f"the parts fed from outside the rack include '{ref}', which "
                                        + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))
-
-
-def lossless_distribution(path: str, c: Any) -> Violation | None:
-    """PWR011's info finding where the hall states UPS modules but not the distribution's efficiency below them.
-
-    The UPS output feeds the racks through PDU transformers, busway and panels that lose power (a three-phase
-    300 kVA low-voltage dry-type transformer may lose 0.98 % at 35 % load, 10 CFR 431.196(a)(2)); unstated, the UPS
-    load is the rack feeds' load, the distribution taken as lossless, and the finding says so: not a default.
-    """
-    hall = c.cluster.facility
-    if hall.feeds.ups_units is None or hall.feeds.distribution_efficiency is not None:
-        return None
-    said = (f"facility '{hall.id}''s UPS modules are judged on the rack feeds' load with the distribution between "
-            "them (PDU transformers, busway, panels) taken as lossless: {} is not stated, so the UPS load is a lower "
-            "bound (a three-phase 300 kVA dry-type transformer alone may lose 0.98 % at 35 % load, "
-            "10 CFR 431.196(a)(2))")
-    return Violation(path, c.cluster.spec.id, ("facility",),
-                     said.format("`feeds.distribution_efficiency`") + "; state it from the datasheets",
-                     severity="info", public=said.format("the distribution's efficiency"))

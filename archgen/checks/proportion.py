@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.network import count
+from archgen.checks.hall_load import it_floor
 from archgen.checks.registry import Context, Severity, Violation
-from archgen.checks.scope import it_floor
 from archgen.display import kw
 from archgen.model import Switch
 from archgen.units import Q

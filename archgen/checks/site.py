@@ -2,7 +2,7 @@
 
 The floor's halls place racks on the site plan (`model/site.py`), so a run between halls gets its length, its link
 option and CAB001's reach check as any other run, and a hall that names its own facility has its racks judged
-against it (PWR010, COOL009: `scope.by_hall`). What a campus planner reads that is not modelled, these checks say
+against it (PWR010, COOL009: `hall_load.by_hall`). What a campus planner reads that is not modelled, these checks say
 with the figures the specs give rather than pass silently: the propagation delay of the longer runs, which no
 collective latency in the estimate includes (SITE001); the draw of each hall that names no facility, which none
 judges (SITE002); and leaves that serve node racks of another hall, which placement does not keep apart (SITE003).

@@ -13,32 +13,18 @@ from archgen.analyse.hall_groups import candidate, fellows, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_heat import rack_heat
-from archgen.analyse.swing_phases import job_words
 from archgen.analyse.unracked import unracked_words
-from archgen.checks.scope import feed_stages
+from archgen.checks.hall_load import feed_stages
 from archgen.checks.unit_rating import load_pf
-from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
 from archgen.render.blocks import Column, Para, Section, Table
+from archgen.render.load_swing import NOT_PROVIDED, load_swing, training_periods
+from archgen.render.own_hall_rows import NOT_THIS, hall_unit_rows, site_power_rows
 from archgen.render.rack_cooling import water_rows
 from archgen.units import apparent_power
 
-NOT_PROVIDED = "not provided"
 _ROMAN = {1: "I", 2: "II", 3: "III", 4: "IV"}
 ITEM_VALUE = (Column("Item"), Column("Value"))
-#: What a grid operator asks of a hall running synchronous training: how far and how fast its load swings between
-#: compute and communication phases, checkpoint stalls and a job's start or stop. archgen computes no power over
-#: time, so the row says so rather than leave the question unasked. The mechanisms named are NVIDIA's (GB300 NVL72
-#: power smoothing: energy-storage PSUs, a power floor, ramp-up and ramp-down limits; "How New GB300 NVL72 Features
-#: Provide Steady Power for AI", NVIDIA Technical Blog, 2025,
-#: https://developer.nvidia.com/blog/how-new-gb300-nvl72-features-provide-steady-power-for-ai/); no figure of theirs
-#: is used (docs/facility.md, Not modelled). The one bound the specs give is the depth: no deeper than the IT power
-#: at maximum draw, the whole load falling to nothing, since no spec states the draw it falls to (PWR022).
-LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum and typical draw; the swing "
-              "between compute and communication phases, checkpoint stalls or a job's start and stop, and how fast "
-              "it ramps, need each rack's draw in those phases and its rate of change (a measured trace, or the "
-              "vendor's power-smoothing settings where used: power floor, ramp limits, energy storage), which no "
-              "spec states")
 #: The steady reading of a capacity row: PWR011 judged it on the maximum draw, and PWR022 says the swing is not.
 STEADY = "at the maximum draw held steady, its swing not judged (PWR022)"
 #: The utility row's judgement is this hall's alone (`checks.hall_words.CAMPUS_UNJUDGED`).
@@ -46,74 +32,6 @@ CAMPUS = ("; this hall's load alone: a utility connection shared with other hall
           "`feeds.shared_utility`)")
 #: The same of the facility power rows, which no check judges: the needs table's load swing row says what is missing.
 STEADY_POWER = "at the maximum draw held steady (its swing: the load swing row, not provided)"
-
-
-def _smoothed(it_power: Any, smoothing: Any, own: Any = None) -> str:
-    """The swing's depth and ramps from the hall's stated `feeds.power_smoothing` (its floor: the depth).
-
-    `own`: the parts' larger bound where they state one (the hall's governs, said), else None.
-    """
-    floor, up, down = smoothing.floor, smoothing.ramp_up, smoothing.ramp_down
-    ramps = (f"a job's start or stop ramps at most {fmt.q(up, 'kW/s', 1)} up and {fmt.q(down, 'kW/s', 1)} down "
-             "(its stated ramps)" if up is not None and down is not None else
-             "its ramp rate not provided (the smoothing states no `ramp_up` and `ramp_down`: a job's start or stop "
-             "is a step)")
-    return (f"depth at most {fmt.q(it_power * (1 - float(floor)), 'kW', 1)}, the IT power at maximum draw x (1 - "
-            f"the floor {float(floor):g} of the hall's stated power smoothing, `feeds.power_smoothing`"
-            + ("" if own is None else f"; the parts' own bound {fmt.q(own, 'kW', 1)} is larger: the hall's governs")
-            + f"); {ramps}")
-
-
-def _by_parts(parts: Any, hall: Any, smoothing: Any) -> str:
-    """The swing's depth and ramps as the cluster's parts state them (`job_swing.PartsSwing`), the parts governing.
-
-    `hall`: the hall's floor's larger bound, else None; the ramps the hall's `smoothing`'s where stated, else parts'.
-    """
-    if smoothing is not None and smoothing.ramp_up is not None and smoothing.ramp_down is not None:
-        ramps = (f"a job's start or stop ramps at most {fmt.q(smoothing.ramp_up, 'kW/s', 1)} up and "
-                 f"{fmt.q(smoothing.ramp_down, 'kW/s', 1)} down (the hall's stated ramps)")
-    else:
-        ramps = (f"a job's start or stop ramps at most {fmt.q(parts.up, 'kW/s', 1)} up and "
-                 f"{fmt.q(parts.down, 'kW/s', 1)} down (the parts' stated `power.smoothing` ramps, summed)"
-                 if parts.up is not None else
-                 "its ramp rate not provided (not every system and switch states `power.smoothing` ramps: a job's "
-                 "start or stop is a step)")
-    return (f"depth at most {fmt.q(parts.depth, 'kW', 1)}, each system and switch drawing no less than its stated "
-            "`power.idle` or own `power.smoothing.floor` x its maximum, with the shelves' loss (" + (
-                "the hall states no `feeds.power_smoothing.floor`" if hall is None else
-                f"below the hall's floor's bound {fmt.q(hall, 'kW', 1)}: the parts' governs") + f"); {ramps}")
-
-
-def load_swing(it_power: Any, periods: tuple[str, ...] = (), smoothing: Any = None, parts: Any = None) -> str:
-    """The load swing row: not provided, with what the specs give: its depth at most the IT power, and its period.
-
-    `periods` are the training jobs' on the cluster (`training_periods`): the swing repeats once a step. With the
-    hall's `smoothing` stating a floor, its depth and ramps from the stated settings (`_smoothed`); else, with every
-    system and switch stating its least draw (`parts`, `job_swing.PartsSwing`), from theirs (`_by_parts`).
-    """
-    hall = it_power * (1 - float(smoothing.floor)) if it_power is not None and smoothing is not None and \
-        smoothing.floor is not None else None
-    own = parts.depth if parts is not None and it_power is not None else None
-    text = LOAD_SWING if it_power is None else _by_parts(parts, hall, smoothing) if own is not None and (
-        hall is None or own < hall) else _smoothed(it_power, smoothing, own) if hall is not None else (
-        f"{LOAD_SWING}; its depth is at most the IT power at maximum draw, {fmt.q(it_power, 'kW', 1)} (the whole "
-        "load falling to nothing: no spec states the draw it falls to)")
-    if periods:
-        text += ("; its period, the step time of each training job on the cluster, whose GPUs move between compute "
-                 "and communication phases once a step (arXiv:2508.14318): " + "; ".join(periods))
-    return text
-
-
-def training_periods(run: Any, cluster_id: str, a: Any = None) -> tuple[str, ...]:
-    """Each training job that fits: its swing period, and on cluster analysis `a` its phases and dip, by id."""
-    out = []
-    for path in sorted(run.workloads):
-        r = run.workloads[path]
-        est = r.estimate
-        if est is not None and r.workload.cluster == cluster_id and (period := swing_period(est)):
-            more = job_words(run.design.specs, a, est) if a is not None else ""
-            out.append(f"{r.workload.id} {period}" + (f", {more}" if more else ""))
-    return tuple(out)
 
 
 def _yes_no(value: bool | None) -> str:
@@ -163,7 +81,8 @@ def datacentre(scope: Any, a: Any) -> Section:
     feeds = hall.feeds
     peers = tuple(c.cluster.spec.id for p, c in fellows(scope.run.clusters, a.cluster.path).items()
                   if p != a.cluster.path)
-    ups, gens, utility = _carried(a, peers)
+    own = any(a.cluster.hall_facilities)   # halls naming their own facilities: this one judges none of them
+    ups, gens, utility = (NOT_THIS,) * 3 if own and feeds is not None else _carried(a, peers)
     rows: list[tuple[str, str]] = [
         ("Facility", hall.name or hall.id), ("Availability rating", _tier_text(hall.tier)),
         ("Concurrently maintainable", _yes_no(hall.concurrently_maintainable)),
@@ -177,6 +96,9 @@ def datacentre(scope: Any, a: Any) -> Section:
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
     rows += _capacity(hall, m, peers, a.typical_from_max)
+    if own:   # IT power x the halls' PUE (`site_facility_power`), not this facility's
+        site = site_power_rows(a, m, STEADY_POWER)
+        rows = [(label, site.get(label, value)) for label, value in rows]
     if totals := _totals(a, m, peers, scope.run.clusters):
         rows.append(("Hall totals (clusters deployed together)", totals))
     rows.append(("Air-side cooling capacity", NOT_PROVIDED if hall.air_cooling_capacity is None else
@@ -189,8 +111,11 @@ def datacentre(scope: Any, a: Any) -> Section:
              ("Floor rating", fmt.q(hall.floor_rating, "kg/m**2", 0))]
     rows += [(label, fmt.q(q, unit, 0)) for label, q, unit in (
         ("Altitude", hall.altitude, "m"), ("Outdoor design dry-bulb", hall.outdoor_design, "degC")) if q is not None]
-    return section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE,
-                             tuple(rows)))
+    section.add(Table("dc-hall", f"Facility {hall.id} (as stated) against the design", ITEM_VALUE, tuple(rows)))
+    if own_rows := hall_unit_rows(a):
+        section.add(Table("dc-own-halls", "Each hall's own facility: its racks against its UPS and generator sets",
+                          ITEM_VALUE, own_rows))
+    return section
 
 
 def _totals(a: Any, m: dict, peers: tuple[str, ...], clusters: dict) -> str:
@@ -238,7 +163,7 @@ _NO_RECHARGE = " (the UPS batteries' recharge after a ride-through left out: not
 def _carried(a: Any, peers: tuple[str, ...]) -> tuple[str, str, str]:
     """What PWR011 compared for the UPS, generator and utility rows: usable capacity, load and headroom ('' unstated).
 
-    The figures are PWR011's own (`usable_units`, `checks.scope.feed_stages`), so a pass shows the margin it rests
+    The figures are PWR011's own (`usable_units`, `checks.hall_load.feed_stages`), so a pass shows the margin it rests
     on; with `peers` (other clusters of the run naming the hall) it is this cluster's alone, as PWR011 judges it.
     Generators and utility feeds judged on the annual PUE (the hall states no `peak_pue`) say so and that the margin
     is optimistic, as PWR011's info finding does; and where the hall's UPS modules state no charging power, that

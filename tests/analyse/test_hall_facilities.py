@@ -113,7 +113,7 @@ def test_a_run_between_buildings_past_2_km_takes_the_10_km_lr4(tmp_path) -> None
 def test_racks_only_in_a_hall_naming_no_facility_are_not_passed_silently(tmp_path) -> None:
     """review41: both SUs in hall a, which names no facility, while hall b (holding no racks) names building-b.
 
-    PWR010/COOL009 then judge hall by hall (`scope.by_hall`): hall b holds nothing and hall a has no facility, and
+    PWR010/COOL009 then judge hall by hall (`hall_load.by_hall`): hall b holds nothing and hall a has no facility, and
     the cluster's own `facility` judges no hall. Before, SITE002 spoke only for two halls holding racks, so the
     cluster's power and cooling passed unjudged and unsaid; now SITE002 names hall a with its racks' draw.
     """

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.smoothing import PowerSmoothing
-from archgen.render.datacentre import LOAD_SWING, load_swing
+from archgen.render.load_swing import LOAD_SWING, load_swing
 from archgen.units import Q_
 from tests.conftest import case_files, run_specs
 

@@ -46,7 +46,7 @@ def swing_period(est: Estimate) -> str:
     """A training job's swing period and frequency, "7.021 s, 0.142 Hz (band ...)"; "" for any other job.
 
     The one text `swing_note` (archgen estimate) and the cluster document's load swing row
-    (`render.datacentre.load_swing`) give.
+    (`render.load_swing.load_swing`) give.
     """
     step = est.metrics.get("step_time")
     if est.kind != "training" or not est.fits or step is None or step.m <= 0:
