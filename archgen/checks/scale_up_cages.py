@@ -1,14 +1,15 @@
-"""CAB005 for a scale-up domain: its cables against the switch part's port cages; CAB010: a UALink domain's scope."""
+"""CAB002, CAB005 for a scale-up domain: its cables against the switch part's port lanes and cages; CAB010: UALink."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from archgen.analyse.network import count
+from archgen.checks.media_ends import LANE_RULE, lane_g, lanes_mismatch
 from archgen.checks.registry import Context, Violation
 from archgen.model.network import CAGES, COPPER_MEDIA, cage_fits
 
-__all__ = ["UALINK_RACKS", "scale_up_cages", "ualink_beyond"]
+__all__ = ["UALINK_RACKS", "scale_up_cages", "scale_up_lanes", "ualink_beyond"]
 
 #: The racks UALink 200G 1.0 is laid out for: "The links support deterministic performance across one to four racks"
 #: (Tom's Hardware on the final specification, 2025-04-08, tomshardware.com/tech-industry/ualink-has-nvidias-nvlink-
@@ -40,6 +41,30 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
                                 f"scale_up.{key}: {link.id} ({', '.join(link.cages)}) fits no port of {sw.id} "
                                 f"({', '.join(cages)}): expected a cable or module for {' or '.join(cages)}")
+
+
+def scale_up_lanes(ctx: Context) -> Iterator[Violation]:
+    """A scale-up domain's `link` and `trunk_link` lanes against its switch part's port lanes (CAB002; nu83fix).
+
+    Judged on the port groups that state `lanes`, by CAB002's rule (`media_ends.lanes_mismatch`): the accelerators'
+    `link` against the switch's main `ports`, which they reach; a `trunk_link` against every group, a finding where it
+    runs on none (a rack's trunks may use any group, `analyse.scale_up_racks`). newuser83: an 800G DR8 module, 8 x 100G
+    lanes, passed as the trunk of UALink switch ports of 4 x 200G lanes.
+    """
+    for c in ctx.clusters.values():
+        su, sw = c.cluster.spec.scale_up, c.cluster.scale_up_switch
+        if su is None or sw is None:
+            continue
+        for key, link in (("link", c.cluster.scale_up_link), ("trunk_link", c.cluster.scale_up_trunk)):
+            groups = [g for g in ((sw.ports,) if key == "link" else sw.groups) if g.lane_rate() is not None]
+            lane = (link.rate / link.lanes).to("Gbit/s") if link is not None else None
+            if lane is None or not groups or not all(lanes_mismatch(lane, g.lane_rate()) for g in groups):
+                continue
+            g = groups[0]
+            yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
+                            f"scale_up.{key}: {link.id} has {lane_g(lane)} lanes, the {sw.id} port group '{g.name}' "
+                            f"runs {lane_g(g.lane_rate())} lanes: expected {lane_g(g.lane_rate())} lanes ({LANE_RULE})",
+                            lane, g.lane_rate())
 
 
 def ualink_beyond(ctx: Context) -> Iterator[Violation]:
