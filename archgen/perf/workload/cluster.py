@@ -37,6 +37,7 @@ from archgen.perf.workload.racks_note import (
     bridge_note,
     domain_racks_note,
     fabric_latency_note,
+    one_rack_switch_note,
     second_hop,
     stated_hop,
 )
@@ -75,6 +76,7 @@ class Machine:
     hop_latency: float = 0.0  # s: its multi-rack domain's second switch hop, where the switch states `latency`
     switch_part: str = ""  # the scale-up domain's switch part, named in `domain_racks_note`
     hop_made_of: str = ""  # what `hop_latency` holds: the switch's, the trunk's flight and ends (`stated_hop`)
+    switch_latency: float = 0.0  # s: a one-rack domain's switch `latency`, said not added (`one_rack_switch_note`)
     own_link: str = ""    # the accelerator's own link, where the domain states another (`fabric_latency_note`)
     domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
     energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`upper_bounds.unsettled_at` judges cost so)
@@ -127,7 +129,9 @@ def _domain_latency(cluster: Cluster, items: Mapping[str, Document], part: objec
     trunk = items.get(su.trunk_link) if su.trunk_link else None
     hop, made_of = stated_hop(stated, su.switch or "", trunk if isinstance(trunk, Link) else None,
                               scale_out.trunk_run if scale_out is not None else None)
+    own_rack = getattr(switch, "latency", None) if su.racks == 1 else None
     return {"hop_latency": hop, "hop_made_of": made_of, "switch_part": su.switch or "",
+            "switch_latency": si(own_rack, "s") if own_rack is not None else 0.0,
             "own_link": own if other else "", "domain_fabric": TECHNOLOGIES[su.technology].words if other else ""}
 
 
@@ -172,6 +176,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     stages = (lay[0] * lay[1] * lay[2], lay[3]) if len(lay) == 4 else (0, 0)   # pipeline, which the note names
     added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages,
                                            on.hop_made_of),
+                         one_rack_switch_note(hw, on.domain_racks, on.switch_latency, on.switch_part),
                          borrowed, bridge_note(on.hardware, on.per_node, gpus),
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus), memory_note(hw),

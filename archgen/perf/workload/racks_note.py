@@ -40,7 +40,8 @@ from archgen.perf.comm.racks import stages_across
 from archgen.perf.hw.hardware import Hardware
 from archgen.units import Q_, Q
 
-__all__ = ["COPPER_DELAY", "bridge_note", "domain_racks_note", "fabric_latency_note", "second_hop", "stated_hop"]
+__all__ = ["COPPER_DELAY", "bridge_note", "domain_racks_note", "fabric_latency_note", "one_rack_switch_note",
+           "second_hop", "stated_hop"]
 
 
 #: Flight time of a passive copper (twinax DAC) run: at most 4.5 ns a metre, NVIDIA's OSFP passive DAC product
@@ -147,6 +148,21 @@ def _sends(job: Hardware, pipeline: tuple[int, int]) -> str:
     pairs = ", ".join(f"{s} and {s + 1}" for s in across)
     return (f"the pipeline's sends between stages {pairs} (of 0 to {pp - 1}, stage s on ranks s x {span} on) "
             "and a CP ring's steps")
+
+
+def one_rack_switch_note(job: Hardware, racks: int, latency: float, switch: str) -> str:
+    """Why a one-rack domain's switch `latency` (s) is not added ("" where none is stated or no step crosses it).
+
+    A step in one rack crosses one switch, and `scale_up.latency` is a step through the fabric end to end (NCCL's
+    NVLink step, or a figure the part marks unconfirmed), its switch crossing included: adding the switch's
+    port-to-port figure would count it twice (nu83fix; newuser83: it went unused without a word).
+    """
+    if racks > 1 or latency <= 0 or domain_share(job) < 2 or job.torus:
+        return ""
+    return (f"{switch} states a port-to-port `latency` of {latency * 1e9:.4g} ns, not added: a collective step in "
+            f"this one-rack domain crosses one switch, and {job.accelerator}'s `scale_up.latency`, "
+            f"{job.scale_up_latency * 1e6:.3g} us, is a step through the fabric end to end, that crossing included; "
+            "adding it would be counting that crossing twice (docs/perf-model.md, Scale-up domains over several racks)")
 
 
 def fabric_latency_note(job: Hardware, own: str, domain: str) -> str:
