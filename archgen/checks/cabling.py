@@ -242,9 +242,11 @@ def ualink_scope(ctx: Context) -> Iterator[Violation]:
 
     Its cables are optimised for under 4 m, its links for one to four racks, and no optics are planned (sources:
     `checks.scale_up_cages.ualink_beyond`); a domain on fibre or over more racks passed as if UALink carried it.
+    Its accelerators' own scale-up link is UALink: an MI355X (Infinity Fabric) has no UALink port.
 
     Fix: keep the domain's `link` and `trunk_link` on copper within four racks, or state `technology: ethernet`
-    where the design is Ethernet scale-up; or waive the finding, naming the optics or the vendor's own reach.
+    where the design is Ethernet scale-up; or waive the finding, naming the optics or the vendor's own reach, or the
+    UALink accelerator a catalog part stands in for.
     """
     yield from ualink_beyond(ctx)
 

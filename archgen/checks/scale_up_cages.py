@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.analyse.network import count
+from archgen.analyse.nodes import compute_accelerator
 from archgen.checks.media_ends import LANE_RULE, lane_g, lanes_mismatch
 from archgen.checks.registry import Context, Violation
 from archgen.model.network import CAGES, COPPER_MEDIA, cage_fits
+from archgen.model.technology import other_link
 
 __all__ = ["UALINK_RACKS", "scale_up_cages", "scale_up_lanes", "ualink_beyond"]
 
@@ -64,15 +66,34 @@ def scale_up_lanes(ctx: Context) -> Iterator[Violation]:
             yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
                             f"scale_up.{key}: {link.id} has {lane_g(lane)} lanes, the {sw.id} port group '{g.name}' "
                             f"runs {lane_g(g.lane_rate())} lanes: expected {lane_g(g.lane_rate())} lanes ({LANE_RULE})",
-                            lane, g.lane_rate())
+                            lane, g.lane_rate(),
+                            public=f"the scale-up {'trunk ' if key == 'trunk_link' else ''}cables, {link.id}, have "
+                                   f"{lane_g(lane)} lanes, and the {sw.id} ports they plug into run "
+                                   f"{lane_g(g.lane_rate())} lanes ({LANE_RULE})")
 
 
 def ualink_beyond(ctx: Context) -> Iterator[Violation]:
-    """CAB010: a stated UALink domain on optical links (`link`, `trunk_link`), or over more than `UALINK_RACKS`."""
+    """CAB010: a stated UALink domain on optics, over more than `UALINK_RACKS`, or of accelerators of another link.
+
+    Optics: its `link` or `trunk_link`. Another link: the accelerator's own scale-up link is not UALink
+    (`technology.other_link`; nu83fix: newuser83's MI355X, Infinity Fabric, on UALink switches passed, only the
+    estimate's note saying its step latency was borrowed).
+    """
     for c in ctx.clusters.values():
         su = c.cluster.spec.scale_up
         if su is None or su.technology != "ualink":
             continue
+        acc = compute_accelerator(ctx.design, c.nodes)
+        own = acc.scale_up.technology if acc is not None and acc.scale_up is not None else ""
+        if acc is not None and own and other_link(own, su.technology):
+            yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", "technology"),
+                            f"a UALink domain of {acc.id}, whose own scale-up link is {own}: it has no UALink port "
+                            "to join the domain's switches, so the domain cannot be built of it as stated, and its "
+                            "`scale_up.latency` is not a UALink step: expected an accelerator whose scale-up link is "
+                            "UALink",
+                            public=f"a UALink domain of {acc.id}, whose own scale-up link is {own}: it has no UALink "
+                                   "port to join the domain's switches, so the domain cannot be built of it as stated, "
+                                   "and its collective step latency is not a UALink figure")
         for key, link in (("link", c.cluster.scale_up_link), ("trunk_link", c.cluster.scale_up_trunk)):
             if link is not None and link.media not in COPPER_MEDIA:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
