@@ -216,8 +216,14 @@ def references(paths: Sequence[str | Path]) -> tuple[Specs, list[checks.Finding]
 
 
 def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutPath]:
-    """Each cluster's sized compute fabric, by cluster id, as the performance model takes it."""
-    return {c.cluster.spec.id: c.scale_out for c in clusters.values() if c.scale_out}
+    """Each cluster's sized compute fabric, by cluster id, as the performance model takes it.
+
+    With its multi-rack scale-up domain's longest trunk run (`ScaleOutPath.trunk_run`), whose flight time the second
+    switch hop takes (nu83fix).
+    """
+    from archgen.analyse.cabling import longest_trunk
+    return {c.cluster.spec.id: replace(c.scale_out, trunk_run=longest_trunk(c.cluster))
+            for c in clusters.values() if c.scale_out}
 
 
 def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> tuple[Specs, Design]:

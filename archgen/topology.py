@@ -41,6 +41,8 @@ class ScaleOutPath:
         transport: Who declares `latency`, for the estimate's notes ("aws-ofi-nccl on NIC 'efa-v4'").
         assumed: No compute fabric is declared: the path is the compute NICs' line rate, taken as non-blocking
             (`analyse.network.nic_path`), and the estimate says so.
+        trunk_run: The longest trunk run of the cluster's multi-rack scale-up domain (`analyse.cabling.longest_trunk`),
+            which its second switch hop adds the flight time of (`perf.workload.cluster`); None without one.
         planes: Planes one NIC port is split over (`nic_breakout` across a fat tree's `planes`; 1 where each NIC
             sits on one plane), whose links `bandwidth` sums: every flow is taken to use them all, as NCCL's merged
             multi-port NIC does, and the estimate says so (`perf.workload.cluster.planes_note`).
@@ -55,6 +57,7 @@ class ScaleOutPath:
     transport: str = ""
     assumed: bool = False
     planes: int = 1
+    trunk_run: Q | None = None
 
 
 @dataclass(frozen=True)

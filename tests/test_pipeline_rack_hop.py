@@ -27,6 +27,8 @@ from archgen.scoring.catalog import load_accelerators
 from tests.test_rack_groups import EXPOSED, _breakdowns, _job, _pod
 
 HOP = 250e-9
+#: The pod's hop with its trunk's flight: 250 ns + 2.1 m of DAC x 4.5 ns/m (nu83fix, tests/test_trunk_flight.py).
+POD_HOP = HOP + 2.1 * 4.5e-9
 
 
 def _nvl36x2():
@@ -77,9 +79,9 @@ def test_the_pipeline_of_a_job_over_two_racks_pays_the_whole_hop(tmp_path) -> No
     """Llama 3 8B at tp 8, pp 2, dp 4 on 64 MI355X over two racks of 32 (span 32: stage 0 is rack 0, stage 1 rack
     1). Interleaved 1F1B with its sends overlapped exposes 2 (pp - 1) = 2 of them (`pipeline_comm`), so the 250 ns
     switch adds 2 x 250 ns = 500 ns a step to the pipeline's time; before, 2 x 250 / 63 ns = 7.94 ns
-    (pp_comm 0.00045120036 s, now 0.00045169243 s)."""
+    (pp_comm 0.00045120036 s, now 0.00045169243 s). With the trunk's 9.45 ns of flight (nu83fix) 2 x 259.45 ns."""
     base, hop = _breakdowns(tmp_path, "parallelism: {tp: 8, pp: 2}, " + EXPOSED)
-    assert hop["pp_comm"] - base["pp_comm"] == pytest.approx(2 * HOP, rel=1e-6)
+    assert hop["pp_comm"] - base["pp_comm"] == pytest.approx(2 * POD_HOP, rel=1e-6)
 
 
 def test_the_note_names_the_stage_boundary_and_the_placement_it_assumes(tmp_path) -> None:
@@ -89,7 +91,7 @@ def test_the_note_names_the_stage_boundary_and_the_placement_it_assumes(tmp_path
     (note,) = [n for n in run.workloads["workload/w"].estimate.notes if "(`scale_up.racks`)" in n]
     assert "its ranks from the domain's first rack on (assumed: a job placed from another accelerator" in note
     assert ("the pipeline's sends between stages 0 and 1 (of 0 to 1, stage s on ranks s x 32 on) and a CP ring's "
-            "steps take the whole 250 ns where they cross racks") in note
+            "steps take the whole 259.5 ns where they cross racks") in note   # 250 ns + the trunk's 9.45 ns
 
 
 def test_a_job_smaller_than_its_domain_sends_over_the_domain(tmp_path) -> None:

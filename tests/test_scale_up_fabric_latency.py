@@ -64,7 +64,9 @@ def test_a_stated_switch_latency_is_added_on_the_steps_that_cross_racks(tmp_path
     hop = _estimate(tmp_path / "b", switch_latency="250 ns")
     (note,) = [n for n in hop.notes if "(`scale_up.racks`)" in n]
     assert f"{(1.9e-6 + 250e-9 * 1 / 63) * 1e6:.4g} us per collective step" in note   # 1.904
-    assert "250 ns (ual-switch's `latency`), on 1 of every 63 ring steps" in note
+    assert f"{(1.9e-6 + (250e-9 + 2.1 * 4.5e-9) / 63) * 1e6:.4g} us per collective step" in note   # still 1.904
+    assert ("(250 ns, ual-switch's `latency`, and 9.45 ns of flight over the longest trunk run, 2.1 m of dac at up to "
+            "4.5 ns/m), on 1 of every 63 ring steps") in note   # nu83fix: the trunk's flight (tests/test_trunk_flight.py)
     (without,) = [n for n in base.notes if "(`scale_up.racks`)" in n]
     assert "ual-switch states no `latency`" in without
     assert hop.metrics["step_time"] > base.metrics["step_time"]
@@ -84,8 +86,9 @@ def test_the_scale_up_table_says_what_the_second_hop_adds(tmp_path) -> None:
     parts = PARTS.split("---\nkind: Rack")[0].replace("power: {max: 3 kW}", "latency: 250 ns\npower: {max: 3 kW}", 1)
     rows = dict(scale_up.rows(run_specs(tmp_path, {"c.yaml": parts + POD}).clusters["cluster/ualpod"]))
     assert rows["Switch hops between accelerators"] == (
-        "1 in one rack, 2 between racks; the second hop's 250 ns (ual-switch's `latency`) is added on the ring steps "
-        "that cross racks (docs/perf-model.md)")
+        "1 in one rack, 2 between racks; the second hop's 259.5 ns (250 ns, ual-switch's `latency`, and 9.45 ns of "
+        "flight over the longest trunk run, 2.1 m of dac at up to 4.5 ns/m) is added on the ring steps that cross racks "
+        "(docs/perf-model.md)")   # nu83fix: with the trunk's flight, as the estimate adds it
 
 
 def test_a_tp_group_inside_one_rack_takes_no_second_hop(tmp_path) -> None:

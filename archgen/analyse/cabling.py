@@ -249,6 +249,23 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
                    tuple(problems), optics, net_power, tuple(loose), trunks)
 
 
+def longest_trunk(cluster: ClusterDesign) -> Q | None:
+    """The longest trunk run of a multi-rack scale-up domain, laid as `analyse_cabling` lays it; None without one.
+
+    What a send between the domain's racks crosses besides the second switch (`perf.workload.cluster`'s hop: every
+    send waits on the slowest, so the longest run). None where the domain has no trunks or no rack is placed.
+    """
+    su = cluster.spec.scale_up
+    if su is None or su.racks < 2 or cluster.scale_up_trunk is None or not cluster.instances:
+        return None
+    a_rack, a_u, b_rack, b_u, _group, _weight = trunk_ends(cluster, su)
+    if not len(a_rack):
+        return None
+    x, y = rack_xy(cluster)
+    length = _lengths(cluster, x, y, a_rack, a_u, b_rack, b_u, cluster.spec.floor.side_by_side)
+    return Q_(round(float(length.max()), 6), "m")
+
+
 def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options: tuple[LinkOption, ...],
             x: np.ndarray, y: np.ndarray, bins: np.ndarray, side: bool = False) -> TierRuns:
     a_rack, a_u, b_rack, b_u, group, weight = ends

@@ -22,7 +22,7 @@ from archgen.checks.reach_words import (
     why_not_laid_out,
 )
 from archgen.checks.registry import Context, Violation, check
-from archgen.checks.scale_up_cages import scale_up_cages, ualink_beyond
+from archgen.checks.scale_up_cages import scale_up_cages, scale_up_lanes, ualink_beyond
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
 from archgen.model.network import CAGES, cage_fits
@@ -82,8 +82,9 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
     chip end of its OCS fibres run at the fabric's speed (`checks.line_rate`). Its lanes may not be faster than
     those of the switch or NIC ports it plugs into (where they declare `lanes`), must be the same at both ends,
     and at 200G-PAM4 (XDR) must equal the port's: XDR ports do not downshift to 100G-PAM4 (NDR) media. Passive
-    copper and multimode are not offered at 200 Gb/s per lane or more. Source: NVIDIA LinkX 800G 200G-PAM4 list,
-    https://docs.nvidia.com/networking/display/800g200gpam4list
+    copper and multimode are not offered at 200 Gb/s per lane or more. A scale-up domain's `link` and `trunk_link`
+    lanes are held to its switch's port lanes alike (`checks.scale_up_cages.scale_up_lanes`). Source: NVIDIA LinkX
+    800G 200G-PAM4 list, https://docs.nvidia.com/networking/display/800g200gpam4list
 
     Fix: pick link parts whose rate is the fabric speed or a multiple (twin-port) and whose lanes match the ports,
     and LACC or single-mode at XDR.
@@ -113,6 +114,7 @@ def media_rate(ctx: Context) -> Iterator[Violation]:
                 seen.add((fa.fabric.path, path, message, key))
                 yield Violation(fa.fabric.path, c.cluster.spec.id, path, f"{key}: {message}", value, limit,
                                 public=f"{said(key)}: {message}")
+    yield from scale_up_lanes(ctx)
 
 
 @check("CAB005", "cabling.media_cage")
@@ -240,9 +242,11 @@ def ualink_scope(ctx: Context) -> Iterator[Violation]:
 
     Its cables are optimised for under 4 m, its links for one to four racks, and no optics are planned (sources:
     `checks.scale_up_cages.ualink_beyond`); a domain on fibre or over more racks passed as if UALink carried it.
+    Its accelerators' own scale-up link is UALink: an MI355X (Infinity Fabric) has no UALink port.
 
     Fix: keep the domain's `link` and `trunk_link` on copper within four racks, or state `technology: ethernet`
-    where the design is Ethernet scale-up; or waive the finding, naming the optics or the vendor's own reach.
+    where the design is Ethernet scale-up; or waive the finding, naming the optics or the vendor's own reach, or the
+    UALink accelerator a catalog part stands in for.
     """
     yield from ualink_beyond(ctx)
 

@@ -1,14 +1,17 @@
-"""CAB005 for a scale-up domain: its cables against the switch part's port cages; CAB010: a UALink domain's scope."""
+"""CAB002, CAB005 for a scale-up domain: its cables against the switch part's port lanes and cages; CAB010: UALink."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from archgen.analyse.network import count
+from archgen.analyse.nodes import compute_accelerator
+from archgen.checks.media_ends import LANE_RULE, lane_g, lanes_mismatch
 from archgen.checks.registry import Context, Violation
 from archgen.model.network import CAGES, COPPER_MEDIA, cage_fits
+from archgen.model.technology import other_link
 
-__all__ = ["UALINK_RACKS", "scale_up_cages", "ualink_beyond"]
+__all__ = ["UALINK_RACKS", "scale_up_cages", "scale_up_lanes", "ualink_beyond"]
 
 #: The racks UALink 200G 1.0 is laid out for: "The links support deterministic performance across one to four racks"
 #: (Tom's Hardware on the final specification, 2025-04-08, tomshardware.com/tech-industry/ualink-has-nvidias-nvlink-
@@ -42,12 +45,55 @@ def scale_up_cages(ctx: Context) -> Iterator[Violation]:
                                 f"({', '.join(cages)}): expected a cable or module for {' or '.join(cages)}")
 
 
+def scale_up_lanes(ctx: Context) -> Iterator[Violation]:
+    """A scale-up domain's `link` and `trunk_link` lanes against its switch part's port lanes (CAB002; nu83fix).
+
+    Judged on the port groups that state `lanes`, by CAB002's rule (`media_ends.lanes_mismatch`): the accelerators'
+    `link` against the switch's main `ports`, which they reach; a `trunk_link` against every group, a finding where it
+    runs on none (a rack's trunks may use any group, `analyse.scale_up_racks`). newuser83: an 800G DR8 module, 8 x 100G
+    lanes, passed as the trunk of UALink switch ports of 4 x 200G lanes.
+    """
+    for c in ctx.clusters.values():
+        su, sw = c.cluster.spec.scale_up, c.cluster.scale_up_switch
+        if su is None or sw is None:
+            continue
+        for key, link in (("link", c.cluster.scale_up_link), ("trunk_link", c.cluster.scale_up_trunk)):
+            groups = [g for g in ((sw.ports,) if key == "link" else sw.groups) if g.lane_rate() is not None]
+            lane = (link.rate / link.lanes).to("Gbit/s") if link is not None else None
+            if lane is None or not groups or not all(lanes_mismatch(lane, g.lane_rate()) for g in groups):
+                continue
+            g = groups[0]
+            yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),
+                            f"scale_up.{key}: {link.id} has {lane_g(lane)} lanes, the {sw.id} port group '{g.name}' "
+                            f"runs {lane_g(g.lane_rate())} lanes: expected {lane_g(g.lane_rate())} lanes ({LANE_RULE})",
+                            lane, g.lane_rate(),
+                            public=f"the scale-up {'trunk ' if key == 'trunk_link' else ''}cables, {link.id}, have "
+                                   f"{lane_g(lane)} lanes, and the {sw.id} ports they plug into run "
+                                   f"{lane_g(g.lane_rate())} lanes ({LANE_RULE})")
+
+
 def ualink_beyond(ctx: Context) -> Iterator[Violation]:
-    """CAB010: a stated UALink domain on optical links (`link`, `trunk_link`), or over more than `UALINK_RACKS`."""
+    """CAB010: a stated UALink domain on optics, over more than `UALINK_RACKS`, or of accelerators of another link.
+
+    Optics: its `link` or `trunk_link`. Another link: the accelerator's own scale-up link is not UALink
+    (`technology.other_link`; nu83fix: newuser83's MI355X, Infinity Fabric, on UALink switches passed, only the
+    estimate's note saying its step latency was borrowed).
+    """
     for c in ctx.clusters.values():
         su = c.cluster.spec.scale_up
         if su is None or su.technology != "ualink":
             continue
+        acc = compute_accelerator(ctx.design, c.nodes)
+        own = acc.scale_up.technology if acc is not None and acc.scale_up is not None else ""
+        if acc is not None and own and other_link(own, su.technology):
+            yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", "technology"),
+                            f"a UALink domain of {acc.id}, whose own scale-up link is {own}: it has no UALink port "
+                            "to join the domain's switches, so the domain cannot be built of it as stated, and its "
+                            "`scale_up.latency` is not a UALink step: expected an accelerator whose scale-up link is "
+                            "UALink",
+                            public=f"a UALink domain of {acc.id}, whose own scale-up link is {own}: it has no UALink "
+                                   "port to join the domain's switches, so the domain cannot be built of it as stated, "
+                                   "and its collective step latency is not a UALink figure")
         for key, link in (("link", c.cluster.scale_up_link), ("trunk_link", c.cluster.scale_up_trunk)):
             if link is not None and link.media not in COPPER_MEDIA:
                 yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", key),

@@ -268,6 +268,11 @@ class Link(Part):
         "it takes the tier's next link option, or is a CAB001 finding naming the run, its length and what is sold. "
         "Empty: every length up to `reach` is taken as sold."))
     power_per_end: PowerOrZero = Field(description="Power per end (transceiver or active cable end); 0 W for DAC.")
+    latency_per_end: DurationOrZero | None = Field(None, description=(
+        "Latency one end's module or active cable adds to a link beyond the run's flight time (its DSP or retimer), "
+        "where the part's source states it, e.g. '0 ns' for a passive DAC. Read for a scale-up domain's `trunk_link`: "
+        "the second switch hop between racks takes it at both ends (`perf.workload.cluster`). Left out on an optical "
+        "or active part: not provided, none is added and the estimate says so."))
     power_at: list[RatePower] = Field(default_factory=list, description=(
         "Power per end of an optical module run below its rate, where its datasheet states it: a single-port 400G "
         "module on a 200G port lights 2 of its 4 lanes, `[{rate: 200 Gb/s, power: 5 W}]` (MMS4X00-NS400). A "

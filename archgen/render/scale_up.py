@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.cabling import longest_trunk
 from archgen.model.technology import TECHNOLOGIES
+from archgen.perf.workload.racks_note import stated_hop
 from archgen.render import fmt
 
 #: `scale_up.technology` in words (`model.technology.TECHNOLOGIES`: AMD's xGMI is Infinity Fabric).
@@ -71,10 +73,14 @@ def _unit(bandwidth: Any) -> str:
 
 
 def _second_hop(a: Any) -> str:
-    """What the estimate takes for the second switch hop: the switch's stated `latency`, or nothing (none stated)."""
+    """What the estimate takes for the second switch hop, or that it takes none (the switch states no `latency`).
+
+    The switch's `latency` with the trunk's flight and modules, as the estimate composes it (`racks_note.stated_hop`).
+    """
     sw = a.cluster.scale_up_switch
     if sw is not None and sw.latency is not None:
-        return (f"the second hop's {sw.latency.to('ns'):~.4gP} ({sw.id}'s `latency`) is added on the ring steps that "
-                "cross racks (docs/perf-model.md)")
+        hop, words = stated_hop(sw.latency, sw.id, a.cluster.scale_up_trunk, longest_trunk(a.cluster))
+        return (f"the second hop's {hop * 1e9:.4g} ns ({words}) is added on the ring steps that cross racks "
+                "(docs/perf-model.md)")
     return (f"the second hop's latency is not modelled: {sw.id if sw is not None else 'the switch part'} states no "
             "`latency` (docs/perf-model.md)")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from archgen.errors import AnalyseError, BuildError, WorkloadError
-from archgen.model import Accelerator, Cluster, Document, Rack, System
+from archgen.model import Accelerator, Cluster, Document, Link, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
 from archgen.model.technology import TECHNOLOGIES, other_link
 from archgen.model.workload import Model, Workload
@@ -33,7 +33,14 @@ from archgen.perf.workload.defaults_note import latency_note
 from archgen.perf.workload.efficiency_range import memory_note
 from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
-from archgen.perf.workload.racks_note import bridge_note, domain_racks_note, fabric_latency_note, second_hop
+from archgen.perf.workload.racks_note import (
+    bridge_note,
+    domain_racks_note,
+    fabric_latency_note,
+    one_rack_switch_note,
+    second_hop,
+    stated_hop,
+)
 from archgen.perf.workload.slices import job_slice, placement_problem, slice_problem, torus_problem
 from archgen.perf.workload.unconfirmed_note import marked, unconfirmed_figures, unconfirmed_note, unconfirmed_read
 from archgen.topology import ScaleOutPath, TorusPath, torus_degree
@@ -66,8 +73,10 @@ class Machine:
     peak_dense: tuple[str, ...] = ()  # data types whose peak the part states dense (`Accelerator.peak_basis`)
     planes: int = 1       # planes the scale-out bandwidth sums (`ScaleOutPath.planes`), said in a note (`planes_note`)
     domain_racks: int = 1  # racks one scale-up domain spans (`scale_up.racks`), said in a note (`domain_racks_note`)
-    hop_latency: float = 0.0  # s: the port-to-port `latency` its multi-rack domain's switch states (`second_hop`)
+    hop_latency: float = 0.0  # s: its multi-rack domain's second switch hop, where the switch states `latency`
     switch_part: str = ""  # the scale-up domain's switch part, named in `domain_racks_note`
+    hop_made_of: str = ""  # what `hop_latency` holds: the switch's, the trunk's flight and ends (`stated_hop`)
+    switch_latency: float = 0.0  # s: a one-rack domain's switch `latency`, said not added (`one_rack_switch_note`)
     own_link: str = ""    # the accelerator's own link, where the domain states another (`fabric_latency_note`)
     domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
     energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`upper_bounds.unsettled_at` judges cost so)
@@ -99,13 +108,16 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
                    if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
                    domain_racks=cluster.scale_up.racks if cluster.scale_up is not None else 1,
-                   **_domain_latency(cluster, items, part))
+                   **_domain_latency(cluster, items, part, scale_out))
 
 
-def _domain_latency(cluster: Cluster, items: Mapping[str, Document], part: object) -> dict:
+def _domain_latency(cluster: Cluster, items: Mapping[str, Document], part: object,
+                    scale_out: ScaleOutPath | None = None) -> dict:
     """What the scale-up domain adds to, or says of, the accelerator's step latency (`racks_note`'s notes).
 
-    The switch's stated port-to-port latency where the domain spans racks; the domain's technology in words where
+    The second hop where the domain spans racks and its switch states a port-to-port latency, with the trunk's flight
+    over the longest run `scale_out` carries and its modules' stated latency (`racks_note.stated_hop`); the domain's
+    technology in words where
     the cluster states one (`scale_up.technology`) that is not the accelerator's own link (`technology.other_link`).
     """
     su, own = cluster.scale_up, getattr(getattr(part, "scale_up", None), "technology", "")
@@ -114,7 +126,12 @@ def _domain_latency(cluster: Cluster, items: Mapping[str, Document], part: objec
     switch = items.get(su.switch) if su.switch else None
     stated = getattr(switch, "latency", None) if su.racks > 1 else None
     other = "technology" in su.model_fields_set and bool(own) and other_link(own, su.technology)
-    return {"hop_latency": si(stated, "s") if stated is not None else 0.0, "switch_part": su.switch or "",
+    trunk = items.get(su.trunk_link) if su.trunk_link else None
+    hop, made_of = stated_hop(stated, su.switch or "", trunk if isinstance(trunk, Link) else None,
+                              scale_out.trunk_run if scale_out is not None else None)
+    own_rack = getattr(switch, "latency", None) if su.racks == 1 else None
+    return {"hop_latency": hop, "hop_made_of": made_of, "switch_part": su.switch or "",
+            "switch_latency": si(own_rack, "s") if own_rack is not None else 0.0,
             "own_link": own if other else "", "domain_fabric": TECHNOLOGIES[su.technology].words if other else ""}
 
 
@@ -157,7 +174,9 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
         isinstance(est.layout.get(k), int) and int(est.layout[k]) > 1 for k in ("pp", "ep"))
     lay = [v for k in ("tp", "cp", "dp", "pp") if isinstance(v := est.layout.get(k), int)]   # a training layout's
     stages = (lay[0] * lay[1] * lay[2], lay[3]) if len(lay) == 4 else (0, 0)   # pipeline, which the note names
-    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages),
+    added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages,
+                                           on.hop_made_of),
+                         one_rack_switch_note(hw, on.domain_racks, on.switch_latency, on.switch_part),
                          borrowed, bridge_note(on.hardware, on.per_node, gpus),
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus), memory_note(hw),

@@ -33,11 +33,53 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from archgen.model.network import COPPER_MEDIA, Link
+from archgen.model.site import fibre_delay
 from archgen.perf.comm.placement import domain_share
 from archgen.perf.comm.racks import stages_across
 from archgen.perf.hw.hardware import Hardware
+from archgen.units import Q_, Q
 
-__all__ = ["bridge_note", "domain_racks_note", "fabric_latency_note", "second_hop"]
+__all__ = ["COPPER_DELAY", "bridge_note", "domain_racks_note", "fabric_latency_note", "one_rack_switch_note",
+           "second_hop", "stated_hop"]
+
+
+#: Flight time of a passive copper (twinax DAC) run: at most 4.5 ns a metre, NVIDIA's OSFP passive DAC product
+#: specifications, "Time propagation delay ... 4.5 ns/m, Informative" (MCP4Y10-Nxxx, docs.nvidia.com/networking/
+#: display/mcp4y10nxxx2x400pub/specifications; the same in the MCP7Y60 and MCP1650 QSFP56 DAC specifications).
+#: Taken for every copper assembly (`COPPER_MEDIA`: an ACC or AEC is the same twinax): a maximum, so the hop is not
+#: understated.
+COPPER_DELAY = Q_(4.5, "ns/m")
+
+
+def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None) -> tuple[float, str]:
+    """(s, words) of the second switch hop between racks: the switch's `latency`, the trunk's flight and its ends.
+
+    0 where the switch states no `latency` (the hop is not modelled: `domain_racks_note` says so). Else the switch's
+    port-to-port latency plus the flight time over the longest trunk `run` (copper at `COPPER_DELAY`, fibre at
+    `model.site.fibre_delay`'s group index; not provided where no run is laid out) plus the trunk part's
+    `latency_per_end` at both ends, or words saying an optical or active part states none (not zero: not provided).
+    """
+    if latency is None:
+        return 0.0, ""
+    total, words = latency.to("s"), [f"{latency.to('ns'):~.4gP}, {switch}'s `latency`"]
+    if trunk is not None and run is not None:
+        copper = trunk.media in COPPER_MEDIA
+        flight = (run * COPPER_DELAY).to("s") if copper else fibre_delay(run).to("s")
+        total = total + flight
+        words.append(f"{flight.to('ns').m:.3g} ns of flight over the longest trunk run, {run.m_as('m'):.3g} m of "
+                     f"{trunk.media}" + (f" at up to {COPPER_DELAY:~P}" if copper else ""))
+    elif trunk is not None:
+        words.append("no flight time: no trunk run is laid out")
+    if trunk is not None and trunk.latency_per_end is not None:
+        total = total + 2 * trunk.latency_per_end.to("s")
+        if trunk.latency_per_end.m:
+            words.append(f"{(2 * trunk.latency_per_end).to('ns'):~.4gP} of {trunk.id}'s modules (`latency_per_end` at "
+                         "both ends)")
+    elif trunk is not None and trunk.media != "dac":
+        words.append(f"{trunk.id} states no `latency_per_end`: its modules' latency is not added, so the hop is a "
+                     "lower bound")
+    return float(total.m_as("s")), ", and ".join(words)
 
 
 def _spans(domain: Hardware, job: Hardware, racks: int) -> tuple[int, int]:
@@ -62,13 +104,14 @@ def second_hop(domain: Hardware, job: Hardware, racks: int, hop: float) -> Hardw
 
 
 def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 0.0, switch: str = "",
-                      pipeline: tuple[int, int] = (0, 0)) -> str:
+                      pipeline: tuple[int, int] = (0, 0), made_of: str = "") -> str:
     """The note for a job whose share of a domain of `racks` racks is more than one rack's ("" where it is not).
 
     `domain` is the cluster's own hardware (the whole domain's size, not a sweep point's), `job` the job's (its share
     of each domain, `comm.placement.job_share`, and any what-if, after `second_hop`); `hop` the port-to-port latency
     (s) its switch part `switch` states, 0 where it states none; `pipeline` a training layout's (tp·cp·dp, pp), whose
-    stage boundaries across racks the note names (`racks.stages_across`).
+    stage boundaries across racks the note names (`racks.stages_across`); `made_of` what the hop is
+    (`stated_hop`'s words; "": the switch's `latency` alone).
     """
     per_rack, spanned = _spans(domain, job, racks)
     if not spanned:
@@ -81,8 +124,9 @@ def domain_racks_note(domain: Hardware, job: Hardware, racks: int, hop: float = 
             f"switch hops and the trunk links; taken at the domain's {bandwidth:.4g} GB/s per direction (the trunks "
             "are sized to carry it) and ")
     if hop > 0:
+        what = made_of or f"{switch}'s `latency`"
         return head + (f"{job.scale_up_latency * 1e6:.4g} us per collective step: {job.accelerator}'s one-rack "
-                       f"`scale_up.latency` plus the second hop, {hop * 1e9:.4g} ns ({switch}'s `latency`), on "
+                       f"`scale_up.latency` plus the second hop, {hop * 1e9:.4g} ns ({what}), on "
                        f"{spanned - 1} of every {share - 1} ring steps (those that cross racks, as NCCL counts steps "
                        "between nodes), averaged over the steps, where a group inside one rack (its ranks' span "
                        f"dividing {per_rack}: tp, or a DP, CP or EP group in Megatron's rank order) takes none; "
@@ -104,6 +148,21 @@ def _sends(job: Hardware, pipeline: tuple[int, int]) -> str:
     pairs = ", ".join(f"{s} and {s + 1}" for s in across)
     return (f"the pipeline's sends between stages {pairs} (of 0 to {pp - 1}, stage s on ranks s x {span} on) "
             "and a CP ring's steps")
+
+
+def one_rack_switch_note(job: Hardware, racks: int, latency: float, switch: str) -> str:
+    """Why a one-rack domain's switch `latency` (s) is not added ("" where none is stated or no step crosses it).
+
+    A step in one rack crosses one switch, and `scale_up.latency` is a step through the fabric end to end (NCCL's
+    NVLink step, or a figure the part marks unconfirmed), its switch crossing included: adding the switch's
+    port-to-port figure would count it twice (nu83fix; newuser83: it went unused without a word).
+    """
+    if racks > 1 or latency <= 0 or domain_share(job) < 2 or job.torus:
+        return ""
+    return (f"{switch} states a port-to-port `latency` of {latency * 1e9:.4g} ns, not added: a collective step in "
+            f"this one-rack domain crosses one switch, and {job.accelerator}'s `scale_up.latency`, "
+            f"{job.scale_up_latency * 1e6:.3g} us, is a step through the fabric end to end, that crossing included; "
+            "adding it would be counting that crossing twice (docs/perf-model.md, Scale-up domains over several racks)")
 
 
 def fabric_latency_note(job: Hardware, own: str, domain: str) -> str:
