@@ -179,3 +179,25 @@ def test_figures_without_an_appliance_are_required(tmp_path: Path) -> None:
     path = _figures_left_out(servers_design(tmp_path, servers=2), "capacity")
     with pytest.raises(ValidateError, match="`capacity` is required: state it, or name the `appliance`"):
         run([path])
+
+
+def test_figures_left_out_of_an_appliance_no_rack_places_are_not_provided(tmp_path: Path) -> None:
+    """review43: the figures derived from an appliance no rack places are 0 (REL014 names it), and were read as the
+    storage's: 0 GB/s per accelerator as a number a requirement judged, and goodput withheld as "nowhere to go
+    (REL006)" with no REL006 finding and no word of the appliance. Now neither figure is given, and the job's goodput
+    is withheld, and REL006 says so, because the appliance gives none."""
+    path = _with_appliance(tmp_path, 2, appliance="sto-other")
+    yaml = YAML()
+    docs = list(yaml.load_all(path.read_text(encoding="utf-8")))
+    docs.insert(0, {**SERVER, "id": "sto-other", "storage": dict(FIGURES)})
+    with path.open("w", encoding="utf-8") as f:
+        yaml.dump_all(docs, f)
+    result = run([_figures_left_out(path, "capacity", "write_bandwidth", "read_bandwidth")])
+    cluster = "cluster/b200-storage"
+    assert "storage_read_bandwidth_per_accelerator" not in result.metrics[cluster]
+    why = ("cluster 'b200-storage' takes its storage's capacity, write bandwidth and read bandwidth from the "
+           "appliances 'sto-other', which no rack of it places, so it has none (REL014)")
+    assert why in result.operations.withheld[cluster]["storage_read_bandwidth_per_accelerator"]
+    (job,) = [p for p, w in result.workloads.items() if w.workload.training is not None]
+    assert why in result.operations.withheld[job]["goodput"]
+    assert sorted(f.id for f in result.findings if f.id in ("REL006", "REL014")) == ["REL006", "REL014"]

@@ -14,6 +14,7 @@ from archgen.analyse.fabric import FabricAnalysis
 from archgen.analyse.network import ClusterAnalysis, compute_node
 from archgen.analyse.nodes import nic_ports, nic_ports_rate
 from archgen.model.fabrics import checkpoint_role
+from archgen.model.system import System
 from archgen.model.workload import Workload
 from archgen.open_item import Worded
 from archgen.validate import Specs
@@ -257,7 +258,29 @@ def no_checkpoint_target(specs: Specs, a: ClusterAnalysis, workload: Workload, s
             f"cluster '{cluster.id}' have no storage, converged or compute NIC to send them over")
     if cluster.storage is None:
         return f"cluster '{cluster.id}' gives no checkpoint {'storage' if said else '`storage:`'}"
-    return unwired_storage(a, said)
+    return unbuilt_storage(specs, a, said) or unwired_storage(a, said)
+
+
+def unbuilt_storage(specs: Specs, a: ClusterAnalysis, said: bool = False) -> str | None:
+    """Why the storage's figures left out to its `appliance` are none (REL014 names it); None where they are not.
+
+    The build derives each figure a storage built from an appliance leaves out as the placed count x the part's
+    figure (`build.clusters.appliance_storage`): 0 where no rack places the part or it is no System with `storage:`
+    figures. Those zeros are no bandwidth of a storage, so what rests on them is not provided (review43: before,
+    0 GB/s per accelerator was given as a figure, and goodput said only "nowhere to go"). `said`: without the
+    check's id (`Violation.public`).
+    """
+    storage, derived = a.cluster.spec.storage, a.cluster.storage_derived
+    if storage is None or storage.appliance is None or not derived or any(
+            storage.figure(n).magnitude > 0 for n in derived):
+        return None
+    part = specs.get(storage.appliance)
+    where = ("which no rack of it places" if isinstance(part, System) and part.storage is not None
+             else "which states no capacity or bandwidth of its own")
+    names = [n.replace("_", " ") for n in derived]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    return (f"cluster '{a.cluster.spec.id}' takes its storage's {listed} from the appliances '{storage.appliance}', "
+            f"{where}, so it has none" + ("" if said else " (REL014)"))
 
 
 def unwired_storage(a: ClusterAnalysis, said: bool = False) -> str | None:

@@ -23,6 +23,7 @@ from archgen.analyse.checkpoint_storage import (
     storage_fabrics,
     storage_side,
     unbounded_why,
+    unbuilt_storage,
 )
 from archgen.analyse.failure_model import Reliability
 from archgen.analyse.goodput_range import (
@@ -62,7 +63,7 @@ __all__ = ["BLOCKING_SPANNED", "CHECKPOINT_METRICS", "PACKED_SPARES", "REPAIR_SP
            "StorageSide", "checkpoint_bytes", "delivered_storage", "failure_ends", "failures_of", "goodput",
            "no_checkpoint_target", "node_storage_bandwidth", "rate_sets", "replicas_metrics", "run_bands", "spanned",
            "storage_fabrics", "storage_metrics", "storage_side", "swapped_metrics", "unblocked_metrics",
-           "unbounded_why", "workload_metrics"]
+           "unbounded_why", "unbuilt_storage", "workload_metrics"]
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ def replica_note(workload: Workload, size: float, restore: float, other: float |
 def storage_metrics(specs: Specs, a: ClusterAnalysis) -> dict[str, Q]:
     """The storage bandwidth each accelerator gets (`delivered_storage` over the accelerators); empty without one."""
     both = delivered_storage(specs, a)
-    if both is None or not a.accelerators:
+    if both is None or not a.accelerators or unbuilt_storage(specs, a):   # figures of appliances placed nowhere
         return {}
     return {name: Q_(bw / a.accelerators, "B/s").to("GB/s") for name, bw in zip(STORAGE_METRICS, both, strict=True)}
 

@@ -33,6 +33,7 @@ from archgen.analyse.goodput import (
     storage_metrics,
     swapped_metrics,
     unblocked_metrics,
+    unbuilt_storage,
     workload_metrics,
 )
 from archgen.analyse.goodput_notes import REPAIR_ENDS, RESTORE_ENDS, cluster_unsettled, still_withheld, unsettled
@@ -90,7 +91,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         stored = storage_metrics(design.specs, analysis)
         analysis.metrics.update(stored)
         if not stored:
-            _withhold(ops, path, STORAGE_METRICS, NO_STORAGE)
+            _withhold(ops, path, STORAGE_METRICS, unbuilt_storage(design.specs, analysis) or NO_STORAGE)
         cost = analyse_cost(design.specs, analysis)
         if cost is not None:
             ops.cost[path] = cost

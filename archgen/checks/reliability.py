@@ -209,8 +209,9 @@ def checkpoint_has_storage(ctx: Context) -> Iterator[Violation]:
     are requirements on them. Nor where `storage:` is stated but no fabric of role storage or converged takes a
     port of the compute nodes and `storage.external_network` does not say who builds the network they reach it over:
     the stated bandwidth would reach them over nothing the design builds or names (with that statement the figures
-    are given at the nodes' NIC line rate, and REL012 says so instead). In-memory checkpoints need a NIC on the
-    nodes to reach the peers' memory.
+    are given at the nodes' NIC line rate, and REL012 says so instead). Nor where the figures left out to
+    `storage.appliance` are none, the appliance placed in no rack or stating no `storage:` figures (REL014). In-memory
+    checkpoints need a NIC on the nodes to reach the peers' memory.
 
     Fix: give the cluster's `storage:` (capacity, write and read bandwidth with their source) and a storage fabric
     that takes ports of its compute nodes, or, where that network is built outside the design, say by whom in

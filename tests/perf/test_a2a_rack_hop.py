@@ -59,3 +59,25 @@ def test_arrays_of_groups_are_timed_each_at_its_share() -> None:
     got = _a2a(SPAN, np.array([64.0, 8.0]), np.array([1.0, 8.0]))[0]
     assert got[0] == pytest.approx(_a2a(SPAN, 64)[0], rel=1e-12)
     assert got[1] == pytest.approx(_a2a(SPAN, 8, 8)[0], rel=1e-12)
+
+
+#: An NVL36x2-shaped share: 72 accelerators over two racks of 36, the second hop averaged over 1 of 71 ring steps.
+SPAN36 = replace(BASE, scale_up_size=72, scale_up_latency=BASE.scale_up_latency + HOP / 71, rack_hop=HOP / 71,
+                 rack_cross=HOP, rack_size=36)
+
+
+def test_a_group_cut_by_the_rack_boundary_pays_for_its_fewest_members_in_one_rack() -> None:
+    """Groups of 24 in racks of 36: ranks 24-47 are 12 in each rack, so a rank there has 12 of its 23 peers across.
+
+    The groups run in lockstep (module docstring), so every group waits on that one: 23 / 8 x 250 ns x 12 / 23 =
+    375 ns more than inside one rack. Before (review43), the group's members in one rack were read as min(24, 36) =
+    24, every peer in the rank's own rack, and the all-to-all paid no hop at all though the group crosses.
+    """
+    across, own = _a2a(SPAN36, 24)[0], _a2a(replace(BASE, scale_up_size=72), 24)[0]
+    assert across - own == pytest.approx(23 / 8 * HOP * 12 / 23, rel=1e-9)   # 375 ns
+
+
+def test_an_expert_group_of_8_on_racks_of_36_pays_for_the_group_across_the_boundary() -> None:
+    """EP 8 on an NVL36x2-shaped share: the group of ranks 32-39 holds 4 in each rack, 4 of 7 peers across."""
+    across, own = _a2a(SPAN36, 8)[0], _a2a(replace(BASE, scale_up_size=72), 8)[0]
+    assert across - own == pytest.approx(7 / 8 * HOP * 4 / 7, rel=1e-9)   # 125 ns
