@@ -31,13 +31,15 @@ SWING: tuple[Metric, ...] = (
            "`feeds.power_smoothing.floor`) and of every system's and switch's (maximum - least) draw with the "
            "shelves' loss, its least the higher of `power.idle` and `power.smoothing.floor` x its maximum (a "
            "running part draws at least that; optics taken not to swing) and, with ramps stated, of step / (1 / "
-           "ramp_up + 1 / ramp_down) (its fall and climb back fit in a step); not provided where none is stated "
+           "ramp_up + 1 / ramp_down) (its fall and climb back fit in a step), that at most the job's share of the "
+           "maximum IT power (a draw falls no lower than nothing); not provided where none is stated "
            "(no catalog part states any).",
            "analyse/job_swing.py", _T, sweep=False, minimise=True),
     Metric("workload", "checkpoint_power_dip", "W", "kW", 1, "Checkpoint power dip", "The most the job's draw "
            "falls while a blocking checkpoint holds its GPUs (`checkpoint_blocking_time`, once every "
            "`checkpoint_interval`), an upper bound: the swing's depth (the hall's floor or the parts' least draw, as "
-           "`job_power_swing`) or, where ramps are stated, ramp_down x the blocking time, the smaller; its fall and "
+           "`job_power_swing`) or, where ramps are stated, ramp_down x the blocking time (at most the job's share "
+           "of the maximum IT power), the smaller; its fall and "
            "return each a step the hall's `feeds.load_step_limit` must accept; not provided where neither is stated "
            "or the checkpoints block nothing.", "analyse/swing_phases.py", _T, sweep=False, minimise=True),
 )

@@ -12,11 +12,11 @@ stated figures bound it from below, each giving an upper bound on the swing, and
   share x (1 - floor), the rule PWR022 judges the whole cluster's step with;
 - each system's and switch's own lower bound while it runs (`low_draw`): its `power.idle` (its draw powered on with
   no job running: a part in a communication phase is powered on and running, so it draws at least that) or its
-  `power.smoothing.floor` x its maximum draw (a GB300 NVL72 tray's or shelf's own smoothing, nu81fix), the higher
-  where both are stated. The swing is at most the share of the sum of (maximum - that) draw, with the power
-  shelves' loss on that difference (`conversion.shelf_loss` at each draw). The optics' draw is taken not to swing
-  (a transceiver's lasers and DSP stay on through both phases; no spec states their draw per phase). Only where
-  every system and switch states one: no catalog part does today.
+  `power.smoothing.floor` x its maximum draw (a GB300 NVL72 compute tray's own smoothing, nu81fix; a power shelf
+  states none), the higher where both are stated. The swing is at most the share of the sum of (maximum - that)
+  draw, with the power shelves' loss on that difference (`conversion.shelf_loss` at each draw). The optics' draw is
+  taken not to swing (a transceiver's lasers and DSP stay on through both phases; no spec states their draw per
+  phase). Only where every system and switch states one: no catalog part does today.
 
 Hall and parts both stated: each is an upper bound on the same swing, so the smaller governs,
 never a blend of the two.

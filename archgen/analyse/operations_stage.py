@@ -201,9 +201,10 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 _withhold(ops, path, ("job_it_energy",), ops.withheld[path]["time_to_train"])
             swing, no_swing = job_swing(design.specs, a, est.accelerators)   # its depth: floor or parts' least
             ramps = job_ramps(design.specs, a, est.accelerators)   # and where ramps are stated, how far they reach
-            extra |= checkpoint_dip(extra, swing.get("job_power_swing"), ramps)
+            # `share`, the job's draw at maximum, bounds a ramp's swing and dip: no ramp swings it further (review44)
+            extra |= checkpoint_dip(extra, swing.get("job_power_swing"), ramps, share)
             if (step := est.metrics.get("step_time")) is not None and ramps is not None:
-                swing = {"job_power_swing": min([*swing.values(), ramped_swing(ramps, step)],
+                swing = {"job_power_swing": min([*swing.values(), ramped_swing(ramps, step, share)],
                                                 key=lambda q: q.m_as("kW"))}
             extra |= swing
             if not swing:

@@ -54,13 +54,16 @@ def job_ramps(specs: Any, a: Any, accelerators: int) -> tuple[Q, Q] | None:
             job_share(down, accelerators, a.accelerators).to("kW/s"))
 
 
-def ramped_swing(ramps: tuple[Q, Q], step_time: Q) -> Q:
-    """The most a load ramping at `ramps` (up, down) swings once a step: step / (1 / up + 1 / down).
+def ramped_swing(ramps: tuple[Q, Q], step_time: Q, cap: Q | None = None) -> Q:
+    """The most a load ramping at `ramps` (up, down) swings once a step: step / (1 / up + 1 / down), at most `cap`.
 
-    Its fall at ramp_down and its climb back at ramp_up both fit in the step, whatever its split.
+    Its fall at ramp_down and its climb back at ramp_up both fit in the step, whatever its split. `cap`: the job's
+    share of the IT power at maximum draw, below which its draw cannot fall (review44: 2 MW/s ramps over a 14 s step
+    read a 14 MW swing on a 1.2 MW job).
     """
     up, down = (r.m_as("kW/s") for r in ramps)
-    return Q_(step_time.m_as("s") / (1 / up + 1 / down), "kW")
+    swing = Q_(step_time.m_as("s") / (1 / up + 1 / down), "kW")
+    return swing if cap is None else min(swing, cap.to("kW"), key=lambda q: q.m_as("kW"))
 
 
 def reach_words(depth: Q, ramps: tuple[Q, Q], step_time: Q, exposed_share: Q) -> str:
@@ -81,16 +84,18 @@ def reach_words(depth: Q, ramps: tuple[Q, Q], step_time: Q, exposed_share: Q) ->
             f"{kw(Q_(split, 'kW'))}")
 
 
-def checkpoint_dip(metrics: Mapping[str, Q], depth: Q | None, ramps: tuple[Q, Q] | None) -> dict[str, Q]:
+def checkpoint_dip(metrics: Mapping[str, Q], depth: Q | None, ramps: tuple[Q, Q] | None,
+                   cap: Q | None = None) -> dict[str, Q]:
     """`checkpoint_power_dip`: a blocking checkpoint's dip, the smaller of `depth` and ramp_down x its blocking time.
 
     {} where the blocking time is not provided or is 0 (asynchronous, nothing blocks), or where neither a depth nor
-    a ramp is stated.
+    a ramp is stated. `cap`, the job's share of the IT power at maximum draw, bounds the ramp's dip (review44).
     """
     blocking = metrics.get("checkpoint_blocking_time")
     if blocking is None or not blocking.m > 0:
         return {}
-    bounds = [q for q in (depth, ramps[1] * blocking.to("s") if ramps is not None else None) if q is not None]
+    ramped = ramps[1] * blocking.to("s") if ramps is not None else None
+    bounds = [q for q in (depth, ramped, cap if ramped is not None else None) if q is not None]
     return {"checkpoint_power_dip": min(bounds, key=lambda q: q.m_as("kW")).to("kW")} if bounds else {}
 
 

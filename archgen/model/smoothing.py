@@ -10,10 +10,11 @@ https://docs.nvidia.com/deploy/nvml-api/group__nvmlPowerSmoothing.html). None ha
 the hall states what its design sets, for its whole IT load, and PWR022 judges the swing with it.
 
 A part may state its own (`power.smoothing`, `PartSmoothing`, nu81fix): the blog's PSUs "with energy storage" sit in
-the rack's power shelves, and NVML's floor and ramps are the GPU's, so a compute tray or a rack's power shelf carries
-them, not the hall. The blog publishes no floor, ramp rate or stored energy for a shipped configuration (it gives
-only "reduce peak grid demand by up to 30%"), so no catalog part states one: the part states what its smoothing
-profile or shelf sets, with its `source`.
+the rack's power shelves, and NVML's floor and ramps are the GPU's, so a compute tray (a `System`) or a switch
+carries them, not the hall. A power shelf (`PowerShelf`) has no `power` key and states none: what its stored energy
+holds has no key (review44: nu81fix's docs said a shelf states it, and a shelf stating it is refused). The blog
+publishes no floor, ramp rate or stored energy for a shipped configuration (it gives only "reduce peak grid demand by
+up to 30%"), so no catalog part states one: the part states what its smoothing profile sets, with its `source`.
 """
 
 from __future__ import annotations
@@ -53,12 +54,12 @@ class PartSmoothing(Spec):
     floor: PositiveFraction | None = Field(None, description=(
         "The share of the part's maximum draw (`power.max`) it is held at or above while a job runs, e.g. 0.8: a "
         "compute tray's NVML power-smoothing floor as a share of the tray's draw (NVML states it as a percent of the "
-        "GPU module's power: a tray whose CPUs, NICs and fans are not floored holds less), or what a power shelf's "
-        "energy storage holds at its input. A job's swing is then at most the part's (1 - floor) x its draw "
-        "(`job_power_swing`, PWR022 where the hall states no floor of its own)."))
+        "GPU module's power: a tray whose CPUs, NICs and fans are not floored holds less); a power shelf's energy "
+        "storage has no key (a `PowerShelf` states no `power`). A job's swing is then at most the part's "
+        "(1 - floor) x its draw (`job_power_swing`, PWR022 where the hall states no floor of its own)."))
     ramp_up: PowerRate | None = Field(None, description=(
         "The fastest the part's draw rises, e.g. '5 kW/s' (its GPUs' NVML ramp-up rate x their count): the "
         "cluster's load rises at most at the sum over its parts."))
     ramp_down: PowerRate | None = Field(None, description=(
         "The fastest the part's draw falls, e.g. '5 kW/s' (its GPUs' NVML ramp-down rate x their count)."))
-    source: str = Field("", description="Where the settings come from (the smoothing profile, the shelf's datasheet).")
+    source: str = Field("", description="Where the settings come from (the smoothing profile, the part's datasheet).")

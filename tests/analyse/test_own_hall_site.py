@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.analyse.test_own_hall_figures import CLUSTER  # the same two-hall cluster (review44: was a copy)
 from tests.conftest import run_specs
 
 HALL = """kind: Facility
@@ -23,19 +24,6 @@ cost: {{energy: {{price: 0.09 USD/kWh, date: 2024-07, pue: {pue}, basis: assumed
 feeds: {{ups: N+1, ups_units: {{count: 3, capacity: 150 kW}}, generators: N+1,
         generator_units: {{count: 3, capacity: 250 kW}}{extra}}}
 {deployed}---
-"""
-CLUSTER = """kind: Cluster
-id: c
-facility: campus
-units:
-- id: su
-  racks:
-  - {rack: gb200-nvl72, count: 1}
-layout:
-- {unit: su, count: 1, hall: a}
-- {unit: su, count: 1, hall: b}
-floor: {racks_per_row: 8, rack_pitch: 600 mm, row_pitch: 3 m, tray_drop: 1.5 m,
-        halls: [{id: a, facility: building-a}, {id: b, y: 300 m, facility: building-b}]}
 """
 
 

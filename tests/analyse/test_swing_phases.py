@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from archgen.analyse.swing_phases import checkpoint_dip, dip_words, job_words, ramped_swing, reach_words
+from archgen.perf.workload.derived import job_share
 from archgen.units import Q_
 from tests.analyse.test_job_swing import CLUSTER, JOB
 from tests.conftest import REPO, run_specs
@@ -89,3 +90,23 @@ def test_ramps_alone_give_the_swing_a_bound(tmp_path) -> None:
     run = _hall(tmp_path, "{ramp_up: 1 kW/s, ramp_down: 3 kW/s, source: test}")
     m = run.workloads[JOB].estimate.metrics
     assert m["job_power_swing"].m_as("kW") == pytest.approx(m["step_time"].m_as("s") / (1 + 1 / 3))
+
+
+def test_fast_ramps_alone_swing_no_more_than_the_jobs_draw(tmp_path) -> None:
+    """review44: ramps alone gave step / (1/up + 1/down) uncapped: at the field's own example, 2 MW/s each way, the
+    example job's 14 s step read a swing of ~14 MW on 1,216.8 kW. A draw cannot fall below nothing, so the swing
+    (and a checkpoint's dip) is at most the job's share of the IT power at maximum draw, the bound the withheld
+    swing's reason already names."""
+    run = _hall(tmp_path, "{ramp_up: 2 MW/s, ramp_down: 2 MW/s, source: test}")
+    est, a = run.workloads[JOB].estimate, run.clusters[CLUSTER]
+    share = job_share(a.metrics["it_power"], est.accelerators, a.accelerators).m_as("kW")
+    assert est.metrics["step_time"].m_as("s") * 1000 > share    # the ramp bound alone is above the job's draw
+    assert est.metrics["job_power_swing"].m_as("kW") == pytest.approx(share)
+
+
+def test_a_checkpoint_dip_by_ramps_alone_is_at_most_the_jobs_draw() -> None:
+    m = {"checkpoint_blocking_time": Q_(56.8, "s")}
+    fast = (Q_(2000, "kW/s"), Q_(2000, "kW/s"))
+    assert checkpoint_dip(m, None, fast, Q_(1216.8, "kW"))["checkpoint_power_dip"].m_as("kW") == pytest.approx(1216.8)
+    assert checkpoint_dip(m, None, (UP, DOWN), Q_(1216.8, "kW"))["checkpoint_power_dip"].m_as("kW") == \
+        pytest.approx(DOWN.m_as("kW/s") * 56.8)

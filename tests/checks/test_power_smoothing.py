@@ -148,3 +148,17 @@ def test_the_document_row_takes_the_parts_bound_where_the_hall_states_no_floor()
     assert "below the hall's floor's bound 135.7 kW: the parts' governs" in hall
     tight = load_swing(Q_(271.3, "kW"), (), PowerSmoothing(floor=0.9), parts)  # 27.1 kW: the hall's governs
     assert tight.startswith("depth at most 27.1 kW") and "81.4 kW is larger: the hall's governs" in tight
+
+
+def test_a_power_shelf_states_no_smoothing_of_its_own(tmp_path) -> None:
+    """review44: nu81fix's docs said a shelf states `power.smoothing`; a PowerShelf has no `power` key, so it is refused.
+
+    Only systems and switches carry a part's smoothing (`analyse.job_swing.parts_swing`); docs/facility.md says so.
+    """
+    from pathlib import Path
+
+    from archgen.errors import ValidateError
+    shelf = Path(__file__).parents[2].joinpath("specs/catalog/power/orv3-power-shelf-33kw.yaml").read_text(
+        encoding="utf-8").replace("id: orv3-power-shelf-33kw", "id: my-shelf")
+    with pytest.raises(ValidateError, match="power: unknown key 'power'"):
+        run_specs(tmp_path, {"s.yaml": shelf + "power: {smoothing: {floor: 0.8}}\n"})
