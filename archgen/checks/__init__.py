@@ -18,7 +18,7 @@
 | SITE | `checks/site.py` | a cluster over several halls of a site: runs between halls, each hall's draw |
 
 A prefix's module may import more of its rules from modules split from it for their size (`MODULE_PARTS`):
-PWR017 to PWR023 from `checks/power_halls.py`.
+PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/network_warnings.py`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL
 #: Modules holding more of a prefix's rules, each with its `@check` and docstring, split from its module for its size
 #: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
 #: docstring.
-MODULE_PARTS = {"PWR": ("power_halls",)}
+MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",)}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:
