@@ -30,24 +30,22 @@ from archgen.metric import (  # noqa: F401 (vocabulary; `unbounded` and its name
     written_out,
 )
 from archgen.metrics_bands import ends as band_ends
+from archgen.metrics_estimate import ESTIMATE
 from archgen.metrics_fabric import FABRIC
 from archgen.metrics_facility import FACILITY, RACK_INLETS
 from archgen.metrics_goodput import JOB_GOODPUT
 from archgen.metrics_operations import CLUSTER_OPERATIONS, JOB_BY_CLASS
-from archgen.metrics_pools import POOLS
+from archgen.metrics_rack import RACK
 from archgen.metrics_swing import SWING
 from archgen.unit_hints import million_hint
 from archgen.units import Q, counted
 
-_R, _N, _C, _E, _S = ("analyse/rack.py", "analyse/network.py", "analyse/cabling.py", "perf/workload/estimate.py",
-                      "perf/explore/points.py")
-#: Metrics of one kind of job come from its own module; those of both kinds (and collectives) from the entry point.
-_ET, _EI = "perf/workload/training_estimate.py", "perf/workload/serving_estimate.py"
+_N, _C, _S = "analyse/network.py", "analyse/cabling.py", "perf/explore/points.py"
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _SITE = "analyse/sustainability.py"   # a hall's carbon and water intensities x an energy
 _JE = "analyse/job_energy.py"   # a job's energy: its share of the cluster's average load x PUE over tokens/s
 _OPS = "analyse/operations_stage.py"  # a cluster's figures taken from its largest training job: the stage ranking them
-_T, _I, _X = ("training",), ("inference",), ("collective",)
+_T, _I = ("training",), ("inference",)
 #: The share of their nodes' maximum draw that MLPerf Training's power results measured over a run (lowest to
 #: highest; tests/perf/data/mlperf-training-power.yaml, docs/facility.md "Measured energy to train"): why an energy at
 #: maximum draw is an upper bound. The one copy of the range: `job_it_energy`'s description, `analyse.job_energy` and
@@ -60,42 +58,7 @@ _CHARGED = {end: (what, f", per goodput token at goodput_{at}") for end, what, a
 
 REGISTRY: tuple[Metric, ...] = (
     # racks
-    Metric("rack", "it_power", "W", "kW", 1, "IT power at the equipment", "Maximum draw of the systems and "
-           "switches placed in the rack, at their own inputs: a shelf-fed part's at the DC busbar, before the power "
-           "shelves' losses (`input_power` adds them).", _R),
-    Metric("rack", "it_power_typical", "W", "kW", 1, "IT power (typical)", "Typical draw of the systems and "
-           "switches placed where the datasheet states one, else their maximum, plus optics (for energy; budgets "
-           "stay on the maximum).", _R),
-    Metric("rack", "rack_load", "W", "kW", 1, "Rack load", "IT power plus the rack's own cooling units.", _R),
-    Metric("rack", "input_power", "W", "kW", 1, "Input power", "Rack load divided by the efficiency of the power "
-           "shelves (what the feeds deliver), plus the draw of the parts `power.external` names, fed from outside "
-           "the rack's feeds: every watt the rack takes.", _R),
-    Metric("rack", "feed_capacity_usable", "W", "kW", 1, "Usable feed capacity", "Power of the feeds left after "
-           "the redundant ones are held back (V × A × phase factor × derating × power factor per feed).", _R),
-    Metric("rack", "conversion_capacity_usable", "W", "kW", 1, "Usable conversion capacity", "Capacity of the power "
-           "shelves or PDUs left after the redundant ones are held back.", _R),
-    Metric("rack", "heat_to_liquid", "W", "kW", 1, "Heat to liquid", "Heat the liquid loop takes (the liquid-cooled "
-           "share of the input power).", _R),
-    Metric("rack", "heat_to_air", "W", "kW", 1, "Heat to air", "Heat the room air takes (the rest of the input "
-           "power, less what a rear door takes).", _R),
-    Metric("rack", "heat_to_rear_door", "W", "kW", 1, "Heat to the rear door", "Heat the rack's rear-door heat "
-           "exchanger (`cooling.air.rear_door`) takes from its exhaust air into its water: the air-side heat, up to "
-           "the door's capacity.", _R),
-    Metric("rack", "coolant_flow", "m**3/s", "L/min", 1, "Coolant flow", "Liquid flow that carries the heat to "
-           "liquid at the rack's ΔT (Q = P / (ρ c_p ΔT)).", _R),
-    Metric("rack", "air_flow", "m**3/s", "ft**3/min", 0, "Air flow", "Air flow through the equipment that carries "
-           "its air-side heat at the rack's air ΔT (a rear door cools that air afterwards).", _R),
-    Metric("rack", "u_used", "m", "U", 0, "U used", "Rack units taken by placed parts.", _R),
-    Metric("rack", "u_free", "m", "U", 0, "U free", "Rack units left.", _R),
-    Metric("rack", "weight", "kg", "kg", 0, "Weight", "Weight as installed: the enclosure and every placed part that "
-           "states a weight; a lower bound where something installed is not weighed (a part stating none, cables and "
-           "transceivers, a liquid loop's coolant), and a requirement it meets is then not provided.", _R),
-    Metric("rack", "floor_load", "kg/m**2", "kg/m**2", 0, "Floor load", "Weight over the rack's footprint (a lower "
-           "bound where the weight is).", _R),
-    Metric("rack", "accelerators", "", "", 0, "Accelerators", "Accelerators in the rack's systems.", _R),
-    Metric("rack", "optics_power", "W", "kW", 3, "Optics power", "Transceivers and active cable ends in the ports of "
-           "the switches the rack holds, and in the NICs of systems whose maximum leaves them out (in its IT "
-           "power).", _R),
+    *RACK,  # what a rack draws, holds, weighs and sheds as heat (archgen/metrics_rack.py)
     *RACK_INLETS,  # the coolant and inlet air a rack accepts (archgen/metrics_facility.py)
     # clusters
     Metric("cluster", "accelerators", "", "", 0, "Accelerators", "Accelerators in the cluster.", _N),
@@ -157,71 +120,7 @@ REGISTRY: tuple[Metric, ...] = (
     *CLUSTER_OPERATIONS,  # clusters: reliability and cost (archgen/metrics_operations.py; docs/reliability.md)
     *FABRIC,  # fabrics, and torus, dragonfly and rail-only fabrics (archgen/metrics_fabric.py)
     # workloads (and each point of a sweep)
-    Metric("workload", "step_time", "s", "s", 2, "Step time", "Time of one training step (one global batch).", _ET,
-           _T),  # no better direction: a step is a global batch, and a smaller batch takes less time
-    Metric("workload", "ttft", "s", "ms", 1, "TTFT", "Time to first token: one request's prefill on an idle "
-           "replica (offline), or the mean over a simulated run's requests of first token - arrival (concurrency, "
-           "server with an arrival rate).", _EI, _I, minimise=True),
-    Metric("workload", "tpot", "s", "ms", 2, "TPOT", "Time per output token: one decode step with the batch in "
-           "flight (offline), or the mean over a simulated run's requests of (latency - TTFT) / (output - 1).", _EI,
-           _I, minimise=True),
-    Metric("workload", "ttft_p50", "s", "ms", 1, "TTFT p50", "Median time to first token over a simulated run "
-           "(concurrency, or server with an arrival rate): the sorted requests' element at floor(n / 2), as MLPerf's "
-           "loadgen reads it.", "perf/serve/scheduler.py", _I,
-           minimise=True),
-    Metric("workload", "ttft_p99", "s", "ms", 1, "TTFT p99", "99th-percentile time to first token over a simulated "
-           "run, the sorted requests' element at floor(0.99 n) as MLPerf's loadgen reads it (loadgen/results.cc): "
-           "MLPerf Inference's Server-scenario TTFT constraint. Every request has the workload's one length (a "
-           "dataset's long prompts, which set a measured tail, are not simulated).", "perf/serve/scheduler.py", _I,
-           minimise=True),
-    Metric("workload", "tpot_p50", "s", "ms", 2, "TPOT p50", "Median time per output token over a simulated run "
-           "(the sorted requests' element at floor(n / 2), as loadgen reads it).",
-           "perf/serve/scheduler.py", _I, minimise=True),
-    Metric("workload", "tpot_p99", "s", "ms", 2, "TPOT p99", "99th-percentile time per output token over a "
-           "simulated run, the sorted requests' element at floor(0.99 n) as MLPerf's loadgen reads it: MLPerf "
-           "Inference's Server-scenario TPOT constraint.", "perf/serve/scheduler.py", _I,
-           minimise=True),
-    Metric("workload", "tokens_per_second", "1/s", "1/s", 0, "Tokens/s", "Tokens per second of the whole job: a "
-           "training job's every token of its batches; a serving job's output tokens only, its prompts' not counted "
-           "(MLPerf's 'Completed tokens per second', trtllm-bench's 'Total Output Throughput', AIPerf's output "
-           "token throughput), so a figure that counts input + output (vLLM's 'Total Token throughput', "
-           "vllm-project/vllm benchmarks/benchmark_serving.py at 0049e29c41) is (input_len + output_len) / "
-           "output_len times it.", _E, _T + _I, True, counts="tokens"),
-    Metric("workload", "tokens_per_second_per_gpu", "1/s", "1/s", 0, "Tokens/s per accelerator", "Tokens per "
-           "second over the accelerators used (idle ones count); a serving job's output tokens.", _E, _T + _I, True,
-           counts="tokens", synonyms=("tokens_per_second_per_accelerator", "tokens_per_second_per_device")),
-    Metric("workload", "tokens_per_second_per_user", "1/s", "1/s", 1, "Tokens/s per user", "Interactivity: the "
-           "output tokens per second each request receives while it decodes, 1 / TPOT (InferenceMAX's 'intvty', "
-           "tok/s/user, `1000.0 / tpot_ms`: InferenceMAX/InferenceMAX utils/process_result.py at 19f43e0a87, line "
-           "42); the reciprocal of the mean TPOT, not the mean of each request's reciprocal. A serving SLA's "
-           "per-user rate is a TPOT limit: MLPerf's llama2-70b-interactive TPOT of 40 ms is 25 tokens/s per user "
-           "(`perf.serve.mlperf`). Its band is TPOT's, turned.", _EI, _I, True, counts="tokens"),
-    Metric("workload", "tokens_per_second_per_rack", "1/s", "1/s", 0, "Tokens/s per rack", "Tokens per second per "
-           "accelerator times the accelerators of the largest rack.", _EI, _I, True, counts="tokens"),
-    *POOLS,  # a serving job read as a disaggregated deployment's pools (archgen/metrics_pools.py)
-    Metric("workload", "concurrency", "", "", 0, "Concurrency", "Sequences in flight per replica: a closed loop's "
-           "N, an open loop's arrival rate x mean latency (Little's law), or offline the KV cache's capacity or "
-           "`batch`.", _EI, _I, True),
-    Metric("workload", "replica_capacity", "1/s", "1/s", 3, "Replica capacity", "Requests per second one replica "
-           "completes when full: a simulated closed loop that keeps as many requests in flight as it admits (the KV "
-           "cache's capacity, or `batch`); an open loop above it does not keep up (its queue grows without bound, "
-           "MLPerf judges such a Server run INVALID). Simulated runs only (concurrency, or server with an arrival "
-           "rate).", "perf/serve/run.py", _I, True, counts="requests"),
-    Metric("workload", "replicas_to_keep_up", "", "", 0, "Replicas to keep up", "Fewest replicas whose capacity "
-           "covers a server job's arrival rate, ceil(arrival_rate / replica_capacity): a lower bound, not the "
-           "count that meets a latency limit (near capacity the queue stretches TTFT p99; a sweep over `replicas` "
-           "finds that count).", "perf/serve/run.py", _I, minimise=True),
-    Metric("workload", "model_flops_per_gpu", "FLOPS", "TFLOPS", 0, "Model FLOP/s per accelerator", "Model FLOPs "
-           "(3 × forward, no recomputation) per second per accelerator.", _ET, _T, True),
-    Metric("workload", "mfu", "", "percent", 1, "MFU", "Model FLOP/s per accelerator over its dense peak at the "
-           "job's precision.", _ET, _T, True),
-    Metric("workload", "memory_per_gpu", "B", "GB", 1, "Memory per accelerator", "Accelerator memory (HBM, or "
-           "the part's `memory_type`: GDDR6 on an L40S) the job needs on the busiest accelerator.", _E, _T + _I),
-    Metric("workload", "memory_headroom", "B", "GB", 1, "Memory headroom", "Accelerator memory capacity (HBM, or "
-           "the part's `memory_type`) less the memory per accelerator.", _E, _T + _I, True),
-    Metric("workload", "busbw", "B/s", "GB/s", 1, "Bus bandwidth", "Collective bus bandwidth as nccl-tests defines "
-           "it.", _E, _X, True),
-    Metric("workload", "time", "s", "ms", 3, "Collective time", "Time of one collective.", _E, _X, minimise=True),
+    *ESTIMATE,  # a job's performance estimate: step time, latencies, tokens/s, MFU, memory (metrics_estimate.py)
     # workloads: reliability and cost (docs/reliability.md)
     *JOB_GOODPUT,   # a training job's interruptions, checkpoints, goodput and time to train (metrics_goodput.py)
     *SWING,   # a training job's load swing: frequency, low-draw share, depth (metrics_swing.py)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from archgen.model.dc_feeds import AcSupply
-from archgen.model.facility import Facility, UpstreamFeeds
+from archgen.model.facility import Facility
 from archgen.model.power import PDU, PowerInput
 from archgen.model.rack import Feeds
+from archgen.model.upstream_feeds import UpstreamFeeds
 from archgen.units import parse_quantity
 
 

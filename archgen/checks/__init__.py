@@ -16,6 +16,9 @@
 | COST | `checks/cost.py` | prices, currencies and the basis of capex and TCO |
 | SWP | `checks/sweep.py` | sweeps: axes, objectives and requirements that apply to the workload's job |
 | SITE | `checks/site.py` | a cluster over several halls of a site: runs between halls, each hall's draw |
+
+A prefix's module may import more of its rules from modules split from it for their size (`MODULE_PARTS`):
+PWR017 to PWR023 from `checks/power_halls.py`, NET's warnings from `checks/network_warnings.py`.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ if TYPE_CHECKING:
 MODULE_NAMES = {"REF": "references", "MECH": "mechanical", "PWR": "power", "COOL": "cooling", "CAT": "catalog",
                 "REQ": "requirements", "PERF": "perf", "NET": "network", "CAB": "cabling", "REL": "reliability",
                 "COST": "cost", "SWP": "sweep", "SITE": "site"}
+#: Modules holding more of a prefix's rules, each with its `@check` and docstring, split from its module for its size
+#: only: the prefix's module imports them (its rules register together) and docs/checks.md heads them with its module's
+#: docstring.
+MODULE_PARTS = {"PWR": ("power_halls",), "NET": ("network_warnings",)}
 
 
 def register(prefixes: Iterable[str] = tuple(MODULE_NAMES)) -> dict[str, ModuleType]:
@@ -60,4 +67,4 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = ["REGISTRY", "RESERVED", "RESERVED_SEVERITY", "MODULES", "MODULE_NAMES", "Context", "Finding",
-           "Violation", "check", "register", "run_checks", "tally"]
+           "Violation", "check", "register", "run_checks", "tally", "MODULE_PARTS"]

@@ -5,12 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from archgen.checks import fabric_shape as shape
-from archgen.checks import management_ports as management
 from archgen.checks import network_roles as roles
-from archgen.checks import pods
+from archgen.checks import network_warnings  # noqa: F401 (registers the warnings, NET021 to NET032)
 from archgen.checks.expectations import cluster_totals
 from archgen.checks.fabric_requirements import bandwidth_shortfalls, bisection_shortfalls
-from archgen.checks.proportion import surplus, violations
+from archgen.checks.proportion import surplus
 from archgen.checks.registry import Context, Violation, check
 
 _fabric_problems, _cluster_problems = roles.fabric_problems, roles.cluster_problems  # analysers' problems, by check
@@ -284,117 +283,3 @@ def topology_size(ctx: Context) -> Iterator[Violation]:
     terminals per router, or more global links per router.
     """
     yield from _fabric_problems(ctx, "NET020")
-
-
-@check("NET021", "network.proportion", severity="warning")
-def out_of_proportion(ctx: Context) -> Iterator[Violation]:
-    """Network power is at most 15 % of IT power; no tier of over two switches uses under a quarter of its ports.
-
-    The figures and their reasons are in `archgen.checks.proportion`.
-
-    Fix: use fewer tiers or fixed counts that fit the endpoints (`tiers: 2`, `spine.count`, `core.count`), or
-    switches of fewer ports; waive it for the cluster or fabric with the reason when the room is for growth.
-    """
-    yield from violations(ctx)
-
-
-@check("NET023", "network.unwired_nic_role", severity="warning")
-def unwired_nic_role(ctx: Context) -> Iterator[Violation]:
-    """Every NIC role a node carries (compute, storage, front end, a BMC's management port) is used by a fabric.
-
-    Fix: add a fabric with that `role` or `nic_role`, or waive the finding on its subject, saying who builds it.
-    """
-    yield from roles.unwired_nic_roles(ctx)
-
-
-@check("NET024", "network.missing_networks", severity="warning")
-def missing_networks(ctx: Context) -> Iterator[Violation]:
-    """A cluster has an out-of-band management network and a front-end network besides its compute fabric.
-
-    Fix: add a `management` fabric and a `frontend` (or `converged`) one, or waive the finding on its subject; give a
-    front end's ports to the site core as `reserved: [{name: ..., ports: N, north_south: true}]`.
-    """
-    yield from roles.missing_networks(ctx)
-
-
-@check("NET032", "network.unstated_management_ports", severity="warning")
-def unstated_management_ports(ctx: Context) -> Iterator[Violation]:
-    """A management fabric taking power parts' or CDUs' ports (`endpoints.power`, `cooling`) knows each part's count.
-
-    Fix: state each power shelf's, PDU's and CDU's `management_ports` from its datasheet (0 where it has none).
-    """
-    yield from management.unstated_power_ports(ctx)
-
-
-@check("NET026", "network.nic_faster_than_fabric", severity="warning")
-def nic_faster_than_fabric(ctx: Context) -> Iterator[Violation]:
-    """Every node NIC port runs at the fabric's line rate, not above it (after the fabric's `nic_breakout`).
-
-    An 800G ConnectX-8 port on a 400G fabric runs at 400G, half its rate unused. A warning on a compute fabric (the
-    estimates run at its rate), info on others (reference designs run storage ports below the card's rate).
-
-    Fix: give `nic_breakout` (e.g. '2x400G', where the NIC part lists it) to use each port as several fabric
-    ports, one per plane; or raise `speed` to the NIC's rate; or waive the finding, saying why the rate is enough.
-    """
-    yield from roles.nic_rate_problems(ctx)
-
-
-@check("NET028", "network.leaves_per_rack", severity="warning")
-def leaves_per_rack(ctx: Context) -> Iterator[Violation]:
-    """A rack type holds the leaves its racks' ports need where the leaves are sized per rack (`leaf.serves_racks`).
-
-    Each group of racks needs ⌈its ports / leaf down ports⌉ leaves (BMC, switch and power-shelf management ports).
-
-    Fix: set the leaf switch's slot count in the rack type to the leaves the finding gives (more are unused, fewer
-    send ports to leaves in other racks), or change `leaf.serves_racks`; for ports that should not be cabled, set
-    the parts' `management_ports` or the fabric's `endpoints`.
-    """
-    yield from _fabric_problems(ctx, "NET028")
-
-
-@check("NET029", "network.one_accelerator", severity="warning")
-def one_accelerator(ctx: Context) -> Iterator[Violation]:
-    """A cluster's nodes carry one kind of accelerator.
-
-    A cluster's analyses that read one accelerator or node (the failure-rate sets' scope, REL007, and so goodput;
-    checkpoint times; the scale-up switches) take its compute node's, the node type holding most of its accelerators
-    (`analyse.nodes.compute_node`), so a cluster of two generations is analysed as the larger one without a word;
-    its per-accelerator metrics (cost per accelerator-hour, bandwidth per accelerator) mix both kinds; and no
-    workload can be estimated on it (PERF003: the performance model needs one kind). newuser51: DGX B200 racks added
-    to a 128-node DGX H100 cluster gave 1,152 accelerators and passed `check` with only the rack placement warnings.
-
-    Fix: make each kind a cluster of its own; both may name one hall (`facility`), whose capacities PWR010, PWR011
-    and COOL009 judge them against together, and state the storage they share with one `storage.id`, counted once
-    in the hall (docs/clusters.md).
-    """
-    yield from roles.mixed_accelerators(ctx)
-
-
-@check("NET030", "network.one_scale_out_fabric", severity="warning")
-def one_scale_out_fabric(ctx: Context) -> Iterator[Violation]:
-    """A cluster's traffic between scale-up domains runs over one compute fabric, as its estimates take it.
-
-    The performance model reads the first fabric of role `compute` (else the first `converged`); a second one (a
-    plane written as a fabric of its own) carries nothing in any estimate (newuser72: two 400G planes, 400 Gb/s).
-
-    Fix: write parallel planes over the same NICs as one fabric with `planes: N` (and `nic_breakout` where each NIC
-    port splits over them); or waive the finding, saying which fabric the estimates should not read.
-    """
-    yield from roles.other_compute_fabrics(ctx)
-
-
-@check("NET031", "network.partial_pod", severity="warning")
-def partial_pod(ctx: Context) -> Iterator[Violation]:
-    """A 3-tier fat tree's last pod, holding fewer leaves than a pod takes, has only the spines and core links they use.
-
-    The sizing gives every pod a full pod's spines, each with a full pod's core uplinks; in a last pod of r of P
-    leaves, r·u leaf uplinks need ⌈r·u / d_spine⌉ spines (the fewest dividing u, as a pod standing alone takes), and
-    their core links those spines' downlinks at the tier's down:up ratio (`checks.pods`, with the sources). The
-    finding gives the spines, cores and spine-core links (with their transceivers) beyond those and the IT power
-    they draw (switches at maximum); cores counted in groups of one spine per full pod, the floor by ports beside
-    them. A fixed `spine.count` or `core.count` is the user's choice, not judged.
-
-    Fix: grow the cluster to whole pods, or take the counts the finding gives with `spine.count` and `core.count`
-    fixed where the wiring allows them; where the last pod is cabled for growth, waive the finding saying so.
-    """
-    yield from pods.partial_pods(ctx)

@@ -1,7 +1,7 @@
 """NIC roles and the networks a cluster's nodes are built for: NET011 across fabrics, NET023-NET026, NET030; NET029.
 
-`checks/network.py` registers the five checks; this module holds what they find, and the analysers' problems as
-violations (`fabric_problems`, `cluster_problems`) that its other checks read.
+`checks/network.py` and `checks/network_warnings.py` register the checks; this module holds what they find, and the
+analysers' problems as violations (`fabric_problems`, `cluster_problems`) that their other checks read.
 
 A reference design has several physical networks besides the compute fabric: NVIDIA's DGX SuperPOD has compute,
 storage, in-band (front-end) and out-of-band management fabrics, and its nodes carry NICs for each. A cluster whose
@@ -174,7 +174,7 @@ def other_compute_fabrics(ctx: Context) -> Iterator[Violation]:
 
 
 def mixed_accelerators(ctx: Context) -> Iterator[Violation]:
-    """NET029 (`checks.network.one_accelerator`): a cluster whose nodes carry more than one kind of accelerator."""
+    """NET029 (`checks.network_warnings.one_accelerator`): a cluster's nodes of more than one kind of accelerator."""
     for path, c in sorted(ctx.clusters.items()):
         kinds: dict[str, list[Any]] = {}
         for nt in c.nodes:

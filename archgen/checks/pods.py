@@ -104,7 +104,7 @@ def _optics(c, fa: FabricAnalysis, links: int) -> tuple[int, Q | None]:
 
 
 def partial_pods(ctx: Context) -> Iterator[Violation]:
-    """NET031 (`checks.network.partial_pod`): each fat tree's partial last pod cabled as full, with its surplus."""
+    """NET031 (`checks.network_warnings.partial_pod`): each fat tree's partial last pod cabled as full, its surplus."""
     for c in ctx.clusters.values():
         for fa in c.fabrics:
             found = pod_surplus(fa)

@@ -1,4 +1,4 @@
-"""Networks out of proportion: the helpers of NET021 (`checks.network.out_of_proportion`) and NET017 (`surplus`).
+"""Networks out of proportion: helpers of NET021 (`checks.network_warnings.out_of_proportion`) and NET017 (`surplus`).
 
 Not a check module. Two signs that a fabric was sized by defaults nobody looked at, each a finding with the figures:
 

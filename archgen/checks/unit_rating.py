@@ -48,7 +48,7 @@ def kva_not_provided(path: str, c: Any, key: str, label: str, kind: str, units: 
     """PWR011's warning where the hall's utility feeds are rated in kVA and no power factor makes that real power.
 
     Utility feeds only: UPS modules and generator sets rated in kVA are refused without their own rated power factor
-    (`model.facility._KVA_RATED`, review39), so `Units.real` gives them a real power whatever the load's.
+    (`model.upstream_feeds._KVA_RATED`, review39), so `Units.real` gives them a real power whatever the load's.
     """
     hall = c.cluster.facility
     field = f"{key}_units"

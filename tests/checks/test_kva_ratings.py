@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from archgen.model.facility import Units
+from archgen.model.upstream_feeds import Units
 from tests.conftest import case_files, run_specs
 
 
@@ -75,7 +75,7 @@ def test_generator_kva_without_its_rated_power_factor_is_refused() -> None:
     """
     from pydantic import ValidationError
 
-    from archgen.model.facility import UpstreamFeeds
+    from archgen.model.upstream_feeds import UpstreamFeeds
 
     with pytest.raises(ValidationError, match="generator sets rated 2500 kVA, an apparent power, state no rated"):
         UpstreamFeeds(power_factor=0.95, generators="N+1", generator_units={"count": 2, "capacity": "2500 kVA"})
@@ -92,7 +92,7 @@ def test_ups_kva_without_its_rated_power_factor_is_refused() -> None:
     `ups_units.power_factor`, as a generator set is; with it, kVA x the lower of the two."""
     from pydantic import ValidationError
 
-    from archgen.model.facility import UpstreamFeeds
+    from archgen.model.upstream_feeds import UpstreamFeeds
 
     with pytest.raises(ValidationError, match="UPS modules rated 150 kVA, an apparent power, state no rated power"):
         UpstreamFeeds(power_factor=0.9, ups="N+1", ups_units={"count": 3, "capacity": "150 kVA"})
@@ -142,7 +142,7 @@ def test_only_utility_feeds_reach_the_kva_warning() -> None:
     `feeds.utility_units`, and no UPS or generator wording is left to keep."""
     from pydantic import ValidationError
 
-    from archgen.model.facility import _KVA_RATED, UpstreamFeeds
+    from archgen.model.upstream_feeds import _KVA_RATED, UpstreamFeeds
 
     units = {k for k, f in UpstreamFeeds.model_fields.items() if "Units" in str(f.annotation)}
     assert units - {key for key, *_ in _KVA_RATED} == {"utility_units"}
@@ -154,7 +154,7 @@ def test_only_utility_feeds_reach_the_kva_warning() -> None:
 def test_the_load_power_factor_says_which_stage_reads_it() -> None:
     """r39fix: one `feeds.power_factor` for every stage: the UPS output's load (the PSUs) and the generator sets' and
     utility feeds' (the UPS input); the description says so and asks for the lower, the conservative reading."""
-    from archgen.model.facility import UpstreamFeeds
+    from archgen.model.upstream_feeds import UpstreamFeeds
 
     said = UpstreamFeeds.model_fields["power_factor"].description
     assert "the UPS output carries the PSUs" in said and "the UPS input" in said and "state the lower" in said

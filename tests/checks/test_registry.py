@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from archgen.checks import MODULES, REGISTRY, RESERVED
+from archgen.checks import MODULE_PARTS, MODULES, REGISTRY, RESERVED
 from archgen.checks.registry import ID_RE
 from archgen.errors import InternalError
 
@@ -16,7 +16,16 @@ def test_ids_well_formed_and_prefix_matches_module():
         assert ID_RE.match(cid), cid
         prefix = cid.rstrip("0123456789")
         assert prefix in MODULES, f"{cid}: no module for prefix {prefix}"
-        assert chk.func.__module__ == MODULES[prefix].__name__, f"{cid} defined in {chk.func.__module__}"
+        homes = {MODULES[prefix].__name__, *(f"archgen.checks.{part}" for part in MODULE_PARTS.get(prefix, ()))}
+        assert chk.func.__module__ in homes, f"{cid} defined in {chk.func.__module__}"
+
+
+def test_a_prefix_module_imports_its_parts():
+    """A module split from a prefix's module for its size registers when the prefix's module is imported."""
+    for prefix, parts in MODULE_PARTS.items():
+        assert prefix in MODULES, prefix
+        for part in parts:
+            assert getattr(MODULES[prefix], part, None) is not None, f"{MODULES[prefix].__name__} imports no {part}"
 
 
 def test_reserved_ids_do_not_collide():
