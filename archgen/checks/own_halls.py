@@ -187,7 +187,8 @@ def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q
 
     The others are the cluster's other halls naming `fac` and, of every other cluster of the run, its halls naming
     `fac` (their racks' own draw, `hall_power.<hall>`: a floor) or, where it names `fac` as its `facility` and no
-    hall names its own, its rack feeds' load (`feed_power`, else its racks' own draw). Where `fac` lists `deployed`,
+    hall names its own, its rack feeds' load (`feed_power`, else its racks' own draw; for a hall `k` only: a hall-less
+    cluster's, `k` -1, hall-less peers are `hall_load.shared_hall`'s, its storage counted once). Where `fac` lists `deployed`,
     only the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a
     candidate judged alone; without the list, each is judged as if it had the facility to itself, and their sum over
     it is a warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`. A
@@ -206,7 +207,8 @@ def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q
             others += [(f"'{cid}' hall '{halls[j].id}'", o.metrics.get(f"hall_power.{halls[j].id}"))
                        for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac.id and
                        (p, j) != (path, k) and (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
-        elif p != path and o.cluster.facility is not None and o.cluster.facility.id == fac.id:
+        elif k >= 0 and p != path and o.cluster.facility is not None and o.cluster.facility.id == fac.id:
+            # a hall-less cluster judged (k -1) has its hall-less peers summed by `shared_hall`, storage once
             others.append((f"'{cid}'", _feed(o.metrics)))
     unknown = [n for n, q in others if q is None]   # a peer's draw not provided: named, never skipped silently
     known = [(n, q) for n, q in others if q is not None]

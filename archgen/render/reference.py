@@ -24,7 +24,8 @@ from archgen.model import CoolingUnit, Switch
 from archgen.open_item import Worded, customer_text
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Bullets, Column, Figure, Para, Section, Table
-from archgen.render.datacentre import ITEM_VALUE, NOT_PROVIDED, _stated, datacentre
+from archgen.render.datacentre import ITEM_VALUE, _stated, datacentre
+from archgen.render.load_swing import NOT_PROVIDED
 from archgen.render.performance import stack_origin, workloads_for
 from archgen.units import Q_
 

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from archgen.analyse.power_chain import pdu_capacity
-from archgen.checks.scope import feed_power, feed_words
+from archgen.checks.hall_load import feed_power, feed_words
 from archgen.metrics import REGISTRY
 from archgen.model.cost import FacilityCost
 from archgen.model.power import PDU

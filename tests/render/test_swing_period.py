@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from archgen.perf.workload.swing_note import swing_note
-from archgen.render.datacentre import LOAD_SWING, load_swing, training_periods
+from archgen.render.load_swing import LOAD_SWING, load_swing, training_periods
 from archgen.units import Q_
 
 
