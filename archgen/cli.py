@@ -176,6 +176,9 @@ def diff(
         metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
     output: opt.Output = None,
     as_of: opt.AsOf = None,
+    pair: Annotated[list[str] | None, typer.Option(
+        metavar="BASE_ID=HEAD_ID", help="Compare HEAD's object HEAD_ID as BASE's BASE_ID (a vendor's own ids; "
+        "repeatable).")] = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import LinksOut, for_comment
@@ -183,7 +186,7 @@ def diff(
 
     def body() -> tuple[str, int]:
         try:
-            text, code = command(base, head, fmt, path, threshold, as_of)
+            text, code = command(base, head, fmt, path, threshold, as_of, tuple(pair or ()))
             return (text if output is None else for_comment(text, fmt, output)), code
         except LinksOut as err:                # links out left out: the rest compared, the links on stderr, exit 2
             _write(err.compared if output is None else for_comment(err.compared, fmt, output), output)
