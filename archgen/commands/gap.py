@@ -72,11 +72,12 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: As
     for paths, files in designs(proposal, mine):
         result = run([*_unwalked(files, proposal), *ours], as_of=as_of)
         judged = judge_proposal(result, owners, {f.resolve() for f in files},
-                                tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+                                tuple(str(p) for p in proposal), tuple(str(p) for p in against),
+                                written_for=mine & {f.resolve() for f in given})   # ours under PROPOSAL: our design
         # a proposal's own requirements (not ours) whose globs reach another path's objects: say so, as render does
         notes = foreign_requirements(result, [Path(p) for p in paths], skip=frozenset(mine), given="PROPOSAL",
                                      advice="run gap on each proposal on its own to keep them apart")
-        parts.append((replace(judged, notes=tuple(notes)), frozenset(result.metrics)))
+        parts.append((replace(judged, notes=(*judged.notes, *notes)), frozenset(result.metrics)))
     return merge(parts)
 
 

@@ -136,13 +136,16 @@ def markdown(g: Gap, audience: str = "internal") -> str:
                   "| " + "design | " * several
                   + "requirement | level | subject | statement | target | proposal | status | margin |",
                   "|" + "---|" * several + "---|---|---|---|---|--:|---|--:|"]
+        labels = {} if public else {w: f"W{i}" for i, w in enumerate(dict.fromkeys(
+            r.waived.strip() for r in g.rows if r.waived), 1)}
         for r in g.rows:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
-                         f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
+                         f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
+        lines += _waiver_notes(g, labels)
         for status, heading in (("not provided", "Not provided"), ("not applicable", "Not applicable")):
             missing = [r for r in g.rows if r.status == status]
             if missing:
@@ -195,13 +198,34 @@ MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met"
          "not applicable": "➖ not applicable"}
 
 
-def _status_cell(r: GapRow, public: bool = False) -> str:
+def _status_cell(r: GapRow, public: bool = False, labels: dict[str, str] | None = None) -> str:
+    """A row's status; a waived one's reason by its label (`W1`), given once under the table (`_waiver_notes`)."""
     notes = [r.requirement.pending] if r.to_verify else []
     notes += [f"on assumed inputs: {', '.join(r.assumed)}"] if r.assumed else []
     mark = MARKS[r.status] + (f" ({fmt.md('; '.join(notes))})" if notes else "")
     if r.waived and public:
         return f"{mark} (waived)"
-    return f"{mark} (waived: {fmt.md(r.waived.strip())})" if r.waived else mark
+    reason = r.waived.strip()
+    label = (labels or {}).get(reason)
+    return (f"{mark} (waived: {label or fmt.md(reason)})") if r.waived else mark
+
+
+def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
+    """Each waiver's reason once, under its label, with the rows it waives.
+
+    newuser84: a 400-character reason had stood in every status cell it waived.
+    """
+    if not labels:
+        return []
+    out = ["**Waivers:**", ""]
+    for reason, label in labels.items():
+        waived: dict[str, list[str]] = {}
+        for r in g.rows:
+            if r.waived.strip() == reason:
+                waived.setdefault(r.requirement.id, []).append(f"`{r.subject}`" if r.subject else "—")
+        rows = "; ".join(f"{req} on {', '.join(subjects)}" for req, subjects in waived.items())
+        out.append(f"- {label} ({rows}): {fmt.md(reason)}")
+    return [*out, ""]
 
 
 def _public_row(row: dict) -> dict:
