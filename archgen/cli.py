@@ -216,6 +216,12 @@ def gap_report(
         metavar="AUDIENCE", help="internal (everything) or customer (no paths of ours: no folders in the title, no "
         "file and line of a finding; waivers without their reasons).")] = "internal",
     as_of: opt.AsOf = None,
+    reference: Annotated[list[Path] | None, typer.Option(
+        metavar="DESIGN", help="Our reference design: each row gives its value beside the proposal's (repeatable).")
+    ] = None,
+    pair: Annotated[list[str] | None, typer.Option(
+        metavar="REFERENCE_ID=PROPOSAL_ID", help="The proposal's object PROPOSAL_ID is the reference's REFERENCE_ID "
+        "(a vendor's own ids; repeatable).")] = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -224,7 +230,7 @@ def gap_report(
     def body() -> tuple[str, int]:
         if fmt in ("md", "json"):  # an unknown format is named first
             check_output_file(output)
-        return report(proposal, against, fmt, audience, as_of)
+        return report(proposal, against, fmt, audience, as_of, reference or (), pair or ())
 
     _run(body, output)
 

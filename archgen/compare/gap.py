@@ -46,6 +46,8 @@ class GapRow(Judged):
     assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (REQ005)
     #: The clusters of the design(s) whose run gave the row, where the report merges several (`merge`); () for one
     designs: tuple[str, ...] = ()
+    #: The reference design's value for the same requirement and object (`gap --reference`); None: none given/found
+    reference: Q | None = None
 
     @property
     def to_verify(self) -> bool:
@@ -74,6 +76,8 @@ class Gap:
     #: The files of our Requirements documents (`--against`): a finding located there (an expired waiver of ours,
     #: SPC004; a duplicate id, REQ003) is ours, not the proposal's (`ours_findings`).
     ours: frozenset[str] = frozenset()
+    #: The reference design's paths (`--reference`), whose values the rows give beside the proposal's; () for none
+    reference: tuple[str, ...] = ()
 
     def is_ours(self, f: Finding) -> bool:
         """Whether a finding is located in one of our Requirements documents rather than in the proposal."""

@@ -17,14 +17,13 @@ from archgen.errors import UsageError
 Pairs = tuple[tuple[str, str], ...]
 
 
-def parse_pairs(given: Iterable[str]) -> Pairs:
-    """`--pair` arguments as (BASE id, HEAD id), each `BASE_ID=HEAD_ID`, in the order given, each once."""
+def parse_pairs(given: Iterable[str], form: str = "BASE_ID=HEAD_ID") -> Pairs:
+    """`--pair` arguments as (BASE id, HEAD id), each `BASE_ID=HEAD_ID` (`form`), in the order given, each once."""
     out: dict[tuple[str, str], None] = {}
     for arg in given:
         base, eq, head = arg.partition("=")
         if not eq or not base.strip() or not head.strip() or "=" in head:
-            raise UsageError(f"--pair {arg}: expected BASE_ID=HEAD_ID (an id of BASE, '=', an id of HEAD), e.g. "
-                             "--pair gb300-nvl72=odm-gb300-nvl72")
+            raise UsageError(f"--pair {arg}: expected {form}, e.g. --pair gb300-nvl72=odm-gb300-nvl72")
         out[(base.strip(), head.strip())] = None
     return tuple(out)
 
@@ -34,17 +33,21 @@ def ids(paths: Collection[str]) -> set[str]:
     return {part for p in paths for part in p.split("/")[1::2]}
 
 
-def renamer(pairs: Pairs, base: Collection[str], head: Collection[str]) -> Callable[[str], str]:
-    """The function naming a HEAD object path as BASE names it; each pair's ids checked against the sides' objects."""
-    known = {"BASE": ids(base), "HEAD": ids(head)}
+def renamer(pairs: Pairs, base: Collection[str], head: Collection[str],
+            sides: tuple[str, str] = ("BASE", "HEAD")) -> Callable[[str], str]:
+    """The function naming a HEAD object path as BASE names it; each pair's ids checked against the sides' objects.
+
+    `sides`: the two sides' names in an error (`gap --reference`: REFERENCE and PROPOSAL).
+    """
+    known = {sides[0]: ids(base), sides[1]: ids(head)}
     heads = [h for _, h in pairs]
     for b, h in pairs:
-        for side, one in (("BASE", b), ("HEAD", h)):
+        for side, one in ((sides[0], b), (sides[1], h)):
             if one not in known[side]:
                 raise UsageError(f"--pair {b}={h}: {side} has no object '{one}'; its ids: "
                                  + ", ".join(sorted(known[side])))
         if heads.count(h) > 1:
-            raise UsageError(f"--pair {b}={h}: HEAD's '{h}' is paired twice; pair each id once")
+            raise UsageError(f"--pair {b}={h}: {sides[1]}'s '{h}' is paired twice; pair each id once")
     to_base = {h: b for b, h in pairs}
 
     def rename(path: str) -> str:
