@@ -63,3 +63,17 @@ def test_an_unknown_pair_id_is_a_usage_error(tmp_path):
     assert "REFERENCE has no object 'acme-r9'" in r.err and "acme-r4" in r.err
     r = run_cli("gap", _renamed(tmp_path / "q"), "--against", REQUIREMENTS, "--pair", "acme-r4=odm-r4")
     assert r.code == 2 and "--pair needs --reference" in r.err
+
+
+def test_a_library_rack_of_the_reference_pairs():
+    """The reference's rack from the shipped catalog (gb300-nvl72) is judged, not held: its row's subject names it."""
+    from archgen.commands.gap import with_reference
+    from archgen.compare.gap import Gap, GapRow
+    from archgen.model.requirements import Requirement
+    from archgen.units import Q_
+    req = Requirement(id="REQ-PWR-1", statement="Rack input power", metric="input_power", target="<= 150 kW")
+    ref = Gap(("ref",), ("rfq",), (GapRow(req, "rack/gb300-nvl72", "met", Q_(142.0, "kW"), "rack/*"),), (), ())
+    odm = Gap(("odm",), ("rfq",), (GapRow(req, "rack/odm-gb300-nvl72", "met", Q_(141.3, "kW"), "rack/*"),), (),
+              ("rack/odm-gb300-nvl72",))
+    [row] = with_reference(odm, ref, (("gb300-nvl72", "odm-gb300-nvl72"),)).rows
+    assert row.reference == Q_(142.0, "kW")

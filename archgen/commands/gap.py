@@ -95,7 +95,8 @@ def with_reference(g: Gap, ref: Gap, pairs: Pairs = ()) -> Gap:
     reference's row of the same requirement id and object path, the proposal's ids named as the reference names
     them (`pairs`: (reference id, proposal id), `compare.pairs.renamer`, as `diff --pair`), newuser84.
     """
-    alias = renamer(pairs, ref.objects, g.objects, ("REFERENCE", "PROPOSAL"))
+    alias = renamer(pairs, {*ref.objects, *(r.subject for r in ref.rows)},   # a library rack is judged, not held
+                    {*g.objects, *(r.subject for r in g.rows)}, ("REFERENCE", "PROPOSAL"))
     values = {(r.requirement.id, r.subject): r.value for r in ref.rows}
     rows = tuple(replace(r, reference=values.get((r.requirement.id, alias(r.subject)))) for r in g.rows)
     return replace(g, rows=rows, reference=ref.proposal)
