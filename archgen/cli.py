@@ -176,6 +176,9 @@ def diff(
         metavar="PCT", help="Ignore relative metric changes below this percentage.")] = 0.1,
     output: opt.Output = None,
     as_of: opt.AsOf = None,
+    pair: Annotated[list[str] | None, typer.Option(
+        metavar="BASE_ID=HEAD_ID", help="Compare HEAD's object HEAD_ID as BASE's BASE_ID (a vendor's own ids; "
+        "repeatable).")] = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import LinksOut, for_comment
@@ -183,7 +186,7 @@ def diff(
 
     def body() -> tuple[str, int]:
         try:
-            text, code = command(base, head, fmt, path, threshold, as_of)
+            text, code = command(base, head, fmt, path, threshold, as_of, tuple(pair or ()))
             return (text if output is None else for_comment(text, fmt, output)), code
         except LinksOut as err:                # links out left out: the rest compared, the links on stderr, exit 2
             _write(err.compared if output is None else for_comment(err.compared, fmt, output), output)
@@ -213,6 +216,12 @@ def gap_report(
         metavar="AUDIENCE", help="internal (everything) or customer (no paths of ours: no folders in the title, no "
         "file and line of a finding; waivers without their reasons).")] = "internal",
     as_of: opt.AsOf = None,
+    reference: Annotated[list[Path] | None, typer.Option(
+        metavar="DESIGN", help="Our reference design: each row gives its value beside the proposal's (repeatable).")
+    ] = None,
+    pair: Annotated[list[str] | None, typer.Option(
+        metavar="REFERENCE_ID=PROPOSAL_ID", help="The proposal's object PROPOSAL_ID is the reference's REFERENCE_ID "
+        "(a vendor's own ids; repeatable).")] = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -221,7 +230,7 @@ def gap_report(
     def body() -> tuple[str, int]:
         if fmt in ("md", "json"):  # an unknown format is named first
             check_output_file(output)
-        return report(proposal, against, fmt, audience, as_of)
+        return report(proposal, against, fmt, audience, as_of, reference or (), pair or ())
 
     _run(body, output)
 

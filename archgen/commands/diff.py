@@ -21,6 +21,7 @@ from typing import IO
 from archgen.as_of import given
 from archgen.commands.side_catalog import checkout_catalog, git, is_own, library, revision_catalog
 from archgen.compare.diff import compare
+from archgen.compare.pairs import parse_pairs
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError, UsageError
 from archgen.output import diff as output
@@ -32,8 +33,10 @@ FORMATS = ("md", "json")
 
 
 def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1,
-         as_of: str | None = None) -> tuple[str, int]:
+         as_of: str | None = None, pair: tuple[str, ...] = ()) -> tuple[str, int]:
     """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
+
+    `pair`: `--pair BASE_ID=HEAD_ID` arguments, HEAD's object compared as BASE's (`compare.pairs`).
 
     `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`as_of`), one date for both.
 
@@ -44,6 +47,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
         raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
+    pairs = parse_pairs(pair)
     runs = []
     on = given(as_of)
     out: list[SpecProblem] = []           # links out of the specs, of either side, left out unread
@@ -60,7 +64,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
                 raise relocate_error(err, source, f"archgen diff: {name}, {source.label}, cannot be analysed:",
                                      out) from None
     result = compare(runs[0][0], runs[1][0], threshold=threshold / 100, base_label=runs[0][1],
-                     head_label=runs[1][1])
+                     head_label=runs[1][1], pairs=pairs)
     result = replace(result, waivers=tuple(   # a waiver's line, as a finding's, is a file of the checkout
         WaiverChange(_relocated(w.base, runs[0][2]), _relocated(w.head, runs[1][2])) for w in result.waivers),
         prices=tuple(replace(p, location=runs[1 if p.head is not None else 0][2].relocate(p.location))

@@ -9,6 +9,7 @@ from pathlib import Path
 from archgen.as_of import AsOf, given
 from archgen.commands.render import foreign_requirements
 from archgen.compare.gap import Gap, judge_proposal, merge
+from archgen.compare.pairs import Pairs, parse_pairs, renamer
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
@@ -19,7 +20,8 @@ FORMATS = ("md", "json")
 
 
 def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md",
-           audience: str = "internal", as_of: str | None = None) -> tuple[str, int]:
+           audience: str = "internal", as_of: str | None = None, reference: Sequence[str | Path] = (),
+           pair: Sequence[str] = ()) -> tuple[str, int]:
     """The gap report in `fmt` for `audience`; exit code 1 when a SHALL requirement fails or the proposal errs.
 
     The customer `audience` names no path of ours (`output.gap`); the proposal has error findings when it errs.
@@ -28,7 +30,10 @@ def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: s
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if audience not in AUDIENCES:
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
-    result = gap(proposal, against, given(as_of))
+    pairs = parse_pairs(pair, "REFERENCE_ID=PROPOSAL_ID")
+    if pairs and not reference:
+        raise UsageError("--pair needs --reference: it pairs an id of the reference design with one of the proposal")
+    result = gap(proposal, against, given(as_of), reference, pairs)
     text = output.to_json(result, audience) if fmt == "json" else output.markdown(result, audience)
     return text, 1 if result.failing else 0
 
@@ -37,7 +42,8 @@ def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: s
 AGAINST_KINDS = ("Requirements", "Facility")
 
 
-def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: AsOf | None = None) -> Gap:
+def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: AsOf | None = None,
+        reference: Sequence[str | Path] = (), pairs: Pairs = ()) -> Gap:
     """Run the proposal with our requirements and judge every requirement on the proposal's objects.
 
     `against` holds our `Requirements` documents and, where a site is ours, its `Facility` (`AGAINST_KINDS`); racks,
@@ -72,12 +78,28 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: As
     for paths, files in designs(proposal, mine):
         result = run([*_unwalked(files, proposal), *ours], as_of=as_of)
         judged = judge_proposal(result, owners, {f.resolve() for f in files},
-                                tuple(str(p) for p in proposal), tuple(str(p) for p in against))
+                                tuple(str(p) for p in proposal), tuple(str(p) for p in against),
+                                written_for=mine & {f.resolve() for f in given})   # ours under PROPOSAL: our design
         # a proposal's own requirements (not ours) whose globs reach another path's objects: say so, as render does
         notes = foreign_requirements(result, [Path(p) for p in paths], skip=frozenset(mine), given="PROPOSAL",
                                      advice="run gap on each proposal on its own to keep them apart")
-        parts.append((replace(judged, notes=tuple(notes)), frozenset(result.metrics)))
-    return merge(parts)
+        parts.append((replace(judged, notes=(*judged.notes, *notes)), frozenset(result.metrics)))
+    merged = merge(parts)
+    return with_reference(merged, gap(reference, against, as_of), pairs) if reference else merged
+
+
+def with_reference(g: Gap, ref: Gap, pairs: Pairs = ()) -> Gap:
+    """`g` with each row's `reference`: the reference design's value for the same requirement and object.
+
+    `ref` is the reference design judged against the same requirements (`--reference`). A row pairs with the
+    reference's row of the same requirement id and object path, the proposal's ids named as the reference names
+    them (`pairs`: (reference id, proposal id), `compare.pairs.renamer`, as `diff --pair`), newuser84.
+    """
+    alias = renamer(pairs, {*ref.objects, *(r.subject for r in ref.rows)},   # a library rack is judged, not held
+                    {*g.objects, *(r.subject for r in g.rows)}, ("REFERENCE", "PROPOSAL"))
+    values = {(r.requirement.id, r.subject): r.value for r in ref.rows}
+    rows = tuple(replace(r, reference=values.get((r.requirement.id, alias(r.subject)))) for r in g.rows)
+    return replace(g, rows=rows, reference=ref.proposal)
 
 
 def designs(proposal: Sequence[str | Path], mine: Collection[Path]) -> list[tuple[list[str | Path], list[Path]]]:

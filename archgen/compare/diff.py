@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from archgen import metrics
 from archgen.analyse.facility import HEADROOMS
@@ -20,6 +20,7 @@ from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
 from archgen.compare.bom import PartChange, bom_changes
+from archgen.compare.pairs import Pairs, renamer
 from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
 from archgen.compare.waiver_changes import WaiverChange, renewed, waiver_changes
@@ -118,6 +119,8 @@ class Diff:
     #: findings BASE counted, its waiver expired, that HEAD's renewal of that waiver covers again, each with it
     #: (`waiver_changes.renewed`): not newly waived, waived longer
     renewed: tuple[tuple[Finding, WaiverChange], ...] = ()
+    #: (BASE id, HEAD id) of each `--pair`: HEAD's object compared as BASE's (`compare.pairs`)
+    pairs: Pairs = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -180,29 +183,35 @@ class Diff:
 
 
 def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: str = "BASE",
-            head_label: str = "HEAD") -> Diff:
-    """The differences between two runs; relative metric changes below `threshold` are ignored."""
-    added = tuple(sorted(set(head.metrics) - set(base.metrics)))
-    removed = tuple(sorted(set(base.metrics) - set(head.metrics)))
+            head_label: str = "HEAD", pairs: Pairs = ()) -> Diff:
+    """The differences between two runs; relative metric changes below `threshold` are ignored.
+
+    `pairs`: (BASE id, HEAD id) of objects compared as one where HEAD names them otherwise (`compare.pairs`).
+    """
+    alias = renamer(pairs, base.metrics, head.metrics)
+    named = {alias(o): o for o in head.metrics}    # HEAD's objects by the path BASE gives them
+    added = tuple(sorted(set(named) - set(base.metrics)))
+    removed = tuple(sorted(set(base.metrics) - set(named)))
     changes, halls = [], hall_moves(base, head)
-    for obj in sorted(set(base.metrics) & set(head.metrics)):
-        old, new = base.metrics[obj], head.metrics[obj]
+    for obj in sorted(set(base.metrics) & set(named)):
+        old, new = base.metrics[obj], head.metrics[named[obj]]
         for name in sorted(set(old) | set(new)):
             lacking = head if name not in new else base if name not in old else None
-            why = _withheld(lacking, obj, name) if lacking is not None else ""
+            why = _withheld(lacking, named[obj] if lacking is head else obj, name) if lacking is not None else ""
             c = MetricChange(obj, name, old.get(name), new.get(name), why,
                              halls.get(obj, "") if name in HEADROOMS or name in HALL_TOTALS else "")
             if _changed(c, threshold):
                 changes.append(c)
-    new_findings, resolved = match_findings(base.findings, head.findings)
-    resolved, accepted = newly_waived(resolved, head.findings)
+    theirs = [replace(f, object=alias(f.object)) for f in head.findings] if pairs else head.findings
+    new_findings, resolved = match_findings(base.findings, theirs)
+    resolved, accepted = newly_waived(resolved, theirs)
     waivers = waiver_changes(base.specs, head.specs, base.as_of, head.as_of)
     accepted, again = renewed(accepted, waivers, head.specs, head.as_of)
     return Diff(base_label, head_label, tuple(changes), added, removed, new_findings, resolved,
-                requirement_changes(base, head),
+                requirement_changes(base, head, alias),
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""), waivers, accepted,
-                price_changes(base.specs, head.specs), renewed=again)
+                price_changes(base.specs, head.specs), renewed=again, pairs=pairs)
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:

@@ -16,11 +16,13 @@ from pathlib import Path
 
 from archgen.checks import REGISTRY, Finding
 from archgen.checks.judgement import outcome, workload_bands
-from archgen.checks.registry import object_path, waiver
+from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.errors import Location
+from archgen.load import shown as shown_location
 from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
 from archgen.pipeline import Run
 from archgen.units import Q
+from archgen.validate import Specs
 
 STATUSES: tuple[Status, ...] = tuple(Status)
 LEVELS = ("shall", "should", "may")
@@ -44,6 +46,8 @@ class GapRow(Judged):
     assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (REQ005)
     #: The clusters of the design(s) whose run gave the row, where the report merges several (`merge`); () for one
     designs: tuple[str, ...] = ()
+    #: The reference design's value for the same requirement and object (`gap --reference`); None: none given/found
+    reference: Q | None = None
 
     @property
     def to_verify(self) -> bool:
@@ -72,6 +76,8 @@ class Gap:
     #: The files of our Requirements documents (`--against`): a finding located there (an expired waiver of ours,
     #: SPC004; a duplicate id, REQ003) is ours, not the proposal's (`ours_findings`).
     ours: frozenset[str] = frozenset()
+    #: The reference design's paths (`--reference`), whose values the rows give beside the proposal's; () for none
+    reference: tuple[str, ...] = ()
 
     def is_ours(self, f: Finding) -> bool:
         """Whether a finding is located in one of our Requirements documents rather than in the proposal."""
@@ -127,14 +133,18 @@ def key(status: str) -> str:
 
 
 def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collection[Path],
-                   proposal: tuple[str, ...] = (), against: tuple[str, ...] = ()) -> Gap:
+                   proposal: tuple[str, ...] = (), against: tuple[str, ...] = (),
+                   written_for: Collection[Path] = ()) -> Gap:
     """The gap report of a run: a row for each requirement of the `owners` documents on each object it binds to.
 
     The findings are the run's, less those of REQ001/REQ002 about the owners' requirements (they are the rows);
-    the objects are those of the documents in `proposal_files` with the fabrics of its clusters.
+    the objects are those of the documents in `proposal_files` with the fabrics of its clusters. `written_for`: the
+    files of our documents that lie under a PROPOSAL path (our own design judged against its own requirements); a
+    waiver of theirs names no vendor's id and binds that design alone (`_binds`).
     """
     specs = result.specs
-    rows = []
+    rows: list[GapRow] = []
+    unbound: dict[tuple[str, int], tuple[str, str, list[str]]] = {}
     bands = workload_bands(result.workloads)
     for b in result.design.requirements:
         if b.owner not in owners:
@@ -142,11 +152,15 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
         o = outcome(b, result.metrics, result.design, result.operations.withheld, bands,
                     result.operations.unsettled, result.operations.assumed)
         check = REGISTRY["REQ002" if o.status is Status.NOT_PROVIDED else "REQ001"]
-        found = waiver(specs.get(b.owner), (check.id, *check.aliases), b.subject or b.pattern or b.owner, b.req.id,
-                       result.as_of)
+        doc, subject = specs.get(b.owner), b.subject or b.pattern or b.owner
+        found = waiver(doc, (check.id, *check.aliases), subject, b.req.id, result.as_of)
         waived = found[1] if found and o.status not in PASSING | {Status.NOT_APPLICABLE} else ""
-        rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, specs.locate(b.owner, b.path),
-                        o.note, waived, o.assumed))
+        at = specs.locate(b.owner, b.path)
+        if waived and found and not _binds(doc, found[0], at, written_for):
+            unbound.setdefault((b.owner, found[0]), (check.id, b.req.id, []))[2].append(subject)
+            waived = ""
+        rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, at, o.note, waived,
+                           o.assumed))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}
@@ -155,8 +169,34 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     objects = {object_path(doc) for doc_id, doc in specs.items.items()
                if Path(specs.sources[doc_id].file).resolve() in files}
     objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
+    notes = tuple(_unbound_note(specs, owner, i, *said) for (owner, i), said in unbound.items())
     return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
-               str(result.as_of or ""), ours=frozenset(own))
+               str(result.as_of or ""), notes, ours=frozenset(own))
+
+
+def _binds(doc: object, index: int, at: Location | None, written_for: Collection[Path]) -> bool:
+    """Whether our document's waiver `index` binds the proposal's row: it names a vendor's id, or is our design's.
+
+    Our requirements are written before a vendor picks ids, so a waiver whose subject's id is `*` (`rack/*`,
+    `cluster/*/fabric/compute`) was written for our design's open item (newuser84: our rack weight, a lower bound,
+    waived as an open finding) and binds only where our document lies under a PROPOSAL path (`written_for`: our own
+    design judged against its requirements). A waiver naming ids (`rack/acme-r4`, `rack/acme-*`) binds what it names.
+    """
+    subject = waiver_subject(doc, getattr(doc, "waivers", ())[index])
+    parts = subject.split("/")
+    written = at is not None and Path(at.file).resolve() in {Path(f).resolve() for f in written_for}
+    return written or (len(parts) > 1 and parts[1] != "*")
+
+
+def _unbound_note(specs: Specs, owner: str, index: int, check: str, requirement: str, subjects: list[str]) -> str:
+    """The note, once per waiver, that a waiver of our design's open item left the proposal's rows unwaived."""
+    w = getattr(specs.get(owner), "waivers", ())[index]
+    at = specs.locate(owner, ("waivers", index))
+    where = f" ({shown_location(at)})" if at is not None else ""
+    return (f"Our waiver of {check} on `{w.subject}` for {requirement}{where} names no object of this proposal (its "
+            f"subject's id is `*`): it was written for our own design's open item and waives none of the proposal's "
+            f"rows ({', '.join(f'`{s}`' for s in subjects)}, which count as they are); name the proposal's object "
+            "as its `subject` (a glob such as `rack/acme-*` covers several) to waive one.")
 
 
 def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:

@@ -6,7 +6,8 @@ whose status, target, level, metric or waiver differ between BASE and HEAD (`req
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from archgen.checks.judgement import outcome, workload_bands
 from archgen.display import target_text
@@ -87,9 +88,13 @@ class RequirementChange:
                 and (self.base is None or self.base.status == "met" or not self.base.waived))
 
 
-def requirement_changes(base: Run, head: Run) -> tuple[RequirementChange, ...]:
-    """The requirements whose status, definition or waiver differs between `base` and `head`, by id, then object."""
-    before, after = requirement_states(base), requirement_states(head)
+def requirement_changes(base: Run, head: Run, alias: Callable[[str], str] = str) -> tuple[RequirementChange, ...]:
+    """The requirements whose status, definition or waiver differs between `base` and `head`, by id, then object.
+
+    `alias`: HEAD's object path as BASE names it (`compare.pairs.renamer`: `diff --pair`).
+    """
+    before = requirement_states(base)
+    after = {(alias(o), r): replace(s, object=alias(o)) for (o, r), s in requirement_states(head).items()}
     return tuple(RequirementChange(before.get(k), after.get(k))
                  for k in sorted(set(before) | set(after), key=lambda k: (k[1], k[0]))
                  if _status(before.get(k)) != _status(after.get(k)) or _as_judged(before[k]) != _as_judged(after[k]))

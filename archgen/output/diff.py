@@ -5,6 +5,7 @@ from __future__ import annotations
 from archgen import metrics
 from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, MetricChange
+from archgen.compare.pairs import pairs_json
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
 from archgen.load import shown, shown_file
 from archgen.model.cost import Price
@@ -118,6 +119,9 @@ def markdown(d: Diff) -> str:
     icon = "❌" if d.failing or d.refused else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
+    if d.pairs:   # `--pair`: HEAD's objects under BASE's paths below
+        lines += ["Paired (BASE = HEAD): " + ", ".join(f"{code(b)} = {code(h)}" for b, h in d.pairs)
+                  + "; HEAD's objects are shown by BASE's ids.", ""]
     if d.refused:
         lines += ["### Links left out", "", "Symbolic links leading out of the specs: archgen read neither them nor "
                   "what they point at, and compared everything else without them. The job fails (exit 2) until each is "
@@ -340,6 +344,7 @@ def to_json(d: Diff) -> str:
                   "resolved": [finding(f) for f in d.resolved_findings],
                   "newly_waived": [finding(f) for f in d.newly_waived], "waived_again": renewed_json(d)},
         refused=[{"side": side, "file": link} for side, link in d.refused],
+        **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
         prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
                  "head": _price_json(p.head)} for p in d.prices],
         waivers=[{"change": w.kind, "object": w.state.object, "check": w.state.check, "subject": w.state.subject,

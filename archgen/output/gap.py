@@ -42,13 +42,14 @@ def _tidy(q: Q) -> Q:
     return q.__class__(float(f"{float(q.magnitude):.12g}"), q.units)
 
 
-def shown(row: GapRow) -> str:
-    """The proposal's value in the target's unit, with the decimals its headroom needs (`_digits`), or '—'."""
-    if row.value is None:
+def shown(row: GapRow, reference: bool = False) -> str:
+    """The proposal's value (the reference's: `reference`) in the target's unit, as many decimals as `_digits`; '—'."""
+    q = row.reference if reference else row.value
+    if q is None:
         return "—"
-    if float(row.value.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
+    if float(q.magnitude) == math.inf:   # a cost's high end where goodput's low end is 0, an overrun's TTFT
         return unbounded(row.requirement.metric)
-    value = _tidy(row.requirement.target.in_units(row.value))
+    value = _tidy(row.requirement.target.in_units(q))
     return fmt.q(value, digits=_digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
 
 
@@ -132,17 +133,23 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         lines += [f"> ⚠️ {fmt.md(n)}" for n in g.notes] + ([""] if g.notes else [])
     if g.rows:
         several = any(r.designs for r in g.rows)   # rows of several designs (`compare.gap.merge`) name theirs
+        ref = bool(g.reference)                    # `--reference`: the reference design's value beside each
         lines += ["### Requirements", "",
                   "| " + "design | " * several
-                  + "requirement | level | subject | statement | target | proposal | status | margin |",
-                  "|" + "---|" * several + "---|---|---|---|---|--:|---|--:|"]
+                  + "requirement | level | subject | statement | target | proposal | " + "reference | " * ref
+                  + "status | margin |",
+                  "|" + "---|" * several + "---|---|---|---|---|--:|" + "--:|" * ref + "---|--:|"]
+        labels = {} if public else {w: f"W{i}" for i, w in enumerate(dict.fromkeys(
+            r.waived.strip() for r in g.rows if r.waived), 1)}
         for r in g.rows:
             req = r.requirement
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
-                         f"{fmt.md(req.target)} | {shown(r)} | {_status_cell(r, public)} | {margin_text(r)} |")
+                         f"{fmt.md(req.target)} | {shown(r)} | " + f"{shown(r, reference=True)} | " * ref
+                         + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
+        lines += _waiver_notes(g, labels)
         for status, heading in (("not provided", "Not provided"), ("not applicable", "Not applicable")):
             missing = [r for r in g.rows if r.status == status]
             if missing:
@@ -195,13 +202,34 @@ MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met"
          "not applicable": "➖ not applicable"}
 
 
-def _status_cell(r: GapRow, public: bool = False) -> str:
+def _status_cell(r: GapRow, public: bool = False, labels: dict[str, str] | None = None) -> str:
+    """A row's status; a waived one's reason by its label (`W1`), given once under the table (`_waiver_notes`)."""
     notes = [r.requirement.pending] if r.to_verify else []
     notes += [f"on assumed inputs: {', '.join(r.assumed)}"] if r.assumed else []
     mark = MARKS[r.status] + (f" ({fmt.md('; '.join(notes))})" if notes else "")
     if r.waived and public:
         return f"{mark} (waived)"
-    return f"{mark} (waived: {fmt.md(r.waived.strip())})" if r.waived else mark
+    reason = r.waived.strip()
+    label = (labels or {}).get(reason)
+    return (f"{mark} (waived: {label or fmt.md(reason)})") if r.waived else mark
+
+
+def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
+    """Each waiver's reason once, under its label, with the rows it waives.
+
+    newuser84: a 400-character reason had stood in every status cell it waived.
+    """
+    if not labels:
+        return []
+    out = ["**Waivers:**", ""]
+    for reason, label in labels.items():
+        waived: dict[str, list[str]] = {}
+        for r in g.rows:
+            if r.waived.strip() == reason:
+                waived.setdefault(r.requirement.id, []).append(f"`{r.subject}`" if r.subject else "—")
+        rows = "; ".join(f"{req} on {', '.join(subjects)}" for req, subjects in waived.items())
+        out.append(f"- {label} ({rows}): {fmt.md(reason)}")
+    return [*out, ""]
 
 
 def _public_row(row: dict) -> dict:
@@ -213,7 +241,7 @@ def _public_row(row: dict) -> dict:
     return row
 
 
-def _row_json(r: GapRow) -> dict:
+def _row_json(r: GapRow, reference: bool = False) -> dict:
     req, loc = r.requirement, shown_location(r.location)
     return {"requirement": req.id, "design": list(r.designs) or None, "statement": req.statement,
             "parent": list(req.parent) or None,
@@ -222,6 +250,7 @@ def _row_json(r: GapRow) -> dict:
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
             "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
+            **({"reference": metric_quantity(req.metric, r.reference)} if reference else {}),
             "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
             "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,
@@ -236,7 +265,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
     if audience == "customer":
         return dumps(document(
             summary=g.summary() | {"line": summary_line(g)},
-            rows=[_public_row(_row_json(r)) for r in g.rows],
+            rows=[_public_row(_row_json(r, bool(g.reference))) for r in g.rows],
             findings=[_public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
             objects=list(g.objects),
         ), ascii_only=False)
@@ -244,7 +273,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         proposal=[shown_file(p) for p in g.proposal],
         against=[shown_file(p) for p in g.against],
         summary=g.summary() | {"line": summary_line(g)},
-        rows=[_row_json(r) for r in g.rows],
+        rows=[_row_json(r, bool(g.reference)) for r in g.rows],
         findings=[finding(f) for f in g.proposal_findings],
         requirement_findings=[finding(f) for f in g.ours_findings],
         objects=list(g.objects),

@@ -1,0 +1,79 @@
+"""`archgen gap PROPOSAL --against REQUIREMENTS --reference DESIGN [--pair REF_ID=PROPOSAL_ID]`: the reference's value.
+
+newuser84: a deviation from the reference design showed only as headroom to the limit (the ODM's 97.5 % power shelf,
+rack input 142.0 → 141.3 kW, read "+5.8 %" on 150 kW), never beside the reference's figure. Given `--reference`, the
+reference design is judged against the same requirements and each row gives its value for the same requirement and
+object (paired by id, `--pair` where the vendor renamed it).
+
+Here the reference is ACME's proposal as shipped in tests/data/gap (rack/acme-r4: 4 x 10.5 kW = 42 kW IT load) and
+the proposal a copy that renames the rack odm-r4 and fits 3 servers (3 x 10.5 = 31.5 kW).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from archgen.commands.gap import gap
+from tests.conftest import run_cli
+from tests.test_gap import PROPOSAL, REQUIREMENTS, rows_by
+
+
+def _renamed(root: Path) -> Path:
+    shutil.copytree(PROPOSAL, root)
+    for f in root.rglob("*.yaml"):
+        text = f.read_text(encoding="utf-8").replace("acme-r4", "odm-r4")
+        f.write_text(text.replace("part: acme-hgx-h100, count: 4", "part: acme-hgx-h100, count: 3"), encoding="utf-8")
+    return root
+
+
+def test_the_reference_value_beside_the_proposals(tmp_path):
+    g = gap([_renamed(tmp_path / "p")], [REQUIREMENTS], reference=[PROPOSAL], pairs=(("acme-r4", "odm-r4"),))
+    it = rows_by(g)[("REQ-HALL-PWR-001", "rack/odm-r4")]
+    assert it.value.m_as("kW") == pytest.approx(31.5) and it.reference.m_as("kW") == pytest.approx(42)
+    assert rows_by(g)[("REQ-HALL-PWR-001", "rack/acme-net")].reference is not None   # same id on both sides
+    assert g.reference == (str(PROPOSAL),)
+
+
+def test_without_a_pair_a_renamed_object_has_no_reference_value(tmp_path):
+    g = gap([_renamed(tmp_path / "p")], [REQUIREMENTS], reference=[PROPOSAL])
+    assert rows_by(g)[("REQ-HALL-PWR-001", "rack/odm-r4")].reference is None
+
+
+def test_the_reports_give_the_column(tmp_path):
+    p = _renamed(tmp_path / "p")
+    args = ("gap", p, "--against", REQUIREMENTS, "--reference", PROPOSAL, "--pair", "acme-r4=odm-r4")
+    md = run_cli(*args).out
+    assert "| proposal | reference | status |" in md
+    assert "| REQ-HALL-PWR-001 | SHALL | `rack/odm-r4` |" in md and "| 31.5 kW | 42 kW |" in md
+    doc = json.loads(run_cli(*args, "--format", "json").out)
+    row = next(r for r in doc["rows"] if (r["requirement"], r["subject"]) == ("REQ-HALL-PWR-001", "rack/odm-r4"))
+    assert row["reference"] == {"value": 42_000.0, "unit": "W"}
+    plain = run_cli("gap", p, "--against", REQUIREMENTS).out
+    assert "| reference |" not in plain                    # no reference given: the table as before
+
+
+def test_an_unknown_pair_id_is_a_usage_error(tmp_path):
+    r = run_cli("gap", _renamed(tmp_path / "p"), "--against", REQUIREMENTS, "--reference", PROPOSAL,
+                "--pair", "acme-r9=odm-r4")
+    assert r.code == 2 and "--pair acme-r9=odm-r4: BASE has no object 'acme-r9'" not in r.err
+    assert "REFERENCE has no object 'acme-r9'" in r.err and "acme-r4" in r.err
+    r = run_cli("gap", _renamed(tmp_path / "q"), "--against", REQUIREMENTS, "--pair", "acme-r4=odm-r4")
+    assert r.code == 2 and "--pair needs --reference" in r.err
+
+
+def test_a_library_rack_of_the_reference_pairs():
+    """The reference's rack from the shipped catalog (gb300-nvl72) is judged, not held: its row's subject names it."""
+    from archgen.commands.gap import with_reference
+    from archgen.compare.gap import Gap, GapRow
+    from archgen.model.requirements import Requirement
+    from archgen.units import Q_
+    req = Requirement(id="REQ-PWR-1", statement="Rack input power", metric="input_power", target="<= 150 kW")
+    ref = Gap(("ref",), ("rfq",), (GapRow(req, "rack/gb300-nvl72", "met", Q_(142.0, "kW"), "rack/*"),), (), ())
+    odm = Gap(("odm",), ("rfq",), (GapRow(req, "rack/odm-gb300-nvl72", "met", Q_(141.3, "kW"), "rack/*"),), (),
+              ("rack/odm-gb300-nvl72",))
+    [row] = with_reference(odm, ref, (("gb300-nvl72", "odm-gb300-nvl72"),)).rows
+    assert row.reference == Q_(142.0, "kW")
