@@ -185,15 +185,15 @@ def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q
                ) -> tuple[str, Q, Severity] | None:
     """Where hall `k` of `path`'s cluster fits its facility `fac` alone but not with the run's other racks in it.
 
-    The others are the cluster's other halls naming `fac` and, of every other cluster of the run, its halls naming
-    `fac` (their racks' own draw, `hall_power.<hall>`: a floor) or, where it names `fac` as its `facility` and no
-    hall names its own, its rack feeds' load (`feed_power`, else its racks' own draw; for a hall `k` only: a hall-less
-    cluster's, `k` -1, hall-less peers are `hall_load.shared_hall`'s, its storage counted once). Where `fac` lists `deployed`,
-    only the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a
-    candidate judged alone; without the list, each is judged as if it had the facility to itself, and their sum over
-    it is a warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`. A
-    cluster standing in `fac` whose draw is not provided (no IT power, racks not expanded) is named: within the
-    limit without it, an info finding, not judged past it (hall29fix: it was skipped without a word).
+    The others are the cluster's other halls naming `fac` and, of every other cluster of the run, its halls naming `fac`
+    (their racks' own draw, `hall_power.<hall>`: a floor) or, where it names `fac` as its `facility` and no hall names
+    its own, its rack feeds' load (`feed_power`, else its racks' own draw; for a hall `k` only: a hall-less cluster's,
+    `k` -1, hall-less peers are `hall_load.shared_hall`'s, its storage counted once). Where `fac` lists `deployed`, only
+    the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a candidate
+    judged alone; without the list, each is judged as if it had the facility to itself, and their sum over it is a
+    warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`. A cluster
+    standing in `fac` whose draw is not provided (no IT power, racks not expanded) is named: within the limit without
+    it, an info finding, not judged past it (hall29fix: it was skipped without a word).
     """
     listed = fac.deployed
     if listed is not None and clusters[path].cluster.spec.id not in listed:

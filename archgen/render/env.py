@@ -68,9 +68,9 @@ def environment(override: Path | None = None) -> jinja2.sandbox.ImmutableSandbox
 
 #: An HTML cell's word longer than this may break after its punctuation: shorter than the PDF's `fmt.LONG_WORD`, as
 #: a browser lays a table out at its columns' longest words and cannot turn the page (the requirements matrix's
-#: waived reasons, "rack/mi355x-compute's", clipped it by 5 px at 1,400 px; tests/render/test_browser.py). 16 since
-#: the matrix's "Verified by" column (newuser84) clipped GB300 SU's by 5 px again at 20 ("REQ-GB300-MECH-001").
-HTML_LONG_WORD = 16
+#: waived reasons, "rack/mi355x-compute's", clipped it by 5 px at 1,400 px; tests/render/test_browser.py). 12 since
+#: the matrix's "Verified by" column (newuser84) clipped it by 5 to 19 px again at 20 ("memory_bandwidth").
+HTML_LONG_WORD = 12
 
 
 def wbr(text: Any) -> Markup:
