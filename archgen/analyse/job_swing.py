@@ -89,10 +89,30 @@ class PartsSwing:
     down: Q | None
 
 
+def stated_ramps(sm: Any) -> tuple[Q, Q] | None:
+    """A smoothing's (`ramp_up`, `ramp_down`), None unless it states both.
+
+    A part's `power.smoothing` or a hall's `feeds.power_smoothing`.
+    """
+    return None if sm is None or sm.ramp_up is None or sm.ramp_down is None else (sm.ramp_up, sm.ramp_down)
+
+
 def part_ramps(part: Any) -> tuple[Q, Q] | None:
     """A part's stated `power.smoothing` (`ramp_up`, `ramp_down`), None unless it states both."""
-    sm = part.power.smoothing
-    return None if sm is None or sm.ramp_up is None or sm.ramp_down is None else (sm.ramp_up, sm.ramp_down)
+    return stated_ramps(part.power.smoothing)
+
+
+def load_ramps(sm: Any, parts: PartsSwing | None) -> tuple[Q, Q, bool] | None:
+    """The load's (ramp_up, ramp_down, by the parts), None where neither the hall nor the parts state both.
+
+    The hall's smoothing `sm`'s where it states both, else the parts' summed (`parts`, `PartsSwing`): PWR022,
+    `job_power_swing` and the load swing row.
+    """
+    if (hall := stated_ramps(sm)) is not None:
+        return hall[0], hall[1], False
+    if parts is not None and parts.up is not None and parts.down is not None:
+        return parts.up, parts.down, True
+    return None
 
 
 def parts_swing(specs: Any, a: Any) -> PartsSwing:

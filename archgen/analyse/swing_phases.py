@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from archgen.analyse.job_swing import job_swing, parts_swing
+from archgen.analyse.job_swing import job_swing, load_ramps, parts_swing, stated_ramps
 from archgen.display import kw
 from archgen.perf.workload.derived import job_share
 from archgen.units import Q_, Q
@@ -43,13 +43,10 @@ def job_ramps(specs: Any, a: Any, accelerators: int) -> tuple[Q, Q] | None:
     """
     feeds = a.cluster.facility.feeds if a.cluster.facility is not None else None
     sm = feeds.power_smoothing if feeds is not None else None
-    if sm is not None and sm.ramp_up is not None and sm.ramp_down is not None:
-        up, down = sm.ramp_up, sm.ramp_down
-    else:
-        parts = parts_swing(specs, a)
-        if parts.up is None or parts.down is None:
-            return None
-        up, down = parts.up, parts.down
+    ramps = load_ramps(sm, None if stated_ramps(sm) is not None else parts_swing(specs, a))
+    if ramps is None:
+        return None
+    up, down, _ = ramps
     return (job_share(up, accelerators, a.accelerators).to("kW/s"),
             job_share(down, accelerators, a.accelerators).to("kW/s"))
 

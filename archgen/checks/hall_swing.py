@@ -21,7 +21,7 @@ from typing import Any
 
 from archgen.analyse.facility import ups_output
 from archgen.analyse.hall_groups import fellows
-from archgen.analyse.job_swing import PartsSwing
+from archgen.analyse.job_swing import PartsSwing, load_ramps, stated_ramps
 from archgen.checks.hall_load import it_floor
 from archgen.checks.registry import Violation
 from archgen.display import kw
@@ -74,7 +74,7 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q, parts: PartsSwing | No
     sm = hall.feeds.power_smoothing
     floor = sm.floor if sm is not None else None
     own = parts.depth if parts is not None else None
-    by_parts = sm is None or sm.ramp_up is None or sm.ramp_down is None   # the parts' ramps stand in for the hall's
+    by_parts = stated_ramps(sm) is None   # the parts' ramps stand in for the hall's
     ramped = (not by_parts) or (parts is not None and parts.up is not None)
     stated = f"facility '{hall.id}''s `feeds.load_step_limit` {kw(limit)}"
     words = f"the {kw(limit)} load step facility '{hall.id}''s supply accepts"
@@ -175,17 +175,16 @@ def ramp_within(path: str, c: Any, limit: Q, parts: PartsSwing | None = None) ->
     sm, eff = hall.feeds.power_smoothing, hall.feeds.distribution_efficiency
     stated = f"facility '{hall.id}''s `feeds.ramp_rate_limit` {limit.to('kW/s').m:,.1f} kW/s"
     accepts = f"the {limit.to('kW/s').m:,.1f} kW/s ramp facility '{hall.id}''s supply accepts"
-    if sm is not None and sm.ramp_up is not None and sm.ramp_down is not None:
-        up, down, whose, said_whose = sm.ramp_up, sm.ramp_down, "the smoothing's", "the smoothing's"
-    elif parts is not None and parts.up is not None and parts.down is not None:
-        up, down = parts.up, parts.down
-        whose, said_whose = "the parts' summed `power.smoothing`", "the parts' summed"
-    else:
+    ramps = load_ramps(sm, parts)
+    if ramps is None:
         rest = ", so a job's start or stop is a step of up to the whole IT power, its rate bounded by no spec"
         return Violation(path, cid, ("facility",), f"not provided: the load's ramp against {stated}: "
                          f"`feeds.power_smoothing` states no `ramp_up` and `ramp_down`{rest}", None, limit.to("kW/s"),
                          severity="warning", public=f"not provided: the load's ramp against {accepts}: the power "
                          f"smoothing states no ramp-up and ramp-down rates{rest}")
+    up, down, by_parts = ramps
+    whose, said_whose = (("the parts' summed `power.smoothing`", "the parts' summed") if by_parts else
+                         ("the smoothing's", "the smoothing's"))
     fast = max(up, down, key=lambda q: q.m_as("kW/s"))
     which = "ramp_up" if fast is up else "ramp_down"
     at = fast.to("kW/s") if eff is None else (fast / float(eff)).to("kW/s")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from archgen.analyse.job_swing import load_ramps, stated_ramps
 from archgen.analyse.swing_phases import job_words
 from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
@@ -32,9 +33,9 @@ def _smoothed(it_power: Any, smoothing: Any, own: Any = None) -> str:
 
     `own`: the parts' larger bound where they state one (the hall's governs, said), else None.
     """
-    floor, up, down = smoothing.floor, smoothing.ramp_up, smoothing.ramp_down
-    ramps = (f"a job's start or stop ramps at most {fmt.q(up, 'kW/s', 1)} up and {fmt.q(down, 'kW/s', 1)} down "
-             "(its stated ramps)" if up is not None and down is not None else
+    floor, stated = smoothing.floor, stated_ramps(smoothing)
+    ramps = (f"a job's start or stop ramps at most {fmt.q(stated[0], 'kW/s', 1)} up and "
+             f"{fmt.q(stated[1], 'kW/s', 1)} down (its stated ramps)" if stated is not None else
              "its ramp rate not provided (the smoothing states no `ramp_up` and `ramp_down`: a job's start or stop "
              "is a step)")
     return (f"depth at most {fmt.q(it_power * (1 - float(floor)), 'kW', 1)}, the IT power at maximum draw x (1 - "
@@ -48,15 +49,12 @@ def _by_parts(parts: Any, hall: Any, smoothing: Any) -> str:
 
     `hall`: the hall's floor's larger bound, else None; the ramps the hall's `smoothing`'s where stated, else parts'.
     """
-    if smoothing is not None and smoothing.ramp_up is not None and smoothing.ramp_down is not None:
-        ramps = (f"a job's start or stop ramps at most {fmt.q(smoothing.ramp_up, 'kW/s', 1)} up and "
-                 f"{fmt.q(smoothing.ramp_down, 'kW/s', 1)} down (the hall's stated ramps)")
-    else:
-        ramps = (f"a job's start or stop ramps at most {fmt.q(parts.up, 'kW/s', 1)} up and "
-                 f"{fmt.q(parts.down, 'kW/s', 1)} down (the parts' stated `power.smoothing` ramps, summed)"
-                 if parts.up is not None else
-                 "its ramp rate not provided (not every system and switch states `power.smoothing` ramps: a job's "
-                 "start or stop is a step)")
+    found = load_ramps(smoothing, parts)
+    ramps = ("its ramp rate not provided (not every system and switch states `power.smoothing` ramps: a job's start "
+             "or stop is a step)" if found is None else
+             f"a job's start or stop ramps at most {fmt.q(found[0], 'kW/s', 1)} up and {fmt.q(found[1], 'kW/s', 1)} "
+             "down " + ("(the parts' stated `power.smoothing` ramps, summed)" if found[2] else
+                        "(the hall's stated ramps)"))
     return (f"depth at most {fmt.q(parts.depth, 'kW', 1)}, each system and switch drawing no less than its stated "
             "`power.idle` or own `power.smoothing.floor` x its maximum, with the shelves' loss (" + (
                 "the hall states no `feeds.power_smoothing.floor`" if hall is None else
