@@ -219,7 +219,7 @@ def generator_factor(hall: Any) -> float:
     return 1.0 if pue is None else float(pue)
 
 
-def feed_load(it_power: Q, metrics: dict[str, Q]) -> Q:
+def feed_load(it_power: Q, metrics: Mapping[str, Q]) -> Q:
     """What the cluster's rack feeds carry: its IT power plus its racks' own cooling units (`rack_cooling_power`)."""
     return (it_power + metrics.get("rack_cooling_power", Q_(0, "kW"))).to("kW")
 

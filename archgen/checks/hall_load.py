@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.conversion import unpowered
+from archgen.analyse.facility import feed_load
 from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_pumps
-from archgen.checks.own_halls import peers_over
+from archgen.checks.own_halls import outside_racks, peers_over
 from archgen.checks.registry import Severity
 from archgen.display import kw
-from archgen.units import Q_
 
 
 def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
@@ -77,7 +77,7 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
     """
     m, halls = c.metrics, c.cluster.spec.floor.halls
     feed = feed_power(m)
-    rest = None if feed is None else feed - m["it_power_racks"] - m.get("rack_cooling_power", Q_(0, "kW"))
+    rest = outside_racks(c, feed)
     for k, hall in enumerate(c.cluster.hall_facilities):
         draw, limit = m.get(f"hall_power.{halls[k].id}"), hall_capacity(hall, capacity) if hall is not None else None
         if limit is None or draw is None and not c.cluster.too_large:   # a hall holding no racks: nothing to judge
@@ -125,8 +125,8 @@ def it_floor(c: Any, what: str = "IT power") -> tuple[Any, str]:
 
 def feed_power(metrics: Any) -> Any:
     """A cluster's IT power plus its racks' cooling units (`rack_cooling_power`, in-rack CDUs); None: no IT power."""
-    it, cooling = metrics.get("it_power"), metrics.get("rack_cooling_power")
-    return it if it is None or cooling is None else (it + cooling).to("kW")
+    it = metrics.get("it_power")
+    return None if it is None else feed_load(it, metrics)
 
 
 def feed_words(metrics: Any, what: str = "IT power") -> str:

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import ups_output, ups_recharge, usable_units
+from archgen.analyse.facility import feed_load, ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
 from archgen.checks.registry import Severity, Violation
@@ -29,7 +29,7 @@ from archgen.units import Q_, Q
 Rest = Q | None
 
 
-def _rest(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
+def outside_racks(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
     """The cluster's feed load less its racks' own draw (and their cooling units), with the in-row CDUs' `pumps`."""
     m = c.metrics
     if feed is None:
@@ -125,7 +125,7 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
         pumps = bool(feeds.cdus_on_ups)
         for label, kind, redundancy, units in stages:
             ups = label == "UPS"
-            rest = _rest(c, feed, pumps=ups and pumps)
+            rest = outside_racks(c, feed, pumps=ups and pumps)
             each, usable = (None, None) if units.real(load_pf(fac)) is None else usable_units(units, redundancy, fac)
             if usable is None or each is None or not ups and pue is None:
                 why = ("the facility states no `peak_pue` or annual PUE" if usable is not None else "its units "
@@ -234,6 +234,4 @@ def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q
 def _feed(m: Mapping[str, Q]) -> Q | None:
     """A cluster's rack feeds' load (IT power and its racks' cooling units), else its racks' own draw; None: neither."""
     it = m.get("it_power")
-    if it is None:
-        return m.get("it_power_racks")
-    return (it + m.get("rack_cooling_power", Q_(0, "kW"))).to("kW")
+    return m.get("it_power_racks") if it is None else feed_load(it, m)
