@@ -3,9 +3,9 @@
 The document's Cost section gives the totals; this table gives every input and every step between them, one row
 each, in the order `archgen.analyse.cost` computes them: each capex line (quantity x unit price), the capex, then
 the facility's inputs (electricity price, PUE, the average and idle IT load, utilisation, hours a year, racks, rent,
-depreciation years, discount rate) and the figures made from them (energy, space, capital recovery factor, capital
-per year, TCO per year and per accelerator-hour, then per goodput hour and each job's cost per hour and per
-million tokens). In the workbook each computed amount is a live formula over the
+depreciation years, discount rate, residual value) and the figures made from them (energy, space, capital
+recovery factor, capital per year, TCO per year and per accelerator-hour, then per goodput hour and each job's cost
+per hour and per million tokens). In the workbook each computed amount is a live formula over the
 cells above it (`Formula`), so a reader can change the tariff or the PUE and see the TCO move; in the CSV, which
 holds no formulas, it is the number archgen computed, and the "How computed" column says the formula in words.
 It computes nothing that `analyse.cost` did not: each formula gives back the figure `check` reports
@@ -115,17 +115,23 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
     r.add("crf", "Capital recovery factor", r.formula("IF({rate}=0,1/{years},{rate}/(1-(1+{rate})^-{years}))",
                                                       cost.recovery_factor), "per year",
           "r / (1 - (1 + r)^-n): the level yearly payment that repays 1 over n years at rate r")
-    r.add("capital", "Capital recovered per year", r.formula("{capex}*{crf}", cost.capital_per_year.to(cur).m), cur,
-          "capex x capital recovery factor")
+    residual = fc.residual_value
+    r.add("residual", "Residual value at the end", residual, "of the capex", "stated (resale value when the "
+          "depreciation years end)" if "residual_value" in fc.model_fields_set else
+          "not stated: 0, nothing recovered at the end", fc.basis, fc.source)
+    r.add("capital", "Capital recovered per year", r.formula("{capex}*{crf}*(1-{residual}*(1+{rate})^-{years})",
+                                                             cost.capital_per_year.to(cur).m), cur,
+          "capex x capital recovery factor x (1 - residual x (1 + r)^-n): the capex less the present worth of "
+          "the residual value, repaid over n years at rate r")
     r.add("tco", "TCO per year", r.formula("{capital}+{energy}+{space}", cost.tco_per_year.to(cur).m), cur,
           "capital + energy + space per year; not in it: " + NOT_IN_TCO)
     life = cost.tco_per_year.to(cur).m * fc.depreciation_years
     r.add("life", "TCO over the depreciation years", r.formula("{tco}*{years}", life), cur,
           "TCO per year x depreciation years, not discounted")
-    r.add("financing", "Of which cost of capital", r.formula("{capital}*{years}-{capex}",
+    r.add("financing", "Of which cost of capital", r.formula("{capital}*{years}-{capex}*(1-{residual})",
                                                              cost.capital_per_year.to(cur).m * fc.depreciation_years
-                                                             - cost.capex.to(cur).m), cur,
-          "capital recovered over the years less the capex (0 at a discount rate of 0)")
+                                                             - cost.capex.to(cur).m * (1 - residual)), cur,
+          "capital recovered over the years less the capex less its residual value (0 at a discount rate of 0)")
     for x in fc.sunk:   # paid before: stated, in no formula above
         r.add(f"sunk{len(r.rows)}", f"Sunk: {x.what}", x.capex.m, currency(x.capex) or "",
               "paid before this decision: not in the capex, the capital per year or the TCO", x.basis, x.source,
