@@ -14,7 +14,8 @@
   else its average draw: assumed) for the rest, x PUE (the hall's energy, `facility_energy_per_year`, MWh) x
   electricity price; the peak is the cluster's `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
-  r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
+  r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0), less the present worth of the `residual_value` the hardware
+  keeps at the end (`recovered_per_year`).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
 - Per accelerator-hour: TCO per year over every hour of every accelerator (owning), over the hours they are used
   (x 1 / utilisation) and over the goodput hours of the cluster's largest training job (x 1 / goodput); a job's
