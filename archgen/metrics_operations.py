@@ -112,7 +112,8 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
            "over the depreciation years n at the discount rate r (1/n at r = 0): the annuity that repays a loan of "
            "1 over n years.", _COST),
     Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × the capital "
-           "recovery factor.", _COST, minimise=True),
+           "recovery factor × (1 − residual × (1 + r)^−n), the hall's `cost.residual_value` the share of the capex "
+           "the hardware is worth at the end of the depreciation years (0 unstated).", _COST, minimise=True),
     Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
            _COST, minimise=True),
     Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "

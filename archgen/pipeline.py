@@ -189,13 +189,18 @@ def _shipped_copies(docs: Iterable[SourceDocument], real: dict[str, Path], paths
     return out
 
 
-def analyse_paths(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> Analysed:
-    """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`)."""
+def analyse_paths(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None, *,
+                  proposals: Sequence[str | Path] = ()) -> Analysed:
+    """Load → validate → build → analyse racks and clusters: the stages before workloads and checks (`load`).
+
+    `proposals`: the folders the files of `paths` were found under, where they are files (`built`).
+    """
     from archgen.analyse.cabling import analyse_clusters
     from archgen.analyse.conversion import at_feeds
     from archgen.analyse.optics import optics_by_rack
     from archgen.analyse.rack import analyse
-    specs, design = built(paths, catalog)          # located YAML → typed models → references bound, counts expanded
+    specs, design = built(paths, catalog, proposals=proposals)   # located YAML → typed models → references bound,
+    # counts expanded
     racks = analyse(design)                        # space, power, cooling per rack
     clusters = analyse_clusters(design, racks)     # fabrics, scale-up domains, cabling and BOM per cluster
     optics = {path: watts for path, watts in optics_by_rack(clusters).items() if watts.m}
@@ -226,7 +231,8 @@ def scale_out_paths(clusters: dict[str, ClusterAnalysis]) -> dict[str, ScaleOutP
             for c in clusters.values() if c.scale_out}
 
 
-def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None) -> tuple[Specs, Design]:
+def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None, *,
+          proposals: Sequence[str | Path] = ()) -> tuple[Specs, Design]:
     """Load → validate → build (`catalog`: the library in place of the shipped catalog, as `load` takes it).
 
     `paths` are spec folders or files; one given alone (``built("specs")``) is that one, not its characters ('s:
@@ -235,9 +241,14 @@ def built(paths: Sequence[str | Path] | str | Path, catalog: Path | None = None)
     YAML with source positions (unreadable files raise), typed models (schema and unit errors raise, all at once),
     references bound (unresolved ones kept for REF001/REF002) and counts expanded. The console script reads the
     validated specs back from its cache where the input is unchanged (`archgen.snapshot`).
+
+    `proposals`: the folders named on the command line where `paths` are the spec files found under them (`archgen
+    gap` runs a proposal's files): each is a proposal whose `Prices` lists price its clusters (`Specs.roots`,
+    `analyse.price_scope`); by default each of `paths` is, a file standing for its own folder.
     """
     paths = [paths] if isinstance(paths, (str, Path)) else paths
-    specs = validated(paths, lambda: replace(validate(*load(paths, catalog)), roots=roots(paths)), catalog)
+    folders = roots(proposals or paths)
+    specs = validated(paths, lambda: replace(validate(*load(paths, catalog)), roots=folders), catalog, folders)
     return specs, build(specs)
 
 
@@ -307,16 +318,18 @@ def job_on_cluster(specs: Specs, design: Design, workload: str, cluster: str | N
 
 
 def run(paths: Sequence[str | Path] | str | Path, select: tuple[str, ...] = (), ignore: tuple[str, ...] = (), *,
-        scaling: bool | Collection[str] = False, catalog: Path | None = None, as_of: AsOf | None = None) -> Run:
+        scaling: bool | Collection[str] = False, catalog: Path | None = None, as_of: AsOf | None = None,
+        proposals: Sequence[str | Path] = ()) -> Run:
     """Load → validate → build → analyse (racks, clusters, workloads) → check.
 
     `scaling` also re-analyses each cluster (True), or each cluster whose id it holds, at 1, 2, 4, ... times its
     layout (`analyse.scaling`): only documents show that growth series, and it costs more than the rest of a run
     (1.4 s for the shipped SuperPOD), so `archgen render` asks for it, for the clusters it renders, and
     `archgen check` does not. `catalog` stands for the shipped catalog (`load`). `as_of`: `--as-of`, the date
-    waivers' `expires` is judged on (else SOURCE_DATE_EPOCH, else today: `as_of.resolve`).
+    waivers' `expires` is judged on (else SOURCE_DATE_EPOCH, else today: `as_of.resolve`). `proposals`: the
+    folders whose files `paths` are, each a proposal priced by its own `Prices` lists (`built`).
     """
-    return judged(*analyse_paths(paths, catalog), select, ignore, scaling=scaling, as_of=as_of)
+    return judged(*analyse_paths(paths, catalog, proposals=proposals), select, ignore, scaling=scaling, as_of=as_of)
 
 
 def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], clusters: dict[str, ClusterAnalysis],

@@ -56,12 +56,15 @@ _KEYED: dict[int, tuple[Specs, str]] = {}
 T = TypeVar("T")
 
 
-def validated(paths: Sequence[str | Path], validate: Callable[[], Specs], catalog: Path | None = None) -> Specs:
+def validated(paths: Sequence[str | Path], validate: Callable[[], Specs], catalog: Path | None = None,
+              roots: Sequence[str] = ()) -> Specs:
     """`validate()` (the specs under `paths`, loaded and validated), read back from the cache where it was kept.
 
-    `catalog`: the library `validate` loads in place of the shipped catalog (`pipeline.load`), keyed as it is.
+    `catalog`: the library `validate` loads in place of the shipped catalog (`pipeline.load`), keyed as it is;
+    `roots`: the proposal folders `validate` gives the specs (`Specs.roots`), keyed too, since the same files run
+    as one proposal or as several price differently.
     """
-    key = _key(paths, catalog) if is_console_script() else None
+    key = _key(paths, catalog, roots) if is_console_script() else None
     if key is None:
         return validate()
     found = _read(key, Specs)
@@ -122,7 +125,7 @@ def _read_spec(path: str) -> bytes:
     return b"%d\0" % len(body) + body
 
 
-def _key(paths: Sequence[str | Path], library: Path | None = None) -> str | None:
+def _key(paths: Sequence[str | Path], library: Path | None = None, roots: Sequence[str] = ()) -> str | None:
     """The content key of the specs under `paths` with the catalog; None where a path cannot be read.
 
     What `load` reads, found by the rule it finds them by (`spec_files.find_files`): each spec file under each path
@@ -135,6 +138,8 @@ def _key(paths: Sequence[str | Path], library: Path | None = None) -> str | None
     try:
         h = hashlib.sha256(code)
         h.update(os.getcwd().encode("utf-8", "surrogatepass"))
+        for folder in roots:
+            h.update(b"\0root\0" + folder.encode("utf-8", "surrogatepass"))
         catalog = str(shipped_catalog() if library is None else library)
         for raw in [*map(str, paths), catalog]:
             h.update(b"\0path\0" + raw.encode("utf-8", "surrogatepass") + b"\0"

@@ -14,7 +14,8 @@
   else its average draw: assumed) for the rest, x PUE (the hall's energy, `facility_energy_per_year`, MWh) x
   electricity price; the peak is the cluster's `it_power`.
 - Capital is recovered over `depreciation_years` at `discount_rate` with the capital recovery factor
-  r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0).
+  r / (1 - (1 + r)^-n) (straight line, 1/n, at r = 0), less the present worth of the `residual_value` the hardware
+  keeps at the end (`recovered_per_year`).
 - TCO per year = recovered capital + energy + space (racks x space per rack per month x 12).
 - Per accelerator-hour: TCO per year over every hour of every accelerator (owning), over the hours they are used
   (x 1 / utilisation) and over the goodput hours of the cluster's largest training job (x 1 / goodput); a job's
@@ -215,6 +216,16 @@ def capital_recovery(rate: float, years: float) -> float:
     return 1 / years if rate == 0 else rate / (1 - (1 + rate) ** -years)
 
 
+def recovered_per_year(rate: float, years: float, residual: float) -> float:
+    """Capital recovered per year per unit of capex, a share `residual` of it worth that at the end of `years`.
+
+    The annual worth of a first cost P less a salvage value S: P (A/P, i, n) − S (A/F, i, n) = (P − S (1 + i)^−n)
+    x the capital recovery factor (Blank and Tarquin, Engineering Economy, section 6.2: 50,000 USD, 5,000 USD
+    salvage after 5 years at 10 %: 12,371 USD a year); (1 − S) / n at i = 0, straight-line depreciation to S.
+    """
+    return capital_recovery(rate, years) * (1 - residual * (1 + rate) ** -years)
+
+
 def stated_lines(specs: Specs, a: ClusterAnalysis) -> Iterator[tuple[BomLine, Document | None]]:
     """The cluster's BOM lines with their parts (None where not found), less those of a part the spec does not state.
 
@@ -301,7 +312,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
         crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
         if capex is not None and energy is not None:
-            capital = capex * crf
+            capital = capex * recovered_per_year(fc.discount_rate, fc.depreciation_years, fc.residual_value)
             tco = capital + energy + space
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)

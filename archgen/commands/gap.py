@@ -76,7 +76,7 @@ def gap(proposal: Sequence[str | Path], against: Sequence[str | Path], as_of: As
             "requirements; give the vendor's racks, clusters and parts as PROPOSAL"))
     parts = []
     for paths, files in designs(proposal, mine):
-        result = run([*_unwalked(files, proposal), *ours], as_of=as_of)
+        result = run([*_unwalked(files, proposal), *ours], as_of=as_of, proposals=[*paths, *against])
         judged = judge_proposal(result, owners, {f.resolve() for f in files},
                                 tuple(str(p) for p in proposal), tuple(str(p) for p in against),
                                 written_for=mine & {f.resolve() for f in given})   # ours under PROPOSAL: our design

@@ -94,6 +94,11 @@ class FacilityCost(Spec):
     discount_rate: Fraction = Field(0.0, description="Yearly cost of capital, e.g. 0.08; 0 is straight-"
                                                               "line depreciation. Unstated: 0, the lowest capital "
                                                               "cost, named as an assumed input (COST003, REQ005).")
+    residual_value: Fraction = Field(0.0, description=(
+        "Share of the capex the hardware is worth when the depreciation years end (its resale or trade-in value), "
+        "e.g. 0.1: the capital recovered per year is (capex − residual x capex x (1 + r)^-n) x the capital recovery "
+        "factor, the annual worth of a first cost less its salvage value. Unstated: 0, nothing is recovered at the "
+        "end, which the cost paragraph and the cost sheet say."))
     utilisation: PositiveFraction = Field(1.0, description="Share of hours the cluster runs jobs; the average "
                                                             "load runs that share, the rest the idle load: each "
                                                             "part's `power.idle`, else its average draw (assumed, "

@@ -297,6 +297,7 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
     if (by_size := bom_by_size(series)) is not None:
         tables["bom-by-size.csv"] = by_size
     cost = result.operations.cost.get(a.cluster.path)   # every input and step of the TCO, formulas in the workbook
-    if cost is not None and (sheet := cost_sheet(cost, a)) is not None:
+    jobs = tuple(r.workload.id for r in performance.workloads_for(result, a.cluster.spec.id))
+    if cost is not None and (sheet := cost_sheet(cost, a, result.metrics, jobs)) is not None:
         tables["cost.csv"] = sheet
     return render_document(doc, figures, tables, formats, templates, step, edition)

@@ -3,8 +3,9 @@
 The document's Cost section gives the totals; this table gives every input and every step between them, one row
 each, in the order `archgen.analyse.cost` computes them: each capex line (quantity x unit price), the capex, then
 the facility's inputs (electricity price, PUE, the average and idle IT load, utilisation, hours a year, racks, rent,
-depreciation years, discount rate) and the figures made from them (energy, space, capital recovery factor, capital
-per year, TCO per year and per accelerator-hour). In the workbook each computed amount is a live formula over the
+depreciation years, discount rate, residual value) and the figures made from them (energy, space, capital
+recovery factor, capital per year, TCO per year and per accelerator-hour, then per goodput hour and each job's cost
+per hour and per million tokens). In the workbook each computed amount is a live formula over the
 cells above it (`Formula`), so a reader can change the tariff or the PUE and see the TCO move; in the CSV, which
 holds no formulas, it is the number archgen computed, and the "How computed" column says the formula in words.
 It computes nothing that `analyse.cost` did not: each formula gives back the figure `check` reports
@@ -14,12 +15,14 @@ requirements, cabling, port map); the capex and TCO were only in the document's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from archgen.analyse.cost import HOURS_PER_YEAR, Cost
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.money import currency
 from archgen.render.blocks import Column, Formula, Table
+from archgen.units import Q
 
 COLUMNS = (Column("Item"), Column("Kind"), Column("Qty", digits=0, align="right"),
            Column("Unit price", digits=2, align="right"), Column("Amount", digits=4, align="right"),
@@ -50,8 +53,13 @@ class _Rows:
         return Formula("=" + expr.format(**self.cell), value)
 
 
-def cost_sheet(cost: Cost, a: Any) -> Table | None:
-    """The cost table of cluster analysis `a` (None where its prices are in several currencies: COST001)."""
+def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None = None,
+               jobs: tuple[str, ...] = ()) -> Table | None:
+    """The cost table of cluster analysis `a` (None where its prices are in several currencies: COST001).
+
+    `metrics`: the run's, by object path, whose cluster goodput and `jobs` (the ids of the workloads on the cluster)
+    add the cost per goodput accelerator-hour and each job's cost per hour and per million tokens (`_per_job`).
+    """
     cur = cost.currency
     if cur is None:
         return None
@@ -107,17 +115,23 @@ def cost_sheet(cost: Cost, a: Any) -> Table | None:
     r.add("crf", "Capital recovery factor", r.formula("IF({rate}=0,1/{years},{rate}/(1-(1+{rate})^-{years}))",
                                                       cost.recovery_factor), "per year",
           "r / (1 - (1 + r)^-n): the level yearly payment that repays 1 over n years at rate r")
-    r.add("capital", "Capital recovered per year", r.formula("{capex}*{crf}", cost.capital_per_year.to(cur).m), cur,
-          "capex x capital recovery factor")
+    residual = fc.residual_value
+    r.add("residual", "Residual value at the end", residual, "of the capex", "stated (resale value when the "
+          "depreciation years end)" if "residual_value" in fc.model_fields_set else
+          "not stated: 0, nothing recovered at the end", fc.basis, fc.source)
+    r.add("capital", "Capital recovered per year", r.formula("{capex}*{crf}*(1-{residual}*(1+{rate})^-{years})",
+                                                             cost.capital_per_year.to(cur).m), cur,
+          "capex x capital recovery factor x (1 - residual x (1 + r)^-n): the capex less the present worth of "
+          "the residual value, repaid over n years at rate r")
     r.add("tco", "TCO per year", r.formula("{capital}+{energy}+{space}", cost.tco_per_year.to(cur).m), cur,
           "capital + energy + space per year; not in it: " + NOT_IN_TCO)
     life = cost.tco_per_year.to(cur).m * fc.depreciation_years
     r.add("life", "TCO over the depreciation years", r.formula("{tco}*{years}", life), cur,
           "TCO per year x depreciation years, not discounted")
-    r.add("financing", "Of which cost of capital", r.formula("{capital}*{years}-{capex}",
+    r.add("financing", "Of which cost of capital", r.formula("{capital}*{years}-{capex}*(1-{residual})",
                                                              cost.capital_per_year.to(cur).m * fc.depreciation_years
-                                                             - cost.capex.to(cur).m), cur,
-          "capital recovered over the years less the capex (0 at a discount rate of 0)")
+                                                             - cost.capex.to(cur).m * (1 - residual)), cur,
+          "capital recovered over the years less the capex less its residual value (0 at a discount rate of 0)")
     for x in fc.sunk:   # paid before: stated, in no formula above
         r.add(f"sunk{len(r.rows)}", f"Sunk: {x.what}", x.capex.m, currency(x.capex) or "",
               "paid before this decision: not in the capex, the capital per year or the TCO", x.basis, x.source,
@@ -131,7 +145,47 @@ def cost_sheet(cost: Cost, a: Any) -> Table | None:
                                                                  cost.per_accelerator_hour.to(cur).m
                                                                  / cost.utilisation), cur,
               "owned hour / utilisation")
+        _per_job(r, cur, cost.per_accelerator_hour.to(cur).m / cost.utilisation, metrics or {}, a.cluster.path,
+                 jobs)
     return _table(r, cur)
+
+
+def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str, Q]], cluster: str,
+             jobs: tuple[str, ...]) -> None:
+    """The rows from the used hour (`used`) to what a finance reader decides on (newuser85), as formulas.
+
+    The cost per goodput accelerator-hour (the used hour over the goodput of the cluster's largest training job),
+    then per job that has a cost per token: its accelerators, its tokens per second (a training job's before
+    goodput, and its goodput), its cost per hour (used hour x accelerators) and per million tokens (that over its
+    tokens per hour, x 10^6). `tests/render/test_cost_sheet.py` holds each to what `check` reports.
+    """
+    goodput = metrics.get(cluster, {}).get("goodput")
+    if goodput is not None and goodput.m > 0:
+        r.add("g", "Goodput (the cluster's largest training job)", goodput.m, "", "estimated (Reliability and "
+              "availability; its range there)")
+        r.add("gh", "TCO per goodput accelerator-hour", r.formula("{used}/{g}", used / goodput.m), cur,
+              "used hour / goodput; the value: its range over goodput's is under Cost")
+    for i, job in enumerate(jobs):
+        m = metrics.get(f"workload/{job}", {})
+        per_hour, per_million, tps = m.get("job_cost_per_hour"), m.get("cost_per_million_tokens"), \
+            m.get("tokens_per_second")
+        if per_hour is None or per_million is None or tps is None or not used:
+            continue
+        k = f"job{i}"   # a cell's key: an id may hold '.', which str.format reads as an attribute
+        r.add(f"{k}n", f"{job}: accelerators", round(per_hour.to(cur).m / used), "", "the job's")
+        r.add(f"{k}tps", f"{job}: tokens per second", tps.m_as("1/s"), "1/s", "estimated (Performance)")
+        made, g = f"{{{k}tps}}", m.get("goodput")
+        if g is not None:
+            r.add(f"{k}g", f"{job}: goodput", g.m, "", "estimated (Reliability and availability)")
+            made += f"*{{{k}g}}"
+        r.add(f"{k}hour", f"{job}: cost per hour", r.formula(f"{{used}}*{{{k}n}}", per_hour.to(cur).m), cur,
+              "used hour x the job's accelerators")
+        r.add(f"{k}million", f"{job}: cost per million tokens",
+              r.formula(f"{{{k}hour}}/({made}*3600)*1000000", per_million.to(cur).m), cur,
+              "cost per hour / tokens per hour" + (" (goodput tokens: tokens per second x goodput)"
+                                                   if g is not None else "") + " x 10^6"
+              + ("; the value: its range over goodput's and the spares' is under Performance" if g is not None
+                 else ""))
 
 
 def _table(r: _Rows, cur: str) -> Table:

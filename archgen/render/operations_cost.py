@@ -23,6 +23,18 @@ from archgen.render.blocks import Column, Figure, Para, Section, Table
 from archgen.render.cost_sheet import NOT_IN_TCO_TEXT
 
 
+def residual_words(a: Any) -> str:
+    """What the capital per year recovers at the end of the depreciation years, in words (newuser85)."""
+    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
+    if fc is None:
+        return ""
+    if "residual_value" not in fc.model_fields_set:
+        return ("; it counts no resale value at the end of those years (the hall's `cost.residual_value` is not "
+                "stated: 0)")
+    return (f", less a residual value of {fmt.number(fc.residual_value * 100, 1)} % of the capex at their end "
+            "(`cost.residual_value`), worth that x (1 + r)^−n today")
+
+
 def cost_section(run: Any, a: Any) -> Section | None:
     """Capex by kind and part, opex from the average and peak load, TCO per year and per accelerator-hour."""
     cost = run.operations.cost.get(a.cluster.path)
@@ -49,7 +61,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
         f"{fmt.q(cost.power_idle, 'kW', 1)} (each part's stated idle draw, else its average draw: assumed)")
     recovery = "" if cost.recovery_factor is None else (
         f" The capital recovery factor is {fmt.number(cost.recovery_factor, 4)} per year, r / (1 − (1 + r)^−n), the "
-        "annuity that repays the capex over the depreciation years at the discount rate.")
+        "annuity that repays the capex over the depreciation years at the discount rate" + residual_words(a) + ".")
     share, out = m.get("network_capex_share"), m.get("scale_out_capex_share")
     network = "" if share is None or out is None else (
         f" Switches, transceivers and cables are {fmt.number(share.m_as('') * 100, 1)} % of the capex, the "

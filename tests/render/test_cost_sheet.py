@@ -118,3 +118,28 @@ def test_the_performance_section_says_the_cost_per_token_carries_energy_at_maxim
     top = section(workloads_for(shipped, "gb200-nvl72-su"), shipped.operations.unsettled)
     text = " ".join(b.text for sub in top.sections for b in sub.blocks if isinstance(getattr(b, "text", None), str))
     assert "cost_per_million_tokens, cost_per_token, job_cost_per_hour: its energy cost, 12.8 % of the TCO" in text
+
+
+def test_the_sheet_carries_the_used_hour_on_to_the_goodput_hour_and_each_jobs_cost_per_million_tokens(shipped):
+    """newuser85 (a finance analyst's GB300 business case): the sheet stopped at the used accelerator-hour, so the
+    figures the committee decides on, the cost per goodput hour and per million tokens, were in no cell with a
+    formula, only in the document's text. The GB200 SU's 405B job: used hour x 576 GPUs / (goodput tokens x 3,600)."""
+    from archgen.render.performance import workloads_for
+    path = "cluster/gb200-nvl72-su"
+    a = shipped.clusters[path]
+    jobs = tuple(r.workload.id for r in workloads_for(shipped, "gb200-nvl72-su"))
+    openpyxl = pytest.importorskip("openpyxl")
+    table = cost_sheet(shipped.operations.cost[path], a, shipped.metrics, jobs)
+    assert table is not None
+    got = _evaluate(openpyxl.load_workbook(io.BytesIO(xlsx_bytes([table])))["cost"])
+    m = shipped.metrics[path]
+    assert got["TCO per goodput accelerator-hour"] == pytest.approx(m["tco_per_goodput_accelerator_hour"].m, rel=1e-9)
+    priced = [j for j in jobs if "cost_per_million_tokens" in shipped.metrics[f"workload/{j}"]]
+    assert priced and "llama3-405b-pretrain-gb200" in priced
+    for job in priced:
+        w = shipped.metrics[f"workload/{job}"]
+        assert got[f"{job}: cost per hour"] == pytest.approx(w["job_cost_per_hour"].m, rel=1e-9), job
+        assert got[f"{job}: cost per million tokens"] == pytest.approx(w["cost_per_million_tokens"].m, rel=1e-9), job
+    tokens = got["llama3-405b-pretrain-gb200: tokens per second"] * got["llama3-405b-pretrain-gb200: goodput"]
+    assert got["llama3-405b-pretrain-gb200: cost per million tokens"] == pytest.approx(
+        m["tco_per_used_accelerator_hour"].m * got["llama3-405b-pretrain-gb200: accelerators"] / (tokens * 3600) * 1e6)
