@@ -313,7 +313,8 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[
                 "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
                 if hall.peak_pue is None else
                 f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}, {STEADY_POWER}"))
-    energy, theirs = m.get("facility_energy_per_year"), "" if energy_hall is hall else f" ({energy_hall.id}'s)"
+    energy, theirs = m.get("facility_energy_per_year"), "" if energy_hall is hall else \
+        f"; its PUE and utilisation the halls' facilities' ({energy_hall.id})"
     no_cost = why.get("cost") or "no `cost:` (annual PUE, utilisation)"
     out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: {no_cost}" if energy_hall.cost is
                 None else NOT_PROVIDED if energy is None else

@@ -64,5 +64,5 @@ def test_the_documents_energy_row_names_the_halls_pue(tmp_path) -> None:
     scope, _ = cluster_scope(r, a, "r", "2026-01-01")
     rows = {b.id: dict(b.rows) for b in datacentre(scope, a).blocks if hasattr(b, "rows")}["dc-hall"]
     energy = rows["Facility energy per year (IT energy × PUE)"]
-    assert "PUE 1.2 (assumed)" in energy and "(building-a, building-b's)" in energy
+    assert "PUE 1.2 (assumed)" in energy and "the halls' facilities' (building-a, building-b)" in energy
     assert "at 100 g/kWh" in rows["Carbon per year (scope 2, location-based: facility energy × grid intensity)"]
