@@ -219,7 +219,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         extra |= spent
         if not spent and raw_tps is not None and raw_tps.m > 0:
             names = ("facility_energy_per_million_tokens",) + (("job_energy",) if run else ())
-            _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
+            _withhold(ops, path, names, (cost.no_power if cost is not None else "") or
+                      cost_facility(a)[1].get("cost") or NO_PUE)   # the halls' differing PUEs, say (hall30)
         if w.training is not None:   # the run's carbon and water: its energy x the hall's intensities
             no_energy = ops.withheld.get(path, {}).get("job_energy", NO_PUE)
             site, no_site = job_site_figures(*cost_facility(a), extra.get("job_energy"), no_energy)

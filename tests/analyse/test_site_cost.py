@@ -66,3 +66,24 @@ def test_the_documents_energy_row_names_the_halls_pue(tmp_path) -> None:
     energy = rows["Facility energy per year (IT energy × PUE)"]
     assert "PUE 1.2 (assumed)" in energy and "the halls' facilities' (building-a, building-b)" in energy
     assert "at 100 g/kWh" in rows["Carbon per year (scope 2, location-based: facility energy × grid intensity)"]
+
+
+SERVE = """---
+kind: Workload
+id: serve
+model: llama3-70b
+cluster: c
+accelerators: 64
+inference: {precision: fp8, tp: 4, input_len: 2048, output_len: 256}
+"""
+
+
+def test_a_jobs_energy_per_token_says_why_where_the_halls_pues_differ(tmp_path) -> None:
+    """Building b at 1.4: no energy per token, and the reason is the halls' PUEs, not "the facility gives no cost"."""
+    text = (HALL.format(id="building-a", pue=1.2, peak=1.3, extra="", deployed="")
+            + HALL.format(id="building-b", pue=1.4, peak=1.3, extra="", deployed="")
+            + HALL.format(id="campus", pue=1.6, peak=1.9, extra="", deployed="") + CLUSTER + SERVE)
+    r = run_specs(tmp_path, {"specs.yaml": text})
+    assert "facility_energy_per_million_tokens" not in r.workloads["workload/serve"].estimate.metrics
+    why = r.operations.withheld["workload/serve"]["facility_energy_per_million_tokens"]
+    assert "energy.pue building-a 1.2, building-b 1.4" in why
