@@ -22,8 +22,10 @@ RACK_INLETS: tuple[Metric, ...] = (
            "it.", "analyse/rack.py", maximise=True),
     Metric("rack", "air_inlet_max", "degC", "degC", 1, "Inlet air allowed", "Warmest inlet air the rack's ASHRAE "
            "air class allows (`cooling.air.class`: A1 32, A2 35, A3 40, A4 45 °C, TC 9.9 Thermal Guidelines, 5th "
-           "ed., 2021), derated 1 K per 300 m (A3 175 m, A4 125 m) above 900 m at its hall's altitude. COOL005 "
-           "judges the hall's air against it.", "analyse/rack.py", maximise=True),
+           "ed., 2021), derated 1 K per 300 m (A3 175 m, A4 125 m) above 900 m at its hall's altitude: where the "
+           "layout puts it in halls naming their own facilities (`floor.halls[].facility`) theirs, the lowest over "
+           "several places (the rack document names each). COOL005 judges the hall's air against it.",
+           "analyse/rack.py", maximise=True),
 )
 
 FACILITY: tuple[Metric, ...] = (

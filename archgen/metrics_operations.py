@@ -76,21 +76,25 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
     Metric("cluster", "energy_cost_per_year", "USD", "USD", 0, "Energy cost per year", "(Average power × "
            "utilisation + idle power × (1 − utilisation)) × 8,766 h × PUE × energy price; idle hours draw each "
            "part's `power.idle`, else its average draw (assumed, COST003: an upper bound, never 0). Where a part's "
-           "maximum stands in for its typical draw it is an upper bound, and a target it misses is not provided.",
-           _COST,
+           "maximum stands in for its typical draw it is an upper bound, and a target it misses is not provided. "
+           "On a floor of halls naming their own facilities: theirs, as `facility_energy_per_year`.", _COST,
            minimise=True),
     Metric("cluster", "facility_energy_per_year", "J", "MWh", 0, "Facility energy per year", "What the hall "
            "draws for the cluster in a year: (average power × utilisation + idle power × (1 − utilisation)) × "
            "8,766 h × the annual PUE (`cost.energy.pue`); idle hours draw each part's `power.idle`, else its "
            "average draw (assumed, COST003: an upper bound); not provided without the facility's `cost:`. Where a "
            "part's maximum stands in for its typical draw it is an upper bound, and a target it misses is not "
-           "provided.", _COST,
+           "provided. On a floor whose halls name their own facilities (`floor.halls[].facility`) the cost, energy "
+           "and carbon figures read theirs, where every hall holding racks names one and all state the same "
+           "`cost:` (`sustainability:`) figures; otherwise not provided (the load is not split by hall), never "
+           "the cluster facility's.", _COST,
            minimise=True),
     Metric("cluster", "carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2, location-based)", "Facility "
            "energy per year × the hall's `sustainability.carbon_intensity` (g CO2e/kWh, the grid's average: GHG "
            "Protocol Scope 2 Guidance's location-based method): the electricity's emissions, not the hardware's "
            "embodied carbon; not provided where the hall states no intensity or no `cost:`; an upper bound where "
-           "the energy is (a target it misses is not provided).", _SITE, minimise=True),
+           "the energy is (a target it misses is not provided). On a floor of halls naming their own facilities: "
+           "theirs, as `facility_energy_per_year`.", _SITE, minimise=True),
     Metric("cluster", "market_carbon_per_year", "kg", "t", 1, "Carbon per year (scope 2, market-based)", "Facility "
            "energy per year × the hall's `sustainability.market_carbon_intensity` (g CO2e/kWh of the contracts "
            "held, PPAs and certificates, else the residual mix: the Scope 2 Guidance's market-based method); not "

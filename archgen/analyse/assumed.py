@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from archgen.analyse.cost import UNSTATED_DISCOUNT_RATE, UNSTATED_UTILISATION
 from archgen.analyse.failure_model import HARDWARE_CLASSES
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import not_costed
 from archgen.analyse.sustainability import JOB_SITE_METRICS
 from archgen.metrics import declared
@@ -245,7 +246,7 @@ def _pue_words(a: ClusterAnalysis) -> tuple[str, ...]:
     The PUE alone: `cost.energy.basis` covers the price and the PUE together, but an energy or carbon figure
     multiplies by the PUE and by no price (r39fix: they named "energy price and PUE").
     """
-    facility = a.cluster.facility
+    facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
     fc = facility.cost if facility is not None else None
     return (f"{facility.id} {PUE_WORDS}",) if facility and fc and fc.energy.basis == "assumed" else ()
 
@@ -258,7 +259,7 @@ _FACTORS = {"market_carbon": "market-based carbon intensity", "carbon": "locatio
 
 def _site_words(a: ClusterAnalysis, metric: str) -> tuple[str, ...]:
     """The hall's factor that `metric` (a run's or a year's carbon or water) rests on, where the hall's are assumed."""
-    facility = a.cluster.facility
+    facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
     stated = facility.sustainability if facility is not None else None
     factor = next(words for key, words in _FACTORS.items() if key in metric)
     return (f"{facility.id} {factor}",) if facility and stated and stated.basis == "assumed" else ()
@@ -278,7 +279,7 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...],
     capex leave out: a requirement met on those (or on a TCO built on them) is met taking that space as free.
     """
     prices = tuple(sorted({f"{p} price" for p in parts}))
-    facility = a.cluster.facility
+    facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
     fc = facility.cost if facility is not None else None
     energy = (f"{facility.id} energy price and PUE",) if facility and fc and fc.energy.basis == "assumed" else ()
     pue = _pue_words(a)   # the facility energy and carbon: the PUE, no price

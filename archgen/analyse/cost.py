@@ -37,6 +37,7 @@ from archgen.analyse.bom_line import BomLine
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import price_list
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import STORAGE_KIND, storage_draw, storage_name
 from archgen.metrics import SPARE_RANGED
 from archgen.model import Document, Switch, System
@@ -259,7 +260,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     # a tier that names no link media has no line in the BOM: its links are unpriced, not free (CAB003 for reach)
     lines += [CapexLine(f"{t.fabric} {t.tier}", "Link", t.links, None, no_media=True)
               for t in (a.cabling.tiers if a.cabling is not None else ()) if t.links and not t.options]
-    facility = a.cluster.facility
+    facility, site = cost_facility(a)   # on a site of halls, theirs (hall30)
     fc = facility.cost if facility is not None else None
     if fc is None and all(line.unit_price is None for line in lines):
         return None
@@ -295,7 +296,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     priced = [line.total for line in lines if line.total is not None]
     complete = not any(line.unit_price is None and line.priceable for line in lines)
     capex = sum(priced[1:], priced[0]).to(cur) if priced and cur and complete else None
-    no_opex = "" if fc is not None else (
+    no_opex = "" if fc is not None else site.get("cost") or (
         f"facility '{facility.id}' gives no `cost:` (energy price and PUE, rent, depreciation and discount rate)"
         if facility is not None else f"cluster '{a.cluster.spec.id}' names no facility, so no energy price or rent")
     load = average * utilisation + idle * (1 - utilisation)

@@ -44,6 +44,7 @@ from archgen.analyse.job_swing import job_swing
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.spare_parts import no_turnaround
 from archgen.analyse.storage_demand import storage_demand
 from archgen.analyse.sustainability import job_site_figures, site_figures
@@ -102,7 +103,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                 energy = () if "facility_energy_per_year" in cost.metrics else ("facility_energy_per_year",)
                 _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),
                           cost.no_opex)
-        site, no_site = site_figures(analysis.cluster.facility, cost.facility_energy if cost is not None else None)
+        site, no_site = site_figures(*cost_facility(analysis), cost.facility_energy if cost is not None else None)
         embodied, no_embodied = embodied_figures(design.specs, analysis)   # scope 3: the parts' footprints
         site, no_site = {**site, **embodied}, {**no_site, **no_embodied}
         analysis.metrics.update(site)
@@ -218,10 +219,11 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         extra |= spent
         if not spent and raw_tps is not None and raw_tps.m > 0:
             names = ("facility_energy_per_million_tokens",) + (("job_energy",) if run else ())
-            _withhold(ops, path, names, (cost.no_power if cost is not None else "") or NO_PUE)
+            _withhold(ops, path, names, (cost.no_power if cost is not None else "") or
+                      cost_facility(a)[1].get("cost") or NO_PUE)   # the halls' differing PUEs, say (hall30)
         if w.training is not None:   # the run's carbon and water: its energy x the hall's intensities
             no_energy = ops.withheld.get(path, {}).get("job_energy", NO_PUE)
-            site, no_site = job_site_figures(a.cluster.facility, extra.get("job_energy"), no_energy)
+            site, no_site = job_site_figures(*cost_facility(a), extra.get("job_energy"), no_energy)
             extra |= site
             for name, reason in no_site.items():
                 _withhold(ops, path, (name,), reason)
@@ -289,8 +291,8 @@ NO_PUE = "the cluster's facility gives no `cost:` (its annual PUE, `cost.energy.
 
 
 def _pue(a: ClusterAnalysis) -> float | None:
-    """The annual PUE of the cluster's hall (`cost.energy.pue`), or None where it states no `cost:`."""
-    hall = a.cluster.facility
+    """The annual PUE of the cluster's hall (`cost.energy.pue`; its halls', `cost_facility`), or None: no `cost:`."""
+    hall = cost_facility(a)[0]
     return hall.cost.energy.pue if hall is not None and hall.cost is not None else None
 
 
@@ -346,7 +348,7 @@ def energy_price(a: ClusterAnalysis, levels: Mapping[str, Any] | None = None) ->
     What a sweep point's `tdp` level costs per hour beyond the cluster's own TDP (`perf.explore.point_axes.point_base`):
     the hall's energy is the IT load x PUE x price (`analyse.cost`). 0 where the hall has no `cost:` in USD.
     """
-    facility = a.cluster.facility
+    facility = cost_facility(a)[0]
     if facility is None or facility.cost is None or currency(facility.cost.energy.price) != "USD":
         return 0.0
     levels = levels or {}
@@ -366,7 +368,7 @@ def facility_figures(specs: Specs, a: ClusterAnalysis,
     by axis: `model.sweep_axes.FACILITY_FIELDS` names the field each replaces; an axis not given: the hall's own), as
     `sweep_figures` gives them at the hall's own; the facility has a `cost:`.
     """
-    facility = a.cluster.facility
+    facility = cost_facility(a)[0]
     assert facility is not None and facility.cost is not None, "the sweep refuses a facility axis on a hall without"
     fc = facility.cost
     energy = {FACILITY_FIELDS[k][1]: v for k, v in levels.items() if v is not None and len(FACILITY_FIELDS[k]) == 2}
@@ -375,7 +377,7 @@ def facility_figures(specs: Specs, a: ClusterAnalysis,
     if energy:
         update["energy"] = fc.energy.model_copy(update=energy)
     hall = facility.model_copy(update={"cost": fc.model_copy(update=update)})
-    cost = analyse_cost(specs, replace(a, cluster=replace(a.cluster, facility=hall)))
+    cost = analyse_cost(specs, replace(a, cluster=replace(a.cluster, facility=hall, hall_facilities=())))
     per_hour, _ = usd_per_hour(cost, a.cluster.spec.id)
     return (per_hour.m_as("USD") if per_hour is not None else None,
             cost.utilisation if cost is not None else 1.0, energy_share(cost, a.typical_from_max),

@@ -15,12 +15,13 @@ from archgen.analyse.bom import rack_bom
 from archgen.analyse.bom_line import BomLine
 from archgen.analyse.cdu_units import liquid_heat
 from archgen.analyse.feeding import busbar_flags, external_flags, on_pdus_flags, port_share
+from archgen.analyse.inlet_air import Site, inlet_air, rack_sites
 from archgen.analyse.power_chain import Power, Stage, power_chain
 from archgen.analyse.rear_door import RearDoor, rear_door, unit_capacity
 from archgen.build import Design, Placed, RackDesign
 from archgen.model import CoolingUnit, Switch, System
 from archgen.model.base import spare_units
-from archgen.model.facility import allowable_air, pressure_ratio
+from archgen.model.facility import pressure_ratio
 from archgen.quantity_ops import added
 from archgen.units import Q_, Q
 
@@ -98,14 +99,16 @@ class RackAnalysis:
     cooling: CoolingSplit
     metrics: dict[str, Q] = field(default_factory=dict)
     bom: tuple[BomLine, ...] = ()
+    inlet_note: str = ""   # where its `air_inlet_max` stands, where the layout puts it in halls (`inlet_air`)
 
 
 def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None = None,
-                 held: Q | None = None) -> RackAnalysis:
+                 held: Q | None = None, sites: tuple[Site, ...] = ()) -> RackAnalysis:
     """Space, power and cooling of one rack; `optics` is the optics power it holds beyond its parts' (default none).
 
     `space`: the rack's space where already worked out (it does not depend on `optics`). `held`: the modules its
-    switches' maximum holds and their stated typical does not (`Power.optics_held`).
+    switches' maximum holds and their stated typical does not (`Power.optics_held`). `sites`: where the layouts put
+    it, where some of them is a hall naming its own facility (`inlet_air.rack_sites`).
     """
     space = _space(rack) if space is None else space
     power = power_chain(rack, Q_(0, "kW") if optics is None else optics.to("kW"))
@@ -122,23 +125,25 @@ def analyse_rack(rack: RackDesign, optics: Q | None = None, space: Space | None 
         "floor_load": space.floor_load,
         "accelerators": Q_(sum(p.part.accelerators for p in rack.items if isinstance(p.part, System)), ""),
     }
-    metrics |= inlets(rack)
+    metrics |= inlets(rack, sites)
     if cooling.rear_door is not None:
         metrics["heat_to_rear_door"] = cooling.rear_door.taken
     if power.conversion:
         metrics["conversion_capacity_usable"] = power.conversion.usable
-    return RackAnalysis(rack, space, power, cooling, metrics)
+    return RackAnalysis(rack, space, power, cooling, metrics, inlet_note=inlet_air(rack, sites)[1])
 
 
-def inlets(rack: RackDesign) -> dict[str, Q]:
+def inlets(rack: RackDesign, sites: tuple[Site, ...] = ()) -> dict[str, Q]:
     """What the rack accepts of its hall's coolant and air: `coolant_supply` (a liquid loop's only), `air_inlet_max`.
 
     The coolant supply is the one the design states (`cooling.liquid.supply`, the warmest its trays accept); the air
     is its ASHRAE class's allowable top at its hall's altitude (`model.facility.allowable_air`, sea level where the
-    rack names no hall). A hall's requirement and a vendor's deviation on either are judged on these (newuser84).
+    rack names no hall): where the layout puts it in halls naming their own facilities (`sites`), theirs, the lowest
+    over several (`analyse.inlet_air`, hall30). A hall's requirement and a vendor's deviation on either are judged
+    on these (newuser84).
     """
-    spec, fac = rack.spec.cooling, rack.facility
-    out = {"air_inlet_max": allowable_air(spec.air.class_, fac.altitude if fac is not None else None)[1]}
+    spec = rack.spec.cooling
+    out = {"air_inlet_max": inlet_air(rack, sites)[0]}
     if spec.liquid is not None:
         out["coolant_supply"] = spec.liquid.supply.to("degC")
     return out
@@ -300,10 +305,11 @@ def analyse(design: Design, optics: dict[str, Q] | None = None, *, only: Collect
     worked out again. `held`: by rack path, the modules its switches' maximum holds and their typical does not.
     """
     optics, known, held = optics or {}, known or {}, held or {}
-    out = {}
+    sites, out = rack_sites(design), {}
     for r in design.racks:
         if only is None or r.path in only:
             first = known.get(r.path)
-            a = analyse_rack(r, optics.get(r.path), first.space if first else None, held.get(r.path))
+            a = analyse_rack(r, optics.get(r.path), first.space if first else None, held.get(r.path),
+                             sites.get(r.path, ()))
             out[r.path] = replace(a, bom=first.bom if first else tuple(rack_bom(r, design.specs)))
     return out

@@ -32,17 +32,21 @@ JOB_SITE_METRICS = ("job_carbon", "job_market_carbon", "job_water")
 _KEYS = ("carbon_intensity", "market_carbon_intensity", "wue")
 
 
-def _figures(hall: Facility | None, energy: Q | None, names: tuple[str, ...],
+def _figures(hall: Facility | None, site: dict[str, str], energy: Q | None, names: tuple[str, ...],
              no_energy: str) -> tuple[dict[str, Q], dict[str, str]]:
-    """`names` (carbon, market carbon, water) over the hall's `energy`, and why each other one is not provided."""
+    """`names` (carbon, market carbon, water) over the hall's `energy`, and why each other one is not provided.
+
+    `site`: why the halls' own facilities give no one `sustainability:` (`analyse.site_cost.cost_facility`).
+    """
     figures: dict[str, Q] = {}
     why: dict[str, str] = {}
     stated = hall.sustainability if hall is not None else None
     for name, key in zip(names, _KEYS, strict=True):
         intensity = getattr(stated, key) if stated is not None else None
         if intensity is None:
-            why[name] = (f"facility '{hall.id}' states no `sustainability.{key}`" if hall is not None
-                         else "the cluster names no facility")
+            why[name] = site.get("sustainability") or (
+                f"facility '{hall.id}' states no `sustainability.{key}`" if hall is not None
+                else "the cluster names no facility")
         elif energy is None or hall is None or hall.cost is None:
             why[name] = no_energy
         elif key != "wue":
@@ -52,13 +56,14 @@ def _figures(hall: Facility | None, energy: Q | None, names: tuple[str, ...],
     return figures, why
 
 
-def site_figures(hall: Facility | None, facility_energy: Q | None) -> tuple[dict[str, Q], dict[str, str]]:
+def site_figures(hall: Facility | None, site: dict[str, str],
+                 facility_energy: Q | None) -> tuple[dict[str, Q], dict[str, str]]:
     """The cluster's carbon and water per year where its hall states them, and why each other one is not provided."""
-    return _figures(hall, facility_energy, SITE_METRICS,
+    return _figures(hall, site, facility_energy, SITE_METRICS,
                     "the cluster has no facility energy per year (its hall's `cost:`: annual PUE, utilisation)")
 
 
-def job_site_figures(hall: Facility | None, job_energy: Q | None, why_no_energy: str) -> tuple[dict[str, Q],
-                                                                                              dict[str, str]]:
+def job_site_figures(hall: Facility | None, site: dict[str, str], job_energy: Q | None,
+                     why_no_energy: str) -> tuple[dict[str, Q], dict[str, str]]:
     """A training run's carbon and water over its `job_energy`, and why each other one is not provided."""
-    return _figures(hall, job_energy, JOB_SITE_METRICS, f"the run has no `job_energy` ({why_no_energy})")
+    return _figures(hall, site, job_energy, JOB_SITE_METRICS, f"the run has no `job_energy` ({why_no_energy})")

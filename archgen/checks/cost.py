@@ -9,6 +9,7 @@ from archgen.analyse.cost import CapexLine, Cost
 from archgen.analyse.hall_storage import differing
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import one_proposal, prices_cluster
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks.cost_dates import dates_note, old_prices
 from archgen.checks.registry import Context, Violation, check
@@ -271,7 +272,7 @@ def prices_of_one_date(ctx: Context) -> Iterator[Violation]:
     for path, spec, cost in _costs(ctx):
         if not cost.dated:
             continue
-        facility = ctx.clusters[path].cluster.facility
+        facility = cost_facility(ctx.clusters[path])[0]   # on a site of halls, theirs (hall30)
         old = list(old_prices(path, spec, cost, facility))
         yield from old or [Violation(path, spec.id, (), dates_note(cost, facility), severity="info")]
 

@@ -19,6 +19,7 @@ from archgen.analyse.goodput import no_checkpoint_target
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations_stage import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.scale_up_switches import own_links_domain
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.sweep_inputs import usd_per_hour
 from archgen.build import build
 from archgen.checks import Finding
@@ -175,7 +176,7 @@ def _facility_levels(specs: Specs, sweep: Sweep, ids: Sequence[str], clusters: d
               for levels in itertools.product(*(getattr(sweep.axes, name) for name in given))]
     for cid in ids:
         a = clusters[f"cluster/{cid}"]
-        hall = a.cluster.facility
+        hall = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
         if hall is None or hall.cost is None:
             which = "names no facility" if hall is None else f"has facility '{hall.id}' with no `cost:`"
             raise BuildError(f"sweep '{sweep.id}': axis '{given[0]}' changes the facility's cost, and cluster "

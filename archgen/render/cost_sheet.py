@@ -20,6 +20,7 @@ from typing import Any
 
 from archgen.analyse.cost import HOURS_PER_YEAR, Cost
 from archgen.analyse.job_energy import upper_bound_words
+from archgen.analyse.site_cost import cost_facility
 from archgen.money import currency
 from archgen.render.blocks import Column, Formula, Table
 from archgen.units import Q
@@ -80,9 +81,9 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
         return _table(r, cur)
     r.add("capex", "Capex", Formula(f"=SUM({AMOUNT}{first}:{AMOUNT}{last})", cost.capex.to(cur).m), cur,
           "sum of the lines above (a system's price includes what is fitted in it)")
-    facility = a.cluster.facility
+    facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
     fc = facility.cost if facility is not None else None
-    if fc is None or cost.energy_per_year is None or cost.space_per_year is None:
+    if facility is None or fc is None or cost.energy_per_year is None or cost.space_per_year is None:
         r.add("energy", "Energy, space and TCO", None, cur, f"not provided: {cost.no_opex or cost.no_power}")
         return _table(r, cur)
     energy, src = fc.energy, f"{facility.id} cost.energy"

@@ -13,6 +13,7 @@ from archgen.analyse.hall_groups import candidate, fellows, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_heat import rack_heat
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.unracked import unracked_words
 from archgen.checks.hall_load import feed_stages
 from archgen.checks.unit_rating import load_pf
@@ -95,7 +96,7 @@ def datacentre(scope: Any, a: Any) -> Section:
          NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
-    rows += _capacity(hall, m, peers, a.typical_from_max)
+    rows += _capacity(hall, m, peers, a.typical_from_max, cost_facility(a))
     if own:   # IT power x the halls' PUE (`site_facility_power`), not this facility's
         site = site_power_rows(a, m, STEADY_POWER)
         rows = [(label, site.get(label, value)) for label, value in rows]
@@ -254,8 +255,11 @@ def energy_basis(cost: Any, m: dict, fell_back: tuple[str, ...] = ()) -> str:
     return ", ".join(parts) + bound
 
 
-def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
-    """The cluster's carbon and water per year at the hall's stated intensities, else why not provided."""
+def _site_rows(hall: Any, m: dict, why: dict[str, str]) -> list[tuple[str, str]]:
+    """The cluster's carbon and water per year at the hall's stated intensities, else why not provided.
+
+    `why`: why the halls' own facilities give no one `sustainability:` (`analyse.site_cost.cost_facility`).
+    """
     stated = hall.sustainability
     out = []
     for name, key, label, unit, words, per in (
@@ -267,7 +271,7 @@ def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
             ("water_per_year", "wue", "Site water per year (IT energy × WUE)", "m**3", "", "L/kWh")):
         intensity = getattr(stated, key) if stated is not None else None
         if intensity is None:
-            out.append((label, f"{NOT_PROVIDED}: no `sustainability.{key}`"))
+            out.append((label, f"{NOT_PROVIDED}: {why.get('sustainability') or f'no `sustainability.{key}`'}"))
         elif name not in m:
             out.append((label, f"{NOT_PROVIDED}: no facility energy per year"))
         else:
@@ -277,12 +281,15 @@ def _site_rows(hall: Any, m: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (),
-              fell_back: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[str, ...] = (),
+              site: tuple[Any, dict[str, str]] | None = None) -> list[tuple[str, str]]:
     """The hall's capacities with the headrooms; `peers`, the run's other clusters naming the hall, share them.
 
     `fell_back`: the parts whose maximum draw stands in for a typical one (the energy is then an upper bound).
+    `site`: the facility the energy and carbon rows read, and why a block of it is None (`cost_facility`: on a site
+    of halls the halls' own, hall30); the hall itself where not given.
     """
+    energy_hall, why = site if site is not None else (hall, {})
     out = []
     shared = f" (the hall's, with {', '.join(repr(p) for p in peers)})" if peers else ""
     for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
@@ -306,11 +313,13 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (),
                 "(design-day PUE)" + (", so PWR011 judged the generator sets on the annual PUE" if gens else "")
                 if hall.peak_pue is None else
                 f"{fmt.q(m.get('facility_power_peak'), 'kW', 1)} at peak PUE {hall.peak_pue:g}, {STEADY_POWER}"))
-    energy = m.get("facility_energy_per_year")
-    out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: no `cost:` (annual PUE, "
-                "utilisation)" if hall.cost is None else NOT_PROVIDED if energy is None else
-                f"{fmt.q(energy, 'MWh', 0)} {energy_basis(hall.cost, m, fell_back)}"))
-    out += _site_rows(hall, m)
+    energy, theirs = m.get("facility_energy_per_year"), "" if energy_hall is hall else \
+        f"; its PUE and utilisation the halls' facilities' ({energy_hall.id})"
+    no_cost = why.get("cost") or "no `cost:` (annual PUE, utilisation)"
+    out.append(("Facility energy per year (IT energy × PUE)", f"{NOT_PROVIDED}: {no_cost}" if energy_hall.cost is
+                None else NOT_PROVIDED if energy is None else
+                f"{fmt.q(energy, 'MWh', 0)} {energy_basis(energy_hall.cost, m, fell_back)}{theirs}"))
+    out += _site_rows(energy_hall, m, why)
     if "facility_power" in m and "it_power" in m:   # CDUs' pumps, in-row and in-rack: in the PUE's overhead
         overhead = (m["facility_power"] - m["it_power"]).to("kW")
         for key, label in (("cdu_power", "In-row CDUs' draw (pumps, controls)"),

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure as Chart
 from archgen import display
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
 from archgen.analyse.job_energy import upper_bound_words
+from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.unracked import unracked_words
 from archgen.metrics import unbounded
 from archgen.money import currency
@@ -117,16 +118,18 @@ def cost_section(run: Any, a: Any) -> Section | None:
 
 def _sunk(a: Any) -> tuple[Any, ...]:
     """The sunk capital its hall's `cost:` states (`FacilityCost.sunk`)."""
-    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
+    hall = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
+    fc = hall.cost if hall is not None else None
     return fc.sunk if fc is not None else ()
 
 
 def sunk_words(a: Any) -> str:
     """The hall's sunk capital as the cost paragraph states it ("" where it states none), and a rent of 0."""
-    fc = a.cluster.facility.cost if a.cluster.facility is not None else None
-    if fc is None:
+    facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
+    fc = facility.cost if facility is not None else None
+    if facility is None or fc is None:
         return ""
-    hall = a.cluster.facility.id
+    hall = facility.id
     paid = "; ".join(f"{x.what}, {fmt.number(x.capex.m, 0)} {currency(x.capex)} ({x.date}, {x.basis})"
                      for x in fc.sunk)
     said = f" Not in the capex or the TCO: {hall}'s sunk capital, paid before this decision ({paid})." if paid else ""

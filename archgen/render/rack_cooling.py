@@ -220,6 +220,8 @@ def cooling(a: RackAnalysis) -> Section:
     lo, hi = AIR_CLASS_RANGE[air_path.class_]
     arows = [("ASHRAE air class", f"{air_path.class_} (allowable inlet {lo:g}–{hi:g} °C)"
               + assumed_tag(air_path, "class")),
+             *((("Inlet air allowed where it stands", f"{fmt.q(a.metrics['air_inlet_max'], 'degC', 1)}, "
+                 f"{a.inlet_note}"),) if a.inlet_note else ()),   # in halls naming their own facilities (hall30)
              ("Airflow in the rack (front on the cold aisle, rear on the hot; COOL018)",
               directions_text(slot_air(a.rack))),
              ("Air ΔT", fmt.q(air_path.delta_t, "K", 0) + (dt_tag := assumed_tag(air_path, "delta_t"))),
