@@ -12,7 +12,13 @@ from dataclasses import dataclass
 from archgen.analyse.nodes import NodeType, compute_accelerator, count
 from archgen.analyse.ports import Problem
 from archgen.analyse.scale_up_racks import rack_problems, span_hint, trunk_links_per_pair
-from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
+from archgen.analyse.scale_up_switches import (
+    chip_links,
+    one_hop,
+    own_links_domain,
+    placed_switches,
+    ualink_widths,
+)
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import Accelerator, System
@@ -98,7 +104,8 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
                                 "a switch part of the domain's technology"))
     problems += _link_bandwidth(design, nodes, su) + chip_links(design, cluster, nodes, su, per_acc) + \
-        placed_switches(cluster, su) + one_hop(cluster, su, per_acc) + rack_problems(cluster, su, per_acc)
+        placed_switches(cluster, su) + one_hop(cluster, su, per_acc) + rack_problems(cluster, su, per_acc) + \
+        ualink_widths(cluster, su)
     trunks = trunk_links_per_pair(cluster, su) * su.racks * (su.racks - 1) // 2
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems), trunk_links=trunks)

@@ -57,7 +57,8 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
 
     0 where the switch states no `latency` (the hop is not modelled: `domain_racks_note` says so). Else the switch's
     port-to-port latency plus the flight time over the longest trunk `run` (copper at `COPPER_DELAY`, fibre at
-    `model.site.fibre_delay`'s group index; not provided where no run is laid out) plus the trunk part's
+    `model.site.fibre_delay`'s group index, multimode's where the trunk is multimode; not provided where no run is
+    laid out) plus the trunk part's
     `latency_per_end` at both ends, or words saying an optical or active part states none (not zero: not provided).
     """
     if latency is None:
@@ -65,7 +66,7 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
     total, words = latency.to("s"), [f"{latency.to('ns'):~.4gP}, {switch}'s `latency`"]
     if trunk is not None and run is not None:
         copper = trunk.media in COPPER_MEDIA
-        flight = (run * COPPER_DELAY).to("s") if copper else fibre_delay(run).to("s")
+        flight = (run * COPPER_DELAY).to("s") if copper else fibre_delay(run, trunk.media == "multimode").to("s")
         total = total + flight
         words.append(f"{flight.to('ns').m:.3g} ns of flight over the longest trunk run, {run.m_as('m'):.3g} m of "
                      f"{trunk.media}" + (f" at up to {COPPER_DELAY:~P}" if copper else ""))
