@@ -102,9 +102,9 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
         if not placed and (apart := _switch_racks(cluster, su.switch)):
             problems.append(Problem("NET010", ("scale_up", "switch"), (
                 f"{rid} places no {su.switch}; {', '.join(apart)}, without accelerators, place(s) them: "
-                "accelerators cabled to switches in racks of their own (a UALink pod's one switch stage in a switch "
-                "rack, or a second switch tier) are not modelled. A scale-up domain's switches stand in its own "
-                f"racks: expected {per_rack} {su.switch} in {rid}" + (
+                "accelerators cabled to one stage of switches in racks of their own (a UALink pod) are written "
+                f"with `switch_rack: {apart[0]}` (docs/clusters.md; a second switch tier is not modelled). Else a "
+                f"scale-up domain's switches stand in its own racks: expected {per_rack} {su.switch} in {rid}" + (
                     f" ({su.switches} per domain over its {su.racks} racks, joined by trunk_link)"
                     if su.racks > 1 else "")), count(placed), count(domains * per_rack)))
             continue
@@ -139,10 +139,11 @@ def one_hop(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem
         problems.append(Problem("NET010", ("scale_up", "link"), f"{link.id} runs {link.rate:~P} a link, faster than "
                                 f"any port of {sw.id} ({fastest:~P}): no port terminates it; expected a link part of "
                                 f"at most {fastest:~P}, or a switch whose ports run at its rate", link.rate, fastest))
-    reached = su.switches // su.racks   # an accelerator links to its own rack's switches (analyse.scale_up_racks)
+    # an accelerator links to its own rack's switches (analyse.scale_up_racks), a pod's to all (scale_up_pod)
+    reached = su.switches if su.switch_rack is not None else su.switches // su.racks
     if per_acc + 1e-9 < reached:
         reach = math.floor(per_acc + 1e-9)
-        where = "per domain" if su.racks == 1 else f"per rack of the domain's {su.racks}"
+        where = "per domain" if su.racks == 1 or su.switch_rack else f"per rack of the domain's {su.racks}"
         problems.append(Problem("NET010", ("scale_up", "switches"), f"{reached} {sw.id} {where}, and each "
                                 f"accelerator has {per_acc:g} links: it reaches at most {reach} of them, so two "
                                 f"accelerators do not share every switch and the domain is not one switch hop at "
