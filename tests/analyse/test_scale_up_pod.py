@@ -112,3 +112,39 @@ def test_a_job_on_the_pod_takes_one_hop_and_the_runs_flight(tmp_path) -> None:
     assert "plus 24.3 ns (2 x 12.2 ns of flight over the longest run, 2.7 m of dac at up to 4.5 ns/m)" in note
     assert note.endswith("1.924 us (docs/perf-model.md, UALink pods)")
     assert not [n for n in est.notes if "(`scale_up.racks`)" in n or "port-to-port `latency`" in n]
+
+
+def _sweep_steps(tmp_path, floor: str, batched: bool) -> list[float]:
+    from archgen.perf.explore import points, vectorised
+    from tests.conftest import sweep_problems_of
+    from tests.test_sweep_second_hop import SWEEP
+
+    path = tmp_path / f"{floor[11:14]}{batched}" / "c.yaml"   # "0.5" or "0 m"
+    path.parent.mkdir(parents=True)
+    text = POD.replace("tray_drop: 0.5 m, slack: 0.5 m", floor)
+    path.write_text(text + JOB + SWEEP, encoding="utf-8")
+    problem = sweep_problems_of(path, [path.parent])[0]
+    rows = (vectorised.evaluate if batched else points.evaluate)(problem, 0, problem.size)
+    assert [r.status for r in rows] == ["ok", "ok"]
+    return [r.metrics["step_time"] for r in rows]
+
+
+def test_a_sweep_adds_the_pods_flight_on_both_paths(tmp_path) -> None:
+    """Longer runs (2.7 m, not 1.2 m with no tray drop or slack) slow each point alike on the point and batched paths."""
+    far = [_sweep_steps(tmp_path, "tray_drop: 0.5 m, slack: 0.5 m", b) for b in (False, True)]
+    near = [_sweep_steps(tmp_path, "tray_drop: 0 m, slack: 0 m", b) for b in (False, True)]
+    assert far[1] == pytest.approx(far[0], rel=1e-6) and near[1] == pytest.approx(near[0], rel=1e-6)
+    assert all(f > n for f, n in zip(far[0], near[0], strict=True)), (far, near)
+
+
+def test_an_all_to_all_on_the_pod_pays_its_flight_on_every_send_and_no_second_hop() -> None:
+    """64 ranks over two of the pod's racks: every send crosses one switch, so each of the 63 / 8 send steps
+    (`perf.comm.algorithms.all_to_all`) takes the runs' flight, 2 x 2.7 m x 4.5 ns/m, and none the rack hop that a
+    trunked domain's sends to the other rack take (tests/perf/test_a2a_rack_hop.py: +1 us at 250 ns)."""
+    from archgen.perf.workload.racks_note import second_hop
+    from tests.perf.test_a2a_rack_hop import BASE, _a2a
+
+    flight = 2 * 2.7 * 4.5e-9
+    pod = second_hop(BASE, BASE, 1, 0.0, flight)
+    assert (pod.rack_cross, pod.rack_size) == (BASE.rack_cross, BASE.rack_size)
+    assert _a2a(pod, 64)[0] - _a2a(BASE, 64)[0] == pytest.approx(63 / 8 * flight, rel=1e-9)   # 191.4 ns
