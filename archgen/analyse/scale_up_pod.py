@@ -11,7 +11,9 @@ needs:
 
     switches needed = ⌈size × links per accelerator × lanes per link / (ports × lanes per port of one switch)⌉
 
-(ports alone where either part states no lanes: a link then takes one port). One hop also needs each accelerator
+(ports alone where the switch states no lanes: a link then takes one port; a link narrower than the ports takes
+its lanes of one, as a UALink station's x4 port splits into x2 or x1, not checked against the part's `breakouts`).
+One hop also needs each accelerator
 linked to every switch (`scale_up_switches.one_hop`: at most as many switches as links per accelerator), so a pod
 wider than one switch's ports is not one stage (NET010 says so). The pod's `switches` stand in the layout's racks of
 type `switch_rack`, in floor order, the d-th domain taking switches d·S to (d + 1)·S − 1 of them (`pod_switch_slots`);

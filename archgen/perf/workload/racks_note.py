@@ -22,6 +22,10 @@ rack takes none (`perf.comm.racks.group_times`; `second_hop` records the average
 `Hardware.rack_hop` and `rack_size` for it). NVIDIA publishes no NVLink switch latency, and the catalog's NVLink
 trays state none, so on an NVL36x2 nothing is added and the note says so (newuser59).
 
+A UALink pod (`scale_up.switch_rack`, `analyse.scale_up_pod`) is one switch stage: no second hop (`domain_span` is
+1), and every step of a job of two or more takes twice the flight of its longest run to the switch racks (`pod_flight`,
+`pod_note`); its switch's `latency` is not added, as in one rack (`one_rack_switch_note`'s reason).
+
 On another fabric: an accelerator's `scale_up.latency` is a step over its own link (NCCL's NVLink step, or a figure
 the part marks unconfirmed). A cluster whose domain states another `scale_up.technology` (an MI355X in a UALink or
 Ethernet domain) gets that figure unchanged: no collective step latency of UALink or an Ethernet scale-up domain is
