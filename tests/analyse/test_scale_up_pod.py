@@ -148,3 +148,15 @@ def test_an_all_to_all_on_the_pod_pays_its_flight_on_every_send_and_no_second_ho
     pod = second_hop(BASE, BASE, 1, 0.0, flight)
     assert (pod.rack_cross, pod.rack_size) == (BASE.rack_cross, BASE.rack_size)
     assert _a2a(pod, 64)[0] - _a2a(BASE, 64)[0] == pytest.approx(63 / 8 * flight, rel=1e-9)   # 191.4 ns
+
+
+def test_the_port_map_lists_each_accelerator_to_switch_cable_with_both_ends(tmp_path) -> None:
+    """1,024 rows `scale_up-A-…` from a system's U to a switch in the switch rack, titled accelerator to switch."""
+    from archgen.analyse.portmap import port_map
+    from archgen.render.wiring import tier_title
+
+    rows = [r for r in port_map(_run(tmp_path).clusters["cluster/ualpod"]).rows if r.fabric == "scale_up"]
+    assert len(rows) == 1024 and rows[0].id == "scale_up-A-0001" and rows[0].tier == "access"
+    assert (rows[0].a.rack, rows[0].a.u, rows[0].b.rack, rows[0].b.u) == ("mi355x-compute-01", 9, "ual-sw-rack-01", 5)
+    assert {r.b.rack for r in rows} == {"ual-sw-rack-01"} and (rows[0].length, rows[0].ordered) == (2.7, 3.0)
+    assert tier_title("scale_up", "access") == "accelerator to switch of a scale-up domain"   # was endpoint to leaf
