@@ -109,8 +109,10 @@ REGISTRY: tuple[Metric, ...] = (
     Metric("cluster", "scale_up.size", "", "", 0, "Scale-up domain size", "Accelerators in one scale-up domain "
            "(`scale_up.size`; over all its racks where `scale_up.racks` > 1).", _N),
     Metric("cluster", "scale_up.switch_hops", "", "", 0, "Scale-up switch hops", "Switches a send between two "
-           "accelerators of one domain crosses at most: 1 switched in one rack or node, 2 over several racks (own "
-           "rack's switch, trunk, the other rack's; archgen.analyse.scale_up_racks), 0 mesh or torus.", _N),
+           "accelerators of one domain crosses at most: 1 switched in one rack or node, or in a pod of one switch "
+           "stage in switch racks (`scale_up.switch_rack`; archgen.analyse.scale_up_pod), 2 over several racks "
+           "joined by trunks (own rack's switch, trunk, the other rack's; archgen.analyse.scale_up_racks), 0 mesh "
+           "or torus.", _N),
     Metric("cluster", "scale_up.links", "", "", 0, "Scale-up torus links", "Links of every torus scale-up domain, "
            "each counted once (32 in a Trn2 instance's 4x4 torus).", _N),
     Metric("cluster", "scale_up.board_links", "", "", 0, "Scale-up board links", "Torus scale-up links on one "

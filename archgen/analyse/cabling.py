@@ -44,6 +44,7 @@ from archgen.analyse.network import ClusterAnalysis, Problem, analyse_cluster, c
 from archgen.analyse.other_ports import exit_runs, rack_xy
 from archgen.analyse.placement import Taken, place_switches, unplaced
 from archgen.analyse.rail_layout import rail_ends
+from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.analyse.scale_up_switches import switched_cables
 from archgen.analyse.scale_up_torus import scale_up_cables
@@ -74,7 +75,9 @@ class Cabling:
     optics_power: Q
     network_power: dict[str, Q] = field(default_factory=dict)
     unplaced_switches: tuple[tuple[str, str, str, int], ...] = ()   # (fabric, tier, switch, count): placement.unplaced
-    trunk_runs: tuple[TierRuns, ...] = ()   # a multi-rack scale-up domain's trunks (in no fabric: not in `runs`)
+    #: A multi-rack scale-up domain's runs between racks, in no fabric (not in `runs`): its trunks, or a pod's
+    #: accelerator-to-switch runs to its switch racks (`scale_up_pod.pod_ends`).
+    trunk_runs: tuple[TierRuns, ...] = ()
 
 
 def analyse_clusters(design: Design, racks: dict) -> dict[str, ClusterAnalysis]:
@@ -236,7 +239,10 @@ def analyse_cabling(a: ClusterAnalysis) -> Cabling:
     elif su is not None and cluster.spec.scale_up and (n := switched_cables(cluster, cluster.spec.scale_up,
                                                                              su.links_needed, su.domains)):
         options, speed = scale_up_cables(cluster)   # a switched domain's accelerator-to-switch cables, likewise
-        tiers.append(tier_totals("scale_up", "access", n, options, None, None, speed))
+        pod = _choose(cluster, "scale_up", "access", pod_ends(cluster, cluster.spec.scale_up, su.links_per_accelerator),
+                      options, x, y, bins) if known and is_pod(cluster.spec.scale_up) else None   # laid to switch racks
+        trunks = (pod,) if pod is not None and len(pod.length) else ()
+        tiers.append(tier_totals("scale_up", "access", n, options, pod if trunks else None, None, speed))
     if su is not None and su.trunk_links and (trunk := cluster.scale_up_trunk) is not None and cluster.spec.scale_up:
         option = (LinkOption(trunk, trunk, ("scale_up", "trunk_link")),)   # between a domain's racks (scale_up_racks)
         tr = _choose(cluster, "scale_up", "trunk", trunk_ends(cluster, cluster.spec.scale_up), option, x, y, bins,
@@ -253,16 +259,19 @@ def longest_trunk(cluster: ClusterDesign) -> Q | None:
     """The longest trunk run of a multi-rack scale-up domain, laid as `analyse_cabling` lays it; None without one.
 
     What a send between the domain's racks crosses besides the second switch (`perf.workload.cluster`'s hop: every
-    send waits on the slowest, so the longest run). None where the domain has no trunks or no rack is placed.
+    send waits on the slowest, so the longest run). A pod's (`scale_up_pod`): its longest accelerator-to-switch run,
+    which every send crosses twice. None where the domain has neither or no rack is placed.
     """
     su = cluster.spec.scale_up
-    if su is None or su.racks < 2 or cluster.scale_up_trunk is None or not cluster.instances:
+    if su is None or not cluster.instances or not is_pod(su) and (su.racks < 2 or cluster.scale_up_trunk is None):
         return None
-    a_rack, a_u, b_rack, b_u, _group, _weight = trunk_ends(cluster, su)
+    pod = is_pod(su)   # a pod's longest accelerator-to-switch run (scale_up_pod)
+    ends = pod_ends(cluster, su, pod_links(cluster, su)) if pod else trunk_ends(cluster, su)
+    a_rack, a_u, b_rack, b_u, _group, _weight = ends
     if not len(a_rack):
         return None
     x, y = rack_xy(cluster)
-    length = _lengths(cluster, x, y, a_rack, a_u, b_rack, b_u, cluster.spec.floor.side_by_side)
+    length = _lengths(cluster, x, y, a_rack, a_u, b_rack, b_u, cluster.spec.floor.side_by_side and not pod)
     return Q_(round(float(length.max()), 6), "m")
 
 

@@ -93,7 +93,8 @@ def analyse_cluster(design: Design, cluster: ClusterDesign, racks: dict) -> Clus
         metrics["scale_up.bandwidth"] = scale_up.bandwidth_total
         if (su := cluster.spec.scale_up) is not None:   # what a requirement on the domain's shape reads (`gap`)
             metrics["scale_up.size"] = count(su.size)
-            metrics["scale_up.switch_hops"] = count(0 if su.topology in ("mesh", "torus") else 2 if su.racks > 1 else 1)
+            metrics["scale_up.switch_hops"] = count(0 if su.topology in ("mesh", "torus") else   # a pod: one stage
+                                                    2 if su.racks > 1 and su.switch_rack is None else 1)
         if cluster.spec.scale_up and cluster.spec.scale_up.topology == "torus":   # each link once, every domain
             metrics |= {f"scale_up.{k}": count(n * scale_up.domains) for k, n in (
                 ("links", scale_up.links_needed), ("board_links", scale_up.board_links), ("cables", scale_up.cables))}

@@ -152,11 +152,16 @@ TRUNK_NOTE = ("trunk between two racks of one scale-up domain: the k-th cable jo
               "published); front-panel port not provided; length from the two trays named, as the BOM orders it")
 
 
+POD_NOTE = ("a pod's accelerator-to-switch link, from the system to a switch in its switch rack (each system's links "
+            "spread evenly over its domain's switches); ports not provided; length from the two ends named")
+
+
 def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
                 racks: tuple[str, ...]) -> list[CableRow]:
     """A multi-rack domain's trunk cables (`analyse.scale_up_racks.trunk_ends`), ports not provided.
 
-    Each run joins two switch trays (its rack and U at either end, from which its length was measured); its links
+    A pod's accelerator-to-switch cables alike (`analyse.scale_up_pod.pod_ends`: tier `access`, the A end a system).
+    Each trunk run joins two switch trays (its rack and U at either end, from which its length was measured); its links
     are cut into cables as any tier's.
     """
     su = a.cluster.spec.scale_up
@@ -171,8 +176,9 @@ def _trunk_rows(a: ClusterAnalysis, tr: TierRuns, opts: tuple, names: _Names,
         ends = [_tray_end(racks, int(r), int(u), names, su.switch) for r, u in ((tr.a_rack[i], tr.a_u[i]),
                                                                                 (tr.b_rack[i], tr.b_u[i]))]
         for c in range(math.ceil(links / per)):
-            rows.append(CableRow(f"scale_up-T-{len(rows) + 1:04d}", "scale_up", "trunk", ends[0], ends[1], media,
-                                 min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]), TRUNK_NOTE,
+            rows.append(CableRow(f"scale_up-{tr.tier[0].upper()}-{len(rows) + 1:04d}", "scale_up", tr.tier, ends[0],
+                                 ends[1], media, min(per, links - c * per), float(tr.length[i]), float(tr.bin[i]),
+                                 POD_NOTE if tr.tier == "access" else TRUNK_NOTE,
                                  cable_part(opt, float(tr.bin[i]), per), _fibres(opt)))
     return rows
 

@@ -11,8 +11,15 @@ from dataclasses import dataclass
 
 from archgen.analyse.nodes import NodeType, compute_accelerator, count
 from archgen.analyse.ports import Problem
+from archgen.analyse.scale_up_pod import is_pod, pod_problems
 from archgen.analyse.scale_up_racks import rack_problems, span_hint, trunk_links_per_pair
-from archgen.analyse.scale_up_switches import chip_links, one_hop, own_links_domain, placed_switches
+from archgen.analyse.scale_up_switches import (
+    chip_links,
+    one_hop,
+    own_links_domain,
+    placed_switches,
+    ualink_widths,
+)
 from archgen.analyse.scale_up_torus import torus_domain
 from archgen.build import ClusterDesign, Design, RackDesign
 from archgen.model import Accelerator, System
@@ -87,7 +94,7 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                else _own_links(design, nodes))
     needed = ports_needed(per_acc, su.size)
     ports = su.switches * cluster.scale_up_switch.ports.count if cluster.scale_up_switch is not None else 0
-    if cluster.scale_up_switch is not None and needed > ports:
+    if cluster.scale_up_switch is not None and needed > ports and not is_pod(su):   # a pod's by lanes (pod_problems)
         problems.append(Problem("NET010", ("scale_up", "switches"),
                                 f"{su.size} accelerators x {per_acc:g} links need {needed} switch ports, "
                                 f"{su.switches} x {cluster.scale_up_switch.id} have {ports}", count(needed),
@@ -98,7 +105,8 @@ def analyse_scale_up(design: Design, cluster: ClusterDesign, nodes: tuple[NodeTy
                                 f"its switch {sw.id} is {sw.technology}: expected technology: {sw.technology}, or "
                                 "a switch part of the domain's technology"))
     problems += _link_bandwidth(design, nodes, su) + chip_links(design, cluster, nodes, su, per_acc) + \
-        placed_switches(cluster, su) + one_hop(cluster, su, per_acc) + rack_problems(cluster, su, per_acc)
+        (pod_problems(cluster, su, per_acc) if is_pod(su) else placed_switches(cluster, su)) + \
+        one_hop(cluster, su, per_acc) + rack_problems(cluster, su, per_acc) + ualink_widths(cluster, su)
     trunks = trunk_links_per_pair(cluster, su) * su.racks * (su.racks - 1) // 2
     return ScaleUpAnalysis(domains, su.size, per_domain, per_acc, needed, ports,
                            (su.bandwidth * accelerators).to("TB/s"), tuple(problems), trunk_links=trunks)

@@ -30,7 +30,14 @@ from archgen.build import ClusterDesign, Design
 from archgen.model import System
 from archgen.model.cluster import ScaleUp
 
-__all__ = ["chip_links", "one_hop", "own_links_domain", "placed_switches", "switched_cables"]
+__all__ = ["UALINK_WIDTHS", "chip_links", "one_hop", "own_links_domain", "placed_switches", "switched_cables",
+           "ualink_widths"]
+
+#: The port widths, in lanes, UALink 200G 1.0 allows: "UALinks can be configured as x1, x2, or x4, with a four-lane
+#: link achieving up to 800 GT/s in both transmit and receive directions" (Tom's Hardware on the final specification,
+#: 2025-04-08, tomshardware.com/tech-industry/ualink-has-nvidias-nvlink-in-the-crosshairs-final-specs-support-up-to-
+#: 1-024-gpus-with-200-gt-s-bandwidth; the consortium's webinar slide: "PHY(212.5G) X4").
+UALINK_WIDTHS = (1, 2, 4)
 
 
 def own_links_domain(su: ScaleUp) -> bool:
@@ -95,9 +102,9 @@ def placed_switches(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
         if not placed and (apart := _switch_racks(cluster, su.switch)):
             problems.append(Problem("NET010", ("scale_up", "switch"), (
                 f"{rid} places no {su.switch}; {', '.join(apart)}, without accelerators, place(s) them: "
-                "accelerators cabled to switches in racks of their own (a UALink pod's one switch stage in a switch "
-                "rack, or a second switch tier) are not modelled. A scale-up domain's switches stand in its own "
-                f"racks: expected {per_rack} {su.switch} in {rid}" + (
+                "accelerators cabled to one stage of switches in racks of their own (a UALink pod) are written "
+                f"with `switch_rack: {apart[0]}` (docs/clusters.md; a second switch tier is not modelled). Else a "
+                f"scale-up domain's switches stand in its own racks: expected {per_rack} {su.switch} in {rid}" + (
                     f" ({su.switches} per domain over its {su.racks} racks, joined by trunk_link)"
                     if su.racks > 1 else "")), count(placed), count(domains * per_rack)))
             continue
@@ -132,10 +139,11 @@ def one_hop(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Problem
         problems.append(Problem("NET010", ("scale_up", "link"), f"{link.id} runs {link.rate:~P} a link, faster than "
                                 f"any port of {sw.id} ({fastest:~P}): no port terminates it; expected a link part of "
                                 f"at most {fastest:~P}, or a switch whose ports run at its rate", link.rate, fastest))
-    reached = su.switches // su.racks   # an accelerator links to its own rack's switches (analyse.scale_up_racks)
+    # an accelerator links to its own rack's switches (analyse.scale_up_racks), a pod's to all (scale_up_pod)
+    reached = su.switches if su.switch_rack is not None else su.switches // su.racks
     if per_acc + 1e-9 < reached:
         reach = math.floor(per_acc + 1e-9)
-        where = "per domain" if su.racks == 1 else f"per rack of the domain's {su.racks}"
+        where = "per domain" if su.racks == 1 or su.switch_rack else f"per rack of the domain's {su.racks}"
         problems.append(Problem("NET010", ("scale_up", "switches"), f"{reached} {sw.id} {where}, and each "
                                 f"accelerator has {per_acc:g} links: it reaches at most {reach} of them, so two "
                                 f"accelerators do not share every switch and the domain is not one switch hop at "
@@ -156,3 +164,33 @@ def switched_cables(cluster: ClusterDesign, su: ScaleUp, links: int, domains: in
     if su.topology != "switched" or link is None or link.media == "copper-backplane":
         return 0
     return links * domains
+
+
+def ualink_widths(cluster: ClusterDesign, su: ScaleUp) -> list[Problem]:
+    """A UALink domain's `link` lanes, and its UALink switch's port lanes, against `UALINK_WIDTHS` (ualink30).
+
+    A `link` is one accelerator-to-switch link, one UALink port (`model.cluster.ScaleUp.link`), so its `lanes` are the
+    port's width. CAB002 holds the lane rate to the switch's (nu83fix); the count passed whatever it was, and an
+    8-lane link halved the domain's links with no word. A switch port group is judged where the part is a UALink
+    switch and states `lanes`.
+    """
+    if su.technology != "ualink":
+        return []
+    allowed = f"x{', x'.join(map(str, UALINK_WIDTHS[:-1]))} or x{UALINK_WIDTHS[-1]}"
+    lanes = f"{', '.join(map(str, UALINK_WIDTHS[:-1]))} or {UALINK_WIDTHS[-1]} lanes"
+    problems = []
+    link, sw = cluster.scale_up_link, cluster.scale_up_switch
+    if link is not None and link.lanes not in UALINK_WIDTHS:
+        problems.append(Problem("NET010", ("scale_up", "link"), f"{link.id} has {link.lanes} lanes, but a UALink 200G "
+                                f"1.0 port is {allowed} ({lanes}): expected a link part of {lanes}, one per "
+                                "accelerator port", count(link.lanes), count(UALINK_WIDTHS[-1])))
+    if sw is None or sw.technology != "ualink":
+        return problems
+    for g in sw.groups:
+        if g.lanes is not None and g.lanes not in UALINK_WIDTHS:
+            problems.append(Problem("NET010", ("scale_up", "switch"), f"{sw.id}'s port group '{g.name}' has "
+                                    f"{g.lanes} lanes a port, but a UALink 200G 1.0 port is {allowed} ({lanes}): "
+                                    f"expected ports of {lanes} (a cage of {g.lanes} lanes carries "
+                                    f"{g.lanes // UALINK_WIDTHS[-1]} x{UALINK_WIDTHS[-1]} ports: count each)",
+                                    count(g.lanes), count(UALINK_WIDTHS[-1])))
+    return problems

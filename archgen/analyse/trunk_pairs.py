@@ -18,6 +18,7 @@ from archgen.analyse.cable_bins import whole
 from archgen.analyse.cabling import tray_run
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.other_ports import rack_xy
+from archgen.analyse.scale_up_pod import is_pod
 from archgen.analyse.scale_up_racks import domain_racks
 
 __all__ = ["TrunkPair", "domain_groups", "trunk_pairs"]
@@ -37,9 +38,13 @@ class TrunkPair:
 
 
 def trunk_pairs(a: ClusterAnalysis) -> tuple[TrunkPair, ...]:
-    """Each pair of racks joined by trunk cables, in floor order of its A rack then its B rack (() if none)."""
+    """Each pair of racks joined by trunk cables, in floor order of its A rack then its B rack (() if none).
+
+    A pod's runs to its switch racks are no trunks (`scale_up_pod`): () for a pod, whose floor plan outlines its
+    compute racks and draws no lines to the switch racks (ualink30: not drawn).
+    """
     cab = a.cabling
-    if cab is None or not cab.trunk_runs:
+    if cab is None or not cab.trunk_runs or is_pod(a.cluster.spec.scale_up):
         return ()
     tr = cab.trunk_runs[0]
     tier = next((t for t in cab.tiers if (t.fabric, t.tier) == (tr.fabric, tr.tier)), None)

@@ -124,6 +124,8 @@ def bind_cluster(specs: Specs, cluster: Cluster, racks: tuple[RackDesign, ...],
             if ref is not None:
                 rack_ref(ref, ("fabrics", i, tier, "rack"))
     su = cluster.scale_up
+    if su is not None and su.switch_rack is not None:   # a UALink pod's switch rack (model.scale_up)
+        rack_ref(su.switch_rack, ("scale_up", "switch_rack"))
     su_switch = resolve(specs, cid, su.switch if su else None, (Switch,), ("scale_up", "switch"), unresolved, subject)
     su_link = resolve(specs, cid, su.link if su else None, (Link,), ("scale_up", "link"), unresolved, subject)
     su_trunk = resolve(specs, cid, su.trunk_link if su else None, (Link,), ("scale_up", "trunk_link"), unresolved,

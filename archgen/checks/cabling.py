@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from archgen.analyse.network import count
+from archgen.analyse.network import ClusterAnalysis, count
+from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
 from archgen.checks.fibre_grades import past_grades
@@ -12,6 +13,7 @@ from archgen.checks.line_rate import line_rates
 from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
 from archgen.checks.reach_words import (
     COPPER_LIMIT,
+    POD_FIX,
     SWITCH_ENDS,
     TRUNK_FIX,
     TWISTED,
@@ -26,6 +28,7 @@ from archgen.checks.scale_up_cages import scale_up_cages, scale_up_lanes, ualink
 from archgen.model.fabrics import LINK_TIERS
 from archgen.model.field_words import said
 from archgen.model.network import CAGES, cage_fits
+from archgen.model.scale_up import ScaleUp
 from archgen.units import Q_
 
 
@@ -51,10 +54,11 @@ def reach(ctx: Context) -> Iterator[Violation]:
         for t in c.cabling.tiers:
             tr = next((r for r in c.cabling.runs if (r.fabric, r.tier) == (t.fabric, t.tier)), None)
             trunk = t.fabric == "scale_up" and c.cluster.spec.scale_up is not None   # a multi-rack domain's trunks
-            ends_of = trunk_ends(c.cluster, c.cluster.spec.scale_up) if trunk else None
+            su = c.cluster.spec.scale_up
+            ends_of = _scale_up_ends(c, su) if trunk and su is not None else None
             for k, (opt, n, longest) in enumerate(t.over_reach):
                 fa = None if trunk else next(f for f in c.fabrics if f.fabric.spec.id == t.fabric)
-                where = ("scale_up", "trunk_link") if fa is None else \
+                where = ("scale_up", "link" if t.tier == "access" else "trunk_link") if fa is None else \
                     fa.fabric.tiers[_tier_key(t.tier, fa.topology)].links_path
                 runs = ""
                 src = (tr.a_rack, tr.a_u, tr.b_rack, tr.b_u) if tr is not None else \
@@ -65,13 +69,19 @@ def reach(ctx: Context) -> Iterator[Violation]:
                     ends = (run_end(c, int(a_rack[i]), int(a_u[i])), run_end(c, int(b_rack[i]), int(b_u[i])))
                     runs = (f"; {a_racks} rack(s) at one end, {b_racks} at the other; the longest from {ends[0]} "
                             f"to {ends[1]}")
-                tail = f"{runs}{TRUNK_FIX if fa is None else ''}{COPPER_LIMIT if opt.a.media in TWISTED else ''}"
+                fix = (POD_FIX if t.tier == "access" else TRUNK_FIX) if fa is None else ""
+                tail = f"{runs}{fix}{COPPER_LIMIT if opt.a.media in TWISTED else ''}"
                 yield Violation(c.cluster.path if fa is None else fa.fabric.path, c.cluster.spec.id, where,
                                 f"{t.tier}: {n} link(s) up to {longest:.1f} m exceed the {reach_words(opt)} of "
                                 f"{opt.label}{tail}", Q_(longest, "m"), opt.reach.to("m"),
                                 public=f"{said(t.tier)}: {n} link(s) up to {longest:.1f} m exceed the "
                                 f"{reach_words(opt, said=True)} of {opt.label}{runs}"
                                 f"{COPPER_LIMIT if opt.a.media in TWISTED else ''}")
+
+
+def _scale_up_ends(c: ClusterAnalysis, su: ScaleUp) -> tuple:
+    """The runs a scale-up domain lays between racks: a pod's to its switch racks, or a multi-rack domain's trunks."""
+    return pod_ends(c.cluster, su, pod_links(c.cluster, su)) if is_pod(su) else trunk_ends(c.cluster, su)
 
 
 @check("CAB002", "cabling.media_rate")

@@ -117,6 +117,8 @@ def scale_up(ctx: Context) -> Iterator[Violation]:
     the accelerator needs that many links (times `links_per_peer`) where its `scale_up.links` is stated. A torus joins
     each accelerator to its neighbours along `dims` (4 in a Trn2 instance's 4x4), so the accelerator needs that many
     links, and its bandwidth is at most what they carry (a torus may leave some of the accelerator's links unused).
+    A UALink port is x1, x2 or x4 (UALink 200G 1.0), so a UALink domain's `link` and its UALink switch's ports have
+    1, 2 or 4 lanes.
 
     Fix: set `scale_up.size` to the accelerators per node or rack, `bandwidth` to twice the accelerator's
     per-direction figure (or waive with the reason a domain is built with fewer links), and `switches` to enough

@@ -13,8 +13,8 @@ from archgen.build.fabrics import LinkOption
 from archgen.checks.registry import Violation
 from archgen.model.field_words import said
 
-__all__ = ["COPPER_LIMIT", "SWITCH_ENDS", "TRUNK_FIX", "TWISTED", "full_racks_past_reach", "reach_words", "run_end",
-           "why_loose", "why_not_laid_out"]
+__all__ = ["COPPER_LIMIT", "POD_FIX", "SWITCH_ENDS", "TRUNK_FIX", "TWISTED", "full_racks_past_reach", "reach_words",
+           "run_end", "why_loose", "why_not_laid_out"]
 
 
 #: What to do about a multi-rack scale-up domain's trunk run past its cable's reach (analyse.scale_up_racks).
@@ -22,6 +22,9 @@ TRUNK_FIX = ("; a scale-up domain's racks are consecutive racks with accelerator
              "by side in one row (`floor.racks_per_row`, a unit's `new_row`), and where neighbouring racks are "
              "cabled straight across rather than over the trays say so (`floor.side_by_side: true`), or give a "
              "trunk_link of longer reach")
+#: What to do about a pod's accelerator-to-switch run past its cable's reach (analyse.scale_up_pod).
+POD_FIX = ("; a pod's compute racks cable every accelerator to its switch racks (`scale_up.switch_rack`): stand the "
+           "switch racks in the compute racks' row, between them, or give a link of longer reach")
 #: Twisted-pair media, whose channel ends at 100 m whatever the rate.
 TWISTED = ("twisted-pair",)
 #: What to do about a twisted-pair run past its channel: the standards' limit and the two usual fixes.

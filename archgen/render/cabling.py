@@ -14,7 +14,7 @@ from archgen.analyse.cable_bins import whole
 from archgen.analyse.cabling import DEFAULT_BINS_M, U_M
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
-from archgen.render.wiring import TIER_TITLES
+from archgen.render.wiring import tier_title
 
 NO_RACK = "(no rack)"
 
@@ -26,7 +26,7 @@ def cabling(a: Any) -> Section:
     for t in cab.tiers:
         media = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.modules.items())) or "—"
         cables = ", ".join(f"{n:,} × {part}" for part, n in sorted(t.cables.items())) or "—"
-        tier = TIER_TITLES.get(t.tier, t.tier)   # as portmap.csv names it
+        tier = tier_title(t.fabric, t.tier)   # as portmap.csv names it
         rows.append((t.fabric, tier, t.links, t.physical, t.transceivers, media, cables, t.optics_power,
                      t.max_length))
         for (part, length), n in sorted(t.cables_by_bin.items(), key=lambda kv: (kv[0][0], float(kv[0][1]))):
@@ -146,7 +146,7 @@ def run_list(a: Any) -> Table:
         opts = options.get((r.fabric, r.tier), ())
         # plain lists, not a numpy scalar per cell: 10^5 distinct runs at 131,072 GPUs (`bench/bench_render.py`)
         ends = uniq.astype(np.int64).T.tolist()
-        tier = TIER_TITLES.get(r.tier, r.tier)
+        tier = tier_title(r.fabric, r.tier)
         for (a_rack, a_u, b_rack, b_u, opt, bin_mm), length, weight, n in zip(ends, lengths.tolist(), weights.tolist(),
                                                                                cables.tolist(), strict=True):
             link = opts[opt] if 0 <= opt < len(opts) else None

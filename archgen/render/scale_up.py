@@ -35,7 +35,10 @@ def rows(a: Any) -> tuple[tuple[str, str], ...]:
     su, spec = a.scale_up, a.cluster.spec.scale_up
     shape = spec.topology
     topology = TOPOLOGY.get(shape, shape)
-    if shape == "switched" and spec.racks > 1:   # switches in each rack, joined by trunks (analyse.scale_up_racks)
+    if spec.switch_rack is not None:   # one switch stage in racks of their own (analyse.scale_up_pod)
+        topology = (f"a pod of one switch stage in {spec.switch_rack} racks, every accelerator's links cabled to "
+                    "them: one switch hop between any two accelerators, in one rack or two")
+    elif shape == "switched" and spec.racks > 1:   # switches in each rack, joined by trunks (analyse.scale_up_racks)
         topology = (f"switched over {spec.racks} racks (one switch hop inside a rack, two between racks: each "
                     "rack's switches joined to the other racks' by trunk links)")
     direct = {"mesh": "Links per domain (peer to peer)", "torus": "Links per domain (neighbour to neighbour)"}
@@ -50,7 +53,7 @@ def rows(a: Any) -> tuple[tuple[str, str], ...]:
                else ()),
              ("Switch ports", f"{su.switch_ports:,}" if a.cluster.scale_up_switch is not None
               else "— (no switch part: switches inside the node or none)")]
-    if spec.racks > 1:
+    if spec.racks > 1 and spec.switch_rack is None:
         trunk = next((t for t in getattr(a.cabling, "tiers", ()) if (t.fabric, t.tier) == ("scale_up", "trunk")), None)
         pairs = spec.racks * (spec.racks - 1) // 2
         rows += [("Trunk link (switch to switch between racks)", spec.trunk_link or "—"),

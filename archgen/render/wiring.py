@@ -20,6 +20,13 @@ from archgen.render.cluster_diagrams import PALETTE
 
 TIER_TITLES = {"access": "endpoint to leaf", "leaf_spine": "leaf to spine", "spine_core": "spine to core",
                "trunk": "switch to switch between the racks of a scale-up domain"}
+
+
+def tier_title(fabric: str, tier: str) -> str:
+    """A cabling tier in words; a scale-up domain's `access` tier is accelerator to switch, not endpoint to leaf."""
+    if (fabric, tier) == ("scale_up", "access"):
+        return "accelerator to switch of a scale-up domain"
+    return TIER_TITLES.get(tier, tier)
 #: Rows of each fabric tier the document shows; the port map file holds them all.
 EXCERPT_ROWS = 4
 #: Most nodes one rail wiring diagram draws (the first of the group, in floor order).
@@ -33,7 +40,7 @@ PORTMAP_COLUMNS = (Column("Cable"), Column("Fabric"), Column("Tier"), Column("A 
 
 
 def _row(r: Any, parts: dict[tuple[str, int], str]) -> tuple:
-    return (r.id, r.fabric, TIER_TITLES.get(r.tier, r.tier), r.a.rack, r.a.u, _part(r.a, parts), r.a.device,
+    return (r.id, r.fabric, tier_title(r.fabric, r.tier), r.a.rack, r.a.u, _part(r.a, parts), r.a.device,
             r.a.port, r.b.rack, r.b.u, _part(r.b, parts), r.b.device, r.b.port, r.media, r.links, r.length, r.ordered,
             r.cable, r.note or "—")
 
@@ -77,7 +84,7 @@ def section(a: Any, pm: PortMap) -> Section:
     cab = a.cabling
     phys = {(t.fabric, t.tier): t.physical for t in cab.tiers}
     listed = pm.by_tier()
-    counts = [(fid, TIER_TITLES.get(tier, tier), listed.get((fid, tier), 0), n)
+    counts = [(fid, tier_title(fid, tier), listed.get((fid, tier), 0), n)
               for (fid, tier), n in phys.items() if fid not in pm.unwired]
     out = Section("wiring", "Rail wiring and port map")
     if not counts:

@@ -1,11 +1,12 @@
-"""A UALink pod's switches in a rack of their own: refused with the shape archgen models (newuser59).
+"""A UALink pod's switches in a rack of their own, not written as a pod: refused naming `switch_rack` (newuser59).
 
 The UALink 200G 1.0 specification (UALink Consortium, April 2025) joins up to 1,024 accelerators through UALink
 switches, one switch port per accelerator link, over x1/x2/x4 ports of 200G lanes with cables of under 4 m
 (consortium press release and spec overview webinar, 2025-04-22). An architect wrote such a pod as four MI355X
 compute racks (32 GPUs each, the catalog's `mi355x-compute`) cabled to a switch rack. archgen models a scale-up
 domain's switches in its own racks (an NVL72's trays; over several racks each rack's share joined by trunk links,
-`analyse.scale_up_racks`) and lays no run from a compute rack to a switch rack, so the design cannot be modelled;
+`analyse.scale_up_racks`), or, written with `switch_rack`, as a pod (ualink30, tests/analyse/test_scale_up_pod.py);
+without that key the design is refused naming it;
 before, it was told "mi355x-compute places 0 ual-switch ... make 2", beside trunk links to switches that stand
 nowhere, and a 128 domain on racks of 32 only "holds 32 accelerators, not 128". The switch and cable are test
 inputs (no UALink switch or cable datasheet is published): 128 ports of x4 (800G), a 3 m DAC.
@@ -71,9 +72,10 @@ def _net010(tmp_path, span: str) -> list[str]:
 def test_switches_only_in_a_switch_rack_are_refused_naming_the_shape(tmp_path) -> None:
     found = _net010(tmp_path, "racks: 4, trunk_link: ual-dac, ")
     assert ("mi355x-compute places no ual-switch; ual-sw-rack, without accelerators, place(s) them: accelerators "
-            "cabled to switches in racks of their own (a UALink pod's one switch stage in a switch rack, or a second "
-            "switch tier) are not modelled. A scale-up domain's switches stand in its own racks: expected 2 "
-            "ual-switch in mi355x-compute (8 per domain over its 4 racks, joined by trunk_link)") in found
+            "cabled to one stage of switches in racks of their own (a UALink pod) are written with `switch_rack: "
+            "ual-sw-rack` (docs/clusters.md; a second switch tier is not modelled). Else a scale-up domain's switches "
+            "stand in its own racks: expected 2 ual-switch in mi355x-compute (8 per domain over its 4 racks, joined "
+            "by trunk_link)") in found   # ualink30: the pod is modelled (tests/analyse/test_scale_up_pod.py)
     assert not [m for m in found if "places 0" in m]
 
 
@@ -88,5 +90,5 @@ def test_a_multi_rack_domain_without_trunks_says_which_shape_is_modelled(tmp_pat
         run_specs(tmp_path, {"c.yaml": PARTS.replace("SPAN ", "racks: 4, ")})
     assert ("scale_up.trunk_link: a domain over 4 racks is modelled as switches in each of its racks joined rack to "
             "rack (a GB200 NVL36x2): give trunk_link, the Link part of one switch-to-switch link between racks; "
-            "accelerators cabled to switches in racks of their own (a UALink pod's one switch stage) are not "
-            "modelled") in str(err.value)
+            "or, for accelerators cabled to switches in racks of their own (a UALink pod's one switch stage), give "
+            "switch_rack") in str(err.value)

@@ -157,7 +157,8 @@ def _admitted(problem: SweepProblem, arch: Arch, start: int, pos: np.ndarray, le
         dtype = workload.training.precision
         hw = job_hardware(workload, point_hardware(base.hardware, first, dtype, base.mesh_limit, base.switch), gpus,
                           base)  # as `estimate_on_cluster`
-        hopped = second_hop(base.hardware, hw, base.domain_racks, base.hop_latency)  # as `estimate_on_cluster`
+        hopped = second_hop(base.hardware, hw, base.domain_racks, base.hop_latency,   # as `estimate_on_cluster`
+                            base.pod_flight)
         extra, hw = hopped.scale_up_latency - hw.scale_up_latency, hopped
         workload = on_its_vendor(workload, hw.vendor)  # no stack stated: the vendor's newest profile, as `estimate`
     except ArchgenError:

@@ -17,9 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from archgen.errors import AnalyseError, BuildError, WorkloadError
-from archgen.model import Accelerator, Cluster, Document, Link, Rack, System
+from archgen.model import Accelerator, Cluster, Document, Rack, System
 from archgen.model.accelerator import AMD, NVIDIA
-from archgen.model.technology import TECHNOLOGIES, other_link
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm import rccl_net
 from archgen.perf.comm.placement import job_share
@@ -35,11 +34,13 @@ from archgen.perf.workload.estimate import estimate, precision
 from archgen.perf.workload.estimate_result import Estimate
 from archgen.perf.workload.racks_note import (
     bridge_note,
+    domain_latency,
     domain_racks_note,
+    domain_span,
     fabric_latency_note,
     one_rack_switch_note,
+    pod_note,
     second_hop,
-    stated_hop,
 )
 from archgen.perf.workload.slices import job_slice, placement_problem, slice_problem, torus_problem
 from archgen.perf.workload.unconfirmed_note import marked, unconfirmed_figures, unconfirmed_note, unconfirmed_read
@@ -77,6 +78,8 @@ class Machine:
     switch_part: str = ""  # the scale-up domain's switch part, named in `domain_racks_note`
     hop_made_of: str = ""  # what `hop_latency` holds: the switch's, the trunk's flight and ends (`stated_hop`)
     switch_latency: float = 0.0  # s: a one-rack domain's switch `latency`, said not added (`one_rack_switch_note`)
+    pod_flight: float = 0.0  # s: a pod's step adds its longest run to the switch racks, flown twice (`pod_flight`)
+    pod_made_of: str = ""  # what `pod_flight` holds ("": the domain is not a pod, `scale_up.switch_rack`)
     own_link: str = ""    # the accelerator's own link, where the domain states another (`fabric_latency_note`)
     domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
     energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`upper_bounds.unsettled_at` judges cost so)
@@ -107,32 +110,8 @@ def machine(cluster: Cluster, items: Mapping[str, Document], scale_out: ScaleOut
                    unconfirmed_figures(part) if isinstance(part, Accelerator) else (),
                    peak_dense=tuple(dt for dt, b in part.peak_basis.items() if b == "dense")
                    if isinstance(part, Accelerator) else (), planes=scale_out.planes if scale_out is not None else 1,
-                   domain_racks=cluster.scale_up.racks if cluster.scale_up is not None else 1,
-                   **_domain_latency(cluster, items, part, scale_out))
-
-
-def _domain_latency(cluster: Cluster, items: Mapping[str, Document], part: object,
-                    scale_out: ScaleOutPath | None = None) -> dict:
-    """What the scale-up domain adds to, or says of, the accelerator's step latency (`racks_note`'s notes).
-
-    The second hop where the domain spans racks and its switch states a port-to-port latency, with the trunk's flight
-    over the longest run `scale_out` carries and its modules' stated latency (`racks_note.stated_hop`); the domain's
-    technology in words where
-    the cluster states one (`scale_up.technology`) that is not the accelerator's own link (`technology.other_link`).
-    """
-    su, own = cluster.scale_up, getattr(getattr(part, "scale_up", None), "technology", "")
-    if su is None:
-        return {}
-    switch = items.get(su.switch) if su.switch else None
-    stated = getattr(switch, "latency", None) if su.racks > 1 else None
-    other = "technology" in su.model_fields_set and bool(own) and other_link(own, su.technology)
-    trunk = items.get(su.trunk_link) if su.trunk_link else None
-    hop, made_of = stated_hop(stated, su.switch or "", trunk if isinstance(trunk, Link) else None,
-                              scale_out.trunk_run if scale_out is not None else None)
-    own_rack = getattr(switch, "latency", None) if su.racks == 1 else None
-    return {"hop_latency": hop, "hop_made_of": made_of, "switch_part": su.switch or "",
-            "switch_latency": si(own_rack, "s") if own_rack is not None else 0.0,
-            "own_link": own if other else "", "domain_fabric": TECHNOLOGIES[su.technology].words if other else ""}
+                   domain_racks=domain_span(cluster.scale_up),
+                   **domain_latency(cluster, items, part, scale_out))
 
 
 def mesh_limit(cluster: Cluster, items: Mapping[str, Document], hw: Hardware) -> int:
@@ -161,7 +140,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
         raise WorkloadError(workload.id, f"asks for {gpus} accelerators; cluster '{on.cluster}' has {on.accelerators}")
     hw = job_hardware(workload, hardware or on.hardware, gpus, on)
     borrowed = fabric_latency_note(hw, on.own_link, on.domain_fabric)   # the part's own step, before any hop
-    hw = second_hop(on.hardware, hw, on.domain_racks, on.hop_latency)   # a stated switch hop between racks
+    hw = second_hop(on.hardware, hw, on.domain_racks, on.hop_latency, on.pod_flight)   # a hop between racks, a pod's
     est = estimate(workload, model, hw, gpus, gpus_per_rack=on.per_rack,
                    with_sensitivity=with_sensitivity, with_stack_range=with_stack_range)
     what_if = hardware is not None and hw.scale_out_latency != on.hardware.scale_out_latency
@@ -177,6 +156,7 @@ def estimate_on_cluster(workload: Workload, model: Model | None, on: Machine, ha
     added = [n for n in (domain_racks_note(on.hardware, hw, on.domain_racks, on.hop_latency, on.switch_part, stages,
                                            on.hop_made_of),
                          one_rack_switch_note(hw, on.domain_racks, on.switch_latency, on.switch_part),
+                         pod_note(hw, on.pod_flight, on.pod_made_of, on.switch_part),
                          borrowed, bridge_note(on.hardware, on.per_node, gpus),
                          assumed_fabric_note(on, hw, gpus), planes_note(on, hw, gpus), note,
                          scale_out_efficiency_note(on, hw, gpus), memory_note(hw),

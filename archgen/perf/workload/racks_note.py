@@ -22,6 +22,10 @@ rack takes none (`perf.comm.racks.group_times`; `second_hop` records the average
 `Hardware.rack_hop` and `rack_size` for it). NVIDIA publishes no NVLink switch latency, and the catalog's NVLink
 trays state none, so on an NVL36x2 nothing is added and the note says so (newuser59).
 
+A UALink pod (`scale_up.switch_rack`, `analyse.scale_up_pod`) is one switch stage: no second hop (`domain_span` is
+1), and every step of a job of two or more takes twice the flight of its longest run to the switch racks (`pod_flight`,
+`pod_note`); its switch's `latency` is not added, as in one rack (`one_rack_switch_note`'s reason).
+
 On another fabric: an accelerator's `scale_up.latency` is a step over its own link (NCCL's NVLink step, or a figure
 the part marks unconfirmed). A cluster whose domain states another `scale_up.technology` (an MI355X in a UALink or
 Ethernet domain) gets that figure unchanged: no collective step latency of UALink or an Ethernet scale-up domain is
@@ -31,17 +35,23 @@ published (the consortium's figures above are a switch's port to port, not a lib
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
+from archgen.model import Cluster, Document
 from archgen.model.network import COPPER_MEDIA, Link
+from archgen.model.scale_up import ScaleUp
 from archgen.model.site import fibre_delay
+from archgen.model.technology import TECHNOLOGIES, other_link
 from archgen.perf.comm.placement import domain_share
 from archgen.perf.comm.racks import stages_across
+from archgen.perf.hw.given import si
 from archgen.perf.hw.hardware import Hardware
+from archgen.topology import ScaleOutPath
 from archgen.units import Q_, Q
 
-__all__ = ["COPPER_DELAY", "bridge_note", "domain_racks_note", "fabric_latency_note", "one_rack_switch_note",
-           "second_hop", "stated_hop"]
+__all__ = ["COPPER_DELAY", "bridge_note", "domain_latency", "domain_racks_note", "domain_span", "fabric_latency_note",
+           "one_rack_switch_note", "pod_flight", "pod_note", "second_hop", "stated_hop"]
 
 
 #: Flight time of a passive copper (twinax DAC) run: at most 4.5 ns a metre, NVIDIA's OSFP passive DAC product
@@ -57,18 +67,17 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
 
     0 where the switch states no `latency` (the hop is not modelled: `domain_racks_note` says so). Else the switch's
     port-to-port latency plus the flight time over the longest trunk `run` (copper at `COPPER_DELAY`, fibre at
-    `model.site.fibre_delay`'s group index; not provided where no run is laid out) plus the trunk part's
+    `model.site.fibre_delay`'s group index, multimode's where the trunk is multimode; not provided where no run is
+    laid out) plus the trunk part's
     `latency_per_end` at both ends, or words saying an optical or active part states none (not zero: not provided).
     """
     if latency is None:
         return 0.0, ""
     total, words = latency.to("s"), [f"{latency.to('ns'):~.4gP}, {switch}'s `latency`"]
     if trunk is not None and run is not None:
-        copper = trunk.media in COPPER_MEDIA
-        flight = (run * COPPER_DELAY).to("s") if copper else fibre_delay(run).to("s")
+        flight, said = _flight(trunk, run)
         total = total + flight
-        words.append(f"{flight.to('ns').m:.3g} ns of flight over the longest trunk run, {run.m_as('m'):.3g} m of "
-                     f"{trunk.media}" + (f" at up to {COPPER_DELAY:~P}" if copper else ""))
+        words.append(f"{flight.to('ns').m:.3g} ns of flight over the longest trunk run, {said}")
     elif trunk is not None:
         words.append("no flight time: no trunk run is laid out")
     if trunk is not None and trunk.latency_per_end is not None:
@@ -82,6 +91,81 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
     return float(total.m_as("s")), ", and ".join(words)
 
 
+def _flight(link: Link, run: Q) -> tuple[Q, str]:
+    """One-way flight time (s) over `run` of `link`'s media, and its words: copper at `COPPER_DELAY`, fibre by grade."""
+    copper = link.media in COPPER_MEDIA
+    flight = (run * COPPER_DELAY).to("s") if copper else fibre_delay(run, link.media == "multimode").to("s")
+    return flight, f"{run.m_as('m'):.3g} m of {link.media}" + (f" at up to {COPPER_DELAY:~P}" if copper else "")
+
+
+def pod_flight(link: Link | None, run: Q | None) -> tuple[float, str]:
+    """(s, words) a pod's collective step adds: its longest run to the switch racks flown there and back, and ends.
+
+    A pod (`scale_up.switch_rack`, `analyse.scale_up_pod`) puts any two accelerators one switch hop apart, as a
+    one-rack domain does, so the accelerator's `scale_up.latency` (a step through the fabric end to end, its switch
+    crossing included) stands; a send runs from its rack to a switch rack and back, so it adds twice the longest
+    run's flight and the `link` part's `latency_per_end` at all four ends where stated. The step latency's own
+    in-rack cable flight (about a metre, under 5 ns) is not taken off, so the figure leans high by that.
+    """
+    if link is None:
+        return 0.0, ""
+    if run is None:
+        return 0.0, "no flight time: no run to the switch racks is laid out"
+    flight, said = _flight(link, run)
+    total, words = 2 * flight, [f"2 x {flight.to('ns').m:.3g} ns of flight over the longest run, {said}"]
+    if link.latency_per_end is not None and link.latency_per_end.m:
+        total = total + 4 * link.latency_per_end.to("s")
+        words.append(f"{(4 * link.latency_per_end).to('ns'):~.4gP} of {link.id}'s modules (`latency_per_end` at "
+                     "four ends)")
+    elif link.latency_per_end is None and link.media != "dac":
+        words.append(f"{link.id} states no `latency_per_end`: its modules' latency is not added, a lower bound")
+    return float(total.m_as("s")), ", and ".join(words)
+
+
+def pod_note(job: Hardware, flight: float, made_of: str, switch: str) -> str:
+    """The note of a job of two or more accelerators on a pod: one hop, and what its runs add ("" on no pod)."""
+    if not made_of or domain_share(job) < 2 or job.torus:
+        return ""
+    return (f"the scale-up domain of {job.scale_up_size} is a pod of one switch stage in switch racks "
+            "(`scale_up.switch_rack`): any two of its accelerators, in one rack or two, are one switch hop apart, "
+            f"so no second hop is added and the all-pairs bandwidth is each accelerator's links'; a collective step "
+            f"takes {job.accelerator}'s `scale_up.latency`, its one switch crossing included ({switch}'s stated "
+            f"`latency` is not added again), plus {flight * 1e9:.4g} ns ({made_of}): "
+            f"{job.scale_up_latency * 1e6:.4g} us (docs/perf-model.md, UALink pods)")
+
+
+def domain_span(su: ScaleUp | None) -> int:
+    """Racks a domain's second switch hop spans (`Machine.domain_racks`): `racks`, 1 for a pod (one switch stage)."""
+    return su.racks if su is not None and su.switch_rack is None else 1
+
+
+def domain_latency(cluster: Cluster, items: Mapping[str, Document], part: object,
+                   scale_out: ScaleOutPath | None = None) -> dict:
+    """What the scale-up domain adds to, or says of, the accelerator's step latency (this module's notes).
+
+    The second hop where the domain spans racks and its switch states a port-to-port latency, with the trunk's flight
+    over the longest run `scale_out` carries and its modules' stated latency (`stated_hop`); a pod's runs to its
+    switch racks (`pod_flight`); the domain's technology in words where the cluster states one
+    (`scale_up.technology`) that is not the accelerator's own link (`technology.other_link`). Moved from
+    `perf.workload.cluster` (ualink30).
+    """
+    su, own = cluster.scale_up, getattr(getattr(part, "scale_up", None), "technology", "")
+    if su is None:
+        return {}
+    switch = items.get(su.switch) if su.switch else None
+    run = scale_out.trunk_run if scale_out is not None else None
+    stated = getattr(switch, "latency", None) if domain_span(su) > 1 else None
+    other = "technology" in su.model_fields_set and bool(own) and other_link(own, su.technology)
+    trunk, link = (items.get(k) if k else None for k in (su.trunk_link, su.link))
+    hop, made_of = stated_hop(stated, su.switch or "", trunk if isinstance(trunk, Link) else None, run)
+    pod, pod_words = pod_flight(link if isinstance(link, Link) else None, run) if su.switch_rack else (0.0, "")
+    own_rack = getattr(switch, "latency", None) if su.racks == 1 and not su.switch_rack else None
+    return {"hop_latency": hop, "hop_made_of": made_of, "switch_part": su.switch or "",
+            "switch_latency": si(own_rack, "s") if own_rack is not None else 0.0, "pod_flight": pod,
+            "pod_made_of": pod_words, "own_link": own if other else "",
+            "domain_fabric": TECHNOLOGIES[su.technology].words if other else ""}
+
+
 def _spans(domain: Hardware, job: Hardware, racks: int) -> tuple[int, int]:
     """(accelerators a rack of the domain holds, racks the job's share spans); (0, 0) where it stays in one rack."""
     if racks <= 1 or domain.torus:
@@ -93,8 +177,13 @@ def _spans(domain: Hardware, job: Hardware, racks: int) -> tuple[int, int]:
     return per_rack, -(-share // per_rack)
 
 
-def second_hop(domain: Hardware, job: Hardware, racks: int, hop: float) -> Hardware:
-    """`job` with a stated second-hop latency `hop` (s) averaged over its ring steps (module docstring)."""
+def second_hop(domain: Hardware, job: Hardware, racks: int, hop: float, pod: float = 0.0) -> Hardware:
+    """`job` with a stated second-hop latency `hop` (s) averaged over its ring steps (module docstring).
+
+    On a pod (`pod`: `pod_flight`'s s, racks 1), every step of a job of two or more takes `pod` more instead.
+    """
+    if pod > 0 and domain_share(job) >= 2 and not job.torus:
+        return replace(job, scale_up_latency=job.scale_up_latency + pod)
     per_rack, spanned = _spans(domain, job, racks)
     if not spanned or hop <= 0:
         return job
