@@ -131,7 +131,8 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
         if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
             yield from swing_judged(path, c, c.metrics.get("it_power"), parts_swing(ctx.design.specs, c))
-            if (step := hall_step(ctx.clusters, path, c)) is not None:   # the peers in its hall, summed
+            step = hall_step(ctx.clusters, path, c, ctx.design.specs)   # the peers in its hall, summed
+            if step is not None:
                 yield step
         elif judged:
             yield steady_only(path, c, judged)
