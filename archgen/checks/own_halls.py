@@ -8,7 +8,7 @@ the in-row CDUs' pumps where the hall puts them on its UPS) is not split by hall
 ceiling. Floor over the hall's facility: an error; ceiling within it: a pass; between: a warning that the split
 decides. A figure the hall's facility does not state (its air side, a PUE, a derating row covering its site) leaves
 that hall not judged on it, an info finding: never judged against another hall's facility or the cluster's.
-PWR010 and COOL009's capacity add the run's other racks in the same facility (`peers_over`).
+PWR010 and COOL009's capacity add the run's other occupants of the same facility (`occupants.over_facility`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import feed_load, ups_output, ups_recharge, usable_units
+from archgen.analyse.facility import ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
-from archgen.checks.registry import Severity, Violation
+from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
 from archgen.units import Q_, Q
@@ -179,59 +179,3 @@ def swing_by_hall(path: str, c: Any) -> Iterator[Violation]:
         else:
             continue
         yield Violation(path, c.cluster.spec.id, ("floor", "halls", k, "facility"), text, severity="info")
-
-
-def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q, limit: Q, against: str
-               ) -> tuple[str, Q, Severity] | None:
-    """Where hall `k` of `path`'s cluster fits its facility `fac` alone but not with the run's other racks in it.
-
-    The others are the cluster's other halls naming `fac` and, of every other cluster of the run, its halls naming `fac`
-    (their racks' own draw, `hall_power.<hall>`: a floor) or, where it names `fac` as its `facility` and no hall names
-    its own, its rack feeds' load (`feed_power`, else its racks' own draw; for a hall `k` only: a hall-less cluster's,
-    `k` -1, hall-less peers are `hall_load.shared_hall`'s, its storage counted once). Where `fac` lists `deployed`, only
-    the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a candidate
-    judged alone; without the list, each is judged as if it had the facility to itself, and their sum over it is a
-    warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`. A cluster
-    standing in `fac` whose draw is not provided (no IT power, racks not expanded) is named: within the limit without
-    it, an info finding, not judged past it (hall29fix: it was skipped without a word).
-    """
-    listed = fac.deployed
-    if listed is not None and clusters[path].cluster.spec.id not in listed:
-        return None
-    others: list[tuple[str, Q | None]] = []
-    for p, o in clusters.items():
-        cid, halls = o.cluster.spec.id, o.cluster.spec.floor.halls
-        if listed is not None and cid not in listed:
-            continue
-        if any(o.cluster.hall_facilities):
-            others += [(f"'{cid}' hall '{halls[j].id}'", o.metrics.get(f"hall_power.{halls[j].id}"))
-                       for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac.id and
-                       (p, j) != (path, k) and (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
-        elif k >= 0 and p != path and o.cluster.facility is not None and o.cluster.facility.id == fac.id:
-            # a hall-less cluster judged (k -1) has its hall-less peers summed by `shared_hall`, storage once
-            others.append((f"'{cid}'", _feed(o.metrics)))
-    unknown = [n for n, q in others if q is None]   # a peer's draw not provided: named, never skipped silently
-    known = [(n, q) for n, q in others if q is not None]
-    total = sum((q for _, q in known), draw).to("kW")
-    if unknown and total <= limit:
-        return (f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}, "
-                f"within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: not judged "
-                "past them", total, "info")
-    if not known or total <= limit:
-        return None
-    own = clusters[path].cluster.spec.id
-    alone = sum((q for n, q in known if n.startswith(f"'{own}' ")), draw).to("kW") > limit   # its own halls
-    named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])
-    tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed together among its deployed "
-            "clusters" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
-            "they share it the facility does not carry them (alternatives: check each in a run of its own; clusters "
-            "deployed together: list them in the facility's deployed clusters)")
-    return (f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least {kw(total)}, "
-            f"over {against} by {kw(total - limit)}; {tail}", total,
-            "error" if alone or listed is not None else "warning")
-
-
-def _feed(m: Mapping[str, Q]) -> Q | None:
-    """A cluster's rack feeds' load (IT power and its racks' cooling units), else its racks' own draw; None: neither."""
-    it = m.get("it_power")
-    return m.get("it_power_racks") if it is None else feed_load(it, m)

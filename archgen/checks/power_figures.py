@@ -20,7 +20,6 @@ from archgen.checks.hall_figures import (
     alone,
     generators_at_site,
     redundancy_not_stated,
-    shared_hall,
     steady_only,
     ups_pumps,
     utility_not_stated,
@@ -28,6 +27,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
+from archgen.checks.occupants import hall_draw, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
@@ -99,12 +99,13 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
-            elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable, Worded(*(
-                    f"facility '{hall.id}''s usable {label} capacity {kw(usable)} {b}" for b in (basis, basis_said))),
+            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak), _hall_share(key, hall),
+                                       usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
+                                                        f"{b}" for b in (basis, basis_said))),
                                        ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
-                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
-                                usable.to("kW"), severity=shared[2],
-                                public=f"{customer_text(what)}: {customer_text(shared[0])}{why_said}")
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {over.message}{why}", over.total,
+                                usable.to("kW"), severity=over.severity,
+                                public=f"{customer_text(what)}: {customer_text(over.message)}{why_said}")
             if load <= usable and key != "ups" and peak is None:
                 text = (f"{label} {kind} judged on the annual PUE {annual:g}, not a design-day figure (the hall "
                         "states no {}): {} " + f"{kw(load)} within facility '{hall.id}''s usable {label} capacity "
@@ -154,6 +155,25 @@ def _share(key: str, peak: float | None) -> Any:
         hall, floor = c.cluster.facility, m.get("it_power_racks")
         pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
         return load if load is not None else None if floor is None or pue is None else floor * pue
+    return share
+
+
+def _hall_share(key: str, hall: Any) -> Any:
+    """Another cluster's hall standing in `hall`: its racks' load on the UPS or the generators, a floor under its share.
+
+    On the UPS its draw over the distribution's efficiency; on the generators x the hall's `peak_pue`, else its annual
+    PUE (None where it states neither), as `own_halls.unit_load` takes it, without the recharge the judged cluster's
+    load already holds once.
+    """
+    pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
+
+    def share(o: Any, j: int) -> Any:
+        draw = hall_draw(o, j)
+        if draw is None:
+            return None
+        if key == "ups":
+            return (draw * ups_factor(hall)).to("kW")
+        return None if pue is None else (draw * float(pue)).to("kW")
     return share
 
 
