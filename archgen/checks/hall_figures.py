@@ -214,7 +214,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole)
 
     for path, c in clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from air_by_hall(path, c, racks, feed_power(c))
+            yield from air_by_hall(path, c, racks, feed_power(c), (clusters, lambda p: heat_of(p).air, hall_air))
             continue
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):

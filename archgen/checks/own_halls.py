@@ -8,18 +8,20 @@ the in-row CDUs' pumps where the hall puts them on its UPS) is not split by hall
 ceiling. Floor over the hall's facility: an error; ceiling within it: a pass; between: a warning that the split
 decides. A figure the hall's facility does not state (its air side, a PUE, a derating row covering its site) leaves
 that hall not judged on it, an info finding: never judged against another hall's facility or the cluster's.
-PWR010 and COOL009's capacity add the run's other occupants of the same facility (`occupants.over_facility`).
+A hall within its facility's air side or units alone is judged with the run's other occupants of it too, as PWR010
+and COOL009's capacity are (`occupants.over_facility`; power30: before, each hall against its facility alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import ups_output, ups_recharge, usable_units
+from archgen.analyse.facility import ups_factor, ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
+from archgen.checks.occupants import HallLoad, Whole, over_facility
 from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
@@ -27,6 +29,9 @@ from archgen.units import Q_, Q
 
 #: The cluster's draw outside its racks' own figures, not split by hall; None where not provided.
 Rest = Q | None
+#: The run's clusters, the judged cluster's path, and each other occupant's load on the facility (`over_facility`'s
+#: `whole` and `hall`) with the storage factor; None: the hall judged alone.
+Peers = tuple[Mapping[str, Any], str, Whole, HallLoad, float] | None
 
 
 def outside_racks(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
@@ -40,18 +45,33 @@ def outside_racks(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
 
 
 def _judge(path: str, c: Any, k: int, own: str, floor: Q, ceiling: Q | None, limit: Q, against: str,
-           unsplit: str) -> Iterator[Violation]:
-    """Floor over `limit`: an error; `ceiling` within it: nothing; between: a warning, or info where not provided."""
+           unsplit: str, peers: Peers = None) -> Iterator[Violation]:
+    """Floor over `limit`: an error; `ceiling` within it: nothing; between: a warning, or info where not provided.
+
+    `peers`: where given, the facility's other occupants (`Peers`): the floor with theirs over the limit is that
+    sum's finding, as PWR010's `hall_load.by_hall` gives it (power30: before, each hall was judged alone here).
+    """
     at, cid = ("floor", "halls", k, "facility"), c.cluster.spec.id
+    over = None
+    if peers is not None and floor <= limit:
+        clusters, judged, whole, hall, storage = peers
+        over = over_facility(clusters, judged, k, c.cluster.hall_facilities[k], floor, whole, hall, limit, against,
+                             storage)
     if floor > limit:
         yield Violation(path, cid, at, f"{own} {kw(floor)} exceeds {against} by {kw(floor - limit)}, before the "
                         "cluster's share not split by hall", floor.to("kW"), limit.to("kW"))
+    elif over is not None and over.severity != "info":
+        yield Violation(path, cid, at, f"{own} {kw(floor)}: {over.message}", over.total, limit.to("kW"),
+                        severity=over.severity)
     elif ceiling is None or ceiling > limit:
         most = f"its share of {unsplit} is not provided" if ceiling is None else (
             f"with all of {unsplit}, which is not split by hall, it would be {kw(ceiling)}")
         yield Violation(path, cid, at, f"{own} {kw(floor)} is within {against}, but {most}: the hall is not judged "
                         "past its racks", floor.to("kW"), limit.to("kW"),
                         severity="info" if ceiling is None else "warning")
+    elif over is not None:   # within it, but another occupant's draw is not provided (or a candidate's): said
+        yield Violation(path, cid, at, f"{own} {kw(floor)}: {over.message}", over.total, limit.to("kW"),
+                        severity="info")
 
 
 def _not_expanded(path: str, c: Any, k: int, what: str) -> Violation:
@@ -61,11 +81,14 @@ def _not_expanded(path: str, c: Any, k: int, what: str) -> Violation:
                      f"expanded (NET015), so hall '{hid}''s {what} is not provided", None, severity="info")
 
 
-def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None) -> Iterator[Violation]:
+def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None, peers: tuple[Mapping[str, Any], Whole,
+                HallLoad] | None = None) -> Iterator[Violation]:
     """COOL009's air side for each hall naming its own facility: its racks' heat to air within its air side.
 
     The heat of the cluster's parts in no rack (its `feed` power less all its racks' heat), whose medium no spec
-    states, is the rest not split by hall: counted as air where it would tip the balance, an info finding.
+    states, is the rest not split by hall: counted as air where it would tip the balance, an info finding. `peers`:
+    the run's clusters and each other occupant's heat to air (a cluster's, a hall's), summed with the hall's where
+    it fits alone (`occupants.over_facility`, no storage: it is no heat to air).
     """
     halls, heats = c.cluster.spec.floor.halls, None
     for k, fac in enumerate(c.cluster.hall_facilities):
@@ -90,10 +113,12 @@ def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None) -> 
         yield from _judge(path, c, k, f"heat to air of hall '{hid}''s racks", heat.air,
                           None if rest is None else heat.air + rest, cap.to("kW"),
                           f"its facility '{fac.id}''s air-side cooling capacity {kw(cap)}",
-                          "the heat of the cluster's parts in no rack (taken as air)")
+                          "the heat of the cluster's parts in no rack (taken as air)",
+                          None if peers is None else (peers[0], path, peers[1], peers[2], 0.0))
 
 
-def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
+def units_by_hall(path: str, c: Any, feed: Q | None, clusters: Mapping[str, Any] | None = None,
+                  shares: Callable[[str, Any], tuple[Whole, HallLoad]] | None = None) -> Iterator[Violation]:
     """PWR011 for each hall naming its own facility: its racks' UPS and generator loads within the facility's units.
 
     The UPS load is the hall's racks' draw over the facility's `feeds.distribution_efficiency` (`ups_output`); the
@@ -103,6 +128,8 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
     cluster's path makes generator sets with no row covering the site an error). The hall's draw holds its racks'
     in-rack cooling units, which the cluster's generator load (IT power x PUE) leaves to the PUE's overhead: x the
     PUE here they count twice, on the safe side, where a hall has in-rack CDUs (none in the shipped GB200 racks).
+    With the run's `clusters` and `shares` (key, facility: each other occupant's load on that stage), a hall within
+    its units alone is judged with the facility's other occupants too (`occupants.over_facility`).
     """
     halls, m = c.cluster.spec.floor.halls, c.metrics
     for k, fac in enumerate(c.cluster.hall_facilities):
@@ -138,10 +165,14 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
             basis = f"({redundancy or 'N, not stated,'} of {units.count} x {kw(each)} {label} {kind})"
             unsplit = ("the cluster's draw outside its racks' own figures (optics outside systems, switches in no "
                        "rack, storage, shelf loss" + (", in-row CDU pumps)" if ups and pumps else ")"))
+            key = "ups" if ups else "generators"
+            peers = None if clusters is None or shares is None else (
+                clusters, path, *shares(key, fac), ups_factor(fac) if ups or pue is None else float(pue))
             yield from _judge(path, c, k, f"{label} load of hall '{hid}''s racks{'' if ups else optimistic}",
                               unit_load(fac, draw, ups, pue), None if rest is None else
                               unit_load(fac, draw + rest, ups, pue), usable.to("kW"),
-                              f"its facility '{fac.id}''s usable {label} capacity {kw(usable)} {basis}", unsplit)
+                              f"its facility '{fac.id}''s usable {label} capacity {kw(usable)} {basis}", unsplit,
+                              peers)
 
 
 def unit_load(fac: Any, draw: Q, ups: bool, pue: Any) -> Q:

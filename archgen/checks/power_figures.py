@@ -49,7 +49,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     """
     for path, c in ctx.clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from units_by_hall(path, c, feed_power(c.metrics))
+            yield from units_by_hall(path, c, feed_power(c.metrics), ctx.clusters, _shares)
             continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
@@ -156,6 +156,11 @@ def _share(key: str, peak: float | None) -> Any:
         pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
         return load if load is not None else None if floor is None or pue is None else floor * pue
     return share
+
+
+def _shares(key: str, fac: Any) -> tuple[Any, Any]:
+    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's."""
+    return _share(key, fac.peak_pue), _hall_share(key, fac)
 
 
 def _hall_share(key: str, hall: Any) -> Any:

@@ -87,3 +87,23 @@ def test_the_air_side_of_a_cluster_naming_a_building_holds_a_halls_heat_to_air_t
     got = [f for f in r.findings if f.id == "COOL009" and f.object == "cluster/d" and f.severity != "info"]
     assert [f.severity for f in got] == ["warning"] and "'c' hall 'a' 24.0 kW" in got[0].message, got
     assert got[0].value.m_as("kW") == pytest.approx(72.0, abs=0.2)
+
+
+def test_a_halls_ups_holds_the_other_occupants_of_its_facility(tmp_path) -> None:
+    """PWR011 for a hall naming its own facility: c's hall a (131.6 kW of racks) within building a's 300 kW of usable
+    UPS alone, with d and e naming the building 402.9 kW. Before, each hall's units were judged alone (hall29fix's
+    open item 2a), so c passed."""
+    r = _site(tmp_path, more=OTHER + E)
+    got = [f for f in r.findings if f.id == "PWR011" and f.object == "cluster/c" and "UPS" in f.message
+           and f.severity != "info"]
+    assert [(f.severity, f.key) for f in got] == [("warning", "floor.halls[a].facility")]
+    assert "'d' 135.7 kW, 'e' 135.7 kW" in got[0].message and got[0].value.m_as("kW") == pytest.approx(402.9, abs=0.1)
+
+
+def test_a_halls_air_side_holds_the_other_occupants_of_its_facility(tmp_path) -> None:
+    """COOL009's air side for hall a: its racks' 24.0 kW of heat to air within building a's 60 kW alone, 71.9 kW with
+    d's and e's. Before, judged alone: passed."""
+    r = _site(tmp_path, deployed_a="cooling_capacity: 1000 kW\nair_cooling_capacity: 60 kW\n", more=OTHER + E)
+    got = [f for f in r.findings if f.id == "COOL009" and f.object == "cluster/c" and f.severity != "info"]
+    assert [(f.severity, f.key) for f in got] == [("warning", "floor.halls[a].facility")], got
+    assert "heat to air of hall 'a''s racks 24.0 kW" in got[0].message and "'d' 24.0 kW" in got[0].message
