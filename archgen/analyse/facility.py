@@ -180,7 +180,7 @@ def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[st
 
     Each is the hall's capacity less the feed load of the clusters counted together in it (`hall_groups.fellows`:
     those its `deployed` lists, else every cluster of the run naming it), as PWR010 and COOL009 judge them
-    (`checks.hall_figures.shared_hall`): a requirement on a headroom is judged on the hall's. A checkpoint storage
+    (`checks.occupants.over_facility`): a requirement on a headroom is judged on the hall's. A checkpoint storage
     several of them state with one `storage.id` is counted once (`shared_storage`), as is the hall's UPS battery
     recharge in `generator_headroom` (`recharge_excess`). Only clusters counted with
     another are listed; a headroom is None (not provided) where some such cluster's IT power is not provided, so the

@@ -19,7 +19,8 @@ stated figures bound it from below, each giving an upper bound on the swing, and
   phase). Only where every system and switch states one: no catalog part does today.
 
 Hall and parts both stated: each is an upper bound on the same swing, so the smaller governs,
-never a blend of the two.
+never a blend of the two. So for the ramps (`load_ramps`): each way the slower of the hall's and the parts' summed
+governs, a load ramping no faster than its parts allow nor than the hall's smoothing lets through (review44).
 
 Neither stated, the depth is not provided, with why, never a default floor or idle share.
 """
@@ -27,7 +28,7 @@ Neither stated, the depth is not provided, with why, never a default floor or id
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from archgen.analyse.conversion import shelf_loss
 from archgen.analyse.cost import stated_lines
@@ -102,17 +103,46 @@ def part_ramps(part: Any) -> tuple[Q, Q] | None:
     return stated_ramps(part.power.smoothing)
 
 
-def load_ramps(sm: Any, parts: PartsSwing | None) -> tuple[Q, Q, bool] | None:
-    """The load's (ramp_up, ramp_down, by the parts), None where neither the hall nor the parts state both.
+class LoadRamps(NamedTuple):
+    """A load's ramps, each the slower of the hall's and the parts' where both state it (`load_ramps`).
 
-    The hall's smoothing `sm`'s where it states both, else the parts' summed (`parts`, `PartsSwing`): PWR022,
-    `job_power_swing` and the load swing row.
+    `hall`, `parts`: the hall's smoothing's (`ramp_up`, `ramp_down`) and the parts' summed, None where not stated.
     """
-    if (hall := stated_ramps(sm)) is not None:
-        return hall[0], hall[1], False
-    if parts is not None and parts.up is not None and parts.down is not None:
-        return parts.up, parts.down, True
-    return None
+
+    up: Q
+    down: Q
+    hall: tuple[Q, Q] | None
+    parts: tuple[Q, Q] | None
+
+    def by_parts(self, end: int) -> bool:
+        """Whether the parts' ramp governs at `end` (0: up, 1: down): the hall states none, or theirs is slower."""
+        return self.hall is None or (self.parts is not None and self.parts[end] < self.hall[end])
+
+    def words(self, end: int) -> tuple[str, str]:
+        """Where both state a ramp at `end`, which is faster and so does not govern (team's, customer's words)."""
+        if self.hall is None or self.parts is None:
+            return "", ""
+        parts = self.by_parts(end)
+        faster = self.hall[end] if parts else self.parts[end]
+        rate = f"{faster.to('kW/s').m:,.1f} kW/s"
+        text = (f"; the smoothing's {rate} is faster, so the parts' governs" if parts else
+                f"; the parts' summed {rate} is faster, so the smoothing's governs")
+        return text, text
+
+
+def load_ramps(sm: Any, parts: PartsSwing | None) -> LoadRamps | None:
+    """The load's ramps (`LoadRamps`), None where neither the hall nor the parts state both.
+
+    Each way the slower of the hall's smoothing `sm`'s and the parts' summed (`parts`, `PartsSwing`) where both are
+    stated, else whichever is: each is an upper bound on the same rate, so the smaller governs (review44: the hall's
+    replaced the parts' even where faster). PWR022, `job_power_swing` and the load swing row.
+    """
+    hall = stated_ramps(sm)
+    own = (parts.up, parts.down) if parts is not None and parts.up is not None and parts.down is not None else None
+    if hall is None and own is None:
+        return None
+    ends = [min((r[end] for r in (hall, own) if r is not None), key=lambda q: q.m_as("kW/s")) for end in (0, 1)]
+    return LoadRamps(ends[0], ends[1], hall, own)
 
 
 def parts_swing(specs: Any, a: Any) -> PartsSwing:

@@ -29,24 +29,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from archgen.analyse.job_swing import job_swing, load_ramps, parts_swing, stated_ramps
+from archgen.analyse.job_swing import job_swing, load_ramps, parts_swing
 from archgen.display import kw
 from archgen.perf.workload.derived import job_share
 from archgen.units import Q_, Q
 
 
 def job_ramps(specs: Any, a: Any, accelerators: int) -> tuple[Q, Q] | None:
-    """The job's share of the load's (ramp_up, ramp_down): the hall's where it states both, else the parts' summed.
+    """The job's share of the load's (ramp_up, ramp_down): each way the slower of the hall's and the parts' summed.
 
     None where neither states both. A job of n of the cluster's N accelerators moves n / N of the load, so its
     share of the rates (the GPUs' rate x their count) is taken as `job_share` takes its power.
     """
     feeds = a.cluster.facility.feeds if a.cluster.facility is not None else None
     sm = feeds.power_smoothing if feeds is not None else None
-    ramps = load_ramps(sm, None if stated_ramps(sm) is not None else parts_swing(specs, a))
+    ramps = load_ramps(sm, parts_swing(specs, a))
     if ramps is None:
         return None
-    up, down, _ = ramps
+    up, down = ramps.up, ramps.down
     return (job_share(up, accelerators, a.accelerators).to("kW/s"),
             job_share(down, accelerators, a.accelerators).to("kW/s"))
 

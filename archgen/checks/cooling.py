@@ -182,7 +182,7 @@ def facility_cooling(ctx: Context) -> Iterator[Violation]:
     for path, c, at, message, it, cap, severity in over_hall(ctx.clusters, "cooling_capacity", "cooling capacity",
                                                             "IT heat"):
         yield Violation(path, c.cluster.spec.id, at, str(message), it, cap, severity=severity,
-                        public=getattr(message, "public", ""))   # `shared_hall`'s customer words
+                        public=getattr(message, "public", ""))   # `over_facility`'s customer words
     yield from air_side(ctx.clusters, ctx.racks, lambda c: feed_power(c.metrics))
 
 

@@ -6,22 +6,23 @@ A directory of specs may hold alternatives for one hall (the shipped GB200, MI35
 their sum, an error above a capacity, and a cluster naming the hall but not listed is a candidate judged alone.
 Where it is not, each cluster is judged as if it had the hall to itself, and where the clusters of one run that name
 the hall exceed its capacity together while the cluster judged fits alone, the check says so in a warning, so a
-shared hall is never passed on each cluster's share.
+shared hall is never passed on each cluster's share. That sum, of clusters and of other clusters' halls naming the
+facility alike, is `occupants.over_facility`'s (power30: was `shared_hall` here and `own_halls.peers_over`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import generator_power, ups_output
-from archgen.analyse.hall_groups import candidate, deployed, fellows, naming
-from archgen.analyse.rack_heat import rack_heat
-from archgen.analyse.storage_cost import shared_storage
+from archgen.analyse.hall_groups import candidate
+from archgen.analyse.rack_heat import hall_rack_heat, rack_heat
 from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUDGED, SWING_WORDS
+from archgen.checks.occupants import Whole, over_facility
 from archgen.checks.own_halls import air_by_hall
-from archgen.checks.registry import Severity, Violation
+from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_words
 from archgen.display import kva, kw
@@ -30,67 +31,6 @@ from archgen.model.cooling import Rated, counted, describe, stated_only, unstate
 from archgen.model.facility import OUTDOOR_KEYS
 from archgen.open_item import Worded, customer_text
 from archgen.units import Q_, Q
-
-#: A cluster's load on its hall for one check (its feed power, its generator load), or None where not provided.
-Load = Callable[[Any], Q | None]
-
-
-def shared_hall(clusters: dict[str, Any], path: str, own: Q, share: Load, limit: Q, against: str,
-                storage: float = 1.0) -> tuple[Worded, Q, Severity] | None:
-    """The message (`Worded`: its customer words too), hall total and severity where `path`'s cluster fits alone.
-
-    Peers are the clusters `path`'s is counted with in its hall (`hall_groups.fellows`: those the hall's `deployed`
-    lists; without `deployed`, every other cluster of the run naming it); each counts `share(c)`, its load or a
-    floor under it where that is not provided (the racks' own IT power), and one with neither is left out. `own` is
-    its load, `limit` the capacity, which `against` names ("facility 'h''s critical IT power 1500.0 kW"). A
-    checkpoint storage several of them state with one `storage.id` counts once (`shared_storage`, its draw x
-    `storage`: 1 for the feeds, UPS and plant, the PUE for generator sets, 0 where the load holds no storage, as the
-    racks' heat to air). An error where the hall lists them as `deployed` together, else a warning (they may be
-    alternatives). A candidate (named, not listed) is judged alone, and an info finding says what the hall would
-    carry were it added to the deployed clusters, where that is over: the brownfield question, not a failure of the
-    design as stated. The message is a `Worded`: the customer's words leave out the hall's `deployed` key and the
-    advice on what to list there, and name the capacity in `against`'s customer words where it is a `Worded`. None
-    where the cluster has no peers or the hall carries them all.
-    """
-    hall = clusters[path].cluster.facility
-    if hall is None:
-        return None
-    trial = candidate(clusters[path])   # a candidate beside the deployed clusters: what the hall would carry
-    group = {p: c for p, c in naming(clusters, hall.id).items() if deployed(c)} if trial else fellows(clusters, path)
-    named = [(c.cluster.spec.id, share(c)) for p, c in group.items() if p != path]
-    shares: list[tuple[str, Q]] = [(cid, q) for cid, q in named if q is not None]
-    if not shares:
-        return None
-    counted = {cid for cid, _ in shares}
-    twice, once = shared_storage([c for p, c in clusters.items()
-                                  if p == path or c.cluster.spec.id in counted], storage) if storage else (0 * own, "")
-    total = (sum((q for _, q in shares), own) - twice).to("kW")
-    if total <= limit:
-        return None
-    others = ", ".join(f"'{cid}' {kw(q)}" for cid, q in shares)
-    once = f" ({once})" if once else ""
-    texts = [_shared_text(hall, trial, own, others, total, once, limit, named_as, words)
-             for named_as, words in ((against, False), (customer_text(against), True))]
-    return Worded(*texts), total, "info" if trial else "error" if hall.deployed is not None else "warning"
-
-
-def _shared_text(hall: Any, trial: bool, own: Q, others: str, total: Q, once: str, limit: Q, against: str,
-                 words: bool) -> str:
-    """`shared_hall`'s message, in the team's words or (`words`) the customer's: no `deployed` key or advice."""
-    over = f"{kw(total)}{once}, over {against} by {kw(total - limit)}"
-    if trial:
-        return (f"a candidate design ({kw(own)}) within {against} alone: the hall's "
-                + ("deployed clusters do not include it" if words else "`deployed` does not list it")
-                + f", so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
-                f"{kw(total)}{once}, over it by {kw(total - limit)}")
-    if hall.deployed is not None:
-        return (f"the clusters deployed together in facility '{hall.id}' ({'' if words else 'its `deployed`: '}this "
-                f"one {kw(own)}, {others}) draw {over}")
-    text = (f"with the other clusters that name facility '{hall.id}' ({others}) the hall carries {over}; this "
-            f"cluster alone ({kw(own)}) fits: each cluster is judged as if it had the hall to itself, "
-            "so if they share it the hall does not carry them")
-    return text if words else (f"{text} (alternatives for one hall: check each in a run of its own; clusters "
-                               "deployed together: list them in the hall's `deployed`)")
 
 
 def alone(c: Any) -> str:
@@ -245,27 +185,36 @@ def utility_not_stated(path: str, c: Any) -> Violation:
                      public=text.format(", ".join(words) if words else "none stated"))
 
 
-def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) -> Iterator[Violation]:
+def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole) -> Iterator[Violation]:
     """COOL009's air side: the racks' heat to air (`rack_heat`, after rear doors) within the hall's air capacity.
 
     `cooling_capacity` holds liquid and air together, so a water-only plant passed the heat the racks put in the
     room air (newuser35: 252.7 kW in hall A). Where the hall states `air_cooling_capacity`: the racks' heat to air
-    above it is an error; clusters of the run naming the hall above it together a warning (`shared_hall`); and the
+    above it is an error; with the facility's other occupants above it a warning (`occupants.over_facility`: the
+    run's clusters naming it, other clusters' halls naming it by their racks' heat to air); and the
     heat of parts in no rack (the cluster's `feed_power` less its racks' heat), whose medium no spec states, is
     counted as air where it would tip the balance: an info finding, not judged, as where the feed power is not
     provided. Where the hall states a `cooling_capacity` but no air side, an info finding says it is not judged.
-    Each cluster's `rack_heat` (which analyses its racks again with their optics) is found once, its own or a peer's.
+    Each cluster's `rack_heat` (which analyses its racks again with their optics) is found once, its own or a peer's,
+    as is a peer's `hall_rack_heat`.
     """
     heats: dict[int, Any] = {}
+    by_hall: dict[int, Any] = {}
 
     def heat_of(c: Any) -> Any:
         if id(c) not in heats:
             heats[id(c)] = rack_heat(c, racks)
         return heats[id(c)]
 
+    def hall_air(c: Any, j: int) -> Q | None:   # another cluster's hall in the facility: its racks' heat to air
+        if id(c) not in by_hall:
+            by_hall[id(c)] = hall_rack_heat(c, racks)
+        heat = by_hall[id(c)].get(j)
+        return None if heat is None else heat.air.to("kW")
+
     for path, c in clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from air_by_hall(path, c, racks, feed_power(c))
+            yield from air_by_hall(path, c, racks, feed_power(c), (clusters, lambda p: heat_of(p).air, hall_air))
             continue
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
@@ -288,10 +237,10 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Load) 
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {kw(heat.air - cap)}"
                             f"{alone(c)}",
                             heat.air, cap.to("kW"))
-        elif shared := shared_hall(clusters, path, heat.air, lambda p: heat_of(p).air, cap,
-                                   against, storage=0.0):
-            yield Violation(path, cid, ("facility",), f"heat to air: {shared[0]}", shared[1], cap.to("kW"),
-                            severity=shared[2], public=f"heat to air: {customer_text(shared[0])}")
+        elif over := over_facility(clusters, path, -1, hall, heat.air, lambda p: heat_of(p).air, hall_air, cap,
+                                   against, storage=0.0):   # the facility's other occupants' heat to air
+            yield Violation(path, cid, ("facility",), f"heat to air: {over.message}", over.total, cap.to("kW"),
+                            severity=over.severity, public=f"heat to air: {customer_text(over.message)}")
         elif rest is None or heat.air + rest > cap:
             why = ("the cluster's IT power is not provided, so the heat of its parts in no rack is not known"
                    if rest is None else f"its parts in no rack (switches, storage, optics the cabling adds) give "

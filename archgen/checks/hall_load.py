@@ -1,7 +1,8 @@
 """A cluster's load against its hall's stated capacities (PWR010, COOL009) and the feed figures PWR011 reads.
 
 Moved out of `checks/scope.py` (which keeps which checks apply to which objects) for its size, when hall29fix told a
-cluster naming a facility of the other clusters' halls standing in it (`own_halls.peers_over`).
+cluster naming a facility of the other clusters' halls standing in it; a facility's occupants, clusters and halls
+alike, are summed once by `occupants.over_facility` (power30).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any
 
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.facility import feed_load
-from archgen.checks.hall_figures import alone, generator_load, shared_hall, ups_pumps
-from archgen.checks.own_halls import outside_racks, peers_over
+from archgen.checks.hall_figures import alone, generator_load, ups_pumps
+from archgen.checks.occupants import hall_draw, over_facility
+from archgen.checks.own_halls import outside_racks
 from archgen.checks.registry import Severity
 from archgen.display import kw
 
@@ -23,17 +25,17 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
 
     (path, cluster analysis, the hall's location, message, value, limit, severity): PWR010 for `critical_it_power`,
     COOL009 for `cooling_capacity` (all IT power becomes heat) at the site's conditions (`hall_capacity`), `label`
-    naming it in the message. A cluster within the capacity alone whose hall other clusters of the run also name,
-    and which exceeds it with theirs, is a warning (`shared_hall`); where the hall lists them as `deployed` together, an
-    error, and a candidate the list leaves out is judged alone (its message says so, `alone`). The IT power here is
+    naming it in the message. A cluster within the capacity alone whose hall the run's other clusters, or other
+    clusters' halls, also occupy, and which exceeds it with them, is a warning (`occupants.over_facility`); where the
+    hall lists them as `deployed` together, an error, and a candidate the list leaves out is judged alone (its
+    message says so, `alone`). The IT power here is
     what the rack feeds carry (`feed_power`): with the racks' own cooling units, as the headroom metrics count it.
     Where it is not provided (a fabric tier names no link media, so its transceivers' draw is unknown:
     `analyse.conversion.unpowered`), the racks' own IT power (`it_power_racks`) is a floor under it, since
     everything else only adds: above the capacity, the cluster fails on the floor alone (an error); within it, the
     check cannot judge and says so (an info finding), never a silent pass. A cluster some of whose halls
-    (`floor.halls`) name their own facility is judged hall by hall instead (`by_hall`); a cluster within its
-    facility with the run's other clusters naming it is told of the other clusters' halls standing in it too
-    (`peers_over`, hall29fix: before, only those halls were told of it).
+    (`floor.halls`) name their own facility is judged hall by hall instead (`by_hall`), each hall with the run's other
+    occupants of its facility (`over_facility`).
     """
     for path, c in clusters.items():
         if any(c.cluster.hall_facilities):
@@ -48,11 +50,9 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
             if it > limit:
                 yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)} exceeds {against} by "
                        f"{kw(it - limit)}{alone(c)}", it.to("kW"), limit.to("kW"), None)
-            elif shared := shared_hall(clusters, path, it, _feed_or_floor, limit, against):
-                yield (path, c, at, shared[0], shared[1], limit.to("kW"), shared[2])
-            elif peers := peers_over(clusters, path, -1, hall, it, limit, against):   # other clusters' halls in it
-                yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)}: {peers[0]}", peers[1],
-                       limit.to("kW"), peers[2])
+            elif over := over_facility(clusters, path, -1, hall, it, _feed_or_floor, hall_draw, limit, against):
+                yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)}: {over.message}" if over.halls else
+                       over.message, over.total, limit.to("kW"), over.severity)   # the facility's other occupants
             continue
         floor, why = it_floor(c, what)
         if floor is None:
@@ -93,9 +93,9 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
             yield (path, c, at, f"{own} exceeds {against} by {kw(draw - limit)}, before the cluster's "
                    "share not split by hall", draw.to("kW"), limit.to("kW"), None)
             continue
-        peers = peers_over(clusters, path, k, hall, draw, limit, against)   # its facility's other racks
-        if peers and peers[2] != "info":
-            yield (path, c, at, f"{own}: {peers[0]}", peers[1], limit.to("kW"), peers[2])
+        peers = over_facility(clusters, path, k, hall, draw, _feed_or_floor, hall_draw, limit, against)
+        if peers and peers.severity != "info":   # its facility's other occupants
+            yield (path, c, at, f"{own}: {peers.message}", peers.total, limit.to("kW"), peers.severity)
         elif rest is None or draw + rest > limit:
             most = "its share of the rest is not provided" if rest is None else (
                 f"with all {kw(rest)} the cluster draws outside its racks' own figures (optics outside "
@@ -103,8 +103,8 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
                 f"{kw(draw + rest)}")
             yield (path, c, at, f"{own} is within {against}, but {most}: the hall is not judged past its racks",
                    draw.to("kW"), limit.to("kW"), "info" if rest is None else "warning")
-        elif peers:   # within it, but another cluster in the facility has no draw to add: said, not skipped
-            yield (path, c, at, f"{own}: {peers[0]}", peers[1], limit.to("kW"), peers[2])
+        elif peers:   # within it, but another occupant's draw is not provided (or a candidate's): said
+            yield (path, c, at, f"{own}: {peers.message}", peers.total, limit.to("kW"), peers.severity)
 
 
 def _feed_or_floor(c: Any) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 
 from archgen.analyse.facility import ups_output
 from archgen.analyse.hall_groups import fellows
-from archgen.analyse.job_swing import PartsSwing, load_ramps, stated_ramps
+from archgen.analyse.job_swing import LoadRamps, PartsSwing, load_ramps, parts_swing
 from archgen.checks.hall_load import it_floor
 from archgen.checks.registry import Violation
 from archgen.display import kw
@@ -61,21 +61,21 @@ def _margin(hall: Any, bound: Q, limit: Q) -> tuple[str, str]:
 def step_within(path: str, c: Any, it_power: Q, limit: Q, parts: PartsSwing | None = None) -> Violation:
     """PWR022 on `feeds.load_step_limit`: the largest step the specs bound, against it.
 
-    The step is the larger of a training step's swing and a job's start or stop (the whole IT power, unless both ramps
-    are stated, the hall's or, where it states none, every part's), each over `feeds.distribution_efficiency` where
-    stated (`ups_output`). The swing is the smaller of the IT power x (1 - `power_smoothing.floor`) and the parts' own
-    bound (`parts.depth`: each system and switch no lower than its `power.idle` or `power.smoothing.floor` x its
-    maximum, nu81fix), the one that is smaller governing and said; neither stated, at most the whole IT power. A
-    swing stated above the limit: an error. The bound within: an info finding with the margin the unstated UPS and
-    transformer losses must fit in. Above it on the whole IT power: a warning, not provided (not "not met"): the
-    draw the load falls to is stated nowhere.
+    The step is the larger of a training step's swing and a job's start or stop (the whole IT power, unless both
+    ramps are stated, the hall's or every part's, each way the slower where both are: `load_ramps`), each over
+    `feeds.distribution_efficiency` where stated (`ups_output`). The swing is the smaller of the IT power x (1 -
+    `power_smoothing.floor`) and the parts' own bound (`parts.depth`: each system and switch no lower than its
+    `power.idle` or `power.smoothing.floor` x its maximum, nu81fix), the one that is smaller governing and said;
+    neither stated, at most the whole IT power. A swing stated above the limit: an error. The bound within: an info
+    finding with the margin the unstated UPS and transformer losses must fit in. Above it on the whole IT power: a
+    warning, not provided (not "not met"): the draw the load falls to is stated nowhere.
     """
     hall, cid = c.cluster.facility, c.cluster.spec.id
     sm = hall.feeds.power_smoothing
     floor = sm.floor if sm is not None else None
     own = parts.depth if parts is not None else None
-    by_parts = stated_ramps(sm) is None   # the parts' ramps stand in for the hall's
-    ramped = (not by_parts) or (parts is not None and parts.up is not None)
+    ramps = load_ramps(sm, parts)   # each way the slower of the hall's and the parts' summed
+    ramped = ramps is not None
     stated = f"facility '{hall.id}''s `feeds.load_step_limit` {kw(limit)}"
     words = f"the {kw(limit)} load step facility '{hall.id}''s supply accepts"
     whole, whole_w = _over(hall, it_power)
@@ -96,9 +96,7 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q, parts: PartsSwing | No
                          f"floor), so whether it exceeds the limit is not known; {UNSMOOTHED_WORDS}")
     depth, (swing, swing_w) = swing_depth(it_power, floor, own)
     deep, deep_w = _over(hall, depth) if depth is not None else ("", "")
-    source = (("the parts' stated `power.smoothing` `ramp_up` and `ramp_down`", "the parts' stated ramp-up and "
-               "ramp-down rates") if by_parts else ("the smoothing's `ramp_up` and `ramp_down`",
-                                                    "the smoothing's ramp-up and ramp-down rates"))
+    source = ramp_source(ramps)
     ends, ends_w = ("a job's start or stop ramps at " + ramps if ramped else
                     f"a job's start or stop steps the load by up to the IT power {kw(it_power)}{w} (the smoothing "
                     f"states no {ramps})" for ramps, w in ((source[0] if ramped else "`ramp_up` and `ramp_down`",
@@ -119,6 +117,22 @@ def step_within(path: str, c: Any, it_power: Q, limit: Q, parts: PartsSwing | No
                      bound, limit.to("kW"), severity="warning", public=f"not provided: {swing_w}{deep_w}; {ends_w}: a "
                      f"step of up to {kw(bound)}, above {words}, whose size rests on the draw the load falls to, "
                      "which the design does not state")
+
+
+def ramp_source(ramps: LoadRamps | None) -> tuple[str, str]:
+    """Whose ramps a job's start or stop ramps at (`LoadRamps`), in the team's and the customer's words."""
+    hall, parts = ((False, False) if ramps is None else (not ramps.by_parts(0) or not ramps.by_parts(1),
+                                                         ramps.by_parts(0) or ramps.by_parts(1)))
+    if hall and parts:
+        return ("the slower each way of the smoothing's `ramp_up` and `ramp_down` and the parts' summed "
+                "`power.smoothing` ramps", "the slower each way of the smoothing's and the parts' summed ramp-up "
+                "and ramp-down rates")
+    if parts:
+        return ("the parts' stated `power.smoothing` `ramp_up` and `ramp_down`"
+                + (" (slower than the smoothing's)" if ramps is not None and ramps.hall is not None else ""),
+                "the parts' stated ramp-up and ramp-down rates"
+                + (" (slower than the smoothing's)" if ramps is not None and ramps.hall is not None else ""))
+    return "the smoothing's `ramp_up` and `ramp_down`", "the smoothing's ramp-up and ramp-down rates"
 
 
 def swing_depth(it_power: Q, floor: float | None, own: Q | None) -> tuple[Q | None, tuple[str, str]]:
@@ -167,7 +181,8 @@ def ramp_within(path: str, c: Any, limit: Q, parts: PartsSwing | None = None) ->
     """PWR022 on `feeds.ramp_rate_limit`: the smoothing's faster ramp, over the distribution's efficiency, against it.
 
     Both ramps stated: the faster above the limit an error, within it an info finding. The hall stating neither, the
-    parts' summed ramps stand in where every system and switch states both (`PartsSwing`, nu81fix). Else a warning,
+    parts' summed ramps stand in where every system and switch states both (`PartsSwing`, nu81fix); both stated,
+    each way the slower governs (`load_ramps`), and the finding names the faster one set aside. Else a warning,
     not provided: a job's start or stop is then a step, its rate not bounded by any spec. The ramps are the IT load's
     (the GPUs' rates x their count); the supply's ramp is at most that over `feeds.distribution_efficiency`.
     """
@@ -182,50 +197,56 @@ def ramp_within(path: str, c: Any, limit: Q, parts: PartsSwing | None = None) ->
                          f"`feeds.power_smoothing` states no `ramp_up` and `ramp_down`{rest}", None, limit.to("kW/s"),
                          severity="warning", public=f"not provided: the load's ramp against {accepts}: the power "
                          f"smoothing states no ramp-up and ramp-down rates{rest}")
-    up, down, by_parts = ramps
-    whose, said_whose = (("the parts' summed `power.smoothing`", "the parts' summed") if by_parts else
+    end = 0 if ramps.up.m_as("kW/s") >= ramps.down.m_as("kW/s") else 1
+    whose, said_whose = (("the parts' summed `power.smoothing`", "the parts' summed") if ramps.by_parts(end) else
                          ("the smoothing's", "the smoothing's"))
-    fast = max(up, down, key=lambda q: q.m_as("kW/s"))
-    which = "ramp_up" if fast is up else "ramp_down"
+    fast, which = (ramps.up, "ramp_up") if end == 0 else (ramps.down, "ramp_down")
     at = fast.to("kW/s") if eff is None else (fast / float(eff)).to("kW/s")
     rest = f" {fast.to('kW/s').m:,.1f} kW/s, the faster of its ramps" + (
         "" if eff is None else f", {at.m:,.1f} kW/s over the distribution's efficiency {float(eff):g}")
+    gov, gov_said = ramps.words(end)
     words, said = f"{whose} `{which}`{rest}", f"{said_whose} {which.replace('_', '-')} rate{rest}"
     if at.m_as("kW/s") <= limit.m_as("kW/s"):
-        return Violation(path, cid, ("facility",), f"{words}, within {stated}", at, limit.to("kW/s"),
-                         severity="info", public=f"{said}, within {accepts}")
-    return Violation(path, cid, ("facility",), f"{words}, above {stated}", at, limit.to("kW/s"), severity="error",
-                     public=f"{said}, above {accepts}")
+        return Violation(path, cid, ("facility",), f"{words}, within {stated}{gov}", at, limit.to("kW/s"),
+                         severity="info", public=f"{said}, within {accepts}{gov_said}")
+    return Violation(path, cid, ("facility",), f"{words}, above {stated}{gov}", at, limit.to("kW/s"),
+                     severity="error", public=f"{said}, above {accepts}{gov_said}")
 
 
-def _bound(hall: Any, it_power: Q | None) -> Q | None:
+def _bound(hall: Any, it_power: Q | None, parts: PartsSwing | None = None) -> Q | None:
     """A cluster's step bound as `step_within` takes it, over the distribution's efficiency; None: IT power unknown.
 
-    The smoothed swing where the hall's smoothing states a floor and both ramps, else the whole IT power.
+    The swing (`swing_depth`: the hall's floor's or the parts' bound, the smaller) where ramps are stated (the hall's
+    or the parts', `load_ramps`), else the whole IT power: with no smoothing in the hall, the parts' (power30: before,
+    only the hall's smoothing counted here, so a hall's clusters summed took their whole IT power).
     """
-    sm = hall.feeds.power_smoothing
-    smoothed = sm is not None and sm.floor is not None and sm.ramp_up is not None and sm.ramp_down is not None
     if it_power is None:
         return None
-    return ups_output(it_power * (1 - float(sm.floor)) if smoothed else it_power, hall).to("kW")
+    sm = hall.feeds.power_smoothing
+    depth = swing_depth(it_power, sm.floor if sm is not None else None, parts.depth if parts is not None else None)[0]
+    ramped = load_ramps(sm, parts) is not None
+    return ups_output(depth if depth is not None and ramped else it_power, hall).to("kW")
 
 
-def hall_step(clusters: dict[str, Any], path: str, c: Any) -> Violation | None:
+def hall_step(clusters: dict[str, Any], path: str, c: Any, specs: Any) -> Violation | None:
     """PWR022 on `feeds.load_step_limit` for the clusters counted with `path`'s in its hall (`hall_groups.fellows`).
 
     `step_within` judges each cluster's step alone; the hall's supply sees their sum where their jobs start, stop or
     swing together (a fault or restart common to them: a site power event, a shared storage or fabric outage).
     Whether they coincide no spec states, so where the sum of their bounds (`_bound`) exceeds the limit the finding is
-    not provided: a warning where the hall lists them as `deployed`, else info (they may be alternatives). A peer
+    not provided: a warning where the hall lists them as `deployed`, else info (they may be alternatives). Each
+    bound takes the hall's smoothing and the parts' as `step_within` does (`_bound`, from the design's `specs`). A peer
     whose IT power is not provided is named and left out of the sum (its own PWR022 says so). None where the cluster
     has no peers, the hall states no limit, or the sum fits (review39: before, the sum was never judged).
     """
     hall = c.cluster.facility
     limit, peers = hall.feeds.load_step_limit, {p: o for p, o in fellows(clusters, path).items() if p != path}
-    own = _bound(hall, c.metrics.get("it_power"))
-    if limit is None or not peers or own is None:
+    if limit is None or not peers:
         return None
-    bounds = {o.cluster.spec.id: _bound(hall, o.metrics.get("it_power")) for o in peers.values()}
+    own = _bound(hall, c.metrics.get("it_power"), parts_swing(specs, c))
+    if own is None:
+        return None
+    bounds = {o.cluster.spec.id: _bound(hall, o.metrics.get("it_power"), parts_swing(specs, o)) for o in peers.values()}
     total = sum((q for q in bounds.values() if q is not None), own).to("kW")
     if total <= limit:
         return None

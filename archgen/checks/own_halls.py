@@ -8,25 +8,30 @@ the in-row CDUs' pumps where the hall puts them on its UPS) is not split by hall
 ceiling. Floor over the hall's facility: an error; ceiling within it: a pass; between: a warning that the split
 decides. A figure the hall's facility does not state (its air side, a PUE, a derating row covering its site) leaves
 that hall not judged on it, an info finding: never judged against another hall's facility or the cluster's.
-PWR010 and COOL009's capacity add the run's other racks in the same facility (`peers_over`).
+A hall within its facility's air side or units alone is judged with the run's other occupants of it too, as PWR010
+and COOL009's capacity are (`occupants.over_facility`; power30: before, each hall against its facility alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import feed_load, ups_output, ups_recharge, usable_units
+from archgen.analyse.facility import ups_factor, ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
-from archgen.checks.registry import Severity, Violation
+from archgen.checks.occupants import HallLoad, Whole, over_facility
+from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
 from archgen.units import Q_, Q
 
 #: The cluster's draw outside its racks' own figures, not split by hall; None where not provided.
 Rest = Q | None
+#: The run's clusters, the judged cluster's path, and each other occupant's load on the facility (`over_facility`'s
+#: `whole` and `hall`) with the storage factor; None: the hall judged alone.
+Peers = tuple[Mapping[str, Any], str, Whole, HallLoad, float] | None
 
 
 def outside_racks(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
@@ -40,18 +45,33 @@ def outside_racks(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
 
 
 def _judge(path: str, c: Any, k: int, own: str, floor: Q, ceiling: Q | None, limit: Q, against: str,
-           unsplit: str) -> Iterator[Violation]:
-    """Floor over `limit`: an error; `ceiling` within it: nothing; between: a warning, or info where not provided."""
+           unsplit: str, peers: Peers = None) -> Iterator[Violation]:
+    """Floor over `limit`: an error; `ceiling` within it: nothing; between: a warning, or info where not provided.
+
+    `peers`: where given, the facility's other occupants (`Peers`): the floor with theirs over the limit is that
+    sum's finding, as PWR010's `hall_load.by_hall` gives it (power30: before, each hall was judged alone here).
+    """
     at, cid = ("floor", "halls", k, "facility"), c.cluster.spec.id
+    over = None
+    if peers is not None and floor <= limit:
+        clusters, judged, whole, hall, storage = peers
+        over = over_facility(clusters, judged, k, c.cluster.hall_facilities[k], floor, whole, hall, limit, against,
+                             storage)
     if floor > limit:
         yield Violation(path, cid, at, f"{own} {kw(floor)} exceeds {against} by {kw(floor - limit)}, before the "
                         "cluster's share not split by hall", floor.to("kW"), limit.to("kW"))
+    elif over is not None and over.severity != "info":
+        yield Violation(path, cid, at, f"{own} {kw(floor)}: {over.message}", over.total, limit.to("kW"),
+                        severity=over.severity)
     elif ceiling is None or ceiling > limit:
         most = f"its share of {unsplit} is not provided" if ceiling is None else (
             f"with all of {unsplit}, which is not split by hall, it would be {kw(ceiling)}")
         yield Violation(path, cid, at, f"{own} {kw(floor)} is within {against}, but {most}: the hall is not judged "
                         "past its racks", floor.to("kW"), limit.to("kW"),
                         severity="info" if ceiling is None else "warning")
+    elif over is not None:   # within it, but another occupant's draw is not provided (or a candidate's): said
+        yield Violation(path, cid, at, f"{own} {kw(floor)}: {over.message}", over.total, limit.to("kW"),
+                        severity="info")
 
 
 def _not_expanded(path: str, c: Any, k: int, what: str) -> Violation:
@@ -61,11 +81,14 @@ def _not_expanded(path: str, c: Any, k: int, what: str) -> Violation:
                      f"expanded (NET015), so hall '{hid}''s {what} is not provided", None, severity="info")
 
 
-def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None) -> Iterator[Violation]:
+def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None, peers: tuple[Mapping[str, Any], Whole,
+                HallLoad] | None = None) -> Iterator[Violation]:
     """COOL009's air side for each hall naming its own facility: its racks' heat to air within its air side.
 
     The heat of the cluster's parts in no rack (its `feed` power less all its racks' heat), whose medium no spec
-    states, is the rest not split by hall: counted as air where it would tip the balance, an info finding.
+    states, is the rest not split by hall: counted as air where it would tip the balance, an info finding. `peers`:
+    the run's clusters and each other occupant's heat to air (a cluster's, a hall's), summed with the hall's where
+    it fits alone (`occupants.over_facility`, no storage: it is no heat to air).
     """
     halls, heats = c.cluster.spec.floor.halls, None
     for k, fac in enumerate(c.cluster.hall_facilities):
@@ -90,10 +113,12 @@ def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None) -> 
         yield from _judge(path, c, k, f"heat to air of hall '{hid}''s racks", heat.air,
                           None if rest is None else heat.air + rest, cap.to("kW"),
                           f"its facility '{fac.id}''s air-side cooling capacity {kw(cap)}",
-                          "the heat of the cluster's parts in no rack (taken as air)")
+                          "the heat of the cluster's parts in no rack (taken as air)",
+                          None if peers is None else (peers[0], path, peers[1], peers[2], 0.0))
 
 
-def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
+def units_by_hall(path: str, c: Any, feed: Q | None, clusters: Mapping[str, Any] | None = None,
+                  shares: Callable[[str, Any], tuple[Whole, HallLoad]] | None = None) -> Iterator[Violation]:
     """PWR011 for each hall naming its own facility: its racks' UPS and generator loads within the facility's units.
 
     The UPS load is the hall's racks' draw over the facility's `feeds.distribution_efficiency` (`ups_output`); the
@@ -103,6 +128,8 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
     cluster's path makes generator sets with no row covering the site an error). The hall's draw holds its racks'
     in-rack cooling units, which the cluster's generator load (IT power x PUE) leaves to the PUE's overhead: x the
     PUE here they count twice, on the safe side, where a hall has in-rack CDUs (none in the shipped GB200 racks).
+    With the run's `clusters` and `shares` (key, facility: each other occupant's load on that stage), a hall within
+    its units alone is judged with the facility's other occupants too (`occupants.over_facility`).
     """
     halls, m = c.cluster.spec.floor.halls, c.metrics
     for k, fac in enumerate(c.cluster.hall_facilities):
@@ -138,10 +165,14 @@ def units_by_hall(path: str, c: Any, feed: Q | None) -> Iterator[Violation]:
             basis = f"({redundancy or 'N, not stated,'} of {units.count} x {kw(each)} {label} {kind})"
             unsplit = ("the cluster's draw outside its racks' own figures (optics outside systems, switches in no "
                        "rack, storage, shelf loss" + (", in-row CDU pumps)" if ups and pumps else ")"))
+            key = "ups" if ups else "generators"
+            peers = None if clusters is None or shares is None else (
+                clusters, path, *shares(key, fac), ups_factor(fac) if ups or pue is None else float(pue))
             yield from _judge(path, c, k, f"{label} load of hall '{hid}''s racks{'' if ups else optimistic}",
                               unit_load(fac, draw, ups, pue), None if rest is None else
                               unit_load(fac, draw + rest, ups, pue), usable.to("kW"),
-                              f"its facility '{fac.id}''s usable {label} capacity {kw(usable)} {basis}", unsplit)
+                              f"its facility '{fac.id}''s usable {label} capacity {kw(usable)} {basis}", unsplit,
+                              peers)
 
 
 def unit_load(fac: Any, draw: Q, ups: bool, pue: Any) -> Q:
@@ -179,59 +210,3 @@ def swing_by_hall(path: str, c: Any) -> Iterator[Violation]:
         else:
             continue
         yield Violation(path, c.cluster.spec.id, ("floor", "halls", k, "facility"), text, severity="info")
-
-
-def peers_over(clusters: Mapping[str, Any], path: str, k: int, fac: Any, draw: Q, limit: Q, against: str
-               ) -> tuple[str, Q, Severity] | None:
-    """Where hall `k` of `path`'s cluster fits its facility `fac` alone but not with the run's other racks in it.
-
-    The others are the cluster's other halls naming `fac` and, of every other cluster of the run, its halls naming `fac`
-    (their racks' own draw, `hall_power.<hall>`: a floor) or, where it names `fac` as its `facility` and no hall names
-    its own, its rack feeds' load (`feed_power`, else its racks' own draw; for a hall `k` only: a hall-less cluster's,
-    `k` -1, hall-less peers are `hall_load.shared_hall`'s, its storage counted once). Where `fac` lists `deployed`, only
-    the clusters listed count, summed as deployed together (an error), and a cluster it does not list is a candidate
-    judged alone; without the list, each is judged as if it had the facility to itself, and their sum over it is a
-    warning. (message, the sum, severity), or None where the sum fits or nothing else stands in `fac`. A cluster
-    standing in `fac` whose draw is not provided (no IT power, racks not expanded) is named: within the limit without
-    it, an info finding, not judged past it (hall29fix: it was skipped without a word).
-    """
-    listed = fac.deployed
-    if listed is not None and clusters[path].cluster.spec.id not in listed:
-        return None
-    others: list[tuple[str, Q | None]] = []
-    for p, o in clusters.items():
-        cid, halls = o.cluster.spec.id, o.cluster.spec.floor.halls
-        if listed is not None and cid not in listed:
-            continue
-        if any(o.cluster.hall_facilities):
-            others += [(f"'{cid}' hall '{halls[j].id}'", o.metrics.get(f"hall_power.{halls[j].id}"))
-                       for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac.id and
-                       (p, j) != (path, k) and (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
-        elif k >= 0 and p != path and o.cluster.facility is not None and o.cluster.facility.id == fac.id:
-            # a hall-less cluster judged (k -1) has its hall-less peers summed by `shared_hall`, storage once
-            others.append((f"'{cid}'", _feed(o.metrics)))
-    unknown = [n for n, q in others if q is None]   # a peer's draw not provided: named, never skipped silently
-    known = [(n, q) for n, q in others if q is not None]
-    total = sum((q for _, q in known), draw).to("kW")
-    if unknown and total <= limit:
-        return (f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}, "
-                f"within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: not judged "
-                "past them", total, "info")
-    if not known or total <= limit:
-        return None
-    own = clusters[path].cluster.spec.id
-    alone = sum((q for n, q in known if n.startswith(f"'{own}' ")), draw).to("kW") > limit   # its own halls
-    named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])
-    tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed together among its deployed "
-            "clusters" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
-            "they share it the facility does not carry them (alternatives: check each in a run of its own; clusters "
-            "deployed together: list them in the facility's deployed clusters)")
-    return (f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least {kw(total)}, "
-            f"over {against} by {kw(total - limit)}; {tail}", total,
-            "error" if alone or listed is not None else "warning")
-
-
-def _feed(m: Mapping[str, Q]) -> Q | None:
-    """A cluster's rack feeds' load (IT power and its racks' cooling units), else its racks' own draw; None: neither."""
-    it = m.get("it_power")
-    return m.get("it_power_racks") if it is None else feed_load(it, m)

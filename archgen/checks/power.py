@@ -160,14 +160,14 @@ def facility_capacity(ctx: Context) -> Iterator[Violation]:
     Without an IT power (no link media, CAB003) the racks' own draw is its floor (`hall_load.over_hall`). Where the
     hall lists `deployed` clusters their sum is judged (an error on each); one not listed is a candidate judged alone
     (an info finding where the deployed ones and it would exceed the hall). Without `deployed`, a cluster within it
-    alone is a warning where the clusters of the run naming the hall exceed it together (`shared_hall`). A hall of
+    alone is a warning where the hall's occupants exceed it together (`occupants.over_facility`). A hall of
     `floor.halls` naming its own `facility` holds its racks to it instead (`hall_load.by_hall`).
 
     Fix: a hall with more critical IT power, fewer racks, or racks that draw less.
     """
     for path, c, at, message, it, cap, severity in over_hall(ctx.clusters, "critical_it_power", "critical IT power"):
         yield Violation(path, c.cluster.spec.id, at, str(message), it, cap, severity=severity,
-                        public=getattr(message, "public", ""))   # `shared_hall`'s customer words
+                        public=getattr(message, "public", ""))   # `over_facility`'s customer words
 
 
 @check("PWR011", "power.hall_redundancy")
@@ -184,7 +184,8 @@ def hall_redundancy(ctx: Context) -> Iterator[Violation]:
     error, within it an info finding, not judged. Generator sets count at the hall's outdoor conditions where they
     state `rated_at` (a `derating` row covering the site; none: an error, no stated capacity there), and sets not
     known to hold there are an info finding (`hall_figures.generators_at_site`). Clusters of the run that name one
-    hall and exceed its units together, each within them alone, are a warning on each (`shared_hall`). Units stated
+    hall and exceed its units together (other clusters' halls in it too), each within them alone, are a warning on
+    each (`occupants.over_facility`). Units stated
     without their redundancy (`ups_units`, no `ups:`) are judged as N, and an info finding names the key. Utility
     feeds (`utility_units`, `utility:`) carry the facility power as the generator sets do, at their stated capacity;
     a utility count, voltage or redundancy without `utility_units` is an info finding, not judged. With

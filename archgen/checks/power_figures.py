@@ -20,7 +20,6 @@ from archgen.checks.hall_figures import (
     alone,
     generators_at_site,
     redundancy_not_stated,
-    shared_hall,
     steady_only,
     ups_pumps,
     utility_not_stated,
@@ -28,6 +27,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
+from archgen.checks.occupants import hall_draw, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
@@ -49,7 +49,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     """
     for path, c in ctx.clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from units_by_hall(path, c, feed_power(c.metrics))
+            yield from units_by_hall(path, c, feed_power(c.metrics), ctx.clusters, _shares)
             continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
@@ -99,12 +99,13 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
-            elif shared := shared_hall(ctx.clusters, path, load, _share(key, peak), usable, Worded(*(
-                    f"facility '{hall.id}''s usable {label} capacity {kw(usable)} {b}" for b in (basis, basis_said))),
+            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak), _hall_share(key, hall),
+                                       usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
+                                                        f"{b}" for b in (basis, basis_said))),
                                        ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
-                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {shared[0]}{why}", shared[1],
-                                usable.to("kW"), severity=shared[2],
-                                public=f"{customer_text(what)}: {customer_text(shared[0])}{why_said}")
+                yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {over.message}{why}", over.total,
+                                usable.to("kW"), severity=over.severity,
+                                public=f"{customer_text(what)}: {customer_text(over.message)}{why_said}")
             if load <= usable and key != "ups" and peak is None:
                 text = (f"{label} {kind} judged on the annual PUE {annual:g}, not a design-day figure (the hall "
                         "states no {}): {} " + f"{kw(load)} within facility '{hall.id}''s usable {label} capacity "
@@ -131,7 +132,8 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
                   if units is not None and load is not None and usable_units(units, redundancy, hall)[1] is not None]
         if hall.feeds.load_step_limit is not None or hall.feeds.ramp_rate_limit is not None:
             yield from swing_judged(path, c, c.metrics.get("it_power"), parts_swing(ctx.design.specs, c))
-            if (step := hall_step(ctx.clusters, path, c)) is not None:   # the peers in its hall, summed
+            step = hall_step(ctx.clusters, path, c, ctx.design.specs)   # the peers in its hall, summed
+            if step is not None:
                 yield step
         elif judged:
             yield steady_only(path, c, judged)
@@ -153,6 +155,30 @@ def _share(key: str, peak: float | None) -> Any:
         hall, floor = c.cluster.facility, m.get("it_power_racks")
         pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
         return load if load is not None else None if floor is None or pue is None else floor * pue
+    return share
+
+
+def _shares(key: str, fac: Any) -> tuple[Any, Any]:
+    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's."""
+    return _share(key, fac.peak_pue), _hall_share(key, fac)
+
+
+def _hall_share(key: str, hall: Any) -> Any:
+    """Another cluster's hall standing in `hall`: its racks' load on the UPS or the generators, a floor under its share.
+
+    On the UPS its draw over the distribution's efficiency; on the generators x the hall's `peak_pue`, else its annual
+    PUE (None where it states neither), as `own_halls.unit_load` takes it, without the recharge the judged cluster's
+    load already holds once.
+    """
+    pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
+
+    def share(o: Any, j: int) -> Any:
+        draw = hall_draw(o, j)
+        if draw is None:
+            return None
+        if key == "ups":
+            return (draw * ups_factor(hall)).to("kW")
+        return None if pue is None else (draw * float(pue)).to("kW")
     return share
 
 

@@ -100,9 +100,9 @@ def hall_swing_unjudged(ctx: Context) -> Iterator[Violation]:
     each cluster PWR011 judges on a load, so its pass is never read as covering the swing. Where the hall states
     `feeds.load_step_limit`, a job's start or stop (at most the IT power) is held to it; with its
     `feeds.power_smoothing` (else its parts' own, `power.smoothing`), a training step's swing, the IT power x (1 -
-    `floor`), is, and a start or stop ramps at its `ramp_up` and `ramp_down`, which `feeds.ramp_rate_limit` holds;
-    each over `feeds.distribution_efficiency` where stated, and within its limit with the margin the losses no spec
-    states must fit in (`hall_swing`).
+    `floor`), is, and a start or stop ramps at its `ramp_up` and `ramp_down` (the parts' summed where slower), which
+    `feeds.ramp_rate_limit` holds; each over `feeds.distribution_efficiency` where stated, and within its limit with
+    the margin the losses no spec states must fit in (`hall_swing`).
 
     Severity: an error where the stated smoothing's swing or ramp exceeds the stated limit; a warning, not provided,
     where only the whole IT power bounds the step and it exceeds the limit (the step may), where the cluster's IT

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.job_swing import load_ramps, stated_ramps
+from archgen.analyse.job_swing import load_ramps
 from archgen.analyse.swing_phases import job_words
 from archgen.perf.workload.swing_note import swing_period
 from archgen.render import fmt
@@ -28,14 +28,15 @@ LOAD_SWING = (f"{NOT_PROVIDED}: no power over time is computed, only the maximum
               "spec states")
 
 
-def _smoothed(it_power: Any, smoothing: Any, own: Any = None) -> str:
+def _smoothed(it_power: Any, smoothing: Any, own: Any = None, parts: Any = None) -> str:
     """The swing's depth and ramps from the hall's stated `feeds.power_smoothing` (its floor: the depth).
 
-    `own`: the parts' larger bound where they state one (the hall's governs, said), else None.
+    `own`: the parts' larger bound where they state one (the hall's governs, said), else None. The ramps are each
+    way the slower of the hall's and the parts' (`parts`, `job_swing.load_ramps`).
     """
-    floor, stated = smoothing.floor, stated_ramps(smoothing)
-    ramps = (f"a job's start or stop ramps at most {fmt.q(stated[0], 'kW/s', 1)} up and "
-             f"{fmt.q(stated[1], 'kW/s', 1)} down (its stated ramps)" if stated is not None else
+    floor, found = smoothing.floor, load_ramps(smoothing, parts)
+    ramps = (f"a job's start or stop ramps at most {fmt.q(found.up, 'kW/s', 1)} up and "
+             f"{fmt.q(found.down, 'kW/s', 1)} down ({_whose(found)})" if found is not None else
              "its ramp rate not provided (the smoothing states no `ramp_up` and `ramp_down`: a job's start or stop "
              "is a step)")
     return (f"depth at most {fmt.q(it_power * (1 - float(floor)), 'kW', 1)}, the IT power at maximum draw x (1 - "
@@ -53,12 +54,22 @@ def _by_parts(parts: Any, hall: Any, smoothing: Any) -> str:
     ramps = ("its ramp rate not provided (not every system and switch states `power.smoothing` ramps: a job's start "
              "or stop is a step)" if found is None else
              f"a job's start or stop ramps at most {fmt.q(found[0], 'kW/s', 1)} up and {fmt.q(found[1], 'kW/s', 1)} "
-             "down " + ("(the parts' stated `power.smoothing` ramps, summed)" if found[2] else
-                        "(the hall's stated ramps)"))
+             f"down ({_whose(found)})")
     return (f"depth at most {fmt.q(parts.depth, 'kW', 1)}, each system and switch drawing no less than its stated "
             "`power.idle` or own `power.smoothing.floor` x its maximum, with the shelves' loss (" + (
                 "the hall states no `feeds.power_smoothing.floor`" if hall is None else
                 f"below the hall's floor's bound {fmt.q(hall, 'kW', 1)}: the parts' governs") + f"); {ramps}")
+
+
+def _whose(found: Any) -> str:
+    """Whose ramps the row gives (`job_swing.LoadRamps`): the hall's, the parts' summed, or the slower each way."""
+    parts = [found.by_parts(end) for end in (0, 1)]
+    if all(parts):
+        return "the parts' stated `power.smoothing` ramps, summed" + (
+            "" if found.hall is None else ", slower than the hall's stated ramps")
+    if any(parts):
+        return "each way the slower of the hall's stated ramps and the parts' summed"
+    return "the hall's stated ramps" + ("" if found.parts is None else ", slower than the parts' summed")
 
 
 def load_swing(it_power: Any, periods: tuple[str, ...] = (), smoothing: Any = None, parts: Any = None) -> str:
@@ -72,7 +83,7 @@ def load_swing(it_power: Any, periods: tuple[str, ...] = (), smoothing: Any = No
         smoothing.floor is not None else None
     own = parts.depth if parts is not None and it_power is not None else None
     text = LOAD_SWING if it_power is None else _by_parts(parts, hall, smoothing) if own is not None and (
-        hall is None or own < hall) else _smoothed(it_power, smoothing, own) if hall is not None else (
+        hall is None or own < hall) else _smoothed(it_power, smoothing, own, parts) if hall is not None else (
         f"{LOAD_SWING}; its depth is at most the IT power at maximum draw, {fmt.q(it_power, 'kW', 1)} (the whole "
         "load falling to nothing: no spec states the draw it falls to)")
     if periods:

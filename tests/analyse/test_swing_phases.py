@@ -110,3 +110,21 @@ def test_a_checkpoint_dip_by_ramps_alone_is_at_most_the_jobs_draw() -> None:
     assert checkpoint_dip(m, None, fast, Q_(1216.8, "kW"))["checkpoint_power_dip"].m_as("kW") == pytest.approx(1216.8)
     assert checkpoint_dip(m, None, (UP, DOWN), Q_(1216.8, "kW"))["checkpoint_power_dip"].m_as("kW") == \
         pytest.approx(DOWN.m_as("kW/s") * 56.8)
+
+
+def test_the_parts_slower_ramps_govern_the_jobs_swing(tmp_path, monkeypatch) -> None:
+    """power30: a hall ramping at 2 MW/s whose every system and switch states 100 W/s (monkeypatched: no catalog
+    part states ramps). The hall's replaced the parts' (review44's item 3), so the job's swing was capped at its
+    share of the IT power (1,216.8 kW); the load ramps no faster than its parts allow, so the swing is
+    step / (1 / up + 1 / down) at the job's share of the parts' summed ramps, 180.6 kW."""
+    from archgen.analyse import job_swing
+
+    monkeypatch.setattr(job_swing, "part_ramps", lambda p: (Q_(100, "W/s"), Q_(100, "W/s")))
+    run = _hall(tmp_path, "{ramp_up: 2 MW/s, ramp_down: 2 MW/s, source: test}")
+    est, a = run.workloads[JOB].estimate, run.clusters[CLUSTER]
+    parts = job_swing.parts_swing(run.design.specs, a)
+    up = job_share(parts.up, est.accelerators, a.accelerators).m_as("kW/s")
+    step = est.metrics["step_time"].m_as("s")
+    assert est.metrics["job_power_swing"].m_as("kW") == pytest.approx(step / (2 / up))
+    assert est.metrics["job_power_swing"].m_as("kW") < 0.2 * job_share(a.metrics["it_power"], est.accelerators,
+                                                                      a.accelerators).m_as("kW")

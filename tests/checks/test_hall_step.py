@@ -40,3 +40,17 @@ def test_a_sum_within_the_limit_says_nothing_more(tmp_path) -> None:
 
 def test_a_candidate_is_judged_alone(tmp_path) -> None:
     assert _steps(tmp_path, "deployed: [c, d]", "deployed: [c]") == []
+
+
+def test_the_parts_smoothing_bounds_the_summed_step_where_the_hall_states_none(tmp_path, monkeypatch) -> None:
+    """nu81fix left `hall_step` on the hall's smoothing alone: with none there, each cluster's bound was its whole IT
+    power even where its parts state a floor and ramps, as `step_within` already takes them. Every system and switch
+    floored at 0.7 and ramping at 100 W/s: each cluster's step is its swing, 0.3 x 271.3 = 81.4 kW (two racks, no
+    fabric: no optics), 162.8 kW summed, over a 150 kW limit (before: 542.6 kW, its whole IT power twice)."""
+    from tests.checks.test_power_smoothing import _floored
+
+    _floored(monkeypatch, 0.7, "100 W/s")
+    steps = _steps(tmp_path, "load_step_limit: 300 kW", "load_step_limit: 150 kW")
+    assert [f.severity for f in steps] == ["warning", "warning"]
+    assert steps[0].value.m_as("kW") == pytest.approx(2 * 0.3 * 271.32, abs=0.01)
+    assert _steps(tmp_path / "b", "load_step_limit: 300 kW", "load_step_limit: 170 kW") == []

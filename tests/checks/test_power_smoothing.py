@@ -162,3 +162,39 @@ def test_a_power_shelf_states_no_smoothing_of_its_own(tmp_path) -> None:
         encoding="utf-8").replace("id: orv3-power-shelf-33kw", "id: my-shelf")
     with pytest.raises(ValidateError, match="power: unknown key 'power'"):
         run_specs(tmp_path, {"s.yaml": shelf + "power: {smoothing: {floor: 0.8}}\n"})
+
+
+def test_the_slower_of_the_halls_and_the_parts_ramps_governs(tmp_path, monkeypatch) -> None:
+    """review44: the hall's stated ramps replaced the parts' even where slower. Each is an upper bound on the same
+    rate (a load cannot ramp faster than its parts allow, nor than the hall's smoothing lets through), so the smaller
+    governs, each way. Every part at 100 W/s: the load at 5.8 kW/s plus the shelves' loss (as above); the hall's
+    10 kW/s is faster, so the parts' governs; a hall at 2 kW/s is slower and governs."""
+    _floored(monkeypatch, None, "100 W/s")
+    _, [f] = _pwr022(tmp_path, "{ramp_rate_limit: 1 kW/s, power_smoothing: {ramp_up: 10 kW/s, ramp_down: 10 kW/s}}")
+    assert f.severity == "error" and 5.8 < f.value.m_as("kW/s") < 5.8 + 5.4 * 0.05     # was 10.0 kW/s
+    assert "the parts' summed `power.smoothing` `ramp_" in f.message
+    assert "the smoothing's 10.0 kW/s is faster, so the parts' governs" in f.message
+    _, [g] = _pwr022(tmp_path / "b", "{ramp_rate_limit: 1 kW/s, power_smoothing: {ramp_up: 2 kW/s, ramp_down: 2 kW/s}}")
+    assert g.value.m_as("kW/s") == pytest.approx(2) and g.message.startswith("the smoothing's `ramp_")
+    assert "is faster, so the smoothing's governs" in g.message and "`" not in g.public_message
+
+
+def test_each_way_the_slower_ramp_governs() -> None:
+    """The hall ramps up at 10 and down at 2 kW/s, the parts at 6 each way: up 6 (the parts'), down 2 (the hall's)."""
+    from archgen.analyse.job_swing import PartsSwing, load_ramps
+
+    r = load_ramps(PowerSmoothing(ramp_up="10 kW/s", ramp_down="2 kW/s"),
+                   PartsSwing(None, Q_(6, "kW/s"), Q_(6, "kW/s")))
+    assert r is not None and (r.up.m_as("kW/s"), r.down.m_as("kW/s")) == (6, 2)
+    assert (r.by_parts(0), r.by_parts(1)) == (True, False)
+    hall_only = load_ramps(PowerSmoothing(ramp_up="10 kW/s", ramp_down="2 kW/s"), None)
+    assert hall_only is not None and hall_only.up.m_as("kW/s") == 10 and not hall_only.by_parts(0)
+
+
+def test_the_document_row_gives_the_slower_ramps() -> None:
+    """The hall's floor governs the depth; its 2 MW/s ramps are faster than the parts' 6 kW/s, which the row gives."""
+    from archgen.analyse.job_swing import PartsSwing
+
+    parts = PartsSwing(Q_(81.4, "kW"), Q_(6, "kW/s"), Q_(6, "kW/s"))
+    row = load_swing(Q_(271.3, "kW"), (), PowerSmoothing(floor=0.9, ramp_up="2 MW/s", ramp_down="2 MW/s"), parts)
+    assert row.startswith("depth at most 27.1 kW") and "ramps at most 6.0 kW/s up and 6.0 kW/s down" in row

@@ -1,0 +1,146 @@
+"""A facility's occupants summed once: the run's clusters naming it and the halls of `floor.halls` naming it.
+
+PWR010, COOL009 (its capacity and its air side) and PWR011 judge a cluster, or a hall of one, against a facility,
+and where it fits alone, against that facility with the run's other occupants of it (`over_facility`). An occupant
+is a cluster that names the facility as its `facility` and whose halls name none of their own (its whole load:
+`whole`), or a hall of a cluster's floor that names it and holds racks (its racks' figure: `hall`, a floor under the
+hall's share, since the cluster's rest is not split by hall). A checkpoint storage that clusters counted whole state
+with one `storage.id` counts once (`shared_storage`). power30: before, two mechanisms summed them,
+`hall_figures.shared_hall` (clusters naming the facility, the storage once) and `own_halls.peers_over` (halls naming
+it), with a special case between them against a double count, so a cluster naming a building with another such
+cluster and another cluster's hall in it was told of one or the other, never their sum (402.9 kW judged as 271.4
+and 267.3 kW in tests/checks/test_facility_occupants.py), and a hall beside two clusters sharing a storage counted
+it twice.
+
+Where the facility lists `deployed`, only the clusters it lists count, summed as deployed together (an error), and
+a cluster it does not list is a candidate judged alone, with an info finding on what the facility would carry
+beside the deployed ones; without the list, each is judged as if it had the facility to itself and the sum over it
+is a warning (they may be alternatives), an error where the cluster's own halls in it exceed it alone. An occupant
+whose load is not provided (no IT power, racks not expanded) is named, never skipped (hall29fix): within the
+capacity without it, an info finding, not judged past it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from archgen.analyse.storage_cost import shared_storage
+from archgen.checks.registry import Severity
+from archgen.display import kw
+from archgen.open_item import Worded, customer_text
+from archgen.units import Q_, Q
+
+#: A cluster's load on the facility (its feed power, its heat to air, its UPS load), None where not provided.
+Whole = Callable[[Any], Q | None]
+#: A hall's load on it: (the cluster analysis, the hall's index in `floor.halls`), None where not provided.
+HallLoad = Callable[[Any, int], Q | None]
+
+
+@dataclass(frozen=True)
+class Over:
+    """`over_facility`'s verdict: the message (a `Worded` where it has customer words), the sum, its severity.
+
+    `halls`: whether a hall is among the occupants summed, the sum then a floor ("at least"), its racks' figure.
+    """
+
+    message: str
+    total: Q
+    severity: Severity
+    halls: bool
+
+
+def hall_draw(o: Any, j: int) -> Q | None:
+    """A hall's racks' draw at the rack feeds (`hall_power.<hall>`, with their in-rack cooling units)."""
+    return o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
+
+
+def standing(o: Any, fac_id: str) -> list[int]:
+    """How cluster `o` stands in facility `fac_id`: [-1] as a whole, else the indices of its halls naming it.
+
+    A whole cluster names it as its `facility` and none of its halls names a facility of its own; a hall counts
+    where it holds racks (its `hall_power`, or the racks are not expanded, its draw then not provided).
+    """
+    if any(o.cluster.hall_facilities):
+        halls = o.cluster.spec.floor.halls
+        return [j for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac_id and
+                (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
+    return [-1] if o.cluster.facility is not None and o.cluster.facility.id == fac_id else []
+
+
+def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own: Q, whole: Whole, hall: HallLoad,
+                  limit: Q, against: str, storage: float = 1.0) -> Over | None:
+    """Where `path`'s cluster (`k` -1) or its hall `k` fits facility `fac` alone but not with its other occupants.
+
+    `own` is its load, `whole` and `hall` each other occupant's (module docstring), `limit` the capacity `against`
+    names ("facility 'h''s critical IT power 1500.0 kW", a `Worded` for the customer's words). A checkpoint storage
+    the clusters counted whole state with one `storage.id` counts once, its draw x `storage` (1 for the feeds, UPS
+    and plant; the PUE for generator sets; 0 where the load holds no storage, as the racks' heat to air). None where
+    nothing else stands in `fac` or the sum fits.
+    """
+    cid = clusters[path].cluster.spec.id
+    listed = fac.deployed
+    trial = listed is not None and cid not in listed   # a candidate: what the facility would carry beside the deployed
+    others: list[tuple[str, Q | None]] = []
+    counted, halls = [clusters[path]] if k < 0 else [], k >= 0
+    for p, o in clusters.items():
+        oid = o.cluster.spec.id
+        if listed is not None and oid not in listed:
+            continue
+        for j in standing(o, fac.id):
+            if (p, j) == (path, k):
+                continue
+            if j < 0:
+                q = whole(o)
+                others.append((f"'{oid}'", q))
+                counted += [o] if q is not None else []
+            else:
+                others.append((f"'{oid}' hall '{o.cluster.spec.floor.halls[j].id}'", hall(o, j)))
+                halls = True
+    unknown = [n for n, q in others if q is None]   # a peer's load not provided: named, never skipped silently
+    known = [(n, q) for n, q in others if q is not None]
+    twice, once = shared_storage(counted, storage) if storage and len(counted) > 1 else (Q_(0, "kW"), "")
+    total = (sum((q for _, q in known), own) - twice).to("kW")
+    once = f" ({once})" if once else ""
+    if unknown and total <= limit:
+        return Over(f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}"
+                    f"{once}, within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: "
+                    "not judged past them", total, "info", halls)
+    if not known or total <= limit:
+        return None
+    named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])
+    if trial or not halls:
+        texts = [shared_text(fac, trial, own, named, total, once, limit, named_as, words)
+                 for named_as, words in ((against, False), (customer_text(against), True))]
+        return Over(Worded(*texts), total, "info" if trial else "error" if listed is not None else "warning", halls)
+    alone = sum((q for n, q in known if n.startswith(f"'{cid}' ")), own).to("kW") > limit   # its own halls
+    tail = ("the cluster's own halls in it exceed it alone" if alone else "they are listed together among its deployed "
+            "clusters" if listed is not None else "each cluster is judged as if it had the facility to itself, so if "
+            "they share it the facility does not carry them (alternatives: check each in a run of its own; clusters "
+            "deployed together: list them in the facility's deployed clusters)")
+    return Over(f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least "
+                f"{kw(total)}{once}, over {against} by {kw(total - limit)}; {tail}", total,
+                "error" if alone or listed is not None else "warning", halls)
+
+
+def shared_text(fac: Any, trial: bool, own: Q, others: str, total: Q, once: str, limit: Q, against: str,
+                words: bool) -> str:
+    """`over_facility`'s message on whole clusters, or a candidate's, in the team's words or (`words`) the customer's.
+
+    The customer's leave out the facility's `deployed` key and the advice on what to list there.
+    """
+    over = f"{kw(total)}{once}, over {against} by {kw(total - limit)}"
+    if trial:
+        return (f"a candidate design ({kw(own)}) within {against} alone: the hall's "
+                + ("deployed clusters do not include it" if words else "`deployed` does not list it")
+                + f", so it is judged alone; beside the clusters deployed there ({others}) the hall would carry "
+                f"{kw(total)}{once}, over it by {kw(total - limit)}")
+    if fac.deployed is not None:
+        return (f"the clusters deployed together in facility '{fac.id}' ({'' if words else 'its `deployed`: '}this "
+                f"one {kw(own)}, {others}) draw {over}")
+    text = (f"with the other clusters that name facility '{fac.id}' ({others}) the hall carries {over}; this "
+            f"cluster alone ({kw(own)}) fits: each cluster is judged as if it had the hall to itself, "
+            "so if they share it the hall does not carry them")
+    return text if words else (f"{text} (alternatives for one hall: check each in a run of its own; clusters "
+                               "deployed together: list them in the hall's `deployed`)")
