@@ -62,12 +62,23 @@ class Pass:
             n = np.arange(max(i * self.BLOCK, 1), min((i + 1) * self.BLOCK, self.most + 1), dtype=float)
             passes = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
                                 sampled=np.ones_like(n)) + self.fixed
-            logits = I.output_time(self.hw, job.arch, n, 1.0 if job.attention_dp else self.tp) - self._out1
+            logits = I.output_time(self.hw, job.arch, self._ranks_logits(n), 1.0 if job.attention_dp else self.tp) \
+                - self._out1
             if i == 0:
                 passes, logits = np.concatenate(([0.0], passes)), np.concatenate(([0.0], logits))
             body = self._body[i] = passes.tolist()
             extra = self._extra[i] = logits.tolist()
         return body, extra
+
+    def _ranks_logits(self, sampled: np.ndarray) -> np.ndarray:
+        """The logits the busiest rank computes of `sampled` tokens: all of them, or under attention DP its own share.
+
+        Under attention DP each rank runs its own sequences' logits with the whole LM head (TensorRT-LLM's
+        `DecoderModelForCausalLM` builds its `LMHead` without a mapping when `enable_attention_dp`,
+        tensorrt_llm/_torch/models/modeling_utils.py at 000a01de), sampled / tp of them and at least one, as the
+        offline closed form's step (`inference._forward`); before serve30 the pass took them all on one rank.
+        """
+        return np.maximum(sampled / self.tp, 1.0) if self.job.attention_dp else sampled
 
     def rest(self, tokens: int, sampled: int) -> float:
         """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs.
