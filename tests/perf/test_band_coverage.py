@@ -57,18 +57,21 @@ def test_workload_band_lines_state_expected_coverage():
 
 
 def test_target_met_across_a_three_run_band_is_at_risk(spec_tree):
-    """DeepSeek-R1 on 8 B200 at MLPerf's 5.02 queries/s: MLPerf's TTFT p99 limit (2 s) holds across the light-load
-    band, but that band is of 3 runs (50 %): at risk, and the text gives the coverage, not a pessimistic end that
-    misses (none does)."""
-    specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER})
+    """DeepSeek-R1 on 8 B200 at 5.5 queries/s: MLPerf's TPOT p99 limit (80 ms) holds across the light..moderate band
+    (its pessimistic end 74.2 ms), but that band is of 3 runs (50 %): at risk, and the text gives the coverage, not a
+    pessimistic end that misses (none does). The test ran MLPerf's own 5.02/s and its TTFT p99 until serve30, whose
+    higher capacity (each attention-DP rank's own logits) leaves 5.02/s light at the band's low end, where one row
+    was measured (no band), and whose lone prompts on one rank put the TTFT p99's pessimistic end at 2.007 s."""
+    specs = spec_tree({"workloads/dsr1.yaml": DSR1_B200_SERVER.replace("arrival_rate: 5.02 1/s",
+                                                                       "arrival_rate: 5.5 1/s")})
     args = ("estimate", "--workload", "dsr1-mlperf-server", "--path", str(SPECS), "--path", str(specs))
     doc = json.loads(run_cli(*args, "--format", "json").out)
-    band = doc["bands"]["ttft_p99"]
+    band = doc["bands"]["tpot_p99"]
     assert band["measurements"] == 3 and band["expected_coverage"] == pytest.approx(0.5)
-    req = next(r for r in doc["requirements"] if r["id"] == "REQ-DSR1-TTFT")
-    assert req["pessimistic"]["value"] <= 2.0 and req["status"] == "at risk"
+    req = next(r for r in doc["requirements"] if r["id"] == "REQ-DSR1-TPOT")
+    assert req["pessimistic"]["value"] <= 0.080 and req["status"] == "at risk"
     text = run_cli(*args).out
-    line = next(ln for ln in text.splitlines() if ln.startswith("REQ-DSR1-TTFT"))
+    line = next(ln for ln in text.splitlines() if ln.startswith("REQ-DSR1-TPOT"))
     assert "at risk (the band of 3 measurements is expected to hold 50% of comparable runs" in line
     assert "pessimistic end" not in line
     assert not math.isnan(band["high"]["value"])

@@ -37,7 +37,9 @@ def _every_size(hw, job: I.ServeJob, tp: int, most: int) -> tuple[np.ndarray, np
     fixed = float(fixed_per_pass(job.arch, float(tp), job.attention_dp, job.precision, job.ffn_activation))
     body = np.concatenate(([0.0], I._forward(hw, job, n, float(tp), context=1.0, batch=0.0, prefill=False,
                                              attention=False, sampled=np.ones_like(n)) + fixed))
-    out = I.output_time(hw, job.arch, n, 1.0 if job.attention_dp else float(tp))
+    # each rank's own logits under attention DP, at least one (serve30)
+    own = np.maximum(n / float(tp), 1.0) if job.attention_dp else n
+    out = I.output_time(hw, job.arch, own, 1.0 if job.attention_dp else float(tp))
     return body, np.concatenate(([out[0]], out)) - out[0]
 
 

@@ -90,3 +90,23 @@ def busiest_rank(prompt: Callable[[int], float], seconds: float, head: int, toke
     if rest > 0:  # whole prompts after it, or a part of the next one
         largest = max(largest, prompt(min(rest, inp)))
     return max(seconds / ranks, largest)
+
+
+def largest_chunk(head: int, tokens: int, inp: int) -> int:
+    """The longest of an iteration's prompt chunks: `tokens` tokens, the first from offset `head` of its prompt."""
+    first = min(inp - head, tokens)  # the head prompt's chunk
+    rest = tokens - first
+    return max(first, min(rest, inp)) if rest > 0 else first
+
+
+def busiest_tokens(tokens: int, decodes: int, largest: int, ranks: int = 1) -> float:
+    """The tokens an iteration's busiest rank runs through its attention-side GEMMs (serve30).
+
+    Under attention DP each of the `ranks` runs its own requests (`inference.RANK_LIMITS`): its share of the
+    `decodes` and its prompts' chunks, so the rank holding the `largest` chunk runs decodes / ranks + largest of the
+    `tokens`, and a full iteration at least tokens / ranks, as the offline prefill pass spreads them
+    (`inference._forward`). One rank runs every token.
+    """
+    if ranks <= 1:
+        return float(tokens)
+    return max(tokens / ranks, decodes / ranks + largest)

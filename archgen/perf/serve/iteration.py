@@ -44,6 +44,7 @@ class Pass:
         self._body: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
         self._extra: list[list[float] | None] = [None] * (most // self.BLOCK + 1)
         self._prompt: dict[int, float] = {}
+        self._uneven: dict[tuple[int, float], float] = {}  # `rest_on`'s passes with an uneven busiest rank
         self._prompts: list[float] | None = None
         # closed-loop runs over these times, by their arguments (`scheduler._closed`): a run is deterministic
         self.closed: dict[tuple, ServingRun] = {}
@@ -61,15 +62,29 @@ class Pass:
             n = np.arange(max(i * self.BLOCK, 1), min((i + 1) * self.BLOCK, self.most + 1), dtype=float)
             passes = I._forward(self.hw, job, n, self.tp, context=1.0, batch=0.0, prefill=False, attention=False,
                                 sampled=np.ones_like(n)) + self.fixed
-            logits = I.output_time(self.hw, job.arch, n, 1.0 if job.attention_dp else self.tp) - self._out1
+            logits = I.output_time(self.hw, job.arch, self._ranks_logits(n), 1.0 if job.attention_dp else self.tp) \
+                - self._out1
             if i == 0:
                 passes, logits = np.concatenate(([0.0], passes)), np.concatenate(([0.0], logits))
             body = self._body[i] = passes.tolist()
             extra = self._extra[i] = logits.tolist()
         return body, extra
 
+    def _ranks_logits(self, sampled: np.ndarray) -> np.ndarray:
+        """The logits the busiest rank computes of `sampled` tokens: all of them, or under attention DP its own share.
+
+        Under attention DP each rank runs its own sequences' logits with the whole LM head (TensorRT-LLM's
+        `DecoderModelForCausalLM` builds its `LMHead` without a mapping when `enable_attention_dp`,
+        tensorrt_llm/_torch/models/modeling_utils.py at 000a01de), sampled / tp of them and at least one, as the
+        offline closed form's step (`inference._forward`); before serve30 the pass took them all on one rank.
+        """
+        return np.maximum(sampled / self.tp, 1.0) if self.job.attention_dp else sampled
+
     def rest(self, tokens: int, sampled: int) -> float:
-        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs."""
+        """The pass over `tokens` tokens without its attention core, with `sampled` logits, and the fixed costs.
+
+        Every rank runs its share of the tokens (tokens / tp under attention DP); `rest_on` times an uneven rank.
+        """
         if sampled < 1:
             sampled = 1
         if tokens < 0 or tokens > self.most or sampled > self.most:
@@ -78,10 +93,34 @@ class Pass:
         body = self._body[tokens // size]
         if body is None:
             body = self._block(tokens // size)[0]
-        extra = self._extra[sampled // size]
+        return body[tokens % size] + self._extra_of(sampled)
+
+    def _extra_of(self, sampled: int) -> float:
+        """The logits of `sampled` tokens beyond the one in each size's pass (`_block`)."""
+        extra = self._extra[sampled // self.BLOCK]
         if extra is None:
-            extra = self._block(sampled // size)[1]
-        return body[tokens % size] + extra[sampled % size]
+            extra = self._block(sampled // self.BLOCK)[1]
+        return extra[sampled % self.BLOCK]
+
+    def rest_on(self, tokens: int, local: float, sampled: int) -> float:
+        """`rest` on a busiest rank that runs `local` of the `tokens` through the attention side (serve30).
+
+        Under attention DP the attention projections, shared experts, dense layers, norms and casts of a rank run its
+        own requests' tokens, `local` (`chunks.busiest_tokens`), and the routed experts all `tokens` by EP
+        (`inference._forward`'s `local`). Where `local` is no more than the even share this is `rest`; otherwise the
+        pass is evaluated once per (tokens, local).
+        """
+        if not self.job.attention_dp or local * self.tp <= tokens:
+            return self.rest(tokens, sampled)
+        if tokens > self.most or sampled > self.most:
+            raise InternalError(f"an iteration of {tokens} tokens, {sampled} sampled, beyond the {self.most} timed")
+        key = (tokens, local)
+        body = self._uneven.get(key)
+        if body is None:
+            body = self._uneven[key] = float(I._forward(self.hw, self.job, float(tokens), self.tp, context=1.0,
+                                                        batch=0.0, prefill=False, attention=False, local=float(local),
+                                                        sampled=1.0)) + self.fixed
+        return body + self._extra_of(max(sampled, 1))
 
     def prompts(self) -> list[float]:
         """`prompt` of every length from 0 to the job's `input_len`, evaluated together on first use.

@@ -52,7 +52,7 @@ from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.chunks import busiest_rank, prompt_work
+from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_work
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.iteration import few_steps as _few_steps
@@ -180,10 +180,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # an iteration's prompt work is a pure function of (admitted prompts waiting, the head's tokens done, budget
     # left after the decodes), found once per distinct one: more waiting than the budget reaches (`whole_max`), or
     # more budget than the waiting prompts need, gives the same work
-    work: dict[tuple[int, int, int], tuple[int, int, float, int]] = {}
+    work: dict[tuple[int, int, int], tuple[int, int, float, int, int]] = {}
     whole_max, budget = ranks * max_num_tokens // inp + 2, ranks * max_num_tokens
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
-    rest_of, unit, prompt = p.rest, p.dec_unit, p.prompts().__getitem__  # `prompts`: every length in one go
+    # `prompts`: every length in one go
+    rest_of, rest_on, unit, prompt = p.rest, p.rest_on, p.dec_unit, p.prompts().__getitem__
     now, it, released = 0.0, 0, (n_req if concurrency is None else concurrency)
     lo = hi = nxt = 0  # decoding: lo..hi-1; prompt not finished: hi..nxt-1; not yet admitted: nxt..
     prefilled = 0  # tokens of the prompt being prefilled (request `hi`)
@@ -230,13 +231,16 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
             got = work.get(key)
             if got is None:  # `done`: the first prompts, finished
-                got = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
-                # the chunks' attention on the busiest rank: each rank runs its own under attention DP
-                got = work[key] = (*got[:2], busiest_rank(prompt, got[2], prefilled, got[0], inp, ranks), got[3])
-            chunked, done, prompts, prefilled = got
+                n, fin, sec, head = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
+                # the chunks' attention on the busiest rank: each rank runs its own under attention DP; and the
+                # largest chunk, which one rank's attention-side GEMMs run whole
+                got = work[key] = (n, fin, busiest_rank(prompt, sec, prefilled, n, inp, ranks), head,
+                                   largest_chunk(prefilled, n, inp) if n else 0)
+            chunked, done, prompts, prefilled, largest = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
-            rest = rest_of(n_tok, stepping + done)
+            # on the busiest rank: its decodes' share and the largest chunk (`chunks.busiest_tokens`)
+            rest = rest_on(n_tok, busiest_tokens(n_tok, stepping, largest, ranks), stepping + done)
             # the sum in the order it always had: rest, the decodes' attention (none under `separate`), the prompts'
             dt = (rest + unit * tot if stepping else rest) + prompts
             prompt_time += rest * (n_tok - stepping) / n_tok + prompts
@@ -276,9 +280,10 @@ def iteration_time(hw: Hardware, job: I.ServeJob, tp: int, running: int, prompt_
     p = _Pass(hw, job, tp, running + prompt_tokens + 1)
     prompts = prompt_tokens / job.input_len
     context = job.input_len + job.output_len / 2.0
-    attention = busiest_rank(p.prompt, prompts * p.prompt(job.input_len), 0, prompt_tokens, job.input_len,
-                             int(I.scheduling_ranks(job, tp)))
-    return p.rest(running + prompt_tokens, running + int(round(prompts))) + p.dec_unit * running * context \
+    ranks = int(I.scheduling_ranks(job, tp))
+    attention = busiest_rank(p.prompt, prompts * p.prompt(job.input_len), 0, prompt_tokens, job.input_len, ranks)
+    local = busiest_tokens(running + prompt_tokens, running, min(prompt_tokens, job.input_len), ranks)
+    return p.rest_on(running + prompt_tokens, local, running + int(round(prompts))) + p.dec_unit * running * context \
         + attention
 
 
