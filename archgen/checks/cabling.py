@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from archgen.analyse.network import count
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
+from archgen.checks.copper_ties import copper_ties
 from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
 from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
@@ -326,3 +327,19 @@ def fibre_grade(ctx: Context) -> Iterator[Violation]:
     longer-reach option (single-mode) for the tier, or add a length bin at or below the grade's reach.
     """
     yield from past_grades(ctx)
+
+
+@check("CAB011", "cabling.copper_tie")
+def copper_tie(ctx: Context) -> Iterator[Violation]:
+    """Two copper assemblies of a tier are not both sold at a run's length at the same power.
+
+    A run takes the copper option sold nearest its length, then the one drawing less at its two ends (a passive DAC
+    before an active cable both sold at 2 m; the cabling section names such runs). Where two reach the run, are sold
+    as near its length and draw the same (two vendors' DACs of one reach), nothing separates them: the first listed
+    is counted, and the part bought would hang on the list's order. The finding names the tier, the runs, their
+    lengths and both parts. How: `archgen.checks.copper_ties`, `archgen.analyse.copper_choice`.
+
+    Fix: list one of the two for the tier, or state the lengths each is sold in (`min_length`, `max_length`) where
+    they differ.
+    """
+    yield from copper_ties(ctx)
