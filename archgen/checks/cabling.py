@@ -312,19 +312,20 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                             count(len(rest)), count(0))
 
 
-@check("CAB009", "cabling.fibre_grade")
+@check("CAB009", "cabling.fibre_grade", severity="warning")
 def fibre_grade(ctx: Context) -> Iterator[Violation]:
     """Every fibre cord is ordered at a length one of its part's fibre grades carries.
 
     A cable takes the first `fibre` grade of its Link part that reaches its ordered length (NVIDIA's multimode optics:
     OM3 up to 30 m, OM4 to 50 m); past them all it is ordered as the last, which does not carry the link that far.
-    An error where the run itself is past every grade (a part whose `reach` exceeds its grades'); a warning where the
-    run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord. The finding names the
-    tier, the option, the longest run (or bin) with its two ends, and the grades. Runs past the option's reach are
-    CAB001's, runs to an end in no rack CAB004's. How: `archgen.checks.fibre_grades`.
+    A warning where the run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord.
+    The finding names the tier, the option, the longest bin with the run's two ends, and the grades. A run past every
+    grade comes from a part whose reach is past its grades': CAT012 names the part (net30: this check's error case,
+    which no shipped part raises). Runs past the option's reach are CAB001's, runs to an end in no rack CAB004's.
+    How: `archgen.checks.fibre_grades`.
 
-    Fix: state the grade that reaches the run in the part's `fibre` list (OM4 or OM5 past OM3's reach), list a
-    longer-reach option (single-mode) for the tier, or add a length bin at or below the grade's reach.
+    Fix: add a length bin at or below the grade's reach, state the grade that reaches the bin in the part's `fibre`
+    list (OM4 or OM5 past OM3's reach), or list a longer-reach option (single-mode) for the tier.
     """
     yield from past_grades(ctx)
 
