@@ -23,11 +23,12 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "reserved_ports", "", "", 0, "Reserved ports", "Leaf ports held back for growth or "
            "services.", _F),
     Metric("fabric", "north_south_bandwidth", "B/s", "Gbit/s", 0, "North-south bandwidth", "Reserved ports "
-           "marked `north_south` (links to the site core) at the fabric's line rate, one direction; only where "
-           "stated.", _N, maximise=True),
+           "marked `north_south` (links to the site core) at the fabric's line rate, one direction; not provided "
+           "where the fabric marks none.", _N, maximise=True),
     Metric("fabric", "north_south_oversubscription", "", "", 2, "North-south oversubscription", "The node ports' "
-           "bandwidth over the north-south bandwidth (1 is every node port at line rate out of the cluster); only "
-           "where north-south ports are stated.", _N),
+           "bandwidth over the north-south bandwidth, each port at the rate it runs at (the fabric's `speed`; 1 is "
+           "every node port at line rate out of the cluster); not provided where the fabric marks no north-south "
+           "ports or attaches no node ports.", _N),
     # a fabric's bandwidths are better higher, as throughput is (`archgen diff`: a taper that halves the bisection
     # reads as worse, not as a change with no direction)
     Metric("fabric", "injection_bandwidth", "B/s", "Tbit/s", 1, "Injection bandwidth", "Bandwidth the endpoints "

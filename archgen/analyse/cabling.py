@@ -6,7 +6,8 @@ cables run in overhead trays laid as a grid above the racks, so a run between tw
 ``|Δheight| + in_rack``; a multi-rack scale-up domain's trunk between neighbouring racks of one row may go straight
 across, ``|Δheight| + rack_pitch + in_rack``, where the floor says so (`floor.side_by_side`, `_lengths`). Each run
 takes the first link option of its tier whose reach covers it (and whose minimum length it meets), where that is
-copper the copper option sold nearest its length (`media_choice`), and is ordered in the next length bin up.
+copper the copper option sold nearest its length, then drawing least (`media_choice`), and is ordered in the next
+length bin up.
 
 Counting, three figures per tier kept apart (links: logical port-to-port connections at the fabric rate):
 
@@ -34,6 +35,7 @@ from archgen.analyse.bom import (
     unplaced_power,
 )
 from archgen.analyse.bom_line import BomLine
+from archgen.analyse.copper_choice import copper_fit, shortest_sold
 from archgen.analyse.facility import facility_metrics
 from archgen.analyse.link_ends import (
     link_speed,
@@ -286,7 +288,7 @@ def _choose(cluster: ClusterDesign, fabric: str, tier: str, ends: tuple, options
     idx = np.minimum(np.searchsorted(bins, length - 1e-9, side="left"), len(bins) - 1)
     ordered = np.where(length > bins[-1] + 1e-9, np.ceil(length - 1e-9), bins[idx])   # past the last bin (CAB006)
     if options:   # a copper assembly shorter than sold: its shortest length, the rest dressed as slack in the rack
-        sold = np.array([_shortest_sold(o) for o in options])
+        sold = np.array([shortest_sold(o) for o in options])
         ordered = np.where(choice >= 0, np.maximum(ordered, sold[np.clip(choice, 0, len(options) - 1)]), ordered)
     return TierRuns(fabric, tier, a_rack, a_u, b_rack, b_u, group, choice, length, ordered, weight)
 
@@ -296,10 +298,11 @@ def media_choice(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndar
 
     The first that reaches it and whose shortest run it meets (`_shortest_run`), then the first that reaches it; past
     every reach, the longest-reach option (CAB001 says so). Where that is a copper assembly, the run takes the copper
-    option of the list sold nearest its length (`_copper_fit`): a DAC sold at 1 m, not the 3 m LACC listed before it.
+    option of the list sold nearest its length, then drawing least (`copper_choice.copper_fit`): a DAC sold at 1 m,
+    not the 3 m LACC listed before it.
     """
     choice = np.full(len(length), -1, dtype=np.int64)
-    fit = _copper_fit(length, options)
+    fit = copper_fit(length, options)
     for strict in (True, False):
         for i, opt in enumerate(options):
             low = _shortest_run(opt) if strict else 0.0
@@ -311,40 +314,14 @@ def media_choice(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndar
     return choice
 
 
-def _copper_fit(length: np.ndarray, options: tuple[LinkOption, ...]) -> np.ndarray:
-    """Per run, the copper option that reaches it with the least cable past its length; -1 where none reaches it.
-
-    Two copper assemblies of a tier join the same cages and differ in length sold (and passive or active): an
-    installer pulls the one sold at the run's length, whatever order the spec lists them in (NVIDIA's DAC 0.5-2 m,
-    its LACC "extends the reach to 3, 4, and 5-meters": LinkX 100G-PAM4 overview). The slack is a copper part's
-    shortest length sold past the run (`_shortest_sold`); among equals the first listed, the stated preference.
-    """
-    fit = np.full(len(length), -1, dtype=np.int64)
-    slack = np.full(len(length), np.inf)
-    for i, opt in enumerate(options):
-        if opt.a.media not in COPPER_MEDIA:
-            continue
-        over = np.maximum(_shortest_sold(opt) - length, 0.0)
-        better = (length <= opt.reach.m_as("m")) & (over < slack - 1e-9)
-        fit[better], slack[better] = i, over[better]
-    return fit
-
-
 def _shortest_run(opt: LinkOption) -> float:
     """The shortest run an option takes in the media choice's first pass, in metres.
 
     An optical module's `min_length` is a shortest link (a receiver an unattenuated short fibre would overload, as the
     500 m DR8's 100 m), so shorter runs pass to the next option. A copper assembly's is only the shortest length sold
     (NVIDIA's LACC: 3-5 m): a shorter run takes it at that length, a cable longer than its run as every length bin
-    orders one, so 0 here and `_shortest_sold` orders it.
+    orders one, so 0 here and `copper_choice.shortest_sold` orders it.
     """
     if opt.a.min_length is None or opt.a.media in COPPER_MEDIA:
-        return 0.0
-    return float(opt.a.min_length.m_as("m"))
-
-
-def _shortest_sold(opt: LinkOption) -> float:
-    """A copper assembly's shortest length sold in metres (0 where none is stated, or for fibre: cut to length)."""
-    if opt.a.min_length is None or opt.a.media not in COPPER_MEDIA:
         return 0.0
     return float(opt.a.min_length.m_as("m"))

@@ -79,10 +79,10 @@ def fibre_grades(opt: LinkOption) -> tuple[FibreGrade, ...]:
 def _grade(opt: LinkOption, length: float) -> str:
     """The fibre grade of an option's cable at an ordered length: its part's first `fibre` grade that reaches it.
 
-    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, a cord longer than its reach that CAB009
-    names (an error where the run itself is past every grade, a warning where only its length bin is: review41,
-    cab29). Either end's grades where one states none; '' where neither does. A length not known (0 m) gives every
-    grade with its reach ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
+    NVIDIA: OM3 up to 30 m, OM4 past 30 m to 50 m; past them all, the last, a cord longer than its reach (a part
+    whose reach is past its grades' is CAT012's error, a run whose length bin only is CAB009's warning: review41,
+    cab29, net30). Either end's grades where one states none; '' where neither does. A length not known (0 m) gives
+    every grade with its reach ('OM3 to 30 m or OM4 to 50 m'), the choice left to the installer's lengths.
     """
     grades = fibre_grades(opt)
     if not grades:

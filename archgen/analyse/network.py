@@ -180,6 +180,10 @@ def _max_racks() -> int:
     return MAX_RACKS
 
 
+#: A fabric's figures out of the cluster (`north_south`): not provided, with why, where it states no way out.
+NORTH_SOUTH = ("north_south_bandwidth", "north_south_oversubscription")
+
+
 def compute_torus(a: ClusterAnalysis) -> Torus | None:
     """The torus a cluster's jobs run on (its compute fabric, else a converged one), or None."""
     carriers = [f for f in a.cluster.spec.fabrics if f.role in ("compute", "converged")]
@@ -219,6 +223,30 @@ def wired_rails(fa: FabricAnalysis) -> int | None:
     return fa.rails if rails else None
 
 
+def north_south(fa: FabricAnalysis) -> tuple[dict[str, Q], dict[str, str]]:
+    """A fabric's bandwidth out of the cluster and its node ports' bandwidth over it; why each is not provided.
+
+    The north-south ports are the `reserved` entries marked `north_south` (links to the site core). Each port counts
+    at the rate it runs at: a node port at the fabric's `speed` (a slower NIC port is NET016, a faster one runs at
+    it: NET026), a reserved port at it too, being a leaf access port. The ratio is bandwidth over bandwidth, and is
+    not provided where the fabric attaches no node ports (review43: a count ratio read 0 there, which met any `<=`
+    target) or states no north-south ports; the second dict gives why, by metric (`Operations.withheld`).
+    """
+    spec = fa.fabric.spec
+    north = sum(r.ports for r in spec.reserved if r.north_south)
+    if not north:
+        why = (f"fabric {spec.id} marks no `reserved` ports `north_south`, so its links out of the cluster are not "
+               "stated")
+        return {}, dict.fromkeys(NORTH_SOUTH, why)
+    out = (spec.speed * north).to("Gbit/s")
+    if not fa.node_ports:
+        return {"north_south_bandwidth": out}, {"north_south_oversubscription": (
+            f"fabric {spec.id} attaches no node ports (`endpoints.nodes` false, or no node with NIC ports of its "
+            f"role), so no node bandwidth is weighed against its {north:,} north-south port(s)")}
+    nodes = (spec.speed * fa.node_ports).to("Gbit/s")
+    return {"north_south_bandwidth": out, "north_south_oversubscription": count(float((nodes / out).to("")))}, {}
+
+
 def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     """The fabric's figures as named quantities (counts are totals over planes)."""
     p = fa.planes
@@ -230,11 +258,7 @@ def fabric_metrics(fa: FabricAnalysis) -> dict[str, Q]:
     }
     if wired_rails(fa):
         m["rails"] = count(fa.rails)
-    north = sum(r.ports for r in getattr(fa.fabric.spec, "reserved", ()) if r.north_south)
-    speed = getattr(fa.fabric.spec, "speed", None)
-    if north and speed is not None:   # ports out of the cluster (`reserved[].north_south`), at the line rate
-        m["north_south_bandwidth"] = (speed * north).to("Gbit/s")
-        m["north_south_oversubscription"] = count(fa.node_ports / north)
+    m |= north_south(fa)[0]
     if fa.served:
         m["injection_per_accelerator"] = (fa.injection / fa.served).to("Gbit/s")
         m["bisection_per_accelerator"] = (fa.bisection / fa.served).to("Gbit/s")

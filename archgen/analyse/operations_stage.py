@@ -41,7 +41,7 @@ from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
 from archgen.analyse.job_swing import job_swing
-from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.network import ClusterAnalysis, north_south
 from archgen.analyse.operations import Operations
 from archgen.analyse.reliability import analyse_reliability, job_breakdown, job_interruptions
 from archgen.analyse.site_cost import cost_facility
@@ -113,6 +113,9 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             _withhold(ops, path, ("cdu_power",), pumps)
         if why := unpowered(analysis):   # links without link media: their optics' draw is unknown (CAB003)
             _withhold_power(ops, analysis, why)
+        for fa in analysis.fabrics:   # no way out of the cluster stated, or no node ports to weigh against it
+            for name, why in north_south(fa)[1].items():
+                _withhold(ops, f"{path}/fabric/{fa.fabric.spec.id}", (name,), why)
         if bounds := upper_bounds(analysis.metrics, analysis.typical_from_max):   # energy at maximum draw
             ops.unsettled[path] = bounds
     share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex

@@ -8,6 +8,7 @@ from archgen.analyse.network import ClusterAnalysis, count
 from archgen.analyse.scale_up_pod import is_pod, pod_ends, pod_links
 from archgen.analyse.scale_up_racks import trunk_ends
 from archgen.checks.copper_pairs import split_copper
+from archgen.checks.copper_ties import copper_ties
 from archgen.checks.fibre_grades import past_grades
 from archgen.checks.line_rate import line_rates
 from archgen.checks.media_ends import LANE_RULE, NO_DAC_MMF_FROM, lane_g, lanes_mismatch, option_ends
@@ -321,18 +322,35 @@ def options_not_laid_out(ctx: Context) -> Iterator[Violation]:
                             count(len(rest)), count(0))
 
 
-@check("CAB009", "cabling.fibre_grade")
+@check("CAB009", "cabling.fibre_grade", severity="warning")
 def fibre_grade(ctx: Context) -> Iterator[Violation]:
     """Every fibre cord is ordered at a length one of its part's fibre grades carries.
 
     A cable takes the first `fibre` grade of its Link part that reaches its ordered length (NVIDIA's multimode optics:
     OM3 up to 30 m, OM4 to 50 m); past them all it is ordered as the last, which does not carry the link that far.
-    An error where the run itself is past every grade (a part whose `reach` exceeds its grades'); a warning where the
-    run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord. The finding names the
-    tier, the option, the longest run (or bin) with its two ends, and the grades. Runs past the option's reach are
-    CAB001's, runs to an end in no rack CAB004's. How: `archgen.checks.fibre_grades`.
+    A warning where the run is within the last grade but its length bin (`floor.length_bins`) orders a longer cord.
+    The finding names the tier, the option, the longest bin with the run's two ends, and the grades. A run past every
+    grade comes from a part whose reach is past its grades': CAT012 names the part (net30: this check's error case,
+    which no shipped part raises). Runs past the option's reach are CAB001's, runs to an end in no rack CAB004's.
+    How: `archgen.checks.fibre_grades`.
 
-    Fix: state the grade that reaches the run in the part's `fibre` list (OM4 or OM5 past OM3's reach), list a
-    longer-reach option (single-mode) for the tier, or add a length bin at or below the grade's reach.
+    Fix: add a length bin at or below the grade's reach, state the grade that reaches the bin in the part's `fibre`
+    list (OM4 or OM5 past OM3's reach), or list a longer-reach option (single-mode) for the tier.
     """
     yield from past_grades(ctx)
+
+
+@check("CAB011", "cabling.copper_tie")
+def copper_tie(ctx: Context) -> Iterator[Violation]:
+    """Two copper assemblies of a tier are not both sold at a run's length at the same power.
+
+    A run takes the copper option sold nearest its length, then the one drawing less at its two ends (a passive DAC
+    before an active cable both sold at 2 m; the cabling section names such runs). Where two reach the run, are sold
+    as near its length and draw the same (two vendors' DACs of one reach), nothing separates them: the first listed
+    is counted, and the part bought would hang on the list's order. The finding names the tier, the runs, their
+    lengths and both parts. How: `archgen.checks.copper_ties`, `archgen.analyse.copper_choice`.
+
+    Fix: list one of the two for the tier, or state the lengths each is sold in (`min_length`, `max_length`) where
+    they differ.
+    """
+    yield from copper_ties(ctx)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from archgen.checks.fibre_grades import short_grades
 from archgen.checks.registry import Context, Violation, check, object_path
 from archgen.display import quantity
 from archgen.load import shown
@@ -381,3 +382,17 @@ def memory_decimal(ctx: Context) -> Iterator[Violation]:
                         f"{value:g} {binary} that HBM sold as {printed} holds: HBM is built in binary capacities (a 24 "
                         f"Gbit DRAM die holds 3 GiB); write memory: {value:g} {binary}, or the MiB that software "
                         "reports")
+
+
+@check("CAT012", "catalog.fibre_reach")
+def fibre_reach(ctx: Context) -> Iterator[Violation]:
+    """An optical part's reach is within the reach of the fibre grades it states.
+
+    A cord takes the part's first grade that reaches it; past its last grade's reach it would be ordered as that
+    grade, which does not carry the link (NVIDIA's multimode optics: OM3 30 m, OM4 50 m). How:
+    `archgen.checks.fibre_grades`.
+
+    Fix: state the grade that reaches the part's reach in its `fibre` list (OM4 past OM3's 30 m), or its reach as
+    its last grade's.
+    """
+    yield from short_grades(ctx)

@@ -1,13 +1,14 @@
-"""CAB009's findings: fibre cords ordered longer than the reach of every fibre grade their part states.
+"""CAB009's and CAT012's findings: fibre cords ordered longer than the reach of every fibre grade their part states.
 
-Split from `checks/cabling.py`, which registers the check, as `checks.copper_pairs` is for CAB008. A cable takes its
-part's first grade that reaches its ordered length (`analyse.fibre_cords`: NVIDIA's multimode optics, OM3 up to 30 m,
-OM4 past 30 m to 50 m, "MPO/LC Cable Requirements",
+Split from `checks/cabling.py` and `checks/catalog.py`, which register the checks, as `checks.copper_pairs` is for
+CAB008. A cable takes its part's first grade that reaches its ordered length (`analyse.fibre_cords`: NVIDIA's
+multimode optics, OM3 up to 30 m, OM4 past 30 m to 50 m, "MPO/LC Cable Requirements",
 https://docs.nvidia.com/networking/display/intrcnctcabreqndr400eth/mpo/lc+cable+requirements); past every grade it
-takes the last, which does not carry the link over that length. The run past every grade is an error; a run within
-the last grade ordered in a length bin past it (a cord of the bin's length, the rest coiled) is a warning, since an
-installer may cut or stock a shorter cord. Runs past the option's reach are CAB001's, and runs to an end placed in
-no rack have no length of their own (CAB004): neither is judged here.
+takes the last, which does not carry the link over that length. A part whose runs may go past every grade it states
+(its reach past its last grade's) is an error at the part (CAT012, `short_grades`); a run within the last grade
+ordered in a length bin past it (a cord of the bin's length, the rest coiled) is a warning at the design (CAB009,
+`past_grades`), since an installer may cut or stock a shorter cord. Runs past the option's reach are CAB001's, and
+runs to an end placed in no rack have no length of their own (CAB004): neither is judged here.
 """
 
 from __future__ import annotations
@@ -20,12 +21,37 @@ from archgen.analyse.fibre_cords import fibre_grades
 from archgen.checks.reach_words import run_end
 from archgen.checks.registry import Context, Violation
 from archgen.model.field_words import said
-from archgen.model.network import COPPER_MEDIA
+from archgen.model.network import COPPER_MEDIA, Link
 from archgen.units import Q_
 
 
+def short_grades(ctx: Context) -> Iterator[Violation]:
+    """CAT012: an optical part that serves runs (`Link.longest`) past the reach of every fibre grade it states.
+
+    Its cords past the last grade's reach would be ordered as that grade, which does not carry the link that far;
+    the part's data contradicts itself wherever it is used, so it is judged at the part, not at each design's runs
+    (cab29: CAB009's error case, which no shipped part can raise). No shipped part does: each states its reach as
+    its last grade's (NVIDIA's multimode optics: OM4 50 m; single-mode: OS2 at the module's reach).
+    """
+    for part in ctx.design.specs.of(Link):
+        if not part.fibre or part.media in COPPER_MEDIA:
+            continue
+        top = part.fibre[-1]
+        if part.longest > top.reach * (1 + 1e-9):
+            listed = ", ".join(f"{g.grade} {g.reach.m_as('m'):g} m" for g in part.fibre)
+            yield Violation(f"part/{part.id}", part.id, ("fibre", len(part.fibre) - 1, "reach"),
+                            f"reach {part.longest.m_as('m'):g} m is past {top.grade}'s {top.reach.m_as('m'):g} m, "
+                            f"the longest reach of the fibre grades it states ({listed}): the cord of a run past "
+                            f"{top.reach.m_as('m'):g} m would be ordered as {top.grade}, which does not carry the "
+                            f"link that far; expected a grade that reaches {part.longest.m_as('m'):g} m, or a reach "
+                            "within its grades'", part.longest.to("m"), top.reach.to("m"))
+
+
 def past_grades(ctx: Context) -> Iterator[Violation]:
-    """Per tier and optical option: its runs past every grade (error), its cords whose bin only is (warning)."""
+    """Per tier and optical option: its cords whose length bin is past every grade, the run within it (warning).
+
+    Runs past every grade come from a part whose reach is past its grades': CAT012 names the part.
+    """
     for c in ctx.clusters.values():
         if c.cabling is None:
             continue
@@ -44,21 +70,10 @@ def past_grades(ctx: Context) -> Iterator[Violation]:
                 top = grades[-1]
                 reach = float(top.reach.m_as("m"))
                 mine = placed & (tr.option == i) & (tr.length <= opt.reach.m_as("m") + 1e-9)   # past it: CAB001
-                run_past = mine & (tr.length > reach + 1e-9)
-                bin_past = mine & ~run_past & (tr.bin > reach + 1e-9)
+                bin_past = mine & (tr.length <= reach + 1e-9) & (tr.bin > reach + 1e-9)   # past it: CAT012
                 listed = ", ".join(f"{g.grade} {g.reach.m_as('m'):g} m" for g in grades)
                 part = opt.a.id if opt.a.fibre else opt.b.id
                 tier = tr.tier if fa is not None else "trunk"
-                if run_past.any():
-                    k = int(np.argmax(np.where(run_past, tr.length, -1.0)))
-                    rest = (f"{_count(tr, run_past)} link(s) on {opt.label} up to {tr.length[k]:.1f} m (the longest "
-                            f"from {_ends(c, tr, k)}, ordered at {tr.bin[k]:g} m) exceed {top.grade}'s {reach:g} m, "
-                            f"the longest reach of the fibre grades {part} states ({listed}): the cord is ordered "
-                            f"as {top.grade}, which does not carry the link that far; expected a fibre grade that "
-                            f"reaches {tr.length[k]:.1f} m, or a part with more reach")
-                    yield Violation(subject, c.cluster.spec.id, opt.path, f"{tier}: {rest}",
-                                    Q_(float(tr.length[k]), "m"), top.reach.to("m"),
-                                    public="" if said(tier) == tier else f"{said(tier)}: {rest}")
                 if bin_past.any():
                     k = int(np.argmax(np.where(bin_past, tr.bin, -1.0)))
                     rest = (f"{_count(tr, bin_past)} link(s) on {opt.label}, runs up to "
@@ -69,7 +84,7 @@ def past_grades(ctx: Context) -> Iterator[Violation]:
                             f"{reach:g} m")
                     yield Violation(subject, c.cluster.spec.id, opt.path,
                                     f"{tier}: {rest} (`floor.length_bins`), or a grade or part with more reach",
-                                    Q_(float(tr.bin[k]), "m"), top.reach.to("m"), severity="warning",
+                                    Q_(float(tr.bin[k]), "m"), top.reach.to("m"),
                                     public=f"{said(tier)}: {rest}, or a grade or part with more reach")
 
 

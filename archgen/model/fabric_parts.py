@@ -21,8 +21,9 @@ class Reserved(Spec):
     north_south: bool = Field(False, description=(
         "The ports are the fabric's links out of the cluster, to the site core or the customer's edge (the border "
         "leaves of NVIDIA's Mission Control GB200 north-south guide): at the fabric's `speed` they give its "
-        "`north_south_bandwidth` and `north_south_oversubscription` (node ports over them), on which a requirement "
-        "can be written; a front-end fabric without them is NET024 (info)."))
+        "`north_south_bandwidth` and `north_south_oversubscription` (the node ports' bandwidth over theirs; not "
+        "provided on a fabric with no node ports), on which a requirement can be written; a front-end fabric "
+        "without them is NET024 (info)."))
 
 
 class Endpoints(Spec):

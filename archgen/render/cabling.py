@@ -12,6 +12,7 @@ import numpy as np
 
 from archgen.analyse.cable_bins import whole
 from archgen.analyse.cabling import DEFAULT_BINS_M, U_M
+from archgen.analyse.copper_choice import EPS, cable_power, copper_rivals
 from archgen.render import fmt
 from archgen.render.blocks import Bullets, Column, Para, Section, Table
 from archgen.render.wiring import tier_title
@@ -37,7 +38,7 @@ def cabling(a: Any) -> Section:
             Column("Longest run", "m", 1, "right"))
     section = Section("cabling", "Cabling and optics").add(
         Para("Each run takes the first link option whose reach covers its length (of the copper assemblies, the one "
-             "sold nearest its length) and the next length bin up. "
+             "sold nearest its length, then the one drawing less) and the next length bin up. "
              + geometry(a.cluster.spec.floor, a.cluster.spec.scale_up) + " Links are logical port-to-port connections; "
              "cables are what is pulled (a copper assembly, or an optical cable; one split across two planes or "
              "spines counts once); transceivers are the optical modules at both ends. The deduplicated A→Z run "
@@ -58,9 +59,33 @@ def cabling(a: Any) -> Section:
         section.add(Para("Access ports whose far end stands at no stated place are assumed the floor's longest run "
                          "(corner to corner), as the bill of materials orders them; a run to a site core or meet-me "
                          "room outside the floor is longer than assumed: " + "; ".join(unplaced) + "."))
+    if chosen := power_choices(a):
+        section.add(Para("Copper assemblies both sold at a run's length: the run takes the one drawing less at its two "
+                         "ends (docs/clusters.md, Media choice): " + "; ".join(chosen) + "."))
     if cab.problems:
         section.add(Bullets(tuple(fmt.grouped_numbers(p.message) for p in cab.problems)))
     return section
+
+
+def power_choices(a: Any) -> list[str]:
+    """Per tier, the runs two copper options are both sold at, which took the one drawing less, in words.
+
+    Rule 2 of `analyse.copper_choice`: said, so the part bought does not seem to hang on the list's order. Ties in
+    power are CAB011's.
+    """
+    out = []
+    options = {(t.fabric, t.tier): t.options for t in a.cabling.tiers}
+    for tr in a.cabling.runs:
+        opts = options.get((tr.fabric, tr.tier), ())
+        for i, j, runs in copper_rivals(tr.length, tr.option, opts):
+            mine, theirs = cable_power(opts[i]), cable_power(opts[j])
+            if theirs > mine + EPS:
+                low, high = float(tr.length[runs].min()), float(tr.length[runs].max())
+                span = f"{low:.1f} m" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f} m"
+                out.append(f"fabric {tr.fabric} {TIER_TITLES.get(tr.tier, tr.tier)}, {int(tr.weight[runs].sum()):,} "
+                           f"link(s) of {span} on {opts[i].label} ({mine:g} W a cable), not {opts[j].label} "
+                           f"({theirs:g} W)")
+    return out
 
 
 def unplaced_ends(a: Any) -> list[str]:

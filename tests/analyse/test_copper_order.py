@@ -18,6 +18,7 @@ import pytest
 import yaml
 
 from archgen.analyse.cabling import media_choice
+from archgen.analyse.copper_choice import cable_power, copper_rivals
 from archgen.build import LinkOption
 from archgen.model.network import Link
 from tests.conftest import SPECS
@@ -50,3 +51,44 @@ def test_the_order_still_ranks_fibre_before_copper_when_so_listed() -> None:
     """An optical option listed first is the stated preference: a 1 m run takes it, copper only past its reach."""
     options = (_option("mmf-800g-sr8"), _option("acc-800g-osfp"), _option("dac-800g-osfp"))
     assert [options[i].label for i in media_choice(RUNS, options)] == ["mmf-800g-sr8"] * 6
+
+
+#: An AEC class part sold 2-7 m at 12 W an end (catalog aec-800g-osfp, unconfirmed) and the DAC sold 0.5-2 m at
+#: < 0.1 W an end: both are sold at a 2.0 m run, with no cable past it. net30: the list's order gave it the first
+#: listed (the AEC with `[aec, dac]`, 24 W a cable); now the one drawing less, the DAC (0.2 W), in either order.
+@pytest.mark.parametrize("order", [("aec-800g-osfp", "dac-800g-osfp"), ("dac-800g-osfp", "aec-800g-osfp")])
+def test_both_sold_at_the_length_the_lower_power_one(order: tuple[str, ...]) -> None:
+    options = tuple(_option(p) for p in order)
+    runs = np.array([1.0, 2.0, 2.5])
+    assert [options[i].label for i in media_choice(runs, options)] == ["dac-800g-osfp", "dac-800g-osfp",
+                                                                         "aec-800g-osfp"]
+    rivals = copper_rivals(runs, media_choice(runs, options), options)
+    assert [(options[i].label, options[j].label, list(m)) for i, j, m in rivals] == [
+        ("dac-800g-osfp", "aec-800g-osfp", [False, True, False])]
+    assert cable_power(options[0]) + cable_power(options[1]) == pytest.approx(2 * 0.1 + 2 * 12)
+
+
+def test_nothing_separates_two_equal_parts_the_first_listed_and_a_rival() -> None:
+    """Two vendors' DACs of one reach, lengths and power: the first listed is counted, and the pair is named."""
+    dac = _option("dac-800g-osfp")
+    other = dac.a.model_copy(update={"id": "dac-800g-osfp-b"})
+    options = (LinkOption(other, other, ("test",)), dac)
+    runs = np.array([1.0])
+    assert list(media_choice(runs, options)) == [0]
+    [(i, j, mask)] = copper_rivals(runs, media_choice(runs, options), options)
+    assert (i, j, list(mask)) == (0, 1, [True]) and cable_power(options[i]) == cable_power(options[j])
+
+
+def test_the_cabling_section_says_the_power_choice(tmp_path) -> None:
+    """CAB011's passing case: 16 access runs of 1.4-1.8 m in one rack, where an active cable sold from 1 m (3 W a
+    cable) is listed before the DAC (0.2 W): they take the DAC, the section names both, and no CAB011."""
+    from archgen.render.cabling import cabling
+    from tests.conftest import case_files, run_specs
+
+    r = run_specs(tmp_path, case_files("CAB011", "pass_the_lower_power_assembly_sold_at_the_length"))
+    a = r.clusters["cluster/c"]
+    assert {i for tr in a.cabling.runs for i in tr.option} == {1}
+    text = " ".join(str(b) for b in cabling(a).blocks)
+    assert ("fabric f endpoint to leaf, 16 link(s) of 1.4-1.8 m on dac-800g-osfp (0.2 W a cable), not "
+            "acc-800g-osfp-1m (3 W)") in text
+    assert not [f for f in r.findings if f.id == "CAB011"]

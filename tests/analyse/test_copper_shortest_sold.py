@@ -15,7 +15,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from archgen.analyse.cabling import _shortest_run, _shortest_sold
+from archgen.analyse.cabling import _shortest_run
+from archgen.analyse.copper_choice import shortest_sold as _shortest_sold
 from archgen.build import LinkOption
 from archgen.model.network import Link
 from tests.conftest import SPECS
