@@ -105,6 +105,7 @@ def moves(accs: dict | None = None) -> Iterator[Move]:
             except ArchgenError:
                 continue
             knobs = resolve(t.stack, stated_knobs(t), t.precision)
+            refused = refusals(case)   # as stated: once a case, not again for each of its flips
             for name, switch in SWITCHES.items():
                 if name == "fp8_recipe" and t.precision != "fp8":
                     continue
@@ -113,7 +114,7 @@ def moves(accs: dict | None = None) -> Iterator[Move]:
                         continue
                     after: tuple[float, ...] | None = None
                     flipped = _flipped(case, name, value)
-                    if not refusals(flipped) - refusals(case):  # what the flip makes the stack refuse
+                    if not refusals(flipped) - refused:  # what the flip makes the stack refuse
                         try:
                             after = _errors(flipped, accs)
                         except ArchgenError:

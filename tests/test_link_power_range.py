@@ -16,7 +16,6 @@ import pytest
 from archgen.errors import SpecError
 from archgen.load import load_paths
 from archgen.model import KINDS, Link
-from archgen.pipeline import run
 from tests.conftest import SPECS
 
 LINKS = {d.id: KINDS[d.kind].model_validate(d.data) for d in load_paths([SPECS / "catalog" / "links"])}
@@ -37,9 +36,10 @@ def test_a_power_outside_its_range_is_refused() -> None:
         Link.model_validate(data)
 
 
-def test_pwr012_states_the_figure_used_and_the_range() -> None:
-    """The GB200 SU's storage leaves hold SR8 modules outside any node's maximum: their 17 W is what IT power adds."""
-    (said,) = [f.message for f in run([SPECS]).findings
+def test_pwr012_states_the_figure_used_and_the_range(shipped) -> None:
+    """The GB200 SU's storage leaves hold SR8 modules outside any node's maximum: their 17 W is what IT power adds
+    (the session's run of the shipped specs, `tests/conftest.py::shipped`)."""
+    (said,) = [f.message for f in shipped.findings
                if f.id == "PWR012" and f.object == "cluster/gb200-nvl72-su"]
     found = re.search(r"mmf-800g-sr8 power_per_end \((\d+) transceivers[^;]*; 17 W per end used, within 15 W to 17 W: "
                       r"([\d.]+) kW less at 15 W\)", said)

@@ -15,29 +15,29 @@ import pytest
 from archgen.pipeline import run
 from tests.data.clusters.build import SU_IB_RACK, gb300_cluster, xdr_compute
 
-SPECS = Path(__file__).resolve().parents[2] / "specs"
-
 
 @pytest.fixture(scope="module")
-def shipped():
-    return run([SPECS]).metrics
+def metrics(shipped):
+    """The shipped examples' metrics, from the session's run (`tests/conftest.py::shipped`): the same figures as
+    `run([specs])` gives (relative paths and the growth series move none of them), not a pipeline run of its own."""
+    return shipped.metrics
 
 
-def test_one_spine_of_the_b200_superpod_table_4_fabric(shipped):
+def test_one_spine_of_the_b200_superpod_table_4_fabric(metrics):
     """NVIDIA DGX SuperPOD B200 RA, Network Fabrics, Table 4 (127 nodes: 32 leaves, 16 spines of QM9700, 400 Gb/s):
     each leaf spreads 32 uplinks over 16 spines, so a spine holds 32 x 32 / 16 = 64 of the 1,024 leaf links; the
     leaf-spine cut falls to (1,024 - 64) x 400 / 2 Gb/s, below the 1,016 GPU ports' 1,016 x 400 / 2."""
-    m = shipped["cluster/dgx-b200-superpod/fabric/compute"]
+    m = metrics["cluster/dgx-b200-superpod/fabric/compute"]
     assert m["bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(200)
     assert m["failure.spine.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx((1024 - 64) * 400 / 2 / 1016)
     assert m["failure.plane.bisection_per_accelerator"].m_as("Gbit/s") == 0   # its one plane
     assert "failure.core.bisection_per_accelerator" not in m                  # 2 tiers: no core
 
 
-def test_a_plane_lost_leaves_the_others(shipped):
+def test_a_plane_lost_leaves_the_others(metrics):
     """The shipped MI355X cluster's two planes: one lost leaves half the bisection; one spine of a plane takes its
     share of that plane's leaf links (leaf-spine links per plane over its spines)."""
-    m = shipped["cluster/mi355x-th5/fabric/compute"]
+    m = metrics["cluster/mi355x-th5/fabric/compute"]
     whole = m["bisection_per_accelerator"].m_as("Gbit/s")
     assert m["failure.plane.bisection_per_accelerator"].m_as("Gbit/s") == pytest.approx(whole / 2)
     planes, spines = int(m["planes"].m), int(m["spine.switches"].m) // int(m["planes"].m)

@@ -148,16 +148,17 @@ def test_each_format_shows_the_status_reason_check_and_location(rendered):
         assert [(r["Status"], r["Check"]) for r in found] == [(status, check)]
 
 
-def test_the_pdf_matrix_keeps_each_cell_apart(design, tmp_path):
+def test_the_pdf_matrix_keeps_each_cell_apart(rendered, tmp_path):
     """Twelve columns on A4: a level of capitals ("SHOULD") was drawn into the next cell ("SHOULDModel" to pdftotext)
-    while the column widths counted a capital as a lower-case letter (`render.pdf.CAPITAL`)."""
+    while the column widths counted a capital as a lower-case letter (`render.pdf.CAPITAL`). The design's run is
+    `rendered`'s (a `Run` is frozen: rendering reads it), not a pipeline run of its own."""
     import importlib.util
     import subprocess
     if importlib.util.find_spec("typst") is None or shutil.which("pdftotext") is None:
         pytest.skip("needs the `pdf` extra and pdftotext (poppler-utils)")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(diagrams, "render", lambda name, draw, formats: {f: PLACEHOLDER[f] for f in formats})
-        render_all(run([design]), tmp_path, target="dgx-b200-superpod", formats=("pdf",), revision="test",
+        render_all(rendered[1], tmp_path, target="dgx-b200-superpod", formats=("pdf",), revision="test",
                    progress=False)
     text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "dgx-b200-superpod" / "dgx-b200-superpod.pdf"),
                            "-"], capture_output=True, text=True, check=True).stdout
