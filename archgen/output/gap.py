@@ -215,7 +215,7 @@ def _status_cell(r: GapRow, public: bool = False, labels: dict[str, str] | None 
 
 
 def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
-    """Each waiver's reason once, under its label, with the rows it waives.
+    """Each waiver's reason once, under its label, with the rows it waives and the scope it applied (stated or not).
 
     newuser84: a 400-character reason had stood in every status cell it waived.
     """
@@ -228,7 +228,8 @@ def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
             if r.waived.strip() == reason:
                 waived.setdefault(r.requirement.id, []).append(f"`{r.subject}`" if r.subject else "—")
         rows = "; ".join(f"{req} on {', '.join(subjects)}" for req, subjects in waived.items())
-        out.append(f"- {label} ({rows}): {fmt.md(reason)}")
+        scopes = ", ".join(dict.fromkeys(r.waiver_scope for r in g.rows if r.waived.strip() == reason))
+        out.append(f"- {label} ({rows}; scope {fmt.md(scopes)}): {fmt.md(reason)}")
     return [*out, ""]
 
 
@@ -251,7 +252,8 @@ def _row_json(r: GapRow, reference: bool = False) -> dict:
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
             "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
             **({"reference": metric_quantity(req.metric, r.reference)} if reference else {}),
-            "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
+            "note": r.note or None, "waived": r.waived.strip() or None,
+            **({"waiver_scope": r.waiver_scope} if r.waived else {}), "failing": r.failing,
             "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,
             "column": loc.column if loc else None}
