@@ -51,6 +51,7 @@ class GapRow(Judged):
     #: The scope by which the row's waiver binds it, as the report says it: "design (stated)", "both (by default: its
     #: subject names ids)" (`waiver_scope`); "" where not waived
     waiver_scope: str = ""
+    tolerated: bool = False      # met only by the requirement's `tolerance`: the value is past the limit itself
 
     @property
     def to_verify(self) -> bool:
@@ -164,7 +165,8 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
             unbound.setdefault((b.owner, found[0]), (check.id, b.req.id, scope, []))[3].append(subject)
             waived = ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, at, o.note, waived,
-                           o.assumed, waiver_scope=scope.removeprefix("binds ") if waived else ""))
+                           o.assumed, waiver_scope=scope.removeprefix("binds ") if waived else "",
+                           tolerated=o.tolerated))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}
