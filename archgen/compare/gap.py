@@ -10,6 +10,7 @@ come with the report. `archgen.output.gap` renders a `Gap`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.errors import Location
 from archgen.load import shown as shown_location
 from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
+from archgen.model.target import offset
 from archgen.pipeline import Run
 from archgen.units import Q
 from archgen.validate import Specs
@@ -52,6 +54,39 @@ class GapRow(Judged):
     #: subject names ids)" (`waiver_scope`); "" where not waived
     waiver_scope: str = ""
     tolerated: bool = False      # met only by the requirement's `tolerance`: the value is past the limit itself
+
+    @property
+    def deviation(self) -> Q | None:
+        """The proposal's value less the reference's, in the target's unit (K for a limit in °C); None without both.
+
+        Whether it is better or worse is `better`'s: the sign alone says only higher or lower.
+        """
+        if self.value is None or self.reference is None or not _finite(self.value, self.reference):
+            return None
+        target = self.requirement.target
+        d = self.value - self.reference   # pint: of two °C, a temperature difference
+        return d.to("K") if offset(target.limit) else target.in_units(d)
+
+    @property
+    def deviation_ratio(self) -> float | None:
+        """The deviation relative to the reference's value; None where that is 0, on an offset scale, or absent."""
+        d, ref = self.deviation, self.reference
+        if d is None or ref is None or offset(self.requirement.target.limit) or not float(ref.magnitude):
+            return None
+        return float((d / abs(ref)).to("dimensionless").magnitude)
+
+    @property
+    def better(self) -> str:
+        """'better', 'worse' or 'same': whether the proposal's value is further inside the target than the reference's.
+
+        By the target's headroom (`Target.headroom`): more headroom is better, so lower is better under '<=', higher
+        under '>=', nearer the limit under '=='. '' without both values.
+        """
+        if self.deviation is None or self.value is None or self.reference is None:
+            return ""
+        t = self.requirement.target
+        mine, ours = (float(t.headroom(q).magnitude) for q in (self.value, self.reference))
+        return "same" if math.isclose(mine, ours, rel_tol=1e-9, abs_tol=1e-12) else "better" if mine > ours else "worse"
 
     @property
     def to_verify(self) -> bool:
@@ -129,6 +164,11 @@ class Gap:
             "failing": self.failing,
             **({"waivers_as_of": self.as_of} if self.as_of else {}),
         }
+
+
+def _finite(*values: Q) -> bool:
+    """Whether every value has a finite magnitude (a job's cost where goodput's low end is 0 has none)."""
+    return all(math.isfinite(float(v.magnitude)) for v in values)
 
 
 def key(status: str) -> str:

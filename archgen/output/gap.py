@@ -54,6 +54,22 @@ def shown(row: GapRow, reference: bool = False) -> str:
     return fmt.q(value, digits=_digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
 
 
+def deviation_text(row: GapRow) -> str:
+    """``+10.5 kW (+33.3 %), worse``: the proposal's value less the reference's, relative to it, and which is better.
+
+    Signed as proposal minus reference, in the target's unit (K for a limit in °C, with no percentage: an offset
+    scale's zero is arbitrary); better or worse by the target (`GapRow.better`). '—' without both values.
+    """
+    d = row.deviation
+    if d is None:
+        return "—"
+    d = _tidy(d)
+    text = ("+" if float(d.magnitude) > 0 else "") + fmt.q(d, digits=max(fmt.digits_for(d), _digits(row, d)))
+    if (ratio := row.deviation_ratio) is not None and ratio:
+        text += f" ({ratio * 100:+.{2 if 0 < abs(ratio) < 0.01 else 1}f} %)"
+    return f"{text}, {row.better}"
+
+
 def margin_text(row: GapRow) -> str:
     """``+6.7 % (+3 kW)``: the relative margin and the headroom; only the headroom where no ratio is defined."""
     if row.headroom is None or not math.isfinite(float(row.headroom.magnitude)):   # none, or no bound to measure to
@@ -139,9 +155,10 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         ref = bool(g.reference)                    # `--reference`: the reference design's value beside each
         lines += ["### Requirements", "",
                   "| " + "design | " * several
-                  + "requirement | level | subject | statement | target | proposal | " + "reference | " * ref
+                  + "requirement | level | subject | statement | target | proposal | "
+                  + "reference | deviation | " * ref
                   + "status | margin |",
-                  "|" + "---|" * several + "---|---|---|---|---|--:|" + "--:|" * ref + "---|--:|"]
+                  "|" + "---|" * several + "---|---|---|---|---|--:|" + "--:|--:|" * ref + "---|--:|"]
         labels = {} if public else {w: f"W{i}" for i, w in enumerate(dict.fromkeys(
             r.waived.strip() for r in g.rows if r.waived), 1)}
         for r in g.rows:
@@ -150,7 +167,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
                          f"{fmt.md(str(req.target) + tolerance.text(req.tolerance))} | {shown(r)} | "
-                         + f"{shown(r, reference=True)} | " * ref
+                         + f"{shown(r, reference=True)} | {deviation_text(r)} | " * ref
                          + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
         lines += _waiver_notes(g, labels)
@@ -257,7 +274,9 @@ def _row_json(r: GapRow, reference: bool = False) -> dict:
             "tolerance": quantity(req.slack) if req.slack is not None else None, "within_tolerance": r.tolerated,
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
             "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
-            **({"reference": metric_quantity(req.metric, r.reference)} if reference else {}),
+            **({"reference": metric_quantity(req.metric, r.reference),
+                "deviation": quantity(r.deviation) if r.deviation is not None else None,
+                "deviation_ratio": r.deviation_ratio, "deviation_is": r.better or None} if reference else {}),
             "note": r.note or None, "waived": r.waived.strip() or None,
             "waiver_scope": (r.waiver_scope or None) if r.waived else None, "failing": r.failing,
             "assumed": list(r.assumed) or None,
