@@ -87,3 +87,16 @@ def test_a_lower_bound_within_tolerance_is_not_provided(tmp_path):
     assert rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")].status == "not provided"
     note = rows_by(g)[("REQ-HALL-MECH-001", "rack/acme-r4")].note
     assert "must add under 10 kg for it to hold" in note       # 600 kg + 60 kg tolerance - 650 kg
+
+
+def test_diff_says_a_row_is_met_within_tolerance_and_an_edited_tolerance_redefines_it(tmp_path):
+    """BASE asks `<= 41 kW` exact (42 kW: not met); HEAD adds `tolerance: 3 %`: met within tolerance, redefined."""
+    from tests.conftest import run_cli
+    edit = ('target: "<= 45 kW"', 'target: "<= 41 kW"')
+    base = fixed_proposal(tmp_path / "base")
+    _requirements(base / "requirements", "", edit)
+    head = fixed_proposal(tmp_path / "head")
+    _requirements(head / "requirements", "", (edit[0], 'target: "<= 41 kW", tolerance: 3 %'))
+    out = run_cli("diff", base, head).out
+    assert "SHALL it\\_power \\<= 41 kW → **SHALL it\\_power \\<= 41 kW (tolerance 3 %)**" in out
+    assert "| ❌ not met | ✅ met (within tolerance) | 42 kW → 42 kW |" in out

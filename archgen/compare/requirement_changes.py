@@ -33,6 +33,7 @@ class RequirementState:
     waived: str = ""
     verification: str = "analysis"   # what verifies it (`Requirement.verification`); archgen's own is analysis
     parent: tuple[str, ...] = ()     # what it refines (`Requirement.parent`)
+    tolerated: bool = False          # met only within its `tolerance` (`Outcome.tolerated`)
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,7 @@ def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     target = target_text(req.target, lookup(obj, req.metric)) + tolerance.text(req.tolerance)
     return RequirementState(obj, req.id, req.statement, req.metric, target,
                             req.level, o.status, o.value,
-                            finding.waived if finding else "", req.verification, tuple(req.parent))
+                            finding.waived if finding else "", req.verification, tuple(req.parent), o.tolerated)
 
 
 def _status(state: RequirementState | None) -> str:
