@@ -179,6 +179,8 @@ def diff(
     pair: Annotated[list[str] | None, typer.Option(
         metavar="BASE_ID=HEAD_ID", help="Compare HEAD's object HEAD_ID as BASE's BASE_ID (a vendor's own ids; "
         "repeatable).")] = None,
+    pairs: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="A YAML file of pairs, 'pairs: {BASE_ID: HEAD_ID, ...}', read before --pair.")] = None,
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import LinksOut, for_comment
@@ -186,7 +188,7 @@ def diff(
 
     def body() -> tuple[str, int]:
         try:
-            text, code = command(base, head, fmt, path, threshold, as_of, tuple(pair or ()))
+            text, code = command(base, head, fmt, path, threshold, as_of, tuple(pair or ()), pairs)
             return (text if output is None else for_comment(text, fmt, output)), code
         except LinksOut as err:                # links out left out: the rest compared, the links on stderr, exit 2
             _write(err.compared if output is None else for_comment(err.compared, fmt, output), output)
@@ -222,6 +224,9 @@ def gap_report(
     pair: Annotated[list[str] | None, typer.Option(
         metavar="REFERENCE_ID=PROPOSAL_ID", help="The proposal's object PROPOSAL_ID is the reference's REFERENCE_ID "
         "(a vendor's own ids; repeatable).")] = None,
+    pairs: Annotated[Path | None, typer.Option(
+        metavar="FILE", help="A YAML file of pairs, 'pairs: {REFERENCE_ID: PROPOSAL_ID, ...}', read before --pair.")
+    ] = None,
 ) -> None:
     """Judge a vendor's proposal against our requirements: met, not met or not provided, with margins."""
     from archgen.commands.common import check_output_file
@@ -230,7 +235,7 @@ def gap_report(
     def body() -> tuple[str, int]:
         if fmt in ("md", "json"):  # an unknown format is named first
             check_output_file(output)
-        return report(proposal, against, fmt, audience, as_of, reference or (), pair or ())
+        return report(proposal, against, fmt, audience, as_of, reference or (), pair or (), pairs)
 
     _run(body, output)
 

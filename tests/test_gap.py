@@ -333,7 +333,8 @@ ROW = {"requirement": STRING, "statement": STRING, "level": {"enum": ["shall", "
        "margin": {"type": ["number", "null"]}, "headroom": QUANTITY, "note": OPTIONAL, "waived": OPTIONAL,
        "failing": {"type": "boolean"}, "file": OPTIONAL, "line": {"type": ["integer", "null"]},
        "column": {"type": ["integer", "null"]}, "assumed": {"type": ["array", "null"], "items": STRING},
-       "design": {"type": ["array", "null"], "items": STRING}}
+       "design": {"type": ["array", "null"], "items": STRING}, "tolerance": QUANTITY,
+       "within_tolerance": {"type": "boolean"}, "waiver_scope": OPTIONAL}
 SCHEMA = {
     "type": "object", "additionalProperties": False,
     "required": ["archgen", "proposal", "against", "summary", "rows", "findings", "objects"],

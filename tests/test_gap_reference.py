@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from archgen.commands.gap import gap
+from archgen.output.gap import markdown, to_json
 from tests.conftest import run_cli
 from tests.test_gap import PROPOSAL, REQUIREMENTS, rows_by
 
@@ -47,7 +48,7 @@ def test_the_reports_give_the_column(tmp_path):
     p = _renamed(tmp_path / "p")
     args = ("gap", p, "--against", REQUIREMENTS, "--reference", PROPOSAL, "--pair", "acme-r4=odm-r4")
     md = run_cli(*args).out
-    assert "| proposal | reference | status |" in md
+    assert "| proposal | reference | deviation | status |" in md
     assert "| REQ-HALL-PWR-001 | SHALL | `rack/odm-r4` |" in md and "| 31.5 kW | 42 kW |" in md
     doc = json.loads(run_cli(*args, "--format", "json").out)
     row = next(r for r in doc["rows"] if (r["requirement"], r["subject"]) == ("REQ-HALL-PWR-001", "rack/odm-r4"))
@@ -77,3 +78,42 @@ def test_a_library_rack_of_the_reference_pairs():
               ("rack/odm-gb300-nvl72",))
     [row] = with_reference(odm, ref, (("gb300-nvl72", "odm-gb300-nvl72"),)).rows
     assert row.reference == Q_(142.0, "kW")
+
+
+def test_each_row_gives_the_deviation_signed_and_judged(tmp_path):
+    """Proposal less reference, in the target's unit and relative to the reference, with better or worse by the target.
+
+    odm-r4 fits 3 servers where the reference's acme-r4 fits 4: IT power 31.5 - 42 = -10.5 kW (-25.0 %), better
+    under '<= 45 kW'; free space 24 - 18 = +6 U (+33.3 %), better under '>= 20 U'; the cluster's accelerators
+    96 - 128 = -32 (-25.0 %), worse under '>= 128'.
+    """
+    g = gap([_renamed(tmp_path / "p")], [REQUIREMENTS], reference=[PROPOSAL], pairs=(("acme-r4", "odm-r4"),))
+    rows = rows_by(g)
+    power, space = rows[("REQ-HALL-PWR-001", "rack/odm-r4")], rows[("REQ-HALL-MECH-002", "rack/odm-r4")]
+    assert power.deviation.m_as("kW") == pytest.approx(-10.5) and power.deviation_ratio == pytest.approx(-0.25)
+    assert power.better == "better" and space.better == "better" and space.deviation_ratio == pytest.approx(1 / 3)
+    [cluster] = [r for (req, _), r in rows.items() if req == "REQ-HALL-CL-001"]
+    assert cluster.better == "worse" and cluster.deviation_ratio == pytest.approx(-0.25)
+    same = rows[("REQ-HALL-MECH-002", "rack/acme-net")]
+    assert same.better == "same"
+    md = markdown(g)
+    assert "| reference | deviation | status |" in md
+    assert "| 31.5 kW | 42 kW | -10.5 kW (-25.0 %), better | ✅ met |" in md
+    assert "| 24 U | 18 U | +6 U (+33.3 %), better |" in md and "| 39 U | 39 U | 0 U, same |" in md
+    j = {(r["requirement"], r["subject"]): r for r in json.loads(to_json(g))["rows"]}[("REQ-HALL-PWR-001",
+                                                                                       "rack/odm-r4")]
+    assert j["deviation"] == {"value": pytest.approx(-10_500.0), "unit": "W"}
+    assert j["deviation_ratio"] == pytest.approx(-0.25) and j["deviation_is"] == "better"
+    assert "deviation" not in json.loads(to_json(gap([_renamed(tmp_path / "q")], [REQUIREMENTS])))["rows"][0]
+
+
+def test_a_temperature_deviation_is_in_kelvin_with_no_percentage():
+    """newuser84's D3: the ODM's trays take 35 degC against the reference's 40 degC under '>= 40 degC': -5 K, worse."""
+    from archgen.compare.gap import GapRow
+    from archgen.model.requirements import Requirement, Status
+    from archgen.output.gap import deviation_text
+    from archgen.units import Q_
+    req = Requirement(id="REQ-COOL-001", statement="s", metric="coolant_supply", target=">= 40 degC")
+    row = GapRow(req, "rack/odm", Status.NOT_MET, Q_(35, "degC"), reference=Q_(40, "degC"))
+    assert row.deviation.m_as("K") == pytest.approx(-5) and row.deviation_ratio is None and row.better == "worse"
+    assert deviation_text(row) == "-5 K, worse"

@@ -63,6 +63,7 @@ def test_the_reason_is_given_once(tmp_path):
     text = markdown(g)
     assert text.count("each rack's weight is a lower bound") == 1
     assert text.count("❌ not met (waived: W1)") == 2
-    assert "- W1 (REQ-HALL-PWR-001 on `rack/acme-net`, `rack/acme-r4`): Open finding, not a pass" in text
+    assert ("- W1 (REQ-HALL-PWR-001 on `rack/acme-net`, `rack/acme-r4`; scope both (by default: its subject names ids)): "
+            "Open finding, not a pass") in text
     assert text.count("❌ not met (waived)") == 0 and "each rack's" not in markdown(g, "customer")
     assert markdown(g, "customer").count("❌ not met (waived)") == 2

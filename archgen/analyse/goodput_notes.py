@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED, RESTORE_SPANNED
-from archgen.model.requirements import OTHER_END, VALUE_END
+from archgen.model.unsettled import OTHER_END, VALUE_END
 from archgen.units import Q
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ SPARES_OVERRUN = ("{m:.3g} of the job's nodes are in repair on average, more tha
                   "model (M/M/inf) is outside its validity and its wait for a repair is no figure to stand behind "
                   "(REL009)")
 #: Why a figure is unsettled where the checkpoint's blocking time is assumed (REL008): what its two ends are, each
-#: named by its number (`model.requirements.VALUE_END`: the figure's, `OTHER_END`: the other end's).
+#: named by its number (`model.unsettled.VALUE_END`: the figure's, `OTHER_END`: the other end's).
 BLOCKING_ENDS = (f"{VALUE_END} with training stopped for the whole checkpoint write, {OTHER_END} with no stop at "
                  "all; the nodes give no `host_memory.link`, so the copy to host memory that stops training has no "
                  "rate (REL008)")

@@ -15,7 +15,7 @@ nor where the cluster's load is unknown (links without link media, `conversion.u
 
 An energy at maximum draw is an upper bound, not an estimate (issue 22): MLPerf Training's measured runs drew well
 below their nodes' maximum (docs/facility.md, "Measured energy to train"). `upper_bounds` names such figures, so that
-a target one of them misses is not provided, never "not met" (`model.requirements.unsettled_note`).
+a target one of them misses is not provided, never "not met" (`model.unsettled.unsettled_note`).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def upper_bounds(metrics: Mapping[str, Q], fell_back: tuple[str, ...]) -> dict[s
     `job_it_energy` always (the maximum IT power); the average-load figures (`AT_AVERAGE`) where some system or
     switch of the cluster states no `power.typical` (`fell_back`, `ClusterAnalysis.typical_from_max`), whose maximum
     stands in. The true figure lies in (0, value]: a target met at the value is met, one missed is not provided
-    (`Operations.unsettled`, judged by `model.requirements.unsettled_note`).
+    (`Operations.unsettled`, judged by `model.unsettled.unsettled_note`).
     """
     named = named_parts(fell_back)
     why = {**dict.fromkeys(AT_MAXIMUM, f"it is the IT energy at the cluster's maximum draw by definition; {MEASURED}; "

@@ -29,7 +29,7 @@ class Operations:
     #: Figures that rest on an input nobody gave, by object path and metric: the value at the other end of what that
     #: input allows, and why (an asynchronous checkpoint's blocking time without a host link, REL008; None for an
     #: energy at maximum draw, an upper bound with no known lower end: `analyse.job_energy.upper_bounds`). A
-    #: requirement met at one end and not the other is not provided (`model.requirements.unsettled_note`).
+    #: requirement met at one end and not the other is not provided (`model.unsettled.unsettled_note`).
     unsettled: dict[str, dict[str, tuple[Q | None, str]]] = field(default_factory=dict)
     #: The assumed inputs (`basis: assumed`) each figure rests on, by object path and metric
     #: (`analyse.assumed.assumed_inputs`): a requirement met on it says so (REQ005).

@@ -243,7 +243,7 @@ def left_out(rack: RackDesign, unweighed: tuple[str, ...], dry: tuple[str, ...] 
 def weight_bounds(racks: Mapping[str, RackAnalysis]) -> dict[str, dict[str, tuple[Q | None, str]]]:
     """By rack path, its weight and floor load where they are lower bounds: no upper end (infinite), and what is missed.
 
-    `Operations.unsettled`'s form (`model.requirements.unsettled_note`): a requirement `weight <= 1400 kg` that the
+    `Operations.unsettled`'s form (`model.unsettled.unsettled_note`): a requirement `weight <= 1400 kg` that the
     lower bound meets is not provided, never met on a sum that leaves parts out; one the lower bound misses is not
     met. Racks whose weight counts everything installed are not given.
     """

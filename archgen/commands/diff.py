@@ -21,7 +21,7 @@ from typing import IO
 from archgen.as_of import given
 from archgen.commands.side_catalog import checkout_catalog, git, is_own, library, revision_catalog
 from archgen.compare.diff import compare
-from archgen.compare.pairs import parse_pairs
+from archgen.compare.pairs import parse_pairs, read_pairs
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError, UsageError
 from archgen.output import diff as output
@@ -33,10 +33,11 @@ FORMATS = ("md", "json")
 
 
 def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1,
-         as_of: str | None = None, pair: tuple[str, ...] = ()) -> tuple[str, int]:
+         as_of: str | None = None, pair: tuple[str, ...] = (), pairs_file: Path | None = None) -> tuple[str, int]:
     """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
 
-    `pair`: `--pair BASE_ID=HEAD_ID` arguments, HEAD's object compared as BASE's (`compare.pairs`).
+    `pair`: `--pair BASE_ID=HEAD_ID` arguments, HEAD's object compared as BASE's (`compare.pairs`); `pairs_file`:
+    `--pairs FILE`, more of them kept in a file (`compare.pairs.read_pairs`), read before `pair`.
 
     `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`as_of`), one date for both.
 
@@ -47,7 +48,7 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
         raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
-    pairs = parse_pairs(pair)
+    pairs = parse_pairs((*(read_pairs(pairs_file) if pairs_file else ()), *pair))
     runs = []
     on = given(as_of)
     out: list[SpecProblem] = []           # links out of the specs, of either side, left out unread

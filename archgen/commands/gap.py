@@ -9,7 +9,7 @@ from pathlib import Path
 from archgen.as_of import AsOf, given
 from archgen.commands.render import foreign_requirements
 from archgen.compare.gap import Gap, judge_proposal, merge
-from archgen.compare.pairs import Pairs, parse_pairs, renamer
+from archgen.compare.pairs import Pairs, parse_pairs, read_pairs, renamer
 from archgen.errors import UsageError
 from archgen.load import find_files, load_paths, shipped_catalog
 from archgen.output import gap as output
@@ -21,8 +21,10 @@ FORMATS = ("md", "json")
 
 def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: str = "md",
            audience: str = "internal", as_of: str | None = None, reference: Sequence[str | Path] = (),
-           pair: Sequence[str] = ()) -> tuple[str, int]:
+           pair: Sequence[str] = (), pairs_file: Path | None = None) -> tuple[str, int]:
     """The gap report in `fmt` for `audience`; exit code 1 when a SHALL requirement fails or the proposal errs.
+
+    `pair`: `--pair REFERENCE_ID=PROPOSAL_ID` arguments; `pairs_file`: `--pairs FILE`, read before them.
 
     The customer `audience` names no path of ours (`output.gap`); the proposal has error findings when it errs.
     """
@@ -30,7 +32,8 @@ def report(proposal: Sequence[str | Path], against: Sequence[str | Path], fmt: s
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
     if audience not in AUDIENCES:
         raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
-    pairs = parse_pairs(pair, "REFERENCE_ID=PROPOSAL_ID")
+    form = "REFERENCE_ID=PROPOSAL_ID"
+    pairs = parse_pairs((*(read_pairs(pairs_file, form) if pairs_file else ()), *pair), form)
     if pairs and not reference:
         raise UsageError("--pair needs --reference: it pairs an id of the reference design with one of the proposal")
     result = gap(proposal, against, given(as_of), reference, pairs)

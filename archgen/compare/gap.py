@@ -10,6 +10,7 @@ come with the report. `archgen.output.gap` renders a `Gap`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from archgen.checks.registry import object_path, waiver, waiver_subject
 from archgen.errors import Location
 from archgen.load import shown as shown_location
 from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
+from archgen.model.target import offset
 from archgen.pipeline import Run
 from archgen.units import Q
 from archgen.validate import Specs
@@ -48,6 +50,43 @@ class GapRow(Judged):
     designs: tuple[str, ...] = ()
     #: The reference design's value for the same requirement and object (`gap --reference`); None: none given/found
     reference: Q | None = None
+    #: The scope by which the row's waiver binds it, as the report says it: "design (stated)", "both (by default: its
+    #: subject names ids)" (`waiver_scope`); "" where not waived
+    waiver_scope: str = ""
+    tolerated: bool = False      # met only by the requirement's `tolerance`: the value is past the limit itself
+
+    @property
+    def deviation(self) -> Q | None:
+        """The proposal's value less the reference's, in the target's unit (K for a limit in °C); None without both.
+
+        Whether it is better or worse is `better`'s: the sign alone says only higher or lower.
+        """
+        if self.value is None or self.reference is None or not _finite(self.value, self.reference):
+            return None
+        target = self.requirement.target
+        d = self.value - self.reference   # pint: of two °C, a temperature difference
+        return d.to("K") if offset(target.limit) else target.in_units(d)
+
+    @property
+    def deviation_ratio(self) -> float | None:
+        """The deviation relative to the reference's value; None where that is 0, on an offset scale, or absent."""
+        d, ref = self.deviation, self.reference
+        if d is None or ref is None or offset(self.requirement.target.limit) or not float(ref.magnitude):
+            return None
+        return float((d / abs(ref)).to("dimensionless").magnitude)
+
+    @property
+    def better(self) -> str:
+        """'better', 'worse' or 'same': whether the proposal's value is further inside the target than the reference's.
+
+        By the target's headroom (`Target.headroom`): more headroom is better, so lower is better under '<=', higher
+        under '>=', nearer the limit under '=='. '' without both values.
+        """
+        if self.deviation is None or self.value is None or self.reference is None:
+            return ""
+        t = self.requirement.target
+        mine, ours = (float(t.headroom(q).magnitude) for q in (self.value, self.reference))
+        return "same" if math.isclose(mine, ours, rel_tol=1e-9, abs_tol=1e-12) else "better" if mine > ours else "worse"
 
     @property
     def to_verify(self) -> bool:
@@ -127,6 +166,11 @@ class Gap:
         }
 
 
+def _finite(*values: Q) -> bool:
+    """Whether every value has a finite magnitude (a job's cost where goodput's low end is 0 has none)."""
+    return all(math.isfinite(float(v.magnitude)) for v in values)
+
+
 def key(status: str) -> str:
     """A status as a JSON key: `not met` is `not_met`."""
     return status.replace(" ", "_")
@@ -139,12 +183,12 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
 
     The findings are the run's, less those of REQ001/REQ002 about the owners' requirements (they are the rows);
     the objects are those of the documents in `proposal_files` with the fabrics of its clusters. `written_for`: the
-    files of our documents that lie under a PROPOSAL path (our own design judged against its own requirements); a
-    waiver of theirs names no vendor's id and binds that design alone (`_binds`).
+    files of our documents that lie under a PROPOSAL path (our own design judged against its own requirements): a
+    waiver binds the rows of the side its `scope` names (`waiver_scope`).
     """
     specs = result.specs
     rows: list[GapRow] = []
-    unbound: dict[tuple[str, int], tuple[str, str, list[str]]] = {}
+    unbound: dict[tuple[str, int], tuple[str, str, str, list[str]]] = {}
     bands = workload_bands(result.workloads)
     for b in result.design.requirements:
         if b.owner not in owners:
@@ -156,11 +200,13 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
         found = waiver(doc, (check.id, *check.aliases), subject, b.req.id, result.as_of)
         waived = found[1] if found and o.status not in PASSING | {Status.NOT_APPLICABLE} else ""
         at = specs.locate(b.owner, b.path)
-        if waived and found and not _binds(doc, found[0], at, written_for):
-            unbound.setdefault((b.owner, found[0]), (check.id, b.req.id, []))[2].append(subject)
+        scope = waiver_scope(doc, found[0], at, written_for) if waived and found else ""
+        if waived and found and not scope.startswith("binds"):
+            unbound.setdefault((b.owner, found[0]), (check.id, b.req.id, scope, []))[3].append(subject)
             waived = ""
         rows.append(GapRow(b.req, b.subject or b.pattern, o.status, o.value, b.pattern, at, o.note, waived,
-                           o.assumed))
+                           o.assumed, waiver_scope=scope.removeprefix("binds ") if waived else "",
+                           tolerated=o.tolerated))
     rows.sort(key=lambda r: (r.requirement.id, r.subject, r.location or Location("")))
     files = {p.resolve() for p in proposal_files}
     own = {str(at.file) for doc_id in owners if (at := specs.locate(doc_id)) is not None}
@@ -174,29 +220,48 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
                str(result.as_of or ""), notes, ours=frozenset(own))
 
 
-def _binds(doc: object, index: int, at: Location | None, written_for: Collection[Path]) -> bool:
-    """Whether our document's waiver `index` binds the proposal's row: it names a vendor's id, or is our design's.
+#: A waiver's `scope` values (`model.spec.Waiver.scope`): whose rows it waives in `gap`.
+SCOPES = ("design", "proposal", "both")
 
-    Our requirements are written before a vendor picks ids, so a waiver whose subject's id is `*` (`rack/*`,
-    `cluster/*/fabric/compute`) was written for our design's open item (newuser84: our rack weight, a lower bound,
-    waived as an open finding) and binds only where our document lies under a PROPOSAL path (`written_for`: our own
-    design judged against its requirements). A waiver naming ids (`rack/acme-r4`, `rack/acme-*`) binds what it names.
+
+def waiver_scope(doc: object, index: int, at: Location | None, written_for: Collection[Path]) -> str:
+    """Whether our document's waiver `index` binds the row at `at`, and by which scope, as the report says it.
+
+    "binds <scope> (<how>)" where it waives the row, "<scope> (<how>)" where it does not; <how> is "stated" for a
+    waiver's own `scope:`, else the default's reason. A row is our design's where our document lies under a PROPOSAL
+    path (`written_for`: our own design judged against its requirements), else a vendor's proposal's. Unstated, the
+    scope is `design` where the subject's id is `*` (`rack/*`, `cluster/*/fabric/compute`): our requirements are
+    written before a vendor picks ids, so such a waiver was written for our design's open item (newuser84: our rack
+    weight, a lower bound); a waiver naming ids (`rack/acme-r4`, `rack/acme-*`) is `both`, binding what it names.
     """
-    subject = waiver_subject(doc, getattr(doc, "waivers", ())[index])
-    parts = subject.split("/")
-    written = at is not None and Path(at.file).resolve() in {Path(f).resolve() for f in written_for}
-    return written or (len(parts) > 1 and parts[1] != "*")
+    w = getattr(doc, "waivers", ())[index]
+    parts = waiver_subject(doc, w).split("/")
+    if w.scope:
+        scope, how = w.scope, "stated"
+    elif len(parts) > 1 and parts[1] == "*":
+        scope, how = "design", "by default: its subject's id is `*`"
+    else:
+        scope, how = "both", "by default: its subject names ids"
+    ours = at is not None and Path(at.file).resolve() in {Path(f).resolve() for f in written_for}
+    binds = scope == "both" or scope == ("design" if ours else "proposal")
+    return f"{'binds ' if binds else ''}{scope} ({how})"
 
 
-def _unbound_note(specs: Specs, owner: str, index: int, check: str, requirement: str, subjects: list[str]) -> str:
-    """The note, once per waiver, that a waiver of our design's open item left the proposal's rows unwaived."""
+def _unbound_note(specs: Specs, owner: str, index: int, check: str, requirement: str, scope: str,
+                  subjects: list[str]) -> str:
+    """The note, once per waiver, that a waiver's scope left the rows of the other side unwaived."""
     w = getattr(specs.get(owner), "waivers", ())[index]
     at = specs.locate(owner, ("waivers", index))
     where = f" ({shown_location(at)})" if at is not None else ""
-    return (f"Our waiver of {check} on `{w.subject}` for {requirement}{where} names no object of this proposal (its "
-            f"subject's id is `*`): it was written for our own design's open item and waives none of the proposal's "
-            f"rows ({', '.join(f'`{s}`' for s in subjects)}, which count as they are); name the proposal's object "
-            "as its `subject` (a glob such as `rack/acme-*` covers several) to waive one.")
+    rows = ", ".join(f"`{s}`" for s in subjects)
+    if scope.startswith("design"):
+        return (f"Our waiver of {check} on `{w.subject}` for {requirement}{where} has scope {scope}: it was written "
+                f"for our own design's open item and waives none of the proposal's rows ({rows}, which count as they "
+                "are); name the proposal's object as its `subject` (a glob such as `rack/acme-*` covers several) or "
+                "state `scope: both` to waive one.")
+    return (f"Our waiver of {check} on `{w.subject}` for {requirement}{where} has scope {scope}: it waives a vendor's "
+            f"proposal only, none of our own design's rows ({rows}, which count as they are); state `scope: both` to "
+            "waive ours too.")
 
 
 def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:

@@ -5,14 +5,19 @@ diff matched objects by path, so every object of the proposal was added, every o
 requirements read "absent" on the proposal's side (newuser84). A pair renames HEAD's object paths to BASE's where
 a path's id (each part after a kind: `rack/<id>`, `cluster/<id>/fabric/<id>`) is the pair's HEAD id, before the two
 runs are compared; the report names the pairs. An id no object of its side bears is a `UsageError` that lists the
-ids that side has.
+ids that side has. Several pairs may be kept in a file, `--pairs FILE` (`read_pairs`): one mapping, `pairs:`, of
+BASE (our, the reference's) id to HEAD (the vendor's, the proposal's) id.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
+from pathlib import Path
 
-from archgen.errors import UsageError
+import yaml
+
+from archgen.errors import Location, UsageError
+from archgen.yaml_guard import read_text
 
 Pairs = tuple[tuple[str, str], ...]
 
@@ -26,6 +31,44 @@ def parse_pairs(given: Iterable[str], form: str = "BASE_ID=HEAD_ID") -> Pairs:
             raise UsageError(f"--pair {arg}: expected {form}, e.g. --pair gb300-nvl72=odm-gb300-nvl72")
         out[(base.strip(), head.strip())] = None
     return tuple(out)
+
+
+def read_pairs(path: Path, form: str = "BASE_ID=HEAD_ID") -> list[str]:
+    """The pairs of a `--pairs` file as `--pair` arguments (`form`), in the file's order.
+
+    The file is one mapping, `pairs:`, of BASE id to HEAD id (`gb300-nvl72: odm-gb300-nvl72`); anything else is a
+    `UsageError` at its file:line:column, saying what was expected.
+    """
+    name = str(path)
+    base, head = form.split("=")
+    expected = f"a mapping 'pairs:' of {base} to {head}, e.g. 'pairs: {{gb300-nvl72: odm-gb300-nvl72}}'"
+
+    def at(node: yaml.Node | None) -> Location:
+        mark = node.start_mark if node is not None else None
+        return Location(name, mark.line + 1, mark.column + 1) if mark is not None else Location(name)
+
+    try:
+        root = yaml.compose(read_text(path), Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = Location(name, mark.line + 1, mark.column + 1) if mark is not None else Location(name)
+        raise UsageError(f"--pairs: not YAML ({getattr(exc, 'problem', None) or exc}); expected {expected}",
+                         where) from None
+    keys = [k.value for k, _ in root.value] if isinstance(root, yaml.MappingNode) else []
+    if keys != ["pairs"] or not isinstance(root.value[0][1], yaml.MappingNode):
+        node = root.value[0][1] if keys == ["pairs"] else root
+        raise UsageError(f"--pairs: expected {expected}" + (f", got key(s) {', '.join(map(str, keys))}"
+                                                             if keys and keys != ["pairs"] else ""), at(node))
+    out, seen = [], set()
+    for k, v in root.value[0][1].value:
+        for node in (k, v):
+            if not isinstance(node, yaml.ScalarNode) or not str(node.value).strip() or "=" in str(node.value):
+                raise UsageError(f"--pairs: expected an id on each side of a pair, as '{base}: {head}'", at(node))
+        if k.value in seen:
+            raise UsageError(f"--pairs: {base} '{k.value}' is paired twice; pair each id once", at(k))
+        seen.add(k.value)
+        out.append(f"{k.value}={v.value}")
+    return out
 
 
 def ids(paths: Collection[str]) -> set[str]:

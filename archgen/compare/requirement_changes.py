@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from archgen.checks.judgement import outcome, workload_bands
 from archgen.display import target_text
 from archgen.metrics import lookup
+from archgen.model import tolerance
 from archgen.model.requirements import Outcome, Status, fails
 from archgen.pipeline import Run
 from archgen.units import Q
@@ -32,6 +33,7 @@ class RequirementState:
     waived: str = ""
     verification: str = "analysis"   # what verifies it (`Requirement.verification`); archgen's own is analysis
     parent: tuple[str, ...] = ()     # what it refines (`Requirement.parent`)
+    tolerated: bool = False          # met only within its `tolerance` (`Outcome.tolerated`)
 
 
 @dataclass(frozen=True)
@@ -119,10 +121,12 @@ def requirement_states(run: Run) -> dict[tuple[str, str], RequirementState]:
 def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     finding = failed.get((obj, o.requirement.id))
     req = o.requirement
-    # the target as `check` words it (`display.target_text`: '>= 600,000 tokens/s', '>= 35 %'), not pint's '1/s'
-    return RequirementState(obj, req.id, req.statement, req.metric, target_text(req.target, lookup(obj, req.metric)),
+    # the target as `check` words it (`display.target_text`: '>= 600,000 tokens/s', '>= 35 %'), not pint's '1/s',
+    # with its tolerance, so that a tolerance edited is a requirement redefined
+    target = target_text(req.target, lookup(obj, req.metric)) + tolerance.text(req.tolerance)
+    return RequirementState(obj, req.id, req.statement, req.metric, target,
                             req.level, o.status, o.value,
-                            finding.waived if finding else "", req.verification, tuple(req.parent))
+                            finding.waived if finding else "", req.verification, tuple(req.parent), o.tolerated)
 
 
 def _status(state: RequirementState | None) -> str:

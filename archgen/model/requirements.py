@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Annotated, Literal, TypeVar
 
+import numpy as np
 from pydantic import AfterValidator, BeforeValidator, Field, StringConstraints, WithJsonSchema, model_validator
 
 from archgen import metrics
-from archgen.model import field_words
+from archgen.model import field_words, tolerance
 from archgen.model.spec import Document, FieldError, Spec, raise_each
 from archgen.model.target import Target
+from archgen.model.tolerance import Tolerance
 from archgen.units import Q
 
 #: Metrics that are a fraction of wall time, so a target above 1 is a mistake.
@@ -53,10 +54,17 @@ class Requirement(Spec):
     basis: Literal["sourced", "assumed"] = Field("assumed", description="Whether the target is sourced or assumed.")
     source: str = Field("", description="Where the requirement comes from.")
     verification: Literal["analysis", "test", "inspection", "demonstration"] = Field("analysis", description=(
-        "How the requirement is verified, by the four methods of the INCOSE Systems Engineering Handbook "
-        "(analysis, test, inspection, demonstration). archgen verifies by analysis only: for any other method its "
-        "status is a prediction, shown as 'met (predicted by analysis, to be verified by test)', and the test, "
-        "inspection or demonstration that decides it is recorded outside archgen."))
+        "How the requirement is verified, by the four methods of the INCOSE Systems Engineering Handbook and NASA/"
+        "SP-2016-6105 Rev2 section 5.3 and Appendix D (analysis, test, inspection, demonstration). archgen verifies "
+        "by analysis only: for any other method its status is a prediction, shown as 'met (predicted by analysis, to "
+        "be verified by test)', and the test, inspection or demonstration that decides it is recorded outside "
+        "archgen."))
+    tolerance: Tolerance | None = Field(None, description=(
+        "How far beyond the target's limit a value is still accepted (NASA/SP-2016-6105 Rev2 Appendix C.2: a "
+        "requirement complete with its tolerances), e.g. '3 kW', or '2 %' of the limit; in K for a limit in degC. "
+        "A value past the limit by at most the tolerance (above it for '<=' and '<', below for '>=' and '>', either "
+        "side for '==') is 'met (within tolerance)', still marked so in every report; the headroom and margin stay "
+        "measured to the limit itself. Unstated: the limit is exact."))
 
     parent: ReqIds = Field([], description=(
         "The id(s) of what this requirement refines: a stakeholder need or a parent requirement (e.g. 'STK-001', or "
@@ -70,6 +78,15 @@ class Requirement(Spec):
         return f"{self.statement} (refines {', '.join(self.parent)})" if self.parent else self.statement
 
     @property
+    def slack(self) -> Q | None:
+        """The tolerance as a distance in the limit's unit (a '%' taken of the limit; K for °C); None without one."""
+        return tolerance.slack(self.target, self.tolerance)
+
+    def passes(self, values: Q) -> np.ndarray:
+        """Whether each value meets the target or misses it by at most the tolerance: a bool array (`judge`)."""
+        return tolerance.passes(self.target, self.slack, values)
+
+    @property
     def pending(self) -> str:
         """What still verifies the requirement where archgen's analysis cannot: '' for `verification: analysis`."""
         return pending_words(self.verification)
@@ -80,6 +97,13 @@ class Requirement(Spec):
         if self.id in self.parent:
             raise FieldError(("parent",), f"requirement {self.id} names itself as its parent; name the stakeholder "
                                           "need or requirement it refines")
+        return self
+
+    @model_validator(mode="after")
+    def _tolerance_fits(self) -> Requirement:
+        """A tolerance is a non-negative distance of the limit's dimension, or a percentage of a limit not 0 or °C."""
+        if self.tolerance is not None and (why := tolerance.problem(self.target, self.tolerance)):
+            raise FieldError(("tolerance",), f"requirement {self.id}: {why}")
         return self
 
     @model_validator(mode="after")
@@ -183,6 +207,7 @@ class Outcome(Judged):
     note: str = ""  # why no value was provided
     band: tuple[Q, Q] | None = None  # where the value may lie by the model's measured error (perf.workload.bands)
     assumed: tuple[str, ...] = ()  # met on a figure that rests on these assumed inputs (`on_assumed`)
+    tolerated: bool = False  # met only by the requirement's `tolerance`: the value is past the limit itself
 
     @property
     def shown(self) -> str:
@@ -199,7 +224,8 @@ class Outcome(Judged):
         return self._status(tuple(map(field_words.assumed_said, self.assumed)))
 
     def _status(self, assumed: tuple[str, ...]) -> str:
-        notes = [self.requirement.pending] if self.requirement.pending and self.value is not None else []
+        notes = ["within tolerance"] if self.tolerated else []
+        notes += [self.requirement.pending] if self.requirement.pending and self.value is not None else []
         notes += [f"on assumed inputs: {', '.join(assumed)}"] if assumed else []
         return self.status.value + (f" ({'; '.join(notes)})" if notes else "")
 
@@ -253,8 +279,9 @@ def judge(requirement: Requirement, value: Q | None, note: str = "", band: tuple
     if not value.is_compatible_with(limit):
         return Outcome(requirement, None, Status.NOT_PROVIDED, note or f"target {requirement.target} does not have "
                        f"the dimension of {requirement.metric} ({value.dimensionality})")
-    met, *ends = (requirement.target.met_by(v) for v in (value, *(band or ())))
-    return Outcome(requirement, value, status_of(met, ends), band=band)
+    met, *ends = (bool(requirement.passes(v)) for v in (value, *(band or ())))
+    tolerated = met and not requirement.target.met_by(value)
+    return Outcome(requirement, value, status_of(met, ends), band=band, tolerated=tolerated)
 
 
 #: Why a requirement met on an estimated figure with no measured error band is at risk, not met (REQ004; issue 20
@@ -296,55 +323,6 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
     return Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
 
 
-#: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
-#: why (`analyse.operations.Operations.unsettled`: goodput, spares and cost where an asynchronous checkpoint's blocking
-#: time or a repair wait is unknown, `analyse.goodput_notes.unsettled`; a cost whose energy is at maximum draw,
-#: `analyse.job_energy.energy_share_bounds`). None for the other end of an upper bound with no known lower end: an
-#: energy at maximum draw, whose true value lies below it (`analyse.job_energy.upper_bounds`). Infinity for the other
-#: end of a lower bound with no known upper end: a rack's weight and floor load that leave installed things out, whose
-#: true value lies above it (`analyse.rack.weight_bounds`). A real other end of 0 (no spares where a failed node is
-#: replaced at once) is a range's end like any other, not an upper bound.
-Unsettled = Mapping[str, tuple[Q | None, str]]
-#: Where an unsettled figure's reason says what each end is (`analyse.goodput_notes.REPAIR_ENDS`), these stand for
-#: the figure's value and for the other end: `unsettled_note` writes each end's number there, so that the reason still
-#: names the right end once the range reads low to high.
-VALUE_END, OTHER_END = "{value}", "{other}"
-
-
-def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
-    """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
-
-    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric, None for an
-    upper bound (judged at 0 too, the least an energy can be): met at both, or at neither, the requirement is judged;
-    met at one only, it is not provided (this note says why), never a "met" or "not met" that rests on the assumption.
-    None where it can be judged. The note calls the figure an upper bound only where it is one (the other end None);
-    a range with two known ends, one of them 0 or not, "lies between" them, low to high whatever end `value` is; a
-    reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
-    """
-    if requirement.metric not in (unsettled or {}):
-        return None
-    other, why = (unsettled or {})[requirement.metric]
-    met = judge(requirement, value).met
-    if met is judge(requirement, other if other is not None else value * 0).met:
-        return None
-    if other is None:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
-        there = "met there, but the figure may lie below the target" if met else "not met there"
-        return (f"{requirement.metric} is at most {requirement.target.in_units(value):.4g~P}, an upper bound, and the "
-                f"target {requirement.target} is {there}: {why}")
-    shown = [requirement.target.in_units(q) for q in (value, other)]
-    if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
-        room = requirement.target.headroom(value) if met and requirement.target.op in ("<=", "<") else None
-        there = ("met there but may not be with what it leaves out" + (
-            f", which must add under {room:.4g~P} for it to hold" if room is not None else "")) if met else \
-            "not met there but may be with what it leaves out"
-        return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
-                f"{requirement.target} is {there}: {why}")
-    low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
-    why = why.replace(VALUE_END, f"{shown[0]:.4g~P}").replace(OTHER_END, f"{shown[1]:.4g~P}")
-    return (f"{requirement.metric} lies between {low:.4g~P} and {high:.4g~P} and the target "
-            f"{requirement.target} is met at one end only: {why}")
-
-
 def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Outcome:
     """`o` with the assumed inputs (`basis: assumed`) its metric rests on, where it passes (met or at risk).
 
@@ -363,7 +341,7 @@ def judge_each(requirement: Requirement, values: Q) -> list[bool] | None:
     """
     if not values.is_compatible_with(requirement.target.limit):
         return None
-    return requirement.target.met_by_each(values).tolist()
+    return requirement.passes(values).tolist()
 
 
 def _distinct_ids(reqs: list[Requirement]) -> list[Requirement]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime
 import inspect
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
@@ -106,6 +106,12 @@ class Waiver(Spec):
     reason: str = Field(min_length=3, description="Why the finding is accepted.")
     owner: str = Field("", description=(
         "Who accepted the finding and answers for the waiver (a person or team), shown with its reason."))
+    scope: Literal["design", "proposal", "both"] | None = Field(None, description=(
+        "Whose rows a waiver in our Requirements document waives in `archgen gap`: 'design' (our own design's open "
+        "item: only where our requirements are judged on our design, their file under a PROPOSAL path), 'proposal' "
+        "(only a vendor's proposal), 'both'. Unstated: 'design' where the subject's id is '*' ('rack/*': it names "
+        "no vendor's object), else 'both'; the report says which applied and whether it was stated. `check`, "
+        "`render` and `diff` judge one design and apply every waiver."))
     expires: datetime.date | None = Field(None, description=(
         "The last day the waiver waives, e.g. 2027-03-31: judged against `--as-of DATE`, else SOURCE_DATE_EPOCH, "
         "else today's date, never a clock inside the specs; from the day after, its findings count again and a "

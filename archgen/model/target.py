@@ -49,7 +49,7 @@ class Target:
         shown = float(value.to(self.limit.units).magnitude)
         diff = {"<=": limit - shown, "<": limit - shown, ">=": shown - limit, ">": shown - limit,
                 "==": 0.0 - abs(shown - limit)}[self.op]  # 0.0 - 0.0 is 0.0, where -abs(0.0) is -0.0
-        if _offset(self.limit):
+        if offset(self.limit):
             return ureg.Quantity(diff, "delta_degC" if self.limit.units == ureg.degC else "delta_degF").to("K")
         return ureg.Quantity(diff, self.limit.units)
 
@@ -60,7 +60,7 @@ class Target:
         K says more).
         """
         limit = float(self.limit.magnitude)
-        if limit == 0 or _offset(self.limit):
+        if limit == 0 or offset(self.limit):
             return None
         return float(self.headroom(value).to(self.limit.units).magnitude) / abs(limit)
 
@@ -99,6 +99,6 @@ class Target:
             json_schema_input_schema=core_schema.str_schema(pattern=r"^\s*(<=|>=|==|<|>)"))
 
 
-def _offset(q: Q) -> bool:
+def offset(q: Q) -> bool:
     """Whether a quantity is on an offset scale (°C, °F), where ratios mean nothing."""
     return q.units in (ureg.degC, ureg.degF)

@@ -305,7 +305,7 @@ def _target(r: RequirementChange) -> str:
 def _status_cell(state: RequirementState | None, renewal: str = "") -> str:
     if state is None:
         return "absent"
-    mark = MARKS[state.status]
+    mark = MARKS[state.status] + (" (within tolerance)" if state.tolerated else "")
     if (pending := pending_words(state.verification)) and state.value is not None:   # as `Outcome.shown` says it
         mark += f" ({pending})"
     return (f"{mark} (waived)" + (f", {renewal}" if renewal else "")) if state.waived else mark

@@ -16,6 +16,7 @@ from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
 from archgen.metrics import unbounded
+from archgen.model import tolerance
 from archgen.model.requirements import Status
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.render import fmt
@@ -51,6 +52,22 @@ def shown(row: GapRow, reference: bool = False) -> str:
         return unbounded(row.requirement.metric)
     value = _tidy(row.requirement.target.in_units(q))
     return fmt.q(value, digits=_digits(row, value))   # 8.7e-06, not 0.00 (`display.decimals`)
+
+
+def deviation_text(row: GapRow) -> str:
+    """``+10.5 kW (+33.3 %), worse``: the proposal's value less the reference's, relative to it, and which is better.
+
+    Signed as proposal minus reference, in the target's unit (K for a limit in °C, with no percentage: an offset
+    scale's zero is arbitrary); better or worse by the target (`GapRow.better`). '—' without both values.
+    """
+    d = row.deviation
+    if d is None:
+        return "—"
+    d = _tidy(d)
+    text = ("+" if float(d.magnitude) > 0 else "") + fmt.q(d, digits=max(fmt.digits_for(d), _digits(row, d)))
+    if (ratio := row.deviation_ratio) is not None and ratio:
+        text += f" ({ratio * 100:+.{2 if 0 < abs(ratio) < 0.01 else 1}f} %)"
+    return f"{text}, {row.better}"
 
 
 def margin_text(row: GapRow) -> str:
@@ -109,11 +126,13 @@ def look(g: Gap) -> bool:
     catalog entry's CAT007, a requirement at risk's REQ004), or a row that is not met and does not fail: a SHOULD
     or MAY missed (`check` reports it as a warning), at risk, or a SHALL miss our requirements document waives; or a
     row met by analysis whose `verification` (a test at acceptance) is still to decide it. A row not applicable (a
-    glob matched a job that cannot have the metric) asks nothing of the reader.
+    glob matched a job that cannot have the metric) asks nothing of the reader; one met only within its tolerance
+    (past the limit itself) does.
     """
     s = g.summary()
     return bool(s["warnings"] or s["our_warnings"]) or any(
-        (r.status not in (Status.MET, Status.NOT_APPLICABLE) or r.to_verify) and not r.failing for r in g.rows)
+        (r.status not in (Status.MET, Status.NOT_APPLICABLE) or r.to_verify or r.tolerated) and not r.failing
+        for r in g.rows)
 
 
 def markdown(g: Gap, audience: str = "internal") -> str:
@@ -136,9 +155,10 @@ def markdown(g: Gap, audience: str = "internal") -> str:
         ref = bool(g.reference)                    # `--reference`: the reference design's value beside each
         lines += ["### Requirements", "",
                   "| " + "design | " * several
-                  + "requirement | level | subject | statement | target | proposal | " + "reference | " * ref
+                  + "requirement | level | subject | statement | target | proposal | "
+                  + "reference | deviation | " * ref
                   + "status | margin |",
-                  "|" + "---|" * several + "---|---|---|---|---|--:|" + "--:|" * ref + "---|--:|"]
+                  "|" + "---|" * several + "---|---|---|---|---|--:|" + "--:|--:|" * ref + "---|--:|"]
         labels = {} if public else {w: f"W{i}" for i, w in enumerate(dict.fromkeys(
             r.waived.strip() for r in g.rows if r.waived), 1)}
         for r in g.rows:
@@ -146,7 +166,8 @@ def markdown(g: Gap, audience: str = "internal") -> str:
             subject = f"`{r.subject}`" if r.subject else "—"
             lines.append("| " + f"{design_text(r)} | " * several
                          + f"{req.id} | {req.level.upper()} | {subject} | {fmt.md(text(req.traced))} | "
-                         f"{fmt.md(req.target)} | {shown(r)} | " + f"{shown(r, reference=True)} | " * ref
+                         f"{fmt.md(str(req.target) + tolerance.text(req.tolerance))} | {shown(r)} | "
+                         + f"{shown(r, reference=True)} | {deviation_text(r)} | " * ref
                          + f"{_status_cell(r, public, labels)} | {margin_text(r)} |")
         lines.append("")
         lines += _waiver_notes(g, labels)
@@ -204,7 +225,8 @@ MARKS = {"met": "✅ met", "at risk": "⚠️ at risk", "not met": "❌ not met"
 
 def _status_cell(r: GapRow, public: bool = False, labels: dict[str, str] | None = None) -> str:
     """A row's status; a waived one's reason by its label (`W1`), given once under the table (`_waiver_notes`)."""
-    notes = [r.requirement.pending] if r.to_verify else []
+    notes = ["within tolerance"] if r.tolerated else []
+    notes += [r.requirement.pending] if r.to_verify else []
     notes += [f"on assumed inputs: {', '.join(r.assumed)}"] if r.assumed else []
     mark = MARKS[r.status] + (f" ({fmt.md('; '.join(notes))})" if notes else "")
     if r.waived and public:
@@ -215,7 +237,7 @@ def _status_cell(r: GapRow, public: bool = False, labels: dict[str, str] | None 
 
 
 def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
-    """Each waiver's reason once, under its label, with the rows it waives.
+    """Each waiver's reason once, under its label, with the rows it waives and the scope it applied (stated or not).
 
     newuser84: a 400-character reason had stood in every status cell it waived.
     """
@@ -228,7 +250,8 @@ def _waiver_notes(g: Gap, labels: dict[str, str]) -> list[str]:
             if r.waived.strip() == reason:
                 waived.setdefault(r.requirement.id, []).append(f"`{r.subject}`" if r.subject else "—")
         rows = "; ".join(f"{req} on {', '.join(subjects)}" for req, subjects in waived.items())
-        out.append(f"- {label} ({rows}): {fmt.md(reason)}")
+        scopes = ", ".join(dict.fromkeys(r.waiver_scope for r in g.rows if r.waived.strip() == reason))
+        out.append(f"- {label} ({rows}; scope {fmt.md(scopes)}): {fmt.md(reason)}")
     return [*out, ""]
 
 
@@ -248,10 +271,14 @@ def _row_json(r: GapRow, reference: bool = False) -> dict:
             "level": req.level, "basis": req.basis, "verification": req.verification,
             "source": req.source or None, "subject": r.subject, "pattern": r.pattern or None, "metric": req.metric,
             "target": str(req.target), "op": req.target.op, "limit": quantity(req.target.limit),
+            "tolerance": quantity(req.slack) if req.slack is not None else None, "within_tolerance": r.tolerated,
             "value": metric_quantity(req.metric, r.value), "status": r.status, "margin": r.margin,
             "headroom": metric_quantity(req.metric, r.headroom),   # infinite under an infinite value
-            **({"reference": metric_quantity(req.metric, r.reference)} if reference else {}),
-            "note": r.note or None, "waived": r.waived.strip() or None, "failing": r.failing,
+            **({"reference": metric_quantity(req.metric, r.reference),
+                "deviation": quantity(r.deviation) if r.deviation is not None else None,
+                "deviation_ratio": r.deviation_ratio, "deviation_is": r.better or None} if reference else {}),
+            "note": r.note or None, "waived": r.waived.strip() or None,
+            "waiver_scope": (r.waiver_scope or None) if r.waived else None, "failing": r.failing,
             "assumed": list(r.assumed) or None,
             "file": loc.file if loc else None, "line": loc.line if loc else None,
             "column": loc.column if loc else None}

@@ -14,7 +14,7 @@ from archgen.checks import REGISTRY, Finding, tally
 from archgen.checks.judgement import Judgement
 from archgen.checks.scope import applies, rack_figures
 from archgen.load import shown_file
-from archgen.model import Part, field_words
+from archgen.model import Part, field_words, tolerance
 from archgen.model.base import MarkedFigures
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.requirements import Outcome, Status
@@ -143,7 +143,8 @@ def requirements_table(scope: Scope) -> Table:
     for j, waived in judged(scope):
         b, o, req = j.bound, j.outcome, j.bound.req
         status = Worded(o.shown + (" (waived)" if waived else ""), o.public_shown + (" (waived)" if waived else ""))
-        target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric)))
+        target = fmt.grouped_numbers(fmt.target_text(req.target, metrics.lookup(b.subject, req.metric))
+                                     + tolerance.text(req.tolerance))
         rows.append((req.id, LEVELS[req.level], req.traced, req.basis, req.verification,
                      f"{req.metric} of {b.subject}", target, judged_value(o, b.subject), status, j.check,
                      _reason(o, b.subject), where(scope.run.design.specs.locate(b.owner, b.path)), Cite.of(req.source)))
