@@ -160,3 +160,23 @@ def test_the_port_map_lists_each_accelerator_to_switch_cable_with_both_ends(tmp_
     assert (rows[0].a.rack, rows[0].a.u, rows[0].b.rack, rows[0].b.u) == ("mi355x-compute-01", 9, "ual-sw-rack-01", 5)
     assert {r.b.rack for r in rows} == {"ual-sw-rack-01"} and (rows[0].length, rows[0].ordered) == (2.7, 3.0)
     assert tier_title("scale_up", "access") == "accelerator to switch of a scale-up domain"   # was endpoint to leaf
+
+
+def test_a_pod_over_four_racks_is_not_warned_as_a_trunked_domain(tmp_path) -> None:
+    """review46: CAB010's "one to four racks" is a trunked domain's; a pod's every run is held to its link's reach.
+
+    Eight compute racks of 32 (256 accelerators) at 400 GB/s, 2 x4 links each, on switches of 256 x4 ports (a test
+    input): 256 x 2 x 4 / (256 x 4) = 2 switches in a switch rack between them. The farthest rack stands 4 pitches off: 2 x 0.5 + 2.4 + 0.5 = 3.9 m, inside a 5 m DAC
+    (a test input). CAB010 said "a UALink domain over 8 racks ... expected at most 4" (ualink30's doubt); a
+    trunked domain over more than four racks still warns (tests/checks/cases/CAB010.yml).
+    """
+    pod = (POD.replace("count: 8}", "count: 2}", 1).replace("ports: {count: 128", "ports: {count: 256", 1).replace("reach: 3 m", "reach: 5 m", 1)
+           .replace("{rack: mi355x-compute, count: 2}", "{rack: mi355x-compute, count: 4}")
+           .replace("racks: 4, size: 128", "racks: 8, size: 256").replace("bandwidth: 1.6 TB/s", "bandwidth: 400 GB/s")
+           .replace("switches: 8, link", "switches: 2, link").replace("racks_per_row: 8", "racks_per_row: 9"))
+    run = run_specs(tmp_path, {"c.yaml": pod})
+    assert _found(run, "NET010") == [] and _found(run, "CAB001") == []
+    cab = run.clusters["cluster/ualpod"].cabling
+    assert max(float(x) for x in cab.trunk_runs[0].length) == pytest.approx(3.9)
+    assert [m for m in _found(run, "CAB010") if "racks" in m and "expected at most 4" in m] == []
+    assert _found(run, "CAB010")   # the MI355X stand-in's Infinity Fabric is still said
