@@ -180,3 +180,22 @@ def test_a_pod_over_four_racks_is_not_warned_as_a_trunked_domain(tmp_path) -> No
     assert max(float(x) for x in cab.trunk_runs[0].length) == pytest.approx(3.9)
     assert [m for m in _found(run, "CAB010") if "racks" in m and "expected at most 4" in m] == []
     assert _found(run, "CAB010")   # the MI355X stand-in's Infinity Fabric is still said
+
+
+def _x2(tmp_path, breakouts: str):
+    """The test pod on x2 links of 400G (16 a GPU at 1.6 TB/s: 128 x 16 x 2 / 512 = 8 switches) to x4 ports."""
+    pod = (POD.replace("lanes: 4}", f"lanes: 4, breakouts: {breakouts}}}", 1)
+           .replace("rate: 800 Gbit/s\nreach: 3 m\npower_per_end: 0 W\nlanes: 4",
+                    "rate: 400 Gbit/s\nreach: 3 m\npower_per_end: 0 W\nlanes: 2", 1))
+    return _found(run_specs(tmp_path, {"c.yaml": pod}), "NET010")
+
+
+def test_a_link_narrower_than_the_ports_needs_the_switch_to_split_them(tmp_path) -> None:
+    """review46: an x2 link takes half an x4 port only where the switch lists a 2-way split; one listing only 1x800G
+    passed (ualink30's doubt: "not checked against the part's `breakouts`"). An empty list accepts any whole split."""
+    assert _x2(tmp_path / "split", "['1x800G', '2x400G']") == []
+    assert _x2(tmp_path / "any", "[]") == []
+    found = _x2(tmp_path / "whole", "['1x800G']")
+    assert ("ual-dac has 2 lanes, a ual-switch port 4: 2 links share a port only where it splits 2 ways, and "
+            "ual-switch lists 1x800G: expected a link of 4 lanes, or a switch whose ports list a 2-way breakout"
+            ) in found
