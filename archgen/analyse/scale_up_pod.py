@@ -12,7 +12,8 @@ needs:
     switches needed = ⌈size × links per accelerator × lanes per link / (ports × lanes per port of one switch)⌉
 
 (ports alone where the switch states no lanes: a link then takes one port; a link narrower than the ports takes
-its lanes of one, as a UALink station's x4 port splits into x2 or x1, not checked against the part's `breakouts`).
+its lanes of one, as a UALink station's x4 port splits into x2 or x1, where the port group's `breakouts` list that
+split, or list none: `narrow_links`, review46).
 One hop also needs each accelerator
 linked to every switch (`scale_up_switches.one_hop`: at most as many switches as links per accelerator), so a pod
 wider than one switch's ports is not one stage (NET010 says so). The pod's `switches` stand in the layout's racks of
@@ -37,7 +38,8 @@ from archgen.build import ClusterDesign
 from archgen.model import System
 from archgen.model.scale_up import ScaleUp
 
-__all__ = ["UALINK_POD", "is_pod", "pod_ends", "pod_links", "pod_problems", "pod_switch_slots", "pod_switches"]
+__all__ = ["UALINK_POD", "is_pod", "narrow_links", "pod_ends", "pod_links", "pod_problems", "pod_switch_slots",
+           "pod_switches"]
 
 #: The most accelerators one UALink 200G 1.0 pod joins: "up to 1,024 accelerators" (UALink Consortium press release
 #: on the 200G 1.0 specification, 2025-04-08; the 10-bit accelerator identifier, Tom's Hardware above).
@@ -96,11 +98,33 @@ def pod_problems(cluster: ClusterDesign, su: ScaleUp, per_acc: float) -> list[Pr
             f"{su.size} accelerators x {per_acc:g} links x {link.lanes} lanes need {need} {sw.id} of "
             f"{sw.ports.count} x{sw.ports.lanes or 1} ports; the pod has {su.switches}"), count(su.switches),
             count(need)))
+    problems += narrow_links(cluster)
     if su.technology == "ualink" and su.size > UALINK_POD:
         problems.append(Problem("NET010", ("scale_up", "size"), f"a UALink pod of {su.size} accelerators: UALink "
                                 f"200G 1.0 joins at most {UALINK_POD} (its 10-bit accelerator identifier): expected "
                                 f"at most {UALINK_POD}", count(su.size), count(UALINK_POD)))
     return problems
+
+
+def narrow_links(cluster: ClusterDesign) -> list[Problem]:
+    """NET010 where a pod's link is narrower than the switch's ports and the ports do not split that many ways.
+
+    `pod_switches` packs ports ÷ link lanes links into a port; a port group that lists its `breakouts` allows only
+    those splits (`Ports.allows`), so an x2 link on x4 ports that split only 1x800G is one link a port, not two.
+    """
+    sw, link = cluster.scale_up_switch, cluster.scale_up_link
+    if sw is None or link is None or not sw.ports.lanes or link.lanes >= sw.ports.lanes:
+        return []
+    ways, rest = divmod(sw.ports.lanes, link.lanes)
+    if not rest and sw.ports.allows(ways):
+        return []
+    head = f"{link.id} has {link.lanes} lanes, a {sw.id} port {sw.ports.lanes}: "
+    text = head + (f"{ways} links share a port only where it splits {ways} ways, and {sw.id} lists "
+                   f"{', '.join(sw.ports.breakouts)}: expected a link of {sw.ports.lanes} lanes, or a switch whose "
+                   f"ports list a {ways}-way breakout" if not rest else
+                   f"links share a port only in whole shares of its lanes: expected a link of {sw.ports.lanes} "
+                   "lanes or a whole share of them")
+    return [Problem("NET010", ("scale_up", "link"), text, count(link.lanes), count(sw.ports.lanes))]
 
 
 def pod_switch_slots(cluster: ClusterDesign, su: ScaleUp) -> list[tuple[int, int]]:

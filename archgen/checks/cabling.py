@@ -253,6 +253,7 @@ def ualink_scope(ctx: Context) -> Iterator[Violation]:
 
     Its cables are optimised for under 4 m, its links for one to four racks, and no optics are planned (sources:
     `checks.scale_up_cages.ualink_beyond`); a domain on fibre or over more racks passed as if UALink carried it.
+    The racks are a trunked domain's: a pod (`scale_up.switch_rack`) has each run held to its cable's reach (CAB001).
     Its accelerators' own scale-up link is UALink: an MI355X (Infinity Fabric) has no UALink port.
 
     Fix: keep the domain's `link` and `trunk_link` on copper within four racks, or state `technology: ethernet`

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from archgen.analyse.network import count
 from archgen.analyse.nodes import compute_accelerator
+from archgen.analyse.scale_up_pod import is_pod
 from archgen.checks.media_ends import LANE_RULE, lane_g, lanes_mismatch
 from archgen.checks.registry import Context, Violation
 from archgen.model.network import CAGES, COPPER_MEDIA, cage_fits
@@ -75,7 +76,10 @@ def scale_up_lanes(ctx: Context) -> Iterator[Violation]:
 def ualink_beyond(ctx: Context) -> Iterator[Violation]:
     """CAB010: a stated UALink domain on optics, over more than `UALINK_RACKS`, or of accelerators of another link.
 
-    Optics: its `link` or `trunk_link`. Another link: the accelerator's own scale-up link is not UALink
+    Racks: a trunked domain's (its racks' switches joined rack to rack); a pod (`switch_rack`) is the
+    specification's 1,024-accelerator layout, each of its runs held to its link's reach (CAB001), the under-4 m
+    cables the one-to-four-racks guidance stands on, so its racks are not counted (review46: a 32-rack pod of 32
+    warned). Optics: its `link` or `trunk_link`. Another link: the accelerator's own scale-up link is not UALink
     (`technology.other_link`; nu83fix: newuser83's MI355X, Infinity Fabric, on UALink switches passed, only the
     estimate's note saying its step latency was borrowed).
     """
@@ -103,7 +107,7 @@ def ualink_beyond(ctx: Context) -> Iterator[Violation]:
                                 public=f"the scale-up {'trunk ' if key == 'trunk_link' else ''}cables, {link.id}, are "
                                        f"{link.media} fibre in a UALink domain, but {NO_OPTICS}: their reach, power "
                                        "and latency are the module's, not the specification's")
-        if su.racks > UALINK_RACKS:
+        if su.racks > UALINK_RACKS and not is_pod(su):
             yield Violation(c.cluster.path, c.cluster.spec.id, ("scale_up", "racks"),
                             f"a UALink domain over {su.racks} racks: UALink 200G 1.0 is laid out for 1 to "
                             f"{UALINK_RACKS} racks (its cables optimised for under 4 m; the consortium names Ethernet "

@@ -13,10 +13,12 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from archgen.analyse.cabling import Cabling
 from archgen.analyse.network import count
 from archgen.analyse.other_ports import rack_halls
+from archgen.analyse.tier_cabling import TierRuns
 from archgen.checks.registry import Context, Violation, check
-from archgen.model.site import GROUP_INDEX, fibre_delay
+from archgen.model.site import GROUP_INDEX, MULTIMODE_GROUP_INDEX, fibre_delay
 from archgen.units import Q_
 
 
@@ -26,9 +28,11 @@ def runs_between_halls(ctx: Context) -> Iterator[Violation]:
 
     On a floor of several halls (`floor.halls`) each tier whose runs join racks of two halls is named with their
     link count, the hall pairs, the longest run and its one-way delay at single-mode fibre's group index (1.4676 at
-    1310 nm, Corning SMF-28 Ultra: 4.9 µs a kilometre). The estimate's collective latency is NCCL's per-step
-    figure, which has no cable term, so that delay is not in any step time; a ring or tree step across halls pays
-    it. Runs to a switch placed in no rack have no length of their own (CAB004) and are not counted here.
+    1310 nm, Corning SMF-28 Ultra: 4.9 µs a kilometre), or multimode's (1.483 at 850 nm) where that run is
+    multimode (`model.site.fibre_delay`; review46: a multimode run was taken at single-mode's). The estimate's
+    collective latency is NCCL's per-step figure, which has no cable term, so that delay is not in any step time; a
+    ring or tree step across halls pays it. Runs to a switch placed in no rack have no length of their own (CAB004)
+    and are not counted here.
 
     Fix: nothing to change where the delay is acceptable; else keep a job's latency-bound groups (tensor, expert,
     pipeline neighbours) inside one hall, or place the spines and cores nearer the halls they join.
@@ -46,16 +50,26 @@ def runs_between_halls(ctx: Context) -> Iterator[Violation]:
                 continue
             pairs = sorted({tuple(sorted((halls[a].id, halls[b].id))) for a, b in zip(ha[cross], hb[cross],
                                                                                        strict=True)})
-            longest = float(tr.length[cross].max())
-            delay = fibre_delay(Q_(longest, "m"))
+            far = int(np.flatnonzero(cross)[np.argmax(tr.length[cross])])
+            longest, multimode = float(tr.length[far]), _media(c.cabling, tr, far) == "multimode"
+            delay = fibre_delay(Q_(longest, "m"), multimode)
+            index = f"multimode fibre's group index {MULTIMODE_GROUP_INDEX}" if multimode else \
+                f"group index {GROUP_INDEX}"
             fa = next((f for f in c.fabrics if f.fabric.spec.id == tr.fabric), None)
             subject = c.cluster.path if fa is None else fa.fabric.path
             yield Violation(subject, c.cluster.spec.id, ("floor", "halls"),
                             f"{tr.tier}: {int(tr.weight[cross].sum()):,} link(s) run between halls "
                             f"({', '.join(f'{a}-{b}' for a, b in pairs)}), the longest {longest:.1f} m: a one-way "
-                            f"fibre delay of {delay.m_as('us'):.2f} us (group index {GROUP_INDEX}), not in "
+                            f"fibre delay of {delay.m_as('us'):.2f} us ({index}), not in "
                             "the estimate's collective latency (NCCL's per-step figure has no cable term)",
                             Q_(round(delay.m_as("us"), 3), "us"), None)
+
+
+def _media(cabling: Cabling, tr: TierRuns, run: int) -> str:
+    """The media of the link option one run of `tr` takes ("" where its tier lists none)."""
+    options = next((t.options for t in cabling.tiers if (t.fabric, t.tier) == (tr.fabric, tr.tier)), ())
+    k = int(tr.option[run])
+    return options[k].a.media if 0 <= k < len(options) else ""
 
 
 @check("SITE002", "site.hall_power", severity="warning")

@@ -138,8 +138,8 @@ def test_the_estimate_notes_the_fibre_delay_between_its_halls(tmp_path) -> None:
     spec = r.clusters["cluster/gb300-nvl72-su"].cluster.spec
     assert site_note(spec) == (
         "cluster 'gb300-nvl72-su' stands in 2 halls (a, b) whose first racks are up to 240 m apart on the site plan, "
-        "exit runs included: a collective step over that distance pays 1.17 us of fibre delay one way (racks nearer "
-        "each other less, a run's tray drops and slack more), which this estimate leaves out (`archgen check`, "
+        "exit runs included: a collective step over that distance pays 1.17 us of fibre delay one way at single-mode's "
+        "group index (1.4676; a multimode run's 1.483 is 1 % slower; racks nearer each other less, a run's tray drops and slack more), which this estimate leaves out (`archgen check`, "
         "SITE001, gives the runs and the longest one's delay)")
     one = spec.model_copy(update={"layout": spec.layout[:1]})
     assert isinstance(one, Cluster) and site_note(one) == ""

@@ -160,3 +160,42 @@ def test_the_port_map_lists_each_accelerator_to_switch_cable_with_both_ends(tmp_
     assert (rows[0].a.rack, rows[0].a.u, rows[0].b.rack, rows[0].b.u) == ("mi355x-compute-01", 9, "ual-sw-rack-01", 5)
     assert {r.b.rack for r in rows} == {"ual-sw-rack-01"} and (rows[0].length, rows[0].ordered) == (2.7, 3.0)
     assert tier_title("scale_up", "access") == "accelerator to switch of a scale-up domain"   # was endpoint to leaf
+
+
+def test_a_pod_over_four_racks_is_not_warned_as_a_trunked_domain(tmp_path) -> None:
+    """review46: CAB010's "one to four racks" is a trunked domain's; a pod's every run is held to its link's reach.
+
+    Eight compute racks of 32 (256 accelerators) at 400 GB/s, 2 x4 links each, on switches of 256 x4 ports (a test
+    input): 256 x 2 x 4 / (256 x 4) = 2 switches in a switch rack between them. The farthest rack stands 4 pitches off: 2 x 0.5 + 2.4 + 0.5 = 3.9 m, inside a 5 m DAC
+    (a test input). CAB010 said "a UALink domain over 8 racks ... expected at most 4" (ualink30's doubt); a
+    trunked domain over more than four racks still warns (tests/checks/cases/CAB010.yml).
+    """
+    pod = (POD.replace("count: 8}", "count: 2}", 1).replace("ports: {count: 128", "ports: {count: 256", 1).replace("reach: 3 m", "reach: 5 m", 1)
+           .replace("{rack: mi355x-compute, count: 2}", "{rack: mi355x-compute, count: 4}")
+           .replace("racks: 4, size: 128", "racks: 8, size: 256").replace("bandwidth: 1.6 TB/s", "bandwidth: 400 GB/s")
+           .replace("switches: 8, link", "switches: 2, link").replace("racks_per_row: 8", "racks_per_row: 9"))
+    run = run_specs(tmp_path, {"c.yaml": pod})
+    assert _found(run, "NET010") == [] and _found(run, "CAB001") == []
+    cab = run.clusters["cluster/ualpod"].cabling
+    assert max(float(x) for x in cab.trunk_runs[0].length) == pytest.approx(3.9)
+    assert [m for m in _found(run, "CAB010") if "racks" in m and "expected at most 4" in m] == []
+    assert _found(run, "CAB010")   # the MI355X stand-in's Infinity Fabric is still said
+
+
+def _x2(tmp_path, breakouts: str):
+    """The test pod on x2 links of 400G (16 a GPU at 1.6 TB/s: 128 x 16 x 2 / 512 = 8 switches) to x4 ports."""
+    pod = (POD.replace("lanes: 4}", f"lanes: 4, breakouts: {breakouts}}}", 1)
+           .replace("rate: 800 Gbit/s\nreach: 3 m\npower_per_end: 0 W\nlanes: 4",
+                    "rate: 400 Gbit/s\nreach: 3 m\npower_per_end: 0 W\nlanes: 2", 1))
+    return _found(run_specs(tmp_path, {"c.yaml": pod}), "NET010")
+
+
+def test_a_link_narrower_than_the_ports_needs_the_switch_to_split_them(tmp_path) -> None:
+    """review46: an x2 link takes half an x4 port only where the switch lists a 2-way split; one listing only 1x800G
+    passed (ualink30's doubt: "not checked against the part's `breakouts`"). An empty list accepts any whole split."""
+    assert _x2(tmp_path / "split", "['1x800G', '2x400G']") == []
+    assert _x2(tmp_path / "any", "[]") == []
+    found = _x2(tmp_path / "whole", "['1x800G']")
+    assert ("ual-dac has 2 lanes, a ual-switch port 4: 2 links share a port only where it splits 2 ways, and "
+            "ual-switch lists 1x800G: expected a link of 4 lanes, or a switch whose ports list a 2-way breakout"
+            ) in found

@@ -16,7 +16,7 @@ from archgen.as_of import expired, judging
 from archgen.errors import WorkloadError
 from archgen.model import Cluster
 from archgen.model.requirements import Requirement
-from archgen.model.site import fibre_delay, halls_used, site_span
+from archgen.model.site import GROUP_INDEX, MULTIMODE_GROUP_INDEX, fibre_delay, halls_used, site_span
 from archgen.model.workload import Model, Workload
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.workload.cluster import Machine, estimate_on_cluster, given_hardware
@@ -146,7 +146,8 @@ def site_note(cluster: Cluster) -> str:
     """A note that the cluster stands in several halls whose fibre delay the estimate leaves out ("" in one hall).
 
     The halls the layout uses (`floor.halls`), the largest distance between two of them on the site plan with their
-    exit runs (`model.site.site_span`), and that distance's one-way fibre delay (`model.site.fibre_delay`): no
+    exit runs (`model.site.site_span`), and that distance's one-way fibre delay (`model.site.fibre_delay`, at
+    single-mode's group index, which the note names, multimode's beside it: no run's media is chosen here): no
     collective latency in the estimate has a cable term, and `archgen check` gives the runs themselves (SITE001).
     """
     halls = halls_used(cluster.floor.halls, cluster.layout)
@@ -155,7 +156,8 @@ def site_note(cluster: Cluster) -> str:
     span = site_span(halls)
     return (f"cluster '{cluster.id}' stands in {len(halls)} halls ({', '.join(h.id for h in halls)}) whose first "
             f"racks are up to {span.m_as('m'):,.0f} m apart on the site plan, exit runs included: a collective step "
-            f"over that distance pays {fibre_delay(span).m_as('us'):.2f} us of fibre delay one way (racks nearer "
+            f"over that distance pays {fibre_delay(span).m_as('us'):.2f} us of fibre delay one way at single-mode's "
+            f"group index ({GROUP_INDEX}; a multimode run's {MULTIMODE_GROUP_INDEX} is 1 % slower; racks nearer "
             "each other less, a run's tray drops and slack more), which this estimate leaves out (`archgen check`, "
             "SITE001, gives the runs and the longest one's delay)")
 

@@ -92,7 +92,10 @@ def stated_hop(latency: Q | None, switch: str, trunk: Link | None, run: Q | None
 
 
 def _flight(link: Link, run: Q) -> tuple[Q, str]:
-    """One-way flight time (s) over `run` of `link`'s media, and its words: copper at `COPPER_DELAY`, fibre by grade."""
+    """One-way flight time (s) over `run` of `link`'s media, and its words: copper at `COPPER_DELAY`, fibre by kind.
+
+    Fibre at `model.site.fibre_delay`'s single-mode or multimode group index (by `media`, not by fibre grade).
+    """
     copper = link.media in COPPER_MEDIA
     flight = (run * COPPER_DELAY).to("s") if copper else fibre_delay(run, link.media == "multimode").to("s")
     return flight, f"{run.m_as('m'):.3g} m of {link.media}" + (f" at up to {COPPER_DELAY:~P}" if copper else "")
