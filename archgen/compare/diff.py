@@ -175,6 +175,8 @@ class Diff:
             **{f"prices_{k}": sum(p.kind == k for p in self.prices) for k in PRICE_CHANGES},
             **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
+            **{f"requirements_{k}": len({r.state.requirement for r in rows["redefined"] if r.tightened is way})
+               for k, way in (("tightened", True), ("relaxed", False))},
             "head_errors": self.head_errors,
             "links_refused": len(self.refused),
             "failing": self.failing,

@@ -67,7 +67,10 @@ def summary_line(d: Diff) -> str:
 def _moves(s: dict, kind: str, label: str) -> str:
     """A kind of requirement change by requirement, with its objects where more: '1 redefined (on 12 objects)'."""
     ids, objects = s[f"requirements_{kind}"], s[f"requirement_objects_{kind}"]
-    return f"{ids} {label}" + (f" (on {objects} objects)" if objects > ids else "")
+    ways = [f"{s[f'requirements_{w}']} {w}" for w in ("tightened", "relaxed")
+            if kind == "redefined" and s[f"requirements_{w}"]]   # `RequirementChange.tightened`
+    within = ways + ([f"on {objects} objects"] if objects > ids else [])
+    return f"{ids} {label}" + (f" ({', '.join(within)})" if within else "")
 
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
@@ -298,7 +301,8 @@ def _target(r: RequirementChange) -> str:
         return pr_md(f"{state.level.upper()} {state.metric} {state.target}{by}")
     if r.redefined:
         assert r.base is not None and r.head is not None   # redefined: both sides have it
-        return f"{text(r.base)} → **{text(r.head)}**"
+        way = {True: " (tightened)", False: " (relaxed)"}.get(r.tightened, "")   # type: ignore[arg-type]
+        return f"{text(r.base)} → **{text(r.head)}**{way}"
     return pr_md(r.state.target)
 
 
@@ -356,6 +360,7 @@ def to_json(d: Diff) -> str:
                        "parent": list(r.state.parent) or None,
                        "base": _state_json(r.base),
                        "head": _state_json(r.head), "failing": r.failing, "redefined": r.redefined,
+                       "tightened": r.tightened,
                        "newly_waived": r.newly_waived and not d.renewal(r), "waiver_renewed": d.renewal(r) or None,
                        "base_definition": _definition_json(r.base) if r.redefined else None}
                       for r in d.requirements],
