@@ -388,7 +388,10 @@ def roots(paths: Iterable[str | Path]) -> tuple[str, ...]:
     """
     out: list[str] = []
     for p in paths:
-        real = Path(p).resolve()
+        try:
+            real = Path(p).resolve()
+        except (OSError, RuntimeError):  # a link loop: loading reports it with the path (`_resolved`)
+            real = Path(p).absolute()
         folder = str(real if real.is_dir() else real.parent)
         if folder not in out:
             out.append(folder)

@@ -28,9 +28,9 @@ def test_a_target_relaxed_with_the_status_unchanged_is_shown(tmp_path):
     r = run_cli("diff", base, head)
     assert r.code == 0
     assert "⚠️ 0 metric(s) changed in 0 object(s); 0 new finding(s) (0 error(s)), 0 resolved; 0 requirement(s) " \
-           "newly failing, 0 newly met, 1 redefined. HEAD has no error findings." in r.out   # was ✅, No differences
+           "newly failing, 0 newly met, 1 redefined (1 relaxed). HEAD has no error findings." in r.out   # was ✅
     assert "| REQ-PWR-010 | `rack/dgx-h100-4` | Rack IT load | SHALL it\\_power \\<= 45 kW → **SHALL it\\_power " \
-           "\\<= 90 kW** | ✅ met | ✅ met | 40.9 kW → 40.9 kW |" in r.out
+           "\\<= 90 kW** (relaxed) | ✅ met | ✅ met | 40.9 kW → 40.9 kW |" in r.out
     [row] = json.loads(run_cli("diff", base, head, "--format", "json").out)["requirements"]
     assert (row["target"], row["redefined"], row["base_definition"]) == \
         ("<= 90 kW", True, {"target": "<= 45 kW", "level": "shall", "metric": "it_power", "verification": "analysis",
@@ -50,7 +50,7 @@ def test_a_miss_under_a_new_waiver_is_counted(tmp_path):
     base, head = _sides(tmp_path, waived)
     r = run_cli("diff", base, head)
     assert r.code == 0                                   # waived: the miss does not fail the job
-    assert "0 requirement(s) newly failing, 0 newly met, 1 redefined, 1 newly waived; 1 waiver(s) changed (1 added)." \
+    assert "0 requirement(s) newly failing, 0 newly met, 1 redefined (1 tightened), 1 newly waived; 1 waiver(s) changed (1 added)." \
         in r.out
     assert r.out.split("\n")[2].startswith("⚠️")         # was ✅
     assert "| ✅ met | ❌ not met (waived) | 40.9 kW → 40.9 kW |" in r.out
@@ -69,3 +69,27 @@ def test_an_unchanged_requirement_is_not_listed(tmp_path):
     base, head = _sides(tmp_path, RACK.replace("name: DGX H100 rack", "name: DGX H100 rack, renamed"))
     r = run_cli("diff", base, head)
     assert "### Requirements" not in r.out and r.out.split("\n")[2].startswith("✅")
+
+
+def test_a_target_moved_says_tightened_or_relaxed(tmp_path):
+    """A partner reads "tightened" or "relaxed", not only "redefined" (newuser86's trial: 150 → 145 kW read
+    "1 redefined", the bound's direction left to the reader of two targets)."""
+    base, head = _sides(tmp_path, RACK.replace('target: "<= 45 kW"', 'target: "<= 42 kW"'))
+    r = run_cli("diff", base, head)
+    assert "0 newly met, 1 redefined (1 tightened)." in r.out
+    assert "SHALL it\\_power \\<= 45 kW → **SHALL it\\_power \\<= 42 kW** (tightened) |" in r.out
+    doc = json.loads(run_cli("diff", base, head, "--format", "json").out)
+    assert doc["requirements"][0]["tightened"] is True
+    assert (doc["summary"]["requirements_tightened"], doc["summary"]["requirements_relaxed"]) == (1, 0)
+    relaxed = run_cli("diff", head, base)
+    assert "1 redefined (1 relaxed)." in relaxed.out and "\\<= 45 kW** (relaxed) |" in relaxed.out
+    lowered = run_cli("diff", base, *_sides(tmp_path / "may", RACK.replace(POWER, POWER[:-1] + ", level: may}"))[1:])
+    assert "1 redefined (1 relaxed)." in lowered.out      # SHALL → MAY: a partner may now miss it
+
+
+def test_a_target_and_level_moved_apart_is_only_redefined(tmp_path):
+    moved = RACK.replace(POWER, POWER.replace('"<= 45 kW"', '"<= 42 kW"')[:-1] + ", level: should}")
+    base, head = _sides(tmp_path, moved)
+    r = run_cli("diff", base, head)
+    assert "1 redefined." in r.out and "(tightened)" not in r.out and "(relaxed)" not in r.out
+    assert json.loads(run_cli("diff", base, head, "--format", "json").out)["requirements"][0]["tightened"] is None

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
-from typing import Any
 
+from archgen.checks.catalog_fields import differing, quoted, short, unless_default
 from archgen.checks.fibre_grades import short_grades
 from archgen.checks.registry import Context, Violation, check, object_path
 from archgen.display import quantity
@@ -14,7 +13,7 @@ from archgen.model import Accelerator, CoolingUnit, PowerShelf, Switch, System
 from archgen.model.field_words import said as field_said
 from archgen.model.power import PDU
 from archgen.perf.hw.generation import NVLS_FROM, assumed_without, generation_unstated, nvls_unused
-from archgen.units import Q_, parse_quantity
+from archgen.units import Q_
 
 #: How far a published heat output may exceed the maximum draw before it is flagged.
 HEAT_TOLERANCE = 1.05
@@ -175,7 +174,6 @@ def switching_capacity(ctx: Context) -> Iterator[Violation]:
 
 #: How many differing fields CAT007 names before it counts the rest; a value longer than this is named, not quoted.
 MAX_NAMED = 6
-MAX_QUOTED = 40
 
 
 @check("CAT007", "catalog.replaced", severity="warning")
@@ -200,10 +198,10 @@ def replaced(ctx: Context) -> Iterator[Violation]:
         doc, src = specs.get(ref), specs.sources.get(ref)
         if doc is None or src is None:
             continue
-        fields = _unless_default(differing(shipped.data, src.data), doc, shipped.data)
+        fields = unless_default(differing(shipped.data, src.data), doc, shipped.data)
         if not fields:
             continue
-        named = [(path, f" {_quoted(a)} → {_quoted(b)}" if _short(a) and _short(b) else "")
+        named = [(path, f" {quoted(a)} → {quoted(b)}" if short(a) and short(b) else "")
                  for path, a, b in fields[:MAX_NAMED]]
         more = f" and {len(fields) - MAX_NAMED} more" if len(fields) > MAX_NAMED else ""
         yield Violation(object_path(doc), ref, ("id",),
@@ -211,86 +209,6 @@ def replaced(ctx: Context) -> Iterator[Violation]:
                         f"in this project, with different {'; '.join(p + v for p, v in named)}{more}",
                         public=f"replaces the shipped catalog's {shipped.kind} '{ref}' in this project, with different "
                         f"{'; '.join(field_said(p) + v for p, v in named)}{more}")
-
-
-def differing(shipped: Any, given: Any, at: str = "") -> list[tuple[str, Any, Any]]:
-    """The fields of `given` that differ from `shipped` (plain YAML data): (key path, shipped value, given value).
-
-    Mappings are compared key by key and lists item by item (an item named by its `id` where it has one, as
-    `load.SourceDocument.key` names it); a key on one side only has `None` on the other. Two values that both read
-    as quantities are equal when they are the same quantity.
-    """
-    if isinstance(shipped, dict) and isinstance(given, dict):
-        out: list[tuple[str, Any, Any]] = []
-        for k in sorted(set(shipped) | set(given), key=str):
-            out += differing(shipped.get(k), given.get(k), f"{at}.{k}" if at else str(k))
-        return out
-    if isinstance(shipped, list) and isinstance(given, list) and len(shipped) == len(given):
-        out = []
-        for i, (a, b) in enumerate(zip(shipped, given, strict=True)):
-            name = a.get("id") if isinstance(a, dict) and isinstance(b, dict) and a.get("id") == b.get("id") else None
-            out += differing(a, b, f"{at}[{name if isinstance(name, str) and name else i}]")
-        return out
-    return [] if _same(shipped, given) else [(at, shipped, given)]
-
-
-def _unless_default(fields: list[tuple[str, Any, Any]], doc: Any, shipped: Any) -> list[tuple[str, Any, Any]]:
-    """`fields` less each key given on one side only whose value the other side takes by default.
-
-    Both documents are read as the model reads them (`doc`'s class, defaults filled in) and compared at the key's path;
-    where the shipped data does not read (it always does: it is the catalog's), every field is kept.
-    """
-    if all(a is not None and b is not None for _, a, b in fields):
-        return fields
-    try:
-        read = (type(doc).model_validate(shipped).model_dump(by_alias=True), doc.model_dump(by_alias=True))
-    except ValueError:
-        return fields
-    return [(path, a, b) for path, a, b in fields
-            if a is not None and b is not None or not _same_read(*(_at(r, path) for r in read))]
-
-
-def _at(data: Any, path: str) -> Any:
-    """The value at `differing`'s key path (`a.b[id].c`, `slots[0]`) of model-dumped `data`; None where absent."""
-    for key, item in re.findall(r"([^.\[\]]+)|\[([^\]]+)\]", path):
-        if key:
-            data = data.get(key) if isinstance(data, dict) else None
-        elif isinstance(data, list):
-            named = [x for x in data if isinstance(x, dict) and x.get("id") == item]
-            data = named[0] if named else data[int(item)] if item.isdigit() and int(item) < len(data) else None
-        else:
-            data = None
-    return data
-
-
-def _same_read(a: Any, b: Any) -> bool:
-    """Two model-read values are the same: equal, or quantities of one dimension equal after conversion."""
-    if a is None or b is None:
-        return False
-    try:
-        return bool(a == b)
-    except (TypeError, ValueError):
-        return False
-
-
-def _same(a: Any, b: Any) -> bool:
-    if a == b:
-        return True
-    if isinstance(a, str) and isinstance(b, str):
-        try:
-            qa, qb = parse_quantity(a), parse_quantity(b)
-        except ValueError:
-            return False
-        return bool(qa.dimensionality == qb.dimensionality and abs(qa - qb.to(qa.units)) <= abs(qa) * 1e-12)
-    return False
-
-
-def _short(value: Any) -> bool:
-    return value is None or not isinstance(value, dict | list) and len(str(value)) <= MAX_QUOTED
-
-
-def _quoted(value: Any) -> str:
-    return "(not given)" if value is None else str(value)
 
 
 @check("CAT008", "catalog.compute_capability", severity="warning")

@@ -23,6 +23,7 @@ from archgen.compare.bom import PartChange, bom_changes
 from archgen.compare.pairs import Pairs, renamer
 from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
+from archgen.compare.revisions import RevisionChange, revision_changes
 from archgen.compare.waiver_changes import WaiverChange, renewed, waiver_changes
 from archgen.pipeline import Run
 from archgen.units import Q, relative_change
@@ -121,6 +122,8 @@ class Diff:
     renewed: tuple[tuple[Finding, WaiverChange], ...] = ()
     #: (BASE id, HEAD id) of each `--pair`: HEAD's object compared as BASE's (`compare.pairs`)
     pairs: Pairs = ()
+    #: documents whose stated revision moved, or that changed under BASE's revision (`compare.revisions`)
+    revisions: tuple[RevisionChange, ...] = ()
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -175,10 +178,14 @@ class Diff:
             **{f"prices_{k}": sum(p.kind == k for p in self.prices) for k in PRICE_CHANGES},
             **{f"requirements_{k}": len({r.state.requirement for r in got}) for k, got in rows.items()},
             **{f"requirement_objects_{k}": len(got) for k, got in rows.items()},
+            **{f"requirements_{k}": len({r.state.requirement for r in rows["redefined"] if r.tightened is way})
+               for k, way in (("tightened", True), ("relaxed", False))},
             "head_errors": self.head_errors,
             "links_refused": len(self.refused),
             "failing": self.failing,
             **({"waivers_as_of": self.as_of} if self.as_of else {}),
+            **({"revisions_changed": sum(r.changed for r in self.revisions),
+                "revisions_kept": sum(not r.changed for r in self.revisions)} if self.revisions else {}),
         }
 
 
@@ -211,7 +218,8 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 requirement_changes(base, head, alias),
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""), waivers, accepted,
-                price_changes(base.specs, head.specs), renewed=again, pairs=pairs)
+                price_changes(base.specs, head.specs), renewed=again, pairs=pairs,
+                revisions=revision_changes(base, head))
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:

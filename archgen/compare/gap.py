@@ -18,6 +18,7 @@ from pathlib import Path
 from archgen.checks import REGISTRY, Finding
 from archgen.checks.judgement import outcome, workload_bands
 from archgen.checks.registry import object_path, waiver, waiver_subject
+from archgen.compare.answers import Answer, answers, merged
 from archgen.errors import Location
 from archgen.load import shown as shown_location
 from archgen.model.requirements import PASSING, Judged, Requirement, Status, fails
@@ -117,6 +118,8 @@ class Gap:
     ours: frozenset[str] = frozenset()
     #: The reference design's paths (`--reference`), whose values the rows give beside the proposal's; () for none
     reference: tuple[str, ...] = ()
+    #: Our Requirements documents that state a revision, and the revision the proposal says it answers of each
+    answers: tuple[Answer, ...] = ()
 
     def is_ours(self, f: Finding) -> bool:
         """Whether a finding is located in one of our Requirements documents rather than in the proposal."""
@@ -139,8 +142,11 @@ class Gap:
 
     @property
     def failing(self) -> bool:
-        """A SHALL requirement is not met or not provided, or the proposal has error findings (exit code 1)."""
-        return bool(self.errors) or any(r.failing for r in self.rows)
+        """A SHALL requirement is not met or not provided, the proposal errs, or it answers an old revision: exit 1.
+
+        An old revision: another revision of our requirements than the one judged (`Answer.current`).
+        """
+        return bool(self.errors) or any(r.failing for r in self.rows) or any(a.current is False for a in self.answers)
 
     def summary(self) -> dict:
         """Counts for the summary line and the JSON `summary`."""
@@ -163,6 +169,8 @@ class Gap:
             "objects": len(self.objects),
             "failing": self.failing,
             **({"waivers_as_of": self.as_of} if self.as_of else {}),
+            **({"revisions_superseded": sum(a.current is False for a in self.answers),
+                "revisions_unstated": sum(a.current is None for a in self.answers)} if self.answers else {}),
         }
 
 
@@ -217,7 +225,7 @@ def judge_proposal(result: Run, owners: Collection[str], proposal_files: Collect
     objects |= {fab.path for c in result.design.clusters if c.path in objects for fab in c.fabrics}
     notes = tuple(_unbound_note(specs, owner, i, *said) for (owner, i), said in unbound.items())
     return Gap(proposal, against, tuple(rows), tuple(sorted(findings, key=_finding_order)), tuple(sorted(objects)),
-               str(result.as_of or ""), notes, ours=frozenset(own))
+               str(result.as_of or ""), notes, ours=frozenset(own), answers=answers(specs, owners, files))
 
 
 #: A waiver's `scope` values (`model.spec.Waiver.scope`): whose rows it waives in `gap`.
@@ -292,7 +300,7 @@ def merge(parts: Sequence[tuple[Gap, Collection[str]]]) -> Gap:
     return Gap(first.proposal, first.against, tuple(ordered), tuple(sorted(findings.values(), key=_finding_order)),
                tuple(sorted({o for g, _ in parts for o in g.objects})), first.as_of,
                tuple(dict.fromkeys(n for g, _ in parts for n in g.notes)),
-               frozenset().union(*(g.ours for g, _ in parts)))
+               frozenset().union(*(g.ours for g, _ in parts)), answers=merged(g.answers for g, _ in parts))
 
 
 _SEVERITY = {"error": 0, "warning": 1, "info": 2}

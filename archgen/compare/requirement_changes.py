@@ -14,6 +14,7 @@ from archgen.display import target_text
 from archgen.metrics import lookup
 from archgen.model import tolerance
 from archgen.model.requirements import Outcome, Status, fails
+from archgen.model.target import Target
 from archgen.pipeline import Run
 from archgen.units import Q
 
@@ -34,6 +35,7 @@ class RequirementState:
     verification: str = "analysis"   # what verifies it (`Requirement.verification`); archgen's own is analysis
     parent: tuple[str, ...] = ()     # what it refines (`Requirement.parent`)
     tolerated: bool = False          # met only within its `tolerance` (`Outcome.tolerated`)
+    bound: Target | None = None      # the target as judged (`Requirement.target`): which way a new one moved
 
 
 @dataclass(frozen=True)
@@ -84,6 +86,23 @@ class RequirementChange:
         return self.base is not None and self.head is not None and _definition(self.base) != _definition(self.head)
 
     @property
+    def tightened(self) -> bool | None:
+        """True where HEAD's redefinition asks more, False where it asks less; None where not redefined so, or mixed.
+
+        More is a bound moved against the value (`<= 150 kW` → `<= 145 kW`, `>= 800 Gb/s` → `>= 1.6 Tb/s`, `<=` →
+        `<`) or a level raised (MAY → SHOULD → SHALL); less the reverse. A metric or verification method changed,
+        or a bound and a level moved opposite ways, is only "redefined": no single word says it (newuser86's trial:
+        a partner read "1 redefined" for a rack budget cut from 150 to 145 kW).
+        """
+        if not self.redefined or self.base is None or self.head is None or self.base.metric != self.head.metric \
+                or self.base.verification != self.head.verification:
+            return None
+        moves = {_tighter(self.base.bound, self.head.bound), _LEVELS.index(self.head.level) - _LEVELS.index(
+            self.base.level)} - {0}
+        signs = {m > 0 for m in moves if m is not None}
+        return None if None in moves or len(signs) != 1 else signs.pop()
+
+    @property
     def newly_waived(self) -> bool:
         """HEAD misses the requirement under a waiver, where BASE met it, lacked it or missed it unwaived."""
         return (self.head is not None and self.head.status != "met" and bool(self.head.waived)
@@ -126,7 +145,26 @@ def _state(obj: str, o: Outcome, failed: dict) -> RequirementState:
     target = target_text(req.target, lookup(obj, req.metric)) + tolerance.text(req.tolerance)
     return RequirementState(obj, req.id, req.statement, req.metric, target,
                             req.level, o.status, o.value,
-                            finding.waived if finding else "", req.verification, tuple(req.parent), o.tolerated)
+                            finding.waived if finding else "", req.verification, tuple(req.parent), o.tolerated,
+                            req.target)
+
+
+#: Requirement levels from the least asked to the most (`Requirement.level`).
+_LEVELS = ("may", "should", "shall")
+#: Bounds from above and from below (`Target.op`); `==` is neither.
+_UPPER, _LOWER = ("<=", "<"), (">=", ">")
+
+
+def _tighter(base: Target | None, head: Target | None) -> int | None:
+    """1 where `head` admits fewer values than `base`, -1 where more, 0 where the same; None where incomparable."""
+    if base is None or head is None or base == head:
+        return 0
+    for side, sign in ((_UPPER, 1), (_LOWER, -1)):
+        if base.op in side and head.op in side and head.limit.is_compatible_with(base.limit):
+            step = (head.limit.to(base.limit.units).magnitude - base.limit.magnitude) * -sign
+            strict = (head.op in ("<", ">")) - (base.op in ("<", ">"))   # the same limit, now excluded
+            return (step > 0) - (step < 0) or strict
+    return None
 
 
 def _status(state: RequirementState | None) -> str:

@@ -20,6 +20,10 @@ class DocumentInfo(Spec):
     revision: str = Field("", description=(
         "The design's revision, e.g. 'B' or '1.2'; default: the last commit of the design's spec files in their "
         "git repository (with '+uncommitted' when they differ from it)."))
+    answers: dict[str, str] = Field(default_factory=dict, description=(
+        "The revision of each of our Requirements documents this design answers, by the document's id, e.g. "
+        "{gb300-hall: B}: a partner's proposal states the release it answers, and `archgen gap` fails one that "
+        "answers another revision than the one it is judged against."))
     authors: list[str] = Field(default_factory=list, description="Authors, e.g. ['A. Engineer (Example ODM)'].")
     audience: str = Field("", description="Who reads it, e.g. 'customer data-centre and network teams'.")
     confidentiality: str = Field("", description="Confidentiality marking printed on every page, e.g. "

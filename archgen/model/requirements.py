@@ -371,4 +371,7 @@ class Requirements(Document):
     """A set of requirements applying to racks, clusters or workloads."""
 
     kind: Literal["Requirements"] = "Requirements"
+    revision: str = Field("", description=(
+        "The released revision of these requirements, e.g. 'B': a partner's proposal names the one it answers "
+        "(`document.answers`), and `archgen gap` reports a proposal that answers another; `diff` lists it changed."))
     requirements: AnyRequirements = Field(description="The requirements.")

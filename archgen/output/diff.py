@@ -7,6 +7,7 @@ from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, MetricChange
 from archgen.compare.pairs import pairs_json
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
+from archgen.compare.revisions import RevisionChange
 from archgen.load import shown, shown_file
 from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
@@ -64,10 +65,22 @@ def summary_line(d: Diff) -> str:
     return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
 
+def _revision(r: RevisionChange) -> str:
+    """'`cluster/x` (AG-1) A → B', or what a document changed under BASE's revision needs (`compare.revisions`)."""
+    if not r.changed:
+        return f"{code(r.object)} changed but still states revision {pr_md(r.head)}: a release of it needs a new " \
+            "revision"
+    number = f" ({pr_md(r.number)})" if r.number else ""
+    return f"{code(r.object)}{number} {pr_md(r.base or 'not stated')} → {pr_md(r.head or 'not stated')}"
+
+
 def _moves(s: dict, kind: str, label: str) -> str:
     """A kind of requirement change by requirement, with its objects where more: '1 redefined (on 12 objects)'."""
     ids, objects = s[f"requirements_{kind}"], s[f"requirement_objects_{kind}"]
-    return f"{ids} {label}" + (f" (on {objects} objects)" if objects > ids else "")
+    ways = [f"{s[f'requirements_{w}']} {w}" for w in ("tightened", "relaxed")
+            if kind == "redefined" and s[f"requirements_{w}"]]   # `RequirementChange.tightened`
+    within = ways + ([f"on {objects} objects"] if objects > ids else [])
+    return f"{ids} {label}" + (f" ({', '.join(within)})" if within else "")
 
 
 #: Requirement changes a reviewer must see even where nothing newly fails (`RequirementChange`): the summary counts
@@ -115,10 +128,12 @@ def markdown(d: Diff) -> str:
     s = d.summary()
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
     waived = s["findings_newly_waived"] or s["findings_waiver_renewed"] or any(w.review for w in d.waivers)
-    look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived
+    look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived or s.get("revisions_kept")
     icon = "❌" if d.failing or d.refused else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
+    if d.revisions:   # what a partner quotes (`compare.revisions`)
+        lines += ["**Revisions:** " + "; ".join(map(_revision, d.revisions)) + ".", ""]
     if d.pairs:   # `--pair`: HEAD's objects under BASE's paths below
         lines += ["Paired (BASE = HEAD): " + ", ".join(f"{code(b)} = {code(h)}" for b, h in d.pairs)
                   + "; HEAD's objects are shown by BASE's ids.", ""]
@@ -180,7 +195,7 @@ def markdown(d: Diff) -> str:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
             or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.renewed or d.prices
-            or d.refused):
+            or d.refused or d.revisions):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
 
@@ -298,7 +313,8 @@ def _target(r: RequirementChange) -> str:
         return pr_md(f"{state.level.upper()} {state.metric} {state.target}{by}")
     if r.redefined:
         assert r.base is not None and r.head is not None   # redefined: both sides have it
-        return f"{text(r.base)} → **{text(r.head)}**"
+        way = {True: " (tightened)", False: " (relaxed)"}.get(r.tightened, "")   # type: ignore[arg-type]
+        return f"{text(r.base)} → **{text(r.head)}**{way}"
     return pr_md(r.state.target)
 
 
@@ -345,6 +361,9 @@ def to_json(d: Diff) -> str:
                   "newly_waived": [finding(f) for f in d.newly_waived], "waived_again": renewed_json(d)},
         refused=[{"side": side, "file": link} for side, link in d.refused],
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
+        **({"revisions": [{"object": r.object, "number": r.number or None, "base": r.base or None,
+                           "head": r.head or None, "changed": r.changed} for r in d.revisions]}
+           if d.revisions else {}),
         prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
                  "head": _price_json(p.head)} for p in d.prices],
         waivers=[{"change": w.kind, "object": w.state.object, "check": w.state.check, "subject": w.state.subject,
@@ -356,6 +375,7 @@ def to_json(d: Diff) -> str:
                        "parent": list(r.state.parent) or None,
                        "base": _state_json(r.base),
                        "head": _state_json(r.head), "failing": r.failing, "redefined": r.redefined,
+                       "tightened": r.tightened,
                        "newly_waived": r.newly_waived and not d.renewal(r), "waiver_renewed": d.renewal(r) or None,
                        "base_definition": _definition_json(r.base) if r.redefined else None}
                       for r in d.requirements],

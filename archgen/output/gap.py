@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from archgen.compare.answers import Answer
 from archgen.compare.gap import STATUSES, Gap, GapRow, key
 from archgen.load import shown as shown_location
 from archgen.load import shown_file
@@ -130,7 +131,7 @@ def look(g: Gap) -> bool:
     (past the limit itself) does.
     """
     s = g.summary()
-    return bool(s["warnings"] or s["our_warnings"]) or any(
+    return bool(s["warnings"] or s["our_warnings"] or s.get("revisions_unstated")) or any(
         (r.status not in (Status.MET, Status.NOT_APPLICABLE) or r.to_verify or r.tolerated) and not r.failing
         for r in g.rows)
 
@@ -148,6 +149,7 @@ def markdown(g: Gap, audience: str = "internal") -> str:
              f"## archgen gap: {fmt.code(' '.join(map(shown_file, g.proposal)) or 'proposal')} against "
              f"{fmt.code(' '.join(map(shown_file, g.against)) or 'requirements')}")
     lines = [title, "", f"{icon} {summary_line(g)}", ""]
+    lines += [f"**Revision.** {fmt.md(a.text(public))}" for a in g.answers] + [""] * bool(g.answers)
     if not public:   # the notes name our files
         lines += [f"> ⚠️ {fmt.md(n)}" for n in g.notes] + ([""] if g.notes else [])
     if g.rows:
@@ -295,6 +297,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
             rows=[_public_row(_row_json(r, bool(g.reference))) for r in g.rows],
             findings=[_public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
             objects=list(g.objects),
+            **({"revisions": [_answer_json(a, public=True) for a in g.answers]} if g.answers else {}),
         ), ascii_only=False)
     return dumps(document(
         proposal=[shown_file(p) for p in g.proposal],
@@ -305,7 +308,14 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         requirement_findings=[finding(f) for f in g.ours_findings],
         objects=list(g.objects),
         **({"notes": list(g.notes)} if g.notes else {}),
+        **({"revisions": [_answer_json(a) for a in g.answers]} if g.answers else {}),
     ), ascii_only=False)
+
+
+def _answer_json(a: Answer, public: bool = False) -> dict:
+    """A Requirements document's released revision and the proposal's answer (`compare.answers.Answer`)."""
+    return {"requirements": a.requirements, "released": a.released, "answered": list(a.answered),
+            **({} if public else {"objects": list(a.objects)}), "current": a.current}
 
 
 def _public_finding(f: dict) -> dict:

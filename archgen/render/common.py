@@ -90,6 +90,8 @@ def document_control(scope: Scope, doc_id: str, title: str, audience: str) -> li
               else "Draft — all checks pass") + _also(tally(found))
     commit = scope.revision or "not under version control"
     rows = [("Title", title), ("Document number", info.number or doc_id), ("Revision", info.revision or commit)]
+    if info.answers:   # the release of our requirements a partner's design answers (`compare.answers`)
+        rows.append(("Answers", "; ".join(f"{doc} revision {rev}" for doc, rev in sorted(info.answers.items()))))
     if info.revision:
         rows.append(("Source commit", commit))
     if scope.date:
