@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from archgen.analyse.hall_groups import places
 from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.registry import Severity
 from archgen.display import kw
@@ -56,19 +57,6 @@ def hall_draw(o: Any, j: int) -> Q | None:
     return o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
 
 
-def standing(o: Any, fac_id: str) -> list[int]:
-    """How cluster `o` stands in facility `fac_id`: [-1] as a whole, else the indices of its halls naming it.
-
-    A whole cluster names it as its `facility` and none of its halls names a facility of its own; a hall counts
-    where it holds racks (its `hall_power`, or the racks are not expanded, its draw then not provided).
-    """
-    if any(o.cluster.hall_facilities):
-        halls = o.cluster.spec.floor.halls
-        return [j for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac_id and
-                (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
-    return [-1] if o.cluster.facility is not None and o.cluster.facility.id == fac_id else []
-
-
 def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own: Q, whole: Whole, hall: HallLoad,
                   limit: Q, against: str, storage: float = 1.0) -> Over | None:
     """Where `path`'s cluster (`k` -1) or its hall `k` fits facility `fac` alone but not with its other occupants.
@@ -88,7 +76,7 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
         oid = o.cluster.spec.id
         if listed is not None and oid not in listed:
             continue
-        for j in standing(o, fac.id):
+        for j in places(o, fac.id):
             if (p, j) == (path, k):
                 continue
             if j < 0:

@@ -1,0 +1,68 @@
+"""review45: a headroom metric reads the facility's occupants as PWR010 sums them (`checks.occupants.over_facility`).
+
+power30 summed a facility's occupants once for PWR010, COOL009 and PWR011: the run's clusters naming it and the halls
+of other clusters' floors naming it. The headrooms (`analyse.facility.hall_headrooms`) still summed the clusters
+naming it only (`hall_groups.fellows`), so a cluster naming building a beside another cluster's hall in it read the
+building's capacity less its own load alone: more room than PWR010 judges. Fixture (tests/analyse/test_own_hall_site.py):
+cluster c's hall a (one GB200 NVL72 rack, 131.60 kW of racks; c draws 8.13 kW outside its racks, not split by hall)
+stands in building a (300 kW critical IT power; UPS N+1 of 3 x 150 kW, 300 kW usable; generator sets N+1 of
+3 x 250 kW, 500 kW usable; peak PUE 1.3); cluster d (one rack, 135.66 kW) names building a as its `facility`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.analyse.test_own_hall_site import OTHER, _site
+
+
+def _d(tmp_path, requirement: str = ""):
+    r = _site(tmp_path, deployed_a="critical_it_power: 300 kW\n", more=OTHER + requirement)
+    return r, r.metrics["cluster/d"], r.metrics["cluster/c"]
+
+
+def test_a_headroom_counts_another_clusters_hall_in_the_facility(tmp_path) -> None:
+    """d's IT capacity headroom: 300 - 135.66 - 131.60 = 32.7 kW (was 164.3 kW, c's hall left out), the UPS's the
+    same (lossless distribution), the generators' 500 - (135.66 + 131.60) x 1.3 = 152.6 kW (was 323.6 kW)."""
+    _, d, c = _d(tmp_path)
+    load = d["it_power"].m_as("kW") + c["hall_power.a"].m_as("kW")
+    assert load == pytest.approx(267.3, abs=0.05)
+    assert d["it_capacity_headroom"].m_as("kW") == pytest.approx(300 - load)
+    assert d["ups_headroom"].m_as("kW") == pytest.approx(300 - load)
+    assert d["generator_headroom"].m_as("kW") == pytest.approx(500 - 1.3 * load)
+
+
+def test_a_headroom_beside_a_hall_is_a_range_its_unsplit_rest_decides(tmp_path) -> None:
+    """c's 8.13 kW outside its racks may stand in hall a: d's IT capacity headroom lies between 24.6 and 32.7 kW, so
+    `it_capacity_headroom >= 30 kW` is not provided (met at one end only), `>= 20 kW` met, `>= 40 kW` not met."""
+    req = """---
+kind: Requirements
+id: room
+requirements:
+- {{id: ROOM-30, statement: Room, metric: it_capacity_headroom, target: ">= 30 kW", subject: cluster/d}}
+- {{id: ROOM-20, statement: Room, metric: it_capacity_headroom, target: ">= 20 kW", subject: cluster/d}}
+- {{id: ROOM-40, statement: Room, metric: it_capacity_headroom, target: ">= 40 kW", subject: cluster/d}}
+"""
+    r, d, c = _d(tmp_path, req.format())
+    rest = c["it_power"].m_as("kW") - c["it_power_racks"].m_as("kW")
+    other, why = r.operations.unsettled["cluster/d"]["it_capacity_headroom"]
+    assert other.m_as("kW") == pytest.approx(d["it_capacity_headroom"].m_as("kW") - rest)
+    assert other.m_as("kW") == pytest.approx(24.6, abs=0.05) and "'c' hall 'a'" in why
+    status = {j.outcome.requirement.id: j.outcome.status.value for j in r.requirements
+              if j.outcome.requirement.id.startswith("ROOM")}
+    assert "lies between 24.62 kW and 32.74 kW" in next(j.outcome.note for j in r.requirements
+                                                          if j.outcome.requirement.id == "ROOM-30")
+    assert status == {"ROOM-30": "not provided", "ROOM-20": "met", "ROOM-40": "not met"}
+
+
+def test_the_cluster_document_gives_the_headroom_as_a_range_naming_the_hall(tmp_path) -> None:
+    """d's document: "300 kW, headroom 24.6 kW to 32.7 kW ... (the hall's, with 'c' hall 'a')" (was 164.3 kW)."""
+    from archgen.render.cluster import cluster_scope
+    from archgen.render.datacentre import datacentre
+
+    r, _, _ = _d(tmp_path)
+    a = r.clusters["cluster/d"]
+    scope, _ = cluster_scope(r, a, "r", "2026-01-01")
+    rows = {b.id: dict(b.rows) for b in datacentre(scope, a).blocks if hasattr(b, "rows")}
+    got = rows["dc-hall"]["Critical IT power"]
+    assert got.startswith("300 kW, headroom 24.6 kW to 32.7 kW") and got.endswith("(the hall's, with 'c' hall 'a')")
