@@ -247,15 +247,24 @@ def _hall_load(name: str, o: ClusterAnalysis, j: int, fac: Any) -> tuple[Q, Q | 
     draw = o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
     if draw is None:
         return None
-    feed = _feeds(o)
-    racks = o.metrics["it_power_racks"] + o.metrics.get("rack_cooling_power", Q_(0, "kW"))
-    rest = None if feed is None else feed - racks
+    rest = unsplit_rest(o)
     if name == "ups_headroom" and rest is not None and fac.feeds is not None and fac.feeds.cdus_on_ups:
         pumps = cluster_cdu_power(o)
         rest = None if pumps is None else rest + pumps
     factor = generator_factor(fac) if name == "generator_headroom" else ups_factor(fac) if name == "ups_headroom" \
         else 1.0
-    return (draw * factor).to("kW"), None if rest is None else (max(rest, Q_(0, "kW")) * factor).to("kW")
+    return (draw * factor).to("kW"), None if rest is None else (rest * factor).to("kW")
+
+
+def unsplit_rest(o: ClusterAnalysis) -> Q | None:
+    """Cluster `o`'s feed load outside its racks' own draw, which is not split by hall; None where not provided.
+
+    Its optics outside systems, switches in no rack, storage and shelf loss: a hall's share of it lies between none
+    and all (`checks.own_halls.outside_racks`, the same with the in-row CDUs' pumps where a UPS carries them).
+    """
+    feed = _feeds(o)
+    racks = o.metrics["it_power_racks"] + o.metrics.get("rack_cooling_power", Q_(0, "kW"))
+    return None if feed is None else max(feed - racks, Q_(0, "kW")).to("kW")
 
 
 def _storage_factor(name: str, hall: Any) -> float:

@@ -66,3 +66,16 @@ def test_the_cluster_document_gives_the_headroom_as_a_range_naming_the_hall(tmp_
     rows = {b.id: dict(b.rows) for b in datacentre(scope, a).blocks if hasattr(b, "rows")}
     got = rows["dc-hall"]["Critical IT power"]
     assert got.startswith("300 kW, headroom 24.6 kW to 32.7 kW") and got.endswith("(the hall's, with 'c' hall 'a')")
+
+
+def test_pwr010_warns_where_the_other_clusters_unsplit_rest_decides(tmp_path) -> None:
+    """At 270 kW the racks fit (131.60 + 135.66 = 267.3 kW), but with c's 8.13 kW outside its racks, not split by
+    hall, 275.4 kW would not: PWR010 warns d and c's hall a that the split decides (before, both passed silently,
+    while the headroom reads -5.4 to 2.7 kW)."""
+    r = _site(tmp_path, deployed_a="critical_it_power: 270 kW\n", more=OTHER)
+    got = {f.object: f for f in r.findings if f.id == "PWR010" and f.severity != "info"}
+    assert sorted(got) == ["cluster/c", "cluster/d"], [f.message for f in r.findings if f.id == "PWR010"]
+    for f in got.values():
+        assert f.severity == "warning" and "it would be 275.4 kW" in f.message and "the split decides" in f.message
+        assert f.value.m_as("kW") == pytest.approx(267.3, abs=0.05)
+    assert got["cluster/c"].key == "floor.halls[a].facility"
