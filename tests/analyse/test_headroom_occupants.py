@@ -79,3 +79,14 @@ def test_pwr010_warns_where_the_other_clusters_unsplit_rest_decides(tmp_path) ->
         assert f.severity == "warning" and "it would be 275.4 kW" in f.message and "the split decides" in f.message
         assert f.value.m_as("kW") == pytest.approx(267.3, abs=0.05)
     assert got["cluster/c"].key == "floor.halls[a].facility"
+
+
+def test_a_halls_step_counts_with_the_clusters_naming_its_facility(tmp_path) -> None:
+    """PWR022's summed step (`hall_step`) under building a's 200 kW `load_step_limit`: d's whole IT power 135.7 kW
+    (no smoothing) and c's hall a at most its racks' 131.6 kW with all of c's 8.1 kW outside racks: 275.4 kW, over,
+    not provided (info: no `deployed`). Before, d's step was judged alone (within by 64.3 kW) and c's hall unnamed."""
+    r = _site(tmp_path, extra_a=", load_step_limit: 200 kW", more=OTHER)
+    got = [f for f in r.findings if f.id == "PWR022" and f.object == "cluster/d" and "not provided" in f.message]
+    assert len(got) == 1 and "'c' hall 'a' 139.7 kW" in got[0].message, [f.message for f in r.findings
+                                                                          if f.id == "PWR022"]
+    assert got[0].value.m_as("kW") == pytest.approx(275.4, abs=0.05) and got[0].severity == "info"
