@@ -77,8 +77,7 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
     between: a warning that the split decides; the rest not provided (no IT power): an info finding, not judged.
     """
     m, halls = c.metrics, c.cluster.spec.floor.halls
-    feed = feed_power(m)
-    rest = outside_racks(c, feed)
+    rest = outside_racks(c)
     for k, hall in enumerate(c.cluster.hall_facilities):
         draw, limit = m.get(f"hall_power.{halls[k].id}"), hall_capacity(hall, capacity) if hall is not None else None
         if limit is None or draw is None and not c.cluster.too_large:   # a hall holding no racks: nothing to judge

@@ -49,7 +49,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     """
     for path, c in ctx.clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from units_by_hall(path, c, feed_power(c.metrics), ctx.clusters, _shares)
+            yield from units_by_hall(path, c, ctx.clusters, _shares)
             continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
