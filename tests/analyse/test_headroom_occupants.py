@@ -90,3 +90,19 @@ def test_a_halls_step_counts_with_the_clusters_naming_its_facility(tmp_path) -> 
     assert len(got) == 1 and "'c' hall 'a' 139.7 kW" in got[0].message, [f.message for f in r.findings
                                                                           if f.id == "PWR022"]
     assert got[0].value.m_as("kW") == pytest.approx(275.4, abs=0.05) and got[0].severity == "info"
+
+
+def test_diff_names_the_hall_that_joined_the_facility(tmp_path) -> None:
+    """`archgen diff`: d's headroom moves by c's hall a's 131.6 kW of racks when c joins the run (power30's sum): the
+    row says "cluster/c hall 'a' joined facility 'building-a'" (before, nothing: only clusters naming it were told)."""
+    from archgen.compare.diff import compare
+    from tests.analyse.test_own_hall_site import CLUSTER, HALL
+    from tests.conftest import run_specs
+
+    halls = "".join(HALL.format(id=i, pue=1.2, peak=1.3, extra="", deployed="critical_it_power: 300 kW\n")
+                    for i in ("building-a", "building-b", "campus"))
+    base = run_specs(tmp_path / "base", {"specs.yaml": halls + OTHER})
+    head = run_specs(tmp_path / "head", {"specs.yaml": halls + CLUSTER + OTHER})
+    [row] = [c for c in compare(base, head).metrics if (c.object, c.metric) == ("cluster/d", "it_capacity_headroom")]
+    assert row.change.m_as("kW") == pytest.approx(-head.metrics["cluster/c"]["hall_power.a"].m_as("kW"))
+    assert row.hall.startswith("cluster/c hall 'a' joined facility 'building-a'"), row.hall
