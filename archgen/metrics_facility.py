@@ -13,9 +13,10 @@ from archgen.metric import Metric
 _N, _C, _FAC = "analyse/network.py", "analyse/cabling.py", "analyse/facility.py"
 _HALL = "analyse/hall_totals.py"
 #: A headroom beside other clusters' halls (`analyse.facility.hall_headrooms`, review45).
-_HALLS = ("Another cluster's hall naming the facility (`floor.halls[].facility`) counts its racks' load, as PWR010 "
-          "sums it; that cluster's load outside its racks is not split by hall, so the headroom is the upper end of "
-          "a range whose other end counts all of it (a requirement met at one end only is not provided).")
+_HALLS = ("Another cluster's hall naming the facility (`floor.halls[].facility`) counts its racks' load, as PWR010, "
+          "COOL009 and PWR011 sum it; that cluster's load outside its racks is not split by hall, so the headroom is "
+          "the upper end of a range whose other end counts all of it (a requirement met at one end only is not "
+          "provided).")
 
 #: A rack's inlet temperatures: what it accepts, so more is better (warmer water and air cool for less).
 RACK_INLETS: tuple[Metric, ...] = (
