@@ -72,8 +72,9 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
     the clusters counted whole state with one `storage.id` counts once, its draw x `storage` (1 for the feeds, UPS
     and plant; the PUE for generator sets; 0 where the load holds no storage, as the racks' heat to air). None where
     nothing else stands in `fac` or the sum fits. `rest`: a hall's cluster's load outside its racks (`hall_rest`), not
-    split by hall: where the halls' racks fit with the rest and all of it, each cluster's once, would not, a warning
-    that the split decides (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`).
+    split by hall, x `storage` (on the UPS without the in-row CDUs' pumps; none on the air side): where the halls'
+    racks fit with the rest and all of it, each cluster's once, would not, a warning that the split decides
+    (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`).
     """
     cid = clusters[path].cluster.spec.id
     listed = fac.deployed
@@ -104,7 +105,7 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
         return Over(f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}"
                     f"{once}, within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: "
                     "not judged past them", total, "info", halls)
-    spread = sum((q for q in rests.values() if q is not None), Q_(0, "kW"))
+    spread = sum((q for q in rests.values() if q is not None), Q_(0, "kW")) * storage   # per watt at the feeds
     if rest is not None and known and total <= limit < total + spread and None not in rests.values():
         named = ", ".join(f"{n} {kw(q)}" for n, q in known)
         return Over(f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least "

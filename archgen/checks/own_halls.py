@@ -21,7 +21,7 @@ from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import unsplit_rest, ups_factor, ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
-from archgen.checks.occupants import HallLoad, Whole, over_facility
+from archgen.checks.occupants import HallLoad, Whole, hall_rest, over_facility
 from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
@@ -55,7 +55,7 @@ def _judge(path: str, c: Any, k: int, own: str, floor: Q, ceiling: Q | None, lim
     if peers is not None and floor <= limit:
         clusters, judged, whole, hall, storage = peers
         over = over_facility(clusters, judged, k, c.cluster.hall_facilities[k], floor, whole, hall, limit, against,
-                             storage)
+                             storage, hall_rest)
     if floor > limit:
         yield Violation(path, cid, at, f"{own} {kw(floor)} exceeds {against} by {kw(floor - limit)}, before the "
                         "cluster's share not split by hall", floor.to("kW"), limit.to("kW"))

@@ -106,3 +106,15 @@ def test_diff_names_the_hall_that_joined_the_facility(tmp_path) -> None:
     [row] = [c for c in compare(base, head).metrics if (c.object, c.metric) == ("cluster/d", "it_capacity_headroom")]
     assert row.change.m_as("kW") == pytest.approx(-head.metrics["cluster/c"]["hall_power.a"].m_as("kW"))
     assert row.hall.startswith("cluster/c hall 'a' joined facility 'building-a'"), row.hall
+
+
+def test_pwr011_warns_where_the_other_clusters_unsplit_rest_decides(tmp_path) -> None:
+    """Building a's UPS (300 kW usable) behind a 0.9-efficient distribution: the racks put (135.66 + 131.60) / 0.9 =
+    297.0 kW on it, with c's 8.13 kW outside its racks 306.0 kW: a warning on d and on c's hall a that the split
+    decides (before, both passed)."""
+    r = _site(tmp_path, extra_a=", distribution_efficiency: 0.9", more=OTHER)
+    got = {f.object: f for f in r.findings if f.id == "PWR011" and "UPS" in f.message and f.severity != "info"}
+    assert sorted(got) == ["cluster/c", "cluster/d"], [f.message for f in r.findings if f.id == "PWR011"]
+    for f in got.values():
+        assert f.severity == "warning" and "it would be 306.0 kW" in f.message and "the split decides" in f.message
+        assert f.value.m_as("kW") == pytest.approx(297.0, abs=0.05)
