@@ -12,6 +12,11 @@ from archgen.metric import Metric
 
 _N, _C, _FAC = "analyse/network.py", "analyse/cabling.py", "analyse/facility.py"
 _HALL = "analyse/hall_totals.py"
+#: A headroom beside other clusters' halls (`analyse.facility.hall_headrooms`, review45).
+_HALLS = ("Another cluster's hall naming the facility (`floor.halls[].facility`) counts its racks' load, as PWR010, "
+          "COOL009 and PWR011 sum it; that cluster's load outside its racks is not split by hall, so the headroom is "
+          "the upper end of a range whose other end counts all of it (a requirement met at one end only is not "
+          "provided).")
 
 #: A rack's inlet temperatures: what it accepts, so more is better (warmer water and air cool for less).
 RACK_INLETS: tuple[Metric, ...] = (
@@ -59,21 +64,22 @@ FACILITY: tuple[Metric, ...] = (
     Metric("cluster", "it_capacity_headroom", "W", "kW", 1, "Critical IT power headroom", "The facility's "
            "`critical_it_power` less what the rack feeds (IT power, `rack_cooling_power`) of every cluster of the run "
            "naming the hall carry; negative when it cannot power them; not provided where one has no IT power, or "
-           "where the cluster's halls name their own facility (`floor.halls[].facility`: PWR010 judges each).", _C,
+           "where the cluster's halls name their own facility (`floor.halls[].facility`: PWR010 judges each). "
+           + _HALLS, _C,
            maximise=True),
     Metric("cluster", "cooling_headroom", "W", "kW", 1, "Cooling headroom", "The facility's `cooling_capacity` "
            "at its site's outdoor conditions (the `cooling_derating` row covering them, where the rating states its "
            "conditions) less the IT power plus `rack_cooling_power` (all of it becomes heat) of every cluster of the "
            "run that names the hall; negative when the hall cannot cool them; not provided where no stated rating "
            "covers the site (COOL011), or a cluster in the hall has no IT power, or where the cluster's halls name "
-           "their own facility (COOL009 judges each).", _C,
+           "their own facility (COOL009 judges each). " + _HALLS, _C,
            maximise=True),
     Metric("cluster", "ups_headroom", "W", "kW", 1, "UPS headroom", "The facility's usable UPS capacity "
            "(`feeds.ups_units`, the spares of `feeds.ups` held back, N where unstated) less the UPS load PWR011 "
            "judges: the rack feeds' load (IT power, `rack_cooling_power`), with the in-row CDUs' `cdu_power` where "
            "`feeds.cdus_on_ups`, of every cluster of the run naming the hall; negative when the UPS cannot carry "
            "them; not provided where the hall states no UPS modules, or a load is not known, or the cluster's halls "
-           "name their own facility (PWR011 judges each).", _FAC,
+           "name their own facility (PWR011 judges each). " + _HALLS, _FAC,
            maximise=True),
     Metric("cluster", "generator_headroom", "W", "kW", 1, "Generator headroom", "The facility's usable generator "
            "capacity (`feeds.generator_units` at the site's outdoor conditions, the spares of `feeds.generators` "
@@ -81,7 +87,7 @@ FACILITY: tuple[Metric, ...] = (
            "`peak_pue`, else `facility_power` (the annual PUE: optimistic), of every cluster of the run naming the "
            "hall; negative when the sets cannot carry them; not provided where the hall states no generator sets, "
            "no derating row covers the site, or a load is not known, or the cluster's halls name their own "
-           "facility (PWR011 judges each).", _FAC, maximise=True),
+           "facility (PWR011 judges each). " + _HALLS, _FAC, maximise=True),
     Metric("cluster", "hall_it_power", "W", "kW", 1, "Hall IT power", "IT power of the clusters its hall's "
            "`deployed` lists, summed, a checkpoint storage they state under one `storage.id` counted once; only on "
            "a cluster so listed (a hall without `deployed` has none: PWR021); not provided where one of them has "

@@ -341,7 +341,7 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     evaluate (`commands.sweep.evaluate_sweeps`).
     """
     from archgen import checks
-    from archgen.analyse.facility import hall_headrooms
+    from archgen.analyse.facility import hall_headrooms, headroom_ends
     from archgen.analyse.hall_totals import add_total_inputs, hall_totals
     from archgen.analyse.operations_stage import analyse_operations
     from archgen.analyse.rack import weight_bounds
@@ -365,6 +365,8 @@ def judged(specs: Specs, design: Design, racks: dict[str, RackAnalysis], cluster
     metrics.update({path: w.estimate.metrics for path, w in workloads.items() if w.estimate})
     for path, hall in hall_headrooms(clusters).items():   # a hall other clusters name: its headrooms, all of them
         metrics[path] = {k: v for k, v in {**metrics[path], **hall}.items() if v is not None}
+    for path, ends in headroom_ends(clusters).items():   # beside another cluster's hall: its unsplit rest decides
+        operations.unsettled[path] = {**operations.unsettled.get(path, {}), **ends}
     for path, totals in hall_totals(clusters).items():   # a hall's `deployed` clusters: its IT and facility power
         metrics[path] = {**metrics[path], **{k: v for k, v in totals.items() if v is not None}}
     requirements = judge_all(design, metrics, operations.withheld, workloads,  # every requirement, judged once

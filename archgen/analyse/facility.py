@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.hall_groups import shared_halls
+from archgen.analyse.hall_groups import fellows, halls_with
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import shared_storage
 from archgen.model.base import spare_units
+from archgen.model.requirements import OTHER_END, VALUE_END
 from archgen.units import Q_, Q
 
 
@@ -176,29 +177,94 @@ def _feeds(c: ClusterAnalysis) -> Q | None:
 
 
 def hall_headrooms(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, Q | None]]:
-    """By cluster path, its headroom metrics as its hall's, where other clusters of the run name the hall too.
+    """By cluster path, its headroom metrics as its hall's, where other occupants of the hall are counted with it.
 
-    Each is the hall's capacity less the feed load of the clusters counted together in it (`hall_groups.fellows`:
-    those its `deployed` lists, else every cluster of the run naming it), as PWR010 and COOL009 judge them
-    (`checks.occupants.over_facility`): a requirement on a headroom is judged on the hall's. A checkpoint storage
-    several of them state with one `storage.id` is counted once (`shared_storage`), as is the hall's UPS battery
-    recharge in `generator_headroom` (`recharge_excess`). Only clusters counted with
-    another are listed; a headroom is None (not provided) where some such cluster's IT power is not provided, so the
-    hall's load is not known. A cluster alone in its hall, or a candidate its hall's `deployed` does not list, keeps
-    its own figures (`facility_metrics`).
+    Each is the hall's capacity less the load of the occupants counted together in it, as PWR010, COOL009 and PWR011
+    sum them (`checks.occupants.over_facility`): the clusters naming it (`hall_groups.fellows`: those its `deployed`
+    lists, else every cluster of the run naming it) and other clusters' halls naming it (`hall_groups.halls_with`,
+    their racks' draw, a floor under their share: review45, before left out, so d beside c's hall a read 164.3 kW
+    of IT capacity headroom where PWR010 sums 267.3 kW of 300 kW). A requirement on a headroom is judged on the
+    hall's. A checkpoint storage several of them state with one `storage.id` is counted once (`shared_storage`), as
+    is the hall's UPS battery recharge in `generator_headroom` (`recharge_excess`). Only clusters counted with
+    another are listed; a headroom is None (not provided) where some occupant's load is not provided, so the hall's
+    load is not known. A cluster alone in its hall, or a candidate its hall's `deployed` does not list, keeps its
+    own figures (`facility_metrics`). Where a hall is among them, the headroom is an upper end: `headroom_ends`.
     """
-    out: dict[str, dict[str, Q | None]] = {}
-    for group in shared_halls(clusters):
+    return {path: {name: value for name, (value, _, _) in sums.items()} for path, sums in _headroom_sums(clusters)}
+
+
+def headroom_ends(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str, tuple[Q | None, str]]]:
+    """By cluster path, the other end of each headroom beside another cluster's hall, and why (`Operations.unsettled`).
+
+    A hall's share of its cluster's load outside its racks (optics outside systems, switches in no rack, storage,
+    shelf loss) is not split by hall (`checks.own_halls`): with none of it the headroom is `hall_headrooms`'s, with
+    all of it this end, lower; None where that rest is not provided (an upper bound). A requirement met at one end
+    only is not provided (`model.requirements.unsettled_note`).
+    """
+    return {path: {name: (other, why) for name, (value, other, why) in sums.items() if value is not None and why}
+            for path, sums in _headroom_sums(clusters)}
+
+
+def _headroom_sums(clusters: Mapping[str, ClusterAnalysis]) -> Iterator[tuple[str, dict[str, tuple[Any, Any, str]]]]:
+    """Each cluster counted with another occupant: by headroom, (its value, the other end, why "" where settled)."""
+    for path, c in clusters.items():
+        group, halls, fac = fellows(clusters, path), halls_with(clusters, path), c.cluster.facility
+        if fac is None or len(group) + len(halls) < 2:
+            continue
+        named = ", ".join(f"'{o.cluster.spec.id}' hall '{o.cluster.spec.floor.halls[j].id}'" for o, j in halls)
+        out: dict[str, tuple[Any, Any, str]] = {}
         for name, load in HEADROOMS.items():
-            loads = [load(c) for c in group]
-            twice = shared_storage(group, _storage_factor(name, group[0].cluster.facility))[0] + \
-                (recharge_excess(group)[0] if name == "generator_headroom" else Q_(0, "kW"))
-            total = None if None in loads else sum((q for q in loads if q is not None), Q_(0, "kW")) - twice
-            for c, own in zip(group, loads, strict=True):
-                if name in c.metrics:
-                    out.setdefault(c.cluster.path, {})[name] = None if total is None or own is None else \
-                        (c.metrics[name] + own - total).to("kW")
-    return out
+            if name not in c.metrics:
+                continue
+            loads, shares = [load(o) for o in group.values()], [_hall_load(name, o, j, fac) for o, j in halls]
+            twice = shared_storage(list(group.values()), _storage_factor(name, fac))[0] + \
+                (recharge_excess(group.values())[0] if name == "generator_headroom" else Q_(0, "kW"))
+            own = load(c)
+            value = other = None
+            if own is not None and None not in loads and None not in shares:
+                total = sum((q for q in loads if q is not None), Q_(0, "kW")) - twice + \
+                    sum((h[0] for h in shares if h is not None), Q_(0, "kW"))
+                value = (c.metrics[name] + own - total).to("kW")
+                rests = [h[1] for h in shares if h is not None]
+                other = None if None in rests else (value - sum((q for q in rests if q is not None), Q_(0, "kW")))
+            why = "" if not halls or value is None or other == value else (
+                f"{named} of another cluster stand{'s' if len(halls) == 1 else ''} in facility '{fac.id}' too: "
+                "the racks' load there is counted, their cluster's load outside its racks (not split by hall) at "
+                f"none of it ({VALUE_END}) and all of it ({'not provided' if other is None else OTHER_END})")
+            out[name] = (value, other, why)
+        yield path, out
+
+
+def _hall_load(name: str, o: ClusterAnalysis, j: int, fac: Any) -> tuple[Q, Q | None] | None:
+    """Hall `j` of cluster `o` in facility `fac`: its racks' load behind headroom `name`, and its cluster's rest.
+
+    The draw at its racks' feeds (`hall_power.<hall>`, their cooling units with them) for the IT capacity and
+    cooling; over the distribution's efficiency for the UPS (`ups_factor`), with the in-row CDUs' pumps in the rest
+    where the facility puts them on it; x its `peak_pue`, else its PUE, for the generator sets (`generator_factor`;
+    the recharge is the judged cluster's, once). The rest is the cluster's feed load less all its racks' draw, None
+    where not provided; the whole is None where the hall's draw is not provided.
+    """
+    draw = o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
+    if draw is None:
+        return None
+    rest = unsplit_rest(o)
+    if name == "ups_headroom" and rest is not None and fac.feeds is not None and fac.feeds.cdus_on_ups:
+        pumps = cluster_cdu_power(o)
+        rest = None if pumps is None else rest + pumps
+    factor = generator_factor(fac) if name == "generator_headroom" else ups_factor(fac) if name == "ups_headroom" \
+        else 1.0
+    return (draw * factor).to("kW"), None if rest is None else (rest * factor).to("kW")
+
+
+def unsplit_rest(o: ClusterAnalysis) -> Q | None:
+    """Cluster `o`'s feed load outside its racks' own draw, which is not split by hall; None where not provided.
+
+    Its optics outside systems, switches in no rack, storage and shelf loss: a hall's share of it lies between none
+    and all (`checks.own_halls.outside_racks`, the same with the in-row CDUs' pumps where a UPS carries them).
+    """
+    feed = _feeds(o)
+    racks = o.metrics["it_power_racks"] + o.metrics.get("rack_cooling_power", Q_(0, "kW"))
+    return None if feed is None else max(feed - racks, Q_(0, "kW")).to("kW")
 
 
 def _storage_factor(name: str, hall: Any) -> float:

@@ -5,6 +5,10 @@ A directory of specs may hold alternatives for one hall (the shipped GB200, MI35
 `deployed` list says which: the clusters it names are summed, and a cluster naming the hall but not listed is a
 candidate design, judged alone against it. A hall that states no `deployed` keeps the reading archgen had before:
 its headrooms and the shared-hall warnings count every cluster of the run naming it, and it has no totals.
+
+A facility's occupants are also other clusters' halls (`floor.halls[].facility`): how a cluster stands in a facility,
+whole or by some of its halls, is `places`, read by PWR010, COOL009 and PWR011's one sum (`checks.occupants`) and by
+the headroom metrics (`analyse.facility.hall_headrooms`, `halls_with`).
 """
 
 from __future__ import annotations
@@ -41,6 +45,33 @@ def standing(clusters: Mapping[str, Any], hall_id: str) -> dict[str, Any]:
     return naming(clusters, hall_id) | by_halls(clusters, hall_id)
 
 
+def places(o: Any, fac_id: str) -> list[int]:
+    """How cluster `o` stands in facility `fac_id`: [-1] as a whole, else the indices of its halls naming it.
+
+    A whole cluster names it as its `facility` and none of its halls names a facility of its own; a hall counts
+    where it holds racks (its `hall_power`, or the racks are not expanded, its draw then not provided).
+    """
+    if any(o.cluster.hall_facilities):
+        halls = o.cluster.spec.floor.halls
+        return [j for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac_id and
+                (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
+    return [-1] if o.cluster.facility is not None and o.cluster.facility.id == fac_id else []
+
+
+def halls_with(clusters: Mapping[str, Any], path: str) -> list[tuple[Any, int]]:
+    """The other clusters' halls (cluster, index in `floor.halls`) counted with `path`'s cluster in its facility.
+
+    Those naming the facility `path`'s cluster names as a whole (`places`); where the facility lists `deployed`, only
+    the listed clusters' halls, and none for a candidate it does not list (judged alone, as `fellows`).
+    """
+    c = clusters[path]
+    hall = c.cluster.facility
+    if hall is None or any(c.cluster.hall_facilities) or candidate(c):
+        return []
+    return [(o, j) for o in clusters.values() if hall.deployed is None or o.cluster.spec.id in hall.deployed
+            for j in places(o, hall.id) if j >= 0]
+
+
 def fellows(clusters: Mapping[str, Any], path: str) -> dict[str, Any]:
     """The clusters (by path, `path`'s own included) that `path`'s cluster is counted with in its hall.
 
@@ -56,16 +87,3 @@ def fellows(clusters: Mapping[str, Any], path: str) -> dict[str, Any]:
         return {path: c}
     return {p: o for p, o in naming(clusters, hall.id).items() if hall.deployed is None or deployed(o)}
 
-
-def shared_halls(clusters: Mapping[str, Any]) -> list[list[Any]]:
-    """The groups of clusters counted together in a hall (`fellows`), where a group holds more than one."""
-    seen: set[str] = set()
-    out = []
-    for path in clusters:
-        if path in seen:
-            continue
-        group = fellows(clusters, path)
-        seen |= set(group)
-        if len(group) > 1:
-            out.append(list(group.values()))
-    return out

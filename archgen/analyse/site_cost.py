@@ -9,13 +9,16 @@ campus's: PUE 1.2 beside 1.6 in one document.
 The cluster's average load is not split by hall: the optics outside systems, the switches in no rack and the storage
 stand in no hall (`analyse.network.hall_draws`). So the sum over the halls is known where every hall holding racks
 names a facility and all state the same `cost:` figures (and the same `sustainability:` figures): the cluster's
-figures are then its load times them, the facilities' `source` texts aside. Otherwise each is not provided, and the
-reason names the hall or the figures that differ: never the cluster facility's figure applied to the buildings'
-racks.
+figures are then its load times them: quantities compared by value, whatever their units, and provenance (`source`,
+`basis`, dates, `sunk` capital) no figure (review45: 90 USD/MWh beside 0.09 USD/kWh, a date or a building's sunk
+capital withheld every cost figure), the agreed block the least settled of theirs (`_merged`). Otherwise each is
+not provided, and the reason names the hall or the figures that differ: never the cluster facility's figure applied
+to the buildings' racks.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic import BaseModel
@@ -37,9 +40,9 @@ def cost_facility(a: ClusterAnalysis) -> tuple[Facility | None, dict[str, str]]:
 
     A cluster none of whose halls names a facility: its own `facility`, and no reason. Otherwise the halls holding
     racks (every hall where the layout is not expanded) decide: one facility named by all of them is that facility;
-    several, one with the `cost:` (`sustainability:`) they all state, figure for figure, named by their ids joined;
-    a block some hall lacks or that differs between them is None, and the reason (keyed `cost`, `sustainability`)
-    says which hall or figures.
+    several, one with the `cost:` (`sustainability:`) they all state, figure for figure (`_alike`, `_merged`), named
+    by their ids joined; a block some hall lacks or that differs between them is None, and the reason (keyed
+    `cost`, `sustainability`) says which hall or figures.
     """
     halls, facs = a.cluster.spec.floor.halls, a.cluster.hall_facilities
     if not any(facs):
@@ -74,9 +77,9 @@ def _agreed(key: str, what: str, named: list[tuple[str, Any]]) -> tuple[Any, str
     if missing:
         return None, f"facility {', '.join(missing)} gives no {what}"
     figures = [(fid, _figures(b)) for _, fid, b in blocks]
-    differ = sorted({name for _, fig in figures for name in fig if len({str(g.get(name)) for _, g in figures}) > 1})
+    differ = sorted({name for _, fig in figures for name in fig if not _alike([g.get(name) for _, g in figures])})
     if not differ:
-        return blocks[0][2], ""
+        return _merged([b for _, _, b in blocks]), ""
     seen: dict[str, dict[str, Any]] = dict(figures)
     said = "; ".join(f"{name} " + ", ".join(f"{fid} {_shown(fig.get(name))}" for fid, fig in seen.items())
                      for name in differ)
@@ -84,11 +87,47 @@ def _agreed(key: str, what: str, named: list[tuple[str, Any]]) -> tuple[Any, str
         _UNSPLIT.format(what="energy, energy cost and rent" if key == "cost" else "carbon and water")
 
 
+def _alike(values: list[Any]) -> bool:
+    """Whether `values` are one figure: quantities equal in value whatever their units (0.09 USD/kWh, 90 USD/MWh)."""
+    first = values[0]
+    if hasattr(first, "units"):
+        return all(hasattr(v, "units") and v.is_compatible_with(first) and
+                   math.isclose(v.to(first.units).m, first.m, rel_tol=1e-9) for v in values)
+    return all(str(v) == str(first) for v in values)
+
+
+def _merged(blocks: list[Any]) -> Any:
+    """The halls' one block from theirs, alike in figures: its provenance the least settled of theirs (review45).
+
+    `basis` is assumed where any hall's is; an electricity price's `date` the earliest stated (the widest gap to the
+    parts' prices COST006 judges) and the cost's `as_of` the latest; `sunk` capital every building's (never in the
+    TCO). The first block's figures, units and `source` texts otherwise.
+    """
+    def least(block: Any, others: list[Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if "basis" in type(block).model_fields:
+            out["basis"] = "assumed" if any(o.basis == "assumed" for o in others) else block.basis
+        if "date" in type(block).model_fields and (dates := sorted(o.date for o in others if o.date is not None)):
+            out["date"] = dates[0]
+        if "as_of" in type(block).model_fields and (ends := sorted(o.as_of for o in others if o.as_of is not None)):
+            out["as_of"] = ends[-1]
+        if "sunk" in type(block).model_fields:
+            out["sunk"] = tuple(s for o in others for s in o.sunk)
+        if "energy" in type(block).model_fields:
+            out["energy"] = block.energy.model_copy(update=least(block.energy, [o.energy for o in others]))
+        return out
+    return blocks[0].model_copy(update=least(blocks[0], blocks))
+
+
+#: A block's provenance, not its figures: where the halls' differ, `_merged` takes the least settled.
+_PROVENANCE = ("source", "basis", "date", "as_of", "sunk")
+
+
 def _figures(block: Any) -> dict[str, Any]:
-    """A `cost:` or `sustainability:` block's figures by dotted name, its `source` texts left out."""
+    """A `cost:` or `sustainability:` block's figures by dotted name, its provenance (`_PROVENANCE`) left out."""
     out: dict[str, Any] = {}
     for name, value in block:
-        if name == "source":
+        if name in _PROVENANCE:
             continue
         if isinstance(value, BaseModel):
             out |= {f"{name}.{k}": v for k, v in _figures(value).items()}

@@ -13,7 +13,7 @@ from typing import Any
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.facility import feed_load
 from archgen.checks.hall_figures import alone, generator_load, ups_pumps
-from archgen.checks.occupants import hall_draw, over_facility
+from archgen.checks.occupants import hall_draw, hall_rest, over_facility
 from archgen.checks.own_halls import outside_racks
 from archgen.checks.registry import Severity
 from archgen.display import kw
@@ -50,7 +50,8 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
             if it > limit:
                 yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)} exceeds {against} by "
                        f"{kw(it - limit)}{alone(c)}", it.to("kW"), limit.to("kW"), None)
-            elif over := over_facility(clusters, path, -1, hall, it, _feed_or_floor, hall_draw, limit, against):
+            elif over := over_facility(clusters, path, -1, hall, it, _feed_or_floor, hall_draw, limit, against,
+                                       rest=hall_rest):
                 yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)}: {over.message}" if over.halls else
                        over.message, over.total, limit.to("kW"), over.severity)   # the facility's other occupants
             continue
@@ -76,8 +77,7 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
     between: a warning that the split decides; the rest not provided (no IT power): an info finding, not judged.
     """
     m, halls = c.metrics, c.cluster.spec.floor.halls
-    feed = feed_power(m)
-    rest = outside_racks(c, feed)
+    rest = outside_racks(c)
     for k, hall in enumerate(c.cluster.hall_facilities):
         draw, limit = m.get(f"hall_power.{halls[k].id}"), hall_capacity(hall, capacity) if hall is not None else None
         if limit is None or draw is None and not c.cluster.too_large:   # a hall holding no racks: nothing to judge
@@ -93,7 +93,8 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
             yield (path, c, at, f"{own} exceeds {against} by {kw(draw - limit)}, before the cluster's "
                    "share not split by hall", draw.to("kW"), limit.to("kW"), None)
             continue
-        peers = over_facility(clusters, path, k, hall, draw, _feed_or_floor, hall_draw, limit, against)
+        peers = over_facility(clusters, path, k, hall, draw, _feed_or_floor, hall_draw, limit, against,
+                              rest=hall_rest)
         if peers and peers.severity != "info":   # its facility's other occupants
             yield (path, c, at, f"{own}: {peers.message}", peers.total, limit.to("kW"), peers.severity)
         elif rest is None or draw + rest > limit:

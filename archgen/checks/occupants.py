@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from archgen.analyse.facility import unsplit_rest
+from archgen.analyse.hall_groups import places
 from archgen.analyse.storage_cost import shared_storage
 from archgen.checks.registry import Severity
 from archgen.display import kw
@@ -56,39 +58,35 @@ def hall_draw(o: Any, j: int) -> Q | None:
     return o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
 
 
-def standing(o: Any, fac_id: str) -> list[int]:
-    """How cluster `o` stands in facility `fac_id`: [-1] as a whole, else the indices of its halls naming it.
-
-    A whole cluster names it as its `facility` and none of its halls names a facility of its own; a hall counts
-    where it holds racks (its `hall_power`, or the racks are not expanded, its draw then not provided).
-    """
-    if any(o.cluster.hall_facilities):
-        halls = o.cluster.spec.floor.halls
-        return [j for j, f in enumerate(o.cluster.hall_facilities) if f is not None and f.id == fac_id and
-                (f"hall_power.{halls[j].id}" in o.metrics or o.cluster.too_large)]
-    return [-1] if o.cluster.facility is not None and o.cluster.facility.id == fac_id else []
+def hall_rest(o: Any, j: int) -> Q | None:
+    """A hall's cluster's feed load outside its racks (`unsplit_rest`): the most of it the hall may hold."""
+    return unsplit_rest(o)
 
 
 def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own: Q, whole: Whole, hall: HallLoad,
-                  limit: Q, against: str, storage: float = 1.0) -> Over | None:
+                  limit: Q, against: str, storage: float = 1.0, rest: HallLoad | None = None) -> Over | None:
     """Where `path`'s cluster (`k` -1) or its hall `k` fits facility `fac` alone but not with its other occupants.
 
     `own` is its load, `whole` and `hall` each other occupant's (module docstring), `limit` the capacity `against`
     names ("facility 'h''s critical IT power 1500.0 kW", a `Worded` for the customer's words). A checkpoint storage
     the clusters counted whole state with one `storage.id` counts once, its draw x `storage` (1 for the feeds, UPS
     and plant; the PUE for generator sets; 0 where the load holds no storage, as the racks' heat to air). None where
-    nothing else stands in `fac` or the sum fits.
+    nothing else stands in `fac` or the sum fits. `rest`: a hall's cluster's load outside its racks (`hall_rest`), not
+    split by hall, x `storage` (on the UPS without the in-row CDUs' pumps; none on the air side): where the halls'
+    racks fit with the rest and all of it, each cluster's once, would not, a warning that the split decides
+    (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`).
     """
     cid = clusters[path].cluster.spec.id
     listed = fac.deployed
     trial = listed is not None and cid not in listed   # a candidate: what the facility would carry beside the deployed
     others: list[tuple[str, Q | None]] = []
     counted, halls = [clusters[path]] if k < 0 else [], k >= 0
+    rests: dict[str, Q | None] = {path: rest(clusters[path], k)} if k >= 0 and rest is not None else {}
     for p, o in clusters.items():
         oid = o.cluster.spec.id
         if listed is not None and oid not in listed:
             continue
-        for j in standing(o, fac.id):
+        for j in places(o, fac.id):
             if (p, j) == (path, k):
                 continue
             if j < 0:
@@ -97,7 +95,7 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
                 counted += [o] if q is not None else []
             else:
                 others.append((f"'{oid}' hall '{o.cluster.spec.floor.halls[j].id}'", hall(o, j)))
-                halls = True
+                halls, rests[p] = True, rest(o, j) if rest is not None else None
     unknown = [n for n, q in others if q is None]   # a peer's load not provided: named, never skipped silently
     known = [(n, q) for n, q in others if q is not None]
     twice, once = shared_storage(counted, storage) if storage and len(counted) > 1 else (Q_(0, "kW"), "")
@@ -107,6 +105,13 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
         return Over(f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}"
                     f"{once}, within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: "
                     "not judged past them", total, "info", halls)
+    spread = sum((q for q in rests.values() if q is not None), Q_(0, "kW")) * storage   # per watt at the feeds
+    if rest is not None and known and total <= limit < total + spread and None not in rests.values():
+        named = ", ".join(f"{n} {kw(q)}" for n, q in known)
+        return Over(f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least "
+                    f"{kw(total)}{once}, within {against}, but with all {kw(spread)} their clusters draw outside their "
+                    f"racks, which is not split by hall, it would be {kw(total + spread)}: the split decides",
+                    total, "info" if trial else "warning", True)
     if not known or total <= limit:
         return None
     named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])

@@ -18,10 +18,10 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import ups_factor, ups_output, ups_recharge, usable_units
+from archgen.analyse.facility import unsplit_rest, ups_factor, ups_output, ups_recharge, usable_units
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
-from archgen.checks.occupants import HallLoad, Whole, over_facility
+from archgen.checks.occupants import HallLoad, Whole, hall_rest, over_facility
 from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
@@ -34,12 +34,11 @@ Rest = Q | None
 Peers = tuple[Mapping[str, Any], str, Whole, HallLoad, float] | None
 
 
-def outside_racks(c: Any, feed: Q | None, pumps: bool = False) -> Rest:
-    """The cluster's feed load less its racks' own draw (and their cooling units), with the in-row CDUs' `pumps`."""
-    m = c.metrics
-    if feed is None:
+def outside_racks(c: Any, pumps: bool = False) -> Rest:
+    """The cluster's feed load less its racks' own draw (`unsplit_rest`), with the in-row CDUs' `pumps`."""
+    rest = unsplit_rest(c)
+    if rest is None:
         return None
-    rest = feed - m["it_power_racks"] - m.get("rack_cooling_power", Q_(0, "kW"))
     extra = cluster_cdu_power(c) if pumps else Q_(0, "kW")
     return None if extra is None else (rest + extra).to("kW")
 
@@ -56,7 +55,7 @@ def _judge(path: str, c: Any, k: int, own: str, floor: Q, ceiling: Q | None, lim
     if peers is not None and floor <= limit:
         clusters, judged, whole, hall, storage = peers
         over = over_facility(clusters, judged, k, c.cluster.hall_facilities[k], floor, whole, hall, limit, against,
-                             storage)
+                             storage, hall_rest)
     if floor > limit:
         yield Violation(path, cid, at, f"{own} {kw(floor)} exceeds {against} by {kw(floor - limit)}, before the "
                         "cluster's share not split by hall", floor.to("kW"), limit.to("kW"))
@@ -117,7 +116,7 @@ def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None, pee
                           None if peers is None else (peers[0], path, peers[1], peers[2], 0.0))
 
 
-def units_by_hall(path: str, c: Any, feed: Q | None, clusters: Mapping[str, Any] | None = None,
+def units_by_hall(path: str, c: Any, clusters: Mapping[str, Any] | None = None,
                   shares: Callable[[str, Any], tuple[Whole, HallLoad]] | None = None) -> Iterator[Violation]:
     """PWR011 for each hall naming its own facility: its racks' UPS and generator loads within the facility's units.
 
@@ -152,7 +151,7 @@ def units_by_hall(path: str, c: Any, feed: Q | None, clusters: Mapping[str, Any]
         pumps = bool(feeds.cdus_on_ups)
         for label, kind, redundancy, units in stages:
             ups = label == "UPS"
-            rest = outside_racks(c, feed, pumps=ups and pumps)
+            rest = outside_racks(c, pumps=ups and pumps)
             each, usable = (None, None) if units.real(load_pf(fac)) is None else usable_units(units, redundancy, fac)
             if usable is None or each is None or not ups and pue is None:
                 why = ("the facility states no `peak_pue` or annual PUE" if usable is not None else "its units "

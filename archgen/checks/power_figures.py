@@ -27,7 +27,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
-from archgen.checks.occupants import hall_draw, over_facility
+from archgen.checks.occupants import hall_draw, hall_rest, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
@@ -49,7 +49,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     """
     for path, c in ctx.clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from units_by_hall(path, c, feed_power(c.metrics), ctx.clusters, _shares)
+            yield from units_by_hall(path, c, ctx.clusters, _shares)
             continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
@@ -102,7 +102,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
             elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak), _hall_share(key, hall),
                                        usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
                                                         f"{b}" for b in (basis, basis_said))),
-                                       ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue)):
+                                       ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue),
+                                       hall_rest):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {over.message}{why}", over.total,
                                 usable.to("kW"), severity=over.severity,
                                 public=f"{customer_text(what)}: {customer_text(over.message)}{why_said}")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from archgen import metrics
 from archgen.analyse.facility import HEADROOMS
-from archgen.analyse.hall_groups import deployed, fellows
+from archgen.analyse.hall_groups import deployed, fellows, halls_with
 from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
@@ -279,8 +279,13 @@ def hall_moves(base: Run, head: Run) -> dict[str, str]:
 
 
 def _halls(run: Run) -> dict[str, tuple[str, frozenset[str]]]:
-    """By cluster path: the id of the hall it names and the run's other clusters it is counted with there."""
-    return {path: (c.cluster.facility.id, frozenset(set(fellows(run.clusters, path)) - {path}))
+    """By cluster path: the id of the hall it names and the run's other occupants it is counted with there.
+
+    Its fellow clusters and other clusters' halls naming the hall (`hall_groups.halls_with`, "cluster/c hall 'a'"),
+    which its headrooms count too (review45).
+    """
+    return {path: (c.cluster.facility.id, frozenset(set(fellows(run.clusters, path)) - {path}) | {
+        f"{o.cluster.path} hall '{o.cluster.spec.floor.halls[j].id}'" for o, j in halls_with(run.clusters, path)})
             for path, c in run.clusters.items() if c.cluster.facility is not None}
 
 

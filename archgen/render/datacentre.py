@@ -6,10 +6,11 @@ design's needs (IT power, heat by medium, floor load) come from the cluster's an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from archgen.analyse.facility import usable_units
-from archgen.analyse.hall_groups import candidate, fellows, naming
+from archgen.analyse.hall_groups import candidate, fellows, halls_with, naming
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_heat import rack_heat
@@ -80,8 +81,9 @@ def datacentre(scope: Any, a: Any) -> Section:
         return section.add(Para(f"Facility: {NOT_PROVIDED}. The cluster names no facility, so its rating, feeds "
                                 "and capacities are not compared."))
     feeds = hall.feeds
-    peers = tuple(c.cluster.spec.id for p, c in fellows(scope.run.clusters, a.cluster.path).items()
-                  if p != a.cluster.path)
+    peers = tuple(f"'{c.cluster.spec.id}'" for p, c in fellows(scope.run.clusters, a.cluster.path).items()
+                  if p != a.cluster.path) + tuple(f"'{o.cluster.spec.id}' hall '{o.cluster.spec.floor.halls[j].id}'"
+                                                  for o, j in halls_with(scope.run.clusters, a.cluster.path))
     own = any(a.cluster.hall_facilities)   # halls naming their own facilities: this one judges none of them
     ups, gens, utility = (NOT_THIS,) * 3 if own and feeds is not None else _carried(a, peers)
     rows: list[tuple[str, str]] = [
@@ -96,7 +98,8 @@ def datacentre(scope: Any, a: Any) -> Section:
          NOT_PROVIDED),
         ("Cooling plant redundancy", _stated(feeds.cooling if feeds else None)),
         ("Distribution voltage", fmt.q(hall.voltage, "V", 0) if hall.voltage else NOT_PROVIDED)]
-    rows += _capacity(hall, m, peers, a.typical_from_max, cost_facility(a))
+    rows += _capacity(hall, m, peers, a.typical_from_max, cost_facility(a),
+                      scope.run.operations.unsettled.get(a.cluster.path, {}))
     if own:   # IT power x the halls' PUE (`site_facility_power`), not this facility's
         site = site_power_rows(a, m, STEADY_POWER)
         rows = [(label, site.get(label, value)) for label, value in rows]
@@ -226,8 +229,14 @@ def _smoothing(hall: Any) -> Any:
     return hall.feeds.power_smoothing if hall is not None and hall.feeds is not None else None
 
 
-def _headroom(value: Any) -> str:
-    return NOT_PROVIDED if value is None else fmt.q(value, "kW", 1)
+def _headroom(value: Any, end: tuple[Any, str] | None = None) -> str:
+    """A headroom, or the range from its other `end` to it (`headroom_ends`; "at most" where that end is None)."""
+    if value is None:
+        return NOT_PROVIDED
+    if end is None:
+        return fmt.q(value, "kW", 1)
+    return f"at most {fmt.q(value, 'kW', 1)}" if end[0] is None else \
+        f"{fmt.q(end[0], 'kW', 1)} to {fmt.q(value, 'kW', 1)} (the other cluster's load outside its racks decides)"
 
 
 def energy_basis(cost: Any, m: dict, fell_back: tuple[str, ...] = ()) -> str:
@@ -282,8 +291,12 @@ def _site_rows(hall: Any, m: dict, why: dict[str, str]) -> list[tuple[str, str]]
 
 
 def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[str, ...] = (),
-              site: tuple[Any, dict[str, str]] | None = None) -> list[tuple[str, str]]:
-    """The hall's capacities with the headrooms; `peers`, the run's other clusters naming the hall, share them.
+              site: tuple[Any, dict[str, str]] | None = None, ends: Mapping[str, Any] | None = None
+              ) -> list[tuple[str, str]]:
+    """The hall's capacities with the headrooms; `peers`, the run's other occupants of the hall, share them.
+
+    `ends`: a headroom's other end where another cluster's hall stands in it (`analyse.facility.headroom_ends`): the
+    headroom is then a range, its cluster's load outside its racks not split by hall (review45).
 
     `fell_back`: the parts whose maximum draw stands in for a typical one (the energy is then an upper bound).
     `site`: the facility the energy and carbon rows read, and why a block of it is None (`cost_facility`: on a site
@@ -291,9 +304,10 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[
     """
     energy_hall, why = site if site is not None else (hall, {})
     out = []
-    shared = f" (the hall's, with {', '.join(repr(p) for p in peers)})" if peers else ""
+    shared = f" (the hall's, with {', '.join(peers)})" if peers else ""
     for label, cap, headroom in (("Critical IT power", hall.critical_it_power, "it_capacity_headroom"),
                                  ("Cooling capacity", hall.cooling_capacity, "cooling_headroom")):
+        room = _headroom(m.get(headroom), (ends or {}).get(headroom))
         at_site = hall.cooling_at_site() if headroom == "cooling_headroom" else cap
         if cap is None:
             out.append((label, NOT_PROVIDED))
@@ -301,9 +315,9 @@ def _capacity(hall: Any, m: dict, peers: tuple[str, ...] = (), fell_back: tuple[
             out.append((label, f"{fmt.q(cap, 'kW', 0)} stated at conditions the site does not meet (COOL011)"))
         elif at_site != cap:
             out.append((label, f"{fmt.q(at_site, 'kW', 0)} at the site's conditions ({fmt.q(cap, 'kW', 0)} as "
-                               f"rated), headroom {_headroom(m.get(headroom))}{shared}"))
+                               f"rated), headroom {room}{shared}"))
         else:
-            out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {_headroom(m.get(headroom))}{shared}"))
+            out.append((label, f"{fmt.q(cap, 'kW', 0)}, headroom {room}{shared}"))
     if hall.cost is not None:
         out.append(("Facility power (IT power × PUE)",
                     f"{fmt.q(m.get('facility_power'), 'kW', 1)} at PUE {hall.cost.energy.pue:g}"
