@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
 from archgen.analyse.distribution import distribution
-from archgen.analyse.facility import ups_factor, ups_recharge, usable_units
+from archgen.analyse.facility import hall_load, ups_factor, ups_recharge, usable_units
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
@@ -27,7 +28,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
-from archgen.checks.occupants import hall_draw, hall_rest, over_facility
+from archgen.checks.occupants import hall_rest, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
@@ -99,7 +100,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
-            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak), _hall_share(key, hall),
+            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak),
+                                       partial(hall_load, key, fac=hall),
                                        usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
                                                         f"{b}" for b in (basis, basis_said))),
                                        ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue),
@@ -160,27 +162,11 @@ def _share(key: str, peak: float | None) -> Any:
 
 
 def _shares(key: str, fac: Any) -> tuple[Any, Any]:
-    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's."""
-    return _share(key, fac.peak_pue), _hall_share(key, fac)
+    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's.
 
-
-def _hall_share(key: str, hall: Any) -> Any:
-    """Another cluster's hall standing in `hall`: its racks' load on the UPS or the generators, a floor under its share.
-
-    On the UPS its draw over the distribution's efficiency; on the generators x the hall's `peak_pue`, else its annual
-    PUE (None where it states neither), as `own_halls.unit_load` takes it, without the recharge the judged cluster's
-    load already holds once.
+    A hall's is `analyse.facility.hall_load`, the share the headrooms read (split30: it was computed here too).
     """
-    pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
-
-    def share(o: Any, j: int) -> Any:
-        draw = hall_draw(o, j)
-        if draw is None:
-            return None
-        if key == "ups":
-            return (draw * ups_factor(hall)).to("kW")
-        return None if pue is None else (draw * float(pue)).to("kW")
-    return share
+    return _share(key, fac.peak_pue), partial(hall_load, key, fac=fac)
 
 
 def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases: tuple[str, str], floor: Any,
