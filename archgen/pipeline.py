@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from archgen.analyse.operations import Operations
 from archgen.build import Design, build
 from archgen.cache import Memo
+from archgen.catalog_walk import RACY_S, catalog_files
 from archgen.errors import WorkloadError
 from archgen.load import SourceDocument, load_paths, shipped_catalog
 from archgen.model import Cluster, Facility
 from archgen.model.workload import Model, Workload
 from archgen.snapshot import derived, validated
-from archgen.spec_files import RACY_S, catalog_files, roots
+from archgen.spec_files import roots
 from archgen.topology import ScaleOutPath
 from archgen.units import Q
 from archgen.validate import Specs, entry, validate
@@ -126,7 +127,7 @@ def _catalog_documents(files: list[Path]) -> list[SourceDocument]:
     A pipeline run read and hashed each of the catalog's 100 files again (`load.cached`: 3.4 ms a run, a quarter of a
     run on specs/racks) to find the documents `load.LOADED` held. A write changes a file's ctime, which no one can set;
     the documents are kept only where every file is a regular file (not a link, whose target could change alone) that
-    last changed `spec_files.RACY_S` or more before it was read (a file system's clock ticks: a write in the read's
+    last changed `catalog_walk.RACY_S` or more before it was read (a file system's clock ticks: a write in the read's
     tick could leave its times as read), and are given back only while each file has the same inode, size and times.
     The documents are `load_file`'s own, the same objects as `load.LOADED` gives (read only).
     """

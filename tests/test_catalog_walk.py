@@ -1,4 +1,4 @@
-"""`spec_files.catalog_files`: the catalog a pipeline run loads is walked again only where a folder of it changed."""
+"""`catalog_walk.catalog_files`: the catalog a pipeline run loads is walked again only where a folder of it changed."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from archgen import spec_files
-from archgen.spec_files import RACY_S, catalog_files, find_files
+from archgen import catalog_walk
+from archgen.catalog_walk import RACY_S, catalog_files
+from archgen.spec_files import find_files
 
 
 def _tree(root: Path, age_s: float) -> Path:
@@ -27,8 +28,8 @@ def _tree(root: Path, age_s: float) -> Path:
 def walks(monkeypatch):
     """The folders `find_files` walked, one list per call."""
     seen: list[list[str]] = []
-    real = spec_files.find_files
-    monkeypatch.setattr(spec_files, "find_files", lambda paths: seen.append([str(p) for p in paths]) or real(paths))
+    real = catalog_walk.find_files
+    monkeypatch.setattr(catalog_walk, "find_files", lambda paths: seen.append([str(p) for p in paths]) or real(paths))
     return seen
 
 

@@ -10,7 +10,7 @@ from archgen.analyse.hall_groups import fellows, halls_with
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import shared_storage
 from archgen.model.base import spare_units
-from archgen.model.requirements import OTHER_END, VALUE_END
+from archgen.model.unsettled import OTHER_END, VALUE_END
 from archgen.units import Q_, Q
 
 
@@ -199,7 +199,7 @@ def headroom_ends(clusters: Mapping[str, ClusterAnalysis]) -> dict[str, dict[str
     A hall's share of its cluster's load outside its racks (optics outside systems, switches in no rack, storage,
     shelf loss) is not split by hall (`checks.own_halls`): with none of it the headroom is `hall_headrooms`'s, with
     all of it this end, lower; None where that rest is not provided (an upper bound). A requirement met at one end
-    only is not provided (`model.requirements.unsettled_note`).
+    only is not provided (`model.unsettled.unsettled_note`).
     """
     return {path: {name: (other, why) for name, (value, other, why) in sums.items() if value is not None and why}
             for path, sums in _headroom_sums(clusters)}
@@ -236,24 +236,51 @@ def _headroom_sums(clusters: Mapping[str, ClusterAnalysis]) -> Iterator[tuple[st
 
 
 def _hall_load(name: str, o: ClusterAnalysis, j: int, fac: Any) -> tuple[Q, Q | None] | None:
-    """Hall `j` of cluster `o` in facility `fac`: its racks' load behind headroom `name`, and its cluster's rest.
+    """Hall `j` of cluster `o` in facility `fac`: its racks' load behind headroom `name` (`hall_load`), and its rest.
 
-    The draw at its racks' feeds (`hall_power.<hall>`, their cooling units with them) for the IT capacity and
-    cooling; over the distribution's efficiency for the UPS (`ups_factor`), with the in-row CDUs' pumps in the rest
-    where the facility puts them on it; x its `peak_pue`, else its PUE, for the generator sets (`generator_factor`;
-    the recharge is the judged cluster's, once). The rest is the cluster's feed load less all its racks' draw, None
-    where not provided; the whole is None where the hall's draw is not provided.
+    The rest is the cluster's feed load less all its racks' draw, with the in-row CDUs' pumps on the UPS where the
+    facility puts them on it, x the same factor; None where not provided. The whole is None where the hall's load is.
     """
-    draw = o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
-    if draw is None:
+    stage = STAGES.get(name, "")
+    whole = hall_load(stage, o, j, fac)
+    if whole is None:
         return None
     rest = unsplit_rest(o)
-    if name == "ups_headroom" and rest is not None and fac.feeds is not None and fac.feeds.cdus_on_ups:
+    if stage == "ups" and rest is not None and fac.feeds is not None and fac.feeds.cdus_on_ups:
         pumps = cluster_cdu_power(o)
         rest = None if pumps is None else rest + pumps
-    factor = generator_factor(fac) if name == "generator_headroom" else ups_factor(fac) if name == "ups_headroom" \
-        else 1.0
-    return (draw * factor).to("kW"), None if rest is None else (rest * factor).to("kW")
+    factor = stage_factor(stage, fac)
+    return whole, None if rest is None or factor is None else (rest * factor).to("kW")
+
+
+#: The stage of a facility behind a headroom metric, as `hall_load` names it ("" for the feeds and the plant).
+STAGES = {"ups_headroom": "ups", "generator_headroom": "generators"}
+
+
+def hall_load(stage: str, o: ClusterAnalysis, j: int, fac: Any) -> Q | None:
+    """Hall `j` of cluster `o` standing in facility `fac`: its racks' load on `stage` of it, a floor under its share.
+
+    The draw at its racks' feeds (`hall_power.<hall>`, their in-rack cooling units with them): as it is for the
+    feeds, the cooling and the plant (`stage` ""); over the distribution's efficiency for the UPS ("ups",
+    `ups_factor`); x `fac`'s `peak_pue`, else its annual PUE, for the generator sets ("generators"), without the
+    recharge the judged cluster's load holds once. None where the draw is not provided, or on the generator sets
+    where `fac` states no PUE (docs/facility.md: without either PUE the generators are not judged; split30: the
+    headrooms took it x1 there, PWR011 None). The one share PWR011 (`checks.power_figures`) and the headrooms
+    (`hall_headrooms`) read.
+    """
+    draw = o.metrics.get(f"hall_power.{o.cluster.spec.floor.halls[j].id}")
+    factor = stage_factor(stage, fac)
+    return None if draw is None or factor is None else (draw * factor).to("kW")
+
+
+def stage_factor(stage: str, fac: Any) -> float | None:
+    """What a watt at the rack feeds adds to `stage` of facility `fac` (`hall_load`); None: generators, no PUE."""
+    if stage == "ups":
+        return ups_factor(fac)
+    if stage != "generators":
+        return 1.0
+    pue = fac.peak_pue if fac.peak_pue is not None else fac.cost.energy.pue if fac.cost is not None else None
+    return None if pue is None else float(pue)
 
 
 def unsplit_rest(o: ClusterAnalysis) -> Q | None:

@@ -20,6 +20,7 @@ from archgen.checks.feed_inputs import feeds_into_inputs
 from archgen.checks.feed_shelves import feeds_beyond_shelves, shelves_lost_with_a_feed
 from archgen.checks.hall_load import over_hall
 from archgen.checks.odd_pairs import odd_pairs
+from archgen.checks.power_inputs import feeds_off_hall, outlet_counts, part_inputs
 from archgen.checks.power_placement import chain_problems, feed_counts, unplaced_claims
 from archgen.checks.psu_bound import unconfirmed_texts
 from archgen.checks.registry import Context, Violation, check
@@ -244,7 +245,7 @@ def part_input(ctx: Context) -> Iterator[Violation]:
     Fix: power an AC part beside the shelves (place PDUs and name it in `power.pdus.serves`), name it in
     `power.external` where the integrator feeds it from outside the rack, or choose the part's other input model.
     """
-    yield from pf.part_inputs(ctx)
+    yield from part_inputs(ctx)
 
 
 @check("PWR014", "power.busbar_rating")
@@ -269,7 +270,7 @@ def hall_voltage(ctx: Context) -> Iterator[Violation]:
 
     Fix: state the rack's feeds at the hall's voltage (line-to-neutral: the hall's / √3), or correct the hall's.
     """
-    yield from pf.feeds_off_hall(ctx)
+    yield from feeds_off_hall(ctx)
 
 
 @check("PWR016", "power.pdu_outlets")
@@ -283,4 +284,4 @@ def pdu_outlets(ctx: Context) -> Iterator[Violation]:
 
     Fix: more PDUs or PDUs with more outlets; state the PSUs (`power.psus`) of the parts the map leaves out.
     """
-    yield from pf.outlet_counts(ctx)
+    yield from outlet_counts(ctx)

@@ -1,20 +1,19 @@
-"""Helpers of the PWR checks: hall UPS and generators (PWR011), unconfirmed figures (PWR012), inputs (PWR013).
+"""Helpers of the PWR checks: hall UPS and generators (PWR011, PWR022's steady maximum), unconfirmed figures (PWR012).
 
-And the hall's voltage (PWR015); the PDUs' outlets (PWR016) are checked here.
+A part's input (PWR013), the hall's voltage (PWR015) and the PDUs' outlets (PWR016) are `checks/power_inputs.py`'s,
+moved out for this module's size (split30).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
-from archgen.analyse.distribution import distribution
-from archgen.analyse.facility import ups_factor, ups_recharge, usable_units
+from archgen.analyse.facility import hall_load, ups_factor, ups_recharge, usable_units
 from archgen.analyse.job_swing import parts_swing
-from archgen.analyse.rack import busbar_flags, external_flags
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
     alone,
@@ -27,15 +26,14 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
-from archgen.checks.occupants import hall_draw, hall_rest, over_facility
+from archgen.checks.occupants import hall_rest, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
 from archgen.checks.unit_rating import kva_not_provided, load_pf, rating_words
 from archgen.checks.ups_recharge import recharge_left_out
 from archgen.display import kw
-from archgen.model import Link, Part, PowerShelf, Switch, System, field_words
-from archgen.model.power import PDU
+from archgen.model import Link, Part, PowerShelf, System, field_words
 from archgen.open_item import Worded, customer_text
 from archgen.units import Q_
 
@@ -99,7 +97,8 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
-            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak), _hall_share(key, hall),
+            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak),
+                                       partial(hall_load, key, fac=hall),
                                        usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
                                                         f"{b}" for b in (basis, basis_said))),
                                        ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue),
@@ -160,27 +159,11 @@ def _share(key: str, peak: float | None) -> Any:
 
 
 def _shares(key: str, fac: Any) -> tuple[Any, Any]:
-    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's."""
-    return _share(key, fac.peak_pue), _hall_share(key, fac)
+    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's.
 
-
-def _hall_share(key: str, hall: Any) -> Any:
-    """Another cluster's hall standing in `hall`: its racks' load on the UPS or the generators, a floor under its share.
-
-    On the UPS its draw over the distribution's efficiency; on the generators x the hall's `peak_pue`, else its annual
-    PUE (None where it states neither), as `own_halls.unit_load` takes it, without the recharge the judged cluster's
-    load already holds once.
+    A hall's is `analyse.facility.hall_load`, the share the headrooms read (split30: it was computed here too).
     """
-    pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
-
-    def share(o: Any, j: int) -> Any:
-        draw = hall_draw(o, j)
-        if draw is None:
-            return None
-        if key == "ups":
-            return (draw * ups_factor(hall)).to("kW")
-        return None if pue is None else (draw * float(pue)).to("kW")
-    return share
+    return _share(key, fac.peak_pue), partial(hall_load, key, fac=fac)
 
 
 def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases: tuple[str, str], floor: Any,
@@ -292,106 +275,3 @@ def shelf_range(ctx: Context, path: str) -> str:
     high, low = (it_power + shelf_loss(a, pick=range_end(end)) - stated for end in (0, 1))
     return (f"; over the efficiency range of {', '.join(sorted(shelves))}, IT power is {kw(low)} to "
             f"{kw(high)} ({kw(it_power)} at the stated efficiency)")
-
-
-def input_span(given: Any) -> str:
-    """' (40–60 V)' from a stated input range, '' without one."""
-    low, high = given.voltage_min, given.voltage_max
-    if low is None and high is None:
-        return ""
-    return f" ({low:~P} to {high:~P})" if low is not None and high is not None else \
-        f" ({'from ' + format(low, '~P') if low is not None else 'up to ' + format(high, '~P')})"
-
-
-def within_input(volts: Any, given: Any) -> bool:
-    """Whether `volts` lies in a stated input range (an end not stated does not bound it)."""
-    return (given.voltage_min is None or volts >= given.voltage_min) and \
-        (given.voltage_max is None or volts <= given.voltage_max)
-
-
-#: How far a rack's feed voltage (on the line-to-line basis) may sit from its hall's: rounding only, V(L-N) x √3 (230 V
-#: x √3 = 398 V in a 400 V hall, 277 V x √3 = 479.8 V in a 480 V one). Nominal systems differ by more (IEC 60038: 400
-#: V and 415 V, 3.6 %; 480 V, 16 % above 415 V), and the feed capacity is V x A x phase factor at the stated voltage.
-HALL_VOLTAGE_TOLERANCE = 0.01
-
-
-def feeds_off_hall(ctx: Context) -> Iterator[Violation]:
-    """PWR015: each rack whose feeds, restated line-to-line (V x √3 on a line-to-neutral basis), are not its hall's."""
-    for path, a in ctx.racks.items():
-        hall, f = a.rack.facility, a.rack.spec.power.feeds
-        if hall is None or hall.voltage is None:
-            continue
-        line = f.voltage * math.sqrt(3) if f.basis == "line-to-neutral" else f.voltage
-        if abs(float((line / hall.voltage).to("dimensionless")) - 1) > HALL_VOLTAGE_TOLERANCE:
-            shown = f" ({line.to('V'):.0f~P} line-to-line)" if f.basis == "line-to-neutral" else ""
-            yield Violation(path, a.rack.spec.id, ("power", "feeds", "voltage"),
-                            f"feeds at {f.voltage:~P} {f.basis}{shown} in facility '{hall.id}', which distributes "
-                            f"{hall.voltage:~P}: the feed capacity (PWR002) and the inputs' ratings (PWR006) were "
-                            f"judged at {f.voltage:~P}", line.to("V"), hall.voltage.to("V"))
-
-
-def outlet_counts(ctx: Context) -> Iterator[Violation]:
-    """PWR016: PSU cords per PDU in the outlet map against each PDU's stated `outlets`."""
-    for path, a in ctx.racks.items():
-        power = a.power
-        if power.conversion is None or power.conversion_kind != "PDUs":
-            continue
-        placed = [item for item in a.rack.items if isinstance(item.part, PDU)]
-        pdus = [item.part for item in placed]
-        if not any(p.outlets for p in pdus):
-            continue
-        d = distribution(a.rack, power.conversion.unit_capacity, power.optics)
-        if d is None:
-            continue
-        cords = [sum(1 for o in d.outlets if o.pdu == i + 1) for i in range(len(pdus))]
-        over = [(i, n, p) for i, (n, p) in enumerate(zip(cords, pdus, strict=True)) if p.outlets and n > p.outlets]
-        if over:
-            words = "; ".join(f"PDU {i + 1} ({p.id}) {n} cords for {p.outlets} outlets" for i, n, p in over)
-            yield Violation(path, a.rack.spec.id, ("slots", placed[over[0][0]].slot, "part"),
-                            f"the outlet map puts more PSU cords on a PDU than it has outlets: {words} "
-                            f"({sum(cords)} cords over {len(pdus)} PDUs)",
-                            Q_(max(n for _, n, _ in over), ""), Q_(min(p.outlets for _, _, p in over), ""))
-        elif d.unmapped:
-            slot = next(item.slot for item in a.rack.items if item.part.id == d.unmapped[0])
-            yield Violation(path, a.rack.spec.id, ("slots", slot, "part"),
-                            f"not judged for {', '.join(d.unmapped)}: the catalog gives no PSUs, so their cords "
-                            f"are not in the outlet map; the {sum(cords)} counted fit the PDUs' "
-                            f"{sum(p.outlets for p in pdus)} outlets", severity="info")
-
-
-def part_inputs(ctx: Context) -> Iterator[Violation]:
-    """PWR013: each placed part's stated power input against what feeds it (busbar DC, PDUs or feeds AC)."""
-    for path, a in ctx.racks.items():
-        rack, owner = a.rack, a.rack.spec.id
-        bus, ext, seen = busbar_flags(rack), external_flags(rack), set()
-        volts = a.power.busbar_voltage
-        for i, item in enumerate(rack.items):
-            part = item.part
-            given = part.power.input if isinstance(part, System | Switch) else None
-            if given is None or item.slot in seen:
-                continue
-            seen.add(item.slot)
-            key, span = ("slots", item.slot, "part"), input_span(given)
-            if bus[i] and given.type == "ac":
-                sits = (f"{part.id} takes AC{span} but sits on the power shelves' {volts:~P} DC busbar, whose budget "
-                        "carries it")
-                yield Violation(path, owner, key, f"{sits}; no PDU (power.pdus.serves) or outside feed "
-                                "(power.external) is stated for it", public=f"{sits}; no PDU or outside feed is "
-                                                                            "stated for it")
-            elif bus[i] and not within_input(volts, given):
-                yield Violation(path, owner, key, f"{part.id} takes DC{span}; the shelves' busbar is {volts:~P}",
-                                volts, given.voltage_max if given.voltage_max and volts > given.voltage_max
-                                else given.voltage_min)
-            elif not bus[i] and not ext[i] and given.type == "dc":
-                yield Violation(path, owner, key, f"{part.id} takes DC{span} but is fed AC from the rack's "
-                                f"{'PDUs' if any(isinstance(p.part, PDU) for p in rack.items) else 'feeds'}")
-        placed = {p.part.id: p.part for p in rack.items}
-        serves = set(rack.spec.power.pdus.serves) if rack.spec.power.pdus else set()
-        for j, ref in enumerate(rack.spec.power.external):
-            part = placed.get(ref)
-            why = ("is not placed in this rack" if part is None else "is a power shelf or PDU, not a load"
-                   if isinstance(part, PowerShelf | PDU) else "is also in power.pdus.serves" if ref in serves else "")
-            if why:
-                yield Violation(path, owner, ("power", "external", j), f"power.external names '{ref}', which {why}",
-                                public=f"the parts fed from outside the rack include '{ref}', which "
-                                       + why.replace("in power.pdus.serves", "among the parts the PDUs serve"))
