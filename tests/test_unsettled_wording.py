@@ -13,7 +13,8 @@ cost) puts it anywhere between them.
 from __future__ import annotations
 
 from archgen.analyse.goodput_notes import BLOCKING_ENDS, REPAIR_ENDS
-from archgen.model.requirements import Requirement, unsettled_note
+from archgen.model.requirements import Requirement
+from archgen.model.unsettled import unsettled_note
 from archgen.units import Q_
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from archgen.analyse.goodput_range import BLOCKING_SPANNED, REPAIR_SPANNED, RESTORE_SPANNED
-from archgen.model.requirements import OTHER_END, VALUE_END
+from archgen.model.unsettled import OTHER_END, VALUE_END
 from archgen.units import Q
 
 if TYPE_CHECKING:

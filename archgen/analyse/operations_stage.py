@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.capex_bounds import lower_bounds
 from archgen.analyse.cdu_power import no_cdu_power
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
@@ -237,6 +238,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
         if cost is not None and (shared := energy_share_bounds(extra, cost, a.typical_from_max)):   # and its cost
             ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
+        if cost is not None and (lower := lower_bounds(extra, cost.left_out)):   # a capex leaving parts out (cost31)
+            ops.unsettled[path] = {**ops.unsettled.get(path, {}), **lower}
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
@@ -259,6 +262,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     for cpath, cost in ops.cost.items():   # the TCO's figures, their energy at maximum draw (newuser64)
         if shared := energy_share_bounds(clusters[cpath].metrics, cost, clusters[cpath].typical_from_max):
             ops.unsettled[cpath] = {**shared, **ops.unsettled.get(cpath, {})}
+        ops.unsettled[cpath] = {**ops.unsettled.get(cpath, {}), **lower_bounds(clusters[cpath].metrics, cost.left_out)}
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
 

@@ -17,7 +17,8 @@ from archgen.build import Design, Unresolved
 from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
 from archgen.model.rack import Rack
-from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded, unsettled_note
+from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded
+from archgen.model.unsettled import unsettled_note
 from archgen.model.workload import Workload, job_kind
 from archgen.perf.workload.bands import Band
 from archgen.units import Q

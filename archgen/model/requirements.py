@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -294,55 +293,6 @@ def status_of(met: bool, ends: Iterable[bool] = ()) -> Status:
     value, a batched sweep to many (`perf.workload.derived.judge_values`).
     """
     return Status.NOT_MET if not met else Status.MET if all(ends) else Status.AT_RISK
-
-
-#: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
-#: why (`analyse.operations.Operations.unsettled`: goodput, spares and cost where an asynchronous checkpoint's blocking
-#: time or a repair wait is unknown, `analyse.goodput_notes.unsettled`; a cost whose energy is at maximum draw,
-#: `analyse.job_energy.energy_share_bounds`). None for the other end of an upper bound with no known lower end: an
-#: energy at maximum draw, whose true value lies below it (`analyse.job_energy.upper_bounds`). Infinity for the other
-#: end of a lower bound with no known upper end: a rack's weight and floor load that leave installed things out, whose
-#: true value lies above it (`analyse.rack.weight_bounds`). A real other end of 0 (no spares where a failed node is
-#: replaced at once) is a range's end like any other, not an upper bound.
-Unsettled = Mapping[str, tuple[Q | None, str]]
-#: Where an unsettled figure's reason says what each end is (`analyse.goodput_notes.REPAIR_ENDS`), these stand for
-#: the figure's value and for the other end: `unsettled_note` writes each end's number there, so that the reason still
-#: names the right end once the range reads low to high.
-VALUE_END, OTHER_END = "{value}", "{other}"
-
-
-def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
-    """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
-
-    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric, None for an
-    upper bound (judged at 0 too, the least an energy can be): met at both, or at neither, the requirement is judged;
-    met at one only, it is not provided (this note says why), never a "met" or "not met" that rests on the assumption.
-    None where it can be judged. The note calls the figure an upper bound only where it is one (the other end None);
-    a range with two known ends, one of them 0 or not, "lies between" them, low to high whatever end `value` is; a
-    reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
-    """
-    if requirement.metric not in (unsettled or {}):
-        return None
-    other, why = (unsettled or {})[requirement.metric]
-    met = judge(requirement, value).met
-    if met is judge(requirement, other if other is not None else value * 0).met:
-        return None
-    if other is None:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
-        there = "met there, but the figure may lie below the target" if met else "not met there"
-        return (f"{requirement.metric} is at most {requirement.target.in_units(value):.4g~P}, an upper bound, and the "
-                f"target {requirement.target} is {there}: {why}")
-    shown = [requirement.target.in_units(q) for q in (value, other)]
-    if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
-        room = requirement.target.headroom(value) if met and requirement.target.op in ("<=", "<") else None
-        there = ("met there but may not be with what it leaves out" + (
-            f", which must add under {room:.4g~P} for it to hold" if room is not None else "")) if met else \
-            "not met there but may be with what it leaves out"
-        return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
-                f"{requirement.target} is {there}: {why}")
-    low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
-    why = why.replace(VALUE_END, f"{shown[0]:.4g~P}").replace(OTHER_END, f"{shown[1]:.4g~P}")
-    return (f"{requirement.metric} lies between {low:.4g~P} and {high:.4g~P} and the target "
-            f"{requirement.target} is met at one end only: {why}")
 
 
 def on_assumed(o: Outcome, assumed: Mapping[str, tuple[str, ...]] | None) -> Outcome:

@@ -82,7 +82,7 @@ def power_choices(a: Any) -> list[str]:
             if theirs > mine + EPS:
                 low, high = float(tr.length[runs].min()), float(tr.length[runs].max())
                 span = f"{low:.1f} m" if f"{low:.1f}" == f"{high:.1f}" else f"{low:.1f}-{high:.1f} m"
-                out.append(f"fabric {tr.fabric} {TIER_TITLES.get(tr.tier, tr.tier)}, {int(tr.weight[runs].sum()):,} "
+                out.append(f"fabric {tr.fabric} {tier_title(tr.fabric, tr.tier)}, {int(tr.weight[runs].sum()):,} "
                            f"link(s) of {span} on {opts[i].label} ({mine:g} W a cable), not {opts[j].label} "
                            f"({theirs:g} W)")
     return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from archgen.analyse.capex_bounds import NOT_PRICED
 from archgen.analyse.cost import HOURS_PER_YEAR, Cost
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.site_cost import cost_facility
@@ -71,7 +72,7 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
         row = len(r.rows) + 2
         amount = None if price is None else Formula(f"={QTY}{row}*{PRICE}{row}", price * line.quantity)
         how = "Qty x unit price" if price is not None else (
-            "unpriced: the capex is not provided (COST002)" if line.priceable else "accessory, not priced")
+            "unpriced: the capex is not provided (COST002)" if line.priceable else NOT_PRICED)
         r.add(f"line{row}", line.part, amount, cur, how, line.basis + (f" (Prices {line.listed})" if line.listed
                                                                         else ""),
               line.source, line.kind, line.quantity, price, line.date)
@@ -80,7 +81,8 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
         r.add("capex", "Capex", None, cur, f"not provided: {cost.withheld or 'no priced line'}")
         return _table(r, cur)
     r.add("capex", "Capex", Formula(f"=SUM({AMOUNT}{first}:{AMOUNT}{last})", cost.capex.to(cur).m), cur,
-          "sum of the lines above (a system's price includes what is fitted in it)")
+          "sum of the lines above (a system's price includes what is fitted in it)" + (
+              f"; a lower bound: {cost.left_out}" if cost.left_out else ""))
     facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
     fc = facility.cost if facility is not None else None
     if facility is None or fc is None or cost.energy_per_year is None or cost.space_per_year is None:

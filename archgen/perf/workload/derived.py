@@ -33,7 +33,6 @@ from archgen.model.requirements import (
     Outcome,
     Requirement,
     Status,
-    Unsettled,
     judge,
     judge_each,
     on_assumed,
@@ -41,8 +40,8 @@ from archgen.model.requirements import (
     status_of,
     thin,
     unbanded,
-    unsettled_note,
 )
+from archgen.model.unsettled import Unsettled, unsettled_note
 from archgen.perf.workload.run_figures import accelerator_hours, run_energy, run_times
 from archgen.units import Q_, Q
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from archgen.binding import BoundRequirement
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.model import Cluster
-from archgen.model.requirements import Unsettled
+from archgen.model.unsettled import Unsettled
 from archgen.model.workload import Model, Workload
 from archgen.perf.comm.collectives import busbw_curve
 from archgen.perf.train.stacks import Used, explain

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
 from archgen.metrics import MEASURED_SHARE
-from archgen.model.requirements import Requirement, unsettled_note
+from archgen.model.requirements import Requirement
+from archgen.model.unsettled import unsettled_note
 from archgen.units import Q_, Q
 
 #: A sweep point's energies at maximum draw (`point_metrics`): upper bounds, a target they miss not judged there.

@@ -1,0 +1,90 @@
+"""Figures that rest on an input nobody gave: their other end, and the judgement of a requirement on them.
+
+Moved out of `model.requirements` for its size (STYLE.md 12); the judgement itself is `model.requirements.judge`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+from archgen.model.requirements import Requirement, judge
+from archgen.units import Q
+
+#: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
+#: why (`analyse.operations.Operations.unsettled`: goodput, spares and cost where an asynchronous checkpoint's blocking
+#: time or a repair wait is unknown, `analyse.goodput_notes.unsettled`; a cost whose energy is at maximum draw,
+#: `analyse.job_energy.energy_share_bounds`). None for the other end of an upper bound with no known lower end: an
+#: energy at maximum draw, whose true value lies below it (`analyse.job_energy.upper_bounds`). Infinity for the other
+#: end of a lower bound with no known upper end: a rack's weight and floor load that leave installed things out, whose
+#: true value lies above it (`analyse.rack.weight_bounds`). A real other end of 0 (no spares where a failed node is
+#: replaced at once) is a range's end like any other, not an upper bound.
+Unsettled = Mapping[str, tuple[Q | None, str]]
+#: Where an unsettled figure's reason says what each end is (`analyse.goodput_notes.REPAIR_ENDS`), these stand for
+#: the figure's value and for the other end: `unsettled_note` writes each end's number there, so that the reason still
+#: names the right end once the range reads low to high.
+VALUE_END, OTHER_END = "{value}", "{other}"
+
+
+#: How a metric's lower bound is keyed in `Unsettled` after its name (`lower_key`).
+LOWER_BOUND = " (lower bound)"
+
+
+def lower_key(metric: str) -> str:
+    """The key of a metric's lower bound in `Unsettled` beside its own entry (a capex leaving parts out, cost31)."""
+    return metric + LOWER_BOUND
+
+
+def lower_bounded(unsettled: Unsettled) -> dict[str, str]:
+    """The metrics `unsettled` (one object's) holds a lower bound of (`lower_key`), each with why."""
+    return {k.removesuffix(LOWER_BOUND): why for k, (_, why) in unsettled.items() if k.endswith(LOWER_BOUND)}
+
+
+def unsettled_of(metric: str, unsettled: Unsettled) -> bool:
+    """Whether `unsettled` (one object's) holds an entry for `metric`: its own or its lower bound's (`lower_key`)."""
+    return metric in unsettled or lower_key(metric) in unsettled
+
+
+def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
+    """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
+
+    The metric's own entry first, then its lower bound's (`lower_key`: a cost whose capex leaves counted parts out,
+    beside an energy share at maximum draw that bounds it from below, so the figure lies above the share's low end).
+    `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric, None for an
+    upper bound (judged at 0 too, the least an energy can be): met at both, or at neither, the requirement is judged;
+    met at one only, it is not provided (this note says why), never a "met" or "not met" that rests on the assumption.
+    None where it can be judged. The note calls the figure an upper bound only where it is one (the other end None);
+    a range with two known ends, one of them 0 or not, "lies between" them, low to high whatever end `value` is; a
+    reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
+    """
+    u = unsettled or {}
+    return next((n for k in (requirement.metric, lower_key(requirement.metric)) if k in u
+                 and (n := _note(requirement, value, *u[k]))), None)
+
+
+def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str | None:
+    """`unsettled_note` on one entry: the figure's other end (`other`) and why it is unsettled."""
+    met = judge(requirement, value).met
+    if met is judge(requirement, other if other is not None else value * 0).met:
+        return None
+    if other is None:   # an upper bound with no known lower end: an energy at maximum draw (`analyse.job_energy`)
+        there = "met there, but the figure may lie below the target" if met else "not met there"
+        return (f"{requirement.metric} is at most {requirement.target.in_units(value):.4g~P}, an upper bound, and the "
+                f"target {requirement.target} is {there}: {why}")
+    shown = [requirement.target.in_units(q) for q in (value, other)]
+    if math.isinf(other.m):   # a lower bound with no known upper end: a rack's weight leaving parts out
+        room = requirement.target.headroom(value) if met and requirement.target.op in ("<=", "<") else None
+        there = ("met there but may not be with what it leaves out" + (
+            f", which must add under {_whole(room)} for it to hold" if room is not None else "")) if met else \
+            "not met there but may be with what it leaves out"
+        return (f"{requirement.metric} is at least {_whole(shown[0])}, a lower bound, and the target "
+                f"{requirement.target} is {there}: {why}")
+    low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
+    why = why.replace(VALUE_END, f"{shown[0]:.4g~P}").replace(OTHER_END, f"{shown[1]:.4g~P}")
+    return (f"{requirement.metric} lies between {low:.4g~P} and {high:.4g~P} and the target "
+            f"{requirement.target} is met at one end only: {why}")
+
+
+def _whole(q: Q) -> str:
+    """`q` at four significant figures, or from 10,000 up as a whole number grouped in thousands (a capex in USD)."""
+    return f"{q.m:,.0f} {q.units:~P}" if abs(q.m) >= 1e4 else f"{q:.4g~P}"
