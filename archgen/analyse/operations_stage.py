@@ -37,7 +37,14 @@ from archgen.analyse.goodput import (
     unbuilt_storage,
     workload_metrics,
 )
-from archgen.analyse.goodput_notes import REPAIR_ENDS, RESTORE_ENDS, cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.goodput_notes import (
+    REPAIR_ENDS,
+    RESTORE_ENDS,
+    cluster_unsettled,
+    largest_job,
+    still_withheld,
+    unsettled,
+)
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
@@ -121,7 +128,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = bounds
     share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex
     out = dict(workloads)
-    largest: dict[str, tuple[int, str]] = {}
+    largest: dict[str, list[tuple[int, float, str]]] = {}   # by cluster: its training jobs with a goodput
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
     for path, r in workloads.items():
         est, w = r.estimate, r.workload
@@ -173,8 +180,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None
                 else:
                     tps = None
-                if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
-                    largest[a.cluster.path] = (est.accelerators, path)
+                largest.setdefault(a.cluster.path, []).append((est.accelerators, g.goodput, path))
             # checkpoints kept, data reads (none assumed; each sample's readers at the layout), a restore's read
             demand, no_demand = storage_demand(w, model, raw_tps, est.layout)
             extra |= demand
@@ -243,7 +249,8 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
-    for cpath, (gpus, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
+    for cpath, jobs in largest.items():   # the cluster's own goodput: that of its largest training job, by a rule
+        (gpus, _, wpath), ops.goodput_job[cpath] = largest_job(jobs)
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"
         m = largest_est.metrics

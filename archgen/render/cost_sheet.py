@@ -56,11 +56,12 @@ class _Rows:
 
 
 def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None = None,
-               jobs: tuple[str, ...] = ()) -> Table | None:
+               jobs: tuple[str, ...] = (), whose: str = "") -> Table | None:
     """The cost table of cluster analysis `a` (None where its prices are in several currencies: COST001).
 
     `metrics`: the run's, by object path, whose cluster goodput and `jobs` (the ids of the workloads on the cluster)
     add the cost per goodput accelerator-hour and each job's cost per hour and per million tokens (`_per_job`).
+    `whose`: the job whose goodput the cluster's is, in words (`Operations.goodput_job`), said on its row.
     """
     cur = cost.currency
     if cur is None:
@@ -149,12 +150,12 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
                                                                  / cost.utilisation), cur,
               "owned hour / utilisation")
         _per_job(r, cur, cost.per_accelerator_hour.to(cur).m / cost.utilisation, metrics or {}, a.cluster.path,
-                 jobs)
+                 jobs, whose)
     return _table(r, cur)
 
 
 def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str, Q]], cluster: str,
-             jobs: tuple[str, ...]) -> None:
+             jobs: tuple[str, ...], whose: str = "") -> None:
     """The rows from the used hour (`used`) to what a finance reader decides on (newuser85), as formulas.
 
     The cost per goodput accelerator-hour (the used hour over the goodput of the cluster's largest training job),
@@ -165,7 +166,7 @@ def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str,
     goodput = metrics.get(cluster, {}).get("goodput")
     if goodput is not None and goodput.m > 0:
         r.add("g", "Goodput (the cluster's largest training job)", goodput.m, "", "estimated (Reliability and "
-              "availability; its range there)")
+              "availability; its range there)" + (f"; {whose}" if whose else ""))
         r.add("gh", "TCO per goodput accelerator-hour", r.formula("{used}/{g}", used / goodput.m), cur,
               "used hour / goodput; the value: its range over goodput's is under Cost")
     for i, job in enumerate(jobs):

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure as Chart
 from archgen import display
 from archgen.analyse.capex_bounds import NOT_PRICED
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
+from archgen.analyse.goodput_notes import LARGEST_RULE
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.unracked import unracked_words
@@ -113,6 +114,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
               tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
                      line.total.m if line.total is not None else None, _basis(line), line.date or None)
                     for line in cost.lines)))
+    if (whose := run.operations.goodput_job.get(a.cluster.path)) and any(v is not None for _, v, n in hourly if n):
+        section.add(Para(f"The goodput of the cost per goodput hour is {whose}; the rule: {LARGEST_RULE}."))
     if ranged:   # what the Range column spans, as the performance section says of its Band column
         section.add(Para(f"Range of {', '.join(ranged)}: the {display.RANGE_BASIS}, from goodput_high "
                          "to goodput_low (the goodput of the cluster's largest training job, under Reliability and "
