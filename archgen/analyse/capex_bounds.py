@@ -10,9 +10,9 @@ provided" line, is left out of the capex, which is then at least its value, not 
 `left_out` says what a cluster's capex leaves out; `lower_bounds` gives the figures that grow with the capex
 (the capex, capital cost, TCO and its costs per accelerator-hour, a job's cost per hour, per token and per run)
 infinity as their other end, under `model.unsettled.lower_key` in `Operations.unsettled`: a requirement
-`capex <= X` that the value meets is not provided, with the headroom what it leaves out must stay under; one it
-misses is not met; `capex >= X` it meets is met (`model.unsettled.unsettled_note`, as a rack's weight that leaves
-parts out, `analyse.rack.weight_bounds`). The capex shares of the network are ratios of two such totals: not bounded.
+`capex <= X` that the value meets is at risk (REQ004), with the headroom what it leaves out must stay under; one it
+misses is not met; `capex >= X` it meets is met (`model.unsettled.at_lower_bound`, as a cost per token whose high
+end is unbounded). The capex shares of the network are ratios of two such totals: not bounded.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from archgen.display import CLASS_BASIS, metric_value, target_text
 from archgen.metrics import lookup
 from archgen.model import field_words
 from archgen.model.requirements import Outcome, Requirement, Status, judge, miss_severity
-from archgen.model.unsettled import unsettled_of
 from archgen.open_item import Worded, customer_text
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
@@ -96,7 +95,7 @@ def requirement_metric(ctx: Context) -> Iterator[Violation]:
         key, reason = problem
         said = ""   # the customer's words, where the reason names the metric by key (`absent`)
         if key == "metric" and b.req.metric not in ctx.operations.withheld.get(b.subject, {}) \
-                and not unsettled_of(b.req.metric, unsettled.get(b.subject, {})):
+                and b.req.metric not in unsettled.get(b.subject, {}):
             reason += f" (known: {', '.join(sorted(ctx.metrics[b.subject]))})"
             if lookup(b.subject, b.req.metric) is not None:
                 said = f"{b.req.id}: {absent(b.subject, b.req.metric, ctx.metrics[b.subject], words=True)}"
@@ -127,7 +126,7 @@ def _not_provided_severity(b: BoundRequirement, withheld: Withheld, unsettled: U
     (the check's own, an error) for a mistake in the requirement itself, at any level: no such subject or metric, a
     target of another dimension.
     """
-    if b.req.metric not in withheld.get(b.subject, {}) and not unsettled_of(b.req.metric, unsettled.get(b.subject, {})):
+    if b.req.metric not in withheld.get(b.subject, {}) and b.req.metric not in unsettled.get(b.subject, {}):
         return None
     return miss_severity(b.req.level)
 
@@ -146,6 +145,10 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     the target too (`mtti_ci_low`/`_ci_high`), and a part class's interruptions (`interruptions_per_day.<class>`)
     are judged across that class's own count's interval. Both a workload's own requirements and those of
     Requirements documents on it are judged.
+
+    A cost requirement met on a figure whose capex leaves out parts the bill of materials counts (rule-counted lines
+    no price list prices, "not provided" fittings) is at risk too: the figure is a lower bound, and the finding says
+    what is left out and the margin it must stay under (`analyse.capex_bounds`; cost31).
 
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs

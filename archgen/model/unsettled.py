@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
-from archgen.model.requirements import Requirement, judge
+from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.units import Q
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
@@ -40,16 +41,24 @@ def lower_bounded(unsettled: Unsettled) -> dict[str, str]:
     return {k.removesuffix(LOWER_BOUND): why for k, (_, why) in unsettled.items() if k.endswith(LOWER_BOUND)}
 
 
-def unsettled_of(metric: str, unsettled: Unsettled) -> bool:
-    """Whether `unsettled` (one object's) holds an entry for `metric`: its own or its lower bound's (`lower_key`)."""
-    return metric in unsettled or lower_key(metric) in unsettled
+def at_lower_bound(o: Outcome, unsettled: Unsettled | None) -> Outcome:
+    """`o`, met on a figure that is a lower bound (`lower_key`: a cost whose capex leaves counted parts out), at risk.
+
+    The figure's other end is unbounded above, as a band's end that misses the target (REQ004; a cost per token whose
+    high end is unbounded where goodput's low end is 0 reads so too): met at the value and not at infinity, it is at
+    risk, the note saying what is left out and the headroom it must stay under (cost31). One not met, not provided or
+    already at risk is left as it is.
+    """
+    entry = (unsettled or {}).get(lower_key(o.requirement.metric))
+    if o.status is not Status.MET or o.value is None or entry is None:
+        return o
+    note = _note(o.requirement, o.value, *entry)
+    return o if note is None else replace(o, status=Status.AT_RISK, note=note)
 
 
 def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
     """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
 
-    The metric's own entry first, then its lower bound's (`lower_key`: a cost whose capex leaves counted parts out,
-    beside an energy share at maximum draw that bounds it from below, so the figure lies above the share's low end).
     `value` is one end of what an unknown input allows and `unsettled` gives the other end by metric, None for an
     upper bound (judged at 0 too, the least an energy can be): met at both, or at neither, the requirement is judged;
     met at one only, it is not provided (this note says why), never a "met" or "not met" that rests on the assumption.
@@ -58,8 +67,7 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
     """
     u = unsettled or {}
-    return next((n for k in (requirement.metric, lower_key(requirement.metric)) if k in u
-                 and (n := _note(requirement, value, *u[k]))), None)
+    return _note(requirement, value, *u[requirement.metric]) if requirement.metric in u else None
 
 
 def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str | None:

@@ -75,8 +75,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
         "cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs (Cottier et al. 2024, "
         "arXiv:2405.21015).")
     lower = "" if not low else (f" Capex is a lower bound, and so are the TCO and every cost per accelerator-hour "
-                                f"and per token on it: {cost.left_out}. A target it meets below its limit is not "
-                                "provided, one it misses is not met (docs/reliability.md, Cost).")
+                                f"and per token on it: {cost.left_out}. A target it meets below its limit is at "
+                                "risk, one it misses is not met (docs/reliability.md, Cost).")
     withheld = lower + ("" if not cost.withheld else (
         f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
         "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "

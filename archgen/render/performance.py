@@ -112,7 +112,7 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
         for why in dict.fromkeys(lower.values()):
             names = [n for n in sorted(lower) if lower[n] == why]
             sub.add(Para(f"{', '.join(names)}: a lower bound (its Band's ends too), the capex under it being one: "
-                         f"{why}. A target it meets below its limit is not provided, one it misses is not met."))
+                         f"{why}. A target it meets below its limit is at risk, one it misses is not met."))
         for why in dict.fromkeys(shared.values()):   # newuser64: check judged them so, the document did not say
             names = [n for n in sorted(shared) if shared[n] == why]
             sub.add(Para(f"{', '.join(names)}: {why}. A target met at one end only is not provided."))

@@ -5,8 +5,9 @@ though the capex left out 1,328 fibre cords, the rail kits and power cords the B
 prices them, and a quote line for one was refused, COST004 "no catalog part") and the rack's liquid fittings and
 shelf cords, which its spec does not state ("not provided" lines). The shipped GB200 SU (27,725,410 USD) counts 41
 rail kits, 136 blanking panels, 68 C13-C14 cords and 752 fibre cords with no price, and 4 "not provided" lines.
-A total that leaves out counted parts is at least its value: a target it meets below is not provided (REQ002, with
-the headroom the left-out parts must stay under), as a rack's weight that leaves parts out is (test_weight_bound).
+A total that leaves out counted parts is at least its value, its other end unbounded: a target it meets is at risk
+(REQ004, with the headroom the left-out parts must stay under), as a cost per token whose high end is unbounded is
+(tests/test_unbounded_cost.py); one it misses is not met; a floor it meets is met.
 """
 
 from __future__ import annotations
@@ -60,14 +61,15 @@ def test_a_capex_that_leaves_counted_parts_out_is_a_lower_bound(tmp_path):
     assert "rail-kit x41" in why and "blanking-panel-1u x136" in why and "fibre cords x752" in why
     assert "liquid-manifold" in why   # a "not provided" line: the rack states no cooling.liquid.manifold
     status = {j.bound.req.id: (j.outcome.status, j.outcome.note) for j in r.requirements}
-    assert status["FIN-1"][0] is Status.NOT_PROVIDED   # met by the lower bound only
+    assert status["FIN-1"][0] is Status.AT_RISK   # met by the lower bound only (was plainly "met")
     assert "capex is at least 27,725,410 USD, a lower bound" in status["FIN-1"][1]
     assert "which must add under 2,274,590 USD for it to hold" in status["FIN-1"][1]   # 30,000,000 - 27,725,410
     assert status["FIN-2"][0] is Status.NOT_MET   # the lower bound already misses it
     assert status["FIN-3"][0] is Status.MET       # a lower bound meets a floor
-    assert status["FIN-4"][0] is Status.NOT_PROVIDED   # the TCO rests on the capex
-    found = {(f.id, f.requirement): f.severity for f in r.findings if f.id == "REQ002"}
-    assert found[("REQ002", "FIN-1")] == "error" and found[("REQ002", "FIN-4")] == "warning"   # as severe as a miss
+    assert status["FIN-4"][0] is Status.AT_RISK   # the TCO rests on the capex
+    found = {f.requirement: f for f in r.findings if f.id == "REQ004"}
+    assert found["FIN-1"].severity == "warning" and "a lower bound" in found["FIN-1"].message
+    assert "FIN-4" in found and "FIN-3" not in found
 
 
 def test_a_quote_prices_the_rule_counted_lines_by_their_bom_ids(tmp_path):
