@@ -54,7 +54,8 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
                        "order."))),
     Metric("cluster", "failures_per_year", "1/s", "1/year", 0, "Failures per year", "Failures of every part, "
            "interrupting or not, plus the site's events.", _REL, counts="failures", minimise=True),
-    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload.", _OPS,
+    Metric("cluster", "goodput", "", "", 3, "Goodput", "Goodput of the cluster's largest training workload (the "
+           "most accelerators; of several on as many, the lowest goodput, then the first by id).", _OPS,
            maximise=True),
     Metric("cluster", "checkpoint_interval", "s", "min", 1, "Checkpoint interval", "Checkpoint interval of the "
            "cluster's largest training workload.", _OPS),

@@ -34,6 +34,7 @@ from typing import Literal, overload
 
 from archgen.analyse.bom import UNRACKED, optics_outside_systems
 from archgen.analyse.bom_line import BomLine
+from archgen.analyse.capex_bounds import left_out
 from archgen.analyse.conversion import shelf_loss, unpowered
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.price_scope import price_list
@@ -124,6 +125,7 @@ class Cost:
     no_power: str = ""  # why the load, energy and TCO are not provided: links without link media (`unpowered`)
     facility_energy: Q | None = None  # what the hall draws for the cluster in a year (MWh): IT energy x PUE
     scale_up_switch: str | None = None  # the scale-up (NVLink) switch part: in the network share, not the scale-out
+    left_out: str = ""  # what the capex leaves out, a lower bound then ("" where nothing): `capex_bounds.left_out`
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -320,6 +322,7 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
                 tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
                 no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
+                left_out=left_out(lines, a.cabling.bom if a.cabling is not None else ()) if capex is not None else "",
                 scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None)
     cost.metrics.update(cost_metrics(cost))
     return cost

@@ -106,3 +106,24 @@ def cluster_unsettled(job: dict[str, tuple[Q | None, str]], used: Q | None,
         out["tco_per_goodput_accelerator_hour"] = (used / goodput.m, why)
         out["tco_per_job_goodput_accelerator_hour"] = (used * share / goodput.m, why)
     return out
+
+
+#: How a cluster's goodput job is chosen: the cluster's `goodput`, and its cost per goodput hour, are that job's.
+LARGEST_RULE = ("the training job on the most accelerators; of several on as many, the one with the lowest goodput "
+                "(the highest cost per goodput hour), then the first by id")
+
+
+def largest_job(jobs: list[tuple[int, float, str]]) -> tuple[tuple[int, float, str], str]:
+    """The job whose goodput a cluster takes (`LARGEST_RULE`) of `jobs`, (accelerators, goodput, path); and in words.
+
+    newuser85: two 512-GPU jobs on the MI355X cluster tied, and the larger path was taken without a word. The words
+    name the job, the rule and the jobs it tied with: "llama3-405b-pretrain-mi355x's, the training job on the most
+    accelerators (512), tied with llama3-70b-pretrain-mi355x (goodput 0.8266): of jobs on as many, the lowest goodput
+    is taken, then the first by id".
+    """
+    chosen = min(jobs, key=lambda j: (-j[0], j[1], j[2]))
+    tied = [j for j in sorted(jobs, key=lambda j: j[2]) if j[0] == chosen[0] and j[2] != chosen[2]]
+    ties = "" if not tied else (", tied with " + ", ".join(f"{p.partition('/')[2]} (goodput {g:.4f})"
+                                                         for _, g, p in tied)
+                                + ": of jobs on as many, the lowest goodput is taken, then the first by id")
+    return chosen, f"{chosen[2].partition('/')[2]}'s, the training job on the most accelerators ({chosen[0]:,}){ties}"

@@ -31,6 +31,9 @@ class Operations:
     #: energy at maximum draw, an upper bound with no known lower end: `analyse.job_energy.upper_bounds`). A
     #: requirement met at one end and not the other is not provided (`model.unsettled.unsettled_note`).
     unsettled: dict[str, dict[str, tuple[Q | None, str]]] = field(default_factory=dict)
+    #: Whose goodput each cluster's `goodput` and cost per goodput hour are, by cluster path, in words
+    #: (`analyse.goodput_notes.largest_job`: its largest training job, by a stated rule on a tie).
+    goodput_job: dict[str, str] = field(default_factory=dict)
     #: The assumed inputs (`basis: assumed`) each figure rests on, by object path and metric
     #: (`analyse.assumed.assumed_inputs`): a requirement met on it says so (REQ005).
     assumed: dict[str, dict[str, tuple[str, ...]]] = field(default_factory=dict)

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from archgen.analyse.assumed import assumed_inputs, sweep_words
+from archgen.analyse.capex_bounds import lower_bounds
 from archgen.analyse.cdu_power import no_cdu_power
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
 from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
@@ -36,7 +37,14 @@ from archgen.analyse.goodput import (
     unbuilt_storage,
     workload_metrics,
 )
-from archgen.analyse.goodput_notes import REPAIR_ENDS, RESTORE_ENDS, cluster_unsettled, still_withheld, unsettled
+from archgen.analyse.goodput_notes import (
+    REPAIR_ENDS,
+    RESTORE_ENDS,
+    cluster_unsettled,
+    largest_job,
+    still_withheld,
+    unsettled,
+)
 from archgen.analyse.hall_storage import share_storage
 from archgen.analyse.job_cost import workload_cost
 from archgen.analyse.job_energy import energy_share, energy_share_bounds, job_energy, upper_bounds
@@ -120,7 +128,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = bounds
     share_storage(clusters, ops.cost)   # a storage two clusters of a hall state: priced once in the hall's capex
     out = dict(workloads)
-    largest: dict[str, tuple[int, str]] = {}
+    largest: dict[str, list[tuple[int, float, str]]] = {}   # by cluster: its training jobs with a goodput
     no_goodput: dict[str, str] = {}   # cluster path: why a training job on it has no goodput (REL006)
     for path, r in workloads.items():
         est, w = r.estimate, r.workload
@@ -172,8 +180,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
                     unblocked = (other["goodput"].m, math.nan, math.nan) if "goodput" in other else None
                 else:
                     tps = None
-                if (est.accelerators, path) > largest.get(a.cluster.path, (0, "")):
-                    largest[a.cluster.path] = (est.accelerators, path)
+                largest.setdefault(a.cluster.path, []).append((est.accelerators, g.goodput, path))
             # checkpoints kept, data reads (none assumed; each sample's readers at the layout), a restore's read
             demand, no_demand = storage_demand(w, model, raw_tps, est.layout)
             extra |= demand
@@ -237,10 +244,13 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.unsettled[path] = {**bounds, **ops.unsettled.get(path, {})}
         if cost is not None and (shared := energy_share_bounds(extra, cost, a.typical_from_max)):   # and its cost
             ops.unsettled[path] = {**shared, **ops.unsettled.get(path, {})}
+        if cost is not None and (lower := lower_bounds(extra, cost.left_out)):   # a capex leaving parts out (cost31)
+            ops.unsettled[path] = {**ops.unsettled.get(path, {}), **lower}
         out[path] = replace(r, estimate=replace(est, metrics={**est.metrics, **extra},
                                                 bands={**est.bands, **serving_cost_bands(est, extra),
                                                        **run_bands(est, extra)}))
-    for cpath, (gpus, wpath) in largest.items():   # the cluster's own goodput: that of its largest training job
+    for cpath, jobs in largest.items():   # the cluster's own goodput: that of its largest training job, by a rule
+        (gpus, _, wpath), ops.goodput_job[cpath] = largest_job(jobs)
         largest_est = out[wpath].estimate
         assert largest_est is not None, "only jobs with an estimate are ranked"
         m = largest_est.metrics
@@ -259,6 +269,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
     for cpath, cost in ops.cost.items():   # the TCO's figures, their energy at maximum draw (newuser64)
         if shared := energy_share_bounds(clusters[cpath].metrics, cost, clusters[cpath].typical_from_max):
             ops.unsettled[cpath] = {**shared, **ops.unsettled.get(cpath, {})}
+        ops.unsettled[cpath] = {**ops.unsettled.get(cpath, {}), **lower_bounds(clusters[cpath].metrics, cost.left_out)}
     ops.assumed.update(assumed_inputs(clusters, ops, out))   # what each figure rests on that nobody sourced
     return ops, out
 

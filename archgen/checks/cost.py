@@ -136,19 +136,22 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     their own prices, a warning says that a quote for the populated rack would count them twice, unless the price
     states `rack: empty` (a quote for the enclosure); one that states `rack: populated` is an error, as is `rack:`
     on a part's price. A price list may price parts and library racks this design does not use. A list never prices
-    the clusters of another proposal; where it lists parts on one's bill of materials, information says so. A cluster's
-    checkpoint storage is priced by its `storage.id`, which must name no catalog part or rack (the price would
-    price both); one built from `storage.appliance` parts is priced by those parts' prices, and a warning says a
-    price of its `id` is not counted.
+    the clusters of another proposal; where it lists parts on one's bill of materials, information says so. A line the
+    bill of materials counts by rule with no catalog part (`rail-kit`, `blanking-panel-1u`, a power cord, a fibre
+    cord: the ids the BOM and the port map give them) is priced by that id. A cluster's checkpoint storage is priced
+    by its `storage.id`, which must name no catalog part or rack (the price would price both); one built from
+    `storage.appliance` parts is priced by those parts' prices, and a warning says a price of its `id` is not
+    counted.
 
-    Fix: correct the id (a catalog part's, a rack's or a checkpoint storage's `storage.id`), or keep one price per
-    part (remove it from one list, or make the two entries agree); price a fitted part into its system's price;
-    split a populated rack's quote into the empty rack and the parts placed in it, each priced in the list, or state
-    `rack: empty` on a price that is the enclosure's.
+    Fix: correct the id (a catalog part's, a rack's, a BOM line's or a checkpoint storage's `storage.id`), or keep
+    one price per part (remove it from one list, or make the two entries agree); price a fitted part into its
+    system's price; split a populated rack's quote into the empty rack and the parts placed in it, each priced in the
+    list, or state `rack: empty` on a price that is the enclosure's.
     """
     specs = ctx.design.specs
     first: dict[str, list[tuple[str, Price]]] = {}   # by part: the lists before, each with its price
     billed = {line.part for cost in ctx.operations.cost.values() for line in cost.lines}
+    counted = {line.part for cost in ctx.operations.cost.values() for line in cost.accessories}   # by rule (cost31)
     fitted = _fitted(ctx)
     twice = _rack_contents_priced_besides(ctx)
     stores = {s.id for a in ctx.clusters.values() if (s := a.cluster.spec.storage) is not None and s.id}
@@ -157,7 +160,8 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
     for doc in sorted(specs.of(Prices), key=lambda d: d.id):
         for part, price in doc.prices.items():
             where = (f"prices/{doc.id}", doc.id, ("prices", part))
-            catalog = isinstance(specs.get(part), Part | Rack) or part in specs.shelf   # a library rack: unused
+            catalog = (isinstance(specs.get(part), Part | Rack) or part in specs.shelf   # a library rack: unused
+                       or part in counted)
             if part in racked and not catalog:
                 yield Violation(*where, f"{part} is a checkpoint storage built from '{racked[part]}' appliances "
                                         "(`storage.appliance`), which its racks price by that part's id: this price "
@@ -166,8 +170,9 @@ def price_list_resolves(ctx: Context) -> Iterator[Violation]:
                 yield Violation(*where, f"{part} names a catalog part or rack and a cluster's checkpoint storage "
                                         "(`storage.id`): this price would price both")
             elif not catalog and part not in stores:
-                known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)] + sorted(stores)
-                yield Violation(*where, f"{part} is no catalog part or rack{did_you_mean(part, known, lead='; ')}")
+                known = [k for k, d in specs.items.items() if isinstance(d, Part | Rack)] + sorted(stores | counted)
+                yield Violation(*where, f"{part} is no catalog part or rack, nor a line the bill of materials counts "
+                                        f"by rule{did_you_mean(part, known, lead='; ')}")
                 continue
             if part in fitted and part not in billed:
                 yield Violation(*where, f"{part} is fitted in {', '.join(sorted(fitted[part]))}, whose price includes "

@@ -18,7 +18,7 @@ from archgen.checks.absent import absent, suggest
 from archgen.metrics import lookup
 from archgen.model.rack import Rack
 from archgen.model.requirements import Outcome, Status, judge, on_assumed, spread, thin, unbanded
-from archgen.model.unsettled import unsettled_note
+from archgen.model.unsettled import at_lower_bound, unsettled_note
 from archgen.model.workload import Workload, job_kind
 from archgen.perf.workload.bands import Band
 from archgen.units import Q
@@ -108,6 +108,7 @@ def outcome(b: BoundRequirement, metrics: Mapping[str, Mapping[str, Q]], design:
     o = judge(b.req, value, band=ends)
     if band is not None:   # no published run bounds it, or too few to likely hold a further one: at risk (REQ004)
         o = unbanded(o, band.describe()) if not band.measured else thin(o, band.coverage_note())
+    o = at_lower_bound(o, (unsettled or {}).get(b.subject))   # a cost on a capex leaving parts out (cost31)
     return on_assumed(o, (assumed or {}).get(b.subject))
 
 

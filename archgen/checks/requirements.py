@@ -146,6 +146,10 @@ def requirement_at_risk(ctx: Context) -> Iterator[Violation]:
     are judged across that class's own count's interval. Both a workload's own requirements and those of
     Requirements documents on it are judged.
 
+    A cost requirement met on a figure whose capex leaves out parts the bill of materials counts (rule-counted lines
+    no price list prices, "not provided" fittings) is at risk too: the figure is a lower bound, and the finding says
+    what is left out and the margin it must stay under (`analyse.capex_bounds`; cost31).
+
     A requirement met on an estimated figure whose band no published run measured (none of its family, load bin or
     context was scored: `Band.measured`) is at risk too, with that reason, as is one met across a band of too few runs
     to likely hold a further one (expected coverage (n - 1) / (n + 1) under 66 %: `Band.likely`): nothing bounds the

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
-from archgen.model.requirements import Requirement, judge
+from archgen.model.requirements import Outcome, Requirement, Status, judge
 from archgen.units import Q
 
 #: A figure that rests on an input nobody gave, by metric: its value at the other end of what that input allows, and
@@ -27,6 +28,35 @@ Unsettled = Mapping[str, tuple[Q | None, str]]
 VALUE_END, OTHER_END = "{value}", "{other}"
 
 
+#: How a metric's lower bound is keyed in `Unsettled` after its name (`lower_key`).
+LOWER_BOUND = " (lower bound)"
+
+
+def lower_key(metric: str) -> str:
+    """The key of a metric's lower bound in `Unsettled` beside its own entry (a capex leaving parts out, cost31)."""
+    return metric + LOWER_BOUND
+
+
+def lower_bounded(unsettled: Unsettled) -> dict[str, str]:
+    """The metrics `unsettled` (one object's) holds a lower bound of (`lower_key`), each with why."""
+    return {k.removesuffix(LOWER_BOUND): why for k, (_, why) in unsettled.items() if k.endswith(LOWER_BOUND)}
+
+
+def at_lower_bound(o: Outcome, unsettled: Unsettled | None) -> Outcome:
+    """`o`, met on a figure that is a lower bound (`lower_key`: a cost whose capex leaves counted parts out), at risk.
+
+    The figure's other end is unbounded above, as a band's end that misses the target (REQ004; a cost per token whose
+    high end is unbounded where goodput's low end is 0 reads so too): met at the value and not at infinity, it is at
+    risk, the note saying what is left out and the headroom it must stay under (cost31). One not met, not provided or
+    already at risk is left as it is.
+    """
+    entry = (unsettled or {}).get(lower_key(o.requirement.metric))
+    if o.status is not Status.MET or o.value is None or entry is None:
+        return o
+    note = _note(o.requirement, o.value, *entry)
+    return o if note is None else replace(o, status=Status.AT_RISK, note=note)
+
+
 def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | None) -> str | None:
     """Why a requirement cannot be judged on `value`: its metric may as well be another value that judges otherwise.
 
@@ -37,9 +67,12 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
     a range with two known ends, one of them 0 or not, "lies between" them, low to high whatever end `value` is; a
     reason that says what each end is names them by number (`VALUE_END`, `OTHER_END`).
     """
-    if requirement.metric not in (unsettled or {}):
-        return None
-    other, why = (unsettled or {})[requirement.metric]
+    u = unsettled or {}
+    return _note(requirement, value, *u[requirement.metric]) if requirement.metric in u else None
+
+
+def _note(requirement: Requirement, value: Q, other: Q | None, why: str) -> str | None:
+    """`unsettled_note` on one entry: the figure's other end (`other`) and why it is unsettled."""
     met = judge(requirement, value).met
     if met is judge(requirement, other if other is not None else value * 0).met:
         return None
@@ -53,11 +86,16 @@ def unsettled_note(requirement: Requirement, value: Q, unsettled: Unsettled | No
         if room is not None and requirement.slack is not None:   # met within its tolerance: room up to its end
             room = room + requirement.slack
         there = ("met there but may not be with what it leaves out" + (
-            f", which must add under {room:.4g~P} for it to hold" if room is not None else "")) if met else \
+            f", which must add under {_whole(room)} for it to hold" if room is not None else "")) if met else \
             "not met there but may be with what it leaves out"
-        return (f"{requirement.metric} is at least {shown[0]:.4g~P}, a lower bound, and the target "
+        return (f"{requirement.metric} is at least {_whole(shown[0])}, a lower bound, and the target "
                 f"{requirement.target} is {there}: {why}")
     low, high = sorted(shown, key=lambda q: q.m)   # "between 18 and 0" read as a range the wrong way round
     why = why.replace(VALUE_END, f"{shown[0]:.4g~P}").replace(OTHER_END, f"{shown[1]:.4g~P}")
     return (f"{requirement.metric} lies between {low:.4g~P} and {high:.4g~P} and the target "
             f"{requirement.target} is met at one end only: {why}")
+
+
+def _whole(q: Q) -> str:
+    """`q` at four significant figures, or from 10,000 up as a whole number grouped in thousands (a capex in USD)."""
+    return f"{q.m:,.0f} {q.units:~P}" if abs(q.m) >= 1e4 else f"{q:.4g~P}"

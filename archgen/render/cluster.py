@@ -298,6 +298,7 @@ def render_cluster(result: Any, target: Any, formats: tuple[str, ...], templates
         tables["bom-by-size.csv"] = by_size
     cost = result.operations.cost.get(a.cluster.path)   # every input and step of the TCO, formulas in the workbook
     jobs = tuple(r.workload.id for r in performance.workloads_for(result, a.cluster.spec.id))
-    if cost is not None and (sheet := cost_sheet(cost, a, result.metrics, jobs)) is not None:
+    whose = result.operations.goodput_job.get(a.cluster.path, "")   # the goodput per goodput hour is this job's
+    if cost is not None and (sheet := cost_sheet(cost, a, result.metrics, jobs, whose)) is not None:
         tables["cost.csv"] = sheet
     return render_document(doc, figures, tables, formats, templates, step, edition)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from archgen.analyse.capex_bounds import NOT_PRICED
 from archgen.analyse.cost import HOURS_PER_YEAR, Cost
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.site_cost import cost_facility
@@ -55,11 +56,12 @@ class _Rows:
 
 
 def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None = None,
-               jobs: tuple[str, ...] = ()) -> Table | None:
+               jobs: tuple[str, ...] = (), whose: str = "") -> Table | None:
     """The cost table of cluster analysis `a` (None where its prices are in several currencies: COST001).
 
     `metrics`: the run's, by object path, whose cluster goodput and `jobs` (the ids of the workloads on the cluster)
     add the cost per goodput accelerator-hour and each job's cost per hour and per million tokens (`_per_job`).
+    `whose`: the job whose goodput the cluster's is, in words (`Operations.goodput_job`), said on its row.
     """
     cur = cost.currency
     if cur is None:
@@ -71,7 +73,7 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
         row = len(r.rows) + 2
         amount = None if price is None else Formula(f"={QTY}{row}*{PRICE}{row}", price * line.quantity)
         how = "Qty x unit price" if price is not None else (
-            "unpriced: the capex is not provided (COST002)" if line.priceable else "accessory, not priced")
+            "unpriced: the capex is not provided (COST002)" if line.priceable else NOT_PRICED)
         r.add(f"line{row}", line.part, amount, cur, how, line.basis + (f" (Prices {line.listed})" if line.listed
                                                                         else ""),
               line.source, line.kind, line.quantity, price, line.date)
@@ -80,7 +82,8 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
         r.add("capex", "Capex", None, cur, f"not provided: {cost.withheld or 'no priced line'}")
         return _table(r, cur)
     r.add("capex", "Capex", Formula(f"=SUM({AMOUNT}{first}:{AMOUNT}{last})", cost.capex.to(cur).m), cur,
-          "sum of the lines above (a system's price includes what is fitted in it)")
+          "sum of the lines above (a system's price includes what is fitted in it)" + (
+              f"; a lower bound: {cost.left_out}" if cost.left_out else ""))
     facility = cost_facility(a)[0]   # on a site of halls, theirs (hall30)
     fc = facility.cost if facility is not None else None
     if facility is None or fc is None or cost.energy_per_year is None or cost.space_per_year is None:
@@ -147,12 +150,12 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
                                                                  / cost.utilisation), cur,
               "owned hour / utilisation")
         _per_job(r, cur, cost.per_accelerator_hour.to(cur).m / cost.utilisation, metrics or {}, a.cluster.path,
-                 jobs)
+                 jobs, whose)
     return _table(r, cur)
 
 
 def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str, Q]], cluster: str,
-             jobs: tuple[str, ...]) -> None:
+             jobs: tuple[str, ...], whose: str = "") -> None:
     """The rows from the used hour (`used`) to what a finance reader decides on (newuser85), as formulas.
 
     The cost per goodput accelerator-hour (the used hour over the goodput of the cluster's largest training job),
@@ -163,7 +166,7 @@ def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str,
     goodput = metrics.get(cluster, {}).get("goodput")
     if goodput is not None and goodput.m > 0:
         r.add("g", "Goodput (the cluster's largest training job)", goodput.m, "", "estimated (Reliability and "
-              "availability; its range there)")
+              "availability; its range there)" + (f"; {whose}" if whose else ""))
         r.add("gh", "TCO per goodput accelerator-hour", r.formula("{used}/{g}", used / goodput.m), cur,
               "used hour / goodput; the value: its range over goodput's is under Cost")
     for i, job in enumerate(jobs):

@@ -13,7 +13,9 @@ from typing import Any
 from matplotlib.figure import Figure as Chart
 
 from archgen import display
+from archgen.analyse.capex_bounds import NOT_PRICED
 from archgen.analyse.cost import PRICE_SPAN_MONTHS
+from archgen.analyse.goodput_notes import LARGEST_RULE
 from archgen.analyse.job_energy import upper_bound_words
 from archgen.analyse.site_cost import cost_facility
 from archgen.analyse.unracked import unracked_words
@@ -44,18 +46,20 @@ def cost_section(run: Any, a: Any) -> Section | None:
     cur, m = cost.currency, a.metrics
     used = f"TCO per used accelerator-hour (utilisation {fmt.number(cost.utilisation * 100, 0)} %)"
     at_max = "" if cost.no_power or not a.typical_from_max else " (an upper bound: maximum draw, see above)"
-    rows = (("Capex", cost.capex), ("Capital recovered per year", cost.capital_per_year),
+    low = ", a lower bound" if cost.left_out else ""   # the capex leaves parts out (cost31)
+    rows = (("Capex" + low, cost.capex), ("Capital recovered per year" + low, cost.capital_per_year),
             ("Energy per year" + at_max, cost.energy_per_year),
             ("Space per year" + (f" ({loose}: their rack positions are not in it)" if (loose := unracked_words(m))
                                  else ""), cost.space_per_year),
-            ("TCO per year" + (" (its energy an upper bound)" if at_max else ""), cost.tco_per_year),
+            ("TCO per year" + (" (its energy an upper bound" + (", its capex a lower bound)" if low else ")")
+                               if at_max else low), cost.tco_per_year),
             *((f"Sunk, not in the TCO: {x.what}", x.capex) for x in _sunk(a) if currency(x.capex) == cur))
-    hourly = (("TCO per accelerator-hour (owned)", cost.per_accelerator_hour, ""),
-              (used, cost.per_used_accelerator_hour, ""),
-              ("TCO per goodput accelerator-hour", m.get("tco_per_goodput_accelerator_hour"),
+    hourly = (("TCO per accelerator-hour (owned)" + low, cost.per_accelerator_hour, ""),
+              (used + low, cost.per_used_accelerator_hour, ""),
+              ("TCO per goodput accelerator-hour" + low, m.get("tco_per_goodput_accelerator_hour"),
                "tco_per_goodput_accelerator_hour"),
-              ("TCO per goodput hour of the job's own accelerators", m.get("tco_per_job_goodput_accelerator_hour"),
-               "tco_per_job_goodput_accelerator_hour"))
+              ("TCO per goodput hour of the job's own accelerators" + low,
+               m.get("tco_per_job_goodput_accelerator_hour"), "tco_per_job_goodput_accelerator_hour"))
     ranged = [title for title, value, name in hourly if value is not None and _range(m, name, cur) != "—"]
     idle = "" if cost.utilisation >= 1 or cost.no_power else (
         f", and for the {fmt.number((1 - cost.utilisation) * 100, 0)} % of hours it idles at "
@@ -70,7 +74,10 @@ def cost_section(run: Any, a: Any) -> Section | None:
         f"transceivers and cables) is {fmt.number(out.m_as('') * 100, 1)} %, the basis on which Epoch AI puts "
         "cluster-level interconnect at 9-13 % of the amortised cost of frontier training runs (Cottier et al. 2024, "
         "arXiv:2405.21015).")
-    withheld = ("" if not cost.withheld else (
+    lower = "" if not low else (f" Capex is a lower bound, and so are the TCO and every cost per accelerator-hour "
+                                f"and per token on it: {cost.left_out}. A target it meets below its limit is at "
+                                "risk, one it misses is not met (docs/reliability.md, Cost).")
+    withheld = lower + ("" if not cost.withheld else (
         f" Capex, TCO and cost per accelerator-hour are not provided: {cost.withheld}.")) + (
         "" if not cost.no_opex else f" Energy, space, TCO and cost per accelerator-hour are not provided: "
                                     f"{cost.no_opex}.") + (
@@ -107,6 +114,8 @@ def cost_section(run: Any, a: Any) -> Section | None:
               tuple((line.part, line.kind, line.quantity, line.unit_price.m if line.unit_price is not None else None,
                      line.total.m if line.total is not None else None, _basis(line), line.date or None)
                     for line in cost.lines)))
+    if (whose := run.operations.goodput_job.get(a.cluster.path)) and any(v is not None for _, v, n in hourly if n):
+        section.add(Para(f"The goodput of the cost per goodput hour is {whose}; the rule: {LARGEST_RULE}."))
     if ranged:   # what the Range column spans, as the performance section says of its Band column
         section.add(Para(f"Range of {', '.join(ranged)}: the {display.RANGE_BASIS}, from goodput_high "
                          "to goodput_low (the goodput of the cluster's largest training job, under Reliability and "
@@ -154,7 +163,7 @@ def _range(m: Any, name: str, cur: str) -> str:
 def _basis(line: Any) -> str:
     """A capex line's basis as the table shows it: the price list it comes from, or why it has no price."""
     if line.unit_price is None:
-        return "unpriced" if line.priceable else "accessory, not priced"
+        return "unpriced" if line.priceable else NOT_PRICED
     shared = f"; {line.shared}" if line.shared else ""   # a storage other clusters of the hall price too
     return line.basis + (f" (Prices {line.listed})" if line.listed else "") + shared
 

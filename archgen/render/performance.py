@@ -19,6 +19,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullLocator
 
 from archgen import display, metrics
 from archgen.analyse.job_energy import AT_AVERAGE, AT_MAXIMUM, ENERGY_SHARE
+from archgen.model.unsettled import lower_bounded
 from archgen.perf.train.stacks import Used, by_origin
 from archgen.perf.workload.cluster import COLLECTIVE_LIBRARY
 from archgen.perf.workload.derived import band_ends
@@ -73,6 +74,8 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
         bounds = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items() if n in ENERGY_BOUNDS}
         shared = {n: why for n, (_, why) in (unsettled or {}).get(r.path, {}).items()   # a cost with that energy
                   if n in TCO_SHARED and why.startswith(ENERGY_SHARE)}
+        lower = {n: why for n, why in lower_bounded((unsettled or {}).get(r.path, {})).items()   # cost31: a cost
+                 if n in e.metrics and not n.endswith(("_low", "_high"))}   # on such capex; its Band the same
         ranged = display.ranged(e.metrics, outcomes)
         rows = []
         for name, value in sorted(e.metrics.items()):
@@ -84,7 +87,8 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             ends = both or ((e.metrics[ranged[name][0]], e.metrics[ranged[name][1]]) if name in ranged else None)
             band = f"{_shown(ends[0], name)} to {_shown(ends[1], name)}" if ends is not None else \
                 _band_cell(e.bands.get(name), value, name)
-            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else ""), band,
+            rows.append((name, _shown(value, name) + (" (upper bound)" if name in bounds else "")
+                         + (" (lower bound)" if name in lower else ""), band,
                          fmt.target_text(o.requirement.target, metrics.find("workload", name)) if o else "",
                          o.requirement.id if o else "", status))
         sub.add(Table(f"perf-metrics-{fmt.slug(w.id)}", "Estimates, error bands and targets",
@@ -105,6 +109,10 @@ def section(results: list[Any], unsettled: dict[str, dict[str, Any]] | None = No
             names = [n for n in sorted(bounds) if bounds[n] == why]
             sub.add(Para(f"{', '.join(names)}: an upper bound, not an estimate: {why}. A target it meets is met, one "
                          "it misses is not provided; its Band is the model's error on the speed alone."))
+        for why in dict.fromkeys(lower.values()):
+            names = [n for n in sorted(lower) if lower[n] == why]
+            sub.add(Para(f"{', '.join(names)}: a lower bound (its Band's ends too), the capex under it being one: "
+                         f"{why}. A target it meets below its limit is at risk, one it misses is not met."))
         for why in dict.fromkeys(shared.values()):   # newuser64: check judged them so, the document did not say
             names = [n for n in sorted(shared) if shared[n] == why]
             sub.add(Para(f"{', '.join(names)}: {why}. A target met at one end only is not provided."))

@@ -17,9 +17,10 @@ from tests.conftest import shipped_edited
 
 #: The Llama 3.1 run's token budget: "15T+" tokens (Llama 3.1 model card); 15.6e12 as the shipped docs take it.
 TOKENS = 15.6e12
-#: Targets no estimate comes near: each requirement is met, and REQ005 says on what.
+#: Targets no estimate comes near: each requirement is met, and REQ005 says on what. The run's cost is a lower bound
+#: (the SU's capex leaves its rails, cords and liquid fittings out: cost31), so a ceiling it meets is at risk: a floor.
 TARGETS = {"time_to_train": "<= 100000 day", "accelerator_hours": "<= 1e12 h", "job_it_energy": "<= 1e9 MWh",
-           "job_energy": "<= 1e9 MWh", "job_cost": "<= 1e12 USD"}
+           "job_energy": "<= 1e9 MWh", "job_cost": ">= 1 USD"}
 
 
 @pytest.fixture(scope="module")

@@ -109,7 +109,7 @@ def test_the_cost_summary_marks_the_energy_at_maximum_draw(shipped):
     summary = next(b for b in cost_section(shipped, a).blocks if getattr(b, "id", None) == "cost-summary")
     items = [row[0] for row in summary.rows]
     assert "Energy per year (an upper bound: maximum draw, see above)" in items
-    assert "TCO per year (its energy an upper bound)" in items
+    assert "TCO per year (its energy an upper bound, its capex a lower bound)" in items   # cost31: rails, cords
 
 
 def test_the_performance_section_says_the_cost_per_token_carries_energy_at_maximum_draw(shipped):

@@ -34,7 +34,7 @@ from archgen.perf.workload.derived import (
     point_metrics,
 )
 from archgen.perf.workload.estimate import precision
-from archgen.perf.workload.run_figures import run_bands, serving_cost_bands
+from archgen.perf.workload.run_figures import run_bands, serving_cost_bands, serving_cost_ends
 from archgen.perf.workload.upper_bounds import BOUNDED, SHARE_BOUNDED, TCO_SHARED, UPPER_BOUNDS, unsettled_at
 from archgen.quantity_json import json_magnitude
 
@@ -294,6 +294,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,
                                 machine.energy_share)
+    metrics |= serving_cost_ends(est, metrics) if est.fits else {}   # shown, after the judgement (cost31)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), sweep_layout(est.layout), metrics, met, feasible,
                     tuple(k for k in order if statuses[k] is Status.AT_RISK), est.batch_bound if est.fits else "")

@@ -41,7 +41,7 @@ from archgen.model.requirements import (
     thin,
     unbanded,
 )
-from archgen.model.unsettled import Unsettled, unsettled_note
+from archgen.model.unsettled import Unsettled, at_lower_bound, unsettled_note
 from archgen.perf.workload.run_figures import accelerator_hours, run_energy, run_times
 from archgen.units import Q_, Q
 
@@ -103,7 +103,7 @@ def judge_requirements(requirements: Iterable[Requirement], est: Estimate,
                 replace(o, note=band.describe()) if band.bin or band.longest else o
         elif o.value is not None and not o.note and band is not None:   # met across a band of too few runs: at risk
             o = thin(o, band.coverage_note())
-        outcomes.append(on_assumed(o, assumed))
+        outcomes.append(on_assumed(at_lower_bound(o, unsettled), assumed))   # a cost on a lower-bound capex
     return outcomes
 
 

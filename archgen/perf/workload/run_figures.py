@@ -121,6 +121,20 @@ def serving_cost_bands(est: Estimate, cost: Mapping[str, Any]) -> dict[str, Band
                  accelerator=tput.accelerator, span=est.span, context=tput.context or None, vendor=tput.vendor)
 
 
+def serving_cost_ends(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Any]:
+    """A serving sweep point's `cost_per_token_low/high`: the ends of its cost's band (`serving_cost_bands`).
+
+    The cost per token is the cost per hour over the tokens per hour, so its range is the cost per hour over the
+    throughput band's ends (cost x tokens/s / tokens/s high to / tokens/s low), as tokens/s per GPU has one (cost31,
+    newuser85: a points.csv gave tokens/s per GPU 630 to 979 and no cost per token range). For the table of points
+    only: a requirement on it is judged on the band itself (`perf.explore.points.evaluate_point`), never on these as
+    a range besides it. Empty for a training point, whose range is goodput's (`derived.cost_ends`).
+    """
+    band = serving_cost_bands(est, metrics).get("cost_per_token")
+    ends = band.values(metrics["cost_per_token"]) if band is not None and "cost_per_token_low" not in metrics else None
+    return {} if ends is None else {"cost_per_token_low": ends[0], "cost_per_token_high": ends[1]}
+
+
 def run_bands(est: Estimate, metrics: Mapping[str, Any]) -> dict[str, Band]:
     """The bands of a training run's figures made from its tokens/s (`MADE_FROM_RATE` in `metrics`): the step time's.
 
