@@ -10,7 +10,7 @@ from archgen.analyse.hall_groups import fellows, halls_with
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.storage_cost import shared_storage
 from archgen.model.base import spare_units
-from archgen.model.requirements import OTHER_END, VALUE_END
+from archgen.model.unsettled import OTHER_END, VALUE_END
 from archgen.units import Q_, Q
 
 
