@@ -93,6 +93,8 @@ def composer(name: str, max_nodes: int) -> type[Composer]:
                     event.tag or self.resolver.resolve(ScalarNode, event.value, event.implicit)).endswith(":int"):
                 raise UnreadableError([SpecProblem(where, message="integer out of range", value=event.value,
                                                    expected=f"a whole number of at most {MAX_INT:,} in size")])
+            if isinstance(event, ScalarEvent):
+                _no_day(event, str(event.tag or self.resolver.resolve(ScalarNode, event.value, event.implicit)), where)
             tag = None if isinstance(event, AliasEvent) or event.tag is None else str(event.tag)
             if tag is not None and tag != "!":  # "!" is the non-specific tag: a string
                 core = _CORE_TAGS.get(tag)
@@ -111,6 +113,21 @@ def composer(name: str, max_nodes: int) -> type[Composer]:
             return super().compose_node(parent, index)
 
     return _Guarded
+
+
+def _no_day(event: Any, tag: str, where: Location) -> None:
+    """Refuse a YAML timestamp that names no day or time (2026-02-30): ruamel's reader raised a bare ValueError."""
+    if not tag.endswith(":timestamp"):
+        return
+    from ruamel.yaml.util import create_timestamp, timestamp_regexp
+
+    match = timestamp_regexp.match(event.value)
+    try:
+        if match is not None:
+            create_timestamp(**match.groupdict())
+    except (ValueError, OverflowError) as exc:
+        raise UnreadableError([SpecProblem(where, message=f"'{excerpt(event.value)}' is not a date: {exc}",
+                                           expected="a day that exists, as YYYY-MM-DD")]) from None
 
 
 def precount(text: str, name: str, max_nodes: int) -> None:

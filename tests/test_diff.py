@@ -174,11 +174,11 @@ def test_findings_match_by_id_object_requirement_not_line():
     base = [_finding("PWR002", 10, "40 kW"), _finding("REQ001", 20, "a", "REQ-1"), _finding("REF001", 5, "x")]
     head = [_finding("PWR002", 14, "41 kW"), _finding("REQ001", 24, "a", "REQ-2"),
             _finding("REF001", 5, "y"), _finding("REF001", 9, "x")]
-    new, resolved = match_findings(base, head)
+    new, resolved, _ = match_findings(base, head)
     assert [(f.id, f.requirement, f.message) for f in new] == [("REF001", "", "y"), ("REQ001", "REQ-2", "a")]
     assert [(f.id, f.requirement) for f in resolved] == [("REQ001", "REQ-1")]
     waived = Finding("PWR002", "error", "rack/r", None, "m", "s", "", waived="accepted")
-    assert match_findings([], [waived]) == ((), ())
+    assert match_findings([], [waived]) == ((), (), ())
 
 
 def test_display_units():

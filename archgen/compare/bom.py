@@ -1,11 +1,13 @@
-"""The bill-of-materials delta of two runs: each part whose count differs, per object, with its power and cost change.
+"""The bill-of-materials delta of two runs: each part whose count or line power differs, per object, and swaps.
 
 The BOMs are the ones the documents render (`analyse.bom`): a rack's (`RackAnalysis.bom`: its placed parts, the
 components fitted in its systems, its accessories) and a cluster's (`Cabling.bom`: racks, placed parts, switches
 outside racks, link modules and cable assemblies, fibre patch cords by length bin). A swap of optics (SR8 for DR8) or
 of a switch model keeps every total the metrics show, yet moves two BOM lines; this is where a reviewer sees it.
 
-A line is keyed by (object, part, system it is fitted in); lines of one key are added up. Its power change is the
+A line is keyed by (object, part, system it is fitted in); lines of one key are added up. A line of one count on
+both sides is listed where its total power moved (a module's draw moved inside a switch's maximum); a part whose
+count fell by N beside another of its kind that rose by N in the same place is a swap (`swaps`). Its power change is the
 change of the line's total power (quantity x unit power, as the BOM gives it; a rack line's is its placed parts'
 draw, which its other lines itemise), None where a side's part has no power of its own in the BOM. Its cost change
 is the change of quantity x unit price where the cluster's capex prices the part (`analyse.cost`, price lists
@@ -14,6 +16,8 @@ first), None where a side holding the part has no price for it; rack objects car
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -34,7 +38,7 @@ class Holding:
 
 @dataclass(frozen=True)
 class PartChange:
-    """A BOM part whose count differs between BASE and HEAD (0 where a side does not hold it)."""
+    """A BOM part whose count, or line power, differs between BASE and HEAD (0 where a side does not hold it)."""
 
     object: str
     part: str
@@ -80,7 +84,7 @@ def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None])
 
 
 def bom_changes(base: Run, head: Run) -> tuple[PartChange, ...]:
-    """The parts whose count differs, in objects both runs hold; by object, kind, part and system."""
+    """The parts whose count or line power differs, in objects both runs hold; by object, kind, part and system."""
     before, after = bom_lines(base), bom_lines(head)
     changes = []
     for obj in sorted(set(before) & set(after)):
@@ -88,11 +92,63 @@ def bom_changes(base: Run, head: Run) -> tuple[PartChange, ...]:
         for key in set(old) | set(new):
             a, b = old.get(key), new.get(key)
             qa, qb = (a.quantity if a else 0), (b.quantity if b else 0)
-            if qa == qb:
+            if qa == qb and not _power_moved(a, b):
                 continue
             kind = next(h.kind for h in (b, a) if h is not None)
             changes.append(PartChange(obj, key[0], kind, key[1], qa, qb, _power(a, b), _cost(a, b)))
     return tuple(sorted(changes, key=lambda c: (c.object, c.kind, c.part, c.within)))
+
+
+def _power_moved(a: Holding | None, b: Holding | None) -> bool:
+    """Whether a line of one count on both sides draws another total power (newuser86: mmf-800g-sr8 1.2 -> 0.0 kW)."""
+    if a is None or b is None or a.power is None or b.power is None or not a.power.is_compatible_with(b.power):
+        return False
+    old, new = float(a.power.to(b.power.units).magnitude), float(b.power.magnitude)
+    return not math.isclose(old, new, rel_tol=1e-9, abs_tol=1e-9)
+
+
+@dataclass(frozen=True)
+class Swap:
+    """One part's count fell by `count` and another's of the same kind rose by as many, in the same place."""
+
+    old: PartChange
+    new: PartChange
+
+    @property
+    def count(self) -> int:
+        """How many were swapped."""
+        return self.new.change
+
+    @property
+    def power(self) -> Q | None:
+        """The two lines' power change together; None where either's is not known."""
+        return _sum(self.old.power, self.new.power)
+
+    @property
+    def cost(self) -> Q | None:
+        """The two lines' cost change together; None where either's is not known (or in two currencies)."""
+        return _sum(self.old.cost, self.new.cost)
+
+
+def _sum(a: Q | None, b: Q | None) -> Q | None:
+    """The sum of two changes; None where either is None or their units differ (two currencies)."""
+    if a is None or b is None or not b.is_compatible_with(a):
+        return None
+    return b + a.to(b.units)
+
+
+def swaps(changes: Iterable[PartChange]) -> tuple[Swap, ...]:
+    """Part swaps among count changes: in one object and system, a part of a kind falls by N and another rises by N.
+
+    Paired only where that N names one falling and one rising part of the kind there (two cords falling by 4 beside
+    one rising by 4 stay lines: which one was swapped is not known). In the order of the changes.
+    """
+    by: dict[tuple, tuple[list[PartChange], list[PartChange]]] = defaultdict(lambda: ([], []))
+    for c in changes:
+        if c.change:
+            by[(c.object, c.within, c.kind, abs(c.change))][c.change > 0].append(c)
+    found = [Swap(fall[0], rise[0]) for fall, rise in by.values() if len(fall) == 1 == len(rise)]
+    return tuple(sorted(found, key=lambda s: (s.old.object, s.old.kind, s.old.part, s.old.within)))
 
 
 def _power(a: Holding | None, b: Holding | None) -> Q | None:

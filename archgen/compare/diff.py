@@ -19,7 +19,8 @@ from archgen.analyse.hall_groups import deployed, fellows, halls_with
 from archgen.analyse.hall_totals import HALL_TOTALS
 from archgen.analyse.storage_cost import NO_POWER, NO_PRICE, not_costed
 from archgen.checks import Finding
-from archgen.compare.bom import PartChange, bom_changes
+from archgen.compare.bom import PartChange, Swap, bom_changes, swaps
+from archgen.compare.finding_changes import finding_key, finding_order, match_findings
 from archgen.compare.pairs import Pairs, renamer
 from archgen.compare.price_changes import PriceChange, price_changes
 from archgen.compare.requirement_changes import RequirementChange, requirement_changes
@@ -124,6 +125,13 @@ class Diff:
     pairs: Pairs = ()
     #: documents whose stated revision moved, or that changed under BASE's revision (`compare.revisions`)
     revisions: tuple[RevisionChange, ...] = ()
+    #: (BASE's, HEAD's) unwaived error or warning of one check, object and requirement whose message changed
+    changed_findings: tuple[tuple[Finding, Finding], ...] = ()
+
+    @property
+    def swaps(self) -> tuple[Swap, ...]:
+        """The part swaps among the BOM's count changes (`compare.bom.swaps`): 'sn5610 → sn5600 (5)'."""
+        return swaps(self.bom)
 
     @property
     def one_sided(self) -> tuple[MetricChange, ...]:
@@ -167,11 +175,14 @@ class Diff:
             "objects_changed": len({m.object for m in self.metrics}),
             "objects_added": len(self.objects_added),
             "objects_removed": len(self.objects_removed),
-            "parts_changed": len(self.bom),
+            "parts_changed": sum(c.change != 0 for c in self.bom),
+            "parts_power_changed": sum(c.change == 0 for c in self.bom),
+            "parts_swapped": len(self.swaps),
             "findings_new": len(new),
             "findings_new_errors": sum(f.severity == "error" for f in new),
             "findings_new_warnings": sum(f.severity == "warning" for f in new),
             "findings_resolved": len(self.resolved_findings),
+            "findings_changed": len(self.changed_findings),
             "findings_newly_waived": len(self.newly_waived),
             "findings_waiver_renewed": len(self.renewed),
             **{f"waivers_{k}": sum(w.kind == k for w in self.waivers) for k in WAIVER_CHANGES},
@@ -210,7 +221,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
             if _changed(c, threshold):
                 changes.append(c)
     theirs = [replace(f, object=alias(f.object)) for f in head.findings] if pairs else head.findings
-    new_findings, resolved = match_findings(base.findings, theirs)
+    new_findings, resolved, changed = match_findings(base.findings, theirs)
     resolved, accepted = newly_waived(resolved, theirs)
     waivers = waiver_changes(base.specs, head.specs, base.as_of, head.as_of)
     accepted, again = renewed(accepted, waivers, head.specs, head.as_of)
@@ -219,7 +230,7 @@ def compare(base: Run, head: Run, *, threshold: float = THRESHOLD, base_label: s
                 len(head.errors), bom_changes(base, head), unpriced_storage(base, head),
                 str(head.as_of or base.as_of or ""), waivers, accepted,
                 price_changes(base.specs, head.specs), renewed=again, pairs=pairs,
-                revisions=revision_changes(base, head))
+                revisions=revision_changes(base, head), changed_findings=changed)
 
 
 def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
@@ -240,7 +251,7 @@ def newly_waived(resolved: tuple[Finding, ...], head: list[Finding]) -> tuple[tu
             accepted.append(same.pop(0))
         else:
             fixed.append(f)
-    return tuple(fixed), tuple(sorted(accepted, key=_finding_order))
+    return tuple(fixed), tuple(sorted(accepted, key=finding_order))
 
 
 def hall_moves(base: Run, head: Run) -> dict[str, str]:
@@ -335,46 +346,3 @@ def _changed(c: MetricChange, threshold: float) -> bool:
         return math.isnan(old) != math.isnan(new)
     rel = c.relative
     return new != old and (rel is None or abs(rel) >= threshold)  # rel is None where BASE is zero
-
-
-def finding_key(f: Finding) -> tuple[str, str, str]:
-    """Findings are matched by (check id, object, requirement): line numbers move between revisions."""
-    return (f.id, f.object, f.requirement)
-
-
-def match_findings(base: list[Finding], head: list[Finding]) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
-    """(new in HEAD, resolved in HEAD) among unwaived findings.
-
-    Findings with the same key and severity pair up, those with the same message first; the unpaired ones are new or
-    resolved. The severity keeps a check's info finding (PWR002's assumed power factor, on every such rack) from
-    pairing with, and hiding, the same check's error on the same object.
-    """
-    groups: dict[tuple, tuple[list[Finding], list[Finding]]] = defaultdict(lambda: ([], []))
-    for f in base:
-        if not f.waived:
-            groups[(*finding_key(f), f.severity)][0].append(f)
-    for f in head:
-        if not f.waived:
-            groups[(*finding_key(f), f.severity)][1].append(f)
-    new: list[Finding] = []
-    resolved: list[Finding] = []
-    for old, cur in groups.values():
-        left = list(old)
-        unpaired = []
-        for f in cur:
-            same = next((i for i, g in enumerate(left) if g.message == f.message), None)
-            if same is None:
-                unpaired.append(f)
-            else:
-                left.pop(same)
-        paired = min(len(left), len(unpaired))
-        new.extend(unpaired[paired:])
-        resolved.extend(left[paired:])
-    return tuple(sorted(new, key=_finding_order)), tuple(sorted(resolved, key=_finding_order))
-
-
-_SEVERITY = {"error": 0, "warning": 1, "info": 2}
-
-
-def _finding_order(f: Finding) -> tuple:
-    return (_SEVERITY.get(f.severity, 3), f.id, f.object, f.requirement, f.message)

@@ -1,4 +1,4 @@
-"""What a design's document says about itself: customer, number, revision, authors, readers, confidentiality, prices.
+"""What a design's document says about itself: customer, number, revision, approvals, authors, readers, prices.
 
 `Rack.document` and `Cluster.document` carry it; the renderer prints it in the document-control table
 (docs/rendering.md). Every field is optional: a missing one is printed as "not stated", never invented.
@@ -7,9 +7,24 @@
 
 from __future__ import annotations
 
+import datetime
+
 from pydantic import Field
 
 from archgen.model.spec import Spec
+
+
+class Approval(Spec):
+    """One sign-off of the document's release: who approved it, in what role, on what day."""
+
+    name: str = Field(min_length=1, description="Who approved the release, e.g. 'A. Manager (Example Cloud)'.")
+    role: str = Field("", description="In what role, e.g. 'release manager' or 'customer facility lead'.")
+    date: datetime.date = Field(description=(
+        "The day of the approval, as YYYY-MM-DD, e.g. 2026-12-01; a date that is no day is an error at its line."))
+
+    def text(self) -> str:
+        """The approval as the document-control table prints it: 'A. Manager (release manager, 2026-12-01)'."""
+        return f"{self.name} ({', '.join(x for x in (self.role, self.date.isoformat()) if x)})"
 
 
 class DocumentInfo(Spec):
@@ -24,6 +39,10 @@ class DocumentInfo(Spec):
         "The revision of each of our Requirements documents this design answers, by the document's id, e.g. "
         "{gb300-hall: B}: a partner's proposal states the release it answers, and `archgen gap` fails one that "
         "answers another revision than the one it is judged against."))
+    approvals: list[Approval] = Field(default_factory=list, description=(
+        "Who approved this revision for release, in what role and on what day, e.g. [{name: A. Manager, role: "
+        "release manager, date: 2026-12-01}]: printed in the document-control table's 'Approved by' row in the "
+        "order given. Unstated: no row (the document says nothing of an approval)."))
     authors: list[str] = Field(default_factory=list, description="Authors, e.g. ['A. Engineer (Example ODM)'].")
     audience: str = Field("", description="Who reads it, e.g. 'customer data-centre and network teams'.")
     confidentiality: str = Field("", description="Confidentiality marking printed on every page, e.g. "

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from archgen import metrics
-from archgen.compare.bom import PartChange
 from archgen.compare.diff import PRESENCE, PRICE_CHANGES, WAIVER_CHANGES, Diff, MetricChange
 from archgen.compare.pairs import pairs_json
 from archgen.compare.requirement_changes import RequirementChange, RequirementState
@@ -11,6 +10,7 @@ from archgen.compare.revisions import RevisionChange
 from archgen.load import shown, shown_file
 from archgen.model.cost import Price
 from archgen.model.requirements import pending_words
+from archgen.output.diff_bom import bom_json, bom_section, changed_findings_section, changed_json, swaps_json
 from archgen.output.diff_cells import (
     TABLE_HEAD,
     TABLE_RULE,
@@ -31,8 +31,7 @@ from archgen.output.diff_waivers import (
 )
 from archgen.output.envelope import document, dumps, finding, metric_quantity, quantity
 from archgen.output.gap import MARKS
-from archgen.render.fmt import code, no_mentions, number, pr_md, unit_label
-from archgen.units import Q
+from archgen.render.fmt import code, no_mentions, pr_md
 
 
 def summary_line(d: Diff) -> str:
@@ -46,10 +45,14 @@ def summary_line(d: Diff) -> str:
     if s["objects_added"] or s["objects_removed"]:
         parts.append(f"{s['objects_added']} object(s) added, {s['objects_removed']} removed")
     if s["parts_changed"]:
-        parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials")
+        swapped = f" ({s['parts_swapped']} swap(s) of one part for another)" if s["parts_swapped"] else ""
+        parts.append(f"{s['parts_changed']} part count(s) changed in the bill of materials{swapped}")
+    if s["parts_power_changed"]:   # a line of one count drawing another power (`compare.bom`)
+        parts.append(f"{s['parts_power_changed']} BOM line(s) changed power at the same count")
     warned = f", {s['findings_new_warnings']} warning(s)" if s["findings_new_warnings"] else ""
     parts.append(f"{s['findings_new']} new finding(s) ({s['findings_new_errors']} error(s){warned}), "
-                 f"{s['findings_resolved']} resolved{waived_summary(d)}")
+                 f"{s['findings_resolved']} resolved"
+                 + (f", {s['findings_changed']} changed" if s["findings_changed"] else "") + waived_summary(d))
     parts.append(_moves(s, "failing", "requirement(s) newly failing") + ", " + _moves(s, "met", "newly met")
                  + "".join(", " + _moves(s, k, _MOVE_WORDS.get(k, k.replace("_", " "))) for k in _REQUIREMENT_MOVES
                            if s[f"requirements_{k}"]))
@@ -128,7 +131,8 @@ def markdown(d: Diff) -> str:
     s = d.summary()
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
     waived = s["findings_newly_waived"] or s["findings_waiver_renewed"] or any(w.review for w in d.waivers)
-    look = s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived or s.get("revisions_kept")
+    look = (s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived or s.get("revisions_kept")
+            or s["findings_changed"])
     icon = "❌" if d.failing or d.refused else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
@@ -162,6 +166,7 @@ def markdown(d: Diff) -> str:
             lines += [f"### {title}", "", "| severity | check | object | where | message |", "|---|---|---|---|---|"]
             lines += [f"| {f.severity} | {f.id} | `{f.object}` | {where(f)} | {pr_md(f.message)} |" for f in found]
             lines.append("")
+    lines += changed_findings_section(d.changed_findings)
     lines += waived_sections(d) + waiver_section(d.waivers)
     money = power_and_cost(d)
     if money:
@@ -169,7 +174,7 @@ def markdown(d: Diff) -> str:
         lines += [f"| `{c.object}` | {pr_md(c.metric)} | " + " | ".join(metric_cells(c)) + f" | {direction_cell(c)} |"
                   for c in money]
         lines.append("")
-    lines += bom_section(d.bom)
+    lines += bom_section(d.bom, d.swaps)
     if d.prices:
         lines += ["### Stated prices", "", "| change | object | part | base | head | where |",
                   "|---|---|---|---|---|---|"]
@@ -195,7 +200,7 @@ def markdown(d: Diff) -> str:
             lines += [f"**{title}:** " + ", ".join(f"`{o}`" for o in objs), ""]
     if not (d.metrics or d.requirements or d.new_findings or d.resolved_findings or d.objects_added
             or d.objects_removed or d.bom or d.not_costed or d.waivers or d.newly_waived or d.renewed or d.prices
-            or d.refused or d.revisions):
+            or d.refused or d.revisions or d.changed_findings):
         lines += ["No differences.", ""]
     return no_mentions("\n".join(lines))
 
@@ -259,32 +264,6 @@ def comment(text: str, full: str) -> str | None:
         kept.append(line)
     opened = sum(line.startswith("<details>") for line in kept) - sum(line == "</details>" for line in kept)
     return "\n".join([*head, note, "", *kept, *(["</details>"] if opened > 0 else []), "", "---", note, ""])
-
-
-def bom_section(changes: tuple[PartChange, ...]) -> list[str]:
-    """The parts whose count changed, as a Markdown section; no lines where none did."""
-    if not changes:
-        return []
-    body = ["| object | part | kind | base | head | change | power change | cost change |",
-            "|---|---|---|--:|--:|--:|--:|--:|"]
-    for c in changes:
-        part = f"`{c.part}` in `{c.within}`" if c.within else f"`{c.part}`"
-        body.append(f"| `{c.object}` | {part} | {c.kind} | {number(c.base)} | {number(c.head)} | "
-                    f"{shown_number(c.change, 0, sign=True)} | {_signed(c.power, 'kW')} | {_signed(c.cost)} |")
-    if len(changes) > 25:
-        body = ["<details><summary>" f"{len(changes)} changed parts</summary>", ""] + body + ["", "</details>"]
-    return ["### Bill of materials", "", "Parts whose count changed (unchanged parts are left out); power and cost "
-            "are the change of the line's total, — where the part has no power or price of its own in the BOM.",
-            ""] + body + [""]
-
-
-def _signed(q: Q | None, unit: str = "") -> str:
-    """A change with its sign, in `unit` (a price in its own currency); — for None."""
-    if q is None:
-        return "—"
-    unit = unit or f"{q.units:~}"
-    value = magnitude(q.to(unit))
-    return f"{shown_number(value, decimals(value), sign=True)} {unit_label(unit)}"
 
 
 #: Metrics a pull request's power, energy, emissions and cost delta is read from, shown together before the other
@@ -353,11 +332,11 @@ def to_json(d: Diff) -> str:
                   "better": (m.better if (m := metrics.lookup(c.object, c.metric)) else None)} for c in d.metrics],
         objects={"added": list(d.objects_added), "removed": list(d.objects_removed)},
         not_costed=list(d.not_costed),
-        bom=[{"object": c.object, "part": c.part, "kind": c.kind, "within": c.within or None, "base": c.base,
-              "head": c.head, "change": c.change, "power_change": quantity(c.power),
-              "cost_change": quantity(c.cost)} for c in d.bom],
+        bom=bom_json(d.bom),
+        **({"swaps": swaps_json(d.swaps)} if d.swaps else {}),
         findings={"new": [finding(f) for f in d.new_findings],
                   "resolved": [finding(f) for f in d.resolved_findings],
+                  **({"changed": changed_json(d.changed_findings)} if d.changed_findings else {}),
                   "newly_waived": [finding(f) for f in d.newly_waived], "waived_again": renewed_json(d)},
         refused=[{"side": side, "file": link} for side, link in d.refused],
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),

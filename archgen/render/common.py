@@ -94,6 +94,8 @@ def document_control(scope: Scope, doc_id: str, title: str, audience: str) -> li
         rows.append(("Answers", "; ".join(f"{doc} revision {rev}" for doc, rev in sorted(info.answers.items()))))
     if info.revision:
         rows.append(("Source commit", commit))
+    if info.approvals:  # who signed this revision off, and when, in the spec's order
+        rows.append(("Approved by", "; ".join(a.text() for a in info.approvals)))
     if scope.date:
         rows.append(("Date", scope.date))
     if info.customer:
