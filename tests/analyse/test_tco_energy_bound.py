@@ -6,7 +6,9 @@ accelerator-hour, a job's cost per hour, per token, per run) carry that energy, 
 DGX B200 SuperPOD, `tco_per_accelerator_hour` = 2.321 USD, 10.1 % of it the energy at maximum draw, read plainly
 "not met" against `<= 2.2 USD`, though without that energy it is 2.086 USD. It is now not provided there (REQ002,
 naming the parts at maximum draw); a target missed at both ends (`<= 2 USD`) is still not met, and one met at the
-value is met.
+value (`<= 2.5 USD`) is at risk, not met: the shipped SuperPOD's capex leaves out parts its bill of materials counts
+with no price (rails, blanking panels, cords, fibre cords), so the TCO is also a lower bound (cost31), the note
+giving the room they must stay under.
 """
 
 from __future__ import annotations
@@ -52,4 +54,5 @@ def test_a_target_between_the_ends_is_not_provided(judged):
 
 def test_a_target_missed_or_met_at_both_ends_is_judged(judged):
     reqs, _ = judged
-    assert reqs["FIN-002"]["status"] == "not met" and reqs["FIN-003"]["status"] == "met"
+    assert reqs["FIN-002"]["status"] == "not met" and reqs["FIN-003"]["status"] == "at risk"
+    assert "a lower bound" in reqs["FIN-003"]["note"] and "rail-kit" in reqs["FIN-003"]["note"]
