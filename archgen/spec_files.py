@@ -135,8 +135,8 @@ def find_files(paths: Iterable[str | Path]) -> list[Path]:
                     problems.append(_into_hidden(link, "a folder"))
             if not files and not links and not miscased:   # a miscased file is refused where it is
                 problems.append(_empty(p, unread))
-        elif entry(p):                             # a file, or a pipe or device `load_file` refuses by name
-            files, root = [p], _real_folder(p.parent, folders)
+        elif entry(p) or p.is_symlink():           # a file, a pipe or device `load_file` refuses by name, or a
+            files, root = [p], _real_folder(p.parent, folders)   # link to nothing or a loop, refused below by name
         else:
             raise LoadError(f"{raw}: no such file or directory")
         for f in files:

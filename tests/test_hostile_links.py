@@ -46,6 +46,18 @@ def test_a_link_to_no_file_is_refused_not_skipped(tmp_path, cli, monkeypatch, ta
     assert "specs/racks/zz-loop.yaml: error: a symbolic link to no file\n  hint: remove it" in r.err
 
 
+@pytest.mark.parametrize("target", ["missing.yaml", "zz-loop.yaml"], ids=["dangling", "loop"])
+def test_a_named_link_to_no_file_is_named_as_one(tmp_path, cli, monkeypatch, target):
+    """A link named on the command line itself (`archgen check zz-loop.yaml`) read "no such file or directory" where
+    a tree holding it reads "a symbolic link to no file"; with `gap`'s proposal roots (newuser85) a loop named so
+    raised in `Path.resolve` (the fuzz round's traceback, thirtieth session). Both now say what it is, exit 2."""
+    (tmp_path / "zz-loop.yaml").symlink_to(target)
+    monkeypatch.chdir(tmp_path)
+    r = cli("check", "zz-loop.yaml")
+    assert r.code == 2 and "Traceback" not in r.err and "internal error" not in r.err
+    assert "zz-loop.yaml: error: a symbolic link to no file\n  hint: remove it" in r.err
+
+
 @pytest.mark.parametrize("there", [True, False], ids=["existing", "missing"])
 def test_a_link_out_of_the_tree_reads_the_same_whether_its_target_exists(tmp_path, cli, monkeypatch, there):
     """newuser65: `-> /elsewhere/id_rsa` was "outside the spec tree" where the file existed and "a symbolic link to
