@@ -277,8 +277,11 @@ def stage_factor(stage: str, fac: Any) -> float | None:
     """What a watt at the rack feeds adds to `stage` of facility `fac` (`hall_load`); None: generators, no PUE."""
     if stage == "ups":
         return ups_factor(fac)
-    if stage != "generators":
-        return 1.0
+    return generator_pue(fac) if stage == "generators" else 1.0
+
+
+def generator_pue(fac: Any) -> float | None:
+    """The PUE facility `fac`'s generator sets are sized on: its `peak_pue`, else its annual PUE; None: neither."""
     pue = fac.peak_pue if fac.peak_pue is not None else fac.cost.energy.pue if fac.cost is not None else None
     return None if pue is None else float(pue)
 
@@ -308,8 +311,8 @@ def ups_factor(hall: Any) -> float:
 
 def generator_factor(hall: Any) -> float:
     """What a watt of IT load adds to what `generator_power` counts: the hall's `peak_pue`, else its PUE, else 1."""
-    pue = hall.peak_pue if hall.peak_pue is not None else hall.cost.energy.pue if hall.cost is not None else None
-    return 1.0 if pue is None else float(pue)
+    pue = generator_pue(hall)
+    return 1.0 if pue is None else pue
 
 
 def feed_load(it_power: Q, metrics: Mapping[str, Q]) -> Q:

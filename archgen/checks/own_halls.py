@@ -18,7 +18,14 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from archgen.analyse.cdu_power import cluster_cdu_power
-from archgen.analyse.facility import unsplit_rest, ups_factor, ups_output, ups_recharge, usable_units
+from archgen.analyse.facility import (
+    generator_pue,
+    unsplit_rest,
+    ups_factor,
+    ups_output,
+    ups_recharge,
+    usable_units,
+)
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
 from archgen.checks.occupants import HallLoad, Whole, hall_rest, over_facility
@@ -145,7 +152,7 @@ def units_by_hall(path: str, c: Any, clusters: Mapping[str, Any] | None = None,
             if c.cluster.too_large:
                 yield _not_expanded(path, c, k, "draw")
             continue
-        pue = fac.peak_pue if fac.peak_pue is not None else fac.cost.energy.pue if fac.cost is not None else None
+        pue = generator_pue(fac)
         optimistic = "" if fac.peak_pue is not None or pue is None else (
             f" (x the annual PUE {float(pue):g}: the facility states no `peak_pue`, so this is optimistic)")
         pumps = bool(feeds.cdus_on_ups)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from archgen.analyse.facility import generator_factor, recharge_excess, ups_recharge
+from archgen.analyse.facility import generator_factor, generator_pue, recharge_excess, ups_recharge
 from archgen.analyse.hall_groups import candidate, deployed, naming
 from archgen.analyse.storage_cost import shared_storage, storage_draw
 from archgen.checks.hall_figures import generator_load
@@ -132,8 +132,7 @@ def own_halls_connection(path: str, c: Any) -> Iterator[Violation]:
             yield Violation(path, subject, at, f"{where}: {states} for the same connection: state one capacity in "
                             "every hall that shares it")
             continue
-        pues = [(j, f, f.peak_pue if f.peak_pue is not None else f.cost.energy.pue if f.cost is not None else None)
-                for j, f, _ in members]
+        pues = [(j, f, generator_pue(f)) for j, f, _ in members]
         if any(p is None for *_, p in pues):
             yield Violation(path, subject, at, f"not judged: {where}: a hall's facility on it states no PUE, so "
                             "its racks' facility power is not provided", severity="info")

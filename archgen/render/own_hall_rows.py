@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.facility import usable_units
+from archgen.analyse.facility import generator_pue, usable_units
 from archgen.checks.own_halls import unit_load
 from archgen.checks.unit_rating import load_pf
 from archgen.render import fmt
@@ -69,7 +69,7 @@ def hall_unit_rows(a: Any) -> tuple[tuple[str, str], ...]:
             continue
         feeds, words = fac.feeds, [f"racks' draw {fmt.q(draw, 'kW', 1)} (a floor: the cluster's draw outside its "
                                    "racks is not split by hall)"]
-        pue = fac.peak_pue if fac.peak_pue is not None else fac.cost.energy.pue if fac.cost is not None else None
+        pue = generator_pue(fac)
         stages = () if feeds is None else (("UPS", "modules", feeds.ups, feeds.ups_units, True),
                                             ("generator", "sets", feeds.generators, feeds.generator_units, False))
         for label, kind, redundancy, units, ups in stages:
