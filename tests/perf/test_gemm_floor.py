@@ -11,7 +11,11 @@ import pytest
 
 from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
+from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.from_spec import hardware_for
+from archgen.perf.train.job import Job
+from archgen.perf.train.layer import _layer_forward
+from archgen.perf.workload.roofline import training_kernels
 
 SECTIONS = json.loads((Path(__file__).parent / "data" / "h200-kernels.json").read_text(encoding="utf-8"))["sections"]
 HOPPER = ("h100-sxm5-80gb", "h200-sxm-141gb", "h800-sxm5-80gb")
@@ -71,3 +75,22 @@ def test_a_floor_of_zero_is_no_floor(h100):
     """A part with the field at 0 (unmeasured) takes the roofline whatever the shape."""
     bare = dataclasses.replace(h100, gemm_floor=0.0)
     assert F.gemm_kernel_time(bare, "bf16", 16, 128, 128, 8, 4) == K.gemm_time(bare, "bf16", 16, 128, 128, 8)
+
+
+def test_the_roofline_charges_the_floor_as_the_layer_does(h100):
+    """A short sequence at TP 8 with sequence parallelism: the router's GEMM (64 x 8 x 4096) sits at the floor in the
+    roofline's kernels, and the floor adds the same time there as to `layer._layer_forward`."""
+    moe = Arch(layers=4, hidden=4096, heads=32, kv_heads=8, head_dim=128, ffn=14336, vocab=32000, gated=True,
+               experts=8, top_k=2, expert_ffn=14336, shared_experts=1)
+    job = Job(moe, 512, 64, "bf16", "flash")
+    sums, layers = [], []
+    for hw in (h100, dataclasses.replace(h100, gemm_floor=0.0)):
+        r = training_kernels(hw, moe, seq_len=512, dtype="bf16", attention="flash", tp=8, ep=2, micro_batch=1,
+                             sequence_parallel=True)
+        sums.append(sum(k.time for k in r.kernels))
+        layers.append(float(_layer_forward(hw, job, 512, 1, 512, 8, True, 2, moe=True)[0]))
+        if hw.gemm_floor:
+            router = next(k for k in r.kernels if k.name == "router")
+            assert router.time == hw.gemm_floor > K.gemm_time(hw, "bf16", 64, 8, 4096)
+    assert sums[0] - sums[1] == pytest.approx(layers[0] - layers[1], rel=1e-9)
+    assert sums[0] > sums[1]

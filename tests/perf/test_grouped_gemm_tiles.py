@@ -1,8 +1,9 @@
 """PyTorch's grouped GEMM on an H200 read through its own tiles and waves (issue 20, part 3): a finding, not the model.
 
 Data: tests/perf/data/h200-kernels.json, sections grouped_gemm and grouped_small (`torch._grouped_mm`, BF16, one
-H200, PyTorch 2.11.0+cu130; bench/gpu/kernels.py). The kernel (pytorch/pytorch aten/src/ATen/native/cuda/GroupMM.cu,
-`dispatch_bf16_grouped_kernel_on_tile_size` and `bf16bf16_grouped_gemm_impl_sm90_sm100`): on SM90 a small
+H200, PyTorch 2.11.0+cu130; bench/gpu/kernels.py). The kernel (pytorch/pytorch aten/src/ATen/native/cuda/GroupMM.cu
+at 06c0cf01, `dispatch_bf16_grouped_kernel_on_tile_size` and `bf16bf16_grouped_gemm_impl_sm90_sm100`; the run's 2.11.0
+build was not read and may differ): on SM90 a small
 `prepare_grouped_gemm_data` kernel writes each group's pointers and shape, then one persistent CUTLASS ptr-array
 kernel (`KernelPtrArrayTmaWarpSpecialized*`, cluster 2 x 1 x 1, `hw_info.sm_count` the SM count) runs every group's
 tiles: 64 x 128 (pingpong) where the per-group M or N is at most 128, else 128 x 256 (cooperative). So each group's M

@@ -16,7 +16,8 @@ Where a kernel is: Transformer Engine's grouped GEMM (`GroupedLinear`, what Mega
 Hopper, one cuBLAS GEMM per local expert, issued round-robin over its compute streams (transformer_engine/common/gemm/
 cublaslt_gemm.cu `multi_stream_cublas_gemm`, called by `nvte_multi_tensor_gemm` unless NVTE_USE_CUTLASS_GROUPED_GEMM
 is set, off by default; NVIDIA/TransformerEngine f031cf87, the commit NeMo 26.04 pins), 4 of them
-(transformer_engine/common/util/multi_stream.cpp `get_num_compute_streams`, a constexpr 4). A GEMM at its floor
+(transformer_engine/common/util/multi_stream.cpp `get_num_compute_streams`, a constexpr 4, read at 3e125d69). A GEMM
+at its floor
 waits on latency, not on the SMs, so the streams' kernels overlap: `calls` GEMMs over `streams` streams take at least
 ceil(calls / streams) floors. Serving does not use this: every serving GEMM already pays `kernels.GEMM_FILL` on top of
 its roofline (`serve.pass_costs`), the same fill measured another way, at least 3.56 us with the launch.
