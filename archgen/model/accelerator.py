@@ -100,6 +100,12 @@ class Efficiency(Spec):
                                 "its load pipeline and storing its output, measured on the part's GEMM kernels: "
                                 "K's efficiency is then (n / (n + c)) over its value at the best-GEMM measurement's "
                                 "K (112 steps), at most 1, for n steps. Left out: the size ramp applies to K.")
+    gemm_floor: Duration | None = Field(
+        None, description="Shortest time one GEMM kernel takes on the part however small the GEMM, beyond the "
+                          "fixed cost every kernel pays (`perf.hw.kernels.KERNEL_OVERHEAD`), measured on its GEMM "
+                          "kernels, e.g. '3.3 us' (Hopper: the shortest cuBLAS GEMM an H200 ran inside a CUDA graph, "
+                          "4.40 us, less a tiny elementwise kernel's 1.10 us in the same graph). Training charges it "
+                          "per GEMM kernel (`perf.hw.gemm_floor`). Left out: no floor (the roofline alone).")
     hbm: PositiveFraction = Field(
         0.85,
         description="Sustained HBM bandwidth over peak (stream-like copy). Left out (with no `hbm_range`), 0.85: an "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.from_spec import hardware_for
 
@@ -70,16 +71,57 @@ def test_fp8_grouped_gemms_measure_slower_than_the_model(h200):
     assert all(-0.20 < e < -0.12 for e in errors.values()), errors
 
 
-@pytest.mark.xfail(strict=True, reason="the model has no GEMM kernel floor: measured GEMMs with a dimension of 256 "
-                                       "take at least 4.4 us, where the model gives 1.2 us")
+def _kernel_errors(h200, smallest: int, below: int) -> dict[tuple, float]:
+    """As `_gemm_errors`, for one GEMM kernel as training charges it: at least the part's floor
+    (`gemm_floor.gemm_kernel_time`), plus the fixed cost every kernel pays (`kernels.KERNEL_OVERHEAD`), which the
+    measurement holds too (a tiny kernel took 1.1 us in the same graph)."""
+    out = {}
+    for section in GEMMS:
+        for r in SECTIONS[section]["rows"]:
+            dtype = r.get("dtype") or ("fp8" if section.endswith("fp8") else "bf16")
+            m, groups = r.get("m", r.get("tokens_per_group")), r.get("groups", 1)
+            if smallest <= min(m, r["n"], r["k"]) < below:
+                model = F.gemm_kernel_time(h200, dtype, m, r["n"], r["k"], groups) + K.KERNEL_OVERHEAD
+                out[(section, r.get("gemm", ""), dtype, m, r["n"], r["k"], groups)] = model / r["s"] - 1
+    return out
+
+
+def test_the_gemm_floor_brings_the_smallest_gemms_from_74_to_46_percent(h200):
+    """GEMMs with a dimension of 256 (16): the roofline alone is up to 74.2 % fast (1.2-3.7 us against 4.4-9.3 us;
+    median |error| 45.1 %). With the floor (3.30 us on Hopper: the shortest GEMM measured here, 4.40 us, less the
+    1.10 us a tiny kernel takes in the same graph) and the per-kernel 1.3 us, the worst is -46.3 % and the median
+    |error| 8.2 %; 11 of the 16 come within 20 %. The worst five are M = 256 GEMMs that cuBLAS runs in one partial
+    wave (256 x 1536 x 2048 BF16: 24 tiles of 128 x 128 on 132 SMs, each over the whole K at one SM's rate, 9.0 us
+    at its share of the tensor peak against 9.26 measured), which neither the floor nor the size ramp sees
+    (`test_wave_quantisation`: cuBLAS splits K elsewhere, so the wave count is not the model's either)."""
+    errors = _kernel_errors(h200, 0, 512)
+    assert len(errors) == 16
+    worst = max(errors.items(), key=lambda kv: abs(kv[1]))
+    assert worst[0][1:6] == ("fc1_fwd", "bf16", 256, 1536, 2048) and worst[1] == pytest.approx(-0.463, abs=0.002)
+    assert statistics.median(abs(e) for e in errors.values()) == pytest.approx(0.082, abs=0.002)
+    assert sum(abs(e) < 0.20 for e in errors.values()) == 11
+    assert all(e > -0.20 for key, e in errors.items() if key[3] != 256), errors
+
+
+@pytest.mark.xfail(strict=True, reason="M = 256 GEMMs in one partial wave: cuBLAS runs 24 tiles on 24 of 132 SMs "
+                                       "(-46 % at 256 x 1536 x 2048 BF16 with the floor); the floor alone cannot "
+                                       "see it")
 def test_the_smallest_gemms_within_twenty_percent(h200):
-    """GEMMs with a dimension of 256: the model is up to 74 % fast (1.2-3.7 us against 4.4-9.3 us measured for the
-    expert shapes at 256 tokens). A GEMM kernel on this GPU takes at least about 4.4 us however small (the fastest
-    measured), against 1.1 us for a tiny elementwise kernel in the same graph (`kernel_floor`): the model has no
-    such floor, which matters where GEMMs are that small (decode at small batch, many experts with few tokens)."""
-    errors = _gemm_errors(h200, 0, below=512)
+    """GEMMs with a dimension of 256, as training charges each kernel (floor and per-kernel cost): five of the 16
+    stay more than 20 % fast, all at M = 256 (-21 % to -46 %)."""
+    errors = _kernel_errors(h200, 0, 512)
     assert len(errors) == 16
     assert all(abs(e) < 0.20 for e in errors.values()), errors
+
+
+def test_the_floor_moves_none_of_the_large_gemms(h200):
+    """The 59 GEMMs with every dimension at least 1,024 take 3.71 us or more by the roofline, above the 3.30 us
+    floor: it moves none of them."""
+    rows = [(r.get("dtype") or ("fp8" if s.endswith("fp8") else "bf16"), r.get("m", r.get("tokens_per_group")),
+             r["n"], r["k"], r.get("groups", 1)) for s in GEMMS for r in SECTIONS[s]["rows"]]
+    large = [x for x in rows if min(x[1:4]) >= 1024]
+    assert len(large) == 59
+    assert all(F.gemm_kernel_time(h200, *x) == K.gemm_time(h200, *x) for x in large)
 
 
 def test_flash_attention_forward_within_ten_percent_of_cudnn(h200):
@@ -143,12 +185,15 @@ def test_decode_gemms_stream_their_weights_at_most_28_percent_faster_than_measur
     assert -0.12 < statistics.median(errors.values()) < -0.08
 
 
-@pytest.mark.xfail(strict=True, reason="grouped GEMMs with few tokens per expert pay a fixed cost the model lacks")
+@pytest.mark.xfail(strict=True, reason="PyTorch's one-kernel grouped GEMM streams few tokens per expert at 1.7-3.2 "
+                                       "TB/s and fills its waves at 256 tokens; the model has neither")
 def test_grouped_gemms_with_few_tokens_per_expert_within_twenty_percent(h200):
-    """PyTorch's BF16 grouped GEMM, 8 to 128 experts of 2,048 x 1,536 at 16 to 256 tokens each (MoE decode and small
-    micro-batches): the model is −51 % to +39 % of the measured time. At 8 experts and 16 or 64 tokens the kernel
-    takes 26-29 µs to stream 50 MB (1.9 TB/s): a fixed cost per grouped call the model does not have; at 256 tokens
-    and 32 or 128 experts the model is 35-39 % slow (its size ramp at M = 256)."""
+    """PyTorch's BF16 grouped GEMM (one CUTLASS kernel after a small setup kernel, GroupMM.cu), 8 to 128 experts of
+    2,048 x 1,536 at 16 to 256 tokens each, against the roofline at least one GEMM floor plus the two kernels'
+    fixed cost: -40.6 % to +39.7 % (the roofline alone -50.6 % to +38.9 %). At 8 experts and 16 or 64 tokens the
+    kernel streams 50 MB at 1.7-1.9 TB/s (-41 %, -40 %); at 256 tokens over 32 or 128 experts it fills 0.97 of its
+    waves where the size ramp gives 0.615 (+38 %, +40 %; `test_grouped_gemm_tiles`)."""
     for r in SECTIONS["grouped_small"]["rows"]:
-        model = K.gemm_time(h200, "bf16", r["tokens_per_group"], r["n"], r["k"], r["groups"])
+        model = F.floored(h200, K.gemm_time(h200, "bf16", r["tokens_per_group"], r["n"], r["k"], r["groups"])) \
+            + 2 * K.KERNEL_OVERHEAD
         assert abs(model / r["s"] - 1) < 0.20, r

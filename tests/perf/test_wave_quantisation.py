@@ -24,8 +24,8 @@ Findings (why it is not in `kernels.gemm_time`):
   ran them (K of 2,048 and up) in 1.01-1.13 times the full-machine time at the catalog rate (stream-K or split-K,
   or wider tiles at a higher clock than a full GPU sustains: the run does not say which). With the term, the 59
   GEMMs of 1,024 and up would reach +36.5 % (from +17.6 %), past the ±20 % they hold.
-* Below one wave (the GEMMs with a dimension of 256 that `test_h200_kernels` holds as a strict xfail, -74 % worst
-  today): one tile's time at the per-SM rate overshoots, up to +99 % where only 12 tiles exist (cuBLAS splits K
+* Below one wave (the GEMMs with a dimension of 256, -74 % worst by the roofline; -46 % with the GEMM floor,
+  `perf.hw.gemm_floor`, which `test_h200_kernels` holds as a strict xfail): one tile's time at the per-SM rate overshoots, up to +99 % where only 12 tiles exist (cuBLAS splits K
   there), so the worst error grows instead of halving; at the per-SM tensor peak, the most a partly filled wave
   can run at, it is still +60 %. Decode GEMMs (one row of tiles over the whole K) would double.
 * cuBLAS over N (tests/perf/data/h200-gemm-waves.json, this project's H200 run of `bench/gpu/kernels.py`
@@ -137,8 +137,8 @@ def test_the_waves_would_break_the_large_gemms_band(h200):
 
 
 def test_one_partial_wave_overshoots_the_smallest_gemms(h200):
-    """The 16 GEMMs with a dimension of 256 (12 to 192 tiles, under 1.5 waves): -74.2 % at worst today (the strict
-    xfail in test_h200_kernels); with the waves +98.7 % at worst (256 x 768 x 2,048 BF16: 12 tiles, where cuBLAS
+    """The 16 GEMMs with a dimension of 256 (12 to 192 tiles, under 1.5 waves): -74.2 % at worst by the roofline
+    (-46.3 % with the GEMM floor, test_h200_kernels); with the waves +98.7 % at worst (256 x 768 x 2,048 BF16: 12 tiles, where cuBLAS
     splits K), median |error| from 45 % to 15 %. The bar was to halve the worst error; it doubles instead."""
     today, waves = [], []
     for _, dtype, m, n, k, g, s in _h200_gemms():

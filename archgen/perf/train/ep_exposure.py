@@ -16,7 +16,7 @@ import numpy as np
 from archgen.perf.comm.collectives import members_per_domain
 from archgen.perf.comm.dispatcher import kernel_platform, kernel_times
 from archgen.perf.comm.racks import group_times
-from archgen.perf.hw import kernels as K
+from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import maximum, minimum, where
 from archgen.perf.train import contention as C
@@ -169,8 +169,8 @@ def shared_overlap(hw: Hardware, job: Job, T, tp, passes, a2a, pace_lost, cost, 
     the device runs the two streams at once (CUDA_DEVICE_MAX_CONNECTIONS > 1 for FC1; Megatron states no measured
     overlap). The shared experts' sequence-parallel gather and scatter around them are not re-timed.
     """
-    fc1, fc2 = (K.gemm_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
-    b1, b2 = (K.gemm_backward_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
+    fc1, fc2 = (F.gemm_kernel_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
+    b1, b2 = (F.gemm_kernel_backward_time(hw, job.precision, m, n, k) for m, n, k in shared_shapes(job.arch, T, tp))
     pace, lost = pace_lost
     fwd = [maximum(0.0, a2a - pace * w) for w in (fc1, fc2)]  # dispatch beside FC1, combine beside FC2
     bwd = [maximum(0.0, a2a - pace * w) for w in (b2, b1)]  # combine's gradient beside FC2's, dispatch's beside FC1's

@@ -15,6 +15,7 @@ rank then runs its experts / ep experts on T·top_k·etp/tp routed tokens with t
 
 from __future__ import annotations
 
+from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.numeric import where
@@ -24,14 +25,26 @@ from archgen.perf.train.job import Job
 def expert_forward(hw: Hardware, job: Job, T, tp, ep, etp=None):
     """Forward time of an MoE layer's grouped up and down GEMMs on one rank, for the rank's T attention tokens.
 
-    The tokens arrive balanced from the EP group (NVIDIA's MoE benchmarks force-balance the routing).
+    The tokens arrive balanced from the EP group (NVIDIA's MoE benchmarks force-balance the routing). Each local
+    expert's GEMM is its own cuBLAS kernel over Transformer Engine's compute streams, at least the part's GEMM floor
+    (`gemm_floor`).
     """
-    return _expert_gemms(hw, job, T, tp, ep, etp, K.gemm_time)
+    return _expert_gemms(hw, job, T, tp, ep, etp, _forward)
 
 
 def expert_backward(hw: Hardware, job: Job, T, tp, ep, etp=None):
     """Backward time of the same GEMMs: each one's input and weight gradients (`kernels.gemm_backward_time`)."""
-    return _expert_gemms(hw, job, T, tp, ep, etp, K.gemm_backward_time)
+    return _expert_gemms(hw, job, T, tp, ep, etp, _backward)
+
+
+def _forward(hw: Hardware, dtype: str, m, n, k, batch):
+    """`batch` experts' GEMMs of one shape, as Transformer Engine's grouped GEMM issues them (`gemm_floor`)."""
+    return F.gemm_kernel_time(hw, dtype, m, n, k, batch, F.TE_GEMM_STREAMS)
+
+
+def _backward(hw: Hardware, dtype: str, m, n, k, batch):
+    """The input and weight gradients of `_forward`'s GEMMs."""
+    return F.gemm_kernel_backward_time(hw, dtype, m, n, k, batch, F.TE_GEMM_STREAMS)
 
 
 def expert_bytes(job: Job, T, tp, ep, etp=None, fp4: str = "nvfp4"):

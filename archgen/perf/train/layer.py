@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -51,7 +52,7 @@ def _layer_forward(hw: Hardware, job: Job, T, mb, s_q, tp, sp, ep, moe: bool, et
     fp4 = hw.fp4  # the FP4 operands' block-scale format
     t = bwd = moved = 0  # summed in order, as `sum` adds (one pass over the shapes: fewer calls, issue 25)
     for m, n, k in shapes:
-        t, bwd = t + K.gemm_time(hw, dt, m, n, k), bwd + K.gemm_backward_time(hw, dt, m, n, k)
+        t, bwd = t + F.gemm_kernel_time(hw, dt, m, n, k), bwd + F.gemm_kernel_backward_time(hw, dt, m, n, k)
         moved = moved + K.gemm_bytes(dt, m, n, k, fp4=fp4)
     moved = moved + T * (2 * q + 2 * a.kv_heads * a.head_dim) * 2 / tp
     if moe:
@@ -170,8 +171,8 @@ def layer_times(hw: Hardware, job: Job, *, tp, mb, cp, ep, rc, sp, etp=None) -> 
                                                                edge=True)) \
         if a.moe_layers else (0.0, 0.0, 0.0)  # edge: 0 without the overlap
 
-    logits = K.gemm_time(hw, core, T, a.vocab / tp, a.hidden) + K.gemm_backward_time(hw, core, T, a.vocab / tp,
-                                                                                   a.hidden) \
+    logits = F.gemm_kernel_time(hw, core, T, a.vocab / tp, a.hidden) \
+        + F.gemm_kernel_backward_time(hw, core, T, a.vocab / tp, a.hidden) \
         + loss_time(hw, job.cross_entropy, T * a.vocab / tp)  # the cross entropy as the job's stack computes it
     embed = K.memory_time(hw, 3.0 * T * a.hidden * ACT_BYTES)  # gather forward, scatter-add backward
     # The host issues every operation of the layer; where that takes longer than the GPU's work, it sets the pace,

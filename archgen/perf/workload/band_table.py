@@ -31,7 +31,7 @@ TABLE: dict[str, dict[str, tuple[int, float, float, float]]] = {
         'step_time': (87, -0.3815, 0.1046, 0.0884),
     },
     'moe-training': {
-        'step_time': (38, -0.8778, 0.03, 0.31),
+        'step_time': (38, -0.8774, 0.03, 0.31),
     },
     'offline-serving': {
         'tokens_per_second': (53, -0.0845, 0.4213, 0.0514),
@@ -251,7 +251,7 @@ VENDOR: dict[str, dict[str, dict[str, tuple[int, float, float, float, bool]]]] =
         'ttft_p99@moderate@poisson': {'NVIDIA': (2, -0.9485, -0.9307, 0.9396, False)},
     },
     'moe-training': {
-        'step_time': {'NVIDIA': (38, -0.8778, 0.03, 0.31, False)},
+        'step_time': {'NVIDIA': (38, -0.8774, 0.03, 0.31, False)},
     },
     'offline-serving': {
         'tokens_per_second': {'AMD': (2, 0.1925, 0.4213, 0.3069, True), 'NVIDIA': (51, -0.0845, 0.2685, 0.0476, False)},

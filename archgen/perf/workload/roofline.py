@@ -8,7 +8,9 @@ one layer of one prefill request and one layer of one decode step at the estimat
 FLOP, the bytes it moves and the time `perf/hw/kernels.py` gives it, so the points show where the step time of
 `perf/train/training.py` and `perf/serve/inference.py` goes, not a separate model:
 
-* GEMM (m×k by k×n, `batch` of them): 2·m·n·k FLOP, (m·k + k·n + m·n)·dtype bytes, time `kernels.gemm_time`.
+* GEMM (m×k by k×n, `batch` of them): 2·m·n·k FLOP, (m·k + k·n + m·n)·dtype bytes, time `kernels.gemm_time`; in
+  training at least the part's GEMM floor per kernel, the experts' over Transformer Engine's streams
+  (`gemm_floor.gemm_kernel_time`), as `layer._layer_forward` charges them.
 * Flash attention: 4·b·heads·s_q·s_kv·d_head FLOP, halved by the causal mask; Q, K, V and O read or written once
   (K and V at the local KV heads); time `kernels.attention_forward`. Materialised attention counts the two
   score GEMMs over the full square and the score traffic (`kernels.SCORE_BYTES_FWD` per score, and
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from archgen.model.workload import Model, Workload
+from archgen.perf.hw import gemm_floor as F
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw import quant as Q
 from archgen.perf.hw.arch import Arch
@@ -146,10 +149,12 @@ def _f(x) -> float:
     return float(np.asarray(x))
 
 
-def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0) -> Kernel:
+def _gemm(hw: Hardware, dtype: str, name: str, phase: str, m, n, k, batch=1.0, streams=0.0) -> Kernel:
+    """A GEMM's point; with `streams` (training) each of its `batch` kernels at least the floor (`gemm_floor`)."""
     flop = 2.0 * m * n * k * batch
     nbytes = K.gemm_bytes(dtype, m, n, k, batch, hw.fp4)
-    return Kernel(name, phase, _f(flop), _f(nbytes), _f(K.gemm_time(hw, dtype, m, n, k, batch)))
+    time = F.gemm_kernel_time(hw, dtype, m, n, k, batch, streams) if streams else K.gemm_time(hw, dtype, m, n, k, batch)
+    return Kernel(name, phase, _f(flop), _f(nbytes), _f(time))
 
 
 def _attention(hw: Hardware, dtype: str, phase: str, *, batch, q_len, kv_len, heads, kv_heads, head_dim,
@@ -173,21 +178,24 @@ def _elementwise(hw: Hardware, phase: str, nbytes, flop) -> Kernel:
     return Kernel("element-wise", phase, _f(flop), _f(nbytes), _f(K.memory_time(hw, nbytes)), gemm=False)
 
 
-def _ffn(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, *, experts_local=None) -> list[Kernel]:
+def _ffn(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, *, experts_local=None,
+         training: bool = False) -> list[Kernel]:
     """FFN GEMMs of one layer: dense up(/gate) and down, or the MoE experts' (balanced routing)."""
+    one = 1.0 if training else 0.0  # a training GEMM's floor (`_gemm`)
     if not a.experts:
         up = "FFN up/gate" if a.gated else "FFN up"
-        return [_gemm(hw, dtype, up, phase, tokens, (a.ffn_mats - 1) * a.ffn / tp, a.hidden),
-                _gemm(hw, dtype, "FFN down", phase, tokens, a.hidden, a.ffn / tp)]
-    local = experts_local
+        return [_gemm(hw, dtype, up, phase, tokens, (a.ffn_mats - 1) * a.ffn / tp, a.hidden, streams=one),
+                _gemm(hw, dtype, "FFN down", phase, tokens, a.hidden, a.ffn / tp, streams=one)]
+    local, streams = experts_local, F.TE_GEMM_STREAMS * one
     m_e = tokens * a.top_k / local
     return [_gemm(hw, dtype, "expert up/gate" if a.gated else "expert up", phase, m_e,
-                  (a.ffn_mats - 1) * a.expert_ffn / tp, a.hidden, local),
-            _gemm(hw, dtype, "expert down", phase, m_e, a.hidden, a.expert_ffn / tp, local)]
+                  (a.ffn_mats - 1) * a.expert_ffn / tp, a.hidden, local, streams),
+            _gemm(hw, dtype, "expert down", phase, m_e, a.hidden, a.expert_ffn / tp, local, streams)]
 
 
-def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, quantised: str = "all") -> list[Kernel]:
-    return [_gemm(hw, d, name, phase, tokens, n, k)
+def _projections(hw: Hardware, a: Arch, dtype: str, phase: str, tokens, tp, quantised: str = "all",
+                 streams: float = 0.0) -> list[Kernel]:
+    return [_gemm(hw, d, name, phase, tokens, n, k, streams=streams)
             for (name, n, k), d in zip(a.attn_gemms(tp), attention_dtypes(a, dtype, quantised), strict=True)]
 
 
@@ -223,20 +231,21 @@ def training_kernels(hw: Hardware, arch: Arch, *, seq_len: int, dtype: str, atte
     a, phase = arch, "forward"
     s_q = seq_len / cp
     T = micro_batch * s_q
-    out = _projections(hw, a, dtype, phase, T, tp)
+    out = _projections(hw, a, dtype, phase, T, tp, streams=1.0)
     if a.experts:
-        out.append(_gemm(hw, dtype, "router", phase, T / tp if sequence_parallel else T, a.experts, a.hidden))
-        out += _ffn(hw, a, dtype, phase, T, tp, experts_local=a.experts / ep)
+        out.append(_gemm(hw, dtype, "router", phase, T / tp if sequence_parallel else T, a.experts, a.hidden,
+                         streams=1.0))
+        out += _ffn(hw, a, dtype, phase, T, tp, experts_local=a.experts / ep, training=True)
         if a.shared_experts:
             f = a.shared_experts * a.expert_ffn
             out += [_gemm(hw, dtype, "shared expert up/gate" if a.gated else "shared expert up", phase, T,
-                          (a.ffn_mats - 1) * f / tp, a.hidden),
-                    _gemm(hw, dtype, "shared expert down", phase, T, a.hidden, f / tp)]
+                          (a.ffn_mats - 1) * f / tp, a.hidden, streams=1.0),
+                    _gemm(hw, dtype, "shared expert down", phase, T, a.hidden, f / tp, streams=1.0)]
         f_elem = a.top_k * a.expert_ffn
         rb = router_bytes(a, force_balance)[0] * (T / tp if sequence_parallel else T)
         out.append(Kernel("router loss", phase, 0.0, _f(rb), _f(K.memory_time(hw, rb)), gemm=False))
     else:
-        out += _ffn(hw, a, dtype, phase, T, tp)
+        out += _ffn(hw, a, dtype, phase, T, tp, training=True)
         f_elem = a.ffn
     out.append(_attention(hw, K.training_core_dtype(dtype), phase, batch=micro_batch, q_len=s_q, kv_len=seq_len,
                           heads=a.heads / tp, kv_heads=max(a.kv_heads / tp, 1.0), head_dim=a.head_dim,
