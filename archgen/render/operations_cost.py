@@ -164,10 +164,10 @@ def cloud_words(cost: Any, a: Any, low: str, at_max: str) -> str:
         said += (f"; at the hall's utilisation of {fmt.number(cost.utilisation * 100, 0)} % a used hour costs "
                  f"{fmt.number(used.to(cur).m, 2)} {cur}")
     if low:
-        said += "; a lower bound, as the capex is"
+        said += "; the capex being a lower bound, the breakeven may be higher"
     if at_max:
-        said += (f"; its energy at maximum draw, an upper bound: with no energy cost it would be "
-                 f"{fmt.number(bare * 100, 1)} %")
+        said += (f"; its energy being at maximum draw, an upper bound, it may be lower, down to "
+                 f"{fmt.number(bare * 100, 1)} % with no energy cost")
     return said + " (docs/reliability.md, Cost)."
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from archgen.analyse.opex import breakeven
 from archgen.model.cost import ClusterCost, FacilityCost
+from archgen.model.requirements import Status
 from archgen.model.unsettled import lower_key
 from archgen.pipeline import run
 from archgen.units import Q_
@@ -64,15 +65,30 @@ def test_the_breakeven_utilisation_by_hand():
     assert breakeven(Q_(1, "USD"), Q_(1, "kW"), Q_(1, "kW"), fc, None, 64, 8766.0, "USD") is None
 
 
-def _run(root, cost: str, utilisation: str = ""):
+REQUIREMENTS = """\
+kind: Requirements
+id: buyer
+requirements:
+  - {id: FIN-1, statement: Owning pays off below half use, subject: "cluster/*", metric: breakeven_utilisation,
+     target: "<= 0.5"}
+  - {id: FIN-2, statement: Owning pays off below 14 % use, subject: "cluster/*", metric: breakeven_utilisation,
+     target: "<= 0.14"}
+  - {id: FIN-3, statement: Owning pays off below 10 % use, subject: "cluster/*", metric: breakeven_utilisation,
+     target: "<= 0.1"}
+"""
+
+
+def _run(root, cost: str, utilisation: str = "", *more: str):
     cluster = (SPECS / "clusters" / "gb200-nvl72-su.yaml").read_text(encoding="utf-8")
     if cost:
         cluster = cluster.replace("facility: hall-liquid\n", "facility: hall-liquid\ncost:\n" + cost +
                                   "  basis: assumed\n  source: \"test: a buyer's figures\"\n", 1)
     hall = (SPECS / "catalog" / "facilities" / "hall-liquid.yaml").read_text(encoding="utf-8")
     hall = hall.replace("  discount_rate: 0.08\n", f"  discount_rate: 0.08\n{utilisation}")
-    write_tree(root, {"gb200-nvl72-su.yaml": cluster, "hall-liquid.yaml": hall})
-    return run([root / "gb200-nvl72-su.yaml", root / "hall-liquid.yaml"])
+    write_tree(root, {"gb200-nvl72-su.yaml": cluster, "hall-liquid.yaml": hall,
+                      **{f"doc{i}.yaml": doc for i, doc in enumerate(more)}})
+    return run([root / "gb200-nvl72-su.yaml", root / "hall-liquid.yaml",
+                *(root / f"doc{i}.yaml" for i in range(len(more)))])
 
 
 def test_stated_opex_enters_the_tco_and_unstated_opex_is_said_left_out(tmp_path):
@@ -120,3 +136,19 @@ def test_the_cost_sheet_carries_the_opex_and_the_breakeven_as_formulas(tmp_path)
     assert got["TCO per year"] == pytest.approx(m["tco_per_year"].m)
     assert got["Breakeven utilisation against the cloud"] == pytest.approx(m["breakeven_utilisation"].m)
     assert got["Cloud price per accelerator-hour"] == 10.5
+
+
+def test_a_breakeven_target_is_judged_at_both_of_its_bounds(tmp_path):
+    """The GB200 SU against CoreWeave's 10.50 USD: u* = 15.5 %, a lower bound (the capex leaves counted parts out)
+    whose energy at maximum draw puts it as low as 13.6 % (no energy cost: F / (p N H)).
+
+    `<= 0.5` is met at every end the figure has but the capex's unbounded one: at risk (REQ004), as a capex target
+    is; `<= 0.14` is met at the no-energy end only: not provided (REQ002); `<= 0.1` is missed at both: not met.
+    """
+    r = _run(tmp_path, CLOUD, "", REQUIREMENTS)
+    cost = r.operations.cost[GB200]
+    assert cost.breakeven is not None
+    u, bare = cost.breakeven
+    assert 0.135 < bare < 0.14 < u < 0.16
+    status = {j.bound.req.id: j.outcome.status for j in r.requirements if j.bound.req.id.startswith("FIN")}
+    assert status == {"FIN-1": Status.AT_RISK, "FIN-2": Status.NOT_PROVIDED, "FIN-3": Status.NOT_MET}
