@@ -273,6 +273,11 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                  for line in lines if line.unit_price is not None]
         if fc is not None and facility is not None:
             named += [(f"{facility.id} energy price", fc.energy.price), (f"{facility.id} rent", fc.space_per_rack)]
+        if cc is not None:   # the cluster's own rates (`analyse.opex`)
+            named += [(f"{a.cluster.spec.id} cost.{key}", q) for key, q in (
+                ("licence_per_accelerator", cc.licence_per_accelerator), ("licence_per_node", cc.licence_per_node),
+                ("other_opex", cc.other_opex), ("cloud", cc.cloud.per_accelerator_hour if cc.cloud else None))
+                if q is not None]
         problems.append(Worded(several.format(by_currency(named)), f"prices in several currencies "
                                f"({by_currency(named)}); they are not converted, so no capex or TCO is computed"))
     several = several.format(", ".join(sorted(c for c in currencies if c)))

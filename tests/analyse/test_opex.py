@@ -152,3 +152,11 @@ def test_a_breakeven_target_is_judged_at_both_of_its_bounds(tmp_path):
     assert 0.135 < bare < 0.14 < u < 0.16
     status = {j.bound.req.id: j.outcome.status for j in r.requirements if j.bound.req.id.startswith("FIN")}
     assert status == {"FIN-1": Status.AT_RISK, "FIN-2": Status.NOT_PROVIDED, "FIN-3": Status.NOT_MET}
+
+
+def test_a_licence_in_another_currency_is_cost001_and_withholds_the_tco(tmp_path):
+    """archgen converts no currency: a licence in EUR beside USD prices is named in COST001, and no TCO is given."""
+    r = _run(tmp_path, "  licence_per_accelerator: 4000 EUR/year\n")
+    assert "tco_per_year" not in r.metrics[GB200] and "licence_cost_per_year" not in r.metrics[GB200]
+    found = [f for f in r.findings if f.id == "COST001"]
+    assert found and "EUR: gb200-nvl72-su cost.licence_per_accelerator" in found[0].message
