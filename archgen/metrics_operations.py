@@ -10,6 +10,7 @@ from archgen.metric import Metric
 
 _REL, _COST, _GP = "analyse/reliability.py", "analyse/cost.py", "analyse/goodput.py"
 _SITE = "analyse/sustainability.py"
+_OPEX = "analyse/opex.py"
 _OPS = "analyse/operations_stage.py"
 _T = ("training",)  # a cluster's figures taken from its largest training job: the stage ranking them
 
@@ -119,8 +120,18 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
     Metric("cluster", "capital_cost_per_year", "USD", "USD", 0, "Capital cost per year", "Capex × the capital "
            "recovery factor × (1 − residual × (1 + r)^−n), the hall's `cost.residual_value` the share of the capex "
            "the hardware is worth at the end of the depreciation years (0 unstated).", _COST, minimise=True),
-    Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year.",
-           _COST, minimise=True),
+    Metric("cluster", "support_cost_per_year", "USD", "USD", 0, "Support cost per year", "Capex × the cluster's "
+           "`cost.support` (the yearly support and maintenance share of the capex); not provided where unstated, "
+           "and the TCO then says it leaves it out.", _OPEX, minimise=True),
+    Metric("cluster", "licence_cost_per_year", "USD", "USD", 0, "Licence cost per year", "Accelerators × the cluster's "
+           "`cost.licence_per_accelerator` + nodes × its `cost.licence_per_node` (a year's); not provided where "
+           "neither is stated, and the TCO then says it leaves them out.", _OPEX, minimise=True),
+    Metric("cluster", "other_opex_per_year", "USD", "USD", 0, "Other opex per year", "The cluster's `cost.other_opex` "
+           "for a year (staff, insurance, taxes, a spare-parts stock); not provided where unstated, and the TCO then "
+           "says it leaves it out.", _OPEX, minimise=True),
+    Metric("cluster", "tco_per_year", "USD", "USD", 0, "TCO per year", "Capital, energy and space cost per year, "
+           "plus the support, licence and other opex the cluster's `cost:` states (the documents name those it "
+           "leaves out).", _COST, minimise=True),
     Metric("cluster", "tco_per_accelerator_hour", "USD", "USD", 3, "TCO per accelerator-hour", "TCO per year over "
            "the accelerators × 8,766 h: the owning cost of every hour, used or not.", _COST, minimise=True, per="h"),
     Metric("cluster", "tco_per_used_accelerator_hour", "USD", "USD", 3, "TCO per used accelerator-hour", "TCO per "
@@ -140,6 +151,12 @@ CLUSTER_OPERATIONS: tuple[Metric, ...] = (
              f"TCO per {title}goodput accelerator-hour ({end})", f"The {end} end of TCO per {title}goodput "
              f"accelerator-hour: over goodput_{at}, so a target on it is at risk where goodput's is.", _OPS, per="h")
       for job, title in (("", ""), ("job_", "job ")) for end, at in (("low", "high"), ("high", "low"))),
+    Metric("cluster", "breakeven_utilisation", "", "percent", 1, "Breakeven utilisation against the cloud", "The "
+           "utilisation at which the TCO per used accelerator-hour equals the cluster's `cost.cloud` list price per "
+           "accelerator-hour: (capital + space + other opex + idle energy) / (price × accelerators × 8,766 h − "
+           "(energy used − energy idle)); above 100 % (infinite where the price does not cover a used hour's extra "
+           "energy) owning costs more per used hour than the cloud at any utilisation. Not provided without "
+           "`cost.cloud`.", _OPEX, minimise=True),
     Metric("cluster", "network_capex_share", "", "percent", 1, "Network share of capex", "Switches, transceivers "
            "and cable assemblies over the capex, the scale-up (NVLink) switch trays included.", _COST),
     Metric("cluster", "scale_out_capex_share", "", "percent", 1, "Cluster interconnect share of capex", "Every "

@@ -287,8 +287,15 @@ def _cost(a: ClusterAnalysis, assumed: tuple[str, ...], parts: tuple[str, ...],
     used = tuple(x for x in assumed if x.endswith(UNSTATED_UTILISATION))   # every hour taken as used
     rate = tuple(x for x in assumed if x.endswith(UNSTATED_DISCOUNT_RATE))   # capital taken as costing nothing
     idle = tuple(x for x in assumed if x not in prices + energy + space + used + rate)   # idle draws as the average
-    tco = prices + energy + idle + space + rate + loose
-    return {**{k: (() if "water" in k else pue) + idle + _site_words(a, k)   # the PUE cancels out of water
+    cc = a.cluster.spec.cost   # the cluster's stated opex and cloud price (`analyse.opex`)
+    opex = (f"{a.cluster.spec.id} support, licences and other opex",) if cc is not None and cc.basis == "assumed" \
+        and any(x is not None for x in (cc.support, cc.licence_per_accelerator, cc.licence_per_node,
+                                        cc.other_opex)) else ()
+    cloud = (f"{a.cluster.spec.id} cloud price",) if cc is not None and cc.cloud and cc.cloud.basis == "assumed" else ()
+    tco = prices + energy + idle + space + rate + loose + opex
+    return {"support_cost_per_year": prices + loose + opex, "licence_cost_per_year": opex,
+            "other_opex_per_year": opex, "breakeven_utilisation": tco + cloud,
+            **{k: (() if "water" in k else pue) + idle + _site_words(a, k)   # the PUE cancels out of water
                for k in ("carbon_per_year", "market_carbon_per_year", "water_per_year")},
             "capex": prices + loose, "network_capex_share": prices, "scale_out_capex_share": prices,
             "power_idle": idle, "energy_cost_per_year": energy + idle, "facility_energy_per_year": pue + idle,

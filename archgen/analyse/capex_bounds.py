@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from archgen.analyse.cost import CapexLine
 
 #: How the names of the figures that grow with the capex begin (each one's `_low` and `_high` ends too).
-BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", *SPARE_RANGED)
+BOUNDED = ("capex", "capital_cost_per_year", "tco_per_", "support_cost_per_year", "breakeven_utilisation",
+           *SPARE_RANGED)
 #: A line the bill of materials counts by rule that no price list prices, as the capex table and cost sheet say it.
 NOT_PRICED = "counted by rule, not priced: capex a lower bound"
 #: How `left_out`'s words begin, so that a document can say the figure is a lower bound and why in one sentence.

@@ -28,22 +28,19 @@ workload, is `analyse.operations_stage`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal, overload
 
-from archgen.analyse.bom import UNRACKED, optics_outside_systems
-from archgen.analyse.bom_line import BomLine
+from archgen.analyse.bom import UNRACKED
 from archgen.analyse.capex_bounds import left_out
-from archgen.analyse.conversion import shelf_loss, unpowered
+from archgen.analyse.conversion import unpowered
+from archgen.analyse.cost_load import average_load, stated_lines
 from archgen.analyse.network import ClusterAnalysis
+from archgen.analyse.opex import Opex, breakeven, opex_metrics, other_opex
 from archgen.analyse.price_scope import price_list
 from archgen.analyse.site_cost import cost_facility
-from archgen.analyse.storage_cost import STORAGE_KIND, storage_draw, storage_name
+from archgen.analyse.storage_cost import STORAGE_KIND, storage_name
 from archgen.metrics import SPARE_RANGED
-from archgen.model import Document, Switch, System
 from archgen.model.field_words import said as field_said
-from archgen.model.system import idle_draw, typical_draw
 from archgen.money import by_currency, currency
 from archgen.open_item import Worded
 from archgen.units import Q_, Q
@@ -61,6 +58,9 @@ CAPEX_METRICS = ("capex", "capital_cost_per_year", "tco_per_year", "tco_per_acce
                  "tco_per_goodput_accelerator_hour_low", "tco_per_goodput_accelerator_hour_high",
                  "tco_per_job_goodput_accelerator_hour", "tco_per_job_goodput_accelerator_hour_low",
                  "tco_per_job_goodput_accelerator_hour_high", "network_capex_share", "scale_out_capex_share")
+#: A cluster's figures that rest on the capex too where its `cost:` states their inputs (`analyse.opex`): withheld
+#: with the capex, never given without it.
+STATED_ON_CAPEX = ("support_cost_per_year", "breakeven_utilisation")
 #: A workload's figures that rest on its cluster's TCO.
 JOB_COST_METRICS = SPARE_RANGED
 #: A cluster's figures that rest on its facility's `cost:` (energy price, rent, depreciation and discount rate).
@@ -68,7 +68,8 @@ FACILITY_METRICS = ("energy_cost_per_year", "space_cost_per_year", "capital_reco
                     "tco_per_year", "tco_per_accelerator_hour", "tco_per_used_accelerator_hour",
                     "tco_per_goodput_accelerator_hour", "tco_per_goodput_accelerator_hour_low",
                     "tco_per_goodput_accelerator_hour_high", "tco_per_job_goodput_accelerator_hour",
-                    "tco_per_job_goodput_accelerator_hour_low", "tco_per_job_goodput_accelerator_hour_high")
+                    "tco_per_job_goodput_accelerator_hour_low", "tco_per_job_goodput_accelerator_hour_high",
+                    "breakeven_utilisation")
 #: The most months a price in one cluster's cost may be older than its newest: prices further apart are at two price
 #: levels, which one total must not add without adjusting them to one date (COST006; docs/reliability.md, Cost).
 PRICE_SPAN_MONTHS = 12
@@ -126,6 +127,8 @@ class Cost:
     facility_energy: Q | None = None  # what the hall draws for the cluster in a year (MWh): IT energy x PUE
     scale_up_switch: str | None = None  # the scale-up (NVLink) switch part: in the network share, not the scale-out
     left_out: str = ""  # what the capex leaves out, a lower bound then ("" where nothing): `capex_bounds.left_out`
+    opex: Opex | None = None  # support, licences and other opex the hall states, in the TCO (`analyse.opex`)
+    breakeven: tuple[float, float] | None = None  # utilisation where owning costs the cloud's price; without energy
 
     @property
     def unpriced(self) -> tuple[CapexLine, ...]:
@@ -229,16 +232,6 @@ def recovered_per_year(rate: float, years: float, residual: float) -> float:
     return capital_recovery(rate, years) * (1 - residual * (1 + rate) ** -years)
 
 
-def stated_lines(specs: Specs, a: ClusterAnalysis) -> Iterator[tuple[BomLine, Document | None]]:
-    """The cluster's BOM lines with their parts (None where not found), less those of a part the spec does not state.
-
-    Those are left out of the capex and the average load alike (not provided: the open items say so).
-    """
-    for line in a.cabling.bom if a.cabling is not None else ():
-        if line.provided:
-            yield line, specs.get(line.part)
-
-
 def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     """Capex, opex and TCO of a cluster; None when nothing in it carries a price and its facility no cost."""
     listed = price_list(specs, a.cluster.spec.id)
@@ -270,6 +263,9 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
     currencies = {currency(line.unit_price) for line in lines if line.unit_price is not None}
     if fc is not None:
         currencies |= {currency(fc.energy.price), currency(fc.space_per_rack)}
+    if (cc := a.cluster.spec.cost) is not None:   # its rates too: a licence in EUR beside USD prices is COST001
+        currencies |= {currency(q) for q in (cc.licence_per_accelerator, cc.licence_per_node, cc.other_opex,
+                                             cc.cloud.per_accelerator_hour if cc.cloud else None) if q is not None}
     cur = currencies.pop() if len(currencies) == 1 else None
     several = "prices in several currencies ({}); archgen does not convert them: give every price in one currency"
     if cur is None:   # COST001 names the lines of each currency (newuser27: 4 EUR lines among 15 USD ones)
@@ -277,6 +273,11 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                  for line in lines if line.unit_price is not None]
         if fc is not None and facility is not None:
             named += [(f"{facility.id} energy price", fc.energy.price), (f"{facility.id} rent", fc.space_per_rack)]
+        if cc is not None:   # the cluster's own rates (`analyse.opex`)
+            named += [(f"{a.cluster.spec.id} cost.{key}", q) for key, q in (
+                ("licence_per_accelerator", cc.licence_per_accelerator), ("licence_per_node", cc.licence_per_node),
+                ("other_opex", cc.other_opex), ("cloud", cc.cloud.per_accelerator_hour if cc.cloud else None))
+                if q is not None]
         problems.append(Worded(several.format(by_currency(named)), f"prices in several currencies "
                                f"({by_currency(named)}); they are not converted, so no capex or TCO is computed"))
     several = several.format(", ".join(sorted(c for c in currencies if c)))
@@ -290,9 +291,9 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                     if key not in fc.model_fields_set]   # 0 and 1: the lowest cost, unless the hall says
     if storage is not None and storage.power is not None and storage.power.basis == "assumed":
         assumed.append(f"{storage_name(storage)} draw")
-    average, peak = _load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
+    average, peak = average_load(specs, a), a.metrics.get("it_power", Q_(0, "kW"))
     utilisation = fc.utilisation if fc is not None else 1.0
-    idle, idle_assumed = _load(specs, a, idle=True)
+    idle, idle_assumed = average_load(specs, a, idle=True)
     if utilisation < 1 and idle_assumed:
         assumed.append(f"idle draw of {', '.join(idle_assumed)} (taken as their average draw)")
     priced = [line.total for line in lines if line.total is not None]
@@ -309,65 +310,27 @@ def analyse_cost(specs: Specs, a: ClusterAnalysis) -> Cost | None:
                     tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation,
                     no_opex=f"{several} (COST001)", facility_energy=mwh,
                     metrics={} if mwh is None else {"facility_energy_per_year": mwh})
-    energy = space = capital = tco = per_hour = crf = None
+    energy = space = capital = tco = per_hour = crf = extra = even = None
     if fc is not None:
         energy = None if mwh is None else (mwh * fc.energy.price).to(cur)
         space = (fc.space_per_rack * a.cluster.rack_total * Q_(1, "year")).to(cur)
         crf = capital_recovery(fc.discount_rate, fc.depreciation_years)
+        extra = other_opex(cc, capex, a.accelerators, a.node_count, cur)
         if capex is not None and energy is not None:
             capital = capex * recovered_per_year(fc.discount_rate, fc.depreciation_years, fc.residual_value)
-            tco = capital + energy + space
+            tco = capital + energy + space + extra.total(cur)
+            even = breakeven(capital + space + extra.total(cur), average, idle, fc, cc, a.accelerators,
+                             HOURS_PER_YEAR, cur)
             if a.accelerators:
                 per_hour = tco / (a.accelerators * HOURS_PER_YEAR)
     cost = Cost(a.cluster.spec.id, cur, tuple(lines), capex, average, peak, energy, space, capital, tco, per_hour,
                 tuple(problems), tuple(assumed), power_idle=idle, utilisation=utilisation, recovery_factor=crf,
                 no_opex=no_opex, no_power=unpowered(a), facility_energy=mwh,
                 left_out=left_out(lines, a.cabling.bom if a.cabling is not None else ()) if capex is not None else "",
-                scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None)
+                scale_up_switch=a.cluster.scale_up_switch.id if a.cluster.scale_up_switch is not None else None,
+                opex=extra, breakeven=even)
     cost.metrics.update(cost_metrics(cost))
     return cost
-
-
-@overload
-def _load(specs: Specs, a: ClusterAnalysis) -> Q: ...
-@overload
-def _load(specs: Specs, a: ClusterAnalysis, idle: Literal[True]) -> tuple[Q, list[str]]: ...
-
-
-def _load(specs: Specs, a: ClusterAnalysis, idle: bool = False) -> Q | tuple[Q, list[str]]:
-    """Average IT load: typical (else maximum) draw of systems and switches, plus optics outside their figures.
-
-    The optics are those `analyse.bom.optics_outside_systems` counts at typical draw, each module once; the power
-    shelves' loss on both is added (`analyse.conversion.shelf_loss`), so the load is at the rack feeds like `it_power`.
-
-    The checkpoint storage's typical (else maximum) draw is added where `storage.power` states it, and with `idle`
-    its idle draw, else that average (assumed, as a part's).
-
-    With `idle`, the load with no job running: each part's `power.idle` where it states one, else its average
-    draw; and the ids of the parts whose idle draw is so assumed.
-    """
-    total, assumed = Q_(0, "kW"), []
-    draw = _idle_draw if idle else typical_draw   # a system's NICs too where its figure leaves them out
-    for line, part in stated_lines(specs, a):
-        if isinstance(part, System | Switch):
-            if idle and idle_draw(part) is None:
-                assumed.append(part.id)
-            total = total + draw(part) * line.quantity
-    optics = optics_outside_systems(a, a.cabling.tiers, typical=True) if a.cabling is not None else Q_(0, "kW")
-    total = (total + optics).to("kW")
-    total = (total + shelf_loss(a, draw)).to("kW")  # at the feeds, as `it_power`
-    stored = storage_draw(a, typical=True, idle=idle)   # the checkpoint storage's, where stated: no rack, no shelf
-    storage = a.cluster.spec.storage
-    if idle and storage is not None and storage.power is not None and storage.power.idle is None:
-        assumed.append(storage_name(storage))
-    total = (total + stored).to("kW")
-    return (total, sorted(set(assumed))) if idle else total
-
-
-def _idle_draw(part: System | Switch) -> Q:
-    """A part's idle draw where it states one, else its average (typical, else maximum) draw."""
-    stated = idle_draw(part)
-    return stated if stated is not None else typical_draw(part)
 
 
 def cost_metrics(c: Cost) -> dict[str, Q]:
@@ -385,6 +348,7 @@ def cost_metrics(c: Cost) -> dict[str, Q]:
                         ("tco_per_used_accelerator_hour", c.per_used_accelerator_hour)):
         if value is not None:
             m[name] = value
+    m.update(opex_metrics(c.opex, c.breakeven))
     if c.capex is not None and c.capex.m > 0:
         network = [(line.part, line.total) for line in c.lines if line.kind in NETWORK_KINDS and line.total is not None]
         m["network_capex_share"] = (sum((t for _, t in network), Q_(0, c.currency)) / c.capex).to("")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from archgen.analyse.cost import stated_lines
+from archgen.analyse.cost_load import stated_lines
 from archgen.analyse.network import ClusterAnalysis
 from archgen.units import Q
 from archgen.validate import Specs

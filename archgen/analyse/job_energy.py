@@ -26,7 +26,7 @@ from archgen.analyse.cost import Cost
 from archgen.metrics import MEASURED_SHARE
 from archgen.perf.workload.derived import job_share
 from archgen.perf.workload.upper_bounds import TCO_SHARED, without_energy
-from archgen.units import Q
+from archgen.units import Q_, Q
 
 #: A job's figures at its cluster's maximum IT power, whatever its parts state (`run_figures.run_energy`).
 AT_MAXIMUM = ("job_it_energy",)
@@ -121,5 +121,8 @@ def energy_share_bounds(metrics: Mapping[str, Q], c: Cost, fell_back: tuple[str,
     why = (f"{ENERGY_SHARE}, {share * 100:.1f} % of the TCO, takes the maximum draw of {named_parts(fell_back)} (no "
            f"`power.typical` stated), so the figure lies between the value with no energy cost and the value; "
            f"{MEASURED}; state their `power.typical` to judge it")
-    return {k: (without_energy(v, share), why) for k, v in metrics.items()
-            if k in TCO_SHARED and 0 < v.m < float("inf")}
+    out = {k: (without_energy(v, share), why) for k, v in metrics.items()
+           if k in TCO_SHARED and 0 < v.m < float("inf")}
+    if c.breakeven is not None and "breakeven_utilisation" in metrics:   # its no-energy end, F / (p N H): opex.py
+        out["breakeven_utilisation"] = (Q_(c.breakeven[1], ""), why)
+    return out

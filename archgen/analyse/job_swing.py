@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from archgen.analyse.conversion import shelf_loss
-from archgen.analyse.cost import stated_lines
+from archgen.analyse.cost_load import stated_lines
 from archgen.display import kw
 from archgen.model import Switch, System
 from archgen.model.system import idle_draw, max_draw

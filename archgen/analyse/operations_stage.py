@@ -18,7 +18,7 @@ from archgen.analyse.assumed import assumed_inputs, sweep_words
 from archgen.analyse.capex_bounds import lower_bounds
 from archgen.analyse.cdu_power import no_cdu_power
 from archgen.analyse.conversion import FABRIC_POWER_METRICS, POWER_METRICS, unpowered
-from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, analyse_cost
+from archgen.analyse.cost import CAPEX_METRICS, FACILITY_METRICS, JOB_COST_METRICS, STATED_ON_CAPEX, analyse_cost
 from archgen.analyse.embodied import embodied_figures
 from archgen.analyse.goodput import (
     CHECKPOINT_METRICS,
@@ -106,7 +106,7 @@ def analyse_operations(design: Design, clusters: dict[str, ClusterAnalysis],
             ops.cost[path] = cost
             analysis.metrics.update(cost.metrics)
             if cost.withheld:
-                _withhold(ops, path, CAPEX_METRICS, cost.withheld)
+                _withhold(ops, path, CAPEX_METRICS + STATED_ON_CAPEX, cost.withheld)
             if cost.no_opex:   # no facility cost, or prices in several currencies (then no capex either)
                 energy = () if "facility_energy_per_year" in cost.metrics else ("facility_energy_per_year",)
                 _withhold(ops, path, FACILITY_METRICS + energy + (CAPEX_METRICS if cost.currency is None else ()),

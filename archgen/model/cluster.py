@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from archgen.model.cost import ClusterCost
 from archgen.model.deliverable import DocumentInfo
 from archgen.model.fabrics import (  # re-exported: the fabric models were defined here before
     LINK_TIERS,
@@ -178,6 +179,10 @@ class Cluster(Document):
     software: Software | None = Field(None, description=(
         "The software stack: OS, drivers, collective library, scheduler, cluster manager (each 'not provided' "
         "when absent)."))
+    cost: ClusterCost | None = Field(None, description=(
+        "Its running costs beyond the hall's energy and space (support as a share of the capex, licences per "
+        "accelerator and per node, other opex), each in the TCO where stated and named as left out where not, and "
+        "the cloud price per accelerator-hour it is compared with (docs/reliability.md, Cost)."))
 
     @model_validator(mode="after")
     def _names_and_storage_read(self) -> Cluster:

@@ -84,6 +84,17 @@ class Sunk(Spec):
     source: str = Field(min_length=3, description="Where the figure comes from.")
 
 
+class CloudPrice(Spec):
+    """What renting one accelerator-hour of the same accelerator costs in a cloud: the price owning is compared with."""
+
+    per_accelerator_hour: MoneyRate = Field(description=(
+        "List price of one accelerator for one hour, with its currency, e.g. '10.5 USD/h' (an 8-GPU instance's hourly "
+        "price over 8): the instance with the cluster's accelerator, on demand or at the term the buyer would sign."))
+    date: Month = Field(description="When the price held, e.g. '2026-11'.")
+    basis: Literal["sourced", "assumed"] = Field(description="sourced (a provider's price list or quote) or assumed.")
+    source: str = Field(min_length=3, description="Where the price comes from: the provider, instance and page.")
+
+
 class FacilityCost(Spec):
     """The running and financing costs of a hall."""
 
@@ -117,3 +128,31 @@ class FacilityCost(Spec):
         "bill of materials dated more than 12 months before it is a COST006 warning (a price of another price "
         "level, which archgen adjusts to no date). Unstated: prices are only compared with each other, never with "
         "today's date, so a run's output stays the same."))
+
+
+class ClusterCost(Spec):
+    """What a cluster costs to run beyond the hall's energy and space, and the cloud price it is compared with.
+
+    The cluster's own, not the hall's: a support contract, licences and a cloud price are those of its parts and
+    accelerator, and two clusters in one hall differ in them (`analyse.opex`; docs/reliability.md, Cost).
+    """
+
+    support: Fraction | None = Field(None, description=(
+        "Yearly hardware support and maintenance contracts as a share of the capex, e.g. 0.08 (a vendor's quote of "
+        "its yearly support price over the hardware's): support per year = capex x it, in the TCO. Unstated: not "
+        "provided, never 0: the TCO leaves it out and the cost paragraph and the cost sheet say so. No default: the "
+        "share is each vendor's and each contract's."))
+    licence_per_accelerator: MoneyRate | None = Field(None, description=(
+        "Software licences per accelerator and year, e.g. '4500 USD/year' (NVIDIA AI Enterprise's subscription per "
+        "GPU): x the accelerators, in the TCO. Unstated: not provided, and said as support is."))
+    licence_per_node: MoneyRate | None = Field(None, description=(
+        "Software licences per node (a system with accelerators) and year, e.g. '1200 USD/year' (an operating "
+        "system's or a scheduler's subscription): x the nodes, in the TCO. Unstated: not provided, and said."))
+    other_opex: MoneyRate | None = Field(None, description=(
+        "Every other running cost of the cluster per year, e.g. '350000 USD/year' (staff, insurance, taxes, a spare-"
+        "parts stock): in the TCO as stated. Unstated: not provided, and said."))
+    cloud: CloudPrice | None = Field(None, description=(
+        "The cloud list price of an accelerator-hour of the same accelerator, to compare owning with: the "
+        "`breakeven_utilisation` at which the TCO per used accelerator-hour equals it. Unstated: no comparison."))
+    basis: Literal["sourced", "assumed"] = Field(description="Whether support, licences and other opex are sourced.")
+    source: str = Field(min_length=3, description="Where they come from (a quote, a price list, the buyer's books).")

@@ -269,13 +269,15 @@ def comment(text: str, full: str) -> str | None:
 #: Metrics a pull request's power, energy, emissions and cost delta is read from, shown together before the other
 #: metrics: a hall's carbon and water per year (`analyse.sustainability`) and a job's energy (`analyse.job_energy`)
 #: with its energy per year, where both sides have them (nu48fix: they were only among the other metrics). The TCO's
-#: three parts (capital, energy and space per year) stand before it (newuser64: an electricity price from 0.08 to
-#: 0.12 USD/kWh moved the energy cost +50 % and the table showed only the TCO's +4.6 %, the cause below the BOM).
+#: parts (capital, energy and space per year, and the cluster's stated opex: cost32) stand before it (newuser64: an
+#: electricity price from 0.08 to 0.12 USD/kWh moved the energy cost +50 % and the table showed only the TCO's
+#: +4.6 %, the cause below the BOM).
 POWER_AND_COST = ("it_power", "power_average", "facility_energy_per_year", "carbon_per_year",
                   "market_carbon_per_year", "water_per_year", "facility_energy_per_million_tokens", "job_energy",
                   "job_carbon", "job_market_carbon", "job_water", "capex", "capital_cost_per_year",
-                  "energy_cost_per_year", "space_cost_per_year", "tco_per_year", "tco_per_accelerator_hour",
-                  "tco_per_used_accelerator_hour", "cost_per_million_tokens")
+                  "energy_cost_per_year", "space_cost_per_year", "support_cost_per_year", "licence_cost_per_year",
+                  "other_opex_per_year", "tco_per_year", "tco_per_accelerator_hour",
+                  "tco_per_used_accelerator_hour", "breakeven_utilisation", "cost_per_million_tokens")
 
 
 def power_and_cost(d: Diff) -> list[MetricChange]:

@@ -21,6 +21,7 @@ from typing import Any
 from archgen.analyse.capex_bounds import NOT_PRICED
 from archgen.analyse.cost import HOURS_PER_YEAR, Cost
 from archgen.analyse.job_energy import upper_bound_words
+from archgen.analyse.opex import ITEMS
 from archgen.analyse.site_cost import cost_facility
 from archgen.money import currency
 from archgen.render.blocks import Column, Formula, Table
@@ -31,11 +32,24 @@ COLUMNS = (Column("Item"), Column("Kind"), Column("Qty", digits=0, align="right"
            Column("Unit"), Column("How computed"), Column("Basis"), Column("Price date"), Column("Source"))
 #: The sheet's columns by letter, as the formulas name them (row 1 is the heading, so a table row i is sheet row i+2).
 QTY, PRICE, AMOUNT = "C", "D", "E"
-#: What the TCO leaves out, whatever the spec: archgen has no input for them (docs/reliability.md, Cost).
-NOT_IN_TCO = ("maintenance and support contracts, a spare-parts stock, staff, software licences, insurance and "
-              "taxes: archgen has no input for them")
-#: The same as the document's cost paragraph says it.
-NOT_IN_TCO_TEXT = f"The TCO leaves out {NOT_IN_TCO}; add them to compare proposals that price them differently."
+
+
+def not_in_tco(cost: Cost) -> str:
+    """What the TCO leaves out, in words ("" where the cluster's `cost:` states every opex item): `analyse.opex`."""
+    left = cost.opex.left_out if cost.opex is not None else tuple(words for _, words in ITEMS)
+    return "; ".join(left)
+
+
+def not_in_tco_text(cost: Cost) -> str:
+    """The cost paragraph's sentence on what the TCO leaves out, or what it holds beyond capital, energy and space."""
+    left = not_in_tco(cost)
+    held = ", ".join(name for name, v in (("support", cost.opex and cost.opex.support),
+                                          ("software licences", cost.opex and cost.opex.licences),
+                                          ("other opex", cost.opex and cost.opex.other)) if v is not None)
+    said = f"The TCO holds the {held} the cluster's `cost:` states. " if held else ""
+    return said + (f"The TCO leaves out {left}: not provided, never counted as 0; state them to compare proposals "
+                   "that price them differently." if left else "The TCO leaves out no opex item archgen has an "
+                   "input for.")
 
 
 class _Rows:
@@ -127,8 +141,13 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
                                                              cost.capital_per_year.to(cur).m), cur,
           "capex x capital recovery factor x (1 - residual x (1 + r)^-n): the capex less the present worth of "
           "the residual value, repaid over n years at rate r")
-    r.add("tco", "TCO per year", r.formula("{capital}+{energy}+{space}", cost.tco_per_year.to(cur).m), cur,
-          "capital + energy + space per year; not in it: " + NOT_IN_TCO)
+    cc = a.cluster.spec.cost   # the cluster's own running costs and cloud price (`analyse.opex`)
+    terms = _opex_rows(r, cost, a, cc, cur)
+    left = not_in_tco(cost)
+    r.add("tco", "TCO per year", r.formula("{capital}+{energy}+{space}" + "".join(f"+{{{t}}}" for t in terms),
+                                           cost.tco_per_year.to(cur).m), cur,
+          "capital + energy + space" + "".join(f" + {t}" for t in terms) + " per year"
+          + (f"; not in it: {left}" if left else ""))
     life = cost.tco_per_year.to(cur).m * fc.depreciation_years
     r.add("life", "TCO over the depreciation years", r.formula("{tco}*{years}", life), cur,
           "TCO per year x depreciation years, not discounted")
@@ -141,7 +160,8 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
               "paid before this decision: not in the capex, the capital per year or the TCO", x.basis, x.source,
               date=str(x.date))
     if cost.per_accelerator_hour is not None and a.accelerators:
-        r.add("n", "Accelerators", a.accelerators, "", "of the design")
+        if "n" not in r.cell:
+            r.add("n", "Accelerators", a.accelerators, "", "of the design")
         r.add("owned", "TCO per accelerator-hour (owned)", r.formula("{tco}/({n}*{hours})",
                                                                      cost.per_accelerator_hour.to(cur).m), cur,
               "TCO per year / (accelerators x hours)")
@@ -149,9 +169,56 @@ def cost_sheet(cost: Cost, a: Any, metrics: Mapping[str, Mapping[str, Q]] | None
                                                                  cost.per_accelerator_hour.to(cur).m
                                                                  / cost.utilisation), cur,
               "owned hour / utilisation")
+        _cloud(r, cost, cc, cur)
         _per_job(r, cur, cost.per_accelerator_hour.to(cur).m / cost.utilisation, metrics or {}, a.cluster.path,
                  jobs, whose)
     return _table(r, cur)
+
+
+def _opex_rows(r: _Rows, cost: Cost, a: Any, cc: Any, cur: str) -> list[str]:
+    """The support, licence and other opex rows (`analyse.opex`); the keys of those in the TCO, stated ones only."""
+    opex, how = cost.opex, "not stated: not provided, left out of the TCO (never 0)"
+    if opex is None:
+        return []
+    basis, src = (cc.basis, cc.source) if cc is not None else ("", "")
+    share = cc.support if cc is not None else None
+    r.add("share", "Support per year, share of the capex", share, "per year",
+          "stated (cost.support)" if share is not None else how, basis, src)
+    r.add("support", "Support per year", None if opex.support is None else
+          r.formula("{capex}*{share}", opex.support.to(cur).m), cur, "capex x share" if opex.support is not None
+          else how)
+    r.add("n", "Accelerators", a.accelerators, "", "of the design")
+    r.add("nodes", "Nodes", a.node_count, "", "systems with accelerators, of the design")
+    rates = (("lica", "n", "Licences per accelerator and year", cc.licence_per_accelerator if cc else None),
+             ("licn", "nodes", "Licences per node and year", cc.licence_per_node if cc else None))
+    for key, _, item, rate in rates:
+        r.add(key, item, None if rate is None else rate.to(f"{cur}/year").m, f"{cur}/year",
+              "stated" if rate is not None else how, basis, src)
+    stated = [f"{{{k}}}*{{{n}}}" for k, n, _, rate in rates if rate is not None]
+    r.add("licences", "Licences per year", None if opex.licences is None else
+          r.formula("+".join(stated), opex.licences.to(cur).m), cur, "per accelerator x accelerators + per node x "
+          "nodes (the stated ones)" if opex.licences is not None else how)
+    r.add("other", "Other opex per year", None if opex.other is None else opex.other.to(cur).m, cur,
+          "stated (staff, insurance, taxes, spares)" if opex.other is not None else how, basis, src)
+    return [key for key in ("support", "licences", "other") if getattr(opex, key) is not None]
+
+
+def _cloud(r: _Rows, cost: Cost, cc: Any, cur: str) -> None:
+    """The cloud list price and the breakeven utilisation against it, as a formula (`analyse.opex.breakeven`)."""
+    if cc is None or cc.cloud is None or cost.breakeven is None or "average" not in r.cell:
+        return
+    price = cc.cloud.per_accelerator_hour.to(f"{cur}/h").m
+    r.add("cloud", "Cloud price per accelerator-hour", price, f"{cur}/h", "stated", cc.cloud.basis,
+          cc.cloud.source, date=str(cc.cloud.date))
+    fixed = "({tco}-{energy})"   # capital + space + other opex
+    idle = "{idle}*{hours}*{pue}*{price}"
+    spread = "({average}-{idle})*{hours}*{pue}*{price}"
+    value = cost.breakeven[0]
+    r.add("breakeven", "Breakeven utilisation against the cloud", r.formula(
+        f"({fixed}+{idle})/({{cloud}}*{{n}}*{{hours}}-{spread})", value) if value != float("inf") else None, "",
+          "(capital + space + other opex + idle energy) / (cloud price x accelerators x hours - (energy used - "
+          "energy idle)): where the used hour costs the cloud price; above 1, never" + (
+              "" if value != float("inf") else "; infinite: the price does not cover a used hour's extra energy"))
 
 
 def _per_job(r: _Rows, cur: str, used: float, metrics: Mapping[str, Mapping[str, Q]], cluster: str,
@@ -196,4 +263,4 @@ def _table(r: _Rows, cur: str) -> Table:
     return Table("cost", f"Cost: every input and step ({cur})", COLUMNS, tuple(r.rows))
 
 
-__all__ = ["NOT_IN_TCO", "NOT_IN_TCO_TEXT", "cost_sheet"]
+__all__ = ["cost_sheet", "not_in_tco", "not_in_tco_text"]

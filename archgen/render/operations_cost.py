@@ -23,7 +23,7 @@ from archgen.metrics import unbounded
 from archgen.money import currency
 from archgen.render import alt_text, fmt
 from archgen.render.blocks import Column, Figure, Para, Section, Table
-from archgen.render.cost_sheet import NOT_IN_TCO_TEXT
+from archgen.render.cost_sheet import not_in_tco_text
 
 
 def residual_words(a: Any) -> str:
@@ -51,6 +51,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
             ("Energy per year" + at_max, cost.energy_per_year),
             ("Space per year" + (f" ({loose}: their rack positions are not in it)" if (loose := unracked_words(m))
                                  else ""), cost.space_per_year),
+            *_opex_rows(cost, low),
             ("TCO per year" + (" (its energy an upper bound" + (", its capex a lower bound)" if low else ")")
                                if at_max else low), cost.tco_per_year),
             *((f"Sunk, not in the TCO: {x.what}", x.capex) for x in _sunk(a) if currency(x.capex) == cur))
@@ -95,7 +96,7 @@ def cost_section(run: Any, a: Any) -> Section | None:
              f"the hours the cluster is used{idle}, times the facility's "
              f"PUE and electricity price{bound}; capital recovered over the depreciation years at the discount rate "
              f"(docs/reliability.md, Cost).{recovery}{network}{withheld}{dates}{sunk_words(a)} Every price carries its "
-             f"basis; assumed ones are listed under Open items. {NOT_IN_TCO_TEXT} Every input and step is in "
+             f"basis; assumed ones are listed under Open items. {not_in_tco_text(cost)} Every input and step is in "
              "cost.csv and the workbook's 'cost' sheet (formulas there)."),
         # totals on assumed prices in whole currency units (cents would claim a precision the prices lack), the
         # rates per accelerator-hour, a few units each, in cents
@@ -120,9 +121,54 @@ def cost_section(run: Any, a: Any) -> Section | None:
         section.add(Para(f"Range of {', '.join(ranged)}: the {display.RANGE_BASIS}, from goodput_high "
                          "to goodput_low (the goodput of the cluster's largest training job, under Reliability and "
                          "availability); a target met at the amount but not at the range's far end is at risk."))
+    if cloud := cloud_words(cost, a, low, at_max):
+        section.add(Para(cloud))
     if cost.capex is not None:
         section.add(Figure("fig-capex", "capex", f"Capex by kind of part ({cur})", alt_text.capex(cost)))
     return section
+
+
+def _opex_rows(cost: Any, low: str) -> list[tuple[str, Any]]:
+    """The cost summary's rows of the cluster's stated opex (`analyse.opex`); one not stated says it is left out."""
+    if cost.opex is None:
+        return []
+    rows = []
+    for name, key, title in (("support", "support", "Support per year"),
+                             ("licences", "licence_per_accelerator", "Software licences per year"),
+                             ("other", "other_opex", "Other opex per year")):
+        value = getattr(cost.opex, name)
+        said = (low if name == "support" else "") if value is not None else \
+            f" (not stated: `cost.{key}`, left out of the TCO)"
+        rows.append((title + said, value))
+    return rows
+
+
+def cloud_words(cost: Any, a: Any, low: str, at_max: str) -> str:
+    """The cloud comparison in words: the hall's cloud price and the breakeven utilisation ("" without a price)."""
+    cc = a.cluster.spec.cost
+    if cc is None or cc.cloud is None or cost.breakeven is None:
+        return ""
+    value, bare = cost.breakeven
+    p, cur = cc.cloud, cost.currency
+    used = cost.per_used_accelerator_hour
+    at = "" if value == math.inf else f"{fmt.number(value * 100, 1)} %"
+    said = (f"Against the cloud list price of {fmt.number(p.per_accelerator_hour.to(f'{cur}/h').m, 2)} {cur} per "
+            f"accelerator-hour ({p.source}, {p.date}, {p.basis}), owning breaks even at a utilisation of {at}" if at
+            else f"The cloud list price of {fmt.number(p.per_accelerator_hour.to(f'{cur}/h').m, 2)} {cur} per "
+                 f"accelerator-hour ({p.source}, {p.date}, {p.basis}) does not cover a used hour's extra energy")
+    said += (": the TCO per used accelerator-hour equals the cloud's price there, (capital + space + other opex + "
+             "idle energy) / (price × accelerators × 8,766 h − (energy used − energy idle))")
+    if value > 1:
+        said += "; above 100 %, owning costs more per used hour than the cloud at any utilisation"
+    elif used is not None:
+        said += (f"; at the hall's utilisation of {fmt.number(cost.utilisation * 100, 0)} % a used hour costs "
+                 f"{fmt.number(used.to(cur).m, 2)} {cur}")
+    if low:
+        said += "; the capex being a lower bound, the breakeven may be higher"
+    if at_max:
+        said += (f"; its energy being at maximum draw, an upper bound, it may be lower, down to "
+                 f"{fmt.number(bare * 100, 1)} % with no energy cost")
+    return said + " (docs/reliability.md, Cost)."
 
 
 def _sunk(a: Any) -> tuple[Any, ...]:

@@ -171,7 +171,7 @@ def test_sweep_words_drop_the_note_where_the_storage_is_costed(base, stated):
 def test_idle_hours_at_the_stated_idle_draw_else_the_typical(tmp_path, base, stated):
     """The idle load (the hours `utilisation` leaves idle) takes the storage's `idle` where stated, else its typical
     draw, listed as assumed as a part's is (COST003)."""
-    from archgen.analyse.cost import _load
+    from archgen.analyse.cost_load import average_load as _load
 
     def idle(run):
         return _load(run.specs, run.clusters[CLUSTER], idle=True)

@@ -88,7 +88,7 @@ def test_the_csv_holds_the_numbers_and_says_how_each_is_computed(shipped):
     assert "gb200-compute-tray,System,144,150000,21600000,USD,Qty x unit price,assumed,2025-01," in text
     assert "\nCapex,,,,27725410,USD," in text
     assert not [c for row in csv.reader(io.StringIO(text)) for c in row if c.startswith("=")]   # numbers, no formula
-    assert "maintenance and support contracts" in text   # what the TCO leaves out, said where it is summed
+    assert "support and maintenance contracts (`cost.support` not stated)" in text   # what the TCO leaves out
     assert "the maximum draw of gb200-compute-tray" in text   # the average load is an upper bound, and why
 
 

@@ -1,0 +1,88 @@
+"""Running costs beyond energy and space, and the utilisation at which owning costs what the cloud charges.
+
+- **Other opex** (cost32, newuser85 item 8): the cluster's `cost:` may state yearly support and maintenance as a share
+  of the capex (`support`), software licences per accelerator and per node and year, and every other running cost
+  per year (`other_opex`). Each stated one is a line of the TCO; an unstated one is *not provided*, never 0, and the
+  TCO says it leaves it out (`left_out`). No default: a support share is each vendor's and contract's.
+- **Breakeven utilisation** against a cloud list price p per accelerator-hour (the cluster's `cost.cloud`): the
+  utilisation u at which the TCO per used accelerator-hour equals p. With F the TCO's fixed part per year (capital,
+  space and the other opex), E1 the energy per year at every hour used and E0 with every hour idle (energy is
+  E0 + (E1 − E0) u), N accelerators and H = 8,766 h, TCO(u) / (N H u) = p gives u* = (F + E0) / (p N H − (E1 − E0)).
+  Above 1 (or with no positive denominator, infinite), owning costs more per used hour than the cloud at every
+  utilisation.
+  Without energy (the other end where energy is at maximum draw, an upper bound): F / (p N H).
+
+The TCO is an equivalent annual cost: the capital recovery factor turns the capex into the level yearly payment that
+repays it at the discount rate, so it is already discounted; a net present value over the years would be the same
+cost stated another way (TCO per year / the capital recovery factor), so none is added (docs/reliability.md, Cost).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from archgen.model.cost import ClusterCost, FacilityCost
+from archgen.units import Q_, Q
+
+#: The opex items a hall's `cost:` may state, each with the words the TCO uses where it leaves one out.
+ITEMS = (("support", "support and maintenance contracts (`cost.support` not stated)"),
+         ("licences", "software licences (`cost.licence_per_accelerator` and `licence_per_node` not stated)"),
+         ("other", "other running costs: staff, insurance, taxes, a spare-parts stock (`cost.other_opex` not stated)"))
+
+
+@dataclass(frozen=True)
+class Opex:
+    """The stated running costs per year beyond energy and space (None where not stated), in the cost's currency."""
+
+    support: Q | None
+    licences: Q | None
+    other: Q | None
+
+    @property
+    def left_out(self) -> tuple[str, ...]:
+        """What the TCO leaves out, in words: the items not stated."""
+        return tuple(words for key, words in ITEMS if getattr(self, key) is None)
+
+    def total(self, cur: str) -> Q:
+        """The stated items' sum per year (0 where none is stated)."""
+        return sum((v for v in (self.support, self.licences, self.other) if v is not None), Q_(0, cur))
+
+
+def other_opex(cc: ClusterCost | None, capex: Q | None, accelerators: int, nodes: int, cur: str) -> Opex:
+    """The stated support (capex x share: None without a capex), licences and other opex per year, in `cur`."""
+    if cc is None:
+        return Opex(None, None, None)
+    year = Q_(1, "year")
+    support = None if cc.support is None or capex is None else (capex * cc.support).to(cur)
+    per = [(cc.licence_per_accelerator, accelerators), (cc.licence_per_node, nodes)]
+    licences = None if all(rate is None for rate, _ in per) else \
+        sum(((rate * n * year).to(cur) for rate, n in per if rate is not None), Q_(0, cur))
+    other = None if cc.other_opex is None else (cc.other_opex * year).to(cur)
+    return Opex(support, licences, other)
+
+
+def breakeven(fixed: Q, average: Q, idle: Q, fc: FacilityCost, cc: ClusterCost | None, accelerators: int,
+              hours: float, cur: str) -> tuple[float, float] | None:
+    """The breakeven utilisation u* and its value with no energy cost, by the module docstring's formula.
+
+    `fixed`: capital + space + other opex per year; `average` and `idle`: the IT load with a job running and with
+    none, whose energy per year (x hours x the hall's PUE and price) is E1 and E0; None where the cluster's `cost:`
+    states no cloud price.
+    Infinite where the cloud price does not cover the energy a used hour adds over an idle one.
+    """
+    if cc is None or cc.cloud is None or not accelerators:
+        return None
+    per_year = Q_(hours, "h") * fc.energy.pue * fc.energy.price
+    revenue = (cc.cloud.per_accelerator_hour * accelerators * Q_(hours, "h")).to(cur).m   # p N H
+    spread = ((average - idle) * per_year).to(cur).m   # E1 - E0
+    start = (fixed + idle * per_year).to(cur).m   # F + E0
+    value = start / (revenue - spread) if revenue > spread else float("inf")
+    return value, fixed.to(cur).m / revenue if revenue > 0 else float("inf")
+
+
+def opex_metrics(opex: Opex | None, even: tuple[float, float] | None) -> dict[str, Q]:
+    """The stated opex items per year and the breakeven utilisation, as the cluster's metrics."""
+    items = {} if opex is None else {name: v for name, v in (
+        ("support_cost_per_year", opex.support), ("licence_cost_per_year", opex.licences),
+        ("other_opex_per_year", opex.other)) if v is not None}
+    return items | ({} if even is None else {"breakeven_utilisation": Q_(even[0], "")})
