@@ -51,6 +51,7 @@ import numpy as np
 from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
+from archgen.perf.serve.adp_balance import decode_only, gate, held_counters, run_counters
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_work
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
@@ -193,6 +194,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # iteration reads one or a few, where a numpy scalar costs more than the arithmetic)
     joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
+    # TensorRT-LLM's attention-DP balancer (`adp_balance`): its timeout and batching counters
+    balance = job.adp_balance if ranks > 1 else None
+    waiting_iters = batching_iters = 0
     prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
     while nxt < n_req or lo < nxt:
         # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
@@ -206,8 +210,13 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         b = hi - lo
         # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
         tot = float(b * (inp + 1 + steps) - joined_sum)
-        if hi == nxt:  # decode only: jump to the next finish or arrival
+        held, batching = 0, False
+        if balance is not None and hi < nxt:  # the balancer may hold the admitted prompts back
+            held, batching = gate(waiting_iters, batching_iters, nxt - hi, b, ranks, job.max_batch_size, balance)
+        if hi == nxt or held:  # decode only: jump to the next finish or arrival (or the prompts' release)
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
+            if held and held < jump:
+                jump = held
             due = at[nxt] if nxt < released and b < cap else np.inf  # an arrival can join before then
             rest = dec_rest.get(b)
             if rest is None:
@@ -226,6 +235,11 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             running_time += b * spent
             busy_time += spent
             steps += jump
+            if balance is not None:
+                if held:
+                    waiting_iters, batching_iters = held_counters(waiting_iters, batching_iters, jump, batching)
+                else:
+                    waiting_iters = decode_only(waiting_iters, jump, b, ranks, balance[1])
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
             waiting = min(nxt - hi, whole_max)
             key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
@@ -249,6 +263,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += dt
             running_time += b * dt
             steps += bool(stepping)
+            if balance is not None:
+                waiting_iters, batching_iters = run_counters(batching_iters, batching)
             first[hi:hi + done] = [now] * done
             joined[hi:hi + done] = [steps] * done
             joined_sum += done * steps
