@@ -144,6 +144,23 @@ class Inference(Spec):
                           "admitted prompts back as its executor does (perf/serve/adp_balance.py). Left out, off, "
                           "TensorRT-LLM's default.")
 
+    graph_batch_sizes: tuple[int, ...] | None = Field(
+        None, description="The decode batches TensorRT-LLM captures as CUDA graphs with padding on (cuda_graph_config: "
+                          "batch_sizes with enable_padding: true; the MLPerf v5.1 DeepSeek-R1 Server runs' 128, 256, "
+                          "384, 512): a simulated run's decode-only iteration runs the next of these sizes a rank, "
+                          "dummy requests added (perf/serve/graph_padding.py). Left out, unpadded, TensorRT-LLM's "
+                          "default.")
+
+    @field_validator("graph_batch_sizes")
+    @classmethod
+    def _graph_sizes(cls, value: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """Whole batch sizes above 0, kept in ascending order as TensorRT-LLM sorts them."""
+        if value is None:
+            return None
+        if not value or any(v < 1 for v in value):
+            raise ValueError(f"expected batch sizes above 0, got {list(value)}")
+        return tuple(sorted(set(value)))
+
     @model_validator(mode="before")
     @classmethod
     def _not_modelled(cls, data: object) -> object:
@@ -181,12 +198,16 @@ class Inference(Spec):
         if self.adp_balance is not None and not self.attention_dp:
             errors.append(FieldError(("adp_balance",), "the context balancer spreads prompts over attention-DP "
                                                        "ranks: it needs attention_dp: true"))
-        elif self.adp_balance is not None and self.REFUSE_UNHONOURED and not (
-                self.scenario == "concurrency" or self.arrival_rate is not None):
+        simulated = self.scenario == "concurrency" or self.arrival_rate is not None
+        if self.adp_balance is not None and self.attention_dp and self.REFUSE_UNHONOURED and not simulated:
             errors.append(FieldError(("adp_balance",), "the context balancer holds prompts in a simulated run "
                                                        "(scenario 'concurrency', or 'server' with an arrival_rate); "
                                                        "the offline closed form has no iterations to hold them: "
                                                        "remove adp_balance"))
+        if self.graph_batch_sizes is not None and self.REFUSE_UNHONOURED and not simulated:
+            errors.append(FieldError(("graph_batch_sizes",), "CUDA-graph padding pads a simulated run's decode "
+                                     "iterations (scenario 'concurrency', or 'server' with an arrival_rate); the "
+                                     "offline closed form does not run it: remove graph_batch_sizes"))
         fields = {e.field[0] for e in errors}
         if self.REFUSE_UNHONOURED:   # one error a field: a prompt too long for `separate` is said first
             errors += [FieldError((k,), why) for k, why in unhonoured(self.scenario, self.prefill, self.precision,

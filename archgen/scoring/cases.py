@@ -277,7 +277,7 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
                     inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
                     inf.prefill, inf.ffn_activation, most, quantised_attention=inf.quantised_attention,
                     output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
-                    adp_balance=balance_of(inf))
+                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
 
 
 def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:

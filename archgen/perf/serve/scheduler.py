@@ -31,14 +31,18 @@ Load, as serving benchmarks apply it:
   tokens it makes in that window / its length (`measure.measure`). Under a harness batcher (`job.batcher`,
   `perf.serve.batcher`) the queries reach the replica in groups; TTFT still counts from each one's arrival.
 
+Under attention DP a job may state TensorRT-LLM's context balancer (`adp_balance`): admitted prompts are then held
+back iterations, the decodes running alone, as its executor holds them (`perf.serve.adp_balance`).
+
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
 first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
 Decode-only stretches are jumped in one vectorised step (the steps until the next finish or arrival), so a run
 costs about one Python iteration per prefill chunk and per finish, not per token. Not modelled: host-side
 scheduling, tokenisation and detokenisation per request (TensorRT-LLM's overlap scheduler hides the per-iteration
 part; no source found states a per-request cost), preemption (admission reserves the KV a request needs), CUDA-graph
-padding, varying request lengths (every request has `input_len` + `output_len` tokens, so a workload that states
-`output_len_cv` is refused for a simulated run, `model.engine.spread_problem`).
+padding unless the job states its sizes (`graph_padding`), varying request lengths (every request has `input_len`
++ `output_len` tokens, so a workload that states `output_len_cv` is refused for a simulated run,
+`model.engine.spread_problem`).
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from archgen.perf.serve import inference as I
 from archgen.perf.serve.adp_balance import decode_only, gate, held_counters, run_counters
 from archgen.perf.serve.batcher import open_arrivals
 from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_work
+from archgen.perf.serve.graph_padding import largest, padded
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.iteration import few_steps as _few_steps
@@ -107,7 +112,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("no sequence fits in the KV cache")
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
-    most = max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1
+    most = _most(job, tp, max_num_tokens, int(max_batch))
     p = timing if timing is not None and timing.most >= most else _Pass(hw, job, tp, most)
     if concurrency is not None:
         return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
@@ -136,6 +141,12 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         notes = (f"{n_req} simulated requests span {span / latency:.3g} mean latencies, fewer than the "
                  f"{OPEN_SPANS} a steady state needs: the statistics include the ramp-up",)
     return measure(job, t, None, arrival_rate, int(max_batch), notes, warm)
+
+
+def _most(job: I.ServeJob, tp: int, max_num_tokens: int, max_batch: int) -> int:
+    """The iteration sizes a run's timing covers: every rank's budget, the requests it admits, a padded decode step."""
+    ranks = int(I.scheduling_ranks(job, tp))
+    return max(max_num_tokens * ranks, max_batch, largest(job.graph_sizes, ranks, job.max_batch_size)) + 1
 
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
@@ -219,8 +230,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                 jump = held
             due = at[nxt] if nxt < released and b < cap else np.inf  # an arrival can join before then
             rest = dec_rest.get(b)
-            if rest is None:
-                rest = dec_rest[b] = rest_of(b, b)
+            if rest is None:  # the pass over the batch a CUDA graph pads it to (`graph_padding`; b where none)
+                n_pad = padded(b, ranks, job.graph_sizes, job.max_batch_size)
+                rest = dec_rest[b] = rest_of(n_pad, n_pad)
             taken = _few_steps(rest, unit, tot, b, now, jump, due)
             if taken is not None:
                 jump, now, spent = taken
@@ -331,7 +343,7 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     if closed:
         assert batch is not None, "the concurrency scenario states its batch (model.workload)"
     # both runs time the same iterations: one evaluation of each size (`iteration.Pass`) serves them
-    timing = _Pass(hw, job, int(tp), max(job.max_num_tokens * int(I.scheduling_ranks(job, int(tp))), kv) + 1)
+    timing = _Pass(hw, job, int(tp), _most(job, int(tp), job.max_num_tokens, kv))
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
                    arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas, timing=timing)
     # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many

@@ -86,7 +86,7 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
                    inf.kv_precision, inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                    batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
-                   adp_balance=balance_of(inf))
+                   adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
     notes: list[str] = []
     for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
@@ -261,14 +261,16 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
         prompts += (f", prompts held by the attention-DP context balancer (every rank decoding: until each rank has "
                     f"one, then {inf.adp_balance.batching_wait_iters} iterations, or to every "
                     f"{inf.adp_balance.timeout_iters}th iteration)")
+    padding = ("" if inf.graph_batch_sizes is None else "; decode-only iterations padded to the next CUDA-graph "
+               f"batch size a rank of {', '.join(map(str, inf.graph_batch_sizes))} (perf/serve/graph_padding.py)")
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
                     if run is not None else "one request's prefill on an idle replica (no queueing), not an offline "
                     "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
-                    "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
-                    else "one decode step with `batch` sequences in flight per replica",
+                    "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
+                    if run is not None else "one decode step with `batch` sequences in flight per replica",
             "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
