@@ -57,8 +57,9 @@ from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
 from archgen.perf.serve.adp_balance import decode_only, gate, held_counters, run_counters
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_work
-from archgen.perf.serve.graph_padding import largest, padded
+from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_budget, prompt_work
+from archgen.perf.serve.graph_padding import largest as largest_padded
+from archgen.perf.serve.graph_padding import padded
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.iteration import few_steps as _few_steps
@@ -146,7 +147,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
 def _most(job: I.ServeJob, tp: int, max_num_tokens: int, max_batch: int) -> int:
     """The iteration sizes a run's timing covers: every rank's budget, the requests it admits, a padded decode step."""
     ranks = int(I.scheduling_ranks(job, tp))
-    return max(max_num_tokens * ranks, max_batch, largest(job.graph_sizes, ranks, job.max_batch_size)) + 1
+    return max(max_num_tokens * ranks, max_batch, largest_padded(job.graph_sizes, ranks, job.max_batch_size)) + 1
 
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
@@ -192,8 +193,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # an iteration's prompt work is a pure function of (admitted prompts waiting, the head's tokens done, budget
     # left after the decodes), found once per distinct one: more waiting than the budget reaches (`whole_max`), or
     # more budget than the waiting prompts need, gives the same work
-    work: dict[tuple[int, int, int], tuple[int, int, float, int, int]] = {}
-    whole_max, budget = ranks * max_num_tokens // inp + 2, ranks * max_num_tokens
+    work: dict[tuple[int, int, int, int], tuple[int, int, float, int, int]] = {}
+    # (and more waiting than the ranks, which hold one each: `chunks.prompt_budget`)
+    whole_max = max(ranks * max_num_tokens // inp + 2, ranks)
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
     # `prompts`: every length in one go
     rest_of, rest_on, unit, prompt = p.rest, p.rest_on, p.dec_unit, p.prompts().__getitem__
@@ -254,14 +256,19 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
                     waiting_iters = decode_only(waiting_iters, jump, b, ranks, balance[1])
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
             waiting = min(nxt - hi, whole_max)
-            key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
+            if separate:
+                key = (waiting, prefilled, 0, inp)
+            else:  # and a rank runs no more of a prompt than its own budget leaves (`chunks.prompt_budget`)
+                rank_cap = min(max_num_tokens - b // ranks, inp) if ranks > 1 else inp
+                key = (waiting, prefilled, min(prompt_budget(waiting, max_num_tokens, b, ranks),
+                                               waiting * inp - prefilled), rank_cap)
             got = work.get(key)
             if got is None:  # `done`: the first prompts, finished
                 n, fin, sec, head = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
                 # the chunks' attention on the busiest rank: each rank runs its own under attention DP; and the
-                # largest chunk, which one rank's attention-side GEMMs run whole
-                got = work[key] = (n, fin, busiest_rank(prompt, sec, prefilled, n, inp, ranks), head,
-                                   largest_chunk(prefilled, n, inp) if n else 0)
+                # largest chunk, which one rank's attention-side GEMMs run whole, at most the rank's budget
+                got = work[key] = (n, fin, busiest_rank(prompt, sec, prefilled, n, inp, ranks, key[3]), head,
+                                   largest_chunk(prefilled, n, inp, key[3]) if n else 0)
             chunked, done, prompts, prefilled, largest = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
