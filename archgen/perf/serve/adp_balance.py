@@ -2,10 +2,12 @@
 
 Under attention DP (`enable_attention_dp`) with `attention_dp_config: {enable_balance: true, batching_wait_iters: w,
 timeout_iters: t}` TensorRT-LLM's PyTorch executor filters every iteration's scheduled context requests through
-`PyExecutor._balance_adp_requests` (tensorrt_llm/_torch/pyexecutor/py_executor.py, read in NVIDIA/TensorRT-LLM's
-1.x form; the MLPerf v5.1 harness pins the 1.0-mlpinf side branch at 18c0333e, not stored here, and writes these
-three keys, mlcommons/inference_results_v5.1 at 965182b0, closed/NVIDIA/code/llmlib/config.py
-`_generate_extra_config_yaml`). The ranks all-gather how many context and generation requests each scheduled, then:
+`PyExecutor._balance_adp_requests` (tensorrt_llm/_torch/pyexecutor/py_executor.py, read in a stored 1.x copy of
+117,686 characters that has `batch_wait_timeout_ms` beside it, its commit not named by the store; the same rule
+moved later into the scheduler package. The MLPerf v5.1 harness pins TensorRT-LLM's 1.0-mlpinf side branch at
+18c0333e, closed/NVIDIA/Makefile.build, not stored here, and writes these three keys, mlcommons/
+inference_results_v5.1 at 965182b0, closed/NVIDIA/code/llmlib/config.py `_generate_extra_config_yaml`). The ranks
+all-gather how many context and generation requests each scheduled, then:
 
 * every rank has a context request and a free slot (generation requests < `max_batch_size`): the timeout counter
   restarts; if every rank also has generation requests, the contexts are held while the batching counter is below
