@@ -37,6 +37,18 @@ class Batcher(Spec):
     timeout: Duration = Field(description="A group that is not full leaves this long after the previous one.")
 
 
+class AdpBalance(Spec):
+    """TensorRT-LLM's attention-DP context balancer: `attention_dp_config` with `enable_balance: true`."""
+
+    batching_wait_iters: int = Field(
+        ge=0, description="Iterations prompts are held, once every rank has one and every rank is decoding, to "
+                          "batch more (TensorRT-LLM's default 10).")
+    timeout_iters: int = Field(
+        ge=0, description="Iterations prompts are held at most while some rank has none, counted over every "
+                          "iteration, so under load prompts run every timeout_iters-th iteration (TensorRT-LLM's "
+                          "default 50).")
+
+
 class Inference(Spec):
     """A serving job: replicas of a model, each on `tp` accelerators of one scale-up domain."""
 
@@ -126,6 +138,29 @@ class Inference(Spec):
                            "each of the replica's tp ranks runs the whole attention on its own requests; the experts "
                            "stay split over the replica.")
 
+    adp_balance: AdpBalance | None = Field(
+        None, description="Attention DP under TensorRT-LLM's context balancer (attention_dp_config with "
+                          "enable_balance: true; the MLPerf v5.1 DeepSeek-R1 Server runs'): a simulated run holds "
+                          "admitted prompts back as its executor does (perf/serve/adp_balance.py). Left out, off, "
+                          "TensorRT-LLM's default.")
+
+    graph_batch_sizes: tuple[int, ...] | None = Field(
+        None, description="The decode batches TensorRT-LLM captures as CUDA graphs with padding on (cuda_graph_config: "
+                          "batch_sizes with enable_padding: true; the MLPerf v5.1 DeepSeek-R1 Server runs' 128, 256, "
+                          "384, 512): a simulated run's decode-only iteration runs the next of these sizes a rank, "
+                          "dummy requests added (perf/serve/graph_padding.py). Left out, unpadded, TensorRT-LLM's "
+                          "default.")
+
+    @field_validator("graph_batch_sizes")
+    @classmethod
+    def _graph_sizes(cls, value: tuple[int, ...] | None) -> tuple[int, ...] | None:
+        """Whole batch sizes above 0, kept in ascending order as TensorRT-LLM sorts them."""
+        if value is None:
+            return None
+        if not value or any(v < 1 for v in value):
+            raise ValueError(f"expected batch sizes above 0, got {list(value)}")
+        return tuple(sorted(set(value)))
+
     @model_validator(mode="before")
     @classmethod
     def _not_modelled(cls, data: object) -> object:
@@ -160,6 +195,19 @@ class Inference(Spec):
             errors.append(FieldError(("prefill",), "prefill 'separate' runs each prompt whole in one iteration: "
                                                    f"input_len ({self.input_len}) must be at most max_num_tokens "
                                                    f"({self.max_num_tokens}), as vLLM refuses a longer prompt"))
+        if self.adp_balance is not None and not self.attention_dp:
+            errors.append(FieldError(("adp_balance",), "the context balancer spreads prompts over attention-DP "
+                                                       "ranks: it needs attention_dp: true"))
+        simulated = self.scenario == "concurrency" or self.arrival_rate is not None
+        if self.adp_balance is not None and self.attention_dp and self.REFUSE_UNHONOURED and not simulated:
+            errors.append(FieldError(("adp_balance",), "the context balancer holds prompts in a simulated run "
+                                                       "(scenario 'concurrency', or 'server' with an arrival_rate); "
+                                                       "the offline closed form has no iterations to hold them: "
+                                                       "remove adp_balance"))
+        if self.graph_batch_sizes is not None and self.REFUSE_UNHONOURED and not simulated:
+            errors.append(FieldError(("graph_batch_sizes",), "CUDA-graph padding pads a simulated run's decode "
+                                     "iterations (scenario 'concurrency', or 'server' with an arrival_rate); the "
+                                     "offline closed form does not run it: remove graph_batch_sizes"))
         fields = {e.field[0] for e in errors}
         if self.REFUSE_UNHONOURED:   # one error a field: a prompt too long for `separate` is said first
             errors += [FieldError((k,), why) for k, why in unhonoured(self.scenario, self.prefill, self.precision,

@@ -40,7 +40,8 @@ CUDA_GRAPHS = (
     "CUDA graphs are not a switch of a serving job: every kernel of a forward pass is charged the launch cost "
     "measured inside a CUDA graph, 1.3 us (perf/hw/kernels.py KERNEL_OVERHEAD; Hazy Research, 'Look Ma, No "
     "Bubbles!', 2025-05-27), as the engines replay their decode steps by default; eager mode (vLLM's enforce_eager) "
-    "and CUDA-graph batch padding are not modelled (docs/perf-model.md, Limitations): remove {key}")
+    "is not modelled (docs/perf-model.md, Limitations), and TensorRT-LLM's padding of decode batches to its "
+    "captured sizes is the field graph_batch_sizes: remove {key}")
 LOAD_BALANCE = (
     "expert load balancing (DeepSeek's EPLB, redundant experts) is not a switch: the model times each pass's experts "
     "on the busiest EP rank under uniform random routing, a little above tokens x top_k / ep (docs/perf-model.md, "

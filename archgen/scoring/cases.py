@@ -35,6 +35,7 @@ from archgen.perf.hw.from_spec import DEFAULT_SCALE_OUT_LATENCY, hardware_for
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.hw.host_share import HostShare
 from archgen.perf.hw.memory import OFFLOAD_CODES
+from archgen.perf.serve.adp_balance import balance_of
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.engine_defaults import batch_size_of
 from archgen.perf.serve.inference import ServeJob
@@ -275,7 +276,8 @@ def serve_job(case: Case, hw: Hardware | None = None) -> ServeJob:
     return ServeJob(arch, inf.input_len, inf.output_len, inf.precision, inf.kv_precision,
                     inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens, batcher_of(inf),
                     inf.prefill, inf.ffn_activation, most, quantised_attention=inf.quantised_attention,
-                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts)
+                    output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
+                    adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
 
 
 def unfit_reason(case: Case, accelerators: dict[str, Accelerator]) -> str | None:

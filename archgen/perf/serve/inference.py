@@ -148,6 +148,10 @@ class ServeJob:
         redundant_experts: Extra expert copies over the EP ranks (`Inference.redundant_experts`); `arch.experts`
             already counts them as slots (`serving_arch`), so this is what the routing note takes off for the model's
             own experts.
+        adp_balance: Attention DP: TensorRT-LLM's context balancer, (batching_wait_iters, timeout_iters) of its
+            `attention_dp_config`, or None where it is off (`perf.serve.adp_balance`; simulated runs only).
+        graph_sizes: CUDA-graph batch sizes a decode-only iteration is padded to (ascending), or None where it is
+            not padded (`perf.serve.graph_padding`; simulated runs only).
     """
 
     arch: Arch
@@ -168,6 +172,8 @@ class ServeJob:
     output_len_cv: float | None = None
     imbalance: float | None = None
     redundant_experts: int = 0
+    adp_balance: tuple[int, int] | None = None
+    graph_sizes: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -31,14 +31,18 @@ Load, as serving benchmarks apply it:
   tokens it makes in that window / its length (`measure.measure`). Under a harness batcher (`job.batcher`,
   `perf.serve.batcher`) the queries reach the replica in groups; TTFT still counts from each one's arrival.
 
+Under attention DP a job may state TensorRT-LLM's context balancer (`adp_balance`): admitted prompts are then held
+back iterations, the decodes running alone, as its executor holds them (`perf.serve.adp_balance`).
+
 Per request: TTFT = first token - arrival (queueing, admission and the prefill's iterations), TPOT = (finish -
 first token) / (out - 1), as genai-perf and MLPerf's loadgen define them. Results: mean, p50 and p99 of each.
 Decode-only stretches are jumped in one vectorised step (the steps until the next finish or arrival), so a run
 costs about one Python iteration per prefill chunk and per finish, not per token. Not modelled: host-side
 scheduling, tokenisation and detokenisation per request (TensorRT-LLM's overlap scheduler hides the per-iteration
 part; no source found states a per-request cost), preemption (admission reserves the KV a request needs), CUDA-graph
-padding, varying request lengths (every request has `input_len` + `output_len` tokens, so a workload that states
-`output_len_cv` is refused for a simulated run, `model.engine.spread_problem`).
+padding unless the job states its sizes (`graph_padding`), varying request lengths (every request has `input_len`
++ `output_len` tokens, so a workload that states `output_len_cv` is refused for a simulated run,
+`model.engine.spread_problem`).
 """
 
 from __future__ import annotations
@@ -51,8 +55,11 @@ import numpy as np
 from archgen.errors import InternalError
 from archgen.perf.hw.hardware import Hardware
 from archgen.perf.serve import inference as I
+from archgen.perf.serve.adp_balance import decode_only, gate, held_counters, run_counters
 from archgen.perf.serve.batcher import open_arrivals
-from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_work
+from archgen.perf.serve.chunks import busiest_rank, busiest_tokens, largest_chunk, prompt_budget, prompt_work
+from archgen.perf.serve.graph_padding import largest as largest_padded
+from archgen.perf.serve.graph_padding import padded
 from archgen.perf.serve.iteration import FEW_STEPS as FEW_STEPS
 from archgen.perf.serve.iteration import Pass as _Pass
 from archgen.perf.serve.iteration import few_steps as _few_steps
@@ -106,7 +113,7 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         raise InternalError("no sequence fits in the KV cache")
     if max_num_tokens is None:
         max_num_tokens = job.max_num_tokens
-    most = max(max_num_tokens * int(I.scheduling_ranks(job, tp)), int(max_batch)) + 1
+    most = _most(job, tp, max_num_tokens, int(max_batch))
     p = timing if timing is not None and timing.most >= most else _Pass(hw, job, tp, most)
     if concurrency is not None:
         return _closed(p, job, concurrency, int(max_batch), max_num_tokens, requests)
@@ -135,6 +142,12 @@ def simulate(hw: Hardware, job: I.ServeJob, tp: int, *, max_batch: int, concurre
         notes = (f"{n_req} simulated requests span {span / latency:.3g} mean latencies, fewer than the "
                  f"{OPEN_SPANS} a steady state needs: the statistics include the ramp-up",)
     return measure(job, t, None, arrival_rate, int(max_batch), notes, warm)
+
+
+def _most(job: I.ServeJob, tp: int, max_num_tokens: int, max_batch: int) -> int:
+    """The iteration sizes a run's timing covers: every rank's budget, the requests it admits, a padded decode step."""
+    ranks = int(I.scheduling_ranks(job, tp))
+    return max(max_num_tokens * ranks, max_batch, largest_padded(job.graph_sizes, ranks, job.max_batch_size)) + 1
 
 
 def _closed(p: _Pass, job: I.ServeJob, concurrency: int, cap: int, max_num_tokens: int,
@@ -180,8 +193,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # an iteration's prompt work is a pure function of (admitted prompts waiting, the head's tokens done, budget
     # left after the decodes), found once per distinct one: more waiting than the budget reaches (`whole_max`), or
     # more budget than the waiting prompts need, gives the same work
-    work: dict[tuple[int, int, int], tuple[int, int, float, int, int]] = {}
-    whole_max, budget = ranks * max_num_tokens // inp + 2, ranks * max_num_tokens
+    work: dict[tuple[int, int, int, int], tuple[int, int, float, int, int]] = {}
+    # (and more waiting than the ranks, which hold one each: `chunks.prompt_budget`)
+    whole_max = max(ranks * max_num_tokens // inp + 2, ranks)
     dec_rest: dict[int, float] = {}  # a decode step's pass without attention, by batch (`Pass.rest(b, b)`)
     # `prompts`: every length in one go
     rest_of, rest_on, unit, prompt = p.rest, p.rest_on, p.dec_unit, p.prompts().__getitem__
@@ -193,6 +207,9 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
     # iteration reads one or a few, where a numpy scalar costs more than the arithmetic)
     joined_sum = 0  # over the decoding sequences
     max_running, busy_time, running_time = 0, 0.0, 0.0
+    # TensorRT-LLM's attention-DP balancer (`adp_balance`): its timeout and batching counters
+    balance = job.adp_balance if ranks > 1 else None
+    waiting_iters = batching_iters = 0
     prompt_time = 0.0  # of `busy_time`: the prompts' share of each iteration (their tokens' and their attention)
     while nxt < n_req or lo < nxt:
         # admit what has arrived and fits: the requests reach the replica in order (`ready` never decreases), so
@@ -206,12 +223,18 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
         b = hi - lo
         # tokens in the decoding sequences' KV caches: each its prompt, its first token and the steps since
         tot = float(b * (inp + 1 + steps) - joined_sum)
-        if hi == nxt:  # decode only: jump to the next finish or arrival
+        held, batching = 0, False
+        if balance is not None and hi < nxt:  # the balancer may hold the admitted prompts back
+            held, batching = gate(waiting_iters, batching_iters, nxt - hi, b, ranks, job.max_batch_size, balance)
+        if hi == nxt or held:  # decode only: jump to the next finish or arrival (or the prompts' release)
             jump = last - (steps - joined[lo])  # the first sequence has the fewest steps left
+            if held and held < jump:
+                jump = held
             due = at[nxt] if nxt < released and b < cap else np.inf  # an arrival can join before then
             rest = dec_rest.get(b)
-            if rest is None:
-                rest = dec_rest[b] = rest_of(b, b)
+            if rest is None:  # the pass over the batch a CUDA graph pads it to (`graph_padding`; b where none)
+                n_pad = padded(b, ranks, job.graph_sizes, job.max_batch_size)
+                rest = dec_rest[b] = rest_of(n_pad, n_pad)
             taken = _few_steps(rest, unit, tot, b, now, jump, due)
             if taken is not None:
                 jump, now, spent = taken
@@ -226,16 +249,26 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             running_time += b * spent
             busy_time += spent
             steps += jump
+            if balance is not None:
+                if held:
+                    waiting_iters, batching_iters = held_counters(waiting_iters, batching_iters, jump, batching)
+                else:
+                    waiting_iters = decode_only(waiting_iters, jump, b, ranks, balance[1])
         else:  # one iteration with prompts: hybrid (every decode, then chunks) or prompts alone (`separate`)
             waiting = min(nxt - hi, whole_max)
-            key = (waiting, prefilled, 0 if separate else min(budget - b, waiting * inp - prefilled))
+            if separate:
+                key = (waiting, prefilled, 0, inp)
+            else:  # and a rank runs no more of a prompt than its own budget leaves (`chunks.prompt_budget`)
+                rank_cap = min(max_num_tokens - b // ranks, inp) if ranks > 1 else inp
+                key = (waiting, prefilled, min(prompt_budget(waiting, max_num_tokens, b, ranks),
+                                               waiting * inp - prefilled), rank_cap)
             got = work.get(key)
             if got is None:  # `done`: the first prompts, finished
                 n, fin, sec, head = prompt_work(prompt, waiting, prefilled, inp, max_num_tokens, b, separate, ranks)
                 # the chunks' attention on the busiest rank: each rank runs its own under attention DP; and the
-                # largest chunk, which one rank's attention-side GEMMs run whole
-                got = work[key] = (n, fin, busiest_rank(prompt, sec, prefilled, n, inp, ranks), head,
-                                   largest_chunk(prefilled, n, inp) if n else 0)
+                # largest chunk, which one rank's attention-side GEMMs run whole, at most the rank's budget
+                got = work[key] = (n, fin, busiest_rank(prompt, sec, prefilled, n, inp, ranks, key[3]), head,
+                                   largest_chunk(prefilled, n, inp, key[3]) if n else 0)
             chunked, done, prompts, prefilled, largest = got
             stepping = 0 if separate else b  # under `separate` the decodes wait for the prompts' iteration
             n_tok = stepping + chunked
@@ -249,6 +282,8 @@ def _loop(p: _Pass, job: I.ServeJob, arrivals: np.ndarray, cap: int, concurrency
             busy_time += dt
             running_time += b * dt
             steps += bool(stepping)
+            if balance is not None:
+                waiting_iters, batching_iters = run_counters(batching_iters, batching)
             first[hi:hi + done] = [now] * done
             joined[hi:hi + done] = [steps] * done
             joined_sum += done * steps
@@ -315,7 +350,7 @@ def estimate_serving(hw: Hardware, job: I.ServeJob, tp: int, batch: int | None, 
     if closed:
         assert batch is not None, "the concurrency scenario states its batch (model.workload)"
     # both runs time the same iterations: one evaluation of each size (`iteration.Pass`) serves them
-    timing = _Pass(hw, job, int(tp), max(job.max_num_tokens * int(I.scheduling_ranks(job, int(tp))), kv) + 1)
+    timing = _Pass(hw, job, int(tp), _most(job, int(tp), job.max_num_tokens, kv))
     run = simulate(hw, job, int(tp), max_batch=cap, concurrency=int(batch) if closed and batch is not None else None,
                    arrival_rate=None if closed else arrival_rate, seed=seed, replicas=replicas, timing=timing)
     # the load: requests served per second over the replica's capacity, a simulated closed loop that keeps as many

@@ -16,6 +16,7 @@ from archgen.perf.comm.placement import domain_share, replicas_inside
 from archgen.perf.hw import kernels as K
 from archgen.perf.hw.arch import Arch
 from archgen.perf.hw.hardware import Hardware
+from archgen.perf.serve.adp_balance import balance_of
 from archgen.perf.serve.batcher import batcher_of, replica_rate
 from archgen.perf.serve.colocation import (
     colocation_convention,
@@ -84,7 +85,8 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     job = ServeJob(serving_arch(arch, inf.redundant_experts), inf.input_len, inf.output_len, inf.precision,
                    inf.kv_precision, inf.kv_reserve, inf.ep, inf.attention_dp, inf.scenario, inf.max_num_tokens,
                    batcher_of(inf), inf.prefill, inf.ffn_activation, limit, quantised_attention=inf.quantised_attention,
-                   output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts)
+                   output_len_cv=inf.output_len_cv, redundant_experts=inf.redundant_experts,
+                   adp_balance=balance_of(inf), graph_sizes=inf.graph_batch_sizes)
     notes: list[str] = []
     for key, problem in (("ep", expert_problem(arch, inf.ep, inf.redundant_experts)),
                          ("attention_dp", attention_dp_problem(arch, inf.attention_dp)),
@@ -255,14 +257,20 @@ def serving_estimate(workload: Workload, arch: Arch, hw: Hardware, gpus: int, gp
     metrics |= pool_metrics(*read) if read else {}   # nu79fix: and its figures as metrics a requirement can target
     prompts = (f"chunked prefill of {inf.max_num_tokens} tokens per iteration" if inf.prefill == "chunked" else
                f"prompts whole in iterations of their own, up to {inf.max_num_tokens} tokens, the decodes waiting")
+    if inf.adp_balance is not None:   # serve31: TensorRT-LLM's balancer holds them (perf/serve/adp_balance.py)
+        prompts += (f", prompts held by the attention-DP context balancer (every rank decoding: until each rank has "
+                    f"one, then {inf.adp_balance.batching_wait_iters} iterations, or to every "
+                    f"{inf.adp_balance.timeout_iters}th iteration)")
+    padding = ("" if inf.graph_batch_sizes is None else "; decode-only iterations padded to the next CUDA-graph "
+               f"batch size a rank of {', '.join(map(str, inf.graph_batch_sizes))} (perf/serve/graph_padding.py)")
     conv = {"ttft": f"mean over the requests of a simulated run (perf.scheduler: continuous batching, {prompts}, "
                     "admission by KV cache, queueing) of first token - arrival; the closed loop's first N requests are "
                     "left out (steady state)"
                     if run is not None else "one request's prefill on an idle replica (no queueing), not an offline "
                     "run's TTFT: a target on it is not judged",
             "tpot": "time per output token after the first, (request latency - TTFT) / (output_len - 1), as "
-                    "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" if run is not None
-                    else "one decode step with `batch` sequences in flight per replica",
+                    "genai-perf and MLPerf's loadgen report it, mean over the simulated requests" + padding
+                    if run is not None else "one decode step with `batch` sequences in flight per replica",
             "tokens_per_second": "output tokens per second, prompt tokens not counted (MLPerf's, trtllm-bench's "
                                  "and AIPerf's throughput; vLLM's total token throughput counts both)",
             "concurrency": "requests in flight per replica, each replaced when it finishes" if closed else
