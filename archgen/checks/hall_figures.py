@@ -20,7 +20,7 @@ from archgen.analyse.facility import generator_power, ups_output
 from archgen.analyse.hall_groups import candidate
 from archgen.analyse.rack_heat import hall_rack_heat, rack_heat
 from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUDGED, SWING_WORDS
-from archgen.checks.occupants import Whole, over_facility
+from archgen.checks.occupants import StageLoads, Whole, over_facility
 from archgen.checks.own_halls import air_by_hall
 from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf, rating_words
@@ -212,9 +212,10 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole)
         heat = by_hall[id(c)].get(j)
         return None if heat is None else heat.air.to("kW")
 
+    to_air = StageLoads(lambda p: heat_of(p).air, hall_air, storage=False)   # no storage: it is no heat to air
     for path, c in clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from air_by_hall(path, c, racks, feed_power(c), (clusters, lambda p: heat_of(p).air, hall_air))
+            yield from air_by_hall(path, c, racks, feed_power(c), (clusters, to_air))
             continue
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
@@ -237,8 +238,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole)
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {kw(heat.air - cap)}"
                             f"{alone(c)}",
                             heat.air, cap.to("kW"))
-        elif over := over_facility(clusters, path, -1, hall, heat.air, lambda p: heat_of(p).air, hall_air, cap,
-                                   against, storage=0.0):   # the facility's other occupants' heat to air
+        elif over := over_facility(clusters, path, -1, hall, heat.air, to_air, cap, against):   # the others
             yield Violation(path, cid, ("facility",), f"heat to air: {over.message}", over.total, cap.to("kW"),
                             severity=over.severity, public=f"heat to air: {customer_text(over.message)}")
         elif rest is None or heat.air + rest > cap:

@@ -12,7 +12,7 @@ from typing import Any
 
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
-from archgen.analyse.facility import hall_load, ups_factor, ups_recharge, usable_units
+from archgen.analyse.facility import generator_factor, hall_load, ups_factor, ups_recharge, usable_units
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -26,7 +26,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
-from archgen.checks.occupants import hall_rest, over_facility
+from archgen.checks.occupants import StageLoads, hall_rest, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
@@ -47,7 +47,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     """
     for path, c in ctx.clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from units_by_hall(path, c, ctx.clusters, _shares)
+            yield from units_by_hall(path, c, ctx.clusters, _stage)
             continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
@@ -97,12 +97,9 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
-            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak),
-                                       partial(hall_load, key, fac=hall),
-                                       usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
-                                                        f"{b}" for b in (basis, basis_said))),
-                                       ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue),
-                                       hall_rest):
+            elif over := over_facility(ctx.clusters, path, -1, hall, load, _stage(key, hall), usable,
+                                       Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} {b}"
+                                                for b in (basis, basis_said)))):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {over.message}{why}", over.total,
                                 usable.to("kW"), severity=over.severity,
                                 public=f"{customer_text(what)}: {customer_text(over.message)}{why_said}")
@@ -158,12 +155,14 @@ def _share(key: str, peak: float | None) -> Any:
     return share
 
 
-def _shares(key: str, fac: Any) -> tuple[Any, Any]:
-    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's.
+def _stage(key: str, fac: Any) -> StageLoads:
+    """What each other occupant puts on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's.
 
-    A hall's is `analyse.facility.hall_load`, the share the headrooms read (split30: it was computed here too).
+    A hall's is `analyse.facility.hall_load`, the share the headrooms read (split30: it was computed here too); a
+    storage counted once and a hall's cluster's rest are taken x `ups_factor` on the UPS, x `generator_factor` else.
     """
-    return _share(key, fac.peak_pue), partial(hall_load, key, fac=fac)
+    return StageLoads(_share(key, fac.peak_pue), partial(hall_load, key, fac=fac),
+                 ups_factor(fac) if key == "ups" else generator_factor(fac), hall_rest)
 
 
 def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases: tuple[str, str], floor: Any,
