@@ -73,7 +73,8 @@ class StageLoads:
     and `rest` are taken. `rest`: a hall's cluster's load outside its racks, not split by hall (`hall_rest`, at the
     feeds; on the air side the heat of its parts in no rack, `hall_figures.air_side`); None: not summed. `storage`:
     whether `whole` holds the clusters' checkpoint storage (not so the racks' heat to air). sites31: these were five
-    of `over_facility`'s eleven parameters, the storage's factor doubling as the rest's.
+    of `over_facility`'s eleven parameters, the storage's factor doubling as the rest's, so the air side, whose
+    storage factor was 0, took no rest and passed silently where it decides.
     """
 
     whole: Whole

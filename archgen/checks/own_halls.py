@@ -92,7 +92,8 @@ def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None,
     The heat of the cluster's parts in no rack (its `feed` power less all its racks' heat), whose medium no spec
     states, is the rest not split by hall: counted as air where it would tip the balance, an info finding. `peers`:
     the run's clusters and each other occupant's heat to air (a cluster's, a hall's), summed with the hall's where
-    it fits alone (`occupants.over_facility`, no storage: it is no heat to air).
+    it fits alone (`occupants.over_facility`, no storage: it is no heat to air; the heat of their clusters' parts in
+    no rack, this cluster's with them, the rest not split by hall, as `hall_figures.air_side` gives it).
     """
     halls, heats = c.cluster.spec.floor.halls, None
     for k, fac in enumerate(c.cluster.hall_facilities):
