@@ -96,7 +96,8 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
     (none where the load holds no storage, as the racks' heat to air). None where nothing else stands in `fac` or the
     sum fits. `stage.rest`: a hall's cluster's load outside its racks (`hall_rest`), not split by hall, x the factor:
     where the halls' racks fit with the rest and all of it, each cluster's once, would not, a warning that the split
-    decides (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`).
+    decides (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`); where some other
+    cluster's rest is not provided, an info finding naming it, not judged past the racks (sites31: was a pass).
     """
     cid = clusters[path].cluster.spec.id
     listed = fac.deployed
@@ -135,6 +136,12 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
                     f"{kw(total)}{once}, within {against}, but with all {kw(spread)} {stage.rest_words}, "
                     f"which is not split by hall, it would be {kw(total + spread)}: the split decides",
                     total, "info" if trial else "warning", True)
+    vague = [f"'{clusters[p].cluster.spec.id}''s" for p, q in rests.items() if q is None and p != path]
+    if rest is not None and known and total <= limit and vague:   # sites31: was a silent pass (review45's item 3)
+        named = ", ".join(f"{n} {kw(q)}" for n, q in known)
+        return Over(f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least "
+                    f"{kw(total)}{once}, within {against}, but {', '.join(vague)} draw outside its racks, which "
+                    "is not split by hall, is not provided: not judged past their racks", total, "info", True)
     if not known or total <= limit:
         return None
     named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])

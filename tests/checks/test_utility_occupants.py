@@ -28,3 +28,4 @@ def test_a_cluster_naming_the_building_counts_the_halls_racks_on_its_utility_x_t
     d = got["cluster/d"]
     assert d.severity == "warning" and "'c' hall 'a' 171.1 kW" in d.message, d.message
     assert d.value.m_as("kW") == pytest.approx(got["cluster/c"].value.m_as("kW")) == pytest.approx(347.4, abs=0.05)
+
