@@ -20,7 +20,7 @@ from archgen.analyse.facility import generator_power, ups_output
 from archgen.analyse.hall_groups import candidate
 from archgen.analyse.rack_heat import hall_rack_heat, rack_heat
 from archgen.checks.hall_words import CAMPUS_UNJUDGED, CAMPUS_WORDS, SWING_UNJUDGED, SWING_WORDS
-from archgen.checks.occupants import Whole, over_facility
+from archgen.checks.occupants import StageLoads, Whole, over_facility
 from archgen.checks.own_halls import air_by_hall
 from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf, rating_words
@@ -185,13 +185,20 @@ def utility_not_stated(path: str, c: Any) -> Violation:
                      public=text.format(", ".join(words) if words else "none stated"))
 
 
+#: The heat of a hall's cluster's parts in no rack in `over_facility`'s words (`StageLoads.rest_words`): counted as
+#: air, as a cluster's own is where it would tip the balance.
+REST_TO_AIR = "of heat their clusters' parts in no rack give (its medium no spec states: taken as air)"
+
+
 def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole) -> Iterator[Violation]:
     """COOL009's air side: the racks' heat to air (`rack_heat`, after rear doors) within the hall's air capacity.
 
     `cooling_capacity` holds liquid and air together, so a water-only plant passed the heat the racks put in the
     room air (newuser35: 252.7 kW in hall A). Where the hall states `air_cooling_capacity`: the racks' heat to air
     above it is an error; with the facility's other occupants above it a warning (`occupants.over_facility`: the
-    run's clusters naming it, other clusters' halls naming it by their racks' heat to air); and the
+    run's clusters naming it, other clusters' halls naming it by their racks' heat to air), as it is where those
+    halls' clusters' parts in no rack (their heat, not split by hall, taken as air) decide (sites31: before, passed
+    silently: their rest was summed on PWR010 and PWR011, not here); and the
     heat of parts in no rack (the cluster's `feed_power` less its racks' heat), whose medium no spec states, is
     counted as air where it would tip the balance: an info finding, not judged, as where the feed power is not
     provided. Where the hall states a `cooling_capacity` but no air side, an info finding says it is not judged.
@@ -212,9 +219,17 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole)
         heat = by_hall[id(c)].get(j)
         return None if heat is None else heat.air.to("kW")
 
+    def hall_rest(c: Any, j: int) -> Q | None:   # a hall's cluster's parts in no rack: their heat, not split by hall
+        fed = feed_power(c)
+        if fed is None:
+            return None
+        hall_air(c, j)
+        return max(fed - sum((h.total for h in by_hall[id(c)].values()), Q_(0, "kW")), Q_(0, "kW")).to("kW")
+
+    to_air = StageLoads(lambda p: heat_of(p).air, hall_air, rest=hall_rest, storage=False, rest_words=REST_TO_AIR)
     for path, c in clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from air_by_hall(path, c, racks, feed_power(c), (clusters, lambda p: heat_of(p).air, hall_air))
+            yield from air_by_hall(path, c, racks, feed_power(c), (clusters, to_air))
             continue
         hall, cid = c.cluster.facility, c.cluster.spec.id
         if hall is None or (hall.cooling_capacity is None and hall.air_cooling_capacity is None):
@@ -237,8 +252,7 @@ def air_side(clusters: dict[str, Any], racks: dict[str, Any], feed_power: Whole)
             yield Violation(path, cid, ("facility",), f"{air} exceeds {against} by {kw(heat.air - cap)}"
                             f"{alone(c)}",
                             heat.air, cap.to("kW"))
-        elif over := over_facility(clusters, path, -1, hall, heat.air, lambda p: heat_of(p).air, hall_air, cap,
-                                   against, storage=0.0):   # the facility's other occupants' heat to air
+        elif over := over_facility(clusters, path, -1, hall, heat.air, to_air, cap, against):   # the others
             yield Violation(path, cid, ("facility",), f"heat to air: {over.message}", over.total, cap.to("kW"),
                             severity=over.severity, public=f"heat to air: {customer_text(over.message)}")
         elif rest is None or heat.air + rest > cap:

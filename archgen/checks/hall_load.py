@@ -13,7 +13,7 @@ from typing import Any
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.facility import feed_load
 from archgen.checks.hall_figures import alone, generator_load, ups_pumps
-from archgen.checks.occupants import hall_draw, hall_rest, over_facility
+from archgen.checks.occupants import StageLoads, hall_draw, hall_rest, over_facility
 from archgen.checks.own_halls import outside_racks
 from archgen.checks.registry import Severity
 from archgen.display import kw
@@ -50,8 +50,7 @@ def over_hall(clusters: Any, capacity: str, label: str, what: str = "IT power"
             if it > limit:
                 yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)} exceeds {against} by "
                        f"{kw(it - limit)}{alone(c)}", it.to("kW"), limit.to("kW"), None)
-            elif over := over_facility(clusters, path, -1, hall, it, _feed_or_floor, hall_draw, limit, against,
-                                       rest=hall_rest):
+            elif over := over_facility(clusters, path, -1, hall, it, FEEDS, limit, against):
                 yield (path, c, at, f"{feed_words(c.metrics, what)} {kw(it)}: {over.message}" if over.halls else
                        over.message, over.total, limit.to("kW"), over.severity)   # the facility's other occupants
             continue
@@ -93,8 +92,7 @@ def by_hall(clusters: Any, path: str, c: Any, capacity: str, label: str, what: s
             yield (path, c, at, f"{own} exceeds {against} by {kw(draw - limit)}, before the cluster's "
                    "share not split by hall", draw.to("kW"), limit.to("kW"), None)
             continue
-        peers = over_facility(clusters, path, k, hall, draw, _feed_or_floor, hall_draw, limit, against,
-                              rest=hall_rest)
+        peers = over_facility(clusters, path, k, hall, draw, FEEDS, limit, against)
         if peers and peers.severity != "info":   # its facility's other occupants
             yield (path, c, at, f"{own}: {peers.message}", peers.total, limit.to("kW"), peers.severity)
         elif rest is None or draw + rest > limit:
@@ -112,6 +110,11 @@ def _feed_or_floor(c: Any) -> Any:
     """A cluster's `feed_power`, or the racks' own IT power (a floor under it) where that is not provided."""
     it = feed_power(c.metrics)
     return it if it is not None else c.metrics.get("it_power_racks")
+
+
+#: The feeds' and the plant's stage of a facility (`occupants.StageLoads`): each occupant's feed power (or its
+#: racks' floor), a hall's racks' draw and its cluster's rest, x 1.
+FEEDS = StageLoads(_feed_or_floor, hall_draw, rest=hall_rest)
 
 
 def it_floor(c: Any, what: str = "IT power") -> tuple[Any, str]:

@@ -63,24 +63,48 @@ def hall_rest(o: Any, j: int) -> Q | None:
     return unsplit_rest(o)
 
 
-def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own: Q, whole: Whole, hall: HallLoad,
-                  limit: Q, against: str, storage: float = 1.0, rest: HallLoad | None = None) -> Over | None:
+@dataclass(frozen=True)
+class StageLoads:
+    """What each of a facility's other occupants puts on the stage `over_facility` judges, and how it is summed.
+
+    `whole`: a cluster counted whole; `hall`: another cluster's hall, its racks' figure. `factor`: what a watt at the
+    rack feeds adds to the stage (1 for the feeds, the plant and the air side; 1 / the distribution's efficiency for
+    the UPS, `ups_factor`; the PUE for generator sets and utility feeds), by which a checkpoint storage counted once
+    and `rest` are taken. `rest`: a hall's cluster's load outside its racks, not split by hall (`hall_rest`, at the
+    feeds; on the air side the heat of its parts in no rack, `hall_figures.air_side`); None: not summed. `storage`:
+    whether `whole` holds the clusters' checkpoint storage (not so the racks' heat to air). sites31: these were five
+    of `over_facility`'s eleven parameters, the storage's factor doubling as the rest's, so the air side, whose
+    storage factor was 0, took no rest and passed silently where it decides.
+    """
+
+    whole: Whole
+    hall: HallLoad
+    factor: float = 1.0
+    rest: HallLoad | None = None
+    storage: bool = True
+    #: The rest in words, after "with all <kW> ": what `rest` is.
+    rest_words: str = "their clusters draw outside their racks"
+
+
+def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own: Q, stage: StageLoads, limit: Q,
+                  against: str) -> Over | None:
     """Where `path`'s cluster (`k` -1) or its hall `k` fits facility `fac` alone but not with its other occupants.
 
-    `own` is its load, `whole` and `hall` each other occupant's (module docstring), `limit` the capacity `against`
-    names ("facility 'h''s critical IT power 1500.0 kW", a `Worded` for the customer's words). A checkpoint storage
-    the clusters counted whole state with one `storage.id` counts once, its draw x `storage` (1 for the feeds, UPS
-    and plant; the PUE for generator sets; 0 where the load holds no storage, as the racks' heat to air). None where
-    nothing else stands in `fac` or the sum fits. `rest`: a hall's cluster's load outside its racks (`hall_rest`), not
-    split by hall, x `storage` (on the UPS without the in-row CDUs' pumps; none on the air side): where the halls'
-    racks fit with the rest and all of it, each cluster's once, would not, a warning that the split decides
-    (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`).
+    `own` is its load, `stage` what each other occupant puts on that stage of `fac` (module docstring), `limit` the
+    capacity `against` names ("facility 'h''s critical IT power 1500.0 kW", a `Worded` for the customer's words). A
+    checkpoint storage the clusters counted whole state with one `storage.id` counts once, its draw x `stage.factor`
+    (none where the load holds no storage, as the racks' heat to air). None where nothing else stands in `fac` or the
+    sum fits. `stage.rest`: a hall's cluster's load outside its racks (`hall_rest`), not split by hall, x the factor:
+    where the halls' racks fit with the rest and all of it, each cluster's once, would not, a warning that the split
+    decides (review45: before, a silent pass; the headroom metrics give that range, `headroom_ends`); where some other
+    cluster's rest is not provided, an info finding naming it, not judged past the racks (sites31: was a pass).
     """
     cid = clusters[path].cluster.spec.id
     listed = fac.deployed
     trial = listed is not None and cid not in listed   # a candidate: what the facility would carry beside the deployed
     others: list[tuple[str, Q | None]] = []
     counted, halls = [clusters[path]] if k < 0 else [], k >= 0
+    rest = stage.rest
     rests: dict[str, Q | None] = {path: rest(clusters[path], k)} if k >= 0 and rest is not None else {}
     for p, o in clusters.items():
         oid = o.cluster.spec.id
@@ -90,28 +114,34 @@ def over_facility(clusters: Mapping[str, Any], path: str, k: int, fac: Any, own:
             if (p, j) == (path, k):
                 continue
             if j < 0:
-                q = whole(o)
+                q = stage.whole(o)
                 others.append((f"'{oid}'", q))
                 counted += [o] if q is not None else []
             else:
-                others.append((f"'{oid}' hall '{o.cluster.spec.floor.halls[j].id}'", hall(o, j)))
+                others.append((f"'{oid}' hall '{o.cluster.spec.floor.halls[j].id}'", stage.hall(o, j)))
                 halls, rests[p] = True, rest(o, j) if rest is not None else None
     unknown = [n for n, q in others if q is None]   # a peer's load not provided: named, never skipped silently
     known = [(n, q) for n, q in others if q is not None]
-    twice, once = shared_storage(counted, storage) if storage and len(counted) > 1 else (Q_(0, "kW"), "")
+    twice, once = shared_storage(counted, stage.factor) if stage.storage and len(counted) > 1 else (Q_(0, "kW"), "")
     total = (sum((q for _, q in known), own) - twice).to("kW")
     once = f" ({once})" if once else ""
     if unknown and total <= limit:
         return Over(f"with the other racks the run places in facility '{fac.id}' it carries at least {kw(total)}"
                     f"{once}, within {against}, but the draw of {', '.join(unknown)} standing in it is not provided: "
                     "not judged past them", total, "info", halls)
-    spread = sum((q for q in rests.values() if q is not None), Q_(0, "kW")) * storage   # per watt at the feeds
+    spread = sum((q for q in rests.values() if q is not None), Q_(0, "kW")) * stage.factor   # per watt at the feeds
     if rest is not None and known and total <= limit < total + spread and None not in rests.values():
         named = ", ".join(f"{n} {kw(q)}" for n, q in known)
         return Over(f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least "
-                    f"{kw(total)}{once}, within {against}, but with all {kw(spread)} their clusters draw outside their "
-                    f"racks, which is not split by hall, it would be {kw(total + spread)}: the split decides",
+                    f"{kw(total)}{once}, within {against}, but with all {kw(spread)} {stage.rest_words}, "
+                    f"which is not split by hall, it would be {kw(total + spread)}: the split decides",
                     total, "info" if trial else "warning", True)
+    vague = [f"'{clusters[p].cluster.spec.id}''s" for p, q in rests.items() if q is None and p != path]
+    if rest is not None and known and total <= limit and vague:   # sites31: was a silent pass (review45's item 3)
+        named = ", ".join(f"{n} {kw(q)}" for n, q in known)
+        return Over(f"with the other racks the run places in facility '{fac.id}' ({named}) it carries at least "
+                    f"{kw(total)}{once}, within {against}, but {', '.join(vague)} draw outside its racks, which "
+                    "is not split by hall, is not provided: not judged past their racks", total, "info", True)
     if not known or total <= limit:
         return None
     named = ", ".join([f"{n} {kw(q)}" for n, q in known] + [f"{n} (draw not provided)" for n in unknown])

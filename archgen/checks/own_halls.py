@@ -21,14 +21,13 @@ from archgen.analyse.cdu_power import cluster_cdu_power
 from archgen.analyse.facility import (
     generator_pue,
     unsplit_rest,
-    ups_factor,
     ups_output,
     ups_recharge,
     usable_units,
 )
 from archgen.analyse.rack_heat import hall_rack_heat
 from archgen.checks.hall_words import SWING_UNJUDGED
-from archgen.checks.occupants import HallLoad, Whole, hall_rest, over_facility
+from archgen.checks.occupants import StageLoads, over_facility
 from archgen.checks.registry import Violation
 from archgen.checks.unit_rating import load_pf
 from archgen.display import kw
@@ -36,9 +35,9 @@ from archgen.units import Q_, Q
 
 #: The cluster's draw outside its racks' own figures, not split by hall; None where not provided.
 Rest = Q | None
-#: The run's clusters, the judged cluster's path, and each other occupant's load on the facility (`over_facility`'s
-#: `whole` and `hall`) with the storage factor; None: the hall judged alone.
-Peers = tuple[Mapping[str, Any], str, Whole, HallLoad, float] | None
+#: The run's clusters, the judged cluster's path, and what each other occupant puts on the facility's stage
+#: (`occupants.StageLoads`); None: the hall judged alone.
+Peers = tuple[Mapping[str, Any], str, StageLoads] | None
 
 
 def outside_racks(c: Any, pumps: bool = False) -> Rest:
@@ -60,9 +59,8 @@ def _judge(path: str, c: Any, k: int, own: str, floor: Q, ceiling: Q | None, lim
     at, cid = ("floor", "halls", k, "facility"), c.cluster.spec.id
     over = None
     if peers is not None and floor <= limit:
-        clusters, judged, whole, hall, storage = peers
-        over = over_facility(clusters, judged, k, c.cluster.hall_facilities[k], floor, whole, hall, limit, against,
-                             storage, hall_rest)
+        clusters, judged, stage = peers
+        over = over_facility(clusters, judged, k, c.cluster.hall_facilities[k], floor, stage, limit, against)
     if floor > limit:
         yield Violation(path, cid, at, f"{own} {kw(floor)} exceeds {against} by {kw(floor - limit)}, before the "
                         "cluster's share not split by hall", floor.to("kW"), limit.to("kW"))
@@ -87,14 +85,15 @@ def _not_expanded(path: str, c: Any, k: int, what: str) -> Violation:
                      f"expanded (NET015), so hall '{hid}''s {what} is not provided", None, severity="info")
 
 
-def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None, peers: tuple[Mapping[str, Any], Whole,
-                HallLoad] | None = None) -> Iterator[Violation]:
+def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None,
+                peers: tuple[Mapping[str, Any], StageLoads] | None = None) -> Iterator[Violation]:
     """COOL009's air side for each hall naming its own facility: its racks' heat to air within its air side.
 
     The heat of the cluster's parts in no rack (its `feed` power less all its racks' heat), whose medium no spec
     states, is the rest not split by hall: counted as air where it would tip the balance, an info finding. `peers`:
     the run's clusters and each other occupant's heat to air (a cluster's, a hall's), summed with the hall's where
-    it fits alone (`occupants.over_facility`, no storage: it is no heat to air).
+    it fits alone (`occupants.over_facility`, no storage: it is no heat to air; the heat of their clusters' parts in
+    no rack, this cluster's with them, the rest not split by hall, as `hall_figures.air_side` gives it).
     """
     halls, heats = c.cluster.spec.floor.halls, None
     for k, fac in enumerate(c.cluster.hall_facilities):
@@ -120,11 +119,11 @@ def air_by_hall(path: str, c: Any, racks: Mapping[str, Any], feed: Q | None, pee
                           None if rest is None else heat.air + rest, cap.to("kW"),
                           f"its facility '{fac.id}''s air-side cooling capacity {kw(cap)}",
                           "the heat of the cluster's parts in no rack (taken as air)",
-                          None if peers is None else (peers[0], path, peers[1], peers[2], 0.0))
+                          None if peers is None else (peers[0], path, peers[1]))
 
 
 def units_by_hall(path: str, c: Any, clusters: Mapping[str, Any] | None = None,
-                  shares: Callable[[str, Any], tuple[Whole, HallLoad]] | None = None) -> Iterator[Violation]:
+                  shares: Callable[[str, Any], StageLoads] | None = None) -> Iterator[Violation]:
     """PWR011 for each hall naming its own facility: its racks' UPS and generator loads within the facility's units.
 
     The UPS load is the hall's racks' draw over the facility's `feeds.distribution_efficiency` (`ups_output`); the
@@ -172,8 +171,7 @@ def units_by_hall(path: str, c: Any, clusters: Mapping[str, Any] | None = None,
             unsplit = ("the cluster's draw outside its racks' own figures (optics outside systems, switches in no "
                        "rack, storage, shelf loss" + (", in-row CDU pumps)" if ups and pumps else ")"))
             key = "ups" if ups else "generators"
-            peers = None if clusters is None or shares is None else (
-                clusters, path, *shares(key, fac), ups_factor(fac) if ups or pue is None else float(pue))
+            peers = None if clusters is None or shares is None else (clusters, path, shares(key, fac))
             yield from _judge(path, c, k, f"{label} load of hall '{hid}''s racks{'' if ups else optimistic}",
                               unit_load(fac, draw, ups, pue), None if rest is None else
                               unit_load(fac, draw + rest, ups, pue), usable.to("kW"),

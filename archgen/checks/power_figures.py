@@ -12,7 +12,14 @@ from typing import Any
 
 from archgen.analyse.bom import UNRACKED
 from archgen.analyse.conversion import range_end, shelf_loss
-from archgen.analyse.facility import hall_load, ups_factor, ups_recharge, usable_units
+from archgen.analyse.facility import (
+    generator_factor,
+    generator_pue,
+    hall_load,
+    ups_factor,
+    ups_recharge,
+    usable_units,
+)
 from archgen.analyse.job_swing import parts_swing
 from archgen.analyse.rack_power_inputs import POWER_FIELDS, stated
 from archgen.checks.hall_figures import (
@@ -26,7 +33,7 @@ from archgen.checks.hall_figures import (
 )
 from archgen.checks.hall_load import feed_power, feed_stages, feed_words, it_floor
 from archgen.checks.hall_swing import hall_step, swing_judged
-from archgen.checks.occupants import hall_rest, over_facility
+from archgen.checks.occupants import StageLoads, hall_rest, over_facility
 from archgen.checks.own_halls import swing_by_hall, units_by_hall
 from archgen.checks.registry import Context, Violation
 from archgen.checks.shared_utility import shared_connection
@@ -47,7 +54,7 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
     """
     for path, c in ctx.clusters.items():
         if any(c.cluster.hall_facilities):   # each hall against its own facility, the cluster's judging none
-            yield from units_by_hall(path, c, ctx.clusters, _shares)
+            yield from units_by_hall(path, c, ctx.clusters, _stage)
             continue
         hall = c.cluster.facility
         feeds = hall.feeds if hall is not None else None
@@ -97,12 +104,9 @@ def hall_units(ctx: Context) -> Iterator[Violation]:
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}{text}{basis}{why}{alone(c)}",
                                 load.to("kW"), usable.to("kW"),
                                 public=f"{customer_text(what)}{text}{basis_said}{why_said}{alone(c)}")
-            elif over := over_facility(ctx.clusters, path, -1, hall, load, _share(key, peak),
-                                       partial(hall_load, key, fac=hall),
-                                       usable, Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} "
-                                                        f"{b}" for b in (basis, basis_said))),
-                                       ups_factor(hall) if key == "ups" else 1.0 if pue is None else float(pue),
-                                       hall_rest):
+            elif over := over_facility(ctx.clusters, path, -1, hall, load, _stage(key, hall), usable,
+                                       Worded(*(f"facility '{hall.id}''s usable {label} capacity {kw(usable)} {b}"
+                                                for b in (basis, basis_said)))):
                 yield Violation(path, c.cluster.spec.id, ("facility",), f"{what}: {over.message}{why}", over.total,
                                 usable.to("kW"), severity=over.severity,
                                 public=f"{customer_text(what)}: {customer_text(over.message)}{why_said}")
@@ -139,31 +143,35 @@ def hall_swing(ctx: Context) -> Iterator[Violation]:
             yield steady_only(path, c, judged)
 
 
-def _share(key: str, peak: float | None) -> Any:
-    """A peer cluster's load on the hall's UPS (feed power) or generators (its facility power), else a floor under it.
+def _share(key: str, c: Any) -> Any:
+    """A peer cluster's load on its facility's UPS (feed power) or generators (facility power), else a floor under it.
 
-    The floor is the racks' own IT power, times the PUE the load would use for the generators, over the
-    distribution's efficiency for the UPS (`_units_on_floor`).
+    The floor is the racks' own IT power over the distribution's efficiency for the UPS, x the facility's generator
+    PUE (`analyse.facility.generator_pue`: `peak_pue`, else the annual PUE) for the generator sets and utility feeds,
+    as `_units_on_floor` takes it; the facility power read is that PUE's (`facility_power_peak`, else
+    `facility_power`). Both of `c`'s own facility, the one it stands in as a whole (`hall_groups.places`). sites31:
+    before, the choice was the judged facility's `peak_pue`, passed in, with `c`'s facility's annual PUE; the same
+    facility wherever `c` is counted whole, so no figure moved.
     """
-    def share(c: Any) -> Any:
-        m = c.metrics
-        if key == "ups":   # with the in-row CDUs' pumps where the hall puts them on the UPS
-            floor = m.get("it_power_racks")
-            return ups_pumps(c, feed_power(m), "")[0] if feed_power(m) is not None else \
-                None if floor is None else floor * ups_factor(c.cluster.facility)
-        load = m.get("facility_power_peak" if peak is not None else "facility_power")
-        hall, floor = c.cluster.facility, m.get("it_power_racks")
-        pue = peak if peak is not None else hall.cost.energy.pue if hall.cost is not None else None
-        return load if load is not None else None if floor is None or pue is None else floor * pue
-    return share
+    m, fac = c.metrics, c.cluster.facility
+    floor = m.get("it_power_racks")
+    if key == "ups":   # with the in-row CDUs' pumps where the hall puts them on the UPS
+        return ups_pumps(c, feed_power(m), "")[0] if feed_power(m) is not None else \
+            None if floor is None else floor * ups_factor(fac)
+    load, pue = m.get("facility_power_peak" if fac.peak_pue is not None else "facility_power"), generator_pue(fac)
+    return load if load is not None else None if floor is None or pue is None else floor * pue
 
 
-def _shares(key: str, fac: Any) -> tuple[Any, Any]:
-    """Each other occupant's load on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's.
+def _stage(key: str, fac: Any) -> StageLoads:
+    """What each other occupant puts on facility `fac`'s UPS (`key` "ups") or generators: a cluster's, a hall's.
 
-    A hall's is `analyse.facility.hall_load`, the share the headrooms read (split30: it was computed here too).
+    A hall's is `analyse.facility.hall_load`, the share the headrooms read (split30: it was computed here too), the
+    utility feeds' as the generator sets' (x the PUE: both carry the facility power; sites31: before, under its own
+    key "utility", x 1); a storage counted once and a hall's cluster's rest are taken x `ups_factor` on the UPS, x
+    `generator_factor` else.
     """
-    return _share(key, fac.peak_pue), partial(hall_load, key, fac=fac)
+    return StageLoads(partial(_share, key), partial(hall_load, "ups" if key == "ups" else "generators", fac=fac),
+                      ups_factor(fac) if key == "ups" else generator_factor(fac), hall_rest)
 
 
 def _units_on_floor(path: str, c: Any, key: str, label: str, usable: Any, bases: tuple[str, str], floor: Any,

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from archgen.analyse.conversion import unpowered
 from archgen.analyse.cost import analyse_cost
 from archgen.analyse.goodput import no_checkpoint_target
+from archgen.analyse.hall_room import hall_rooms
 from archgen.analyse.network import ClusterAnalysis
 from archgen.analyse.operations_stage import energy_price, facility_figures, sweep_energy_share, sweep_figures
 from archgen.analyse.scale_up_switches import own_links_domain
@@ -47,6 +48,7 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
     """
     design = build(specs)
     scale_out = scale_out_paths(clusters)
+    rooms = hall_rooms(clusters)   # what each cluster's hall leaves for its IT power: a point over it does not fit
     wrong = [SpecProblem(specs.locate(owner, path), message=message) for s in sweeps
              for owner, path, message in mistakes(design, clusters, s)]
     if wrong:
@@ -114,8 +116,11 @@ def problems(specs: Specs, clusters: dict, sweeps: Sequence[Sweep]) -> list[Swee
                 own_machine = machine(cluster, specs.items, scale_out.get(cid), power, failures=failures,
                                       failure_ends=ends, cost_per_accelerator_hour=per_hour, rates=rates,
                                       utilisation=utilisation)
+                room = rooms.get(f"cluster/{cid}")
                 bases[(cid, None)] = dataclasses.replace(   # its cost's energy at maximum draw: a range (newuser64)
                     own_machine, switch=_switch_ports(a, specs, own_machine.hardware.accelerator),
+                    hall_limit=math.inf if room is None else room.limit.m_as("W"),
+                    hall_room="" if room is None else room.words,
                     energy_share=sweep_energy_share(specs, a) if per_hour is not None else 0.0,
                     energy_price=energy_price(a) if per_hour is not None else 0.0)
                 for j, aid in enumerate(sweep.axes.accelerator or ()):

@@ -209,7 +209,8 @@ def not_run_section(result: Result) -> Section:
     rows = tuple((NOT_JUDGED if status == "ok" else status, reason, n)
                  for (status, reason), n in sorted(reasons.items(), key=lambda x: (-x[1], x[0])))
     return section.add(Table("not-run", "Points by reason (a point that fits is not feasible where a SHALL is not "
-                                        "met or not provided, its arrivals outrun its replicas or its cluster fails)",
+                                        "met or not provided, its arrivals outrun its replicas, its cluster fails or "
+                                        "does not fit its hall)",
                              (Column("Status"), Column("Reason"), Column("Points", align="right")), rows))
 
 

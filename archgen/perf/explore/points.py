@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from archgen import metrics as registry
+from archgen.display import kw
 from archgen.errors import ArchgenError, WorkloadError
 from archgen.metrics_bands import BANDED
 from archgen.model.requirements import PASSING, Requirement, Status, fails
@@ -37,6 +38,7 @@ from archgen.perf.workload.estimate import precision
 from archgen.perf.workload.run_figures import run_bands, serving_cost_bands, serving_cost_ends
 from archgen.perf.workload.upper_bounds import BOUNDED, SHARE_BOUNDED, TCO_SHARED, UPPER_BOUNDS, unsettled_at
 from archgen.quantity_json import json_magnitude
+from archgen.units import Q_
 
 
 @dataclass(frozen=True)
@@ -216,9 +218,23 @@ OVERRUN = ("arrivals outrun the replicas: the queue grows for the whole run and 
            "judges such a Server run INVALID)")   # why an open-loop serving point is not feasible (`feasibility`)
 
 
+def over_hall(machine: Machine) -> str:
+    """Why a point's machine does not fit its cluster's hall (`Machine.hall_limit`, `analyse.hall_room`), in words.
+
+    "" where its IT power is within what the hall takes for the cluster, or not provided (NaN: scaled hardware, whose
+    point says it has no power).
+    """
+    power, limit = machine.it_power, machine.hall_limit
+    if not power > limit:
+        return ""
+    return (f"cluster '{machine.cluster}' does not fit {machine.hall_room}: its IT power at this point, "
+            f"{kw(Q_(power, 'W'))}, exceeds the {kw(Q_(limit, 'W'))} the hall takes for it by "
+            f"{kw(Q_(power - limit, 'W'))}")
+
+
 def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], met: dict[str, bool | None],
                 loose: set[str] | dict[str, Any], priced: str = "", cluster: str = "",
-                powerless: str = "", share: float = 0.0) -> tuple[bool, str]:
+                powerless: str = "", share: float = 0.0, hall: str = "") -> tuple[bool, str]:
     """Whether a point is feasible, and why not: `check`'s rule.
 
     Feasible: it fits, no requirement fails at its level (`model.requirements.fails`, as check's REQ001/REQ002, diff
@@ -229,6 +245,7 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     where the point does not fit (its reason is the misfit). `loose`: ids of requirements met at one end only of an
     unknown blocking time (`unsettled_at`). `powerless`: why the point has no power (`hardware_scope.unpowered`).
     `share`: of the TCO, an energy cost at maximum draw (`Machine.energy_share`), named where it leaves a cost loose.
+    `hall`: why the point's cluster does not fit its hall (`over_hall`; sites31: before, no point was held to it).
     """
     if not fits:
         return False, ""
@@ -241,8 +258,8 @@ def feasibility(problem: SweepProblem, fits: bool, metrics: dict[str, float], me
     why = [OVERRUN] * overrun + [
         f"{r.id} ({r.level.upper()}) " + (f"not provided: {unprovided(r, metrics, loose, priced, powerless, share)}"
                                          if status[r.id] is Status.NOT_PROVIDED else "not met") for r in missed]
-    why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing)
-    return not missed and not overrun and not failing, "; ".join(why)
+    why += [f"cluster '{cluster}' fails `archgen check`: {failing}"] * bool(failing) + [hall] * bool(hall)
+    return not missed and not overrun and not failing and not hall, "; ".join(why)
 
 
 def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
@@ -293,7 +310,7 @@ def evaluate_point(problem: SweepProblem, index: int) -> PointRow:
     order = [r.id for r in requirements(problem)]
     met = {k: None if statuses[k] in (None, Status.NOT_PROVIDED) else statuses[k] in PASSING for k in order}
     feasible, why = feasibility(problem, bool(est.fits), metrics, met, loose, priced, base.cluster, powerless,
-                                machine.energy_share)
+                                machine.energy_share, over_hall(machine))
     metrics |= serving_cost_ends(est, metrics) if est.fits else {}   # shown, after the judgement (cost31)
     return PointRow(index, values, base.cluster, "ok" if est.fits else "does not fit",
                     why if est.fits else "; ".join(est.notes[-1:]), sweep_layout(est.layout), metrics, met, feasible,

@@ -30,6 +30,7 @@ from archgen.perf.explore.points import (
     feasibility,
     on_estimate,
     on_point,
+    over_hall,
     point_scopes,
     provides,
     requirements,
@@ -151,7 +152,7 @@ def finish(pts: PointSet, take: slice, fit: np.ndarray, chosen: np.ndarray, metr
     met = [{k: got[k] for k in order} for got in met]
     risk = [sorted(ids, key=order.index) if len(ids) > 1 else ids for ids in risk]   # in the order of `requirements`
     outcomes = [feasibility(problem, fits[p], rows[p], met[p], loose[p], priced[p], base.cluster, powerless[p],
-                            base.energy_share)
+                            base.energy_share, over_hall(machines[powerless[p], priced[p]]))
                 for p in range(len(fits))]
     indices = pts.indices[take].tolist()
     values = pts.values[take]

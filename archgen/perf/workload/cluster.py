@@ -84,6 +84,8 @@ class Machine:
     domain_fabric: str = ""  # that technology, in words ("" where the domain runs on the accelerator's own link)
     energy_share: float = 0.0  # of the TCO, an energy cost at maximum draw (`upper_bounds.unsettled_at` judges cost so)
     energy_price: float = 0.0  # USD per kWh of IT energy (the hall's price x PUE): what a sweep's `tdp` level costs
+    hall_limit: float = math.inf  # W: the most IT power its hall takes for it (`analyse.hall_room`); inf: not held
+    hall_room: str = ""   # which facility and headroom set `hall_limit`, in words (`points.over_hall` says it)
 
 
 #: The collective library each accelerator vendor ships, named in what the estimate says of the network transport:
