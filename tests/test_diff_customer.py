@@ -100,6 +100,24 @@ def test_without_a_new_revision_the_list_says_so(tmp_path):
         in out
 
 
+def test_the_revision_line_says_whether_the_new_revision_is_approved(tmp_path):
+    """A revision B copied from A keeps A's approval in its spec: the change list says B is not approved."""
+    approved = "  approvals: [{name: C. Manager, role: release manager, date: 2026-12-01, revision: A}]\n"
+    base = _tree(tmp_path / "a", "A")
+    head = _tree(tmp_path / "b", "B", target="<= 42 kW")
+    rack = head / "racks" / "rack.yaml"
+    rack.write_text(rack.read_text(encoding="utf-8").replace(
+        "document: {number: AG-DGX-4, revision: B}\n", "document:\n  number: AG-DGX-4\n  revision: B\n" + approved,
+        1), encoding="utf-8")
+    out = run_cli("diff", base, head, "--audience", "customer").out
+    assert ("**Revisions:** `rack/dgx-h100-4` (AG-DGX-4) A → B (not approved: no approval names revision B)."
+            in out)
+    rack.write_text(rack.read_text(encoding="utf-8").replace("revision: A}]", "revision: B}]"), encoding="utf-8")
+    doc = json.loads(run_cli("diff", base, head, "--audience", "customer", "--format", "json").out)
+    assert doc["revisions"][0]["approval"] == "C. Manager (release manager, 2026-12-01)"
+    assert "A → B (approved by C. Manager (release manager, 2026-12-01))." in run_cli("diff", base, head).out
+
+
 def test_an_unknown_audience_is_a_usage_error(tmp_path):
     base, head = _sides(tmp_path)
     r = run_cli("diff", base, head, "--audience", "odm")

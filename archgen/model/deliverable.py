@@ -64,3 +64,20 @@ class DocumentInfo(Spec):
         "Total, the capex-by-kind chart). Default false: it shows the totals (capex, TCO, cost per "
         "accelerator-hour and per token) and says the unit prices are withheld. The internal edition shows them "
         "always."))
+
+    def approvals_of(self) -> tuple[list[Approval], list[Approval]]:
+        """(this revision's approvals, those of other revisions), each in the spec's order.
+
+        An approval is this revision's where it names the stated `revision` or names none; without a stated revision
+        every approval is (nothing to judge it by). A revision B copied from A with A's approval has none of its own.
+        """
+        this = [a for a in self.approvals if not self.revision or a.revision in (self.revision, "")]
+        return this, [a for a in self.approvals if a not in this]
+
+    def approval_text(self) -> str:
+        """Who approved this revision, as the document-control table's 'Approved by' row reads; "" without approvals."""
+        if not self.approvals:
+            return ""
+        this, _ = self.approvals_of()
+        return "; ".join(a.text(self.revision) for a in this) if this else \
+            f"not approved: no approval names revision {self.revision}"

@@ -74,7 +74,9 @@ def revision_text(r: RevisionChange) -> str:
         return f"{code(r.object)} changed but still states revision {pr_md(r.head)}: a release of it needs a new " \
             "revision"
     number = f" ({pr_md(r.number)})" if r.number else ""
-    return f"{code(r.object)}{number} {pr_md(r.base or 'not stated')} → {pr_md(r.head or 'not stated')}"
+    approval = f" ({pr_md(r.approval)})" if r.approval.startswith("not approved") else \
+        f" (approved by {pr_md(r.approval)})" if r.approval else ""
+    return f"{code(r.object)}{number} {pr_md(r.base or 'not stated')} → {pr_md(r.head or 'not stated')}{approval}"
 
 
 def _moves(s: dict, kind: str, label: str) -> str:
@@ -348,7 +350,8 @@ def to_json(d: Diff) -> str:
         refused=[{"side": side, "file": link} for side, link in d.refused],
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
         **({"revisions": [{"object": r.object, "number": r.number or None, "base": r.base or None,
-                           "head": r.head or None, "changed": r.changed} for r in d.revisions]}
+                           "head": r.head or None, "changed": r.changed, "approval": r.approval or None}
+                          for r in d.revisions]}
            if d.revisions else {}),
         prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
                  "head": _price_json(p.head)} for p in d.prices],

@@ -219,7 +219,8 @@ def to_json(d: Diff) -> str:
         audience="customer",
         summary={k: v for k, v in d.summary().items() if not k.startswith(_OURS)} | {"line": summary_line(d)},
         **({"revisions": [{"object": r.object, "number": r.number or None, "base": r.base or None,
-                           "head": r.head or None, "changed": r.changed} for r in d.revisions]}
+                           "head": r.head or None, "changed": r.changed, "approval": r.approval or None}
+                          for r in d.revisions]}
            if d.revisions else {}),
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
         bom=[_bom_json(c) for c in d.bom],

@@ -118,12 +118,9 @@ def approval_rows(info: DocumentInfo) -> list[tuple[str, str]]:
     """
     if not info.approvals:
         return []
-    current = info.revision
-    this = [a for a in info.approvals if not current or a.revision in (current, "")]
-    other = [a for a in info.approvals if a not in this]
-    rows = [("Approved by", "; ".join(a.text(current) for a in this) if this else
-             f"not approved: no approval names revision {current}")]
-    return rows + ([("Approvals of other revisions", "; ".join(a.text(current) for a in other))] if other else [])
+    other = info.approvals_of()[1]
+    return [("Approved by", info.approval_text())] + (
+        [("Approvals of other revisions", "; ".join(a.text(info.revision) for a in other))] if other else [])
 
 
 def conventions() -> Section:
