@@ -181,6 +181,9 @@ def diff(
         "repeatable).")] = None,
     pairs: Annotated[Path | None, typer.Option(
         metavar="FILE", help="A YAML file of pairs, 'pairs: {BASE_ID: HEAD_ID, ...}', read before --pair.")] = None,
+    audience: Annotated[str, typer.Option(
+        metavar="AUDIENCE", help="internal (the pull-request comment) or customer (a partner's change list: the "
+        "revision pair, part numbers; no paths, check IDs, waivers or our prices).")] = "internal",
 ) -> None:
     """Compare the specs of BASE and HEAD: changed metrics, new and resolved findings, requirement status."""
     from archgen.commands.diff import LinksOut, for_comment
@@ -188,7 +191,7 @@ def diff(
 
     def body() -> tuple[str, int]:
         try:
-            text, code = command(base, head, fmt, path, threshold, as_of, tuple(pair or ()), pairs)
+            text, code = command(base, head, fmt, path, threshold, as_of, tuple(pair or ()), pairs, audience)
             return (text if output is None else for_comment(text, fmt, output)), code
         except LinksOut as err:                # links out left out: the rest compared, the links on stderr, exit 2
             _write(err.compared if output is None else for_comment(err.compared, fmt, output), output)

@@ -34,8 +34,8 @@ def test_the_revisions_compared_are_stated(tmp_path):
     assert lines[4] == "**Revisions:** `rack/dgx-h100-4` (AG-1) A → B; `requirements/hall` A → B."
     doc = json.loads(run_cli("diff", base, head, "--format", "json").out)
     assert doc["revisions"] == [
-        {"object": "rack/dgx-h100-4", "number": "AG-1", "base": "A", "head": "B", "changed": True},
-        {"object": "requirements/hall", "number": None, "base": "A", "head": "B", "changed": True}]
+        {"object": "rack/dgx-h100-4", "number": "AG-1", "base": "A", "head": "B", "changed": True, "approval": None},
+        {"object": "requirements/hall", "number": None, "base": "A", "head": "B", "changed": True, "approval": None}]
     assert doc["summary"]["revisions_changed"] == 2 and doc["summary"]["revisions_kept"] == 0
 
 
@@ -48,7 +48,7 @@ def test_a_spec_changed_under_its_old_revision_is_listed(tmp_path):
     assert r.out.split("\n")[2].startswith("⚠️")
     doc = json.loads(run_cli("diff", base, head, "--format", "json").out)
     assert doc["revisions"] == [{"object": "requirements/hall", "number": None, "base": "A", "head": "A",
-                                 "changed": False}]
+                                 "changed": False, "approval": None}]
     assert doc["summary"]["revisions_kept"] == 1
 
 

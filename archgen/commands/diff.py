@@ -25,7 +25,9 @@ from archgen.compare.pairs import parse_pairs, read_pairs
 from archgen.compare.waiver_changes import WaiverChange, WaiverState
 from archgen.errors import LoadError, Location, SpecError, SpecProblem, UnreadableError, UsageError
 from archgen.output import diff as output
+from archgen.output import diff_customer as customer
 from archgen.pipeline import Run, run
+from archgen.render import AUDIENCES
 from archgen.render.files import write_atomic
 from archgen.spec_files import printable
 
@@ -33,7 +35,8 @@ FORMATS = ("md", "json")
 
 
 def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: float = 0.1,
-         as_of: str | None = None, pair: tuple[str, ...] = (), pairs_file: Path | None = None) -> tuple[str, int]:
+         as_of: str | None = None, pair: tuple[str, ...] = (), pairs_file: Path | None = None,
+         audience: str = "internal") -> tuple[str, int]:
     """The report comparing BASE with HEAD (`threshold` in percent); exit code 1 when HEAD fails.
 
     `pair`: `--pair BASE_ID=HEAD_ID` arguments, HEAD's object compared as BASE's (`compare.pairs`); `pairs_file`:
@@ -41,11 +44,16 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
 
     `as_of`: `--as-of`, the day both sides' waivers' `expires` is judged on (`as_of`), one date for both.
 
+    `audience`: ``internal`` (the pull-request comment) or ``customer`` (the change list a partner receives, with
+    nothing of ours: `output.diff_customer`); the rows, counts and exit code are the same.
+
     HEAD fails when a requirement newly fails or it has error findings. A side whose specs have errors raises them,
     headed by which side it is.
     """
     if fmt not in FORMATS:
         raise UsageError(f"unknown format '{fmt}'; expected md or json")
+    if audience not in AUDIENCES:
+        raise UsageError(f"unknown audience '{audience}'; expected {' or '.join(AUDIENCES)}")
     if not threshold >= 0 or threshold == float("inf"):  # NaN compares false and hid every change
         raise UsageError(f"--threshold {threshold}: expected a finite percentage >= 0")
     pairs = parse_pairs((*(read_pairs(pairs_file) if pairs_file else ()), *pair))
@@ -70,7 +78,8 @@ def diff(base: str, head: str, fmt: str = "md", path: str = "specs", threshold: 
         WaiverChange(_relocated(w.base, runs[0][2]), _relocated(w.head, runs[1][2])) for w in result.waivers),
         prices=tuple(replace(p, location=runs[1 if p.head is not None else 0][2].relocate(p.location))
                      for p in result.prices), refused=tuple(sides))
-    text = output.to_json(result) if fmt == "json" else output.markdown(result)
+    edition = customer if audience == "customer" else output
+    text = edition.to_json(result) if fmt == "json" else edition.markdown(result)
     if out:
         raise LinksOut(out, text)
     return text, 1 if result.failing else 0

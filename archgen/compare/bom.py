@@ -24,16 +24,19 @@ from dataclasses import dataclass
 from archgen.analyse.bom_line import BomLine
 from archgen.pipeline import Run
 from archgen.units import Q
+from archgen.validate import Specs
 
 
 @dataclass(frozen=True)
 class Holding:
-    """One part of one object's BOM: kind, quantity, total power and unit price (None where not known)."""
+    """One part of one object's BOM: kind, quantity, total power and unit price (None where not known), name, number."""
 
     kind: str
     quantity: int
     power: Q | None
     price: Q | None
+    name: str = ""
+    number: str = ""
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,10 @@ class PartChange:
     head: int
     power: Q | None
     cost: Q | None
+    #: The part's name and orderable part number as the BOM gives them (HEAD's, else BASE's; "" where it states none):
+    #: what a partner quotes against (`archgen diff --audience customer`).
+    name: str = ""
+    number: str = ""
 
     @property
     def change(self) -> int:
@@ -59,18 +66,23 @@ def bom_lines(run: Run) -> dict[str, dict[tuple[str, str], Holding]]:
     """Every rack's and cluster's BOM in a run, by object path and (part, system it is fitted in)."""
     out: dict[str, dict[tuple[str, str], Holding]] = {}
     for path, rack in sorted(run.racks.items()):
-        out[path] = _holdings(rack.bom, {})
+        out[path] = _holdings(rack.bom, {}, run.design.specs)
     for path, cluster in sorted(run.clusters.items()):
         if cluster.cabling is None:
             continue
         cost = run.operations.cost.get(path)
         prices = {(c.part, c.kind): c.unit_price for c in cost.lines} if cost is not None else {}
-        out[path] = _holdings(cluster.cabling.bom, prices)
+        out[path] = _holdings(cluster.cabling.bom, prices, run.design.specs)
     return out
 
 
-def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None]) -> dict[tuple[str, str], Holding]:
-    """One object's BOM lines by (part, system it is fitted in), with the unit prices its capex gives."""
+def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None],
+              specs: Specs) -> dict[tuple[str, str], Holding]:
+    """One object's BOM lines by (part, system it is fitted in), with the unit prices its capex gives.
+
+    The name is the part's (a fibre cord's line names its length bin, so a part's lines of one key keep the first's
+    part name), the number its spec's `part_number`, as the rendered BOM gives them (`render.tables.bom_name`).
+    """
     out: dict[tuple[str, str], Holding] = {}
     for line in lines:
         key = (line.part, line.within)
@@ -79,7 +91,10 @@ def _holdings(lines: Iterable[BomLine], prices: dict[tuple[str, str], Q | None])
         power = line.total_power
         if have is not None:
             power = None if power is None or have.power is None else have.power + power
-        out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price)
+        part = specs.get(line.part)
+        name = getattr(part, "name", "") or line.name or line.part
+        number = getattr(part, "part_number", "") or ""
+        out[key] = Holding(line.kind, line.quantity + (have.quantity if have else 0), power, price, name, number)
     return out
 
 
@@ -94,8 +109,9 @@ def bom_changes(base: Run, head: Run) -> tuple[PartChange, ...]:
             qa, qb = (a.quantity if a else 0), (b.quantity if b else 0)
             if qa == qb and not _power_moved(a, b):
                 continue
-            kind = next(h.kind for h in (b, a) if h is not None)
-            changes.append(PartChange(obj, key[0], kind, key[1], qa, qb, _power(a, b), _cost(a, b)))
+            held = next(h for h in (b, a) if h is not None)
+            changes.append(PartChange(obj, key[0], held.kind, key[1], qa, qb, _power(a, b), _cost(a, b), held.name,
+                                      held.number))
     return tuple(sorted(changes, key=lambda c: (c.object, c.kind, c.part, c.within)))
 
 

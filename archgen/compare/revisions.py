@@ -24,6 +24,9 @@ class RevisionChange:
     number: str
     base: str
     head: str
+    #: Who approved HEAD's revision (`DocumentInfo.approval_text`: "not approved: no approval names revision B" where
+    #: the approvals name only others); "" where HEAD's document states no approvals, or is a Requirements document.
+    approval: str = ""
 
     @property
     def changed(self) -> bool:
@@ -41,8 +44,9 @@ def revision_changes(base: Run, head: Run) -> tuple[RevisionChange, ...]:
             continue
         was, now = _revision(old), _revision(new)
         if was != now or (now and _content(old) != _content(new)):
-            number = new.document.number if isinstance(new, (Rack, Cluster)) else ""
-            out.append(RevisionChange(object_path(new), number, was, now))
+            number, approval = (new.document.number, new.document.approval_text()) if isinstance(new, (Rack, Cluster)) \
+                else ("", "")
+            out.append(RevisionChange(object_path(new), number, was, now, approval))
     return tuple(sorted(out, key=lambda c: c.object))
 
 

@@ -21,10 +21,20 @@ class Approval(Spec):
     role: str = Field("", description="In what role, e.g. 'release manager' or 'customer facility lead'.")
     date: datetime.date = Field(description=(
         "The day of the approval, as YYYY-MM-DD, e.g. 2026-12-01; a date that is no day is an error at its line."))
+    revision: str = Field("", description=(
+        "The revision of the document this approval signs off, e.g. 'B'. An approval of another revision than the "
+        "document's `revision` is printed in the 'Approvals of other revisions' row, not as this revision's; "
+        "unstated, the table says 'revision not stated' beside it."))
 
-    def text(self) -> str:
-        """The approval as the document-control table prints it: 'A. Manager (release manager, 2026-12-01)'."""
-        return f"{self.name} ({', '.join(x for x in (self.role, self.date.isoformat()) if x)})"
+    def text(self, current: str = "") -> str:
+        """The approval as the document-control table prints it: 'A. Manager (release manager, 2026-12-01)'.
+
+        Its revision is named unless it is `current`, the document's own: 'C. Manager (2026-12-01, revision A)', or
+        'revision not stated' where the approval names none and the document states one.
+        """
+        named = "" if self.revision == current else f"revision {self.revision}" if self.revision else \
+            "revision not stated" if current else ""
+        return f"{self.name} ({', '.join(x for x in (self.role, self.date.isoformat(), named) if x)})"
 
 
 class DocumentInfo(Spec):
@@ -40,9 +50,11 @@ class DocumentInfo(Spec):
         "{gb300-hall: B}: a partner's proposal states the release it answers, and `archgen gap` fails one that "
         "answers another revision than the one it is judged against."))
     approvals: list[Approval] = Field(default_factory=list, description=(
-        "Who approved this revision for release, in what role and on what day, e.g. [{name: A. Manager, role: "
-        "release manager, date: 2026-12-01}]: printed in the document-control table's 'Approved by' row in the "
-        "order given. Unstated: no row (the document says nothing of an approval)."))
+        "Who approved which revision for release, in what role and on what day, e.g. [{name: A. Manager, role: "
+        "release manager, date: 2026-12-01, revision: B}]: those of this `revision` are printed in the "
+        "document-control table's 'Approved by' row in the order given (none: 'not approved: no approval names "
+        "revision B'), those of other revisions in an 'Approvals of other revisions' row. Unstated: no row (the "
+        "document says nothing of an approval)."))
     authors: list[str] = Field(default_factory=list, description="Authors, e.g. ['A. Engineer (Example ODM)'].")
     audience: str = Field("", description="Who reads it, e.g. 'customer data-centre and network teams'.")
     confidentiality: str = Field("", description="Confidentiality marking printed on every page, e.g. "
@@ -52,3 +64,20 @@ class DocumentInfo(Spec):
         "Total, the capex-by-kind chart). Default false: it shows the totals (capex, TCO, cost per "
         "accelerator-hour and per token) and says the unit prices are withheld. The internal edition shows them "
         "always."))
+
+    def approvals_of(self) -> tuple[list[Approval], list[Approval]]:
+        """(this revision's approvals, those of other revisions), each in the spec's order.
+
+        An approval is this revision's where it names the stated `revision` or names none; without a stated revision
+        every approval is (nothing to judge it by). A revision B copied from A with A's approval has none of its own.
+        """
+        this = [a for a in self.approvals if not self.revision or a.revision in (self.revision, "")]
+        return this, [a for a in self.approvals if a not in this]
+
+    def approval_text(self) -> str:
+        """Who approved this revision, as the document-control table's 'Approved by' row reads; "" without approvals."""
+        if not self.approvals:
+            return ""
+        this, _ = self.approvals_of()
+        return "; ".join(a.text(self.revision) for a in this) if this else \
+            f"not approved: no approval names revision {self.revision}"

@@ -68,13 +68,15 @@ def summary_line(d: Diff) -> str:
     return "; ".join(parts) + f". {verdict}." + (f" Waivers judged as of {d.as_of}." if d.as_of else "")
 
 
-def _revision(r: RevisionChange) -> str:
+def revision_text(r: RevisionChange) -> str:
     """'`cluster/x` (AG-1) A → B', or what a document changed under BASE's revision needs (`compare.revisions`)."""
     if not r.changed:
         return f"{code(r.object)} changed but still states revision {pr_md(r.head)}: a release of it needs a new " \
             "revision"
     number = f" ({pr_md(r.number)})" if r.number else ""
-    return f"{code(r.object)}{number} {pr_md(r.base or 'not stated')} → {pr_md(r.head or 'not stated')}"
+    approval = f" ({pr_md(r.approval)})" if r.approval.startswith("not approved") else \
+        f" (approved by {pr_md(r.approval)})" if r.approval else ""
+    return f"{code(r.object)}{number} {pr_md(r.base or 'not stated')} → {pr_md(r.head or 'not stated')}{approval}"
 
 
 def _moves(s: dict, kind: str, label: str) -> str:
@@ -121,23 +123,28 @@ def one_sided_section(d: Diff) -> list[str]:
         + body + [""]
 
 
-def markdown(d: Diff) -> str:
-    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects.
-
-    No ``@`` in it mentions anyone (`no_mentions`): a requirement's `statement: "@org/team ..."` pinged the team on
-    every pull request that listed it.
-    """
+def mark(d: Diff) -> str:
+    """The report's first mark: ❌ where HEAD fails, ⚠️ where it passes but a reader must look, else ✅ (README)."""
     lost = any(c.presence in ("not provided in HEAD", "only in BASE") for c in d.metrics)
     s = d.summary()
     moved = any(s[f"requirements_{k}"] for k in _REQUIREMENT_MOVES)
     waived = s["findings_newly_waived"] or s["findings_waiver_renewed"] or any(w.review for w in d.waivers)
     look = (s["metrics_worse"] or lost or moved or s["findings_new_warnings"] or waived or s.get("revisions_kept")
             or s["findings_changed"])
-    icon = "❌" if d.failing or d.refused else "⚠️" if look else "✅"   # passes, but look (README, Pull requests)
+    return "❌" if d.failing or d.refused else "⚠️" if look else "✅"
+
+
+def markdown(d: Diff) -> str:
+    """The diff as a Markdown pull-request comment: summary, requirements, findings, metrics, objects.
+
+    No ``@`` in it mentions anyone (`no_mentions`): a requirement's `statement: "@org/team ..."` pinged the team on
+    every pull request that listed it.
+    """
+    icon = mark(d)
     lines = [f"## archgen diff: {code(shown_file(d.base_label))} → {code(shown_file(d.head_label))}", "",
              f"{icon} {summary_line(d)}", ""]
     if d.revisions:   # what a partner quotes (`compare.revisions`)
-        lines += ["**Revisions:** " + "; ".join(map(_revision, d.revisions)) + ".", ""]
+        lines += ["**Revisions:** " + "; ".join(map(revision_text, d.revisions)) + ".", ""]
     if d.pairs:   # `--pair`: HEAD's objects under BASE's paths below
         lines += ["Paired (BASE = HEAD): " + ", ".join(f"{code(b)} = {code(h)}" for b, h in d.pairs)
                   + "; HEAD's objects are shown by BASE's ids.", ""]
@@ -152,12 +159,12 @@ def markdown(d: Diff) -> str:
         above = None
         for r in d.requirements:       # by requirement: its objects under it, the requirement named once
             if above is not None and above.state.requirement == r.state.requirement:
-                named = ("", "↳", "" if _target(above) == _target(r) else _target(r))
+                named = ("", "↳", "" if target_cell(above) == target_cell(r) else target_cell(r))
             else:
                 refines = f" (refines {', '.join(r.state.parent)})" if r.state.parent else ""   # `Requirement.traced`
-                named = (r.state.requirement, pr_md(r.state.statement + refines), _target(r))
+                named = (r.state.requirement, pr_md(r.state.statement + refines), target_cell(r))
             lines.append(f"| {named[0]} | `{r.state.object}` | {named[1]} | {named[2]} | "
-                         f"{_status_cell(r.base)} | {_status_cell(r.head, d.renewal(r))} | "
+                         f"{status_cell(r.base)} | {status_cell(r.head, d.renewal(r))} | "
                          f"{requirement_value(r.base)} → {requirement_value(r.head)} |")
             above = r
         lines.append("")
@@ -286,7 +293,7 @@ def power_and_cost(d: Diff) -> list[MetricChange]:
                   key=lambda c: (c.object, POWER_AND_COST.index(c.metric)))
 
 
-def _target(r: RequirementChange) -> str:
+def target_cell(r: RequirementChange) -> str:
     """The target with its level (SHALL, SHOULD, MAY); base → head where the requirement was redefined."""
     def text(state: RequirementState) -> str:
         by = "" if state.verification == "analysis" else f", verified by {state.verification}"
@@ -299,7 +306,8 @@ def _target(r: RequirementChange) -> str:
     return pr_md(r.state.target)
 
 
-def _status_cell(state: RequirementState | None, renewal: str = "") -> str:
+def status_cell(state: RequirementState | None, renewal: str = "") -> str:
+    """A side's status of a requirement row: its mark, "(waived)" with the renewal where one renewed it; absent."""
     if state is None:
         return "absent"
     mark = MARKS[state.status] + (" (within tolerance)" if state.tolerated else "")
@@ -314,7 +322,8 @@ def _definition_json(state: RequirementState | None) -> dict | None:
                                        "verification": state.verification, "parent": list(state.parent) or None}
 
 
-def _state_json(state: RequirementState | None) -> dict | None:
+def state_json(state: RequirementState | None) -> dict | None:
+    """A side's status, value and waived flag of a requirement row in JSON; None where that side lacks it."""
     if state is None:
         return None
     return {"status": state.status, "value": metric_quantity(state.metric, state.value),
@@ -343,7 +352,8 @@ def to_json(d: Diff) -> str:
         refused=[{"side": side, "file": link} for side, link in d.refused],
         **({"pairs": pairs_json(d.pairs)} if d.pairs else {}),
         **({"revisions": [{"object": r.object, "number": r.number or None, "base": r.base or None,
-                           "head": r.head or None, "changed": r.changed} for r in d.revisions]}
+                           "head": r.head or None, "changed": r.changed, "approval": r.approval or None}
+                          for r in d.revisions]}
            if d.revisions else {}),
         prices=[{"change": p.kind, "object": p.object, "part": p.part, "base": _price_json(p.base),
                  "head": _price_json(p.head)} for p in d.prices],
@@ -354,8 +364,8 @@ def to_json(d: Diff) -> str:
                        "statement": r.state.statement, "target": r.state.target,
                        "level": r.state.level, "verification": r.state.verification,
                        "parent": list(r.state.parent) or None,
-                       "base": _state_json(r.base),
-                       "head": _state_json(r.head), "failing": r.failing, "redefined": r.redefined,
+                       "base": state_json(r.base),
+                       "head": state_json(r.head), "failing": r.failing, "redefined": r.redefined,
                        "tightened": r.tightened,
                        "newly_waived": r.newly_waived and not d.renewal(r), "waiver_renewed": d.renewal(r) or None,
                        "base_definition": _definition_json(r.base) if r.redefined else None}

@@ -295,7 +295,7 @@ def to_json(g: Gap, audience: str = "internal") -> str:
         return dumps(document(
             summary=g.summary() | {"line": summary_line(g)},
             rows=[_public_row(_row_json(r, bool(g.reference))) for r in g.rows],
-            findings=[_public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
+            findings=[public_finding(finding(replace(f, message=f.public_message))) for f in g.proposal_findings],
             objects=list(g.objects),
             **({"revisions": [_answer_json(a, public=True) for a in g.answers]} if g.answers else {}),
         ), ascii_only=False)
@@ -318,7 +318,7 @@ def _answer_json(a: Answer, public: bool = False) -> dict:
             **({} if public else {"objects": list(a.objects)}), "current": a.current}
 
 
-def _public_finding(f: dict) -> dict:
+def public_finding(f: dict) -> dict:
     """A JSON finding of the customer edition: no location, a waiver without its reason, no paths in the message.
 
     Its message is the check's customer words (`Finding.public_message`, put in by `to_json`).

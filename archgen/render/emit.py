@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,37 @@ def control_table(doc: DocumentModel) -> Table:
     """
     return Table("document", "Document control", (Column("Field"), Column("Value")),
                  (*doc.control, ("archgen version", __version__)))
+
+
+#: The control rows every data CSV repeats in its last columns (`revision_stamp`).
+STAMPED = ("Document number", "Revision")
+
+
+def revision_stamp(doc: DocumentModel) -> tuple[tuple[str, str], ...]:
+    """The document number and revision the data CSVs carry on every row, as the edition's control table gives them.
+
+    A CSV forwarded or imported on its own (a BOM into an ODM's ERP) then says which release it belongs to, as PLM
+    exports carry the parent's number and revision on each line (newuser87: two revisions' ``bom.csv`` could not be
+    told apart). Constant columns, not a comment line (`control_table`), and only what the specs state or git gives:
+    the same input, the same bytes. The workbook needs none: its first sheet is the control table.
+    """
+    control = dict(doc.control)
+    return tuple((field, str(control.get(field, ""))) for field in STAMPED)
+
+
+def titled(svg: bytes, doc: DocumentModel, name: str) -> bytes:
+    """A diagram's SVG file with a ``<title>`` naming the document number, revision and diagram.
+
+    SVG's own title element (SVG 1.1, 5.4), first child of the root: a browser shows it as the tab's title and a
+    drawing tool as the document's, so an elevation sent on its own still says which release it belongs to
+    (newuser87). Only the file: the copy inlined in the HTML and PDF stands under the document's control table. A
+    PNG has no such field here (a diagram one rack and its cluster share is saved once, `diagrams.drawn_once`).
+    """
+    number, revision = (value for _, value in revision_stamp(doc))   # a sweep's document states neither
+    text = html.escape(f"{number or doc.target}{f' revision {revision}' if revision else ''}: {name}", quote=False)
+    start = svg.find(b"<svg")
+    end = svg.find(b">", start) + 1 if start >= 0 else 0
+    return svg if end <= 0 else svg[:end] + f"\n <title>{text}</title>".encode() + svg[end:]
 
 
 def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]], csv_tables: dict[str, Any],
@@ -58,7 +90,7 @@ def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]]
         rendered = diagrams.render(name, draw, fmts)
         doc.figures[name] = {"svg": rendered.get("svg", b"").decode("utf-8")}
         for f in image_formats:
-            files[f"{name}.{f}"] = rendered[f]
+            files[f"{name}.{f}"] = titled(rendered[f], doc, name) if f == "svg" else rendered[f]
     env = environment(templates) if {"md", "html"} & set(formats) else None
     if env is not None and "md" in formats:
         step("markdown")
@@ -73,8 +105,9 @@ def render_document(doc: DocumentModel, figures: Mapping[str, Callable[[], Any]]
         files[f"{doc.target}.pdf"] = pdf_bytes(doc, templates)
     if "csv" in formats:
         step("csv")
+        stamp = revision_stamp(doc)
         for name, table in csv_tables.items():
-            files[name] = tables.csv_bytes(table)
+            files[name] = tables.csv_bytes(table, () if name == "document.csv" else stamp)
     if "xlsx" in formats:
         step("xlsx")
         files[f"{doc.target}.xlsx"] = tables.xlsx_bytes(list(csv_tables.values()))

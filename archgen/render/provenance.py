@@ -15,11 +15,16 @@ from archgen.model import Document as SpecDocument
 
 
 def input_hash(docs: Iterable[SpecDocument]) -> str:
-    """SHA-256 (first 12 hex digits) of the validated documents a target uses, independent of file layout."""
+    """SHA-256 (first 12 hex digits) of the validated documents a target uses, independent of file layout.
+
+    Of the fields each document sets (pydantic's ``exclude_unset``), not of the defaults archgen fills in, so a field
+    a release adds with a default leaves every digest as it was, and a partner comparing two deliveries' digests sees
+    a change only where the specs changed (newuser87).
+    """
     h = hashlib.sha256()
     for doc in sorted(docs, key=lambda d: (type(d).__name__, d.id)):
         h.update(type(doc).__name__.encode())
-        h.update(json.dumps(doc.model_dump(mode="json", by_alias=True), sort_keys=True).encode())
+        h.update(json.dumps(doc.model_dump(mode="json", by_alias=True, exclude_unset=True), sort_keys=True).encode())
     return h.hexdigest()[:12]
 
 

@@ -70,24 +70,27 @@ def bom_table(lines: Sequence[BomLine], specs: Any, caption: str = "Bill of mate
     return Table("bom", caption, BOM_COLUMNS, tuple(rows))
 
 
-def csv_bytes(table: Table) -> bytes:
+def csv_bytes(table: Table, stamp: tuple[tuple[str, str], ...] = ()) -> bytes:
     """A table as CSV: a header of column headings, then the cells as displayed (numbers without separators).
 
     A number at its column's decimals, one they would show at fewer than two significant figures at two
-    (`display.decimals`, as the document's cells show it: 8.7e-06, not 0.000).
+    (`display.decimals`, as the document's cells show it: 8.7e-06, not 0.000). `stamp`: (heading, value) columns
+    added last with one value on every row, the document's number and revision (`emit.render_document`).
     """
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([c.heading for c in table.columns])
+    writer.writerow([c.heading for c in table.columns] + [heading for heading, _ in stamp])
     width = len(table.columns)
+    values = [value for _, value in stamp]
     if table.rows and all(len(row) == width for row in table.rows):
         # column by column: a port map's 10^6 rows (`bench/bench_render.py`) spent most of a render here cell by cell
         by_column = zip(*table.rows, strict=True)
         columns = [_csv_column(values, col) for values, col in zip(by_column, table.columns, strict=True)]
+        columns += [[value] * len(table.rows) for value in values]
         writer.writerows(zip(*columns, strict=True))
     else:
         for row in table.rows:   # no rows, or a row of the wrong width (which `zip` names)
-            writer.writerow([csv_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
+            writer.writerow([csv_cell(v, c) for v, c in zip(row, table.columns, strict=True)] + values)
     return buf.getvalue().encode("utf-8")
 
 

@@ -15,8 +15,8 @@ from tests.conftest import SPECS, run_cli, write_tree
 RACK = (SPECS / "racks" / "dgx-h100-4.yaml").read_text(encoding="utf-8")
 NAME = "name: DGX H100 rack (4 systems, air cooled)\n"
 APPROVALS = ("document:\n  revision: B\n  approvals:\n"
-             "    - {name: A. Manager, role: release manager, date: 2026-12-01}\n"
-             "    - {name: B. Lead, role: power engineering, date: '2026-11-30'}\n")
+             "    - {name: A. Manager, role: release manager, date: 2026-12-01, revision: B}\n"
+             "    - {name: B. Lead, role: power engineering, date: '2026-11-30', revision: B}\n")
 ROW = "A. Manager (release manager, 2026-12-01); B. Lead (power engineering, 2026-11-30)"
 
 

@@ -36,7 +36,9 @@ def test_customer_requirements_csv_and_xlsx_read_as_the_document(su_customer):
     openpyxl = pytest.importorskip("openpyxl")
     md = md_table((su_customer / f"{SU}.customer.md").read_text(encoding="utf-8"),
                   "Requirements compliance matrix")
-    table = csv_rows(su_customer / "requirements.customer.csv")
+    stamped = csv_rows(su_customer / "requirements.customer.csv")
+    assert stamped[0][-2:] == ["Document number", "Revision"]   # the release on every row; the workbook has its sheet
+    table = [row[:-2] for row in stamped]
     sheet = [["" if c is None else str(c) for c in row]
              for row in openpyxl.load_workbook(su_customer / f"{SU}.customer.xlsx")["requirements"]
              .iter_rows(values_only=True)]
@@ -53,10 +55,11 @@ def test_customer_bom_csv_quantities_are_the_documents(su_customer):
     """Every BOM line of the document's appendix is a row of ``bom.customer.csv`` with the same part and quantity."""
     md = md_table((su_customer / f"{SU}.customer.md").read_text(encoding="utf-8"), "Bill of materials")
     table = csv_rows(su_customer / "bom.customer.csv")
-    assert [*md[0], "Qty status"] == table[0]   # the CSV's Qty is a number or empty, its status beside it
+    # the CSV's Qty is a number or empty, its status beside it; then the release every data CSV names on each row
+    assert [*md[0], "Qty status", "Document number", "Revision"] == table[0]
     qty = md[0].index("Qty")
     assert [(r[0], r[qty].replace(",", "")) for r in md[1:]] == \
-        [(r[0], r[qty] or r[-1]) for r in table[1:]]
+        [(r[0], r[qty] or r[-3]) for r in table[1:]]
 
 
 def test_rack_weight_says_what_it_holds(su_customer):

@@ -67,6 +67,6 @@ def test_port_map_has_one_row_per_cable(customer, shipped_run):
     assert sum(1 for _ in sheet.iter_rows()) == cables + 1
     # the BOM by size: one column per size of the growth series (1 and 2 SUs: 2 x is the 2-tier fabric's last)
     by_size = list(csv.reader(io.StringIO((customer / "bom-by-size.customer.csv").read_text(encoding="utf-8"))))
-    assert by_size[0][3:] == ["1 unit, 576 accelerators", "2 units, 1,152 accelerators"]
-    racks = {r[0]: r[3:] for r in by_size[1:] if r[1] == "Rack"}
+    assert by_size[0][3:] == ["1 unit, 576 accelerators", "2 units, 1,152 accelerators", "Document number", "Revision"]
+    racks = {r[0]: r[3:-2] for r in by_size[1:] if r[1] == "Rack"}
     assert racks["gb200-nvl72"] == ["8", "16"]

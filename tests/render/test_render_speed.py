@@ -29,13 +29,14 @@ CLUSTERS = ("gb200-nvl72-su", "dgx-b200-superpod")
 FORMATS = ("md", "csv")   # the port map's excerpt and its file; HTML and XLSX read the same tables
 
 
-def reference_csv_bytes(table: Table) -> bytes:
-    """`tables.csv_bytes` as it was: every cell through `csv_cell`."""
+def reference_csv_bytes(table: Table, stamp: tuple[tuple[str, str], ...] = ()) -> bytes:
+    """`tables.csv_bytes` as it was: every cell through `csv_cell`, the stamp's columns after them on each row."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([c.heading for c in table.columns])
+    writer.writerow([c.heading for c in table.columns] + [heading for heading, _ in stamp])
     for row in table.rows:
-        writer.writerow([tables.csv_cell(v, c) for v, c in zip(row, table.columns, strict=True)])
+        writer.writerow([tables.csv_cell(v, c) for v, c in zip(row, table.columns, strict=True)]
+                        + [value for _, value in stamp])
     return buf.getvalue().encode("utf-8")
 
 
