@@ -63,8 +63,8 @@ FABRIC: tuple[Metric, ...] = (
     Metric("fabric", "<tier>.breakout_cages", "", "", 0, "Cages used", "Cages used at tier <tier>, every "
            "plane.", _N),
     Metric("fabric", "<tier>.oversubscription", "", "", 2, "Oversubscription", "Down:up bandwidth of the ports in use "
-           "at tier <tier>, not of its port split: leaf, the endpoint ports over the uplinks; spine, the leaf links "
-           "over the core links (1 is non-blocking).", _F),
+           "at tier <tier>, not of its port split: leaf, the endpoint ports of its fullest leaf over that leaf's "
+           "uplinks; spine, the leaf links over the core links (1 is non-blocking).", _F),
     Metric("fabric", "links.<link>", "", "", 0, "Links", "Links at level <link>, every plane.", _N),
     Metric("fabric", "cables.<link>", "", "", 0, "Cables", "Physical cables at level <link>, every plane: copper "
            "assemblies and optical cables, a cable split across two planes or spines counted once.", _C),

@@ -62,3 +62,18 @@ def test_the_serving_band_lies_below_its_estimate_by_the_familys_errors(run):
     assert est.conventions["moe_serving"].startswith("likely optimistic: the model over-predicted the tokens/s of "
                                                      "every scored MoE offline serving run, 6 of 6, by +28.4% to "
                                                      "+115.2%")
+
+
+def test_the_racks_text_states_its_own_redundancy_and_loop(run):
+    """review47: the partner document prints the rack's description and its loop's notes. Forked from gb300-nvl72,
+    the description said the shelves were "declared N+0 here" where the spec declares N+1 (and N+1 holds: 8 x 33 kW
+    less one is 231 kW against 203.4 kW at the busbar, 223.1 kW at the 230 kW high end x 0.97), and the liquid notes
+    named "the GB300 NVL72 rack" and "one CDU group (2 CDUs, N+1) per 8-rack scalable unit" where the rack states
+    4 racks per CDU group."""
+    rack = next(r.spec for r in run.design.racks if r.path == "rack/vr-nvl72")
+    assert rack.power.shelves.redundancy == "N+1"
+    assert "N+0" not in rack.description and "N+1" in rack.description
+    notes = rack.cooling.liquid.notes
+    assert "GB300" not in notes and f"per {rack.cooling.liquid.racks_per_cdu}-rack" in notes
+    capacity = 7 * 33.0
+    assert 230 * 0.97 < capacity and run.metrics["rack/vr-nvl72"]["it_power"].m_as("kW") < capacity

@@ -15,7 +15,7 @@ import pytest
 from archgen.pipeline import run
 from archgen.render import render_all
 from tests.conftest import SPECS
-from tests.data.clusters.small import DGX_H100_RACK
+from tests.data.clusters.small import DGX_H100_RACK, files
 
 
 @pytest.fixture(scope="module")
@@ -221,6 +221,29 @@ def test_rail_only_pipeline(spec_tree) -> None:
     assert m["bisection_bandwidth"] == 8 * 16 * 400
     assert not [f for f in result.findings if f.severity == "error"], [f.message for f in result.findings]
 
+
+
+def test_rail_only_leaf_taper_is_the_fullest_leafs(spec_tree) -> None:
+    """review47, as the fat tree's: 16 DGX H100 domains a rail on 8-port 3:1 rail leaves (6 down, 2 up) fill
+    6 + 6 + 4, so the full leaves run at 6:2 = 3.00; the rail's ports over all its leaves' uplinks, 16 / 6 = 2.67,
+    is no leaf's ratio, and the performance model took that taper."""
+    tree = files(racks=2, sus=2, switch="sw8")
+    tree["clusters/c.yaml"] = tree["clusters/c.yaml"].split("fabrics:")[0] + """fabrics:
+- id: f
+  topology: rail-only
+  role: compute
+  speed: 400 Gb/s
+  switch: sw8
+  oversubscription: "3:1"
+  leaf: {rack: net}
+  spine: {rack: net}
+  links: {access: [dac-800g-osfp, mmf-800g-sr8], leaf_spine: [dac-800g-osfp, mmf-800g-sr8]}
+"""
+    result = run([spec_tree(tree)])
+    fa = result.clusters["cluster/c"].fabrics[0]
+    assert (fa.tier("leaf").down, fa.tier("leaf").up, fa.tier("leaf").switches) == (6, 2, 3 * 8)
+    assert fa.oversubscription["leaf"] == pytest.approx(6 / 2)
+    assert result.clusters["cluster/c"].scale_out.oversubscription == pytest.approx(6 / 2)
 
 SCALE_UP = """kind: Rack
 id: r

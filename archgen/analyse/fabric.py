@@ -193,7 +193,7 @@ def analyse_fabric(design: Design, cluster: ClusterDesign, fabric: BoundFabric, 
     problems += tuple(radix_problems(fabric, counts, {p.path for p in problems if p.check == "NET018"}))
     # bandwidth and reach, over all planes
     injection, bisection, oversub = _bandwidth(spec, tiers_used, counts, n_node_ports, demand.nodes, access,
-                                               upper.pods)
+                                               upper.pods, demand.busiest_leaf(leaf.down, access, rpl))
     max_endpoints = upper.max_endpoints * planes
     max_acc = max_endpoints // ppn * compute.part.accelerators if compute is not None and ppn else 0
     # failure domains
@@ -235,13 +235,15 @@ def rails(cluster: ClusterDesign, fabric: BoundFabric, compute: NodeType | None,
 
 
 def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], node_ports: int, node_plane: int,
-               access: int, pods: int) -> tuple[Q, Q, dict[str, float]]:
+               access: int, pods: int, busiest: int) -> tuple[Q, Q, dict[str, float]]:
     """Injection and bisection bandwidth over all planes, and the oversubscription at each tier.
 
-    Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaves'
-    access ports over their uplinks, the spines' leaf links over their core links (a spine split 42:21 whose pods
-    fill 32 of the 42 down ports is 32:21 = 1.52, not 2). Both count the uplinks of the leaves that hold
-    endpoints: a spare leaf's uplinks carry no traffic.
+    Every tier's oversubscription is the down:up bandwidth of the ports in use, not of its port split: the leaf's,
+    the access ports of its fullest leaf (`busiest`, `PlaneDemand.busiest_leaf`) over that leaf's uplinks (leaves
+    fill in order: 128 ports on 3:1 leaves of 48 down are 48 + 48 + 32, so 3.00, not 128 / 48 = 2.67, a ratio no
+    leaf has; review47); the spines' leaf links over their core links (a spine split 42:21 whose pods fill 32 of
+    the 42 down ports is 32:21 = 1.52, not 2), counting the uplinks of the leaves that hold endpoints: a spare
+    leaf's uplinks carry no traffic.
     The spine-core cut counts only with two pods or more: in one pod every spine reaches every leaf, so the halves
     of its leaves meet at the spines and no traffic between them climbs to the cores.
     """
@@ -250,7 +252,7 @@ def _bandwidth(spec: FatTree, tiers_used: int, tiers: tuple[TierCount, ...], nod
     bisection = (_plane_cut(spec, tiers_used, tiers, node_plane, pods) * spec.planes).to("Gbit/s")
     oversub: dict[str, float] = {}
     if tiers_used >= 2 and uplinks:
-        oversub["leaf"] = float(((access * speed) / (uplinks * up_speed)).to("").magnitude)
+        oversub["leaf"] = float(((busiest * speed) / (tiers[0].up * up_speed)).to("").magnitude)
     if tiers_used == 3 and tiers[1].up_used:  # like the leaf's: the ports in use, the used leaves' uplinks below
         oversub["spine"] = float((uplinks * up_speed / (tiers[1].up_used * tiers[1].up_speed)).to("").magnitude)
     return injection, bisection, oversub

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from archgen.analyse.bom_line import BomLine
+from archgen.analyse.feeding import busbar_flags
 from archgen.analyse.fittings import fitting_lines
 from archgen.build import RackDesign
 from archgen.model import Switch, System
@@ -72,16 +73,15 @@ def rack_accessories(rack: RackDesign) -> list[BomLine]:
 def cord_gaps(rack: RackDesign) -> list[str]:
     """Open items for placed systems and switches whose power cords the BOM cannot count (no PSU inlet given).
 
-    Racks with power shelves feed their trays from the busbar, so only parts in racks with PDUs need cords. Where the
+    Racks with power shelves feed their trays from the busbar, so only parts on PDUs need cords, and parts fed from
+    outside the rack (`power.external`: a busbar rack's AC management switches, review47). Where the
     PSU rating is given, the item says which IEC 60320 coupler its current needs: C13/C14 are rated 10 A and C19/C20
     16 A (IEC 60320-1), and a PSU's current at the lowest common input voltage, 200 V, is its rating / 200 V.
     """
-    if not any(type(item.part).__name__ == "PDU" for item in rack.items):
-        return []
     out: dict[str, str] = {}
-    for item in rack.items:
+    for item, on_busbar in zip(rack.items, busbar_flags(rack), strict=True):
         part = item.part
-        if not isinstance(part, System | Switch) or part.id in out:
+        if not isinstance(part, System | Switch) or part.id in out or on_busbar:
             continue
         psus = part.power.psus
         if psus is not None and psus.inlet:

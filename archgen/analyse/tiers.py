@@ -207,6 +207,20 @@ class PlaneDemand:
         extra_leaves = math.ceil(max(rest - max(spare, 0), 0) / down)
         return self.groups * per_group + extra_leaves, per_group, rpl
 
+    def busiest_leaf(self, down: int, access: int, rpl: int) -> int:
+        """Access ports on the fullest leaf of one plane, whose down:up is the leaf tier's oversubscription.
+
+        Leaves fill in order (`FabricAnalysis.leaf_endpoints`): the first holds min(d, ports). A rail leaf holds
+        its rails of every domain of its group (rails per leaf x domains); a leaf among racks (`leaf.serves_racks`)
+        its group's ports; each with the other and reserved ports that take its free ports at most.
+        """
+        if self.racks:
+            return min(down, max(self.racks) + max(access - sum(self.racks), 0))
+        if self.rail_optimized and self.groups and self.group_domains and rpl:
+            rail = min(rpl, self.rails) * self.group_domains if self.group_domains <= down else down
+            return min(down, rail + max(access - self.grouped, 0))
+        return min(down, access)
+
     def reach(self, leaves: int, down: int) -> int:
         """Endpoint ports `leaves` leaves of `down` ports take at full growth.
 

@@ -33,7 +33,7 @@ Every count is a formula over the spec's numbers (N chips, d_i chips along dimen
   ports on it: one switch when E_r ≤ k, else leaves of d down / u up ports (split by the oversubscription),
   L_r = ⌈E_r / d⌉, and S_r = the smallest divisor of u ≥ ⌈L_r·u / k_spine⌉ spines; no spine joins two rails, so
   traffic between rails crosses the scale-up domain. Bisection (cut between halves of the domains) =
-  R·P·min(E_r·s/2, L_r·u·s/2); hops 1 (or 3).
+  R·P·min(E_r·s/2, L_r·u·s/2); hops 1 (or 3); the leaf oversubscription is the fullest leaf's, min(d, E_r) / u.
 
 The graphs that cross-check these forms on small instances are in `archgen.topology` (`torus_graph`,
 `dragonfly_graph`, `rail_only_graph`; tests/test_topologies.py).
@@ -336,7 +336,8 @@ def _rail_only(design: Design, cluster: ClusterDesign, fabric: BoundFabric, spec
         links["leaf_spine"] = leaves * f["up"]
     per_rail = min(domains * s / 2, f["leaves"] * f["up"] * s / 2) if f["tiers"] == 2 else domains * s / 2
     bisection = (per_rail * n_rails * planes).to("Gbit/s")
-    oversub = {"leaf": domains / (f["leaves"] * f["up"])} if f["tiers"] == 2 and f["up"] else {}
+    # the fullest rail leaf's down:up, as a fat tree's (review47): a rail's leaves fill in order
+    oversub = {"leaf": min(f["down"], domains) / f["up"]} if f["tiers"] == 2 and f["up"] else {}
     per_acc = compute.part.accelerators if compute else 0
     max_endpoints = f["max"] * n_rails * planes
     figures = {"rail_only.domains_per_rail": count(domains)}

@@ -52,6 +52,20 @@ def _tier_text(tier: Any) -> str:
     return f"{name} ({'certified' if tier.certified else 'design, not certified'})"
 
 
+def _floor_load(rack: Any) -> str:
+    """The heaviest rack's floor load, "at least" where its weight leaves installed parts out.
+
+    review47: the hall's table printed the NVL72 rack's 2,114 kg/m² as the figure to carry, where its own document
+    reads "at least".
+    """
+    if rack is None:
+        return "—"
+    load = fmt.q(rack.space.floor_load, "kg/m**2", 0)
+    if not rack.space.lower_bound:
+        return load
+    return f"at least {load} ({rack.rack.spec.id}, a lower bound: its weight leaves out what Rack design names)"
+
+
 def datacentre(scope: Any, a: Any) -> Section:
     """What the hall must provide: rating, maintainability, feeds, power, cooling, floor; against what it states."""
     m, hall = scope.metrics, a.cluster.facility
@@ -65,7 +79,7 @@ def datacentre(scope: Any, a: Any) -> Section:
             *water_rows([(r, a.cluster.rack_counts[r.rack.spec.id]) for r in racks]),
             *((("Heat to the rear doors' water", fmt.q(doors, "kW", 1)),) if doors.magnitude else ()),
             ("Heat to air" + (" (after the rear doors)" if doors.magnitude else ""), fmt.q(air, "kW", 1)),
-            ("Heaviest rack floor load", fmt.q(heaviest.space.floor_load, "kg/m**2", 0) if heaviest else "—"),
+            ("Heaviest rack floor load", _floor_load(heaviest)),
             *((("Rack positions", f"{a.cluster.rack_total:,} racks of the layout; {loose}: the switches' rack "
                 "space is not in the layout, floor plan or space cost"),) if (loose := unracked_words(m)) else ()),
             ("Load swing and ramp rate (MW, MW/s)", load_swing(m.get("it_power"),

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from archgen.analyse.rack_accessories import cord_gaps
 from archgen.model.network import COPPER_MEDIA
 
 
@@ -93,6 +94,16 @@ def test_rack_accessories_by_rule(shipped):
     assert bom["blanking-panel-1u"].quantity == 42 - 4 * 8
     gb200 = {line.part for line in shipped.racks["rack/gb200-nvl72"].bom}
     assert "rail-kit" not in gb200 and not any(p.startswith("power-cord") for p in gb200)   # ORv3 busbar rack
+
+
+def test_cords_of_parts_fed_from_outside_a_busbar_rack_are_named(shipped):
+    """review47: the GB200 NVL72 rack has no PDU, so `cord_gaps` named nothing, but its two SN2201 are AC parts fed
+    from outside the shelves (`power.external`): their cords are needed, are not counted (the catalog gives no PSUs),
+    and the cluster document's Open items said nothing of them, where the SuperPOD's (its SN2201 on PDUs) says
+    "Power cords of sn2201 are not counted". The busbar-fed trays and shelves still need no cord."""
+    gb200 = next(r for r in shipped.design.racks if r.path == "rack/gb200-nvl72")
+    assert cord_gaps(gb200) == ["Power cords of sn2201 are not counted: the catalog does not give its PSUs and "
+                                "their inlets."]
 
 
 def test_fibre_patch_cords_one_per_optical_link(clusters):

@@ -82,7 +82,21 @@ def test_oversubscription_trades_uplinks_for_reach(spec_tree) -> None:
     fa = run([spec_tree(files(over="3:1", rail=False))]).clusters["cluster/c"].fabrics[0]
     leaf = fa.tier("leaf")
     assert (leaf.down, leaf.up, fa.max_endpoints) == (48, 16, 3072)
-    assert fa.oversubscription["leaf"] == pytest.approx(128 / (3 * 16))  # 128 ports on 3 leaves of 16 uplinks
+    assert fa.oversubscription["leaf"] == pytest.approx(48 / 16)   # the busiest leaf: 48 ports over 16 uplinks
+
+
+def test_leaf_oversubscription_is_the_busiest_leafs(spec_tree) -> None:
+    """review47: leaves fill in order, so 128 ports on 3:1 leaves of 48 down are 48 + 48 + 32: two leaves run at
+    48:16 = 3.00. The tier's figure was the ports over all the used leaves' uplinks, 128 / 48 = 2.67, which no leaf
+    has; a `leaf.oversubscription <= 2.8` requirement passed on it. The storage fabric of the GB300 SU likewise: 288
+    ports on 128-port leaves are 128 + 128 + 32 at 128 uplinks each, 1.00 on two leaves, not 288 / 384 = 0.75."""
+    fa = run([spec_tree(files(over="3:1", rail=False))]).clusters["cluster/c"].fabrics[0]
+    assert fa.leaf_endpoints() == [48, 48, 32]
+    assert fa.metrics["leaf.oversubscription"].m == pytest.approx(3.0)
+    gb300 = run([SPECS.parent / "examples" / "gb300-nvl72-su"])
+    storage = _fabric(gb300, "gb300-nvl72-su", "storage-inband")
+    assert storage.leaf_endpoints() == [128, 128, 32]
+    assert storage.oversubscription["leaf"] == pytest.approx(1.0)
 
 
 def test_planes_halve_each_fabric_and_double_capacity(spec_tree) -> None:
@@ -122,15 +136,17 @@ def test_scale_out_path_of_shipped_clusters(shipped) -> None:
 
 
 @pytest.mark.parametrize(("kw", "taper", "pod"), [
-    # plain 3:1 leaves (48 down, 16 up): 128 node ports on 3 leaves with 48 uplinks; a leaf holds 48 // 8 = 6 nodes
-    ({"over": "3:1", "rail": False}, 128 / 48, 6 * 8),
+    # plain 3:1 leaves (48 down, 16 up): 128 node ports on 3 leaves, 48 + 48 + 32; a leaf holds 48 // 8 = 6 nodes.
+    # The taper is the fullest leaf's 48:16 (review47; was 128 / 48 = 2.67 over all the uplinks, no leaf's ratio)
+    ({"over": "3:1", "rail": False}, 48 / 16, 6 * 8),
     # rail-optimized: a leaf takes its rails of all 8 domains of an SU, so one SU (64 GPUs) stays under a leaf;
-    # 6 rails per leaf -> 2 leaves per SU, 4 in all with 64 uplinks for 128 ports
-    ({"over": "3:1", "rail": True}, 128 / 64, 8 * 8),
+    # 6 rails per leaf -> 2 leaves per SU holding 6 x 8 = 48 and 2 x 8 = 16 ports: the first runs at 48:16 (was
+    # 128 / 64 = 2.0 over the 4 leaves' uplinks)
+    ({"over": "3:1", "rail": True}, 48 / 16, 8 * 8),
     ({"over": "1:1"}, 1.0, 0),
 ])
 def test_scale_out_path_of_a_tapered_fabric(spec_tree, kw, taper, pod) -> None:
-    """The taper is the leaf's used down:up ratio; the non-blocking pod is what one leaf reaches."""
+    """The taper is the fullest leaf's used down:up ratio; the non-blocking pod is what one leaf reaches."""
     path = run([spec_tree(files(**kw))]).clusters["cluster/c"].scale_out
     assert path.oversubscription == pytest.approx(taper) and path.pod == pod
     assert path.bandwidth.m_as("Gbit/s") == 400  # 8 x 400 Gb/s per DGX H100, 8 GPUs

@@ -85,15 +85,16 @@ def test_leaf_count_above_the_derived_adds_spare_leaves(spec_tree) -> None:
 
 
 def test_spare_leaves_do_not_dilute_the_taper_the_performance_model_gets(spec_tree) -> None:
-    """Plain 3:1 leaves (48 down, 16 up): 128 ports need ⌈128/48⌉ = 3 leaves and 48 uplinks, taper 128/48.
+    """Plain 3:1 leaves (48 down, 16 up): 128 ports need ⌈128/48⌉ = 3 leaves, filled 48 + 48 + 32: taper 48/16.
 
-    With leaf.count 5 the two spares add 32 uplinks that carry nothing; the taper stays 128/48, not 128/80.
+    With leaf.count 5 the two spares add 32 uplinks that carry nothing; the taper stays the fullest leaf's 48/16,
+    not 128/80 (nor 128/48 over the used leaves' uplinks, no leaf's ratio: review47).
     """
     result = run([spec_tree(_tree({"leaf: {rack: net}": "leaf: {rack: net, count: 5}"}, over="3:1", rail=False))])
     fa = _fabric(result)
     assert (fa.tier("leaf").switches, fa.tier("leaf").spare, fa.links["leaf_spine"]) == (5, 2, 80)
-    assert fa.oversubscription["leaf"] == pytest.approx(128 / 48)
-    assert result.clusters["cluster/c"].scale_out.oversubscription == pytest.approx(128 / 48)
+    assert fa.oversubscription["leaf"] == pytest.approx(48 / 16)
+    assert result.clusters["cluster/c"].scale_out.oversubscription == pytest.approx(48 / 16)
 
 
 def test_leaf_count_below_the_derived_is_an_error_at_the_count(spec_tree) -> None:
@@ -168,8 +169,9 @@ def test_spine_count_below_the_derived_is_an_error_at_the_count(spec_tree) -> No
 
 def test_a_fixed_fifth_leaf_makes_room_for_reserved_ports(spec_tree) -> None:
     """128 DGX ports fill the 4 derived leaves (4 x 32); 4 UFM ports more are NET009. leaf.count 5 holds all 132:
-    no NET009, the fifth leaf takes reserved ports so it is in use, not spare (leaf oversubscription 132 / (5 x 32)
-    = 0.825), and no leaf needs more than its 64 ports."""
+    no NET009, the fifth leaf takes reserved ports so it is in use, not spare (its 4 ports do not lower the leaf
+    oversubscription: the four full leaves run at 32:32 = 1, not 132 / (5 x 32) = 0.825; review47), and no leaf
+    needs more than its 64 ports."""
     ufm = {"  links:\n": "  reserved: [{name: UFM, ports: 4}]\n  links:\n"}
     derived = run([spec_tree(_tree(ufm))])
     assert [f.message for f in _findings(derived, "NET009")] == [
@@ -178,5 +180,5 @@ def test_a_fixed_fifth_leaf_makes_room_for_reserved_ports(spec_tree) -> None:
     m = _fabric(result).metrics
     assert not [f for f in result.errors if f.id.startswith("NET")]
     assert (m["leaf.switches"].m, m["links.access"].m, "leaf.spare_switches" in m) == (5, 132, False)
-    assert m["leaf.oversubscription"].m == pytest.approx(132 / 160)
+    assert m["leaf.oversubscription"].m == pytest.approx(32 / 32)
     assert m["leaf.max_ports_used_per_switch"].m <= 64

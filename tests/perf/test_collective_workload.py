@@ -36,7 +36,8 @@ def test_model_needed_only_for_training_and_inference():
 
 def test_collectives_run_on_the_sized_fabric(spec_tree):
     """A 3:1 plain fabric (pod: 6 nodes under a leaf) slows a 16 GiB all-reduce (latency under 2 %) over 16 nodes by
-    its 128:48 taper; a group of 6 nodes stays under one leaf and keeps its bandwidth."""
+    its fullest leaf's 48:16 taper (review47; was 128:48 over all the uplinks, a ratio no leaf has: the leaves hold
+    48 + 48 + 32 ports); a group of 6 nodes stays under one leaf and keeps its bandwidth."""
     from tests.data.clusters.small import files
 
     workloads = """kind: Workload
@@ -57,7 +58,7 @@ collective: {op: all_reduce, size: 16 GiB, algorithm: ring}
         busbw[over] = {w: result.workloads[f"workload/{w}"].estimate.metrics["busbw"].m_as("GB/s")
                        for w in ("all", "leaf")}
     assert busbw["3:1"]["leaf"] == pytest.approx(busbw["1:1"]["leaf"])
-    assert busbw["1:1"]["all"] / busbw["3:1"]["all"] == pytest.approx(128 / 48, rel=0.02)
+    assert busbw["1:1"]["all"] / busbw["3:1"]["all"] == pytest.approx(48 / 16, rel=0.02)
 
 
 def test_in_network_reduction_on_a_fabric_without_it_is_a_located_error(spec_tree, cli):
