@@ -30,7 +30,16 @@ import numpy as np
 
 from archgen.errors import AnalyseError
 from archgen.perf.comm import nccl, torus
-from archgen.perf.comm.algorithms import BASE_LATENCY, PER_GROUP, all_to_all, candidates, fastest, hierarchical, unless
+from archgen.perf.comm.algorithms import (
+    BASE_LATENCY,
+    PER_GROUP,
+    all_to_all,
+    candidates,
+    fastest,
+    fastest_number,
+    hierarchical,
+    unless,
+)
 from archgen.perf.comm.group import Topo, busbw_factor, mesh_share, out_bandwidth, up_bandwidth
 from archgen.perf.comm.placement import members_per_domain
 from archgen.perf.hw.hardware import Hardware
@@ -215,7 +224,7 @@ def _numbers(hw: Hardware, requests, n, k) -> list | None:
             if len(mine[2]) >= _CACHE_SIZE:
                 mine[2].clear()
             mine[2][(op, n, k)] = got
-        out.append(fastest(got, size))
+        out.append(fastest_number(got, size))
     return out
 
 
