@@ -240,7 +240,8 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
 
     One formula for plain numbers and arrays (`numeric.maximum` and `minimum` stay plain for plain numbers), a plain
     float for one configuration; `size_efficiency(hw, m, n)` is written out, and so is `k_loop_efficiency` where the
-    part has no measured fixed steps (its size ramp on k), calls fewer in each of an estimate's GEMMs (issue 25).
+    part has no measured fixed steps (its size ramp on k), and `gemm_bytes`, calls fewer in each of an estimate's
+    GEMMs (issue 25; tests/perf/test_kernels.py holds the bytes to `gemm_bytes`).
 
     Args:
         hw: Hardware.
@@ -257,7 +258,10 @@ def gemm_time(hw: Hardware, dtype: str, m, n, k, batch=1.0):
     h = hw.gemm_half_size
     rate = best * (m / (m + h) * (n / (n + h))) * (
         k / (k + h) if not hw.gemm_k_fixed_steps else k_loop_efficiency(hw, dtype, k))
-    moved = gemm_bytes(dtype, m, n, k, batch, hw.fp4)
+    per = _ELEMENT_BYTES.get((dtype, hw.fp4))
+    if per is None:  # `gemm_bytes`, written out below (a call fewer in each GEMM, issue 25)
+        per = element_bytes(dtype, hw.fp4)
+    moved = ((m * k + k * n) * per + m * n * DTYPE_BYTES[dtype]) * batch
     return maximum(2.0 * m * n * k * batch / rate, moved / stream)
 
 
